@@ -1,0 +1,134 @@
+import { parseArgs } from 'node:util';
+import { GEO_TYPES, ROLES, type GeoType, type Role, type Unit } from '../../shared/schemas.js';
+import { composeServices } from '../compose.js';
+import { loadConfig } from '../config.js';
+import { ArchiveError, ConfigError, ValidationError } from '../errors.js';
+import { openStore } from '../store/open.js';
+
+const USAGE = `Usage: npm run archive -- <command>
+
+  user add <username> --role clerk|admin --unit <unit-id> --city <name>
+           [--county <name>] [--town <name>] [--street <name>] [--lng <deg> --lat <deg>]
+                             create an account; the password is read from standard input
+  user list                  list accounts
+  user password <username>   set a new password (read from standard input)
+  token create <username> [--label <text>]
+                             create an API token; the token is the last line printed
+  token list                 list API tokens (ids and owners, never the secrets)
+  token revoke <token-id>    revoke an API token
+
+The store is the one the server uses: MONGODB_URI if set, else the embedded store in DATA_DIR.`;
+
+async function readPassword(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('Password (then Enter and Ctrl-D): ');
+  const parts: Buffer[] = [];
+  for await (const part of process.stdin) parts.push(part as Buffer);
+  const text = Buffer.concat(parts).toString('utf8').replace(/\r?\n$/, '');
+  if (text === '') throw new ValidationError('No password on standard input. Example: printf "%s" "$PASSWORD" | npm run archive -- user add …');
+  return text;
+}
+
+function unitFrom(values: Partial<Record<"unit" | "city" | "county" | "town" | "street" | "lng" | "lat", string>>): Unit {
+  const { unit, city, county, town, street, lng, lat } = values;
+  if (!unit || !/^[\w.-]{1,64}$/.test(unit)) throw new ValidationError('--unit <unit-id> is required: 1 to 64 letters, digits, ".", "_" or "-".');
+  if (!city) throw new ValidationError('--city <name> is required.');
+  if (town && !county) throw new ValidationError('--town needs --county.');
+  if (street && !town) throw new ValidationError('--street needs --town.');
+  const levels: Record<GeoType, string | undefined> = { city, county, town, street };
+  const geoType = [...GEO_TYPES].reverse().find((level) => levels[level])!;
+  const result: Unit = { id: unit, geoType, city, ...(county ? { county } : {}), ...(town ? { town } : {}), ...(street ? { street } : {}) };
+  if (lng !== undefined || lat !== undefined) {
+    const coords = [Number(lng), Number(lat)] as [number, number];
+    if (!coords.every(Number.isFinite) || Math.abs(coords[0]) > 180 || Math.abs(coords[1]) > 90) throw new ValidationError('--lng and --lat are decimal degrees, given together.');
+    result.coordinates = coords;
+  }
+  return result;
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      role: { type: 'string' },
+      unit: { type: 'string' },
+      city: { type: 'string' },
+      county: { type: 'string' },
+      town: { type: 'string' },
+      street: { type: 'string' },
+      lng: { type: 'string' },
+      lat: { type: 'string' },
+      label: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [group, command, name] = positionals;
+  if (values.help || !group) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const config = loadConfig();
+  const store = await openStore(config);
+  const archive = composeServices(store, config);
+  const { accounts, tokens } = archive.services;
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  try {
+    switch (`${group} ${command}`) {
+      case 'user add': {
+        if (!name) throw new ValidationError('user add needs a username.');
+        const role = values.role as Role;
+        if (!ROLES.includes(role)) throw new ValidationError('--role must be clerk or admin.');
+        const unit = unitFrom(values);
+        const account = await accounts.create({ username: name, password: await readPassword(), role, unit });
+        out(`created ${account.role} ${account.username} (id ${account.id}) in unit ${unit.id}`);
+        break;
+      }
+      case 'user list':
+        for (const a of await accounts.list()) {
+          const place = [a.unit.city, a.unit.county, a.unit.town, a.unit.street].filter(Boolean).join(' / ');
+          out(`${a.username}\t${a.role}\t${a.unit.id}\t${place}${a.lockedUntil && a.lockedUntil > new Date() ? '\tlocked' : ''}`);
+        }
+        break;
+      case 'user password': {
+        if (!name) throw new ValidationError('user password needs a username.');
+        const account = await accounts.getByUsername(name);
+        await accounts.setPassword(account, await readPassword());
+        await archive.services.sessions.closeAll(account.id);
+        out(`password of ${name} changed; its sessions were ended`);
+        break;
+      }
+      case 'token create': {
+        if (!name) throw new ValidationError('token create needs a username.');
+        const account = await accounts.getByUsername(name);
+        const { id, token } = await tokens.create(account, values.label ?? '');
+        out(`token id ${id} for ${name}; keep the token secret, it is not shown again:`);
+        out(token);
+        break;
+      }
+      case 'token list': {
+        const byId = new Map((await accounts.list()).map((a) => [a.id, a.username]));
+        for (const t of await tokens.list()) out(`${t.id}\t${byId.get(t.accountId) ?? '(deleted account)'}\t${t.createdAt.toISOString()}\t${t.label}`);
+        break;
+      }
+      case 'token revoke':
+        if (!name) throw new ValidationError('token revoke needs a token id.');
+        await tokens.revoke(name);
+        out(`token ${name} revoked`);
+        break;
+      default:
+        throw new ValidationError(`unknown command "${positionals.join(' ')}".\n\n${USAGE}`);
+    }
+  } finally {
+    await archive.digests.close();
+    await store.close();
+  }
+}
+
+run(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof ArchiveError || err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`archive: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`archive: ${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});

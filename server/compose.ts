@@ -1,0 +1,45 @@
+import type { Config } from './config.js';
+import type { AppDeps } from './http/app.js';
+import type { Logger } from './log.js';
+import { AccountService } from './services/accounts.js';
+import { DigestPool } from './services/digest.js';
+import { FileService } from './services/files.js';
+import { IngestService } from './services/ingest.js';
+import { SessionService, TokenService } from './services/sessions.js';
+import type { ArchiveStore } from './store/port.js';
+
+export type ServiceConfig = Pick<Config, 'maxFileSize' | 'sessionTtlMs' | 'loginMaxFailures' | 'loginLockMs' | 'trustProxy' | 'loginRateLimit'>;
+
+export interface Archive {
+  services: AppDeps['services'];
+  digests: DigestPool;
+}
+
+/** Wires the services over a store: the one place that knows every dependency. */
+export function composeServices(store: ArchiveStore, config: ServiceConfig, clock: () => Date = () => new Date()): Archive {
+  const digests = new DigestPool();
+  return {
+    digests,
+    services: {
+      accounts: new AccountService(store.accounts, { maxFailures: config.loginMaxFailures, lockMs: config.loginLockMs }, clock),
+      sessions: new SessionService(store.sessions, store.accounts, config.sessionTtlMs, clock),
+      tokens: new TokenService(store.tokens, store.accounts, clock),
+      ingest: new IngestService({ store, digests, maxFileSize: config.maxFileSize, clock }),
+      files: new FileService(store),
+    },
+  };
+}
+
+export function appDeps(store: ArchiveStore, archive: Archive, config: ServiceConfig, logger: Logger): AppDeps {
+  return {
+    logger,
+    services: archive.services,
+    ping: () => store.ping(),
+    settings: {
+      maxFileSize: config.maxFileSize,
+      sessionTtlMs: config.sessionTtlMs,
+      trustProxy: config.trustProxy,
+      loginRateLimit: config.loginRateLimit,
+    },
+  };
+}

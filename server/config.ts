@@ -1,0 +1,77 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { ConfigError } from './errors.js';
+
+const GiB = 1024 ** 3;
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** Every setting, read from the environment once at start-up (see README, "Configuration"). */
+const configSchema = z.object({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATA_DIR: z.string().min(1).default('./data'),
+  MONGODB_URI: z
+    .string()
+    .regex(/^mongodb(\+srv)?:\/\//, 'MONGODB_URI must start with mongodb:// or mongodb+srv://')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/).optional(),
+  CHUNK_SIZE: z.coerce.number().int().min(1024).max(15 * 1024 * 1024).default(255 * 1024),
+  MAX_FILE_SIZE: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(20 * GiB),
+  SESSION_TTL_HOURS: positiveInt(12),
+  LOGIN_MAX_FAILURES: positiveInt(5),
+  LOGIN_LOCK_MINUTES: positiveInt(15),
+  LOGIN_RATE_LIMIT: positiveInt(300),
+  TRUST_PROXY: z.string().default('false'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  mongodbUri: string | undefined;
+  mongodbDb: string | undefined;
+  chunkSize: number;
+  maxFileSize: number;
+  sessionTtlMs: number;
+  loginMaxFailures: number;
+  loginLockMs: number;
+  /** Login attempts per client address per 15 minutes. */
+  loginRateLimit: number;
+  /** Express "trust proxy" setting: false, true, a hop count, or a list of addresses. */
+  trustProxy: boolean | number | string;
+  logLevel: string;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`invalid setting ${issue.path.join('.')}: ${issue.message}`);
+  }
+  const c = parsed.data;
+  return {
+    host: c.HOST,
+    port: c.PORT,
+    dataDir: path.resolve(c.DATA_DIR),
+    mongodbUri: c.MONGODB_URI,
+    mongodbDb: c.MONGODB_DB,
+    chunkSize: c.CHUNK_SIZE,
+    maxFileSize: c.MAX_FILE_SIZE,
+    sessionTtlMs: c.SESSION_TTL_HOURS * 3600_000,
+    loginMaxFailures: c.LOGIN_MAX_FAILURES,
+    loginLockMs: c.LOGIN_LOCK_MINUTES * 60_000,
+    loginRateLimit: c.LOGIN_RATE_LIMIT,
+    trustProxy: parseTrustProxy(c.TRUST_PROXY),
+    logLevel: c.LOG_LEVEL,
+  };
+}
+
+function parseTrustProxy(value: string): boolean | number | string {
+  if (value === 'true') return true;
+  if (value === 'false' || value === '') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}

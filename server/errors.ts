@@ -1,0 +1,105 @@
+import type { ErrorCode } from '../shared/errors.js';
+
+/**
+ * Errors the archive's rules raise on purpose. Each carries a stable code; the HTTP layer
+ * maps codes to statuses in one place (http/error-handler.ts). Anything else is a bug (500).
+ */
+export class ArchiveError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class ValidationError extends ArchiveError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('validation_failed', message, details);
+  }
+}
+
+export class BadRequestError extends ArchiveError {
+  constructor(message: string) {
+    super('bad_request', message);
+  }
+}
+
+export class UnauthenticatedError extends ArchiveError {
+  constructor(message = 'Log in, or send an API token as "Authorization: Bearer <token>".') {
+    super('unauthenticated', message);
+  }
+}
+
+export class LoginFailedError extends ArchiveError {
+  constructor() {
+    super('login_failed', 'Wrong username or password.');
+  }
+}
+
+export class AccountLockedError extends ArchiveError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('account_locked', `Too many failed logins: this account is locked. Try again in ${Math.ceil(retryAfterSeconds / 60)} minute(s) or ask an administrator.`);
+  }
+}
+
+export class ForbiddenError extends ArchiveError {
+  constructor(message = 'Your account may not do this.') {
+    super('forbidden', message);
+  }
+}
+
+export class CsrfError extends ArchiveError {
+  constructor() {
+    super('csrf_failed', 'The security token of this page is missing or stale. Reload the page and try again.');
+  }
+}
+
+export class CrossSiteError extends ArchiveError {
+  constructor() {
+    super('cross_site_request', 'Requests from another site are refused. Open the archive page itself and log in there.');
+  }
+}
+
+export class NotFoundError extends ArchiveError {
+  constructor(message: string) {
+    super('not_found', message);
+  }
+}
+
+export class PayloadTooLargeError extends ArchiveError {
+  constructor(readonly limitBytes: number) {
+    super('payload_too_large', `The file is larger than the archive accepts (${limitBytes} bytes at most).`, { limitBytes });
+  }
+}
+
+export class ChecksumMismatchError extends ArchiveError {
+  constructor(declared: string, actual: string) {
+    super('checksum_mismatch', `The received bytes have MD5 ${actual}, not the declared ${declared}: the file changed or was damaged in transit. Nothing was stored; send it again.`, { declared, actual });
+  }
+}
+
+export class RangeNotSatisfiableError extends ArchiveError {
+  constructor(readonly size: number, message: string) {
+    super('range_not_satisfiable', message);
+  }
+}
+
+export class RateLimitedError extends ArchiveError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('rate_limited', `Too many requests. Wait ${retryAfterSeconds} second(s) and try again.`);
+  }
+}
+
+/** Start-up configuration problems: reported as one line, with a non-zero exit. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export class ConflictError extends ArchiveError {
+  constructor(message: string) {
+    super('conflict', message);
+  }
+}

@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import cookieParser from 'cookie-parser';
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import { pinoHttp } from 'pino-http';
+import type { Logger } from '../log.js';
+import type { AccountService } from '../services/accounts.js';
+import type { FileService } from '../services/files.js';
+import type { IngestService } from '../services/ingest.js';
+import type { SessionService, TokenService } from '../services/sessions.js';
+import { authenticate } from './auth.js';
+import { errorHandler, unknownApiRoute } from './error-handler.js';
+import { fileRoutes } from './routes/files.js';
+import { healthRoutes } from './routes/health.js';
+import { sessionRoutes } from './routes/session.js';
+
+export interface AppDeps {
+  logger: Logger;
+  services: {
+    accounts: AccountService;
+    sessions: SessionService;
+    tokens: TokenService;
+    ingest: IngestService;
+    files: FileService;
+  };
+  ping: () => Promise<void>;
+  settings: {
+    maxFileSize: number;
+    sessionTtlMs: number;
+    trustProxy: boolean | number | string;
+    loginRateLimit: number;
+  };
+}
+
+/** Builds the HTTP app without listening, so tests can start it on port 0. */
+export function createApp(deps: AppDeps): Express {
+  const { services, settings, logger } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', settings.trustProxy);
+
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req, res) => {
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      // Health probes would drown the log.
+      autoLogging: { ignore: (req) => req.url === '/api/health' },
+    }),
+  );
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        directives: {
+          defaultSrc: ["'self'"],
+          scriptSrc: ["'self'"],
+          // Hashing runs in Web Workers, which upload libraries may start from blob: URLs.
+          workerSrc: ["'self'", 'blob:'],
+          // Upload widgets set inline style attributes for progress bars and thumbnails.
+          styleSrc: ["'self'", "'unsafe-inline'"],
+          imgSrc: ["'self'", 'data:', 'blob:'],
+          connectSrc: ["'self'"],
+          objectSrc: ["'none'"],
+          frameAncestors: ["'none'"],
+          baseUri: ["'self'"],
+          formAction: ["'self'"],
+        },
+      },
+      crossOriginEmbedderPolicy: false,
+    }),
+  );
+  app.use(cookieParser());
+  app.use(express.json({ limit: '64kb', strict: true }));
+
+  app.use('/api/health', healthRoutes(deps.ping));
+  app.use('/api', authenticate(services.sessions, services.tokens));
+  app.use(
+    '/api/session',
+    sessionRoutes({ accounts: services.accounts, sessions: services.sessions, sessionTtlMs: settings.sessionTtlMs, loginRateLimit: settings.loginRateLimit }),
+  );
+  app.use('/api/files', fileRoutes({ ingest: services.ingest, files: services.files, maxFileSize: settings.maxFileSize }));
+  app.use('/api', unknownApiRoute);
+
+  app.use(errorHandler(logger, settings.maxFileSize));
+  return app;
+}

@@ -1,0 +1,80 @@
+import './request.js';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import multer from 'multer';
+import type { ErrorBody, ErrorCode } from '../../shared/errors.js';
+import {
+  AccountLockedError,
+  ArchiveError,
+  BadRequestError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RangeNotSatisfiableError,
+  RateLimitedError,
+  ValidationError,
+} from '../errors.js';
+import type { Logger } from '../log.js';
+
+/** The one place where error codes become HTTP statuses. */
+const STATUS: Record<ErrorCode, number> = {
+  bad_request: 400,
+  validation_failed: 400,
+  unauthenticated: 401,
+  login_failed: 401,
+  csrf_failed: 403,
+  cross_site_request: 403,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  range_not_satisfiable: 416,
+  checksum_mismatch: 422,
+  account_locked: 429,
+  rate_limited: 429,
+  internal: 500,
+};
+
+/** Errors raised by libraries (multer, body parsers) in terms of our own classes. */
+function translate(err: unknown, maxFileSize: number): unknown {
+  if (err instanceof multer.MulterError) {
+    if (err.code === 'LIMIT_FILE_SIZE') return new PayloadTooLargeError(maxFileSize);
+    if (err.code === 'LIMIT_UNEXPECTED_FILE' || err.code === 'LIMIT_FILE_COUNT') {
+      return new ValidationError('Send exactly one file, in the form field "file".');
+    }
+    return new ValidationError(`The upload form is not acceptable (${err.message}). Send one file in the form field "file", and at most an "md5" field.`);
+  }
+  const e = err as { type?: string; status?: number; message?: string };
+  if (e?.type === 'entity.parse.failed') return new BadRequestError('The request body is not valid JSON.');
+  if (e?.type === 'entity.too.large') return new BadRequestError('The request body is too large.');
+  if (err instanceof Error && /Unexpected end of form|Malformed part header|Multipart: Boundary not found|Unexpected end of multipart/.test(err.message)) {
+    return new BadRequestError(`The multipart body is malformed (${err.message}).`);
+  }
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new BadRequestError(e.message ?? 'Bad request.');
+  return err;
+}
+
+export function errorHandler(logger: Logger, maxFileSize: number): ErrorRequestHandler {
+  return (raw, req, res, _next) => {
+    const err = translate(raw, maxFileSize);
+    if (res.headersSent) {
+      // Mid-stream failure: the status is gone, so cut the connection rather than send a short body.
+      (req.log ?? logger).error({ err }, 'response failed after headers were sent');
+      res.destroy();
+      return;
+    }
+    let body: ErrorBody;
+    if (err instanceof ArchiveError) {
+      body = { error: err.code, message: err.message };
+      if (err instanceof AccountLockedError || err instanceof RateLimitedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
+      if (err instanceof RangeNotSatisfiableError) res.setHeader('Content-Range', `bytes */${err.size}`);
+      if (err instanceof PayloadTooLargeError) res.setHeader('Connection', 'close');
+    } else {
+      (req.log ?? logger).error({ err }, 'unexpected error');
+      body = { error: 'internal', message: 'Something went wrong on the server. Try again; if it keeps happening, tell your administrator.' };
+    }
+    res.status(STATUS[body.error]).json(body);
+  };
+}
+
+export const unknownApiRoute: RequestHandler = (req, _res, next) => {
+  next(new NotFoundError(`There is no API endpoint ${req.method} ${req.path}.`));
+};

@@ -1,0 +1,114 @@
+import { pipeline } from 'node:stream/promises';
+import contentDisposition from 'content-disposition';
+import { Router, type Request } from 'express';
+import multer from 'multer';
+import { cleanContentType, cleanFileName } from '../../../shared/file-name.js';
+import { fileIdSchema, fileListQuery, uploadFields } from '../../../shared/schemas.js';
+import { BadRequestError, PayloadTooLargeError, RangeNotSatisfiableError, ValidationError } from '../../errors.js';
+import type { FileService } from '../../services/files.js';
+import type { IngestService } from '../../services/ingest.js';
+import type { ByteRange, CatalogEntry } from '../../store/port.js';
+import { requireAuth } from '../auth.js';
+import { StagingStorageEngine, type StagedFile } from '../upload-engine.js';
+import { parse } from '../validate.js';
+
+export interface FileRouteDeps {
+  ingest: IngestService;
+  files: FileService;
+  maxFileSize: number;
+}
+
+/** Room for the multipart envelope around a file of the maximum size. */
+const MULTIPART_OVERHEAD = 64 * 1024;
+
+/** `/api/files`: upload (multipart), list, download. */
+export function fileRoutes(deps: FileRouteDeps): Router {
+  const router = Router();
+  const upload = multer({
+    storage: new StagingStorageEngine(deps.ingest),
+    // Browsers and scripts send raw UTF-8 file names; latin1 (the default) garbles Chinese.
+    defParamCharset: 'utf8',
+    limits: { fileSize: deps.maxFileSize, files: 1, fields: 4, fieldSize: 256, parts: 5, headerPairs: 50 },
+  }).single('file');
+
+  router.post(
+    '/',
+    requireAuth(),
+    (req, _res, next) => {
+      // Refuse a declared oversize body before reading any of it.
+      const declared = Number(req.get('content-length'));
+      if (Number.isFinite(declared) && declared > deps.maxFileSize + MULTIPART_OVERHEAD) throw new PayloadTooLargeError(deps.maxFileSize);
+      if (!req.is('multipart/form-data')) throw new ValidationError('Send the file as multipart/form-data, in the form field "file".');
+      next();
+    },
+    upload,
+    async (req, res) => {
+      const file = req.file as StagedFile | undefined;
+      if (!file) throw new ValidationError('No file was attached: send it in the form field "file".');
+      let fields;
+      try {
+        fields = parse(uploadFields, { ...req.body }, 'form');
+      } catch (err) {
+        await deps.ingest.discard(file.staged);
+        throw err;
+      }
+      const result = await deps.ingest.commit(file.staged, {
+        uploader: req.principal!.account,
+        fileName: cleanFileName(file.originalname),
+        contentType: cleanContentType(file.mimetype),
+        declaredMd5: fields.md5,
+      });
+      res.status(result.status === 'stored' ? 201 : 200).json(result);
+    },
+  );
+
+  router.get('/', requireAuth(), async (req, res) => {
+    const query = parse(fileListQuery, { ...req.query }, 'query');
+    res.json(await deps.files.list(req.principal!, query));
+  });
+
+  // Express answers HEAD with this GET handler; the body is skipped below.
+  router.get('/:id', requireAuth(), async (req, res) => {
+    const fileId = parse(fileIdSchema, req.params.id, 'file id');
+    const file = await deps.files.open(req.principal!, fileId);
+    const { entry } = file;
+    res.set({
+      'Accept-Ranges': 'bytes',
+      ETag: `"${entry.fileMD5}"`,
+      'Last-Modified': entry.uploadDate.toUTCString(),
+      'Cache-Control': 'private, no-cache',
+      'Content-Disposition': contentDisposition(file.fileName),
+      // Stored documents are never run as part of this site, even if they are HTML.
+      'Content-Security-Policy': "default-src 'none'; sandbox",
+    });
+    // setHeader, not res.type(): Express would append a charset we do not know.
+    res.setHeader('Content-Type', entry.contentType);
+    if (req.fresh) return void res.status(304).end();
+
+    const range = requestedRange(req, entry);
+    if (range) {
+      res.status(206).setHeader('Content-Range', `bytes ${range.start}-${range.end - 1}/${entry.fileLength}`);
+      res.setHeader('Content-Length', String(range.end - range.start));
+    } else {
+      res.setHeader('Content-Length', String(entry.fileLength));
+    }
+    if (req.method === 'HEAD') return void res.end();
+    await pipeline(deps.files.read(file, range), res);
+  });
+
+  return router;
+}
+
+/** A single byte range from `Range`, honoured only if `If-Range` (when sent) still matches. */
+function requestedRange(req: Request, entry: CatalogEntry): ByteRange | undefined {
+  if (req.headers.range === undefined) return undefined;
+  const ifRange = req.get('if-range');
+  if (ifRange !== undefined && ifRange !== `"${entry.fileMD5}"` && ifRange !== entry.uploadDate.toUTCString()) return undefined;
+  const ranges = req.range(entry.fileLength);
+  if (ranges === -1) throw new RangeNotSatisfiableError(entry.fileLength, `The requested range lies outside the file, which has ${entry.fileLength} bytes.`);
+  if (ranges === -2 || ranges === undefined || ranges.type !== 'bytes') {
+    throw new BadRequestError('The Range header is malformed; ask for one byte range such as "bytes=0-1023".');
+  }
+  if (ranges.length !== 1) throw new RangeNotSatisfiableError(entry.fileLength, 'Only a single byte range per request is supported.');
+  return { start: ranges[0]!.start, end: ranges[0]!.end + 1 };
+}

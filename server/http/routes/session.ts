@@ -1,0 +1,70 @@
+import { Router, type Request, type Response } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import { loginRequest, passwordChangeRequest, type SessionView } from '../../../shared/schemas.js';
+import { RateLimitedError } from '../../errors.js';
+import { accountView, type AccountService } from '../../services/accounts.js';
+import type { Principal, SessionService } from '../../services/sessions.js';
+import type { Account, SessionRecord } from '../../store/port.js';
+import { refuseCrossSite, requireAuth, SESSION_COOKIE, sessionCookieOptions } from '../auth.js';
+import { parse } from '../validate.js';
+
+export interface SessionRouteDeps {
+  accounts: AccountService;
+  sessions: SessionService;
+  sessionTtlMs: number;
+  /** Logins allowed per client address per 15 minutes (on top of the per-account lockout). */
+  loginRateLimit: number;
+}
+
+function view(account: Account, session: SessionRecord | undefined): SessionView {
+  return { account: accountView(account), csrfToken: session?.csrfToken ?? null, mustChangePassword: account.mustChangePassword };
+}
+
+/** `/api/session`: log in, who am I, log out, change password. */
+export function sessionRoutes(deps: SessionRouteDeps): Router {
+  const router = Router();
+  const windowMs = 15 * 60_000;
+  const loginLimiter = rateLimit({
+    windowMs,
+    limit: deps.loginRateLimit,
+    standardHeaders: 'draft-7',
+    legacyHeaders: false,
+    handler: (_req, _res, next) => next(new RateLimitedError(Math.ceil(windowMs / 1000))),
+  });
+
+  const startSession = async (req: Request, res: Response, account: Account) => {
+    const { cookieValue, session } = await deps.sessions.open(account);
+    res.cookie(SESSION_COOKIE, cookieValue, sessionCookieOptions(req, deps.sessionTtlMs));
+    return view(account, session);
+  };
+
+  router.post('/', refuseCrossSite, loginLimiter, async (req, res) => {
+    const { username, password } = parse(loginRequest, req.body, 'body');
+    const account = await deps.accounts.authenticate(username, password);
+    res.status(201).json(await startSession(req, res, account));
+  });
+
+  router.get('/', requireAuth(['clerk', 'admin'], { allowPendingPasswordChange: true }), (req, res) => {
+    const p = req.principal as Principal;
+    res.json(view(p.account, p.session));
+  });
+
+  router.delete('/', requireAuth(['clerk', 'admin'], { allowPendingPasswordChange: true }), async (req, res) => {
+    await deps.sessions.close(req.principal!);
+    res.clearCookie(SESSION_COOKIE, { path: '/' });
+    res.status(204).end();
+  });
+
+  router.put('/password', requireAuth(['clerk', 'admin'], { allowPendingPasswordChange: true }), async (req, res) => {
+    const p = req.principal!;
+    const body = parse(passwordChangeRequest, req.body, 'body');
+    await deps.accounts.changePassword(p.account, body.currentPassword, body.newPassword);
+    // Every other session of the account ends; a browser gets a fresh one.
+    await deps.sessions.closeAll(p.account.id);
+    const account = (await deps.accounts.get(p.account.id))!;
+    if (p.via === 'session') res.json(await startSession(req, res, account));
+    else res.json(view(account, undefined));
+  });
+
+  return router;
+}

@@ -1,0 +1,59 @@
+import type { Readable } from 'node:stream';
+import type { FileList, FileListQuery } from '../../shared/schemas.js';
+import { NotFoundError } from '../errors.js';
+import type { ArchiveStore, ByteRange, CatalogEntry } from '../store/port.js';
+import type { Principal } from './sessions.js';
+
+/** A file as one caller may see it. */
+export interface VisibleFile {
+  entry: CatalogEntry;
+  /** The caller's unit's own name for it (a clerk), or its first name (an admin). */
+  fileName: string;
+}
+
+/**
+ * Who may see what: clerks see the files their unit uploaded, admins everything. A file a
+ * caller may not see is reported as not found, so its existence is not revealed.
+ */
+export class FileService {
+  constructor(private readonly store: Pick<ArchiveStore, 'catalog' | 'ledger' | 'content'>) {}
+
+  async list(principal: Principal, query: FileListQuery): Promise<FileList> {
+    const { account } = principal;
+    const { items, total } = await this.store.catalog.list({
+      ...(account.role === 'admin' ? {} : { unitId: account.unit.id }),
+      accountId: account.id,
+      ...(query.q ? { nameContains: query.q } : {}),
+      limit: query.limit,
+      offset: query.offset,
+    });
+    return {
+      items: items.map((l) => ({
+        fileId: l.entry.fileId,
+        fileName: l.displayName,
+        contentType: l.entry.contentType,
+        fileLength: l.entry.fileLength,
+        fileMD5: l.entry.fileMD5,
+        uploadDate: l.entry.uploadDate.toISOString(),
+        uploadCount: l.uploadCount,
+        myUploadCount: l.myUploadCount,
+        lastUploadTime: l.lastUploadTime.toISOString(),
+      })),
+      total,
+      limit: query.limit,
+      offset: query.offset,
+    };
+  }
+
+  async open(principal: Principal, fileId: string): Promise<VisibleFile> {
+    const entry = await this.store.catalog.get(fileId);
+    if (entry && principal.account.role === 'admin') return { entry, fileName: entry.fileName };
+    const upload = entry && (await this.store.ledger.latestUnitUpload(principal.account.unit.id, fileId));
+    if (!entry || !upload) throw new NotFoundError('No file with this id is visible to you. Check the link, or ask your archive administrator.');
+    return { entry, fileName: upload.lastUploadFileName };
+  }
+
+  read(file: VisibleFile, range?: ByteRange): Readable {
+    return this.store.content.read(file.entry, range);
+  }
+}

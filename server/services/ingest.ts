@@ -1,0 +1,121 @@
+import type { UploadResult } from '../../shared/schemas.js';
+import { ChecksumMismatchError, PayloadTooLargeError } from '../errors.js';
+import type { Account, ArchiveStore, ContentKey } from '../store/port.js';
+import type { DigestPool } from './digest.js';
+
+/** Bytes received and hashed into a staging area, not yet part of the archive. */
+export interface StagedContent {
+  stagingId: string;
+  key: ContentKey;
+}
+
+export interface IngestOptions {
+  store: Pick<ArchiveStore, 'content' | 'ledger'>;
+  digests: DigestPool;
+  maxFileSize: number;
+  clock?: () => Date;
+}
+
+/** Chunks are written to the store in batches of about this many bytes. */
+const BATCH_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Ingest: stream bytes into fixed-size chunks while hashing them (one pass, memory flat in
+ * file size), then commit: the catalog decides whether the content is new, and the ledger
+ * counts the upload either way.
+ */
+export class IngestService {
+  private readonly clock: () => Date;
+
+  constructor(private readonly deps: IngestOptions) {
+    this.clock = deps.clock ?? (() => new Date());
+  }
+
+  async stage(source: AsyncIterable<Uint8Array>): Promise<StagedContent> {
+    const { content } = this.deps.store;
+    const chunkSize = content.chunkSize;
+    const stagingId = await content.stage(this.clock());
+    const digest = this.deps.digests.start();
+    // Chunks live in SharedArrayBuffers: the MD5 worker reads them without a copy.
+    const newChunk = () => new Uint8Array(new SharedArrayBuffer(chunkSize));
+    let chunk = newChunk();
+    let filled = 0;
+    let length = 0;
+    let batch: Uint8Array[] = [];
+    let batchFirstN = 0;
+    let batchBytes = 0;
+
+    const writeBatch = async () => {
+      if (batch.length === 0) return;
+      await content.writeChunks(stagingId, batchFirstN, batch);
+      batchFirstN += batch.length;
+      batch = [];
+      batchBytes = 0;
+    };
+    const closeChunk = async () => {
+      const full = chunk.subarray(0, filled);
+      await digest.update(full);
+      batch.push(full);
+      batchBytes += filled;
+      chunk = newChunk();
+      filled = 0;
+      if (batchBytes >= BATCH_BYTES) await writeBatch();
+    };
+
+    try {
+      for await (const data of source) {
+        length += data.byteLength;
+        if (length > this.deps.maxFileSize) throw new PayloadTooLargeError(this.deps.maxFileSize);
+        let offset = 0;
+        while (offset < data.byteLength) {
+          const take = Math.min(chunkSize - filled, data.byteLength - offset);
+          chunk.set(data.subarray(offset, offset + take), filled);
+          filled += take;
+          offset += take;
+          if (filled === chunkSize) await closeChunk();
+        }
+      }
+      if (filled > 0) await closeChunk();
+      await writeBatch();
+      const { md5, sha256 } = await digest.finish();
+      return { stagingId, key: { md5, sha256, length } };
+    } catch (err) {
+      digest.abort();
+      await content.discard(stagingId);
+      throw err;
+    }
+  }
+
+  /** Removes staged bytes that will not be committed. */
+  discard(staged: StagedContent): Promise<void> {
+    return this.deps.store.content.discard(staged.stagingId);
+  }
+
+  /**
+   * Makes staged bytes part of the archive for `uploader`. A declared MD5 that does not match
+   * the received bytes refuses the upload and removes them.
+   */
+  async commit(
+    staged: StagedContent,
+    upload: { uploader: Account; fileName: string; contentType: string; declaredMd5?: string | undefined },
+  ): Promise<UploadResult> {
+    if (upload.declaredMd5 !== undefined && upload.declaredMd5 !== staged.key.md5) {
+      await this.discard(staged);
+      throw new ChecksumMismatchError(upload.declaredMd5, staged.key.md5);
+    }
+    const now = this.clock();
+    const outcome = await this.deps.store.content.commit(staged.stagingId, {
+      key: staged.key,
+      fileName: upload.fileName,
+      contentType: upload.contentType,
+      uploadDate: now,
+    });
+    const { uploadCount } = await this.deps.store.ledger.record({
+      account: upload.uploader,
+      fileId: outcome.entry.fileId,
+      fileName: upload.fileName,
+      at: now,
+    });
+    return { status: outcome.status, fileId: outcome.entry.fileId, uploadCount };
+  }
+}

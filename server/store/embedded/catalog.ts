@@ -1,0 +1,78 @@
+import type { Catalog, CatalogEntry, CatalogListing, CatalogListQuery, ContentKey } from '../port.js';
+import type { Db } from './database.js';
+import { catalogEntryFromRow, likePattern, type CatalogRow } from './rows.js';
+
+type ListingRow = CatalogRow & { display_name: string; uploads: number; mine: number; last_upload: number };
+
+export class EmbeddedCatalog implements Catalog {
+  private readonly byId;
+  private readonly byKey;
+
+  constructor(private readonly db: Db) {
+    this.byId = db.prepare<[string], CatalogRow>('SELECT * FROM catalog WHERE file_id = ?');
+    this.byKey = db.prepare<[string, string, number], CatalogRow>('SELECT * FROM catalog WHERE sha256 = ? AND md5 = ? AND length = ?');
+  }
+
+  async get(fileId: string): Promise<CatalogEntry | undefined> {
+    const row = this.byId.get(fileId);
+    return row && catalogEntryFromRow(row);
+  }
+
+  async findByKey(key: ContentKey): Promise<CatalogEntry | undefined> {
+    const row = this.byKey.get(key.sha256, key.md5, key.length);
+    return row && catalogEntryFromRow(row);
+  }
+
+  async list(query: CatalogListQuery): Promise<{ items: CatalogListing[]; total: number }> {
+    return query.unitId === undefined ? this.listAll(query) : this.listForUnit(query.unitId, query);
+  }
+
+  /** A unit's view: files its accounts uploaded, most recently uploaded first, under the unit's own names. */
+  private listForUnit(unitId: string, q: CatalogListQuery) {
+    const nameFilter = q.nameContains ? `AND (l.upload_file_name LIKE @pattern ESCAPE '\\' OR l.last_upload_file_name LIKE @pattern ESCAPE '\\')` : '';
+    const params = { unitId, accountId: q.accountId, pattern: q.nameContains ? likePattern(q.nameContains) : null, limit: q.limit, offset: q.offset };
+    // SQLite takes bare columns from the row that holds MAX(), so display_name is the latest upload's name.
+    const rows = this.db
+      .prepare<typeof params, ListingRow>(
+        `SELECT c.*, l.last_upload_file_name AS display_name, MAX(l.last_upload_time) AS last_upload,
+                SUM(l.upload_count) AS uploads,
+                SUM(CASE WHEN l.user_id = @accountId THEN l.upload_count ELSE 0 END) AS mine
+         FROM ledger l JOIN catalog c ON c.file_id = l.file_id
+         WHERE l.unit_id = @unitId ${nameFilter}
+         GROUP BY l.file_id ORDER BY last_upload DESC, c.file_id LIMIT @limit OFFSET @offset`,
+      )
+      .all(params);
+    const { total } = this.db
+      .prepare<typeof params, { total: number }>(`SELECT COUNT(DISTINCT l.file_id) AS total FROM ledger l WHERE l.unit_id = @unitId ${nameFilter}`)
+      .get(params)!;
+    return { items: rows.map(listingFromRow), total };
+  }
+
+  /** The whole archive, newest content first; counts are computed per page only. */
+  private listAll(q: CatalogListQuery) {
+    const nameFilter = q.nameContains ? `WHERE c.file_name LIKE @pattern ESCAPE '\\'` : '';
+    const params = { accountId: q.accountId, pattern: q.nameContains ? likePattern(q.nameContains) : null, limit: q.limit, offset: q.offset };
+    const rows = this.db
+      .prepare<typeof params, ListingRow>(
+        `SELECT c.*, c.file_name AS display_name,
+                COALESCE((SELECT MAX(last_upload_time) FROM ledger WHERE file_id = c.file_id), c.upload_date) AS last_upload,
+                COALESCE((SELECT SUM(upload_count) FROM ledger WHERE file_id = c.file_id), 0) AS uploads,
+                COALESCE((SELECT SUM(upload_count) FROM ledger WHERE file_id = c.file_id AND user_id = @accountId), 0) AS mine
+         FROM catalog c ${nameFilter}
+         ORDER BY c.upload_date DESC, c.file_id LIMIT @limit OFFSET @offset`,
+      )
+      .all(params);
+    const { total } = this.db.prepare<typeof params, { total: number }>(`SELECT COUNT(*) AS total FROM catalog c ${nameFilter}`).get(params)!;
+    return { items: rows.map(listingFromRow), total };
+  }
+}
+
+function listingFromRow(row: ListingRow): CatalogListing {
+  return {
+    entry: catalogEntryFromRow(row),
+    displayName: row.display_name,
+    uploadCount: row.uploads,
+    myUploadCount: row.mine,
+    lastUploadTime: new Date(row.last_upload),
+  };
+}

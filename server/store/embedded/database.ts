@@ -1,0 +1,106 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { ConfigError } from '../../errors.js';
+
+export type Db = Database.Database;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS catalog (
+  file_id       TEXT PRIMARY KEY,
+  md5           TEXT NOT NULL,
+  sha256        TEXT NOT NULL,
+  length        INTEGER NOT NULL,
+  chunk_size    INTEGER NOT NULL,
+  chunk_count   INTEGER NOT NULL,
+  file_name     TEXT NOT NULL,
+  content_type  TEXT NOT NULL,
+  upload_date   INTEGER NOT NULL,
+  md5_collision INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (sha256, md5, length)
+);
+CREATE INDEX IF NOT EXISTS catalog_md5 ON catalog (md5);
+CREATE INDEX IF NOT EXISTS catalog_upload_date ON catalog (upload_date);
+
+-- GridFS layout: chunk n of a file holds bytes [n*chunk_size, (n+1)*chunk_size).
+CREATE TABLE IF NOT EXISTS chunks (
+  files_id TEXT NOT NULL,
+  n        INTEGER NOT NULL,
+  data     BLOB NOT NULL,
+  PRIMARY KEY (files_id, n)
+);
+
+-- Chunks being written that no catalog entry owns yet.
+CREATE TABLE IF NOT EXISTS staging (
+  staging_id TEXT PRIMARY KEY,
+  created_at INTEGER NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS ledger (
+  id                    INTEGER PRIMARY KEY,
+  user_id               TEXT NOT NULL,
+  user_name             TEXT NOT NULL,
+  unit_id               TEXT NOT NULL,
+  unit                  TEXT NOT NULL,
+  file_id               TEXT NOT NULL,
+  upload_time           INTEGER NOT NULL,
+  last_upload_time      INTEGER NOT NULL,
+  upload_file_name      TEXT NOT NULL,
+  last_upload_file_name TEXT NOT NULL,
+  upload_count          INTEGER NOT NULL,
+  UNIQUE (user_id, unit_id, file_id)
+);
+CREATE INDEX IF NOT EXISTS ledger_file ON ledger (file_id);
+CREATE INDEX IF NOT EXISTS ledger_unit ON ledger (unit_id, file_id);
+
+CREATE TABLE IF NOT EXISTS accounts (
+  id                   TEXT PRIMARY KEY,
+  username             TEXT NOT NULL UNIQUE,
+  password_hash        TEXT NOT NULL,
+  role                 TEXT NOT NULL,
+  unit                 TEXT NOT NULL,
+  created_at           INTEGER NOT NULL,
+  failed_logins        INTEGER NOT NULL DEFAULT 0,
+  locked_until         INTEGER,
+  must_change_password INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE IF NOT EXISTS sessions (
+  id_hash    TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  csrf_token TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_account ON sessions (account_id);
+
+CREATE TABLE IF NOT EXISTS api_tokens (
+  id          TEXT PRIMARY KEY,
+  account_id  TEXT NOT NULL,
+  secret_hash TEXT NOT NULL,
+  label       TEXT NOT NULL,
+  created_at  INTEGER NOT NULL
+);
+`;
+
+/** Opens (creating if needed) the archive database in `dataDir`. */
+export function openDatabase(dataDir: string): Db {
+  try {
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.accessSync(dataDir, fs.constants.W_OK);
+  } catch (err) {
+    throw new ConfigError(`DATA_DIR ${dataDir} is not a writable directory (${(err as NodeJS.ErrnoException).code ?? err})`);
+  }
+  const file = path.join(dataDir, 'archive.sqlite');
+  const isNew = !fs.existsSync(file);
+  const db = new Database(file);
+  // Large pages keep 255 KiB chunk blobs in short overflow chains; only settable on a new file.
+  if (isNew) db.pragma('page_size = 65536');
+  // WAL: readers never block the writer, and a killed process loses at most uncommitted
+  // transactions; a catalog entry and its chunks become visible together or not at all.
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 10000');
+  db.exec(SCHEMA);
+  return db;
+}

@@ -1,0 +1,48 @@
+import type { Ledger, LedgerEntry, UploadRecord } from '../port.js';
+import type { Db } from './database.js';
+import { ledgerEntryFromRow, type LedgerRow } from './rows.js';
+
+export class EmbeddedLedger implements Ledger {
+  private readonly upsert;
+  private readonly latest;
+  private readonly forFile;
+
+  constructor(db: Db) {
+    // One statement: a new entry at 1, or UploadCount + 1; SQLite serialises writers, so no increment is lost.
+    this.upsert = db.prepare<Record<string, unknown>, { upload_count: number }>(
+      `INSERT INTO ledger (user_id, user_name, unit_id, unit, file_id, upload_time, last_upload_time, upload_file_name, last_upload_file_name, upload_count)
+       VALUES (@userId, @userName, @unitId, @unit, @fileId, @at, @at, @fileName, @fileName, 1)
+       ON CONFLICT (user_id, unit_id, file_id) DO UPDATE SET
+         upload_count = upload_count + 1,
+         last_upload_time = MAX(last_upload_time, excluded.last_upload_time),
+         last_upload_file_name = excluded.last_upload_file_name
+       RETURNING upload_count`,
+    );
+    this.latest = db.prepare<[string, string], LedgerRow>(
+      'SELECT * FROM ledger WHERE unit_id = ? AND file_id = ? ORDER BY last_upload_time DESC LIMIT 1',
+    );
+    this.forFile = db.prepare<[string], LedgerRow>('SELECT * FROM ledger WHERE file_id = ? ORDER BY upload_time, id');
+  }
+
+  async record(r: UploadRecord): Promise<{ uploadCount: number }> {
+    const row = this.upsert.get({
+      userId: r.account.id,
+      userName: r.account.username,
+      unitId: r.account.unit.id,
+      unit: JSON.stringify(r.account.unit),
+      fileId: r.fileId,
+      at: r.at.getTime(),
+      fileName: r.fileName,
+    })!;
+    return { uploadCount: row.upload_count };
+  }
+
+  async latestUnitUpload(unitId: string, fileId: string): Promise<LedgerEntry | undefined> {
+    const row = this.latest.get(unitId, fileId);
+    return row && ledgerEntryFromRow(row);
+  }
+
+  async entriesForFile(fileId: string): Promise<LedgerEntry[]> {
+    return this.forFile.all(fileId).map(ledgerEntryFromRow);
+  }
+}

@@ -1,0 +1,102 @@
+import { ConflictError } from '../../errors.js';
+import type { Account, AccountStore, ApiTokenRecord, NewAccount, SessionRecord, SessionStore, TokenStore } from '../port.js';
+import { isDuplicateKey, type Collections } from './collections.js';
+import { accountFromDoc } from './mapping.js';
+
+export class MongoAccountStore implements AccountStore {
+  constructor(private readonly c: Collections) {}
+
+  async create(a: NewAccount): Promise<void> {
+    const { id, ...rest } = a;
+    try {
+      await this.c.accounts.insertOne({ _id: id, ...rest, failedLogins: 0, lockedUntil: null });
+    } catch (err) {
+      if (isDuplicateKey(err)) throw new ConflictError(`The username "${a.username}" is taken.`);
+      throw err;
+    }
+  }
+
+  async get(id: string): Promise<Account | undefined> {
+    const doc = await this.c.accounts.findOne({ _id: id });
+    return doc ? accountFromDoc(doc) : undefined;
+  }
+
+  async findByUsername(username: string): Promise<Account | undefined> {
+    const doc = await this.c.accounts.findOne({ username });
+    return doc ? accountFromDoc(doc) : undefined;
+  }
+
+  async list(): Promise<Account[]> {
+    return (await this.c.accounts.find().sort({ username: 1 }).toArray()).map(accountFromDoc);
+  }
+
+  async count(): Promise<number> {
+    return this.c.accounts.countDocuments();
+  }
+
+  async recordLoginFailure(id: string, maxFailures: number, lockUntil: Date): Promise<void> {
+    const doc = await this.c.accounts.findOneAndUpdate({ _id: id }, { $inc: { failedLogins: 1 } }, { returnDocument: 'after' });
+    if (doc && doc.failedLogins >= maxFailures) await this.c.accounts.updateOne({ _id: id }, { $set: { lockedUntil: lockUntil } });
+  }
+
+  async recordLoginSuccess(id: string): Promise<void> {
+    await this.c.accounts.updateOne({ _id: id }, { $set: { failedLogins: 0, lockedUntil: null } });
+  }
+
+  async setPassword(id: string, passwordHash: string, mustChangePassword: boolean): Promise<void> {
+    await this.c.accounts.updateOne({ _id: id }, { $set: { passwordHash, mustChangePassword, failedLogins: 0, lockedUntil: null } });
+  }
+}
+
+export class MongoSessionStore implements SessionStore {
+  constructor(private readonly c: Collections) {}
+
+  async create(s: SessionRecord): Promise<void> {
+    const { idHash, ...rest } = s;
+    await this.c.sessions.insertOne({ _id: idHash, ...rest });
+  }
+
+  async get(idHash: string, now: Date): Promise<SessionRecord | undefined> {
+    // The TTL index removes expired sessions eventually; the filter makes expiry exact.
+    const doc = await this.c.sessions.findOne({ _id: idHash, expiresAt: { $gt: now } });
+    if (!doc) return undefined;
+    const { _id, ...rest } = doc;
+    return { idHash: _id, ...rest };
+  }
+
+  async delete(idHash: string): Promise<void> {
+    await this.c.sessions.deleteOne({ _id: idHash });
+  }
+
+  async deleteForAccount(accountId: string): Promise<void> {
+    await this.c.sessions.deleteMany({ accountId });
+  }
+
+  async purgeExpired(now: Date): Promise<void> {
+    await this.c.sessions.deleteMany({ expiresAt: { $lte: now } });
+  }
+}
+
+export class MongoTokenStore implements TokenStore {
+  constructor(private readonly c: Collections) {}
+
+  async create(t: ApiTokenRecord): Promise<void> {
+    const { id, ...rest } = t;
+    await this.c.tokens.insertOne({ _id: id, ...rest });
+  }
+
+  async get(id: string): Promise<ApiTokenRecord | undefined> {
+    const doc = await this.c.tokens.findOne({ _id: id });
+    if (!doc) return undefined;
+    const { _id, ...rest } = doc;
+    return { id: _id, ...rest };
+  }
+
+  async list(): Promise<ApiTokenRecord[]> {
+    return (await this.c.tokens.find().sort({ createdAt: 1 }).toArray()).map(({ _id, ...rest }) => ({ id: _id, ...rest }));
+  }
+
+  async revoke(id: string): Promise<boolean> {
+    return (await this.c.tokens.deleteOne({ _id: id })).deletedCount > 0;
+  }
+}

@@ -1,0 +1,98 @@
+import { Long, type Filter } from 'mongodb';
+import type { Catalog, CatalogEntry, CatalogListing, CatalogListQuery, ContentKey } from '../port.js';
+import type { CatalogDoc, Collections, LedgerDoc } from './collections.js';
+import { catalogEntryFromDoc, escapeRegex, objectIdOf } from './mapping.js';
+
+export class MongoCatalog implements Catalog {
+  constructor(private readonly c: Collections) {}
+
+  async get(fileId: string): Promise<CatalogEntry | undefined> {
+    const _id = objectIdOf(fileId);
+    const doc = _id && (await this.c.catalog.findOne({ _id }));
+    return doc ? catalogEntryFromDoc(doc) : undefined;
+  }
+
+  async findByKey(key: ContentKey): Promise<CatalogEntry | undefined> {
+    const doc = await this.c.catalog.findOne({ fileSHA256: key.sha256, fileMD5: key.md5, fileLength: Long.fromNumber(key.length) });
+    return doc ? catalogEntryFromDoc(doc) : undefined;
+  }
+
+  async list(query: CatalogListQuery): Promise<{ items: CatalogListing[]; total: number }> {
+    return query.unitId === undefined ? this.listAll(query) : this.listForUnit(query.unitId, query);
+  }
+
+  /** A unit's view, grouped from the unit's ledger entries by the database. */
+  private async listForUnit(unitId: string, q: CatalogListQuery) {
+    const match: Filter<LedgerDoc> = { 'UploadGeography.UploadGeoNameID': unitId };
+    if (q.nameContains) {
+      const re = new RegExp(escapeRegex(q.nameContains), 'i');
+      match.$or = [{ UploadFileName: re }, { LastUploadFileName: re }];
+    }
+    const [countRow] = await this.c.ledger
+      .aggregate<{ total: number }>([{ $match: match }, { $group: { _id: '$UploadFileID' } }, { $group: { _id: null, total: { $sum: 1 } } }])
+      .toArray();
+    const rows = await this.c.ledger
+      .aggregate<{ _id: unknown; last: Date; displayName: string; uploads: number; mine: number; entry: CatalogDoc[] }>([
+        { $match: match },
+        { $sort: { LastUploadTime: -1 } },
+        {
+          $group: {
+            _id: '$UploadFileID',
+            last: { $max: '$LastUploadTime' },
+            displayName: { $first: '$LastUploadFileName' },
+            uploads: { $sum: '$UploadCount' },
+            mine: { $sum: { $cond: [{ $eq: ['$UserID', q.accountId] }, '$UploadCount', 0] } },
+          },
+        },
+        { $sort: { last: -1, _id: 1 } },
+        { $skip: q.offset },
+        { $limit: q.limit },
+        { $lookup: { from: 'fileInfo.files', localField: '_id', foreignField: '_id', as: 'entry' } },
+      ])
+      .toArray();
+    const items = rows
+      .filter((r) => r.entry.length > 0)
+      .map((r) => ({
+        entry: catalogEntryFromDoc(r.entry[0]!),
+        displayName: r.displayName,
+        uploadCount: r.uploads,
+        myUploadCount: r.mine,
+        lastUploadTime: r.last,
+      }));
+    return { items, total: countRow?.total ?? 0 };
+  }
+
+  /** The whole archive, newest content first; ledger totals are computed for the page only. */
+  private async listAll(q: CatalogListQuery) {
+    const filter: Filter<CatalogDoc> = q.nameContains ? { fileName: new RegExp(escapeRegex(q.nameContains), 'i') } : {};
+    const [total, docs] = await Promise.all([
+      this.c.catalog.countDocuments(filter),
+      this.c.catalog.find(filter).sort({ uploadDate: -1, _id: 1 }).skip(q.offset).limit(q.limit).toArray(),
+    ]);
+    const sums = await this.c.ledger
+      .aggregate<{ _id: { toHexString(): string }; last: Date; uploads: number; mine: number }>([
+        { $match: { UploadFileID: { $in: docs.map((d) => d._id) } } },
+        {
+          $group: {
+            _id: '$UploadFileID',
+            last: { $max: '$LastUploadTime' },
+            uploads: { $sum: '$UploadCount' },
+            mine: { $sum: { $cond: [{ $eq: ['$UserID', q.accountId] }, '$UploadCount', 0] } },
+          },
+        },
+      ])
+      .toArray();
+    const byId = new Map(sums.map((s) => [s._id.toHexString(), s]));
+    const items = docs.map((doc) => {
+      const s = byId.get(doc._id.toHexString());
+      return {
+        entry: catalogEntryFromDoc(doc),
+        displayName: doc.fileName,
+        uploadCount: s?.uploads ?? 0,
+        myUploadCount: s?.mine ?? 0,
+        lastUploadTime: s?.last ?? doc.uploadDate,
+      };
+    });
+    return { items, total };
+  }
+}

@@ -1,0 +1,129 @@
+import type { Binary, Db, Long, ObjectId } from 'mongodb';
+import type { GeoType, Role } from '../../../shared/schemas.js';
+
+/** Document shapes of the MongoDB adapter. Collection names are fixed by the product. */
+
+export interface CatalogDoc {
+  _id: ObjectId;
+  fileMD5: string;
+  fileSHA256: string;
+  fileLength: Long | number;
+  chunkSize: number;
+  chunkCount: number;
+  fileName: string;
+  contentType: string;
+  uploadDate: Date;
+  md5Collision: boolean;
+}
+
+/** A standard GridFS files document, so any GridFS reader can read the bytes. */
+export interface GridFileDoc {
+  _id: ObjectId;
+  length: Long | number;
+  chunkSize: number;
+  uploadDate: Date;
+  filename: string;
+  metadata: { contentType: string; md5: string; sha256: string };
+}
+
+export interface ChunkDoc {
+  _id?: ObjectId;
+  files_id: ObjectId;
+  n: number;
+  data: Binary | Uint8Array;
+}
+
+export interface StagingDoc {
+  _id: ObjectId;
+  createdAt: Date;
+}
+
+/** An uploader entry in `userInfo.users`, with the seed design's field names. */
+export interface LedgerDoc {
+  _id?: ObjectId;
+  UserID: string;
+  UserName: string;
+  UploadGeography: { GeoType: GeoType; UploadGeoName: string; UploadGeoNameID: string };
+  UploadGeoAddress: { CityName: string; CountyName: string | null; TownName: string | null; StreetName: string | null };
+  GeoPts?: { Type: 'Point'; GeoCoordinates: [number, number] };
+  UploadFileID: ObjectId;
+  UploadTime: Date;
+  LastUploadTime: Date;
+  UploadFileName: string;
+  LastUploadFileName: string;
+  UploadCount: number;
+}
+
+export interface AccountDoc {
+  _id: string;
+  username: string;
+  passwordHash: string;
+  role: Role;
+  unit: {
+    id: string;
+    geoType: GeoType;
+    city: string;
+    county?: string;
+    town?: string;
+    street?: string;
+    coordinates?: [number, number];
+  };
+  createdAt: Date;
+  failedLogins: number;
+  lockedUntil: Date | null;
+  mustChangePassword: boolean;
+}
+
+export interface SessionDoc {
+  _id: string;
+  accountId: string;
+  csrfToken: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export interface TokenDoc {
+  _id: string;
+  accountId: string;
+  secretHash: string;
+  label: string;
+  createdAt: Date;
+}
+
+export const BUCKET = 'fileContent';
+
+export function collections(db: Db) {
+  return {
+    catalog: db.collection<CatalogDoc>('fileInfo.files'),
+    ledger: db.collection<LedgerDoc>('userInfo.users'),
+    gridFiles: db.collection<GridFileDoc>(`${BUCKET}.files`),
+    chunks: db.collection<ChunkDoc>(`${BUCKET}.chunks`),
+    staging: db.collection<StagingDoc>(`${BUCKET}.staging`),
+    accounts: db.collection<AccountDoc>('accounts'),
+    sessions: db.collection<SessionDoc>('sessions'),
+    tokens: db.collection<TokenDoc>('apiTokens'),
+  };
+}
+
+export type Collections = ReturnType<typeof collections>;
+
+/** Indexes are created explicitly at start-up, never lazily on first use. */
+export async function createIndexes(c: Collections): Promise<void> {
+  await Promise.all([
+    c.catalog.createIndex({ fileSHA256: 1, fileMD5: 1, fileLength: 1 }, { unique: true, name: 'content_identity' }),
+    c.catalog.createIndex({ fileMD5: 1 }, { name: 'md5' }),
+    c.catalog.createIndex({ uploadDate: -1 }, { name: 'upload_date' }),
+    c.chunks.createIndex({ files_id: 1, n: 1 }, { unique: true }),
+    c.gridFiles.createIndex({ filename: 1, uploadDate: 1 }),
+    c.ledger.createIndex({ UserID: 1, 'UploadGeography.UploadGeoNameID': 1, UploadFileID: 1 }, { unique: true, name: 'uploader_unit_file' }),
+    c.ledger.createIndex({ UploadFileID: 1 }, { name: 'file' }),
+    c.ledger.createIndex({ 'UploadGeography.UploadGeoNameID': 1, LastUploadTime: -1 }, { name: 'unit_recent' }),
+    c.accounts.createIndex({ username: 1 }, { unique: true }),
+    c.sessions.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
+    c.sessions.createIndex({ accountId: 1 }),
+  ]);
+}
+
+export function isDuplicateKey(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: number }).code === 11000;
+}

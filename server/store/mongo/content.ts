@@ -1,0 +1,96 @@
+import type { Readable } from 'node:stream';
+import { GridFSBucket, Long, ObjectId, type Db } from 'mongodb';
+import type { ByteRange, CatalogEntry, CommitOutcome, ContentStore, NewCatalogEntry } from '../port.js';
+import { BUCKET, isDuplicateKey, type Collections } from './collections.js';
+import { catalogEntryFromDoc } from './mapping.js';
+
+/**
+ * Bytes in the GridFS bucket `fileContent`. No multi-document transactions: every step is
+ * idempotent and ordered so that a crash leaves only staged chunks that GC can find, and the
+ * unique content index on the catalog decides races.
+ */
+export class MongoContentStore implements ContentStore {
+  private readonly bucket: GridFSBucket;
+
+  constructor(
+    db: Db,
+    private readonly c: Collections,
+    readonly chunkSize: number,
+  ) {
+    this.bucket = new GridFSBucket(db, { bucketName: BUCKET, chunkSizeBytes: chunkSize });
+  }
+
+  async stage(now: Date): Promise<string> {
+    const _id = new ObjectId();
+    await this.c.staging.insertOne({ _id, createdAt: now });
+    return _id.toHexString();
+  }
+
+  async writeChunks(stagingId: string, firstN: number, chunks: readonly Uint8Array[]): Promise<void> {
+    if (chunks.length === 0) return;
+    const files_id = new ObjectId(stagingId);
+    // Upserts keyed by (files_id, n): a retried or rewritten chunk replaces the old one.
+    await this.c.chunks.bulkWrite(
+      chunks.map((data, i) => ({
+        replaceOne: { filter: { files_id, n: firstN + i }, replacement: { files_id, n: firstN + i, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength) }, upsert: true },
+      })),
+      { ordered: true },
+    );
+  }
+
+  async commit(stagingId: string, entry: NewCatalogEntry): Promise<CommitOutcome> {
+    const _id = new ObjectId(stagingId);
+    const { md5, sha256, length } = entry.key;
+    const collision = (await this.c.catalog.findOne({ fileMD5: md5, fileSHA256: { $ne: sha256 } }, { projection: { _id: 1 } })) !== null;
+    // 1. The GridFS files document makes the chunks a readable GridFS file.
+    try {
+      await this.c.gridFiles.insertOne({
+        _id,
+        length: Long.fromNumber(length),
+        chunkSize: this.chunkSize,
+        uploadDate: entry.uploadDate,
+        filename: entry.fileName,
+        metadata: { contentType: entry.contentType, md5, sha256 },
+      });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err; // a retried commit: the document is already there
+    }
+    // 2. The catalog entry, written last, is what makes the file part of the archive.
+    const doc = {
+      _id,
+      fileMD5: md5,
+      fileSHA256: sha256,
+      fileLength: Long.fromNumber(length),
+      chunkSize: this.chunkSize,
+      chunkCount: Math.ceil(length / this.chunkSize),
+      fileName: entry.fileName,
+      contentType: entry.contentType,
+      uploadDate: entry.uploadDate,
+      md5Collision: collision,
+    };
+    try {
+      await this.c.catalog.insertOne(doc);
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      await this.discard(stagingId);
+      const existing = await this.c.catalog.findOne({ fileSHA256: sha256, fileMD5: md5, fileLength: Long.fromNumber(length) });
+      if (!existing) throw new Error(`duplicate key on commit of ${stagingId}, but no catalog entry holds its content`);
+      return { status: 'duplicate', entry: catalogEntryFromDoc(existing) };
+    }
+    if (collision) await this.c.catalog.updateMany({ fileMD5: md5, md5Collision: false }, { $set: { md5Collision: true } });
+    await this.c.staging.deleteOne({ _id });
+    return { status: 'stored', entry: catalogEntryFromDoc(doc) };
+  }
+
+  async discard(stagingId: string): Promise<void> {
+    const _id = new ObjectId(stagingId);
+    // The files document goes first, so a GridFS reader never sees a file with missing chunks.
+    await this.c.gridFiles.deleteOne({ _id });
+    await this.c.chunks.deleteMany({ files_id: _id });
+    await this.c.staging.deleteOne({ _id });
+  }
+
+  read(entry: CatalogEntry, range?: ByteRange): Readable {
+    return this.bucket.openDownloadStream(new ObjectId(entry.fileId), range ? { start: range.start, end: range.end } : {});
+  }
+}

@@ -1,0 +1,74 @@
+import type { Unit } from '../../../shared/schemas.js';
+import type { Account, CatalogEntry, LedgerEntry, UploadRecord } from '../port.js';
+import type { AccountDoc, CatalogDoc, LedgerDoc } from './collections.js';
+import { ObjectId } from 'mongodb';
+
+export const toNumber = (v: { toNumber(): number } | number): number => (typeof v === 'number' ? v : v.toNumber());
+
+export function catalogEntryFromDoc(doc: CatalogDoc): CatalogEntry {
+  return {
+    fileId: doc._id.toHexString(),
+    fileMD5: doc.fileMD5,
+    fileSHA256: doc.fileSHA256,
+    fileLength: toNumber(doc.fileLength),
+    chunkSize: doc.chunkSize,
+    chunkCount: doc.chunkCount,
+    fileName: doc.fileName,
+    contentType: doc.contentType,
+    uploadDate: doc.uploadDate,
+    md5Collision: doc.md5Collision,
+  };
+}
+
+/** The ledger fields that describe who uploaded, from the authenticated account. */
+export function ledgerIdentity(account: UploadRecord['account']) {
+  const u = account.unit;
+  return {
+    UserName: account.username,
+    'UploadGeography.GeoType': u.geoType,
+    'UploadGeography.UploadGeoName': u[u.geoType] ?? u.city,
+    UploadGeoAddress: { CityName: u.city, CountyName: u.county ?? null, TownName: u.town ?? null, StreetName: u.street ?? null },
+    ...(u.coordinates ? { GeoPts: { Type: 'Point' as const, GeoCoordinates: u.coordinates } } : {}),
+  };
+}
+
+export function unitFromLedgerDoc(doc: LedgerDoc): Unit {
+  const a = doc.UploadGeoAddress;
+  return {
+    id: doc.UploadGeography.UploadGeoNameID,
+    geoType: doc.UploadGeography.GeoType,
+    city: a.CityName,
+    ...(a.CountyName ? { county: a.CountyName } : {}),
+    ...(a.TownName ? { town: a.TownName } : {}),
+    ...(a.StreetName ? { street: a.StreetName } : {}),
+    ...(doc.GeoPts ? { coordinates: doc.GeoPts.GeoCoordinates } : {}),
+  };
+}
+
+export function ledgerEntryFromDoc(doc: LedgerDoc): LedgerEntry {
+  return {
+    userId: doc.UserID,
+    userName: doc.UserName,
+    unit: unitFromLedgerDoc(doc),
+    fileId: doc.UploadFileID.toHexString(),
+    uploadTime: doc.UploadTime,
+    lastUploadTime: doc.LastUploadTime,
+    uploadFileName: doc.UploadFileName,
+    lastUploadFileName: doc.LastUploadFileName,
+    uploadCount: doc.UploadCount,
+  };
+}
+
+export function accountFromDoc(doc: AccountDoc): Account {
+  const { _id, ...rest } = doc;
+  return { id: _id, ...rest, unit: doc.unit as Unit };
+}
+
+/** Parses a file id; undefined for anything that is not a 24-hex ObjectId. */
+export function objectIdOf(fileId: string): ObjectId | undefined {
+  return /^[0-9a-f]{24}$/.test(fileId) ? new ObjectId(fileId) : undefined;
+}
+
+export function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

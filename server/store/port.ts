@@ -1,0 +1,195 @@
+import type { Readable } from 'node:stream';
+import type { Role, Unit } from '../../shared/schemas.js';
+
+/**
+ * The storage port: everything the services need from a database, and nothing about
+ * which database it is. Two adapters implement it (embedded SQLite, MongoDB) and both
+ * pass test/store/conformance.ts.
+ */
+
+/** Content identity: MD5 alone never merges two files. */
+export interface ContentKey {
+  md5: string;
+  sha256: string;
+  length: number;
+}
+
+/** One entry per distinct content (`fileInfo.files`). */
+export interface CatalogEntry {
+  fileId: string;
+  fileMD5: string;
+  fileSHA256: string;
+  fileLength: number;
+  chunkSize: number;
+  chunkCount: number;
+  /** The name the content was first uploaded under. */
+  fileName: string;
+  contentType: string;
+  uploadDate: Date;
+  /** Another entry shares this MD5 with a different SHA-256. */
+  md5Collision: boolean;
+}
+
+export interface NewCatalogEntry {
+  key: ContentKey;
+  fileName: string;
+  contentType: string;
+  uploadDate: Date;
+}
+
+export type CommitOutcome =
+  | { status: 'stored'; entry: CatalogEntry }
+  /** The catalog already held this content; the staged chunks were removed. */
+  | { status: 'duplicate'; entry: CatalogEntry };
+
+/** A byte range, `end` exclusive (as Blob.slice). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/** Bytes, in fixed-size chunks (GridFS layout: chunk n holds bytes [n·size, (n+1)·size)). */
+export interface ContentStore {
+  readonly chunkSize: number;
+  /** Opens a staging area; its id becomes the file id if the commit stores it. */
+  stage(now: Date): Promise<string>;
+  /** Writes chunks firstN, firstN+1, … of a staging area; rewriting a chunk replaces it. */
+  writeChunks(stagingId: string, firstN: number, chunks: readonly Uint8Array[]): Promise<void>;
+  /**
+   * Makes staged chunks a catalogued file, or, when the catalog already holds the same
+   * content (a unique index decides, so concurrent commits are safe), removes them.
+   */
+  commit(stagingId: string, entry: NewCatalogEntry): Promise<CommitOutcome>;
+  /** Removes a staging area and its chunks; harmless if already gone. */
+  discard(stagingId: string): Promise<void>;
+  /** Streams a committed file's bytes, or a range of them. */
+  read(entry: CatalogEntry, range?: ByteRange): Readable;
+}
+
+export interface CatalogListQuery {
+  /** Only files this unit uploaded (a clerk's view); all files when absent (an admin's view). */
+  unitId?: string;
+  /** Whose uploads count as "mine". */
+  accountId: string;
+  nameContains?: string;
+  limit: number;
+  offset: number;
+}
+
+export interface CatalogListing {
+  entry: CatalogEntry;
+  /** The name shown: the unit's own upload name in a unit view, the first name otherwise. */
+  displayName: string;
+  uploadCount: number;
+  myUploadCount: number;
+  lastUploadTime: Date;
+}
+
+export interface Catalog {
+  get(fileId: string): Promise<CatalogEntry | undefined>;
+  findByKey(key: ContentKey): Promise<CatalogEntry | undefined>;
+  list(query: CatalogListQuery): Promise<{ items: CatalogListing[]; total: number }>;
+}
+
+/** Who uploaded what: one entry per (account, unit, file) in `userInfo.users`. */
+export interface UploadRecord {
+  account: Pick<Account, 'id' | 'username' | 'unit'>;
+  fileId: string;
+  fileName: string;
+  at: Date;
+}
+
+export interface LedgerEntry {
+  userId: string;
+  userName: string;
+  unit: Unit;
+  fileId: string;
+  uploadTime: Date;
+  lastUploadTime: Date;
+  uploadFileName: string;
+  lastUploadFileName: string;
+  uploadCount: number;
+}
+
+export interface Ledger {
+  /** Counts one upload: a new entry at 1, or UploadCount + 1 atomically. */
+  record(record: UploadRecord): Promise<{ uploadCount: number }>;
+  /** The most recent upload of a file by a unit, if any (a unit's right to read it). */
+  latestUnitUpload(unitId: string, fileId: string): Promise<LedgerEntry | undefined>;
+  entriesForFile(fileId: string): Promise<LedgerEntry[]>;
+}
+
+export interface Account {
+  id: string;
+  username: string;
+  passwordHash: string;
+  role: Role;
+  unit: Unit;
+  createdAt: Date;
+  failedLogins: number;
+  lockedUntil: Date | null;
+  mustChangePassword: boolean;
+}
+
+export type NewAccount = Omit<Account, 'failedLogins' | 'lockedUntil'>;
+
+export interface AccountStore {
+  /** Throws ConflictError when the username is taken. */
+  create(account: NewAccount): Promise<void>;
+  get(id: string): Promise<Account | undefined>;
+  findByUsername(username: string): Promise<Account | undefined>;
+  list(): Promise<Account[]>;
+  count(): Promise<number>;
+  /** Adds one failed login atomically, locking the account until `lockUntil` when it reaches `maxFailures`. */
+  recordLoginFailure(id: string, maxFailures: number, lockUntil: Date): Promise<void>;
+  recordLoginSuccess(id: string): Promise<void>;
+  setPassword(id: string, passwordHash: string, mustChangePassword: boolean): Promise<void>;
+}
+
+export interface SessionRecord {
+  /** SHA-256 of the cookie value: a leaked table does not give away live sessions. */
+  idHash: string;
+  accountId: string;
+  csrfToken: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export interface SessionStore {
+  create(session: SessionRecord): Promise<void>;
+  /** A session that has not expired at `now`. */
+  get(idHash: string, now: Date): Promise<SessionRecord | undefined>;
+  delete(idHash: string): Promise<void>;
+  deleteForAccount(accountId: string): Promise<void>;
+  purgeExpired(now: Date): Promise<void>;
+}
+
+export interface ApiTokenRecord {
+  id: string;
+  accountId: string;
+  /** SHA-256 of the secret part; the secret itself is shown once and never stored. */
+  secretHash: string;
+  label: string;
+  createdAt: Date;
+}
+
+export interface TokenStore {
+  create(token: ApiTokenRecord): Promise<void>;
+  get(id: string): Promise<ApiTokenRecord | undefined>;
+  list(): Promise<ApiTokenRecord[]>;
+  /** Returns false when no such token existed. */
+  revoke(id: string): Promise<boolean>;
+}
+
+export interface ArchiveStore {
+  readonly kind: 'embedded' | 'mongodb';
+  readonly content: ContentStore;
+  readonly catalog: Catalog;
+  readonly ledger: Ledger;
+  readonly accounts: AccountStore;
+  readonly sessions: SessionStore;
+  readonly tokens: TokenStore;
+  /** Throws when the database cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,29 @@
+/**
+ * Stable error codes shared by server and client. The client translates a code into the
+ * clerk's language; the server's English `message` is the fallback and the log text.
+ */
+export const ERROR_CODES = [
+  'bad_request',
+  'validation_failed',
+  'unauthenticated',
+  'login_failed',
+  'account_locked',
+  'csrf_failed',
+  'cross_site_request',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'payload_too_large',
+  'checksum_mismatch',
+  'range_not_satisfiable',
+  'rate_limited',
+  'internal',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Body of every error response. */
+export interface ErrorBody {
+  error: ErrorCode;
+  message: string;
+}
