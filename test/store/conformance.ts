@@ -1,0 +1,274 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { ConflictError } from '../../server/errors.js';
+import type { Account, ArchiveStore } from '../../server/store/port.js';
+import { keyOf, randomContent, readAll, stageBytes, testAccount, unit } from '../support/content.js';
+import { countChunks, TEST_CHUNK_SIZE, type OpenedStore, type StoreTarget } from '../support/stores.js';
+
+const CS = TEST_CHUNK_SIZE;
+
+/** The behaviour every store adapter must have. Run once per adapter. */
+export function storeConformance(target: StoreTarget): void {
+  describe(`store conformance: ${target.name}`, { skip: target.skip }, () => {
+    let opened: OpenedStore;
+    let store: ArchiveStore;
+    beforeEach(async () => {
+      opened = await target.open();
+      store = opened.store;
+    });
+    afterEach(async () => {
+      await opened.dispose();
+    });
+
+    const commit = async (data: Buffer, fileName = 'doc.pdf') => {
+      const staged = await stageBytes(store, data);
+      return store.content.commit(staged.stagingId, { key: staged.key, fileName, contentType: 'application/pdf', uploadDate: new Date() });
+    };
+    const record = (account: Account, fileId: string, fileName = 'doc.pdf', at = new Date()) => store.ledger.record({ account, fileId, fileName, at });
+
+    describe('content and catalog', () => {
+      it('reads a committed file back byte for byte, whole and in ranges across chunk edges', async () => {
+        const data = randomContent(3 * CS + 123);
+        const { status, entry } = await commit(data);
+        assert.equal(status, 'stored');
+        assert.deepEqual(await readAll(store.content.read(entry)), data);
+        for (const [start, end] of [[0, 1], [CS - 1, CS + 1], [CS, 2 * CS], [5, 3 * CS + 100], [data.length - 1, data.length], [0, data.length]] as const) {
+          assert.deepEqual(await readAll(store.content.read(entry, { start, end })), data.subarray(start, end), `range ${start}-${end}`);
+        }
+      });
+
+      it('catalogues id, hashes, length, chunk size and count, first name, type and date', async () => {
+        const data = randomContent(2 * CS + 1);
+        const before = Date.now();
+        const { entry } = await commit(data, '县志 第一卷.pdf');
+        assert.match(entry.fileId, /^[0-9a-f]{24}$/);
+        assert.deepEqual({ md5: entry.fileMD5, sha256: entry.fileSHA256, length: entry.fileLength }, keyOf(data));
+        assert.equal(entry.chunkSize, CS);
+        assert.equal(entry.chunkCount, 3);
+        assert.equal(entry.fileName, '县志 第一卷.pdf');
+        assert.equal(entry.contentType, 'application/pdf');
+        assert.ok(entry.uploadDate.getTime() >= before - 1000 && entry.uploadDate.getTime() <= Date.now() + 1000);
+        assert.equal(entry.md5Collision, false);
+        assert.deepEqual(await store.catalog.get(entry.fileId), entry);
+        assert.deepEqual(await store.catalog.findByKey(keyOf(data)), entry);
+      });
+
+      it('stores a zero-byte file once and reads it back empty', async () => {
+        const first = await commit(Buffer.alloc(0), 'empty.txt');
+        const second = await commit(Buffer.alloc(0), 'also-empty.txt');
+        assert.equal(first.status, 'stored');
+        assert.equal(second.status, 'duplicate');
+        assert.equal(second.entry.fileId, first.entry.fileId);
+        assert.equal(first.entry.chunkCount, 0);
+        assert.equal((await readAll(store.content.read(first.entry))).length, 0);
+      });
+
+      it('keeps lengths above 4 GiB exact (64-bit sizes)', async () => {
+        const length = 5 * 1024 ** 3 + 7;
+        const key = { md5: 'a'.repeat(32), sha256: 'b'.repeat(64), length };
+        const stagingId = await store.content.stage(new Date());
+        const { entry } = await store.content.commit(stagingId, { key, fileName: 'big.tif', contentType: 'image/tiff', uploadDate: new Date() });
+        assert.equal(entry.fileLength, length);
+        assert.equal(entry.chunkCount, Math.ceil(length / CS));
+        assert.equal((await store.catalog.findByKey(key))?.fileLength, length);
+        assert.equal(await store.catalog.findByKey({ ...key, length: length + 1 }), undefined);
+      });
+
+      it('removes the staged chunks when the catalog already holds the content', async () => {
+        const data = randomContent(2 * CS);
+        const first = await commit(data, 'a.pdf');
+        const second = await commit(data, 'b.pdf');
+        assert.equal(second.status, 'duplicate');
+        assert.equal(second.entry.fileId, first.entry.fileId);
+        assert.equal(second.entry.fileName, 'a.pdf');
+        assert.equal(await countChunks(opened), 2);
+      });
+
+      it('never merges on MD5 alone: a different SHA-256 is a separate file, flagged as an MD5 collision', async () => {
+        const a = await stageBytes(store, randomContent(100));
+        const b = await stageBytes(store, randomContent(100));
+        const sharedMd5 = a.key.md5;
+        const first = await store.content.commit(a.stagingId, { key: a.key, fileName: 'a', contentType: 'text/plain', uploadDate: new Date() });
+        const second = await store.content.commit(b.stagingId, { key: { ...b.key, md5: sharedMd5 }, fileName: 'b', contentType: 'text/plain', uploadDate: new Date() });
+        assert.equal(second.status, 'stored');
+        assert.notEqual(second.entry.fileId, first.entry.fileId);
+        assert.equal(second.entry.md5Collision, true);
+        assert.equal((await store.catalog.get(first.entry.fileId))?.md5Collision, true);
+      });
+
+      it('keeps exactly one copy when the same new content is committed concurrently', async () => {
+        const data = randomContent(CS + 10);
+        const staged = await Promise.all(Array.from({ length: 20 }, () => stageBytes(store, data)));
+        const outcomes = await Promise.all(
+          staged.map((s) => store.content.commit(s.stagingId, { key: s.key, fileName: 'same.pdf', contentType: 'application/pdf', uploadDate: new Date() })),
+        );
+        assert.equal(outcomes.filter((o) => o.status === 'stored').length, 1);
+        assert.equal(new Set(outcomes.map((o) => o.entry.fileId)).size, 1);
+        assert.equal(await countChunks(opened), 2);
+        assert.deepEqual(await readAll(store.content.read(outcomes[0]!.entry)), data);
+      });
+
+      it('discards a staging area and its chunks, harmlessly twice', async () => {
+        const staged = await stageBytes(store, randomContent(3 * CS));
+        assert.equal(await countChunks(opened), 3);
+        await store.content.discard(staged.stagingId);
+        await store.content.discard(staged.stagingId);
+        assert.equal(await countChunks(opened), 0);
+        assert.equal(await store.catalog.findByKey(staged.key), undefined);
+      });
+
+      it('replaces a chunk that is written again (a persisted partial tail grows)', async () => {
+        const data = randomContent(CS + 50);
+        const stagingId = await store.content.stage(new Date());
+        await store.content.writeChunks(stagingId, 0, [data.subarray(0, CS), data.subarray(CS, CS + 20)]);
+        await store.content.writeChunks(stagingId, 1, [data.subarray(CS)]);
+        const { entry } = await store.content.commit(stagingId, { key: keyOf(data), fileName: 'x', contentType: 'text/plain', uploadDate: new Date() });
+        assert.deepEqual(await readAll(store.content.read(entry)), data);
+        assert.equal(await countChunks(opened), 2);
+      });
+    });
+
+    describe('ledger', () => {
+      it('starts an entry at 1 and counts repeats by the same user in the same unit', async () => {
+        const { entry } = await commit(randomContent(10));
+        const clerk = testAccount();
+        assert.deepEqual(await record(clerk, entry.fileId, 'first.pdf'), { uploadCount: 1 });
+        assert.deepEqual(await record(clerk, entry.fileId, 'second.pdf'), { uploadCount: 2 });
+        const [e] = await store.ledger.entriesForFile(entry.fileId);
+        assert.equal(e!.uploadCount, 2);
+        assert.equal(e!.userId, clerk.id);
+        assert.equal(e!.userName, clerk.username);
+        assert.deepEqual(e!.unit, clerk.unit);
+        assert.equal(e!.uploadFileName, 'first.pdf');
+        assert.equal(e!.lastUploadFileName, 'second.pdf');
+        assert.ok(e!.lastUploadTime >= e!.uploadTime);
+      });
+
+      it('gives another user, or the same user in another unit, an entry of its own', async () => {
+        const { entry } = await commit(randomContent(10));
+        const clerk = testAccount();
+        const colleague = testAccount();
+        const movedClerk = { ...clerk, unit: unit('unit-b') };
+        await record(clerk, entry.fileId);
+        assert.deepEqual(await record(colleague, entry.fileId), { uploadCount: 1 });
+        assert.deepEqual(await record(movedClerk, entry.fileId), { uploadCount: 1 });
+        assert.equal((await store.ledger.entriesForFile(entry.fileId)).length, 3);
+      });
+
+      it('never loses an increment when one user repeats an upload concurrently', async () => {
+        const { entry } = await commit(randomContent(10));
+        const clerk = testAccount();
+        const counts = await Promise.all(Array.from({ length: 50 }, () => record(clerk, entry.fileId)));
+        assert.ok(counts.every((c) => c.uploadCount >= 1 && c.uploadCount <= 50));
+        assert.equal((await store.ledger.entriesForFile(entry.fileId))[0]!.uploadCount, 50);
+      });
+
+      it("answers a unit's latest upload of a file only for units that uploaded it", async () => {
+        const { entry } = await commit(randomContent(10));
+        const clerk = testAccount();
+        await record(clerk, entry.fileId, 'old.pdf', new Date(Date.now() - 1000));
+        await record(testAccount(), entry.fileId, 'new.pdf');
+        assert.equal((await store.ledger.latestUnitUpload('unit-a', entry.fileId))?.lastUploadFileName, 'new.pdf');
+        assert.equal(await store.ledger.latestUnitUpload('unit-b', entry.fileId), undefined);
+        assert.equal(await store.ledger.latestUnitUpload('unit-a', '0123456789abcdef01234567'), undefined);
+      });
+
+      it("lists a unit's files under the unit's names and all files for an admin view, with counts, search and paging", async () => {
+        const clerkA = testAccount();
+        const clerkB = testAccount({ unit: unit('unit-b') });
+        const shared = (await commit(randomContent(10), 'b-name.pdf')).entry;
+        const onlyA = (await commit(randomContent(11), 'a-only.pdf')).entry;
+        const onlyB = (await commit(randomContent(12), 'b-only.pdf')).entry;
+        const t = Date.now();
+        await record(clerkB, shared.fileId, 'b-name.pdf', new Date(t - 5000));
+        await record(clerkB, onlyB.fileId, 'b-only.pdf', new Date(t - 4000));
+        await record(clerkA, onlyA.fileId, '档案 A.pdf', new Date(t - 3000));
+        await record(clerkA, shared.fileId, '共享 文件.pdf', new Date(t - 2000));
+        await record(clerkA, shared.fileId, '共享 文件.pdf', new Date(t - 1000));
+
+        const unitA = await store.catalog.list({ unitId: 'unit-a', accountId: clerkA.id, limit: 10, offset: 0 });
+        assert.equal(unitA.total, 2);
+        assert.deepEqual(
+          unitA.items.map((i) => [i.entry.fileId, i.displayName, i.uploadCount, i.myUploadCount]),
+          [
+            [shared.fileId, '共享 文件.pdf', 2, 2],
+            [onlyA.fileId, '档案 A.pdf', 1, 1],
+          ],
+        );
+        const searched = await store.catalog.list({ unitId: 'unit-a', accountId: clerkA.id, nameContains: '档案', limit: 10, offset: 0 });
+        assert.deepEqual(searched.items.map((i) => i.entry.fileId), [onlyA.fileId]);
+        assert.equal(searched.total, 1);
+        const page2 = await store.catalog.list({ unitId: 'unit-a', accountId: clerkA.id, limit: 1, offset: 1 });
+        assert.deepEqual([page2.total, page2.items.map((i) => i.entry.fileId)], [2, [onlyA.fileId]]);
+
+        const all = await store.catalog.list({ accountId: clerkA.id, limit: 10, offset: 0 });
+        assert.equal(all.total, 3);
+        const sharedRow = all.items.find((i) => i.entry.fileId === shared.fileId)!;
+        assert.deepEqual([sharedRow.displayName, sharedRow.uploadCount, sharedRow.myUploadCount], ['b-name.pdf', 3, 2]);
+        const literal = await store.catalog.list({ accountId: clerkA.id, nameContains: '%', limit: 10, offset: 0 });
+        assert.equal(literal.total, 0, 'search text is literal, not a pattern');
+      });
+    });
+
+    describe('accounts, sessions and tokens', () => {
+      const newAccount = (username: string) => {
+        const { failedLogins: _f, lockedUntil: _l, ...rest } = testAccount({ username });
+        return rest;
+      };
+
+      it('creates, finds and lists accounts, and refuses a taken username', async () => {
+        const a = newAccount('王五');
+        await store.accounts.create(a);
+        assert.equal((await store.accounts.findByUsername('王五'))?.id, a.id);
+        assert.deepEqual((await store.accounts.get(a.id))?.unit, a.unit);
+        assert.equal(await store.accounts.count(), 1);
+        await assert.rejects(store.accounts.create({ ...newAccount('王五') }), ConflictError);
+        assert.equal((await store.accounts.list()).length, 1);
+      });
+
+      it('counts failed logins and locks at the limit, and resets on success', async () => {
+        const a = newAccount('li');
+        await store.accounts.create(a);
+        const until = new Date(Date.now() + 60_000);
+        await store.accounts.recordLoginFailure(a.id, 2, until);
+        assert.equal((await store.accounts.get(a.id))?.lockedUntil, null);
+        await store.accounts.recordLoginFailure(a.id, 2, until);
+        const locked = await store.accounts.get(a.id);
+        assert.equal(locked?.failedLogins, 2);
+        assert.equal(locked?.lockedUntil?.getTime(), until.getTime());
+        await store.accounts.recordLoginSuccess(a.id);
+        assert.deepEqual([(await store.accounts.get(a.id))?.failedLogins, (await store.accounts.get(a.id))?.lockedUntil], [0, null]);
+        await store.accounts.setPassword(a.id, 'scrypt$new', true);
+        const changed = await store.accounts.get(a.id);
+        assert.deepEqual([changed?.passwordHash, changed?.mustChangePassword], ['scrypt$new', true]);
+      });
+
+      it('keeps sessions until they expire or are deleted', async () => {
+        const now = new Date();
+        const later = new Date(now.getTime() + 60_000);
+        const s = { idHash: 'h1', accountId: 'acc', csrfToken: 'c', createdAt: now, expiresAt: later };
+        await store.sessions.create(s);
+        await store.sessions.create({ ...s, idHash: 'h2' });
+        await store.sessions.create({ ...s, idHash: 'other', accountId: 'acc2' });
+        assert.equal((await store.sessions.get('h1', now))?.csrfToken, 'c');
+        assert.equal(await store.sessions.get('h1', later), undefined);
+        await store.sessions.delete('h1');
+        assert.equal(await store.sessions.get('h1', now), undefined);
+        await store.sessions.deleteForAccount('acc');
+        assert.equal(await store.sessions.get('h2', now), undefined);
+        await store.sessions.purgeExpired(later);
+        assert.equal(await store.sessions.get('other', now), undefined);
+      });
+
+      it('creates, lists and revokes API tokens', async () => {
+        const t = { id: 'abc', accountId: 'acc', secretHash: 'f'.repeat(64), label: 'scanner', createdAt: new Date() };
+        await store.tokens.create(t);
+        assert.deepEqual(await store.tokens.get('abc'), t);
+        assert.deepEqual((await store.tokens.list()).map((x) => x.id), ['abc']);
+        assert.equal(await store.tokens.revoke('abc'), true);
+        assert.equal(await store.tokens.revoke('abc'), false);
+        assert.equal(await store.tokens.get('abc'), undefined);
+      });
+    });
+  });
+}

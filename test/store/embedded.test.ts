@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { openEmbeddedStore } from '../../server/store/embedded/index.js';
+import { keyOf, randomContent, readAll } from '../support/content.js';
+import { embeddedTarget, tempDir } from '../support/stores.js';
+import { storeConformance } from './conformance.js';
+
+storeConformance(embeddedTarget);
+
+describe('embedded store specifics', () => {
+  it('keeps everything in one SQLite file in WAL mode inside DATA_DIR', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    await store.close();
+    assert.ok(fs.existsSync(path.join(dataDir, 'archive.sqlite')));
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(path.join(dataDir, 'archive.sqlite'));
+    assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+    db.close();
+    fs.rmSync(dataDir, { recursive: true });
+  });
+
+  it('shows no half-committed file after the process is killed while committing', async () => {
+    // A child process stages and commits files in a loop and is killed (SIGKILL) at a random
+    // moment, several times; every catalogued file must then read back whole and intact.
+    const dataDir = tempDir();
+    const storeModule = new URL('../../server/store/embedded/index.js', import.meta.url).href;
+    const script = `
+      import { createHash, randomBytes } from 'node:crypto';
+      import { openEmbeddedStore } from ${JSON.stringify(storeModule)};
+      const store = openEmbeddedStore({ dataDir: ${JSON.stringify(dataDir)}, chunkSize: 1024 });
+      process.stdout.write('ready\\n');
+      for (;;) {
+        const data = randomBytes(1 + Math.floor(Math.random() * 20000));
+        const id = await store.content.stage(new Date());
+        const chunks = [];
+        for (let i = 0; i < data.length; i += 1024) chunks.push(data.subarray(i, i + 1024));
+        await store.content.writeChunks(id, 0, chunks);
+        const key = { md5: createHash('md5').update(data).digest('hex'), sha256: createHash('sha256').update(data).digest('hex'), length: data.length };
+        await store.content.commit(id, { key, fileName: 'f', contentType: 'application/octet-stream', uploadDate: new Date() });
+      }
+    `;
+    for (let round = 0; round < 5; round++) {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await once(child.stdout, 'data');
+      await delay(50 + Math.random() * 200);
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    const { items, total } = await store.catalog.list({ accountId: 'nobody', limit: 200, offset: 0 });
+    assert.ok(total > 0, 'the child committed files before it was killed');
+    const sample = items.slice(0, 200);
+    for (const { entry } of sample) {
+      const bytes = await readAll(store.content.read(entry));
+      assert.deepEqual(keyOf(bytes), { md5: entry.fileMD5, sha256: entry.fileSHA256, length: entry.fileLength });
+    }
+    await store.close();
+    fs.rmSync(dataDir, { recursive: true });
+  });
+
+  it('reads what another process committed (two processes can share one DATA_DIR)', async () => {
+    const dataDir = tempDir();
+    const writer = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    const reader = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    const data = randomContent(3000);
+    const id = await writer.content.stage(new Date());
+    await writer.content.writeChunks(id, 0, [data.subarray(0, 1024), data.subarray(1024, 2048), data.subarray(2048)]);
+    const { entry } = await writer.content.commit(id, { key: keyOf(data), fileName: 'x', contentType: 'text/plain', uploadDate: new Date() });
+    assert.deepEqual(await readAll(reader.content.read(entry)), data);
+    await writer.close();
+    await reader.close();
+    fs.rmSync(dataDir, { recursive: true });
+  });
+});

@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { GridFSBucket, MongoClient } from 'mongodb';
+import { keyOf, randomContent, readAll, stageBytes, testAccount } from '../support/content.js';
+import { mongoTarget, TEST_CHUNK_SIZE } from '../support/stores.js';
+import { storeConformance } from './conformance.js';
+
+storeConformance(mongoTarget);
+
+describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
+  it('stores bytes that a stock GridFSBucket reads back byte for byte, and the product collection names', async () => {
+    const opened = await mongoTarget.open();
+    const client = await MongoClient.connect(opened.mongo!.uri);
+    try {
+      const data = randomContent(3 * TEST_CHUNK_SIZE + 17);
+      const staged = await stageBytes(opened.store, data);
+      const { entry } = await opened.store.content.commit(staged.stagingId, { key: staged.key, fileName: '档案.pdf', contentType: 'application/pdf', uploadDate: new Date() });
+      await opened.store.ledger.record({ account: testAccount(), fileId: entry.fileId, fileName: '档案.pdf', at: new Date() });
+
+      const db = client.db(opened.mongo!.dbName);
+      const bucket = new GridFSBucket(db, { bucketName: 'fileContent' });
+      const files = await bucket.find({}).toArray();
+      assert.equal(files.length, 1);
+      assert.equal(files[0]!.filename, '档案.pdf');
+      assert.deepEqual(await readAll(bucket.openDownloadStream(files[0]!._id)), data);
+      assert.deepEqual(await readAll(bucket.openDownloadStream(files[0]!._id, { start: 100, end: TEST_CHUNK_SIZE + 5 })), data.subarray(100, TEST_CHUNK_SIZE + 5));
+
+      const catalog = await db.collection('fileInfo.files').findOne({});
+      assert.equal(catalog?.fileMD5, keyOf(data).md5);
+      assert.equal(await db.collection('fileContent.chunks').countDocuments(), 4);
+      const ledger = await db.collection('userInfo.users').findOne({});
+      assert.deepEqual(Object.keys(ledger!).sort(), [
+        'LastUploadFileName',
+        'LastUploadTime',
+        'UploadCount',
+        'UploadFileID',
+        'UploadFileName',
+        'UploadGeoAddress',
+        'UploadGeography',
+        'UploadTime',
+        'UserID',
+        'UserName',
+        '_id',
+      ]);
+      assert.deepEqual(Object.keys(ledger!.UploadGeography).sort(), ['GeoType', 'UploadGeoName', 'UploadGeoNameID']);
+      assert.deepEqual(ledger!.UploadGeoAddress, { CityName: '沧州市', CountyName: '青县', TownName: 'unit-a镇', StreetName: null });
+    } finally {
+      await client.close();
+      await opened.dispose();
+    }
+  });
+});

@@ -1,0 +1,46 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { Unit } from '../../shared/schemas.js';
+import type { Account, ArchiveStore, ContentKey } from '../../server/store/port.js';
+
+export const md5 = (data: Uint8Array) => createHash('md5').update(data).digest('hex');
+export const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
+export const keyOf = (data: Uint8Array): ContentKey => ({ md5: md5(data), sha256: sha256(data), length: data.byteLength });
+export const randomContent = (length: number): Buffer => randomBytes(length);
+
+/** Writes bytes into a new staging area the way the ingest service does. */
+export async function stageBytes(store: ArchiveStore, data: Uint8Array): Promise<{ stagingId: string; key: ContentKey }> {
+  const { content } = store;
+  const stagingId = await content.stage(new Date());
+  const chunks: Uint8Array[] = [];
+  for (let at = 0; at < data.byteLength; at += content.chunkSize) chunks.push(data.subarray(at, at + content.chunkSize));
+  await content.writeChunks(stagingId, 0, chunks);
+  return { stagingId, key: keyOf(data) };
+}
+
+export async function readAll(stream: Readable): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of stream) parts.push(Buffer.from(part as Uint8Array));
+  return Buffer.concat(parts);
+}
+
+export function unit(id: string, county = '青县'): Unit {
+  return { id, geoType: 'town', city: '沧州市', county, town: `${id}镇` };
+}
+
+let accountSeq = 0;
+export function testAccount(overrides: Partial<Account> = {}): Account {
+  accountSeq++;
+  return {
+    id: `acc-${accountSeq}-${randomBytes(3).toString('hex')}`,
+    username: `user${accountSeq}`,
+    passwordHash: 'scrypt$x',
+    role: 'clerk',
+    unit: unit('unit-a'),
+    createdAt: new Date(),
+    failedLogins: 0,
+    lockedUntil: null,
+    mustChangePassword: false,
+    ...overrides,
+  };
+}

@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MongoClient } from 'mongodb';
+import { openEmbeddedStore } from '../../server/store/embedded/index.js';
+import { openMongoStore } from '../../server/store/mongo/index.js';
+import type { ArchiveStore } from '../../server/store/port.js';
+
+/** A small chunk size in tests, so multi-chunk files stay small. */
+export const TEST_CHUNK_SIZE = 64 * 1024;
+
+export interface StoreTarget {
+  name: 'embedded' | 'mongodb';
+  /** Why this target's tests are skipped, if they are. */
+  skip: string | false;
+  /** A fresh, empty store. */
+  open(options?: { chunkSize?: number }): Promise<OpenedStore>;
+}
+
+export interface OpenedStore {
+  store: ArchiveStore;
+  /** Closes the store and removes everything it wrote. */
+  dispose(): Promise<void>;
+  /** For MongoDB targets: the URI and database, to check the data with stock tools. */
+  mongo?: { uri: string; dbName: string };
+  /** For the embedded target: its data directory. */
+  dataDir?: string;
+}
+
+export function tempDir(prefix = 'archive-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export const embeddedTarget: StoreTarget = {
+  name: 'embedded',
+  skip: false,
+  async open(options = {}) {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: options.chunkSize ?? TEST_CHUNK_SIZE });
+    return {
+      store,
+      dataDir,
+      async dispose() {
+        await store.close();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+const mongoUri = process.env.MONGODB_URI;
+
+export const mongoTarget: StoreTarget = {
+  name: 'mongodb',
+  skip: mongoUri ? false : 'MONGODB_URI is not set (start MongoDB, e.g. with docker compose, and set it to run these)',
+  async open(options = {}) {
+    const dbName = `archive_test_${randomBytes(6).toString('hex')}`;
+    const store = await openMongoStore({ uri: mongoUri!, dbName, chunkSize: options.chunkSize ?? TEST_CHUNK_SIZE, serverSelectionTimeoutMS: 5000 });
+    return {
+      store,
+      mongo: { uri: mongoUri!, dbName },
+      async dispose() {
+        await store.close();
+        const client = await MongoClient.connect(mongoUri!);
+        await client.db(dbName).dropDatabase();
+        await client.close();
+      },
+    };
+  },
+};
+
+export const storeTargets: StoreTarget[] = [embeddedTarget, mongoTarget];
+
+/** Chunks a store holds in all (committed and staged): test-only peeking into each database. */
+export async function countChunks(opened: OpenedStore): Promise<number> {
+  if (opened.mongo) {
+    const client = await MongoClient.connect(opened.mongo.uri);
+    try {
+      return await client.db(opened.mongo.dbName).collection('fileContent.chunks').countDocuments();
+    } finally {
+      await client.close();
+    }
+  }
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(path.join(opened.dataDir!, 'archive.sqlite'), { readonly: true });
+  try {
+    return (db.prepare('SELECT COUNT(*) AS n FROM chunks').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
