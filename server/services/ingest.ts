@@ -16,8 +16,8 @@ export interface IngestOptions {
   clock?: () => Date;
 }
 
-/** Chunks are written to the store in batches of about this many bytes. */
-const BATCH_BYTES = 4 * 1024 * 1024;
+/** Chunks are written to the store in batches (about 4 MiB at the default chunk size). */
+const BATCH_CHUNKS = 16;
 
 /**
  * Ingest: stream bytes into fixed-size chunks while hashing them (one pass, memory flat in
@@ -43,23 +43,20 @@ export class IngestService {
     let length = 0;
     let batch: Uint8Array[] = [];
     let batchFirstN = 0;
-    let batchBytes = 0;
 
     const writeBatch = async () => {
       if (batch.length === 0) return;
       await content.writeChunks(stagingId, batchFirstN, batch);
       batchFirstN += batch.length;
       batch = [];
-      batchBytes = 0;
     };
     const closeChunk = async () => {
       const full = chunk.subarray(0, filled);
       await digest.update(full);
       batch.push(full);
-      batchBytes += filled;
       chunk = newChunk();
       filled = 0;
-      if (batchBytes >= BATCH_BYTES) await writeBatch();
+      if (batch.length >= BATCH_CHUNKS) await writeBatch();
     };
 
     try {

@@ -1,0 +1,143 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import type { Role } from '../../shared/schemas.js';
+import { appDeps, composeServices, type Archive, type ServiceConfig } from '../../server/compose.js';
+import { createApp } from '../../server/http/app.js';
+import { createLogger } from '../../server/log.js';
+import type { Account } from '../../server/store/port.js';
+import { unit } from './content.js';
+import type { OpenedStore, StoreTarget } from './stores.js';
+
+export const PASSWORD = 'correct horse battery';
+
+export interface TestServerOptions extends Partial<ServiceConfig> {
+  clock?: () => Date;
+}
+
+/** A real listening server on 127.0.0.1 over a fresh store, with helpers to act as users. */
+export class TestServer {
+  private constructor(
+    readonly url: string,
+    /** Everything the server logged, for checks that secrets stay out of logs. */
+    readonly logLines: string[],
+    readonly opened: OpenedStore,
+    readonly archive: Archive,
+    private readonly close_: () => Promise<void>,
+  ) {}
+
+  static async start(target: StoreTarget, options: TestServerOptions = {}): Promise<TestServer> {
+    const opened = await target.open();
+    const config: ServiceConfig = {
+      maxFileSize: 20 * 1024 ** 3,
+      sessionTtlMs: 3600_000,
+      loginMaxFailures: 5,
+      loginLockMs: 15 * 60_000,
+      trustProxy: false,
+      loginRateLimit: 1000,
+      ...options,
+    };
+    const archive = composeServices(opened.store, config, options.clock);
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
+    const app = createApp(appDeps(opened.store, archive, config, createLogger('info', sink)));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as AddressInfo;
+    return new TestServer(`http://127.0.0.1:${port}`, lines, opened, archive, async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await archive.digests.close();
+      await opened.dispose();
+    });
+  }
+
+  get store() {
+    return this.opened.store;
+  }
+
+  close(): Promise<void> {
+    return this.close_();
+  }
+
+  async addAccount(username: string, role: Role, unitId = 'unit-a', county = '青县'): Promise<Account> {
+    return this.archive.services.accounts.create({ username, password: PASSWORD, role, unit: unit(unitId, county) });
+  }
+
+  /** A client logged in through POST /api/session, using the cookie and CSRF token like a browser. */
+  async login(username: string, password = PASSWORD): Promise<Client> {
+    const res = await fetch(`${this.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+    if (res.status !== 201) throw new Error(`login of ${username} failed: ${res.status} ${await res.text()}`);
+    const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
+    const { csrfToken } = (await res.json()) as { csrfToken: string };
+    return new Client(this.url, { cookie, csrf: csrfToken });
+  }
+
+  /** A client using an API token, like a script. */
+  async tokenClient(account: Account): Promise<Client> {
+    const { token } = await this.archive.services.tokens.create(account, 'test');
+    return new Client(this.url, { bearer: token });
+  }
+
+  anonymous(): Client {
+    return new Client(this.url, {});
+  }
+}
+
+export interface Credentials {
+  cookie?: string;
+  csrf?: string;
+  bearer?: string;
+}
+
+export class Client {
+  constructor(
+    readonly url: string,
+    readonly credentials: Credentials,
+  ) {}
+
+  /** fetch with this client's credentials; the CSRF token goes on every request, as the browser app will send it. */
+  fetch(path: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.credentials.cookie) headers.set('cookie', this.credentials.cookie);
+    if (this.credentials.csrf && !headers.has('x-csrf-token')) headers.set('x-csrf-token', this.credentials.csrf);
+    if (this.credentials.bearer) headers.set('authorization', `Bearer ${this.credentials.bearer}`);
+    return fetch(`${this.url}${path}`, { ...init, headers });
+  }
+
+  json(path: string, method: string, body: unknown): Promise<Response> {
+    return this.fetch(path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  }
+
+  upload(fileName: string, data: Uint8Array, fields: Record<string, string> = {}, type = 'application/pdf'): Promise<Response> {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    form.append('file', new Blob([data], { type }), fileName);
+    return this.fetch('/api/files', { method: 'POST', body: form });
+  }
+}
+
+/** A GET with node:http, for headers fetch() would change. */
+export function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (p: Buffer) => parts.push(p));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(parts) }));
+      })
+      .on('error', reject);
+  });
+}
+
+declare global {
+  // Test code reads JSON bodies without declaring every shape.
+  interface Response {
+    json(): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  }
+}
