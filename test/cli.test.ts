@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { tempDir } from './support/stores.js';
+
+const MAIN = new URL('../server/main.js', import.meta.url).pathname;
+const CLI = new URL('../server/cli/archive.js', import.meta.url).pathname;
+
+interface Started {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  stdout: string;
+}
+
+/** Starts the real server process and waits for its "listening" log line. */
+async function startServer(env: Record<string, string>): Promise<Started> {
+  const child = spawn(process.execPath, [MAIN], { env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env } });
+  let stdout = '';
+  child.stderr.on('data', (d) => process.stderr.write(d));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d;
+      const match = /"port":(\d+).*archive listening/.exec(stdout);
+      if (match) resolve(`http://127.0.0.1:${match[1]}`);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${stdout}`)));
+  });
+  return { child, url, stdout };
+}
+
+async function stopServer(s: Started): Promise<number | null> {
+  s.child.kill('SIGTERM');
+  const [code] = await once(s.child, 'exit');
+  return code as number | null;
+}
+
+function cli(args: string[], env: Record<string, string>, input?: string) {
+  return spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, input: input ?? '', encoding: 'utf8' });
+}
+
+describe('starting the service and the archive command', () => {
+  const dataDir = tempDir();
+  const env = { DATA_DIR: dataDir };
+  after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  let firstPassword: string;
+  before(async () => {
+    const s = await startServer(env);
+    firstPassword = /one-time password: (\S+)/.exec(s.stdout)![1]!;
+    assert.equal(await stopServer(s), 0);
+  });
+
+  it('prints a one-time admin password on an empty store, once, and it works for logging in', async () => {
+    const s = await startServer(env);
+    try {
+      assert.doesNotMatch(s.stdout, /one-time password/);
+      assert.equal((await fetch(`${s.url}/api/health`)).status, 200);
+      const res = await fetch(`${s.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: firstPassword }) });
+      assert.equal(res.status, 201);
+      assert.equal((await res.json()).mustChangePassword, true);
+    } finally {
+      assert.equal(await stopServer(s), 0, 'a graceful stop exits 0');
+    }
+  });
+
+  it('adds a clerk with the password from standard input, lists it, and makes a working API token', async () => {
+    const add = cli(['user', 'add', '李四', '--role', 'clerk', '--unit', 'qx-cg', '--city', '沧州市', '--county', '青县', '--town', '城关镇', '--lng', '116.8', '--lat', '38.6'], env, 'a long password\n');
+    assert.equal(add.status, 0, add.stderr);
+    assert.match(add.stdout, /created clerk 李四/);
+    const list = cli(['user', 'list'], env);
+    assert.match(list.stdout, /李四\tclerk\tqx-cg\t沧州市 \/ 青县 \/ 城关镇/);
+
+    const created = cli(['token', 'create', '李四', '--label', 'scanner'], env);
+    assert.equal(created.status, 0, created.stderr);
+    const token = created.stdout.trim().split('\n').pop()!;
+    assert.match(token, /^adt_[0-9a-f]{12}_[\w-]{43}$/);
+    const tokenId = token.split('_')[1]!;
+    assert.match(cli(['token', 'list'], env).stdout, new RegExp(`${tokenId}\t李四\t.*\tscanner`));
+
+    const s = await startServer(env);
+    try {
+      const form = new FormData();
+      form.append('file', new Blob(['hello archive']), '通知.txt');
+      const res = await fetch(`${s.url}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+      assert.equal(res.status, 201);
+      const revoked = cli(['token', 'revoke', tokenId], env);
+      assert.equal(revoked.status, 0, revoked.stderr);
+      assert.equal((await fetch(`${s.url}/api/files`, { headers: { authorization: `Bearer ${token}` } })).status, 401);
+    } finally {
+      await stopServer(s);
+    }
+  });
+
+  it('resets a password from standard input; the account must change it at next login', async () => {
+    const reset = cli(['user', 'password', '李四'], env, 'temporary password 1');
+    assert.equal(reset.status, 0, reset.stderr);
+    const s = await startServer(env);
+    try {
+      const res = await fetch(`${s.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: '李四', password: 'temporary password 1' }) });
+      assert.equal((await res.json()).mustChangePassword, true);
+    } finally {
+      await stopServer(s);
+    }
+  });
+
+  it('explains mistakes in one line with exit code 2', () => {
+    const cases: Array<[string[], string | undefined, RegExp]> = [
+      [['user', 'add', 'x', '--role', 'clerk', '--city', 'c'], 'a long password', /--unit <unit-id> is required/],
+      [['user', 'add', 'x', '--role', 'boss', '--unit', 'u', '--city', 'c'], 'a long password', /--role must be clerk or admin/],
+      [['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', 'c'], '', /No password on standard input/],
+      [['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', 'c'], 'short', /at least 10 characters/],
+      [['user', 'add', '李四', '--role', 'clerk', '--unit', 'u', '--city', 'c'], 'a long password', /taken/],
+      [['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', 'c', '--town', 't'], 'a long password', /--town needs --county/],
+      [['token', 'create', 'nobody'], undefined, /No account is named "nobody"/],
+      [['token', 'revoke', 'ffffffffffff'], undefined, /No API token/],
+      [['user', 'remove', 'x'], undefined, /unknown command/],
+      [['user', 'list', '--colour'], undefined, /Unknown option/],
+    ];
+    for (const [args, input, message] of cases) {
+      const r = cli(args, env, input);
+      assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, message);
+    }
+  });
+
+  it('refuses bad configuration with one clear line and a non-zero exit', () => {
+    const badPort = spawnSync(process.execPath, [MAIN], { env: { ...process.env, DATA_DIR: dataDir, PORT: 'abc' }, encoding: 'utf8' });
+    assert.equal(badPort.status, 2);
+    assert.match(badPort.stderr, /^archive: invalid setting PORT/);
+    const file = path.join(dataDir, 'not-a-dir');
+    fs.writeFileSync(file, '');
+    const badDir = spawnSync(process.execPath, [MAIN], { env: { ...process.env, DATA_DIR: file, PORT: '0' }, encoding: 'utf8' });
+    assert.equal(badDir.status, 2);
+    assert.match(badDir.stderr, /^archive: DATA_DIR .* is not a writable directory/);
+    const badUri = spawnSync(process.execPath, [MAIN], { env: { ...process.env, MONGODB_URI: 'http://x', PORT: '0' }, encoding: 'utf8' });
+    assert.equal(badUri.status, 2);
+    assert.match(badUri.stderr, /MONGODB_URI must start with mongodb:\/\//);
+  });
+});

@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { randomContent } from '../support/content.js';
+import { PASSWORD, TestServer, type Client } from '../support/server.js';
+import { storeTargets } from '../support/stores.js';
+
+/**
+ * Every endpoint, for every role: anonymous, a clerk of unit A, a clerk of unit B, an admin.
+ * Browser callers use their session cookie and CSRF token; one more column checks API tokens.
+ */
+type Who = 'anonymous' | 'clerkA' | 'clerkB' | 'admin';
+const WHO: Who[] = ['anonymous', 'clerkA', 'clerkB', 'admin'];
+
+for (const target of storeTargets) {
+  describe(`who may call what (${target.name} store)`, { skip: target.skip }, () => {
+    let server: TestServer;
+    let as: Record<Who, Client>;
+    let fileOfA: string;
+    let fileOfB: string;
+
+    before(async () => {
+      server = await TestServer.start(target);
+      await server.addAccount('clerkA', 'clerk', 'unit-a');
+      await server.addAccount('clerkB', 'clerk', 'unit-b');
+      await server.addAccount('admin', 'admin', 'archive');
+      as = {
+        anonymous: server.anonymous(),
+        clerkA: await server.login('clerkA'),
+        clerkB: await server.login('clerkB'),
+        admin: await server.login('admin'),
+      };
+      fileOfA = (await (await as.clerkA.upload('a.pdf', randomContent(100))).json()).fileId;
+      fileOfB = (await (await as.clerkB.upload('b.pdf', randomContent(100))).json()).fileId;
+    });
+    after(() => server.close());
+
+    const expectStatus = async (who: Who, res: Response, expected: number) => {
+      assert.equal(res.status, expected, `${who}: ${res.status} ${await res.clone().text()}`);
+      if (expected >= 400) {
+        const body = await res.json();
+        assert.equal(typeof body.error, 'string');
+        assert.equal(typeof body.message, 'string');
+      }
+    };
+
+    it('GET /api/health: everybody', async () => {
+      for (const who of WHO) await expectStatus(who, await as[who].fetch('/api/health'), 200);
+    });
+
+    it('POST /api/session: anybody with a right password', async () => {
+      for (const who of WHO) {
+        const username = who === 'anonymous' ? 'nobody' : who;
+        await expectStatus(who, await server.anonymous().json('/api/session', 'POST', { username, password: PASSWORD }), who === 'anonymous' ? 401 : 201);
+      }
+    });
+
+    it('GET /api/session: logged-in accounts only, each sees itself', async () => {
+      await expectStatus('anonymous', await as.anonymous.fetch('/api/session'), 401);
+      for (const who of ['clerkA', 'clerkB', 'admin'] as const) {
+        const res = await as[who].fetch('/api/session');
+        await expectStatus(who, res, 200);
+        const body = await res.json();
+        assert.equal(body.account.username, who);
+        assert.equal(body.account.passwordHash, undefined);
+      }
+    });
+
+    it('POST /api/files: clerks and admins', async () => {
+      for (const who of WHO) await expectStatus(who, await as[who].upload(`${who}.pdf`, randomContent(50)), who === 'anonymous' ? 401 : 201);
+    });
+
+    it("GET /api/files: clerks see their unit's files, admins all", async () => {
+      await expectStatus('anonymous', await as.anonymous.fetch('/api/files'), 401);
+      const ids = async (who: Who) => new Set(((await (await as[who].fetch('/api/files?limit=200')).json()).items as Array<{ fileId: string }>).map((i) => i.fileId));
+      const a = await ids('clerkA');
+      const b = await ids('clerkB');
+      const admin = await ids('admin');
+      assert.ok(a.has(fileOfA) && !a.has(fileOfB));
+      assert.ok(b.has(fileOfB) && !b.has(fileOfA));
+      assert.ok(admin.has(fileOfA) && admin.has(fileOfB));
+    });
+
+    it("GET and HEAD /api/files/:id: the uploading unit and admins; others get 404, not a hint", async () => {
+      const expected: Record<Who, number> = { anonymous: 401, clerkA: 200, clerkB: 404, admin: 200 };
+      for (const who of WHO) {
+        await expectStatus(who, await as[who].fetch(`/api/files/${fileOfA}`), expected[who]);
+        const head = await as[who].fetch(`/api/files/${fileOfA}`, { method: 'HEAD' });
+        assert.equal(head.status, expected[who], `HEAD as ${who}`);
+      }
+      const unknown = await as.clerkB.fetch('/api/files/0123456789abcdef01234567');
+      assert.deepEqual(await unknown.json(), await (await as.clerkB.fetch(`/api/files/${fileOfA}`)).json(), 'a hidden file and a missing one look the same');
+    });
+
+    it('PUT /api/session/password: logged-in accounts only', async () => {
+      const roles = { clerkA: ['clerk', 'unit-a'], clerkB: ['clerk', 'unit-b'], admin: ['admin', 'archive'] } as const;
+      for (const who of WHO) {
+        // A fresh account per role, so the shared ones keep their passwords.
+        const username = `pw-${who}`;
+        if (who !== 'anonymous') await server.addAccount(username, roles[who][0], roles[who][1]);
+        const client = who === 'anonymous' ? as.anonymous : await server.login(username);
+        const res = await client.json('/api/session/password', 'PUT', { currentPassword: PASSWORD, newPassword: `${PASSWORD}!` });
+        await expectStatus(who, res, who === 'anonymous' ? 401 : 200);
+        if (who !== 'anonymous') await server.login(username, `${PASSWORD}!`);
+      }
+    });
+
+    it('DELETE /api/session: logged-in accounts only', async () => {
+      for (const who of WHO) {
+        const client = who === 'anonymous' ? as.anonymous : await server.login(who);
+        await expectStatus(who, await client.fetch('/api/session', { method: 'DELETE' }), who === 'anonymous' ? 401 : 204);
+      }
+    });
+
+    it('API tokens act for their account, with the same rights', async () => {
+      const tokenA = await server.tokenClient(await server.archive.services.accounts.getByUsername('clerkA'));
+      const tokenB = await server.tokenClient(await server.archive.services.accounts.getByUsername('clerkB'));
+      const tokenAdmin = await server.tokenClient(await server.archive.services.accounts.getByUsername('admin'));
+      assert.equal((await tokenA.fetch(`/api/files/${fileOfA}`)).status, 200);
+      assert.equal((await tokenB.fetch(`/api/files/${fileOfA}`)).status, 404);
+      assert.equal((await tokenAdmin.fetch(`/api/files/${fileOfB}`)).status, 200);
+      assert.equal((await tokenA.upload('t.pdf', randomContent(10))).status, 201);
+      assert.equal((await tokenA.fetch('/api/session')).status, 200);
+    });
+  });
+}

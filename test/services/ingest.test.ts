@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { PayloadTooLargeError } from '../../server/errors.js';
+import { DigestPool } from '../../server/services/digest.js';
+import { IngestService } from '../../server/services/ingest.js';
+import { keyOf, randomContent, readAll } from '../support/content.js';
+import { countChunks, embeddedTarget, TEST_CHUNK_SIZE, type OpenedStore } from '../support/stores.js';
+
+const CS = TEST_CHUNK_SIZE;
+
+/** Splits data into pieces of awkward sizes, as a network delivers it. */
+function* pieces(data: Buffer, size: number): Generator<Buffer> {
+  for (let at = 0; at < data.length; at += size) yield data.subarray(at, at + size);
+}
+
+describe('ingest: one pass of chunking, MD5 and SHA-256', () => {
+  let opened: OpenedStore;
+  let digests: DigestPool;
+  let ingest: IngestService;
+  before(async () => {
+    opened = await embeddedTarget.open();
+    digests = new DigestPool(2);
+    ingest = new IngestService({ store: opened.store, digests, maxFileSize: 40 * CS });
+  });
+  after(async () => {
+    await digests.close();
+    await opened.dispose();
+  });
+
+  for (const size of [0, 1, CS - 1, CS, CS + 1, 16 * CS, 16 * CS + 1, 33 * CS + 12345]) {
+    it(`hashes and chunks ${size} bytes exactly like Node's crypto`, async () => {
+      const data = randomContent(size);
+      const staged = await ingest.stage(Readable.from(pieces(data, 7001)));
+      assert.deepEqual(staged.key, keyOf(data));
+      const { entry } = await opened.store.content.commit(staged.stagingId, { key: staged.key, fileName: 'x', contentType: 'x/y', uploadDate: new Date() });
+      assert.deepEqual(await readAll(opened.store.content.read(entry)), data);
+    });
+  }
+
+  it('hashes several files at once without mixing them up', async () => {
+    const files = Array.from({ length: 6 }, (_, i) => randomContent(3 * CS + i * 1000));
+    const staged = await Promise.all(files.map((f) => ingest.stage(Readable.from(pieces(f, 4096)))));
+    staged.forEach((s, i) => assert.deepEqual(s.key, keyOf(files[i]!)));
+    await Promise.all(staged.map((s) => ingest.discard(s)));
+  });
+
+  it('stops at the maximum size and leaves no chunks behind', async () => {
+    const before = await countChunks(opened);
+    await assert.rejects(ingest.stage(Readable.from(pieces(randomContent(40 * CS + 1), 65536))), PayloadTooLargeError);
+    assert.equal(await countChunks(opened), before);
+  });
+
+  it('removes staged chunks when the source fails mid-stream', async () => {
+    const before = await countChunks(opened);
+    async function* failing() {
+      yield* pieces(randomContent(20 * CS), 65536);
+      throw new Error('connection reset');
+    }
+    await assert.rejects(ingest.stage(failing()), /connection reset/);
+    assert.equal(await countChunks(opened), before);
+  });
+});
