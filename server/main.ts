@@ -32,16 +32,9 @@ async function main(): Promise<void> {
 
   const app = createApp(appDeps(store, archive, config, logger));
   const server = app.listen(config.port, config.host);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', (err: NodeJS.ErrnoException) => reject(new ConfigError(`cannot listen on ${config.host}:${config.port}: ${err.code ?? err.message}`)));
-  });
-  // Large uploads may take hours: no overall request deadline, but an idle socket is closed.
-  server.requestTimeout = 0;
-  server.timeout = 120_000;
-  const { address, port } = server.address() as AddressInfo;
-  logger.info({ address, port, store: store.kind }, `archive listening on http://${address}:${port}`);
 
+  // Installed before anyone can learn our port: a signal arriving without a handler would kill
+  // the process on the spot instead of closing the store cleanly.
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -57,6 +50,16 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', (err: NodeJS.ErrnoException) => reject(new ConfigError(`cannot listen on ${config.host}:${config.port}: ${err.code ?? err.message}`)));
+  });
+  // Large uploads may take hours: no overall request deadline, but an idle socket is closed.
+  server.requestTimeout = 0;
+  server.timeout = 120_000;
+  const { address, port } = server.address() as AddressInfo;
+  logger.info({ address, port, store: store.kind }, `archive listening on http://${address}:${port}`);
 }
 
 main().catch((err: unknown) => {

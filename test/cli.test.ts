@@ -43,14 +43,18 @@ function cli(args: string[], env: Record<string, string>, input?: string) {
 
 describe('starting the service and the archive command', () => {
   const dataDir = tempDir();
-  const env = { DATA_DIR: dataDir };
+  // The default set-up: the embedded store, even when the test run itself has a MongoDB.
+  const env = { DATA_DIR: dataDir, MONGODB_URI: '' };
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   let firstPassword: string;
   before(async () => {
     const s = await startServer(env);
-    firstPassword = /one-time password: (\S+)/.exec(s.stdout)![1]!;
-    assert.equal(await stopServer(s), 0);
+    try {
+      firstPassword = /one-time password: (\S+)/.exec(s.stdout)?.[1] ?? assert.fail(`no one-time password in: ${s.stdout}`);
+    } finally {
+      assert.equal(await stopServer(s), 0);
+    }
   });
 
   it('prints a one-time admin password on an empty store, once, and it works for logging in', async () => {
@@ -127,12 +131,12 @@ describe('starting the service and the archive command', () => {
   });
 
   it('refuses bad configuration with one clear line and a non-zero exit', () => {
-    const badPort = spawnSync(process.execPath, [MAIN], { env: { ...process.env, DATA_DIR: dataDir, PORT: 'abc' }, encoding: 'utf8' });
+    const badPort = spawnSync(process.execPath, [MAIN], { env: { ...process.env, ...env, PORT: 'abc' }, encoding: 'utf8' });
     assert.equal(badPort.status, 2);
     assert.match(badPort.stderr, /^archive: invalid setting PORT/);
     const file = path.join(dataDir, 'not-a-dir');
     fs.writeFileSync(file, '');
-    const badDir = spawnSync(process.execPath, [MAIN], { env: { ...process.env, DATA_DIR: file, PORT: '0' }, encoding: 'utf8' });
+    const badDir = spawnSync(process.execPath, [MAIN], { env: { ...process.env, ...env, DATA_DIR: file, PORT: '0' }, encoding: 'utf8' });
     assert.equal(badDir.status, 2);
     assert.match(badDir.stderr, /^archive: DATA_DIR .* is not a writable directory/);
     const badUri = spawnSync(process.execPath, [MAIN], { env: { ...process.env, MONGODB_URI: 'http://x', PORT: '0' }, encoding: 'utf8' });

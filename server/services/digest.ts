@@ -1,72 +1,76 @@
-import { createHash, type Hash } from 'node:crypto';
-import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { Md5WorkerReply, Md5WorkerRequest } from './md5-worker.js';
+import type { Algorithm, HashWorkerReply, HashWorkerRequest } from './hash-worker.js';
 
 export interface Digests {
   md5: string;
   sha256: string;
 }
 
-/** Bytes a job may have queued at its worker before `update` makes the caller wait. */
-const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+/** Bytes a stream may have waiting at a hash worker before `update` makes the caller wait. */
+const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
 
-interface JobHandlers {
-  onAck(bytes: number): void;
-  onDigest(md5: string): void;
+interface Subscriber {
+  onHashed(): void;
+  onDigest(hex: string): void;
   onError(err: Error): void;
 }
 
-class Md5Worker {
-  readonly jobs = new Map<number, JobHandlers>();
+class HashWorker {
+  readonly jobs = new Map<number, Subscriber>();
+  dead = false;
   private readonly worker: Worker;
 
   constructor() {
-    this.worker = new Worker(new URL('./md5-worker.js', import.meta.url));
+    this.worker = new Worker(new URL('./hash-worker.js', import.meta.url));
     this.worker.unref();
-    this.worker.on('message', (m: Md5WorkerReply) => {
+    this.worker.on('message', (m: HashWorkerReply) => {
       const job = this.jobs.get(m.job);
       if (!job) return;
-      if (m.op === 'ack') job.onAck(m.bytes);
+      if (m.op === 'hashed') job.onHashed();
       else {
         this.jobs.delete(m.job);
-        job.onDigest(m.md5);
+        job.onDigest(m.hex);
       }
     });
-    this.worker.on('error', (err) => this.failAll(err));
-    this.worker.on('exit', (code) => this.failAll(new Error(`MD5 worker exited with code ${code}`)));
+    this.worker.on('error', (err) => this.fail(err));
+    this.worker.on('exit', (code) => this.fail(new Error(`hash worker exited with code ${code}`)));
   }
 
-  post(m: Md5WorkerRequest): void {
+  post(m: HashWorkerRequest): void {
     this.worker.postMessage(m);
   }
 
-  private failAll(err: Error): void {
+  private fail(err: Error): void {
+    this.dead = true;
     for (const job of this.jobs.values()) job.onError(err);
     this.jobs.clear();
   }
 
   terminate(): Promise<number> {
+    this.dead = true;
     return this.worker.terminate();
   }
 }
 
 /**
- * MD5 and SHA-256 of a byte stream in one pass. MD5 (the slower one) runs on a worker thread
- * while SHA-256 runs on the caller's thread, so ingest is bounded by the slower hash, not
- * their sum.
+ * MD5 and SHA-256 of byte streams in one pass. Each digest runs on a worker thread of its own,
+ * so the thread that receives uploads only moves bytes, and a stream is hashed at the speed of
+ * the slower digest (MD5), not of both in turn. Workers start on first use.
  */
 export class DigestPool {
-  private readonly workers: Md5Worker[] = [];
+  private workers: HashWorker[] = [];
   private nextJob = 1;
 
-  constructor(private readonly size = Math.max(1, os.availableParallelism() - 1)) {}
+  constructor(private readonly size = 2) {}
 
   start(): DigestJob {
-    if (this.workers.length < this.size) this.workers.push(new Md5Worker());
-    // The least busy worker takes the job.
-    const worker = this.workers.reduce((a, b) => (b.jobs.size < a.jobs.size ? b : a));
-    return new DigestJob(worker, this.nextJob++);
+    this.workers = this.workers.filter((w) => !w.dead);
+    while (this.workers.length < this.size) this.workers.push(new HashWorker());
+    // The least busy workers take the stream's two digests.
+    const [first, second] = [...this.workers].sort((a, b) => a.jobs.size - b.jobs.size);
+    const id = this.nextJob;
+    this.nextJob += 2;
+    return new DigestJob(id, first!, second ?? first!);
   }
 
   async close(): Promise<void> {
@@ -74,64 +78,99 @@ export class DigestPool {
   }
 }
 
-export class DigestJob {
-  private readonly sha256: Hash = createHash('sha256');
-  private queued = 0;
-  private failure: Error | undefined;
-  private drained: (() => void) | undefined;
-  private readonly md5: Promise<string>;
+/** One digest of one stream, on one worker. */
+class Lane {
+  queued = 0;
+  readonly releases: Array<() => void> = [];
+  readonly digest: Promise<string>;
 
   constructor(
-    private readonly worker: Md5Worker,
-    private readonly id: number,
+    readonly worker: HashWorker,
+    readonly job: number,
+    readonly algorithm: Algorithm,
+    onProgress: () => void,
+    onError: (err: Error) => void,
   ) {
-    this.md5 = new Promise<string>((resolve, reject) => {
-      worker.jobs.set(id, {
-        onAck: (bytes) => {
-          this.queued -= bytes;
-          if (this.queued <= MAX_QUEUED_BYTES / 2) this.wake();
+    this.digest = new Promise<string>((resolve, reject) => {
+      worker.jobs.set(job, {
+        onHashed: () => {
+          this.releases.shift()!();
+          onProgress();
         },
         onDigest: resolve,
         onError: (err) => {
-          this.failure = err;
-          this.wake();
+          onError(err);
           reject(err);
         },
       });
     });
-    this.md5.catch(() => {}); // surfaced by update() or finish()
+    this.digest.catch(() => {}); // surfaced by update() or finish()
+  }
+}
+
+/** One stream's hashing. */
+export class DigestJob {
+  private failure: Error | undefined;
+  private wake: (() => void) | undefined;
+  private readonly lanes: [Lane, Lane];
+
+  constructor(id: number, md5Worker: HashWorker, sha256Worker: HashWorker) {
+    const progress = () => {
+      if (this.queued() <= MAX_QUEUED_BYTES / 2) this.resume();
+    };
+    const fail = (err: Error) => {
+      this.failure = err;
+      this.resume();
+    };
+    this.lanes = [new Lane(md5Worker, id, 'md5', progress, fail), new Lane(sha256Worker, id + 1, 'sha256', progress, fail)];
+  }
+
+  private queued(): number {
+    return Math.max(...this.lanes.map((l) => l.queued));
   }
 
   /**
-   * Feeds bytes to both hashes. The data must not change afterwards (the worker may read it
-   * later). Resolves at once unless the worker is too far behind.
+   * Hashes `data`, which must stay unchanged until `release` is called (once both digests have
+   * read it). Chunks in SharedArrayBuffers reach the workers without a copy. Resolves at once
+   * unless a worker is too far behind.
    */
-  async update(data: Uint8Array): Promise<void> {
+  async update(data: Uint8Array, release: () => void = () => {}): Promise<void> {
     if (this.failure) throw this.failure;
-    this.sha256.update(data);
-    this.queued += data.byteLength;
-    this.worker.post({ op: 'update', job: this.id, data });
-    if (this.queued > MAX_QUEUED_BYTES) {
-      await new Promise<void>((resolve) => (this.drained = resolve));
+    let readers = this.lanes.length;
+    const done = () => {
+      if (--readers === 0) release();
+    };
+    for (const lane of this.lanes) {
+      lane.queued += data.byteLength;
+      lane.releases.push(() => {
+        lane.queued -= data.byteLength;
+        done();
+      });
+      lane.worker.post({ op: 'update', job: lane.job, algorithm: lane.algorithm, data });
+    }
+    if (this.queued() > MAX_QUEUED_BYTES) {
+      await new Promise<void>((resolve) => (this.wake = resolve));
       if (this.failure) throw this.failure;
     }
   }
 
   async finish(): Promise<Digests> {
-    this.worker.post({ op: 'finish', job: this.id });
-    const md5 = await this.md5;
-    return { md5, sha256: this.sha256.digest('hex') };
+    for (const lane of this.lanes) lane.worker.post({ op: 'finish', job: lane.job, algorithm: lane.algorithm });
+    const [md5, sha256] = await Promise.all(this.lanes.map((l) => l.digest));
+    return { md5: md5!, sha256: sha256! };
   }
 
   abort(): void {
-    this.worker.jobs.delete(this.id);
-    this.worker.post({ op: 'abort', job: this.id });
-    this.wake();
+    for (const lane of this.lanes) {
+      lane.worker.jobs.delete(lane.job);
+      lane.worker.post({ op: 'abort', job: lane.job });
+    }
+    this.resume();
   }
 
-  private wake(): void {
-    const resolve = this.drained;
-    this.drained = undefined;
-    resolve?.();
+  private resume(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
   }
 }

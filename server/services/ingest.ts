@@ -17,7 +17,28 @@ export interface IngestOptions {
 }
 
 /** Chunks are written to the store in batches (about 4 MiB at the default chunk size). */
-const BATCH_CHUNKS = 16;
+const BATCH_CHUNKS = 8;
+
+/**
+ * Reused chunk buffers, so memory stays flat however large the file. They are
+ * SharedArrayBuffers: the store's writer and the hash worker read them without a copy.
+ */
+class ChunkPool {
+  private readonly free: Uint8Array[] = [];
+
+  constructor(private readonly size: number) {}
+
+  take(): Uint8Array {
+    return this.free.pop() ?? new Uint8Array(new SharedArrayBuffer(this.size));
+  }
+
+  /** A callback that returns `chunk` to the pool once it has been called `users` times. */
+  releaser(chunk: Uint8Array, users: number): () => void {
+    return () => {
+      if (--users === 0) this.free.push(chunk);
+    };
+  }
+}
 
 /**
  * Ingest: stream bytes into fixed-size chunks while hashing them (one pass, memory flat in
@@ -36,26 +57,36 @@ export class IngestService {
     const chunkSize = content.chunkSize;
     const stagingId = await content.stage(this.clock());
     const digest = this.deps.digests.start();
-    // Chunks live in SharedArrayBuffers: the MD5 worker reads them without a copy.
-    const newChunk = () => new Uint8Array(new SharedArrayBuffer(chunkSize));
-    let chunk = newChunk();
+    const pool = new ChunkPool(chunkSize);
+    let chunk = pool.take();
     let filled = 0;
     let length = 0;
     let batch: Uint8Array[] = [];
+    let written: Array<() => void> = [];
     let batchFirstN = 0;
 
+    // One batch may be on its way to the store while the next one fills.
+    let previousWrite: Promise<void> = Promise.resolve();
     const writeBatch = async () => {
       if (batch.length === 0) return;
-      await content.writeChunks(stagingId, batchFirstN, batch);
+      const releases = written;
+      const write = content.writeChunks(stagingId, batchFirstN, batch).then(() => releases.forEach((release) => release()));
+      write.catch(() => {}); // awaited below or on the next batch
       batchFirstN += batch.length;
       batch = [];
+      written = [];
+      await previousWrite;
+      previousWrite = write;
     };
     const closeChunk = async () => {
       const full = chunk.subarray(0, filled);
-      await digest.update(full);
+      // The buffer is reused once both the store and the hash worker are done with it.
+      const release = pool.releaser(chunk, 2);
       batch.push(full);
-      chunk = newChunk();
+      written.push(release);
+      chunk = pool.take();
       filled = 0;
+      await digest.update(full, release);
       if (batch.length >= BATCH_CHUNKS) await writeBatch();
     };
 
@@ -74,9 +105,11 @@ export class IngestService {
       }
       if (filled > 0) await closeChunk();
       await writeBatch();
+      await previousWrite;
       const { md5, sha256 } = await digest.finish();
       return { stagingId, key: { md5, sha256, length } };
     } catch (err) {
+      await previousWrite.catch(() => {});
       digest.abort();
       await content.discard(stagingId);
       throw err;

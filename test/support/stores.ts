@@ -26,6 +26,7 @@ export interface OpenedStore {
   mongo?: { uri: string; dbName: string };
   /** For the embedded target: its data directory. */
   dataDir?: string;
+  chunkSize: number;
 }
 
 export function tempDir(prefix = 'archive-test-'): string {
@@ -37,10 +38,12 @@ export const embeddedTarget: StoreTarget = {
   skip: false,
   async open(options = {}) {
     const dataDir = tempDir();
-    const store = openEmbeddedStore({ dataDir, chunkSize: options.chunkSize ?? TEST_CHUNK_SIZE });
+    const chunkSize = options.chunkSize ?? TEST_CHUNK_SIZE;
+    const store = openEmbeddedStore({ dataDir, chunkSize });
     return {
       store,
       dataDir,
+      chunkSize,
       async dispose() {
         await store.close();
         fs.rmSync(dataDir, { recursive: true, force: true });
@@ -56,9 +59,11 @@ export const mongoTarget: StoreTarget = {
   skip: mongoUri ? false : 'MONGODB_URI is not set (start MongoDB, e.g. with docker compose, and set it to run these)',
   async open(options = {}) {
     const dbName = `archive_test_${randomBytes(6).toString('hex')}`;
-    const store = await openMongoStore({ uri: mongoUri!, dbName, chunkSize: options.chunkSize ?? TEST_CHUNK_SIZE, serverSelectionTimeoutMS: 5000 });
+    const chunkSize = options.chunkSize ?? TEST_CHUNK_SIZE;
+    const store = await openMongoStore({ uri: mongoUri!, dbName, chunkSize, serverSelectionTimeoutMS: 5000 });
     return {
       store,
+      chunkSize,
       mongo: { uri: mongoUri!, dbName },
       async dispose() {
         await store.close();
@@ -82,11 +87,16 @@ export async function countChunks(opened: OpenedStore): Promise<number> {
       await client.close();
     }
   }
-  const { default: Database } = await import('better-sqlite3');
-  const db = new Database(path.join(opened.dataDir!, 'archive.sqlite'), { readonly: true });
-  try {
-    return (db.prepare('SELECT COUNT(*) AS n FROM chunks').get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
+  // Embedded: each content file holds ceil(size / chunkSize) chunks.
+  let chunks = 0;
+  const walk = (dir: string) => {
+    if (!fs.existsSync(dir)) return;
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else chunks += Math.ceil(fs.statSync(p).size / opened.chunkSize);
+    }
+  };
+  walk(path.join(opened.dataDir!, 'content'));
+  return chunks;
 }

@@ -22,15 +22,7 @@ CREATE TABLE IF NOT EXISTS catalog (
 CREATE INDEX IF NOT EXISTS catalog_md5 ON catalog (md5);
 CREATE INDEX IF NOT EXISTS catalog_upload_date ON catalog (upload_date);
 
--- GridFS layout: chunk n of a file holds bytes [n*chunk_size, (n+1)*chunk_size).
-CREATE TABLE IF NOT EXISTS chunks (
-  files_id TEXT NOT NULL,
-  n        INTEGER NOT NULL,
-  data     BLOB NOT NULL,
-  PRIMARY KEY (files_id, n)
-);
-
--- Chunks being written that no catalog entry owns yet.
+-- Content files being written that no catalog entry owns yet.
 CREATE TABLE IF NOT EXISTS staging (
   staging_id TEXT PRIMARY KEY,
   created_at INTEGER NOT NULL
@@ -83,6 +75,21 @@ CREATE TABLE IF NOT EXISTS api_tokens (
 );
 `;
 
+export function databaseFile(dataDir: string): string {
+  return path.join(dataDir, 'archive.sqlite');
+}
+
+/** A connection with the archive's settings; every thread that opens the file uses this. */
+export function connect(file: string): Db {
+  const db = new Database(file);
+  // WAL: readers never block the writer, and a killed process loses at most uncommitted
+  // transactions; a catalog entry and its chunks become visible together or not at all.
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 10000');
+  return db;
+}
+
 /** Opens (creating if needed) the archive database in `dataDir`. */
 export function openDatabase(dataDir: string): Db {
   try {
@@ -91,16 +98,8 @@ export function openDatabase(dataDir: string): Db {
   } catch (err) {
     throw new ConfigError(`DATA_DIR ${dataDir} is not a writable directory (${(err as NodeJS.ErrnoException).code ?? err})`);
   }
-  const file = path.join(dataDir, 'archive.sqlite');
-  const isNew = !fs.existsSync(file);
-  const db = new Database(file);
-  // Large pages keep 255 KiB chunk blobs in short overflow chains; only settable on a new file.
-  if (isNew) db.pragma('page_size = 65536');
-  // WAL: readers never block the writer, and a killed process loses at most uncommitted
-  // transactions; a catalog entry and its chunks become visible together or not at all.
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 10000');
+  const file = databaseFile(dataDir);
+  const db = connect(file);
   db.exec(SCHEMA);
   return db;
 }

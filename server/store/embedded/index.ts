@@ -1,16 +1,19 @@
+import path from 'node:path';
 import type { ArchiveStore } from '../port.js';
 import { EmbeddedAccountStore, EmbeddedSessionStore, EmbeddedTokenStore } from './accounts.js';
 import { EmbeddedCatalog } from './catalog.js';
+import { ContentFiles } from './content-files.js';
 import { EmbeddedContentStore } from './content.js';
 import { openDatabase } from './database.js';
 import { EmbeddedLedger } from './ledger.js';
 
-/** The default store: one SQLite file (WAL) in DATA_DIR, nothing to install. */
+/** The default store, nothing to install: SQLite (WAL) for the records, content files for the bytes, all in DATA_DIR. */
 export function openEmbeddedStore(options: { dataDir: string; chunkSize: number }): ArchiveStore {
   const db = openDatabase(options.dataDir);
+  const content = new EmbeddedContentStore(db, new ContentFiles(path.join(options.dataDir, 'content'), options.chunkSize), options.chunkSize);
   return {
     kind: 'embedded',
-    content: new EmbeddedContentStore(db, options.chunkSize),
+    content,
     catalog: new EmbeddedCatalog(db),
     ledger: new EmbeddedLedger(db),
     accounts: new EmbeddedAccountStore(db),
@@ -20,6 +23,7 @@ export function openEmbeddedStore(options: { dataDir: string; chunkSize: number 
       db.prepare('SELECT 1').get();
     },
     async close() {
+      await content.close();
       if (db.open) db.close();
     },
   };

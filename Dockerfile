@@ -1,0 +1,25 @@
+# The archive service. Used by docker-compose.yml; data lives in MongoDB (MONGODB_URI)
+# or, without it, in the embedded store under /data.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY shared ./shared
+COPY server ./server
+COPY test ./test
+COPY bench ./bench
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+RUN mkdir -p /data && chown node:node /data
+USER node
+EXPOSE 3000
+# The same flags as "npm run serve" (package.json).
+CMD ["node", "--max-semi-space-size=1", "dist/server/main.js"]

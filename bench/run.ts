@@ -1,0 +1,22 @@
+import { benchIngest } from './ingest.js';
+import { benchLookup } from './lookup.js';
+
+/**
+ * `npm run bench`: speed and memory against references measured in the same run.
+ * BENCH_INGEST_MIB (default 1024) and BENCH_CATALOG (default 1000000) scale it down for a quick look.
+ */
+const ingestMiB = Number(process.env.BENCH_INGEST_MIB ?? 1024);
+const catalogSize = Number(process.env.BENCH_CATALOG ?? 1_000_000);
+
+const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
+
+const ingest = await benchIngest(ingestMiB);
+console.log(`ingest  POST /api/files of ${ingest.sizeMiB} MiB over loopback, embedded store`);
+console.log(`        md5sum (reference)   ${ingest.md5sumSeconds.toFixed(2)} s  (${(ingest.sizeMiB / ingest.md5sumSeconds).toFixed(0)} MiB/s)`);
+console.log(`        archive ingest       ${ingest.ingestSeconds.toFixed(2)} s  (${(ingest.sizeMiB / ingest.ingestSeconds).toFixed(0)} MiB/s)`);
+console.log(`        ratio ingest/md5sum  ${ingest.ratio.toFixed(2)}x  (target <= 2.00x: ${verdict(ingest.ratio <= 2)})`);
+console.log(`        server peak RSS      ${ingest.serverPeakRssMb.toFixed(0)} MB  (target <= 150 MB: ${verdict(ingest.serverPeakRssMb <= 150)})`);
+
+const lookup = await benchLookup(catalogSize);
+console.log(`lookup  catalog.findByKey with ${lookup.catalogued} catalogued files, ${lookup.lookups} lookups (half hits)`);
+console.log(`        p50 ${lookup.p50Ms.toFixed(3)} ms  p99 ${lookup.p99Ms.toFixed(3)} ms  max ${lookup.maxMs.toFixed(3)} ms  (target p99 <= 5 ms: ${verdict(lookup.p99Ms <= 5)}, ${(lookup.p99Ms / 5).toFixed(3)}x of target)`);

@@ -1,0 +1,126 @@
+import fs from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+
+/** Once this much is written to a file without a sync, a background sync starts. */
+const SYNC_EVERY_BYTES = 64 * 1024 * 1024;
+
+interface OpenFile {
+  handle: FileHandle;
+  unsynced: number;
+  syncing: Promise<void>;
+}
+
+/**
+ * The embedded store's bytes: one file per content under DATA_DIR/content, holding its
+ * fixed-size chunks back to back (chunk n at offset n × chunkSize), so each byte is written
+ * once and served with plain file reads. Which files count is decided in SQLite: a file is
+ * part of the archive only once its catalog entry is committed.
+ */
+export class ContentFiles {
+  /** Files being written by this process, opened once per staging area. */
+  private readonly open = new Map<string, Promise<OpenFile>>();
+
+  constructor(
+    private readonly dir: string,
+    private readonly chunkSize: number,
+  ) {
+    fs.mkdirSync(dir, { recursive: true });
+  }
+
+  pathOf(id: string): string {
+    // Two levels of fan-out keep directories small with millions of files.
+    return path.join(this.dir, id.slice(0, 2), id.slice(2, 4), id);
+  }
+
+  private handle(id: string): Promise<OpenFile> {
+    let file = this.open.get(id);
+    if (!file) {
+      const p = this.pathOf(id);
+      file = (async () => {
+        await fs.promises.mkdir(path.dirname(p), { recursive: true });
+        // Created if missing, never truncated: a resumed writer continues the same file.
+        const handle = await fs.promises.open(p, fs.constants.O_WRONLY | fs.constants.O_CREAT, 0o640);
+        return { handle, unsynced: 0, syncing: Promise.resolve() };
+      })();
+      this.open.set(id, file);
+      file.catch(() => this.open.delete(id));
+    }
+    return file;
+  }
+
+  /** Writes chunks firstN, firstN+1, …; a short (final) chunk ends the file there. */
+  async writeChunks(id: string, firstN: number, chunks: readonly Uint8Array[]): Promise<void> {
+    if (chunks.length === 0) return;
+    const file = await this.handle(id);
+    const start = firstN * this.chunkSize;
+    let bytes = 0;
+    for (const chunk of chunks) bytes += chunk.byteLength;
+    const { bytesWritten } = await file.handle.writev(chunks as Uint8Array[], start);
+    if (bytesWritten !== bytes) throw new Error(`short write to content file ${id}: ${bytesWritten} of ${bytes} bytes`);
+    if (chunks[chunks.length - 1]!.byteLength < this.chunkSize) await file.handle.truncate(start + bytes);
+    file.unsynced += bytes;
+    if (file.unsynced >= SYNC_EVERY_BYTES) {
+      // Flush in the background while more bytes arrive, so the sync at commit is short.
+      file.unsynced = 0;
+      const previous = file.syncing;
+      file.syncing = previous.then(() => file.handle.datasync());
+      file.syncing.catch(() => {}); // a failed sync surfaces at seal()
+    }
+  }
+
+  /** Makes everything written to `id` durable, and closes it. */
+  async seal(id: string): Promise<void> {
+    const opened = this.open.get(id);
+    if (opened) {
+      this.open.delete(id);
+      const file = await opened;
+      try {
+        await file.syncing;
+        await file.handle.datasync();
+      } finally {
+        await file.handle.close();
+      }
+      return;
+    }
+    // Written by another process, or nothing written at all (a 0-byte file): sync what is there.
+    await fs.promises.mkdir(path.dirname(this.pathOf(id)), { recursive: true });
+    const handle = await fs.promises.open(this.pathOf(id), fs.constants.O_WRONLY | fs.constants.O_CREAT, 0o640);
+    try {
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async remove(id: string): Promise<void> {
+    const opened = this.open.get(id);
+    if (opened) {
+      this.open.delete(id);
+      const file = await opened.catch(() => undefined);
+      await file?.syncing.catch(() => {});
+      await file?.handle.close();
+    }
+    await fs.promises.rm(this.pathOf(id), { force: true });
+  }
+
+  /** Bytes [start, end) of a file. */
+  read(id: string, start: number, end: number): Readable {
+    if (end <= start) return Readable.from([]);
+    return fs.createReadStream(this.pathOf(id), { start, end: end - 1, highWaterMark: 256 * 1024 });
+  }
+
+  /** Closes open files; what they hold stays (an interrupted writer may resume). */
+  async closeAll(): Promise<void> {
+    const files = [...this.open.values()];
+    this.open.clear();
+    await Promise.all(
+      files.map(async (opened) => {
+        const file = await opened.catch(() => undefined);
+        await file?.syncing.catch(() => {});
+        await file?.handle.close();
+      }),
+    );
+  }
+}
