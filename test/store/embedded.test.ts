@@ -13,15 +13,20 @@ import { storeConformance } from './conformance.js';
 storeConformance(embeddedTarget);
 
 describe('embedded store specifics', () => {
-  it('keeps everything in one SQLite file in WAL mode inside DATA_DIR', async () => {
+  it('keeps its records in one SQLite file in WAL mode and the bytes in content files, all inside DATA_DIR', async () => {
     const dataDir = tempDir();
     const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    const data = randomContent(2500);
+    const id = await store.content.stage(new Date());
+    await store.content.writeChunks(id, 0, [data.subarray(0, 1024), data.subarray(1024, 2048), data.subarray(2048)]);
+    const { entry } = await store.content.commit(id, { key: keyOf(data), fileName: 'x', contentType: 'text/plain', uploadDate: new Date() });
     await store.close();
-    assert.ok(fs.existsSync(path.join(dataDir, 'archive.sqlite')));
     const { default: Database } = await import('better-sqlite3');
     const db = new Database(path.join(dataDir, 'archive.sqlite'));
     assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
     db.close();
+    const file = path.join(dataDir, 'content', entry.fileId.slice(0, 2), entry.fileId.slice(2, 4), entry.fileId);
+    assert.deepEqual(fs.readFileSync(file), data, 'chunk n at offset n x chunk size');
     fs.rmSync(dataDir, { recursive: true });
   });
 

@@ -1,5 +1,5 @@
 import type { Binary, Db, Long, ObjectId } from 'mongodb';
-import type { GeoType, Role } from '../../../shared/schemas.js';
+import type { GeoType, Role, Unit } from '../../../shared/schemas.js';
 
 /** Document shapes of the MongoDB adapter. Collection names are fixed by the product. */
 
@@ -59,15 +59,8 @@ export interface AccountDoc {
   username: string;
   passwordHash: string;
   role: Role;
-  unit: {
-    id: string;
-    geoType: GeoType;
-    city: string;
-    county?: string;
-    town?: string;
-    street?: string;
-    coordinates?: [number, number];
-  };
+  unit: Unit;
+
   createdAt: Date;
   failedLogins: number;
   lockedUntil: Date | null;

@@ -61,7 +61,7 @@ export function ledgerEntryFromDoc(doc: LedgerDoc): LedgerEntry {
 
 export function accountFromDoc(doc: AccountDoc): Account {
   const { _id, ...rest } = doc;
-  return { id: _id, ...rest, unit: doc.unit as Unit };
+  return { id: _id, ...rest };
 }
 
 /** Parses a file id; undefined for anything that is not a 24-hex ObjectId. */
