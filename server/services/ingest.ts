@@ -21,7 +21,7 @@ const BATCH_CHUNKS = 8;
 
 /**
  * Reused chunk buffers, so memory stays flat however large the file. They are
- * SharedArrayBuffers: the store's writer and the hash worker read them without a copy.
+ * SharedArrayBuffers, so the hash workers read them without a copy.
  */
 class ChunkPool {
   private readonly free: Uint8Array[] = [];
@@ -75,12 +75,14 @@ export class IngestService {
       batchFirstN += batch.length;
       batch = [];
       written = [];
-      await previousWrite;
+      // Tracked before waiting, so a failure path always waits for the newest write.
+      const prior = previousWrite;
       previousWrite = write;
+      await prior;
     };
     const closeChunk = async () => {
       const full = chunk.subarray(0, filled);
-      // The buffer is reused once both the store and the hash worker are done with it.
+      // The buffer is reused once both the store and the hashing are done with it.
       const release = pool.releaser(chunk, 2);
       batch.push(full);
       written.push(release);
