@@ -2,13 +2,18 @@ import type { Config } from './config.js';
 import type { AppDeps } from './http/app.js';
 import type { Logger } from './log.js';
 import { AccountService } from './services/accounts.js';
+import { ClaimService } from './services/claims.js';
 import { DigestPool } from './services/digest.js';
 import { FileService } from './services/files.js';
 import { IngestService } from './services/ingest.js';
+import { DuplicateScope } from './services/scope.js';
 import { SessionService, TokenService } from './services/sessions.js';
 import type { ArchiveStore } from './store/port.js';
 
-export type ServiceConfig = Pick<Config, 'maxFileSize' | 'sessionTtlMs' | 'loginMaxFailures' | 'loginLockMs' | 'trustProxy' | 'loginRateLimit'>;
+export type ServiceConfig = Pick<
+  Config,
+  'maxFileSize' | 'sessionTtlMs' | 'loginMaxFailures' | 'loginLockMs' | 'trustProxy' | 'loginRateLimit' | 'instantUploadScope' | 'claimTtlMs'
+>;
 
 export interface Archive {
   services: AppDeps['services'];
@@ -18,13 +23,15 @@ export interface Archive {
 /** Wires the services over a store: the one place that knows every dependency. */
 export function composeServices(store: ArchiveStore, config: ServiceConfig, clock: () => Date = () => new Date()): Archive {
   const digests = new DigestPool();
+  const scope = new DuplicateScope(config.instantUploadScope, store.ledger);
   return {
     digests,
     services: {
       accounts: new AccountService(store.accounts, { maxFailures: config.loginMaxFailures, lockMs: config.loginLockMs }, clock),
       sessions: new SessionService(store.sessions, store.accounts, config.sessionTtlMs, clock),
       tokens: new TokenService(store.tokens, store.accounts, clock),
-      ingest: new IngestService({ store, digests, maxFileSize: config.maxFileSize, clock }),
+      ingest: new IngestService({ store, digests, scope, maxFileSize: config.maxFileSize, clock }),
+      claims: new ClaimService(store, scope, config.claimTtlMs, clock),
       files: new FileService(store),
     },
   };

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { INSTANT_UPLOAD_SCOPES, type InstantUploadScope } from '../shared/schemas.js';
 import { ConfigError } from './errors.js';
 
 const GiB = 1024 ** 3;
@@ -23,6 +24,8 @@ const configSchema = z.object({
   LOGIN_MAX_FAILURES: positiveInt(5),
   LOGIN_LOCK_MINUTES: positiveInt(15),
   LOGIN_RATE_LIMIT: positiveInt(300),
+  INSTANT_UPLOAD_SCOPE: z.enum(INSTANT_UPLOAD_SCOPES).default('archive'),
+  CLAIM_TTL_SECONDS: positiveInt(300),
   TRUST_PROXY: z.string().default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -40,6 +43,9 @@ export interface Config {
   loginLockMs: number;
   /** Login attempts per client address per 15 minutes. */
   loginRateLimit: number;
+  /** Where an instant (proof-based) upload may find its duplicate; see README. */
+  instantUploadScope: InstantUploadScope;
+  claimTtlMs: number;
   /** Express "trust proxy" setting: false, true, a hop count, or a list of addresses. */
   trustProxy: boolean | number | string;
   logLevel: string;
@@ -64,6 +70,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginMaxFailures: c.LOGIN_MAX_FAILURES,
     loginLockMs: c.LOGIN_LOCK_MINUTES * 60_000,
     loginRateLimit: c.LOGIN_RATE_LIMIT,
+    instantUploadScope: c.INSTANT_UPLOAD_SCOPE,
+    claimTtlMs: c.CLAIM_TTL_SECONDS * 1000,
     trustProxy: parseTrustProxy(c.TRUST_PROXY),
     logLevel: c.LOG_LEVEL,
   };

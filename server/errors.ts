@@ -103,3 +103,10 @@ export class ConflictError extends ArchiveError {
     super('conflict', message);
   }
 }
+
+/** A proof of possession that failed, or a claim that expired, was used, or is someone else's. */
+export class ClaimRejectedError extends ArchiveError {
+  constructor() {
+    super('claim_rejected', 'The archive could not confirm that you hold this file (the check expired, was already used, or the proof did not match). Upload the file normally.');
+  }
+}

@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   'csrf_failed',
   'cross_site_request',
   'forbidden',
+  'claim_rejected',
   'not_found',
   'conflict',
   'payload_too_large',

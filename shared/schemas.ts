@@ -3,6 +3,7 @@ import { z } from 'zod';
 /** One schema per request, shared by the browser client and the server. */
 
 export const md5Hex = z.string().regex(/^[0-9a-fA-F]{32}$/, 'an MD5 is 32 hexadecimal characters').transform((s) => s.toLowerCase());
+export const sha256Hex = z.string().regex(/^[0-9a-fA-F]{64}$/, 'a SHA-256 is 64 hexadecimal characters').transform((s) => s.toLowerCase());
 export const fileIdSchema = z.string().regex(/^[0-9a-f]{24}$/, 'a file id is 24 lowercase hexadecimal characters');
 
 export const loginRequest = z.strictObject({
@@ -22,6 +23,34 @@ export type PasswordChangeRequest = z.infer<typeof passwordChangeRequest>;
 export const uploadFields = z.strictObject({
   md5: md5Hex.optional(),
 });
+
+/** `POST /api/uploads/check`: does the archive hold this content already? */
+export const uploadCheckRequest = z.strictObject({
+  md5: md5Hex,
+  sha256: sha256Hex,
+  size: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  name: z.string().min(1).max(1000),
+  type: z.string().max(255).optional(),
+});
+export type UploadCheckRequest = z.infer<typeof uploadCheckRequest>;
+
+/** `POST /api/uploads/prove`: the MD5 of each requested range, in the order given. */
+export const uploadProveRequest = z.strictObject({
+  claimId: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, 'a claim id is the one returned by /api/uploads/check'),
+  digests: z.array(md5Hex).min(1).max(16),
+});
+export type UploadProveRequest = z.infer<typeof uploadProveRequest>;
+
+/** A byte range, `end` exclusive, as in `Blob.slice(start, end)`. */
+export interface ByteRangeView {
+  start: number;
+  end: number;
+}
+
+export type UploadCheckResult = { status: 'upload' } | { status: 'prove'; claimId: string; ranges: ByteRangeView[] };
+
+export const INSTANT_UPLOAD_SCOPES = ['archive', 'county', 'unit'] as const;
+export type InstantUploadScope = (typeof INSTANT_UPLOAD_SCOPES)[number];
 
 export const fileListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -74,6 +103,7 @@ export interface FileSummary {
   contentType: string;
   fileLength: number;
   fileMD5: string;
+  /** First upload: by the caller's unit for a clerk, by anyone for an admin. */
   uploadDate: string;
   /** Uploads the caller can see: the unit's for a clerk, everybody's for an admin. */
   uploadCount: number;

@@ -5,6 +5,7 @@ import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from '../log.js';
 import type { AccountService } from '../services/accounts.js';
+import type { ClaimService } from '../services/claims.js';
 import type { FileService } from '../services/files.js';
 import type { IngestService } from '../services/ingest.js';
 import type { SessionService, TokenService } from '../services/sessions.js';
@@ -13,6 +14,7 @@ import { errorHandler, unknownApiRoute } from './error-handler.js';
 import { fileRoutes } from './routes/files.js';
 import { healthRoutes } from './routes/health.js';
 import { sessionRoutes } from './routes/session.js';
+import { uploadRoutes } from './routes/uploads.js';
 
 export interface AppDeps {
   logger: Logger;
@@ -22,6 +24,7 @@ export interface AppDeps {
     tokens: TokenService;
     ingest: IngestService;
     files: FileService;
+    claims: ClaimService;
   };
   ping: () => Promise<void>;
   settings: {
@@ -83,6 +86,7 @@ export function createApp(deps: AppDeps): Express {
     sessionRoutes({ accounts: services.accounts, sessions: services.sessions, sessionTtlMs: settings.sessionTtlMs, loginRateLimit: settings.loginRateLimit }),
   );
   app.use('/api/files', fileRoutes({ ingest: services.ingest, files: services.files, maxFileSize: settings.maxFileSize }));
+  app.use('/api/uploads', uploadRoutes(services.claims));
   app.use('/api', unknownApiRoute);
 
   app.use(errorHandler(logger, settings.maxFileSize));

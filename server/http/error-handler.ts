@@ -23,6 +23,7 @@ const STATUS: Record<ErrorCode, number> = {
   csrf_failed: 403,
   cross_site_request: 403,
   forbidden: 403,
+  claim_rejected: 403,
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,

@@ -9,6 +9,8 @@ export interface VisibleFile {
   entry: CatalogEntry;
   /** The caller's unit's own name for it (a clerk), or its first name (an admin). */
   fileName: string;
+  /** When it was uploaded, as far as the caller may know: by the unit (a clerk), first ever (an admin). */
+  since: Date;
 }
 
 /**
@@ -34,7 +36,7 @@ export class FileService {
         contentType: l.entry.contentType,
         fileLength: l.entry.fileLength,
         fileMD5: l.entry.fileMD5,
-        uploadDate: l.entry.uploadDate.toISOString(),
+        uploadDate: l.firstUploadTime.toISOString(),
         uploadCount: l.uploadCount,
         myUploadCount: l.myUploadCount,
         lastUploadTime: l.lastUploadTime.toISOString(),
@@ -47,10 +49,10 @@ export class FileService {
 
   async open(principal: Principal, fileId: string): Promise<VisibleFile> {
     const entry = await this.store.catalog.get(fileId);
-    if (entry && principal.account.role === 'admin') return { entry, fileName: entry.fileName };
+    if (entry && principal.account.role === 'admin') return { entry, fileName: entry.fileName, since: entry.uploadDate };
     const upload = entry && (await this.store.ledger.latestUnitUpload(principal.account.unit.id, fileId));
     if (!entry || !upload) throw new NotFoundError('No file with this id is visible to you. Check the link, or ask your archive administrator.');
-    return { entry, fileName: upload.lastUploadFileName };
+    return { entry, fileName: upload.lastUploadFileName, since: upload.uploadTime };
   }
 
   read(file: VisibleFile, range?: ByteRange): Readable {

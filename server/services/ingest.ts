@@ -2,6 +2,7 @@ import type { UploadResult } from '../../shared/schemas.js';
 import { ChecksumMismatchError, PayloadTooLargeError } from '../errors.js';
 import type { Account, ArchiveStore, ContentKey } from '../store/port.js';
 import type { DigestPool } from './digest.js';
+import type { DuplicateScope } from './scope.js';
 
 /** Bytes received and hashed into a staging area, not yet part of the archive. */
 export interface StagedContent {
@@ -12,6 +13,7 @@ export interface StagedContent {
 export interface IngestOptions {
   store: Pick<ArchiveStore, 'content' | 'ledger'>;
   digests: DigestPool;
+  scope: DuplicateScope;
   maxFileSize: number;
   clock?: () => Date;
 }
@@ -142,12 +144,14 @@ export class IngestService {
       contentType: upload.contentType,
       uploadDate: now,
     });
+    // Asked before this upload is counted: a duplicate outside the caller's scope reads as new.
+    const status = outcome.status === 'duplicate' && !(await this.deps.scope.reveals(outcome.entry, upload.uploader)) ? 'stored' : outcome.status;
     const { uploadCount } = await this.deps.store.ledger.record({
       account: upload.uploader,
       fileId: outcome.entry.fileId,
       fileName: upload.fileName,
       at: now,
     });
-    return { status: outcome.status, fileId: outcome.entry.fileId, uploadCount };
+    return { status, fileId: outcome.entry.fileId, uploadCount };
   }
 }

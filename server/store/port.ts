@@ -82,6 +82,9 @@ export interface CatalogListing {
   displayName: string;
   uploadCount: number;
   myUploadCount: number;
+  /** When the counted uploads began: the unit's first upload in a unit view (so a clerk does
+   * not learn how long the archive has held it), the catalog date otherwise. */
+  firstUploadTime: Date;
   lastUploadTime: Date;
 }
 
@@ -111,9 +114,14 @@ export interface LedgerEntry {
   uploadCount: number;
 }
 
+/** Whose uploads count as "in scope" for an instant upload: one unit, or one county of a city. */
+export type UploaderScope = { unitId: string } | { city: string; county: string | null };
+
 export interface Ledger {
   /** Counts one upload: a new entry at 1, or UploadCount + 1 atomically. */
   record(record: UploadRecord): Promise<{ uploadCount: number }>;
+  /** Whether anybody in the scope has uploaded the file. */
+  hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean>;
   /** The most recent upload of a file by a unit, if any (a unit's right to read it). */
   latestUnitUpload(unitId: string, fileId: string): Promise<LedgerEntry | undefined>;
   entriesForFile(fileId: string): Promise<LedgerEntry[]>;
@@ -181,6 +189,26 @@ export interface TokenStore {
   revoke(id: string): Promise<boolean>;
 }
 
+/** A pending instant-upload claim: the caller must show the MD5 of these ranges of the file. */
+export interface ClaimRecord {
+  id: string;
+  accountId: string;
+  fileId: string;
+  fileName: string;
+  contentType: string;
+  ranges: ByteRange[];
+  /** MD5 (hex) of each range, read from the stored file when the claim was made. */
+  expected: string[];
+  expiresAt: Date;
+}
+
+export interface ClaimStore {
+  create(claim: ClaimRecord): Promise<void>;
+  /** Removes and returns a claim in one atomic step, so a claim can be answered once only. */
+  take(id: string): Promise<ClaimRecord | undefined>;
+  purgeExpired(now: Date): Promise<void>;
+}
+
 export interface ArchiveStore {
   readonly kind: 'embedded' | 'mongodb';
   readonly content: ContentStore;
@@ -189,6 +217,7 @@ export interface ArchiveStore {
   readonly accounts: AccountStore;
   readonly sessions: SessionStore;
   readonly tokens: TokenStore;
+  readonly claims: ClaimStore;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { randomContent } from '../support/content.js';
+import { md5, randomContent, sha256 } from '../support/content.js';
 import { PASSWORD, TestServer, type Client } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
 
@@ -89,6 +89,19 @@ for (const target of storeTargets) {
       }
       const unknown = await as.clerkB.fetch('/api/files/0123456789abcdef01234567');
       assert.deepEqual(await unknown.json(), await (await as.clerkB.fetch(`/api/files/${fileOfA}`)).json(), 'a hidden file and a missing one look the same');
+    });
+
+    it('POST /api/uploads/check and /api/uploads/prove: clerks and admins', async () => {
+      const data = randomContent(500);
+      await as.clerkA.upload('held.pdf', data);
+      const body = { md5: md5(data), sha256: sha256(data), size: data.length, name: 'held.pdf' };
+      for (const who of WHO) {
+        const check = await as[who].json('/api/uploads/check', 'POST', body);
+        await expectStatus(who, check, who === 'anonymous' ? 401 : 200);
+        const claimId = who === 'anonymous' ? 'x'.repeat(32) : (await check.json()).claimId;
+        const prove = await as[who].json('/api/uploads/prove', 'POST', { claimId, digests: [md5(data)] });
+        await expectStatus(who, prove, who === 'anonymous' ? 401 : 200);
+      }
     });
 
     it('PUT /api/session/password: logged-in accounts only', async () => {

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { PayloadTooLargeError } from '../../server/errors.js';
 import { DigestPool } from '../../server/services/digest.js';
 import { IngestService } from '../../server/services/ingest.js';
+import { DuplicateScope } from '../../server/services/scope.js';
 import { keyOf, randomContent, readAll } from '../support/content.js';
 import { countChunks, embeddedTarget, TEST_CHUNK_SIZE, type OpenedStore } from '../support/stores.js';
 
@@ -21,7 +22,7 @@ describe('ingest: one pass of chunking, MD5 and SHA-256', () => {
   before(async () => {
     opened = await embeddedTarget.open();
     digests = new DigestPool(2);
-    ingest = new IngestService({ store: opened.store, digests, maxFileSize: 40 * CS });
+    ingest = new IngestService({ store: opened.store, digests, scope: new DuplicateScope('archive', opened.store.ledger), maxFileSize: 40 * CS });
   });
   after(async () => {
     await digests.close();

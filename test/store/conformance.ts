@@ -173,6 +173,19 @@ export function storeConformance(target: StoreTarget): void {
         assert.equal(await store.ledger.latestUnitUpload('unit-a', '0123456789abcdef01234567'), undefined);
       });
 
+      it('tells whether a unit, or a county of a city, has uploaded a file', async () => {
+        const { entry } = await commit(randomContent(10));
+        await record(testAccount({ unit: unit('unit-q', '青县') }), entry.fileId);
+        const cityLevel = testAccount({ unit: { id: 'city-hall', geoType: 'city', city: '沧州市' } });
+        assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { unitId: 'unit-q' }), true);
+        assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { unitId: 'unit-x' }), false);
+        assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { city: '沧州市', county: '青县' }), true);
+        assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { city: '沧州市', county: '献县' }), false);
+        assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { city: '沧州市', county: null }), false);
+        await record(cityLevel, entry.fileId);
+        assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { city: '沧州市', county: null }), true);
+      });
+
       it("lists a unit's files under the unit's names and all files for an admin view, with counts, search and paging", async () => {
         const clerkA = testAccount();
         const clerkB = testAccount({ unit: unit('unit-b') });
@@ -258,6 +271,16 @@ export function storeConformance(target: StoreTarget): void {
         assert.equal(await store.sessions.get('h2', now), undefined);
         await store.sessions.purgeExpired(later);
         assert.equal(await store.sessions.get('other', now), undefined);
+      });
+
+      it('hands out a claim once, and purges expired ones', async () => {
+        const claim = { id: 'c'.repeat(32), accountId: 'acc', fileId: 'f'.repeat(24), fileName: 'a.pdf', contentType: 'application/pdf', ranges: [{ start: 0, end: 10 }], expected: ['e'.repeat(32)], expiresAt: new Date(Date.now() + 60_000) };
+        await store.claims.create(claim);
+        await store.claims.create({ ...claim, id: 'old'.padEnd(32, '0'), expiresAt: new Date(Date.now() - 1000) });
+        const [first, second] = await Promise.all([store.claims.take(claim.id), store.claims.take(claim.id)]);
+        assert.deepEqual([first, second].filter(Boolean), [claim], 'exactly one taker gets it');
+        await store.claims.purgeExpired(new Date());
+        assert.equal(await store.claims.take('old'.padEnd(32, '0')), undefined);
       });
 
       it('creates, lists and revokes API tokens', async () => {

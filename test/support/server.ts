@@ -35,6 +35,8 @@ export class TestServer {
       loginLockMs: 15 * 60_000,
       trustProxy: false,
       loginRateLimit: 1000,
+      instantUploadScope: 'archive',
+      claimTtlMs: 5 * 60_000,
       ...options,
     };
     const archive = composeServices(opened.store, config, options.clock);

@@ -5,9 +5,9 @@ import multer from 'multer';
 import { cleanContentType, cleanFileName } from '../../../shared/file-name.js';
 import { fileIdSchema, fileListQuery, uploadFields } from '../../../shared/schemas.js';
 import { BadRequestError, PayloadTooLargeError, RangeNotSatisfiableError, ValidationError } from '../../errors.js';
-import type { FileService } from '../../services/files.js';
+import type { FileService, VisibleFile } from '../../services/files.js';
 import type { IngestService } from '../../services/ingest.js';
-import type { ByteRange, CatalogEntry } from '../../store/port.js';
+import type { ByteRange } from '../../store/port.js';
 import { requireAuth } from '../auth.js';
 import { StagingStorageEngine, type StagedFile } from '../upload-engine.js';
 import { parse } from '../validate.js';
@@ -75,7 +75,7 @@ export function fileRoutes(deps: FileRouteDeps): Router {
     res.set({
       'Accept-Ranges': 'bytes',
       ETag: `"${entry.fileMD5}"`,
-      'Last-Modified': entry.uploadDate.toUTCString(),
+      'Last-Modified': file.since.toUTCString(),
       'Cache-Control': 'private, no-cache',
       'Content-Disposition': contentDisposition(file.fileName),
       // Stored documents are never run as part of this site, even if they are HTML.
@@ -85,7 +85,7 @@ export function fileRoutes(deps: FileRouteDeps): Router {
     res.setHeader('Content-Type', entry.contentType);
     if (req.fresh) return void res.status(304).end();
 
-    const range = requestedRange(req, entry);
+    const range = requestedRange(req, file);
     if (range) {
       res.status(206).setHeader('Content-Range', `bytes ${range.start}-${range.end - 1}/${entry.fileLength}`);
       res.setHeader('Content-Length', String(range.end - range.start));
@@ -100,10 +100,10 @@ export function fileRoutes(deps: FileRouteDeps): Router {
 }
 
 /** A single byte range from `Range`, honoured only if `If-Range` (when sent) still matches. */
-function requestedRange(req: Request, entry: CatalogEntry): ByteRange | undefined {
+function requestedRange(req: Request, { entry, since }: VisibleFile): ByteRange | undefined {
   if (req.headers.range === undefined) return undefined;
   const ifRange = req.get('if-range');
-  if (ifRange !== undefined && ifRange !== `"${entry.fileMD5}"` && ifRange !== entry.uploadDate.toUTCString()) return undefined;
+  if (ifRange !== undefined && ifRange !== `"${entry.fileMD5}"` && ifRange !== since.toUTCString()) return undefined;
   const ranges = req.range(entry.fileLength);
   if (ranges === -1) throw new RangeNotSatisfiableError(entry.fileLength, `The requested range lies outside the file, which has ${entry.fileLength} bytes.`);
   if (ranges === -2 || ranges === undefined || ranges.type !== 'bytes') {

@@ -1,5 +1,5 @@
 import { ConflictError } from '../../errors.js';
-import type { Account, AccountStore, ApiTokenRecord, NewAccount, SessionRecord, SessionStore, TokenStore } from '../port.js';
+import type { Account, AccountStore, ApiTokenRecord, ClaimRecord, ClaimStore, NewAccount, SessionRecord, SessionStore, TokenStore } from '../port.js';
 import type { Db } from './database.js';
 import { accountFromRow, type AccountRow } from './rows.js';
 
@@ -138,5 +138,50 @@ export class EmbeddedTokenStore implements TokenStore {
 
   async revoke(id: string): Promise<boolean> {
     return this.db.prepare('DELETE FROM api_tokens WHERE id = ?').run(id).changes > 0;
+  }
+}
+
+interface ClaimRow {
+  id: string;
+  account_id: string;
+  file_id: string;
+  file_name: string;
+  content_type: string;
+  ranges: string;
+  expected: string;
+  expires_at: number;
+}
+
+export class EmbeddedClaimStore implements ClaimStore {
+  private readonly takeStatement;
+
+  constructor(private readonly db: Db) {
+    this.takeStatement = db.prepare<[string], ClaimRow>('DELETE FROM claims WHERE id = ? RETURNING *');
+  }
+
+  async create(c: ClaimRecord): Promise<void> {
+    this.db
+      .prepare('INSERT INTO claims (id, account_id, file_id, file_name, content_type, ranges, expected, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(c.id, c.accountId, c.fileId, c.fileName, c.contentType, JSON.stringify(c.ranges), JSON.stringify(c.expected), c.expiresAt.getTime());
+  }
+
+  async take(id: string): Promise<ClaimRecord | undefined> {
+    const row = this.takeStatement.get(id);
+    return (
+      row && {
+        id: row.id,
+        accountId: row.account_id,
+        fileId: row.file_id,
+        fileName: row.file_name,
+        contentType: row.content_type,
+        ranges: JSON.parse(row.ranges) as ClaimRecord['ranges'],
+        expected: JSON.parse(row.expected) as string[],
+        expiresAt: new Date(row.expires_at),
+      }
+    );
+  }
+
+  async purgeExpired(now: Date): Promise<void> {
+    this.db.prepare('DELETE FROM claims WHERE expires_at <= ?').run(now.getTime());
   }
 }

@@ -66,6 +66,18 @@ CREATE TABLE IF NOT EXISTS sessions (
 );
 CREATE INDEX IF NOT EXISTS sessions_account ON sessions (account_id);
 
+CREATE TABLE IF NOT EXISTS claims (
+  id           TEXT PRIMARY KEY,
+  account_id   TEXT NOT NULL,
+  file_id      TEXT NOT NULL,
+  file_name    TEXT NOT NULL,
+  content_type TEXT NOT NULL,
+  ranges       TEXT NOT NULL,
+  expected     TEXT NOT NULL,
+  expires_at   INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS claims_expiry ON claims (expires_at);
+
 CREATE TABLE IF NOT EXISTS api_tokens (
   id          TEXT PRIMARY KEY,
   account_id  TEXT NOT NULL,

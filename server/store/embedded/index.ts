@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ArchiveStore } from '../port.js';
-import { EmbeddedAccountStore, EmbeddedSessionStore, EmbeddedTokenStore } from './accounts.js';
+import { EmbeddedAccountStore, EmbeddedClaimStore, EmbeddedSessionStore, EmbeddedTokenStore } from './accounts.js';
 import { EmbeddedCatalog } from './catalog.js';
 import { ContentFiles } from './content-files.js';
 import { EmbeddedContentStore } from './content.js';
@@ -19,6 +19,7 @@ export function openEmbeddedStore(options: { dataDir: string; chunkSize: number 
     accounts: new EmbeddedAccountStore(db),
     sessions: new EmbeddedSessionStore(db),
     tokens: new EmbeddedTokenStore(db),
+    claims: new EmbeddedClaimStore(db),
     async ping() {
       db.prepare('SELECT 1').get();
     },

@@ -1,4 +1,4 @@
-import type { Ledger, LedgerEntry, UploadRecord } from '../port.js';
+import type { Ledger, LedgerEntry, UploaderScope, UploadRecord } from '../port.js';
 import type { Db } from './database.js';
 import { ledgerEntryFromRow, type LedgerRow } from './rows.js';
 
@@ -6,6 +6,8 @@ export class EmbeddedLedger implements Ledger {
   private readonly upsert;
   private readonly latest;
   private readonly forFile;
+  private readonly inUnit;
+  private readonly inCounty;
 
   constructor(db: Db) {
     // One statement: a new entry at 1, or UploadCount + 1; SQLite serialises writers, so no increment is lost.
@@ -22,6 +24,10 @@ export class EmbeddedLedger implements Ledger {
       'SELECT * FROM ledger WHERE unit_id = ? AND file_id = ? ORDER BY last_upload_time DESC LIMIT 1',
     );
     this.forFile = db.prepare<[string], LedgerRow>('SELECT * FROM ledger WHERE file_id = ? ORDER BY upload_time, id');
+    this.inUnit = db.prepare<[string, string], { found: number }>('SELECT 1 AS found FROM ledger WHERE unit_id = ? AND file_id = ? LIMIT 1');
+    this.inCounty = db.prepare<[string, string, string | null], { found: number }>(
+      "SELECT 1 AS found FROM ledger WHERE file_id = ? AND json_extract(unit, '$.city') = ? AND json_extract(unit, '$.county') IS ? LIMIT 1",
+    );
   }
 
   async record(r: UploadRecord): Promise<{ uploadCount: number }> {
@@ -35,6 +41,11 @@ export class EmbeddedLedger implements Ledger {
       fileName: r.fileName,
     })!;
     return { uploadCount: row.upload_count };
+  }
+
+  async hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean> {
+    const row = 'unitId' in scope ? this.inUnit.get(scope.unitId, fileId) : this.inCounty.get(fileId, scope.city, scope.county);
+    return row !== undefined;
   }
 
   async latestUnitUpload(unitId: string, fileId: string): Promise<LedgerEntry | undefined> {

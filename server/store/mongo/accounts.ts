@@ -1,5 +1,5 @@
 import { ConflictError } from '../../errors.js';
-import type { Account, AccountStore, ApiTokenRecord, NewAccount, SessionRecord, SessionStore, TokenStore } from '../port.js';
+import type { Account, AccountStore, ApiTokenRecord, ClaimRecord, ClaimStore, NewAccount, SessionRecord, SessionStore, TokenStore } from '../port.js';
 import { isDuplicateKey, type Collections } from './collections.js';
 import { accountFromDoc } from './mapping.js';
 
@@ -98,5 +98,26 @@ export class MongoTokenStore implements TokenStore {
 
   async revoke(id: string): Promise<boolean> {
     return (await this.c.tokens.deleteOne({ _id: id })).deletedCount > 0;
+  }
+}
+
+export class MongoClaimStore implements ClaimStore {
+  constructor(private readonly c: Collections) {}
+
+  async create(claim: ClaimRecord): Promise<void> {
+    const { id, ...rest } = claim;
+    await this.c.claims.insertOne({ _id: id, ...rest });
+  }
+
+  async take(id: string): Promise<ClaimRecord | undefined> {
+    const doc = await this.c.claims.findOneAndDelete({ _id: id });
+    if (!doc) return undefined;
+    const { _id, ...rest } = doc;
+    return { id: _id, ...rest };
+  }
+
+  async purgeExpired(now: Date): Promise<void> {
+    // The TTL index does this eventually; this keeps expiry exact on servers without one.
+    await this.c.claims.deleteMany({ expiresAt: { $lte: now } });
   }
 }

@@ -32,12 +32,13 @@ export class MongoCatalog implements Catalog {
       .aggregate<{ total: number }>([{ $match: match }, { $group: { _id: '$UploadFileID' } }, { $group: { _id: null, total: { $sum: 1 } } }])
       .toArray();
     const rows = await this.c.ledger
-      .aggregate<{ _id: unknown; last: Date; displayName: string; uploads: number; mine: number; entry: CatalogDoc[] }>([
+      .aggregate<{ _id: unknown; first: Date; last: Date; displayName: string; uploads: number; mine: number; entry: CatalogDoc[] }>([
         { $match: match },
         { $sort: { LastUploadTime: -1 } },
         {
           $group: {
             _id: '$UploadFileID',
+            first: { $min: '$UploadTime' },
             last: { $max: '$LastUploadTime' },
             displayName: { $first: '$LastUploadFileName' },
             uploads: { $sum: '$UploadCount' },
@@ -57,6 +58,7 @@ export class MongoCatalog implements Catalog {
         displayName: r.displayName,
         uploadCount: r.uploads,
         myUploadCount: r.mine,
+        firstUploadTime: r.first,
         lastUploadTime: r.last,
       }));
     return { items, total: countRow?.total ?? 0 };
@@ -90,6 +92,7 @@ export class MongoCatalog implements Catalog {
         displayName: doc.fileName,
         uploadCount: s?.uploads ?? 0,
         myUploadCount: s?.mine ?? 0,
+        firstUploadTime: doc.uploadDate,
         lastUploadTime: s?.last ?? doc.uploadDate,
       };
     });

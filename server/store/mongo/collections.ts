@@ -83,6 +83,17 @@ export interface TokenDoc {
   createdAt: Date;
 }
 
+export interface ClaimDoc {
+  _id: string;
+  accountId: string;
+  fileId: string;
+  fileName: string;
+  contentType: string;
+  ranges: Array<{ start: number; end: number }>;
+  expected: string[];
+  expiresAt: Date;
+}
+
 export const BUCKET = 'fileContent';
 
 export function collections(db: Db) {
@@ -95,6 +106,7 @@ export function collections(db: Db) {
     accounts: db.collection<AccountDoc>('accounts'),
     sessions: db.collection<SessionDoc>('sessions'),
     tokens: db.collection<TokenDoc>('apiTokens'),
+    claims: db.collection<ClaimDoc>('uploads.claims'),
   };
 }
 
@@ -114,6 +126,8 @@ export async function createIndexes(c: Collections): Promise<void> {
     c.accounts.createIndex({ username: 1 }, { unique: true }),
     c.sessions.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
     c.sessions.createIndex({ accountId: 1 }),
+    c.claims.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
+    c.ledger.createIndex({ UploadFileID: 1, 'UploadGeoAddress.CityName': 1, 'UploadGeoAddress.CountyName': 1 }, { name: 'file_county' }),
   ]);
 }
 

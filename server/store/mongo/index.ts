@@ -1,7 +1,7 @@
 import { MongoClient } from 'mongodb';
 import { ConfigError } from '../../errors.js';
 import type { ArchiveStore } from '../port.js';
-import { MongoAccountStore, MongoSessionStore, MongoTokenStore } from './accounts.js';
+import { MongoAccountStore, MongoClaimStore, MongoSessionStore, MongoTokenStore } from './accounts.js';
 import { MongoCatalog } from './catalog.js';
 import { collections, createIndexes } from './collections.js';
 import { MongoContentStore } from './content.js';
@@ -35,6 +35,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Archiv
     accounts: new MongoAccountStore(c),
     sessions: new MongoSessionStore(c),
     tokens: new MongoTokenStore(c),
+    claims: new MongoClaimStore(c),
     async ping() {
       await db.command({ ping: 1 });
     },

@@ -1,5 +1,5 @@
 import { ObjectId } from 'mongodb';
-import type { Ledger, LedgerEntry, UploadRecord } from '../port.js';
+import type { Ledger, LedgerEntry, UploaderScope, UploadRecord } from '../port.js';
 import { isDuplicateKey, type Collections } from './collections.js';
 import { ledgerEntryFromDoc, ledgerIdentity, objectIdOf } from './mapping.js';
 
@@ -24,6 +24,16 @@ export class MongoLedger implements Ledger {
         if (!isDuplicateKey(err) || attempt >= 3) throw err;
       }
     }
+  }
+
+  async hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean> {
+    const UploadFileID = objectIdOf(fileId);
+    if (!UploadFileID) return false;
+    const filter =
+      'unitId' in scope
+        ? { UploadFileID, 'UploadGeography.UploadGeoNameID': scope.unitId }
+        : { UploadFileID, 'UploadGeoAddress.CityName': scope.city, 'UploadGeoAddress.CountyName': scope.county };
+    return (await this.c.ledger.findOne(filter, { projection: { _id: 1 } })) !== null;
   }
 
   async latestUnitUpload(unitId: string, fileId: string): Promise<LedgerEntry | undefined> {

@@ -1,0 +1,74 @@
+import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { cleanContentType, cleanFileName } from '../../shared/file-name.js';
+import type { UploadCheckRequest, UploadCheckResult, UploadProveRequest, UploadResult } from '../../shared/schemas.js';
+import { ClaimRejectedError } from '../errors.js';
+import type { Account, ArchiveStore, ByteRange, CatalogEntry } from '../store/port.js';
+import type { DuplicateScope } from './scope.js';
+
+/** At most this many bytes are asked for in a proof. */
+export const PROOF_BYTES = 64 * 1024;
+const PROOF_RANGES = 4;
+
+/** Fresh random ranges: the whole file when it is small, else a few slices of it. */
+export function pickRanges(size: number): ByteRange[] {
+  if (size <= PROOF_BYTES) return [{ start: 0, end: size }];
+  const length = PROOF_BYTES / PROOF_RANGES;
+  return Array.from({ length: PROOF_RANGES }, () => {
+    const start = randomInt(0, size - length + 1);
+    return { start, end: start + length };
+  });
+}
+
+/**
+ * The instant-upload handshake. Knowing a file's hashes is not enough to claim it: the caller
+ * must show the MD5 of random ranges of the bytes, once, before the claim expires. A claim is
+ * consumed by its first answer, right or wrong, so guesses cannot be repeated.
+ */
+export class ClaimService {
+  constructor(
+    private readonly store: Pick<ArchiveStore, 'catalog' | 'content' | 'claims' | 'ledger'>,
+    private readonly scope: DuplicateScope,
+    private readonly ttlMs: number,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  async check(caller: Account, req: UploadCheckRequest): Promise<UploadCheckResult> {
+    const entry = await this.store.catalog.findByKey({ md5: req.md5, sha256: req.sha256, length: req.size });
+    if (!entry || !(await this.scope.reveals(entry, caller))) return { status: 'upload' };
+    const ranges = pickRanges(entry.fileLength);
+    const expected = await Promise.all(ranges.map((r) => this.rangeMd5(entry, r)));
+    const now = this.clock();
+    const claimId = randomBytes(24).toString('base64url');
+    await this.store.claims.purgeExpired(now);
+    await this.store.claims.create({
+      id: claimId,
+      accountId: caller.id,
+      fileId: entry.fileId,
+      fileName: cleanFileName(req.name),
+      contentType: cleanContentType(req.type),
+      ranges,
+      expected,
+      expiresAt: new Date(now.getTime() + this.ttlMs),
+    });
+    return { status: 'prove', claimId, ranges };
+  }
+
+  async prove(caller: Account, req: UploadProveRequest): Promise<UploadResult> {
+    const claim = await this.store.claims.take(req.claimId);
+    const valid =
+      claim !== undefined &&
+      claim.accountId === caller.id &&
+      claim.expiresAt > this.clock() &&
+      req.digests.length === claim.expected.length &&
+      claim.expected.every((digest, i) => timingSafeEqual(Buffer.from(digest), Buffer.from(req.digests[i]!)));
+    if (!valid) throw new ClaimRejectedError();
+    const { uploadCount } = await this.store.ledger.record({ account: caller, fileId: claim.fileId, fileName: claim.fileName, at: this.clock() });
+    return { status: 'duplicate', fileId: claim.fileId, uploadCount };
+  }
+
+  private async rangeMd5(entry: CatalogEntry, range: ByteRange): Promise<string> {
+    const hash = createHash('md5');
+    for await (const part of this.store.content.read(entry, range)) hash.update(part as Uint8Array);
+    return hash.digest('hex');
+  }
+}
