@@ -1,5 +1,6 @@
 import { benchIngest } from './ingest.js';
 import { benchLookup } from './lookup.js';
+import { benchClaims } from './claims.js';
 
 /**
  * `npm run bench`: speed and memory against references measured in the same run.
@@ -20,3 +21,10 @@ console.log(`        server peak RSS      ${ingest.serverPeakRssMb.toFixed(0)} M
 const lookup = await benchLookup(catalogSize);
 console.log(`lookup  catalog.findByKey with ${lookup.catalogued} catalogued files, ${lookup.lookups} lookups (half hits)`);
 console.log(`        p50 ${lookup.p50Ms.toFixed(3)} ms  p99 ${lookup.p99Ms.toFixed(3)} ms  max ${lookup.maxMs.toFixed(3)} ms  (target p99 <= 5 ms: ${verdict(lookup.p99Ms <= 5)}, ${(lookup.p99Ms / 5).toFixed(3)}x of target)`);
+
+const claims = await benchClaims(catalogSize);
+const { pairs, health } = claims;
+console.log(`claims  check + prove over HTTP, ${claims.catalogued} catalogued files, ${claims.clients} concurrent clients (closed loop)`);
+console.log(`        GET /api/health (reference)  p50 ${health.p50Ms.toFixed(1)} ms  p99 ${health.p99Ms.toFixed(1)} ms  ${health.perSecond.toFixed(0)}/s`);
+console.log(`        check + prove pairs          p50 ${pairs.p50Ms.toFixed(1)} ms  p99 ${pairs.p99Ms.toFixed(1)} ms  ${pairs.perSecond.toFixed(0)}/s`);
+console.log(`        pair p99 / health p99        ${(pairs.p99Ms / health.p99Ms).toFixed(2)}x  (target p99 <= 25 ms: ${verdict(pairs.p99Ms <= 25)})`);

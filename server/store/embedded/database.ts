@@ -94,6 +94,15 @@ export function databaseFile(dataDir: string): string {
 /** A connection with the archive's settings; every thread that opens the file uses this. */
 export function connect(file: string): Db {
   const db = new Database(file);
+  // Each SQL text is compiled once: compiling costs more than running most of our statements,
+  // and the adapters use .get/.all/.run only, which a cached statement allows.
+  const compile = db.prepare.bind(db);
+  const compiled = new Map<string, Database.Statement>();
+  db.prepare = ((sql: string) => {
+    let statement = compiled.get(sql);
+    if (!statement) compiled.set(sql, (statement = compile(sql)));
+    return statement;
+  }) as Db['prepare'];
   // WAL: readers never block the writer, and a killed process loses at most uncommitted
   // transactions; a catalog entry and its chunks become visible together or not at all.
   db.pragma('journal_mode = WAL');

@@ -1,0 +1,97 @@
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { benchToken, startBenchServer } from './server.js';
+import { seedCatalog } from './seed.js';
+
+export interface Latency {
+  count: number;
+  p50Ms: number;
+  p99Ms: number;
+  perSecond: number;
+}
+
+export interface ClaimsResult {
+  catalogued: number;
+  clients: number;
+  /** check + prove pairs. */
+  pairs: Latency;
+  /** Reference: GET /api/health (no work beyond HTTP, auth and logging) under the same load. */
+  health: Latency;
+}
+
+/** Runs `op` `count` times (after a warm-up) from `clients` concurrent loops; latency per op. */
+async function closedLoop(clients: number, count: number, op: (i: number) => Promise<void>): Promise<Latency> {
+  const warmup = 200;
+  const times: number[] = [];
+  let next = 0;
+  let started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < count + warmup) {
+        const i = next++;
+        if (i === warmup) started = process.hrtime.bigint();
+        const t = process.hrtime.bigint();
+        await op(i);
+        if (i >= warmup) times.push(Number(process.hrtime.bigint() - t) / 1e6);
+      }
+    }),
+  );
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
+  return { count: times.length, p50Ms: at(0.5), p99Ms: at(0.99), perSecond: times.length / seconds };
+}
+
+const md5 = (data: Uint8Array) => createHash('md5').update(data).digest('hex');
+
+/**
+ * check + prove round trips against the real server process on the embedded store, with
+ * `catalogued` catalog entries (seeded) and `clients` concurrent clients proving files the
+ * archive holds. Latency is per pair, as a clerk's browser sees it.
+ */
+export async function benchClaims(catalogued: number, clients = 64, count = 4000): Promise<ClaimsResult> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-claims-'));
+  const env = { ...process.env, DATA_DIR: dataDir, MONGODB_URI: '' };
+  try {
+    const token = benchToken(env);
+    seedCatalog(dataDir, catalogued);
+    const server = await startBenchServer(env);
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const post = async (p: string, body: unknown) => {
+      const res = await fetch(`${server.url}${p}`, { method: 'POST', headers, body: JSON.stringify(body) });
+      if (!res.ok) throw new Error(`${p} answered ${res.status}: ${await res.text()}`);
+      return res.json() as Promise<{ status: string; claimId: string; ranges: Array<{ start: number; end: number }> }>;
+    };
+    try {
+      // Real files to prove: 100 of 200 KB, uploaded the ordinary way.
+      const files = Array.from({ length: 100 }, () => randomBytes(200 * 1024));
+      for (const data of files) {
+        const form = new FormData();
+        form.append('file', new Blob([data]), 'seed.bin');
+        const res = await fetch(`${server.url}/api/files`, { method: 'POST', headers: { authorization: headers.authorization }, body: form });
+        if (res.status !== 201) throw new Error(`seeding upload answered ${res.status}`);
+      }
+      const checkBody = files.map((data) => ({ md5: md5(data), sha256: createHash('sha256').update(data).digest('hex'), size: data.length, name: 'again.bin' }));
+
+      const pairs = await closedLoop(clients, count, async (i) => {
+        const f = i % files.length;
+        const check = await post('/api/uploads/check', checkBody[f]);
+        if (check.status !== 'prove') throw new Error('expected a proof request');
+        const proved = await post('/api/uploads/prove', { claimId: check.claimId, digests: check.ranges.map((r) => md5(files[f]!.subarray(r.start, r.end))) });
+        if (proved.status !== 'duplicate') throw new Error('expected a duplicate');
+      });
+      const health = await closedLoop(clients, count, async () => {
+        const res = await fetch(`${server.url}/api/health`, { headers: { authorization: headers.authorization } });
+        if (!res.ok) throw new Error(`health answered ${res.status}`);
+        await res.arrayBuffer();
+      });
+      return { catalogued, clients, pairs, health };
+    } finally {
+      server.stop();
+    }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
