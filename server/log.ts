@@ -9,7 +9,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       level,
       base: { service: 'archive-dedup' },
       redact: {
-        paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', 'password', 'token', '*.password', '*.token'],
+        paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]', 'res.headers["set-cookie"]', 'password', 'token', '*.password', '*.token'],
         censor: '[redacted]',
       },
     },

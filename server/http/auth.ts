@@ -21,8 +21,9 @@ export function authenticate(sessions: SessionService, tokens: TokenService): Re
       req.principal = await tokens.resolve(match[1]!);
       return next();
     }
-    const cookie = (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE];
-    if (cookie) req.principal = await sessions.resolve(cookie);
+    // cookie-parser turns "j:…" values into JSON; a session cookie is only ever a string.
+    const cookie: unknown = (req.cookies as Record<string, unknown> | undefined)?.[SESSION_COOKIE];
+    if (typeof cookie === 'string' && cookie !== '') req.principal = await sessions.resolve(cookie);
     next();
   };
 }
@@ -36,7 +37,7 @@ export function requireAuth(roles: readonly Role[] = ['clerk', 'admin'], options
     const principal = req.principal;
     if (!principal) throw new UnauthenticatedError();
     if (!SAFE_METHODS.has(req.method)) SessionService.checkCsrf(principal, req.get(CSRF_HEADER));
-    if (principal.via === 'session' && principal.account.mustChangePassword && !options.allowPendingPasswordChange) {
+    if (principal.account.mustChangePassword && !options.allowPendingPasswordChange) {
       throw new ForbiddenError('Change your one-time password first (PUT /api/session/password).');
     }
     if (!roles.includes(principal.account.role)) throw new ForbiddenError(`Only ${roles.join(' or ')} accounts may do this.`);

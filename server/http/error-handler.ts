@@ -46,6 +46,7 @@ function translate(err: unknown, maxFileSize: number): unknown {
   const e = err as { type?: string; status?: number; message?: string };
   if (e?.type === 'entity.parse.failed') return new BadRequestError('The request body is not valid JSON.');
   if (e?.type === 'entity.too.large') return new BadRequestError('The request body is too large.');
+  if (err instanceof Error && /^Request (aborted|closed)$/.test(err.message)) return new BadRequestError('The upload was interrupted before it finished.');
   if (err instanceof Error && /Unexpected end of form|Malformed part header|Multipart: Boundary not found|Unexpected end of multipart/.test(err.message)) {
     return new BadRequestError(`The multipart body is malformed (${err.message}).`);
   }

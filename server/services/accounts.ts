@@ -79,7 +79,8 @@ export class AccountService {
   }
 
   async changePassword(account: Account, currentPassword: string, newPassword: string): Promise<void> {
-    if (!(await verifyPassword(currentPassword, account.passwordHash))) throw new LoginFailedError();
+    // Checked like a login, so a stolen session cannot guess the password without limit.
+    await this.authenticate(account.username, currentPassword);
     checkPasswordRules(newPassword);
     if (newPassword === currentPassword) throw new ValidationError('Choose a new password that differs from the current one.');
     await this.accounts.setPassword(account.id, await hashPassword(newPassword), false);

@@ -9,9 +9,18 @@ import type { DuplicateScope } from './scope.js';
 export const PROOF_BYTES = 64 * 1024;
 const PROOF_RANGES = 4;
 
-/** Fresh random ranges: the whole file when it is small, else a few slices of it. */
+/**
+ * Fresh random ranges: a small file whole, cut into pieces at random points (its MD5 as one
+ * piece would be no proof: the caller sent it with the check); a larger file as a few slices.
+ */
 export function pickRanges(size: number): ByteRange[] {
-  if (size <= PROOF_BYTES) return [{ start: 0, end: size }];
+  if (size < 2) return [{ start: 0, end: size }];
+  if (size <= PROOF_BYTES) {
+    const cuts = new Set<number>();
+    while (cuts.size < Math.min(PROOF_RANGES - 1, size - 1)) cuts.add(randomInt(1, size));
+    const points = [0, ...[...cuts].sort((a, b) => a - b), size];
+    return points.slice(1).map((end, i) => ({ start: points[i]!, end }));
+  }
   const length = PROOF_BYTES / PROOF_RANGES;
   return Array.from({ length: PROOF_RANGES }, () => {
     const start = randomInt(0, size - length + 1);
@@ -62,7 +71,7 @@ export class ClaimService {
       req.digests.length === claim.expected.length &&
       claim.expected.every((digest, i) => timingSafeEqual(Buffer.from(digest), Buffer.from(req.digests[i]!)));
     if (!valid) throw new ClaimRejectedError();
-    const { uploadCount } = await this.store.ledger.record({ account: caller, fileId: claim.fileId, fileName: claim.fileName, at: this.clock() });
+    const { uploadCount } = await this.store.ledger.record({ account: caller, fileId: claim.fileId, fileName: claim.fileName, contentType: claim.contentType, at: this.clock() });
     return { status: 'duplicate', fileId: claim.fileId, uploadCount };
   }
 

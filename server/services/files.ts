@@ -9,6 +9,8 @@ export interface VisibleFile {
   entry: CatalogEntry;
   /** The caller's unit's own name for it (a clerk), or its first name (an admin). */
   fileName: string;
+  /** Its media type, chosen the same way. */
+  contentType: string;
   /** When it was uploaded, as far as the caller may know: by the unit (a clerk), first ever (an admin). */
   since: Date;
 }
@@ -33,7 +35,7 @@ export class FileService {
       items: items.map((l) => ({
         fileId: l.entry.fileId,
         fileName: l.displayName,
-        contentType: l.entry.contentType,
+        contentType: l.displayType,
         fileLength: l.entry.fileLength,
         fileMD5: l.entry.fileMD5,
         uploadDate: l.firstUploadTime.toISOString(),
@@ -49,10 +51,10 @@ export class FileService {
 
   async open(principal: Principal, fileId: string): Promise<VisibleFile> {
     const entry = await this.store.catalog.get(fileId);
-    if (entry && principal.account.role === 'admin') return { entry, fileName: entry.fileName, since: entry.uploadDate };
+    if (entry && principal.account.role === 'admin') return { entry, fileName: entry.fileName, contentType: entry.contentType, since: entry.uploadDate };
     const upload = entry && (await this.store.ledger.latestUnitUpload(principal.account.unit.id, fileId));
     if (!entry || !upload) throw new NotFoundError('No file with this id is visible to you. Check the link, or ask your archive administrator.');
-    return { entry, fileName: upload.lastUploadFileName, since: upload.uploadTime };
+    return { entry, fileName: upload.lastUploadFileName, contentType: upload.lastContentType, since: upload.uploadTime };
   }
 
   read(file: VisibleFile, range?: ByteRange): Readable {

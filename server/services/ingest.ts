@@ -150,6 +150,7 @@ export class IngestService {
       account: upload.uploader,
       fileId: outcome.entry.fileId,
       fileName: upload.fileName,
+      contentType: upload.contentType,
       at: now,
     });
     return { status, fileId: outcome.entry.fileId, uploadCount };

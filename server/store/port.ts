@@ -80,6 +80,8 @@ export interface CatalogListing {
   entry: CatalogEntry;
   /** The name shown: the unit's own upload name in a unit view, the first name otherwise. */
   displayName: string;
+  /** The media type shown, chosen the same way. */
+  displayType: string;
   uploadCount: number;
   myUploadCount: number;
   /** When the counted uploads began: the unit's first upload in a unit view (so a clerk does
@@ -99,6 +101,8 @@ export interface UploadRecord {
   account: Pick<Account, 'id' | 'username' | 'unit'>;
   fileId: string;
   fileName: string;
+  /** The media type this uploader declared (a unit is shown its own, not the first uploader's). */
+  contentType: string;
   at: Date;
 }
 
@@ -111,6 +115,7 @@ export interface LedgerEntry {
   lastUploadTime: Date;
   uploadFileName: string;
   lastUploadFileName: string;
+  lastContentType: string;
   uploadCount: number;
 }
 

@@ -98,8 +98,9 @@ for (const target of storeTargets) {
       for (const who of WHO) {
         const check = await as[who].json('/api/uploads/check', 'POST', body);
         await expectStatus(who, check, who === 'anonymous' ? 401 : 200);
-        const claimId = who === 'anonymous' ? 'x'.repeat(32) : (await check.json()).claimId;
-        const prove = await as[who].json('/api/uploads/prove', 'POST', { claimId, digests: [md5(data)] });
+        const claim = who === 'anonymous' ? { claimId: 'x'.repeat(32), ranges: [{ start: 0, end: data.length }] } : await check.json();
+        const digests = claim.ranges.map((r: { start: number; end: number }) => md5(data.subarray(r.start, r.end)));
+        const prove = await as[who].json('/api/uploads/prove', 'POST', { claimId: claim.claimId, digests });
         await expectStatus(who, prove, who === 'anonymous' ? 401 : 200);
       }
     });

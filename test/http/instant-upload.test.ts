@@ -39,14 +39,18 @@ for (const target of storeTargets) {
       assert.deepEqual(await res.json(), { status: 'upload' });
     });
 
-    it('asks for the whole file when it is small, and for fresh random ranges of at most 64 KiB in all otherwise', async () => {
+    it('asks for a small file whole, in pieces cut at random points, and for fresh random ranges of at most 64 KiB in all otherwise', async () => {
       const small = randomContent(10_000);
       const big = randomContent(5 * TEST_CHUNK_SIZE + 7);
       await clerkA.upload('small.pdf', small);
       await clerkA.upload('big.pdf', big);
       const smallCheck = await (await clerkB.json('/api/uploads/check', 'POST', checkBody(small))).json();
       assert.equal(smallCheck.status, 'prove');
-      assert.deepEqual(smallCheck.ranges, [{ start: 0, end: small.length }]);
+      const pieces: Array<{ start: number; end: number }> = smallCheck.ranges;
+      assert.ok(pieces.length > 1, 'never the whole file as one range: its MD5 came with the check');
+      assert.equal(pieces[0]!.start, 0);
+      assert.equal(pieces[pieces.length - 1]!.end, small.length);
+      pieces.slice(1).forEach((r, i) => assert.equal(r.start, pieces[i]!.end, 'the pieces tile the file'));
       const seen = new Set<string>();
       for (let i = 0; i < 3; i++) {
         const check = await (await clerkB.json('/api/uploads/check', 'POST', checkBody(big))).json();
@@ -114,6 +118,15 @@ for (const target of storeTargets) {
       await expectRejected(await prove(clerkB, used.claimId, digestsFor(data, used.ranges)));
     });
 
+    it('does not accept the MD5 the caller already sent as a proof, however small the file', async () => {
+      const data = randomContent(50_000);
+      const { fileId } = await (await clerkA.upload('secret.pdf', data)).json();
+      const check = await (await clerkB.json('/api/uploads/check', 'POST', checkBody(data))).json();
+      const res = await clerkB.json('/api/uploads/prove', 'POST', { claimId: check.claimId, digests: check.ranges.map(() => md5(data)) });
+      assert.equal(res.status, 403);
+      assert.equal((await clerkB.fetch(`/api/files/${fileId}`)).status, 404, 'knowing the hashes gave no access');
+    });
+
     it('proves a 0-byte file with the MD5 of nothing', async () => {
       await clerkA.upload('empty.txt', Buffer.alloc(0));
       const { check, body } = await instantUpload(clerkB, Buffer.alloc(0), 'leer.txt');
@@ -159,7 +172,7 @@ for (const target of storeTargets) {
 
       it('answers content held only outside the scope as new, stores it once, and still counts the upload', async () => {
         const data = randomContent(TEST_CHUNK_SIZE + 100);
-        const held = await (await holder.upload('a.pdf', data)).json();
+        const held = await (await holder.upload('a.pdf', data, {}, 'application/x-holders-own')).json();
         await new Promise((resolve) => setTimeout(resolve, 5));
         const chunksBefore = await countChunks(server.opened);
         const firstStored = (await server.store.catalog.get(held.fileId))!.uploadDate.toISOString();
@@ -175,6 +188,9 @@ for (const target of storeTargets) {
           const listed = (await (await outsider.fetch('/api/files')).json()).items.find((i: { fileId: string }) => i.fileId === body.fileId);
           assert.notEqual(listed.uploadDate, firstStored, 'the listing does not reveal the earlier upload');
           assert.equal(listed.fileName, 'mine.pdf');
+          assert.equal(listed.contentType, 'application/pdf', "the outsider sees its own media type, not the holder's");
+          const download = await outsider.fetch(`/api/files/${body.fileId}`, { method: 'HEAD' });
+          assert.equal(download.headers.get('content-type'), 'application/pdf');
           assert.equal(listed.uploadCount, 1);
         }
         assert.equal(await countChunks(server.opened), chunksBefore, 'still one stored copy');

@@ -87,6 +87,13 @@ for (const target of storeTargets) {
       assert.equal((await script.fetch('/api/files')).status, 401);
     });
 
+    it('ignores a session cookie that is not a plain string (no 500 for "j:" JSON cookies)', async () => {
+      for (const value of ['j:{}', 'j:1', 'j:[1]', '']) {
+        const res = await fetch(`${server.url}/api/files`, { headers: { cookie: `archive_session=${value}` } });
+        assert.equal(res.status, 401, value);
+      }
+    });
+
     it('refuses a login posted from another site', async () => {
       const evil = await login(server, 'clerk', PASSWORD, { origin: 'https://evil.example' });
       assert.equal(evil.status, 403);
@@ -107,6 +114,7 @@ for (const target of storeTargets) {
       const second = await server.login('changer');
       const wrong = await first.json('/api/session/password', 'PUT', { currentPassword: 'nope', newPassword: 'a new long password' });
       assert.equal(wrong.status, 401);
+      assert.equal((await server.store.accounts.findByUsername('changer'))?.failedLogins, 1, 'a wrong current password counts like a failed login');
       const short = await first.json('/api/session/password', 'PUT', { currentPassword: PASSWORD, newPassword: 'short' });
       assert.equal(short.status, 400);
       assert.match((await short.json()).message, /at least 10/);
@@ -126,21 +134,26 @@ for (const target of storeTargets) {
       const blocked = await browser.fetch('/api/files');
       assert.equal(blocked.status, 403);
       assert.match((await blocked.json()).message, /one-time password/);
+      const { token } = await server.archive.services.tokens.create(admin);
+      const script = new Client(server.url, { bearer: token });
+      assert.equal((await script.fetch('/api/files')).status, 403, 'API tokens wait for the new password too');
       const changed = await browser.json('/api/session/password', 'PUT', { currentPassword: PASSWORD, newPassword: 'my own password' });
       assert.equal((await changed.json()).mustChangePassword, false);
+      assert.equal((await script.fetch('/api/files')).status, 200);
       assert.equal((await server.store.accounts.get(admin.id))?.mustChangePassword, false);
     });
 
-    it('never writes passwords, cookies or tokens into the log', async () => {
+    it('never writes passwords, cookies, CSRF or API tokens into the log', async () => {
       const account = await server.archive.services.accounts.getByUsername('clerk');
       const { token } = await server.archive.services.tokens.create(account);
       const res = await login(server, 'clerk', PASSWORD);
       const cookie = res.headers.get('set-cookie')!.split(';')[0]!.split('=')[1]!;
+      const { csrfToken } = await res.json();
       await fetch(`${server.url}/api/files`, { headers: { authorization: `Bearer ${token}` } });
-      await fetch(`${server.url}/api/files`, { headers: { cookie: `archive_session=${cookie}` } });
+      await fetch(`${server.url}/api/files`, { headers: { cookie: `archive_session=${cookie}`, 'x-csrf-token': csrfToken } });
       const log = server.logLines.join('');
       assert.ok(log.includes('/api/files'), 'requests are logged');
-      for (const secret of [PASSWORD, token, cookie]) assert.equal(log.includes(secret), false);
+      for (const secret of [PASSWORD, token, cookie, csrfToken]) assert.equal(log.includes(secret), false);
     });
   });
 }

@@ -24,7 +24,7 @@ export function storeConformance(target: StoreTarget): void {
       const staged = await stageBytes(store, data);
       return store.content.commit(staged.stagingId, { key: staged.key, fileName, contentType: 'application/pdf', uploadDate: new Date() });
     };
-    const record = (account: Account, fileId: string, fileName = 'doc.pdf', at = new Date()) => store.ledger.record({ account, fileId, fileName, at });
+    const record = (account: Account, fileId: string, fileName = 'doc.pdf', at = new Date(), contentType = 'application/pdf') => store.ledger.record({ account, fileId, fileName, contentType, at });
 
     describe('content and catalog', () => {
       it('reads a committed file back byte for byte, whole and in ranges across chunk edges', async () => {
@@ -141,6 +141,7 @@ export function storeConformance(target: StoreTarget): void {
         assert.deepEqual(e!.unit, clerk.unit);
         assert.equal(e!.uploadFileName, 'first.pdf');
         assert.equal(e!.lastUploadFileName, 'second.pdf');
+        assert.equal(e!.lastContentType, 'application/pdf');
         assert.ok(e!.lastUploadTime >= e!.uploadTime);
       });
 
@@ -197,15 +198,15 @@ export function storeConformance(target: StoreTarget): void {
         await record(clerkB, onlyB.fileId, 'b-only.pdf', new Date(t - 4000));
         await record(clerkA, onlyA.fileId, '档案 A.pdf', new Date(t - 3000));
         await record(clerkA, shared.fileId, '共享 文件.pdf', new Date(t - 2000));
-        await record(clerkA, shared.fileId, '共享 文件.pdf', new Date(t - 1000));
+        await record(clerkA, shared.fileId, '共享 文件.pdf', new Date(t - 1000), 'application/x-unit-a');
 
         const unitA = await store.catalog.list({ unitId: 'unit-a', accountId: clerkA.id, limit: 10, offset: 0 });
         assert.equal(unitA.total, 2);
         assert.deepEqual(
-          unitA.items.map((i) => [i.entry.fileId, i.displayName, i.uploadCount, i.myUploadCount]),
+          unitA.items.map((i) => [i.entry.fileId, i.displayName, i.displayType, i.uploadCount, i.myUploadCount]),
           [
-            [shared.fileId, '共享 文件.pdf', 2, 2],
-            [onlyA.fileId, '档案 A.pdf', 1, 1],
+            [shared.fileId, '共享 文件.pdf', 'application/x-unit-a', 2, 2],
+            [onlyA.fileId, '档案 A.pdf', 'application/pdf', 1, 1],
           ],
         );
         const searched = await store.catalog.list({ unitId: 'unit-a', accountId: clerkA.id, nameContains: '档案', limit: 10, offset: 0 });

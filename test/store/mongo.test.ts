@@ -15,7 +15,7 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
       const data = randomContent(3 * TEST_CHUNK_SIZE + 17);
       const staged = await stageBytes(opened.store, data);
       const { entry } = await opened.store.content.commit(staged.stagingId, { key: staged.key, fileName: '档案.pdf', contentType: 'application/pdf', uploadDate: new Date() });
-      await opened.store.ledger.record({ account: testAccount(), fileId: entry.fileId, fileName: '档案.pdf', at: new Date() });
+      await opened.store.ledger.record({ account: testAccount(), fileId: entry.fileId, fileName: '档案.pdf', contentType: 'application/pdf', at: new Date() });
 
       const db = client.db(opened.mongo!.dbName);
       const bucket = new GridFSBucket(db, { bucketName: 'fileContent' });
@@ -30,6 +30,7 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
       assert.equal(await db.collection('fileContent.chunks').countDocuments(), 4);
       const ledger = await db.collection('userInfo.users').findOne({});
       assert.deepEqual(Object.keys(ledger!).sort(), [
+        'LastUploadContentType',
         'LastUploadFileName',
         'LastUploadTime',
         'UploadCount',

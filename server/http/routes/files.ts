@@ -82,7 +82,7 @@ export function fileRoutes(deps: FileRouteDeps): Router {
       'Content-Security-Policy': "default-src 'none'; sandbox",
     });
     // setHeader, not res.type(): Express would append a charset we do not know.
-    res.setHeader('Content-Type', entry.contentType);
+    res.setHeader('Content-Type', file.contentType);
     if (req.fresh) return void res.status(304).end();
 
     const range = requestedRange(req, file);

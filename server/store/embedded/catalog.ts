@@ -2,7 +2,7 @@ import type { Catalog, CatalogEntry, CatalogListing, CatalogListQuery, ContentKe
 import type { Db } from './database.js';
 import { catalogEntryFromRow, likePattern, type CatalogRow } from './rows.js';
 
-type ListingRow = CatalogRow & { display_name: string; uploads: number; mine: number; first_upload: number; last_upload: number };
+type ListingRow = CatalogRow & { display_name: string; display_type: string; uploads: number; mine: number; first_upload: number; last_upload: number };
 
 export class EmbeddedCatalog implements Catalog {
   private readonly byId;
@@ -31,11 +31,11 @@ export class EmbeddedCatalog implements Catalog {
   private listForUnit(unitId: string, q: CatalogListQuery) {
     const nameFilter = q.nameContains ? `AND (l.upload_file_name LIKE @pattern ESCAPE '\\' OR l.last_upload_file_name LIKE @pattern ESCAPE '\\')` : '';
     const params = { unitId, accountId: q.accountId, pattern: q.nameContains ? likePattern(q.nameContains) : null, limit: q.limit, offset: q.offset };
-    // SQLite takes bare columns from the row that holds the one MAX(), so display_name is the
-    // latest upload's name (first_upload is a subquery to keep that MAX() the only aggregate of its kind).
+    // SQLite takes bare columns from the row that holds the one MAX(), so display_name and
+    // display_type are the latest upload's (first_upload is a subquery to keep that MAX() the only aggregate of its kind).
     const rows = this.db
       .prepare<typeof params, ListingRow>(
-        `SELECT c.*, l.last_upload_file_name AS display_name, MAX(l.last_upload_time) AS last_upload,
+        `SELECT c.*, l.last_upload_file_name AS display_name, l.last_content_type AS display_type, MAX(l.last_upload_time) AS last_upload,
                 (SELECT MIN(f.upload_time) FROM ledger f WHERE f.unit_id = @unitId AND f.file_id = l.file_id) AS first_upload,
                 SUM(l.upload_count) AS uploads,
                 SUM(CASE WHEN l.user_id = @accountId THEN l.upload_count ELSE 0 END) AS mine
@@ -56,7 +56,7 @@ export class EmbeddedCatalog implements Catalog {
     const params = { accountId: q.accountId, pattern: q.nameContains ? likePattern(q.nameContains) : null, limit: q.limit, offset: q.offset };
     const rows = this.db
       .prepare<typeof params, ListingRow>(
-        `SELECT c.*, c.file_name AS display_name, c.upload_date AS first_upload,
+        `SELECT c.*, c.file_name AS display_name, c.content_type AS display_type, c.upload_date AS first_upload,
                 COALESCE((SELECT MAX(last_upload_time) FROM ledger WHERE file_id = c.file_id), c.upload_date) AS last_upload,
                 COALESCE((SELECT SUM(upload_count) FROM ledger WHERE file_id = c.file_id), 0) AS uploads,
                 COALESCE((SELECT SUM(upload_count) FROM ledger WHERE file_id = c.file_id AND user_id = @accountId), 0) AS mine
@@ -73,6 +73,7 @@ function listingFromRow(row: ListingRow): CatalogListing {
   return {
     entry: catalogEntryFromRow(row),
     displayName: row.display_name,
+    displayType: row.display_type,
     uploadCount: row.uploads,
     myUploadCount: row.mine,
     firstUploadTime: new Date(row.first_upload),

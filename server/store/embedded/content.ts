@@ -19,7 +19,6 @@ export class EmbeddedContentStore implements ContentStore {
   private readonly insertStaging;
   private readonly deleteStaging;
   private readonly commitTx;
-  private readonly holds;
 
   constructor(
     db: Db,
@@ -34,7 +33,6 @@ export class EmbeddedContentStore implements ContentStore {
        ON CONFLICT (sha256, md5, length) DO NOTHING`,
     );
     const findByKey = db.prepare<[string, string, number], CatalogRow>('SELECT * FROM catalog WHERE sha256 = ? AND md5 = ? AND length = ?');
-    this.holds = (key: NewCatalogEntry['key']) => findByKey.get(key.sha256, key.md5, key.length) !== undefined;
     const findCollision = db.prepare<[string, string], { file_id: string }>('SELECT file_id FROM catalog WHERE md5 = ? AND sha256 <> ? LIMIT 1');
     const flagCollisions = db.prepare('UPDATE catalog SET md5_collision = 1 WHERE md5 = ? AND md5_collision = 0');
     const getEntry = db.prepare<[string], CatalogRow>('SELECT * FROM catalog WHERE file_id = ?');
@@ -74,12 +72,19 @@ export class EmbeddedContentStore implements ContentStore {
   }
 
   async commit(stagingId: string, entry: NewCatalogEntry): Promise<CommitOutcome> {
-    // The bytes are durable before the catalog entry that makes them part of the archive
-    // (no need when the archive already holds them: the transaction will say duplicate).
-    if (!this.holds(entry.key)) await this.files.seal(stagingId);
-    // IMMEDIATE takes the write lock up front, so two processes committing at once queue
-    // instead of failing with SQLITE_BUSY on lock upgrade.
-    const outcome = this.commitTx.immediate(stagingId, entry);
+    // The bytes are durable before the catalog entry that makes them part of the archive. Also
+    // for a duplicate: skipping it would answer duplicates measurably faster, which tells a
+    // clerk outside the duplicate-reveal scope what the archive holds.
+    let outcome: CommitOutcome;
+    try {
+      await this.files.seal(stagingId);
+      // IMMEDIATE takes the write lock up front, so two processes committing at once queue
+      // instead of failing with SQLITE_BUSY on lock upgrade.
+      outcome = this.commitTx.immediate(stagingId, entry);
+    } catch (err) {
+      await this.discard(stagingId).catch(() => {}); // nothing was committed: drop the bytes
+      throw err;
+    }
     if (outcome.status === 'duplicate') await this.discard(stagingId);
     return outcome;
   }

@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS ledger (
   last_upload_time      INTEGER NOT NULL,
   upload_file_name      TEXT NOT NULL,
   last_upload_file_name TEXT NOT NULL,
+  last_content_type     TEXT NOT NULL,
   upload_count          INTEGER NOT NULL,
   UNIQUE (user_id, unit_id, file_id)
 );

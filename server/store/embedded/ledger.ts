@@ -12,12 +12,13 @@ export class EmbeddedLedger implements Ledger {
   constructor(db: Db) {
     // One statement: a new entry at 1, or UploadCount + 1; SQLite serialises writers, so no increment is lost.
     this.upsert = db.prepare<Record<string, unknown>, { upload_count: number }>(
-      `INSERT INTO ledger (user_id, user_name, unit_id, unit, file_id, upload_time, last_upload_time, upload_file_name, last_upload_file_name, upload_count)
-       VALUES (@userId, @userName, @unitId, @unit, @fileId, @at, @at, @fileName, @fileName, 1)
+      `INSERT INTO ledger (user_id, user_name, unit_id, unit, file_id, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count)
+       VALUES (@userId, @userName, @unitId, @unit, @fileId, @at, @at, @fileName, @fileName, @contentType, 1)
        ON CONFLICT (user_id, unit_id, file_id) DO UPDATE SET
          upload_count = upload_count + 1,
          last_upload_time = MAX(last_upload_time, excluded.last_upload_time),
-         last_upload_file_name = excluded.last_upload_file_name
+         last_upload_file_name = excluded.last_upload_file_name,
+         last_content_type = excluded.last_content_type
        RETURNING upload_count`,
     );
     this.latest = db.prepare<[string, string], LedgerRow>(
@@ -39,6 +40,7 @@ export class EmbeddedLedger implements Ledger {
       fileId: r.fileId,
       at: r.at.getTime(),
       fileName: r.fileName,
+      contentType: r.contentType,
     })!;
     return { uploadCount: row.upload_count };
   }

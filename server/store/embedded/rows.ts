@@ -41,6 +41,7 @@ export interface LedgerRow {
   last_upload_time: number;
   upload_file_name: string;
   last_upload_file_name: string;
+  last_content_type: string;
   upload_count: number;
 }
 
@@ -54,6 +55,7 @@ export function ledgerEntryFromRow(row: LedgerRow): LedgerEntry {
     lastUploadTime: new Date(row.last_upload_time),
     uploadFileName: row.upload_file_name,
     lastUploadFileName: row.last_upload_file_name,
+    lastContentType: row.last_content_type,
     uploadCount: row.upload_count,
   };
 }

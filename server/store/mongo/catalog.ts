@@ -32,7 +32,7 @@ export class MongoCatalog implements Catalog {
       .aggregate<{ total: number }>([{ $match: match }, { $group: { _id: '$UploadFileID' } }, { $group: { _id: null, total: { $sum: 1 } } }])
       .toArray();
     const rows = await this.c.ledger
-      .aggregate<{ _id: unknown; first: Date; last: Date; displayName: string; uploads: number; mine: number; entry: CatalogDoc[] }>([
+      .aggregate<{ _id: unknown; first: Date; last: Date; displayName: string; displayType: string; uploads: number; mine: number; entry: CatalogDoc[] }>([
         { $match: match },
         { $sort: { LastUploadTime: -1 } },
         {
@@ -41,6 +41,7 @@ export class MongoCatalog implements Catalog {
             first: { $min: '$UploadTime' },
             last: { $max: '$LastUploadTime' },
             displayName: { $first: '$LastUploadFileName' },
+            displayType: { $first: '$LastUploadContentType' },
             uploads: { $sum: '$UploadCount' },
             mine: { $sum: { $cond: [{ $eq: ['$UserID', q.accountId] }, '$UploadCount', 0] } },
           },
@@ -56,6 +57,7 @@ export class MongoCatalog implements Catalog {
       .map((r) => ({
         entry: catalogEntryFromDoc(r.entry[0]!),
         displayName: r.displayName,
+        displayType: r.displayType,
         uploadCount: r.uploads,
         myUploadCount: r.mine,
         firstUploadTime: r.first,
@@ -90,6 +92,7 @@ export class MongoCatalog implements Catalog {
       return {
         entry: catalogEntryFromDoc(doc),
         displayName: doc.fileName,
+        displayType: doc.contentType,
         uploadCount: s?.uploads ?? 0,
         myUploadCount: s?.mine ?? 0,
         firstUploadTime: doc.uploadDate,

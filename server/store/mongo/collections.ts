@@ -51,6 +51,7 @@ export interface LedgerDoc {
   LastUploadTime: Date;
   UploadFileName: string;
   LastUploadFileName: string;
+  LastUploadContentType: string;
   UploadCount: number;
 }
 

@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { GridFSBucket, Long, ObjectId, type Db } from 'mongodb';
+import { GridFSBucket, Long, ObjectId, type Collection, type Db, type OptionalUnlessRequiredId } from 'mongodb';
 import type { ByteRange, CatalogEntry, CommitOutcome, ContentStore, NewCatalogEntry } from '../port.js';
 import { BUCKET, isDuplicateKey, type Collections } from './collections.js';
 import { catalogEntryFromDoc } from './mapping.js';
@@ -21,7 +22,9 @@ export class MongoContentStore implements ContentStore {
   }
 
   async stage(now: Date): Promise<string> {
-    const _id = new ObjectId();
+    // Random, not time-based: an ObjectId's timestamp would tell a clerk answered "stored" for a
+    // duplicate outside the reveal scope when the content was first uploaded.
+    const _id = new ObjectId(randomBytes(12));
     await this.c.staging.insertOne({ _id, createdAt: now });
     return _id.toHexString();
   }
@@ -41,21 +44,6 @@ export class MongoContentStore implements ContentStore {
   async commit(stagingId: string, entry: NewCatalogEntry): Promise<CommitOutcome> {
     const _id = new ObjectId(stagingId);
     const { md5, sha256, length } = entry.key;
-    const collision = (await this.c.catalog.findOne({ fileMD5: md5, fileSHA256: { $ne: sha256 } }, { projection: { _id: 1 } })) !== null;
-    // 1. The GridFS files document makes the chunks a readable GridFS file.
-    try {
-      await this.c.gridFiles.insertOne({
-        _id,
-        length: Long.fromNumber(length),
-        chunkSize: this.chunkSize,
-        uploadDate: entry.uploadDate,
-        filename: entry.fileName,
-        metadata: { contentType: entry.contentType, md5, sha256 },
-      });
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err; // a retried commit: the document is already there
-    }
-    // 2. The catalog entry, written last, is what makes the file part of the archive.
     const doc = {
       _id,
       fileMD5: md5,
@@ -66,20 +54,53 @@ export class MongoContentStore implements ContentStore {
       fileName: entry.fileName,
       contentType: entry.contentType,
       uploadDate: entry.uploadDate,
-      md5Collision: collision,
+      md5Collision: false,
     };
     try {
+      // 1. The GridFS files document makes the chunks a readable GridFS file.
+      await this.insertIgnoringRetry(this.c.gridFiles, {
+        _id,
+        length: Long.fromNumber(length),
+        chunkSize: this.chunkSize,
+        uploadDate: entry.uploadDate,
+        filename: entry.fileName,
+        metadata: { contentType: entry.contentType, md5, sha256 },
+      });
+      // 2. The catalog entry, written last, is what makes the file part of the archive.
       await this.c.catalog.insertOne(doc);
     } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-      await this.discard(stagingId);
-      const existing = await this.c.catalog.findOne({ fileSHA256: sha256, fileMD5: md5, fileLength: Long.fromNumber(length) });
-      if (!existing) throw new Error(`duplicate key on commit of ${stagingId}, but no catalog entry holds its content`);
-      return { status: 'duplicate', entry: catalogEntryFromDoc(existing) };
+      if (isDuplicateKey(err)) {
+        await this.discard(stagingId);
+        const existing = await this.c.catalog.findOne({ fileSHA256: sha256, fileMD5: md5, fileLength: Long.fromNumber(length) });
+        if (!existing) throw new Error(`duplicate key on commit of ${stagingId}, but no catalog entry holds its content`);
+        return { status: 'duplicate', entry: catalogEntryFromDoc(existing) };
+      }
+      // The outcome of the last write may be unknown (a network error): drop the bytes only if
+      // the catalog entry really is not there.
+      const committed = await this.c.catalog.findOne({ _id }, { projection: { _id: 1 } }).then(
+        (found) => found !== null,
+        () => true, // cannot tell: keep the bytes
+      );
+      if (!committed) await this.discard(stagingId).catch(() => {});
+      throw err;
     }
-    if (collision) await this.c.catalog.updateMany({ fileMD5: md5, md5Collision: false }, { $set: { md5Collision: true } });
+    // Checked after our insert, so of two colliding uploads racing, the later one sees the other.
+    const collision = await this.c.catalog.findOne({ fileMD5: md5, fileSHA256: { $ne: sha256 } }, { projection: { _id: 1 } });
+    if (collision) {
+      await this.c.catalog.updateMany({ fileMD5: md5, md5Collision: false }, { $set: { md5Collision: true } });
+      doc.md5Collision = true;
+    }
     await this.c.staging.deleteOne({ _id });
     return { status: 'stored', entry: catalogEntryFromDoc(doc) };
+  }
+
+  /** Inserts a document; a duplicate key means a retried commit already inserted it. */
+  private async insertIgnoringRetry<T extends { _id: ObjectId }>(collection: Collection<T>, document: OptionalUnlessRequiredId<T>): Promise<void> {
+    try {
+      await collection.insertOne(document);
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
   }
 
   async discard(stagingId: string): Promise<void> {

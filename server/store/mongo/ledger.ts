@@ -11,7 +11,7 @@ export class MongoLedger implements Ledger {
     const update = {
       $inc: { UploadCount: 1 },
       $max: { LastUploadTime: r.at },
-      $set: { LastUploadFileName: r.fileName },
+      $set: { LastUploadFileName: r.fileName, LastUploadContentType: r.contentType },
       $setOnInsert: { ...ledgerIdentity(r.account), UploadTime: r.at, UploadFileName: r.fileName },
     };
     // Two first uploads racing can both try to insert; the unique index lets one win and the

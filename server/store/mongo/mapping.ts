@@ -55,6 +55,7 @@ export function ledgerEntryFromDoc(doc: LedgerDoc): LedgerEntry {
     lastUploadTime: doc.LastUploadTime,
     uploadFileName: doc.UploadFileName,
     lastUploadFileName: doc.LastUploadFileName,
+    lastContentType: doc.LastUploadContentType,
     uploadCount: doc.UploadCount,
   };
 }
