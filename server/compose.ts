@@ -5,6 +5,7 @@ import { AccountService } from './services/accounts.js';
 import { ClaimService } from './services/claims.js';
 import { DigestPool } from './services/digest.js';
 import { FileService } from './services/files.js';
+import { GarbageCollector } from './services/gc.js';
 import { IngestService } from './services/ingest.js';
 import { DuplicateScope } from './services/scope.js';
 import { SessionService, TokenService } from './services/sessions.js';
@@ -12,12 +13,13 @@ import type { ArchiveStore } from './store/port.js';
 
 export type ServiceConfig = Pick<
   Config,
-  'maxFileSize' | 'sessionTtlMs' | 'loginMaxFailures' | 'loginLockMs' | 'trustProxy' | 'loginRateLimit' | 'instantUploadScope' | 'claimTtlMs'
+  'maxFileSize' | 'sessionTtlMs' | 'loginMaxFailures' | 'loginLockMs' | 'trustProxy' | 'loginRateLimit' | 'instantUploadScope' | 'claimTtlMs' | 'stagingTtlMs'
 >;
 
 export interface Archive {
   services: AppDeps['services'];
   digests: DigestPool;
+  gc: GarbageCollector;
 }
 
 /** Wires the services over a store: the one place that knows every dependency. */
@@ -26,6 +28,7 @@ export function composeServices(store: ArchiveStore, config: ServiceConfig, cloc
   const scope = new DuplicateScope(config.instantUploadScope, store.ledger);
   return {
     digests,
+    gc: new GarbageCollector(store.content, config.stagingTtlMs, clock),
     services: {
       accounts: new AccountService(store.accounts, { maxFailures: config.loginMaxFailures, lockMs: config.loginLockMs }, clock),
       sessions: new SessionService(store.sessions, store.accounts, config.sessionTtlMs, clock),

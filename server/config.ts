@@ -26,6 +26,8 @@ const configSchema = z.object({
   LOGIN_RATE_LIMIT: positiveInt(300),
   INSTANT_UPLOAD_SCOPE: z.enum(INSTANT_UPLOAD_SCOPES).default('archive'),
   CLAIM_TTL_SECONDS: positiveInt(300),
+  STAGING_TTL_HOURS: positiveInt(24),
+  GC_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
   TRUST_PROXY: z.string().default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -46,6 +48,10 @@ export interface Config {
   /** Where an instant (proof-based) upload may find its duplicate; see README. */
   instantUploadScope: InstantUploadScope;
   claimTtlMs: number;
+  /** Staging areas (unfinished uploads) older than this are garbage. */
+  stagingTtlMs: number;
+  /** How often the server collects garbage; 0: never (use `archive gc`). */
+  gcIntervalMs: number;
   /** Express "trust proxy" setting: false, true, a hop count, or a list of addresses. */
   trustProxy: boolean | number | string;
   logLevel: string;
@@ -72,6 +78,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginRateLimit: c.LOGIN_RATE_LIMIT,
     instantUploadScope: c.INSTANT_UPLOAD_SCOPE,
     claimTtlMs: c.CLAIM_TTL_SECONDS * 1000,
+    stagingTtlMs: c.STAGING_TTL_HOURS * 3600_000,
+    gcIntervalMs: c.GC_INTERVAL_SECONDS * 1000,
     trustProxy: parseTrustProxy(c.TRUST_PROXY),
     logLevel: c.LOG_LEVEL,
   };

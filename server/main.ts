@@ -30,6 +30,17 @@ async function main(): Promise<void> {
     );
   }
 
+  // Sweeps what interrupted uploads left behind; any instance may do it, the steps are idempotent.
+  const sweeper =
+    config.gcIntervalMs > 0
+      ? setInterval(() => {
+          archive.gc.run().then(
+            (report) => logger.info({ gc: report }, 'garbage collected'),
+            (err: unknown) => logger.error({ err }, 'garbage collection failed'),
+          );
+        }, config.gcIntervalMs).unref()
+      : undefined;
+
   const app = createApp(appDeps(store, archive, config, logger));
   const server = app.listen(config.port, config.host);
 
@@ -40,6 +51,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    clearInterval(sweeper);
     server.close(async () => {
       await archive.digests.close();
       await store.close();

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { openEmbeddedStore } from '../server/store/embedded/index.js';
 import { tempDir } from './support/stores.js';
 
 const MAIN = new URL('../server/main.js', import.meta.url).pathname;
@@ -108,6 +110,28 @@ describe('starting the service and the archive command', () => {
     } finally {
       await stopServer(s);
     }
+  });
+
+  it('sweeps abandoned uploads while it runs', async () => {
+    const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
+    const abandoned = await store.content.stage(new Date(Date.now() - 2 * 3600_000));
+    await store.content.writeChunks(abandoned, 0, [randomBytes(1000)]);
+    await store.close();
+    const file = path.join(dataDir, 'content', abandoned.slice(0, 2), abandoned.slice(2, 4), abandoned);
+    assert.ok(fs.existsSync(file));
+    const s = await startServer({ ...env, STAGING_TTL_HOURS: '1', GC_INTERVAL_SECONDS: '1' });
+    try {
+      for (let i = 0; i < 100 && fs.existsSync(file); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(fs.existsSync(file), false, 'the sweeper removed the abandoned upload');
+    } finally {
+      await stopServer(s);
+    }
+  });
+
+  it('collects garbage on demand', () => {
+    const gc = cli(['gc'], env);
+    assert.equal(gc.status, 0, gc.stderr);
+    assert.match(gc.stdout, /removed 0 abandoned staging area\(s\) and 0 unowned file\(s\)/);
   });
 
   it('explains mistakes in one line with exit code 2', () => {

@@ -16,6 +16,8 @@ const USAGE = `Usage: npm run archive -- <command>
                              create an API token; the token is the last line printed
   token list                 list API tokens (ids and owners, never the secrets)
   token revoke <token-id>    revoke an API token
+  gc                         remove what interrupted uploads left behind (staging areas older
+                             than STAGING_TTL_HOURS, and bytes no record owns)
 
 The store is the one the server uses: MONGODB_URI if set, else the embedded store in DATA_DIR.`;
 
@@ -73,7 +75,7 @@ async function run(argv: string[]): Promise<void> {
   const { accounts, tokens } = archive.services;
   const out = (line: string) => process.stdout.write(`${line}\n`);
   try {
-    switch (`${group} ${command}`) {
+    switch (command === undefined ? group : `${group} ${command}`) {
       case 'user add': {
         if (!name) throw new ValidationError('user add needs a username.');
         const role = values.role as Role;
@@ -115,6 +117,11 @@ async function run(argv: string[]): Promise<void> {
         await tokens.revoke(name);
         out(`token ${name} revoked`);
         break;
+      case 'gc': {
+        const report = await archive.gc.run();
+        out(`removed ${report.stagingAreas} abandoned staging area(s) and ${report.orphans} unowned file(s)`);
+        break;
+      }
       default:
         throw new ValidationError(`unknown command "${positionals.join(' ')}".\n\n${USAGE}`);
     }

@@ -64,6 +64,17 @@ export interface ContentStore {
   discard(stagingId: string): Promise<void>;
   /** Streams a committed file's bytes, or a range of them. */
   read(entry: CatalogEntry, range?: ByteRange): Readable;
+  /**
+   * Removes staging areas opened before `before` (abandoned: an upload interrupted by a crash)
+   * and any bytes that neither a catalog entry nor a staging area owns. Never touches a
+   * committed file or a younger staging area.
+   */
+  collectGarbage(before: Date): Promise<GarbageReport>;
+}
+
+export interface GarbageReport {
+  stagingAreas: number;
+  orphans: number;
 }
 
 export interface CatalogListQuery {

@@ -117,6 +117,26 @@ export function storeConformance(target: StoreTarget): void {
         assert.equal(await store.catalog.findByKey(staged.key), undefined);
       });
 
+      it('collects staging areas opened before the cutoff, and nothing committed or younger', async () => {
+        const dayMs = 24 * 3600_000;
+        const long = new Date(Date.now() - 2 * dayMs);
+        const stageAt = async (at: Date, data: Buffer) => {
+          const stagingId = await store.content.stage(at);
+          await store.content.writeChunks(stagingId, 0, [data.subarray(0, CS), data.subarray(CS)]);
+          return stagingId;
+        };
+        const committedData = randomContent(CS + 5);
+        const committedId = await stageAt(long, committedData);
+        const { entry } = await store.content.commit(committedId, { key: keyOf(committedData), fileName: 'kept.pdf', contentType: 'application/pdf', uploadDate: new Date() });
+        await stageAt(long, randomContent(CS + 6)); // abandoned
+        await stageAt(new Date(), randomContent(CS + 7)); // still being uploaded
+        assert.equal(await countChunks(opened), 6);
+        assert.deepEqual(await store.content.collectGarbage(new Date(Date.now() - dayMs)), { stagingAreas: 1, orphans: 0 });
+        assert.equal(await countChunks(opened), 4);
+        assert.deepEqual(await readAll(store.content.read(entry)), committedData);
+        assert.deepEqual(await store.content.collectGarbage(new Date(Date.now() - dayMs)), { stagingAreas: 0, orphans: 0 }, 'nothing left to do');
+      });
+
       it('replaces a chunk that is written again (a persisted partial tail grows)', async () => {
         const data = randomContent(CS + 50);
         const stagingId = await store.content.stage(new Date());

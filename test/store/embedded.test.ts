@@ -69,6 +69,20 @@ describe('embedded store specifics', () => {
     fs.rmSync(dataDir, { recursive: true });
   });
 
+  it('collects content files that no record owns', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    const orphan = path.join(dataDir, 'content', 'ab', 'cd', 'abcd00000000000000000000');
+    fs.mkdirSync(path.dirname(orphan), { recursive: true });
+    fs.writeFileSync(orphan, randomContent(3000));
+    const old = new Date(Date.now() - 3600_000);
+    fs.utimesSync(orphan, old, old);
+    assert.deepEqual(await store.content.collectGarbage(new Date(Date.now() - 60_000)), { stagingAreas: 0, orphans: 1 });
+    assert.equal(fs.existsSync(orphan), false);
+    await store.close();
+    fs.rmSync(dataDir, { recursive: true });
+  });
+
   it('reads what another process committed (two processes can share one DATA_DIR)', async () => {
     const dataDir = tempDir();
     const writer = openEmbeddedStore({ dataDir, chunkSize: 1024 });

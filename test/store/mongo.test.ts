@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GridFSBucket, MongoClient } from 'mongodb';
+import { GridFSBucket, MongoClient, ObjectId } from 'mongodb';
 import { keyOf, randomContent, readAll, stageBytes, testAccount } from '../support/content.js';
 import { mongoTarget, TEST_CHUNK_SIZE } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
@@ -8,6 +8,26 @@ import { storeConformance } from './conformance.js';
 storeConformance(mongoTarget);
 
 describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
+  it('collects chunks and GridFS files documents that no record owns', async () => {
+    const opened = await mongoTarget.open();
+    const client = await MongoClient.connect(opened.mongo!.uri);
+    try {
+      const db = client.db(opened.mongo!.dbName);
+      const kept = await stageBytes(opened.store, randomContent(TEST_CHUNK_SIZE + 1));
+      const orphan = new ObjectId();
+      await db.collection('fileContent.chunks').insertMany([0, 1].map((n) => ({ files_id: orphan, n, data: randomContent(10) })));
+      const lonelyFilesDoc = new ObjectId();
+      await db.collection('fileContent.files').insertOne({ _id: lonelyFilesDoc, length: 0, chunkSize: TEST_CHUNK_SIZE, uploadDate: new Date(), filename: 'x' });
+      assert.deepEqual(await opened.store.content.collectGarbage(new Date(Date.now() - 60_000)), { stagingAreas: 0, orphans: 2 });
+      assert.equal(await db.collection('fileContent.chunks').countDocuments({ files_id: orphan }), 0);
+      assert.equal(await db.collection('fileContent.files').countDocuments({ _id: lonelyFilesDoc }), 0);
+      assert.equal(await db.collection('fileContent.chunks').countDocuments({ files_id: new ObjectId(kept.stagingId) }), 2, 'a live staging area is kept');
+    } finally {
+      await client.close();
+      await opened.dispose();
+    }
+  });
+
   it('stores bytes that a stock GridFSBucket reads back byte for byte, and the product collection names', async () => {
     const opened = await mongoTarget.open();
     const client = await MongoClient.connect(opened.mongo!.uri);

@@ -37,6 +37,7 @@ export class TestServer {
       loginRateLimit: 1000,
       instantUploadScope: 'archive',
       claimTtlMs: 5 * 60_000,
+      stagingTtlMs: 24 * 3600_000,
       ...options,
     };
     const archive = composeServices(opened.store, config, options.clock);

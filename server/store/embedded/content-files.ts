@@ -126,6 +126,20 @@ export class ContentFiles {
     }
   }
 
+  /** Ids of the content files last modified before a time (for garbage collection). */
+  async *ids(options: { modifiedBefore: Date }): AsyncGenerator<string> {
+    for (const top of await fs.promises.readdir(this.dir)) {
+      for (const middle of await fs.promises.readdir(path.join(this.dir, top)).catch(() => [] as string[])) {
+        const folder = path.join(this.dir, top, middle);
+        for (const name of await fs.promises.readdir(folder).catch(() => [] as string[])) {
+          if (!/^[0-9a-f]{24}$/.test(name) || this.open.has(name)) continue;
+          const stat = await fs.promises.stat(path.join(folder, name)).catch(() => undefined);
+          if (stat && stat.mtime < options.modifiedBefore) yield name;
+        }
+      }
+    }
+  }
+
   /** Closes open files; what they hold stays (an interrupted writer may resume). */
   async closeAll(): Promise<void> {
     const files = [...this.open.values()];

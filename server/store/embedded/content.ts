@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { ByteRange, CatalogEntry, CommitOutcome, ContentStore, NewCatalogEntry } from '../port.js';
+import type { ByteRange, CatalogEntry, CommitOutcome, ContentStore, GarbageReport, NewCatalogEntry } from '../port.js';
 import { ContentFiles } from './content-files.js';
 import type { Db } from './database.js';
 import { catalogEntryFromRow, type CatalogRow } from './rows.js';
@@ -21,7 +21,7 @@ export class EmbeddedContentStore implements ContentStore {
   private readonly commitTx;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly files: ContentFiles,
     readonly chunkSize: number,
   ) {
@@ -97,6 +97,31 @@ export class EmbeddedContentStore implements ContentStore {
 
   read(entry: CatalogEntry, range?: ByteRange): Readable {
     return this.files.read(entry.fileId, range?.start ?? 0, range?.end ?? entry.fileLength);
+  }
+
+  async collectGarbage(before: Date): Promise<GarbageReport> {
+    const stale = this.db.prepare<[number], { staging_id: string }>('SELECT staging_id FROM staging WHERE created_at < ?').all(before.getTime());
+    for (const { staging_id } of stale) {
+      // A duplicate's staging row outlives its commit until discard; its id is never catalogued,
+      // but check anyway: a catalogued file is never removed.
+      if (this.isCatalogued(staging_id)) this.deleteStaging.run(staging_id);
+      else await this.discard(staging_id);
+    }
+    let orphans = 0;
+    for await (const id of this.files.ids({ modifiedBefore: before })) {
+      if (this.isCatalogued(id) || this.isStaged(id)) continue;
+      await this.files.remove(id);
+      orphans++;
+    }
+    return { stagingAreas: stale.length, orphans };
+  }
+
+  private isCatalogued(id: string): boolean {
+    return this.db.prepare('SELECT 1 FROM catalog WHERE file_id = ?').get(id) !== undefined;
+  }
+
+  private isStaged(id: string): boolean {
+    return this.db.prepare('SELECT 1 FROM staging WHERE staging_id = ?').get(id) !== undefined;
   }
 
   close(): Promise<void> {

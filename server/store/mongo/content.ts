@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { GridFSBucket, Long, ObjectId, type Collection, type Db, type OptionalUnlessRequiredId } from 'mongodb';
-import type { ByteRange, CatalogEntry, CommitOutcome, ContentStore, NewCatalogEntry } from '../port.js';
+import type { ByteRange, CatalogEntry, CommitOutcome, ContentStore, GarbageReport, NewCatalogEntry } from '../port.js';
 import { BUCKET, isDuplicateKey, type Collections } from './collections.js';
 import { catalogEntryFromDoc } from './mapping.js';
 
@@ -109,6 +109,36 @@ export class MongoContentStore implements ContentStore {
     await this.c.gridFiles.deleteOne({ _id });
     await this.c.chunks.deleteMany({ files_id: _id });
     await this.c.staging.deleteOne({ _id });
+  }
+
+  async collectGarbage(before: Date): Promise<GarbageReport> {
+    const stale = await this.c.staging.find({ createdAt: { $lt: before } }).toArray();
+    for (const { _id } of stale) {
+      // A crash between the catalog insert and this record's removal leaves a committed file: keep it.
+      if (await this.c.catalog.findOne({ _id }, { projection: { _id: 1 } })) await this.c.staging.deleteOne({ _id });
+      else await this.discard(_id.toHexString());
+    }
+    // Bytes nobody owns: chunks or GridFS files documents whose id is neither catalogued nor
+    // staged. Staging records are written before the first chunk, so a live upload is never
+    // among them. Found by the database, streamed: the archive may hold millions of files.
+    const unowned = (from: 'chunks' | 'gridFiles', idField: string) =>
+      this.c[from].aggregate<{ _id: ObjectId }>(
+        [
+          { $group: { _id: `$${idField}` } },
+          { $lookup: { from: 'fileInfo.files', localField: '_id', foreignField: '_id', as: 'catalogued' } },
+          { $match: { catalogued: { $size: 0 } } },
+          { $lookup: { from: `${BUCKET}.staging`, localField: '_id', foreignField: '_id', as: 'staged' } },
+          { $match: { staged: { $size: 0 } } },
+          { $project: { _id: 1 } },
+        ],
+        { allowDiskUse: true },
+      );
+    const orphanIds = new Set<string>();
+    for await (const { _id } of unowned('chunks', 'files_id')) orphanIds.add(_id.toHexString());
+    for await (const { _id } of unowned('gridFiles', '_id')) orphanIds.add(_id.toHexString());
+    for (const id of orphanIds) await this.discard(id);
+    const orphans = orphanIds.size;
+    return { stagingAreas: stale.length, orphans };
   }
 
   read(entry: CatalogEntry, range?: ByteRange): Readable {
