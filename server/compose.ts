@@ -7,13 +7,25 @@ import { DigestPool } from './services/digest.js';
 import { FileService } from './services/files.js';
 import { GarbageCollector } from './services/gc.js';
 import { IngestService } from './services/ingest.js';
+import { ResumableUploadService } from './services/resumable-uploads.js';
+import { LockIdentity } from './services/upload-lock.js';
 import { DuplicateScope } from './services/scope.js';
 import { SessionService, TokenService } from './services/sessions.js';
 import type { ArchiveStore } from './store/port.js';
 
 export type ServiceConfig = Pick<
   Config,
-  'maxFileSize' | 'sessionTtlMs' | 'loginMaxFailures' | 'loginLockMs' | 'trustProxy' | 'loginRateLimit' | 'instantUploadScope' | 'claimTtlMs' | 'stagingTtlMs'
+  | 'maxFileSize'
+  | 'sessionTtlMs'
+  | 'loginMaxFailures'
+  | 'loginLockMs'
+  | 'trustProxy'
+  | 'loginRateLimit'
+  | 'instantUploadScope'
+  | 'claimTtlMs'
+  | 'stagingTtlMs'
+  | 'uploadIdleMs'
+  | 'corsOrigins'
 >;
 
 export interface Archive {
@@ -26,14 +38,25 @@ export interface Archive {
 export function composeServices(store: ArchiveStore, config: ServiceConfig, clock: () => Date = () => new Date()): Archive {
   const digests = new DigestPool();
   const scope = new DuplicateScope(config.instantUploadScope, store.ledger);
+  const ingest = new IngestService({ store, digests, scope, maxFileSize: config.maxFileSize, clock });
+  const resumable = new ResumableUploadService({
+    store,
+    ingest,
+    digests,
+    identity: new LockIdentity(),
+    maxFileSize: config.maxFileSize,
+    idleMs: config.uploadIdleMs,
+    clock,
+  });
   return {
     digests,
-    gc: new GarbageCollector(store.content, config.stagingTtlMs, clock),
+    gc: new GarbageCollector(store.content, resumable, config.stagingTtlMs, clock),
     services: {
       accounts: new AccountService(store.accounts, { maxFailures: config.loginMaxFailures, lockMs: config.loginLockMs }, clock),
       sessions: new SessionService(store.sessions, store.accounts, config.sessionTtlMs, clock),
       tokens: new TokenService(store.tokens, store.accounts, clock),
-      ingest: new IngestService({ store, digests, scope, maxFileSize: config.maxFileSize, clock }),
+      ingest,
+      resumable,
       claims: new ClaimService(store, scope, config.claimTtlMs, clock),
       files: new FileService(store),
     },
@@ -45,11 +68,13 @@ export function appDeps(store: ArchiveStore, archive: Archive, config: ServiceCo
     logger,
     services: archive.services,
     ping: () => store.ping(),
+    uploads: store.uploads,
     settings: {
       maxFileSize: config.maxFileSize,
       sessionTtlMs: config.sessionTtlMs,
       trustProxy: config.trustProxy,
       loginRateLimit: config.loginRateLimit,
+      corsOrigins: config.corsOrigins,
     },
   };
 }

@@ -27,6 +27,12 @@ const configSchema = z.object({
   INSTANT_UPLOAD_SCOPE: z.enum(INSTANT_UPLOAD_SCOPES).default('archive'),
   CLAIM_TTL_SECONDS: positiveInt(300),
   STAGING_TTL_HOURS: positiveInt(24),
+  UPLOAD_IDLE_HOURS: positiveInt(24),
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((o) => o.trim()).filter((o) => o !== ''))
+    .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'CORS_ORIGINS lists origins such as https://portal.example.gov, separated by commas'))),
   GC_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
   TRUST_PROXY: z.string().default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -50,6 +56,10 @@ export interface Config {
   claimTtlMs: number;
   /** Staging areas (unfinished uploads) older than this are garbage. */
   stagingTtlMs: number;
+  /** A resumable upload that receives no bytes for this long expires. */
+  uploadIdleMs: number;
+  /** Browser origins other than the archive's own that may use the tus endpoint. */
+  corsOrigins: string[];
   /** How often the server collects garbage; 0: never (use `archive gc`). */
   gcIntervalMs: number;
   /** Express "trust proxy" setting: false, true, a hop count, or a list of addresses. */
@@ -79,6 +89,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     instantUploadScope: c.INSTANT_UPLOAD_SCOPE,
     claimTtlMs: c.CLAIM_TTL_SECONDS * 1000,
     stagingTtlMs: c.STAGING_TTL_HOURS * 3600_000,
+    uploadIdleMs: c.UPLOAD_IDLE_HOURS * 3600_000,
+    corsOrigins: c.CORS_ORIGINS,
     gcIntervalMs: c.GC_INTERVAL_SECONDS * 1000,
     trustProxy: parseTrustProxy(c.TRUST_PROXY),
     logLevel: c.LOG_LEVEL,

@@ -76,8 +76,12 @@ export class PayloadTooLargeError extends ArchiveError {
 }
 
 export class ChecksumMismatchError extends ArchiveError {
-  constructor(declared: string, actual: string) {
-    super('checksum_mismatch', `The received bytes have MD5 ${actual}, not the declared ${declared}: the file changed or was damaged in transit. Nothing was stored; send it again.`, { declared, actual });
+  constructor(algorithm: 'MD5' | 'SHA-256', declared: string, actual: string) {
+    super(
+      'checksum_mismatch',
+      `The received bytes have ${algorithm} ${actual}, not the declared ${declared}: the file changed or was damaged in transit. Nothing was stored; send it again.`,
+      { algorithm, declared, actual },
+    );
   }
 }
 
@@ -94,6 +98,36 @@ export class RateLimitedError extends ArchiveError {
 }
 
 /** Start-up configuration problems: reported as one line, with a non-zero exit. */
+export class OffsetMismatchError extends ArchiveError {
+  constructor(readonly expected: number, given: number) {
+    super('offset_mismatch', `The upload has ${expected} bytes, but this request continues at byte ${given}. Ask for the upload's offset (HEAD) and resume from there.`, { expected, given });
+  }
+}
+
+export class UploadExpiredError extends ArchiveError {
+  constructor() {
+    super('upload_expired', 'This upload was idle for too long and has expired. Start the upload again.');
+  }
+}
+
+export class UploadLockedError extends ArchiveError {
+  constructor() {
+    super('upload_locked', 'Another request is sending bytes to this upload right now. Wait a moment, then resume.');
+  }
+}
+
+export class UnsupportedMediaTypeError extends ArchiveError {
+  constructor(message: string) {
+    super('unsupported_media_type', message);
+  }
+}
+
+export class UnsupportedProtocolError extends ArchiveError {
+  constructor(message: string) {
+    super('unsupported_protocol', message);
+  }
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }

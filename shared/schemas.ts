@@ -41,6 +41,26 @@ export const uploadProveRequest = z.strictObject({
 });
 export type UploadProveRequest = z.infer<typeof uploadProveRequest>;
 
+/**
+ * The tus `Upload-Metadata` the archive reads: `filename` and `filetype` (or Uppy's `name` and
+ * `type`), and the client's own `md5` / `sha256` of the file, verified at completion. Other
+ * keys are kept and ignored.
+ */
+export const tusMetadata = z.looseObject({
+  filename: z.string().max(1000).nullish(),
+  name: z.string().max(1000).nullish(),
+  filetype: z.string().max(255).nullish(),
+  type: z.string().max(255).nullish(),
+  md5: md5Hex.optional(),
+  sha256: sha256Hex.optional(),
+});
+export type TusMetadata = z.infer<typeof tusMetadata>;
+
+/** Response headers of a finished tus upload (exposed to browsers through CORS). */
+export const ARCHIVE_FILE_ID_HEADER = 'Archive-File-Id';
+export const ARCHIVE_STATUS_HEADER = 'Archive-Status';
+export const ARCHIVE_UPLOAD_COUNT_HEADER = 'Archive-Upload-Count';
+
 /** A byte range, `end` exclusive, as in `Blob.slice(start, end)`. */
 export interface ByteRangeView {
   start: number;

@@ -115,7 +115,7 @@ describe('starting the service and the archive command', () => {
   it('sweeps abandoned uploads while it runs', async () => {
     const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
     const abandoned = await store.content.stage(new Date(Date.now() - 2 * 3600_000));
-    await store.content.writeChunks(abandoned, 0, [randomBytes(1000)]);
+    await store.content.write(abandoned, 0, [randomBytes(1000)]);
     await store.close();
     const file = path.join(dataDir, 'content', abandoned.slice(0, 2), abandoned.slice(2, 4), abandoned);
     assert.ok(fs.existsSync(file));
@@ -131,7 +131,7 @@ describe('starting the service and the archive command', () => {
   it('collects garbage on demand', () => {
     const gc = cli(['gc'], env);
     assert.equal(gc.status, 0, gc.stderr);
-    assert.match(gc.stdout, /removed 0 abandoned staging area\(s\) and 0 unowned file\(s\)/);
+    assert.match(gc.stdout, /removed 0 expired upload\(s\), 0 abandoned staging area\(s\) and 0 unowned file\(s\)/);
   });
 
   it('explains mistakes in one line with exit code 2', () => {

@@ -16,8 +16,9 @@ const USAGE = `Usage: npm run archive -- <command>
                              create an API token; the token is the last line printed
   token list                 list API tokens (ids and owners, never the secrets)
   token revoke <token-id>    revoke an API token
-  gc                         remove what interrupted uploads left behind (staging areas older
-                             than STAGING_TTL_HOURS, and bytes no record owns)
+  gc                         remove what interrupted uploads left behind: resumable uploads idle
+                             longer than UPLOAD_IDLE_HOURS, staging areas older than
+                             STAGING_TTL_HOURS, and bytes no record owns
 
 The store is the one the server uses: MONGODB_URI if set, else the embedded store in DATA_DIR.`;
 
@@ -119,7 +120,7 @@ async function run(argv: string[]): Promise<void> {
         break;
       case 'gc': {
         const report = await archive.gc.run();
-        out(`removed ${report.stagingAreas} abandoned staging area(s) and ${report.orphans} unowned file(s)`);
+        out(`removed ${report.expiredUploads} expired upload(s), ${report.stagingAreas} abandoned staging area(s) and ${report.orphans} unowned file(s)`);
         break;
       }
       default:

@@ -8,12 +8,15 @@ import type { AccountService } from '../services/accounts.js';
 import type { ClaimService } from '../services/claims.js';
 import type { FileService } from '../services/files.js';
 import type { IngestService } from '../services/ingest.js';
+import type { ResumableUploadService } from '../services/resumable-uploads.js';
+import type { UploadStore } from '../store/port.js';
 import type { SessionService, TokenService } from '../services/sessions.js';
 import { authenticate } from './auth.js';
 import { errorHandler, unknownApiRoute } from './error-handler.js';
 import { fileRoutes } from './routes/files.js';
 import { healthRoutes } from './routes/health.js';
 import { sessionRoutes } from './routes/session.js';
+import { TUS_PATH, tusRoutes } from './routes/tus.js';
 import { uploadRoutes } from './routes/uploads.js';
 
 export interface AppDeps {
@@ -23,15 +26,18 @@ export interface AppDeps {
     sessions: SessionService;
     tokens: TokenService;
     ingest: IngestService;
+    resumable: ResumableUploadService;
     files: FileService;
     claims: ClaimService;
   };
   ping: () => Promise<void>;
+  uploads: Pick<UploadStore, 'get'>;
   settings: {
     maxFileSize: number;
     sessionTtlMs: number;
     trustProxy: boolean | number | string;
     loginRateLimit: number;
+    corsOrigins: string[];
   };
 }
 
@@ -87,6 +93,17 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use('/api/files', fileRoutes({ ingest: services.ingest, files: services.files, maxFileSize: settings.maxFileSize }));
   app.use('/api/uploads', uploadRoutes(services.claims));
+  app.use(
+    TUS_PATH,
+    tusRoutes({
+      uploads: services.resumable,
+      store: deps.uploads,
+      maxFileSize: settings.maxFileSize,
+      corsOrigins: settings.corsOrigins,
+      trustProxy: settings.trustProxy !== false,
+      logger,
+    }),
+  );
   app.use('/api', unknownApiRoute);
 
   app.use(errorHandler(logger, settings.maxFileSize));

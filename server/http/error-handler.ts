@@ -15,7 +15,7 @@ import {
 import type { Logger } from '../log.js';
 
 /** The one place where error codes become HTTP statuses. */
-const STATUS: Record<ErrorCode, number> = {
+export const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
   validation_failed: 400,
   unauthenticated: 401,
@@ -26,6 +26,11 @@ const STATUS: Record<ErrorCode, number> = {
   claim_rejected: 403,
   not_found: 404,
   conflict: 409,
+  offset_mismatch: 409,
+  upload_expired: 410,
+  upload_locked: 423,
+  unsupported_media_type: 415,
+  unsupported_protocol: 412,
   payload_too_large: 413,
   range_not_satisfiable: 416,
   checksum_mismatch: 422,

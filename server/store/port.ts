@@ -53,8 +53,19 @@ export interface ContentStore {
   readonly chunkSize: number;
   /** Opens a staging area; its id becomes the file id if the commit stores it. */
   stage(now: Date): Promise<string>;
-  /** Writes chunks firstN, firstN+1, … of a staging area; rewriting a chunk replaces it. */
-  writeChunks(stagingId: string, firstN: number, chunks: readonly Uint8Array[]): Promise<void>;
+  /**
+   * Writes contiguous bytes at `offset` of a staging area. `offset` need not fall on a chunk
+   * edge (a resumed upload continues a partial chunk); bytes already there are replaced, and
+   * bytes past the end of this write may still hold an earlier, interrupted write.
+   */
+  write(stagingId: string, offset: number, parts: readonly Uint8Array[]): Promise<void>;
+  /**
+   * Makes what was written to a staging area so far durable, and lets go of anything this
+   * process holds open for it (the next write may come from another process).
+   */
+  flush(stagingId: string): Promise<void>;
+  /** Streams bytes [0, length) of a staging area (re-hashing a resumed upload). */
+  readStaged(stagingId: string, length: number): Readable;
   /**
    * Makes staged chunks a catalogued file, or, when the catalog already holds the same
    * content (a unique index decides, so concurrent commits are safe), removes them.
@@ -65,9 +76,9 @@ export interface ContentStore {
   /** Streams a committed file's bytes, or a range of them. */
   read(entry: CatalogEntry, range?: ByteRange): Readable;
   /**
-   * Removes staging areas opened before `before` (abandoned: an upload interrupted by a crash)
-   * and any bytes that neither a catalog entry nor a staging area owns. Never touches a
-   * committed file or a younger staging area.
+   * Removes staging areas opened before `before` that no resumable upload owns (abandoned: a
+   * request interrupted by a crash), and any bytes that neither a catalog entry nor a staging
+   * area owns. Never touches a committed file, a younger staging area or a live upload's.
    */
   collectGarbage(before: Date): Promise<GarbageReport>;
 }
@@ -225,6 +236,71 @@ export interface ClaimStore {
   purgeExpired(now: Date): Promise<void>;
 }
 
+/** What a finished resumable upload became. */
+export interface UploadOutcome {
+  status: 'stored' | 'duplicate';
+  fileId: string;
+  uploadCount: number;
+}
+
+/** Who holds a resumable upload's write lock, and until when if it stops renewing it. */
+export interface UploadLock {
+  /** Unique per request: `<instance>/<n>`. */
+  holder: string;
+  /** Host and process of the holder: a holder on this host whose process is gone can be replaced at once. */
+  host: string;
+  pid: number;
+  until: Date;
+}
+
+/** A resumable (tus) upload: state persisted so any server instance can continue it. */
+export interface UploadState {
+  id: string;
+  ownerId: string;
+  /** The staging area its bytes go to. */
+  stagingId: string;
+  length: number;
+  /** Bytes received and persisted (the tus Upload-Offset). */
+  offset: number;
+  /** The tus Upload-Metadata, decoded. */
+  metadata: Record<string, string | null>;
+  createdAt: Date;
+  /** Last time bytes arrived (or the upload was created); an idle upload expires from here. */
+  activeAt: Date;
+  expiresAt: Date;
+  lock: UploadLock | null;
+  /** Set once the upload is complete and committed. */
+  outcome: UploadOutcome | null;
+}
+
+export type NewUpload = Omit<UploadState, 'offset' | 'lock' | 'outcome'>;
+
+export type LockAttempt = { status: 'acquired'; upload: UploadState } | { status: 'busy'; lock: UploadLock } | { status: 'missing' };
+
+export interface UploadStore {
+  create(upload: NewUpload): Promise<void>;
+  get(id: string): Promise<UploadState | undefined>;
+  /**
+   * Takes the write lock when it is free, expired at `now`, or held by `replacing` (a holder
+   * known to be dead). Atomic: of two callers, one gets it.
+   */
+  acquire(id: string, lock: UploadLock, now: Date, replacing?: string): Promise<LockAttempt>;
+  /**
+   * Records progress while holding the lock: new offset and activity, lock renewed to
+   * `lockUntil`. Returns false (and changes nothing) if `holder` no longer holds it.
+   */
+  advance(id: string, holder: string, progress: { offset: number; activeAt: Date; expiresAt: Date; lockUntil: Date }): Promise<boolean>;
+  /** Extends the lease of a lock `holder` still holds. */
+  renew(id: string, holder: string, until: Date): Promise<void>;
+  /** Marks the upload finished, under the lock. */
+  finish(id: string, holder: string, outcome: UploadOutcome): Promise<boolean>;
+  /** Lets go of the lock if `holder` still holds it. */
+  release(id: string, holder: string): Promise<void>;
+  delete(id: string): Promise<void>;
+  /** Uploads whose expiry is before `now`, at most `limit` of them. */
+  listExpired(now: Date, limit: number): Promise<UploadState[]>;
+}
+
 export interface ArchiveStore {
   readonly kind: 'embedded' | 'mongodb';
   readonly content: ContentStore;
@@ -234,6 +310,7 @@ export interface ArchiveStore {
   readonly sessions: SessionStore;
   readonly tokens: TokenStore;
   readonly claims: ClaimStore;
+  readonly uploads: UploadStore;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;

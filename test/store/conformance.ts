@@ -122,7 +122,7 @@ export function storeConformance(target: StoreTarget): void {
         const long = new Date(Date.now() - 2 * dayMs);
         const stageAt = async (at: Date, data: Buffer) => {
           const stagingId = await store.content.stage(at);
-          await store.content.writeChunks(stagingId, 0, [data.subarray(0, CS), data.subarray(CS)]);
+          await store.content.write(stagingId, 0, [data.subarray(0, CS), data.subarray(CS)]);
           return stagingId;
         };
         const committedData = randomContent(CS + 5);
@@ -137,14 +137,28 @@ export function storeConformance(target: StoreTarget): void {
         assert.deepEqual(await store.content.collectGarbage(new Date(Date.now() - dayMs)), { stagingAreas: 0, orphans: 0 }, 'nothing left to do');
       });
 
-      it('replaces a chunk that is written again (a persisted partial tail grows)', async () => {
-        const data = randomContent(CS + 50);
+      it('continues a partial chunk at a byte offset, also over stale bytes of an interrupted write', async () => {
+        const data = randomContent(3 * CS + 50);
         const stagingId = await store.content.stage(new Date());
-        await store.content.writeChunks(stagingId, 0, [data.subarray(0, CS), data.subarray(CS, CS + 20)]);
-        await store.content.writeChunks(stagingId, 1, [data.subarray(CS)]);
+        await store.content.write(stagingId, 0, [data.subarray(0, CS), data.subarray(CS, CS + 20)]);
+        // An interrupted request got further than what was acknowledged, with other bytes.
+        await store.content.write(stagingId, CS + 20, [randomContent(CS)]);
+        // The resumed upload continues from the acknowledged offset, in parts of any size.
+        await store.content.write(stagingId, CS + 20, [data.subarray(CS + 20, CS + 21), data.subarray(CS + 21, 2 * CS + 7)]);
+        await store.content.write(stagingId, 2 * CS + 7, [data.subarray(2 * CS + 7)]);
+        assert.deepEqual(await readAll(store.content.readStaged(stagingId, data.length)), data);
+        await store.content.flush(stagingId);
         const { entry } = await store.content.commit(stagingId, { key: keyOf(data), fileName: 'x', contentType: 'text/plain', uploadDate: new Date() });
         assert.deepEqual(await readAll(store.content.read(entry)), data);
-        assert.equal(await countChunks(opened), 2);
+        assert.equal(await countChunks(opened), 4);
+      });
+
+      it('reads back the first bytes of a staging area', async () => {
+        const data = randomContent(2 * CS + 3);
+        const stagingId = await store.content.stage(new Date());
+        await store.content.write(stagingId, 0, [data]);
+        assert.deepEqual(await readAll(store.content.readStaged(stagingId, CS + 1)), data.subarray(0, CS + 1));
+        assert.deepEqual(await readAll(store.content.readStaged(stagingId, 0)), Buffer.alloc(0));
       });
     });
 

@@ -18,7 +18,7 @@ describe('embedded store specifics', () => {
     const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
     const data = randomContent(2500);
     const id = await store.content.stage(new Date());
-    await store.content.writeChunks(id, 0, [data.subarray(0, 1024), data.subarray(1024, 2048), data.subarray(2048)]);
+    await store.content.write(id, 0, [data.subarray(0, 1024), data.subarray(1024, 2048), data.subarray(2048)]);
     const { entry } = await store.content.commit(id, { key: keyOf(data), fileName: 'x', contentType: 'text/plain', uploadDate: new Date() });
     await store.close();
     const { default: Database } = await import('better-sqlite3');
@@ -45,7 +45,7 @@ describe('embedded store specifics', () => {
         const id = await store.content.stage(new Date());
         const chunks = [];
         for (let i = 0; i < data.length; i += 1024) chunks.push(data.subarray(i, i + 1024));
-        await store.content.writeChunks(id, 0, chunks);
+        await store.content.write(id, 0, chunks);
         const key = { md5: createHash('md5').update(data).digest('hex'), sha256: createHash('sha256').update(data).digest('hex'), length: data.length };
         await store.content.commit(id, { key, fileName: 'f', contentType: 'application/octet-stream', uploadDate: new Date() });
       }
@@ -89,7 +89,7 @@ describe('embedded store specifics', () => {
     const reader = openEmbeddedStore({ dataDir, chunkSize: 1024 });
     const data = randomContent(3000);
     const id = await writer.content.stage(new Date());
-    await writer.content.writeChunks(id, 0, [data.subarray(0, 1024), data.subarray(1024, 2048), data.subarray(2048)]);
+    await writer.content.write(id, 0, [data.subarray(0, 1024), data.subarray(1024, 2048), data.subarray(2048)]);
     const { entry } = await writer.content.commit(id, { key: keyOf(data), fileName: 'x', contentType: 'text/plain', uploadDate: new Date() });
     assert.deepEqual(await readAll(reader.content.read(entry)), data);
     await writer.close();

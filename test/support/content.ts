@@ -14,7 +14,7 @@ export async function stageBytes(store: ArchiveStore, data: Uint8Array): Promise
   const stagingId = await content.stage(new Date());
   const chunks: Uint8Array[] = [];
   for (let at = 0; at < data.byteLength; at += content.chunkSize) chunks.push(data.subarray(at, at + content.chunkSize));
-  await content.writeChunks(stagingId, 0, chunks);
+  await content.write(stagingId, 0, chunks);
   return { stagingId, key: keyOf(data) };
 }
 

@@ -38,6 +38,8 @@ export class TestServer {
       instantUploadScope: 'archive',
       claimTtlMs: 5 * 60_000,
       stagingTtlMs: 24 * 3600_000,
+      uploadIdleMs: 24 * 3600_000,
+      corsOrigins: [],
       ...options,
     };
     const archive = composeServices(opened.store, config, options.clock);

@@ -51,16 +51,14 @@ export class ContentFiles {
     return file;
   }
 
-  /** Writes chunks firstN, firstN+1, …; a short (final) chunk ends the file there. */
-  async writeChunks(id: string, firstN: number, chunks: readonly Uint8Array[]): Promise<void> {
-    if (chunks.length === 0) return;
+  /** Writes contiguous bytes at `offset`, each byte once (positional writes, no read-back). */
+  async write(id: string, offset: number, parts: readonly Uint8Array[]): Promise<void> {
+    if (parts.length === 0) return;
     const file = await this.handle(id);
-    const start = firstN * this.chunkSize;
     let bytes = 0;
-    for (const chunk of chunks) bytes += chunk.byteLength;
-    const { bytesWritten } = await file.handle.writev(chunks as Uint8Array[], start);
+    for (const part of parts) bytes += part.byteLength;
+    const { bytesWritten } = await file.handle.writev(parts as Uint8Array[], offset);
     if (bytesWritten !== bytes) throw new Error(`short write to content file ${id}: ${bytesWritten} of ${bytes} bytes`);
-    if (chunks[chunks.length - 1]!.byteLength < this.chunkSize) await file.handle.truncate(start + bytes);
     file.unsynced += bytes;
     if (file.unsynced >= SYNC_EVERY_BYTES) {
       // Flush in the background while more bytes arrive, so the sync at commit is short.
@@ -106,7 +104,7 @@ export class ContentFiles {
     await fs.promises.rm(this.pathOf(id), { force: true });
   }
 
-  /** Bytes [start, end) of a file. */
+  /** Bytes [start, end) of a file, also one still being written. */
   read(id: string, start: number, end: number): Readable {
     if (end <= start) return Readable.from([]);
     // Small ranges (proofs of possession) in one positional read: a file stream costs more to set up.

@@ -67,8 +67,17 @@ export class EmbeddedContentStore implements ContentStore {
     return stagingId;
   }
 
-  writeChunks(stagingId: string, firstN: number, chunks: readonly Uint8Array[]): Promise<void> {
-    return this.files.writeChunks(stagingId, firstN, chunks);
+  write(stagingId: string, offset: number, parts: readonly Uint8Array[]): Promise<void> {
+    return this.files.write(stagingId, offset, parts);
+  }
+
+  flush(stagingId: string): Promise<void> {
+    // Sealing syncs and closes; a later write reopens the file without truncating it.
+    return this.files.seal(stagingId);
+  }
+
+  readStaged(stagingId: string, length: number): Readable {
+    return this.files.read(stagingId, 0, length);
   }
 
   async commit(stagingId: string, entry: NewCatalogEntry): Promise<CommitOutcome> {
@@ -100,7 +109,9 @@ export class EmbeddedContentStore implements ContentStore {
   }
 
   async collectGarbage(before: Date): Promise<GarbageReport> {
-    const stale = this.db.prepare<[number], { staging_id: string }>('SELECT staging_id FROM staging WHERE created_at < ?').all(before.getTime());
+    const stale = this.db
+      .prepare<[number], { staging_id: string }>('SELECT staging_id FROM staging WHERE created_at < ? AND staging_id NOT IN (SELECT staging_id FROM uploads)')
+      .all(before.getTime());
     for (const { staging_id } of stale) {
       // A duplicate's staging row outlives its commit until discard; its id is never catalogued,
       // but check anyway: a catalogued file is never removed.

@@ -28,6 +28,25 @@ CREATE TABLE IF NOT EXISTS staging (
   created_at INTEGER NOT NULL
 );
 
+-- Resumable (tus) uploads: their state, so any process on DATA_DIR can continue one.
+CREATE TABLE IF NOT EXISTS uploads (
+  id         TEXT PRIMARY KEY,
+  owner_id   TEXT NOT NULL,
+  staging_id TEXT NOT NULL UNIQUE,
+  length     INTEGER NOT NULL,
+  "offset"   INTEGER NOT NULL DEFAULT 0,
+  metadata   TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  active_at  INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  lock_holder TEXT,
+  lock_host   TEXT,
+  lock_pid    INTEGER,
+  lock_until  INTEGER,
+  outcome    TEXT
+);
+CREATE INDEX IF NOT EXISTS uploads_expiry ON uploads (expires_at);
+
 CREATE TABLE IF NOT EXISTS ledger (
   id                    INTEGER PRIMARY KEY,
   user_id               TEXT NOT NULL,

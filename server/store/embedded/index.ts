@@ -6,6 +6,7 @@ import { ContentFiles } from './content-files.js';
 import { EmbeddedContentStore } from './content.js';
 import { openDatabase } from './database.js';
 import { EmbeddedLedger } from './ledger.js';
+import { EmbeddedUploadStore } from './uploads.js';
 
 /** The default store, nothing to install: SQLite (WAL) for the records, content files for the bytes, all in DATA_DIR. */
 export function openEmbeddedStore(options: { dataDir: string; chunkSize: number }): ArchiveStore {
@@ -20,6 +21,7 @@ export function openEmbeddedStore(options: { dataDir: string; chunkSize: number 
     sessions: new EmbeddedSessionStore(db),
     tokens: new EmbeddedTokenStore(db),
     claims: new EmbeddedClaimStore(db),
+    uploads: new EmbeddedUploadStore(db),
     async ping() {
       db.prepare('SELECT 1').get();
     },

@@ -95,6 +95,21 @@ export interface ClaimDoc {
   expiresAt: Date;
 }
 
+/** A resumable (tus) upload's state; `_id` is the upload id. */
+export interface UploadDoc {
+  _id: string;
+  ownerId: string;
+  stagingId: ObjectId;
+  length: Long | number;
+  offset: Long | number;
+  metadata: Record<string, string | null>;
+  createdAt: Date;
+  activeAt: Date;
+  expiresAt: Date;
+  lock: { holder: string; host: string; pid: number; until: Date } | null;
+  outcome: { status: 'stored' | 'duplicate'; fileId: string; uploadCount: number } | null;
+}
+
 export const BUCKET = 'fileContent';
 
 export function collections(db: Db) {
@@ -108,6 +123,7 @@ export function collections(db: Db) {
     sessions: db.collection<SessionDoc>('sessions'),
     tokens: db.collection<TokenDoc>('apiTokens'),
     claims: db.collection<ClaimDoc>('uploads.claims'),
+    uploads: db.collection<UploadDoc>('uploads.resumable'),
   };
 }
 
@@ -128,6 +144,8 @@ export async function createIndexes(c: Collections): Promise<void> {
     c.sessions.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
     c.sessions.createIndex({ accountId: 1 }),
     c.claims.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
+    c.uploads.createIndex({ expiresAt: 1 }, { name: 'expiry' }),
+    c.uploads.createIndex({ stagingId: 1 }, { unique: true, name: 'staging' }),
     c.ledger.createIndex({ UploadFileID: 1, 'UploadGeoAddress.CityName': 1, 'UploadGeoAddress.CountyName': 1 }, { name: 'file_county' }),
   ]);
 }

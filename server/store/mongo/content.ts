@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Readable } from 'node:stream';
-import { GridFSBucket, Long, ObjectId, type Collection, type Db, type OptionalUnlessRequiredId } from 'mongodb';
+import { Readable } from 'node:stream';
+import { Binary, GridFSBucket, Long, ObjectId, type Collection, type Db, type OptionalUnlessRequiredId } from 'mongodb';
 import type { ByteRange, CatalogEntry, CommitOutcome, ContentStore, GarbageReport, NewCatalogEntry } from '../port.js';
 import { BUCKET, isDuplicateKey, type Collections } from './collections.js';
 import { catalogEntryFromDoc } from './mapping.js';
@@ -29,15 +29,50 @@ export class MongoContentStore implements ContentStore {
     return _id.toHexString();
   }
 
-  async writeChunks(stagingId: string, firstN: number, chunks: readonly Uint8Array[]): Promise<void> {
-    if (chunks.length === 0) return;
+  async write(stagingId: string, offset: number, parts: readonly Uint8Array[]): Promise<void> {
+    if (parts.length === 0) return;
     const files_id = new ObjectId(stagingId);
+    const firstN = Math.floor(offset / this.chunkSize);
+    const into = offset - firstN * this.chunkSize;
+    let head: Uint8Array[] = [];
+    if (into > 0) {
+      // A chunk document is one value: continuing a partial chunk rewrites it with the bytes
+      // it already holds (at most one chunk per request; bytes past `offset` are stale).
+      const existing = await this.c.chunks.findOne({ files_id, n: firstN });
+      const bytes = existing ? binaryBytes(existing.data) : new Uint8Array(0);
+      if (bytes.byteLength < into) throw new Error(`staging area ${stagingId} has ${firstN * this.chunkSize + bytes.byteLength} bytes, not ${offset}`);
+      head = [bytes.subarray(0, into)];
+    }
+    const chunks = rechunk([...head, ...parts], this.chunkSize);
     // Upserts keyed by (files_id, n): a retried or rewritten chunk replaces the old one.
     await this.c.chunks.bulkWrite(
       chunks.map((data, i) => ({
         replaceOne: { filter: { files_id, n: firstN + i }, replacement: { files_id, n: firstN + i, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength) }, upsert: true },
       })),
       { ordered: true },
+    );
+  }
+
+  async flush(): Promise<void> {
+    // Every write was acknowledged by the server under the connection's write concern.
+  }
+
+  readStaged(stagingId: string, length: number): Readable {
+    const files_id = new ObjectId(stagingId);
+    const chunkSize = this.chunkSize;
+    const chunks = this.c.chunks.find({ files_id, n: { $lt: Math.ceil(length / chunkSize) } }).sort({ n: 1 });
+    return Readable.from(
+      (async function* () {
+        let expected = 0;
+        let sent = 0;
+        for await (const chunk of chunks) {
+          if (chunk.n !== expected++) throw new Error(`staging area ${stagingId} lacks chunk ${expected - 1}`);
+          const bytes = binaryBytes(chunk.data).subarray(0, length - sent);
+          sent += bytes.byteLength;
+          yield bytes;
+        }
+        if (sent !== length) throw new Error(`staging area ${stagingId} holds ${sent} bytes, not ${length}`);
+      })(),
     );
   }
 
@@ -112,7 +147,12 @@ export class MongoContentStore implements ContentStore {
   }
 
   async collectGarbage(before: Date): Promise<GarbageReport> {
-    const stale = await this.c.staging.find({ createdAt: { $lt: before } }).toArray();
+    const candidates = await this.c.staging.find({ createdAt: { $lt: before } }).toArray();
+    const stale: typeof candidates = [];
+    for (const area of candidates) {
+      // A resumable upload's staging area lives as long as the upload (its expiry is the upload's).
+      if (!(await this.c.uploads.findOne({ stagingId: area._id }, { projection: { _id: 1 } }))) stale.push(area);
+    }
     for (const { _id } of stale) {
       // A crash between the catalog insert and this record's removal leaves a committed file: keep it.
       if (await this.c.catalog.findOne({ _id }, { projection: { _id: 1 } })) await this.c.staging.deleteOne({ _id });
@@ -144,4 +184,32 @@ export class MongoContentStore implements ContentStore {
   read(entry: CatalogEntry, range?: ByteRange): Readable {
     return this.bucket.openDownloadStream(new ObjectId(entry.fileId), range ? { start: range.start, end: range.end } : {});
   }
+}
+
+function binaryBytes(data: Binary | Uint8Array): Uint8Array {
+  return data instanceof Binary ? data.buffer.subarray(0, data.position) : data;
+}
+
+/** Regroups contiguous byte parts into chunk-sized pieces (the last may be short); copies only where a chunk spans parts. */
+function rechunk(parts: readonly Uint8Array[], size: number): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  const emit = () => {
+    chunks.push(pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes));
+    pending = [];
+    pendingBytes = 0;
+  };
+  for (const part of parts) {
+    let at = 0;
+    while (at < part.byteLength) {
+      const take = Math.min(size - pendingBytes, part.byteLength - at);
+      pending.push(part.subarray(at, at + take));
+      pendingBytes += take;
+      at += take;
+      if (pendingBytes === size) emit();
+    }
+  }
+  if (pendingBytes > 0) emit();
+  return chunks;
 }

@@ -6,6 +6,7 @@ import { MongoCatalog } from './catalog.js';
 import { collections, createIndexes } from './collections.js';
 import { MongoContentStore } from './content.js';
 import { MongoLedger } from './ledger.js';
+import { MongoUploadStore } from './uploads.js';
 
 export interface MongoStoreOptions {
   uri: string;
@@ -36,6 +37,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Archiv
     sessions: new MongoSessionStore(c),
     tokens: new MongoTokenStore(c),
     claims: new MongoClaimStore(c),
+    uploads: new MongoUploadStore(c),
     async ping() {
       await db.command({ ping: 1 });
     },

@@ -1,0 +1,197 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
+import { Server } from '@tus/server';
+import type { Lock, Locker } from '@tus/utils';
+import { Router, type Request, type RequestHandler } from 'express';
+import { NodeRequest, sendNodeResponse } from 'srvx/node';
+import type { ErrorCode } from '../../../shared/errors.js';
+import { ARCHIVE_FILE_ID_HEADER, ARCHIVE_STATUS_HEADER, ARCHIVE_UPLOAD_COUNT_HEADER } from '../../../shared/schemas.js';
+import { ArchiveError, BadRequestError, NotFoundError, UnsupportedMediaTypeError, UnsupportedProtocolError, UploadExpiredError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import type { ResumableUploadService } from '../../services/resumable-uploads.js';
+import type { UploadStore } from '../../store/port.js';
+import { requireAuth } from '../auth.js';
+import { STATUS } from '../error-handler.js';
+import { ArchiveDataStore, type TusRequestContext } from '../tus/data-store.js';
+
+export const TUS_PATH = '/api/tus';
+const TUS_VERSION = '1.0.0';
+const OFFSET_STREAM = 'application/offset+octet-stream';
+const UPLOAD_ID = /^[0-9a-f]{32}$/;
+const TUS_METHODS = new Set(['POST', 'HEAD', 'PATCH', 'DELETE', 'OPTIONS']);
+/** A request that sends no bytes for this long is cut off, so its upload's lock is freed. */
+const BODY_IDLE_MS = 30_000;
+const ARCHIVE_HEADERS = [ARCHIVE_FILE_ID_HEADER, ARCHIVE_STATUS_HEADER, ARCHIVE_UPLOAD_COUNT_HEADER];
+
+/**
+ * Locks are the upload service's, held in the store so they hold across instances and refuse a
+ * second writer; @tus/server's own (in-memory) locker would instead cancel the running request.
+ */
+const NO_LIBRARY_LOCKS: Locker = { newLock: (): Lock => ({ lock: async () => {}, unlock: async () => {} }) };
+
+/** Error codes for errors @tus/server raises itself, by status. */
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'offset_mismatch',
+  410: 'upload_expired',
+  412: 'unsupported_protocol',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  423: 'upload_locked',
+  500: 'internal',
+};
+
+export interface TusRouteOptions {
+  uploads: ResumableUploadService;
+  store: Pick<UploadStore, 'get'>;
+  maxFileSize: number;
+  /** Origins allowed to call the tus endpoint from a browser (CORS); none by default. */
+  corsOrigins: string[];
+  trustProxy: boolean;
+  logger: Logger;
+}
+
+/**
+ * `/api/tus`: resumable uploads, tus 1.0.0 with creation, creation-with-upload, termination
+ * and expiration. @tus/server speaks the protocol; in front of it this route authenticates,
+ * keeps each upload to its owner, and closes the library's gaps in conformance (412 with
+ * Tus-Version, X-HTTP-Method-Override, 415 for a wrong Content-Type); behind it, it adds the
+ * archive's outcome to a finishing response and gives every error a JSON body with a code.
+ */
+export function tusRoutes(o: TusRouteOptions): Router {
+  const context = new AsyncLocalStorage<TusRequestContext>();
+  const tus = new Server({
+    path: TUS_PATH,
+    datastore: new ArchiveDataStore(o.uploads, context),
+    maxSize: o.maxFileSize,
+    locker: NO_LIBRARY_LOCKS,
+    respectForwardedHeaders: o.trustProxy,
+    allowedOrigins: (origin) => o.corsOrigins.includes(origin),
+    allowedHeaders: ['X-CSRF-Token', 'X-Request-Id'],
+    exposedHeaders: ['Upload-Expires', 'X-Request-Id', ...ARCHIVE_HEADERS],
+    namingFunction: () => randomBytes(16).toString('hex'),
+    getFileIdFromRequest: (_req, last) => (last !== undefined && UPLOAD_ID.test(last) ? last : undefined),
+    onResponseError: (_req, err) => {
+      if (err instanceof ArchiveError) return { status_code: STATUS[err.code], body: JSON.stringify({ error: err.code, message: err.message }) };
+      if (!('status_code' in err)) o.logger.error({ err }, 'tus request failed');
+      return undefined;
+    },
+  });
+
+  const forward: RequestHandler = async (req, res) => {
+    // @tus/server reads the full path (Express shortened req.url to the part after the mount).
+    req.url = req.originalUrl;
+    const request = new NodeRequest({ req, res });
+    const principal = req.principal;
+    const response = principal ? await context.run({ account: principal.account }, () => tus.handleWeb(request)) : await tus.handleWeb(request);
+    await sendNodeResponse(res, await finish(req, response));
+  };
+
+  /** Adds what the library cannot know to its response. */
+  const finish = async (req: Request, response: Response): Promise<Response> => {
+    if (response.status >= 400) return jsonError(response);
+    const id = (req.params.id as string | undefined) ?? response.headers.get('location')?.split('/').pop();
+    if (req.method === 'OPTIONS' || id === undefined || !UPLOAD_ID.test(id)) return response;
+    const upload = await o.store.get(id);
+    if (!upload) return response;
+    if (upload.outcome) {
+      response.headers.set(ARCHIVE_FILE_ID_HEADER, upload.outcome.fileId);
+      response.headers.set(ARCHIVE_STATUS_HEADER, upload.outcome.status);
+      response.headers.set(ARCHIVE_UPLOAD_COUNT_HEADER, String(upload.outcome.uploadCount));
+      response.headers.delete('Upload-Expires');
+    } else if (req.method !== 'DELETE') {
+      // The expiry moves with every byte received; the library's value is from before the request.
+      response.headers.set('Upload-Expires', upload.expiresAt.toUTCString());
+    }
+    return response;
+  };
+
+  const router = Router();
+  router.use(protocolGate(o.corsOrigins));
+  router.options(['/', '/:id'], forward);
+  router.post('/', requireAuth(), creationChecks, forward);
+  router.all('/:id', requireAuth(), async (req, _res, next) => {
+    const id = String(req.params.id);
+    if (!UPLOAD_ID.test(id)) throw new NotFoundError('There is no upload at this address.');
+    if (req.method === 'PATCH') patchChecks(req);
+    if (req.method === 'HEAD' || req.method === 'PATCH' || req.method === 'DELETE') {
+      // Owner only: anyone else is told there is no such upload.
+      const upload = await o.uploads.ownedBy(req.principal!.account, id);
+      // Judged by the service's clock (the library would use its own).
+      if (req.method !== 'DELETE' && o.uploads.isExpired(upload)) throw new UploadExpiredError();
+    }
+    next();
+  }, forward);
+  router.all('/', requireAuth(), (req) => {
+    throw new BadRequestError(`${req.method} is not a tus request on ${TUS_PATH}: create an upload with POST.`);
+  });
+  return router;
+}
+
+/** Protocol rules checked before anything else, so even a refusal speaks tus. */
+function protocolGate(corsOrigins: string[]): RequestHandler {
+  return (req, res, next) => {
+    res.setHeader('Tus-Resumable', TUS_VERSION);
+    const origin = req.get('origin');
+    if (origin !== undefined && corsOrigins.includes(origin)) {
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Vary', 'Origin');
+    }
+    // Clients behind proxies that only pass GET and POST send other methods this way.
+    const override = req.get('x-http-method-override');
+    if (override !== undefined) {
+      const method = override.trim().toUpperCase();
+      if (!TUS_METHODS.has(method)) throw new BadRequestError(`X-HTTP-Method-Override "${override}" is not a tus method (POST, HEAD, PATCH, DELETE, OPTIONS).`);
+      req.method = method;
+    }
+    if (req.method === 'OPTIONS') return next();
+    const version = req.get('tus-resumable');
+    if (version !== TUS_VERSION) {
+      res.setHeader('Tus-Version', TUS_VERSION);
+      throw new UnsupportedProtocolError(
+        version === undefined ? `Send the header "Tus-Resumable: ${TUS_VERSION}" with every tus request.` : `This server speaks tus ${TUS_VERSION}, not "${version}".`,
+      );
+    }
+    if (req.method === 'PATCH' || req.method === 'POST') req.setTimeout(BODY_IDLE_MS);
+    next();
+  };
+}
+
+function mediaType(req: Request): string | undefined {
+  return req.get('content-type')?.split(';')[0]!.trim().toLowerCase();
+}
+
+/** A creation request may carry the first bytes (creation-with-upload), as an offset stream only. */
+const creationChecks: RequestHandler = (req, _res, next) => {
+  const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+  const type = mediaType(req);
+  if (hasBody && type !== OFFSET_STREAM) {
+    throw new UnsupportedMediaTypeError(`The first bytes of an upload are sent as "Content-Type: ${OFFSET_STREAM}", not "${type ?? 'none'}".`);
+  }
+  next();
+};
+
+function patchChecks(req: Request): void {
+  const type = mediaType(req);
+  if (type !== OFFSET_STREAM) throw new UnsupportedMediaTypeError(`Upload bytes are sent as "Content-Type: ${OFFSET_STREAM}", not "${type ?? 'none'}".`);
+  const offset = req.get('upload-offset');
+  if (offset === undefined) throw new BadRequestError('Send the header "Upload-Offset" with the offset the bytes continue at (ask HEAD for it).');
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(offset)) throw new BadRequestError(`Upload-Offset must be a whole number of bytes, not "${offset}".`);
+}
+
+/** Every tus error gets the JSON body of the rest of the API, with a code a client can translate. */
+async function jsonError(response: Response): Promise<Response> {
+  const text = (await response.text()).trim();
+  let body: { error: ErrorCode; message: string };
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    body = { error: CODE_BY_STATUS[response.status] ?? 'bad_request', message: text || response.statusText };
+  }
+  const json = JSON.stringify(body);
+  const headers = new Headers(response.headers);
+  headers.set('Content-Type', 'application/json; charset=utf-8');
+  headers.set('Content-Length', String(Buffer.byteLength(json)));
+  return new Response(json, { status: response.status, headers });
+}

@@ -1,0 +1,130 @@
+import type { ContentStore } from '../store/port.js';
+import type { DigestJob } from './digest.js';
+
+/** Chunks are written to the store in batches (about 2 MiB at the default chunk size). */
+const BATCH_CHUNKS = 8;
+
+/**
+ * Reused chunk buffers, so memory stays flat however large the file. They are
+ * SharedArrayBuffers, so the hash workers read them without a copy.
+ */
+class ChunkPool {
+  private readonly free: Uint8Array[] = [];
+
+  constructor(private readonly size: number) {}
+
+  take(): Uint8Array {
+    return this.free.pop() ?? new Uint8Array(new SharedArrayBuffer(this.size));
+  }
+
+  /** A callback that returns `chunk` to the pool once it has been called `users` times. */
+  releaser(chunk: Uint8Array, users: number): () => void {
+    return () => {
+      if (--users === 0) this.free.push(chunk);
+    };
+  }
+}
+
+export interface ChunkWriterOptions {
+  content: Pick<ContentStore, 'chunkSize' | 'write'>;
+  stagingId: string;
+  /** Hashes the bytes on the way; absent when the bytes before `offset` were not hashed here. */
+  digest?: DigestJob | undefined;
+  /** Where the bytes start in the staging area (a resumed upload starts mid-file). */
+  offset: number;
+  /** Called in order after each batch is written, with the end of the bytes written so far. */
+  onPersisted?: (offset: number) => Promise<void>;
+}
+
+/**
+ * Moves a byte stream into a staging area: cut into chunks on the store's chunk edges, written
+ * in batches (one batch on its way to the store while the next fills) and hashed on the way, so
+ * each byte is read once and memory stays flat. A writer serves one request.
+ */
+export class ChunkWriter {
+  private readonly chunkSize: number;
+  private readonly pool: ChunkPool;
+  private chunk: Uint8Array;
+  private filled = 0;
+  /** Absolute offset of the first byte of the current chunk buffer. */
+  private chunkStart: number;
+  /** Room in the current chunk buffer: a first chunk that continues a partial one is shorter. */
+  private room: number;
+  private batch: Uint8Array[] = [];
+  private batchReleases: Array<() => void> = [];
+  private batchStart: number;
+  private batchBytes = 0;
+  /** Resolves once the newest batch is written and every earlier one persisted. */
+  private persisted: Promise<void> = Promise.resolve();
+
+  constructor(private readonly o: ChunkWriterOptions) {
+    this.chunkSize = o.content.chunkSize;
+    this.pool = new ChunkPool(this.chunkSize);
+    this.chunk = this.pool.take();
+    this.chunkStart = o.offset;
+    this.batchStart = o.offset;
+    this.room = this.chunkSize - (o.offset % this.chunkSize);
+  }
+
+  /** Bytes pushed so far, counted from the start of the staging area. */
+  get end(): number {
+    return this.chunkStart + this.filled;
+  }
+
+  async push(data: Uint8Array): Promise<void> {
+    let at = 0;
+    while (at < data.byteLength) {
+      const take = Math.min(this.room - this.filled, data.byteLength - at);
+      this.chunk.set(data.subarray(at, at + take), this.filled);
+      this.filled += take;
+      at += take;
+      if (this.filled === this.room) await this.closeChunk();
+    }
+  }
+
+  /** Writes everything pushed, a partial last chunk included, and waits until it is persisted. */
+  async flush(): Promise<number> {
+    if (this.filled > 0) await this.closeChunk();
+    await this.writeBatch();
+    await this.persisted;
+    return this.end;
+  }
+
+  /** Waits for writes in flight, ignoring their outcome (the caller is failing anyway). */
+  async settle(): Promise<void> {
+    await this.persisted.catch(() => {});
+  }
+
+  private async closeChunk(): Promise<void> {
+    const full = this.chunk.subarray(0, this.filled);
+    // The buffer is reused once both the store and the hashing are done with it.
+    const release = this.pool.releaser(this.chunk, this.o.digest ? 2 : 1);
+    this.batch.push(full);
+    this.batchReleases.push(release);
+    this.batchBytes += full.byteLength;
+    this.chunkStart += this.filled;
+    this.chunk = this.pool.take();
+    this.filled = 0;
+    this.room = this.chunkSize;
+    await this.o.digest?.update(full, release);
+    if (this.batch.length >= BATCH_CHUNKS) await this.writeBatch();
+  }
+
+  private async writeBatch(): Promise<void> {
+    if (this.batch.length === 0) return;
+    const { batch, batchReleases: releases, batchStart: start } = this;
+    const end = start + this.batchBytes;
+    this.batch = [];
+    this.batchReleases = [];
+    this.batchStart = end;
+    this.batchBytes = 0;
+    const write = this.o.content.write(this.o.stagingId, start, batch).then(() => releases.forEach((release) => release()));
+    // Progress is recorded in order: never an offset whose earlier bytes are not yet written.
+    const previous = this.persisted;
+    const persisted = Promise.all([write, previous]).then(() => this.o.onPersisted?.(end));
+    persisted.catch(() => {}); // awaited by the next batch, flush() or settle()
+    this.persisted = persisted;
+    // One batch may be on its way while the next one fills: wait for the one before.
+    await previous;
+  }
+}

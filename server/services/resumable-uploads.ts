@@ -1,0 +1,308 @@
+import { tusMetadata } from '../../shared/schemas.js';
+import { cleanContentType, cleanFileName } from '../../shared/file-name.js';
+import { NotFoundError, OffsetMismatchError, PayloadTooLargeError, UploadExpiredError, UploadLockedError, ValidationError } from '../errors.js';
+import type { Account, ArchiveStore, UploadLock, UploadOutcome, UploadState } from '../store/port.js';
+import { ChunkWriter } from './chunk-writer.js';
+import type { DigestJob, DigestPool, Digests } from './digest.js';
+import type { IngestService } from './ingest.js';
+import type { LockIdentity } from './upload-lock.js';
+
+/** A write lock is a lease: renewed while its request runs, free once it lapses (a crashed holder). */
+const LOCK_LEASE_MS = 30_000;
+const LOCK_RENEW_MS = 10_000;
+/** Hash states kept for uploads between requests; beyond this the oldest is dropped (re-read at completion). */
+const MAX_IDLE_HASHES = 256;
+
+export interface ResumableUploadOptions {
+  store: Pick<ArchiveStore, 'content' | 'uploads'>;
+  ingest: Pick<IngestService, 'commit'>;
+  digests: DigestPool;
+  identity: LockIdentity;
+  maxFileSize: number;
+  /** An unfinished upload that receives no bytes for this long expires. */
+  idleMs: number;
+  clock?: () => Date;
+}
+
+/** The metadata the archive takes from a tus upload. */
+export interface UploadDescription {
+  fileName: string;
+  contentType: string;
+  md5: string | undefined;
+  sha256: string | undefined;
+}
+
+/** This process's running hash of an upload's bytes [0, at). */
+interface RunningHash {
+  digest: DigestJob;
+  at: number;
+}
+
+/**
+ * Resumable uploads (the rules behind the tus endpoint): an upload belongs to the account that
+ * created it, receives bytes at its current offset under a write lock held in the store (so
+ * any server instance can continue it, and two requests never write at once), and when its
+ * last byte arrives it is verified and committed exactly like a direct upload.
+ *
+ * Hashing: each process keeps the MD5 and SHA-256 state of the uploads it is receiving, so a
+ * client that sends its requests to one instance has its bytes hashed once, as they arrive.
+ * When that state is missing (a restart, another instance took some requests), the completing
+ * request re-reads the staged bytes once.
+ */
+export class ResumableUploadService {
+  private readonly clock: () => Date;
+  private readonly hashes = new Map<string, RunningHash>();
+
+  constructor(private readonly o: ResumableUploadOptions) {
+    this.clock = o.clock ?? (() => new Date());
+  }
+
+  get idleMs(): number {
+    return this.o.idleMs;
+  }
+
+  /** Reads what the archive needs from tus metadata, refusing malformed hashes. */
+  describe(metadata: Record<string, string | null>): UploadDescription {
+    const parsed = tusMetadata.safeParse(metadata);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new ValidationError(`Upload-Metadata "${issue.path.join('.')}": ${issue.message}.`);
+    }
+    const m = parsed.data;
+    return {
+      fileName: cleanFileName(m.filename ?? m.name ?? ''),
+      contentType: cleanContentType(m.filetype ?? m.type ?? undefined),
+      md5: m.md5,
+      sha256: m.sha256,
+    };
+  }
+
+  async create(owner: Account, upload: { id: string; length: number; metadata: Record<string, string | null> }): Promise<UploadState> {
+    this.describe(upload.metadata);
+    if (upload.length > this.o.maxFileSize) throw new PayloadTooLargeError(this.o.maxFileSize);
+    const now = this.clock();
+    const stagingId = await this.o.store.content.stage(now);
+    const state = {
+      id: upload.id,
+      ownerId: owner.id,
+      stagingId,
+      length: upload.length,
+      metadata: upload.metadata,
+      createdAt: now,
+      activeAt: now,
+      expiresAt: new Date(now.getTime() + this.o.idleMs),
+    };
+    await this.o.store.uploads.create(state);
+    // Nothing to send: an empty file is complete the moment it is announced.
+    if (upload.length === 0) await this.receive(owner, upload.id, 0, (async function* () {})());
+    return (await this.o.store.uploads.get(upload.id))!;
+  }
+
+  /** The upload, if `account` created it; anyone else is told there is none. */
+  async ownedBy(account: Account, id: string): Promise<UploadState> {
+    const upload = await this.o.store.uploads.get(id);
+    if (!upload || upload.ownerId !== account.id) {
+      throw new NotFoundError('There is no upload at this address: it was cancelled, it expired, or it belongs to another account.');
+    }
+    return upload;
+  }
+
+  isExpired(upload: UploadState): boolean {
+    return upload.expiresAt.getTime() < this.clock().getTime();
+  }
+
+  /**
+   * Appends a request's bytes at `offset`; returns the new offset. The bytes that arrived are
+   * kept even if the request breaks off. The last byte commits the file.
+   */
+  async receive(account: Account, id: string, offset: number, source: AsyncIterable<Uint8Array>): Promise<number> {
+    const { lock, upload } = await this.lock(id);
+    const stopRenewing = this.keepRenewing(id, lock);
+    try {
+      if (upload.outcome) return upload.offset;
+      if (this.isExpired(upload)) throw new UploadExpiredError();
+      if (offset !== upload.offset) throw new OffsetMismatchError(upload.offset, offset);
+      const hash = this.takeHash(upload);
+      const writer = new ChunkWriter({
+        content: this.o.store.content,
+        stagingId: upload.stagingId,
+        digest: hash?.digest,
+        offset,
+        onPersisted: (end) => this.advance(id, lock, end),
+      });
+      let received: { end: number; broken?: unknown };
+      try {
+        received = await this.pour(source, writer, upload.length);
+        await this.o.store.content.flush(upload.stagingId);
+      } catch (err) {
+        hash?.digest.abort();
+        throw err;
+      }
+      const { end, broken } = received;
+      if (end < upload.length) {
+        // Every byte that arrived was hashed and persisted, also when the request broke off.
+        if (hash) this.keepHash(id, { digest: hash.digest, at: end });
+        if (broken !== undefined) throw broken;
+        return end;
+      }
+      await this.complete(account, upload, lock, hash?.digest);
+      return end;
+    } finally {
+      stopRenewing();
+      await this.o.store.uploads.release(id, lock.holder).catch(() => {});
+    }
+  }
+
+  /**
+   * Moves the request's bytes into the writer. When the request breaks off, what arrived is
+   * still written (the next HEAD acknowledges it), and the break is returned, not thrown.
+   */
+  private async pour(source: AsyncIterable<Uint8Array>, writer: ChunkWriter, length: number): Promise<{ end: number; broken?: unknown }> {
+    const bytes = source[Symbol.asyncIterator]();
+    let broken: unknown;
+    try {
+      for (;;) {
+        let next: IteratorResult<Uint8Array>;
+        try {
+          next = await bytes.next();
+        } catch (err) {
+          broken = err;
+          break;
+        }
+        if (next.done) break;
+        if (writer.end + next.value.byteLength > length) throw new PayloadTooLargeError(length);
+        await writer.push(next.value);
+      }
+    } catch (err) {
+      await writer.settle();
+      throw err;
+    }
+    return { end: await writer.flush(), broken };
+  }
+
+  private async complete(account: Account, upload: UploadState, lock: UploadLock, running: DigestJob | undefined): Promise<void> {
+    const description = this.describe(upload.metadata);
+    const digests = running ? await running.finish() : await this.rehash(upload);
+    let outcome: UploadOutcome;
+    try {
+      outcome = await this.o.ingest.commit(
+        { stagingId: upload.stagingId, key: { ...digests, length: upload.length } },
+        { uploader: account, fileName: description.fileName, contentType: description.contentType, declaredMd5: description.md5, declaredSha256: description.sha256 },
+      );
+    } catch (err) {
+      // A refused upload (declared hashes do not match) is gone: its bytes were removed.
+      await this.o.store.uploads.delete(upload.id);
+      throw err;
+    }
+    await this.o.store.uploads.finish(upload.id, lock.holder, outcome);
+  }
+
+  /** Hashes an upload's staged bytes from the start: the running hash was lost. */
+  private async rehash(upload: UploadState): Promise<Digests> {
+    const digest = this.o.digests.start();
+    try {
+      for await (const data of this.o.store.content.readStaged(upload.stagingId, upload.length)) await digest.update(data as Uint8Array);
+      return await digest.finish();
+    } catch (err) {
+      digest.abort();
+      throw err;
+    }
+  }
+
+  /** Cancels an upload: an unfinished one loses its bytes; a finished one only its record. */
+  async terminate(id: string): Promise<void> {
+    const { lock, upload } = await this.lock(id);
+    try {
+      await this.remove(upload);
+    } finally {
+      await this.o.store.uploads.release(id, lock.holder).catch(() => {});
+    }
+  }
+
+  /** Removes uploads idle past their expiry, except any a request is writing to right now. */
+  async expire(): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const now = this.clock();
+      const expired = await this.o.store.uploads.listExpired(now, 100);
+      let progress = false;
+      for (const upload of expired) {
+        const attempt = await this.o.store.uploads.acquire(upload.id, this.o.identity.newLock(this.leaseEnd()), now);
+        if (attempt.status !== 'acquired') continue;
+        if (attempt.upload.expiresAt >= now) {
+          await this.o.store.uploads.release(upload.id, attempt.upload.lock!.holder);
+          continue;
+        }
+        await this.remove(attempt.upload);
+        removed++;
+        progress = true;
+      }
+      if (expired.length < 100 || !progress) return removed;
+    }
+  }
+
+  private async remove(upload: UploadState): Promise<void> {
+    this.dropHash(upload.id);
+    if (!upload.outcome) await this.o.store.content.discard(upload.stagingId);
+    await this.o.store.uploads.delete(upload.id);
+  }
+
+  /** Takes the upload's write lock, or refuses: one request writes to an upload at a time. */
+  private async lock(id: string): Promise<{ lock: UploadLock; upload: UploadState }> {
+    const lock = this.o.identity.newLock(this.leaseEnd());
+    let attempt = await this.o.store.uploads.acquire(id, lock, this.clock());
+    if (attempt.status === 'busy' && this.o.identity.isGone(attempt.lock)) {
+      attempt = await this.o.store.uploads.acquire(id, lock, this.clock(), attempt.lock.holder);
+    }
+    if (attempt.status === 'missing') throw new NotFoundError('There is no upload at this address: it was cancelled or it expired.');
+    if (attempt.status === 'busy') throw new UploadLockedError();
+    return { lock, upload: attempt.upload };
+  }
+
+  private leaseEnd(): Date {
+    return new Date(this.clock().getTime() + LOCK_LEASE_MS);
+  }
+
+  private async advance(id: string, lock: UploadLock, offset: number): Promise<void> {
+    const now = this.clock();
+    const held = await this.o.store.uploads.advance(id, lock.holder, {
+      offset,
+      activeAt: now,
+      expiresAt: new Date(now.getTime() + this.o.idleMs),
+      lockUntil: this.leaseEnd(),
+    });
+    // Only if this process stalled past its lease and another request took over.
+    if (!held) throw new UploadLockedError();
+  }
+
+  /** Renews the lease while a request runs, also when its bytes come slowly. */
+  private keepRenewing(id: string, lock: UploadLock): () => void {
+    const timer = setInterval(() => {
+      this.o.store.uploads.renew(id, lock.holder, this.leaseEnd()).catch(() => {});
+    }, LOCK_RENEW_MS);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  /** The running hash for an upload at its offset, a fresh one at 0, or none (lost: re-read at completion). */
+  private takeHash(upload: UploadState): RunningHash | undefined {
+    const kept = this.hashes.get(upload.id);
+    this.hashes.delete(upload.id);
+    if (kept && kept.at === upload.offset) return kept;
+    kept?.digest.abort();
+    return upload.offset === 0 ? { digest: this.o.digests.start(), at: 0 } : undefined;
+  }
+
+  private keepHash(id: string, hash: RunningHash): void {
+    this.hashes.set(id, hash);
+    if (this.hashes.size > MAX_IDLE_HASHES) {
+      const [oldest] = this.hashes.keys();
+      this.dropHash(oldest!);
+    }
+  }
+
+  private dropHash(id: string): void {
+    this.hashes.get(id)?.digest.abort();
+    this.hashes.delete(id);
+  }
+}

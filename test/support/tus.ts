@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import * as tus from 'tus-js-client';
+import type { Client } from './server.js';
+
+export const TUS = '/api/tus';
+
+export interface TusResult {
+  url: string;
+  fileId: string | null;
+  status: string | null;
+  uploadCount: string | null;
+}
+
+export interface TusOptions {
+  metadata?: Record<string, string>;
+  /** Bytes per PATCH request; tus-js-client's default sends everything in one. */
+  chunkSize?: number;
+  /** Resume this upload instead of creating one. */
+  uploadUrl?: string;
+  /** Declare the file's MD5 and SHA-256, as the browser client does (default true). */
+  declareHashes?: boolean;
+  retryDelays?: number[];
+  onProgress?: (sent: number) => void;
+  /** Lets a test keep the running upload, to abort it. */
+  onStart?: (upload: tus.Upload) => void;
+}
+
+export function md5(data: Uint8Array): string {
+  return createHash('md5').update(data).digest('hex');
+}
+
+export function sha256(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** Uploads `data` with tus-js-client, as any standard tus client would, and reports the archive's answer. */
+export function tusUpload(client: Client, data: Buffer, options: TusOptions = {}): Promise<TusResult> {
+  const headers: Record<string, string> = {};
+  if (client.credentials.bearer) headers.authorization = `Bearer ${client.credentials.bearer}`;
+  if (client.credentials.cookie) headers.cookie = client.credentials.cookie;
+  if (client.credentials.csrf) headers['x-csrf-token'] = client.credentials.csrf;
+  const metadata: Record<string, string> = { filename: 'doc.pdf', filetype: 'application/pdf', ...options.metadata };
+  if (options.declareHashes !== false) {
+    metadata.md5 ??= md5(data);
+    metadata.sha256 ??= sha256(data);
+  }
+  return new Promise((resolve, reject) => {
+    const result: TusResult = { url: '', fileId: null, status: null, uploadCount: null };
+    const upload = new tus.Upload(data, {
+      endpoint: `${client.url}${TUS}`,
+      uploadUrl: options.uploadUrl ?? null,
+      headers,
+      metadata,
+      chunkSize: options.chunkSize ?? Infinity,
+      retryDelays: options.retryDelays ?? [],
+      storeFingerprintForResuming: false,
+      onProgress: (sent) => options.onProgress?.(sent),
+      onAfterResponse: (_req, res) => {
+        const fileId = res.getHeader('Archive-File-Id');
+        if (fileId) {
+          result.fileId = fileId;
+          result.status = res.getHeader('Archive-Status') ?? null;
+          result.uploadCount = res.getHeader('Archive-Upload-Count') ?? null;
+        }
+      },
+      onSuccess: () => resolve({ ...result, url: upload.url! }),
+      onError: reject,
+    });
+    options.onStart?.(upload);
+    upload.start();
+  });
+}
+
+/** A raw tus request (for protocol tests): Tus-Resumable 1.0.0 unless given otherwise. */
+export function tusRequest(client: Client, path: string, method: string, headers: Record<string, string | undefined> = {}, body?: Uint8Array): Promise<Response> {
+  const h = new Headers();
+  if (!('tus-resumable' in headers)) h.set('tus-resumable', '1.0.0');
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) h.set(k, v);
+  return client.fetch(path, { method, headers: h, body: body as Uint8Array<ArrayBuffer> | undefined });
+}
+
+/** Encodes tus Upload-Metadata. */
+export function tusMetadata(pairs: Record<string, string>): string {
+  return Object.entries(pairs)
+    .map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`)
+    .join(',');
+}
