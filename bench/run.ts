@@ -1,6 +1,7 @@
 import { benchIngest } from './ingest.js';
 import { benchLookup } from './lookup.js';
 import { benchClaims } from './claims.js';
+import { benchTus } from './tus.js';
 
 /**
  * `npm run bench`: speed and memory against references measured in the same run.
@@ -17,6 +18,16 @@ console.log(`        md5sum (reference)   ${ingest.md5sumSeconds.toFixed(2)} s  
 console.log(`        archive ingest       ${ingest.ingestSeconds.toFixed(2)} s  (${(ingest.sizeMiB / ingest.ingestSeconds).toFixed(0)} MiB/s)`);
 console.log(`        ratio ingest/md5sum  ${ingest.ratio.toFixed(2)}x  (target <= 2.00x: ${verdict(ingest.ratio <= 2)})`);
 console.log(`        server peak RSS      ${ingest.serverPeakRssMb.toFixed(0)} MB  (target <= 150 MB: ${verdict(ingest.serverPeakRssMb <= 150)})`);
+
+const tus = await benchTus(ingestMiB);
+const mibps = (seconds: number) => (tus.sizeMiB / seconds).toFixed(0);
+console.log(`tus     ${tus.sizeMiB} MiB with tus-js-client, 8 MiB PATCHes over loopback, best of ${tus.archive.runs.length}`);
+console.log(`        @tus/file-store (reference)  ${tus.fileStore.seconds.toFixed(2)} s  (${mibps(tus.fileStore.seconds)} MiB/s)  server CPU ${tus.fileStore.serverCpuSeconds.toFixed(2)} s, peak RSS ${tus.fileStore.serverPeakRssMb.toFixed(0)} MB`);
+console.log(`        archive /api/tus             ${tus.archive.seconds.toFixed(2)} s  (${mibps(tus.archive.seconds)} MiB/s)  server CPU ${tus.archive.serverCpuSeconds.toFixed(2)} s`);
+console.log(`        ratio archive/file-store     ${tus.ratio.toFixed(2)}x throughput  (target >= 0.80x: ${verdict(tus.ratio >= 0.8)})`);
+console.log(`        server peak RSS              ${tus.archive.serverPeakRssMb.toFixed(0)} MB  (target <= 150 MB: ${verdict(tus.archive.serverPeakRssMb <= 150)})`);
+console.log(`        completing PATCH             ${tus.resume.normalLastPatchSeconds.toFixed(2)} s uninterrupted, ${tus.resume.restartedLastPatchSeconds.toFixed(2)} s after a server restart half-way (re-reads the staged bytes)`);
+console.log(`        second half                  ${tus.resume.normalSecondHalfSeconds.toFixed(2)} s uninterrupted, ${tus.resume.restartedSecondHalfSeconds.toFixed(2)} s resumed on the restarted server`);
 
 const lookup = await benchLookup(catalogSize);
 console.log(`lookup  catalog.findByKey with ${lookup.catalogued} catalogued files, ${lookup.lookups} lookups (half hits)`);

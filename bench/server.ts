@@ -6,7 +6,7 @@ import path from 'node:path';
 const dist = new URL('../', import.meta.url).pathname;
 
 /** The Node flags `npm start` runs the server with (package.json "serve"), so we measure what users run. */
-function serveFlags(): string[] {
+export function serveFlags(): string[] {
   const pkg = JSON.parse(fs.readFileSync(path.join(dist, '../package.json'), 'utf8')) as { scripts: { serve: string } };
   return pkg.scripts.serve.split(/\s+/).filter((word) => word.startsWith('--'));
 }
@@ -16,7 +16,10 @@ export interface BenchServer {
   process: ChildProcess;
   /** Peak resident memory so far (Linux), in MB. */
   peakRssMb(): number;
-  stop(): void;
+  /** CPU time (user + system, all threads) used so far (Linux), in seconds. */
+  cpuSeconds(): number;
+  /** Sends SIGTERM; resolves once the process has exited. */
+  stop(): Promise<void>;
 }
 
 /** A clerk account and an API token for it, made with the archive command. */
@@ -28,9 +31,16 @@ export function benchToken(env: NodeJS.ProcessEnv): string {
 
 /** Starts the real server process on a free loopback port. */
 export async function startBenchServer(env: NodeJS.ProcessEnv): Promise<BenchServer> {
-  const child = spawn(process.execPath, [...serveFlags(), path.join(dist, 'server/main.js')], {
-    env: { ...env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' },
-  });
+  return startNodeServer(path.join(dist, 'server/main.js'), [], { ...env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' });
+}
+
+/**
+ * Starts a Node script (under dist/) with the server's Node flags; it must print `"port":N`
+ * to stdout once it listens on 127.0.0.1.
+ */
+export async function startNodeServer(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<BenchServer> {
+  const child = spawn(process.execPath, [...serveFlags(), script, ...args], { env });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {
@@ -39,12 +49,20 @@ export async function startBenchServer(env: NodeJS.ProcessEnv): Promise<BenchSer
       if (m) resolve(`http://127.0.0.1:${m[1]}`);
     });
     child.stderr!.on('data', (d: Buffer) => process.stderr.write(d));
-    child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${path.basename(script)} exited ${code}`)));
   });
   return {
     url,
     process: child,
     peakRssMb: () => Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024,
-    stop: () => child.kill('SIGTERM'),
+    cpuSeconds: () => {
+      // Fields after the parenthesised command name; utime and stime are fields 14 and 15, in clock ticks (100/s).
+      const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    },
+    stop: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
   };
 }

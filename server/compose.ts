@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { AppDeps } from './http/app.js';
 import type { Logger } from './log.js';
 import { AccountService } from './services/accounts.js';
+import { ChunkPool } from './services/chunk-writer.js';
 import { ClaimService } from './services/claims.js';
 import { DigestPool } from './services/digest.js';
 import { FileService } from './services/files.js';
@@ -38,11 +39,13 @@ export interface Archive {
 export function composeServices(store: ArchiveStore, config: ServiceConfig, clock: () => Date = () => new Date()): Archive {
   const digests = new DigestPool();
   const scope = new DuplicateScope(config.instantUploadScope, store.ledger);
-  const ingest = new IngestService({ store, digests, scope, maxFileSize: config.maxFileSize, clock });
+  const pool = new ChunkPool(store.content.chunkSize);
+  const ingest = new IngestService({ store, digests, pool, scope, maxFileSize: config.maxFileSize, clock });
   const resumable = new ResumableUploadService({
     store,
     ingest,
     digests,
+    pool,
     identity: new LockIdentity(),
     maxFileSize: config.maxFileSize,
     idleMs: config.uploadIdleMs,

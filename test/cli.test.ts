@@ -1,47 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openEmbeddedStore } from '../server/store/embedded/index.js';
+import { cli, runServerToExit, startServer, stopServer } from './support/process.js';
 import { tempDir } from './support/stores.js';
-
-const MAIN = new URL('../server/main.js', import.meta.url).pathname;
-const CLI = new URL('../server/cli/archive.js', import.meta.url).pathname;
-
-interface Started {
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-  stdout: string;
-}
-
-/** Starts the real server process and waits for its "listening" log line. */
-async function startServer(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, [MAIN], { env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env } });
-  let stdout = '';
-  child.stderr.on('data', (d) => process.stderr.write(d));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d;
-      const match = /"port":(\d+).*archive listening/.exec(stdout);
-      if (match) resolve(`http://127.0.0.1:${match[1]}`);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${stdout}`)));
-  });
-  return { child, url, stdout };
-}
-
-async function stopServer(s: Started): Promise<number | null> {
-  s.child.kill('SIGTERM');
-  const [code] = await once(s.child, 'exit');
-  return code as number | null;
-}
-
-function cli(args: string[], env: Record<string, string>, input?: string) {
-  return spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, input: input ?? '', encoding: 'utf8' });
-}
 
 describe('starting the service and the archive command', () => {
   const dataDir = tempDir();
@@ -155,15 +119,15 @@ describe('starting the service and the archive command', () => {
   });
 
   it('refuses bad configuration with one clear line and a non-zero exit', () => {
-    const badPort = spawnSync(process.execPath, [MAIN], { env: { ...process.env, ...env, PORT: 'abc' }, encoding: 'utf8' });
+    const badPort = runServerToExit({ ...env, PORT: 'abc' });
     assert.equal(badPort.status, 2);
     assert.match(badPort.stderr, /^archive: invalid setting PORT/);
     const file = path.join(dataDir, 'not-a-dir');
     fs.writeFileSync(file, '');
-    const badDir = spawnSync(process.execPath, [MAIN], { env: { ...process.env, ...env, DATA_DIR: file, PORT: '0' }, encoding: 'utf8' });
+    const badDir = runServerToExit({ ...env, DATA_DIR: file });
     assert.equal(badDir.status, 2);
     assert.match(badDir.stderr, /^archive: DATA_DIR .* is not a writable directory/);
-    const badUri = spawnSync(process.execPath, [MAIN], { env: { ...process.env, MONGODB_URI: 'http://x', PORT: '0' }, encoding: 'utf8' });
+    const badUri = runServerToExit({ MONGODB_URI: 'http://x' });
     assert.equal(badUri.status, 2);
     assert.match(badUri.stderr, /MONGODB_URI must start with mongodb:\/\//);
   });

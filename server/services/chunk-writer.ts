@@ -4,14 +4,19 @@ import type { DigestJob } from './digest.js';
 /** Chunks are written to the store in batches (about 2 MiB at the default chunk size). */
 const BATCH_CHUNKS = 8;
 
+/** Free buffers a pool keeps (16 MiB at the default chunk size); more are made while many requests run. */
+const MAX_FREE_CHUNKS = 64;
+
 /**
- * Reused chunk buffers, so memory stays flat however large the file. They are
- * SharedArrayBuffers, so the hash workers read them without a copy.
+ * Chunk buffers reused across requests, so memory stays flat however large the file and however
+ * many requests it comes in. They are SharedArrayBuffers, so the hash workers read them without
+ * a copy (and, being shared, they are freed only when every thread lets go: making them per
+ * request would pile them up).
  */
-class ChunkPool {
+export class ChunkPool {
   private readonly free: Uint8Array[] = [];
 
-  constructor(private readonly size: number) {}
+  constructor(readonly size: number) {}
 
   take(): Uint8Array {
     return this.free.pop() ?? new Uint8Array(new SharedArrayBuffer(this.size));
@@ -20,13 +25,15 @@ class ChunkPool {
   /** A callback that returns `chunk` to the pool once it has been called `users` times. */
   releaser(chunk: Uint8Array, users: number): () => void {
     return () => {
-      if (--users === 0) this.free.push(chunk);
+      if (--users === 0 && this.free.length < MAX_FREE_CHUNKS) this.free.push(chunk);
     };
   }
 }
 
 export interface ChunkWriterOptions {
-  content: Pick<ContentStore, 'chunkSize' | 'write'>;
+  content: Pick<ContentStore, 'write'>;
+  /** Buffers of the store's chunk size. */
+  pool: ChunkPool;
   stagingId: string;
   /** Hashes the bytes on the way; absent when the bytes before `offset` were not hashed here. */
   digest?: DigestJob | undefined;
@@ -58,8 +65,8 @@ export class ChunkWriter {
   private persisted: Promise<void> = Promise.resolve();
 
   constructor(private readonly o: ChunkWriterOptions) {
-    this.chunkSize = o.content.chunkSize;
-    this.pool = new ChunkPool(this.chunkSize);
+    this.chunkSize = o.pool.size;
+    this.pool = o.pool;
     this.chunk = this.pool.take();
     this.chunkStart = o.offset;
     this.batchStart = o.offset;

@@ -1,7 +1,7 @@
 import type { UploadResult } from '../../shared/schemas.js';
 import { ChecksumMismatchError, PayloadTooLargeError } from '../errors.js';
 import type { Account, ArchiveStore, ContentKey } from '../store/port.js';
-import { ChunkWriter } from './chunk-writer.js';
+import { ChunkWriter, type ChunkPool } from './chunk-writer.js';
 import type { DigestPool } from './digest.js';
 import type { DuplicateScope } from './scope.js';
 
@@ -14,6 +14,7 @@ export interface StagedContent {
 export interface IngestOptions {
   store: Pick<ArchiveStore, 'content' | 'ledger'>;
   digests: DigestPool;
+  pool: ChunkPool;
   scope: DuplicateScope;
   maxFileSize: number;
   clock?: () => Date;
@@ -35,7 +36,7 @@ export class IngestService {
     const { content } = this.deps.store;
     const stagingId = await content.stage(this.clock());
     const digest = this.deps.digests.start();
-    const writer = new ChunkWriter({ content, stagingId, digest, offset: 0 });
+    const writer = new ChunkWriter({ content, pool: this.deps.pool, stagingId, digest, offset: 0 });
     try {
       for await (const data of source) {
         if (writer.end + data.byteLength > this.deps.maxFileSize) throw new PayloadTooLargeError(this.deps.maxFileSize);

@@ -2,7 +2,7 @@ import { tusMetadata } from '../../shared/schemas.js';
 import { cleanContentType, cleanFileName } from '../../shared/file-name.js';
 import { NotFoundError, OffsetMismatchError, PayloadTooLargeError, UploadExpiredError, UploadLockedError, ValidationError } from '../errors.js';
 import type { Account, ArchiveStore, UploadLock, UploadOutcome, UploadState } from '../store/port.js';
-import { ChunkWriter } from './chunk-writer.js';
+import { ChunkWriter, type ChunkPool } from './chunk-writer.js';
 import type { DigestJob, DigestPool, Digests } from './digest.js';
 import type { IngestService } from './ingest.js';
 import type { LockIdentity } from './upload-lock.js';
@@ -17,6 +17,7 @@ export interface ResumableUploadOptions {
   store: Pick<ArchiveStore, 'content' | 'uploads'>;
   ingest: Pick<IngestService, 'commit'>;
   digests: DigestPool;
+  pool: ChunkPool;
   identity: LockIdentity;
   maxFileSize: number;
   /** An unfinished upload that receives no bytes for this long expires. */
@@ -125,6 +126,7 @@ export class ResumableUploadService {
       const hash = this.takeHash(upload);
       const writer = new ChunkWriter({
         content: this.o.store.content,
+        pool: this.o.pool,
         stagingId: upload.stagingId,
         digest: hash?.digest,
         offset,
@@ -133,7 +135,6 @@ export class ResumableUploadService {
       let received: { end: number; broken?: unknown };
       try {
         received = await this.pour(source, writer, upload.length);
-        await this.o.store.content.flush(upload.stagingId);
       } catch (err) {
         hash?.digest.abort();
         throw err;
@@ -200,8 +201,11 @@ export class ResumableUploadService {
   /** Hashes an upload's staged bytes from the start: the running hash was lost. */
   private async rehash(upload: UploadState): Promise<Digests> {
     const digest = this.o.digests.start();
+    // The bytes are stored already: a writer that only hashes, for its pooled shared buffers.
+    const hasher = new ChunkWriter({ content: { write: async () => {} }, pool: this.o.pool, stagingId: upload.stagingId, digest, offset: 0 });
     try {
-      for await (const data of this.o.store.content.readStaged(upload.stagingId, upload.length)) await digest.update(data as Uint8Array);
+      for await (const data of this.o.store.content.readStaged(upload.stagingId, upload.length)) await hasher.push(data as Uint8Array);
+      await hasher.flush();
       return await digest.finish();
     } catch (err) {
       digest.abort();

@@ -59,11 +59,6 @@ export interface ContentStore {
    * bytes past the end of this write may still hold an earlier, interrupted write.
    */
   write(stagingId: string, offset: number, parts: readonly Uint8Array[]): Promise<void>;
-  /**
-   * Makes what was written to a staging area so far durable, and lets go of anything this
-   * process holds open for it (the next write may come from another process).
-   */
-  flush(stagingId: string): Promise<void>;
   /** Streams bytes [0, length) of a staging area (re-hashing a resumed upload). */
   readStaged(stagingId: string, length: number): Readable;
   /**

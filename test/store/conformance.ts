@@ -147,7 +147,6 @@ export function storeConformance(target: StoreTarget): void {
         await store.content.write(stagingId, CS + 20, [data.subarray(CS + 20, CS + 21), data.subarray(CS + 21, 2 * CS + 7)]);
         await store.content.write(stagingId, 2 * CS + 7, [data.subarray(2 * CS + 7)]);
         assert.deepEqual(await readAll(store.content.readStaged(stagingId, data.length)), data);
-        await store.content.flush(stagingId);
         const { entry } = await store.content.commit(stagingId, { key: keyOf(data), fileName: 'x', contentType: 'text/plain', uploadDate: new Date() });
         assert.deepEqual(await readAll(store.content.read(entry)), data);
         assert.equal(await countChunks(opened), 4);
@@ -326,6 +325,101 @@ export function storeConformance(target: StoreTarget): void {
         assert.equal(await store.tokens.revoke('abc'), true);
         assert.equal(await store.tokens.revoke('abc'), false);
         assert.equal(await store.tokens.get('abc'), undefined);
+      });
+    });
+
+    describe('resumable uploads', () => {
+      const minute = 60_000;
+      const newUpload = async (id: string, at = new Date()) => {
+        const stagingId = await store.content.stage(at);
+        const upload = {
+          id,
+          ownerId: 'acc-1',
+          stagingId,
+          length: 5000,
+          metadata: { filename: '档案.pdf', note: null },
+          createdAt: at,
+          activeAt: at,
+          expiresAt: new Date(at.getTime() + 60 * minute),
+        };
+        await store.uploads.create(upload);
+        return upload;
+      };
+      const lock = (holder: string, until = new Date(Date.now() + minute)) => ({ holder, host: 'h', pid: 1, until });
+
+      it('keeps an upload\'s state: owner, staging area, length, metadata, offset 0, times, no lock, no outcome', async () => {
+        const u = await newUpload('a'.repeat(32));
+        assert.deepEqual(await store.uploads.get(u.id), { ...u, offset: 0, lock: null, outcome: null });
+        assert.equal(await store.uploads.get('b'.repeat(32)), undefined);
+      });
+
+      it('gives the write lock to one of two requests; the other learns who holds it', async () => {
+        const u = await newUpload('c'.repeat(32));
+        const now = new Date();
+        const [first, second] = await Promise.all([store.uploads.acquire(u.id, lock('x/1'), now), store.uploads.acquire(u.id, lock('y/1'), now)]);
+        const statuses = [first.status, second.status].sort();
+        assert.deepEqual(statuses, ['acquired', 'busy']);
+        const busy = [first, second].find((a) => a.status === 'busy')!;
+        const acquired = [first, second].find((a) => a.status === 'acquired')!;
+        assert.ok(busy.status === 'busy' && acquired.status === 'acquired');
+        assert.equal(busy.lock.holder, acquired.upload.lock!.holder);
+        assert.deepEqual((await store.uploads.acquire('d'.repeat(32), lock('z/1'), now)).status, 'missing');
+      });
+
+      it('frees a lock that is released, whose lease ran out, or whose holder is named as gone', async () => {
+        const u = await newUpload('e'.repeat(32));
+        const now = new Date();
+        assert.equal((await store.uploads.acquire(u.id, lock('x/1'), now)).status, 'acquired');
+        assert.equal((await store.uploads.acquire(u.id, lock('y/1'), now)).status, 'busy');
+        assert.equal((await store.uploads.acquire(u.id, lock('y/1'), now, 'someone-else/9')).status, 'busy');
+        assert.equal((await store.uploads.acquire(u.id, lock('y/1'), now, 'x/1')).status, 'acquired', 'a gone holder is replaced');
+        await store.uploads.release(u.id, 'x/1'); // not the holder any more: no effect
+        assert.equal((await store.uploads.acquire(u.id, lock('z/1'), now)).status, 'busy');
+        await store.uploads.release(u.id, 'y/1');
+        assert.equal((await store.uploads.acquire(u.id, lock('z/1', new Date(now.getTime() + 1000)), now)).status, 'acquired');
+        assert.equal((await store.uploads.acquire(u.id, lock('w/1'), new Date(now.getTime() + 2000))).status, 'acquired', 'the lease ran out');
+      });
+
+      it('records progress, renewals and the outcome only for the lock holder', async () => {
+        const u = await newUpload('f'.repeat(32));
+        const now = new Date();
+        await store.uploads.acquire(u.id, lock('x/1'), now);
+        const later = new Date(now.getTime() + minute);
+        const progress = { offset: 4096, activeAt: later, expiresAt: new Date(later.getTime() + 60 * minute), lockUntil: new Date(later.getTime() + minute) };
+        assert.equal(await store.uploads.advance(u.id, 'y/1', progress), false);
+        assert.equal((await store.uploads.get(u.id))!.offset, 0);
+        assert.equal(await store.uploads.advance(u.id, 'x/1', progress), true);
+        await store.uploads.renew(u.id, 'x/1', new Date(later.getTime() + 5 * minute));
+        await store.uploads.renew(u.id, 'y/1', new Date(0));
+        const advanced = (await store.uploads.get(u.id))!;
+        assert.deepEqual([advanced.offset, advanced.activeAt, advanced.expiresAt], [4096, later, progress.expiresAt]);
+        assert.deepEqual(advanced.lock!.until, new Date(later.getTime() + 5 * minute));
+        const outcome = { status: 'stored' as const, fileId: '0'.repeat(24), uploadCount: 1 };
+        assert.equal(await store.uploads.finish(u.id, 'y/1', outcome), false);
+        assert.equal(await store.uploads.finish(u.id, 'x/1', outcome), true);
+        assert.deepEqual((await store.uploads.get(u.id))!.outcome, outcome);
+        await store.uploads.delete(u.id);
+        assert.equal(await store.uploads.get(u.id), undefined);
+      });
+
+      it('lists uploads past their expiry, oldest first, up to a limit', async () => {
+        const long = Date.now() - 3 * 3600_000;
+        await newUpload('1'.repeat(32), new Date(long));
+        await newUpload('2'.repeat(32), new Date(long - minute));
+        await newUpload('3'.repeat(32), new Date(long + minute));
+        await newUpload('4'.repeat(32));
+        assert.deepEqual((await store.uploads.listExpired(new Date(), 10)).map((u) => u.id[0]), ['2', '1', '3']);
+        assert.deepEqual((await store.uploads.listExpired(new Date(), 2)).map((u) => u.id[0]), ['2', '1']);
+      });
+
+      it('spares a live upload\'s staging area from garbage collection, however old', async () => {
+        const long = new Date(Date.now() - 7 * 24 * 3600_000);
+        const u = await newUpload('5'.repeat(32), long);
+        await store.content.write(u.stagingId, 0, [randomContent(100)]);
+        const abandoned = await store.content.stage(long);
+        await store.content.write(abandoned, 0, [randomContent(100)]);
+        assert.deepEqual(await store.content.collectGarbage(new Date()), { stagingAreas: 1, orphans: 0 });
+        assert.deepEqual(await readAll(store.content.readStaged(u.stagingId, 100)).then((b) => b.length), 100);
       });
     });
   });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import * as tus from 'tus-js-client';
 import type { Client } from './server.js';
 
@@ -21,6 +22,8 @@ export interface TusOptions {
   declareHashes?: boolean;
   retryDelays?: number[];
   onProgress?: (sent: number) => void;
+  /** Read the bytes from this file (holding `data`) as a stream, like a client uploading from disk. */
+  fromFile?: string;
   /** Lets a test keep the running upload, to abort it. */
   onStart?: (upload: tus.Upload) => void;
 }
@@ -46,7 +49,8 @@ export function tusUpload(client: Client, data: Buffer, options: TusOptions = {}
   }
   return new Promise((resolve, reject) => {
     const result: TusResult = { url: '', fileId: null, status: null, uploadCount: null };
-    const upload = new tus.Upload(data, {
+    const source = options.fromFile ? fs.createReadStream(options.fromFile) : data;
+    const upload = new tus.Upload(source, {
       endpoint: `${client.url}${TUS}`,
       uploadUrl: options.uploadUrl ?? null,
       headers,

@@ -7,10 +7,15 @@ import { Readable } from 'node:stream';
 const SYNC_EVERY_BYTES = 64 * 1024 * 1024;
 const SMALL_READ_BYTES = 256 * 1024;
 
+/** A file nobody wrote to for this long is closed (a resumable upload may continue in another process). */
+const IDLE_CLOSE_MS = 30_000;
+
 interface OpenFile {
   handle: FileHandle;
   unsynced: number;
   syncing: Promise<void>;
+  lastUsed: number;
+  writing: number;
 }
 
 /**
@@ -22,12 +27,14 @@ interface OpenFile {
 export class ContentFiles {
   /** Files being written by this process, opened once per staging area. */
   private readonly open = new Map<string, Promise<OpenFile>>();
+  /** The same files once opened, for the idle sweep. */
+  private readonly ready = new Map<string, OpenFile>();
 
-  constructor(
-    private readonly dir: string,
-    private readonly chunkSize: number,
-  ) {
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly dir: string) {
     fs.mkdirSync(dir, { recursive: true });
+    this.sweeper = setInterval(() => void this.closeIdle(Date.now() - IDLE_CLOSE_MS), IDLE_CLOSE_MS).unref();
   }
 
   pathOf(id: string): string {
@@ -43,7 +50,9 @@ export class ContentFiles {
         await fs.promises.mkdir(path.dirname(p), { recursive: true });
         // Created if missing, never truncated: a resumed writer continues the same file.
         const handle = await fs.promises.open(p, fs.constants.O_WRONLY | fs.constants.O_CREAT, 0o640);
-        return { handle, unsynced: 0, syncing: Promise.resolve() };
+        const opened: OpenFile = { handle, unsynced: 0, syncing: Promise.resolve(), lastUsed: Date.now(), writing: 0 };
+        this.ready.set(id, opened);
+        return opened;
       })();
       this.open.set(id, file);
       file.catch(() => this.open.delete(id));
@@ -57,7 +66,9 @@ export class ContentFiles {
     const file = await this.handle(id);
     let bytes = 0;
     for (const part of parts) bytes += part.byteLength;
-    const { bytesWritten } = await file.handle.writev(parts as Uint8Array[], offset);
+    file.writing++;
+    file.lastUsed = Date.now();
+    const { bytesWritten } = await file.handle.writev(parts as Uint8Array[], offset).finally(() => file.writing--);
     if (bytesWritten !== bytes) throw new Error(`short write to content file ${id}: ${bytesWritten} of ${bytes} bytes`);
     file.unsynced += bytes;
     if (file.unsynced >= SYNC_EVERY_BYTES) {
@@ -74,6 +85,7 @@ export class ContentFiles {
     const opened = this.open.get(id);
     if (opened) {
       this.open.delete(id);
+      this.ready.delete(id);
       const file = await opened;
       try {
         await file.syncing;
@@ -97,6 +109,7 @@ export class ContentFiles {
     const opened = this.open.get(id);
     if (opened) {
       this.open.delete(id);
+      this.ready.delete(id);
       const file = await opened.catch(() => undefined);
       await file?.syncing.catch(() => {});
       await file?.handle.close();
@@ -138,10 +151,25 @@ export class ContentFiles {
     }
   }
 
+  /**
+   * Closes files not written to since `before`; what they hold stays. Synchronous up to the
+   * close, so no write can pick up a file between the check and its removal from the map.
+   */
+  private closeIdle(before: number): void {
+    for (const [id, file] of this.ready) {
+      if (file.writing > 0 || file.lastUsed >= before) continue;
+      this.ready.delete(id);
+      this.open.delete(id);
+      void file.syncing.catch(() => {}).then(() => file.handle.close().catch(() => {}));
+    }
+  }
+
   /** Closes open files; what they hold stays (an interrupted writer may resume). */
   async closeAll(): Promise<void> {
+    clearInterval(this.sweeper);
     const files = [...this.open.values()];
     this.open.clear();
+    this.ready.clear();
     await Promise.all(
       files.map(async (opened) => {
         const file = await opened.catch(() => undefined);

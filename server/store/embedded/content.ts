@@ -71,11 +71,6 @@ export class EmbeddedContentStore implements ContentStore {
     return this.files.write(stagingId, offset, parts);
   }
 
-  flush(stagingId: string): Promise<void> {
-    // Sealing syncs and closes; a later write reopens the file without truncating it.
-    return this.files.seal(stagingId);
-  }
-
   readStaged(stagingId: string, length: number): Readable {
     return this.files.read(stagingId, 0, length);
   }

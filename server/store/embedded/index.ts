@@ -11,7 +11,7 @@ import { EmbeddedUploadStore } from './uploads.js';
 /** The default store, nothing to install: SQLite (WAL) for the records, content files for the bytes, all in DATA_DIR. */
 export function openEmbeddedStore(options: { dataDir: string; chunkSize: number }): ArchiveStore {
   const db = openDatabase(options.dataDir);
-  const content = new EmbeddedContentStore(db, new ContentFiles(path.join(options.dataDir, 'content'), options.chunkSize), options.chunkSize);
+  const content = new EmbeddedContentStore(db, new ContentFiles(path.join(options.dataDir, 'content')), options.chunkSize);
   return {
     kind: 'embedded',
     content,

@@ -53,10 +53,6 @@ export class MongoContentStore implements ContentStore {
     );
   }
 
-  async flush(): Promise<void> {
-    // Every write was acknowledged by the server under the connection's write concern.
-  }
-
   readStaged(stagingId: string, length: number): Readable {
     const files_id = new ObjectId(stagingId);
     const chunkSize = this.chunkSize;

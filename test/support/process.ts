@@ -1,0 +1,102 @@
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import net from 'node:net';
+import { MongoClient } from 'mongodb';
+import { tempDir, type StoreTarget } from './stores.js';
+
+/** Real server processes and the archive command, for tests that kill, restart or run two servers. */
+
+const MAIN = new URL('../../server/main.js', import.meta.url).pathname;
+const CLI = new URL('../../server/cli/archive.js', import.meta.url).pathname;
+
+export interface Started {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  /** What the process printed until it listened. */
+  stdout: string;
+}
+
+/** Starts the real server process and waits for its "listening" log line. */
+export async function startServer(env: Record<string, string>): Promise<Started> {
+  const child = spawn(process.execPath, [MAIN], { env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env } });
+  let stdout = '';
+  child.stderr.on('data', (d) => process.stderr.write(d));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d;
+      const match = /"port":(\d+).*archive listening/.exec(stdout);
+      if (match) resolve(`http://127.0.0.1:${match[1]}`);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${stdout}`)));
+  });
+  return { child, url, stdout };
+}
+
+export async function stopServer(s: Started): Promise<number | null> {
+  if (s.child.exitCode !== null || s.child.signalCode !== null) return s.child.exitCode;
+  s.child.kill('SIGTERM');
+  const [code] = await once(s.child, 'exit');
+  return code as number | null;
+}
+
+/** kill -9: no shutdown code runs. */
+export async function killServer(s: Started): Promise<void> {
+  if (s.child.exitCode !== null || s.child.signalCode !== null) return;
+  s.child.kill('SIGKILL');
+  await once(s.child, 'exit');
+}
+
+/** Runs the server process to its exit (for start-up failures). */
+export function runServerToExit(env: Record<string, string>) {
+  return spawnSync(process.execPath, [MAIN], { env: { ...process.env, PORT: '0', ...env }, encoding: 'utf8' });
+}
+
+export function cli(args: string[], env: Record<string, string>, input?: string) {
+  return spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, input: input ?? '', encoding: 'utf8' });
+}
+
+/** A loopback port nobody listens on right now (a restarted server keeps its upload URLs). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+export interface ProcessStore {
+  /** The environment that points a server process or the archive command at the store. */
+  env: Record<string, string>;
+  dispose(): Promise<void>;
+}
+
+/** A fresh store for server processes: an embedded DATA_DIR, or a fresh MongoDB database. */
+export function processStore(target: StoreTarget): ProcessStore {
+  const dataDir = tempDir();
+  if (target.name === 'embedded') {
+    return { env: { DATA_DIR: dataDir, MONGODB_URI: '' }, dispose: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const uri = process.env.MONGODB_URI!;
+  const dbName = `archive_test_${randomBytes(6).toString('hex')}`;
+  return {
+    env: { DATA_DIR: dataDir, MONGODB_URI: uri, MONGODB_DB: dbName },
+    async dispose() {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      const client = await MongoClient.connect(uri);
+      await client.db(dbName).dropDatabase();
+      await client.close();
+    },
+  };
+}
+
+/** A clerk and an API token for it, made with the archive command. */
+export function clerkToken(env: Record<string, string>, username = 'clerk'): string {
+  const add = cli(['user', 'add', username, '--role', 'clerk', '--unit', 'unit-a', '--city', '沧州市'], env, 'a long password\n');
+  if (add.status !== 0) throw new Error(add.stderr);
+  const token = cli(['token', 'create', username], env);
+  if (token.status !== 0) throw new Error(token.stderr);
+  return token.stdout.trim().split('\n').pop()!;
+}
