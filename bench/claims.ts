@@ -19,6 +19,8 @@ export interface ClaimsResult {
   pairs: Latency;
   /** Reference: GET /api/health (no work beyond HTTP, auth and logging) under the same load. */
   health: Latency;
+  /** The same clients at a steady pace (open loop), pairs per second per client. */
+  paced: { perClientPerSecond: number; pairs: Latency; health: Latency };
 }
 
 /** Runs `op` `count` times (after a warm-up) from `clients` concurrent loops; latency per op. */
@@ -39,6 +41,32 @@ async function closedLoop(clients: number, count: number, op: (i: number) => Pro
     }),
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
+  return { count: times.length, p50Ms: at(0.5), p99Ms: at(0.99), perSecond: times.length / seconds };
+}
+
+/**
+ * `clients` clients each starting `op` at a steady `perClientPerSecond` pace for `seconds`
+ * (open loop: a slow answer does not slow the arrivals). Latency counts from the planned
+ * start, so waiting behind a slow request is included.
+ */
+async function openLoop(clients: number, perClientPerSecond: number, seconds: number, op: (i: number) => Promise<void>): Promise<Latency> {
+  const times: number[] = [];
+  const intervalMs = 1000 / perClientPerSecond;
+  const begin = performance.now() + 100;
+  let n = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, c) => {
+      // Clients spread over one interval, so arrivals are even rather than in bursts.
+      for (let planned = begin + (c * intervalMs) / clients; planned < begin + seconds * 1000; planned += intervalMs) {
+        const wait = planned - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        await op(n++);
+        times.push(performance.now() - planned);
+      }
+    }),
+  );
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
   return { count: times.length, p50Ms: at(0.5), p99Ms: at(0.99), perSecond: times.length / seconds };
@@ -75,19 +103,27 @@ export async function benchClaims(catalogued: number, clients = 64, count = 4000
       }
       const checkBody = files.map((data) => ({ md5: md5(data), sha256: createHash('sha256').update(data).digest('hex'), size: data.length, name: 'again.bin' }));
 
-      const pairs = await closedLoop(clients, count, async (i) => {
+      const pair = async (i: number) => {
         const f = i % files.length;
         const check = await post('/api/uploads/check', checkBody[f]);
         if (check.status !== 'prove') throw new Error('expected a proof request');
         const proved = await post('/api/uploads/prove', { claimId: check.claimId, digests: check.ranges.map((r) => md5(files[f]!.subarray(r.start, r.end))) });
         if (proved.status !== 'duplicate') throw new Error('expected a duplicate');
-      });
-      const health = await closedLoop(clients, count, async () => {
+      };
+      const healthCheck = async () => {
         const res = await fetch(`${server.url}/api/health`, { headers: { authorization: headers.authorization } });
         if (!res.ok) throw new Error(`health answered ${res.status}`);
         await res.arrayBuffer();
-      });
-      return { catalogued, clients, pairs, health };
+      };
+      const pairs = await closedLoop(clients, count, pair);
+      const health = await closedLoop(clients, count, healthCheck);
+      const perClientPerSecond = 2;
+      const paced = {
+        perClientPerSecond,
+        pairs: await openLoop(clients, perClientPerSecond, 20, pair),
+        health: await openLoop(clients, 2 * perClientPerSecond, 20, healthCheck),
+      };
+      return { catalogued, clients, pairs, health, paced };
     } finally {
       server.stop();
     }

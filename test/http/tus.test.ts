@@ -87,6 +87,24 @@ for (const target of storeTargets) {
         assert.deepEqual(counts, [['clerkA', 2], ['clerkB', 1]]);
       });
 
+      it('stores one copy when 20 clients upload the same new file at once, and counts every uploader', async () => {
+        const data = randomContent(3 * CS + 500);
+        const clients = await Promise.all(
+          Array.from({ length: 20 }, async (_, i) => server.tokenClient(await server.addAccount(`racer${i}`, 'clerk', i % 2 ? 'unit-a' : 'unit-b'))),
+        );
+        const chunks = await countChunks(server.opened);
+        const results = await Promise.all(clients.map((client) => tusUpload(client, data, { chunkSize: 60_000 })));
+        assert.equal(new Set(results.map((r) => r.fileId)).size, 1, 'one file');
+        assert.deepEqual(results.map((r) => r.status).sort(), [...Array<string>(19).fill('duplicate'), 'stored']);
+        const entry = (await server.store.catalog.findByKey(keyOf(data)))!;
+        assert.equal(entry.fileId, results[0]!.fileId);
+        assert.equal(await countChunks(server.opened), chunks + 4, 'its chunks stored once; every other upload\'s staged bytes removed');
+        const ledger = await server.store.ledger.entriesForFile(entry.fileId);
+        assert.equal(ledger.length, 20);
+        assert.ok(ledger.every((e) => e.uploadCount === 1));
+        assert.deepEqual(await download(clients[7]!, entry.fileId), data);
+      });
+
       it('takes the first bytes with the creation request (creation-with-upload), and a whole small file that way', async () => {
         const data = randomContent(3000);
         const res = await tusRequest(
