@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { benchToken, startBenchServer } from './server.js';
@@ -20,7 +21,7 @@ export interface ClaimsResult {
   /** Reference: GET /api/health (no work beyond HTTP, auth and logging) under the same load. */
   health: Latency;
   /** The same clients at a steady pace (open loop), pairs per second per client. */
-  paced: { perClientPerSecond: number; pairs: Latency; health: Latency };
+  paced: { perClientPerSecond: number; pairs: Latency; health: Latency; serverMs: ServerTimes };
 }
 
 /** Runs `op` `count` times (after a warm-up) from `clients` concurrent loops; latency per op. */
@@ -72,6 +73,25 @@ async function openLoop(clients: number, perClientPerSecond: number, seconds: nu
   return { count: times.length, p50Ms: at(0.5), p99Ms: at(0.99), perSecond: times.length / seconds };
 }
 
+/** Time the server spent on each request (its own log's responseTime), p50 and p99 per endpoint. */
+export interface ServerTimes {
+  check: { p50: number; p99: number };
+  prove: { p50: number; p99: number };
+}
+
+function handlingTimes(lines: string[]): ServerTimes {
+  const times: Record<'check' | 'prove', number[]> = { check: [], prove: [] };
+  for (const line of lines) {
+    const m = /"url":"\/api\/uploads\/(check|prove)".*"responseTime":(\d+)/.exec(line);
+    if (m) times[m[1] as 'check' | 'prove'].push(Number(m[2]));
+  }
+  const summary = (t: number[]) => {
+    t.sort((a, b) => a - b);
+    return { p50: t[Math.floor(0.5 * (t.length - 1))] ?? NaN, p99: t[Math.floor(0.99 * (t.length - 1))] ?? NaN };
+  };
+  return { check: summary(times.check), prove: summary(times.prove) };
+}
+
 const md5 = (data: Uint8Array) => createHash('md5').update(data).digest('hex');
 
 /**
@@ -87,10 +107,26 @@ export async function benchClaims(catalogued: number, clients = 64, count = 4000
     seedCatalog(dataDir, catalogued);
     const server = await startBenchServer(env);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    // node:http with kept-alive connections, like a browser's: fetch() costs the load generator,
+    // which shares this machine's two cores with the server, several times more per request.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
+    const request = (method: string, p: string, body?: unknown, retried = false): Promise<{ status: number; text: string }> =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const payload = body === undefined ? undefined : JSON.stringify(body);
+        const req = http.request(`${server.url}${p}`, { method, agent, headers: payload ? { ...headers, 'content-length': Buffer.byteLength(payload) } : { authorization: headers.authorization } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode!, text }));
+        });
+        // A kept-alive connection the server closed just as it was reused: send once more.
+        req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' && req.reusedSocket && !retried ? request(method, p, body, true).then(resolve, reject) : reject(err)));
+        req.end(payload);
+      });
     const post = async (p: string, body: unknown) => {
-      const res = await fetch(`${server.url}${p}`, { method: 'POST', headers, body: JSON.stringify(body) });
-      if (!res.ok) throw new Error(`${p} answered ${res.status}: ${await res.text()}`);
-      return res.json() as Promise<{ status: string; claimId: string; ranges: Array<{ start: number; end: number }> }>;
+      const res = await request('POST', p, body);
+      if (res.status >= 300) throw new Error(`${p} answered ${res.status}: ${res.text}`);
+      return JSON.parse(res.text) as { status: string; claimId: string; ranges: Array<{ start: number; end: number }> };
     };
     try {
       // Real files to prove: 100 of 200 KB, uploaded the ordinary way.
@@ -111,18 +147,22 @@ export async function benchClaims(catalogued: number, clients = 64, count = 4000
         if (proved.status !== 'duplicate') throw new Error('expected a duplicate');
       };
       const healthCheck = async () => {
-        const res = await fetch(`${server.url}/api/health`, { headers: { authorization: headers.authorization } });
-        if (!res.ok) throw new Error(`health answered ${res.status}`);
-        await res.arrayBuffer();
+        const res = await request('GET', '/api/health');
+        if (res.status !== 200) throw new Error(`health answered ${res.status}`);
       };
       const pairs = await closedLoop(clients, count, pair);
       const health = await closedLoop(clients, count, healthCheck);
       const perClientPerSecond = 2;
+      const logStart = server.logLines.length;
+      const pacedPairs = await openLoop(clients, perClientPerSecond, 20, pair);
+      const serverMs = handlingTimes(server.logLines.slice(logStart));
       const paced = {
         perClientPerSecond,
-        pairs: await openLoop(clients, perClientPerSecond, 20, pair),
+        pairs: pacedPairs,
         health: await openLoop(clients, 2 * perClientPerSecond, 20, healthCheck),
+        serverMs,
       };
+      agent.destroy();
       return { catalogued, clients, pairs, health, paced };
     } finally {
       server.stop();

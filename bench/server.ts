@@ -14,6 +14,8 @@ export function serveFlags(): string[] {
 export interface BenchServer {
   url: string;
   process: ChildProcess;
+  /** What the process printed on standard output (its JSON log lines), so far. */
+  logLines: string[];
   /** Peak resident memory so far (Linux), in MB. */
   peakRssMb(): number;
   /** CPU time (user + system, all threads) used so far (Linux), in seconds. */
@@ -39,9 +41,18 @@ export async function startBenchServer(env: NodeJS.ProcessEnv): Promise<BenchSer
  * to stdout once it listens on 127.0.0.1.
  */
 export async function startNodeServer(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<BenchServer> {
-  const child = spawn(process.execPath, [...serveFlags(), script, ...args], { env });
+  // BENCH_SERVER_FLAGS adds Node flags, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a contender.
+  const extra = (process.env.BENCH_SERVER_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...serveFlags(), ...extra, script, ...args], { env });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let out = '';
+  const logLines: string[] = [];
+  let partial = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    const lines = (partial + String(d)).split('\n');
+    partial = lines.pop()!;
+    logLines.push(...lines);
+  });
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {
       out += d;
@@ -54,6 +65,7 @@ export async function startNodeServer(script: string, args: string[], env: NodeJ
   return {
     url,
     process: child,
+    logLines,
     peakRssMb: () => Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024,
     cpuSeconds: () => {
       // Fields after the parenthesised command name; utime and stime are fields 14 and 15, in clock ticks (100/s).
