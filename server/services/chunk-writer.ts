@@ -113,6 +113,7 @@ export class ChunkWriter {
     this.chunk = this.pool.take();
     this.filled = 0;
     this.room = this.chunkSize;
+    await this.o.digest?.update(full, release);
     if (this.batch.length >= BATCH_CHUNKS) await this.writeBatch();
   }
 
@@ -124,16 +125,13 @@ export class ChunkWriter {
     this.batchReleases = [];
     this.batchStart = end;
     this.batchBytes = 0;
-    const hashed = this.o.digest?.update(batch, () => releases.forEach((release) => release()));
     const write = this.o.content.write(this.o.stagingId, start, batch).then(() => releases.forEach((release) => release()));
     // Progress is recorded in order: never an offset whose earlier bytes are not yet written.
     const previous = this.persisted;
     const persisted = Promise.all([write, previous]).then(() => this.o.onPersisted?.(end));
     persisted.catch(() => {}); // awaited by the next batch, flush() or settle()
     this.persisted = persisted;
-    // One batch may be on its way while the next one fills: wait for the one before, and for
-    // the hashing to catch up if it fell far behind.
-    await hashed;
+    // One batch may be on its way while the next one fills: wait for the one before.
     await previous;
   }
 }

@@ -130,26 +130,23 @@ export class DigestJob {
   }
 
   /**
-   * Hashes `parts` in order. They must stay unchanged until `release` is called (once both
-   * digests have read them); parts in SharedArrayBuffers reach the workers without a copy. One
-   * call per batch of chunks keeps the messages (and their acknowledgements) few. Resolves at
-   * once unless a worker is too far behind.
+   * Hashes `data`, which must stay unchanged until `release` is called (once both digests have
+   * read it). Chunks in SharedArrayBuffers reach the workers without a copy. Resolves at once
+   * unless a worker is too far behind.
    */
-  async update(parts: readonly Uint8Array[], release: () => void = () => {}): Promise<void> {
+  async update(data: Uint8Array, release: () => void = () => {}): Promise<void> {
     if (this.failure) throw this.failure;
-    let bytes = 0;
-    for (const part of parts) bytes += part.byteLength;
     let readers = this.lanes.length;
     const done = () => {
       if (--readers === 0) release();
     };
     for (const lane of this.lanes) {
-      lane.queued += bytes;
+      lane.queued += data.byteLength;
       lane.releases.push(() => {
-        lane.queued -= bytes;
+        lane.queued -= data.byteLength;
         done();
       });
-      lane.worker.post({ op: 'update', job: lane.job, algorithm: lane.algorithm, parts: parts as Uint8Array[] });
+      lane.worker.post({ op: 'update', job: lane.job, algorithm: lane.algorithm, data });
     }
     if (this.queued() > MAX_QUEUED_BYTES) {
       await new Promise<void>((resolve) => (this.wake = resolve));

@@ -3,13 +3,12 @@ import { parentPort } from 'node:worker_threads';
 
 /**
  * Computes one digest per job off the request's thread. Chunks arrive in SharedArrayBuffers (no
- * copy), several per message; each update is acknowledged so the sender knows when it may reuse
- * the buffers.
+ * copy); each update is acknowledged so the sender knows when it may reuse the buffer.
  */
 export type Algorithm = 'md5' | 'sha256';
 
 export type HashWorkerRequest =
-  | { op: 'update'; job: number; algorithm: Algorithm; parts: Uint8Array[] }
+  | { op: 'update'; job: number; algorithm: Algorithm; data: Uint8Array }
   | { op: 'finish'; job: number; algorithm: Algorithm }
   | { op: 'abort'; job: number };
 
@@ -26,12 +25,10 @@ function hashOf(job: number, algorithm: Algorithm): Hash {
 
 port.on('message', (m: HashWorkerRequest) => {
   switch (m.op) {
-    case 'update': {
-      const hash = hashOf(m.job, m.algorithm);
-      for (const part of m.parts) hash.update(part);
+    case 'update':
+      hashOf(m.job, m.algorithm).update(m.data);
       port.postMessage({ op: 'hashed', job: m.job } satisfies HashWorkerReply);
       break;
-    }
     case 'finish': {
       const hex = hashOf(m.job, m.algorithm).digest('hex');
       hashes.delete(m.job);
