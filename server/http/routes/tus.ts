@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Server } from '@tus/server';
 import type { Lock, Locker } from '@tus/utils';
@@ -12,7 +12,7 @@ import type { ResumableUploadService } from '../../services/resumable-uploads.js
 import type { UploadStore } from '../../store/port.js';
 import { requireAuth } from '../auth.js';
 import { STATUS } from '../error-handler.js';
-import { ArchiveDataStore, type TusRequestContext } from '../tus/data-store.js';
+import { ArchiveDataStore, UploadCallers } from '../tus/data-store.js';
 
 export const TUS_PATH = '/api/tus';
 const TUS_VERSION = '1.0.0';
@@ -60,17 +60,28 @@ export interface TusRouteOptions {
  * archive's outcome to a finishing response and gives every error a JSON body with a code.
  */
 export function tusRoutes(o: TusRouteOptions): Router {
-  const context = new AsyncLocalStorage<TusRequestContext>();
+  const callers = new UploadCallers();
+  /** Upload ids each running request acts on, to forget them when it ends. */
+  const acting = new WeakMap<IncomingMessage, string[]>();
+  const act = (req: Request, id: string) => {
+    callers.enter(id, req.principal!.account);
+    acting.get(req)!.push(id);
+  };
   const tus = new Server({
     path: TUS_PATH,
-    datastore: new ArchiveDataStore(o.uploads, context),
+    datastore: new ArchiveDataStore(o.uploads, callers),
     maxSize: o.maxFileSize,
     locker: NO_LIBRARY_LOCKS,
     respectForwardedHeaders: o.trustProxy,
     allowedOrigins: (origin) => o.corsOrigins.includes(origin),
     allowedHeaders: ['X-CSRF-Token', 'X-Request-Id'],
     exposedHeaders: ['Upload-Expires', 'X-Request-Id', ...ARCHIVE_HEADERS],
-    namingFunction: () => randomBytes(16).toString('hex'),
+    namingFunction: (request) => {
+      const id = randomBytes(16).toString('hex');
+      // A creation: its caller is the authenticated principal of the Express request below.
+      act((request as unknown as { runtime: { node: { req: Request } } }).runtime.node.req, id);
+      return id;
+    },
     getFileIdFromRequest: (_req, last) => (last !== undefined && UPLOAD_ID.test(last) ? last : undefined),
     onResponseError: (_req, err) => {
       if (err instanceof ArchiveError) return { status_code: STATUS[err.code], body: JSON.stringify({ error: err.code, message: err.message }) };
@@ -83,9 +94,16 @@ export function tusRoutes(o: TusRouteOptions): Router {
     // @tus/server reads the full path (Express shortened req.url to the part after the mount).
     req.url = req.originalUrl;
     const request = new NodeRequest({ req, res });
-    const principal = req.principal;
-    const response = principal ? await context.run({ account: principal.account }, () => tus.handleWeb(request)) : await tus.handleWeb(request);
-    await sendNodeResponse(res, await finish(req, response));
+    const ids: string[] = [];
+    acting.set(req, ids);
+    try {
+      const id = req.params.id as string | undefined;
+      if (id !== undefined && req.principal) act(req, id);
+      const response = await tus.handleWeb(request);
+      await sendNodeResponse(res, await finish(req, response));
+    } finally {
+      for (const id of ids) callers.leave(id);
+    }
   };
 
   /** Adds what the library cannot know to its response. */
