@@ -70,8 +70,11 @@ export class NotFoundError extends ArchiveError {
 }
 
 export class PayloadTooLargeError extends ArchiveError {
-  constructor(readonly limitBytes: number) {
-    super('payload_too_large', `The file is larger than the archive accepts (${limitBytes} bytes at most).`, { limitBytes });
+  constructor(
+    readonly limitBytes: number,
+    message = `The file is larger than the archive accepts (${limitBytes} bytes at most).`,
+  ) {
+    super('payload_too_large', message, { limitBytes });
   }
 }
 

@@ -1,6 +1,6 @@
 import { tusMetadata } from '../../shared/schemas.js';
 import { cleanContentType, cleanFileName } from '../../shared/file-name.js';
-import { NotFoundError, OffsetMismatchError, PayloadTooLargeError, UploadExpiredError, UploadLockedError, ValidationError } from '../errors.js';
+import { BadRequestError, NotFoundError, OffsetMismatchError, PayloadTooLargeError, UploadExpiredError, UploadLockedError, ValidationError } from '../errors.js';
 import type { Account, ArchiveStore, UploadLock, UploadOutcome, UploadState } from '../store/port.js';
 import { ChunkWriter, type ChunkPool } from './chunk-writer.js';
 import type { DigestJob, DigestPool, Digests } from './digest.js';
@@ -143,7 +143,7 @@ export class ResumableUploadService {
       if (end < upload.length) {
         // Every byte that arrived was hashed and persisted, also when the request broke off.
         if (hash) this.keepHash(id, { digest: hash.digest, at: end });
-        if (broken !== undefined) throw broken;
+        if (broken !== undefined) throw new BadRequestError(`The request broke off after ${end - offset} bytes; the upload keeps them. Ask for its offset (HEAD) and resume from there.`);
         return end;
       }
       await this.complete(account, upload, lock, hash?.digest);
@@ -171,7 +171,7 @@ export class ResumableUploadService {
           break;
         }
         if (next.done) break;
-        if (writer.end + next.value.byteLength > length) throw new PayloadTooLargeError(length);
+        if (writer.end + next.value.byteLength > length) throw new PayloadTooLargeError(length, 'More bytes arrived than the upload is long (its Upload-Length); nothing past that was kept.');
         await writer.push(next.value);
       }
     } catch (err) {

@@ -362,6 +362,11 @@ for (const target of storeTargets) {
         const preflight = await server.anonymous().fetch(TUS, { method: 'OPTIONS', headers: { origin: 'https://portal.example.gov', 'access-control-request-method': 'POST' } });
         assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://portal.example.gov');
         assert.match(preflight.headers.get('access-control-allow-headers')!, /Upload-Metadata/);
+        const path = new URL(allowed.headers.get('location')!).pathname;
+        const patched = await patch(clerkA, path, 0, randomContent(10), { origin: 'https://portal.example.gov' });
+        assert.equal(patched.headers.get('access-control-allow-origin'), 'https://portal.example.gov');
+        const exposedOnPatch = patched.headers.get('access-control-expose-headers')!.split(/,\s*/);
+        for (const h of ['Upload-Offset', 'Archive-File-Id', 'Archive-Status', 'Archive-Upload-Count']) assert.ok(exposedOnPatch.includes(h), h);
         const other = await tusRequest(clerkA, TUS, 'POST', { 'upload-length': '10', origin: 'https://evil.example' });
         assert.equal(other.headers.get('access-control-allow-origin'), null);
       });
