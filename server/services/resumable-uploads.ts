@@ -120,9 +120,10 @@ export class ResumableUploadService {
     const { lock, upload } = await this.lock(id);
     const stopRenewing = this.keepRenewing(id, lock);
     try {
-      if (upload.outcome) return upload.offset;
       if (this.isExpired(upload)) throw new UploadExpiredError();
       if (offset !== upload.offset) throw new OffsetMismatchError(upload.offset, offset);
+      // A finished upload takes no more bytes; an empty PATCH at its end is answered again.
+      if (upload.outcome) return upload.offset;
       const hash = this.takeHash(upload);
       const writer = new ChunkWriter({
         content: this.o.store.content,

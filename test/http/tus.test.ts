@@ -166,7 +166,12 @@ for (const target of storeTargets) {
         assert.equal(head.headers.get('archive-file-id'), result.fileId);
         assert.equal(head.headers.get('archive-status'), 'stored');
         assert.equal(head.headers.get('cache-control'), 'no-store');
+        const again = await patch(clerkA, path, data.length, Buffer.alloc(0));
+        assert.equal(again.status, 204, 'an empty PATCH at the end is answered again');
+        assert.equal(again.headers.get('archive-file-id'), result.fileId);
+        assert.equal((await patch(clerkA, path, 0, data)).status, 409, 'a finished upload takes no more bytes');
         const ledger = JSON.stringify(await server.store.ledger.entriesForFile(result.fileId!));
+        assert.equal(JSON.parse(ledger).find((e: { userName: string }) => e.userName === 'clerkA').uploadCount, 1, 'and counts nothing twice');
         const del = await tusRequest(clerkA, path, 'DELETE');
         assert.equal(del.status, 204);
         assert.equal(del.headers.get('tus-resumable'), '1.0.0');
