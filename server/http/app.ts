@@ -16,7 +16,7 @@ import { errorHandler, unknownApiRoute } from './error-handler.js';
 import { fileRoutes } from './routes/files.js';
 import { healthRoutes } from './routes/health.js';
 import { sessionRoutes } from './routes/session.js';
-import { TUS_PATH, tusRoutes } from './routes/tus.js';
+import { TUS_PATH, tusResponseHeaders, tusRoutes } from './routes/tus.js';
 import { uploadRoutes } from './routes/uploads.js';
 
 export interface AppDeps {
@@ -82,6 +82,7 @@ export function createApp(deps: AppDeps): Express {
       crossOriginEmbedderPolicy: false,
     }),
   );
+  app.use(TUS_PATH, tusResponseHeaders(settings.corsOrigins));
   app.use(cookieParser());
   app.use(express.json({ limit: '64kb', strict: true }));
 
@@ -100,7 +101,6 @@ export function createApp(deps: AppDeps): Express {
       store: deps.uploads,
       maxFileSize: settings.maxFileSize,
       corsOrigins: settings.corsOrigins,
-      trustProxy: settings.trustProxy !== false,
       logger,
     }),
   );

@@ -1,6 +1,6 @@
 import { tusMetadata } from '../../shared/schemas.js';
 import { cleanContentType, cleanFileName } from '../../shared/file-name.js';
-import { BadRequestError, NotFoundError, OffsetMismatchError, PayloadTooLargeError, UploadExpiredError, UploadLockedError, ValidationError } from '../errors.js';
+import { BadRequestError, ChecksumMismatchError, NotFoundError, OffsetMismatchError, PayloadTooLargeError, UploadExpiredError, UploadLockedError, ValidationError } from '../errors.js';
 import type { Account, ArchiveStore, UploadLock, UploadOutcome, UploadState } from '../store/port.js';
 import { ChunkWriter, type ChunkPool } from './chunk-writer.js';
 import type { DigestJob, DigestPool, Digests } from './digest.js';
@@ -124,6 +124,12 @@ export class ResumableUploadService {
       if (offset !== upload.offset) throw new OffsetMismatchError(upload.offset, offset);
       // A finished upload takes no more bytes; an empty PATCH at its end is answered again.
       if (upload.outcome) return upload.offset;
+      // Every byte was in and hashed, but the completion was cut short: finish it, ignoring
+      // whatever the client sends again.
+      if (upload.completing) {
+        await this.complete(account, upload, lock, undefined);
+        return upload.length;
+      }
       const hash = this.takeHash(upload);
       const writer = new ChunkWriter({
         content: this.o.store.content,
@@ -131,7 +137,9 @@ export class ResumableUploadService {
         stagingId: upload.stagingId,
         digest: hash?.digest,
         offset,
-        onPersisted: (end) => this.advance(id, lock, end),
+        // The last byte is recorded with the outcome, never before: until then HEAD reports
+        // less, and the client's retry finds the completion to finish.
+        onPersisted: (end) => (end < upload.length ? this.advance(id, lock, end) : Promise.resolve()),
       });
       let received: { end: number; broken?: unknown };
       try {
@@ -184,19 +192,25 @@ export class ResumableUploadService {
 
   private async complete(account: Account, upload: UploadState, lock: UploadLock, running: DigestJob | undefined): Promise<void> {
     const description = this.describe(upload.metadata);
-    const digests = running ? await running.finish() : await this.rehash(upload);
+    let key = upload.completing;
+    if (!key) {
+      const digests = running ? await running.finish() : await this.rehash(upload);
+      key = { ...digests, length: upload.length };
+      if (!(await this.o.store.uploads.markCompleting(upload.id, lock.holder, key))) throw new UploadLockedError();
+    }
     let outcome: UploadOutcome;
     try {
+      // Safe to repeat: a staging area committed before is answered as stored, never removed.
       outcome = await this.o.ingest.commit(
-        { stagingId: upload.stagingId, key: { ...digests, length: upload.length } },
+        { stagingId: upload.stagingId, key },
         { uploader: account, fileName: description.fileName, contentType: description.contentType, declaredMd5: description.md5, declaredSha256: description.sha256 },
       );
     } catch (err) {
       // A refused upload (declared hashes do not match) is gone: its bytes were removed.
-      await this.o.store.uploads.delete(upload.id);
+      if (err instanceof ChecksumMismatchError) await this.o.store.uploads.delete(upload.id);
       throw err;
     }
-    await this.o.store.uploads.finish(upload.id, lock.holder, outcome);
+    if (!(await this.o.store.uploads.finish(upload.id, lock.holder, outcome))) throw new UploadLockedError();
   }
 
   /** Hashes an upload's staged bytes from the start: the running hash was lost. */

@@ -1,6 +1,22 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
 import type { UploadLock } from '../store/port.js';
+
+/**
+ * Which process-id space this process lives in: host name, boot and pid namespace. Containers
+ * that share a host name (host networking, a fixed `hostname:`) have pid spaces of their own, and
+ * a pid means something only within one. Off Linux, a random value: locks then free by lease only.
+ */
+function machineIdentity(): string {
+  try {
+    const boot = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    const pids = fs.readlinkSync('/proc/self/ns/pid');
+    return `${os.hostname()}/${boot}/${pids}`;
+  } catch {
+    return `${os.hostname()}/${randomBytes(8).toString('hex')}`;
+  }
+}
 
 /**
  * Who this server process is, for the write locks of resumable uploads. A lock names its
@@ -12,7 +28,7 @@ export class LockIdentity {
   private next = 0;
 
   constructor(
-    private readonly host = os.hostname(),
+    private readonly host = machineIdentity(),
     private readonly pid = process.pid,
   ) {}
 

@@ -66,7 +66,7 @@ export interface ContentStore {
    * content (a unique index decides, so concurrent commits are safe), removes them.
    */
   commit(stagingId: string, entry: NewCatalogEntry): Promise<CommitOutcome>;
-  /** Removes a staging area and its chunks; harmless if already gone. */
+  /** Removes a staging area and its chunks; harmless if already gone, and never a committed file. */
   discard(stagingId: string): Promise<void>;
   /** Streams a committed file's bytes, or a range of them. */
   read(entry: CatalogEntry, range?: ByteRange): Readable;
@@ -264,11 +264,16 @@ export interface UploadState {
   activeAt: Date;
   expiresAt: Date;
   lock: UploadLock | null;
-  /** Set once the upload is complete and committed. */
+  /**
+   * The content's identity, recorded once every byte is in and hashed, before the commit: a
+   * completion cut short (a crash) is finished from it, without the bytes or their hashes.
+   */
+  completing: ContentKey | null;
+  /** Set once the upload is complete and committed (its offset is then its length). */
   outcome: UploadOutcome | null;
 }
 
-export type NewUpload = Omit<UploadState, 'offset' | 'lock' | 'outcome'>;
+export type NewUpload = Omit<UploadState, 'offset' | 'lock' | 'completing' | 'outcome'>;
 
 export type LockAttempt = { status: 'acquired'; upload: UploadState } | { status: 'busy'; lock: UploadLock } | { status: 'missing' };
 
@@ -287,7 +292,9 @@ export interface UploadStore {
   advance(id: string, holder: string, progress: { offset: number; activeAt: Date; expiresAt: Date; lockUntil: Date }): Promise<boolean>;
   /** Extends the lease of a lock `holder` still holds. */
   renew(id: string, holder: string, until: Date): Promise<void>;
-  /** Marks the upload finished, under the lock. */
+  /** Records the content's identity before the commit, under the lock. */
+  markCompleting(id: string, holder: string, key: ContentKey): Promise<boolean>;
+  /** Marks the upload finished (offset = length, and its outcome), under the lock. */
   finish(id: string, holder: string, outcome: UploadOutcome): Promise<boolean>;
   /** Lets go of the lock if `holder` still holds it. */
   release(id: string, holder: string): Promise<void>;

@@ -277,6 +277,10 @@ for (const target of storeTargets) {
         assert.equal((await tusRequest(anonymous, path, 'HEAD')).status, 401);
         assert.equal((await patch(anonymous, path, 0, randomContent(10))).status, 401);
         assert.equal((await tusRequest(anonymous, path, 'DELETE')).status, 401);
+        const badToken = await tusRequest(new Client(server.url, { bearer: 'adt_000000000000_' + 'x'.repeat(43) }), path, 'HEAD', { origin: 'https://portal.example.gov' });
+        assert.equal(badToken.status, 401);
+        assert.equal(badToken.headers.get('tus-resumable'), '1.0.0', 'even a refusal before the tus route speaks tus');
+        assert.equal(badToken.headers.get('access-control-allow-origin'), 'https://portal.example.gov', 'and a browser may read it');
         const noCsrf = await tusRequest(clerkB, TUS, 'POST', { 'upload-length': '10', 'x-csrf-token': 'wrong' });
         assert.equal(noCsrf.status, 403);
         assert.equal((await tusRequest(clerkB, TUS, 'POST', { 'upload-length': '10' })).status, 201, 'with its token a browser session may upload');

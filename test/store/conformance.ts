@@ -152,6 +152,19 @@ export function storeConformance(target: StoreTarget): void {
         assert.equal(await countChunks(opened), 4);
       });
 
+      it('answers a repeated commit of the same staging area with the stored file, and never discards a committed file', async () => {
+        const data = randomContent(2 * CS + 1);
+        const staged = await stageBytes(store, data);
+        const entry = { key: staged.key, fileName: 'x.pdf', contentType: 'application/pdf', uploadDate: new Date() };
+        const first = await store.content.commit(staged.stagingId, entry);
+        const again = await store.content.commit(staged.stagingId, entry);
+        assert.deepEqual([first.status, again.status], ['stored', 'stored']);
+        assert.equal(again.entry.fileId, first.entry.fileId);
+        await store.content.discard(staged.stagingId);
+        assert.deepEqual(await readAll(store.content.read(first.entry)), data);
+        assert.equal(await countChunks(opened), 3);
+      });
+
       it('reads back the first bytes of a staging area', async () => {
         const data = randomContent(2 * CS + 3);
         const stagingId = await store.content.stage(new Date());
@@ -349,7 +362,7 @@ export function storeConformance(target: StoreTarget): void {
 
       it('keeps an upload\'s state: owner, staging area, length, metadata, offset 0, times, no lock, no outcome', async () => {
         const u = await newUpload('a'.repeat(32));
-        assert.deepEqual(await store.uploads.get(u.id), { ...u, offset: 0, lock: null, outcome: null });
+        assert.deepEqual(await store.uploads.get(u.id), { ...u, offset: 0, lock: null, completing: null, outcome: null });
         assert.equal(await store.uploads.get('b'.repeat(32)), undefined);
       });
 
@@ -394,10 +407,15 @@ export function storeConformance(target: StoreTarget): void {
         const advanced = (await store.uploads.get(u.id))!;
         assert.deepEqual([advanced.offset, advanced.activeAt, advanced.expiresAt], [4096, later, progress.expiresAt]);
         assert.deepEqual(advanced.lock!.until, new Date(later.getTime() + 5 * minute));
+        const key = { md5: 'a'.repeat(32), sha256: 'b'.repeat(64), length: 5000 };
+        assert.equal(await store.uploads.markCompleting(u.id, 'y/1', key), false);
+        assert.equal(await store.uploads.markCompleting(u.id, 'x/1', key), true);
+        assert.deepEqual((await store.uploads.get(u.id))!.completing, key);
         const outcome = { status: 'stored' as const, fileId: '0'.repeat(24), uploadCount: 1 };
         assert.equal(await store.uploads.finish(u.id, 'y/1', outcome), false);
         assert.equal(await store.uploads.finish(u.id, 'x/1', outcome), true);
-        assert.deepEqual((await store.uploads.get(u.id))!.outcome, outcome);
+        const finished = (await store.uploads.get(u.id))!;
+        assert.deepEqual([finished.outcome, finished.offset], [outcome, 5000], 'the outcome and the full offset together');
         await store.uploads.delete(u.id);
         assert.equal(await store.uploads.get(u.id), undefined);
       });

@@ -51,7 +51,6 @@ export interface TusRouteOptions {
   maxFileSize: number;
   /** Origins allowed to call the tus endpoint from a browser (CORS); none by default. */
   corsOrigins: string[];
-  trustProxy: boolean;
   logger: Logger;
 }
 
@@ -75,14 +74,19 @@ export function tusRoutes(o: TusRouteOptions): Router {
     datastore: new ArchiveDataStore(o.uploads, callers),
     maxSize: o.maxFileSize,
     locker: NO_LIBRARY_LOCKS,
-    respectForwardedHeaders: o.trustProxy,
+    // Upload URLs from what Express makes of the request, so forwarded headers count only from
+    // the proxies TRUST_PROXY names (the library would believe them from anyone).
+    generateUrl: (request, { path, id }) => {
+      const req = expressRequest(request);
+      return `${req.protocol}://${req.get('host')}${path}/${id}`;
+    },
     allowedOrigins: (origin) => o.corsOrigins.includes(origin),
     allowedHeaders: ['X-CSRF-Token', 'X-Request-Id'],
     exposedHeaders: EXTRA_EXPOSED,
     namingFunction: (request) => {
       const id = randomBytes(16).toString('hex');
       // A creation: its caller is the authenticated principal of the Express request below.
-      act((request as unknown as { runtime: { node: { req: Request } } }).runtime.node.req, id);
+      act(expressRequest(request), id);
       return id;
     },
     getFileIdFromRequest: (_req, last) => (last !== undefined && UPLOAD_ID.test(last) ? last : undefined),
@@ -100,8 +104,8 @@ export function tusRoutes(o: TusRouteOptions): Router {
     const ids: string[] = [];
     acting.set(req, ids);
     try {
-      const id = req.params.id as string | undefined;
-      if (id !== undefined && req.principal) act(req, id);
+      // Only a caller the owner check let through acts on an existing upload.
+      if (res.locals.upload) act(req, String(req.params.id));
       const response = await tus.handleWeb(request);
       await sendNodeResponse(res, await finish(req, response));
     } finally {
@@ -141,7 +145,7 @@ export function tusRoutes(o: TusRouteOptions): Router {
   };
 
   const router = Router();
-  router.use(protocolGate(o.corsOrigins));
+  router.use(protocolGate());
   router.options(['/', '/:id'], forward);
   router.post('/', requireAuth(), creationChecks, forward);
   router.all(
@@ -178,8 +182,16 @@ function stateHeaders(upload: UploadState): Record<string, string> {
   };
 }
 
-/** Protocol rules checked before anything else, so even a refusal speaks tus. */
-function protocolGate(corsOrigins: string[]): RequestHandler {
+/** The Express request under the one @tus/server hands its callbacks. */
+function expressRequest(request: unknown): Request {
+  return (request as { runtime: { node: { req: Request } } }).runtime.node.req;
+}
+
+/**
+ * Headers every answer of the tus endpoint carries, refusals by the authentication or the body
+ * parser included (mounted ahead of those), so a browser can read them.
+ */
+export function tusResponseHeaders(corsOrigins: string[]): RequestHandler {
   return (req, res, next) => {
     res.setHeader('Tus-Resumable', TUS_VERSION);
     const origin = req.get('origin');
@@ -188,6 +200,13 @@ function protocolGate(corsOrigins: string[]): RequestHandler {
       res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS.join(', '));
       res.setHeader('Vary', 'Origin');
     }
+    next();
+  };
+}
+
+/** Protocol rules checked before anything else. */
+function protocolGate(): RequestHandler {
+  return (req, res, next) => {
     // Clients behind proxies that only pass GET and POST send other methods this way.
     const override = req.get('x-http-method-override');
     if (override !== undefined) {

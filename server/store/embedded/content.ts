@@ -54,7 +54,12 @@ export class EmbeddedContentStore implements ContentStore {
         uploadDate: entry.uploadDate.getTime(),
         md5Collision: collision ? 1 : 0,
       });
-      if (inserted.changes === 0) return { status: 'duplicate', entry: catalogEntryFromRow(findByKey.get(sha256, md5, length)!) };
+      if (inserted.changes === 0) {
+        const existing = catalogEntryFromRow(findByKey.get(sha256, md5, length)!);
+        // This very staging area, committed by an earlier attempt that did not get to say so.
+        if (existing.fileId === stagingId) return { status: 'stored', entry: existing };
+        return { status: 'duplicate', entry: existing };
+      }
       this.deleteStaging.run(stagingId);
       if (collision) flagCollisions.run(md5);
       return { status: 'stored', entry: catalogEntryFromRow(getEntry.get(stagingId)!) };
@@ -94,8 +99,9 @@ export class EmbeddedContentStore implements ContentStore {
   }
 
   async discard(stagingId: string): Promise<void> {
-    // File first, then its staging row: a crash in between leaves a row GC can act on.
-    await this.files.remove(stagingId);
+    // File first, then its staging row: a crash in between leaves a row GC can act on. A
+    // committed file is never removed, whatever path asks for it.
+    if (!this.isCatalogued(stagingId)) await this.files.remove(stagingId);
     this.deleteStaging.run(stagingId);
   }
 

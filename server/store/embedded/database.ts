@@ -43,6 +43,7 @@ CREATE TABLE IF NOT EXISTS uploads (
   lock_host   TEXT,
   lock_pid    INTEGER,
   lock_until  INTEGER,
+  completing TEXT,
   outcome    TEXT
 );
 CREATE INDEX IF NOT EXISTS uploads_expiry ON uploads (expires_at);
@@ -142,5 +143,8 @@ export function openDatabase(dataDir: string): Db {
   const file = databaseFile(dataDir);
   const db = connect(file);
   db.exec(SCHEMA);
+  // Data directories made before resumable uploads recorded their completion.
+  const uploadColumns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('uploads')").all();
+  if (!uploadColumns.some((c) => c.name === 'completing')) db.exec('ALTER TABLE uploads ADD COLUMN completing TEXT');
   return db;
 }

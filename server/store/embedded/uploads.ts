@@ -1,4 +1,4 @@
-import type { LockAttempt, NewUpload, UploadLock, UploadOutcome, UploadState, UploadStore } from '../port.js';
+import type { ContentKey, LockAttempt, NewUpload, UploadLock, UploadOutcome, UploadState, UploadStore } from '../port.js';
 import type { Db } from './database.js';
 
 interface UploadRow {
@@ -15,6 +15,7 @@ interface UploadRow {
   lock_host: string | null;
   lock_pid: number | null;
   lock_until: number | null;
+  completing: string | null;
   outcome: string | null;
 }
 
@@ -33,6 +34,7 @@ function uploadFromRow(row: UploadRow): UploadState {
       row.lock_holder === null
         ? null
         : { holder: row.lock_holder, host: row.lock_host ?? '', pid: row.lock_pid ?? 0, until: new Date(row.lock_until ?? 0) },
+    completing: row.completing === null ? null : (JSON.parse(row.completing) as ContentKey),
     outcome: row.outcome === null ? null : (JSON.parse(row.outcome) as UploadOutcome),
   };
 }
@@ -79,8 +81,15 @@ export class EmbeddedUploadStore implements UploadStore {
     this.db.prepare('UPDATE uploads SET lock_until = ? WHERE id = ? AND lock_holder = ?').run(until.getTime(), id, holder);
   }
 
+  async markCompleting(id: string, holder: string, key: ContentKey): Promise<boolean> {
+    const { changes } = this.db.prepare('UPDATE uploads SET completing = ? WHERE id = ? AND lock_holder = ?').run(JSON.stringify(key), id, holder);
+    return changes === 1;
+  }
+
   async finish(id: string, holder: string, outcome: UploadOutcome): Promise<boolean> {
-    const { changes } = this.db.prepare('UPDATE uploads SET outcome = ? WHERE id = ? AND lock_holder = ?').run(JSON.stringify(outcome), id, holder);
+    const { changes } = this.db
+      .prepare('UPDATE uploads SET outcome = ?, "offset" = length WHERE id = ? AND lock_holder = ?')
+      .run(JSON.stringify(outcome), id, holder);
     return changes === 1;
   }
 

@@ -107,6 +107,7 @@ export interface UploadDoc {
   activeAt: Date;
   expiresAt: Date;
   lock: { holder: string; host: string; pid: number; until: Date } | null;
+  completing?: { md5: string; sha256: string; length: Long | number } | null;
   outcome: { status: 'stored' | 'duplicate'; fileId: string; uploadCount: number } | null;
 }
 

@@ -101,9 +101,14 @@ export class MongoContentStore implements ContentStore {
       await this.c.catalog.insertOne(doc);
     } catch (err) {
       if (isDuplicateKey(err)) {
-        await this.discard(stagingId);
         const existing = await this.c.catalog.findOne({ fileSHA256: sha256, fileMD5: md5, fileLength: Long.fromNumber(length) });
         if (!existing) throw new Error(`duplicate key on commit of ${stagingId}, but no catalog entry holds its content`);
+        // This very staging area, committed by an earlier attempt that did not get to say so.
+        if (existing._id.equals(_id)) {
+          await this.c.staging.deleteOne({ _id });
+          return { status: 'stored', entry: catalogEntryFromDoc(existing) };
+        }
+        await this.discard(stagingId);
         return { status: 'duplicate', entry: catalogEntryFromDoc(existing) };
       }
       // The outcome of the last write may be unknown (a network error): drop the bytes only if
@@ -136,6 +141,11 @@ export class MongoContentStore implements ContentStore {
 
   async discard(stagingId: string): Promise<void> {
     const _id = new ObjectId(stagingId);
+    // A committed file is never removed, whatever path asks for it.
+    if (await this.c.catalog.findOne({ _id }, { projection: { _id: 1 } })) {
+      await this.c.staging.deleteOne({ _id });
+      return;
+    }
     // The files document goes first, so a GridFS reader never sees a file with missing chunks.
     await this.c.gridFiles.deleteOne({ _id });
     await this.c.chunks.deleteMany({ files_id: _id });

@@ -1,5 +1,5 @@
 import { Long, ObjectId } from 'mongodb';
-import type { LockAttempt, NewUpload, UploadLock, UploadOutcome, UploadState, UploadStore } from '../port.js';
+import type { ContentKey, LockAttempt, NewUpload, UploadLock, UploadOutcome, UploadState, UploadStore } from '../port.js';
 import type { Collections, UploadDoc } from './collections.js';
 
 function uploadFromDoc(d: UploadDoc): UploadState {
@@ -14,6 +14,7 @@ function uploadFromDoc(d: UploadDoc): UploadState {
     activeAt: d.activeAt,
     expiresAt: d.expiresAt,
     lock: d.lock,
+    completing: d.completing ? { md5: d.completing.md5, sha256: d.completing.sha256, length: Number(d.completing.length) } : null,
     outcome: d.outcome,
   };
 }
@@ -38,6 +39,7 @@ export class MongoUploadStore implements UploadStore {
       activeAt: u.activeAt,
       expiresAt: u.expiresAt,
       lock: null,
+      completing: null,
       outcome: null,
     });
   }
@@ -71,8 +73,16 @@ export class MongoUploadStore implements UploadStore {
     await this.c.uploads.updateOne({ _id: id, 'lock.holder': holder }, { $set: { 'lock.until': until } });
   }
 
+  async markCompleting(id: string, holder: string, key: ContentKey): Promise<boolean> {
+    const completing = { md5: key.md5, sha256: key.sha256, length: Long.fromNumber(key.length) };
+    const { matchedCount } = await this.c.uploads.updateOne({ _id: id, 'lock.holder': holder }, { $set: { completing } });
+    return matchedCount === 1;
+  }
+
   async finish(id: string, holder: string, outcome: UploadOutcome): Promise<boolean> {
-    const { matchedCount } = await this.c.uploads.updateOne({ _id: id, 'lock.holder': holder }, { $set: { outcome } });
+    const upload = await this.c.uploads.findOne({ _id: id }, { projection: { length: 1 } });
+    if (!upload) return false;
+    const { matchedCount } = await this.c.uploads.updateOne({ _id: id, 'lock.holder': holder }, { $set: { outcome, offset: upload.length } });
     return matchedCount === 1;
   }
 

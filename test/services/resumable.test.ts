@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { composeServices, type Archive } from '../../server/compose.js';
+import type { Account, ArchiveStore, UploadStore } from '../../server/store/port.js';
+import { keyOf, randomContent, readAll, testAccount } from '../support/content.js';
+import { countChunks, storeTargets, type OpenedStore } from '../support/stores.js';
+
+const config = {
+  maxFileSize: 1024 ** 3,
+  sessionTtlMs: 3600_000,
+  loginMaxFailures: 5,
+  loginLockMs: 60_000,
+  trustProxy: false,
+  loginRateLimit: 100,
+  instantUploadScope: 'archive' as const,
+  claimTtlMs: 60_000,
+  stagingTtlMs: 24 * 3600_000,
+  uploadIdleMs: 3600_000,
+  corsOrigins: [],
+};
+
+async function* bytes(data: Buffer) {
+  yield data;
+}
+
+for (const target of storeTargets) {
+  describe(`completing a resumable upload survives a crash at every step (${target.name} store)`, { skip: target.skip }, () => {
+    let opened: OpenedStore;
+    let archive: Archive;
+    /** Makes the next call of `uploads.finish` fail, as a crash right after the commit would. */
+    let failNextFinish = false;
+    let clerk: Account;
+    beforeEach(async () => {
+      opened = await target.open();
+      const uploads: UploadStore = Object.create(opened.store.uploads) as UploadStore;
+      uploads.finish = async (...args) => {
+        if (failNextFinish) {
+          failNextFinish = false;
+          throw new Error('crash after the commit');
+        }
+        return opened.store.uploads.finish(...args);
+      };
+      const store: ArchiveStore = { ...opened.store, uploads };
+      archive = composeServices(store, config);
+      clerk = testAccount();
+    });
+    afterEach(async () => {
+      await archive.digests.close();
+      await opened.dispose();
+    });
+
+    const upload = async (data: Buffer, id: string) => {
+      const { resumable } = archive.services;
+      await resumable.create(clerk, { id, length: data.length, metadata: { filename: 'x.pdf' } });
+      failNextFinish = true;
+      await assert.rejects(resumable.receive(clerk, id, 0, bytes(data)), /crash after the commit/);
+      const cut = (await opened.store.uploads.get(id))!;
+      assert.ok(cut.offset < data.length, 'the last byte is not acknowledged before the outcome is recorded');
+      assert.deepEqual(cut.completing, keyOf(data));
+      // The client's retry: HEAD reports less than all, so it sends the rest again.
+      const end = await resumable.receive(clerk, id, cut.offset, bytes(data.subarray(cut.offset)));
+      assert.equal(end, data.length);
+      return (await opened.store.uploads.get(id))!;
+    };
+
+    it('keeps the file the cut-short completion committed, and finishes from the recorded identity', async () => {
+      const data = randomContent(3 * opened.chunkSize + 11);
+      const done = await upload(data, 'a'.repeat(32));
+      assert.equal(done.offset, data.length);
+      assert.equal(done.outcome!.status, 'stored');
+      const entry = (await opened.store.catalog.findByKey(keyOf(data)))!;
+      assert.equal(done.outcome!.fileId, entry.fileId);
+      assert.deepEqual(await readAll(opened.store.content.read(entry)), data, 'the archived bytes are intact');
+      assert.equal(await countChunks(opened), 4);
+    });
+
+    it('does the same when the content turned out to be a duplicate and its staged bytes are gone', async () => {
+      const data = randomContent(2 * opened.chunkSize + 5);
+      const first = testAccount();
+      await archive.services.resumable.create(first, { id: 'b'.repeat(32), length: data.length, metadata: {} });
+      await archive.services.resumable.receive(first, 'b'.repeat(32), 0, bytes(data));
+      const done = await upload(data, 'c'.repeat(32));
+      assert.equal(done.outcome!.status, 'duplicate');
+      const entry = (await opened.store.catalog.findByKey(keyOf(data)))!;
+      assert.equal(done.outcome!.fileId, entry.fileId);
+      assert.deepEqual(await readAll(opened.store.content.read(entry)), data);
+      assert.equal(await countChunks(opened), 3, 'one stored copy');
+    });
+  });
+}
