@@ -71,7 +71,6 @@ export function appDeps(store: ArchiveStore, archive: Archive, config: ServiceCo
     logger,
     services: archive.services,
     ping: () => store.ping(),
-    uploads: store.uploads,
     settings: {
       maxFileSize: config.maxFileSize,
       sessionTtlMs: config.sessionTtlMs,

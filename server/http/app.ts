@@ -9,7 +9,6 @@ import type { ClaimService } from '../services/claims.js';
 import type { FileService } from '../services/files.js';
 import type { IngestService } from '../services/ingest.js';
 import type { ResumableUploadService } from '../services/resumable-uploads.js';
-import type { UploadStore } from '../store/port.js';
 import type { SessionService, TokenService } from '../services/sessions.js';
 import { authenticate } from './auth.js';
 import { errorHandler, unknownApiRoute } from './error-handler.js';
@@ -31,7 +30,6 @@ export interface AppDeps {
     claims: ClaimService;
   };
   ping: () => Promise<void>;
-  uploads: Pick<UploadStore, 'get'>;
   settings: {
     maxFileSize: number;
     sessionTtlMs: number;
@@ -98,7 +96,6 @@ export function createApp(deps: AppDeps): Express {
     TUS_PATH,
     tusRoutes({
       uploads: services.resumable,
-      store: deps.uploads,
       maxFileSize: settings.maxFileSize,
       corsOrigins: settings.corsOrigins,
       logger,

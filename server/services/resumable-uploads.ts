@@ -108,6 +108,11 @@ export class ResumableUploadService {
     return upload;
   }
 
+  /** An upload's state as it is now, for what a response tells of it (callers checked already). */
+  state(id: string): Promise<UploadState | undefined> {
+    return this.o.store.uploads.get(id);
+  }
+
   isExpired(upload: UploadState): boolean {
     return upload.expiresAt.getTime() < this.clock().getTime();
   }

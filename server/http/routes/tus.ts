@@ -9,7 +9,7 @@ import { ARCHIVE_FILE_ID_HEADER, ARCHIVE_STATUS_HEADER, ARCHIVE_UPLOAD_COUNT_HEA
 import { ArchiveError, BadRequestError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError, UnsupportedProtocolError, UploadExpiredError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { ResumableUploadService } from '../../services/resumable-uploads.js';
-import type { UploadState, UploadStore } from '../../store/port.js';
+import type { UploadState } from '../../store/port.js';
 import { requireAuth } from '../auth.js';
 import { STATUS } from '../error-handler.js';
 import { ArchiveDataStore, UploadCallers } from '../tus/data-store.js';
@@ -47,7 +47,6 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
 
 export interface TusRouteOptions {
   uploads: ResumableUploadService;
-  store: Pick<UploadStore, 'get'>;
   maxFileSize: number;
   /** Origins allowed to call the tus endpoint from a browser (CORS); none by default. */
   corsOrigins: string[];
@@ -118,7 +117,7 @@ export function tusRoutes(o: TusRouteOptions): Router {
     if (response.status >= 400) return jsonError(response);
     const id = (req.params.id as string | undefined) ?? response.headers.get('location')?.split('/').pop();
     if (req.method === 'OPTIONS' || id === undefined || !UPLOAD_ID.test(id)) return response;
-    const upload = await o.store.get(id);
+    const upload = await o.uploads.state(id);
     if (upload && upload.outcome) response.headers.delete('Upload-Expires');
     if (upload && req.method !== 'DELETE') for (const [name, value] of Object.entries(stateHeaders(upload))) response.headers.set(name, value);
     return response;
@@ -138,7 +137,7 @@ export function tusRoutes(o: TusRouteOptions): Router {
       throw new PayloadTooLargeError(upload.length - offset, 'This request carries more bytes than are left of the upload.');
     }
     const end = await o.uploads.receive(req.principal!.account, id, offset, req);
-    const after = (await o.store.get(id)) ?? { ...upload, offset: end };
+    const after = (await o.uploads.state(id)) ?? { ...upload, offset: end };
     res.setHeader('Upload-Offset', String(end));
     for (const [name, value] of Object.entries(stateHeaders(after))) res.setHeader(name, value);
     res.status(204).end();

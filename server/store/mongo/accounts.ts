@@ -1,7 +1,7 @@
 import { ConflictError } from '../../errors.js';
 import type { Account, AccountStore, ApiTokenRecord, ClaimRecord, ClaimStore, NewAccount, SessionRecord, SessionStore, TokenStore } from '../port.js';
 import { isDuplicateKey, type Collections } from './collections.js';
-import { accountFromDoc } from './mapping.js';
+import { accountFromDoc, recordFromDoc } from './mapping.js';
 
 export class MongoAccountStore implements AccountStore {
   constructor(private readonly c: Collections) {}
@@ -87,13 +87,11 @@ export class MongoTokenStore implements TokenStore {
 
   async get(id: string): Promise<ApiTokenRecord | undefined> {
     const doc = await this.c.tokens.findOne({ _id: id });
-    if (!doc) return undefined;
-    const { _id, ...rest } = doc;
-    return { id: _id, ...rest };
+    return doc ? recordFromDoc(doc) : undefined;
   }
 
   async list(): Promise<ApiTokenRecord[]> {
-    return (await this.c.tokens.find().sort({ createdAt: 1 }).toArray()).map(({ _id, ...rest }) => ({ id: _id, ...rest }));
+    return (await this.c.tokens.find().sort({ createdAt: 1 }).toArray()).map(recordFromDoc);
   }
 
   async revoke(id: string): Promise<boolean> {
@@ -111,9 +109,7 @@ export class MongoClaimStore implements ClaimStore {
 
   async take(id: string): Promise<ClaimRecord | undefined> {
     const doc = await this.c.claims.findOneAndDelete({ _id: id });
-    if (!doc) return undefined;
-    const { _id, ...rest } = doc;
-    return { id: _id, ...rest };
+    return doc ? recordFromDoc(doc) : undefined;
   }
 
   async purgeExpired(now: Date): Promise<void> {

@@ -60,9 +60,14 @@ export function ledgerEntryFromDoc(doc: LedgerDoc): LedgerEntry {
   };
 }
 
-export function accountFromDoc(doc: AccountDoc): Account {
+/** Records whose `id` is the document's `_id`, and nothing else changes. */
+export function recordFromDoc<T extends { _id: string }>(doc: T): Omit<T, '_id'> & { id: string } {
   const { _id, ...rest } = doc;
   return { id: _id, ...rest };
+}
+
+export function accountFromDoc(doc: AccountDoc): Account {
+  return recordFromDoc(doc);
 }
 
 /** Parses a file id; undefined for anything that is not a 24-hex ObjectId. */
