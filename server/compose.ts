@@ -1,3 +1,4 @@
+import { DEFAULT_CLIENT_DIR } from './http/routes/client-app.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './http/app.js';
 import type { Logger } from './log.js';
@@ -77,6 +78,7 @@ export function appDeps(store: ArchiveStore, archive: Archive, config: ServiceCo
       trustProxy: config.trustProxy,
       loginRateLimit: config.loginRateLimit,
       corsOrigins: config.corsOrigins,
+      clientDir: DEFAULT_CLIENT_DIR,
     },
   };
 }

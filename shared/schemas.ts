@@ -56,6 +56,9 @@ export const tusMetadata = z.looseObject({
 });
 export type TusMetadata = z.infer<typeof tusMetadata>;
 
+/** Where the tus endpoint lives (uploads are created by POST here). */
+export const TUS_ENDPOINT = '/api/tus';
+
 /** Response headers of a finished tus upload (exposed to browsers through CORS). */
 export const ARCHIVE_FILE_ID_HEADER = 'Archive-File-Id';
 export const ARCHIVE_STATUS_HEADER = 'Archive-Status';

@@ -12,6 +12,7 @@ import type { ResumableUploadService } from '../services/resumable-uploads.js';
 import type { SessionService, TokenService } from '../services/sessions.js';
 import { authenticate } from './auth.js';
 import { errorHandler, unknownApiRoute } from './error-handler.js';
+import { clientAppRoutes } from './routes/client-app.js';
 import { fileRoutes } from './routes/files.js';
 import { healthRoutes } from './routes/health.js';
 import { sessionRoutes } from './routes/session.js';
@@ -36,6 +37,8 @@ export interface AppDeps {
     trustProxy: boolean | number | string;
     loginRateLimit: number;
     corsOrigins: string[];
+    /** The built browser app served at `/`. */
+    clientDir: string;
   };
 }
 
@@ -64,9 +67,9 @@ export function createApp(deps: AppDeps): Express {
       contentSecurityPolicy: {
         directives: {
           defaultSrc: ["'self'"],
-          scriptSrc: ["'self'"],
-          // Hashing runs in Web Workers, which upload libraries may start from blob: URLs.
-          workerSrc: ["'self'", 'blob:'],
+          // hash-wasm compiles its SHA-256 WebAssembly in the hash worker; no JavaScript eval is allowed.
+          scriptSrc: ["'self'", "'wasm-unsafe-eval'"],
+          workerSrc: ["'self'"],
           // Upload widgets set inline style attributes for progress bars and thumbnails.
           styleSrc: ["'self'", "'unsafe-inline'"],
           imgSrc: ["'self'", 'data:', 'blob:'],
@@ -75,6 +78,8 @@ export function createApp(deps: AppDeps): Express {
           frameAncestors: ["'none'"],
           baseUri: ["'self'"],
           formAction: ["'self'"],
+          // Clerks' intranets often serve plain HTTP; upgrading would break every request there.
+          upgradeInsecureRequests: null,
         },
       },
       crossOriginEmbedderPolicy: false,
@@ -102,6 +107,7 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use('/api', unknownApiRoute);
+  app.use(clientAppRoutes(settings.clientDir));
 
   app.use(errorHandler(logger, settings.maxFileSize));
   return app;

@@ -5,7 +5,7 @@ import { HEADERS, type Lock, type Locker } from '@tus/utils';
 import { Router, type Request, type RequestHandler } from 'express';
 import { NodeRequest, sendNodeResponse } from 'srvx/node';
 import type { ErrorCode } from '../../../shared/errors.js';
-import { ARCHIVE_FILE_ID_HEADER, ARCHIVE_STATUS_HEADER, ARCHIVE_UPLOAD_COUNT_HEADER } from '../../../shared/schemas.js';
+import { ARCHIVE_FILE_ID_HEADER, ARCHIVE_STATUS_HEADER, ARCHIVE_UPLOAD_COUNT_HEADER, TUS_ENDPOINT } from '../../../shared/schemas.js';
 import { ArchiveError, BadRequestError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError, UnsupportedProtocolError, UploadExpiredError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { ResumableUploadService } from '../../services/resumable-uploads.js';
@@ -14,7 +14,7 @@ import { requireAuth } from '../auth.js';
 import { STATUS } from '../error-handler.js';
 import { ArchiveDataStore, UploadCallers } from '../tus/data-store.js';
 
-export const TUS_PATH = '/api/tus';
+export const TUS_PATH = TUS_ENDPOINT;
 const TUS_VERSION = '1.0.0';
 const OFFSET_STREAM = 'application/offset+octet-stream';
 const UPLOAD_ID = /^[0-9a-f]{32}$/;

@@ -1,0 +1,73 @@
+import type { ErrorBody } from '../../shared/errors.js';
+import type { FileList, SessionView, UploadCheckResult, UploadResult } from '../../shared/schemas.js';
+import { ApiError, isErrorCode, NetworkError } from './i18n/index.js';
+
+/** The archive's HTTP API as the page uses it: cookie session plus the session's CSRF token. */
+export class ArchiveApi {
+  csrfToken: string | null = null;
+
+  async #call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (this.csrfToken && method !== 'GET') headers['X-CSRF-Token'] = this.csrfToken;
+    let response: Response;
+    try {
+      response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+    } catch (error) {
+      throw new NetworkError(error);
+    }
+    if (response.status === 204) return undefined as T;
+    const payload: unknown = await response.json().catch(() => undefined);
+    if (!response.ok) throw errorFromResponse(response.status, payload, response.headers.get('Retry-After'));
+    return payload as T;
+  }
+
+  /** The current session, or null when nobody is logged in. */
+  async session(): Promise<SessionView | null> {
+    try {
+      return this.#remember(await this.#call<SessionView>('GET', '/api/session'));
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) return null;
+      throw error;
+    }
+  }
+
+  async login(username: string, password: string): Promise<SessionView> {
+    return this.#remember(await this.#call<SessionView>('POST', '/api/session', { username, password }));
+  }
+
+  async logout(): Promise<void> {
+    await this.#call<void>('DELETE', '/api/session');
+    this.csrfToken = null;
+  }
+
+  async changePassword(currentPassword: string, newPassword: string): Promise<SessionView> {
+    return this.#remember(await this.#call<SessionView>('PUT', '/api/session/password', { currentPassword, newPassword }));
+  }
+
+  check(body: { md5: string; sha256: string; size: number; name: string; type?: string }): Promise<UploadCheckResult> {
+    return this.#call('POST', '/api/uploads/check', body);
+  }
+
+  prove(claimId: string, digests: string[]): Promise<UploadResult> {
+    return this.#call('POST', '/api/uploads/prove', { claimId, digests });
+  }
+
+  files(query: { q?: string; limit: number; offset: number }): Promise<FileList> {
+    const params = new URLSearchParams({ limit: String(query.limit), offset: String(query.offset) });
+    if (query.q) params.set('q', query.q);
+    return this.#call('GET', `/api/files?${params}`);
+  }
+
+  #remember(view: SessionView): SessionView {
+    this.csrfToken = view.csrfToken;
+    return view;
+  }
+}
+
+export function errorFromResponse(status: number, payload: unknown, retryAfter: string | null): ApiError {
+  const body = payload as Partial<ErrorBody> | undefined;
+  const code = isErrorCode(body?.error) ? body.error : status >= 500 ? 'internal' : 'bad_request';
+  const seconds = retryAfter !== null && /^\d+$/.test(retryAfter) ? Number(retryAfter) : undefined;
+  return new ApiError(status, code, typeof body?.message === 'string' ? body.message : `HTTP ${status}`, seconds);
+}

@@ -1,0 +1,94 @@
+import type { ContentDigest } from './content-hash.js';
+import type { HashReply, HashRequest } from './hash.worker.js';
+
+export type { ContentDigest };
+
+export class HashAbortedError extends Error {
+  constructor() {
+    super('hashing was cancelled');
+    this.name = 'HashAbortedError';
+  }
+}
+
+interface Job {
+  resolve: (value: never) => void;
+  reject: (error: Error) => void;
+  onProgress?: (hashed: number, total: number) => void;
+}
+
+/**
+ * The page's side of the hash workers. Files are hashed one at a time per worker, in the order
+ * they were asked for (a batch of a thousand files must not start a thousand reads); proofs
+ * skip the queue because they are small and an upload is waiting on them.
+ */
+export class Hasher {
+  readonly #workers: Worker[] = [];
+  readonly #idle: Worker[] = [];
+  readonly #waiting: Array<() => void> = [];
+  readonly #jobs = new Map<number, Job>();
+  #nextJobId = 1;
+
+  constructor(workerCount = 1) {
+    for (let i = 0; i < workerCount; i++) {
+      const worker = new Worker(new URL('./hash.worker.ts', import.meta.url), { type: 'module' });
+      worker.onmessage = (event: MessageEvent<HashReply>) => this.#settle(event.data);
+      this.#workers.push(worker);
+      this.#idle.push(worker);
+    }
+  }
+
+  /** MD5 + SHA-256 of a file, reading it once; rejects with HashAbortedError when the signal fires. */
+  async hash(file: Blob, options: { onProgress?: (hashed: number, total: number) => void; signal?: AbortSignal } = {}): Promise<ContentDigest> {
+    const worker = await this.#acquire(options.signal);
+    try {
+      return await this.#run<ContentDigest>(worker, (jobId) => ({ type: 'hash', jobId, file }), options);
+    } finally {
+      this.#release(worker);
+    }
+  }
+
+  /** The MD5 of each byte range, in order (the proof of possession). */
+  proofs(file: Blob, ranges: { start: number; end: number }[]): Promise<string[]> {
+    return this.#run<string[]>(this.#workers[0]!, (jobId) => ({ type: 'proofs', jobId, file, ranges }), {});
+  }
+
+  dispose(): void {
+    for (const worker of this.#workers) worker.terminate();
+  }
+
+  #run<T>(worker: Worker, request: (jobId: number) => HashRequest, options: { onProgress?: Job['onProgress']; signal?: AbortSignal }): Promise<T> {
+    const jobId = this.#nextJobId++;
+    return new Promise<T>((resolve, reject) => {
+      if (options.signal?.aborted) return reject(new HashAbortedError());
+      this.#jobs.set(jobId, { resolve: resolve as Job['resolve'], reject, onProgress: options.onProgress });
+      options.signal?.addEventListener('abort', () => worker.postMessage({ type: 'abort', jobId } satisfies HashRequest), { once: true });
+      worker.postMessage(request(jobId));
+    });
+  }
+
+  #settle(reply: HashReply): void {
+    const job = this.#jobs.get(reply.jobId);
+    if (!job) return;
+    if (reply.type === 'progress') return job.onProgress?.(reply.hashed, reply.total);
+    this.#jobs.delete(reply.jobId);
+    if (reply.type === 'error') job.reject(reply.aborted ? new HashAbortedError() : new Error(reply.message));
+    else job.resolve((reply.type === 'digest' ? reply.digest : reply.digests) as never);
+  }
+
+  async #acquire(signal?: AbortSignal): Promise<Worker> {
+    while (this.#idle.length === 0) {
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+      if (signal?.aborted) {
+        // Pass the turn on: this caller no longer wants the worker.
+        this.#waiting.shift()?.();
+        throw new HashAbortedError();
+      }
+    }
+    return this.#idle.pop()!;
+  }
+
+  #release(worker: Worker): void {
+    this.#idle.push(worker);
+    this.#waiting.shift()?.();
+  }
+}

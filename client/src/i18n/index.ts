@@ -1,0 +1,63 @@
+import { ERROR_CODES, type ErrorCode } from '../../../shared/errors.js';
+import { ERROR_MESSAGES, LANGUAGES, MESSAGES, type Language, type MessageKey } from './messages.js';
+
+export type { Language, MessageKey };
+
+const STORAGE_KEY = 'archive.language';
+
+/** Chinese unless the clerk switched to English on this browser. */
+export function initialLanguage(): Language {
+  const saved = localStorage.getItem(STORAGE_KEY);
+  return (LANGUAGES as readonly string[]).includes(saved ?? '') ? (saved as Language) : 'zh-CN';
+}
+
+export function saveLanguage(language: Language): void {
+  localStorage.setItem(STORAGE_KEY, language);
+  document.documentElement.lang = language;
+}
+
+function fill(template: string, vars: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole));
+}
+
+export type Translate = (key: MessageKey, vars?: Record<string, string | number>) => string;
+
+export function translator(language: Language): Translate {
+  return (key, vars = {}) => fill(MESSAGES[language][key], vars);
+}
+
+/** A failed API call, with the server's stable error code. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** The request never got an answer (offline, server down). */
+export class NetworkError extends Error {
+  constructor(cause?: unknown) {
+    super('network error', { cause });
+    this.name = 'NetworkError';
+  }
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
+}
+
+/** What went wrong and what to do, in the clerk's language. */
+export function describeError(language: Language, error: unknown): string {
+  const t = translator(language);
+  if (error instanceof ApiError) {
+    const minutes = Math.max(1, Math.ceil((error.retryAfterSeconds ?? 900) / 60));
+    return fill(ERROR_MESSAGES[language][error.code], { minutes, message: error.message });
+  }
+  if (error instanceof NetworkError) return t('networkError');
+  return t('unknownError', { message: error instanceof Error ? error.message : String(error) });
+}

@@ -1,0 +1,74 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import type { SessionView } from '../../shared/schemas.js';
+import { ArchiveApi } from './api.js';
+import { describeError, initialLanguage, saveLanguage, translator, type Language } from './i18n/index.js';
+import { LoginPage, PasswordPage } from './pages/login.js';
+import { MyUploadsPage } from './pages/my-uploads.js';
+import { UploadPage } from './pages/upload.js';
+import './styles.css';
+
+type Route = 'upload' | 'files';
+const routeFromHash = (): Route => (location.hash === '#/files' ? 'files' : 'upload');
+
+function App({ api }: { api: ArchiveApi }) {
+  const [language, setLanguage] = useState<Language>(initialLanguage);
+  const [session, setSession] = useState<SessionView | null | undefined>(undefined);
+  const [route, setRoute] = useState<Route>(routeFromHash);
+  const [startupError, setStartupError] = useState<string | null>(null);
+  const t = translator(language);
+
+  useEffect(() => {
+    saveLanguage(language);
+    document.title = t('appTitle');
+  }, [language]);
+  useEffect(() => {
+    api.session().then(setSession, (error: unknown) => setStartupError(describeError(language, error)));
+    const onHash = () => setRoute(routeFromHash());
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
+
+  const switchLanguage = (
+    <button type="button" class="link" lang={language === 'en' ? 'zh-CN' : 'en'} aria-label={t('languageLabel')} onClick={() => setLanguage(language === 'en' ? 'zh-CN' : 'en')}>
+      {t('language')}
+    </button>
+  );
+
+  if (session === undefined) {
+    return <main class="centered">{startupError ? <p role="alert">{startupError}</p> : <p>{t('loading')}</p>}</main>;
+  }
+  if (session === null) return <LoginPage api={api} language={language} languageSwitch={switchLanguage} onLogin={setSession} />;
+  if (session.mustChangePassword) return <PasswordPage api={api} language={language} languageSwitch={switchLanguage} onChanged={setSession} />;
+
+  const logout = async () => {
+    await api.logout().catch(() => undefined);
+    setSession(null);
+  };
+  const unit = [session.account.unit.city, session.account.unit.county, session.account.unit.town, session.account.unit.street].filter(Boolean).join(' / ');
+  return (
+    <>
+      <header class="topbar">
+        <strong class="brand">{t('appTitle')}</strong>
+        <nav aria-label={t('appTitle')}>
+          <a href="#/upload" aria-current={route === 'upload' ? 'page' : undefined}>
+            {t('navUpload')}
+          </a>
+          <a href="#/files" aria-current={route === 'files' ? 'page' : undefined}>
+            {t('navMyUploads')}
+          </a>
+        </nav>
+        <span class="who">{t('signedInAs', { user: session.account.username, unit })}</span>
+        {switchLanguage}
+        <button type="button" onClick={logout}>
+          {t('logout')}
+        </button>
+      </header>
+      {/* The upload page stays mounted while the clerk browses, so transfers go on. */}
+      <UploadPage api={api} language={language} account={session.account} hidden={route !== 'upload'} />
+      {route === 'files' && <MyUploadsPage api={api} language={language} />}
+    </>
+  );
+}
+
+render(<App api={new ArchiveApi()} />, document.getElementById('app')!);

@@ -1,0 +1,95 @@
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { MIN_PASSWORD_LENGTH, type SessionView } from '../../../shared/schemas.js';
+import type { ArchiveApi } from '../api.js';
+import { describeError, translator, type Language } from '../i18n/index.js';
+
+interface Props {
+  api: ArchiveApi;
+  language: Language;
+  languageSwitch: ComponentChildren;
+}
+
+export function LoginPage({ api, language, languageSwitch, onLogin }: Props & { onLogin: (s: SessionView) => void }) {
+  const t = translator(language);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    setBusy(true);
+    setError(null);
+    try {
+      onLogin(await api.login(String(form.get('username')), String(form.get('password'))));
+    } catch (e) {
+      setError(e);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main class="centered">
+      <div class="corner">{languageSwitch}</div>
+      <form class="card" onSubmit={submit} aria-labelledby="login-title">
+        <h1 id="login-title">{t('appTitle')}</h1>
+        <h2>{t('loginTitle')}</h2>
+        <label>
+          {t('username')}
+          <input name="username" autoComplete="username" required maxLength={64} autoFocus />
+        </label>
+        <label>
+          {t('password')}
+          <input name="password" type="password" autoComplete="current-password" required maxLength={1024} />
+        </label>
+        {error !== null && (
+          <p role="alert" class="error">
+            {describeError(language, error)}
+          </p>
+        )}
+        <button type="submit" disabled={busy}>
+          {busy ? t('loggingIn') : t('loginButton')}
+        </button>
+      </form>
+    </main>
+  );
+}
+
+/** Accounts created with a one-time password must choose their own before anything else. */
+export function PasswordPage({ api, language, languageSwitch, onChanged }: Props & { onChanged: (s: SessionView) => void }) {
+  const t = translator(language);
+  const [error, setError] = useState<unknown>(null);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    try {
+      onChanged(await api.changePassword(String(form.get('currentPassword')), String(form.get('newPassword'))));
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  return (
+    <main class="centered">
+      <div class="corner">{languageSwitch}</div>
+      <form class="card" onSubmit={submit} aria-labelledby="password-title">
+        <h1 id="password-title">{t('changePasswordTitle')}</h1>
+        <label>
+          {t('currentPassword')}
+          <input name="currentPassword" type="password" autoComplete="current-password" required />
+        </label>
+        <label>
+          {t('newPassword', { min: MIN_PASSWORD_LENGTH })}
+          <input name="newPassword" type="password" autoComplete="new-password" required minLength={MIN_PASSWORD_LENGTH} />
+        </label>
+        {error !== null && (
+          <p role="alert" class="error">
+            {describeError(language, error)}
+          </p>
+        )}
+        <button type="submit">{t('changePasswordButton')}</button>
+      </form>
+    </main>
+  );
+}

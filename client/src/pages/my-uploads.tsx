@@ -1,0 +1,101 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { FileList } from '../../../shared/schemas.js';
+import type { ArchiveApi } from '../api.js';
+import { describeError, translator, type Language } from '../i18n/index.js';
+import { formatBytes } from './format.js';
+
+const PAGE_SIZE = 50;
+
+/** The clerk's own and unit's files, searchable by name, with downloads and upload counts. */
+export function MyUploadsPage({ api, language }: { api: ArchiveApi; language: Language }) {
+  const t = translator(language);
+  const [query, setQuery] = useState('');
+  const [offset, setOffset] = useState(0);
+  const [list, setList] = useState<FileList | null>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  useEffect(() => {
+    let current = true;
+    setError(null);
+    api.files({ q: query || undefined, limit: PAGE_SIZE, offset }).then(
+      (result) => current && setList(result),
+      (e: unknown) => current && setError(e),
+    );
+    return () => {
+      current = false;
+    };
+  }, [query, offset]);
+
+  const search = (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    setOffset(0);
+    setQuery(String(form.get('q') ?? '').trim());
+  };
+  const pages = list ? Math.max(1, Math.ceil(list.total / PAGE_SIZE)) : 1;
+  const page = Math.floor(offset / PAGE_SIZE) + 1;
+  const dateFormat = new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short' });
+
+  return (
+    <main class="page" aria-labelledby="files-title">
+      <h1 id="files-title">{t('myUploadsTitle')}</h1>
+      <form role="search" class="search" onSubmit={search}>
+        <label>
+          <span class="visually-hidden">{t('search')}</span>
+          <input name="q" type="search" placeholder={t('search')} maxLength={200} defaultValue={query} />
+        </label>
+        <button type="submit">{t('searchButton')}</button>
+      </form>
+      {error !== null && (
+        <p role="alert" class="error">
+          {describeError(language, error)}
+        </p>
+      )}
+      {list === null && error === null && <p>{t('loading')}</p>}
+      {list !== null && list.items.length === 0 && <p>{t('noFiles')}</p>}
+      {list !== null && list.items.length > 0 && (
+        <table class="files">
+          <thead>
+            <tr>
+              <th scope="col">{t('colName')}</th>
+              <th scope="col">{t('colSize')}</th>
+              <th scope="col">{t('colFirstUpload')}</th>
+              <th scope="col">{t('colUnitCount')}</th>
+              <th scope="col">{t('colMyCount')}</th>
+              <th scope="col">
+                <span class="visually-hidden">{t('download')}</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.items.map((file) => (
+              <tr key={file.fileId} data-file-id={file.fileId}>
+                <td class="name">{file.fileName}</td>
+                <td>{formatBytes(file.fileLength)}</td>
+                <td>{dateFormat.format(new Date(file.uploadDate))}</td>
+                <td class="count">{file.uploadCount}</td>
+                <td class="count">{file.myUploadCount}</td>
+                <td>
+                  <a href={`/api/files/${file.fileId}`} download={file.fileName} aria-label={`${t('download')} ${file.fileName}`}>
+                    {t('download')}
+                  </a>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {list !== null && pages > 1 && (
+        <nav class="pager" aria-label={t('pageOf', { page, pages })}>
+          <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+            {t('previousPage')}
+          </button>
+          <span>{t('pageOf', { page, pages })}</span>
+          <button type="button" disabled={page >= pages} onClick={() => setOffset(offset + PAGE_SIZE)}>
+            {t('nextPage')}
+          </button>
+        </nav>
+      )}
+    </main>
+  );
+}

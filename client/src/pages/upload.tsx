@@ -1,0 +1,187 @@
+import Uppy from '@uppy/core';
+import Dashboard from '@uppy/dashboard';
+import GoldenRetriever from '@uppy/golden-retriever';
+import zhCN from '@uppy/locales/lib/zh_CN.js';
+import '@uppy/core/css/style.min.css';
+import '@uppy/dashboard/css/style.min.css';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { AccountView } from '../../../shared/schemas.js';
+import { TUS_ENDPOINT } from '../../../shared/schemas.js';
+import type { ArchiveApi } from '../api.js';
+import { Hasher } from '../hashing/hasher.js';
+import { describeError, translator, type Language } from '../i18n/index.js';
+import { ArchiveUploader, HashReadError, type ArchiveBody, type ArchiveFile, type ArchiveMeta, type Outcome } from '../upload/archive-uploader.js';
+import { ResumeIndex } from '../upload/resume-index.js';
+
+interface Row {
+  id: string;
+  name: string;
+  outcome: Outcome;
+}
+
+type Filter = 'all' | 'instant' | 'stored' | 'failed';
+const ROWS_PER_PAGE = 100;
+/** Uploads in parallel: a few keep the line busy without starving the hashing of the next file. */
+const PARALLEL_UPLOADS = 3;
+
+function outcomeText(language: Language, outcome: Outcome): string {
+  const t = translator(language);
+  switch (outcome.kind) {
+    case 'instant':
+      return t('statusInstant', { count: outcome.uploadCount });
+    case 'stored':
+      return t('statusStored');
+    case 'duplicate':
+      return t('statusDuplicate', { count: outcome.uploadCount });
+    case 'failed':
+      return t('statusFailed', { reason: outcome.error instanceof HashReadError ? t('hashFailed') : describeError(language, outcome.error) });
+  }
+}
+
+function matches(filter: Filter, outcome: Outcome): boolean {
+  if (filter === 'all') return true;
+  if (filter === 'stored') return outcome.kind === 'stored' || outcome.kind === 'duplicate';
+  return outcome.kind === filter;
+}
+
+export function UploadPage({ api, language, account, hidden }: { api: ArchiveApi; language: Language; account: AccountView; hidden: boolean }) {
+  const t = translator(language);
+  const target = useRef<HTMLDivElement>(null);
+  const languageRef = useRef(language);
+  languageRef.current = language;
+  const [rows, setRows] = useState<Map<string, Row>>(() => new Map());
+  const [fileCount, setFileCount] = useState(0);
+  const [filter, setFilter] = useState<Filter>('all');
+  const [page, setPage] = useState(0);
+
+  const uppy = useMemo(() => {
+    const hasher = new Hasher(1);
+    // Per account: another clerk on this browser never sees or resumes these files.
+    const instance = new Uppy<ArchiveMeta, ArchiveBody>({ id: `archive-${account.id}`, autoProceed: true, locale: language === 'zh-CN' ? zhCN : undefined });
+    let pending = new Map<string, Row>();
+    let scheduled = false;
+    // Outcomes of a thousand-file batch arrive in bursts: render them once per frame.
+    const flush = () => {
+      scheduled = false;
+      const batch = pending;
+      pending = new Map();
+      setRows((previous) => new Map([...previous, ...batch]));
+    };
+    instance.use(ArchiveUploader, {
+      api,
+      hasher,
+      resumeIndex: new ResumeIndex(account.id),
+      label: (key) => translator(languageRef.current)(key),
+      onOutcome: (file: ArchiveFile, outcome: Outcome) => {
+        if (outcome.kind === 'failed') instance.setFileState(file.id, { error: outcomeText(languageRef.current, outcome) });
+        pending.set(file.id, { id: file.id, name: (file.meta.relativePath as string | undefined) || file.name || '', outcome });
+        if (!scheduled) {
+          scheduled = true;
+          requestAnimationFrame(flush);
+        }
+      },
+      tus: {
+        endpoint: TUS_ENDPOINT,
+        limit: PARALLEL_UPLOADS,
+        headers: (): Record<string, string> => (api.csrfToken ? { 'X-CSRF-Token': api.csrfToken } : {}),
+        allowedMetaFields: ['name', 'type', 'md5', 'sha256'],
+        removeFingerprintOnSuccess: true,
+      },
+    });
+    instance.use(GoldenRetriever);
+    const countFiles = () => setFileCount(instance.getFiles().length);
+    instance.on('files-added', countFiles);
+    instance.on('file-removed', (file) => {
+      countFiles();
+      setRows((previous) => {
+        const next = new Map(previous);
+        next.delete(file.id);
+        return next;
+      });
+    });
+    instance.on('upload-retry', (file) => {
+      if (!file) return;
+      setRows((previous) => {
+        const next = new Map(previous);
+        next.delete(file.id);
+        return next;
+      });
+    });
+    instance.on('restored', countFiles);
+    return Object.assign(instance, { hasher });
+  }, [account.id]);
+
+  useEffect(() => {
+    uppy.use(Dashboard, {
+      inline: true,
+      target: target.current!,
+      width: '100%',
+      height: 460,
+      showProgressDetails: true,
+      proudlyDisplayPoweredByUppy: false,
+      fileManagerSelectionType: 'both',
+      showRemoveButtonAfterComplete: false,
+      hideProgressDetails: false,
+      theme: 'light',
+    } as never);
+    return () => {
+      uppy.destroy();
+      uppy.hasher.dispose();
+    };
+  }, [uppy]);
+
+  useEffect(() => {
+    uppy.setOptions({ locale: language === 'zh-CN' ? zhCN : undefined } as never);
+  }, [language, uppy]);
+
+  const all = [...rows.values()];
+  const counts = {
+    instant: all.filter((r) => r.outcome.kind === 'instant').length,
+    stored: all.filter((r) => r.outcome.kind === 'stored' || r.outcome.kind === 'duplicate').length,
+    failed: all.filter((r) => r.outcome.kind === 'failed').length,
+  };
+  const shown = all.filter((r) => matches(filter, r.outcome));
+  const pages = Math.max(1, Math.ceil(shown.length / ROWS_PER_PAGE));
+  const current = Math.min(page, pages - 1);
+  const total = Math.max(fileCount, all.length);
+
+  return (
+    <main class="page" hidden={hidden} aria-labelledby="upload-title">
+      <h1 id="upload-title">{t('uploadTitle')}</h1>
+      <p class="hint">{t('uploadHint')}</p>
+      <div ref={target} class="dashboard" />
+      <section aria-labelledby="results-title" class="results">
+        <h2 id="results-title">{t('resultsTitle')}</h2>
+        <p class="summary" role="status" data-instant={counts.instant} data-stored={counts.stored} data-failed={counts.failed}>
+          {t('summary', { total, ...counts, active: Math.max(0, total - all.length) })}
+        </p>
+        <div class="filters" role="group" aria-label={t('resultsTitle')}>
+          {(['all', 'instant', 'stored', 'failed'] as const).map((f) => (
+            <button type="button" aria-pressed={filter === f} onClick={() => (setFilter(f), setPage(0))}>
+              {t(f === 'all' ? 'filterAll' : f === 'instant' ? 'filterInstant' : f === 'stored' ? 'filterStored' : 'filterFailed')}
+            </button>
+          ))}
+        </div>
+        <ul class="outcomes">
+          {shown.slice(current * ROWS_PER_PAGE, (current + 1) * ROWS_PER_PAGE).map((row) => (
+            <li key={row.id} data-status={row.outcome.kind} data-name={row.name}>
+              <span class="name">{row.name}</span>
+              <span class="status">{outcomeText(language, row.outcome)}</span>
+            </li>
+          ))}
+        </ul>
+        {pages > 1 && (
+          <nav class="pager" aria-label={t('pageOf', { page: current + 1, pages })}>
+            <button type="button" disabled={current === 0} onClick={() => setPage(current - 1)}>
+              {t('previousPage')}
+            </button>
+            <span>{t('pageOf', { page: current + 1, pages })}</span>
+            <button type="button" disabled={current >= pages - 1} onClick={() => setPage(current + 1)}>
+              {t('nextPage')}
+            </button>
+          </nav>
+        )}
+      </section>
+    </main>
+  );
+}

@@ -1,0 +1,27 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import express, { Router } from 'express';
+
+/** Where `npm run build` puts the browser app (client/ built by Vite), next to the compiled server. */
+export const DEFAULT_CLIENT_DIR = new URL('../../../public', import.meta.url).pathname;
+
+/**
+ * Serves the clerks' browser app from the API's origin: hashed assets cached for a year, the page
+ * itself always revalidated so a new release is picked up at the next visit.
+ */
+export function clientAppRoutes(clientDir: string): Router {
+  const router = Router();
+  const indexFile = path.join(clientDir, 'index.html');
+  if (!fs.existsSync(indexFile)) {
+    throw new Error(`The browser app is not built (${indexFile} is missing): run "npm run build".`);
+  }
+  router.use(
+    '/assets',
+    express.static(path.join(clientDir, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: false }),
+  );
+  router.get('/', (_req, res) => {
+    res.setHeader('Cache-Control', 'no-cache');
+    res.sendFile(indexFile);
+  });
+  return router;
+}

@@ -1,0 +1,68 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+
+/**
+ * Debian's Chromium driven by playwright-core (no browser download). Browser tests are
+ * mandatory in CI (`CI=true`): there a missing Chromium fails the run instead of skipping.
+ */
+export function findChromium(): string | undefined {
+  const given = process.env.CHROMIUM_PATH;
+  if (given) return fs.existsSync(given) ? given : undefined;
+  for (const name of ['chromium', 'chromium-browser']) {
+    try {
+      const found = execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim();
+      if (found) return found;
+    } catch {
+      // not on PATH
+    }
+  }
+  return undefined;
+}
+
+const chromiumPath = findChromium();
+
+/** `skip` for describe(): a reason when no Chromium is found outside CI, false otherwise. */
+export const browserSkip: string | false =
+  chromiumPath || process.env.CI ? false : 'no Chromium found (install Debian "chromium" or set CHROMIUM_PATH); .ci/run installs it';
+
+
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** A persistent context, so a test can reload pages and keep the browser's storage. */
+export async function launchContext(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  if (!chromiumPath) throw new Error('Chromium is required for browser tests in CI: install the Debian package "chromium".');
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: chromiumPath,
+    headless: true,
+    args: [...CHROMIUM_FLAGS],
+    viewport: { width: 1280, height: 900 },
+    locale: 'zh-CN',
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      fs.rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Where screenshots of the main states go (kept after the run, for a person to look at). */
+export const ARTIFACTS_DIR = path.resolve(process.env.TEST_ARTIFACTS_DIR ?? 'test-artifacts');
+export function artifactPath(name: string): string {
+  fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  return path.join(ARTIFACTS_DIR, name);
+}
