@@ -30,7 +30,7 @@ function App({ api }: { api: ArchiveApi }) {
   }, []);
 
   const switchLanguage = (
-    <button type="button" class="link" lang={language === 'en' ? 'zh-CN' : 'en'} aria-label={t('languageLabel')} onClick={() => setLanguage(language === 'en' ? 'zh-CN' : 'en')}>
+    <button type="button" class="link" lang={language === 'en' ? 'zh-CN' : 'en'} title={t('languageLabel')} onClick={() => setLanguage(language === 'en' ? 'zh-CN' : 'en')}>
       {t('language')}
     </button>
   );

@@ -38,9 +38,13 @@ export class Hasher {
   }
 
   /** MD5 + SHA-256 of a file, reading it once; rejects with HashAbortedError when the signal fires. */
-  async hash(file: Blob, options: { onProgress?: (hashed: number, total: number) => void; signal?: AbortSignal } = {}): Promise<ContentDigest> {
+  async hash(
+    file: Blob,
+    options: { onStart?: () => void; onProgress?: (hashed: number, total: number) => void; signal?: AbortSignal } = {},
+  ): Promise<ContentDigest> {
     const worker = await this.#acquire(options.signal);
     try {
+      options.onStart?.();
       return await this.#run<ContentDigest>(worker, (jobId) => ({ type: 'hash', jobId, file }), options);
     } finally {
       this.#release(worker);

@@ -1,6 +1,6 @@
 import Uppy from '@uppy/core';
 import Dashboard from '@uppy/dashboard';
-import GoldenRetriever from '@uppy/golden-retriever';
+import enUS from '@uppy/locales/lib/en_US.js';
 import zhCN from '@uppy/locales/lib/zh_CN.js';
 import '@uppy/core/css/style.min.css';
 import '@uppy/dashboard/css/style.min.css';
@@ -12,6 +12,7 @@ import { Hasher } from '../hashing/hasher.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
 import { ArchiveUploader, HashReadError, type ArchiveBody, type ArchiveFile, type ArchiveMeta, type Outcome } from '../upload/archive-uploader.js';
 import { ResumeIndex } from '../upload/resume-index.js';
+import { useGoldenRetriever } from '../upload/restore.js';
 
 interface Row {
   id: string;
@@ -38,6 +39,8 @@ function outcomeText(language: Language, outcome: Outcome): string {
   }
 }
 
+const uppyLocale = (language: Language) => (language === 'zh-CN' ? zhCN : enUS);
+
 function matches(filter: Filter, outcome: Outcome): boolean {
   if (filter === 'all') return true;
   if (filter === 'stored') return outcome.kind === 'stored' || outcome.kind === 'duplicate';
@@ -57,7 +60,7 @@ export function UploadPage({ api, language, account, hidden }: { api: ArchiveApi
   const uppy = useMemo(() => {
     const hasher = new Hasher(1);
     // Per account: another clerk on this browser never sees or resumes these files.
-    const instance = new Uppy<ArchiveMeta, ArchiveBody>({ id: `archive-${account.id}`, autoProceed: true, locale: language === 'zh-CN' ? zhCN : undefined });
+    const instance = new Uppy<ArchiveMeta, ArchiveBody>({ id: `archive-${account.id}`, autoProceed: true, locale: uppyLocale(language) });
     let pending = new Map<string, Row>();
     let scheduled = false;
     // Outcomes of a thousand-file batch arrive in bursts: render them once per frame.
@@ -88,7 +91,7 @@ export function UploadPage({ api, language, account, hidden }: { api: ArchiveApi
         removeFingerprintOnSuccess: true,
       },
     });
-    instance.use(GoldenRetriever);
+    useGoldenRetriever(instance);
     const countFiles = () => setFileCount(instance.getFiles().length);
     instance.on('files-added', countFiles);
     instance.on('file-removed', (file) => {
@@ -131,7 +134,7 @@ export function UploadPage({ api, language, account, hidden }: { api: ArchiveApi
   }, [uppy]);
 
   useEffect(() => {
-    uppy.setOptions({ locale: language === 'zh-CN' ? zhCN : undefined } as never);
+    uppy.setOptions({ locale: uppyLocale(language) });
   }, [language, uppy]);
 
   const all = [...rows.values()];

@@ -98,6 +98,10 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
   }
 
   #upload = async (fileIDs: string[]): Promise<void> => {
+    // The files are under way from now on (hashing is the first leg): the status bar must not
+    // offer to start them again.
+    const waiting = this.uppy.getFilesByIds(fileIDs).filter((f) => !f.progress.uploadStarted && !f.progress.uploadComplete);
+    if (waiting.length > 0) this.uppy.emit('upload-start', waiting);
     await Promise.allSettled(fileIDs.map((id) => this.#process(id)));
   };
 
@@ -164,9 +168,14 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
 
   async #fingerprint(file: ArchiveFile, signal: AbortSignal): Promise<ArchiveFile> {
     if (contentKey(file)) return file;
-    this.#preparing(file, 'hashing', 0);
+    // Queued files say nothing until their turn: a thousand "0 %" updates at once would each
+    // re-render the whole list.
     const digest = await this.opts.hasher
-      .hash(file.data as Blob, { signal, onProgress: (hashed, total) => this.#preparing(file, 'hashing', total === 0 ? 1 : hashed / total) })
+      .hash(file.data as Blob, {
+        signal,
+        onStart: () => this.#preparing(file, 'hashing', 0),
+        onProgress: (hashed, total) => this.#preparing(file, 'hashing', total === 0 ? 1 : hashed / total),
+      })
       .catch((error: unknown) => {
         if (error instanceof HashAbortedError) throw error;
         throw new HashReadError(error);

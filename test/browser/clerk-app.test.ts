@@ -1,0 +1,370 @@
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { FileList } from '../../shared/schemas.js';
+import { artifactPath, browserSkip, launchContext } from '../support/browser.js';
+import { cli, killServer, processStore, startServer, type ProcessStore, type Started } from '../support/process.js';
+import { Client } from '../support/server.js';
+import { embeddedTarget, tempDir } from '../support/stores.js';
+
+/** The page's document, as the callbacks run inside the browser see it. */
+declare const document: {
+  querySelector(selector: string): { dataset: Record<string, string | undefined> } | null;
+  querySelectorAll(selector: string): { length: number };
+  documentElement: { lang: string };
+};
+
+/**
+ * The clerks' app in Debian's Chromium against a real server process on the embedded store:
+ * what a clerk does, checked against what the server then holds.
+ */
+
+const PASSWORD = 'a long password';
+const md5 = (data: Uint8Array) => createHash('md5').update(data).digest('hex');
+
+function addAccount(env: Record<string, string>, username: string, unitId: string, county: string): string {
+  const add = cli(['user', 'add', username, '--role', 'clerk', '--unit', unitId, '--city', '沧州市', '--county', county], env, `${PASSWORD}\n`);
+  assert.equal(add.status, 0, add.stderr);
+  const token = cli(['token', 'create', username], env);
+  assert.equal(token.status, 0, token.stderr);
+  return token.stdout.trim().split('\n').pop()!;
+}
+
+function writeFile(dir: string, name: string, data: Uint8Array, mtime?: Date): string {
+  const file = path.join(dir, name);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, data);
+  if (mtime) fs.utimesSync(file, mtime, mtime);
+  return file;
+}
+
+async function login(page: Page, url: string, username: string, password = PASSWORD): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('用户名').fill(username);
+  await page.getByLabel('密码').fill(password);
+  await page.getByRole('button', { name: '登录' }).click();
+}
+
+const fileInput = (page: Page) => page.locator('input.uppy-Dashboard-input:not([webkitdirectory])');
+const folderInput = (page: Page) => page.locator('input.uppy-Dashboard-input[webkitdirectory]');
+
+async function waitForSummary(page: Page, expected: { instant: number; stored: number; failed?: number }, timeout = 60_000): Promise<void> {
+  await page.waitForFunction(
+    (e) => {
+      const s = document.querySelector('.results .summary');
+      return s?.dataset.instant === String(e.instant) && s.dataset.stored === String(e.stored) && s.dataset.failed === String(e.failed ?? 0);
+    },
+    expected,
+    { timeout },
+  );
+}
+
+async function statusOf(page: Page, name: string): Promise<string | null> {
+  return page.locator(`.outcomes li[data-name="${name}"]`).getAttribute('data-status');
+}
+
+/** Slows the page's uploads so a test can act in the middle of one. */
+async function throttleUploads(context: BrowserContext, page: Page, bytesPerSecond: number): Promise<CDPSession> {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerSecond });
+  return cdp;
+}
+
+/** Every tus request the page sends, with the offset it claims. */
+function recordTus(page: Page) {
+  const requests: { method: string; offset: number | undefined; at: number }[] = [];
+  const created: string[] = [];
+  page.on('request', (r) => {
+    if (!new URL(r.url()).pathname.startsWith('/api/tus')) return;
+    const offset = r.headers()['upload-offset'];
+    requests.push({ method: r.method(), offset: offset === undefined ? undefined : Number(offset), at: Date.now() });
+  });
+  page.on('response', (r) => {
+    if (r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/tus' && r.status() === 201) created.push(new URL(r.headers().location!).pathname);
+  });
+  return { requests, created };
+}
+
+async function serverOffset(client: Client, uploadPath: string): Promise<number> {
+  const head = await client.fetch(uploadPath, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0' } });
+  assert.equal(head.status, 200);
+  return Number(head.headers.get('upload-offset'));
+}
+
+async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function listFiles(client: Client, q?: string): Promise<FileList> {
+  const res = await client.fetch(`/api/files?limit=200${q ? `&q=${encodeURIComponent(q)}` : ''}`);
+  assert.equal(res.status, 200);
+  return (await res.json()) as FileList;
+}
+
+describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: browserSkip, timeout: 600_000 }, () => {
+  let store: ProcessStore;
+  let server: Started;
+  let files: string;
+  const tokens: Record<string, string> = {};
+  const api = (user: string) => new Client(server.url, { bearer: tokens[user]! });
+  const contexts: Array<{ close(): Promise<void> }> = [];
+  const newPage = async () => {
+    const launched = await launchContext();
+    contexts.push(launched);
+    const page = launched.context.pages()[0] ?? (await launched.context.newPage());
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    return { context: launched.context, page, errors, close: () => launched.close() };
+  };
+
+  before(async () => {
+    store = processStore(embeddedTarget);
+    files = tempDir('archive-browser-files-');
+    tokens['clerk-a'] = addAccount(store.env, 'clerk-a', 'unit-a', '青县');
+    tokens['clerk-a2'] = addAccount(store.env, 'clerk-a2', 'unit-a', '青县');
+    tokens['clerk-b'] = addAccount(store.env, 'clerk-b', 'unit-b', '献县');
+    addAccount(store.env, 'clerk-locked', 'unit-a', '青县');
+    server = await startServer({ ...store.env, LOGIN_MAX_FAILURES: '3', GC_INTERVAL_SECONDS: '0' });
+  });
+  after(async () => {
+    for (const c of contexts) await c.close().catch(() => undefined);
+    if (server) await killServer(server);
+    await store?.dispose();
+    fs.rmSync(files, { recursive: true, force: true });
+  });
+
+  it('refuses a wrong password with a message the clerk understands, then says the account is locked, in Chinese and in English', async () => {
+    const { page, errors } = await newPage();
+    await page.goto(server.url);
+    await page.screenshot({ path: artifactPath('01-login.png') });
+    await login(page, server.url, 'clerk-locked', 'not the password');
+    await assert.doesNotReject(page.getByRole('alert').filter({ hasText: '用户名或密码错误' }).waitFor());
+    await page.screenshot({ path: artifactPath('02-login-wrong-password.png') });
+    for (let i = 0; i < 2; i++) {
+      await page.getByRole('button', { name: '登录' }).click();
+      await page.getByRole('button', { name: '登录' }).waitFor();
+    }
+    // Three failures (LOGIN_MAX_FAILURES): now even the right password is refused, and the clerk is told why.
+    await page.getByLabel('密码').fill(PASSWORD);
+    await page.getByRole('button', { name: '登录' }).click();
+    await page.getByRole('alert').filter({ hasText: '账户已暂时锁定' }).waitFor();
+    await page.screenshot({ path: artifactPath('03-login-locked.png') });
+
+    await page.getByRole('button', { name: 'English' }).click();
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'the account is locked' }).waitFor();
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
+    assert.deepEqual(errors, []);
+  });
+
+  it('uploads a folder: a new file is sent once, its identical twin and a file the archive holds finish instantly, Chinese names kept', async () => {
+    const archived = randomBytes(700_000);
+    const held = await api('clerk-a2').upload('已有档案.pdf', archived);
+    assert.equal(held.status, 201);
+    const fresh = randomBytes(3_000_000);
+    const note = Buffer.from('县档案馆 2026 年度移交清单\n', 'utf8');
+    const folder = path.join(files, '2026年移交');
+    writeFile(folder, '新文件.pdf', fresh);
+    writeFile(folder, '副本/新文件-副本.pdf', fresh);
+    writeFile(folder, '已归档的扫描件.pdf', archived);
+    writeFile(folder, '说明.txt', note);
+
+    const { page, errors } = await newPage();
+    const tus = recordTus(page);
+    await login(page, server.url, 'clerk-a');
+    await page.getByRole('heading', { name: '上传档案' }).waitFor();
+    await page.screenshot({ path: artifactPath('04-upload-empty.png') });
+    await folderInput(page).setInputFiles(folder);
+    await waitForSummary(page, { instant: 2, stored: 2 });
+    await page.screenshot({ path: artifactPath('05-upload-folder-done.png'), fullPage: true });
+
+    assert.equal(await statusOf(page, '2026年移交/新文件.pdf'), 'stored');
+    assert.equal(await statusOf(page, '2026年移交/说明.txt'), 'stored');
+    assert.equal(await statusOf(page, '2026年移交/副本/新文件-副本.pdf'), 'instant', 'the twin waits for the first copy, then proves it');
+    assert.equal(await statusOf(page, '2026年移交/已归档的扫描件.pdf'), 'instant');
+    assert.match(await page.locator('.outcomes li[data-status="instant"]').first().innerText(), /秒传/);
+    assert.equal(tus.created.length, 2, 'only the two new contents went through tus');
+
+    const listed = await listFiles(api('clerk-a'));
+    const byMd5 = new Map(listed.items.map((f) => [f.fileMD5, f]));
+    assert.ok(['新文件.pdf', '新文件-副本.pdf'].includes(byMd5.get(md5(fresh))!.fileName));
+    assert.equal(byMd5.get(md5(fresh))?.myUploadCount, 2, 'the file and its twin are both in the ledger');
+    assert.equal(byMd5.get(md5(archived))?.uploadCount, 2, 'held by the unit, uploaded again by this clerk');
+    assert.equal(byMd5.get(md5(archived))?.myUploadCount, 1);
+    assert.equal(byMd5.get(md5(note))?.fileName, '说明.txt');
+    const download = await api('clerk-a').fetch(`/api/files/${byMd5.get(md5(fresh))!.fileId}`);
+    assert.equal(md5(Buffer.from(await download.arrayBuffer())), md5(fresh));
+    assert.deepEqual(errors, []);
+  });
+
+  it('lists my and my unit’s files, searchable by name, with working downloads; a clerk of another unit never sees them', async () => {
+    const mine = await newPage();
+    await login(mine.page, server.url, 'clerk-a');
+    await mine.page.getByRole('link', { name: '我的上传' }).click();
+    const table = mine.page.locator('table.files');
+    await table.waitFor();
+    const names = await table.locator('td.name').allInnerTexts();
+    // Three contents: the new file (under its unit's latest name), the one the unit held, the note.
+    assert.equal(names.length, 3, names.join(', '));
+    assert.ok(names.includes('说明.txt') && names.some((n) => n.startsWith('新文件')), names.join(', '));
+    await mine.page.screenshot({ path: artifactPath('06-my-uploads.png') });
+
+    await mine.page.getByPlaceholder('按文件名搜索').fill('说明');
+    await mine.page.getByRole('button', { name: '搜索' }).click();
+    await mine.page.waitForFunction(() => document.querySelectorAll('table.files td.name').length === 1);
+    assert.deepEqual(await table.locator('td.name').allInnerTexts(), ['说明.txt']);
+    const href = await table.locator('a').first().getAttribute('href');
+    const body = await mine.page.evaluate(async (url) => (await fetch(url!)).text(), href);
+    assert.equal(body, '县档案馆 2026 年度移交清单\n');
+
+    const other = await newPage();
+    const theirs = randomBytes(50_000);
+    assert.equal((await api('clerk-b').upload('献县卷宗.pdf', theirs)).status, 201);
+    await login(other.page, server.url, 'clerk-b');
+    await other.page.getByRole('link', { name: '我的上传' }).click();
+    await other.page.locator('table.files').waitFor();
+    assert.deepEqual(await other.page.locator('table.files td.name').allInnerTexts(), ['献县卷宗.pdf']);
+    await other.page.getByPlaceholder('按文件名搜索').fill('新文件');
+    await other.page.getByRole('button', { name: '搜索' }).click();
+    await other.page.getByText('没有找到文件。').waitFor();
+    // And not through the API either, by id.
+    const aFile = (await listFiles(api('clerk-a'), '新文件')).items[0]!;
+    assert.equal((await api('clerk-b').fetch(`/api/files/${aFile.fileId}`)).status, 404);
+    assert.ok(!(await listFiles(api('clerk-a'))).items.some((f) => f.fileName === '献县卷宗.pdf'));
+  });
+
+  it('pauses and resumes an upload: nothing moves while paused, and the upload goes on from the server’s offset', async () => {
+    const data = randomBytes(12 * 1024 * 1024);
+    const file = writeFile(path.join(files, 'pause'), '暂停测试.pdf', data);
+    const { context, page, errors } = await newPage();
+    const tus = recordTus(page);
+    await login(page, server.url, 'clerk-a');
+    await page.getByRole('heading', { name: '上传档案' }).waitFor();
+    await throttleUploads(context, page, 1024 * 1024);
+    await fileInput(page).setInputFiles(file);
+    await until(async () => tus.created.length === 1, 'the upload is created');
+    const upload = tus.created[0]!;
+    await until(async () => (await serverOffset(api('clerk-a'), upload)) > 1024 * 1024, 'a megabyte arrived');
+
+    await page.getByRole('button', { name: '暂停上传' }).click();
+    await page.getByRole('button', { name: '恢复上传' }).waitFor();
+    await page.screenshot({ path: artifactPath('07-paused.png') });
+    await new Promise((r) => setTimeout(r, 1000));
+    const pausedAt = await serverOffset(api('clerk-a'), upload);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(await serverOffset(api('clerk-a'), upload), pausedAt, 'no bytes while paused');
+    const before = tus.requests.length;
+
+    await throttleUploads(context, page, 64 * 1024 * 1024);
+    await page.getByRole('button', { name: '恢复上传' }).click();
+    await waitForSummary(page, { instant: 0, stored: 1 });
+    const resumed = tus.requests.slice(before).find((r) => r.method === 'PATCH');
+    assert.equal(resumed?.offset, pausedAt, 'the first PATCH after resuming starts at the server’s offset');
+    assert.equal(tus.created.length, 1, 'no second upload was created');
+    const stored = (await listFiles(api('clerk-a'), '暂停测试')).items[0]!;
+    assert.equal(stored.fileMD5, md5(data));
+    assert.deepEqual(errors, []);
+  });
+
+  it('after a reload mid-upload, the same content re-selected from another folder resumes from the server’s offset', async () => {
+    const data = randomBytes(24 * 1024 * 1024);
+    const original = writeFile(path.join(files, '卷宗'), '大文件.pdf', data);
+    const copy = writeFile(path.join(files, '另一个文件夹'), '大文件（复制）.pdf', data, new Date('2020-01-01T00:00:00Z'));
+    const { context, page, errors } = await newPage();
+    const tus = recordTus(page);
+    await login(page, server.url, 'clerk-a');
+    await page.getByRole('heading', { name: '上传档案' }).waitFor();
+    await throttleUploads(context, page, 2 * 1024 * 1024);
+    await fileInput(page).setInputFiles(original);
+    await page.getByText(/正在计算指纹|正在上传/).first().waitFor();
+    await page.screenshot({ path: artifactPath('08-uploading.png') });
+    await until(async () => tus.created.length === 1, 'the upload is created');
+    const upload = tus.created[0]!;
+    await until(async () => (await serverOffset(api('clerk-a'), upload)) > 4 * 1024 * 1024, 'four megabytes arrived');
+
+    await page.reload();
+    const reloadedAt = Date.now();
+    const offsetAtReload = await serverOffset(api('clerk-a'), upload);
+    await page.locator('.uppy-Dashboard-Item.is-ghost').waitFor();
+    await page.screenshot({ path: artifactPath('09-restored-after-reload.png') });
+    await throttleUploads(context, page, 64 * 1024 * 1024);
+    await page.getByRole('button', { name: '添加更多文件' }).click();
+    await fileInput(page).setInputFiles(copy);
+    await waitForSummary(page, { instant: 0, stored: 1 });
+    await page.screenshot({ path: artifactPath('10-resumed-done.png'), fullPage: true });
+
+    const afterReload = tus.requests.filter((r) => r.at >= reloadedAt);
+    assert.ok(!afterReload.some((r) => r.method === 'POST'), 'no new upload was created');
+    const firstPatch = afterReload.find((r) => r.method === 'PATCH');
+    assert.ok(firstPatch && firstPatch.offset! >= offsetAtReload && offsetAtReload > 0, `resumed at ${firstPatch?.offset}, server had ${offsetAtReload}`);
+    assert.equal(await page.locator('.uppy-Dashboard-Item.is-ghost').count(), 0, 'the restored copy without bytes is retired');
+    const stored = (await listFiles(api('clerk-a'), '大文件')).items[0]!;
+    assert.equal(stored.fileMD5, md5(data));
+    assert.deepEqual(errors, []);
+  });
+
+  it('takes a batch of 1,000 files: all finish, duplicates instantly, and the list still renders and scrolls', async (t) => {
+    const folder = path.join(files, '千份档案');
+    const unique = Array.from({ length: 900 }, () => randomBytes(1024));
+    unique.forEach((data, i) => writeFile(folder, `卷-${String(i).padStart(4, '0')}.txt`, data));
+    unique.slice(0, 100).forEach((data, i) => writeFile(folder, `重复/副本-${String(i).padStart(4, '0')}.txt`, data));
+    const { page, errors } = await newPage();
+    await login(page, server.url, 'clerk-a2');
+    await page.getByRole('heading', { name: '上传档案' }).waitFor();
+    await page.evaluate(() => {
+      const w = globalThis as unknown as { longTasks: number[]; PerformanceObserver: new (cb: (list: { getEntries(): { duration: number }[] }) => void) => { observe(o: object): void } };
+      w.longTasks = [];
+      new w.PerformanceObserver((list) => w.longTasks.push(...list.getEntries().map((e) => e.duration))).observe({ type: 'longtask' });
+    });
+    const started = Date.now();
+    await folderInput(page).setInputFiles(folder);
+    await waitForSummary(page, { instant: 100, stored: 900 }, 300_000);
+    const longTasks = await page.evaluate(() => (globalThis as unknown as { longTasks: number[] }).longTasks);
+    t.diagnostic(`1,000 files in ${((Date.now() - started) / 1000).toFixed(1)} s; main-thread tasks over 50 ms: ${longTasks.length}, longest ${Math.round(Math.max(0, ...longTasks))} ms`);
+
+    // The Dashboard's list renders only what is in view: scrolling to the end shows the last file.
+    const rendered = () => page.locator('.uppy-Dashboard-Item-name').allInnerTexts();
+    const atTop = await rendered();
+    assert.ok(atTop.length > 0 && atTop.length < 200, `${atTop.length} items rendered of 1,000`);
+    await page.locator('.uppy-Dashboard-files').evaluate((el) => {
+      const list = el as unknown as { scrollTop: number; scrollHeight: number };
+      list.scrollTop = list.scrollHeight;
+    });
+    await until(async () => {
+      const now = await rendered();
+      return now.length > 0 && !now.some((name) => atTop.includes(name));
+    }, 'the end of the list is rendered');
+    await page.screenshot({ path: artifactPath('11-thousand-files.png'), fullPage: true });
+    // The results are paged, 100 rows at a time.
+    assert.equal(await page.locator('.outcomes li').count(), 100);
+    await page.getByRole('button', { name: '秒传' }).click();
+    assert.equal(await page.locator('.outcomes li[data-status="instant"]').count(), 100);
+    assert.equal((await listFiles(api('clerk-a2'), '卷-0000')).items[0]?.myUploadCount, 2);
+    assert.deepEqual(errors, []);
+  });
+
+  it('switches to English, Uppy included, and remembers the choice', async () => {
+    const { page } = await newPage();
+    await login(page, server.url, 'clerk-b');
+    await page.getByRole('heading', { name: '上传档案' }).waitFor();
+    await page.getByRole('button', { name: 'English' }).click();
+    await page.getByRole('heading', { name: 'Upload documents' }).waitFor();
+    await page.getByText('browse files', { exact: false }).first().waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Upload documents' }).waitFor();
+    await page.getByRole('link', { name: 'My uploads' }).click();
+    await page.getByRole('heading', { name: 'My uploads' }).waitFor();
+    await page.getByPlaceholder('Search by file name').waitFor();
+    await page.screenshot({ path: artifactPath('12-english.png') });
+    await page.getByRole('button', { name: '中文' }).click();
+    await page.getByRole('heading', { name: '我的上传' }).waitFor();
+  });
+});
