@@ -274,6 +274,30 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     assert.deepEqual(errors, []);
   });
 
+  it('hashes and checks the next file while the previous one is still uploading', async () => {
+    const folder = path.join(files, 'overlap');
+    writeFile(folder, '一.pdf', randomBytes(6 * 1024 * 1024));
+    writeFile(folder, '二.pdf', randomBytes(6 * 1024 * 1024));
+    const { context, page } = await newPage();
+    const checks = new Map<string, number>();
+    const finished = new Map<string, number>();
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/api/uploads/check') checks.set((r.postDataJSON() as { name: string }).name, Date.now());
+    });
+    await login(page, server.url, 'clerk-b');
+    await page.getByRole('heading', { name: '上传档案' }).waitFor();
+    await throttleUploads(context, page, 2 * 1024 * 1024);
+    page.on('response', (r) => {
+      if (r.request().method() === 'PATCH' && r.status() === 204) finished.set(r.url(), Date.now());
+    });
+    await folderInput(page).setInputFiles(folder);
+    await waitForSummary(page, { instant: 0, stored: 2 });
+    assert.equal(checks.size, 2);
+    const lastCheck = Math.max(...checks.values());
+    const firstUploadDone = Math.min(...finished.values());
+    assert.ok(lastCheck < firstUploadDone, `the second file was checked ${firstUploadDone - lastCheck} ms before the first upload finished`);
+  });
+
   it('after a reload mid-upload, the same content re-selected from another folder resumes from the server’s offset', async () => {
     const data = randomBytes(24 * 1024 * 1024);
     const original = writeFile(path.join(files, '卷宗'), '大文件.pdf', data);

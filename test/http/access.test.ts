@@ -125,6 +125,22 @@ for (const target of storeTargets) {
       }
     });
 
+    it('GET / and the app\'s assets: public, the same for every role (the page itself asks for a login)', async () => {
+      const page = await as.anonymous.fetch('/');
+      const asset = /\/assets\/[\w.-]+\.js/.exec(await page.text())![0];
+      for (const who of WHO) {
+        const index = await as[who].fetch('/');
+        await expectStatus(who, index, 200);
+        assert.match(index.headers.get('content-type')!, /text\/html/);
+        assert.equal(index.headers.get('cache-control'), 'no-cache', 'a new release is picked up at the next visit');
+        assert.match(index.headers.get('content-security-policy')!, /script-src 'self' 'wasm-unsafe-eval'/);
+        const script = await as[who].fetch(asset);
+        await expectStatus(who, script, 200);
+        assert.match(script.headers.get('cache-control')!, /max-age=31536000, immutable/);
+        await expectStatus(who, await as[who].fetch('/assets/no-such-file.js'), 404);
+      }
+    });
+
     it('API tokens act for their account, with the same rights', async () => {
       const tokenA = await server.tokenClient(await server.archive.services.accounts.getByUsername('clerkA'));
       const tokenB = await server.tokenClient(await server.archive.services.accounts.getByUsername('clerkB'));

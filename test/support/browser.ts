@@ -6,7 +6,8 @@ import { chromium, type BrowserContext } from 'playwright-core';
 
 /**
  * Debian's Chromium driven by playwright-core (no browser download). Browser tests are
- * mandatory in CI (`CI=true`): there a missing Chromium fails the run instead of skipping.
+ * mandatory where REQUIRE_BROWSER_TESTS=1 (.ci/run sets it): there a missing Chromium fails the
+ * run instead of skipping.
  */
 export function findChromium(): string | undefined {
   const given = process.env.CHROMIUM_PATH;
@@ -26,7 +27,9 @@ const chromiumPath = findChromium();
 
 /** `skip` for describe(): a reason when no Chromium is found outside CI, false otherwise. */
 export const browserSkip: string | false =
-  chromiumPath || process.env.CI ? false : 'no Chromium found (install Debian "chromium" or set CHROMIUM_PATH); .ci/run installs it';
+  chromiumPath || process.env.REQUIRE_BROWSER_TESTS === '1'
+    ? false
+    : 'no Chromium found: install the Debian package "chromium" (or set CHROMIUM_PATH) to run the browser tests; .ci/run installs it';
 
 
 export const CHROMIUM_FLAGS = [
@@ -42,7 +45,7 @@ export const CHROMIUM_FLAGS = [
 
 /** A persistent context, so a test can reload pages and keep the browser's storage. */
 export async function launchContext(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
-  if (!chromiumPath) throw new Error('Chromium is required for browser tests in CI: install the Debian package "chromium".');
+  if (!chromiumPath) throw new Error('REQUIRE_BROWSER_TESTS=1 but no Chromium was found: install the Debian package "chromium".');
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: chromiumPath,

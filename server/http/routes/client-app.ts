@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import express, { Router } from 'express';
+import { NotFoundError } from '../../errors.js';
 
 /** Where `npm run build` puts the browser app (client/ built by Vite), next to the compiled server. */
 export const DEFAULT_CLIENT_DIR = new URL('../../../public', import.meta.url).pathname;
@@ -17,7 +18,11 @@ export function clientAppRoutes(clientDir: string): Router {
   }
   router.use(
     '/assets',
-    express.static(path.join(clientDir, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: false }),
+    express.static(path.join(clientDir, 'assets'), { immutable: true, maxAge: '365d', index: false }),
+    () => {
+      // An asset of an older release (the page was open across an upgrade): reloading fixes it.
+      throw new NotFoundError('This part of the app no longer exists: reload the page.');
+    },
   );
   router.get('/', (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
