@@ -1,23 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { makeFile, seconds } from './files.js';
 import { benchToken, startBenchServer } from './server.js';
 
-function seconds(f: () => void): number {
-  const t = process.hrtime.bigint();
-  f();
-  return Number(process.hrtime.bigint() - t) / 1e9;
-}
-
-async function makeFile(file: string, bytes: number): Promise<void> {
-  const fd = fs.openSync(file, 'w');
-  const block = 8 * 1024 * 1024;
-  for (let written = 0; written < bytes; written += block) fs.writeSync(fd, randomBytes(Math.min(block, bytes - written)));
-  fs.closeSync(fd);
-}
 
 export interface IngestResult {
   sizeMiB: number;

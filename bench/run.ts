@@ -2,12 +2,14 @@ import { benchIngest } from './ingest.js';
 import { benchLookup } from './lookup.js';
 import { benchClaims } from './claims.js';
 import { benchTus } from './tus.js';
+import { benchBrowserHash } from './browser-hash.js';
 
 /**
  * `npm run bench`: speed and memory against references measured in the same run.
- * BENCH_INGEST_MIB (default 1024) and BENCH_CATALOG (default 1000000) scale it down for a quick look.
+ * BENCH_INGEST_MIB (default 1024), BENCH_BROWSER_MIB (default 1024) and BENCH_CATALOG (default 1000000) scale it down for a quick look.
  */
 const ingestMiB = Number(process.env.BENCH_INGEST_MIB ?? 1024);
+const browserMiB = Number(process.env.BENCH_BROWSER_MIB ?? 1024);
 const catalogSize = Number(process.env.BENCH_CATALOG ?? 1_000_000);
 
 const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
@@ -30,6 +32,17 @@ console.log(`        ratio archive/file-store     ${tus.ratio.toFixed(2)}x throu
 console.log(`        server peak RSS              ${tus.archive.serverPeakRssMb.toFixed(0)} MB  (target <= 150 MB: ${verdict(tus.archive.serverPeakRssMb <= 150)})`);
 console.log(`        completing PATCH             ${tus.resume.normalLastPatchSeconds.toFixed(2)} s uninterrupted, ${tus.resume.restartedLastPatchSeconds.toFixed(2)} s after a server restart half-way (re-reads the staged bytes)`);
 console.log(`        second half                  ${tus.resume.normalSecondHalfSeconds.toFixed(2)} s uninterrupted, ${tus.resume.restartedSecondHalfSeconds.toFixed(2)} s resumed on the restarted server`);
+
+const hashing = await benchBrowserHash(browserMiB);
+const mbps = (seconds: number) => ((hashing.sizeMiB * 1.048576) / seconds).toFixed(0);
+console.log(`browser hashing of ${hashing.sizeMiB} MiB in headless Chromium (Debian), best of 2`);
+console.log(`        (a) spark-md5 over bytes in memory   ${hashing.sparkSeconds.toFixed(2)} s  (${mbps(hashing.sparkSeconds)} MB/s)  the library's ceiling`);
+console.log(`        (b) app pipeline in the worker       ${hashing.pipelineSeconds.toFixed(2)} s  (${mbps(hashing.pipelineSeconds)} MB/s)  reads + MD5 + SHA-256`);
+console.log(`        (c) md5sum                           ${hashing.md5sumSeconds.toFixed(2)} s  (${mbps(hashing.md5sumSeconds)} MB/s)`);
+const ceilingRatio = hashing.sparkSeconds / hashing.pipelineSeconds;
+console.log(`        (b) throughput / (a)                 ${ceilingRatio.toFixed(2)}x  (target >= 0.90x: ${verdict(ceilingRatio >= 0.9)})`);
+console.log(`        (b) time / (c) time                  ${(hashing.pipelineSeconds / hashing.md5sumSeconds).toFixed(1)}x`);
+console.log(`        main thread while hashing            longest gap between 5 ms timer ticks ${hashing.mainThreadMaxGapMs.toFixed(0)} ms, ${hashing.longTasks} tasks over 50 ms  (target: no stall over 50 ms: ${verdict(hashing.mainThreadMaxGapMs <= 50)})`);
 
 const lookup = await benchLookup(catalogSize);
 console.log(`lookup  catalog.findByKey with ${lookup.catalogued} catalogued files, ${lookup.lookups} lookups (half hits)`);

@@ -1,3 +1,4 @@
+import { makeFile } from './files.js';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -41,14 +42,6 @@ export interface TusResult {
   resume: TusResumeResult;
 }
 
-async function makeFile(file: string, bytes: number): Promise<void> {
-  const fd = fs.openSync(file, 'w');
-  try {
-    for (let written = 0; written < bytes; written += CHUNK_SIZE) fs.writeSync(fd, randomBytes(Math.min(CHUNK_SIZE, bytes - written)));
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
 /** The metadata a browser sends: name, type and both hashes, computed before the upload (this also reads the file into the page cache). */
 async function describe(file: string): Promise<Record<string, string>> {

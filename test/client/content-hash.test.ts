@@ -2,32 +2,32 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { createSHA256 } from 'hash-wasm';
-import { DEFAULT_SLICE_SIZE, hashBlob, md5OfRange, type Sha256Lane } from '../../client/src/hashing/content-hash.js';
+import { DEFAULT_SLICE_SIZE, hashBlob, md5OfRange, sparkMd5Lane, type DigestLane } from '../../client/src/hashing/content-hash.js';
 
 /**
- * The browser's hashing module, run in Node against node:crypto. The SHA-256 lane is the same
- * library the browser's second worker uses, and takes the slice the way a transfer to a worker
- * does (the sender's buffer is detached), so MD5 must be done with a slice before handing it on.
+ * The browser's hashing module, run in Node against node:crypto, with the browser's libraries:
+ * SHA-256 by hash-wasm in the reading thread, MD5 by spark-md5 behind a lane that takes each
+ * slice the way a transfer to a worker does (the sender's buffer is detached), so SHA-256 must
+ * be done with a slice before MD5 takes it.
  */
-async function transferringLane(): Promise<Sha256Lane & { slices: number; maxInFlight: number }> {
+async function sha256Lane(): Promise<DigestLane> {
   const sha = await createSHA256();
   sha.init();
-  let inFlight = 0;
+  return { update: (slice) => void sha.update(new Uint8Array(slice)), digest: async () => sha.digest('hex') };
+}
+
+function transferringMd5Lane(): DigestLane & { slices: number } {
+  const md5 = sparkMd5Lane();
   const lane = {
+    takesSlices: true,
     slices: 0,
-    maxInFlight: 0,
     async update(slice: ArrayBuffer) {
       const moved = structuredClone(slice, { transfer: [slice] });
-      inFlight++;
-      lane.maxInFlight = Math.max(lane.maxInFlight, inFlight);
       await new Promise((resolve) => setImmediate(resolve));
-      sha.update(new Uint8Array(moved));
+      await md5.update(moved);
       lane.slices++;
-      inFlight--;
     },
-    async digest() {
-      return sha.digest('hex');
-    },
+    digest: () => md5.digest(),
   };
   return lane;
 }
@@ -36,9 +36,9 @@ const md5 = (data: Uint8Array) => createHash('md5').update(data).digest('hex');
 const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
 
 async function check(data: Buffer, sliceSize: number) {
-  const lane = await transferringLane();
+  const lane = transferringMd5Lane();
   const progress: number[] = [];
-  const digest = await hashBlob(new Blob([data]), { sha256: lane, sliceSize, onProgress: (hashed) => progress.push(hashed) });
+  const digest = await hashBlob(new Blob([data]), { md5: lane, sha256: await sha256Lane(), sliceSize, onProgress: (hashed) => progress.push(hashed) });
   assert.deepEqual(digest, { md5: md5(data), sha256: sha256(data), size: data.length });
   assert.equal(lane.slices, Math.ceil(data.length / sliceSize), 'each byte is read once, slice by slice');
   if (data.length > 0) assert.equal(progress.at(-1), data.length);
@@ -64,9 +64,10 @@ describe('hashing a file in the browser (content-hash module)', () => {
 
   it('stops with the signal, before reading the rest', async () => {
     const controller = new AbortController();
-    const lane = await transferringLane();
+    const lane = transferringMd5Lane();
     const hashing = hashBlob(new Blob([randomBytes(10 * slice)]), {
-      sha256: lane,
+      md5: lane,
+      sha256: await sha256Lane(),
       sliceSize: slice,
       signal: controller.signal,
       onProgress: (hashed) => hashed >= 2 * slice && controller.abort(),
@@ -76,7 +77,11 @@ describe('hashing a file in the browser (content-hash module)', () => {
   });
 
   it('refuses a slice size that is not a positive integer', async () => {
-    await assert.rejects(hashBlob(new Blob([]), { sha256: await transferringLane(), sliceSize: 0 }), RangeError);
+    await assert.rejects(hashBlob(new Blob([]), { md5: sparkMd5Lane(), sha256: await sha256Lane(), sliceSize: 0 }), RangeError);
+  });
+
+  it('refuses two lanes that both take the slices (one would get a detached buffer)', async () => {
+    await assert.rejects(hashBlob(new Blob(['x']), { md5: transferringMd5Lane(), sha256: { ...(await sha256Lane()), takesSlices: true } }), /only one lane/);
   });
 
   it('answers a proof of possession: the MD5 of each byte range, across slice boundaries', async () => {
