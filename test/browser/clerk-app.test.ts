@@ -23,6 +23,8 @@ declare const document: {
  */
 
 const PASSWORD = 'a long password';
+/** The test server's upload limit: every other test file is smaller. */
+const MAX_FILE_SIZE = 30 * 1024 * 1024;
 const md5 = (data: Uint8Array) => createHash('md5').update(data).digest('hex');
 
 function addAccount(env: Record<string, string>, username: string, unitId: string, county: string): string {
@@ -132,7 +134,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     tokens['clerk-a2'] = addAccount(store.env, 'clerk-a2', 'unit-a', '青县');
     tokens['clerk-b'] = addAccount(store.env, 'clerk-b', 'unit-b', '献县');
     addAccount(store.env, 'clerk-locked', 'unit-a', '青县');
-    server = await startServer({ ...store.env, LOGIN_MAX_FAILURES: '3', GC_INTERVAL_SECONDS: '0' });
+    server = await startServer({ ...store.env, LOGIN_MAX_FAILURES: '3', GC_INTERVAL_SECONDS: '0', MAX_FILE_SIZE: String(MAX_FILE_SIZE) });
   });
   after(async () => {
     for (const c of contexts) await c.close().catch(() => undefined);
@@ -241,6 +243,22 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     assert.ok(!(await listFiles(api('clerk-a'))).items.some((f) => f.fileName === '献县卷宗.pdf'));
   });
 
+  it('tells the clerk, in Chinese, why a file failed and what to do, while the rest of the batch goes on', async () => {
+    const folder = path.join(files, 'too-big');
+    writeFile(folder, '超大扫描件.tif', randomBytes(MAX_FILE_SIZE + 1));
+    writeFile(folder, '普通.pdf', randomBytes(10_000));
+    const { page, errors } = await newPage();
+    await login(page, server.url, 'clerk-b');
+    await page.getByRole('heading', { name: '上传档案' }).waitFor();
+    await folderInput(page).setInputFiles(folder);
+    await waitForSummary(page, { instant: 0, stored: 1, failed: 1 });
+    const failed = page.locator('.outcomes li[data-status="failed"]');
+    assert.equal(await failed.getAttribute('data-name'), 'too-big/超大扫描件.tif');
+    assert.match(await failed.innerText(), /文件超过系统允许的大小上限/);
+    await page.screenshot({ path: artifactPath('07-file-failed.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+  });
+
   it('pauses and resumes an upload: nothing moves while paused, and the upload goes on from the server’s offset', async () => {
     const data = randomBytes(12 * 1024 * 1024);
     const file = writeFile(path.join(files, 'pause'), '暂停测试.pdf', data);
@@ -256,7 +274,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
 
     await page.getByRole('button', { name: '暂停上传' }).click();
     await page.getByRole('button', { name: '恢复上传' }).waitFor();
-    await page.screenshot({ path: artifactPath('07-paused.png') });
+    await page.screenshot({ path: artifactPath('08-paused.png') });
     await new Promise((r) => setTimeout(r, 1000));
     const pausedAt = await serverOffset(api('clerk-a'), upload);
     await new Promise((r) => setTimeout(r, 1500));
@@ -309,7 +327,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await throttleUploads(context, page, 2 * 1024 * 1024);
     await fileInput(page).setInputFiles(original);
     await page.getByText(/正在计算指纹|正在上传/).first().waitFor();
-    await page.screenshot({ path: artifactPath('08-uploading.png') });
+    await page.screenshot({ path: artifactPath('09-uploading.png') });
     await until(async () => tus.created.length === 1, 'the upload is created');
     const upload = tus.created[0]!;
     await until(async () => (await serverOffset(api('clerk-a'), upload)) > 4 * 1024 * 1024, 'four megabytes arrived');
@@ -318,12 +336,12 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     const reloadedAt = Date.now();
     const offsetAtReload = await serverOffset(api('clerk-a'), upload);
     await page.locator('.uppy-Dashboard-Item.is-ghost').waitFor();
-    await page.screenshot({ path: artifactPath('09-restored-after-reload.png') });
+    await page.screenshot({ path: artifactPath('10-restored-after-reload.png') });
     await throttleUploads(context, page, 64 * 1024 * 1024);
     await page.getByRole('button', { name: '添加更多文件' }).click();
     await fileInput(page).setInputFiles(copy);
     await waitForSummary(page, { instant: 0, stored: 1 });
-    await page.screenshot({ path: artifactPath('10-resumed-done.png'), fullPage: true });
+    await page.screenshot({ path: artifactPath('11-resumed-done.png'), fullPage: true });
 
     const afterReload = tus.requests.filter((r) => r.at >= reloadedAt);
     assert.ok(!afterReload.some((r) => r.method === 'POST'), 'no new upload was created');
@@ -366,7 +384,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
       const now = await rendered();
       return now.length > 0 && !now.some((name) => atTop.includes(name));
     }, 'the end of the list is rendered');
-    await page.screenshot({ path: artifactPath('11-thousand-files.png'), fullPage: true });
+    await page.screenshot({ path: artifactPath('12-thousand-files.png'), fullPage: true });
     // The results are paged, 100 rows at a time.
     assert.equal(await page.locator('.outcomes li').count(), 100);
     await page.getByRole('button', { name: '秒传' }).click();
@@ -387,7 +405,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await page.getByRole('link', { name: 'My uploads' }).click();
     await page.getByRole('heading', { name: 'My uploads' }).waitFor();
     await page.getByPlaceholder('Search by file name').waitFor();
-    await page.screenshot({ path: artifactPath('12-english.png') });
+    await page.screenshot({ path: artifactPath('13-english.png') });
     await page.getByRole('button', { name: '中文' }).click();
     await page.getByRole('heading', { name: '我的上传' }).waitFor();
   });
