@@ -2,7 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { SessionView } from '../../shared/schemas.js';
 import { ArchiveApi } from './api.js';
-import { describeError, initialLanguage, saveLanguage, translator, type Language } from './i18n/index.js';
+import { ApiError, describeError, initialLanguage, saveLanguage, translator, type Language } from './i18n/index.js';
 import { LoginPage, PasswordPage } from './pages/login.js';
 import { MyUploadsPage } from './pages/my-uploads.js';
 import { UploadPage } from './pages/upload.js';
@@ -42,7 +42,13 @@ function App({ api }: { api: ArchiveApi }) {
   if (session.mustChangePassword) return <PasswordPage api={api} language={language} languageSwitch={switchLanguage} onChanged={setSession} />;
 
   const logout = async () => {
-    await api.logout().catch(() => undefined);
+    try {
+      await api.logout();
+    } catch (error) {
+      // Showing the login page while the session still works would leave it open on a shared computer.
+      if (!(error instanceof ApiError && error.status === 401)) return setStartupError(describeError(language, error));
+    }
+    setStartupError(null);
     setSession(null);
   };
   const unit = [session.account.unit.city, session.account.unit.county, session.account.unit.town, session.account.unit.street].filter(Boolean).join(' / ');
@@ -64,6 +70,11 @@ function App({ api }: { api: ArchiveApi }) {
           {t('logout')}
         </button>
       </header>
+      {startupError && (
+        <p role="alert" class="error banner">
+          {startupError}
+        </p>
+      )}
       {/* The upload page stays mounted while the clerk browses, so transfers go on. */}
       <UploadPage api={api} language={language} account={session.account} hidden={route !== 'upload'} />
       {route === 'files' && <MyUploadsPage api={api} language={language} />}

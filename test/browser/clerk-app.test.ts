@@ -259,6 +259,66 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     assert.deepEqual(errors, []);
   });
 
+  it('pausing everything while files are still being fingerprinted holds them all, and resuming finishes them all', async () => {
+    const folder = path.join(files, 'pause-all');
+    for (let i = 0; i < 4; i++) writeFile(folder, `批次-${i}.pdf`, randomBytes(20 * 1024 * 1024));
+    const { page, errors } = await newPage();
+    const tus = recordTus(page);
+    await login(page, server.url, 'clerk-b');
+    await page.getByRole('heading', { name: '上传档案' }).waitFor();
+    await folderInput(page).setInputFiles(folder);
+    // As soon as the first file uploads, pause everything: the others are still being fingerprinted.
+    await page.locator('[data-cy="togglePauseResume"]').click();
+    assert.ok(tus.created.length < 4, 'paused before every file reached the server');
+    // Meanwhile the rest is fingerprinted, and held: nothing is created on the server while paused.
+    await page.waitForTimeout(3000);
+    const createdWhilePaused = tus.created.length;
+    await page.waitForTimeout(1500);
+    assert.equal(tus.created.length, createdWhilePaused, 'no upload starts while everything is paused');
+    await page.locator('[data-cy="togglePauseResume"]').click();
+    await waitForSummary(page, { instant: 0, stored: 4 });
+    assert.deepEqual(errors, []);
+  });
+
+  it('a file removed while it is being fingerprinted stops there, and the next file is fingerprinted correctly', async () => {
+    // Larger than the server takes, but it never gets that far: about 4 s of fingerprinting here.
+    const big = writeFile(path.join(files, 'remove'), '删除我.pdf', randomBytes(200 * 1024 * 1024));
+    const next = randomBytes(5 * 1024 * 1024);
+    const nextFile = writeFile(path.join(files, 'remove'), '保留.pdf', next);
+    const { page, errors } = await newPage();
+    const tus = recordTus(page);
+    await login(page, server.url, 'clerk-b');
+    await page.getByRole('heading', { name: '上传档案' }).waitFor();
+    await fileInput(page).setInputFiles(big);
+    await page.getByText(/正在计算指纹 [1-9]/).first().waitFor();
+    await page.locator('.uppy-Dashboard-Item-action--remove').first().click();
+    await page.getByRole('button', { name: '添加更多文件' }).click().catch(() => undefined);
+    await fileInput(page).setInputFiles(nextFile);
+    await waitForSummary(page, { instant: 0, stored: 1 });
+    assert.equal(tus.created.length, 1, 'only the kept file was uploaded');
+    const stored = (await listFiles(api('clerk-b'), '保留')).items[0]!;
+    assert.equal(stored.fileMD5, md5(next), 'the aborted file left nothing behind in the MD5 worker');
+    assert.equal((await listFiles(api('clerk-b'), '删除我')).items.length, 0);
+    assert.deepEqual(errors, []);
+  });
+
+  it('on a shared browser, the next clerk sees nothing of the previous one’s batch after logout', async () => {
+    const { page } = await newPage();
+    await login(page, server.url, 'clerk-a');
+    await page.getByRole('heading', { name: '上传档案' }).waitFor();
+    await fileInput(page).setInputFiles(writeFile(path.join(files, 'shared'), '共用电脑.pdf', randomBytes(20_000)));
+    await waitForSummary(page, { instant: 0, stored: 1 });
+    await page.getByRole('button', { name: '退出登录' }).click();
+    await page.getByRole('heading', { name: '登录' }).waitFor();
+    await login(page, server.url, 'clerk-b');
+    await page.getByRole('heading', { name: '上传档案' }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: '上传档案' }).waitFor();
+    assert.equal(await page.locator('.uppy-Dashboard-Item').count(), 0);
+    const keys = await page.evaluate(() => Object.keys((globalThis as unknown as { localStorage: Record<string, string> }).localStorage));
+    assert.ok(!keys.some((k) => k.startsWith('tus::')), `no tus-js-client entries: ${keys.join(', ')}`);
+  });
+
   it('pauses and resumes an upload: nothing moves while paused, and the upload goes on from the server’s offset', async () => {
     const data = randomBytes(12 * 1024 * 1024);
     const file = writeFile(path.join(files, 'pause'), '暂停测试.pdf', data);
@@ -311,6 +371,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await folderInput(page).setInputFiles(folder);
     await waitForSummary(page, { instant: 0, stored: 2 });
     assert.equal(checks.size, 2);
+    assert.equal(finished.size, 2, 'both uploads finished with a 204');
     const lastCheck = Math.max(...checks.values());
     const firstUploadDone = Math.min(...finished.values());
     assert.ok(lastCheck < firstUploadDone, `the second file was checked ${firstUploadDone - lastCheck} ms before the first upload finished`);

@@ -47,16 +47,22 @@ export async function hashBlob(blob: Blob, options: HashOptions): Promise<Conten
 
   let offset = 0;
   let pending = size > 0 ? read(0) : undefined;
-  while (pending) {
-    const slice = await pending;
-    options.signal?.throwIfAborted();
-    if (slice.byteLength === 0) throw new Error('the file changed or became unreadable while it was being hashed');
-    offset += slice.byteLength;
-    // Read the next slice while this one is hashed.
-    pending = offset < size ? read(offset) : undefined;
-    await first.update(slice);
-    await last.update(slice);
-    options.onProgress?.(offset, size);
+  try {
+    while (pending) {
+      const slice = await pending;
+      options.signal?.throwIfAborted();
+      if (slice.byteLength === 0) throw new Error('the file changed or became unreadable while it was being hashed');
+      offset += slice.byteLength;
+      // Read the next slice while this one is hashed.
+      pending = offset < size ? read(offset) : undefined;
+      await first.update(slice);
+      await last.update(slice);
+      options.onProgress?.(offset, size);
+    }
+  } catch (error) {
+    // The slice read ahead is no longer wanted; its failure must not surface as unhandled.
+    pending?.catch(() => undefined);
+    throw error;
   }
   const [md5, sha256] = await Promise.all([options.md5.digest(), options.sha256.digest()]);
   return { md5, sha256, size };

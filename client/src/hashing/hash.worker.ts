@@ -40,17 +40,20 @@ class WorkerMd5Lane implements DigestLane {
       const reply = event.data;
       if (reply.type === 'ack') {
         this.#inFlight--;
-        this.#room?.();
-        this.#room = undefined;
+        this.#wake();
       } else if (reply.type === 'digest') {
         this.#digest?.resolve(reply.hex);
         this.#digest = undefined;
       } else {
-        this.#failure = new Error(`MD5 failed: ${reply.message}`);
-        this.#digest?.reject(this.#failure);
-        this.#room?.();
+        this.#fail(new Error(`MD5 failed: ${reply.message}`));
       }
     };
+    // A worker that cannot load (its script gone after a server upgrade) must fail the file, not hang it.
+    this.#worker.onerror = (event) => {
+      event.preventDefault();
+      this.#fail(new Error(`the MD5 worker could not run: ${event.message || 'load error'}`));
+    };
+    this.#worker.onmessageerror = () => this.#fail(new Error('the MD5 worker could not read a slice'));
   }
 
   async update(slice: ArrayBuffer): Promise<void> {
@@ -58,6 +61,7 @@ class WorkerMd5Lane implements DigestLane {
     this.#inFlight++;
     this.#worker.postMessage({ type: 'update', slice }, [slice]);
     if (this.#inFlight >= MAX_IN_FLIGHT) await new Promise<void>((resolve) => (this.#room = resolve));
+    if (this.#failure) throw this.#failure;
   }
 
   digest(): Promise<string> {
@@ -68,9 +72,22 @@ class WorkerMd5Lane implements DigestLane {
     });
   }
 
-  /** An aborted hash leaves state behind: start the next file on a fresh lane. */
+  /** Ends the lane: whoever waits on it gets an error (an aborted file, or a failure). */
   dispose(): void {
+    this.#fail(new Error('cancelled'));
     this.#worker.terminate();
+  }
+
+  #fail(error: Error): void {
+    this.#failure ??= error;
+    this.#digest?.reject(this.#failure);
+    this.#digest = undefined;
+    this.#wake();
+  }
+
+  #wake(): void {
+    this.#room?.();
+    this.#room = undefined;
   }
 }
 
@@ -82,6 +99,8 @@ async function sha256Lane(): Promise<DigestLane> {
 }
 
 let md5Lane = new WorkerMd5Lane();
+/** The job whose file is being hashed (one at a time). */
+let hashing: number | undefined;
 const aborts = new Map<number, AbortController>();
 
 self.onmessage = async (event: MessageEvent<HashRequest>) => {
@@ -89,12 +108,15 @@ self.onmessage = async (event: MessageEvent<HashRequest>) => {
   const reply = (message: HashReply) => self.postMessage(message);
   if (request.type === 'abort') {
     aborts.get(request.jobId)?.abort();
+    // A hash waiting on a full MD5 lane must not wait for it to drain: end the lane now.
+    if (request.jobId === hashing) md5Lane.dispose();
     return;
   }
   const controller = new AbortController();
   aborts.set(request.jobId, controller);
   try {
     if (request.type === 'hash') {
+      hashing = request.jobId;
       let lastReport = 0;
       const digest = await hashBlob(request.file, {
         md5: md5Lane,
@@ -125,5 +147,6 @@ self.onmessage = async (event: MessageEvent<HashRequest>) => {
     reply({ type: 'error', jobId: request.jobId, message: error instanceof Error ? error.message : String(error), aborted });
   } finally {
     aborts.delete(request.jobId);
+    if (hashing === request.jobId) hashing = undefined;
   }
 };

@@ -11,6 +11,7 @@ export class HashAbortedError extends Error {
 }
 
 interface Job {
+  worker: Worker;
   resolve: (value: never) => void;
   reject: (error: Error) => void;
   onProgress?: (hashed: number, total: number) => void;
@@ -24,17 +25,41 @@ interface Job {
 export class Hasher {
   readonly #workers: Worker[] = [];
   readonly #idle: Worker[] = [];
-  readonly #waiting: Array<() => void> = [];
+  readonly #waiting: Array<(worker: Worker) => void> = [];
   readonly #jobs = new Map<number, Job>();
   #nextJobId = 1;
 
+  /** Workers that died, and the ones started in their place. */
+  readonly #replaced = new Map<Worker, Worker>();
+
   constructor(workerCount = 1) {
     for (let i = 0; i < workerCount; i++) {
-      const worker = new Worker(new URL('./hash.worker.ts', import.meta.url), { type: 'module' });
-      worker.onmessage = (event: MessageEvent<HashReply>) => this.#settle(event.data);
+      const worker = this.#start();
       this.#workers.push(worker);
       this.#idle.push(worker);
     }
+  }
+
+  #start(): Worker {
+    const worker = new Worker(new URL('./hash.worker.ts', import.meta.url), { type: 'module' });
+    worker.onmessage = (event: MessageEvent<HashReply>) => this.#settle(event.data);
+    // A worker that fails to load or crashes fails its jobs (the files can be retried) and is replaced.
+    worker.onerror = (event) => {
+      event.preventDefault();
+      const error = new Error(`the hashing worker stopped: ${event.message || 'load error'}`);
+      for (const [jobId, job] of this.#jobs) {
+        if (job.worker !== worker) continue;
+        this.#jobs.delete(jobId);
+        job.reject(error);
+      }
+      worker.terminate();
+      const replacement = this.#start();
+      this.#replaced.set(worker, replacement);
+      this.#workers[this.#workers.indexOf(worker)] = replacement;
+      const idle = this.#idle.indexOf(worker);
+      if (idle >= 0) this.#idle[idle] = replacement;
+    };
+    return worker;
   }
 
   /** MD5 + SHA-256 of a file, reading it once; rejects with HashAbortedError when the signal fires. */
@@ -64,8 +89,8 @@ export class Hasher {
     const jobId = this.#nextJobId++;
     return new Promise<T>((resolve, reject) => {
       if (options.signal?.aborted) return reject(new HashAbortedError());
-      this.#jobs.set(jobId, { resolve: resolve as Job['resolve'], reject, onProgress: options.onProgress });
-      options.signal?.addEventListener('abort', () => worker.postMessage({ type: 'abort', jobId } satisfies HashRequest), { once: true });
+      this.#jobs.set(jobId, { worker, resolve: resolve as Job['resolve'], reject, onProgress: options.onProgress });
+      options.signal?.addEventListener('abort', () => this.#jobs.has(jobId) && worker.postMessage({ type: 'abort', jobId } satisfies HashRequest), { once: true });
       worker.postMessage(request(jobId));
     });
   }
@@ -79,20 +104,30 @@ export class Hasher {
     else job.resolve((reply.type === 'digest' ? reply.digest : reply.digests) as never);
   }
 
-  async #acquire(signal?: AbortSignal): Promise<Worker> {
-    while (this.#idle.length === 0) {
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
-      if (signal?.aborted) {
-        // Pass the turn on: this caller no longer wants the worker.
-        this.#waiting.shift()?.();
-        throw new HashAbortedError();
-      }
-    }
-    return this.#idle.pop()!;
+  /** A free worker, or the next one released (first come, first served). */
+  #acquire(signal?: AbortSignal): Promise<Worker> {
+    const idle = this.#idle.pop();
+    if (idle) return Promise.resolve(idle);
+    return new Promise<Worker>((resolve, reject) => {
+      const onAbort = () => {
+        const at = this.#waiting.indexOf(waiter);
+        if (at >= 0) this.#waiting.splice(at, 1);
+        reject(new HashAbortedError());
+      };
+      const waiter = (worker: Worker) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(worker);
+      };
+      this.#waiting.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   #release(worker: Worker): void {
-    this.#idle.push(worker);
-    this.#waiting.shift()?.();
+    const current = this.#replaced.get(worker) ?? worker;
+    this.#replaced.delete(worker);
+    const next = this.#waiting.shift();
+    if (next) next(current);
+    else this.#idle.push(current);
   }
 }

@@ -112,7 +112,7 @@ const en: Record<MessageKey, string> = {
 /** What each server error code means to a clerk, and what to do about it. */
 const zhErrors: Record<ErrorCode, string> = {
   bad_request: '请求格式不正确，请刷新页面后重试。',
-  validation_failed: '提交的信息不完整或格式不正确：{message}',
+  validation_failed: '提交的信息不完整或格式不正确，请检查后重试；如仍失败请联系管理员。',
   unauthenticated: '登录已过期，请重新登录。',
   login_failed: '用户名或密码错误，请重新输入。',
   account_locked: '密码错误次数过多，账户已暂时锁定，请 {minutes} 分钟后再试或联系管理员。',

@@ -59,14 +59,18 @@ export function LoginPage({ api, language, languageSwitch, onLogin }: Props & { 
 export function PasswordPage({ api, language, languageSwitch, onChanged }: Props & { onChanged: (s: SessionView) => void }) {
   const t = translator(language);
   const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
 
   const submit = async (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
+    setBusy(true);
+    setError(null);
     try {
       onChanged(await api.changePassword(String(form.get('currentPassword')), String(form.get('newPassword'))));
     } catch (e) {
       setError(e);
+      setBusy(false);
     }
   };
 
@@ -88,7 +92,9 @@ export function PasswordPage({ api, language, languageSwitch, onChanged }: Props
             {describeError(language, error)}
           </p>
         )}
-        <button type="submit">{t('changePasswordButton')}</button>
+        <button type="submit" disabled={busy}>
+          {t('changePasswordButton')}
+        </button>
       </form>
     </main>
   );

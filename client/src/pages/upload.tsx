@@ -53,7 +53,7 @@ export function UploadPage({ api, language, account, hidden }: { api: ArchiveApi
   const languageRef = useRef(language);
   languageRef.current = language;
   const [rows, setRows] = useState<Map<string, Row>>(() => new Map());
-  const [fileCount, setFileCount] = useState(0);
+  const [counts, setCounts] = useState({ total: 0, active: 0 });
   const [filter, setFilter] = useState<Filter>('all');
   const [page, setPage] = useState(0);
 
@@ -61,14 +61,28 @@ export function UploadPage({ api, language, account, hidden }: { api: ArchiveApi
     const hasher = new Hasher(1);
     // Per account: another clerk on this browser never sees or resumes these files.
     const instance = new Uppy<ArchiveMeta, ArchiveBody>({ id: `archive-${account.id}`, autoProceed: true, locale: uppyLocale(language) });
-    let pending = new Map<string, Row>();
+    let pending = new Map<string, Row | null>();
     let scheduled = false;
-    // Outcomes of a thousand-file batch arrive in bursts: render them once per frame.
+    // A thousand-file batch changes in bursts: render the results and counts once per frame.
     const flush = () => {
       scheduled = false;
       const batch = pending;
       pending = new Map();
-      setRows((previous) => new Map([...previous, ...batch]));
+      setRows((previous) => {
+        const next = new Map(previous);
+        for (const [id, row] of batch) {
+          if (row) next.set(id, row);
+          else next.delete(id);
+        }
+        return next;
+      });
+      const files = instance.getFiles();
+      setCounts({ total: files.length, active: files.filter((f) => !f.progress.uploadComplete && !f.error).length });
+    };
+    const schedule = () => {
+      if (scheduled) return;
+      scheduled = true;
+      requestAnimationFrame(flush);
     };
     instance.use(ArchiveUploader, {
       api,
@@ -76,42 +90,37 @@ export function UploadPage({ api, language, account, hidden }: { api: ArchiveApi
       resumeIndex: new ResumeIndex(account.id),
       label: (key) => translator(languageRef.current)(key),
       onOutcome: (file: ArchiveFile, outcome: Outcome) => {
-        if (outcome.kind === 'failed') instance.setFileState(file.id, { error: outcomeText(languageRef.current, outcome) });
-        pending.set(file.id, { id: file.id, name: (file.meta.relativePath as string | undefined) || file.name || '', outcome });
-        if (!scheduled) {
-          scheduled = true;
-          requestAnimationFrame(flush);
+        if (outcome.kind === 'failed') {
+          // In the clerk's language, where Uppy would show the library's English text.
+          const text = outcomeText(languageRef.current, outcome);
+          instance.setFileState(file.id, { error: text });
+          instance.info({ message: instance.i18n('failedToUpload', { file: file.name ?? '' }), details: text }, 'error', 8000);
         }
+        pending.set(file.id, { id: file.id, name: (file.meta.relativePath as string | undefined) || file.name || '', outcome });
+        schedule();
       },
       tus: {
         endpoint: TUS_ENDPOINT,
         limit: PARALLEL_UPLOADS,
         headers: (): Record<string, string> => (api.csrfToken ? { 'X-CSRF-Token': api.csrfToken } : {}),
         allowedMetaFields: ['name', 'type', 'md5', 'sha256'],
-        removeFingerprintOnSuccess: true,
+        // The archive's own resume index (per account, by content) does this; tus-js-client's
+        // would keep file names and hashes in storage shared by every account on this browser.
+        storeFingerprintForResuming: false,
       },
     });
-    useGoldenRetriever(instance);
-    const countFiles = () => setFileCount(instance.getFiles().length);
-    instance.on('files-added', countFiles);
-    instance.on('file-removed', (file) => {
-      countFiles();
-      setRows((previous) => {
-        const next = new Map(previous);
-        next.delete(file.id);
-        return next;
-      });
-    });
-    instance.on('upload-retry', (file) => {
-      if (!file) return;
-      setRows((previous) => {
-        const next = new Map(previous);
-        next.delete(file.id);
-        return next;
-      });
-    });
-    instance.on('restored', countFiles);
-    return Object.assign(instance, { hasher });
+    const stopRestoring = useGoldenRetriever(instance);
+    const forget = (ids: string[]) => {
+      for (const id of ids) pending.set(id, null);
+      schedule();
+    };
+    instance.on('files-added', schedule);
+    instance.on('restored', schedule);
+    instance.on('upload-success', schedule);
+    instance.on('file-removed', (file) => forget([file.id]));
+    instance.on('upload-retry', (file) => file && forget([file.id]));
+    instance.on('retry-all', (files) => forget(files.map((f) => f.id)));
+    return Object.assign(instance, { hasher, stopRestoring });
   }, [account.id]);
 
   useEffect(() => {
@@ -124,10 +133,13 @@ export function UploadPage({ api, language, account, hidden }: { api: ArchiveApi
       proudlyDisplayPoweredByUppy: false,
       fileManagerSelectionType: 'both',
       showRemoveButtonAfterComplete: false,
+      // Files start on their own (autoProceed); a start button next to the fingerprinting progress only confuses.
+      hideUploadButton: true,
       hideProgressDetails: false,
       theme: 'light',
     } as never);
     return () => {
+      uppy.stopRestoring();
       uppy.destroy();
       uppy.hasher.dispose();
     };
@@ -138,7 +150,7 @@ export function UploadPage({ api, language, account, hidden }: { api: ArchiveApi
   }, [language, uppy]);
 
   const all = [...rows.values()];
-  const counts = {
+  const ended = {
     instant: all.filter((r) => r.outcome.kind === 'instant').length,
     stored: all.filter((r) => r.outcome.kind === 'stored' || r.outcome.kind === 'duplicate').length,
     failed: all.filter((r) => r.outcome.kind === 'failed').length,
@@ -146,7 +158,6 @@ export function UploadPage({ api, language, account, hidden }: { api: ArchiveApi
   const shown = all.filter((r) => matches(filter, r.outcome));
   const pages = Math.max(1, Math.ceil(shown.length / ROWS_PER_PAGE));
   const current = Math.min(page, pages - 1);
-  const total = Math.max(fileCount, all.length);
 
   return (
     <main class="page" hidden={hidden} aria-labelledby="upload-title">
@@ -155,8 +166,8 @@ export function UploadPage({ api, language, account, hidden }: { api: ArchiveApi
       <div ref={target} class="dashboard" />
       <section aria-labelledby="results-title" class="results">
         <h2 id="results-title">{t('resultsTitle')}</h2>
-        <p class="summary" role="status" data-instant={counts.instant} data-stored={counts.stored} data-failed={counts.failed}>
-          {t('summary', { total, ...counts, active: Math.max(0, total - all.length) })}
+        <p class="summary" data-instant={ended.instant} data-stored={ended.stored} data-failed={ended.failed}>
+          {t('summary', { total: counts.total, ...ended, active: counts.active })}
         </p>
         <div class="filters" role="group" aria-label={t('resultsTitle')}>
           {(['all', 'instant', 'stored', 'failed'] as const).map((f) => (

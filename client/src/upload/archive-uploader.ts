@@ -98,41 +98,49 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
   }
 
   #upload = async (fileIDs: string[]): Promise<void> => {
-    // The files are under way from now on (hashing is the first leg): the status bar must not
-    // offer to start them again.
-    const waiting = this.uppy.getFilesByIds(fileIDs).filter((f) => !f.progress.uploadStarted && !f.progress.uploadComplete);
-    if (waiting.length > 0) this.uppy.emit('upload-start', waiting);
+    // Files count as started only when their bytes or their proof go out: until then Uppy shows
+    // the fingerprinting progress.
     await Promise.allSettled(fileIDs.map((id) => this.#process(id)));
   };
 
   async #process(id: string): Promise<void> {
     const controller = new AbortController();
+    const { signal } = controller;
     this.#controllers.get(id)?.abort();
     this.#controllers.set(id, controller);
     try {
-      let file = await this.#withData(id, controller.signal);
+      // A file restored without its bytes (a large one after a reload) waits until the clerk re-selects it.
+      let file = await this.#until(id, (f) => !f.isGhost && !!f.data, ['files-added'], signal);
       if (file.progress.uploadComplete) return;
-      file = await this.#fingerprint(file, controller.signal);
+      file = await this.#fingerprint(file, signal);
       const key = contentKey(file)!;
       const keyText = ResumeIndex.keyOf(key);
 
       const leader = this.#leaders.get(keyText);
       let finished!: () => void;
       const mine = new Promise<void>((resolve) => (finished = resolve));
-      this.#leaders.set(keyText, leader ? leader.then(() => mine) : mine);
+      const turn = leader ? leader.then(() => mine) : mine;
+      this.#leaders.set(keyText, turn);
       try {
         if (leader) {
           this.#preparing(file, 'waitingForTwin');
-          await leader;
+          await Promise.race([leader, aborted(signal)]);
         }
-        if (await this.#tryInstant(file, key, controller.signal)) return;
+        // Paused (one file or all) while it was being prepared: nothing is recorded or sent until resumed.
+        let instant: 'instant' | 'upload' | 'paused';
+        do {
+          await this.#until(id, (f) => !f.isPaused, ['upload-pause', 'resume-all', 'pause-all'], signal);
+          instant = await this.#tryInstant(this.uppy.getFile(id), key, signal);
+        } while (instant === 'paused');
+        if (instant === 'instant') return;
         const resumeUrl = this.opts.resumeIndex.get(key);
-        if (resumeUrl) this.uppy.setFileState(id, { tus: { ...file.tus, uploadUrl: resumeUrl } });
+        if (resumeUrl) this.uppy.setFileState(id, { tus: { ...this.uppy.getFile(id).tus, uploadUrl: resumeUrl } });
         this.uppy.emit('preprocess-complete', this.uppy.getFile(id));
+        await this.#until(id, (f) => !f.isPaused, ['upload-pause', 'resume-all', 'pause-all'], signal);
         await this.#sendViaTus!([id]);
       } finally {
         finished();
-        if (this.#leaders.get(keyText) === mine) this.#leaders.delete(keyText);
+        if (this.#leaders.get(keyText) === turn) this.#leaders.delete(keyText);
       }
     } catch (error) {
       if (error instanceof FileRemovedError || error instanceof HashAbortedError) return;
@@ -140,6 +148,7 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
       if (!file) return;
       const reported = error instanceof Error ? error : new Error(String(error));
       this.#reported.add(reported);
+      if (reported instanceof HashReadError) this.#forgetFingerprint(file);
       this.uppy.emit('preprocess-complete', file);
       this.uppy.emit('upload-error', file, reported);
       this.opts.onOutcome(this.uppy.getFile(id), { kind: 'failed', error: reported });
@@ -148,22 +157,33 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
     }
   }
 
-  /** A file restored without its bytes (a large one after a reload) waits until the clerk re-selects it. */
-  async #withData(id: string, signal: AbortSignal): Promise<ArchiveFile> {
+  /**
+   * The file once `ready` holds, checked again whenever one of `events` fires; FileRemovedError
+   * when the file is removed or cancelled meanwhile.
+   */
+  async #until(id: string, ready: (file: ArchiveFile) => boolean, events: Array<'files-added' | 'upload-pause' | 'resume-all' | 'pause-all'>, signal: AbortSignal): Promise<ArchiveFile> {
     for (;;) {
       const file = this.uppy.getFile(id);
       if (!file || signal.aborted) throw new FileRemovedError();
-      if (!file.isGhost && file.data) return file;
+      if (ready(file)) return file;
       await new Promise<void>((resolve) => {
         const done = () => {
-          this.uppy.off('files-added', done);
+          for (const event of events) this.uppy.off(event, done);
           signal.removeEventListener('abort', done);
           resolve();
         };
-        this.uppy.on('files-added', done);
+        for (const event of events) this.uppy.on(event, done);
         signal.addEventListener('abort', done);
       });
     }
+  }
+
+  /** Hashes that proved wrong (the file changed, or could not be read) are computed anew on retry. */
+  #forgetFingerprint(file: ArchiveFile): void {
+    const key = contentKey(file);
+    if (key) this.opts.resumeIndex.delete(key);
+    this.uppy.setFileMeta(file.id, { md5: undefined, sha256: undefined });
+    this.uppy.setFileState(file.id, { tus: { ...file.tus, uploadUrl: undefined } });
   }
 
   async #fingerprint(file: ArchiveFile, signal: AbortSignal): Promise<ArchiveFile> {
@@ -184,14 +204,19 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
     return this.uppy.getFile(file.id);
   }
 
-  /** Check, then prove: true when the archive recorded the file without its bytes. */
-  async #tryInstant(file: ArchiveFile, key: ContentKey, signal: AbortSignal): Promise<boolean> {
+  /** Check, then prove: 'instant' when the archive recorded the file without its bytes. */
+  async #tryInstant(file: ArchiveFile, key: ContentKey, signal: AbortSignal): Promise<'instant' | 'upload' | 'paused'> {
     this.#preparing(file, 'checking');
     const check = await this.opts.api.check({ ...key, name: file.name ?? file.meta.name, type: file.type || undefined });
     if (signal.aborted) throw new FileRemovedError();
-    if (check.status !== 'prove') return false;
+    if (check.status !== 'prove') return 'upload';
     this.#preparing(file, 'proving');
-    const digests = await this.opts.hasher.proofs(file.data as Blob, check.ranges);
+    const digests = await this.opts.hasher.proofs(file.data as Blob, check.ranges).catch((error: unknown) => {
+      throw new HashReadError(error);
+    });
+    // Removed or paused while the ranges were read: record nothing.
+    if (signal.aborted) throw new FileRemovedError();
+    if (this.uppy.getFile(file.id)?.isPaused) return 'paused';
     try {
       const result = await this.opts.api.prove(check.claimId, digests);
       if (signal.aborted) throw new FileRemovedError();
@@ -205,10 +230,10 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
       });
       this.opts.onOutcome(this.uppy.getFile(file.id), { kind: 'instant', fileId: result.fileId, uploadCount: result.uploadCount });
       this.#retireGhosts(file.id, key);
-      return true;
+      return 'instant';
     } catch (error) {
       // A proof the archive does not accept (the file differs from what it holds) means: upload it.
-      if (error instanceof ApiError && error.code === 'claim_rejected') return false;
+      if (error instanceof ApiError && error.code === 'claim_rejected') return 'upload';
       throw error;
     }
   }
@@ -257,8 +282,9 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
       return;
     }
     const apiError = errorFromResponse(response.getStatus(), safeJson(response.getBody()), response.getHeader('Retry-After') ?? null);
+    if (apiError.code === 'checksum_mismatch') this.#forgetFingerprint(file);
     // The server no longer has the upload: the next try starts a fresh one.
-    if (apiError.code === 'not_found' || apiError.code === 'upload_expired') {
+    else if (apiError.code === 'not_found' || apiError.code === 'upload_expired') {
       const key = contentKey(file);
       if (key) this.opts.resumeIndex.delete(key);
       this.uppy.setFileState(file.id, { tus: { ...file.tus, uploadUrl: undefined } });
@@ -273,6 +299,16 @@ export class HashReadError extends Error {
     super('the file could not be read', { cause });
     this.name = 'HashReadError';
   }
+}
+
+/** Rejects when the file is removed; handled even when nobody waits on it any more. */
+function aborted(signal: AbortSignal): Promise<never> {
+  const promise = new Promise<never>((_resolve, reject) => {
+    if (signal.aborted) reject(new FileRemovedError());
+    signal.addEventListener('abort', () => reject(new FileRemovedError()), { once: true });
+  });
+  promise.catch(() => undefined);
+  return promise;
 }
 
 function contentKey(file: ArchiveFile): ContentKey | undefined {

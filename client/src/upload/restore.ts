@@ -11,7 +11,7 @@ type StateUpdate<M extends Meta, B extends Body> = (prev: State<M, B>, next: Sta
  * interval old may be lost in a crash; the upload URLs themselves are also kept by content in
  * the resume index, written at once.
  */
-export function useGoldenRetriever<M extends Meta, B extends Body>(uppy: Uppy<M, B>, intervalMs = 400): void {
+export function useGoldenRetriever<M extends Meta, B extends Body>(uppy: Uppy<M, B>, intervalMs = 400): () => void {
   const listeners: StateUpdate<M, B>[] = [];
   const patched = uppy as unknown as { on?: (event: string, fn: unknown) => unknown };
   const realOn = uppy.on.bind(uppy) as (event: string, fn: unknown) => unknown;
@@ -29,8 +29,17 @@ export function useGoldenRetriever<M extends Meta, B extends Body>(uppy: Uppy<M,
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
     if (!first || !last) return;
-    const [prev, next] = [first, last];
+    let prev = first;
+    const next = last;
     first = last = undefined;
+    // A file added and finished within one interval must look finished, not newly added, or its
+    // bytes would be kept for restoring (and never removed).
+    const finishedUnseen = Object.values(next.files).filter((f) => !prev.files[f.id] && f.progress.uploadComplete);
+    if (finishedUnseen.length > 0) {
+      const files = { ...prev.files };
+      for (const f of finishedUnseen) files[f.id] = { ...f, progress: { ...f.progress, uploadComplete: false, complete: false } as unknown as typeof f.progress };
+      prev = { ...prev, files };
+    }
     for (const listener of listeners) listener(prev, next, undefined);
   };
   uppy.on('state-update', (prev, next) => {
@@ -39,4 +48,8 @@ export function useGoldenRetriever<M extends Meta, B extends Body>(uppy: Uppy<M,
     timer ??= setTimeout(flush, intervalMs);
   });
   addEventListener('pagehide', flush);
+  return () => {
+    flush();
+    removeEventListener('pagehide', flush);
+  };
 }

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import express, { Router } from 'express';
 import { NotFoundError } from '../../errors.js';
 
 /** Where `npm run build` puts the browser app (client/ built by Vite), next to the compiled server. */
-export const DEFAULT_CLIENT_DIR = new URL('../../../public', import.meta.url).pathname;
+export const DEFAULT_CLIENT_DIR = fileURLToPath(new URL('../../../public', import.meta.url));
 
 /**
  * Serves the clerks' browser app from the API's origin: hashed assets cached for a year, the page
