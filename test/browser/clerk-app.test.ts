@@ -259,6 +259,29 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     assert.deepEqual(errors, []);
   });
 
+  it('a refused upload can be retried by the clerk, and then finishes', async () => {
+    const data = randomBytes(300_000);
+    const file = writeFile(path.join(files, 'retry'), '重试.pdf', data);
+    const { page, errors } = await newPage();
+    await login(page, server.url, 'clerk-b');
+    await page.getByRole('heading', { name: '上传档案' }).waitFor();
+    // The first attempt to create the upload is refused as if by a proxy rule.
+    let refused = 0;
+    await page.route('**/api/tus', async (route) => {
+      if (route.request().method() !== 'POST' || refused > 0) return route.continue();
+      refused++;
+      await route.fulfill({ status: 403, contentType: 'application/json', body: JSON.stringify({ error: 'forbidden', message: 'Your account may not do this.' }) });
+    });
+    await fileInput(page).setInputFiles(file);
+    await waitForSummary(page, { instant: 0, stored: 0, failed: 1 });
+    assert.match(await page.locator('.outcomes li[data-status="failed"]').innerText(), /您没有权限执行此操作/);
+    await page.getByRole('button', { name: '重试' }).click();
+    await waitForSummary(page, { instant: 0, stored: 1, failed: 0 });
+    assert.equal(refused, 1);
+    assert.equal((await listFiles(api('clerk-b'), '重试')).items[0]?.fileMD5, md5(data));
+    assert.deepEqual(errors, []);
+  });
+
   it('pausing everything while files are still being fingerprinted holds them all, and resuming finishes them all', async () => {
     const folder = path.join(files, 'pause-all');
     for (let i = 0; i < 4; i++) writeFile(folder, `批次-${i}.pdf`, randomBytes(20 * 1024 * 1024));
