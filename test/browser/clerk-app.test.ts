@@ -259,6 +259,50 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     assert.deepEqual(errors, []);
   });
 
+  it('a file whose proof the archive rejects is uploaded normally, and counted once', async () => {
+    const data = randomBytes(200_000);
+    assert.equal((await api('clerk-a').upload('证明失败-原件.pdf', data)).status, 201);
+    const file = writeFile(path.join(files, 'proof'), '证明失败.pdf', data);
+    const { page, errors } = await newPage();
+    const tus = recordTus(page);
+    await login(page, server.url, 'clerk-b');
+    await page.getByRole('heading', { name: '上传档案' }).waitFor();
+    // The page answers the archive's question wrongly, as a client without the real bytes would.
+    await page.route('**/api/uploads/prove', (route) => {
+      const body = route.request().postDataJSON() as { claimId: string; digests: string[] };
+      return route.continue({ postData: JSON.stringify({ ...body, digests: body.digests.map(() => '0'.repeat(32)) }) });
+    });
+    await fileInput(page).setInputFiles(file);
+    await waitForSummary(page, { instant: 0, stored: 1 });
+    assert.equal(await statusOf(page, '证明失败.pdf'), 'duplicate', 'sent in full, and the archive recognised the content');
+    assert.equal(tus.created.length, 1);
+    const listed = (await listFiles(api('clerk-b'), '证明失败')).items[0]!;
+    assert.equal(listed.fileMD5, md5(data));
+    assert.equal(listed.myUploadCount, 1, 'the rejected proof recorded nothing; the upload counted once');
+    assert.deepEqual(errors, []);
+  });
+
+  it('can be used with the keyboard alone: log in, reach the upload page and the language switch', async () => {
+    const { page } = await newPage();
+    await page.goto(server.url);
+    await page.getByLabel('用户名').waitFor();
+    await page.keyboard.type('clerk-b'); // the user name field has the focus on arrival
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: '上传档案' }).waitFor();
+    // Every control the clerk needs is reachable by Tab and has a name.
+    const reached = new Set<string>();
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press('Tab');
+      reached.add(await page.evaluate(() => {
+        const el = (globalThis as unknown as { document: { activeElement: { textContent: string | null; getAttribute(n: string): string | null } | null } }).document.activeElement;
+        return (el?.getAttribute('aria-label') ?? el?.textContent ?? '').trim();
+      }));
+    }
+    for (const name of ['上传', '我的上传', 'English', '退出登录']) assert.ok(reached.has(name), `${name} reachable by Tab: ${[...reached].join(' | ')}`);
+  });
+
   it('a refused upload can be retried by the clerk, and then finishes', async () => {
     const data = randomBytes(300_000);
     const file = writeFile(path.join(files, 'retry'), '重试.pdf', data);
