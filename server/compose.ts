@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { AppDeps } from './http/app.js';
 import type { Logger } from './log.js';
 import { AccountService } from './services/accounts.js';
+import { AuditService } from './services/audit.js';
 import { ChunkPool } from './services/chunk-writer.js';
 import { ClaimService } from './services/claims.js';
 import { DigestPool } from './services/digest.js';
@@ -41,7 +42,8 @@ export function composeServices(store: ArchiveStore, config: ServiceConfig, cloc
   const digests = new DigestPool();
   const scope = new DuplicateScope(config.instantUploadScope, store.ledger);
   const pool = new ChunkPool(store.content.chunkSize);
-  const ingest = new IngestService({ store, digests, pool, scope, maxFileSize: config.maxFileSize, clock });
+  const audit = new AuditService(store.audit, clock);
+  const ingest = new IngestService({ store, digests, pool, scope, maxFileSize: config.maxFileSize, audit, clock });
   const resumable = new ResumableUploadService({
     store,
     ingest,
@@ -56,12 +58,13 @@ export function composeServices(store: ArchiveStore, config: ServiceConfig, cloc
     digests,
     gc: new GarbageCollector(store.content, resumable, config.stagingTtlMs, clock),
     services: {
+      audit,
       accounts: new AccountService(store.accounts, { maxFailures: config.loginMaxFailures, lockMs: config.loginLockMs }, clock),
       sessions: new SessionService(store.sessions, store.accounts, config.sessionTtlMs, clock),
       tokens: new TokenService(store.tokens, store.accounts, clock),
       ingest,
       resumable,
-      claims: new ClaimService(store, scope, config.claimTtlMs, clock),
+      claims: new ClaimService(store, scope, audit, config.claimTtlMs, clock),
       files: new FileService(store),
     },
   };

@@ -15,6 +15,8 @@ async function main(): Promise<void> {
 
   const firstAdmin = await archive.services.accounts.bootstrapAdmin();
   if (firstAdmin) {
+    const admin = await archive.services.accounts.getByUsername(firstAdmin.username);
+    await archive.services.audit.record('account_created', admin, { address: null, detail: 'admin with a one-time password, at the first start' });
     // Straight to the terminal, never into the structured log: it is a credential.
     process.stdout.write(
       [

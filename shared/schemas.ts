@@ -141,3 +141,60 @@ export interface FileList {
   limit: number;
   offset: number;
 }
+
+/** What the audit log records (append-only; nothing in the service edits or removes an event). */
+export const AUDIT_ACTIONS = [
+  'login',
+  'login_failed',
+  'logout',
+  'password_changed',
+  'upload',
+  'instant_upload',
+  'proof_failed',
+  'download',
+  'account_created',
+  'password_reset',
+  'token_created',
+  'token_revoked',
+  'audit_viewed',
+  'audit_exported',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+const isoDate = z.iso.datetime({ offset: true, message: 'a time is ISO 8601, e.g. 2026-01-31T00:00:00Z' }).transform((s) => new Date(s));
+
+/** `GET /api/audit`: newest first, every filter optional. */
+export const auditQuery = z.strictObject({
+  from: isoDate.optional(),
+  to: isoDate.optional(),
+  action: z.enum(AUDIT_ACTIONS).optional(),
+  user: z.string().min(1).max(64).optional(),
+  city: z.string().min(1).max(100).optional(),
+  county: z.string().min(1).max(100).optional(),
+  town: z.string().min(1).max(100).optional(),
+  q: z.string().min(1).max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+  format: z.enum(['json', 'csv']).default('json'),
+});
+export type AuditQuery = z.infer<typeof auditQuery>;
+
+export interface AuditEventView {
+  id: string;
+  at: string;
+  action: AuditAction;
+  userId: string | null;
+  userName: string;
+  unit: Unit | null;
+  address: string | null;
+  fileId: string | null;
+  fileName: string | null;
+  detail: string;
+}
+
+export interface AuditList {
+  items: AuditEventView[];
+  total: number;
+  limit: number;
+  offset: number;
+}

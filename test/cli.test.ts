@@ -76,6 +76,28 @@ describe('starting the service and the archive command', () => {
     }
   });
 
+  it('leaves what it did to accounts and tokens in the audit log, and so does the first start', async () => {
+    const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
+    try {
+      const { items } = await store.audit.search({ limit: 100, offset: 0 });
+      const mine = items.filter((e) => ['account_created', 'token_created', 'token_revoked', 'password_reset'].includes(e.action)).reverse();
+      assert.deepEqual(
+        mine.map((e) => [e.action, e.userName, e.address]),
+        [
+          ['account_created', 'admin', null],
+          ['account_created', '李四', null],
+          ['token_created', '李四', null],
+          ['token_revoked', '(archive command)', null],
+          ['password_reset', '李四', null],
+        ],
+      );
+      assert.match(mine[2]!.detail, /\(scanner\), by the archive command/);
+      assert.equal(mine[1]!.unit?.town, '城关镇');
+    } finally {
+      await store.close();
+    }
+  });
+
   it('sweeps abandoned uploads while it runs', async () => {
     const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
     const abandoned = await store.content.stage(new Date(Date.now() - 2 * 3600_000));

@@ -73,7 +73,9 @@ async function run(argv: string[]): Promise<void> {
   const config = loadConfig();
   const store = await openStore(config);
   const archive = composeServices(store, config);
-  const { accounts, tokens } = archive.services;
+  const { accounts, tokens, audit } = archive.services;
+  // The archive command runs on the server: events it causes carry no client address.
+  const byCommand = { address: null };
   const out = (line: string) => process.stdout.write(`${line}\n`);
   try {
     switch (command === undefined ? group : `${group} ${command}`) {
@@ -83,6 +85,7 @@ async function run(argv: string[]): Promise<void> {
         if (!ROLES.includes(role)) throw new ValidationError('--role must be clerk or admin.');
         const unit = unitFrom(values);
         const account = await accounts.create({ username: name, password: await readPassword(), role, unit });
+        await audit.record('account_created', account, { ...byCommand, detail: `${account.role}, by the archive command` });
         out(`created ${account.role} ${account.username} (id ${account.id}) in unit ${unit.id}`);
         break;
       }
@@ -97,6 +100,7 @@ async function run(argv: string[]): Promise<void> {
         const account = await accounts.getByUsername(name);
         await accounts.setPassword(account, await readPassword());
         await archive.services.sessions.closeAll(account.id);
+        await audit.record('password_reset', account, { ...byCommand, detail: 'by the archive command; sessions ended' });
         out(`password of ${name} changed; its sessions were ended`);
         break;
       }
@@ -104,6 +108,7 @@ async function run(argv: string[]): Promise<void> {
         if (!name) throw new ValidationError('token create needs a username.');
         const account = await accounts.getByUsername(name);
         const { id, token } = await tokens.create(account, values.label ?? '');
+        await audit.record('token_created', account, { ...byCommand, detail: `token ${id}${values.label ? ` (${values.label})` : ''}, by the archive command` });
         out(`token id ${id} for ${name}; keep the token secret, it is not shown again:`);
         out(token);
         break;
@@ -116,6 +121,7 @@ async function run(argv: string[]): Promise<void> {
       case 'token revoke':
         if (!name) throw new ValidationError('token revoke needs a token id.');
         await tokens.revoke(name);
+        await audit.record('token_revoked', { attemptedUserName: '(archive command)' }, { ...byCommand, detail: `token ${name}` });
         out(`token ${name} revoked`);
         break;
       case 'gc': {

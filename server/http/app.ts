@@ -5,6 +5,7 @@ import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from '../log.js';
 import type { AccountService } from '../services/accounts.js';
+import type { AuditService } from '../services/audit.js';
 import type { ClaimService } from '../services/claims.js';
 import type { FileService } from '../services/files.js';
 import type { IngestService } from '../services/ingest.js';
@@ -12,6 +13,7 @@ import type { ResumableUploadService } from '../services/resumable-uploads.js';
 import type { SessionService, TokenService } from '../services/sessions.js';
 import { authenticate } from './auth.js';
 import { errorHandler, unknownApiRoute } from './error-handler.js';
+import { auditRoutes } from './routes/audit.js';
 import { clientAppRoutes } from './routes/client-app.js';
 import { fileRoutes } from './routes/files.js';
 import { healthRoutes } from './routes/health.js';
@@ -23,6 +25,7 @@ export interface AppDeps {
   logger: Logger;
   services: {
     accounts: AccountService;
+    audit: AuditService;
     sessions: SessionService;
     tokens: TokenService;
     ingest: IngestService;
@@ -93,10 +96,11 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api', authenticate(services.sessions, services.tokens));
   app.use(
     '/api/session',
-    sessionRoutes({ accounts: services.accounts, sessions: services.sessions, sessionTtlMs: settings.sessionTtlMs, loginRateLimit: settings.loginRateLimit }),
+    sessionRoutes({ accounts: services.accounts, audit: services.audit, sessions: services.sessions, sessionTtlMs: settings.sessionTtlMs, loginRateLimit: settings.loginRateLimit }),
   );
-  app.use('/api/files', fileRoutes({ ingest: services.ingest, files: services.files, maxFileSize: settings.maxFileSize }));
+  app.use('/api/files', fileRoutes({ ingest: services.ingest, audit: services.audit, files: services.files, maxFileSize: settings.maxFileSize }));
   app.use('/api/uploads', uploadRoutes(services.claims));
+  app.use('/api/audit', auditRoutes(services.audit));
   app.use(
     TUS_PATH,
     tusRoutes({

@@ -3,6 +3,7 @@ import { cleanContentType, cleanFileName } from '../../shared/file-name.js';
 import type { UploadCheckRequest, UploadCheckResult, UploadProveRequest, UploadResult } from '../../shared/schemas.js';
 import { ClaimRejectedError } from '../errors.js';
 import type { Account, ArchiveStore, ByteRange, CatalogEntry } from '../store/port.js';
+import type { AuditService } from './audit.js';
 import type { DuplicateScope } from './scope.js';
 
 /** At most this many bytes are asked for in a proof. */
@@ -37,6 +38,7 @@ export class ClaimService {
   constructor(
     private readonly store: Pick<ArchiveStore, 'catalog' | 'content' | 'claims' | 'ledger'>,
     private readonly scope: DuplicateScope,
+    private readonly audit: Pick<AuditService, 'record'>,
     private readonly ttlMs: number,
     private readonly clock: () => Date = () => new Date(),
   ) {}
@@ -62,7 +64,7 @@ export class ClaimService {
     return { status: 'prove', claimId, ranges };
   }
 
-  async prove(caller: Account, req: UploadProveRequest): Promise<UploadResult> {
+  async prove(caller: Account, req: UploadProveRequest, address: string | null): Promise<UploadResult> {
     const claim = await this.store.claims.take(req.claimId);
     const valid =
       claim !== undefined &&
@@ -70,8 +72,19 @@ export class ClaimService {
       claim.expiresAt > this.clock() &&
       req.digests.length === claim.expected.length &&
       claim.expected.every((digest, i) => timingSafeEqual(Buffer.from(digest), Buffer.from(req.digests[i]!)));
-    if (!valid) throw new ClaimRejectedError();
+    if (!valid) {
+      // Only a claim of the caller's own names its file: another's stays unknown to the log too.
+      const own = claim?.accountId === caller.id ? claim : undefined;
+      await this.audit.record('proof_failed', caller, {
+        address,
+        fileId: own?.fileId,
+        fileName: own?.fileName,
+        detail: claim === undefined ? 'unknown or already answered claim' : own === undefined ? "another account's claim" : claim.expiresAt <= this.clock() ? 'expired claim' : 'wrong digests',
+      });
+      throw new ClaimRejectedError();
+    }
     const { uploadCount } = await this.store.ledger.record({ account: caller, fileId: claim.fileId, fileName: claim.fileName, contentType: claim.contentType, at: this.clock() });
+    await this.audit.record('instant_upload', caller, { address, fileId: claim.fileId, fileName: claim.fileName, detail: `upload ${uploadCount} by this uploader` });
     return { status: 'duplicate', fileId: claim.fileId, uploadCount };
   }
 

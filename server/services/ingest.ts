@@ -1,3 +1,4 @@
+import type { AuditService } from './audit.js';
 import type { UploadResult } from '../../shared/schemas.js';
 import { ChecksumMismatchError, PayloadTooLargeError } from '../errors.js';
 import type { Account, ArchiveStore, ContentKey } from '../store/port.js';
@@ -17,7 +18,15 @@ export interface IngestOptions {
   pool: ChunkPool;
   scope: DuplicateScope;
   maxFileSize: number;
+  audit: Pick<AuditService, 'record'>;
   clock?: () => Date;
+}
+
+/** How an upload reached the archive, for the audit log. */
+export interface UploadSource {
+  via: 'direct' | 'tus';
+  /** The client's address (null when not known). */
+  address: string | null;
 }
 
 /**
@@ -65,6 +74,7 @@ export class IngestService {
   async commit(
     staged: StagedContent,
     upload: { uploader: Account; fileName: string; contentType: string; declaredMd5?: string | undefined; declaredSha256?: string | undefined },
+    source: UploadSource,
   ): Promise<UploadResult> {
     const mismatch =
       upload.declaredMd5 !== undefined && upload.declaredMd5 !== staged.key.md5
@@ -91,6 +101,13 @@ export class IngestService {
       fileName: upload.fileName,
       contentType: upload.contentType,
       at: now,
+    });
+    await this.deps.audit.record('upload', upload.uploader, {
+      address: source.address,
+      fileId: outcome.entry.fileId,
+      fileName: upload.fileName,
+      // The truth for the administrators, also where the clerk was told "stored".
+      detail: `${source.via}: ${outcome.status}, upload ${uploadCount} by this uploader`,
     });
     return { status, fileId: outcome.entry.fileId, uploadCount };
   }

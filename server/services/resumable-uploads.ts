@@ -78,7 +78,7 @@ export class ResumableUploadService {
     };
   }
 
-  async create(owner: Account, upload: { id: string; length: number; metadata: Record<string, string | null> }): Promise<UploadState> {
+  async create(owner: Account, upload: { id: string; length: number; metadata: Record<string, string | null> }, address: string | null = null): Promise<UploadState> {
     this.describe(upload.metadata);
     if (upload.length > this.o.maxFileSize) throw new PayloadTooLargeError(this.o.maxFileSize);
     const now = this.clock();
@@ -95,7 +95,7 @@ export class ResumableUploadService {
     };
     await this.o.store.uploads.create(state);
     // Nothing to send: an empty file is complete the moment it is announced.
-    if (upload.length === 0) await this.receive(owner, upload.id, 0, (async function* () {})());
+    if (upload.length === 0) await this.receive(owner, upload.id, 0, (async function* () {})(), address);
     return (await this.o.store.uploads.get(upload.id))!;
   }
 
@@ -121,7 +121,7 @@ export class ResumableUploadService {
    * Appends a request's bytes at `offset`; returns the new offset. The bytes that arrived are
    * kept even if the request breaks off. The last byte commits the file.
    */
-  async receive(account: Account, id: string, offset: number, source: AsyncIterable<Uint8Array>): Promise<number> {
+  async receive(account: Account, id: string, offset: number, source: AsyncIterable<Uint8Array>, address: string | null = null): Promise<number> {
     const { lock, upload } = await this.lock(id);
     const stopRenewing = this.keepRenewing(id, lock);
     try {
@@ -132,7 +132,7 @@ export class ResumableUploadService {
       // Every byte was in and hashed, but the completion was cut short: finish it, ignoring
       // whatever the client sends again.
       if (upload.completing) {
-        await this.complete(account, upload, lock, undefined);
+        await this.complete(account, upload, lock, undefined, address);
         return upload.length;
       }
       const hash = this.takeHash(upload);
@@ -160,7 +160,7 @@ export class ResumableUploadService {
         if (broken !== undefined) throw new BadRequestError(`The request broke off after ${end - offset} bytes; the upload keeps them. Ask for its offset (HEAD) and resume from there.`);
         return end;
       }
-      await this.complete(account, upload, lock, hash?.digest);
+      await this.complete(account, upload, lock, hash?.digest, address);
       return end;
     } finally {
       stopRenewing();
@@ -195,7 +195,7 @@ export class ResumableUploadService {
     return { end: await writer.flush(), broken };
   }
 
-  private async complete(account: Account, upload: UploadState, lock: UploadLock, running: DigestJob | undefined): Promise<void> {
+  private async complete(account: Account, upload: UploadState, lock: UploadLock, running: DigestJob | undefined, address: string | null): Promise<void> {
     const description = this.describe(upload.metadata);
     let key = upload.completing;
     if (!key) {
@@ -209,6 +209,7 @@ export class ResumableUploadService {
       outcome = await this.o.ingest.commit(
         { stagingId: upload.stagingId, key },
         { uploader: account, fileName: description.fileName, contentType: description.contentType, declaredMd5: description.md5, declaredSha256: description.sha256 },
+        { via: 'tus', address },
       );
     } catch (err) {
       // A refused upload (declared hashes do not match) is gone: its bytes were removed.

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { Role, Unit } from '../../shared/schemas.js';
+import type { AuditAction, Role, Unit } from '../../shared/schemas.js';
 
 /**
  * The storage port: everything the services need from a database, and nothing about
@@ -303,8 +303,43 @@ export interface UploadStore {
   listExpired(now: Date, limit: number): Promise<UploadState[]>;
 }
 
+/** One audit event: who (or which attempted user name), from which unit and address, did what. */
+export interface AuditEvent {
+  at: Date;
+  action: AuditAction;
+  userId: string | null;
+  userName: string;
+  unit: Unit | null;
+  address: string | null;
+  fileId: string | null;
+  fileName: string | null;
+  detail: string;
+}
+
+export interface AuditSearch {
+  from?: Date;
+  /** Exclusive. */
+  to?: Date;
+  action?: AuditAction;
+  userName?: string;
+  /** A unit subtree: every event of a unit at or below this city / county / town. */
+  unit?: { city?: string; county?: string; town?: string };
+  /** Part of the file name or the detail. */
+  text?: string;
+  limit: number;
+  offset: number;
+}
+
+/** Append-only: the port has no way to change or remove an event. */
+export interface AuditLog {
+  append(event: AuditEvent): Promise<void>;
+  /** Newest first. */
+  search(query: AuditSearch): Promise<{ items: Array<AuditEvent & { id: string }>; total: number }>;
+}
+
 export interface ArchiveStore {
   readonly kind: 'embedded' | 'mongodb';
+  readonly audit: AuditLog;
   readonly content: ContentStore;
   readonly catalog: Catalog;
   readonly ledger: Ledger;

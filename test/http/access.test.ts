@@ -141,6 +141,14 @@ for (const target of storeTargets) {
       }
     });
 
+    it('GET /api/audit: admins only (clerks 403), as JSON and as CSV', async () => {
+      for (const who of WHO) {
+        const expected = who === 'anonymous' ? 401 : who === 'admin' ? 200 : 403;
+        await expectStatus(who, await as[who].fetch('/api/audit'), expected);
+        await expectStatus(who, await as[who].fetch('/api/audit?format=csv'), expected);
+      }
+    });
+
     it('API tokens act for their account, with the same rights', async () => {
       const tokenA = await server.tokenClient(await server.archive.services.accounts.getByUsername('clerkA'));
       const tokenB = await server.tokenClient(await server.archive.services.accounts.getByUsername('clerkB'));

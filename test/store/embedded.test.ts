@@ -5,6 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { openEmbeddedStore } from '../../server/store/embedded/index.js';
 import { keyOf, randomContent, readAll } from '../support/content.js';
 import { embeddedTarget, tempDir } from '../support/stores.js';
@@ -95,5 +96,21 @@ describe('embedded store specifics', () => {
     await writer.close();
     await reader.close();
     fs.rmSync(dataDir, { recursive: true });
+  });
+
+  it('refuses to change or remove audit events, even through SQL on the database file', async () => {
+    const dir = tempDir();
+    const store = openEmbeddedStore({ dataDir: dir, chunkSize: 1024 });
+    await store.audit.append({ at: new Date(), action: 'login', userId: 'u', userName: 'clerk', unit: null, address: null, fileId: null, fileName: null, detail: '' });
+    await store.close();
+    const db = new Database(path.join(dir, 'archive.sqlite'));
+    try {
+      assert.throws(() => db.prepare("UPDATE audit SET user_name = 'someone else'").run(), /append-only/);
+      assert.throws(() => db.prepare('DELETE FROM audit').run(), /append-only/);
+      assert.equal(db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM audit').get()!.n, 1);
+    } finally {
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,3 +1,4 @@
+import type { AuditService } from '../../services/audit.js';
 import { pipeline } from 'node:stream/promises';
 import contentDisposition from 'content-disposition';
 import { Router, type Request } from 'express';
@@ -14,6 +15,7 @@ import { parse } from '../validate.js';
 
 export interface FileRouteDeps {
   ingest: IngestService;
+  audit: AuditService;
   files: FileService;
   maxFileSize: number;
 }
@@ -57,7 +59,7 @@ export function fileRoutes(deps: FileRouteDeps): Router {
         fileName: cleanFileName(file.originalname),
         contentType: cleanContentType(file.mimetype),
         declaredMd5: fields.md5,
-      });
+      }, { via: 'direct', address: req.ip ?? null });
       res.status(result.status === 'stored' ? 201 : 200).json(result);
     },
   );
@@ -93,6 +95,12 @@ export function fileRoutes(deps: FileRouteDeps): Router {
       res.setHeader('Content-Length', String(entry.fileLength));
     }
     if (req.method === 'HEAD') return void res.end();
+    await deps.audit.record('download', req.principal!.account, {
+      address: req.ip ?? null,
+      fileId: entry.fileId,
+      fileName: file.fileName,
+      detail: range ? `bytes ${range.start}-${range.end - 1} of ${entry.fileLength}` : `${entry.fileLength} bytes`,
+    });
     await pipeline(deps.files.read(file, range), res);
   });
 

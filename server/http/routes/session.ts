@@ -1,8 +1,9 @@
 import { Router, type Request, type Response } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { loginRequest, passwordChangeRequest, type SessionView } from '../../../shared/schemas.js';
-import { RateLimitedError } from '../../errors.js';
+import { ArchiveError, RateLimitedError } from '../../errors.js';
 import { accountView, type AccountService } from '../../services/accounts.js';
+import type { AuditService } from '../../services/audit.js';
 import type { Principal, SessionService } from '../../services/sessions.js';
 import type { Account, SessionRecord } from '../../store/port.js';
 import { refuseCrossSite, requireAuth, SESSION_COOKIE, sessionCookieOptions } from '../auth.js';
@@ -10,6 +11,7 @@ import { parse } from '../validate.js';
 
 export interface SessionRouteDeps {
   accounts: AccountService;
+  audit: AuditService;
   sessions: SessionService;
   sessionTtlMs: number;
   /** Logins allowed per client address per 15 minutes (on top of the per-account lockout). */
@@ -40,8 +42,20 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
 
   router.post('/', refuseCrossSite, loginLimiter, async (req, res) => {
     const { username, password } = parse(loginRequest, req.body, 'body');
-    const account = await deps.accounts.authenticate(username, password);
-    res.status(201).json(await startSession(req, res, account));
+    const address = req.ip ?? null;
+    let account: Account;
+    try {
+      account = await deps.accounts.authenticate(username, password);
+    } catch (err) {
+      if (err instanceof ArchiveError && (err.code === 'login_failed' || err.code === 'account_locked')) {
+        const known = await deps.accounts.getByUsername(username).catch(() => undefined);
+        await deps.audit.record('login_failed', known ?? { attemptedUserName: username }, { address, detail: err.code });
+      }
+      throw err;
+    }
+    const view = await startSession(req, res, account);
+    await deps.audit.record('login', account, { address });
+    res.status(201).json(view);
   });
 
   router.get('/', requireAuth(['clerk', 'admin'], { allowPendingPasswordChange: true }), (req, res) => {
@@ -50,6 +64,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
   });
 
   router.delete('/', requireAuth(['clerk', 'admin'], { allowPendingPasswordChange: true }), async (req, res) => {
+    await deps.audit.record('logout', req.principal!.account, { address: req.ip ?? null });
     await deps.sessions.close(req.principal!);
     res.clearCookie(SESSION_COOKIE, { path: '/' });
     res.status(204).end();
@@ -59,6 +74,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
     const p = req.principal!;
     const body = parse(passwordChangeRequest, req.body, 'body');
     await deps.accounts.changePassword(p.account, body.currentPassword, body.newPassword);
+    await deps.audit.record('password_changed', p.account, { address: req.ip ?? null });
     // Every other session of the account ends; a browser gets a fresh one.
     await deps.sessions.closeAll(p.account.id);
     const account = (await deps.accounts.get(p.account.id))!;

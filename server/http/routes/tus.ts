@@ -65,7 +65,7 @@ export function tusRoutes(o: TusRouteOptions): Router {
   /** Upload ids each running request acts on, to forget them when it ends. */
   const acting = new WeakMap<IncomingMessage, string[]>();
   const act = (req: Request, id: string) => {
-    callers.enter(id, req.principal!.account);
+    callers.enter(id, req.principal!.account, req.ip ?? null);
     acting.get(req)!.push(id);
   };
   const tus = new Server({
@@ -136,7 +136,7 @@ export function tusRoutes(o: TusRouteOptions): Router {
     if (declared !== undefined && offset + Number(declared) > upload.length) {
       throw new PayloadTooLargeError(upload.length - offset, 'This request carries more bytes than are left of the upload.');
     }
-    const end = await o.uploads.receive(req.principal!.account, id, offset, req);
+    const end = await o.uploads.receive(req.principal!.account, id, offset, req, req.ip ?? null);
     const after = (await o.uploads.state(id)) ?? { ...upload, offset: end };
     res.setHeader('Upload-Offset', String(end));
     for (const [name, value] of Object.entries(stateHeaders(after))) res.setHeader(name, value);

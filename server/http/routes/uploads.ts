@@ -15,7 +15,7 @@ export function uploadRoutes(claims: ClaimService): Router {
 
   router.post('/prove', requireAuth(), async (req, res) => {
     const body = parse(uploadProveRequest, req.body, 'body');
-    res.json(await claims.prove(req.principal!.account, body));
+    res.json(await claims.prove(req.principal!.account, body, req.ip ?? null));
   });
 
   return router;

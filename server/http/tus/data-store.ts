@@ -10,13 +10,13 @@ import type { Account, UploadState } from '../../store/port.js';
  * the process dearer: about 8% of the receiving thread in a 512 MiB upload.)
  */
 export class UploadCallers {
-  private readonly callers = new Map<string, { account: Account; requests: number }>();
+  private readonly callers = new Map<string, { account: Account; address: string | null; requests: number }>();
 
-  enter(id: string, account: Account): void {
+  enter(id: string, account: Account, address: string | null): void {
     const caller = this.callers.get(id);
     // Only the owner gets this far for an existing upload; a new id is random.
     if (caller) caller.requests++;
-    else this.callers.set(id, { account, requests: 1 });
+    else this.callers.set(id, { account, address, requests: 1 });
   }
 
   leave(id: string): void {
@@ -25,9 +25,17 @@ export class UploadCallers {
   }
 
   accountFor(id: string): Account {
+    return this.callerOf(id).account;
+  }
+
+  addressFor(id: string): string | null {
+    return this.callerOf(id).address;
+  }
+
+  private callerOf(id: string) {
     const caller = this.callers.get(id);
     if (!caller) throw new Error(`no request is acting on upload ${id}`);
-    return caller.account;
+    return caller;
   }
 }
 
@@ -61,12 +69,16 @@ export class ArchiveDataStore extends DataStore {
   }
 
   override async create(upload: Upload): Promise<Upload> {
-    const state = await this.uploads.create(this.callers.accountFor(upload.id), { id: upload.id, length: upload.size!, metadata: upload.metadata ?? {} });
+    const state = await this.uploads.create(
+      this.callers.accountFor(upload.id),
+      { id: upload.id, length: upload.size!, metadata: upload.metadata ?? {} },
+      this.callers.addressFor(upload.id),
+    );
     return tusUpload(state);
   }
 
   override async write(stream: Readable, id: string, offset: number): Promise<number> {
-    return this.uploads.receive(this.callers.accountFor(id), id, offset, stream);
+    return this.uploads.receive(this.callers.accountFor(id), id, offset, stream, this.callers.addressFor(id));
   }
 
   override async getUpload(id: string): Promise<Upload> {

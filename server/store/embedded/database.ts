@@ -99,6 +99,29 @@ CREATE TABLE IF NOT EXISTS claims (
 );
 CREATE INDEX IF NOT EXISTS claims_expiry ON claims (expires_at);
 
+CREATE TABLE IF NOT EXISTS audit (
+  id        INTEGER PRIMARY KEY AUTOINCREMENT,
+  at        INTEGER NOT NULL,
+  action    TEXT NOT NULL,
+  user_id   TEXT,
+  user_name TEXT NOT NULL,
+  unit      TEXT,
+  city      TEXT,
+  county    TEXT,
+  town      TEXT,
+  address   TEXT,
+  file_id   TEXT,
+  file_name TEXT,
+  detail    TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_at ON audit (at);
+CREATE INDEX IF NOT EXISTS audit_action ON audit (action, at);
+CREATE INDEX IF NOT EXISTS audit_user ON audit (user_name, at);
+CREATE INDEX IF NOT EXISTS audit_unit ON audit (city, county, town, at);
+-- Append-only, also for anything that opens the database file through this schema.
+CREATE TRIGGER IF NOT EXISTS audit_no_update BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS audit_no_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+
 CREATE TABLE IF NOT EXISTS api_tokens (
   id          TEXT PRIMARY KEY,
   account_id  TEXT NOT NULL,

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { ArchiveStore } from '../port.js';
 import { EmbeddedAccountStore, EmbeddedClaimStore, EmbeddedSessionStore, EmbeddedTokenStore } from './accounts.js';
+import { EmbeddedAuditLog } from './audit.js';
 import { EmbeddedCatalog } from './catalog.js';
 import { ContentFiles } from './content-files.js';
 import { EmbeddedContentStore } from './content.js';
@@ -14,6 +15,7 @@ export function openEmbeddedStore(options: { dataDir: string; chunkSize: number 
   const content = new EmbeddedContentStore(db, new ContentFiles(path.join(options.dataDir, 'content')), options.chunkSize);
   return {
     kind: 'embedded',
+    audit: new EmbeddedAuditLog(db),
     content,
     catalog: new EmbeddedCatalog(db),
     ledger: new EmbeddedLedger(db),

@@ -1,5 +1,6 @@
 import type { Binary, Db, Long, ObjectId } from 'mongodb';
 import type { GeoType, Role, Unit } from '../../../shared/schemas.js';
+import type { AuditEvent } from '../port.js';
 
 /** Document shapes of the MongoDB adapter. Collection names are fixed by the product. */
 
@@ -111,6 +112,11 @@ export interface UploadDoc {
   outcome: { status: 'stored' | 'duplicate'; fileId: string; uploadCount: number } | null;
 }
 
+/** An audit event in `audit.events` (inserted only, never updated). */
+export interface AuditDoc extends AuditEvent {
+  _id: ObjectId;
+}
+
 export const BUCKET = 'fileContent';
 
 export function collections(db: Db) {
@@ -125,6 +131,7 @@ export function collections(db: Db) {
     tokens: db.collection<TokenDoc>('apiTokens'),
     claims: db.collection<ClaimDoc>('uploads.claims'),
     uploads: db.collection<UploadDoc>('uploads.resumable'),
+    audit: db.collection<AuditDoc>('audit.events'),
   };
 }
 
@@ -148,6 +155,10 @@ export async function createIndexes(c: Collections): Promise<void> {
     c.uploads.createIndex({ expiresAt: 1 }, { name: 'expiry' }),
     c.uploads.createIndex({ stagingId: 1 }, { unique: true, name: 'staging' }),
     c.ledger.createIndex({ UploadFileID: 1, 'UploadGeoAddress.CityName': 1, 'UploadGeoAddress.CountyName': 1 }, { name: 'file_county' }),
+    c.audit.createIndex({ at: -1 }, { name: 'at' }),
+    c.audit.createIndex({ action: 1, at: -1 }, { name: 'action_at' }),
+    c.audit.createIndex({ userName: 1, at: -1 }, { name: 'user_at' }),
+    c.audit.createIndex({ 'unit.city': 1, 'unit.county': 1, 'unit.town': 1, at: -1 }, { name: 'unit_at' }),
   ]);
 }
 

@@ -2,6 +2,7 @@ import { MongoClient } from 'mongodb';
 import { ConfigError } from '../../errors.js';
 import type { ArchiveStore } from '../port.js';
 import { MongoAccountStore, MongoClaimStore, MongoSessionStore, MongoTokenStore } from './accounts.js';
+import { MongoAuditLog } from './audit.js';
 import { MongoCatalog } from './catalog.js';
 import { collections, createIndexes } from './collections.js';
 import { MongoContentStore } from './content.js';
@@ -30,6 +31,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Archiv
   await createIndexes(c);
   return {
     kind: 'mongodb',
+    audit: new MongoAuditLog(c),
     content: new MongoContentStore(db, c, options.chunkSize),
     catalog: new MongoCatalog(c),
     ledger: new MongoLedger(c),

@@ -1,0 +1,18 @@
+/**
+ * CSV for spreadsheet users: UTF-8 with a byte-order mark (so Excel reads Chinese text right),
+ * CRLF line ends, a header row, fields quoted where needed. A cell that a spreadsheet would run
+ * as a formula (starting with =, +, -, @, tab or carriage return) gets a leading apostrophe:
+ * file names and user names come from users.
+ */
+export function csvDocument(header: readonly string[], rows: Iterable<ReadonlyArray<string | number | null | undefined>>): string {
+  const lines = [header.map(csvField).join(',')];
+  for (const row of rows) lines.push(row.map(csvField).join(','));
+  return `\uFEFF${lines.join('\r\n')}\r\n`;
+}
+
+function csvField(value: string | number | null | undefined): string {
+  if (value === null || value === undefined) return '';
+  let text = String(value);
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}

@@ -1,0 +1,48 @@
+import { Router } from 'express';
+import contentDisposition from 'content-disposition';
+import { auditQuery, type AuditEventView, type AuditList } from '../../../shared/schemas.js';
+import type { AuditService } from '../../services/audit.js';
+import { requireAuth } from '../auth.js';
+import { csvDocument } from '../csv.js';
+import { parse } from '../validate.js';
+
+const CSV_HEADER = ['time', 'action', 'user', 'user id', 'unit id', 'city', 'county', 'town', 'street', 'address', 'file id', 'file name', 'detail'];
+
+const csvRow = (e: AuditEventView) => [
+  e.at,
+  e.action,
+  e.userName,
+  e.userId,
+  e.unit?.id,
+  e.unit?.city,
+  e.unit?.county,
+  e.unit?.town,
+  e.unit?.street,
+  e.address,
+  e.fileId,
+  e.fileName,
+  e.detail,
+];
+
+/** `/api/audit`: administrators search the audit log (JSON, or CSV with `format=csv`). Viewing and exporting are audited too. */
+export function auditRoutes(audit: AuditService): Router {
+  const router = Router();
+  router.get('/', requireAuth(['admin']), async (req, res) => {
+    const { format, ...query } = parse(auditQuery, { ...req.query }, 'query');
+    const { items, total } = await audit.search(query);
+    const filters = Object.entries(req.query)
+      .filter(([name]) => name !== 'format')
+      .map(([name, value]) => `${name}=${String(value)}`)
+      .join('&');
+    await audit.record(format === 'csv' ? 'audit_exported' : 'audit_viewed', req.principal!.account, { address: req.ip ?? null, detail: filters || 'all' });
+    if (format === 'csv') {
+      res.setHeader('Content-Type', 'text/csv; charset=utf-8');
+      res.setHeader('Content-Disposition', contentDisposition(`audit-${new Date().toISOString().slice(0, 10)}.csv`));
+      res.send(csvDocument(CSV_HEADER, items.map(csvRow)));
+      return;
+    }
+    const body: AuditList = { items, total, limit: query.limit, offset: query.offset };
+    res.json(body);
+  });
+  return router;
+}

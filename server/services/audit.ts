@@ -1,0 +1,68 @@
+import type { AuditAction, AuditEventView, AuditQuery, Unit } from '../../shared/schemas.js';
+import type { AuditEvent, AuditLog } from '../store/port.js';
+
+/** Who acted: an account, or only the user name someone tried (a failed login). */
+export type AuditActor = { id: string; username: string; unit: Unit } | { attemptedUserName: string };
+
+export interface AuditDetails {
+  /** The client's address, as the HTTP layer sees it (null for the archive command). */
+  address: string | null;
+  fileId?: string | null;
+  fileName?: string | null;
+  detail?: string;
+}
+
+/**
+ * The audit log's rules: every event gets the time from the service's clock and the actor's unit
+ * at that moment. Recording fails closed: when the event cannot be stored, the action reports an
+ * error instead of going unrecorded.
+ */
+export class AuditService {
+  constructor(
+    private readonly log: AuditLog,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  async record(action: AuditAction, actor: AuditActor, details: AuditDetails): Promise<void> {
+    const who = 'attemptedUserName' in actor ? { userId: null, userName: actor.attemptedUserName, unit: null } : { userId: actor.id, userName: actor.username, unit: actor.unit };
+    await this.log.append({
+      at: this.clock(),
+      action,
+      ...who,
+      address: details.address,
+      fileId: details.fileId ?? null,
+      fileName: details.fileName ?? null,
+      detail: details.detail ?? '',
+    });
+  }
+
+  async search(query: Omit<AuditQuery, 'format'>): Promise<{ items: AuditEventView[]; total: number }> {
+    const unit = query.city || query.county || query.town ? { city: query.city, county: query.county, town: query.town } : undefined;
+    const { items, total } = await this.log.search({
+      from: query.from,
+      to: query.to,
+      action: query.action,
+      userName: query.user,
+      unit,
+      text: query.q,
+      limit: query.limit,
+      offset: query.offset,
+    });
+    return { total, items: items.map(auditEventView) };
+  }
+}
+
+export function auditEventView(e: AuditEvent & { id: string }): AuditEventView {
+  return {
+    id: e.id,
+    at: e.at.toISOString(),
+    action: e.action,
+    userId: e.userId,
+    userName: e.userName,
+    unit: e.unit,
+    address: e.address,
+    fileId: e.fileId,
+    fileName: e.fileName,
+    detail: e.detail,
+  };
+}
