@@ -15,8 +15,6 @@ async function main(): Promise<void> {
 
   const firstAdmin = await archive.services.accounts.bootstrapAdmin();
   if (firstAdmin) {
-    const admin = await archive.services.accounts.getByUsername(firstAdmin.username);
-    await archive.services.audit.record('account_created', admin, { address: null, detail: 'admin with a one-time password, at the first start' });
     // Straight to the terminal, never into the structured log: it is a credential.
     process.stdout.write(
       [
@@ -30,6 +28,9 @@ async function main(): Promise<void> {
         '',
       ].join('\n'),
     );
+    // After the password is shown: an unrecorded event must not leave the archive without its admin.
+    const admin = await archive.services.accounts.getByUsername(firstAdmin.username);
+    await archive.services.audit.record('account_created', admin, { address: null, detail: 'admin with a one-time password, at the first start' });
   }
 
   // Sweeps what interrupted uploads left behind; any instance may do it, the steps are idempotent.

@@ -149,6 +149,7 @@ export const AUDIT_ACTIONS = [
   'logout',
   'password_changed',
   'upload',
+  'upload_failed',
   'instant_upload',
   'proof_failed',
   'download',
@@ -176,7 +177,10 @@ export const auditQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
   format: z.enum(['json', 'csv']).default('json'),
-});
+})
+  // Names repeat across the province (城关镇 is everywhere): a level needs the one above it.
+  .refine((q) => !q.county || q.city, { message: 'county needs city (county names repeat across cities)', path: ['county'] })
+  .refine((q) => !q.town || q.county, { message: 'town needs county (town names repeat across counties)', path: ['town'] });
 export type AuditQuery = z.infer<typeof auditQuery>;
 
 export interface AuditEventView {

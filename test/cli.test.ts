@@ -87,7 +87,7 @@ describe('starting the service and the archive command', () => {
           ['account_created', 'admin', null],
           ['account_created', '李四', null],
           ['token_created', '李四', null],
-          ['token_revoked', '(archive command)', null],
+          ['token_revoked', '李四', null],
           ['password_reset', '李四', null],
         ],
       );

@@ -108,9 +108,9 @@ async function run(argv: string[]): Promise<void> {
         if (!name) throw new ValidationError('token create needs a username.');
         const account = await accounts.getByUsername(name);
         const { id, token } = await tokens.create(account, values.label ?? '');
-        await audit.record('token_created', account, { ...byCommand, detail: `token ${id}${values.label ? ` (${values.label})` : ''}, by the archive command` });
         out(`token id ${id} for ${name}; keep the token secret, it is not shown again:`);
         out(token);
+        await audit.record('token_created', account, { ...byCommand, detail: `token ${id}${values.label ? ` (${values.label})` : ''}, by the archive command` });
         break;
       }
       case 'token list': {
@@ -120,8 +120,10 @@ async function run(argv: string[]): Promise<void> {
       }
       case 'token revoke':
         if (!name) throw new ValidationError('token revoke needs a token id.');
+        const owner = (await tokens.list()).find((t) => t.id === name);
         await tokens.revoke(name);
-        await audit.record('token_revoked', { attemptedUserName: '(archive command)' }, { ...byCommand, detail: `token ${name}` });
+        const ownerAccount = owner && (await accounts.get(owner.accountId));
+        await audit.record('token_revoked', ownerAccount ?? { attemptedUserName: '(unknown token)' }, { ...byCommand, detail: `token ${name}, by the archive command` });
         out(`token ${name} revoked`);
         break;
       case 'gc': {

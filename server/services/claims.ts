@@ -83,8 +83,9 @@ export class ClaimService {
       });
       throw new ClaimRejectedError();
     }
+    // Recorded before it is counted, as for uploads.
+    await this.audit.record('instant_upload', caller, { address, fileId: claim.fileId, fileName: claim.fileName });
     const { uploadCount } = await this.store.ledger.record({ account: caller, fileId: claim.fileId, fileName: claim.fileName, contentType: claim.contentType, at: this.clock() });
-    await this.audit.record('instant_upload', caller, { address, fileId: claim.fileId, fileName: claim.fileName, detail: `upload ${uploadCount} by this uploader` });
     return { status: 'duplicate', fileId: claim.fileId, uploadCount };
   }
 

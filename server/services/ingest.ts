@@ -84,6 +84,11 @@ export class IngestService {
           : undefined;
     if (mismatch) {
       await this.discard(staged);
+      await this.deps.audit.record('upload_failed', upload.uploader, {
+        address: source.address,
+        fileName: upload.fileName,
+        detail: `${source.via}: ${mismatch.message}`,
+      });
       throw mismatch;
     }
     const now = this.clock();
@@ -95,19 +100,21 @@ export class IngestService {
     });
     // Asked before this upload is counted: a duplicate outside the caller's scope reads as new.
     const status = outcome.status === 'duplicate' && !(await this.deps.scope.reveals(outcome.entry, upload.uploader)) ? 'stored' : outcome.status;
+    // Recorded before it is counted: if the event cannot be stored the upload fails uncounted,
+    // and the client's retry counts it once.
+    await this.deps.audit.record('upload', upload.uploader, {
+      address: source.address,
+      fileId: outcome.entry.fileId,
+      fileName: upload.fileName,
+      // The truth for the administrators, also where the clerk was told "stored".
+      detail: `${source.via}: ${outcome.status}`,
+    });
     const { uploadCount } = await this.deps.store.ledger.record({
       account: upload.uploader,
       fileId: outcome.entry.fileId,
       fileName: upload.fileName,
       contentType: upload.contentType,
       at: now,
-    });
-    await this.deps.audit.record('upload', upload.uploader, {
-      address: source.address,
-      fileId: outcome.entry.fileId,
-      fileName: upload.fileName,
-      // The truth for the administrators, also where the clerk was told "stored".
-      detail: `${source.via}: ${outcome.status}, upload ${uploadCount} by this uploader`,
     });
     return { status, fileId: outcome.entry.fileId, uploadCount };
   }

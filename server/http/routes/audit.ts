@@ -35,6 +35,8 @@ export function auditRoutes(audit: AuditService): Router {
       .map(([name, value]) => `${name}=${String(value)}`)
       .join('&');
     await audit.record(format === 'csv' ? 'audit_exported' : 'audit_viewed', req.principal!.account, { address: req.ip ?? null, detail: filters || 'all' });
+    // A CSV holds one page (up to 1,000 rows); the total says whether more pages remain.
+    res.setHeader('X-Total-Count', String(total));
     if (format === 'csv') {
       res.setHeader('Content-Type', 'text/csv; charset=utf-8');
       res.setHeader('Content-Disposition', contentDisposition(`audit-${new Date().toISOString().slice(0, 10)}.csv`));

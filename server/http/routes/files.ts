@@ -79,15 +79,26 @@ export function fileRoutes(deps: FileRouteDeps): Router {
       ETag: `"${entry.fileMD5}"`,
       'Last-Modified': file.since.toUTCString(),
       'Cache-Control': 'private, no-cache',
+    });
+    if (req.fresh) return void res.status(304).end();
+
+    const range = requestedRange(req, file);
+    // Before the document's own headers: if the event cannot be stored, the error is not saved as the document.
+    if (req.method === 'GET') {
+      await deps.audit.record('download', req.principal!.account, {
+        address: req.ip ?? null,
+        fileId: entry.fileId,
+        fileName: file.fileName,
+        detail: range ? `bytes ${range.start}-${range.end - 1} of ${entry.fileLength}` : `${entry.fileLength} bytes`,
+      });
+    }
+    res.set({
       'Content-Disposition': contentDisposition(file.fileName),
       // Stored documents are never run as part of this site, even if they are HTML.
       'Content-Security-Policy': "default-src 'none'; sandbox",
     });
     // setHeader, not res.type(): Express would append a charset we do not know.
     res.setHeader('Content-Type', file.contentType);
-    if (req.fresh) return void res.status(304).end();
-
-    const range = requestedRange(req, file);
     if (range) {
       res.status(206).setHeader('Content-Range', `bytes ${range.start}-${range.end - 1}/${entry.fileLength}`);
       res.setHeader('Content-Length', String(range.end - range.start));
@@ -95,12 +106,6 @@ export function fileRoutes(deps: FileRouteDeps): Router {
       res.setHeader('Content-Length', String(entry.fileLength));
     }
     if (req.method === 'HEAD') return void res.end();
-    await deps.audit.record('download', req.principal!.account, {
-      address: req.ip ?? null,
-      fileId: entry.fileId,
-      fileName: file.fileName,
-      detail: range ? `bytes ${range.start}-${range.end - 1} of ${entry.fileLength}` : `${entry.fileLength} bytes`,
-    });
     await pipeline(deps.files.read(file, range), res);
   });
 

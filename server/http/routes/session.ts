@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { rateLimit } from 'express-rate-limit';
+import { cleanFileName } from '../../../shared/file-name.js';
 import { loginRequest, passwordChangeRequest, type SessionView } from '../../../shared/schemas.js';
 import { ArchiveError, RateLimitedError } from '../../errors.js';
 import { accountView, type AccountService } from '../../services/accounts.js';
@@ -40,6 +41,13 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
     return view(account, session);
   };
 
+  /** A wrong password or a locked account, by the account's name (cleaned: whatever was typed is kept as text only). */
+  const recordLoginFailure = async (err: unknown, username: string, address: string | null, detail: string) => {
+    if (!(err instanceof ArchiveError && (err.code === 'login_failed' || err.code === 'account_locked'))) return;
+    const known = await deps.accounts.getByUsername(username).catch(() => undefined);
+    await deps.audit.record('login_failed', known ?? { attemptedUserName: cleanFileName(username) }, { address, detail });
+  };
+
   router.post('/', refuseCrossSite, loginLimiter, async (req, res) => {
     const { username, password } = parse(loginRequest, req.body, 'body');
     const address = req.ip ?? null;
@@ -47,15 +55,12 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
     try {
       account = await deps.accounts.authenticate(username, password);
     } catch (err) {
-      if (err instanceof ArchiveError && (err.code === 'login_failed' || err.code === 'account_locked')) {
-        const known = await deps.accounts.getByUsername(username).catch(() => undefined);
-        await deps.audit.record('login_failed', known ?? { attemptedUserName: username }, { address, detail: err.code });
-      }
+      await recordLoginFailure(err, username, address, err instanceof ArchiveError ? err.code : '');
       throw err;
     }
-    const view = await startSession(req, res, account);
+    // Recorded before the session exists: a login the log cannot hold does not happen.
     await deps.audit.record('login', account, { address });
-    res.status(201).json(view);
+    res.status(201).json(await startSession(req, res, account));
   });
 
   router.get('/', requireAuth(['clerk', 'admin'], { allowPendingPasswordChange: true }), (req, res) => {
@@ -64,7 +69,8 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
   });
 
   router.delete('/', requireAuth(['clerk', 'admin'], { allowPendingPasswordChange: true }), async (req, res) => {
-    await deps.audit.record('logout', req.principal!.account, { address: req.ip ?? null });
+    // An API token has no session to end.
+    if (req.principal!.session) await deps.audit.record('logout', req.principal!.account, { address: req.ip ?? null });
     await deps.sessions.close(req.principal!);
     res.clearCookie(SESSION_COOKIE, { path: '/' });
     res.status(204).end();
@@ -73,10 +79,16 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
   router.put('/password', requireAuth(['clerk', 'admin'], { allowPendingPasswordChange: true }), async (req, res) => {
     const p = req.principal!;
     const body = parse(passwordChangeRequest, req.body, 'body');
-    await deps.accounts.changePassword(p.account, body.currentPassword, body.newPassword);
-    await deps.audit.record('password_changed', p.account, { address: req.ip ?? null });
+    try {
+      await deps.accounts.changePassword(p.account, body.currentPassword, body.newPassword);
+    } catch (err) {
+      // A wrong current password counts towards the lock-out, and is a guess like any other.
+      await recordLoginFailure(err, p.account.username, req.ip ?? null, `password change: ${err instanceof ArchiveError ? err.code : ''}`);
+      throw err;
+    }
     // Every other session of the account ends; a browser gets a fresh one.
     await deps.sessions.closeAll(p.account.id);
+    await deps.audit.record('password_changed', p.account, { address: req.ip ?? null });
     const account = (await deps.accounts.get(p.account.id))!;
     if (p.via === 'session') res.json(await startSession(req, res, account));
     else res.json(view(account, undefined));
