@@ -10,23 +10,36 @@ interface Props {
   languageSwitch: ComponentChildren;
 }
 
-export function LoginPage({ api, language, languageSwitch, onLogin }: Props & { onLogin: (s: SessionView) => void }) {
-  const t = translator(language);
+/** A form that sends once at a time and keeps the last error to show. */
+function useFormAction(action: (form: FormData) => Promise<void>) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-
   const submit = async (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
     setBusy(true);
     setError(null);
     try {
-      onLogin(await api.login(String(form.get('username')), String(form.get('password'))));
+      await action(form);
     } catch (e) {
       setError(e);
       setBusy(false);
     }
   };
+  return { error, busy, submit };
+}
+
+function ErrorMessage({ language, error }: { language: Language; error: unknown }) {
+  return error === null ? null : (
+    <p role="alert" class="error">
+      {describeError(language, error)}
+    </p>
+  );
+}
+
+export function LoginPage({ api, language, languageSwitch, onLogin }: Props & { onLogin: (s: SessionView) => void }) {
+  const t = translator(language);
+  const { error, busy, submit } = useFormAction(async (form) => onLogin(await api.login(String(form.get('username')), String(form.get('password')))));
 
   return (
     <main class="centered">
@@ -42,11 +55,7 @@ export function LoginPage({ api, language, languageSwitch, onLogin }: Props & { 
           {t('password')}
           <input name="password" type="password" autoComplete="current-password" required maxLength={1024} />
         </label>
-        {error !== null && (
-          <p role="alert" class="error">
-            {describeError(language, error)}
-          </p>
-        )}
+        <ErrorMessage language={language} error={error} />
         <button type="submit" disabled={busy}>
           {busy ? t('loggingIn') : t('loginButton')}
         </button>
@@ -58,21 +67,9 @@ export function LoginPage({ api, language, languageSwitch, onLogin }: Props & { 
 /** Accounts created with a one-time password must choose their own before anything else. */
 export function PasswordPage({ api, language, languageSwitch, onChanged }: Props & { onChanged: (s: SessionView) => void }) {
   const t = translator(language);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
-    setBusy(true);
-    setError(null);
-    try {
-      onChanged(await api.changePassword(String(form.get('currentPassword')), String(form.get('newPassword'))));
-    } catch (e) {
-      setError(e);
-      setBusy(false);
-    }
-  };
+  const { error, busy, submit } = useFormAction(async (form) =>
+    onChanged(await api.changePassword(String(form.get('currentPassword')), String(form.get('newPassword')))),
+  );
 
   return (
     <main class="centered">
@@ -87,11 +84,7 @@ export function PasswordPage({ api, language, languageSwitch, onChanged }: Props
           {t('newPassword', { min: MIN_PASSWORD_LENGTH })}
           <input name="newPassword" type="password" autoComplete="new-password" required minLength={MIN_PASSWORD_LENGTH} />
         </label>
-        {error !== null && (
-          <p role="alert" class="error">
-            {describeError(language, error)}
-          </p>
-        )}
+        <ErrorMessage language={language} error={error} />
         <button type="submit" disabled={busy}>
           {t('changePasswordButton')}
         </button>
