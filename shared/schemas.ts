@@ -183,9 +183,8 @@ export const auditQuery = z.strictObject({
   .refine((q) => !q.town || q.county, { message: 'town needs county (town names repeat across counties)', path: ['town'] });
 export type AuditQuery = z.infer<typeof auditQuery>;
 
-export interface AuditEventView {
-  id: string;
-  at: string;
+/** What an audit event says, apart from its time and id (which the store and the API write differently). */
+export interface AuditEventFields {
   action: AuditAction;
   userId: string | null;
   userName: string;
@@ -194,6 +193,12 @@ export interface AuditEventView {
   fileId: string | null;
   fileName: string | null;
   detail: string;
+}
+
+export interface AuditEventView extends AuditEventFields {
+  id: string;
+  /** ISO 8601. */
+  at: string;
 }
 
 export interface AuditList {

@@ -53,16 +53,5 @@ export class AuditService {
 }
 
 export function auditEventView(e: AuditEvent & { id: string }): AuditEventView {
-  return {
-    id: e.id,
-    at: e.at.toISOString(),
-    action: e.action,
-    userId: e.userId,
-    userName: e.userName,
-    unit: e.unit,
-    address: e.address,
-    fileId: e.fileId,
-    fileName: e.fileName,
-    detail: e.detail,
-  };
+  return { ...e, at: e.at.toISOString() };
 }

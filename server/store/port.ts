@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { AuditAction, Role, Unit } from '../../shared/schemas.js';
+import type { AuditAction, AuditEventFields, Role, Unit } from '../../shared/schemas.js';
 
 /**
  * The storage port: everything the services need from a database, and nothing about
@@ -304,16 +304,8 @@ export interface UploadStore {
 }
 
 /** One audit event: who (or which attempted user name), from which unit and address, did what. */
-export interface AuditEvent {
+export interface AuditEvent extends AuditEventFields {
   at: Date;
-  action: AuditAction;
-  userId: string | null;
-  userName: string;
-  unit: Unit | null;
-  address: string | null;
-  fileId: string | null;
-  fileName: string | null;
-  detail: string;
 }
 
 export interface AuditSearch {

@@ -92,8 +92,11 @@ class WorkerMd5Lane implements DigestLane {
 }
 
 /** SHA-256 in this thread: hash-wasm is about twice as fast as spark-md5, so it keeps up. */
+const sha256 = createSHA256();
+
+/** One hasher for the worker (files are hashed one at a time), reset for each file. */
 async function sha256Lane(): Promise<DigestLane> {
-  const sha = await createSHA256();
+  const sha = await sha256;
   sha.init();
   return { update: (slice) => void sha.update(new Uint8Array(slice)), digest: async () => sha.digest('hex') };
 }

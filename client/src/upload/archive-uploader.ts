@@ -31,6 +31,9 @@ export interface ArchiveUploaderOptions {
 
 type SendViaTus = (fileIDs: string[]) => Promise<void>;
 
+/** Events after which a paused file may have been resumed. */
+const PAUSE_EVENTS = ['upload-pause', 'resume-all', 'pause-all'] as const;
+
 /** Thrown by the pipeline when the clerk removed the file: not a failure to report. */
 class FileRemovedError extends Error {}
 
@@ -61,9 +64,11 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
     // Remember each upload's URL under its content as soon as tus learns it.
     class ResumableTus extends Tus<ArchiveMeta, ArchiveBody> {
       override onReceiveUploadUrl(file: ArchiveFile, uploadURL: string | null): void {
+        // Called with every progress event: the index (local storage) is written only on a change.
+        const known = this.uppy.getFile(file.id)?.tus?.uploadUrl;
         super.onReceiveUploadUrl(file, uploadURL);
         const key = contentKey(file);
-        if (uploadURL && key) resumeIndex.set(key, uploadURL);
+        if (uploadURL && key && uploadURL !== known) resumeIndex.set(key, uploadURL);
       }
     }
     // @uppy/tus registers its uploader in install(); take it, so that this plugin decides
@@ -129,14 +134,14 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
         // Paused (one file or all) while it was being prepared: nothing is recorded or sent until resumed.
         let instant: 'instant' | 'upload' | 'paused';
         do {
-          await this.#until(id, (f) => !f.isPaused, ['upload-pause', 'resume-all', 'pause-all'], signal);
+          await this.#until(id, (f) => !f.isPaused, PAUSE_EVENTS, signal);
           instant = await this.#tryInstant(this.uppy.getFile(id), key, signal);
         } while (instant === 'paused');
         if (instant === 'instant') return;
         const resumeUrl = this.opts.resumeIndex.get(key);
         if (resumeUrl) this.uppy.setFileState(id, { tus: { ...this.uppy.getFile(id).tus, uploadUrl: resumeUrl } });
         this.uppy.emit('preprocess-complete', this.uppy.getFile(id));
-        await this.#until(id, (f) => !f.isPaused, ['upload-pause', 'resume-all', 'pause-all'], signal);
+        await this.#until(id, (f) => !f.isPaused, PAUSE_EVENTS, signal);
         await this.#sendViaTus!([id]);
       } finally {
         finished();
@@ -161,7 +166,7 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
    * The file once `ready` holds, checked again whenever one of `events` fires; FileRemovedError
    * when the file is removed or cancelled meanwhile.
    */
-  async #until(id: string, ready: (file: ArchiveFile) => boolean, events: Array<'files-added' | 'upload-pause' | 'resume-all' | 'pause-all'>, signal: AbortSignal): Promise<ArchiveFile> {
+  async #until(id: string, ready: (file: ArchiveFile) => boolean, events: ReadonlyArray<'files-added' | (typeof PAUSE_EVENTS)[number]>, signal: AbortSignal): Promise<ArchiveFile> {
     for (;;) {
       const file = this.uppy.getFile(id);
       if (!file || signal.aborted) throw new FileRemovedError();
