@@ -4,6 +4,8 @@ import type { AppDeps } from './http/app.js';
 import type { Logger } from './log.js';
 import { AccountService } from './services/accounts.js';
 import { AuditService } from './services/audit.js';
+import { ReportCalendar } from './services/calendar.js';
+import { ReportService } from './services/reports.js';
 import { ChunkPool } from './services/chunk-writer.js';
 import { ClaimService } from './services/claims.js';
 import { DigestPool } from './services/digest.js';
@@ -29,6 +31,7 @@ export type ServiceConfig = Pick<
   | 'stagingTtlMs'
   | 'uploadIdleMs'
   | 'corsOrigins'
+  | 'reportTimeZone'
 >;
 
 export interface Archive {
@@ -43,7 +46,8 @@ export function composeServices(store: ArchiveStore, config: ServiceConfig, cloc
   const scope = new DuplicateScope(config.instantUploadScope, store.ledger);
   const pool = new ChunkPool(store.content.chunkSize);
   const audit = new AuditService(store.audit, clock);
-  const ingest = new IngestService({ store, digests, pool, scope, maxFileSize: config.maxFileSize, audit, clock });
+  const calendar = new ReportCalendar(config.reportTimeZone);
+  const ingest = new IngestService({ store, digests, pool, scope, maxFileSize: config.maxFileSize, audit, calendar, clock });
   const resumable = new ResumableUploadService({
     store,
     ingest,
@@ -64,7 +68,8 @@ export function composeServices(store: ArchiveStore, config: ServiceConfig, cloc
       tokens: new TokenService(store.tokens, store.accounts, clock),
       ingest,
       resumable,
-      claims: new ClaimService(store, scope, audit, config.claimTtlMs, clock),
+      claims: new ClaimService(store, scope, audit, calendar, config.claimTtlMs, clock),
+      reports: new ReportService(store.reports, calendar),
       files: new FileService(store),
     },
   };

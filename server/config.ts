@@ -35,6 +35,17 @@ const configSchema = z.object({
     .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'CORS_ORIGINS lists origins such as https://portal.example.gov, separated by commas'))),
   GC_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
   TRUST_PROXY: z.string().default('false'),
+  REPORT_TIME_ZONE: z
+    .string()
+    .default('Asia/Shanghai')
+    .refine((zone) => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: zone });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'REPORT_TIME_ZONE is an IANA time zone such as Asia/Shanghai'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -64,6 +75,8 @@ export interface Config {
   gcIntervalMs: number;
   /** Express "trust proxy" setting: false, true, a hop count, or a list of addresses. */
   trustProxy: boolean | number | string;
+  /** The zone whose calendar days the reports count in. */
+  reportTimeZone: string;
   logLevel: string;
 }
 
@@ -93,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: c.CORS_ORIGINS,
     gcIntervalMs: c.GC_INTERVAL_SECONDS * 1000,
     trustProxy: parseTrustProxy(c.TRUST_PROXY),
+    reportTimeZone: c.REPORT_TIME_ZONE,
     logLevel: c.LOG_LEVEL,
   };
 }

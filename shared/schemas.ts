@@ -159,6 +159,8 @@ export const AUDIT_ACTIONS = [
   'token_revoked',
   'audit_viewed',
   'audit_exported',
+  'report_viewed',
+  'report_exported',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

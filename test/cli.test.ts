@@ -152,5 +152,8 @@ describe('starting the service and the archive command', () => {
     const badUri = runServerToExit({ MONGODB_URI: 'http://x' });
     assert.equal(badUri.status, 2);
     assert.match(badUri.stderr, /MONGODB_URI must start with mongodb:\/\//);
+    const badZone = runServerToExit({ ...env, REPORT_TIME_ZONE: 'Beijing' });
+    assert.equal(badZone.status, 2);
+    assert.match(badZone.stderr, /^archive: invalid setting REPORT_TIME_ZONE: REPORT_TIME_ZONE is an IANA time zone such as Asia\/Shanghai/);
   });
 });

@@ -6,6 +6,7 @@ import { pinoHttp } from 'pino-http';
 import type { Logger } from '../log.js';
 import type { AccountService } from '../services/accounts.js';
 import type { AuditService } from '../services/audit.js';
+import type { ReportService } from '../services/reports.js';
 import type { ClaimService } from '../services/claims.js';
 import type { FileService } from '../services/files.js';
 import type { IngestService } from '../services/ingest.js';
@@ -14,6 +15,7 @@ import type { SessionService, TokenService } from '../services/sessions.js';
 import { authenticate } from './auth.js';
 import { errorHandler, unknownApiRoute } from './error-handler.js';
 import { auditRoutes } from './routes/audit.js';
+import { reportRoutes } from './routes/reports.js';
 import { clientAppRoutes } from './routes/client-app.js';
 import { fileRoutes } from './routes/files.js';
 import { healthRoutes } from './routes/health.js';
@@ -32,6 +34,7 @@ export interface AppDeps {
     resumable: ResumableUploadService;
     files: FileService;
     claims: ClaimService;
+    reports: ReportService;
   };
   ping: () => Promise<void>;
   settings: {
@@ -101,6 +104,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/files', fileRoutes({ ingest: services.ingest, audit: services.audit, files: services.files, maxFileSize: settings.maxFileSize }));
   app.use('/api/uploads', uploadRoutes(services.claims));
   app.use('/api/audit', auditRoutes(services.audit));
+  app.use('/api/reports', reportRoutes(services.reports, services.audit));
   app.use(
     TUS_PATH,
     tusRoutes({

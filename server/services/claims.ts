@@ -4,6 +4,7 @@ import type { UploadCheckRequest, UploadCheckResult, UploadProveRequest, UploadR
 import { ClaimRejectedError } from '../errors.js';
 import type { Account, ArchiveStore, ByteRange, CatalogEntry } from '../store/port.js';
 import type { AuditService } from './audit.js';
+import type { ReportCalendar } from './calendar.js';
 import type { DuplicateScope } from './scope.js';
 
 /** At most this many bytes are asked for in a proof. */
@@ -39,6 +40,7 @@ export class ClaimService {
     private readonly store: Pick<ArchiveStore, 'catalog' | 'content' | 'claims' | 'ledger'>,
     private readonly scope: DuplicateScope,
     private readonly audit: Pick<AuditService, 'record'>,
+    private readonly calendar: ReportCalendar,
     private readonly ttlMs: number,
     private readonly clock: () => Date = () => new Date(),
   ) {}
@@ -84,8 +86,21 @@ export class ClaimService {
       throw new ClaimRejectedError();
     }
     // Recorded before it is counted, as for uploads.
+    const entry = await this.store.catalog.get(claim.fileId);
+    if (!entry) throw new Error(`claimed file ${claim.fileId} is not in the catalog`);
     await this.audit.record('instant_upload', caller, { address, fileId: claim.fileId, fileName: claim.fileName });
-    const { uploadCount } = await this.store.ledger.record({ account: caller, fileId: claim.fileId, fileName: claim.fileName, contentType: claim.contentType, at: this.clock() });
+    const at = this.clock();
+    const { uploadCount } = await this.store.ledger.record({
+      account: caller,
+      fileId: claim.fileId,
+      fileName: claim.fileName,
+      contentType: claim.contentType,
+      at,
+      day: this.calendar.dayOf(at),
+      fileLength: entry.fileLength,
+      // Nothing was sent: the whole file is space saved.
+      stored: false,
+    });
     return { status: 'duplicate', fileId: claim.fileId, uploadCount };
   }
 

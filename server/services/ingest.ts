@@ -1,4 +1,5 @@
 import type { AuditService } from './audit.js';
+import type { ReportCalendar } from './calendar.js';
 import type { UploadResult } from '../../shared/schemas.js';
 import { ChecksumMismatchError, PayloadTooLargeError } from '../errors.js';
 import type { Account, ArchiveStore, ContentKey } from '../store/port.js';
@@ -19,6 +20,7 @@ export interface IngestOptions {
   scope: DuplicateScope;
   maxFileSize: number;
   audit: Pick<AuditService, 'record'>;
+  calendar: ReportCalendar;
   clock?: () => Date;
 }
 
@@ -115,6 +117,9 @@ export class IngestService {
       fileName: upload.fileName,
       contentType: upload.contentType,
       at: now,
+      day: this.deps.calendar.dayOf(now),
+      fileLength: outcome.entry.fileLength,
+      stored: outcome.status === 'stored',
     });
     return { status, fileId: outcome.entry.fileId, uploadCount };
   }

@@ -1,5 +1,15 @@
 import type { Readable } from 'node:stream';
 import type { AuditAction, AuditEventFields, Role, Unit } from '../../shared/schemas.js';
+import type {
+  CollisionRow,
+  CrossUnitRow,
+  RepeatEntryRow,
+  RepeatUnitRow,
+  RepeatUserRow,
+  SavingsFigures,
+  SavingsPeriodRow,
+  SavingsUnitRow,
+} from '../../shared/reports.js';
 
 /**
  * The storage port: everything the services need from a database, and nothing about
@@ -121,6 +131,11 @@ export interface UploadRecord {
   /** The media type this uploader declared (a unit is shown its own, not the first uploader's). */
   contentType: string;
   at: Date;
+  /** The calendar day of `at` in the report time zone (YYYY-MM-DD): reports count uploads per day. */
+  day: string;
+  fileLength: number;
+  /** This upload stored the bytes; every other upload of the file saved its size. */
+  stored: boolean;
 }
 
 export interface LedgerEntry {
@@ -329,12 +344,65 @@ export interface AuditLog {
   search(query: AuditSearch): Promise<{ items: Array<AuditEvent & { id: string }>; total: number }>;
 }
 
+/** A unit subtree: a city, a county of it, or a town of that county. */
+export interface UnitSubtree {
+  city: string;
+  county?: string;
+  town?: string;
+}
+
+/** What every report is restricted to. */
+export interface ReportFilter {
+  /**
+   * Ledger-based tables: entries with an upload in [from, to) (first upload before `to`, last at
+   * or after `from`). Collisions: files first stored in [from, to).
+   */
+  from?: Date;
+  to?: Date;
+  /** Savings: upload days, both included (YYYY-MM-DD). */
+  fromDay?: string;
+  toDay?: string;
+  /** Uploads by units in this subtree only. */
+  unit?: UnitSubtree;
+  /** Part of the file name (the uploader's name for repeat entries, the stored name otherwise). */
+  fileName?: string;
+}
+
+export interface ReportPaging {
+  /** One of the table's sort fields (shared/reports.ts); ties are broken by a stable key. */
+  sort: string;
+  order: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+export type RepeatReportQuery = ReportFilter & ReportPaging & { group: 'entry' | 'user' | 'unit'; userName?: string; min: number };
+export type CrossUnitReportQuery = ReportFilter & ReportPaging & { min: number };
+export type SavingsReportQuery = ReportFilter & ReportPaging & { group: 'unit' | 'day' | 'week' | 'month' };
+export type CollisionReportQuery = ReportFilter & ReportPaging & { min: number };
+
+export interface Page<Row> {
+  items: Row[];
+  /** Rows matching the filters, over all pages. */
+  total: number;
+}
+
+/** Read-only aggregations for the administrators, computed by the database (never the whole ledger in memory). */
+export interface Reports {
+  /** Rows of the shape `group` names. */
+  repeatUploaders(q: RepeatReportQuery): Promise<Page<RepeatEntryRow | RepeatUserRow | RepeatUnitRow>>;
+  crossUnit(q: CrossUnitReportQuery): Promise<Page<CrossUnitRow>>;
+  savings(q: SavingsReportQuery): Promise<Page<SavingsUnitRow | SavingsPeriodRow> & { summary: SavingsFigures }>;
+  collisions(q: CollisionReportQuery): Promise<Page<CollisionRow>>;
+}
+
 export interface ArchiveStore {
   readonly kind: 'embedded' | 'mongodb';
   readonly audit: AuditLog;
   readonly content: ContentStore;
   readonly catalog: Catalog;
   readonly ledger: Ledger;
+  readonly reports: Reports;
   readonly accounts: AccountStore;
   readonly sessions: SessionStore;
   readonly tokens: TokenStore;

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { md5, randomContent, sha256 } from '../support/content.js';
 import { PASSWORD, TestServer, type Client } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
+import { REPORTS } from '../../shared/reports.js';
 
 /**
  * Every endpoint, for every role: anonymous, a clerk of unit A, a clerk of unit B, an admin.
@@ -148,6 +149,20 @@ for (const target of storeTargets) {
         await expectStatus(who, await as[who].fetch('/api/audit?format=csv'), expected);
       }
     });
+
+    for (const report of REPORTS) {
+      it(`GET /api/reports/${report}: admins only (clerks 403), as JSON and as CSV`, async () => {
+        for (const who of WHO) {
+          const expected = who === 'anonymous' ? 401 : who === 'admin' ? 200 : 403;
+          await expectStatus(who, await as[who].fetch(`/api/reports/${report}`), expected);
+          await expectStatus(who, await as[who].fetch(`/api/reports/${report}?format=csv&city=x`), expected);
+        }
+        const tokenClerk = await server.tokenClient(await server.archive.services.accounts.getByUsername('clerkA'));
+        const tokenAdmin = await server.tokenClient(await server.archive.services.accounts.getByUsername('admin'));
+        await expectStatus('clerkA', await tokenClerk.fetch(`/api/reports/${report}`), 403);
+        await expectStatus('admin', await tokenAdmin.fetch(`/api/reports/${report}`), 200);
+      });
+    }
 
     it('API tokens act for their account, with the same rights', async () => {
       const tokenA = await server.tokenClient(await server.archive.services.accounts.getByUsername('clerkA'));

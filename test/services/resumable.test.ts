@@ -17,6 +17,7 @@ const config = {
   stagingTtlMs: 24 * 3600_000,
   uploadIdleMs: 3600_000,
   corsOrigins: [],
+  reportTimeZone: 'Asia/Shanghai',
 };
 
 async function* bytes(data: Buffer) {

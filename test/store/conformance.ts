@@ -24,7 +24,8 @@ export function storeConformance(target: StoreTarget): void {
       const staged = await stageBytes(store, data);
       return store.content.commit(staged.stagingId, { key: staged.key, fileName, contentType: 'application/pdf', uploadDate: new Date() });
     };
-    const record = (account: Account, fileId: string, fileName = 'doc.pdf', at = new Date(), contentType = 'application/pdf') => store.ledger.record({ account, fileId, fileName, contentType, at });
+    const record = (account: Account, fileId: string, fileName = 'doc.pdf', at = new Date(), contentType = 'application/pdf') =>
+      store.ledger.record({ account, fileId, fileName, contentType, at, day: at.toISOString().slice(0, 10), fileLength: 1, stored: false });
 
     describe('content and catalog', () => {
       it('reads a committed file back byte for byte, whole and in ranges across chunk edges', async () => {

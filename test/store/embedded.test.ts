@@ -10,8 +10,10 @@ import { openEmbeddedStore } from '../../server/store/embedded/index.js';
 import { keyOf, randomContent, readAll } from '../support/content.js';
 import { embeddedTarget, tempDir } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
+import { reportsConformance } from './reports-conformance.js';
 
 storeConformance(embeddedTarget);
+reportsConformance(embeddedTarget);
 
 describe('embedded store specifics', () => {
   it('keeps its records in one SQLite file in WAL mode and the bytes in content files, all inside DATA_DIR', async () => {

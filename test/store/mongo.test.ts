@@ -4,8 +4,10 @@ import { GridFSBucket, MongoClient, ObjectId } from 'mongodb';
 import { keyOf, randomContent, readAll, stageBytes, testAccount } from '../support/content.js';
 import { mongoTarget, TEST_CHUNK_SIZE } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
+import { reportsConformance } from './reports-conformance.js';
 
 storeConformance(mongoTarget);
+reportsConformance(mongoTarget);
 
 describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
   it('collects chunks and GridFS files documents that no record owns', async () => {
@@ -35,7 +37,7 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
       const data = randomContent(3 * TEST_CHUNK_SIZE + 17);
       const staged = await stageBytes(opened.store, data);
       const { entry } = await opened.store.content.commit(staged.stagingId, { key: staged.key, fileName: '档案.pdf', contentType: 'application/pdf', uploadDate: new Date() });
-      await opened.store.ledger.record({ account: testAccount(), fileId: entry.fileId, fileName: '档案.pdf', contentType: 'application/pdf', at: new Date() });
+      await opened.store.ledger.record({ account: testAccount(), fileId: entry.fileId, fileName: '档案.pdf', contentType: 'application/pdf', at: new Date(), day: '2026-01-01', fileLength: 1, stored: true });
 
       const db = client.db(opened.mongo!.dbName);
       const bucket = new GridFSBucket(db, { bucketName: 'fileContent' });

@@ -41,6 +41,7 @@ export class TestServer {
       uploadIdleMs: 24 * 3600_000,
       corsOrigins: [],
       ...options,
+      reportTimeZone: options.reportTimeZone ?? 'Asia/Shanghai',
     };
     const archive = composeServices(opened.store, config, options.clock);
     const lines: string[] = [];

@@ -1,10 +1,10 @@
 import { Router } from 'express';
-import contentDisposition from 'content-disposition';
 import { auditQuery, type AuditEventView, type AuditList } from '../../../shared/schemas.js';
 import type { AuditService } from '../../services/audit.js';
 import { requireAuth } from '../auth.js';
-import { csvDocument } from '../csv.js';
+import { sendCsv } from '../csv.js';
 import { parse } from '../validate.js';
+import { recordViewing } from '../viewing.js';
 
 const CSV_HEADER = ['time', 'action', 'user', 'user id', 'unit id', 'city', 'county', 'town', 'street', 'address', 'file id', 'file name', 'detail'];
 
@@ -30,17 +30,11 @@ export function auditRoutes(audit: AuditService): Router {
   router.get('/', requireAuth(['admin']), async (req, res) => {
     const { format, ...query } = parse(auditQuery, { ...req.query }, 'query');
     const { items, total } = await audit.search(query);
-    const filters = Object.entries(req.query)
-      .filter(([name]) => name !== 'format')
-      .map(([name, value]) => `${name}=${String(value)}`)
-      .join('&');
-    await audit.record(format === 'csv' ? 'audit_exported' : 'audit_viewed', req.principal!.account, { address: req.ip ?? null, detail: filters || 'all' });
+    await recordViewing(audit, req, { view: 'audit_viewed', export: 'audit_exported' });
     // A CSV holds one page (up to 1,000 rows); the total says whether more pages remain.
     res.setHeader('X-Total-Count', String(total));
     if (format === 'csv') {
-      res.setHeader('Content-Type', 'text/csv; charset=utf-8');
-      res.setHeader('Content-Disposition', contentDisposition(`audit-${new Date().toISOString().slice(0, 10)}.csv`));
-      res.send(csvDocument(CSV_HEADER, items.map(csvRow)));
+      sendCsv(res, 'audit', CSV_HEADER, items.map(csvRow));
       return;
     }
     const body: AuditList = { items, total, limit: query.limit, offset: query.offset };

@@ -61,10 +61,33 @@ CREATE TABLE IF NOT EXISTS ledger (
   last_upload_file_name TEXT NOT NULL,
   last_content_type     TEXT NOT NULL,
   upload_count          INTEGER NOT NULL,
+  -- The unit's levels, for reports on a unit subtree (computed from unit, never stored twice).
+  city   TEXT GENERATED ALWAYS AS (json_extract(unit, '$.city')) VIRTUAL,
+  county TEXT GENERATED ALWAYS AS (json_extract(unit, '$.county')) VIRTUAL,
+  town   TEXT GENERATED ALWAYS AS (json_extract(unit, '$.town')) VIRTUAL,
   UNIQUE (user_id, unit_id, file_id)
 );
 CREATE INDEX IF NOT EXISTS ledger_file ON ledger (file_id);
 CREATE INDEX IF NOT EXISTS ledger_unit ON ledger (unit_id, file_id);
+
+-- Uploads per unit, file and calendar day (report time zone): when space was saved, and where.
+-- saved_uploads counts the uploads that did not store bytes (all but the one that stored the file).
+CREATE TABLE IF NOT EXISTS upload_days (
+  file_id       TEXT NOT NULL,
+  unit_id       TEXT NOT NULL,
+  day           TEXT NOT NULL,
+  week          TEXT NOT NULL,
+  month         TEXT NOT NULL,
+  city          TEXT NOT NULL,
+  county        TEXT,
+  town          TEXT,
+  file_length   INTEGER NOT NULL,
+  uploads       INTEGER NOT NULL,
+  saved_uploads INTEGER NOT NULL,
+  PRIMARY KEY (file_id, unit_id, day)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS upload_days_day ON upload_days (day);
+CREATE INDEX IF NOT EXISTS upload_days_unit ON upload_days (city, county, town, day);
 
 CREATE TABLE IF NOT EXISTS accounts (
   id                   TEXT PRIMARY KEY,
@@ -131,6 +154,14 @@ CREATE TABLE IF NOT EXISTS api_tokens (
 );
 `;
 
+/** Indexes the reports read through (after the migrations, which add the columns some use). */
+const REPORT_INDEXES = `
+CREATE INDEX IF NOT EXISTS ledger_repeats ON ledger (upload_count);
+CREATE INDEX IF NOT EXISTS ledger_subtree ON ledger (city, county, town);
+CREATE INDEX IF NOT EXISTS ledger_file_units ON ledger (file_id, unit_id, user_id, upload_count, upload_time, last_upload_time);
+CREATE INDEX IF NOT EXISTS catalog_collisions ON catalog (md5) WHERE md5_collision = 1;
+`;
+
 export function databaseFile(dataDir: string): string {
   return path.join(dataDir, 'archive.sqlite');
 }
@@ -169,5 +200,13 @@ export function openDatabase(dataDir: string): Db {
   // Data directories made before resumable uploads recorded their completion.
   const uploadColumns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('uploads')").all();
   if (!uploadColumns.some((c) => c.name === 'completing')) db.exec('ALTER TABLE uploads ADD COLUMN completing TEXT');
+  // Data directories made before the reports: the ledger's unit levels as virtual columns.
+  const ledgerColumns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_xinfo('ledger')").all();
+  for (const level of ['city', 'county', 'town']) {
+    if (!ledgerColumns.some((c) => c.name === level)) {
+      db.exec(`ALTER TABLE ledger ADD COLUMN ${level} TEXT GENERATED ALWAYS AS (json_extract(unit, '$.${level}')) VIRTUAL`);
+    }
+  }
+  db.exec(REPORT_INDEXES);
   return db;
 }

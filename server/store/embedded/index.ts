@@ -7,6 +7,7 @@ import { ContentFiles } from './content-files.js';
 import { EmbeddedContentStore } from './content.js';
 import { openDatabase } from './database.js';
 import { EmbeddedLedger } from './ledger.js';
+import { EmbeddedReports } from './reports.js';
 import { EmbeddedUploadStore } from './uploads.js';
 
 /** The default store, nothing to install: SQLite (WAL) for the records, content files for the bytes, all in DATA_DIR. */
@@ -19,6 +20,7 @@ export function openEmbeddedStore(options: { dataDir: string; chunkSize: number 
     content,
     catalog: new EmbeddedCatalog(db),
     ledger: new EmbeddedLedger(db),
+    reports: new EmbeddedReports(db),
     accounts: new EmbeddedAccountStore(db),
     sessions: new EmbeddedSessionStore(db),
     tokens: new EmbeddedTokenStore(db),

@@ -1,9 +1,12 @@
+import { monthOf, weekOf } from '../../../shared/calendar.js';
 import type { Ledger, LedgerEntry, UploaderScope, UploadRecord } from '../port.js';
 import type { Db } from './database.js';
 import { ledgerEntryFromRow, type LedgerRow } from './rows.js';
 
 export class EmbeddedLedger implements Ledger {
   private readonly upsert;
+  private readonly tally;
+  private readonly recordBoth;
   private readonly latest;
   private readonly forFile;
   private readonly inUnit;
@@ -21,6 +24,17 @@ export class EmbeddedLedger implements Ledger {
          last_content_type = excluded.last_content_type
        RETURNING upload_count`,
     );
+    this.tally = db.prepare(
+      `INSERT INTO upload_days (file_id, unit_id, day, week, month, city, county, town, file_length, uploads, saved_uploads)
+       VALUES (@fileId, @unitId, @day, @week, @month, @city, @county, @town, @fileLength, 1, @saved)
+       ON CONFLICT (file_id, unit_id, day) DO UPDATE SET uploads = uploads + 1, saved_uploads = saved_uploads + excluded.saved_uploads`,
+    );
+    // The entry and its day's tally change together or not at all.
+    this.recordBoth = db.transaction((entry: Record<string, unknown>, day: Record<string, unknown>) => {
+      const row = this.upsert.get(entry)!;
+      this.tally.run(day);
+      return row.upload_count;
+    });
     this.latest = db.prepare<[string, string], LedgerRow>(
       'SELECT * FROM ledger WHERE unit_id = ? AND file_id = ? ORDER BY last_upload_time DESC LIMIT 1',
     );
@@ -32,17 +46,32 @@ export class EmbeddedLedger implements Ledger {
   }
 
   async record(r: UploadRecord): Promise<{ uploadCount: number }> {
-    const row = this.upsert.get({
-      userId: r.account.id,
-      userName: r.account.username,
-      unitId: r.account.unit.id,
-      unit: JSON.stringify(r.account.unit),
-      fileId: r.fileId,
-      at: r.at.getTime(),
-      fileName: r.fileName,
-      contentType: r.contentType,
-    })!;
-    return { uploadCount: row.upload_count };
+    const { unit } = r.account;
+    const uploadCount = this.recordBoth(
+      {
+        userId: r.account.id,
+        userName: r.account.username,
+        unitId: unit.id,
+        unit: JSON.stringify(unit),
+        fileId: r.fileId,
+        at: r.at.getTime(),
+        fileName: r.fileName,
+        contentType: r.contentType,
+      },
+      {
+        fileId: r.fileId,
+        unitId: unit.id,
+        day: r.day,
+        week: weekOf(r.day),
+        month: monthOf(r.day),
+        city: unit.city,
+        county: unit.county ?? null,
+        town: unit.town ?? null,
+        fileLength: r.fileLength,
+        saved: r.stored ? 0 : 1,
+      },
+    );
+    return { uploadCount };
   }
 
   async hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean> {

@@ -56,6 +56,26 @@ export interface LedgerDoc {
   UploadCount: number;
 }
 
+/**
+ * `userInfo.uploadDays`: uploads per (file, unit, calendar day in the report time zone), for the
+ * savings report. SavedUploads counts the uploads that did not store the bytes.
+ */
+export interface UploadDayDoc {
+  _id?: ObjectId;
+  UploadFileID: ObjectId;
+  UnitID: string;
+  /** YYYY-MM-DD; Week is its Monday, Month is YYYY-MM. */
+  Day: string;
+  Week: string;
+  Month: string;
+  CityName: string;
+  CountyName: string | null;
+  TownName: string | null;
+  FileLength: Long | number;
+  Uploads: number;
+  SavedUploads: number;
+}
+
 export interface AccountDoc {
   _id: string;
   username: string;
@@ -123,6 +143,7 @@ export function collections(db: Db) {
   return {
     catalog: db.collection<CatalogDoc>('fileInfo.files'),
     ledger: db.collection<LedgerDoc>('userInfo.users'),
+    uploadDays: db.collection<UploadDayDoc>('userInfo.uploadDays'),
     gridFiles: db.collection<GridFileDoc>(`${BUCKET}.files`),
     chunks: db.collection<ChunkDoc>(`${BUCKET}.chunks`),
     staging: db.collection<StagingDoc>(`${BUCKET}.staging`),
@@ -155,6 +176,14 @@ export async function createIndexes(c: Collections): Promise<void> {
     c.uploads.createIndex({ expiresAt: 1 }, { name: 'expiry' }),
     c.uploads.createIndex({ stagingId: 1 }, { unique: true, name: 'staging' }),
     c.ledger.createIndex({ UploadFileID: 1, 'UploadGeoAddress.CityName': 1, 'UploadGeoAddress.CountyName': 1 }, { name: 'file_county' }),
+    // The reports (server/store/mongo/reports.ts).
+    c.ledger.createIndex({ UploadCount: 1 }, { name: 'repeats' }),
+    c.ledger.createIndex({ 'UploadGeoAddress.CityName': 1, 'UploadGeoAddress.CountyName': 1, 'UploadGeoAddress.TownName': 1 }, { name: 'subtree' }),
+    c.ledger.createIndex({ UploadFileID: 1, 'UploadGeography.UploadGeoNameID': 1 }, { name: 'file_unit' }),
+    c.catalog.createIndex({ md5Collision: 1, uploadDate: 1 }, { name: 'collisions', partialFilterExpression: { md5Collision: true } }),
+    c.uploadDays.createIndex({ UploadFileID: 1, UnitID: 1, Day: 1 }, { unique: true, name: 'file_unit_day' }),
+    c.uploadDays.createIndex({ Day: 1 }, { name: 'day' }),
+    c.uploadDays.createIndex({ CityName: 1, CountyName: 1, TownName: 1, Day: 1 }, { name: 'subtree_day' }),
     c.audit.createIndex({ at: -1 }, { name: 'at' }),
     c.audit.createIndex({ action: 1, at: -1 }, { name: 'action_at' }),
     c.audit.createIndex({ userName: 1, at: -1 }, { name: 'user_at' }),

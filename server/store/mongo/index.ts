@@ -7,6 +7,7 @@ import { MongoCatalog } from './catalog.js';
 import { collections, createIndexes } from './collections.js';
 import { MongoContentStore } from './content.js';
 import { MongoLedger } from './ledger.js';
+import { MongoReports } from './reports.js';
 import { MongoUploadStore } from './uploads.js';
 
 export interface MongoStoreOptions {
@@ -35,6 +36,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Archiv
     content: new MongoContentStore(db, c, options.chunkSize),
     catalog: new MongoCatalog(c),
     ledger: new MongoLedger(c),
+    reports: new MongoReports(c),
     accounts: new MongoAccountStore(c),
     sessions: new MongoSessionStore(c),
     tokens: new MongoTokenStore(c),

@@ -1,3 +1,4 @@
+import type { ReportUnit } from '../../../shared/reports.js';
 import type { Unit } from '../../../shared/schemas.js';
 import type { Account, CatalogEntry, LedgerEntry, UploadRecord } from '../port.js';
 import type { AccountDoc, CatalogDoc, LedgerDoc } from './collections.js';
@@ -32,7 +33,7 @@ export function ledgerIdentity(account: UploadRecord['account']) {
   };
 }
 
-export function unitFromLedgerDoc(doc: LedgerDoc): Unit {
+export function unitFromLedgerDoc(doc: Pick<LedgerDoc, 'UploadGeography' | 'UploadGeoAddress' | 'GeoPts'>): Unit {
   const a = doc.UploadGeoAddress;
   return {
     id: doc.UploadGeography.UploadGeoNameID,
@@ -43,6 +44,12 @@ export function unitFromLedgerDoc(doc: LedgerDoc): Unit {
     ...(a.StreetName ? { street: a.StreetName } : {}),
     ...(doc.GeoPts ? { coordinates: doc.GeoPts.GeoCoordinates } : {}),
   };
+}
+
+/** A unit as reports show it: absent levels omitted, no coordinates. */
+export function reportUnitFromDoc(doc: Pick<LedgerDoc, 'UploadGeography' | 'UploadGeoAddress'>): ReportUnit {
+  const { coordinates: _, ...unit } = unitFromLedgerDoc(doc);
+  return unit;
 }
 
 export function ledgerEntryFromDoc(doc: LedgerDoc): LedgerEntry {
@@ -77,4 +84,12 @@ export function objectIdOf(fileId: string): ObjectId | undefined {
 
 export function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * "Contains `text`", as SQL `LIKE '%text%'` on the embedded store: case-insensitive for ASCII
+ * letters only (the `i` option would also fold other scripts, which SQLite does not).
+ */
+export function containsPattern(text: string): RegExp {
+  return new RegExp(escapeRegex(text).replace(/[a-z]/gi, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`));
 }

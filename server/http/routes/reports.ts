@@ -1,0 +1,129 @@
+import { Router, type Request, type Response } from 'express';
+import type { z } from 'zod';
+import {
+  collisionsQuery,
+  crossUnitQuery,
+  repeatUploadersQuery,
+  savingsQuery,
+  type CollisionRow,
+  type CrossUnitRow,
+  type RepeatEntryRow,
+  type RepeatUnitRow,
+  type RepeatUploaderRow,
+  type RepeatUserRow,
+  type ReportName,
+  type ReportPage,
+  type ReportUnit,
+  type SavingsPeriodRow,
+  type SavingsRow,
+} from '../../../shared/reports.js';
+import type { AuditService } from '../../services/audit.js';
+import type { ReportService } from '../../services/reports.js';
+import { requireAuth } from '../auth.js';
+import { sendCsv } from '../csv.js';
+import { parse } from '../validate.js';
+import { recordViewing } from '../viewing.js';
+
+type Cell = string | number | null | undefined;
+
+const UNIT_HEADER = ['unit id', 'city', 'county', 'town', 'street'];
+const unitCells = (u: ReportUnit): Cell[] => [u.id, u.city, u.county, u.town, u.street];
+const unitLabel = (u: Pick<ReportUnit, 'city' | 'county' | 'town' | 'street'>) => [u.city, u.county, u.town, u.street].filter(Boolean).join('/');
+
+/** A table's CSV: header and one row per table row (the same columns as the JSON, flattened). */
+interface CsvTable<Row> {
+  header: string[];
+  row(r: Row): Cell[];
+}
+
+const repeatCsv = (group: 'entry' | 'user' | 'unit'): CsvTable<RepeatUploaderRow> => {
+  const totalsHeader = ['files', 'uploads', 'repeat uploads', 'repeat bytes', 'first upload', 'last upload'];
+  const totals = (r: RepeatUserRow | RepeatUnitRow): Cell[] => [r.files, r.uploads, r.repeatUploads, r.repeatBytes, r.firstUploadTime, r.lastUploadTime];
+  if (group === 'entry') {
+    return {
+      header: ['user', 'user id', ...UNIT_HEADER, 'file id', 'file name', 'size (bytes)', 'uploads', 'first upload', 'last upload'],
+      row: (row) => {
+        const r = row as RepeatEntryRow;
+        return [r.userName, r.userId, ...unitCells(r.unit), r.fileId, r.fileName, r.fileLength, r.uploadCount, r.firstUploadTime, r.lastUploadTime];
+      },
+    };
+  }
+  if (group === 'user') {
+    return {
+      header: ['user', 'user id', ...UNIT_HEADER, ...totalsHeader],
+      row: (row) => {
+        const r = row as RepeatUserRow;
+        return [r.userName, r.userId, ...unitCells(r.unit), ...totals(r)];
+      },
+    };
+  }
+  return {
+    header: [...UNIT_HEADER, 'users', ...totalsHeader],
+    row: (row) => {
+      const r = row as RepeatUnitRow;
+      return [...unitCells(r.unit), r.users, ...totals(r)];
+    },
+  };
+};
+
+const crossUnitCsv: CsvTable<CrossUnitRow> = {
+  header: ['file id', 'file name', 'size (bytes)', 'units', 'users', 'uploads', 'first upload', 'last upload', 'uploaders'],
+  row: (r) => [
+    r.fileId,
+    r.fileName,
+    r.fileLength,
+    r.units,
+    r.users,
+    r.uploads,
+    r.firstUploadTime,
+    r.lastUploadTime,
+    // One cell: "unit (user, user: uploads)" per unit, earliest first.
+    r.uploaders.map((u) => `${unitLabel(u.unit)} (${u.userNames.join(', ')}: ${u.uploads})`).join('; '),
+  ],
+};
+
+const savingsCsv = (group: 'unit' | 'day' | 'week' | 'month'): CsvTable<SavingsRow> => ({
+  header: [...(group === 'unit' ? ['city', 'county', 'town'] : [group]), 'uploads', 'saved uploads', 'saved bytes'],
+  row: (r) => [...('period' in r ? [(r as SavingsPeriodRow).period] : [r.city, r.county, r.town]), r.uploads, r.savedUploads, r.savedBytes],
+});
+
+const collisionsCsv: CsvTable<CollisionRow> = {
+  header: ['md5', 'file id', 'sha256', 'size (bytes)', 'file name', 'first stored', 'uploads', 'files with this md5'],
+  row: (r) => [r.md5, r.fileId, r.sha256, r.fileLength, r.fileName, r.uploadDate, r.uploads, r.filesWithMd5],
+};
+
+/**
+ * `/api/reports/*`: administrators only. JSON (a page, `total` over all pages, also as
+ * X-Total-Count) or, with `format=csv`, the same page as CSV. Every view and export is audited.
+ */
+export function reportRoutes(reports: ReportService, audit: AuditService): Router {
+  const router = Router();
+  router.use(requireAuth(['admin']));
+
+  function table<S extends z.ZodType<{ format: 'json' | 'csv' }>, Row>(
+    name: ReportName,
+    schema: S,
+    run: (q: Omit<z.output<S>, 'format'>) => Promise<ReportPage<Row>>,
+    csv: (q: z.output<S>) => CsvTable<Row>,
+  ) {
+    router.get(`/${name}`, async (req: Request, res: Response) => {
+      const query = parse(schema, { ...req.query }, 'query');
+      const { format, ...rest } = query;
+      const page = await run(rest);
+      await recordViewing(audit, req, { view: 'report_viewed', export: 'report_exported' }, name);
+      res.setHeader('X-Total-Count', String(page.total));
+      if (format === 'csv') {
+        const { header, row } = csv(query);
+        sendCsv(res, name, header, page.items.map(row));
+        return;
+      }
+      res.json(page);
+    });
+  }
+
+  table('repeat-uploaders', repeatUploadersQuery, (q) => reports.repeatUploaders(q), (q) => repeatCsv(q.group));
+  table('cross-unit', crossUnitQuery, (q) => reports.crossUnit(q), () => crossUnitCsv);
+  table('savings', savingsQuery, (q) => reports.savings(q), (q) => savingsCsv(q.group));
+  table('collisions', collisionsQuery, (q) => reports.collisions(q), () => collisionsCsv);
+  return router;
+}

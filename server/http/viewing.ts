@@ -1,0 +1,19 @@
+import type { Request } from 'express';
+import type { AuditAction } from '../../shared/schemas.js';
+import type { AuditService } from '../services/audit.js';
+
+/**
+ * Records an administrator's look at a report or the audit log, with the filters as given, before
+ * the answer is sent: an export that cannot be recorded is not sent.
+ */
+export async function recordViewing(audit: AuditService, req: Request, actions: { view: AuditAction; export: AuditAction }, table?: string): Promise<void> {
+  const filters = Object.entries(req.query)
+    .filter(([name]) => name !== 'format')
+    .map(([name, value]) => `${name}=${String(value)}`)
+    .join('&');
+  const exported = req.query.format === 'csv';
+  await audit.record(exported ? actions.export : actions.view, req.principal!.account, {
+    address: req.ip ?? null,
+    detail: [table, filters || 'all'].filter(Boolean).join(': '),
+  });
+}

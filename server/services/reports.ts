@@ -1,0 +1,71 @@
+import {
+  COLLISION_SORTS,
+  CROSS_UNIT_SORTS,
+  REPEAT_SORTS,
+  SAVINGS_SORTS,
+  type CollisionRow,
+  type CollisionsQuery,
+  type CrossUnitQuery,
+  type CrossUnitRow,
+  type RepeatUploaderRow,
+  type RepeatUploadersQuery,
+  type ReportPage,
+  type SavingsQuery,
+  type SavingsReport,
+} from '../../shared/reports.js';
+import type { ReportFilter, ReportPaging, Reports } from '../store/port.js';
+import type { ReportCalendar } from './calendar.js';
+
+/** A report's query as the API parsed it, without the output format. */
+type Parsed<Q> = Omit<Q, 'format'>;
+type CommonQuery = Parsed<SavingsQuery>;
+
+/** Text columns read best A→Z and periods oldest first; counts and sizes biggest first. */
+const ASCENDING_BY_DEFAULT = new Set(['userName', 'fileName', 'unit', 'period', 'md5']);
+
+/**
+ * The administrators' reports: turns the API's calendar days into the store's instants (in the
+ * report time zone) and picks default sorting; the store computes. Each table is one page.
+ */
+export class ReportService {
+  constructor(
+    private readonly reports: Reports,
+    private readonly calendar: ReportCalendar,
+  ) {}
+
+  async repeatUploaders(q: Parsed<RepeatUploadersQuery>): Promise<ReportPage<RepeatUploaderRow>> {
+    const page = await this.reports.repeatUploaders({ ...this.filter(q), ...paging(q, REPEAT_SORTS[q.group]), group: q.group, userName: q.user, min: q.min });
+    return { ...page, limit: q.limit, offset: q.offset };
+  }
+
+  async crossUnit(q: Parsed<CrossUnitQuery>): Promise<ReportPage<CrossUnitRow>> {
+    const page = await this.reports.crossUnit({ ...this.filter(q), ...paging(q, CROSS_UNIT_SORTS), min: q.min });
+    return { ...page, limit: q.limit, offset: q.offset };
+  }
+
+  async savings(q: Parsed<SavingsQuery>): Promise<SavingsReport> {
+    const page = await this.reports.savings({ ...this.filter(q), ...paging(q, SAVINGS_SORTS[q.group]), group: q.group });
+    return { ...page, limit: q.limit, offset: q.offset };
+  }
+
+  async collisions(q: Parsed<CollisionsQuery>): Promise<ReportPage<CollisionRow>> {
+    const page = await this.reports.collisions({ ...this.filter(q), ...paging(q, COLLISION_SORTS), min: q.min });
+    return { ...page, limit: q.limit, offset: q.offset };
+  }
+
+  private filter(q: Pick<CommonQuery, 'from' | 'to' | 'city' | 'county' | 'town' | 'q'>): ReportFilter {
+    return {
+      from: q.from ? this.calendar.startOf(q.from) : undefined,
+      to: q.to ? this.calendar.endOf(q.to) : undefined,
+      fromDay: q.from,
+      toDay: q.to,
+      unit: q.city ? { city: q.city, county: q.county, town: q.town } : undefined,
+      fileName: q.q,
+    };
+  }
+}
+
+function paging(q: Pick<CommonQuery, 'sort' | 'order' | 'limit' | 'offset'>, sorts: readonly string[]): ReportPaging {
+  const sort = q.sort ?? sorts[0]!;
+  return { sort, order: q.order ?? (ASCENDING_BY_DEFAULT.has(sort) ? 'asc' : 'desc'), limit: q.limit, offset: q.offset };
+}

@@ -1,0 +1,300 @@
+import type { Unit } from '../../../shared/schemas.js';
+import type {
+  CollisionRow,
+  CrossUnitRow,
+  RepeatEntryRow,
+  RepeatUnitRow,
+  RepeatUserRow,
+  ReportUnit,
+  SavingsFigures,
+  SavingsPeriodRow,
+  SavingsUnitRow,
+} from '../../../shared/reports.js';
+import type { CollisionReportQuery, CrossUnitReportQuery, Page, ReportFilter, ReportPaging, Reports, RepeatReportQuery, SavingsReportQuery } from '../port.js';
+import type { Db } from './database.js';
+
+type Params = Record<string, unknown>;
+
+/** A WHERE clause being built, with its named parameters. */
+class Conditions {
+  readonly clauses: string[] = [];
+  readonly params: Params = {};
+
+  add(clause: string, params: Params = {}): this {
+    this.clauses.push(clause);
+    Object.assign(this.params, params);
+    return this;
+  }
+
+  get sql(): string {
+    return this.clauses.length > 0 ? `WHERE ${this.clauses.join(' AND ')}` : '';
+  }
+}
+
+/** `LIKE` on user text: its wildcards are matched literally. */
+const likeText = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** Filters on ledger rows (alias `l`): time overlap, unit subtree, and, for tables of stored files, the catalog name. */
+function ledgerConditions(f: ReportFilter, nameColumn: 'l.upload_file_name' | 'catalog'): Conditions {
+  const where = new Conditions();
+  if (f.from) where.add('l.last_upload_time >= @from', { from: f.from.getTime() });
+  if (f.to) where.add('l.upload_time < @to', { to: f.to.getTime() });
+  subtree(where, f, 'l.');
+  if (f.fileName) {
+    where.add(
+      nameColumn === 'catalog' ? "l.file_id IN (SELECT file_id FROM catalog WHERE file_name LIKE @name ESCAPE '\\')" : "l.upload_file_name LIKE @name ESCAPE '\\'",
+      { name: likeText(f.fileName) },
+    );
+  }
+  return where;
+}
+
+function subtree(where: Conditions, f: ReportFilter, prefix: string): void {
+  if (!f.unit) return;
+  where.add(`${prefix}city = @city`, { city: f.unit.city });
+  if (f.unit.county) where.add(`${prefix}county = @county`, { county: f.unit.county });
+  if (f.unit.town) where.add(`${prefix}town = @town`, { town: f.unit.town });
+}
+
+/** ORDER BY for a sort field, with a unique key after it so pages never overlap. */
+function orderBy(columns: Record<string, string>, paging: ReportPaging, tieBreak: string): string {
+  const direction = paging.order === 'asc' ? 'ASC' : 'DESC';
+  const column = columns[paging.sort];
+  if (!column) throw new Error(`unknown sort field ${paging.sort}`);
+  return `ORDER BY ${column
+    .split(',')
+    .map((c) => `${c} ${direction}`)
+    .join(', ')}, ${tieBreak}`;
+}
+
+/** The unit's names, without its coordinates; absent levels stay absent. */
+const reportUnit = (json: string): ReportUnit => {
+  const { coordinates: _, ...unit } = JSON.parse(json) as Unit;
+  return unit;
+};
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The reports in SQL. Each page query also returns the number of rows over all pages
+ * (`COUNT(*) OVER ()`, computed before LIMIT), so the grouping runs once per request; only a page
+ * past the end needs a second query for the total.
+ */
+export class EmbeddedReports implements Reports {
+  constructor(private readonly db: Db) {}
+
+  private page<Row extends { total: number }>(sql: string, params: Params, paging: ReportPaging): { rows: Row[]; total: number } {
+    const rows = this.db.prepare<Params, Row>(`${sql} LIMIT @limit OFFSET @offset`).all({ ...params, limit: paging.limit, offset: paging.offset });
+    if (rows.length > 0 || paging.offset === 0) return { rows, total: rows[0]?.total ?? 0 };
+    const total = this.db.prepare<Params, { n: number }>(`SELECT COUNT(*) AS n FROM (${sql})`).get(params)!.n;
+    return { rows, total };
+  }
+
+  async repeatUploaders(q: RepeatReportQuery): Promise<Page<RepeatEntryRow | RepeatUserRow | RepeatUnitRow>> {
+    const where = ledgerConditions(q, 'l.upload_file_name').add('l.upload_count >= @min', { min: q.min });
+    if (q.userName) where.add('l.user_name = @userName', { userName: q.userName });
+    if (q.group === 'entry') {
+      type Row = { total: number; user_id: string; user_name: string; unit: string; file_id: string; upload_file_name: string; length: number; upload_count: number; upload_time: number; last_upload_time: number };
+      const order = orderBy(
+        { uploadCount: 'l.upload_count', lastUploadTime: 'l.last_upload_time', firstUploadTime: 'l.upload_time', userName: 'l.user_name', fileName: 'l.upload_file_name', fileLength: 'c.length' },
+        q,
+        'l.id',
+      );
+      const { rows, total } = this.page<Row>(
+        `SELECT l.user_id, l.user_name, l.unit, l.file_id, l.upload_file_name, c.length, l.upload_count, l.upload_time, l.last_upload_time, COUNT(*) OVER () AS total
+         FROM ledger l JOIN catalog c ON c.file_id = l.file_id ${where.sql} ${order}`,
+        where.params,
+        q,
+      );
+      return {
+        total,
+        items: rows.map((r) => ({
+          userId: r.user_id,
+          userName: r.user_name,
+          unit: reportUnit(r.unit),
+          fileId: r.file_id,
+          fileName: r.upload_file_name,
+          fileLength: r.length,
+          uploadCount: r.upload_count,
+          firstUploadTime: iso(r.upload_time),
+          lastUploadTime: iso(r.last_upload_time),
+        })),
+      };
+    }
+    type Row = { total: number; user_id: string; user_name: string; unit: string; users: number; files: number; uploads: number; repeats: number; repeat_bytes: number; first: number; last: number };
+    const byUser = q.group === 'user';
+    const order = orderBy(
+      {
+        repeatUploads: 'repeats',
+        files: 'files',
+        users: 'users',
+        uploads: 'uploads',
+        repeatBytes: 'repeat_bytes',
+        lastUploadTime: 'last',
+        firstUploadTime: 'first',
+        userName: 'user_name',
+      },
+      q,
+      byUser ? 'l.user_id, l.unit_id' : 'l.unit_id',
+    );
+    const { rows, total } = this.page<Row>(
+      `SELECT l.user_id, MAX(l.user_name) AS user_name, MAX(l.unit) AS unit, COUNT(DISTINCT l.user_id) AS users, COUNT(DISTINCT l.file_id) AS files,
+              SUM(l.upload_count) AS uploads, SUM(l.upload_count - 1) AS repeats, SUM((l.upload_count - 1) * c.length) AS repeat_bytes,
+              MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last, COUNT(*) OVER () AS total
+       FROM ledger l JOIN catalog c ON c.file_id = l.file_id ${where.sql}
+       GROUP BY ${byUser ? 'l.user_id, l.unit_id' : 'l.unit_id'} ${order}`,
+      where.params,
+      q,
+    );
+    return {
+      total,
+      items: rows.map((r) => {
+        const totals = {
+          unit: reportUnit(r.unit),
+          files: r.files,
+          uploads: r.uploads,
+          repeatUploads: r.repeats,
+          repeatBytes: r.repeat_bytes,
+          firstUploadTime: iso(r.first),
+          lastUploadTime: iso(r.last),
+        };
+        return byUser ? { userId: r.user_id, userName: r.user_name, ...totals } : { ...totals, users: r.users };
+      }),
+    };
+  }
+
+  async crossUnit(q: CrossUnitReportQuery): Promise<Page<CrossUnitRow>> {
+    const where = ledgerConditions(q, 'catalog');
+    type Row = { total: number; file_id: string; file_name: string; length: number; units: number; users: number; uploads: number; first: number; last: number };
+    const order = orderBy(
+      { units: 'f.units', uploads: 'f.uploads', users: 'f.users', fileLength: 'c.length', lastUploadTime: 'f.last', firstUploadTime: 'f.first', fileName: 'c.file_name' },
+      q,
+      'f.file_id',
+    );
+    const { rows, total } = this.page<Row>(
+      `SELECT f.*, c.file_name, c.length, COUNT(*) OVER () AS total
+       FROM (SELECT l.file_id, COUNT(DISTINCT l.unit_id) AS units, COUNT(DISTINCT l.user_id) AS users, SUM(l.upload_count) AS uploads,
+                    MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last
+             FROM ledger l ${where.sql} GROUP BY l.file_id HAVING COUNT(DISTINCT l.unit_id) >= @min) f
+       JOIN catalog c ON c.file_id = f.file_id ${order}`,
+      { ...where.params, min: q.min },
+      q,
+    );
+    // The units of this page's files only, with the same filters.
+    const uploaders = new Map<string, CrossUnitRow['uploaders']>();
+    if (rows.length > 0) {
+      type UploaderRow = { file_id: string; unit: string; user_names: string; uploads: number; first: number; last: number };
+      const pageWhere = ledgerConditions(q, 'catalog').add(`l.file_id IN (SELECT value FROM json_each(@fileIds))`, { fileIds: JSON.stringify(rows.map((r) => r.file_id)) });
+      const unitRows = this.db
+        .prepare<Params, UploaderRow>(
+          `SELECT l.file_id, MAX(l.unit) AS unit, json_group_array(DISTINCT l.user_name) AS user_names, SUM(l.upload_count) AS uploads,
+                  MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last
+           FROM ledger l ${pageWhere.sql} GROUP BY l.file_id, l.unit_id ORDER BY first, l.unit_id`,
+        )
+        .all(pageWhere.params);
+      for (const u of unitRows) {
+        const list = uploaders.get(u.file_id) ?? [];
+        list.push({
+          unit: reportUnit(u.unit),
+          userNames: (JSON.parse(u.user_names) as string[]).sort(),
+          uploads: u.uploads,
+          firstUploadTime: iso(u.first),
+          lastUploadTime: iso(u.last),
+        });
+        uploaders.set(u.file_id, list);
+      }
+    }
+    return {
+      total,
+      items: rows.map((r) => ({
+        fileId: r.file_id,
+        fileName: r.file_name,
+        fileLength: r.length,
+        units: r.units,
+        users: r.users,
+        uploads: r.uploads,
+        firstUploadTime: iso(r.first),
+        lastUploadTime: iso(r.last),
+        uploaders: uploaders.get(r.file_id) ?? [],
+      })),
+    };
+  }
+
+  async savings(q: SavingsReportQuery): Promise<Page<SavingsUnitRow | SavingsPeriodRow> & { summary: SavingsFigures }> {
+    const where = new Conditions();
+    if (q.fromDay) where.add('d.day >= @fromDay', { fromDay: q.fromDay });
+    if (q.toDay) where.add('d.day <= @toDay', { toDay: q.toDay });
+    subtree(where, q, 'd.');
+    if (q.fileName) where.add("d.file_id IN (SELECT file_id FROM catalog WHERE file_name LIKE @name ESCAPE '\\')", { name: likeText(q.fileName) });
+    // Per unit: one level below the filter (a town filter keeps the town itself).
+    const keys = q.group !== 'unit' ? [q.group] : !q.unit ? ['city'] : !q.unit.county ? ['city', 'county'] : ['city', 'county', 'town'];
+    const key = keys.map((k) => `d.${k}`).join(', ');
+    const order = orderBy(
+      { savedBytes: 'saved_bytes', savedUploads: 'saved_uploads', uploads: 'uploads', unit: key, period: key },
+      q,
+      key,
+    );
+    type Row = { total: number; city: string; county: string | null; town: string | null; period: string; uploads: number; saved_uploads: number; saved_bytes: number; all_uploads: number; all_saved_uploads: number; all_saved_bytes: number };
+    const sql = `SELECT ${keys.map((k) => `d.${k} AS ${q.group === 'unit' ? k : 'period'}`).join(', ')},
+                   SUM(d.uploads) AS uploads, SUM(d.saved_uploads) AS saved_uploads, SUM(d.saved_uploads * d.file_length) AS saved_bytes,
+                   SUM(SUM(d.uploads)) OVER () AS all_uploads, SUM(SUM(d.saved_uploads)) OVER () AS all_saved_uploads,
+                   SUM(SUM(d.saved_uploads * d.file_length)) OVER () AS all_saved_bytes, COUNT(*) OVER () AS total
+                 FROM upload_days d ${where.sql} GROUP BY ${key} ${order}`;
+    const { rows, total } = this.page<Row>(sql, where.params, q);
+    let summary: SavingsFigures;
+    if (rows[0]) {
+      summary = { uploads: rows[0].all_uploads, savedUploads: rows[0].all_saved_uploads, savedBytes: rows[0].all_saved_bytes };
+    } else {
+      const s = this.db
+        .prepare<Params, { uploads: number | null; saved_uploads: number | null; saved_bytes: number | null }>(
+          `SELECT SUM(d.uploads) AS uploads, SUM(d.saved_uploads) AS saved_uploads, SUM(d.saved_uploads * d.file_length) AS saved_bytes FROM upload_days d ${where.sql}`,
+        )
+        .get(where.params)!;
+      summary = { uploads: s.uploads ?? 0, savedUploads: s.saved_uploads ?? 0, savedBytes: s.saved_bytes ?? 0 };
+    }
+    const figures = (r: Row): SavingsFigures => ({ uploads: r.uploads, savedUploads: r.saved_uploads, savedBytes: r.saved_bytes });
+    return {
+      total,
+      summary,
+      items: rows.map((r) =>
+        q.group === 'unit'
+          ? { city: r.city, ...(keys.includes('county') && { county: r.county }), ...(keys.includes('town') && { town: r.town }), ...figures(r) }
+          : { period: r.period, ...figures(r) },
+      ),
+    };
+  }
+
+  async collisions(q: CollisionReportQuery): Promise<Page<CollisionRow>> {
+    const where = new Conditions().add('c.md5_collision = 1');
+    if (q.from) where.add('c.upload_date >= @from', { from: q.from.getTime() });
+    if (q.to) where.add('c.upload_date < @to', { to: q.to.getTime() });
+    if (q.fileName) where.add("c.file_name LIKE @name ESCAPE '\\'", { name: likeText(q.fileName) });
+    // Uploads counted within the unit subtree; with a subtree, only files it uploaded.
+    const uploadsWhere = new Conditions().add('l.file_id = c.file_id');
+    subtree(uploadsWhere, q, 'l.');
+    const order = orderBy({ md5: 'md5, upload_date', uploadDate: 'upload_date', fileLength: 'length', fileName: 'file_name', uploads: 'uploads' }, q, 'file_id');
+    type Row = { total: number; md5: string; file_id: string; sha256: string; length: number; file_name: string; upload_date: number; uploads: number; files_with_md5: number };
+    const { rows, total } = this.page<Row>(
+      `SELECT *, COUNT(*) OVER () AS total FROM (
+         SELECT c.md5, c.file_id, c.sha256, c.length, c.file_name, c.upload_date,
+                (SELECT COALESCE(SUM(l.upload_count), 0) FROM ledger l ${uploadsWhere.sql}) AS uploads,
+                (SELECT COUNT(*) FROM catalog m WHERE m.md5 = c.md5) AS files_with_md5
+         FROM catalog c ${where.sql})
+       WHERE uploads >= @min ${q.unit ? 'AND uploads > 0' : ''} ${order}`,
+      { ...where.params, ...uploadsWhere.params, min: q.min },
+      q,
+    );
+    return {
+      total,
+      items: rows.map((r) => ({
+        md5: r.md5,
+        fileId: r.file_id,
+        sha256: r.sha256,
+        fileLength: r.length,
+        fileName: r.file_name,
+        uploadDate: iso(r.upload_date),
+        uploads: r.uploads,
+        filesWithMd5: r.files_with_md5,
+      })),
+    };
+  }
+}

@@ -1,0 +1,217 @@
+import { z } from 'zod';
+import type { Unit } from './schemas.js';
+
+/**
+ * The administrators' reports (`GET /api/reports/…`): their query parameters and their rows,
+ * shared by the server and the browser client. Times are ISO 8601; days are calendar days
+ * (YYYY-MM-DD) in the archive's report time zone (REPORT_TIME_ZONE).
+ */
+
+export const REPORTS = ['repeat-uploaders', 'cross-unit', 'savings', 'collisions'] as const;
+export type ReportName = (typeof REPORTS)[number];
+
+const day = z.iso.date({ message: 'a day is written YYYY-MM-DD, e.g. 2026-01-31' });
+
+/** Sort fields per table; the first is the default. */
+export const REPEAT_SORTS = {
+  entry: ['uploadCount', 'lastUploadTime', 'firstUploadTime', 'userName', 'fileName', 'fileLength'],
+  user: ['repeatUploads', 'files', 'uploads', 'repeatBytes', 'lastUploadTime', 'firstUploadTime', 'userName'],
+  unit: ['repeatUploads', 'files', 'users', 'uploads', 'repeatBytes', 'lastUploadTime', 'firstUploadTime'],
+} as const;
+export const CROSS_UNIT_SORTS = ['units', 'uploads', 'users', 'fileLength', 'lastUploadTime', 'firstUploadTime', 'fileName'] as const;
+export const SAVINGS_SORTS = {
+  unit: ['savedBytes', 'savedUploads', 'uploads', 'unit'],
+  day: ['period', 'savedBytes', 'savedUploads', 'uploads'],
+  week: ['period', 'savedBytes', 'savedUploads', 'uploads'],
+  month: ['period', 'savedBytes', 'savedUploads', 'uploads'],
+} as const;
+export const COLLISION_SORTS = ['md5', 'uploadDate', 'fileLength', 'fileName', 'uploads'] as const;
+
+/** Filters every report takes. */
+const filterFields = {
+  /** First and last day, both included. */
+  from: day.optional(),
+  to: day.optional(),
+  /** A unit subtree: the city, or a county of it, or a town of that county. */
+  city: z.string().min(1).max(100).optional(),
+  county: z.string().min(1).max(100).optional(),
+  town: z.string().min(1).max(100).optional(),
+  /** Part of the file name. */
+  q: z.string().min(1).max(200).optional(),
+  order: z.enum(['asc', 'desc']).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+  format: z.enum(['json', 'csv']).default('json'),
+};
+
+type FilterShape = { from?: string; to?: string; city?: string; county?: string; town?: string };
+
+function withFilterRules<T extends z.ZodType<FilterShape & { sort?: string; group?: string }>>(schema: T, sorts: (group: string | undefined) => readonly string[]) {
+  return (
+    schema
+      .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'from is after to', path: ['from'] })
+      // Names repeat across the province (城关镇 is everywhere): a level needs the one above it.
+      .refine((q) => !q.county || q.city, { message: 'county needs city (county names repeat across cities)', path: ['county'] })
+      .refine((q) => !q.town || q.county, { message: 'town needs county (town names repeat across counties)', path: ['town'] })
+      .refine((q) => !q.sort || sorts(q.group).includes(q.sort), {
+        message: 'this table sorts by one of its columns (see README, "Reports")',
+        path: ['sort'],
+      })
+  );
+}
+
+export const repeatUploadersQuery = withFilterRules(
+  z.strictObject({
+    ...filterFields,
+    /** One row per ledger entry (user, unit, file), per user, or per unit. */
+    group: z.enum(['entry', 'user', 'unit']).default('entry'),
+    /** Exact user name. */
+    user: z.string().min(1).max(64).optional(),
+    /** Entries uploaded at least this many times. */
+    min: z.coerce.number().int().min(2).max(1_000_000).default(2),
+    sort: z.string().max(40).optional(),
+  }),
+  (group) => REPEAT_SORTS[(group ?? 'entry') as keyof typeof REPEAT_SORTS],
+);
+export type RepeatUploadersQuery = z.infer<typeof repeatUploadersQuery>;
+
+export const crossUnitQuery = withFilterRules(
+  z.strictObject({
+    ...filterFields,
+    /** Files uploaded by at least this many units. */
+    min: z.coerce.number().int().min(2).max(1_000_000).default(2),
+    sort: z.string().max(40).optional(),
+  }),
+  () => CROSS_UNIT_SORTS,
+);
+export type CrossUnitQuery = z.infer<typeof crossUnitQuery>;
+
+export const savingsQuery = withFilterRules(
+  z.strictObject({
+    ...filterFields,
+    /** Rows per unit (one level below the unit filter) or per day / week (from Monday) / month. */
+    group: z.enum(['unit', 'day', 'week', 'month']).default('unit'),
+    sort: z.string().max(40).optional(),
+  }),
+  (group) => SAVINGS_SORTS[(group ?? 'unit') as keyof typeof SAVINGS_SORTS],
+);
+export type SavingsQuery = z.infer<typeof savingsQuery>;
+
+export const collisionsQuery = withFilterRules(
+  z.strictObject({
+    ...filterFields,
+    /** Files uploaded at least this many times. */
+    min: z.coerce.number().int().min(1).max(1_000_000).default(1),
+    sort: z.string().max(40).optional(),
+  }),
+  () => COLLISION_SORTS,
+);
+export type CollisionsQuery = z.infer<typeof collisionsQuery>;
+
+/** A unit as reports show it. */
+export type ReportUnit = Pick<Unit, 'id' | 'geoType' | 'city' | 'county' | 'town' | 'street'>;
+
+/** `group=entry`: one ledger entry (a user of a unit uploading one file) uploaded `min`+ times. */
+export interface RepeatEntryRow {
+  userId: string;
+  userName: string;
+  unit: ReportUnit;
+  fileId: string;
+  /** The name this uploader first gave the file. */
+  fileName: string;
+  fileLength: number;
+  uploadCount: number;
+  firstUploadTime: string;
+  lastUploadTime: string;
+}
+
+/** Totals over a group's repeat entries (those uploaded `min`+ times). */
+export interface RepeatTotals {
+  /** Distinct files uploaded repeatedly. */
+  files: number;
+  /** All uploads of those entries. */
+  uploads: number;
+  /** Uploads beyond each entry's first. */
+  repeatUploads: number;
+  /** Bytes sent again by those repeats. */
+  repeatBytes: number;
+  firstUploadTime: string;
+  lastUploadTime: string;
+}
+
+/** `group=user`. */
+export interface RepeatUserRow extends RepeatTotals {
+  userId: string;
+  userName: string;
+  unit: ReportUnit;
+}
+
+/** `group=unit`. */
+export interface RepeatUnitRow extends RepeatTotals {
+  unit: ReportUnit;
+  /** Users of the unit with repeat entries. */
+  users: number;
+}
+
+export type RepeatUploaderRow = RepeatEntryRow | RepeatUserRow | RepeatUnitRow;
+
+/** A file uploaded by `min`+ units. */
+export interface CrossUnitRow {
+  fileId: string;
+  /** The name the file was first stored under. */
+  fileName: string;
+  fileLength: number;
+  units: number;
+  users: number;
+  uploads: number;
+  firstUploadTime: string;
+  lastUploadTime: string;
+  /** Each unit, with its uploads and dates, earliest first. */
+  uploaders: Array<{ unit: ReportUnit; userNames: string[]; uploads: number; firstUploadTime: string; lastUploadTime: string }>;
+}
+
+/** Uploads, and the uploads and bytes deduplication kept from being stored again. */
+export interface SavingsFigures {
+  uploads: number;
+  savedUploads: number;
+  savedBytes: number;
+}
+
+/** `group=unit`: a unit subtree one level below the filter (county == null: the city's own units, and so on). */
+export interface SavingsUnitRow extends SavingsFigures {
+  city: string;
+  county?: string | null;
+  town?: string | null;
+}
+
+/** `group=day|week|month`: the period's first day (YYYY-MM-DD; YYYY-MM for months). */
+export interface SavingsPeriodRow extends SavingsFigures {
+  period: string;
+}
+
+export type SavingsRow = SavingsUnitRow | SavingsPeriodRow;
+
+/** A stored file that shares its MD5 with another file of a different SHA-256. */
+export interface CollisionRow {
+  md5: string;
+  fileId: string;
+  sha256: string;
+  fileLength: number;
+  fileName: string;
+  uploadDate: string;
+  uploads: number;
+  /** Files with this MD5 in the archive (2 or more). */
+  filesWithMd5: number;
+}
+
+export interface ReportPage<Row> {
+  items: Row[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+export interface SavingsReport extends ReportPage<SavingsRow> {
+  /** The whole selection, not only this page. */
+  summary: SavingsFigures;
+}
