@@ -90,6 +90,8 @@ export class MongoReports implements Reports {
     };
     const entries = [{ $match: match }, ...joinCatalog(this.c, 'UploadFileID')];
     if (q.group === 'entry') {
+      // The catalog is read for the page's entries only, unless the sort needs every length first.
+      const bySize = q.sort === 'fileLength';
       type Row = LedgerDoc & { _id: ObjectId; file: CatalogDoc };
       const sort = sortStage(
         {
@@ -104,7 +106,7 @@ export class MongoReports implements Reports {
         // Entries in the order they were first recorded (a client-made ObjectId, see ledger.ts).
         ['_id'],
       );
-      const { rows, total } = await this.page<Row>(this.c.ledger, entries, sort, q);
+      const { rows, total } = await this.page<Row>(this.c.ledger, bySize ? entries : [{ $match: match }], sort, q, bySize ? [] : joinCatalog(this.c, 'UploadFileID'));
       return {
         total,
         items: rows.map((r) => ({
