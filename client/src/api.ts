@@ -1,5 +1,6 @@
 import type { ErrorBody } from '../../shared/errors.js';
-import type { FileList, SessionView, UploadCheckResult, UploadResult } from '../../shared/schemas.js';
+import type { ReportName } from '../../shared/reports.js';
+import type { AuditList, FileList, SessionView, UploadCheckResult, UploadResult } from '../../shared/schemas.js';
 import { ApiError, isErrorCode, NetworkError } from './i18n/index.js';
 
 /** The archive's HTTP API as the page uses it: cookie session plus the session's CSRF token. */
@@ -59,10 +60,30 @@ export class ArchiveApi {
     return this.#call('GET', `/api/files?${params}`);
   }
 
+  /** An administrator's report table; `params` are the API's own (see reportQuery). */
+  report<T>(name: ReportName, params: URLSearchParams): Promise<T> {
+    return this.#call('GET', reportUrl(name, params));
+  }
+
+  audit(params: URLSearchParams): Promise<AuditList> {
+    return this.#call('GET', auditUrl(params));
+  }
+
   #remember(view: SessionView): SessionView {
     this.csrfToken = view.csrfToken;
     return view;
   }
+}
+
+export const reportUrl = (name: ReportName, params: URLSearchParams) => `/api/reports/${name}?${params}`;
+export const auditUrl = (params: URLSearchParams) => `/api/audit?${params}`;
+
+/** The same request as a CSV download (a plain link: the session cookie goes along). */
+export function csvUrl(url: string): string {
+  const [path, query = ''] = url.split('?', 2);
+  const params = new URLSearchParams(query);
+  params.set('format', 'csv');
+  return `${path}?${params}`;
 }
 
 export function errorFromResponse(status: number, payload: unknown, retryAfter: string | null): ApiError {

@@ -1,20 +1,24 @@
+import './zod-config.js';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { SessionView } from '../../shared/schemas.js';
 import { ArchiveApi } from './api.js';
 import { ApiError, describeError, initialLanguage, saveLanguage, translator, type Language } from './i18n/index.js';
+import { AdminPages } from './pages/admin-pages.js';
+import { unitPlace } from './pages/format.js';
 import { LoginPage, PasswordPage } from './pages/login.js';
 import { MyUploadsPage } from './pages/my-uploads.js';
 import { UploadPage } from './pages/upload.js';
+import { routeFromHash, type PageName, type Route } from './route.js';
 import './styles.css';
 
-type Route = 'upload' | 'files';
-const routeFromHash = (): Route => (location.hash === '#/files' ? 'files' : 'upload');
+/** Pages for administrators only: a clerk who follows a link to one gets the upload page (the API refuses them anyway). */
+const ADMIN_PAGES: ReadonlySet<PageName> = new Set(['reports', 'audit']);
 
 function App({ api }: { api: ArchiveApi }) {
   const [language, setLanguage] = useState<Language>(initialLanguage);
   const [session, setSession] = useState<SessionView | null | undefined>(undefined);
-  const [route, setRoute] = useState<Route>(routeFromHash);
+  const [route, setRoute] = useState<Route>(() => routeFromHash(location.hash));
   const [startupError, setStartupError] = useState<string | null>(null);
   const t = translator(language);
 
@@ -24,7 +28,7 @@ function App({ api }: { api: ArchiveApi }) {
   }, [language]);
   useEffect(() => {
     api.session().then(setSession, (error: unknown) => setStartupError(describeError(language, error)));
-    const onHash = () => setRoute(routeFromHash());
+    const onHash = () => setRoute(routeFromHash(location.hash));
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
   }, []);
@@ -51,18 +55,30 @@ function App({ api }: { api: ArchiveApi }) {
     setStartupError(null);
     setSession(null);
   };
-  const unit = [session.account.unit.city, session.account.unit.county, session.account.unit.town, session.account.unit.street].filter(Boolean).join(' / ');
+  const unit = unitPlace(session.account.unit);
+  const isAdmin = session.account.role === 'admin';
+  const page: PageName = ADMIN_PAGES.has(route.page) && !isAdmin ? 'upload' : route.page;
   return (
     <>
       <header class="topbar">
         <strong class="brand">{t('appTitle')}</strong>
         <nav aria-label={t('appTitle')}>
-          <a href="#/upload" aria-current={route === 'upload' ? 'page' : undefined}>
+          <a href="#/upload" aria-current={page === 'upload' ? 'page' : undefined}>
             {t('navUpload')}
           </a>
-          <a href="#/files" aria-current={route === 'files' ? 'page' : undefined}>
+          <a href="#/files" aria-current={page === 'files' ? 'page' : undefined}>
             {t('navMyUploads')}
           </a>
+          {isAdmin && (
+            <>
+              <a href="#/reports" aria-current={page === 'reports' ? 'page' : undefined}>
+                {t('navReports')}
+              </a>
+              <a href="#/audit" aria-current={page === 'audit' ? 'page' : undefined}>
+                {t('navAudit')}
+              </a>
+            </>
+          )}
         </nav>
         <span class="who">{t('signedInAs', { user: session.account.username, unit })}</span>
         {switchLanguage}
@@ -76,8 +92,9 @@ function App({ api }: { api: ArchiveApi }) {
         </p>
       )}
       {/* The upload page stays mounted while the clerk browses, so transfers go on. */}
-      <UploadPage api={api} language={language} account={session.account} hidden={route !== 'upload'} />
-      {route === 'files' && <MyUploadsPage api={api} language={language} />}
+      <UploadPage api={api} language={language} account={session.account} hidden={page !== 'upload'} />
+      {page === 'files' && <MyUploadsPage api={api} language={language} />}
+      {ADMIN_PAGES.has(page) && <AdminPages api={api} language={language} route={route} />}
     </>
   );
 }

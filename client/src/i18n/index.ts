@@ -1,5 +1,6 @@
 import { ERROR_CODES, type ErrorCode } from '../../../shared/errors.js';
-import { ERROR_MESSAGES, LANGUAGES, MESSAGES, type Language, type MessageKey } from './messages.js';
+import type { AuditAction } from '../../../shared/schemas.js';
+import { AUDIT_ACTION_NAMES, ERROR_MESSAGES, LANGUAGES, MESSAGES, type Language, type MessageKey } from './messages.js';
 
 export type { Language, MessageKey };
 
@@ -24,6 +25,10 @@ export type Translate = (key: MessageKey, vars?: Record<string, string | number>
 
 export function translator(language: Language): Translate {
   return (key, vars = {}) => fill(MESSAGES[language][key], vars);
+}
+
+export function auditActionName(language: Language, action: AuditAction): string {
+  return AUDIT_ACTION_NAMES[language][action] ?? action;
 }
 
 /** A failed API call, with the server's stable error code. */

@@ -32,7 +32,7 @@ export interface ArchiveUploaderOptions {
 type SendViaTus = (fileIDs: string[]) => Promise<void>;
 
 /** Events after which a paused file may have been resumed. */
-const PAUSE_EVENTS = ['upload-pause', 'resume-all', 'pause-all'] as const;
+const PAUSE_EVENTS = ['upload-pause', 'resume-all', 'pause-all', 'file-removed'] as const;
 
 /** Thrown by the pipeline when the clerk removed the file: not a failure to report. */
 class FileRemovedError extends Error {}
@@ -52,6 +52,7 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
   readonly #leaders = new Map<string, Promise<void>>();
   /** Errors this plugin reported itself, so the tus error listener does not report them twice. */
   readonly #reported = new WeakSet<Error>();
+  #holdAll = false;
 
   constructor(uppy: Uppy<ArchiveMeta, ArchiveBody>, opts: ArchiveUploaderOptions) {
     super(uppy, { ...opts, id: opts.id ?? 'ArchiveUploader' });
@@ -87,6 +88,8 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
     this.uppy.addUploader(this.#upload);
     this.uppy.on('file-removed', this.#onRemoved);
     this.uppy.on('cancel-all', this.#onCancelAll);
+    this.uppy.on('pause-all', this.#onPauseAll);
+    this.uppy.on('resume-all', this.#onResumeAll);
     this.uppy.on('upload-success', this.#onTusSuccess);
     this.uppy.on('upload-error', this.#onTusError);
   }
@@ -95,6 +98,8 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
     this.uppy.removeUploader(this.#upload);
     this.uppy.off('file-removed', this.#onRemoved);
     this.uppy.off('cancel-all', this.#onCancelAll);
+    this.uppy.off('pause-all', this.#onPauseAll);
+    this.uppy.off('resume-all', this.#onResumeAll);
     this.uppy.off('upload-success', this.#onTusSuccess);
     this.uppy.off('upload-error', this.#onTusError);
     const tus = this.uppy.getPlugin('Tus');
@@ -134,14 +139,14 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
         // Paused (one file or all) while it was being prepared: nothing is recorded or sent until resumed.
         let instant: 'instant' | 'upload' | 'paused';
         do {
-          await this.#until(id, (f) => !f.isPaused, PAUSE_EVENTS, signal);
+          await this.#until(id, (f) => !this.#held(f), PAUSE_EVENTS, signal);
           instant = await this.#tryInstant(this.uppy.getFile(id), key, signal);
         } while (instant === 'paused');
         if (instant === 'instant') return;
         const resumeUrl = this.opts.resumeIndex.get(key);
         if (resumeUrl) this.uppy.setFileState(id, { tus: { ...this.uppy.getFile(id).tus, uploadUrl: resumeUrl } });
         this.uppy.emit('preprocess-complete', this.uppy.getFile(id));
-        await this.#until(id, (f) => !f.isPaused, PAUSE_EVENTS, signal);
+        await this.#until(id, (f) => !this.#held(f), PAUSE_EVENTS, signal);
         await this.#sendViaTus!([id]);
       } finally {
         finished();
@@ -221,7 +226,8 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
     });
     // Removed or paused while the ranges were read: record nothing.
     if (signal.aborted) throw new FileRemovedError();
-    if (this.uppy.getFile(file.id)?.isPaused) return 'paused';
+    const current = this.uppy.getFile(file.id);
+    if (current && this.#held(current)) return 'paused';
     try {
       const result = await this.opts.api.prove(check.claimId, digests);
       if (signal.aborted) throw new FileRemovedError();
@@ -252,8 +258,29 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
 
   #onRemoved = (file: ArchiveFile) => this.#controllers.get(file.id)?.abort();
   #onCancelAll = () => {
+    this.#holdAll = false;
     for (const controller of this.#controllers.values()) controller.abort();
   };
+
+  /**
+   * Uppy's pause-all pauses only files whose transfer has started; files still being prepared
+   * (fingerprinted, checked) are held here until resume-all, before anything is recorded or sent.
+   * (Marking them paused in Uppy's state would make its status bar offer "pause" again.)
+   */
+  #onPauseAll = () => {
+    this.#holdAll = true;
+  };
+  #onResumeAll = () => {
+    this.#holdAll = false;
+  };
+
+  /** Whether a file must wait: paused itself, or held by a pause-all that is still in force. */
+  #held(file: ArchiveFile): boolean {
+    if (file.isPaused) return true;
+    // Once nothing is paused any more (the paused transfers were removed), neither is the hold.
+    if (this.#holdAll && !this.uppy.getObjectOfFilesPerState().isAllPaused) this.#holdAll = false;
+    return this.#holdAll;
+  }
 
   #onTusSuccess = (file: ArchiveFile | undefined, response: { body?: ArchiveBody }) => {
     const xhr = response.body?.xhr as XMLHttpRequest | undefined;

@@ -1,0 +1,39 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { ArchiveApi } from '../api.js';
+import { translator, type Language } from '../i18n/index.js';
+import type { Route } from '../route.js';
+
+type AdminModule = typeof import('./admin.js');
+let loading: Promise<AdminModule> | null = null;
+
+/**
+ * The reports and the audit log, loaded on first use: clerks, who never see them, never download
+ * them (Chart.js alone would add a third to the app's size).
+ */
+export function AdminPages({ api, language, route }: { api: ArchiveApi; language: Language; route: Route }) {
+  const t = translator(language);
+  const [pages, setPages] = useState<AdminModule | null>(null);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    (loading ??= import('./admin.js')).then(setPages, () => {
+      // Usually a release replaced the chunk while the page was open; a reload fetches the new one.
+      loading = null;
+      setFailed(true);
+    });
+  }, []);
+  if (failed) {
+    return (
+      <main class="page">
+        <p role="alert" class="error">
+          {t('loadFailed')}
+        </p>
+      </main>
+    );
+  }
+  if (!pages) return <main class="page">{t('loading')}</main>;
+  return route.page === 'reports' ? (
+    <pages.ReportsPage api={api} language={language} report={route.report} params={route.params} />
+  ) : (
+    <pages.AuditPage api={api} language={language} params={route.params} />
+  );
+}

@@ -1,0 +1,3 @@
+// The administrators' pages, in a chunk of their own (with Chart.js): see admin-pages.tsx.
+export { AuditPage } from './audit.js';
+export { ReportsPage } from './reports/index.js';

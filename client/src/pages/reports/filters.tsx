@@ -1,0 +1,143 @@
+import type { ComponentChildren } from 'preact';
+import { translator, type Language } from '../../i18n/index.js';
+
+export type Values = Record<string, string | null>;
+
+/**
+ * A filter form over the hash parameters: its fields start from the current view, and applying
+ * it replaces them (empty fields are dropped). Remounted (keyed) when the view changes elsewhere.
+ */
+export function FilterForm({
+  language,
+  names,
+  onApply,
+  children,
+}: {
+  language: Language;
+  /** The parameters this form owns: "clear" empties them. */
+  names: readonly string[];
+  onApply(values: Values): void;
+  children: ComponentChildren;
+}) {
+  const t = translator(language);
+  const apply = (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    onApply(Object.fromEntries(names.map((name) => [name, String(form.get(name) ?? '').trim() || null])));
+  };
+  return (
+    <form class="filter-bar" role="search" aria-label={t('filters')} onSubmit={apply}>
+      {children}
+      <div class="actions">
+        <button type="submit">{t('applyFilters')}</button>
+        <button type="button" class="secondary" onClick={() => onApply(Object.fromEntries(names.map((name) => [name, null])))}>
+          {t('clearFilters')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Field({ label, children, wide }: { label: string; children: ComponentChildren; wide?: boolean }) {
+  return (
+    <label class={wide ? 'field wide' : 'field'}>
+      <span>{label}</span>
+      {children}
+    </label>
+  );
+}
+
+/** City, county, town: a unit subtree (the server insists each level names the one above it). */
+export function UnitFields({ language, params }: { language: Language; params: URLSearchParams }) {
+  const t = translator(language);
+  return (
+    <fieldset class="unit-fields">
+      <legend>{t('filterUnit')}</legend>
+      <Field label={t('city')}>
+        <input name="city" maxLength={100} defaultValue={params.get('city') ?? ''} placeholder={t('cityExample')} />
+      </Field>
+      <Field label={t('county')}>
+        <input name="county" maxLength={100} defaultValue={params.get('county') ?? ''} />
+      </Field>
+      <Field label={t('town')}>
+        <input name="town" maxLength={100} defaultValue={params.get('town') ?? ''} />
+      </Field>
+    </fieldset>
+  );
+}
+
+export const REPORT_FILTERS = ['from', 'to', 'city', 'county', 'town', 'q', 'min', 'user'] as const;
+
+/** The report tables' filters: days, unit subtree, minimum count (where the table has one), file name, user. */
+export function ReportFilters({
+  language,
+  params,
+  min,
+  user,
+  onApply,
+}: {
+  language: Language;
+  params: URLSearchParams;
+  /** The table's smallest `min`, when it takes one. */
+  min?: { least: number; label: string };
+  user?: boolean;
+  onApply(values: Values): void;
+}) {
+  const t = translator(language);
+  const names = REPORT_FILTERS.filter((name) => (name !== 'min' || min) && (name !== 'user' || user));
+  // The table's own default minimum stays out of the link.
+  const apply = (values: Values) => onApply(min && values.min === String(min.least) ? { ...values, min: null } : values);
+  return (
+    <FilterForm key={params.toString()} language={language} names={names} onApply={apply}>
+      <fieldset class="dates">
+        <legend>{t('filterDays')}</legend>
+        <Field label={t('fromDay')}>
+          <input type="date" name="from" defaultValue={params.get('from') ?? ''} />
+        </Field>
+        <Field label={t('toDay')}>
+          <input type="date" name="to" defaultValue={params.get('to') ?? ''} />
+        </Field>
+      </fieldset>
+      <UnitFields language={language} params={params} />
+      <div class="more-fields">
+        {min && (
+          <Field label={min.label}>
+            <input type="number" name="min" min={min.least} max={1_000_000} step={1} defaultValue={params.get('min') ?? String(min.least)} class="narrow" />
+          </Field>
+        )}
+        {user && (
+          <Field label={t('filterUser')}>
+            <input name="user" maxLength={64} defaultValue={params.get('user') ?? ''} />
+          </Field>
+        )}
+        <Field label={t('filterFileName')} wide>
+          <input type="search" name="q" maxLength={200} defaultValue={params.get('q') ?? ''} />
+        </Field>
+      </div>
+    </FilterForm>
+  );
+}
+
+/** The unit filter as a path (all units › city › county › town), each step a link up to it. */
+export function UnitTrail({ language, params, hrefFor }: { language: Language; params: URLSearchParams; hrefFor(params: URLSearchParams): string }) {
+  const t = translator(language);
+  const levels = (['city', 'county', 'town'] as const).filter((name, i, all) => all.slice(0, i + 1).every((n) => params.get(n)));
+  if (levels.length === 0) return null;
+  const upTo = (depth: number) => {
+    const next = new URLSearchParams(params);
+    next.delete('offset');
+    (['city', 'county', 'town'] as const).slice(depth).forEach((name) => next.delete(name));
+    return hrefFor(next);
+  };
+  return (
+    <nav class="trail" aria-label={t('unitTrail')}>
+      <a href={upTo(0)}>{t('allUnits')}</a>
+      {levels.map((name, i) => (
+        <span key={name}>
+          <span aria-hidden="true"> › </span>
+          {i === levels.length - 1 ? <strong aria-current="location">{params.get(name)}</strong> : <a href={upTo(i + 1)}>{params.get(name)}</a>}
+        </span>
+      ))}
+    </nav>
+  );
+}

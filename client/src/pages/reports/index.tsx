@@ -1,0 +1,59 @@
+import type { FunctionComponent } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { REPORTS, type CollisionRow, type ReportName, type ReportPage } from '../../../../shared/reports.js';
+import type { ArchiveApi } from '../../api.js';
+import { translator, type Language } from '../../i18n/index.js';
+import { go, reportHash } from '../../route.js';
+import { formatCount } from '../format.js';
+import { CollisionsTab } from './collisions.js';
+import { CrossUnitTab } from './cross-unit.js';
+import { UnitTrail } from './filters.js';
+import { carriedFilters } from './query.js';
+import { RepeatTab } from './repeat.js';
+import { SavingsTab } from './savings.js';
+import type { TabProps } from './view.js';
+
+const TAB_LABEL = { 'repeat-uploaders': 'tabRepeat', 'cross-unit': 'tabCrossUnit', savings: 'tabSavings', collisions: 'tabCollisions' } as const;
+const TABS: Record<ReportName, FunctionComponent<TabProps>> = {
+  'repeat-uploaders': RepeatTab,
+  'cross-unit': CrossUnitTab,
+  savings: SavingsTab,
+  collisions: CollisionsTab,
+};
+
+/** The administrators' reports: one table at a time, its view (filters, sorting, page) in the address. */
+export function ReportsPage({ api, language, report, params }: { api: ArchiveApi; language: Language; report: ReportName; params: URLSearchParams }) {
+  const t = translator(language);
+  const Tab = TABS[report];
+  return (
+    <main class="page wide" aria-labelledby="reports-title">
+      <h1 id="reports-title">{t('reportsTitle')}</h1>
+      <CollisionBanner api={api} language={language} />
+      <nav class="tabs" aria-label={t('reportTables')}>
+        {REPORTS.map((name) => (
+          <a key={name} href={reportHash(name, carriedFilters(params))} aria-current={name === report ? 'page' : undefined}>
+            {t(TAB_LABEL[name])}
+          </a>
+        ))}
+      </nav>
+      <UnitTrail language={language} params={params} hrefFor={(next) => reportHash(report, next)} />
+      <Tab key={report} api={api} language={language} params={params} show={(next) => go(reportHash(report, next))} />
+    </main>
+  );
+}
+
+/** MD5 collisions anywhere in the archive are rare and serious: said on top of every table. */
+function CollisionBanner({ api, language }: { api: ArchiveApi; language: Language }) {
+  const t = translator(language);
+  const [total, setTotal] = useState(0);
+  useEffect(() => {
+    // Whether the banner shows is not worth an error of its own: the tables report failures.
+    api.report<ReportPage<CollisionRow>>('collisions', new URLSearchParams({ limit: '1' })).then((page) => setTotal(page.total), () => undefined);
+  }, []);
+  if (total === 0) return null;
+  return (
+    <p class="alarm" role="alert">
+      <strong>{t('collisionsBanner', { count: formatCount(language, total) })}</strong> <a href={reportHash('collisions', new URLSearchParams())}>{t('collisionsShow')}</a>
+    </p>
+  );
+}

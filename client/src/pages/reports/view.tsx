@@ -1,0 +1,112 @@
+import type { ComponentChildren } from 'preact';
+import type { ReportName, ReportPage } from '../../../../shared/reports.js';
+import { reportUrl, type ArchiveApi } from '../../api.js';
+import { translator, type Language } from '../../i18n/index.js';
+import { withParams } from '../../route.js';
+import { formatCount } from '../format.js';
+import type { Values } from './filters.js';
+import { Problem } from './problem.js';
+import { DEFAULT_PAGE_SIZE, EXPORT_LIMIT, nextSorting, pagingOf, reportQuery, sortingOf, type Paging } from './query.js';
+import { ExportLink, Pager, ReportTable, type Column } from './table.js';
+import type { Loaded } from './use-report.js';
+
+/** What every report table gets from the reports page. */
+export interface TabProps {
+  api: ArchiveApi;
+  language: Language;
+  params: URLSearchParams;
+  /** Shows another view of this table (a new history entry: Back returns). */
+  show(params: URLSearchParams): void;
+}
+
+/** A table's view state from the hash, and the changes a reader can make to it. */
+export function useView(report: ReportName, { params, show }: Pick<TabProps, 'params' | 'show'>) {
+  const sorting = sortingOf(report, params);
+  const paging = pagingOf(params);
+  return {
+    sorting,
+    paging,
+    query: reportQuery(report, params),
+    /** New filters start at the first page. */
+    filter: (values: Values) => show(withParams(params, { ...values, offset: null })),
+    sort: (field: string) => {
+      const next = nextSorting(sorting, field);
+      show(withParams(params, { sort: next.sort, order: next.order, offset: null }));
+    },
+    page: (next: Paging) => show(withParams(params, { limit: next.limit === DEFAULT_PAGE_SIZE ? null : next.limit, offset: next.offset || null })),
+  };
+}
+
+/** Loading, errors, the table, its pager and its CSV export. */
+export function TableSection<Row>({
+  language,
+  report,
+  params,
+  loaded,
+  caption,
+  columns,
+  rowKey,
+  detail,
+  view,
+  empty,
+}: {
+  language: Language;
+  report: ReportName;
+  params: URLSearchParams;
+  loaded: Loaded<ReportPage<Row>>;
+  caption: string;
+  columns: Column<Row>[];
+  rowKey(row: Row): string;
+  detail?: (row: Row) => ComponentChildren | null;
+  view: ReturnType<typeof useView>;
+  empty?: string;
+}) {
+  const t = translator(language);
+  const { data, error, loading } = loaded;
+  const exportUrl = reportUrl(report, reportQuery(report, params, { limit: EXPORT_LIMIT, offset: 0 }));
+  return (
+    <section class="table-section" aria-label={caption}>
+      <Problem language={language} error={error} />
+      {data === null && error === null && <p>{t('loading')}</p>}
+      {data !== null && (
+        <>
+          <div class="table-tools">
+            <span class="count">{t('rowsTotal', { total: formatCount(language, data.total) })}</span>
+            {loading && <span class="loading">{t('loading')}</span>}
+            <ExportLink language={language} url={exportUrl} total={data.total} limit={EXPORT_LIMIT} />
+          </div>
+          {data.items.length === 0 ? (
+            <p class="empty">{empty ?? t('noRows')}</p>
+          ) : (
+            <ReportTable
+              language={language}
+              caption={caption}
+              columns={columns}
+              rows={data.items}
+              rowKey={rowKey}
+              sorting={view.sorting}
+              onSort={view.sort}
+              detail={detail}
+              busy={loading}
+            />
+          )}
+          {data.total > 0 && <Pager language={language} total={data.total} paging={view.paging} onPage={view.page} />}
+        </>
+      )}
+    </section>
+  );
+}
+
+/** One of a few views (aria-pressed buttons). */
+export function Switch<T extends string>({ label, options, value, onChange }: { label: string; options: Array<[T, string]>; value: T; onChange(value: T): void }) {
+  return (
+    <div class="switch" role="group" aria-label={label}>
+      <span class="switch-label">{label}</span>
+      {options.map(([option, text]) => (
+        <button key={option} type="button" aria-pressed={option === value} onClick={() => option !== value && onChange(option)}>
+          {text}
+        </button>
+      ))}
+    </div>
+  );
+}
