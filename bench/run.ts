@@ -3,14 +3,17 @@ import { benchLookup } from './lookup.js';
 import { benchClaims } from './claims.js';
 import { benchTus } from './tus.js';
 import { benchBrowserHash } from './browser-hash.js';
+import { benchReports } from './reports.js';
 
 /**
  * `npm run bench`: speed and memory against references measured in the same run.
- * BENCH_INGEST_MIB (default 1024), BENCH_BROWSER_MIB (default 1024) and BENCH_CATALOG (default 1000000) scale it down for a quick look.
+ * BENCH_INGEST_MIB (default 1024), BENCH_BROWSER_MIB (default 1024), BENCH_CATALOG (default 1000000)
+ * and BENCH_LEDGER (default 1000000; files = ledger / 5) scale it down for a quick look.
  */
 const ingestMiB = Number(process.env.BENCH_INGEST_MIB ?? 1024);
 const browserMiB = Number(process.env.BENCH_BROWSER_MIB ?? 1024);
 const catalogSize = Number(process.env.BENCH_CATALOG ?? 1_000_000);
+const ledgerSize = Number(process.env.BENCH_LEDGER ?? 1_000_000);
 
 const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
 /** Closed-loop latency is concurrency over throughput: it shows the ceiling, not a clerk's wait. */
@@ -59,3 +62,15 @@ console.log(`        paced: ${claims.clients} clients x ${paced.perClientPerSeco
 console.log(`        GET /api/health x2 (reference)  p50 ${paced.health.p50Ms.toFixed(1)} ms  p99 ${paced.health.p99Ms.toFixed(1)} ms  ${paced.health.perSecond.toFixed(0)}/s`);
 console.log(`        check + prove pairs          p50 ${paced.pairs.p50Ms.toFixed(1)} ms  p99 ${paced.pairs.p99Ms.toFixed(1)} ms  ${paced.pairs.perSecond.toFixed(0)}/s  (target p99 <= 25 ms: ${verdict(paced.pairs.p99Ms <= 25)})`);
 console.log(`        server handling time         check p50 ${paced.serverMs.check.p50} ms p99 ${paced.serverMs.check.p99} ms, prove p50 ${paced.serverMs.prove.p50} ms p99 ${paced.serverMs.prove.p99} ms (its own log; the rest is the shared machine and the load generator)`);
+
+const reports = await benchReports(ledgerSize);
+const { seed } = reports;
+console.log(`reports GET /api/reports/* over HTTP, embedded store: ${seed.entries} ledger entries, ${seed.files} files, ${seed.uploadDays} upload days (${seed.uploads} uploads by ${seed.accounts} accounts in ${seed.units} units, ${seed.firstDay} to ${seed.lastDay}), p50 of ${reports.runs} runs each`);
+console.log(`        seeded in ${reports.seedSeconds.toFixed(0)} s; database ${reports.databaseMb.toFixed(0)} MB: ${reports.tables.map((t) => `${t.name} ${t.rows} rows ${t.mb.toFixed(0)} MB`).join(', ')} (with indexes)`);
+console.log(`        GET /api/health (reference)            p50 ${reports.healthP50Ms.toFixed(1)} ms`);
+console.log(`        ledger scan in-process (reference)     p50 ${reports.scanP50Ms.toFixed(0)} ms  (SELECT SUM(upload_count) FROM ledger: ${reports.scanPlan})`);
+for (const q of reports.queries) {
+  const ratios = `${(q.p50Ms / 1000).toFixed(2)}x of target, ${(q.p50Ms / reports.scanP50Ms).toFixed(1)}x scan`;
+  console.log(`        ${q.label.padEnd(38)} p50 ${q.p50Ms.toFixed(0).padStart(5)} ms  max ${q.maxMs.toFixed(0).padStart(5)} ms  ${ratios}  (target p50 <= 1 s: ${verdict(q.p50Ms <= 1000)})`);
+}
+console.log(`        server peak RSS                        ${reports.serverPeakRssMb.toFixed(0)} MB  (target <= 200 MB: ${verdict(reports.serverPeakRssMb <= 200)})`);

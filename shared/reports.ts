@@ -10,7 +10,13 @@ import type { Unit } from './schemas.js';
 export const REPORTS = ['repeat-uploaders', 'cross-unit', 'savings', 'collisions'] as const;
 export type ReportName = (typeof REPORTS)[number];
 
-const day = z.iso.date({ message: 'a day is written YYYY-MM-DD, e.g. 2026-01-31' });
+const day = z.iso
+  .date({ message: 'a day is written YYYY-MM-DD, e.g. 2026-01-31' })
+  .refine((d) => d >= '1970-01-01', { message: 'a day is 1970-01-01 or later' });
+
+/** Text columns read best A→Z and periods oldest first; counts and sizes biggest first. */
+const ASCENDING_BY_DEFAULT: ReadonlySet<string> = new Set(['userName', 'fileName', 'unit', 'period', 'md5']);
+export const defaultOrder = (sort: string): 'asc' | 'desc' => (ASCENDING_BY_DEFAULT.has(sort) ? 'asc' : 'desc');
 
 /** Sort fields per table; the first is the default. */
 export const REPEAT_SORTS = {
@@ -67,6 +73,8 @@ export const repeatUploadersQuery = withFilterRules(
     group: z.enum(['entry', 'user', 'unit']).default('entry'),
     /** Exact user name. */
     user: z.string().min(1).max(64).optional(),
+    /** One unit (its id), not its subtree: a unit's own entries. */
+    unitId: z.string().min(1).max(100).optional(),
     /** Entries uploaded at least this many times. */
     min: z.coerce.number().int().min(2).max(1_000_000).default(2),
     sort: z.string().max(40).optional(),
@@ -100,8 +108,8 @@ export type SavingsQuery = z.infer<typeof savingsQuery>;
 export const collisionsQuery = withFilterRules(
   z.strictObject({
     ...filterFields,
-    /** Files uploaded at least this many times. */
-    min: z.coerce.number().int().min(1).max(1_000_000).default(1),
+    /** Files uploaded at least this many times (0: also a file whose upload was never counted). */
+    min: z.coerce.number().int().min(0).max(1_000_000).default(0),
     sort: z.string().max(40).optional(),
   }),
   () => COLLISION_SORTS,
@@ -155,6 +163,8 @@ export interface RepeatUnitRow extends RepeatTotals {
 
 export type RepeatUploaderRow = RepeatEntryRow | RepeatUserRow | RepeatUnitRow;
 
+export const UPLOADERS_PER_ROW = 20;
+
 /** A file uploaded by `min`+ units. */
 export interface CrossUnitRow {
   fileId: string;
@@ -166,7 +176,11 @@ export interface CrossUnitRow {
   uploads: number;
   firstUploadTime: string;
   lastUploadTime: string;
-  /** Each unit, with its uploads and dates, earliest first. */
+  /**
+   * The first UPLOADERS_PER_ROW units, with their uploads and dates, earliest first (`units`
+   * counts them all; a unit filter shows the others): a city document forwarded to every town
+   * would otherwise make each row hundreds of units long.
+   */
   uploaders: Array<{ unit: ReportUnit; userNames: string[]; uploads: number; firstUploadTime: string; lastUploadTime: string }>;
 }
 

@@ -7,6 +7,8 @@ import type { AuditService } from '../services/audit.js';
  * the answer is sent: an export that cannot be recorded is not sent.
  */
 export async function recordViewing(audit: AuditService, req: Request, actions: { view: AuditAction; export: AuditAction }, table?: string): Promise<void> {
+  // A HEAD answer shows nothing (Express runs the GET handler for it).
+  if (req.method === 'HEAD') return;
   const filters = Object.entries(req.query)
     .filter(([name]) => name !== 'format')
     .map(([name, value]) => `${name}=${String(value)}`)

@@ -34,6 +34,9 @@ export class ReportCalendar {
     // Shift by the zone's offset at that moment, then once more in case the offset changed between (DST).
     let at = midnightUtc - this.offsetAt(midnightUtc);
     at = midnightUtc - this.offsetAt(at);
+    // Where clocks jump forward at midnight the day begins later (00:00 does not exist): step to
+    // its first quarter hour.
+    while (this.dayOf(new Date(at)) < day) at += 15 * 60_000;
     return new Date(at);
   }
 

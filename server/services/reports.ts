@@ -1,5 +1,6 @@
 import {
   COLLISION_SORTS,
+  defaultOrder,
   CROSS_UNIT_SORTS,
   REPEAT_SORTS,
   SAVINGS_SORTS,
@@ -20,9 +21,6 @@ import type { ReportCalendar } from './calendar.js';
 type Parsed<Q> = Omit<Q, 'format'>;
 type CommonQuery = Parsed<SavingsQuery>;
 
-/** Text columns read best A→Z and periods oldest first; counts and sizes biggest first. */
-const ASCENDING_BY_DEFAULT = new Set(['userName', 'fileName', 'unit', 'period', 'md5']);
-
 /**
  * The administrators' reports: turns the API's calendar days into the store's instants (in the
  * report time zone) and picks default sorting; the store computes. Each table is one page.
@@ -34,7 +32,7 @@ export class ReportService {
   ) {}
 
   async repeatUploaders(q: Parsed<RepeatUploadersQuery>): Promise<ReportPage<RepeatUploaderRow>> {
-    const page = await this.reports.repeatUploaders({ ...this.filter(q), ...paging(q, REPEAT_SORTS[q.group]), group: q.group, userName: q.user, min: q.min });
+    const page = await this.reports.repeatUploaders({ ...this.filter(q), ...paging(q, REPEAT_SORTS[q.group]), group: q.group, userName: q.user, unitId: q.unitId, min: q.min });
     return { ...page, limit: q.limit, offset: q.offset };
   }
 
@@ -67,5 +65,5 @@ export class ReportService {
 
 function paging(q: Pick<CommonQuery, 'sort' | 'order' | 'limit' | 'offset'>, sorts: readonly string[]): ReportPaging {
   const sort = q.sort ?? sorts[0]!;
-  return { sort, order: q.order ?? (ASCENDING_BY_DEFAULT.has(sort) ? 'asc' : 'desc'), limit: q.limit, offset: q.offset };
+  return { sort, order: q.order ?? defaultOrder(sort), limit: q.limit, offset: q.offset };
 }

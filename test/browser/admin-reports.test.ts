@@ -323,7 +323,7 @@ describe('the administrators’ reports and audit log (Debian Chromium, embedded
     // In English, the same view.
     await page.getByRole('button', { name: 'English' }).click();
     await page.getByRole('heading', { name: 'Reports' }).waitFor();
-    await page.getByRole('alert').filter({ hasText: '2 files share an MD5 with different content' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'Files sharing an MD5 with different content: 2' }).waitFor();
     await page.getByRole('link', { name: 'Space saved' }).click();
     await page.getByRole('button', { name: /^Space saved/ }).waitFor();
     await page.screenshot({ path: artifactPath('28-reports-english.png'), fullPage: true });

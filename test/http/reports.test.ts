@@ -100,6 +100,11 @@ for (const target of storeTargets) {
         ['repeat-uploaders?min=1', /min/],
         ['cross-unit?unit=1', /unknown field\(s\) "unit"/],
         ['savings?format=xlsx', /format/],
+        ['savings?sort=uploads&sort=savedBytes', /sort/],
+        ['savings?from=2026-02-30', /YYYY-MM-DD/],
+        ['savings?to=0050-01-01', /1970-01-01 or later/],
+        ['cross-unit?offset=-1', /offset/],
+        ['cross-unit?limit=abc', /limit/],
       ];
       for (const [path, message] of cases) {
         const res = await admin.fetch(`/api/reports/${path}`);
@@ -110,6 +115,26 @@ for (const target of storeTargets) {
       }
       assert.equal((await admin.fetch('/api/reports/no-such-report')).status, 404);
       assert.equal((await get<SavingsReport>('/api/reports/savings')).summary.uploads, 4, 'nothing changed');
+    });
+  });
+
+  describe(`space saved where clerks are not told of duplicates (${target.name} store)`, { skip: target.skip }, () => {
+    it('counts a duplicate answered "stored" (outside INSTANT_UPLOAD_SCOPE) as saved: its bytes were not kept twice', async () => {
+      const server = await TestServer.start(target, { instantUploadScope: 'unit' });
+      try {
+        await server.addAccount('clerk-qing', 'clerk', 'unit-a', '青县');
+        await server.addAccount('clerk-xian', 'clerk', 'unit-b', '献县');
+        await server.addAccount('admin', 'admin', 'archive');
+        const data = randomContent(9000);
+        assert.equal((await (await server.login('clerk-qing')).upload('a.pdf', data)).status, 201);
+        const other = await (await server.login('clerk-xian')).upload('b.pdf', data);
+        assert.equal(other.status, 201);
+        assert.equal(((await other.json()) as { status: string }).status, 'stored', 'the clerk learns nothing of the other county');
+        const res = await (await server.login('admin')).fetch('/api/reports/savings');
+        assert.deepEqual(((await res.json()) as SavingsReport).summary, { uploads: 2, savedUploads: 1, savedBytes: 9000 });
+      } finally {
+        await server.close();
+      }
     });
   });
 

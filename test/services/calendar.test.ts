@@ -25,6 +25,13 @@ describe('the report calendar', () => {
     assert.equal(berlin.dayOf(new Date('2026-03-29T21:59:59Z')), '2026-03-29');
   });
 
+  it('starts a day at its first hour where clocks jump forward at midnight', () => {
+    // Chile: 2026-09-06 00:00 local does not exist; the day begins at 01:00 (-03:00).
+    const santiago = new ReportCalendar('America/Santiago');
+    assert.equal(santiago.startOf('2026-09-06').toISOString(), '2026-09-06T04:00:00.000Z');
+    assert.equal(santiago.endOf('2026-09-05').toISOString(), '2026-09-06T04:00:00.000Z', 'days never overlap');
+  });
+
   it('names weeks by their Monday and months as YYYY-MM', () => {
     assert.equal(weekOf('2026-03-02'), '2026-03-02', 'a Monday');
     assert.equal(weekOf('2026-03-08'), '2026-03-02', 'a Sunday belongs to the week before');

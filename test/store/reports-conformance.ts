@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { ReportCalendar } from '../../server/services/calendar.js';
 import { ReportService } from '../../server/services/reports.js';
 import type { CatalogEntry } from '../../server/store/port.js';
-import { collisionsQuery, crossUnitQuery, repeatUploadersQuery, savingsQuery } from '../../shared/reports.js';
+import { collisionsQuery, crossUnitQuery, repeatUploadersQuery, savingsQuery, UPLOADERS_PER_ROW } from '../../shared/reports.js';
+import { randomContent, stageBytes, testAccount } from '../support/content.js';
 import { FILES, REPORT_TIME_ZONE, seedReportArchive, UNITS, type FileKey } from '../support/report-dataset.js';
 import type { OpenedStore, StoreTarget } from '../support/stores.js';
 
@@ -59,10 +60,14 @@ export function reportsConformance(target: StoreTarget): void {
         assert.deepEqual(entries((await repeat({ min: '3' })).items), ['alice F1 3', 'bob F3 3']);
         assert.deepEqual(entries((await repeat({ city: '江城市', county: '西县' })).items), ['dave F1 2', 'erin F2 2']);
         assert.deepEqual(entries((await repeat({ user: 'bob' })).items), ['bob F3 3']);
+        // One unit, not its subtree: carol's C2 is 东县/城关镇's.
+        assert.deepEqual(entries((await repeat({ unitId: 'u-dong' })).items), ['alice F1 3', 'bob F3 3']);
+        assert.deepEqual(entries((await repeat({ city: '江城市', county: '东县' })).items), ['alice F1 3', 'bob F3 3', 'carol C2 2']);
         assert.deepEqual(entries((await repeat({ q: '通知' })).items), ['alice F1 3', 'dave F1 2']);
         // Bob's own name for F1 is searched, but he uploaded it once.
         assert.equal((await repeat({ q: '副本' })).total, 0);
-        // Dave's last upload was 03-05 13:00 local: before the range.
+        // Entries active in the range (first upload on or before its last day, last upload on or
+        // after its first), with their total counts; dave's last upload was 03-05 13:00 local.
         assert.deepEqual(entries((await repeat({ from: '2026-03-06', to: '2026-03-08' })).items), ['alice F1 3', 'bob F3 3', 'erin F2 2', 'carol C2 2']);
         assert.equal((await repeat({ city: '河市' })).total, 0);
       });
@@ -171,6 +176,28 @@ export function reportsConformance(target: StoreTarget): void {
         assert.deepEqual((await cross({ sort: 'fileLength' })).items.map((r) => r.fileId), [id('F2'), id('F1')]);
         assert.deepEqual((await cross({ sort: 'fileLength', order: 'asc', limit: '1', offset: '1' })).items.map((r) => r.fileId), [id('F2')]);
       });
+    });
+
+    it('lists the first 20 units of a file uploaded by more, earliest first, and counts them all', async () => {
+      const wide = await target.open();
+      try {
+        const staged = await stageBytes(wide.store, randomContent(10));
+        const { entry } = await wide.store.content.commit(staged.stagingId, { key: staged.key, fileName: '通知.pdf', contentType: 'application/pdf', uploadDate: new Date('2026-05-01T00:00:00Z') });
+        for (let i = 0; i < 25; i++) {
+          const at = new Date(Date.UTC(2026, 4, 1, i));
+          const account = testAccount({ id: `a-${i}`, username: `clerk${i}`, unit: { id: `t-${String(i).padStart(2, '0')}`, geoType: 'town', city: '江城市', county: '东县', town: `镇${i}` } });
+          await wide.store.ledger.record({ account, fileId: entry.fileId, fileName: '通知.pdf', contentType: 'application/pdf', at, day: '2026-05-01', fileLength: 10, stored: i === 0 });
+        }
+        const wideReports = new ReportService(wide.store.reports, new ReportCalendar(REPORT_TIME_ZONE));
+        const [row] = (await wideReports.crossUnit(crossUnitQuery.parse({}))).items;
+        assert.equal(row!.units, 25);
+        assert.deepEqual(
+          row!.uploaders.map((u) => u.unit.id),
+          Array.from({ length: UPLOADERS_PER_ROW }, (_, i) => `t-${String(i).padStart(2, '0')}`),
+        );
+      } finally {
+        await wide.dispose();
+      }
     });
 
     describe('space saved', () => {

@@ -86,8 +86,6 @@ CREATE TABLE IF NOT EXISTS upload_days (
   saved_uploads INTEGER NOT NULL,
   PRIMARY KEY (file_id, unit_id, day)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS upload_days_day ON upload_days (day);
-CREATE INDEX IF NOT EXISTS upload_days_unit ON upload_days (city, county, town, day);
 
 CREATE TABLE IF NOT EXISTS accounts (
   id                   TEXT PRIMARY KEY,
@@ -154,12 +152,60 @@ CREATE TABLE IF NOT EXISTS api_tokens (
 );
 `;
 
-/** Indexes the reports read through (after the migrations, which add the columns some use). */
+/** (Re)computes ledger_files for the files `where` picks, from their entries; a file without entries has no row. */
+const sumFiles = (where: string) => `
+  DELETE FROM ledger_files WHERE ${where};
+  INSERT INTO ledger_files (file_id, units, users, uploads, first, last)
+    SELECT file_id, COUNT(DISTINCT unit_id), COUNT(DISTINCT user_id), SUM(upload_count), MIN(upload_time), MAX(last_upload_time)
+    FROM ledger WHERE ${where} GROUP BY file_id;`;
+
+/**
+ * Per file: its ledger entries' distinct units and users, uploads, first and last upload time;
+ * what the cross-unit report lists unless a filter picks entries (summing a million entries per
+ * file takes a second, reading this a few milliseconds). Triggers on the ledger keep it.
+ */
+const LEDGER_FILES = `
+CREATE TABLE ledger_files (
+  file_id TEXT PRIMARY KEY,
+  units   INTEGER NOT NULL,
+  users   INTEGER NOT NULL,
+  uploads INTEGER NOT NULL,
+  first   INTEGER NOT NULL,
+  last    INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER ledger_files_insert AFTER INSERT ON ledger BEGIN ${sumFiles('file_id = new.file_id')} END;
+CREATE TRIGGER ledger_files_update AFTER UPDATE ON ledger BEGIN ${sumFiles('file_id IN (old.file_id, new.file_id)')} END;
+CREATE TRIGGER ledger_files_delete AFTER DELETE ON ledger BEGIN ${sumFiles('file_id = old.file_id')} END;
+`;
+
+/**
+ * Indexes the reports read through (after the migrations, which add the columns some use). Most
+ * hold every column their report reads, so a report reads the index and not the table: a million
+ * ledger rows are a few seconds of random reads, the same in index order a fraction of one.
+ */
 const REPORT_INDEXES = `
-CREATE INDEX IF NOT EXISTS ledger_repeats ON ledger (upload_count);
-CREATE INDEX IF NOT EXISTS ledger_subtree ON ledger (city, county, town);
-CREATE INDEX IF NOT EXISTS ledger_file_units ON ledger (file_id, unit_id, user_id, upload_count, upload_time, last_upload_time);
+-- Cross-unit duplicates: the ledger per file, with what it is filtered by and what each unit's
+-- line shows (its uploaders' names, the unit: a page of widely shared files has 30,000 of them).
+CREATE INDEX IF NOT EXISTS ledger_file_uploads ON ledger (file_id, unit_id, user_id, upload_count, upload_time, last_upload_time, city, county, town, user_name, unit);
+-- Repeat uploaders: entries uploaded twice or more (the report's least minimum), with what they
+-- are filtered and grouped by; in file order, so the catalog is read in order too.
+CREATE INDEX IF NOT EXISTS ledger_repeat_files ON ledger (file_id, unit_id, user_id, upload_count, upload_time, last_upload_time, user_name, city, county, town, upload_file_name, unit)
+  WHERE upload_count >= 2;
+-- Sizes and names of files for joins (and name searches) without reading the catalog's rows.
+CREATE INDEX IF NOT EXISTS catalog_file_sizes ON catalog (file_id, length, file_name);
 CREATE INDEX IF NOT EXISTS catalog_collisions ON catalog (md5) WHERE md5_collision = 1;
+-- Space saved: per unit subtree and per day (with its week and month), each with the other's
+-- columns, for filters on one and groups by the other.
+CREATE INDEX IF NOT EXISTS upload_days_unit_sums ON upload_days (city, county, town, day, week, month, uploads, saved_uploads, file_length);
+CREATE INDEX IF NOT EXISTS upload_days_day_sums ON upload_days (day, week, month, city, county, town, uploads, saved_uploads, file_length);
+-- Cross-unit duplicates unfiltered by unit or time, in the default order (most units first).
+CREATE INDEX IF NOT EXISTS ledger_files_units ON ledger_files (units DESC, file_id);
+-- Superseded by the ones above.
+DROP INDEX IF EXISTS ledger_repeats;
+DROP INDEX IF EXISTS ledger_subtree;
+DROP INDEX IF EXISTS ledger_file_units;
+DROP INDEX IF EXISTS upload_days_day;
+DROP INDEX IF EXISTS upload_days_unit;
 `;
 
 export function databaseFile(dataDir: string): string {
@@ -207,6 +253,13 @@ export function openDatabase(dataDir: string): Db {
       db.exec(`ALTER TABLE ledger ADD COLUMN ${level} TEXT GENERATED ALWAYS AS (json_extract(unit, '$.${level}')) VIRTUAL`);
     }
   }
+  // ledger_files and its triggers, with the sums of the entries a data directory made before them
+  // has: in one transaction, so no process sees them half made or writes an entry in between.
+  db.transaction(() => {
+    if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'ledger_files'").get()) return;
+    db.exec(LEDGER_FILES);
+    db.exec(sumFiles('true'));
+  }).immediate();
   db.exec(REPORT_INDEXES);
   return db;
 }

@@ -10,6 +10,7 @@ import type {
   SavingsPeriodRow,
   SavingsUnitRow,
 } from '../../../shared/reports.js';
+import { UPLOADERS_PER_ROW } from '../../../shared/reports.js';
 import type { CollisionReportQuery, CrossUnitReportQuery, Page, ReportFilter, ReportPaging, Reports, RepeatReportQuery, SavingsReportQuery } from '../port.js';
 import type { Db } from './database.js';
 
@@ -26,10 +27,21 @@ class Conditions {
     return this;
   }
 
+  /** A copy with one more clause. */
+  and(clause: string, params: Params = {}): Conditions {
+    const copy = new Conditions();
+    copy.clauses.push(...this.clauses, clause);
+    Object.assign(copy.params, this.params, params);
+    return copy;
+  }
+
   get sql(): string {
     return this.clauses.length > 0 ? `WHERE ${this.clauses.join(' AND ')}` : '';
   }
 }
+
+/** Files whose stored name is like @name (needs a table alias before it). */
+const NAMED_FILES = "file_id IN (SELECT file_id FROM catalog WHERE file_name LIKE @name ESCAPE '\\')";
 
 /** `LIKE` on user text: its wildcards are matched literally. */
 const likeText = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -42,7 +54,7 @@ function ledgerConditions(f: ReportFilter, nameColumn: 'l.upload_file_name' | 'c
   subtree(where, f, 'l.');
   if (f.fileName) {
     where.add(
-      nameColumn === 'catalog' ? "l.file_id IN (SELECT file_id FROM catalog WHERE file_name LIKE @name ESCAPE '\\')" : "l.upload_file_name LIKE @name ESCAPE '\\'",
+      nameColumn === 'catalog' ? `l.${NAMED_FILES}` : "l.upload_file_name LIKE @name ESCAPE '\\'",
       { name: likeText(f.fileName) },
     );
   }
@@ -72,12 +84,29 @@ const reportUnit = (json: string): ReportUnit => {
   const { coordinates: _, ...unit } = JSON.parse(json) as Unit;
   return unit;
 };
-const iso = (ms: number) => new Date(ms).toISOString();
+const DAY_MS = 86_400_000;
+const dayTexts = new Map<number, string>();
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+/**
+ * `new Date(ms).toISOString()`, each day's part made once: a page of cross-unit duplicates has
+ * tens of thousands of times, and this halves their cost. Joined, not concatenated: V8 keeps a
+ * concatenation as a tree of parts until it is written out, which then costs more.
+ */
+const iso = (ms: number): string => {
+  if (!(Number.isInteger(ms) && ms >= 0 && ms < 253_402_300_800_000)) return new Date(ms).toISOString();
+  const day = Math.floor(ms / DAY_MS);
+  let date = dayTexts.get(day);
+  if (date === undefined) dayTexts.set(day, (date = new Date(day * DAY_MS).toISOString().slice(0, 11)));
+  const t = ms - day * DAY_MS;
+  return [date, pad(Math.floor(t / 3_600_000), 2), ':', pad(Math.floor(t / 60_000) % 60, 2), ':', pad(Math.floor(t / 1000) % 60, 2), '.', pad(t % 1000, 3), 'Z'].join('');
+};
 
 /**
- * The reports in SQL. Each page query also returns the number of rows over all pages
- * (`COUNT(*) OVER ()`, computed before LIMIT), so the grouping runs once per request; only a page
- * past the end needs a second query for the total.
+ * The reports in SQL, reading covering indexes (database.ts, REPORT_INDEXES). A page that groups
+ * also returns the number of rows over all pages (`COUNT(*) OVER ()`, computed before LIMIT), so
+ * the grouping runs once per request; only a page past the end needs a second query for the
+ * total. A page read in an index's order (entries, files' kept sums) stops at its last row, and
+ * its total is counted apart.
  */
 export class EmbeddedReports implements Reports {
   constructor(private readonly db: Db) {}
@@ -89,22 +118,40 @@ export class EmbeddedReports implements Reports {
     return { rows, total };
   }
 
+  /** Rows over all pages for a page read without a window total: counted only when the page does not tell. */
+  private total(countSql: string, params: Params, paging: ReportPaging, pageRows: number): number {
+    if (pageRows > 0 && pageRows < paging.limit) return paging.offset + pageRows;
+    if (pageRows === 0 && paging.offset === 0) return 0;
+    return this.db.prepare<Params, { n: number }>(countSql).get(params)!.n;
+  }
+
   async repeatUploaders(q: RepeatReportQuery): Promise<Page<RepeatEntryRow | RepeatUserRow | RepeatUnitRow>> {
     const where = ledgerConditions(q, 'l.upload_file_name').add('l.upload_count >= @min', { min: q.min });
     if (q.userName) where.add('l.user_name = @userName', { userName: q.userName });
+    if (q.unitId) where.add('l.unit_id = @unitId', { unitId: q.unitId });
+    // The repeat entries' own index (its condition, implied by any minimum the API takes, is
+    // stated for SQLite): everything these tables read, in file order, so the catalog's sizes are
+    // read in order too; SQLite would rather avoid a sort and read each entry's row. The catalog
+    // through its index of sizes, not its primary key, which would read each row.
+    const repeats = q.min >= 2;
+    if (repeats) where.add('l.upload_count >= 2');
+    const from = `FROM ledger l ${repeats ? 'INDEXED BY ledger_repeat_files' : ''} JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_id = l.file_id ${where.sql}`;
     if (q.group === 'entry') {
-      type Row = { total: number; user_id: string; user_name: string; unit: string; file_id: string; upload_file_name: string; length: number; upload_count: number; upload_time: number; last_upload_time: number };
+      type Row = { user_id: string; user_name: string; unit: string; file_id: string; upload_file_name: string; length: number; upload_count: number; upload_time: number; last_upload_time: number };
       const order = orderBy(
         { uploadCount: 'l.upload_count', lastUploadTime: 'l.last_upload_time', firstUploadTime: 'l.upload_time', userName: 'l.user_name', fileName: 'l.upload_file_name', fileLength: 'c.length' },
         q,
         'l.id',
       );
-      const { rows, total } = this.page<Row>(
-        `SELECT l.user_id, l.user_name, l.unit, l.file_id, l.upload_file_name, c.length, l.upload_count, l.upload_time, l.last_upload_time, COUNT(*) OVER () AS total
-         FROM ledger l JOIN catalog c ON c.file_id = l.file_id ${where.sql} ${order}`,
-        where.params,
-        q,
-      );
+      // The page's entries are picked from the index (narrow rows to sort), then read in full.
+      const rows = this.db
+        .prepare<Params, Row>(
+          `SELECT l.user_id, l.user_name, l.unit, l.file_id, l.upload_file_name, c.length, l.upload_count, l.upload_time, l.last_upload_time
+           FROM (SELECT l.id ${from} ${order} LIMIT @limit OFFSET @offset) p
+           JOIN ledger l ON l.id = p.id JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_id = l.file_id ${order}`,
+        )
+        .all({ ...where.params, limit: q.limit, offset: q.offset });
+      const total = this.total(`SELECT COUNT(*) AS n ${from}`, where.params, q, rows.length);
       return {
         total,
         items: rows.map((r) => ({
@@ -122,6 +169,7 @@ export class EmbeddedReports implements Reports {
     }
     type Row = { total: number; user_id: string; user_name: string; unit: string; users: number; files: number; uploads: number; repeats: number; repeat_bytes: number; first: number; last: number };
     const byUser = q.group === 'user';
+    const groupBy = byUser ? 'l.user_id, l.unit_id' : 'l.unit_id';
     const order = orderBy(
       {
         repeatUploads: 'repeats',
@@ -134,14 +182,14 @@ export class EmbeddedReports implements Reports {
         userName: 'user_name',
       },
       q,
-      byUser ? 'l.user_id, l.unit_id' : 'l.unit_id',
+      groupBy,
     );
+    // A user's entries in a unit are of distinct files (the ledger's key): counted, not told apart.
     const { rows, total } = this.page<Row>(
-      `SELECT l.user_id, MAX(l.user_name) AS user_name, MAX(l.unit) AS unit, COUNT(DISTINCT l.user_id) AS users, COUNT(DISTINCT l.file_id) AS files,
+      `SELECT l.user_id, MAX(l.user_name) AS user_name, MAX(l.unit) AS unit, ${byUser ? '1 AS users, COUNT(*) AS files' : 'COUNT(DISTINCT l.user_id) AS users, COUNT(DISTINCT l.file_id) AS files'},
               SUM(l.upload_count) AS uploads, SUM(l.upload_count - 1) AS repeats, SUM((l.upload_count - 1) * c.length) AS repeat_bytes,
               MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last, COUNT(*) OVER () AS total
-       FROM ledger l JOIN catalog c ON c.file_id = l.file_id ${where.sql}
-       GROUP BY ${byUser ? 'l.user_id, l.unit_id' : 'l.unit_id'} ${order}`,
+       ${from} GROUP BY ${groupBy} ${order}`,
       where.params,
       q,
     );
@@ -170,38 +218,69 @@ export class EmbeddedReports implements Reports {
       q,
       'f.file_id',
     );
-    const { rows, total } = this.page<Row>(
-      `SELECT f.*, c.file_name, c.length, COUNT(*) OVER () AS total
-       FROM (SELECT l.file_id, COUNT(DISTINCT l.unit_id) AS units, COUNT(DISTINCT l.user_id) AS users, SUM(l.upload_count) AS uploads,
-                    MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last
-             FROM ledger l ${where.sql} GROUP BY l.file_id HAVING COUNT(DISTINCT l.unit_id) >= @min) f
-       JOIN catalog c ON c.file_id = f.file_id ${order}`,
-      { ...where.params, min: q.min },
-      q,
-    );
-    // The units of this page's files only, with the same filters.
+    const params = { ...where.params, min: q.min };
+    let found: { rows: Row[]; total: number };
+    if (q.unit || q.from || q.to) {
+      // Summed over the entries the filters pick, once for the page and the total.
+      found = this.page<Row>(
+        `SELECT f.*, c.file_name, c.length, COUNT(*) OVER () AS total
+         FROM (SELECT l.file_id, COUNT(DISTINCT l.unit_id) AS units, COUNT(DISTINCT l.user_id) AS users, SUM(l.upload_count) AS uploads,
+                      MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last
+               FROM ledger l ${where.sql} GROUP BY l.file_id HAVING COUNT(DISTINCT l.unit_id) >= @min) f
+         JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_id = f.file_id ${order}`,
+        params,
+        q,
+      );
+    } else {
+      // Sums over all of each file's entries are kept in ledger_files (a file name filter picks
+      // whole files). `+f.units`: no index range for the minimum, so SQLite reads the files in
+      // key order alongside the catalog's, or by the units index when that is the order asked for.
+      const files = new Conditions().add('+f.units >= @min');
+      if (q.fileName) files.add(`f.${NAMED_FILES}`);
+      const from = `FROM ledger_files f JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_id = f.file_id ${files.sql}`;
+      const rows = this.db.prepare<Params, Row>(`SELECT f.*, c.file_name, c.length ${from} ${order} LIMIT @limit OFFSET @offset`).all({ ...params, limit: q.limit, offset: q.offset });
+      found = { rows, total: this.total(`SELECT COUNT(*) AS n ${from}`, params, q, rows.length) };
+    }
+    const { rows, total } = found;
+    // The units of this page's files, with the same filters (the name filter holds for the whole
+    // file). A page of widely shared files has tens of thousands of them, so per file one string:
+    // its units earliest first, each as unit id (JSON), unit, user names (JSON), uploads, first and
+    // last upload time, the fields apart by \x1f and the units by \x1e (JSON escapes both,
+    // numbers have neither). The unit (its JSON, the most text) only where the page's entries name
+    // a unit id more than one way; else it is the one way they do, read once for the page.
     const uploaders = new Map<string, CrossUnitRow['uploaders']>();
-    if (rows.length > 0) {
-      type UploaderRow = { file_id: string; unit: string; user_names: string; uploads: number; first: number; last: number };
-      const pageWhere = ledgerConditions(q, 'catalog').add(`l.file_id IN (SELECT value FROM json_each(@fileIds))`, { fileIds: JSON.stringify(rows.map((r) => r.file_id)) });
-      const unitRows = this.db
-        .prepare<Params, UploaderRow>(
-          `SELECT l.file_id, MAX(l.unit) AS unit, json_group_array(DISTINCT l.user_name) AS user_names, SUM(l.upload_count) AS uploads,
-                  MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last
-           FROM ledger l ${pageWhere.sql} GROUP BY l.file_id, l.unit_id ORDER BY first, l.unit_id`,
-        )
-        .all(pageWhere.params);
-      for (const u of unitRows) {
-        const list = uploaders.get(u.file_id) ?? [];
-        list.push({
-          unit: reportUnit(u.unit),
-          userNames: (JSON.parse(u.user_names) as string[]).sort(),
-          uploads: u.uploads,
-          firstUploadTime: iso(u.first),
-          lastUploadTime: iso(u.last),
-        });
-        uploaders.set(u.file_id, list);
-      }
+    const unitWhere = ledgerConditions({ ...q, fileName: undefined }, 'catalog');
+    const pageUnits = this.db
+      .prepare<Params, { id: string; unit: string }>(
+        `SELECT json_quote(l.unit_id) AS id, l.unit FROM ledger l ${unitWhere.and('l.file_id IN (SELECT value FROM json_each(@fileIds))').sql} GROUP BY l.unit_id, l.unit`,
+      )
+      .all({ ...unitWhere.params, fileIds: JSON.stringify(rows.map((r) => r.file_id)) });
+    // By unit id: the unit, or null where the page's entries name it more than one way.
+    const units = new Map<string, ReportUnit | null>();
+    for (const u of pageUnits) units.set(u.id, units.has(u.id) ? null : reportUnit(u.unit));
+    const named = JSON.stringify([...units].filter(([, unit]) => unit === null).map(([id]) => JSON.parse(id) as string));
+    const fileWhere = unitWhere.and('l.file_id = @fileId', { named });
+    const unitsOfFile = this.db.prepare<Params, { uploaders: string | null }>(
+      `SELECT group_concat(json_quote(unit_id) || char(31) || unit || char(31) || user_names || char(31) || uploads || char(31) || first || char(31) || last, char(30) ORDER BY first, unit_id) AS uploaders
+       FROM (SELECT l.unit_id, IIF(l.unit_id IN (SELECT value FROM json_each(@named)), MAX(l.unit), '') AS unit, json_group_array(DISTINCT l.user_name) AS user_names,
+                    SUM(l.upload_count) AS uploads, MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last
+             FROM ledger l ${fileWhere.sql} GROUP BY l.unit_id ORDER BY first, l.unit_id LIMIT ${UPLOADERS_PER_ROW})`,
+    );
+    for (const { file_id } of rows) {
+      const text = unitsOfFile.get({ ...fileWhere.params, fileId: file_id })!.uploaders;
+      uploaders.set(
+        file_id,
+        (text?.split('\x1e') ?? []).map((line) => {
+          const [unitId, unit, userNames, uploads, first, last] = line.split('\x1f') as [string, string, string, string, string, string];
+          return {
+            unit: unit === '' ? units.get(unitId)! : reportUnit(unit),
+            userNames: (JSON.parse(userNames) as string[]).sort(),
+            uploads: Number(uploads),
+            firstUploadTime: iso(Number(first)),
+            lastUploadTime: iso(Number(last)),
+          };
+        }),
+      );
     }
     return {
       total,
@@ -224,21 +303,27 @@ export class EmbeddedReports implements Reports {
     if (q.fromDay) where.add('d.day >= @fromDay', { fromDay: q.fromDay });
     if (q.toDay) where.add('d.day <= @toDay', { toDay: q.toDay });
     subtree(where, q, 'd.');
-    if (q.fileName) where.add("d.file_id IN (SELECT file_id FROM catalog WHERE file_name LIKE @name ESCAPE '\\')", { name: likeText(q.fileName) });
+    if (q.fileName) where.add(`d.${NAMED_FILES}`, { name: likeText(q.fileName) });
     // Per unit: one level below the filter (a town filter keeps the town itself).
     const keys = q.group !== 'unit' ? [q.group] : !q.unit ? ['city'] : !q.unit.county ? ['city', 'county'] : ['city', 'county', 'town'];
-    const key = keys.map((k) => `d.${k}`).join(', ');
+    const key = keys.join(', ');
     const order = orderBy(
       { savedBytes: 'saved_bytes', savedUploads: 'saved_uploads', uploads: 'uploads', unit: key, period: key },
       q,
       key,
     );
+    // Summed first per unit or per day, the order of the covering indexes (a week or month is
+    // days in a row, but SQLite does not know that and would sort every row by it), then per row.
+    const fine = q.group === 'unit' ? ['city', 'county', 'town'] : q.group === 'day' ? ['day'] : ['day', 'week', 'month'];
     type Row = { total: number; city: string; county: string | null; town: string | null; period: string; uploads: number; saved_uploads: number; saved_bytes: number; all_uploads: number; all_saved_uploads: number; all_saved_bytes: number };
-    const sql = `SELECT ${keys.map((k) => `d.${k} AS ${q.group === 'unit' ? k : 'period'}`).join(', ')},
-                   SUM(d.uploads) AS uploads, SUM(d.saved_uploads) AS saved_uploads, SUM(d.saved_uploads * d.file_length) AS saved_bytes,
-                   SUM(SUM(d.uploads)) OVER () AS all_uploads, SUM(SUM(d.saved_uploads)) OVER () AS all_saved_uploads,
-                   SUM(SUM(d.saved_uploads * d.file_length)) OVER () AS all_saved_bytes, COUNT(*) OVER () AS total
-                 FROM upload_days d ${where.sql} GROUP BY ${key} ${order}`;
+    const sql = `SELECT ${keys.map((k) => `${k} AS ${q.group === 'unit' ? k : 'period'}`).join(', ')},
+                   SUM(uploads) AS uploads, SUM(saved_uploads) AS saved_uploads, SUM(saved_bytes) AS saved_bytes,
+                   SUM(SUM(uploads)) OVER () AS all_uploads, SUM(SUM(saved_uploads)) OVER () AS all_saved_uploads,
+                   SUM(SUM(saved_bytes)) OVER () AS all_saved_bytes, COUNT(*) OVER () AS total
+                 FROM (SELECT ${fine.map((k) => `d.${k} AS ${k}`).join(', ')},
+                              SUM(d.uploads) AS uploads, SUM(d.saved_uploads) AS saved_uploads, SUM(d.saved_uploads * d.file_length) AS saved_bytes
+                       FROM upload_days d ${where.sql} GROUP BY ${fine.map((k) => `d.${k}`).join(', ')})
+                 GROUP BY ${key} ${order}`;
     const { rows, total } = this.page<Row>(sql, where.params, q);
     let summary: SavingsFigures;
     if (rows[0]) {

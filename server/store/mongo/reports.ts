@@ -9,6 +9,7 @@ import type {
   SavingsPeriodRow,
   SavingsUnitRow,
 } from '../../../shared/reports.js';
+import { UPLOADERS_PER_ROW } from '../../../shared/reports.js';
 import type { CollisionReportQuery, CrossUnitReportQuery, Page, ReportFilter, ReportPaging, Reports, RepeatReportQuery, SavingsReportQuery } from '../port.js';
 import type { CatalogDoc, Collections, LedgerDoc } from './collections.js';
 import { containsPattern, reportUnitFromDoc, toNumber } from './mapping.js';
@@ -86,6 +87,7 @@ export class MongoReports implements Reports {
       ...ledgerMatch(q),
       UploadCount: { $gte: q.min },
       ...(q.userName ? { UserName: q.userName } : {}),
+      ...(q.unitId ? { 'UploadGeography.UploadGeoNameID': q.unitId } : {}),
       ...(q.fileName ? { UploadFileName: containsPattern(q.fileName) } : {}),
     };
     const entries = [{ $match: match }, ...joinCatalog(this.c, 'UploadFileID')];
@@ -132,14 +134,16 @@ export class MongoReports implements Reports {
           _id: byUser ? { user: '$UserID', unit: '$UploadGeography.UploadGeoNameID' } : { unit: '$UploadGeography.UploadGeoNameID' },
           userName: { $max: '$UserName' },
           who: groupUnit,
+          // Bounded by a unit's accounts.
           users: { $addToSet: '$UserID' },
-          files: { $addToSet: '$UploadFileID' },
+          // A user has one entry per file and unit: counting entries counts files, without a list.
+          files: byUser ? { $sum: 1 } : { $addToSet: '$UploadFileID' },
           ...uploadSpan,
           repeats: { $sum: repeats },
           repeatBytes: { $sum: { $multiply: [repeats, '$file.fileLength'] } },
         },
       },
-      { $addFields: { users: { $size: '$users' }, files: { $size: '$files' } } },
+      { $addFields: { users: { $size: '$users' }, files: byUser ? '$files' : { $size: '$files' } } },
     ];
     const sort = sortStage(
       {
@@ -176,7 +180,7 @@ export class MongoReports implements Reports {
   async crossUnit(q: CrossUnitReportQuery): Promise<Page<CrossUnitRow>> {
     const match = ledgerMatch(q);
     type Row = { _id: ObjectId; units: number; users: number; uploads: number; first: Date; last: Date; file: CatalogDoc };
-    const files = [
+    const files: Document[] = [
       { $match: match },
       {
         $group: {
@@ -188,10 +192,13 @@ export class MongoReports implements Reports {
       },
       { $addFields: { units: { $size: '$units' }, users: { $size: '$users' } } },
       { $match: { units: { $gte: q.min } } },
-      // The name filter is on the stored name, a property of the file: it can wait for the grouping.
-      ...joinCatalog(this.c, '_id'),
-      ...(q.fileName ? [{ $match: { 'file.fileName': containsPattern(q.fileName) } }] : []),
     ];
+    // The catalog is read for the page's files only, unless its name or size filters or sorts them.
+    const catalogFirst = !!q.fileName || q.sort === 'fileName' || q.sort === 'fileLength';
+    if (catalogFirst) {
+      // The name filter is on the stored name, a property of the file: it can wait for the grouping.
+      files.push(...joinCatalog(this.c, '_id'), ...(q.fileName ? [{ $match: { 'file.fileName': containsPattern(q.fileName) } }] : []));
+    }
     const sort = sortStage(
       {
         units: ['units'],
@@ -205,7 +212,7 @@ export class MongoReports implements Reports {
       q,
       ['_id'],
     );
-    const { rows, total } = await this.page<Row>(this.c.ledger, files, sort, q);
+    const { rows, total } = await this.page<Row>(this.c.ledger, files, sort, q, catalogFirst ? [] : joinCatalog(this.c, '_id'));
 
     // The units of this page's files only, with the same filters.
     type UnitRow = { _id: { file: ObjectId; unit: string }; who: Unit; userNames: string[]; uploads: number; first: Date; last: Date };
@@ -230,6 +237,7 @@ export class MongoReports implements Reports {
     for (const u of unitRows) {
       const fileId = u._id.file.toHexString();
       const list = uploaders.get(fileId) ?? [];
+      if (list.length === UPLOADERS_PER_ROW) continue;
       list.push({ unit: reportUnitFromDoc(u.who), userNames: u.userNames.sort(), uploads: u.uploads, firstUploadTime: iso(u.first), lastUploadTime: iso(u.last) });
       uploaders.set(fileId, list);
     }

@@ -72,6 +72,13 @@ export function CrossUnitTab({ api, language, params, show }: TabProps) {
             </tr>
           ))}
         </tbody>
+        {row.units > row.uploaders.length && (
+          <tfoot>
+            <tr>
+              <td colSpan={5}>{t('moreUnits', { count: n(row.units - row.uploaders.length) })}</td>
+            </tr>
+          </tfoot>
+        )}
       </table>
     );
 

@@ -1,4 +1,4 @@
-import { COLLISION_SORTS, CROSS_UNIT_SORTS, REPEAT_SORTS, SAVINGS_SORTS, type ReportName } from '../../../../shared/reports.js';
+import { COLLISION_SORTS, CROSS_UNIT_SORTS, defaultOrder, REPEAT_SORTS, SAVINGS_SORTS, type ReportName } from '../../../../shared/reports.js';
 
 /**
  * A report view's state lives in the location hash (see route.ts); this turns it into the
@@ -14,7 +14,7 @@ export const EXPORT_LIMIT = 1000;
 /** Filters every table takes; they are kept when switching tables. */
 export const COMMON_FILTERS = ['from', 'to', 'city', 'county', 'town', 'q'] as const;
 const OWN_PARAMS: Record<ReportName, readonly string[]> = {
-  'repeat-uploaders': ['group', 'user', 'min'],
+  'repeat-uploaders': ['group', 'user', 'unitId', 'min'],
   'cross-unit': ['min'],
   savings: ['group'],
   collisions: ['min'],
@@ -53,8 +53,7 @@ export interface Sorting {
 }
 
 /** As the server orders by default: names and periods A→Z / oldest first, counts, sizes and times biggest / newest first. */
-const ASCENDING_BY_DEFAULT = new Set(['userName', 'fileName', 'unit', 'period', 'md5']);
-export const defaultOrder = (sort: string): Order => (ASCENDING_BY_DEFAULT.has(sort) ? 'asc' : 'desc');
+export { defaultOrder };
 
 export function sortingOf(report: ReportName, params: URLSearchParams): Sorting {
   const sorts = sortsOf(report, params);

@@ -21,8 +21,9 @@ export function RepeatTab({ api, language, params, show }: TabProps) {
 
   /** Entries of one user, or of one unit's subtree. */
   const entriesOf = (changes: Record<string, string | null>) => show(withParams(params, { group: null, sort: null, order: null, offset: null, ...changes }));
-  const ofUser = (row: RepeatUserRow) => entriesOf({ user: row.userName });
-  const ofUnit = (unit: ReportUnit) => entriesOf({ user: null, city: unit.city, county: unit.county ?? null, town: unit.town ?? null });
+  // A user's entries in that unit, and a unit's own entries (not its subtree's).
+  const ofUser = (row: RepeatUserRow) => entriesOf({ user: row.userName, unitId: row.unit.id });
+  const ofUnit = (unit: ReportUnit) => entriesOf({ user: null, unitId: unit.id });
 
   const unitColumn = { label: t('colUnit'), cell: (row: { unit: ReportUnit }) => unitPlace(row.unit) };
   const timeColumns = [
@@ -74,6 +75,12 @@ export function RepeatTab({ api, language, params, show }: TabProps) {
     ] as Column<RepeatUnitRow>[],
   }[group] as Column<RepeatUploaderRow>[];
 
+  // The unit's place names from its rows (all of them are its), else its id.
+  const onlyUnitName = (unitId: string) => {
+    const shown = loaded.data?.items[0]?.unit;
+    return shown?.id === unitId ? unitPlace(shown) : unitId;
+  };
+
   const rowKey = (row: RepeatUploaderRow) =>
     group === 'entry' ? `${(row as RepeatEntryRow).userId}/${row.unit.id}/${(row as RepeatEntryRow).fileId}` : group === 'user' ? `${(row as RepeatUserRow).userId}/${row.unit.id}` : row.unit.id;
 
@@ -84,8 +91,16 @@ export function RepeatTab({ api, language, params, show }: TabProps) {
         label={t('groupBy')}
         options={REPEAT_GROUPS.map((g) => [g, t(GROUP_LABEL[g])])}
         value={group}
-        onChange={(g) => show(withParams(params, { group: g === 'entry' ? null : g, sort: null, order: null, offset: null }))}
+        onChange={(g) => show(withParams(params, { group: g === 'entry' ? null : g, unitId: null, sort: null, order: null, offset: null }))}
       />
+      {params.get('unitId') && (
+        <p class="hint">
+          {t('onlyUnit', { unit: onlyUnitName(params.get('unitId')!) })}{' '}
+          <button type="button" class="link" onClick={() => show(withParams(params, { unitId: null, offset: null }))}>
+            {t('showAllUnits')}
+          </button>
+        </p>
+      )}
       <TableSection
         language={language}
         report="repeat-uploaders"

@@ -38,13 +38,14 @@ export function SavingsTab({ api, language, params, show }: TabProps) {
   const level = levelOf(params);
   const table = useReport<SavingsReport>(api, 'savings', view.query);
 
-  // The chart shows the whole selection: this page when it holds every row, else a request of its own.
+  // The chart shows the whole selection: this page when it holds every row, else a request of its
+  // own (the biggest units, or the newest periods, up to the export limit).
   const page = table.loading ? null : table.data;
   const complete = page !== null && page.offset === 0 && page.items.length >= page.total;
   const chartQuery =
     page === null || complete
       ? null
-      : reportQuery('savings', params, { sort: group === 'unit' ? 'savedBytes' : 'period', order: group === 'unit' ? 'desc' : 'asc', limit: EXPORT_LIMIT, offset: 0 });
+      : reportQuery('savings', params, { sort: group === 'unit' ? 'savedBytes' : 'period', order: 'desc', limit: EXPORT_LIMIT, offset: 0 });
   const chartAnswer = useReport<SavingsReport>(api, 'savings', chartQuery);
   const chartRows = sortForChart(group, (complete ? page.items : chartAnswer.data?.items) ?? []);
 
@@ -78,7 +79,7 @@ export function SavingsTab({ api, language, params, show }: TabProps) {
   const chartTitle = group === 'unit' ? t('chartSavedPerUnit') : t('chartSavedOverTime', { period: t(GROUP_LABEL[group]) });
   const axis = byteUnit(Math.max(0, ...chartRows.map((row) => row.savedBytes)));
   const described = chartRows.slice(0, 12).map((row) => `${label(row)} ${formatBytes(row.savedBytes)}`);
-  const chartSummary = `${chartTitle}: ${described.join(t('listSeparator'))}${chartRows.length > described.length ? t('andMore', { count: chartRows.length - described.length }) : ''}`;
+  const chartSummary = `${chartTitle}: ${described.join(t('listSeparator'))}${chartRows.length > described.length ? t('andMore', { count: formatCount(language, chartRows.length - described.length) }) : ''}`;
 
   return (
     <div class="report-tab" data-report="savings">
