@@ -1,24 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { InstantUploadScope } from '../../shared/schemas.js';
-import { keyOf, md5, randomContent } from '../support/content.js';
+import { checkBody, digestsFor, md5, randomContent } from '../support/content.js';
 import { Client, TestServer } from '../support/server.js';
 import { countChunks, storeTargets, TEST_CHUNK_SIZE } from '../support/stores.js';
-
-const checkBody = (data: Buffer, name = 'doc.pdf') => {
-  const key = keyOf(data);
-  return { md5: key.md5, sha256: key.sha256, size: key.length, name, type: 'application/pdf' };
-};
-
-/** What a client holding the bytes answers: the MD5 of each requested range. */
-const digestsFor = (data: Buffer, ranges: Array<{ start: number; end: number }>) => ranges.map((r) => md5(data.subarray(r.start, r.end)));
-
-async function instantUpload(client: Client, data: Buffer, name = 'doc.pdf') {
-  const check = await (await client.json('/api/uploads/check', 'POST', checkBody(data, name))).json();
-  if (check.status !== 'prove') return { check };
-  const res = await client.json('/api/uploads/prove', 'POST', { claimId: check.claimId, digests: digestsFor(data, check.ranges) });
-  return { check, res, body: await res.json() };
-}
 
 for (const target of storeTargets) {
   describe(`instant uploads: check, then prove possession (${target.name} store)`, { skip: target.skip }, () => {
@@ -67,10 +52,10 @@ for (const target of storeTargets) {
       const data = randomContent(3 * TEST_CHUNK_SIZE);
       const { fileId } = await (await clerkA.upload('原件.pdf', data)).json();
       const chunksBefore = await countChunks(server.opened);
-      const first = await instantUpload(clerkB, data, '副本.pdf');
+      const first = await clerkB.instantUpload(data, '副本.pdf');
       assert.equal(first.res!.status, 200);
       assert.deepEqual(first.body, { status: 'duplicate', fileId, uploadCount: 1 });
-      const second = await instantUpload(clerkB, data, '副本.pdf');
+      const second = await clerkB.instantUpload(data, '副本.pdf');
       assert.deepEqual(second.body, { status: 'duplicate', fileId, uploadCount: 2 });
       assert.equal(await countChunks(server.opened), chunksBefore);
       const entries = await server.store.ledger.entriesForFile(fileId);
@@ -129,7 +114,7 @@ for (const target of storeTargets) {
 
     it('proves a 0-byte file with the MD5 of nothing', async () => {
       await clerkA.upload('empty.txt', Buffer.alloc(0));
-      const { check, body } = await instantUpload(clerkB, Buffer.alloc(0), 'leer.txt');
+      const { check, body } = await clerkB.instantUpload(Buffer.alloc(0), 'leer.txt');
       assert.deepEqual(check.ranges, [{ start: 0, end: 0 }]);
       assert.equal(body.status, 'duplicate');
     });
@@ -197,10 +182,10 @@ for (const target of storeTargets) {
         assert.equal((await server.store.ledger.entriesForFile(held.fileId)).length, 1 + outsiders.length, 'every upload is in the ledger');
 
         if (scope === 'county') {
-          const { body } = await instantUpload(neighbour, data);
+          const { body } = await neighbour.instantUpload(data);
           assert.equal(body.status, 'duplicate', 'a unit of the same county may claim it');
         }
-        const again = await instantUpload(stranger, data);
+        const again = await stranger.instantUpload(data);
         assert.equal(again.body.status, 'duplicate', "once in the stranger's own scope, it is a duplicate for them too");
       });
     });

@@ -8,6 +8,15 @@ export const sha256 = (data: Uint8Array) => createHash('sha256').update(data).di
 export const keyOf = (data: Uint8Array): ContentKey => ({ md5: md5(data), sha256: sha256(data), length: data.byteLength });
 export const randomContent = (length: number): Buffer => randomBytes(length);
 
+/** The body of `POST /api/uploads/check` for these bytes. */
+export const checkBody = (data: Uint8Array, name = 'doc.pdf') => {
+  const key = keyOf(data);
+  return { md5: key.md5, sha256: key.sha256, size: key.length, name, type: 'application/pdf' };
+};
+
+/** What a client holding the bytes answers: the MD5 of each requested range. */
+export const digestsFor = (data: Uint8Array, ranges: Array<{ start: number; end: number }>) => ranges.map((r) => md5(data.subarray(r.start, r.end)));
+
 /** Writes bytes into a new staging area the way the ingest service does. */
 export async function stageBytes(store: ArchiveStore, data: Uint8Array): Promise<{ stagingId: string; key: ContentKey }> {
   const { content } = store;

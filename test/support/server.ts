@@ -6,7 +6,7 @@ import { appDeps, composeServices, type Archive, type ServiceConfig } from '../.
 import { createApp } from '../../server/http/app.js';
 import { createLogger } from '../../server/log.js';
 import type { Account } from '../../server/store/port.js';
-import { unit } from './content.js';
+import { checkBody, digestsFor, unit } from './content.js';
 import type { OpenedStore, StoreTarget } from './stores.js';
 
 export const PASSWORD = 'correct horse battery';
@@ -125,6 +125,14 @@ export class Client {
     for (const [k, v] of Object.entries(fields)) form.append(k, v);
     form.append('file', new Blob([data], { type }), fileName);
     return this.fetch('/api/files', { method: 'POST', body: form });
+  }
+
+  /** The instant-upload handshake: check, and when the archive asks, prove with the bytes' ranges. */
+  async instantUpload(data: Uint8Array, name = 'doc.pdf') {
+    const check = await (await this.json('/api/uploads/check', 'POST', checkBody(data, name))).json();
+    if (check.status !== 'prove') return { check };
+    const res = await this.json('/api/uploads/prove', 'POST', { claimId: check.claimId, digests: digestsFor(data, check.ranges) });
+    return { check, res, body: await res.json() };
   }
 }
 
