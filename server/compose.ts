@@ -10,6 +10,8 @@ import { ChunkPool } from './services/chunk-writer.js';
 import { ClaimService } from './services/claims.js';
 import { DigestPool } from './services/digest.js';
 import { FileService } from './services/files.js';
+import { FixityService } from './services/fixity.js';
+import { ArchiveMetrics } from './http/metrics.js';
 import { GarbageCollector } from './services/gc.js';
 import { IngestService } from './services/ingest.js';
 import { ResumableUploadService } from './services/resumable-uploads.js';
@@ -32,12 +34,15 @@ export type ServiceConfig = Pick<
   | 'uploadIdleMs'
   | 'corsOrigins'
   | 'reportTimeZone'
+  | 'metricsToken'
+  | 'verifyIntervalMs'
 >;
 
 export interface Archive {
   services: AppDeps['services'];
   digests: DigestPool;
   gc: GarbageCollector;
+  metrics: ArchiveMetrics;
 }
 
 /** Wires the services over a store: the one place that knows every dependency. */
@@ -47,7 +52,9 @@ export function composeServices(store: ArchiveStore, config: ServiceConfig, cloc
   const pool = new ChunkPool(store.content.chunkSize);
   const audit = new AuditService(store.audit, clock);
   const calendar = new ReportCalendar(config.reportTimeZone);
-  const ingest = new IngestService({ store, digests, pool, scope, maxFileSize: config.maxFileSize, audit, calendar, clock });
+  const fixity = new FixityService({ store, digests, clock });
+  const metrics = new ArchiveMetrics(() => fixity.last());
+  const ingest = new IngestService({ store, digests, pool, scope, maxFileSize: config.maxFileSize, audit, calendar, meter: metrics, clock });
   const resumable = new ResumableUploadService({
     store,
     ingest,
@@ -60,6 +67,7 @@ export function composeServices(store: ArchiveStore, config: ServiceConfig, cloc
   });
   return {
     digests,
+    metrics,
     gc: new GarbageCollector(store.content, resumable, config.stagingTtlMs, clock),
     services: {
       audit,
@@ -68,19 +76,24 @@ export function composeServices(store: ArchiveStore, config: ServiceConfig, cloc
       tokens: new TokenService(store.tokens, store.accounts, clock),
       ingest,
       resumable,
-      claims: new ClaimService(store, scope, audit, calendar, config.claimTtlMs, clock),
+      claims: new ClaimService(store, scope, audit, calendar, metrics, config.claimTtlMs, clock),
+      fixity,
       reports: new ReportService(store.reports, calendar),
       files: new FileService(store),
     },
   };
 }
 
-export function appDeps(store: ArchiveStore, archive: Archive, config: ServiceConfig, logger: Logger): AppDeps {
+export function appDeps(store: ArchiveStore, archive: Archive, config: ServiceConfig, logger: Logger, draining: () => boolean = () => false): AppDeps {
   return {
     logger,
+    draining,
     services: archive.services,
     ping: () => store.ping(),
+    metrics: archive.metrics,
     settings: {
+      metricsToken: config.metricsToken,
+      verifyIntervalMs: config.verifyIntervalMs,
       maxFileSize: config.maxFileSize,
       sessionTtlMs: config.sessionTtlMs,
       trustProxy: config.trustProxy,

@@ -46,6 +46,15 @@ const configSchema = z.object({
         return false;
       }
     }, 'REPORT_TIME_ZONE is an IANA time zone such as Asia/Shanghai'),
+  METRICS_TOKEN: z
+    .string()
+    .min(16, 'METRICS_TOKEN must be at least 16 characters (it guards GET /metrics)')
+    .regex(/^[\x21-\x7e]+$/, 'METRICS_TOKEN is printable ASCII without spaces')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  VERIFY_INTERVAL_HOURS: z.coerce.number().min(0).default(168),
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(25),
+  STORE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(86_400).default(60),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -77,6 +86,14 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** The zone whose calendar days the reports count in. */
   reportTimeZone: string;
+  /** Bearer token of GET /metrics; without it the endpoint does not exist. */
+  metricsToken: string | undefined;
+  /** How often the server runs the fixity check; 0: never (use `archive verify`). */
+  verifyIntervalMs: number;
+  /** How long a stopping server lets requests in progress finish before cutting them off. */
+  shutdownGraceMs: number;
+  /** How long the start waits for an unreachable MongoDB, retrying with backoff. */
+  storeConnectTimeoutMs: number;
   logLevel: string;
 }
 
@@ -107,6 +124,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     gcIntervalMs: c.GC_INTERVAL_SECONDS * 1000,
     trustProxy: parseTrustProxy(c.TRUST_PROXY),
     reportTimeZone: c.REPORT_TIME_ZONE,
+    metricsToken: c.METRICS_TOKEN,
+    verifyIntervalMs: c.VERIFY_INTERVAL_HOURS * 3600_000,
+    shutdownGraceMs: c.SHUTDOWN_GRACE_SECONDS * 1000,
+    storeConnectTimeoutMs: c.STORE_CONNECT_TIMEOUT_SECONDS * 1000,
     logLevel: c.LOG_LEVEL,
   };
 }

@@ -131,8 +131,32 @@ export class UnsupportedProtocolError extends ArchiveError {
   }
 }
 
+/** Stored bytes found missing: the file cannot be served or verified. */
+export class ContentDamagedError extends ArchiveError {
+  constructor(
+    readonly fileId: string,
+    /** The first byte found missing (of the file, not of a requested range). */
+    readonly offset: number,
+    readonly detail: string,
+  ) {
+    super('content_damaged', `The stored bytes of this file are damaged (${detail}), so it cannot be served. An administrator has to restore it from a backup.`);
+  }
+}
+
+/** The database does not answer (MongoDB down or unreachable); the request may be retried. */
+export class StoreUnavailableError extends ArchiveError {
+  constructor() {
+    super('store_unavailable', 'The archive store cannot be reached right now. Try again in a moment; if it persists, tell your administrator.');
+  }
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+/** The store could not be reached at start-up; it may come up, so the start retries. */
+export class StoreUnreachableError extends Error {
+  override name = 'StoreUnreachableError';
 }
 
 export class ConflictError extends ArchiveError {

@@ -1,16 +1,20 @@
 import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import { appDeps, composeServices } from './compose.js';
 import { loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
 import { createApp } from './http/app.js';
-import { createLogger } from './log.js';
-import { openStore } from './store/open.js';
+import { createLogger, type Logger } from './log.js';
+import type { FixityService } from './services/fixity.js';
+import { openStoreRetrying } from './store/open.js';
 
 /** The composition root: config → store → services → HTTP. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const store = await openStore(config);
+  const store = await openStoreRetrying(config, config.storeConnectTimeoutMs, (attempt, delayMs, err) =>
+    logger.warn({ attempt, retryInSeconds: delayMs / 1000 }, `${err.message}; retrying`),
+  );
   const archive = composeServices(store, config);
 
   const firstAdmin = await archive.services.accounts.bootstrapAdmin();
@@ -43,28 +47,49 @@ async function main(): Promise<void> {
           );
         }, config.gcIntervalMs).unref()
       : undefined;
+  const fixity = config.verifyIntervalMs > 0 ? scheduleFixity(archive.services.fixity, config.verifyIntervalMs, logger) : undefined;
 
-  const app = createApp(appDeps(store, archive, config, logger));
+  let draining = false;
+  const app = createApp(appDeps(store, archive, config, logger, () => draining));
   const server = app.listen(config.port, config.host);
 
   // Installed before anyone can learn our port: a signal arriving without a handler would kill
-  // the process on the spot instead of closing the store cleanly.
+  // the process on the spot instead of finishing requests and closing the store.
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    draining = true;
+    logger.info({ signal, graceSeconds: config.shutdownGraceMs / 1000 }, 'shutting down: no new connections, finishing requests in progress');
+    setTimeout(() => {
+      logger.error('shutdown took too long; exiting without closing the store');
+      process.exit(1);
+    }, config.shutdownGraceMs + 15_000).unref();
     clearInterval(sweeper);
-    server.close(async () => {
-      await archive.digests.close();
-      await store.close();
-      process.exit(0);
-    });
+    await fixity?.stop();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // A keep-alive connection whose request just ended would otherwise hold the close open.
+    const idle = setInterval(() => server.closeIdleConnections(), 200);
     server.closeIdleConnections();
-    setTimeout(() => process.exit(1), 10_000).unref();
+    const finished = await Promise.race([closed.then(() => true), delay(config.shutdownGraceMs).then(() => false)]);
+    clearInterval(idle);
+    if (!finished) {
+      logger.warn('cutting off requests still running after the grace period; resumable uploads keep the bytes that arrived');
+      server.closeAllConnections();
+    }
+    // Each cut-off upload persists what arrived, records its offset and frees its lock first.
+    await archive.services.resumable.drain();
+    await archive.digests.close();
+    await store.close();
+    logger.info('shutdown complete');
+    process.exit(0);
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  const onSignal = (signal: string) => void stop(signal).catch((err: unknown) => {
+    logger.error({ err }, 'shutdown failed');
+    process.exit(1);
+  });
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -75,6 +100,40 @@ async function main(): Promise<void> {
   server.timeout = 120_000;
   const { address, port } = server.address() as AddressInfo;
   logger.info({ address, port, store: store.kind }, `archive listening on http://${address}:${port}`);
+}
+
+/**
+ * Runs the fixity check when due: the schedule counts from the last check's start as recorded
+ * in the store, so restarts do not reset it and several instances run one check between them.
+ */
+function scheduleFixity(fixity: FixityService, intervalMs: number, logger: Logger): { stop(): Promise<void> } {
+  const abort = new AbortController();
+  let running: Promise<unknown> | undefined;
+  const tick = async () => {
+    if (!(await fixity.due(intervalMs))) return;
+    const result = await fixity.run('schedule', { signal: abort.signal });
+    if (!result) return;
+    const summary = { ...result, problems: result.problems.length };
+    if (result.state === 'failed') logger.error({ verification: summary }, `fixity check found ${result.missing} missing and ${result.corrupted} corrupted file(s)`);
+    else logger.info({ verification: summary }, `fixity check ${result.state}`);
+  };
+  const start = () => {
+    if (running) return;
+    running = tick()
+      .catch((err: unknown) => logger.error({ err }, 'fixity check failed'))
+      .finally(() => (running = undefined));
+  };
+  // Soon after the start, then every few minutes (or the interval, if shorter) to see if it is due.
+  const first = setTimeout(start, 5_000).unref();
+  const timer = setInterval(start, Math.min(intervalMs, 5 * 60_000)).unref();
+  return {
+    async stop() {
+      clearTimeout(first);
+      clearInterval(timer);
+      abort.abort();
+      await running;
+    },
+  };
 }
 
 main().catch((err: unknown) => {

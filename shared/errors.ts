@@ -23,6 +23,8 @@ export const ERROR_CODES = [
   'checksum_mismatch',
   'range_not_satisfiable',
   'rate_limited',
+  'content_damaged',
+  'store_unavailable',
   'internal',
 ] as const;
 

@@ -161,6 +161,7 @@ export const AUDIT_ACTIONS = [
   'audit_exported',
   'report_viewed',
   'report_exported',
+  'verification_started',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

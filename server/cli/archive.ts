@@ -1,9 +1,11 @@
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { GEO_TYPES, ROLES, type GeoType, type Role, type Unit } from '../../shared/schemas.js';
 import { composeServices } from '../compose.js';
 import { loadConfig } from '../config.js';
 import { ArchiveError, ConfigError, ValidationError } from '../errors.js';
 import { openStore } from '../store/open.js';
+import { backupEmbedded, restoreEmbedded } from '../store/embedded/backup.js';
 
 const USAGE = `Usage: npm run archive -- <command>
 
@@ -19,6 +21,12 @@ const USAGE = `Usage: npm run archive -- <command>
   gc                         remove what interrupted uploads left behind: resumable uploads idle
                              longer than UPLOAD_IDLE_HOURS, staging areas older than
                              STAGING_TTL_HOURS, and bytes no record owns
+  verify [--json]            fixity check: read every stored file back and recompute its MD5 and
+                             SHA-256; lists missing and corrupted files; exit code 1 if any
+  backup <dir>               embedded store: an online, consistent backup into <dir> (an earlier
+                             backup there is brought up to date, copying only new files)
+  restore <dir>              embedded store: restore the backup in <dir> into DATA_DIR, which
+                             must not hold an archive (stop the service first)
 
 The store is the one the server uses: MONGODB_URI if set, else the embedded store in DATA_DIR.`;
 
@@ -62,6 +70,7 @@ async function run(argv: string[]): Promise<void> {
       lng: { type: 'string' },
       lat: { type: 'string' },
       label: { type: 'string' },
+      json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -71,12 +80,30 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   const config = loadConfig();
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  if (group === 'backup' || group === 'restore') {
+    if (!command || name) throw new ValidationError(`${group} needs one directory: npm run archive -- ${group} <dir>`);
+    if (config.mongodbUri) throw new ValidationError(`${group} is for the embedded store; back up MongoDB with mongodump and mongorestore (docs/deployment.md).`);
+    const dir = path.resolve(command);
+    if (group === 'backup') {
+      const r = await backupEmbedded(config.dataDir, dir, (done, total) => process.stderr.write(`  ${done} of ${total} files\n`));
+      out(`backup of ${r.files} file(s), ${r.bytes} bytes, as of ${r.createdAt} in ${r.directory} (${r.copiedFiles} file(s), ${r.copiedBytes} bytes copied this time)`);
+      if (r.damaged.length > 0) {
+        process.stderr.write(`archive: ${r.damaged.length} file(s) were already damaged in the archive and are backed up as they are: ${r.damaged.join(', ')}; run: npm run archive -- verify\n`);
+        process.exitCode = 1;
+      }
+    } else {
+      const r = await restoreEmbedded(dir, config.dataDir);
+      out(`restored ${r.files} file(s), ${r.bytes} bytes into ${config.dataDir}; check them with: npm run archive -- verify`);
+      if (r.damaged.length > 0) process.stderr.write(`archive: ${r.damaged.length} file(s) were damaged when the backup was made and are restored as they were: ${r.damaged.join(', ')}\n`);
+    }
+    return;
+  }
   const store = await openStore(config);
   const archive = composeServices(store, config);
   const { accounts, tokens, audit } = archive.services;
   // The archive command runs on the server: events it causes carry no client address.
   const byCommand = { address: null };
-  const out = (line: string) => process.stdout.write(`${line}\n`);
   try {
     switch (command === undefined ? group : `${group} ${command}`) {
       case 'user add': {
@@ -129,6 +156,26 @@ async function run(argv: string[]): Promise<void> {
       case 'gc': {
         const report = await archive.gc.run();
         out(`removed ${report.expiredUploads} expired upload(s), ${report.stagingAreas} abandoned staging area(s) and ${report.orphans} unowned file(s)`);
+        break;
+      }
+      case 'verify': {
+        const result = await archive.services.fixity.run('command', {
+          onProgress: (r) => process.stderr.write(`  ${r.files} of ${r.totalFiles} files, ${r.missing} missing, ${r.corrupted} corrupted\n`),
+        });
+        if (!result) {
+          const running = await archive.services.fixity.last();
+          process.stderr.write(`archive: a fixity check is running already (on ${running?.host}, since ${running?.startedAt}); its progress is at GET /api/verification\n`);
+          process.exitCode = 1;
+          break;
+        }
+        if (values.json) out(JSON.stringify(result));
+        else {
+          for (const p of result.problems) out(`${p.kind}\t${p.fileId}\t${p.chunk ?? ''}\t${p.fileName}\t${p.detail}`);
+          const more = result.missing + result.corrupted - result.problems.length;
+          if (more > 0) out(`… and ${more} more`);
+          out(`${result.state}: ${result.files} file(s), ${result.bytes} bytes checked; ${result.missing} missing, ${result.corrupted} corrupted`);
+        }
+        if (result.state !== 'passed') process.exitCode = 1;
         break;
       }
       default:

@@ -9,6 +9,7 @@ import type { AuditService } from '../services/audit.js';
 import type { ReportService } from '../services/reports.js';
 import type { ClaimService } from '../services/claims.js';
 import type { FileService } from '../services/files.js';
+import type { FixityService } from '../services/fixity.js';
 import type { IngestService } from '../services/ingest.js';
 import type { ResumableUploadService } from '../services/resumable-uploads.js';
 import type { SessionService, TokenService } from '../services/sessions.js';
@@ -19,6 +20,8 @@ import { reportRoutes } from './routes/reports.js';
 import { clientAppRoutes } from './routes/client-app.js';
 import { fileRoutes } from './routes/files.js';
 import { healthRoutes } from './routes/health.js';
+import type { ArchiveMetrics } from './metrics.js';
+import { verificationRoutes } from './routes/verification.js';
 import { sessionRoutes } from './routes/session.js';
 import { TUS_PATH, tusResponseHeaders, tusRoutes } from './routes/tus.js';
 import { uploadRoutes } from './routes/uploads.js';
@@ -35,9 +38,16 @@ export interface AppDeps {
     files: FileService;
     claims: ClaimService;
     reports: ReportService;
+    fixity: FixityService;
   };
   ping: () => Promise<void>;
+  metrics: ArchiveMetrics;
+  /** True once the server is shutting down: /api/ready then sends traffic elsewhere. */
+  draining: () => boolean;
   settings: {
+    /** Bearer token of GET /metrics; the endpoint exists only with one. */
+    metricsToken: string | undefined;
+    verifyIntervalMs: number;
     maxFileSize: number;
     sessionTtlMs: number;
     trustProxy: boolean | number | string;
@@ -55,6 +65,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', settings.trustProxy);
 
+  app.use(deps.metrics.timing());
   app.use(
     pinoHttp({
       logger,
@@ -64,8 +75,8 @@ export function createApp(deps: AppDeps): Express {
         res.setHeader('X-Request-Id', id);
         return id;
       },
-      // Health probes would drown the log.
-      autoLogging: { ignore: (req) => req.url === '/api/health' },
+      // Probes and scrapes would drown the log.
+      autoLogging: { ignore: (req) => req.url === '/api/health' || req.url === '/api/ready' || req.url === '/metrics' },
     }),
   );
   app.use(
@@ -95,7 +106,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(cookieParser());
   app.use(express.json({ limit: '64kb', strict: true }));
 
-  app.use('/api/health', healthRoutes(deps.ping));
+  app.use('/api', healthRoutes({ ping: deps.ping, draining: deps.draining }));
+  app.get('/metrics', deps.metrics.endpoint(settings.metricsToken));
   app.use('/api', authenticate(services.sessions, services.tokens));
   app.use(
     '/api/session',
@@ -105,6 +117,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/uploads', uploadRoutes(services.claims));
   app.use('/api/audit', auditRoutes(services.audit));
   app.use('/api/reports', reportRoutes(services.reports, services.audit));
+  app.use('/api/verification', verificationRoutes({ fixity: services.fixity, audit: services.audit, logger, intervalMs: settings.verifyIntervalMs }));
   app.use(
     TUS_PATH,
     tusRoutes({
@@ -117,6 +130,6 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api', unknownApiRoute);
   app.use(clientAppRoutes(settings.clientDir));
 
-  app.use(errorHandler(logger, settings.maxFileSize));
+  app.use(errorHandler(logger, settings.maxFileSize, deps.metrics));
   return app;
 }

@@ -6,13 +6,16 @@ import {
   AccountLockedError,
   ArchiveError,
   BadRequestError,
+  ContentDamagedError,
   NotFoundError,
   PayloadTooLargeError,
   RangeNotSatisfiableError,
   RateLimitedError,
+  StoreUnavailableError,
   ValidationError,
 } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { ArchiveMetrics } from './metrics.js';
 
 /** The one place where error codes become HTTP statuses. */
 export const STATUS: Record<ErrorCode, number> = {
@@ -36,6 +39,8 @@ export const STATUS: Record<ErrorCode, number> = {
   checksum_mismatch: 422,
   account_locked: 429,
   rate_limited: 429,
+  content_damaged: 500,
+  store_unavailable: 503,
   internal: 500,
 };
 
@@ -55,13 +60,18 @@ function translate(err: unknown, maxFileSize: number): unknown {
   if (err instanceof Error && /Unexpected end of form|Malformed part header|Multipart: Boundary not found|Unexpected end of multipart/.test(err.message)) {
     return new BadRequestError(`The multipart body is malformed (${err.message}).`);
   }
+  // The MongoDB driver's names, matched by name: the driver is loaded only when MongoDB is used.
+  if (err instanceof Error && /^Mongo(Network|NetworkTimeout|ServerSelection|NotConnected|TopologyClosed)Error$/.test(err.name)) return new StoreUnavailableError();
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new BadRequestError(e.message ?? 'Bad request.');
   return err;
 }
 
-export function errorHandler(logger: Logger, maxFileSize: number): ErrorRequestHandler {
+export function errorHandler(logger: Logger, maxFileSize: number, metrics: Pick<ArchiveMetrics, 'failed'>): ErrorRequestHandler {
   return (raw, req, res, _next) => {
     const err = translate(raw, maxFileSize);
+    metrics.failed(err instanceof ArchiveError ? err.code : 'internal');
+    // Damaged bytes and an unreachable store are the administrators' business, whoever asked.
+    if (err instanceof ContentDamagedError || err instanceof StoreUnavailableError) (req.log ?? logger).error({ err: raw }, err.message);
     if (res.headersSent) {
       // Mid-stream failure: the status is gone, so cut the connection rather than send a short body.
       (req.log ?? logger).error({ err }, 'response failed after headers were sent');

@@ -6,6 +6,7 @@ import type { Account, ArchiveStore, ByteRange, CatalogEntry } from '../store/po
 import type { AuditService } from './audit.js';
 import type { ReportCalendar } from './calendar.js';
 import type { DuplicateScope } from './scope.js';
+import type { UploadMeter } from './upload-meter.js';
 
 /** At most this many bytes are asked for in a proof. */
 export const PROOF_BYTES = 64 * 1024;
@@ -41,6 +42,7 @@ export class ClaimService {
     private readonly scope: DuplicateScope,
     private readonly audit: Pick<AuditService, 'record'>,
     private readonly calendar: ReportCalendar,
+    private readonly meter: UploadMeter,
     private readonly ttlMs: number,
     private readonly clock: () => Date = () => new Date(),
   ) {}
@@ -101,6 +103,7 @@ export class ClaimService {
       // Nothing was sent: the whole file is space saved.
       stored: false,
     });
+    this.meter.counted({ via: 'instant', outcome: 'duplicate', bytes: entry.fileLength });
     return { status: 'duplicate', fileId: claim.fileId, uploadCount };
   }
 

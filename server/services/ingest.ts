@@ -6,6 +6,7 @@ import type { Account, ArchiveStore, ContentKey } from '../store/port.js';
 import { ChunkWriter, type ChunkPool } from './chunk-writer.js';
 import type { DigestPool } from './digest.js';
 import type { DuplicateScope } from './scope.js';
+import type { UploadMeter } from './upload-meter.js';
 
 /** Bytes received and hashed into a staging area, not yet part of the archive. */
 export interface StagedContent {
@@ -21,6 +22,7 @@ export interface IngestOptions {
   maxFileSize: number;
   audit: Pick<AuditService, 'record'>;
   calendar: ReportCalendar;
+  meter: UploadMeter;
   clock?: () => Date;
 }
 
@@ -121,6 +123,7 @@ export class IngestService {
       fileLength: outcome.entry.fileLength,
       stored: outcome.status === 'stored',
     });
+    this.deps.meter.counted({ via: source.via, outcome: outcome.status, bytes: outcome.entry.fileLength });
     return { status, fileId: outcome.entry.fileId, uploadCount };
   }
 }

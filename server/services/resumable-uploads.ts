@@ -53,6 +53,7 @@ interface RunningHash {
 export class ResumableUploadService {
   private readonly clock: () => Date;
   private readonly hashes = new Map<string, RunningHash>();
+  private readonly receiving = new Set<Promise<number>>();
 
   constructor(private readonly o: ResumableUploadOptions) {
     this.clock = o.clock ?? (() => new Date());
@@ -121,7 +122,24 @@ export class ResumableUploadService {
    * Appends a request's bytes at `offset`; returns the new offset. The bytes that arrived are
    * kept even if the request breaks off. The last byte commits the file.
    */
-  async receive(account: Account, id: string, offset: number, source: AsyncIterable<Uint8Array>, address: string | null = null): Promise<number> {
+  receive(account: Account, id: string, offset: number, source: AsyncIterable<Uint8Array>, address: string | null = null): Promise<number> {
+    const work = this.receiveBytes(account, id, offset, source, address);
+    this.receiving.add(work);
+    const forget = () => this.receiving.delete(work);
+    work.then(forget, forget);
+    return work;
+  }
+
+  /**
+   * Settles when every request receiving bytes right now has ended: a stopping server cuts the
+   * requests still running after its grace period, then waits here until each has persisted what
+   * arrived, recorded the offset and released its lock, before it closes the store.
+   */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.receiving]);
+  }
+
+  private async receiveBytes(account: Account, id: string, offset: number, source: AsyncIterable<Uint8Array>, address: string | null): Promise<number> {
     const { lock, upload } = await this.lock(id);
     const stopRenewing = this.keepRenewing(id, lock);
     try {

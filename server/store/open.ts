@@ -1,15 +1,43 @@
+import { ConfigError, StoreUnreachableError } from '../errors.js';
 import type { Config } from '../config.js';
 import type { ArchiveStore } from './port.js';
+
+type StoreConfig = Pick<Config, 'mongodbUri' | 'mongodbDb' | 'dataDir' | 'chunkSize'>;
 
 /**
  * MongoDB when MONGODB_URI is set, the embedded store in DATA_DIR otherwise. Each adapter is
  * loaded only when chosen: the MongoDB driver alone holds ~25 MB the embedded store never needs.
  */
-export async function openStore(config: Pick<Config, 'mongodbUri' | 'mongodbDb' | 'dataDir' | 'chunkSize'>): Promise<ArchiveStore> {
+export async function openStore(config: StoreConfig, attemptTimeoutMs?: number): Promise<ArchiveStore> {
   if (config.mongodbUri) {
     const { openMongoStore } = await import('./mongo/index.js');
-    return openMongoStore({ uri: config.mongodbUri, dbName: config.mongodbDb, chunkSize: config.chunkSize });
+    return openMongoStore({ uri: config.mongodbUri, dbName: config.mongodbDb, chunkSize: config.chunkSize, serverSelectionTimeoutMS: attemptTimeoutMs });
   }
   const { openEmbeddedStore } = await import('./embedded/index.js');
   return openEmbeddedStore({ dataDir: config.dataDir, chunkSize: config.chunkSize });
+}
+
+/**
+ * Opens the store, retrying an unreachable one with backoff (1 s, 2 s, 4 s… at most 15 s apart)
+ * for up to `timeoutMs`: a database started together with the service may come up later.
+ * Wrong settings fail at once.
+ */
+export async function openStoreRetrying(
+  config: StoreConfig,
+  timeoutMs: number,
+  onRetry: (attempt: number, delayMs: number, err: Error) => void,
+): Promise<ArchiveStore> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // Each attempt waits for the server at most half the time left (1-10 s), leaving room to retry.
+      return await openStore(config, Math.max(1_000, Math.min(10_000, (deadline - Date.now()) / 2)));
+    } catch (err) {
+      if (!(err instanceof StoreUnreachableError)) throw err;
+      const delayMs = Math.min(15_000, 1_000 * 2 ** (attempt - 1), deadline - Date.now());
+      if (delayMs <= 0) throw new ConfigError(`${err.message} (gave up after ${attempt} attempt(s) in ${Math.round(timeoutMs / 1000)} s; STORE_CONNECT_TIMEOUT_SECONDS)`);
+      onRetry(attempt, delayMs, err);
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  }
 }

@@ -78,7 +78,10 @@ export interface ContentStore {
   commit(stagingId: string, entry: NewCatalogEntry): Promise<CommitOutcome>;
   /** Removes a staging area and its chunks; harmless if already gone, and never a committed file. */
   discard(stagingId: string): Promise<void>;
-  /** Streams a committed file's bytes, or a range of them. */
+  /**
+   * Streams a committed file's bytes, or a range of them. Bytes found missing (a chunk, the tail,
+   * the whole file) fail the stream with a ContentDamagedError, never a short stream.
+   */
   read(entry: CatalogEntry, range?: ByteRange): Readable;
   /**
    * Removes staging areas opened before `before` that no resumable upload owns (abandoned: a
@@ -121,6 +124,9 @@ export interface Catalog {
   get(fileId: string): Promise<CatalogEntry | undefined>;
   findByKey(key: ContentKey): Promise<CatalogEntry | undefined>;
   list(query: CatalogListQuery): Promise<{ items: CatalogListing[]; total: number }>;
+  /** Every entry in file id order, a page at a time: the entries after `afterFileId`. */
+  scan(afterFileId: string | undefined, limit: number): Promise<CatalogEntry[]>;
+  count(): Promise<number>;
 }
 
 /** Who uploaded what: one entry per (account, unit, file) in `userInfo.users`. */
@@ -396,6 +402,25 @@ export interface Reports {
   collisions(q: CollisionReportQuery): Promise<Page<CollisionRow>>;
 }
 
+/** A background job's record: who runs it (a lease, so one instance at a time) and its state. */
+export interface JobRecord {
+  name: string;
+  holder: string | null;
+  leaseUntil: Date | null;
+  /** The job's own JSON state: its progress while it runs, its result after. */
+  state: unknown;
+}
+
+export interface JobStore {
+  /** Takes the job's lease when nobody holds it or the holder's lease ran out; false otherwise. */
+  acquire(name: string, holder: string, now: Date, leaseMs: number): Promise<boolean>;
+  /** Extends a lease `holder` holds and saves the state; false when the lease was lost. */
+  renew(name: string, holder: string, now: Date, leaseMs: number, state: unknown): Promise<boolean>;
+  /** Saves the final state and gives the lease up (nothing when `holder` lost it). */
+  release(name: string, holder: string, state: unknown): Promise<void>;
+  get(name: string): Promise<JobRecord | undefined>;
+}
+
 export interface ArchiveStore {
   readonly kind: 'embedded' | 'mongodb';
   readonly audit: AuditLog;
@@ -408,6 +433,7 @@ export interface ArchiveStore {
   readonly tokens: TokenStore;
   readonly claims: ClaimStore;
   readonly uploads: UploadStore;
+  readonly jobs: JobStore;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;

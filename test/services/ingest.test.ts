@@ -25,7 +25,7 @@ describe('ingest: one pass of chunking, MD5 and SHA-256', () => {
   before(async () => {
     opened = await embeddedTarget.open();
     digests = new DigestPool(2);
-    ingest = new IngestService({ store: opened.store, digests, pool: new ChunkPool(CS), scope: new DuplicateScope('archive', opened.store.ledger), maxFileSize: 40 * CS, audit: new AuditService(opened.store.audit), calendar: new ReportCalendar('Asia/Shanghai') });
+    ingest = new IngestService({ store: opened.store, digests, pool: new ChunkPool(CS), scope: new DuplicateScope('archive', opened.store.ledger), maxFileSize: 40 * CS, audit: new AuditService(opened.store.audit), calendar: new ReportCalendar('Asia/Shanghai'), meter: { counted() {} } });
   });
   after(async () => {
     await digests.close();

@@ -18,6 +18,8 @@ const config = {
   uploadIdleMs: 3600_000,
   corsOrigins: [],
   reportTimeZone: 'Asia/Shanghai',
+  metricsToken: undefined,
+  verifyIntervalMs: 0,
 };
 
 async function* bytes(data: Buffer) {

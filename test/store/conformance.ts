@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { ConflictError } from '../../server/errors.js';
+import { ConflictError, ContentDamagedError } from '../../server/errors.js';
 import type { Account, ArchiveStore, AuditEvent, AuditSearch } from '../../server/store/port.js';
 import { keyOf, randomContent, readAll, stageBytes, testAccount, unit } from '../support/content.js';
-import { countChunks, TEST_CHUNK_SIZE, type OpenedStore, type StoreTarget } from '../support/stores.js';
+import { countChunks, damageContent, TEST_CHUNK_SIZE, type OpenedStore, type StoreTarget } from '../support/stores.js';
 
 const CS = TEST_CHUNK_SIZE;
 
@@ -172,6 +172,66 @@ export function storeConformance(target: StoreTarget): void {
         await store.content.write(stagingId, 0, [data]);
         assert.deepEqual(await readAll(store.content.readStaged(stagingId, CS + 1)), data.subarray(0, CS + 1));
         assert.deepEqual(await readAll(store.content.readStaged(stagingId, 0)), Buffer.alloc(0));
+      });
+    });
+
+    describe('damaged content', () => {
+      it('fails a read that meets missing bytes with a ContentDamagedError naming the first, never a short stream', async () => {
+        const data = randomContent(3 * CS + 5);
+        const { entry } = await commit(data);
+        await damageContent(opened, entry.fileId, { kind: 'lose-chunk', n: 1 });
+        // Bytes before the damage still read.
+        assert.deepEqual(await readAll(store.content.read(entry, { start: 0, end: 100 })), data.subarray(0, 100));
+        await assert.rejects(readAll(store.content.read(entry)), (err: unknown) => err instanceof ContentDamagedError && err.fileId === entry.fileId && err.offset === CS);
+        await assert.rejects(readAll(store.content.read(entry, { start: CS - 10, end: CS + 10 })), ContentDamagedError);
+      });
+
+      it('fails a read of a file whose bytes are all gone', async () => {
+        const { entry } = await commit(randomContent(2 * CS));
+        await damageContent(opened, entry.fileId, { kind: 'lose-file' });
+        await assert.rejects(readAll(store.content.read(entry)), (err: unknown) => err instanceof ContentDamagedError && err.offset === 0);
+      });
+    });
+
+    describe('catalog scan', () => {
+      it('walks every entry in file id order, a page at a time, and counts them', async () => {
+        const ids: string[] = [];
+        for (let i = 0; i < 5; i++) ids.push((await commit(randomContent(100 + i))).entry.fileId);
+        assert.equal(await store.catalog.count(), 5);
+        const seen: string[] = [];
+        let after: string | undefined;
+        for (;;) {
+          const page = await store.catalog.scan(after, 2);
+          if (page.length === 0) break;
+          assert.ok(page.length <= 2);
+          seen.push(...page.map((e) => e.fileId));
+          after = page.at(-1)!.fileId;
+        }
+        assert.deepEqual(seen, [...ids].sort());
+      });
+    });
+
+    describe('job leases', () => {
+      it('lets one holder at a time run a job, keeps its state, and hands an expired lease over', async () => {
+        const t0 = new Date('2026-05-01T00:00:00Z');
+        const at = (ms: number) => new Date(t0.getTime() + ms);
+        assert.equal(await store.jobs.get('fixity'), undefined);
+        assert.equal(await store.jobs.acquire('fixity', 'a', t0, 60_000), true);
+        assert.equal(await store.jobs.acquire('fixity', 'b', at(1_000), 60_000), false, 'held by a');
+        assert.equal(await store.jobs.renew('fixity', 'a', at(30_000), 60_000, { files: 3 }), true);
+        assert.equal(await store.jobs.acquire('fixity', 'b', at(70_000), 60_000), false, 'the renewal extended the lease');
+        assert.equal(await store.jobs.renew('fixity', 'b', at(70_000), 60_000, { files: 99 }), false, 'b does not hold it');
+        const held = await store.jobs.get('fixity');
+        assert.deepEqual({ ...held, leaseUntil: held?.leaseUntil?.getTime() }, { name: 'fixity', holder: 'a', leaseUntil: at(90_000).getTime(), state: { files: 3 } });
+        // a stalls past its lease: b takes over, and a can no longer save or release.
+        assert.equal(await store.jobs.acquire('fixity', 'b', at(91_000), 60_000), true);
+        assert.equal(await store.jobs.renew('fixity', 'a', at(92_000), 60_000, { files: 4 }), false);
+        await store.jobs.release('fixity', 'a', { files: 4 });
+        assert.equal((await store.jobs.get('fixity'))?.holder, 'b');
+        await store.jobs.release('fixity', 'b', { done: true });
+        assert.deepEqual(await store.jobs.get('fixity'), { name: 'fixity', holder: null, leaseUntil: null, state: { done: true } });
+        assert.equal(await store.jobs.acquire('fixity', 'c', at(93_000), 60_000), true, 'free again after a release');
+        assert.equal(await store.jobs.acquire('other', 'c', at(93_000), 60_000), true, 'jobs are independent');
       });
     });
 

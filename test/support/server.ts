@@ -13,6 +13,8 @@ export const PASSWORD = 'correct horse battery';
 
 export interface TestServerOptions extends Partial<ServiceConfig> {
   clock?: () => Date;
+  /** What /api/ready is told about shutting down. */
+  draining?: () => boolean;
 }
 
 /** A real listening server on 127.0.0.1 over a fresh store, with helpers to act as users. */
@@ -40,6 +42,8 @@ export class TestServer {
       stagingTtlMs: 24 * 3600_000,
       uploadIdleMs: 24 * 3600_000,
       corsOrigins: [],
+      metricsToken: undefined,
+      verifyIntervalMs: 0,
       ...options,
       reportTimeZone: options.reportTimeZone ?? 'Asia/Shanghai',
     };
@@ -51,7 +55,7 @@ export class TestServer {
         cb();
       },
     });
-    const app = createApp(appDeps(opened.store, archive, config, createLogger('info', sink)));
+    const app = createApp(appDeps(opened.store, archive, config, createLogger('info', sink), options.draining));
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     const { port } = server.address() as AddressInfo;

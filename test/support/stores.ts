@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { MongoClient } from 'mongodb';
+import { MongoClient, ObjectId, type Binary } from 'mongodb';
 import { openEmbeddedStore } from '../../server/store/embedded/index.js';
 import { openMongoStore } from '../../server/store/mongo/index.js';
 import type { ArchiveStore } from '../../server/store/port.js';
@@ -99,4 +99,45 @@ export async function countChunks(opened: OpenedStore): Promise<number> {
   };
   walk(path.join(opened.dataDir!, 'content'));
   return chunks;
+}
+
+export type Damage = { kind: 'flip-byte'; offset: number } | { kind: 'lose-chunk'; n: number } | { kind: 'lose-file' };
+
+/**
+ * Damages a committed file's stored bytes behind the store's back, as a failing disk or a careless
+ * hand would. `lose-chunk` n: MongoDB loses that chunk document; the embedded store's content
+ * file is cut short at the chunk (it keeps chunks back to back, so the rest goes too).
+ */
+export async function damageContent(opened: OpenedStore, fileId: string, damage: Damage): Promise<void> {
+  if (opened.mongo) {
+    const client = await MongoClient.connect(opened.mongo.uri);
+    try {
+      const chunks = client.db(opened.mongo.dbName).collection('fileContent.chunks');
+      const files_id = new ObjectId(fileId);
+      if (damage.kind === 'lose-file') await chunks.deleteMany({ files_id });
+      else if (damage.kind === 'lose-chunk') await chunks.deleteOne({ files_id, n: damage.n });
+      else {
+        const n = Math.floor(damage.offset / opened.chunkSize);
+        const doc = await chunks.findOne({ files_id, n });
+        const bin = doc!.data as Binary;
+        const data = Buffer.from(bin.buffer.subarray(0, bin.position));
+        data[damage.offset % opened.chunkSize]! ^= 0xff;
+        await chunks.updateOne({ _id: doc!._id }, { $set: { data } });
+      }
+    } finally {
+      await client.close();
+    }
+    return;
+  }
+  const file = path.join(opened.dataDir!, 'content', fileId.slice(0, 2), fileId.slice(2, 4), fileId);
+  if (damage.kind === 'lose-file') fs.rmSync(file);
+  else if (damage.kind === 'lose-chunk') fs.truncateSync(file, damage.n * opened.chunkSize);
+  else {
+    const fd = fs.openSync(file, 'r+');
+    const byte = Buffer.alloc(1);
+    fs.readSync(fd, byte, 0, 1, damage.offset);
+    byte[0]! ^= 0xff;
+    fs.writeSync(fd, byte, 0, 1, damage.offset);
+    fs.closeSync(fd);
+  }
 }

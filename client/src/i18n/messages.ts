@@ -321,6 +321,8 @@ const zhErrors: Record<ErrorCode, string> = {
   payload_too_large: '文件超过系统允许的大小上限，无法上传。',
   checksum_mismatch: '上传的内容与本机计算的指纹不一致（文件可能在上传中被修改），请重新选择文件后重试。',
   range_not_satisfiable: '请求的范围无效。',
+  content_damaged: '此文件在档案中保存的数据已损坏，无法下载。请联系管理员从备份中恢复。',
+  store_unavailable: '档案存储暂时无法访问。请稍后再试；如果持续出现，请联系管理员。',
   rate_limited: '尝试次数过多，请稍等几分钟后再试。',
   internal: '服务器内部错误，请稍后重试；如仍失败请联系管理员。',
 };
@@ -345,6 +347,8 @@ const enErrors: Record<ErrorCode, string> = {
   payload_too_large: 'The file is larger than the archive accepts.',
   checksum_mismatch: 'The uploaded bytes do not match the fingerprint computed here (the file may have changed during the upload). Select the file again and retry.',
   range_not_satisfiable: 'The requested range is not valid.',
+  content_damaged: 'The stored bytes of this file are damaged, so it cannot be downloaded. Ask an administrator to restore it from a backup.',
+  store_unavailable: 'The archive store cannot be reached right now. Try again later; if it persists, tell your administrator.',
   rate_limited: 'Too many attempts. Wait a few minutes and try again.',
   internal: 'The server had an internal error. Try again later; if it keeps failing, contact your administrator.',
 };
@@ -375,6 +379,7 @@ export const AUDIT_ACTION_NAMES: Record<Language, Record<AuditAction, string>> =
     audit_exported: '导出审计日志',
     report_viewed: '查看报表',
     report_exported: '导出报表',
+    verification_started: '启动完整性校验',
   },
   en: {
     login: 'Log in',
@@ -394,5 +399,6 @@ export const AUDIT_ACTION_NAMES: Record<Language, Record<AuditAction, string>> =
     audit_exported: 'Audit log exported',
     report_viewed: 'Report viewed',
     report_exported: 'Report exported',
+    verification_started: 'Fixity check started',
   },
 };

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { AuditService } from '../../services/audit.js';
 import { pipeline } from 'node:stream/promises';
 import contentDisposition from 'content-disposition';
@@ -92,6 +93,9 @@ export function fileRoutes(deps: FileRouteDeps): Router {
         detail: range ? `bytes ${range.start}-${range.end - 1} of ${entry.fileLength}` : `${entry.fileLength} bytes`,
       });
     }
+    // The first bytes are read before the answer begins: a file found damaged there (a missing
+    // content file, a range in lost bytes) gets a clear error instead of a cut-off download.
+    const body = req.method === 'GET' ? await started(deps.files.read(file, range)) : undefined;
     res.set({
       'Content-Disposition': contentDisposition(file.fileName),
       // Stored documents are never run as part of this site, even if they are HTML.
@@ -105,8 +109,9 @@ export function fileRoutes(deps: FileRouteDeps): Router {
     } else {
       res.setHeader('Content-Length', String(entry.fileLength));
     }
-    if (req.method === 'HEAD') return void res.end();
-    await pipeline(deps.files.read(file, range), res);
+    if (!body) return void res.end();
+    // Damage found further on cuts the connection (error handler): never a short file as if whole.
+    await pipeline(body, res);
   });
 
   return router;
@@ -124,4 +129,22 @@ function requestedRange(req: Request, { entry, since }: VisibleFile): ByteRange 
   }
   if (ranges.length !== 1) throw new RangeNotSatisfiableError(entry.fileLength, 'Only a single byte range per request is supported.');
   return { start: ranges[0]!.start, end: ranges[0]!.end + 1 };
+}
+
+/** Resolves once a stream has its first bytes (or ended), rejects if it fails before. */
+async function started(stream: Readable): Promise<Readable> {
+  // Kept: an error between here and the pipeline taking over must not go unhandled.
+  stream.on('error', () => {});
+  await new Promise<void>((resolve, reject) => {
+    const settle = (err?: Error) => {
+      stream.off('readable', ok).off('error', settle);
+      if (err) {
+        stream.destroy();
+        reject(err);
+      } else resolve();
+    };
+    const ok = () => settle();
+    stream.once('readable', ok).once('error', settle);
+  });
+  return stream;
 }

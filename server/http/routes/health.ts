@@ -1,14 +1,29 @@
 import { Router } from 'express';
+import type { ErrorBody } from '../../../shared/errors.js';
 
-/** `/api/health`: the process is up and its store answers. */
-export function healthRoutes(ping: () => Promise<void>): Router {
+const STORE_TIMEOUT_MS = 2_000;
+
+/**
+ * Probes for orchestrators and load balancers. `/api/health` (liveness): the process serves
+ * requests; restarting it will not help otherwise. `/api/ready` (readiness): send it traffic: its
+ * store answers and it is not shutting down.
+ */
+export function healthRoutes(o: { ping: () => Promise<void>; draining: () => boolean }): Router {
   const router = Router();
-  router.get('/', async (_req, res) => {
+  router.get('/health', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  router.get('/ready', async (_req, res) => {
+    const notReady = (body: ErrorBody) => res.status(503).setHeader('Retry-After', '5').json(body);
+    if (o.draining()) return notReady({ error: 'store_unavailable', message: 'This server is shutting down; another instance takes the requests.' });
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await ping();
-      res.json({ status: 'ok' });
+      await Promise.race([o.ping(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), STORE_TIMEOUT_MS)))]);
+      res.json({ status: 'ready' });
     } catch {
-      res.status(503).json({ error: 'internal', message: 'The archive store does not answer.' });
+      notReady({ error: 'store_unavailable', message: 'The archive store does not answer.' });
+    } finally {
+      clearTimeout(timer);
     }
   });
   return router;

@@ -23,6 +23,17 @@ export class EmbeddedCatalog implements Catalog {
     return row && catalogEntryFromRow(row);
   }
 
+  async scan(afterFileId: string | undefined, limit: number): Promise<CatalogEntry[]> {
+    return this.db
+      .prepare<[string, number], CatalogRow>('SELECT * FROM catalog WHERE file_id > ? ORDER BY file_id LIMIT ?')
+      .all(afterFileId ?? '', limit)
+      .map(catalogEntryFromRow);
+  }
+
+  async count(): Promise<number> {
+    return this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM catalog').get()!.n;
+  }
+
   async list(query: CatalogListQuery): Promise<{ items: CatalogListing[]; total: number }> {
     return query.unitId === undefined ? this.listAll(query) : this.listForUnit(query.unitId, query);
   }

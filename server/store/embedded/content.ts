@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { ContentDamagedError } from '../../errors.js';
+import { intactRead } from '../intact-read.js';
 import type { ByteRange, CatalogEntry, CommitOutcome, ContentStore, GarbageReport, NewCatalogEntry } from '../port.js';
 import { ContentFiles } from './content-files.js';
 import type { Db } from './database.js';
@@ -106,7 +108,11 @@ export class EmbeddedContentStore implements ContentStore {
   }
 
   read(entry: CatalogEntry, range?: ByteRange): Readable {
-    return this.files.read(entry.fileId, range?.start ?? 0, range?.end ?? entry.fileLength);
+    const start = range?.start ?? 0;
+    const end = range?.end ?? entry.fileLength;
+    return intactRead(this.files.read(entry.fileId, start, end), { fileId: entry.fileId, start, end }, (err, offset) =>
+      (err as NodeJS.ErrnoException).code === 'ENOENT' ? new ContentDamagedError(entry.fileId, offset, 'its content file is missing') : undefined,
+    );
   }
 
   async collectGarbage(before: Date): Promise<GarbageReport> {

@@ -28,6 +28,14 @@ CREATE TABLE IF NOT EXISTS staging (
   created_at INTEGER NOT NULL
 );
 
+-- Background jobs (the fixity check): a lease keeps each to one process; state is JSON.
+CREATE TABLE IF NOT EXISTS jobs (
+  name        TEXT PRIMARY KEY,
+  holder      TEXT,
+  lease_until INTEGER,
+  state       TEXT
+);
+
 -- Resumable (tus) uploads: their state, so any process on DATA_DIR can continue one.
 CREATE TABLE IF NOT EXISTS uploads (
   id         TEXT PRIMARY KEY,

@@ -6,6 +6,7 @@ import { EmbeddedCatalog } from './catalog.js';
 import { ContentFiles } from './content-files.js';
 import { EmbeddedContentStore } from './content.js';
 import { openDatabase } from './database.js';
+import { EmbeddedJobStore } from './jobs.js';
 import { EmbeddedLedger } from './ledger.js';
 import { EmbeddedReports } from './reports.js';
 import { EmbeddedUploadStore } from './uploads.js';
@@ -26,6 +27,7 @@ export function openEmbeddedStore(options: { dataDir: string; chunkSize: number 
     tokens: new EmbeddedTokenStore(db),
     claims: new EmbeddedClaimStore(db),
     uploads: new EmbeddedUploadStore(db),
+    jobs: new EmbeddedJobStore(db),
     async ping() {
       db.prepare('SELECT 1').get();
     },

@@ -17,6 +17,16 @@ export class MongoCatalog implements Catalog {
     return doc ? catalogEntryFromDoc(doc) : undefined;
   }
 
+  async scan(afterFileId: string | undefined, limit: number): Promise<CatalogEntry[]> {
+    const after = afterFileId === undefined ? undefined : objectIdOf(afterFileId);
+    const docs = await this.c.catalog.find(after ? { _id: { $gt: after } } : {}).sort({ _id: 1 }).limit(limit).toArray();
+    return docs.map(catalogEntryFromDoc);
+  }
+
+  async count(): Promise<number> {
+    return this.c.catalog.estimatedDocumentCount();
+  }
+
   async list(query: CatalogListQuery): Promise<{ items: CatalogListing[]; total: number }> {
     return query.unitId === undefined ? this.listAll(query) : this.listForUnit(query.unitId, query);
   }

@@ -137,6 +137,14 @@ export interface AuditDoc extends AuditEvent {
   _id: ObjectId;
 }
 
+/** A background job (`jobs`): `_id` is its name; the holder's lease keeps it to one instance. */
+export interface JobDoc {
+  _id: string;
+  holder: string | null;
+  leaseUntil: Date | null;
+  state: unknown;
+}
+
 export const BUCKET = 'fileContent';
 
 export function collections(db: Db) {
@@ -153,6 +161,7 @@ export function collections(db: Db) {
     claims: db.collection<ClaimDoc>('uploads.claims'),
     uploads: db.collection<UploadDoc>('uploads.resumable'),
     audit: db.collection<AuditDoc>('audit.events'),
+    jobs: db.collection<JobDoc>('jobs'),
   };
 }
 

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { Binary, GridFSBucket, Long, ObjectId, type Collection, type Db, type OptionalUnlessRequiredId } from 'mongodb';
+import { Binary, GridFSBucket, Long, MongoGridFSChunkError, ObjectId, type Collection, type Db, type OptionalUnlessRequiredId } from 'mongodb';
+import { ContentDamagedError } from '../../errors.js';
+import { intactRead } from '../intact-read.js';
 import type { ByteRange, CatalogEntry, CommitOutcome, ContentStore, GarbageReport, NewCatalogEntry } from '../port.js';
 import { BUCKET, isDuplicateKey, type Collections } from './collections.js';
 import { catalogEntryFromDoc } from './mapping.js';
@@ -188,7 +190,16 @@ export class MongoContentStore implements ContentStore {
   }
 
   read(entry: CatalogEntry, range?: ByteRange): Readable {
-    return this.bucket.openDownloadStream(new ObjectId(entry.fileId), range ? { start: range.start, end: range.end } : {});
+    const start = range?.start ?? 0;
+    const end = range?.end ?? entry.fileLength;
+    const source = this.bucket.openDownloadStream(new ObjectId(entry.fileId), range ? { start, end } : {});
+    return intactRead(source, { fileId: entry.fileId, start, end }, (err, offset) => {
+      if (!(err instanceof MongoGridFSChunkError) && !/^FileNotFound/.test((err as Error).message)) return undefined;
+      // "ChunkIsMissing: Got unexpected n: 5, expected: 3": chunk 3 is the first one missing.
+      const expected = /expected: (\d+)$/.exec((err as Error).message);
+      const at = expected ? Number(expected[1]) * entry.chunkSize : offset;
+      return new ContentDamagedError(entry.fileId, at, (err as Error).message);
+    });
   }
 }
 

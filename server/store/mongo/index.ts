@@ -1,11 +1,12 @@
-import { MongoClient } from 'mongodb';
-import { ConfigError } from '../../errors.js';
+import { MongoClient, type Db } from 'mongodb';
+import { ConfigError, StoreUnreachableError } from '../../errors.js';
 import type { ArchiveStore } from '../port.js';
 import { MongoAccountStore, MongoClaimStore, MongoSessionStore, MongoTokenStore } from './accounts.js';
 import { MongoAuditLog } from './audit.js';
 import { MongoCatalog } from './catalog.js';
 import { collections, createIndexes } from './collections.js';
 import { MongoContentStore } from './content.js';
+import { MongoJobStore } from './jobs.js';
 import { MongoLedger } from './ledger.js';
 import { MongoReports } from './reports.js';
 import { MongoUploadStore } from './uploads.js';
@@ -18,22 +19,50 @@ export interface MongoStoreOptions {
   serverSelectionTimeoutMS?: number;
 }
 
-/** The production store. Works on a standalone server, a replica set or a sharded cluster. */
+/** MongoDB answered, but the settings are wrong: retrying cannot help. */
+function isSettingsError(err: unknown): boolean {
+  const e = err as { name?: string; code?: number };
+  return e.name === 'MongoParseError' || e.name === 'MongoInvalidArgumentError' || e.name === 'MongoMissingCredentialsError' || e.code === 18 /* AuthenticationFailed */;
+}
+
+/**
+ * The production store. Works on a standalone server, a replica set or a sharded cluster.
+ * Throws a ConfigError for wrong settings, a StoreUnreachableError (worth retrying) otherwise.
+ */
 export async function openMongoStore(options: MongoStoreOptions): Promise<ArchiveStore> {
   let client: MongoClient;
   try {
-    client = new MongoClient(options.uri, { serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000, appName: 'archive-dedup' });
-    await client.connect();
+    client = new MongoClient(options.uri, {
+      serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000,
+      appName: 'archive-dedup',
+      // Acknowledged only once a majority holds it, so a failover never loses an acknowledged
+      // upload or count; reads of majority-committed data from the primary, so any instance sees
+      // what another just wrote (a tus HEAD after a PATCH elsewhere). See docs/deployment.md.
+      writeConcern: { w: 'majority' },
+      readConcern: { level: 'majority' },
+      readPreference: 'primary',
+    });
   } catch (err) {
-    throw new ConfigError(`cannot reach MongoDB at MONGODB_URI: ${(err as Error).message}`);
+    throw new ConfigError(`MONGODB_URI is not valid: ${(err as Error).message}`);
   }
-  const db = client.db(options.dbName ?? (client.options.dbName && client.options.dbName !== 'test' ? client.options.dbName : 'archive'));
+  try {
+    await client.connect();
+    const db = client.db(options.dbName ?? (client.options.dbName && client.options.dbName !== 'test' ? client.options.dbName : 'archive'));
+    await createIndexes(collections(db));
+    return storeOver(client, db, options.chunkSize);
+  } catch (err) {
+    await client.close().catch(() => {});
+    if (isSettingsError(err)) throw new ConfigError(`MongoDB refused the settings in MONGODB_URI: ${(err as Error).message}`);
+    throw new StoreUnreachableError(`cannot reach MongoDB at MONGODB_URI: ${(err as Error).message}`);
+  }
+}
+
+function storeOver(client: MongoClient, db: Db, chunkSize: number): ArchiveStore {
   const c = collections(db);
-  await createIndexes(c);
   return {
     kind: 'mongodb',
     audit: new MongoAuditLog(c),
-    content: new MongoContentStore(db, c, options.chunkSize),
+    content: new MongoContentStore(db, c, chunkSize),
     catalog: new MongoCatalog(c),
     ledger: new MongoLedger(c),
     reports: new MongoReports(c),
@@ -42,6 +71,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Archiv
     tokens: new MongoTokenStore(c),
     claims: new MongoClaimStore(c),
     uploads: new MongoUploadStore(c),
+    jobs: new MongoJobStore(c),
     async ping() {
       await db.command({ ping: 1 });
     },

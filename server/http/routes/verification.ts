@@ -1,0 +1,30 @@
+import { Router } from 'express';
+import type { Logger } from '../../log.js';
+import type { AuditService } from '../../services/audit.js';
+import type { FixityService } from '../../services/fixity.js';
+import { ConflictError } from '../../errors.js';
+import { requireAuth } from '../auth.js';
+
+/**
+ * `/api/verification`: the fixity check for administrators: its last result (or the progress of
+ * the one running), and starting one now.
+ */
+export function verificationRoutes(o: { fixity: FixityService; audit: AuditService; logger: Logger; intervalMs: number }): Router {
+  const router = Router();
+  router.get('/', requireAuth(['admin']), async (_req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ last: (await o.fixity.last()) ?? null, intervalHours: o.intervalMs / 3600_000 });
+  });
+  router.post('/', requireAuth(['admin']), async (req, res) => {
+    if ((await o.fixity.last())?.state === 'running') throw new ConflictError('A fixity check is running already; its progress is shown here.');
+    await o.audit.record('verification_started', req.principal!.account, { address: req.ip ?? null });
+    // Runs in the background: it reads every stored file. Another instance may win the race to
+    // start; then this run answers undefined and does nothing.
+    o.fixity.run('command').then(
+      (result) => result && o.logger.info({ verification: { ...result, problems: result.problems.length } }, 'fixity check finished'),
+      (err: unknown) => o.logger.error({ err }, 'fixity check failed'),
+    );
+    res.status(202).json({ status: 'started' });
+  });
+  return router;
+}

@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { VERIFICATION_PROBLEMS_KEPT, type VerificationProblem, type VerificationResult } from '../../shared/verification.js';
+import { ContentDamagedError } from '../errors.js';
+import type { ArchiveStore, CatalogEntry } from '../store/port.js';
+import type { DigestPool } from './digest.js';
+
+export const FIXITY_JOB = 'fixity';
+/** A check's lease; renewed with its progress, so a check whose process died is taken over after it. */
+const LEASE_MS = 60_000;
+const SAVE_EVERY_MS = 5_000;
+const PAGE = 200;
+
+export interface FixityOptions {
+  store: Pick<ArchiveStore, 'catalog' | 'content' | 'jobs'>;
+  digests: DigestPool;
+  clock?: () => Date;
+}
+
+/**
+ * The fixity check of digital preservation: every stored file is read back and its MD5 and
+ * SHA-256 recomputed against the catalog. One check runs at a time across all instances (a lease
+ * in the store); its progress and last result are kept there for the administrators.
+ */
+export class FixityService {
+  private readonly clock: () => Date;
+
+  constructor(private readonly deps: FixityOptions) {
+    this.clock = deps.clock ?? (() => new Date());
+  }
+
+  /** The last check (or the one running), if any ever ran. */
+  async last(): Promise<VerificationResult | undefined> {
+    const record = await this.deps.store.jobs.get(FIXITY_JOB);
+    const result = record?.state as VerificationResult | null | undefined;
+    if (!result) return undefined;
+    const alive = record!.holder !== null && record!.leaseUntil !== null && record!.leaseUntil >= this.clock();
+    return result.state === 'running' && !alive ? { ...result, state: 'interrupted' } : result;
+  }
+
+  /** Whether a scheduled check should start: none ran, the last was interrupted, or it began `intervalMs` ago. */
+  async due(intervalMs: number): Promise<boolean> {
+    const last = await this.last();
+    if (!last || last.state === 'interrupted') return true;
+    if (last.state === 'running') return false;
+    return this.clock().getTime() - Date.parse(last.startedAt) >= intervalMs;
+  }
+
+  /**
+   * Checks every catalogued file. Answers undefined when another check is running. `onProgress`
+   * sees the result as it grows (the command prints it); `signal` stops it between two files,
+   * recorded as interrupted (a stopping server).
+   */
+  async run(
+    trigger: VerificationResult['trigger'],
+    options: { onProgress?: (r: VerificationResult) => void; signal?: AbortSignal } = {},
+  ): Promise<VerificationResult | undefined> {
+    const { onProgress, signal } = options;
+    const { jobs, catalog } = this.deps.store;
+    const holder = `${os.hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
+    if (!(await jobs.acquire(FIXITY_JOB, holder, this.clock(), LEASE_MS))) return undefined;
+    const result: VerificationResult = {
+      state: 'running',
+      trigger,
+      host: os.hostname(),
+      startedAt: this.clock().toISOString(),
+      finishedAt: null,
+      totalFiles: await catalog.count(),
+      files: 0,
+      bytes: 0,
+      missing: 0,
+      corrupted: 0,
+      problems: [],
+    };
+    await jobs.renew(FIXITY_JOB, holder, this.clock(), LEASE_MS, result);
+    let savedAt = Date.now();
+    let after: string | undefined;
+    for (;;) {
+      const page = await catalog.scan(after, PAGE);
+      if (page.length === 0) break;
+      for (const entry of page) {
+        if (signal?.aborted) {
+          result.state = 'interrupted';
+          await jobs.release(FIXITY_JOB, holder, result);
+          return result;
+        }
+        const problem = await this.check(entry);
+        result.files += 1;
+        result.bytes += entry.fileLength;
+        if (problem) {
+          result[problem.kind] += 1;
+          if (result.problems.length < VERIFICATION_PROBLEMS_KEPT) result.problems.push(problem);
+        }
+        if (Date.now() - savedAt >= SAVE_EVERY_MS) {
+          savedAt = Date.now();
+          onProgress?.(result);
+          // Lost to another check (this one stalled past its lease): leave the field to it.
+          if (!(await jobs.renew(FIXITY_JOB, holder, this.clock(), LEASE_MS, result))) throw new Error('the fixity check lost its lease to another check');
+        }
+      }
+      after = page.at(-1)!.fileId;
+    }
+    result.state = result.missing + result.corrupted === 0 ? 'passed' : 'failed';
+    result.finishedAt = this.clock().toISOString();
+    onProgress?.(result);
+    await jobs.release(FIXITY_JOB, holder, result);
+    return result;
+  }
+
+  /** One file read back whole: its bytes present, and their digests the catalogued ones. */
+  private async check(entry: CatalogEntry): Promise<VerificationProblem | undefined> {
+    const about = { fileId: entry.fileId, fileName: entry.fileName, fileLength: entry.fileLength };
+    const digest = this.deps.digests.start();
+    try {
+      for await (const part of this.deps.store.content.read(entry)) await digest.update(part as Uint8Array);
+    } catch (err) {
+      digest.abort();
+      if (!(err instanceof ContentDamagedError)) throw err;
+      return { ...about, kind: 'missing', chunk: Math.floor(err.offset / entry.chunkSize), detail: err.detail };
+    }
+    const { md5, sha256 } = await digest.finish();
+    if (md5 === entry.fileMD5 && sha256 === entry.fileSHA256) return undefined;
+    return {
+      ...about,
+      kind: 'corrupted',
+      chunk: null,
+      detail: `the stored bytes have MD5 ${md5} and SHA-256 ${sha256}, not the catalogued ${entry.fileMD5} and ${entry.fileSHA256}`,
+    };
+  }
+}

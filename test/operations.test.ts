@@ -1,0 +1,255 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { md5, randomContent } from './support/content.js';
+import { cli, clerkToken, freePort, killServer, processStore, runServerToExit, startServer, stopServer, type ProcessStore, type Started } from './support/process.js';
+import { Client } from './support/server.js';
+import { embeddedTarget, storeTargets, tempDir } from './support/stores.js';
+import { TUS, tusMetadata, tusRequest, tusUpload } from './support/tus.js';
+
+const CLI = new URL('../server/cli/archive.js', import.meta.url).pathname;
+
+/** The archive command without blocking this process (uploads go on meanwhile). */
+async function cliAsync(args: string[], env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const [status] = await once(child, 'exit');
+  return { status: status as number | null, stdout, stderr };
+}
+
+async function upload(client: Client, name: string, data: Buffer): Promise<string> {
+  const res = await client.upload(name, data);
+  assert.ok(res.status === 201 || res.status === 200, await res.clone().text());
+  return (await res.json()).fileId as string;
+}
+
+async function download(client: Client, fileId: string): Promise<Buffer> {
+  const res = await client.fetch(`/api/files/${fileId}`);
+  assert.equal(res.status, 200, fileId);
+  return Buffer.from(await res.arrayBuffer());
+}
+
+/** Opens a PATCH of `data` at `from` and sends `first` bytes of it; the request stays open. */
+function openPatch(url: string, uploadPath: string, token: string, data: Buffer, first: number) {
+  const req = http.request(new URL(uploadPath, url), {
+    method: 'PATCH',
+    headers: {
+      'content-type': 'application/offset+octet-stream',
+      'tus-resumable': '1.0.0',
+      'upload-offset': '0',
+      'content-length': String(data.length),
+      authorization: `Bearer ${token}`,
+    },
+  });
+  const answer = new Promise<http.IncomingMessage | Error>((resolve) => {
+    req.on('response', resolve);
+    req.on('error', resolve);
+  });
+  req.write(data.subarray(0, first));
+  return { req, answer };
+}
+
+describe('embedded store backup and restore (archive backup / restore)', () => {
+  let store: ProcessStore;
+  let server: Started;
+  let client: Client;
+  const backupDir = tempDir('archive-backup-');
+  const restoredDir = tempDir('archive-restored-');
+  before(async () => {
+    store = processStore(embeddedTarget);
+    client = new Client('', { bearer: clerkToken(store.env) });
+    server = await startServer({ ...store.env, GC_INTERVAL_SECONDS: '0', VERIFY_INTERVAL_HOURS: '0' });
+    client = new Client(server.url, client.credentials);
+  });
+  after(async () => {
+    await killServer(server);
+    await store.dispose();
+    for (const dir of [backupDir, restoredDir]) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('backs up online while clerks upload, and the restored archive serves the same files, accounts and counts', async () => {
+    const files = new Map<string, Buffer>();
+    for (let i = 0; i < 12; i++) {
+      const data = randomContent(i * 97_000 + 1);
+      files.set(await upload(client, `档案-${i}.pdf`, data), data);
+    }
+    const before = new Set(files.keys());
+    await upload(client, '档案-0-copy.pdf', files.values().next().value!);
+    // An unfinished resumable upload: its bytes are not part of the archive yet.
+    const created = await tusRequest(client, TUS, 'POST', { 'upload-length': '100000', 'upload-metadata': tusMetadata({ filename: 'half.pdf' }) });
+    const half = new URL(created.headers.get('location')!).pathname;
+    assert.equal((await tusRequest(client, half, 'PATCH', { 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, randomContent(40_000))).status, 204);
+
+    // Uploads go on during the backup.
+    let uploading = true;
+    const during = (async () => {
+      for (let i = 0; uploading; i++) {
+        const data = randomContent(50_000 + i);
+        files.set(await upload(client, `during-${i}.pdf`, data), data);
+      }
+    })();
+    const backup = await cliAsync(['backup', backupDir], store.env);
+    uploading = false;
+    await during;
+    assert.equal(backup.status, 0, backup.stderr);
+    const [, count] = /^backup of (\d+) file\(s\)/.exec(backup.stdout) ?? [];
+    assert.ok(Number(count) >= before.size, backup.stdout);
+
+    // Brought up to date later: only files new since are copied.
+    for (let i = 0; i < 3; i++) {
+      const data = randomContent(20_000 + i);
+      files.set(await upload(client, `after-${i}.pdf`, data), data);
+    }
+    const again = await cliAsync(['backup', backupDir], store.env);
+    assert.equal(again.status, 0, again.stderr);
+    const [, total, copied] = /^backup of (\d+) file\(s\).*\((\d+) file\(s\), \d+ bytes copied this time\)/.exec(again.stdout) ?? [];
+    assert.equal(Number(total), files.size, again.stdout);
+    assert.ok(Number(copied) >= 3 && Number(copied) < files.size, again.stdout);
+
+    const restoredEnv = { DATA_DIR: restoredDir, MONGODB_URI: '' };
+    const restore = cli(['restore', backupDir], restoredEnv);
+    assert.equal(restore.status, 0, restore.stderr);
+    assert.match(restore.stdout, new RegExp(`^restored ${files.size} file\\(s\\)`));
+    const restored = await startServer({ ...restoredEnv, GC_INTERVAL_SECONDS: '0', VERIFY_INTERVAL_HOURS: '0' });
+    try {
+      const same = new Client(restored.url, client.credentials); // the token was restored with the accounts
+      for (const [fileId, data] of files) assert.equal(md5(await download(same, fileId)), md5(data), fileId);
+      const listed = await (await same.fetch('/api/files?limit=200')).json();
+      assert.equal(listed.total, files.size);
+      const first = listed.items.find((f: { fileName: string }) => f.fileName === '档案-0-copy.pdf');
+      assert.equal(first?.myUploadCount, 2, 'the ledger came along');
+      assert.equal((await tusRequest(same, half, 'HEAD')).status, 404, 'an unfinished upload is not in a backup');
+    } finally {
+      await stopServer(restored);
+    }
+    const verify = cli(['verify'], restoredEnv);
+    assert.equal(verify.status, 0, verify.stdout + verify.stderr);
+  });
+
+  it('refuses to restore over an archive, and points MongoDB users to mongodump, in one line each', async () => {
+    const over = cli(['restore', backupDir], store.env);
+    assert.equal(over.status, 2);
+    assert.match(over.stderr, /^archive: DATA_DIR .* already holds an archive; restore into an empty directory/);
+    const notBackup = cli(['restore', restoredDir], { DATA_DIR: tempDir(), MONGODB_URI: '' });
+    assert.equal(notBackup.status, 2);
+    assert.match(notBackup.stderr, /is not a complete archive backup/);
+    const mongo = cli(['backup', backupDir], { MONGODB_URI: 'mongodb://127.0.0.1:1/archive' });
+    assert.equal(mongo.status, 2);
+    assert.match(mongo.stderr, /mongodump/);
+    assert.equal(cli(['backup'], store.env).status, 2);
+  });
+
+  it('verifies the archive from the command line: exit code 0 when intact, 1 naming damaged files, --json for scripts', async () => {
+    const ok = cli(['verify'], store.env);
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.match(ok.stdout, /^passed: \d+ file\(s\), \d+ bytes checked; 0 missing, 0 corrupted$/m);
+    const victim = await upload(client, '损坏.pdf', randomContent(300_000));
+    const file = path.join(store.env.DATA_DIR!, 'content', victim.slice(0, 2), victim.slice(2, 4), victim);
+    fs.truncateSync(file, 270_000);
+    const bad = cli(['verify', '--json'], store.env);
+    assert.equal(bad.status, 1);
+    const result = JSON.parse(bad.stdout.trim().split('\n').pop()!);
+    assert.equal(result.state, 'failed');
+    assert.deepEqual(
+      result.problems.map((p: { fileId: string; kind: string; chunk: number }) => [p.fileId, p.kind, p.chunk]),
+      [[victim, 'missing', 1]],
+    );
+    // A backup of a damaged archive still completes, keeps the file as it is, and says so.
+    const backup = cli(['backup', tempDir('archive-backup-damaged-')], store.env);
+    assert.equal(backup.status, 1);
+    assert.match(backup.stderr, new RegExp(`1 file\\(s\\) were already damaged in the archive.*${victim}`));
+  });
+});
+
+for (const target of storeTargets) {
+  describe(`graceful shutdown (${target.name} store)`, { skip: target.skip }, () => {
+    let store: ProcessStore;
+    let token: string;
+    before(() => {
+      store = processStore(target);
+      token = clerkToken(store.env);
+    });
+    after(() => store.dispose());
+
+    const createUpload = async (url: string, data: Buffer) => {
+      const created = await tusRequest(new Client(url, { bearer: token }), TUS, 'POST', { 'upload-length': String(data.length), 'upload-metadata': tusMetadata({ filename: 'shutdown.pdf' }) });
+      assert.equal(created.status, 201);
+      return new URL(created.headers.get('location')!).pathname;
+    };
+
+    it('lets a PATCH in progress finish within the grace period, then exits 0', async () => {
+      const server = await startServer({ ...store.env, SHUTDOWN_GRACE_SECONDS: '30', VERIFY_INTERVAL_HOURS: '0' });
+      const data = randomContent(3 * 1024 * 1024);
+      const uploadPath = await createUpload(server.url, data);
+      const patch = openPatch(server.url, uploadPath, token, data, 1024 * 1024);
+      await new Promise((r) => setTimeout(r, 300));
+      server.child.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 300));
+      patch.req.end(data.subarray(1024 * 1024));
+      const answer = await patch.answer;
+      assert.ok(!(answer instanceof Error), String(answer));
+      assert.equal(answer.statusCode, 204);
+      assert.equal(answer.headers['archive-status'], 'stored');
+      const [code] = await once(server.child, 'exit');
+      assert.equal(code, 0);
+    });
+
+    it('cuts off a PATCH still running after the grace period, keeping every byte that arrived and freeing its lock', async () => {
+      const port = await freePort();
+      const env = { ...store.env, PORT: String(port), SHUTDOWN_GRACE_SECONDS: '1', VERIFY_INTERVAL_HOURS: '0' };
+      let server = await startServer(env);
+      const data = randomContent(4 * 1024 * 1024);
+      const uploadPath = await createUpload(server.url, data);
+      // Less than one checkpoint batch: only an orderly stop records these bytes.
+      const sent = 300_000;
+      const patch = openPatch(server.url, uploadPath, token, data, sent);
+      await new Promise((r) => setTimeout(r, 500));
+      const started = Date.now();
+      server.child.kill('SIGTERM');
+      const [code] = await once(server.child, 'exit');
+      assert.equal(code, 0);
+      assert.ok(Date.now() - started < 10_000, 'within the grace period and the drain');
+      assert.ok((await patch.answer) instanceof Error, 'the cut-off request gets no answer');
+
+      server = await startServer(env);
+      try {
+        const client = new Client(server.url, { bearer: token });
+        const head = await tusRequest(client, uploadPath, 'HEAD');
+        assert.equal(head.headers.get('upload-offset'), String(sent));
+        // The lock was freed: the upload continues at once, without a 423.
+        const result = await tusUpload(client, data, { uploadUrl: `${server.url}${uploadPath}` });
+        assert.equal(result.status, 'stored');
+        assert.equal(md5(await download(client, result.fileId!)), md5(data));
+      } finally {
+        await stopServer(server);
+      }
+    });
+  });
+}
+
+describe('start-up with an unreachable store', () => {
+  it('retries an unreachable MongoDB with backoff, then gives up with one line and exit code 2', async () => {
+    const port = await freePort();
+    const started = Date.now();
+    const r = runServerToExit({ MONGODB_URI: `mongodb://127.0.0.1:${port}/archive`, STORE_CONNECT_TIMEOUT_SECONDS: '3' });
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /^archive: cannot reach MongoDB at MONGODB_URI: .* \(gave up after [2-9] attempt\(s\) in 3 s; STORE_CONNECT_TIMEOUT_SECONDS\)\n$/);
+    assert.ok(Date.now() - started >= 2500);
+    const retries = r.stdout.split('\n').filter((l) => l.includes('retrying'));
+    assert.ok(retries.length >= 1, r.stdout);
+    assert.equal(JSON.parse(retries[0]!).level, 40);
+  });
+
+  it('does not retry settings that cannot work', () => {
+    const r = runServerToExit({ MONGODB_URI: 'mongodb://127.0.0.1:1/archive?maxPoolSize=-1', STORE_CONNECT_TIMEOUT_SECONDS: '60' });
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /^archive: MONGODB_URI is not valid: maxPoolSize/);
+  });
+});

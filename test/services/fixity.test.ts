@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { DigestPool } from '../../server/services/digest.js';
+import { FixityService } from '../../server/services/fixity.js';
+import type { VerificationResult } from '../../shared/verification.js';
+import { randomContent, stageBytes } from '../support/content.js';
+import { damageContent, storeTargets, type OpenedStore } from '../support/stores.js';
+
+for (const target of storeTargets) {
+  describe(`fixity check (${target.name})`, { skip: target.skip }, () => {
+    let opened: OpenedStore;
+    let digests: DigestPool;
+    let now: Date;
+    let fixity: FixityService;
+    beforeEach(async () => {
+      opened = await target.open();
+      digests = new DigestPool(2);
+      now = new Date('2026-06-01T08:00:00Z');
+      fixity = new FixityService({ store: opened.store, digests, clock: () => now });
+    });
+    afterEach(async () => {
+      await digests.close();
+      await opened.dispose();
+    });
+
+    const store = async (data: Buffer, fileName: string) => {
+      const staged = await stageBytes(opened.store, data);
+      const { entry } = await opened.store.content.commit(staged.stagingId, { key: staged.key, fileName, contentType: 'application/pdf', uploadDate: now });
+      return entry;
+    };
+
+    it('passes an intact archive, having read every byte of every file', async () => {
+      const sizes = [0, 1, opened.chunkSize, 3 * opened.chunkSize + 17];
+      for (const [i, size] of sizes.entries()) await store(randomContent(size), `f${i}.pdf`);
+      const result = await fixity.run('command');
+      assert.deepEqual(
+        { ...result, startedAt: undefined, finishedAt: undefined, host: undefined },
+        { state: 'passed', trigger: 'command', totalFiles: 4, files: 4, bytes: sizes.reduce((a, b) => a + b), missing: 0, corrupted: 0, problems: [], startedAt: undefined, finishedAt: undefined, host: undefined },
+      );
+      assert.deepEqual(await fixity.last(), result, 'the result is kept in the store');
+    });
+
+    it('names files with missing chunks (and the first one missing) and files whose bytes changed', async () => {
+      const cs = opened.chunkSize;
+      const intact = await store(randomContent(2 * cs), 'intact.pdf');
+      const flipped = await store(randomContent(3 * cs), '县志 第二卷.pdf');
+      const lostChunk = await store(randomContent(4 * cs + 9), 'lost-chunk.pdf');
+      const lostFile = await store(randomContent(cs + 1), 'lost-file.pdf');
+      await damageContent(opened, flipped.fileId, { kind: 'flip-byte', offset: cs + 5 });
+      await damageContent(opened, lostChunk.fileId, { kind: 'lose-chunk', n: 2 });
+      await damageContent(opened, lostFile.fileId, { kind: 'lose-file' });
+
+      const result = (await fixity.run('schedule'))!;
+      assert.equal(result.state, 'failed');
+      assert.deepEqual([result.files, result.missing, result.corrupted], [4, 2, 1]);
+      const byId = new Map(result.problems.map((p) => [p.fileId, p]));
+      assert.equal(byId.has(intact.fileId), false);
+      assert.deepEqual({ ...byId.get(flipped.fileId), detail: undefined }, { fileId: flipped.fileId, fileName: '县志 第二卷.pdf', fileLength: 3 * cs, kind: 'corrupted', chunk: null, detail: undefined });
+      assert.match(byId.get(flipped.fileId)!.detail, new RegExp(`not the catalogued ${flipped.fileMD5}`));
+      assert.deepEqual([byId.get(lostChunk.fileId)?.kind, byId.get(lostChunk.fileId)?.chunk], ['missing', 2]);
+      assert.deepEqual([byId.get(lostFile.fileId)?.kind, byId.get(lostFile.fileId)?.chunk], ['missing', 0]);
+    });
+
+    it('runs one check at a time: a second start while one runs does nothing', async () => {
+      await store(randomContent(10), 'a.pdf');
+      assert.equal(await opened.store.jobs.acquire('fixity', 'another instance', now, 60_000), true);
+      assert.equal(await fixity.run('schedule'), undefined);
+      assert.equal(await fixity.last(), undefined, 'nothing recorded by the refused run');
+    });
+
+    it('records a check stopped by its signal as interrupted, and one whose process died as interrupted once its lease ran out', async () => {
+      for (let i = 0; i < 3; i++) await store(randomContent(100 + i), `f${i}.pdf`);
+      const abort = new AbortController();
+      abort.abort();
+      const stopped = await fixity.run('schedule', { signal: abort.signal });
+      assert.equal(stopped?.state, 'interrupted');
+      assert.equal(stopped?.files, 0);
+      assert.equal((await fixity.last())?.state, 'interrupted');
+      assert.equal(await fixity.due(7 * 24 * 3600_000), true, 'an interrupted check is due again at once');
+
+      // A process that died mid-check leaves "running" with a lease that then runs out.
+      const running: VerificationResult = { ...stopped!, state: 'running' };
+      assert.equal(await opened.store.jobs.acquire('fixity', 'dead process', now, 60_000), true);
+      await opened.store.jobs.renew('fixity', 'dead process', now, 60_000, running);
+      assert.equal((await fixity.last())?.state, 'running');
+      assert.equal(await fixity.due(0), false, 'not while it runs');
+      now = new Date(now.getTime() + 61_000);
+      assert.equal((await fixity.last())?.state, 'interrupted');
+      const next = await fixity.run('schedule');
+      assert.equal(next?.state, 'passed', 'the expired lease is taken over');
+    });
+
+    it('is due when none ran, then again once the interval has passed since the last began', async () => {
+      const week = 7 * 24 * 3600_000;
+      assert.equal(await fixity.due(week), true);
+      await fixity.run('schedule');
+      now = new Date(now.getTime() + week - 1000);
+      assert.equal(await fixity.due(week), false);
+      now = new Date(now.getTime() + 1000);
+      assert.equal(await fixity.due(week), true);
+    });
+  });
+}
