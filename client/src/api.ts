@@ -1,7 +1,13 @@
 import type { ErrorBody } from '../../shared/errors.js';
 import type { ReportName } from '../../shared/reports.js';
 import type { AuditList, FileList, SessionView, UploadCheckResult, UploadResult } from '../../shared/schemas.js';
+import type { VerificationResult } from '../../shared/verification.js';
 import { ApiError, isErrorCode, NetworkError } from './i18n/index.js';
+
+export interface VerificationView {
+  last: VerificationResult | null;
+  intervalHours: number;
+}
 
 /** The archive's HTTP API as the page uses it: cookie session plus the session's CSRF token. */
 export class ArchiveApi {
@@ -67,6 +73,14 @@ export class ArchiveApi {
 
   audit(params: URLSearchParams): Promise<AuditList> {
     return this.#call('GET', auditUrl(params));
+  }
+
+  verification(): Promise<VerificationView> {
+    return this.#call('GET', '/api/verification');
+  }
+
+  startVerification(): Promise<{ status: 'started' }> {
+    return this.#call('POST', '/api/verification');
   }
 
   #remember(view: SessionView): SessionView {

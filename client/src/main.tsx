@@ -13,7 +13,7 @@ import { routeFromHash, type PageName, type Route } from './route.js';
 import './styles.css';
 
 /** Pages for administrators only: a clerk who follows a link to one gets the upload page (the API refuses them anyway). */
-const ADMIN_PAGES: ReadonlySet<PageName> = new Set(['reports', 'audit']);
+const ADMIN_PAGES: ReadonlySet<PageName> = new Set(['reports', 'audit', 'fixity']);
 
 function App({ api }: { api: ArchiveApi }) {
   const [language, setLanguage] = useState<Language>(initialLanguage);
@@ -76,6 +76,9 @@ function App({ api }: { api: ArchiveApi }) {
               </a>
               <a href="#/audit" aria-current={page === 'audit' ? 'page' : undefined}>
                 {t('navAudit')}
+              </a>
+              <a href="#/fixity" aria-current={page === 'fixity' ? 'page' : undefined}>
+                {t('navFixity')}
               </a>
             </>
           )}

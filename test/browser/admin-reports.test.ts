@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import type { Role, Unit } from '../../shared/schemas.js';
 import { artifactPath, browserSkip, launchContext } from '../support/browser.js';
 import { PASSWORD, TestServer, type Client } from '../support/server.js';
-import { embeddedTarget } from '../support/stores.js';
+import { damageContent, embeddedTarget } from '../support/stores.js';
 
 /** The page's globals, as the callbacks run inside the browser see them. */
 declare const document: {
@@ -337,6 +337,7 @@ describe('the administrators’ reports and audit log (Debian Chromium, embedded
     await login(page, server.url, 'jn-clerk');
     assert.equal(await page.getByRole('link', { name: '报表' }).count(), 0);
     assert.equal(await page.getByRole('link', { name: '审计日志' }).count(), 0);
+    assert.equal(await page.getByRole('link', { name: '完整性校验' }).count(), 0);
     await page.goto(`${server.url}/#/reports/savings?city=沧州市`);
     await page.reload();
     await page.getByRole('heading', { name: '上传档案' }).waitFor();
@@ -396,6 +397,32 @@ describe('the administrators’ reports and audit log (Debian Chromium, embedded
     await page.getByRole('link', { name: '显示最新记录' }).click();
     await page.waitForFunction(() => !decodeURIComponent(location.hash).includes('until='));
     await page.waitForFunction((before) => document.querySelector('.table-tools .count') !== null && (document.querySelectorAll('.table-tools .count')[0]?.textContent ?? '') !== before, total);
+    assert.deepEqual(errors, []);
+  });
+
+  it('the fixity page starts a check, follows it to its result, and lists a damaged file with what is wrong', async () => {
+    const { page, errors, cspViolations } = await newPage();
+    await login(page, server.url, 'chief');
+    await page.getByRole('link', { name: '完整性校验' }).click();
+    await page.getByRole('heading', { name: '存储完整性校验' }).waitFor();
+    await page.getByText('尚未进行过校验。').waitFor();
+    await page.getByRole('button', { name: '立即开始校验' }).click();
+    await page.locator('[data-state="passed"]').waitFor();
+    const facts = await page.locator('.fixity-facts').innerText();
+    assert.match(facts, /已检查 6 \/ 6 个文件/);
+    assert.match(facts, /缺失 0 个，损坏 0 个/);
+    await page.screenshot({ path: artifactPath('32-fixity-passed.png'), fullPage: true });
+
+    const { items } = await (await server.tokenClient(await server.archive.services.accounts.getByUsername('chief'))).fetch('/api/files?q=地图').then((r) => r.json());
+    await damageContent(server.opened, items[0].fileId, { kind: 'flip-byte', offset: 1234 });
+    await page.getByRole('button', { name: '立即开始校验' }).click();
+    await page.locator('[data-state="failed"]').waitFor();
+    const rows = await tableRows(page, 'table.fixity > tbody > tr');
+    assert.equal(rows.length, 1);
+    assert.match(rows[0]![0]!, /地图\.pdf/);
+    assert.equal(rows[0]![1], '数据损坏');
+    await page.screenshot({ path: artifactPath('33-fixity-damaged-file.png'), fullPage: true });
+    assert.deepEqual(await cspViolations(), []);
     assert.deepEqual(errors, []);
   });
 });

@@ -1,3 +1,4 @@
 // The administrators' pages, in a chunk of their own (with Chart.js): see admin-pages.tsx.
 export { AuditPage } from './audit.js';
+export { FixityPage } from './fixity.js';
 export { ReportsPage } from './reports/index.js';

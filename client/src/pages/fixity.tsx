@@ -1,0 +1,136 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { VerificationResult } from '../../../shared/verification.js';
+import type { ArchiveApi, VerificationView } from '../api.js';
+import { describeError, translator, type Language } from '../i18n/index.js';
+import { formatBytes, formatCount, formatTime } from './format.js';
+
+/** How often the page asks again while a check runs (its progress is saved every few seconds). */
+const POLL_MS = 2_000;
+
+/** The fixity check for administrators: the last result (or the progress of one running), and starting one. */
+export function FixityPage({ api, language }: { api: ArchiveApi; language: Language }) {
+  const t = translator(language);
+  const n = (value: number) => formatCount(language, value);
+  const [view, setView] = useState<VerificationView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [refresh, setRefresh] = useState(0);
+  const running = view?.last?.state === 'running';
+
+  useEffect(() => {
+    let current = true;
+    api.verification().then(
+      (v) => {
+        if (!current) return;
+        setView(v);
+        setError(null);
+      },
+      (e: unknown) => current && setError(describeError(language, e)),
+    );
+    return () => {
+      current = false;
+    };
+  }, [refresh, language]);
+  useEffect(() => {
+    if (!running) return;
+    const timer = setTimeout(() => setRefresh((r) => r + 1), POLL_MS);
+    return () => clearTimeout(timer);
+  }, [running, view]);
+
+  const start = async () => {
+    setNotice(null);
+    try {
+      await api.startVerification();
+      setNotice(t('fixityStarted'));
+    } catch (e) {
+      setError(describeError(language, e));
+    }
+    setRefresh((r) => r + 1);
+  };
+
+  const last = view?.last ?? null;
+  return (
+    <main class="page wide" aria-labelledby="fixity-title">
+      <h1 id="fixity-title">{t('fixityTitle')}</h1>
+      <p>{t('fixityIntro')}</p>
+      {view && <p>{view.intervalHours > 0 ? t('fixitySchedule', { hours: n(view.intervalHours) }) : t('fixityScheduleOff')}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <p>
+        <button type="button" onClick={start} disabled={!view || running}>
+          {t('fixityStart')}
+        </button>{' '}
+        {notice && <span role="status">{notice}</span>}
+      </p>
+      {view && !last && <p class="empty">{t('fixityNever')}</p>}
+      {last && <Result language={language} result={last} />}
+    </main>
+  );
+}
+
+const STATE_KEYS = {
+  running: 'fixityStateRunning',
+  interrupted: 'fixityStateInterrupted',
+  passed: 'fixityStatePassed',
+  failed: 'fixityStateFailed',
+} as const;
+
+function Result({ language, result }: { language: Language; result: VerificationResult }) {
+  const t = translator(language);
+  const n = (value: number) => formatCount(language, value);
+  const problems = result.missing + result.corrupted;
+  return (
+    <section class="fixity-result" aria-live="polite">
+      <h2 class={`fixity-state ${result.state}`} data-state={result.state}>
+        {t(STATE_KEYS[result.state])}
+      </h2>
+      <ul class="fixity-facts">
+        <li>
+          {t('fixityStartedAt', {
+            time: formatTime(language, result.startedAt, true),
+            host: result.host,
+            trigger: t(result.trigger === 'schedule' ? 'fixityTriggerSchedule' : 'fixityTriggerCommand'),
+          })}
+        </li>
+        {result.finishedAt && <li>{t('fixityFinishedAt', { time: formatTime(language, result.finishedAt, true) })}</li>}
+        <li>{t('fixityProgress', { files: n(result.files), total: n(result.totalFiles), bytes: formatBytes(result.bytes) })}</li>
+        <li>{t('fixityCounts', { missing: n(result.missing), corrupted: n(result.corrupted) })}</li>
+      </ul>
+      {result.problems.length > 0 && (
+        <>
+          <p>{t('fixityProblemsShown', { shown: n(result.problems.length), total: n(problems) })}</p>
+          <div class="table-scroll">
+            <table class="report fixity">
+              <thead>
+                <tr>
+                  <th scope="col">{t('colName')}</th>
+                  <th scope="col">{t('fixityKind')}</th>
+                  <th scope="col">{t('fixityChunk')}</th>
+                  <th scope="col">{t('colDetail')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {result.problems.map((p) => (
+                  <tr key={p.fileId}>
+                    <td class="name">
+                      {p.fileName}
+                      <br />
+                      <code>{p.fileId}</code> · {formatBytes(p.fileLength)}
+                    </td>
+                    <td>{t(p.kind === 'missing' ? 'fixityKindMissing' : 'fixityKindCorrupted')}</td>
+                    <td class="num">{p.chunk === null ? '' : n(p.chunk)}</td>
+                    <td class="detail">{p.detail}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <p>{t('fixityAdvice')}</p>
+        </>
+      )}
+    </section>
+  );
+}
