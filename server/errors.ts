@@ -131,12 +131,14 @@ export class UnsupportedProtocolError extends ArchiveError {
   }
 }
 
-/** Stored bytes found missing: the file cannot be served or verified. */
+/** Stored bytes found missing or changed: the file cannot be served as it was stored. */
 export class ContentDamagedError extends ArchiveError {
   constructor(
     readonly fileId: string,
-    /** The first byte found missing (of the file, not of a requested range). */
+    /** Where the damage begins in the file (the start of the damaged chunk, or the first byte missing). */
     readonly offset: number,
+    /** missing: bytes or chunks absent; corrupted: a chunk that does not match its checksum. */
+    readonly kind: 'missing' | 'corrupted',
     readonly detail: string,
   ) {
     super('content_damaged', `The stored bytes of this file are damaged (${detail}), so it cannot be served. An administrator has to restore it from a backup.`);

@@ -8,7 +8,10 @@ export interface VerificationProblem {
   fileLength: number;
   /** missing: bytes absent (a chunk or the whole file); corrupted: present but not the file's bytes. */
   kind: 'missing' | 'corrupted';
-  /** The first chunk found missing (null when not known: corruption is only known per file). */
+  /**
+   * The first chunk found missing or not matching its checksum; null when only the whole file's
+   * digests differ (a file stored before chunk checksums, or bytes and checksum changed together).
+   */
   chunk: number | null;
   detail: string;
 }

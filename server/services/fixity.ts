@@ -116,7 +116,7 @@ export class FixityService {
     } catch (err) {
       digest.abort();
       if (!(err instanceof ContentDamagedError)) throw err;
-      return { ...about, kind: 'missing', chunk: Math.floor(err.offset / entry.chunkSize), detail: err.detail };
+      return { ...about, kind: err.kind, chunk: Math.floor(err.offset / entry.chunkSize), detail: err.detail };
     }
     const { md5, sha256 } = await digest.finish();
     if (md5 === entry.fileMD5 && sha256 === entry.fileSHA256) return undefined;

@@ -80,9 +80,12 @@ export interface ContentStore {
   discard(stagingId: string): Promise<void>;
   /**
    * Streams a committed file's bytes, or a range of them. Bytes found missing (a chunk, the tail,
-   * the whole file) fail the stream with a ContentDamagedError, never a short stream.
+   * the whole file) or a chunk that does not match the checksum taken when it was written fail
+   * the stream with a ContentDamagedError before any of that chunk is sent, never a short or
+   * wrong stream. `unchecked` skips the checksums (and reads only the range's own bytes): for
+   * the proof of possession, whose digests are compared with the clerk's bytes anyway.
    */
-  read(entry: CatalogEntry, range?: ByteRange): Readable;
+  read(entry: CatalogEntry, range?: ByteRange, options?: { unchecked?: boolean }): Readable;
   /**
    * Removes staging areas opened before `before` that no resumable upload owns (abandoned: a
    * request interrupted by a crash), and any bytes that neither a catalog entry nor a staging

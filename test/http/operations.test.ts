@@ -198,6 +198,25 @@ for (const target of storeTargets) {
         assert.equal(whole.status, 200);
         await assert.rejects(whole.arrayBuffer());
 
+        // A chunk changed on disk: its bytes never go out, whole file or range.
+        const other = randomContent(3 * cs + 10);
+        const { fileId: changedId } = await (await clerkToken.upload('changed.pdf', other)).json();
+        await damageContent(server.opened, changedId, { kind: 'flip-byte', offset: 2 * cs + 3 });
+        const changedRange = await clerkToken.fetch(`/api/files/${changedId}`, { headers: { range: `bytes=${2 * cs}-${2 * cs + 9}` } });
+        assert.equal(changedRange.status, 500);
+        assert.equal((await changedRange.json()).error, 'content_damaged');
+        const changedWhole = await clerkToken.fetch(`/api/files/${changedId}`);
+        assert.equal(changedWhole.status, 200);
+        const received: Buffer[] = [];
+        await assert.rejects(
+          (async () => {
+            for await (const part of changedWhole.body!) received.push(Buffer.from(part));
+          })(),
+        );
+        const got = Buffer.concat(received);
+        assert.ok(got.length <= 2 * cs, `${got.length} bytes arrived`);
+        assert.deepEqual(got, other.subarray(0, got.length), 'nothing but the intact chunks before it');
+
         const { fileId: goneId } = await (await clerkToken.upload('gone.pdf', randomContent(1000))).json();
         await damageContent(server.opened, goneId, { kind: 'lose-file' });
         const gone = await clerkToken.fetch(`/api/files/${goneId}`);

@@ -4,7 +4,7 @@ import { DigestPool } from '../../server/services/digest.js';
 import { FixityService } from '../../server/services/fixity.js';
 import type { VerificationResult } from '../../shared/verification.js';
 import { randomContent, stageBytes } from '../support/content.js';
-import { damageContent, storeTargets, type OpenedStore } from '../support/stores.js';
+import { damageContent, forgetChunkSums, storeTargets, type OpenedStore } from '../support/stores.js';
 
 for (const target of storeTargets) {
   describe(`fixity check (${target.name})`, { skip: target.skip }, () => {
@@ -55,10 +55,23 @@ for (const target of storeTargets) {
       assert.deepEqual([result.files, result.missing, result.corrupted], [4, 2, 1]);
       const byId = new Map(result.problems.map((p) => [p.fileId, p]));
       assert.equal(byId.has(intact.fileId), false);
-      assert.deepEqual({ ...byId.get(flipped.fileId), detail: undefined }, { fileId: flipped.fileId, fileName: '县志 第二卷.pdf', fileLength: 3 * cs, kind: 'corrupted', chunk: null, detail: undefined });
-      assert.match(byId.get(flipped.fileId)!.detail, new RegExp(`not the catalogued ${flipped.fileMD5}`));
+      assert.deepEqual({ ...byId.get(flipped.fileId), detail: undefined }, { fileId: flipped.fileId, fileName: '县志 第二卷.pdf', fileLength: 3 * cs, kind: 'corrupted', chunk: 1, detail: undefined });
+      assert.match(byId.get(flipped.fileId)!.detail, /chunk 1 does not match its checksum/);
       assert.deepEqual([byId.get(lostChunk.fileId)?.kind, byId.get(lostChunk.fileId)?.chunk], ['missing', 2]);
       assert.deepEqual([byId.get(lostFile.fileId)?.kind, byId.get(lostFile.fileId)?.chunk], ['missing', 0]);
+    });
+
+    it('finds changed bytes by the whole file\'s digests where chunk checksums cannot tell (a file stored before them)', async () => {
+      const data = randomContent(2 * opened.chunkSize);
+      const entry = await store(data, 'old.pdf');
+      await forgetChunkSums(opened, entry.fileId);
+      await damageContent(opened, entry.fileId, { kind: 'flip-byte', offset: 3 });
+      const result = (await fixity.run('command'))!;
+      assert.deepEqual(
+        result.problems.map((p) => [p.fileId, p.kind, p.chunk]),
+        [[entry.fileId, 'corrupted', null]],
+      );
+      assert.match(result.problems[0]!.detail, new RegExp(`not the catalogued ${entry.fileMD5}`));
     });
 
     it('runs one check at a time: a second start while one runs does nothing', async () => {

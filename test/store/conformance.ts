@@ -182,8 +182,46 @@ export function storeConformance(target: StoreTarget): void {
         await damageContent(opened, entry.fileId, { kind: 'lose-chunk', n: 1 });
         // Bytes before the damage still read.
         assert.deepEqual(await readAll(store.content.read(entry, { start: 0, end: 100 })), data.subarray(0, 100));
-        await assert.rejects(readAll(store.content.read(entry)), (err: unknown) => err instanceof ContentDamagedError && err.fileId === entry.fileId && err.offset === CS);
+        await assert.rejects(readAll(store.content.read(entry)), (err: unknown) => err instanceof ContentDamagedError && err.kind === 'missing' && err.fileId === entry.fileId && err.offset === CS);
         await assert.rejects(readAll(store.content.read(entry, { start: CS - 10, end: CS + 10 })), ContentDamagedError);
+      });
+
+      it('refuses a chunk changed on disk before any of its bytes go out, and names it', async () => {
+        const data = randomContent(3 * CS + 5);
+        const { entry } = await commit(data);
+        await damageContent(opened, entry.fileId, { kind: 'flip-byte', offset: CS + 7 });
+        const received: Buffer[] = [];
+        const failure = await (async () => {
+          try {
+            for await (const part of store.content.read(entry)) received.push(part as Buffer);
+          } catch (err) {
+            return err;
+          }
+        })();
+        assert.ok(failure instanceof ContentDamagedError, String(failure));
+        assert.deepEqual([failure.kind, failure.offset], ['corrupted', CS]);
+        assert.deepEqual(Buffer.concat(received), data.subarray(0, CS), 'only the intact chunk before it went out');
+        // Ranges are checked chunk by chunk: intact chunks read, the changed one never.
+        assert.deepEqual(await readAll(store.content.read(entry, { start: 2 * CS + 1, end: 3 * CS + 5 })), data.subarray(2 * CS + 1));
+        assert.deepEqual(await readAll(store.content.read(entry, { start: 10, end: 20 })), data.subarray(10, 20));
+        await assert.rejects(readAll(store.content.read(entry, { start: 2 * CS - 1, end: 2 * CS + 1 })), ContentDamagedError);
+        // The proof of possession reads unchecked: exactly the stored bytes, changed or not.
+        const proof = await readAll(store.content.read(entry, { start: CS + 5, end: CS + 9 }, { unchecked: true }));
+        assert.equal(proof.length, 4);
+        assert.notDeepEqual(proof, data.subarray(CS + 5, CS + 9));
+      });
+
+      it('sums a chunk written in several pieces, also where an upload resumes and rewrites bytes', async () => {
+        const data = randomContent(2 * CS + 77);
+        const stagingId = await store.content.stage(new Date());
+        await store.content.write(stagingId, 0, [data.subarray(0, 1000)]);
+        await store.content.write(stagingId, 1000, [data.subarray(1000, CS + 10)]);
+        // A broken-off request's bytes were kept up to CS + 10; the resume starts earlier and rewrites.
+        await store.content.write(stagingId, CS - 3, [data.subarray(CS - 3, CS + 2), data.subarray(CS + 2, 2 * CS + 77)]);
+        const { entry } = await store.content.commit(stagingId, { key: keyOf(data), fileName: 'pieces.pdf', contentType: 'application/pdf', uploadDate: new Date() });
+        assert.deepEqual(await readAll(store.content.read(entry)), data, 'every chunk matches its sum');
+        await damageContent(opened, entry.fileId, { kind: 'flip-byte', offset: 2 * CS + 76 });
+        await assert.rejects(readAll(store.content.read(entry, { start: 2 * CS, end: 2 * CS + 1 })), (err: unknown) => err instanceof ContentDamagedError && err.offset === 2 * CS);
       });
 
       it('fails a read of a file whose bytes are all gone', async () => {

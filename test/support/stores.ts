@@ -141,3 +141,23 @@ export async function damageContent(opened: OpenedStore, fileId: string, damage:
     fs.closeSync(fd);
   }
 }
+
+/** Removes a file's chunk checksums, as a file stored before they existed has none. */
+export async function forgetChunkSums(opened: OpenedStore, fileId: string): Promise<void> {
+  if (opened.mongo) {
+    const client = await MongoClient.connect(opened.mongo.uri);
+    try {
+      await client.db(opened.mongo.dbName).collection('fileContent.chunks').updateMany({ files_id: new ObjectId(fileId) }, { $unset: { crc32: '' } });
+    } finally {
+      await client.close();
+    }
+    return;
+  }
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(path.join(opened.dataDir!, 'archive.sqlite'));
+  try {
+    db.prepare('DELETE FROM chunk_sums WHERE file_id = ?').run(fileId);
+  } finally {
+    db.close();
+  }
+}

@@ -170,7 +170,7 @@ const zh = {
   fixityKind: '问题',
   fixityKindMissing: '数据缺失',
   fixityKindCorrupted: '数据损坏',
-  fixityChunk: '首个缺失的块',
+  fixityChunk: '首个受损的块',
   fixityAdvice: '请从备份中恢复这些文件（见 docs/operations.md），然后再次校验。',
 } as const;
 
@@ -344,7 +344,7 @@ const en: Record<MessageKey, string> = {
   fixityKind: 'Problem',
   fixityKindMissing: 'Bytes missing',
   fixityKindCorrupted: 'Bytes changed',
-  fixityChunk: 'First missing chunk',
+  fixityChunk: 'First damaged chunk',
   fixityAdvice: 'Restore these files from a backup (see docs/operations.md), then check again.',
 };
 

@@ -117,12 +117,28 @@ export class ContentFiles {
     await fs.promises.rm(this.pathOf(id), { force: true });
   }
 
-  /** Bytes [start, end) of a file, also one still being written. */
-  read(id: string, start: number, end: number): Readable {
+  /**
+   * Bytes [start, end) of a file, also one still being written; in pieces of `piece` bytes (a
+   * chunk) when given, so a reader checking chunks rarely has to join pieces.
+   */
+  read(id: string, start: number, end: number, piece = 256 * 1024): Readable {
     if (end <= start) return Readable.from([]);
     // Small ranges (proofs of possession) in one positional read: a file stream costs more to set up.
     if (end - start <= SMALL_READ_BYTES) return Readable.from(this.readSmall(id, start, end));
-    return fs.createReadStream(this.pathOf(id), { start, end: end - 1, highWaterMark: 256 * 1024 });
+    return fs.createReadStream(this.pathOf(id), { start, end: end - 1, highWaterMark: piece });
+  }
+
+  /** The first bytes of a chunk a write continues, read back to sum the whole chunk. */
+  readHead(id: string, start: number, length: number): Uint8Array {
+    const fd = fs.openSync(this.pathOf(id), 'r');
+    try {
+      const buffer = Buffer.allocUnsafe(length);
+      const bytesRead = fs.readSync(fd, buffer, 0, length, start);
+      if (bytesRead !== length) throw new Error(`content file ${id} has fewer bytes than an upload continues from`);
+      return buffer;
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   /**

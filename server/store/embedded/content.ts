@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { ContentDamagedError } from '../../errors.js';
-import { intactRead } from '../intact-read.js';
+import { checkedRead, chunkSpan, chunkSum, uncheckedRead } from '../intact-read.js';
 import type { ByteRange, CatalogEntry, CommitOutcome, ContentStore, GarbageReport, NewCatalogEntry } from '../port.js';
 import { ContentFiles } from './content-files.js';
 import type { Db } from './database.js';
@@ -21,6 +21,9 @@ export class EmbeddedContentStore implements ContentStore {
   private readonly insertStaging;
   private readonly deleteStaging;
   private readonly commitTx;
+  private readonly sumsOf;
+  private readonly saveSums;
+  private readonly dropSums;
 
   constructor(
     private readonly db: Db,
@@ -29,6 +32,12 @@ export class EmbeddedContentStore implements ContentStore {
   ) {
     this.insertStaging = db.prepare('INSERT INTO staging (staging_id, created_at) VALUES (?, ?)');
     this.deleteStaging = db.prepare('DELETE FROM staging WHERE staging_id = ?');
+    this.sumsOf = db.prepare<[string, number, number], { n: number; crc: number }>('SELECT n, crc FROM chunk_sums WHERE file_id = ? AND n BETWEEN ? AND ?');
+    const upsertSum = db.prepare('INSERT INTO chunk_sums (file_id, n, crc) VALUES (?, ?, ?) ON CONFLICT (file_id, n) DO UPDATE SET crc = excluded.crc');
+    this.saveSums = db.transaction((id: string, sums: Array<[number, number]>) => {
+      for (const [n, crc] of sums) upsertSum.run(id, n, crc);
+    });
+    this.dropSums = db.prepare('DELETE FROM chunk_sums WHERE file_id = ?');
     const insertEntry = db.prepare(
       `INSERT INTO catalog (file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision)
        VALUES (@fileId, @md5, @sha256, @length, @chunkSize, @chunkCount, @fileName, @contentType, @uploadDate, @md5Collision)
@@ -74,8 +83,31 @@ export class EmbeddedContentStore implements ContentStore {
     return stagingId;
   }
 
-  write(stagingId: string, offset: number, parts: readonly Uint8Array[]): Promise<void> {
-    return this.files.write(stagingId, offset, parts);
+  async write(stagingId: string, offset: number, parts: readonly Uint8Array[]): Promise<void> {
+    await this.files.write(stagingId, offset, parts);
+    // After the bytes: a sum is never ahead of what the file holds. A write that continues a
+    // partial chunk sums the chunk's earlier bytes too (one short read, once per request).
+    const into = offset % this.chunkSize;
+    let n = (offset - into) / this.chunkSize;
+    let crc = into > 0 ? chunkSum(this.files.readHead(stagingId, offset - into, into)) : 0;
+    let filled = into;
+    const sums: Array<[number, number]> = [];
+    for (const part of parts) {
+      let at = 0;
+      while (at < part.byteLength) {
+        const take = Math.min(this.chunkSize - filled, part.byteLength - at);
+        crc = chunkSum(part.subarray(at, at + take), crc);
+        filled += take;
+        at += take;
+        if (filled === this.chunkSize) {
+          sums.push([n++, crc]);
+          crc = 0;
+          filled = 0;
+        }
+      }
+    }
+    if (filled > 0) sums.push([n, crc]);
+    this.saveSums(stagingId, sums);
   }
 
   readStaged(stagingId: string, length: number): Readable {
@@ -103,16 +135,22 @@ export class EmbeddedContentStore implements ContentStore {
   async discard(stagingId: string): Promise<void> {
     // File first, then its staging row: a crash in between leaves a row GC can act on. A
     // committed file is never removed, whatever path asks for it.
-    if (!this.isCatalogued(stagingId)) await this.files.remove(stagingId);
+    if (!this.isCatalogued(stagingId)) {
+      await this.files.remove(stagingId);
+      this.dropSums.run(stagingId);
+    }
     this.deleteStaging.run(stagingId);
   }
 
-  read(entry: CatalogEntry, range?: ByteRange): Readable {
-    const start = range?.start ?? 0;
-    const end = range?.end ?? entry.fileLength;
-    return intactRead(this.files.read(entry.fileId, start, end), { fileId: entry.fileId, start, end }, (err, offset) =>
-      (err as NodeJS.ErrnoException).code === 'ENOENT' ? new ContentDamagedError(entry.fileId, offset, 'its content file is missing') : undefined,
-    );
+  read(entry: CatalogEntry, range: ByteRange = { start: 0, end: entry.fileLength }, options: { unchecked?: boolean } = {}): Readable {
+    const missing = (err: unknown, offset: number) =>
+      (err as NodeJS.ErrnoException).code === 'ENOENT' ? new ContentDamagedError(entry.fileId, offset, 'missing', 'its content file is missing') : undefined;
+    if (options.unchecked) {
+      return uncheckedRead(this.files.read(entry.fileId, range.start, range.end), entry.fileId, range, missing);
+    }
+    const span = chunkSpan(entry, range);
+    const sums = new Map(this.sumsOf.all(entry.fileId, span.first, span.last).map((r) => [r.n, r.crc >>> 0]));
+    return checkedRead(this.files.read(entry.fileId, span.start, span.end, entry.chunkSize), entry, range, sums, missing);
   }
 
   async collectGarbage(before: Date): Promise<GarbageReport> {
@@ -129,8 +167,11 @@ export class EmbeddedContentStore implements ContentStore {
     for await (const id of this.files.ids({ modifiedBefore: before })) {
       if (this.isCatalogued(id) || this.isStaged(id)) continue;
       await this.files.remove(id);
+      this.dropSums.run(id);
       orphans++;
     }
+    // Sums whose file is gone (a crash between removing a file and its sums).
+    this.db.exec('DELETE FROM chunk_sums WHERE file_id NOT IN (SELECT file_id FROM catalog) AND file_id NOT IN (SELECT staging_id FROM staging)');
     return { stagingAreas: stale.length, orphans };
   }
 

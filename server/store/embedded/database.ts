@@ -28,6 +28,15 @@ CREATE TABLE IF NOT EXISTS staging (
   created_at INTEGER NOT NULL
 );
 
+-- CRC-32 of each chunk of a content file (staged or committed), taken as it was written and
+-- checked as it is read.
+CREATE TABLE IF NOT EXISTS chunk_sums (
+  file_id TEXT NOT NULL,
+  n       INTEGER NOT NULL,
+  crc     INTEGER NOT NULL,
+  PRIMARY KEY (file_id, n)
+) WITHOUT ROWID;
+
 -- Background jobs (the fixity check): a lease keeps each to one process; state is JSON.
 CREATE TABLE IF NOT EXISTS jobs (
   name        TEXT PRIMARY KEY,

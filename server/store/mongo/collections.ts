@@ -32,6 +32,8 @@ export interface ChunkDoc {
   files_id: ObjectId;
   n: number;
   data: Binary | Uint8Array;
+  /** CRC-32 of `data`, taken when written (absent on chunks written before checksums). */
+  crc32?: number;
 }
 
 export interface StagingDoc {

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { Binary, GridFSBucket, Long, MongoGridFSChunkError, ObjectId, type Collection, type Db, type OptionalUnlessRequiredId } from 'mongodb';
+import { Binary, Long, ObjectId, type Collection, type OptionalUnlessRequiredId } from 'mongodb';
 import { ContentDamagedError } from '../../errors.js';
-import { intactRead } from '../intact-read.js';
+import { checkedRead, chunkSpan, chunkSum, uncheckedRead } from '../intact-read.js';
 import type { ByteRange, CatalogEntry, CommitOutcome, ContentStore, GarbageReport, NewCatalogEntry } from '../port.js';
-import { BUCKET, isDuplicateKey, type Collections } from './collections.js';
+import { BUCKET, isDuplicateKey, type ChunkDoc, type Collections } from './collections.js';
 import { catalogEntryFromDoc } from './mapping.js';
 
 /**
@@ -13,15 +13,10 @@ import { catalogEntryFromDoc } from './mapping.js';
  * unique content index on the catalog decides races.
  */
 export class MongoContentStore implements ContentStore {
-  private readonly bucket: GridFSBucket;
-
   constructor(
-    db: Db,
     private readonly c: Collections,
     readonly chunkSize: number,
-  ) {
-    this.bucket = new GridFSBucket(db, { bucketName: BUCKET, chunkSizeBytes: chunkSize });
-  }
+  ) {}
 
   async stage(now: Date): Promise<string> {
     // Random, not time-based: an ObjectId's timestamp would tell a clerk answered "stored" for a
@@ -49,7 +44,12 @@ export class MongoContentStore implements ContentStore {
     // Upserts keyed by (files_id, n): a retried or rewritten chunk replaces the old one.
     await this.c.chunks.bulkWrite(
       chunks.map((data, i) => ({
-        replaceOne: { filter: { files_id, n: firstN + i }, replacement: { files_id, n: firstN + i, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength) }, upsert: true },
+        replaceOne: {
+          filter: { files_id, n: firstN + i },
+          // crc32: the chunk's checksum, checked on every read (GridFS readers ignore the field).
+          replacement: { files_id, n: firstN + i, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength), crc32: chunkSum(data) },
+          upsert: true,
+        },
       })),
       { ordered: true },
     );
@@ -189,18 +189,43 @@ export class MongoContentStore implements ContentStore {
     return { stagingAreas: stale.length, orphans };
   }
 
-  read(entry: CatalogEntry, range?: ByteRange): Readable {
-    const start = range?.start ?? 0;
-    const end = range?.end ?? entry.fileLength;
-    const source = this.bucket.openDownloadStream(new ObjectId(entry.fileId), range ? { start, end } : {});
-    return intactRead(source, { fileId: entry.fileId, start, end }, (err, offset) => {
-      if (!(err instanceof MongoGridFSChunkError) && !/^FileNotFound/.test((err as Error).message)) return undefined;
-      // "ChunkIsMissing: Got unexpected n: 5, expected: 3": chunk 3 is the first one missing.
-      const expected = /expected: (\d+)$/.exec((err as Error).message);
-      const at = expected ? Number(expected[1]) * entry.chunkSize : offset;
-      return new ContentDamagedError(entry.fileId, at, (err as Error).message);
-    });
+  read(entry: CatalogEntry, range: ByteRange = { start: 0, end: entry.fileLength }, options: { unchecked?: boolean } = {}): Readable {
+    const files_id = new ObjectId(entry.fileId);
+    const span = chunkSpan(entry, range);
+    // Our own cursor, not a GridFS download stream: it sees each chunk document whole (with its
+    // checksum) and says which chunk is missing. A few chunks per batch keep memory flat.
+    const chunks = this.c.chunks.find({ files_id, n: { $gte: span.first, $lte: span.last } }, { sort: { n: 1 }, batchSize: 8 });
+    async function* docs(): AsyncGenerator<ChunkDoc> {
+      let n = span.first;
+      for await (const doc of chunks) {
+        if (doc.n !== n) throw new ContentDamagedError(entry.fileId, n * entry.chunkSize, 'missing', `chunk ${n} is missing`);
+        n += 1;
+        yield doc;
+      }
+    }
+    if (options.unchecked) {
+      const from = span.start;
+      const source = (async function* () {
+        let at = from;
+        for await (const doc of docs()) {
+          const bytes = binaryBytes(doc.data);
+          const slice = bytes.subarray(Math.max(range.start - at, 0), Math.min(range.end - at, bytes.byteLength));
+          at += bytes.byteLength;
+          if (slice.byteLength > 0) yield slice;
+        }
+      })();
+      return uncheckedRead(source, entry.fileId, range, () => undefined);
+    }
+    const sums = new Map<number, number>();
+    const source = (async function* () {
+      for await (const doc of docs()) {
+        if (typeof doc.crc32 === 'number') sums.set(doc.n, doc.crc32);
+        yield binaryBytes(doc.data);
+      }
+    })();
+    return checkedRead(source, entry, range, sums, () => undefined);
   }
+
 }
 
 function binaryBytes(data: Binary | Uint8Array): Uint8Array {

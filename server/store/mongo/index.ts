@@ -62,7 +62,7 @@ function storeOver(client: MongoClient, db: Db, chunkSize: number): ArchiveStore
   return {
     kind: 'mongodb',
     audit: new MongoAuditLog(c),
-    content: new MongoContentStore(db, c, chunkSize),
+    content: new MongoContentStore(c, chunkSize),
     catalog: new MongoCatalog(c),
     ledger: new MongoLedger(c),
     reports: new MongoReports(c),
