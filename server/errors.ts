@@ -145,6 +145,13 @@ export class ContentDamagedError extends ArchiveError {
   }
 }
 
+/** The store's disk is full: nothing was committed; resumable uploads keep what was written. */
+export class StorageFullError extends ArchiveError {
+  constructor() {
+    super('storage_full', "The archive's storage is full, so the file could not be stored. Bytes of a resumable upload received so far are kept: resume it later. Tell your administrator.");
+  }
+}
+
 /** The database does not answer (MongoDB down or unreachable); the request may be retried. */
 export class StoreUnavailableError extends ArchiveError {
   constructor() {

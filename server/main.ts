@@ -66,7 +66,9 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownGraceMs + 15_000).unref();
     clearInterval(sweeper);
-    await fixity?.stop();
+    fixity?.stop();
+    // A fixity check in progress (scheduled or started by an administrator) ends between two files.
+    await archive.services.fixity.stop();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     // A keep-alive connection whose request just ended would otherwise hold the close open.
     const idle = setInterval(() => server.closeIdleConnections(), 200);
@@ -106,12 +108,11 @@ async function main(): Promise<void> {
  * Runs the fixity check when due: the schedule counts from the last check's start as recorded
  * in the store, so restarts do not reset it and several instances run one check between them.
  */
-function scheduleFixity(fixity: FixityService, intervalMs: number, logger: Logger): { stop(): Promise<void> } {
-  const abort = new AbortController();
+function scheduleFixity(fixity: FixityService, intervalMs: number, logger: Logger): { stop(): void } {
   let running: Promise<unknown> | undefined;
   const tick = async () => {
     if (!(await fixity.due(intervalMs))) return;
-    const result = await fixity.run('schedule', { signal: abort.signal });
+    const result = await fixity.run('schedule');
     if (!result) return;
     const summary = { ...result, problems: result.problems.length };
     if (result.state === 'failed') logger.error({ verification: summary }, `fixity check found ${result.missing} missing and ${result.corrupted} corrupted file(s)`);
@@ -127,11 +128,9 @@ function scheduleFixity(fixity: FixityService, intervalMs: number, logger: Logge
   const first = setTimeout(start, 5_000).unref();
   const timer = setInterval(start, Math.min(intervalMs, 5 * 60_000)).unref();
   return {
-    async stop() {
+    stop() {
       clearTimeout(first);
       clearInterval(timer);
-      abort.abort();
-      await running;
     },
   };
 }

@@ -24,6 +24,7 @@ export const ERROR_CODES = [
   'range_not_satisfiable',
   'rate_limited',
   'content_damaged',
+  'storage_full',
   'store_unavailable',
   'internal',
 ] as const;

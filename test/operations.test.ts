@@ -6,7 +6,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { md5, randomContent } from './support/content.js';
-import { cli, clerkToken, freePort, killServer, processStore, runServerToExit, startServer, stopServer, type ProcessStore, type Started } from './support/process.js';
+import { clerkToken, freePort, killServer, processStore, runServerToExit, startServer, stopServer, type ProcessStore, type Started } from './support/process.js';
 import { Client } from './support/server.js';
 import { embeddedTarget, storeTargets, tempDir } from './support/stores.js';
 import { TUS, tusMetadata, tusRequest, tusUpload } from './support/tus.js';
@@ -114,7 +114,7 @@ describe('embedded store backup and restore (archive backup / restore)', () => {
     assert.ok(Number(copied) >= 3 && Number(copied) < files.size, again.stdout);
 
     const restoredEnv = { DATA_DIR: restoredDir, MONGODB_URI: '' };
-    const restore = cli(['restore', backupDir], restoredEnv);
+    const restore = await cliAsync(['restore', backupDir], restoredEnv);
     assert.equal(restore.status, 0, restore.stderr);
     assert.match(restore.stdout, new RegExp(`^restored ${files.size} file\\(s\\)`));
     const restored = await startServer({ ...restoredEnv, GC_INTERVAL_SECONDS: '0', VERIFY_INTERVAL_HOURS: '0' });
@@ -129,31 +129,33 @@ describe('embedded store backup and restore (archive backup / restore)', () => {
     } finally {
       await stopServer(restored);
     }
-    const verify = cli(['verify'], restoredEnv);
+    const verify = await cliAsync(['verify'], restoredEnv);
     assert.equal(verify.status, 0, verify.stdout + verify.stderr);
   });
 
+  // The archive command runs asynchronously here: a blocked event loop would miss the server
+  // closing idle keep-alive connections, and the next request would meet a dead one.
   it('refuses to restore over an archive, and points MongoDB users to mongodump, in one line each', async () => {
-    const over = cli(['restore', backupDir], store.env);
+    const over = await cliAsync(['restore', backupDir], store.env);
     assert.equal(over.status, 2);
     assert.match(over.stderr, /^archive: DATA_DIR .* already holds an archive; restore into an empty directory/);
-    const notBackup = cli(['restore', restoredDir], { DATA_DIR: tempDir(), MONGODB_URI: '' });
+    const notBackup = await cliAsync(['restore', restoredDir], { DATA_DIR: tempDir(), MONGODB_URI: '' });
     assert.equal(notBackup.status, 2);
     assert.match(notBackup.stderr, /is not a complete archive backup/);
-    const mongo = cli(['backup', backupDir], { MONGODB_URI: 'mongodb://127.0.0.1:1/archive' });
+    const mongo = await cliAsync(['backup', backupDir], { MONGODB_URI: 'mongodb://127.0.0.1:1/archive' });
     assert.equal(mongo.status, 2);
     assert.match(mongo.stderr, /mongodump/);
-    assert.equal(cli(['backup'], store.env).status, 2);
+    assert.equal((await cliAsync(['backup'], store.env)).status, 2);
   });
 
   it('verifies the archive from the command line: exit code 0 when intact, 1 naming damaged files, --json for scripts', async () => {
-    const ok = cli(['verify'], store.env);
+    const ok = await cliAsync(['verify'], store.env);
     assert.equal(ok.status, 0, ok.stderr);
     assert.match(ok.stdout, /^passed: \d+ file\(s\), \d+ bytes checked; 0 missing, 0 corrupted$/m);
     const victim = await upload(client, '损坏.pdf', randomContent(300_000));
     const file = path.join(store.env.DATA_DIR!, 'content', victim.slice(0, 2), victim.slice(2, 4), victim);
     fs.truncateSync(file, 270_000);
-    const bad = cli(['verify', '--json'], store.env);
+    const bad = await cliAsync(['verify', '--json'], store.env);
     assert.equal(bad.status, 1);
     const result = JSON.parse(bad.stdout.trim().split('\n').pop()!);
     assert.equal(result.state, 'failed');
@@ -162,7 +164,7 @@ describe('embedded store backup and restore (archive backup / restore)', () => {
       [[victim, 'missing', 1]],
     );
     // A backup of a damaged archive still completes, keeps the file as it is, and says so.
-    const backup = cli(['backup', tempDir('archive-backup-damaged-')], store.env);
+    const backup = await cliAsync(['backup', tempDir('archive-backup-damaged-')], store.env);
     assert.equal(backup.status, 1);
     assert.match(backup.stderr, new RegExp(`1 file\\(s\\) were already damaged in the archive.*${victim}`));
   });

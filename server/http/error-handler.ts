@@ -11,6 +11,7 @@ import {
   PayloadTooLargeError,
   RangeNotSatisfiableError,
   RateLimitedError,
+  StorageFullError,
   StoreUnavailableError,
   ValidationError,
 } from '../errors.js';
@@ -40,6 +41,7 @@ export const STATUS: Record<ErrorCode, number> = {
   account_locked: 429,
   rate_limited: 429,
   content_damaged: 500,
+  storage_full: 507,
   store_unavailable: 503,
   internal: 500,
 };
@@ -60,10 +62,24 @@ function translate(err: unknown, maxFileSize: number): unknown {
   if (err instanceof Error && /Unexpected end of form|Malformed part header|Multipart: Boundary not found|Unexpected end of multipart/.test(err.message)) {
     return new BadRequestError(`The multipart body is malformed (${err.message}).`);
   }
-  // The MongoDB driver's names, matched by name: the driver is loaded only when MongoDB is used.
-  if (err instanceof Error && /^Mongo(Network|NetworkTimeout|ServerSelection|NotConnected|TopologyClosed)Error$/.test(err.name)) return new StoreUnavailableError();
+  const store = storeFailure(err);
+  if (store) return store;
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new BadRequestError(e.message ?? 'Bad request.');
   return err;
+}
+
+/**
+ * Store failures a client can act on: a full disk or quota (the embedded store's files, MongoDB's
+ * OutOfDiskSpace), or MongoDB unreachable (matched by the driver's error names: the driver is
+ * loaded only when MongoDB is used).
+ */
+export function storeFailure(err: unknown): ArchiveError | undefined {
+  const e = err as { code?: unknown; name?: unknown; message?: unknown } | undefined;
+  if (e?.code === 'ENOSPC' || e?.code === 'EDQUOT') return new StorageFullError();
+  if (typeof e?.name !== 'string' || !e.name.startsWith('Mongo')) return undefined;
+  if (e.code === 14031 || /No space left on device/i.test(String(e.message))) return new StorageFullError();
+  if (/^Mongo(Network|NetworkTimeout|ServerSelection|NotConnected|TopologyClosed)Error$/.test(e.name)) return new StoreUnavailableError();
+  return undefined;
 }
 
 export function errorHandler(logger: Logger, maxFileSize: number, metrics: Pick<ArchiveMetrics, 'failed'>): ErrorRequestHandler {
@@ -71,7 +87,7 @@ export function errorHandler(logger: Logger, maxFileSize: number, metrics: Pick<
     const err = translate(raw, maxFileSize);
     metrics.failed(err instanceof ArchiveError ? err.code : 'internal');
     // Damaged bytes and an unreachable store are the administrators' business, whoever asked.
-    if (err instanceof ContentDamagedError || err instanceof StoreUnavailableError) (req.log ?? logger).error({ err: raw }, err.message);
+    if (err instanceof ContentDamagedError || err instanceof StoreUnavailableError || err instanceof StorageFullError) (req.log ?? logger).error({ err: raw }, err.message);
     if (res.headersSent) {
       // Mid-stream failure: the status is gone, so cut the connection rather than send a short body.
       (req.log ?? logger).error({ err }, 'response failed after headers were sent');
@@ -88,6 +104,9 @@ export function errorHandler(logger: Logger, maxFileSize: number, metrics: Pick<
       (req.log ?? logger).error({ err }, 'unexpected error');
       body = { error: 'internal', message: 'Something went wrong on the server. Try again; if it keeps happening, tell your administrator.' };
     }
+    // Refused before its body was read (a full disk mid-PATCH): the connection cannot carry
+    // another request, and saying so keeps clients from reusing it.
+    if (!req.complete) res.setHeader('Connection', 'close');
     res.status(STATUS[body.error]).json(body);
   };
 }

@@ -10,6 +10,7 @@ export const FIXITY_JOB = 'fixity';
 const LEASE_MS = 60_000;
 const SAVE_EVERY_MS = 5_000;
 const PAGE = 200;
+const INTERRUPTED = Symbol('interrupted');
 
 export interface FixityOptions {
   store: Pick<ArchiveStore, 'catalog' | 'content' | 'jobs'>;
@@ -24,6 +25,9 @@ export interface FixityOptions {
  */
 export class FixityService {
   private readonly clock: () => Date;
+  /** Set when the server stops: a check in progress ends between two files. */
+  private stopped = false;
+  private readonly running = new Set<Promise<unknown>>();
 
   constructor(private readonly deps: FixityOptions) {
     this.clock = deps.clock ?? (() => new Date());
@@ -55,6 +59,23 @@ export class FixityService {
     trigger: VerificationResult['trigger'],
     options: { onProgress?: (r: VerificationResult) => void; signal?: AbortSignal } = {},
   ): Promise<VerificationResult | undefined> {
+    const work = this.checkAll(trigger, options);
+    this.running.add(work);
+    const forget = () => this.running.delete(work);
+    work.then(forget, forget);
+    return work;
+  }
+
+  /** Stops checks in progress (recorded as interrupted) and waits for them: the server is stopping. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.allSettled([...this.running]);
+  }
+
+  private async checkAll(
+    trigger: VerificationResult['trigger'],
+    options: { onProgress?: (r: VerificationResult) => void; signal?: AbortSignal },
+  ): Promise<VerificationResult | undefined> {
     const { onProgress, signal } = options;
     const { jobs, catalog } = this.deps.store;
     const holder = `${os.hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
@@ -79,12 +100,13 @@ export class FixityService {
       const page = await catalog.scan(after, PAGE);
       if (page.length === 0) break;
       for (const entry of page) {
-        if (signal?.aborted) {
+        const stop = () => signal?.aborted === true || this.stopped;
+        const problem = stop() ? INTERRUPTED : await this.check(entry, stop);
+        if (problem === INTERRUPTED) {
           result.state = 'interrupted';
           await jobs.release(FIXITY_JOB, holder, result);
           return result;
         }
-        const problem = await this.check(entry);
         result.files += 1;
         result.bytes += entry.fileLength;
         if (problem) {
@@ -108,11 +130,18 @@ export class FixityService {
   }
 
   /** One file read back whole: its bytes present, and their digests the catalogued ones. */
-  private async check(entry: CatalogEntry): Promise<VerificationProblem | undefined> {
+  private async check(entry: CatalogEntry, stop: () => boolean): Promise<VerificationProblem | typeof INTERRUPTED | undefined> {
     const about = { fileId: entry.fileId, fileName: entry.fileName, fileLength: entry.fileLength };
     const digest = this.deps.digests.start();
     try {
-      for await (const part of this.deps.store.content.read(entry)) await digest.update(part as Uint8Array);
+      for await (const part of this.deps.store.content.read(entry)) {
+        // A large file takes a while: a stopping server does not wait for its end.
+        if (stop()) {
+          digest.abort();
+          return INTERRUPTED;
+        }
+        await digest.update(part as Uint8Array);
+      }
     } catch (err) {
       digest.abort();
       if (!(err instanceof ContentDamagedError)) throw err;

@@ -73,7 +73,9 @@ export interface ContentStore {
   readStaged(stagingId: string, length: number): Readable;
   /**
    * Makes staged chunks a catalogued file, or, when the catalog already holds the same
-   * content (a unique index decides, so concurrent commits are safe), removes them.
+   * content (a unique index decides, so concurrent commits are safe), removes them. A commit
+   * that fails leaves the staging area as it was, for a retry; staged bytes that fall short of
+   * the content's length fail it, rather than catalogue a short file.
    */
   commit(stagingId: string, entry: NewCatalogEntry): Promise<CommitOutcome>;
   /** Removes a staging area and its chunks; harmless if already gone, and never a committed file. */

@@ -91,6 +91,14 @@ for (const target of storeTargets) {
       assert.equal((await fixity.last())?.state, 'interrupted');
       assert.equal(await fixity.due(7 * 24 * 3600_000), true, 'an interrupted check is due again at once');
 
+      // A stopping server stops the checks it runs, also one an administrator started.
+      const stopping = new FixityService({ store: opened.store, digests, clock: () => now });
+      const run = stopping.run('command');
+      await stopping.stop();
+      assert.equal((await run)?.state, 'interrupted');
+      const after = await stopping.run('command');
+      assert.deepEqual([after?.state, after?.files], ['interrupted', 0], 'a stopped service checks nothing more');
+
       // A process that died mid-check leaves "running" with a lease that then runs out.
       const running: VerificationResult = { ...stopped!, state: 'running' };
       assert.equal(await opened.store.jobs.acquire('fixity', 'dead process', now, 60_000), true);

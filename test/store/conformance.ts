@@ -68,6 +68,9 @@ export function storeConformance(target: StoreTarget): void {
         const length = 5 * 1024 ** 3 + 7;
         const key = { md5: 'a'.repeat(32), sha256: 'b'.repeat(64), length };
         const stagingId = await store.content.stage(new Date());
+        // Only the last chunk is written (a commit needs it); the bytes before never matter here.
+        const lastChunk = Math.floor((length - 1) / CS) * CS;
+        await store.content.write(stagingId, lastChunk, [randomContent(length - lastChunk)]);
         const { entry } = await store.content.commit(stagingId, { key, fileName: 'big.tif', contentType: 'image/tiff', uploadDate: new Date() });
         assert.equal(entry.fileLength, length);
         assert.equal(entry.chunkCount, Math.ceil(length / CS));
@@ -228,6 +231,22 @@ export function storeConformance(target: StoreTarget): void {
         const { entry } = await commit(randomContent(2 * CS));
         await damageContent(opened, entry.fileId, { kind: 'lose-file' });
         await assert.rejects(readAll(store.content.read(entry)), (err: unknown) => err instanceof ContentDamagedError && err.offset === 0);
+      });
+    });
+
+    describe('commit safety', () => {
+      it('refuses to commit staged bytes that fall short of the content, and keeps them for a retry', async () => {
+        const data = randomContent(2 * CS + 50);
+        const stagingId = await store.content.stage(new Date());
+        await store.content.write(stagingId, 0, [data.subarray(0, CS)]);
+        const entry = { key: keyOf(data), fileName: 'short.pdf', contentType: 'application/pdf', uploadDate: new Date() };
+        await assert.rejects(store.content.commit(stagingId, entry), /holds not all/);
+        assert.equal(await store.catalog.findByKey(keyOf(data)), undefined, 'no short file catalogued');
+        // The bytes that were there are still there: the rest arrives and the commit succeeds.
+        await store.content.write(stagingId, CS, [data.subarray(CS)]);
+        const { status, entry: committed } = await store.content.commit(stagingId, entry);
+        assert.equal(status, 'stored');
+        assert.deepEqual(await readAll(store.content.read(committed)), data);
       });
     });
 

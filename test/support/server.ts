@@ -5,7 +5,7 @@ import type { Role } from '../../shared/schemas.js';
 import { appDeps, composeServices, type Archive, type ServiceConfig } from '../../server/compose.js';
 import { createApp } from '../../server/http/app.js';
 import { createLogger } from '../../server/log.js';
-import type { Account } from '../../server/store/port.js';
+import type { Account, ArchiveStore } from '../../server/store/port.js';
 import { checkBody, digestsFor, unit } from './content.js';
 import type { OpenedStore, StoreTarget } from './stores.js';
 
@@ -15,6 +15,8 @@ export interface TestServerOptions extends Partial<ServiceConfig> {
   clock?: () => Date;
   /** What /api/ready is told about shutting down. */
   draining?: () => boolean;
+  /** Puts something between the services and the store (to inject failures). */
+  wrapStore?: (store: ArchiveStore) => ArchiveStore;
 }
 
 /** A real listening server on 127.0.0.1 over a fresh store, with helpers to act as users. */
@@ -47,7 +49,8 @@ export class TestServer {
       ...options,
       reportTimeZone: options.reportTimeZone ?? 'Asia/Shanghai',
     };
-    const archive = composeServices(opened.store, config, options.clock);
+    const store = options.wrapStore ? options.wrapStore(opened.store) : opened.store;
+    const archive = composeServices(store, config, options.clock);
     const lines: string[] = [];
     const sink = new Writable({
       write(chunk, _enc, cb) {
@@ -55,7 +58,7 @@ export class TestServer {
         cb();
       },
     });
-    const app = createApp(appDeps(opened.store, archive, config, createLogger('info', sink), options.draining));
+    const app = createApp(appDeps(store, archive, config, createLogger('info', sink), options.draining));
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     const { port } = server.address() as AddressInfo;

@@ -55,12 +55,19 @@ export function fileRoutes(deps: FileRouteDeps): Router {
         await deps.ingest.discard(file.staged);
         throw err;
       }
-      const result = await deps.ingest.commit(file.staged, {
-        uploader: req.principal!.account,
-        fileName: cleanFileName(file.originalname),
-        contentType: cleanContentType(file.mimetype),
-        declaredMd5: fields.md5,
-      }, { via: 'direct', address: req.ip ?? null });
+      let result;
+      try {
+        result = await deps.ingest.commit(file.staged, {
+          uploader: req.principal!.account,
+          fileName: cleanFileName(file.originalname),
+          contentType: cleanContentType(file.mimetype),
+          declaredMd5: fields.md5,
+        }, { via: 'direct', address: req.ip ?? null });
+      } catch (err) {
+        // Not resumable: bytes a failed commit left staged are of no use (harmless if committed).
+        await deps.ingest.discard(file.staged).catch(() => {});
+        throw err;
+      }
       res.status(result.status === 'stored' ? 201 : 200).json(result);
     },
   );

@@ -11,7 +11,7 @@ import type { Logger } from '../../log.js';
 import type { ResumableUploadService } from '../../services/resumable-uploads.js';
 import type { UploadState } from '../../store/port.js';
 import { requireAuth } from '../auth.js';
-import { STATUS } from '../error-handler.js';
+import { STATUS, storeFailure } from '../error-handler.js';
 import { ArchiveDataStore, UploadCallers } from '../tus/data-store.js';
 
 export const TUS_PATH = TUS_ENDPOINT;
@@ -89,7 +89,8 @@ export function tusRoutes(o: TusRouteOptions): Router {
       return id;
     },
     getFileIdFromRequest: (_req, last) => (last !== undefined && UPLOAD_ID.test(last) ? last : undefined),
-    onResponseError: (_req, err) => {
+    onResponseError: (_req, raw) => {
+      const err = storeFailure(raw) ?? raw;
       if (err instanceof ArchiveError) return { status_code: STATUS[err.code], body: JSON.stringify({ error: err.code, message: err.message }) };
       if (!('status_code' in err)) o.logger.error({ err }, 'tus request failed');
       return undefined;

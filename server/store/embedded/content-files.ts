@@ -128,6 +128,11 @@ export class ContentFiles {
     return fs.createReadStream(this.pathOf(id), { start, end: end - 1, highWaterMark: piece });
   }
 
+  /** The bytes a content file holds (0 when it does not exist). */
+  size(id: string): number {
+    return fs.statSync(this.pathOf(id), { throwIfNoEntry: false })?.size ?? 0;
+  }
+
   /** The first bytes of a chunk a write continues, read back to sum the whole chunk. */
   readHead(id: string, start: number, length: number): Uint8Array {
     const fd = fs.openSync(this.pathOf(id), 'r');

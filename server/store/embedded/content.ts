@@ -40,8 +40,7 @@ export class EmbeddedContentStore implements ContentStore {
     this.dropSums = db.prepare('DELETE FROM chunk_sums WHERE file_id = ?');
     const insertEntry = db.prepare(
       `INSERT INTO catalog (file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision)
-       VALUES (@fileId, @md5, @sha256, @length, @chunkSize, @chunkCount, @fileName, @contentType, @uploadDate, @md5Collision)
-       ON CONFLICT (sha256, md5, length) DO NOTHING`,
+       VALUES (@fileId, @md5, @sha256, @length, @chunkSize, @chunkCount, @fileName, @contentType, @uploadDate, @md5Collision)`,
     );
     const findByKey = db.prepare<[string, string, number], CatalogRow>('SELECT * FROM catalog WHERE sha256 = ? AND md5 = ? AND length = ?');
     const findCollision = db.prepare<[string, string], { file_id: string }>('SELECT file_id FROM catalog WHERE md5 = ? AND sha256 <> ? LIMIT 1');
@@ -50,10 +49,16 @@ export class EmbeddedContentStore implements ContentStore {
 
     // One transaction decides: the content becomes a catalog entry, or it is a duplicate. The
     // unique index settles races, also between processes sharing DATA_DIR.
-    this.commitTx = db.transaction((stagingId: string, entry: NewCatalogEntry): CommitOutcome => {
+    this.commitTx = db.transaction((stagingId: string, entry: NewCatalogEntry, stagedBytes: number): CommitOutcome => {
       const { md5, sha256, length } = entry.key;
+      const held = findByKey.get(sha256, md5, length);
+      // Held already: a duplicate, or this very staging area committed by an earlier attempt that
+      // did not get to say so. Neither needs the bytes (a retried commit of a duplicate finds its
+      // staging area gone); new content must have them all: lost bytes never become a short file.
+      if (held) return { status: held.file_id === stagingId ? 'stored' : 'duplicate', entry: catalogEntryFromRow(held) };
+      if (stagedBytes < length) throw new Error(`staging area ${stagingId} holds not all of the ${length} bytes to commit (${stagedBytes})`);
       const collision = findCollision.get(md5, sha256) !== undefined;
-      const inserted = insertEntry.run({
+      insertEntry.run({
         fileId: stagingId,
         md5,
         sha256,
@@ -65,12 +70,6 @@ export class EmbeddedContentStore implements ContentStore {
         uploadDate: entry.uploadDate.getTime(),
         md5Collision: collision ? 1 : 0,
       });
-      if (inserted.changes === 0) {
-        const existing = catalogEntryFromRow(findByKey.get(sha256, md5, length)!);
-        // This very staging area, committed by an earlier attempt that did not get to say so.
-        if (existing.fileId === stagingId) return { status: 'stored', entry: existing };
-        return { status: 'duplicate', entry: existing };
-      }
       this.deleteStaging.run(stagingId);
       if (collision) flagCollisions.run(md5);
       return { status: 'stored', entry: catalogEntryFromRow(getEntry.get(stagingId)!) };
@@ -118,16 +117,12 @@ export class EmbeddedContentStore implements ContentStore {
     // The bytes are durable before the catalog entry that makes them part of the archive. Also
     // for a duplicate: skipping it would answer duplicates measurably faster, which tells a
     // clerk outside the duplicate-reveal scope what the archive holds.
-    let outcome: CommitOutcome;
-    try {
-      await this.files.seal(stagingId);
-      // IMMEDIATE takes the write lock up front, so two processes committing at once queue
-      // instead of failing with SQLITE_BUSY on lock upgrade.
-      outcome = this.commitTx.immediate(stagingId, entry);
-    } catch (err) {
-      await this.discard(stagingId).catch(() => {}); // nothing was committed: drop the bytes
-      throw err;
-    }
+    // On failure the staged bytes stay: a resumable upload retries the commit with them (a direct
+    // upload's caller discards them).
+    await this.files.seal(stagingId);
+    // IMMEDIATE takes the write lock up front, so two processes committing at once queue
+    // instead of failing with SQLITE_BUSY on lock upgrade.
+    const outcome = this.commitTx.immediate(stagingId, entry, this.files.size(stagingId));
     if (outcome.status === 'duplicate') await this.discard(stagingId);
     return outcome;
   }

@@ -89,6 +89,19 @@ export class MongoContentStore implements ContentStore {
       uploadDate: entry.uploadDate,
       md5Collision: false,
     };
+    // Bytes lost from a staging area (its chunks removed) must fail the commit, never become a
+    // catalogued short file: the last chunk must be there, whole. (A chunk lost in between is
+    // found by every read.)
+    if (length > 0) {
+      const last = await this.c.chunks.findOne({ files_id: _id, n: doc.chunkCount - 1 });
+      const tail = length - (doc.chunkCount - 1) * this.chunkSize;
+      if (!last || binaryBytes(last.data).byteLength < tail) {
+        // A duplicate needs no bytes (a retried commit of one finds its staging area gone).
+        const held = await this.c.catalog.findOne({ fileSHA256: sha256, fileMD5: md5, fileLength: Long.fromNumber(length) });
+        if (held) return { status: held._id.equals(_id) ? 'stored' : 'duplicate', entry: catalogEntryFromDoc(held) };
+        throw new Error(`staging area ${stagingId} holds not all of the ${length} bytes to commit (its last chunk)`);
+      }
+    }
     try {
       // 1. The GridFS files document makes the chunks a readable GridFS file.
       await this.insertIgnoringRetry(this.c.gridFiles, {
@@ -113,13 +126,9 @@ export class MongoContentStore implements ContentStore {
         await this.discard(stagingId);
         return { status: 'duplicate', entry: catalogEntryFromDoc(existing) };
       }
-      // The outcome of the last write may be unknown (a network error): drop the bytes only if
-      // the catalog entry really is not there.
-      const committed = await this.c.catalog.findOne({ _id }, { projection: { _id: 1 } }).then(
-        (found) => found !== null,
-        () => true, // cannot tell: keep the bytes
-      );
-      if (!committed) await this.discard(stagingId).catch(() => {});
+      // The staged bytes stay: a resumable upload retries the commit with them (a direct
+      // upload's caller discards them), and a commit whose last write's outcome is unknown (a
+      // network error) may have made them the archive's.
       throw err;
     }
     // Checked after our insert, so of two colliding uploads racing, the later one sees the other.
