@@ -90,6 +90,7 @@ export function appDeps(store: ArchiveStore, archive: Archive, config: ServiceCo
     draining,
     services: archive.services,
     ping: () => store.ping(),
+    rateCounts: store.rateCounts,
     metrics: archive.metrics,
     settings: {
       metricsToken: config.metricsToken,

@@ -21,6 +21,8 @@ import { clientAppRoutes } from './routes/client-app.js';
 import { fileRoutes } from './routes/files.js';
 import { healthRoutes } from './routes/health.js';
 import type { ArchiveMetrics } from './metrics.js';
+import { SharedRateLimitStore } from './rate-limit-store.js';
+import type { RateCounts } from '../store/port.js';
 import { verificationRoutes } from './routes/verification.js';
 import { sessionRoutes } from './routes/session.js';
 import { TUS_PATH, tusResponseHeaders, tusRoutes } from './routes/tus.js';
@@ -41,6 +43,8 @@ export interface AppDeps {
     fixity: FixityService;
   };
   ping: () => Promise<void>;
+  /** Login attempts per address, counted in the store. */
+  rateCounts: RateCounts;
   metrics: ArchiveMetrics;
   /** True once the server is shutting down: /api/ready then sends traffic elsewhere. */
   draining: () => boolean;
@@ -111,7 +115,14 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api', authenticate(services.sessions, services.tokens));
   app.use(
     '/api/session',
-    sessionRoutes({ accounts: services.accounts, audit: services.audit, sessions: services.sessions, sessionTtlMs: settings.sessionTtlMs, loginRateLimit: settings.loginRateLimit }),
+    sessionRoutes({
+      accounts: services.accounts,
+      audit: services.audit,
+      sessions: services.sessions,
+      sessionTtlMs: settings.sessionTtlMs,
+      loginRateLimit: settings.loginRateLimit,
+      loginAttempts: new SharedRateLimitStore(deps.rateCounts),
+    }),
   );
   app.use('/api/files', fileRoutes({ ingest: services.ingest, audit: services.audit, files: services.files, maxFileSize: settings.maxFileSize }));
   app.use('/api/uploads', uploadRoutes(services.claims));

@@ -407,6 +407,18 @@ export interface Reports {
   collisions(q: CollisionReportQuery): Promise<Page<CollisionRow>>;
 }
 
+/**
+ * Request counters per key and fixed time window (the login rate limit), shared by every
+ * instance on the store. A window's counts vanish after it ends.
+ */
+export interface RateCounts {
+  /** Adds one to the key's count in the window ending at `windowEnd`; returns the new count. */
+  hit(key: string, windowEnd: Date): Promise<number>;
+  /** Takes one back (a request that should not count). */
+  undo(key: string, windowEnd: Date): Promise<void>;
+  reset(key: string): Promise<void>;
+}
+
 /** A background job's record: who runs it (a lease, so one instance at a time) and its state. */
 export interface JobRecord {
   name: string;
@@ -439,6 +451,7 @@ export interface ArchiveStore {
   readonly claims: ClaimStore;
   readonly uploads: UploadStore;
   readonly jobs: JobStore;
+  readonly rateCounts: RateCounts;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { randomContent } from '../support/content.js';
+import { processStore, startServer, stopServer, type ProcessStore, type Started } from '../support/process.js';
 import { Client, PASSWORD, TestServer } from '../support/server.js';
 import { embeddedTarget, storeTargets } from '../support/stores.js';
 
@@ -173,3 +174,25 @@ describe('login rate limit per client address', () => {
     assert.ok(Number(limited.headers.get('retry-after')) > 0);
   });
 });
+
+for (const target of storeTargets) {
+  describe(`login rate limit across server instances (${target.name} store)`, { skip: target.skip }, () => {
+    let store: ProcessStore;
+    const servers: Started[] = [];
+    before(async () => {
+      store = processStore(target);
+      for (let i = 0; i < 2; i++) servers.push(await startServer({ ...store.env, LOGIN_RATE_LIMIT: '4', VERIFY_INTERVAL_HOURS: '0', GC_INTERVAL_SECONDS: '0' }));
+    });
+    after(async () => {
+      for (const s of servers) await stopServer(s);
+      await store.dispose();
+    });
+
+    it('counts an address\'s attempts on every instance together: alternating does not double the limit', async () => {
+      const attempt = (i: number) =>
+        fetch(`${servers[i % 2]!.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: `nobody${i}`, password: 'not a password' }) });
+      for (let i = 0; i < 4; i++) assert.equal((await attempt(i)).status, 401, `attempt ${i + 1}`);
+      for (let i = 4; i < 6; i++) assert.equal((await attempt(i)).status, 429, `attempt ${i + 1}, on instance ${i % 2}`);
+    });
+  });
+}

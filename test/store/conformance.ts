@@ -268,6 +268,23 @@ export function storeConformance(target: StoreTarget): void {
       });
     });
 
+    describe('rate counts', () => {
+      it('counts hits per key and window, takes one back, and forgets a key', async () => {
+        const w1 = new Date(Date.now() + 60_000);
+        const w2 = new Date(Date.now() + 120_000);
+        assert.deepEqual([await store.rateCounts.hit('10.0.0.1', w1), await store.rateCounts.hit('10.0.0.1', w1), await store.rateCounts.hit('10.0.0.1', w1)], [1, 2, 3]);
+        assert.equal(await store.rateCounts.hit('10.0.0.2', w1), 1, 'keys are independent');
+        assert.equal(await store.rateCounts.hit('10.0.0.1', w2), 1, 'a new window starts at one');
+        await store.rateCounts.undo('10.0.0.1', w1);
+        assert.equal(await store.rateCounts.hit('10.0.0.1', w1), 3);
+        await store.rateCounts.reset('10.0.0.1');
+        assert.equal(await store.rateCounts.hit('10.0.0.1', w1), 1);
+        assert.equal(await store.rateCounts.hit('10.0.0.2', w1), 2, 'another key is untouched by a reset');
+        const together = await Promise.all(Array.from({ length: 10 }, () => store.rateCounts.hit('::1', w1)));
+        assert.deepEqual([...together].sort((a, b) => a - b), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 'concurrent hits are each counted');
+      });
+    });
+
     describe('job leases', () => {
       it('lets one holder at a time run a job, keeps its state, and hands an expired lease over', async () => {
         const t0 = new Date('2026-05-01T00:00:00Z');

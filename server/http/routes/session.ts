@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { rateLimit, type Store } from 'express-rate-limit';
 import { cleanFileName } from '../../../shared/file-name.js';
 import { loginRequest, passwordChangeRequest, type SessionView } from '../../../shared/schemas.js';
 import { ArchiveError, RateLimitedError } from '../../errors.js';
@@ -17,6 +17,8 @@ export interface SessionRouteDeps {
   sessionTtlMs: number;
   /** Logins allowed per client address per 15 minutes (on top of the per-account lockout). */
   loginRateLimit: number;
+  /** Where the attempts are counted (the store, so every instance counts the same). */
+  loginAttempts: Store;
 }
 
 function view(account: Account, session: SessionRecord | undefined): SessionView {
@@ -31,6 +33,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
     windowMs,
     limit: deps.loginRateLimit,
     standardHeaders: 'draft-7',
+    store: deps.loginAttempts,
     legacyHeaders: false,
     handler: (_req, _res, next) => next(new RateLimitedError(Math.ceil(windowMs / 1000))),
   });

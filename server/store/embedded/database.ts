@@ -37,6 +37,14 @@ CREATE TABLE IF NOT EXISTS chunk_sums (
   PRIMARY KEY (file_id, n)
 ) WITHOUT ROWID;
 
+-- Login attempts per client address and fixed window, shared by every process on DATA_DIR.
+CREATE TABLE IF NOT EXISTS rate_counts (
+  key        TEXT NOT NULL,
+  window_end INTEGER NOT NULL,
+  hits       INTEGER NOT NULL,
+  PRIMARY KEY (key, window_end)
+) WITHOUT ROWID;
+
 -- Background jobs (the fixity check): a lease keeps each to one process; state is JSON.
 CREATE TABLE IF NOT EXISTS jobs (
   name        TEXT PRIMARY KEY,

@@ -8,6 +8,7 @@ import { EmbeddedContentStore } from './content.js';
 import { openDatabase } from './database.js';
 import { EmbeddedJobStore } from './jobs.js';
 import { EmbeddedLedger } from './ledger.js';
+import { EmbeddedRateCounts } from './rate-counts.js';
 import { EmbeddedReports } from './reports.js';
 import { EmbeddedUploadStore } from './uploads.js';
 
@@ -28,6 +29,7 @@ export function openEmbeddedStore(options: { dataDir: string; chunkSize: number 
     claims: new EmbeddedClaimStore(db),
     uploads: new EmbeddedUploadStore(db),
     jobs: new EmbeddedJobStore(db),
+    rateCounts: new EmbeddedRateCounts(db),
     async ping() {
       db.prepare('SELECT 1').get();
     },

@@ -147,6 +147,13 @@ export interface JobDoc {
   state: unknown;
 }
 
+/** A request counter (`rateCounts`): `_id` is key and window; removed by a TTL index after the window. */
+export interface RateCountDoc {
+  _id: string;
+  hits: number;
+  windowEnd: Date;
+}
+
 export const BUCKET = 'fileContent';
 
 export function collections(db: Db) {
@@ -164,6 +171,7 @@ export function collections(db: Db) {
     uploads: db.collection<UploadDoc>('uploads.resumable'),
     audit: db.collection<AuditDoc>('audit.events'),
     jobs: db.collection<JobDoc>('jobs'),
+    rateCounts: db.collection<RateCountDoc>('rateCounts'),
   };
 }
 
@@ -195,6 +203,7 @@ export async function createIndexes(c: Collections): Promise<void> {
     c.uploadDays.createIndex({ UploadFileID: 1, UnitID: 1, Day: 1 }, { unique: true, name: 'file_unit_day' }),
     c.uploadDays.createIndex({ Day: 1 }, { name: 'day' }),
     c.uploadDays.createIndex({ CityName: 1, CountyName: 1, TownName: 1, Day: 1 }, { name: 'subtree_day' }),
+    c.rateCounts.createIndex({ windowEnd: 1 }, { expireAfterSeconds: 0, name: 'expiry' }),
     c.audit.createIndex({ at: -1 }, { name: 'at' }),
     c.audit.createIndex({ action: 1, at: -1 }, { name: 'action_at' }),
     c.audit.createIndex({ userName: 1, at: -1 }, { name: 'user_at' }),

@@ -8,6 +8,7 @@ import { collections, createIndexes } from './collections.js';
 import { MongoContentStore } from './content.js';
 import { MongoJobStore } from './jobs.js';
 import { MongoLedger } from './ledger.js';
+import { MongoRateCounts } from './rate-counts.js';
 import { MongoReports } from './reports.js';
 import { MongoUploadStore } from './uploads.js';
 
@@ -72,6 +73,7 @@ function storeOver(client: MongoClient, db: Db, chunkSize: number): ArchiveStore
     claims: new MongoClaimStore(c),
     uploads: new MongoUploadStore(c),
     jobs: new MongoJobStore(c),
+    rateCounts: new MongoRateCounts(c),
     async ping() {
       await db.command({ ping: 1 });
     },
