@@ -49,15 +49,9 @@ export async function backupEmbedded(dataDir: string, target: string, onProgress
     db.close();
   }
 
-  const copy = new Database(snapshot);
-  let files: Array<{ file_id: string; length: number }>;
-  try {
-    // Unfinished uploads would resume onto bytes the backup does not hold.
-    copy.exec('DELETE FROM uploads WHERE outcome IS NULL; DELETE FROM staging;');
-    files = copy.prepare<[], { file_id: string; length: number }>('SELECT file_id, length FROM catalog ORDER BY file_id').all();
-  } finally {
-    copy.close();
-  }
+  // Unfinished uploads would resume onto bytes the backup does not hold; counters are of the moment.
+  const files = cataloguedFiles(snapshot, `DELETE FROM uploads WHERE outcome IS NULL; DELETE FROM staging;
+    DELETE FROM chunk_sums WHERE file_id NOT IN (SELECT file_id FROM catalog); DELETE FROM rate_counts;`);
 
   const from = new ContentFiles(path.join(dataDir, 'content'));
   const to = new ContentFiles(path.join(target, 'content'));
@@ -121,13 +115,7 @@ export async function restoreEmbedded(backup: string, dataDir: string): Promise<
   if (fs.existsSync(destination)) throw new ConfigError(`DATA_DIR ${dataDir} already holds an archive; restore into an empty directory and point DATA_DIR at it`);
   fs.mkdirSync(dataDir, { recursive: true });
 
-  const db = new Database(path.join(backup, 'archive.sqlite'), { readonly: true });
-  let files: Array<{ file_id: string; length: number }>;
-  try {
-    files = db.prepare<[], { file_id: string; length: number }>('SELECT file_id, length FROM catalog ORDER BY file_id').all();
-  } finally {
-    db.close();
-  }
+  const files = cataloguedFiles(path.join(backup, 'archive.sqlite'));
   const from = new ContentFiles(path.join(backup, 'content'));
   const to = new ContentFiles(path.join(dataDir, 'content'));
   let bytes = 0;
@@ -160,5 +148,16 @@ async function durable(file: string): Promise<void> {
     await handle.datasync();
   } finally {
     await handle.close();
+  }
+}
+
+/** The files a database file catalogues, after `prepare` (SQL run on it first, if any). */
+function cataloguedFiles(file: string, prepare?: string): Array<{ file_id: string; length: number }> {
+  const db = new Database(file, { readonly: prepare === undefined });
+  try {
+    if (prepare) db.exec(prepare);
+    return db.prepare<[], { file_id: string; length: number }>('SELECT file_id, length FROM catalog ORDER BY file_id').all();
+  } finally {
+    db.close();
   }
 }
