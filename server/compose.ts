@@ -35,6 +35,7 @@ export type ServiceConfig = Pick<
   | 'corsOrigins'
   | 'reportTimeZone'
   | 'metricsToken'
+  | 'uploadStallMs'
   | 'verifyIntervalMs'
 >;
 
@@ -95,6 +96,7 @@ export function appDeps(store: ArchiveStore, archive: Archive, config: ServiceCo
     settings: {
       metricsToken: config.metricsToken,
       verifyIntervalMs: config.verifyIntervalMs,
+      uploadStallMs: config.uploadStallMs,
       maxFileSize: config.maxFileSize,
       sessionTtlMs: config.sessionTtlMs,
       trustProxy: config.trustProxy,

@@ -28,6 +28,7 @@ const configSchema = z.object({
   CLAIM_TTL_SECONDS: positiveInt(300),
   STAGING_TTL_HOURS: positiveInt(24),
   UPLOAD_IDLE_HOURS: positiveInt(24),
+  UPLOAD_STALL_SECONDS: positiveInt(30),
   CORS_ORIGINS: z
     .string()
     .default('')
@@ -78,6 +79,8 @@ export interface Config {
   stagingTtlMs: number;
   /** A resumable upload that receives no bytes for this long expires. */
   uploadIdleMs: number;
+  /** A tus request that sends no bytes for this long is cut off (its upload's lock freed). */
+  uploadStallMs: number;
   /** Browser origins other than the archive's own that may use the tus endpoint. */
   corsOrigins: string[];
   /** How often the server collects garbage; 0: never (use `archive gc`). */
@@ -120,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     claimTtlMs: c.CLAIM_TTL_SECONDS * 1000,
     stagingTtlMs: c.STAGING_TTL_HOURS * 3600_000,
     uploadIdleMs: c.UPLOAD_IDLE_HOURS * 3600_000,
+    uploadStallMs: c.UPLOAD_STALL_SECONDS * 1000,
     corsOrigins: c.CORS_ORIGINS,
     gcIntervalMs: c.GC_INTERVAL_SECONDS * 1000,
     trustProxy: parseTrustProxy(c.TRUST_PROXY),

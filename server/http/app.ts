@@ -52,6 +52,7 @@ export interface AppDeps {
     /** Bearer token of GET /metrics; the endpoint exists only with one. */
     metricsToken: string | undefined;
     verifyIntervalMs: number;
+    uploadStallMs: number;
     maxFileSize: number;
     sessionTtlMs: number;
     trustProxy: boolean | number | string;
@@ -136,6 +137,7 @@ export function createApp(deps: AppDeps): Express {
       maxFileSize: settings.maxFileSize,
       corsOrigins: settings.corsOrigins,
       logger,
+      stallMs: settings.uploadStallMs,
     }),
   );
   app.use('/api', unknownApiRoute);

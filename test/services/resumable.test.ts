@@ -20,6 +20,7 @@ const config = {
   reportTimeZone: 'Asia/Shanghai',
   metricsToken: undefined,
   verifyIntervalMs: 0,
+  uploadStallMs: 30_000,
 };
 
 async function* bytes(data: Buffer) {

@@ -46,6 +46,7 @@ export class TestServer {
       corsOrigins: [],
       metricsToken: undefined,
       verifyIntervalMs: 0,
+      uploadStallMs: 30_000,
       ...options,
       reportTimeZone: options.reportTimeZone ?? 'Asia/Shanghai',
     };

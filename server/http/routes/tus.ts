@@ -19,8 +19,6 @@ const TUS_VERSION = '1.0.0';
 const OFFSET_STREAM = 'application/offset+octet-stream';
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
 const TUS_METHODS = new Set(['POST', 'HEAD', 'PATCH', 'DELETE', 'OPTIONS']);
-/** A request that sends no bytes for this long is cut off, so its upload's lock is freed. */
-const BODY_IDLE_MS = 30_000;
 const ARCHIVE_HEADERS = [ARCHIVE_FILE_ID_HEADER, ARCHIVE_STATUS_HEADER, ARCHIVE_UPLOAD_COUNT_HEADER];
 const EXTRA_EXPOSED = ['Upload-Expires', 'X-Request-Id', ...ARCHIVE_HEADERS];
 /** What browsers on allowed origins may read: the tus headers and ours. */
@@ -51,6 +49,8 @@ export interface TusRouteOptions {
   /** Origins allowed to call the tus endpoint from a browser (CORS); none by default. */
   corsOrigins: string[];
   logger: Logger;
+  /** A POST or PATCH that sends no bytes for this long is cut off, so its upload's lock is freed. */
+  stallMs: number;
 }
 
 /**
@@ -145,7 +145,7 @@ export function tusRoutes(o: TusRouteOptions): Router {
   };
 
   const router = Router();
-  router.use(protocolGate());
+  router.use(protocolGate(o.stallMs));
   router.options(['/', '/:id'], forward);
   router.post('/', requireAuth(), creationChecks, forward);
   router.all(
@@ -205,7 +205,7 @@ export function tusResponseHeaders(corsOrigins: string[]): RequestHandler {
 }
 
 /** Protocol rules checked before anything else. */
-function protocolGate(): RequestHandler {
+function protocolGate(stallMs: number): RequestHandler {
   return (req, res, next) => {
     // Clients behind proxies that only pass GET and POST send other methods this way.
     const override = req.get('x-http-method-override');
@@ -222,7 +222,7 @@ function protocolGate(): RequestHandler {
         version === undefined ? `Send the header "Tus-Resumable: ${TUS_VERSION}" with every tus request.` : `This server speaks tus ${TUS_VERSION}, not "${version}".`,
       );
     }
-    if (req.method === 'PATCH' || req.method === 'POST') req.setTimeout(BODY_IDLE_MS);
+    if (req.method === 'PATCH' || req.method === 'POST') req.setTimeout(stallMs);
     next();
   };
 }

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { md5, randomContent } from '../support/content.js';
+import { TestServer, type Client } from '../support/server.js';
+import { storeTargets } from '../support/stores.js';
+import { TUS, tusMetadata, tusRequest, tusUpload } from '../support/tus.js';
+
+/** A PATCH whose client stops sending: cut off after UPLOAD_STALL_SECONDS, keeping what arrived. */
+for (const target of storeTargets) {
+  describe(`a stalled upload client (${target.name} store)`, { skip: target.skip }, () => {
+    let server: TestServer;
+    let clerk: Client;
+    let token: string;
+    before(async () => {
+      server = await TestServer.start(target, { uploadStallMs: 1_000 });
+      clerk = await server.tokenClient(await server.addAccount('clerk', 'clerk'));
+      token = clerk.credentials.bearer!;
+    });
+    after(() => server.close());
+
+    it('is cut off after the stall time, keeps the bytes that arrived and frees the upload, while others are served meanwhile', async () => {
+      const data = randomContent(1024 * 1024);
+      const created = await tusRequest(clerk, TUS, 'POST', { 'upload-length': String(data.length), 'upload-metadata': tusMetadata({ filename: 'stalled.pdf' }) });
+      const path = new URL(created.headers.get('location')!).pathname;
+      const sent = 300_000;
+      const req = http.request(new URL(path, server.url), {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/offset+octet-stream', 'tus-resumable': '1.0.0', 'upload-offset': '0', 'content-length': String(data.length), authorization: `Bearer ${token}` },
+      });
+      const ended = new Promise<string>((resolve) => {
+        req.on('response', (res) => resolve(`answered ${res.statusCode}`));
+        req.on('error', (err) => resolve(`cut off: ${(err as NodeJS.ErrnoException).code}`));
+      });
+      const started = Date.now();
+      req.write(data.subarray(0, sent)); // ... and nothing more
+
+      // Other clients are served while it stalls.
+      const other = await tusUpload(clerk, randomContent(200_000), { metadata: { filename: 'other.pdf' } });
+      assert.equal(other.status, 'stored');
+      assert.equal((await clerk.fetch('/api/files')).status, 200);
+
+      assert.match(await ended, /^cut off|^answered/);
+      const waited = Date.now() - started;
+      assert.ok(waited >= 900 && waited < 10_000, `cut off after ${waited} ms`);
+      // The server persists what arrived just after cutting the connection: a client asks again.
+      let offset = '';
+      for (let i = 0; i < 100 && offset !== String(sent); i++) {
+        offset = (await tusRequest(clerk, path, 'HEAD')).headers.get('upload-offset')!;
+        if (offset !== String(sent)) await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(offset, String(sent), 'every byte that arrived is kept');
+      // Free at once: resuming does not meet a lock.
+      const resumed = await tusUpload(clerk, data, { uploadUrl: `${server.url}${path}` });
+      assert.equal(resumed.status, 'stored');
+      const back = await clerk.fetch(`/api/files/${resumed.fileId}`);
+      assert.equal(md5(Buffer.from(await back.arrayBuffer())), md5(data));
+    });
+  });
+}
