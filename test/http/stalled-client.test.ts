@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import type { ArchiveStore, ContentStore } from '../../server/store/port.js';
 import { md5, randomContent } from '../support/content.js';
 import { TestServer, type Client } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
@@ -12,8 +13,19 @@ for (const target of storeTargets) {
     let server: TestServer;
     let clerk: Client;
     let token: string;
+    let slowCommits = false;
     before(async () => {
-      server = await TestServer.start(target, { uploadStallMs: 1_000 });
+      server = await TestServer.start(target, {
+        uploadStallMs: 1_000,
+        wrapStore: (store: ArchiveStore) => {
+          const content: ContentStore = Object.create(store.content) as ContentStore;
+          content.commit = async (...args) => {
+            if (slowCommits) await new Promise((r) => setTimeout(r, 2_500));
+            return store.content.commit(...args);
+          };
+          return { ...store, content };
+        },
+      });
       clerk = await server.tokenClient(await server.addAccount('clerk', 'clerk'));
       token = clerk.credentials.bearer!;
     });
@@ -55,6 +67,16 @@ for (const target of storeTargets) {
       assert.equal(resumed.status, 'stored');
       const back = await clerk.fetch(`/api/files/${resumed.fileId}`);
       assert.equal(md5(Buffer.from(await back.arrayBuffer())), md5(data));
+    });
+
+    it('is not cut off while the server completes an upload longer than the stall time (a large re-read)', async () => {
+      slowCommits = true;
+      try {
+        const result = await tusUpload(clerk, randomContent(300_000), { metadata: { filename: 'slow-commit.pdf' } });
+        assert.equal(result.status, 'stored');
+      } finally {
+        slowCommits = false;
+      }
     });
   });
 }

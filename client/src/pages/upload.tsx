@@ -107,6 +107,10 @@ export function UploadPage({ api, language, account, hidden }: { api: ArchiveApi
         // The archive's own resume index (per account, by content) does this; tus-js-client's
         // would keep file names and hashes in storage shared by every account on this browser.
         storeFingerprintForResuming: false,
+        // Longer than a crashed server instance's upload lock (a 30 s lease) lasts, so an upload
+        // cut off by a crash resumes on another instance instead of failing (tus-js-client retries
+        // on network errors, 409 and 423).
+        retryDelays: [0, 1000, 3000, 5000, 10000, 15000, 20000, 30000],
       },
     });
     const stopRestoring = useGoldenRetriever(instance);

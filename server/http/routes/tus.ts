@@ -137,6 +137,9 @@ export function tusRoutes(o: TusRouteOptions): Router {
     if (declared !== undefined && offset + Number(declared) > upload.length) {
       throw new PayloadTooLargeError(upload.length - offset, 'This request carries more bytes than are left of the upload.');
     }
+    // The stall limit is for a client that stops sending; once the last byte is in, completing
+    // (which may re-read a large file) takes what it takes.
+    req.once('end', () => req.setTimeout(0));
     const end = await o.uploads.receive(req.principal!.account, id, offset, req, req.ip ?? null);
     const after = (await o.uploads.state(id)) ?? { ...upload, offset: end };
     res.setHeader('Upload-Offset', String(end));
