@@ -32,6 +32,8 @@ export interface VerificationResult {
   bytes: number;
   missing: number;
   corrupted: number;
+  /** Files stored before chunk checksums that got theirs, their bytes proved right by this check. */
+  checksummed: number;
   /** The first problems found (at most VERIFICATION_PROBLEMS_KEPT); the counts above are complete. */
   problems: VerificationProblem[];
 }

@@ -174,6 +174,7 @@ async function run(argv: string[]): Promise<void> {
           const more = result.missing + result.corrupted - result.problems.length;
           if (more > 0) out(`… and ${more} more`);
           out(`${result.state}: ${result.files} file(s), ${result.bytes} bytes checked; ${result.missing} missing, ${result.corrupted} corrupted`);
+          if (result.checksummed > 0) out(`${result.checksummed} file(s) stored before chunk checksums got theirs`);
         }
         if (result.state !== 'passed') process.exitCode = 1;
         break;

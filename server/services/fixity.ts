@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { VERIFICATION_PROBLEMS_KEPT, type VerificationProblem, type VerificationResult } from '../../shared/verification.js';
 import { ContentDamagedError } from '../errors.js';
+import { ChunkSummer } from '../store/chunk-sums.js';
 import type { ArchiveStore, CatalogEntry } from '../store/port.js';
 import type { DigestPool } from './digest.js';
 
@@ -11,6 +12,7 @@ const LEASE_MS = 60_000;
 const SAVE_EVERY_MS = 5_000;
 const PAGE = 200;
 const INTERRUPTED = Symbol('interrupted');
+const CHECKSUMMED = Symbol('checksummed');
 
 export interface FixityOptions {
   store: Pick<ArchiveStore, 'catalog' | 'content' | 'jobs'>;
@@ -91,6 +93,7 @@ export class FixityService {
       bytes: 0,
       missing: 0,
       corrupted: 0,
+      checksummed: 0,
       problems: [],
     };
     await jobs.renew(FIXITY_JOB, holder, this.clock(), LEASE_MS, result);
@@ -101,17 +104,18 @@ export class FixityService {
       if (page.length === 0) break;
       for (const entry of page) {
         const stop = () => signal?.aborted === true || this.stopped;
-        const problem = stop() ? INTERRUPTED : await this.check(entry, stop);
-        if (problem === INTERRUPTED) {
+        const found = stop() ? INTERRUPTED : await this.check(entry, stop);
+        if (found === INTERRUPTED) {
           result.state = 'interrupted';
           await jobs.release(FIXITY_JOB, holder, result);
           return result;
         }
         result.files += 1;
         result.bytes += entry.fileLength;
-        if (problem) {
-          result[problem.kind] += 1;
-          if (result.problems.length < VERIFICATION_PROBLEMS_KEPT) result.problems.push(problem);
+        if (found === CHECKSUMMED) result.checksummed += 1;
+        else if (found) {
+          result[found.kind] += 1;
+          if (result.problems.length < VERIFICATION_PROBLEMS_KEPT) result.problems.push(found);
         }
         if (Date.now() - savedAt >= SAVE_EVERY_MS) {
           savedAt = Date.now();
@@ -129,17 +133,23 @@ export class FixityService {
     return result;
   }
 
-  /** One file read back whole: its bytes present, and their digests the catalogued ones. */
-  private async check(entry: CatalogEntry, stop: () => boolean): Promise<VerificationProblem | typeof INTERRUPTED | undefined> {
+  /**
+   * One file read back whole: its bytes present, and their digests the catalogued ones. A file
+   * stored before chunk checksums gets its sums here, once its digests proved the bytes right.
+   */
+  private async check(entry: CatalogEntry, stop: () => boolean): Promise<VerificationProblem | typeof INTERRUPTED | typeof CHECKSUMMED | undefined> {
+    const { content } = this.deps.store;
     const about = { fileId: entry.fileId, fileName: entry.fileName, fileLength: entry.fileLength };
+    const summer = (await content.lacksChunkSums(entry)) ? new ChunkSummer(entry.chunkSize, 0) : undefined;
     const digest = this.deps.digests.start();
     try {
-      for await (const part of this.deps.store.content.read(entry)) {
+      for await (const part of content.read(entry)) {
         // A large file takes a while: a stopping server does not wait for its end.
         if (stop()) {
           digest.abort();
           return INTERRUPTED;
         }
+        summer?.push(part as Uint8Array);
         await digest.update(part as Uint8Array);
       }
     } catch (err) {
@@ -148,7 +158,11 @@ export class FixityService {
       return { ...about, kind: err.kind, chunk: Math.floor(err.offset / entry.chunkSize), detail: err.detail };
     }
     const { md5, sha256 } = await digest.finish();
-    if (md5 === entry.fileMD5 && sha256 === entry.fileSHA256) return undefined;
+    if (md5 === entry.fileMD5 && sha256 === entry.fileSHA256) {
+      if (!summer) return undefined;
+      await content.adoptChunkSums(entry, summer.finish());
+      return CHECKSUMMED;
+    }
     return {
       ...about,
       kind: 'corrupted',

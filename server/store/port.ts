@@ -88,6 +88,13 @@ export interface ContentStore {
    * the proof of possession, whose digests are compared with the clerk's bytes anyway.
    */
   read(entry: CatalogEntry, range?: ByteRange, options?: { unchecked?: boolean }): Readable;
+  /** Whether some chunk of a committed file has no checksum (it was stored before checksums). */
+  lacksChunkSums(entry: CatalogEntry): Promise<boolean>;
+  /**
+   * Records checksums for the chunks of a committed file that have none: the fixity check's,
+   * once the file's MD5 and SHA-256 proved the bytes it summed right. Recorded sums stay.
+   */
+  adoptChunkSums(entry: CatalogEntry, sums: ReadonlyArray<readonly [n: number, crc: number]>): Promise<void>;
   /**
    * Removes staging areas opened before `before` that no resumable upload owns (abandoned: a
    * request interrupted by a crash), and any bytes that neither a catalog entry nor a staging

@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { DigestPool } from '../../server/services/digest.js';
 import { FixityService } from '../../server/services/fixity.js';
 import type { VerificationResult } from '../../shared/verification.js';
-import { randomContent, stageBytes } from '../support/content.js';
+import { readAll, randomContent, stageBytes } from '../support/content.js';
+import { ContentDamagedError } from '../../server/errors.js';
 import { damageContent, forgetChunkSums, storeTargets, type OpenedStore } from '../support/stores.js';
 
 for (const target of storeTargets) {
@@ -35,7 +36,7 @@ for (const target of storeTargets) {
       const result = await fixity.run('command');
       assert.deepEqual(
         { ...result, startedAt: undefined, finishedAt: undefined, host: undefined },
-        { state: 'passed', trigger: 'command', totalFiles: 4, files: 4, bytes: sizes.reduce((a, b) => a + b), missing: 0, corrupted: 0, problems: [], startedAt: undefined, finishedAt: undefined, host: undefined },
+        { state: 'passed', trigger: 'command', totalFiles: 4, files: 4, bytes: sizes.reduce((a, b) => a + b), missing: 0, corrupted: 0, checksummed: 0, problems: [], startedAt: undefined, finishedAt: undefined, host: undefined },
       );
       assert.deepEqual(await fixity.last(), result, 'the result is kept in the store');
     });
@@ -72,6 +73,19 @@ for (const target of storeTargets) {
         [[entry.fileId, 'corrupted', null]],
       );
       assert.match(result.problems[0]!.detail, new RegExp(`not the catalogued ${entry.fileMD5}`));
+    });
+
+    it('gives a file stored before chunk checksums its sums once its digests prove it intact, so reads check it from then on', async () => {
+      const data = randomContent(3 * opened.chunkSize + 1);
+      const entry = await store(data, 'older.pdf');
+      await forgetChunkSums(opened, entry.fileId);
+      assert.equal(await opened.store.content.lacksChunkSums(entry), true);
+      const result = (await fixity.run('command'))!;
+      assert.deepEqual([result.state, result.checksummed], ['passed', 1]);
+      assert.equal(await opened.store.content.lacksChunkSums(entry), false);
+      await damageContent(opened, entry.fileId, { kind: 'flip-byte', offset: 2 * opened.chunkSize });
+      await assert.rejects(readAll(opened.store.content.read(entry)), (err: unknown) => err instanceof ContentDamagedError && err.offset === 2 * opened.chunkSize);
+      assert.equal((await fixity.run('command'))!.checksummed, 0, 'once only');
     });
 
     it('runs one check at a time: a second start while one runs does nothing', async () => {

@@ -98,6 +98,7 @@ function Result({ language, result }: { language: Language; result: Verification
         {result.finishedAt && <li>{t('fixityFinishedAt', { time: formatTime(language, result.finishedAt, true) })}</li>}
         <li>{t('fixityProgress', { files: n(result.files), total: n(result.totalFiles), bytes: formatBytes(result.bytes) })}</li>
         <li>{t('fixityCounts', { missing: n(result.missing), corrupted: n(result.corrupted) })}</li>
+        {result.checksummed > 0 && <li>{t('fixityChecksummed', { files: n(result.checksummed) })}</li>}
       </ul>
       {result.problems.length > 0 && (
         <>

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { ContentDamagedError } from '../../errors.js';
-import { checkedRead, chunkSpan, chunkSum, uncheckedRead } from '../intact-read.js';
+import { ChunkSummer, checkedRead, chunkSpan, uncheckedRead } from '../chunk-sums.js';
 import type { ByteRange, CatalogEntry, CommitOutcome, ContentStore, GarbageReport, NewCatalogEntry } from '../port.js';
 import { ContentFiles } from './content-files.js';
 import type { Db } from './database.js';
@@ -24,6 +24,7 @@ export class EmbeddedContentStore implements ContentStore {
   private readonly sumsOf;
   private readonly saveSums;
   private readonly dropSums;
+  private readonly adoptSums;
 
   constructor(
     private readonly db: Db,
@@ -34,10 +35,14 @@ export class EmbeddedContentStore implements ContentStore {
     this.deleteStaging = db.prepare('DELETE FROM staging WHERE staging_id = ?');
     this.sumsOf = db.prepare<[string, number, number], { n: number; crc: number }>('SELECT n, crc FROM chunk_sums WHERE file_id = ? AND n BETWEEN ? AND ?');
     const upsertSum = db.prepare('INSERT INTO chunk_sums (file_id, n, crc) VALUES (?, ?, ?) ON CONFLICT (file_id, n) DO UPDATE SET crc = excluded.crc');
-    this.saveSums = db.transaction((id: string, sums: Array<[number, number]>) => {
+    this.saveSums = db.transaction((id: string, sums: ReadonlyArray<readonly [number, number]>) => {
       for (const [n, crc] of sums) upsertSum.run(id, n, crc);
     });
     this.dropSums = db.prepare('DELETE FROM chunk_sums WHERE file_id = ?');
+    const insertMissingSum = db.prepare('INSERT INTO chunk_sums (file_id, n, crc) VALUES (?, ?, ?) ON CONFLICT (file_id, n) DO NOTHING');
+    this.adoptSums = db.transaction((id: string, sums: ReadonlyArray<readonly [number, number]>) => {
+      for (const [n, crc] of sums) insertMissingSum.run(id, n, crc);
+    });
     const insertEntry = db.prepare(
       `INSERT INTO catalog (file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision)
        VALUES (@fileId, @md5, @sha256, @length, @chunkSize, @chunkCount, @fileName, @contentType, @uploadDate, @md5Collision)`,
@@ -87,25 +92,9 @@ export class EmbeddedContentStore implements ContentStore {
     // After the bytes: a sum is never ahead of what the file holds. A write that continues a
     // partial chunk sums the chunk's earlier bytes too (one short read, once per request).
     const into = offset % this.chunkSize;
-    let n = (offset - into) / this.chunkSize;
-    let crc = into > 0 ? chunkSum(this.files.readHead(stagingId, offset - into, into)) : 0;
-    let filled = into;
-    const sums: Array<[number, number]> = [];
-    for (const part of parts) {
-      let at = 0;
-      while (at < part.byteLength) {
-        const take = Math.min(this.chunkSize - filled, part.byteLength - at);
-        crc = chunkSum(part.subarray(at, at + take), crc);
-        filled += take;
-        at += take;
-        if (filled === this.chunkSize) {
-          sums.push([n++, crc]);
-          crc = 0;
-          filled = 0;
-        }
-      }
-    }
-    if (filled > 0) sums.push([n, crc]);
+    const summer = new ChunkSummer(this.chunkSize, offset, into > 0 ? this.files.readHead(stagingId, offset - into, into) : undefined);
+    for (const part of parts) summer.push(part);
+    const sums = summer.finish();
     this.saveSums(stagingId, sums);
   }
 
@@ -146,6 +135,15 @@ export class EmbeddedContentStore implements ContentStore {
     const span = chunkSpan(entry, range);
     const sums = new Map(this.sumsOf.all(entry.fileId, span.first, span.last).map((r) => [r.n, r.crc >>> 0]));
     return checkedRead(this.files.read(entry.fileId, span.start, span.end, entry.chunkSize), entry, range, sums, missing);
+  }
+
+  async lacksChunkSums(entry: CatalogEntry): Promise<boolean> {
+    const { n } = this.db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM chunk_sums WHERE file_id = ?').get(entry.fileId)!;
+    return n < entry.chunkCount;
+  }
+
+  async adoptChunkSums(entry: CatalogEntry, sums: ReadonlyArray<readonly [number, number]>): Promise<void> {
+    this.adoptSums(entry.fileId, sums);
   }
 
   async collectGarbage(before: Date): Promise<GarbageReport> {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Binary, Long, ObjectId, type Collection, type OptionalUnlessRequiredId } from 'mongodb';
 import { ContentDamagedError } from '../../errors.js';
-import { checkedRead, chunkSpan, chunkSum, uncheckedRead } from '../intact-read.js';
+import { checkedRead, chunkSpan, chunkSum, uncheckedRead } from '../chunk-sums.js';
 import type { ByteRange, CatalogEntry, CommitOutcome, ContentStore, GarbageReport, NewCatalogEntry } from '../port.js';
 import { BUCKET, isDuplicateKey, type ChunkDoc, type Collections } from './collections.js';
 import { catalogEntryFromDoc } from './mapping.js';
@@ -161,6 +161,20 @@ export class MongoContentStore implements ContentStore {
     await this.c.gridFiles.deleteOne({ _id });
     await this.c.chunks.deleteMany({ files_id: _id });
     await this.c.staging.deleteOne({ _id });
+  }
+
+  async lacksChunkSums(entry: CatalogEntry): Promise<boolean> {
+    return (await this.c.chunks.findOne({ files_id: new ObjectId(entry.fileId), crc32: { $exists: false } }, { projection: { _id: 1 } })) !== null;
+  }
+
+  async adoptChunkSums(entry: CatalogEntry, sums: ReadonlyArray<readonly [number, number]>): Promise<void> {
+    const files_id = new ObjectId(entry.fileId);
+    for (let i = 0; i < sums.length; i += 1000) {
+      await this.c.chunks.bulkWrite(
+        sums.slice(i, i + 1000).map(([n, crc32]) => ({ updateOne: { filter: { files_id, n, crc32: { $exists: false } }, update: { $set: { crc32 } } } })),
+        { ordered: false },
+      );
+    }
   }
 
   async collectGarbage(before: Date): Promise<GarbageReport> {

@@ -11,9 +11,51 @@ import type { ByteRange, CatalogEntry } from './port.js';
  */
 export type ChunkSums = ReadonlyMap<number, number>;
 
-/** CRC-32 of chunk n's bytes for each chunk written at once, from chunk-edge-aligned pieces. */
+/** CRC-32 of `data`, continuing a running one (`before`) over earlier bytes of the same chunk. */
 export function chunkSum(data: Uint8Array, before = 0): number {
   return crc32(data, before);
+}
+
+/**
+ * The sums of the chunks contiguous bytes touch, from `offset` on: each over its chunk's bytes
+ * from the chunk's start (`head`: a first chunk's bytes before `offset`) to where the bytes end.
+ */
+export class ChunkSummer {
+  private n: number;
+  private crc: number;
+  private filled: number;
+  private readonly sums: Array<[n: number, crc: number]> = [];
+
+  constructor(
+    private readonly chunkSize: number,
+    offset: number,
+    head: Uint8Array = new Uint8Array(0),
+  ) {
+    this.filled = offset % chunkSize;
+    if (head.byteLength !== this.filled) throw new Error(`a write at ${offset} continues a chunk after ${this.filled} bytes, not ${head.byteLength}`);
+    this.n = (offset - this.filled) / chunkSize;
+    this.crc = chunkSum(head);
+  }
+
+  push(part: Uint8Array): void {
+    let at = 0;
+    while (at < part.byteLength) {
+      const take = Math.min(this.chunkSize - this.filled, part.byteLength - at);
+      this.crc = chunkSum(part.subarray(at, at + take), this.crc);
+      this.filled += take;
+      at += take;
+      if (this.filled === this.chunkSize) {
+        this.sums.push([this.n++, this.crc]);
+        this.crc = 0;
+        this.filled = 0;
+      }
+    }
+  }
+
+  /** Every chunk's [n, sum], the last one's as far as the bytes went. */
+  finish(): Array<[n: number, crc: number]> {
+    return this.filled > 0 ? [...this.sums, [this.n, this.crc]] : this.sums;
+  }
 }
 
 /** The chunk-aligned span a read of `range` covers: from the first chunk's start to the last one's end. */
