@@ -1,43 +1,11 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { randomContent } from '../support/content.js';
 import { clerkToken, freePort, killServer, processStore, startServer, stopServer, type ProcessStore, type Started } from '../support/process.js';
 import { Client } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
-import { md5, sha256, TUS, tusMetadata, tusRequest, tusUpload } from '../support/tus.js';
-
-/** Offset the server reports for an upload. */
-async function offsetOf(client: Client, path: string): Promise<number> {
-  const head = await tusRequest(client, path, 'HEAD');
-  assert.equal(head.status, 200, `HEAD ${path}`);
-  return Number(head.headers.get('upload-offset'));
-}
-
-/**
- * Opens a PATCH for all of `data` from `from` and sends it up to `upTo`, then waits until the
- * server has persisted some of it; the request stays open.
- */
-async function startPatch(url: string, upload: string, token: string, data: Buffer, from: number, upTo: number): Promise<http.ClientRequest> {
-  const req = http.request(new URL(upload, url), {
-    method: 'PATCH',
-    headers: {
-      'content-type': 'application/offset+octet-stream',
-      'tus-resumable': '1.0.0',
-      'upload-offset': String(from),
-      'content-length': String(data.length - from),
-      authorization: `Bearer ${token}`,
-    },
-  });
-  req.on('error', () => {}); // the server is killed under it
-  for (let at = from; at < upTo; at += 256 * 1024) {
-    if (!req.write(data.subarray(at, Math.min(upTo, at + 256 * 1024)))) await once(req, 'drain');
-  }
-  const client = new Client(url, { bearer: token });
-  for (let i = 0; i < 200 && (await offsetOf(client, upload)) <= from; i++) await new Promise((r) => setTimeout(r, 10));
-  return req;
-}
+import { md5, offsetOf, openPatch, sha256, TUS, tusMetadata, tusRequest, tusUpload } from '../support/tus.js';
 
 for (const target of storeTargets) {
   describe(`resumable uploads across server processes (${target.name} store)`, { skip: target.skip }, () => {
@@ -72,7 +40,7 @@ for (const target of storeTargets) {
       for (const killAt of [0.2, 0.45, 0.7]) {
         const from = await offsetOf(client(), upload);
         // A PATCH announcing all the rest, of which part is sent; the server dies while it waits for more.
-        const inFlight = await startPatch(server.url, upload, token, data, from, Math.floor(killAt * data.length));
+        const inFlight = await openPatch(server.url, upload, token, data, from, Math.floor(killAt * data.length));
         await killServer(server);
         inFlight.destroy();
         server = await start(port);

@@ -92,11 +92,32 @@ export function processStore(target: StoreTarget): ProcessStore {
   };
 }
 
-/** A clerk and an API token for it, made with the archive command. */
-export function clerkToken(env: Record<string, string>, username = 'clerk'): string {
-  const add = cli(['user', 'add', username, '--role', 'clerk', '--unit', 'unit-a', '--city', '沧州市'], env, 'a long password\n');
+/** The password `addAccount` gives accounts unless told otherwise. */
+export const ACCOUNT_PASSWORD = 'a long password';
+
+export interface AccountSpec {
+  role?: 'clerk' | 'admin';
+  unit?: string;
+  city?: string;
+  password?: string;
+}
+
+/** An account made with the archive command (a clerk of unit-a in 沧州市 unless told otherwise). */
+export function addAccount(env: Record<string, string>, username: string, spec: AccountSpec = {}): void {
+  const { role = 'clerk', unit = 'unit-a', city = '沧州市', password = ACCOUNT_PASSWORD } = spec;
+  const add = cli(['user', 'add', username, '--role', role, '--unit', unit, '--city', city], env, `${password}\n`);
   if (add.status !== 0) throw new Error(add.stderr);
+}
+
+/** An API token for an account, made with the archive command. */
+export function createToken(env: Record<string, string>, username: string): string {
   const token = cli(['token', 'create', username], env);
   if (token.status !== 0) throw new Error(token.stderr);
   return token.stdout.trim().split('\n').pop()!;
+}
+
+/** A clerk and an API token for it, made with the archive command. */
+export function clerkToken(env: Record<string, string>, username = 'clerk'): string {
+  addAccount(env, username);
+  return createToken(env, username);
 }

@@ -1,7 +1,10 @@
+import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import fs from 'node:fs';
+import http from 'node:http';
 import * as tus from 'tus-js-client';
-import type { Client } from './server.js';
+import { Client } from './server.js';
 
 export const TUS = '/api/tus';
 
@@ -26,6 +29,15 @@ export interface TusOptions {
   fromFile?: string;
   /** Lets a test keep the running upload, to abort it. */
   onStart?: (upload: tus.Upload) => void;
+  /** Once the upload has its URL (created, or found by HEAD when resuming). */
+  onUploadUrl?: (url: string) => void;
+  /** After each PATCH the server acknowledged, with the bytes acknowledged so far. */
+  onChunkComplete?: (accepted: number) => void;
+  /** Each request just before it is sent, and each response, for tests that follow the exchange. */
+  onBeforeRequest?: (req: tus.HttpRequest) => void;
+  onAfterResponse?: (req: tus.HttpRequest, res: tus.HttpResponse) => void;
+  /** Each failed request (no answer, or an error status) while retries remain: whether to retry (tus-js-client's default rule if absent). */
+  onShouldRetry?: (err: tus.DetailedError, attempt: number) => boolean;
 }
 
 export function md5(data: Uint8Array): string {
@@ -59,7 +71,12 @@ export function tusUpload(client: Client, data: Buffer, options: TusOptions = {}
       retryDelays: options.retryDelays ?? [],
       storeFingerprintForResuming: false,
       onProgress: (sent) => options.onProgress?.(sent),
-      onAfterResponse: (_req, res) => {
+      onUploadUrlAvailable: () => options.onUploadUrl?.(upload.url!),
+      onChunkComplete: (_chunk, accepted) => options.onChunkComplete?.(accepted),
+      onBeforeRequest: (req) => options.onBeforeRequest?.(req),
+      onShouldRetry: options.onShouldRetry ? (err, attempt) => options.onShouldRetry!(err, attempt) : null,
+      onAfterResponse: (req, res) => {
+        options.onAfterResponse?.(req, res);
         const fileId = res.getHeader('Archive-File-Id');
         if (fileId) {
           result.fileId = fileId;
@@ -88,4 +105,36 @@ export function tusMetadata(pairs: Record<string, string>): string {
   return Object.entries(pairs)
     .map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`)
     .join(',');
+}
+
+/** The offset the server reports for an upload (HEAD). */
+export async function offsetOf(client: Client, path: string): Promise<number> {
+  const head = await tusRequest(client, path, 'HEAD');
+  assert.equal(head.status, 200, `HEAD ${path}`);
+  return Number(head.headers.get('upload-offset'));
+}
+
+/**
+ * Opens a PATCH for all of `data` from `from` and sends it up to `upTo`, then waits until the
+ * server has persisted some of it; the request stays open (a client that stopped sending, or one
+ * whose server is about to be killed). Errors on it are ignored: it is expected to be cut off.
+ */
+export async function openPatch(url: string, upload: string, token: string, data: Buffer, from: number, upTo: number): Promise<http.ClientRequest> {
+  const req = http.request(new URL(upload, url), {
+    method: 'PATCH',
+    headers: {
+      'content-type': 'application/offset+octet-stream',
+      'tus-resumable': '1.0.0',
+      'upload-offset': String(from),
+      'content-length': String(data.length - from),
+      authorization: `Bearer ${token}`,
+    },
+  });
+  req.on('error', () => {});
+  for (let at = from; at < upTo; at += 256 * 1024) {
+    if (!req.write(data.subarray(at, Math.min(upTo, at + 256 * 1024)))) await once(req, 'drain');
+  }
+  const client = new Client(url, { bearer: token });
+  for (let i = 0; i < 200 && (await offsetOf(client, upload)) <= from; i++) await new Promise((r) => setTimeout(r, 10));
+  return req;
 }
