@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { benchToken, startBenchServer } from './server.js';
+import { benchToken, handlingTimes, startBenchServer } from './server.js';
 import { seedCatalog } from './seed.js';
 
 export interface Latency {
@@ -79,19 +79,6 @@ export interface ServerTimes {
   prove: { p50: number; p99: number };
 }
 
-function handlingTimes(lines: string[]): ServerTimes {
-  const times: Record<'check' | 'prove', number[]> = { check: [], prove: [] };
-  for (const line of lines) {
-    const m = /"url":"\/api\/uploads\/(check|prove)".*"responseTime":(\d+)/.exec(line);
-    if (m) times[m[1] as 'check' | 'prove'].push(Number(m[2]));
-  }
-  const summary = (t: number[]) => {
-    t.sort((a, b) => a - b);
-    return { p50: t[Math.floor(0.5 * (t.length - 1))] ?? NaN, p99: t[Math.floor(0.99 * (t.length - 1))] ?? NaN };
-  };
-  return { check: summary(times.check), prove: summary(times.prove) };
-}
-
 const md5 = (data: Uint8Array) => createHash('md5').update(data).digest('hex');
 
 /**
@@ -153,9 +140,9 @@ export async function benchClaims(catalogued: number, clients = 64, count = 4000
       // The paced run first, on a fresh server: the saturating runs after it leave a backlog of
       // work (WAL growth, garbage) that would be charged to it.
       const perClientPerSecond = 2;
-      const logStart = server.logLines.length;
+      const logStart = server.logLines().length;
       const pacedPairs = await openLoop(clients, perClientPerSecond, 20, pair);
-      const serverMs = handlingTimes(server.logLines.slice(logStart));
+      const serverMs = handlingTimes(server.logLines().slice(logStart), { check: /^POST \/api\/uploads\/check$/, prove: /^POST \/api\/uploads\/prove$/ });
       const paced = {
         perClientPerSecond,
         pairs: pacedPairs,

@@ -1,10 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { databaseFile } from '../server/store/embedded/database.js';
-import { startBenchServer } from './server.js';
+import { benchToken, startBenchServer } from './server.js';
 import { seedReportData, type ReportSeed } from './seed.js';
 
 export interface QueryTiming {
@@ -71,14 +70,6 @@ function reportQueries(seed: ReportSeed): Array<{ label: string; path: string; d
   ];
 }
 
-/** An administrator and an API token for it, made with the archive command. */
-function adminToken(env: NodeJS.ProcessEnv): string {
-  const cli = new URL('../server/cli/archive.js', import.meta.url).pathname;
-  const run = (args: string[], input?: string) => spawnSync(process.execPath, [cli, ...args], { env, input, encoding: 'utf8' });
-  run(['user', 'add', 'bench-admin', '--role', 'admin', '--unit', 'archive', '--city', 'Archive'], 'bench password 1');
-  return run(['token', 'create', 'bench-admin']).stdout.trim().split('\n').pop()!;
-}
-
 /** Rows and size per table (with its indexes), from SQLite's dbstat. */
 function tableSizes(file: string): Array<{ name: string; rows: number; mb: number }> {
   const db = new Database(file, { readonly: true });
@@ -104,7 +95,7 @@ export async function benchReports(entries: number, runs = 7): Promise<ReportsRe
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-reports-'));
   const env = { ...process.env, DATA_DIR: dataDir, MONGODB_URI: '', REPORT_TIME_ZONE, GC_INTERVAL_SECONDS: '0' };
   try {
-    const token = adminToken(env);
+    const token = benchToken(env, { username: 'bench-admin', role: 'admin', unit: 'archive', city: 'Archive' });
     const seedStart = performance.now();
     const seed = seedReportData(dataDir, entries, REPORT_TIME_ZONE);
     const seedSeconds = (performance.now() - seedStart) / 1000;

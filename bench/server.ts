@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 /** dist/, where the compiled server lives (this file runs as dist/bench/server.js). */
@@ -14,21 +15,54 @@ export function serveFlags(): string[] {
 export interface BenchServer {
   url: string;
   process: ChildProcess;
-  /** What the process printed on standard output (its JSON log lines), so far. */
-  logLines: string[];
+  /** The whole lines the process printed on standard output (its JSON log) so far; until stop(). */
+  logLines(): string[];
   /** Peak resident memory so far (Linux), in MB. */
   peakRssMb(): number;
+  /** Resident memory now (Linux), in MB. */
+  rssMb(): number;
   /** CPU time (user + system, all threads) used so far (Linux), in seconds. */
   cpuSeconds(): number;
   /** Sends SIGTERM; resolves once the process has exited. */
   stop(): Promise<void>;
 }
 
-/** A clerk account and an API token for it, made with the archive command. */
-export function benchToken(env: NodeJS.ProcessEnv): string {
+/** An account to make for a benchmark: its unit is `unit` in `city` (and `county`, `town` when given). */
+export interface BenchAccount {
+  username: string;
+  role?: 'clerk' | 'admin';
+  unit: string;
+  city: string;
+  county?: string;
+  town?: string;
+}
+
+/** An account (by default the clerk `bench`) and an API token for it, made with the archive command. */
+export function benchToken(env: NodeJS.ProcessEnv, account: BenchAccount = { username: 'bench', unit: 'bench', city: 'Bench' }): string {
   const cli = path.join(dist, 'server/cli/archive.js');
-  spawnSync(process.execPath, [cli, 'user', 'add', 'bench', '--role', 'clerk', '--unit', 'bench', '--city', 'Bench'], { env, input: 'bench password 1' });
-  return spawnSync(process.execPath, [cli, 'token', 'create', 'bench'], { env, encoding: 'utf8' }).stdout.trim().split('\n').pop()!;
+  const { username, role = 'clerk', unit, city, county, town } = account;
+  const where = ['--unit', unit, '--city', city, ...(county ? ['--county', county] : []), ...(town ? ['--town', town] : [])];
+  const added = spawnSync(process.execPath, [cli, 'user', 'add', username, '--role', role, ...where], { env, input: 'bench password 1', encoding: 'utf8' });
+  if (added.status !== 0) throw new Error(`archive user add ${username}: ${added.stderr}`);
+  return spawnSync(process.execPath, [cli, 'token', 'create', username], { env, encoding: 'utf8' }).stdout.trim().split('\n').pop()!;
+}
+
+/**
+ * The server's own time per request (its log's responseTime, whole ms), p50 and p99 for each of
+ * `endpoints`, whose patterns match "METHOD /url".
+ */
+export function handlingTimes<K extends string>(lines: string[], endpoints: Record<K, RegExp>): Record<K, { p50: number; p99: number }> {
+  const times = new Map<K, number[]>(Object.keys(endpoints).map((name) => [name as K, []]));
+  for (const line of lines) {
+    const m = /"method":"(\w+)","url":"([^"]*)".*"responseTime":(\d+)/.exec(line);
+    const name = m && [...times.keys()].find((k) => endpoints[k].test(`${m[1]} ${m[2]}`));
+    if (name) times.get(name)!.push(Number(m[3]));
+  }
+  const summary = (t: number[]) => {
+    t.sort((a, b) => a - b);
+    return { p50: t[Math.floor(0.5 * (t.length - 1))] ?? NaN, p99: t[Math.floor(0.99 * (t.length - 1))] ?? NaN };
+  };
+  return Object.fromEntries([...times].map(([name, t]) => [name, summary(t)])) as Record<K, { p50: number; p99: number }>;
 }
 
 /** Starts the real server process on a free loopback port. */
@@ -38,35 +72,37 @@ export async function startBenchServer(env: NodeJS.ProcessEnv): Promise<BenchSer
 
 /**
  * Starts a Node script (under dist/) with the server's Node flags; it must print `"port":N`
- * to stdout once it listens on 127.0.0.1.
+ * to stdout once it listens on 127.0.0.1. Its standard output goes to a file, not a pipe to this
+ * process: busy generating load, this process would drain a pipe late, and the server (pino
+ * retries a full pipe after 100 ms) would hold the lines in its memory, measured as its own.
  */
 export async function startNodeServer(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<BenchServer> {
   // BENCH_SERVER_FLAGS adds Node flags, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a contender.
   const extra = (process.env.BENCH_SERVER_FLAGS ?? '').split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...serveFlags(), ...extra, script, ...args], { env });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let out = '';
-  const logLines: string[] = [];
-  let partial = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    const lines = (partial + String(d)).split('\n');
-    partial = lines.pop()!;
-    logLines.push(...lines);
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d;
-      const m = /"port":(\d+)/.exec(out);
-      if (m) resolve(`http://127.0.0.1:${m[1]}`);
-    });
-    child.stderr!.on('data', (d: Buffer) => process.stderr.write(d));
-    child.once('exit', (code) => reject(new Error(`${path.basename(script)} exited ${code}`)));
-  });
+  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-log-'));
+  const logFile = path.join(logDir, 'stdout.log');
+  const out = fs.openSync(logFile, 'w');
+  const child = spawn(process.execPath, [...serveFlags(), ...extra, script, ...args], { env, stdio: ['ignore', out, 'pipe'] });
+  fs.closeSync(out);
+  child.stderr!.on('data', (d: Buffer) => process.stderr.write(d));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      fs.rmSync(logDir, { recursive: true, force: true });
+      resolve();
+    }),
+  );
+  const logLines = () => fs.readFileSync(logFile, 'utf8').split('\n').slice(0, -1); // whole lines only
+  let port: string | undefined;
+  while (!(port = /"port":(\d+)/.exec(fs.readFileSync(logFile, 'utf8'))?.[1])) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${path.basename(script)} exited ${child.exitCode ?? child.signalCode}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   return {
-    url,
+    url: `http://127.0.0.1:${port}`,
     process: child,
     logLines,
     peakRssMb: () => Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024,
+    rssMb: () => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024,
     cpuSeconds: () => {
       // Fields after the parenthesised command name; utime and stime are fields 14 and 15, in clock ticks (100/s).
       const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
