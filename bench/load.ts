@@ -27,6 +27,8 @@ export interface OpResult {
 export interface LoadResult {
   clients: number;
   seconds: number;
+  /** Each client's pause after an answer (0: none, the server saturated). */
+  thinkMs: number;
   catalogued: number;
   accounts: number;
   units: number;
@@ -156,7 +158,7 @@ function multipart(data: Buffer, name: string): { body: Buffer; type: string } {
  * client is a plain loop, so check → prove is two awaits, every request is timed on its own and
  * response bodies are counted, not decoded.
  */
-export async function benchLoad(clients = 200, seconds = 60): Promise<LoadResult> {
+export async function benchLoad(clients = 200, seconds = 60, thinkMs = 0): Promise<LoadResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-load-'));
   const env = { ...process.env, DATA_DIR: dataDir, MONGODB_URI: '' };
   let server: BenchServer | undefined;
@@ -238,13 +240,22 @@ export async function benchLoad(clients = 200, seconds = 60): Promise<LoadResult
       },
       download: (a) => call(ops.download, a, { method: 'GET', path: `/api/files/${pick(a.unitFiles).fileId}` }, [200]),
     };
-    /** `count` clients, client i as account i mod 8, each running `loop` until `duration` has passed. */
+    /**
+     * `count` clients, client i as account i mod 8, each running `loop` until `duration` has
+     * passed, and thinking 0.5-1.5 × `thinkMs` after each answer (starting at a random point of
+     * one think time, so they do not all ask at once).
+     */
+    const think = (factor: number) => (thinkMs > 0 ? new Promise((resolve) => setTimeout(resolve, thinkMs * factor)) : undefined);
     const run = async (count: number, duration: number, loop: (a: LoadAccount) => Promise<unknown>, first = 0) => {
       const end = performance.now() + duration * 1000;
       await Promise.all(
         Array.from({ length: count }, async (_, i) => {
           const account = accounts[(first + i) % accounts.length]!;
-          while (performance.now() < end) await loop(account);
+          await think(Math.random());
+          while (performance.now() < end) {
+            await loop(account);
+            await think(0.5 + Math.random());
+          }
         }),
       );
     };
@@ -290,6 +301,7 @@ export async function benchLoad(clients = 200, seconds = 60): Promise<LoadResult
     return {
       clients,
       seconds,
+      thinkMs,
       catalogued: CATALOGUED + files.length,
       accounts: accounts.length,
       units: UNITS.length,

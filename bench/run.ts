@@ -4,7 +4,7 @@ import { benchClaims } from './claims.js';
 import { benchTus } from './tus.js';
 import { benchBrowserHash } from './browser-hash.js';
 import { benchReports } from './reports.js';
-import { benchLoad } from './load.js';
+import { benchLoad, type LoadResult } from './load.js';
 
 /**
  * `npm run bench`: speed and memory against references measured in the same run.
@@ -18,6 +18,8 @@ const catalogSize = Number(process.env.BENCH_CATALOG ?? 1_000_000);
 const ledgerSize = Number(process.env.BENCH_LEDGER ?? 1_000_000);
 const loadClients = Number(process.env.BENCH_LOAD_CLIENTS ?? 200);
 const loadSeconds = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
+/** A clerk's pause between operations in the paced load run (0.5-1.5 × this). */
+const LOAD_THINK_MS = 1000;
 
 const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
 /** Closed-loop latency is concurrency over throughput: it shows the ceiling, not a clerk's wait. */
@@ -79,49 +81,57 @@ for (const q of reports.queries) {
 }
 console.log(`        server peak RSS                        ${reports.serverPeakRssMb.toFixed(0)} MB  (target <= 200 MB: ${verdict(reports.serverPeakRssMb <= 200)})`);
 
-const load = await benchLoad(loadClients, loadSeconds);
-const groupsText = load.groups.map((g) => `${g.clients} ${g.name}`).join(', ');
-console.log(`load    ${load.clients} clients for ${load.seconds} s over loopback, embedded store with ${load.catalogued} catalogued files (${load.files} with bytes), ${load.accounts} clerks in ${load.units} units with API tokens, closed loop (each client waits for its answer)`);
-console.log(`        clients: ${groupsText} (check + prove: any unit's file; upload: 1-8 KiB new, then a 4-16 KiB duplicate; download: 4-200 KiB files of the clerk's unit)`);
-const ms = (v: number) => v.toFixed(1).padStart(7);
-const opLine = (name: string, op: (typeof load.ops)[number], ratio: string) =>
-  `        ${name.padEnd(28)} ${String(op.requests).padStart(6)} ${op.perSecond.toFixed(1).padStart(7)}/s  p50 ${ms(op.p50Ms)} ms  p99 ${ms(op.p99Ms)} ms  max ${ms(op.maxMs)} ms  errors ${op.wrong + op.socketErrors + op.timeouts}${ratio}`;
-console.log(opLine(`GET /api/health (reference)`, load.health, `  (${load.clients} clients for ${load.referenceSeconds} s just before)`));
-for (const op of load.ops) console.log(opLine(op.name, op, `  p99 ${(op.p99Ms / load.health.p99Ms).toFixed(2)}x health`));
-const wrong = load.ops.reduce((n, op) => n + op.wrong, 0);
-const socketErrors = load.ops.reduce((n, op) => n + op.socketErrors, 0);
-const timeouts = load.ops.reduce((n, op) => n + op.timeouts, 0);
-console.log(`        all                          ${load.perSecond.toFixed(1)}/s, errors ${load.errors} (unexpected answers ${wrong}, socket errors ${socketErrors}, timeouts ${timeouts} of 10 s)  (target 0 errors: ${verdict(load.errors === 0)})`);
-for (const op of load.ops.filter((o) => o.firstError)) console.log(`        first error of ${op.name}: ${op.firstError}`);
-const server = Object.entries(load.serverMs).map(([name, t]) => `${name} p50 ${t.p50} p99 ${t.p99}`).join(', ');
-console.log(`        server handling time (ms)    ${server} (its own log; the rest of a client's wait is queueing on the shared machine)`);
-const answers = load.ops.reduce((n, op) => n + op.requests, 0);
-console.log(`        server request log           ${load.loggedAtEnd} of ${answers} lines written when the mix ended (the rest queued in the server's memory)`);
-console.log(`        CPU during the mix           server ${load.serverCpuSeconds.toFixed(1)} s, load generator ${load.generatorCpuSeconds.toFixed(1)} s, of ${(2 * load.seconds).toFixed(0)} core-seconds (2 cores, shared with other work)`);
-for (const op of load.ops.filter((o) => o.name === 'check (hit)' || o.name === 'check (miss)' || o.name === 'prove')) {
-  console.log(`        ${`${op.name} p99`.padEnd(28)} ${op.p99Ms.toFixed(1)} ms  (target <= 100 ms: ${verdict(op.p99Ms <= 100)}; saturation: ${clientsNote(load.clients)})`);
+// Clerks at a clerk's pace (an operation about every second each), where the targets apply; then
+// the same clients without pause, for the capacity.
+printLoad(await benchLoad(loadClients, loadSeconds, LOAD_THINK_MS));
+printLoad(await benchLoad(loadClients, Math.max(10, Math.round(loadSeconds / 2)), 0));
+
+/** Prints a load run; the targets (p99 and RSS) apply to clients that think between requests. */
+function printLoad(load: LoadResult): void {
+  const paced = load.thinkMs > 0;
+  const groupsText = load.groups.map((g) => `${g.clients} ${g.name}`).join(', ');
+  console.log(`load    ${load.clients} clients for ${load.seconds} s over loopback, embedded store with ${load.catalogued} catalogued files (${load.files} with bytes), ${load.accounts} clerks in ${load.units} units with API tokens, ${paced ? `each client waits for its answer, then thinks ${load.thinkMs / 2}-${(load.thinkMs * 3) / 2} ms (a clerk's pace; the targets apply)` : 'closed loop without pause (the server saturated: capacity, no latency target)'}`);
+  console.log(`        clients: ${groupsText} (check + prove: any unit's file; upload: 1-8 KiB new, then a 4-16 KiB duplicate; download: 4-200 KiB files of the clerk's unit)`);
+  const ms = (v: number) => v.toFixed(1).padStart(7);
+  const opLine = (name: string, op: (typeof load.ops)[number], ratio: string) =>
+    `        ${name.padEnd(28)} ${String(op.requests).padStart(6)} ${op.perSecond.toFixed(1).padStart(7)}/s  p50 ${ms(op.p50Ms)} ms  p99 ${ms(op.p99Ms)} ms  max ${ms(op.maxMs)} ms  errors ${op.wrong + op.socketErrors + op.timeouts}${ratio}`;
+  console.log(opLine(`GET /api/health (reference)`, load.health, `  (${load.clients} clients for ${load.referenceSeconds} s just before)`));
+  for (const op of load.ops) console.log(opLine(op.name, op, `  p99 ${(op.p99Ms / load.health.p99Ms).toFixed(2)}x health`));
+  const wrong = load.ops.reduce((n, op) => n + op.wrong, 0);
+  const socketErrors = load.ops.reduce((n, op) => n + op.socketErrors, 0);
+  const timeouts = load.ops.reduce((n, op) => n + op.timeouts, 0);
+  console.log(`        all                          ${load.perSecond.toFixed(1)}/s, errors ${load.errors} (unexpected answers ${wrong}, socket errors ${socketErrors}, timeouts ${timeouts} of 10 s)  (target 0 errors: ${verdict(load.errors === 0)})`);
+  for (const op of load.ops.filter((o) => o.firstError)) console.log(`        first error of ${op.name}: ${op.firstError}`);
+  const server = Object.entries(load.serverMs).map(([name, t]) => `${name} p50 ${t.p50} p99 ${t.p99}`).join(', ');
+  console.log(`        server handling time (ms)    ${server} (its own log; the rest of a client's wait is queueing on the shared machine)`);
+  const answers = load.ops.reduce((n, op) => n + op.requests, 0);
+  console.log(`        server request log           ${load.loggedAtEnd} of ${answers} lines written when the mix ended (the rest queued in the server's memory)`);
+  console.log(`        CPU during the mix           server ${load.serverCpuSeconds.toFixed(1)} s, load generator ${load.generatorCpuSeconds.toFixed(1)} s, of ${(2 * load.seconds).toFixed(0)} core-seconds (2 cores, shared with other work)`);
+  for (const op of load.ops.filter((o) => o.name === 'check (hit)' || o.name === 'check (miss)' || o.name === 'prove')) {
+    console.log(`        ${`${op.name} p99`.padEnd(28)} ${op.p99Ms.toFixed(1)} ms  ${paced ? `(target <= 100 ms: ${verdict(op.p99Ms <= 100)})` : `(saturation: ${clientsNote(load.clients)})`}`);
+  }
+  // Every 5 s: the RSS sampled at that second, and the answers per second over the 5 s before it.
+  const every5 = load.rssMb.map((_, i) => i).filter((i) => (i + 1) % 5 === 0);
+  console.log(`        server RSS (MB) every 5 s    ${every5.map((i) => load.rssMb[i]!.toFixed(0)).join(' ')}`);
+  console.log(`        answers/s per 5 s            ${every5.map((i) => (load.answersPerSecond.slice(i - 4, i + 1).reduce((a, b) => a + b, 0) / 5).toFixed(0)).join(' ')}`);
+  // Stable: after warm-up the RSS stays within 10% of its value then. V8 grows its old generation in
+  // steps between major collections and SQLite's page cache fills, a few MB at a time; a leak of
+  // 0.3 MB/s (300 bytes per request at ~1,000 answers/s) passes 10% of ~160 MB within a minute.
+  const warm = load.rssMb[load.warmupSeconds - 1]!;
+  const after = load.rssMb.slice(load.warmupSeconds);
+  const peak = Math.max(...after);
+  const end = load.rssMb[load.rssMb.length - 1]!;
+  const slope = (() => {
+    const n = after.length;
+    const mean = after.reduce((a, b) => a + b, 0) / n;
+    const tMean = (n - 1) / 2;
+    const cov = after.reduce((a, v, t) => a + (t - tMean) * (v - mean), 0);
+    const varT = after.reduce((a, _, t) => a + (t - tMean) ** 2, 0);
+    return (cov / varT) * 60;
+  })();
+  const growth = (peak - warm) / warm;
+  console.log(
+    `        server RSS                   ${warm.toFixed(0)} MB after ${load.warmupSeconds} s warm-up, max after it ${peak.toFixed(0)} MB (+${(100 * growth).toFixed(0)}%), end ${end.toFixed(0)} MB, trend ${slope >= 0 ? '+' : ''}${slope.toFixed(0)} MB/min  (target stable, max within 10% of warm-up: ${growth < 0.1 ? 'stable, meets target' : 'GROWS, MISSES target'})`,
+  );
+  console.log(`        server log, level error      ${load.serverErrors.length ? `${load.serverErrors.length} lines, the first: ${load.serverErrors[0]!.slice(0, 300)}` : 'none'}`);
 }
-// Every 5 s: the RSS sampled at that second, and the answers per second over the 5 s before it.
-const every5 = load.rssMb.map((_, i) => i).filter((i) => (i + 1) % 5 === 0);
-console.log(`        server RSS (MB) every 5 s    ${every5.map((i) => load.rssMb[i]!.toFixed(0)).join(' ')}`);
-console.log(`        answers/s per 5 s            ${every5.map((i) => (load.answersPerSecond.slice(i - 4, i + 1).reduce((a, b) => a + b, 0) / 5).toFixed(0)).join(' ')}`);
-// Stable: after warm-up the RSS stays within 10% of its value then. V8 grows its old generation in
-// steps between major collections and SQLite's page cache fills, a few MB at a time; a leak of
-// 0.3 MB/s (300 bytes per request at ~1,000 answers/s) passes 10% of ~160 MB within a minute.
-const warm = load.rssMb[load.warmupSeconds - 1]!;
-const after = load.rssMb.slice(load.warmupSeconds);
-const peak = Math.max(...after);
-const end = load.rssMb[load.rssMb.length - 1]!;
-const slope = (() => {
-  const n = after.length;
-  const mean = after.reduce((a, b) => a + b, 0) / n;
-  const tMean = (n - 1) / 2;
-  const cov = after.reduce((a, v, t) => a + (t - tMean) * (v - mean), 0);
-  const varT = after.reduce((a, _, t) => a + (t - tMean) ** 2, 0);
-  return (cov / varT) * 60;
-})();
-const growth = (peak - warm) / warm;
-console.log(
-  `        server RSS                   ${warm.toFixed(0)} MB after ${load.warmupSeconds} s warm-up, max after it ${peak.toFixed(0)} MB (+${(100 * growth).toFixed(0)}%), end ${end.toFixed(0)} MB, trend ${slope >= 0 ? '+' : ''}${slope.toFixed(0)} MB/min  (target stable, max within 10% of warm-up: ${growth < 0.1 ? 'stable, meets target' : 'GROWS, MISSES target'})`,
-);
-console.log(`        server log, level error      ${load.serverErrors.length ? `${load.serverErrors.length} lines, the first: ${load.serverErrors[0]!.slice(0, 300)}` : 'none'}`);

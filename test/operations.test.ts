@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { md5, randomContent } from './support/content.js';
-import { clerkToken, freePort, killServer, processStore, runServerToExit, startServer, stopServer, type ProcessStore, type Started } from './support/process.js';
+import { addAccount, clerkToken, createToken, freePort, killServer, processStore, runServerToExit, startServer, stopServer, type ProcessStore, type Started } from './support/process.js';
 import { Client } from './support/server.js';
 import { embeddedTarget, storeTargets, tempDir } from './support/stores.js';
 import { TUS, tusMetadata, tusRequest, tusUpload } from './support/tus.js';
@@ -255,3 +257,40 @@ describe('start-up with an unreachable store', () => {
     assert.match(r.stderr, /^archive: MONGODB_URI is not valid: maxPoolSize/);
   });
 });
+
+describe('the fixity check in a running server', () => {
+  it('does not hold up requests while it checks many files whose bytes are gone', async () => {
+    const store = processStore(embeddedTarget);
+    addAccount(store.env, 'chief', { role: 'admin' });
+    const admin = createToken(store.env, 'chief');
+    // Catalog entries without content files: each check fails at once, without waiting for I/O.
+    const db = new Database(path.join(store.env.DATA_DIR!, 'archive.sqlite'));
+    const insert = db.prepare(
+      "INSERT INTO catalog (file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date) VALUES (?, ?, ?, 100, 261120, 1, 'gone.pdf', 'application/pdf', 0)",
+    );
+    db.transaction(() => {
+      for (let i = 0; i < 12_000; i++) insert.run(randomBytes(12).toString('hex'), randomBytes(16).toString('hex'), randomBytes(32).toString('hex'));
+    })();
+    db.close();
+    const server = await startServer({ ...store.env, VERIFY_INTERVAL_HOURS: '0', GC_INTERVAL_SECONDS: '0' });
+    try {
+      const client = new Client(server.url, { bearer: admin });
+      assert.equal((await client.fetch('/api/verification', { method: 'POST' })).status, 202);
+      let slowest = 0;
+      let state = 'running';
+      for (const until = Date.now() + 60_000; state === 'running' && Date.now() < until; ) {
+        const started = performance.now();
+        assert.equal((await fetch(`${server.url}/api/health`)).status, 200);
+        slowest = Math.max(slowest, performance.now() - started);
+        state = (await (await client.fetch('/api/verification')).json()).last?.state ?? 'running';
+      }
+      const { last } = await (await client.fetch('/api/verification')).json();
+      assert.equal(last.missing, 12_000);
+      assert.ok(slowest < 1_000, `a request waited ${slowest.toFixed(0)} ms while the check ran`);
+    } finally {
+      await stopServer(server);
+      await store.dispose();
+    }
+  });
+});
+

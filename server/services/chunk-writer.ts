@@ -22,10 +22,15 @@ export class ChunkPool {
     return this.free.pop() ?? new Uint8Array(new SharedArrayBuffer(this.size));
   }
 
+  /** Returns a buffer nobody uses. */
+  give(chunk: Uint8Array): void {
+    if (this.free.length < MAX_FREE_CHUNKS) this.free.push(chunk);
+  }
+
   /** A callback that returns `chunk` to the pool once it has been called `users` times. */
   releaser(chunk: Uint8Array, users: number): () => void {
     return () => {
-      if (--users === 0 && this.free.length < MAX_FREE_CHUNKS) this.free.push(chunk);
+      if (--users === 0) this.give(chunk);
     };
   }
 }
@@ -51,7 +56,8 @@ export interface ChunkWriterOptions {
 export class ChunkWriter {
   private readonly chunkSize: number;
   private readonly pool: ChunkPool;
-  private chunk: Uint8Array;
+  /** The buffer being filled; taken when bytes arrive, so a writer that ends holds none. */
+  private chunk: Uint8Array | undefined;
   private filled = 0;
   /** Absolute offset of the first byte of the current chunk buffer. */
   private chunkStart: number;
@@ -67,7 +73,6 @@ export class ChunkWriter {
   constructor(private readonly o: ChunkWriterOptions) {
     this.chunkSize = o.pool.size;
     this.pool = o.pool;
-    this.chunk = this.pool.take();
     this.chunkStart = o.offset;
     this.batchStart = o.offset;
     this.room = this.chunkSize - (o.offset % this.chunkSize);
@@ -82,6 +87,7 @@ export class ChunkWriter {
     let at = 0;
     while (at < data.byteLength) {
       const take = Math.min(this.room - this.filled, data.byteLength - at);
+      this.chunk ??= this.pool.take();
       this.chunk.set(data.subarray(at, at + take), this.filled);
       this.filled += take;
       at += take;
@@ -99,18 +105,23 @@ export class ChunkWriter {
 
   /** Waits for writes in flight, ignoring their outcome (the caller is failing anyway). */
   async settle(): Promise<void> {
+    // Bytes pushed but not yet handed on are dropped with their buffer.
+    if (this.chunk) this.pool.give(this.chunk);
+    this.chunk = undefined;
+    this.filled = 0;
     await this.persisted.catch(() => {});
   }
 
   private async closeChunk(): Promise<void> {
-    const full = this.chunk.subarray(0, this.filled);
+    const chunk = this.chunk!;
+    const full = chunk.subarray(0, this.filled);
     // The buffer is reused once both the store and the hashing are done with it.
-    const release = this.pool.releaser(this.chunk, this.o.digest ? 2 : 1);
+    const release = this.pool.releaser(chunk, this.o.digest ? 2 : 1);
     this.batch.push(full);
     this.batchReleases.push(release);
     this.batchBytes += full.byteLength;
     this.chunkStart += this.filled;
-    this.chunk = this.pool.take();
+    this.chunk = undefined;
     this.filled = 0;
     this.room = this.chunkSize;
     await this.o.digest?.update(full, release);

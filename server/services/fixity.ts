@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
+import { setImmediate } from 'node:timers/promises';
 import { VERIFICATION_PROBLEMS_KEPT, type VerificationProblem, type VerificationResult } from '../../shared/verification.js';
 import { ContentDamagedError } from '../errors.js';
 import { ChunkSummer } from '../store/chunk-sums.js';
@@ -103,6 +104,9 @@ export class FixityService {
       const page = await catalog.scan(after, PAGE);
       if (page.length === 0) break;
       for (const entry of page) {
+        // A file whose read fails at once (missing) settles without any I/O callback: without a
+        // turn of the event loop between files, a check of many such files starved every request.
+        await setImmediate();
         const stop = () => signal?.aborted === true || this.stopped;
         const found = stop() ? INTERRUPTED : await this.check(entry, stop);
         if (found === INTERRUPTED) {
