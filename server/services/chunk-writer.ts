@@ -105,10 +105,15 @@ export class ChunkWriter {
 
   /** Waits for writes in flight, ignoring their outcome (the caller is failing anyway). */
   async settle(): Promise<void> {
-    // Bytes pushed but not yet handed on are dropped with their buffer.
+    // Bytes pushed but not yet written are dropped: their buffers go back (the store's share of a
+    // batch's; a failed hash keeps its own, and those go to the garbage collector).
     if (this.chunk) this.pool.give(this.chunk);
     this.chunk = undefined;
     this.filled = 0;
+    for (const release of this.batchReleases) release();
+    this.batch = [];
+    this.batchReleases = [];
+    this.batchBytes = 0;
     await this.persisted.catch(() => {});
   }
 
