@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ArchiveStore, ContentStore } from '../../server/store/port.js';
-import { md5, randomContent } from '../support/content.js';
-import { TestServer, type Client } from '../support/server.js';
-import { storeTargets } from '../support/stores.js';
-import { TUS, tusMetadata, tusRequest, tusUpload } from '../support/tus.js';
+import type { ArchiveStore, ContentStore } from '../server/store/port.js';
+import { md5, randomContent } from '../test/support/content.js';
+import { TestServer, type Client } from '../test/support/server.js';
+import { storeTargets } from '../test/support/stores.js';
+import { TUS, tusMetadata, tusRequest, tusUpload } from '../test/support/tus.js';
 
 /** What the file system says when the disk is full. */
 const diskFull = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
