@@ -382,6 +382,9 @@ describe('the administrators’ reports and audit log (Debian Chromium, embedded
     await page.getByRole('button', { name: '下一页' }).click();
     await page.waitForFunction(() => decodeURIComponent(location.hash).includes('until='));
     await page.locator('.pager .range', { hasText: '第 26–' }).waitFor();
+    // The pager follows the address at once; the rows once the page has arrived.
+    const settled = () => page.waitForFunction(() => document.querySelector('table.audit:not([aria-busy])') !== null);
+    await settled();
     const secondPage = await tableRows(page, 'table.audit > tbody > tr');
     const total = await page.locator('.table-tools .count').innerText();
     for (let i = 0; i < 3; i++) assert.equal(await page.evaluate(async () => (await fetch('/api/reports/collisions?limit=1')).status), 200);
@@ -389,6 +392,7 @@ describe('the administrators’ reports and audit log (Debian Chromium, embedded
     await page.locator('.pager .range', { hasText: '第 1–25' }).waitFor();
     await page.getByRole('button', { name: '下一页' }).click();
     await page.locator('.pager .range', { hasText: '第 26–' }).waitFor();
+    await settled();
     assert.deepEqual(await tableRows(page, 'table.audit > tbody > tr'), secondPage);
     assert.equal(await page.locator('.table-tools .count').innerText(), total);
     await page.screenshot({ path: artifactPath('31-audit-page-2.png'), fullPage: true });
