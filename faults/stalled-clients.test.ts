@@ -6,7 +6,7 @@ import { randomContent } from '../test/support/content.js';
 import { clerkToken, processStore, startServer, stopServer, type ProcessStore, type Started } from '../test/support/process.js';
 import { Client } from '../test/support/server.js';
 import { storeTargets } from '../test/support/stores.js';
-import { md5, offsetOf, openPatch, sha256, TUS, tusMetadata, tusRequest, tusUpload } from '../test/support/tus.js';
+import { md5, offsetOf, openPatch, patchRequest, sha256, TUS, tusMetadata, tusRequest, tusUpload } from '../test/support/tus.js';
 
 /**
  * Fault test: clients that send slowly or stop sending in the middle of a PATCH. The server cuts
@@ -41,16 +41,7 @@ async function create(client: Client, data: Buffer, filename: string): Promise<s
 /** A PATCH of all of `data` sent a piece at a time, slowly; resolves with the server's answer. */
 function trickle(url: string, upload: string, token: string, data: Buffer): { answer: Promise<{ status: number; headers: http.IncomingHttpHeaders; seconds: number }> } {
   const started = performance.now();
-  const req = http.request(new URL(upload, url), {
-    method: 'PATCH',
-    headers: {
-      'content-type': 'application/offset+octet-stream',
-      'tus-resumable': '1.0.0',
-      'upload-offset': '0',
-      'content-length': String(data.length),
-      authorization: `Bearer ${token}`,
-    },
-  });
+  const req = patchRequest(url, upload, token, 0, data.length);
   const answer = new Promise<{ status: number; headers: http.IncomingHttpHeaders; seconds: number }>((resolve, reject) => {
     req.on('response', (res) => {
       res.resume();

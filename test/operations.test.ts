@@ -11,7 +11,7 @@ import { md5, randomContent } from './support/content.js';
 import { addAccount, clerkToken, createToken, freePort, killServer, processStore, runServerToExit, startServer, stopServer, type ProcessStore, type Started } from './support/process.js';
 import { Client } from './support/server.js';
 import { embeddedTarget, storeTargets, tempDir } from './support/stores.js';
-import { TUS, tusMetadata, tusRequest, tusUpload } from './support/tus.js';
+import { patchRequest, TUS, tusMetadata, tusRequest, tusUpload } from './support/tus.js';
 
 const CLI = new URL('../server/cli/archive.js', import.meta.url).pathname;
 
@@ -38,18 +38,9 @@ async function download(client: Client, fileId: string): Promise<Buffer> {
   return Buffer.from(await res.arrayBuffer());
 }
 
-/** Opens a PATCH of `data` at `from` and sends `first` bytes of it; the request stays open. */
-function openPatch(url: string, uploadPath: string, token: string, data: Buffer, first: number) {
-  const req = http.request(new URL(uploadPath, url), {
-    method: 'PATCH',
-    headers: {
-      'content-type': 'application/offset+octet-stream',
-      'tus-resumable': '1.0.0',
-      'upload-offset': '0',
-      'content-length': String(data.length),
-      authorization: `Bearer ${token}`,
-    },
-  });
+/** Opens a PATCH of all of `data` and sends its `first` bytes; the request stays open. */
+function startPatch(url: string, uploadPath: string, token: string, data: Buffer, first: number) {
+  const req = patchRequest(url, uploadPath, token, 0, data.length);
   const answer = new Promise<http.IncomingMessage | Error>((resolve) => {
     req.on('response', resolve);
     req.on('error', resolve);
@@ -192,7 +183,7 @@ for (const target of storeTargets) {
       const server = await startServer({ ...store.env, SHUTDOWN_GRACE_SECONDS: '30', VERIFY_INTERVAL_HOURS: '0' });
       const data = randomContent(3 * 1024 * 1024);
       const uploadPath = await createUpload(server.url, data);
-      const patch = openPatch(server.url, uploadPath, token, data, 1024 * 1024);
+      const patch = startPatch(server.url, uploadPath, token, data, 1024 * 1024);
       await new Promise((r) => setTimeout(r, 300));
       server.child.kill('SIGTERM');
       await new Promise((r) => setTimeout(r, 300));
@@ -213,7 +204,7 @@ for (const target of storeTargets) {
       const uploadPath = await createUpload(server.url, data);
       // Less than one checkpoint batch: only an orderly stop records these bytes.
       const sent = 300_000;
-      const patch = openPatch(server.url, uploadPath, token, data, sent);
+      const patch = startPatch(server.url, uploadPath, token, data, sent);
       await new Promise((r) => setTimeout(r, 500));
       const started = Date.now();
       server.child.kill('SIGTERM');

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { ArchiveStore, ContentStore } from '../../server/store/port.js';
 import { md5, randomContent } from '../support/content.js';
 import { TestServer, type Client } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
-import { TUS, tusMetadata, tusRequest, tusUpload } from '../support/tus.js';
+import { patchRequest, TUS, tusMetadata, tusRequest, tusUpload } from '../support/tus.js';
 
 /** A PATCH whose client stops sending: cut off after UPLOAD_STALL_SECONDS, keeping what arrived. */
 for (const target of storeTargets) {
@@ -36,10 +35,7 @@ for (const target of storeTargets) {
       const created = await tusRequest(clerk, TUS, 'POST', { 'upload-length': String(data.length), 'upload-metadata': tusMetadata({ filename: 'stalled.pdf' }) });
       const path = new URL(created.headers.get('location')!).pathname;
       const sent = 300_000;
-      const req = http.request(new URL(path, server.url), {
-        method: 'PATCH',
-        headers: { 'content-type': 'application/offset+octet-stream', 'tus-resumable': '1.0.0', 'upload-offset': '0', 'content-length': String(data.length), authorization: `Bearer ${token}` },
-      });
+      const req = patchRequest(server.url, path, token, 0, data.length);
       const ended = new Promise<string>((resolve) => {
         req.on('response', (res) => resolve(`answered ${res.statusCode}`));
         req.on('error', (err) => resolve(`cut off: ${(err as NodeJS.ErrnoException).code}`));

@@ -53,3 +53,14 @@ export function testAccount(overrides: Partial<Account> = {}): Account {
     ...overrides,
   };
 }
+
+/** Reads a response body to its end or its failure: the bytes that arrived, and the failure if any. */
+export async function readUntilFailure(body: AsyncIterable<Uint8Array>): Promise<{ received: Buffer; failure: unknown }> {
+  const parts: Buffer[] = [];
+  try {
+    for await (const part of body) parts.push(Buffer.from(part));
+    return { received: Buffer.concat(parts), failure: undefined };
+  } catch (failure) {
+    return { received: Buffer.concat(parts), failure: failure ?? new Error('failed') };
+  }
+}

@@ -120,16 +120,7 @@ export async function offsetOf(client: Client, path: string): Promise<number> {
  * whose server is about to be killed). Errors on it are ignored: it is expected to be cut off.
  */
 export async function openPatch(url: string, upload: string, token: string, data: Buffer, from: number, upTo: number): Promise<http.ClientRequest> {
-  const req = http.request(new URL(upload, url), {
-    method: 'PATCH',
-    headers: {
-      'content-type': 'application/offset+octet-stream',
-      'tus-resumable': '1.0.0',
-      'upload-offset': String(from),
-      'content-length': String(data.length - from),
-      authorization: `Bearer ${token}`,
-    },
-  });
+  const req = patchRequest(url, upload, token, from, data.length - from);
   req.on('error', () => {});
   for (let at = from; at < upTo; at += 256 * 1024) {
     if (!req.write(data.subarray(at, Math.min(upTo, at + 256 * 1024)))) await once(req, 'drain');
@@ -137,4 +128,18 @@ export async function openPatch(url: string, upload: string, token: string, data
   const client = new Client(url, { bearer: token });
   for (let i = 0; i < 200 && (await offsetOf(client, upload)) <= from; i++) await new Promise((r) => setTimeout(r, 10));
   return req;
+}
+
+/** A raw tus PATCH of `length` bytes at `offset` with an API token, its body left to the caller (to stall or trickle). */
+export function patchRequest(url: string, upload: string, token: string, offset: number, length: number): http.ClientRequest {
+  return http.request(new URL(upload, url), {
+    method: 'PATCH',
+    headers: {
+      'content-type': 'application/offset+octet-stream',
+      'tus-resumable': '1.0.0',
+      'upload-offset': String(offset),
+      'content-length': String(length),
+      authorization: `Bearer ${token}`,
+    },
+  });
 }
