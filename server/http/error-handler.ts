@@ -75,7 +75,7 @@ function translate(err: unknown, maxFileSize: number): unknown {
  */
 export function storeFailure(err: unknown): ArchiveError | undefined {
   const e = err as { code?: unknown; name?: unknown; message?: unknown } | undefined;
-  if (e?.code === 'ENOSPC' || e?.code === 'EDQUOT') return new StorageFullError();
+  if (e?.code === 'ENOSPC' || e?.code === 'EDQUOT' || e?.code === 'SQLITE_FULL') return new StorageFullError();
   if (typeof e?.name !== 'string' || !e.name.startsWith('Mongo')) return undefined;
   if (e.code === 14031 || /No space left on device/i.test(String(e.message))) return new StorageFullError();
   if (/^Mongo(Network|NetworkTimeout|ServerSelection|NotConnected|TopologyClosed)Error$/.test(e.name)) return new StoreUnavailableError();

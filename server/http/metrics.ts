@@ -101,7 +101,8 @@ export class ArchiveMetrics implements UploadMeter {
     return (req, res, next) => {
       const stop = this.requests.startTimer();
       res.once('close', () => {
-        const route = req.route ? `${req.baseUrl}${typeof req.route.path === 'string' ? req.route.path : ''}` : req.path.startsWith('/api/') ? 'unmatched' : 'app';
+        // Lower-cased: routing ignores case, so /API/ready must not make a series of its own.
+        const route = req.route ? `${req.baseUrl}${typeof req.route.path === 'string' ? req.route.path : ''}`.toLowerCase() : req.path.toLowerCase().startsWith('/api/') ? 'unmatched' : 'app';
         stop({ method: req.method, route, status: String(res.statusCode) });
       });
       next();

@@ -15,6 +15,11 @@ const PAGE = 200;
 const INTERRUPTED = Symbol('interrupted');
 const CHECKSUMMED = Symbol('checksummed');
 
+interface CheckOptions {
+  onProgress?: (r: VerificationResult) => void;
+  signal?: AbortSignal;
+}
+
 export interface FixityOptions {
   store: Pick<ArchiveStore, 'catalog' | 'content' | 'jobs'>;
   digests: DigestPool;
@@ -60,7 +65,7 @@ export class FixityService {
    */
   async run(
     trigger: VerificationResult['trigger'],
-    options: { onProgress?: (r: VerificationResult) => void; signal?: AbortSignal } = {},
+    options: CheckOptions = {},
   ): Promise<VerificationResult | undefined> {
     const work = this.checkAll(trigger, options);
     this.running.add(work);
@@ -75,11 +80,7 @@ export class FixityService {
     await Promise.allSettled([...this.running]);
   }
 
-  private async checkAll(
-    trigger: VerificationResult['trigger'],
-    options: { onProgress?: (r: VerificationResult) => void; signal?: AbortSignal },
-  ): Promise<VerificationResult | undefined> {
-    const { onProgress, signal } = options;
+  private async checkAll(trigger: VerificationResult['trigger'], options: CheckOptions): Promise<VerificationResult | undefined> {
     const { jobs, catalog } = this.deps.store;
     const holder = `${os.hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
     if (!(await jobs.acquire(FIXITY_JOB, holder, this.clock(), LEASE_MS))) return undefined;
@@ -98,6 +99,20 @@ export class FixityService {
       problems: [],
     };
     await jobs.renew(FIXITY_JOB, holder, this.clock(), LEASE_MS, result);
+    try {
+      return await this.checkEach(result, holder, options);
+    } catch (err) {
+      // The store failed us (not a file): the check ends interrupted and frees its lease at once,
+      // rather than hold it for a minute and read as running.
+      result.state = 'interrupted';
+      await jobs.release(FIXITY_JOB, holder, result).catch(() => {});
+      throw err;
+    }
+  }
+
+  private async checkEach(result: VerificationResult, holder: string, options: CheckOptions): Promise<VerificationResult> {
+    const { jobs, catalog } = this.deps.store;
+    const { onProgress, signal } = options;
     let savedAt = Date.now();
     let after: string | undefined;
     for (;;) {
@@ -158,8 +173,12 @@ export class FixityService {
       }
     } catch (err) {
       digest.abort();
-      if (!(err instanceof ContentDamagedError)) throw err;
-      return { ...about, kind: err.kind, chunk: Math.floor(err.offset / entry.chunkSize), detail: err.detail };
+      if (err instanceof ContentDamagedError) return { ...about, kind: err.kind, chunk: Math.floor(err.offset / entry.chunkSize), detail: err.detail };
+      // A file the file system cannot read (EIO from a bad sector, EACCES, EISDIR) is this file's
+      // problem; the check goes on with the others.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return { ...about, kind: 'missing', chunk: null, detail: `its bytes cannot be read (${code}: ${(err as Error).message})` };
+      throw err;
     }
     const { md5, sha256 } = await digest.finish();
     if (md5 === entry.fileMD5 && sha256 === entry.fileSHA256) {

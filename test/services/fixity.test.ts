@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { DigestPool } from '../../server/services/digest.js';
 import { FixityService } from '../../server/services/fixity.js';
@@ -86,6 +87,29 @@ for (const target of storeTargets) {
       await damageContent(opened, entry.fileId, { kind: 'flip-byte', offset: 2 * opened.chunkSize });
       await assert.rejects(readAll(opened.store.content.read(entry)), (err: unknown) => err instanceof ContentDamagedError && err.offset === 2 * opened.chunkSize);
       assert.equal((await fixity.run('command'))!.checksummed, 0, 'once only');
+    });
+
+    it('reports a file the file system cannot read and goes on; a store failure ends the check and frees its lease', async () => {
+      const entries = [await store(randomContent(100), 'a.pdf'), await store(randomContent(200), 'b.pdf')];
+      const unreadable = entries[0]!;
+      const read = opened.store.content.read.bind(opened.store.content);
+      opened.store.content.read = (entry, ...rest) => {
+        if (entry.fileId !== unreadable.fileId) return read(entry, ...rest);
+        return Readable.from((async function* () {
+          throw Object.assign(new Error('i/o error'), { code: 'EIO' });
+        })());
+      };
+      const result = (await fixity.run('command'))!;
+      assert.deepEqual([result.state, result.files, result.missing], ['failed', 2, 1]);
+      assert.match(result.problems[0]!.detail, /cannot be read \(EIO/);
+
+      opened.store.content.read = () => Readable.from((async function* () {
+        throw new Error('the database went away');
+      })());
+      await assert.rejects(fixity.run('command'), /went away/);
+      assert.equal((await fixity.last())?.state, 'interrupted');
+      assert.equal((await opened.store.jobs.get('fixity'))?.holder, null, 'the lease is free at once');
+      opened.store.content.read = read;
     });
 
     it('runs one check at a time: a second start while one runs does nothing', async () => {

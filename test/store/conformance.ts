@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { ConflictError, ContentDamagedError } from '../../server/errors.js';
 import type { Account, ArchiveStore, AuditEvent, AuditSearch } from '../../server/store/port.js';
 import { keyOf, randomContent, readAll, stageBytes, testAccount, unit } from '../support/content.js';
-import { countChunks, damageContent, TEST_CHUNK_SIZE, type OpenedStore, type StoreTarget } from '../support/stores.js';
+import { countChunks, damageContent, forgetChunkSums, TEST_CHUNK_SIZE, type OpenedStore, type StoreTarget } from '../support/stores.js';
 
 const CS = TEST_CHUNK_SIZE;
 
@@ -225,6 +225,17 @@ export function storeConformance(target: StoreTarget): void {
         assert.deepEqual(await readAll(store.content.read(entry)), data, 'every chunk matches its sum');
         await damageContent(opened, entry.fileId, { kind: 'flip-byte', offset: 2 * CS + 76 });
         await assert.rejects(readAll(store.content.read(entry, { start: 2 * CS, end: 2 * CS + 1 })), (err: unknown) => err instanceof ContentDamagedError && err.offset === 2 * CS);
+      });
+
+      it('refuses a stored chunk of the wrong size, even one written before checksums, instead of shifting the bytes after it', async () => {
+        const data = randomContent(3 * CS + 5);
+        const { entry } = await commit(data);
+        await forgetChunkSums(opened, entry.fileId);
+        await damageContent(opened, entry.fileId, { kind: 'grow-chunk', n: 1 });
+        const read = await readAll(store.content.read(entry)).catch((err: unknown) => err);
+        if (read instanceof Buffer) assert.deepEqual(read, data, 'the file as stored, never shifted');
+        else assert.ok(read instanceof ContentDamagedError && read.offset === CS, String(read));
+        if (opened.mongo) assert.ok(read instanceof ContentDamagedError, 'a GridFS chunk document of the wrong size is damage');
       });
 
       it('fails a read of a file whose bytes are all gone', async () => {

@@ -101,7 +101,7 @@ export async function countChunks(opened: OpenedStore): Promise<number> {
   return chunks;
 }
 
-export type Damage = { kind: 'flip-byte'; offset: number } | { kind: 'lose-chunk'; n: number } | { kind: 'lose-file' };
+export type Damage = { kind: 'flip-byte'; offset: number } | { kind: 'lose-chunk'; n: number } | { kind: 'grow-chunk'; n: number } | { kind: 'lose-file' };
 
 /**
  * Damages a committed file's stored bytes behind the store's back, as a failing disk or a careless
@@ -116,6 +116,11 @@ export async function damageContent(opened: OpenedStore, fileId: string, damage:
       const files_id = new ObjectId(fileId);
       if (damage.kind === 'lose-file') await chunks.deleteMany({ files_id });
       else if (damage.kind === 'lose-chunk') await chunks.deleteOne({ files_id, n: damage.n });
+      else if (damage.kind === 'grow-chunk') {
+        const doc = await chunks.findOne({ files_id, n: damage.n });
+        const bin = doc!.data as Binary;
+        await chunks.updateOne({ _id: doc!._id }, { $set: { data: Buffer.concat([Buffer.from(bin.buffer.subarray(0, bin.position)), Buffer.alloc(16)]) } });
+      }
       else {
         const n = Math.floor(damage.offset / opened.chunkSize);
         const doc = await chunks.findOne({ files_id, n });
@@ -132,6 +137,8 @@ export async function damageContent(opened: OpenedStore, fileId: string, damage:
   const file = path.join(opened.dataDir!, 'content', fileId.slice(0, 2), fileId.slice(2, 4), fileId);
   if (damage.kind === 'lose-file') fs.rmSync(file);
   else if (damage.kind === 'lose-chunk') fs.truncateSync(file, damage.n * opened.chunkSize);
+  // Chunks lie back to back in a content file: only the last can grow (bytes past the file's length).
+  else if (damage.kind === 'grow-chunk') fs.appendFileSync(file, Buffer.alloc(16));
   else {
     const fd = fs.openSync(file, 'r+');
     const byte = Buffer.alloc(1);

@@ -69,7 +69,8 @@ export class ContentFiles {
     file.writing++;
     file.lastUsed = Date.now();
     const { bytesWritten } = await file.handle.writev(parts as Uint8Array[], offset).finally(() => file.writing--);
-    if (bytesWritten !== bytes) throw new Error(`short write to content file ${id}: ${bytesWritten} of ${bytes} bytes`);
+    // A file system writes short when it runs out of space (the next write would fail with ENOSPC).
+    if (bytesWritten !== bytes) throw Object.assign(new Error(`short write to content file ${id}: ${bytesWritten} of ${bytes} bytes (disk full?)`), { code: 'ENOSPC' });
     file.unsynced += bytes;
     if (file.unsynced >= SYNC_EVERY_BYTES) {
       // Flush in the background while more bytes arrive, so the sync at commit is short.

@@ -222,6 +222,11 @@ export class MongoContentStore implements ContentStore {
       let n = span.first;
       for await (const doc of chunks) {
         if (doc.n !== n) throw new ContentDamagedError(entry.fileId, n * entry.chunkSize, 'missing', `chunk ${n} is missing`);
+        // A chunk of the wrong size would shift every later byte (chunks without a checksum
+        // have nothing else to catch it): damage, as a GridFS reader judges it.
+        const size = Math.min(entry.chunkSize, entry.fileLength - n * entry.chunkSize);
+        const held = binaryBytes(doc.data).byteLength;
+        if (held !== size) throw new ContentDamagedError(entry.fileId, n * entry.chunkSize, held < size ? 'missing' : 'corrupted', `chunk ${n} holds ${held} bytes, not ${size}`);
         n += 1;
         yield doc;
       }
