@@ -5,12 +5,16 @@ import { benchTus } from './tus.js';
 import { benchBrowserHash } from './browser-hash.js';
 import { benchReports } from './reports.js';
 import { benchLoad, type LoadResult } from './load.js';
+import { benchImport } from './import.js';
 
 /**
  * `npm run bench`: speed and memory against references measured in the same run.
  * BENCH_INGEST_MIB (default 1024), BENCH_BROWSER_MIB (default 1024), BENCH_CATALOG (default 1000000),
  * BENCH_LEDGER (default 1000000; files = ledger / 5), BENCH_LOAD_CLIENTS (default 200) and
- * BENCH_LOAD_SECONDS (default 60; the load test's clients and duration) scale it down for a quick look.
+ * BENCH_LOAD_SECONDS (default 60; the load test's clients and duration), BENCH_IMPORT_SMALL (default
+ * 10000), BENCH_IMPORT_LARGE (default 10) and BENCH_IMPORT_LARGE_MIB (default 100) scale it down
+ * for a quick look; BENCH_ONLY (e.g. "import,tus") runs only the named parts: ingest, tus,
+ * browser, lookup, claims, reports, load, import.
  */
 const ingestMiB = Number(process.env.BENCH_INGEST_MIB ?? 1024);
 const browserMiB = Number(process.env.BENCH_BROWSER_MIB ?? 1024);
@@ -18,6 +22,11 @@ const catalogSize = Number(process.env.BENCH_CATALOG ?? 1_000_000);
 const ledgerSize = Number(process.env.BENCH_LEDGER ?? 1_000_000);
 const loadClients = Number(process.env.BENCH_LOAD_CLIENTS ?? 200);
 const loadSeconds = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
+const importSmall = Number(process.env.BENCH_IMPORT_SMALL ?? 10_000);
+const importLarge = Number(process.env.BENCH_IMPORT_LARGE ?? 10);
+const importLargeMiB = Number(process.env.BENCH_IMPORT_LARGE_MIB ?? 100);
+const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim());
+const wanted = (part: string) => !only || only.includes(part);
 /** A clerk's pause between operations in the paced load run (0.5-1.5 × this). */
 const LOAD_THINK_MS = 1000;
 
@@ -25,66 +34,92 @@ const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
 /** Closed-loop latency is concurrency over throughput: it shows the ceiling, not a clerk's wait. */
 const clientsNote = (clients: number) => `${clients} clients always waiting, latency = ${clients} / throughput`;
 
-const ingest = await benchIngest(ingestMiB);
-console.log(`ingest  POST /api/files of ${ingest.sizeMiB} MiB over loopback, embedded store`);
-console.log(`        md5sum (reference)   ${ingest.md5sumSeconds.toFixed(2)} s  (${(ingest.sizeMiB / ingest.md5sumSeconds).toFixed(0)} MiB/s)`);
-console.log(`        archive ingest       ${ingest.ingestSeconds.toFixed(2)} s  (${(ingest.sizeMiB / ingest.ingestSeconds).toFixed(0)} MiB/s)`);
-console.log(`        ratio ingest/md5sum  ${ingest.ratio.toFixed(2)}x  (target <= 2.00x: ${verdict(ingest.ratio <= 2)})`);
-console.log(`        server peak RSS      ${ingest.serverPeakRssMb.toFixed(0)} MB  (target <= 150 MB: ${verdict(ingest.serverPeakRssMb <= 150)})`);
-
-const tus = await benchTus(ingestMiB);
-const mibps = (seconds: number) => (tus.sizeMiB / seconds).toFixed(0);
-console.log(`tus     ${tus.sizeMiB} MiB with tus-js-client, 8 MiB PATCHes over loopback, best of ${tus.archive.runs.length}`);
-console.log(`        @tus/file-store (reference)  ${tus.fileStore.seconds.toFixed(2)} s  (${mibps(tus.fileStore.seconds)} MiB/s)  server CPU ${tus.fileStore.serverCpuSeconds.toFixed(2)} s, peak RSS ${tus.fileStore.serverPeakRssMb.toFixed(0)} MB`);
-console.log(`        archive /api/tus             ${tus.archive.seconds.toFixed(2)} s  (${mibps(tus.archive.seconds)} MiB/s)  server CPU ${tus.archive.serverCpuSeconds.toFixed(2)} s`);
-console.log(`        ratio archive/file-store     ${tus.ratio.toFixed(2)}x throughput  (target >= 0.80x: ${verdict(tus.ratio >= 0.8)})`);
-console.log(`        server peak RSS              ${tus.archive.serverPeakRssMb.toFixed(0)} MB  (target <= 150 MB: ${verdict(tus.archive.serverPeakRssMb <= 150)})`);
-console.log(`        completing PATCH             ${tus.resume.normalLastPatchSeconds.toFixed(2)} s uninterrupted, ${tus.resume.restartedLastPatchSeconds.toFixed(2)} s after a server restart half-way (re-reads the staged bytes)`);
-console.log(`        second half                  ${tus.resume.normalSecondHalfSeconds.toFixed(2)} s uninterrupted, ${tus.resume.restartedSecondHalfSeconds.toFixed(2)} s resumed on the restarted server`);
-
-const hashing = await benchBrowserHash(browserMiB);
-const mbps = (seconds: number) => ((hashing.sizeMiB * 1.048576) / seconds).toFixed(0);
-console.log(`browser hashing of ${hashing.sizeMiB} MiB in headless Chromium (Debian), best of 2`);
-console.log(`        (a) spark-md5 over bytes in memory   ${hashing.sparkSeconds.toFixed(2)} s  (${mbps(hashing.sparkSeconds)} MB/s)  the library's ceiling`);
-console.log(`        (b) app pipeline in the worker       ${hashing.pipelineSeconds.toFixed(2)} s  (${mbps(hashing.pipelineSeconds)} MB/s)  reads + MD5 + SHA-256`);
-console.log(`        (c) md5sum                           ${hashing.md5sumSeconds.toFixed(2)} s  (${mbps(hashing.md5sumSeconds)} MB/s)`);
-const ceilingRatio = hashing.sparkSeconds / hashing.pipelineSeconds;
-console.log(`        (b) throughput / (a)                 ${ceilingRatio.toFixed(2)}x  (target >= 0.90x: ${verdict(ceilingRatio >= 0.9)})`);
-console.log(`        (b) time / (c) time                  ${(hashing.pipelineSeconds / hashing.md5sumSeconds).toFixed(1)}x`);
-console.log(`        main thread while hashing            longest gap between 5 ms timer ticks ${hashing.mainThreadMaxGapMs.toFixed(0)} ms, ${hashing.longTasks} tasks over 50 ms  (target: no stall over 50 ms: ${verdict(hashing.mainThreadMaxGapMs <= 50)})`);
-
-const lookup = await benchLookup(catalogSize);
-console.log(`lookup  catalog.findByKey with ${lookup.catalogued} catalogued files, ${lookup.lookups} lookups (half hits)`);
-console.log(`        p50 ${lookup.p50Ms.toFixed(3)} ms  p99 ${lookup.p99Ms.toFixed(3)} ms  max ${lookup.maxMs.toFixed(3)} ms  (target p99 <= 5 ms: ${verdict(lookup.p99Ms <= 5)}, ${(lookup.p99Ms / 5).toFixed(3)}x of target)`);
-
-const claims = await benchClaims(catalogSize);
-const { pairs, health } = claims;
-console.log(`claims  check + prove over HTTP, ${claims.catalogued} catalogued files, ${claims.clients} concurrent clients (closed loop)`);
-console.log(`        GET /api/health (reference)  p50 ${health.p50Ms.toFixed(1)} ms  p99 ${health.p99Ms.toFixed(1)} ms  ${health.perSecond.toFixed(0)}/s`);
-console.log(`        check + prove pairs          p50 ${pairs.p50Ms.toFixed(1)} ms  p99 ${pairs.p99Ms.toFixed(1)} ms  ${pairs.perSecond.toFixed(0)}/s`);
-console.log(`        pair p99 / health p99        ${(pairs.p99Ms / health.p99Ms).toFixed(2)}x  (saturation: ${clientsNote(claims.clients)})`);
-const { paced } = claims;
-console.log(`        paced: ${claims.clients} clients x ${paced.perClientPerSecond} pairs/s each (open loop, latency from the planned start)`);
-console.log(`        GET /api/health x2 (reference)  p50 ${paced.health.p50Ms.toFixed(1)} ms  p99 ${paced.health.p99Ms.toFixed(1)} ms  ${paced.health.perSecond.toFixed(0)}/s`);
-console.log(`        check + prove pairs          p50 ${paced.pairs.p50Ms.toFixed(1)} ms  p99 ${paced.pairs.p99Ms.toFixed(1)} ms  ${paced.pairs.perSecond.toFixed(0)}/s  (target p99 <= 25 ms: ${verdict(paced.pairs.p99Ms <= 25)})`);
-console.log(`        server handling time         check p50 ${paced.serverMs.check.p50} ms p99 ${paced.serverMs.check.p99} ms, prove p50 ${paced.serverMs.prove.p50} ms p99 ${paced.serverMs.prove.p99} ms (its own log; the rest is the shared machine and the load generator)`);
-
-const reports = await benchReports(ledgerSize);
-const { seed } = reports;
-console.log(`reports GET /api/reports/* over HTTP, embedded store: ${seed.entries} ledger entries, ${seed.files} files, ${seed.uploadDays} upload days (${seed.uploads} uploads by ${seed.accounts} accounts in ${seed.units} units, ${seed.firstDay} to ${seed.lastDay}), p50 of ${reports.runs} runs each`);
-console.log(`        seeded in ${reports.seedSeconds.toFixed(0)} s; database ${reports.databaseMb.toFixed(0)} MB: ${reports.tables.map((t) => `${t.name} ${t.rows} rows ${t.mb.toFixed(0)} MB`).join(', ')} (with indexes)`);
-console.log(`        GET /api/health (reference)            p50 ${reports.healthP50Ms.toFixed(1)} ms`);
-console.log(`        ledger scan in-process (reference)     p50 ${reports.scanP50Ms.toFixed(0)} ms  (SELECT SUM(upload_count) FROM ledger: ${reports.scanPlan})`);
-for (const q of reports.queries) {
-  const ratios = `${(q.p50Ms / 1000).toFixed(2)}x of target, ${(q.p50Ms / reports.scanP50Ms).toFixed(1)}x scan`;
-  console.log(`        ${q.label.padEnd(38)} p50 ${q.p50Ms.toFixed(0).padStart(5)} ms  max ${q.maxMs.toFixed(0).padStart(5)} ms  ${ratios}  (target p50 <= 1 s: ${verdict(q.p50Ms <= 1000)})`);
+if (wanted('ingest')) {
+  const ingest = await benchIngest(ingestMiB);
+  console.log(`ingest  POST /api/files of ${ingest.sizeMiB} MiB over loopback, embedded store`);
+  console.log(`        md5sum (reference)   ${ingest.md5sumSeconds.toFixed(2)} s  (${(ingest.sizeMiB / ingest.md5sumSeconds).toFixed(0)} MiB/s)`);
+  console.log(`        archive ingest       ${ingest.ingestSeconds.toFixed(2)} s  (${(ingest.sizeMiB / ingest.ingestSeconds).toFixed(0)} MiB/s)`);
+  console.log(`        ratio ingest/md5sum  ${ingest.ratio.toFixed(2)}x  (target <= 2.00x: ${verdict(ingest.ratio <= 2)})`);
+  console.log(`        server peak RSS      ${ingest.serverPeakRssMb.toFixed(0)} MB  (target <= 150 MB: ${verdict(ingest.serverPeakRssMb <= 150)})`);
 }
-console.log(`        server peak RSS                        ${reports.serverPeakRssMb.toFixed(0)} MB  (target <= 200 MB: ${verdict(reports.serverPeakRssMb <= 200)})`);
 
-// Clerks at a clerk's pace (an operation about every second each), where the targets apply; then
-// the same clients without pause, for the capacity.
-printLoad(await benchLoad(loadClients, loadSeconds, LOAD_THINK_MS));
-printLoad(await benchLoad(loadClients, Math.max(10, Math.round(loadSeconds / 2)), 0));
+if (wanted('tus')) {
+  const tus = await benchTus(ingestMiB);
+  const mibps = (seconds: number) => (tus.sizeMiB / seconds).toFixed(0);
+  console.log(`tus     ${tus.sizeMiB} MiB with tus-js-client, 8 MiB PATCHes over loopback, best of ${tus.archive.runs.length}`);
+  console.log(`        @tus/file-store (reference)  ${tus.fileStore.seconds.toFixed(2)} s  (${mibps(tus.fileStore.seconds)} MiB/s)  server CPU ${tus.fileStore.serverCpuSeconds.toFixed(2)} s, peak RSS ${tus.fileStore.serverPeakRssMb.toFixed(0)} MB`);
+  console.log(`        archive /api/tus             ${tus.archive.seconds.toFixed(2)} s  (${mibps(tus.archive.seconds)} MiB/s)  server CPU ${tus.archive.serverCpuSeconds.toFixed(2)} s`);
+  console.log(`        ratio archive/file-store     ${tus.ratio.toFixed(2)}x throughput  (target >= 0.80x: ${verdict(tus.ratio >= 0.8)})`);
+  console.log(`        server peak RSS              ${tus.archive.serverPeakRssMb.toFixed(0)} MB  (target <= 150 MB: ${verdict(tus.archive.serverPeakRssMb <= 150)})`);
+  console.log(`        completing PATCH             ${tus.resume.normalLastPatchSeconds.toFixed(2)} s uninterrupted, ${tus.resume.restartedLastPatchSeconds.toFixed(2)} s after a server restart half-way (re-reads the staged bytes)`);
+  console.log(`        second half                  ${tus.resume.normalSecondHalfSeconds.toFixed(2)} s uninterrupted, ${tus.resume.restartedSecondHalfSeconds.toFixed(2)} s resumed on the restarted server`);
+}
+
+if (wanted('browser')) {
+  const hashing = await benchBrowserHash(browserMiB);
+  const mbps = (seconds: number) => ((hashing.sizeMiB * 1.048576) / seconds).toFixed(0);
+  console.log(`browser hashing of ${hashing.sizeMiB} MiB in headless Chromium (Debian), best of 2`);
+  console.log(`        (a) spark-md5 over bytes in memory   ${hashing.sparkSeconds.toFixed(2)} s  (${mbps(hashing.sparkSeconds)} MB/s)  the library's ceiling`);
+  console.log(`        (b) app pipeline in the worker       ${hashing.pipelineSeconds.toFixed(2)} s  (${mbps(hashing.pipelineSeconds)} MB/s)  reads + MD5 + SHA-256`);
+  console.log(`        (c) md5sum                           ${hashing.md5sumSeconds.toFixed(2)} s  (${mbps(hashing.md5sumSeconds)} MB/s)`);
+  const ceilingRatio = hashing.sparkSeconds / hashing.pipelineSeconds;
+  console.log(`        (b) throughput / (a)                 ${ceilingRatio.toFixed(2)}x  (target >= 0.90x: ${verdict(ceilingRatio >= 0.9)})`);
+  console.log(`        (b) time / (c) time                  ${(hashing.pipelineSeconds / hashing.md5sumSeconds).toFixed(1)}x`);
+  console.log(`        main thread while hashing            longest gap between 5 ms timer ticks ${hashing.mainThreadMaxGapMs.toFixed(0)} ms, ${hashing.longTasks} tasks over 50 ms  (target: no stall over 50 ms: ${verdict(hashing.mainThreadMaxGapMs <= 50)})`);
+}
+
+if (wanted('lookup')) {
+  const lookup = await benchLookup(catalogSize);
+  console.log(`lookup  catalog.findByKey with ${lookup.catalogued} catalogued files, ${lookup.lookups} lookups (half hits)`);
+  console.log(`        p50 ${lookup.p50Ms.toFixed(3)} ms  p99 ${lookup.p99Ms.toFixed(3)} ms  max ${lookup.maxMs.toFixed(3)} ms  (target p99 <= 5 ms: ${verdict(lookup.p99Ms <= 5)}, ${(lookup.p99Ms / 5).toFixed(3)}x of target)`);
+}
+
+if (wanted('claims')) {
+  const claims = await benchClaims(catalogSize);
+  const { pairs, health } = claims;
+  console.log(`claims  check + prove over HTTP, ${claims.catalogued} catalogued files, ${claims.clients} concurrent clients (closed loop)`);
+  console.log(`        GET /api/health (reference)  p50 ${health.p50Ms.toFixed(1)} ms  p99 ${health.p99Ms.toFixed(1)} ms  ${health.perSecond.toFixed(0)}/s`);
+  console.log(`        check + prove pairs          p50 ${pairs.p50Ms.toFixed(1)} ms  p99 ${pairs.p99Ms.toFixed(1)} ms  ${pairs.perSecond.toFixed(0)}/s`);
+  console.log(`        pair p99 / health p99        ${(pairs.p99Ms / health.p99Ms).toFixed(2)}x  (saturation: ${clientsNote(claims.clients)})`);
+  const { paced } = claims;
+  console.log(`        paced: ${claims.clients} clients x ${paced.perClientPerSecond} pairs/s each (open loop, latency from the planned start)`);
+  console.log(`        GET /api/health x2 (reference)  p50 ${paced.health.p50Ms.toFixed(1)} ms  p99 ${paced.health.p99Ms.toFixed(1)} ms  ${paced.health.perSecond.toFixed(0)}/s`);
+  console.log(`        check + prove pairs          p50 ${paced.pairs.p50Ms.toFixed(1)} ms  p99 ${paced.pairs.p99Ms.toFixed(1)} ms  ${paced.pairs.perSecond.toFixed(0)}/s  (target p99 <= 25 ms: ${verdict(paced.pairs.p99Ms <= 25)})`);
+  console.log(`        server handling time         check p50 ${paced.serverMs.check.p50} ms p99 ${paced.serverMs.check.p99} ms, prove p50 ${paced.serverMs.prove.p50} ms p99 ${paced.serverMs.prove.p99} ms (its own log; the rest is the shared machine and the load generator)`);
+}
+
+if (wanted('reports')) {
+  const reports = await benchReports(ledgerSize);
+  const { seed } = reports;
+  console.log(`reports GET /api/reports/* over HTTP, embedded store: ${seed.entries} ledger entries, ${seed.files} files, ${seed.uploadDays} upload days (${seed.uploads} uploads by ${seed.accounts} accounts in ${seed.units} units, ${seed.firstDay} to ${seed.lastDay}), p50 of ${reports.runs} runs each`);
+  console.log(`        seeded in ${reports.seedSeconds.toFixed(0)} s; database ${reports.databaseMb.toFixed(0)} MB: ${reports.tables.map((t) => `${t.name} ${t.rows} rows ${t.mb.toFixed(0)} MB`).join(', ')} (with indexes)`);
+  console.log(`        GET /api/health (reference)            p50 ${reports.healthP50Ms.toFixed(1)} ms`);
+  console.log(`        ledger scan in-process (reference)     p50 ${reports.scanP50Ms.toFixed(0)} ms  (SELECT SUM(upload_count) FROM ledger: ${reports.scanPlan})`);
+  for (const q of reports.queries) {
+    const ratios = `${(q.p50Ms / 1000).toFixed(2)}x of target, ${(q.p50Ms / reports.scanP50Ms).toFixed(1)}x scan`;
+    console.log(`        ${q.label.padEnd(38)} p50 ${q.p50Ms.toFixed(0).padStart(5)} ms  max ${q.maxMs.toFixed(0).padStart(5)} ms  ${ratios}  (target p50 <= 1 s: ${verdict(q.p50Ms <= 1000)})`);
+  }
+  console.log(`        server peak RSS                        ${reports.serverPeakRssMb.toFixed(0)} MB  (target <= 200 MB: ${verdict(reports.serverPeakRssMb <= 200)})`);
+}
+
+if (wanted('load')) {
+  // Clerks at a clerk's pace (an operation about every second each), where the targets apply; then
+  // the same clients without pause, for the capacity.
+  printLoad(await benchLoad(loadClients, loadSeconds, LOAD_THINK_MS));
+  printLoad(await benchLoad(loadClients, Math.max(10, Math.round(loadSeconds / 2)), 0));
+}
+
+if (wanted('import')) {
+  const imp = await benchImport(importSmall, importLarge, importLargeMiB);
+  const mb = (bytes: number, s: number) => `${(bytes / 1e6 / s).toFixed(0)} MB/s`;
+  console.log(`import  npm run archive -- import over loopback into the embedded store (hash, check, prove or tus, the server's re-hash and commit), against md5sum over the same cached tree`);
+  for (const p of imp.parts) {
+    const r = p.report;
+    console.log(`        ${p.name} (${(p.bytes / 1e6).toFixed(0)} MB): md5sum ${p.md5sumSeconds.toFixed(2)} s (${mb(p.bytes, p.md5sumSeconds)}), import ${p.importSeconds.toFixed(2)} s (${mb(p.bytes, p.importSeconds)}, ${(p.files / p.importSeconds).toFixed(0)} files/s), ratio ${(p.md5sumSeconds / p.importSeconds).toFixed(2)}x; server CPU ${p.serverCpuSeconds.toFixed(1)} s`);
+    console.log(`          uploaded ${r.uploaded}, instant ${r.instant}, duplicates in tree ${r.duplicatesInTree}, sent ${(r.bytesSent / 1e6).toFixed(0)} MB, saved ${(r.bytesSaved / 1e6).toFixed(0)} MB, errors ${r.errors.length}`);
+  }
+  console.log(`        whole tree (${(imp.bytes / 1e6).toFixed(0)} MB): md5sum ${imp.md5sumSeconds.toFixed(2)} s, import ${imp.importSeconds.toFixed(2)} s, ratio import/md5sum ${imp.ratio.toFixed(2)}x throughput  (target >= 0.50x: ${verdict(imp.ratio >= 0.5)})`);
+}
 
 /** Prints a load run; the targets (p99 and RSS) apply to clients that think between requests. */
 function printLoad(load: LoadResult): void {

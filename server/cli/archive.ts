@@ -6,6 +6,7 @@ import { loadConfig } from '../config.js';
 import { ArchiveError, ConfigError, ValidationError } from '../errors.js';
 import { openStore } from '../store/open.js';
 import { backupEmbedded, restoreEmbedded } from '../store/embedded/backup.js';
+import { runImportCommand } from './import/import-command.js';
 
 const USAGE = `Usage: npm run archive -- <command>
 
@@ -27,8 +28,13 @@ const USAGE = `Usage: npm run archive -- <command>
                              backup there is brought up to date, copying only new files)
   restore <dir>              embedded store: restore the backup in <dir> into DATA_DIR, which
                              must not hold an archive (stop the service first)
+  import <dir> --server <url> --token <token>
+                             import a folder tree (or, with --manifest, a path table) into a
+                             running archive over its API, deduplicating as it goes; see
+                             npm run archive -- import --help
 
-The store is the one the server uses: MONGODB_URI if set, else the embedded store in DATA_DIR.`;
+All but import act on the store the server uses: MONGODB_URI if set, else the embedded store
+in DATA_DIR.`;
 
 async function readPassword(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write('Password (then Enter and Ctrl-D): ');
@@ -57,6 +63,11 @@ function unitFrom(values: Partial<Record<"unit" | "city" | "county" | "town" | "
 }
 
 async function run(argv: string[]): Promise<void> {
+  // The importer is a client of a running archive: no store, settings of its own.
+  if (argv[0] === 'import') {
+    process.exitCode = await runImportCommand(argv.slice(1));
+    return;
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

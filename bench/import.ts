@@ -1,0 +1,109 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ImportReport } from '../server/cli/import/import-report.js';
+import { makeFile, seconds } from './files.js';
+import { benchToken, startBenchServer } from './server.js';
+
+const CLI = new URL('../server/cli/archive.js', import.meta.url).pathname;
+
+export interface ImportPart {
+  name: string;
+  files: number;
+  bytes: number;
+  md5sumSeconds: number;
+  importSeconds: number;
+  serverCpuSeconds: number;
+  report: ImportReport;
+}
+
+export interface ImportBenchResult {
+  parts: ImportPart[];
+  md5sumSeconds: number;
+  importSeconds: number;
+  bytes: number;
+  /** Throughput of the import over md5sum's on the same tree (both end to end). */
+  ratio: number;
+}
+
+/** Small files, 4-128 KiB, a fifth of them copies of others (legacy archives are full of copies). */
+function makeSmallFiles(dir: string, count: number): number {
+  let bytes = 0;
+  const originals: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const file = path.join(dir, `卷${String(Math.floor(i / 100)).padStart(3, '0')}`, `档案-${String(i).padStart(5, '0')}.pdf`);
+    if (i % 100 === 0) fs.mkdirSync(path.dirname(file), { recursive: true });
+    if (i % 5 === 4 && originals.length > 0) {
+      fs.copyFileSync(originals[Math.floor(Math.random() * originals.length)]!, file);
+    } else {
+      fs.writeFileSync(file, randomBytes(4096 + Math.floor(Math.random() * (124 * 1024))));
+      originals.push(file);
+    }
+    bytes += fs.statSync(file).size;
+  }
+  return bytes;
+}
+
+/** md5sum over every file of a tree, best of two after a warm-up: the page cache serves both contenders. */
+function md5sumTree(dir: string): number {
+  const run = () => execFileSync('sh', ['-c', 'find "$1" -type f -print0 | xargs -0 md5sum > /dev/null', 'sh', dir]);
+  run();
+  return Math.min(seconds(run), seconds(run));
+}
+
+function importTree(dir: string, server: string, token: string, journal: string): Promise<{ seconds: number; report: ImportReport }> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, [CLI, 'import', dir, '--server', server, '--token', token, '--journal', journal, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.once('error', reject);
+    child.once('close', (status) => {
+      const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+      if (status !== 0) return reject(new Error(`import exited ${status}: ${stderr.slice(-2000)}`));
+      resolve({ seconds: elapsed, report: JSON.parse(stdout.trimEnd().split('\n').pop()!) as ImportReport });
+    });
+  });
+}
+
+/**
+ * The bulk importer end to end over loopback into the embedded store (hashing, the dedup
+ * handshake, tus uploads, the server's re-hash and commit), against md5sum over the same tree:
+ * small files and large files as parts of their own, and the whole.
+ */
+export async function benchImport(smallFiles: number, largeFiles: number, largeMiB: number): Promise<ImportBenchResult> {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-import-'));
+  const env = { ...process.env, DATA_DIR: path.join(work, 'data'), MONGODB_URI: '' };
+  try {
+    const small = path.join(work, 'small');
+    const large = path.join(work, 'large');
+    const smallBytes = makeSmallFiles(small, smallFiles);
+    fs.mkdirSync(large);
+    for (let i = 0; i < largeFiles; i++) await makeFile(path.join(large, `扫描件-${i}.tif`), largeMiB * 1024 * 1024);
+    const token = benchToken(env);
+    const server = await startBenchServer(env);
+    try {
+      const parts: ImportPart[] = [];
+      for (const [name, dir, files, bytes] of [
+        [`${smallFiles} small files`, small, smallFiles, smallBytes],
+        [`${largeFiles} files of ${largeMiB} MiB`, large, largeFiles, largeFiles * largeMiB * 1024 * 1024],
+      ] as const) {
+        const md5sumSeconds = md5sumTree(dir);
+        const cpu = server.cpuSeconds();
+        const run = await importTree(dir, server.url, token, path.join(work, `${path.basename(dir)}.jsonl`));
+        parts.push({ name, files, bytes, md5sumSeconds, importSeconds: run.seconds, serverCpuSeconds: server.cpuSeconds() - cpu, report: run.report });
+      }
+      const md5sumSeconds = parts.reduce((s, p) => s + p.md5sumSeconds, 0);
+      const importSeconds = parts.reduce((s, p) => s + p.importSeconds, 0);
+      return { parts, md5sumSeconds, importSeconds, bytes: parts.reduce((s, p) => s + p.bytes, 0), ratio: md5sumSeconds / importSeconds };
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}

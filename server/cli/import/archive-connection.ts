@@ -1,0 +1,209 @@
+import fs from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import * as tus from 'tus-js-client';
+import type { ErrorCode } from '../../../shared/errors.js';
+import {
+  ARCHIVE_FILE_ID_HEADER,
+  ARCHIVE_STATUS_HEADER,
+  ARCHIVE_UPLOAD_COUNT_HEADER,
+  TUS_ENDPOINT,
+  type ByteRangeView,
+  type SessionView,
+  type UploadCheckRequest,
+  type UploadCheckResult,
+  type UploadResult,
+} from '../../../shared/schemas.js';
+
+/** An answer of the archive that is not a success, with its stable code. */
+export class ArchiveAnswerError extends Error {
+  override name = 'ArchiveAnswerError';
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode | 'network',
+    message: string,
+  ) {
+    super(message);
+  }
+
+  /** The whole import must stop: nothing else will succeed either. */
+  get fatal(): boolean {
+    return this.status === 401 || this.status === 403 || this.code === 'storage_full';
+  }
+}
+
+/** A file's bytes as the importer sends them: opened once, checked unchanged since it was hashed. */
+export interface FileToSend {
+  fsPath: string | Buffer;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface SendOptions {
+  metadata: Record<string, string>;
+  /** An upload an earlier run started: continued where the archive says it stands. */
+  uploadUrl?: string;
+  onUploadUrl?: (url: string) => void;
+  /** Bytes put on the wire (a resumed upload sends only the rest). */
+  onBytesSent?: (bytes: number) => void;
+  signal?: AbortSignal;
+}
+
+/** Waits before a retry of a failed request: long enough for a restarted instance. */
+const RETRY_DELAYS_MS = [0, 1000, 3000, 5000, 10_000, 20_000, 30_000];
+
+/**
+ * The archive's public HTTP API as a script uses it: an API token, JSON for the handshake,
+ * tus for the bytes. The same protocol as the browser app, so an import works against any
+ * reachable server.
+ */
+export class ArchiveConnection {
+  readonly #base: string;
+  readonly #auth: Record<string, string>;
+
+  constructor(
+    server: string,
+    token: string,
+    private readonly retryDelays: readonly number[] = RETRY_DELAYS_MS,
+  ) {
+    this.#base = server.replace(/\/+$/, '');
+    this.#auth = { authorization: `Bearer ${token}` };
+  }
+
+  /** Who the token belongs to: checks server and token before any file is read (no retries: a wrong address fails at once). */
+  async session(): Promise<SessionView> {
+    return this.#json<SessionView>('GET', '/api/session', undefined, false);
+  }
+
+  check(request: UploadCheckRequest): Promise<UploadCheckResult> {
+    return this.#json('POST', '/api/uploads/check', request);
+  }
+
+  /** Not retried: a claim is used up by its first answer (a lost answer means: check again). */
+  prove(claimId: string, digests: string[]): Promise<UploadResult> {
+    return this.#json('POST', '/api/uploads/prove', { claimId, digests }, false);
+  }
+
+  async #json<T>(method: string, path: string, body?: unknown, retry = true): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      let res: Response;
+      try {
+        res = await fetch(`${this.#base}${path}`, {
+          method,
+          headers: { ...this.#auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      } catch (err) {
+        const error = new ArchiveAnswerError(0, 'network', `the archive at ${this.#base} did not answer (${causeOf(err)})`);
+        if (!retry || attempt >= this.retryDelays.length) throw error;
+        await delay(this.retryDelays[attempt]!);
+        continue;
+      }
+      if (res.ok) return (await res.json()) as T;
+      const error = await answerError(res.status, await res.text(), res.headers.get('retry-after'));
+      const transient = res.status >= 500 || res.status === 429;
+      if (!retry || !transient || error.code === 'storage_full' || attempt >= this.retryDelays.length) throw error;
+      await delay(Math.max(this.retryDelays[attempt]!, 1000 * Number(res.headers.get('retry-after') ?? 0)));
+    }
+  }
+
+  /**
+   * Sends a file with tus, resuming `uploadUrl` when given; resolves with the archive's
+   * outcome once the last byte is stored (the server re-hashes and checks the declared hashes).
+   */
+  async send(file: FileToSend, options: SendOptions): Promise<UploadResult> {
+    const handle = await fs.promises.open(file.fsPath, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    try {
+      const now = await handle.stat();
+      if (!now.isFile() || now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
+        throw new ArchiveAnswerError(0, 'checksum_mismatch', 'the file changed after it was hashed; skipped, run the import again');
+      }
+      return await this.#tus(handle, file.size, options);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  #tus(handle: FileHandle, size: number, options: SendOptions): Promise<UploadResult> {
+    return new Promise<UploadResult>((resolve, reject) => {
+      const upload = new tus.Upload(Buffer.alloc(0), {
+        endpoint: `${this.#base}${TUS_ENDPOINT}`,
+        ...(options.uploadUrl ? { uploadUrl: options.uploadUrl } : {}),
+        headers: this.#auth,
+        metadata: options.metadata,
+        // One PATCH streams the whole file; an interrupted one is resumed from the archive's offset.
+        fileReader: { openFile: async () => fileSource(handle, size, options.onBytesSent) },
+        retryDelays: [...this.retryDelays],
+        onShouldRetry: (err, attempt, opts) => {
+          const status = err.originalResponse?.getStatus() ?? 0;
+          // A full disk will not empty itself between retries.
+          if (status === 507) return false;
+          return attempt < (opts.retryDelays?.length ?? 0) && (status === 0 || status >= 500 || status === 409 || status === 423 || status === 429);
+        },
+        onUploadUrlAvailable: () => {
+          if (upload.url) options.onUploadUrl?.(upload.url);
+        },
+        onSuccess: ({ lastResponse }) => {
+          const fileId = lastResponse.getHeader(ARCHIVE_FILE_ID_HEADER);
+          const status = lastResponse.getHeader(ARCHIVE_STATUS_HEADER);
+          if (!fileId || (status !== 'stored' && status !== 'duplicate')) {
+            reject(new ArchiveAnswerError(lastResponse.getStatus(), 'internal', 'the archive finished the upload without naming the stored file'));
+            return;
+          }
+          resolve({ status, fileId, uploadCount: Number(lastResponse.getHeader(ARCHIVE_UPLOAD_COUNT_HEADER) ?? 1) });
+        },
+        onError: (err) => {
+          const response = (err as tus.DetailedError).originalResponse;
+          if (!response) reject(new ArchiveAnswerError(0, 'network', `the upload was cut off (${causeOf(err)})`));
+          else void answerError(response.getStatus(), response.getBody(), response.getHeader('Retry-After') ?? null).then(reject);
+        },
+      });
+      if (options.signal) {
+        // Stops sending; the upload stays on the server, and the journal knows where.
+        const onAbort = () => void upload.abort(false).finally(() => reject(options.signal!.reason as Error));
+        if (options.signal.aborted) return onAbort();
+        options.signal.addEventListener('abort', onAbort, { once: true });
+      }
+      upload.start();
+    });
+  }
+}
+
+/** tus-js-client's source over an open file: each PATCH reads the part it sends. */
+function fileSource(handle: FileHandle, size: number, onBytesSent?: (bytes: number) => void) {
+  return {
+    size,
+    slice: async (start: number, end: number) => {
+      const stop = Math.min(end, size);
+      if (stop <= start) return { value: Buffer.alloc(0), done: stop >= size };
+      const stream = handle.createReadStream({ start, end: stop - 1, autoClose: false, emitClose: false }) as Readable & { size?: number };
+      stream.size = stop - start;
+      if (onBytesSent) stream.on('data', (chunk: Buffer) => onBytesSent(chunk.byteLength));
+      return { value: stream, done: stop >= size };
+    },
+    close: () => {},
+  };
+}
+
+async function answerError(status: number, text: string, retryAfter: string | null): Promise<ArchiveAnswerError> {
+  let body: { error?: ErrorCode; message?: string } = {};
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    // Not the archive's JSON (a proxy's page): the status is all there is.
+  }
+  const code = body.error ?? (status === 401 ? 'unauthenticated' : status === 404 ? 'not_found' : 'internal');
+  const hint = status === 401 ? ' (is the API token right and not revoked?)' : retryAfter ? ` (retry after ${retryAfter} s)` : '';
+  return new ArchiveAnswerError(status, code, `${body.message ?? `the archive answered ${status}`}${hint}`);
+}
+
+function causeOf(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (err as Error).message;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export type { ByteRangeView };

@@ -1,0 +1,88 @@
+import { Worker } from 'node:worker_threads';
+import type { FileFingerprint, FingerprintReply, FingerprintRequest } from './fingerprint-worker.js';
+
+export type { FileFingerprint };
+
+/** A file that could not be fingerprinted, with the reason to show. */
+export class FingerprintFailure extends Error {
+  override name = 'FingerprintFailure';
+}
+
+interface Job {
+  request: FingerprintRequest;
+  resolve: (fingerprint: FileFingerprint) => void;
+  reject: (error: Error) => void;
+  onProgress: ((hashed: number) => void) | undefined;
+}
+
+/**
+ * Worker threads that hash files, one file per worker at a time, so several files are read and
+ * hashed in parallel while memory stays at one read buffer per worker.
+ */
+export class FingerprintPool {
+  readonly #idle: Worker[] = [];
+  readonly #busy = new Map<Worker, Job>();
+  readonly #queue: Job[] = [];
+  #nextJob = 1;
+  #closed = false;
+
+  constructor(readonly size: number) {
+    for (let i = 0; i < size; i++) this.#idle.push(this.#start());
+  }
+
+  #start(): Worker {
+    const worker = new Worker(new URL('./fingerprint-worker.js', import.meta.url));
+    worker.on('message', (reply: FingerprintReply) => {
+      const job = this.#busy.get(worker);
+      if (!job || job.request.job !== reply.job) return;
+      if (reply.type === 'progress') return job.onProgress?.(reply.hashed);
+      this.#busy.delete(worker);
+      if (reply.type === 'done') job.resolve(reply.fingerprint);
+      else job.reject(new FingerprintFailure(reply.reason));
+      this.#next(worker);
+    });
+    // A worker that dies fails its file and is replaced.
+    worker.on('error', (err) => this.#lost(worker, err));
+    worker.on('exit', (code) => this.#lost(worker, new Error(`the hashing thread stopped (exit code ${code})`)));
+    return worker;
+  }
+
+  #lost(worker: Worker, err: Error): void {
+    const job = this.#busy.get(worker);
+    const idle = this.#idle.indexOf(worker);
+    if (!job && idle < 0) return;
+    this.#busy.delete(worker);
+    if (idle >= 0) this.#idle.splice(idle, 1);
+    job?.reject(err);
+    if (!this.#closed) this.#next(this.#start());
+  }
+
+  #next(worker: Worker): void {
+    const job = this.#queue.shift();
+    if (!job) {
+      this.#idle.push(worker);
+      return;
+    }
+    this.#busy.set(worker, job);
+    worker.postMessage(job.request);
+  }
+
+  /** MD5 and SHA-256 of the file, read once; rejects with FingerprintFailure for a file that cannot be read. */
+  fingerprint(fsPath: string | Buffer, onProgress?: (hashed: number) => void): Promise<FileFingerprint> {
+    return new Promise((resolve, reject) => {
+      if (this.#closed) return reject(new Error('the hashing threads are closed'));
+      this.#queue.push({ request: { job: this.#nextJob++, fsPath }, resolve, reject, onProgress });
+      const idle = this.#idle.pop();
+      if (idle) this.#next(idle);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const all = [...this.#idle, ...this.#busy.keys()];
+    for (const job of [...this.#busy.values(), ...this.#queue.splice(0)]) job.reject(new Error('the import stopped'));
+    this.#busy.clear();
+    this.#idle.length = 0;
+    await Promise.all(all.map((w) => w.terminate()));
+  }
+}

@@ -1,0 +1,301 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import mime from 'mime-types';
+import { ArchiveAnswerError, type ArchiveConnection } from './archive-connection.js';
+import { FingerprintFailure, type FileFingerprint, type FingerprintPool } from './fingerprints.js';
+import { emptyReport, type DryRunFindings, type ImportProblem, type ImportReport } from './import-report.js';
+import type { FinishedAs, ImportJournal } from './journal.js';
+import type { ImportProgress } from './progress.js';
+import type { ImportItem, ImportSource } from './sources.js';
+
+export interface ImporterOptions {
+  connection: ArchiveConnection;
+  pool: FingerprintPool;
+  /** Absent in a dry run, which records nothing. */
+  journal: ImportJournal | undefined;
+  /** Files checked, proved or sent at the same time. */
+  uploads: number;
+  dryRun: boolean;
+  /** Ctrl-C: no new file is started, uploads stop where they are (the journal knows where). */
+  signal: AbortSignal;
+  /** Each problem as it is found (the summary lists them all again). */
+  onProblem?: (problem: ImportProblem) => void;
+}
+
+/** The whole import stops: the token was refused, or the archive's disk is full. */
+export class ImportStoppedError extends Error {
+  override name = 'ImportStoppedError';
+}
+
+/** How one file ended. */
+type Ending = { as: FinishedAs; fileId: string } | { as: 'upload' | 'inArchive' };
+
+type Role = 'first' | 'copy';
+
+/** Lets at most `size` tasks run at once. */
+class Slots {
+  #free: number;
+  readonly #waiting: Array<() => void> = [];
+  constructor(size: number) {
+    this.#free = size;
+  }
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.#free > 0) this.#free--;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#free++;
+    }
+  }
+}
+
+/**
+ * The import of one source: each file is hashed (in the pool's threads), then the archive is
+ * asked whether it holds the content; if so the file is proved and recorded without its bytes,
+ * otherwise sent with tus. Files with the same content as one in flight wait for it and are
+ * then recorded as instant duplicates, so no content is sent twice. Hashing runs ahead of the
+ * uploads, so the disk, the hashing threads and the network are busy at the same time.
+ */
+export class Importer {
+  readonly report: ImportReport;
+  readonly progress: ImportProgress = { filesTotal: 0, bytesTotal: 0, filesDone: 0, bytesDone: 0, bytesHashed: 0, bytesSent: 0, duplicates: 0, errors: 0 };
+  readonly findings: DryRunFindings = { groups: [], inArchive: [] };
+  /** The first file of each content, by content key: settles once it is recorded (or failed). */
+  readonly #firsts = new Map<string, { done: Promise<Ending | undefined>; group?: DryRunFindings['groups'][number] }>();
+  readonly #stop = new AbortController();
+  #stopped: ImportStoppedError | undefined;
+
+  /** Why the import stopped before its end on its own (the token refused, the archive's disk full). */
+  get stopped(): ImportStoppedError | undefined {
+    return this.#stopped;
+  }
+
+  constructor(private readonly o: ImporterOptions) {
+    this.report = emptyReport(o.dryRun);
+    o.signal.addEventListener('abort', () => this.#stop.abort(o.signal.reason), { once: true });
+    if (o.signal.aborted) this.#stop.abort(o.signal.reason);
+  }
+
+  get #signal(): AbortSignal {
+    return this.#stop.signal;
+  }
+
+  async run(source: ImportSource): Promise<ImportReport> {
+    const started = Date.now();
+    const { report, progress } = this;
+    report.seen = source.items.length + source.problems.length;
+    report.legacyNames = source.legacyNames;
+    for (const problem of source.problems) this.#problem({ path: problem.label, ...(problem.recordId ? { recordId: problem.recordId } : {}), reason: problem.reason });
+    progress.filesTotal = source.items.length;
+    progress.bytesTotal = source.items.reduce((sum, item) => sum + item.size, 0);
+
+    const slots = new Slots(this.o.uploads);
+    const copies: Promise<void>[] = [];
+    let next = 0;
+    // Enough lanes that every hashing thread and every upload slot has work.
+    const lanes = this.o.pool.size + this.o.uploads + 1;
+    await Promise.all(
+      Array.from({ length: lanes }, async () => {
+        while (!this.#signal.aborted && next < source.items.length) await this.#one(source.items[next++]!, slots, copies);
+      }),
+    );
+    await Promise.all(copies);
+    report.interrupted = this.#signal.aborted && progress.filesDone < progress.filesTotal;
+    report.seconds = (Date.now() - started) / 1000;
+    return report;
+  }
+
+  async #one(item: ImportItem, slots: Slots, copies: Promise<void>[]): Promise<void> {
+    const earlier = this.o.journal?.find(item);
+    if (earlier?.state === 'done') {
+      this.report.alreadyImported++;
+      this.#finished(item.size);
+      return;
+    }
+    let fingerprint: FileFingerprint;
+    try {
+      // An upload an earlier run began keeps its hashes: the archive checks them at the end anyway.
+      fingerprint = earlier ?? (await this.#fingerprint(item));
+    } catch (err) {
+      if (this.#signal.aborted) return;
+      this.#failed(item, err);
+      return;
+    }
+    if (fingerprint.size === 0) this.report.emptyFiles++;
+    // What was hashed is what is sent (the listing may be older).
+    const file = { ...item, size: fingerprint.size, mtimeMs: fingerprint.mtimeMs, ino: fingerprint.ino };
+    const key = `${fingerprint.md5}:${fingerprint.sha256}:${fingerprint.size}`;
+    const first = this.#firsts.get(key);
+    if (first) {
+      // Not waited for here: the lane goes on hashing while the first copy is sent.
+      copies.push(
+        first.done.then(async (firstEnding) => {
+          if (this.#signal.aborted) return;
+          if (this.o.dryRun) first.group?.labels.push(file.label);
+          // If the first copy failed, this one is imported as if it were the first.
+          const role = firstEnding ? 'copy' : 'first';
+          await slots.run(() => this.#record(file, fingerprint, role, earlier?.state === 'sending' ? earlier.url : undefined));
+        }),
+      );
+      return;
+    }
+    const entry: { done: Promise<Ending | undefined>; group?: DryRunFindings['groups'][number] } = { done: Promise.resolve(undefined) };
+    if (this.o.dryRun) {
+      entry.group = { md5: fingerprint.md5, size: fingerprint.size, inArchive: false, labels: [file.label] };
+      this.findings.groups.push(entry.group);
+    }
+    entry.done = slots.run(() => this.#record(file, fingerprint, 'first', earlier?.state === 'sending' ? earlier.url : undefined));
+    this.#firsts.set(key, entry);
+    await entry.done;
+  }
+
+  #fingerprint(item: ImportItem): Promise<FileFingerprint> {
+    let counted = 0;
+    const hashing = this.o.pool.fingerprint(item.fsPath, (hashed) => {
+      this.progress.bytesHashed += hashed - counted;
+      counted = hashed;
+    });
+    return abortable(hashing, this.#signal).then((fingerprint) => {
+      this.progress.bytesHashed += fingerprint.size - counted;
+      return fingerprint;
+    });
+  }
+
+  /** Records one file in the archive (or, in a dry run, finds out what would happen). */
+  async #record(file: ImportItem, fp: FileFingerprint, role: Role, resumeUrl: string | undefined): Promise<Ending | undefined> {
+    if (this.#signal.aborted) return undefined;
+    try {
+      const ending = this.o.dryRun ? await this.#look(file, fp, role) : await this.#import(file, fp, role, resumeUrl);
+      if (ending.as === 'uploaded' || ending.as === 'upload') this.report.uploaded++;
+      else {
+        this.report.bytesSaved += fp.size;
+        this.progress.duplicates++;
+        if (role === 'copy') this.report.duplicatesInTree++;
+        else this.report.instant++;
+      }
+      if ('fileId' in ending) this.o.journal?.write({ label: file.label, size: fp.size, mtimeMs: fp.mtimeMs, ino: fp.ino, md5: fp.md5, sha256: fp.sha256, state: 'done', as: ending.as, fileId: ending.fileId });
+      this.#finished(fp.size);
+      return ending;
+    } catch (err) {
+      if (this.#signal.aborted && !(err instanceof ArchiveAnswerError && err.fatal)) return undefined;
+      this.#failed(file, err);
+      return undefined;
+    }
+  }
+
+  async #look(file: ImportItem, fp: FileFingerprint, role: Role): Promise<Ending> {
+    if (role === 'copy') {
+      const group = this.#firsts.get(`${fp.md5}:${fp.sha256}:${fp.size}`)?.group;
+      if (group?.inArchive) this.findings.inArchive.push(file.label);
+      return { as: 'inArchive' };
+    }
+    const check = await this.o.connection.check(checkRequest(file, fp));
+    if (check.status === 'upload') return { as: 'upload' };
+    const group = this.#firsts.get(`${fp.md5}:${fp.sha256}:${fp.size}`)?.group;
+    if (group) group.inArchive = true;
+    this.findings.inArchive.push(file.label);
+    return { as: 'inArchive' };
+  }
+
+  async #import(file: ImportItem, fp: FileFingerprint, role: Role, resumeUrl: string | undefined): Promise<Ending> {
+    if (!resumeUrl) {
+      const check = await this.o.connection.check(checkRequest(file, fp));
+      if (check.status === 'prove') {
+        const digests = await rangeDigests(file.fsPath, check.ranges);
+        try {
+          const proved = await this.o.connection.prove(check.claimId, digests);
+          return { as: role === 'copy' ? 'duplicateInTree' : 'instant', fileId: proved.fileId };
+        } catch (err) {
+          // A refused proof means the bytes differ from what the hashes promised: send them, the
+          // archive re-hashes what it receives.
+          if (!(err instanceof ArchiveAnswerError && err.code === 'claim_rejected')) throw err;
+        }
+      }
+    }
+    let sent = 0;
+    const send = (uploadUrl: string | undefined) =>
+      this.o.connection.send(file, {
+        metadata: { filename: file.name, filetype: contentType(file.name), md5: fp.md5, sha256: fp.sha256, ...(file.recordId ? { recordId: file.recordId } : {}) },
+        ...(uploadUrl ? { uploadUrl } : {}),
+        signal: this.#signal,
+        onUploadUrl: (url) => this.o.journal?.write({ label: file.label, size: fp.size, mtimeMs: fp.mtimeMs, ino: fp.ino, md5: fp.md5, sha256: fp.sha256, state: 'sending', url }),
+        onBytesSent: (bytes) => {
+          sent += bytes;
+          this.report.bytesSent += bytes;
+          this.progress.bytesSent += bytes;
+          this.progress.bytesDone += bytes;
+        },
+      });
+    let result;
+    try {
+      result = await send(resumeUrl);
+    } catch (err) {
+      // The archive forgot the earlier run's upload (expired, or collected): start a new one.
+      if (!(resumeUrl && err instanceof ArchiveAnswerError && (err.code === 'not_found' || err.code === 'upload_expired'))) throw err;
+      result = await send(undefined);
+    } finally {
+      this.progress.bytesDone -= sent;
+    }
+    return { as: 'uploaded', fileId: result.fileId };
+  }
+
+  #finished(size: number): void {
+    this.progress.filesDone++;
+    this.progress.bytesDone += size;
+  }
+
+  #failed(item: ImportItem, err: unknown): void {
+    if (err instanceof ArchiveAnswerError && err.fatal && !this.#stopped) {
+      // Nothing else would succeed: stop, and say why once.
+      this.#stopped = new ImportStoppedError(`the archive refused the import: ${err.message}`);
+      this.#stop.abort(this.#stopped);
+    }
+    const reason = err instanceof FingerprintFailure || err instanceof ArchiveAnswerError ? err.message : `unexpected error: ${(err as Error).message ?? err}`;
+    this.#problem({ path: item.label, ...(item.recordId ? { recordId: item.recordId } : {}), reason });
+    this.progress.filesDone++;
+    this.progress.bytesDone += item.size;
+  }
+
+  #problem(problem: ImportProblem): void {
+    this.report.errors.push(problem);
+    this.progress.errors++;
+    this.o.onProblem?.(problem);
+  }
+}
+
+function checkRequest(file: ImportItem, fp: FileFingerprint) {
+  return { md5: fp.md5, sha256: fp.sha256, size: fp.size, name: file.name, type: contentType(file.name) };
+}
+
+function contentType(name: string): string {
+  return mime.lookup(name) || 'application/octet-stream';
+}
+
+/** The MD5 of each range the archive asked for: the proof that the importer holds the bytes. */
+async function rangeDigests(fsPath: string | Buffer, ranges: Array<{ start: number; end: number }>): Promise<string[]> {
+  const handle = await fs.promises.open(fsPath, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  try {
+    const digests: string[] = [];
+    for (const { start, end } of ranges) {
+      const buffer = Buffer.alloc(end - start);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
+      digests.push(createHash('md5').update(buffer.subarray(0, bytesRead)).digest('hex'));
+    }
+    return digests;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Rejects as soon as the signal fires (the work itself is left to finish or be torn down). */
+function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
