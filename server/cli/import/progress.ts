@@ -33,12 +33,15 @@ function duration(seconds: number): string {
 export class ProgressBars {
   #timer: NodeJS.Timeout | undefined;
   #drawn = 0;
-  readonly #started = Date.now();
+  readonly #started: number;
 
   constructor(
     private readonly out: NodeJS.WriteStream,
     private readonly state: () => ImportProgress,
-  ) {}
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.#started = clock();
+  }
 
   start(): void {
     this.#timer = setInterval(() => this.draw(), 250);
@@ -47,7 +50,7 @@ export class ProgressBars {
 
   draw(): void {
     const s = this.state();
-    const seconds = (Date.now() - this.#started) / 1000;
+    const seconds = (this.clock() - this.#started) / 1000;
     const rate = seconds > 0 ? s.bytesDone / seconds : 0;
     const left = rate > 0 ? (s.bytesTotal - s.bytesDone) / rate : Infinity;
     const lines = [

@@ -23,7 +23,6 @@ export interface ImportItem {
   size: number;
   mtimeMs: number;
   ino: number;
-  dev: number;
 }
 
 export interface SourceProblem {
@@ -63,7 +62,7 @@ function notRegular(stats: fs.Stats): string {
 }
 
 function itemOf(label: string, fsPath: string | Buffer, name: string, stats: fs.Stats, recordId?: string): ImportItem {
-  return { label, fsPath, name, ...(recordId !== undefined ? { recordId } : {}), size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino, dev: stats.dev };
+  return { label, fsPath, name, ...(recordId !== undefined ? { recordId } : {}), size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
 }
 
 const SEP = Buffer.from('/');
