@@ -169,6 +169,9 @@ export class ArchiveConnection {
   }
 }
 
+/** Reads per socket write: fewer, larger writes cost the sending thread less than the 64 KiB default. */
+const SEND_BUFFER_BYTES = 1024 * 1024;
+
 /** tus-js-client's source over an open file: each PATCH reads the part it sends. */
 function fileSource(handle: FileHandle, size: number, onBytesSent?: (bytes: number) => void) {
   return {
@@ -176,7 +179,7 @@ function fileSource(handle: FileHandle, size: number, onBytesSent?: (bytes: numb
     slice: async (start: number, end: number) => {
       const stop = Math.min(end, size);
       if (stop <= start) return { value: Buffer.alloc(0), done: stop >= size };
-      const stream = handle.createReadStream({ start, end: stop - 1, autoClose: false, emitClose: false }) as Readable & { size?: number };
+      const stream = handle.createReadStream({ start, end: stop - 1, autoClose: false, emitClose: false, highWaterMark: SEND_BUFFER_BYTES }) as Readable & { size?: number };
       stream.size = stop - start;
       if (onBytesSent) stream.on('data', (chunk: Buffer) => onBytesSent(chunk.byteLength));
       return { value: stream, done: stop >= size };
