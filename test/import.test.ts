@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { parse as parseCsv } from 'csv-parse/sync';
 import type { FileList, FileSummary } from '../shared/schemas.js';
 import { md5, randomContent } from './support/content.js';
 import { runImport, startImport } from './support/importer.js';
@@ -291,7 +292,8 @@ describe('bulk import of a legacy file-system archive (npm run archive -- import
       ].join('\n'),
     );
     openUp(work);
-    const run = await runImport(['--manifest', manifest, root, ...common(), '--journal', path.join(work, 'manifest.jsonl')], { asUser });
+    const results = path.join(work, 'results.csv');
+    const run = await runImport(['--manifest', manifest, root, ...common(), '--journal', path.join(work, 'manifest.jsonl'), '--results', results], { asUser });
     assert.equal(run.status, 1);
     const r = run.report!;
     assert.deepEqual([r.uploaded, r.duplicatesInTree], [2, 1]);
@@ -305,6 +307,23 @@ describe('bulk import of a legacy file-system archive (npm run archive -- import
     const files = await archiveFiles(clerk);
     assert.equal(files.find((f) => f.fileMD5 === md5(one))?.fileName, '1998年 土地证明, 第一页.pdf', 'the name column is the archived name');
     assert.equal(files.find((f) => f.fileMD5 === md5(two))?.myUploadCount, 2, 'two records of one file: two uploads, one copy');
+
+    // The results map each record to the archive's file id (or say why not).
+    const rows = parseCsv(fs.readFileSync(results), { bom: true, columns: true }) as Array<Record<string, string>>;
+    const byId = (id: string) => rows.find((row) => row.record_id === id);
+    assert.equal(rows.length, 8);
+    const twoId = files.find((f) => f.fileMD5 === md5(two))!.fileId;
+    assert.deepEqual([byId('R-1')?.outcome, byId('R-1')?.file_id], ['uploaded', files.find((f) => f.fileMD5 === md5(one))!.fileId]);
+    // Whichever of the two rows of one file is hashed first is sent; the other is recorded as its copy.
+    assert.deepEqual([byId('R-2')?.outcome, byId('R-3')?.outcome].sort(), ['duplicateInTree', 'uploaded']);
+    assert.deepEqual([byId('R-2')?.file_id, byId('R-3')?.file_id], [twoId, twoId]);
+    assert.deepEqual([byId('R-4')?.outcome, byId('R-4')?.file_id], ['error', '']);
+    assert.match(byId('R-5')!.reason!, /no such file/);
+    const again = await runImport(['--manifest', manifest, root, ...common(), '--journal', path.join(work, 'manifest.jsonl'), '--results', results], { asUser });
+    assert.equal(again.report!.alreadyImported, 3);
+    const rerun = parseCsv(fs.readFileSync(results), { bom: true, columns: true }) as Array<Record<string, string>>;
+    assert.deepEqual(rerun.find((row) => row.record_id === 'R-1')?.outcome, 'alreadyImported');
+    assert.equal(rerun.find((row) => row.record_id === 'R-1')?.file_id, files.find((f) => f.fileMD5 === md5(one))!.fileId, 'a re-run still names the file id');
   });
 
   it('refuses wrong usage, an unreachable server and a refused token with exit 2 and a clear message', async () => {

@@ -7,6 +7,7 @@ import { ArchiveAnswerError, ArchiveConnection } from './archive-connection.js';
 import { FingerprintPool } from './fingerprints.js';
 import { dryRunLines, summaryLines, type ImportProblem } from './import-report.js';
 import { Importer } from './importer.js';
+import { ResultsFile } from './results-file.js';
 import { ImportJournal } from './journal.js';
 import { ProgressBars } from './progress.js';
 import { ManifestError, readManifest, walkTree, type ImportSource } from './sources.js';
@@ -32,6 +33,9 @@ holds is recorded without sending it, the rest is sent resumably (tus).
   --journal <file>      where to keep the journal that lets a re-run skip finished files and
                         resume unfinished uploads (default: one per server, account and source
                         under ~/.local/state/archive-dedup/imports)
+  --results <file.csv>  write one row per file: path, record_id, outcome (uploaded, instant,
+                        duplicateInTree, alreadyImported, error), file_id (the archive's), md5,
+                        size, reason: the map from the old paths and records to the archive
   --threads <n>         files hashed at the same time (default: 2)
   --uploads <n>         files checked or sent at the same time (default: 3)
 
@@ -66,6 +70,7 @@ export async function runImportCommand(argv: string[]): Promise<number> {
       'dry-run': { type: 'boolean' },
       json: { type: 'boolean' },
       journal: { type: 'string' },
+      results: { type: 'string' },
       threads: { type: 'string' },
       uploads: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -93,6 +98,7 @@ export async function runImportCommand(argv: string[]): Promise<number> {
     if (!settings.dir && !values.manifest) throw new UsageError(`name the folder to import, or a path table with --manifest.\n\n${IMPORT_USAGE}`);
     if (!settings.server) throw new UsageError('--server <url> is required (or set ARCHIVE_SERVER).');
     if (!/^https?:\/\/[^/]/.test(settings.server)) throw new UsageError(`--server must be an http:// or https:// address, not "${settings.server}".`);
+    if (values.results && values['dry-run']) throw new UsageError('--results lists what an import did; a dry run does nothing to list.');
     if (!settings.token) throw new UsageError('--token <token> is required (or set ARCHIVE_TOKEN); make one with: npm run archive -- token create <username>');
   } catch (err) {
     if (err instanceof UsageError) return fail(err.message);
@@ -155,7 +161,8 @@ export async function runImportCommand(argv: string[]): Promise<number> {
     if (bars) bars.note(line);
     else process.stderr.write(`${line}\n`);
   };
-  const importer = new Importer({ connection, pool, journal, uploads: settings.uploads, dryRun, signal: interrupt.signal, onProblem });
+  const results = values.results ? new ResultsFile(path.resolve(values.results)) : undefined;
+  const importer = new Importer({ connection, pool, journal, uploads: settings.uploads, dryRun, signal: interrupt.signal, onProblem, onFile: results && ((r) => results.write(r)) });
   bars?.start();
   let report;
   try {
@@ -166,6 +173,7 @@ export async function runImportCommand(argv: string[]): Promise<number> {
     process.off('SIGTERM', onSignal);
     await pool.close();
     journal?.close();
+    results?.close();
   }
 
   if (dryRun) for (const line of dryRunLines(importer.findings)) out(line);

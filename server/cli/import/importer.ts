@@ -20,6 +20,19 @@ export interface ImporterOptions {
   signal: AbortSignal;
   /** Each problem as it is found (the summary lists them all again). */
   onProblem?: (problem: ImportProblem) => void;
+  /** Each file as it ends, with the archive's file id: the map from old paths and records to the archive. */
+  onFile?: (result: FileResult) => void;
+}
+
+/** How one file of the source ended (a real import; a dry run reports none). */
+export interface FileResult {
+  path: string;
+  recordId?: string;
+  outcome: FinishedAs | 'alreadyImported' | 'error';
+  fileId?: string;
+  md5?: string;
+  size?: number;
+  reason?: string;
 }
 
 /** The whole import stops: the token was refused, or the archive's disk is full. */
@@ -113,6 +126,7 @@ export class Importer {
     if (earlier?.state === 'done') {
       this.report.alreadyImported++;
       this.#finished(item.size);
+      this.o.onFile?.({ ...whose(item), outcome: 'alreadyImported', fileId: earlier.fileId, md5: earlier.md5, size: earlier.size });
       return;
     }
     let fingerprint: FileFingerprint;
@@ -176,7 +190,10 @@ export class Importer {
         if (role === 'copy') this.report.duplicatesInTree++;
         else this.report.instant++;
       }
-      if ('fileId' in ending) this.o.journal?.write({ label: file.label, size: fp.size, mtimeMs: fp.mtimeMs, ino: fp.ino, md5: fp.md5, sha256: fp.sha256, state: 'done', as: ending.as, fileId: ending.fileId });
+      if ('fileId' in ending) {
+        this.o.journal?.write({ label: file.label, size: fp.size, mtimeMs: fp.mtimeMs, ino: fp.ino, md5: fp.md5, sha256: fp.sha256, state: 'done', as: ending.as, fileId: ending.fileId });
+        this.o.onFile?.({ ...whose(file), outcome: ending.as, fileId: ending.fileId, md5: fp.md5, size: fp.size });
+      }
       this.#finished(fp.size);
       return ending;
     } catch (err) {
@@ -263,7 +280,12 @@ export class Importer {
     this.report.errors.push(problem);
     this.progress.errors++;
     this.o.onProblem?.(problem);
+    this.o.onFile?.({ ...problem, outcome: 'error' });
   }
+}
+
+function whose(item: ImportItem): Pick<FileResult, 'path' | 'recordId'> {
+  return { path: item.label, ...(item.recordId ? { recordId: item.recordId } : {}) };
 }
 
 function checkRequest(file: ImportItem, fp: FileFingerprint) {
