@@ -100,10 +100,23 @@ export class ArchiveMetrics implements UploadMeter {
   timing(): RequestHandler {
     return (req, res, next) => {
       const stop = this.requests.startTimer();
+      // The pattern is taken when the router matches, while req.baseUrl still names the nested
+      // router: once an error has left it, Express has put baseUrl back ("/:id" alone).
+      let route: unknown;
+      let matched: string | undefined;
+      Object.defineProperty(req, 'route', {
+        configurable: true,
+        enumerable: true,
+        get: () => route,
+        set: (value: { path?: unknown } | undefined) => {
+          route = value;
+          if (typeof value?.path === 'string') matched = `${req.baseUrl}${value.path}`;
+        },
+      });
       res.once('close', () => {
         // Lower-cased: routing ignores case, so /API/ready must not make a series of its own.
-        const route = req.route ? `${req.baseUrl}${typeof req.route.path === 'string' ? req.route.path : ''}`.toLowerCase() : req.path.toLowerCase().startsWith('/api/') ? 'unmatched' : 'app';
-        stop({ method: req.method, route, status: String(res.statusCode) });
+        const label = matched?.toLowerCase() ?? (req.path.toLowerCase().startsWith('/api/') ? 'unmatched' : 'app');
+        stop({ method: req.method, route: label, status: String(res.statusCode) });
       });
       next();
     };

@@ -101,6 +101,8 @@ for (const target of storeTargets) {
         assert.equal((await tusUpload(clerkToken, c)).status, 'stored');
         assert.equal((await clerk.fetch(`/api/files/${first.fileId}`)).status, 200);
         assert.equal((await clerk.fetch('/api/files/ffffffffffffffffffffffff')).status, 404);
+        assert.equal((await clerk.json('/api/uploads/check', 'POST', { md5: 'nope' })).status, 400);
+        assert.equal((await clerkToken.fetch('/API/FILES/ffffffffffffffffffffffff')).status, 404);
 
         const text = await (await scrape()).text();
         const grew = (series: string) => value(text, series) - value(before, series);
@@ -115,7 +117,11 @@ for (const target of storeTargets) {
         assert.ok(grew('archive_http_request_duration_seconds_count{method="GET",route="/api/files/:id",status="200"}') >= 1);
         assert.ok(grew('archive_http_request_duration_seconds_count{method="POST",route="/api/uploads/check",status="200"}') >= 1);
         assert.ok(grew('archive_http_request_duration_seconds_count{method="PATCH",route="/api/tus/:id",status="204"}') >= 2);
-        assert.equal(grew('archive_http_errors_total{code="not_found"}'), 1);
+        // Errors carry the pattern of the route that answered them, in any casing of the path.
+        assert.equal(grew('archive_http_request_duration_seconds_count{method="GET",route="/api/files/:id",status="404"}'), 2);
+        assert.equal(grew('archive_http_request_duration_seconds_count{method="POST",route="/api/uploads/check",status="400"}'), 1);
+        assert.doesNotMatch(text, /route="\/:id"|route="unmatched",status="4/, 'no error is labelled by a part of its route');
+        assert.equal(grew('archive_http_errors_total{code="not_found"}'), 2);
         assert.doesNotMatch(text, /ffffffffffffffffffffffff/, 'routes are patterns, never raw paths');
       });
     });
