@@ -48,7 +48,8 @@ for (const target of storeTargets) {
       assert.equal(other.status, 'stored');
       assert.equal((await clerk.fetch('/api/files')).status, 200);
 
-      assert.match(await ended, /^cut off|^answered/);
+      // The server destroys the connection of a client that stopped sending: no answer reaches it.
+      assert.match(await ended, /^cut off: (ECONNRESET|EPIPE)$/);
       const waited = Date.now() - started;
       assert.ok(waited >= 900 && waited < 10_000, `cut off after ${waited} ms`);
       // The server persists what arrived just after cutting the connection: a client asks again.
