@@ -8,7 +8,10 @@ import type { ArchiveStore, CatalogEntry } from '../store/port.js';
 import type { DigestPool } from './digest.js';
 
 export const FIXITY_JOB = 'fixity';
-/** A check's lease; renewed with its progress, so a check whose process died is taken over after it. */
+/**
+ * A check's lease, renewed every third of it from a timer while the check runs (also inside one
+ * long file), so a check whose process died is taken over after it, and never one still alive.
+ */
 const LEASE_MS = 60_000;
 const SAVE_EVERY_MS = 5_000;
 const PAGE = 200;
@@ -24,6 +27,8 @@ export interface FixityOptions {
   store: Pick<ArchiveStore, 'catalog' | 'content' | 'jobs'>;
   digests: DigestPool;
   clock?: () => Date;
+  /** The lease's length (tests shorten it). */
+  leaseMs?: number;
 }
 
 /**
@@ -36,9 +41,11 @@ export class FixityService {
   /** Set when the server stops: a check in progress ends between two files. */
   private stopped = false;
   private readonly running = new Set<Promise<unknown>>();
+  private readonly leaseMs: number;
 
   constructor(private readonly deps: FixityOptions) {
     this.clock = deps.clock ?? (() => new Date());
+    this.leaseMs = deps.leaseMs ?? LEASE_MS;
   }
 
   /** The last check (or the one running), if any ever ran. */
@@ -83,7 +90,7 @@ export class FixityService {
   private async checkAll(trigger: VerificationResult['trigger'], options: CheckOptions): Promise<VerificationResult | undefined> {
     const { jobs, catalog } = this.deps.store;
     const holder = `${os.hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
-    if (!(await jobs.acquire(FIXITY_JOB, holder, this.clock(), LEASE_MS))) return undefined;
+    if (!(await jobs.acquire(FIXITY_JOB, holder, this.clock(), this.leaseMs))) return undefined;
     const result: VerificationResult = {
       state: 'running',
       trigger,
@@ -98,19 +105,29 @@ export class FixityService {
       checksummed: 0,
       problems: [],
     };
-    await jobs.renew(FIXITY_JOB, holder, this.clock(), LEASE_MS, result);
+    const lease = { lost: false };
+    const renew = async () => {
+      // A renewal that finds the lease in other hands ends this check at its next step.
+      if (!(await jobs.renew(FIXITY_JOB, holder, this.clock(), this.leaseMs, result))) lease.lost = true;
+    };
+    await renew();
+    // A store that fails a renewal once is tried again at the next tick; the lease has room for it.
+    const renewing = setInterval(() => void renew().catch(() => {}), this.leaseMs / 3);
+    renewing.unref();
     try {
-      return await this.checkEach(result, holder, options);
+      return await this.checkEach(result, holder, options, lease);
     } catch (err) {
       // The store failed us (not a file): the check ends interrupted and frees its lease at once,
       // rather than hold it for a minute and read as running.
       result.state = 'interrupted';
       await jobs.release(FIXITY_JOB, holder, result).catch(() => {});
       throw err;
+    } finally {
+      clearInterval(renewing);
     }
   }
 
-  private async checkEach(result: VerificationResult, holder: string, options: CheckOptions): Promise<VerificationResult> {
+  private async checkEach(result: VerificationResult, holder: string, options: CheckOptions, lease: { lost: boolean }): Promise<VerificationResult> {
     const { jobs, catalog } = this.deps.store;
     const { onProgress, signal } = options;
     let savedAt = Date.now();
@@ -122,7 +139,7 @@ export class FixityService {
         // A file whose read fails at once (missing) settles without any I/O callback: without a
         // turn of the event loop between files, a check of many such files starved every request.
         await setImmediate();
-        const stop = () => signal?.aborted === true || this.stopped;
+        const stop = () => signal?.aborted === true || this.stopped || lease.lost;
         const found = stop() ? INTERRUPTED : await this.check(entry, stop);
         if (found === INTERRUPTED) {
           result.state = 'interrupted';
@@ -139,8 +156,8 @@ export class FixityService {
         if (Date.now() - savedAt >= SAVE_EVERY_MS) {
           savedAt = Date.now();
           onProgress?.(result);
-          // Lost to another check (this one stalled past its lease): leave the field to it.
-          if (!(await jobs.renew(FIXITY_JOB, holder, this.clock(), LEASE_MS, result))) throw new Error('the fixity check lost its lease to another check');
+          // The progress for the administrators; a lease found lost stops the check at the next file.
+          if (!(await jobs.renew(FIXITY_JOB, holder, this.clock(), this.leaseMs, result))) lease.lost = true;
         }
       }
       after = page.at(-1)!.fileId;

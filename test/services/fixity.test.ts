@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { DigestPool } from '../../server/services/digest.js';
 import { FixityService } from '../../server/services/fixity.js';
@@ -24,6 +25,23 @@ for (const target of storeTargets) {
       await digests.close();
       await opened.dispose();
     });
+
+    /** The store, with every file read slowly (100 ms a chunk); `onRead` is told when a read begins. */
+    const slowReads = (onRead: () => void = () => {}, jobs = opened.store.jobs) => {
+      const { content } = opened.store;
+      const slow = Object.create(content) as typeof content;
+      slow.read = (entry, range, options) =>
+        Readable.from(
+          (async function* () {
+            onRead();
+            for await (const part of content.read(entry, range, options)) {
+              await delay(100);
+              yield part as Buffer;
+            }
+          })(),
+        );
+      return { ...opened.store, content: slow, jobs };
+    };
 
     const store = async (data: Buffer, fileName: string) => {
       const staged = await stageBytes(opened.store, data);
@@ -129,11 +147,19 @@ for (const target of storeTargets) {
       assert.equal((await fixity.last())?.state, 'interrupted');
       assert.equal(await fixity.due(7 * 24 * 3600_000), true, 'an interrupted check is due again at once');
 
-      // A stopping server stops the checks it runs, also one an administrator started.
-      const stopping = new FixityService({ store: opened.store, digests, clock: () => now });
+      // A stopping server stops the checks it runs, also one an administrator started, also in
+      // the middle of a long file.
+      await store(randomContent(20 * opened.chunkSize), 'long.pdf');
+      let reading!: () => void;
+      const readBegan = new Promise<void>((resolve) => (reading = resolve));
+      const stopping = new FixityService({ store: slowReads(() => reading()), digests, clock: () => now });
       const run = stopping.run('command');
+      await readBegan;
+      const stopAt = Date.now();
       await stopping.stop();
+      assert.ok(Date.now() - stopAt < 1000, 'stopped within the file, not after its 2 s read');
       assert.equal((await run)?.state, 'interrupted');
+      assert.equal((await opened.store.jobs.get('fixity'))?.holder, null, 'its lease is freed');
       const after = await stopping.run('command');
       assert.deepEqual([after?.state, after?.files], ['interrupted', 0], 'a stopped service checks nothing more');
 
@@ -147,6 +173,38 @@ for (const target of storeTargets) {
       assert.equal((await fixity.last())?.state, 'interrupted');
       const next = await fixity.run('schedule');
       assert.equal(next?.state, 'passed', 'the expired lease is taken over');
+    });
+
+    it('keeps its lease while one long file is read, so a second check cannot start meanwhile', async () => {
+      await store(randomContent(20 * opened.chunkSize), 'long.pdf');
+      let reading!: () => void;
+      const readBegan = new Promise<void>((resolve) => (reading = resolve));
+      const first = new FixityService({ store: slowReads(() => reading()), digests, clock: () => now, leaseMs: 300 });
+      const second = new FixityService({ store: opened.store, digests, clock: () => now, leaseMs: 300 });
+      const run = first.run('schedule');
+      await readBegan;
+      // 800 ms pass on the clock while the one file is read: more than the 300 ms lease.
+      for (let i = 0; i < 8; i++) {
+        now = new Date(now.getTime() + 100);
+        await delay(120);
+      }
+      assert.equal(await second.run('command'), undefined, 'the first check still holds the lease');
+      assert.equal((await run)?.state, 'passed');
+    });
+
+    it('stops at once when a renewal finds its lease in other hands', async () => {
+      await store(randomContent(20 * opened.chunkSize), 'long.pdf');
+      let renewals = 0;
+      const { jobs } = opened.store;
+      const taken = Object.create(jobs) as typeof jobs;
+      // The first renewal (when the check starts) holds; later ones find the lease taken.
+      taken.renew = async (...args) => (++renewals === 1 ? jobs.renew(...args) : false);
+      const check = new FixityService({ store: slowReads(undefined, taken), digests, clock: () => now, leaseMs: 300 });
+      const startedAt = Date.now();
+      const result = await check.run('schedule');
+      assert.equal(result?.state, 'interrupted');
+      assert.equal(result?.files, 0);
+      assert.ok(Date.now() - startedAt < 1500, 'it did not read the 2 s file to its end');
     });
 
     it('is due when none ran, then again once the interval has passed since the last began', async () => {
