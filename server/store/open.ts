@@ -11,7 +11,7 @@ type StoreConfig = Pick<Config, 'mongodbUri' | 'mongodbDb' | 'dataDir' | 'chunkS
 export async function openStore(config: StoreConfig, attemptTimeoutMs?: number): Promise<ArchiveStore> {
   if (config.mongodbUri) {
     const { openMongoStore } = await import('./mongo/index.js');
-    return openMongoStore({ uri: config.mongodbUri, dbName: config.mongodbDb, chunkSize: config.chunkSize, serverSelectionTimeoutMS: attemptTimeoutMs });
+    return openMongoStore({ uri: config.mongodbUri, dbName: config.mongodbDb, chunkSize: config.chunkSize, connectTimeoutMs: attemptTimeoutMs });
   }
   const { openEmbeddedStore } = await import('./embedded/index.js');
   return openEmbeddedStore({ dataDir: config.dataDir, chunkSize: config.chunkSize });

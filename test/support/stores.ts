@@ -60,7 +60,7 @@ export const mongoTarget: StoreTarget = {
   async open(options = {}) {
     const dbName = `archive_test_${randomBytes(6).toString('hex')}`;
     const chunkSize = options.chunkSize ?? TEST_CHUNK_SIZE;
-    const store = await openMongoStore({ uri: mongoUri!, dbName, chunkSize, serverSelectionTimeoutMS: 5000 });
+    const store = await openMongoStore({ uri: mongoUri!, dbName, chunkSize, connectTimeoutMs: 5000 });
     return {
       store,
       chunkSize,

@@ -17,8 +17,12 @@ export interface MongoStoreOptions {
   /** Database name; defaults to the one in the URI, else "archive". */
   dbName?: string | undefined;
   chunkSize: number;
-  serverSelectionTimeoutMS?: number;
+  /** How long this attempt to open the store waits for a server (start-up retries in short attempts). */
+  connectTimeoutMs?: number;
 }
+
+/** How long an operation waits for a server to select (a failover takes a few seconds). */
+const SERVER_SELECTION_MS = 10_000;
 
 /** MongoDB answered, but the settings are wrong: retrying cannot help. */
 function isSettingsError(err: unknown): boolean {
@@ -34,7 +38,8 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Archiv
   let client: MongoClient;
   try {
     client = new MongoClient(options.uri, {
-      serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000,
+      // Not the start-up attempt's time: the client serves for the life of the process.
+      serverSelectionTimeoutMS: SERVER_SELECTION_MS,
       appName: 'archive-dedup',
       // Acknowledged only once a majority holds it, so a failover never loses an acknowledged
       // upload or count; reads of majority-committed data from the primary, so any instance sees
@@ -47,7 +52,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Archiv
     throw new ConfigError(`MONGODB_URI is not valid: ${(err as Error).message}`);
   }
   try {
-    await client.connect();
+    await connectWithin(client, options.connectTimeoutMs ?? SERVER_SELECTION_MS);
     const db = client.db(options.dbName ?? (client.options.dbName && client.options.dbName !== 'test' ? client.options.dbName : 'archive'));
     await createIndexes(collections(db));
     return storeOver(client, db, options.chunkSize);
@@ -55,6 +60,18 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Archiv
     await client.close().catch(() => {});
     if (isSettingsError(err)) throw new ConfigError(`MongoDB refused the settings in MONGODB_URI: ${(err as Error).message}`);
     throw new StoreUnreachableError(`cannot reach MongoDB at MONGODB_URI: ${(err as Error).message}`);
+  }
+}
+
+/** Connects, or fails after `ms` (the client's own wait for a server stays as it was set). */
+async function connectWithin(client: MongoClient, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const connecting = client.connect();
+  connecting.catch(() => {}); // settled after a timeout: the client is closed then
+  try {
+    await Promise.race([connecting, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no server answered within ${ms} ms`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
