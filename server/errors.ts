@@ -159,6 +159,13 @@ export class StoreUnavailableError extends ArchiveError {
   }
 }
 
+/** The server is shutting down in the middle of this request's work; a retry (on another instance, or after the restart) continues. */
+export class ServerStoppingError extends ArchiveError {
+  constructor() {
+    super('store_unavailable', 'The archive is restarting. Try again in a moment: uploads continue where they stopped.');
+  }
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }

@@ -1,6 +1,6 @@
 import { tusMetadata } from '../../shared/schemas.js';
 import { cleanContentType, cleanFileName } from '../../shared/file-name.js';
-import { BadRequestError, ChecksumMismatchError, NotFoundError, OffsetMismatchError, PayloadTooLargeError, UploadExpiredError, UploadLockedError, ValidationError } from '../errors.js';
+import { BadRequestError, ChecksumMismatchError, NotFoundError, OffsetMismatchError, PayloadTooLargeError, ServerStoppingError, UploadExpiredError, UploadLockedError, ValidationError } from '../errors.js';
 import type { Account, ArchiveStore, UploadLock, UploadOutcome, UploadState } from '../store/port.js';
 import { ChunkWriter, type ChunkPool } from './chunk-writer.js';
 import type { DigestJob, DigestPool, Digests } from './digest.js';
@@ -51,6 +51,8 @@ interface RunningHash {
  * request re-reads the staged bytes once.
  */
 export class ResumableUploadService {
+  /** Aborted when the server stops: long work inside a request ends early. */
+  private readonly stopping = new AbortController();
   private readonly clock: () => Date;
   private readonly hashes = new Map<string, RunningHash>();
   private readonly receiving = new Set<Promise<number>>();
@@ -136,6 +138,9 @@ export class ResumableUploadService {
    * arrived, recorded the offset and released its lock, before it closes the store.
    */
   async drain(): Promise<void> {
+    // A completion re-reading a large upload would hold the exit for minutes: it stops, and the
+    // client's retry completes the upload (its bytes are all kept).
+    this.stopping.abort();
     await Promise.allSettled([...this.receiving]);
   }
 
@@ -243,7 +248,10 @@ export class ResumableUploadService {
     // The bytes are stored already: a writer that only hashes, for its pooled shared buffers.
     const hasher = new ChunkWriter({ content: { write: async () => {} }, pool: this.o.pool, stagingId: upload.stagingId, digest, offset: 0 });
     try {
-      for await (const data of this.o.store.content.readStaged(upload.stagingId, upload.length)) await hasher.push(data as Uint8Array);
+      for await (const data of this.o.store.content.readStaged(upload.stagingId, upload.length)) {
+        if (this.stopping.signal.aborted) throw new ServerStoppingError();
+        await hasher.push(data as Uint8Array);
+      }
       await hasher.flush();
       return await digest.finish();
     } catch (err) {

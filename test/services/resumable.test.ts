@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import { ServerStoppingError } from '../../server/errors.js';
 import { composeServices, type Archive } from '../../server/compose.js';
 import type { Account, ArchiveStore, UploadStore } from '../../server/store/port.js';
 import { keyOf, randomContent, readAll, testAccount } from '../support/content.js';
@@ -89,6 +92,67 @@ for (const target of storeTargets) {
       assert.equal(done.outcome!.fileId, entry.fileId);
       assert.deepEqual(await readAll(opened.store.content.read(entry)), data);
       assert.equal(await countChunks(opened), 3, 'one stored copy');
+    });
+  });
+}
+
+for (const target of storeTargets) {
+  describe(`a stopping server and a completion that re-reads a large upload (${target.name} store)`, { skip: target.skip }, () => {
+    it('stops the re-read at once; the client’s retry completes the upload with every byte', async () => {
+      const opened = await target.open();
+      const archives: Archive[] = [];
+      try {
+        let slow = true;
+        let reading!: () => void;
+        const readBegan = new Promise<void>((resolve) => (reading = resolve));
+        const content = Object.create(opened.store.content) as ArchiveStore['content'];
+        // Re-reading staged bytes at 100 ms a piece: a large upload on a slow disk.
+        content.readStaged = (stagingId, length) =>
+          Readable.from(
+            (async function* () {
+              reading();
+              for await (const part of opened.store.content.readStaged(stagingId, length)) {
+                if (slow) await delay(100);
+                yield part as Buffer;
+              }
+            })(),
+          );
+        const store: ArchiveStore = { ...opened.store, content };
+        const instance = () => {
+          const archive = composeServices(store, config);
+          archives.push(archive);
+          return archive.services.resumable;
+        };
+        const clerk = testAccount();
+        const data = randomContent(20 * opened.chunkSize);
+        const last = data.length - 1;
+        const first = instance();
+        await first.create(clerk, { id: 'stopping', length: data.length, metadata: { filename: 'big.pdf' } });
+        await first.receive(clerk, 'stopping', 0, bytes(data.subarray(0, last)));
+
+        // The last byte reaches a restarted instance, which lost the running hash and re-reads.
+        const restarted = instance();
+        const completing = restarted.receive(clerk, 'stopping', last, bytes(data.subarray(last)));
+        completing.catch(() => {});
+        await readBegan;
+        const stopAt = Date.now();
+        await restarted.drain();
+        assert.ok(Date.now() - stopAt < 1000, `drained in ${Date.now() - stopAt} ms, not after the whole re-read`);
+        await assert.rejects(completing, (err: Error) => err instanceof ServerStoppingError);
+        const cut = (await opened.store.uploads.get('stopping'))!;
+        assert.equal(cut.outcome, null, 'nothing committed');
+        assert.equal(cut.offset, last);
+
+        slow = false;
+        const retried = instance();
+        assert.equal(await retried.receive(clerk, 'stopping', cut.offset, bytes(data.subarray(cut.offset))), data.length);
+        const done = (await opened.store.uploads.get('stopping'))!;
+        const entry = (await opened.store.catalog.get(done.outcome!.fileId))!;
+        assert.ok((await readAll(opened.store.content.read(entry))).equals(data));
+      } finally {
+        for (const archive of archives) await archive.digests.close();
+        await opened.dispose();
+      }
     });
   });
 }
