@@ -60,6 +60,7 @@ export interface ByteRange {
 
 /** Bytes, in fixed-size chunks (GridFS layout: chunk n holds bytes [n·size, (n+1)·size)). */
 export interface ContentStore {
+  /** The chunk size of staging areas opened from now on (each keeps the one it began with). */
   readonly chunkSize: number;
   /** Opens a staging area; its id becomes the file id if the commit stores it. */
   stage(now: Date): Promise<string>;

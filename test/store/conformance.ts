@@ -169,6 +169,26 @@ export function storeConformance(target: StoreTarget): void {
         assert.equal(await countChunks(opened), 3);
       });
 
+      it('keeps the chunk size a staging area began with when the store reopens with another (CHUNK_SIZE changed mid-upload)', async () => {
+        const data = randomContent(3 * CS + 321);
+        const stagingId = await store.content.stage(new Date());
+        // Part of an upload, ending inside a chunk; then a restart with a chunk size a quarter as large.
+        const part = CS + 1000;
+        await store.content.write(stagingId, 0, [data.subarray(0, part)]);
+        store = await opened.reopen({ chunkSize: CS / 4 });
+        await store.content.write(stagingId, part, [data.subarray(part, 2 * CS + 5), data.subarray(2 * CS + 5)]);
+        assert.deepEqual(await readAll(store.content.readStaged(stagingId, data.length)), data);
+        const { status, entry } = await store.content.commit(stagingId, { key: keyOf(data), fileName: 'resumed.pdf', contentType: 'application/pdf', uploadDate: new Date() });
+        assert.equal(status, 'stored');
+        assert.deepEqual([entry.chunkSize, entry.chunkCount], [CS, 4], 'chunked as the upload began');
+        assert.deepEqual(await readAll(store.content.read(entry)), data, 'read back whole, no damage reported');
+        assert.deepEqual(await readAll(store.content.read(entry, { start: CS - 3, end: 2 * CS + 9 })), data.subarray(CS - 3, 2 * CS + 9));
+        assert.equal(await store.content.lacksChunkSums(entry), false, 'every chunk has its checksum');
+        // Content staged after the restart is chunked at the new size.
+        const fresh = await commit(randomContent(CS + 1));
+        assert.deepEqual([fresh.entry.chunkSize, fresh.entry.chunkCount], [CS / 4, 5]);
+      });
+
       it('reads back the first bytes of a staging area', async () => {
         const data = randomContent(2 * CS + 3);
         const stagingId = await store.content.stage(new Date());

@@ -20,6 +20,8 @@ export interface StoreTarget {
 
 export interface OpenedStore {
   store: ArchiveStore;
+  /** Closes the store and opens the same data again with another chunk size (a restart with a new CHUNK_SIZE). */
+  reopen(options: { chunkSize: number }): Promise<ArchiveStore>;
   /** Closes the store and removes everything it wrote. */
   dispose(): Promise<void>;
   /** For MongoDB targets: the URI and database, to check the data with stock tools. */
@@ -39,16 +41,21 @@ export const embeddedTarget: StoreTarget = {
   async open(options = {}) {
     const dataDir = tempDir();
     const chunkSize = options.chunkSize ?? TEST_CHUNK_SIZE;
-    const store = openEmbeddedStore({ dataDir, chunkSize });
-    return {
-      store,
+    const opened: OpenedStore = {
+      store: openEmbeddedStore({ dataDir, chunkSize }),
       dataDir,
       chunkSize,
+      async reopen({ chunkSize }) {
+        await opened.store.close();
+        opened.chunkSize = chunkSize;
+        return (opened.store = openEmbeddedStore({ dataDir, chunkSize }));
+      },
       async dispose() {
-        await store.close();
+        await opened.store.close();
         fs.rmSync(dataDir, { recursive: true, force: true });
       },
     };
+    return opened;
   },
 };
 
@@ -60,18 +67,24 @@ export const mongoTarget: StoreTarget = {
   async open(options = {}) {
     const dbName = `archive_test_${randomBytes(6).toString('hex')}`;
     const chunkSize = options.chunkSize ?? TEST_CHUNK_SIZE;
-    const store = await openMongoStore({ uri: mongoUri!, dbName, chunkSize, connectTimeoutMs: 5000 });
-    return {
-      store,
+    const connect = (chunkSize: number) => openMongoStore({ uri: mongoUri!, dbName, chunkSize, connectTimeoutMs: 5000 });
+    const opened: OpenedStore = {
+      store: await connect(chunkSize),
       chunkSize,
       mongo: { uri: mongoUri!, dbName },
+      async reopen({ chunkSize }) {
+        await opened.store.close();
+        opened.chunkSize = chunkSize;
+        return (opened.store = await connect(chunkSize));
+      },
       async dispose() {
-        await store.close();
+        await opened.store.close();
         const client = await MongoClient.connect(mongoUri!);
         await client.db(dbName).dropDatabase();
         await client.close();
       },
     };
+    return opened;
   },
 };
 

@@ -20,6 +20,7 @@ export function newFileId(): string {
 export class EmbeddedContentStore implements ContentStore {
   private readonly insertStaging;
   private readonly deleteStaging;
+  private readonly stagingOf;
   private readonly commitTx;
   private readonly sumsOf;
   private readonly saveSums;
@@ -31,8 +32,9 @@ export class EmbeddedContentStore implements ContentStore {
     private readonly files: ContentFiles,
     readonly chunkSize: number,
   ) {
-    this.insertStaging = db.prepare('INSERT INTO staging (staging_id, created_at) VALUES (?, ?)');
+    this.insertStaging = db.prepare('INSERT INTO staging (staging_id, created_at, chunk_size) VALUES (?, ?, ?)');
     this.deleteStaging = db.prepare('DELETE FROM staging WHERE staging_id = ?');
+    this.stagingOf = db.prepare<[string], { chunk_size: number | null }>('SELECT chunk_size FROM staging WHERE staging_id = ?');
     this.sumsOf = db.prepare<[string, number, number], { n: number; crc: number }>('SELECT n, crc FROM chunk_sums WHERE file_id = ? AND n BETWEEN ? AND ?');
     const upsertSum = db.prepare('INSERT INTO chunk_sums (file_id, n, crc) VALUES (?, ?, ?) ON CONFLICT (file_id, n) DO UPDATE SET crc = excluded.crc');
     this.saveSums = db.transaction((id: string, sums: ReadonlyArray<readonly [number, number]>) => {
@@ -63,13 +65,15 @@ export class EmbeddedContentStore implements ContentStore {
       if (held) return { status: held.file_id === stagingId ? 'stored' : 'duplicate', entry: catalogEntryFromRow(held) };
       if (stagedBytes < length) throw new Error(`staging area ${stagingId} holds not all of the ${length} bytes to commit (${stagedBytes})`);
       const collision = findCollision.get(md5, sha256) !== undefined;
+      // Chunked as its staging area began, whatever CHUNK_SIZE says now: its sums are of those chunks.
+      const chunkSize = this.chunkSizeOf(stagingId);
       insertEntry.run({
         fileId: stagingId,
         md5,
         sha256,
         length,
-        chunkSize: this.chunkSize,
-        chunkCount: Math.ceil(length / this.chunkSize),
+        chunkSize,
+        chunkCount: Math.ceil(length / chunkSize),
         fileName: entry.fileName,
         contentType: entry.contentType,
         uploadDate: entry.uploadDate.getTime(),
@@ -83,16 +87,24 @@ export class EmbeddedContentStore implements ContentStore {
 
   async stage(now: Date): Promise<string> {
     const stagingId = newFileId();
-    this.insertStaging.run(stagingId, now.getTime());
+    // The chunk size is the area's from its first byte: a restart with another CHUNK_SIZE
+    // continues an upload in the chunks it began with.
+    this.insertStaging.run(stagingId, now.getTime(), this.chunkSize);
     return stagingId;
+  }
+
+  /** The chunk size a staging area began with (the configured one for areas made before it was kept). */
+  private chunkSizeOf(stagingId: string): number {
+    return this.stagingOf.get(stagingId)?.chunk_size ?? this.chunkSize;
   }
 
   async write(stagingId: string, offset: number, parts: readonly Uint8Array[]): Promise<void> {
     await this.files.write(stagingId, offset, parts);
     // After the bytes: a sum is never ahead of what the file holds. A write that continues a
     // partial chunk sums the chunk's earlier bytes too (one short read, once per request).
-    const into = offset % this.chunkSize;
-    const summer = new ChunkSummer(this.chunkSize, offset, into > 0 ? this.files.readHead(stagingId, offset - into, into) : undefined);
+    const chunkSize = this.chunkSizeOf(stagingId);
+    const into = offset % chunkSize;
+    const summer = new ChunkSummer(chunkSize, offset, into > 0 ? this.files.readHead(stagingId, offset - into, into) : undefined);
     for (const part of parts) summer.push(part);
     const sums = summer.finish();
     this.saveSums(stagingId, sums);

@@ -39,6 +39,8 @@ export interface ChunkDoc {
 export interface StagingDoc {
   _id: ObjectId;
   createdAt: Date;
+  /** The chunk size the area began with (absent on areas made before it was kept: the configured one). */
+  chunkSize?: number;
 }
 
 /** An uploader entry in `userInfo.users`, with the seed design's field names. */

@@ -22,25 +22,33 @@ export class MongoContentStore implements ContentStore {
     // Random, not time-based: an ObjectId's timestamp would tell a clerk answered "stored" for a
     // duplicate outside the reveal scope when the content was first uploaded.
     const _id = new ObjectId(randomBytes(12));
-    await this.c.staging.insertOne({ _id, createdAt: now });
+    // The chunk size is the area's from its first byte: a restart with another CHUNK_SIZE
+    // continues an upload in the chunks it began with.
+    await this.c.staging.insertOne({ _id, createdAt: now, chunkSize: this.chunkSize });
     return _id.toHexString();
+  }
+
+  /** The chunk size a staging area began with (the configured one for areas made before it was kept). */
+  private async chunkSizeOf(_id: ObjectId): Promise<number> {
+    return (await this.c.staging.findOne({ _id }, { projection: { chunkSize: 1 } }))?.chunkSize ?? this.chunkSize;
   }
 
   async write(stagingId: string, offset: number, parts: readonly Uint8Array[]): Promise<void> {
     if (parts.length === 0) return;
     const files_id = new ObjectId(stagingId);
-    const firstN = Math.floor(offset / this.chunkSize);
-    const into = offset - firstN * this.chunkSize;
+    const chunkSize = await this.chunkSizeOf(files_id);
+    const firstN = Math.floor(offset / chunkSize);
+    const into = offset - firstN * chunkSize;
     let head: Uint8Array[] = [];
     if (into > 0) {
       // A chunk document is one value: continuing a partial chunk rewrites it with the bytes
       // it already holds (at most one chunk per request; bytes past `offset` are stale).
       const existing = await this.c.chunks.findOne({ files_id, n: firstN });
       const bytes = existing ? binaryBytes(existing.data) : new Uint8Array(0);
-      if (bytes.byteLength < into) throw new Error(`staging area ${stagingId} has ${firstN * this.chunkSize + bytes.byteLength} bytes, not ${offset}`);
+      if (bytes.byteLength < into) throw new Error(`staging area ${stagingId} has ${firstN * chunkSize + bytes.byteLength} bytes, not ${offset}`);
       head = [bytes.subarray(0, into)];
     }
-    const chunks = rechunk([...head, ...parts], this.chunkSize);
+    const chunks = rechunk([...head, ...parts], chunkSize);
     // Upserts keyed by (files_id, n): a retried or rewritten chunk replaces the old one.
     await this.c.chunks.bulkWrite(
       chunks.map((data, i) => ({
@@ -57,10 +65,10 @@ export class MongoContentStore implements ContentStore {
 
   readStaged(stagingId: string, length: number): Readable {
     const files_id = new ObjectId(stagingId);
-    const chunkSize = this.chunkSize;
-    const chunks = this.c.chunks.find({ files_id, n: { $lt: Math.ceil(length / chunkSize) } }).sort({ n: 1 });
+    const chunksOf = async () => this.c.chunks.find({ files_id, n: { $lt: Math.ceil(length / (await this.chunkSizeOf(files_id))) } }).sort({ n: 1 });
     return Readable.from(
       (async function* () {
+        const chunks = await chunksOf();
         let expected = 0;
         let sent = 0;
         for await (const chunk of chunks) {
@@ -77,13 +85,15 @@ export class MongoContentStore implements ContentStore {
   async commit(stagingId: string, entry: NewCatalogEntry): Promise<CommitOutcome> {
     const _id = new ObjectId(stagingId);
     const { md5, sha256, length } = entry.key;
+    // Chunked as its staging area began, whatever CHUNK_SIZE says now.
+    const chunkSize = await this.chunkSizeOf(_id);
     const doc = {
       _id,
       fileMD5: md5,
       fileSHA256: sha256,
       fileLength: Long.fromNumber(length),
-      chunkSize: this.chunkSize,
-      chunkCount: Math.ceil(length / this.chunkSize),
+      chunkSize,
+      chunkCount: Math.ceil(length / chunkSize),
       fileName: entry.fileName,
       contentType: entry.contentType,
       uploadDate: entry.uploadDate,
@@ -94,7 +104,7 @@ export class MongoContentStore implements ContentStore {
     // found by every read.)
     if (length > 0) {
       const last = await this.c.chunks.findOne({ files_id: _id, n: doc.chunkCount - 1 });
-      const tail = length - (doc.chunkCount - 1) * this.chunkSize;
+      const tail = length - (doc.chunkCount - 1) * chunkSize;
       if (!last || binaryBytes(last.data).byteLength < tail) {
         // A duplicate needs no bytes (a retried commit of one finds its staging area gone).
         const held = await this.c.catalog.findOne({ fileSHA256: sha256, fileMD5: md5, fileLength: Long.fromNumber(length) });
@@ -107,7 +117,7 @@ export class MongoContentStore implements ContentStore {
       await this.insertIgnoringRetry(this.c.gridFiles, {
         _id,
         length: Long.fromNumber(length),
-        chunkSize: this.chunkSize,
+        chunkSize,
         uploadDate: entry.uploadDate,
         filename: entry.fileName,
         metadata: { contentType: entry.contentType, md5, sha256 },
