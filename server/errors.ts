@@ -152,6 +152,23 @@ export class StorageFullError extends ArchiveError {
   }
 }
 
+/**
+ * A sync of staged bytes failed, so only the first `keptBytes` are known to be on disk (after a
+ * failed fsync, Linux may drop the pages it could not write and mark them clean, so a retried
+ * sync "succeeds" over lost bytes). The store dropped the rest; a resumable upload goes back to
+ * `keptBytes` and its client sends them again. Answered as the sync's own failure (`cause`).
+ */
+export class StagedBytesLostError extends Error {
+  override name = 'StagedBytesLostError';
+  constructor(
+    readonly stagingId: string,
+    readonly keptBytes: number,
+    cause: unknown,
+  ) {
+    super(`a sync of staging area ${stagingId} failed, so only its first ${keptBytes} bytes are kept: ${(cause as Error)?.message ?? cause}`, { cause });
+  }
+}
+
 /** The database does not answer (MongoDB down or unreachable); the request may be retried. */
 export class StoreUnavailableError extends ArchiveError {
   constructor() {

@@ -11,6 +11,7 @@ import {
   PayloadTooLargeError,
   RangeNotSatisfiableError,
   RateLimitedError,
+  StagedBytesLostError,
   StorageFullError,
   StoreUnavailableError,
   ValidationError,
@@ -74,6 +75,8 @@ function translate(err: unknown, maxFileSize: number): unknown {
  * loaded only when MongoDB is used).
  */
 export function storeFailure(err: unknown): ArchiveError | undefined {
+  // Staged bytes dropped after a failed sync: what the client can do depends on why it failed.
+  if (err instanceof StagedBytesLostError) return storeFailure(err.cause);
   const e = err as { code?: unknown; name?: unknown; message?: unknown } | undefined;
   if (e?.code === 'ENOSPC' || e?.code === 'EDQUOT' || e?.code === 'SQLITE_FULL') return new StorageFullError();
   if (typeof e?.name !== 'string' || !e.name.startsWith('Mongo')) return undefined;

@@ -1,6 +1,17 @@
 import { tusMetadata } from '../../shared/schemas.js';
 import { cleanContentType, cleanFileName } from '../../shared/file-name.js';
-import { BadRequestError, ChecksumMismatchError, NotFoundError, OffsetMismatchError, PayloadTooLargeError, ServerStoppingError, UploadExpiredError, UploadLockedError, ValidationError } from '../errors.js';
+import {
+  BadRequestError,
+  ChecksumMismatchError,
+  NotFoundError,
+  OffsetMismatchError,
+  PayloadTooLargeError,
+  ServerStoppingError,
+  StagedBytesLostError,
+  UploadExpiredError,
+  UploadLockedError,
+  ValidationError,
+} from '../errors.js';
 import type { Account, ArchiveStore, UploadLock, UploadOutcome, UploadState } from '../store/port.js';
 import { ChunkWriter, type ChunkPool } from './chunk-writer.js';
 import type { DigestJob, DigestPool, Digests } from './digest.js';
@@ -237,6 +248,10 @@ export class ResumableUploadService {
     } catch (err) {
       // A refused upload (declared hashes do not match) is gone: its bytes were removed.
       if (err instanceof ChecksumMismatchError) await this.o.store.uploads.delete(upload.id);
+      // Bytes that may not have reached the disk were dropped: the upload goes back to those
+      // kept, and forgets the identity taken from the bytes as they arrived, so the client's
+      // retry sends the rest again rather than complete over what the disk may have lost.
+      if (err instanceof StagedBytesLostError) await this.o.store.uploads.rewind(upload.id, lock.holder, err.keptBytes);
       throw err;
     }
     if (!(await this.o.store.uploads.finish(upload.id, lock.holder, outcome))) throw new UploadLockedError();

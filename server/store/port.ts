@@ -76,7 +76,9 @@ export interface ContentStore {
    * Makes staged chunks a catalogued file, or, when the catalog already holds the same
    * content (a unique index decides, so concurrent commits are safe), removes them. A commit
    * that fails leaves the staging area as it was, for a retry; staged bytes that fall short of
-   * the content's length fail it, rather than catalogue a short file.
+   * the content's length fail it, rather than catalogue a short file. Bytes that may not have
+   * reached the disk (a sync of them failed) are the exception: they are dropped, and the commit
+   * fails with a StagedBytesLostError saying how many bytes the staging area keeps.
    */
   commit(stagingId: string, entry: NewCatalogEntry): Promise<CommitOutcome>;
   /** Removes a staging area and its chunks; harmless if already gone, and never a committed file. */
@@ -326,6 +328,11 @@ export interface UploadStore {
   advance(id: string, holder: string, progress: { offset: number; activeAt: Date; expiresAt: Date; lockUntil: Date }): Promise<boolean>;
   /** Extends the lease of a lock `holder` still holds. */
   renew(id: string, holder: string, until: Date): Promise<void>;
+  /**
+   * Takes an upload back to `offset` (at most; staged bytes past it were lost), forgetting a
+   * completion under way, under the lock; a finished upload is left as it is.
+   */
+  rewind(id: string, holder: string, offset: number): Promise<boolean>;
   /** Records the content's identity before the commit, under the lock. */
   markCompleting(id: string, holder: string, key: ContentKey): Promise<boolean>;
   /** Marks the upload finished (offset = length, and its outcome), under the lock. */

@@ -635,6 +635,26 @@ export function storeConformance(target: StoreTarget): void {
         assert.equal(await store.uploads.get(u.id), undefined);
       });
 
+      it('rewinds an upload to bytes kept, forgetting a completion under way, only for the lock holder and never a finished upload', async () => {
+        const u = await newUpload('9'.repeat(32));
+        const now = new Date();
+        await store.uploads.acquire(u.id, lock('x/1'), now);
+        const progress = { offset: 4096, activeAt: now, expiresAt: u.expiresAt, lockUntil: new Date(now.getTime() + minute) };
+        await store.uploads.advance(u.id, 'x/1', progress);
+        const key = { md5: 'a'.repeat(32), sha256: 'b'.repeat(64), length: 5000 };
+        await store.uploads.markCompleting(u.id, 'x/1', key);
+        assert.equal(await store.uploads.rewind(u.id, 'y/1', 1000), false);
+        assert.deepEqual([(await store.uploads.get(u.id))!.offset, (await store.uploads.get(u.id))!.completing], [4096, key]);
+        assert.equal(await store.uploads.rewind(u.id, 'x/1', 1000), true);
+        assert.deepEqual([(await store.uploads.get(u.id))!.offset, (await store.uploads.get(u.id))!.completing], [1000, null]);
+        assert.equal(await store.uploads.rewind(u.id, 'x/1', 3000), true);
+        assert.equal((await store.uploads.get(u.id))!.offset, 1000, 'never forward');
+        const outcome = { status: 'stored' as const, fileId: '0'.repeat(24), uploadCount: 1 };
+        await store.uploads.finish(u.id, 'x/1', outcome);
+        assert.equal(await store.uploads.rewind(u.id, 'x/1', 0), false);
+        assert.deepEqual([(await store.uploads.get(u.id))!.offset, (await store.uploads.get(u.id))!.outcome], [5000, outcome]);
+      });
+
       it('lists uploads past their expiry, oldest first, up to a limit', async () => {
         const long = Date.now() - 3 * 3600_000;
         await newUpload('1'.repeat(32), new Date(long));

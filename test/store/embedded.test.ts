@@ -6,9 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { StagedBytesLostError } from '../../server/errors.js';
 import { openEmbeddedStore } from '../../server/store/embedded/index.js';
 import { keyOf, randomContent, readAll } from '../support/content.js';
-import { embeddedTarget, tempDir } from '../support/stores.js';
+import { embeddedTarget, injectSyncFailures, tempDir } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
 import { reportsConformance } from './reports-conformance.js';
 
@@ -98,6 +99,64 @@ describe('embedded store specifics', () => {
     await writer.close();
     await reader.close();
     fs.rmSync(dataDir, { recursive: true });
+  });
+
+  it('drops staged bytes after a failed sync at commit, so a retried commit cannot catalogue bytes the disk may have lost', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    const faults = await injectSyncFailures();
+    try {
+      const data = randomContent(5000);
+      const entry = { key: keyOf(data), fileName: 'x.pdf', contentType: 'application/pdf', uploadDate: new Date() };
+      const id = await store.content.stage(new Date());
+      await store.content.write(id, 0, [data]);
+      faults.failing = 1;
+      await assert.rejects(
+        store.content.commit(id, entry),
+        (err: unknown) => err instanceof StagedBytesLostError && err.keptBytes === 0 && (err.cause as NodeJS.ErrnoException).code === 'EIO',
+      );
+      // The retry's sync succeeds (the kernel may have marked the lost pages clean): the bytes must be gone.
+      await assert.rejects(store.content.commit(id, entry), /holds not all/);
+      assert.equal(await store.catalog.findByKey(entry.key), undefined, 'nothing catalogued');
+      // Sent again, they commit, and read back with their checksums.
+      await store.content.write(id, 0, [data.subarray(0, 3000), data.subarray(3000)]);
+      const { status, entry: committed } = await store.content.commit(id, entry);
+      assert.equal(status, 'stored');
+      assert.deepEqual(await readAll(store.content.read(committed)), data);
+    } finally {
+      faults.restore();
+      await store.close();
+      fs.rmSync(dataDir, { recursive: true });
+    }
+  });
+
+  it('keeps what a background sync put on disk and drops what followed a failed one, also when another process commits', async () => {
+    const dataDir = tempDir();
+    let store = openEmbeddedStore({ dataDir, chunkSize: 1024, syncEveryBytes: 4096 });
+    const faults = await injectSyncFailures();
+    try {
+      const data = randomContent(10_000);
+      const entry = { key: keyOf(data), fileName: 'x.pdf', contentType: 'application/pdf', uploadDate: new Date() };
+      const id = await store.content.stage(new Date());
+      await store.content.write(id, 0, [data.subarray(0, 4096)]); // a background sync: on disk
+      await faults.settled();
+      faults.failing = 1;
+      await store.content.write(id, 4096, [data.subarray(4096, 8200)]); // a background sync that fails
+      await faults.settled();
+      await store.content.write(id, 8200, [data.subarray(8200)]);
+      // The failure outlives the process that saw it: another one commits, and its own sync succeeds.
+      await store.close();
+      store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+      await assert.rejects(store.content.commit(id, entry), (err: unknown) => err instanceof StagedBytesLostError && err.keptBytes === 4096);
+      assert.equal(fs.statSync(path.join(dataDir, 'content', id.slice(0, 2), id.slice(2, 4), id)).size, 4096);
+      await store.content.write(id, 4096, [data.subarray(4096)]);
+      const { entry: committed } = await store.content.commit(id, entry);
+      assert.deepEqual(await readAll(store.content.read(committed)), data);
+    } finally {
+      faults.restore();
+      await store.close();
+      fs.rmSync(dataDir, { recursive: true });
+    }
   });
 
   it('refuses to change or remove audit events, even through SQL on the database file', async () => {

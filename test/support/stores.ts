@@ -181,3 +181,46 @@ export async function forgetChunkSums(opened: OpenedStore, fileId: string): Prom
     db.close();
   }
 }
+
+export interface SyncFaults {
+  /** How many of the next fsyncs fail; each failure counts one down. */
+  failing: number;
+  /** The error code they fail with (EIO: a failing disk; ENOSPC: a thin or network volume out of space). */
+  code: string;
+  /** Settles once every fsync started so far has. */
+  settled(): Promise<void>;
+  restore(): void;
+}
+
+/**
+ * Makes fsyncs of files this process writes through `fs.promises` (the embedded store's content
+ * files; not SQLite's) fail as a failing disk's do, while `failing` > 0. The bytes stay in the
+ * page cache here, so only a store that remembers the failure knows not to trust them.
+ */
+export async function injectSyncFailures(): Promise<SyncFaults> {
+  const probe = await fs.promises.open(os.devNull, 'r');
+  const proto = Object.getPrototypeOf(probe) as { datasync(): Promise<void> };
+  await probe.close();
+  const original = proto.datasync;
+  const started: Promise<unknown>[] = [];
+  const faults: SyncFaults = {
+    failing: 0,
+    code: 'EIO',
+    settled: async () => {
+      await Promise.allSettled(started);
+      await new Promise((resolve) => setImmediate(resolve));
+    },
+    restore: () => {
+      proto.datasync = original;
+    },
+  };
+  proto.datasync = function (this: unknown) {
+    const sync =
+      faults.failing > 0
+        ? (faults.failing--, Promise.reject(Object.assign(new Error(`${faults.code}: fdatasync failed`), { code: faults.code, syscall: 'fdatasync' })))
+        : original.call(this);
+    started.push(sync);
+    return sync;
+  };
+  return faults;
+}

@@ -3,7 +3,7 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 
-/** Once this much is written to a file without a sync, a background sync starts. */
+/** Once this much is written to a file without a sync, a background sync starts (by default). */
 const SYNC_EVERY_BYTES = 64 * 1024 * 1024;
 const SMALL_READ_BYTES = 256 * 1024;
 
@@ -13,9 +13,42 @@ const IDLE_CLOSE_MS = 30_000;
 interface OpenFile {
   handle: FileHandle;
   unsynced: number;
+  /** The background syncs, one after another; never rejects (a failure is kept in `failure`). */
   syncing: Promise<void>;
   lastUsed: number;
-  writing: number;
+  /** Where the writes under way start: a sync covers only what was written before it began. */
+  writing: number[];
+  /** The end of the bytes written (the file's size when it was opened, at first). */
+  end: number;
+  /** Bytes [0, durable) are on disk: a sync through this handle covered them, and nothing rewrote them since. */
+  durable: number;
+  /** The lowest offset written since the running sync began. */
+  rewrittenFrom: number;
+  /** A background sync failed: bytes past `durable` may be lost, whatever a later sync says. */
+  failure?: unknown;
+}
+
+export interface ContentFilesOptions {
+  /** Once this much is written to a file without a sync, a background sync starts. */
+  syncEveryBytes?: number;
+  /** A background sync failed: only bytes [0, durable) of the file are known to be on disk. */
+  onSyncFailed?: (id: string, durable: number) => void;
+}
+
+/**
+ * A sync of a file failed, so only its bytes [0, durable) are known to be on disk. (After a failed
+ * fsync, Linux may drop the pages it could not write and mark them clean: a second fsync then
+ * succeeds, and the file reads back what the disk held before.)
+ */
+export class SyncFailedError extends Error {
+  override name = 'SyncFailedError';
+  constructor(
+    readonly id: string,
+    readonly durable: number,
+    cause: unknown,
+  ) {
+    super(`a sync of content file ${id} failed: ${(cause as Error)?.message ?? cause}`, { cause });
+  }
 }
 
 /**
@@ -32,7 +65,13 @@ export class ContentFiles {
 
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly dir: string) {
+  private readonly syncEveryBytes: number;
+
+  constructor(
+    private readonly dir: string,
+    private readonly options: ContentFilesOptions = {},
+  ) {
+    this.syncEveryBytes = options.syncEveryBytes ?? SYNC_EVERY_BYTES;
     fs.mkdirSync(dir, { recursive: true });
     this.sweeper = setInterval(() => void this.closeIdle(Date.now() - IDLE_CLOSE_MS), IDLE_CLOSE_MS).unref();
   }
@@ -50,7 +89,9 @@ export class ContentFiles {
         await fs.promises.mkdir(path.dirname(p), { recursive: true });
         // Created if missing, never truncated: a resumed writer continues the same file.
         const handle = await fs.promises.open(p, fs.constants.O_WRONLY | fs.constants.O_CREAT, 0o640);
-        const opened: OpenFile = { handle, unsynced: 0, syncing: Promise.resolve(), lastUsed: Date.now(), writing: 0 };
+        const { size } = await handle.stat();
+        // Bytes written before (by another process, or before a restart) count as written, not as on disk.
+        const opened: OpenFile = { handle, unsynced: 0, syncing: Promise.resolve(), lastUsed: Date.now(), writing: [], end: size, durable: 0, rewrittenFrom: Infinity };
         this.ready.set(id, opened);
         return opened;
       })();
@@ -66,22 +107,44 @@ export class ContentFiles {
     const file = await this.handle(id);
     let bytes = 0;
     for (const part of parts) bytes += part.byteLength;
-    file.writing++;
+    file.writing.push(offset);
+    file.durable = Math.min(file.durable, offset);
+    file.rewrittenFrom = Math.min(file.rewrittenFrom, offset);
     file.lastUsed = Date.now();
-    const { bytesWritten } = await file.handle.writev(parts as Uint8Array[], offset).finally(() => file.writing--);
+    const { bytesWritten } = await file.handle.writev(parts as Uint8Array[], offset).finally(() => file.writing.splice(file.writing.indexOf(offset), 1));
+    file.end = Math.max(file.end, offset + bytesWritten);
     // A file system writes short when it runs out of space (the next write would fail with ENOSPC).
     if (bytesWritten !== bytes) throw Object.assign(new Error(`short write to content file ${id}: ${bytesWritten} of ${bytes} bytes (disk full?)`), { code: 'ENOSPC' });
     file.unsynced += bytes;
-    if (file.unsynced >= SYNC_EVERY_BYTES) {
-      // Flush in the background while more bytes arrive, so the sync at commit is short.
+    if (file.unsynced >= this.syncEveryBytes) {
+      // Flush in the background while more bytes arrive, so the sync at commit is short. A failure
+      // is recorded at once (the file may be closed idle before the commit) and surfaces at seal().
       file.unsynced = 0;
-      const previous = file.syncing;
-      file.syncing = previous.then(() => file.handle.datasync());
-      file.syncing.catch(() => {}); // a failed sync surfaces at seal()
+      file.syncing = file.syncing
+        .then(() => this.sync(file))
+        .catch((err: unknown) => {
+          file.failure ??= err;
+          try {
+            this.options.onSyncFailed?.(id, file.durable);
+          } catch {
+            // Not recorded in the database: this process still knows, and seal() says so.
+          }
+        });
     }
   }
 
-  /** Makes everything written to `id` durable, and closes it. */
+  /** Syncs an open file; on success, the bytes written before it began are on disk, unless rewritten since. */
+  private async sync(file: OpenFile): Promise<void> {
+    const covered = Math.min(file.end, ...file.writing);
+    file.rewrittenFrom = Infinity;
+    await file.handle.datasync();
+    if (file.failure === undefined) file.durable = Math.min(covered, file.rewrittenFrom);
+  }
+
+  /**
+   * Makes everything written to `id` durable, and closes it. When a sync fails (this one or a
+   * background one before it), throws a SyncFailedError saying which bytes are known to be on disk.
+   */
   async seal(id: string): Promise<void> {
     const opened = this.open.get(id);
     if (opened) {
@@ -90,17 +153,38 @@ export class ContentFiles {
       const file = await opened;
       try {
         await file.syncing;
-        await file.handle.datasync();
+        if (file.failure !== undefined) throw file.failure;
+        await this.sync(file);
+      } catch (err) {
+        throw new SyncFailedError(id, file.durable, err);
       } finally {
         await file.handle.close();
       }
       return;
     }
     // Written by another process, or nothing written at all (a 0-byte file): sync what is there.
+    // Nothing is known to be on disk before this sync succeeds.
     await fs.promises.mkdir(path.dirname(this.pathOf(id)), { recursive: true });
     const handle = await fs.promises.open(this.pathOf(id), fs.constants.O_WRONLY | fs.constants.O_CREAT, 0o640);
     try {
       await handle.datasync();
+    } catch (err) {
+      throw new SyncFailedError(id, 0, err);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Cuts a file (not open for writing) back to its first `length` bytes, durably. */
+  async truncate(id: string, length: number): Promise<void> {
+    const handle = await fs.promises.open(this.pathOf(id), 'r+').catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined;
+      throw err;
+    });
+    if (!handle) return;
+    try {
+      if ((await handle.stat()).size > length) await handle.truncate(length);
+      await handle.sync();
     } finally {
       await handle.close();
     }
@@ -112,7 +196,7 @@ export class ContentFiles {
       this.open.delete(id);
       this.ready.delete(id);
       const file = await opened.catch(() => undefined);
-      await file?.syncing.catch(() => {});
+      await file?.syncing;
       await file?.handle.close();
     }
     await fs.promises.rm(this.pathOf(id), { force: true });
@@ -185,10 +269,10 @@ export class ContentFiles {
    */
   private closeIdle(before: number): void {
     for (const [id, file] of this.ready) {
-      if (file.writing > 0 || file.lastUsed >= before) continue;
+      if (file.writing.length > 0 || file.lastUsed >= before) continue;
       this.ready.delete(id);
       this.open.delete(id);
-      void file.syncing.catch(() => {}).then(() => file.handle.close().catch(() => {}));
+      void file.syncing.then(() => file.handle.close().catch(() => {}));
     }
   }
 
@@ -201,7 +285,7 @@ export class ContentFiles {
     await Promise.all(
       files.map(async (opened) => {
         const file = await opened.catch(() => undefined);
-        await file?.syncing.catch(() => {});
+        await file?.syncing;
         await file?.handle.close();
       }),
     );

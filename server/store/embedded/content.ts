@@ -1,15 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { ContentDamagedError } from '../../errors.js';
+import { ContentDamagedError, StagedBytesLostError } from '../../errors.js';
 import { ChunkSummer, checkedRead, chunkSpan, uncheckedRead } from '../chunk-sums.js';
 import type { ByteRange, CatalogEntry, CommitOutcome, ContentStore, GarbageReport, NewCatalogEntry } from '../port.js';
-import { ContentFiles } from './content-files.js';
+import { ContentFiles, SyncFailedError } from './content-files.js';
 import type { Db } from './database.js';
 import { catalogEntryFromRow, type CatalogRow } from './rows.js';
 
 /** A 24-hex id, the same shape as a MongoDB ObjectId, so file ids look alike on both stores. */
 export function newFileId(): string {
   return randomBytes(12).toString('hex');
+}
+
+/**
+ * Records that a sync of a staging area's file failed: bytes from `from` on may not be on disk,
+ * whatever a later sync says. Kept in the database, so a commit in any process, also after the
+ * file was closed or the server restarted, drops them rather than catalogue them.
+ */
+export function recordLostBytes(db: Db, stagingId: string, from: number): void {
+  db.prepare('UPDATE staging SET lost_from = MIN(COALESCE(lost_from, ?), ?) WHERE staging_id = ?').run(from, from, stagingId);
 }
 
 /**
@@ -25,6 +34,7 @@ export class EmbeddedContentStore implements ContentStore {
   private readonly sumsOf;
   private readonly saveSums;
   private readonly dropSums;
+  private readonly forgetLostBytes;
   private readonly adoptSums;
 
   constructor(
@@ -34,13 +44,20 @@ export class EmbeddedContentStore implements ContentStore {
   ) {
     this.insertStaging = db.prepare('INSERT INTO staging (staging_id, created_at, chunk_size) VALUES (?, ?, ?)');
     this.deleteStaging = db.prepare('DELETE FROM staging WHERE staging_id = ?');
-    this.stagingOf = db.prepare<[string], { chunk_size: number | null }>('SELECT chunk_size FROM staging WHERE staging_id = ?');
+    this.stagingOf = db.prepare<[string], { chunk_size: number | null; lost_from: number | null }>('SELECT chunk_size, lost_from FROM staging WHERE staging_id = ?');
     this.sumsOf = db.prepare<[string, number, number], { n: number; crc: number }>('SELECT n, crc FROM chunk_sums WHERE file_id = ? AND n BETWEEN ? AND ?');
     const upsertSum = db.prepare('INSERT INTO chunk_sums (file_id, n, crc) VALUES (?, ?, ?) ON CONFLICT (file_id, n) DO UPDATE SET crc = excluded.crc');
     this.saveSums = db.transaction((id: string, sums: ReadonlyArray<readonly [number, number]>) => {
       for (const [n, crc] of sums) upsertSum.run(id, n, crc);
     });
     this.dropSums = db.prepare('DELETE FROM chunk_sums WHERE file_id = ?');
+    // Sums of chunks with bytes past `kept` (the chunk cut in two is summed again when it continues).
+    const dropSumsPast = db.prepare('DELETE FROM chunk_sums WHERE file_id = ? AND (n + 1) * ? > ?');
+    const clearLost = db.prepare('UPDATE staging SET lost_from = NULL WHERE staging_id = ?');
+    this.forgetLostBytes = db.transaction((id: string, kept: number, chunkSize: number) => {
+      dropSumsPast.run(id, chunkSize, kept);
+      clearLost.run(id);
+    });
     const insertMissingSum = db.prepare('INSERT INTO chunk_sums (file_id, n, crc) VALUES (?, ?, ?) ON CONFLICT (file_id, n) DO NOTHING');
     this.adoptSums = db.transaction((id: string, sums: ReadonlyArray<readonly [number, number]>) => {
       for (const [n, crc] of sums) insertMissingSum.run(id, n, crc);
@@ -119,13 +136,42 @@ export class EmbeddedContentStore implements ContentStore {
     // for a duplicate: skipping it would answer duplicates measurably faster, which tells a
     // clerk outside the duplicate-reveal scope what the archive holds.
     // On failure the staged bytes stay: a resumable upload retries the commit with them (a direct
-    // upload's caller discards them).
-    await this.files.seal(stagingId);
+    // upload's caller discards them); only bytes a failed sync may have lost are dropped.
+    await this.makeDurable(stagingId);
     // IMMEDIATE takes the write lock up front, so two processes committing at once queue
     // instead of failing with SQLITE_BUSY on lock upgrade.
     const outcome = this.commitTx.immediate(stagingId, entry, this.files.size(stagingId));
     if (outcome.status === 'duplicate') await this.discard(stagingId);
     return outcome;
+  }
+
+  /**
+   * Syncs a staging area's file. When a sync of it failed (this one, or a background one before,
+   * in any process), the bytes past what is known to be on disk are not to be trusted: a retried
+   * sync may "succeed" over pages the kernel dropped. They are cut off, and the caller is told
+   * how many bytes are kept (StagedBytesLostError), so the client sends the rest again.
+   */
+  private async makeDurable(stagingId: string): Promise<void> {
+    let failed: SyncFailedError | undefined;
+    try {
+      await this.files.seal(stagingId);
+    } catch (err) {
+      if (!(err instanceof SyncFailedError)) throw err;
+      failed = err;
+    }
+    const lostFrom = this.stagingOf.get(stagingId)?.lost_from ?? null;
+    if (!failed && lostFrom === null) return;
+    // A committed file (a retried commit) is never cut: its bytes were synced before it was catalogued.
+    if (this.isCatalogued(stagingId)) {
+      if (failed) throw failed.cause;
+      return;
+    }
+    const kept = Math.min(failed?.durable ?? Infinity, lostFrom ?? Infinity);
+    // Recorded before the file is cut, so a crash or a failure in between still drops the bytes next time.
+    recordLostBytes(this.db, stagingId, kept);
+    await this.files.truncate(stagingId, kept);
+    this.forgetLostBytes(stagingId, kept, this.chunkSizeOf(stagingId));
+    throw new StagedBytesLostError(stagingId, kept, failed?.cause ?? new Error(`an earlier sync of staging area ${stagingId} failed`));
   }
 
   async discard(stagingId: string): Promise<void> {

@@ -23,11 +23,13 @@ CREATE INDEX IF NOT EXISTS catalog_md5 ON catalog (md5);
 CREATE INDEX IF NOT EXISTS catalog_upload_date ON catalog (upload_date);
 
 -- Content files being written that no catalog entry owns yet. chunk_size: the chunking the area
--- began with (kept when CHUNK_SIZE changes mid-upload).
+-- began with (kept when CHUNK_SIZE changes mid-upload). lost_from: a sync of its file failed, so
+-- bytes from there on may not be on disk.
 CREATE TABLE IF NOT EXISTS staging (
   staging_id TEXT PRIMARY KEY,
   created_at INTEGER NOT NULL,
-  chunk_size INTEGER
+  chunk_size INTEGER,
+  lost_from  INTEGER
 );
 
 -- CRC-32 of each chunk of a content file (staged or committed), taken as it was written and
@@ -273,10 +275,10 @@ export function openDatabase(dataDir: string): Db {
   // Data directories made before resumable uploads recorded their completion.
   const uploadColumns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('uploads')").all();
   if (!uploadColumns.some((c) => c.name === 'completing')) db.exec('ALTER TABLE uploads ADD COLUMN completing TEXT');
-  // Data directories made before staging areas kept their chunk size (their areas read as
-  // chunked at the configured size, as they were then).
+  // Data directories made before staging areas kept their chunk size and sync failures (their
+  // areas read as chunked at the configured size, as they were then).
   const stagingColumns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('staging')").all();
-  for (const column of ['chunk_size']) {
+  for (const column of ['chunk_size', 'lost_from']) {
     if (!stagingColumns.some((c) => c.name === column)) db.exec(`ALTER TABLE staging ADD COLUMN ${column} INTEGER`);
   }
   // Data directories made before the reports: the ledger's unit levels as virtual columns.

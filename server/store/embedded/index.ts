@@ -4,7 +4,7 @@ import { EmbeddedAccountStore, EmbeddedClaimStore, EmbeddedSessionStore, Embedde
 import { EmbeddedAuditLog } from './audit.js';
 import { EmbeddedCatalog } from './catalog.js';
 import { ContentFiles } from './content-files.js';
-import { EmbeddedContentStore } from './content.js';
+import { EmbeddedContentStore, recordLostBytes } from './content.js';
 import { openDatabase } from './database.js';
 import { EmbeddedJobStore } from './jobs.js';
 import { EmbeddedLedger } from './ledger.js';
@@ -13,9 +13,13 @@ import { EmbeddedReports } from './reports.js';
 import { EmbeddedUploadStore } from './uploads.js';
 
 /** The default store, nothing to install: SQLite (WAL) for the records, content files for the bytes, all in DATA_DIR. */
-export function openEmbeddedStore(options: { dataDir: string; chunkSize: number }): ArchiveStore {
+export function openEmbeddedStore(options: { dataDir: string; chunkSize: number; /** Tests: sync content files more often. */ syncEveryBytes?: number }): ArchiveStore {
   const db = openDatabase(options.dataDir);
-  const content = new EmbeddedContentStore(db, new ContentFiles(path.join(options.dataDir, 'content')), options.chunkSize);
+  const files = new ContentFiles(path.join(options.dataDir, 'content'), {
+    syncEveryBytes: options.syncEveryBytes,
+    onSyncFailed: (id, durable) => recordLostBytes(db, id, durable),
+  });
+  const content = new EmbeddedContentStore(db, files, options.chunkSize);
   return {
     kind: 'embedded',
     audit: new EmbeddedAuditLog(db),

@@ -81,6 +81,13 @@ export class EmbeddedUploadStore implements UploadStore {
     this.db.prepare('UPDATE uploads SET lock_until = ? WHERE id = ? AND lock_holder = ?').run(until.getTime(), id, holder);
   }
 
+  async rewind(id: string, holder: string, offset: number): Promise<boolean> {
+    const { changes } = this.db
+      .prepare('UPDATE uploads SET "offset" = MIN("offset", ?), completing = NULL WHERE id = ? AND lock_holder = ? AND outcome IS NULL')
+      .run(offset, id, holder);
+    return changes === 1;
+  }
+
   async markCompleting(id: string, holder: string, key: ContentKey): Promise<boolean> {
     const { changes } = this.db.prepare('UPDATE uploads SET completing = ? WHERE id = ? AND lock_holder = ?').run(JSON.stringify(key), id, holder);
     return changes === 1;

@@ -73,6 +73,14 @@ export class MongoUploadStore implements UploadStore {
     await this.c.uploads.updateOne({ _id: id, 'lock.holder': holder }, { $set: { 'lock.until': until } });
   }
 
+  async rewind(id: string, holder: string, offset: number): Promise<boolean> {
+    const { matchedCount } = await this.c.uploads.updateOne(
+      { _id: id, 'lock.holder': holder, outcome: null },
+      { $min: { offset: Long.fromNumber(offset) }, $set: { completing: null } },
+    );
+    return matchedCount === 1;
+  }
+
   async markCompleting(id: string, holder: string, key: ContentKey): Promise<boolean> {
     const completing = { md5: key.md5, sha256: key.sha256, length: Long.fromNumber(key.length) };
     const { matchedCount } = await this.c.uploads.updateOne({ _id: id, 'lock.holder': holder }, { $set: { completing } });
