@@ -156,10 +156,21 @@ describe('embedded store backup and restore (archive backup / restore)', () => {
       result.problems.map((p: { fileId: string; kind: string; chunk: number }) => [p.fileId, p.kind, p.chunk]),
       [[victim, 'missing', 1]],
     );
-    // A backup of a damaged archive still completes, keeps the file as it is, and says so.
-    const backup = await cliAsync(['backup', tempDir('archive-backup-damaged-')], store.env);
+    // A backup of a damaged archive still completes, keeps the files as they are, and names file
+    // and chunk: bytes missing, and a byte changed on disk (found by the chunk checksums).
+    const changed = await upload(client, '改动.pdf', randomContent(300_000));
+    const changedFile = path.join(store.env.DATA_DIR!, 'content', changed.slice(0, 2), changed.slice(2, 4), changed);
+    const bytes = fs.readFileSync(changedFile);
+    bytes[270_000]! ^= 0xff;
+    fs.writeFileSync(changedFile, bytes);
+    const backupDir = tempDir('archive-backup-damaged-');
+    const backup = await cliAsync(['backup', backupDir], store.env);
     assert.equal(backup.status, 1);
-    assert.match(backup.stderr, new RegExp(`1 file\\(s\\) were already damaged in the archive.*${victim}`));
+    assert.match(backup.stderr, /2 file\(s\) were already damaged in the archive/);
+    assert.ok(backup.stderr.includes(`${victim} chunk 1 (bytes missing)`), backup.stderr);
+    assert.ok(backup.stderr.includes(`${changed} chunk 1 (does not match its checksum)`), backup.stderr);
+    assert.deepEqual(fs.readFileSync(path.join(backupDir, 'content', changed.slice(0, 2), changed.slice(2, 4), changed)), bytes, 'backed up as it is');
+    fs.rmSync(backupDir, { recursive: true, force: true });
   });
 });
 

@@ -100,7 +100,9 @@ async function run(argv: string[]): Promise<void> {
       const r = await backupEmbedded(config.dataDir, dir, (done, total) => process.stderr.write(`  ${done} of ${total} files\n`));
       out(`backup of ${r.files} file(s), ${r.bytes} bytes, as of ${r.createdAt} in ${r.directory} (${r.copiedFiles} file(s), ${r.copiedBytes} bytes copied this time)`);
       if (r.damaged.length > 0) {
-        process.stderr.write(`archive: ${r.damaged.length} file(s) were already damaged in the archive and are backed up as they are: ${r.damaged.join(', ')}; run: npm run archive -- verify\n`);
+        const files = new Set(r.damaged.map((d) => d.fileId)).size;
+        const chunks = r.damaged.map((d) => `${d.fileId} chunk ${d.chunk} (${d.kind === 'missing' ? 'bytes missing' : 'does not match its checksum'})`);
+        process.stderr.write(`archive: ${files} file(s) were already damaged in the archive and are backed up as they are: ${chunks.join(', ')}; run: npm run archive -- verify\n`);
         process.exitCode = 1;
       }
     } else {

@@ -1,11 +1,22 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import Database from 'better-sqlite3';
 import { ConfigError } from '../../errors.js';
+import { ChunkSummer } from '../chunk-sums.js';
 import { ContentFiles } from './content-files.js';
-import { connect, databaseFile } from './database.js';
+import { connect, databaseFile, type Db } from './database.js';
 
 const MANIFEST = 'backup.json';
+
+/** A chunk of a file found damaged while it was backed up (the file is backed up as it is). */
+export interface BackupDamage {
+  fileId: string;
+  /** The chunk's number: the first one with bytes missing, or one that does not match its checksum. */
+  chunk: number;
+  kind: 'missing' | 'corrupted';
+}
 
 export interface BackupReport {
   directory: string;
@@ -15,31 +26,35 @@ export interface BackupReport {
   /** Content files copied this time; the others were in the backup already (files never change). */
   copiedFiles: number;
   copiedBytes: number;
-  /** Files whose content file was already short or missing in DATA_DIR: copied as they are. */
-  damaged: string[];
+  /** Chunks already damaged in DATA_DIR (bytes missing, or not matching their checksum): copied as they are. */
+  damaged: BackupDamage[];
 }
 
-interface Manifest {
-  format: 1;
+/** backup.json. Format 1 (earlier versions) named damaged files only, and not the database. */
+type Manifest = {
   store: 'embedded';
   createdAt: string;
   files: number;
   bytes: number;
-  damaged: string[];
-}
+} & ({ format: 1; damaged: string[] } | { format: 2; damaged: BackupDamage[]; database: { sha256: string } });
 
 /**
  * An online, consistent backup of an embedded store into `target`, while the service runs: the
  * database as of one moment (VACUUM INTO reads one snapshot; writers go on), then the content
  * file of every file catalogued at that moment. Committed content files never change and are
  * made durable before their catalog entry exists, so every file of the snapshot is complete on
- * disk. Content already in `target` (an earlier backup) is not copied again. Unfinished uploads
- * are left out: their bytes are still arriving.
+ * disk. Each copy is checked against the chunk checksums, so damage already in the archive (bytes
+ * missing or changed) is named, file and chunk, in the report and the manifest; the copy goes on.
+ * Content already in `target` (an earlier backup) is not copied again. Unfinished uploads are left
+ * out: their bytes are still arriving.
  */
 export async function backupEmbedded(dataDir: string, target: string, onProgress?: (done: number, total: number) => void): Promise<BackupReport> {
   const source = databaseFile(dataDir);
   if (!fs.existsSync(source)) throw new ConfigError(`DATA_DIR ${dataDir} holds no archive (no ${path.basename(source)})`);
   fs.mkdirSync(target, { recursive: true });
+  // Files an earlier backup here found damaged are copied and checked again, so this one names them too.
+  const previous = readManifest(target);
+  const recheck = new Set(previous?.damaged.map((d) => (typeof d === 'string' ? d : d.fileId)));
   const snapshot = path.join(target, 'archive.sqlite.partial');
   fs.rmSync(snapshot, { force: true });
   const db = connect(source);
@@ -50,20 +65,22 @@ export async function backupEmbedded(dataDir: string, target: string, onProgress
   }
 
   // Unfinished uploads would resume onto bytes the backup does not hold; counters are of the moment.
-  const files = cataloguedFiles(snapshot, `DELETE FROM uploads WHERE outcome IS NULL; DELETE FROM staging;
-    DELETE FROM chunk_sums WHERE file_id NOT IN (SELECT file_id FROM catalog); DELETE FROM rate_counts;`);
-
+  const snapshotDb = new Database(snapshot);
   const from = new ContentFiles(path.join(dataDir, 'content'));
   const to = new ContentFiles(path.join(target, 'content'));
+  const written = new Set<string>();
+  let files: CataloguedFile[] = [];
   let copiedFiles = 0;
   let copiedBytes = 0;
   let bytes = 0;
-  const damaged: string[] = [];
+  const damaged: BackupDamage[] = [];
   try {
-      for (const [i, file] of files.entries()) {
+    files = cataloguedFiles(snapshotDb, `DELETE FROM uploads WHERE outcome IS NULL; DELETE FROM staging;
+      DELETE FROM chunk_sums WHERE file_id NOT IN (SELECT file_id FROM catalog); DELETE FROM rate_counts;`);
+    for (const [i, file] of files.entries()) {
       bytes += file.length;
       const destination = to.pathOf(file.file_id);
-      if (fs.statSync(destination, { throwIfNoEntry: false })?.size !== file.length) {
+      if (fs.statSync(destination, { throwIfNoEntry: false })?.size !== file.length || recheck.has(file.file_id)) {
         fs.mkdirSync(path.dirname(destination), { recursive: true });
         const partial = `${destination}.partial`;
         // A copy-on-write clone where the file system offers one, a plain copy otherwise.
@@ -78,25 +95,61 @@ export async function backupEmbedded(dataDir: string, target: string, onProgress
         // reported: the backup is of the archive as it is, and "archive verify" tells the rest.
         if (!copied) fs.writeFileSync(partial, '');
         const size = fs.statSync(partial).size;
-        if (size < file.length) damaged.push(file.file_id);
         if (size > file.length) fs.truncateSync(partial, file.length);
+        damaged.push(...(await damageIn(partial, file, snapshotDb)));
         await durable(partial);
         fs.renameSync(partial, destination);
+        written.add(path.dirname(destination));
         copiedFiles += 1;
         copiedBytes += Math.min(size, file.length);
       }
       if (i % 1000 === 999) onProgress?.(i + 1, files.length);
     }
   } finally {
+    snapshotDb.close();
     await from.closeAll();
     await to.closeAll();
   }
-  // The database last: until it is in place, the backup directory keeps its previous, complete state.
+  // The order that keeps an interrupted backup from passing for a complete one (restore needs the
+  // manifest, and a format-2 manifest names its database by SHA-256):
+  // 1. content files: each synced under a temporary name, renamed, their directories synced;
+  // 2. the database, synced and renamed into place, the directory synced: interrupted before
+  //    this, the directory still holds the previous backup whole (plus content it does not need);
+  //    after it, the previous manifest names another database, and restore refuses it;
+  // 3. the manifest, last: written under a temporary name, synced, renamed, the directory synced.
+  await syncDirectories(written, path.join(target, 'content'));
   await durable(snapshot);
+  const database = { sha256: await sha256Of(snapshot) };
   fs.renameSync(snapshot, path.join(target, 'archive.sqlite'));
-  const manifest: Manifest = { format: 1, store: 'embedded', createdAt: new Date().toISOString(), files: files.length, bytes, damaged };
-  fs.writeFileSync(path.join(target, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+  await syncDirectory(target);
+  const manifest: Manifest = { format: 2, store: 'embedded', createdAt: new Date().toISOString(), files: files.length, bytes, database, damaged };
+  const manifestPartial = path.join(target, `${MANIFEST}.partial`);
+  fs.writeFileSync(manifestPartial, `${JSON.stringify(manifest, null, 2)}\n`);
+  await durable(manifestPartial);
+  fs.renameSync(manifestPartial, path.join(target, MANIFEST));
+  await syncDirectory(target);
   return { directory: target, createdAt: manifest.createdAt, files: files.length, bytes, copiedFiles, copiedBytes, damaged };
+}
+
+/**
+ * The damage in a file's copy: bytes missing from its end (named by the first chunk they are
+ * missing from), and chunks whose bytes do not match the checksum taken when they were stored.
+ */
+async function damageIn(copy: string, file: CataloguedFile, db: Db): Promise<BackupDamage[]> {
+  const found: BackupDamage[] = [];
+  const size = Math.min(fs.statSync(copy).size, file.length);
+  if (size < file.length) found.push({ fileId: file.file_id, chunk: Math.floor(size / file.chunk_size), kind: 'missing' });
+  const sums = new Map(db.prepare<[string], { n: number; crc: number }>('SELECT n, crc FROM chunk_sums WHERE file_id = ?').all(file.file_id).map((r) => [r.n, r.crc >>> 0]));
+  // Files stored before chunk checksums have none: the fixity check's MD5 and SHA-256 judge them.
+  if (sums.size === 0 || size === 0) return found;
+  const summer = new ChunkSummer(file.chunk_size, 0);
+  for await (const part of fs.createReadStream(copy, { start: 0, end: size - 1, highWaterMark: file.chunk_size })) summer.push(part as Buffer);
+  const corrupted = summer
+    .finish()
+    // Only whole chunks: the one cut short is missing bytes, not changed ones.
+    .filter(([n, crc]) => Math.min((n + 1) * file.chunk_size, file.length) <= size && sums.has(n) && sums.get(n) !== crc >>> 0)
+    .map(([n]): BackupDamage => ({ fileId: file.file_id, chunk: n, kind: 'corrupted' }));
+  return [...corrupted, ...found];
 }
 
 /**
@@ -105,17 +158,27 @@ export async function backupEmbedded(dataDir: string, target: string, onProgress
  * `dataDir` meanwhile.
  */
 export async function restoreEmbedded(backup: string, dataDir: string): Promise<{ files: number; bytes: number; damaged: string[] }> {
-  const manifestFile = path.join(backup, MANIFEST);
-  if (!fs.existsSync(manifestFile) || !fs.existsSync(path.join(backup, 'archive.sqlite'))) {
+  const manifest = readManifest(backup);
+  const databaseCopy = path.join(backup, 'archive.sqlite');
+  if (!manifest || !fs.existsSync(databaseCopy)) {
     throw new ConfigError(`${backup} is not a complete archive backup (no ${MANIFEST} or archive.sqlite)`);
   }
-  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Manifest;
-  if (manifest.format !== 1 || manifest.store !== 'embedded') throw new ConfigError(`${backup} is not a backup of an embedded store this version can restore`);
+  if (manifest.store !== 'embedded' || (manifest.format !== 1 && manifest.format !== 2)) throw new ConfigError(`${backup} is not a backup of an embedded store this version can restore`);
+  if (manifest.format === 2 && manifest.database.sha256 !== (await sha256Of(databaseCopy))) {
+    throw new ConfigError(`${backup} is not a complete archive backup (its archive.sqlite is not the database its ${MANIFEST} describes: a backup into it was interrupted; run the backup again)`);
+  }
+  const damagedIds = [...new Set(manifest.damaged.map((d) => (typeof d === 'string' ? d : d.fileId)))];
   const destination = databaseFile(dataDir);
   if (fs.existsSync(destination)) throw new ConfigError(`DATA_DIR ${dataDir} already holds an archive; restore into an empty directory and point DATA_DIR at it`);
   fs.mkdirSync(dataDir, { recursive: true });
 
-  const files = cataloguedFiles(path.join(backup, 'archive.sqlite'));
+  const backupDb = new Database(databaseCopy, { readonly: true });
+  let files: CataloguedFile[];
+  try {
+    files = cataloguedFiles(backupDb);
+  } finally {
+    backupDb.close();
+  }
   const from = new ContentFiles(path.join(backup, 'content'));
   const to = new ContentFiles(path.join(dataDir, 'content'));
   let bytes = 0;
@@ -123,7 +186,7 @@ export async function restoreEmbedded(backup: string, dataDir: string): Promise<
     for (const file of files) {
       const source = from.pathOf(file.file_id);
       const size = fs.statSync(source, { throwIfNoEntry: false })?.size;
-      const knownDamage = manifest.damaged.includes(file.file_id) && size !== undefined && size < file.length;
+      const knownDamage = damagedIds.includes(file.file_id) && size !== undefined && size < file.length;
       if (size !== file.length && !knownDamage) throw new ConfigError(`the backup's content file of ${file.file_id} is ${size === undefined ? 'missing' : `${size} bytes, not ${file.length}`}: the backup is damaged`);
       fs.mkdirSync(path.dirname(to.pathOf(file.file_id)), { recursive: true });
       await fs.promises.copyFile(source, to.pathOf(file.file_id), fs.constants.COPYFILE_FICLONE);
@@ -135,10 +198,19 @@ export async function restoreEmbedded(backup: string, dataDir: string): Promise<
     await to.closeAll();
   }
   const partial = `${destination}.partial`;
-  await fs.promises.copyFile(path.join(backup, 'archive.sqlite'), partial);
+  await fs.promises.copyFile(databaseCopy, partial);
   await durable(partial);
   fs.renameSync(partial, destination);
-  return { files: files.length, bytes, damaged: manifest.damaged };
+  return { files: files.length, bytes, damaged: damagedIds };
+}
+
+/** A backup directory's manifest, if it has one that reads. */
+function readManifest(dir: string): Manifest | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, MANIFEST), 'utf8')) as Manifest;
+  } catch {
+    return undefined;
+  }
 }
 
 /** On disk before it is renamed into place, so a power cut cannot leave a named but empty file. */
@@ -151,13 +223,37 @@ async function durable(file: string): Promise<void> {
   }
 }
 
-/** The files a database file catalogues, after `prepare` (SQL run on it first, if any). */
-function cataloguedFiles(file: string, prepare?: string): Array<{ file_id: string; length: number }> {
-  const db = new Database(file, { readonly: prepare === undefined });
+/** Makes the names in a directory (files renamed or made in it) durable. */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await fs.promises.open(dir, 'r');
   try {
-    if (prepare) db.exec(prepare);
-    return db.prepare<[], { file_id: string; length: number }>('SELECT file_id, length FROM catalog ORDER BY file_id').all();
+    await handle.sync();
   } finally {
-    db.close();
+    await handle.close();
   }
+}
+
+/** Syncs content directories files were renamed into, and the fan-out directories above them up to `top`. */
+async function syncDirectories(dirs: Iterable<string>, top: string): Promise<void> {
+  const all = new Set<string>();
+  for (const dir of dirs) for (let d = dir; d.startsWith(top); d = path.dirname(d)) all.add(d);
+  for (const dir of all) await syncDirectory(dir);
+}
+
+async function sha256Of(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  await pipeline(fs.createReadStream(file), hash);
+  return hash.digest('hex');
+}
+
+interface CataloguedFile {
+  file_id: string;
+  length: number;
+  chunk_size: number;
+}
+
+/** The files a database catalogues, after `prepare` (SQL run on it first, if any). */
+function cataloguedFiles(db: Db, prepare?: string): CataloguedFile[] {
+  if (prepare) db.exec(prepare);
+  return db.prepare<[], CataloguedFile>('SELECT file_id, length, chunk_size FROM catalog ORDER BY file_id').all();
 }

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, it, mock } from 'node:test';
+import { backupEmbedded, restoreEmbedded } from '../../server/store/embedded/backup.js';
+import { openEmbeddedStore } from '../../server/store/embedded/index.js';
+import { randomContent, readAll, stageBytes } from '../support/content.js';
+import { damageContent, embeddedTarget, tempDir, type OpenedStore } from '../support/stores.js';
+
+const CS = 1024;
+
+describe('embedded store backup', () => {
+  let opened: OpenedStore;
+  let dirs: string[];
+  beforeEach(async () => {
+    opened = await embeddedTarget.open({ chunkSize: CS });
+    dirs = [];
+  });
+  afterEach(async () => {
+    mock.restoreAll();
+    await opened.dispose();
+    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const dir = (prefix: string) => {
+    const made = tempDir(prefix);
+    dirs.push(made);
+    return made;
+  };
+  const commit = async (data: Buffer) => {
+    const staged = await stageBytes(opened.store, data);
+    return (await opened.store.content.commit(staged.stagingId, { key: staged.key, fileName: 'f.pdf', contentType: 'application/pdf', uploadDate: new Date() })).entry;
+  };
+  const contentFile = (root: string, fileId: string) => path.join(root, 'content', fileId.slice(0, 2), fileId.slice(2, 4), fileId);
+  const restoredFiles = async (backup: string) => {
+    const restored = dir('archive-restored-');
+    fs.rmSync(restored, { recursive: true });
+    await restoreEmbedded(backup, restored);
+    const store = openEmbeddedStore({ dataDir: restored, chunkSize: CS });
+    try {
+      return (await store.catalog.scan(undefined, 100)).map((e) => e.fileId).sort();
+    } finally {
+      await store.close();
+    }
+  };
+
+  it('names each chunk changed on disk (file and chunk) in the report and the manifest, and still backs the file up as it is', async () => {
+    const data = randomContent(5 * CS + 17);
+    const changed = await commit(data);
+    const intact = await commit(randomContent(3 * CS));
+    const short = await commit(randomContent(4 * CS));
+    await damageContent(opened, changed.fileId, { kind: 'flip-byte', offset: 2 * CS + 5 });
+    await damageContent(opened, changed.fileId, { kind: 'flip-byte', offset: 5 * CS + 3 });
+    await damageContent(opened, short.fileId, { kind: 'lose-chunk', n: 3 });
+    const target = dir('archive-backup-');
+    const byFile = (a: { fileId: string; chunk: number }, b: { fileId: string; chunk: number }) => a.fileId.localeCompare(b.fileId) || a.chunk - b.chunk;
+    const expected = [
+      { fileId: changed.fileId, chunk: 2, kind: 'corrupted' },
+      { fileId: changed.fileId, chunk: 5, kind: 'corrupted' },
+      { fileId: short.fileId, chunk: 3, kind: 'missing' },
+    ].sort(byFile);
+
+    const report = await backupEmbedded(opened.dataDir!, target);
+    assert.deepEqual([...report.damaged].sort(byFile), expected);
+    assert.deepEqual([...JSON.parse(fs.readFileSync(path.join(target, 'backup.json'), 'utf8')).damaged].sort(byFile), expected);
+    assert.deepEqual(fs.readFileSync(contentFile(target, changed.fileId)), fs.readFileSync(contentFile(opened.dataDir!, changed.fileId)), 'copied as it is');
+    assert.deepEqual(await readAll(opened.store.content.read(intact)), fs.readFileSync(contentFile(target, intact.fileId)));
+
+    // Brought up to date, the backup still names the damage it holds.
+    const again = await backupEmbedded(opened.dataDir!, target);
+    assert.deepEqual([...again.damaged].sort(byFile), expected);
+    assert.equal(again.copiedFiles, 2, 'the damaged files were checked again, the intact one not copied again');
+    assert.deepEqual(await restoredFiles(target), [changed.fileId, intact.fileId, short.fileId].sort());
+  });
+
+  it('is not taken for a complete backup when an update is interrupted after its database is in place, and keeps the previous one whole when interrupted before', async () => {
+    const first = await commit(randomContent(2 * CS));
+    const target = dir('archive-backup-');
+    await backupEmbedded(opened.dataDir!, target);
+    const second = await commit(randomContent(3 * CS));
+
+    // Interrupted just before the database goes into place: the previous backup, whole.
+    const rename = fs.renameSync;
+    mock.method(fs, 'renameSync', (from: fs.PathLike, to: fs.PathLike) => {
+      if (String(to).endsWith('archive.sqlite')) throw new Error('interrupted');
+      return rename(from, to);
+    });
+    await assert.rejects(backupEmbedded(opened.dataDir!, target), /interrupted/);
+    mock.restoreAll();
+    assert.deepEqual(await restoredFiles(target), [first.fileId]);
+
+    // Interrupted once the database is in place, before the manifest is (however it is written).
+    const writeFile = fs.writeFileSync;
+    mock.method(fs, 'renameSync', (from: fs.PathLike, to: fs.PathLike) => {
+      if (String(to).endsWith('backup.json')) throw new Error('interrupted');
+      return rename(from, to);
+    });
+    mock.method(fs, 'writeFileSync', (file: fs.PathOrFileDescriptor, ...rest: [string]) => {
+      if (String(file).endsWith('backup.json')) throw new Error('interrupted');
+      return writeFile(file, ...rest);
+    });
+    await assert.rejects(backupEmbedded(opened.dataDir!, target), /interrupted/);
+    mock.restoreAll();
+    JSON.parse(fs.readFileSync(path.join(target, 'backup.json'), 'utf8')); // the previous manifest, never a torn one
+    await assert.rejects(restoreEmbedded(target, path.join(dir('archive-restored-'), 'data')), /is not a complete archive backup .*interrupted/);
+
+    // Run again, it completes.
+    await backupEmbedded(opened.dataDir!, target);
+    assert.deepEqual(await restoredFiles(target), [first.fileId, second.fileId].sort());
+  });
+});
