@@ -161,6 +161,11 @@ export const BUCKET = 'fileContent';
 export function collections(db: Db) {
   return {
     catalog: db.collection<CatalogDoc>('fileInfo.files'),
+    /**
+     * The catalog read as the primary holds it now. After a duplicate-key error the winner is on
+     * the primary but perhaps not yet majority-committed: a majority read could miss it.
+     */
+    catalogOnPrimary: db.collection<CatalogDoc>('fileInfo.files', { readConcern: { level: 'local' }, readPreference: 'primary' }),
     ledger: db.collection<LedgerDoc>('userInfo.users'),
     uploadDays: db.collection<UploadDayDoc>('userInfo.uploadDays'),
     gridFiles: db.collection<GridFileDoc>(`${BUCKET}.files`),

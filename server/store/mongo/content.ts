@@ -126,7 +126,7 @@ export class MongoContentStore implements ContentStore {
       await this.c.catalog.insertOne(doc);
     } catch (err) {
       if (isDuplicateKey(err)) {
-        const existing = await this.c.catalog.findOne({ fileSHA256: sha256, fileMD5: md5, fileLength: Long.fromNumber(length) });
+        const existing = await this.c.catalogOnPrimary.findOne({ fileSHA256: sha256, fileMD5: md5, fileLength: Long.fromNumber(length) });
         if (!existing) throw new Error(`duplicate key on commit of ${stagingId}, but no catalog entry holds its content`);
         // This very staging area, committed by an earlier attempt that did not get to say so.
         if (existing._id.equals(_id)) {
