@@ -10,19 +10,19 @@ import { tempDir } from './support/stores.js';
 describe('the importer journal', () => {
   const dir = tempDir('archive-journal-');
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const item = (label: string, over: Partial<ImportItem> = {}): ImportItem => ({ label, fsPath: `/x/${label}`, name: label, size: 10, mtimeMs: 1000, ino: 7, ...over });
+  const item = (label: string, over: Partial<ImportItem> = {}): ImportItem => ({ label, key: label, fsPath: `/x/${label}`, name: label, size: 10, mtimeMs: 1000, ino: 7, ...over });
   const hashes = { md5: 'a'.repeat(32), sha256: 'b'.repeat(64) };
 
   it('knows finished files after a reopen, ignores a line torn by a kill, and keeps appending whole lines', () => {
     const file = path.join(dir, 'torn.jsonl');
     const first = ImportJournal.open(file);
-    first.write({ label: 'a.pdf', size: 10, mtimeMs: 1000, ino: 7, ...hashes, state: 'done', as: 'uploaded', fileId: 'f'.repeat(24) });
+    first.write({ key: 'a.pdf', size: 10, mtimeMs: 1000, ino: 7, ...hashes, state: 'done', as: 'uploaded', fileId: 'f'.repeat(24) });
     first.close();
-    fs.appendFileSync(file, '{"label":"b.pdf","size":10,"mti'); // killed mid-write
+    fs.appendFileSync(file, '{"key":"b.pdf","size":10,"mti'); // killed mid-write
     const second = ImportJournal.open(file);
     assert.equal(second.find(item('a.pdf'))?.state, 'done');
     assert.equal(second.find(item('b.pdf')), undefined, 'the torn record counts as never written');
-    second.write({ label: 'b.pdf', size: 10, mtimeMs: 1000, ino: 7, ...hashes, state: 'sending', url: 'http://127.0.0.1/api/tus/1' });
+    second.write({ key: 'b.pdf', size: 10, mtimeMs: 1000, ino: 7, ...hashes, state: 'sending', url: 'http://127.0.0.1/api/tus/1' });
     second.close();
     const lines = fs.readFileSync(file, 'utf8').split('\n');
     assert.equal(JSON.parse(lines[2]!).state, 'sending', 'the next record starts a line of its own');
@@ -31,7 +31,7 @@ describe('the importer journal', () => {
 
   it('forgets a file whose size, modification time or inode changed since it was recorded', () => {
     const journal = ImportJournal.open(path.join(dir, 'changed.jsonl'));
-    journal.write({ label: 'a.pdf', size: 10, mtimeMs: 1000, ino: 7, ...hashes, state: 'done', as: 'instant', fileId: 'f'.repeat(24) });
+    journal.write({ key: 'a.pdf', size: 10, mtimeMs: 1000, ino: 7, ...hashes, state: 'done', as: 'instant', fileId: 'f'.repeat(24) });
     assert.ok(journal.find(item('a.pdf')));
     assert.equal(journal.find(item('a.pdf', { size: 11 })), undefined);
     assert.equal(journal.find(item('a.pdf', { mtimeMs: 2000 })), undefined);

@@ -159,7 +159,7 @@ describe('bulk import of a legacy file-system archive (npm run archive -- import
     const deadline = Date.now() + 60_000;
     let received = 0;
     while (Date.now() < deadline) {
-      const sending = fs.existsSync(journal) ? fs.readFileSync(journal, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((j) => j.label === 'a-big.bin' && j.state === 'sending') : undefined;
+      const sending = fs.existsSync(journal) ? fs.readFileSync(journal, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((j) => j.key === 'a-big.bin' && j.state === 'sending') : undefined;
       if (sending) {
         const head = await clerk.fetch(new URL(sending.url).pathname, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0' } });
         received = Number(head.headers.get('upload-offset'));
@@ -324,6 +324,24 @@ describe('bulk import of a legacy file-system archive (npm run archive -- import
     const rerun = parseCsv(fs.readFileSync(results), { bom: true, columns: true }) as Array<Record<string, string>>;
     assert.deepEqual(rerun.find((row) => row.record_id === 'R-1')?.outcome, 'alreadyImported');
     assert.equal(rerun.find((row) => row.record_id === 'R-1')?.file_id, files.find((f) => f.fileMD5 === md5(one))!.fileId, 'a re-run still names the file id');
+  });
+
+  it('records two rows naming one file as two uploads however far apart they are in the table, also on a re-run', async () => {
+    const root = path.join(work, 'far-apart');
+    const shared = randomContent(900);
+    const others = Array.from({ length: 12 }, () => randomContent(600));
+    writeTree(root, [['shared.pdf', shared], ...others.map((data, i): [string, Uint8Array] => [`other-${i}.pdf`, data])]);
+    const manifest = path.join(work, 'far-apart.csv');
+    fs.writeFileSync(manifest, ['id,path', 'A,shared.pdf', ...others.map((_, i) => `O${i},other-${i}.pdf`), 'Z,shared.pdf'].join('\n'));
+    openUp(work);
+    const journal = path.join(work, 'far-apart.jsonl');
+    // One file at a time: the first row is long done when the last is read.
+    const run = await runImport(['--manifest', manifest, root, ...common(), '--journal', journal, '--threads', '1', '--uploads', '1'], { asUser });
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual([run.report!.uploaded, run.report!.duplicatesInTree, run.report!.alreadyImported], [13, 1, 0]);
+    assert.equal((await archiveFiles(clerk)).find((f) => f.fileMD5 === md5(shared))?.myUploadCount, 2);
+    const again = await runImport(['--manifest', manifest, root, ...common(), '--journal', journal], { asUser });
+    assert.deepEqual([again.report!.alreadyImported, again.report!.uploaded], [14, 0], 'both rows are known to the journal');
   });
 
   it('refuses wrong usage, an unreachable server and a refused token with exit 2 and a clear message', async () => {

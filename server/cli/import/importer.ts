@@ -191,7 +191,7 @@ export class Importer {
         else this.report.instant++;
       }
       if ('fileId' in ending) {
-        this.o.journal?.write({ label: file.label, size: fp.size, mtimeMs: fp.mtimeMs, ino: fp.ino, md5: fp.md5, sha256: fp.sha256, state: 'done', as: ending.as, fileId: ending.fileId });
+        this.o.journal?.write({ key: file.key, size: fp.size, mtimeMs: fp.mtimeMs, ino: fp.ino, md5: fp.md5, sha256: fp.sha256, state: 'done', as: ending.as, fileId: ending.fileId });
         this.o.onFile?.({ ...whose(file), outcome: ending.as, fileId: ending.fileId, md5: fp.md5, size: fp.size });
       }
       this.#finished(fp.size);
@@ -238,7 +238,7 @@ export class Importer {
         metadata: { filename: file.name, filetype: contentType(file.name), md5: fp.md5, sha256: fp.sha256, ...(file.recordId ? { recordId: file.recordId } : {}) },
         ...(uploadUrl ? { uploadUrl } : {}),
         signal: this.#signal,
-        onUploadUrl: (url) => this.o.journal?.write({ label: file.label, size: fp.size, mtimeMs: fp.mtimeMs, ino: fp.ino, md5: fp.md5, sha256: fp.sha256, state: 'sending', url }),
+        onUploadUrl: (url) => this.o.journal?.write({ key: file.key, size: fp.size, mtimeMs: fp.mtimeMs, ino: fp.ino, md5: fp.md5, sha256: fp.sha256, state: 'sending', url }),
         onBytesSent: (bytes) => {
           sent += bytes;
           this.report.bytesSent += bytes;

@@ -10,7 +10,8 @@ export type FinishedAs = 'uploaded' | 'instant' | 'duplicateInTree';
  * while its size, modification time and inode are unchanged.
  */
 export type JournalRecord = {
-  label: string;
+  /** The item's key: its path in a tree; its record (or line) and path in a path table. */
+  key: string;
   size: number;
   mtimeMs: number;
   ino: number;
@@ -39,7 +40,7 @@ export class ImportJournal {
         if (!line) continue;
         try {
           const record = JSON.parse(line) as JournalRecord;
-          this.#latest.set(record.label, record);
+          this.#latest.set(record.key, record);
         } catch {
           // A line torn by a kill: the file it names is simply done again.
         }
@@ -58,13 +59,13 @@ export class ImportJournal {
 
   /** What an earlier run recorded of this file, if it is still the same file. */
   find(item: ImportItem): JournalRecord | undefined {
-    const record = this.#latest.get(item.label);
+    const record = this.#latest.get(item.key);
     return record && record.size === item.size && record.mtimeMs === item.mtimeMs && record.ino === item.ino ? record : undefined;
   }
 
   write(record: JournalRecord): void {
     fs.writeSync(this.#fd, `${JSON.stringify(record)}\n`);
-    this.#latest.set(record.label, record);
+    this.#latest.set(record.key, record);
   }
 
   close(): void {

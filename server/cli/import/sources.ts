@@ -12,8 +12,13 @@ import { describeFsError } from './file-errors.js';
 
 /** A regular file to import, as it was when the source was read. */
 export interface ImportItem {
-  /** How the file is named to the user and in the journal: relative to the tree, or the manifest's text. */
+  /** How the file is named to the user: relative to the tree, or the path table's text. */
   label: string;
+  /**
+   * What the journal knows it by: the label in a tree; in a path table also the record (or
+   * line), since two records may name one file and each is an upload of its own.
+   */
+  key: string;
   /** What to open: raw bytes when the name on disk is not UTF-8. */
   fsPath: string | Buffer;
   /** The file name the archive records. */
@@ -61,8 +66,8 @@ function notRegular(stats: fs.Stats): string {
   return `not a regular file: ${KINDS.find(([is]) => is(stats))?.[1] ?? 'a special file'}; skipped`;
 }
 
-function itemOf(label: string, fsPath: string | Buffer, name: string, stats: fs.Stats, recordId?: string): ImportItem {
-  return { label, fsPath, name, ...(recordId !== undefined ? { recordId } : {}), size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
+function itemOf(label: string, key: string, fsPath: string | Buffer, name: string, stats: fs.Stats, recordId?: string): ImportItem {
+  return { label, key, fsPath, name, ...(recordId !== undefined ? { recordId } : {}), size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
 }
 
 const SEP = Buffer.from('/');
@@ -111,7 +116,7 @@ export async function walkTree(root: string): Promise<ImportSource> {
         }
         await visit(child, childLabel, new Set(ancestors).add(id));
       } else if (stats.isFile()) {
-        source.items.push(itemOf(childLabel, legacy || !isUtf8Path(child) ? child : child.toString('utf8'), text, stats));
+        source.items.push(itemOf(childLabel, childLabel, legacy || !isUtf8Path(child) ? child : child.toString('utf8'), text, stats));
       } else {
         source.problems.push({ label: childLabel, reason: notRegular(stats) });
       }
@@ -182,7 +187,7 @@ export async function readManifest(file: string, base: string): Promise<ImportSo
     const name = (at.name >= 0 ? row[at.name]?.trim() : '') || path.basename(given);
     try {
       const stats = await fs.promises.stat(fsPath);
-      if (stats.isFile()) source.items.push(itemOf(given, fsPath, name, stats, recordId));
+      if (stats.isFile()) source.items.push(itemOf(given, `${recordId ? `record ${recordId}` : `line ${info.lines}`}\t${given}`, fsPath, name, stats, recordId));
       else source.problems.push({ label: given, ...(recordId ? { recordId } : {}), reason: `${line}: ${stats.isDirectory() ? 'a folder, not a file; row skipped' : notRegular(stats)}` });
     } catch (err) {
       source.problems.push({ label: given, ...(recordId ? { recordId } : {}), reason: `${line}: ${describeFsError(err)}; row skipped` });
