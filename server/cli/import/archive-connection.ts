@@ -125,6 +125,10 @@ export class ArchiveConnection {
   }
 
   #tus(handle: FileHandle, size: number, options: SendOptions): Promise<UploadResult> {
+    const { signal } = options;
+    let onAbort: (() => void) | undefined;
+    // One signal serves every file of an import: each upload's listener goes when it ends.
+    const forget = () => onAbort && signal?.removeEventListener('abort', onAbort);
     return new Promise<UploadResult>((resolve, reject) => {
       const upload = new tus.Upload(Buffer.alloc(0), {
         endpoint: `${this.#base}${TUS_ENDPOINT}`,
@@ -158,14 +162,14 @@ export class ArchiveConnection {
           else void answerError(response.getStatus(), response.getBody(), response.getHeader('Retry-After') ?? null).then(reject);
         },
       });
-      if (options.signal) {
+      if (signal) {
         // Stops sending; the upload stays on the server, and the journal knows where.
-        const onAbort = () => void upload.abort(false).finally(() => reject(options.signal!.reason as Error));
-        if (options.signal.aborted) return onAbort();
-        options.signal.addEventListener('abort', onAbort, { once: true });
+        onAbort = () => void upload.abort(false).finally(() => reject(signal.reason as Error));
+        if (signal.aborted) return onAbort();
+        signal.addEventListener('abort', onAbort, { once: true });
       }
       upload.start();
-    });
+    }).finally(forget);
   }
 }
 
