@@ -346,7 +346,8 @@ describe('bulk import of a legacy file-system archive (npm run archive -- import
   });
 
   it('refuses wrong usage, an unreachable server and a refused token with exit 2 and a clear message', async () => {
-    const root = path.join(work, 'odd-tree');
+    const root = path.join(work, 'usage');
+    fs.mkdirSync(root, { recursive: true });
     const noServer = await runImport([root, '--token', token]);
     assert.deepEqual([noServer.status, /--server <url> is required/.test(noServer.stderr)], [2, true], noServer.stderr);
     const badUrl = await runImport([root, '--server', 'archive.example', '--token', token]);
@@ -357,8 +358,15 @@ describe('bulk import of a legacy file-system archive (npm run archive -- import
     const unreachable = await runImport([root, '--server', `http://127.0.0.1:${await freePort()}`, '--token', token]);
     assert.equal(unreachable.status, 2);
     assert.match(unreachable.stderr, /did not answer \(ECONNREFUSED\)/);
-    const notADir = await runImport([path.join(work, 'records.csv'), '--server', server.url, '--token', token]);
+    const aFile = path.join(work, 'a-file.txt');
+    fs.writeFileSync(aFile, 'not a folder');
+    const notADir = await runImport([aFile, '--server', server.url, '--token', token]);
     assert.equal(notADir.status, 2);
     assert.match(notADir.stderr, /is not a directory/);
+    const noPathColumn = path.join(work, 'no-path.csv');
+    fs.writeFileSync(noPathColumn, 'id,name\nR-1,a.pdf\n');
+    const table = await runImport(['--manifest', noPathColumn, '--server', server.url, '--token', token]);
+    assert.equal(table.status, 2);
+    assert.match(table.stderr, /no-path\.csv has no "path" column in its header row \(id, name\)/);
   });
 });

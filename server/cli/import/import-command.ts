@@ -10,7 +10,7 @@ import { Importer } from './importer.js';
 import { ResultsFile } from './results-file.js';
 import { ImportJournal } from './journal.js';
 import { ProgressBars } from './progress.js';
-import { ManifestError, readManifest, walkTree, type ImportSource } from './sources.js';
+import { readManifest, SourceError, walkTree, type ImportSource } from './sources.js';
 
 export const IMPORT_USAGE = `Usage: npm run archive -- import <dir> --server <url> --token <token> [options]
        npm run archive -- import --manifest <file.csv> [<dir>] --server <url> --token <token> [options]
@@ -127,10 +127,9 @@ export async function runImportCommand(argv: string[]): Promise<number> {
       source = await walkTree(sourceName);
     }
   } catch (err) {
-    if (err instanceof ManifestError) return fail(err.message);
+    if (err instanceof SourceError) return fail(err.message);
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') return fail(`cannot read ${values.manifest ?? settings.dir}: ${(err as Error).message}`);
-    if (err instanceof Error && /is not a directory/.test(err.message)) return fail(err.message);
     throw err;
   }
 

@@ -80,7 +80,7 @@ const SEP = Buffer.from('/');
 export async function walkTree(root: string): Promise<ImportSource> {
   const source: ImportSource = { items: [], problems: [], legacyNames: 0 };
   const rootStats = await fs.promises.stat(root);
-  if (!rootStats.isDirectory()) throw new Error(`${root} is not a directory`);
+  if (!rootStats.isDirectory()) throw new SourceError(`${root} is not a directory: name a folder, or a path table with --manifest`);
 
   const visit = async (dir: Buffer, label: string, ancestors: Set<string>): Promise<void> => {
     let entries: fs.Dirent<Buffer>[];
@@ -167,9 +167,9 @@ export async function readManifest(file: string, base: string): Promise<ImportSo
     on_skip: (err: Error | undefined) => void source.problems.push({ label, reason: `${err?.message ?? 'unreadable row'}; skipped` }),
   }) as unknown as Array<{ record: string[]; info: { lines: number } }>;
   const header = rows[0]?.record;
-  if (!header) throw new ManifestError(`${label} is empty: it needs a header row with a "path" column`);
+  if (!header) throw new SourceError(`${label} is empty: it needs a header row with a "path" column`);
   const at = { path: columnIndex(header, COLUMNS.path), recordId: columnIndex(header, COLUMNS.recordId), name: columnIndex(header, COLUMNS.name) };
-  if (at.path < 0) throw new ManifestError(`${label} has no "path" column in its header row (${header.join(', ')})`);
+  if (at.path < 0) throw new SourceError(`${label} has no "path" column in its header row (${header.join(', ')})`);
   for (let i = 1; i < rows.length; i++) {
     const { record: row, info } = rows[i]!;
     const line = `${label} line ${info.lines}`;
@@ -196,7 +196,7 @@ export async function readManifest(file: string, base: string): Promise<ImportSo
   return source;
 }
 
-/** A manifest that cannot be read as a table at all. */
-export class ManifestError extends Error {
-  override name = 'ManifestError';
+/** A source that cannot be read at all (not a folder; a path table without a header or path column). */
+export class SourceError extends Error {
+  override name = 'SourceError';
 }
