@@ -34,12 +34,37 @@ export const uploadCheckRequest = z.strictObject({
 });
 export type UploadCheckRequest = z.infer<typeof uploadCheckRequest>;
 
+/** A batch of checks, proofs or small files holds at most this many. */
+export const BATCH_MAX_FILES = 1000;
+/** `POST /api/uploads/batch` takes files up to this size; larger ones go one by one (tus). */
+export const BATCH_FILE_MAX_BYTES = 4 * 1024 * 1024;
+/** ... and a request of at most this many bytes (its files are held in memory). */
+export const BATCH_MAX_BYTES = 64 * 1024 * 1024;
+
+/** `POST /api/uploads/checks`: many checks in one request, answered in the same order. */
+export const uploadChecksRequest = z.strictObject({
+  files: z.array(uploadCheckRequest).min(1).max(BATCH_MAX_FILES),
+});
+export type UploadChecksRequest = z.infer<typeof uploadChecksRequest>;
+
+/** The `manifest` field of `POST /api/uploads/batch`: each file's digests, in the order of the file parts. */
+export const uploadBatchManifest = z
+  .array(z.strictObject({ md5: md5Hex, sha256: sha256Hex }))
+  .min(1)
+  .max(BATCH_MAX_FILES);
+
 /** `POST /api/uploads/prove`: the MD5 of each requested range, in the order given. */
 export const uploadProveRequest = z.strictObject({
   claimId: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, 'a claim id is the one returned by /api/uploads/check'),
   digests: z.array(md5Hex).min(1).max(16),
 });
 export type UploadProveRequest = z.infer<typeof uploadProveRequest>;
+
+/** `POST /api/uploads/proofs`: many proofs in one request, answered in the same order. */
+export const uploadProofsRequest = z.strictObject({
+  proofs: z.array(uploadProveRequest).min(1).max(BATCH_MAX_FILES),
+});
+export type UploadProofsRequest = z.infer<typeof uploadProofsRequest>;
 
 /**
  * The tus `Upload-Metadata` the archive reads: `filename` and `filetype` (or Uppy's `name` and
@@ -119,6 +144,12 @@ export interface UploadResult {
   /** The caller's own upload count for this file, for the caller's unit. */
   uploadCount: number;
 }
+
+/** One file of a batch upload: stored or counted, or refused on its own (its bytes did not match its digests). */
+export type BatchFileResult = UploadResult | { status: 'failed'; error: 'checksum_mismatch'; message: string };
+
+/** One proof of a batch: counted, or refused on its own (the claim is used up either way). */
+export type ProofResult = UploadResult | { status: 'rejected'; error: 'claim_rejected'; message: string };
 
 export interface FileSummary {
   fileId: string;

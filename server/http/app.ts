@@ -26,7 +26,7 @@ import type { RateCounts } from '../store/port.js';
 import { verificationRoutes } from './routes/verification.js';
 import { sessionRoutes } from './routes/session.js';
 import { TUS_PATH, tusResponseHeaders, tusRoutes } from './routes/tus.js';
-import { uploadRoutes } from './routes/uploads.js';
+import { BULK_JSON_PATHS, uploadRoutes } from './routes/uploads.js';
 
 export interface AppDeps {
   logger: Logger;
@@ -109,7 +109,9 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use(TUS_PATH, tusResponseHeaders(settings.corsOrigins));
   app.use(cookieParser());
-  app.use(express.json({ limit: '64kb', strict: true }));
+  // Bulk check and proof lists are parsed by their routes, with a larger limit, once the caller is known.
+  const bulkJson = (req: { url?: string | undefined }) => BULK_JSON_PATHS.includes(req.url?.split('?')[0] ?? '');
+  app.use(express.json({ limit: '64kb', strict: true, type: (req) => !bulkJson(req) && /^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '') }));
 
   app.use('/api', healthRoutes({ ping: deps.ping, draining: deps.draining }));
   app.get('/metrics', deps.metrics.endpoint(settings.metricsToken));
@@ -126,7 +128,7 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use('/api/files', fileRoutes({ ingest: services.ingest, audit: services.audit, files: services.files, maxFileSize: settings.maxFileSize }));
-  app.use('/api/uploads', uploadRoutes(services.claims));
+  app.use('/api/uploads', uploadRoutes(services.claims, services.ingest));
   app.use('/api/audit', auditRoutes(services.audit));
   app.use('/api/reports', reportRoutes(services.reports, services.audit));
   app.use('/api/verification', verificationRoutes({ fixity: services.fixity, audit: services.audit, logger, intervalMs: settings.verifyIntervalMs }));

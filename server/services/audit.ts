@@ -24,16 +24,26 @@ export class AuditService {
   ) {}
 
   async record(action: AuditAction, actor: AuditActor, details: AuditDetails): Promise<void> {
+    await this.log.append(this.event(action, actor, details, this.clock()));
+  }
+
+  /** Records events of one actor together (one write on the embedded store). */
+  async recordMany(actor: AuditActor, events: ReadonlyArray<{ action: AuditAction; details: AuditDetails }>): Promise<void> {
+    const at = this.clock();
+    await this.log.appendMany(events.map((e) => this.event(e.action, actor, e.details, at)));
+  }
+
+  private event(action: AuditAction, actor: AuditActor, details: AuditDetails, at: Date): AuditEvent {
     const who = 'attemptedUserName' in actor ? { userId: null, userName: actor.attemptedUserName, unit: null } : { userId: actor.id, userName: actor.username, unit: actor.unit };
-    await this.log.append({
-      at: this.clock(),
+    return {
+      at,
       action,
       ...who,
       address: details.address,
       fileId: details.fileId ?? null,
       fileName: details.fileName ?? null,
       detail: details.detail ?? '',
-    });
+    };
   }
 
   async search(query: Omit<AuditQuery, 'format'>): Promise<{ items: AuditEventView[]; total: number }> {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { cleanContentType, cleanFileName } from '../../shared/file-name.js';
-import type { UploadCheckRequest, UploadCheckResult, UploadProveRequest, UploadResult } from '../../shared/schemas.js';
+import type { ProofResult, UploadCheckRequest, UploadCheckResult, UploadProveRequest, UploadResult } from '../../shared/schemas.js';
 import { ClaimRejectedError } from '../errors.js';
 import type { Account, ArchiveStore, ByteRange, CatalogEntry } from '../store/port.js';
 import type { AuditService } from './audit.js';
@@ -48,13 +48,39 @@ export class ClaimService {
   ) {}
 
   async check(caller: Account, req: UploadCheckRequest): Promise<UploadCheckResult> {
+    await this.store.claims.purgeExpired(this.clock());
+    return this.claim(caller, req);
+  }
+
+  /** Many checks, answered in order (a bulk import asks for hundreds of files at once). */
+  async checkMany(caller: Account, reqs: readonly UploadCheckRequest[]): Promise<UploadCheckResult[]> {
+    await this.store.claims.purgeExpired(this.clock());
+    const results: UploadCheckResult[] = [];
+    for (const req of reqs) results.push(await this.claim(caller, req));
+    return results;
+  }
+
+  /** Many proofs, answered in order; a refused one is reported in its place and the others still count. */
+  async proveMany(caller: Account, reqs: readonly UploadProveRequest[], address: string | null): Promise<ProofResult[]> {
+    const results: ProofResult[] = [];
+    for (const req of reqs) {
+      try {
+        results.push(await this.prove(caller, req, address));
+      } catch (err) {
+        if (!(err instanceof ClaimRejectedError)) throw err;
+        results.push({ status: 'rejected', error: 'claim_rejected', message: err.message });
+      }
+    }
+    return results;
+  }
+
+  private async claim(caller: Account, req: UploadCheckRequest): Promise<UploadCheckResult> {
     const entry = await this.store.catalog.findByKey({ md5: req.md5, sha256: req.sha256, length: req.size });
     if (!entry || !(await this.scope.reveals(entry, caller))) return { status: 'upload' };
     const ranges = pickRanges(entry.fileLength);
     const expected = await Promise.all(ranges.map((r) => this.rangeMd5(entry, r)));
     const now = this.clock();
     const claimId = randomBytes(24).toString('base64url');
-    await this.store.claims.purgeExpired(now);
     await this.store.claims.create({
       id: claimId,
       accountId: caller.id,

@@ -81,6 +81,14 @@ export interface ContentStore {
    * fails with a StagedBytesLostError saying how many bytes the staging area keeps.
    */
   commit(stagingId: string, entry: NewCatalogEntry): Promise<CommitOutcome>;
+  /**
+   * Commits many staging areas, as `commit` does each, in order (a later item with the content of
+   * an earlier one is its duplicate). The bytes of all are made durable first, together; the
+   * embedded store then catalogues them in one transaction. A failure fails the call: items it
+   * did not reach stay staged (on MongoDB, earlier items may be committed already; a retry of
+   * the same items is safe, as for `commit`).
+   */
+  commitMany(items: ReadonlyArray<{ stagingId: string; entry: NewCatalogEntry }>): Promise<CommitOutcome[]>;
   /** Removes a staging area and its chunks; harmless if already gone, and never a committed file. */
   discard(stagingId: string): Promise<void>;
   /**
@@ -178,6 +186,8 @@ export type UploaderScope = { unitId: string } | { city: string; county: string 
 export interface Ledger {
   /** Counts one upload: a new entry at 1, or UploadCount + 1 atomically. */
   record(record: UploadRecord): Promise<{ uploadCount: number }>;
+  /** Counts many uploads, as `record` does each, in order (the embedded store in one transaction). */
+  recordMany(records: readonly UploadRecord[]): Promise<Array<{ uploadCount: number }>>;
   /** Whether anybody in the scope has uploaded the file. */
   hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean>;
   /** The most recent upload of a file by a unit, if any (a unit's right to read it). */
@@ -366,6 +376,8 @@ export interface AuditSearch {
 /** Append-only: the port has no way to change or remove an event. */
 export interface AuditLog {
   append(event: AuditEvent): Promise<void>;
+  /** Appends events in order (the embedded store in one transaction). */
+  appendMany(events: readonly AuditEvent[]): Promise<void>;
   /** Newest first. */
   search(query: AuditSearch): Promise<{ items: Array<AuditEvent & { id: string }>; total: number }>;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { md5, randomContent, sha256 } from '../support/content.js';
-import { PASSWORD, TestServer, type Client } from '../support/server.js';
+import { Client, PASSWORD, TestServer } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
 import { REPORTS } from '../../shared/reports.js';
 
@@ -104,6 +104,27 @@ for (const target of storeTargets) {
         const prove = await as[who].json('/api/uploads/prove', 'POST', { claimId: claim.claimId, digests });
         await expectStatus(who, prove, who === 'anonymous' ? 401 : 200);
       }
+    });
+
+    it('POST /api/uploads/checks, /api/uploads/proofs and /api/uploads/batch: clerks and admins; a cookie session only with its CSRF token', async () => {
+      const data = randomContent(700);
+      await as.clerkA.upload('held-many.pdf', data);
+      const body = { md5: md5(data), sha256: sha256(data), size: data.length, name: 'held-many.pdf' };
+      for (const who of WHO) {
+        const checks = await as[who].json('/api/uploads/checks', 'POST', { files: [body] });
+        await expectStatus(who, checks, who === 'anonymous' ? 401 : 200);
+        const claim = who === 'anonymous' ? { claimId: 'x'.repeat(32), ranges: [{ start: 0, end: data.length }] } : (await checks.json()).results[0];
+        const digests = claim.ranges.map((r: { start: number; end: number }) => md5(data.subarray(r.start, r.end)));
+        const proofs = await as[who].json('/api/uploads/proofs', 'POST', { proofs: [{ claimId: claim.claimId, digests }] });
+        await expectStatus(who, proofs, who === 'anonymous' ? 401 : 200);
+        if (who !== 'anonymous') assert.equal((await proofs.json()).results[0].status, 'duplicate');
+        const batch = await as[who].batch([{ name: `${who}-batch.pdf`, data: randomContent(300) }]);
+        await expectStatus(who, batch, who === 'anonymous' ? 401 : 200);
+      }
+      const withoutCsrf = new Client(server.url, { cookie: as.clerkA.credentials.cookie! });
+      await expectStatus('clerkA', await withoutCsrf.batch([{ name: 'no-csrf.pdf', data: randomContent(300) }]), 403);
+      await expectStatus('clerkA', await withoutCsrf.json('/api/uploads/checks', 'POST', { files: [body] }), 403);
+      await expectStatus('clerkA', await withoutCsrf.json('/api/uploads/proofs', 'POST', { proofs: [{ claimId: 'x'.repeat(32), digests: [md5(data)] }] }), 403);
     });
 
     it('PUT /api/session/password: logged-in accounts only', async () => {

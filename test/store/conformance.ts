@@ -189,6 +189,47 @@ export function storeConformance(target: StoreTarget): void {
         assert.deepEqual([fresh.entry.chunkSize, fresh.entry.chunkCount], [CS / 4, 5]);
       });
 
+      it('commits many staging areas at once, in order: new content stored, held content and a repeat within the batch counted as duplicates', async () => {
+        const held = randomContent(CS + 5);
+        const heldEntry = (await commit(held)).entry;
+        const fresh = randomContent(2 * CS + 7);
+        const empty = Buffer.alloc(0);
+        const items = [];
+        for (const data of [fresh, held, fresh, empty]) {
+          const staged = await stageBytes(store, data);
+          items.push({ stagingId: staged.stagingId, entry: { key: staged.key, fileName: 'batch.pdf', contentType: 'application/pdf', uploadDate: new Date() } });
+        }
+        const outcomes = await store.content.commitMany(items);
+        assert.deepEqual(outcomes.map((o) => o.status), ['stored', 'duplicate', 'duplicate', 'stored']);
+        assert.equal(outcomes[0]!.entry.fileId, items[0]!.stagingId, 'the first copy becomes the file');
+        assert.equal(outcomes[1]!.entry.fileId, heldEntry.fileId);
+        assert.equal(outcomes[2]!.entry.fileId, outcomes[0]!.entry.fileId);
+        assert.deepEqual(await readAll(store.content.read(outcomes[0]!.entry)), fresh);
+        assert.deepEqual(await readAll(store.content.read(outcomes[3]!.entry)), empty);
+        assert.equal(await store.catalog.count(), 3);
+        // 2 chunks of `held`, 3 of `fresh`: the duplicates' staged chunks are gone.
+        assert.equal(await countChunks(opened), 2 + 3);
+        assert.deepEqual(await store.content.commitMany([]), []);
+      });
+
+      it('fails a batch commit with staged bytes short of a content, keeping them staged for a retry', async () => {
+        const whole = randomContent(CS + 10);
+        const short = await store.content.stage(new Date());
+        await store.content.write(short, 0, [whole.subarray(0, CS)]);
+        const good = await stageBytes(store, randomContent(100));
+        await assert.rejects(
+          store.content.commitMany([
+            { stagingId: short, entry: { key: keyOf(whole), fileName: 'short.pdf', contentType: 'application/pdf', uploadDate: new Date() } },
+            { stagingId: good.stagingId, entry: { key: good.key, fileName: 'good.pdf', contentType: 'application/pdf', uploadDate: new Date() } },
+          ]),
+        );
+        assert.equal(await store.catalog.findByKey(keyOf(whole)), undefined, 'no short file catalogued');
+        await store.content.write(short, CS, [whole.subarray(CS)]);
+        const { status, entry } = await store.content.commit(short, { key: keyOf(whole), fileName: 'short.pdf', contentType: 'application/pdf', uploadDate: new Date() });
+        assert.equal(status, 'stored');
+        assert.deepEqual(await readAll(store.content.read(entry)), whole);
+      });
+
       it('reads back the first bytes of a staging area', async () => {
         const data = randomContent(2 * CS + 3);
         const stagingId = await store.content.stage(new Date());
@@ -355,6 +396,20 @@ export function storeConformance(target: StoreTarget): void {
         assert.equal(e!.lastUploadFileName, 'second.pdf');
         assert.equal(e!.lastContentType, 'application/pdf');
         assert.ok(e!.lastUploadTime >= e!.uploadTime);
+      });
+
+      it('counts many uploads at once, in order, as one at a time would', async () => {
+        const a = (await commit(randomContent(10))).entry;
+        const b = (await commit(randomContent(11))).entry;
+        const clerk = testAccount();
+        const at = new Date();
+        const upload = (fileId: string, fileName: string) => ({ account: clerk, fileId, fileName, contentType: 'application/pdf', at, day: at.toISOString().slice(0, 10), fileLength: 10, stored: false });
+        await record(clerk, a.fileId);
+        const counts = await store.ledger.recordMany([upload(a.fileId, 'a2.pdf'), upload(b.fileId, 'b1.pdf'), upload(a.fileId, 'a3.pdf')]);
+        assert.deepEqual(counts, [{ uploadCount: 2 }, { uploadCount: 1 }, { uploadCount: 3 }]);
+        const [entryA] = await store.ledger.entriesForFile(a.fileId);
+        assert.deepEqual([entryA!.uploadCount, entryA!.lastUploadFileName], [3, 'a3.pdf']);
+        assert.deepEqual(await store.ledger.recordMany([]), []);
       });
 
       it('gives another user, or the same user in another unit, an entry of its own', async () => {
@@ -532,6 +587,14 @@ export function storeConformance(target: StoreTarget): void {
         assert.equal(typeof id, 'string');
         assert.deepEqual(first, event(3));
         assert.deepEqual(items[1]!.unit, null);
+      });
+
+      it('appends many events at once, each found with every field', async () => {
+        await store.audit.appendMany([event(1), event(2, { action: 'upload', detail: 'batch: stored' }), event(3, { action: 'upload_failed', fileId: null })]);
+        await store.audit.appendMany([]);
+        const { items, total } = await store.audit.search({ limit: 10, offset: 0 });
+        assert.equal(total, 3);
+        assert.deepEqual(items.map(({ id: _id, ...e }) => e), [event(3, { action: 'upload_failed', fileId: null }), event(2, { action: 'upload', detail: 'batch: stored' }), event(1)]);
       });
 
       it('filters by time (from inclusive, to exclusive), action, user, unit subtree and text, and pages', async () => {

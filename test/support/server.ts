@@ -6,7 +6,7 @@ import { appDeps, composeServices, type Archive, type ServiceConfig } from '../.
 import { createApp } from '../../server/http/app.js';
 import { createLogger } from '../../server/log.js';
 import type { Account, ArchiveStore } from '../../server/store/port.js';
-import { checkBody, digestsFor, unit } from './content.js';
+import { checkBody, digestsFor, md5, sha256, unit } from './content.js';
 import type { OpenedStore, StoreTarget } from './stores.js';
 
 export const PASSWORD = 'correct horse battery';
@@ -133,6 +133,17 @@ export class Client {
     for (const [k, v] of Object.entries(fields)) form.append(k, v);
     form.append('file', new Blob([data], { type }), fileName);
     return this.fetch('/api/files', { method: 'POST', body: form });
+  }
+
+  /**
+   * A batch upload: each file with its digests in the manifest (`manifest` replaces it, to send
+   * a wrong one).
+   */
+  batch(files: Array<{ name: string; data: Uint8Array; type?: string }>, manifest?: unknown): Promise<Response> {
+    const form = new FormData();
+    form.append('manifest', JSON.stringify(manifest ?? files.map((f) => ({ md5: md5(f.data), sha256: sha256(f.data) }))));
+    for (const f of files) form.append('file', new Blob([f.data], { type: f.type ?? 'application/pdf' }), f.name);
+    return this.fetch('/api/uploads/batch', { method: 'POST', body: form });
   }
 
   /** The instant-upload handshake: check, and when the archive asks, prove with the bytes' ranges. */

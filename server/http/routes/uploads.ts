@@ -1,16 +1,47 @@
-import { Router } from 'express';
-import { uploadCheckRequest, uploadProveRequest } from '../../../shared/schemas.js';
+import express, { Router, type RequestHandler } from 'express';
+import multer from 'multer';
+import { cleanContentType, cleanFileName } from '../../../shared/file-name.js';
+import {
+  BATCH_FILE_MAX_BYTES,
+  BATCH_MAX_BYTES,
+  BATCH_MAX_FILES,
+  uploadBatchManifest,
+  uploadCheckRequest,
+  uploadChecksRequest,
+  uploadProofsRequest,
+  uploadProveRequest,
+} from '../../../shared/schemas.js';
+import { PayloadTooLargeError, ValidationError } from '../../errors.js';
 import type { ClaimService } from '../../services/claims.js';
+import type { IngestService } from '../../services/ingest.js';
 import { requireAuth } from '../auth.js';
 import { parse } from '../validate.js';
 
-/** `/api/uploads`: the instant-upload handshake (check, then prove possession of the bytes). */
-export function uploadRoutes(claims: ClaimService): Router {
+/** Paths whose JSON bodies are larger than the app's default limit (parsed here, after authentication). */
+export const BULK_JSON_PATHS = ['/api/uploads/checks', '/api/uploads/proofs'];
+
+/** Room for the multipart envelope: part headers (names up to 1,000 characters) and the manifest. */
+const BATCH_ENVELOPE_BYTES = BATCH_MAX_FILES * 4096 + 256 * 1024;
+
+const MIB = 1024 * 1024;
+
+/**
+ * `/api/uploads`: the instant-upload handshake (check, then prove possession of the bytes), one
+ * file at a time or many at once, and small files sent many to a request (a bulk import's
+ * thousands of small files would otherwise cost a request cycle and a store round trip each).
+ */
+export function uploadRoutes(claims: ClaimService, ingest: IngestService): Router {
   const router = Router();
+  const bulkJson = express.json({ limit: '4mb', strict: true });
 
   router.post('/check', requireAuth(), async (req, res) => {
     const body = parse(uploadCheckRequest, req.body, 'body');
     res.json(await claims.check(req.principal!.account, body));
+  });
+
+  router.post('/checks', requireAuth(), bulkJson, async (req, res) => {
+    const body = parse(uploadChecksRequest, req.body, 'body');
+    res.json({ results: await claims.checkMany(req.principal!.account, body.files) });
   });
 
   router.post('/prove', requireAuth(), async (req, res) => {
@@ -18,5 +49,68 @@ export function uploadRoutes(claims: ClaimService): Router {
     res.json(await claims.prove(req.principal!.account, body, req.ip ?? null));
   });
 
+  router.post('/proofs', requireAuth(), bulkJson, async (req, res) => {
+    const body = parse(uploadProofsRequest, req.body, 'body');
+    res.json({ results: await claims.proveMany(req.principal!.account, body.proofs, req.ip ?? null) });
+  });
+
+  router.post('/batch', requireAuth(), batchSizeGuard, receiveBatch(), async (req, res) => {
+    const parts = (req.files as Express.Multer.File[] | undefined) ?? [];
+    const unknown = Object.keys(req.body as object).filter((name) => name !== 'manifest');
+    if (unknown.length > 0) throw new ValidationError(`Unknown form field "${unknown[0]}": a batch has a "manifest" field and its files, each in a field "file".`);
+    if (parts.length === 0) throw new ValidationError('No files were attached: send each file in a form field "file".');
+    const manifest = parse(uploadBatchManifest, jsonField((req.body as { manifest?: unknown }).manifest), 'manifest');
+    if (manifest.length !== parts.length) {
+      throw new ValidationError(`The manifest lists ${manifest.length} files but ${parts.length} were attached: list each file's md5 and sha256, in the order of the files.`);
+    }
+    const files = parts.map((part, i) => ({
+      fileName: cleanFileName(part.originalname),
+      contentType: cleanContentType(part.mimetype),
+      bytes: part.buffer,
+      md5: manifest[i]!.md5,
+      sha256: manifest[i]!.sha256,
+    }));
+    res.json({ results: await ingest.storeMany(files, req.principal!.account, { via: 'batch', address: req.ip ?? null }) });
+  });
+
   return router;
+}
+
+/** A batch is read into memory: its size must be declared, and within the limit, before any of it is read. */
+const batchSizeGuard: RequestHandler = (req, _res, next) => {
+  if (!req.is('multipart/form-data')) throw new ValidationError('Send a batch as multipart/form-data: a "manifest" field, then each file in a field "file".');
+  const declared = req.get('content-length');
+  if (declared === undefined) throw new ValidationError(`Send a batch with a Content-Length header (it is read into memory, ${BATCH_MAX_BYTES / MIB} MiB at most).`);
+  if (Number(declared) > BATCH_MAX_BYTES + BATCH_ENVELOPE_BYTES) {
+    throw new PayloadTooLargeError(BATCH_MAX_BYTES, `A batch holds at most ${BATCH_MAX_BYTES / MIB} MiB of files: send fewer files in each request.`);
+  }
+  next();
+};
+
+function receiveBatch(): RequestHandler {
+  const receive = multer({
+    storage: multer.memoryStorage(),
+    // Raw UTF-8 file names, as browsers and scripts send them (latin1, the default, garbles Chinese).
+    defParamCharset: 'utf8',
+    limits: { fileSize: BATCH_FILE_MAX_BYTES, files: BATCH_MAX_FILES, fields: 1, fieldSize: 256 * 1024, parts: BATCH_MAX_FILES + 1, headerPairs: 50 },
+  }).array('file', BATCH_MAX_FILES);
+  return (req, res, next) =>
+    receive(req, res, (err: unknown) => {
+      if (!(err instanceof multer.MulterError)) return next(err);
+      if (err.code === 'LIMIT_FILE_SIZE') {
+        return next(new PayloadTooLargeError(BATCH_FILE_MAX_BYTES, `A file of a batch may have ${BATCH_FILE_MAX_BYTES / MIB} MiB at most: send larger files one by one (tus).`));
+      }
+      if (err.code === 'LIMIT_FILE_COUNT' || err.code === 'LIMIT_PART_COUNT') return next(new ValidationError(`A batch holds at most ${BATCH_MAX_FILES} files.`));
+      if (err.code === 'LIMIT_UNEXPECTED_FILE') return next(new ValidationError('Send each file of a batch in a form field "file".'));
+      next(new ValidationError(`The batch form is not acceptable (${err.message}): send one "manifest" field, then each file in a field "file".`));
+    });
+}
+
+function jsonField(value: unknown): unknown {
+  if (typeof value !== 'string') throw new ValidationError('The "manifest" field is missing: list each file\'s md5 and sha256 as JSON, in the order of the files.');
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new ValidationError('The "manifest" field is not valid JSON.');
+  }
 }

@@ -18,29 +18,43 @@ interface AuditRow {
 /** `LIKE` on user text: its wildcards are matched literally. */
 const likeText = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+function auditRow(e: AuditEvent): Record<string, unknown> {
+  return {
+    at: e.at.getTime(),
+    action: e.action,
+    userId: e.userId,
+    userName: e.userName,
+    unit: e.unit && JSON.stringify(e.unit),
+    city: e.unit?.city ?? null,
+    county: e.unit?.county ?? null,
+    town: e.unit?.town ?? null,
+    address: e.address,
+    fileId: e.fileId,
+    fileName: e.fileName,
+    detail: e.detail,
+  };
+}
+
 export class EmbeddedAuditLog implements AuditLog {
-  constructor(private readonly db: Db) {}
+  private readonly insert;
+  private readonly insertMany;
+
+  constructor(private readonly db: Db) {
+    this.insert = db.prepare(
+      `INSERT INTO audit (at, action, user_id, user_name, unit, city, county, town, address, file_id, file_name, detail)
+       VALUES (@at, @action, @userId, @userName, @unit, @city, @county, @town, @address, @fileId, @fileName, @detail)`,
+    );
+    this.insertMany = db.transaction((events: readonly AuditEvent[]) => {
+      for (const e of events) this.insert.run(auditRow(e));
+    });
+  }
 
   async append(e: AuditEvent): Promise<void> {
-    this.db
-      .prepare(
-        `INSERT INTO audit (at, action, user_id, user_name, unit, city, county, town, address, file_id, file_name, detail)
-         VALUES (@at, @action, @userId, @userName, @unit, @city, @county, @town, @address, @fileId, @fileName, @detail)`,
-      )
-      .run({
-        at: e.at.getTime(),
-        action: e.action,
-        userId: e.userId,
-        userName: e.userName,
-        unit: e.unit && JSON.stringify(e.unit),
-        city: e.unit?.city ?? null,
-        county: e.unit?.county ?? null,
-        town: e.unit?.town ?? null,
-        address: e.address,
-        fileId: e.fileId,
-        fileName: e.fileName,
-        detail: e.detail,
-      });
+    this.insert.run(auditRow(e));
+  }
+
+  async appendMany(events: readonly AuditEvent[]): Promise<void> {
+    this.insertMany(events);
   }
 
   async search(q: AuditSearch): Promise<{ items: Array<AuditEvent & { id: string }>; total: number }> {

@@ -7,6 +7,7 @@ export class EmbeddedLedger implements Ledger {
   private readonly upsert;
   private readonly tally;
   private readonly recordBoth;
+  private readonly recordAll;
   private readonly latest;
   private readonly forFile;
   private readonly inUnit;
@@ -35,6 +36,7 @@ export class EmbeddedLedger implements Ledger {
       this.tally.run(day);
       return row.upload_count;
     });
+    this.recordAll = db.transaction((records: readonly UploadRecord[]) => records.map((r) => this.recordBoth(...ledgerRows(r))));
     this.latest = db.prepare<[string, string], LedgerRow>(
       'SELECT * FROM ledger WHERE unit_id = ? AND file_id = ? ORDER BY last_upload_time DESC LIMIT 1',
     );
@@ -46,32 +48,11 @@ export class EmbeddedLedger implements Ledger {
   }
 
   async record(r: UploadRecord): Promise<{ uploadCount: number }> {
-    const { unit } = r.account;
-    const uploadCount = this.recordBoth(
-      {
-        userId: r.account.id,
-        userName: r.account.username,
-        unitId: unit.id,
-        unit: JSON.stringify(unit),
-        fileId: r.fileId,
-        at: r.at.getTime(),
-        fileName: r.fileName,
-        contentType: r.contentType,
-      },
-      {
-        fileId: r.fileId,
-        unitId: unit.id,
-        day: r.day,
-        week: weekOf(r.day),
-        month: monthOf(r.day),
-        city: unit.city,
-        county: unit.county ?? null,
-        town: unit.town ?? null,
-        fileLength: r.fileLength,
-        saved: r.stored ? 0 : 1,
-      },
-    );
-    return { uploadCount };
+    return { uploadCount: this.recordBoth(...ledgerRows(r)) };
+  }
+
+  async recordMany(records: readonly UploadRecord[]): Promise<Array<{ uploadCount: number }>> {
+    return this.recordAll(records).map((uploadCount) => ({ uploadCount }));
   }
 
   async hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean> {
@@ -87,4 +68,33 @@ export class EmbeddedLedger implements Ledger {
   async entriesForFile(fileId: string): Promise<LedgerEntry[]> {
     return this.forFile.all(fileId).map(ledgerEntryFromRow);
   }
+}
+
+/** The parameters of a ledger entry's upsert and of its day's tally. */
+function ledgerRows(r: UploadRecord): [entry: Record<string, unknown>, day: Record<string, unknown>] {
+  const { unit } = r.account;
+  return [
+    {
+      userId: r.account.id,
+      userName: r.account.username,
+      unitId: unit.id,
+      unit: JSON.stringify(unit),
+      fileId: r.fileId,
+      at: r.at.getTime(),
+      fileName: r.fileName,
+      contentType: r.contentType,
+    },
+    {
+      fileId: r.fileId,
+      unitId: unit.id,
+      day: r.day,
+      week: weekOf(r.day),
+      month: monthOf(r.day),
+      city: unit.city,
+      county: unit.county ?? null,
+      town: unit.town ?? null,
+      fileLength: r.fileLength,
+      saved: r.stored ? 0 : 1,
+    },
+  ];
 }

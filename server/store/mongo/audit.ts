@@ -11,6 +11,10 @@ export class MongoAuditLog implements AuditLog {
     await this.c.audit.insertOne({ _id: new ObjectId(), ...e });
   }
 
+  async appendMany(events: readonly AuditEvent[]): Promise<void> {
+    if (events.length > 0) await this.c.audit.insertMany(events.map((e) => ({ _id: new ObjectId(), ...e })), { ordered: true });
+  }
+
   async search(q: AuditSearch): Promise<{ items: Array<AuditEvent & { id: string }>; total: number }> {
     const filter: Filter<AuditDoc> = {};
     if (q.from || q.to) filter.at = { ...(q.from && { $gte: q.from }), ...(q.to && { $lt: q.to }) };

@@ -82,6 +82,14 @@ export class MongoContentStore implements ContentStore {
     );
   }
 
+  async commitMany(items: ReadonlyArray<{ stagingId: string; entry: NewCatalogEntry }>): Promise<CommitOutcome[]> {
+    // One at a time, in order (the unique index decides each, as for one commit): chunks written
+    // with a majority write concern are durable already, so there is no sync to share.
+    const outcomes: CommitOutcome[] = [];
+    for (const item of items) outcomes.push(await this.commit(item.stagingId, item.entry));
+    return outcomes;
+  }
+
   async commit(stagingId: string, entry: NewCatalogEntry): Promise<CommitOutcome> {
     const _id = new ObjectId(stagingId);
     const { md5, sha256, length } = entry.key;

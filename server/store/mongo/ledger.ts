@@ -46,6 +46,13 @@ export class MongoLedger implements Ledger {
     return { uploadCount: doc!.UploadCount };
   }
 
+  async recordMany(records: readonly UploadRecord[]): Promise<Array<{ uploadCount: number }>> {
+    // One at a time, in order: without transactions a batch is no more atomic than its parts.
+    const counts: Array<{ uploadCount: number }> = [];
+    for (const r of records) counts.push(await this.record(r));
+    return counts;
+  }
+
   async hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean> {
     const UploadFileID = objectIdOf(fileId);
     if (!UploadFileID) return false;
