@@ -47,9 +47,13 @@ export const uploadChecksRequest = z.strictObject({
 });
 export type UploadChecksRequest = z.infer<typeof uploadChecksRequest>;
 
-/** The `manifest` field of `POST /api/uploads/batch`: each file's digests, in the order of the file parts. */
+/**
+ * The `manifest` field of `POST /api/uploads/batch`: each file's digests, in the order of the file
+ * parts, and optionally its name and media type (instead of the part's, so any name survives
+ * the multipart headers as it is).
+ */
 export const uploadBatchManifest = z
-  .array(z.strictObject({ md5: md5Hex, sha256: sha256Hex }))
+  .array(z.strictObject({ md5: md5Hex, sha256: sha256Hex, name: z.string().min(1).max(1000).optional(), type: z.string().max(255).optional() }))
   .min(1)
   .max(BATCH_MAX_FILES);
 

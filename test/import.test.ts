@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseCsv } from 'csv-parse/sync';
@@ -124,6 +126,45 @@ describe('bulk import of a legacy file-system archive (npm run archive -- import
     assert.equal(files.length, 7);
     for (const data of [notice, plain.odd, plain.newline, plain.gb, plain.deep]) assert.ok((await download(clerk, byMd5.get(md5(data))!.fileId)).equals(data));
     assert.equal(byMd5.get(md5(notice))?.contentType, 'application/pdf', 'the type is taken from the extension');
+    assert.equal(byMd5.get(md5(plain.odd))?.fileName, `spaces & 'quotes' "double" #1.txt`, 'quotes survive the trip');
+    // Small files travel many to a request.
+    const uploads = await server.opened.store.audit.search({ userName: 'importer', action: 'upload', limit: 50, offset: 0 });
+    assert.deepEqual(uploads.items.map((e) => e.detail).sort(), Array(6).fill('batch: stored'));
+  });
+
+  it('sends the files of a batch the archive fails as a whole one by one instead, each once', async () => {
+    const root = path.join(work, 'batch-refused');
+    const docs = Array.from({ length: 5 }, () => randomContent(10_000));
+    writeTree(root, docs.map((data, i) => [`doc-${i}.pdf`, data]));
+    openUp(work);
+    // A proxy in front of the archive that fails every batch upload, as a restarting instance would.
+    const refused: string[] = [];
+    const proxy = http.createServer((req, res) => {
+      if (req.url === '/api/uploads/batch') {
+        refused.push(req.url);
+        req.resume();
+        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ error: 'store_unavailable', message: 'restarting' }));
+        return;
+      }
+      const upstream = http.request(`${server.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const run = await runImport([root, '--server', url, '--token', token, '--json', '--journal', path.join(work, 'batch-refused.jsonl')], { asUser });
+      assert.equal(run.status, 0, run.stderr);
+      assert.deepEqual([run.report!.uploaded, run.report!.errors.length], [5, 0]);
+      assert.ok(refused.length >= 1, 'a batch was tried first');
+    } finally {
+      proxy.closeAllConnections();
+      proxy.close();
+    }
+    const files = new Map((await archiveFiles(clerk)).map((f) => [f.fileMD5, f]));
+    for (const data of docs) assert.equal(files.get(md5(data))?.myUploadCount, 1);
   });
 
   it('reports a file that changes while it is read, and imports nothing of it', async () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
@@ -8,7 +9,9 @@ import {
   ARCHIVE_STATUS_HEADER,
   ARCHIVE_UPLOAD_COUNT_HEADER,
   TUS_ENDPOINT,
+  type BatchFileResult,
   type ByteRangeView,
+  type ProofResult,
   type SessionView,
   type UploadCheckRequest,
   type UploadCheckResult,
@@ -49,6 +52,45 @@ export interface SendOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * A batch's multipart body, made in one piece: cheaper than a FormData of Blobs, and the names
+ * travel in the manifest (JSON), so no name is bent by multipart header quoting.
+ */
+function multipartBody(manifest: unknown, files: readonly Uint8Array[]): { type: string; data: Buffer } {
+  const boundary = `archive-batch-${randomBytes(16).toString('hex')}`;
+  const parts: Uint8Array[] = [
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="manifest"\r\n\r\n${JSON.stringify(manifest)}\r\n`),
+  ];
+  const fileHead = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="file"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const crlf = Buffer.from('\r\n');
+  for (const bytes of files) parts.push(fileHead, bytes, crlf);
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { type: `multipart/form-data; boundary=${boundary}`, data: Buffer.concat(parts) };
+}
+
+/** A small file for a batch upload, with the digests the importer took. */
+export interface BatchSend {
+  bytes: Uint8Array;
+  name: string;
+  type: string;
+  md5: string;
+  sha256: string;
+}
+
+/** The file as hashed: the same size and modification time, and a regular file still. */
+async function openUnchanged(file: FileToSend): Promise<FileHandle> {
+  const handle = await fs.promises.open(file.fsPath, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  const now = await handle.stat().catch(async (err: unknown) => {
+    await handle.close();
+    throw err;
+  });
+  if (!now.isFile() || now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
+    await handle.close();
+    throw new ArchiveAnswerError(0, 'checksum_mismatch', 'the file changed after it was hashed; skipped, run the import again');
+  }
+  return handle;
+}
+
 /** Waits before a retry of a failed request: long enough for a restarted instance. */
 const RETRY_DELAYS_MS = [0, 1000, 3000, 5000, 10_000, 20_000, 30_000];
 
@@ -84,14 +126,37 @@ export class ArchiveConnection {
     return this.#json('POST', '/api/uploads/prove', { claimId, digests }, false);
   }
 
-  async #json<T>(method: string, path: string, body?: unknown, retry = true): Promise<T> {
+  /** Many checks in one request (at most BATCH_MAX_FILES), answered in order. */
+  async checkMany(requests: UploadCheckRequest[]): Promise<UploadCheckResult[]> {
+    return (await this.#json<{ results: UploadCheckResult[] }>('POST', '/api/uploads/checks', { files: requests })).results;
+  }
+
+  /** Many proofs in one request, answered in order; not retried, as `prove`. */
+  async proveMany(proofs: Array<{ claimId: string; digests: string[] }>): Promise<ProofResult[]> {
+    return (await this.#json<{ results: ProofResult[] }>('POST', '/api/uploads/proofs', { proofs }, false)).results;
+  }
+
+  /**
+   * Sends small files, as they were read and hashed, in one request (POST /api/uploads/batch).
+   * Not retried: a lost answer may hide files already counted.
+   */
+  async sendMany(files: readonly BatchSend[]): Promise<BatchFileResult[]> {
+    const manifest = files.map((f) => ({ md5: f.md5, sha256: f.sha256, name: f.name, type: f.type }));
+    return (await this.#request<{ results: BatchFileResult[] }>('POST', '/api/uploads/batch', multipartBody(manifest, files.map((f) => f.bytes)), false)).results;
+  }
+
+  #json<T>(method: string, path: string, body?: unknown, retry = true): Promise<T> {
+    return this.#request(method, path, body === undefined ? undefined : { type: 'application/json', data: JSON.stringify(body) }, retry);
+  }
+
+  async #request<T>(method: string, path: string, body: { type: string; data: string | Buffer } | undefined, retry: boolean): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       try {
         res = await fetch(`${this.#base}${path}`, {
           method,
-          headers: { ...this.#auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          headers: { ...this.#auth, ...(body ? { 'content-type': body.type } : {}) },
+          ...(body ? { body: body.data } : {}),
         });
       } catch (err) {
         const error = new ArchiveAnswerError(0, 'network', `the archive at ${this.#base} did not answer (${causeOf(err)})`);
@@ -112,12 +177,8 @@ export class ArchiveConnection {
    * outcome once the last byte is stored (the server re-hashes and checks the declared hashes).
    */
   async send(file: FileToSend, options: SendOptions): Promise<UploadResult> {
-    const handle = await fs.promises.open(file.fsPath, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    const handle = await openUnchanged(file);
     try {
-      const now = await handle.stat();
-      if (!now.isFile() || now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
-        throw new ArchiveAnswerError(0, 'checksum_mismatch', 'the file changed after it was hashed; skipped, run the import again');
-      }
       return await this.#tus(handle, file.size, options);
     } finally {
       await handle.close();

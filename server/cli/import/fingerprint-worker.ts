@@ -7,6 +7,8 @@ import { describeFsError } from './file-errors.js';
 export interface FingerprintRequest {
   job: number;
   fsPath: string | Uint8Array;
+  /** A file of at most this many bytes comes back with its bytes (a small file sent in a batch is then not read twice). */
+  keepUpTo: number;
 }
 
 /** The file as it was read: its hashes and the state it had (checked unchanged from start to end). */
@@ -16,6 +18,8 @@ export interface FileFingerprint {
   size: number;
   mtimeMs: number;
   ino: number;
+  /** The bytes hashed, when the file was small enough to keep. */
+  bytes?: Uint8Array;
 }
 
 export type FingerprintReply =
@@ -36,6 +40,7 @@ function fingerprint(request: FingerprintRequest, post: (reply: FingerprintReply
   try {
     const before = fs.fstatSync(fd);
     if (!before.isFile()) throw new FingerprintError('not a regular file any more; skipped');
+    if (before.size <= request.keepUpTo) return kept(fd, before);
     const md5 = createHash('md5');
     const sha256 = createHash('sha256');
     let read = 0;
@@ -62,13 +67,39 @@ function fingerprint(request: FingerprintRequest, post: (reply: FingerprintReply
   }
 }
 
+/** A small file read whole into a buffer of its own (handed to the importer's thread without a copy). */
+function kept(fd: number, before: fs.Stats): FileFingerprint {
+  const bytes = new Uint8Array(before.size);
+  let read = 0;
+  while (read < bytes.byteLength) {
+    const n = fs.readSync(fd, bytes, read, bytes.byteLength - read, read);
+    if (n === 0) break;
+    read += n;
+  }
+  // One more byte would mean the file grew since it was looked at.
+  const grew = fs.readSync(fd, buffer, 0, 1, read) > 0;
+  const after = fs.fstatSync(fd);
+  if (grew || read !== before.size || after.size !== before.size || after.mtimeMs !== before.mtimeMs) {
+    throw new FingerprintError('the file changed while it was being read (still being written?); skipped, run the import again later');
+  }
+  return {
+    md5: createHash('md5').update(bytes).digest('hex'),
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    size: read,
+    mtimeMs: before.mtimeMs,
+    ino: before.ino,
+    bytes,
+  };
+}
+
 class FingerprintError extends Error {}
 
 const port = parentPort;
 port?.on('message', (request: FingerprintRequest) => {
   const post = (reply: FingerprintReply) => port.postMessage(reply);
   try {
-    post({ job: request.job, type: 'done', fingerprint: fingerprint(request, post) });
+    const done = fingerprint(request, post);
+    port.postMessage({ job: request.job, type: 'done', fingerprint: done } satisfies FingerprintReply, done.bytes ? [done.bytes.buffer as ArrayBuffer] : []);
   } catch (err) {
     post({ job: request.job, type: 'failed', reason: err instanceof FingerprintError ? err.message : `${describeFsError(err)}; skipped` });
   }

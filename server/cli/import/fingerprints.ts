@@ -67,11 +67,16 @@ export class FingerprintPool {
     worker.postMessage(job.request);
   }
 
-  /** MD5 and SHA-256 of the file, read once; rejects with FingerprintFailure for a file that cannot be read. */
-  fingerprint(fsPath: string | Buffer, onProgress?: (hashed: number) => void): Promise<FileFingerprint> {
+  /**
+   * MD5 and SHA-256 of the file, read once; rejects with FingerprintFailure for a file that cannot
+   * be read. A file of at most `keepUpTo` bytes comes with its bytes.
+   */
+  fingerprint(fsPath: string | Buffer, onProgress?: (hashed: number) => void, keepUpTo = -1): Promise<FileFingerprint> {
     return new Promise((resolve, reject) => {
       if (this.#closed) return reject(new Error('the hashing threads are closed'));
-      this.#queue.push({ request: { job: this.#nextJob++, fsPath }, resolve, reject, onProgress });
+      // A name of its own: a Buffer's view of Node's shared pool would be copied whole to the thread.
+      const name = typeof fsPath === 'string' ? fsPath : new Uint8Array(fsPath);
+      this.#queue.push({ request: { job: this.#nextJob++, fsPath: name, keepUpTo }, resolve, reject, onProgress });
       const idle = this.#idle.pop();
       if (idle) this.#next(idle);
     });

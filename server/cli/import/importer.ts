@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import mime from 'mime-types';
-import { ArchiveAnswerError, type ArchiveConnection } from './archive-connection.js';
+import { BATCH_FILE_MAX_BYTES, BATCH_MAX_FILES, type UploadCheckRequest, type UploadCheckResult, type UploadResult } from '../../../shared/schemas.js';
+import { ArchiveAnswerError, type ArchiveConnection, type BatchSend } from './archive-connection.js';
+import { RequestBatcher } from './batches.js';
 import { FingerprintFailure, type FileFingerprint, type FingerprintPool } from './fingerprints.js';
 import { emptyReport, type DryRunFindings, type ImportProblem, type ImportReport } from './import-report.js';
 import type { FinishedAs, ImportJournal } from './journal.js';
@@ -65,6 +67,44 @@ class Slots {
   }
 }
 
+/** Room for small files under way (hashed, not yet answered): a number of them, and their bytes, held in memory. */
+class SmallFileRoom {
+  #count = 0;
+  #bytes = 0;
+  readonly #waiting: Array<() => void> = [];
+  constructor(
+    private readonly maxCount: number,
+    private readonly maxBytes: number,
+  ) {}
+
+  /** Waits for room (a file always fits when nothing else is under way); resolves with its release. */
+  async take(bytes: number): Promise<() => void> {
+    while (this.#count > 0 && (this.#count >= this.maxCount || this.#bytes + bytes > this.maxBytes)) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#count++;
+    this.#bytes += bytes;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#count--;
+      this.#bytes -= bytes;
+      for (const wake of this.#waiting.splice(0)) wake();
+    };
+  }
+}
+
+const SMALL_FILES_UNDER_WAY = 2000;
+const SMALL_BYTES_UNDER_WAY = 64 * 1024 * 1024;
+
+/** Items per batch request, and bytes per batch upload (well under the archive's limit, so batches keep flowing). */
+const BATCH_ITEMS = Math.min(500, BATCH_MAX_FILES);
+const BATCH_UPLOAD_BYTES = 16 * 1024 * 1024;
+
+/** A failure of a whole batch request (not a file's own answer): its files are sent one by one instead. */
+function batchFailed(err: unknown): boolean {
+  return err instanceof ArchiveAnswerError && !err.fatal && (err.code === 'network' || err.status >= 500);
+}
+
 /**
  * The import of one source: each file is hashed (in the pool's threads), then the archive is
  * asked whether it holds the content; if so the file is proved and recorded without its bytes,
@@ -80,6 +120,11 @@ export class Importer {
   readonly #firsts = new Map<string, { done: Promise<Ending | undefined>; group?: DryRunFindings['groups'][number] }>();
   readonly #stop = new AbortController();
   #stopped: ImportStoppedError | undefined;
+  /** Checks, proofs and small files go to the archive many to a request. */
+  readonly #checks: RequestBatcher<UploadCheckRequest, UploadCheckResult>;
+  readonly #proofs: RequestBatcher<{ claimId: string; digests: string[] }, UploadResult>;
+  readonly #smallUploads: RequestBatcher<BatchSend, UploadResult>;
+  readonly #smallRoom = new SmallFileRoom(SMALL_FILES_UNDER_WAY, SMALL_BYTES_UNDER_WAY);
 
   /** Why the import stopped before its end on its own (the token refused, the archive's disk full). */
   get stopped(): ImportStoppedError | undefined {
@@ -88,6 +133,26 @@ export class Importer {
 
   constructor(private readonly o: ImporterOptions) {
     this.report = emptyReport(o.dryRun);
+    const { connection } = o;
+    this.#checks = new RequestBatcher({ maxItems: BATCH_ITEMS, waitMs: 5, concurrency: 2, send: (items) => connection.checkMany(items) });
+    this.#proofs = new RequestBatcher<{ claimId: string; digests: string[] }, UploadResult>({
+      maxItems: BATCH_ITEMS,
+      waitMs: 5,
+      concurrency: 2,
+      send: async (items) => (await connection.proveMany(items)).map((r) => (r.status === 'rejected' ? new ArchiveAnswerError(403, r.error, r.message) : r)),
+    });
+    this.#smallUploads = new RequestBatcher<BatchSend, UploadResult>({
+      maxItems: BATCH_ITEMS,
+      maxBytes: BATCH_UPLOAD_BYTES,
+      sizeOf: (item) => item.bytes.byteLength,
+      waitMs: 10,
+      concurrency: 2,
+      send: async (items) => (await connection.sendMany(items)).map((r) => (!(r instanceof ArchiveAnswerError) && r.status === 'failed' ? new ArchiveAnswerError(422, r.error, r.message) : r)),
+    });
+    this.#stop.signal.addEventListener('abort', () => {
+      const reason = this.#stop.signal.reason instanceof Error ? this.#stop.signal.reason : new Error('the import was stopped');
+      for (const batcher of [this.#checks, this.#proofs, this.#smallUploads]) batcher.close(reason);
+    });
     o.signal.addEventListener('abort', () => this.#stop.abort(o.signal.reason), { once: true });
     if (o.signal.aborted) this.#stop.abort(o.signal.reason);
   }
@@ -106,7 +171,7 @@ export class Importer {
     progress.bytesTotal = source.items.reduce((sum, item) => sum + item.size, 0);
 
     const slots = new Slots(this.o.uploads);
-    const copies: Promise<void>[] = [];
+    const copies: Promise<unknown>[] = [];
     let next = 0;
     // Enough lanes that every hashing thread and every upload slot has work.
     const lanes = this.o.pool.size + this.o.uploads + 1;
@@ -121,7 +186,7 @@ export class Importer {
     return report;
   }
 
-  async #one(item: ImportItem, slots: Slots, copies: Promise<void>[]): Promise<void> {
+  async #one(item: ImportItem, slots: Slots, copies: Promise<unknown>[]): Promise<void> {
     const earlier = this.o.journal?.find(item);
     if (earlier?.state === 'done') {
       this.report.alreadyImported++;
@@ -129,11 +194,18 @@ export class Importer {
       this.o.onFile?.({ ...whose(item), outcome: 'alreadyImported', fileId: earlier.fileId, md5: earlier.md5, size: earlier.size });
       return;
     }
+    const resumeUrl = earlier?.state === 'sending' ? earlier.url : undefined;
+    // Small files (and every file of a dry run, which sends nothing) go in batches: many are under
+    // way at once while the lane goes on hashing. A small file is kept in memory from its hashing
+    // to its answer, so its room is taken before it is read.
+    const small = !resumeUrl && (this.o.dryRun || item.size <= BATCH_FILE_MAX_BYTES);
+    const release = small ? await this.#smallRoom.take(this.o.dryRun ? 0 : item.size) : () => {};
     let fingerprint: FileFingerprint;
     try {
       // An upload an earlier run began keeps its hashes: the archive checks them at the end anyway.
-      fingerprint = earlier ?? (await this.#fingerprint(item));
+      fingerprint = earlier ?? (await this.#fingerprint(item, small && !this.o.dryRun));
     } catch (err) {
+      release();
       if (this.#signal.aborted) return;
       this.#failed(item, err);
       return;
@@ -142,17 +214,21 @@ export class Importer {
     // What was hashed is what is sent (the listing may be older).
     const file = { ...item, size: fingerprint.size, mtimeMs: fingerprint.mtimeMs, ino: fingerprint.ino };
     const key = `${fingerprint.md5}:${fingerprint.sha256}:${fingerprint.size}`;
+    // A file that grew past the batch limit since it was listed goes alone, as large files do.
+    const batched = this.o.dryRun ? small : fingerprint.bytes !== undefined;
+    const record = (role: Role) => (batched ? this.#record(file, fingerprint, role, undefined) : slots.run(() => this.#record(file, fingerprint, role, resumeUrl)));
     const first = this.#firsts.get(key);
     if (first) {
       // Not waited for here: the lane goes on hashing while the first copy is sent.
       copies.push(
-        first.done.then(async (firstEnding) => {
-          if (this.#signal.aborted) return;
-          if (this.o.dryRun) first.group?.labels.push(file.label);
-          // If the first copy failed, this one is imported as if it were the first.
-          const role = firstEnding ? 'copy' : 'first';
-          await slots.run(() => this.#record(file, fingerprint, role, earlier?.state === 'sending' ? earlier.url : undefined));
-        }),
+        first.done
+          .then(async (firstEnding) => {
+            if (this.#signal.aborted) return;
+            if (this.o.dryRun) first.group?.labels.push(file.label);
+            // If the first copy failed, this one is imported as if it were the first.
+            await record(firstEnding ? 'copy' : 'first');
+          })
+          .finally(release),
       );
       return;
     }
@@ -161,17 +237,23 @@ export class Importer {
       entry.group = { md5: fingerprint.md5, size: fingerprint.size, inArchive: false, labels: [file.label] };
       this.findings.groups.push(entry.group);
     }
-    entry.done = slots.run(() => this.#record(file, fingerprint, 'first', earlier?.state === 'sending' ? earlier.url : undefined));
+    entry.done = record('first');
     this.#firsts.set(key, entry);
-    await entry.done;
+    const done = entry.done.finally(release);
+    if (batched) copies.push(done);
+    else await done;
   }
 
-  #fingerprint(item: ImportItem): Promise<FileFingerprint> {
+  #fingerprint(item: ImportItem, keepBytes: boolean): Promise<FileFingerprint> {
     let counted = 0;
-    const hashing = this.o.pool.fingerprint(item.fsPath, (hashed) => {
-      this.progress.bytesHashed += hashed - counted;
-      counted = hashed;
-    });
+    const hashing = this.o.pool.fingerprint(
+      item.fsPath,
+      (hashed) => {
+        this.progress.bytesHashed += hashed - counted;
+        counted = hashed;
+      },
+      keepBytes ? BATCH_FILE_MAX_BYTES : -1,
+    );
     return abortable(hashing, this.#signal).then((fingerprint) => {
       this.progress.bytesHashed += fingerprint.size - counted;
       return fingerprint;
@@ -209,7 +291,7 @@ export class Importer {
       if (group?.inArchive) this.findings.inArchive.push(file.label);
       return { as: 'inArchive' };
     }
-    const check = await this.o.connection.check(checkRequest(file, fp));
+    const check = await this.#checks.add(checkRequest(file, fp));
     if (check.status === 'upload') return { as: 'upload' };
     const group = this.#firsts.get(`${fp.md5}:${fp.sha256}:${fp.size}`)?.group;
     if (group) group.inArchive = true;
@@ -219,16 +301,27 @@ export class Importer {
 
   async #import(file: ImportItem, fp: FileFingerprint, role: Role, resumeUrl: string | undefined): Promise<Ending> {
     if (!resumeUrl) {
-      const check = await this.o.connection.check(checkRequest(file, fp));
+      const check = await this.#checks.add(checkRequest(file, fp));
       if (check.status === 'prove') {
-        const digests = await rangeDigests(file.fsPath, check.ranges);
+        const digests = fp.bytes ? check.ranges.map((r) => createHash('md5').update(fp.bytes!.subarray(r.start, r.end)).digest('hex')) : await rangeDigests(file.fsPath, check.ranges);
         try {
-          const proved = await this.o.connection.prove(check.claimId, digests);
+          const proved = await this.#proofs.add({ claimId: check.claimId, digests });
           return { as: role === 'copy' ? 'duplicateInTree' : 'instant', fileId: proved.fileId };
         } catch (err) {
           // A refused proof means the bytes differ from what the hashes promised: send them, the
           // archive re-hashes what it receives.
           if (!(err instanceof ArchiveAnswerError && err.code === 'claim_rejected')) throw err;
+        }
+      }
+      if (fp.bytes) {
+        try {
+          const stored = await this.#smallUploads.add({ bytes: fp.bytes, name: file.name, type: contentType(file.name), md5: fp.md5, sha256: fp.sha256 });
+          this.report.bytesSent += fp.size;
+          this.progress.bytesSent += fp.size;
+          return { as: 'uploaded', fileId: stored.fileId };
+        } catch (err) {
+          // The batch as a whole failed (cut off, or the archive's error): this file goes alone, with tus's retries.
+          if (!batchFailed(err) || this.#signal.aborted) throw err;
         }
       }
     }

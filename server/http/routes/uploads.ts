@@ -64,8 +64,8 @@ export function uploadRoutes(claims: ClaimService, ingest: IngestService): Route
       throw new ValidationError(`The manifest lists ${manifest.length} files but ${parts.length} were attached: list each file's md5 and sha256, in the order of the files.`);
     }
     const files = parts.map((part, i) => ({
-      fileName: cleanFileName(part.originalname),
-      contentType: cleanContentType(part.mimetype),
+      fileName: cleanFileName(manifest[i]!.name ?? part.originalname),
+      contentType: cleanContentType(manifest[i]!.type ?? part.mimetype),
       bytes: part.buffer,
       md5: manifest[i]!.md5,
       sha256: manifest[i]!.sha256,

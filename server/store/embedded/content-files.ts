@@ -60,6 +60,8 @@ export class SyncFailedError extends Error {
 export class ContentFiles {
   /** Files being written by this process, opened once per staging area. */
   private readonly open = new Map<string, Promise<OpenFile>>();
+  /** Fan-out folders known to exist (at most 65,536). */
+  private readonly folders = new Set<string>();
   /** The same files once opened, for the idle sweep. */
   private readonly ready = new Map<string, OpenFile>();
 
@@ -86,9 +88,21 @@ export class ContentFiles {
     if (!file) {
       const p = this.pathOf(id);
       file = (async () => {
-        await fs.promises.mkdir(path.dirname(p), { recursive: true });
-        // Created if missing, never truncated: a resumed writer continues the same file.
-        const handle = await fs.promises.open(p, fs.constants.O_WRONLY | fs.constants.O_CREAT, 0o640);
+        // Created if missing, never truncated: a resumed writer continues the same file. Its folder
+        // is made once per process (a system call less per file, which small files feel), and
+        // again should it have gone.
+        const folder = path.dirname(p);
+        const open = () => fs.promises.open(p, fs.constants.O_WRONLY | fs.constants.O_CREAT, 0o640);
+        const made = async () => {
+          await fs.promises.mkdir(folder, { recursive: true });
+          this.folders.add(folder);
+        };
+        if (!this.folders.has(folder)) await made();
+        const handle = await open().catch(async (err: unknown) => {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+          await made();
+          return open();
+        });
         const { size } = await handle.stat();
         // Bytes written before (by another process, or before a restart) count as written, not as on disk.
         const opened: OpenFile = { handle, unsynced: 0, syncing: Promise.resolve(), lastUsed: Date.now(), writing: [], end: size, durable: 0, rewrittenFrom: Infinity };
