@@ -94,11 +94,11 @@ class SmallFileRoom {
 }
 
 const SMALL_FILES_UNDER_WAY = 2000;
-const SMALL_BYTES_UNDER_WAY = 64 * 1024 * 1024;
+const SMALL_BYTES_UNDER_WAY = 24 * 1024 * 1024;
 
 /** Items per batch request, and bytes per batch upload (well under the archive's limit, so batches keep flowing). */
 const BATCH_ITEMS = Math.min(500, BATCH_MAX_FILES);
-const BATCH_UPLOAD_BYTES = 16 * 1024 * 1024;
+const BATCH_UPLOAD_BYTES = 8 * 1024 * 1024;
 
 /** A failure of a whole batch request (not a file's own answer): its files are sent one by one instead. */
 function batchFailed(err: unknown): boolean {
