@@ -72,7 +72,7 @@ function importTree(dir: string, server: string, token: string, journal: string)
 
 /**
  * The bulk importer end to end over loopback into the embedded store (hashing, the dedup
- * handshake, tus uploads, the server's re-hash and commit), against md5sum over the same tree:
+ * handshake and uploads, in batches and with tus, the server's re-hash and commit), against md5sum over the same tree:
  * small files and large files as parts of their own, and the whole.
  */
 export async function benchImport(smallFiles: number, largeFiles: number, largeMiB: number): Promise<ImportBenchResult> {
