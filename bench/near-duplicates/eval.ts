@@ -1,0 +1,270 @@
+import { Jieba } from '@node-rs/jieba';
+import { dict } from '@node-rs/jieba/dict.js';
+import { FeatureHash } from '../../server/services/near-duplicates/feature-hash.js';
+import { areNearDuplicates, candidateJaccard, DEFAULT_SETTINGS, Fingerprinter, type NearDuplicateSettings, type TextFingerprint } from '../../server/services/near-duplicates/fingerprint.js';
+import { bandingFor, bandKeys, exactJaccard } from '../../server/services/near-duplicates/minhash.js';
+import { hammingDistance, simhash, simhashBlocks } from '../../server/services/near-duplicates/simhash.js';
+import { normalise, STOP_WORDS } from '../../server/services/near-duplicates/text.js';
+import { CorpusMissingError, loadCorpus, type CorpusDoc } from './corpus.js';
+import { Random, variant, type EditKind } from './edits.js';
+
+/**
+ * `npm run eval:neardup`: a labelled corpus of real text (Debian's Chinese and English poems,
+ * sayings and manual pages) with edited copies as positives and other documents on the same
+ * topics as negatives; precision, recall and F1 of SimHash and MinHash at several thresholds,
+ * for short and long texts, and of the default rule.
+ */
+
+interface PoolDoc {
+  id: string;
+  /** The original a copy was made from (itself for an original): one cluster of near-duplicates. */
+  cluster: string;
+  group: string;
+  language: 'zh' | 'en';
+  text: string;
+  edits: EditKind[];
+}
+
+const SEED = 20261123;
+
+function buildPool(corpus: CorpusDoc[], rng: Random): PoolDoc[] {
+  const byKind = (prefix: string) => corpus.filter((d) => d.id.startsWith(prefix));
+  const sample = (docs: CorpusDoc[], n: number) => {
+    const copy = [...docs];
+    for (let i = copy.length - 1; i > 0; i--) {
+      const j = rng.int(i + 1);
+      [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+    }
+    return copy.slice(0, n);
+  };
+  const originals = [
+    ...byKind('tang300/'),
+    ...byKind('song100/'),
+    ...sample(byKind('chinese/'), 500),
+    ...byKind('zh-man/'),
+    ...byKind('en-literature/'),
+    ...byKind('en-riddles/'),
+    ...byKind('en-fortunes/'),
+    ...byKind('en-man/'),
+  ];
+  const pool: PoolDoc[] = [];
+  for (const doc of originals) {
+    pool.push({ ...doc, cluster: doc.id, edits: [] });
+    if (rng.next() < 0.3) {
+      const copies = 1 + rng.int(2);
+      for (let c = 0; c < copies; c++) {
+        const { text, edits } = variant(doc, originals, rng);
+        pool.push({ id: `${doc.id}#copy${c + 1}`, cluster: doc.id, group: doc.group, language: doc.language, text, edits });
+      }
+    }
+  }
+  return pool;
+}
+
+interface Counts {
+  tp: number;
+  fp: number;
+  positives: number;
+}
+
+const pairKey = (i: number, j: number) => (i < j ? `${i},${j}` : `${j},${i}`);
+
+function scores(c: Counts): { precision: number; recall: number; f1: number } {
+  const precision = c.tp + c.fp === 0 ? 1 : c.tp / (c.tp + c.fp);
+  const recall = c.positives === 0 ? 1 : c.tp / c.positives;
+  return { precision, recall, f1: precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall) };
+}
+
+const fmt = (x: number) => x.toFixed(3);
+
+async function main(): Promise<void> {
+  let corpus: CorpusDoc[];
+  try {
+    corpus = loadCorpus();
+  } catch (err) {
+    if (err instanceof CorpusMissingError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const rng = new Random(SEED);
+  const pool = buildPool(corpus, rng);
+  const started = performance.now();
+
+  // Originals that are near-copies of each other in the corpus itself (one page under two names)
+  // are not negatives: their clusters are merged, as a person labelling them would.
+  const base = await Fingerprinter.create({ shingleSize: 4 });
+  const baseFp = pool.map((d) => base.fingerprint(d.text));
+  const merged = mergeCorpusCopies(pool, baseFp);
+
+  // Truth: pairs within a cluster, by length class (short when either text is short).
+  const positives = { short: 0, long: 0 };
+  const clusters = new Map<string, number[]>();
+  pool.forEach((d, i) => clusters.set(d.cluster, [...(clusters.get(d.cluster) ?? []), i]));
+  const lengthClass = (fps: TextFingerprint[], i: number, j: number) => (fps[i]!.short || fps[j]!.short ? 'short' : 'long');
+  for (const members of clusters.values()) for (let a = 0; a < members.length; a++) for (let b = a + 1; b < members.length; b++) positives[lengthClass(baseFp, members[a]!, members[b]!)]++;
+  const shortDocs = baseFp.filter((f) => f.short).length;
+  console.log(
+    `corpus: ${pool.length} documents (${pool.filter((d) => d.edits.length === 0).length} originals, ${pool.filter((d) => d.edits.length > 0).length} edited copies; ` +
+      `${pool.filter((d) => d.language === 'zh').length} Chinese, ${pool.filter((d) => d.language === 'en').length} English; ${shortDocs} short, ${pool.length - shortDocs} long (${DEFAULT_SETTINGS.shortUnits} units)); ` +
+      `${positives.short + positives.long} near-duplicate pairs (${positives.short} short, ${positives.long} long); ${merged} corpus documents merged as copies of another`,
+  );
+  const same = (i: number, j: number) => pool[i]!.cluster === pool[j]!.cluster;
+
+  const report = (label: string, flagged: Iterable<[number, number]>, fps: TextFingerprint[]) => {
+    const counts = { short: { tp: 0, fp: 0, positives: positives.short }, long: { tp: 0, fp: 0, positives: positives.long } };
+    for (const [i, j] of flagged) counts[lengthClass(fps, i, j)][same(i, j) ? 'tp' : 'fp']++;
+    const all = { tp: counts.short.tp + counts.long.tp, fp: counts.short.fp + counts.long.fp, positives: positives.short + positives.long };
+    const line = (c: Counts) => {
+      const s = scores(c);
+      return `P=${fmt(s.precision)} R=${fmt(s.recall)} F1=${fmt(s.f1)}`;
+    };
+    console.log(`  ${label.padEnd(34)} short ${line(counts.short)}   long ${line(counts.long)}   all ${line(all)}`);
+    return scores(all);
+  };
+
+  // SimHash, all pairs by brute force (the index is tested on its own; here the measure itself).
+  const hash = await FeatureHash.create();
+  const jieba = Jieba.withDict(dict);
+  const simhashWith = (tokenise: (text: string) => string[]) =>
+    pool.map((d) => {
+      const weights = new Map<string, number>();
+      for (const t of tokenise(d.text)) weights.set(t, (weights.get(t) ?? 0) + 1);
+      return simhash(weights, hash);
+    });
+  const jiebaWords = (text: string) =>
+    jieba
+      .cut(normalise(text), false)
+      .map((w) => w.trim())
+      .filter((w) => /[\p{L}\p{N}]/u.test(w) && !STOP_WORDS.has(w));
+  const hashes = { 'character bigrams': baseFp.map((f) => f.simhash), 'jieba words': simhashWith(jiebaWords) };
+  const distances = new Map<string, Uint8Array>();
+  for (const [name, list] of Object.entries(hashes)) {
+    const d = new Uint8Array((pool.length * (pool.length - 1)) / 2);
+    let k = 0;
+    for (let i = 0; i < pool.length; i++) for (let j = i + 1; j < pool.length; j++) d[k++] = hammingDistance(list[i]!, list[j]!);
+    distances.set(name, d);
+  }
+  const pairsWithin = function* (d: Uint8Array, max: number, onlyLong: boolean): Generator<[number, number]> {
+    let k = 0;
+    for (let i = 0; i < pool.length; i++)
+      for (let j = i + 1; j < pool.length; j++, k++) if (d[k]! <= max && (!onlyLong || (!baseFp[i]!.short && !baseFp[j]!.short))) yield [i, j];
+  };
+  if (!process.env.EVAL_DEFAULT_ONLY) for (const [name, d] of distances) {
+    console.log(`SimHash, 64 bits, features: ${name} (term frequency)`);
+    for (const max of [1, 2, 3, 4, 5, 6]) report(`Hamming distance <= ${max}`, pairsWithin(d, max, false), baseFp);
+  }
+
+  // MinHash: LSH candidates, then the exact Jaccard of each candidate pair.
+  if (!process.env.EVAL_DEFAULT_ONLY) for (const k of [2, 3, 4, 5]) {
+    const fper = await Fingerprinter.create({ shingleSize: k });
+    const fps = k === 4 ? baseFp : pool.map((d) => fper.fingerprint(d.text));
+    console.log(`MinHash, 128 permutations, ${k}-unit shingles (LSH bands, then exact Jaccard)`);
+    for (const threshold of [0.5, 0.6, 0.7, 0.8, 0.9]) {
+      const banding = bandingFor(threshold);
+      const flagged = minhashPairs(fps, banding, (i, j) => exactJaccard(fps[i]!.shingles, fps[j]!.shingles) >= threshold);
+      report(`Jaccard >= ${threshold} (${banding.bands}x${banding.rows} bands)`, flagged, fps);
+    }
+  }
+
+  // Short texts: the share of the shorter text's shingles found in the other (containment), which
+  // stray lines and annotations added to a short text do not drown; all pairs with a short text.
+  if (!process.env.EVAL_DEFAULT_ONLY) for (const k of [2, 3]) {
+    const fper = await Fingerprinter.create({ shingleSize: k });
+    const fps = pool.map((d) => fper.fingerprint(d.text));
+    console.log(`Containment of the shorter text's ${k}-unit shingles (all pairs with a short text)`);
+    const shortOnes = fps.map((f, i) => [f, i] as const).filter(([f]) => f.short);
+    for (const threshold of [0.6, 0.7, 0.8, 0.9]) {
+      const flagged: Array<[number, number]> = [];
+      for (let a = 0; a < shortOnes.length; a++) {
+        for (let b = a + 1; b < shortOnes.length; b++) {
+          const [fa, i] = shortOnes[a]!;
+          const [fb, j] = shortOnes[b]!;
+          if (containment(fa.shingles, fb.shingles) >= threshold) flagged.push([i, j]);
+        }
+      }
+      report(`containment >= ${threshold}`, flagged, fps);
+    }
+  }
+
+  // The default rule, through the pigeonhole index and the LSH bands as the archive will run it.
+  const settings: NearDuplicateSettings = DEFAULT_SETTINGS;
+  const fper = await Fingerprinter.create(settings);
+  const fps = pool.map((d) => fper.fingerprint(d.text));
+  const candidates = new Set<string>();
+  const blocks = new Map<string, number[]>();
+  fps.forEach((f, i) => {
+    if (f.short) return;
+    simhashBlocks(f.simhash).forEach((value, block) => {
+      const key = `${block}:${value}`;
+      for (const j of blocks.get(key) ?? []) candidates.add(pairKey(i, j));
+      blocks.set(key, [...(blocks.get(key) ?? []), i]);
+    });
+  });
+  const lsh = candidateJaccard(settings);
+  const shortOnes = fps.map((f, i) => [f, i] as const).filter(([f]) => f.short || f.units < 2 * settings.shortUnits);
+  for (const [a, b] of minhashPairs(shortOnes.map(([f]) => f), bandingFor(lsh.short), () => true)) candidates.add(pairKey(shortOnes[a]![1], shortOnes[b]![1]));
+  for (const [i, j] of minhashPairs(fps, bandingFor(lsh.long), () => true)) candidates.add(pairKey(i, j));
+  const flagged: Array<[number, number]> = [];
+  for (const key of candidates) {
+    const [i, j] = key.split(',').map(Number) as [number, number];
+    if (areNearDuplicates(fps[i]!, fps[j]!, settings)) flagged.push([i, j]);
+  }
+  console.log(
+    `Default rule: long texts SimHash <= ${settings.maxHamming} or Jaccard >= ${settings.minJaccard}; a short text (< ${settings.shortUnits} units) containment >= ${settings.minContainment} in a text at most twice its size; ` +
+      `${settings.shingleSize}-unit shingles; candidates from the 4x16-bit SimHash blocks and the LSH bands (${bandingFor(lsh.short).bands}x${bandingFor(lsh.short).rows} for short texts, ${bandingFor(lsh.long).bands}x${bandingFor(lsh.long).rows} for long)`,
+  );
+  const result = report('default', flagged, fps);
+  console.log(`(${pool.length} documents, ${candidates.size} candidate pairs, ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  console.log(`default: precision=${fmt(result.precision)} recall=${fmt(result.recall)} f1=${fmt(result.f1)}`);
+}
+
+function containment(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  if (small.size === 0) return large.size === 0 ? 1 : 0;
+  let common = 0;
+  for (const s of small) if (large.has(s)) common++;
+  return common / small.size;
+}
+
+/** Pairs sharing an LSH band that pass `keep`. */
+function minhashPairs(fps: TextFingerprint[], banding: { bands: number; rows: number }, keep: (i: number, j: number) => boolean): Array<[number, number]> {
+  const buckets = new Map<string, number[]>();
+  const seen = new Set<string>();
+  const out: Array<[number, number]> = [];
+  fps.forEach((f, i) => {
+    for (const key of bandKeys(f.minhash, banding)) {
+      const bucket = buckets.get(key);
+      if (!bucket) {
+        buckets.set(key, [i]);
+        continue;
+      }
+      for (const j of bucket) {
+        const pk = pairKey(i, j);
+        if (seen.has(pk)) continue;
+        seen.add(pk);
+        if (keep(j, i)) out.push([j, i]);
+      }
+      bucket.push(i);
+    }
+  });
+  return out;
+}
+
+/** Joins the clusters of corpus documents whose shingles overlap by half or more (copies within the corpus). */
+function mergeCorpusCopies(pool: PoolDoc[], fps: TextFingerprint[]): number {
+  let merged = 0;
+  const originals = pool.map((d, i) => [d, i] as const).filter(([d]) => d.edits.length === 0);
+  const subset = originals.map(([, i]) => fps[i]!);
+  for (const [a, b] of minhashPairs(subset, bandingFor(0.5), (x, y) => exactJaccard(subset[x]!.shingles, subset[y]!.shingles) >= 0.5)) {
+    const keep = originals[a]![0].cluster;
+    const drop = originals[b]![0].cluster;
+    if (keep === drop) continue;
+    for (const d of pool) if (d.cluster === drop) d.cluster = keep;
+    merged++;
+  }
+  return merged;
+}
+
+await main();

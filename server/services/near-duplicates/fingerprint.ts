@@ -1,0 +1,113 @@
+import { FeatureHash } from './feature-hash.js';
+import { estimatedJaccard, exactJaccard, minhash } from './minhash.js';
+import { hammingDistance, simhash, type SimHash } from './simhash.js';
+import { features, normalise, shingles, textUnits } from './text.js';
+
+/** What makes two texts near-duplicates, and how texts are cut up to tell. */
+export interface NearDuplicateSettings {
+  /** Texts with fewer units (CJK characters and words) are short: SimHash is weak there. */
+  shortUnits: number;
+  /** Shingle size (units) for MinHash, one for every text, so any two texts compare. */
+  shingleSize: number;
+  /** SimHash: at most this Hamming distance (long texts only). */
+  maxHamming: number;
+  /** MinHash: at least this Jaccard similarity of the shingle sets (two long texts). */
+  minJaccard: number;
+  /**
+   * A short text: at least this share of its shingles in the other text, which must be no more
+   * than twice as long (Jaccard would let a stray line or a note drown a text this short).
+   */
+  minContainment: number;
+}
+
+export const DEFAULT_SETTINGS: NearDuplicateSettings = {
+  shortUnits: 500,
+  shingleSize: 3,
+  maxHamming: 3,
+  minJaccard: 0.8,
+  minContainment: 0.8,
+};
+
+/** A text field and how much its features count (the body by its term frequencies; short structured fields may count more). */
+export interface TextField {
+  text: string;
+  weight?: number;
+}
+
+export interface TextFingerprint {
+  /** Units of the normalised text (CJK characters and words of other scripts). */
+  units: number;
+  short: boolean;
+  simhash: SimHash;
+  minhash: Uint32Array;
+  /** The shingles themselves, for the exact Jaccard of a candidate pair. */
+  shingles: Set<string>;
+}
+
+export class Fingerprinter {
+  private constructor(
+    private readonly hash: FeatureHash,
+    readonly settings: NearDuplicateSettings,
+  ) {}
+
+  static async create(settings: Partial<NearDuplicateSettings> = {}): Promise<Fingerprinter> {
+    return new Fingerprinter(await FeatureHash.create(), { ...DEFAULT_SETTINGS, ...settings });
+  }
+
+  /** The fingerprints of a document: its body, and optionally weighted fields (title, record number). */
+  fingerprint(body: string, fields: readonly TextField[] = []): TextFingerprint {
+    const units = textUnits(normalise(body));
+    const weights = new Map<string, number>();
+    const add = (own: readonly string[], weight: number) => {
+      for (const feature of features(own)) weights.set(feature, (weights.get(feature) ?? 0) + weight);
+    };
+    add(units, 1);
+    for (const field of fields) add(textUnits(normalise(field.text)), field.weight ?? 1);
+    const short = units.length < this.settings.shortUnits;
+    const set = shingles(units, this.settings.shingleSize);
+    return { units: units.length, short, simhash: simhash(weights, this.hash), minhash: minhash(set, this.hash), shingles: set };
+  }
+}
+
+/** How alike two fingerprinted texts are. */
+export interface Similarity {
+  hamming: number;
+  estimatedJaccard: number;
+  jaccard: number;
+  /** The share of the smaller shingle set found in the other. */
+  containment: number;
+}
+
+export function similarity(a: TextFingerprint, b: TextFingerprint): Similarity {
+  const jaccard = exactJaccard(a.shingles, b.shingles);
+  const [small, large] = a.shingles.size <= b.shingles.size ? [a.shingles, b.shingles] : [b.shingles, a.shingles];
+  // |A ∩ B| from the Jaccard: J·(|A| + |B|) / (1 + J).
+  const common = small.size === 0 ? 0 : Math.round((jaccard * (small.size + large.size)) / (1 + jaccard));
+  return {
+    hamming: hammingDistance(a.simhash, b.simhash),
+    estimatedJaccard: estimatedJaccard(a.minhash, b.minhash),
+    jaccard,
+    containment: small.size === 0 ? (large.size === 0 ? 1 : 0) : common / small.size,
+  };
+}
+
+/**
+ * The rule per length: two long texts are near-duplicates when their SimHashes are close or their
+ * shingles overlap enough; where a text is short (one changed word moves many SimHash bits, and a
+ * stray line changes much of its Jaccard), when the other holds nearly all of its shingles and is
+ * at most twice its size.
+ */
+export function areNearDuplicates(a: TextFingerprint, b: TextFingerprint, settings: NearDuplicateSettings = DEFAULT_SETTINGS): boolean {
+  const s = similarity(a, b);
+  if (a.short || b.short) {
+    const [small, large] = a.shingles.size <= b.shingles.size ? [a, b] : [b, a];
+    return s.containment >= settings.minContainment && large.shingles.size <= 2 * small.shingles.size;
+  }
+  return s.jaccard >= settings.minJaccard || s.hamming <= settings.maxHamming;
+}
+
+/** The Jaccard similarity below which no pair can pass the rule: where LSH must find candidates. */
+export function candidateJaccard(settings: NearDuplicateSettings = DEFAULT_SETTINGS): { short: number; long: number } {
+  // Containment c with the other at most twice as large: J ≥ c·|A| / (|A| + 2|A| − c·|A|) = c / (3 − c).
+  return { short: settings.minContainment / (3 - settings.minContainment), long: settings.minJaccard };
+}

@@ -1,0 +1,76 @@
+import * as OpenCC from 'opencc-js';
+
+/**
+ * Text as the near-duplicate fingerprints see it: what two copies of one document keep in
+ * common whatever was done to them on the way (another encoding of the same characters,
+ * traditional or simplified script, case, spacing and punctuation).
+ */
+
+/** Traditional characters (of Taiwan, Hong Kong or the standard set) to simplified. */
+const toSimplified = OpenCC.Converter({ from: 't', to: 'cn' });
+
+/** Han characters (CJK ideographs, the extensions included) and the other scripts written without spaces. */
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+/** A unit of text: one CJK character, or a run of letters and digits (a word or a number). */
+const UNIT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|[\p{L}\p{N}]+/gu;
+
+/** NFKC (full-width forms, compatibility characters), simplified script, lower case. */
+export function normalise(text: string): string {
+  return toSimplified(text.normalize('NFKC')).toLowerCase();
+}
+
+/**
+ * The text's units in order: each CJK character, and each word or number of the scripts that
+ * separate words; punctuation, symbols and spacing dropped.
+ */
+export function textUnits(normalised: string): string[] {
+  return normalised.match(UNIT) ?? [];
+}
+
+export function isCjk(unit: string): boolean {
+  return CJK.test(unit);
+}
+
+/**
+ * Common English words and Chinese function characters that say little about which document a
+ * text is; SimHash features made of them only would be noise shared by every document.
+ */
+export const STOP_WORDS: ReadonlySet<string> = new Set([
+  // English
+  ...'a an and are as at be been but by can do does for from had has have he her his i if in into is it its may more most no not of on or our she so such than that the their them then there these they this those to was we were what when which who will with would you your'.split(' '),
+  // Chinese function characters
+  ...'的 了 和 是 在 也 与 及 或 而 之 其 于 以 为 这 那 就 都 并 但 等 个 着 把 被 对 从 向 到 将 所 由'.split(' '),
+]);
+
+/**
+ * SimHash features: for CJK text, character bigrams (two characters in a row: Chinese words are
+ * mostly one or two characters, and bigrams need no dictionary); for other scripts, words. Stop
+ * words are left out (a bigram only when both its characters are stop characters).
+ */
+export function features(units: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < units.length; i++) {
+    const unit = units[i]!;
+    if (!isCjk(unit)) {
+      if (!STOP_WORDS.has(unit)) out.push(unit);
+      continue;
+    }
+    const next = units[i + 1];
+    if (next !== undefined && isCjk(next)) {
+      if (!(STOP_WORDS.has(unit) && STOP_WORDS.has(next))) out.push(unit + next);
+    } else if (!(i > 0 && isCjk(units[i - 1]!)) && !STOP_WORDS.has(unit)) out.push(unit); // a lone CJK character
+  }
+  return out;
+}
+
+/** The k-shingles of a text: every run of k units, as one string (units joined by a separator no unit holds). */
+export function shingles(units: readonly string[], k: number): Set<string> {
+  const out = new Set<string>();
+  if (units.length === 0) return out;
+  if (units.length <= k) {
+    out.add(units.join('\u0001'));
+    return out;
+  }
+  for (let i = 0; i + k <= units.length; i++) out.add(units.slice(i, i + k).join('\u0001'));
+  return out;
+}
