@@ -117,21 +117,12 @@ export class ArchiveConnection {
     return this.#json<SessionView>('GET', '/api/session', undefined, false);
   }
 
-  check(request: UploadCheckRequest): Promise<UploadCheckResult> {
-    return this.#json('POST', '/api/uploads/check', request);
-  }
-
-  /** Not retried: a claim is used up by its first answer (a lost answer means: check again). */
-  prove(claimId: string, digests: string[]): Promise<UploadResult> {
-    return this.#json('POST', '/api/uploads/prove', { claimId, digests }, false);
-  }
-
-  /** Many checks in one request (at most BATCH_MAX_FILES), answered in order. */
+  /** Checks in one request (at most BATCH_MAX_FILES), answered in order. */
   async checkMany(requests: UploadCheckRequest[]): Promise<UploadCheckResult[]> {
     return (await this.#json<{ results: UploadCheckResult[] }>('POST', '/api/uploads/checks', { files: requests })).results;
   }
 
-  /** Many proofs in one request, answered in order; not retried, as `prove`. */
+  /** Proofs in one request, answered in order. Not retried: a claim is used up by its first answer (a lost answer means: check again). */
   async proveMany(proofs: Array<{ claimId: string; digests: string[] }>): Promise<ProofResult[]> {
     return (await this.#json<{ results: ProofResult[] }>('POST', '/api/uploads/proofs', { proofs }, false)).results;
   }

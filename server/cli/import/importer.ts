@@ -199,8 +199,13 @@ export class Importer {
     // way at once while the lane goes on hashing. A small file is kept in memory from its hashing
     // to its answer, so its room is taken before it is read.
     const small = !resumeUrl && (this.o.dryRun || item.size <= BATCH_FILE_MAX_BYTES);
-    const release = small ? await this.#smallRoom.take(this.o.dryRun ? 0 : item.size) : () => {};
-    let fingerprint: FileFingerprint;
+    const room = small ? await this.#smallRoom.take(this.o.dryRun ? 0 : item.size) : () => {};
+    let fingerprint: FileFingerprint | undefined;
+    // Once the file is answered its bytes go, and its room with them.
+    const release = () => {
+      if (fingerprint) delete fingerprint.bytes;
+      room();
+    };
     try {
       // An upload an earlier run began keeps its hashes: the archive checks them at the end anyway.
       fingerprint = earlier ?? (await this.#fingerprint(item, small && !this.o.dryRun));
