@@ -1,11 +1,14 @@
 import { DEFAULT_CLIENT_DIR } from './http/routes/client-app.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './http/app.js';
+import os from 'node:os';
 import type { Logger } from './log.js';
 import { AccountService } from './services/accounts.js';
 import { AuditService } from './services/audit.js';
 import { ReportCalendar } from './services/calendar.js';
 import { ReportService } from './services/reports.js';
+import { NearDuplicateService } from './services/near-duplicates/detection.js';
+import { Fingerprinter } from './services/near-duplicates/fingerprint.js';
 import { ChunkPool } from './services/chunk-writer.js';
 import { ClaimService } from './services/claims.js';
 import { DigestPool } from './services/digest.js';
@@ -47,15 +50,29 @@ export interface Archive {
 }
 
 /** Wires the services over a store: the one place that knows every dependency. */
-export function composeServices(store: ArchiveStore, config: ServiceConfig, clock: () => Date = () => new Date()): Archive {
+export function composeServices(store: ArchiveStore, config: ServiceConfig, clock: () => Date = () => new Date(), logger?: Logger): Archive {
   const digests = new DigestPool();
+  const fingerprinter = Fingerprinter.create();
+  fingerprinter.catch(() => {}); // a failure surfaces as each fingerprinting job's
+  const calendar = new ReportCalendar(config.reportTimeZone);
+  const nearDuplicates = new NearDuplicateService({ store, fingerprinter, calendar, holder: `${os.hostname()}/${process.pid}/near-duplicates`, logger, clock });
   const scope = new DuplicateScope(config.instantUploadScope, store.ledger);
   const pool = new ChunkPool(store.content.chunkSize);
   const audit = new AuditService(store.audit, clock);
-  const calendar = new ReportCalendar(config.reportTimeZone);
   const fixity = new FixityService({ store, digests, clock });
   const metrics = new ArchiveMetrics(() => fixity.last());
-  const ingest = new IngestService({ store, digests, pool, scope, maxFileSize: config.maxFileSize, audit, calendar, meter: metrics, clock });
+  const ingest = new IngestService({
+    store,
+    digests,
+    pool,
+    scope,
+    maxFileSize: config.maxFileSize,
+    audit,
+    calendar,
+    meter: metrics,
+    clock,
+    onStored: (fileIds) => nearDuplicates.enqueue(fileIds),
+  });
   const resumable = new ResumableUploadService({
     store,
     ingest,
@@ -81,6 +98,7 @@ export function composeServices(store: ArchiveStore, config: ServiceConfig, cloc
       fixity,
       reports: new ReportService(store.reports, calendar),
       files: new FileService(store),
+      nearDuplicates,
     },
   };
 }

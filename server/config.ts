@@ -54,6 +54,7 @@ const configSchema = z.object({
     .optional()
     .or(z.literal('').transform(() => undefined)),
   VERIFY_INTERVAL_HOURS: z.coerce.number().min(0).default(168),
+  NEAR_DUPLICATE_POLL_SECONDS: z.coerce.number().min(0).default(10),
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(25),
   STORE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(86_400).default(60),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -93,6 +94,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** How often the server runs the fixity check; 0: never (use `archive verify`). */
   verifyIntervalMs: number;
+  /** How often an instance looks for files to fingerprint (also right after an upload); 0: never (another instance does). */
+  nearDuplicatePollMs: number;
   /** How long a stopping server lets requests in progress finish before cutting them off. */
   shutdownGraceMs: number;
   /** How long the start waits for an unreachable MongoDB, retrying with backoff. */
@@ -130,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reportTimeZone: c.REPORT_TIME_ZONE,
     metricsToken: c.METRICS_TOKEN,
     verifyIntervalMs: c.VERIFY_INTERVAL_HOURS * 3600_000,
+    nearDuplicatePollMs: c.NEAR_DUPLICATE_POLL_SECONDS * 1000,
     shutdownGraceMs: c.SHUTDOWN_GRACE_SECONDS * 1000,
     storeConnectTimeoutMs: c.STORE_CONNECT_TIMEOUT_SECONDS * 1000,
     logLevel: c.LOG_LEVEL,

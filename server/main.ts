@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const store = await openStoreRetrying(config, config.storeConnectTimeoutMs, (attempt, delayMs, err) =>
     logger.warn({ attempt, retryInSeconds: delayMs / 1000 }, `${err.message}; retrying`),
   );
-  const archive = composeServices(store, config);
+  const archive = composeServices(store, config, undefined, logger);
 
   const firstAdmin = await archive.services.accounts.bootstrapAdmin();
   if (firstAdmin) {
@@ -48,6 +48,7 @@ async function main(): Promise<void> {
         }, config.gcIntervalMs).unref()
       : undefined;
   const fixity = config.verifyIntervalMs > 0 ? scheduleFixity(archive.services.fixity, config.verifyIntervalMs, logger) : undefined;
+  if (config.nearDuplicatePollMs > 0) archive.services.nearDuplicates.start(config.nearDuplicatePollMs);
 
   let draining = false;
   const app = createApp(appDeps(store, archive, config, logger, () => draining));
@@ -69,6 +70,7 @@ async function main(): Promise<void> {
     fixity?.stop();
     // A fixity check in progress (scheduled or started by an administrator) ends between two files.
     await archive.services.fixity.stop();
+    await archive.services.nearDuplicates.stop();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     // A keep-alive connection whose request just ended would otherwise hold the close open.
     const idle = setInterval(() => server.closeIdleConnections(), 200);

@@ -15,7 +15,7 @@ const day = z.iso
   .refine((d) => d >= '1970-01-01', { message: 'a day is 1970-01-01 or later' });
 
 /** Text columns read best A→Z and periods oldest first; counts and sizes biggest first. */
-const ASCENDING_BY_DEFAULT: ReadonlySet<string> = new Set(['userName', 'fileName', 'unit', 'period', 'md5']);
+const ASCENDING_BY_DEFAULT: ReadonlySet<string> = new Set(['userName', 'fileName', 'unit', 'period', 'md5', 'hamming']);
 export const defaultOrder = (sort: string): 'asc' | 'desc' => (ASCENDING_BY_DEFAULT.has(sort) ? 'asc' : 'desc');
 
 /** Sort fields per table; the first is the default. */
@@ -32,6 +32,7 @@ export const SAVINGS_SORTS = {
   month: ['period', 'savedBytes', 'savedUploads', 'uploads'],
 } as const;
 export const COLLISION_SORTS = ['md5', 'uploadDate', 'fileLength', 'fileName', 'uploads'] as const;
+export const NEAR_DUPLICATE_SORTS = ['foundAt', 'jaccard', 'hamming'] as const;
 
 /** Filters every report takes. */
 const filterFields = {
@@ -115,6 +116,17 @@ export const collisionsQuery = withFilterRules(
   () => COLLISION_SORTS,
 );
 export type CollisionsQuery = z.infer<typeof collisionsQuery>;
+
+export const nearDuplicatesQuery = withFilterRules(
+  z.strictObject({
+    ...filterFields,
+    /** Only pairs found this way. */
+    method: z.enum(['simhash', 'jaccard', 'containment']).optional(),
+    sort: z.string().max(40).optional(),
+  }),
+  () => NEAR_DUPLICATE_SORTS,
+);
+export type NearDuplicatesQuery = z.infer<typeof nearDuplicatesQuery>;
 
 /** A unit as reports show it. */
 export type ReportUnit = Pick<Unit, 'id' | 'geoType' | 'city' | 'county' | 'town' | 'street'>;
@@ -216,6 +228,47 @@ export interface CollisionRow {
   uploads: number;
   /** Files with this MD5 in the archive (2 or more). */
   filesWithMd5: number;
+}
+
+/** One side of a near-duplicate pair: the file, and the units that uploaded it. */
+export interface NearDuplicateFile {
+  fileId: string;
+  fileName: string;
+  fileLength: number;
+  contentType: string;
+  uploadDate: string;
+  units: ReportUnit[];
+  /** Where its text differs from the other's: an excerpt. */
+  snippet: string;
+}
+
+/** Two documents found nearly the same. */
+export interface NearDuplicateRow {
+  a: NearDuplicateFile;
+  b: NearDuplicateFile;
+  method: 'simhash' | 'jaccard' | 'containment';
+  /** SimHash bits that differ (null where a text is short: no SimHash). */
+  hamming: number | null;
+  /** Of the texts' shingles: shared / all, and shared / the smaller text's. */
+  jaccard: number;
+  containment: number;
+  foundAt: string;
+}
+
+/** The fingerprinting behind the near-duplicate report: what is done, waiting, or failed. */
+export interface NearDuplicateStatus {
+  fingerprinted: number;
+  /** Files with no text to compare (images, scans, damaged files): counted, not failed. */
+  skipped: number;
+  pairs: number;
+  queued: number;
+  running: number;
+  failed: number;
+  failures: Array<{ fileId: string; fileName: string | null; attempts: number; error: string; at: string }>;
+}
+
+export interface NearDuplicatesReport extends ReportPage<NearDuplicateRow> {
+  status: NearDuplicateStatus;
 }
 
 export interface ReportPage<Row> {

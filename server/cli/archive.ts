@@ -24,6 +24,10 @@ const USAGE = `Usage: npm run archive -- <command>
                              STAGING_TTL_HOURS, and bytes no record owns
   verify [--json]            fixity check: read every stored file back and recompute its MD5 and
                              SHA-256; lists missing and corrupted files; exit code 1 if any
+  near-duplicates rebuild    forget every near-duplicate fingerprint and pair, fingerprint every
+                             stored file again (here, now; running servers share the work)
+  near-duplicates run        fingerprint the files waiting in the queue (failed ones included), here
+  near-duplicates status     how the fingerprinting stands: done, skipped, waiting, failed
   backup <dir>               embedded store: an online, consistent backup into <dir> (an earlier
                              backup there is brought up to date, copying only new files)
   restore <dir>              embedded store: restore the backup in <dir> into DATA_DIR, which
@@ -190,6 +194,28 @@ async function run(argv: string[]): Promise<void> {
           if (result.checksummed > 0) out(`${result.checksummed} file(s) stored before chunk checksums got theirs`);
         }
         if (result.state !== 'passed') process.exitCode = 1;
+        break;
+      }
+      case 'near-duplicates rebuild':
+      case 'near-duplicates run':
+      case 'near-duplicates status': {
+        const near = archive.services.nearDuplicates;
+        if (command === 'rebuild') out(`${await near.rebuild()} file(s) queued for fingerprinting`);
+        if (command === 'run') await near.retryFailed();
+        if (command !== 'status') {
+          let done = 0;
+          for (let ran; (ran = await near.runDue()) > 0; ) {
+            done += ran;
+            process.stderr.write(`  ${done} file(s) fingerprinted\n`);
+          }
+        }
+        const s = await near.status();
+        if (values.json) out(JSON.stringify(s));
+        else {
+          for (const f of s.failures) out(`failed\t${f.fileId}\t${f.fileName ?? ''}\t${f.attempts} attempt(s)\t${f.error}`);
+          out(`${s.fingerprinted} file(s) fingerprinted, ${s.skipped} without text, ${s.pairs} near-duplicate pair(s); ${s.queued} waiting, ${s.running} running, ${s.failed} failed`);
+        }
+        if (s.failed > 0) process.exitCode = 1;
         break;
       }
       default:

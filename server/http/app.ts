@@ -11,6 +11,7 @@ import type { ClaimService } from '../services/claims.js';
 import type { FileService } from '../services/files.js';
 import type { FixityService } from '../services/fixity.js';
 import type { IngestService } from '../services/ingest.js';
+import type { NearDuplicateService } from '../services/near-duplicates/detection.js';
 import type { ResumableUploadService } from '../services/resumable-uploads.js';
 import type { SessionService, TokenService } from '../services/sessions.js';
 import { authenticate } from './auth.js';
@@ -41,6 +42,7 @@ export interface AppDeps {
     claims: ClaimService;
     reports: ReportService;
     fixity: FixityService;
+    nearDuplicates: NearDuplicateService;
   };
   ping: () => Promise<void>;
   /** Login attempts per address, counted in the store. */
@@ -130,7 +132,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/files', fileRoutes({ ingest: services.ingest, audit: services.audit, files: services.files, maxFileSize: settings.maxFileSize }));
   app.use('/api/uploads', uploadRoutes(services.claims, services.ingest));
   app.use('/api/audit', auditRoutes(services.audit));
-  app.use('/api/reports', reportRoutes(services.reports, services.audit));
+  app.use('/api/reports', reportRoutes(services.reports, services.audit, services.nearDuplicates));
   app.use('/api/verification', verificationRoutes({ fixity: services.fixity, audit: services.audit, logger, intervalMs: settings.verifyIntervalMs }));
   app.use(
     TUS_PATH,

@@ -25,6 +25,8 @@ export interface IngestOptions {
   calendar: ReportCalendar;
   meter: UploadMeter;
   clock?: () => Date;
+  /** Told of new content once it is counted (near-duplicate detection queues it); never fails the upload. */
+  onStored?: (fileIds: string[]) => Promise<void>;
 }
 
 /** A small file received whole (a batch upload), with the digests its sender computed. */
@@ -137,6 +139,7 @@ export class IngestService {
       stored: outcome.status === 'stored',
     });
     this.deps.meter.counted({ via: source.via, outcome: outcome.status, bytes: outcome.entry.fileLength });
+    if (outcome.status === 'stored') await this.deps.onStored?.([outcome.entry.fileId]);
     return { status, fileId: outcome.entry.fileId, uploadCount };
   }
 
@@ -221,6 +224,8 @@ export class IngestService {
       this.deps.meter.counted({ via: source.via, outcome: outcome.status, bytes: outcome.entry.fileLength });
       results[index] = { status: outcome.status === 'duplicate' && !shown[k] ? 'stored' : outcome.status, fileId: outcome.entry.fileId, uploadCount: counts[k]!.uploadCount };
     });
+    const stored = outcomes.filter((o) => o.status === 'stored').map((o) => o.entry.fileId);
+    if (stored.length > 0) await this.deps.onStored?.(stored);
     return results;
   }
 }

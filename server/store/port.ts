@@ -3,6 +3,7 @@ import type { AuditAction, AuditEventFields, Role, Unit } from '../../shared/sch
 import type {
   CollisionRow,
   CrossUnitRow,
+  NearDuplicateRow,
   RepeatEntryRow,
   RepeatUnitRow,
   RepeatUserRow,
@@ -418,6 +419,8 @@ export type RepeatReportQuery = ReportFilter & ReportPaging & { group: 'entry' |
 export type CrossUnitReportQuery = ReportFilter & ReportPaging & { min: number };
 export type SavingsReportQuery = ReportFilter & ReportPaging & { group: 'unit' | 'day' | 'week' | 'month' };
 export type CollisionReportQuery = ReportFilter & ReportPaging & { min: number };
+/** `from`/`to` select pairs found in [from, to); the unit and name filters, pairs where either file matches. */
+export type NearDuplicateReportQuery = ReportFilter & ReportPaging & { method?: NearDuplicatePair['method'] };
 
 export interface Page<Row> {
   items: Row[];
@@ -432,6 +435,7 @@ export interface Reports {
   crossUnit(q: CrossUnitReportQuery): Promise<Page<CrossUnitRow>>;
   savings(q: SavingsReportQuery): Promise<Page<SavingsUnitRow | SavingsPeriodRow> & { summary: SavingsFigures }>;
   collisions(q: CollisionReportQuery): Promise<Page<CollisionRow>>;
+  nearDuplicates(q: NearDuplicateReportQuery): Promise<Page<NearDuplicateRow>>;
 }
 
 /**
@@ -465,6 +469,87 @@ export interface JobStore {
   get(name: string): Promise<JobRecord | undefined>;
 }
 
+/** A document's near-duplicate fingerprints as the index keeps them (`nearDuplicates.fingerprints`). */
+export interface NearFingerprint {
+  fileId: string;
+  /** The text's format (txt, docx, pdf…), or null when there was no text to take. */
+  format: string | null;
+  /** Why there is no text (an image, a scan, a damaged file): such files are counted, never failed. */
+  skipped: string | null;
+  /** Units of the normalised text (CJK characters and words). */
+  units: number;
+  short: boolean;
+  /** 16 hexadecimal digits; null for a short text (SimHash is weak there) or a skipped file. */
+  simhash: string | null;
+  /**
+   * The lookup keys: the SimHash's four 16-bit blocks (the pigeonhole index) and the MinHash
+   * signature's LSH bands. Fingerprints sharing a key are candidates.
+   */
+  keys: string[];
+  at: Date;
+}
+
+/** Two documents found nearly the same (`nearDuplicates.pairs`); `fileA` < `fileB`. */
+export interface NearDuplicatePair {
+  fileA: string;
+  fileB: string;
+  /** What found it: close SimHashes, overlapping shingles (Jaccard), or a short text held by the other (containment). */
+  method: 'simhash' | 'jaccard' | 'containment';
+  /** Null where one of the texts is short (no SimHash). */
+  hamming: number | null;
+  jaccard: number;
+  containment: number;
+  /** Where the texts differ: an excerpt of each. */
+  snippetA: string;
+  snippetB: string;
+  foundAt: Date;
+}
+
+/** The near-duplicate index: fingerprints with their lookup keys, and the pairs found. */
+export interface NearDuplicateIndex {
+  /** Records a file's fingerprint, replacing an earlier one and its keys. */
+  put(fingerprint: NearFingerprint): Promise<void>;
+  get(fileId: string): Promise<NearFingerprint | undefined>;
+  /** Fingerprints sharing a lookup key with `keys`, other than `fileId`'s own, at most `limit`. */
+  candidates(fileId: string, keys: readonly string[], limit: number): Promise<NearFingerprint[]>;
+  /** Records pairs, replacing what was found of the same two files before. */
+  addPairs(pairs: readonly NearDuplicatePair[]): Promise<void>;
+  /** Forgets every fingerprint and pair (a rebuild starts from nothing). */
+  clear(): Promise<void>;
+  counts(): Promise<{ fingerprinted: number; skipped: number; pairs: number }>;
+}
+
+/** One file waiting to be fingerprinted, or whose fingerprinting failed. */
+export interface FingerprintJob {
+  fileId: string;
+  state: 'queued' | 'running' | 'failed';
+  attempts: number;
+  /** When it may run (again). */
+  dueAt: Date;
+  error: string | null;
+}
+
+/**
+ * The fingerprinting queue (`nearDuplicates.jobs`): files are queued as they are committed and
+ * taken by any server instance under a lease, so uploads never wait for fingerprinting and a
+ * crashed instance's jobs are taken again.
+ */
+export interface FingerprintQueue {
+  /** Queues files not queued already (a failed one stays failed: `requeue` retries it). */
+  enqueue(fileIds: readonly string[], now: Date): Promise<void>;
+  /** Queues files afresh, whatever their state: a rebuild, or a retry of failures. */
+  requeue(fileIds: readonly string[], now: Date): Promise<void>;
+  /** Leases up to `limit` due jobs (queued, or running under a lease that ran out), oldest first. */
+  take(holder: string, now: Date, leaseMs: number, limit: number): Promise<FingerprintJob[]>;
+  /** Removes a finished job (nothing when `holder` lost its lease). */
+  done(fileId: string, holder: string): Promise<void>;
+  /** Records a failure: queued again at `retryAt`, or failed for good when null. */
+  fail(fileId: string, holder: string, error: string, retryAt: Date | null): Promise<void>;
+  counts(now: Date): Promise<{ queued: number; running: number; failed: number }>;
+  /** Failed jobs, most recent first. */
+  failures(limit: number): Promise<FingerprintJob[]>;
+}
+
 export interface ArchiveStore {
   readonly kind: 'embedded' | 'mongodb';
   readonly audit: AuditLog;
@@ -479,6 +564,8 @@ export interface ArchiveStore {
   readonly uploads: UploadStore;
   readonly jobs: JobStore;
   readonly rateCounts: RateCounts;
+  readonly nearDuplicates: NearDuplicateIndex;
+  readonly fingerprintQueue: FingerprintQueue;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -3,10 +3,13 @@ import type { z } from 'zod';
 import {
   collisionsQuery,
   crossUnitQuery,
+  nearDuplicatesQuery,
   repeatUploadersQuery,
   savingsQuery,
   type CollisionRow,
   type CrossUnitRow,
+  type NearDuplicateFile,
+  type NearDuplicateRow,
   type RepeatEntryRow,
   type RepeatUnitRow,
   type RepeatUploaderRow,
@@ -18,6 +21,7 @@ import {
   type SavingsRow,
 } from '../../../shared/reports.js';
 import type { AuditService } from '../../services/audit.js';
+import type { NearDuplicateService } from '../../services/near-duplicates/detection.js';
 import type { ReportService } from '../../services/reports.js';
 import { requireAuth } from '../auth.js';
 import { sendCsv } from '../csv.js';
@@ -92,16 +96,23 @@ const collisionsCsv: CsvTable<CollisionRow> = {
   row: (r) => [r.md5, r.fileId, r.sha256, r.fileLength, r.fileName, r.uploadDate, r.uploads, r.filesWithMd5],
 };
 
+const nearDuplicateFileHeader = (side: string) => [`${side} file id`, `${side} file name`, `${side} size (bytes)`, `${side} first stored`, `${side} units`, `${side} differs in`];
+const nearDuplicateFileCells = (f: NearDuplicateFile): Cell[] => [f.fileId, f.fileName, f.fileLength, f.uploadDate, f.units.map(unitLabel).join('; '), f.snippet];
+const nearDuplicatesCsv: CsvTable<NearDuplicateRow> = {
+  header: ['found', 'method', 'hamming distance', 'jaccard', 'containment', ...nearDuplicateFileHeader('A:'), ...nearDuplicateFileHeader('B:')],
+  row: (r) => [r.foundAt, r.method, r.hamming, r.jaccard, r.containment, ...nearDuplicateFileCells(r.a), ...nearDuplicateFileCells(r.b)],
+};
+
 /**
  * `/api/reports/*`: administrators only. JSON (a page, `total` over all pages, also as
  * X-Total-Count) or, with `format=csv`, the same page as CSV. Every view and export is audited.
  */
-export function reportRoutes(reports: ReportService, audit: AuditService): Router {
+export function reportRoutes(reports: ReportService, audit: AuditService, nearDuplicates: Pick<NearDuplicateService, 'report'>): Router {
   const router = Router();
   router.use(requireAuth(['admin']));
 
   function table<S extends z.ZodType<{ format: 'json' | 'csv' }>, Row>(
-    name: ReportName,
+    name: ReportName | 'near-duplicates',
     schema: S,
     run: (q: Omit<z.output<S>, 'format'>) => Promise<ReportPage<Row>>,
     csv: (q: z.output<S>) => CsvTable<Row>,
@@ -125,5 +136,6 @@ export function reportRoutes(reports: ReportService, audit: AuditService): Route
   table('cross-unit', crossUnitQuery, (q) => reports.crossUnit(q), () => crossUnitCsv);
   table('savings', savingsQuery, (q) => reports.savings(q), (q) => savingsCsv(q.group));
   table('collisions', collisionsQuery, (q) => reports.collisions(q), () => collisionsCsv);
+  table('near-duplicates', nearDuplicatesQuery, (q) => nearDuplicates.report(q), () => nearDuplicatesCsv);
   return router;
 }

@@ -116,6 +116,49 @@ CREATE TABLE IF NOT EXISTS upload_days (
   PRIMARY KEY (file_id, unit_id, day)
 ) WITHOUT ROWID;
 
+-- Near-duplicates: each file's fingerprints, their lookup keys (the SimHash's 16-bit blocks, the
+-- MinHash's LSH bands: fingerprints sharing a key are candidates), and the pairs found.
+CREATE TABLE IF NOT EXISTS near_fingerprints (
+  file_id TEXT PRIMARY KEY,
+  format  TEXT,
+  skipped TEXT,
+  units   INTEGER NOT NULL,
+  short   INTEGER NOT NULL,
+  simhash TEXT,
+  at      INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS near_keys (
+  key     TEXT NOT NULL,
+  file_id TEXT NOT NULL,
+  PRIMARY KEY (key, file_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS near_keys_file ON near_keys (file_id);
+CREATE TABLE IF NOT EXISTS near_pairs (
+  file_a      TEXT NOT NULL,
+  file_b      TEXT NOT NULL,
+  method      TEXT NOT NULL,
+  hamming     INTEGER,
+  jaccard     REAL NOT NULL,
+  containment REAL NOT NULL,
+  snippet_a   TEXT NOT NULL,
+  snippet_b   TEXT NOT NULL,
+  found_at    INTEGER NOT NULL,
+  PRIMARY KEY (file_a, file_b)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS near_pairs_b ON near_pairs (file_b);
+CREATE INDEX IF NOT EXISTS near_pairs_found ON near_pairs (found_at);
+-- Files waiting to be fingerprinted (or failed), leased by one process at a time.
+CREATE TABLE IF NOT EXISTS fingerprint_jobs (
+  file_id     TEXT PRIMARY KEY,
+  state       TEXT NOT NULL,
+  attempts    INTEGER NOT NULL DEFAULT 0,
+  due_at      INTEGER NOT NULL,
+  holder      TEXT,
+  lease_until INTEGER,
+  error       TEXT
+);
+CREATE INDEX IF NOT EXISTS fingerprint_jobs_due ON fingerprint_jobs (state, due_at);
+
 CREATE TABLE IF NOT EXISTS accounts (
   id                   TEXT PRIMARY KEY,
   username             TEXT NOT NULL UNIQUE,

@@ -8,6 +8,7 @@ import { EmbeddedContentStore, recordLostBytes } from './content.js';
 import { openDatabase } from './database.js';
 import { EmbeddedJobStore } from './jobs.js';
 import { EmbeddedLedger } from './ledger.js';
+import { EmbeddedFingerprintQueue, EmbeddedNearDuplicateIndex } from './near-duplicates.js';
 import { EmbeddedRateCounts } from './rate-counts.js';
 import { EmbeddedReports } from './reports.js';
 import { EmbeddedUploadStore } from './uploads.js';
@@ -34,6 +35,8 @@ export function openEmbeddedStore(options: { dataDir: string; chunkSize: number;
     uploads: new EmbeddedUploadStore(db),
     jobs: new EmbeddedJobStore(db),
     rateCounts: new EmbeddedRateCounts(db),
+    nearDuplicates: new EmbeddedNearDuplicateIndex(db),
+    fingerprintQueue: new EmbeddedFingerprintQueue(db),
     async ping() {
       db.prepare('SELECT 1').get();
     },

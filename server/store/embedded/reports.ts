@@ -2,6 +2,7 @@ import type { Unit } from '../../../shared/schemas.js';
 import type {
   CollisionRow,
   CrossUnitRow,
+  NearDuplicateRow,
   RepeatEntryRow,
   RepeatUnitRow,
   RepeatUserRow,
@@ -11,7 +12,7 @@ import type {
   SavingsUnitRow,
 } from '../../../shared/reports.js';
 import { UPLOADERS_PER_ROW } from '../../../shared/reports.js';
-import type { CollisionReportQuery, CrossUnitReportQuery, Page, ReportFilter, ReportPaging, Reports, RepeatReportQuery, SavingsReportQuery } from '../port.js';
+import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery, Page, ReportFilter, ReportPaging, Reports, RepeatReportQuery, SavingsReportQuery } from '../port.js';
 import type { Db } from './database.js';
 
 type Params = Record<string, unknown>;
@@ -379,6 +380,75 @@ export class EmbeddedReports implements Reports {
         uploadDate: iso(r.upload_date),
         uploads: r.uploads,
         filesWithMd5: r.files_with_md5,
+      })),
+    };
+  }
+
+  async nearDuplicates(q: NearDuplicateReportQuery): Promise<Page<NearDuplicateRow>> {
+    const where = new Conditions();
+    if (q.from) where.add('p.found_at >= @from', { from: q.from.getTime() });
+    if (q.to) where.add('p.found_at < @to', { to: q.to.getTime() });
+    if (q.method) where.add('p.method = @method', { method: q.method });
+    if (q.fileName) where.add("(a.file_name LIKE @name ESCAPE '\\' OR b.file_name LIKE @name ESCAPE '\\')", { name: likeText(q.fileName) });
+    if (q.unit) {
+      // Pairs where either file was uploaded within the subtree.
+      const inSubtree = (column: string) => {
+        const w = new Conditions().add(`l.file_id = ${column}`);
+        subtree(w, q, 'l.');
+        return w;
+      };
+      const a = inSubtree('p.file_a');
+      where.add(`(EXISTS (SELECT 1 FROM ledger l ${a.sql}) OR EXISTS (SELECT 1 FROM ledger l ${inSubtree('p.file_b').sql}))`, a.params);
+    }
+    const order = orderBy({ foundAt: 'p.found_at', jaccard: 'p.jaccard', hamming: 'p.hamming IS NULL,p.hamming' }, q, 'p.file_a, p.file_b');
+    type Row = {
+      total: number;
+      file_a: string;
+      file_b: string;
+      method: NearDuplicateRow['method'];
+      hamming: number | null;
+      jaccard: number;
+      containment: number;
+      snippet_a: string;
+      snippet_b: string;
+      found_at: number;
+      a_name: string;
+      a_length: number;
+      a_type: string;
+      a_date: number;
+      b_name: string;
+      b_length: number;
+      b_type: string;
+      b_date: number;
+    };
+    const { rows, total } = this.page<Row>(
+      `SELECT p.*, a.file_name AS a_name, a.length AS a_length, a.content_type AS a_type, a.upload_date AS a_date,
+              b.file_name AS b_name, b.length AS b_length, b.content_type AS b_type, b.upload_date AS b_date, COUNT(*) OVER () AS total
+       FROM near_pairs p JOIN catalog a ON a.file_id = p.file_a JOIN catalog b ON b.file_id = p.file_b
+       ${where.sql} ${order}`,
+      where.params,
+      q,
+    );
+    const unitsOf = this.db.prepare<[string], { unit: string }>('SELECT DISTINCT unit FROM ledger WHERE file_id = ? ORDER BY unit_id');
+    const file = (id: string, name: string, length: number, type: string, date: number, snippet: string) => ({
+      fileId: id,
+      fileName: name,
+      fileLength: length,
+      contentType: type,
+      uploadDate: iso(date),
+      units: unitsOf.all(id).map((u) => reportUnit(u.unit)),
+      snippet,
+    });
+    return {
+      total,
+      items: rows.map((r) => ({
+        a: file(r.file_a, r.a_name, r.a_length, r.a_type, r.a_date, r.snippet_a),
+        b: file(r.file_b, r.b_name, r.b_length, r.b_type, r.b_date, r.snippet_b),
+        method: r.method,
+        hamming: r.hamming,
+        jaccard: r.jaccard,
+        containment: r.containment,
+        foundAt: iso(r.found_at),
       })),
     };
   }

@@ -156,6 +156,43 @@ export interface RateCountDoc {
   windowEnd: Date;
 }
 
+/** A file's near-duplicate fingerprints (`nearDuplicates.fingerprints`); `keys` holds its lookup keys (multikey index). */
+export interface NearFingerprintDoc {
+  _id: ObjectId;
+  format: string | null;
+  skipped: string | null;
+  units: number;
+  short: boolean;
+  simhash: string | null;
+  keys: string[];
+  at: Date;
+}
+
+/** Two files found nearly the same (`nearDuplicates.pairs`); `_id` is "<fileA>:<fileB>". */
+export interface NearPairDoc {
+  _id: string;
+  fileA: ObjectId;
+  fileB: ObjectId;
+  method: 'simhash' | 'jaccard' | 'containment';
+  hamming: number | null;
+  jaccard: number;
+  containment: number;
+  snippetA: string;
+  snippetB: string;
+  foundAt: Date;
+}
+
+/** A file waiting to be fingerprinted, or whose fingerprinting failed (`nearDuplicates.jobs`); `_id` is the file id. */
+export interface FingerprintJobDoc {
+  _id: string;
+  state: 'queued' | 'running' | 'failed';
+  attempts: number;
+  dueAt: Date;
+  holder: string | null;
+  leaseUntil: Date | null;
+  error: string | null;
+}
+
 export const BUCKET = 'fileContent';
 
 export function collections(db: Db) {
@@ -179,6 +216,9 @@ export function collections(db: Db) {
     audit: db.collection<AuditDoc>('audit.events'),
     jobs: db.collection<JobDoc>('jobs'),
     rateCounts: db.collection<RateCountDoc>('rateCounts'),
+    nearFingerprints: db.collection<NearFingerprintDoc>('nearDuplicates.fingerprints'),
+    nearPairs: db.collection<NearPairDoc>('nearDuplicates.pairs'),
+    fingerprintJobs: db.collection<FingerprintJobDoc>('nearDuplicates.jobs'),
   };
 }
 
@@ -215,6 +255,11 @@ export async function createIndexes(c: Collections): Promise<void> {
     c.audit.createIndex({ action: 1, at: -1 }, { name: 'action_at' }),
     c.audit.createIndex({ userName: 1, at: -1 }, { name: 'user_at' }),
     c.audit.createIndex({ 'unit.city': 1, 'unit.county': 1, 'unit.town': 1, at: -1 }, { name: 'unit_at' }),
+    // Near-duplicates: the lookup keys (the pigeonhole blocks and LSH bands) of every fingerprint.
+    c.nearFingerprints.createIndex({ keys: 1 }, { name: 'keys' }),
+    c.nearPairs.createIndex({ foundAt: -1 }, { name: 'found' }),
+    c.nearPairs.createIndex({ fileB: 1 }, { name: 'file_b' }),
+    c.fingerprintJobs.createIndex({ state: 1, dueAt: 1 }, { name: 'due' }),
   ]);
 }
 

@@ -1,3 +1,4 @@
+import { MongoFingerprintQueue, MongoNearDuplicateIndex } from './near-duplicates.js';
 import { MongoClient, type Db } from 'mongodb';
 import { ConfigError, StoreUnreachableError } from '../../errors.js';
 import type { ArchiveStore } from '../port.js';
@@ -91,6 +92,8 @@ function storeOver(client: MongoClient, db: Db, chunkSize: number): ArchiveStore
     uploads: new MongoUploadStore(c),
     jobs: new MongoJobStore(c),
     rateCounts: new MongoRateCounts(c),
+    nearDuplicates: new MongoNearDuplicateIndex(c),
+    fingerprintQueue: new MongoFingerprintQueue(c),
     async ping() {
       await db.command({ ping: 1 });
     },

@@ -2,6 +2,8 @@ import type { Collection, Document, ObjectId } from 'mongodb';
 import type {
   CollisionRow,
   CrossUnitRow,
+  NearDuplicateFile,
+  NearDuplicateRow,
   RepeatEntryRow,
   RepeatUnitRow,
   RepeatUserRow,
@@ -10,8 +12,8 @@ import type {
   SavingsUnitRow,
 } from '../../../shared/reports.js';
 import { UPLOADERS_PER_ROW } from '../../../shared/reports.js';
-import type { CollisionReportQuery, CrossUnitReportQuery, Page, ReportFilter, ReportPaging, Reports, RepeatReportQuery, SavingsReportQuery } from '../port.js';
-import type { CatalogDoc, Collections, LedgerDoc } from './collections.js';
+import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery, Page, ReportFilter, ReportPaging, Reports, RepeatReportQuery, SavingsReportQuery } from '../port.js';
+import type { CatalogDoc, Collections, LedgerDoc, NearPairDoc } from './collections.js';
 import { containsPattern, reportUnitFromDoc, toNumber } from './mapping.js';
 
 /**
@@ -344,6 +346,64 @@ export class MongoReports implements Reports {
         uploadDate: iso(r.uploadDate),
         uploads: r.uploads,
         filesWithMd5: r.sameMd5,
+      })),
+    };
+  }
+
+  async nearDuplicates(q: NearDuplicateReportQuery): Promise<Page<NearDuplicateRow>> {
+    const match = {
+      ...(q.from || q.to ? { foundAt: { ...(q.from && { $gte: q.from }), ...(q.to && { $lt: q.to }) } } : {}),
+      ...(q.method ? { method: q.method } : {}),
+    };
+    const subtree = subtreeMatch(q, { city: 'UploadGeoAddress.CityName', county: 'UploadGeoAddress.CountyName', town: 'UploadGeoAddress.TownName' });
+    const pairs: Document[] = [
+      { $match: match },
+      { $lookup: { from: this.c.catalog.collectionName, localField: 'fileA', foreignField: '_id', as: 'a' } },
+      { $unwind: '$a' },
+      { $lookup: { from: this.c.catalog.collectionName, localField: 'fileB', foreignField: '_id', as: 'b' } },
+      { $unwind: '$b' },
+      ...(q.fileName ? [{ $match: { $or: [{ 'a.fileName': containsPattern(q.fileName) }, { 'b.fileName': containsPattern(q.fileName) }] } }] : []),
+      ...(q.unit
+        ? [
+            { $lookup: { from: this.c.ledger.collectionName, localField: 'fileA', foreignField: 'UploadFileID', as: 'aEntries' } },
+            { $lookup: { from: this.c.ledger.collectionName, localField: 'fileB', foreignField: 'UploadFileID', as: 'bEntries' } },
+            { $match: { $or: [{ aEntries: { $elemMatch: subtree } }, { bEntries: { $elemMatch: subtree } }] } },
+            { $project: { aEntries: 0, bEntries: 0 } },
+          ]
+        : []),
+    ];
+    // A short text has no SimHash: sorted by distance, it comes after every pair that has one.
+    const sort = sortStage({ foundAt: ['foundAt'], jaccard: ['jaccard'], hamming: ['hammingOrLast'] }, q, ['_id']);
+    type Row = NearPairDoc & { a: CatalogDoc; b: CatalogDoc };
+    const { rows, total } = await this.page<Row>(this.c.nearPairs, [...pairs, { $addFields: { hammingOrLast: { $ifNull: ['$hamming', 65] } } }], sort, q);
+    const ids = [...new Set(rows.flatMap((r) => [r.fileA.toHexString(), r.fileB.toHexString()]))];
+    const entries = await this.c.ledger
+      .find({ UploadFileID: { $in: rows.flatMap((r) => [r.fileA, r.fileB]) } }, { projection: { UploadFileID: 1, UploadGeography: 1, UploadGeoAddress: 1 } })
+      .toArray();
+    const units = new Map(ids.map((id) => [id, new Map<string, ReturnType<typeof reportUnitFromDoc>>()]));
+    for (const e of entries) {
+      const unit = reportUnitFromDoc(e);
+      units.get(e.UploadFileID.toHexString())?.set(unit.id, unit);
+    }
+    const file = (doc: CatalogDoc, snippet: string): NearDuplicateFile => ({
+      fileId: doc._id.toHexString(),
+      fileName: doc.fileName,
+      fileLength: toNumber(doc.fileLength),
+      contentType: doc.contentType,
+      uploadDate: iso(doc.uploadDate),
+      units: [...(units.get(doc._id.toHexString())?.values() ?? [])].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)),
+      snippet,
+    });
+    return {
+      total,
+      items: rows.map((r) => ({
+        a: file(r.a, r.snippetA),
+        b: file(r.b, r.snippetB),
+        method: r.method,
+        hamming: r.hamming,
+        jaccard: r.jaccard,
+        containment: r.containment,
+        foundAt: iso(r.foundAt),
       })),
     };
   }

@@ -1,0 +1,247 @@
+import type { NearDuplicateStatus, NearDuplicatesQuery, NearDuplicatesReport } from '../../../shared/reports.js';
+import { NEAR_DUPLICATE_SORTS, defaultOrder } from '../../../shared/reports.js';
+import type { Logger } from '../../log.js';
+import type { ArchiveStore, CatalogEntry, NearDuplicatePair } from '../../store/port.js';
+import type { ReportCalendar } from '../calendar.js';
+import { EXTRACTABLE_MAX_BYTES, extractText } from './extraction.js';
+import { areNearDuplicates, candidateJaccard, type Fingerprinter, similarity, type TextFingerprint } from './fingerprint.js';
+import { bandingFor, bandKeys } from './minhash.js';
+import { simhashBlocks } from './simhash.js';
+import { differences } from './snippets.js';
+
+/** A fingerprinting attempt that failed is tried again after 1, 2, 4, 8 minutes; then it is reported as failed. */
+const MAX_ATTEMPTS = 5;
+const RETRY_BASE_MS = 60_000;
+/** Candidates compared per file at most (a text that shares keys with thousands is boilerplate). */
+const MAX_CANDIDATES = 200;
+const LEASE_MS = 5 * 60_000;
+const BATCH = 8;
+
+export interface NearDuplicateOptions {
+  store: Pick<ArchiveStore, 'catalog' | 'content' | 'nearDuplicates' | 'fingerprintQueue' | 'reports'>;
+  /** Made asynchronously (its hash is WebAssembly): the service waits for it when it first needs it. */
+  fingerprinter: Promise<Fingerprinter>;
+  calendar: ReportCalendar;
+  /** Who takes jobs: unique per process. */
+  holder: string;
+  logger?: Pick<Logger, 'warn' | 'error' | 'info'>;
+  clock?: () => Date;
+}
+
+/** A fingerprinted text, with what is needed to compare it again. */
+interface Compared {
+  text: string;
+  format: string;
+  fingerprint: TextFingerprint;
+}
+
+/** A file read for comparison: its text, or why it has none. */
+type Read = Compared | { skipped: string };
+
+/**
+ * Near-duplicate detection: files are queued as they are committed and fingerprinted in the
+ * background (any instance takes jobs under a lease), so uploads never wait; each new
+ * fingerprint is looked up in the index (SimHash blocks, LSH bands), candidates are compared on
+ * their texts, and the pairs found are kept for the administrators' report.
+ */
+export class NearDuplicateService {
+  private readonly clock: () => Date;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(private readonly o: NearDuplicateOptions) {
+    this.clock = o.clock ?? (() => new Date());
+  }
+
+  /** Queues committed files. Never fails the upload that called it: a file missed here is caught by a rebuild. */
+  async enqueue(fileIds: readonly string[]): Promise<void> {
+    if (fileIds.length === 0) return;
+    try {
+      await this.o.store.fingerprintQueue.enqueue(fileIds, this.clock());
+      this.kick();
+    } catch (err) {
+      this.o.logger?.warn({ err, fileIds }, 'could not queue files for near-duplicate detection (run `archive near-duplicates rebuild`)');
+    }
+  }
+
+  /** Works through due jobs every `intervalMs`, and soon after a file is queued. */
+  start(intervalMs: number): void {
+    this.stopped = false;
+    this.timer = setInterval(() => this.kick(), intervalMs).unref();
+    this.kick();
+  }
+
+  /** Stops taking jobs; the one in hand ends first (a job cut short is taken again after its lease). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  private kick(): void {
+    if (this.stopped || this.running || !this.timer) return;
+    this.running = this.drain()
+      .catch((err: unknown) => this.o.logger?.error({ err }, 'near-duplicate detection failed'))
+      .finally(() => (this.running = undefined));
+  }
+
+  private async drain(): Promise<void> {
+    while (!this.stopped && (await this.runDue()) > 0);
+  }
+
+  /** Takes and runs the jobs due now (a few at a time); returns how many ran. */
+  async runDue(limit = BATCH): Promise<number> {
+    const jobs = await this.o.store.fingerprintQueue.take(this.o.holder, this.clock(), LEASE_MS, limit);
+    const texts = new Map<string, Read>();
+    for (const job of jobs) {
+      try {
+        await this.fingerprintFile(job.fileId, texts);
+        await this.o.store.fingerprintQueue.done(job.fileId, this.o.holder);
+      } catch (err) {
+        const message = (err as Error)?.message ?? String(err);
+        const retryAt = job.attempts < MAX_ATTEMPTS ? new Date(this.clock().getTime() + RETRY_BASE_MS * 2 ** (job.attempts - 1)) : null;
+        this.o.logger?.warn({ err, fileId: job.fileId, attempts: job.attempts, retryAt }, 'near-duplicate fingerprinting failed');
+        await this.o.store.fingerprintQueue.fail(job.fileId, this.o.holder, message, retryAt);
+      }
+    }
+    return jobs.length;
+  }
+
+  /** Forgets every fingerprint and pair and queues every catalogued file again; returns how many. */
+  async rebuild(): Promise<number> {
+    const { catalog, nearDuplicates, fingerprintQueue } = this.o.store;
+    await nearDuplicates.clear();
+    let count = 0;
+    let after: string | undefined;
+    for (;;) {
+      const page = await catalog.scan(after, 1000);
+      if (page.length === 0) return count;
+      await fingerprintQueue.requeue(page.map((e) => e.fileId), this.clock());
+      count += page.length;
+      after = page[page.length - 1]!.fileId;
+    }
+  }
+
+  /** Queues failed files again (an administrator fixed what made them fail). */
+  async retryFailed(): Promise<number> {
+    let count = 0;
+    for (let failed; (failed = await this.o.store.fingerprintQueue.failures(1000)).length > 0; ) {
+      await this.o.store.fingerprintQueue.requeue(failed.map((f) => f.fileId), this.clock());
+      count += failed.length;
+    }
+    return count;
+  }
+
+  async status(): Promise<NearDuplicateStatus> {
+    const { nearDuplicates, fingerprintQueue, catalog } = this.o.store;
+    const [counts, queue, failed] = await Promise.all([nearDuplicates.counts(), fingerprintQueue.counts(this.clock()), fingerprintQueue.failures(20)]);
+    const failures = await Promise.all(
+      failed.map(async (job) => ({
+        fileId: job.fileId,
+        fileName: (await catalog.get(job.fileId))?.fileName ?? null,
+        attempts: job.attempts,
+        error: job.error ?? '',
+        at: job.dueAt.toISOString(),
+      })),
+    );
+    return { ...counts, ...queue, failures };
+  }
+
+  /** The administrators' report: the pairs found (one page), and how the fingerprinting stands. */
+  async report(q: Omit<NearDuplicatesQuery, 'format'>): Promise<NearDuplicatesReport> {
+    const sort = q.sort ?? NEAR_DUPLICATE_SORTS[0];
+    const page = await this.o.store.reports.nearDuplicates({
+      from: q.from ? this.o.calendar.startOf(q.from) : undefined,
+      to: q.to ? this.o.calendar.endOf(q.to) : undefined,
+      unit: q.city ? { city: q.city, county: q.county, town: q.town } : undefined,
+      fileName: q.q,
+      method: q.method,
+      sort,
+      order: q.order ?? defaultOrder(sort),
+      limit: q.limit,
+      offset: q.offset,
+    });
+    return { ...page, limit: q.limit, offset: q.offset, status: await this.status() };
+  }
+
+  private async fingerprintFile(fileId: string, texts: Map<string, Read>): Promise<void> {
+    const fingerprinter = await this.o.fingerprinter;
+    const entry = await this.o.store.catalog.get(fileId);
+    if (!entry) return; // gone since it was queued
+    const at = this.clock();
+    const own = await this.textOf(entry, texts);
+    if ('skipped' in own) {
+      await this.o.store.nearDuplicates.put({ fileId, format: null, skipped: own.skipped, units: 0, short: true, simhash: null, keys: [], at });
+      return;
+    }
+    const { fingerprint } = own;
+    const keys = lookupKeys(fingerprint, fingerprinter);
+    const pairs: NearDuplicatePair[] = [];
+    for (const candidate of await this.o.store.nearDuplicates.candidates(fileId, keys, MAX_CANDIDATES)) {
+      if (candidate.skipped) continue;
+      const other = await this.o.store.catalog.get(candidate.fileId);
+      const theirs = other && (await this.textOf(other, texts));
+      if (!theirs || 'skipped' in theirs || !areNearDuplicates(fingerprint, theirs.fingerprint, fingerprinter.settings)) continue;
+      pairs.push(pairOf(entry.fileId, own, candidate.fileId, theirs, fingerprinter, at));
+    }
+    await this.o.store.nearDuplicates.addPairs(pairs);
+    await this.o.store.nearDuplicates.put({ fileId, format: own.format, skipped: null, units: fingerprint.units, short: fingerprint.short, simhash: fingerprint.short ? null : fingerprint.simhash, keys, at });
+  }
+
+  /** A file's text and fingerprint, read from the store (kept for the jobs of one round). */
+  private async textOf(entry: CatalogEntry, texts: Map<string, Read>): Promise<Read> {
+    const cached = texts.get(entry.fileId);
+    if (cached) return cached;
+    let read: Read;
+    if (entry.fileLength > EXTRACTABLE_MAX_BYTES) read = { skipped: `larger than ${EXTRACTABLE_MAX_BYTES / 1024 / 1024} MiB` };
+    else {
+      const parts: Uint8Array[] = [];
+      for await (const part of this.o.store.content.read(entry)) parts.push(part as Uint8Array);
+      const extracted = await extractText(Buffer.concat(parts), { name: entry.fileName, contentType: entry.contentType });
+      read =
+        extracted.status === 'skipped'
+          ? { skipped: extracted.reason }
+          : { text: extracted.text, format: extracted.format, fingerprint: (await this.o.fingerprinter).fingerprint(extracted.text) };
+    }
+    texts.set(entry.fileId, read);
+    return read;
+  }
+}
+
+/**
+ * The keys a fingerprint is found by: the SimHash's four 16-bit blocks (long texts), the LSH bands
+ * of its MinHash for the Jaccard threshold, and, for texts a short one could be held in, the
+ * bands for the lower Jaccard such a pair can have.
+ */
+export function lookupKeys(fp: TextFingerprint, fingerprinter: Fingerprinter): string[] {
+  const settings = fingerprinter.settings;
+  const keys: string[] = [];
+  if (!fp.short) simhashBlocks(fp.simhash).forEach((block, i) => keys.push(`s${i}:${block.toString(16)}`));
+  const lsh = candidateJaccard(settings);
+  keys.push(...bandKeys(fp.minhash, bandingFor(lsh.long)).map((k) => `j${k}`));
+  if (fp.units < 2 * settings.shortUnits) keys.push(...bandKeys(fp.minhash, bandingFor(lsh.short)).map((k) => `c${k}`));
+  return keys;
+}
+
+function pairOf(idA: string, a: Compared, idB: string, b: Compared, fingerprinter: Fingerprinter, foundAt: Date): NearDuplicatePair {
+  const [first, second, firstId, secondId] = idA < idB ? [a, b, idA, idB] : [b, a, idB, idA];
+  const s = similarity(first.fingerprint, second.fingerprint);
+  const short = first.fingerprint.short || second.fingerprint.short;
+  const method = short ? 'containment' : s.jaccard >= fingerprinter.settings.minJaccard ? 'jaccard' : 'simhash';
+  const [snippetA, snippetB] = differences(first.text, second.text);
+  return {
+    fileA: firstId,
+    fileB: secondId,
+    method,
+    hamming: short ? null : s.hamming,
+    jaccard: round(s.jaccard),
+    containment: round(s.containment),
+    snippetA,
+    snippetB,
+    foundAt,
+  };
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+

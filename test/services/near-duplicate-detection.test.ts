@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { ReportCalendar } from '../../server/services/calendar.js';
+import { NearDuplicateService } from '../../server/services/near-duplicates/detection.js';
+import { Fingerprinter } from '../../server/services/near-duplicates/fingerprint.js';
+import type { ArchiveStore } from '../../server/store/port.js';
+import { keyOf, stageBytes } from '../support/content.js';
+import { damageContent, storeTargets, type OpenedStore } from '../support/stores.js';
+import { NOTICE, NOTICE_FROM_THE_WEB, OTHER_NOTICE, POEM, POEM_TRADITIONAL } from '../support/texts.js';
+
+for (const target of storeTargets) {
+  describe(`near-duplicate detection in the background (${target.name} store)`, { skip: target.skip }, () => {
+    let opened: OpenedStore;
+    let store: ArchiveStore;
+    let now: number;
+    let service: NearDuplicateService;
+    beforeEach(async () => {
+      opened = await target.open();
+      store = opened.store;
+      now = Date.UTC(2026, 10, 20, 9);
+      service = new NearDuplicateService({ store, fingerprinter: Fingerprinter.create(), calendar: new ReportCalendar('Asia/Shanghai'), holder: 'test', clock: () => new Date(now) });
+    });
+    afterEach(() => opened.dispose());
+
+    /** Stores a file as an upload does, and queues it as the ingest service does for new content. */
+    const upload = async (name: string, data: string | Uint8Array, contentType = 'text/plain') => {
+      const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+      const staged = await stageBytes(store, bytes);
+      const { entry } = await store.content.commit(staged.stagingId, { key: keyOf(bytes), fileName: name, contentType, uploadDate: new Date(now) });
+      await service.enqueue([entry.fileId]);
+      return entry.fileId;
+    };
+    const runAll = async () => {
+      let total = 0;
+      for (let ran; (ran = await service.runDue()) > 0; ) total += ran;
+      return total;
+    };
+    const pairsFound = async () => {
+      const page = await service.report({ sort: 'foundAt', limit: 100, offset: 0 });
+      return { page, names: page.items.map((r) => [r.a.fileName, r.b.fileName].sort().join(' ~ ')).sort() };
+    };
+
+    it('pairs a document with its edited copies, long and short, and nothing with a different document on the same subject', async () => {
+      await upload('通知.txt', NOTICE);
+      await upload('通知（网页版）.html', `<html><head><style>p{}</style></head><body>${NOTICE_FROM_THE_WEB.split('\n').map((l) => `<p>${l}</p>`).join('')}</body></html>`, 'text/html');
+      await upload('培训通知.txt', OTHER_NOTICE);
+      await upload('静夜思.txt', POEM);
+      await upload('靜夜思.md', POEM_TRADITIONAL, 'text/markdown');
+      await upload('扫描件.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]), 'image/png');
+      assert.equal(await runAll(), 6);
+      const { page, names } = await pairsFound();
+      assert.deepEqual(names, ['通知.txt ~ 通知（网页版）.html', '静夜思.txt ~ 靜夜思.md']);
+      const notice = page.items.find((r) => r.a.fileName.startsWith('通知'))!;
+      assert.ok(notice.method === 'simhash' || notice.method === 'jaccard');
+      assert.ok(notice.hamming !== null && notice.jaccard > 0.5);
+      const webSide = notice.a.fileName.endsWith('.html') ? notice.a : notice.b;
+      assert.match(webSide.snippet, /首页|注：本通知同时抄送/, 'the excerpt shows what the copy has of its own');
+      const poem = page.items.find((r) => r.method === 'containment')!;
+      assert.equal(poem.hamming, null, 'short texts are compared by their shingles only');
+      assert.deepEqual({ ...page.status, failures: page.status.failures.length }, { fingerprinted: 5, skipped: 1, pairs: 2, queued: 0, running: 0, failed: 0, failures: 0 });
+    });
+
+    it('retries a file it cannot read, later each time, and then shows it as failed with the reason', async () => {
+      const fileId = await upload('损坏.txt', NOTICE);
+      await damageContent(opened, fileId, { kind: 'lose-file' });
+      assert.equal(await service.runDue(), 1);
+      assert.equal(await service.runDue(), 0, 'not retried at once');
+      for (const minutes of [1, 2, 4, 8]) {
+        now += minutes * 60_000;
+        assert.equal(await service.runDue(), 1, `retried after ${minutes} min`);
+      }
+      now += 60 * 60_000;
+      assert.equal(await service.runDue(), 0, 'given up after five attempts');
+      const status = await service.status();
+      assert.equal(status.failed, 1);
+      assert.deepEqual([status.failures[0]!.fileName, status.failures[0]!.attempts], ['损坏.txt', 5]);
+      assert.match(status.failures[0]!.error, /missing/);
+    });
+
+    it('rebuilds from nothing: every stored file fingerprinted again, the same pairs found', async () => {
+      await upload('a.txt', NOTICE);
+      await upload('b.txt', NOTICE_FROM_THE_WEB);
+      await runAll();
+      const before = (await pairsFound()).names;
+      assert.equal(before.length, 1);
+      assert.equal(await service.rebuild(), 2);
+      assert.equal((await service.status()).pairs, 0, 'the old pairs are forgotten');
+      assert.equal(await runAll(), 2);
+      assert.deepEqual((await pairsFound()).names, before);
+    });
+  });
+}
