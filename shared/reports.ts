@@ -7,7 +7,7 @@ import type { Unit } from './schemas.js';
  * (YYYY-MM-DD) in the archive's report time zone (REPORT_TIME_ZONE).
  */
 
-export const REPORTS = ['repeat-uploaders', 'cross-unit', 'savings', 'collisions'] as const;
+export const REPORTS = ['repeat-uploaders', 'cross-unit', 'savings', 'collisions', 'near-duplicates'] as const;
 export type ReportName = (typeof REPORTS)[number];
 
 const day = z.iso

@@ -7,6 +7,7 @@ import type { Role, Unit } from '../../shared/schemas.js';
 import { artifactPath, browserSkip, launchContext } from '../support/browser.js';
 import { PASSWORD, TestServer, type Client } from '../support/server.js';
 import { damageContent, embeddedTarget } from '../support/stores.js';
+import { NOTICE, NOTICE_FROM_THE_WEB, OTHER_NOTICE } from '../support/texts.js';
 
 /** The page's globals, as the callbacks run inside the browser see them. */
 declare const document: {
@@ -426,6 +427,30 @@ describe('the administrators’ reports and audit log (Debian Chromium, embedded
     assert.match(rows[0]![0]!, /地图\.pdf/);
     assert.equal(rows[0]![1], '数据损坏');
     await page.screenshot({ path: artifactPath('33-fixity-damaged-file.png'), fullPage: true });
+    assert.deepEqual(await cspViolations(), []);
+    assert.deepEqual(errors, []);
+  });
+
+  it('near-duplicates: the pairs found side by side, with where their texts differ, and how the fingerprinting stands', async () => {
+    const chief = await server.tokenClient(await server.archive.services.accounts.getByUsername('qz-clerk'));
+    const other = await server.tokenClient(await server.archive.services.accounts.getByUsername('jn-clerk'));
+    assert.equal((await chief.upload('档案整理通知.txt', Buffer.from(NOTICE), {}, 'text/plain')).status, 201);
+    assert.equal((await other.upload('档案整理通知（网页）.txt', Buffer.from(NOTICE_FROM_THE_WEB), {}, 'text/plain')).status, 201);
+    assert.equal((await other.upload('培训通知.txt', Buffer.from(OTHER_NOTICE), {}, 'text/plain')).status, 201);
+    for (let ran; (ran = await server.archive.services.nearDuplicates.runDue()) > 0; );
+
+    const { page, errors, cspViolations } = await newPage();
+    await login(page, server.url, 'chief');
+    await page.goto(`${server.url}/#/reports/near-duplicates`);
+    await page.locator('[data-report="near-duplicates"] table.report').waitFor();
+    const rows = await tableRows(page);
+    assert.equal(rows.length, 1, 'one pair; the other notice is on the same subject but another document');
+    assert.deepEqual([rows[0]![0]!.split('\n')[0], rows[0]![1]!.split('\n')[0]].sort(), ['档案整理通知.txt', '档案整理通知（网页）.txt']);
+    assert.match(rows[0]![2]!, /SimHash 海明距离 \d|分片重合 \d+%/);
+    const differences = await page.locator('.near-diff blockquote').allInnerTexts();
+    assert.ok(differences.some((d) => /首页|注：本通知同时抄送/.test(d)), differences.join(' | '));
+    await page.getByRole('status').filter({ hasText: '找到 1 对近似重复' }).waitFor();
+    await page.screenshot({ path: artifactPath('34-reports-near-duplicates.png'), fullPage: true });
     assert.deepEqual(await cspViolations(), []);
     assert.deepEqual(errors, []);
   });

@@ -74,6 +74,7 @@ export function ReportFilters({
   params,
   min,
   user,
+  daysLabel,
   onApply,
 }: {
   language: Language;
@@ -81,6 +82,8 @@ export function ReportFilters({
   /** The table's smallest `min`, when it takes one. */
   min?: { least: number; label: string };
   user?: boolean;
+  /** What the days filter selects by, where it is not the upload day. */
+  daysLabel?: string;
   onApply(values: Values): void;
 }) {
   const t = translator(language);
@@ -90,7 +93,7 @@ export function ReportFilters({
   return (
     <FilterForm key={params.toString()} language={language} names={names} onApply={apply}>
       <fieldset class="dates">
-        <legend>{t('filterDays')}</legend>
+        <legend>{daysLabel ?? t('filterDays')}</legend>
         <Field label={t('fromDay')}>
           <input type="date" name="from" defaultValue={params.get('from') ?? ''} />
         </Field>

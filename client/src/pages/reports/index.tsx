@@ -7,18 +7,20 @@ import { go, reportHash } from '../../route.js';
 import { formatCount } from '../format.js';
 import { CollisionsTab } from './collisions.js';
 import { CrossUnitTab } from './cross-unit.js';
+import { NearDuplicatesTab } from './near-duplicates.js';
 import { UnitTrail } from './filters.js';
 import { carriedFilters } from './query.js';
 import { RepeatTab } from './repeat.js';
 import { SavingsTab } from './savings.js';
 import type { TabProps } from './view.js';
 
-const TAB_LABEL = { 'repeat-uploaders': 'tabRepeat', 'cross-unit': 'tabCrossUnit', savings: 'tabSavings', collisions: 'tabCollisions' } as const;
+const TAB_LABEL = { 'repeat-uploaders': 'tabRepeat', 'cross-unit': 'tabCrossUnit', savings: 'tabSavings', collisions: 'tabCollisions', 'near-duplicates': 'tabNearDuplicates' } as const;
 const TABS: Record<ReportName, FunctionComponent<TabProps>> = {
   'repeat-uploaders': RepeatTab,
   'cross-unit': CrossUnitTab,
   savings: SavingsTab,
   collisions: CollisionsTab,
+  'near-duplicates': NearDuplicatesTab,
 };
 
 /** The administrators' reports: one table at a time, its view (filters, sorting, page) in the address. */

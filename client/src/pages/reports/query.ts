@@ -1,4 +1,4 @@
-import { COLLISION_SORTS, CROSS_UNIT_SORTS, defaultOrder, REPEAT_SORTS, SAVINGS_SORTS, type ReportName } from '../../../../shared/reports.js';
+import { COLLISION_SORTS, CROSS_UNIT_SORTS, defaultOrder, NEAR_DUPLICATE_SORTS, REPEAT_SORTS, SAVINGS_SORTS, type ReportName } from '../../../../shared/reports.js';
 
 /**
  * A report view's state lives in the location hash (see route.ts); this turns it into the
@@ -18,6 +18,7 @@ const OWN_PARAMS: Record<ReportName, readonly string[]> = {
   'cross-unit': ['min'],
   savings: ['group'],
   collisions: ['min'],
+  'near-duplicates': ['method'],
 };
 
 export const REPEAT_GROUPS = ['entry', 'user', 'unit'] as const;
@@ -43,6 +44,8 @@ export function sortsOf(report: ReportName, params: URLSearchParams): readonly s
       return SAVINGS_SORTS[savingsGroup(params)];
     case 'collisions':
       return COLLISION_SORTS;
+    case 'near-duplicates':
+      return NEAR_DUPLICATE_SORTS;
   }
 }
 
