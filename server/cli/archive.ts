@@ -204,7 +204,7 @@ async function run(argv: string[]): Promise<void> {
         if (command === 'run') await near.retryFailed();
         if (command !== 'status') {
           let done = 0;
-          for (let ran; (ran = await near.runDue()) > 0; ) {
+          for (let ran; (ran = await near.runDue(100)) > 0; ) {
             done += ran;
             process.stderr.write(`  ${done} file(s) fingerprinted\n`);
           }

@@ -507,8 +507,8 @@ export interface NearDuplicatePair {
 
 /** The near-duplicate index: fingerprints with their lookup keys, and the pairs found. */
 export interface NearDuplicateIndex {
-  /** Records a file's fingerprint, replacing an earlier one and its keys. */
-  put(fingerprint: NearFingerprint): Promise<void>;
+  /** Records files' fingerprints, each replacing an earlier one and its keys (the embedded store in one transaction). */
+  put(fingerprints: readonly NearFingerprint[]): Promise<void>;
   get(fileId: string): Promise<NearFingerprint | undefined>;
   /** Fingerprints sharing a lookup key with `keys`, other than `fileId`'s own, at most `limit`. */
   candidates(fileId: string, keys: readonly string[], limit: number): Promise<NearFingerprint[]>;

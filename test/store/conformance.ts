@@ -364,9 +364,9 @@ export function storeConformance(target: StoreTarget): void {
 
       it('keeps a fingerprint with its keys, and replaces both when the file is fingerprinted again', async () => {
         const [a] = await files(1);
-        await store.nearDuplicates.put(fingerprint(a!, ['s0:1', 'j0:x']));
+        await store.nearDuplicates.put([fingerprint(a!, ['s0:1', 'j0:x'])]);
         assert.deepEqual(await store.nearDuplicates.get(a!), fingerprint(a!, ['j0:x', 's0:1']));
-        await store.nearDuplicates.put(fingerprint(a!, ['s1:2'], { simhash: 'ffffffffffffffff' }));
+        await store.nearDuplicates.put([fingerprint(a!, ['s1:2'], { simhash: 'ffffffffffffffff' })]);
         assert.deepEqual(await store.nearDuplicates.get(a!), fingerprint(a!, ['s1:2'], { simhash: 'ffffffffffffffff' }));
         assert.deepEqual(await store.nearDuplicates.candidates('f'.repeat(24), ['s0:1'], 10), [], 'the old keys are gone');
         assert.equal(await store.nearDuplicates.get('e'.repeat(24)), undefined);
@@ -374,10 +374,8 @@ export function storeConformance(target: StoreTarget): void {
 
       it('finds the fingerprints that share any key, never the file itself, at most the limit', async () => {
         const [a, b, c, d] = await files(4);
-        await store.nearDuplicates.put(fingerprint(a!, ['s0:1', 's1:2', 'j0:x']));
-        await store.nearDuplicates.put(fingerprint(b!, ['s0:9', 's1:2']));
-        await store.nearDuplicates.put(fingerprint(c!, ['j0:x', 'c3:y'], { short: true, simhash: null, units: 40 }));
-        await store.nearDuplicates.put(fingerprint(d!, ['s2:7']));
+        await store.nearDuplicates.put([fingerprint(a!, ['s0:1', 's1:2', 'j0:x']), fingerprint(b!, ['s0:9', 's1:2'])]);
+        await store.nearDuplicates.put([fingerprint(c!, ['j0:x', 'c3:y'], { short: true, simhash: null, units: 40 }), fingerprint(d!, ['s2:7'])]);
         const found = await store.nearDuplicates.candidates(a!, ['s0:1', 's1:2', 'j0:x'], 10);
         assert.deepEqual(found.map((f) => f.fileId).sort(), [b!, c!].sort());
         assert.deepEqual(found.find((f) => f.fileId === c)!.simhash, null);
@@ -387,9 +385,9 @@ export function storeConformance(target: StoreTarget): void {
 
       it('counts fingerprinted and skipped files and pairs, replaces a pair found again, and forgets everything on clear', async () => {
         const [a, b, c] = await files(3);
-        await store.nearDuplicates.put(fingerprint(a!, ['s0:1']));
-        await store.nearDuplicates.put(fingerprint(b!, ['s0:1']));
-        await store.nearDuplicates.put(fingerprint(c!, [], { format: null, skipped: 'not a text document (image/png)', units: 0, simhash: null }));
+        await store.nearDuplicates.put([fingerprint(a!, ['s0:1']), fingerprint(b!, ['s0:1'])]);
+        await store.nearDuplicates.put([fingerprint(c!, [], { format: null, skipped: 'not a text document (image/png)', units: 0, simhash: null })]);
+        await store.nearDuplicates.put([]);
         await store.nearDuplicates.addPairs([pair(a!, b!)]);
         await store.nearDuplicates.addPairs([pair(a!, b!, { jaccard: 0.9, method: 'jaccard' })]);
         assert.deepEqual(await store.nearDuplicates.counts(), { fingerprinted: 2, skipped: 1, pairs: 1 });

@@ -1,7 +1,7 @@
 import type { NearDuplicateStatus, NearDuplicatesQuery, NearDuplicatesReport } from '../../../shared/reports.js';
 import { NEAR_DUPLICATE_SORTS, defaultOrder } from '../../../shared/reports.js';
 import type { Logger } from '../../log.js';
-import type { ArchiveStore, CatalogEntry, NearDuplicatePair } from '../../store/port.js';
+import type { ArchiveStore, CatalogEntry, NearDuplicatePair, NearFingerprint } from '../../store/port.js';
 import type { ReportCalendar } from '../calendar.js';
 import { EXTRACTABLE_MAX_BYTES, extractText } from './extraction.js';
 import { areNearDuplicates, candidateJaccard, type Fingerprinter, similarity, type TextFingerprint } from './fingerprint.js';
@@ -90,21 +90,32 @@ export class NearDuplicateService {
     while (!this.stopped && (await this.runDue()) > 0);
   }
 
-  /** Takes and runs the jobs due now (a few at a time); returns how many ran. */
+  /**
+   * Takes and runs the jobs due now (a few at a time); returns how many ran. The round's
+   * fingerprints and pairs are recorded together at its end (one transaction on the embedded
+   * store), and files of one round are compared with each other too.
+   */
   async runDue(limit = BATCH): Promise<number> {
-    const jobs = await this.o.store.fingerprintQueue.take(this.o.holder, this.clock(), LEASE_MS, limit);
+    const { fingerprintQueue, nearDuplicates } = this.o.store;
+    const jobs = await fingerprintQueue.take(this.o.holder, this.clock(), LEASE_MS, limit);
     const texts = new Map<string, Read>();
+    const round = new Round();
+    const finished: string[] = [];
     for (const job of jobs) {
       try {
-        await this.fingerprintFile(job.fileId, texts);
-        await this.o.store.fingerprintQueue.done(job.fileId, this.o.holder);
+        await this.fingerprintFile(job.fileId, texts, round);
+        finished.push(job.fileId);
       } catch (err) {
         const message = (err as Error)?.message ?? String(err);
         const retryAt = job.attempts < MAX_ATTEMPTS ? new Date(this.clock().getTime() + RETRY_BASE_MS * 2 ** (job.attempts - 1)) : null;
         this.o.logger?.warn({ err, fileId: job.fileId, attempts: job.attempts, retryAt }, 'near-duplicate fingerprinting failed');
-        await this.o.store.fingerprintQueue.fail(job.fileId, this.o.holder, message, retryAt);
+        await fingerprintQueue.fail(job.fileId, this.o.holder, message, retryAt);
       }
     }
+    // Recorded before the jobs end: a crash in between leaves them to be done again, never lost.
+    await nearDuplicates.addPairs(round.pairs);
+    await nearDuplicates.put(round.fingerprints);
+    for (const fileId of finished) await fingerprintQueue.done(fileId, this.o.holder);
     return jobs.length;
   }
 
@@ -165,28 +176,28 @@ export class NearDuplicateService {
     return { ...page, limit: q.limit, offset: q.offset, status: await this.status() };
   }
 
-  private async fingerprintFile(fileId: string, texts: Map<string, Read>): Promise<void> {
+  private async fingerprintFile(fileId: string, texts: Map<string, Read>, round: Round): Promise<void> {
     const fingerprinter = await this.o.fingerprinter;
     const entry = await this.o.store.catalog.get(fileId);
     if (!entry) return; // gone since it was queued
     const at = this.clock();
     const own = await this.textOf(entry, texts);
     if ('skipped' in own) {
-      await this.o.store.nearDuplicates.put({ fileId, format: null, skipped: own.skipped, units: 0, short: true, simhash: null, keys: [], at });
+      round.add({ fileId, format: null, skipped: own.skipped, units: 0, short: true, simhash: null, keys: [], at }, []);
       return;
     }
     const { fingerprint } = own;
     const keys = lookupKeys(fingerprint, fingerprinter);
     const pairs: NearDuplicatePair[] = [];
-    for (const candidate of await this.o.store.nearDuplicates.candidates(fileId, keys, MAX_CANDIDATES)) {
+    const candidates = [...(await this.o.store.nearDuplicates.candidates(fileId, keys, MAX_CANDIDATES)), ...round.candidates(fileId, keys)];
+    for (const candidate of candidates) {
       if (candidate.skipped) continue;
       const other = await this.o.store.catalog.get(candidate.fileId);
       const theirs = other && (await this.textOf(other, texts));
       if (!theirs || 'skipped' in theirs || !areNearDuplicates(fingerprint, theirs.fingerprint, fingerprinter.settings)) continue;
       pairs.push(pairOf(entry.fileId, own, candidate.fileId, theirs, fingerprinter, at));
     }
-    await this.o.store.nearDuplicates.addPairs(pairs);
-    await this.o.store.nearDuplicates.put({ fileId, format: own.format, skipped: null, units: fingerprint.units, short: fingerprint.short, simhash: fingerprint.short ? null : fingerprint.simhash, keys, at });
+    round.add({ fileId, format: own.format, skipped: null, units: fingerprint.units, short: fingerprint.short, simhash: fingerprint.short ? null : fingerprint.simhash, keys, at }, pairs);
   }
 
   /** A file's text and fingerprint, read from the store (kept for the jobs of one round). */
@@ -206,6 +217,27 @@ export class NearDuplicateService {
     }
     texts.set(entry.fileId, read);
     return read;
+  }
+}
+
+/** What one round of jobs found, recorded at its end; its files are candidates of each other meanwhile. */
+class Round {
+  readonly fingerprints: NearFingerprint[] = [];
+  readonly pairs: NearDuplicatePair[] = [];
+  private readonly byKey = new Map<string, NearFingerprint[]>();
+
+  add(fingerprint: NearFingerprint, pairs: NearDuplicatePair[]): void {
+    // A file queued twice (a rebuild while it waited) counts once.
+    if (this.fingerprints.some((f) => f.fileId === fingerprint.fileId)) return;
+    this.fingerprints.push(fingerprint);
+    this.pairs.push(...pairs);
+    for (const key of fingerprint.keys) this.byKey.set(key, [...(this.byKey.get(key) ?? []), fingerprint]);
+  }
+
+  candidates(fileId: string, keys: readonly string[]): NearFingerprint[] {
+    const found = new Map<string, NearFingerprint>();
+    for (const key of keys) for (const f of this.byKey.get(key) ?? []) if (f.fileId !== fileId) found.set(f.fileId, f);
+    return [...found.values()];
   }
 }
 

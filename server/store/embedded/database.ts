@@ -125,14 +125,15 @@ CREATE TABLE IF NOT EXISTS near_fingerprints (
   units   INTEGER NOT NULL,
   short   INTEGER NOT NULL,
   simhash TEXT,
+  -- The lookup keys below, as a JSON array: what to remove when the file is fingerprinted again.
+  keys    TEXT NOT NULL,
   at      INTEGER NOT NULL
-);
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS near_keys (
   key     TEXT NOT NULL,
   file_id TEXT NOT NULL,
   PRIMARY KEY (key, file_id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS near_keys_file ON near_keys (file_id);
 CREATE TABLE IF NOT EXISTS near_pairs (
   file_a      TEXT NOT NULL,
   file_b      TEXT NOT NULL,

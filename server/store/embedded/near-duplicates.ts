@@ -8,10 +8,11 @@ interface FingerprintRow {
   units: number;
   short: number;
   simhash: string | null;
+  keys: string;
   at: number;
 }
 
-const fingerprintOf = (r: FingerprintRow, keys: string[]): NearFingerprint => ({
+const fingerprintOf = (r: FingerprintRow, keys: string[] = (JSON.parse(r.keys) as string[]).sort()): NearFingerprint => ({
   fileId: r.file_id,
   format: r.format,
   skipped: r.skipped,
@@ -28,15 +29,20 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
 
   constructor(private readonly db: Db) {
     const upsert = db.prepare(
-      `INSERT INTO near_fingerprints (file_id, format, skipped, units, short, simhash, at) VALUES (@fileId, @format, @skipped, @units, @short, @simhash, @at)
-       ON CONFLICT (file_id) DO UPDATE SET format = excluded.format, skipped = excluded.skipped, units = excluded.units, short = excluded.short, simhash = excluded.simhash, at = excluded.at`,
+      `INSERT INTO near_fingerprints (file_id, format, skipped, units, short, simhash, keys, at) VALUES (@fileId, @format, @skipped, @units, @short, @simhash, @keys, @at)
+       ON CONFLICT (file_id) DO UPDATE SET format = excluded.format, skipped = excluded.skipped, units = excluded.units, short = excluded.short,
+         simhash = excluded.simhash, keys = excluded.keys, at = excluded.at`,
     );
-    const dropKeys = db.prepare('DELETE FROM near_keys WHERE file_id = ?');
+    const earlierKeys = db.prepare<[string], { keys: string }>('SELECT keys FROM near_fingerprints WHERE file_id = ?');
+    const dropKey = db.prepare('DELETE FROM near_keys WHERE key = ? AND file_id = ?');
     const addKey = db.prepare('INSERT OR IGNORE INTO near_keys (key, file_id) VALUES (?, ?)');
-    this.putTx = db.transaction((fp: NearFingerprint) => {
-      upsert.run({ fileId: fp.fileId, format: fp.format, skipped: fp.skipped, units: fp.units, short: fp.short ? 1 : 0, simhash: fp.simhash, at: fp.at.getTime() });
-      dropKeys.run(fp.fileId);
-      for (const key of fp.keys) addKey.run(key, fp.fileId);
+    this.putTx = db.transaction((fps: readonly NearFingerprint[]) => {
+      for (const fp of fps) {
+        const earlier = earlierKeys.get(fp.fileId);
+        if (earlier) for (const key of JSON.parse(earlier.keys) as string[]) dropKey.run(key, fp.fileId);
+        upsert.run({ fileId: fp.fileId, format: fp.format, skipped: fp.skipped, units: fp.units, short: fp.short ? 1 : 0, simhash: fp.simhash, keys: JSON.stringify(fp.keys), at: fp.at.getTime() });
+        for (const key of fp.keys) addKey.run(key, fp.fileId);
+      }
     });
     const upsertPair = db.prepare(
       `INSERT INTO near_pairs (file_a, file_b, method, hamming, jaccard, containment, snippet_a, snippet_b, found_at)
@@ -49,15 +55,13 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
     });
   }
 
-  async put(fingerprint: NearFingerprint): Promise<void> {
-    this.putTx(fingerprint);
+  async put(fingerprints: readonly NearFingerprint[]): Promise<void> {
+    this.putTx(fingerprints);
   }
 
   async get(fileId: string): Promise<NearFingerprint | undefined> {
     const row = this.db.prepare<[string], FingerprintRow>('SELECT * FROM near_fingerprints WHERE file_id = ?').get(fileId);
-    if (!row) return undefined;
-    const keys = this.db.prepare<[string], { key: string }>('SELECT key FROM near_keys WHERE file_id = ? ORDER BY key').all(fileId);
-    return fingerprintOf(row, keys.map((k) => k.key));
+    return row && fingerprintOf(row);
   }
 
   async candidates(fileId: string, keys: readonly string[], limit: number): Promise<NearFingerprint[]> {
@@ -66,7 +70,7 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
     // buckets in one), the files found counted once.
     const rows = this.db
       .prepare<unknown[], FingerprintRow>(
-        `SELECT f.* FROM near_fingerprints f WHERE f.file_id IN (
+        `SELECT f.file_id, f.format, f.skipped, f.units, f.short, f.simhash, '[]' AS keys, f.at FROM near_fingerprints f WHERE f.file_id IN (
            SELECT DISTINCT file_id FROM near_keys WHERE key IN (SELECT value FROM json_each(?)) AND file_id <> ?
          ) LIMIT ?`,
       )

@@ -16,9 +16,12 @@ const fingerprintOf = (d: NearFingerprintDoc): NearFingerprint => ({
 export class MongoNearDuplicateIndex implements NearDuplicateIndex {
   constructor(private readonly c: Collections) {}
 
-  async put(fp: NearFingerprint): Promise<void> {
-    const { fileId, ...rest } = fp;
-    await this.c.nearFingerprints.replaceOne({ _id: new ObjectId(fileId) }, { ...rest, keys: [...fp.keys] }, { upsert: true });
+  async put(fingerprints: readonly NearFingerprint[]): Promise<void> {
+    if (fingerprints.length === 0) return;
+    await this.c.nearFingerprints.bulkWrite(
+      fingerprints.map(({ fileId, ...rest }) => ({ replaceOne: { filter: { _id: new ObjectId(fileId) }, replacement: { ...rest, keys: [...rest.keys] }, upsert: true } })),
+      { ordered: false },
+    );
   }
 
   async get(fileId: string): Promise<NearFingerprint | undefined> {
