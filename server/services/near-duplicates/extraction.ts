@@ -1,31 +1,181 @@
-export type ExtractedText = { status: 'text'; text: string; format: 'txt' | 'md' | 'csv' | 'html' | 'docx' | 'pdf' } | { status: 'skipped'; reason: string };
+import { extname } from 'node:path';
+import { parse as parseCsv } from 'csv-parse/sync';
+// html-to-text: built on htmlparser2 (tolerant of broken markup, decodes entities), drops <script>
+// and <style>, and turns block elements into line breaks, which is exactly this job; it is widely
+// used and maintained. node-html-parser would need the block/inline rules written by hand.
+import { convert as htmlToText, type SelectorDefinition } from 'html-to-text';
+import mammoth from 'mammoth';
+import { extractText as pdfText, getDocumentProxy } from 'unpdf';
+
+export type TextFormat = 'txt' | 'md' | 'csv' | 'html' | 'docx' | 'pdf';
+
+export type ExtractedText = { status: 'text'; text: string; format: TextFormat } | { status: 'skipped'; reason: string };
+
+/** Larger documents are not read: their text would cost too much memory for what it adds. */
 export const EXTRACTABLE_MAX_BYTES = 64 * 1024 * 1024;
 
-function decode(bytes: Uint8Array): string {
+const BY_EXTENSION: Readonly<Record<string, TextFormat>> = {
+  '.txt': 'txt',
+  '.text': 'txt',
+  '.md': 'md',
+  '.markdown': 'md',
+  '.csv': 'csv',
+  '.htm': 'html',
+  '.html': 'html',
+  '.docx': 'docx',
+  '.pdf': 'pdf',
+};
+
+const BY_MEDIA_TYPE: Readonly<Record<string, TextFormat>> = {
+  'text/plain': 'txt',
+  'text/markdown': 'md',
+  'text/csv': 'csv',
+  'text/html': 'html',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'application/pdf': 'pdf',
+};
+
+/** The format, by extension first (clients often send application/octet-stream), else by media type. */
+export function textFormat(file: { name: string; contentType: string }): TextFormat | undefined {
+  const mediaType = file.contentType.split(';')[0]!.trim().toLowerCase();
+  return BY_EXTENSION[extname(file.name).toLowerCase()] ?? BY_MEDIA_TYPE[mediaType];
+}
+
+/**
+ * Text of a document, by its media type and name (extension), from its bytes. Never throws for
+ * bad documents: a damaged or unsupported file is 'skipped' with a reason a person can read.
+ */
+export async function extractText(bytes: Uint8Array, file: { name: string; contentType: string }): Promise<ExtractedText> {
+  const format = textFormat(file);
+  if (!format) return skipped(`not a text document (${file.contentType || extname(file.name) || 'unknown type'})`);
+  if (bytes.byteLength > EXTRACTABLE_MAX_BYTES) {
+    return skipped(`too large to extract (${mebibytes(bytes.byteLength)} MiB, at most ${mebibytes(EXTRACTABLE_MAX_BYTES)} MiB)`);
+  }
   try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    return new TextDecoder('gb18030').decode(bytes);
+    if (format === 'pdf') {
+      const text = await extractPdf(bytes);
+      return text.trim() ? { status: 'text', text, format } : skipped('no text layer (a scan?)');
+    }
+    const text = await EXTRACTORS[format](bytes);
+    return text.trim() ? { status: 'text', text, format } : skipped('no text');
+  } catch (error) {
+    return skipped(`unreadable ${format}: ${summary(error)}`);
   }
 }
 
-/** Text of a document, by its name (extension) or media type. */
-export async function extractText(bytes: Uint8Array, file: { name: string; contentType: string }): Promise<ExtractedText> {
-  const ext = /\.([a-z0-9]+)$/i.exec(file.name)?.[1]?.toLowerCase();
-  const type = file.contentType.split(';')[0]!.trim().toLowerCase();
-  if (ext === 'html' || ext === 'htm' || type === 'text/html') {
-    const text = decode(bytes)
-      .replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ')
-      .replace(/<(br|p|div|li|tr|h\d)\b[^>]*>/gi, '\n')
-      .replace(/<[^>]+>/g, ' ')
-      .replace(/&nbsp;/g, ' ')
-      .replace(/&lt;/g, '<')
-      .replace(/&gt;/g, '>')
-      .replace(/&amp;/g, '&');
-    return { status: 'text', text, format: 'html' };
+const EXTRACTORS: Readonly<Record<Exclude<TextFormat, 'pdf'>, (bytes: Uint8Array) => Promise<string> | string>> = {
+  txt: (bytes) => decodeText(bytes),
+  md: (bytes) => markdownText(decodeText(bytes)),
+  csv: (bytes) => csvText(decodeText(bytes)),
+  html: (bytes) => htmlText(decodeHtml(bytes)),
+  docx: docxText,
+};
+
+async function docxText(bytes: Uint8Array): Promise<string> {
+  // A .docx is a zip; an encrypted one is an OLE compound file, which JSZip would only call "not a zip".
+  if (bytes[0] !== 0x50 || bytes[1] !== 0x4b) throw new Error('not a zip package (encrypted, or an old .doc renamed?)');
+  return (await mammoth.extractRawText({ buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) })).value;
+}
+
+/**
+ * Plain text in the encodings an archive of Chinese documents holds: UTF-8 when the bytes are valid
+ * UTF-8 (a stray GB18030 file rarely is), UTF-16 when a BOM says so, else GB18030 (a superset of
+ * GB2312 and GBK, the usual legacy encodings). TextDecoder drops a BOM of its own encoding.
+ */
+export function decodeText(bytes: Uint8Array): string {
+  const utf8 = tryDecode('utf-8', bytes);
+  if (utf8 !== undefined) return utf8;
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes);
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes);
+  return new TextDecoder('gb18030').decode(bytes);
+}
+
+function tryDecode(encoding: string, bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder(encoding, { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
   }
-  if (ext === 'md' || type === 'text/markdown') return { status: 'text', text: decode(bytes), format: 'md' };
-  if (ext === 'csv' || type === 'text/csv') return { status: 'text', text: decode(bytes), format: 'csv' };
-  if (ext === 'txt' || type === 'text/plain') return { status: 'text', text: decode(bytes), format: 'txt' };
-  return { status: 'skipped', reason: `not a text document (${type || ext || 'unknown type'})` };
+}
+
+/** Markdown keeps its words; links and images keep their text, not their addresses. */
+function markdownText(markdown: string): string {
+  return markdown
+    .replace(/^ {0,3}\[[^\]\n]+\]:[ \t]*\S+.*$/gm, '') // reference definitions: [id]: url "title"
+    .replace(/!?\[([^\]\n]*)\]\([^)\n]*\)/g, '$1') // inline links and images
+    .replace(/!?\[([^\]\n]*)\]\[[^\]\n]*\]/g, '$1') // reference links and images
+    .replace(/<(?:https?|ftp|mailto):[^>\s]*>/gi, ''); // autolinks
+}
+
+/** Cells joined by spaces, rows by newlines; a file csv-parse rejects keeps its raw text. */
+function csvText(text: string): string {
+  try {
+    const rows = parseCsv(text, { relax_column_count: true, skip_empty_lines: true });
+    return rows.map((row) => row.join(' ')).join('\n');
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * HTML bytes in the charset a <meta> declares (looked for, as browsers do, near the start), else
+ * UTF-8 when valid, else GB18030. TextDecoder knows the WHATWG labels (gb2312 and gbk decode as GB18030).
+ */
+export function decodeHtml(bytes: Uint8Array): string {
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return decodeText(bytes);
+  const head = new TextDecoder('latin1').decode(bytes.subarray(0, 4096));
+  const declared = /<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(head)?.[1];
+  if (declared) {
+    try {
+      // A <meta> readable as ASCII cannot be in UTF-16 (browsers read it as UTF-8 too).
+      const decoder = new TextDecoder(declared);
+      if (!['utf-8', 'utf-16le', 'utf-16be', 'replacement'].includes(decoder.encoding)) return decoder.decode(bytes);
+    } catch {
+      // an unknown label: guess as for plain text
+    }
+  }
+  return decodeText(bytes);
+}
+
+const HTML_SELECTORS: SelectorDefinition[] = [
+  { selector: 'a', options: { ignoreHref: true } },
+  { selector: 'img', format: 'skip' },
+  { selector: 'template', format: 'skip' },
+  // Each table cell on a line of its own: the default layout runs cells of a row together.
+  { selector: 'table', format: 'block' },
+  { selector: 'tr', format: 'block' },
+  { selector: 'td', format: 'block' },
+  { selector: 'th', format: 'block' },
+  ...(['h1', 'h2', 'h3', 'h4', 'h5', 'h6'] as const).map((selector) => ({ selector, options: { uppercase: false } })),
+];
+
+function htmlText(html: string): string {
+  return htmlToText(html, { wordwrap: false, selectors: HTML_SELECTORS });
+}
+
+/** Text of a PDF's text layer, pages joined by newlines; a PDF that has none gives ''. */
+async function extractPdf(bytes: Uint8Array): Promise<string> {
+  // A copy: PDF.js may take over (detach) the buffer it is given, and the caller keeps its bytes.
+  const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, isEvalSupported: false });
+  try {
+    return (await pdfText(pdf, { mergePages: true })).text;
+  } finally {
+    await pdf.destroy();
+  }
+}
+
+function skipped(reason: string): ExtractedText {
+  return { status: 'skipped', reason };
+}
+
+function mebibytes(n: number): string {
+  return (n / 1024 / 1024).toFixed(n % (1024 * 1024) === 0 ? 0 : 1);
+}
+
+/** A library's error in a line: PDF.js names a missing password; others say what broke. */
+function summary(error: unknown): string {
+  if (error instanceof Error && error.name === 'PasswordException') return 'encrypted (it needs a password)';
+  const message = error instanceof Error ? error.message : String(error);
+  const line = message.split('\n')[0]!.trim() || (error instanceof Error ? error.name : 'unknown error');
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
