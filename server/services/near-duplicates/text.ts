@@ -11,8 +11,11 @@ const toSimplified = OpenCC.Converter({ from: 't', to: 'cn' });
 
 /** Han characters (CJK ideographs, the extensions included) and the other scripts written without spaces. */
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
-/** A unit of text: one CJK character, or a run of letters and digits (a word or a number). */
-const UNIT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|[\p{L}\p{N}]+/gu;
+/**
+ * A unit of text: one CJK character, or a run of other letters and digits (a word or a number).
+ * CJK characters are letters too: the run stops before them, or "rtc中存储" would be one unit.
+ */
+const UNIT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|(?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])[\p{L}\p{N}])+/gu;
 
 /** NFKC (full-width forms, compatibility characters), simplified script, lower case. */
 export function normalise(text: string): string {
