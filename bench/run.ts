@@ -6,15 +6,16 @@ import { benchBrowserHash } from './browser-hash.js';
 import { benchReports } from './reports.js';
 import { benchLoad, type LoadResult } from './load.js';
 import { benchImport } from './import.js';
+import { benchNearDuplicateIndex } from './near-duplicate-index.js';
 
 /**
  * `npm run bench`: speed and memory against references measured in the same run.
  * BENCH_INGEST_MIB (default 1024), BENCH_BROWSER_MIB (default 1024), BENCH_CATALOG (default 1000000),
  * BENCH_LEDGER (default 1000000; files = ledger / 5), BENCH_LOAD_CLIENTS (default 200) and
  * BENCH_LOAD_SECONDS (default 60; the load test's clients and duration), BENCH_IMPORT_SMALL (default
- * 10000), BENCH_IMPORT_LARGE (default 10) and BENCH_IMPORT_LARGE_MIB (default 100) scale it down
- * for a quick look; BENCH_ONLY (e.g. "import,tus") runs only the named parts: ingest, tus,
- * browser, lookup, claims, reports, load, import.
+ * 10000), BENCH_IMPORT_LARGE (default 10), BENCH_IMPORT_LARGE_MIB (default 100) and BENCH_NEARDUP
+ * (default 1000000 fingerprints) scale it down for a quick look; BENCH_ONLY (e.g. "import,tus")
+ * runs only the named parts: ingest, tus, browser, lookup, claims, reports, load, import, neardup.
  */
 const ingestMiB = Number(process.env.BENCH_INGEST_MIB ?? 1024);
 const browserMiB = Number(process.env.BENCH_BROWSER_MIB ?? 1024);
@@ -25,6 +26,7 @@ const loadSeconds = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
 const importSmall = Number(process.env.BENCH_IMPORT_SMALL ?? 10_000);
 const importLarge = Number(process.env.BENCH_IMPORT_LARGE ?? 10);
 const importLargeMiB = Number(process.env.BENCH_IMPORT_LARGE_MIB ?? 100);
+const nearDuplicateCount = Number(process.env.BENCH_NEARDUP ?? 1_000_000);
 const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim());
 const wanted = (part: string) => !only || only.includes(part);
 /** A clerk's pause between operations in the paced load run (0.5-1.5 × this). */
@@ -119,6 +121,18 @@ if (wanted('import')) {
     console.log(`          uploaded ${r.uploaded}, instant ${r.instant}, duplicates in tree ${r.duplicatesInTree}, sent ${(r.bytesSent / 1e6).toFixed(0)} MB, saved ${(r.bytesSaved / 1e6).toFixed(0)} MB, errors ${r.errors.length}`);
   }
   console.log(`        whole tree (${(imp.bytes / 1e6).toFixed(0)} MB): md5sum ${imp.md5sumSeconds.toFixed(2)} s, import ${imp.importSeconds.toFixed(2)} s, ratio import/md5sum ${imp.ratio.toFixed(2)}x throughput  (target >= 0.50x: ${verdict(imp.ratio >= 0.5)})`);
+}
+
+if (wanted('neardup')) {
+  const nd = await benchNearDuplicateIndex(nearDuplicateCount);
+  const ms = (t: { p50Ms: number; p99Ms: number; maxMs: number }) => `p50 ${t.p50Ms.toFixed(3)} ms  p99 ${t.p99Ms.toFixed(3)} ms  max ${t.maxMs.toFixed(3)} ms`;
+  console.log(`neardup near-duplicate index of the embedded store: ${nd.fingerprints} fingerprints (${nd.mix.long} long texts, ${nd.mix.mid} of 500-999 units, ${nd.mix.short} short), ${nd.keys} lookup keys (SimHash 16-bit blocks, LSH bands)`);
+  console.log(`        index build      ${nd.buildSeconds.toFixed(1)} s through nearDuplicates.put in batches of ${nd.batch}, database ${nd.databaseMb.toFixed(0)} MB  (target <= 60 s: ${verdict(nd.buildSeconds <= 60)})`);
+  console.log(`        then as files arrive  ${nd.incremental.msPerRound.toFixed(2)} ms per round of ${nd.incremental.perRound} fingerprints (${nd.incremental.rounds} rounds, the background service's size)`);
+  console.log(`        brute force (reference)  ${ms(nd.bruteForce)}  Hamming <= 3 over every SimHash, in memory`);
+  console.log(`        candidate query          ${ms(nd.index)}  SimHash blocks + LSH bands in the store, then Hamming <= 3; ${nd.queries} queries  (target p99 <= 5 ms: ${verdict(nd.index.p99Ms <= 5)})`);
+  console.log(`        ratio                    p99 ${(nd.bruteForce.p99Ms / nd.index.p99Ms).toFixed(1)}x faster than the scan, p50 ${(nd.bruteForce.p50Ms / nd.index.p50Ms).toFixed(1)}x`);
+  console.log(`        same answers             SimHash within 3 bits: index ${nd.simhash.foundByIndex}, scan ${nd.simhash.foundByScan} over ${nd.simhash.queries} queries (${nd.simhash.same ? 'identical' : 'DIFFERENT'}); LSH found ${nd.lsh.found} of ${nd.lsh.queries} planted signatures (85% agreeing)`);
 }
 
 /** Prints a load run; the targets (p99 and RSS) apply to clients that think between requests. */

@@ -3,17 +3,23 @@ import { dict } from '@node-rs/jieba/dict.js';
 import { FeatureHash } from '../../server/services/near-duplicates/feature-hash.js';
 import { areNearDuplicates, candidateJaccard, DEFAULT_SETTINGS, Fingerprinter, type NearDuplicateSettings, type TextFingerprint } from '../../server/services/near-duplicates/fingerprint.js';
 import { bandingFor, bandKeys, exactJaccard } from '../../server/services/near-duplicates/minhash.js';
-import { hammingDistance, simhash, simhashBlocks } from '../../server/services/near-duplicates/simhash.js';
+import { hammingDistance, simhash } from '../../server/services/near-duplicates/simhash.js';
 import { normalise, STOP_WORDS } from '../../server/services/near-duplicates/text.js';
+import { lookupKeys } from '../../server/services/near-duplicates/lookup-keys.js';
 import { CorpusMissingError, loadCorpus, type CorpusDoc } from './corpus.js';
-import { Random, variant, type EditKind } from './edits.js';
+import { EDITS, Random, variant, type EditKind } from './edits.js';
+import { FontMissingError, SAVED_FORMATS, textAfterSavingAs, type SavedFormat } from './formats.js';
 
 /**
  * `npm run eval:neardup`: a labelled corpus of real text (Debian's Chinese and English poems,
  * sayings and manual pages) with edited copies as positives and other documents on the same
  * topics as negatives; precision, recall and F1 of SimHash and MinHash at several thresholds,
- * for short and long texts, and of the default rule.
+ * for short and long texts, and of the default rule. Some copies are also saved as Word or PDF
+ * and read back as the archive reads them.
  */
+
+/** Saved as another format after its text edits: the archive sees the text extracted from the file. */
+type FormatChange = `format-${SavedFormat}`;
 
 interface PoolDoc {
   id: string;
@@ -22,10 +28,14 @@ interface PoolDoc {
   group: string;
   language: 'zh' | 'en';
   text: string;
-  edits: EditKind[];
+  edits: Array<EditKind | FormatChange>;
 }
 
 const SEED = 20261123;
+/** Format changes draw from a generator of their own: the copies and their text edits stay those of SEED alone. */
+const FORMAT_SEED = 20261124;
+/** About one edited copy in five is saved as docx or PDF (half each): enough pairs to read their recall. */
+const FORMAT_CHANGE_SHARE = 0.2;
 
 function buildPool(corpus: CorpusDoc[], rng: Random): PoolDoc[] {
   const byKind = (prefix: string) => corpus.filter((d) => d.id.startsWith(prefix));
@@ -61,6 +71,19 @@ function buildPool(corpus: CorpusDoc[], rng: Random): PoolDoc[] {
   return pool;
 }
 
+/**
+ * Some edited copies saved as docx or PDF, their text replaced by what the extractor reads back
+ * from the file. Originals stay plain text, so each such copy pairs a text with a converted file.
+ */
+async function changeSomeFormats(pool: PoolDoc[], rng: Random): Promise<void> {
+  for (const doc of pool) {
+    if (doc.edits.length === 0 || rng.next() >= FORMAT_CHANGE_SHARE) continue;
+    const format = rng.pick(SAVED_FORMATS);
+    doc.text = await textAfterSavingAs(doc.text, format);
+    doc.edits.push(`format-${format}`);
+  }
+}
+
 interface Counts {
   tp: number;
   fp: number;
@@ -77,19 +100,25 @@ function scores(c: Counts): { precision: number; recall: number; f1: number } {
 
 const fmt = (x: number) => x.toFixed(3);
 
-async function main(): Promise<void> {
-  let corpus: CorpusDoc[];
+/** The step's result; when a Debian package it needs is missing, exit 2 saying which to install. */
+async function exitingIfMissing<T>(step: () => T | Promise<T>): Promise<T> {
   try {
-    corpus = loadCorpus();
+    return await step();
   } catch (err) {
-    if (err instanceof CorpusMissingError) {
+    if (err instanceof CorpusMissingError || err instanceof FontMissingError) {
       console.error(err.message);
       process.exit(2);
     }
     throw err;
   }
-  const rng = new Random(SEED);
-  const pool = buildPool(corpus, rng);
+}
+
+async function main(): Promise<void> {
+  const corpus = await exitingIfMissing(loadCorpus);
+  const pool = buildPool(corpus, new Random(SEED));
+  const formatsStarted = performance.now();
+  await exitingIfMissing(() => changeSomeFormats(pool, new Random(FORMAT_SEED)));
+  const formatSeconds = (performance.now() - formatsStarted) / 1000;
   const started = performance.now();
 
   // Originals that are near-copies of each other in the corpus itself (one page under two names)
@@ -109,6 +138,10 @@ async function main(): Promise<void> {
     `corpus: ${pool.length} documents (${pool.filter((d) => d.edits.length === 0).length} originals, ${pool.filter((d) => d.edits.length > 0).length} edited copies; ` +
       `${pool.filter((d) => d.language === 'zh').length} Chinese, ${pool.filter((d) => d.language === 'en').length} English; ${shortDocs} short, ${pool.length - shortDocs} long (${DEFAULT_SETTINGS.shortUnits} units)); ` +
       `${positives.short + positives.long} near-duplicate pairs (${positives.short} short, ${positives.long} long); ${merged} corpus documents merged as copies of another`,
+  );
+  const changed = (format: SavedFormat) => pool.filter((d) => d.edits.includes(`format-${format}`)).length;
+  console.log(
+    `format changes: ${changed('docx')} edited copies saved as docx and ${changed('pdf')} as PDF (CJK font embedded), their text read back by the archive's extractor (${formatSeconds.toFixed(1)} s)`,
   );
   const same = (i: number, j: number) => pool[i]!.cluster === pool[j]!.cluster;
 
@@ -192,32 +225,56 @@ async function main(): Promise<void> {
   const settings: NearDuplicateSettings = DEFAULT_SETTINGS;
   const fper = await Fingerprinter.create(settings);
   const fps = pool.map((d) => fper.fingerprint(d.text));
+  // Pairs sharing a lookup key, the product's own (SimHash blocks of long texts, LSH bands).
   const candidates = new Set<string>();
-  const blocks = new Map<string, number[]>();
+  const buckets = new Map<number, number[]>();
   fps.forEach((f, i) => {
-    if (f.short) return;
-    simhashBlocks(f.simhash).forEach((value, block) => {
-      const key = `${block}:${value}`;
-      for (const j of blocks.get(key) ?? []) candidates.add(pairKey(i, j));
-      blocks.set(key, [...(blocks.get(key) ?? []), i]);
-    });
+    for (const key of lookupKeys(f, fper)) {
+      const bucket = buckets.get(key);
+      if (!bucket) {
+        buckets.set(key, [i]);
+        continue;
+      }
+      for (const j of bucket) candidates.add(pairKey(i, j));
+      bucket.push(i);
+    }
   });
   const lsh = candidateJaccard(settings);
-  const shortOnes = fps.map((f, i) => [f, i] as const).filter(([f]) => f.short || f.units < 2 * settings.shortUnits);
-  for (const [a, b] of minhashPairs(shortOnes.map(([f]) => f), bandingFor(lsh.short), () => true)) candidates.add(pairKey(shortOnes[a]![1], shortOnes[b]![1]));
-  for (const [i, j] of minhashPairs(fps, bandingFor(lsh.long), () => true)) candidates.add(pairKey(i, j));
   const flagged: Array<[number, number]> = [];
   for (const key of candidates) {
     const [i, j] = key.split(',').map(Number) as [number, number];
     if (areNearDuplicates(fps[i]!, fps[j]!, settings)) flagged.push([i, j]);
   }
   console.log(
-    `Default rule: long texts SimHash <= ${settings.maxHamming} or Jaccard >= ${settings.minJaccard}; a short text (< ${settings.shortUnits} units) containment >= ${settings.minContainment} in a text at most twice its size; ` +
-      `${settings.shingleSize}-unit shingles; candidates from the 4x16-bit SimHash blocks and the LSH bands (${bandingFor(lsh.short).bands}x${bandingFor(lsh.short).rows} for short texts, ${bandingFor(lsh.long).bands}x${bandingFor(lsh.long).rows} for long)`,
+    `Default rule: two long texts Jaccard >= ${settings.minJaccard} or SimHash <= ${settings.maxHamming}, or one held in the other; a short text (< ${settings.shortUnits} units) held in the other or Jaccard >= ${settings.minShortJaccard}; ` +
+      `held = containment >= ${settings.minContainment} in a text at most twice its size; ${settings.shingleSize}-unit shingles; ` +
+      `candidates from the 4x16-bit SimHash blocks and the LSH bands (${bandingFor(lsh.short).bands}x${bandingFor(lsh.short).rows} for short texts, ${bandingFor(lsh.long).bands}x${bandingFor(lsh.long).rows} for long)`,
   );
   const result = report('default', flagged, fps);
+  printRecallByEdit(pool, clusters, flagged);
   console.log(`(${pool.length} documents, ${candidates.size} candidate pairs, ${((performance.now() - started) / 1000).toFixed(1)} s)`);
   console.log(`default: precision=${fmt(result.precision)} recall=${fmt(result.recall)} f1=${fmt(result.f1)}`);
+}
+
+/** Of the near-duplicate pairs with a copy that had each edit, how many the default rule found. */
+function printRecallByEdit(pool: PoolDoc[], clusters: Map<string, number[]>, flagged: Array<[number, number]>): void {
+  const found = new Set(flagged.map(([i, j]) => pairKey(i, j)));
+  const kinds: Array<EditKind | FormatChange> = [...EDITS, ...SAVED_FORMATS.map((f) => `format-${f}` as const)];
+  const byKind = new Map(kinds.map((kind) => [kind, { pairs: 0, found: 0 }]));
+  for (const members of clusters.values()) {
+    for (let a = 0; a < members.length; a++) {
+      for (let b = a + 1; b < members.length; b++) {
+        const [i, j] = [members[a]!, members[b]!];
+        for (const kind of new Set([...pool[i]!.edits, ...pool[j]!.edits])) {
+          const counts = byKind.get(kind)!;
+          counts.pairs++;
+          if (found.has(pairKey(i, j))) counts.found++;
+        }
+      }
+    }
+  }
+  console.log('  recall by edit (near-duplicate pairs with a copy so edited):');
+  for (const [kind, c] of byKind) console.log(`    ${kind.padEnd(14)} ${String(c.pairs).padStart(5)} pairs, ${String(c.found).padStart(5)} found   R=${fmt(c.pairs === 0 ? 1 : c.found / c.pairs)}`);
 }
 
 function containment(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
@@ -228,9 +285,12 @@ function containment(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   return common / small.size;
 }
 
+/** Whatever `bandKeys` names a band by (strings, or integers a store can index). */
+type BandKey = ReturnType<typeof bandKeys>[number];
+
 /** Pairs sharing an LSH band that pass `keep`. */
 function minhashPairs(fps: TextFingerprint[], banding: { bands: number; rows: number }, keep: (i: number, j: number) => boolean): Array<[number, number]> {
-  const buckets = new Map<string, number[]>();
+  const buckets = new Map<BandKey, number[]>();
   const seen = new Set<string>();
   const out: Array<[number, number]> = [];
   fps.forEach((f, i) => {

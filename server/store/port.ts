@@ -482,10 +482,10 @@ export interface NearFingerprint {
   /** 16 hexadecimal digits; null for a short text (SimHash is weak there) or a skipped file. */
   simhash: string | null;
   /**
-   * The lookup keys: the SimHash's four 16-bit blocks (the pigeonhole index) and the MinHash
-   * signature's LSH bands. Fingerprints sharing a key are candidates.
+   * The lookup keys (integers below 2^53): the SimHash's four 16-bit blocks (the pigeonhole index)
+   * and the MinHash signature's LSH bands. Fingerprints sharing a key are candidates.
    */
-  keys: string[];
+  keys: number[];
   at: Date;
 }
 
@@ -511,7 +511,7 @@ export interface NearDuplicateIndex {
   put(fingerprints: readonly NearFingerprint[]): Promise<void>;
   get(fileId: string): Promise<NearFingerprint | undefined>;
   /** Fingerprints sharing a lookup key with `keys`, other than `fileId`'s own, at most `limit`. */
-  candidates(fileId: string, keys: readonly string[], limit: number): Promise<NearFingerprint[]>;
+  candidates(fileId: string, keys: readonly number[], limit: number): Promise<NearFingerprint[]>;
   /** Records pairs, replacing what was found of the same two files before. */
   addPairs(pairs: readonly NearDuplicatePair[]): Promise<void>;
   /** Forgets every fingerprint and pair (a rebuild starts from nothing). */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { FeatureHash } from '../../server/services/near-duplicates/feature-hash.js';
-import { areNearDuplicates, candidateJaccard, Fingerprinter, similarity } from '../../server/services/near-duplicates/fingerprint.js';
-import { bandingFor, bandKeys, estimatedJaccard, exactJaccard, minhash, SIGNATURE_SIZE } from '../../server/services/near-duplicates/minhash.js';
+import { areNearDuplicates, candidateJaccard, Fingerprinter, nearDuplicateMethod, similarity } from '../../server/services/near-duplicates/fingerprint.js';
+import { BAND_DETECTION, bandingFor, bandKeys, candidateChance, estimatedJaccard, exactJaccard, minhash, SIGNATURE_SIZE } from '../../server/services/near-duplicates/minhash.js';
 import { hammingDistance, simhash, simhashBlocks } from '../../server/services/near-duplicates/simhash.js';
 import { features, normalise, shingles, textUnits } from '../../server/services/near-duplicates/text.js';
 import { NOTICE, OTHER_NOTICE, POEM } from '../support/texts.js';
@@ -23,6 +23,10 @@ describe('near-duplicate fingerprints of text', () => {
 
     it('keeps CJK characters one by one and other words whole, without punctuation or spacing', () => {
       assert.deepEqual(textUnits(normalise('档案 Archive-2023，查询！')), ['档', '案', 'archive', '2023', '查', '询']);
+    });
+
+    it('ends a word where CJK characters follow it without a space', () => {
+      assert.deepEqual(textUnits(normalise('rtc中存储UTC时间，第3号')), ['rtc', '中', '存', '储', 'utc', '时', '间', '第', '3', '号']);
     });
 
     it('makes SimHash features of character bigrams and words, leaving stop words out', () => {
@@ -82,13 +86,15 @@ describe('near-duplicate fingerprints of text', () => {
       assert.equal(minhash(a, hash).length, SIGNATURE_SIZE);
     });
 
-    it('bands signatures so that pairs at the threshold almost always become candidates, and far ones rarely', () => {
+    it('bands signatures with the fewest bands that make pairs at the threshold candidates 98 times in 100, and pairs at half of it rarely', () => {
       for (const threshold of [0.5, 0.8, 0.9]) {
-        const { bands, rows } = bandingFor(threshold);
-        assert.ok(bands * rows <= SIGNATURE_SIZE);
-        assert.ok(1 - (1 - threshold ** rows) ** bands >= 0.97, `at ${threshold}`);
-        assert.ok(1 - (1 - (threshold / 2) ** rows) ** bands < 0.5, `at half of ${threshold}`);
+        const banding = bandingFor(threshold);
+        assert.ok(banding.bands * banding.rows <= SIGNATURE_SIZE);
+        assert.ok(candidateChance(threshold, banding) >= BAND_DETECTION, `at ${threshold}`);
+        assert.ok(candidateChance(threshold, { ...banding, bands: banding.bands - 1 }) < BAND_DETECTION, `no band more than needed at ${threshold}`);
+        assert.ok(candidateChance(threshold / 2, banding) < 0.5, `at half of ${threshold}`);
       }
+      assert.deepEqual(bandingFor(0.8), { bands: 17, rows: 7 });
       const banding = bandingFor(0.8);
       const sig = minhash(new Set(['a', 'b']), hash);
       assert.equal(bandKeys(sig, banding).length, banding.bands);
@@ -129,6 +135,25 @@ describe('near-duplicate fingerprints of text', () => {
       assert.ok(areNearDuplicates(poem, fingerprinter.fingerprint('牀前明月光，疑是地上霜。舉頭望明月，低頭思故鄉。')));
       assert.equal(areNearDuplicates(poem, fingerprinter.fingerprint('静夜思，李白。')), false);
       assert.equal(areNearDuplicates(poem, fingerprinter.fingerprint(`${NOTICE}\n${POEM}`)), false, 'quoted in a long text is not a copy of it');
+    });
+
+    it('finds a long document held in another at most twice its size, where neither SimHash nor Jaccard would', () => {
+      const notice = fingerprinter.fingerprint(NOTICE);
+      const withAppendix = fingerprinter.fingerprint(`${NOTICE}\n${OTHER_NOTICE.split('\n').slice(0, 6).join('\n')}`);
+      const s = similarity(notice, withAppendix);
+      assert.ok(s.hamming > 3 && s.jaccard < 0.8, JSON.stringify(s));
+      assert.equal(nearDuplicateMethod(notice, withAppendix), 'containment');
+      const otherText = [...OTHER_NOTICE].reverse().join('');
+      assert.equal(nearDuplicateMethod(notice, fingerprinter.fingerprint(`${NOTICE}\n${OTHER_NOTICE}\n${otherText}`)), null, 'not in one over twice its size');
+    });
+
+    it('finds two copies of a short text each edited its own way, which neither holds the other, by the Jaccard for short texts', () => {
+      const annotated = fingerprinter.fingerprint(`${POEM}（注：选自唐诗三百首）`);
+      const retyped = fingerprinter.fingerprint('首页 > 诗词\n床前明月光，疑是地上霜。举头望明月，低头思远方。');
+      const s = similarity(annotated, retyped);
+      assert.ok(s.containment < 0.8 && s.jaccard >= 0.5, JSON.stringify(s));
+      assert.equal(nearDuplicateMethod(annotated, retyped), 'jaccard');
+      assert.equal(nearDuplicateMethod(annotated, fingerprinter.fingerprint('明月几时有，把酒问青天。不知天上宫阙，今夕是何年。')), null, 'another poem of the moon');
     });
 
     it('asks LSH for candidates down to the lowest Jaccard a pair passing the rule can have', () => {

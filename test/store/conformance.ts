@@ -341,7 +341,7 @@ export function storeConformance(target: StoreTarget): void {
     });
 
     describe('near-duplicate index', () => {
-      const fingerprint = (fileId: string, keys: string[], overrides: Partial<NearFingerprint> = {}): NearFingerprint => ({
+      const fingerprint = (fileId: string, keys: number[], overrides: Partial<NearFingerprint> = {}): NearFingerprint => ({
         fileId,
         format: 'txt',
         skipped: null,
@@ -356,6 +356,8 @@ export function storeConformance(target: StoreTarget): void {
         const [fileA, fileB] = a < b ? [a, b] : [b, a];
         return { fileA, fileB, method: 'simhash', hamming: 2, jaccard: 0.7, containment: 0.8, snippetA: 'a 句', snippetB: 'b 句', foundAt: new Date(Date.UTC(2026, 10, 2)), ...overrides };
       };
+      // Lookup keys are integers below 2^53: some near the top, which a store must keep exact.
+      const [s01, s12, s27, s09, j0x, c3y, s21] = [1, 2 ** 16 + 2, 2 * 2 ** 16 + 7, 9, 2 ** 47 + 5 * 2 ** 40 + 0xff_ffff_ffff, 2 ** 48 + 99 * 2 ** 40 + 12345, 2 ** 53 - 1];
       const files = async (n: number) => {
         const ids: string[] = [];
         for (let i = 0; i < n; i++) ids.push((await commit(randomContent(50), `文件${i}.txt`)).entry.fileId);
@@ -364,28 +366,29 @@ export function storeConformance(target: StoreTarget): void {
 
       it('keeps a fingerprint with its keys, and replaces both when the file is fingerprinted again', async () => {
         const [a] = await files(1);
-        await store.nearDuplicates.put([fingerprint(a!, ['s0:1', 'j0:x'])]);
-        assert.deepEqual(await store.nearDuplicates.get(a!), fingerprint(a!, ['j0:x', 's0:1']));
-        await store.nearDuplicates.put([fingerprint(a!, ['s1:2'], { simhash: 'ffffffffffffffff' })]);
-        assert.deepEqual(await store.nearDuplicates.get(a!), fingerprint(a!, ['s1:2'], { simhash: 'ffffffffffffffff' }));
-        assert.deepEqual(await store.nearDuplicates.candidates('f'.repeat(24), ['s0:1'], 10), [], 'the old keys are gone');
+        await store.nearDuplicates.put([fingerprint(a!, [j0x, s01])]);
+        assert.deepEqual(await store.nearDuplicates.get(a!), fingerprint(a!, [s01, j0x]));
+        await store.nearDuplicates.put([fingerprint(a!, [s21], { simhash: 'ffffffffffffffff' })]);
+        assert.deepEqual(await store.nearDuplicates.get(a!), fingerprint(a!, [s21], { simhash: 'ffffffffffffffff' }));
+        assert.deepEqual(await store.nearDuplicates.candidates('f'.repeat(24), [s01], 10), [], 'the old keys are gone');
+        assert.deepEqual((await store.nearDuplicates.candidates('f'.repeat(24), [s21], 10)).map((f) => f.fileId), [a], 'found by its new key');
         assert.equal(await store.nearDuplicates.get('e'.repeat(24)), undefined);
       });
 
       it('finds the fingerprints that share any key, never the file itself, at most the limit', async () => {
         const [a, b, c, d] = await files(4);
-        await store.nearDuplicates.put([fingerprint(a!, ['s0:1', 's1:2', 'j0:x']), fingerprint(b!, ['s0:9', 's1:2'])]);
-        await store.nearDuplicates.put([fingerprint(c!, ['j0:x', 'c3:y'], { short: true, simhash: null, units: 40 }), fingerprint(d!, ['s2:7'])]);
-        const found = await store.nearDuplicates.candidates(a!, ['s0:1', 's1:2', 'j0:x'], 10);
+        await store.nearDuplicates.put([fingerprint(a!, [s01, s12, j0x]), fingerprint(b!, [s09, s12])]);
+        await store.nearDuplicates.put([fingerprint(c!, [j0x, c3y], { short: true, simhash: null, units: 40 }), fingerprint(d!, [s27])]);
+        const found = await store.nearDuplicates.candidates(a!, [s01, s12, j0x], 10);
         assert.deepEqual(found.map((f) => f.fileId).sort(), [b!, c!].sort());
         assert.deepEqual(found.find((f) => f.fileId === c)!.simhash, null);
-        assert.equal((await store.nearDuplicates.candidates(a!, ['s0:1', 's1:2', 'j0:x'], 1)).length, 1);
+        assert.equal((await store.nearDuplicates.candidates(a!, [s01, s12, j0x], 1)).length, 1);
         assert.deepEqual(await store.nearDuplicates.candidates(a!, [], 10), []);
       });
 
       it('counts fingerprinted and skipped files and pairs, replaces a pair found again, and forgets everything on clear', async () => {
         const [a, b, c] = await files(3);
-        await store.nearDuplicates.put([fingerprint(a!, ['s0:1']), fingerprint(b!, ['s0:1'])]);
+        await store.nearDuplicates.put([fingerprint(a!, [s01]), fingerprint(b!, [s01])]);
         await store.nearDuplicates.put([fingerprint(c!, [], { format: null, skipped: 'not a text document (image/png)', units: 0, simhash: null })]);
         await store.nearDuplicates.put([]);
         await store.nearDuplicates.addPairs([pair(a!, b!)]);
@@ -393,7 +396,7 @@ export function storeConformance(target: StoreTarget): void {
         assert.deepEqual(await store.nearDuplicates.counts(), { fingerprinted: 2, skipped: 1, pairs: 1 });
         await store.nearDuplicates.clear();
         assert.deepEqual(await store.nearDuplicates.counts(), { fingerprinted: 0, skipped: 0, pairs: 0 });
-        assert.deepEqual(await store.nearDuplicates.candidates(c!, ['s0:1'], 10), []);
+        assert.deepEqual(await store.nearDuplicates.candidates(c!, [s01], 10), []);
       });
 
       it('reports pairs with both files named, their uploading units and the differences, filtered, sorted and paged', async () => {

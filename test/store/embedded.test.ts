@@ -7,7 +7,10 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { StagedBytesLostError } from '../../server/errors.js';
+import { openDatabase } from '../../server/store/embedded/database.js';
 import { openEmbeddedStore } from '../../server/store/embedded/index.js';
+import { EmbeddedNearDuplicateIndex } from '../../server/store/embedded/near-duplicates.js';
+import type { NearFingerprint } from '../../server/store/port.js';
 import { keyOf, randomContent, readAll } from '../support/content.js';
 import { embeddedTarget, injectSyncFailures, tempDir } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
@@ -173,5 +176,78 @@ describe('embedded store specifics', () => {
       db.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  describe('near-duplicate lookup keys in two levels', () => {
+    const fingerprint = (n: number, keys: number[]): NearFingerprint => ({
+      fileId: n.toString(16).padStart(24, '0'),
+      format: 'txt',
+      skipped: null,
+      units: 800,
+      short: false,
+      simhash: '0123456789abcdef',
+      keys,
+      at: new Date(Date.UTC(2026, 10, 1)),
+    });
+    const rows = (db: Database.Database, table: string) => db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).get()!.n;
+    const found = async (index: EmbeddedNearDuplicateIndex, keys: number[]) => (await index.candidates('f'.repeat(24), keys, 10)).map((f) => f.fileId).sort();
+
+    it('merges the recent keys into the main table once they reach the limit, and finds and replaces fingerprints on either side of a merge', async () => {
+      const dir = tempDir();
+      const db = openDatabase(dir);
+      try {
+        const index = new EmbeddedNearDuplicateIndex(db, 10);
+        await index.put([fingerprint(1, [10, 11, 12, 13]), fingerprint(2, [20, 21, 22, 13])]);
+        assert.deepEqual([rows(db, 'near_keys_recent'), rows(db, 'near_keys')], [8, 0], 'below the limit: all recent');
+        await index.put([fingerprint(3, [30, 31, 32, 2 ** 53 - 1])]);
+        assert.deepEqual([rows(db, 'near_keys_recent'), rows(db, 'near_keys')], [0, 12], 'merged at the limit');
+        await index.put([fingerprint(4, [40, 13])]);
+        assert.deepEqual(await found(index, [13]), [fingerprint(1, []).fileId, fingerprint(2, []).fileId, fingerprint(4, []).fileId], 'one key, found in both levels');
+        assert.deepEqual(await found(index, [2 ** 53 - 1]), [fingerprint(3, []).fileId]);
+        // Fingerprinted again: its merged keys and its recent ones give way to the new keys.
+        await index.put([fingerprint(1, [50]), fingerprint(4, [50])]);
+        assert.deepEqual(await found(index, [10, 11, 12, 40]), []);
+        assert.deepEqual(await found(index, [13]), [fingerprint(2, []).fileId]);
+        assert.deepEqual(await found(index, [50]), [fingerprint(1, []).fileId, fingerprint(4, []).fileId]);
+        assert.deepEqual((await index.get(fingerprint(4, []).fileId))?.keys, [50]);
+        // A second index over the same file (another process) counts what the first added before merging.
+        const other = new EmbeddedNearDuplicateIndex(db, 10);
+        await other.put([fingerprint(5, [60, 61, 62, 63, 64, 65, 66, 67])]);
+        assert.deepEqual([rows(db, 'near_keys_recent'), rows(db, 'near_keys')], [0, 18], 'merged: the 2 recent rows of the first count too');
+        assert.deepEqual(await found(index, [13, 50, 65]), [1, 2, 4, 5].map((n) => fingerprint(n, []).fileId));
+      } finally {
+        db.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('replaces a near-duplicate index with text keys (its first form) and queues every catalogued file to be fingerprinted again, keeping the pairs', async () => {
+      const dir = tempDir();
+      const store = openEmbeddedStore({ dataDir: dir, chunkSize: 1024 });
+      const data = randomContent(100);
+      const id = await store.content.stage(new Date());
+      await store.content.write(id, 0, [data]);
+      const { entry } = await store.content.commit(id, { key: keyOf(data), fileName: 'a.txt', contentType: 'text/plain', uploadDate: new Date() });
+      await store.close();
+      const old = new Database(path.join(dir, 'archive.sqlite'));
+      old.exec(`DROP TABLE near_keys; DROP TABLE near_fingerprints;
+        CREATE TABLE near_fingerprints (file_id TEXT PRIMARY KEY, format TEXT, skipped TEXT, units INTEGER NOT NULL, short INTEGER NOT NULL, simhash TEXT, keys TEXT NOT NULL, at INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE near_keys (key TEXT NOT NULL, file_id TEXT NOT NULL, PRIMARY KEY (key, file_id)) WITHOUT ROWID;
+        DELETE FROM fingerprint_jobs;`);
+      old.prepare(`INSERT INTO near_fingerprints VALUES (?, 'txt', NULL, 800, 0, '0123456789abcdef', '["s0:123"]', 0)`).run(entry.fileId);
+      old.prepare(`INSERT INTO near_keys VALUES ('s0:123', ?)`).run(entry.fileId);
+      old.prepare(`INSERT INTO near_pairs VALUES (?, ?, 'simhash', 1, 0.9, 0.9, 'a', 'b', 0)`).run(entry.fileId, 'f'.repeat(24));
+      old.close();
+      const reopened = openEmbeddedStore({ dataDir: dir, chunkSize: 1024 });
+      try {
+        assert.equal(await reopened.nearDuplicates.get(entry.fileId), undefined, 'the old fingerprint is gone');
+        assert.deepEqual(await reopened.fingerprintQueue.counts(new Date()), { queued: 1, running: 0, failed: 0 });
+        assert.deepEqual((await reopened.fingerprintQueue.take('me', new Date(), 60_000, 10)).map((j) => j.fileId), [entry.fileId]);
+        assert.equal((await reopened.nearDuplicates.counts()).pairs, 1);
+      } finally {
+        await reopened.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 });

@@ -72,4 +72,27 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
       await opened.dispose();
     }
   });
+
+  it('queues files whose fingerprints have text keys (the first near-duplicate index) to be fingerprinted again, and drops those records at start-up', async () => {
+    const opened = await mongoTarget.open();
+    const client = await MongoClient.connect(opened.mongo!.uri);
+    try {
+      const staged = await stageBytes(opened.store, randomContent(100));
+      const { entry } = await opened.store.content.commit(staged.stagingId, { key: staged.key, fileName: 'a.txt', contentType: 'text/plain', uploadDate: new Date() });
+      const fingerprints = client.db(opened.mongo!.dbName).collection('nearDuplicates.fingerprints');
+      const current = { format: 'txt', skipped: null, units: 800, short: false, simhash: '0123456789abcdef', at: new Date() };
+      const kept = new ObjectId();
+      await fingerprints.insertMany([
+        { _id: new ObjectId(entry.fileId), ...current, keys: ['s0:123', 'j1:abc'] },
+        { _id: kept, ...current, keys: [2 ** 47 + 3] },
+      ]);
+      await opened.reopen({ chunkSize: TEST_CHUNK_SIZE });
+      assert.equal(await opened.store.nearDuplicates.get(entry.fileId), undefined, 'the text-keyed record is gone');
+      assert.deepEqual((await opened.store.nearDuplicates.get(kept.toHexString()))?.keys, [2 ** 47 + 3], 'a current one stays');
+      assert.deepEqual((await opened.store.fingerprintQueue.take('me', new Date(), 60_000, 10)).map((j) => j.fileId), [entry.fileId]);
+    } finally {
+      await client.close();
+      await opened.dispose();
+    }
+  });
 });

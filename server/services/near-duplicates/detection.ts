@@ -4,9 +4,8 @@ import type { Logger } from '../../log.js';
 import type { ArchiveStore, CatalogEntry, NearDuplicatePair, NearFingerprint } from '../../store/port.js';
 import type { ReportCalendar } from '../calendar.js';
 import { EXTRACTABLE_MAX_BYTES, extractText } from './extraction.js';
-import { areNearDuplicates, candidateJaccard, type Fingerprinter, similarity, type TextFingerprint } from './fingerprint.js';
-import { bandingFor, bandKeys } from './minhash.js';
-import { simhashBlocks } from './simhash.js';
+import { type Fingerprinter, nearDuplicateMethod, type NearDuplicateMethod, similarity, type TextFingerprint } from './fingerprint.js';
+import { lookupKeys } from './lookup-keys.js';
 import { differences } from './snippets.js';
 
 /** A fingerprinting attempt that failed is tried again after 1, 2, 4, 8 minutes; then it is reported as failed. */
@@ -194,8 +193,9 @@ export class NearDuplicateService {
       if (candidate.skipped) continue;
       const other = await this.o.store.catalog.get(candidate.fileId);
       const theirs = other && (await this.textOf(other, texts));
-      if (!theirs || 'skipped' in theirs || !areNearDuplicates(fingerprint, theirs.fingerprint, fingerprinter.settings)) continue;
-      pairs.push(pairOf(entry.fileId, own, candidate.fileId, theirs, fingerprinter, at));
+      if (!theirs || 'skipped' in theirs) continue;
+      const method = nearDuplicateMethod(fingerprint, theirs.fingerprint, fingerprinter.settings);
+      if (method) pairs.push(pairOf(entry.fileId, own, candidate.fileId, theirs, method, at));
     }
     round.add({ fileId, format: own.format, skipped: null, units: fingerprint.units, short: fingerprint.short, simhash: fingerprint.short ? null : fingerprint.simhash, keys, at }, pairs);
   }
@@ -224,7 +224,7 @@ export class NearDuplicateService {
 class Round {
   readonly fingerprints: NearFingerprint[] = [];
   readonly pairs: NearDuplicatePair[] = [];
-  private readonly byKey = new Map<string, NearFingerprint[]>();
+  private readonly byKey = new Map<number, NearFingerprint[]>();
 
   add(fingerprint: NearFingerprint, pairs: NearDuplicatePair[]): void {
     // A file queued twice (a rebuild while it waited) counts once.
@@ -234,33 +234,17 @@ class Round {
     for (const key of fingerprint.keys) this.byKey.set(key, [...(this.byKey.get(key) ?? []), fingerprint]);
   }
 
-  candidates(fileId: string, keys: readonly string[]): NearFingerprint[] {
+  candidates(fileId: string, keys: readonly number[]): NearFingerprint[] {
     const found = new Map<string, NearFingerprint>();
     for (const key of keys) for (const f of this.byKey.get(key) ?? []) if (f.fileId !== fileId) found.set(f.fileId, f);
     return [...found.values()];
   }
 }
 
-/**
- * The keys a fingerprint is found by: the SimHash's four 16-bit blocks (long texts), the LSH bands
- * of its MinHash for the Jaccard threshold, and, for texts a short one could be held in, the
- * bands for the lower Jaccard such a pair can have.
- */
-export function lookupKeys(fp: TextFingerprint, fingerprinter: Fingerprinter): string[] {
-  const settings = fingerprinter.settings;
-  const keys: string[] = [];
-  if (!fp.short) simhashBlocks(fp.simhash).forEach((block, i) => keys.push(`s${i}:${block.toString(16)}`));
-  const lsh = candidateJaccard(settings);
-  keys.push(...bandKeys(fp.minhash, bandingFor(lsh.long)).map((k) => `j${k}`));
-  if (fp.units < 2 * settings.shortUnits) keys.push(...bandKeys(fp.minhash, bandingFor(lsh.short)).map((k) => `c${k}`));
-  return keys;
-}
-
-function pairOf(idA: string, a: Compared, idB: string, b: Compared, fingerprinter: Fingerprinter, foundAt: Date): NearDuplicatePair {
+function pairOf(idA: string, a: Compared, idB: string, b: Compared, method: NearDuplicateMethod, foundAt: Date): NearDuplicatePair {
   const [first, second, firstId, secondId] = idA < idB ? [a, b, idA, idB] : [b, a, idB, idA];
   const s = similarity(first.fingerprint, second.fingerprint);
   const short = first.fingerprint.short || second.fingerprint.short;
-  const method = short ? 'containment' : s.jaccard >= fingerprinter.settings.minJaccard ? 'jaccard' : 'simhash';
   const [snippetA, snippetB] = differences(first.text, second.text);
   return {
     fileA: firstId,

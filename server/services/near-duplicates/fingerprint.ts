@@ -14,10 +14,17 @@ export interface NearDuplicateSettings {
   /** MinHash: at least this Jaccard similarity of the shingle sets (two long texts). */
   minJaccard: number;
   /**
-   * A short text: at least this share of its shingles in the other text, which must be no more
-   * than twice as long (Jaccard would let a stray line or a note drown a text this short).
+   * At least this share of the smaller text's shingles in the other, which must be no more than
+   * twice as long: a text held in another (a stray line or a note added drowns the Jaccard of a
+   * text this short, and a long text's shared part is what matters to the archivist).
    */
   minContainment: number;
+  /**
+   * A short text and its match: at least this Jaccard similarity. Two copies of a short text each
+   * edited its own way (a line added to one, a sentence taken from the other) hold neither the
+   * other, yet still share most of their shingles.
+   */
+  minShortJaccard: number;
 }
 
 export const DEFAULT_SETTINGS: NearDuplicateSettings = {
@@ -26,6 +33,7 @@ export const DEFAULT_SETTINGS: NearDuplicateSettings = {
   maxHamming: 3,
   minJaccard: 0.8,
   minContainment: 0.8,
+  minShortJaccard: 0.5,
 };
 
 /** A text field and how much its features count (the body by its term frequencies; short structured fields may count more). */
@@ -91,23 +99,37 @@ export function similarity(a: TextFingerprint, b: TextFingerprint): Similarity {
   };
 }
 
+/** Why two texts are near-duplicates, or null when they are not. */
+export type NearDuplicateMethod = 'simhash' | 'jaccard' | 'containment';
+
 /**
- * The rule per length: two long texts are near-duplicates when their SimHashes are close or their
- * shingles overlap enough; where a text is short (one changed word moves many SimHash bits, and a
- * stray line changes much of its Jaccard), when the other holds nearly all of its shingles and is
- * at most twice its size.
+ * The rule per length. Two long texts: their shingles overlap enough (Jaccard), their SimHashes
+ * are close, or one is held in the other. Where a text is short (one changed word moves many
+ * SimHash bits, and a stray line changes much of its Jaccard): the other holds nearly all of it,
+ * or they share most of their shingles at the lower Jaccard for short texts. A text held in
+ * another counts only where the other is at most twice its size.
  */
-export function areNearDuplicates(a: TextFingerprint, b: TextFingerprint, settings: NearDuplicateSettings = DEFAULT_SETTINGS): boolean {
+export function nearDuplicateMethod(a: TextFingerprint, b: TextFingerprint, settings: NearDuplicateSettings = DEFAULT_SETTINGS): NearDuplicateMethod | null {
   const s = similarity(a, b);
-  if (a.short || b.short) {
-    const [small, large] = a.shingles.size <= b.shingles.size ? [a, b] : [b, a];
-    return s.containment >= settings.minContainment && large.shingles.size <= 2 * small.shingles.size;
-  }
-  return s.jaccard >= settings.minJaccard || s.hamming <= settings.maxHamming;
+  const [small, large] = a.shingles.size <= b.shingles.size ? [a, b] : [b, a];
+  const held = s.containment >= settings.minContainment && large.shingles.size <= 2 * small.shingles.size;
+  if (a.short || b.short) return held ? 'containment' : s.jaccard >= settings.minShortJaccard ? 'jaccard' : null;
+  if (s.jaccard >= settings.minJaccard) return 'jaccard';
+  if (s.hamming <= settings.maxHamming) return 'simhash';
+  return held ? 'containment' : null;
 }
 
-/** The Jaccard similarity below which no pair can pass the rule: where LSH must find candidates. */
+export function areNearDuplicates(a: TextFingerprint, b: TextFingerprint, settings: NearDuplicateSettings = DEFAULT_SETTINGS): boolean {
+  return nearDuplicateMethod(a, b, settings) !== null;
+}
+
+/**
+ * Where LSH must find candidates: the Jaccard similarity below which no pair can pass the rule.
+ * A short text's pairs: the lower of its Jaccard and what containment c with the other at most
+ * twice as large allows, J ≥ c·|A| / (|A| + 2|A| − c·|A|) = c / (3 − c). Long texts are found at
+ * the Jaccard threshold and by their SimHash blocks; a long text held in another is reported when
+ * those find the pair.
+ */
 export function candidateJaccard(settings: NearDuplicateSettings = DEFAULT_SETTINGS): { short: number; long: number } {
-  // Containment c with the other at most twice as large: J ≥ c·|A| / (|A| + 2|A| − c·|A|) = c / (3 − c).
-  return { short: settings.minContainment / (3 - settings.minContainment), long: settings.minJaccard };
+  return { short: Math.min(settings.minShortJaccard, settings.minContainment / (3 - settings.minContainment)), long: settings.minJaccard };
 }

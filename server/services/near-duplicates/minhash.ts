@@ -54,35 +54,49 @@ export interface Banding {
   rows: number;
 }
 
-/**
- * The banding whose S-curve crosses 1/2 just below `threshold`, with every position used when it
- * can: pairs at the threshold become candidates with high probability (then their exact Jaccard
- * decides), pairs well below it rarely.
- */
-export function bandingFor(threshold: number): Banding {
-  let best: Banding = { bands: SIGNATURE_SIZE, rows: 1 };
-  let bestScore = Infinity;
-  for (let rows = 1; rows <= SIGNATURE_SIZE; rows++) {
-    const bands = Math.floor(SIGNATURE_SIZE / rows);
-    // Probability that a pair at the threshold becomes a candidate, and at 0.75 of it.
-    const atThreshold = 1 - (1 - threshold ** rows) ** bands;
-    const below = 1 - (1 - (0.75 * threshold) ** rows) ** bands;
-    if (atThreshold < 0.97) continue;
-    const score = below;
-    if (score < bestScore) {
-      bestScore = score;
-      best = { bands, rows };
-    }
-  }
-  return best;
+/** The chance that a pair exactly at the threshold shares a band (then its exact Jaccard decides). */
+export const BAND_DETECTION = 0.98;
+
+/** The chance that a pair of Jaccard similarity `jaccard` shares at least one band. */
+export function candidateChance(jaccard: number, { bands, rows }: Banding): number {
+  return 1 - (1 - jaccard ** rows) ** bands;
 }
 
-/** The band keys of a signature: a candidate pair shares at least one. */
-export function bandKeys(signature: Uint32Array, banding: Banding): string[] {
-  const keys: string[] = [];
+/**
+ * The banding for `threshold`: for each band width, the fewest bands that make a pair at the
+ * threshold a candidate with BAND_DETECTION (every band is a key stored per document, so no more
+ * than needed); of those, the one that least often makes pairs at half the threshold candidates
+ * (each costs a comparison of two texts).
+ */
+export function bandingFor(threshold: number): Banding {
+  let best: Banding | undefined;
+  for (let rows = 1; rows <= SIGNATURE_SIZE; rows++) {
+    const bands = Math.ceil(Math.log(1 - BAND_DETECTION) / Math.log(1 - threshold ** rows));
+    if (!Number.isFinite(bands) || bands * rows > SIGNATURE_SIZE) continue;
+    const banding = { bands: Math.max(1, bands), rows };
+    if (!best || candidateChance(threshold / 2, banding) < candidateChance(threshold / 2, best)) best = banding;
+  }
+  // A threshold too high for any banding of the signature: every position its own band.
+  return best ?? { bands: SIGNATURE_SIZE, rows: 1 };
+}
+
+/**
+ * The band keys of a signature, one per band: the band's position times 2^40 plus a 40-bit hash of
+ * its values (integers below 2^47, exact in a JavaScript number, a SQLite INTEGER and a BSON double).
+ * A candidate pair shares at least one; two different bands collide by chance once in 2^40.
+ */
+export function bandKeys(signature: Uint32Array, banding: Banding): number[] {
+  const keys: number[] = [];
   for (let band = 0; band < banding.bands; band++) {
-    const rows = signature.subarray(band * banding.rows, (band + 1) * banding.rows);
-    keys.push(`${band}:${Array.from(rows, (v) => v.toString(36)).join('.')}`);
+    // Two independent 32-bit hashes of the band's values; 8 bits of one and all of the other.
+    let high = mix(0x1b873593 + band);
+    let low = mix(0xcc9e2d51 ^ band);
+    for (let row = band * banding.rows; row < (band + 1) * banding.rows; row++) {
+      const value = signature[row]!;
+      high = mix(high ^ value);
+      low = mix((low + Math.imul(value, 0x9e3779b1)) >>> 0);
+    }
+    keys.push(band * 2 ** 40 + (high & 0xff) * 2 ** 32 + low);
   }
   return keys;
 }

@@ -5,6 +5,38 @@ import { ConfigError } from '../../errors.js';
 
 export type Db = Database.Database;
 
+/**
+ * Near-duplicates: each file's fingerprint, and its lookup keys (the SimHash's 16-bit blocks, the
+ * MinHash's LSH bands: fingerprints sharing a key are candidates) in two levels. A key table with
+ * millions of random keys costs a page written per key inserted; new keys therefore go to the small
+ * near_keys_recent, whose pages a round of fingerprints shares, and are merged in key order into
+ * near_keys (one pass over its pages) once it has grown. A lookup reads both.
+ */
+const NEAR_INDEX = `
+CREATE TABLE IF NOT EXISTS near_fingerprints (
+  id      INTEGER PRIMARY KEY,
+  file_id TEXT NOT NULL UNIQUE,
+  format  TEXT,
+  skipped TEXT,
+  units   INTEGER NOT NULL,
+  short   INTEGER NOT NULL,
+  simhash TEXT,
+  -- The lookup keys as 64-bit floats: what to remove when the file is fingerprinted again.
+  keys    BLOB NOT NULL,
+  at      INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS near_keys (
+  key         INTEGER NOT NULL,
+  fingerprint INTEGER NOT NULL,
+  PRIMARY KEY (key, fingerprint)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS near_keys_recent (
+  key         INTEGER NOT NULL,
+  fingerprint INTEGER NOT NULL,
+  PRIMARY KEY (key, fingerprint)
+) WITHOUT ROWID;
+`;
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS catalog (
   file_id       TEXT PRIMARY KEY,
@@ -116,24 +148,7 @@ CREATE TABLE IF NOT EXISTS upload_days (
   PRIMARY KEY (file_id, unit_id, day)
 ) WITHOUT ROWID;
 
--- Near-duplicates: each file's fingerprints, their lookup keys (the SimHash's 16-bit blocks, the
--- MinHash's LSH bands: fingerprints sharing a key are candidates), and the pairs found.
-CREATE TABLE IF NOT EXISTS near_fingerprints (
-  file_id TEXT PRIMARY KEY,
-  format  TEXT,
-  skipped TEXT,
-  units   INTEGER NOT NULL,
-  short   INTEGER NOT NULL,
-  simhash TEXT,
-  -- The lookup keys below, as a JSON array: what to remove when the file is fingerprinted again.
-  keys    TEXT NOT NULL,
-  at      INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS near_keys (
-  key     TEXT NOT NULL,
-  file_id TEXT NOT NULL,
-  PRIMARY KEY (key, file_id)
-) WITHOUT ROWID;
+${NEAR_INDEX}
 CREATE TABLE IF NOT EXISTS near_pairs (
   file_a      TEXT NOT NULL,
   file_b      TEXT NOT NULL,
@@ -339,6 +354,24 @@ export function openDatabase(dataDir: string): Db {
     db.exec(LEDGER_FILES);
     db.exec(sumFiles('true'));
   }).immediate();
+  replaceTextKeyedNearIndex(db);
   db.exec(REPORT_INDEXES);
   return db;
+}
+
+/**
+ * Data directories made when lookup keys were text (the first near-duplicate index): its tables are
+ * made anew and every catalogued file is queued to be fingerprinted again; the pairs found stay.
+ */
+function replaceTextKeyedNearIndex(db: Db): void {
+  db.transaction(() => {
+    const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('near_fingerprints')").all();
+    if (columns.some((c) => c.name === 'id')) return;
+    db.exec('DROP TABLE IF EXISTS near_keys; DROP TABLE IF EXISTS near_fingerprints; DELETE FROM near_keys_recent;');
+    db.exec(NEAR_INDEX);
+    db.prepare(
+      `INSERT INTO fingerprint_jobs (file_id, state, attempts, due_at) SELECT file_id, 'queued', 0, ? FROM catalog WHERE true
+       ON CONFLICT (file_id) DO UPDATE SET state = 'queued', attempts = 0, due_at = excluded.due_at, holder = NULL, lease_until = NULL, error = NULL`,
+    ).run(Date.now());
+  }).immediate();
 }

@@ -1,18 +1,24 @@
 import type { FingerprintJob, FingerprintQueue, NearDuplicateIndex, NearDuplicatePair, NearFingerprint } from '../port.js';
+import type Database from 'better-sqlite3';
 import type { Db } from './database.js';
 
 interface FingerprintRow {
+  id: number;
   file_id: string;
   format: string | null;
   skipped: string | null;
   units: number;
   short: number;
   simhash: string | null;
-  keys: string;
+  keys: Buffer;
   at: number;
 }
 
-const fingerprintOf = (r: FingerprintRow, keys: string[] = (JSON.parse(r.keys) as string[]).sort()): NearFingerprint => ({
+/** Keys are stored with their fingerprint as 64-bit floats (every key is an integer below 2^53). */
+const keysBlob = (keys: readonly number[]) => Buffer.from(Float64Array.from(keys).buffer);
+const keysOf = (blob: Buffer) => Array.from(new Float64Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength)));
+
+const fingerprintOf = (r: FingerprintRow, keys: number[]): NearFingerprint => ({
   fileId: r.file_id,
   format: r.format,
   skipped: r.skipped,
@@ -23,27 +29,67 @@ const fingerprintOf = (r: FingerprintRow, keys: string[] = (JSON.parse(r.keys) a
   at: new Date(r.at),
 });
 
+/**
+ * Rows near_keys_recent holds before they are merged into near_keys: about 16 MB, so its pages stay
+ * cached while rounds add to it, and each merge (one ordered pass over near_keys) carries many.
+ */
+export const NEAR_KEYS_MERGE_ROWS = 1 << 20;
+
 export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
   private readonly putTx;
+  private readonly mergeTx;
   private readonly addPairsTx;
+  private readonly countRecent: () => number;
+  /** Rows in near_keys_recent as this process saw them last (others add too: counted again before a merge). */
+  private recentRows: number;
 
-  constructor(private readonly db: Db) {
-    const upsert = db.prepare(
-      `INSERT INTO near_fingerprints (file_id, format, skipped, units, short, simhash, keys, at) VALUES (@fileId, @format, @skipped, @units, @short, @simhash, @keys, @at)
-       ON CONFLICT (file_id) DO UPDATE SET format = excluded.format, skipped = excluded.skipped, units = excluded.units, short = excluded.short,
-         simhash = excluded.simhash, keys = excluded.keys, at = excluded.at`,
+  constructor(
+    private readonly db: Db,
+    private readonly mergeRows = NEAR_KEYS_MERGE_ROWS,
+  ) {
+    const earlier = db.prepare<[string], { id: number; keys: Buffer }>('SELECT id, keys FROM near_fingerprints WHERE file_id = ?');
+    const insert = db.prepare<{ fileId: string; format: string | null; skipped: string | null; units: number; short: number; simhash: string | null; keys: Buffer; at: number }>(
+      'INSERT INTO near_fingerprints (file_id, format, skipped, units, short, simhash, keys, at) VALUES (@fileId, @format, @skipped, @units, @short, @simhash, @keys, @at)',
     );
-    const earlierKeys = db.prepare<[string], { keys: string }>('SELECT keys FROM near_fingerprints WHERE file_id = ?');
-    const dropKey = db.prepare('DELETE FROM near_keys WHERE key = ? AND file_id = ?');
-    const addKey = db.prepare('INSERT OR IGNORE INTO near_keys (key, file_id) VALUES (?, ?)');
+    const update = db.prepare(
+      'UPDATE near_fingerprints SET format = @format, skipped = @skipped, units = @units, short = @short, simhash = @simhash, keys = @keys, at = @at WHERE id = @id',
+    );
+    const dropKey = db.prepare('DELETE FROM near_keys WHERE key = ? AND fingerprint = ?');
+    const dropRecentKey = db.prepare('DELETE FROM near_keys_recent WHERE key = ? AND fingerprint = ?');
+    // A fingerprint's keys in one statement (one per number of keys, prepared once): a call per key costs more than the insert.
+    const addKeys = new Map<number, Database.Statement>();
+    const addKeysOf = (n: number) => {
+      let statement = addKeys.get(n);
+      if (!statement) addKeys.set(n, (statement = db.prepare(`INSERT OR IGNORE INTO near_keys_recent (key, fingerprint) VALUES ${Array(n).fill('(?, ?)').join(', ')}`)));
+      return statement;
+    };
     this.putTx = db.transaction((fps: readonly NearFingerprint[]) => {
+      let rows = 0;
       for (const fp of fps) {
-        const earlier = earlierKeys.get(fp.fileId);
-        if (earlier) for (const key of JSON.parse(earlier.keys) as string[]) dropKey.run(key, fp.fileId);
-        upsert.run({ fileId: fp.fileId, format: fp.format, skipped: fp.skipped, units: fp.units, short: fp.short ? 1 : 0, simhash: fp.simhash, keys: JSON.stringify(fp.keys), at: fp.at.getTime() });
-        for (const key of fp.keys) addKey.run(key, fp.fileId);
+        const values = { fileId: fp.fileId, format: fp.format, skipped: fp.skipped, units: fp.units, short: fp.short ? 1 : 0, simhash: fp.simhash, keys: keysBlob(fp.keys), at: fp.at.getTime() };
+        const before = earlier.get(fp.fileId);
+        let id: number;
+        if (before) {
+          id = before.id;
+          for (const key of keysOf(before.keys)) {
+            dropKey.run(key, id);
+            dropRecentKey.run(key, id);
+          }
+          update.run({ ...values, id });
+        } else id = Number(insert.run(values).lastInsertRowid);
+        if (fp.keys.length > 0) addKeysOf(fp.keys.length).run(fp.keys.flatMap((key) => [key, id]));
+        rows += fp.keys.length;
       }
+      return rows;
     });
+    const countRecent = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM near_keys_recent');
+    this.countRecent = () => countRecent.get()!.n;
+    this.mergeTx = db.transaction(() => {
+      if (this.countRecent() < this.mergeRows) return;
+      db.prepare('INSERT OR IGNORE INTO near_keys (key, fingerprint) SELECT key, fingerprint FROM near_keys_recent ORDER BY key, fingerprint').run();
+      db.prepare('DELETE FROM near_keys_recent').run();
+    });
+    this.recentRows = this.countRecent();
     const upsertPair = db.prepare(
       `INSERT INTO near_pairs (file_a, file_b, method, hamming, jaccard, containment, snippet_a, snippet_b, found_at)
        VALUES (@fileA, @fileB, @method, @hamming, @jaccard, @containment, @snippetA, @snippetB, @foundAt)
@@ -56,23 +102,27 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
   }
 
   async put(fingerprints: readonly NearFingerprint[]): Promise<void> {
-    this.putTx(fingerprints);
+    this.recentRows += this.putTx(fingerprints);
+    if (this.recentRows < this.mergeRows) return;
+    // IMMEDIATE: processes sharing DATA_DIR merge one after the other; the second finds little left.
+    this.mergeTx.immediate();
+    this.recentRows = this.countRecent();
   }
 
   async get(fileId: string): Promise<NearFingerprint | undefined> {
     const row = this.db.prepare<[string], FingerprintRow>('SELECT * FROM near_fingerprints WHERE file_id = ?').get(fileId);
-    return row && fingerprintOf(row);
+    return row && fingerprintOf(row, keysOf(row.keys).sort((a, b) => a - b));
   }
 
-  async candidates(fileId: string, keys: readonly string[], limit: number): Promise<NearFingerprint[]> {
+  async candidates(fileId: string, keys: readonly number[], limit: number): Promise<NearFingerprint[]> {
     if (keys.length === 0) return [];
-    // One indexed lookup per key (the keys table is the four pigeonhole tables and the LSH
-    // buckets in one), the files found counted once.
+    // One indexed lookup per key in each level, the fingerprints found counted once.
     const rows = this.db
       .prepare<unknown[], FingerprintRow>(
-        `SELECT f.file_id, f.format, f.skipped, f.units, f.short, f.simhash, '[]' AS keys, f.at FROM near_fingerprints f WHERE f.file_id IN (
-           SELECT DISTINCT file_id FROM near_keys WHERE key IN (SELECT value FROM json_each(?)) AND file_id <> ?
-         ) LIMIT ?`,
+        `WITH wanted(key) AS (SELECT value FROM json_each(?))
+         SELECT f.id, f.file_id, f.format, f.skipped, f.units, f.short, f.simhash, X'' AS keys, f.at FROM near_fingerprints f WHERE f.id IN (
+           SELECT fingerprint FROM near_keys WHERE key IN wanted UNION SELECT fingerprint FROM near_keys_recent WHERE key IN wanted
+         ) AND f.file_id <> ? LIMIT ?`,
       )
       .all(JSON.stringify(keys), fileId, limit);
     return rows.map((r) => fingerprintOf(r, []));
@@ -85,9 +135,11 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
   async clear(): Promise<void> {
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM near_keys').run();
+      this.db.prepare('DELETE FROM near_keys_recent').run();
       this.db.prepare('DELETE FROM near_fingerprints').run();
       this.db.prepare('DELETE FROM near_pairs').run();
     }).immediate();
+    this.recentRows = 0;
   }
 
   async counts(): Promise<{ fingerprinted: number; skipped: number; pairs: number }> {

@@ -164,7 +164,8 @@ export interface NearFingerprintDoc {
   units: number;
   short: boolean;
   simhash: string | null;
-  keys: string[];
+  /** Lookup keys, integers below 2^53 (multikey index `keys`). */
+  keys: number[];
   at: Date;
 }
 

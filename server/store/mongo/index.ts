@@ -56,6 +56,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Archiv
     await connectWithin(client, options.connectTimeoutMs ?? SERVER_SELECTION_MS);
     const db = client.db(options.dbName ?? (client.options.dbName && client.options.dbName !== 'test' ? client.options.dbName : 'archive'));
     await createIndexes(collections(db));
+    await new MongoNearDuplicateIndex(collections(db)).replaceTextKeyed(new Date());
     return storeOver(client, db, options.chunkSize);
   } catch (err) {
     await client.close().catch(() => {});

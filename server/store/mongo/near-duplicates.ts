@@ -9,7 +9,7 @@ const fingerprintOf = (d: NearFingerprintDoc): NearFingerprint => ({
   units: d.units,
   short: d.short,
   simhash: d.simhash,
-  keys: [...d.keys].sort(),
+  keys: [...d.keys].sort((a, b) => a - b),
   at: d.at,
 });
 
@@ -29,7 +29,7 @@ export class MongoNearDuplicateIndex implements NearDuplicateIndex {
     return doc ? fingerprintOf(doc) : undefined;
   }
 
-  async candidates(fileId: string, keys: readonly string[], limit: number): Promise<NearFingerprint[]> {
+  async candidates(fileId: string, keys: readonly number[], limit: number): Promise<NearFingerprint[]> {
     if (keys.length === 0) return [];
     const docs = await this.c.nearFingerprints
       .find({ keys: { $in: [...keys] }, _id: { $ne: new ObjectId(fileId) } }, { projection: { keys: 0 } })
@@ -50,6 +50,21 @@ export class MongoNearDuplicateIndex implements NearDuplicateIndex {
       })),
       { ordered: false },
     );
+  }
+
+  /**
+   * Fingerprints recorded when lookup keys were text (the first near-duplicate index) are found by
+   * no lookup now: their files are queued to be fingerprinted again and the old records removed.
+   */
+  async replaceTextKeyed(now: Date): Promise<number> {
+    const textKeyed = { 'keys.0': { $type: 'string' } } as const;
+    let count = 0;
+    for (let ids; (ids = await this.c.nearFingerprints.find(textKeyed, { projection: { _id: 1 } }).limit(1000).map((d) => d._id).toArray()).length > 0; ) {
+      await new MongoFingerprintQueue(this.c).requeue(ids.map((id) => id.toHexString()), now);
+      await this.c.nearFingerprints.deleteMany({ _id: { $in: ids } });
+      count += ids.length;
+    }
+    return count;
   }
 
   async clear(): Promise<void> {
