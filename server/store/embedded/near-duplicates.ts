@@ -49,7 +49,7 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
   ) {
     const earlier = db.prepare<[string], { id: number; keys: Buffer }>('SELECT id, keys FROM near_fingerprints WHERE file_id = ?');
     const insert = db.prepare<{ fileId: string; format: string | null; skipped: string | null; units: number; short: number; simhash: string | null; keys: Buffer; at: number }>(
-      'INSERT INTO near_fingerprints (file_id, format, skipped, units, short, simhash, keys, at) VALUES (@fileId, @format, @skipped, @units, @short, @simhash, @keys, @at)',
+      'INSERT INTO near_fingerprints (file_id, format, skipped, units, short, simhash, keys, at) VALUES (@fileId, @format, @skipped, @units, @short, @simhash, @keys, @at) ON CONFLICT (file_id) DO NOTHING',
     );
     const update = db.prepare(
       'UPDATE near_fingerprints SET format = @format, skipped = @skipped, units = @units, short = @short, simhash = @simhash, keys = @keys, at = @at WHERE id = @id',
@@ -67,8 +67,10 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
       let rows = 0;
       for (const fp of fps) {
         const values = { fileId: fp.fileId, format: fp.format, skipped: fp.skipped, units: fp.units, short: fp.short ? 1 : 0, simhash: fp.simhash, keys: keysBlob(fp.keys), at: fp.at.getTime() };
-        const before = earlier.get(fp.fileId);
-        let id: number;
+        // Most files are new: one insert; one fingerprinted before gives way to its new fingerprint.
+        const inserted = insert.run(values);
+        const before = inserted.changes === 0 ? earlier.get(fp.fileId)! : undefined;
+        let id = Number(inserted.lastInsertRowid);
         if (before) {
           id = before.id;
           for (const key of keysOf(before.keys)) {
@@ -76,7 +78,7 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
             dropRecentKey.run(key, id);
           }
           update.run({ ...values, id });
-        } else id = Number(insert.run(values).lastInsertRowid);
+        }
         if (fp.keys.length > 0) addKeysOf(fp.keys.length).run(fp.keys.flatMap((key) => [key, id]));
         rows += fp.keys.length;
       }
