@@ -40,6 +40,7 @@ export type ServiceConfig = Pick<
   | 'metricsToken'
   | 'uploadStallMs'
   | 'verifyIntervalMs'
+  | 'nearDuplicateSettings'
 >;
 
 export interface Archive {
@@ -52,7 +53,7 @@ export interface Archive {
 /** Wires the services over a store: the one place that knows every dependency. */
 export function composeServices(store: ArchiveStore, config: ServiceConfig, clock: () => Date = () => new Date(), logger?: Logger): Archive {
   const digests = new DigestPool();
-  const fingerprinter = Fingerprinter.create();
+  const fingerprinter = Fingerprinter.create(config.nearDuplicateSettings);
   fingerprinter.catch(() => {}); // a failure surfaces as each fingerprinting job's
   const calendar = new ReportCalendar(config.reportTimeZone);
   const nearDuplicates = new NearDuplicateService({ store, fingerprinter, calendar, holder: `${os.hostname()}/${process.pid}/near-duplicates`, logger, clock });

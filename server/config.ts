@@ -2,10 +2,13 @@ import path from 'node:path';
 import { z } from 'zod';
 import { INSTANT_UPLOAD_SCOPES, type InstantUploadScope } from '../shared/schemas.js';
 import { ConfigError } from './errors.js';
+import { DEFAULT_SETTINGS, type NearDuplicateSettings } from './services/near-duplicates/fingerprint.js';
 
 const GiB = 1024 ** 3;
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+/** A similarity threshold: lower than 0.3 would make near-duplicates of texts on the same subject, and their LSH bands too many. */
+const share = (fallback: number) => z.coerce.number().min(0.3, 'a similarity from 0.3 to 1').max(1, 'a similarity from 0.3 to 1').default(fallback);
 
 /** Every setting, read from the environment once at start-up (see README, "Configuration"). */
 const configSchema = z.object({
@@ -55,6 +58,15 @@ const configSchema = z.object({
     .or(z.literal('').transform(() => undefined)),
   VERIFY_INTERVAL_HOURS: z.coerce.number().min(0).default(168),
   NEAR_DUPLICATE_POLL_SECONDS: z.coerce.number().min(0).default(10),
+  NEAR_DUPLICATE_MAX_HAMMING: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(3, 'the SimHash index finds fingerprints within 3 bits at most (four 16-bit blocks: one is whole)')
+    .default(DEFAULT_SETTINGS.maxHamming),
+  NEAR_DUPLICATE_MIN_JACCARD: share(DEFAULT_SETTINGS.minJaccard),
+  NEAR_DUPLICATE_MIN_CONTAINMENT: share(DEFAULT_SETTINGS.minContainment),
+  NEAR_DUPLICATE_MIN_SHORT_JACCARD: share(DEFAULT_SETTINGS.minShortJaccard),
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(25),
   STORE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(86_400).default(60),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -96,6 +108,8 @@ export interface Config {
   verifyIntervalMs: number;
   /** How often an instance looks for files to fingerprint (also right after an upload); 0: never (another instance does). */
   nearDuplicatePollMs: number;
+  /** What makes two texts near-duplicates (the rest of the settings are the defaults). */
+  nearDuplicateSettings: Pick<NearDuplicateSettings, 'maxHamming' | 'minJaccard' | 'minContainment' | 'minShortJaccard'>;
   /** How long a stopping server lets requests in progress finish before cutting them off. */
   shutdownGraceMs: number;
   /** How long the start waits for an unreachable MongoDB, retrying with backoff. */
@@ -134,6 +148,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: c.METRICS_TOKEN,
     verifyIntervalMs: c.VERIFY_INTERVAL_HOURS * 3600_000,
     nearDuplicatePollMs: c.NEAR_DUPLICATE_POLL_SECONDS * 1000,
+    nearDuplicateSettings: {
+      maxHamming: c.NEAR_DUPLICATE_MAX_HAMMING,
+      minJaccard: c.NEAR_DUPLICATE_MIN_JACCARD,
+      minContainment: c.NEAR_DUPLICATE_MIN_CONTAINMENT,
+      minShortJaccard: c.NEAR_DUPLICATE_MIN_SHORT_JACCARD,
+    },
     shutdownGraceMs: c.SHUTDOWN_GRACE_SECONDS * 1000,
     storeConnectTimeoutMs: c.STORE_CONNECT_TIMEOUT_SECONDS * 1000,
     logLevel: c.LOG_LEVEL,

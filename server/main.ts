@@ -48,6 +48,8 @@ async function main(): Promise<void> {
         }, config.gcIntervalMs).unref()
       : undefined;
   const fixity = config.verifyIntervalMs > 0 ? scheduleFixity(archive.services.fixity, config.verifyIntervalMs, logger) : undefined;
+  // Fingerprints made under other settings are redone (by whichever instance gets there first).
+  archive.services.nearDuplicates.adoptSettings().catch((err: unknown) => logger.error({ err }, 'could not adopt the near-duplicate settings'));
   if (config.nearDuplicatePollMs > 0) archive.services.nearDuplicates.start(config.nearDuplicatePollMs);
 
   let draining = false;

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../server/config.js';
 import { openEmbeddedStore } from '../server/store/embedded/index.js';
 import { cli, runServerToExit, startServer, stopServer } from './support/process.js';
 import { tempDir } from './support/stores.js';
@@ -155,5 +156,17 @@ describe('starting the service and the archive command', () => {
     const badZone = runServerToExit({ ...env, REPORT_TIME_ZONE: 'Beijing' });
     assert.equal(badZone.status, 2);
     assert.match(badZone.stderr, /^archive: invalid setting REPORT_TIME_ZONE: REPORT_TIME_ZONE is an IANA time zone such as Asia\/Shanghai/);
+    const farHamming = runServerToExit({ ...env, NEAR_DUPLICATE_MAX_HAMMING: '4' });
+    assert.equal(farHamming.status, 2);
+    assert.match(farHamming.stderr, /^archive: invalid setting NEAR_DUPLICATE_MAX_HAMMING: the SimHash index finds fingerprints within 3 bits at most/);
+    const lowJaccard = runServerToExit({ ...env, NEAR_DUPLICATE_MIN_JACCARD: '0.1' });
+    assert.equal(lowJaccard.status, 2);
+    assert.match(lowJaccard.stderr, /^archive: invalid setting NEAR_DUPLICATE_MIN_JACCARD: a similarity from 0.3 to 1/);
+  });
+
+  it('reads the near-duplicate thresholds, the defaults where unset', () => {
+    assert.deepEqual(loadConfig({}).nearDuplicateSettings, { maxHamming: 3, minJaccard: 0.8, minContainment: 0.8, minShortJaccard: 0.5 });
+    const set = { NEAR_DUPLICATE_MAX_HAMMING: '2', NEAR_DUPLICATE_MIN_JACCARD: '0.9', NEAR_DUPLICATE_MIN_CONTAINMENT: '0.85', NEAR_DUPLICATE_MIN_SHORT_JACCARD: '0.6' };
+    assert.deepEqual(loadConfig(set).nearDuplicateSettings, { maxHamming: 2, minJaccard: 0.9, minContainment: 0.85, minShortJaccard: 0.6 });
   });
 });

@@ -201,7 +201,11 @@ async function run(argv: string[]): Promise<void> {
       case 'near-duplicates status': {
         const near = archive.services.nearDuplicates;
         if (command === 'rebuild') out(`${await near.rebuild()} file(s) queued for fingerprinting`);
-        if (command === 'run') await near.retryFailed();
+        if (command === 'run') {
+          const queued = await near.adoptSettings();
+          if (queued > 0) out(`the near-duplicate settings changed: ${queued} file(s) queued for fingerprinting again`);
+          await near.retryFailed();
+        }
         if (command !== 'status') {
           let done = 0;
           for (let ran; (ran = await near.runDue(100)) > 0; ) {

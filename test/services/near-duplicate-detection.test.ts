@@ -88,5 +88,28 @@ for (const target of storeTargets) {
       assert.equal(await runAll(), 2);
       assert.deepEqual((await pairsFound()).names, before);
     });
+
+    it('redoes every fingerprint and pair once when the settings change, and nothing while they stay', async () => {
+      await upload('a.txt', NOTICE);
+      await upload('b.txt', NOTICE_FROM_THE_WEB);
+      assert.equal(await service.adoptSettings(), 0, 'an index without a record was made with the defaults');
+      await runAll();
+      assert.equal((await service.status()).pairs, 1);
+      assert.equal(await service.adoptSettings(), 0, 'the same settings: nothing to redo');
+
+      // Another instance (or a restart) with stricter settings than the pair passes.
+      const strict = new NearDuplicateService({ store, fingerprinter: Fingerprinter.create({ minJaccard: 0.99, maxHamming: 0, minContainment: 0.99 }), calendar: new ReportCalendar('Asia/Shanghai'), holder: 'strict', clock: () => new Date(now) });
+      assert.equal(await strict.adoptSettings(), 2, 'both files queued again');
+      assert.deepEqual(await store.fingerprintQueue.counts(new Date(now)), { queued: 2, running: 0, failed: 0 });
+      assert.equal((await strict.status()).pairs, 0, 'the pairs judged by the old settings are gone');
+      assert.equal(await strict.adoptSettings(), 0, 'adopted once');
+      for (let ran; (ran = await strict.runDue()) > 0; );
+      assert.equal((await strict.status()).pairs, 0, 'not near-duplicates under the strict settings');
+
+      // Back to the defaults: the first instance redoes it all again, and finds the pair.
+      assert.equal(await service.adoptSettings(), 2);
+      await runAll();
+      assert.equal((await service.status()).pairs, 1);
+    });
   });
 }

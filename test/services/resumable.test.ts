@@ -7,6 +7,7 @@ import { composeServices, type Archive } from '../../server/compose.js';
 import type { Account, ArchiveStore, UploadStore } from '../../server/store/port.js';
 import { keyOf, randomContent, readAll, testAccount } from '../support/content.js';
 import { countChunks, storeTargets, type OpenedStore } from '../support/stores.js';
+import { DEFAULT_SETTINGS } from '../../server/services/near-duplicates/fingerprint.js';
 
 const config = {
   maxFileSize: 1024 ** 3,
@@ -24,6 +25,7 @@ const config = {
   metricsToken: undefined,
   verifyIntervalMs: 0,
   uploadStallMs: 30_000,
+  nearDuplicateSettings: DEFAULT_SETTINGS,
 };
 
 async function* bytes(data: Buffer) {

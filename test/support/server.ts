@@ -8,6 +8,7 @@ import { createLogger } from '../../server/log.js';
 import type { Account, ArchiveStore } from '../../server/store/port.js';
 import { checkBody, digestsFor, md5, sha256, unit } from './content.js';
 import type { OpenedStore, StoreTarget } from './stores.js';
+import { DEFAULT_SETTINGS } from '../../server/services/near-duplicates/fingerprint.js';
 
 export const PASSWORD = 'correct horse battery';
 
@@ -47,6 +48,7 @@ export class TestServer {
       metricsToken: undefined,
       verifyIntervalMs: 0,
       uploadStallMs: 30_000,
+      nearDuplicateSettings: DEFAULT_SETTINGS,
       ...options,
       reportTimeZone: options.reportTimeZone ?? 'Asia/Shanghai',
     };

@@ -4,7 +4,7 @@ import type { Logger } from '../../log.js';
 import type { ArchiveStore, CatalogEntry, NearDuplicatePair, NearFingerprint } from '../../store/port.js';
 import type { ReportCalendar } from '../calendar.js';
 import { EXTRACTABLE_MAX_BYTES, extractText } from './extraction.js';
-import { type Fingerprinter, nearDuplicateMethod, type NearDuplicateMethod, similarity, type TextFingerprint } from './fingerprint.js';
+import { DEFAULT_SETTINGS, type Fingerprinter, nearDuplicateMethod, type NearDuplicateMethod, type NearDuplicateSettings, similarity, type TextFingerprint } from './fingerprint.js';
 import { lookupKeys } from './lookup-keys.js';
 import { differences } from './snippets.js';
 
@@ -15,9 +15,11 @@ const RETRY_BASE_MS = 60_000;
 const MAX_CANDIDATES = 200;
 const LEASE_MS = 5 * 60_000;
 const BATCH = 8;
+/** The job record keeping the settings the stored fingerprints, keys and pairs were made with. */
+const SETTINGS_RECORD = 'near-duplicate-settings';
 
 export interface NearDuplicateOptions {
-  store: Pick<ArchiveStore, 'catalog' | 'content' | 'nearDuplicates' | 'fingerprintQueue' | 'reports'>;
+  store: Pick<ArchiveStore, 'catalog' | 'content' | 'nearDuplicates' | 'fingerprintQueue' | 'reports' | 'jobs'>;
   /** Made asynchronously (its hash is WebAssembly): the service waits for it when it first needs it. */
   fingerprinter: Promise<Fingerprinter>;
   calendar: ReportCalendar;
@@ -118,8 +120,15 @@ export class NearDuplicateService {
     return jobs.length;
   }
 
-  /** Forgets every fingerprint and pair and queues every catalogued file again; returns how many. */
+  /** Forgets every fingerprint and pair and queues every catalogued file again, under this instance's settings; returns how many. */
   async rebuild(): Promise<number> {
+    const count = await this.requeueAll();
+    const { jobs } = this.o.store;
+    if (await jobs.acquire(SETTINGS_RECORD, this.o.holder, this.clock(), LEASE_MS)) await jobs.release(SETTINGS_RECORD, this.o.holder, (await this.o.fingerprinter).settings);
+    return count;
+  }
+
+  private async requeueAll(): Promise<number> {
     const { catalog, nearDuplicates, fingerprintQueue } = this.o.store;
     await nearDuplicates.clear();
     let count = 0;
@@ -131,6 +140,27 @@ export class NearDuplicateService {
       count += page.length;
       after = page[page.length - 1]!.fileId;
     }
+  }
+
+  /**
+   * Makes the stored index answer to this instance's settings: fingerprints, lookup keys (their
+   * bands follow the thresholds) and pairs made under other settings are rebuilt from nothing
+   * (every stored file queued again). One instance does it, under a lease; an index recorded
+   * without settings was made with the defaults. Returns the files queued, 0 when nothing changed.
+   */
+  async adoptSettings(): Promise<number> {
+    const settings = (await this.o.fingerprinter).settings;
+    const { jobs } = this.o.store;
+    const recorded = async () => (await jobs.get(SETTINGS_RECORD))?.state as NearDuplicateSettings | undefined;
+    const before = await recorded();
+    if (before && sameSettings(before, settings)) return 0;
+    if (!(await jobs.acquire(SETTINGS_RECORD, this.o.holder, this.clock(), LEASE_MS))) return 0; // another instance is at it
+    // Read again under the lease: another instance may have adopted them meanwhile.
+    const made = (await recorded()) ?? DEFAULT_SETTINGS;
+    const queued = sameSettings(made, settings) ? 0 : await this.requeueAll();
+    if (queued > 0) this.o.logger?.info({ settings, before: made, queued }, 'near-duplicate settings changed: every stored file is fingerprinted again');
+    await jobs.release(SETTINGS_RECORD, this.o.holder, settings);
+    return queued;
   }
 
   /** Queues failed files again (an administrator fixed what made them fail). */
@@ -260,4 +290,7 @@ function pairOf(idA: string, a: Compared, idB: string, b: Compared, method: Near
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
+
+const sameSettings = (a: NearDuplicateSettings, b: NearDuplicateSettings) =>
+  (Object.keys(DEFAULT_SETTINGS) as Array<keyof NearDuplicateSettings>).every((key) => a[key] === b[key]);
 
