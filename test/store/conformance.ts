@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { ConflictError, ContentDamagedError } from '../../server/errors.js';
-import type { Account, ArchiveStore, AuditEvent, AuditSearch, NearDuplicatePair, NearFingerprint } from '../../server/store/port.js';
-import { keyOf, randomContent, readAll, stageBytes, testAccount, unit } from '../support/content.js';
+import type { Account, ArchiveStore, AuditEvent, AuditSearch, NearDuplicatePair } from '../../server/store/port.js';
+import { keyOf, nearFingerprint, randomContent, readAll, stageBytes, testAccount, unit } from '../support/content.js';
 import { countChunks, damageContent, forgetChunkSums, TEST_CHUNK_SIZE, type OpenedStore, type StoreTarget } from '../support/stores.js';
 
 const CS = TEST_CHUNK_SIZE;
@@ -341,17 +341,7 @@ export function storeConformance(target: StoreTarget): void {
     });
 
     describe('near-duplicate index', () => {
-      const fingerprint = (fileId: string, keys: number[], overrides: Partial<NearFingerprint> = {}): NearFingerprint => ({
-        fileId,
-        format: 'txt',
-        skipped: null,
-        units: 800,
-        short: false,
-        simhash: '0123456789abcdef',
-        keys,
-        at: new Date(Date.UTC(2026, 10, 1)),
-        ...overrides,
-      });
+      const fingerprint = nearFingerprint;
       const pair = (a: string, b: string, overrides: Partial<NearDuplicatePair> = {}): NearDuplicatePair => {
         const [fileA, fileB] = a < b ? [a, b] : [b, a];
         return { fileA, fileB, method: 'simhash', hamming: 2, jaccard: 0.7, containment: 0.8, snippetA: 'a 句', snippetB: 'b 句', foundAt: new Date(Date.UTC(2026, 10, 2)), ...overrides };

@@ -10,8 +10,7 @@ import { StagedBytesLostError } from '../../server/errors.js';
 import { openDatabase } from '../../server/store/embedded/database.js';
 import { openEmbeddedStore } from '../../server/store/embedded/index.js';
 import { EmbeddedNearDuplicateIndex } from '../../server/store/embedded/near-duplicates.js';
-import type { NearFingerprint } from '../../server/store/port.js';
-import { keyOf, randomContent, readAll } from '../support/content.js';
+import { keyOf, nearFingerprint, randomContent, readAll } from '../support/content.js';
 import { embeddedTarget, injectSyncFailures, tempDir } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
 import { reportsConformance } from './reports-conformance.js';
@@ -179,16 +178,7 @@ describe('embedded store specifics', () => {
   });
 
   describe('near-duplicate lookup keys in two levels', () => {
-    const fingerprint = (n: number, keys: number[]): NearFingerprint => ({
-      fileId: n.toString(16).padStart(24, '0'),
-      format: 'txt',
-      skipped: null,
-      units: 800,
-      short: false,
-      simhash: '0123456789abcdef',
-      keys,
-      at: new Date(Date.UTC(2026, 10, 1)),
-    });
+    const fingerprint = (n: number, keys: number[]) => nearFingerprint(n.toString(16).padStart(24, '0'), keys);
     const rows = (db: Database.Database, table: string) => db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).get()!.n;
     const found = async (index: EmbeddedNearDuplicateIndex, keys: number[]) => (await index.candidates('f'.repeat(24), keys, 10)).map((f) => f.fileId).sort();
 

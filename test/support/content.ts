@@ -1,12 +1,25 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Unit } from '../../shared/schemas.js';
-import type { Account, ArchiveStore, ContentKey } from '../../server/store/port.js';
+import type { Account, ArchiveStore, ContentKey, NearFingerprint } from '../../server/store/port.js';
 
 export const md5 = (data: Uint8Array) => createHash('md5').update(data).digest('hex');
 export const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
 export const keyOf = (data: Uint8Array): ContentKey => ({ md5: md5(data), sha256: sha256(data), length: data.byteLength });
 export const randomContent = (length: number): Buffer => randomBytes(length);
+
+/** A long text's fingerprint as the near-duplicate index keeps it, with the lookup keys given. */
+export const nearFingerprint = (fileId: string, keys: number[], overrides: Partial<NearFingerprint> = {}): NearFingerprint => ({
+  fileId,
+  format: 'txt',
+  skipped: null,
+  units: 800,
+  short: false,
+  simhash: '0123456789abcdef',
+  keys,
+  at: new Date(Date.UTC(2026, 10, 1)),
+  ...overrides,
+});
 
 /** The body of `POST /api/uploads/check` for these bytes. */
 export const checkBody = (data: Uint8Array, name = 'doc.pdf') => {

@@ -1,5 +1,5 @@
-import type { FingerprintJob, FingerprintQueue, NearDuplicateIndex, NearDuplicatePair, NearFingerprint } from '../port.js';
 import type Database from 'better-sqlite3';
+import type { FingerprintJob, FingerprintQueue, NearDuplicateIndex, NearDuplicatePair, NearFingerprint } from '../port.js';
 import type { Db } from './database.js';
 
 interface FingerprintRow {
@@ -70,9 +70,8 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
         // Most files are new: one insert; one fingerprinted before gives way to its new fingerprint.
         const inserted = insert.run(values);
         const before = inserted.changes === 0 ? earlier.get(fp.fileId)! : undefined;
-        let id = Number(inserted.lastInsertRowid);
+        const id = before ? before.id : Number(inserted.lastInsertRowid);
         if (before) {
-          id = before.id;
           for (const key of keysOf(before.keys)) {
             dropKey.run(key, id);
             dropRecentKey.run(key, id);
