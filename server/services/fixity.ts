@@ -19,6 +19,8 @@ const INTERRUPTED = Symbol('interrupted');
 const CHECKSUMMED = Symbol('checksummed');
 
 interface CheckOptions {
+  /** Called once the check holds its lease and is recorded as running (anyone reading sees it). */
+  onStarted?: () => void;
   onProgress?: (r: VerificationResult) => void;
   signal?: AbortSignal;
 }
@@ -111,6 +113,7 @@ export class FixityService {
       if (!(await jobs.renew(FIXITY_JOB, holder, this.clock(), this.leaseMs, result))) lease.lost = true;
     };
     await renew();
+    options.onStarted?.();
     // A store that fails a renewal once is tried again at the next tick; the lease has room for it.
     const renewing = setInterval(() => void renew().catch(() => {}), this.leaseMs / 3);
     renewing.unref();

@@ -3,6 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import type { VerificationResult } from '../../shared/verification.js';
 import { randomContent, readUntilFailure } from '../support/content.js';
+import type { ArchiveStore, JobStore } from '../../server/store/port.js';
 import { TestServer, type Client } from '../support/server.js';
 import { damageContent, storeTargets } from '../support/stores.js';
 import { tusUpload } from '../support/tus.js';
@@ -227,6 +228,39 @@ for (const target of storeTargets) {
         assert.match(body.message, /restore it from a backup/);
         assert.ok(server.logLines.some((l) => l.includes('"level":50') && l.includes(goneId)), 'logged for the administrators');
       });
+    });
+  });
+
+  describe(`starting the fixity check (${target.name} store)`, { skip: target.skip }, () => {
+    it('answers 202 only once the check is recorded as running, so the next look shows it rather than nothing or the one before', async () => {
+      // A store slow to record the check's lease: the window in which the answer could run ahead.
+      const server = await TestServer.start(target, {
+        verifyIntervalMs: 0,
+        wrapStore: (store: ArchiveStore) => {
+          const jobs = store.jobs;
+          const slowJobs: JobStore = {
+            acquire: (...args) => jobs.acquire(...args),
+            renew: async (...args) => {
+              await delay(300);
+              return jobs.renew(...args);
+            },
+            release: (...args) => jobs.release(...args),
+            get: (name) => jobs.get(name),
+          };
+          return { ...store, jobs: slowJobs };
+        },
+      });
+      try {
+        const admin = await server.login((await server.addAccount('admin', 'admin', 'archive')).username);
+        const clerk = await server.tokenClient(await server.addAccount('clerk', 'clerk', 'unit-a'));
+        assert.equal((await clerk.upload('a.pdf', randomContent(1000))).status, 201);
+        assert.equal((await admin.fetch('/api/verification', { method: 'POST' })).status, 202);
+        const shown: VerificationResult | null = (await (await admin.fetch('/api/verification')).json()).last;
+        assert.equal(shown?.trigger, 'command', 'the check just started is shown');
+        for (let i = 0; i < 100 && (await server.archive.services.fixity.last())?.state === 'running'; i++) await delay(50);
+      } finally {
+        await server.close();
+      }
     });
   });
 }

@@ -18,12 +18,17 @@ export function verificationRoutes(o: { fixity: FixityService; audit: AuditServi
   router.post('/', requireAuth(['admin']), async (req, res) => {
     if ((await o.fixity.last())?.state === 'running') throw new ConflictError('A fixity check is running already; its progress is shown here.');
     await o.audit.record('verification_started', req.principal!.account, { address: req.ip ?? null });
-    // Runs in the background: it reads every stored file. Another instance may win the race to
-    // start; then this run answers undefined and does nothing.
-    o.fixity.run('command').then(
+    // Runs in the background: it reads every stored file. The answer waits until the check is
+    // recorded as running, so whoever asks next sees it, not the one before. Another instance may
+    // win the race to start; then this run answers undefined and does nothing.
+    let started!: () => void;
+    const running = new Promise<'started'>((resolve) => (started = () => resolve('started')));
+    const work = o.fixity.run('command', { onStarted: started });
+    work.then(
       (result) => result && o.logger.info({ verification: { ...result, problems: result.problems.length } }, 'fixity check finished'),
       (err: unknown) => o.logger.error({ err }, 'fixity check failed'),
     );
+    if ((await Promise.race([running, work])) === undefined) throw new ConflictError('A fixity check is running already; its progress is shown here.');
     res.status(202).json({ status: 'started' });
   });
   return router;
