@@ -66,7 +66,10 @@ export function AuditPage({ api, language, params }: { api: ArchiveApi; language
   const paging = pagingOf(params);
   const { list, error } = state;
   const loading = state.key !== key;
-  const firstPageNewest = list?.offset === 0 ? list.items[0]?.at : undefined;
+  // Pages are held at the newest event of the first page shown for these filters; a list still
+  // shown for the filters before (its answer not back yet) must not set it, or the events after
+  // its newest one would vanish from every page.
+  const firstPageNewest = !loading && list?.offset === 0 ? list.items[0]?.at : undefined;
   const page = (next: Paging) => {
     const until = params.get(UNTIL) ?? (firstPageNewest ? new Date(Date.parse(firstPageNewest) + 1).toISOString() : null);
     show(withParams(params, { limit: next.limit === DEFAULT_PAGE_SIZE ? null : next.limit, offset: next.offset || null, [UNTIL]: until }));
