@@ -57,7 +57,8 @@ export class MongoNearDuplicateIndex implements NearDuplicateIndex {
    * no lookup now: their files are queued to be fingerprinted again and the old records removed.
    */
   async replaceTextKeyed(now: Date): Promise<number> {
-    const textKeyed = { 'keys.0': { $type: 'string' } } as const;
+    // Any element a string: answered by the multikey index on keys, so a start with none reads no document.
+    const textKeyed = { keys: { $type: 'string' } } as const;
     let count = 0;
     for (let ids; (ids = await this.c.nearFingerprints.find(textKeyed, { projection: { _id: 1 } }).limit(1000).map((d) => d._id).toArray()).length > 0; ) {
       await new MongoFingerprintQueue(this.c).requeue(ids.map((id) => id.toHexString()), now);
