@@ -211,6 +211,24 @@ describe('embedded store specifics', () => {
       }
     });
 
+    it('files every key of a large batch under its own fingerprint, whatever order the keys are written in', async () => {
+      const dir = tempDir();
+      const db = openDatabase(dir);
+      try {
+        const index = new EmbeddedNearDuplicateIndex(db);
+        // 40 fingerprints × 30 keys: several statements' worth, keys spread over the whole range, some shared.
+        const keysOf = (n: number) => Array.from({ length: 30 }, (_, k) => (k === 0 ? 7 : Math.floor(((n * 31 + k) * 2654435761) % 2 ** 48)));
+        const fps = Array.from({ length: 40 }, (_, n) => fingerprint(n + 1, keysOf(n + 1)));
+        await index.put(fps);
+        for (const fp of fps) assert.deepEqual(await found(index, fp.keys.slice(1)), [fp.fileId], `the keys of ${fp.fileId}`);
+        assert.equal((await index.candidates('f'.repeat(24), [7], 100)).length, 40, 'the shared key');
+        assert.equal(rows(db, 'near_keys_recent'), 40 * 29 + 40);
+      } finally {
+        db.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it('replaces a near-duplicate index with text keys (its first form) and queues every catalogued file to be fingerprinted again, keeping the pairs', async () => {
       const dir = tempDir();
       const store = openEmbeddedStore({ dataDir: dir, chunkSize: 1024 });

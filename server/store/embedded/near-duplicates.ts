@@ -29,11 +29,63 @@ const fingerprintOf = (r: FingerprintRow, keys: number[]): NearFingerprint => ({
   at: new Date(r.at),
 });
 
+/** A batch's lookup-key rows (key, fingerprint id), to be inserted in key order. */
+class KeyRows {
+  private readonly keys: Float64Array;
+  private readonly ids: Float64Array;
+  length = 0;
+
+  constructor(capacity: number) {
+    this.keys = new Float64Array(capacity);
+    this.ids = new Float64Array(capacity);
+  }
+
+  push(key: number, id: number): void {
+    this.keys[this.length] = key;
+    this.ids[this.length++] = id;
+  }
+
+  /** The rows as flat [key, id, key, id, …] parameter lists of at most `size` rows, in key order. */
+  *inKeyOrder(size: number): Generator<number[]> {
+    const order = this.order();
+    for (let start = 0; start < this.length; start += size) {
+      const end = Math.min(this.length, start + size);
+      const rows = new Array<number>(2 * (end - start));
+      for (let i = start; i < end; i++) {
+        rows[2 * (i - start)] = this.keys[order[i]!]!;
+        rows[2 * (i - start) + 1] = this.ids[order[i]!]!;
+      }
+      yield rows;
+    }
+  }
+
+  /**
+   * Row positions sorted by key. Lookup keys are below 2^49, so a key's top 32 bits and a position
+   * below 2^20 fit one float64 and the typed array's native sort does it (a comparator costs ~3×
+   * more); keys sharing their top 32 bits are rare and need no order for the pages' sake.
+   */
+  private order(): Uint32Array {
+    const order = new Uint32Array(this.length);
+    if (this.length >= 2 ** 20 || this.keys.some((key) => key >= 2 ** 49)) {
+      for (let i = 0; i < this.length; i++) order[i] = i;
+      return order.sort((a, b) => this.keys[a]! - this.keys[b]!);
+    }
+    const packed = new Float64Array(this.length);
+    for (let i = 0; i < this.length; i++) packed[i] = Math.floor(this.keys[i]! / 2 ** 17) * 2 ** 20 + i;
+    packed.sort();
+    for (let i = 0; i < this.length; i++) order[i] = packed[i]! % 2 ** 20;
+    return order;
+  }
+}
+
 /**
- * Rows near_keys_recent holds before they are merged into near_keys: about 16 MB, so its pages stay
+ * Rows near_keys_recent holds before they are merged into near_keys: about 32 MB, so its pages stay
  * cached while rounds add to it, and each merge (one ordered pass over near_keys) carries many.
+ * Measured on 1M fingerprints (25M keys): 2^20 rows 51 s, 2^21 47-48 s, 2^22 56 s.
  */
-export const NEAR_KEYS_MERGE_ROWS = 1 << 20;
+export const NEAR_KEYS_MERGE_ROWS = 1 << 21;
+/** Rows a statement adds to near_keys_recent (SQLite allows 32,766 parameters). */
+const KEYS_PER_STATEMENT = 256;
 
 export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
   private readonly putTx;
@@ -56,7 +108,7 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
     );
     const dropKey = db.prepare('DELETE FROM near_keys WHERE key = ? AND fingerprint = ?');
     const dropRecentKey = db.prepare('DELETE FROM near_keys_recent WHERE key = ? AND fingerprint = ?');
-    // A fingerprint's keys in one statement (one per number of keys, prepared once): a call per key costs more than the insert.
+    // Keys go in many to a statement (prepared once per count): a call per key costs more than the insert.
     const addKeys = new Map<number, Database.Statement>();
     const addKeysOf = (n: number) => {
       let statement = addKeys.get(n);
@@ -64,7 +116,7 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
       return statement;
     };
     this.putTx = db.transaction((fps: readonly NearFingerprint[]) => {
-      let rows = 0;
+      const added = new KeyRows(fps.reduce((n, fp) => n + fp.keys.length, 0));
       for (const fp of fps) {
         const values = { fileId: fp.fileId, format: fp.format, skipped: fp.skipped, units: fp.units, short: fp.short ? 1 : 0, simhash: fp.simhash, keys: keysBlob(fp.keys), at: fp.at.getTime() };
         // Most files are new: one insert; one fingerprinted before gives way to its new fingerprint.
@@ -78,10 +130,12 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
           }
           update.run({ ...values, id });
         }
-        if (fp.keys.length > 0) addKeysOf(fp.keys.length).run(fp.keys.flatMap((key) => [key, id]));
-        rows += fp.keys.length;
+        for (const key of fp.keys) added.push(key, id);
       }
-      return rows;
+      // In key order, a batch's inserts walk near_keys_recent's pages once instead of jumping about:
+      // building 1M fingerprints' index took 66 s in arrival order, 51 s so.
+      for (const rows of added.inKeyOrder(KEYS_PER_STATEMENT)) addKeysOf(rows.length / 2).run(rows);
+      return added.length;
     });
     const countRecent = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM near_keys_recent');
     this.countRecent = () => countRecent.get()!.n;
