@@ -165,8 +165,8 @@ describe('starting the service and the archive command', () => {
   });
 
   it('reads the near-duplicate thresholds, the defaults where unset', () => {
-    assert.deepEqual(loadConfig({}).nearDuplicateSettings, { maxHamming: 3, minJaccard: 0.8, minContainment: 0.8, minShortJaccard: 0.5 });
-    const set = { NEAR_DUPLICATE_MAX_HAMMING: '2', NEAR_DUPLICATE_MIN_JACCARD: '0.9', NEAR_DUPLICATE_MIN_CONTAINMENT: '0.85', NEAR_DUPLICATE_MIN_SHORT_JACCARD: '0.6' };
-    assert.deepEqual(loadConfig(set).nearDuplicateSettings, { maxHamming: 2, minJaccard: 0.9, minContainment: 0.85, minShortJaccard: 0.6 });
+    assert.deepEqual(loadConfig({}).nearDuplicateSettings, { maxHamming: 3, minJaccard: 0.8, minContainment: 0.85, minShortJaccard: 0.5 });
+    const set = { NEAR_DUPLICATE_MAX_HAMMING: '2', NEAR_DUPLICATE_MIN_JACCARD: '0.9', NEAR_DUPLICATE_MIN_CONTAINMENT: '0.9', NEAR_DUPLICATE_MIN_SHORT_JACCARD: '0.6' };
+    assert.deepEqual(loadConfig(set).nearDuplicateSettings, { maxHamming: 2, minJaccard: 0.9, minContainment: 0.9, minShortJaccard: 0.6 });
   });
 });

@@ -32,7 +32,7 @@ export const DEFAULT_SETTINGS: NearDuplicateSettings = {
   shingleSize: 3,
   maxHamming: 3,
   minJaccard: 0.8,
-  minContainment: 0.8,
+  minContainment: 0.85,
   minShortJaccard: 0.5,
 };
 
