@@ -60,6 +60,45 @@ for (const target of storeTargets) {
       assert.deepEqual({ ...page.status, failures: page.status.failures.length }, { fingerprinted: 5, skipped: 1, pairs: 2, queued: 0, running: 0, failed: 0, failures: 0 });
     });
 
+    it('gives way to uploads: while files keep arriving a round is followed by a pause (rounds take a fifth of the time), and once they stop the queue is worked through', { timeout: 30_000 }, async () => {
+      // Virtual time: each reading of the clock is 10 ms after the last (a round takes 10 ms), and a pause passes its length.
+      let t = 0;
+      const pauses: number[] = [];
+      const paced = new NearDuplicateService({
+        store,
+        fingerprinter: Fingerprinter.create(),
+        calendar: new ReportCalendar('Asia/Shanghai'),
+        holder: 'paced',
+        clock: () => new Date(now),
+        pacing: { busyShare: 0.2, quietMs: 2000, elapsed: () => (t += 10), sleep: async (ms) => void pauses.push(ms) },
+      });
+      const workThrough = async (pausesExpected: number) => {
+        paced.start(60_000);
+        const busy = async () => {
+          const { queued, running } = await store.fingerprintQueue.counts(new Date(now));
+          return queued + running > 0 || pauses.length < pausesExpected;
+        };
+        while (await busy()) await new Promise((resolve) => setImmediate(resolve));
+        await paced.stop();
+      };
+      const queueFiles = async (count: number) => {
+        const ids: string[] = [];
+        for (let i = 0; i < count; i++) ids.push(await upload(`档案-${i}.txt`, `${POEM}\n${i}`));
+        await paced.enqueue(ids);
+      };
+
+      // Files arriving: 3 rounds of 8, each paused for four times its length.
+      await queueFiles(24);
+      await workThrough(3);
+      assert.deepEqual(pauses, [40, 40, 40]);
+      // Queued 3 s before the work starts: no file arriving, no pause.
+      pauses.length = 0;
+      await queueFiles(24);
+      t += 3000;
+      await workThrough(0);
+      assert.deepEqual(pauses, []);
+    });
+
     it('retries a file it cannot read, later each time, and then shows it as failed with the reason', async () => {
       const fileId = await upload('损坏.txt', NOTICE);
       await damageContent(opened, fileId, { kind: 'lose-file' });

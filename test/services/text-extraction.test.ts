@@ -199,6 +199,14 @@ describe('text extraction for near-duplicate detection', () => {
       const reason = reasonOf(await extractText(file.subarray(0, 400), { name: 'notice.pdf', contentType: 'application/pdf' }));
       assert.match(reason, /^unreadable pdf: \S/);
     });
+
+    it('skips a file named .pdf that is no PDF at once, and reads one whose header comes after some stray bytes', async () => {
+      const noise = new Uint8Array(256 * 1024).map((_, i) => (i * 7919) % 251);
+      assert.deepEqual(await extractText(noise, { name: 'scan.pdf', contentType: 'application/pdf' }), { status: 'skipped', reason: 'unreadable pdf: not a PDF (no %PDF- header)' });
+      const file = await pdf([['Notice on filing the archive']]);
+      const prefixed = Buffer.concat([Buffer.alloc(100, 0x20), file]);
+      assert.match(textOf(await extractText(prefixed, { name: 'notice.pdf', contentType: 'application/pdf' })), /Notice on filing/);
+    });
   });
 
   describe('which documents are read', () => {

@@ -155,6 +155,9 @@ function htmlText(html: string): string {
 
 /** Text of a PDF's text layer, pages joined by newlines; a PDF that has none gives ''. */
 async function extractPdf(bytes: Uint8Array): Promise<string> {
+  // PDF.js looks for the header in the first 1,024 bytes too; without one it would search the
+  // whole file for objects to rebuild (about a millisecond per 64 KiB) before giving up.
+  if (!Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).includes('%PDF-')) throw new Error('not a PDF (no %PDF- header)');
   // A copy: PDF.js may take over (detach) the buffer it is given, and the caller keeps its bytes.
   const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, isEvalSupported: false });
   try {
