@@ -223,6 +223,11 @@ describe('embedded store specifics', () => {
         for (const fp of fps) assert.deepEqual(await found(index, fp.keys.slice(1)), [fp.fileId], `the keys of ${fp.fileId}`);
         assert.equal((await index.candidates('f'.repeat(24), [7], 100)).length, 40, 'the shared key');
         assert.equal(rows(db, 'near_keys_recent'), 40 * 29 + 40);
+        // Keys outside the range the fast sort packs still go with their own fingerprint.
+        const odd = [fingerprint(41, [-3, 9, 2 ** 50]), fingerprint(42, [9, 2 ** 52])];
+        await index.put(odd);
+        assert.deepEqual(await found(index, [-3, 2 ** 50]), [odd[0]!.fileId]);
+        assert.deepEqual(await found(index, [2 ** 52]), [odd[1]!.fileId]);
       } finally {
         db.close();
         fs.rmSync(dir, { recursive: true, force: true });

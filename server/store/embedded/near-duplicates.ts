@@ -60,13 +60,13 @@ class KeyRows {
   }
 
   /**
-   * Row positions sorted by key. Lookup keys are below 2^49, so a key's top 32 bits and a position
+   * Row positions sorted by key. Lookup keys are in [0, 2^49), so a key's top 32 bits and a position
    * below 2^20 fit one float64 and the typed array's native sort does it (a comparator costs ~3×
    * more); keys sharing their top 32 bits are rare and need no order for the pages' sake.
    */
   private order(): Uint32Array {
     const order = new Uint32Array(this.length);
-    if (this.length >= 2 ** 20 || this.keys.some((key) => key >= 2 ** 49)) {
+    if (this.length >= 2 ** 20 || this.keys.some((key) => key < 0 || key >= 2 ** 49)) {
       for (let i = 0; i < this.length; i++) order[i] = i;
       return order.sort((a, b) => this.keys[a]! - this.keys[b]!);
     }
