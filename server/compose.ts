@@ -9,6 +9,7 @@ import { ReportCalendar } from './services/calendar.js';
 import { ReportService } from './services/reports.js';
 import { NearDuplicateService } from './services/near-duplicates/detection.js';
 import { Fingerprinter } from './services/near-duplicates/fingerprint.js';
+import { ThreadTextReader, type TextReader } from './services/near-duplicates/text-reader.js';
 import { ChunkPool } from './services/chunk-writer.js';
 import { ClaimService } from './services/claims.js';
 import { DigestPool } from './services/digest.js';
@@ -46,6 +47,8 @@ export type ServiceConfig = Pick<
 export interface Archive {
   services: AppDeps['services'];
   digests: DigestPool;
+  /** The thread near-duplicate detection reads documents on. */
+  textReader: TextReader;
   gc: GarbageCollector;
   metrics: ArchiveMetrics;
 }
@@ -56,7 +59,8 @@ export function composeServices(store: ArchiveStore, config: ServiceConfig, cloc
   const fingerprinter = Fingerprinter.create(config.nearDuplicateSettings);
   fingerprinter.catch(() => {}); // a failure surfaces as each fingerprinting job's
   const calendar = new ReportCalendar(config.reportTimeZone);
-  const nearDuplicates = new NearDuplicateService({ store, fingerprinter, calendar, holder: `${os.hostname()}/${process.pid}/near-duplicates`, logger, clock });
+  const textReader = new ThreadTextReader(config.nearDuplicateSettings);
+  const nearDuplicates = new NearDuplicateService({ store, fingerprinter, reader: textReader, calendar, holder: `${os.hostname()}/${process.pid}/near-duplicates`, logger, clock });
   const scope = new DuplicateScope(config.instantUploadScope, store.ledger);
   const pool = new ChunkPool(store.content.chunkSize);
   const audit = new AuditService(store.audit, clock);
@@ -86,6 +90,7 @@ export function composeServices(store: ArchiveStore, config: ServiceConfig, cloc
   });
   return {
     digests,
+    textReader,
     metrics,
     gc: new GarbageCollector(store.content, resumable, config.stagingTtlMs, clock),
     services: {

@@ -86,6 +86,7 @@ async function main(): Promise<void> {
     // Each cut-off upload persists what arrived, records its offset and frees its lock first.
     await archive.services.resumable.drain();
     await archive.digests.close();
+    await archive.textReader.close();
     await store.close();
     logger.info('shutdown complete');
     process.exit(0);

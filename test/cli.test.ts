@@ -6,7 +6,9 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../server/config.js';
 import { openEmbeddedStore } from '../server/store/embedded/index.js';
 import { cli, runServerToExit, startServer, stopServer } from './support/process.js';
+import { stageBytes } from './support/content.js';
 import { tempDir } from './support/stores.js';
+import { NOTICE, NOTICE_FROM_THE_WEB } from './support/texts.js';
 
 describe('starting the service and the archive command', () => {
   const dataDir = tempDir();
@@ -119,6 +121,22 @@ describe('starting the service and the archive command', () => {
     const gc = cli(['gc'], env);
     assert.equal(gc.status, 0, gc.stderr);
     assert.match(gc.stdout, /removed 0 expired upload\(s\), 0 abandoned staging area\(s\) and 0 unowned file\(s\)/);
+  });
+
+  it('fingerprints the queued files with `near-duplicates run` (reading them on a thread of its own) and says what it found', async () => {
+    const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
+    for (const [name, text] of [['通知.txt', NOTICE], ['通知-网页版.txt', NOTICE_FROM_THE_WEB]] as const) {
+      const staged = await stageBytes(store, Buffer.from(text));
+      const { entry } = await store.content.commit(staged.stagingId, { key: staged.key, fileName: name, contentType: 'text/plain', uploadDate: new Date() });
+      await store.fingerprintQueue.enqueue([entry.fileId], new Date());
+    }
+    await store.close();
+    const run = cli(['near-duplicates', 'run', '--json'], env);
+    assert.equal(run.status, 0, run.stderr);
+    const status = JSON.parse(run.stdout.trim().split('\n').pop()!);
+    assert.deepEqual({ pairs: status.pairs, queued: status.queued, running: status.running, failed: status.failed }, { pairs: 1, queued: 0, running: 0, failed: 0 });
+    assert.ok(status.fingerprinted >= 2);
+    assert.match(cli(['near-duplicates', 'status'], env).stdout, /1 near-duplicate pair\(s\); 0 waiting/);
   });
 
   it('explains mistakes in one line with exit code 2', () => {

@@ -227,6 +227,7 @@ async function run(argv: string[]): Promise<void> {
     }
   } finally {
     await archive.digests.close();
+    await archive.textReader.close();
     await store.close();
   }
 }

@@ -69,6 +69,7 @@ export class TestServer {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await archive.digests.close();
+      await archive.textReader.close();
       await opened.dispose();
     });
   }

@@ -4,10 +4,11 @@ import { NEAR_DUPLICATE_SORTS, defaultOrder } from '../../../shared/reports.js';
 import type { Logger } from '../../log.js';
 import type { ArchiveStore, CatalogEntry, NearDuplicatePair, NearFingerprint } from '../../store/port.js';
 import type { ReportCalendar } from '../calendar.js';
-import { EXTRACTABLE_MAX_BYTES, extractText } from './extraction.js';
+import { EXTRACTABLE_MAX_BYTES } from './extraction.js';
 import { DEFAULT_SETTINGS, type Fingerprinter, nearDuplicateMethod, type NearDuplicateMethod, type NearDuplicateSettings, similarity, type TextFingerprint } from './fingerprint.js';
 import { lookupKeys } from './lookup-keys.js';
 import { differences } from './snippets.js';
+import { type Compared, InProcessTextReader, type Read, type TextReader } from './text-reader.js';
 
 /** A fingerprinting attempt that failed is tried again after 1, 2, 4, 8 minutes; then it is reported as failed. */
 const MAX_ATTEMPTS = 5;
@@ -28,6 +29,8 @@ export interface NearDuplicateOptions {
   holder: string;
   logger?: Pick<Logger, 'warn' | 'error' | 'info'>;
   clock?: () => Date;
+  /** Where documents are read and fingerprinted: by default on the calling thread (the server uses a thread of its own). */
+  reader?: TextReader;
   /** How fingerprinting gives way to uploads (tests set it, and a monotonic clock and a sleep of their own). */
   pacing?: Partial<Pacing>;
 }
@@ -53,15 +56,6 @@ const DEFAULT_PACING: Pacing = {
   sleep: (ms, wake) => delay(ms, undefined, { signal: wake, ref: false }).catch(() => {}),
 };
 
-/** A fingerprinted text, with what is needed to compare it again. */
-interface Compared {
-  text: string;
-  format: string;
-  fingerprint: TextFingerprint;
-}
-
-/** A file read for comparison: its text, or why it has none. */
-type Read = Compared | { skipped: string };
 
 /**
  * Near-duplicate detection: files are queued as they are committed and fingerprinted in the
@@ -75,6 +69,7 @@ export class NearDuplicateService {
   private running: Promise<void> | undefined;
   private stopped = false;
   private readonly pacing: Pacing;
+  private readonly reader: TextReader;
   /** When a file was last queued (pacing.elapsed), and the signal that ends a pause at stop(). */
   private lastQueued = -Infinity;
   private wake = new AbortController();
@@ -82,6 +77,7 @@ export class NearDuplicateService {
   constructor(private readonly o: NearDuplicateOptions) {
     this.clock = o.clock ?? (() => new Date());
     this.pacing = { ...DEFAULT_PACING, ...o.pacing };
+    this.reader = o.reader ?? new InProcessTextReader(o.fingerprinter);
   }
 
   /** Queues committed files. Never fails the upload that called it: a file missed here is caught by a rebuild. */
@@ -275,13 +271,14 @@ export class NearDuplicateService {
     let read: Read;
     if (entry.fileLength > EXTRACTABLE_MAX_BYTES) read = { skipped: `larger than ${EXTRACTABLE_MAX_BYTES / 1024 / 1024} MiB` };
     else {
-      const parts: Uint8Array[] = [];
-      for await (const part of this.o.store.content.read(entry)) parts.push(part as Uint8Array);
-      const extracted = await extractText(Buffer.concat(parts), { name: entry.fileName, contentType: entry.contentType });
-      read =
-        extracted.status === 'skipped'
-          ? { skipped: extracted.reason }
-          : { text: extracted.text, format: extracted.format, fingerprint: (await this.o.fingerprinter).fingerprint(extracted.text) };
+      // Into a buffer of its own, which a reading thread can take over without a copy.
+      const bytes = new Uint8Array(entry.fileLength);
+      let at = 0;
+      for await (const part of this.o.store.content.read(entry)) {
+        bytes.set(part as Uint8Array, at);
+        at += (part as Uint8Array).byteLength;
+      }
+      read = await this.reader.read(at === bytes.byteLength ? bytes : bytes.subarray(0, at), { name: entry.fileName, contentType: entry.contentType });
     }
     texts.set(entry.fileId, read);
     return read;
