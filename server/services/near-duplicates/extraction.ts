@@ -1,11 +1,11 @@
 import { extname } from 'node:path';
-import { parse as parseCsv } from 'csv-parse/sync';
 // html-to-text: built on htmlparser2 (tolerant of broken markup, decodes entities), drops <script>
 // and <style>, and turns block elements into line breaks, which is exactly this job; it is widely
 // used and maintained. node-html-parser would need the block/inline rules written by hand.
-import { convert as htmlToText, type SelectorDefinition } from 'html-to-text';
-import mammoth from 'mammoth';
-import { extractText as pdfText, getDocumentProxy } from 'unpdf';
+import type { SelectorDefinition } from 'html-to-text';
+
+// The libraries are loaded when a document first needs them (PDF.js and mammoth weigh tens of
+// megabytes): the server reads documents on a thread of its own, and its main thread never does.
 
 export type TextFormat = 'txt' | 'md' | 'csv' | 'html' | 'docx' | 'pdf';
 
@@ -66,14 +66,15 @@ export async function extractText(bytes: Uint8Array, file: { name: string; conte
 const EXTRACTORS: Readonly<Record<Exclude<TextFormat, 'pdf'>, (bytes: Uint8Array) => Promise<string> | string>> = {
   txt: (bytes) => decodeText(bytes),
   md: (bytes) => markdownText(decodeText(bytes)),
-  csv: (bytes) => csvText(decodeText(bytes)),
-  html: (bytes) => htmlText(decodeHtml(bytes)),
+  csv: async (bytes) => csvText(decodeText(bytes)),
+  html: async (bytes) => htmlText(decodeHtml(bytes)),
   docx: docxText,
 };
 
 async function docxText(bytes: Uint8Array): Promise<string> {
   // A .docx is a zip; an encrypted one is an OLE compound file, which JSZip would only call "not a zip".
   if (bytes[0] !== 0x50 || bytes[1] !== 0x4b) throw new Error('not a zip package (encrypted, or an old .doc renamed?)');
+  const { default: mammoth } = await import('mammoth');
   return (await mammoth.extractRawText({ buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) })).value;
 }
 
@@ -108,7 +109,8 @@ function markdownText(markdown: string): string {
 }
 
 /** Cells joined by spaces, rows by newlines; a file csv-parse rejects keeps its raw text. */
-function csvText(text: string): string {
+async function csvText(text: string): Promise<string> {
+  const { parse: parseCsv } = await import('csv-parse/sync');
   try {
     const rows = parseCsv(text, { relax_column_count: true, skip_empty_lines: true });
     return rows.map((row) => row.join(' ')).join('\n');
@@ -149,7 +151,8 @@ const HTML_SELECTORS: SelectorDefinition[] = [
   ...(['h1', 'h2', 'h3', 'h4', 'h5', 'h6'] as const).map((selector) => ({ selector, options: { uppercase: false } })),
 ];
 
-function htmlText(html: string): string {
+async function htmlText(html: string): Promise<string> {
+  const { convert: htmlToText } = await import('html-to-text');
   return htmlToText(html, { wordwrap: false, selectors: HTML_SELECTORS });
 }
 
@@ -159,6 +162,7 @@ async function extractPdf(bytes: Uint8Array): Promise<string> {
   // whole file for objects to rebuild (about a millisecond per 64 KiB) before giving up.
   if (!Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).includes('%PDF-')) throw new Error('not a PDF (no %PDF- header)');
   // A copy: PDF.js may take over (detach) the buffer it is given, and the caller keeps its bytes.
+  const { extractText: pdfText, getDocumentProxy } = await import('unpdf');
   const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, isEvalSupported: false });
   try {
     return (await pdfText(pdf, { mergePages: true })).text;
