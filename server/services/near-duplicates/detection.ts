@@ -5,7 +5,7 @@ import type { Logger } from '../../log.js';
 import type { ArchiveStore, CatalogEntry, NearDuplicatePair, NearFingerprint } from '../../store/port.js';
 import type { ReportCalendar } from '../calendar.js';
 import { EXTRACTABLE_MAX_BYTES } from './extraction.js';
-import { DEFAULT_SETTINGS, type Fingerprinter, nearDuplicateMethod, type NearDuplicateMethod, type NearDuplicateSettings, similarity, type TextFingerprint } from './fingerprint.js';
+import { DEFAULT_SETTINGS, type Fingerprinter, nearDuplicateMethod, type NearDuplicateMethod, type NearDuplicateSettings, similarity } from './fingerprint.js';
 import { lookupKeys } from './lookup-keys.js';
 import { differences } from './snippets.js';
 import { type Compared, InProcessTextReader, type Read, type TextReader } from './text-reader.js';
@@ -38,8 +38,9 @@ export interface NearDuplicateOptions {
 /**
  * Fingerprinting is background work on the cores that receive uploads: while files keep arriving
  * (one queued in the last `quietMs`), its rounds take at most `busyShare` of the time, each
- * followed by a pause; once they stop, the queue is worked through without pauses. (A bulk
- * import of 10,000 files took half as long again with rounds back to back.)
+ * followed by a pause; once they stop, the queue is worked through without pauses. (Rounds back
+ * to back, with PDF.js searching random-byte .pdf files for objects, took a bulk import of 10,000
+ * small files from 18 s to 40 s on two cores.)
  */
 export interface Pacing {
   busyShare: number;
@@ -55,7 +56,6 @@ const DEFAULT_PACING: Pacing = {
   elapsed: () => performance.now(),
   sleep: (ms, wake) => delay(ms, undefined, { signal: wake, ref: false }).catch(() => {}),
 };
-
 
 /**
  * Near-duplicate detection: files are queued as they are committed and fingerprinted in the
