@@ -231,25 +231,9 @@ async function main(): Promise<void> {
   const fper = await Fingerprinter.create(settings);
   const fps = pool.map((d) => fper.fingerprint(d.text));
   // Pairs sharing a lookup key, the product's own (SimHash blocks of long texts, LSH bands).
-  const candidates = new Set<string>();
-  const buckets = new Map<number, number[]>();
-  fps.forEach((f, i) => {
-    for (const key of lookupKeys(f, fper)) {
-      const bucket = buckets.get(key);
-      if (!bucket) {
-        buckets.set(key, [i]);
-        continue;
-      }
-      for (const j of bucket) candidates.add(pairKey(i, j));
-      bucket.push(i);
-    }
-  });
+  const candidates = pairsSharingAKey(fps, (f) => lookupKeys(f, fper), () => true);
   const lsh = candidateJaccard(settings);
-  const flagged: Array<[number, number]> = [];
-  for (const key of candidates) {
-    const [i, j] = key.split(',').map(Number) as [number, number];
-    if (areNearDuplicates(fps[i]!, fps[j]!, settings)) flagged.push([i, j]);
-  }
+  const flagged = candidates.filter(([i, j]) => areNearDuplicates(fps[i]!, fps[j]!, settings));
   console.log(
     `Default rule: two long texts Jaccard >= ${settings.minJaccard} or SimHash <= ${settings.maxHamming}, or one held in the other; a short text (< ${settings.shortUnits} units) held in the other or Jaccard >= ${settings.minShortJaccard}; ` +
       `held = containment >= ${settings.minContainment} in a text at most twice its size; ${settings.shingleSize}-unit shingles; ` +
@@ -258,7 +242,7 @@ async function main(): Promise<void> {
   const result = report('default', flagged, fps);
   console.log(`  (${flagged.filter(([i, j]) => undecided(i, j)).length} pairs found across originals overlapping by half or more, not scored)`);
   printRecallByEdit(pool, clusters, flagged);
-  console.log(`(${pool.length} documents, ${candidates.size} candidate pairs, ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  console.log(`(${pool.length} documents, ${candidates.length} candidate pairs, ${((performance.now() - started) / 1000).toFixed(1)} s)`);
   console.log(`default: precision=${fmt(result.precision)} recall=${fmt(result.recall)} f1=${fmt(result.f1)}`);
 }
 
@@ -291,16 +275,18 @@ function containment(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   return common / small.size;
 }
 
-/** Whatever `bandKeys` names a band by (strings, or integers a store can index). */
-type BandKey = ReturnType<typeof bandKeys>[number];
-
 /** Pairs sharing an LSH band that pass `keep`. */
 function minhashPairs(fps: TextFingerprint[], banding: { bands: number; rows: number }, keep: (i: number, j: number) => boolean): Array<[number, number]> {
-  const buckets = new Map<BandKey, number[]>();
+  return pairsSharingAKey(fps, (f) => bandKeys(f.minhash, banding), keep);
+}
+
+/** Pairs of fingerprints sharing at least one key that pass `keep`, each once. */
+function pairsSharingAKey(fps: TextFingerprint[], keysOf: (f: TextFingerprint) => number[], keep: (i: number, j: number) => boolean): Array<[number, number]> {
+  const buckets = new Map<number, number[]>();
   const seen = new Set<string>();
   const out: Array<[number, number]> = [];
   fps.forEach((f, i) => {
-    for (const key of bandKeys(f.minhash, banding)) {
+    for (const key of keysOf(f)) {
       const bucket = buckets.get(key);
       if (!bucket) {
         buckets.set(key, [i]);
