@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import type { ImportReport } from '../../server/cli/import/import-report.js';
 
 const CLI = new URL('../../server/cli/archive.js', import.meta.url).pathname;
@@ -19,15 +19,32 @@ export interface ImportProcess {
   done: Promise<ImportRun>;
 }
 
+/** The capabilities that let root read and enter whatever the permission bits say. */
+const OVERRIDES = '-dac_override,-dac_read_search';
+
+/**
+ * How to run the importer so that a file of mode 000 is unreadable to it, as it is to a clerk's
+ * account: as root, the same uid without the capabilities that override permission bits (it
+ * still reads its own code and writes its journal anywhere root may, unlike another uid, which
+ * cannot enter a checkout under a 0700 home). `undefined` where that cannot be arranged (root
+ * without setpriv, or not allowed to drop capabilities), so those cases are not tested there.
+ */
+export const unprivilegedPrefix: string[] | undefined = (() => {
+  if (process.getuid?.() !== 0) return [];
+  const prefix = ['setpriv', '--bounding-set', OVERRIDES, '--'];
+  const probe = spawnSync(prefix[0]!, [...prefix.slice(1), process.execPath, '-e', ''], { stdio: 'ignore' });
+  return probe.status === 0 ? prefix : undefined;
+})();
+
 /**
  * `npm run archive -- import …` as a child process (asynchronous: the server under test may run
- * in this process). `asUser` runs it under another uid (as root, files with mode 000 are readable).
+ * in this process), unable to read files its permission bits forbid (see `unprivilegedPrefix`).
  */
-export function startImport(args: string[], options: { env?: Record<string, string>; asUser?: number } = {}): ImportProcess {
-  const child = spawn(process.execPath, [CLI, 'import', ...args], {
+export function startImport(args: string[], options: { env?: Record<string, string> } = {}): ImportProcess {
+  const [command, ...prefixArgs] = [...(unprivilegedPrefix ?? []), process.execPath];
+  const child = spawn(command!, [...prefixArgs, CLI, 'import', ...args], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
-    ...(options.asUser !== undefined ? { uid: options.asUser, gid: options.asUser } : {}),
   });
   let stdout = '';
   let stderr = '';
@@ -45,6 +62,6 @@ export function startImport(args: string[], options: { env?: Record<string, stri
   return { child, stderr: () => stderr, done };
 }
 
-export function runImport(args: string[], options: { env?: Record<string, string>; asUser?: number } = {}): Promise<ImportRun> {
+export function runImport(args: string[], options: { env?: Record<string, string> } = {}): Promise<ImportRun> {
   return startImport(args, options).done;
 }
