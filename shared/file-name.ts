@@ -1,28 +1,68 @@
 /** Longest name we keep, in Unicode code points (a common file-system limit is 255 bytes). */
 export const MAX_FILE_NAME_LENGTH = 200;
 
-// C0/C1 controls, DEL, and the bidirectional overrides/isolates/marks that can make
-// "invoice\u202Efdp.exe" display as "invoiceexe.pdf".
-const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/** What a name left blank by cleaning is called ("unnamed"); its extension, if any, is kept. */
+export const UNNAMED = '未命名';
+
+// Every character that shows as nothing or rearranges what is shown: controls (Cc), format
+// characters (Cf: zero-width spaces, U+FEFF, the bidirectional marks, overrides and isolates
+// that make "invoice\u202Efdp.exe" display as "invoiceexe.pdf"), lone surrogates (Cs), the line
+// and paragraph separators (Zl, Zp) and the other default-ignorable characters (U+3164 Hangul
+// filler, U+115F, variation selectors on their own...).
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
+const PICTOGRAPH = /\p{Extended_Pictographic}/u;
+const VARIATION_SELECTOR = /[\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/u;
+// Text or emoji style (U+FE0E, U+FE0F) means something only after an emoji; the other selectors
+// choose glyph variants of ideographs (U+E0100...), which a clerk's name may need.
+const EMOJI_PRESENTATION = /[\uFE0E\uFE0F]/u;
+const TAG = /[\u{E0020}-\u{E007F}]/u;
+
+/**
+ * `text` without invisible characters, NFC-normalised and trimmed. Emoji keep what makes them
+ * one picture: a zero-width joiner between two pictographs (👩‍💻), a variation selector after a
+ * emoji (☎️), an ideographic variation selector after its ideograph, and the tag characters of a subdivision flag (🏴 + tags).
+ */
+export function cleanText(text: string): string {
+  const points = Array.from(text.normalize('NFC'));
+  const kept: string[] = [];
+  points.forEach((c, i) => {
+    if (!INVISIBLE.test(c)) return void kept.push(c);
+    const before = kept.at(-1);
+    if (c === '\u200D' && before && PICTOGRAPH.test(lastPicture(kept)) && PICTOGRAPH.test(points[i + 1] ?? '')) kept.push(c);
+    else if (VARIATION_SELECTOR.test(c) && before && !INVISIBLE.test(before) && (!EMOJI_PRESENTATION.test(c) || /\p{Emoji}/u.test(before))) kept.push(c);
+    else if (TAG.test(c) && before && (before === '\u{1F3F4}' || TAG.test(before))) kept.push(c);
+  });
+  return kept.join('').trim();
+}
+
+// The last visible character of what is kept so far (a joiner may follow "👩🏽" or "☎️").
+function lastPicture(kept: string[]): string {
+  for (let i = kept.length - 1; i >= 0; i--) if (!VARIATION_SELECTOR.test(kept[i]!) && !/\p{Emoji_Modifier}/u.test(kept[i]!)) return kept[i]!;
+  return '';
+}
 
 /**
  * The name under which an uploaded file is kept. Names are never refused: the client's
  * directory part is dropped (browsers and scripts may send "a/b/c.pdf" or "C:\\x\\c.pdf"),
- * unsafe characters are removed, and an over-long name is shortened keeping its extension.
- * Chinese and other printable Unicode text is kept exactly (NFC-normalised).
+ * invisible characters are removed (cleanText), and an over-long name is shortened keeping its
+ * extension. A name left with nothing to show before its extension is called 未命名 ("unnamed"),
+ * so "\u200B.pdf" becomes "未命名.pdf". Chinese and other printable text is kept exactly
+ * (NFC-normalised).
  */
 export function cleanFileName(raw: string): string {
-  const base = raw.split(/[\\/]/).pop() ?? '';
-  let name = base.normalize('NFC').replace(UNSAFE_CHARACTERS, '').trim();
+  let name = cleanText(raw.split(/[\\/]/).pop() ?? '');
   if (name === '.' || name === '..') name = '';
+  const dot = name.lastIndexOf('.');
+  const stem = dot >= 0 ? name.slice(0, dot) : name;
+  if (stem.trim() === '' || /^\.+$/.test(stem)) name = dot >= 0 && dot < name.length - 1 ? UNNAMED + name.slice(dot).trim() : UNNAMED;
   const points = Array.from(name);
   if (points.length > MAX_FILE_NAME_LENGTH) {
-    const dot = name.lastIndexOf('.');
-    const ext = dot > 0 ? Array.from(name.slice(dot)) : [];
+    const at = name.lastIndexOf('.');
+    const ext = at > 0 ? Array.from(name.slice(at)) : [];
     const keepExt = ext.length > 0 && ext.length <= 16 ? ext : [];
     name = points.slice(0, MAX_FILE_NAME_LENGTH - keepExt.length).join('') + keepExt.join('');
   }
-  return name === '' ? 'unnamed' : name;
+  return name;
 }
 
 const CONTENT_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/;

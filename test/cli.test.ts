@@ -40,13 +40,14 @@ describe('starting the service and the archive command', () => {
   });
 
   it('adds a clerk with the password from standard input, lists it, and makes a working API token', async () => {
-    const add = cli(['user', 'add', '李四', '--role', 'clerk', '--unit', 'qx-cg', '--city', '沧州市', '--county', '青县', '--town', '城关镇', '--lng', '116.8', '--lat', '38.6'], env, 'a long password\n');
+    // Place names and token labels lose their invisible characters.
+    const add = cli(['user', 'add', '李四', '--role', 'clerk', '--unit', 'qx-cg', '--city', '沧州\u200B市', '--county', '\uFEFF青县', '--town', '城关镇', '--lng', '116.8', '--lat', '38.6'], env, 'a long password\n');
     assert.equal(add.status, 0, add.stderr);
     assert.match(add.stdout, /created clerk 李四/);
     const list = cli(['user', 'list'], env);
     assert.match(list.stdout, /李四\tclerk\tqx-cg\t沧州市 \/ 青县 \/ 城关镇/);
 
-    const created = cli(['token', 'create', '李四', '--label', 'scanner'], env);
+    const created = cli(['token', 'create', '李四', '--label', 'scan\u200Bner\u2028'], env);
     assert.equal(created.status, 0, created.stderr);
     const token = created.stdout.trim().split('\n').pop()!;
     assert.match(token, /^adt_[0-9a-f]{12}_[\w-]{43}$/);
@@ -149,6 +150,10 @@ describe('starting the service and the archive command', () => {
       [['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', 'c', '--town', 't'], 'a long password', /--town needs --county/],
       [['token', 'create', 'nobody'], undefined, /No account is named "nobody"/],
       [['token', 'revoke', 'ffffffffffff'], undefined, /No API token/],
+      [['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', '\u200B\u2028'], 'a long password', /--city needs a name that shows/],
+      [['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', 'c', '--county', ' \uFEFF'], 'a long password', /--county needs a name that shows/],
+      [['user', 'add', '\u3164', '--role', 'clerk', '--unit', 'u', '--city', 'c'], 'a long password', /A username is 1 to 64 letters/],
+      [['user', 'add', '王\u200B五', '--role', 'clerk', '--unit', 'u', '--city', 'c'], 'a long password', /A username is 1 to 64 letters/],
       [['user', 'remove', 'x'], undefined, /unknown command/],
       [['user', 'list', '--colour'], undefined, /Unknown option/],
     ];

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { GEO_TYPES, ROLES, type GeoType, type Role, type Unit } from '../../shared/schemas.js';
+import { cleanText } from '../../shared/file-name.js';
 import { composeServices } from '../compose.js';
 import { loadConfig } from '../config.js';
 import { ArchiveError, ConfigError, ValidationError } from '../errors.js';
@@ -50,7 +51,14 @@ async function readPassword(): Promise<string> {
 }
 
 function unitFrom(values: Partial<Record<"unit" | "city" | "county" | "town" | "street" | "lng" | "lat", string>>): Unit {
-  const { unit, city, county, town, street, lng, lat } = values;
+  const { unit, lng, lat } = values;
+  // Place names show in reports and on screens: no invisible characters, never blank.
+  const [city, county, town, street] = (['city', 'county', 'town', 'street'] as const).map((level) => {
+    if (values[level] === undefined) return undefined;
+    const name = cleanText(values[level]);
+    if (name === '') throw new ValidationError(`--${level} needs a name that shows: it was blank or made of invisible characters.`);
+    return name;
+  });
   if (!unit || !/^[\w.-]{1,64}$/.test(unit)) throw new ValidationError('--unit <unit-id> is required: 1 to 64 letters, digits, ".", "_" or "-".');
   if (!city) throw new ValidationError('--city <name> is required.');
   if (town && !county) throw new ValidationError('--town needs --county.');
@@ -151,10 +159,11 @@ async function run(argv: string[]): Promise<void> {
       case 'token create': {
         if (!name) throw new ValidationError('token create needs a username.');
         const account = await accounts.getByUsername(name);
-        const { id, token } = await tokens.create(account, values.label ?? '');
+        const label = cleanText(values.label ?? '');
+        const { id, token } = await tokens.create(account, label);
         out(`token id ${id} for ${name}; keep the token secret, it is not shown again:`);
         out(token);
-        await audit.record('token_created', account, { ...byCommand, detail: `token ${id}${values.label ? ` (${values.label})` : ''}, by the archive command` });
+        await audit.record('token_created', account, { ...byCommand, detail: `token ${id}${label ? ` (${label})` : ''}, by the archive command` });
         break;
       }
       case 'token list': {

@@ -17,7 +17,9 @@ export interface NewAccountRequest {
   mustChangePassword?: boolean;
 }
 
-const USERNAME = /^[\p{L}\p{N}._@-]{1,64}$/u;
+// Letters that show as nothing (U+3164 Hangul filler and the other default-ignorables) would
+// make two usernames look alike.
+const USERNAME = /^(?:(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{N}._@-]){1,64}$/u;
 
 export class AccountService {
   constructor(

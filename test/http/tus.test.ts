@@ -70,7 +70,7 @@ for (const target of storeTargets) {
         assert.equal(done.headers.get('upload-offset'), String(data.length));
         assert.equal(done.headers.get('archive-status'), 'stored');
         const entry = (await server.store.catalog.get(done.headers.get('archive-file-id')!))!;
-        assert.equal(entry.fileName, 'unnamed');
+        assert.equal(entry.fileName, '未命名');
         assert.equal(entry.contentType, 'application/octet-stream');
       });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { cleanContentType, cleanFileName, MAX_FILE_NAME_LENGTH } from '../../shared/file-name.js';
+import { cleanContentType, cleanFileName, cleanText, MAX_FILE_NAME_LENGTH } from '../../shared/file-name.js';
 
 describe('cleanFileName', () => {
   it('keeps Chinese and other printable names exactly', () => {
@@ -10,15 +10,40 @@ describe('cleanFileName', () => {
   it('drops directories sent by browsers and scripts', () => {
     assert.equal(cleanFileName('../../etc/passwd'), 'passwd');
     assert.equal(cleanFileName('C:\\Users\\clerk\\报告.docx'), '报告.docx');
-    assert.equal(cleanFileName('folder/'), 'unnamed');
-    assert.equal(cleanFileName('..'), 'unnamed');
+    assert.equal(cleanFileName('folder/'), '未命名');
+    assert.equal(cleanFileName('..'), '未命名');
   });
 
   it('removes NUL, control and bidirectional-override characters', () => {
     assert.equal(cleanFileName('a\u0000b\u0007c\u007f.txt'), 'abc.txt');
     assert.equal(cleanFileName('invoice\u202Efdp.exe'), 'invoicefdp.exe');
     assert.equal(cleanFileName('\u2066x\u2069\u200F.pdf'), 'x.pdf');
-    assert.equal(cleanFileName('\u0000'), 'unnamed');
+    assert.equal(cleanFileName('\u0000'), '未命名');
+  });
+
+  it('removes every invisible character: format (Cf), separators (Zl, Zp) and default-ignorables', () => {
+    const invisible = ['\u200B', '\uFEFF', '\u061C', '\u2028', '\u2029', '\u00AD', '\u2060', '\u180E', '\u3164', '\u115F', '\u{E0001}', '\uFE0F', '\u200D'];
+    for (const c of invisible) {
+      assert.equal(cleanFileName(`报${c}告.pdf`), '报告.pdf', `U+${c.codePointAt(0)!.toString(16)}`);
+      assert.equal(cleanFileName(`${c}${c}`), '未命名', `U+${c.codePointAt(0)!.toString(16)} alone`);
+    }
+  });
+
+  it('names a file whose name is left blank 未命名, keeping its extension', () => {
+    assert.equal(cleanFileName('\u200B.pdf'), '未命名.pdf');
+    assert.equal(cleanFileName('\u200B\u2028 \u3000.docx'), '未命名.docx');
+    assert.equal(cleanFileName('   '), '未命名');
+    assert.equal(cleanFileName('..pdf'), '未命名.pdf');
+  });
+
+  it('keeps emoji whole: joiner sequences, variation selectors, skin tones and subdivision flags', () => {
+    for (const emoji of ['👩\u200D💻', '👨🏽\u200D🚀', '☎\uFE0F', '❤\uFE0F\u200D🔥', '🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}']) {
+      assert.equal(cleanFileName(`会议${emoji}.jpg`), `会议${emoji}.jpg`);
+    }
+    // An ideographic variation sequence chooses the glyph of a name's character.
+    assert.equal(cleanFileName('葛\u{E0100}城.pdf'), '葛\u{E0100}城.pdf');
+    // A joiner between letters is not part of an emoji.
+    assert.equal(cleanText('a\u200Db'), 'ab');
   });
 
   it('shortens a long name to 200 characters, keeping the extension', () => {
