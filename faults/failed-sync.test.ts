@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { md5, randomContent } from '../test/support/content.js';
 import { TestServer, type Client } from '../test/support/server.js';
 import { embeddedTarget, injectSyncFailures, type SyncFaults } from '../test/support/stores.js';
-import { TUS, tusMetadata, tusRequest, tusUpload } from '../test/support/tus.js';
+import { TUS, tusMetadata, tusRequest, tusUpload, uploadPath } from '../test/support/tus.js';
 
 /**
  * An fsync of staged bytes that fails when an upload completes (the embedded store; MongoDB has
@@ -33,7 +33,7 @@ describe('a failed fsync when an upload completes (embedded store)', () => {
       const before = await server.store.catalog.count();
       const data = randomContent(700_000);
       const created = await tusRequest(clerk, TUS, 'POST', { 'upload-length': String(data.length), 'upload-metadata': tusMetadata({ filename: `${code}.pdf`, md5: md5(data) }) });
-      const path = new URL(created.headers.get('location')!).pathname;
+      const path = uploadPath(created);
       faults.code = code;
       faults.failing = 1;
       const refused = await tusRequest(clerk, path, 'PATCH', { 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, data);

@@ -8,7 +8,7 @@ import { md5, randomContent } from '../test/support/content.js';
 import { clerkToken, startServer, stopServer, type Started } from '../test/support/process.js';
 import { Client, TestServer } from '../test/support/server.js';
 import { storeTargets, tempDir } from '../test/support/stores.js';
-import { TUS, tusMetadata, tusRequest, tusUpload } from '../test/support/tus.js';
+import { TUS, tusMetadata, tusRequest, tusUpload, uploadPath } from '../test/support/tus.js';
 
 /** What the file system says when the disk is full. */
 const diskFull = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
@@ -51,7 +51,7 @@ for (const target of storeTargets) {
     it('answers 507 storage_full mid-upload, keeps the bytes written before, and the upload resumes once space returns', async () => {
       const data = randomContent(3 * 1024 * 1024);
       const created = await tusRequest(clerk, TUS, 'POST', { 'upload-length': String(data.length), 'upload-metadata': tusMetadata({ filename: '满盘.pdf', md5: md5(data) }) });
-      const path = new URL(created.headers.get('location')!).pathname;
+      const path = uploadPath(created);
       assert.equal((await patch(path, 0, data.subarray(0, 1024 * 1024))).status, 204);
 
       full.writes = true;
@@ -81,7 +81,7 @@ for (const target of storeTargets) {
       const before = await server.store.catalog.count();
       const data = randomContent(700_000);
       const created = await tusRequest(clerk, TUS, 'POST', { 'upload-length': String(data.length), 'upload-metadata': tusMetadata({ filename: 'commit.pdf', md5: md5(data) }) });
-      const path = new URL(created.headers.get('location')!).pathname;
+      const path = uploadPath(created);
       full.commits = 1;
       const refused = await patch(path, 0, data);
       assert.equal(refused.status, 507);
@@ -146,9 +146,9 @@ describe('a really full disk (embedded store on a small tmpfs)', () => {
     const data = randomContent(4 * 1024 * 1024);
     const created = await tusRequest(clerk, TUS, 'POST', { 'upload-length': String(data.length), 'upload-metadata': tusMetadata({ filename: '真满盘.pdf', md5: md5(data) }) });
     assert.equal(created.status, 201);
-    const uploadPath = new URL(created.headers.get('location')!).pathname;
-    const patch = (offset: number, body: Uint8Array) => tusRequest(clerk, uploadPath, 'PATCH', { 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' }, body);
-    const offsetOf = async () => Number((await tusRequest(clerk, uploadPath, 'HEAD')).headers.get('upload-offset'));
+    const upload = uploadPath(created);
+    const patch = (offset: number, body: Uint8Array) => tusRequest(clerk, upload, 'PATCH', { 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' }, body);
+    const offsetOf = async () => Number((await tusRequest(clerk, upload, 'HEAD')).headers.get('upload-offset'));
     assert.equal((await patch(0, data.subarray(0, 1024 * 1024))).status, 204);
 
     const filler = fillUp(mountPoint);
@@ -165,7 +165,7 @@ describe('a really full disk (embedded store on a small tmpfs)', () => {
     assert.equal((await fetch(`${server.url}/api/health`)).status, 200, 'the server stays up');
 
     fs.rmSync(filler);
-    const resumed = await tusUpload(clerk, data, { uploadUrl: `${server.url}${uploadPath}`, metadata: { filename: '真满盘.pdf' } });
+    const resumed = await tusUpload(clerk, data, { uploadUrl: `${server.url}${upload}`, metadata: { filename: '真满盘.pdf' } });
     assert.equal(resumed.status, 'stored');
     const back = await clerk.fetch(`/api/files/${resumed.fileId}`);
     assert.equal(md5(Buffer.from(await back.arrayBuffer())), md5(data));

@@ -6,7 +6,7 @@ import { randomContent } from '../test/support/content.js';
 import { clerkToken, processStore, startServer, stopServer, type ProcessStore, type Started } from '../test/support/process.js';
 import { Client } from '../test/support/server.js';
 import { storeTargets } from '../test/support/stores.js';
-import { md5, offsetOf, openPatch, patchRequest, sha256, TUS, tusMetadata, tusRequest, tusUpload } from '../test/support/tus.js';
+import { md5, offsetOf, openPatch, patchRequest, sha256, TUS, tusMetadata, tusRequest, tusUpload, uploadPath } from '../test/support/tus.js';
 
 /**
  * Fault test: clients that send slowly or stop sending in the middle of a PATCH. The server cuts
@@ -35,7 +35,7 @@ async function create(client: Client, data: Buffer, filename: string): Promise<s
     'upload-metadata': tusMetadata({ filename, md5: md5(data), sha256: sha256(data) }),
   });
   assert.equal(res.status, 201);
-  return new URL(res.headers.get('location')!).pathname;
+  return uploadPath(res);
 }
 
 /** A PATCH of all of `data` sent a piece at a time, slowly; resolves with the server's answer. */

@@ -31,6 +31,7 @@ export type ServiceConfig = Pick<
   | 'loginMaxFailures'
   | 'loginLockMs'
   | 'trustProxy'
+  | 'publicUrl'
   | 'loginRateLimit'
   | 'instantUploadScope'
   | 'claimTtlMs'
@@ -124,6 +125,7 @@ export function appDeps(store: ArchiveStore, archive: Archive, config: ServiceCo
       maxFileSize: config.maxFileSize,
       sessionTtlMs: config.sessionTtlMs,
       trustProxy: config.trustProxy,
+      publicUrl: config.publicUrl,
       loginRateLimit: config.loginRateLimit,
       corsOrigins: config.corsOrigins,
       clientDir: DEFAULT_CLIENT_DIR,

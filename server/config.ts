@@ -39,6 +39,17 @@ const configSchema = z.object({
     .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'CORS_ORIGINS lists origins such as https://portal.example.gov, separated by commas'))),
   GC_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
   TRUST_PROXY: z.string().default('false'),
+  PUBLIC_URL: z
+    .string()
+    .default('')
+    .transform((v) => v.trim().replace(/\/+$/, ''))
+    .pipe(
+      z.union([
+        z.literal(''),
+        z.string().regex(/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/, 'PUBLIC_URL is the address clerks open, such as https://archive.example.gov (no query or fragment)'),
+      ]),
+    )
+    .transform((v) => (v === '' ? undefined : v)),
   REPORT_TIME_ZONE: z
     .string()
     .default('Asia/Shanghai')
@@ -100,6 +111,8 @@ export interface Config {
   gcIntervalMs: number;
   /** Express "trust proxy" setting: false, true, a hop count, or a list of addresses. */
   trustProxy: boolean | number | string;
+  /** Where clerks reach the archive (scheme, host, path prefix); upload URLs are built on it, else relative. */
+  publicUrl: string | undefined;
   /** The zone whose calendar days the reports count in. */
   reportTimeZone: string;
   /** Bearer token of GET /metrics; without it the endpoint does not exist. */
@@ -144,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: c.CORS_ORIGINS,
     gcIntervalMs: c.GC_INTERVAL_SECONDS * 1000,
     trustProxy: parseTrustProxy(c.TRUST_PROXY),
+    publicUrl: c.PUBLIC_URL,
     reportTimeZone: c.REPORT_TIME_ZONE,
     metricsToken: c.METRICS_TOKEN,
     verifyIntervalMs: c.VERIFY_INTERVAL_HOURS * 3600_000,

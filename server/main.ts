@@ -4,6 +4,7 @@ import { appDeps, composeServices } from './compose.js';
 import { loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
 import { createApp } from './http/app.js';
+import { answerUnparsableRequests } from './http/unparsable-requests.js';
 import { createLogger, type Logger } from './log.js';
 import type { FixityService } from './services/fixity.js';
 import { openStoreRetrying } from './store/open.js';
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
   let draining = false;
   const app = createApp(appDeps(store, archive, config, logger, () => draining));
   const server = app.listen(config.port, config.host);
+  answerUnparsableRequests(server);
 
   // Installed before anyone can learn our port: a signal arriving without a handler would kill
   // the process on the spot instead of finishing requests and closing the store.

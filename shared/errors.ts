@@ -20,6 +20,8 @@ export const ERROR_CODES = [
   'unsupported_media_type',
   'unsupported_protocol',
   'payload_too_large',
+  'headers_too_large',
+  'request_timeout',
   'checksum_mismatch',
   'range_not_satisfiable',
   'rate_limited',

@@ -187,6 +187,15 @@ describe('starting the service and the archive command', () => {
     assert.match(lowJaccard.stderr, /^archive: invalid setting NEAR_DUPLICATE_MIN_JACCARD: a similarity from 0.3 to 1/);
   });
 
+  it('reads PUBLIC_URL as an address without query or fragment, relative upload URLs without it', () => {
+    assert.equal(loadConfig({}).publicUrl, undefined);
+    assert.equal(loadConfig({ PUBLIC_URL: 'https://archive.example.gov/' }).publicUrl, 'https://archive.example.gov');
+    assert.equal(loadConfig({ PUBLIC_URL: 'http://10.0.0.5:8080/records/' }).publicUrl, 'http://10.0.0.5:8080/records');
+    for (const bad of ['archive.example.gov', 'ftp://archive.example.gov', 'https://archive.example.gov/?x=1', 'https://a b']) {
+      assert.throws(() => loadConfig({ PUBLIC_URL: bad }), /invalid setting PUBLIC_URL: PUBLIC_URL is the address clerks open/, bad);
+    }
+  });
+
   it('reads the near-duplicate thresholds, the defaults where unset', () => {
     assert.deepEqual(loadConfig({}).nearDuplicateSettings, { maxHamming: 3, minJaccard: 0.8, minContainment: 0.85, minShortJaccard: 0.5 });
     const set = { NEAR_DUPLICATE_MAX_HAMMING: '2', NEAR_DUPLICATE_MIN_JACCARD: '0.9', NEAR_DUPLICATE_MIN_CONTAINMENT: '0.9', NEAR_DUPLICATE_MIN_SHORT_JACCARD: '0.6' };

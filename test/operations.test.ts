@@ -11,7 +11,7 @@ import { md5, randomContent } from './support/content.js';
 import { addAccount, clerkToken, createToken, freePort, killServer, processStore, runServerToExit, startServer, stopServer, type ProcessStore, type Started } from './support/process.js';
 import { Client } from './support/server.js';
 import { embeddedTarget, storeTargets, tempDir } from './support/stores.js';
-import { patchRequest, TUS, tusMetadata, tusRequest, tusUpload } from './support/tus.js';
+import { patchRequest, TUS, tusMetadata, tusRequest, tusUpload, uploadPath } from './support/tus.js';
 
 const CLI = new URL('../server/cli/archive.js', import.meta.url).pathname;
 
@@ -77,7 +77,7 @@ describe('embedded store backup and restore (archive backup / restore)', () => {
     await upload(client, '档案-0-copy.pdf', files.values().next().value!);
     // An unfinished resumable upload: its bytes are not part of the archive yet.
     const created = await tusRequest(client, TUS, 'POST', { 'upload-length': '100000', 'upload-metadata': tusMetadata({ filename: 'half.pdf' }) });
-    const half = new URL(created.headers.get('location')!).pathname;
+    const half = uploadPath(created);
     assert.equal((await tusRequest(client, half, 'PATCH', { 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, randomContent(40_000))).status, 204);
 
     // Uploads go on during the backup.
@@ -187,7 +187,7 @@ for (const target of storeTargets) {
     const createUpload = async (url: string, data: Buffer) => {
       const created = await tusRequest(new Client(url, { bearer: token }), TUS, 'POST', { 'upload-length': String(data.length), 'upload-metadata': tusMetadata({ filename: 'shutdown.pdf' }) });
       assert.equal(created.status, 201);
-      return new URL(created.headers.get('location')!).pathname;
+      return uploadPath(created);
     };
 
     it('lets a PATCH in progress finish within the grace period, then exits 0', async () => {

@@ -58,6 +58,8 @@ export interface AppDeps {
     maxFileSize: number;
     sessionTtlMs: number;
     trustProxy: boolean | number | string;
+    /** Where clerks reach the archive; tus upload URLs are built on it (relative without it). */
+    publicUrl?: string | undefined;
     loginRateLimit: number;
     corsOrigins: string[];
     /** The built browser app served at `/`. */
@@ -142,6 +144,7 @@ export function createApp(deps: AppDeps): Express {
       corsOrigins: settings.corsOrigins,
       logger,
       stallMs: settings.uploadStallMs,
+      publicUrl: settings.publicUrl,
     }),
   );
   app.use('/api', unknownApiRoute);

@@ -37,6 +37,8 @@ export const STATUS: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   unsupported_protocol: 412,
   payload_too_large: 413,
+  headers_too_large: 431,
+  request_timeout: 408,
   range_not_satisfiable: 416,
   checksum_mismatch: 422,
   account_locked: 429,
@@ -58,7 +60,11 @@ function translate(err: unknown, maxFileSize: number): unknown {
   }
   const e = err as { type?: string; status?: number; message?: string };
   if (e?.type === 'entity.parse.failed') return new BadRequestError('The request body is not valid JSON.');
-  if (e?.type === 'entity.too.large') return new BadRequestError('The request body is too large.');
+  if (e?.type === 'entity.too.large') {
+    const limit = Number((err as { limit?: unknown }).limit);
+    const size = limit >= 1024 * 1024 ? `${Math.round(limit / 1024 / 1024)} MB` : `${Math.round(limit / 1024)} KB`;
+    return new PayloadTooLargeError(limit, `The request body is larger than this endpoint accepts (${size} at most). Send large lists in several requests.`);
+  }
   if (err instanceof Error && /^Request (aborted|closed)$/.test(err.message)) return new BadRequestError('The upload was interrupted before it finished.');
   if (err instanceof Error && /Unexpected end of form|Malformed part header|Multipart: Boundary not found|Unexpected end of multipart/.test(err.message)) {
     return new BadRequestError(`The multipart body is malformed (${err.message}).`);

@@ -86,7 +86,7 @@ function recordTus(page: Page) {
     requests.push({ method: r.method(), offset: offset === undefined ? undefined : Number(offset), at: Date.now() });
   });
   page.on('response', (r) => {
-    if (r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/tus' && r.status() === 201) created.push(new URL(r.headers().location!).pathname);
+    if (r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/tus' && r.status() === 201) created.push(new URL(r.headers().location!, r.url()).pathname);
   });
   return { requests, created };
 }

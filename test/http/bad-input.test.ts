@@ -77,6 +77,16 @@ for (const target of storeTargets) {
       assert.equal(await snapshot(), before);
     });
 
+    it('answers a body over the limit with 413 payload_too_large naming the limit, not 400', async () => {
+      const before = await snapshot();
+      const big = JSON.stringify({ username: 'clerk', password: 'x'.repeat(100_000) });
+      await expect4xx(await fetch(`${server.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big }), 413, 'payload_too_large', /64 KB at most/);
+      // The bulk lists have a larger limit of their own.
+      const checks = JSON.stringify({ files: [], padding: 'x'.repeat(5 * 1024 * 1024) });
+      await expect4xx(await clerk.fetch('/api/uploads/checks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: checks }), 413, 'payload_too_large', /4 MB at most/);
+      assert.equal(await snapshot(), before);
+    });
+
     it('answers unknown API paths with a JSON 404, and stays up', async () => {
       await expect4xx(await clerk.fetch('/api/nothing-here'), 404, 'not_found', /no API endpoint/);
       assert.equal((await fetch(`${server.url}/api/health`)).status, 200);

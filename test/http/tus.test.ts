@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { keyOf, randomContent } from '../support/content.js';
 import { Client, TestServer } from '../support/server.js';
 import { countChunks, storeTargets, TEST_CHUNK_SIZE } from '../support/stores.js';
-import { md5, sha256, TUS, tusMetadata, tusRequest, tusUpload } from '../support/tus.js';
+import { md5, sha256, TUS, tusMetadata, tusRequest, tusUpload, uploadPath } from '../support/tus.js';
 
 const CS = TEST_CHUNK_SIZE;
 const OFFSET_STREAM = { 'content-type': 'application/offset+octet-stream' };
@@ -13,7 +13,7 @@ const OFFSET_STREAM = { 'content-type': 'application/offset+octet-stream' };
 async function create(client: Client, length: number, metadata: Record<string, string> = { filename: 'doc.pdf' }): Promise<string> {
   const res = await tusRequest(client, TUS, 'POST', { 'upload-length': String(length), 'upload-metadata': tusMetadata(metadata) });
   assert.equal(res.status, 201, await res.clone().text());
-  return new URL(res.headers.get('location')!).pathname;
+  return uploadPath(res);
 }
 
 function patch(client: Client, path: string, offset: number, body: Uint8Array, headers: Record<string, string> = {}) {
@@ -64,7 +64,7 @@ for (const target of storeTargets) {
         const data = randomContent(CS + 5);
         const res = await tusRequest(clerkA, TUS, 'POST', { 'upload-length': String(data.length) });
         assert.equal(res.status, 201);
-        const path = new URL(res.headers.get('location')!).pathname;
+        const path = uploadPath(res);
         const done = await patch(clerkA, path, 0, data);
         assert.equal(done.status, 204);
         assert.equal(done.headers.get('upload-offset'), String(data.length));
@@ -363,6 +363,30 @@ for (const target of storeTargets) {
         assert.equal((await res.json()).error, 'upload_expired');
       });
 
+      it('never builds an upload URL from the client\'s Host or forwarded headers: relative, or on PUBLIC_URL', async () => {
+        const create = (url: string, bearer: string) =>
+          new Promise<http.IncomingMessage>((resolve, reject) => {
+            const req = http.request(`${url}${TUS}`, {
+              method: 'POST',
+              headers: { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https', authorization: `Bearer ${bearer}`, 'tus-resumable': '1.0.0', 'upload-length': '10' },
+            });
+            req.on('response', (res) => resolve(res.resume())).on('error', reject).end();
+          });
+        const relative = await create(server.url, clerkA.credentials.bearer!);
+        assert.equal(relative.statusCode, 201);
+        assert.match(relative.headers.location!, /^\/api\/tus\/[0-9a-f]{32}$/);
+
+        const behindProxy = await TestServer.start(target, { publicUrl: 'https://archive.example.gov/records', trustProxy: true });
+        try {
+          const clerk = await behindProxy.tokenClient(await behindProxy.addAccount('clerkP', 'clerk', 'unit-p'));
+          const absolute = await create(behindProxy.url, clerk.credentials.bearer!);
+          assert.equal(absolute.statusCode, 201);
+          assert.match(absolute.headers.location!, /^https:\/\/archive\.example\.gov\/records\/api\/tus\/[0-9a-f]{32}$/);
+        } finally {
+          await behindProxy.close();
+        }
+      });
+
       it('exposes the tus and archive headers to an allowed browser origin only', async () => {
         const allowed = await tusRequest(clerkA, TUS, 'POST', { 'upload-length': '10', origin: 'https://portal.example.gov' });
         assert.equal(allowed.headers.get('access-control-allow-origin'), 'https://portal.example.gov');
@@ -371,7 +395,7 @@ for (const target of storeTargets) {
         const preflight = await server.anonymous().fetch(TUS, { method: 'OPTIONS', headers: { origin: 'https://portal.example.gov', 'access-control-request-method': 'POST' } });
         assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://portal.example.gov');
         assert.match(preflight.headers.get('access-control-allow-headers')!, /Upload-Metadata/);
-        const path = new URL(allowed.headers.get('location')!).pathname;
+        const path = uploadPath(allowed);
         const patched = await patch(clerkA, path, 0, randomContent(10), { origin: 'https://portal.example.gov' });
         assert.equal(patched.headers.get('access-control-allow-origin'), 'https://portal.example.gov');
         const exposedOnPatch = patched.headers.get('access-control-expose-headers')!.split(/,\s*/);

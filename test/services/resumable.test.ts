@@ -15,6 +15,7 @@ const config = {
   loginMaxFailures: 5,
   loginLockMs: 60_000,
   trustProxy: false,
+  publicUrl: undefined,
   loginRateLimit: 100,
   instantUploadScope: 'archive' as const,
   claimTtlMs: 60_000,

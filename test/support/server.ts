@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import type { Role } from '../../shared/schemas.js';
 import { appDeps, composeServices, type Archive, type ServiceConfig } from '../../server/compose.js';
 import { createApp } from '../../server/http/app.js';
+import { answerUnparsableRequests } from '../../server/http/unparsable-requests.js';
 import { createLogger } from '../../server/log.js';
 import type { Account, ArchiveStore } from '../../server/store/port.js';
 import { checkBody, digestsFor, md5, sha256, unit } from './content.js';
@@ -39,6 +40,7 @@ export class TestServer {
       loginMaxFailures: 5,
       loginLockMs: 15 * 60_000,
       trustProxy: false,
+      publicUrl: undefined,
       loginRateLimit: 1000,
       instantUploadScope: 'archive',
       claimTtlMs: 5 * 60_000,
@@ -63,6 +65,7 @@ export class TestServer {
     });
     const app = createApp(appDeps(store, archive, config, createLogger('info', sink), options.draining));
     const server = app.listen(0, '127.0.0.1');
+    answerUnparsableRequests(server);
     await new Promise((resolve) => server.once('listening', resolve));
     const { port } = server.address() as AddressInfo;
     return new TestServer(`http://127.0.0.1:${port}`, lines, opened, archive, async () => {

@@ -8,6 +8,13 @@ import { Client } from './server.js';
 
 export const TUS = '/api/tus';
 
+/** The path of the upload a creation answered with (its Location is relative unless PUBLIC_URL is set). */
+export function uploadPath(created: { headers: Headers }): string {
+  const location = created.headers.get('location');
+  assert.ok(location, `no Location in the answer (status ${'status' in created ? String(created.status) : '?'})`);
+  return new URL(location, 'http://archive.invalid').pathname;
+}
+
 export interface TusResult {
   url: string;
   fileId: string | null;

@@ -51,6 +51,8 @@ export interface TusRouteOptions {
   logger: Logger;
   /** A POST or PATCH that sends no bytes for this long is cut off, so its upload's lock is freed. */
   stallMs: number;
+  /** Where clerks reach the archive (PUBLIC_URL); upload URLs are relative without it. */
+  publicUrl?: string | undefined;
 }
 
 /**
@@ -73,12 +75,10 @@ export function tusRoutes(o: TusRouteOptions): Router {
     datastore: new ArchiveDataStore(o.uploads, callers),
     maxSize: o.maxFileSize,
     locker: NO_LIBRARY_LOCKS,
-    // Upload URLs from what Express makes of the request, so forwarded headers count only from
-    // the proxies TRUST_PROXY names (the library would believe them from anyone).
-    generateUrl: (request, { path, id }) => {
-      const req = expressRequest(request);
-      return `${req.protocol}://${req.get('host')}${path}/${id}`;
-    },
+    // Never from the request's Host or forwarded headers: "Host: evil.example" would send the
+    // client's bytes elsewhere. A relative URL is resolved by tus clients against the endpoint
+    // they called (RFC 9110 allows it); PUBLIC_URL gives an absolute one.
+    generateUrl: (_request, { path, id }) => `${o.publicUrl ?? ''}${path}/${id}`,
     allowedOrigins: (origin) => o.corsOrigins.includes(origin),
     allowedHeaders: ['X-CSRF-Token', 'X-Request-Id'],
     exposedHeaders: EXTRA_EXPOSED,
