@@ -49,8 +49,8 @@ function generator(seed: number): () => number {
 }
 
 /** Deterministic bytes for content `index` of a run (AES-CTR keystream: fast and seed-derived). */
-function contentBytes(index: number, size: number): Buffer {
-  const key = createHash('sha256').update(`${SEED}/${index}`).digest().subarray(0, 16);
+function contentBytes(index: number, size: number, attempt: number): Buffer {
+  const key = createHash('sha256').update(`${SEED}/${index}/${attempt}`).digest().subarray(0, 16);
   return createCipheriv('aes-128-ctr', key, Buffer.alloc(16)).update(Buffer.alloc(size));
 }
 
@@ -94,10 +94,18 @@ function plan(): { contents: Content[]; uploads: Planned[]; rng: () => number } 
   // Sizes at the edges first (empty, one byte, around the chunk size), then random ones: half
   // spread evenly up to 4 MiB, half log-uniform up to 3 MiB (many small files), and four of 8-16 MiB.
   const edges = [0, 1, CHUNK_SIZE - 1, CHUNK_SIZE, CHUNK_SIZE + 1, 2 * CHUNK_SIZE];
+  const drawn = new Set<string>();
   const contents = Array.from({ length: DISTINCT }, (_, i): Content => {
-    const size = i < edges.length ? edges[i]! : i % 16 === 7 ? between(8 * MiB, 16 * MiB) : rng() < 0.5 ? between(0, 4 * MiB) : Math.floor(Math.exp(rng() * Math.log(3 * MiB)));
-    const data = contentBytes(i, size);
-    return { data, md5: md5(data), sha256: sha256(data) };
+    // Small sizes can draw bytes an earlier content has (two empty files, two equal single bytes,
+    // FAULT_SEED=167351072): such a draw is made again, so the contents are distinct, as counted.
+    for (let attempt = 0; ; attempt++) {
+      const size = i < edges.length ? edges[i]! : i % 16 === 7 ? between(8 * MiB, 16 * MiB) : rng() < 0.5 ? between(0, 4 * MiB) : Math.floor(Math.exp(rng() * Math.log(3 * MiB)));
+      const data = contentBytes(i, size, attempt);
+      const digest = sha256(data);
+      if (drawn.has(digest)) continue;
+      drawn.add(digest);
+      return { data, md5: md5(data), sha256: digest };
+    }
   });
   const order = [...contents.keys(), ...Array.from({ length: UPLOADS - DISTINCT }, () => between(0, DISTINCT - 1))];
   for (let i = order.length - 1; i > 0; i--) {

@@ -18,6 +18,7 @@ import { FixityService } from './services/fixity.js';
 import { ArchiveMetrics } from './http/metrics.js';
 import { GarbageCollector } from './services/gc.js';
 import { IngestService } from './services/ingest.js';
+import { LoginThrottle } from './services/login-throttle.js';
 import { ResumableUploadService } from './services/resumable-uploads.js';
 import { LockIdentity } from './services/upload-lock.js';
 import { DuplicateScope } from './services/scope.js';
@@ -28,11 +29,9 @@ export type ServiceConfig = Pick<
   Config,
   | 'maxFileSize'
   | 'sessionTtlMs'
-  | 'loginMaxFailures'
-  | 'loginLockMs'
+  | 'loginThrottle'
   | 'trustProxy'
   | 'publicUrl'
-  | 'loginRateLimit'
   | 'instantUploadScope'
   | 'claimTtlMs'
   | 'stagingTtlMs'
@@ -96,7 +95,15 @@ export function composeServices(store: ArchiveStore, config: ServiceConfig, cloc
     gc: new GarbageCollector(store.content, resumable, config.stagingTtlMs, clock),
     services: {
       audit,
-      accounts: new AccountService(store.accounts, { maxFailures: config.loginMaxFailures, lockMs: config.loginLockMs }, clock),
+      accounts: new AccountService({
+        accounts: store.accounts,
+        sessions: store.sessions,
+        tokens: store.tokens,
+        throttle: new LoginThrottle(store.loginAttempts, config.loginThrottle, clock),
+        throttlePolicy: config.loginThrottle,
+        audit,
+        clock,
+      }),
       sessions: new SessionService(store.sessions, store.accounts, config.sessionTtlMs, clock),
       tokens: new TokenService(store.tokens, store.accounts, clock),
       ingest,
@@ -116,7 +123,6 @@ export function appDeps(store: ArchiveStore, archive: Archive, config: ServiceCo
     draining,
     services: archive.services,
     ping: () => store.ping(),
-    rateCounts: store.rateCounts,
     metrics: archive.metrics,
     settings: {
       metricsToken: config.metricsToken,
@@ -126,7 +132,6 @@ export function appDeps(store: ArchiveStore, archive: Archive, config: ServiceCo
       sessionTtlMs: config.sessionTtlMs,
       trustProxy: config.trustProxy,
       publicUrl: config.publicUrl,
-      loginRateLimit: config.loginRateLimit,
       corsOrigins: config.corsOrigins,
       clientDir: DEFAULT_CLIENT_DIR,
     },

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { INSTANT_UPLOAD_SCOPES, type InstantUploadScope } from '../shared/schemas.js';
 import { ConfigError } from './errors.js';
+import { DEFAULT_LOGIN_THROTTLE, type LoginThrottlePolicy } from './services/login-throttle.js';
 import { DEFAULT_SETTINGS, type NearDuplicateSettings } from './services/near-duplicates/fingerprint.js';
 
 const GiB = 1024 ** 3;
@@ -9,6 +10,8 @@ const GiB = 1024 ** 3;
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 /** A similarity threshold: lower than 0.3 would make near-duplicates of texts on the same subject, and their LSH bands too many. */
 const share = (fallback: number) => z.coerce.number().min(0.3, 'a similarity from 0.3 to 1').max(1, 'a similarity from 0.3 to 1').default(fallback);
+
+const retired = (instead: string) => z.undefined({ error: `this setting was retired; see ${instead} in README, "Configuration"` }).optional();
 
 /** Every setting, read from the environment once at start-up (see README, "Configuration"). */
 const configSchema = z.object({
@@ -24,9 +27,14 @@ const configSchema = z.object({
   CHUNK_SIZE: z.coerce.number().int().min(1024).max(15 * 1024 * 1024).default(255 * 1024),
   MAX_FILE_SIZE: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(20 * GiB),
   SESSION_TTL_HOURS: positiveInt(12),
-  LOGIN_MAX_FAILURES: positiveInt(5),
-  LOGIN_LOCK_MINUTES: positiveInt(15),
-  LOGIN_RATE_LIMIT: positiveInt(300),
+  LOGIN_FREE_FAILURES: positiveInt(DEFAULT_LOGIN_THROTTLE.freeFailures),
+  LOGIN_MAX_DELAY_MINUTES: positiveInt(DEFAULT_LOGIN_THROTTLE.maxDelayMs / 60_000),
+  LOGIN_ACCOUNT_FAILURES: positiveInt(DEFAULT_LOGIN_THROTTLE.accountFailures),
+  LOGIN_ADDRESS_FAILURES: positiveInt(DEFAULT_LOGIN_THROTTLE.addressFailures),
+  // Settings of the account lock-out the throttle replaced: refused, so nobody believes they still apply.
+  LOGIN_MAX_FAILURES: retired('LOGIN_FREE_FAILURES (accounts are no longer locked: tries slow down)'),
+  LOGIN_LOCK_MINUTES: retired('LOGIN_MAX_DELAY_MINUTES (accounts are no longer locked: tries slow down)'),
+  LOGIN_RATE_LIMIT: retired('LOGIN_ADDRESS_FAILURES (wrong passwords are counted per address, not every login)'),
   INSTANT_UPLOAD_SCOPE: z.enum(INSTANT_UPLOAD_SCOPES).default('archive'),
   CLAIM_TTL_SECONDS: positiveInt(300),
   STAGING_TTL_HOURS: positiveInt(24),
@@ -92,10 +100,8 @@ export interface Config {
   chunkSize: number;
   maxFileSize: number;
   sessionTtlMs: number;
-  loginMaxFailures: number;
-  loginLockMs: number;
-  /** Login attempts per client address per 15 minutes. */
-  loginRateLimit: number;
+  /** When wrong passwords make the next try wait (README, "Logging in"). */
+  loginThrottle: LoginThrottlePolicy;
   /** Where an instant (proof-based) upload may find its duplicate; see README. */
   instantUploadScope: InstantUploadScope;
   claimTtlMs: number;
@@ -146,9 +152,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     chunkSize: c.CHUNK_SIZE,
     maxFileSize: c.MAX_FILE_SIZE,
     sessionTtlMs: c.SESSION_TTL_HOURS * 3600_000,
-    loginMaxFailures: c.LOGIN_MAX_FAILURES,
-    loginLockMs: c.LOGIN_LOCK_MINUTES * 60_000,
-    loginRateLimit: c.LOGIN_RATE_LIMIT,
+    loginThrottle: {
+      ...DEFAULT_LOGIN_THROTTLE,
+      freeFailures: c.LOGIN_FREE_FAILURES,
+      maxDelayMs: c.LOGIN_MAX_DELAY_MINUTES * 60_000,
+      accountFailures: c.LOGIN_ACCOUNT_FAILURES,
+      addressFailures: c.LOGIN_ADDRESS_FAILURES,
+    },
     instantUploadScope: c.INSTANT_UPLOAD_SCOPE,
     claimTtlMs: c.CLAIM_TTL_SECONDS * 1000,
     stagingTtlMs: c.STAGING_TTL_HOURS * 3600_000,

@@ -39,9 +39,14 @@ export class LoginFailedError extends ArchiveError {
   }
 }
 
-export class AccountLockedError extends ArchiveError {
+/** How long to wait, in words: "40 second(s)" or "3 minute(s)". */
+export function waitText(seconds: number): string {
+  return seconds < 120 ? `${seconds} second(s)` : `${Math.ceil(seconds / 60)} minute(s)`;
+}
+
+export class LoginThrottledError extends ArchiveError {
   constructor(readonly retryAfterSeconds: number) {
-    super('account_locked', `Too many failed logins: this account is locked. Try again in ${Math.ceil(retryAfterSeconds / 60)} minute(s) or ask an administrator.`);
+    super('login_throttled', `Too many wrong passwords for this account. Wait ${waitText(retryAfterSeconds)} and try again: the right password works then.`);
   }
 }
 
@@ -96,7 +101,7 @@ export class RangeNotSatisfiableError extends ArchiveError {
 
 export class RateLimitedError extends ArchiveError {
   constructor(readonly retryAfterSeconds: number) {
-    super('rate_limited', `Too many requests. Wait ${retryAfterSeconds} second(s) and try again.`);
+    super('rate_limited', `Too many requests. Wait ${waitText(retryAfterSeconds)} and try again.`);
   }
 }
 

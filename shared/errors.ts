@@ -7,7 +7,7 @@ export const ERROR_CODES = [
   'validation_failed',
   'unauthenticated',
   'login_failed',
-  'account_locked',
+  'login_throttled',
   'csrf_failed',
   'cross_site_request',
   'forbidden',

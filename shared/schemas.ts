@@ -16,6 +16,8 @@ export const MIN_PASSWORD_LENGTH = 10;
 export const passwordChangeRequest = z.strictObject({
   currentPassword: z.string().min(1).max(1024),
   newPassword: z.string().min(MIN_PASSWORD_LENGTH, `a password has at least ${MIN_PASSWORD_LENGTH} characters`).max(1024),
+  /** Also revoke the account's API tokens (other sessions always end). */
+  revokeTokens: z.boolean().optional(),
 });
 export type PasswordChangeRequest = z.infer<typeof passwordChangeRequest>;
 
@@ -142,6 +144,11 @@ export interface SessionView {
   mustChangePassword: boolean;
 }
 
+/** The answer to `PUT /api/session/password`: the new session, and how many API tokens were revoked. */
+export interface PasswordChangeView extends SessionView {
+  tokensRevoked: number;
+}
+
 export interface UploadResult {
   status: 'stored' | 'duplicate';
   fileId: string;
@@ -181,6 +188,7 @@ export interface FileList {
 export const AUDIT_ACTIONS = [
   'login',
   'login_failed',
+  'login_throttled',
   'logout',
   'password_changed',
   'upload',

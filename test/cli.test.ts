@@ -68,9 +68,12 @@ describe('starting the service and the archive command', () => {
     }
   });
 
-  it('resets a password from standard input; the account must change it at next login', async () => {
+  it('resets a password from standard input, revoking the account\'s API tokens; the account must change it at next login', async () => {
+    const token = cli(['token', 'create', '李四'], env).stdout.trim().split('\n').pop()!;
     const reset = cli(['user', 'password', '李四'], env, 'temporary password 1');
     assert.equal(reset.status, 0, reset.stderr);
+    assert.match(reset.stdout, /its sessions were ended and its 1 API token\(s\) revoked/);
+    assert.doesNotMatch(cli(['token', 'list'], env).stdout, new RegExp(token.split('_')[1]!));
     const s = await startServer(env);
     try {
       const res = await fetch(`${s.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: '李四', password: 'temporary password 1' }) });
@@ -92,9 +95,11 @@ describe('starting the service and the archive command', () => {
           ['account_created', '李四', null],
           ['token_created', '李四', null],
           ['token_revoked', '李四', null],
+          ['token_created', '李四', null],
           ['password_reset', '李四', null],
         ],
       );
+      assert.match(mine[5]!.detail, /sessions ended, 1 API token\(s\) revoked/);
       assert.match(mine[2]!.detail, /\(scanner\), by the archive command/);
       assert.equal(mine[1]!.unit?.town, '城关镇');
     } finally {
@@ -182,6 +187,9 @@ describe('starting the service and the archive command', () => {
     const farHamming = runServerToExit({ ...env, NEAR_DUPLICATE_MAX_HAMMING: '4' });
     assert.equal(farHamming.status, 2);
     assert.match(farHamming.stderr, /^archive: invalid setting NEAR_DUPLICATE_MAX_HAMMING: the SimHash index finds fingerprints within 3 bits at most/);
+    const retired = runServerToExit({ ...env, LOGIN_MAX_FAILURES: '5' });
+    assert.equal(retired.status, 2, 'the lock-out settings are refused, not silently ignored');
+    assert.match(retired.stderr, /^archive: invalid setting LOGIN_MAX_FAILURES: this setting was retired; see LOGIN_FREE_FAILURES/);
     const lowJaccard = runServerToExit({ ...env, NEAR_DUPLICATE_MIN_JACCARD: '0.1' });
     assert.equal(lowJaccard.status, 2);
     assert.match(lowJaccard.stderr, /^archive: invalid setting NEAR_DUPLICATE_MIN_JACCARD: a similarity from 0.3 to 1/);

@@ -1,6 +1,6 @@
 import type { ErrorBody } from '../../shared/errors.js';
 import type { ReportName } from '../../shared/reports.js';
-import type { AuditList, FileList, SessionView, UploadCheckResult, UploadResult } from '../../shared/schemas.js';
+import type { AuditList, FileList, PasswordChangeView, SessionView, UploadCheckResult, UploadResult } from '../../shared/schemas.js';
 import type { VerificationResult } from '../../shared/verification.js';
 import { ApiError, isErrorCode, NetworkError } from './i18n/index.js';
 
@@ -48,8 +48,10 @@ export class ArchiveApi {
     this.csrfToken = null;
   }
 
-  async changePassword(currentPassword: string, newPassword: string): Promise<SessionView> {
-    return this.#remember(await this.#call<SessionView>('PUT', '/api/session/password', { currentPassword, newPassword }));
+  async changePassword(currentPassword: string, newPassword: string, revokeTokens = false): Promise<PasswordChangeView> {
+    const view = await this.#call<PasswordChangeView>('PUT', '/api/session/password', { currentPassword, newPassword, ...(revokeTokens ? { revokeTokens } : {}) });
+    this.#remember(view);
+    return view;
   }
 
   check(body: { md5: string; sha256: string; size: number; name: string; type?: string }): Promise<UploadCheckResult> {

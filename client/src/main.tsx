@@ -6,7 +6,7 @@ import { ArchiveApi } from './api.js';
 import { ApiError, describeError, initialLanguage, saveLanguage, translator, type Language } from './i18n/index.js';
 import { AdminPages } from './pages/admin-pages.js';
 import { unitPlace } from './pages/format.js';
-import { LoginPage, PasswordPage } from './pages/login.js';
+import { LoginPage, OwnPasswordPage, PasswordPage } from './pages/login.js';
 import { MyUploadsPage } from './pages/my-uploads.js';
 import { UploadPage } from './pages/upload.js';
 import { routeFromHash, type PageName, type Route } from './route.js';
@@ -84,6 +84,9 @@ function App({ api }: { api: ArchiveApi }) {
           )}
         </nav>
         <span class="who">{t('signedInAs', { user: session.account.username, unit })}</span>
+        <a href="#/password" aria-current={page === 'password' ? 'page' : undefined}>
+          {t('navPassword')}
+        </a>
         {switchLanguage}
         <button type="button" onClick={logout}>
           {t('logout')}
@@ -97,6 +100,7 @@ function App({ api }: { api: ArchiveApi }) {
       {/* The upload page stays mounted while the clerk browses, so transfers go on. */}
       <UploadPage api={api} language={language} account={session.account} hidden={page !== 'upload'} />
       {page === 'files' && <MyUploadsPage api={api} language={language} />}
+      {page === 'password' && <OwnPasswordPage api={api} language={language} onChanged={setSession} />}
       {ADMIN_PAGES.has(page) && <AdminPages api={api} language={language} route={route} />}
     </>
   );

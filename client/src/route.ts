@@ -2,9 +2,9 @@ import { REPORTS, type ReportName } from '../../shared/reports.js';
 
 /**
  * Where the app is, read from the location hash: `#/upload`, `#/files`, `#/reports/<table>?…`,
- * `#/audit?…`, `#/fixity`. Filters live in the hash's query, so a reload or a shared link shows the same view.
+ * `#/audit?…`, `#/fixity`, `#/password`. Filters live in the hash's query, so a reload or a shared link shows the same view.
  */
-export type PageName = 'upload' | 'files' | 'reports' | 'audit' | 'fixity';
+export type PageName = 'upload' | 'files' | 'reports' | 'audit' | 'fixity' | 'password';
 
 export interface Route {
   page: PageName;
@@ -24,7 +24,7 @@ export function routeFromHash(hash: string): Route {
     const report = (REPORTS as readonly string[]).includes(sub) ? (sub as ReportName) : DEFAULT_REPORT;
     return { page, report, params };
   }
-  if (page === 'files' || page === 'audit' || page === 'fixity') return { page, report: DEFAULT_REPORT, params };
+  if (page === 'files' || page === 'audit' || page === 'fixity' || page === 'password') return { page, report: DEFAULT_REPORT, params };
   return { page: 'upload', report: DEFAULT_REPORT, params };
 }
 

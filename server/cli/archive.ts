@@ -144,16 +144,15 @@ async function run(argv: string[]): Promise<void> {
       case 'user list':
         for (const a of await accounts.list()) {
           const place = [a.unit.city, a.unit.county, a.unit.town, a.unit.street].filter(Boolean).join(' / ');
-          out(`${a.username}\t${a.role}\t${a.unit.id}\t${place}${a.lockedUntil && a.lockedUntil > new Date() ? '\tlocked' : ''}`);
+          out(`${a.username}\t${a.role}\t${a.unit.id}\t${place}`);
         }
         break;
       case 'user password': {
         if (!name) throw new ValidationError('user password needs a username.');
         const account = await accounts.getByUsername(name);
-        await accounts.setPassword(account, await readPassword());
-        await archive.services.sessions.closeAll(account.id);
-        await audit.record('password_reset', account, { ...byCommand, detail: 'by the archive command; sessions ended' });
-        out(`password of ${name} changed; its sessions were ended`);
+        const { tokensRevoked } = await accounts.resetPassword(account, await readPassword());
+        await audit.record('password_reset', account, { ...byCommand, detail: `by the archive command; sessions ended, ${tokensRevoked} API token(s) revoked` });
+        out(`password of ${name} changed; its sessions were ended and its ${tokensRevoked} API token(s) revoked`);
         break;
       }
       case 'token create': {

@@ -22,8 +22,6 @@ import { clientAppRoutes } from './routes/client-app.js';
 import { fileRoutes } from './routes/files.js';
 import { healthRoutes } from './routes/health.js';
 import type { ArchiveMetrics } from './metrics.js';
-import { SharedRateLimitStore } from './rate-limit-store.js';
-import type { RateCounts } from '../store/port.js';
 import { verificationRoutes } from './routes/verification.js';
 import { sessionRoutes } from './routes/session.js';
 import { TUS_PATH, tusResponseHeaders, tusRoutes } from './routes/tus.js';
@@ -45,8 +43,6 @@ export interface AppDeps {
     nearDuplicates: NearDuplicateService;
   };
   ping: () => Promise<void>;
-  /** Login attempts per address, counted in the store. */
-  rateCounts: RateCounts;
   metrics: ArchiveMetrics;
   /** True once the server is shutting down: /api/ready then sends traffic elsewhere. */
   draining: () => boolean;
@@ -60,7 +56,6 @@ export interface AppDeps {
     trustProxy: boolean | number | string;
     /** Where clerks reach the archive; tus upload URLs are built on it (relative without it). */
     publicUrl?: string | undefined;
-    loginRateLimit: number;
     corsOrigins: string[];
     /** The built browser app served at `/`. */
     clientDir: string;
@@ -127,8 +122,6 @@ export function createApp(deps: AppDeps): Express {
       audit: services.audit,
       sessions: services.sessions,
       sessionTtlMs: settings.sessionTtlMs,
-      loginRateLimit: settings.loginRateLimit,
-      loginAttempts: new SharedRateLimitStore(deps.rateCounts),
     }),
   );
   app.use('/api/files', fileRoutes({ ingest: services.ingest, audit: services.audit, files: services.files, maxFileSize: settings.maxFileSize }));

@@ -3,8 +3,8 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import multer from 'multer';
 import type { ErrorBody, ErrorCode } from '../../shared/errors.js';
 import {
-  AccountLockedError,
   ArchiveError,
+  LoginThrottledError,
   BadRequestError,
   ContentDamagedError,
   NotFoundError,
@@ -41,7 +41,7 @@ export const STATUS: Record<ErrorCode, number> = {
   request_timeout: 408,
   range_not_satisfiable: 416,
   checksum_mismatch: 422,
-  account_locked: 429,
+  login_throttled: 429,
   rate_limited: 429,
   content_damaged: 500,
   storage_full: 507,
@@ -106,7 +106,7 @@ export function errorHandler(logger: Logger, maxFileSize: number, metrics: Pick<
     let body: ErrorBody;
     if (err instanceof ArchiveError) {
       body = { error: err.code, message: err.message };
-      if (err instanceof AccountLockedError || err instanceof RateLimitedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
+      if (err instanceof LoginThrottledError || err instanceof RateLimitedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
       if (err instanceof RangeNotSatisfiableError) res.setHeader('Content-Range', `bytes */${err.size}`);
       if (err instanceof PayloadTooLargeError) res.setHeader('Connection', 'close');
     } else {

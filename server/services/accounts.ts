@@ -1,12 +1,20 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { MIN_PASSWORD_LENGTH, type AccountView, type Role, type Unit } from '../../shared/schemas.js';
-import { AccountLockedError, ConflictError, LoginFailedError, NotFoundError, ValidationError } from '../errors.js';
-import type { Account, AccountStore } from '../store/port.js';
+import { MIN_PASSWORD_LENGTH, type AccountView, type PasswordChangeRequest, type Role, type Unit } from '../../shared/schemas.js';
+import { cleanText } from '../../shared/file-name.js';
+import { ConflictError, LoginFailedError, LoginThrottledError, NotFoundError, ValidationError } from '../errors.js';
+import type { Account, AccountStore, SessionStore, TokenStore } from '../store/port.js';
+import type { AuditService } from './audit.js';
+import type { LoginThrottle, LoginThrottlePolicy } from './login-throttle.js';
 import { hashPassword, UNMATCHABLE_HASH, verifyPassword } from './password.js';
 
-export interface LoginPolicy {
-  maxFailures: number;
-  lockMs: number;
+export interface AccountServiceDeps {
+  accounts: AccountStore;
+  sessions: Pick<SessionStore, 'deleteForAccount'>;
+  tokens: Pick<TokenStore, 'revokeForAccount'>;
+  throttle: LoginThrottle;
+  throttlePolicy: Pick<LoginThrottlePolicy, 'accountFailures' | 'addressFailures'>;
+  audit: Pick<AuditService, 'record'>;
+  clock: () => Date;
 }
 
 export interface NewAccountRequest {
@@ -22,11 +30,7 @@ export interface NewAccountRequest {
 const USERNAME = /^(?:(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{N}._@-]){1,64}$/u;
 
 export class AccountService {
-  constructor(
-    private readonly accounts: AccountStore,
-    private readonly policy: LoginPolicy,
-    private readonly clock: () => Date = () => new Date(),
-  ) {}
+  constructor(private readonly deps: AccountServiceDeps) {}
 
   async create(req: NewAccountRequest): Promise<Account> {
     if (!USERNAME.test(req.username)) throw new ValidationError('A username is 1 to 64 letters, digits, ".", "_", "@" or "-".');
@@ -37,61 +41,80 @@ export class AccountService {
       passwordHash: await hashPassword(req.password),
       role: req.role,
       unit: req.unit,
-      createdAt: this.clock(),
+      createdAt: this.deps.clock(),
       mustChangePassword: req.mustChangePassword ?? false,
     };
-    await this.accounts.create(account);
-    return { ...account, failedLogins: 0, lockedUntil: null };
+    await this.deps.accounts.create(account);
+    return account;
   }
 
   list(): Promise<Account[]> {
-    return this.accounts.list();
+    return this.deps.accounts.list();
   }
 
   get(id: string): Promise<Account | undefined> {
-    return this.accounts.get(id);
+    return this.deps.accounts.get(id);
   }
 
   async getByUsername(username: string): Promise<Account> {
-    const account = await this.accounts.findByUsername(username);
+    const account = await this.deps.accounts.findByUsername(username);
     if (!account) throw new NotFoundError(`No account is named "${username}".`);
     return account;
   }
 
   /**
-   * Checks a username and password. After `maxFailures` wrong passwords in a row the account
-   * is locked for `lockMs`, even for the right password, which is what stops guessing.
+   * Checks a username and password, through the login throttle (login-throttle.ts): a try that
+   * must wait is refused before the password is looked at; a wrong password is counted and
+   * audited. Unknown usernames cost the same hashing and get the same answers as existing ones.
    */
-  async authenticate(username: string, password: string): Promise<Account> {
-    const account = await this.accounts.findByUsername(username);
-    const now = this.clock();
-    if (account?.lockedUntil && account.lockedUntil > now) {
-      throw new AccountLockedError(Math.ceil((account.lockedUntil.getTime() - now.getTime()) / 1000));
-    }
+  async authenticate(username: string, password: string, address: string | null, purpose: 'login' | 'password change' = 'login'): Promise<Account> {
+    const wait = await this.deps.throttle.wait(username, address);
+    if (wait.ms > 0) throw new LoginThrottledError(Math.ceil(wait.ms / 1000));
+    const account = await this.deps.accounts.findByUsername(username);
     const ok = await verifyPassword(password, account?.passwordHash ?? UNMATCHABLE_HASH);
-    if (!account) throw new LoginFailedError();
-    if (!ok) {
-      // A lock that ran out starts a fresh count.
-      if (account.lockedUntil) await this.accounts.recordLoginSuccess(account.id);
-      await this.accounts.recordLoginFailure(account.id, this.policy.maxFailures, new Date(now.getTime() + this.policy.lockMs));
-      throw new LoginFailedError();
+    if (account && ok) {
+      await this.deps.throttle.succeeded(username, address);
+      return account;
     }
-    if (account.failedLogins > 0 || account.lockedUntil) await this.accounts.recordLoginSuccess(account.id);
-    return account;
+    const crossed = await this.deps.throttle.failed(username, address);
+    const actor = account ?? { attemptedUserName: cleanText(username).slice(0, 200) || '(blank)' };
+    await this.deps.audit.record('login_failed', actor, { address, detail: purpose === 'login' ? 'wrong username or password' : 'password change: wrong current password' });
+    const { accountFailures, addressFailures } = this.deps.throttlePolicy;
+    for (const scope of crossed) {
+      const detail =
+        scope === 'account'
+          ? `${accountFailures} wrong passwords for this account from several addresses: tries from addresses it has not logged in from now wait`
+          : `${addressFailures} wrong passwords from this address for several accounts: tries here for accounts not used here now wait`;
+      await this.deps.audit.record('login_throttled', actor, { address, detail });
+    }
+    throw new LoginFailedError();
   }
 
-  async changePassword(account: Account, currentPassword: string, newPassword: string): Promise<void> {
-    // Checked like a login, so a stolen session cannot guess the password without limit.
-    await this.authenticate(account.username, currentPassword);
-    checkPasswordRules(newPassword);
-    if (newPassword === currentPassword) throw new ValidationError('Choose a new password that differs from the current one.');
-    await this.accounts.setPassword(account.id, await hashPassword(newPassword), false);
+  /**
+   * A password changed by its owner: checked like a login, so a stolen session cannot guess it
+   * without limit. Every session of the account ends (the caller starts a fresh one); API tokens
+   * are revoked too when asked, as a password changed because it leaked may have leaked with them.
+   */
+  async changePassword(account: Account, change: PasswordChangeRequest, address: string | null): Promise<{ tokensRevoked: number }> {
+    await this.authenticate(account.username, change.currentPassword, address, 'password change');
+    checkPasswordRules(change.newPassword);
+    if (change.newPassword === change.currentPassword) throw new ValidationError('Choose a new password that differs from the current one.');
+    await this.deps.accounts.setPassword(account.id, await hashPassword(change.newPassword), false);
+    await this.deps.sessions.deleteForAccount(account.id);
+    const tokensRevoked = change.revokeTokens ? await this.deps.tokens.revokeForAccount(account.id) : 0;
+    await this.deps.audit.record('password_changed', account, { address, detail: `other sessions ended${change.revokeTokens ? `; ${tokensRevoked} API token(s) revoked` : ''}` });
+    return { tokensRevoked };
   }
 
-  /** An administrator's reset: the account must choose its own password at next login. */
-  async setPassword(account: Account, password: string): Promise<void> {
+  /**
+   * An administrator's reset: the account must choose its own password at next login, and
+   * whoever held its sessions or API tokens loses them.
+   */
+  async resetPassword(account: Account, password: string): Promise<{ tokensRevoked: number }> {
     checkPasswordRules(password);
-    await this.accounts.setPassword(account.id, await hashPassword(password), true);
+    await this.deps.accounts.setPassword(account.id, await hashPassword(password), true);
+    await this.deps.sessions.deleteForAccount(account.id);
+    return { tokensRevoked: await this.deps.tokens.revokeForAccount(account.id) };
   }
 
   /**
@@ -99,7 +122,7 @@ export class AccountService {
    * be changed at first login. Returns the password (shown once), or undefined if accounts exist.
    */
   async bootstrapAdmin(): Promise<{ username: string; password: string } | undefined> {
-    if ((await this.accounts.count()) > 0) return undefined;
+    if ((await this.deps.accounts.count()) > 0) return undefined;
     const password = randomBytes(12).toString('base64url');
     try {
       await this.create({

@@ -203,12 +203,10 @@ export interface Account {
   role: Role;
   unit: Unit;
   createdAt: Date;
-  failedLogins: number;
-  lockedUntil: Date | null;
   mustChangePassword: boolean;
 }
 
-export type NewAccount = Omit<Account, 'failedLogins' | 'lockedUntil'>;
+export type NewAccount = Account;
 
 export interface AccountStore {
   /** Throws ConflictError when the username is taken. */
@@ -217,9 +215,6 @@ export interface AccountStore {
   findByUsername(username: string): Promise<Account | undefined>;
   list(): Promise<Account[]>;
   count(): Promise<number>;
-  /** Adds one failed login atomically, locking the account until `lockUntil` when it reaches `maxFailures`. */
-  recordLoginFailure(id: string, maxFailures: number, lockUntil: Date): Promise<void>;
-  recordLoginSuccess(id: string): Promise<void>;
   setPassword(id: string, passwordHash: string, mustChangePassword: boolean): Promise<void>;
 }
 
@@ -256,6 +251,30 @@ export interface TokenStore {
   list(): Promise<ApiTokenRecord[]>;
   /** Returns false when no such token existed. */
   revoke(id: string): Promise<boolean>;
+  /** Revokes every token of the account; returns how many there were. */
+  revokeForAccount(accountId: string): Promise<number>;
+}
+
+/**
+ * What the login throttle remembers of one key (an account and address pair, an account, an
+ * address): failures since the last success, and until when a success there makes the pair
+ * "known". A record is forgotten at `expiresAt`.
+ */
+export interface LoginRecord {
+  failures: number;
+  lastFailureAt: Date | null;
+  knownUntil: Date | null;
+  expiresAt: Date;
+}
+
+/** Login records shared by every instance on the store. */
+export interface LoginAttemptStore {
+  /** The keys' records that have not expired at `now` (absent keys are left out). */
+  get(keys: string[], now: Date): Promise<Map<string, LoginRecord>>;
+  /** Adds one failure at `at` atomically (an expired record starts again); the record is kept at least until `expiresAt`. */
+  fail(key: string, at: Date, expiresAt: Date): Promise<LoginRecord>;
+  /** A success: the failures are forgotten and the key is known until `knownUntil` (also its expiry). */
+  succeed(key: string, knownUntil: Date): Promise<void>;
 }
 
 /** A pending instant-upload claim: the caller must show the MD5 of these ranges of the file. */
@@ -564,6 +583,7 @@ export interface ArchiveStore {
   readonly uploads: UploadStore;
   readonly jobs: JobStore;
   readonly rateCounts: RateCounts;
+  readonly loginAttempts: LoginAttemptStore;
   readonly nearDuplicates: NearDuplicateIndex;
   readonly fingerprintQueue: FingerprintQueue;
   /** Throws when the database cannot be reached. */

@@ -133,8 +133,9 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     tokens['clerk-a'] = addAccount(store.env, 'clerk-a', 'unit-a', '青县');
     tokens['clerk-a2'] = addAccount(store.env, 'clerk-a2', 'unit-a', '青县');
     tokens['clerk-b'] = addAccount(store.env, 'clerk-b', 'unit-b', '献县');
-    addAccount(store.env, 'clerk-locked', 'unit-a', '青县');
-    server = await startServer({ ...store.env, LOGIN_MAX_FAILURES: '3', GC_INTERVAL_SECONDS: '0', MAX_FILE_SIZE: String(MAX_FILE_SIZE) });
+    addAccount(store.env, 'clerk-slowed', 'unit-a', '青县');
+    tokens['clerk-pw'] = addAccount(store.env, 'clerk-pw', 'unit-a', '青县');
+    server = await startServer({ ...store.env, LOGIN_FREE_FAILURES: '3', GC_INTERVAL_SECONDS: '0', MAX_FILE_SIZE: String(MAX_FILE_SIZE) });
   });
   after(async () => {
     for (const c of contexts) await c.close().catch(() => undefined);
@@ -143,27 +144,51 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     fs.rmSync(files, { recursive: true, force: true });
   });
 
-  it('refuses a wrong password with a message the clerk understands, then says the account is locked, in Chinese and in English', async () => {
+  it('refuses a wrong password with a message the clerk understands, then says how long to wait, in Chinese and in English', async () => {
     const { page, errors } = await newPage();
     await page.goto(server.url);
     await page.screenshot({ path: artifactPath('01-login.png') });
-    await login(page, server.url, 'clerk-locked', 'not the password');
+    await login(page, server.url, 'clerk-slowed', 'not the password');
     await assert.doesNotReject(page.getByRole('alert').filter({ hasText: '用户名或密码错误' }).waitFor());
     await page.screenshot({ path: artifactPath('02-login-wrong-password.png') });
-    for (let i = 0; i < 2; i++) {
-      await page.getByRole('button', { name: '登录' }).click();
-      await page.getByRole('button', { name: '登录' }).waitFor();
-    }
-    // Three failures (LOGIN_MAX_FAILURES): now even the right password is refused, and the clerk is told why.
+    // Two more wrong passwords from this address (LOGIN_FREE_FAILURES is 3): the next try must wait.
+    const attempt = (password: string) =>
+      fetch(`${server.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'clerk-slowed', password }) });
+    for (let i = 0; i < 2; i++) assert.equal((await attempt('not the password')).status, 401);
+    const throttled = await attempt(PASSWORD);
+    assert.equal(throttled.status, 429);
+    // The server's own answer, given to the page with a wait of three minutes (the first wait is
+    // one second, too short to read the message before it is over).
+    const body = await throttled.text();
+    await page.route('**/api/session', (route) =>
+      route.request().method() === 'POST' ? route.fulfill({ status: 429, headers: { 'content-type': 'application/json', 'retry-after': '180' }, body }) : route.continue(),
+    );
     await page.getByLabel('密码').fill(PASSWORD);
     await page.getByRole('button', { name: '登录' }).click();
-    await page.getByRole('alert').filter({ hasText: '账户已暂时锁定' }).waitFor();
-    await page.screenshot({ path: artifactPath('03-login-locked.png') });
+    await page.getByRole('alert').filter({ hasText: '请等待 3 分钟 后再试；届时输入正确的密码即可登录' }).waitFor();
+    await page.screenshot({ path: artifactPath('03-login-throttled.png') });
 
     await page.getByRole('button', { name: 'English' }).click();
     await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('alert').filter({ hasText: 'the account is locked' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'Wait 3 minutes and try again: the right password works then' }).waitFor();
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
+    assert.deepEqual(errors, []);
+  });
+
+  it('lets a clerk change their own password from the top bar, ending other logins and revoking API tokens when asked', async () => {
+    const { page, errors } = await newPage();
+    await login(page, server.url, 'clerk-pw');
+    await page.getByRole('link', { name: '修改密码' }).click();
+    await page.getByRole('heading', { name: '修改我的密码' }).waitFor();
+    await page.getByLabel('当前密码').fill(PASSWORD);
+    await page.getByLabel('新密码').fill('a brand new password');
+    await page.getByLabel('同时吊销我的全部 API 令牌', { exact: false }).check();
+    await page.getByRole('button', { name: '修改密码' }).click();
+    await page.getByRole('status').filter({ hasText: '密码已修改，其他登录已退出。 已吊销 1 个 API 令牌。' }).waitFor();
+    await page.screenshot({ path: artifactPath('03b-own-password-changed.png') });
+    assert.equal((await api('clerk-pw').fetch('/api/files')).status, 401, 'the API token was revoked');
+    await page.getByRole('link', { name: '我的上传' }).click();
+    await page.getByRole('heading', { name: '我的上传' }).waitFor();
     assert.deepEqual(errors, []);
   });
 

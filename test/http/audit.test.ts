@@ -76,12 +76,12 @@ for (const target of storeTargets) {
       assert.equal(instant.fileId, fileId);
       assert.equal(items.find((e) => e.action === 'proof_failed')!.detail, 'wrong digests');
       assert.equal(items.find((e) => e.action === 'download')!.detail, 'bytes 0-99 of 70000');
-      assert.equal(items.find((e) => e.action === 'login_failed')!.detail, 'login_failed');
+      assert.equal(items.find((e) => e.action === 'login_failed')!.detail, 'wrong username or password');
     });
 
     it('records failed logins of unknown user names, and resumable uploads', async () => {
       const unknown = await only('action=login_failed&user=nobody-here');
-      assert.deepEqual([unknown.userId, unknown.unit, unknown.detail], [null, null, 'login_failed']);
+      assert.deepEqual([unknown.userId, unknown.unit, unknown.detail], [null, null, 'wrong username or password']);
       const tus = await only('action=upload&user=clerk-xian');
       assert.equal(tus.fileName, '献县档案.pdf');
       assert.equal(tus.detail, 'tus: stored');
@@ -134,7 +134,7 @@ for (const target of storeTargets) {
       assert.match(failed.detail, /^direct: .*MD5/);
       const session = await server.login('clerk-xian');
       assert.equal((await session.json('/api/session/password', 'PUT', { currentPassword: 'a wrong guess', newPassword: 'whatever long enough' })).status, 401);
-      assert.equal((await only('action=login_failed&user=clerk-xian')).detail, 'password change: login_failed');
+      assert.equal((await only('action=login_failed&user=clerk-xian')).detail, 'password change: wrong current password');
       assert.equal((await xian.fetch('/api/session', { method: 'DELETE' })).status, 204);
       assert.equal((await search('action=logout&user=clerk-xian')).total, 0);
     });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { DEFAULT_LOGIN_THROTTLE } from '../../server/services/login-throttle.js';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -12,11 +13,9 @@ import { DEFAULT_SETTINGS } from '../../server/services/near-duplicates/fingerpr
 const config = {
   maxFileSize: 1024 ** 3,
   sessionTtlMs: 3600_000,
-  loginMaxFailures: 5,
-  loginLockMs: 60_000,
+  loginThrottle: DEFAULT_LOGIN_THROTTLE,
   trustProxy: false,
   publicUrl: undefined,
-  loginRateLimit: 100,
   instantUploadScope: 'archive' as const,
   claimTtlMs: 60_000,
   stagingTtlMs: 24 * 3600_000,

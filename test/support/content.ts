@@ -60,8 +60,6 @@ export function testAccount(overrides: Partial<Account> = {}): Account {
     role: 'clerk',
     unit: unit('unit-a'),
     createdAt: new Date(),
-    failedLogins: 0,
-    lockedUntil: null,
     mustChangePassword: false,
     ...overrides,
   };

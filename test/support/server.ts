@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { DEFAULT_LOGIN_THROTTLE } from '../../server/services/login-throttle.js';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Role } from '../../shared/schemas.js';
@@ -37,11 +38,9 @@ export class TestServer {
     const config: ServiceConfig = {
       maxFileSize: 20 * 1024 ** 3,
       sessionTtlMs: 3600_000,
-      loginMaxFailures: 5,
-      loginLockMs: 15 * 60_000,
+      loginThrottle: DEFAULT_LOGIN_THROTTLE,
       trustProxy: false,
       publicUrl: undefined,
-      loginRateLimit: 1000,
       instantUploadScope: 'archive',
       claimTtlMs: 5 * 60_000,
       stagingTtlMs: 24 * 3600_000,

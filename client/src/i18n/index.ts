@@ -56,12 +56,18 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
 }
 
+/** A wait in words: seconds under two minutes, else whole minutes. */
+function waitWords(language: Language, seconds: number): string {
+  const s = Math.max(1, Math.ceil(seconds));
+  if (language === 'zh-CN') return s < 120 ? `${s} 秒` : `${Math.ceil(s / 60)} 分钟`;
+  return s < 120 ? `${s} second${s === 1 ? '' : 's'}` : `${Math.ceil(s / 60)} minutes`;
+}
+
 /** What went wrong and what to do, in the clerk's language. */
 export function describeError(language: Language, error: unknown): string {
   const t = translator(language);
   if (error instanceof ApiError) {
-    const minutes = Math.max(1, Math.ceil((error.retryAfterSeconds ?? 900) / 60));
-    return fill(ERROR_MESSAGES[language][error.code], { minutes, message: error.message });
+    return fill(ERROR_MESSAGES[language][error.code], { wait: waitWords(language, error.retryAfterSeconds ?? 60), message: error.message });
   }
   if (error instanceof NetworkError) return t('networkError');
   return t('unknownError', { message: error instanceof Error ? error.message : String(error) });

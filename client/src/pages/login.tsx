@@ -64,6 +64,49 @@ export function LoginPage({ api, language, languageSwitch, onLogin }: Props & { 
   );
 }
 
+/** A clerk's own password change, from the top bar: other logins end; API tokens go too if asked. */
+export function OwnPasswordPage({ api, language, onChanged }: { api: ArchiveApi; language: Language; onChanged: (s: SessionView) => void }) {
+  const t = translator(language);
+  const [done, setDone] = useState<number | null>(null);
+  const { error, busy, submit } = useFormAction(async (form) => {
+    const view = await api.changePassword(String(form.get('currentPassword')), String(form.get('newPassword')), form.get('revokeTokens') === 'on');
+    setDone(view.tokensRevoked);
+    onChanged(view);
+  });
+  if (done !== null) {
+    return (
+      <main class="page">
+        <p role="status">
+          {t('ownPasswordChanged')} {done > 0 ? t('tokensRevoked', { count: done }) : ''}
+        </p>
+      </main>
+    );
+  }
+  return (
+    <main class="page">
+      <form class="card" onSubmit={submit} aria-labelledby="own-password-title">
+        <h1 id="own-password-title">{t('ownPasswordTitle')}</h1>
+        <p>{t('ownPasswordHint')}</p>
+        <label>
+          {t('currentPassword')}
+          <input name="currentPassword" type="password" autoComplete="current-password" required />
+        </label>
+        <label>
+          {t('newPassword', { min: MIN_PASSWORD_LENGTH })}
+          <input name="newPassword" type="password" autoComplete="new-password" required minLength={MIN_PASSWORD_LENGTH} />
+        </label>
+        <label class="check">
+          <input name="revokeTokens" type="checkbox" /> {t('revokeTokens')}
+        </label>
+        <ErrorMessage language={language} error={error} />
+        <button type="submit" disabled={busy}>
+          {t('changePasswordButton')}
+        </button>
+      </form>
+    </main>
+  );
+}
+
 /** Accounts created with a one-time password must choose their own before anything else. */
 export function PasswordPage({ api, language, languageSwitch, onChanged }: Props & { onChanged: (s: SessionView) => void }) {
   const t = translator(language);

@@ -38,23 +38,9 @@ export class EmbeddedAccountStore implements AccountStore {
     return this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM accounts').get()!.n;
   }
 
-  async recordLoginFailure(id: string, maxFailures: number, lockUntil: Date): Promise<void> {
-    this.db
-      .prepare(
-        `UPDATE accounts SET failed_logins = failed_logins + 1,
-           locked_until = CASE WHEN failed_logins + 1 >= ? THEN ? ELSE locked_until END
-         WHERE id = ?`,
-      )
-      .run(maxFailures, lockUntil.getTime(), id);
-  }
-
-  async recordLoginSuccess(id: string): Promise<void> {
-    this.db.prepare('UPDATE accounts SET failed_logins = 0, locked_until = NULL WHERE id = ?').run(id);
-  }
-
   async setPassword(id: string, passwordHash: string, mustChangePassword: boolean): Promise<void> {
     this.db
-      .prepare('UPDATE accounts SET password_hash = ?, must_change_password = ?, failed_logins = 0, locked_until = NULL WHERE id = ?')
+      .prepare('UPDATE accounts SET password_hash = ?, must_change_password = ? WHERE id = ?')
       .run(passwordHash, mustChangePassword ? 1 : 0, id);
   }
 }
@@ -138,6 +124,10 @@ export class EmbeddedTokenStore implements TokenStore {
 
   async revoke(id: string): Promise<boolean> {
     return this.db.prepare('DELETE FROM api_tokens WHERE id = ?').run(id).changes > 0;
+  }
+
+  async revokeForAccount(accountId: string): Promise<number> {
+    return this.db.prepare('DELETE FROM api_tokens WHERE account_id = ?').run(accountId).changes;
   }
 }
 

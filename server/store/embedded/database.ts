@@ -73,7 +73,17 @@ CREATE TABLE IF NOT EXISTS chunk_sums (
   PRIMARY KEY (file_id, n)
 ) WITHOUT ROWID;
 
--- Login attempts per client address and fixed window, shared by every process on DATA_DIR.
+-- What the login throttle remembers per key (account and address, account, address).
+-- (Databases made before it keep two unused columns in accounts: failed_logins, locked_until.)
+CREATE TABLE IF NOT EXISTS login_attempts (
+  key             TEXT PRIMARY KEY,
+  failures        INTEGER NOT NULL,
+  last_failure_at INTEGER,
+  known_until     INTEGER,
+  expires_at      INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- Request counters per key and fixed window (quotas), shared by every process on DATA_DIR.
 CREATE TABLE IF NOT EXISTS rate_counts (
   key        TEXT NOT NULL,
   window_end INTEGER NOT NULL,
@@ -182,8 +192,6 @@ CREATE TABLE IF NOT EXISTS accounts (
   role                 TEXT NOT NULL,
   unit                 TEXT NOT NULL,
   created_at           INTEGER NOT NULL,
-  failed_logins        INTEGER NOT NULL DEFAULT 0,
-  locked_until         INTEGER,
   must_change_password INTEGER NOT NULL DEFAULT 0
 );
 

@@ -10,6 +10,7 @@ import { EmbeddedJobStore } from './jobs.js';
 import { EmbeddedLedger } from './ledger.js';
 import { EmbeddedFingerprintQueue, EmbeddedNearDuplicateIndex } from './near-duplicates.js';
 import { EmbeddedRateCounts } from './rate-counts.js';
+import { EmbeddedLoginAttempts } from './login-attempts.js';
 import { EmbeddedReports } from './reports.js';
 import { EmbeddedUploadStore } from './uploads.js';
 
@@ -35,6 +36,7 @@ export function openEmbeddedStore(options: { dataDir: string; chunkSize: number;
     uploads: new EmbeddedUploadStore(db),
     jobs: new EmbeddedJobStore(db),
     rateCounts: new EmbeddedRateCounts(db),
+    loginAttempts: new EmbeddedLoginAttempts(db),
     nearDuplicates: new EmbeddedNearDuplicateIndex(db),
     fingerprintQueue: new EmbeddedFingerprintQueue(db),
     async ping() {

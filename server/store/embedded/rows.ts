@@ -67,8 +67,6 @@ export interface AccountRow {
   role: Account['role'];
   unit: string;
   created_at: number;
-  failed_logins: number;
-  locked_until: number | null;
   must_change_password: number;
 }
 
@@ -80,8 +78,6 @@ export function accountFromRow(row: AccountRow): Account {
     role: row.role,
     unit: JSON.parse(row.unit) as Unit,
     createdAt: new Date(row.created_at),
-    failedLogins: row.failed_logins,
-    lockedUntil: row.locked_until === null ? null : new Date(row.locked_until),
     mustChangePassword: row.must_change_password === 1,
   };
 }

@@ -9,7 +9,7 @@ export class MongoAccountStore implements AccountStore {
   async create(a: NewAccount): Promise<void> {
     const { id, ...rest } = a;
     try {
-      await this.c.accounts.insertOne({ _id: id, ...rest, failedLogins: 0, lockedUntil: null });
+      await this.c.accounts.insertOne({ _id: id, ...rest });
     } catch (err) {
       if (isDuplicateKey(err)) throw new ConflictError(`The username "${a.username}" is taken.`);
       throw err;
@@ -34,17 +34,8 @@ export class MongoAccountStore implements AccountStore {
     return this.c.accounts.countDocuments();
   }
 
-  async recordLoginFailure(id: string, maxFailures: number, lockUntil: Date): Promise<void> {
-    const doc = await this.c.accounts.findOneAndUpdate({ _id: id }, { $inc: { failedLogins: 1 } }, { returnDocument: 'after' });
-    if (doc && doc.failedLogins >= maxFailures) await this.c.accounts.updateOne({ _id: id }, { $set: { lockedUntil: lockUntil } });
-  }
-
-  async recordLoginSuccess(id: string): Promise<void> {
-    await this.c.accounts.updateOne({ _id: id }, { $set: { failedLogins: 0, lockedUntil: null } });
-  }
-
   async setPassword(id: string, passwordHash: string, mustChangePassword: boolean): Promise<void> {
-    await this.c.accounts.updateOne({ _id: id }, { $set: { passwordHash, mustChangePassword, failedLogins: 0, lockedUntil: null } });
+    await this.c.accounts.updateOne({ _id: id }, { $set: { passwordHash, mustChangePassword }, $unset: { failedLogins: '', lockedUntil: '' } });
   }
 }
 
@@ -96,6 +87,10 @@ export class MongoTokenStore implements TokenStore {
 
   async revoke(id: string): Promise<boolean> {
     return (await this.c.tokens.deleteOne({ _id: id })).deletedCount > 0;
+  }
+
+  async revokeForAccount(accountId: string): Promise<number> {
+    return (await this.c.tokens.deleteMany({ accountId })).deletedCount;
   }
 }
 

@@ -88,8 +88,6 @@ export interface AccountDoc {
   unit: Unit;
 
   createdAt: Date;
-  failedLogins: number;
-  lockedUntil: Date | null;
   mustChangePassword: boolean;
 }
 
@@ -147,6 +145,15 @@ export interface JobDoc {
   holder: string | null;
   leaseUntil: Date | null;
   state: unknown;
+}
+
+/** A login throttle record (`loginAttempts`): `_id` is its key; removed by a TTL index at `expiresAt`. */
+export interface LoginAttemptDoc {
+  _id: string;
+  failures: number;
+  lastFailureAt: Date | null;
+  knownUntil: Date | null;
+  expiresAt: Date;
 }
 
 /** A request counter (`rateCounts`): `_id` is key and window; removed by a TTL index after the window. */
@@ -217,6 +224,7 @@ export function collections(db: Db) {
     audit: db.collection<AuditDoc>('audit.events'),
     jobs: db.collection<JobDoc>('jobs'),
     rateCounts: db.collection<RateCountDoc>('rateCounts'),
+    loginAttempts: db.collection<LoginAttemptDoc>('loginAttempts'),
     nearFingerprints: db.collection<NearFingerprintDoc>('nearDuplicates.fingerprints'),
     nearPairs: db.collection<NearPairDoc>('nearDuplicates.pairs'),
     fingerprintJobs: db.collection<FingerprintJobDoc>('nearDuplicates.jobs'),
@@ -252,6 +260,8 @@ export async function createIndexes(c: Collections): Promise<void> {
     c.uploadDays.createIndex({ Day: 1 }, { name: 'day' }),
     c.uploadDays.createIndex({ CityName: 1, CountyName: 1, TownName: 1, Day: 1 }, { name: 'subtree_day' }),
     c.rateCounts.createIndex({ windowEnd: 1 }, { expireAfterSeconds: 0, name: 'expiry' }),
+    c.loginAttempts.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0, name: 'expiry' }),
+    c.tokens.createIndex({ accountId: 1 }, { name: 'account' }),
     c.audit.createIndex({ at: -1 }, { name: 'at' }),
     c.audit.createIndex({ action: 1, at: -1 }, { name: 'action_at' }),
     c.audit.createIndex({ userName: 1, at: -1 }, { name: 'user_at' }),

@@ -10,6 +10,7 @@ import { MongoContentStore } from './content.js';
 import { MongoJobStore } from './jobs.js';
 import { MongoLedger } from './ledger.js';
 import { MongoRateCounts } from './rate-counts.js';
+import { MongoLoginAttempts } from './login-attempts.js';
 import { MongoReports } from './reports.js';
 import { MongoUploadStore } from './uploads.js';
 
@@ -93,6 +94,7 @@ function storeOver(client: MongoClient, db: Db, chunkSize: number): ArchiveStore
     uploads: new MongoUploadStore(c),
     jobs: new MongoJobStore(c),
     rateCounts: new MongoRateCounts(c),
+    loginAttempts: new MongoLoginAttempts(c),
     nearDuplicates: new MongoNearDuplicateIndex(c),
     fingerprintQueue: new MongoFingerprintQueue(c),
     async ping() {

@@ -74,7 +74,9 @@ export function recordFromDoc<T extends { _id: string }>(doc: T): Omit<T, '_id'>
 }
 
 export function accountFromDoc(doc: AccountDoc): Account {
-  return recordFromDoc(doc);
+  // Accounts written before the login throttle may still carry failedLogins and lockedUntil.
+  const { _id, username, passwordHash, role, unit, createdAt, mustChangePassword } = doc;
+  return { id: _id, username, passwordHash, role, unit, createdAt, mustChangePassword };
 }
 
 /** Parses a file id; undefined for anything that is not a 24-hex ObjectId. */

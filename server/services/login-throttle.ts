@@ -1,0 +1,95 @@
+import type { LoginAttemptStore, LoginRecord } from '../store/port.js';
+
+export interface LoginThrottlePolicy {
+  /** Wrong passwords an account may have from one address before each further try waits. */
+  freeFailures: number;
+  /** The longest wait between two tries (the delay doubles from one second up to this). */
+  maxDelayMs: number;
+  /** Wrong passwords for one account, from all addresses, before tries from addresses it never logged in from wait too. */
+  accountFailures: number;
+  /** Wrong passwords from one address, for all accounts, before tries there for accounts never used there wait too. */
+  addressFailures: number;
+  /** How long a successful login makes an address "known" for its account. */
+  knownForMs: number;
+  /** Failures are forgotten this long after the last one. */
+  rememberMs: number;
+}
+
+export const DEFAULT_LOGIN_THROTTLE: LoginThrottlePolicy = {
+  freeFailures: 5,
+  maxDelayMs: 15 * 60_000,
+  accountFailures: 20,
+  addressFailures: 100,
+  knownForMs: 30 * 24 * 3600_000,
+  rememberMs: 24 * 3600_000,
+};
+
+/** Which counter made a try wait, or crossed its threshold with a failure. */
+export type ThrottleScope = 'pair' | 'account' | 'address';
+
+/**
+ * The login throttle. It never locks: after a counter's free failures each further try must wait
+ * (1 s, 2 s, 4 s… up to `maxDelayMs`) after the last failure, and then the right password works.
+ * Three counters, kept in the store so every instance throttles alike:
+ * - per account and address: one person's typos or one attacker's guesses slow that pair only,
+ *   never the same account from elsewhere, nor the office's other clerks behind the same NAT;
+ * - per account, over all addresses: a distributed attack slows the account, except from
+ *   addresses it has logged in from within `knownForMs` (its owner's office keeps working);
+ * - per address, over all accounts: one address trying many accounts slows down, except for
+ *   accounts that already log in there.
+ * One address adds at most `freeFailures` to the two wide counters, so it cannot trip them alone.
+ * Unknown usernames are counted exactly like existing ones, so the answers do not tell them apart.
+ */
+export class LoginThrottle {
+  constructor(
+    private readonly store: LoginAttemptStore,
+    private readonly policy: LoginThrottlePolicy,
+    private readonly clock: () => Date,
+  ) {}
+
+  /** Milliseconds this try must still wait (0: go ahead), and which counter says so. */
+  async wait(username: string, address: string | null): Promise<{ ms: number; scope: ThrottleScope | undefined }> {
+    const now = this.clock();
+    const keys = keysOf(username, address);
+    const records = await this.store.get([keys.pair, keys.account, keys.address], now);
+    const pair = records.get(keys.pair);
+    const known = pair?.knownUntil != null && pair.knownUntil > now;
+    const waits: Array<[ThrottleScope, number]> = [['pair', this.waitOf(pair, this.policy.freeFailures, now)]];
+    if (!known) {
+      waits.push(['account', this.waitOf(records.get(keys.account), this.policy.accountFailures, now)]);
+      waits.push(['address', this.waitOf(records.get(keys.address), this.policy.addressFailures, now)]);
+    }
+    const [scope, ms] = waits.reduce((a, b) => (b[1] > a[1] ? b : a));
+    return { ms, scope: ms > 0 ? scope : undefined };
+  }
+
+  /** Counts a wrong password; returns the wide counters this failure took past their free failures. */
+  async failed(username: string, address: string | null): Promise<ThrottleScope[]> {
+    const now = this.clock();
+    const until = new Date(now.getTime() + this.policy.rememberMs);
+    const keys = keysOf(username, address);
+    const pair = await this.store.fail(keys.pair, now, until);
+    if (pair.failures > this.policy.freeFailures) return [];
+    const [account, byAddress] = await Promise.all([this.store.fail(keys.account, now, until), this.store.fail(keys.address, now, until)]);
+    const crossed: ThrottleScope[] = [];
+    if (account.failures === this.policy.accountFailures) crossed.push('account');
+    if (byAddress.failures === this.policy.addressFailures) crossed.push('address');
+    return crossed;
+  }
+
+  /** A right password: the pair's failures are forgotten and the address is known for the account. */
+  async succeeded(username: string, address: string | null): Promise<void> {
+    await this.store.succeed(keysOf(username, address).pair, new Date(this.clock().getTime() + this.policy.knownForMs));
+  }
+
+  private waitOf(record: LoginRecord | undefined, free: number, now: Date): number {
+    if (!record || record.failures < free || !record.lastFailureAt) return 0;
+    const delay = Math.min(1000 * 2 ** Math.min(record.failures - free, 30), this.policy.maxDelayMs);
+    return Math.max(0, record.lastFailureAt.getTime() + delay - now.getTime());
+  }
+}
+
+function keysOf(username: string, address: string | null): { pair: string; account: string; address: string } {
+  const from = address ?? '-';
+  return { pair: `pair\n${username}\n${from}`, account: `account\n${username}`, address: `address\n${from}` };
+}
