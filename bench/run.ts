@@ -7,6 +7,7 @@ import { benchReports } from './reports.js';
 import { benchLoad, type LoadResult } from './load.js';
 import { benchImport } from './import.js';
 import { benchNearDuplicateIndex } from './near-duplicate-index.js';
+import { benchAbuse, type AbuseResult } from './abuse.js';
 
 /**
  * `npm run bench`: speed and memory against references measured in the same run.
@@ -14,8 +15,9 @@ import { benchNearDuplicateIndex } from './near-duplicate-index.js';
  * BENCH_LEDGER (default 1000000; files = ledger / 5), BENCH_LOAD_CLIENTS (default 200) and
  * BENCH_LOAD_SECONDS (default 60; the load test's clients and duration), BENCH_IMPORT_SMALL (default
  * 10000), BENCH_IMPORT_LARGE (default 10), BENCH_IMPORT_LARGE_MIB (default 100) and BENCH_NEARDUP
- * (default 1000000 fingerprints) scale it down for a quick look; BENCH_ONLY (e.g. "import,tus")
- * runs only the named parts: ingest, tus, browser, lookup, claims, reports, load, import, neardup.
+ * (default 1000000 fingerprints) and BENCH_ABUSE_SECONDS (default 20) scale it down for a quick look;
+ * BENCH_ONLY (e.g. "import,tus") runs only the named parts: ingest, tus, browser, lookup, claims,
+ * reports, load, import, neardup, abuse.
  */
 const ingestMiB = Number(process.env.BENCH_INGEST_MIB ?? 1024);
 const browserMiB = Number(process.env.BENCH_BROWSER_MIB ?? 1024);
@@ -27,6 +29,7 @@ const importSmall = Number(process.env.BENCH_IMPORT_SMALL ?? 10_000);
 const importLarge = Number(process.env.BENCH_IMPORT_LARGE ?? 10);
 const importLargeMiB = Number(process.env.BENCH_IMPORT_LARGE_MIB ?? 100);
 const nearDuplicateCount = Number(process.env.BENCH_NEARDUP ?? 1_000_000);
+const abuseSeconds = Number(process.env.BENCH_ABUSE_SECONDS ?? 20);
 const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim());
 const wanted = (part: string) => !only || only.includes(part);
 /** A clerk's pause between operations in the paced load run (0.5-1.5 × this). */
@@ -123,6 +126,13 @@ if (wanted('import')) {
   console.log(`        whole tree (${(imp.bytes / 1e6).toFixed(0)} MB): md5sum ${imp.md5sumSeconds.toFixed(2)} s, import ${imp.importSeconds.toFixed(2)} s, ratio import/md5sum ${imp.ratio.toFixed(2)}x throughput  (target >= 0.50x: ${verdict(imp.ratio >= 0.5)})`);
 }
 
+if (wanted('abuse')) {
+  // One clerk (or sixteen) sending the largest bulk checks as fast as answers come: everybody else
+  // must not notice. 9.6 s for GET /api/health before the bulk lane and time slices (issue "Hardening").
+  console.log(`abuse   16 closed-loop clients each sending POST /api/uploads/checks of 1,000 files another unit holds, for ${abuseSeconds} s, embedded store; GET /api/health timed every 10 ms from another client`);
+  for (const accounts of [16, 1]) printAbuse(await benchAbuse(16, accounts, abuseSeconds));
+}
+
 if (wanted('neardup')) {
   const nd = await benchNearDuplicateIndex(nearDuplicateCount);
   const ms = (t: { p50Ms: number; p99Ms: number; maxMs: number }) => `p50 ${t.p50Ms.toFixed(3)} ms  p99 ${t.p99Ms.toFixed(3)} ms  max ${t.maxMs.toFixed(3)} ms`;
@@ -183,4 +193,11 @@ function printLoad(load: LoadResult): void {
     `        server RSS                   ${warm.toFixed(0)} MB after ${load.warmupSeconds} s warm-up, max after it ${peak.toFixed(0)} MB (+${(100 * growth).toFixed(0)}%), end ${end.toFixed(0)} MB, trend ${slope >= 0 ? '+' : ''}${slope.toFixed(0)} MB/min  (target stable, max within 10% of warm-up: ${growth < 0.1 ? 'stable, meets target' : 'GROWS, MISSES target'})`,
   );
   console.log(`        server log, level error      ${load.serverErrors.length ? `${load.serverErrors.length} lines, the first: ${load.serverErrors[0]!.slice(0, 300)}` : 'none'}`);
+}
+
+function printAbuse(r: AbuseResult): void {
+  const ms = (l: { p50Ms: number; p99Ms: number; maxMs: number }) => `p50 ${l.p50Ms.toFixed(1)} ms  p99 ${l.p99Ms.toFixed(1)} ms  max ${l.maxMs.toFixed(1)} ms`;
+  console.log(`        ${r.name}: health idle (reference) ${ms(r.idle)}`);
+  console.log(`          health during the abuse  ${ms(r.during)} over ${r.during.count} probes, p99 ${(r.during.p99Ms / r.idle.p99Ms).toFixed(1)}x idle  (target p99 <= 50 ms: ${verdict(r.during.p99Ms <= 50)}, max <= 200 ms: ${verdict(r.during.maxMs <= 200)})`);
+  console.log(`          bulk checks              ${r.checks.ok} answered (p50 ${r.checks.p50Ms.toFixed(0)} ms, max ${r.checks.maxMs.toFixed(0)} ms), ${r.checks.limited} refused 429, ${r.checks.other} other; ${r.claimsWritten} claims in the store at the end; server peak RSS ${r.serverPeakRssMb.toFixed(0)} MB`);
 }

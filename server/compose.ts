@@ -19,6 +19,7 @@ import { ArchiveMetrics } from './http/metrics.js';
 import { GarbageCollector } from './services/gc.js';
 import { IngestService } from './services/ingest.js';
 import { LoginThrottle } from './services/login-throttle.js';
+import { Quotas } from './services/quotas.js';
 import { ResumableUploadService } from './services/resumable-uploads.js';
 import { LockIdentity } from './services/upload-lock.js';
 import { DuplicateScope } from './services/scope.js';
@@ -30,6 +31,7 @@ export type ServiceConfig = Pick<
   | 'maxFileSize'
   | 'sessionTtlMs'
   | 'loginThrottle'
+  | 'quotas'
   | 'trustProxy'
   | 'publicUrl'
   | 'instantUploadScope'
@@ -109,6 +111,7 @@ export function composeServices(store: ArchiveStore, config: ServiceConfig, cloc
       ingest,
       resumable,
       claims: new ClaimService(store, scope, audit, calendar, metrics, config.claimTtlMs, clock),
+      quotas: new Quotas(store.rateCounts, store.claims, config.quotas, clock),
       fixity,
       reports: new ReportService(store.reports, calendar),
       files: new FileService(store),

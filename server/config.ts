@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { INSTANT_UPLOAD_SCOPES, type InstantUploadScope } from '../shared/schemas.js';
 import { ConfigError } from './errors.js';
 import { DEFAULT_LOGIN_THROTTLE, type LoginThrottlePolicy } from './services/login-throttle.js';
+import { DEFAULT_QUOTAS, type QuotaPolicy } from './services/quotas.js';
 import { DEFAULT_SETTINGS, type NearDuplicateSettings } from './services/near-duplicates/fingerprint.js';
 
 const GiB = 1024 ** 3;
@@ -27,6 +28,10 @@ const configSchema = z.object({
   CHUNK_SIZE: z.coerce.number().int().min(1024).max(15 * 1024 * 1024).default(255 * 1024),
   MAX_FILE_SIZE: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(20 * GiB),
   SESSION_TTL_HOURS: positiveInt(12),
+  QUOTA_CHECKS_PER_MINUTE: positiveInt(DEFAULT_QUOTAS.checksPerMinute),
+  QUOTA_PROOFS_PER_MINUTE: positiveInt(DEFAULT_QUOTAS.proofsPerMinute),
+  QUOTA_BATCH_FILES_PER_MINUTE: positiveInt(DEFAULT_QUOTAS.batchFilesPerMinute),
+  QUOTA_CLAIMS_OUTSTANDING: positiveInt(DEFAULT_QUOTAS.claimsOutstanding),
   LOGIN_FREE_FAILURES: positiveInt(DEFAULT_LOGIN_THROTTLE.freeFailures),
   LOGIN_MAX_DELAY_MINUTES: positiveInt(DEFAULT_LOGIN_THROTTLE.maxDelayMs / 60_000),
   LOGIN_ACCOUNT_FAILURES: positiveInt(DEFAULT_LOGIN_THROTTLE.accountFailures),
@@ -102,6 +107,8 @@ export interface Config {
   sessionTtlMs: number;
   /** When wrong passwords make the next try wait (README, "Logging in"). */
   loginThrottle: LoginThrottlePolicy;
+  /** What one account may ask of the archive per minute (README, "Limits"). */
+  quotas: QuotaPolicy;
   /** Where an instant (proof-based) upload may find its duplicate; see README. */
   instantUploadScope: InstantUploadScope;
   claimTtlMs: number;
@@ -152,6 +159,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     chunkSize: c.CHUNK_SIZE,
     maxFileSize: c.MAX_FILE_SIZE,
     sessionTtlMs: c.SESSION_TTL_HOURS * 3600_000,
+    quotas: {
+      checksPerMinute: c.QUOTA_CHECKS_PER_MINUTE,
+      proofsPerMinute: c.QUOTA_PROOFS_PER_MINUTE,
+      batchFilesPerMinute: c.QUOTA_BATCH_FILES_PER_MINUTE,
+      claimsOutstanding: c.QUOTA_CLAIMS_OUTSTANDING,
+    },
     loginThrottle: {
       ...DEFAULT_LOGIN_THROTTLE,
       freeFailures: c.LOGIN_FREE_FAILURES,

@@ -100,8 +100,11 @@ export class RangeNotSatisfiableError extends ArchiveError {
 }
 
 export class RateLimitedError extends ArchiveError {
-  constructor(readonly retryAfterSeconds: number) {
-    super('rate_limited', `Too many requests. Wait ${waitText(retryAfterSeconds)} and try again.`);
+  constructor(
+    readonly retryAfterSeconds: number,
+    why = 'Too many requests.',
+  ) {
+    super('rate_limited', `${why} Wait ${waitText(retryAfterSeconds)} and try again.`);
   }
 }
 

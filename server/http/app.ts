@@ -26,6 +26,7 @@ import { verificationRoutes } from './routes/verification.js';
 import { sessionRoutes } from './routes/session.js';
 import { TUS_PATH, tusResponseHeaders, tusRoutes } from './routes/tus.js';
 import { BULK_JSON_PATHS, uploadRoutes } from './routes/uploads.js';
+import type { Quotas } from '../services/quotas.js';
 
 export interface AppDeps {
   logger: Logger;
@@ -38,6 +39,7 @@ export interface AppDeps {
     resumable: ResumableUploadService;
     files: FileService;
     claims: ClaimService;
+    quotas: Quotas;
     reports: ReportService;
     fixity: FixityService;
     nearDuplicates: NearDuplicateService;
@@ -125,7 +127,7 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use('/api/files', fileRoutes({ ingest: services.ingest, audit: services.audit, files: services.files, maxFileSize: settings.maxFileSize }));
-  app.use('/api/uploads', uploadRoutes(services.claims, services.ingest));
+  app.use('/api/uploads', uploadRoutes(services.claims, services.ingest, services.quotas));
   app.use('/api/audit', auditRoutes(services.audit));
   app.use('/api/reports', reportRoutes(services.reports, services.audit, services.nearDuplicates));
   app.use('/api/verification', verificationRoutes({ fixity: services.fixity, audit: services.audit, logger, intervalMs: settings.verifyIntervalMs }));

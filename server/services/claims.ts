@@ -6,11 +6,14 @@ import type { Account, ArchiveStore, ByteRange, CatalogEntry } from '../store/po
 import type { AuditService } from './audit.js';
 import type { ReportCalendar } from './calendar.js';
 import type { DuplicateScope } from './scope.js';
+import { TimeSlice } from './time-slice.js';
 import type { UploadMeter } from './upload-meter.js';
 
 /** At most this many bytes are asked for in a proof. */
 export const PROOF_BYTES = 64 * 1024;
 const PROOF_RANGES = 4;
+/** Refused single proofs audited one by one per account and minute (a flood is summed up in one event). */
+export const AUDITED_REFUSALS_PER_MINUTE = 100;
 
 /**
  * Fresh random ranges: a small file whole, cut into pieces at random points (its MD5 as one
@@ -38,7 +41,7 @@ export function pickRanges(size: number): ByteRange[] {
  */
 export class ClaimService {
   constructor(
-    private readonly store: Pick<ArchiveStore, 'catalog' | 'content' | 'claims' | 'ledger'>,
+    private readonly store: Pick<ArchiveStore, 'catalog' | 'content' | 'claims' | 'ledger' | 'rateCounts'>,
     private readonly scope: DuplicateScope,
     private readonly audit: Pick<AuditService, 'record'>,
     private readonly calendar: ReportCalendar,
@@ -56,20 +59,36 @@ export class ClaimService {
   async checkMany(caller: Account, reqs: readonly UploadCheckRequest[]): Promise<UploadCheckResult[]> {
     await this.store.claims.purgeExpired(this.clock());
     const results: UploadCheckResult[] = [];
-    for (const req of reqs) results.push(await this.claim(caller, req));
+    const slice = new TimeSlice();
+    for (const req of reqs) {
+      results.push(await this.claim(caller, req));
+      await slice.pause();
+    }
     return results;
   }
 
-  /** Many proofs, answered in order; a refused one is reported in its place and the others still count. */
+  /**
+   * Many proofs, answered in order; a refused one is reported in its place and the others still
+   * count. The refused ones of a request are audited as one event with their count and reasons,
+   * so a request of a thousand made-up claim ids writes one line, not a thousand.
+   */
   async proveMany(caller: Account, reqs: readonly UploadProveRequest[], address: string | null): Promise<ProofResult[]> {
     const results: ProofResult[] = [];
+    const refused = new Map<string, number>();
+    const slice = new TimeSlice();
     for (const req of reqs) {
-      try {
-        results.push(await this.prove(caller, req, address));
-      } catch (err) {
-        if (!(err instanceof ClaimRejectedError)) throw err;
+      await slice.pause();
+      const answer = await this.answer(caller, req, address);
+      if ('refused' in answer) {
+        refused.set(answer.refused.detail, (refused.get(answer.refused.detail) ?? 0) + 1);
+        const err = new ClaimRejectedError();
         results.push({ status: 'rejected', error: 'claim_rejected', message: err.message });
-      }
+      } else results.push(answer);
+    }
+    if (refused.size > 0) {
+      const count = [...refused.values()].reduce((a, b) => a + b, 0);
+      const reasons = [...refused].map(([why, n]) => `${n} ${why}`).join(', ');
+      await this.audit.record('proof_failed', caller, { address, detail: `${count} of ${reqs.length} proofs of one request: ${reasons}` });
     }
     return results;
   }
@@ -94,7 +113,25 @@ export class ClaimService {
     return { status: 'prove', claimId, ranges };
   }
 
+  /**
+   * One proof. A refused one is audited, up to AUDITED_REFUSALS_PER_MINUTE per account: past
+   * that, one event says the rest of the minute's refusals go unrecorded one by one.
+   */
   async prove(caller: Account, req: UploadProveRequest, address: string | null): Promise<UploadResult> {
+    const answer = await this.answer(caller, req, address);
+    if (!('refused' in answer)) return answer;
+    const now = this.clock().getTime();
+    const windowEnd = new Date((Math.floor(now / 60_000) + 1) * 60_000);
+    const seen = await this.store.rateCounts.hit(`audit\nproof_failed\n${caller.id}`, windowEnd);
+    if (seen <= AUDITED_REFUSALS_PER_MINUTE) await this.audit.record('proof_failed', caller, { address, ...answer.refused });
+    else if (seen === AUDITED_REFUSALS_PER_MINUTE + 1) {
+      await this.audit.record('proof_failed', caller, { address, detail: `more than ${AUDITED_REFUSALS_PER_MINUTE} refused proofs this minute: the rest of the minute's are not recorded one by one` });
+    }
+    throw new ClaimRejectedError();
+  }
+
+  /** Takes the claim and counts the upload, or says why the proof is refused (not yet audited). */
+  private async answer(caller: Account, req: UploadProveRequest, address: string | null): Promise<UploadResult | { refused: { fileId?: string; fileName?: string; detail: string } }> {
     const claim = await this.store.claims.take(req.claimId);
     const valid =
       claim !== undefined &&
@@ -105,13 +142,13 @@ export class ClaimService {
     if (!valid) {
       // Only a claim of the caller's own names its file: another's stays unknown to the log too.
       const own = claim?.accountId === caller.id ? claim : undefined;
-      await this.audit.record('proof_failed', caller, {
-        address,
-        fileId: own?.fileId,
-        fileName: own?.fileName,
-        detail: claim === undefined ? 'unknown or already answered claim' : own === undefined ? "another account's claim" : claim.expiresAt <= this.clock() ? 'expired claim' : 'wrong digests',
-      });
-      throw new ClaimRejectedError();
+      return {
+        refused: {
+          fileId: own?.fileId,
+          fileName: own?.fileName,
+          detail: claim === undefined ? 'unknown or already answered claim' : own === undefined ? "another account's claim" : claim.expiresAt <= this.clock() ? 'expired claim' : 'wrong digests',
+        },
+      };
     }
     // Recorded before it is counted, as for uploads.
     const entry = await this.store.catalog.get(claim.fileId);

@@ -295,6 +295,8 @@ export interface ClaimStore {
   /** Removes and returns a claim in one atomic step, so a claim can be answered once only. */
   take(id: string): Promise<ClaimRecord | undefined>;
   purgeExpired(now: Date): Promise<void>;
+  /** Claims of the account not answered and not expired at `now`. */
+  countOutstanding(accountId: string, now: Date): Promise<number>;
 }
 
 /** What a finished resumable upload became. */
@@ -458,12 +460,12 @@ export interface Reports {
 }
 
 /**
- * Request counters per key and fixed time window (the login rate limit), shared by every
+ * Request counters per key and fixed time window (the per-account quotas), shared by every
  * instance on the store. A window's counts vanish after it ends.
  */
 export interface RateCounts {
-  /** Adds one to the key's count in the window ending at `windowEnd`; returns the new count. */
-  hit(key: string, windowEnd: Date): Promise<number>;
+  /** Adds `by` (one by default) to the key's count in the window ending at `windowEnd`; returns the new count. */
+  hit(key: string, windowEnd: Date, by?: number): Promise<number>;
   /** Takes one back (a request that should not count). */
   undo(key: string, windowEnd: Date): Promise<void>;
   reset(key: string): Promise<void>;

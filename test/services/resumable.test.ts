@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { DEFAULT_LOGIN_THROTTLE } from '../../server/services/login-throttle.js';
+import { DEFAULT_QUOTAS } from '../../server/services/quotas.js';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -14,6 +15,7 @@ const config = {
   maxFileSize: 1024 ** 3,
   sessionTtlMs: 3600_000,
   loginThrottle: DEFAULT_LOGIN_THROTTLE,
+  quotas: DEFAULT_QUOTAS,
   trustProxy: false,
   publicUrl: undefined,
   instantUploadScope: 'archive' as const,

@@ -518,6 +518,19 @@ export function storeConformance(target: StoreTarget): void {
         assert.equal(await store.rateCounts.hit('10.0.0.2', w1), 2, 'another key is untouched by a reset');
         const together = await Promise.all(Array.from({ length: 10 }, () => store.rateCounts.hit('::1', w1)));
         assert.deepEqual([...together].sort((a, b) => a - b), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 'concurrent hits are each counted');
+        assert.deepEqual([await store.rateCounts.hit('bulk', w1, 1000), await store.rateCounts.hit('bulk', w1, 5)], [1000, 1005], 'a hit may count many');
+      });
+
+      it('counts an account\'s outstanding claims: not answered, not expired', async () => {
+        const now = new Date();
+        const claim = (id: string, accountId: string, expiresAt: Date) => ({ id, accountId, fileId: 'f'.repeat(24), fileName: 'x.pdf', contentType: 'application/pdf', ranges: [{ start: 0, end: 1 }], expected: ['0'.repeat(32)], expiresAt });
+        await store.claims.create(claim('c1', 'acc-q', new Date(now.getTime() + 60_000)));
+        await store.claims.create(claim('c2', 'acc-q', new Date(now.getTime() + 60_000)));
+        await store.claims.create(claim('c3', 'acc-q', new Date(now.getTime() - 1)));
+        await store.claims.create(claim('c4', 'acc-other', new Date(now.getTime() + 60_000)));
+        assert.equal(await store.claims.countOutstanding('acc-q', now), 2);
+        await store.claims.take('c1');
+        assert.equal(await store.claims.countOutstanding('acc-q', now), 1);
       });
     });
 

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { DEFAULT_LOGIN_THROTTLE } from '../../server/services/login-throttle.js';
+import { DEFAULT_QUOTAS } from '../../server/services/quotas.js';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Role } from '../../shared/schemas.js';
@@ -39,6 +40,7 @@ export class TestServer {
       maxFileSize: 20 * 1024 ** 3,
       sessionTtlMs: 3600_000,
       loginThrottle: DEFAULT_LOGIN_THROTTLE,
+      quotas: DEFAULT_QUOTAS,
       trustProxy: false,
       publicUrl: undefined,
       instantUploadScope: 'archive',

@@ -14,7 +14,9 @@ import {
 import { PayloadTooLargeError, ValidationError } from '../../errors.js';
 import type { ClaimService } from '../../services/claims.js';
 import type { IngestService } from '../../services/ingest.js';
+import type { Quotas } from '../../services/quotas.js';
 import { requireAuth } from '../auth.js';
+import { bulkLane } from '../bulk-lane.js';
 import { parse } from '../validate.js';
 
 /** Paths whose JSON bodies are larger than the app's default limit (parsed here, after authentication). */
@@ -25,36 +27,45 @@ const BATCH_ENVELOPE_BYTES = BATCH_MAX_FILES * 4096 + 256 * 1024;
 
 const MIB = 1024 * 1024;
 
+/** Bulk requests an instance works on at once (bulk-lane.ts); two keep both cores of a small server busy. */
+const BULK_REQUESTS_AT_ONCE = 2;
+
 /**
  * `/api/uploads`: the instant-upload handshake (check, then prove possession of the bytes), one
  * file at a time or many at once, and small files sent many to a request (a bulk import's
  * thousands of small files would otherwise cost a request cycle and a store round trip each).
  */
-export function uploadRoutes(claims: ClaimService, ingest: IngestService): Router {
+export function uploadRoutes(claims: ClaimService, ingest: IngestService, quotas: Quotas): Router {
   const router = Router();
   const bulkJson = express.json({ limit: '4mb', strict: true });
+  // One lane for every bulk route: parsing, checking and storing happen in it.
+  const lane = bulkLane(BULK_REQUESTS_AT_ONCE);
 
   router.post('/check', requireAuth(), async (req, res) => {
     const body = parse(uploadCheckRequest, req.body, 'body');
+    await quotas.take(req.principal!.account, 'checks', 1);
     res.json(await claims.check(req.principal!.account, body));
   });
 
-  router.post('/checks', requireAuth(), bulkJson, async (req, res) => {
+  router.post('/checks', requireAuth(), lane, bulkJson, async (req, res) => {
     const body = parse(uploadChecksRequest, req.body, 'body');
+    await quotas.take(req.principal!.account, 'checks', body.files.length);
     res.json({ results: await claims.checkMany(req.principal!.account, body.files) });
   });
 
   router.post('/prove', requireAuth(), async (req, res) => {
     const body = parse(uploadProveRequest, req.body, 'body');
+    await quotas.take(req.principal!.account, 'proofs', 1);
     res.json(await claims.prove(req.principal!.account, body, req.ip ?? null));
   });
 
-  router.post('/proofs', requireAuth(), bulkJson, async (req, res) => {
+  router.post('/proofs', requireAuth(), lane, bulkJson, async (req, res) => {
     const body = parse(uploadProofsRequest, req.body, 'body');
+    await quotas.take(req.principal!.account, 'proofs', body.proofs.length);
     res.json({ results: await claims.proveMany(req.principal!.account, body.proofs, req.ip ?? null) });
   });
 
-  router.post('/batch', requireAuth(), batchSizeGuard, receiveBatch(), async (req, res) => {
+  router.post('/batch', requireAuth(), batchSizeGuard, lane, receiveBatch(), async (req, res) => {
     const parts = (req.files as Express.Multer.File[] | undefined) ?? [];
     const unknown = Object.keys(req.body as object).filter((name) => name !== 'manifest');
     if (unknown.length > 0) throw new ValidationError(`Unknown form field "${unknown[0]}": a batch has a "manifest" field and its files, each in a field "file".`);
@@ -63,6 +74,7 @@ export function uploadRoutes(claims: ClaimService, ingest: IngestService): Route
     if (manifest.length !== parts.length) {
       throw new ValidationError(`The manifest lists ${manifest.length} files but ${parts.length} were attached: list each file's md5 and sha256, in the order of the files.`);
     }
+    await quotas.take(req.principal!.account, 'batch', parts.length);
     const files = parts.map((part, i) => ({
       fileName: cleanFileName(manifest[i]!.name ?? part.originalname),
       contentType: cleanContentType(manifest[i]!.type ?? part.mimetype),

@@ -171,6 +171,10 @@ export class EmbeddedClaimStore implements ClaimStore {
     );
   }
 
+  async countOutstanding(accountId: string, now: Date): Promise<number> {
+    return this.db.prepare<[string, number], { n: number }>('SELECT COUNT(*) AS n FROM claims WHERE account_id = ? AND expires_at > ?').get(accountId, now.getTime())!.n;
+  }
+
   async purgeExpired(now: Date): Promise<void> {
     this.db.prepare('DELETE FROM claims WHERE expires_at <= ?').run(now.getTime());
   }

@@ -215,6 +215,7 @@ CREATE TABLE IF NOT EXISTS claims (
   expires_at   INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS claims_expiry ON claims (expires_at);
+CREATE INDEX IF NOT EXISTS claims_account ON claims (account_id, expires_at);
 
 CREATE TABLE IF NOT EXISTS audit (
   id        INTEGER PRIMARY KEY AUTOINCREMENT,

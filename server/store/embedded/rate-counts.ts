@@ -7,14 +7,15 @@ export class EmbeddedRateCounts implements RateCounts {
 
   constructor(private readonly db: Db) {}
 
-  async hit(key: string, windowEnd: Date): Promise<number> {
-    // Ended windows are dropped now and then, so the table stays as small as the current window.
-    if (++this.hits % 100 === 0) this.db.prepare('DELETE FROM rate_counts WHERE window_end < ?').run(Date.now());
+  async hit(key: string, windowEnd: Date, by = 1): Promise<number> {
+    // Windows that ended long before this one are dropped now and then, so the table stays small.
+    // (Measured from the window asked for, not this machine's clock: the caller's clock decides.)
+    if (++this.hits % 100 === 0) this.db.prepare('DELETE FROM rate_counts WHERE window_end < ?').run(windowEnd.getTime() - 3600_000);
     const row = this.db
-      .prepare<[string, number], { hits: number }>(
-        'INSERT INTO rate_counts (key, window_end, hits) VALUES (?, ?, 1) ON CONFLICT (key, window_end) DO UPDATE SET hits = hits + 1 RETURNING hits',
+      .prepare<{ key: string; end: number; by: number }, { hits: number }>(
+        'INSERT INTO rate_counts (key, window_end, hits) VALUES (@key, @end, @by) ON CONFLICT (key, window_end) DO UPDATE SET hits = hits + @by RETURNING hits',
       )
-      .get(key, windowEnd.getTime());
+      .get({ key, end: windowEnd.getTime(), by });
     return row!.hits;
   }
 

@@ -107,6 +107,10 @@ export class MongoClaimStore implements ClaimStore {
     return doc ? recordFromDoc(doc) : undefined;
   }
 
+  async countOutstanding(accountId: string, now: Date): Promise<number> {
+    return this.c.claims.countDocuments({ accountId, expiresAt: { $gt: now } });
+  }
+
   async purgeExpired(now: Date): Promise<void> {
     // The TTL index does this eventually; this keeps expiry exact on servers without one.
     await this.c.claims.deleteMany({ expiresAt: { $lte: now } });

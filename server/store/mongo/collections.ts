@@ -248,6 +248,7 @@ export async function createIndexes(c: Collections): Promise<void> {
     c.sessions.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
     c.sessions.createIndex({ accountId: 1 }),
     c.claims.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
+    c.claims.createIndex({ accountId: 1, expiresAt: 1 }, { name: 'account_expiry' }),
     c.uploads.createIndex({ expiresAt: 1 }, { name: 'expiry' }),
     c.uploads.createIndex({ stagingId: 1 }, { unique: true, name: 'staging' }),
     c.ledger.createIndex({ UploadFileID: 1, 'UploadGeoAddress.CityName': 1, 'UploadGeoAddress.CountyName': 1 }, { name: 'file_county' }),

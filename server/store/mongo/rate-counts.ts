@@ -5,11 +5,11 @@ import { isDuplicateKey, type Collections } from './collections.js';
 export class MongoRateCounts implements RateCounts {
   constructor(private readonly c: Collections) {}
 
-  async hit(key: string, windowEnd: Date): Promise<number> {
+  async hit(key: string, windowEnd: Date, by = 1): Promise<number> {
     const _id = `${key}|${windowEnd.getTime()}`;
     for (;;) {
       try {
-        const doc = await this.c.rateCounts.findOneAndUpdate({ _id }, { $inc: { hits: 1 }, $setOnInsert: { windowEnd } }, { upsert: true, returnDocument: 'after' });
+        const doc = await this.c.rateCounts.findOneAndUpdate({ _id }, { $inc: { hits: by }, $setOnInsert: { windowEnd } }, { upsert: true, returnDocument: 'after' });
         return doc!.hits;
       } catch (err) {
         // Two first hits raced to insert: the loser increments the winner's document.
