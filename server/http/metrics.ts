@@ -5,6 +5,8 @@ import { NotFoundError, UnauthenticatedError } from '../errors.js';
 import type { CountedUpload, UploadMeter } from '../services/upload-meter.js';
 import type { VerificationResult } from '../../shared/verification.js';
 
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
 /**
  * Prometheus metrics of one process (each instance is scraped on its own). A registry per
  * instance, not prom-client's global one, so tests can run several apps in one process.
@@ -116,7 +118,8 @@ export class ArchiveMetrics implements UploadMeter {
       res.once('close', () => {
         // Lower-cased: routing ignores case, so /API/ready must not make a series of its own.
         const label = matched?.toLowerCase() ?? (req.path.toLowerCase().startsWith('/api/') ? 'unmatched' : 'app');
-        stop({ method: req.method, route: label, status: String(res.statusCode) });
+        // Methods the API answers, else "other": Node accepts some thirty (PROPFIND, MKCOL…), each would be a series.
+        stop({ method: KNOWN_METHODS.has(req.method) ? req.method : 'other', route: label, status: String(res.statusCode) });
       });
       next();
     };

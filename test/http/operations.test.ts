@@ -104,6 +104,7 @@ for (const target of storeTargets) {
         assert.equal((await clerk.fetch('/api/files/ffffffffffffffffffffffff')).status, 404);
         assert.equal((await clerk.json('/api/uploads/check', 'POST', { md5: 'nope' })).status, 400);
         assert.equal((await clerkToken.fetch('/API/FILES/ffffffffffffffffffffffff')).status, 404);
+        for (const method of ['PROPFIND', 'MKCOL', 'LOCK']) assert.equal((await clerkToken.fetch('/api/files', { method })).status, 404);
 
         const text = await (await scrape()).text();
         const grew = (series: string) => value(text, series) - value(before, series);
@@ -121,8 +122,10 @@ for (const target of storeTargets) {
         // Errors carry the pattern of the route that answered them, in any casing of the path.
         assert.equal(grew('archive_http_request_duration_seconds_count{method="GET",route="/api/files/:id",status="404"}'), 2);
         assert.equal(grew('archive_http_request_duration_seconds_count{method="POST",route="/api/uploads/check",status="400"}'), 1);
-        assert.doesNotMatch(text, /route="\/:id"|route="unmatched",status="4/, 'no error is labelled by a part of its route');
-        assert.equal(grew('archive_http_errors_total{code="not_found"}'), 2);
+        assert.doesNotMatch(text, /route="\/:id"|method="(GET|POST)",route="unmatched",status="4/, 'no error is labelled by a part of its route');
+        assert.equal(grew('archive_http_request_duration_seconds_count{method="other",route="unmatched",status="404"}'), 3, 'unusual methods share one series');
+        assert.doesNotMatch(text, /method="(PROPFIND|MKCOL|LOCK)"/);
+        assert.equal(grew('archive_http_errors_total{code="not_found"}'), 5);
         assert.doesNotMatch(text, /ffffffffffffffffffffffff/, 'routes are patterns, never raw paths');
       });
     });
