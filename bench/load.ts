@@ -6,6 +6,7 @@ import { createHistogram } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { benchToken, handlingTimes, startBenchServer, type BenchAccount, type BenchServer } from './server.js';
 import { seedCatalog } from './seed.js';
+import { heapCensus, heapGrowth, type HeapCensus } from './heap.js';
 
 /** One kind of request, as the load generator saw it. */
 export interface OpResult {
@@ -45,6 +46,8 @@ export interface LoadResult {
   rssMb: number[];
   answersPerSecond: number[];
   warmupSeconds: number;
+  /** Soak runs (BENCH_HEAP=1): the live heap (MB) after warm-up and at the end, and what grew most. */
+  heap?: { afterWarmupMb: number; endMb: number; grew: Array<{ name: string; count: number; kb: number }> };
   /** The server's own time per endpoint (its log's responseTime, whole ms). */
   serverMs: Record<string, { p50: number; p99: number }>;
   /**
@@ -165,6 +168,9 @@ export async function benchLoad(clients = 200, seconds = 60, thinkMs = 0): Promi
   try {
     const tokens = UNITS.map((unit, u) => Array.from({ length: CLERKS_PER_UNIT }, (_, c) => benchToken(env, { username: `clerk${u}${c}`, ...unit })));
     seedCatalog(dataDir, CATALOGUED);
+    // Soak runs (BENCH_HEAP=1): the live heap after warm-up and at the end, from heap snapshots.
+    const heapDir = process.env.BENCH_HEAP === '1' ? fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-heap-')) : undefined;
+    if (heapDir) process.env.BENCH_SERVER_FLAGS = `${process.env.BENCH_SERVER_FLAGS ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${heapDir}`;
     server = await startBenchServer(env);
     // One connection per client (kept alive, like a browser's): a client waits for each answer.
     const pool = new Pool(server.url, { connections: clients, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
@@ -284,7 +290,15 @@ export async function benchLoad(clients = 200, seconds = 60, thinkMs = 0): Promi
     const logStart = server.logLines().length;
     const cpuStart = { server: server.cpuSeconds(), generator: process.cpuUsage() };
     const started = performance.now();
+    const warmupSeconds = Math.min(heapDir ? 120 : 10, Math.floor(seconds / 3));
+    const heaps: HeapCensus[] = [];
+    const firstHeap = heapDir ? new Promise((resolve) => setTimeout(resolve, warmupSeconds * 1000)).then(async () => heaps.push(await heapCensus(server!, heapDir))) : undefined;
     await Promise.all(MIX.map(([group], g) => run(sizes[g]!, seconds, loops[group], sizes.slice(0, g).reduce((a, b) => a + b, 0))));
+    if (heapDir) {
+      await firstHeap;
+      heaps.push(await heapCensus(server, heapDir));
+      fs.rmSync(heapDir, { recursive: true, force: true });
+    }
     const elapsed = (performance.now() - started) / 1000;
     clearInterval(sampler);
     const generatorCpu = process.cpuUsage(cpuStart.generator);
@@ -314,7 +328,8 @@ export async function benchLoad(clients = 200, seconds = 60, thinkMs = 0): Promi
       errors: opResults.reduce((n, op) => n + op.wrong + op.socketErrors + op.timeouts, 0),
       rssMb,
       answersPerSecond,
-      warmupSeconds: Math.min(10, Math.floor(seconds / 3)),
+      warmupSeconds,
+      heap: heaps.length === 2 ? { afterWarmupMb: heaps[0]!.totalMb, endMb: heaps[1]!.totalMb, grew: heapGrowth(heaps[0]!, heaps[1]!) } : undefined,
       serverMs: handlingTimes(logLines, {
         check: /^POST \/api\/uploads\/check$/,
         prove: /^POST \/api\/uploads\/prove$/,

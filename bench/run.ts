@@ -16,6 +16,8 @@ import { benchAbuse, type AbuseResult } from './abuse.js';
  * BENCH_LOAD_SECONDS (default 60; the load test's clients and duration), BENCH_IMPORT_SMALL (default
  * 10000), BENCH_IMPORT_LARGE (default 10), BENCH_IMPORT_LARGE_MIB (default 100) and BENCH_NEARDUP
  * (default 1000000 fingerprints) and BENCH_ABUSE_SECONDS (default 20) scale it down for a quick look;
+ * BENCH_HEAP=1 makes the load part a soak run: the paced run only, with the server's live heap read
+ * from heap snapshots after a 2-minute warm-up and at the end (each snapshot stalls the server ~2 s);
  * BENCH_ONLY (e.g. "import,tus") runs only the named parts: ingest, tus, browser, lookup, claims,
  * reports, load, import, neardup, abuse.
  */
@@ -111,7 +113,8 @@ if (wanted('load')) {
   // Clerks at a clerk's pace (an operation about every second each), where the targets apply; then
   // the same clients without pause, for the capacity.
   printLoad(await benchLoad(loadClients, loadSeconds, LOAD_THINK_MS));
-  printLoad(await benchLoad(loadClients, Math.max(10, Math.round(loadSeconds / 2)), 0));
+  // A soak run (BENCH_HEAP=1, e.g. BENCH_LOAD_SECONDS=3600) is about memory at a clerk's pace only.
+  if (process.env.BENCH_HEAP !== '1') printLoad(await benchLoad(loadClients, Math.max(10, Math.round(loadSeconds / 2)), 0));
 }
 
 if (wanted('import')) {
@@ -192,6 +195,11 @@ function printLoad(load: LoadResult): void {
   console.log(
     `        server RSS                   ${warm.toFixed(0)} MB after ${load.warmupSeconds} s warm-up, max after it ${peak.toFixed(0)} MB (+${(100 * growth).toFixed(0)}%), end ${end.toFixed(0)} MB, trend ${slope >= 0 ? '+' : ''}${slope.toFixed(0)} MB/min  (target stable, max within 10% of warm-up: ${growth < 0.1 ? 'stable, meets target' : 'GROWS, MISSES target'})`,
   );
+  if (load.heap) {
+    const { afterWarmupMb, endMb, grew } = load.heap;
+    console.log(`        live heap (heap snapshots)   ${afterWarmupMb.toFixed(1)} MB after warm-up, ${endMb.toFixed(1)} MB at the end: ${endMb - afterWarmupMb >= 0 ? '+' : ''}${(endMb - afterWarmupMb).toFixed(1)} MB over ${((load.seconds - load.warmupSeconds) / 60).toFixed(0)} min  (target no upward trend: ${endMb - afterWarmupMb < 0.05 * afterWarmupMb ? 'flat, meets target' : 'GROWS, MISSES target'})`);
+    console.log(`        grew most                    ${grew.map((g) => `${g.name} ${g.kb >= 0 ? '+' : ''}${g.kb.toFixed(0)} KB (${g.count >= 0 ? '+' : ''}${g.count})`).join('; ')}`);
+  }
   console.log(`        server log, level error      ${load.serverErrors.length ? `${load.serverErrors.length} lines, the first: ${load.serverErrors[0]!.slice(0, 300)}` : 'none'}`);
 }
 

@@ -64,6 +64,23 @@ export function LoginPage({ api, language, languageSwitch, onLogin }: Props & { 
   );
 }
 
+/** The current and the new password, as both password forms ask for them. */
+function PasswordFields({ language }: { language: Language }) {
+  const t = translator(language);
+  return (
+    <>
+      <label>
+        {t('currentPassword')}
+        <input name="currentPassword" type="password" autoComplete="current-password" required />
+      </label>
+      <label>
+        {t('newPassword', { min: MIN_PASSWORD_LENGTH })}
+        <input name="newPassword" type="password" autoComplete="new-password" required minLength={MIN_PASSWORD_LENGTH} />
+      </label>
+    </>
+  );
+}
+
 /** A clerk's own password change, from the top bar: other logins end; API tokens go too if asked. */
 export function OwnPasswordPage({ api, language, onChanged }: { api: ArchiveApi; language: Language; onChanged: (s: SessionView) => void }) {
   const t = translator(language);
@@ -87,14 +104,7 @@ export function OwnPasswordPage({ api, language, onChanged }: { api: ArchiveApi;
       <form class="card" onSubmit={submit} aria-labelledby="own-password-title">
         <h1 id="own-password-title">{t('ownPasswordTitle')}</h1>
         <p>{t('ownPasswordHint')}</p>
-        <label>
-          {t('currentPassword')}
-          <input name="currentPassword" type="password" autoComplete="current-password" required />
-        </label>
-        <label>
-          {t('newPassword', { min: MIN_PASSWORD_LENGTH })}
-          <input name="newPassword" type="password" autoComplete="new-password" required minLength={MIN_PASSWORD_LENGTH} />
-        </label>
+        <PasswordFields language={language} />
         <label class="check">
           <input name="revokeTokens" type="checkbox" /> {t('revokeTokens')}
         </label>
@@ -119,14 +129,7 @@ export function PasswordPage({ api, language, languageSwitch, onChanged }: Props
       <div class="corner">{languageSwitch}</div>
       <form class="card" onSubmit={submit} aria-labelledby="password-title">
         <h1 id="password-title">{t('changePasswordTitle')}</h1>
-        <label>
-          {t('currentPassword')}
-          <input name="currentPassword" type="password" autoComplete="current-password" required />
-        </label>
-        <label>
-          {t('newPassword', { min: MIN_PASSWORD_LENGTH })}
-          <input name="newPassword" type="password" autoComplete="new-password" required minLength={MIN_PASSWORD_LENGTH} />
-        </label>
+        <PasswordFields language={language} />
         <ErrorMessage language={language} error={error} />
         <button type="submit" disabled={busy}>
           {t('changePasswordButton')}
