@@ -17,6 +17,8 @@ export interface BenchServer {
   process: ChildProcess;
   /** The whole lines the process printed on standard output (its JSON log) so far; until stop(). */
   logLines(): string[];
+  /** How many whole lines the log has, without reading it into a string (an hour's log passes V8's 512 MB string limit). */
+  logLineCount(): number;
   /** Peak resident memory so far (Linux), in MB. */
   peakRssMb(): number;
   /** Resident memory now (Linux), in MB. */
@@ -103,6 +105,12 @@ export async function startNodeServer(script: string, args: string[], env: NodeJ
     url: `http://127.0.0.1:${port}`,
     process: child,
     logLines,
+    logLineCount: () => {
+      const bytes = fs.readFileSync(logFile);
+      let n = 0;
+      for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) n++;
+      return n;
+    },
     peakRssMb: () => Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024,
     rssMb: () => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024,
     cpuSeconds: () => {
