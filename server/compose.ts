@@ -94,7 +94,7 @@ export function composeServices(store: ArchiveStore, config: ServiceConfig, cloc
     digests,
     textReader,
     metrics,
-    gc: new GarbageCollector(store.content, resumable, config.stagingTtlMs, clock),
+    gc: new GarbageCollector(store.content, resumable, config.stagingTtlMs, store.ledger, clock),
     services: {
       audit,
       accounts: new AccountService({

@@ -23,6 +23,7 @@ export const ERROR_CODES = [
   'headers_too_large',
   'request_timeout',
   'checksum_mismatch',
+  'idempotency_key_reused',
   'range_not_satisfiable',
   'rate_limited',
   'content_damaged',

@@ -77,6 +77,13 @@ export type UploadProofsRequest = z.infer<typeof uploadProofsRequest>;
  * `type`), and the client's own `md5` / `sha256` of the file, verified at completion. Other
  * keys are kept and ignored.
  */
+/**
+ * A client's key for one upload action, repeated on its retries so that it is counted once
+ * (the Idempotency-Key header, or the tus metadata `idempotencyKey`): a random UUID serves.
+ */
+export const idempotencyKey = z.string().regex(/^[\x21-\x7e]{1,128}$/, 'must be 1 to 128 visible ASCII characters (a UUID serves)');
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+
 export const tusMetadata = z.looseObject({
   filename: z.string().max(1000).nullish(),
   name: z.string().max(1000).nullish(),
@@ -84,6 +91,7 @@ export const tusMetadata = z.looseObject({
   type: z.string().max(255).nullish(),
   md5: md5Hex.optional(),
   sha256: sha256Hex.optional(),
+  idempotencyKey: idempotencyKey.optional(),
 });
 export type TusMetadata = z.infer<typeof tusMetadata>;
 
@@ -157,7 +165,7 @@ export interface UploadResult {
 }
 
 /** One file of a batch upload: stored or counted, or refused on its own (its bytes did not match its digests). */
-export type BatchFileResult = UploadResult | { status: 'failed'; error: 'checksum_mismatch'; message: string };
+export type BatchFileResult = UploadResult | { status: 'failed'; error: 'checksum_mismatch' | 'idempotency_key_reused'; message: string };
 
 /** One proof of a batch: counted, or refused on its own (the claim is used up either way). */
 export type ProofResult = UploadResult | { status: 'rejected'; error: 'claim_rejected'; message: string };

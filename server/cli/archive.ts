@@ -180,7 +180,7 @@ async function run(argv: string[]): Promise<void> {
         break;
       case 'gc': {
         const report = await archive.gc.run();
-        out(`removed ${report.expiredUploads} expired upload(s), ${report.stagingAreas} abandoned staging area(s) and ${report.orphans} unowned file(s)`);
+        out(`removed ${report.expiredUploads} expired upload(s), ${report.stagingAreas} abandoned staging area(s) and ${report.orphans} unowned file(s); finished counting ${report.finishedCounts} interrupted upload(s)`);
         break;
       }
       case 'verify': {

@@ -41,6 +41,7 @@ export const STATUS: Record<ErrorCode, number> = {
   request_timeout: 408,
   range_not_satisfiable: 416,
   checksum_mismatch: 422,
+  idempotency_key_reused: 422,
   login_throttled: 429,
   rate_limited: 429,
   content_damaged: 500,

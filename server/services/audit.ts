@@ -24,16 +24,17 @@ export class AuditService {
   ) {}
 
   async record(action: AuditAction, actor: AuditActor, details: AuditDetails): Promise<void> {
-    await this.log.append(this.event(action, actor, details, this.clock()));
+    await this.log.append(this.eventOf(action, actor, details));
   }
 
   /** Records events of one actor together (one write on the embedded store). */
   async recordMany(actor: AuditActor, events: ReadonlyArray<{ action: AuditAction; details: AuditDetails }>): Promise<void> {
     const at = this.clock();
-    await this.log.appendMany(events.map((e) => this.event(e.action, actor, e.details, at)));
+    await this.log.appendMany(events.map((e) => this.eventOf(e.action, actor, e.details, at)));
   }
 
-  private event(action: AuditAction, actor: AuditActor, details: AuditDetails, at: Date): AuditEvent {
+  /** The event as it is recorded, for a store that records it with other changes (an upload's count). */
+  eventOf(action: AuditAction, actor: AuditActor, details: AuditDetails, at: Date = this.clock()): AuditEvent {
     const who = 'attemptedUserName' in actor ? { userId: null, userName: actor.attemptedUserName, unit: null } : { userId: actor.id, userName: actor.username, unit: actor.unit };
     return {
       at,

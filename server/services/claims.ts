@@ -43,7 +43,7 @@ export class ClaimService {
   constructor(
     private readonly store: Pick<ArchiveStore, 'catalog' | 'content' | 'claims' | 'ledger' | 'rateCounts'>,
     private readonly scope: DuplicateScope,
-    private readonly audit: Pick<AuditService, 'record'>,
+    private readonly audit: Pick<AuditService, 'record' | 'eventOf'>,
     private readonly calendar: ReportCalendar,
     private readonly meter: UploadMeter,
     private readonly ttlMs: number,
@@ -132,7 +132,14 @@ export class ClaimService {
 
   /** Takes the claim and counts the upload, or says why the proof is refused (not yet audited). */
   private async answer(caller: Account, req: UploadProveRequest, address: string | null): Promise<UploadResult | { refused: { fileId?: string; fileName?: string; detail: string } }> {
+    const key = `claim:${req.claimId}`;
     const claim = await this.store.claims.take(req.claimId);
+    if (claim === undefined) {
+      // Taken already: by this caller's proof whose answer was lost (answered again, as counted),
+      // or never made, expired, another's.
+      const counted = await this.store.ledger.counted(key);
+      if (counted && counted.accountId === caller.id) return { status: counted.status, fileId: counted.fileId, uploadCount: counted.uploadCount };
+    }
     const valid =
       claim !== undefined &&
       claim.accountId === caller.id &&
@@ -150,24 +157,29 @@ export class ClaimService {
         },
       };
     }
-    // Recorded before it is counted, as for uploads.
     const entry = await this.store.catalog.get(claim.fileId);
     if (!entry) throw new Error(`claimed file ${claim.fileId} is not in the catalog`);
-    await this.audit.record('instant_upload', caller, { address, fileId: claim.fileId, fileName: claim.fileName });
     const at = this.clock();
-    const { uploadCount } = await this.store.ledger.record({
-      account: caller,
-      fileId: claim.fileId,
-      fileName: claim.fileName,
-      contentType: claim.contentType,
-      at,
-      day: this.calendar.dayOf(at),
-      fileLength: entry.fileLength,
-      // Nothing was sent: the whole file is space saved.
-      stored: false,
+    // Counted once under the claim: a crash before this leaves the claim taken and nothing
+    // counted (the client's retry is refused and checks again); after it, a retry is answered above.
+    const counted = await this.store.ledger.count({
+      key,
+      status: 'duplicate',
+      record: {
+        account: caller,
+        fileId: claim.fileId,
+        fileName: claim.fileName,
+        contentType: claim.contentType,
+        at,
+        day: this.calendar.dayOf(at),
+        fileLength: entry.fileLength,
+        // Nothing was sent: the whole file is space saved.
+        stored: false,
+      },
+      event: this.audit.eventOf('instant_upload', caller, { address, fileId: claim.fileId, fileName: claim.fileName }, at),
     });
-    this.meter.counted({ via: 'instant', outcome: 'duplicate', bytes: entry.fileLength });
-    return { status: 'duplicate', fileId: claim.fileId, uploadCount };
+    if (!counted.repeated) this.meter.counted({ via: 'instant', outcome: 'duplicate', bytes: entry.fileLength });
+    return { status: 'duplicate', fileId: claim.fileId, uploadCount: counted.uploadCount };
   }
 
   private async rangeMd5(entry: CatalogEntry, range: ByteRange): Promise<string> {

@@ -1,22 +1,28 @@
-import type { ContentStore, GarbageReport } from '../store/port.js';
+import type { ContentStore, GarbageReport, Ledger } from '../store/port.js';
 import type { ResumableUploadService } from './resumable-uploads.js';
 
 /**
  * Garbage collection of bytes the archive does not own: resumable uploads idle past their
  * expiry, staging areas idle longer than the time to live (their request died with a crash)
- * and bytes no record owns at all. Committed files and live uploads are never touched.
+ * and bytes no record owns at all. Committed files and live uploads are never touched. It also
+ * finishes counting uploads whose counting a crash interrupted (MongoDB: counting takes several
+ * writes) and whose client never came back to retry.
  */
 export class GarbageCollector {
   constructor(
     private readonly content: Pick<ContentStore, 'collectGarbage'>,
     private readonly uploads: Pick<ResumableUploadService, 'expire'>,
     private readonly stagingTtlMs: number,
+    private readonly ledger: Pick<Ledger, 'finishInterrupted'>,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  async run(): Promise<GarbageReport & { expiredUploads: number }> {
+  async run(): Promise<GarbageReport & { expiredUploads: number; finishedCounts: number }> {
+    const now = this.clock().getTime();
+    // A counting in progress for a minute was interrupted; finishing one still running is harmless.
+    const finishedCounts = await this.ledger.finishInterrupted(new Date(now - 60_000));
     const expiredUploads = await this.uploads.expire();
-    const report = await this.content.collectGarbage(new Date(this.clock().getTime() - this.stagingTtlMs));
-    return { expiredUploads, ...report };
+    const report = await this.content.collectGarbage(new Date(now - this.stagingTtlMs));
+    return { expiredUploads, finishedCounts, ...report };
   }
 }

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import type { AuditService } from './audit.js';
 import type { ReportCalendar } from './calendar.js';
 import type { BatchFileResult, UploadResult } from '../../shared/schemas.js';
-import { ChecksumMismatchError, PayloadTooLargeError } from '../errors.js';
-import type { Account, ArchiveStore, ContentKey } from '../store/port.js';
+import { ChecksumMismatchError, IdempotencyKeyReusedError, PayloadTooLargeError } from '../errors.js';
+import type { Account, ArchiveStore, CommitOutcome, ContentKey, CountedUpload, UploadAction } from '../store/port.js';
 import { ChunkWriter, type ChunkPool } from './chunk-writer.js';
 import type { DigestPool } from './digest.js';
 import type { DuplicateScope } from './scope.js';
@@ -22,7 +22,7 @@ export interface IngestOptions {
   pool: ChunkPool;
   scope: DuplicateScope;
   maxFileSize: number;
-  audit: Pick<AuditService, 'record' | 'recordMany'>;
+  audit: Pick<AuditService, 'record' | 'recordMany' | 'eventOf'>;
   calendar: ReportCalendar;
   meter: UploadMeter;
   clock?: () => Date;
@@ -47,6 +47,11 @@ export interface UploadSource {
   via: 'direct' | 'tus' | 'batch';
   /** The client's address (null when not known). */
   address: string | null;
+  /**
+   * The upload action's key, the same on every retry: it is counted once under it. A batch's
+   * files are counted under `<key>:<index>`.
+   */
+  key: string;
 }
 
 /**
@@ -121,30 +126,57 @@ export class IngestService {
       contentType: upload.contentType,
       uploadDate: now,
     });
+    const stored = await this.storedBy(outcome, false);
     // Asked before this upload is counted: a duplicate outside the caller's scope reads as new.
-    const status = outcome.status === 'duplicate' && !(await this.deps.scope.reveals(outcome.entry, upload.uploader)) ? 'stored' : outcome.status;
-    // Recorded before it is counted: if the event cannot be stored the upload fails uncounted,
-    // and the client's retry counts it once.
-    await this.deps.audit.record('upload', upload.uploader, {
-      address: source.address,
-      fileId: outcome.entry.fileId,
-      fileName: upload.fileName,
-      // The truth for the administrators, also where the clerk was told "stored".
-      detail: `${source.via}: ${outcome.status}`,
-    });
-    const { uploadCount } = await this.deps.store.ledger.record({
-      account: upload.uploader,
-      fileId: outcome.entry.fileId,
-      fileName: upload.fileName,
-      contentType: upload.contentType,
-      at: now,
-      day: this.deps.calendar.dayOf(now),
-      fileLength: outcome.entry.fileLength,
-      stored: outcome.status === 'stored',
-    });
-    this.deps.meter.counted({ via: source.via, outcome: outcome.status, bytes: outcome.entry.fileLength });
-    if (outcome.status === 'stored') await this.deps.onStored?.([outcome.entry.fileId]);
-    return { status, fileId: outcome.entry.fileId, uploadCount };
+    const status = stored || !(await this.deps.scope.reveals(outcome.entry, upload.uploader)) ? 'stored' : 'duplicate';
+    // The audit event, the ledger and the day's tally change together, once per key: a retry
+    // (the answer was lost, the server crashed) is answered as the first attempt was.
+    const counted = await this.deps.store.ledger.count(this.action(source.key, upload.uploader, upload, outcome, stored, status, now, source));
+    const result = this.answer(counted, outcome, upload.uploader, source);
+    // Also on a retry: the attempt that stored the bytes may have crashed before queueing them.
+    if (counted.stored) await this.deps.onStored?.([counted.fileId]);
+    return result;
+  }
+
+  /**
+   * Whether this upload stored the content. Also when the catalog had it but no upload of it was
+   * ever counted: the upload that stored it crashed before it was counted (most often this one's
+   * own earlier attempt, now retried), and the first upload counted is the one that stored it, as
+   * the space-saved report assumes. `earlierInBatch`: an earlier file of the same batch stored it.
+   */
+  private async storedBy(outcome: CommitOutcome, earlierInBatch: boolean): Promise<boolean> {
+    if (outcome.status === 'stored') return true;
+    return !earlierInBatch && !(await this.deps.store.ledger.hasUploads(outcome.entry.fileId));
+  }
+
+  /** An upload to count: its ledger record and its audit event ("stored" or "duplicate" in the detail, the truth for administrators). */
+  private action(
+    key: string,
+    uploader: Account,
+    file: { fileName: string; contentType: string },
+    outcome: CommitOutcome,
+    stored: boolean,
+    status: 'stored' | 'duplicate',
+    at: Date,
+    source: UploadSource,
+  ): UploadAction {
+    const { fileId, fileLength } = outcome.entry;
+    return {
+      key,
+      status,
+      record: { account: uploader, fileId, fileName: file.fileName, contentType: file.contentType, at, day: this.deps.calendar.dayOf(at), fileLength, stored },
+      event: this.deps.audit.eventOf('upload', uploader, { address: source.address, fileId, fileName: file.fileName, detail: `${source.via}: ${stored ? 'stored' : 'duplicate'}` }, at),
+    };
+  }
+
+  /**
+   * The answer for a counted upload. A key counted before for another file (or another account)
+   * was reused for a new upload: refused, as counting it would lose that upload.
+   */
+  private answer(counted: CountedUpload, outcome: CommitOutcome, uploader: Account, source: UploadSource): UploadResult {
+    if (counted.repeated && (counted.fileId !== outcome.entry.fileId || counted.accountId !== uploader.id)) throw new IdempotencyKeyReusedError();
+    if (!counted.repeated) this.deps.meter.counted({ via: source.via, outcome: counted.stored ? 'stored' : 'duplicate', bytes: outcome.entry.fileLength });
+    return { status: counted.status, fileId: counted.fileId, uploadCount: counted.uploadCount };
   }
 
   /**
@@ -212,34 +244,22 @@ export class IngestService {
       await Promise.all(stagingIds.filter(Boolean).map((id) => content.discard(id).catch(() => {})));
       throw err;
     }
+    const stored = await Promise.all(outcomes.map((o, k) => this.storedBy(o, outcomes.slice(0, k).some((earlier) => earlier.entry.fileId === o.entry.fileId))));
     // Asked before these uploads are counted, as for one upload.
-    const shown = await Promise.all(outcomes.map((o) => (o.status === 'duplicate' ? this.deps.scope.reveals(o.entry, uploader) : true)));
-    await this.deps.audit.recordMany(
-      uploader,
-      accepted.map(({ file }, k) => ({
-        action: 'upload',
-        details: { address: source.address, fileId: outcomes[k]!.entry.fileId, fileName: file.fileName, detail: `${source.via}: ${outcomes[k]!.status}` },
-      })),
+    const shown = await Promise.all(outcomes.map((o, k) => (stored[k] ? true : this.deps.scope.reveals(o.entry, uploader))));
+    const counted = await ledger.countMany(
+      accepted.map(({ index, file }, k) => this.action(`${source.key}:${index}`, uploader, file, outcomes[k]!, stored[k]!, stored[k] || !shown[k] ? 'stored' : 'duplicate', now, source)),
     );
-    const counts = await ledger.recordMany(
-      accepted.map(({ file }, k) => ({
-        account: uploader,
-        fileId: outcomes[k]!.entry.fileId,
-        fileName: file.fileName,
-        contentType: file.contentType,
-        at: now,
-        day: this.deps.calendar.dayOf(now),
-        fileLength: outcomes[k]!.entry.fileLength,
-        stored: outcomes[k]!.status === 'stored',
-      })),
-    );
-    accepted.forEach(({ index }, k) => {
-      const outcome = outcomes[k]!;
-      this.deps.meter.counted({ via: source.via, outcome: outcome.status, bytes: outcome.entry.fileLength });
-      results[index] = { status: outcome.status === 'duplicate' && !shown[k] ? 'stored' : outcome.status, fileId: outcome.entry.fileId, uploadCount: counts[k]!.uploadCount };
-    });
-    const stored = outcomes.filter((o) => o.status === 'stored').map((o) => o.entry.fileId);
-    if (stored.length > 0) await this.deps.onStored?.(stored);
+    for (const [k, { index }] of accepted.entries()) {
+      try {
+        results[index] = this.answer(counted[k]!, outcomes[k]!, uploader, source);
+      } catch (err) {
+        if (!(err instanceof IdempotencyKeyReusedError)) throw err;
+        results[index] = { status: 'failed', error: 'idempotency_key_reused', message: err.message };
+      }
+    }
+    const storedIds = counted.filter((c) => c.stored).map((c) => c.fileId);
+    if (storedIds.length > 0) await this.deps.onStored?.(storedIds);
     return results;
   }
 }

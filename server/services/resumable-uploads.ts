@@ -42,6 +42,8 @@ export interface UploadDescription {
   contentType: string;
   md5: string | undefined;
   sha256: string | undefined;
+  /** The client's key for this upload action (tus metadata `idempotencyKey`), if it sent one. */
+  idempotencyKey: string | undefined;
 }
 
 /** This process's running hash of an upload's bytes [0, at). */
@@ -89,6 +91,7 @@ export class ResumableUploadService {
       contentType: cleanContentType(m.filetype ?? m.type ?? undefined),
       md5: m.md5,
       sha256: m.sha256,
+      idempotencyKey: m.idempotencyKey,
     };
   }
 
@@ -243,7 +246,9 @@ export class ResumableUploadService {
       outcome = await this.o.ingest.commit(
         { stagingId: upload.stagingId, key },
         { uploader: account, fileName: description.fileName, contentType: description.contentType, declaredMd5: description.md5, declaredSha256: description.sha256 },
-        { via: 'tus', address },
+        // Counted once per upload; a client's key also joins uploads it had to create again (the
+        // answer to an upload created and completed in one request was lost).
+        { via: 'tus', address, key: description.idempotencyKey ? `tus:${account.id}:${description.idempotencyKey}` : `tus:${upload.id}` },
       );
     } catch (err) {
       // A refused upload (declared hashes do not match) is gone: its bytes were removed.

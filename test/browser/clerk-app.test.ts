@@ -307,6 +307,40 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     assert.deepEqual(errors, []);
   });
 
+  it('sends a proof whose answer was lost again with the same claim, and the file is counted once; tus uploads carry a key', async () => {
+    const data = randomBytes(150_000);
+    assert.equal((await api('clerk-a').upload('答复丢失-原件.pdf', data)).status, 201);
+    const fresh = randomBytes(40_000);
+    const folder = path.join(files, 'lost-answer');
+    writeFile(folder, '答复丢失.pdf', data);
+    writeFile(folder, '新的.pdf', fresh);
+    const { page, errors } = await newPage();
+    await login(page, server.url, 'clerk-b');
+    await page.getByRole('heading', { name: '上传档案' }).waitFor();
+    // The first proof reaches the archive and is counted; its answer is lost on the way back.
+    const claims: string[] = [];
+    await page.route('**/api/uploads/prove', async (route) => {
+      claims.push((route.request().postDataJSON() as { claimId: string }).claimId);
+      if (claims.length > 1) return route.continue();
+      await route.fetch();
+      await route.abort('connectionreset');
+    });
+    const metadata: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && new URL(r.url()).pathname === '/api/tus') metadata.push(r.headers()['upload-metadata'] ?? '');
+    });
+    await folderInput(page).setInputFiles(folder);
+    await waitForSummary(page, { instant: 1, stored: 1 });
+    assert.equal(claims.length, 2);
+    assert.equal(claims[1], claims[0], 'sent again with the same claim, not checked anew');
+    const listed = (await listFiles(api('clerk-b'), '答复丢失')).items[0]!;
+    assert.equal(listed.myUploadCount, 1, 'counted once');
+    assert.equal(metadata.length, 1);
+    const key = metadata[0]!.split(',').find((pair) => pair.startsWith('idempotencyKey '));
+    assert.match(Buffer.from(key?.split(' ')[1] ?? '', 'base64').toString(), /^[0-9a-f]{32}$/, 'the tus upload carries its key');
+    assert.deepEqual(errors, []);
+  });
+
   it('can be used with the keyboard alone: log in, reach the upload page and the language switch', async () => {
     const { page } = await newPage();
     await page.goto(server.url);

@@ -142,14 +142,15 @@ for (const target of storeTargets) {
     it('fails closed: an upload whose event cannot be stored fails uncounted, and its retry counts once', async () => {
       const xian = await server.tokenClient(await server.archive.services.accounts.getByUsername('clerk-xian'));
       const data = randomContent(5000);
-      const append = server.store.audit.append;
-      server.store.audit.append = async () => {
+      // The event is the first write of counting (docs/decisions/counting-once.md): it failing fails the count.
+      const count = server.store.ledger.count;
+      server.store.ledger.count = async () => {
         throw new Error('audit store unavailable');
       };
       try {
         assert.equal((await xian.upload('无记录.pdf', data)).status, 500);
       } finally {
-        server.store.audit.append = append;
+        server.store.ledger.count = count;
       }
       const retry = await xian.upload('无记录.pdf', data);
       assert.equal(((await retry.json()) as { uploadCount: number }).uploadCount, 1);

@@ -68,7 +68,7 @@ for (const target of storeTargets) {
       assert.deepEqual(Buffer.from(await download.arrayBuffer()), data);
     });
 
-    it('refuses wrong digests, replayed, expired and other accounts\' claims with 403, recording nothing', async () => {
+    it('refuses wrong digests, expired and other accounts\' claims with 403, recording nothing; a proof sent again is answered as counted', async () => {
       const data = randomContent(2 * TEST_CHUNK_SIZE);
       const { fileId } = await (await clerkA.upload('x.pdf', data)).json();
       const ledgerBefore = JSON.stringify(await server.store.ledger.entriesForFile(fileId));
@@ -99,8 +99,15 @@ for (const target of storeTargets) {
       assert.equal(JSON.stringify(await server.store.ledger.entriesForFile(fileId)), ledgerBefore);
 
       const used = await check(clerkB);
-      assert.equal((await prove(clerkB, used.claimId, digestsFor(data, used.ranges))).status, 200);
-      await expectRejected(await prove(clerkB, used.claimId, digestsFor(data, used.ranges)));
+      const first = await prove(clerkB, used.claimId, digestsFor(data, used.ranges));
+      assert.equal(first.status, 200);
+      const answer = await first.json();
+      const counted = JSON.stringify(await server.store.ledger.entriesForFile(fileId));
+      // Its answer was lost, say: the same proof again is the same answer, counted once.
+      const again = await prove(clerkB, used.claimId, digestsFor(data, used.ranges));
+      assert.deepEqual([again.status, await again.json()], [200, answer]);
+      await expectRejected(await prove(clerkA, used.claimId, digestsFor(data, used.ranges)));
+      assert.equal(JSON.stringify(await server.store.ledger.entriesForFile(fileId)), counted);
     });
 
     it('does not accept the MD5 the caller already sent as a proof, however small the file', async () => {

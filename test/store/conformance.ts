@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { savingsQuery } from '../../shared/reports.js';
+import { ReportCalendar } from '../../server/services/calendar.js';
+import { ReportService } from '../../server/services/reports.js';
 import { ConflictError, ContentDamagedError } from '../../server/errors.js';
 import type { Account, ArchiveStore, AuditEvent, AuditSearch, NearDuplicatePair } from '../../server/store/port.js';
-import { keyOf, nearFingerprint, randomContent, readAll, stageBytes, testAccount, unit } from '../support/content.js';
+import { countUpload, keyOf, nearFingerprint, randomContent, readAll, stageBytes, testAccount, unit, uploadAction } from '../support/content.js';
 import { countChunks, damageContent, forgetChunkSums, TEST_CHUNK_SIZE, type OpenedStore, type StoreTarget } from '../support/stores.js';
 
 const CS = TEST_CHUNK_SIZE;
@@ -25,7 +28,7 @@ export function storeConformance(target: StoreTarget): void {
       return store.content.commit(staged.stagingId, { key: staged.key, fileName, contentType: 'application/pdf', uploadDate: new Date() });
     };
     const record = (account: Account, fileId: string, fileName = 'doc.pdf', at = new Date(), contentType = 'application/pdf') =>
-      store.ledger.record({ account, fileId, fileName, contentType, at, day: at.toISOString().slice(0, 10), fileLength: 1, stored: false });
+      countUpload(store, { account, fileId, fileName, contentType, at, day: at.toISOString().slice(0, 10), fileLength: 1, stored: false });
 
     describe('content and catalog', () => {
       it('reads a committed file back byte for byte, whole and in ranges across chunk edges', async () => {
@@ -582,11 +585,11 @@ export function storeConformance(target: StoreTarget): void {
         const at = new Date();
         const upload = (fileId: string, fileName: string) => ({ account: clerk, fileId, fileName, contentType: 'application/pdf', at, day: at.toISOString().slice(0, 10), fileLength: 10, stored: false });
         await record(clerk, a.fileId);
-        const counts = await store.ledger.recordMany([upload(a.fileId, 'a2.pdf'), upload(b.fileId, 'b1.pdf'), upload(a.fileId, 'a3.pdf')]);
-        assert.deepEqual(counts, [{ uploadCount: 2 }, { uploadCount: 1 }, { uploadCount: 3 }]);
+        const counts = await store.ledger.countMany([upload(a.fileId, 'a2.pdf'), upload(b.fileId, 'b1.pdf'), upload(a.fileId, 'a3.pdf')].map((r) => uploadAction(r)));
+        assert.deepEqual(counts.map((c) => c.uploadCount), [2, 1, 3]);
         const [entryA] = await store.ledger.entriesForFile(a.fileId);
         assert.deepEqual([entryA!.uploadCount, entryA!.lastUploadFileName], [3, 'a3.pdf']);
-        assert.deepEqual(await store.ledger.recordMany([]), []);
+        assert.deepEqual(await store.ledger.countMany([]), []);
       });
 
       it('gives another user, or the same user in another unit, an entry of its own', async () => {
@@ -598,6 +601,51 @@ export function storeConformance(target: StoreTarget): void {
         assert.deepEqual(await record(colleague, entry.fileId), { uploadCount: 1 });
         assert.deepEqual(await record(movedClerk, entry.fileId), { uploadCount: 1 });
         assert.equal((await store.ledger.entriesForFile(entry.fileId)).length, 3);
+      });
+
+      describe('an upload action is counted once under its key', () => {
+        const at = new Date('2026-03-02T08:00:00Z');
+        const upload = (account: Account, fileId: string, fileName = 'a.pdf') => ({ account, fileId, fileName, contentType: 'application/pdf', at, day: '2026-03-02', fileLength: 10, stored: false });
+        /** What the ledger, the day's tally and the audit log hold of a file. */
+        const holdings = async (fileId: string) => ({
+          ledger: (await store.ledger.entriesForFile(fileId)).map((e) => e.uploadCount),
+          tally: (await new ReportService(store.reports, new ReportCalendar('UTC')).savings(savingsQuery.parse({}))).summary.uploads,
+          audit: (await store.audit.search({ limit: 100, offset: 0 })).items.filter((e) => e.fileId === fileId).length,
+        });
+
+        it('answers a key counted before as it was counted, and changes nothing', async () => {
+          const { entry } = await commit(randomContent(10));
+          const clerk = testAccount();
+          const first = await store.ledger.count(uploadAction(upload(clerk, entry.fileId), 'tus:u1', 'stored'));
+          assert.deepEqual(first, { accountId: clerk.id, fileId: entry.fileId, status: 'stored', uploadCount: 1, stored: false, repeated: false });
+          await countUpload(store, upload(clerk, entry.fileId));
+          // The retry's own record (another name, another day) is not what counts: the first is.
+          const again = await store.ledger.count(uploadAction({ ...upload(clerk, entry.fileId, 'retry.pdf'), day: '2026-03-03' }, 'tus:u1', 'duplicate'));
+          assert.deepEqual(again, { ...first, repeated: true });
+          assert.deepEqual(await holdings(entry.fileId), { ledger: [2], tally: 2, audit: 2 });
+          assert.equal((await store.ledger.entriesForFile(entry.fileId))[0]!.lastUploadFileName, 'a.pdf');
+          assert.deepEqual(await store.ledger.counted('tus:u1'), { ...first, repeated: true });
+          assert.equal(await store.ledger.counted('tus:unknown'), undefined);
+        });
+
+        it('counts one key sent ten times at once once, with one answer', async () => {
+          const { entry } = await commit(randomContent(10));
+          const clerk = testAccount();
+          const answers = await Promise.all(Array.from({ length: 10 }, () => store.ledger.count(uploadAction(upload(clerk, entry.fileId), 'claim:c1'))));
+          assert.deepEqual(new Set(answers.map((a) => a.uploadCount)), new Set([1]));
+          assert.equal(answers.filter((a) => !a.repeated).length, 1);
+          assert.deepEqual(await holdings(entry.fileId), { ledger: [1], tally: 1, audit: 1 });
+        });
+
+        it('counts a batch with keys counted before, leaving those as they were', async () => {
+          const { entry } = await commit(randomContent(10));
+          const clerk = testAccount();
+          await store.ledger.count(uploadAction(upload(clerk, entry.fileId), 'batch:k:0'));
+          const counts = await store.ledger.countMany(['batch:k:0', 'batch:k:1', 'batch:k:1'].map((key) => uploadAction(upload(clerk, entry.fileId), key)));
+          assert.deepEqual(counts.map((c) => [c.uploadCount, c.repeated]), [[1, true], [2, false], [2, true]]);
+          assert.deepEqual(await holdings(entry.fileId), { ledger: [2], tally: 2, audit: 2 });
+          assert.equal(await store.ledger.finishInterrupted(new Date(Date.now() + 60_000)), 0);
+        });
       });
 
       it('never loses an increment when one user repeats an upload concurrently', async () => {

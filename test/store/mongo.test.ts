@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GridFSBucket, MongoClient, ObjectId } from 'mongodb';
-import { keyOf, randomContent, readAll, stageBytes, testAccount } from '../support/content.js';
+import { collections } from '../../server/store/mongo/collections.js';
+import { MongoLedger } from '../../server/store/mongo/ledger.js';
+import { countUpload, keyOf, randomContent, readAll, stageBytes, testAccount, uploadAction } from '../support/content.js';
+import { dyingAfter, Killed } from '../support/dying-mongo.js';
 import { mongoTarget, TEST_CHUNK_SIZE } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
 import { reportsConformance } from './reports-conformance.js';
@@ -37,7 +40,7 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
       const data = randomContent(3 * TEST_CHUNK_SIZE + 17);
       const staged = await stageBytes(opened.store, data);
       const { entry } = await opened.store.content.commit(staged.stagingId, { key: staged.key, fileName: '档案.pdf', contentType: 'application/pdf', uploadDate: new Date() });
-      await opened.store.ledger.record({ account: testAccount(), fileId: entry.fileId, fileName: '档案.pdf', contentType: 'application/pdf', at: new Date(), day: '2026-01-01', fileLength: 1, stored: true });
+      await countUpload(opened.store, { account: testAccount(), fileId: entry.fileId, fileName: '档案.pdf', contentType: 'application/pdf', at: new Date(), day: '2026-01-01', fileLength: 1, stored: true });
 
       const db = client.db(opened.mongo!.dbName);
       const bucket = new GridFSBucket(db, { bucketName: 'fileContent' });
@@ -51,7 +54,9 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
       assert.equal(catalog?.fileMD5, keyOf(data).md5);
       assert.equal(await db.collection('fileContent.chunks').countDocuments(), 4);
       const ledger = await db.collection('userInfo.users').findOne({});
+      // The seed's fields, and the keys of the last upload actions counted (counted once each).
       assert.deepEqual(Object.keys(ledger!).sort(), [
+        'AppliedKeys',
         'LastUploadContentType',
         'LastUploadFileName',
         'LastUploadTime',
@@ -95,4 +100,47 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
       await opened.dispose();
     }
   });
+});
+
+describe('MongoDB: an upload killed between the steps of its counting is counted once', { skip: mongoTarget.skip }, () => {
+  // The steps: 1 the audit event (pending), 2 the ledger entry, 3 the day's tally, 4 the event done.
+  for (const writes of [0, 1, 2, 3, 4]) {
+    for (const recovery of ['the client retries', 'the sweep finishes it, then the client retries'] as const) {
+      it(`killed after ${writes} of its 4 writes: ${recovery}`, async () => {
+        const opened = await mongoTarget.open();
+        const client = await MongoClient.connect(opened.mongo!.uri);
+        try {
+          const db = client.db(opened.mongo!.dbName);
+          const staged = await stageBytes(opened.store, randomContent(10));
+          const { entry } = await opened.store.content.commit(staged.stagingId, {
+            key: staged.key,
+            fileName: 'a.pdf',
+            contentType: 'application/pdf',
+            uploadDate: new Date(),
+          });
+          const clerk = testAccount();
+          const action = uploadAction({ account: clerk, fileId: entry.fileId, fileName: 'a.pdf', contentType: 'application/pdf', at: new Date(), day: '2026-03-02', fileLength: 10, stored: false }, 'tus:killed');
+          // An earlier upload of the same file by the same clerk: the count goes from 1 to 2.
+          await countUpload(opened.store, { ...action.record, fileName: 'first.pdf' });
+          const dying = new MongoLedger(dyingAfter(collections(db), writes)).count(action);
+          // After its fourth write it is counted in full: killed before its answer was sent.
+          if (writes === 4) await dying;
+          else await assert.rejects(dying, Killed);
+          if (recovery !== 'the client retries') assert.equal(await opened.store.ledger.finishInterrupted(new Date(Date.now() + 60_000)), writes >= 1 && writes <= 3 ? 1 : 0);
+          const answer = await opened.store.ledger.count(action);
+          assert.equal(answer.uploadCount, 2);
+          assert.equal(answer.repeated, writes >= 1);
+          assert.equal((await opened.store.ledger.entriesForFile(entry.fileId))[0]!.uploadCount, 2);
+          const days = await db.collection('userInfo.uploadDays').find({}).toArray();
+          assert.deepEqual(days.map((d) => d.Uploads), [2]);
+          const events = await db.collection('audit.events').find({}).toArray();
+          assert.equal(events.length, 2);
+          assert.equal(events.filter((e) => e.pending).length, 0);
+        } finally {
+          await client.close();
+          await opened.dispose();
+        }
+      });
+    }
+  }
 });

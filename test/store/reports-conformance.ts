@@ -4,7 +4,7 @@ import { ReportCalendar } from '../../server/services/calendar.js';
 import { ReportService } from '../../server/services/reports.js';
 import type { CatalogEntry } from '../../server/store/port.js';
 import { collisionsQuery, crossUnitQuery, repeatUploadersQuery, savingsQuery, UPLOADERS_PER_ROW } from '../../shared/reports.js';
-import { randomContent, stageBytes, testAccount } from '../support/content.js';
+import { countUpload, randomContent, stageBytes, testAccount } from '../support/content.js';
 import { FILES, REPORT_TIME_ZONE, seedReportArchive, UNITS, type FileKey } from '../support/report-dataset.js';
 import type { OpenedStore, StoreTarget } from '../support/stores.js';
 
@@ -186,7 +186,7 @@ export function reportsConformance(target: StoreTarget): void {
         for (let i = 0; i < 25; i++) {
           const at = new Date(Date.UTC(2026, 4, 1, i));
           const account = testAccount({ id: `a-${i}`, username: `clerk${i}`, unit: { id: `t-${String(i).padStart(2, '0')}`, geoType: 'town', city: '江城市', county: '东县', town: `镇${i}` } });
-          await wide.store.ledger.record({ account, fileId: entry.fileId, fileName: '通知.pdf', contentType: 'application/pdf', at, day: '2026-05-01', fileLength: 10, stored: i === 0 });
+          await countUpload(wide.store, { account, fileId: entry.fileId, fileName: '通知.pdf', contentType: 'application/pdf', at, day: '2026-05-01', fileLength: 10, stored: i === 0 });
         }
         const wideReports = new ReportService(wide.store.reports, new ReportCalendar(REPORT_TIME_ZONE));
         const [row] = (await wideReports.crossUnit(crossUnitQuery.parse({}))).items;

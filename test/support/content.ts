@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Unit } from '../../shared/schemas.js';
-import type { Account, ArchiveStore, ContentKey, NearFingerprint } from '../../server/store/port.js';
+import type { Account, ArchiveStore, ContentKey, NearFingerprint, UploadAction, UploadRecord } from '../../server/store/port.js';
 
 export const md5 = (data: Uint8Array) => createHash('md5').update(data).digest('hex');
 export const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
@@ -74,4 +74,30 @@ export async function readUntilFailure(body: AsyncIterable<Uint8Array>): Promise
   } catch (failure) {
     return { received: Buffer.concat(parts), failure: failure ?? new Error('failed') };
   }
+}
+
+/** An upload action as the services make it: the record, its audit event, under `key` (a new one by default). */
+export function uploadAction(record: UploadRecord, key: string = randomUUID(), status: 'stored' | 'duplicate' = record.stored ? 'stored' : 'duplicate'): UploadAction {
+  const { account } = record;
+  return {
+    key,
+    status,
+    record,
+    event: {
+      at: record.at,
+      action: 'upload',
+      userId: account.id,
+      userName: account.username,
+      unit: account.unit,
+      address: null,
+      fileId: record.fileId,
+      fileName: record.fileName,
+      detail: `test: ${record.stored ? 'stored' : 'duplicate'}`,
+    },
+  };
+}
+
+/** Counts one upload under a new key: its UploadCount. */
+export async function countUpload(store: Pick<ArchiveStore, 'ledger'>, record: UploadRecord): Promise<{ uploadCount: number }> {
+  return { uploadCount: (await store.ledger.count(uploadAction(record))).uploadCount };
 }

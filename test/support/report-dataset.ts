@@ -1,7 +1,7 @@
 import { ReportCalendar } from '../../server/services/calendar.js';
 import type { Account, ArchiveStore, CatalogEntry } from '../../server/store/port.js';
 import type { Unit } from '../../shared/schemas.js';
-import { randomContent, stageBytes, testAccount } from './content.js';
+import { countUpload, randomContent, stageBytes, testAccount } from './content.js';
 
 /**
  * A small archive whose report answers were worked out by hand (test/store/reports-conformance.ts
@@ -99,7 +99,7 @@ export async function seedReportArchive(store: ArchiveStore): Promise<Record<Fil
   const seen = new Set<FileKey>();
   for (const [who, file, time, fileName] of UPLOADS) {
     const at = new Date(time);
-    await store.ledger.record({
+    await countUpload(store, {
       account: PEOPLE[who],
       fileId: entries[file].fileId,
       fileName: fileName ?? FILES[file].name,

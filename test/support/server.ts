@@ -135,22 +135,22 @@ export class Client {
     return this.fetch(path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   }
 
-  upload(fileName: string, data: Uint8Array, fields: Record<string, string> = {}, type = 'application/pdf'): Promise<Response> {
+  upload(fileName: string, data: Uint8Array, fields: Record<string, string> = {}, type = 'application/pdf', headers: Record<string, string> = {}): Promise<Response> {
     const form = new FormData();
     for (const [k, v] of Object.entries(fields)) form.append(k, v);
     form.append('file', new Blob([data], { type }), fileName);
-    return this.fetch('/api/files', { method: 'POST', body: form });
+    return this.fetch('/api/files', { method: 'POST', body: form, headers });
   }
 
   /**
    * A batch upload: each file with its digests in the manifest (`manifest` replaces it, to send
    * a wrong one).
    */
-  batch(files: Array<{ name: string; data: Uint8Array; type?: string }>, manifest?: unknown): Promise<Response> {
+  batch(files: Array<{ name: string; data: Uint8Array; type?: string }>, manifest?: unknown, headers: Record<string, string> = {}): Promise<Response> {
     const form = new FormData();
     form.append('manifest', JSON.stringify(manifest ?? files.map((f) => ({ md5: md5(f.data), sha256: sha256(f.data) }))));
     for (const f of files) form.append('file', new Blob([f.data], { type: f.type ?? 'application/pdf' }), f.name);
-    return this.fetch('/api/uploads/batch', { method: 'POST', body: form });
+    return this.fetch('/api/uploads/batch', { method: 'POST', body: form, headers });
   }
 
   /** The instant-upload handshake: check, and when the archive asks, prove with the bytes' ranges. */

@@ -103,7 +103,7 @@ export function UploadPage({ api, language, account, hidden }: { api: ArchiveApi
         endpoint: TUS_ENDPOINT,
         limit: PARALLEL_UPLOADS,
         headers: (): Record<string, string> => (api.csrfToken ? { 'X-CSRF-Token': api.csrfToken } : {}),
-        allowedMetaFields: ['name', 'type', 'md5', 'sha256'],
+        allowedMetaFields: ['name', 'type', 'md5', 'sha256', 'idempotencyKey'],
         // The archive's own resume index (per account, by content) does this; tus-js-client's
         // would keep file names and hashes in storage shared by every account on this browser.
         storeFingerprintForResuming: false,

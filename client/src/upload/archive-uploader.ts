@@ -8,7 +8,8 @@ import { HashAbortedError, type Hasher } from '../hashing/hasher.js';
 import { ApiError, NetworkError, type MessageKey } from '../i18n/index.js';
 import { ResumeIndex, type ContentKey } from './resume-index.js';
 
-export type ArchiveMeta = { md5?: string; sha256?: string; relativePath?: string | null };
+/** `idempotencyKey`: this file's upload, the same on every retry, so the archive counts it once. */
+export type ArchiveMeta = { md5?: string; sha256?: string; idempotencyKey?: string; relativePath?: string | null };
 export type ArchiveBody = Record<string, unknown>;
 export type ArchiveFile = UppyFile<ArchiveMeta, ArchiveBody>;
 
@@ -192,7 +193,8 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
   #forgetFingerprint(file: ArchiveFile): void {
     const key = contentKey(file);
     if (key) this.opts.resumeIndex.delete(key);
-    this.uppy.setFileMeta(file.id, { md5: undefined, sha256: undefined });
+    // Other bytes are another upload: a new key, or the archive refuses the old one for them.
+    this.uppy.setFileMeta(file.id, { md5: undefined, sha256: undefined, idempotencyKey: newUploadKey() });
     this.uppy.setFileState(file.id, { tus: { ...file.tus, uploadUrl: undefined } });
   }
 
@@ -210,7 +212,7 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
         if (error instanceof HashAbortedError) throw error;
         throw new HashReadError(error);
       });
-    this.uppy.setFileMeta(file.id, { md5: digest.md5, sha256: digest.sha256 });
+    this.uppy.setFileMeta(file.id, { md5: digest.md5, sha256: digest.sha256, idempotencyKey: file.meta.idempotencyKey ?? newUploadKey() });
     return this.uppy.getFile(file.id);
   }
 
@@ -229,7 +231,7 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
     const current = this.uppy.getFile(file.id);
     if (current && this.#held(current)) return 'paused';
     try {
-      const result = await this.opts.api.prove(check.claimId, digests);
+      const result = await this.#prove(check.claimId, digests, signal);
       if (signal.aborted) throw new FileRemovedError();
       this.opts.resumeIndex.delete(key);
       const latest = this.uppy.getFile(file.id);
@@ -246,6 +248,22 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
       // A proof the archive does not accept (the file differs from what it holds) means: upload it.
       if (error instanceof ApiError && error.code === 'claim_rejected') return 'upload';
       throw error;
+    }
+  }
+
+  /**
+   * A proof, sent again with the same claim when no answer came (the network, a restarting
+   * server): a proof counted before its answer was lost is answered as counted, not counted twice.
+   */
+  async #prove(claimId: string, digests: string[], signal: AbortSignal) {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.opts.api.prove(claimId, digests);
+      } catch (error) {
+        const transient = error instanceof NetworkError || (error instanceof ApiError && error.status >= 500 && error.code !== 'storage_full');
+        if (!transient || attempt >= PROOF_RETRY_DELAYS_MS.length || signal.aborted) throw error;
+        await new Promise((resolve) => setTimeout(resolve, PROOF_RETRY_DELAYS_MS[attempt]));
+      }
     }
   }
 
@@ -354,4 +372,12 @@ function safeJson(text: unknown): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** Waits before a proof is sent again (a restarted server instance answers within seconds). */
+const PROOF_RETRY_DELAYS_MS = [1000, 3000, 5000];
+
+/** A new upload key: random, and made in any page (crypto.randomUUID needs HTTPS or localhost). */
+function newUploadKey(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
@@ -8,6 +8,7 @@ import {
   ARCHIVE_FILE_ID_HEADER,
   ARCHIVE_STATUS_HEADER,
   ARCHIVE_UPLOAD_COUNT_HEADER,
+  IDEMPOTENCY_KEY_HEADER,
   TUS_ENDPOINT,
   type BatchFileResult,
   type ByteRangeView,
@@ -122,31 +123,35 @@ export class ArchiveConnection {
     return (await this.#json<{ results: UploadCheckResult[] }>('POST', '/api/uploads/checks', { files: requests })).results;
   }
 
-  /** Proofs in one request, answered in order. Not retried: a claim is used up by its first answer (a lost answer means: check again). */
+  /**
+   * Proofs in one request, answered in order. Retried: a proof counted before its answer was lost
+   * is answered again as counted (a claim taken but not counted is refused: check again).
+   */
   async proveMany(proofs: Array<{ claimId: string; digests: string[] }>): Promise<ProofResult[]> {
-    return (await this.#json<{ results: ProofResult[] }>('POST', '/api/uploads/proofs', { proofs }, false)).results;
+    return (await this.#json<{ results: ProofResult[] }>('POST', '/api/uploads/proofs', { proofs })).results;
   }
 
   /**
    * Sends small files, as they were read and hashed, in one request (POST /api/uploads/batch).
-   * Not retried: a lost answer may hide files already counted.
+   * Retried under one Idempotency-Key: files counted before a lost answer are not counted again.
    */
   async sendMany(files: readonly BatchSend[]): Promise<BatchFileResult[]> {
     const manifest = files.map((f) => ({ md5: f.md5, sha256: f.sha256, name: f.name, type: f.type }));
-    return (await this.#request<{ results: BatchFileResult[] }>('POST', '/api/uploads/batch', multipartBody(manifest, files.map((f) => f.bytes)), false)).results;
+    const body = multipartBody(manifest, files.map((f) => f.bytes));
+    return (await this.#request<{ results: BatchFileResult[] }>('POST', '/api/uploads/batch', body, true, { [IDEMPOTENCY_KEY_HEADER]: randomUUID() })).results;
   }
 
   #json<T>(method: string, path: string, body?: unknown, retry = true): Promise<T> {
     return this.#request(method, path, body === undefined ? undefined : { type: 'application/json', data: JSON.stringify(body) }, retry);
   }
 
-  async #request<T>(method: string, path: string, body: { type: string; data: string | Buffer } | undefined, retry: boolean): Promise<T> {
+  async #request<T>(method: string, path: string, body: { type: string; data: string | Buffer } | undefined, retry: boolean, headers: Record<string, string> = {}): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       try {
         res = await fetch(`${this.#base}${path}`, {
           method,
-          headers: { ...this.#auth, ...(body ? { 'content-type': body.type } : {}) },
+          headers: { ...this.#auth, ...headers, ...(body ? { 'content-type': body.type } : {}) },
           ...(body ? { body: body.data } : {}),
         });
       } catch (err) {
@@ -186,7 +191,8 @@ export class ArchiveConnection {
         endpoint: `${this.#base}${TUS_ENDPOINT}`,
         ...(options.uploadUrl ? { uploadUrl: options.uploadUrl } : {}),
         headers: this.#auth,
-        metadata: options.metadata,
+        // A creation retried after its answer was lost makes a second upload: the key counts them once.
+        metadata: { idempotencyKey: randomUUID(), ...options.metadata },
         // One PATCH streams the whole file; an interrupted one is resumed from the archive's offset.
         fileReader: { openFile: async () => fileSource(handle, size, options.onBytesSent) },
         retryDelays: [...this.retryDelays],

@@ -11,6 +11,7 @@ import type { FileService, VisibleFile } from '../../services/files.js';
 import type { IngestService } from '../../services/ingest.js';
 import type { ByteRange } from '../../store/port.js';
 import { requireAuth } from '../auth.js';
+import { actionKey, clientKey } from '../idempotency-key.js';
 import { StagingStorageEngine, type StagedFile } from '../upload-engine.js';
 import { parse } from '../validate.js';
 
@@ -42,6 +43,7 @@ export function fileRoutes(deps: FileRouteDeps): Router {
       const declared = Number(req.get('content-length'));
       if (Number.isFinite(declared) && declared > deps.maxFileSize + MULTIPART_OVERHEAD) throw new PayloadTooLargeError(deps.maxFileSize);
       if (!req.is('multipart/form-data')) throw new ValidationError('Send the file as multipart/form-data, in the form field "file".');
+      clientKey(req);
       next();
     },
     upload,
@@ -62,7 +64,7 @@ export function fileRoutes(deps: FileRouteDeps): Router {
           fileName: cleanFileName(file.originalname),
           contentType: cleanContentType(file.mimetype),
           declaredMd5: fields.md5,
-        }, { via: 'direct', address: req.ip ?? null });
+        }, { via: 'direct', address: req.ip ?? null, key: actionKey(req, 'direct') });
       } catch (err) {
         // Not resumable: bytes a failed commit left staged are of no use (harmless if committed).
         await deps.ingest.discard(file.staged).catch(() => {});

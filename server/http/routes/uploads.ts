@@ -16,6 +16,7 @@ import type { ClaimService } from '../../services/claims.js';
 import type { IngestService } from '../../services/ingest.js';
 import type { Quotas } from '../../services/quotas.js';
 import { requireAuth } from '../auth.js';
+import { actionKey, clientKey } from '../idempotency-key.js';
 import { bulkLane } from '../bulk-lane.js';
 import { parse } from '../validate.js';
 
@@ -82,7 +83,7 @@ export function uploadRoutes(claims: ClaimService, ingest: IngestService, quotas
       md5: manifest[i]!.md5,
       sha256: manifest[i]!.sha256,
     }));
-    res.json({ results: await ingest.storeMany(files, req.principal!.account, { via: 'batch', address: req.ip ?? null }) });
+    res.json({ results: await ingest.storeMany(files, req.principal!.account, { via: 'batch', address: req.ip ?? null, key: actionKey(req, 'batch') }) });
   });
 
   return router;
@@ -91,6 +92,7 @@ export function uploadRoutes(claims: ClaimService, ingest: IngestService, quotas
 /** A batch is read into memory: its size must be declared, and within the limit, before any of it is read. */
 const batchSizeGuard: RequestHandler = (req, _res, next) => {
   if (!req.is('multipart/form-data')) throw new ValidationError('Send a batch as multipart/form-data: a "manifest" field, then each file in a field "file".');
+  clientKey(req);
   const declared = req.get('content-length');
   if (declared === undefined) throw new ValidationError(`Send a batch with a Content-Length header (it is read into memory, ${BATCH_MAX_BYTES / MIB} MiB at most).`);
   if (Number(declared) > BATCH_MAX_BYTES + BATCH_ENVELOPE_BYTES) {

@@ -35,22 +35,28 @@ function auditRow(e: AuditEvent): Record<string, unknown> {
   };
 }
 
+/** Appends one event, synchronously: for use inside another capability's transaction too. */
+export function auditAppender(db: Db): (e: AuditEvent) => void {
+  const insert = db.prepare(
+    `INSERT INTO audit (at, action, user_id, user_name, unit, city, county, town, address, file_id, file_name, detail)
+     VALUES (@at, @action, @userId, @userName, @unit, @city, @county, @town, @address, @fileId, @fileName, @detail)`,
+  );
+  return (e) => insert.run(auditRow(e));
+}
+
 export class EmbeddedAuditLog implements AuditLog {
   private readonly insert;
   private readonly insertMany;
 
   constructor(private readonly db: Db) {
-    this.insert = db.prepare(
-      `INSERT INTO audit (at, action, user_id, user_name, unit, city, county, town, address, file_id, file_name, detail)
-       VALUES (@at, @action, @userId, @userName, @unit, @city, @county, @town, @address, @fileId, @fileName, @detail)`,
-    );
+    this.insert = auditAppender(db);
     this.insertMany = db.transaction((events: readonly AuditEvent[]) => {
-      for (const e of events) this.insert.run(auditRow(e));
+      for (const e of events) this.insert(e);
     });
   }
 
   async append(e: AuditEvent): Promise<void> {
-    this.insert.run(auditRow(e));
+    this.insert(e);
   }
 
   async appendMany(events: readonly AuditEvent[]): Promise<void> {

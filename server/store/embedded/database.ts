@@ -139,6 +139,18 @@ CREATE TABLE IF NOT EXISTS ledger (
   UNIQUE (user_id, unit_id, file_id)
 );
 CREATE INDEX IF NOT EXISTS ledger_file ON ledger (file_id);
+
+-- Upload actions counted, by key: a retry of one is answered as it was, never counted again.
+-- Written in the same transaction as its ledger entry, day's tally and audit event.
+CREATE TABLE IF NOT EXISTS upload_keys (
+  key          TEXT PRIMARY KEY,
+  account_id   TEXT NOT NULL,
+  file_id      TEXT NOT NULL,
+  status       TEXT NOT NULL,
+  stored       INTEGER NOT NULL,
+  upload_count INTEGER NOT NULL,
+  at           INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS ledger_unit ON ledger (unit_id, file_id);
 
 -- Uploads per unit, file and calendar day (report time zone): when space was saved, and where.

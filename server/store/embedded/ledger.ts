@@ -1,15 +1,19 @@
 import { monthOf, weekOf } from '../../../shared/calendar.js';
-import type { Ledger, LedgerEntry, UploaderScope, UploadRecord } from '../port.js';
+import type { CountedUpload, Ledger, LedgerEntry, UploadAction, UploaderScope, UploadRecord } from '../port.js';
+import { auditAppender } from './audit.js';
 import type { Db } from './database.js';
 import { ledgerEntryFromRow, type LedgerRow } from './rows.js';
 
 export class EmbeddedLedger implements Ledger {
   private readonly upsert;
   private readonly tally;
-  private readonly recordBoth;
-  private readonly recordAll;
+  private readonly keyed;
+  private readonly remember;
+  private readonly countOne;
+  private readonly countAll;
   private readonly latest;
   private readonly forFile;
+  private readonly anyUpload;
   private readonly inUnit;
   private readonly inCounty;
 
@@ -30,29 +34,57 @@ export class EmbeddedLedger implements Ledger {
        VALUES (@fileId, @unitId, @day, @week, @month, @city, @county, @town, @fileLength, 1, @saved)
        ON CONFLICT (file_id, unit_id, day) DO UPDATE SET uploads = uploads + 1, saved_uploads = saved_uploads + excluded.saved_uploads`,
     );
-    // The entry and its day's tally change together or not at all.
-    this.recordBoth = db.transaction((entry: Record<string, unknown>, day: Record<string, unknown>) => {
-      const row = this.upsert.get(entry)!;
+    this.keyed = db.prepare<[string], KeyRow>('SELECT account_id, file_id, status, stored, upload_count FROM upload_keys WHERE key = ?');
+    this.remember = db.prepare(
+      'INSERT INTO upload_keys (key, account_id, file_id, status, stored, upload_count, at) VALUES (@key, @accountId, @fileId, @status, @stored, @uploadCount, @at)',
+    );
+    const appendEvent = auditAppender(db);
+    // The key, the entry, its day's tally and the audit event change together or not at all: a
+    // crash leaves the action wholly counted or not at all, so nothing is ever left to finish.
+    const countOne = (a: UploadAction): CountedUpload => {
+      const done = this.keyed.get(a.key);
+      if (done) return countedFrom(done, true);
+      const [entry, day] = ledgerRows(a.record);
+      const uploadCount = this.upsert.get(entry)!.upload_count;
       this.tally.run(day);
-      return row.upload_count;
-    });
-    this.recordAll = db.transaction((records: readonly UploadRecord[]) => records.map((r) => this.recordBoth(...ledgerRows(r))));
+      appendEvent(a.event);
+      const counted = { accountId: a.record.account.id, fileId: a.record.fileId, status: a.status, uploadCount, stored: a.record.stored, repeated: false };
+      this.remember.run({ key: a.key, accountId: counted.accountId, fileId: counted.fileId, status: a.status, stored: a.record.stored ? 1 : 0, uploadCount, at: a.record.at.getTime() });
+      return counted;
+    };
+    this.countOne = db.transaction(countOne);
+    this.countAll = db.transaction((actions: readonly UploadAction[]) => actions.map(countOne));
     this.latest = db.prepare<[string, string], LedgerRow>(
       'SELECT * FROM ledger WHERE unit_id = ? AND file_id = ? ORDER BY last_upload_time DESC LIMIT 1',
     );
     this.forFile = db.prepare<[string], LedgerRow>('SELECT * FROM ledger WHERE file_id = ? ORDER BY upload_time, id');
+    this.anyUpload = db.prepare<[string], { found: number }>('SELECT 1 AS found FROM ledger WHERE file_id = ? LIMIT 1');
     this.inUnit = db.prepare<[string, string], { found: number }>('SELECT 1 AS found FROM ledger WHERE unit_id = ? AND file_id = ? LIMIT 1');
     this.inCounty = db.prepare<[string, string, string | null], { found: number }>(
       "SELECT 1 AS found FROM ledger WHERE file_id = ? AND json_extract(unit, '$.city') = ? AND json_extract(unit, '$.county') IS ? LIMIT 1",
     );
   }
 
-  async record(r: UploadRecord): Promise<{ uploadCount: number }> {
-    return { uploadCount: this.recordBoth(...ledgerRows(r)) };
+  async count(action: UploadAction): Promise<CountedUpload> {
+    return this.countOne(action);
   }
 
-  async recordMany(records: readonly UploadRecord[]): Promise<Array<{ uploadCount: number }>> {
-    return this.recordAll(records).map((uploadCount) => ({ uploadCount }));
+  async countMany(actions: readonly UploadAction[]): Promise<CountedUpload[]> {
+    return this.countAll(actions);
+  }
+
+  async counted(key: string): Promise<CountedUpload | undefined> {
+    const row = this.keyed.get(key);
+    return row && countedFrom(row, true);
+  }
+
+  /** Nothing to finish: an action is counted in one transaction. */
+  async finishInterrupted(): Promise<number> {
+    return 0;
+  }
+
+  async hasUploads(fileId: string): Promise<boolean> {
+    return this.anyUpload.get(fileId) !== undefined;
   }
 
   async hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean> {
@@ -98,3 +130,20 @@ function ledgerRows(r: UploadRecord): [entry: Record<string, unknown>, day: Reco
     },
   ];
 }
+
+interface KeyRow {
+  account_id: string;
+  file_id: string;
+  status: 'stored' | 'duplicate';
+  stored: number;
+  upload_count: number;
+}
+
+const countedFrom = (row: KeyRow, repeated: boolean): CountedUpload => ({
+  accountId: row.account_id,
+  fileId: row.file_id,
+  status: row.status,
+  uploadCount: row.upload_count,
+  stored: row.stored === 1,
+  repeated,
+});

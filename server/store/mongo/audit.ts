@@ -33,7 +33,18 @@ export class MongoAuditLog implements AuditLog {
     ]);
     return {
       total,
-      items: docs.map(({ _id, ...e }) => ({ ...e, id: _id.toHexString() })),
+      items: docs.map((d) => ({
+        id: typeof d._id === 'string' ? d._id : d._id.toHexString(),
+        at: d.at,
+        action: d.action,
+        userId: d.userId,
+        userName: d.userName,
+        unit: d.unit,
+        address: d.address,
+        fileId: d.fileId,
+        fileName: d.fileName,
+        detail: d.detail,
+      })),
     };
   }
 }

@@ -58,6 +58,8 @@ export interface LedgerDoc {
   LastUploadFileName: string;
   LastUploadContentType: string;
   UploadCount: number;
+  /** Keys of the last upload actions counted here (bounded): counting one again changes nothing. */
+  AppliedKeys?: string[];
 }
 
 /**
@@ -78,6 +80,8 @@ export interface UploadDayDoc {
   FileLength: Long | number;
   Uploads: number;
   SavedUploads: number;
+  /** As in the ledger: keys of the last upload actions counted here. */
+  AppliedKeys?: string[];
 }
 
 export interface AccountDoc {
@@ -134,9 +138,27 @@ export interface UploadDoc {
   outcome: { status: 'stored' | 'duplicate'; fileId: string; uploadCount: number } | null;
 }
 
-/** An audit event in `audit.events` (inserted only, never updated). */
+/**
+ * An audit event in `audit.events`. What it says is never changed. An upload action's event has
+ * the action's key as `_id` and is its record of counting (server/store/mongo/ledger.ts): written
+ * first with `pending`, which is removed, with the answer set, once the ledger and the day's tally
+ * have counted it.
+ */
 export interface AuditDoc extends AuditEvent {
-  _id: ObjectId;
+  _id: ObjectId | string;
+  upload?: UploadActionDoc;
+  pending?: true;
+}
+
+/** What an upload action's event holds to count it (again after a crash) and to answer retries. */
+export interface UploadActionDoc {
+  contentType: string;
+  day: string;
+  fileLength: number;
+  stored: boolean;
+  status: 'stored' | 'duplicate';
+  /** Set when the action was counted. */
+  uploadCount?: number;
 }
 
 /** A background job (`jobs`): `_id` is its name; the holder's lease keeps it to one instance. */
@@ -267,6 +289,8 @@ export async function createIndexes(c: Collections): Promise<void> {
     c.audit.createIndex({ action: 1, at: -1 }, { name: 'action_at' }),
     c.audit.createIndex({ userName: 1, at: -1 }, { name: 'user_at' }),
     c.audit.createIndex({ 'unit.city': 1, 'unit.county': 1, 'unit.town': 1, at: -1 }, { name: 'unit_at' }),
+    // Upload actions whose counting a crash interrupted (the field exists only until it is done).
+    c.audit.createIndex({ pending: 1, at: 1 }, { sparse: true, name: 'pending' }),
     // Near-duplicates: the lookup keys (the pigeonhole blocks and LSH bands) of every fingerprint.
     c.nearFingerprints.createIndex({ keys: 1 }, { name: 'keys' }),
     c.nearPairs.createIndex({ foundAt: -1 }, { name: 'found' }),

@@ -1,56 +1,106 @@
-import { Long, ObjectId } from 'mongodb';
+import { Long, ObjectId, type Collection, type Filter, type UpdateFilter, type WithId } from 'mongodb';
 import { monthOf, weekOf } from '../../../shared/calendar.js';
-import type { Ledger, LedgerEntry, UploaderScope, UploadRecord } from '../port.js';
-import { isDuplicateKey, type Collections } from './collections.js';
+import type { CountedUpload, Ledger, LedgerEntry, UploadAction, UploaderScope } from '../port.js';
+import { isDuplicateKey, type AuditDoc, type Collections } from './collections.js';
 import { ledgerEntryFromDoc, ledgerIdentity, objectIdOf } from './mapping.js';
 
+/** Keys kept on a ledger entry or a day's tally: far more than the actions of one uploader, unit and file in flight at once. */
+const APPLIED_KEYS = 32;
+
+/**
+ * Counting without transactions: each upload action is counted in four single-document steps that
+ * can all be run again, so that a crash between any two is finished by a retry, a restart or the
+ * sweep, never counted twice (docs/decisions/counting-once.md):
+ *   1. its audit event, `_id` = the action's key, inserted once with `pending` (a duplicate key
+ *      means it was recorded before: it is answered, or finished from what that event recorded);
+ *   2. the ledger entry: UploadCount + 1 unless the entry's AppliedKeys has the key;
+ *   3. the day's tally, the same way;
+ *   4. the event: `pending` removed and the answer kept, for retries.
+ */
 export class MongoLedger implements Ledger {
   constructor(private readonly c: Collections) {}
 
-  async record(r: UploadRecord): Promise<{ uploadCount: number }> {
-    const { unit } = r.account;
-    const UploadFileID = new ObjectId(r.fileId);
-    const doc = await retryingDuplicateKey(() =>
-      this.c.ledger.findOneAndUpdate(
-        { UserID: r.account.id, 'UploadGeography.UploadGeoNameID': unit.id, UploadFileID },
-        {
-          $inc: { UploadCount: 1 },
-          $max: { LastUploadTime: r.at },
-          $set: { LastUploadFileName: r.fileName, LastUploadContentType: r.contentType },
-          // A client-made _id (time, then a counter) orders entries as they were first recorded,
-          // the reports' tie-break, on any server.
-          $setOnInsert: { _id: new ObjectId(), ...ledgerIdentity(r.account), UploadTime: r.at, UploadFileName: r.fileName },
-        },
-        { upsert: true, returnDocument: 'after' },
-      ),
-    );
-    // The day's tally, right after the entry (no transaction: a crash in between loses one upload
-    // from the savings report, never from the ledger).
-    await retryingDuplicateKey(() =>
-      this.c.uploadDays.updateOne(
-        { UploadFileID, UnitID: unit.id, Day: r.day },
-        {
-          $inc: { Uploads: 1, SavedUploads: r.stored ? 0 : 1 },
-          $setOnInsert: {
-            Week: weekOf(r.day),
-            Month: monthOf(r.day),
-            CityName: unit.city,
-            CountyName: unit.county ?? null,
-            TownName: unit.town ?? null,
-            FileLength: Long.fromNumber(r.fileLength),
-          },
-        },
-        { upsert: true },
-      ),
-    );
-    return { uploadCount: doc!.UploadCount };
+  async count(action: UploadAction): Promise<CountedUpload> {
+    const { record: r, event, status } = action;
+    const doc: AuditDoc = {
+      ...event,
+      _id: action.key,
+      upload: { contentType: r.contentType, day: r.day, fileLength: r.fileLength, stored: r.stored, status },
+      pending: true,
+    };
+    try {
+      await this.c.audit.insertOne(doc);
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      return (await this.counted(action.key))!;
+    }
+    return this.finish(doc, false);
   }
 
-  async recordMany(records: readonly UploadRecord[]): Promise<Array<{ uploadCount: number }>> {
+  async countMany(actions: readonly UploadAction[]): Promise<CountedUpload[]> {
     // One at a time, in order: without transactions a batch is no more atomic than its parts.
-    const counts: Array<{ uploadCount: number }> = [];
-    for (const r of records) counts.push(await this.record(r));
+    const counts: CountedUpload[] = [];
+    for (const action of actions) counts.push(await this.count(action));
     return counts;
+  }
+
+  async counted(key: string): Promise<CountedUpload | undefined> {
+    const doc = await this.c.audit.findOne({ _id: key });
+    if (!doc?.upload) return undefined;
+    return doc.pending ? this.finish(doc, true) : countedFromDoc(doc, doc.upload.uploadCount!, true);
+  }
+
+  async finishInterrupted(before: Date): Promise<number> {
+    let finished = 0;
+    for (;;) {
+      const docs = await this.c.audit.find({ pending: true, at: { $lt: before } }).limit(100).toArray();
+      for (const doc of docs) await this.finish(doc, true);
+      finished += docs.length;
+      if (docs.length < 100) return finished;
+    }
+  }
+
+  /** Steps 2 to 4 for an event recorded in step 1; each can run again without counting again. */
+  private async finish(doc: AuditDoc, repeated: boolean): Promise<CountedUpload> {
+    const key = String(doc._id);
+    const u = doc.upload!;
+    const unit = doc.unit!;
+    const account = { id: doc.userId!, username: doc.userName, unit };
+    const UploadFileID = new ObjectId(doc.fileId!);
+    const entry = await applyOnce(
+      this.c.ledger,
+      { UserID: account.id, 'UploadGeography.UploadGeoNameID': unit.id, UploadFileID },
+      key,
+      {
+        $inc: { UploadCount: 1 },
+        $max: { LastUploadTime: doc.at },
+        $set: { LastUploadFileName: doc.fileName!, LastUploadContentType: u.contentType },
+        // A client-made _id (time, then a counter) orders entries as they were first recorded,
+        // the reports' tie-break, on any server.
+        $setOnInsert: { _id: new ObjectId(), ...ledgerIdentity(account), UploadTime: doc.at, UploadFileName: doc.fileName! },
+      },
+    );
+    await applyOnce(this.c.uploadDays, { UploadFileID, UnitID: unit.id, Day: u.day }, key, {
+      $inc: { Uploads: 1, SavedUploads: u.stored ? 0 : 1 },
+      $setOnInsert: {
+        Week: weekOf(u.day),
+        Month: monthOf(u.day),
+        CityName: unit.city,
+        CountyName: unit.county ?? null,
+        TownName: unit.town ?? null,
+        FileLength: Long.fromNumber(u.fileLength),
+      },
+    });
+    // The first to finish sets the answer; a concurrent retry answers the same.
+    const done = await this.c.audit.updateOne({ _id: key, pending: true }, { $set: { 'upload.uploadCount': entry.UploadCount }, $unset: { pending: '' } });
+    if (done.modifiedCount === 1) return countedFromDoc(doc, entry.UploadCount, repeated);
+    const answered = await this.c.audit.findOne({ _id: key });
+    return countedFromDoc(doc, answered?.upload?.uploadCount ?? entry.UploadCount, true);
+  }
+
+  async hasUploads(fileId: string): Promise<boolean> {
+    const UploadFileID = objectIdOf(fileId);
+    return UploadFileID !== undefined && (await this.c.ledger.findOne({ UploadFileID }, { projection: { _id: 1 } })) !== null;
   }
 
   async hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean> {
@@ -78,16 +128,39 @@ export class MongoLedger implements Ledger {
   }
 }
 
+const countedFromDoc = (doc: AuditDoc, uploadCount: number, repeated: boolean): CountedUpload => ({
+  accountId: doc.userId!,
+  fileId: doc.fileId!,
+  status: doc.upload!.status,
+  uploadCount,
+  stored: doc.upload!.stored,
+  repeated,
+});
+
 /**
- * Runs an upsert, again if it lost an insert race: two first uploads can both try to insert, the
- * unique index lets one win, and the other, retried, becomes an atomic $inc of the winner's document.
+ * Applies an upsert to the document `identity` names unless its AppliedKeys holds `key`, and
+ * returns the document as it is then. The filter excludes a document that has the key, so the
+ * upsert then tries to insert and the unique index refuses it: a duplicate key is either that (the
+ * key was applied: nothing to do) or a lost race between two first inserts (try again, now an
+ * update of the winner's document).
  */
-async function retryingDuplicateKey<T>(upsert: () => Promise<T>): Promise<T> {
+async function applyOnce<T extends { AppliedKeys?: string[] }>(
+  collection: Collection<T>,
+  identity: Filter<T>,
+  key: string,
+  update: UpdateFilter<T>,
+): Promise<WithId<T>> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await upsert();
+      const doc = await collection.findOneAndUpdate({ ...identity, AppliedKeys: { $ne: key } } as Filter<T>, { ...update, $push: { AppliedKeys: { $each: [key], $slice: -APPLIED_KEYS } } } as unknown as UpdateFilter<T>, {
+        upsert: true,
+        returnDocument: 'after',
+      });
+      return doc!;
     } catch (err) {
       if (!isDuplicateKey(err) || attempt >= 3) throw err;
+      const existing = await collection.findOne(identity);
+      if (existing?.AppliedKeys?.includes(key)) return existing;
     }
   }
 }
