@@ -1,5 +1,4 @@
 import type { AddressInfo } from 'node:net';
-import { setTimeout as delay } from 'node:timers/promises';
 import { appDeps, composeServices } from './compose.js';
 import { loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
@@ -7,12 +6,21 @@ import { createApp } from './http/app.js';
 import { answerUnparsableRequests } from './http/unparsable-requests.js';
 import { createLogger, type Logger } from './log.js';
 import type { FixityService } from './services/fixity.js';
+import { shutDown } from './shutdown.js';
 import { openStoreRetrying } from './store/open.js';
 
 /** The composition root: config → store → services → HTTP. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  // Handlers first: opening the store may retry for a minute, and Node as PID 1 (a container)
+  // ignores a signal it has no handler for, so `docker stop` would wait and then kill. Until the
+  // server listens nothing is in progress that an exit could lose (the store writes atomically).
+  let onSignal = (signal: string): void => {
+    logger.info({ signal }, 'stopping during start-up');
+    process.exit(0);
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, (s) => onSignal(s));
   const store = await openStoreRetrying(config, config.storeConnectTimeoutMs, (attempt, delayMs, err) =>
     logger.warn({ attempt, retryInSeconds: delayMs / 1000 }, `${err.message}; retrying`),
   );
@@ -58,8 +66,8 @@ async function main(): Promise<void> {
   const server = app.listen(config.port, config.host);
   answerUnparsableRequests(server);
 
-  // Installed before anyone can learn our port: a signal arriving without a handler would kill
-  // the process on the spot instead of finishing requests and closing the store.
+  // Installed before anyone can learn our port: from now on a signal finishes requests and closes
+  // the store instead of exiting on the spot.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -72,33 +80,29 @@ async function main(): Promise<void> {
     }, config.shutdownGraceMs + 15_000).unref();
     clearInterval(sweeper);
     fixity?.stop();
-    // A fixity check in progress (scheduled or started by an administrator) ends between two files.
-    await archive.services.fixity.stop();
-    await archive.services.nearDuplicates.stop();
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    // A keep-alive connection whose request just ended would otherwise hold the close open.
-    const idle = setInterval(() => server.closeIdleConnections(), 200);
-    server.closeIdleConnections();
-    const finished = await Promise.race([closed.then(() => true), delay(config.shutdownGraceMs).then(() => false)]);
-    clearInterval(idle);
-    if (!finished) {
-      logger.warn('cutting off requests still running after the grace period; resumable uploads keep the bytes that arrived');
-      server.closeAllConnections();
-    }
-    // Each cut-off upload persists what arrived, records its offset and frees its lock first.
-    await archive.services.resumable.drain();
-    await archive.digests.close();
-    await archive.textReader.close();
-    await store.close();
+    await shutDown({
+      server,
+      graceMs: config.shutdownGraceMs,
+      // A fixity check in progress (scheduled or started by an administrator) ends between two
+      // files; the fingerprinting after its current batch.
+      stopBackground: () => Promise.all([archive.services.fixity.stop(), archive.services.nearDuplicates.stop()]),
+      close: async () => {
+        // Each cut-off upload persists what arrived, records its offset and frees its lock first.
+        await archive.services.resumable.drain();
+        await archive.digests.close();
+        await archive.textReader.close();
+        await store.close();
+      },
+      logger,
+    });
     logger.info('shutdown complete');
     process.exit(0);
   };
-  const onSignal = (signal: string) => void stop(signal).catch((err: unknown) => {
-    logger.error({ err }, 'shutdown failed');
-    process.exit(1);
-  });
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  onSignal = (signal: string) =>
+    void stop(signal).catch((err: unknown) => {
+      logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    });
 
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { md5, randomContent } from './support/content.js';
-import { addAccount, clerkToken, createToken, freePort, killServer, processStore, runServerToExit, startServer, stopServer, type ProcessStore, type Started } from './support/process.js';
+import { addAccount, clerkToken, createToken, freePort, killServer, processStore, runServerToExit, SERVER_MAIN, startServer, stopServer, type ProcessStore, type Started } from './support/process.js';
 import { Client } from './support/server.js';
 import { embeddedTarget, storeTargets, tempDir } from './support/stores.js';
 import { patchRequest, TUS, tusMetadata, tusRequest, tusUpload, uploadPath } from './support/tus.js';
@@ -251,6 +251,21 @@ describe('start-up with an unreachable store', () => {
     const retries = r.stdout.split('\n').filter((l) => l.includes('retrying'));
     assert.ok(retries.length >= 1, r.stdout);
     assert.equal(JSON.parse(retries[0]!).level, 40);
+  });
+
+  it('stops at once on SIGTERM while it still waits for the store (a container stopped during start-up)', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [SERVER_MAIN], { env: { ...process.env, PORT: '0', MONGODB_URI: `mongodb://127.0.0.1:${port}/archive`, STORE_CONNECT_TIMEOUT_SECONDS: '6' } });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    for (let waited = 0; !stdout.includes('retrying') && waited < 15_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    assert.match(stdout, /retrying/);
+    const signalled = Date.now();
+    child.kill('SIGTERM');
+    const [code, signal] = await once(child, 'exit');
+    assert.deepEqual([code, signal], [0, null], 'exits by itself, not killed by the signal');
+    assert.ok(Date.now() - signalled < 3_000);
+    assert.match(stdout, /stopping during start-up/);
   });
 
   it('does not retry settings that cannot work', () => {

@@ -98,6 +98,11 @@ export function errorHandler(logger: Logger, maxFileSize: number, metrics: Pick<
     metrics.failed(err instanceof ArchiveError ? err.code : 'internal');
     // Damaged bytes and an unreachable store are the administrators' business, whoever asked.
     if (err instanceof ContentDamagedError || err instanceof StoreUnavailableError || err instanceof StorageFullError) (req.log ?? logger).error({ err: raw }, err.message);
+    if (res.writableEnded) {
+      // Answered already (a stalled upload's 408): the request's own failure follows its answer.
+      (req.log ?? logger).info({ err }, 'request ended after its answer was sent');
+      return;
+    }
     if (res.headersSent) {
       // Mid-stream failure: the status is gone, so cut the connection rather than send a short body.
       (req.log ?? logger).error({ err }, 'response failed after headers were sent');

@@ -8,7 +8,9 @@ import { tempDir, type StoreTarget } from './stores.js';
 
 /** Real server processes and the archive command, for tests that kill, restart or run two servers. */
 
-const MAIN = new URL('../../server/main.js', import.meta.url).pathname;
+/** The server's entry point, for tests that start it their own way. */
+export const SERVER_MAIN = new URL('../../server/main.js', import.meta.url).pathname;
+const MAIN = SERVER_MAIN;
 const CLI = new URL('../../server/cli/archive.js', import.meta.url).pathname;
 
 export interface Started {

@@ -2,9 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Server } from '@tus/server';
 import { HEADERS, type Lock, type Locker } from '@tus/utils';
-import { Router, type Request, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler, type Response as ExpressResponse } from 'express';
 import { NodeRequest, sendNodeResponse } from 'srvx/node';
-import type { ErrorCode } from '../../../shared/errors.js';
+import type { ErrorBody, ErrorCode } from '../../../shared/errors.js';
 import { ARCHIVE_FILE_ID_HEADER, ARCHIVE_STATUS_HEADER, ARCHIVE_UPLOAD_COUNT_HEADER, TUS_ENDPOINT } from '../../../shared/schemas.js';
 import { ArchiveError, BadRequestError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError, UnsupportedProtocolError, UploadExpiredError } from '../../errors.js';
 import type { Logger } from '../../log.js';
@@ -225,9 +225,29 @@ function protocolGate(stallMs: number): RequestHandler {
         version === undefined ? `Send the header "Tus-Resumable: ${TUS_VERSION}" with every tus request.` : `This server speaks tus ${TUS_VERSION}, not "${version}".`,
       );
     }
-    if (req.method === 'PATCH' || req.method === 'POST') req.setTimeout(stallMs);
+    if (req.method === 'PATCH' || req.method === 'POST') req.setTimeout(stallMs, () => endStalled(req, res, stallMs));
     next();
   };
+}
+
+/**
+ * Ends a request whose client stopped sending: answered 408 with the JSON error, then closed. A
+ * proxy sees an answer, not an instance that dropped the connection (nginx would count that as a
+ * failure and, after two, leave a healthy instance out of the pool). The bytes that arrived are
+ * kept when the request's stream then fails, as for any cut-off upload.
+ */
+function endStalled(req: Request, res: ExpressResponse, stallMs: number): void {
+  req.setTimeout(0);
+  if (res.headersSent) {
+    req.destroy();
+    return;
+  }
+  const body: ErrorBody = {
+    error: 'request_timeout',
+    message: `No bytes arrived for ${stallMs / 1000} s, so the request was ended. The bytes that arrived are kept: ask for the offset (HEAD) and send the rest.`,
+  };
+  res.writeHead(STATUS.request_timeout, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' });
+  res.end(JSON.stringify(body), () => req.destroy());
 }
 
 function mediaType(req: Request): string | undefined {
