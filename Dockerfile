@@ -4,13 +4,12 @@ FROM node:24-trixie-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json ./
+COPY tsconfig.json tsconfig.server.json ./
 COPY client ./client
 COPY shared ./shared
 COPY server ./server
-COPY test ./test
-COPY bench ./bench
-RUN npm run build && npm prune --omit=dev
+# Only what the service runs: no tests, benchmarks or fault runs in the image.
+RUN npm run build:service && npm prune --omit=dev
 
 FROM node:24-trixie-slim
 WORKDIR /app

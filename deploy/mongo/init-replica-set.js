@@ -1,59 +1,116 @@
-// Run by the one-shot service mongo-init (docker-compose.yml, profile "production") with mongosh
-// against mongo1. Idempotent: initiates replica set rs0 on the first start only, then waits until
-// it has a primary, so the archive's instances start against a writable set. Exit code 0 = ready.
+// Run by the one-shot service mongo-init (docker-compose.yml, profile "production") with
+// `mongosh --nodb`, in mongo1's network namespace: localhost is mongo1. The members run with a
+// keyfile, so access control is on. In MongoDB's documented order
+// ("Deploy Self-Managed Replica Set With Keyfile Authentication"):
+//   1. initiate rs0 through the localhost exception (only before any user exists),
+//   2. create the administrator through the same exception, on the primary,
+//   3. log in as the administrator and make sure the archive's user exists, with the password of
+//      .env (changed there, it is changed here at the next start).
+// Every step is skipped when already done: safe on every start. Exit code 0 = rs0 has a primary
+// and the archive's user can log in.
+const ADMIN_USER = 'admin';
+const ARCHIVE_USER = 'archive';
+const ARCHIVE_DB = 'archive';
 const config = {
   _id: 'rs0',
+  // mongo1 is preferred as primary: the localhost exception works on the member this runs beside.
   members: [
-    { _id: 0, host: 'mongo1:27017' },
-    { _id: 1, host: 'mongo2:27017' },
-    { _id: 2, host: 'mongo3:27017' },
+    { _id: 0, host: 'mongo1:27017', priority: 2 },
+    { _id: 1, host: 'mongo2:27017', priority: 1 },
+    { _id: 2, host: 'mongo3:27017', priority: 1 },
   ],
 };
-const NOT_YET_INITIALIZED = 94;
-const ALREADY_INITIALIZED = 23;
 const WAIT_MS = 120_000;
+// MongoDB error codes.
+const UNAUTHORIZED = 13;
+const AUTHENTICATION_FAILED = 18;
+const ALREADY_INITIALIZED = 23;
 
-function initiated() {
-  try {
-    rs.status();
-    return true;
-  } catch (err) {
-    if (err.code === NOT_YET_INITIALIZED) return false;
-    throw err;
-  }
-}
-
-function primaryName() {
-  try {
-    const primary = rs.status().members.find((m) => m.state === 1);
-    return primary ? primary.name : undefined;
-  } catch {
-    return undefined; // the member is still changing state; ask again
-  }
-}
-
-try {
-  if (initiated()) {
-    print('rs0: already initiated');
-  } else {
-    try {
-      rs.initiate(config);
-      print('rs0: initiated with mongo1, mongo2, mongo3');
-    } catch (err) {
-      // Another run got there first.
-      if (err.code !== ALREADY_INITIALIZED) throw err;
-      print('rs0: already initiated');
-    }
-  }
-  const deadline = Date.now() + WAIT_MS;
-  let primary = primaryName();
-  while (primary === undefined) {
-    if (Date.now() > deadline) throw new Error(`rs0 has no primary after ${WAIT_MS / 1000} s`);
-    sleep(1000);
-    primary = primaryName();
-  }
-  print(`rs0: primary is ${primary}`);
-} catch (err) {
-  print(`rs0: ${err.message}`);
+function fail(message) {
+  print(`rs0: ${message}`);
   quit(1);
 }
+
+/** "hello" needs no login: whether rs0 exists here, and whether this member is its primary. */
+function hello(conn) {
+  return conn.getDB('admin').runCommand({ hello: 1 });
+}
+
+function waitFor(what, ready) {
+  const deadline = Date.now() + WAIT_MS;
+  while (!ready()) {
+    if (Date.now() > deadline) fail(`${what}: not after ${WAIT_MS / 1000} s`);
+    sleep(1000);
+  }
+}
+
+const adminPassword = process.env.MONGO_ADMIN_PASSWORD ?? '';
+const archivePassword = process.env.ARCHIVE_DB_PASSWORD ?? '';
+for (const [name, value] of [['MONGO_ADMIN_PASSWORD', adminPassword], ['ARCHIVE_DB_PASSWORD', archivePassword]]) {
+  // Letters and digits only: the archive's password is part of MONGODB_URI.
+  if (!/^[A-Za-z0-9]{16,}$/.test(value)) fail(`set ${name} in .env to at least 16 letters and digits (e.g. openssl rand -hex 24), then start again`);
+}
+
+let conn;
+waitFor('mongo1 answers on localhost', () => {
+  try {
+    conn = new Mongo('mongodb://localhost:27017/admin?directConnection=true');
+    return true;
+  } catch {
+    return false;
+  }
+});
+
+// 1. The replica set.
+if (hello(conn).setName === undefined) {
+  // Through the localhost exception: nobody can log in yet. (mongosh throws a command's error;
+  // an answer with ok 0 is taken the same way.)
+  let initiated;
+  try {
+    initiated = conn.getDB('admin').runCommand({ replSetInitiate: config });
+  } catch (err) {
+    initiated = { ok: 0, code: err.code, errmsg: err.message };
+  }
+  if (initiated.ok === 1) print('rs0: initiated with mongo1, mongo2, mongo3');
+  else if (initiated.code !== ALREADY_INITIALIZED) fail(`could not initiate: ${initiated.errmsg}`);
+}
+waitFor('rs0 has a primary', () => {
+  const h = hello(conn);
+  return h.setName === 'rs0' && typeof h.primary === 'string';
+});
+
+// 2. The administrator, unless it exists (then the localhost exception is closed and logging in works).
+const admin = conn.getDB('admin');
+let loggedIn = false;
+try {
+  loggedIn = admin.auth(ADMIN_USER, adminPassword).ok === 1;
+} catch (err) {
+  if (err.code !== AUTHENTICATION_FAILED) fail(`could not log in as ${ADMIN_USER}: ${err.message}`);
+}
+if (!loggedIn) {
+  // Users are created on the primary; mongo1 becomes it (priority 2) once it has caught up.
+  waitFor('mongo1 is the primary', () => hello(conn).isWritablePrimary === true);
+  try {
+    admin.createUser({ user: ADMIN_USER, pwd: adminPassword, roles: [{ role: 'root', db: 'admin' }] });
+    print(`rs0: administrator "${ADMIN_USER}" created`);
+  } catch (err) {
+    if (err.code === UNAUTHORIZED) fail(`users exist already, but MONGO_ADMIN_PASSWORD is not "${ADMIN_USER}"'s password: put the right one in .env`);
+    fail(`could not create the administrator: ${err.message}`);
+  }
+  if (admin.auth(ADMIN_USER, adminPassword).ok !== 1) fail(`could not log in as the new administrator "${ADMIN_USER}"`);
+}
+
+// 3. The archive's user: readWrite on its database (createIndex included).
+waitFor('rs0 has a primary', () => typeof hello(conn).primary === 'string');
+const primary = new Mongo(`mongodb://${hello(conn).primary}/admin?directConnection=true`);
+if (primary.getDB('admin').auth(ADMIN_USER, adminPassword).ok !== 1) fail(`could not log in to the primary as "${ADMIN_USER}"`);
+const archiveDb = primary.getDB(ARCHIVE_DB);
+const roles = [{ role: 'readWrite', db: ARCHIVE_DB }];
+if (archiveDb.getUser(ARCHIVE_USER) === null) {
+  archiveDb.createUser({ user: ARCHIVE_USER, pwd: archivePassword, roles });
+  print(`rs0: user "${ARCHIVE_USER}" created`);
+} else {
+  archiveDb.updateUser(ARCHIVE_USER, { pwd: archivePassword, roles });
+  print(`rs0: user "${ARCHIVE_USER}" up to date`);
+}
+print(`rs0: primary is ${hello(conn).primary}`);
