@@ -60,8 +60,11 @@ export class SyncFailedError extends Error {
 export class ContentFiles {
   /** Files being written by this process, opened once per staging area. */
   private readonly open = new Map<string, Promise<OpenFile>>();
-  /** Fan-out folders known to exist (at most 65,536). */
-  private readonly folders = new Set<string>();
+  /**
+   * Fan-out folders known to exist, one bit per folder (the id's first four hex digits): 8 KiB
+   * for all 65,536, where a set of their paths kept growing for days as uploads met new ones.
+   */
+  private readonly folders = new Uint8Array(65_536 / 8);
   /** The same files once opened, for the idle sweep. */
   private readonly ready = new Map<string, OpenFile>();
 
@@ -93,11 +96,13 @@ export class ContentFiles {
         // again should it have gone.
         const folder = path.dirname(p);
         const open = () => fs.promises.open(p, fs.constants.O_WRONLY | fs.constants.O_CREAT, 0o640);
+        // Ids are hex; anything else (never made by the archive) just makes its folder each time.
+        const bit = /^[0-9a-f]{4}/.test(id) ? Number.parseInt(id.slice(0, 4), 16) : -1;
         const made = async () => {
           await fs.promises.mkdir(folder, { recursive: true });
-          this.folders.add(folder);
+          if (bit >= 0) this.folders[bit >> 3]! |= 1 << (bit & 7);
         };
-        if (!this.folders.has(folder)) await made();
+        if (bit < 0 || !(this.folders[bit >> 3]! & (1 << (bit & 7)))) await made();
         const handle = await open().catch(async (err: unknown) => {
           if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
           await made();
