@@ -46,8 +46,16 @@ export interface LoadResult {
   rssMb: number[];
   answersPerSecond: number[];
   warmupSeconds: number;
-  /** Soak runs (BENCH_HEAP=1): the live heap (MB) after warm-up and at the end, and what grew most. */
-  heap?: { afterWarmupMb: number; endMb: number; grew: Array<{ name: string; count: number; kb: number }> };
+  /**
+   * The second from which the RSS is judged: after warm-up, or in a soak run 30 s after the half-way
+   * heap snapshot, as writing a snapshot leaves the allocator holding ~100 MB more.
+   */
+  rssJudgedFrom: number;
+  /**
+   * Soak runs (BENCH_HEAP=1): the live heap (MB) after warm-up, half-way and at the end, and what
+   * grew most over the second half (a leak keeps growing there; a cache that fills does not).
+   */
+  heap?: { afterWarmupMb: number; halfwayMb: number; endMb: number; grew: Array<{ name: string; count: number; kb: number }> };
   /** The server's own time per endpoint (its log's responseTime, whole ms). */
   serverMs: Record<string, { p50: number; p99: number }>;
   /**
@@ -292,14 +300,20 @@ export async function benchLoad(clients = 200, seconds = 60, thinkMs = 0): Promi
     const started = performance.now();
     const warmupSeconds = Math.min(heapDir ? 120 : 10, Math.floor(seconds / 3));
     const heaps: HeapCensus[] = [];
-    const firstHeap = heapDir ? new Promise((resolve) => setTimeout(resolve, warmupSeconds * 1000)).then(async () => heaps.push(await heapCensus(server!, heapDir))) : undefined;
+    // Snapshots one after the other (each stalls the server a second or two), never two at once.
+    const census = (at: number, before?: Promise<unknown>) =>
+      new Promise((resolve) => setTimeout(resolve, at * 1000)).then(() => before).then(async () => heaps.push(await heapCensus(server!, heapDir!)));
+    const firstHeap = heapDir ? census(warmupSeconds) : undefined;
+    const halfway = Math.round((warmupSeconds + seconds) / 2);
+    let rssJudgedFrom = warmupSeconds;
+    const halfwayHeap = heapDir ? census(halfway, firstHeap).then(() => (rssJudgedFrom = Math.min(seconds - 1, rssMb.length + 30))) : undefined;
     await Promise.all(MIX.map(([group], g) => run(sizes[g]!, seconds, loops[group], sizes.slice(0, g).reduce((a, b) => a + b, 0))));
     if (heapDir) {
-      await firstHeap;
+      await halfwayHeap;
       heaps.push(await heapCensus(server, heapDir));
       fs.rmSync(heapDir, { recursive: true, force: true });
       // Printed at once too: an hour's figure must survive whatever comes after.
-      console.log(`soak    live heap ${heaps[0]!.totalMb.toFixed(1)} MB after ${warmupSeconds} s, ${heaps[1]!.totalMb.toFixed(1)} MB after ${seconds} s`);
+      console.log(`soak    live heap ${heaps.map((h) => `${h.totalMb.toFixed(1)} MB`).join(', ')} after warm-up (${warmupSeconds} s), half-way and at the end (${seconds} s)`);
     }
     const elapsed = (performance.now() - started) / 1000;
     clearInterval(sampler);
@@ -332,7 +346,8 @@ export async function benchLoad(clients = 200, seconds = 60, thinkMs = 0): Promi
       rssMb,
       answersPerSecond,
       warmupSeconds,
-      heap: heaps.length === 2 ? { afterWarmupMb: heaps[0]!.totalMb, endMb: heaps[1]!.totalMb, grew: heapGrowth(heaps[0]!, heaps[1]!) } : undefined,
+      rssJudgedFrom,
+      heap: heaps.length === 3 ? { afterWarmupMb: heaps[0]!.totalMb, halfwayMb: heaps[1]!.totalMb, endMb: heaps[2]!.totalMb, grew: heapGrowth(heaps[1]!, heaps[2]!) } : undefined,
       serverMs: handlingTimes(logLines, {
         check: /^POST \/api\/uploads\/check$/,
         prove: /^POST \/api\/uploads\/prove$/,

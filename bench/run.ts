@@ -179,8 +179,8 @@ function printLoad(load: LoadResult): void {
   // Stable: after warm-up the RSS stays within 10% of its value then. V8 grows its old generation in
   // steps between major collections and SQLite's page cache fills, a few MB at a time; a leak of
   // 0.3 MB/s (300 bytes per request at ~1,000 answers/s) passes 10% of ~160 MB within a minute.
-  const warm = load.rssMb[load.warmupSeconds - 1]!;
-  const after = load.rssMb.slice(load.warmupSeconds);
+  const warm = load.rssMb[load.rssJudgedFrom - 1]!;
+  const after = load.rssMb.slice(load.rssJudgedFrom);
   const peak = Math.max(...after);
   const end = load.rssMb[load.rssMb.length - 1]!;
   const slope = (() => {
@@ -193,12 +193,21 @@ function printLoad(load: LoadResult): void {
   })();
   const growth = (peak - warm) / warm;
   console.log(
-    `        server RSS                   ${warm.toFixed(0)} MB after ${load.warmupSeconds} s warm-up, max after it ${peak.toFixed(0)} MB (+${(100 * growth).toFixed(0)}%), end ${end.toFixed(0)} MB, trend ${slope >= 0 ? '+' : ''}${slope.toFixed(0)} MB/min  (target stable, max within 10% of warm-up: ${growth < 0.1 ? 'stable, meets target' : 'GROWS, MISSES target'})`,
+    `        server RSS                   ${warm.toFixed(0)} MB after ${load.rssJudgedFrom} s${load.rssJudgedFrom === load.warmupSeconds ? ' warm-up' : ' (warm-up and the half-way heap snapshot)'}, max after it ${peak.toFixed(0)} MB (+${(100 * growth).toFixed(0)}%), end ${end.toFixed(0)} MB, trend ${slope >= 0 ? '+' : ''}${slope.toFixed(0)} MB/min  (target stable, max within 10% of warm-up: ${growth < 0.1 ? 'stable, meets target' : 'GROWS, MISSES target'})`,
   );
+  // A soak's RSS as means over ten-minute windows: V8 and SQLite fill their caches early on, a
+  // leak keeps climbing from window to window.
+  if (load.seconds >= 1200) {
+    const windows: string[] = [];
+    for (let from = 0; from + 600 <= load.rssMb.length; from += 600) windows.push((load.rssMb.slice(from, from + 600).reduce((a, b) => a + b, 0) / 600).toFixed(0));
+    console.log(`        server RSS per 10 min (mean) ${windows.join(' ')} MB`);
+  }
   if (load.heap) {
-    const { afterWarmupMb, endMb, grew } = load.heap;
-    console.log(`        live heap (heap snapshots)   ${afterWarmupMb.toFixed(1)} MB after warm-up, ${endMb.toFixed(1)} MB at the end: ${endMb - afterWarmupMb >= 0 ? '+' : ''}${(endMb - afterWarmupMb).toFixed(1)} MB over ${((load.seconds - load.warmupSeconds) / 60).toFixed(0)} min  (target no upward trend: ${endMb - afterWarmupMb < 0.05 * afterWarmupMb ? 'flat, meets target' : 'GROWS, MISSES target'})`);
-    console.log(`        grew most                    ${grew.map((g) => `${g.name} ${g.kb >= 0 ? '+' : ''}${g.kb.toFixed(0)} KB (${g.count >= 0 ? '+' : ''}${g.count})`).join('; ')}`);
+    const { afterWarmupMb, halfwayMb, endMb, grew } = load.heap;
+    const secondHalf = endMb - halfwayMb;
+    const minutes = (load.seconds - load.warmupSeconds) / 120;
+    console.log(`        live heap (heap snapshots)   ${afterWarmupMb.toFixed(1)} MB after warm-up, ${halfwayMb.toFixed(1)} MB half-way, ${endMb.toFixed(1)} MB at the end: ${secondHalf >= 0 ? '+' : ''}${secondHalf.toFixed(1)} MB over the last ${minutes.toFixed(0)} min  (target no upward trend, under 2% of it: ${secondHalf < 0.02 * halfwayMb ? 'flat, meets target' : 'GROWS, MISSES target'})`);
+    console.log(`        grew most in the second half ${grew.map((g) => `${g.name} ${g.kb >= 0 ? '+' : ''}${g.kb.toFixed(0)} KB (${g.count >= 0 ? '+' : ''}${g.count})`).join('; ')}`);
   }
   console.log(`        server log, level error      ${load.serverErrors.length ? `${load.serverErrors.length} lines, the first: ${load.serverErrors[0]!.slice(0, 300)}` : 'none'}`);
 }
