@@ -215,7 +215,10 @@ export class ConflictError extends ArchiveError {
 
 /** A proof of possession that failed, or a claim that expired, was used, or is someone else's. */
 export class ClaimRejectedError extends ArchiveError {
+  /** Also each refused proof's message in a bulk answer. */
+  static readonly MESSAGE = 'The archive could not confirm that you hold this file (the check expired or is not yours, or the proof did not match). Upload the file normally.';
+
   constructor() {
-    super('claim_rejected', 'The archive could not confirm that you hold this file (the check expired, was already used, or the proof did not match). Upload the file normally.');
+    super('claim_rejected', ClaimRejectedError.MESSAGE);
   }
 }

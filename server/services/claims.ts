@@ -81,8 +81,7 @@ export class ClaimService {
       const answer = await this.answer(caller, req, address);
       if ('refused' in answer) {
         refused.set(answer.refused.detail, (refused.get(answer.refused.detail) ?? 0) + 1);
-        const err = new ClaimRejectedError();
-        results.push({ status: 'rejected', error: 'claim_rejected', message: err.message });
+        results.push({ status: 'rejected', error: 'claim_rejected', message: ClaimRejectedError.MESSAGE });
       } else results.push(answer);
     }
     if (refused.size > 0) {
