@@ -48,9 +48,9 @@ export class EmbeddedLedger implements Ledger {
       const uploadCount = this.upsert.get(entry)!.upload_count;
       this.tally.run(day);
       appendEvent(a.event);
-      const counted = { accountId: a.record.account.id, fileId: a.record.fileId, status: a.status, uploadCount, stored: a.record.stored, repeated: false };
-      this.remember.run({ key: a.key, accountId: counted.accountId, fileId: counted.fileId, status: a.status, stored: a.record.stored ? 1 : 0, uploadCount, at: a.record.at.getTime() });
-      return counted;
+      const row: KeyRow = { account_id: a.record.account.id, file_id: a.record.fileId, status: a.status, stored: a.record.stored ? 1 : 0, upload_count: uploadCount };
+      this.remember.run({ key: a.key, accountId: row.account_id, fileId: row.file_id, status: row.status, stored: row.stored, uploadCount, at: a.record.at.getTime() });
+      return countedFrom(row, false);
     };
     this.countOne = db.transaction(countOne);
     this.countAll = db.transaction((actions: readonly UploadAction[]) => actions.map(countOne));
