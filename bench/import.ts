@@ -3,11 +3,11 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ImportReport } from '../server/cli/import/import-report.js';
+import type { ImportReport } from '../client/importer/import-report.js';
 import { makeFile, seconds } from './files.js';
 import { benchToken, startBenchServer } from './server.js';
 
-const CLI = new URL('../server/cli/archive.js', import.meta.url).pathname;
+const IMPORTER = new URL('../client/importer/main.js', import.meta.url).pathname;
 
 export interface ImportPart {
   name: string;
@@ -56,7 +56,7 @@ function md5sumTree(dir: string): number {
 function importTree(dir: string, server: string, token: string, journal: string): Promise<{ seconds: number; report: ImportReport }> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, [CLI, 'import', dir, '--server', server, '--token', token, '--journal', journal, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [IMPORTER, dir, '--server', server, '--token', token, '--journal', journal, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openEmbeddedStore } from '../server/store/embedded/index.js';
+import { openEmbeddedStore } from '../server/store/embedded.js';
 import { seedCatalog, seedKey } from './seed.js';
 
 export interface LookupResult {

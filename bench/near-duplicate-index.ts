@@ -5,8 +5,8 @@ import { Fingerprinter, type TextFingerprint } from '../server/services/near-dup
 import { lookupKeys } from '../server/services/near-duplicates/lookup-keys.js';
 import { SIGNATURE_SIZE } from '../server/services/near-duplicates/minhash.js';
 import { hammingDistance } from '../server/services/near-duplicates/simhash.js';
-import { openEmbeddedStore } from '../server/store/embedded/index.js';
-import type { NearFingerprint } from '../server/store/port.js';
+import { openEmbeddedStore } from '../server/store/embedded.js';
+import type { NearFingerprint } from '../server/store/near-duplicates/port.js';
 import { Random } from './near-duplicates/edits.js';
 
 export interface TimeSummary {

@@ -120,7 +120,7 @@ if (wanted('load')) {
 if (wanted('import')) {
   const imp = await benchImport(importSmall, importLarge, importLargeMiB);
   const mb = (bytes: number, s: number) => `${(bytes / 1e6 / s).toFixed(0)} MB/s`;
-  console.log(`import  npm run archive -- import over loopback into the embedded store (hash; check, prove and send small files in batches, large ones with tus; the server's re-hash and commit), against md5sum over the same cached tree`);
+  console.log(`import  npm run import over loopback into the embedded store (hash; check, prove and send small files in batches, large ones with tus; the server's re-hash and commit), against md5sum over the same cached tree`);
   for (const p of imp.parts) {
     const r = p.report;
     console.log(`        ${p.name} (${(p.bytes / 1e6).toFixed(0)} MB): md5sum ${p.md5sumSeconds.toFixed(2)} s (${mb(p.bytes, p.md5sumSeconds)}), import ${p.importSeconds.toFixed(2)} s (${mb(p.bytes, p.importSeconds)}, ${(p.files / p.importSeconds).toFixed(0)} files/s), ratio ${(p.md5sumSeconds / p.importSeconds).toFixed(2)}x; server CPU ${p.serverCpuSeconds.toFixed(1)} s`);

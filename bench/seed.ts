@@ -2,8 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ReportCalendar } from '../server/services/calendar.js';
-import { databaseFile, openDatabase } from '../server/store/embedded/database.js';
-import type { ContentKey } from '../server/store/port.js';
+import { databaseFile } from '../server/store/embedded/database.js';
+import { openEmbeddedDatabase } from '../server/store/embedded.js';
+import type { ContentKey } from '../server/store/catalog/port.js';
 import { monthOf, nextDay, weekOf } from '../shared/calendar.js';
 import type { Unit } from '../shared/schemas.js';
 
@@ -89,7 +90,7 @@ export interface ReportSeed {
  * counts mostly 1, ~15% 2, ~5% 3-20; two years of days in `timeZone`. Deterministic.
  */
 export function seedReportData(dataDir: string, entries: number, timeZone: string): ReportSeed {
-  openDatabase(dataDir).close(); // the schema, as the server makes it
+  openEmbeddedDatabase(dataDir).close(); // the schema, as the server makes it
   const random = prng(20260301);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
   const hex = (chars: number) => {
@@ -175,7 +176,7 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
   );
   // The secondary indexes are built once after the rows, which takes a fraction of the time of
   // updating them row by row, and the per-file sums (ledger_files, kept by triggers) are made
-  // afresh by openDatabase, as for a data directory made before them: the same rows either way.
+  // afresh by openEmbeddedDatabase, as for a data directory made before them: the same rows either way.
   const indexes = db
     .prepare<[], { name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('catalog', 'ledger', 'upload_days')")
     .all();
@@ -275,7 +276,7 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
   for (const index of indexes) db.exec(index.sql);
   db.pragma('journal_mode = WAL');
   db.close();
-  openDatabase(dataDir).close();
+  openEmbeddedDatabase(dataDir).close();
   // The county with the most entries, and its city.
   const perCounty = new Map<number, number>();
   for (const e of ledger) if (accounts[e.account]!.unit.unit.county) perCounty.set(accounts[e.account]!.unit.area, (perCounty.get(accounts[e.account]!.unit.area) ?? 0) + 1);

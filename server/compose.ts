@@ -24,7 +24,7 @@ import { ResumableUploadService } from './services/resumable-uploads.js';
 import { LockIdentity } from './services/upload-lock.js';
 import { DuplicateScope } from './services/scope.js';
 import { SessionService, TokenService } from './services/sessions.js';
-import type { ArchiveStore } from './store/port.js';
+import type { ArchiveStore } from './store/archive-store.js';
 
 export type ServiceConfig = Pick<
   Config,

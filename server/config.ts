@@ -4,13 +4,12 @@ import { INSTANT_UPLOAD_SCOPES, type InstantUploadScope } from '../shared/schema
 import { ConfigError } from './errors.js';
 import { DEFAULT_LOGIN_THROTTLE, type LoginThrottlePolicy } from './services/login-throttle.js';
 import { DEFAULT_QUOTAS, type QuotaPolicy } from './services/quotas.js';
-import { DEFAULT_SETTINGS, type NearDuplicateSettings } from './services/near-duplicates/fingerprint.js';
 
 const GiB = 1024 ** 3;
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 /** A similarity threshold: lower than 0.3 would make near-duplicates of texts on the same subject, and their LSH bands too many. */
-const share = (fallback: number) => z.coerce.number().min(0.3, 'a similarity from 0.3 to 1').max(1, 'a similarity from 0.3 to 1').default(fallback);
+const share = z.coerce.number().min(0.3, 'a similarity from 0.3 to 1').max(1, 'a similarity from 0.3 to 1').optional();
 
 const retired = (instead: string) => z.undefined({ error: `this setting was retired; see ${instead} in README, "Configuration"` }).optional();
 
@@ -87,10 +86,10 @@ const configSchema = z.object({
     .int()
     .min(0)
     .max(3, 'the SimHash index finds fingerprints within 3 bits at most (four 16-bit blocks: one is whole)')
-    .default(DEFAULT_SETTINGS.maxHamming),
-  NEAR_DUPLICATE_MIN_JACCARD: share(DEFAULT_SETTINGS.minJaccard),
-  NEAR_DUPLICATE_MIN_CONTAINMENT: share(DEFAULT_SETTINGS.minContainment),
-  NEAR_DUPLICATE_MIN_SHORT_JACCARD: share(DEFAULT_SETTINGS.minShortJaccard),
+    .optional(),
+  NEAR_DUPLICATE_MIN_JACCARD: share,
+  NEAR_DUPLICATE_MIN_CONTAINMENT: share,
+  NEAR_DUPLICATE_MIN_SHORT_JACCARD: share,
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(25),
   STORE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(86_400).default(60),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -134,8 +133,8 @@ export interface Config {
   verifyIntervalMs: number;
   /** How often an instance looks for files to fingerprint (also right after an upload); 0: never (another instance does). */
   nearDuplicatePollMs: number;
-  /** What makes two texts near-duplicates (the rest of the settings are the defaults). */
-  nearDuplicateSettings: Pick<NearDuplicateSettings, 'maxHamming' | 'minJaccard' | 'minContainment' | 'minShortJaccard'>;
+  /** What makes two texts near-duplicates: the thresholds set; the fingerprinter has its own defaults for the rest. */
+  nearDuplicateSettings: { maxHamming?: number; minJaccard?: number; minContainment?: number; minShortJaccard?: number };
   /** How long a stopping server lets requests in progress finish before cutting them off. */
   shutdownGraceMs: number;
   /** How long the start waits for an unreachable MongoDB, retrying with backoff. */
@@ -185,16 +184,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: c.METRICS_TOKEN,
     verifyIntervalMs: c.VERIFY_INTERVAL_HOURS * 3600_000,
     nearDuplicatePollMs: c.NEAR_DUPLICATE_POLL_SECONDS * 1000,
-    nearDuplicateSettings: {
+    nearDuplicateSettings: setOnly({
       maxHamming: c.NEAR_DUPLICATE_MAX_HAMMING,
       minJaccard: c.NEAR_DUPLICATE_MIN_JACCARD,
       minContainment: c.NEAR_DUPLICATE_MIN_CONTAINMENT,
       minShortJaccard: c.NEAR_DUPLICATE_MIN_SHORT_JACCARD,
-    },
+    }),
     shutdownGraceMs: c.SHUTDOWN_GRACE_SECONDS * 1000,
     storeConnectTimeoutMs: c.STORE_CONNECT_TIMEOUT_SECONDS * 1000,
     logLevel: c.LOG_LEVEL,
   };
+}
+
+/** The settings given a value (an absent one must not hide its default where the object is spread). */
+function setOnly<T extends object>(settings: T): Partial<T> {
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 function parseTrustProxy(value: string): boolean | number | string {

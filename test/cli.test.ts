@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../server/config.js';
-import { openEmbeddedStore } from '../server/store/embedded/index.js';
+import { Fingerprinter, type NearDuplicateSettings } from '../server/services/near-duplicates/fingerprint.js';
+import { openEmbeddedStore } from '../server/store/embedded.js';
 import { cli, runServerToExit, startServer, stopServer } from './support/process.js';
 import { stageBytes } from './support/content.js';
 import { tempDir } from './support/stores.js';
@@ -204,9 +205,12 @@ describe('starting the service and the archive command', () => {
     }
   });
 
-  it('reads the near-duplicate thresholds, the defaults where unset', () => {
-    assert.deepEqual(loadConfig({}).nearDuplicateSettings, { maxHamming: 3, minJaccard: 0.8, minContainment: 0.85, minShortJaccard: 0.5 });
+  it('reads the near-duplicate thresholds; the fingerprinter uses its defaults where unset', async () => {
+    const thresholds = ({ maxHamming, minJaccard, minContainment, minShortJaccard }: NearDuplicateSettings) => ({ maxHamming, minJaccard, minContainment, minShortJaccard });
+    assert.deepEqual(loadConfig({}).nearDuplicateSettings, {});
+    assert.deepEqual(thresholds((await Fingerprinter.create(loadConfig({}).nearDuplicateSettings)).settings), { maxHamming: 3, minJaccard: 0.8, minContainment: 0.85, minShortJaccard: 0.5 });
     const set = { NEAR_DUPLICATE_MAX_HAMMING: '2', NEAR_DUPLICATE_MIN_JACCARD: '0.9', NEAR_DUPLICATE_MIN_CONTAINMENT: '0.9', NEAR_DUPLICATE_MIN_SHORT_JACCARD: '0.6' };
     assert.deepEqual(loadConfig(set).nearDuplicateSettings, { maxHamming: 2, minJaccard: 0.9, minContainment: 0.9, minShortJaccard: 0.6 });
+    assert.deepEqual(thresholds((await Fingerprinter.create(loadConfig(set).nearDuplicateSettings)).settings), { maxHamming: 2, minJaccard: 0.9, minContainment: 0.9, minShortJaccard: 0.6 });
   });
 });

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { ImportJournal } from '../server/cli/import/journal.js';
-import { ProgressBars } from '../server/cli/import/progress.js';
-import type { ImportItem } from '../server/cli/import/sources.js';
+import { ImportJournal } from '../client/importer/journal.js';
+import { ProgressBars } from '../client/importer/progress.js';
+import type { ImportItem } from '../client/importer/sources.js';
 import { tempDir } from './support/stores.js';
 
 describe('the importer journal', () => {

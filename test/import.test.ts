@@ -35,7 +35,7 @@ async function download(client: Client, fileId: string): Promise<Buffer> {
   return Buffer.from(await res.arrayBuffer());
 }
 
-describe('bulk import of a legacy file-system archive (npm run archive -- import)', () => {
+describe('bulk import of a legacy file-system archive (npm run import)', () => {
   let server: TestServer;
   let clerk: Client;
   let other: Client;
@@ -370,6 +370,18 @@ describe('bulk import of a legacy file-system archive (npm run archive -- import
     assert.equal((await archiveFiles(clerk)).find((f) => f.fileMD5 === md5(shared))?.myUploadCount, 2);
     const again = await runImport(['--manifest', manifest, root, ...common(), '--journal', journal]);
     assert.deepEqual([again.report!.alreadyImported, again.report!.uploaded], [14, 0], 'both rows are known to the journal');
+  });
+
+  it('runs as `npm run archive -- import` too, as scripts written before `npm run import` call it', async () => {
+    const root = path.join(work, 'through-archive');
+    const data = randomContent(5000);
+    writeTree(root, [['kept.bin', data]]);
+    const run = await runImport([root, ...common()], { viaArchiveCommand: true });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.report!.uploaded, 1);
+    assert.equal((await archiveFiles(clerk)).find((f) => f.fileMD5 === md5(data))?.myUploadCount, 1);
+    const usage = await runImport([root, '--token', token], { viaArchiveCommand: true });
+    assert.deepEqual([usage.status, /--server <url> is required/.test(usage.stderr)], [2, true], usage.stderr);
   });
 
   it('refuses wrong usage, an unreachable server and a refused token with exit 2 and a clear message', async () => {

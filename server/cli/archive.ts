@@ -1,4 +1,9 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { GEO_TYPES, ROLES, type GeoType, type Role, type Unit } from '../../shared/schemas.js';
 import { cleanText } from '../../shared/file-name.js';
@@ -7,7 +12,6 @@ import { loadConfig } from '../config.js';
 import { ArchiveError, ConfigError, ValidationError } from '../errors.js';
 import { openStore } from '../store/open.js';
 import { backupEmbedded, restoreEmbedded } from '../store/embedded/backup.js';
-import { runImportCommand } from './import/import-command.js';
 
 const USAGE = `Usage: npm run archive -- <command>
 
@@ -34,9 +38,9 @@ const USAGE = `Usage: npm run archive -- <command>
   restore <dir>              embedded store: restore the backup in <dir> into DATA_DIR, which
                              must not hold an archive (stop the service first)
   import <dir> --server <url> --token <token>
-                             import a folder tree (or, with --manifest, a path table) into a
-                             running archive over its API, deduplicating as it goes; see
-                             npm run archive -- import --help
+                             the bulk importer (npm run import): import a folder tree (or, with
+                             --manifest, a path table) into a running archive over its API,
+                             deduplicating as it goes; see npm run import -- --help
 
 All but import act on the store the server uses: MONGODB_URI if set, else the embedded store
 in DATA_DIR.`;
@@ -74,10 +78,25 @@ function unitFrom(values: Partial<Record<"unit" | "city" | "county" | "town" | "
   return result;
 }
 
+/**
+ * `archive import …`, as scripts written before `npm run import` call it. The importer is a client
+ * of a running archive (client/importer/), not part of the server: it runs as a program of its own,
+ * here in a child process that gets this one's signals (an interrupted import resumes from its journal).
+ */
+async function runImporter(args: string[]): Promise<number> {
+  const main = fileURLToPath(new URL('../../client/importer/main.js', import.meta.url));
+  if (!fs.existsSync(main)) throw new ConfigError('the bulk importer is not installed here (the service image has none): run `npm run import` from a checkout of the project.');
+  const child = spawn(process.execPath, [main, ...args], { stdio: 'inherit' });
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, forward);
+  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+  // Killed by a signal: exit as such a process does (128 + its number).
+  return code ?? 128 + (signal ? (os.constants.signals[signal] ?? 0) : 0);
+}
+
 async function run(argv: string[]): Promise<void> {
-  // The importer is a client of a running archive: no store, settings of its own.
   if (argv[0] === 'import') {
-    process.exitCode = await runImportCommand(argv.slice(1));
+    process.exitCode = await runImporter(argv.slice(1));
     return;
   }
   const { values, positionals } = parseArgs({

@@ -24,7 +24,7 @@ import { healthRoutes } from './routes/health.js';
 import type { ArchiveMetrics } from './metrics.js';
 import { verificationRoutes } from './routes/verification.js';
 import { sessionRoutes } from './routes/session.js';
-import { TUS_PATH, tusResponseHeaders, tusRoutes } from './routes/tus.js';
+import { TUS_PATH, tusResponseHeaders, tusRoutes } from './tus/endpoint.js';
 import { BULK_JSON_PATHS, uploadRoutes } from './routes/uploads.js';
 import type { Quotas } from '../services/quotas.js';
 

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { MIN_PASSWORD_LENGTH, type AccountView, type PasswordChangeRequest, type Role, type Unit } from '../../shared/schemas.js';
 import { cleanText } from '../../shared/file-name.js';
 import { ConflictError, LoginFailedError, LoginThrottledError, NotFoundError, ValidationError } from '../errors.js';
-import type { Account, AccountStore, SessionStore, TokenStore } from '../store/port.js';
+import type { Account, AccountStore, SessionStore, TokenStore } from '../store/accounts/port.js';
 import type { AuditService } from './audit.js';
 import type { LoginThrottle, LoginThrottlePolicy } from './login-throttle.js';
 import { hashPassword, UNMATCHABLE_HASH, verifyPassword } from './password.js';

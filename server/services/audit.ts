@@ -1,5 +1,5 @@
 import type { AuditAction, AuditEventView, AuditQuery, Unit } from '../../shared/schemas.js';
-import type { AuditEvent, AuditLog } from '../store/port.js';
+import type { AuditEvent, AuditLog } from '../store/audit/port.js';
 
 /** Who acted: an account, or only the user name someone tried (a failed login). */
 export type AuditActor = { id: string; username: string; unit: Unit } | { attemptedUserName: string };

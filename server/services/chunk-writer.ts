@@ -1,4 +1,4 @@
-import type { ContentStore } from '../store/port.js';
+import type { ContentStore } from '../store/content/port.js';
 import type { DigestJob } from './digest.js';
 
 /** Chunks are written to the store in batches (about 2 MiB at the default chunk size). */
@@ -70,12 +70,12 @@ export class ChunkWriter {
   /** Resolves once the newest batch is written and every earlier one persisted. */
   private persisted: Promise<void> = Promise.resolve();
 
-  constructor(private readonly o: ChunkWriterOptions) {
-    this.chunkSize = o.pool.size;
-    this.pool = o.pool;
-    this.chunkStart = o.offset;
-    this.batchStart = o.offset;
-    this.room = this.chunkSize - (o.offset % this.chunkSize);
+  constructor(private readonly options: ChunkWriterOptions) {
+    this.chunkSize = options.pool.size;
+    this.pool = options.pool;
+    this.chunkStart = options.offset;
+    this.batchStart = options.offset;
+    this.room = this.chunkSize - (options.offset % this.chunkSize);
   }
 
   /** Bytes pushed so far, counted from the start of the staging area. */
@@ -121,7 +121,7 @@ export class ChunkWriter {
     const chunk = this.chunk!;
     const full = chunk.subarray(0, this.filled);
     // The buffer is reused once both the store and the hashing are done with it.
-    const release = this.pool.releaser(chunk, this.o.digest ? 2 : 1);
+    const release = this.pool.releaser(chunk, this.options.digest ? 2 : 1);
     this.batch.push(full);
     this.batchReleases.push(release);
     this.batchBytes += full.byteLength;
@@ -129,7 +129,7 @@ export class ChunkWriter {
     this.chunk = undefined;
     this.filled = 0;
     this.room = this.chunkSize;
-    await this.o.digest?.update(full, release);
+    await this.options.digest?.update(full, release);
     if (this.batch.length >= BATCH_CHUNKS) await this.writeBatch();
   }
 
@@ -141,10 +141,10 @@ export class ChunkWriter {
     this.batchReleases = [];
     this.batchStart = end;
     this.batchBytes = 0;
-    const write = this.o.content.write(this.o.stagingId, start, batch).then(() => releases.forEach((release) => release()));
+    const write = this.options.content.write(this.options.stagingId, start, batch).then(() => releases.forEach((release) => release()));
     // Progress is recorded in order: never an offset whose earlier bytes are not yet written.
     const previous = this.persisted;
-    const persisted = Promise.all([write, previous]).then(() => this.o.onPersisted?.(end));
+    const persisted = Promise.all([write, previous]).then(() => this.options.onPersisted?.(end));
     persisted.catch(() => {}); // awaited by the next batch, flush() or settle()
     this.persisted = persisted;
     // One batch may be on its way while the next one fills: wait for the one before.

@@ -2,7 +2,10 @@ import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto
 import { cleanContentType, cleanFileName } from '../../shared/file-name.js';
 import type { ProofResult, UploadCheckRequest, UploadCheckResult, UploadProveRequest, UploadResult } from '../../shared/schemas.js';
 import { ClaimRejectedError } from '../errors.js';
-import type { Account, ArchiveStore, ByteRange, CatalogEntry } from '../store/port.js';
+import type { Account } from '../store/accounts/port.js';
+import type { ArchiveStore } from '../store/archive-store.js';
+import type { ByteRange } from '../store/content/port.js';
+import type { CatalogEntry } from '../store/catalog/port.js';
 import type { AuditService } from './audit.js';
 import type { ReportCalendar } from './calendar.js';
 import type { DuplicateScope } from './scope.js';
@@ -95,7 +98,7 @@ export class ClaimService {
   private async claim(caller: Account, req: UploadCheckRequest): Promise<UploadCheckResult> {
     const entry = await this.store.catalog.findByKey({ md5: req.md5, sha256: req.sha256, length: req.size });
     if (!entry || !(await this.scope.reveals(entry, caller))) return { status: 'upload' };
-    const ranges = pickRanges(entry.fileLength);
+    const ranges = pickRanges(entry.length);
     const expected = await Promise.all(ranges.map((r) => this.rangeMd5(entry, r)));
     const now = this.clock();
     const claimId = randomBytes(24).toString('base64url');
@@ -171,13 +174,13 @@ export class ClaimService {
         contentType: claim.contentType,
         at,
         day: this.calendar.dayOf(at),
-        fileLength: entry.fileLength,
+        fileLength: entry.length,
         // Nothing was sent: the whole file is space saved.
         stored: false,
       },
       event: this.audit.eventOf('instant_upload', caller, { address, fileId: claim.fileId, fileName: claim.fileName }, at),
     });
-    if (!counted.repeated) this.meter.counted({ via: 'instant', outcome: 'duplicate', bytes: entry.fileLength });
+    if (!counted.repeated) this.meter.counted({ via: 'instant', outcome: 'duplicate', bytes: entry.length });
     return { status: 'duplicate', fileId: claim.fileId, uploadCount: counted.uploadCount };
   }
 

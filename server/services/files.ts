@@ -1,7 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { FileList, FileListQuery } from '../../shared/schemas.js';
 import { NotFoundError } from '../errors.js';
-import type { ArchiveStore, ByteRange, CatalogEntry } from '../store/port.js';
+import type { ArchiveStore } from '../store/archive-store.js';
+import type { ByteRange } from '../store/content/port.js';
+import type { CatalogEntry } from '../store/catalog/port.js';
 import type { Principal } from './sessions.js';
 
 /** A file as one caller may see it. */
@@ -36,8 +38,8 @@ export class FileService {
         fileId: l.entry.fileId,
         fileName: l.displayName,
         contentType: l.displayType,
-        fileLength: l.entry.fileLength,
-        fileMD5: l.entry.fileMD5,
+        fileLength: l.entry.length,
+        fileMD5: l.entry.md5,
         uploadDate: l.firstUploadTime.toISOString(),
         uploadCount: l.uploadCount,
         myUploadCount: l.myUploadCount,

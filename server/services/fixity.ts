@@ -3,8 +3,8 @@ import os from 'node:os';
 import { setImmediate } from 'node:timers/promises';
 import { VERIFICATION_PROBLEMS_KEPT, type VerificationProblem, type VerificationResult } from '../../shared/verification.js';
 import { ContentDamagedError } from '../errors.js';
-import { ChunkSummer } from '../store/chunk-sums.js';
-import type { ArchiveStore, CatalogEntry } from '../store/port.js';
+import type { ArchiveStore } from '../store/archive-store.js';
+import type { CatalogEntry } from '../store/catalog/port.js';
 import type { DigestPool } from './digest.js';
 
 export const FIXITY_JOB = 'fixity';
@@ -150,7 +150,7 @@ export class FixityService {
           return result;
         }
         result.files += 1;
-        result.bytes += entry.fileLength;
+        result.bytes += entry.length;
         if (found === CHECKSUMMED) result.checksummed += 1;
         else if (found) {
           result[found.kind] += 1;
@@ -178,8 +178,8 @@ export class FixityService {
    */
   private async check(entry: CatalogEntry, stop: () => boolean): Promise<VerificationProblem | typeof INTERRUPTED | typeof CHECKSUMMED | undefined> {
     const { content } = this.deps.store;
-    const about = { fileId: entry.fileId, fileName: entry.fileName, fileLength: entry.fileLength };
-    const summer = (await content.lacksChunkSums(entry)) ? new ChunkSummer(entry.chunkSize, 0) : undefined;
+    const about = { fileId: entry.fileId, fileName: entry.fileName, fileLength: entry.length };
+    const adoption = await content.adoptChunkSums(entry);
     const digest = this.deps.digests.start();
     try {
       for await (const part of content.read(entry)) {
@@ -188,7 +188,7 @@ export class FixityService {
           digest.abort();
           return INTERRUPTED;
         }
-        summer?.push(part as Uint8Array);
+        adoption?.push(part as Uint8Array);
         await digest.update(part as Uint8Array);
       }
     } catch (err) {
@@ -201,16 +201,16 @@ export class FixityService {
       throw err;
     }
     const { md5, sha256 } = await digest.finish();
-    if (md5 === entry.fileMD5 && sha256 === entry.fileSHA256) {
-      if (!summer) return undefined;
-      await content.adoptChunkSums(entry, summer.finish());
+    if (md5 === entry.md5 && sha256 === entry.sha256) {
+      if (!adoption) return undefined;
+      await adoption.adopt();
       return CHECKSUMMED;
     }
     return {
       ...about,
       kind: 'corrupted',
       chunk: null,
-      detail: `the stored bytes have MD5 ${md5} and SHA-256 ${sha256}, not the catalogued ${entry.fileMD5} and ${entry.fileSHA256}`,
+      detail: `the stored bytes have MD5 ${md5} and SHA-256 ${sha256}, not the catalogued ${entry.md5} and ${entry.sha256}`,
     };
   }
 }

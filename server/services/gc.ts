@@ -1,4 +1,5 @@
-import type { ContentStore, GarbageReport, Ledger } from '../store/port.js';
+import type { ContentStore, GarbageReport } from '../store/content/port.js';
+import type { Ledger } from '../store/ledger/port.js';
 import type { ResumableUploadService } from './resumable-uploads.js';
 
 /**

@@ -3,7 +3,11 @@ import type { AuditService } from './audit.js';
 import type { ReportCalendar } from './calendar.js';
 import type { BatchFileResult, UploadResult } from '../../shared/schemas.js';
 import { ChecksumMismatchError, IdempotencyKeyReusedError, PayloadTooLargeError } from '../errors.js';
-import type { Account, ArchiveStore, CommitOutcome, ContentKey, CountedUpload, UploadAction } from '../store/port.js';
+import type { Account } from '../store/accounts/port.js';
+import type { ArchiveStore } from '../store/archive-store.js';
+import type { CommitOutcome } from '../store/content/port.js';
+import type { ContentKey } from '../store/catalog/port.js';
+import type { CountedUpload, UploadAction } from '../store/ledger/port.js';
 import { ChunkWriter, type ChunkPool } from './chunk-writer.js';
 import type { DigestPool } from './digest.js';
 import type { DuplicateScope } from './scope.js';
@@ -160,7 +164,7 @@ export class IngestService {
     at: Date,
     source: UploadSource,
   ): UploadAction {
-    const { fileId, fileLength } = outcome.entry;
+    const { fileId, length: fileLength } = outcome.entry;
     return {
       key,
       status,
@@ -175,7 +179,7 @@ export class IngestService {
    */
   private answer(counted: CountedUpload, outcome: CommitOutcome, uploader: Account, source: UploadSource): UploadResult {
     if (counted.repeated && (counted.fileId !== outcome.entry.fileId || counted.accountId !== uploader.id)) throw new IdempotencyKeyReusedError();
-    if (!counted.repeated) this.deps.meter.counted({ via: source.via, outcome: counted.stored ? 'stored' : 'duplicate', bytes: outcome.entry.fileLength });
+    if (!counted.repeated) this.deps.meter.counted({ via: source.via, outcome: counted.stored ? 'stored' : 'duplicate', bytes: outcome.entry.length });
     return { status: counted.status, fileId: counted.fileId, uploadCount: counted.uploadCount };
   }
 

@@ -1,4 +1,4 @@
-import type { LoginAttemptStore, LoginRecord } from '../store/port.js';
+import type { LoginAttemptStore, LoginRecord } from '../store/accounts/port.js';
 
 export interface LoginThrottlePolicy {
   /** Wrong passwords an account may have from one address before each further try waits. */

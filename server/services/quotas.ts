@@ -1,5 +1,6 @@
 import { RateLimitedError } from '../errors.js';
-import type { Account, ClaimStore, RateCounts } from '../store/port.js';
+import type { Account, RateCounts } from '../store/accounts/port.js';
+import type { ClaimStore } from '../store/claims/port.js';
 
 /** What one account may ask of the archive; sized so that no real clerk's folder or import meets them. */
 export interface QuotaPolicy {

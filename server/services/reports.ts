@@ -14,7 +14,7 @@ import {
   type SavingsQuery,
   type SavingsReport,
 } from '../../shared/reports.js';
-import type { ReportFilter, ReportPaging, Reports } from '../store/port.js';
+import type { ReportFilter, ReportPaging, Reports } from '../store/reports/port.js';
 import type { ReportCalendar } from './calendar.js';
 
 /** A report's query as the API parsed it, without the output format. */

@@ -12,7 +12,9 @@ import {
   UploadLockedError,
   ValidationError,
 } from '../errors.js';
-import type { Account, ArchiveStore, UploadLock, UploadOutcome, UploadState } from '../store/port.js';
+import type { Account } from '../store/accounts/port.js';
+import type { ArchiveStore } from '../store/archive-store.js';
+import type { UploadLock, UploadOutcome, UploadState } from '../store/uploads/port.js';
 import { ChunkWriter, type ChunkPool } from './chunk-writer.js';
 import type { DigestJob, DigestPool, Digests } from './digest.js';
 import type { IngestService } from './ingest.js';
@@ -70,12 +72,12 @@ export class ResumableUploadService {
   private readonly hashes = new Map<string, RunningHash>();
   private readonly receiving = new Set<Promise<number>>();
 
-  constructor(private readonly o: ResumableUploadOptions) {
-    this.clock = o.clock ?? (() => new Date());
+  constructor(private readonly deps: ResumableUploadOptions) {
+    this.clock = deps.clock ?? (() => new Date());
   }
 
   get idleMs(): number {
-    return this.o.idleMs;
+    return this.deps.idleMs;
   }
 
   /** Reads what the archive needs from tus metadata, refusing malformed hashes. */
@@ -97,9 +99,9 @@ export class ResumableUploadService {
 
   async create(owner: Account, upload: { id: string; length: number; metadata: Record<string, string | null> }, address: string | null = null): Promise<UploadState> {
     this.describe(upload.metadata);
-    if (upload.length > this.o.maxFileSize) throw new PayloadTooLargeError(this.o.maxFileSize);
+    if (upload.length > this.deps.maxFileSize) throw new PayloadTooLargeError(this.deps.maxFileSize);
     const now = this.clock();
-    const stagingId = await this.o.store.content.stage(now);
+    const stagingId = await this.deps.store.content.stage(now);
     const state = {
       id: upload.id,
       ownerId: owner.id,
@@ -108,17 +110,17 @@ export class ResumableUploadService {
       metadata: upload.metadata,
       createdAt: now,
       activeAt: now,
-      expiresAt: new Date(now.getTime() + this.o.idleMs),
+      expiresAt: new Date(now.getTime() + this.deps.idleMs),
     };
-    await this.o.store.uploads.create(state);
+    await this.deps.store.uploads.create(state);
     // Nothing to send: an empty file is complete the moment it is announced.
     if (upload.length === 0) await this.receive(owner, upload.id, 0, (async function* () {})(), address);
-    return (await this.o.store.uploads.get(upload.id))!;
+    return (await this.deps.store.uploads.get(upload.id))!;
   }
 
   /** The upload, if `account` created it; anyone else is told there is none. */
   async ownedBy(account: Account, id: string): Promise<UploadState> {
-    const upload = await this.o.store.uploads.get(id);
+    const upload = await this.deps.store.uploads.get(id);
     if (!upload || upload.ownerId !== account.id) {
       throw new NotFoundError('There is no upload at this address: it was cancelled, it expired, or it belongs to another account.');
     }
@@ -127,7 +129,7 @@ export class ResumableUploadService {
 
   /** An upload's state as it is now, for what a response tells of it (callers checked already). */
   state(id: string): Promise<UploadState | undefined> {
-    return this.o.store.uploads.get(id);
+    return this.deps.store.uploads.get(id);
   }
 
   isExpired(upload: UploadState): boolean {
@@ -174,8 +176,8 @@ export class ResumableUploadService {
       }
       const hash = this.takeHash(upload);
       const writer = new ChunkWriter({
-        content: this.o.store.content,
-        pool: this.o.pool,
+        content: this.deps.store.content,
+        pool: this.deps.pool,
         stagingId: upload.stagingId,
         digest: hash?.digest,
         offset,
@@ -201,7 +203,7 @@ export class ResumableUploadService {
       return end;
     } finally {
       stopRenewing();
-      await this.o.store.uploads.release(id, lock.holder).catch(() => {});
+      await this.deps.store.uploads.release(id, lock.holder).catch(() => {});
     }
   }
 
@@ -238,12 +240,12 @@ export class ResumableUploadService {
     if (!key) {
       const digests = running ? await running.finish() : await this.rehash(upload);
       key = { ...digests, length: upload.length };
-      if (!(await this.o.store.uploads.markCompleting(upload.id, lock.holder, key))) throw new UploadLockedError();
+      if (!(await this.deps.store.uploads.markCompleting(upload.id, lock.holder, key))) throw new UploadLockedError();
     }
     let outcome: UploadOutcome;
     try {
       // Safe to repeat: a staging area committed before is answered as stored, never removed.
-      outcome = await this.o.ingest.commit(
+      outcome = await this.deps.ingest.commit(
         { stagingId: upload.stagingId, key },
         { uploader: account, fileName: description.fileName, contentType: description.contentType, declaredMd5: description.md5, declaredSha256: description.sha256 },
         // Counted once per upload; a client's key also joins uploads it had to create again (the
@@ -252,23 +254,23 @@ export class ResumableUploadService {
       );
     } catch (err) {
       // A refused upload (declared hashes do not match) is gone: its bytes were removed.
-      if (err instanceof ChecksumMismatchError) await this.o.store.uploads.delete(upload.id);
+      if (err instanceof ChecksumMismatchError) await this.deps.store.uploads.delete(upload.id);
       // Bytes that may not have reached the disk were dropped: the upload goes back to those
       // kept, and forgets the identity taken from the bytes as they arrived, so the client's
       // retry sends the rest again rather than complete over what the disk may have lost.
-      if (err instanceof StagedBytesLostError) await this.o.store.uploads.rewind(upload.id, lock.holder, err.keptBytes);
+      if (err instanceof StagedBytesLostError) await this.deps.store.uploads.rewind(upload.id, lock.holder, err.keptBytes);
       throw err;
     }
-    if (!(await this.o.store.uploads.finish(upload.id, lock.holder, outcome))) throw new UploadLockedError();
+    if (!(await this.deps.store.uploads.finish(upload.id, lock.holder, outcome))) throw new UploadLockedError();
   }
 
   /** Hashes an upload's staged bytes from the start: the running hash was lost. */
   private async rehash(upload: UploadState): Promise<Digests> {
-    const digest = this.o.digests.start();
+    const digest = this.deps.digests.start();
     // The bytes are stored already: a writer that only hashes, for its pooled shared buffers.
-    const hasher = new ChunkWriter({ content: { write: async () => {} }, pool: this.o.pool, stagingId: upload.stagingId, digest, offset: 0 });
+    const hasher = new ChunkWriter({ content: { write: async () => {} }, pool: this.deps.pool, stagingId: upload.stagingId, digest, offset: 0 });
     try {
-      for await (const data of this.o.store.content.readStaged(upload.stagingId, upload.length)) {
+      for await (const data of this.deps.store.content.readStaged(upload.stagingId, upload.length)) {
         if (this.stopping.signal.aborted) throw new ServerStoppingError();
         await hasher.push(data as Uint8Array);
       }
@@ -286,7 +288,7 @@ export class ResumableUploadService {
     try {
       await this.remove(upload);
     } finally {
-      await this.o.store.uploads.release(id, lock.holder).catch(() => {});
+      await this.deps.store.uploads.release(id, lock.holder).catch(() => {});
     }
   }
 
@@ -295,13 +297,13 @@ export class ResumableUploadService {
     let removed = 0;
     for (;;) {
       const now = this.clock();
-      const expired = await this.o.store.uploads.listExpired(now, 100);
+      const expired = await this.deps.store.uploads.listExpired(now, 100);
       let progress = false;
       for (const upload of expired) {
-        const attempt = await this.o.store.uploads.acquire(upload.id, this.o.identity.newLock(this.leaseEnd()), now);
+        const attempt = await this.deps.store.uploads.acquire(upload.id, this.deps.identity.newLock(this.leaseEnd()), now);
         if (attempt.status !== 'acquired') continue;
         if (attempt.upload.expiresAt >= now) {
-          await this.o.store.uploads.release(upload.id, attempt.upload.lock!.holder);
+          await this.deps.store.uploads.release(upload.id, attempt.upload.lock!.holder);
           continue;
         }
         await this.remove(attempt.upload);
@@ -314,16 +316,16 @@ export class ResumableUploadService {
 
   private async remove(upload: UploadState): Promise<void> {
     this.dropHash(upload.id);
-    if (!upload.outcome) await this.o.store.content.discard(upload.stagingId);
-    await this.o.store.uploads.delete(upload.id);
+    if (!upload.outcome) await this.deps.store.content.discard(upload.stagingId);
+    await this.deps.store.uploads.delete(upload.id);
   }
 
   /** Takes the upload's write lock, or refuses: one request writes to an upload at a time. */
   private async lock(id: string): Promise<{ lock: UploadLock; upload: UploadState }> {
-    const lock = this.o.identity.newLock(this.leaseEnd());
-    let attempt = await this.o.store.uploads.acquire(id, lock, this.clock());
-    if (attempt.status === 'busy' && this.o.identity.isGone(attempt.lock)) {
-      attempt = await this.o.store.uploads.acquire(id, lock, this.clock(), attempt.lock.holder);
+    const lock = this.deps.identity.newLock(this.leaseEnd());
+    let attempt = await this.deps.store.uploads.acquire(id, lock, this.clock());
+    if (attempt.status === 'busy' && this.deps.identity.isGone(attempt.lock)) {
+      attempt = await this.deps.store.uploads.acquire(id, lock, this.clock(), attempt.lock.holder);
     }
     if (attempt.status === 'missing') throw new NotFoundError('There is no upload at this address: it was cancelled or it expired.');
     if (attempt.status === 'busy') throw new UploadLockedError();
@@ -336,10 +338,10 @@ export class ResumableUploadService {
 
   private async advance(id: string, lock: UploadLock, offset: number): Promise<void> {
     const now = this.clock();
-    const held = await this.o.store.uploads.advance(id, lock.holder, {
+    const held = await this.deps.store.uploads.advance(id, lock.holder, {
       offset,
       activeAt: now,
-      expiresAt: new Date(now.getTime() + this.o.idleMs),
+      expiresAt: new Date(now.getTime() + this.deps.idleMs),
       lockUntil: this.leaseEnd(),
     });
     // Only if this process stalled past its lease and another request took over.
@@ -349,7 +351,7 @@ export class ResumableUploadService {
   /** Renews the lease while a request runs, also when its bytes come slowly. */
   private keepRenewing(id: string, lock: UploadLock): () => void {
     const timer = setInterval(() => {
-      this.o.store.uploads.renew(id, lock.holder, this.leaseEnd()).catch(() => {});
+      this.deps.store.uploads.renew(id, lock.holder, this.leaseEnd()).catch(() => {});
     }, LOCK_RENEW_MS);
     timer.unref();
     return () => clearInterval(timer);
@@ -361,7 +363,7 @@ export class ResumableUploadService {
     this.hashes.delete(upload.id);
     if (kept && kept.at === upload.offset) return kept;
     kept?.digest.abort();
-    return upload.offset === 0 ? { digest: this.o.digests.start(), at: 0 } : undefined;
+    return upload.offset === 0 ? { digest: this.deps.digests.start(), at: 0 } : undefined;
   }
 
   private keepHash(id: string, hash: RunningHash): void {

@@ -1,5 +1,7 @@
 import type { InstantUploadScope } from '../../shared/schemas.js';
-import type { Account, CatalogEntry, Ledger } from '../store/port.js';
+import type { Account } from '../store/accounts/port.js';
+import type { CatalogEntry } from '../store/catalog/port.js';
+import type { Ledger } from '../store/ledger/port.js';
 
 /**
  * Whether a caller may be told that the archive already holds some content. Telling a clerk

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Account, AccountStore, SessionRecord, SessionStore, TokenStore } from '../store/port.js';
+import type { Account, AccountStore, SessionRecord, SessionStore, TokenStore } from '../store/accounts/port.js';
 import { CsrfError, NotFoundError, UnauthenticatedError } from '../errors.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

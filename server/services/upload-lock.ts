@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
-import type { UploadLock } from '../store/port.js';
+import type { UploadLock } from '../store/uploads/port.js';
 
 /**
  * Which process-id space this process lives in: host name, boot and pid namespace. Containers

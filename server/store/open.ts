@@ -1,8 +1,13 @@
 import { ConfigError, StoreUnreachableError } from '../errors.js';
-import type { Config } from '../config.js';
-import type { ArchiveStore } from './port.js';
+import type { ArchiveStore } from './archive-store.js';
 
-type StoreConfig = Pick<Config, 'mongodbUri' | 'mongodbDb' | 'dataDir' | 'chunkSize'>;
+/** Which store to open, and how (from the configuration: MONGODB_URI, MONGODB_DB, DATA_DIR, CHUNK_SIZE). */
+export interface StoreConfig {
+  mongodbUri?: string | undefined;
+  mongodbDb?: string | undefined;
+  dataDir: string;
+  chunkSize: number;
+}
 
 /**
  * MongoDB when MONGODB_URI is set, the embedded store in DATA_DIR otherwise. Each adapter is
@@ -10,10 +15,10 @@ type StoreConfig = Pick<Config, 'mongodbUri' | 'mongodbDb' | 'dataDir' | 'chunkS
  */
 export async function openStore(config: StoreConfig, attemptTimeoutMs?: number): Promise<ArchiveStore> {
   if (config.mongodbUri) {
-    const { openMongoStore } = await import('./mongo/index.js');
+    const { openMongoStore } = await import('./mongo.js');
     return openMongoStore({ uri: config.mongodbUri, dbName: config.mongodbDb, chunkSize: config.chunkSize, connectTimeoutMs: attemptTimeoutMs });
   }
-  const { openEmbeddedStore } = await import('./embedded/index.js');
+  const { openEmbeddedStore } = await import('./embedded.js');
   return openEmbeddedStore({ dataDir: config.dataDir, chunkSize: config.chunkSize });
 }
 

@@ -41,7 +41,7 @@ for (const target of storeTargets) {
       assert.deepEqual(results[2], { status: 'duplicate', fileId: results[0].fileId, uploadCount: 2 });
       assert.equal(results[3].status, 'stored');
       const entry = (await store().catalog.get(results[0].fileId))!;
-      assert.deepEqual([entry.fileName, entry.fileMD5, entry.fileLength], ['档案 第一卷.pdf', md5(fresh), fresh.length]);
+      assert.deepEqual([entry.fileName, entry.md5, entry.length], ['档案 第一卷.pdf', md5(fresh), fresh.length]);
       assert.deepEqual(await readAll(store().content.read(entry)), fresh);
       const download = await clerkA.fetch(`/api/files/${results[0].fileId}`);
       assert.deepEqual(Buffer.from(await download.arrayBuffer()), fresh);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ArchiveStore, ContentStore } from '../../server/store/port.js';
+import type { ArchiveStore } from '../../server/store/archive-store.js';
+import type { ContentStore } from '../../server/store/content/port.js';
 import { md5, randomContent } from '../support/content.js';
 import { TestServer, type Client } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';

@@ -55,7 +55,7 @@ for (const target of storeTargets) {
         assert.match(result.fileId!, /^[0-9a-f]{24}$/);
         assert.equal(result.uploadCount, '1');
         const entry = (await server.store.catalog.get(result.fileId!))!;
-        assert.deepEqual({ md5: entry.fileMD5, sha256: entry.fileSHA256, length: entry.fileLength }, keyOf(data));
+        assert.deepEqual({ md5: entry.md5, sha256: entry.sha256, length: entry.length }, keyOf(data));
         assert.equal(entry.fileName, '县志.pdf');
         assert.deepEqual(await download(clerkA, result.fileId!), data);
       });

@@ -91,7 +91,7 @@ for (const target of storeTargets) {
         result.problems.map((p) => [p.fileId, p.kind, p.chunk]),
         [[entry.fileId, 'corrupted', null]],
       );
-      assert.match(result.problems[0]!.detail, new RegExp(`not the catalogued ${entry.fileMD5}`));
+      assert.match(result.problems[0]!.detail, new RegExp(`not the catalogued ${entry.md5}`));
     });
 
     it('gives a file stored before chunk checksums its sums once its digests prove it intact, so reads check it from then on', async () => {

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { ReportCalendar } from '../../server/services/calendar.js';
 import { NearDuplicateService } from '../../server/services/near-duplicates/detection.js';
 import { Fingerprinter } from '../../server/services/near-duplicates/fingerprint.js';
-import type { ArchiveStore } from '../../server/store/port.js';
+import type { ArchiveStore } from '../../server/store/archive-store.js';
 import { keyOf, stageBytes } from '../support/content.js';
 import { damageContent, storeTargets, type OpenedStore } from '../support/stores.js';
 import { NOTICE, NOTICE_FROM_THE_WEB, OTHER_NOTICE, POEM, POEM_TRADITIONAL } from '../support/texts.js';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { backupEmbedded, restoreEmbedded } from '../../server/store/embedded/backup.js';
-import { openEmbeddedStore } from '../../server/store/embedded/index.js';
+import { openEmbeddedStore } from '../../server/store/embedded.js';
 import { randomContent, readAll, stageBytes } from '../support/content.js';
 import { damageContent, embeddedTarget, tempDir, type OpenedStore } from '../support/stores.js';
 

@@ -7,16 +7,13 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { StagedBytesLostError } from '../../server/errors.js';
-import { openDatabase } from '../../server/store/embedded/database.js';
-import { openEmbeddedStore } from '../../server/store/embedded/index.js';
-import { EmbeddedNearDuplicateIndex } from '../../server/store/embedded/near-duplicates.js';
+import { openEmbeddedDatabase, openEmbeddedStore } from '../../server/store/embedded.js';
+import { EmbeddedNearDuplicateIndex } from '../../server/store/near-duplicates/embedded.js';
 import { keyOf, nearFingerprint, randomContent, readAll } from '../support/content.js';
 import { embeddedTarget, injectSyncFailures, tempDir } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
-import { reportsConformance } from './reports-conformance.js';
 
 storeConformance(embeddedTarget);
-reportsConformance(embeddedTarget);
 
 describe('embedded store specifics', () => {
   it('keeps its records in one SQLite file in WAL mode and the bytes in content files, all inside DATA_DIR', async () => {
@@ -40,7 +37,7 @@ describe('embedded store specifics', () => {
     // A child process stages and commits files in a loop and is killed (SIGKILL) at a random
     // moment, several times; every catalogued file must then read back whole and intact.
     const dataDir = tempDir();
-    const storeModule = new URL('../../server/store/embedded/index.js', import.meta.url).href;
+    const storeModule = new URL('../../server/store/embedded.js', import.meta.url).href;
     const script = `
       import { createHash, randomBytes } from 'node:crypto';
       import { openEmbeddedStore } from ${JSON.stringify(storeModule)};
@@ -69,7 +66,7 @@ describe('embedded store specifics', () => {
     const sample = items.slice(0, 200);
     for (const { entry } of sample) {
       const bytes = await readAll(store.content.read(entry));
-      assert.deepEqual(keyOf(bytes), { md5: entry.fileMD5, sha256: entry.fileSHA256, length: entry.fileLength });
+      assert.deepEqual(keyOf(bytes), { md5: entry.md5, sha256: entry.sha256, length: entry.length });
     }
     await store.close();
     fs.rmSync(dataDir, { recursive: true });
@@ -184,7 +181,7 @@ describe('embedded store specifics', () => {
 
     it('merges the recent keys into the main table once they reach the limit, and finds and replaces fingerprints on either side of a merge', async () => {
       const dir = tempDir();
-      const db = openDatabase(dir);
+      const db = openEmbeddedDatabase(dir);
       try {
         const index = new EmbeddedNearDuplicateIndex(db, 10);
         await index.put([fingerprint(1, [10, 11, 12, 13]), fingerprint(2, [20, 21, 22, 13])]);
@@ -213,7 +210,7 @@ describe('embedded store specifics', () => {
 
     it('files every key of a large batch under its own fingerprint, whatever order the keys are written in', async () => {
       const dir = tempDir();
-      const db = openDatabase(dir);
+      const db = openEmbeddedDatabase(dir);
       try {
         const index = new EmbeddedNearDuplicateIndex(db);
         // 40 fingerprints × 30 keys: several statements' worth, keys spread over the whole range, some shared.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { StoreUnreachableError } from '../../server/errors.js';
-import { openMongoStore } from '../../server/store/mongo/index.js';
+import { openMongoStore } from '../../server/store/mongo.js';
 import { freePort } from '../support/process.js';
 
 describe('opening the MongoDB store', () => {

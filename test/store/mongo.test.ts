@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GridFSBucket, MongoClient, ObjectId } from 'mongodb';
-import { collections } from '../../server/store/mongo/collections.js';
-import { MongoLedger } from '../../server/store/mongo/ledger.js';
+import { MongoLedger } from '../../server/store/ledger/mongo.js';
 import { countUpload, keyOf, randomContent, readAll, stageBytes, testAccount, uploadAction } from '../support/content.js';
-import { dyingAfter, Killed } from '../support/dying-mongo.js';
+import { dyingAfter, Killed, ledgerWrites } from '../support/dying-mongo.js';
 import { mongoTarget, TEST_CHUNK_SIZE } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
-import { reportsConformance } from './reports-conformance.js';
 
 storeConformance(mongoTarget);
-reportsConformance(mongoTarget);
 
 describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
   it('collects chunks and GridFS files documents that no record owns', async () => {
@@ -122,7 +119,7 @@ describe('MongoDB: an upload killed between the steps of its counting is counted
           const action = uploadAction({ account: clerk, fileId: entry.fileId, fileName: 'a.pdf', contentType: 'application/pdf', at: new Date(), day: '2026-03-02', fileLength: 10, stored: false }, 'tus:killed');
           // An earlier upload of the same file by the same clerk: the count goes from 1 to 2.
           await countUpload(opened.store, { ...action.record, fileName: 'first.pdf' });
-          const dying = new MongoLedger(dyingAfter(collections(db), writes)).count(action);
+          const dying = new MongoLedger(dyingAfter(ledgerWrites(db), writes)).count(action);
           // After its fourth write it is counted in full: killed before its answer was sent.
           if (writes === 4) await dying;
           else await assert.rejects(dying, Killed);

@@ -1,7 +1,12 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Unit } from '../../shared/schemas.js';
-import type { Account, ArchiveStore, ContentKey, NearFingerprint, UploadAction, UploadRecord } from '../../server/store/port.js';
+import type { Account } from '../../server/store/accounts/port.js';
+import type { ArchiveStore } from '../../server/store/archive-store.js';
+import type { ContentKey } from '../../server/store/catalog/port.js';
+import type { CommitOutcome } from '../../server/store/content/port.js';
+import type { NearFingerprint } from '../../server/store/near-duplicates/port.js';
+import type { UploadAction, UploadRecord } from '../../server/store/ledger/port.js';
 
 export const md5 = (data: Uint8Array) => createHash('md5').update(data).digest('hex');
 export const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
@@ -31,7 +36,7 @@ export const checkBody = (data: Uint8Array, name = 'doc.pdf') => {
 export const digestsFor = (data: Uint8Array, ranges: Array<{ start: number; end: number }>) => ranges.map((r) => md5(data.subarray(r.start, r.end)));
 
 /** Writes bytes into a new staging area the way the ingest service does. */
-export async function stageBytes(store: ArchiveStore, data: Uint8Array): Promise<{ stagingId: string; key: ContentKey }> {
+export async function stageBytes(store: Pick<ArchiveStore, 'content'>, data: Uint8Array): Promise<{ stagingId: string; key: ContentKey }> {
   const { content } = store;
   const stagingId = await content.stage(new Date());
   const chunks: Uint8Array[] = [];
@@ -100,4 +105,15 @@ export function uploadAction(record: UploadRecord, key: string = randomUUID(), s
 /** Counts one upload under a new key: its UploadCount. */
 export async function countUpload(store: Pick<ArchiveStore, 'ledger'>, record: UploadRecord): Promise<{ uploadCount: number }> {
   return { uploadCount: (await store.ledger.count(uploadAction(record))).uploadCount };
+}
+
+/** Stages and commits bytes as a PDF named `fileName`. */
+export async function commitBytes(store: Pick<ArchiveStore, 'content'>, data: Uint8Array, fileName = 'doc.pdf'): Promise<CommitOutcome> {
+  const staged = await stageBytes(store, data);
+  return store.content.commit(staged.stagingId, { key: staged.key, fileName, contentType: 'application/pdf', uploadDate: new Date() });
+}
+
+/** Counts one upload of a file by an account (a duplicate's: it stored no bytes). */
+export function recordUpload(store: Pick<ArchiveStore, 'ledger'>, account: Account, fileId: string, fileName = 'doc.pdf', at = new Date(), contentType = 'application/pdf') {
+  return countUpload(store, { account, fileId, fileName, contentType, at, day: at.toISOString().slice(0, 10), fileLength: 1, stored: false });
 }

@@ -1,6 +1,6 @@
-import { MongoClient } from 'mongodb';
-import { collections, type Collections } from '../../server/store/mongo/collections.js';
-import { MongoLedger } from '../../server/store/mongo/ledger.js';
+import { MongoClient, type Db } from 'mongodb';
+import { auditCollections } from '../../server/store/audit/mongo.js';
+import { ledgerCollections, MongoLedger } from '../../server/store/ledger/mongo.js';
 
 /** Thrown by every write once the "process" has died. */
 export class Killed extends Error {}
@@ -11,7 +11,7 @@ const WRITES = ['insertOne', 'updateOne', 'findOneAndUpdate', 'insertMany', 'upd
  * The store's collections as a process sees them that is killed after `writes` writes: the
  * writes before happen, none after (the dead process sends nothing more).
  */
-export function dyingAfter(c: Collections, writes: number): Collections {
+export function dyingAfter<C extends Record<string, object>>(c: C, writes: number): C {
   let done = 0;
   const watch = <T extends object>(collection: T): T =>
     new Proxy(collection, {
@@ -25,11 +25,14 @@ export function dyingAfter(c: Collections, writes: number): Collections {
         };
       },
     });
-  return Object.fromEntries(Object.entries(c).map(([name, collection]) => [name, watch(collection)])) as Collections;
+  return Object.fromEntries(Object.entries(c).map(([name, collection]) => [name, watch(collection)])) as C;
 }
+
+/** What a MongoDB ledger writes to: the ledger, its day tallies and the audit events. */
+export const ledgerWrites = (db: Db) => ({ ...ledgerCollections(db), ...auditCollections(db) });
 
 /** A MongoDB ledger on the test database whose process dies after `writes` writes. */
 export async function dyingLedger(mongo: { uri: string; dbName: string }, writes: number): Promise<{ ledger: MongoLedger; close: () => Promise<void> }> {
   const client = await MongoClient.connect(mongo.uri);
-  return { ledger: new MongoLedger(dyingAfter(collections(client.db(mongo.dbName)), writes)), close: () => client.close() };
+  return { ledger: new MongoLedger(dyingAfter(ledgerWrites(client.db(mongo.dbName)), writes)), close: () => client.close() };
 }

@@ -1,7 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import type { ImportReport } from '../../server/cli/import/import-report.js';
+import type { ImportReport } from '../../client/importer/import-report.js';
 
-const CLI = new URL('../../server/cli/archive.js', import.meta.url).pathname;
+const IMPORTER = new URL('../../client/importer/main.js', import.meta.url).pathname;
+/** `npm run archive -- import …`, the way scripts written before `npm run import` call it. */
+const ARCHIVE_IMPORT = [new URL('../../server/cli/archive.js', import.meta.url).pathname, 'import'];
 
 export interface ImportRun {
   status: number | null;
@@ -37,12 +39,12 @@ export const unprivilegedPrefix: string[] | undefined = (() => {
 })();
 
 /**
- * `npm run archive -- import …` as a child process (asynchronous: the server under test may run
+ * `npm run import -- …` as a child process (asynchronous: the server under test may run
  * in this process), unable to read files its permission bits forbid (see `unprivilegedPrefix`).
  */
-export function startImport(args: string[], options: { env?: Record<string, string> } = {}): ImportProcess {
+export function startImport(args: string[], options: { env?: Record<string, string>; viaArchiveCommand?: boolean } = {}): ImportProcess {
   const [command, ...prefixArgs] = [...(unprivilegedPrefix ?? []), process.execPath];
-  const child = spawn(command!, [...prefixArgs, CLI, 'import', ...args], {
+  const child = spawn(command!, [...prefixArgs, ...(options.viaArchiveCommand ? ARCHIVE_IMPORT : [IMPORTER]), ...args], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -62,6 +64,6 @@ export function startImport(args: string[], options: { env?: Record<string, stri
   return { child, stderr: () => stderr, done };
 }
 
-export function runImport(args: string[], options: { env?: Record<string, string> } = {}): Promise<ImportRun> {
+export function runImport(args: string[], options: { env?: Record<string, string>; viaArchiveCommand?: boolean } = {}): Promise<ImportRun> {
   return startImport(args, options).done;
 }

@@ -1,5 +1,7 @@
 import { ReportCalendar } from '../../server/services/calendar.js';
-import type { Account, ArchiveStore, CatalogEntry } from '../../server/store/port.js';
+import type { Account } from '../../server/store/accounts/port.js';
+import type { ArchiveStore } from '../../server/store/archive-store.js';
+import type { CatalogEntry } from '../../server/store/catalog/port.js';
 import type { Unit } from '../../shared/schemas.js';
 import { countUpload, randomContent, stageBytes, testAccount } from './content.js';
 
@@ -92,7 +94,7 @@ export async function seedReportArchive(store: ArchiveStore): Promise<Record<Fil
   for (const key of Object.keys(FILES) as FileKey[]) {
     const staged = await stageBytes(store, randomContent(FILES[key].length));
     // C2 is given C1's MD5: a real collision is too costly to make, and the catalog only compares hashes.
-    const contentKey = key === 'C2' ? { ...staged.key, md5: entries.C1.fileMD5 } : staged.key;
+    const contentKey = key === 'C2' ? { ...staged.key, md5: entries.C1.md5 } : staged.key;
     const { entry } = await store.content.commit(staged.stagingId, { key: contentKey, fileName: FILES[key].name, contentType: 'application/octet-stream', uploadDate: firstUpload(key) });
     entries[key] = entry;
   }

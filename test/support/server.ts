@@ -8,7 +8,8 @@ import { appDeps, composeServices, type Archive, type ServiceConfig } from '../.
 import { createApp } from '../../server/http/app.js';
 import { answerUnparsableRequests } from '../../server/http/unparsable-requests.js';
 import { createLogger } from '../../server/log.js';
-import type { Account, ArchiveStore } from '../../server/store/port.js';
+import type { Account } from '../../server/store/accounts/port.js';
+import type { ArchiveStore } from '../../server/store/archive-store.js';
 import { checkBody, digestsFor, md5, sha256, unit } from './content.js';
 import type { OpenedStore, StoreTarget } from './stores.js';
 import { DEFAULT_SETTINGS } from '../../server/services/near-duplicates/fingerprint.js';

@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterEach, beforeEach } from 'node:test';
 import { MongoClient, ObjectId, type Binary } from 'mongodb';
-import { openEmbeddedStore } from '../../server/store/embedded/index.js';
-import { openMongoStore } from '../../server/store/mongo/index.js';
-import type { ArchiveStore } from '../../server/store/port.js';
+import { openEmbeddedStore } from '../../server/store/embedded.js';
+import { openMongoStore } from '../../server/store/mongo.js';
+import type { ArchiveStore } from '../../server/store/archive-store.js';
 
 /** A small chunk size in tests, so multi-chunk files stay small. */
 export const TEST_CHUNK_SIZE = 64 * 1024;
@@ -29,6 +30,21 @@ export interface OpenedStore {
   /** For the embedded target: its data directory. */
   dataDir?: string;
   chunkSize: number;
+}
+
+/**
+ * A fresh, empty store for each test of the suite being declared (disposed of after it): `use`
+ * receives it before the test runs.
+ */
+export function useFreshStore(target: StoreTarget, use: (opened: OpenedStore) => unknown): void {
+  let opened: OpenedStore | undefined;
+  beforeEach(async () => {
+    opened = await target.open();
+    use(opened);
+  });
+  afterEach(async () => {
+    await opened?.dispose();
+  });
 }
 
 export function tempDir(prefix = 'archive-test-'): string {

@@ -9,7 +9,7 @@ import { fileIdSchema, fileListQuery, uploadFields } from '../../../shared/schem
 import { BadRequestError, PayloadTooLargeError, RangeNotSatisfiableError, ValidationError } from '../../errors.js';
 import type { FileService, VisibleFile } from '../../services/files.js';
 import type { IngestService } from '../../services/ingest.js';
-import type { ByteRange } from '../../store/port.js';
+import type { ByteRange } from '../../store/content/port.js';
 import { requireAuth } from '../auth.js';
 import { actionKey, clientKey } from '../idempotency-key.js';
 import { StagingStorageEngine, type StagedFile } from '../upload-engine.js';
@@ -86,7 +86,7 @@ export function fileRoutes(deps: FileRouteDeps): Router {
     const { entry } = file;
     res.set({
       'Accept-Ranges': 'bytes',
-      ETag: `"${entry.fileMD5}"`,
+      ETag: `"${entry.md5}"`,
       'Last-Modified': file.since.toUTCString(),
       'Cache-Control': 'private, no-cache',
     });
@@ -99,7 +99,7 @@ export function fileRoutes(deps: FileRouteDeps): Router {
         address: req.ip ?? null,
         fileId: entry.fileId,
         fileName: file.fileName,
-        detail: range ? `bytes ${range.start}-${range.end - 1} of ${entry.fileLength}` : `${entry.fileLength} bytes`,
+        detail: range ? `bytes ${range.start}-${range.end - 1} of ${entry.length}` : `${entry.length} bytes`,
       });
     }
     // The first bytes are read before the answer begins: a file found damaged there (a missing
@@ -113,10 +113,10 @@ export function fileRoutes(deps: FileRouteDeps): Router {
     // setHeader, not res.type(): Express would append a charset we do not know.
     res.setHeader('Content-Type', file.contentType);
     if (range) {
-      res.status(206).setHeader('Content-Range', `bytes ${range.start}-${range.end - 1}/${entry.fileLength}`);
+      res.status(206).setHeader('Content-Range', `bytes ${range.start}-${range.end - 1}/${entry.length}`);
       res.setHeader('Content-Length', String(range.end - range.start));
     } else {
-      res.setHeader('Content-Length', String(entry.fileLength));
+      res.setHeader('Content-Length', String(entry.length));
     }
     if (!body) return void res.end();
     // Damage found further on cuts the connection (error handler): never a short file as if whole.
@@ -130,13 +130,13 @@ export function fileRoutes(deps: FileRouteDeps): Router {
 function requestedRange(req: Request, { entry, since }: VisibleFile): ByteRange | undefined {
   if (req.headers.range === undefined) return undefined;
   const ifRange = req.get('if-range');
-  if (ifRange !== undefined && ifRange !== `"${entry.fileMD5}"` && ifRange !== since.toUTCString()) return undefined;
-  const ranges = req.range(entry.fileLength);
-  if (ranges === -1) throw new RangeNotSatisfiableError(entry.fileLength, `The requested range lies outside the file, which has ${entry.fileLength} bytes.`);
+  if (ifRange !== undefined && ifRange !== `"${entry.md5}"` && ifRange !== since.toUTCString()) return undefined;
+  const ranges = req.range(entry.length);
+  if (ranges === -1) throw new RangeNotSatisfiableError(entry.length, `The requested range lies outside the file, which has ${entry.length} bytes.`);
   if (ranges === -2 || ranges === undefined || ranges.type !== 'bytes') {
     throw new BadRequestError('The Range header is malformed; ask for one byte range such as "bytes=0-1023".');
   }
-  if (ranges.length !== 1) throw new RangeNotSatisfiableError(entry.fileLength, 'Only a single byte range per request is supported.');
+  if (ranges.length !== 1) throw new RangeNotSatisfiableError(entry.length, 'Only a single byte range per request is supported.');
   return { start: ranges[0]!.start, end: ranges[0]!.end + 1 };
 }
 

@@ -3,7 +3,7 @@ import { loginRequest, passwordChangeRequest, type SessionView } from '../../../
 import { accountView, type AccountService } from '../../services/accounts.js';
 import type { AuditService } from '../../services/audit.js';
 import type { Principal, SessionService } from '../../services/sessions.js';
-import type { Account, SessionRecord } from '../../store/port.js';
+import type { Account, SessionRecord } from '../../store/accounts/port.js';
 import { refuseCrossSite, requireAuth, SESSION_COOKIE, sessionCookieOptions } from '../auth.js';
 import { parse } from '../validate.js';
 

@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import { DataStore, Upload } from '@tus/utils';
 import type { ResumableUploadService } from '../../services/resumable-uploads.js';
-import type { Account, UploadState } from '../../store/port.js';
+import type { Account } from '../../store/accounts/port.js';
+import type { UploadState } from '../../store/uploads/port.js';
 
 /**
  * Who is acting on which upload: @tus/server hands a data store only upload ids, so the route

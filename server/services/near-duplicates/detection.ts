@@ -2,7 +2,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { NearDuplicateStatus, NearDuplicatesQuery, NearDuplicatesReport } from '../../../shared/reports.js';
 import { NEAR_DUPLICATE_SORTS, defaultOrder } from '../../../shared/reports.js';
 import type { Logger } from '../../log.js';
-import type { ArchiveStore, CatalogEntry, NearDuplicatePair, NearFingerprint } from '../../store/port.js';
+import type { ArchiveStore } from '../../store/archive-store.js';
+import type { CatalogEntry } from '../../store/catalog/port.js';
+import type { NearDuplicatePair, NearFingerprint } from '../../store/near-duplicates/port.js';
 import type { ReportCalendar } from '../calendar.js';
 import { EXTRACTABLE_MAX_BYTES } from './extraction.js';
 import { DEFAULT_SETTINGS, type Fingerprinter, nearDuplicateMethod, type NearDuplicateMethod, type NearDuplicateSettings, similarity } from './fingerprint.js';
@@ -74,21 +76,21 @@ export class NearDuplicateService {
   private lastQueued = -Infinity;
   private wake = new AbortController();
 
-  constructor(private readonly o: NearDuplicateOptions) {
-    this.clock = o.clock ?? (() => new Date());
-    this.pacing = { ...DEFAULT_PACING, ...o.pacing };
-    this.reader = o.reader ?? new InProcessTextReader(o.fingerprinter);
+  constructor(private readonly deps: NearDuplicateOptions) {
+    this.clock = deps.clock ?? (() => new Date());
+    this.pacing = { ...DEFAULT_PACING, ...deps.pacing };
+    this.reader = deps.reader ?? new InProcessTextReader(deps.fingerprinter);
   }
 
   /** Queues committed files. Never fails the upload that called it: a file missed here is caught by a rebuild. */
   async enqueue(fileIds: readonly string[]): Promise<void> {
     if (fileIds.length === 0) return;
     try {
-      await this.o.store.fingerprintQueue.enqueue(fileIds, this.clock());
+      await this.deps.store.fingerprintQueue.enqueue(fileIds, this.clock());
       this.lastQueued = this.pacing.elapsed();
       this.kick();
     } catch (err) {
-      this.o.logger?.warn({ err, fileIds }, 'could not queue files for near-duplicate detection (run `archive near-duplicates rebuild`)');
+      this.deps.logger?.warn({ err, fileIds }, 'could not queue files for near-duplicate detection (run `archive near-duplicates rebuild`)');
     }
   }
 
@@ -111,7 +113,7 @@ export class NearDuplicateService {
   private kick(): void {
     if (this.stopped || this.running || !this.timer) return;
     this.running = this.drain()
-      .catch((err: unknown) => this.o.logger?.error({ err }, 'near-duplicate detection failed'))
+      .catch((err: unknown) => this.deps.logger?.error({ err }, 'near-duplicate detection failed'))
       .finally(() => (this.running = undefined));
   }
 
@@ -131,8 +133,8 @@ export class NearDuplicateService {
    * store), and files of one round are compared with each other too.
    */
   async runDue(limit = BATCH): Promise<number> {
-    const { fingerprintQueue, nearDuplicates } = this.o.store;
-    const jobs = await fingerprintQueue.take(this.o.holder, this.clock(), LEASE_MS, limit);
+    const { fingerprintQueue, nearDuplicates } = this.deps.store;
+    const jobs = await fingerprintQueue.take(this.deps.holder, this.clock(), LEASE_MS, limit);
     const texts = new Map<string, Read>();
     const round = new Round();
     const finished: string[] = [];
@@ -143,27 +145,27 @@ export class NearDuplicateService {
       } catch (err) {
         const message = (err as Error)?.message ?? String(err);
         const retryAt = job.attempts < MAX_ATTEMPTS ? new Date(this.clock().getTime() + RETRY_BASE_MS * 2 ** (job.attempts - 1)) : null;
-        this.o.logger?.warn({ err, fileId: job.fileId, attempts: job.attempts, retryAt }, 'near-duplicate fingerprinting failed');
-        await fingerprintQueue.fail(job.fileId, this.o.holder, message, retryAt);
+        this.deps.logger?.warn({ err, fileId: job.fileId, attempts: job.attempts, retryAt }, 'near-duplicate fingerprinting failed');
+        await fingerprintQueue.fail(job.fileId, this.deps.holder, message, retryAt);
       }
     }
     // Recorded before the jobs end: a crash in between leaves them to be done again, never lost.
     await nearDuplicates.addPairs(round.pairs);
     await nearDuplicates.put(round.fingerprints);
-    for (const fileId of finished) await fingerprintQueue.done(fileId, this.o.holder);
+    for (const fileId of finished) await fingerprintQueue.done(fileId, this.deps.holder);
     return jobs.length;
   }
 
   /** Forgets every fingerprint and pair and queues every catalogued file again, under this instance's settings; returns how many. */
   async rebuild(): Promise<number> {
     const count = await this.requeueAll();
-    const { jobs } = this.o.store;
-    if (await jobs.acquire(SETTINGS_RECORD, this.o.holder, this.clock(), LEASE_MS)) await jobs.release(SETTINGS_RECORD, this.o.holder, (await this.o.fingerprinter).settings);
+    const { jobs } = this.deps.store;
+    if (await jobs.acquire(SETTINGS_RECORD, this.deps.holder, this.clock(), LEASE_MS)) await jobs.release(SETTINGS_RECORD, this.deps.holder, (await this.deps.fingerprinter).settings);
     return count;
   }
 
   private async requeueAll(): Promise<number> {
-    const { catalog, nearDuplicates, fingerprintQueue } = this.o.store;
+    const { catalog, nearDuplicates, fingerprintQueue } = this.deps.store;
     await nearDuplicates.clear();
     let count = 0;
     let after: string | undefined;
@@ -183,32 +185,32 @@ export class NearDuplicateService {
    * without settings was made with the defaults. Returns the files queued, 0 when nothing changed.
    */
   async adoptSettings(): Promise<number> {
-    const settings = (await this.o.fingerprinter).settings;
-    const { jobs } = this.o.store;
+    const settings = (await this.deps.fingerprinter).settings;
+    const { jobs } = this.deps.store;
     const recorded = async () => (await jobs.get(SETTINGS_RECORD))?.state as NearDuplicateSettings | undefined;
     const before = await recorded();
     if (before && sameSettings(before, settings)) return 0;
-    if (!(await jobs.acquire(SETTINGS_RECORD, this.o.holder, this.clock(), LEASE_MS))) return 0; // another instance is at it
+    if (!(await jobs.acquire(SETTINGS_RECORD, this.deps.holder, this.clock(), LEASE_MS))) return 0; // another instance is at it
     // Read again under the lease: another instance may have adopted them meanwhile.
     const made = (await recorded()) ?? DEFAULT_SETTINGS;
     const queued = sameSettings(made, settings) ? 0 : await this.requeueAll();
-    if (queued > 0) this.o.logger?.info({ settings, before: made, queued }, 'near-duplicate settings changed: every stored file is fingerprinted again');
-    await jobs.release(SETTINGS_RECORD, this.o.holder, settings);
+    if (queued > 0) this.deps.logger?.info({ settings, before: made, queued }, 'near-duplicate settings changed: every stored file is fingerprinted again');
+    await jobs.release(SETTINGS_RECORD, this.deps.holder, settings);
     return queued;
   }
 
   /** Queues failed files again (an administrator fixed what made them fail). */
   async retryFailed(): Promise<number> {
     let count = 0;
-    for (let failed; (failed = await this.o.store.fingerprintQueue.failures(1000)).length > 0; ) {
-      await this.o.store.fingerprintQueue.requeue(failed.map((f) => f.fileId), this.clock());
+    for (let failed; (failed = await this.deps.store.fingerprintQueue.failures(1000)).length > 0; ) {
+      await this.deps.store.fingerprintQueue.requeue(failed.map((f) => f.fileId), this.clock());
       count += failed.length;
     }
     return count;
   }
 
   async status(): Promise<NearDuplicateStatus> {
-    const { nearDuplicates, fingerprintQueue, catalog } = this.o.store;
+    const { nearDuplicates, fingerprintQueue, catalog } = this.deps.store;
     const [counts, queue, failed] = await Promise.all([nearDuplicates.counts(), fingerprintQueue.counts(this.clock()), fingerprintQueue.failures(20)]);
     const failures = await Promise.all(
       failed.map(async (job) => ({
@@ -225,9 +227,9 @@ export class NearDuplicateService {
   /** The administrators' report: the pairs found (one page), and how the fingerprinting stands. */
   async report(q: Omit<NearDuplicatesQuery, 'format'>): Promise<NearDuplicatesReport> {
     const sort = q.sort ?? NEAR_DUPLICATE_SORTS[0];
-    const page = await this.o.store.reports.nearDuplicates({
-      from: q.from ? this.o.calendar.startOf(q.from) : undefined,
-      to: q.to ? this.o.calendar.endOf(q.to) : undefined,
+    const page = await this.deps.store.reports.nearDuplicates({
+      from: q.from ? this.deps.calendar.startOf(q.from) : undefined,
+      to: q.to ? this.deps.calendar.endOf(q.to) : undefined,
       unit: q.city ? { city: q.city, county: q.county, town: q.town } : undefined,
       fileName: q.q,
       method: q.method,
@@ -240,8 +242,8 @@ export class NearDuplicateService {
   }
 
   private async fingerprintFile(fileId: string, texts: Map<string, Read>, round: Round): Promise<void> {
-    const fingerprinter = await this.o.fingerprinter;
-    const entry = await this.o.store.catalog.get(fileId);
+    const fingerprinter = await this.deps.fingerprinter;
+    const entry = await this.deps.store.catalog.get(fileId);
     if (!entry) return; // gone since it was queued
     const at = this.clock();
     const own = await this.textOf(entry, texts);
@@ -252,10 +254,10 @@ export class NearDuplicateService {
     const { fingerprint } = own;
     const keys = lookupKeys(fingerprint, fingerprinter);
     const pairs: NearDuplicatePair[] = [];
-    const candidates = [...(await this.o.store.nearDuplicates.candidates(fileId, keys, MAX_CANDIDATES)), ...round.candidates(fileId, keys)];
+    const candidates = [...(await this.deps.store.nearDuplicates.candidates(fileId, keys, MAX_CANDIDATES)), ...round.candidates(fileId, keys)];
     for (const candidate of candidates) {
       if (candidate.skipped) continue;
-      const other = await this.o.store.catalog.get(candidate.fileId);
+      const other = await this.deps.store.catalog.get(candidate.fileId);
       const theirs = other && (await this.textOf(other, texts));
       if (!theirs || 'skipped' in theirs) continue;
       const method = nearDuplicateMethod(fingerprint, theirs.fingerprint, fingerprinter.settings);
@@ -269,12 +271,12 @@ export class NearDuplicateService {
     const cached = texts.get(entry.fileId);
     if (cached) return cached;
     let read: Read;
-    if (entry.fileLength > EXTRACTABLE_MAX_BYTES) read = { skipped: `larger than ${EXTRACTABLE_MAX_BYTES / 1024 / 1024} MiB` };
+    if (entry.length > EXTRACTABLE_MAX_BYTES) read = { skipped: `larger than ${EXTRACTABLE_MAX_BYTES / 1024 / 1024} MiB` };
     else {
       // Into a buffer of its own, which a reading thread can take over without a copy.
-      const bytes = new Uint8Array(entry.fileLength);
+      const bytes = new Uint8Array(entry.length);
       let at = 0;
-      for await (const part of this.o.store.content.read(entry)) {
+      for await (const part of this.deps.store.content.read(entry)) {
         bytes.set(part as Uint8Array, at);
         at += (part as Uint8Array).byteLength;
       }

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import Database from 'better-sqlite3';
 import { ConfigError } from '../../errors.js';
-import { ChunkSummer } from '../chunk-sums.js';
-import { ContentFiles } from './content-files.js';
+import { ChunkSummer } from '../content/chunk-sums.js';
+import { ContentFiles } from '../content/content-files.js';
 import { connect, databaseFile, type Db } from './database.js';
 
 const MANIFEST = 'backup.json';

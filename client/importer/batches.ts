@@ -1,0 +1,97 @@
+export interface BatcherOptions<In, Out> {
+  /** A batch goes once it holds this many items... */
+  maxItems: number;
+  /** ...or this many bytes (by `sizeOf`)... */
+  maxBytes?: number;
+  sizeOf?: (item: In) => number;
+  /** ...or once its first item has waited this long. */
+  waitMs: number;
+  /** Batches on their way at once; full batches wait their turn. */
+  concurrency: number;
+  /**
+   * Sends one batch: an answer (or an Error) per item, in order. A throw fails every item of the
+   * batch with it.
+   */
+  send: (items: In[]) => Promise<Array<Out | Error>>;
+}
+
+interface Waiting<In, Out> {
+  item: In;
+  resolve: (out: Out) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Gathers one-at-a-time requests into batches, so thousands of small files cost the archive a
+ * few dozen requests instead of thousands. Each caller still gets its own answer.
+ */
+export class RequestBatcher<In, Out> {
+  #filling: Array<Waiting<In, Out>> = [];
+  #fillingBytes = 0;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #ready: Array<Array<Waiting<In, Out>>> = [];
+  #inFlight = 0;
+  #closed: Error | undefined;
+
+  constructor(private readonly options: BatcherOptions<In, Out>) {}
+
+  add(item: In): Promise<Out> {
+    if (this.#closed) return Promise.reject(this.#closed);
+    return new Promise<Out>((resolve, reject) => {
+      this.#filling.push({ item, resolve, reject });
+      this.#fillingBytes += this.options.sizeOf?.(item) ?? 0;
+      if (this.#filling.length >= this.options.maxItems || (this.options.maxBytes !== undefined && this.#fillingBytes >= this.options.maxBytes)) this.#seal();
+      else this.#timer ??= setTimeout(() => this.#seal(), this.options.waitMs);
+    });
+  }
+
+  /**
+   * Sends nothing more: items not yet on their way fail with `reason`; batches on their way end
+   * as they will (cutting one off could leave the archive's answer unheard).
+   */
+  close(reason: Error): void {
+    this.#closed = reason;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    for (const waiting of [this.#filling, ...this.#ready.splice(0)].flat()) waiting.reject(reason);
+    this.#filling = [];
+    this.#fillingBytes = 0;
+  }
+
+  #seal(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#filling.length === 0) return;
+    this.#ready.push(this.#filling);
+    this.#filling = [];
+    this.#fillingBytes = 0;
+    this.#pump();
+  }
+
+  #pump(): void {
+    while (this.#inFlight < this.options.concurrency && this.#ready.length > 0) {
+      const batch = this.#ready.shift()!;
+      this.#inFlight++;
+      void this.#sendBatch(batch).finally(() => {
+        this.#inFlight--;
+        this.#pump();
+      });
+    }
+  }
+
+  async #sendBatch(batch: Array<Waiting<In, Out>>): Promise<void> {
+    let answers: Array<Out | Error>;
+    try {
+      answers = await this.options.send(batch.map((w) => w.item));
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+      return;
+    }
+    batch.forEach((w, i) => {
+      const answer = answers[i];
+      if (answer instanceof Error) w.reject(answer);
+      else if (answer === undefined) w.reject(new Error('the archive answered fewer items than the batch held'));
+      else w.resolve(answer);
+    });
+  }
+}

@@ -1,0 +1,304 @@
+import type { Unit } from '../../../shared/schemas.js';
+import { ConflictError } from '../../errors.js';
+import type { Db, EmbeddedSchema } from '../embedded/database.js';
+import type {
+  Account,
+  AccountStore,
+  ApiTokenRecord,
+  LoginAttemptStore,
+  LoginRecord,
+  NewAccount,
+  RateCounts,
+  SessionRecord,
+  SessionStore,
+  TokenStore,
+} from './port.js';
+
+export const accountSchema: EmbeddedSchema = {
+  tables: `
+CREATE TABLE IF NOT EXISTS accounts (
+  id                   TEXT PRIMARY KEY,
+  username             TEXT NOT NULL UNIQUE,
+  password_hash        TEXT NOT NULL,
+  role                 TEXT NOT NULL,
+  unit                 TEXT NOT NULL,
+  created_at           INTEGER NOT NULL,
+  must_change_password INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE IF NOT EXISTS sessions (
+  id_hash    TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  csrf_token TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_account ON sessions (account_id);
+
+CREATE TABLE IF NOT EXISTS api_tokens (
+  id          TEXT PRIMARY KEY,
+  account_id  TEXT NOT NULL,
+  secret_hash TEXT NOT NULL,
+  label       TEXT NOT NULL,
+  created_at  INTEGER NOT NULL
+);
+
+-- What the login throttle remembers per key (account and address, account, address).
+-- (Databases made before it keep two unused columns in accounts: failed_logins, locked_until.)
+CREATE TABLE IF NOT EXISTS login_attempts (
+  key             TEXT PRIMARY KEY,
+  failures        INTEGER NOT NULL,
+  last_failure_at INTEGER,
+  known_until     INTEGER,
+  expires_at      INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- Request counters per key and fixed window (quotas), shared by every process on DATA_DIR.
+CREATE TABLE IF NOT EXISTS rate_counts (
+  key        TEXT NOT NULL,
+  window_end INTEGER NOT NULL,
+  hits       INTEGER NOT NULL,
+  PRIMARY KEY (key, window_end)
+) WITHOUT ROWID;
+`,
+};
+
+export class EmbeddedAccountStore implements AccountStore {
+  constructor(private readonly db: Db) {}
+
+  async create(a: NewAccount): Promise<void> {
+    try {
+      this.db
+        .prepare(
+          `INSERT INTO accounts (id, username, password_hash, role, unit, created_at, must_change_password)
+           VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(a.id, a.username, a.passwordHash, a.role, JSON.stringify(a.unit), a.createdAt.getTime(), a.mustChangePassword ? 1 : 0);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new ConflictError(`The username "${a.username}" is taken.`);
+      throw err;
+    }
+  }
+
+  async get(id: string): Promise<Account | undefined> {
+    const row = this.db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE id = ?').get(id);
+    return row && accountFromRow(row);
+  }
+
+  async findByUsername(username: string): Promise<Account | undefined> {
+    const row = this.db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE username = ?').get(username);
+    return row && accountFromRow(row);
+  }
+
+  async list(): Promise<Account[]> {
+    return this.db.prepare<[], AccountRow>('SELECT * FROM accounts ORDER BY username').all().map(accountFromRow);
+  }
+
+  async count(): Promise<number> {
+    return this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM accounts').get()!.n;
+  }
+
+  async setPassword(id: string, passwordHash: string, mustChangePassword: boolean): Promise<void> {
+    this.db
+      .prepare('UPDATE accounts SET password_hash = ?, must_change_password = ? WHERE id = ?')
+      .run(passwordHash, mustChangePassword ? 1 : 0, id);
+  }
+}
+
+interface SessionRow {
+  id_hash: string;
+  account_id: string;
+  csrf_token: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export class EmbeddedSessionStore implements SessionStore {
+  constructor(private readonly db: Db) {}
+
+  async create(s: SessionRecord): Promise<void> {
+    this.db
+      .prepare('INSERT INTO sessions (id_hash, account_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)')
+      .run(s.idHash, s.accountId, s.csrfToken, s.createdAt.getTime(), s.expiresAt.getTime());
+  }
+
+  async get(idHash: string, now: Date): Promise<SessionRecord | undefined> {
+    const row = this.db.prepare<[string, number], SessionRow>('SELECT * FROM sessions WHERE id_hash = ? AND expires_at > ?').get(idHash, now.getTime());
+    return (
+      row && {
+        idHash: row.id_hash,
+        accountId: row.account_id,
+        csrfToken: row.csrf_token,
+        createdAt: new Date(row.created_at),
+        expiresAt: new Date(row.expires_at),
+      }
+    );
+  }
+
+  async delete(idHash: string): Promise<void> {
+    this.db.prepare('DELETE FROM sessions WHERE id_hash = ?').run(idHash);
+  }
+
+  async deleteForAccount(accountId: string): Promise<void> {
+    this.db.prepare('DELETE FROM sessions WHERE account_id = ?').run(accountId);
+  }
+
+  async purgeExpired(now: Date): Promise<void> {
+    this.db.prepare('DELETE FROM sessions WHERE expires_at <= ?').run(now.getTime());
+  }
+}
+
+interface TokenRow {
+  id: string;
+  account_id: string;
+  secret_hash: string;
+  label: string;
+  created_at: number;
+}
+
+const tokenFromRow = (row: TokenRow): ApiTokenRecord => ({
+  id: row.id,
+  accountId: row.account_id,
+  secretHash: row.secret_hash,
+  label: row.label,
+  createdAt: new Date(row.created_at),
+});
+
+export class EmbeddedTokenStore implements TokenStore {
+  constructor(private readonly db: Db) {}
+
+  async create(t: ApiTokenRecord): Promise<void> {
+    this.db
+      .prepare('INSERT INTO api_tokens (id, account_id, secret_hash, label, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run(t.id, t.accountId, t.secretHash, t.label, t.createdAt.getTime());
+  }
+
+  async get(id: string): Promise<ApiTokenRecord | undefined> {
+    const row = this.db.prepare<[string], TokenRow>('SELECT * FROM api_tokens WHERE id = ?').get(id);
+    return row && tokenFromRow(row);
+  }
+
+  async list(): Promise<ApiTokenRecord[]> {
+    return this.db.prepare<[], TokenRow>('SELECT * FROM api_tokens ORDER BY created_at').all().map(tokenFromRow);
+  }
+
+  async revoke(id: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM api_tokens WHERE id = ?').run(id).changes > 0;
+  }
+
+  async revokeForAccount(accountId: string): Promise<number> {
+    return this.db.prepare('DELETE FROM api_tokens WHERE account_id = ?').run(accountId).changes;
+  }
+}
+
+interface LoginRow {
+  key: string;
+  failures: number;
+  last_failure_at: number | null;
+  known_until: number | null;
+  expires_at: number;
+}
+
+const record = (r: LoginRow): LoginRecord => ({
+  failures: r.failures,
+  lastFailureAt: r.last_failure_at === null ? null : new Date(r.last_failure_at),
+  knownUntil: r.known_until === null ? null : new Date(r.known_until),
+  expiresAt: new Date(r.expires_at),
+});
+
+/** Login records in one table; every process on DATA_DIR throttles with the same rows. */
+export class EmbeddedLoginAttempts implements LoginAttemptStore {
+  private writes = 0;
+
+  constructor(private readonly db: Db) {}
+
+  async get(keys: string[], now: Date): Promise<Map<string, LoginRecord>> {
+    const found = new Map<string, LoginRecord>();
+    const read = this.db.prepare<[string, number], LoginRow>('SELECT * FROM login_attempts WHERE key = ? AND expires_at > ?');
+    for (const key of keys) {
+      const row = read.get(key, now.getTime());
+      if (row) found.set(key, record(row));
+    }
+    return found;
+  }
+
+  async fail(key: string, at: Date, expiresAt: Date): Promise<LoginRecord> {
+    this.sweep(at);
+    const row = this.db
+      .prepare<{ key: string; at: number; expires: number }, LoginRow>(
+        `INSERT INTO login_attempts (key, failures, last_failure_at, known_until, expires_at) VALUES (@key, 1, @at, NULL, @expires)
+         ON CONFLICT (key) DO UPDATE SET
+           failures = CASE WHEN expires_at <= @at THEN 1 ELSE failures + 1 END,
+           known_until = CASE WHEN expires_at <= @at THEN NULL ELSE known_until END,
+           last_failure_at = @at,
+           expires_at = MAX(CASE WHEN expires_at <= @at THEN 0 ELSE expires_at END, @expires)
+         RETURNING *`,
+      )
+      .get({ key, at: at.getTime(), expires: expiresAt.getTime() });
+    return record(row!);
+  }
+
+  async succeed(key: string, knownUntil: Date): Promise<void> {
+    this.sweep(new Date());
+    this.db
+      .prepare(
+        `INSERT INTO login_attempts (key, failures, last_failure_at, known_until, expires_at) VALUES (@key, 0, NULL, @until, @until)
+         ON CONFLICT (key) DO UPDATE SET failures = 0, last_failure_at = NULL, known_until = @until, expires_at = @until`,
+      )
+      .run({ key, until: knownUntil.getTime() });
+  }
+
+  // Expired records are dropped now and then, so the table holds only what is remembered.
+  private sweep(now: Date): void {
+    if (++this.writes % 100 === 0) this.db.prepare('DELETE FROM login_attempts WHERE expires_at <= ?').run(now.getTime());
+  }
+}
+
+/** Counters in one table; every process on DATA_DIR counts in the same rows. */
+export class EmbeddedRateCounts implements RateCounts {
+  private hits = 0;
+
+  constructor(private readonly db: Db) {}
+
+  async hit(key: string, windowEnd: Date, by = 1): Promise<number> {
+    // Windows that ended long before this one are dropped now and then, so the table stays small.
+    // (Measured from the window asked for, not this machine's clock: the caller's clock decides.)
+    if (++this.hits % 100 === 0) this.db.prepare('DELETE FROM rate_counts WHERE window_end < ?').run(windowEnd.getTime() - 3600_000);
+    const row = this.db
+      .prepare<{ key: string; end: number; by: number }, { hits: number }>(
+        'INSERT INTO rate_counts (key, window_end, hits) VALUES (@key, @end, @by) ON CONFLICT (key, window_end) DO UPDATE SET hits = hits + @by RETURNING hits',
+      )
+      .get({ key, end: windowEnd.getTime(), by });
+    return row!.hits;
+  }
+
+  async undo(key: string, windowEnd: Date): Promise<void> {
+    this.db.prepare('UPDATE rate_counts SET hits = hits - 1 WHERE key = ? AND window_end = ? AND hits > 0').run(key, windowEnd.getTime());
+  }
+
+  async reset(key: string): Promise<void> {
+    this.db.prepare('DELETE FROM rate_counts WHERE key = ?').run(key);
+  }
+}
+
+export interface AccountRow {
+  id: string;
+  username: string;
+  password_hash: string;
+  role: Account['role'];
+  unit: string;
+  created_at: number;
+  must_change_password: number;
+}
+
+export function accountFromRow(row: AccountRow): Account {
+  return {
+    id: row.id,
+    username: row.username,
+    passwordHash: row.password_hash,
+    role: row.role,
+    unit: JSON.parse(row.unit) as Unit,
+    createdAt: new Date(row.created_at),
+    mustChangePassword: row.must_change_password === 1,
+  };
+}

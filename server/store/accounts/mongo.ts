@@ -1,0 +1,253 @@
+import type { Db } from 'mongodb';
+import type { Role, Unit } from '../../../shared/schemas.js';
+import { ConflictError } from '../../errors.js';
+import { isDuplicateKey, recordFromDoc } from '../mongo/documents.js';
+import type {
+  Account,
+  AccountStore,
+  ApiTokenRecord,
+  LoginAttemptStore,
+  LoginRecord,
+  NewAccount,
+  RateCounts,
+  SessionRecord,
+  SessionStore,
+  TokenStore,
+} from './port.js';
+
+export interface AccountDoc {
+  _id: string;
+  username: string;
+  passwordHash: string;
+  role: Role;
+  unit: Unit;
+
+  createdAt: Date;
+  mustChangePassword: boolean;
+}
+
+export interface SessionDoc {
+  _id: string;
+  accountId: string;
+  csrfToken: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export interface TokenDoc {
+  _id: string;
+  accountId: string;
+  secretHash: string;
+  label: string;
+  createdAt: Date;
+}
+
+/** A login throttle record (`loginAttempts`): `_id` is its key; removed by a TTL index at `expiresAt`. */
+export interface LoginAttemptDoc {
+  _id: string;
+  failures: number;
+  lastFailureAt: Date | null;
+  knownUntil: Date | null;
+  expiresAt: Date;
+}
+
+/** A request counter (`rateCounts`): `_id` is key and window; removed by a TTL index after the window. */
+export interface RateCountDoc {
+  _id: string;
+  hits: number;
+  windowEnd: Date;
+}
+
+export function accountCollections(db: Db) {
+  return {
+    accounts: db.collection<AccountDoc>('accounts'),
+    sessions: db.collection<SessionDoc>('sessions'),
+    tokens: db.collection<TokenDoc>('apiTokens'),
+    loginAttempts: db.collection<LoginAttemptDoc>('loginAttempts'),
+    rateCounts: db.collection<RateCountDoc>('rateCounts'),
+  };
+}
+
+export type AccountCollections = ReturnType<typeof accountCollections>;
+
+export async function createAccountIndexes(c: AccountCollections): Promise<void> {
+  await Promise.all([
+    c.accounts.createIndex({ username: 1 }, { unique: true }),
+    c.sessions.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
+    c.sessions.createIndex({ accountId: 1 }),
+    c.tokens.createIndex({ accountId: 1 }, { name: 'account' }),
+    c.loginAttempts.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0, name: 'expiry' }),
+    c.rateCounts.createIndex({ windowEnd: 1 }, { expireAfterSeconds: 0, name: 'expiry' }),
+  ]);
+}
+
+export function accountFromDoc(doc: AccountDoc): Account {
+  // Accounts written before the login throttle may still carry failedLogins and lockedUntil.
+  const { _id, username, passwordHash, role, unit, createdAt, mustChangePassword } = doc;
+  return { id: _id, username, passwordHash, role, unit, createdAt, mustChangePassword };
+}
+
+export class MongoAccountStore implements AccountStore {
+  constructor(private readonly c: AccountCollections) {}
+
+  async create(a: NewAccount): Promise<void> {
+    const { id, ...rest } = a;
+    try {
+      await this.c.accounts.insertOne({ _id: id, ...rest });
+    } catch (err) {
+      if (isDuplicateKey(err)) throw new ConflictError(`The username "${a.username}" is taken.`);
+      throw err;
+    }
+  }
+
+  async get(id: string): Promise<Account | undefined> {
+    const doc = await this.c.accounts.findOne({ _id: id });
+    return doc ? accountFromDoc(doc) : undefined;
+  }
+
+  async findByUsername(username: string): Promise<Account | undefined> {
+    const doc = await this.c.accounts.findOne({ username });
+    return doc ? accountFromDoc(doc) : undefined;
+  }
+
+  async list(): Promise<Account[]> {
+    return (await this.c.accounts.find().sort({ username: 1 }).toArray()).map(accountFromDoc);
+  }
+
+  async count(): Promise<number> {
+    return this.c.accounts.countDocuments();
+  }
+
+  async setPassword(id: string, passwordHash: string, mustChangePassword: boolean): Promise<void> {
+    await this.c.accounts.updateOne({ _id: id }, { $set: { passwordHash, mustChangePassword }, $unset: { failedLogins: '', lockedUntil: '' } });
+  }
+}
+
+export class MongoSessionStore implements SessionStore {
+  constructor(private readonly c: AccountCollections) {}
+
+  async create(s: SessionRecord): Promise<void> {
+    const { idHash, ...rest } = s;
+    await this.c.sessions.insertOne({ _id: idHash, ...rest });
+  }
+
+  async get(idHash: string, now: Date): Promise<SessionRecord | undefined> {
+    // The TTL index removes expired sessions eventually; the filter makes expiry exact.
+    const doc = await this.c.sessions.findOne({ _id: idHash, expiresAt: { $gt: now } });
+    if (!doc) return undefined;
+    const { _id, ...rest } = doc;
+    return { idHash: _id, ...rest };
+  }
+
+  async delete(idHash: string): Promise<void> {
+    await this.c.sessions.deleteOne({ _id: idHash });
+  }
+
+  async deleteForAccount(accountId: string): Promise<void> {
+    await this.c.sessions.deleteMany({ accountId });
+  }
+
+  async purgeExpired(now: Date): Promise<void> {
+    await this.c.sessions.deleteMany({ expiresAt: { $lte: now } });
+  }
+}
+
+export class MongoTokenStore implements TokenStore {
+  constructor(private readonly c: AccountCollections) {}
+
+  async create(t: ApiTokenRecord): Promise<void> {
+    const { id, ...rest } = t;
+    await this.c.tokens.insertOne({ _id: id, ...rest });
+  }
+
+  async get(id: string): Promise<ApiTokenRecord | undefined> {
+    const doc = await this.c.tokens.findOne({ _id: id });
+    return doc ? recordFromDoc(doc) : undefined;
+  }
+
+  async list(): Promise<ApiTokenRecord[]> {
+    return (await this.c.tokens.find().sort({ createdAt: 1 }).toArray()).map(recordFromDoc);
+  }
+
+  async revoke(id: string): Promise<boolean> {
+    return (await this.c.tokens.deleteOne({ _id: id })).deletedCount > 0;
+  }
+
+  async revokeForAccount(accountId: string): Promise<number> {
+    return (await this.c.tokens.deleteMany({ accountId })).deletedCount;
+  }
+}
+
+const record = (d: LoginAttemptDoc): LoginRecord => ({ failures: d.failures, lastFailureAt: d.lastFailureAt, knownUntil: d.knownUntil, expiresAt: d.expiresAt });
+
+/**
+ * Login records as single documents, changed by atomic updates only (no transactions), so
+ * concurrent failures on one key all count; the TTL index removes a record some time after it
+ * expired, so reads also check `expiresAt`.
+ */
+export class MongoLoginAttempts implements LoginAttemptStore {
+  constructor(private readonly c: AccountCollections) {}
+
+  async get(keys: string[], now: Date): Promise<Map<string, LoginRecord>> {
+    const docs = await this.c.loginAttempts.find({ _id: { $in: keys }, expiresAt: { $gt: now } }).toArray();
+    return new Map(docs.map((d) => [d._id, record(d)]));
+  }
+
+  async fail(key: string, at: Date, expiresAt: Date): Promise<LoginRecord> {
+    for (;;) {
+      // A live record counts one more.
+      const live = await this.c.loginAttempts.findOneAndUpdate(
+        { _id: key, expiresAt: { $gt: at } },
+        { $inc: { failures: 1 }, $set: { lastFailureAt: at }, $max: { expiresAt } },
+        { returnDocument: 'after' },
+      );
+      if (live) return record(live);
+      // An expired one starts again (only one of two racing failures matches; the other goes round).
+      const restarted = await this.c.loginAttempts.findOneAndUpdate(
+        { _id: key, expiresAt: { $lte: at } },
+        { $set: { failures: 1, lastFailureAt: at, knownUntil: null, expiresAt } },
+        { returnDocument: 'after' },
+      );
+      if (restarted) return record(restarted);
+      const fresh: LoginAttemptDoc = { _id: key, failures: 1, lastFailureAt: at, knownUntil: null, expiresAt };
+      try {
+        await this.c.loginAttempts.insertOne(fresh);
+        return record(fresh);
+      } catch (err) {
+        // Two first failures raced to insert: the loser counts on the winner's record.
+        if (!isDuplicateKey(err)) throw err;
+      }
+    }
+  }
+
+  async succeed(key: string, knownUntil: Date): Promise<void> {
+    await this.c.loginAttempts.updateOne({ _id: key }, { $set: { failures: 0, lastFailureAt: null, knownUntil, expiresAt: knownUntil } }, { upsert: true });
+  }
+}
+
+/** Counters as single documents updated with $inc; a TTL index removes ended windows. */
+export class MongoRateCounts implements RateCounts {
+  constructor(private readonly c: AccountCollections) {}
+
+  async hit(key: string, windowEnd: Date, by = 1): Promise<number> {
+    const _id = `${key}|${windowEnd.getTime()}`;
+    for (;;) {
+      try {
+        const doc = await this.c.rateCounts.findOneAndUpdate({ _id }, { $inc: { hits: by }, $setOnInsert: { windowEnd } }, { upsert: true, returnDocument: 'after' });
+        return doc!.hits;
+      } catch (err) {
+        // Two first hits raced to insert: the loser increments the winner's document.
+        if (!isDuplicateKey(err)) throw err;
+      }
+    }
+  }
+
+  async undo(key: string, windowEnd: Date): Promise<void> {
+    await this.c.rateCounts.updateOne({ _id: `${key}|${windowEnd.getTime()}`, hits: { $gt: 0 } }, { $inc: { hits: -1 } });
+  }
+
+  async reset(key: string): Promise<void> {
+    // An anchored prefix: read from the _id index.
+    await this.c.rateCounts.deleteMany({ _id: { $regex: `^${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\|` } });
+  }
+}

@@ -1,0 +1,94 @@
+import type { Role, Unit } from '../../../shared/schemas.js';
+
+export interface Account {
+  id: string;
+  username: string;
+  passwordHash: string;
+  role: Role;
+  unit: Unit;
+  createdAt: Date;
+  mustChangePassword: boolean;
+}
+
+export type NewAccount = Account;
+
+export interface AccountStore {
+  /** Throws ConflictError when the username is taken. */
+  create(account: NewAccount): Promise<void>;
+  get(id: string): Promise<Account | undefined>;
+  findByUsername(username: string): Promise<Account | undefined>;
+  list(): Promise<Account[]>;
+  count(): Promise<number>;
+  setPassword(id: string, passwordHash: string, mustChangePassword: boolean): Promise<void>;
+}
+
+export interface SessionRecord {
+  /** SHA-256 of the cookie value: a leaked table does not give away live sessions. */
+  idHash: string;
+  accountId: string;
+  csrfToken: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export interface SessionStore {
+  create(session: SessionRecord): Promise<void>;
+  /** A session that has not expired at `now`. */
+  get(idHash: string, now: Date): Promise<SessionRecord | undefined>;
+  delete(idHash: string): Promise<void>;
+  deleteForAccount(accountId: string): Promise<void>;
+  purgeExpired(now: Date): Promise<void>;
+}
+
+export interface ApiTokenRecord {
+  id: string;
+  accountId: string;
+  /** SHA-256 of the secret part; the secret itself is shown once and never stored. */
+  secretHash: string;
+  label: string;
+  createdAt: Date;
+}
+
+export interface TokenStore {
+  create(token: ApiTokenRecord): Promise<void>;
+  get(id: string): Promise<ApiTokenRecord | undefined>;
+  list(): Promise<ApiTokenRecord[]>;
+  /** Returns false when no such token existed. */
+  revoke(id: string): Promise<boolean>;
+  /** Revokes every token of the account; returns how many there were. */
+  revokeForAccount(accountId: string): Promise<number>;
+}
+
+/**
+ * What the login throttle remembers of one key (an account and address pair, an account, an
+ * address): failures since the last success, and until when a success there makes the pair
+ * "known". A record is forgotten at `expiresAt`.
+ */
+export interface LoginRecord {
+  failures: number;
+  lastFailureAt: Date | null;
+  knownUntil: Date | null;
+  expiresAt: Date;
+}
+
+/** Login records shared by every instance on the store. */
+export interface LoginAttemptStore {
+  /** The keys' records that have not expired at `now` (absent keys are left out). */
+  get(keys: string[], now: Date): Promise<Map<string, LoginRecord>>;
+  /** Adds one failure at `at` atomically (an expired record starts again); the record is kept at least until `expiresAt`. */
+  fail(key: string, at: Date, expiresAt: Date): Promise<LoginRecord>;
+  /** A success: the failures are forgotten and the key is known until `knownUntil` (also its expiry). */
+  succeed(key: string, knownUntil: Date): Promise<void>;
+}
+
+/**
+ * Request counters per key and fixed time window (the per-account quotas), shared by every
+ * instance on the store. A window's counts vanish after it ends.
+ */
+export interface RateCounts {
+  /** Adds `by` (one by default) to the key's count in the window ending at `windowEnd`; returns the new count. */
+  hit(key: string, windowEnd: Date, by?: number): Promise<number>;
+  /** Takes one back (a request that should not count). */
+  undo(key: string, windowEnd: Date): Promise<void>;
+  reset(key: string): Promise<void>;
+}

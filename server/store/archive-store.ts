@@ -1,0 +1,38 @@
+import type { AccountStore, LoginAttemptStore, RateCounts, SessionStore, TokenStore } from './accounts/port.js';
+import type { AuditLog } from './audit/port.js';
+import type { Catalog } from './catalog/port.js';
+import type { ClaimStore } from './claims/port.js';
+import type { ContentStore } from './content/port.js';
+import type { JobStore } from './jobs/port.js';
+import type { Ledger } from './ledger/port.js';
+import type { FingerprintQueue, NearDuplicateIndex } from './near-duplicates/port.js';
+import type { Reports } from './reports/port.js';
+import type { UploadStore } from './uploads/port.js';
+
+/**
+ * The whole store as the services see it: one port per capability (each in its own folder, with
+ * its embedded and MongoDB adapters, schema and conformance suite), and nothing about which
+ * database is behind them. Services ask for the narrow slices they use (`Pick<ArchiveStore, …>`).
+ * server/store/embedded.ts and server/store/mongo.ts assemble one.
+ */
+export interface ArchiveStore {
+  readonly kind: 'embedded' | 'mongodb';
+  readonly audit: AuditLog;
+  readonly content: ContentStore;
+  readonly catalog: Catalog;
+  readonly ledger: Ledger;
+  readonly reports: Reports;
+  readonly accounts: AccountStore;
+  readonly sessions: SessionStore;
+  readonly tokens: TokenStore;
+  readonly claims: ClaimStore;
+  readonly uploads: UploadStore;
+  readonly jobs: JobStore;
+  readonly rateCounts: RateCounts;
+  readonly loginAttempts: LoginAttemptStore;
+  readonly nearDuplicates: NearDuplicateIndex;
+  readonly fingerprintQueue: FingerprintQueue;
+  /** Throws when the database cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ArchiveStore } from '../archive-store.js';
+import type { AuditEvent, AuditSearch } from './port.js';
+import { unit } from '../../../test/support/content.js';
+import { useFreshStore, type StoreTarget } from '../../../test/support/stores.js';
+
+/** What every store adapter's audit log must do (run against each adapter by test/store/). */
+export function auditConformance(target: StoreTarget): void {
+  describe(`audit log conformance: ${target.name}`, { skip: target.skip }, () => {
+    let store: ArchiveStore;
+    useFreshStore(target, (fresh) => (store = fresh.store));
+
+    describe('audit log', () => {
+      const event = (minutes: number, overrides: Partial<AuditEvent> = {}): AuditEvent => ({
+        at: new Date(Date.UTC(2026, 10, 1, 8, minutes)),
+        action: 'download',
+        userId: 'u1',
+        userName: 'clerk-1',
+        unit: unit('unit-a', '青县'),
+        address: '10.1.2.3',
+        fileId: 'f'.repeat(24),
+        fileName: '县志.pdf',
+        detail: '100 bytes',
+        ...overrides,
+      });
+
+      it('appends events and finds them newest first, with every field back', async () => {
+        await store.audit.append(event(1, { action: 'login', fileId: null, fileName: null, detail: '' }));
+        await store.audit.append(event(3));
+        await store.audit.append(event(2, { action: 'login_failed', userId: null, userName: 'who?', unit: null, address: null, fileId: null, fileName: null, detail: 'login_failed' }));
+        const { items, total } = await store.audit.search({ limit: 10, offset: 0 });
+        assert.equal(total, 3);
+        assert.deepEqual(items.map((e) => e.at.getUTCMinutes()), [3, 2, 1]);
+        const { id, ...first } = items[0]!;
+        assert.equal(typeof id, 'string');
+        assert.deepEqual(first, event(3));
+        assert.deepEqual(items[1]!.unit, null);
+      });
+
+      it('appends many events at once, each found with every field', async () => {
+        await store.audit.appendMany([event(1), event(2, { action: 'upload', detail: 'batch: stored' }), event(3, { action: 'upload_failed', fileId: null })]);
+        await store.audit.appendMany([]);
+        const { items, total } = await store.audit.search({ limit: 10, offset: 0 });
+        assert.equal(total, 3);
+        assert.deepEqual(items.map(({ id: _id, ...e }) => e), [event(3, { action: 'upload_failed', fileId: null }), event(2, { action: 'upload', detail: 'batch: stored' }), event(1)]);
+      });
+
+      it('filters by time (from inclusive, to exclusive), action, user, unit subtree and text, and pages', async () => {
+        await store.audit.append(event(1, { action: 'upload', fileName: '50%_off.pdf' }));
+        await store.audit.append(event(2, { userName: 'clerk-2', unit: unit('unit-b', '献县') }));
+        await store.audit.append(event(3, { unit: { id: 'city-office', geoType: 'city', city: '沧州市' } }));
+        await store.audit.append(event(4, { detail: 'bytes 0-99 of 1000' }));
+        const find = async (query: Omit<AuditSearch, 'limit' | 'offset'>, limit = 10, offset = 0) =>
+          (await store.audit.search({ ...query, limit, offset })).items.map((e) => e.at.getUTCMinutes());
+        assert.deepEqual(await find({ from: new Date(Date.UTC(2026, 10, 1, 8, 2)), to: new Date(Date.UTC(2026, 10, 1, 8, 4)) }), [3, 2]);
+        assert.deepEqual(await find({ action: 'upload' }), [1]);
+        assert.deepEqual(await find({ userName: 'clerk-2' }), [2]);
+        assert.deepEqual(await find({ unit: { city: '沧州市' } }), [4, 3, 2, 1]);
+        assert.deepEqual(await find({ unit: { city: '沧州市', county: '青县' } }), [4, 1]);
+        assert.deepEqual(await find({ unit: { city: '沧州市', county: '献县' } }), [2]);
+        assert.deepEqual(await find({ unit: { city: '沧州市', county: '青县', town: 'unit-a镇' } }), [4, 1]);
+        assert.deepEqual(await find({ text: '50%' }), [1], 'wildcards are literal');
+        assert.deepEqual(await find({ text: '0-99' }), [4], 'the detail is searched too');
+        assert.deepEqual(await find({ text: '_' }), [1]);
+        assert.deepEqual(await find({}, 2, 1), [3, 2]);
+        assert.equal((await store.audit.search({ unit: { city: '沧州市', county: '青县' }, limit: 1, offset: 0 })).total, 2);
+      });
+    });
+  });
+}

@@ -1,0 +1,89 @@
+import { ObjectId, type Db, type Filter } from 'mongodb';
+import type { AuditEvent, AuditLog, AuditSearch } from './port.js';
+
+/**
+ * An audit event in `audit.events`. What it says is never changed. An upload action's event has
+ * the action's key as `_id` and is its record of counting (server/store/ledger/mongo.ts): written
+ * first with `pending`, which is removed, with the answer set, once the ledger and the day's tally
+ * have counted it.
+ */
+export interface AuditDoc extends AuditEvent {
+  _id: ObjectId | string;
+  upload?: UploadActionDoc;
+  pending?: true;
+}
+
+/** What an upload action's event holds to count it (again after a crash) and to answer retries. */
+export interface UploadActionDoc {
+  contentType: string;
+  day: string;
+  fileLength: number;
+  stored: boolean;
+  status: 'stored' | 'duplicate';
+  /** Set when the action was counted. */
+  uploadCount?: number;
+}
+
+export function auditCollections(db: Db) {
+  return { audit: db.collection<AuditDoc>('audit.events') };
+}
+
+export type AuditCollections = ReturnType<typeof auditCollections>;
+
+export async function createAuditIndexes(c: AuditCollections): Promise<void> {
+  await Promise.all([
+    c.audit.createIndex({ at: -1 }, { name: 'at' }),
+    c.audit.createIndex({ action: 1, at: -1 }, { name: 'action_at' }),
+    c.audit.createIndex({ userName: 1, at: -1 }, { name: 'user_at' }),
+    c.audit.createIndex({ 'unit.city': 1, 'unit.county': 1, 'unit.town': 1, at: -1 }, { name: 'unit_at' }),
+    // Upload actions whose counting a crash interrupted (the field exists only until it is done).
+    c.audit.createIndex({ pending: 1, at: 1 }, { sparse: true, name: 'pending' }),
+  ]);
+}
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export class MongoAuditLog implements AuditLog {
+  constructor(private readonly c: AuditCollections) {}
+
+  async append(e: AuditEvent): Promise<void> {
+    await this.c.audit.insertOne({ _id: new ObjectId(), ...e });
+  }
+
+  async appendMany(events: readonly AuditEvent[]): Promise<void> {
+    if (events.length > 0) await this.c.audit.insertMany(events.map((e) => ({ _id: new ObjectId(), ...e })), { ordered: true });
+  }
+
+  async search(q: AuditSearch): Promise<{ items: Array<AuditEvent & { id: string }>; total: number }> {
+    const filter: Filter<AuditDoc> = {};
+    if (q.from || q.to) filter.at = { ...(q.from && { $gte: q.from }), ...(q.to && { $lt: q.to }) };
+    if (q.action) filter.action = q.action;
+    if (q.userName) filter.userName = q.userName;
+    if (q.unit?.city) filter['unit.city'] = q.unit.city;
+    if (q.unit?.county) filter['unit.county'] = q.unit.county;
+    if (q.unit?.town) filter['unit.town'] = q.unit.town;
+    if (q.text) {
+      const pattern = new RegExp(escapeRegex(q.text), 'i');
+      filter.$or = [{ fileName: pattern }, { detail: pattern }];
+    }
+    const [total, docs] = await Promise.all([
+      this.c.audit.countDocuments(filter),
+      this.c.audit.find(filter).sort({ at: -1, _id: -1 }).skip(q.offset).limit(q.limit).toArray(),
+    ]);
+    return {
+      total,
+      items: docs.map((d) => ({
+        id: typeof d._id === 'string' ? d._id : d._id.toHexString(),
+        at: d.at,
+        action: d.action,
+        userId: d.userId,
+        userName: d.userName,
+        unit: d.unit,
+        address: d.address,
+        fileId: d.fileId,
+        fileName: d.fileName,
+        detail: d.detail,
+      })),
+    };
+  }
+}

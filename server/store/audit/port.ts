@@ -1,0 +1,29 @@
+import type { AuditAction, AuditEventFields } from '../../../shared/schemas.js';
+
+/** One audit event: who (or which attempted user name), from which unit and address, did what. */
+export interface AuditEvent extends AuditEventFields {
+  at: Date;
+}
+
+export interface AuditSearch {
+  from?: Date;
+  /** Exclusive. */
+  to?: Date;
+  action?: AuditAction;
+  userName?: string;
+  /** A unit subtree: every event of a unit at or below this city / county / town. */
+  unit?: { city?: string; county?: string; town?: string };
+  /** Part of the file name or the detail. */
+  text?: string;
+  limit: number;
+  offset: number;
+}
+
+/** Append-only: the port has no way to change or remove an event. */
+export interface AuditLog {
+  append(event: AuditEvent): Promise<void>;
+  /** Appends events in order (the embedded store in one transaction). */
+  appendMany(events: readonly AuditEvent[]): Promise<void>;
+  /** Newest first. */
+  search(query: AuditSearch): Promise<{ items: Array<AuditEvent & { id: string }>; total: number }>;
+}

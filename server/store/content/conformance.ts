@@ -1,0 +1,312 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ContentDamagedError } from '../../errors.js';
+import type { ArchiveStore } from '../archive-store.js';
+import { commitBytes, keyOf, randomContent, readAll, stageBytes } from '../../../test/support/content.js';
+import { countChunks, damageContent, forgetChunkSums, TEST_CHUNK_SIZE, useFreshStore, type OpenedStore, type StoreTarget } from '../../../test/support/stores.js';
+
+/** What every store adapter's content must do (run against each adapter by test/store/). */
+export function contentConformance(target: StoreTarget): void {
+  describe(`content conformance: ${target.name}`, { skip: target.skip }, () => {
+    let opened: OpenedStore;
+    let store: ArchiveStore;
+    useFreshStore(target, (fresh) => ((opened = fresh), (store = fresh.store)));
+    const CS = TEST_CHUNK_SIZE;
+    const commit = (data: Buffer, fileName?: string) => commitBytes(store, data, fileName);
+
+    describe('content and catalog', () => {
+      it('reads a committed file back byte for byte, whole and in ranges across chunk edges', async () => {
+        const data = randomContent(3 * CS + 123);
+        const { status, entry } = await commit(data);
+        assert.equal(status, 'stored');
+        assert.deepEqual(await readAll(store.content.read(entry)), data);
+        for (const [start, end] of [[0, 1], [CS - 1, CS + 1], [CS, 2 * CS], [5, 3 * CS + 100], [data.length - 1, data.length], [0, data.length]] as const) {
+          assert.deepEqual(await readAll(store.content.read(entry, { start, end })), data.subarray(start, end), `range ${start}-${end}`);
+        }
+      });
+
+      it('catalogues id, hashes, length, chunk size and count, first name, type and date', async () => {
+        const data = randomContent(2 * CS + 1);
+        const before = Date.now();
+        const { entry } = await commit(data, '县志 第一卷.pdf');
+        assert.match(entry.fileId, /^[0-9a-f]{24}$/);
+        assert.deepEqual({ md5: entry.md5, sha256: entry.sha256, length: entry.length }, keyOf(data));
+        assert.equal(entry.chunkSize, CS);
+        assert.equal(entry.chunkCount, 3);
+        assert.equal(entry.fileName, '县志 第一卷.pdf');
+        assert.equal(entry.contentType, 'application/pdf');
+        assert.ok(entry.uploadDate.getTime() >= before - 1000 && entry.uploadDate.getTime() <= Date.now() + 1000);
+        assert.equal(entry.md5Collision, false);
+        assert.deepEqual(await store.catalog.get(entry.fileId), entry);
+        assert.deepEqual(await store.catalog.findByKey(keyOf(data)), entry);
+      });
+
+      it('stores a zero-byte file once and reads it back empty', async () => {
+        const first = await commit(Buffer.alloc(0), 'empty.txt');
+        const second = await commit(Buffer.alloc(0), 'also-empty.txt');
+        assert.equal(first.status, 'stored');
+        assert.equal(second.status, 'duplicate');
+        assert.equal(second.entry.fileId, first.entry.fileId);
+        assert.equal(first.entry.chunkCount, 0);
+        assert.equal((await readAll(store.content.read(first.entry))).length, 0);
+      });
+
+      it('keeps lengths above 4 GiB exact (64-bit sizes)', async () => {
+        const length = 5 * 1024 ** 3 + 7;
+        const key = { md5: 'a'.repeat(32), sha256: 'b'.repeat(64), length };
+        const stagingId = await store.content.stage(new Date());
+        // Only the last chunk is written (a commit needs it); the bytes before never matter here.
+        const lastChunk = Math.floor((length - 1) / CS) * CS;
+        await store.content.write(stagingId, lastChunk, [randomContent(length - lastChunk)]);
+        const { entry } = await store.content.commit(stagingId, { key, fileName: 'big.tif', contentType: 'image/tiff', uploadDate: new Date() });
+        assert.equal(entry.length, length);
+        assert.equal(entry.chunkCount, Math.ceil(length / CS));
+        assert.equal((await store.catalog.findByKey(key))?.length, length);
+        assert.equal(await store.catalog.findByKey({ ...key, length: length + 1 }), undefined);
+      });
+
+      it('removes the staged chunks when the catalog already holds the content', async () => {
+        const data = randomContent(2 * CS);
+        const first = await commit(data, 'a.pdf');
+        const second = await commit(data, 'b.pdf');
+        assert.equal(second.status, 'duplicate');
+        assert.equal(second.entry.fileId, first.entry.fileId);
+        assert.equal(second.entry.fileName, 'a.pdf');
+        assert.equal(await countChunks(opened), 2);
+      });
+
+      it('never merges on MD5 alone: a different SHA-256 is a separate file, flagged as an MD5 collision', async () => {
+        const a = await stageBytes(store, randomContent(100));
+        const b = await stageBytes(store, randomContent(100));
+        const sharedMd5 = a.key.md5;
+        const first = await store.content.commit(a.stagingId, { key: a.key, fileName: 'a', contentType: 'text/plain', uploadDate: new Date() });
+        const second = await store.content.commit(b.stagingId, { key: { ...b.key, md5: sharedMd5 }, fileName: 'b', contentType: 'text/plain', uploadDate: new Date() });
+        assert.equal(second.status, 'stored');
+        assert.notEqual(second.entry.fileId, first.entry.fileId);
+        assert.equal(second.entry.md5Collision, true);
+        assert.equal((await store.catalog.get(first.entry.fileId))?.md5Collision, true);
+      });
+
+      it('keeps exactly one copy when the same new content is committed concurrently', async () => {
+        const data = randomContent(CS + 10);
+        const staged = await Promise.all(Array.from({ length: 20 }, () => stageBytes(store, data)));
+        const outcomes = await Promise.all(
+          staged.map((s) => store.content.commit(s.stagingId, { key: s.key, fileName: 'same.pdf', contentType: 'application/pdf', uploadDate: new Date() })),
+        );
+        assert.equal(outcomes.filter((o) => o.status === 'stored').length, 1);
+        assert.equal(new Set(outcomes.map((o) => o.entry.fileId)).size, 1);
+        assert.equal(await countChunks(opened), 2);
+        assert.deepEqual(await readAll(store.content.read(outcomes[0]!.entry)), data);
+      });
+
+      it('discards a staging area and its chunks, harmlessly twice', async () => {
+        const staged = await stageBytes(store, randomContent(3 * CS));
+        assert.equal(await countChunks(opened), 3);
+        await store.content.discard(staged.stagingId);
+        await store.content.discard(staged.stagingId);
+        assert.equal(await countChunks(opened), 0);
+        assert.equal(await store.catalog.findByKey(staged.key), undefined);
+      });
+
+      it('collects staging areas opened before the cutoff, and nothing committed or younger', async () => {
+        const dayMs = 24 * 3600_000;
+        const long = new Date(Date.now() - 2 * dayMs);
+        const stageAt = async (at: Date, data: Buffer) => {
+          const stagingId = await store.content.stage(at);
+          await store.content.write(stagingId, 0, [data.subarray(0, CS), data.subarray(CS)]);
+          return stagingId;
+        };
+        const committedData = randomContent(CS + 5);
+        const committedId = await stageAt(long, committedData);
+        const { entry } = await store.content.commit(committedId, { key: keyOf(committedData), fileName: 'kept.pdf', contentType: 'application/pdf', uploadDate: new Date() });
+        await stageAt(long, randomContent(CS + 6)); // abandoned
+        await stageAt(new Date(), randomContent(CS + 7)); // still being uploaded
+        assert.equal(await countChunks(opened), 6);
+        assert.deepEqual(await store.content.collectGarbage(new Date(Date.now() - dayMs)), { stagingAreas: 1, orphans: 0 });
+        assert.equal(await countChunks(opened), 4);
+        assert.deepEqual(await readAll(store.content.read(entry)), committedData);
+        assert.deepEqual(await store.content.collectGarbage(new Date(Date.now() - dayMs)), { stagingAreas: 0, orphans: 0 }, 'nothing left to do');
+      });
+
+      it('continues a partial chunk at a byte offset, also over stale bytes of an interrupted write', async () => {
+        const data = randomContent(3 * CS + 50);
+        const stagingId = await store.content.stage(new Date());
+        await store.content.write(stagingId, 0, [data.subarray(0, CS), data.subarray(CS, CS + 20)]);
+        // An interrupted request got further than what was acknowledged, with other bytes.
+        await store.content.write(stagingId, CS + 20, [randomContent(CS)]);
+        // The resumed upload continues from the acknowledged offset, in parts of any size.
+        await store.content.write(stagingId, CS + 20, [data.subarray(CS + 20, CS + 21), data.subarray(CS + 21, 2 * CS + 7)]);
+        await store.content.write(stagingId, 2 * CS + 7, [data.subarray(2 * CS + 7)]);
+        assert.deepEqual(await readAll(store.content.readStaged(stagingId, data.length)), data);
+        const { entry } = await store.content.commit(stagingId, { key: keyOf(data), fileName: 'x', contentType: 'text/plain', uploadDate: new Date() });
+        assert.deepEqual(await readAll(store.content.read(entry)), data);
+        assert.equal(await countChunks(opened), 4);
+      });
+
+      it('answers a repeated commit of the same staging area with the stored file, and never discards a committed file', async () => {
+        const data = randomContent(2 * CS + 1);
+        const staged = await stageBytes(store, data);
+        const entry = { key: staged.key, fileName: 'x.pdf', contentType: 'application/pdf', uploadDate: new Date() };
+        const first = await store.content.commit(staged.stagingId, entry);
+        const again = await store.content.commit(staged.stagingId, entry);
+        assert.deepEqual([first.status, again.status], ['stored', 'stored']);
+        assert.equal(again.entry.fileId, first.entry.fileId);
+        await store.content.discard(staged.stagingId);
+        assert.deepEqual(await readAll(store.content.read(first.entry)), data);
+        assert.equal(await countChunks(opened), 3);
+      });
+
+      it('keeps the chunk size a staging area began with when the store reopens with another (CHUNK_SIZE changed mid-upload)', async () => {
+        const data = randomContent(3 * CS + 321);
+        const stagingId = await store.content.stage(new Date());
+        // Part of an upload, ending inside a chunk; then a restart with a chunk size a quarter as large.
+        const part = CS + 1000;
+        await store.content.write(stagingId, 0, [data.subarray(0, part)]);
+        store = await opened.reopen({ chunkSize: CS / 4 });
+        await store.content.write(stagingId, part, [data.subarray(part, 2 * CS + 5), data.subarray(2 * CS + 5)]);
+        assert.deepEqual(await readAll(store.content.readStaged(stagingId, data.length)), data);
+        const { status, entry } = await store.content.commit(stagingId, { key: keyOf(data), fileName: 'resumed.pdf', contentType: 'application/pdf', uploadDate: new Date() });
+        assert.equal(status, 'stored');
+        assert.deepEqual([entry.chunkSize, entry.chunkCount], [CS, 4], 'chunked as the upload began');
+        assert.deepEqual(await readAll(store.content.read(entry)), data, 'read back whole, no damage reported');
+        assert.deepEqual(await readAll(store.content.read(entry, { start: CS - 3, end: 2 * CS + 9 })), data.subarray(CS - 3, 2 * CS + 9));
+        assert.equal(await store.content.lacksChunkSums(entry), false, 'every chunk has its checksum');
+        // Content staged after the restart is chunked at the new size.
+        const fresh = await commit(randomContent(CS + 1));
+        assert.deepEqual([fresh.entry.chunkSize, fresh.entry.chunkCount], [CS / 4, 5]);
+      });
+
+      it('commits many staging areas at once, in order: new content stored, held content and a repeat within the batch counted as duplicates', async () => {
+        const held = randomContent(CS + 5);
+        const heldEntry = (await commit(held)).entry;
+        const fresh = randomContent(2 * CS + 7);
+        const empty = Buffer.alloc(0);
+        const items = [];
+        for (const data of [fresh, held, fresh, empty]) {
+          const staged = await stageBytes(store, data);
+          items.push({ stagingId: staged.stagingId, entry: { key: staged.key, fileName: 'batch.pdf', contentType: 'application/pdf', uploadDate: new Date() } });
+        }
+        const outcomes = await store.content.commitMany(items);
+        assert.deepEqual(outcomes.map((o) => o.status), ['stored', 'duplicate', 'duplicate', 'stored']);
+        assert.equal(outcomes[0]!.entry.fileId, items[0]!.stagingId, 'the first copy becomes the file');
+        assert.equal(outcomes[1]!.entry.fileId, heldEntry.fileId);
+        assert.equal(outcomes[2]!.entry.fileId, outcomes[0]!.entry.fileId);
+        assert.deepEqual(await readAll(store.content.read(outcomes[0]!.entry)), fresh);
+        assert.deepEqual(await readAll(store.content.read(outcomes[3]!.entry)), empty);
+        assert.equal(await store.catalog.count(), 3);
+        // 2 chunks of `held`, 3 of `fresh`: the duplicates' staged chunks are gone.
+        assert.equal(await countChunks(opened), 2 + 3);
+        assert.deepEqual(await store.content.commitMany([]), []);
+      });
+
+      it('fails a batch commit with staged bytes short of a content, keeping them staged for a retry', async () => {
+        const whole = randomContent(CS + 10);
+        const short = await store.content.stage(new Date());
+        await store.content.write(short, 0, [whole.subarray(0, CS)]);
+        const good = await stageBytes(store, randomContent(100));
+        await assert.rejects(
+          store.content.commitMany([
+            { stagingId: short, entry: { key: keyOf(whole), fileName: 'short.pdf', contentType: 'application/pdf', uploadDate: new Date() } },
+            { stagingId: good.stagingId, entry: { key: good.key, fileName: 'good.pdf', contentType: 'application/pdf', uploadDate: new Date() } },
+          ]),
+        );
+        assert.equal(await store.catalog.findByKey(keyOf(whole)), undefined, 'no short file catalogued');
+        await store.content.write(short, CS, [whole.subarray(CS)]);
+        const { status, entry } = await store.content.commit(short, { key: keyOf(whole), fileName: 'short.pdf', contentType: 'application/pdf', uploadDate: new Date() });
+        assert.equal(status, 'stored');
+        assert.deepEqual(await readAll(store.content.read(entry)), whole);
+      });
+
+      it('reads back the first bytes of a staging area', async () => {
+        const data = randomContent(2 * CS + 3);
+        const stagingId = await store.content.stage(new Date());
+        await store.content.write(stagingId, 0, [data]);
+        assert.deepEqual(await readAll(store.content.readStaged(stagingId, CS + 1)), data.subarray(0, CS + 1));
+        assert.deepEqual(await readAll(store.content.readStaged(stagingId, 0)), Buffer.alloc(0));
+      });
+    });
+
+    describe('damaged content', () => {
+      it('fails a read that meets missing bytes with a ContentDamagedError naming the first, never a short stream', async () => {
+        const data = randomContent(3 * CS + 5);
+        const { entry } = await commit(data);
+        await damageContent(opened, entry.fileId, { kind: 'lose-chunk', n: 1 });
+        // Bytes before the damage still read.
+        assert.deepEqual(await readAll(store.content.read(entry, { start: 0, end: 100 })), data.subarray(0, 100));
+        await assert.rejects(readAll(store.content.read(entry)), (err: unknown) => err instanceof ContentDamagedError && err.kind === 'missing' && err.fileId === entry.fileId && err.offset === CS);
+        await assert.rejects(readAll(store.content.read(entry, { start: CS - 10, end: CS + 10 })), ContentDamagedError);
+      });
+
+      it('refuses a chunk changed on disk before any of its bytes go out, and names it', async () => {
+        const data = randomContent(3 * CS + 5);
+        const { entry } = await commit(data);
+        await damageContent(opened, entry.fileId, { kind: 'flip-byte', offset: CS + 7 });
+        const received: Buffer[] = [];
+        const failure = await (async () => {
+          try {
+            for await (const part of store.content.read(entry)) received.push(part as Buffer);
+          } catch (err) {
+            return err;
+          }
+        })();
+        assert.ok(failure instanceof ContentDamagedError, String(failure));
+        assert.deepEqual([failure.kind, failure.offset], ['corrupted', CS]);
+        assert.deepEqual(Buffer.concat(received), data.subarray(0, CS), 'only the intact chunk before it went out');
+        // Ranges are checked chunk by chunk: intact chunks read, the changed one never.
+        assert.deepEqual(await readAll(store.content.read(entry, { start: 2 * CS + 1, end: 3 * CS + 5 })), data.subarray(2 * CS + 1));
+        assert.deepEqual(await readAll(store.content.read(entry, { start: 10, end: 20 })), data.subarray(10, 20));
+        await assert.rejects(readAll(store.content.read(entry, { start: 2 * CS - 1, end: 2 * CS + 1 })), ContentDamagedError);
+        // The proof of possession reads unchecked: exactly the stored bytes, changed or not.
+        const proof = await readAll(store.content.read(entry, { start: CS + 5, end: CS + 9 }, { unchecked: true }));
+        assert.equal(proof.length, 4);
+        assert.notDeepEqual(proof, data.subarray(CS + 5, CS + 9));
+      });
+
+      it('sums a chunk written in several pieces, also where an upload resumes and rewrites bytes', async () => {
+        const data = randomContent(2 * CS + 77);
+        const stagingId = await store.content.stage(new Date());
+        await store.content.write(stagingId, 0, [data.subarray(0, 1000)]);
+        await store.content.write(stagingId, 1000, [data.subarray(1000, CS + 10)]);
+        // A broken-off request's bytes were kept up to CS + 10; the resume starts earlier and rewrites.
+        await store.content.write(stagingId, CS - 3, [data.subarray(CS - 3, CS + 2), data.subarray(CS + 2, 2 * CS + 77)]);
+        const { entry } = await store.content.commit(stagingId, { key: keyOf(data), fileName: 'pieces.pdf', contentType: 'application/pdf', uploadDate: new Date() });
+        assert.deepEqual(await readAll(store.content.read(entry)), data, 'every chunk matches its sum');
+        await damageContent(opened, entry.fileId, { kind: 'flip-byte', offset: 2 * CS + 76 });
+        await assert.rejects(readAll(store.content.read(entry, { start: 2 * CS, end: 2 * CS + 1 })), (err: unknown) => err instanceof ContentDamagedError && err.offset === 2 * CS);
+      });
+
+      it('refuses a stored chunk of the wrong size, even one written before checksums, instead of shifting the bytes after it', async () => {
+        const data = randomContent(3 * CS + 5);
+        const { entry } = await commit(data);
+        await forgetChunkSums(opened, entry.fileId);
+        await damageContent(opened, entry.fileId, { kind: 'grow-chunk', n: 1 });
+        const read = await readAll(store.content.read(entry)).catch((err: unknown) => err);
+        if (read instanceof Buffer) assert.deepEqual(read, data, 'the file as stored, never shifted');
+        else assert.ok(read instanceof ContentDamagedError && read.offset === CS, String(read));
+        if (opened.mongo) assert.ok(read instanceof ContentDamagedError, 'a GridFS chunk document of the wrong size is damage');
+      });
+
+      it('fails a read of a file whose bytes are all gone', async () => {
+        const { entry } = await commit(randomContent(2 * CS));
+        await damageContent(opened, entry.fileId, { kind: 'lose-file' });
+        await assert.rejects(readAll(store.content.read(entry)), (err: unknown) => err instanceof ContentDamagedError && err.offset === 0);
+      });
+    });
+
+    describe('commit safety', () => {
+      it('refuses to commit staged bytes that fall short of the content, and keeps them for a retry', async () => {
+        const data = randomContent(2 * CS + 50);
+        const stagingId = await store.content.stage(new Date());
+        await store.content.write(stagingId, 0, [data.subarray(0, CS)]);
+        const entry = { key: keyOf(data), fileName: 'short.pdf', contentType: 'application/pdf', uploadDate: new Date() };
+        await assert.rejects(store.content.commit(stagingId, entry), /holds not all/);
+        assert.equal(await store.catalog.findByKey(keyOf(data)), undefined, 'no short file catalogued');
+        // The bytes that were there are still there: the rest arrives and the commit succeeds.
+        await store.content.write(stagingId, CS, [data.subarray(CS)]);
+        const { status, entry: committed } = await store.content.commit(stagingId, entry);
+        assert.equal(status, 'stored');
+        assert.deepEqual(await readAll(store.content.read(committed)), data);
+      });
+    });
+  });
+}

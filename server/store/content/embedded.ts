@@ -1,0 +1,282 @@
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { ContentDamagedError, StagedBytesLostError } from '../../errors.js';
+import { catalogEntryFromRow, type CatalogRow } from '../catalog/embedded.js';
+import type { CatalogEntry, NewCatalogEntry } from '../catalog/port.js';
+import { addMissingColumns, type Db, type EmbeddedSchema } from '../embedded/database.js';
+import { ChunkSummer, checkedRead, chunkSpan, chunkSumAdoption, uncheckedRead } from './chunk-sums.js';
+import { ContentFiles, SyncFailedError } from './content-files.js';
+import type { ByteRange, ChunkSumAdoption, CommitOutcome, ContentStore, GarbageReport } from './port.js';
+
+export const contentSchema: EmbeddedSchema = {
+  tables: `
+-- Content files being written that no catalog entry owns yet. chunk_size: the chunking the area
+-- began with (kept when CHUNK_SIZE changes mid-upload). lost_from: a sync of its file failed, so
+-- bytes from there on may not be on disk.
+CREATE TABLE IF NOT EXISTS staging (
+  staging_id TEXT PRIMARY KEY,
+  created_at INTEGER NOT NULL,
+  chunk_size INTEGER,
+  lost_from  INTEGER
+);
+
+-- CRC-32 of each chunk of a content file (staged or committed), taken as it was written and
+-- checked as it is read.
+CREATE TABLE IF NOT EXISTS chunk_sums (
+  file_id TEXT NOT NULL,
+  n       INTEGER NOT NULL,
+  crc     INTEGER NOT NULL,
+  PRIMARY KEY (file_id, n)
+) WITHOUT ROWID;
+`,
+  upgrade(db) {
+    // Data directories made before staging areas kept their chunk size and sync failures (their
+    // areas read as chunked at the configured size, as they were then).
+    addMissingColumns(db, 'staging', { chunk_size: 'INTEGER', lost_from: 'INTEGER' });
+  },
+};
+
+/** A 24-hex id, the same shape as a MongoDB ObjectId, so file ids look alike on both stores. */
+export function newFileId(): string {
+  return randomBytes(12).toString('hex');
+}
+
+/**
+ * Records that a sync of a staging area's file failed: bytes from `from` on may not be on disk,
+ * whatever a later sync says. Kept in the database, so a commit in any process, also after the
+ * file was closed or the server restarted, drops them rather than catalogue them.
+ */
+export function recordLostBytes(db: Db, stagingId: string, from: number): void {
+  db.prepare('UPDATE staging SET lost_from = MIN(COALESCE(lost_from, ?), ?) WHERE staging_id = ?').run(from, from, stagingId);
+}
+
+/**
+ * Content in the embedded store: bytes in content files, bookkeeping in SQLite. A staging row
+ * exists from the first byte until the file is committed or removed, so every content file is
+ * owned by a catalog entry or a staging row, and nothing else (what GC relies on).
+ */
+export class EmbeddedContentStore implements ContentStore {
+  private readonly insertStaging;
+  private readonly deleteStaging;
+  private readonly stagingOf;
+  private readonly commitTx;
+  private readonly commitAllTx;
+  private readonly sumsOf;
+  private readonly saveSums;
+  private readonly dropSums;
+  private readonly forgetLostBytes;
+  private readonly adoptSums;
+
+  constructor(
+    private readonly db: Db,
+    private readonly files: ContentFiles,
+    readonly chunkSize: number,
+  ) {
+    this.insertStaging = db.prepare('INSERT INTO staging (staging_id, created_at, chunk_size) VALUES (?, ?, ?)');
+    this.deleteStaging = db.prepare('DELETE FROM staging WHERE staging_id = ?');
+    this.stagingOf = db.prepare<[string], { chunk_size: number | null; lost_from: number | null }>('SELECT chunk_size, lost_from FROM staging WHERE staging_id = ?');
+    this.sumsOf = db.prepare<[string, number, number], { n: number; crc: number }>('SELECT n, crc FROM chunk_sums WHERE file_id = ? AND n BETWEEN ? AND ?');
+    const upsertSum = db.prepare('INSERT INTO chunk_sums (file_id, n, crc) VALUES (?, ?, ?) ON CONFLICT (file_id, n) DO UPDATE SET crc = excluded.crc');
+    this.saveSums = db.transaction((id: string, sums: ReadonlyArray<readonly [number, number]>) => {
+      for (const [n, crc] of sums) upsertSum.run(id, n, crc);
+    });
+    this.dropSums = db.prepare('DELETE FROM chunk_sums WHERE file_id = ?');
+    // Sums of chunks with bytes past `kept` (the chunk cut in two is summed again when it continues).
+    const dropSumsPast = db.prepare('DELETE FROM chunk_sums WHERE file_id = ? AND (n + 1) * ? > ?');
+    const clearLost = db.prepare('UPDATE staging SET lost_from = NULL WHERE staging_id = ?');
+    this.forgetLostBytes = db.transaction((id: string, kept: number, chunkSize: number) => {
+      dropSumsPast.run(id, chunkSize, kept);
+      clearLost.run(id);
+    });
+    const insertMissingSum = db.prepare('INSERT INTO chunk_sums (file_id, n, crc) VALUES (?, ?, ?) ON CONFLICT (file_id, n) DO NOTHING');
+    this.adoptSums = db.transaction((id: string, sums: ReadonlyArray<readonly [number, number]>) => {
+      for (const [n, crc] of sums) insertMissingSum.run(id, n, crc);
+    });
+    const insertEntry = db.prepare(
+      `INSERT INTO catalog (file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision)
+       VALUES (@fileId, @md5, @sha256, @length, @chunkSize, @chunkCount, @fileName, @contentType, @uploadDate, @md5Collision)`,
+    );
+    const findByKey = db.prepare<[string, string, number], CatalogRow>('SELECT * FROM catalog WHERE sha256 = ? AND md5 = ? AND length = ?');
+    const findCollision = db.prepare<[string, string], { file_id: string }>('SELECT file_id FROM catalog WHERE md5 = ? AND sha256 <> ? LIMIT 1');
+    const flagCollisions = db.prepare('UPDATE catalog SET md5_collision = 1 WHERE md5 = ? AND md5_collision = 0');
+    const getEntry = db.prepare<[string], CatalogRow>('SELECT * FROM catalog WHERE file_id = ?');
+
+    // One transaction decides: the content becomes a catalog entry, or it is a duplicate. The
+    // unique index settles races, also between processes sharing DATA_DIR.
+    const commitOne = (stagingId: string, entry: NewCatalogEntry, stagedBytes: number): CommitOutcome => {
+      const { md5, sha256, length } = entry.key;
+      const held = findByKey.get(sha256, md5, length);
+      // Held already: a duplicate, or this very staging area committed by an earlier attempt that
+      // did not get to say so. Neither needs the bytes (a retried commit of a duplicate finds its
+      // staging area gone); new content must have them all: lost bytes never become a short file.
+      if (held) return { status: held.file_id === stagingId ? 'stored' : 'duplicate', entry: catalogEntryFromRow(held) };
+      if (stagedBytes < length) throw new Error(`staging area ${stagingId} holds not all of the ${length} bytes to commit (${stagedBytes})`);
+      const collision = findCollision.get(md5, sha256) !== undefined;
+      // Chunked as its staging area began, whatever CHUNK_SIZE says now: its sums are of those chunks.
+      const chunkSize = this.chunkSizeOf(stagingId);
+      insertEntry.run({
+        fileId: stagingId,
+        md5,
+        sha256,
+        length,
+        chunkSize,
+        chunkCount: Math.ceil(length / chunkSize),
+        fileName: entry.fileName,
+        contentType: entry.contentType,
+        uploadDate: entry.uploadDate.getTime(),
+        md5Collision: collision ? 1 : 0,
+      });
+      this.deleteStaging.run(stagingId);
+      if (collision) flagCollisions.run(md5);
+      return { status: 'stored', entry: catalogEntryFromRow(getEntry.get(stagingId)!) };
+    };
+    this.commitTx = db.transaction(commitOne);
+    this.commitAllTx = db.transaction((items: ReadonlyArray<readonly [string, NewCatalogEntry, number]>) => items.map((item) => commitOne(...item)));
+  }
+
+  async stage(now: Date): Promise<string> {
+    const stagingId = newFileId();
+    // The chunk size is the area's from its first byte: a restart with another CHUNK_SIZE
+    // continues an upload in the chunks it began with.
+    this.insertStaging.run(stagingId, now.getTime(), this.chunkSize);
+    return stagingId;
+  }
+
+  /** The chunk size a staging area began with (the configured one for areas made before it was kept). */
+  private chunkSizeOf(stagingId: string): number {
+    return this.stagingOf.get(stagingId)?.chunk_size ?? this.chunkSize;
+  }
+
+  async write(stagingId: string, offset: number, parts: readonly Uint8Array[]): Promise<void> {
+    await this.files.write(stagingId, offset, parts);
+    // After the bytes: a sum is never ahead of what the file holds. A write that continues a
+    // partial chunk sums the chunk's earlier bytes too (one short read, once per request).
+    const chunkSize = this.chunkSizeOf(stagingId);
+    const into = offset % chunkSize;
+    const summer = new ChunkSummer(chunkSize, offset, into > 0 ? this.files.readHead(stagingId, offset - into, into) : undefined);
+    for (const part of parts) summer.push(part);
+    const sums = summer.finish();
+    this.saveSums(stagingId, sums);
+  }
+
+  readStaged(stagingId: string, length: number): Readable {
+    return this.files.read(stagingId, 0, length);
+  }
+
+  async commit(stagingId: string, entry: NewCatalogEntry): Promise<CommitOutcome> {
+    // The bytes are durable before the catalog entry that makes them part of the archive. Also
+    // for a duplicate: skipping it would answer duplicates measurably faster, which tells a
+    // clerk outside the duplicate-reveal scope what the archive holds.
+    // On failure the staged bytes stay: a resumable upload retries the commit with them (a direct
+    // upload's caller discards them); only bytes a failed sync may have lost are dropped.
+    await this.makeDurable(stagingId);
+    // IMMEDIATE takes the write lock up front, so two processes committing at once queue
+    // instead of failing with SQLITE_BUSY on lock upgrade.
+    const outcome = this.commitTx.immediate(stagingId, entry, this.files.size(stagingId));
+    if (outcome.status === 'duplicate') await this.discard(stagingId);
+    return outcome;
+  }
+
+  async commitMany(items: ReadonlyArray<{ stagingId: string; entry: NewCatalogEntry }>): Promise<CommitOutcome[]> {
+    // Synced together: the disk takes many syncs at once about as fast as one.
+    const synced = await Promise.allSettled(items.map((item) => this.makeDurable(item.stagingId)));
+    const failed = synced.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    const outcomes = this.commitAllTx.immediate(items.map((item) => [item.stagingId, item.entry, this.files.size(item.stagingId)] as const));
+    await Promise.all(items.map((item, i) => (outcomes[i]!.status === 'duplicate' ? this.discard(item.stagingId) : undefined)));
+    return outcomes;
+  }
+
+  /**
+   * Syncs a staging area's file. When a sync of it failed (this one, or a background one before,
+   * in any process), the bytes past what is known to be on disk are not to be trusted: a retried
+   * sync may "succeed" over pages the kernel dropped. They are cut off, and the caller is told
+   * how many bytes are kept (StagedBytesLostError), so the client sends the rest again.
+   */
+  private async makeDurable(stagingId: string): Promise<void> {
+    let failed: SyncFailedError | undefined;
+    try {
+      await this.files.seal(stagingId);
+    } catch (err) {
+      if (!(err instanceof SyncFailedError)) throw err;
+      failed = err;
+    }
+    const lostFrom = this.stagingOf.get(stagingId)?.lost_from ?? null;
+    if (!failed && lostFrom === null) return;
+    // A committed file (a retried commit) is never cut: its bytes were synced before it was catalogued.
+    if (this.isCatalogued(stagingId)) {
+      if (failed) throw failed.cause;
+      return;
+    }
+    const kept = Math.min(failed?.durable ?? Infinity, lostFrom ?? Infinity);
+    // Recorded before the file is cut, so a crash or a failure in between still drops the bytes next time.
+    recordLostBytes(this.db, stagingId, kept);
+    await this.files.truncate(stagingId, kept);
+    this.forgetLostBytes(stagingId, kept, this.chunkSizeOf(stagingId));
+    throw new StagedBytesLostError(stagingId, kept, failed?.cause ?? new Error(`an earlier sync of staging area ${stagingId} failed`));
+  }
+
+  async discard(stagingId: string): Promise<void> {
+    // File first, then its staging row: a crash in between leaves a row GC can act on. A
+    // committed file is never removed, whatever path asks for it.
+    if (!this.isCatalogued(stagingId)) {
+      await this.files.remove(stagingId);
+      this.dropSums.run(stagingId);
+    }
+    this.deleteStaging.run(stagingId);
+  }
+
+  read(entry: CatalogEntry, range: ByteRange = { start: 0, end: entry.length }, options: { unchecked?: boolean } = {}): Readable {
+    const missing = (err: unknown, offset: number) =>
+      (err as NodeJS.ErrnoException).code === 'ENOENT' ? new ContentDamagedError(entry.fileId, offset, 'missing', 'its content file is missing') : undefined;
+    if (options.unchecked) {
+      return uncheckedRead(this.files.read(entry.fileId, range.start, range.end), entry.fileId, range, missing);
+    }
+    const span = chunkSpan(entry, range);
+    const sums = new Map(this.sumsOf.all(entry.fileId, span.first, span.last).map((r) => [r.n, r.crc >>> 0]));
+    return checkedRead(this.files.read(entry.fileId, span.start, span.end, entry.chunkSize), entry, range, sums, missing);
+  }
+
+  async lacksChunkSums(entry: CatalogEntry): Promise<boolean> {
+    const { n } = this.db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM chunk_sums WHERE file_id = ?').get(entry.fileId)!;
+    return n < entry.chunkCount;
+  }
+
+  async adoptChunkSums(entry: CatalogEntry): Promise<ChunkSumAdoption | undefined> {
+    return (await this.lacksChunkSums(entry)) ? chunkSumAdoption(entry.chunkSize, async (sums) => this.adoptSums(entry.fileId, sums)) : undefined;
+  }
+
+  async collectGarbage(before: Date): Promise<GarbageReport> {
+    const stale = this.db
+      .prepare<[number], { staging_id: string }>('SELECT staging_id FROM staging WHERE created_at < ? AND staging_id NOT IN (SELECT staging_id FROM uploads)')
+      .all(before.getTime());
+    for (const { staging_id } of stale) {
+      // A duplicate's staging row outlives its commit until discard; its id is never catalogued,
+      // but check anyway: a catalogued file is never removed.
+      if (this.isCatalogued(staging_id)) this.deleteStaging.run(staging_id);
+      else await this.discard(staging_id);
+    }
+    let orphans = 0;
+    for await (const id of this.files.ids({ modifiedBefore: before })) {
+      if (this.isCatalogued(id) || this.isStaged(id)) continue;
+      await this.files.remove(id);
+      this.dropSums.run(id);
+      orphans++;
+    }
+    // Sums whose file is gone (a crash between removing a file and its sums).
+    this.db.exec('DELETE FROM chunk_sums WHERE file_id NOT IN (SELECT file_id FROM catalog) AND file_id NOT IN (SELECT staging_id FROM staging)');
+    return { stagingAreas: stale.length, orphans };
+  }
+
+  private isCatalogued(id: string): boolean {
+    return this.db.prepare('SELECT 1 FROM catalog WHERE file_id = ?').get(id) !== undefined;
+  }
+
+  private isStaged(id: string): boolean {
+    return this.db.prepare('SELECT 1 FROM staging WHERE staging_id = ?').get(id) !== undefined;
+  }
+
+  close(): Promise<void> {
+    return this.files.closeAll();
+  }
+}

@@ -1,0 +1,68 @@
+import path from 'node:path';
+import { accountSchema, EmbeddedAccountStore, EmbeddedLoginAttempts, EmbeddedRateCounts, EmbeddedSessionStore, EmbeddedTokenStore } from './accounts/embedded.js';
+import type { ArchiveStore } from './archive-store.js';
+import { auditSchema, EmbeddedAuditLog } from './audit/embedded.js';
+import { catalogSchema, EmbeddedCatalog } from './catalog/embedded.js';
+import { claimSchema, EmbeddedClaimStore } from './claims/embedded.js';
+import { ContentFiles } from './content/content-files.js';
+import { contentSchema, EmbeddedContentStore, recordLostBytes } from './content/embedded.js';
+import { openDatabase, type Db, type EmbeddedSchema } from './embedded/database.js';
+import { EmbeddedJobStore, jobSchema } from './jobs/embedded.js';
+import { EmbeddedLedger, ledgerSchema } from './ledger/embedded.js';
+import { EmbeddedFingerprintQueue, EmbeddedNearDuplicateIndex, nearDuplicateSchema } from './near-duplicates/embedded.js';
+import { EmbeddedReports, reportSchema } from './reports/embedded.js';
+import { EmbeddedUploadStore, uploadSchema } from './uploads/embedded.js';
+
+/** Every capability's tables, in the order their upgrades run (the reports' last: they index the others' tables). */
+const SCHEMAS: readonly EmbeddedSchema[] = [
+  catalogSchema,
+  contentSchema,
+  ledgerSchema,
+  uploadSchema,
+  claimSchema,
+  accountSchema,
+  auditSchema,
+  jobSchema,
+  nearDuplicateSchema,
+  reportSchema,
+];
+
+/** Opens (creating or upgrading if needed) the embedded store's database in `dataDir`. */
+export function openEmbeddedDatabase(dataDir: string): Db {
+  return openDatabase(dataDir, SCHEMAS);
+}
+
+/** The default store, nothing to install: SQLite (WAL) for the records, content files for the bytes, all in DATA_DIR. */
+export function openEmbeddedStore(options: { dataDir: string; chunkSize: number; /** Tests: sync content files more often. */ syncEveryBytes?: number }): ArchiveStore {
+  const db = openEmbeddedDatabase(options.dataDir);
+  const files = new ContentFiles(path.join(options.dataDir, 'content'), {
+    syncEveryBytes: options.syncEveryBytes,
+    onSyncFailed: (id, durable) => recordLostBytes(db, id, durable),
+  });
+  const content = new EmbeddedContentStore(db, files, options.chunkSize);
+  return {
+    kind: 'embedded',
+    audit: new EmbeddedAuditLog(db),
+    content,
+    catalog: new EmbeddedCatalog(db),
+    ledger: new EmbeddedLedger(db),
+    reports: new EmbeddedReports(db),
+    accounts: new EmbeddedAccountStore(db),
+    sessions: new EmbeddedSessionStore(db),
+    tokens: new EmbeddedTokenStore(db),
+    claims: new EmbeddedClaimStore(db),
+    uploads: new EmbeddedUploadStore(db),
+    jobs: new EmbeddedJobStore(db),
+    rateCounts: new EmbeddedRateCounts(db),
+    loginAttempts: new EmbeddedLoginAttempts(db),
+    nearDuplicates: new EmbeddedNearDuplicateIndex(db),
+    fingerprintQueue: new EmbeddedFingerprintQueue(db),
+    async ping() {
+      db.prepare('SELECT 1').get();
+    },
+    async close() {
+      await content.close();
+      if (db.open) db.close();
+    },
+  };
+}

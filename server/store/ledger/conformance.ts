@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { savingsQuery } from '../../../shared/reports.js';
+import { ReportCalendar } from '../../services/calendar.js';
+import { ReportService } from '../../services/reports.js';
+import type { ArchiveStore } from '../archive-store.js';
+import type { Account } from '../accounts/port.js';
+import { commitBytes, countUpload, randomContent, recordUpload, testAccount, unit, uploadAction } from '../../../test/support/content.js';
+import { useFreshStore, type StoreTarget } from '../../../test/support/stores.js';
+
+/** What every store adapter's ledger must do (run against each adapter by test/store/). */
+export function ledgerConformance(target: StoreTarget): void {
+  describe(`ledger conformance: ${target.name}`, { skip: target.skip }, () => {
+    let store: ArchiveStore;
+    useFreshStore(target, (fresh) => (store = fresh.store));
+    const commit = (data: Buffer, fileName?: string) => commitBytes(store, data, fileName);
+    const record = (account: Account, fileId: string, fileName?: string, at?: Date, contentType?: string) => recordUpload(store, account, fileId, fileName, at, contentType);
+
+    describe('ledger', () => {
+      it('starts an entry at 1 and counts repeats by the same user in the same unit', async () => {
+        const { entry } = await commit(randomContent(10));
+        const clerk = testAccount();
+        assert.deepEqual(await record(clerk, entry.fileId, 'first.pdf'), { uploadCount: 1 });
+        assert.deepEqual(await record(clerk, entry.fileId, 'second.pdf'), { uploadCount: 2 });
+        const [e] = await store.ledger.entriesForFile(entry.fileId);
+        assert.equal(e!.uploadCount, 2);
+        assert.equal(e!.userId, clerk.id);
+        assert.equal(e!.userName, clerk.username);
+        assert.deepEqual(e!.unit, clerk.unit);
+        assert.equal(e!.uploadFileName, 'first.pdf');
+        assert.equal(e!.lastUploadFileName, 'second.pdf');
+        assert.equal(e!.lastContentType, 'application/pdf');
+        assert.ok(e!.lastUploadTime >= e!.uploadTime);
+      });
+
+      it('counts many uploads at once, in order, as one at a time would', async () => {
+        const a = (await commit(randomContent(10))).entry;
+        const b = (await commit(randomContent(11))).entry;
+        const clerk = testAccount();
+        const at = new Date();
+        const upload = (fileId: string, fileName: string) => ({ account: clerk, fileId, fileName, contentType: 'application/pdf', at, day: at.toISOString().slice(0, 10), fileLength: 10, stored: false });
+        await record(clerk, a.fileId);
+        const counts = await store.ledger.countMany([upload(a.fileId, 'a2.pdf'), upload(b.fileId, 'b1.pdf'), upload(a.fileId, 'a3.pdf')].map((r) => uploadAction(r)));
+        assert.deepEqual(counts.map((c) => c.uploadCount), [2, 1, 3]);
+        const [entryA] = await store.ledger.entriesForFile(a.fileId);
+        assert.deepEqual([entryA!.uploadCount, entryA!.lastUploadFileName], [3, 'a3.pdf']);
+        assert.deepEqual(await store.ledger.countMany([]), []);
+      });
+
+      it('gives another user, or the same user in another unit, an entry of its own', async () => {
+        const { entry } = await commit(randomContent(10));
+        const clerk = testAccount();
+        const colleague = testAccount();
+        const movedClerk = { ...clerk, unit: unit('unit-b') };
+        await record(clerk, entry.fileId);
+        assert.deepEqual(await record(colleague, entry.fileId), { uploadCount: 1 });
+        assert.deepEqual(await record(movedClerk, entry.fileId), { uploadCount: 1 });
+        assert.equal((await store.ledger.entriesForFile(entry.fileId)).length, 3);
+      });
+
+      describe('an upload action is counted once under its key', () => {
+        const at = new Date('2026-03-02T08:00:00Z');
+        const upload = (account: Account, fileId: string, fileName = 'a.pdf') => ({ account, fileId, fileName, contentType: 'application/pdf', at, day: '2026-03-02', fileLength: 10, stored: false });
+        /** What the ledger, the day's tally and the audit log hold of a file. */
+        const holdings = async (fileId: string) => ({
+          ledger: (await store.ledger.entriesForFile(fileId)).map((e) => e.uploadCount),
+          tally: (await new ReportService(store.reports, new ReportCalendar('UTC')).savings(savingsQuery.parse({}))).summary.uploads,
+          audit: (await store.audit.search({ limit: 100, offset: 0 })).items.filter((e) => e.fileId === fileId).length,
+        });
+
+        it('answers a key counted before as it was counted, and changes nothing', async () => {
+          const { entry } = await commit(randomContent(10));
+          const clerk = testAccount();
+          const first = await store.ledger.count(uploadAction(upload(clerk, entry.fileId), 'tus:u1', 'stored'));
+          assert.deepEqual(first, { accountId: clerk.id, fileId: entry.fileId, status: 'stored', uploadCount: 1, stored: false, repeated: false });
+          await countUpload(store, upload(clerk, entry.fileId));
+          // The retry's own record (another name, another day) is not what counts: the first is.
+          const again = await store.ledger.count(uploadAction({ ...upload(clerk, entry.fileId, 'retry.pdf'), day: '2026-03-03' }, 'tus:u1', 'duplicate'));
+          assert.deepEqual(again, { ...first, repeated: true });
+          assert.deepEqual(await holdings(entry.fileId), { ledger: [2], tally: 2, audit: 2 });
+          assert.equal((await store.ledger.entriesForFile(entry.fileId))[0]!.lastUploadFileName, 'a.pdf');
+          assert.deepEqual(await store.ledger.counted('tus:u1'), { ...first, repeated: true });
+          assert.equal(await store.ledger.counted('tus:unknown'), undefined);
+        });
+
+        it('counts one key sent ten times at once once, with one answer', async () => {
+          const { entry } = await commit(randomContent(10));
+          const clerk = testAccount();
+          const answers = await Promise.all(Array.from({ length: 10 }, () => store.ledger.count(uploadAction(upload(clerk, entry.fileId), 'claim:c1'))));
+          assert.deepEqual(new Set(answers.map((a) => a.uploadCount)), new Set([1]));
+          assert.equal(answers.filter((a) => !a.repeated).length, 1);
+          assert.deepEqual(await holdings(entry.fileId), { ledger: [1], tally: 1, audit: 1 });
+        });
+
+        it('counts a batch with keys counted before, leaving those as they were', async () => {
+          const { entry } = await commit(randomContent(10));
+          const clerk = testAccount();
+          await store.ledger.count(uploadAction(upload(clerk, entry.fileId), 'batch:k:0'));
+          const counts = await store.ledger.countMany(['batch:k:0', 'batch:k:1', 'batch:k:1'].map((key) => uploadAction(upload(clerk, entry.fileId), key)));
+          assert.deepEqual(counts.map((c) => [c.uploadCount, c.repeated]), [[1, true], [2, false], [2, true]]);
+          assert.deepEqual(await holdings(entry.fileId), { ledger: [2], tally: 2, audit: 2 });
+          assert.equal(await store.ledger.finishInterrupted(new Date(Date.now() + 60_000)), 0);
+        });
+      });
+
+      it('never loses an increment when one user repeats an upload concurrently', async () => {
+        const { entry } = await commit(randomContent(10));
+        const clerk = testAccount();
+        const counts = await Promise.all(Array.from({ length: 50 }, () => record(clerk, entry.fileId)));
+        assert.ok(counts.every((c) => c.uploadCount >= 1 && c.uploadCount <= 50));
+        assert.equal((await store.ledger.entriesForFile(entry.fileId))[0]!.uploadCount, 50);
+      });
+
+      it("answers a unit's latest upload of a file only for units that uploaded it", async () => {
+        const { entry } = await commit(randomContent(10));
+        const clerk = testAccount();
+        await record(clerk, entry.fileId, 'old.pdf', new Date(Date.now() - 1000));
+        await record(testAccount(), entry.fileId, 'new.pdf');
+        assert.equal((await store.ledger.latestUnitUpload('unit-a', entry.fileId))?.lastUploadFileName, 'new.pdf');
+        assert.equal(await store.ledger.latestUnitUpload('unit-b', entry.fileId), undefined);
+        assert.equal(await store.ledger.latestUnitUpload('unit-a', '0123456789abcdef01234567'), undefined);
+      });
+
+      it('tells whether a unit, or a county of a city, has uploaded a file', async () => {
+        const { entry } = await commit(randomContent(10));
+        await record(testAccount({ unit: unit('unit-q', '青县') }), entry.fileId);
+        const cityLevel = testAccount({ unit: { id: 'city-hall', geoType: 'city', city: '沧州市' } });
+        assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { unitId: 'unit-q' }), true);
+        assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { unitId: 'unit-x' }), false);
+        assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { city: '沧州市', county: '青县' }), true);
+        assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { city: '沧州市', county: '献县' }), false);
+        assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { city: '沧州市', county: null }), false);
+        await record(cityLevel, entry.fileId);
+        assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { city: '沧州市', county: null }), true);
+      });
+    });
+  });
+}

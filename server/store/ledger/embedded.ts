@@ -1,0 +1,238 @@
+import { monthOf, weekOf } from '../../../shared/calendar.js';
+import type { Unit } from '../../../shared/schemas.js';
+import { auditAppender } from '../audit/embedded.js';
+import { addMissingColumns, type Db, type EmbeddedSchema } from '../embedded/database.js';
+import type { CountedUpload, Ledger, LedgerEntry, UploadAction, UploaderScope, UploadRecord } from './port.js';
+
+export const ledgerSchema: EmbeddedSchema = {
+  tables: `
+CREATE TABLE IF NOT EXISTS ledger (
+  id                    INTEGER PRIMARY KEY,
+  user_id               TEXT NOT NULL,
+  user_name             TEXT NOT NULL,
+  unit_id               TEXT NOT NULL,
+  unit                  TEXT NOT NULL,
+  file_id               TEXT NOT NULL,
+  upload_time           INTEGER NOT NULL,
+  last_upload_time      INTEGER NOT NULL,
+  upload_file_name      TEXT NOT NULL,
+  last_upload_file_name TEXT NOT NULL,
+  last_content_type     TEXT NOT NULL,
+  upload_count          INTEGER NOT NULL,
+  -- The unit's levels, for reports on a unit subtree (computed from unit, never stored twice).
+  city   TEXT GENERATED ALWAYS AS (json_extract(unit, '$.city')) VIRTUAL,
+  county TEXT GENERATED ALWAYS AS (json_extract(unit, '$.county')) VIRTUAL,
+  town   TEXT GENERATED ALWAYS AS (json_extract(unit, '$.town')) VIRTUAL,
+  UNIQUE (user_id, unit_id, file_id)
+);
+CREATE INDEX IF NOT EXISTS ledger_file ON ledger (file_id);
+
+-- Upload actions counted, by key: a retry of one is answered as it was, never counted again.
+-- Written in the same transaction as its ledger entry, day's tally and audit event.
+CREATE TABLE IF NOT EXISTS upload_keys (
+  key          TEXT PRIMARY KEY,
+  account_id   TEXT NOT NULL,
+  file_id      TEXT NOT NULL,
+  status       TEXT NOT NULL,
+  stored       INTEGER NOT NULL,
+  upload_count INTEGER NOT NULL,
+  at           INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS ledger_unit ON ledger (unit_id, file_id);
+
+-- Uploads per unit, file and calendar day (report time zone): when space was saved, and where.
+-- saved_uploads counts the uploads that did not store bytes (all but the one that stored the file).
+CREATE TABLE IF NOT EXISTS upload_days (
+  file_id       TEXT NOT NULL,
+  unit_id       TEXT NOT NULL,
+  day           TEXT NOT NULL,
+  week          TEXT NOT NULL,
+  month         TEXT NOT NULL,
+  city          TEXT NOT NULL,
+  county        TEXT,
+  town          TEXT,
+  file_length   INTEGER NOT NULL,
+  uploads       INTEGER NOT NULL,
+  saved_uploads INTEGER NOT NULL,
+  PRIMARY KEY (file_id, unit_id, day)
+) WITHOUT ROWID;
+`,
+  upgrade(db) {
+    // Data directories made before the reports: the ledger's unit levels as virtual columns.
+    const level = (name: string) => `TEXT GENERATED ALWAYS AS (json_extract(unit, '$.${name}')) VIRTUAL`;
+    addMissingColumns(db, 'ledger', { city: level('city'), county: level('county'), town: level('town') });
+  },
+};
+
+export class EmbeddedLedger implements Ledger {
+  private readonly upsert;
+  private readonly tally;
+  private readonly keyed;
+  private readonly remember;
+  private readonly countOne;
+  private readonly countAll;
+  private readonly latest;
+  private readonly forFile;
+  private readonly anyUpload;
+  private readonly inUnit;
+  private readonly inCounty;
+
+  constructor(db: Db) {
+    // One statement: a new entry at 1, or UploadCount + 1; SQLite serialises writers, so no increment is lost.
+    this.upsert = db.prepare<Record<string, unknown>, { upload_count: number }>(
+      `INSERT INTO ledger (user_id, user_name, unit_id, unit, file_id, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count)
+       VALUES (@userId, @userName, @unitId, @unit, @fileId, @at, @at, @fileName, @fileName, @contentType, 1)
+       ON CONFLICT (user_id, unit_id, file_id) DO UPDATE SET
+         upload_count = upload_count + 1,
+         last_upload_time = MAX(last_upload_time, excluded.last_upload_time),
+         last_upload_file_name = excluded.last_upload_file_name,
+         last_content_type = excluded.last_content_type
+       RETURNING upload_count`,
+    );
+    this.tally = db.prepare(
+      `INSERT INTO upload_days (file_id, unit_id, day, week, month, city, county, town, file_length, uploads, saved_uploads)
+       VALUES (@fileId, @unitId, @day, @week, @month, @city, @county, @town, @fileLength, 1, @saved)
+       ON CONFLICT (file_id, unit_id, day) DO UPDATE SET uploads = uploads + 1, saved_uploads = saved_uploads + excluded.saved_uploads`,
+    );
+    this.keyed = db.prepare<[string], KeyRow>('SELECT account_id, file_id, status, stored, upload_count FROM upload_keys WHERE key = ?');
+    this.remember = db.prepare(
+      'INSERT INTO upload_keys (key, account_id, file_id, status, stored, upload_count, at) VALUES (@key, @accountId, @fileId, @status, @stored, @uploadCount, @at)',
+    );
+    const appendEvent = auditAppender(db);
+    // The key, the entry, its day's tally and the audit event change together or not at all: a
+    // crash leaves the action wholly counted or not at all, so nothing is ever left to finish.
+    const countOne = (a: UploadAction): CountedUpload => {
+      const done = this.keyed.get(a.key);
+      if (done) return countedFrom(done, true);
+      const [entry, day] = ledgerRows(a.record);
+      const uploadCount = this.upsert.get(entry)!.upload_count;
+      this.tally.run(day);
+      appendEvent(a.event);
+      const row: KeyRow = { account_id: a.record.account.id, file_id: a.record.fileId, status: a.status, stored: a.record.stored ? 1 : 0, upload_count: uploadCount };
+      this.remember.run({ key: a.key, accountId: row.account_id, fileId: row.file_id, status: row.status, stored: row.stored, uploadCount, at: a.record.at.getTime() });
+      return countedFrom(row, false);
+    };
+    this.countOne = db.transaction(countOne);
+    this.countAll = db.transaction((actions: readonly UploadAction[]) => actions.map(countOne));
+    this.latest = db.prepare<[string, string], LedgerRow>(
+      'SELECT * FROM ledger WHERE unit_id = ? AND file_id = ? ORDER BY last_upload_time DESC LIMIT 1',
+    );
+    this.forFile = db.prepare<[string], LedgerRow>('SELECT * FROM ledger WHERE file_id = ? ORDER BY upload_time, id');
+    this.anyUpload = db.prepare<[string], { found: number }>('SELECT 1 AS found FROM ledger WHERE file_id = ? LIMIT 1');
+    this.inUnit = db.prepare<[string, string], { found: number }>('SELECT 1 AS found FROM ledger WHERE unit_id = ? AND file_id = ? LIMIT 1');
+    this.inCounty = db.prepare<[string, string, string | null], { found: number }>(
+      "SELECT 1 AS found FROM ledger WHERE file_id = ? AND json_extract(unit, '$.city') = ? AND json_extract(unit, '$.county') IS ? LIMIT 1",
+    );
+  }
+
+  async count(action: UploadAction): Promise<CountedUpload> {
+    return this.countOne(action);
+  }
+
+  async countMany(actions: readonly UploadAction[]): Promise<CountedUpload[]> {
+    return this.countAll(actions);
+  }
+
+  async counted(key: string): Promise<CountedUpload | undefined> {
+    const row = this.keyed.get(key);
+    return row && countedFrom(row, true);
+  }
+
+  /** Nothing to finish: an action is counted in one transaction. */
+  async finishInterrupted(): Promise<number> {
+    return 0;
+  }
+
+  async hasUploads(fileId: string): Promise<boolean> {
+    return this.anyUpload.get(fileId) !== undefined;
+  }
+
+  async hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean> {
+    const row = 'unitId' in scope ? this.inUnit.get(scope.unitId, fileId) : this.inCounty.get(fileId, scope.city, scope.county);
+    return row !== undefined;
+  }
+
+  async latestUnitUpload(unitId: string, fileId: string): Promise<LedgerEntry | undefined> {
+    const row = this.latest.get(unitId, fileId);
+    return row && ledgerEntryFromRow(row);
+  }
+
+  async entriesForFile(fileId: string): Promise<LedgerEntry[]> {
+    return this.forFile.all(fileId).map(ledgerEntryFromRow);
+  }
+}
+
+/** The parameters of a ledger entry's upsert and of its day's tally. */
+function ledgerRows(r: UploadRecord): [entry: Record<string, unknown>, day: Record<string, unknown>] {
+  const { unit } = r.account;
+  return [
+    {
+      userId: r.account.id,
+      userName: r.account.username,
+      unitId: unit.id,
+      unit: JSON.stringify(unit),
+      fileId: r.fileId,
+      at: r.at.getTime(),
+      fileName: r.fileName,
+      contentType: r.contentType,
+    },
+    {
+      fileId: r.fileId,
+      unitId: unit.id,
+      day: r.day,
+      week: weekOf(r.day),
+      month: monthOf(r.day),
+      city: unit.city,
+      county: unit.county ?? null,
+      town: unit.town ?? null,
+      fileLength: r.fileLength,
+      saved: r.stored ? 0 : 1,
+    },
+  ];
+}
+
+interface KeyRow {
+  account_id: string;
+  file_id: string;
+  status: 'stored' | 'duplicate';
+  stored: number;
+  upload_count: number;
+}
+
+const countedFrom = (row: KeyRow, repeated: boolean): CountedUpload => ({
+  accountId: row.account_id,
+  fileId: row.file_id,
+  status: row.status,
+  uploadCount: row.upload_count,
+  stored: row.stored === 1,
+  repeated,
+});
+
+export interface LedgerRow {
+  user_id: string;
+  user_name: string;
+  unit_id: string;
+  unit: string;
+  file_id: string;
+  upload_time: number;
+  last_upload_time: number;
+  upload_file_name: string;
+  last_upload_file_name: string;
+  last_content_type: string;
+  upload_count: number;
+}
+
+export function ledgerEntryFromRow(row: LedgerRow): LedgerEntry {
+  return {
+    userId: row.user_id,
+    userName: row.user_name,
+    unit: JSON.parse(row.unit) as Unit,
+    fileId: row.file_id,
+    uploadTime: new Date(row.upload_time),
+    lastUploadTime: new Date(row.last_upload_time),
+    uploadFileName: row.upload_file_name,
+    lastUploadFileName: row.last_upload_file_name,
+    lastContentType: row.last_content_type,
+    uploadCount: row.upload_count,
+  };
+}

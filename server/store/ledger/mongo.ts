@@ -1,0 +1,274 @@
+import { Long, ObjectId, type Collection, type Db, type Filter, type UpdateFilter, type WithId } from 'mongodb';
+import { monthOf, weekOf } from '../../../shared/calendar.js';
+import type { ReportUnit } from '../../../shared/reports.js';
+import type { GeoType, Unit } from '../../../shared/schemas.js';
+import type { AuditCollections, AuditDoc } from '../audit/mongo.js';
+import { isDuplicateKey, objectIdOf } from '../mongo/documents.js';
+import type { CountedUpload, Ledger, LedgerEntry, UploadAction, UploaderScope, UploadRecord } from './port.js';
+
+/** An uploader entry in `userInfo.users`, with the seed design's field names. */
+export interface LedgerDoc {
+  _id?: ObjectId;
+  UserID: string;
+  UserName: string;
+  UploadGeography: { GeoType: GeoType; UploadGeoName: string; UploadGeoNameID: string };
+  UploadGeoAddress: { CityName: string; CountyName: string | null; TownName: string | null; StreetName: string | null };
+  GeoPts?: { Type: 'Point'; GeoCoordinates: [number, number] };
+  UploadFileID: ObjectId;
+  UploadTime: Date;
+  LastUploadTime: Date;
+  UploadFileName: string;
+  LastUploadFileName: string;
+  LastUploadContentType: string;
+  UploadCount: number;
+  /** Keys of the last upload actions counted here (bounded): counting one again changes nothing. */
+  AppliedKeys?: string[];
+}
+
+/**
+ * `userInfo.uploadDays`: uploads per (file, unit, calendar day in the report time zone), for the
+ * savings report. SavedUploads counts the uploads that did not store the bytes.
+ */
+export interface UploadDayDoc {
+  _id?: ObjectId;
+  UploadFileID: ObjectId;
+  UnitID: string;
+  /** YYYY-MM-DD; Week is its Monday, Month is YYYY-MM. */
+  Day: string;
+  Week: string;
+  Month: string;
+  CityName: string;
+  CountyName: string | null;
+  TownName: string | null;
+  FileLength: Long | number;
+  Uploads: number;
+  SavedUploads: number;
+  /** As in the ledger: keys of the last upload actions counted here. */
+  AppliedKeys?: string[];
+}
+
+export function ledgerCollections(db: Db) {
+  return {
+    ledger: db.collection<LedgerDoc>('userInfo.users'),
+    uploadDays: db.collection<UploadDayDoc>('userInfo.uploadDays'),
+  };
+}
+
+export type LedgerCollections = ReturnType<typeof ledgerCollections>;
+
+export async function createLedgerIndexes(c: LedgerCollections): Promise<void> {
+  await Promise.all([
+    c.ledger.createIndex({ UserID: 1, 'UploadGeography.UploadGeoNameID': 1, UploadFileID: 1 }, { unique: true, name: 'uploader_unit_file' }),
+    c.ledger.createIndex({ UploadFileID: 1 }, { name: 'file' }),
+    c.ledger.createIndex({ 'UploadGeography.UploadGeoNameID': 1, LastUploadTime: -1 }, { name: 'unit_recent' }),
+    c.ledger.createIndex({ UploadFileID: 1, 'UploadGeoAddress.CityName': 1, 'UploadGeoAddress.CountyName': 1 }, { name: 'file_county' }),
+    c.uploadDays.createIndex({ UploadFileID: 1, UnitID: 1, Day: 1 }, { unique: true, name: 'file_unit_day' }),
+  ]);
+}
+
+/** The ledger fields that describe who uploaded, from the authenticated account. */
+export function ledgerIdentity(account: UploadRecord['account']) {
+  const u = account.unit;
+  return {
+    UserName: account.username,
+    'UploadGeography.GeoType': u.geoType,
+    'UploadGeography.UploadGeoName': u[u.geoType] ?? u.city,
+    UploadGeoAddress: { CityName: u.city, CountyName: u.county ?? null, TownName: u.town ?? null, StreetName: u.street ?? null },
+    ...(u.coordinates ? { GeoPts: { Type: 'Point' as const, GeoCoordinates: u.coordinates } } : {}),
+  };
+}
+
+export function unitFromLedgerDoc(doc: Pick<LedgerDoc, 'UploadGeography' | 'UploadGeoAddress' | 'GeoPts'>): Unit {
+  const a = doc.UploadGeoAddress;
+  return {
+    id: doc.UploadGeography.UploadGeoNameID,
+    geoType: doc.UploadGeography.GeoType,
+    city: a.CityName,
+    ...(a.CountyName ? { county: a.CountyName } : {}),
+    ...(a.TownName ? { town: a.TownName } : {}),
+    ...(a.StreetName ? { street: a.StreetName } : {}),
+    ...(doc.GeoPts ? { coordinates: doc.GeoPts.GeoCoordinates } : {}),
+  };
+}
+
+/** A unit as reports show it: absent levels omitted, no coordinates. */
+export function reportUnitFromDoc(doc: Pick<LedgerDoc, 'UploadGeography' | 'UploadGeoAddress'>): ReportUnit {
+  const { coordinates: _, ...unit } = unitFromLedgerDoc(doc);
+  return unit;
+}
+
+export function ledgerEntryFromDoc(doc: LedgerDoc): LedgerEntry {
+  return {
+    userId: doc.UserID,
+    userName: doc.UserName,
+    unit: unitFromLedgerDoc(doc),
+    fileId: doc.UploadFileID.toHexString(),
+    uploadTime: doc.UploadTime,
+    lastUploadTime: doc.LastUploadTime,
+    uploadFileName: doc.UploadFileName,
+    lastUploadFileName: doc.LastUploadFileName,
+    lastContentType: doc.LastUploadContentType,
+    uploadCount: doc.UploadCount,
+  };
+}
+
+/** Keys kept on a ledger entry or a day's tally: far more than the actions of one uploader, unit and file in flight at once. */
+const APPLIED_KEYS = 32;
+
+/**
+ * Counting without transactions: each upload action is counted in four single-document steps that
+ * can all be run again, so that a crash between any two is finished by a retry, a restart or the
+ * sweep, never counted twice (docs/decisions/counting-once.md):
+ *   1. its audit event, `_id` = the action's key, inserted once with `pending` (a duplicate key
+ *      means it was recorded before: it is answered, or finished from what that event recorded);
+ *   2. the ledger entry: UploadCount + 1 unless the entry's AppliedKeys has the key;
+ *   3. the day's tally, the same way;
+ *   4. the event: `pending` removed and the answer kept, for retries.
+ */
+export class MongoLedger implements Ledger {
+  constructor(private readonly c: LedgerCollections & AuditCollections) {}
+
+  async count(action: UploadAction): Promise<CountedUpload> {
+    const { record: r, event, status } = action;
+    const doc: AuditDoc = {
+      ...event,
+      _id: action.key,
+      upload: { contentType: r.contentType, day: r.day, fileLength: r.fileLength, stored: r.stored, status },
+      pending: true,
+    };
+    try {
+      await this.c.audit.insertOne(doc);
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      return (await this.counted(action.key))!;
+    }
+    return this.finish(doc, false);
+  }
+
+  async countMany(actions: readonly UploadAction[]): Promise<CountedUpload[]> {
+    // One at a time, in order: without transactions a batch is no more atomic than its parts.
+    const counts: CountedUpload[] = [];
+    for (const action of actions) counts.push(await this.count(action));
+    return counts;
+  }
+
+  async counted(key: string): Promise<CountedUpload | undefined> {
+    const doc = await this.c.audit.findOne({ _id: key });
+    if (!doc?.upload) return undefined;
+    return doc.pending ? this.finish(doc, true) : countedFromDoc(doc, doc.upload.uploadCount!, true);
+  }
+
+  async finishInterrupted(before: Date): Promise<number> {
+    let finished = 0;
+    for (;;) {
+      const docs = await this.c.audit.find({ pending: true, at: { $lt: before } }).limit(100).toArray();
+      for (const doc of docs) await this.finish(doc, true);
+      finished += docs.length;
+      if (docs.length < 100) return finished;
+    }
+  }
+
+  /** Steps 2 to 4 for an event recorded in step 1; each can run again without counting again. */
+  private async finish(doc: AuditDoc, repeated: boolean): Promise<CountedUpload> {
+    const key = String(doc._id);
+    const u = doc.upload!;
+    const unit = doc.unit!;
+    const account = { id: doc.userId!, username: doc.userName, unit };
+    const UploadFileID = new ObjectId(doc.fileId!);
+    const entry = await applyOnce(
+      this.c.ledger,
+      { UserID: account.id, 'UploadGeography.UploadGeoNameID': unit.id, UploadFileID },
+      key,
+      {
+        $inc: { UploadCount: 1 },
+        $max: { LastUploadTime: doc.at },
+        $set: { LastUploadFileName: doc.fileName!, LastUploadContentType: u.contentType },
+        // A client-made _id (time, then a counter) orders entries as they were first recorded,
+        // the reports' tie-break, on any server.
+        $setOnInsert: { _id: new ObjectId(), ...ledgerIdentity(account), UploadTime: doc.at, UploadFileName: doc.fileName! },
+      },
+    );
+    await applyOnce(this.c.uploadDays, { UploadFileID, UnitID: unit.id, Day: u.day }, key, {
+      $inc: { Uploads: 1, SavedUploads: u.stored ? 0 : 1 },
+      $setOnInsert: {
+        Week: weekOf(u.day),
+        Month: monthOf(u.day),
+        CityName: unit.city,
+        CountyName: unit.county ?? null,
+        TownName: unit.town ?? null,
+        FileLength: Long.fromNumber(u.fileLength),
+      },
+    });
+    // The first to finish sets the answer; a concurrent retry answers the same.
+    const done = await this.c.audit.updateOne({ _id: key, pending: true }, { $set: { 'upload.uploadCount': entry.UploadCount }, $unset: { pending: '' } });
+    if (done.modifiedCount === 1) return countedFromDoc(doc, entry.UploadCount, repeated);
+    const answered = await this.c.audit.findOne({ _id: key });
+    return countedFromDoc(doc, answered?.upload?.uploadCount ?? entry.UploadCount, true);
+  }
+
+  async hasUploads(fileId: string): Promise<boolean> {
+    const UploadFileID = objectIdOf(fileId);
+    return UploadFileID !== undefined && (await this.c.ledger.findOne({ UploadFileID }, { projection: { _id: 1 } })) !== null;
+  }
+
+  async hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean> {
+    const UploadFileID = objectIdOf(fileId);
+    if (!UploadFileID) return false;
+    const filter =
+      'unitId' in scope
+        ? { UploadFileID, 'UploadGeography.UploadGeoNameID': scope.unitId }
+        : { UploadFileID, 'UploadGeoAddress.CityName': scope.city, 'UploadGeoAddress.CountyName': scope.county };
+    return (await this.c.ledger.findOne(filter, { projection: { _id: 1 } })) !== null;
+  }
+
+  async latestUnitUpload(unitId: string, fileId: string): Promise<LedgerEntry | undefined> {
+    const UploadFileID = objectIdOf(fileId);
+    if (!UploadFileID) return undefined;
+    const doc = await this.c.ledger.findOne({ 'UploadGeography.UploadGeoNameID': unitId, UploadFileID }, { sort: { LastUploadTime: -1 } });
+    return doc ? ledgerEntryFromDoc(doc) : undefined;
+  }
+
+  async entriesForFile(fileId: string): Promise<LedgerEntry[]> {
+    const UploadFileID = objectIdOf(fileId);
+    if (!UploadFileID) return [];
+    const docs = await this.c.ledger.find({ UploadFileID }).sort({ UploadTime: 1, _id: 1 }).toArray();
+    return docs.map(ledgerEntryFromDoc);
+  }
+}
+
+const countedFromDoc = (doc: AuditDoc, uploadCount: number, repeated: boolean): CountedUpload => ({
+  accountId: doc.userId!,
+  fileId: doc.fileId!,
+  status: doc.upload!.status,
+  uploadCount,
+  stored: doc.upload!.stored,
+  repeated,
+});
+
+/**
+ * Applies an upsert to the document `identity` names unless its AppliedKeys holds `key`, and
+ * returns the document as it is then. The filter excludes a document that has the key, so the
+ * upsert then tries to insert and the unique index refuses it: a duplicate key is either that (the
+ * key was applied: nothing to do) or a lost race between two first inserts (try again, now an
+ * update of the winner's document).
+ */
+async function applyOnce<T extends { AppliedKeys?: string[] }>(
+  collection: Collection<T>,
+  identity: Filter<T>,
+  key: string,
+  update: UpdateFilter<T>,
+): Promise<WithId<T>> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const doc = await collection.findOneAndUpdate({ ...identity, AppliedKeys: { $ne: key } } as Filter<T>, { ...update, $push: { AppliedKeys: { $each: [key], $slice: -APPLIED_KEYS } } } as unknown as UpdateFilter<T>, {
+        upsert: true,
+        returnDocument: 'after',
+      });
+      return doc!;
+    } catch (err) {
+      if (!isDuplicateKey(err) || attempt >= 3) throw err;
+      const existing = await collection.findOne(identity);
+      if (existing?.AppliedKeys?.includes(key)) return existing;
+    }
+  }
+}

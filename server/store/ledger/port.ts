@@ -1,0 +1,86 @@
+import type { Unit } from '../../../shared/schemas.js';
+import type { Account } from '../accounts/port.js';
+import type { AuditEvent } from '../audit/port.js';
+
+/** Who uploaded what: one entry per (account, unit, file) in `userInfo.users`. */
+export interface UploadRecord {
+  account: Pick<Account, 'id' | 'username' | 'unit'>;
+  fileId: string;
+  fileName: string;
+  /** The media type this uploader declared (a unit is shown its own, not the first uploader's). */
+  contentType: string;
+  at: Date;
+  /** The calendar day of `at` in the report time zone (YYYY-MM-DD): reports count uploads per day. */
+  day: string;
+  fileLength: number;
+  /** This upload stored the bytes; every other upload of the file saved its size. */
+  stored: boolean;
+}
+
+export interface LedgerEntry {
+  userId: string;
+  userName: string;
+  unit: Unit;
+  fileId: string;
+  uploadTime: Date;
+  lastUploadTime: Date;
+  uploadFileName: string;
+  lastUploadFileName: string;
+  lastContentType: string;
+  uploadCount: number;
+}
+
+/** Whose uploads count as "in scope" for an instant upload: one unit, or one county of a city. */
+export type UploaderScope = { unitId: string } | { city: string; county: string | null };
+
+/**
+ * One upload action (a tus upload, an instant upload, a batch's file, a multipart upload), to be
+ * counted once under its key however often it is retried or interrupted: its audit event, its
+ * ledger entry's UploadCount and its day's tally change together, once.
+ */
+export interface UploadAction {
+  /** Stable from the action's first request on (see docs/decisions/counting-once.md). */
+  key: string;
+  record: UploadRecord;
+  /** Its audit event (`upload` or `instant_upload`), for the same account and file. */
+  event: AuditEvent;
+  /** What the uploader is told: "duplicate" only where the uploader may know of the earlier upload. */
+  status: 'stored' | 'duplicate';
+}
+
+/** An action as counted, the first time or before. */
+export interface CountedUpload {
+  accountId: string;
+  fileId: string;
+  status: 'stored' | 'duplicate';
+  /** The uploader's UploadCount once this action was counted (the same answer on every retry). */
+  uploadCount: number;
+  /** The action stored the bytes. */
+  stored: boolean;
+  /** Counted by an earlier request: this one changed nothing. */
+  repeated: boolean;
+}
+
+export interface Ledger {
+  /**
+   * Counts an action once per key: a key counted before is answered as it was then, and one whose
+   * counting was interrupted (a crash) is finished, whatever the retry's own record says.
+   */
+  count(action: UploadAction): Promise<CountedUpload>;
+  /** Counts many actions, as `count` does each, in order (the embedded store in one transaction). */
+  countMany(actions: readonly UploadAction[]): Promise<CountedUpload[]>;
+  /** The action counted under `key` (finished first if it was interrupted), or undefined. */
+  counted(key: string): Promise<CountedUpload | undefined>;
+  /**
+   * Finishes actions recorded before `before` whose counting was interrupted (a crash between its
+   * steps, on a store without transactions); returns how many. Run at start and by the sweep.
+   */
+  finishInterrupted(before: Date): Promise<number>;
+  /** Whether any upload of the file has been counted. */
+  hasUploads(fileId: string): Promise<boolean>;
+  /** Whether anybody in the scope has uploaded the file. */
+  hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean>;
+  /** The most recent upload of a file by a unit, if any (a unit's right to read it). */
+  latestUnitUpload(unitId: string, fileId: string): Promise<LedgerEntry | undefined>;
+  entriesForFile(fileId: string): Promise<LedgerEntry[]>;
+}

@@ -1,0 +1,210 @@
+import { ObjectId, type Db } from 'mongodb';
+import type { FingerprintJob, FingerprintQueue, NearDuplicateIndex, NearDuplicatePair, NearFingerprint } from './port.js';
+
+/** A file's near-duplicate fingerprints (`nearDuplicates.fingerprints`); `keys` holds its lookup keys (multikey index). */
+export interface NearFingerprintDoc {
+  _id: ObjectId;
+  format: string | null;
+  skipped: string | null;
+  units: number;
+  short: boolean;
+  simhash: string | null;
+  /** Lookup keys, integers below 2^53 (multikey index `keys`). */
+  keys: number[];
+  at: Date;
+}
+
+/** Two files found nearly the same (`nearDuplicates.pairs`); `_id` is "<fileA>:<fileB>". */
+export interface NearPairDoc {
+  _id: string;
+  fileA: ObjectId;
+  fileB: ObjectId;
+  method: 'simhash' | 'jaccard' | 'containment';
+  hamming: number | null;
+  jaccard: number;
+  containment: number;
+  snippetA: string;
+  snippetB: string;
+  foundAt: Date;
+}
+
+/** A file waiting to be fingerprinted, or whose fingerprinting failed (`nearDuplicates.jobs`); `_id` is the file id. */
+export interface FingerprintJobDoc {
+  _id: string;
+  state: 'queued' | 'running' | 'failed';
+  attempts: number;
+  dueAt: Date;
+  holder: string | null;
+  leaseUntil: Date | null;
+  error: string | null;
+}
+
+export function nearDuplicateCollections(db: Db) {
+  return {
+    nearFingerprints: db.collection<NearFingerprintDoc>('nearDuplicates.fingerprints'),
+    nearPairs: db.collection<NearPairDoc>('nearDuplicates.pairs'),
+    fingerprintJobs: db.collection<FingerprintJobDoc>('nearDuplicates.jobs'),
+  };
+}
+
+export type NearDuplicateCollections = ReturnType<typeof nearDuplicateCollections>;
+
+export async function createNearDuplicateIndexes(c: NearDuplicateCollections): Promise<void> {
+  await Promise.all([
+    // The lookup keys (the pigeonhole blocks and LSH bands) of every fingerprint.
+    c.nearFingerprints.createIndex({ keys: 1 }, { name: 'keys' }),
+    c.nearPairs.createIndex({ foundAt: -1 }, { name: 'found' }),
+    c.nearPairs.createIndex({ fileB: 1 }, { name: 'file_b' }),
+    c.fingerprintJobs.createIndex({ state: 1, dueAt: 1 }, { name: 'due' }),
+  ]);
+}
+
+const fingerprintOf = (d: NearFingerprintDoc): NearFingerprint => ({
+  fileId: d._id.toHexString(),
+  format: d.format,
+  skipped: d.skipped,
+  units: d.units,
+  short: d.short,
+  simhash: d.simhash,
+  keys: [...d.keys].sort((a, b) => a - b),
+  at: d.at,
+});
+
+export class MongoNearDuplicateIndex implements NearDuplicateIndex {
+  constructor(private readonly c: NearDuplicateCollections) {}
+
+  async put(fingerprints: readonly NearFingerprint[]): Promise<void> {
+    if (fingerprints.length === 0) return;
+    await this.c.nearFingerprints.bulkWrite(
+      fingerprints.map(({ fileId, ...rest }) => ({ replaceOne: { filter: { _id: new ObjectId(fileId) }, replacement: { ...rest, keys: [...rest.keys] }, upsert: true } })),
+      { ordered: false },
+    );
+  }
+
+  async get(fileId: string): Promise<NearFingerprint | undefined> {
+    const doc = await this.c.nearFingerprints.findOne({ _id: new ObjectId(fileId) });
+    return doc ? fingerprintOf(doc) : undefined;
+  }
+
+  async candidates(fileId: string, keys: readonly number[], limit: number): Promise<NearFingerprint[]> {
+    if (keys.length === 0) return [];
+    const docs = await this.c.nearFingerprints
+      .find({ keys: { $in: [...keys] }, _id: { $ne: new ObjectId(fileId) } }, { projection: { keys: 0 } })
+      .limit(limit)
+      .toArray();
+    return docs.map((d) => fingerprintOf({ ...d, keys: [] }));
+  }
+
+  async addPairs(pairs: readonly NearDuplicatePair[]): Promise<void> {
+    if (pairs.length === 0) return;
+    await this.c.nearPairs.bulkWrite(
+      pairs.map((p) => ({
+        replaceOne: {
+          filter: { _id: `${p.fileA}:${p.fileB}` },
+          replacement: { ...p, fileA: new ObjectId(p.fileA), fileB: new ObjectId(p.fileB) },
+          upsert: true,
+        },
+      })),
+      { ordered: false },
+    );
+  }
+
+  /**
+   * Fingerprints recorded when lookup keys were text (the first near-duplicate index) are found by
+   * no lookup now: their files are queued to be fingerprinted again and the old records removed.
+   */
+  async replaceTextKeyed(now: Date): Promise<number> {
+    // Any element a string: answered by the multikey index on keys, so a start with none reads no document.
+    const textKeyed = { keys: { $type: 'string' } } as const;
+    let count = 0;
+    for (let ids; (ids = await this.c.nearFingerprints.find(textKeyed, { projection: { _id: 1 } }).limit(1000).map((d) => d._id).toArray()).length > 0; ) {
+      await new MongoFingerprintQueue(this.c).requeue(ids.map((id) => id.toHexString()), now);
+      await this.c.nearFingerprints.deleteMany({ _id: { $in: ids } });
+      count += ids.length;
+    }
+    return count;
+  }
+
+  async clear(): Promise<void> {
+    await this.c.nearFingerprints.deleteMany({});
+    await this.c.nearPairs.deleteMany({});
+  }
+
+  async counts(): Promise<{ fingerprinted: number; skipped: number; pairs: number }> {
+    const [all, skipped, pairs] = await Promise.all([
+      this.c.nearFingerprints.countDocuments({}),
+      this.c.nearFingerprints.countDocuments({ skipped: { $ne: null } }),
+      this.c.nearPairs.countDocuments({}),
+    ]);
+    return { fingerprinted: all - skipped, skipped, pairs };
+  }
+}
+
+const jobOf = (d: FingerprintJobDoc): FingerprintJob => ({ fileId: d._id, state: d.state, attempts: d.attempts, dueAt: d.dueAt, error: d.error });
+
+/** The fingerprinting queue: each job taken with one atomic findOneAndUpdate, so instances never take the same one. */
+export class MongoFingerprintQueue implements FingerprintQueue {
+  constructor(private readonly c: NearDuplicateCollections) {}
+
+  async enqueue(fileIds: readonly string[], now: Date): Promise<void> {
+    if (fileIds.length === 0) return;
+    await this.c.fingerprintJobs.bulkWrite(
+      fileIds.map((id) => ({
+        updateOne: {
+          filter: { _id: id },
+          update: { $setOnInsert: { state: 'queued' as const, attempts: 0, dueAt: now, holder: null, leaseUntil: null, error: null } },
+          upsert: true,
+        },
+      })),
+      { ordered: false },
+    );
+  }
+
+  async requeue(fileIds: readonly string[], now: Date): Promise<void> {
+    if (fileIds.length === 0) return;
+    await this.c.fingerprintJobs.bulkWrite(
+      fileIds.map((id) => ({
+        replaceOne: { filter: { _id: id }, replacement: { state: 'queued' as const, attempts: 0, dueAt: now, holder: null, leaseUntil: null, error: null }, upsert: true },
+      })),
+      { ordered: false },
+    );
+  }
+
+  async take(holder: string, now: Date, leaseMs: number, limit: number): Promise<FingerprintJob[]> {
+    const taken: FingerprintJob[] = [];
+    while (taken.length < limit) {
+      const doc = await this.c.fingerprintJobs.findOneAndUpdate(
+        { $or: [{ state: 'queued', dueAt: { $lte: now } }, { state: 'running', leaseUntil: { $lt: now } }] },
+        { $set: { state: 'running', holder, leaseUntil: new Date(now.getTime() + leaseMs) }, $inc: { attempts: 1 } },
+        { sort: { dueAt: 1, _id: 1 }, returnDocument: 'after' },
+      );
+      if (!doc) break;
+      taken.push(jobOf(doc));
+    }
+    return taken;
+  }
+
+  async done(fileId: string, holder: string): Promise<void> {
+    await this.c.fingerprintJobs.deleteOne({ _id: fileId, holder, state: 'running' });
+  }
+
+  async fail(fileId: string, holder: string, error: string, retryAt: Date | null): Promise<void> {
+    await this.c.fingerprintJobs.updateOne(
+      { _id: fileId, holder, state: 'running' },
+      { $set: { state: retryAt ? 'queued' : 'failed', error, holder: null, leaseUntil: null, ...(retryAt ? { dueAt: retryAt } : {}) } },
+    );
+  }
+
+  async counts(now: Date): Promise<{ queued: number; running: number; failed: number }> {
+    const [queued, running, failed] = await Promise.all([
+      this.c.fingerprintJobs.countDocuments({ $or: [{ state: 'queued' }, { state: 'running', leaseUntil: { $lt: now } }] }),
+      this.c.fingerprintJobs.countDocuments({ state: 'running', leaseUntil: { $gte: now } }),
+      this.c.fingerprintJobs.countDocuments({ state: 'failed' }),
+    ]);
+    return { queued, running, failed };
+  }
+
+  async failures(limit: number): Promise<FingerprintJob[]> {
+    return (await this.c.fingerprintJobs.find({ state: 'failed' }).sort({ dueAt: -1, _id: 1 }).limit(limit).toArray()).map(jobOf);
+  }
+}

@@ -1,0 +1,80 @@
+/** A document's near-duplicate fingerprints as the index keeps them (`nearDuplicates.fingerprints`). */
+export interface NearFingerprint {
+  fileId: string;
+  /** The text's format (txt, docx, pdf…), or null when there was no text to take. */
+  format: string | null;
+  /** Why there is no text (an image, a scan, a damaged file): such files are counted, never failed. */
+  skipped: string | null;
+  /** Units of the normalised text (CJK characters and words). */
+  units: number;
+  short: boolean;
+  /** 16 hexadecimal digits; null for a short text (SimHash is weak there) or a skipped file. */
+  simhash: string | null;
+  /**
+   * The lookup keys (integers below 2^53): the SimHash's four 16-bit blocks (the pigeonhole index)
+   * and the MinHash signature's LSH bands. Fingerprints sharing a key are candidates.
+   */
+  keys: number[];
+  at: Date;
+}
+
+/** Two documents found nearly the same (`nearDuplicates.pairs`); `fileA` < `fileB`. */
+export interface NearDuplicatePair {
+  fileA: string;
+  fileB: string;
+  /** What found it: close SimHashes, overlapping shingles (Jaccard), or a short text held by the other (containment). */
+  method: 'simhash' | 'jaccard' | 'containment';
+  /** Null where one of the texts is short (no SimHash). */
+  hamming: number | null;
+  jaccard: number;
+  containment: number;
+  /** Where the texts differ: an excerpt of each. */
+  snippetA: string;
+  snippetB: string;
+  foundAt: Date;
+}
+
+/** The near-duplicate index: fingerprints with their lookup keys, and the pairs found. */
+export interface NearDuplicateIndex {
+  /** Records files' fingerprints, each replacing an earlier one and its keys (the embedded store in one transaction). */
+  put(fingerprints: readonly NearFingerprint[]): Promise<void>;
+  get(fileId: string): Promise<NearFingerprint | undefined>;
+  /** Fingerprints sharing a lookup key with `keys`, other than `fileId`'s own, at most `limit`. */
+  candidates(fileId: string, keys: readonly number[], limit: number): Promise<NearFingerprint[]>;
+  /** Records pairs, replacing what was found of the same two files before. */
+  addPairs(pairs: readonly NearDuplicatePair[]): Promise<void>;
+  /** Forgets every fingerprint and pair (a rebuild starts from nothing). */
+  clear(): Promise<void>;
+  counts(): Promise<{ fingerprinted: number; skipped: number; pairs: number }>;
+}
+
+/** One file waiting to be fingerprinted, or whose fingerprinting failed. */
+export interface FingerprintJob {
+  fileId: string;
+  state: 'queued' | 'running' | 'failed';
+  attempts: number;
+  /** When it may run (again). */
+  dueAt: Date;
+  error: string | null;
+}
+
+/**
+ * The fingerprinting queue (`nearDuplicates.jobs`): files are queued as they are committed and
+ * taken by any server instance under a lease, so uploads never wait for fingerprinting and a
+ * crashed instance's jobs are taken again.
+ */
+export interface FingerprintQueue {
+  /** Queues files not queued already (a failed one stays failed: `requeue` retries it). */
+  enqueue(fileIds: readonly string[], now: Date): Promise<void>;
+  /** Queues files afresh, whatever their state: a rebuild, or a retry of failures. */
+  requeue(fileIds: readonly string[], now: Date): Promise<void>;
+  /** Leases up to `limit` due jobs (queued, or running under a lease that ran out), oldest first. */
+  take(holder: string, now: Date, leaseMs: number, limit: number): Promise<FingerprintJob[]>;
+  /** Removes a finished job (nothing when `holder` lost its lease). */
+  done(fileId: string, holder: string): Promise<void>;
+  /** Records a failure: queued again at `retryAt`, or failed for good when null. */
+  fail(fileId: string, holder: string, error: string, retryAt: Date | null): Promise<void>;
+  counts(now: Date): Promise<{ queued: number; running: number; failed: number }>;
+  /** Failed jobs, most recent first. */
+  failures(limit: number): Promise<FingerprintJob[]>;
+}

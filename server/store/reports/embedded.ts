@@ -1,0 +1,527 @@
+import type { Unit } from '../../../shared/schemas.js';
+import type {
+  CollisionRow,
+  CrossUnitRow,
+  NearDuplicateRow,
+  RepeatEntryRow,
+  RepeatUnitRow,
+  RepeatUserRow,
+  ReportUnit,
+  SavingsFigures,
+  SavingsPeriodRow,
+  SavingsUnitRow,
+} from '../../../shared/reports.js';
+import { UPLOADERS_PER_ROW } from '../../../shared/reports.js';
+import type { Db, EmbeddedSchema } from '../embedded/database.js';
+import { joinedRows, likePattern, splitJoinedRows } from '../embedded/sql.js';
+import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery, Page, ReportFilter, ReportPaging, Reports, RepeatReportQuery, SavingsReportQuery } from './port.js';
+
+/** (Re)computes ledger_files for the files `where` picks, from their entries; a file without entries has no row. */
+const sumFiles = (where: string) => `
+  DELETE FROM ledger_files WHERE ${where};
+  INSERT INTO ledger_files (file_id, units, users, uploads, first, last)
+    SELECT file_id, COUNT(DISTINCT unit_id), COUNT(DISTINCT user_id), SUM(upload_count), MIN(upload_time), MAX(last_upload_time)
+    FROM ledger WHERE ${where} GROUP BY file_id;`;
+
+/**
+ * Per file: its ledger entries' distinct units and users, uploads, first and last upload time;
+ * what the cross-unit report lists unless a filter picks entries (summing a million entries per
+ * file takes a second, reading this a few milliseconds). Triggers on the ledger keep it.
+ */
+const LEDGER_FILES = `
+CREATE TABLE ledger_files (
+  file_id TEXT PRIMARY KEY,
+  units   INTEGER NOT NULL,
+  users   INTEGER NOT NULL,
+  uploads INTEGER NOT NULL,
+  first   INTEGER NOT NULL,
+  last    INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER ledger_files_insert AFTER INSERT ON ledger BEGIN ${sumFiles('file_id = new.file_id')} END;
+CREATE TRIGGER ledger_files_update AFTER UPDATE ON ledger BEGIN ${sumFiles('file_id IN (old.file_id, new.file_id)')} END;
+CREATE TRIGGER ledger_files_delete AFTER DELETE ON ledger BEGIN ${sumFiles('file_id = old.file_id')} END;
+`;
+
+/**
+ * Indexes the reports read through (after the migrations, which add the columns some use). Most
+ * hold every column their report reads, so a report reads the index and not the table: a million
+ * ledger rows are a few seconds of random reads, the same in index order a fraction of one.
+ */
+const REPORT_INDEXES = `
+-- Cross-unit duplicates: the ledger per file, with what it is filtered by and what each unit's
+-- line shows (its uploaders' names, the unit: a page of widely shared files has 30,000 of them).
+CREATE INDEX IF NOT EXISTS ledger_file_uploads ON ledger (file_id, unit_id, user_id, upload_count, upload_time, last_upload_time, city, county, town, user_name, unit);
+-- Repeat uploaders: entries uploaded twice or more (the report's least minimum), with what they
+-- are filtered and grouped by; in file order, so the catalog is read in order too.
+CREATE INDEX IF NOT EXISTS ledger_repeat_files ON ledger (file_id, unit_id, user_id, upload_count, upload_time, last_upload_time, user_name, city, county, town, upload_file_name, unit)
+  WHERE upload_count >= 2;
+-- Sizes and names of files for joins (and name searches) without reading the catalog's rows.
+CREATE INDEX IF NOT EXISTS catalog_file_sizes ON catalog (file_id, length, file_name);
+CREATE INDEX IF NOT EXISTS catalog_collisions ON catalog (md5) WHERE md5_collision = 1;
+-- Space saved: per unit subtree and per day (with its week and month), each with the other's
+-- columns, for filters on one and groups by the other.
+CREATE INDEX IF NOT EXISTS upload_days_unit_sums ON upload_days (city, county, town, day, week, month, uploads, saved_uploads, file_length);
+CREATE INDEX IF NOT EXISTS upload_days_day_sums ON upload_days (day, week, month, city, county, town, uploads, saved_uploads, file_length);
+-- Cross-unit duplicates unfiltered by unit or time, in the default order (most units first).
+CREATE INDEX IF NOT EXISTS ledger_files_units ON ledger_files (units DESC, file_id);
+-- Superseded by the ones above.
+DROP INDEX IF EXISTS ledger_repeats;
+DROP INDEX IF EXISTS ledger_subtree;
+DROP INDEX IF EXISTS ledger_file_units;
+DROP INDEX IF EXISTS upload_days_day;
+DROP INDEX IF EXISTS upload_days_unit;
+`;
+
+/** The reports' own table (sums per file, kept by triggers on the ledger) and the indexes they read through. */
+export const reportSchema: EmbeddedSchema = {
+  tables: `
+
+`,
+  upgrade(db) {
+    // ledger_files and its triggers, with the sums of the entries a data directory made before them
+    // has: in one transaction, so no process sees them half made or writes an entry in between.
+    db.transaction(() => {
+      if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'ledger_files'").get()) return;
+      db.exec(LEDGER_FILES);
+      db.exec(sumFiles('true'));
+    }).immediate();
+    db.exec(REPORT_INDEXES);
+  },
+};
+
+type Params = Record<string, unknown>;
+
+/** A WHERE clause being built, with its named parameters. */
+class Conditions {
+  readonly clauses: string[] = [];
+  readonly params: Params = {};
+
+  add(clause: string, params: Params = {}): this {
+    this.clauses.push(clause);
+    Object.assign(this.params, params);
+    return this;
+  }
+
+  /** A copy with one more clause. */
+  and(clause: string, params: Params = {}): Conditions {
+    const copy = new Conditions();
+    copy.clauses.push(...this.clauses, clause);
+    Object.assign(copy.params, this.params, params);
+    return copy;
+  }
+
+  get sql(): string {
+    return this.clauses.length > 0 ? `WHERE ${this.clauses.join(' AND ')}` : '';
+  }
+}
+
+/** Files whose stored name is like @name (needs a table alias before it). */
+const NAMED_FILES = "file_id IN (SELECT file_id FROM catalog WHERE file_name LIKE @name ESCAPE '\\')";
+
+
+/** Filters on ledger rows (alias `l`): time overlap, unit subtree, and, for tables of stored files, the catalog name. */
+function ledgerConditions(f: ReportFilter, nameColumn: 'l.upload_file_name' | 'catalog'): Conditions {
+  const where = new Conditions();
+  if (f.from) where.add('l.last_upload_time >= @from', { from: f.from.getTime() });
+  if (f.to) where.add('l.upload_time < @to', { to: f.to.getTime() });
+  subtree(where, f, 'l.');
+  if (f.fileName) {
+    where.add(
+      nameColumn === 'catalog' ? `l.${NAMED_FILES}` : "l.upload_file_name LIKE @name ESCAPE '\\'",
+      { name: likePattern(f.fileName) },
+    );
+  }
+  return where;
+}
+
+function subtree(where: Conditions, f: ReportFilter, prefix: string): void {
+  if (!f.unit) return;
+  where.add(`${prefix}city = @city`, { city: f.unit.city });
+  if (f.unit.county) where.add(`${prefix}county = @county`, { county: f.unit.county });
+  if (f.unit.town) where.add(`${prefix}town = @town`, { town: f.unit.town });
+}
+
+/** ORDER BY for a sort field, with a unique key after it so pages never overlap. */
+function orderBy(columns: Record<string, string>, paging: ReportPaging, tieBreak: string): string {
+  const direction = paging.order === 'asc' ? 'ASC' : 'DESC';
+  const column = columns[paging.sort];
+  if (!column) throw new Error(`unknown sort field ${paging.sort}`);
+  return `ORDER BY ${column
+    .split(',')
+    .map((c) => `${c} ${direction}`)
+    .join(', ')}, ${tieBreak}`;
+}
+
+/** The unit's names, without its coordinates; absent levels stay absent. */
+const reportUnit = (json: string): ReportUnit => {
+  const { coordinates: _, ...unit } = JSON.parse(json) as Unit;
+  return unit;
+};
+const DAY_MS = 86_400_000;
+const dayTexts = new Map<number, string>();
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+/**
+ * `new Date(ms).toISOString()`, each day's part made once: a page of cross-unit duplicates has
+ * tens of thousands of times, and this halves their cost. Joined, not concatenated: V8 keeps a
+ * concatenation as a tree of parts until it is written out, which then costs more.
+ */
+const iso = (ms: number): string => {
+  if (!(Number.isInteger(ms) && ms >= 0 && ms < 253_402_300_800_000)) return new Date(ms).toISOString();
+  const day = Math.floor(ms / DAY_MS);
+  let date = dayTexts.get(day);
+  if (date === undefined) dayTexts.set(day, (date = new Date(day * DAY_MS).toISOString().slice(0, 11)));
+  const t = ms - day * DAY_MS;
+  return [date, pad(Math.floor(t / 3_600_000), 2), ':', pad(Math.floor(t / 60_000) % 60, 2), ':', pad(Math.floor(t / 1000) % 60, 2), '.', pad(t % 1000, 3), 'Z'].join('');
+};
+
+/**
+ * The reports in SQL, reading covering indexes (database.ts, REPORT_INDEXES). A page that groups
+ * also returns the number of rows over all pages (`COUNT(*) OVER ()`, computed before LIMIT), so
+ * the grouping runs once per request; only a page past the end needs a second query for the
+ * total. A page read in an index's order (entries, files' kept sums) stops at its last row, and
+ * its total is counted apart.
+ */
+export class EmbeddedReports implements Reports {
+  constructor(private readonly db: Db) {}
+
+  private page<Row extends { total: number }>(sql: string, params: Params, paging: ReportPaging): { rows: Row[]; total: number } {
+    const rows = this.db.prepare<Params, Row>(`${sql} LIMIT @limit OFFSET @offset`).all({ ...params, limit: paging.limit, offset: paging.offset });
+    if (rows.length > 0 || paging.offset === 0) return { rows, total: rows[0]?.total ?? 0 };
+    const total = this.db.prepare<Params, { n: number }>(`SELECT COUNT(*) AS n FROM (${sql})`).get(params)!.n;
+    return { rows, total };
+  }
+
+  /** Rows over all pages for a page read without a window total: counted only when the page does not tell. */
+  private total(countSql: string, params: Params, paging: ReportPaging, pageRows: number): number {
+    if (pageRows > 0 && pageRows < paging.limit) return paging.offset + pageRows;
+    if (pageRows === 0 && paging.offset === 0) return 0;
+    return this.db.prepare<Params, { n: number }>(countSql).get(params)!.n;
+  }
+
+  async repeatUploaders(q: RepeatReportQuery): Promise<Page<RepeatEntryRow | RepeatUserRow | RepeatUnitRow>> {
+    const where = ledgerConditions(q, 'l.upload_file_name').add('l.upload_count >= @min', { min: q.min });
+    if (q.userName) where.add('l.user_name = @userName', { userName: q.userName });
+    if (q.unitId) where.add('l.unit_id = @unitId', { unitId: q.unitId });
+    // The repeat entries' own index (its condition, implied by any minimum the API takes, is
+    // stated for SQLite): everything these tables read, in file order, so the catalog's sizes are
+    // read in order too; SQLite would rather avoid a sort and read each entry's row. The catalog
+    // through its index of sizes, not its primary key, which would read each row.
+    const repeats = q.min >= 2;
+    if (repeats) where.add('l.upload_count >= 2');
+    const from = `FROM ledger l ${repeats ? 'INDEXED BY ledger_repeat_files' : ''} JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_id = l.file_id ${where.sql}`;
+    if (q.group === 'entry') {
+      type Row = { user_id: string; user_name: string; unit: string; file_id: string; upload_file_name: string; length: number; upload_count: number; upload_time: number; last_upload_time: number };
+      const order = orderBy(
+        { uploadCount: 'l.upload_count', lastUploadTime: 'l.last_upload_time', firstUploadTime: 'l.upload_time', userName: 'l.user_name', fileName: 'l.upload_file_name', fileLength: 'c.length' },
+        q,
+        'l.id',
+      );
+      // The page's entries are picked from the index (narrow rows to sort), then read in full.
+      const rows = this.db
+        .prepare<Params, Row>(
+          `SELECT l.user_id, l.user_name, l.unit, l.file_id, l.upload_file_name, c.length, l.upload_count, l.upload_time, l.last_upload_time
+           FROM (SELECT l.id ${from} ${order} LIMIT @limit OFFSET @offset) p
+           JOIN ledger l ON l.id = p.id JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_id = l.file_id ${order}`,
+        )
+        .all({ ...where.params, limit: q.limit, offset: q.offset });
+      const total = this.total(`SELECT COUNT(*) AS n ${from}`, where.params, q, rows.length);
+      return {
+        total,
+        items: rows.map((r) => ({
+          userId: r.user_id,
+          userName: r.user_name,
+          unit: reportUnit(r.unit),
+          fileId: r.file_id,
+          fileName: r.upload_file_name,
+          fileLength: r.length,
+          uploadCount: r.upload_count,
+          firstUploadTime: iso(r.upload_time),
+          lastUploadTime: iso(r.last_upload_time),
+        })),
+      };
+    }
+    type Row = { total: number; user_id: string; user_name: string; unit: string; users: number; files: number; uploads: number; repeats: number; repeat_bytes: number; first: number; last: number };
+    const byUser = q.group === 'user';
+    const groupBy = byUser ? 'l.user_id, l.unit_id' : 'l.unit_id';
+    const order = orderBy(
+      {
+        repeatUploads: 'repeats',
+        files: 'files',
+        users: 'users',
+        uploads: 'uploads',
+        repeatBytes: 'repeat_bytes',
+        lastUploadTime: 'last',
+        firstUploadTime: 'first',
+        userName: 'user_name',
+      },
+      q,
+      groupBy,
+    );
+    // A user's entries in a unit are of distinct files (the ledger's key): counted, not told apart.
+    const { rows, total } = this.page<Row>(
+      `SELECT l.user_id, MAX(l.user_name) AS user_name, MAX(l.unit) AS unit, ${byUser ? '1 AS users, COUNT(*) AS files' : 'COUNT(DISTINCT l.user_id) AS users, COUNT(DISTINCT l.file_id) AS files'},
+              SUM(l.upload_count) AS uploads, SUM(l.upload_count - 1) AS repeats, SUM((l.upload_count - 1) * c.length) AS repeat_bytes,
+              MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last, COUNT(*) OVER () AS total
+       ${from} GROUP BY ${groupBy} ${order}`,
+      where.params,
+      q,
+    );
+    return {
+      total,
+      items: rows.map((r) => {
+        const totals = {
+          unit: reportUnit(r.unit),
+          files: r.files,
+          uploads: r.uploads,
+          repeatUploads: r.repeats,
+          repeatBytes: r.repeat_bytes,
+          firstUploadTime: iso(r.first),
+          lastUploadTime: iso(r.last),
+        };
+        return byUser ? { userId: r.user_id, userName: r.user_name, ...totals } : { ...totals, users: r.users };
+      }),
+    };
+  }
+
+  async crossUnit(q: CrossUnitReportQuery): Promise<Page<CrossUnitRow>> {
+    const where = ledgerConditions(q, 'catalog');
+    type Row = { total: number; file_id: string; file_name: string; length: number; units: number; users: number; uploads: number; first: number; last: number };
+    const order = orderBy(
+      { units: 'f.units', uploads: 'f.uploads', users: 'f.users', fileLength: 'c.length', lastUploadTime: 'f.last', firstUploadTime: 'f.first', fileName: 'c.file_name' },
+      q,
+      'f.file_id',
+    );
+    const params = { ...where.params, min: q.min };
+    let found: { rows: Row[]; total: number };
+    if (q.unit || q.from || q.to) {
+      // Summed over the entries the filters pick, once for the page and the total.
+      found = this.page<Row>(
+        `SELECT f.*, c.file_name, c.length, COUNT(*) OVER () AS total
+         FROM (SELECT l.file_id, COUNT(DISTINCT l.unit_id) AS units, COUNT(DISTINCT l.user_id) AS users, SUM(l.upload_count) AS uploads,
+                      MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last
+               FROM ledger l ${where.sql} GROUP BY l.file_id HAVING COUNT(DISTINCT l.unit_id) >= @min) f
+         JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_id = f.file_id ${order}`,
+        params,
+        q,
+      );
+    } else {
+      // Sums over all of each file's entries are kept in ledger_files (a file name filter picks
+      // whole files). `+f.units`: no index range for the minimum, so SQLite reads the files in
+      // key order alongside the catalog's, or by the units index when that is the order asked for.
+      const files = new Conditions().add('+f.units >= @min');
+      if (q.fileName) files.add(`f.${NAMED_FILES}`);
+      const from = `FROM ledger_files f JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_id = f.file_id ${files.sql}`;
+      const rows = this.db.prepare<Params, Row>(`SELECT f.*, c.file_name, c.length ${from} ${order} LIMIT @limit OFFSET @offset`).all({ ...params, limit: q.limit, offset: q.offset });
+      found = { rows, total: this.total(`SELECT COUNT(*) AS n ${from}`, params, q, rows.length) };
+    }
+    const { rows, total } = found;
+    // The units of this page's files, with the same filters (the name filter holds for the whole
+    // file). A page of widely shared files has tens of thousands of them, so per file one text of
+    // joined rows: its units earliest first, each as unit id (JSON), unit, user names (JSON),
+    // uploads, first and last upload time. The unit (its JSON, the most text) only where the
+    // page's entries name a unit id more than one way; else it is the one way they do, read once
+    // for the page.
+    const uploaders = new Map<string, CrossUnitRow['uploaders']>();
+    const unitWhere = ledgerConditions({ ...q, fileName: undefined }, 'catalog');
+    const pageUnits = this.db
+      .prepare<Params, { id: string; unit: string }>(
+        `SELECT json_quote(l.unit_id) AS id, l.unit FROM ledger l ${unitWhere.and('l.file_id IN (SELECT value FROM json_each(@fileIds))').sql} GROUP BY l.unit_id, l.unit`,
+      )
+      .all({ ...unitWhere.params, fileIds: JSON.stringify(rows.map((r) => r.file_id)) });
+    // By unit id: the unit, or null where the page's entries name it more than one way.
+    const units = new Map<string, ReportUnit | null>();
+    for (const u of pageUnits) units.set(u.id, units.has(u.id) ? null : reportUnit(u.unit));
+    const named = JSON.stringify([...units].filter(([, unit]) => unit === null).map(([id]) => JSON.parse(id) as string));
+    const fileWhere = unitWhere.and('l.file_id = @fileId', { named });
+    const unitsOfFile = this.db.prepare<Params, { uploaders: string | null }>(
+      `SELECT ${joinedRows(['json_quote(unit_id)', 'unit', 'user_names', 'uploads', 'first', 'last'], 'first, unit_id')} AS uploaders
+       FROM (SELECT l.unit_id, IIF(l.unit_id IN (SELECT value FROM json_each(@named)), MAX(l.unit), '') AS unit, json_group_array(DISTINCT l.user_name) AS user_names,
+                    SUM(l.upload_count) AS uploads, MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last
+             FROM ledger l ${fileWhere.sql} GROUP BY l.unit_id ORDER BY first, l.unit_id LIMIT ${UPLOADERS_PER_ROW})`,
+    );
+    for (const { file_id } of rows) {
+      const text = unitsOfFile.get({ ...fileWhere.params, fileId: file_id })!.uploaders;
+      uploaders.set(
+        file_id,
+        splitJoinedRows(text).map((fields) => {
+          const [unitId, unit, userNames, uploads, first, last] = fields as [string, string, string, string, string, string];
+          return {
+            unit: unit === '' ? units.get(unitId)! : reportUnit(unit),
+            userNames: (JSON.parse(userNames) as string[]).sort(),
+            uploads: Number(uploads),
+            firstUploadTime: iso(Number(first)),
+            lastUploadTime: iso(Number(last)),
+          };
+        }),
+      );
+    }
+    return {
+      total,
+      items: rows.map((r) => ({
+        fileId: r.file_id,
+        fileName: r.file_name,
+        fileLength: r.length,
+        units: r.units,
+        users: r.users,
+        uploads: r.uploads,
+        firstUploadTime: iso(r.first),
+        lastUploadTime: iso(r.last),
+        uploaders: uploaders.get(r.file_id) ?? [],
+      })),
+    };
+  }
+
+  async savings(q: SavingsReportQuery): Promise<Page<SavingsUnitRow | SavingsPeriodRow> & { summary: SavingsFigures }> {
+    const where = new Conditions();
+    if (q.fromDay) where.add('d.day >= @fromDay', { fromDay: q.fromDay });
+    if (q.toDay) where.add('d.day <= @toDay', { toDay: q.toDay });
+    subtree(where, q, 'd.');
+    if (q.fileName) where.add(`d.${NAMED_FILES}`, { name: likePattern(q.fileName) });
+    // Per unit: one level below the filter (a town filter keeps the town itself).
+    const keys = q.group !== 'unit' ? [q.group] : !q.unit ? ['city'] : !q.unit.county ? ['city', 'county'] : ['city', 'county', 'town'];
+    const key = keys.join(', ');
+    const order = orderBy(
+      { savedBytes: 'saved_bytes', savedUploads: 'saved_uploads', uploads: 'uploads', unit: key, period: key },
+      q,
+      key,
+    );
+    // Summed first per unit or per day, the order of the covering indexes (a week or month is
+    // days in a row, but SQLite does not know that and would sort every row by it), then per row.
+    const fine = q.group === 'unit' ? ['city', 'county', 'town'] : q.group === 'day' ? ['day'] : ['day', 'week', 'month'];
+    type Row = { total: number; city: string; county: string | null; town: string | null; period: string; uploads: number; saved_uploads: number; saved_bytes: number; all_uploads: number; all_saved_uploads: number; all_saved_bytes: number };
+    const sql = `SELECT ${keys.map((k) => `${k} AS ${q.group === 'unit' ? k : 'period'}`).join(', ')},
+                   SUM(uploads) AS uploads, SUM(saved_uploads) AS saved_uploads, SUM(saved_bytes) AS saved_bytes,
+                   SUM(SUM(uploads)) OVER () AS all_uploads, SUM(SUM(saved_uploads)) OVER () AS all_saved_uploads,
+                   SUM(SUM(saved_bytes)) OVER () AS all_saved_bytes, COUNT(*) OVER () AS total
+                 FROM (SELECT ${fine.map((k) => `d.${k} AS ${k}`).join(', ')},
+                              SUM(d.uploads) AS uploads, SUM(d.saved_uploads) AS saved_uploads, SUM(d.saved_uploads * d.file_length) AS saved_bytes
+                       FROM upload_days d ${where.sql} GROUP BY ${fine.map((k) => `d.${k}`).join(', ')})
+                 GROUP BY ${key} ${order}`;
+    const { rows, total } = this.page<Row>(sql, where.params, q);
+    let summary: SavingsFigures;
+    if (rows[0]) {
+      summary = { uploads: rows[0].all_uploads, savedUploads: rows[0].all_saved_uploads, savedBytes: rows[0].all_saved_bytes };
+    } else {
+      const s = this.db
+        .prepare<Params, { uploads: number | null; saved_uploads: number | null; saved_bytes: number | null }>(
+          `SELECT SUM(d.uploads) AS uploads, SUM(d.saved_uploads) AS saved_uploads, SUM(d.saved_uploads * d.file_length) AS saved_bytes FROM upload_days d ${where.sql}`,
+        )
+        .get(where.params)!;
+      summary = { uploads: s.uploads ?? 0, savedUploads: s.saved_uploads ?? 0, savedBytes: s.saved_bytes ?? 0 };
+    }
+    const figures = (r: Row): SavingsFigures => ({ uploads: r.uploads, savedUploads: r.saved_uploads, savedBytes: r.saved_bytes });
+    return {
+      total,
+      summary,
+      items: rows.map((r) =>
+        q.group === 'unit'
+          ? { city: r.city, ...(keys.includes('county') && { county: r.county }), ...(keys.includes('town') && { town: r.town }), ...figures(r) }
+          : { period: r.period, ...figures(r) },
+      ),
+    };
+  }
+
+  async collisions(q: CollisionReportQuery): Promise<Page<CollisionRow>> {
+    const where = new Conditions().add('c.md5_collision = 1');
+    if (q.from) where.add('c.upload_date >= @from', { from: q.from.getTime() });
+    if (q.to) where.add('c.upload_date < @to', { to: q.to.getTime() });
+    if (q.fileName) where.add("c.file_name LIKE @name ESCAPE '\\'", { name: likePattern(q.fileName) });
+    // Uploads counted within the unit subtree; with a subtree, only files it uploaded.
+    const uploadsWhere = new Conditions().add('l.file_id = c.file_id');
+    subtree(uploadsWhere, q, 'l.');
+    const order = orderBy({ md5: 'md5, upload_date', uploadDate: 'upload_date', fileLength: 'length', fileName: 'file_name', uploads: 'uploads' }, q, 'file_id');
+    type Row = { total: number; md5: string; file_id: string; sha256: string; length: number; file_name: string; upload_date: number; uploads: number; files_with_md5: number };
+    const { rows, total } = this.page<Row>(
+      `SELECT *, COUNT(*) OVER () AS total FROM (
+         SELECT c.md5, c.file_id, c.sha256, c.length, c.file_name, c.upload_date,
+                (SELECT COALESCE(SUM(l.upload_count), 0) FROM ledger l ${uploadsWhere.sql}) AS uploads,
+                (SELECT COUNT(*) FROM catalog m WHERE m.md5 = c.md5) AS files_with_md5
+         FROM catalog c ${where.sql})
+       WHERE uploads >= @min ${q.unit ? 'AND uploads > 0' : ''} ${order}`,
+      { ...where.params, ...uploadsWhere.params, min: q.min },
+      q,
+    );
+    return {
+      total,
+      items: rows.map((r) => ({
+        md5: r.md5,
+        fileId: r.file_id,
+        sha256: r.sha256,
+        fileLength: r.length,
+        fileName: r.file_name,
+        uploadDate: iso(r.upload_date),
+        uploads: r.uploads,
+        filesWithMd5: r.files_with_md5,
+      })),
+    };
+  }
+
+  async nearDuplicates(q: NearDuplicateReportQuery): Promise<Page<NearDuplicateRow>> {
+    const where = new Conditions();
+    if (q.from) where.add('p.found_at >= @from', { from: q.from.getTime() });
+    if (q.to) where.add('p.found_at < @to', { to: q.to.getTime() });
+    if (q.method) where.add('p.method = @method', { method: q.method });
+    if (q.fileName) where.add("(a.file_name LIKE @name ESCAPE '\\' OR b.file_name LIKE @name ESCAPE '\\')", { name: likePattern(q.fileName) });
+    if (q.unit) {
+      // Pairs where either file was uploaded within the subtree.
+      const inSubtree = (column: string) => {
+        const w = new Conditions().add(`l.file_id = ${column}`);
+        subtree(w, q, 'l.');
+        return w;
+      };
+      const a = inSubtree('p.file_a');
+      where.add(`(EXISTS (SELECT 1 FROM ledger l ${a.sql}) OR EXISTS (SELECT 1 FROM ledger l ${inSubtree('p.file_b').sql}))`, a.params);
+    }
+    const order = orderBy({ foundAt: 'p.found_at', jaccard: 'p.jaccard', hamming: 'p.hamming IS NULL,p.hamming' }, q, 'p.file_a, p.file_b');
+    type Row = {
+      total: number;
+      file_a: string;
+      file_b: string;
+      method: NearDuplicateRow['method'];
+      hamming: number | null;
+      jaccard: number;
+      containment: number;
+      snippet_a: string;
+      snippet_b: string;
+      found_at: number;
+      a_name: string;
+      a_length: number;
+      a_type: string;
+      a_date: number;
+      b_name: string;
+      b_length: number;
+      b_type: string;
+      b_date: number;
+    };
+    const { rows, total } = this.page<Row>(
+      `SELECT p.*, a.file_name AS a_name, a.length AS a_length, a.content_type AS a_type, a.upload_date AS a_date,
+              b.file_name AS b_name, b.length AS b_length, b.content_type AS b_type, b.upload_date AS b_date, COUNT(*) OVER () AS total
+       FROM near_pairs p JOIN catalog a ON a.file_id = p.file_a JOIN catalog b ON b.file_id = p.file_b
+       ${where.sql} ${order}`,
+      where.params,
+      q,
+    );
+    const unitsOf = this.db.prepare<[string], { unit: string }>('SELECT DISTINCT unit FROM ledger WHERE file_id = ? ORDER BY unit_id');
+    const file = (id: string, name: string, length: number, type: string, date: number, snippet: string) => ({
+      fileId: id,
+      fileName: name,
+      fileLength: length,
+      contentType: type,
+      uploadDate: iso(date),
+      units: unitsOf.all(id).map((u) => reportUnit(u.unit)),
+      snippet,
+    });
+    return {
+      total,
+      items: rows.map((r) => ({
+        a: file(r.file_a, r.a_name, r.a_length, r.a_type, r.a_date, r.snippet_a),
+        b: file(r.file_b, r.b_name, r.b_length, r.b_type, r.b_date, r.snippet_b),
+        method: r.method,
+        hamming: r.hamming,
+        jaccard: r.jaccard,
+        containment: r.containment,
+        foundAt: iso(r.found_at),
+      })),
+    };
+  }
+}

@@ -1,0 +1,67 @@
+import type {
+  CollisionRow,
+  CrossUnitRow,
+  NearDuplicateRow,
+  RepeatEntryRow,
+  RepeatUnitRow,
+  RepeatUserRow,
+  SavingsFigures,
+  SavingsPeriodRow,
+  SavingsUnitRow,
+} from '../../../shared/reports.js';
+import type { NearDuplicatePair } from '../near-duplicates/port.js';
+
+/** A unit subtree: a city, a county of it, or a town of that county. */
+export interface UnitSubtree {
+  city: string;
+  county?: string;
+  town?: string;
+}
+
+/** What every report is restricted to. */
+export interface ReportFilter {
+  /**
+   * Ledger-based tables: entries with an upload in [from, to) (first upload before `to`, last at
+   * or after `from`). Collisions: files first stored in [from, to).
+   */
+  from?: Date;
+  to?: Date;
+  /** Savings: upload days, both included (YYYY-MM-DD). */
+  fromDay?: string;
+  toDay?: string;
+  /** Uploads by units in this subtree only. */
+  unit?: UnitSubtree;
+  /** Part of the file name (the uploader's name for repeat entries, the stored name otherwise). */
+  fileName?: string;
+}
+
+export interface ReportPaging {
+  /** One of the table's sort fields (shared/reports.ts); ties are broken by a stable key. */
+  sort: string;
+  order: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+export type RepeatReportQuery = ReportFilter & ReportPaging & { group: 'entry' | 'user' | 'unit'; userName?: string; unitId?: string; min: number };
+export type CrossUnitReportQuery = ReportFilter & ReportPaging & { min: number };
+export type SavingsReportQuery = ReportFilter & ReportPaging & { group: 'unit' | 'day' | 'week' | 'month' };
+export type CollisionReportQuery = ReportFilter & ReportPaging & { min: number };
+/** `from`/`to` select pairs found in [from, to); the unit and name filters, pairs where either file matches. */
+export type NearDuplicateReportQuery = ReportFilter & ReportPaging & { method?: NearDuplicatePair['method'] };
+
+export interface Page<Row> {
+  items: Row[];
+  /** Rows matching the filters, over all pages. */
+  total: number;
+}
+
+/** Read-only aggregations for the administrators, computed by the database (never the whole ledger in memory). */
+export interface Reports {
+  /** Rows of the shape `group` names. */
+  repeatUploaders(q: RepeatReportQuery): Promise<Page<RepeatEntryRow | RepeatUserRow | RepeatUnitRow>>;
+  crossUnit(q: CrossUnitReportQuery): Promise<Page<CrossUnitRow>>;
+  savings(q: SavingsReportQuery): Promise<Page<SavingsUnitRow | SavingsPeriodRow> & { summary: SavingsFigures }>;
+  collisions(q: CollisionReportQuery): Promise<Page<CollisionRow>>;
+  nearDuplicates(q: NearDuplicateReportQuery): Promise<Page<NearDuplicateRow>>;
+}
