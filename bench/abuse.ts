@@ -66,7 +66,9 @@ export async function benchAbuse(clients: number, accounts: number, seconds: num
   let server: BenchServer | undefined;
   try {
     const owner = benchToken(env, { username: 'owner', unit: 'held', city: '江城' });
-    const tokens = Array.from({ length: accounts }, (_, i) => benchToken(env, { username: `abuser${i}`, unit: `abuse${i}`, city: '河阳' }));
+    const tokens = Array.from({ length: accounts }, (_, i) =>
+      benchToken(env, { username: `abuser${i}`, unit: `abuse${i}`, city: '河阳' }),
+    );
     server = await startBenchServer(env);
     const pool = new Pool(server.url, { connections: clients + 2, headersTimeout: 120_000, bodyTimeout: 120_000 });
     // Another unit's files, which every check asks for (so each one writes a claim).
@@ -75,12 +77,20 @@ export async function benchAbuse(clients: number, accounts: number, seconds: num
       const data = randomBytes(1024 + (i % 8) * 1024);
       const boundary = `----bench${i}`;
       const body = Buffer.concat([
-        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="held-${i}.pdf"\r\nContent-Type: application/pdf\r\n\r\n`),
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="held-${i}.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+        ),
         data,
         Buffer.from(`\r\n--${boundary}--\r\n`),
       ]);
-      const res = await pool.request({ method: 'POST', path: '/api/files', headers: { authorization: `Bearer ${owner}`, 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
-      if (res.statusCode !== 201) throw new Error(`seeding upload answered ${res.statusCode}: ${await res.body.text()}`);
+      const res = await pool.request({
+        method: 'POST',
+        path: '/api/files',
+        headers: { authorization: `Bearer ${owner}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body,
+      });
+      if (res.statusCode !== 201)
+        throw new Error(`seeding upload answered ${res.statusCode}: ${await res.body.text()}`);
       await res.body.text();
       held.push(JSON.stringify({ md5: md5(data), sha256: sha256(data), size: data.length, name: `again-${i}.pdf` }));
     }
@@ -97,14 +107,21 @@ export async function benchAbuse(clients: number, accounts: number, seconds: num
       Array.from({ length: clients }, async (_, c) => {
         while (performance.now() < end) {
           const start = performance.now();
-          const res = await pool.request({ method: 'POST', path: '/api/uploads/checks', headers: { authorization: `Bearer ${tokens[c % accounts]}`, 'content-type': 'application/json' }, body: checks });
+          const res = await pool.request({
+            method: 'POST',
+            path: '/api/uploads/checks',
+            headers: { authorization: `Bearer ${tokens[c % accounts]}`, 'content-type': 'application/json' },
+            body: checks,
+          });
           await res.body.text();
           times.record(Math.max(1, Math.round((performance.now() - start) * 1000)));
           if (res.statusCode === 200) outcome.ok++;
           else if (res.statusCode === 429) {
             outcome.limited++;
             // A well-behaved client waits as told; an abusive one would not, but gains nothing.
-            await new Promise((resolve) => setTimeout(resolve, Math.min(Number(res.headers['retry-after'] ?? 1), 5) * 1000));
+            await new Promise((resolve) =>
+              setTimeout(resolve, Math.min(Number(res.headers['retry-after'] ?? 1), 5) * 1000),
+            );
           } else outcome.other++;
         }
       }),

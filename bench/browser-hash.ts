@@ -30,7 +30,12 @@ async function serve(benchDir: string): Promise<{ url: string; close(): void }> 
   const types: Record<string, string> = { '.js': 'text/javascript', '.html': 'text/html', '.wasm': 'application/wasm' };
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url!, 'http://x').pathname;
-    const file = pathname === '/' ? null : pathname.startsWith('/bench/') ? path.join(benchDir, pathname.slice(7)) : path.join(PUBLIC_DIR, pathname);
+    const file =
+      pathname === '/'
+        ? null
+        : pathname.startsWith('/bench/')
+          ? path.join(benchDir, pathname.slice(7))
+          : path.join(PUBLIC_DIR, pathname);
     if (file === null) {
       res.setHeader('content-type', 'text/html');
       return res.end('<!doctype html><html><body><input type="file" id="file"></body></html>');
@@ -64,10 +69,22 @@ export async function benchBrowserHash(sizeMiB: number): Promise<BrowserHashResu
     configFile: false,
     logLevel: 'warn',
     root: ROOT,
-    build: { outDir: benchDir, emptyOutDir: true, lib: { entry: path.join(ROOT, 'bench/browser/spark-ceiling.worker.ts'), formats: ['es'], fileName: () => 'spark-ceiling.js' } },
+    build: {
+      outDir: benchDir,
+      emptyOutDir: true,
+      lib: {
+        entry: path.join(ROOT, 'bench/browser/spark-ceiling.worker.ts'),
+        formats: ['es'],
+        fileName: () => 'spark-ceiling.js',
+      },
+    },
   });
   const server = await serve(benchDir);
-  const context = await chromium.launchPersistentContext(userDataDir, { executablePath, headless: true, args: CHROMIUM_FLAGS });
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+  });
   try {
     await makeFile(file, sizeMiB * 1024 * 1024);
     execFileSync('md5sum', [file]);
@@ -83,8 +100,18 @@ export async function benchBrowserHash(sizeMiB: number): Promise<BrowserHashResu
       page.evaluate(async (workerUrl) => {
         const g = globalThis as unknown as {
           document: { querySelector(s: string): { files: Blob[] } };
-          Worker: new (url: string, o: object) => { postMessage(m: unknown): void; onmessage: (e: { data: { type: string; digest?: { md5: string } } }) => void; terminate(): void };
-          PerformanceObserver: new (cb: (l: { getEntries(): unknown[] }) => void) => { observe(o: object): void; disconnect(): void };
+          Worker: new (
+            url: string,
+            o: object,
+          ) => {
+            postMessage(m: unknown): void;
+            onmessage: (e: { data: { type: string; digest?: { md5: string } } }) => void;
+            terminate(): void;
+          };
+          PerformanceObserver: new (cb: (l: { getEntries(): unknown[] }) => void) => {
+            observe(o: object): void;
+            disconnect(): void;
+          };
         };
         const blob = g.document.querySelector('#file').files[0]!;
         let longTasks = 0;
@@ -116,7 +143,14 @@ export async function benchBrowserHash(sizeMiB: number): Promise<BrowserHashResu
       page.evaluate(async () => {
         const g = globalThis as unknown as {
           document: { querySelector(s: string): { files: Blob[] } };
-          Worker: new (url: string, o: object) => { postMessage(m: unknown): void; onmessage: (e: { data: { seconds: number; md5: string } }) => void; terminate(): void };
+          Worker: new (
+            url: string,
+            o: object,
+          ) => {
+            postMessage(m: unknown): void;
+            onmessage: (e: { data: { seconds: number; md5: string } }) => void;
+            terminate(): void;
+          };
         };
         const w = new g.Worker('/bench/spark-ceiling.js', { type: 'module' });
         const result = await new Promise<{ seconds: number; md5: string }>((resolve) => {
@@ -134,7 +168,8 @@ export async function benchBrowserHash(sizeMiB: number): Promise<BrowserHashResu
       ceilings.push(await ceiling());
       runs.push(await pipeline());
     }
-    for (const r of [...runs, ...ceilings]) if (r.md5 !== expectedMd5) throw new Error(`browser MD5 ${r.md5} differs from md5sum ${expectedMd5}`);
+    for (const r of [...runs, ...ceilings])
+      if (r.md5 !== expectedMd5) throw new Error(`browser MD5 ${r.md5} differs from md5sum ${expectedMd5}`);
     const best = runs.reduce((a, b) => (a.seconds <= b.seconds ? a : b));
     return {
       sizeMiB,

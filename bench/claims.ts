@@ -52,7 +52,12 @@ async function closedLoop(clients: number, count: number, op: (i: number) => Pro
  * (open loop: a slow answer does not slow the arrivals). Latency counts from the planned
  * start, so waiting behind a slow request is included.
  */
-async function openLoop(clients: number, perClientPerSecond: number, seconds: number, op: (i: number) => Promise<void>): Promise<Latency> {
+async function openLoop(
+  clients: number,
+  perClientPerSecond: number,
+  seconds: number,
+  op: (i: number) => Promise<void>,
+): Promise<Latency> {
   const times: number[] = [];
   const intervalMs = 1000 / perClientPerSecond;
   const begin = performance.now() + 100;
@@ -97,17 +102,36 @@ export async function benchClaims(catalogued: number, clients = 64, count = 4000
     // node:http with kept-alive connections, like a browser's: fetch() costs the load generator,
     // which shares this machine's two cores with the server, several times more per request.
     const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
-    const request = (method: string, p: string, body?: unknown, retried = false): Promise<{ status: number; text: string }> =>
+    const request = (
+      method: string,
+      p: string,
+      body?: unknown,
+      retried = false,
+    ): Promise<{ status: number; text: string }> =>
       new Promise<{ status: number; text: string }>((resolve, reject) => {
         const payload = body === undefined ? undefined : JSON.stringify(body);
-        const req = http.request(`${server.url}${p}`, { method, agent, headers: payload ? { ...headers, 'content-length': Buffer.byteLength(payload) } : { authorization: headers.authorization } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (d: string) => (text += d));
-          res.on('end', () => resolve({ status: res.statusCode!, text }));
-        });
+        const req = http.request(
+          `${server.url}${p}`,
+          {
+            method,
+            agent,
+            headers: payload
+              ? { ...headers, 'content-length': Buffer.byteLength(payload) }
+              : { authorization: headers.authorization },
+          },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (d: string) => (text += d));
+            res.on('end', () => resolve({ status: res.statusCode!, text }));
+          },
+        );
         // A kept-alive connection the server closed just as it was reused: send once more.
-        req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' && req.reusedSocket && !retried ? request(method, p, body, true).then(resolve, reject) : reject(err)));
+        req.on('error', (err: NodeJS.ErrnoException) =>
+          err.code === 'ECONNRESET' && req.reusedSocket && !retried
+            ? request(method, p, body, true).then(resolve, reject)
+            : reject(err),
+        );
         req.end(payload);
       });
     const post = async (p: string, body: unknown) => {
@@ -121,16 +145,28 @@ export async function benchClaims(catalogued: number, clients = 64, count = 4000
       for (const data of files) {
         const form = new FormData();
         form.append('file', new Blob([data]), 'seed.bin');
-        const res = await fetch(`${server.url}/api/files`, { method: 'POST', headers: { authorization: headers.authorization }, body: form });
+        const res = await fetch(`${server.url}/api/files`, {
+          method: 'POST',
+          headers: { authorization: headers.authorization },
+          body: form,
+        });
         if (res.status !== 201) throw new Error(`seeding upload answered ${res.status}`);
       }
-      const checkBody = files.map((data) => ({ md5: md5(data), sha256: createHash('sha256').update(data).digest('hex'), size: data.length, name: 'again.bin' }));
+      const checkBody = files.map((data) => ({
+        md5: md5(data),
+        sha256: createHash('sha256').update(data).digest('hex'),
+        size: data.length,
+        name: 'again.bin',
+      }));
 
       const pair = async (i: number) => {
         const f = i % files.length;
         const check = await post('/api/uploads/check', checkBody[f]);
         if (check.status !== 'prove') throw new Error('expected a proof request');
-        const proved = await post('/api/uploads/prove', { claimId: check.claimId, digests: check.ranges.map((r) => md5(files[f]!.subarray(r.start, r.end))) });
+        const proved = await post('/api/uploads/prove', {
+          claimId: check.claimId,
+          digests: check.ranges.map((r) => md5(files[f]!.subarray(r.start, r.end))),
+        });
         if (proved.status !== 'duplicate') throw new Error('expected a duplicate');
       };
       const healthCheck = async () => {
@@ -142,7 +178,10 @@ export async function benchClaims(catalogued: number, clients = 64, count = 4000
       const perClientPerSecond = 2;
       const logStart = server.logLines().length;
       const pacedPairs = await openLoop(clients, perClientPerSecond, 20, pair);
-      const serverMs = handlingTimes(server.logLines().slice(logStart), { check: /^POST \/api\/uploads\/check$/, prove: /^POST \/api\/uploads\/prove$/ });
+      const serverMs = handlingTimes(server.logLines().slice(logStart), {
+        check: /^POST \/api\/uploads\/check$/,
+        prove: /^POST \/api\/uploads\/prove$/,
+      });
       const paced = {
         perClientPerSecond,
         pairs: pacedPairs,

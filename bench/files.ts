@@ -6,7 +6,8 @@ export async function makeFile(file: string, bytes: number): Promise<void> {
   const fd = fs.openSync(file, 'w');
   const block = 8 * 1024 * 1024;
   try {
-    for (let written = 0; written < bytes; written += block) fs.writeSync(fd, randomBytes(Math.min(block, bytes - written)));
+    for (let written = 0; written < bytes; written += block)
+      fs.writeSync(fd, randomBytes(Math.min(block, bytes - written)));
   } finally {
     fs.closeSync(fd);
   }

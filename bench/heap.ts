@@ -30,7 +30,11 @@ export async function heapCensus(server: BenchServer, dir: string): Promise<Heap
   };
   fs.rmSync(path.join(dir, file));
   const fields = snapshot.snapshot.meta.node_fields;
-  const [typeAt, nameAt, sizeAt] = ['type', 'name', 'self_size'].map((f) => fields.indexOf(f)) as [number, number, number];
+  const [typeAt, nameAt, sizeAt] = ['type', 'name', 'self_size'].map((f) => fields.indexOf(f)) as [
+    number,
+    number,
+    number,
+  ];
   const types = snapshot.snapshot.meta.node_types[0];
   const byName = new Map<string, { count: number; bytes: number }>();
   let total = 0;
@@ -39,7 +43,10 @@ export async function heapCensus(server: BenchServer, dir: string): Promise<Heap
     total += size;
     const type = types[snapshot.nodes[i + typeAt]!]!;
     // Objects by constructor; strings, arrays, code and the rest by their kind.
-    const name = type === 'object' || type === 'closure' ? `${type} ${snapshot.strings[snapshot.nodes[i + nameAt]!]}` : `(${type})`;
+    const name =
+      type === 'object' || type === 'closure'
+        ? `${type} ${snapshot.strings[snapshot.nodes[i + nameAt]!]}`
+        : `(${type})`;
     const entry = byName.get(name) ?? { count: 0, bytes: 0 };
     entry.count++;
     entry.bytes += size;
@@ -49,9 +56,17 @@ export async function heapCensus(server: BenchServer, dir: string): Promise<Heap
 }
 
 /** What grew between two censuses, largest first. */
-export function heapGrowth(first: HeapCensus, last: HeapCensus, top = 8): Array<{ name: string; count: number; kb: number }> {
+export function heapGrowth(
+  first: HeapCensus,
+  last: HeapCensus,
+  top = 8,
+): Array<{ name: string; count: number; kb: number }> {
   return [...last.byName]
-    .map(([name, e]) => ({ name, count: e.count - (first.byName.get(name)?.count ?? 0), kb: (e.bytes - (first.byName.get(name)?.bytes ?? 0)) / 1024 }))
+    .map(([name, e]) => ({
+      name,
+      count: e.count - (first.byName.get(name)?.count ?? 0),
+      kb: (e.bytes - (first.byName.get(name)?.bytes ?? 0)) / 1024,
+    }))
     .sort((a, b) => b.kb - a.kb)
     .slice(0, top);
 }

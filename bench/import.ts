@@ -33,7 +33,11 @@ function makeSmallFiles(dir: string, count: number): number {
   let bytes = 0;
   const originals: string[] = [];
   for (let i = 0; i < count; i++) {
-    const file = path.join(dir, `卷${String(Math.floor(i / 100)).padStart(3, '0')}`, `档案-${String(i).padStart(5, '0')}.pdf`);
+    const file = path.join(
+      dir,
+      `卷${String(Math.floor(i / 100)).padStart(3, '0')}`,
+      `档案-${String(i).padStart(5, '0')}.pdf`,
+    );
     if (i % 100 === 0) fs.mkdirSync(path.dirname(file), { recursive: true });
     if (i % 5 === 4 && originals.length > 0) {
       fs.copyFileSync(originals[Math.floor(Math.random() * originals.length)]!, file);
@@ -53,10 +57,19 @@ function md5sumTree(dir: string): number {
   return Math.min(seconds(run), seconds(run));
 }
 
-function importTree(dir: string, server: string, token: string, journal: string): Promise<{ seconds: number; report: ImportReport }> {
+function importTree(
+  dir: string,
+  server: string,
+  token: string,
+  journal: string,
+): Promise<{ seconds: number; report: ImportReport }> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, [IMPORTER, dir, '--server', server, '--token', token, '--journal', journal, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [IMPORTER, dir, '--server', server, '--token', token, '--journal', journal, '--json'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));
@@ -75,7 +88,11 @@ function importTree(dir: string, server: string, token: string, journal: string)
  * handshake and uploads, in batches and with tus, the server's re-hash and commit), against md5sum over the same tree:
  * small files and large files as parts of their own, and the whole.
  */
-export async function benchImport(smallFiles: number, largeFiles: number, largeMiB: number): Promise<ImportBenchResult> {
+export async function benchImport(
+  smallFiles: number,
+  largeFiles: number,
+  largeMiB: number,
+): Promise<ImportBenchResult> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-import-'));
   const env = { ...process.env, DATA_DIR: path.join(work, 'data'), MONGODB_URI: '' };
   try {
@@ -95,11 +112,25 @@ export async function benchImport(smallFiles: number, largeFiles: number, largeM
         const md5sumSeconds = md5sumTree(dir);
         const cpu = server.cpuSeconds();
         const run = await importTree(dir, server.url, token, path.join(work, `${path.basename(dir)}.jsonl`));
-        parts.push({ name, files, bytes, md5sumSeconds, importSeconds: run.seconds, serverCpuSeconds: server.cpuSeconds() - cpu, report: run.report });
+        parts.push({
+          name,
+          files,
+          bytes,
+          md5sumSeconds,
+          importSeconds: run.seconds,
+          serverCpuSeconds: server.cpuSeconds() - cpu,
+          report: run.report,
+        });
       }
       const md5sumSeconds = parts.reduce((s, p) => s + p.md5sumSeconds, 0);
       const importSeconds = parts.reduce((s, p) => s + p.importSeconds, 0);
-      return { parts, md5sumSeconds, importSeconds, bytes: parts.reduce((s, p) => s + p.bytes, 0), ratio: md5sumSeconds / importSeconds };
+      return {
+        parts,
+        md5sumSeconds,
+        importSeconds,
+        bytes: parts.reduce((s, p) => s + p.bytes, 0),
+        ratio: md5sumSeconds / importSeconds,
+      };
     } finally {
       await server.stop();
     }

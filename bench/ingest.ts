@@ -6,7 +6,6 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { makeFile, seconds } from './files.js';
 import { benchToken, startBenchServer } from './server.js';
 
-
 export interface IngestResult {
   sizeMiB: number;
   md5sumSeconds: number;
@@ -39,9 +38,24 @@ export async function benchIngest(sizeMiB: number): Promise<IngestResult> {
         let status = '';
         runs.push(
           seconds(() => {
-            status = execFileSync('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '-H', `Authorization: Bearer ${token}`, '-F', `file=@${file};type=application/octet-stream`, `${server.url}/api/files`], {
-              encoding: 'utf8',
-            });
+            status = execFileSync(
+              'curl',
+              [
+                '-sS',
+                '-o',
+                '/dev/null',
+                '-w',
+                '%{http_code}',
+                '-H',
+                `Authorization: Bearer ${token}`,
+                '-F',
+                `file=@${file};type=application/octet-stream`,
+                `${server.url}/api/files`,
+              ],
+              {
+                encoding: 'utf8',
+              },
+            );
           }),
         );
         if (status !== expected) throw new Error(`upload answered ${status}, not ${expected}`);

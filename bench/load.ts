@@ -55,7 +55,12 @@ export interface LoadResult {
    * Soak runs (BENCH_HEAP=1): the live heap (MB) after warm-up, half-way and at the end, and what
    * grew most over the second half (a leak keeps growing there; a cache that fills does not).
    */
-  heap?: { afterWarmupMb: number; halfwayMb: number; endMb: number; grew: Array<{ name: string; count: number; kb: number }> };
+  heap?: {
+    afterWarmupMb: number;
+    halfwayMb: number;
+    endMb: number;
+    grew: Array<{ name: string; count: number; kb: number }>;
+  };
   /** The server's own time per endpoint (its log's responseTime, whole ms). */
   serverMs: Record<string, { p50: number; p99: number }>;
   /**
@@ -90,7 +95,18 @@ class Op {
     const h = this.latency;
     const ms = (us: number) => (h.count ? us / 1000 : NaN);
     const { name, wrong, socketErrors, timeouts, firstError } = this;
-    return { name, requests: h.count, perSecond: h.count / seconds, p50Ms: ms(h.percentile(50)), p99Ms: ms(h.percentile(99)), maxMs: ms(h.max), wrong, socketErrors, timeouts, firstError };
+    return {
+      name,
+      requests: h.count,
+      perSecond: h.count / seconds,
+      p50Ms: ms(h.percentile(50)),
+      p99Ms: ms(h.percentile(99)),
+      maxMs: ms(h.max),
+      wrong,
+      socketErrors,
+      timeouts,
+      firstError,
+    };
   }
 }
 
@@ -153,7 +169,10 @@ function multipart(data: Buffer, name: string): { body: Buffer; type: string } {
   const head =
     `--${boundary}\r\nContent-Disposition: form-data; name="md5"\r\n\r\n${md5(data)}\r\n` +
     `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`;
-  return { body: Buffer.concat([Buffer.from(head), data, Buffer.from(`\r\n--${boundary}--\r\n`)]), type: `multipart/form-data; boundary=${boundary}` };
+  return {
+    body: Buffer.concat([Buffer.from(head), data, Buffer.from(`\r\n--${boundary}--\r\n`)]),
+    type: `multipart/form-data; boundary=${boundary}`,
+  };
 }
 
 /**
@@ -174,11 +193,15 @@ export async function benchLoad(clients = 200, seconds = 60, thinkMs = 0): Promi
   const env = { ...process.env, DATA_DIR: dataDir, MONGODB_URI: '' };
   let server: BenchServer | undefined;
   try {
-    const tokens = UNITS.map((unit, u) => Array.from({ length: CLERKS_PER_UNIT }, (_, c) => benchToken(env, { username: `clerk${u}${c}`, ...unit })));
+    const tokens = UNITS.map((unit, u) =>
+      Array.from({ length: CLERKS_PER_UNIT }, (_, c) => benchToken(env, { username: `clerk${u}${c}`, ...unit })),
+    );
     seedCatalog(dataDir, CATALOGUED);
     // Soak runs (BENCH_HEAP=1): the live heap after warm-up and at the end, from heap snapshots.
-    const heapDir = process.env.BENCH_HEAP === '1' ? fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-heap-')) : undefined;
-    if (heapDir) process.env.BENCH_SERVER_FLAGS = `${process.env.BENCH_SERVER_FLAGS ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${heapDir}`;
+    const heapDir =
+      process.env.BENCH_HEAP === '1' ? fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-heap-')) : undefined;
+    if (heapDir)
+      process.env.BENCH_SERVER_FLAGS = `${process.env.BENCH_SERVER_FLAGS ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${heapDir}`;
     server = await startBenchServer(env);
     // One connection per client (kept alive, like a browser's): a client waits for each answer.
     const pool = new Pool(server.url, { connections: clients, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
@@ -190,26 +213,51 @@ export async function benchLoad(clients = 200, seconds = 60, thinkMs = 0): Promi
       for (let i = 0; i < FILES_PER_UNIT; i++) {
         const data = randomBytes(FILE_KIB[i % FILE_KIB.length]! * 1024);
         const { body, type } = multipart(data, `unit${u}-${i}.bin`);
-        const res = await pool.request({ method: 'POST', path: '/api/files', headers: { authorization: `Bearer ${unitTokens[i % unitTokens.length]}`, 'content-type': type }, body });
+        const res = await pool.request({
+          method: 'POST',
+          path: '/api/files',
+          headers: { authorization: `Bearer ${unitTokens[i % unitTokens.length]}`, 'content-type': type },
+          body,
+        });
         const answer = (await res.body.json()) as { fileId: string };
-        if (res.statusCode !== 201) throw new Error(`seeding upload answered ${res.statusCode}: ${JSON.stringify(answer)}`);
-        byUnit[u]!.push({ fileId: answer.fileId, data, check: JSON.stringify({ md5: md5(data), sha256: sha256(data), size: data.length, name: 'again.bin' }) });
+        if (res.statusCode !== 201)
+          throw new Error(`seeding upload answered ${res.statusCode}: ${JSON.stringify(answer)}`);
+        byUnit[u]!.push({
+          fileId: answer.fileId,
+          data,
+          check: JSON.stringify({ md5: md5(data), sha256: sha256(data), size: data.length, name: 'again.bin' }),
+        });
       }
     }
     const files = byUnit.flat();
     const smallFiles = files.filter((f) => f.data.length <= 16 * 1024);
-    const accounts: LoadAccount[] = tokens.flatMap((unitTokens, u) => unitTokens.map((token) => ({ token, unitFiles: byUnit[u]! })));
+    const accounts: LoadAccount[] = tokens.flatMap((unitTokens, u) =>
+      unitTokens.map((token) => ({ token, unitFiles: byUnit[u]! })),
+    );
 
     /**
      * One request, timed until its body has arrived, under `op`; JSON bodies are parsed, others
      * only counted. Undefined when it failed or `expected` (status, and `status` field for JSON) did not match.
      */
-    const call = async (op: Op, a: LoadAccount, request: { method: 'GET' | 'POST'; path: string; json?: string; form?: Buffer }, expected: [number, string?]): Promise<Answer | undefined> => {
+    const call = async (
+      op: Op,
+      a: LoadAccount,
+      request: { method: 'GET' | 'POST'; path: string; json?: string; form?: Buffer },
+      expected: [number, string?],
+    ): Promise<Answer | undefined> => {
       const form = request.form && multipart(request.form, 'load.bin');
-      const headers = { authorization: `Bearer ${a.token}`, ...(request.json ? { 'content-type': 'application/json' } : form ? { 'content-type': form.type } : {}) };
+      const headers = {
+        authorization: `Bearer ${a.token}`,
+        ...(request.json ? { 'content-type': 'application/json' } : form ? { 'content-type': form.type } : {}),
+      };
       const start = performance.now();
       try {
-        const res = await pool.request({ method: request.method, path: request.path, headers, body: request.json ?? form?.body });
+        const res = await pool.request({
+          method: request.method,
+          path: request.path,
+          headers,
+          body: request.json ?? form?.body,
+        });
         let text = '';
         if (expected[1]) text = await res.body.text();
         else for await (const _ of res.body); // downloads: the bytes arrive, nobody decodes them
@@ -237,20 +285,41 @@ export async function benchLoad(clients = 200, seconds = 60, thinkMs = 0): Promi
       // A clerk's browser: check a file the archive holds (from any unit), prove it with the ranges asked for.
       'check + prove': async (a) => {
         const file = pick(files);
-        const claim = await call(ops.checkHit, a, { method: 'POST', path: '/api/uploads/check', json: file.check }, [200, 'prove']);
+        const claim = await call(ops.checkHit, a, { method: 'POST', path: '/api/uploads/check', json: file.check }, [
+          200,
+          'prove',
+        ]);
         if (!claim) return;
         const digests = claim.ranges!.map((r) => md5(file.data.subarray(r.start, r.end)));
-        await call(ops.prove, a, { method: 'POST', path: '/api/uploads/prove', json: JSON.stringify({ claimId: claim.claimId, digests }) }, [200, 'duplicate']);
+        await call(
+          ops.prove,
+          a,
+          { method: 'POST', path: '/api/uploads/prove', json: JSON.stringify({ claimId: claim.claimId, digests }) },
+          [200, 'duplicate'],
+        );
       },
       'check miss': (a) => {
         const key = randomBytes(48).toString('hex');
-        const json = JSON.stringify({ md5: key.slice(0, 32), sha256: key.slice(32), size: 1 + Math.floor(Math.random() * 1e7), name: 'new.pdf' });
+        const json = JSON.stringify({
+          md5: key.slice(0, 32),
+          sha256: key.slice(32),
+          size: 1 + Math.floor(Math.random() * 1e7),
+          name: 'new.pdf',
+        });
         return call(ops.checkMiss, a, { method: 'POST', path: '/api/uploads/check', json }, [200, 'upload']);
       },
       // New content of 1-8 KiB, then a small file the archive holds.
       upload: async (a) => {
-        await call(ops.uploadNew, a, { method: 'POST', path: '/api/files', form: randomBytes(1024 + Math.floor(Math.random() * 7 * 1024)) }, [201, 'stored']);
-        await call(ops.uploadDuplicate, a, { method: 'POST', path: '/api/files', form: pick(smallFiles).data }, [200, 'duplicate']);
+        await call(
+          ops.uploadNew,
+          a,
+          { method: 'POST', path: '/api/files', form: randomBytes(1024 + Math.floor(Math.random() * 7 * 1024)) },
+          [201, 'stored'],
+        );
+        await call(ops.uploadDuplicate, a, { method: 'POST', path: '/api/files', form: pick(smallFiles).data }, [
+          200,
+          'duplicate',
+        ]);
       },
       download: (a) => call(ops.download, a, { method: 'GET', path: `/api/files/${pick(a.unitFiles).fileId}` }, [200]),
     };
@@ -259,7 +328,8 @@ export async function benchLoad(clients = 200, seconds = 60, thinkMs = 0): Promi
      * passed, and thinking 0.5-1.5 × `thinkMs` after each answer (starting at a random point of
      * one think time, so they do not all ask at once).
      */
-    const think = (factor: number) => (thinkMs > 0 ? new Promise((resolve) => setTimeout(resolve, thinkMs * factor)) : undefined);
+    const think = (factor: number) =>
+      thinkMs > 0 ? new Promise((resolve) => setTimeout(resolve, thinkMs * factor)) : undefined;
     const run = async (count: number, duration: number, loop: (a: LoadAccount) => Promise<unknown>, first = 0) => {
       const end = performance.now() + duration * 1000;
       await Promise.all(
@@ -302,18 +372,33 @@ export async function benchLoad(clients = 200, seconds = 60, thinkMs = 0): Promi
     const heaps: HeapCensus[] = [];
     // Snapshots one after the other (each stalls the server a second or two), never two at once.
     const census = (at: number, before?: Promise<unknown>) =>
-      new Promise((resolve) => setTimeout(resolve, at * 1000)).then(() => before).then(async () => heaps.push(await heapCensus(server!, heapDir!)));
+      new Promise((resolve) => setTimeout(resolve, at * 1000))
+        .then(() => before)
+        .then(async () => heaps.push(await heapCensus(server!, heapDir!)));
     const firstHeap = heapDir ? census(warmupSeconds) : undefined;
     const halfway = Math.round((warmupSeconds + seconds) / 2);
     let rssJudgedFrom = warmupSeconds;
-    const halfwayHeap = heapDir ? census(halfway, firstHeap).then(() => (rssJudgedFrom = Math.min(seconds - 1, rssMb.length + 30))) : undefined;
-    await Promise.all(MIX.map(([group], g) => run(sizes[g]!, seconds, loops[group], sizes.slice(0, g).reduce((a, b) => a + b, 0))));
+    const halfwayHeap = heapDir
+      ? census(halfway, firstHeap).then(() => (rssJudgedFrom = Math.min(seconds - 1, rssMb.length + 30)))
+      : undefined;
+    await Promise.all(
+      MIX.map(([group], g) =>
+        run(
+          sizes[g]!,
+          seconds,
+          loops[group],
+          sizes.slice(0, g).reduce((a, b) => a + b, 0),
+        ),
+      ),
+    );
     if (heapDir) {
       await halfwayHeap;
       heaps.push(await heapCensus(server, heapDir));
       fs.rmSync(heapDir, { recursive: true, force: true });
       // Printed at once too: an hour's figure must survive whatever comes after.
-      console.log(`soak    live heap ${heaps.map((h) => `${h.totalMb.toFixed(1)} MB`).join(', ')} after warm-up (${warmupSeconds} s), half-way and at the end (${seconds} s)`);
+      console.log(
+        `soak    live heap ${heaps.map((h) => `${h.totalMb.toFixed(1)} MB`).join(', ')} after warm-up (${warmupSeconds} s), half-way and at the end (${seconds} s)`,
+      );
     }
     const elapsed = (performance.now() - started) / 1000;
     clearInterval(sampler);
@@ -324,7 +409,8 @@ export async function benchLoad(clients = 200, seconds = 60, thinkMs = 0): Promi
     // the times are read once it has caught up.
     const logged = () => server!.logLineCount() - logStart;
     const loggedAtEnd = logged();
-    for (let waited = 0; logged() < answered() && waited < 30_000; waited += 200) await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let waited = 0; logged() < answered() && waited < 30_000; waited += 200)
+      await new Promise((resolve) => setTimeout(resolve, 200));
     // A soak's log is too long to read whole: its handling times are left out.
     const logLines = heapDir ? [] : server.logLines().slice(logStart);
 
@@ -347,7 +433,15 @@ export async function benchLoad(clients = 200, seconds = 60, thinkMs = 0): Promi
       answersPerSecond,
       warmupSeconds,
       rssJudgedFrom,
-      heap: heaps.length === 3 ? { afterWarmupMb: heaps[0]!.totalMb, halfwayMb: heaps[1]!.totalMb, endMb: heaps[2]!.totalMb, grew: heapGrowth(heaps[1]!, heaps[2]!) } : undefined,
+      heap:
+        heaps.length === 3
+          ? {
+              afterWarmupMb: heaps[0]!.totalMb,
+              halfwayMb: heaps[1]!.totalMb,
+              endMb: heaps[2]!.totalMb,
+              grew: heapGrowth(heaps[1]!, heaps[2]!),
+            }
+          : undefined,
       serverMs: handlingTimes(logLines, {
         check: /^POST \/api\/uploads\/check$/,
         prove: /^POST \/api\/uploads\/prove$/,

@@ -45,7 +45,11 @@ const HAMMING = 3;
  * SimHash held in memory, in the same run. Fingerprints are drawn at random (uniform SimHashes and
  * signatures: the keys of real texts are as spread); queries are planted near stored ones.
  */
-export async function benchNearDuplicateIndex(count: number, batch = 5000, queries = 1000): Promise<NearDuplicateIndexResult> {
+export async function benchNearDuplicateIndex(
+  count: number,
+  batch = 5000,
+  queries = 1000,
+): Promise<NearDuplicateIndexResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-neardup-'));
   const fingerprinter = await Fingerprinter.create();
   const rng = new Random(20261124);
@@ -85,7 +89,18 @@ export async function benchNearDuplicateIndex(count: number, batch = 5000, queri
       const fps: NearFingerprint[] = [];
       for (let k = 0; k < ROUND; k++) {
         const id = count + r * ROUND + k;
-        fps.push(stored(id, textFingerprint(documentUnits(rng), simhashOf(rng.next() * 2 ** 32, rng.next() * 2 ** 32), signatureOf(id), fingerprinter), fingerprinter));
+        fps.push(
+          stored(
+            id,
+            textFingerprint(
+              documentUnits(rng),
+              simhashOf(rng.next() * 2 ** 32, rng.next() * 2 ** 32),
+              signatureOf(id),
+              fingerprinter,
+            ),
+            fingerprinter,
+          ),
+        );
       }
       const started = performance.now();
       await store.nearDuplicates.put(fps);
@@ -101,18 +116,29 @@ export async function benchNearDuplicateIndex(count: number, batch = 5000, queri
       // Half near a stored fingerprint (a few SimHash bits flipped, 15% of the signature changed), half new.
       const near = q % 2 === 0;
       const base = rng.int(count);
-      const [qHigh, qLow] = near ? flipBits(high[base]!, low[base]!, 1 + rng.int(HAMMING), rng) : [rng.next() * 2 ** 32, rng.next() * 2 ** 32];
+      const [qHigh, qLow] = near
+        ? flipBits(high[base]!, low[base]!, 1 + rng.int(HAMMING), rng)
+        : [rng.next() * 2 ** 32, rng.next() * 2 ** 32];
       const signature = near ? perturb(signatureOf(base), 0.15, rng) : signatureOf(count * 2 + q);
-      const fp = textFingerprint(near ? units[base]! : documentUnits(rng), simhashOf(qHigh, qLow), signature, fingerprinter);
+      const fp = textFingerprint(
+        near ? units[base]! : documentUnits(rng),
+        simhashOf(qHigh, qLow),
+        signature,
+        fingerprinter,
+      );
       const queryKeys = lookupKeys(fp, fingerprinter);
 
       let t = performance.now();
       const candidates = await store.nearDuplicates.candidates('f'.repeat(24), queryKeys, 200);
-      const close = fp.short ? [] : candidates.filter((c) => c.simhash !== null && hammingDistance(c.simhash, fp.simhash) <= HAMMING);
+      const close = fp.short
+        ? []
+        : candidates.filter((c) => c.simhash !== null && hammingDistance(c.simhash, fp.simhash) <= HAMMING);
       indexTimes.push(performance.now() - t);
 
       t = performance.now();
-      const scanned = fp.short ? [] : scan(high, low, qHigh >>> 0, qLow >>> 0, units, fingerprinter.settings.shortUnits);
+      const scanned = fp.short
+        ? []
+        : scan(high, low, qHigh >>> 0, qLow >>> 0, units, fingerprinter.settings.shortUnits);
       scanTimes.push(performance.now() - t);
 
       if (!fp.short) {
@@ -187,16 +213,43 @@ function flipBits(high: number, low: number, bits: number, rng: Random): [number
   return [high, low];
 }
 
-function textFingerprint(unitCount: number, simhash: string, minhash: Uint32Array, fingerprinter: Fingerprinter): TextFingerprint {
-  return { units: unitCount, short: unitCount < fingerprinter.settings.shortUnits, simhash, minhash, shingles: new Set() };
+function textFingerprint(
+  unitCount: number,
+  simhash: string,
+  minhash: Uint32Array,
+  fingerprinter: Fingerprinter,
+): TextFingerprint {
+  return {
+    units: unitCount,
+    short: unitCount < fingerprinter.settings.shortUnits,
+    simhash,
+    minhash,
+    shingles: new Set(),
+  };
 }
 
 function stored(i: number, fp: TextFingerprint, fingerprinter: Fingerprinter): NearFingerprint {
-  return { fileId: fileIdOf(i), format: 'txt', skipped: null, units: fp.units, short: fp.short, simhash: fp.short ? null : fp.simhash, keys: lookupKeys(fp, fingerprinter), at: new Date() };
+  return {
+    fileId: fileIdOf(i),
+    format: 'txt',
+    skipped: null,
+    units: fp.units,
+    short: fp.short,
+    simhash: fp.short ? null : fp.simhash,
+    keys: lookupKeys(fp, fingerprinter),
+    at: new Date(),
+  };
 }
 
 /** Every long text's SimHash within Hamming distance 3 of the query: the brute-force reference. */
-function scan(high: Uint32Array, low: Uint32Array, qHigh: number, qLow: number, units: Uint32Array, shortUnits: number): number[] {
+function scan(
+  high: Uint32Array,
+  low: Uint32Array,
+  qHigh: number,
+  qLow: number,
+  units: Uint32Array,
+  shortUnits: number,
+): number[] {
   const found: number[] = [];
   for (let i = 0; i < high.length; i++) {
     if (popcount(high[i]! ^ qHigh) + popcount(low[i]! ^ qLow) <= HAMMING && units[i]! >= shortUnits) found.push(i);

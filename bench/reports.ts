@@ -50,9 +50,16 @@ function reportQueries(seed: ReportSeed): Array<{ label: string; path: string; d
     { label: `${report} file name`, path: `/api/reports/${report}?${name}` },
     { label: `${report} sort=${sort}`, path: `/api/reports/${report}?sort=${sort}` },
     // Half-way through all pages (the offset is set from the total of the same query's first page).
-    { label: `${report}${deep && ` ${deep}`} deep page`, path: `/api/reports/${report}?${deep && `${deep}&`}`, deep: true },
+    {
+      label: `${report}${deep && ` ${deep}`} deep page`,
+      path: `/api/reports/${report}?${deep && `${deep}&`}`,
+      deep: true,
+    },
   ];
-  const csv = (report: string, query = '') => ({ label: `${report} CSV 1000 rows${query && ` ${query}`}`, path: `/api/reports/${report}?format=csv&limit=1000${query && `&${query}`}` });
+  const csv = (report: string, query = '') => ({
+    label: `${report} CSV 1000 rows${query && ` ${query}`}`,
+    path: `/api/reports/${report}?format=csv&limit=1000${query && `&${query}`}`,
+  });
   return [
     ...common('repeat-uploaders', 'fileLength'),
     { label: 'repeat-uploaders group=user', path: '/api/reports/repeat-uploaders?group=user' },
@@ -78,8 +85,13 @@ function tableSizes(file: string): Array<{ name: string; rows: number; mb: numbe
       name,
       rows: (db.prepare(`SELECT COUNT(*) AS n FROM ${name}`).get() as { n: number }).n,
       mb:
-        (db.prepare("SELECT SUM(pgsize) AS bytes FROM dbstat WHERE name = ? OR name IN (SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?)").get(name, name) as { bytes: number })
-          .bytes / 1e6,
+        (
+          db
+            .prepare(
+              "SELECT SUM(pgsize) AS bytes FROM dbstat WHERE name = ? OR name IN (SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?)",
+            )
+            .get(name, name) as { bytes: number }
+        ).bytes / 1e6,
     }));
   } finally {
     db.close();
@@ -126,13 +138,21 @@ export async function benchReports(entries: number, runs = 7): Promise<ReportsRe
           times.push(answer.ms);
           total = answer.total;
         }
-        queries.push({ label: q.label, path: decodeURIComponent(p), total, p50Ms: median(times), maxMs: Math.max(...times) });
+        queries.push({
+          label: q.label,
+          path: decodeURIComponent(p),
+          total,
+          p50Ms: median(times),
+          maxMs: Math.max(...times),
+        });
       }
       const serverPeakRssMb = server.peakRssMb();
 
       const db = new Database(file, { readonly: true });
       const scanSql = 'SELECT SUM(upload_count) FROM ledger';
-      const scanPlan = (db.prepare(`EXPLAIN QUERY PLAN ${scanSql}`).all() as Array<{ detail: string }>).map((r) => r.detail).join('; ');
+      const scanPlan = (db.prepare(`EXPLAIN QUERY PLAN ${scanSql}`).all() as Array<{ detail: string }>)
+        .map((r) => r.detail)
+        .join('; ');
       const scan = db.prepare(scanSql);
       const scans: number[] = [];
       for (let i = 0; i < runs; i++) {
@@ -141,7 +161,18 @@ export async function benchReports(entries: number, runs = 7): Promise<ReportsRe
         scans.push(performance.now() - start);
       }
       db.close();
-      return { seed, seedSeconds, tables, databaseMb, runs, healthP50Ms: median(health), scanP50Ms: median(scans), scanPlan, queries, serverPeakRssMb };
+      return {
+        seed,
+        seedSeconds,
+        tables,
+        databaseMb,
+        runs,
+        healthP50Ms: median(health),
+        scanP50Ms: median(scans),
+        scanPlan,
+        queries,
+        serverPeakRssMb,
+      };
     } finally {
       await server.stop();
     }

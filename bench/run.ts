@@ -44,69 +44,133 @@ const clientsNote = (clients: number) => `${clients} clients always waiting, lat
 if (wanted('ingest')) {
   const ingest = await benchIngest(ingestMiB);
   console.log(`ingest  POST /api/files of ${ingest.sizeMiB} MiB over loopback, embedded store`);
-  console.log(`        md5sum (reference)   ${ingest.md5sumSeconds.toFixed(2)} s  (${(ingest.sizeMiB / ingest.md5sumSeconds).toFixed(0)} MiB/s)`);
-  console.log(`        archive ingest       ${ingest.ingestSeconds.toFixed(2)} s  (${(ingest.sizeMiB / ingest.ingestSeconds).toFixed(0)} MiB/s)`);
-  console.log(`        ratio ingest/md5sum  ${ingest.ratio.toFixed(2)}x  (target <= 2.00x: ${verdict(ingest.ratio <= 2)})`);
-  console.log(`        server peak RSS      ${ingest.serverPeakRssMb.toFixed(0)} MB  (target <= 150 MB: ${verdict(ingest.serverPeakRssMb <= 150)})`);
+  console.log(
+    `        md5sum (reference)   ${ingest.md5sumSeconds.toFixed(2)} s  (${(ingest.sizeMiB / ingest.md5sumSeconds).toFixed(0)} MiB/s)`,
+  );
+  console.log(
+    `        archive ingest       ${ingest.ingestSeconds.toFixed(2)} s  (${(ingest.sizeMiB / ingest.ingestSeconds).toFixed(0)} MiB/s)`,
+  );
+  console.log(
+    `        ratio ingest/md5sum  ${ingest.ratio.toFixed(2)}x  (target <= 2.00x: ${verdict(ingest.ratio <= 2)})`,
+  );
+  console.log(
+    `        server peak RSS      ${ingest.serverPeakRssMb.toFixed(0)} MB  (target <= 150 MB: ${verdict(ingest.serverPeakRssMb <= 150)})`,
+  );
 }
 
 if (wanted('tus')) {
   const tus = await benchTus(ingestMiB);
   const mibps = (seconds: number) => (tus.sizeMiB / seconds).toFixed(0);
-  console.log(`tus     ${tus.sizeMiB} MiB with tus-js-client, 8 MiB PATCHes over loopback, best of ${tus.archive.runs.length}`);
-  console.log(`        @tus/file-store (reference)  ${tus.fileStore.seconds.toFixed(2)} s  (${mibps(tus.fileStore.seconds)} MiB/s)  server CPU ${tus.fileStore.serverCpuSeconds.toFixed(2)} s, peak RSS ${tus.fileStore.serverPeakRssMb.toFixed(0)} MB`);
-  console.log(`        archive /api/tus             ${tus.archive.seconds.toFixed(2)} s  (${mibps(tus.archive.seconds)} MiB/s)  server CPU ${tus.archive.serverCpuSeconds.toFixed(2)} s`);
-  console.log(`        ratio archive/file-store     ${tus.ratio.toFixed(2)}x throughput  (target >= 0.80x: ${verdict(tus.ratio >= 0.8)})`);
-  console.log(`        server peak RSS              ${tus.archive.serverPeakRssMb.toFixed(0)} MB  (target <= 150 MB: ${verdict(tus.archive.serverPeakRssMb <= 150)})`);
-  console.log(`        completing PATCH             ${tus.resume.normalLastPatchSeconds.toFixed(2)} s uninterrupted, ${tus.resume.restartedLastPatchSeconds.toFixed(2)} s after a server restart half-way (re-reads the staged bytes)`);
-  console.log(`        second half                  ${tus.resume.normalSecondHalfSeconds.toFixed(2)} s uninterrupted, ${tus.resume.restartedSecondHalfSeconds.toFixed(2)} s resumed on the restarted server`);
+  console.log(
+    `tus     ${tus.sizeMiB} MiB with tus-js-client, 8 MiB PATCHes over loopback, best of ${tus.archive.runs.length}`,
+  );
+  console.log(
+    `        @tus/file-store (reference)  ${tus.fileStore.seconds.toFixed(2)} s  (${mibps(tus.fileStore.seconds)} MiB/s)  server CPU ${tus.fileStore.serverCpuSeconds.toFixed(2)} s, peak RSS ${tus.fileStore.serverPeakRssMb.toFixed(0)} MB`,
+  );
+  console.log(
+    `        archive /api/tus             ${tus.archive.seconds.toFixed(2)} s  (${mibps(tus.archive.seconds)} MiB/s)  server CPU ${tus.archive.serverCpuSeconds.toFixed(2)} s`,
+  );
+  console.log(
+    `        ratio archive/file-store     ${tus.ratio.toFixed(2)}x throughput  (target >= 0.80x: ${verdict(tus.ratio >= 0.8)})`,
+  );
+  console.log(
+    `        server peak RSS              ${tus.archive.serverPeakRssMb.toFixed(0)} MB  (target <= 150 MB: ${verdict(tus.archive.serverPeakRssMb <= 150)})`,
+  );
+  console.log(
+    `        completing PATCH             ${tus.resume.normalLastPatchSeconds.toFixed(2)} s uninterrupted, ${tus.resume.restartedLastPatchSeconds.toFixed(2)} s after a server restart half-way (re-reads the staged bytes)`,
+  );
+  console.log(
+    `        second half                  ${tus.resume.normalSecondHalfSeconds.toFixed(2)} s uninterrupted, ${tus.resume.restartedSecondHalfSeconds.toFixed(2)} s resumed on the restarted server`,
+  );
 }
 
 if (wanted('browser')) {
   const hashing = await benchBrowserHash(browserMiB);
   const mbps = (seconds: number) => ((hashing.sizeMiB * 1.048576) / seconds).toFixed(0);
   console.log(`browser hashing of ${hashing.sizeMiB} MiB in headless Chromium (Debian), best of 2`);
-  console.log(`        (a) spark-md5 over bytes in memory   ${hashing.sparkSeconds.toFixed(2)} s  (${mbps(hashing.sparkSeconds)} MB/s)  the library's ceiling`);
-  console.log(`        (b) app pipeline in the worker       ${hashing.pipelineSeconds.toFixed(2)} s  (${mbps(hashing.pipelineSeconds)} MB/s)  reads + MD5 + SHA-256`);
-  console.log(`        (c) md5sum                           ${hashing.md5sumSeconds.toFixed(2)} s  (${mbps(hashing.md5sumSeconds)} MB/s)`);
+  console.log(
+    `        (a) spark-md5 over bytes in memory   ${hashing.sparkSeconds.toFixed(2)} s  (${mbps(hashing.sparkSeconds)} MB/s)  the library's ceiling`,
+  );
+  console.log(
+    `        (b) app pipeline in the worker       ${hashing.pipelineSeconds.toFixed(2)} s  (${mbps(hashing.pipelineSeconds)} MB/s)  reads + MD5 + SHA-256`,
+  );
+  console.log(
+    `        (c) md5sum                           ${hashing.md5sumSeconds.toFixed(2)} s  (${mbps(hashing.md5sumSeconds)} MB/s)`,
+  );
   const ceilingRatio = hashing.sparkSeconds / hashing.pipelineSeconds;
-  console.log(`        (b) throughput / (a)                 ${ceilingRatio.toFixed(2)}x  (target >= 0.90x: ${verdict(ceilingRatio >= 0.9)})`);
-  console.log(`        (b) time / (c) time                  ${(hashing.pipelineSeconds / hashing.md5sumSeconds).toFixed(1)}x`);
-  console.log(`        main thread while hashing            longest gap between 5 ms timer ticks ${hashing.mainThreadMaxGapMs.toFixed(0)} ms, ${hashing.longTasks} tasks over 50 ms  (target: no stall over 50 ms: ${verdict(hashing.mainThreadMaxGapMs <= 50)})`);
+  console.log(
+    `        (b) throughput / (a)                 ${ceilingRatio.toFixed(2)}x  (target >= 0.90x: ${verdict(ceilingRatio >= 0.9)})`,
+  );
+  console.log(
+    `        (b) time / (c) time                  ${(hashing.pipelineSeconds / hashing.md5sumSeconds).toFixed(1)}x`,
+  );
+  console.log(
+    `        main thread while hashing            longest gap between 5 ms timer ticks ${hashing.mainThreadMaxGapMs.toFixed(0)} ms, ${hashing.longTasks} tasks over 50 ms  (target: no stall over 50 ms: ${verdict(hashing.mainThreadMaxGapMs <= 50)})`,
+  );
 }
 
 if (wanted('lookup')) {
   const lookup = await benchLookup(catalogSize);
-  console.log(`lookup  catalog.findByKey with ${lookup.catalogued} catalogued files, ${lookup.lookups} lookups (half hits)`);
-  console.log(`        p50 ${lookup.p50Ms.toFixed(3)} ms  p99 ${lookup.p99Ms.toFixed(3)} ms  max ${lookup.maxMs.toFixed(3)} ms  (target p99 <= 5 ms: ${verdict(lookup.p99Ms <= 5)}, ${(lookup.p99Ms / 5).toFixed(3)}x of target)`);
+  console.log(
+    `lookup  catalog.findByKey with ${lookup.catalogued} catalogued files, ${lookup.lookups} lookups (half hits)`,
+  );
+  console.log(
+    `        p50 ${lookup.p50Ms.toFixed(3)} ms  p99 ${lookup.p99Ms.toFixed(3)} ms  max ${lookup.maxMs.toFixed(3)} ms  (target p99 <= 5 ms: ${verdict(lookup.p99Ms <= 5)}, ${(lookup.p99Ms / 5).toFixed(3)}x of target)`,
+  );
 }
 
 if (wanted('claims')) {
   const claims = await benchClaims(catalogSize);
   const { pairs, health } = claims;
-  console.log(`claims  check + prove over HTTP, ${claims.catalogued} catalogued files, ${claims.clients} concurrent clients (closed loop)`);
-  console.log(`        GET /api/health (reference)  p50 ${health.p50Ms.toFixed(1)} ms  p99 ${health.p99Ms.toFixed(1)} ms  ${health.perSecond.toFixed(0)}/s`);
-  console.log(`        check + prove pairs          p50 ${pairs.p50Ms.toFixed(1)} ms  p99 ${pairs.p99Ms.toFixed(1)} ms  ${pairs.perSecond.toFixed(0)}/s`);
-  console.log(`        pair p99 / health p99        ${(pairs.p99Ms / health.p99Ms).toFixed(2)}x  (saturation: ${clientsNote(claims.clients)})`);
+  console.log(
+    `claims  check + prove over HTTP, ${claims.catalogued} catalogued files, ${claims.clients} concurrent clients (closed loop)`,
+  );
+  console.log(
+    `        GET /api/health (reference)  p50 ${health.p50Ms.toFixed(1)} ms  p99 ${health.p99Ms.toFixed(1)} ms  ${health.perSecond.toFixed(0)}/s`,
+  );
+  console.log(
+    `        check + prove pairs          p50 ${pairs.p50Ms.toFixed(1)} ms  p99 ${pairs.p99Ms.toFixed(1)} ms  ${pairs.perSecond.toFixed(0)}/s`,
+  );
+  console.log(
+    `        pair p99 / health p99        ${(pairs.p99Ms / health.p99Ms).toFixed(2)}x  (saturation: ${clientsNote(claims.clients)})`,
+  );
   const { paced } = claims;
-  console.log(`        paced: ${claims.clients} clients x ${paced.perClientPerSecond} pairs/s each (open loop, latency from the planned start)`);
-  console.log(`        GET /api/health x2 (reference)  p50 ${paced.health.p50Ms.toFixed(1)} ms  p99 ${paced.health.p99Ms.toFixed(1)} ms  ${paced.health.perSecond.toFixed(0)}/s`);
-  console.log(`        check + prove pairs          p50 ${paced.pairs.p50Ms.toFixed(1)} ms  p99 ${paced.pairs.p99Ms.toFixed(1)} ms  ${paced.pairs.perSecond.toFixed(0)}/s  (target p99 <= 25 ms: ${verdict(paced.pairs.p99Ms <= 25)})`);
-  console.log(`        server handling time         check p50 ${paced.serverMs.check.p50} ms p99 ${paced.serverMs.check.p99} ms, prove p50 ${paced.serverMs.prove.p50} ms p99 ${paced.serverMs.prove.p99} ms (its own log; the rest is the shared machine and the load generator)`);
+  console.log(
+    `        paced: ${claims.clients} clients x ${paced.perClientPerSecond} pairs/s each (open loop, latency from the planned start)`,
+  );
+  console.log(
+    `        GET /api/health x2 (reference)  p50 ${paced.health.p50Ms.toFixed(1)} ms  p99 ${paced.health.p99Ms.toFixed(1)} ms  ${paced.health.perSecond.toFixed(0)}/s`,
+  );
+  console.log(
+    `        check + prove pairs          p50 ${paced.pairs.p50Ms.toFixed(1)} ms  p99 ${paced.pairs.p99Ms.toFixed(1)} ms  ${paced.pairs.perSecond.toFixed(0)}/s  (target p99 <= 25 ms: ${verdict(paced.pairs.p99Ms <= 25)})`,
+  );
+  console.log(
+    `        server handling time         check p50 ${paced.serverMs.check.p50} ms p99 ${paced.serverMs.check.p99} ms, prove p50 ${paced.serverMs.prove.p50} ms p99 ${paced.serverMs.prove.p99} ms (its own log; the rest is the shared machine and the load generator)`,
+  );
 }
 
 if (wanted('reports')) {
   const reports = await benchReports(ledgerSize);
   const { seed } = reports;
-  console.log(`reports GET /api/reports/* over HTTP, embedded store: ${seed.entries} ledger entries, ${seed.files} files, ${seed.uploadDays} upload days (${seed.uploads} uploads by ${seed.accounts} accounts in ${seed.units} units, ${seed.firstDay} to ${seed.lastDay}), p50 of ${reports.runs} runs each`);
-  console.log(`        seeded in ${reports.seedSeconds.toFixed(0)} s; database ${reports.databaseMb.toFixed(0)} MB: ${reports.tables.map((t) => `${t.name} ${t.rows} rows ${t.mb.toFixed(0)} MB`).join(', ')} (with indexes)`);
+  console.log(
+    `reports GET /api/reports/* over HTTP, embedded store: ${seed.entries} ledger entries, ${seed.files} files, ${seed.uploadDays} upload days (${seed.uploads} uploads by ${seed.accounts} accounts in ${seed.units} units, ${seed.firstDay} to ${seed.lastDay}), p50 of ${reports.runs} runs each`,
+  );
+  console.log(
+    `        seeded in ${reports.seedSeconds.toFixed(0)} s; database ${reports.databaseMb.toFixed(0)} MB: ${reports.tables.map((t) => `${t.name} ${t.rows} rows ${t.mb.toFixed(0)} MB`).join(', ')} (with indexes)`,
+  );
   console.log(`        GET /api/health (reference)            p50 ${reports.healthP50Ms.toFixed(1)} ms`);
-  console.log(`        ledger scan in-process (reference)     p50 ${reports.scanP50Ms.toFixed(0)} ms  (SELECT SUM(upload_count) FROM ledger: ${reports.scanPlan})`);
+  console.log(
+    `        ledger scan in-process (reference)     p50 ${reports.scanP50Ms.toFixed(0)} ms  (SELECT SUM(upload_count) FROM ledger: ${reports.scanPlan})`,
+  );
   for (const q of reports.queries) {
     const ratios = `${(q.p50Ms / 1000).toFixed(2)}x of target, ${(q.p50Ms / reports.scanP50Ms).toFixed(1)}x scan`;
-    console.log(`        ${q.label.padEnd(38)} p50 ${q.p50Ms.toFixed(0).padStart(5)} ms  max ${q.maxMs.toFixed(0).padStart(5)} ms  ${ratios}  (target p50 <= 1 s: ${verdict(q.p50Ms <= 1000)})`);
+    console.log(
+      `        ${q.label.padEnd(38)} p50 ${q.p50Ms.toFixed(0).padStart(5)} ms  max ${q.maxMs.toFixed(0).padStart(5)} ms  ${ratios}  (target p50 <= 1 s: ${verdict(q.p50Ms <= 1000)})`,
+    );
   }
-  console.log(`        server peak RSS                        ${reports.serverPeakRssMb.toFixed(0)} MB  (target <= 200 MB: ${verdict(reports.serverPeakRssMb <= 200)})`);
+  console.log(
+    `        server peak RSS                        ${reports.serverPeakRssMb.toFixed(0)} MB  (target <= 200 MB: ${verdict(reports.serverPeakRssMb <= 200)})`,
+  );
 }
 
 if (wanted('load')) {
@@ -114,68 +178,120 @@ if (wanted('load')) {
   // the same clients without pause, for the capacity.
   printLoad(await benchLoad(loadClients, loadSeconds, LOAD_THINK_MS));
   // A soak run (BENCH_HEAP=1, e.g. BENCH_LOAD_SECONDS=3600) is about memory at a clerk's pace only.
-  if (process.env.BENCH_HEAP !== '1') printLoad(await benchLoad(loadClients, Math.max(10, Math.round(loadSeconds / 2)), 0));
+  if (process.env.BENCH_HEAP !== '1')
+    printLoad(await benchLoad(loadClients, Math.max(10, Math.round(loadSeconds / 2)), 0));
 }
 
 if (wanted('import')) {
   const imp = await benchImport(importSmall, importLarge, importLargeMiB);
   const mb = (bytes: number, s: number) => `${(bytes / 1e6 / s).toFixed(0)} MB/s`;
-  console.log(`import  npm run import over loopback into the embedded store (hash; check, prove and send small files in batches, large ones with tus; the server's re-hash and commit), against md5sum over the same cached tree`);
+  console.log(
+    `import  npm run import over loopback into the embedded store (hash; check, prove and send small files in batches, large ones with tus; the server's re-hash and commit), against md5sum over the same cached tree`,
+  );
   for (const p of imp.parts) {
     const r = p.report;
-    console.log(`        ${p.name} (${(p.bytes / 1e6).toFixed(0)} MB): md5sum ${p.md5sumSeconds.toFixed(2)} s (${mb(p.bytes, p.md5sumSeconds)}), import ${p.importSeconds.toFixed(2)} s (${mb(p.bytes, p.importSeconds)}, ${(p.files / p.importSeconds).toFixed(0)} files/s), ratio ${(p.md5sumSeconds / p.importSeconds).toFixed(2)}x; server CPU ${p.serverCpuSeconds.toFixed(1)} s`);
-    console.log(`          uploaded ${r.uploaded}, instant ${r.instant}, duplicates in tree ${r.duplicatesInTree}, sent ${(r.bytesSent / 1e6).toFixed(0)} MB, saved ${(r.bytesSaved / 1e6).toFixed(0)} MB, errors ${r.errors.length}`);
+    console.log(
+      `        ${p.name} (${(p.bytes / 1e6).toFixed(0)} MB): md5sum ${p.md5sumSeconds.toFixed(2)} s (${mb(p.bytes, p.md5sumSeconds)}), import ${p.importSeconds.toFixed(2)} s (${mb(p.bytes, p.importSeconds)}, ${(p.files / p.importSeconds).toFixed(0)} files/s), ratio ${(p.md5sumSeconds / p.importSeconds).toFixed(2)}x; server CPU ${p.serverCpuSeconds.toFixed(1)} s`,
+    );
+    console.log(
+      `          uploaded ${r.uploaded}, instant ${r.instant}, duplicates in tree ${r.duplicatesInTree}, sent ${(r.bytesSent / 1e6).toFixed(0)} MB, saved ${(r.bytesSaved / 1e6).toFixed(0)} MB, errors ${r.errors.length}`,
+    );
   }
-  console.log(`        whole tree (${(imp.bytes / 1e6).toFixed(0)} MB): md5sum ${imp.md5sumSeconds.toFixed(2)} s, import ${imp.importSeconds.toFixed(2)} s, ratio import/md5sum ${imp.ratio.toFixed(2)}x throughput  (target >= 0.50x: ${verdict(imp.ratio >= 0.5)})`);
+  console.log(
+    `        whole tree (${(imp.bytes / 1e6).toFixed(0)} MB): md5sum ${imp.md5sumSeconds.toFixed(2)} s, import ${imp.importSeconds.toFixed(2)} s, ratio import/md5sum ${imp.ratio.toFixed(2)}x throughput  (target >= 0.50x: ${verdict(imp.ratio >= 0.5)})`,
+  );
 }
 
 if (wanted('abuse')) {
   // One clerk (or sixteen) sending the largest bulk checks as fast as answers come: everybody else
   // must not notice. 9.6 s for GET /api/health before the bulk lane and time slices (issue "Hardening").
-  console.log(`abuse   16 closed-loop clients each sending POST /api/uploads/checks of 1,000 files another unit holds, for ${abuseSeconds} s, embedded store; GET /api/health timed every 10 ms from another client`);
+  console.log(
+    `abuse   16 closed-loop clients each sending POST /api/uploads/checks of 1,000 files another unit holds, for ${abuseSeconds} s, embedded store; GET /api/health timed every 10 ms from another client`,
+  );
   for (const accounts of [16, 1]) printAbuse(await benchAbuse(16, accounts, abuseSeconds));
 }
 
 if (wanted('neardup')) {
   const nd = await benchNearDuplicateIndex(nearDuplicateCount);
-  const ms = (t: { p50Ms: number; p99Ms: number; maxMs: number }) => `p50 ${t.p50Ms.toFixed(3)} ms  p99 ${t.p99Ms.toFixed(3)} ms  max ${t.maxMs.toFixed(3)} ms`;
-  console.log(`neardup near-duplicate index of the embedded store: ${nd.fingerprints} fingerprints (${nd.mix.long} long texts, ${nd.mix.mid} of 500-999 units, ${nd.mix.short} short), ${nd.keys} lookup keys (SimHash 16-bit blocks, LSH bands)`);
-  console.log(`        index build      ${nd.buildSeconds.toFixed(1)} s through nearDuplicates.put in batches of ${nd.batch}, database ${nd.databaseMb.toFixed(0)} MB  (target <= 60 s: ${verdict(nd.buildSeconds <= 60)})`);
-  console.log(`        then as files arrive  ${nd.incremental.msPerRound.toFixed(2)} ms per round of ${nd.incremental.perRound} fingerprints (${nd.incremental.rounds} rounds, the background service's size)`);
+  const ms = (t: { p50Ms: number; p99Ms: number; maxMs: number }) =>
+    `p50 ${t.p50Ms.toFixed(3)} ms  p99 ${t.p99Ms.toFixed(3)} ms  max ${t.maxMs.toFixed(3)} ms`;
+  console.log(
+    `neardup near-duplicate index of the embedded store: ${nd.fingerprints} fingerprints (${nd.mix.long} long texts, ${nd.mix.mid} of 500-999 units, ${nd.mix.short} short), ${nd.keys} lookup keys (SimHash 16-bit blocks, LSH bands)`,
+  );
+  console.log(
+    `        index build      ${nd.buildSeconds.toFixed(1)} s through nearDuplicates.put in batches of ${nd.batch}, database ${nd.databaseMb.toFixed(0)} MB  (target <= 60 s: ${verdict(nd.buildSeconds <= 60)})`,
+  );
+  console.log(
+    `        then as files arrive  ${nd.incremental.msPerRound.toFixed(2)} ms per round of ${nd.incremental.perRound} fingerprints (${nd.incremental.rounds} rounds, the background service's size)`,
+  );
   console.log(`        brute force (reference)  ${ms(nd.bruteForce)}  Hamming <= 3 over every SimHash, in memory`);
-  console.log(`        candidate query          ${ms(nd.index)}  SimHash blocks + LSH bands in the store, then Hamming <= 3; ${nd.queries} queries  (target p99 <= 5 ms: ${verdict(nd.index.p99Ms <= 5)})`);
-  console.log(`        ratio                    p99 ${(nd.bruteForce.p99Ms / nd.index.p99Ms).toFixed(1)}x faster than the scan, p50 ${(nd.bruteForce.p50Ms / nd.index.p50Ms).toFixed(1)}x`);
-  console.log(`        same answers             SimHash within 3 bits: index ${nd.simhash.foundByIndex}, scan ${nd.simhash.foundByScan} over ${nd.simhash.queries} queries (${nd.simhash.same ? 'identical' : 'DIFFERENT'}); LSH found ${nd.lsh.found} of ${nd.lsh.queries} planted signatures (85% agreeing)`);
+  console.log(
+    `        candidate query          ${ms(nd.index)}  SimHash blocks + LSH bands in the store, then Hamming <= 3; ${nd.queries} queries  (target p99 <= 5 ms: ${verdict(nd.index.p99Ms <= 5)})`,
+  );
+  console.log(
+    `        ratio                    p99 ${(nd.bruteForce.p99Ms / nd.index.p99Ms).toFixed(1)}x faster than the scan, p50 ${(nd.bruteForce.p50Ms / nd.index.p50Ms).toFixed(1)}x`,
+  );
+  console.log(
+    `        same answers             SimHash within 3 bits: index ${nd.simhash.foundByIndex}, scan ${nd.simhash.foundByScan} over ${nd.simhash.queries} queries (${nd.simhash.same ? 'identical' : 'DIFFERENT'}); LSH found ${nd.lsh.found} of ${nd.lsh.queries} planted signatures (85% agreeing)`,
+  );
 }
 
 /** Prints a load run; the targets (p99 and RSS) apply to clients that think between requests. */
 function printLoad(load: LoadResult): void {
   const paced = load.thinkMs > 0;
   const groupsText = load.groups.map((g) => `${g.clients} ${g.name}`).join(', ');
-  console.log(`load    ${load.clients} clients for ${load.seconds} s over loopback, embedded store with ${load.catalogued} catalogued files (${load.files} with bytes), ${load.accounts} clerks in ${load.units} units with API tokens, ${paced ? `each client waits for its answer, then thinks ${load.thinkMs / 2}-${(load.thinkMs * 3) / 2} ms (a clerk's pace; the targets apply)` : 'closed loop without pause (the server saturated: capacity, no latency target)'}`);
-  console.log(`        clients: ${groupsText} (check + prove: any unit's file; upload: 1-8 KiB new, then a 4-16 KiB duplicate; download: 4-200 KiB files of the clerk's unit)`);
+  console.log(
+    `load    ${load.clients} clients for ${load.seconds} s over loopback, embedded store with ${load.catalogued} catalogued files (${load.files} with bytes), ${load.accounts} clerks in ${load.units} units with API tokens, ${paced ? `each client waits for its answer, then thinks ${load.thinkMs / 2}-${(load.thinkMs * 3) / 2} ms (a clerk's pace; the targets apply)` : 'closed loop without pause (the server saturated: capacity, no latency target)'}`,
+  );
+  console.log(
+    `        clients: ${groupsText} (check + prove: any unit's file; upload: 1-8 KiB new, then a 4-16 KiB duplicate; download: 4-200 KiB files of the clerk's unit)`,
+  );
   const ms = (v: number) => v.toFixed(1).padStart(7);
   const opLine = (name: string, op: (typeof load.ops)[number], ratio: string) =>
     `        ${name.padEnd(28)} ${String(op.requests).padStart(6)} ${op.perSecond.toFixed(1).padStart(7)}/s  p50 ${ms(op.p50Ms)} ms  p99 ${ms(op.p99Ms)} ms  max ${ms(op.maxMs)} ms  errors ${op.wrong + op.socketErrors + op.timeouts}${ratio}`;
-  console.log(opLine(`GET /api/health (reference)`, load.health, `  (${load.clients} clients for ${load.referenceSeconds} s just before)`));
-  for (const op of load.ops) console.log(opLine(op.name, op, `  p99 ${(op.p99Ms / load.health.p99Ms).toFixed(2)}x health`));
+  console.log(
+    opLine(
+      `GET /api/health (reference)`,
+      load.health,
+      `  (${load.clients} clients for ${load.referenceSeconds} s just before)`,
+    ),
+  );
+  for (const op of load.ops)
+    console.log(opLine(op.name, op, `  p99 ${(op.p99Ms / load.health.p99Ms).toFixed(2)}x health`));
   const wrong = load.ops.reduce((n, op) => n + op.wrong, 0);
   const socketErrors = load.ops.reduce((n, op) => n + op.socketErrors, 0);
   const timeouts = load.ops.reduce((n, op) => n + op.timeouts, 0);
-  console.log(`        all                          ${load.perSecond.toFixed(1)}/s, errors ${load.errors} (unexpected answers ${wrong}, socket errors ${socketErrors}, timeouts ${timeouts} of 10 s)  (target 0 errors: ${verdict(load.errors === 0)})`);
-  for (const op of load.ops.filter((o) => o.firstError)) console.log(`        first error of ${op.name}: ${op.firstError}`);
-  const server = Object.entries(load.serverMs).map(([name, t]) => `${name} p50 ${t.p50} p99 ${t.p99}`).join(', ');
-  console.log(`        server handling time (ms)    ${server} (its own log; the rest of a client's wait is queueing on the shared machine)`);
+  console.log(
+    `        all                          ${load.perSecond.toFixed(1)}/s, errors ${load.errors} (unexpected answers ${wrong}, socket errors ${socketErrors}, timeouts ${timeouts} of 10 s)  (target 0 errors: ${verdict(load.errors === 0)})`,
+  );
+  for (const op of load.ops.filter((o) => o.firstError))
+    console.log(`        first error of ${op.name}: ${op.firstError}`);
+  const server = Object.entries(load.serverMs)
+    .map(([name, t]) => `${name} p50 ${t.p50} p99 ${t.p99}`)
+    .join(', ');
+  console.log(
+    `        server handling time (ms)    ${server} (its own log; the rest of a client's wait is queueing on the shared machine)`,
+  );
   const answers = load.ops.reduce((n, op) => n + op.requests, 0);
-  console.log(`        server request log           ${load.loggedAtEnd} of ${answers} lines written when the mix ended (the rest queued in the server's memory)`);
-  console.log(`        CPU during the mix           server ${load.serverCpuSeconds.toFixed(1)} s, load generator ${load.generatorCpuSeconds.toFixed(1)} s, of ${(2 * load.seconds).toFixed(0)} core-seconds (2 cores, shared with other work)`);
-  for (const op of load.ops.filter((o) => o.name === 'check (hit)' || o.name === 'check (miss)' || o.name === 'prove')) {
-    console.log(`        ${`${op.name} p99`.padEnd(28)} ${op.p99Ms.toFixed(1)} ms  ${paced ? `(target <= 100 ms: ${verdict(op.p99Ms <= 100)})` : `(saturation: ${clientsNote(load.clients)})`}`);
+  console.log(
+    `        server request log           ${load.loggedAtEnd} of ${answers} lines written when the mix ended (the rest queued in the server's memory)`,
+  );
+  console.log(
+    `        CPU during the mix           server ${load.serverCpuSeconds.toFixed(1)} s, load generator ${load.generatorCpuSeconds.toFixed(1)} s, of ${(2 * load.seconds).toFixed(0)} core-seconds (2 cores, shared with other work)`,
+  );
+  for (const op of load.ops.filter(
+    (o) => o.name === 'check (hit)' || o.name === 'check (miss)' || o.name === 'prove',
+  )) {
+    console.log(
+      `        ${`${op.name} p99`.padEnd(28)} ${op.p99Ms.toFixed(1)} ms  ${paced ? `(target <= 100 ms: ${verdict(op.p99Ms <= 100)})` : `(saturation: ${clientsNote(load.clients)})`}`,
+    );
   }
   // Every 5 s: the RSS sampled at that second, and the answers per second over the 5 s before it.
   const every5 = load.rssMb.map((_, i) => i).filter((i) => (i + 1) % 5 === 0);
   console.log(`        server RSS (MB) every 5 s    ${every5.map((i) => load.rssMb[i]!.toFixed(0)).join(' ')}`);
-  console.log(`        answers/s per 5 s            ${every5.map((i) => (load.answersPerSecond.slice(i - 4, i + 1).reduce((a, b) => a + b, 0) / 5).toFixed(0)).join(' ')}`);
+  console.log(
+    `        answers/s per 5 s            ${every5.map((i) => (load.answersPerSecond.slice(i - 4, i + 1).reduce((a, b) => a + b, 0) / 5).toFixed(0)).join(' ')}`,
+  );
   // Stable: after warm-up the RSS stays within 10% of its value then. V8 grows its old generation in
   // steps between major collections and SQLite's page cache fills, a few MB at a time; a leak of
   // 0.3 MB/s (300 bytes per request at ~1,000 answers/s) passes 10% of ~160 MB within a minute.
@@ -199,22 +315,34 @@ function printLoad(load: LoadResult): void {
   // leak keeps climbing from window to window.
   if (load.seconds >= 1200) {
     const windows: string[] = [];
-    for (let from = 0; from + 600 <= load.rssMb.length; from += 600) windows.push((load.rssMb.slice(from, from + 600).reduce((a, b) => a + b, 0) / 600).toFixed(0));
+    for (let from = 0; from + 600 <= load.rssMb.length; from += 600)
+      windows.push((load.rssMb.slice(from, from + 600).reduce((a, b) => a + b, 0) / 600).toFixed(0));
     console.log(`        server RSS per 10 min (mean) ${windows.join(' ')} MB`);
   }
   if (load.heap) {
     const { afterWarmupMb, halfwayMb, endMb, grew } = load.heap;
     const secondHalf = endMb - halfwayMb;
     const minutes = (load.seconds - load.warmupSeconds) / 120;
-    console.log(`        live heap (heap snapshots)   ${afterWarmupMb.toFixed(1)} MB after warm-up, ${halfwayMb.toFixed(1)} MB half-way, ${endMb.toFixed(1)} MB at the end: ${secondHalf >= 0 ? '+' : ''}${secondHalf.toFixed(1)} MB over the last ${minutes.toFixed(0)} min  (target no upward trend, under 2% of it: ${secondHalf < 0.02 * halfwayMb ? 'flat, meets target' : 'GROWS, MISSES target'})`);
-    console.log(`        grew most in the second half ${grew.map((g) => `${g.name} ${g.kb >= 0 ? '+' : ''}${g.kb.toFixed(0)} KB (${g.count >= 0 ? '+' : ''}${g.count})`).join('; ')}`);
+    console.log(
+      `        live heap (heap snapshots)   ${afterWarmupMb.toFixed(1)} MB after warm-up, ${halfwayMb.toFixed(1)} MB half-way, ${endMb.toFixed(1)} MB at the end: ${secondHalf >= 0 ? '+' : ''}${secondHalf.toFixed(1)} MB over the last ${minutes.toFixed(0)} min  (target no upward trend, under 2% of it: ${secondHalf < 0.02 * halfwayMb ? 'flat, meets target' : 'GROWS, MISSES target'})`,
+    );
+    console.log(
+      `        grew most in the second half ${grew.map((g) => `${g.name} ${g.kb >= 0 ? '+' : ''}${g.kb.toFixed(0)} KB (${g.count >= 0 ? '+' : ''}${g.count})`).join('; ')}`,
+    );
   }
-  console.log(`        server log, level error      ${load.serverErrors.length ? `${load.serverErrors.length} lines, the first: ${load.serverErrors[0]!.slice(0, 300)}` : 'none'}`);
+  console.log(
+    `        server log, level error      ${load.serverErrors.length ? `${load.serverErrors.length} lines, the first: ${load.serverErrors[0]!.slice(0, 300)}` : 'none'}`,
+  );
 }
 
 function printAbuse(r: AbuseResult): void {
-  const ms = (l: { p50Ms: number; p99Ms: number; maxMs: number }) => `p50 ${l.p50Ms.toFixed(1)} ms  p99 ${l.p99Ms.toFixed(1)} ms  max ${l.maxMs.toFixed(1)} ms`;
+  const ms = (l: { p50Ms: number; p99Ms: number; maxMs: number }) =>
+    `p50 ${l.p50Ms.toFixed(1)} ms  p99 ${l.p99Ms.toFixed(1)} ms  max ${l.maxMs.toFixed(1)} ms`;
   console.log(`        ${r.name}: health idle (reference) ${ms(r.idle)}`);
-  console.log(`          health during the abuse  ${ms(r.during)} over ${r.during.count} probes, p99 ${(r.during.p99Ms / r.idle.p99Ms).toFixed(1)}x idle  (target p99 <= 50 ms: ${verdict(r.during.p99Ms <= 50)}, max <= 200 ms: ${verdict(r.during.maxMs <= 200)})`);
-  console.log(`          bulk checks              ${r.checks.ok} answered (p50 ${r.checks.p50Ms.toFixed(0)} ms, max ${r.checks.maxMs.toFixed(0)} ms), ${r.checks.limited} refused 429, ${r.checks.other} other; ${r.claimsWritten} claims in the store at the end; server peak RSS ${r.serverPeakRssMb.toFixed(0)} MB`);
+  console.log(
+    `          health during the abuse  ${ms(r.during)} over ${r.during.count} probes, p99 ${(r.during.p99Ms / r.idle.p99Ms).toFixed(1)}x idle  (target p99 <= 50 ms: ${verdict(r.during.p99Ms <= 50)}, max <= 200 ms: ${verdict(r.during.maxMs <= 200)})`,
+  );
+  console.log(
+    `          bulk checks              ${r.checks.ok} answered (p50 ${r.checks.p50Ms.toFixed(0)} ms, max ${r.checks.maxMs.toFixed(0)} ms), ${r.checks.limited} refused 429, ${r.checks.other} other; ${r.claimsWritten} claims in the store at the end; server peak RSS ${r.serverPeakRssMb.toFixed(0)} MB`,
+  );
 }

@@ -48,12 +48,49 @@ function prng(seed: number): () => number {
 const CITIES = ['江城', '河阳', '山南', '云溪', '临川', '青州', '安平', '宁远', '东湖', '西岭'];
 // County and town names repeat across the province, as they do in life (城关镇 is everywhere).
 const COUNTIES = ['东县', '西县', '南县', '北县', '新县', '平县', '安县', '永县', '长县', '和县'];
-const TOWNS = ['城关镇', '新城镇', '河口镇', '石桥镇', '柳林乡', '大庄镇', '白沙镇', '黄土乡', '龙泉镇', '清水镇',
-  '高桥乡', '南关镇', '北坪乡', '东升镇', '西湖乡', '太平镇', '红星乡', '长岭镇', '青山乡', '三合镇'];
+const TOWNS = [
+  '城关镇',
+  '新城镇',
+  '河口镇',
+  '石桥镇',
+  '柳林乡',
+  '大庄镇',
+  '白沙镇',
+  '黄土乡',
+  '龙泉镇',
+  '清水镇',
+  '高桥乡',
+  '南关镇',
+  '北坪乡',
+  '东升镇',
+  '西湖乡',
+  '太平镇',
+  '红星乡',
+  '长岭镇',
+  '青山乡',
+  '三合镇',
+];
 const TOPICS: Array<[topic: string, ext: string]> = [
-  ['通知', 'pdf'], ['会议纪要', 'docx'], ['统计报表', 'xlsx'], ['工作方案', 'docx'], ['请示', 'pdf'], ['批复', 'pdf'], ['年度总结', 'docx'],
-  ['现场照片', 'jpg'], ['扫描件', 'pdf'], ['合同', 'pdf'], ['公函', 'pdf'], ['决定', 'pdf'], ['实施意见', 'docx'], ['发展规划', 'pdf'],
-  ['预算表', 'xlsx'], ['档案目录', 'xlsx'], ['登记表', 'xlsx'], ['调查报告', 'docx'], ['工作简报', 'pdf'], ['花名册', 'xlsx'],
+  ['通知', 'pdf'],
+  ['会议纪要', 'docx'],
+  ['统计报表', 'xlsx'],
+  ['工作方案', 'docx'],
+  ['请示', 'pdf'],
+  ['批复', 'pdf'],
+  ['年度总结', 'docx'],
+  ['现场照片', 'jpg'],
+  ['扫描件', 'pdf'],
+  ['合同', 'pdf'],
+  ['公函', 'pdf'],
+  ['决定', 'pdf'],
+  ['实施意见', 'docx'],
+  ['发展规划', 'pdf'],
+  ['预算表', 'xlsx'],
+  ['档案目录', 'xlsx'],
+  ['登记表', 'xlsx'],
+  ['调查报告', 'docx'],
+  ['工作简报', 'pdf'],
+  ['花名册', 'xlsx'],
 ];
 const CONTENT_TYPES: Record<string, string> = {
   pdf: 'application/pdf',
@@ -95,7 +132,10 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
   const hex = (chars: number) => {
     let s = '';
-    while (s.length < chars) s += Math.floor(random() * 2 ** 32).toString(16).padStart(8, '0');
+    while (s.length < chars)
+      s += Math.floor(random() * 2 ** 32)
+        .toString(16)
+        .padStart(8, '0');
     return s.slice(0, chars);
   };
   const calendar = new ReportCalendar(timeZone);
@@ -117,15 +157,40 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
     addUnit({ id: code, geoType: 'city', city: `${name}市`, coordinates: [110 + c * 0.5, 27 + c * 0.3] }, c * 100);
     COUNTIES.forEach((county, k) => {
       const countyCode = `${code}${String(k + 1).padStart(2, '0')}`;
-      addUnit({ id: countyCode, geoType: 'county', city: `${name}市`, county, coordinates: [110 + c * 0.5 + k * 0.04, 27 + c * 0.3] }, c * 100 + k + 1);
+      addUnit(
+        {
+          id: countyCode,
+          geoType: 'county',
+          city: `${name}市`,
+          county,
+          coordinates: [110 + c * 0.5 + k * 0.04, 27 + c * 0.3],
+        },
+        c * 100 + k + 1,
+      );
       TOWNS.forEach((town, t) => {
-        const coordinates: [number, number] = [Number((110 + c * 0.5 + k * 0.04 + t * 0.002).toFixed(6)), Number((27 + c * 0.3 + t * 0.002).toFixed(6))];
-        addUnit({ id: `${countyCode}${String(t + 1).padStart(3, '0')}`, geoType: 'town', city: `${name}市`, county, town, coordinates }, c * 100 + k + 1);
+        const coordinates: [number, number] = [
+          Number((110 + c * 0.5 + k * 0.04 + t * 0.002).toFixed(6)),
+          Number((27 + c * 0.3 + t * 0.002).toFixed(6)),
+        ];
+        addUnit(
+          {
+            id: `${countyCode}${String(t + 1).padStart(3, '0')}`,
+            geoType: 'town',
+            city: `${name}市`,
+            county,
+            town,
+            coordinates,
+          },
+          c * 100 + k + 1,
+        );
       });
     });
   });
   const accountCount = Math.min(3000, Math.max(60, Math.round(entries / 330)));
-  const uuid = () => { const h = hex(32); return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20)}`; };
+  const uuid = () => {
+    const h = hex(32);
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20)}`;
+  };
   // Every unit has a clerk when there are enough (else random units have one); the rest in random units.
   const shuffled = [...units];
   for (let i = shuffled.length - 1; i > 0; i--) {
@@ -147,16 +212,36 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
   const maxPerFile = Math.min(800, accountCount);
   const weights = Array.from({ length: fileCount }, () => (1 - random()) ** -0.6 - 1);
   const weightSum = weights.reduce((a, b) => a + b, 0);
-  const perFile = weights.map((w) => Math.min(maxPerFile, 1 + Math.floor(((entries - fileCount) * w) / weightSum + random())));
-  for (let left = entries - perFile.reduce((a, b) => a + b, 0); left !== 0; ) {
+  const perFile = weights.map((w) =>
+    Math.min(maxPerFile, 1 + Math.floor(((entries - fileCount) * w) / weightSum + random())),
+  );
+  for (let left = entries - perFile.reduce((a, b) => a + b, 0); left !== 0;) {
     const f = Math.floor(random() * fileCount);
     if (left > 0 && perFile[f]! < maxPerFile) (perFile[f]!++, left--);
     else if (left < 0 && perFile[f]! > 1) (perFile[f]!--, left++);
   }
 
-  type Entry = { file: number; account: number; count: number; first: number; last: number; name: string; lastName: string; type: string };
+  type Entry = {
+    file: number;
+    account: number;
+    count: number;
+    first: number;
+    last: number;
+    name: string;
+    lastName: string;
+    type: string;
+  };
   const ledger: Entry[] = [];
-  type File = { fileId: string; md5: string; sha256: string; length: number; name: string; type: string; stored: number; collision: boolean };
+  type File = {
+    fileId: string;
+    md5: string;
+    sha256: string;
+    length: number;
+    name: string;
+    type: string;
+    stored: number;
+    collision: boolean;
+  };
   const files: File[] = [];
   const db = new Database(databaseFile(dataDir));
   db.pragma('journal_mode = OFF');
@@ -178,10 +263,15 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
   // updating them row by row, and the per-file sums (ledger_files, kept by triggers) are made
   // afresh by openEmbeddedDatabase, as for a data directory made before them: the same rows either way.
   const indexes = db
-    .prepare<[], { name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('catalog', 'ledger', 'upload_days')")
+    .prepare<[], { name: string; sql: string }>(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('catalog', 'ledger', 'upload_days')",
+    )
     .all();
   for (const index of indexes) db.exec(`DROP INDEX ${index.name}`);
-  for (const { name } of db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'ledger'").all()) db.exec(`DROP TRIGGER ${name}`);
+  for (const { name } of db
+    .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'ledger'")
+    .all())
+    db.exec(`DROP TRIGGER ${name}`);
   db.exec('DROP TABLE ledger_files');
   let uploads = 0;
   let uploadDays = 0;
@@ -190,7 +280,8 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
     for (let f = 0; f < fileCount; f++) {
       const [topic, ext] = pick(TOPICS);
       const name = `${topic}${2020 + Math.floor(random() * 7)}第${1 + Math.floor(random() * 300)}号.${ext}`;
-      const variant = () => (random() < 0.5 ? name.replace(`.${ext}`, `(副本).${ext}`) : `${String(1 + Math.floor(random() * 99))}-${name}`);
+      const variant = () =>
+        random() < 0.5 ? name.replace(`.${ext}`, `(副本).${ext}`) : `${String(1 + Math.floor(random() * 99))}-${name}`;
       const type = CONTENT_TYPES[ext]!;
       const day0 = Math.floor(random() * DAYS);
       const stored = officeTime(day0);
@@ -227,16 +318,30 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
         let firstTime = storer ? stored : officeTime(day);
         if (!storer && firstTime <= stored) firstTime = stored + 1000 + Math.floor(random() * HOUR_MS);
         const on = [day];
-        for (let k = 1 + Math.floor(random() * Math.min(3, n)); on.length < k; ) {
+        for (let k = 1 + Math.floor(random() * Math.min(3, n)); on.length < k;) {
           day += 1 + Math.floor(random() * 14);
           if (day >= DAYS) break;
           on.push(day);
         }
         const perDay = on.map(() => 1);
         for (let extra = n - perDay.length; extra > 0; extra--) perDay[Math.floor(random() * perDay.length)]!++;
-        const lastTime = n === 1 ? firstTime : on.length === 1 ? firstTime + 1000 + Math.floor(random() * 2 * HOUR_MS) : officeTime(on[on.length - 1]!);
+        const lastTime =
+          n === 1
+            ? firstTime
+            : on.length === 1
+              ? firstTime + 1000 + Math.floor(random() * 2 * HOUR_MS)
+              : officeTime(on[on.length - 1]!);
         const own = storer ? name : random() < 0.85 ? name : variant();
-        ledger.push({ file: f, account, count: n, first: firstTime, last: lastTime, name: own, lastName: n > 1 && random() < 0.2 ? variant() : own, type });
+        ledger.push({
+          file: f,
+          account,
+          count: n,
+          first: firstTime,
+          last: lastTime,
+          name: own,
+          lastName: n > 1 && random() < 0.2 ? variant() : own,
+          type,
+        });
         uploads += n;
         const unit = accounts[account]!.unit;
         on.forEach((d, i) => {
@@ -250,7 +355,19 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
       for (const t of tally.values()) {
         const d = days[t.day]!;
         const u = t.unit.unit;
-        insertDay.run(file.fileId, u.id, d, weeks.get(d)!, monthOf(d), u.city, u.county ?? null, u.town ?? null, file.length, t.uploads, t.saved);
+        insertDay.run(
+          file.fileId,
+          u.id,
+          d,
+          weeks.get(d)!,
+          monthOf(d),
+          u.city,
+          u.county ?? null,
+          u.town ?? null,
+          file.length,
+          t.uploads,
+          t.saved,
+        );
         uploadDays++;
       }
     }
@@ -258,19 +375,44 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
     // A few dozen MD5 collisions: a later file with an earlier one's MD5 (another SHA-256); the commit flags both.
     const collisionPairs = Math.max(1, Math.round(fileCount / 5000));
     for (let p = 0; p < collisionPairs; p++) {
-      const [a, b] = [files[Math.floor(random() * fileCount)]!, files[Math.floor(random() * fileCount)]!].sort((x, y) => x.stored - y.stored) as [File, File];
+      const [a, b] = [files[Math.floor(random() * fileCount)]!, files[Math.floor(random() * fileCount)]!].sort(
+        (x, y) => x.stored - y.stored,
+      ) as [File, File];
       if (a === b || a.collision || b.collision) continue;
       b.md5 = a.md5;
       a.collision = b.collision = true;
     }
     // Rows in the order the archive would have written them.
     for (const f of [...files].sort((a, b) => a.stored - b.stored)) {
-      insertFile.run(f.fileId, f.md5, f.sha256, f.length, CHUNK_SIZE, Math.ceil(f.length / CHUNK_SIZE), f.name, f.type, f.stored, f.collision ? 1 : 0);
+      insertFile.run(
+        f.fileId,
+        f.md5,
+        f.sha256,
+        f.length,
+        CHUNK_SIZE,
+        Math.ceil(f.length / CHUNK_SIZE),
+        f.name,
+        f.type,
+        f.stored,
+        f.collision ? 1 : 0,
+      );
     }
     ledger.sort((a, b) => a.first - b.first);
     for (const e of ledger) {
       const a = accounts[e.account]!;
-      insertEntry.run(a.id, a.username, a.unit.unit.id, a.unit.json, files[e.file]!.fileId, e.first, e.last, e.name, e.lastName, e.type, e.count);
+      insertEntry.run(
+        a.id,
+        a.username,
+        a.unit.unit.id,
+        a.unit.json,
+        files[e.file]!.fileId,
+        e.first,
+        e.last,
+        e.name,
+        e.lastName,
+        e.type,
+        e.count,
+      );
     }
   })();
   for (const index of indexes) db.exec(index.sql);
@@ -279,7 +421,9 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
   openEmbeddedDatabase(dataDir).close();
   // The county with the most entries, and its city.
   const perCounty = new Map<number, number>();
-  for (const e of ledger) if (accounts[e.account]!.unit.unit.county) perCounty.set(accounts[e.account]!.unit.area, (perCounty.get(accounts[e.account]!.unit.area) ?? 0) + 1);
+  for (const e of ledger)
+    if (accounts[e.account]!.unit.unit.county)
+      perCounty.set(accounts[e.account]!.unit.area, (perCounty.get(accounts[e.account]!.unit.area) ?? 0) + 1);
   const busiestArea = [...perCounty].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
   const busiest = units.find((u) => u.area === busiestArea && u.unit.geoType === 'county')!.unit;
   return {

@@ -40,20 +40,40 @@ export interface BenchAccount {
 }
 
 /** An account (by default the clerk `bench`) and an API token for it, made with the archive command. */
-export function benchToken(env: NodeJS.ProcessEnv, account: BenchAccount = { username: 'bench', unit: 'bench', city: 'Bench' }): string {
+export function benchToken(
+  env: NodeJS.ProcessEnv,
+  account: BenchAccount = { username: 'bench', unit: 'bench', city: 'Bench' },
+): string {
   const cli = path.join(dist, 'server/cli/archive.js');
   const { username, role = 'clerk', unit, city, county, town } = account;
-  const where = ['--unit', unit, '--city', city, ...(county ? ['--county', county] : []), ...(town ? ['--town', town] : [])];
-  const added = spawnSync(process.execPath, [cli, 'user', 'add', username, '--role', role, ...where], { env, input: 'bench password 1', encoding: 'utf8' });
+  const where = [
+    '--unit',
+    unit,
+    '--city',
+    city,
+    ...(county ? ['--county', county] : []),
+    ...(town ? ['--town', town] : []),
+  ];
+  const added = spawnSync(process.execPath, [cli, 'user', 'add', username, '--role', role, ...where], {
+    env,
+    input: 'bench password 1',
+    encoding: 'utf8',
+  });
   if (added.status !== 0) throw new Error(`archive user add ${username}: ${added.stderr}`);
-  return spawnSync(process.execPath, [cli, 'token', 'create', username], { env, encoding: 'utf8' }).stdout.trim().split('\n').pop()!;
+  return spawnSync(process.execPath, [cli, 'token', 'create', username], { env, encoding: 'utf8' })
+    .stdout.trim()
+    .split('\n')
+    .pop()!;
 }
 
 /**
  * The server's own time per request (its log's responseTime, whole ms), p50 and p99 for each of
  * `endpoints`, whose patterns match "METHOD /url".
  */
-export function handlingTimes<K extends string>(lines: string[], endpoints: Record<K, RegExp>): Record<K, { p50: number; p99: number }> {
+export function handlingTimes<K extends string>(
+  lines: string[],
+  endpoints: Record<K, RegExp>,
+): Record<K, { p50: number; p99: number }> {
   const times = new Map<K, number[]>(Object.keys(endpoints).map((name) => [name as K, []]));
   for (const line of lines) {
     const m = /"method":"(\w+)","url":"([^"]*)".*"responseTime":(\d+)/.exec(line);
@@ -64,14 +84,23 @@ export function handlingTimes<K extends string>(lines: string[], endpoints: Reco
     t.sort((a, b) => a - b);
     return { p50: t[Math.floor(0.5 * (t.length - 1))] ?? NaN, p99: t[Math.floor(0.99 * (t.length - 1))] ?? NaN };
   };
-  return Object.fromEntries([...times].map(([name, t]) => [name, summary(t)])) as Record<K, { p50: number; p99: number }>;
+  return Object.fromEntries([...times].map(([name, t]) => [name, summary(t)])) as Record<
+    K,
+    { p50: number; p99: number }
+  >;
 }
 
 /** Starts the real server process on a free loopback port. */
 export async function startBenchServer(env: NodeJS.ProcessEnv): Promise<BenchServer> {
   // No scheduled fixity check: it would start a few seconds in and read the seeded data (whose
   // catalog entries mostly have no bytes) while the measurement runs.
-  return startNodeServer(path.join(dist, 'server/main.js'), [], { VERIFY_INTERVAL_HOURS: '0', ...env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' });
+  return startNodeServer(path.join(dist, 'server/main.js'), [], {
+    VERIFY_INTERVAL_HOURS: '0',
+    ...env,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+  });
 }
 
 /**
@@ -86,7 +115,10 @@ export async function startNodeServer(script: string, args: string[], env: NodeJ
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-log-'));
   const logFile = path.join(logDir, 'stdout.log');
   const out = fs.openSync(logFile, 'w');
-  const child = spawn(process.execPath, [...serveFlags(), ...extra, script, ...args], { env, stdio: ['ignore', out, 'pipe'] });
+  const child = spawn(process.execPath, [...serveFlags(), ...extra, script, ...args], {
+    env,
+    stdio: ['ignore', out, 'pipe'],
+  });
   fs.closeSync(out);
   child.stderr!.on('data', (d: Buffer) => process.stderr.write(d));
   const exited = new Promise<void>((resolve) =>
@@ -98,7 +130,8 @@ export async function startNodeServer(script: string, args: string[], env: NodeJ
   const logLines = () => fs.readFileSync(logFile, 'utf8').split('\n').slice(0, -1); // whole lines only
   let port: string | undefined;
   while (!(port = /"port":(\d+)/.exec(fs.readFileSync(logFile, 'utf8'))?.[1])) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${path.basename(script)} exited ${child.exitCode ?? child.signalCode}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${path.basename(script)} exited ${child.exitCode ?? child.signalCode}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return {
@@ -115,7 +148,10 @@ export async function startNodeServer(script: string, args: string[], env: NodeJ
     rssMb: () => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024,
     cpuSeconds: () => {
       // Fields after the parenthesised command name; utime and stime are fields 14 and 15, in clock ticks (100/s).
-      const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+      const fields = fs
+        .readFileSync(`/proc/${child.pid}/stat`, 'utf8')
+        .replace(/^.*\) /s, '')
+        .split(' ');
       return (Number(fields[11]) + Number(fields[12])) / 100;
     },
     stop: () => {

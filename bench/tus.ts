@@ -42,7 +42,6 @@ export interface TusResult {
   resume: TusResumeResult;
 }
 
-
 /** The metadata a browser sends: name, type and both hashes, computed before the upload (this also reads the file into the page cache). */
 async function describe(file: string): Promise<Record<string, string>> {
   const md5 = createHash('md5');
@@ -51,7 +50,12 @@ async function describe(file: string): Promise<Record<string, string>> {
     md5.update(data as Buffer);
     sha256.update(data as Buffer);
   }
-  return { filename: path.basename(file), filetype: 'application/octet-stream', md5: md5.digest('hex'), sha256: sha256.digest('hex') };
+  return {
+    filename: path.basename(file),
+    filetype: 'application/octet-stream',
+    md5: md5.digest('hex'),
+    sha256: sha256.digest('hex'),
+  };
 }
 
 const now = () => Number(process.hrtime.bigint()) / 1e9;
@@ -133,7 +137,10 @@ function tusUpload(file: string, o: UploadOptions): Promise<UploadRun> {
 /** An upload into the archive; refuses any outcome but a newly stored file. */
 async function archiveUpload(file: string, o: UploadOptions): Promise<UploadRun> {
   const run = await tusUpload(file, o);
-  if (run.status !== 'stored' || !run.fileId) throw new Error(`tus upload finished with Archive-Status ${run.status ?? '(none)'}, Archive-File-Id ${run.fileId ?? '(none)'}`);
+  if (run.status !== 'stored' || !run.fileId)
+    throw new Error(
+      `tus upload finished with Archive-Status ${run.status ?? '(none)'}, Archive-File-Id ${run.fileId ?? '(none)'}`,
+    );
   return run;
 }
 
@@ -194,7 +201,9 @@ export async function benchTus(sizeMiB: number): Promise<TusResult> {
       const headers = { Authorization: `Bearer ${benchToken(env)}` };
       const server = await start(startBenchServer(env));
       try {
-        return await measure(server, () => archiveUpload(file, { endpoint: `${server.url}/api/tus`, headers, metadata }));
+        return await measure(server, () =>
+          archiveUpload(file, { endpoint: `${server.url}/api/tus`, headers, metadata }),
+        );
       } finally {
         await stop(server);
         fs.rmSync(dataDir, { recursive: true, force: true });
@@ -207,7 +216,8 @@ export async function benchTus(sizeMiB: number): Promise<TusResult> {
       try {
         return await measure(server, async () => {
           const upload = await tusUpload(file, { endpoint: `${server.url}/files`, metadata });
-          if (fs.statSync(path.join(directory, upload.url.split('/').pop()!)).size !== size) throw new Error('the file store holds the wrong number of bytes');
+          if (fs.statSync(path.join(directory, upload.url.split('/').pop()!)).size !== size)
+            throw new Error('the file store holds the wrong number of bytes');
           return upload;
         });
       } finally {
@@ -237,11 +247,20 @@ export async function benchTus(sizeMiB: number): Promise<TusResult> {
 
     let server = await start(startBenchServer(env));
     const normal = await archiveUpload(file, { endpoint: `${server.url}/api/tus`, headers, metadata, half });
-    const firstHalf = await tusUpload(other, { endpoint: `${server.url}/api/tus`, headers, metadata: otherMetadata, stopAt: half });
+    const firstHalf = await tusUpload(other, {
+      endpoint: `${server.url}/api/tus`,
+      headers,
+      metadata: otherMetadata,
+      stopAt: half,
+    });
     await stop(server);
     server = await start(startBenchServer(env));
     const id = firstHalf.url.split('/').pop()!;
-    const resumed = await archiveUpload(other, { uploadUrl: `${server.url}/api/tus/${id}`, headers, metadata: otherMetadata });
+    const resumed = await archiveUpload(other, {
+      uploadUrl: `${server.url}/api/tus/${id}`,
+      headers,
+      metadata: otherMetadata,
+    });
     await stop(server);
 
     return {

@@ -3,7 +3,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { md5, randomContent, readUntilFailure } from '../test/support/content.js';
-import { cli, clerkToken, processStore, startServer, stopServer, type ProcessStore, type Started } from '../test/support/process.js';
+import {
+  cli,
+  clerkToken,
+  processStore,
+  startServer,
+  stopServer,
+  type ProcessStore,
+  type Started,
+} from '../test/support/process.js';
 import { Client } from '../test/support/server.js';
 import { embeddedTarget } from '../test/support/stores.js';
 
@@ -53,11 +61,17 @@ describe('a chunk corrupted on disk', () => {
     assert.ok(failure, 'the download fails');
     assert.ok(got.length <= 2 * CHUNK, `${got.length} bytes arrived`);
     assert.equal(md5(got), md5(data.subarray(0, got.length)), 'only intact bytes before it');
-    const inChunk = await client.fetch(`/api/files/${fileId}`, { headers: { range: `bytes=${2 * CHUNK}-${2 * CHUNK + 99}` } });
+    const inChunk = await client.fetch(`/api/files/${fileId}`, {
+      headers: { range: `bytes=${2 * CHUNK}-${2 * CHUNK + 99}` },
+    });
     assert.equal(inChunk.status, 500);
     assert.equal((await inChunk.json()).error, 'content_damaged');
     const before = await client.fetch(`/api/files/${fileId}`, { headers: { range: `bytes=0-${2 * CHUNK - 1}` } });
     assert.equal(before.status, 206);
-    assert.equal(md5(Buffer.from(await before.arrayBuffer())), md5(data.subarray(0, 2 * CHUNK)), 'the intact part still reads');
+    assert.equal(
+      md5(Buffer.from(await before.arrayBuffer())),
+      md5(data.subarray(0, 2 * CHUNK)),
+      'the intact part still reads',
+    );
   });
 });

@@ -32,11 +32,20 @@ describe('a failed fsync when an upload completes (embedded store)', () => {
     it(`answers ${status} ${error} for ${code}, takes the upload back to the bytes known to be on disk, and the retry sends them again and stores the file once`, async () => {
       const before = await server.store.catalog.count();
       const data = randomContent(700_000);
-      const created = await tusRequest(clerk, TUS, 'POST', { 'upload-length': String(data.length), 'upload-metadata': tusMetadata({ filename: `${code}.pdf`, md5: md5(data) }) });
+      const created = await tusRequest(clerk, TUS, 'POST', {
+        'upload-length': String(data.length),
+        'upload-metadata': tusMetadata({ filename: `${code}.pdf`, md5: md5(data) }),
+      });
       const path = uploadPath(created);
       faults.code = code;
       faults.failing = 1;
-      const refused = await tusRequest(clerk, path, 'PATCH', { 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, data);
+      const refused = await tusRequest(
+        clerk,
+        path,
+        'PATCH',
+        { 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+        data,
+      );
       assert.equal(faults.failing, 0, 'the commit synced');
       assert.equal(refused.status, status);
       assert.equal((await refused.json()).error, error);
@@ -45,7 +54,11 @@ describe('a failed fsync when an upload completes (embedded store)', () => {
       assert.equal(await server.store.catalog.count(), before, 'nothing committed');
 
       let sent = 0;
-      const retried = await tusUpload(clerk, data, { uploadUrl: `${server.url}${path}`, metadata: { filename: `${code}.pdf` }, onProgress: (bytes) => (sent = bytes) });
+      const retried = await tusUpload(clerk, data, {
+        uploadUrl: `${server.url}${path}`,
+        metadata: { filename: `${code}.pdf` },
+        onProgress: (bytes) => (sent = bytes),
+      });
       assert.equal(sent, data.length, 'every byte sent again');
       assert.equal(retried.status, 'stored');
       assert.equal(retried.uploadCount, '1', 'counted once');

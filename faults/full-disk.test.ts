@@ -12,7 +12,8 @@ import { storeTargets, tempDir } from '../test/support/stores.js';
 import { TUS, tusMetadata, tusRequest, tusUpload, uploadPath } from '../test/support/tus.js';
 
 /** What the file system says when the disk is full. */
-const diskFull = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+const diskFull = () =>
+  Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
 
 /**
  * A full disk under the store: writes (or the commit) fail as the file system would, until space
@@ -46,12 +47,22 @@ for (const target of storeTargets) {
     after(() => server.close());
 
     const patch = (path: string, offset: number, body: Uint8Array) =>
-      tusRequest(clerk, path, 'PATCH', { 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' }, body);
-    const offsetOf = async (path: string) => Number((await tusRequest(clerk, path, 'HEAD')).headers.get('upload-offset'));
+      tusRequest(
+        clerk,
+        path,
+        'PATCH',
+        { 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' },
+        body,
+      );
+    const offsetOf = async (path: string) =>
+      Number((await tusRequest(clerk, path, 'HEAD')).headers.get('upload-offset'));
 
     it('answers 507 storage_full mid-upload, keeps the bytes written before, and the upload resumes once space returns', async () => {
       const data = randomContent(3 * 1024 * 1024);
-      const created = await tusRequest(clerk, TUS, 'POST', { 'upload-length': String(data.length), 'upload-metadata': tusMetadata({ filename: '满盘.pdf', md5: md5(data) }) });
+      const created = await tusRequest(clerk, TUS, 'POST', {
+        'upload-length': String(data.length),
+        'upload-metadata': tusMetadata({ filename: '满盘.pdf', md5: md5(data) }),
+      });
       const path = uploadPath(created);
       assert.equal((await patch(path, 0, data.subarray(0, 1024 * 1024))).status, 204);
 
@@ -72,7 +83,10 @@ for (const target of storeTargets) {
       assert.equal((await fetch(`${server.url}/api/health`)).status, 200, 'the server stays up');
 
       full.writes = false;
-      const resumed = await tusUpload(clerk, data, { uploadUrl: `${server.url}${path}`, metadata: { filename: '满盘.pdf' } });
+      const resumed = await tusUpload(clerk, data, {
+        uploadUrl: `${server.url}${path}`,
+        metadata: { filename: '满盘.pdf' },
+      });
       assert.equal(resumed.status, 'stored');
       const back = await clerk.fetch(`/api/files/${resumed.fileId}`);
       assert.equal(md5(Buffer.from(await back.arrayBuffer())), md5(data));
@@ -81,7 +95,10 @@ for (const target of storeTargets) {
     it('refuses the completing request when the commit finds the disk full, and a retry stores the file exactly once', async () => {
       const before = await server.store.catalog.count();
       const data = randomContent(700_000);
-      const created = await tusRequest(clerk, TUS, 'POST', { 'upload-length': String(data.length), 'upload-metadata': tusMetadata({ filename: 'commit.pdf', md5: md5(data) }) });
+      const created = await tusRequest(clerk, TUS, 'POST', {
+        'upload-length': String(data.length),
+        'upload-metadata': tusMetadata({ filename: 'commit.pdf', md5: md5(data) }),
+      });
       const path = uploadPath(created);
       full.commits = 1;
       const refused = await patch(path, 0, data);
@@ -90,7 +107,10 @@ for (const target of storeTargets) {
       assert.ok((await offsetOf(path)) < data.length, 'the last byte is acknowledged only with the outcome');
       assert.equal(await server.store.catalog.count(), before);
 
-      const retried = await tusUpload(clerk, data, { uploadUrl: `${server.url}${path}`, metadata: { filename: 'commit.pdf' } });
+      const retried = await tusUpload(clerk, data, {
+        uploadUrl: `${server.url}${path}`,
+        metadata: { filename: 'commit.pdf' },
+      });
       assert.equal(retried.status, 'stored');
       assert.equal(retried.uploadCount, '1', 'counted once');
       assert.equal(await server.store.catalog.count(), before + 1);
@@ -108,8 +128,11 @@ describe('a really full disk (embedded store on a small tmpfs)', () => {
   let mountError: string | undefined;
   let server: Started | undefined;
   before(() => {
-    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=24m,mode=0700', 'tmpfs', mountPoint], { encoding: 'utf8' });
-    if (mounted.error || mounted.status !== 0) mountError = (mounted.error?.message ?? mounted.stderr.trim()) || `mount exited with ${mounted.status}`;
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=24m,mode=0700', 'tmpfs', mountPoint], {
+      encoding: 'utf8',
+    });
+    if (mounted.error || mounted.status !== 0)
+      mountError = (mounted.error?.message ?? mounted.stderr.trim()) || `mount exited with ${mounted.status}`;
   });
   after(async () => {
     if (server) await stopServer(server);
@@ -145,10 +168,20 @@ describe('a really full disk (embedded store on a small tmpfs)', () => {
     server = await startServer(env);
     const clerk = new Client(server.url, { bearer: token });
     const data = randomContent(4 * 1024 * 1024);
-    const created = await tusRequest(clerk, TUS, 'POST', { 'upload-length': String(data.length), 'upload-metadata': tusMetadata({ filename: '真满盘.pdf', md5: md5(data) }) });
+    const created = await tusRequest(clerk, TUS, 'POST', {
+      'upload-length': String(data.length),
+      'upload-metadata': tusMetadata({ filename: '真满盘.pdf', md5: md5(data) }),
+    });
     assert.equal(created.status, 201);
     const upload = uploadPath(created);
-    const patch = (offset: number, body: Uint8Array) => tusRequest(clerk, upload, 'PATCH', { 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' }, body);
+    const patch = (offset: number, body: Uint8Array) =>
+      tusRequest(
+        clerk,
+        upload,
+        'PATCH',
+        { 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' },
+        body,
+      );
     const offsetOf = async () => Number((await tusRequest(clerk, upload, 'HEAD')).headers.get('upload-offset'));
     assert.equal((await patch(0, data.subarray(0, 1024 * 1024))).status, 204);
 
@@ -157,7 +190,10 @@ describe('a really full disk (embedded store on a small tmpfs)', () => {
     assert.equal(refused.status, 507, await refused.clone().text());
     assert.equal((await refused.json()).error, 'storage_full');
     const kept = await offsetOf();
-    assert.ok(kept >= 1024 * 1024 && kept < data.length, `the bytes acknowledged before are kept, the file not complete (offset ${kept})`);
+    assert.ok(
+      kept >= 1024 * 1024 && kept < data.length,
+      `the bytes acknowledged before are kept, the file not complete (offset ${kept})`,
+    );
 
     const direct = await clerk.upload('direct.pdf', randomContent(300_000));
     assert.equal(direct.status, 507, await direct.clone().text());
@@ -166,7 +202,10 @@ describe('a really full disk (embedded store on a small tmpfs)', () => {
     assert.equal((await fetch(`${server.url}/api/health`)).status, 200, 'the server stays up');
 
     fs.rmSync(filler);
-    const resumed = await tusUpload(clerk, data, { uploadUrl: `${server.url}${upload}`, metadata: { filename: '真满盘.pdf' } });
+    const resumed = await tusUpload(clerk, data, {
+      uploadUrl: `${server.url}${upload}`,
+      metadata: { filename: '真满盘.pdf' },
+    });
     assert.equal(resumed.status, 'stored');
     const back = await clerk.fetch(`/api/files/${resumed.fileId}`);
     assert.equal(md5(Buffer.from(await back.arrayBuffer())), md5(data));

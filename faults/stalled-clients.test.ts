@@ -3,10 +3,28 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import { randomContent } from '../test/support/content.js';
-import { clerkToken, processStore, startServer, stopServer, type ProcessStore, type Started } from '../test/support/process.js';
+import {
+  clerkToken,
+  processStore,
+  startServer,
+  stopServer,
+  type ProcessStore,
+  type Started,
+} from '../test/support/process.js';
 import { Client } from '../test/support/server.js';
 import { storeTargets } from '../test/support/stores.js';
-import { md5, offsetOf, openPatch, patchRequest, sha256, TUS, tusMetadata, tusRequest, tusUpload, uploadPath } from '../test/support/tus.js';
+import {
+  md5,
+  offsetOf,
+  openPatch,
+  patchRequest,
+  sha256,
+  TUS,
+  tusMetadata,
+  tusRequest,
+  tusUpload,
+  uploadPath,
+} from '../test/support/tus.js';
 
 /**
  * Fault test: clients that send slowly or stop sending in the middle of a PATCH. The server cuts
@@ -39,16 +57,25 @@ async function create(client: Client, data: Buffer, filename: string): Promise<s
 }
 
 /** A PATCH of all of `data` sent a piece at a time, slowly; resolves with the server's answer. */
-function trickle(url: string, upload: string, token: string, data: Buffer): { answer: Promise<{ status: number; headers: http.IncomingHttpHeaders; seconds: number }> } {
+function trickle(
+  url: string,
+  upload: string,
+  token: string,
+  data: Buffer,
+): { answer: Promise<{ status: number; headers: http.IncomingHttpHeaders; seconds: number }> } {
   const started = performance.now();
   const req = patchRequest(url, upload, token, 0, data.length);
-  const answer = new Promise<{ status: number; headers: http.IncomingHttpHeaders; seconds: number }>((resolve, reject) => {
-    req.on('response', (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, seconds: (performance.now() - started) / 1000 }));
-    });
-    req.on('error', reject);
-  });
+  const answer = new Promise<{ status: number; headers: http.IncomingHttpHeaders; seconds: number }>(
+    (resolve, reject) => {
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, headers: res.headers, seconds: (performance.now() - started) / 1000 }),
+        );
+      });
+      req.on('error', reject);
+    },
+  );
   void (async () => {
     for (let at = 0; at < data.length; at += PIECE) {
       if (at > 0) await sleep(PIECE_EVERY_MS);
@@ -85,7 +112,12 @@ for (const target of storeTargets) {
     before(async () => {
       store = processStore(target);
       token = clerkToken(store.env);
-      server = await startServer({ ...store.env, GC_INTERVAL_SECONDS: '0', VERIFY_INTERVAL_HOURS: '0', UPLOAD_STALL_SECONDS: String(BODY_IDLE_S) });
+      server = await startServer({
+        ...store.env,
+        GC_INTERVAL_SECONDS: '0',
+        VERIFY_INTERVAL_HOURS: '0',
+        UPLOAD_STALL_SECONDS: String(BODY_IDLE_S),
+      });
       client = new Client(server.url, { bearer: token });
       archivedId = (await tusUpload(client, archived)).fileId!;
 
@@ -98,7 +130,10 @@ for (const target of storeTargets) {
       tricklePath = await create(client, trickleData, '慢速.pdf');
       trickleStart = performance.now();
       trickled = trickle(server.url, tricklePath, token, trickleData);
-      void trickled.answer.then(() => (trickleDone = true), () => (trickleDone = true));
+      void trickled.answer.then(
+        () => (trickleDone = true),
+        () => (trickleDone = true),
+      );
     });
     after(async () => {
       if (server) await stopServer(server);
@@ -117,24 +152,47 @@ for (const target of storeTargets) {
       };
       const [whole, chunked, instant, download, range] = await Promise.all([
         timed('tus upload in one PATCH', () => tusUpload(client, randomContent(3 * MiB))),
-        timed('tus upload in 256 KiB PATCHes', () => tusUpload(client, randomContent(2 * MiB + 1), { chunkSize: 256 * KiB })),
+        timed('tus upload in 256 KiB PATCHes', () =>
+          tusUpload(client, randomContent(2 * MiB + 1), { chunkSize: 256 * KiB }),
+        ),
         timed('check and prove', () => client.instantUpload(archived)),
-        timed('download', async () => Buffer.from(await (await client.fetch(`/api/files/${archivedId}`)).arrayBuffer())),
-        timed('range download', async () => Buffer.from(await (await client.fetch(`/api/files/${archivedId}`, { headers: { range: 'bytes=1000-1999999' } })).arrayBuffer())),
+        timed('download', async () =>
+          Buffer.from(await (await client.fetch(`/api/files/${archivedId}`)).arrayBuffer()),
+        ),
+        timed('range download', async () =>
+          Buffer.from(
+            await (
+              await client.fetch(`/api/files/${archivedId}`, { headers: { range: 'bytes=1000-1999999' } })
+            ).arrayBuffer(),
+          ),
+        ),
       ]);
-      console.log(`while stalled and trickling (${target.name}): ${Object.entries(seconds).map(([k, v]) => `${k} ${v.toFixed(2)} s`).join(', ')}`);
+      console.log(
+        `while stalled and trickling (${target.name}): ${Object.entries(seconds)
+          .map(([k, v]) => `${k} ${v.toFixed(2)} s`)
+          .join(', ')}`,
+      );
       assert.equal(whole.status, 'stored');
       assert.equal(chunked.status, 'stored');
       assert.equal(instant.body.status, 'duplicate');
       assert.equal(digest(download), digest(archived));
       assert.equal(digest(range), digest(archived.subarray(1000, 2_000_000)));
       for (const [name, s] of Object.entries(seconds)) assert.ok(s < PROMPT_S, `${name} took ${s.toFixed(1)} s`);
-      assert.ok(stalledOpen && !trickleDone, 'all of it happened while the stalled and the trickling PATCH were still open');
+      assert.ok(
+        stalledOpen && !trickleDone,
+        'all of it happened while the stalled and the trickling PATCH were still open',
+      );
     });
 
     it('the stalled PATCH keeps its upload to itself meanwhile: another writer is refused with 423', async () => {
       const offset = await offsetOf(client, stalledPath);
-      const res = await tusRequest(client, stalledPath, 'PATCH', { 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) }, stalledData.subarray(offset, offset + 10));
+      const res = await tusRequest(
+        client,
+        stalledPath,
+        'PATCH',
+        { 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) },
+        stalledData.subarray(offset, offset + 10),
+      );
       assert.equal(res.status, 423);
       assert.equal((await res.json()).error, 'upload_locked');
       assert.ok(stalledOpen);
@@ -152,7 +210,10 @@ for (const target of storeTargets) {
 
     it('the stalled upload resumes once cut off and completes byte-identical', async () => {
       // Delays shorter than the 30 s lease: only a lock freed by the cut lets this through.
-      const done = await tusUpload(client, stalledData, { uploadUrl: `${server.url}${stalledPath}`, retryDelays: [250, 500, 1000, 2000] });
+      const done = await tusUpload(client, stalledData, {
+        uploadUrl: `${server.url}${stalledPath}`,
+        retryDelays: [250, 500, 1000, 2000],
+      });
       assert.equal(done.status, 'stored');
       const back = Buffer.from(await (await client.fetch(`/api/files/${done.fileId}`)).arrayBuffer());
       assert.equal(digest(back), digest(stalledData));
@@ -163,13 +224,21 @@ for (const target of storeTargets) {
       await sleep(trickleStart + (BODY_IDLE_S + 4) * 1000 - performance.now());
       assert.ok(!trickleDone);
       const offset = await offsetOf(client, tricklePath);
-      const competing = await tusRequest(client, tricklePath, 'PATCH', { 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) }, trickleData.subarray(offset, offset + 1));
+      const competing = await tusRequest(
+        client,
+        tricklePath,
+        'PATCH',
+        { 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) },
+        trickleData.subarray(offset, offset + 1),
+      );
       assert.equal(competing.status, 423, 'the trickling request still holds its upload');
       const answer = await trickled.answer;
       assert.equal(answer.status, 204);
       assert.ok(answer.seconds > BODY_IDLE_S, `it took ${answer.seconds.toFixed(1)} s`);
       assert.equal(answer.headers['archive-status'], 'stored');
-      const back = Buffer.from(await (await client.fetch(`/api/files/${answer.headers['archive-file-id']}`)).arrayBuffer());
+      const back = Buffer.from(
+        await (await client.fetch(`/api/files/${answer.headers['archive-file-id']}`)).arrayBuffer(),
+      );
       assert.equal(digest(back), digest(trickleData));
     });
   });

@@ -56,13 +56,26 @@ export interface Archive {
 }
 
 /** Wires the services over a store: the one place that knows every dependency. */
-export function composeServices(store: ArchiveStore, config: ServiceConfig, clock: () => Date = () => new Date(), logger?: Logger): Archive {
+export function composeServices(
+  store: ArchiveStore,
+  config: ServiceConfig,
+  clock: () => Date = () => new Date(),
+  logger?: Logger,
+): Archive {
   const digests = new DigestPool();
   const fingerprinter = Fingerprinter.create(config.nearDuplicateSettings);
   fingerprinter.catch(() => {}); // a failure surfaces as each fingerprinting job's
   const calendar = new ReportCalendar(config.reportTimeZone);
   const textReader = new ThreadTextReader(config.nearDuplicateSettings);
-  const nearDuplicates = new NearDuplicateService({ store, fingerprinter, reader: textReader, calendar, holder: `${os.hostname()}/${process.pid}/near-duplicates`, logger, clock });
+  const nearDuplicates = new NearDuplicateService({
+    store,
+    fingerprinter,
+    reader: textReader,
+    calendar,
+    holder: `${os.hostname()}/${process.pid}/near-duplicates`,
+    logger,
+    clock,
+  });
   const scope = new DuplicateScope(config.instantUploadScope, store.ledger);
   const pool = new ChunkPool(store.content.chunkSize);
   const audit = new AuditService(store.audit, clock);
@@ -120,7 +133,13 @@ export function composeServices(store: ArchiveStore, config: ServiceConfig, cloc
   };
 }
 
-export function appDeps(store: ArchiveStore, archive: Archive, config: ServiceConfig, logger: Logger, draining: () => boolean = () => false): AppDeps {
+export function appDeps(
+  store: ArchiveStore,
+  archive: Archive,
+  config: ServiceConfig,
+  logger: Logger,
+  draining: () => boolean = () => false,
+): AppDeps {
   return {
     logger,
     draining,

@@ -11,7 +11,8 @@ const positiveInt = (fallback: number) => z.coerce.number().int().positive().def
 /** A similarity threshold: lower than 0.3 would make near-duplicates of texts on the same subject, and their LSH bands too many. */
 const share = z.coerce.number().min(0.3, 'a similarity from 0.3 to 1').max(1, 'a similarity from 0.3 to 1').optional();
 
-const retired = (instead: string) => z.undefined({ error: `this setting was retired; see ${instead} in README, "Configuration"` }).optional();
+const retired = (instead: string) =>
+  z.undefined({ error: `this setting was retired; see ${instead} in README, "Configuration"` }).optional();
 
 /** Every setting, read from the environment once at start-up (see README, "Configuration"). */
 const configSchema = z.object({
@@ -23,9 +24,22 @@ const configSchema = z.object({
     .regex(/^mongodb(\+srv)?:\/\//, 'MONGODB_URI must start with mongodb:// or mongodb+srv://')
     .optional()
     .or(z.literal('').transform(() => undefined)),
-  MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/).optional(),
-  CHUNK_SIZE: z.coerce.number().int().min(1024).max(15 * 1024 * 1024).default(255 * 1024),
-  MAX_FILE_SIZE: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(20 * GiB),
+  MONGODB_DB: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,63}$/)
+    .optional(),
+  CHUNK_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(15 * 1024 * 1024)
+    .default(255 * 1024),
+  MAX_FILE_SIZE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(20 * GiB),
   SESSION_TTL_HOURS: positiveInt(12),
   QUOTA_CHECKS_PER_MINUTE: positiveInt(DEFAULT_QUOTAS.checksPerMinute),
   QUOTA_PROOFS_PER_MINUTE: positiveInt(DEFAULT_QUOTAS.proofsPerMinute),
@@ -47,8 +61,22 @@ const configSchema = z.object({
   CORS_ORIGINS: z
     .string()
     .default('')
-    .transform((v) => v.split(',').map((o) => o.trim()).filter((o) => o !== ''))
-    .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'CORS_ORIGINS lists origins such as https://portal.example.gov, separated by commas'))),
+    .transform((v) =>
+      v
+        .split(',')
+        .map((o) => o.trim())
+        .filter((o) => o !== ''),
+    )
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^https?:\/\/[^/\s]+$/,
+            'CORS_ORIGINS lists origins such as https://portal.example.gov, separated by commas',
+          ),
+      ),
+    ),
   GC_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
   TRUST_PROXY: z.string().default('false'),
   PUBLIC_URL: z
@@ -58,7 +86,12 @@ const configSchema = z.object({
     .pipe(
       z.union([
         z.literal(''),
-        z.string().regex(/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/, 'PUBLIC_URL is the address clerks open, such as https://archive.example.gov (no query or fragment)'),
+        z
+          .string()
+          .regex(
+            /^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/,
+            'PUBLIC_URL is the address clerks open, such as https://archive.example.gov (no query or fragment)',
+          ),
       ]),
     )
     .transform((v) => (v === '' ? undefined : v)),
@@ -134,7 +167,12 @@ export interface Config {
   /** How often an instance looks for files to fingerprint (also right after an upload); 0: never (another instance does). */
   nearDuplicatePollMs: number;
   /** What makes two texts near-duplicates: the thresholds set; the fingerprinter has its own defaults for the rest. */
-  nearDuplicateSettings: { maxHamming?: number; minJaccard?: number; minContainment?: number; minShortJaccard?: number };
+  nearDuplicateSettings: {
+    maxHamming?: number;
+    minJaccard?: number;
+    minContainment?: number;
+    minShortJaccard?: number;
+  };
   /** How long a stopping server lets requests in progress finish before cutting them off. */
   shutdownGraceMs: number;
   /** How long the start waits for an unreachable MongoDB, retrying with backoff. */

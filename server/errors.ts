@@ -46,7 +46,10 @@ export function waitText(seconds: number): string {
 
 export class LoginThrottledError extends ArchiveError {
   constructor(readonly retryAfterSeconds: number) {
-    super('login_throttled', `Too many wrong passwords for this account. Wait ${waitText(retryAfterSeconds)} and try again: the right password works then.`);
+    super(
+      'login_throttled',
+      `Too many wrong passwords for this account. Wait ${waitText(retryAfterSeconds)} and try again: the right password works then.`,
+    );
   }
 }
 
@@ -64,7 +67,10 @@ export class CsrfError extends ArchiveError {
 
 export class CrossSiteError extends ArchiveError {
   constructor() {
-    super('cross_site_request', 'Requests from another site are refused. Open the archive page itself and log in there.');
+    super(
+      'cross_site_request',
+      'Requests from another site are refused. Open the archive page itself and log in there.',
+    );
   }
 }
 
@@ -86,7 +92,10 @@ export class PayloadTooLargeError extends ArchiveError {
 /** An Idempotency-Key sent again with another file: a new upload needs a new key. */
 export class IdempotencyKeyReusedError extends ArchiveError {
   constructor() {
-    super('idempotency_key_reused', 'This Idempotency-Key was already used for a different file. Send each new upload with a new key; repeat a key only to retry the same upload.');
+    super(
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used for a different file. Send each new upload with a new key; repeat a key only to retry the same upload.',
+    );
   }
 }
 
@@ -101,7 +110,10 @@ export class ChecksumMismatchError extends ArchiveError {
 }
 
 export class RangeNotSatisfiableError extends ArchiveError {
-  constructor(readonly size: number, message: string) {
+  constructor(
+    readonly size: number,
+    message: string,
+  ) {
     super('range_not_satisfiable', message);
   }
 }
@@ -117,8 +129,15 @@ export class RateLimitedError extends ArchiveError {
 
 /** Start-up configuration problems: reported as one line, with a non-zero exit. */
 export class OffsetMismatchError extends ArchiveError {
-  constructor(readonly expected: number, given: number) {
-    super('offset_mismatch', `The upload has ${expected} bytes, but this request continues at byte ${given}. Ask for the upload's offset (HEAD) and resume from there.`, { expected, given });
+  constructor(
+    readonly expected: number,
+    given: number,
+  ) {
+    super(
+      'offset_mismatch',
+      `The upload has ${expected} bytes, but this request continues at byte ${given}. Ask for the upload's offset (HEAD) and resume from there.`,
+      { expected, given },
+    );
   }
 }
 
@@ -156,14 +175,20 @@ export class ContentDamagedError extends ArchiveError {
     readonly kind: 'missing' | 'corrupted',
     readonly detail: string,
   ) {
-    super('content_damaged', `The stored bytes of this file are damaged (${detail}), so it cannot be served. An administrator has to restore it from a backup.`);
+    super(
+      'content_damaged',
+      `The stored bytes of this file are damaged (${detail}), so it cannot be served. An administrator has to restore it from a backup.`,
+    );
   }
 }
 
 /** The store's disk is full: nothing was committed; resumable uploads keep what was written. */
 export class StorageFullError extends ArchiveError {
   constructor() {
-    super('storage_full', "The archive's storage is full, so the file could not be stored. Bytes of a resumable upload received so far are kept: resume it later. Tell your administrator.");
+    super(
+      'storage_full',
+      "The archive's storage is full, so the file could not be stored. Bytes of a resumable upload received so far are kept: resume it later. Tell your administrator.",
+    );
   }
 }
 
@@ -180,21 +205,30 @@ export class StagedBytesLostError extends Error {
     readonly keptBytes: number,
     cause: unknown,
   ) {
-    super(`a sync of staging area ${stagingId} failed, so only its first ${keptBytes} bytes are kept: ${(cause as Error)?.message ?? cause}`, { cause });
+    super(
+      `a sync of staging area ${stagingId} failed, so only its first ${keptBytes} bytes are kept: ${(cause as Error)?.message ?? cause}`,
+      { cause },
+    );
   }
 }
 
 /** The database does not answer (MongoDB down or unreachable); the request may be retried. */
 export class StoreUnavailableError extends ArchiveError {
   constructor() {
-    super('store_unavailable', 'The archive store cannot be reached right now. Try again in a moment; if it persists, tell your administrator.');
+    super(
+      'store_unavailable',
+      'The archive store cannot be reached right now. Try again in a moment; if it persists, tell your administrator.',
+    );
   }
 }
 
 /** The server is shutting down in the middle of this request's work; a retry (on another instance, or after the restart) continues. */
 export class ServerStoppingError extends ArchiveError {
   constructor() {
-    super('store_unavailable', 'The archive is restarting. Try again in a moment: uploads continue where they stopped.');
+    super(
+      'store_unavailable',
+      'The archive is restarting. Try again in a moment: uploads continue where they stopped.',
+    );
   }
 }
 
@@ -216,7 +250,8 @@ export class ConflictError extends ArchiveError {
 /** A proof of possession that failed, or a claim that expired, was used, or is someone else's. */
 export class ClaimRejectedError extends ArchiveError {
   /** Also each refused proof's message in a bulk answer. */
-  static readonly MESSAGE = 'The archive could not confirm that you hold this file (the check expired or is not yours, or the proof did not match). Upload the file normally.';
+  static readonly MESSAGE =
+    'The archive could not confirm that you hold this file (the check expired or is not yours, or the proof did not match). Upload the file normally.';
 
   constructor() {
     super('claim_rejected', ClaimRejectedError.MESSAGE);

@@ -43,7 +43,10 @@ async function main(): Promise<void> {
     );
     // After the password is shown: an unrecorded event must not leave the archive without its admin.
     const admin = await archive.services.accounts.getByUsername(firstAdmin.username);
-    await archive.services.audit.record('account_created', admin, { address: null, detail: 'admin with a one-time password, at the first start' });
+    await archive.services.audit.record('account_created', admin, {
+      address: null,
+      detail: 'admin with a one-time password, at the first start',
+    });
   }
 
   // Sweeps what interrupted uploads left behind; any instance may do it, the steps are idempotent.
@@ -56,9 +59,12 @@ async function main(): Promise<void> {
           );
         }, config.gcIntervalMs).unref()
       : undefined;
-  const fixity = config.verifyIntervalMs > 0 ? scheduleFixity(archive.services.fixity, config.verifyIntervalMs, logger) : undefined;
+  const fixity =
+    config.verifyIntervalMs > 0 ? scheduleFixity(archive.services.fixity, config.verifyIntervalMs, logger) : undefined;
   // Fingerprints made under other settings are redone (by whichever instance gets there first).
-  archive.services.nearDuplicates.adoptSettings().catch((err: unknown) => logger.error({ err }, 'could not adopt the near-duplicate settings'));
+  archive.services.nearDuplicates
+    .adoptSettings()
+    .catch((err: unknown) => logger.error({ err }, 'could not adopt the near-duplicate settings'));
   if (config.nearDuplicatePollMs > 0) archive.services.nearDuplicates.start(config.nearDuplicatePollMs);
 
   let draining = false;
@@ -73,7 +79,10 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     draining = true;
-    logger.info({ signal, graceSeconds: config.shutdownGraceMs / 1000 }, 'shutting down: no new connections, finishing requests in progress');
+    logger.info(
+      { signal, graceSeconds: config.shutdownGraceMs / 1000 },
+      'shutting down: no new connections, finishing requests in progress',
+    );
     setTimeout(() => {
       logger.error('shutdown took too long; exiting without closing the store');
       process.exit(1);
@@ -106,7 +115,9 @@ async function main(): Promise<void> {
 
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
-    server.once('error', (err: NodeJS.ErrnoException) => reject(new ConfigError(`cannot listen on ${config.host}:${config.port}: ${err.code ?? err.message}`)));
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(new ConfigError(`cannot listen on ${config.host}:${config.port}: ${err.code ?? err.message}`)),
+    );
   });
   // Large uploads may take hours: no overall request deadline, but an idle socket is closed.
   server.requestTimeout = 0;
@@ -126,7 +137,11 @@ function scheduleFixity(fixity: FixityService, intervalMs: number, logger: Logge
     const result = await fixity.run('schedule');
     if (!result) return;
     const summary = { ...result, problems: result.problems.length };
-    if (result.state === 'failed') logger.error({ verification: summary }, `fixity check found ${result.missing} missing and ${result.corrupted} corrupted file(s)`);
+    if (result.state === 'failed')
+      logger.error(
+        { verification: summary },
+        `fixity check found ${result.missing} missing and ${result.corrupted} corrupted file(s)`,
+      );
     else logger.info({ verification: summary }, `fixity check ${result.state}`);
   };
   const start = () => {

@@ -27,7 +27,9 @@ export async function shutDown(p: ShutdownParts): Promise<void> {
   const finished = await Promise.race([closed.then(() => true), delay(p.graceMs).then(() => false)]);
   clearInterval(idle);
   if (!finished) {
-    p.logger.warn('cutting off requests still running after the grace period; resumable uploads keep the bytes that arrived');
+    p.logger.warn(
+      'cutting off requests still running after the grace period; resumable uploads keep the bytes that arrived',
+    );
     p.server.closeAllConnections();
   }
   await background;

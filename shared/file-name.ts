@@ -28,8 +28,15 @@ export function cleanText(text: string): string {
   points.forEach((c, i) => {
     if (!INVISIBLE.test(c)) return void kept.push(c);
     const before = kept.at(-1);
-    if (c === '\u200D' && before && PICTOGRAPH.test(lastPicture(kept)) && PICTOGRAPH.test(points[i + 1] ?? '')) kept.push(c);
-    else if (VARIATION_SELECTOR.test(c) && before && !INVISIBLE.test(before) && (!EMOJI_PRESENTATION.test(c) || /\p{Emoji}/u.test(before))) kept.push(c);
+    if (c === '\u200D' && before && PICTOGRAPH.test(lastPicture(kept)) && PICTOGRAPH.test(points[i + 1] ?? ''))
+      kept.push(c);
+    else if (
+      VARIATION_SELECTOR.test(c) &&
+      before &&
+      !INVISIBLE.test(before) &&
+      (!EMOJI_PRESENTATION.test(c) || /\p{Emoji}/u.test(before))
+    )
+      kept.push(c);
     else if (TAG.test(c) && before && (before === '\u{1F3F4}' || TAG.test(before))) kept.push(c);
   });
   return kept.join('').trim();
@@ -37,7 +44,8 @@ export function cleanText(text: string): string {
 
 // The last visible character of what is kept so far (a joiner may follow "👩🏽" or "☎️").
 function lastPicture(kept: string[]): string {
-  for (let i = kept.length - 1; i >= 0; i--) if (!VARIATION_SELECTOR.test(kept[i]!) && !/\p{Emoji_Modifier}/u.test(kept[i]!)) return kept[i]!;
+  for (let i = kept.length - 1; i >= 0; i--)
+    if (!VARIATION_SELECTOR.test(kept[i]!) && !/\p{Emoji_Modifier}/u.test(kept[i]!)) return kept[i]!;
   return '';
 }
 
@@ -54,7 +62,8 @@ export function cleanFileName(raw: string): string {
   if (name === '.' || name === '..') name = '';
   const dot = name.lastIndexOf('.');
   const stem = dot >= 0 ? name.slice(0, dot) : name;
-  if (stem.trim() === '' || /^\.+$/.test(stem)) name = dot >= 0 && dot < name.length - 1 ? UNNAMED + name.slice(dot).trim() : UNNAMED;
+  if (stem.trim() === '' || /^\.+$/.test(stem))
+    name = dot >= 0 && dot < name.length - 1 ? UNNAMED + name.slice(dot).trim() : UNNAMED;
   const points = Array.from(name);
   if (points.length > MAX_FILE_NAME_LENGTH) {
     const at = name.lastIndexOf('.');

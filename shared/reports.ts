@@ -24,7 +24,15 @@ export const REPEAT_SORTS = {
   user: ['repeatUploads', 'files', 'uploads', 'repeatBytes', 'lastUploadTime', 'firstUploadTime', 'userName'],
   unit: ['repeatUploads', 'files', 'users', 'uploads', 'repeatBytes', 'lastUploadTime', 'firstUploadTime'],
 } as const;
-export const CROSS_UNIT_SORTS = ['units', 'uploads', 'users', 'fileLength', 'lastUploadTime', 'firstUploadTime', 'fileName'] as const;
+export const CROSS_UNIT_SORTS = [
+  'units',
+  'uploads',
+  'users',
+  'fileLength',
+  'lastUploadTime',
+  'firstUploadTime',
+  'fileName',
+] as const;
 export const SAVINGS_SORTS = {
   unit: ['savedBytes', 'savedUploads', 'uploads', 'unit'],
   day: ['period', 'savedBytes', 'savedUploads', 'uploads'],
@@ -53,13 +61,22 @@ const filterFields = {
 
 type FilterShape = { from?: string; to?: string; city?: string; county?: string; town?: string };
 
-function withFilterRules<T extends z.ZodType<FilterShape & { sort?: string; group?: string }>>(schema: T, sorts: (group: string | undefined) => readonly string[]) {
+function withFilterRules<T extends z.ZodType<FilterShape & { sort?: string; group?: string }>>(
+  schema: T,
+  sorts: (group: string | undefined) => readonly string[],
+) {
   return (
     schema
       .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'from is after to', path: ['from'] })
       // Names repeat across the province (城关镇 is everywhere): a level needs the one above it.
-      .refine((q) => !q.county || q.city, { message: 'county needs city (county names repeat across cities)', path: ['county'] })
-      .refine((q) => !q.town || q.county, { message: 'town needs county (town names repeat across counties)', path: ['town'] })
+      .refine((q) => !q.county || q.city, {
+        message: 'county needs city (county names repeat across cities)',
+        path: ['county'],
+      })
+      .refine((q) => !q.town || q.county, {
+        message: 'town needs county (town names repeat across counties)',
+        path: ['town'],
+      })
       .refine((q) => !q.sort || sorts(q.group).includes(q.sort), {
         message: 'this table sorts by one of its columns (see README, "Reports")',
         path: ['sort'],
@@ -193,7 +210,13 @@ export interface CrossUnitRow {
    * counts them all; a unit filter shows the others): a city document forwarded to every town
    * would otherwise make each row hundreds of units long.
    */
-  uploaders: Array<{ unit: ReportUnit; userNames: string[]; uploads: number; firstUploadTime: string; lastUploadTime: string }>;
+  uploaders: Array<{
+    unit: ReportUnit;
+    userNames: string[];
+    uploads: number;
+    firstUploadTime: string;
+    lastUploadTime: string;
+  }>;
 }
 
 /** Uploads, and the uploads and bytes deduplication kept from being stored again. */

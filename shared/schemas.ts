@@ -2,8 +2,14 @@ import { z } from 'zod';
 
 /** One schema per request, shared by the browser client and the server. */
 
-export const md5Hex = z.string().regex(/^[0-9a-fA-F]{32}$/, 'an MD5 is 32 hexadecimal characters').transform((s) => s.toLowerCase());
-export const sha256Hex = z.string().regex(/^[0-9a-fA-F]{64}$/, 'a SHA-256 is 64 hexadecimal characters').transform((s) => s.toLowerCase());
+export const md5Hex = z
+  .string()
+  .regex(/^[0-9a-fA-F]{32}$/, 'an MD5 is 32 hexadecimal characters')
+  .transform((s) => s.toLowerCase());
+export const sha256Hex = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/, 'a SHA-256 is 64 hexadecimal characters')
+  .transform((s) => s.toLowerCase());
 export const fileIdSchema = z.string().regex(/^[0-9a-f]{24}$/, 'a file id is 24 lowercase hexadecimal characters');
 
 export const loginRequest = z.strictObject({
@@ -15,7 +21,10 @@ export type LoginRequest = z.infer<typeof loginRequest>;
 export const MIN_PASSWORD_LENGTH = 10;
 export const passwordChangeRequest = z.strictObject({
   currentPassword: z.string().min(1).max(1024),
-  newPassword: z.string().min(MIN_PASSWORD_LENGTH, `a password has at least ${MIN_PASSWORD_LENGTH} characters`).max(1024),
+  newPassword: z
+    .string()
+    .min(MIN_PASSWORD_LENGTH, `a password has at least ${MIN_PASSWORD_LENGTH} characters`)
+    .max(1024),
   /** Also revoke the account's API tokens (other sessions always end). */
   revokeTokens: z.boolean().optional(),
 });
@@ -55,7 +64,14 @@ export type UploadChecksRequest = z.infer<typeof uploadChecksRequest>;
  * the multipart headers as it is).
  */
 export const uploadBatchManifest = z
-  .array(z.strictObject({ md5: md5Hex, sha256: sha256Hex, name: z.string().min(1).max(1000).optional(), type: z.string().max(255).optional() }))
+  .array(
+    z.strictObject({
+      md5: md5Hex,
+      sha256: sha256Hex,
+      name: z.string().min(1).max(1000).optional(),
+      type: z.string().max(255).optional(),
+    }),
+  )
   .min(1)
   .max(BATCH_MAX_FILES);
 
@@ -81,7 +97,9 @@ export type UploadProofsRequest = z.infer<typeof uploadProofsRequest>;
  * A client's key for one upload action, repeated on its retries so that it is counted once
  * (the Idempotency-Key header, or the tus metadata `idempotencyKey`): a random UUID serves.
  */
-export const idempotencyKey = z.string().regex(/^[\x21-\x7e]{1,128}$/, 'must be 1 to 128 visible ASCII characters (a UUID serves)');
+export const idempotencyKey = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,128}$/, 'must be 1 to 128 visible ASCII characters (a UUID serves)');
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 
 export const tusMetadata = z.looseObject({
@@ -165,7 +183,8 @@ export interface UploadResult {
 }
 
 /** One file of a batch upload: stored or counted, or refused on its own (its bytes did not match its digests). */
-export type BatchFileResult = UploadResult | { status: 'failed'; error: 'checksum_mismatch' | 'idempotency_key_reused'; message: string };
+export type BatchFileResult =
+  UploadResult | { status: 'failed'; error: 'checksum_mismatch' | 'idempotency_key_reused'; message: string };
 
 /** One proof of a batch: counted, or refused on its own (the claim is used up either way). */
 export type ProofResult = UploadResult | { status: 'rejected'; error: 'claim_rejected'; message: string };
@@ -216,25 +235,34 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-const isoDate = z.iso.datetime({ offset: true, message: 'a time is ISO 8601, e.g. 2026-01-31T00:00:00Z' }).transform((s) => new Date(s));
+const isoDate = z.iso
+  .datetime({ offset: true, message: 'a time is ISO 8601, e.g. 2026-01-31T00:00:00Z' })
+  .transform((s) => new Date(s));
 
 /** `GET /api/audit`: newest first, every filter optional. */
-export const auditQuery = z.strictObject({
-  from: isoDate.optional(),
-  to: isoDate.optional(),
-  action: z.enum(AUDIT_ACTIONS).optional(),
-  user: z.string().min(1).max(64).optional(),
-  city: z.string().min(1).max(100).optional(),
-  county: z.string().min(1).max(100).optional(),
-  town: z.string().min(1).max(100).optional(),
-  q: z.string().min(1).max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
-  format: z.enum(['json', 'csv']).default('json'),
-})
+export const auditQuery = z
+  .strictObject({
+    from: isoDate.optional(),
+    to: isoDate.optional(),
+    action: z.enum(AUDIT_ACTIONS).optional(),
+    user: z.string().min(1).max(64).optional(),
+    city: z.string().min(1).max(100).optional(),
+    county: z.string().min(1).max(100).optional(),
+    town: z.string().min(1).max(100).optional(),
+    q: z.string().min(1).max(200).optional(),
+    limit: z.coerce.number().int().min(1).max(1000).default(100),
+    offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+    format: z.enum(['json', 'csv']).default('json'),
+  })
   // Names repeat across the province (城关镇 is everywhere): a level needs the one above it.
-  .refine((q) => !q.county || q.city, { message: 'county needs city (county names repeat across cities)', path: ['county'] })
-  .refine((q) => !q.town || q.county, { message: 'town needs county (town names repeat across counties)', path: ['town'] });
+  .refine((q) => !q.county || q.city, {
+    message: 'county needs city (county names repeat across cities)',
+    path: ['county'],
+  })
+  .refine((q) => !q.town || q.county, {
+    message: 'town needs county (town names repeat across counties)',
+    path: ['town'],
+  });
 export type AuditQuery = z.infer<typeof auditQuery>;
 
 /** What an audit event says, apart from its time and id (which the store and the API write differently). */

@@ -21,7 +21,8 @@ describe('starting the service and the archive command', () => {
   before(async () => {
     const s = await startServer(env);
     try {
-      firstPassword = /one-time password: (\S+)/.exec(s.stdout)?.[1] ?? assert.fail(`no one-time password in: ${s.stdout}`);
+      firstPassword =
+        /one-time password: (\S+)/.exec(s.stdout)?.[1] ?? assert.fail(`no one-time password in: ${s.stdout}`);
     } finally {
       assert.equal(await stopServer(s), 0);
     }
@@ -32,7 +33,11 @@ describe('starting the service and the archive command', () => {
     try {
       assert.doesNotMatch(s.stdout, /one-time password/);
       assert.equal((await fetch(`${s.url}/api/health`)).status, 200);
-      const res = await fetch(`${s.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: firstPassword }) });
+      const res = await fetch(`${s.url}/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'admin', password: firstPassword }),
+      });
       assert.equal(res.status, 201);
       assert.equal((await res.json()).mustChangePassword, true);
     } finally {
@@ -42,7 +47,29 @@ describe('starting the service and the archive command', () => {
 
   it('adds a clerk with the password from standard input, lists it, and makes a working API token', async () => {
     // Place names and token labels lose their invisible characters.
-    const add = cli(['user', 'add', '李四', '--role', 'clerk', '--unit', 'qx-cg', '--city', '沧州\u200B市', '--county', '\uFEFF青县', '--town', '城关镇', '--lng', '116.8', '--lat', '38.6'], env, 'a long password\n');
+    const add = cli(
+      [
+        'user',
+        'add',
+        '李四',
+        '--role',
+        'clerk',
+        '--unit',
+        'qx-cg',
+        '--city',
+        '沧州\u200B市',
+        '--county',
+        '\uFEFF青县',
+        '--town',
+        '城关镇',
+        '--lng',
+        '116.8',
+        '--lat',
+        '38.6',
+      ],
+      env,
+      'a long password\n',
+    );
     assert.equal(add.status, 0, add.stderr);
     assert.match(add.stdout, /created clerk 李四/);
     const list = cli(['user', 'list'], env);
@@ -59,7 +86,11 @@ describe('starting the service and the archive command', () => {
     try {
       const form = new FormData();
       form.append('file', new Blob(['hello archive']), '通知.txt');
-      const res = await fetch(`${s.url}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+      const res = await fetch(`${s.url}/api/files`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: form,
+      });
       assert.equal(res.status, 201);
       const revoked = cli(['token', 'revoke', tokenId], env);
       assert.equal(revoked.status, 0, revoked.stderr);
@@ -69,7 +100,7 @@ describe('starting the service and the archive command', () => {
     }
   });
 
-  it('resets a password from standard input, revoking the account\'s API tokens; the account must change it at next login', async () => {
+  it("resets a password from standard input, revoking the account's API tokens; the account must change it at next login", async () => {
     const token = cli(['token', 'create', '李四'], env).stdout.trim().split('\n').pop()!;
     const reset = cli(['user', 'password', '李四'], env, 'temporary password 1');
     assert.equal(reset.status, 0, reset.stderr);
@@ -77,7 +108,11 @@ describe('starting the service and the archive command', () => {
     assert.doesNotMatch(cli(['token', 'list'], env).stdout, new RegExp(token.split('_')[1]!));
     const s = await startServer(env);
     try {
-      const res = await fetch(`${s.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: '李四', password: 'temporary password 1' }) });
+      const res = await fetch(`${s.url}/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: '李四', password: 'temporary password 1' }),
+      });
       assert.equal((await res.json()).mustChangePassword, true);
     } finally {
       await stopServer(s);
@@ -88,7 +123,9 @@ describe('starting the service and the archive command', () => {
     const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
     try {
       const { items } = await store.audit.search({ limit: 100, offset: 0 });
-      const mine = items.filter((e) => ['account_created', 'token_created', 'token_revoked', 'password_reset'].includes(e.action)).reverse();
+      const mine = items
+        .filter((e) => ['account_created', 'token_created', 'token_revoked', 'password_reset'].includes(e.action))
+        .reverse();
       assert.deepEqual(
         mine.map((e) => [e.action, e.userName, e.address]),
         [
@@ -132,16 +169,27 @@ describe('starting the service and the archive command', () => {
 
   it('fingerprints the queued files with `near-duplicates run` (reading them on a thread of its own) and says what it found', async () => {
     const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
-    for (const [name, text] of [['通知.txt', NOTICE], ['通知-网页版.txt', NOTICE_FROM_THE_WEB]] as const) {
+    for (const [name, text] of [
+      ['通知.txt', NOTICE],
+      ['通知-网页版.txt', NOTICE_FROM_THE_WEB],
+    ] as const) {
       const staged = await stageBytes(store, Buffer.from(text));
-      const { entry } = await store.content.commit(staged.stagingId, { key: staged.key, fileName: name, contentType: 'text/plain', uploadDate: new Date() });
+      const { entry } = await store.content.commit(staged.stagingId, {
+        key: staged.key,
+        fileName: name,
+        contentType: 'text/plain',
+        uploadDate: new Date(),
+      });
       await store.fingerprintQueue.enqueue([entry.fileId], new Date());
     }
     await store.close();
     const run = cli(['near-duplicates', 'run', '--json'], env);
     assert.equal(run.status, 0, run.stderr);
     const status = JSON.parse(run.stdout.trim().split('\n').pop()!);
-    assert.deepEqual({ pairs: status.pairs, queued: status.queued, running: status.running, failed: status.failed }, { pairs: 1, queued: 0, running: 0, failed: 0 });
+    assert.deepEqual(
+      { pairs: status.pairs, queued: status.queued, running: status.running, failed: status.failed },
+      { pairs: 1, queued: 0, running: 0, failed: 0 },
+    );
     assert.ok(status.fingerprinted >= 2);
     assert.match(cli(['near-duplicates', 'status'], env).stdout, /1 near-duplicate pair\(s\); 0 waiting/);
   });
@@ -149,17 +197,41 @@ describe('starting the service and the archive command', () => {
   it('explains mistakes in one line with exit code 2', () => {
     const cases: Array<[string[], string | undefined, RegExp]> = [
       [['user', 'add', 'x', '--role', 'clerk', '--city', 'c'], 'a long password', /--unit <unit-id> is required/],
-      [['user', 'add', 'x', '--role', 'boss', '--unit', 'u', '--city', 'c'], 'a long password', /--role must be clerk or admin/],
+      [
+        ['user', 'add', 'x', '--role', 'boss', '--unit', 'u', '--city', 'c'],
+        'a long password',
+        /--role must be clerk or admin/,
+      ],
       [['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', 'c'], '', /No password on standard input/],
       [['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', 'c'], 'short', /at least 10 characters/],
       [['user', 'add', '李四', '--role', 'clerk', '--unit', 'u', '--city', 'c'], 'a long password', /taken/],
-      [['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', 'c', '--town', 't'], 'a long password', /--town needs --county/],
+      [
+        ['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', 'c', '--town', 't'],
+        'a long password',
+        /--town needs --county/,
+      ],
       [['token', 'create', 'nobody'], undefined, /No account is named "nobody"/],
       [['token', 'revoke', 'ffffffffffff'], undefined, /No API token/],
-      [['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', '\u200B\u2028'], 'a long password', /--city needs a name that shows/],
-      [['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', 'c', '--county', ' \uFEFF'], 'a long password', /--county needs a name that shows/],
-      [['user', 'add', '\u3164', '--role', 'clerk', '--unit', 'u', '--city', 'c'], 'a long password', /A username is 1 to 64 letters/],
-      [['user', 'add', '王\u200B五', '--role', 'clerk', '--unit', 'u', '--city', 'c'], 'a long password', /A username is 1 to 64 letters/],
+      [
+        ['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', '\u200B\u2028'],
+        'a long password',
+        /--city needs a name that shows/,
+      ],
+      [
+        ['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', 'c', '--county', ' \uFEFF'],
+        'a long password',
+        /--county needs a name that shows/,
+      ],
+      [
+        ['user', 'add', '\u3164', '--role', 'clerk', '--unit', 'u', '--city', 'c'],
+        'a long password',
+        /A username is 1 to 64 letters/,
+      ],
+      [
+        ['user', 'add', '王\u200B五', '--role', 'clerk', '--unit', 'u', '--city', 'c'],
+        'a long password',
+        /A username is 1 to 64 letters/,
+      ],
       [['user', 'remove', 'x'], undefined, /unknown command/],
       [['user', 'list', '--colour'], undefined, /Unknown option/],
     ];
@@ -184,13 +256,22 @@ describe('starting the service and the archive command', () => {
     assert.match(badUri.stderr, /MONGODB_URI must start with mongodb:\/\//);
     const badZone = runServerToExit({ ...env, REPORT_TIME_ZONE: 'Beijing' });
     assert.equal(badZone.status, 2);
-    assert.match(badZone.stderr, /^archive: invalid setting REPORT_TIME_ZONE: REPORT_TIME_ZONE is an IANA time zone such as Asia\/Shanghai/);
+    assert.match(
+      badZone.stderr,
+      /^archive: invalid setting REPORT_TIME_ZONE: REPORT_TIME_ZONE is an IANA time zone such as Asia\/Shanghai/,
+    );
     const farHamming = runServerToExit({ ...env, NEAR_DUPLICATE_MAX_HAMMING: '4' });
     assert.equal(farHamming.status, 2);
-    assert.match(farHamming.stderr, /^archive: invalid setting NEAR_DUPLICATE_MAX_HAMMING: the SimHash index finds fingerprints within 3 bits at most/);
+    assert.match(
+      farHamming.stderr,
+      /^archive: invalid setting NEAR_DUPLICATE_MAX_HAMMING: the SimHash index finds fingerprints within 3 bits at most/,
+    );
     const retired = runServerToExit({ ...env, LOGIN_MAX_FAILURES: '5' });
     assert.equal(retired.status, 2, 'the lock-out settings are refused, not silently ignored');
-    assert.match(retired.stderr, /^archive: invalid setting LOGIN_MAX_FAILURES: this setting was retired; see LOGIN_FREE_FAILURES/);
+    assert.match(
+      retired.stderr,
+      /^archive: invalid setting LOGIN_MAX_FAILURES: this setting was retired; see LOGIN_FREE_FAILURES/,
+    );
     const lowJaccard = runServerToExit({ ...env, NEAR_DUPLICATE_MIN_JACCARD: '0.1' });
     assert.equal(lowJaccard.status, 2);
     assert.match(lowJaccard.stderr, /^archive: invalid setting NEAR_DUPLICATE_MIN_JACCARD: a similarity from 0.3 to 1/);
@@ -200,17 +281,51 @@ describe('starting the service and the archive command', () => {
     assert.equal(loadConfig({}).publicUrl, undefined);
     assert.equal(loadConfig({ PUBLIC_URL: 'https://archive.example.gov/' }).publicUrl, 'https://archive.example.gov');
     assert.equal(loadConfig({ PUBLIC_URL: 'http://10.0.0.5:8080/records/' }).publicUrl, 'http://10.0.0.5:8080/records');
-    for (const bad of ['archive.example.gov', 'ftp://archive.example.gov', 'https://archive.example.gov/?x=1', 'https://a b']) {
-      assert.throws(() => loadConfig({ PUBLIC_URL: bad }), /invalid setting PUBLIC_URL: PUBLIC_URL is the address clerks open/, bad);
+    for (const bad of [
+      'archive.example.gov',
+      'ftp://archive.example.gov',
+      'https://archive.example.gov/?x=1',
+      'https://a b',
+    ]) {
+      assert.throws(
+        () => loadConfig({ PUBLIC_URL: bad }),
+        /invalid setting PUBLIC_URL: PUBLIC_URL is the address clerks open/,
+        bad,
+      );
     }
   });
 
   it('reads the near-duplicate thresholds; the fingerprinter uses its defaults where unset', async () => {
-    const thresholds = ({ maxHamming, minJaccard, minContainment, minShortJaccard }: NearDuplicateSettings) => ({ maxHamming, minJaccard, minContainment, minShortJaccard });
+    const thresholds = ({ maxHamming, minJaccard, minContainment, minShortJaccard }: NearDuplicateSettings) => ({
+      maxHamming,
+      minJaccard,
+      minContainment,
+      minShortJaccard,
+    });
     assert.deepEqual(loadConfig({}).nearDuplicateSettings, {});
-    assert.deepEqual(thresholds((await Fingerprinter.create(loadConfig({}).nearDuplicateSettings)).settings), { maxHamming: 3, minJaccard: 0.8, minContainment: 0.85, minShortJaccard: 0.5 });
-    const set = { NEAR_DUPLICATE_MAX_HAMMING: '2', NEAR_DUPLICATE_MIN_JACCARD: '0.9', NEAR_DUPLICATE_MIN_CONTAINMENT: '0.9', NEAR_DUPLICATE_MIN_SHORT_JACCARD: '0.6' };
-    assert.deepEqual(loadConfig(set).nearDuplicateSettings, { maxHamming: 2, minJaccard: 0.9, minContainment: 0.9, minShortJaccard: 0.6 });
-    assert.deepEqual(thresholds((await Fingerprinter.create(loadConfig(set).nearDuplicateSettings)).settings), { maxHamming: 2, minJaccard: 0.9, minContainment: 0.9, minShortJaccard: 0.6 });
+    assert.deepEqual(thresholds((await Fingerprinter.create(loadConfig({}).nearDuplicateSettings)).settings), {
+      maxHamming: 3,
+      minJaccard: 0.8,
+      minContainment: 0.85,
+      minShortJaccard: 0.5,
+    });
+    const set = {
+      NEAR_DUPLICATE_MAX_HAMMING: '2',
+      NEAR_DUPLICATE_MIN_JACCARD: '0.9',
+      NEAR_DUPLICATE_MIN_CONTAINMENT: '0.9',
+      NEAR_DUPLICATE_MIN_SHORT_JACCARD: '0.6',
+    };
+    assert.deepEqual(loadConfig(set).nearDuplicateSettings, {
+      maxHamming: 2,
+      minJaccard: 0.9,
+      minContainment: 0.9,
+      minShortJaccard: 0.6,
+    });
+    assert.deepEqual(thresholds((await Fingerprinter.create(loadConfig(set).nearDuplicateSettings)).settings), {
+      maxHamming: 2,
+      minJaccard: 0.9,
+      minContainment: 0.9,
+      minShortJaccard: 0.6,
+    });
   });
 });

@@ -56,98 +56,148 @@ describe('bulk import of a legacy file-system archive (npm run import)', () => {
   const common = () => ['--server', server.url, '--token', token, '--json'];
 
   // Root reads any file unless it can give up the capabilities that let it (setpriv, see the support module).
-  const unreadableFiles = unprivilegedPrefix === undefined ? 'running as root without a way to drop CAP_DAC_OVERRIDE (setpriv), no file can be made unreadable to the importer' : false;
+  const unreadableFiles =
+    unprivilegedPrefix === undefined
+      ? 'running as root without a way to drop CAP_DAC_OVERRIDE (setpriv), no file can be made unreadable to the importer'
+      : false;
 
-  it('imports a tree with nested folders, duplicates within it and of archived content, and reports every odd file', { skip: unreadableFiles }, async () => {
-    const root = path.join(work, 'odd-tree');
-    const notice = randomContent(50_000);
-    const held = randomContent(20_000);
-    const deep = Array.from({ length: 8 }, (_, i) => `第${i + 1}级档案目录的名称比较长`).join('/');
-    const gbName = Buffer.from([0xb5, 0xb5, 0xb0, 0xb8, 0x2e, 0x74, 0x78, 0x74]); // "档案.txt" in GB18030
-    const plain = { odd: randomContent(3000), newline: randomContent(2000), gb: randomContent(1000), deep: randomContent(4000), secret: randomContent(500) };
-    writeTree(root, [
-      ['backup/通知 (1).pdf', notice],
-      ['docs/2019/通知.pdf', notice],
-      ['docs/2019/copy of 通知.pdf', notice],
-      ['already/held.pdf', held],
-      [`odd names/spaces & 'quotes' "double" #1.txt`, plain.odd],
-      ['line\nbreak.txt', plain.newline],
-      [gbName, plain.gb],
-      [`${deep}/报告.txt`, plain.deep],
-      ['empty.txt', new Uint8Array(0)],
-      ['secret.pdf', plain.secret],
-      ['locked/inside.pdf', randomContent(100)],
-    ]);
-    assert.ok(Buffer.byteLength(path.join(root, deep, '报告.txt')) > 255, 'the deep path is longer than 255 bytes');
-    fs.symlinkSync('already/held.pdf', path.join(root, 'link-to-held.pdf'));
-    fs.symlinkSync('missing.pdf', path.join(root, 'dangling.pdf'));
-    fs.symlinkSync('..', path.join(root, 'docs', 'loop'));
-    execFileSync('mkfifo', [path.join(root, 'pipe')]);
-    fs.chmodSync(path.join(root, 'secret.pdf'), 0o000);
-    fs.chmodSync(path.join(root, 'locked'), 0o000);
-    // Another clerk archived one of the documents before.
-    assert.equal((await tusUpload(other, held)).status, 'stored');
+  it(
+    'imports a tree with nested folders, duplicates within it and of archived content, and reports every odd file',
+    { skip: unreadableFiles },
+    async () => {
+      const root = path.join(work, 'odd-tree');
+      const notice = randomContent(50_000);
+      const held = randomContent(20_000);
+      const deep = Array.from({ length: 8 }, (_, i) => `第${i + 1}级档案目录的名称比较长`).join('/');
+      const gbName = Buffer.from([0xb5, 0xb5, 0xb0, 0xb8, 0x2e, 0x74, 0x78, 0x74]); // "档案.txt" in GB18030
+      const plain = {
+        odd: randomContent(3000),
+        newline: randomContent(2000),
+        gb: randomContent(1000),
+        deep: randomContent(4000),
+        secret: randomContent(500),
+      };
+      writeTree(root, [
+        ['backup/通知 (1).pdf', notice],
+        ['docs/2019/通知.pdf', notice],
+        ['docs/2019/copy of 通知.pdf', notice],
+        ['already/held.pdf', held],
+        [`odd names/spaces & 'quotes' "double" #1.txt`, plain.odd],
+        ['line\nbreak.txt', plain.newline],
+        [gbName, plain.gb],
+        [`${deep}/报告.txt`, plain.deep],
+        ['empty.txt', new Uint8Array(0)],
+        ['secret.pdf', plain.secret],
+        ['locked/inside.pdf', randomContent(100)],
+      ]);
+      assert.ok(Buffer.byteLength(path.join(root, deep, '报告.txt')) > 255, 'the deep path is longer than 255 bytes');
+      fs.symlinkSync('already/held.pdf', path.join(root, 'link-to-held.pdf'));
+      fs.symlinkSync('missing.pdf', path.join(root, 'dangling.pdf'));
+      fs.symlinkSync('..', path.join(root, 'docs', 'loop'));
+      execFileSync('mkfifo', [path.join(root, 'pipe')]);
+      fs.chmodSync(path.join(root, 'secret.pdf'), 0o000);
+      fs.chmodSync(path.join(root, 'locked'), 0o000);
+      // Another clerk archived one of the documents before.
+      assert.equal((await tusUpload(other, held)).status, 'stored');
 
-    const run = await runImport([root, ...common(), '--journal', path.join(work, 'odd.jsonl')]);
-    assert.equal(run.status, 1, `some files could not be imported: exit 1\n${run.stderr}`);
-    const r = run.report!;
-    assert.deepEqual(
-      { seen: r.seen, uploaded: r.uploaded, instant: r.instant, duplicatesInTree: r.duplicatesInTree, emptyFiles: r.emptyFiles, legacyNames: r.legacyNames },
-      { seen: 15, uploaded: 6, instant: 1, duplicatesInTree: 3, emptyFiles: 1, legacyNames: 1 },
-    );
-    const uploadedBytes = notice.length + plain.odd.length + plain.newline.length + plain.gb.length + plain.deep.length;
-    assert.equal(r.bytesSent, uploadedBytes);
-    assert.equal(r.bytesSaved, 2 * notice.length + 2 * held.length);
-    const reasons = Object.fromEntries(r.errors.map((e) => [e.path, e.reason]));
-    assert.deepEqual(Object.keys(reasons).sort(), ['dangling.pdf', 'docs/loop', 'locked', 'pipe', 'secret.pdf']);
-    assert.match(reasons['dangling.pdf']!, /broken symbolic link: its target missing\.pdf does not exist/);
-    assert.match(reasons['docs/loop']!, /symbolic link loop/);
-    assert.match(reasons['pipe']!, /not a regular file: a named pipe/);
-    assert.match(reasons['secret.pdf']!, /permission denied/);
-    assert.match(reasons['locked']!, /folder not read: permission denied/);
-    for (const e of r.errors) assert.match(run.stderr, new RegExp(`error: ${e.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `), 'each problem is also told as it happens');
+      const run = await runImport([root, ...common(), '--journal', path.join(work, 'odd.jsonl')]);
+      assert.equal(run.status, 1, `some files could not be imported: exit 1\n${run.stderr}`);
+      const r = run.report!;
+      assert.deepEqual(
+        {
+          seen: r.seen,
+          uploaded: r.uploaded,
+          instant: r.instant,
+          duplicatesInTree: r.duplicatesInTree,
+          emptyFiles: r.emptyFiles,
+          legacyNames: r.legacyNames,
+        },
+        { seen: 15, uploaded: 6, instant: 1, duplicatesInTree: 3, emptyFiles: 1, legacyNames: 1 },
+      );
+      const uploadedBytes =
+        notice.length + plain.odd.length + plain.newline.length + plain.gb.length + plain.deep.length;
+      assert.equal(r.bytesSent, uploadedBytes);
+      assert.equal(r.bytesSaved, 2 * notice.length + 2 * held.length);
+      const reasons = Object.fromEntries(r.errors.map((e) => [e.path, e.reason]));
+      assert.deepEqual(Object.keys(reasons).sort(), ['dangling.pdf', 'docs/loop', 'locked', 'pipe', 'secret.pdf']);
+      assert.match(reasons['dangling.pdf']!, /broken symbolic link: its target missing\.pdf does not exist/);
+      assert.match(reasons['docs/loop']!, /symbolic link loop/);
+      assert.match(reasons['pipe']!, /not a regular file: a named pipe/);
+      assert.match(reasons['secret.pdf']!, /permission denied/);
+      assert.match(reasons['locked']!, /folder not read: permission denied/);
+      for (const e of r.errors)
+        assert.match(
+          run.stderr,
+          new RegExp(`error: ${e.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `),
+          'each problem is also told as it happens',
+        );
 
-    // The archive holds each content once, byte for byte, counted once per file of the tree.
-    const files = await archiveFiles(clerk);
-    const byMd5 = new Map(files.map((f) => [f.fileMD5, f]));
-    assert.equal(byMd5.get(md5(notice))?.myUploadCount, 3);
-    assert.equal(byMd5.get(md5(held))?.myUploadCount, 2);
-    assert.equal(byMd5.get(md5(plain.gb))?.fileName, '档案.txt', 'a GB18030 name is recorded as the Chinese it is');
-    assert.equal(byMd5.get(md5(plain.deep))?.fileName, '报告.txt');
-    assert.equal(byMd5.get(md5(new Uint8Array(0)))?.fileLength, 0);
-    assert.equal(byMd5.get(md5(plain.secret)), undefined);
-    assert.equal(files.length, 7);
-    for (const data of [notice, plain.odd, plain.newline, plain.gb, plain.deep]) assert.ok((await download(clerk, byMd5.get(md5(data))!.fileId)).equals(data));
-    assert.equal(byMd5.get(md5(notice))?.contentType, 'application/pdf', 'the type is taken from the extension');
-    assert.equal(byMd5.get(md5(plain.odd))?.fileName, `spaces & 'quotes' "double" #1.txt`, 'quotes survive the trip');
-    // Small files travel many to a request.
-    const uploads = await server.opened.store.audit.search({ userName: 'importer', action: 'upload', limit: 50, offset: 0 });
-    assert.deepEqual(uploads.items.map((e) => e.detail).sort(), Array(6).fill('batch: stored'));
-  });
+      // The archive holds each content once, byte for byte, counted once per file of the tree.
+      const files = await archiveFiles(clerk);
+      const byMd5 = new Map(files.map((f) => [f.fileMD5, f]));
+      assert.equal(byMd5.get(md5(notice))?.myUploadCount, 3);
+      assert.equal(byMd5.get(md5(held))?.myUploadCount, 2);
+      assert.equal(byMd5.get(md5(plain.gb))?.fileName, '档案.txt', 'a GB18030 name is recorded as the Chinese it is');
+      assert.equal(byMd5.get(md5(plain.deep))?.fileName, '报告.txt');
+      assert.equal(byMd5.get(md5(new Uint8Array(0)))?.fileLength, 0);
+      assert.equal(byMd5.get(md5(plain.secret)), undefined);
+      assert.equal(files.length, 7);
+      for (const data of [notice, plain.odd, plain.newline, plain.gb, plain.deep])
+        assert.ok((await download(clerk, byMd5.get(md5(data))!.fileId)).equals(data));
+      assert.equal(byMd5.get(md5(notice))?.contentType, 'application/pdf', 'the type is taken from the extension');
+      assert.equal(byMd5.get(md5(plain.odd))?.fileName, `spaces & 'quotes' "double" #1.txt`, 'quotes survive the trip');
+      // Small files travel many to a request.
+      const uploads = await server.opened.store.audit.search({
+        userName: 'importer',
+        action: 'upload',
+        limit: 50,
+        offset: 0,
+      });
+      assert.deepEqual(uploads.items.map((e) => e.detail).sort(), Array(6).fill('batch: stored'));
+    },
+  );
 
   it('sends the files of a batch the archive fails as a whole one by one instead, each once', async () => {
     const root = path.join(work, 'batch-refused');
     const docs = Array.from({ length: 5 }, () => randomContent(10_000));
-    writeTree(root, docs.map((data, i) => [`doc-${i}.pdf`, data]));
+    writeTree(
+      root,
+      docs.map((data, i) => [`doc-${i}.pdf`, data]),
+    );
     // A proxy in front of the archive that fails every batch upload, as a restarting instance would.
     const refused: string[] = [];
     const proxy = http.createServer((req, res) => {
       if (req.url === '/api/uploads/batch') {
         refused.push(req.url);
         req.resume();
-        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ error: 'store_unavailable', message: 'restarting' }));
+        res
+          .writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' })
+          .end(JSON.stringify({ error: 'store_unavailable', message: 'restarting' }));
         return;
       }
-      const upstream = http.request(`${server.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode!, answer.headers);
-        answer.pipe(res);
-      });
+      const upstream = http.request(
+        `${server.url}${req.url}`,
+        { method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode!, answer.headers);
+          answer.pipe(res);
+        },
+      );
       req.pipe(upstream);
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-      const run = await runImport([root, '--server', url, '--token', token, '--json', '--journal', path.join(work, 'batch-refused.jsonl')]);
+      const run = await runImport([
+        root,
+        '--server',
+        url,
+        '--token',
+        token,
+        '--json',
+        '--journal',
+        path.join(work, 'batch-refused.jsonl'),
+      ]);
       assert.equal(run.status, 0, run.stderr);
       assert.deepEqual([run.report!.uploaded, run.report!.errors.length], [5, 0]);
       assert.ok(refused.length >= 1, 'a batch was tried first');
@@ -161,7 +211,10 @@ describe('bulk import of a legacy file-system archive (npm run import)', () => {
 
   it('reports a file that changes while it is read, and imports nothing of it', async () => {
     const root = path.join(work, 'growing');
-    writeTree(root, [['stable.pdf', randomContent(1000)], ['growing.log', randomContent(32 * 1024 * 1024)]]);
+    writeTree(root, [
+      ['stable.pdf', randomContent(1000)],
+      ['growing.log', randomContent(32 * 1024 * 1024)],
+    ]);
     // Something keeps writing to the file for as long as the import runs.
     const fd = fs.openSync(path.join(root, 'growing.log'), 'a');
     const writer = setInterval(() => fs.writeSync(fd, randomContent(64)), 1);
@@ -169,20 +222,29 @@ describe('bulk import of a legacy file-system archive (npm run import)', () => {
       const run = await runImport([root, ...common(), '--journal', path.join(work, 'growing.jsonl')]);
       assert.equal(run.status, 1);
       assert.equal(run.report!.uploaded, 1);
-      assert.deepEqual(run.report!.errors.map((e) => e.path), ['growing.log']);
+      assert.deepEqual(
+        run.report!.errors.map((e) => e.path),
+        ['growing.log'],
+      );
       assert.match(run.report!.errors[0]!.reason, /changed (while it was being read|after it was hashed)/);
     } finally {
       clearInterval(writer);
       fs.closeSync(fd);
     }
-    assert.ok(!(await archiveFiles(clerk)).some((f) => f.fileName === 'growing.log'), 'nothing of the changing file is catalogued');
+    assert.ok(
+      !(await archiveFiles(clerk)).some((f) => f.fileName === 'growing.log'),
+      'nothing of the changing file is catalogued',
+    );
   });
 
   it('a re-run after the importer was killed mid-file sends no completed file again and resumes the cut one', async () => {
     const root = path.join(work, 'resume');
     const big = randomContent(192 * 1024 * 1024);
     const small = Array.from({ length: 12 }, () => randomContent(30_000));
-    writeTree(root, [['a-big.bin', big], ...small.map((data, i): [string, Uint8Array] => [`small/${String(i).padStart(2, '0')}.pdf`, data])]);
+    writeTree(root, [
+      ['a-big.bin', big],
+      ...small.map((data, i): [string, Uint8Array] => [`small/${String(i).padStart(2, '0')}.pdf`, data]),
+    ]);
     const journal = path.join(work, 'resume.jsonl');
 
     const first = startImport([root, ...common(), '--journal', journal, '--uploads', '2']);
@@ -190,9 +252,19 @@ describe('bulk import of a legacy file-system archive (npm run import)', () => {
     const deadline = Date.now() + 60_000;
     let received = 0;
     while (Date.now() < deadline) {
-      const sending = fs.existsSync(journal) ? fs.readFileSync(journal, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((j) => j.key === 'a-big.bin' && j.state === 'sending') : undefined;
+      const sending = fs.existsSync(journal)
+        ? fs
+            .readFileSync(journal, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l))
+            .find((j) => j.key === 'a-big.bin' && j.state === 'sending')
+        : undefined;
       if (sending) {
-        const head = await clerk.fetch(new URL(sending.url).pathname, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0' } });
+        const head = await clerk.fetch(new URL(sending.url).pathname, {
+          method: 'HEAD',
+          headers: { 'tus-resumable': '1.0.0' },
+        });
         received = Number(head.headers.get('upload-offset'));
         if (received > 0) break;
       }
@@ -210,7 +282,10 @@ describe('bulk import of a legacy file-system archive (npm run import)', () => {
     assert.equal(r.alreadyImported, doneBefore, 'files finished before the kill are skipped');
     assert.equal(r.uploaded, 13 - doneBefore);
     const smallSent = small.length - doneBefore;
-    assert.ok(r.bytesSent <= big.length - received + smallSent * 30_000 + 4 * 1024 * 1024, `the big file resumed (sent ${r.bytesSent} bytes, ${received} were there already)`);
+    assert.ok(
+      r.bytesSent <= big.length - received + smallSent * 30_000 + 4 * 1024 * 1024,
+      `the big file resumed (sent ${r.bytesSent} bytes, ${received} were there already)`,
+    );
 
     const after = await archiveFiles(clerk);
     for (const data of [big, ...small]) {
@@ -221,7 +296,11 @@ describe('bulk import of a legacy file-system archive (npm run import)', () => {
 
     const third = await runImport([root, ...common(), '--journal', journal]);
     assert.equal(third.status, 0);
-    assert.deepEqual([third.report!.alreadyImported, third.report!.uploaded, third.report!.bytesSent], [13, 0, 0], 'a third run has nothing left to do');
+    assert.deepEqual(
+      [third.report!.alreadyImported, third.report!.uploaded, third.report!.bytesSent],
+      [13, 0, 0],
+      'a third run has nothing left to do',
+    );
   });
 
   it('Ctrl-C stops cleanly: exit 130, the upload stays resumable, and the next run finishes it', async () => {
@@ -230,7 +309,8 @@ describe('bulk import of a legacy file-system archive (npm run import)', () => {
     writeTree(root, [['big.bin', big]]);
     const journal = path.join(work, 'interrupt.jsonl');
     const run = startImport([root, ...common(), '--journal', journal]);
-    while (!(fs.existsSync(journal) && fs.readFileSync(journal, 'utf8').includes('"sending"'))) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (!(fs.existsSync(journal) && fs.readFileSync(journal, 'utf8').includes('"sending"')))
+      await new Promise((resolve) => setTimeout(resolve, 5));
     run.child.kill('SIGINT');
     const stopped = await run.done;
     assert.equal(stopped.status, 130, stopped.stderr);
@@ -304,7 +384,10 @@ describe('bulk import of a legacy file-system archive (npm run import)', () => {
   it('imports from a path table: record ids and names carried, each bad row reported, the rest imported', async () => {
     const root = path.join(work, 'legacy-share');
     const [one, two] = [randomContent(700), randomContent(800)];
-    writeTree(root, [['vol1/0001.pdf', one], ['vol1/0002.pdf', two]]);
+    writeTree(root, [
+      ['vol1/0001.pdf', one],
+      ['vol1/0002.pdf', two],
+    ]);
     const manifest = path.join(work, 'records.csv');
     fs.writeFileSync(
       manifest,
@@ -321,7 +404,16 @@ describe('bulk import of a legacy file-system archive (npm run import)', () => {
       ].join('\n'),
     );
     const results = path.join(work, 'results.csv');
-    const run = await runImport(['--manifest', manifest, root, ...common(), '--journal', path.join(work, 'manifest.jsonl'), '--results', results]);
+    const run = await runImport([
+      '--manifest',
+      manifest,
+      root,
+      ...common(),
+      '--journal',
+      path.join(work, 'manifest.jsonl'),
+      '--results',
+      results,
+    ]);
     assert.equal(run.status, 1);
     const r = run.report!;
     assert.deepEqual([r.uploaded, r.duplicatesInTree], [2, 1]);
@@ -333,43 +425,88 @@ describe('bulk import of a legacy file-system archive (npm run import)', () => {
     assert.match(byRecord['records.csv']!, /quote/i);
     assert.equal(r.errors.length, 5);
     const files = await archiveFiles(clerk);
-    assert.equal(files.find((f) => f.fileMD5 === md5(one))?.fileName, '1998年 土地证明, 第一页.pdf', 'the name column is the archived name');
-    assert.equal(files.find((f) => f.fileMD5 === md5(two))?.myUploadCount, 2, 'two records of one file: two uploads, one copy');
+    assert.equal(
+      files.find((f) => f.fileMD5 === md5(one))?.fileName,
+      '1998年 土地证明, 第一页.pdf',
+      'the name column is the archived name',
+    );
+    assert.equal(
+      files.find((f) => f.fileMD5 === md5(two))?.myUploadCount,
+      2,
+      'two records of one file: two uploads, one copy',
+    );
 
     // The results map each record to the archive's file id (or say why not).
     const rows = parseCsv(fs.readFileSync(results), { bom: true, columns: true }) as Array<Record<string, string>>;
     const byId = (id: string) => rows.find((row) => row.record_id === id);
     assert.equal(rows.length, 8);
     const twoId = files.find((f) => f.fileMD5 === md5(two))!.fileId;
-    assert.deepEqual([byId('R-1')?.outcome, byId('R-1')?.file_id], ['uploaded', files.find((f) => f.fileMD5 === md5(one))!.fileId]);
+    assert.deepEqual(
+      [byId('R-1')?.outcome, byId('R-1')?.file_id],
+      ['uploaded', files.find((f) => f.fileMD5 === md5(one))!.fileId],
+    );
     // Whichever of the two rows of one file is hashed first is sent; the other is recorded as its copy.
     assert.deepEqual([byId('R-2')?.outcome, byId('R-3')?.outcome].sort(), ['duplicateInTree', 'uploaded']);
     assert.deepEqual([byId('R-2')?.file_id, byId('R-3')?.file_id], [twoId, twoId]);
     assert.deepEqual([byId('R-4')?.outcome, byId('R-4')?.file_id], ['error', '']);
     assert.match(byId('R-5')!.reason!, /no such file/);
-    const again = await runImport(['--manifest', manifest, root, ...common(), '--journal', path.join(work, 'manifest.jsonl'), '--results', results]);
+    const again = await runImport([
+      '--manifest',
+      manifest,
+      root,
+      ...common(),
+      '--journal',
+      path.join(work, 'manifest.jsonl'),
+      '--results',
+      results,
+    ]);
     assert.equal(again.report!.alreadyImported, 3);
     const rerun = parseCsv(fs.readFileSync(results), { bom: true, columns: true }) as Array<Record<string, string>>;
     assert.deepEqual(rerun.find((row) => row.record_id === 'R-1')?.outcome, 'alreadyImported');
-    assert.equal(rerun.find((row) => row.record_id === 'R-1')?.file_id, files.find((f) => f.fileMD5 === md5(one))!.fileId, 'a re-run still names the file id');
+    assert.equal(
+      rerun.find((row) => row.record_id === 'R-1')?.file_id,
+      files.find((f) => f.fileMD5 === md5(one))!.fileId,
+      'a re-run still names the file id',
+    );
   });
 
   it('records two rows naming one file as two uploads however far apart they are in the table, also on a re-run', async () => {
     const root = path.join(work, 'far-apart');
     const shared = randomContent(900);
     const others = Array.from({ length: 12 }, () => randomContent(600));
-    writeTree(root, [['shared.pdf', shared], ...others.map((data, i): [string, Uint8Array] => [`other-${i}.pdf`, data])]);
+    writeTree(root, [
+      ['shared.pdf', shared],
+      ...others.map((data, i): [string, Uint8Array] => [`other-${i}.pdf`, data]),
+    ]);
     const manifest = path.join(work, 'far-apart.csv');
-    fs.writeFileSync(manifest, ['id,path', 'A,shared.pdf', ...others.map((_, i) => `O${i},other-${i}.pdf`), 'Z,shared.pdf'].join('\n'));
+    fs.writeFileSync(
+      manifest,
+      ['id,path', 'A,shared.pdf', ...others.map((_, i) => `O${i},other-${i}.pdf`), 'Z,shared.pdf'].join('\n'),
+    );
     const journal = path.join(work, 'far-apart.jsonl');
     // One file at a time: the first row is long done when the last is read.
-    const run = await runImport(['--manifest', manifest, root, ...common(), '--journal', journal, '--threads', '1', '--uploads', '1']);
+    const run = await runImport([
+      '--manifest',
+      manifest,
+      root,
+      ...common(),
+      '--journal',
+      journal,
+      '--threads',
+      '1',
+      '--uploads',
+      '1',
+    ]);
     assert.equal(run.status, 0, run.stderr);
     assert.deepEqual([run.report!.uploaded, run.report!.duplicatesInTree, run.report!.alreadyImported], [13, 1, 0]);
     assert.doesNotMatch(run.stderr, /Warning/, 'no listener left behind per file (Node warns past 10)');
     assert.equal((await archiveFiles(clerk)).find((f) => f.fileMD5 === md5(shared))?.myUploadCount, 2);
     const again = await runImport(['--manifest', manifest, root, ...common(), '--journal', journal]);
-    assert.deepEqual([again.report!.alreadyImported, again.report!.uploaded], [14, 0], 'both rows are known to the journal');
+    assert.deepEqual(
+      [again.report!.alreadyImported, again.report!.uploaded],
+      [14, 0],
+      'both rows are known to the journal',
+    );
   });
 
   it('runs as `npm run archive -- import` too, as scripts written before `npm run import` call it', async () => {

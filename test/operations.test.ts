@@ -8,7 +8,20 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { md5, randomContent } from './support/content.js';
-import { addAccount, clerkToken, createToken, freePort, killServer, processStore, runServerToExit, SERVER_MAIN, startServer, stopServer, type ProcessStore, type Started } from './support/process.js';
+import {
+  addAccount,
+  clerkToken,
+  createToken,
+  freePort,
+  killServer,
+  processStore,
+  runServerToExit,
+  SERVER_MAIN,
+  startServer,
+  stopServer,
+  type ProcessStore,
+  type Started,
+} from './support/process.js';
 import { Client } from './support/server.js';
 import { embeddedTarget, storeTargets, tempDir } from './support/stores.js';
 import { patchRequest, TUS, tusMetadata, tusRequest, tusUpload, uploadPath } from './support/tus.js';
@@ -16,7 +29,10 @@ import { patchRequest, TUS, tusMetadata, tusRequest, tusUpload, uploadPath } fro
 const CLI = new URL('../server/cli/archive.js', import.meta.url).pathname;
 
 /** The archive command without blocking this process (uploads go on meanwhile). */
-async function cliAsync(args: string[], env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+async function cliAsync(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
   let stdout = '';
   let stderr = '';
@@ -76,9 +92,23 @@ describe('embedded store backup and restore (archive backup / restore)', () => {
     const before = new Set(files.keys());
     await upload(client, '档案-0-copy.pdf', files.values().next().value!);
     // An unfinished resumable upload: its bytes are not part of the archive yet.
-    const created = await tusRequest(client, TUS, 'POST', { 'upload-length': '100000', 'upload-metadata': tusMetadata({ filename: 'half.pdf' }) });
+    const created = await tusRequest(client, TUS, 'POST', {
+      'upload-length': '100000',
+      'upload-metadata': tusMetadata({ filename: 'half.pdf' }),
+    });
     const half = uploadPath(created);
-    assert.equal((await tusRequest(client, half, 'PATCH', { 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, randomContent(40_000))).status, 204);
+    assert.equal(
+      (
+        await tusRequest(
+          client,
+          half,
+          'PATCH',
+          { 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+          randomContent(40_000),
+        )
+      ).status,
+      204,
+    );
 
     // Uploads go on during the backup.
     let uploading = true;
@@ -102,7 +132,8 @@ describe('embedded store backup and restore (archive backup / restore)', () => {
     }
     const again = await cliAsync(['backup', backupDir], store.env);
     assert.equal(again.status, 0, again.stderr);
-    const [, total, copied] = /^backup of (\d+) file\(s\).*\((\d+) file\(s\), \d+ bytes copied this time\)/.exec(again.stdout) ?? [];
+    const [, total, copied] =
+      /^backup of (\d+) file\(s\).*\((\d+) file\(s\), \d+ bytes copied this time\)/.exec(again.stdout) ?? [];
     assert.equal(Number(total), files.size, again.stdout);
     assert.ok(Number(copied) >= 3 && Number(copied) < files.size, again.stdout);
 
@@ -169,7 +200,11 @@ describe('embedded store backup and restore (archive backup / restore)', () => {
     assert.match(backup.stderr, /2 file\(s\) were already damaged in the archive/);
     assert.ok(backup.stderr.includes(`${victim} chunk 1 (bytes missing)`), backup.stderr);
     assert.ok(backup.stderr.includes(`${changed} chunk 1 (does not match its checksum)`), backup.stderr);
-    assert.deepEqual(fs.readFileSync(path.join(backupDir, 'content', changed.slice(0, 2), changed.slice(2, 4), changed)), bytes, 'backed up as it is');
+    assert.deepEqual(
+      fs.readFileSync(path.join(backupDir, 'content', changed.slice(0, 2), changed.slice(2, 4), changed)),
+      bytes,
+      'backed up as it is',
+    );
     fs.rmSync(backupDir, { recursive: true, force: true });
   });
 });
@@ -185,7 +220,10 @@ for (const target of storeTargets) {
     after(() => store.dispose());
 
     const createUpload = async (url: string, data: Buffer) => {
-      const created = await tusRequest(new Client(url, { bearer: token }), TUS, 'POST', { 'upload-length': String(data.length), 'upload-metadata': tusMetadata({ filename: 'shutdown.pdf' }) });
+      const created = await tusRequest(new Client(url, { bearer: token }), TUS, 'POST', {
+        'upload-length': String(data.length),
+        'upload-metadata': tusMetadata({ filename: 'shutdown.pdf' }),
+      });
       assert.equal(created.status, 201);
       return uploadPath(created);
     };
@@ -244,9 +282,15 @@ describe('start-up with an unreachable store', () => {
   it('retries an unreachable MongoDB with backoff, then gives up with one line and exit code 2', async () => {
     const port = await freePort();
     const started = Date.now();
-    const r = runServerToExit({ MONGODB_URI: `mongodb://127.0.0.1:${port}/archive`, STORE_CONNECT_TIMEOUT_SECONDS: '3' });
+    const r = runServerToExit({
+      MONGODB_URI: `mongodb://127.0.0.1:${port}/archive`,
+      STORE_CONNECT_TIMEOUT_SECONDS: '3',
+    });
     assert.equal(r.status, 2);
-    assert.match(r.stderr, /^archive: cannot reach MongoDB at MONGODB_URI: .* \(gave up after [2-9] attempt\(s\) in 3 s; STORE_CONNECT_TIMEOUT_SECONDS\)\n$/);
+    assert.match(
+      r.stderr,
+      /^archive: cannot reach MongoDB at MONGODB_URI: .* \(gave up after [2-9] attempt\(s\) in 3 s; STORE_CONNECT_TIMEOUT_SECONDS\)\n$/,
+    );
     assert.ok(Date.now() - started >= 2500);
     const retries = r.stdout.split('\n').filter((l) => l.includes('retrying'));
     assert.ok(retries.length >= 1, r.stdout);
@@ -255,10 +299,18 @@ describe('start-up with an unreachable store', () => {
 
   it('stops at once on SIGTERM while it still waits for the store (a container stopped during start-up)', async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, [SERVER_MAIN], { env: { ...process.env, PORT: '0', MONGODB_URI: `mongodb://127.0.0.1:${port}/archive`, STORE_CONNECT_TIMEOUT_SECONDS: '6' } });
+    const child = spawn(process.execPath, [SERVER_MAIN], {
+      env: {
+        ...process.env,
+        PORT: '0',
+        MONGODB_URI: `mongodb://127.0.0.1:${port}/archive`,
+        STORE_CONNECT_TIMEOUT_SECONDS: '6',
+      },
+    });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));
-    for (let waited = 0; !stdout.includes('retrying') && waited < 15_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    for (let waited = 0; !stdout.includes('retrying') && waited < 15_000; waited += 50)
+      await new Promise((r) => setTimeout(r, 50));
     assert.match(stdout, /retrying/);
     const signalled = Date.now();
     child.kill('SIGTERM');
@@ -269,7 +321,10 @@ describe('start-up with an unreachable store', () => {
   });
 
   it('does not retry settings that cannot work', () => {
-    const r = runServerToExit({ MONGODB_URI: 'mongodb://127.0.0.1:1/archive?maxPoolSize=-1', STORE_CONNECT_TIMEOUT_SECONDS: '60' });
+    const r = runServerToExit({
+      MONGODB_URI: 'mongodb://127.0.0.1:1/archive?maxPoolSize=-1',
+      STORE_CONNECT_TIMEOUT_SECONDS: '60',
+    });
     assert.equal(r.status, 2);
     assert.match(r.stderr, /^archive: MONGODB_URI is not valid: maxPoolSize/);
   });
@@ -286,7 +341,8 @@ describe('the fixity check in a running server', () => {
       "INSERT INTO catalog (file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date) VALUES (?, ?, ?, 100, 261120, 1, 'gone.pdf', 'application/pdf', 0)",
     );
     db.transaction(() => {
-      for (let i = 0; i < 12_000; i++) insert.run(randomBytes(12).toString('hex'), randomBytes(16).toString('hex'), randomBytes(32).toString('hex'));
+      for (let i = 0; i < 12_000; i++)
+        insert.run(randomBytes(12).toString('hex'), randomBytes(16).toString('hex'), randomBytes(32).toString('hex'));
     })();
     db.close();
     const server = await startServer({ ...store.env, VERIFY_INTERVAL_HOURS: '0', GC_INTERVAL_SECONDS: '0' });
@@ -295,7 +351,7 @@ describe('the fixity check in a running server', () => {
       assert.equal((await client.fetch('/api/verification', { method: 'POST' })).status, 202);
       let slowest = 0;
       let state = 'running';
-      for (const until = Date.now() + 60_000; state === 'running' && Date.now() < until; ) {
+      for (const until = Date.now() + 60_000; state === 'running' && Date.now() < until;) {
         const started = performance.now();
         assert.equal((await fetch(`${server.url}/api/health`)).status, 200);
         slowest = Math.max(slowest, performance.now() - started);
@@ -310,4 +366,3 @@ describe('the fixity check in a running server', () => {
     }
   });
 });
-

@@ -8,7 +8,12 @@ import { shutDown } from '../server/shutdown.js';
 const quiet = createLogger('silent');
 
 /** A server with one request in progress (answered when `finish` is called). */
-async function serving(): Promise<{ server: http.Server; url: string; inProgress: Promise<number>; finish: () => void }> {
+async function serving(): Promise<{
+  server: http.Server;
+  url: string;
+  inProgress: Promise<number>;
+  finish: () => void;
+}> {
   let finish!: () => void;
   const answered = new Promise<void>((resolve) => (finish = resolve));
   const server = http.createServer((_req, res) => void answered.then(() => res.end('done')));
@@ -19,7 +24,11 @@ async function serving(): Promise<{ server: http.Server; url: string; inProgress
   return { server, url, inProgress, finish };
 }
 
-const refused = (url: string) => fetch(url).then(() => false, () => true);
+const refused = (url: string) =>
+  fetch(url).then(
+    () => false,
+    () => true,
+  );
 
 describe('an orderly stop', () => {
   it('stops accepting connections at once, while background work and requests in progress wind down', async () => {
@@ -29,7 +38,8 @@ describe('an orderly stop', () => {
     const stopping = shutDown({
       server,
       graceMs: 10_000,
-      stopBackground: () => new Promise<void>((resolve) => (backgroundStopped = resolve)).then(() => void steps.push('background stopped')),
+      stopBackground: () =>
+        new Promise<void>((resolve) => (backgroundStopped = resolve)).then(() => void steps.push('background stopped')),
       close: async () => void steps.push('closed'),
       logger: quiet,
     });
@@ -47,7 +57,13 @@ describe('an orderly stop', () => {
     const { server, inProgress } = await serving();
     const started = Date.now();
     let closed = false;
-    await shutDown({ server, graceMs: 300, stopBackground: async () => {}, close: async () => void (closed = true), logger: quiet });
+    await shutDown({
+      server,
+      graceMs: 300,
+      stopBackground: async () => {},
+      close: async () => void (closed = true),
+      logger: quiet,
+    });
     assert.ok(Date.now() - started >= 290);
     assert.equal(await inProgress.catch(() => 'cut off'), 'cut off');
     assert.equal(closed, true);

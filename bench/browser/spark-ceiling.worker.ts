@@ -11,7 +11,8 @@ const SLICE = 4 * 1024 * 1024;
 self.onmessage = async (event: MessageEvent<{ file: Blob }>) => {
   const { file } = event.data;
   const slices: ArrayBuffer[] = [];
-  for (let at = 0; at < file.size; at += SLICE) slices.push(await file.slice(at, Math.min(at + SLICE, file.size)).arrayBuffer());
+  for (let at = 0; at < file.size; at += SLICE)
+    slices.push(await file.slice(at, Math.min(at + SLICE, file.size)).arrayBuffer());
   const started = performance.now();
   const md5 = new SparkMD5.ArrayBuffer();
   for (const slice of slices) md5.append(slice);

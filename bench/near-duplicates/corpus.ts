@@ -23,7 +23,10 @@ const FORTUNES = '/usr/share/games/fortunes';
 export class CorpusMissingError extends Error {}
 
 function need(file: string): string {
-  if (!fs.existsSync(file)) throw new CorpusMissingError(`${file} is missing: install the corpus with \`apt-get install ${CORPUS_PACKAGES.join(' ')}\``);
+  if (!fs.existsSync(file))
+    throw new CorpusMissingError(
+      `${file} is missing: install the corpus with \`apt-get install ${CORPUS_PACKAGES.join(' ')}\``,
+    );
   return file;
 }
 
@@ -41,7 +44,7 @@ function fortunes(file: string): string[] {
 export function roffText(source: string): string {
   const lines: string[] = [];
   for (const line of source.split('\n')) {
-    if (line.startsWith('.\\"') || line.startsWith("'\\\"")) continue;
+    if (line.startsWith('.\\"') || line.startsWith('\'\\"')) continue;
     let text = line;
     if (line.startsWith('.') || line.startsWith("'")) {
       const m = /^[.'](SH|SS|B|I|BR|RB|IR|RI|BI|IB|SM|SB|TP|IP|HP)\b\s*(.*)$/.exec(line);
@@ -65,7 +68,11 @@ export function roffText(source: string): string {
 /** The manual pages a Debian package installed (by its file list: the same pages on every machine). */
 function manualPages(pkg: string, language: 'zh' | 'en', minChars: number, under = '/usr/share/man/man'): CorpusDoc[] {
   const docs: CorpusDoc[] = [];
-  const files = fs.readFileSync(need(`/var/lib/dpkg/info/${pkg}.list`), 'utf8').split('\n').filter((f) => f.includes(under) && /\/man\d\/[^/]+\.gz$/.test(f)).sort();
+  const files = fs
+    .readFileSync(need(`/var/lib/dpkg/info/${pkg}.list`), 'utf8')
+    .split('\n')
+    .filter((f) => f.includes(under) && /\/man\d\/[^/]+\.gz$/.test(f))
+    .sort();
   for (const file of files) {
     {
       const section = path.basename(path.dirname(file));
@@ -74,7 +81,13 @@ function manualPages(pkg: string, language: 'zh' | 'en', minChars: number, under
       const source = zlib.gunzipSync(fs.readFileSync(file)).toString('utf8');
       if (/^\.so /m.test(source)) continue; // a page that only points at another
       const text = roffText(source);
-      if (text.length >= minChars) docs.push({ id: `${language}-man/${section}/${name.replace(/\.gz$/, '')}`, group: `${language}-man/${section}`, language, text });
+      if (text.length >= minChars)
+        docs.push({
+          id: `${language}-man/${section}/${name.replace(/\.gz$/, '')}`,
+          group: `${language}-man/${section}`,
+          language,
+          text,
+        });
     }
   }
   return docs;

@@ -25,15 +25,53 @@ function sentences(text: string): string[] {
   return text.match(/[^。！？!?；;\n]+[。！？!?；;]*|\n+/g) ?? [text];
 }
 
-const ZH_ANNOTATIONS = ['（注：此处原文字迹不清）', '【编者按：本文据档案原件整理】', '（原件第二页缺失）', '〔此段为后人补录〕', '（注：以上内容经核对无误）'];
-const EN_ANNOTATIONS = ["[Editor's note: transcribed from the original]", '(illegible in the original)', '[sic]', '(see the appendix)', "[Archivist's note: second page missing]"];
-const ZH_BOILERPLATE = ['首页 > 档案资料 > 正文', '发布时间：2019-03-12 09:30  来源：本站  作者：管理员', '【打印本页】【关闭窗口】', '版权所有 © 2019 某县档案馆  备案号：冀ICP备12345678号', '上一篇：关于开展档案整理工作的通知  下一篇：无', '分享到：微信 微博 QQ空间'];
-const EN_BOILERPLATE = ['Home > Archive > Documents', 'Posted on March 12, 2019 by admin', 'Print this page | Close window', 'Copyright © 2019 County Archives. All rights reserved.', 'Share this: Facebook Twitter Email', 'Previous post | Next post'];
+const ZH_ANNOTATIONS = [
+  '（注：此处原文字迹不清）',
+  '【编者按：本文据档案原件整理】',
+  '（原件第二页缺失）',
+  '〔此段为后人补录〕',
+  '（注：以上内容经核对无误）',
+];
+const EN_ANNOTATIONS = [
+  "[Editor's note: transcribed from the original]",
+  '(illegible in the original)',
+  '[sic]',
+  '(see the appendix)',
+  "[Archivist's note: second page missing]",
+];
+const ZH_BOILERPLATE = [
+  '首页 > 档案资料 > 正文',
+  '发布时间：2019-03-12 09:30  来源：本站  作者：管理员',
+  '【打印本页】【关闭窗口】',
+  '版权所有 © 2019 某县档案馆  备案号：冀ICP备12345678号',
+  '上一篇：关于开展档案整理工作的通知  下一篇：无',
+  '分享到：微信 微博 QQ空间',
+];
+const EN_BOILERPLATE = [
+  'Home > Archive > Documents',
+  'Posted on March 12, 2019 by admin',
+  'Print this page | Close window',
+  'Copyright © 2019 County Archives. All rights reserved.',
+  'Share this: Facebook Twitter Email',
+  'Previous post | Next post',
+];
 
 /** Full-width punctuation and its ASCII look-alike: swapped both ways by careless re-typing. */
-const PUNCTUATION: Array<[string, string]> = [['，', ','], ['。', '.'], ['：', ':'], ['；', ';'], ['！', '!'], ['？', '?'], ['（', '('], ['）', ')'], ['“', '"'], ['”', '"']];
+const PUNCTUATION: Array<[string, string]> = [
+  ['，', ','],
+  ['。', '.'],
+  ['：', ':'],
+  ['；', ';'],
+  ['！', '!'],
+  ['？', '?'],
+  ['（', '('],
+  ['）', ')'],
+  ['“', '"'],
+  ['”', '"'],
+];
 
-export type EditKind = 'insert' | 'delete' | 'reorder' | 'punctuation' | 'whitespace' | 'script' | 'annotation' | 'boilerplate';
+export type EditKind =
+  'insert' | 'delete' | 'reorder' | 'punctuation' | 'whitespace' | 'script' | 'annotation' | 'boilerplate';
 
 /**
  * One realistic edit of a document saved again: a sentence put in (from another document of its
@@ -64,13 +102,17 @@ export function edit(text: string, kind: EditKind, doc: CorpusDoc, donors: reado
     }
     case 'punctuation': {
       const toAscii = rng.next() < 0.5;
-      return [...text].map((c) => {
-        const pair = PUNCTUATION.find(([full, half]) => (toAscii ? full : half) === c);
-        return pair && rng.next() < 0.7 ? (toAscii ? pair[1] : pair[0]) : c;
-      }).join('');
+      return [...text]
+        .map((c) => {
+          const pair = PUNCTUATION.find(([full, half]) => (toAscii ? full : half) === c);
+          return pair && rng.next() < 0.7 ? (toAscii ? pair[1] : pair[0]) : c;
+        })
+        .join('');
     }
     case 'whitespace':
-      return text.replace(/\n/g, () => (rng.next() < 0.5 ? ' ' : '\n\n')).replace(/([，。,.])/g, (c) => (rng.next() < 0.2 ? `${c} ` : c));
+      return text
+        .replace(/\n/g, () => (rng.next() < 0.5 ? ' ' : '\n\n'))
+        .replace(/([，。,.])/g, (c) => (rng.next() < 0.2 ? `${c} ` : c));
     case 'script': {
       if (!zh) return text.toUpperCase();
       // Whole, or from some point on (a document pasted together from two sources).
@@ -89,10 +131,23 @@ export function edit(text: string, kind: EditKind, doc: CorpusDoc, donors: reado
   }
 }
 
-export const EDITS: readonly EditKind[] = ['insert', 'delete', 'reorder', 'punctuation', 'whitespace', 'script', 'annotation', 'boilerplate'];
+export const EDITS: readonly EditKind[] = [
+  'insert',
+  'delete',
+  'reorder',
+  'punctuation',
+  'whitespace',
+  'script',
+  'annotation',
+  'boilerplate',
+];
 
 /** A copy of the document with one to three different edits. */
-export function variant(doc: CorpusDoc, donors: readonly CorpusDoc[], rng: Random): { text: string; edits: EditKind[] } {
+export function variant(
+  doc: CorpusDoc,
+  donors: readonly CorpusDoc[],
+  rng: Random,
+): { text: string; edits: EditKind[] } {
   const count = 1 + rng.int(3);
   const kinds = new Set<EditKind>();
   while (kinds.size < count) kinds.add(rng.pick(EDITS));

@@ -1,7 +1,14 @@
 import { Jieba } from '@node-rs/jieba';
 import { dict } from '@node-rs/jieba/dict.js';
 import { FeatureHash } from '../../server/services/near-duplicates/feature-hash.js';
-import { areNearDuplicates, candidateJaccard, DEFAULT_SETTINGS, Fingerprinter, type NearDuplicateSettings, type TextFingerprint } from '../../server/services/near-duplicates/fingerprint.js';
+import {
+  areNearDuplicates,
+  candidateJaccard,
+  DEFAULT_SETTINGS,
+  Fingerprinter,
+  type NearDuplicateSettings,
+  type TextFingerprint,
+} from '../../server/services/near-duplicates/fingerprint.js';
 import { bandingFor, bandKeys, exactJaccard } from '../../server/services/near-duplicates/minhash.js';
 import { hammingDistance, simhash } from '../../server/services/near-duplicates/simhash.js';
 import { normalise, STOP_WORDS } from '../../server/services/near-duplicates/text.js';
@@ -65,7 +72,14 @@ function buildPool(corpus: CorpusDoc[], rng: Random): PoolDoc[] {
       const copies = 1 + rng.int(2);
       for (let c = 0; c < copies; c++) {
         const { text, edits } = variant(doc, originals, rng);
-        pool.push({ id: `${doc.id}#copy${c + 1}`, cluster: doc.id, group: doc.group, language: doc.language, text, edits });
+        pool.push({
+          id: `${doc.id}#copy${c + 1}`,
+          cluster: doc.id,
+          group: doc.group,
+          language: doc.language,
+          text,
+          edits,
+        });
       }
     }
   }
@@ -136,8 +150,11 @@ async function main(): Promise<void> {
   const positives = { short: 0, long: 0 };
   const clusters = new Map<string, number[]>();
   pool.forEach((d, i) => clusters.set(d.cluster, [...(clusters.get(d.cluster) ?? []), i]));
-  const lengthClass = (fps: TextFingerprint[], i: number, j: number) => (fps[i]!.short || fps[j]!.short ? 'short' : 'long');
-  for (const members of clusters.values()) for (let a = 0; a < members.length; a++) for (let b = a + 1; b < members.length; b++) positives[lengthClass(baseFp, members[a]!, members[b]!)]++;
+  const lengthClass = (fps: TextFingerprint[], i: number, j: number) =>
+    fps[i]!.short || fps[j]!.short ? 'short' : 'long';
+  for (const members of clusters.values())
+    for (let a = 0; a < members.length; a++)
+      for (let b = a + 1; b < members.length; b++) positives[lengthClass(baseFp, members[a]!, members[b]!)]++;
   const shortDocs = baseFp.filter((f) => f.short).length;
   console.log(
     `corpus: ${pool.length} documents (${pool.filter((d) => d.edits.length === 0).length} originals, ${pool.filter((d) => d.edits.length > 0).length} edited copies; ` +
@@ -151,9 +168,16 @@ async function main(): Promise<void> {
   const same = (i: number, j: number) => pool[i]!.cluster === pool[j]!.cluster;
 
   const report = (label: string, flagged: Iterable<[number, number]>, fps: TextFingerprint[]) => {
-    const counts = { short: { tp: 0, fp: 0, positives: positives.short }, long: { tp: 0, fp: 0, positives: positives.long } };
+    const counts = {
+      short: { tp: 0, fp: 0, positives: positives.short },
+      long: { tp: 0, fp: 0, positives: positives.long },
+    };
     for (const [i, j] of flagged) if (!undecided(i, j)) counts[lengthClass(fps, i, j)][same(i, j) ? 'tp' : 'fp']++;
-    const all = { tp: counts.short.tp + counts.long.tp, fp: counts.short.fp + counts.long.fp, positives: positives.short + positives.long };
+    const all = {
+      tp: counts.short.tp + counts.long.tp,
+      fp: counts.short.fp + counts.long.fp,
+      positives: positives.short + positives.long,
+    };
     const line = (c: Counts) => {
       const s = scores(c);
       return `P=${fmt(s.precision)} R=${fmt(s.recall)} F1=${fmt(s.f1)}`;
@@ -181,57 +205,70 @@ async function main(): Promise<void> {
   for (const [name, list] of Object.entries(hashes)) {
     const d = new Uint8Array((pool.length * (pool.length - 1)) / 2);
     let k = 0;
-    for (let i = 0; i < pool.length; i++) for (let j = i + 1; j < pool.length; j++) d[k++] = hammingDistance(list[i]!, list[j]!);
+    for (let i = 0; i < pool.length; i++)
+      for (let j = i + 1; j < pool.length; j++) d[k++] = hammingDistance(list[i]!, list[j]!);
     distances.set(name, d);
   }
   const pairsWithin = function* (d: Uint8Array, max: number, onlyLong: boolean): Generator<[number, number]> {
     let k = 0;
     for (let i = 0; i < pool.length; i++)
-      for (let j = i + 1; j < pool.length; j++, k++) if (d[k]! <= max && (!onlyLong || (!baseFp[i]!.short && !baseFp[j]!.short))) yield [i, j];
+      for (let j = i + 1; j < pool.length; j++, k++)
+        if (d[k]! <= max && (!onlyLong || (!baseFp[i]!.short && !baseFp[j]!.short))) yield [i, j];
   };
-  if (!process.env.EVAL_DEFAULT_ONLY) for (const [name, d] of distances) {
-    console.log(`SimHash, 64 bits, features: ${name} (term frequency)`);
-    for (const max of [1, 2, 3, 4, 5, 6]) report(`Hamming distance <= ${max}`, pairsWithin(d, max, false), baseFp);
-  }
+  if (!process.env.EVAL_DEFAULT_ONLY)
+    for (const [name, d] of distances) {
+      console.log(`SimHash, 64 bits, features: ${name} (term frequency)`);
+      for (const max of [1, 2, 3, 4, 5, 6]) report(`Hamming distance <= ${max}`, pairsWithin(d, max, false), baseFp);
+    }
 
   // MinHash: LSH candidates, then the exact Jaccard of each candidate pair.
-  if (!process.env.EVAL_DEFAULT_ONLY) for (const k of [2, 3, 4, 5]) {
-    const fper = await Fingerprinter.create({ shingleSize: k });
-    const fps = k === 4 ? baseFp : pool.map((d) => fper.fingerprint(d.text));
-    console.log(`MinHash, 128 permutations, ${k}-unit shingles (LSH bands, then exact Jaccard)`);
-    for (const threshold of [0.5, 0.6, 0.7, 0.8, 0.9]) {
-      const banding = bandingFor(threshold);
-      const flagged = minhashPairs(fps, banding, (i, j) => exactJaccard(fps[i]!.shingles, fps[j]!.shingles) >= threshold);
-      report(`Jaccard >= ${threshold} (${banding.bands}x${banding.rows} bands)`, flagged, fps);
+  if (!process.env.EVAL_DEFAULT_ONLY)
+    for (const k of [2, 3, 4, 5]) {
+      const fper = await Fingerprinter.create({ shingleSize: k });
+      const fps = k === 4 ? baseFp : pool.map((d) => fper.fingerprint(d.text));
+      console.log(`MinHash, 128 permutations, ${k}-unit shingles (LSH bands, then exact Jaccard)`);
+      for (const threshold of [0.5, 0.6, 0.7, 0.8, 0.9]) {
+        const banding = bandingFor(threshold);
+        const flagged = minhashPairs(
+          fps,
+          banding,
+          (i, j) => exactJaccard(fps[i]!.shingles, fps[j]!.shingles) >= threshold,
+        );
+        report(`Jaccard >= ${threshold} (${banding.bands}x${banding.rows} bands)`, flagged, fps);
+      }
     }
-  }
 
   // Short texts: the share of the shorter text's shingles found in the other (containment), which
   // stray lines and annotations added to a short text do not drown; all pairs with a short text.
-  if (!process.env.EVAL_DEFAULT_ONLY) for (const k of [2, 3]) {
-    const fper = await Fingerprinter.create({ shingleSize: k });
-    const fps = pool.map((d) => fper.fingerprint(d.text));
-    console.log(`Containment of the shorter text's ${k}-unit shingles (all pairs with a short text)`);
-    const shortOnes = fps.map((f, i) => [f, i] as const).filter(([f]) => f.short);
-    for (const threshold of [0.6, 0.7, 0.8, 0.9]) {
-      const flagged: Array<[number, number]> = [];
-      for (let a = 0; a < shortOnes.length; a++) {
-        for (let b = a + 1; b < shortOnes.length; b++) {
-          const [fa, i] = shortOnes[a]!;
-          const [fb, j] = shortOnes[b]!;
-          if (containment(fa.shingles, fb.shingles) >= threshold) flagged.push([i, j]);
+  if (!process.env.EVAL_DEFAULT_ONLY)
+    for (const k of [2, 3]) {
+      const fper = await Fingerprinter.create({ shingleSize: k });
+      const fps = pool.map((d) => fper.fingerprint(d.text));
+      console.log(`Containment of the shorter text's ${k}-unit shingles (all pairs with a short text)`);
+      const shortOnes = fps.map((f, i) => [f, i] as const).filter(([f]) => f.short);
+      for (const threshold of [0.6, 0.7, 0.8, 0.9]) {
+        const flagged: Array<[number, number]> = [];
+        for (let a = 0; a < shortOnes.length; a++) {
+          for (let b = a + 1; b < shortOnes.length; b++) {
+            const [fa, i] = shortOnes[a]!;
+            const [fb, j] = shortOnes[b]!;
+            if (containment(fa.shingles, fb.shingles) >= threshold) flagged.push([i, j]);
+          }
         }
+        report(`containment >= ${threshold}`, flagged, fps);
       }
-      report(`containment >= ${threshold}`, flagged, fps);
     }
-  }
 
   // The default rule, through the pigeonhole index and the LSH bands as the archive will run it.
   const settings: NearDuplicateSettings = DEFAULT_SETTINGS;
   const fper = await Fingerprinter.create(settings);
   const fps = pool.map((d) => fper.fingerprint(d.text));
   // Pairs sharing a lookup key, the product's own (SimHash blocks of long texts, LSH bands).
-  const candidates = pairsSharingAKey(fps, (f) => lookupKeys(f, fper), () => true);
+  const candidates = pairsSharingAKey(
+    fps,
+    (f) => lookupKeys(f, fper),
+    () => true,
+  );
   const lsh = candidateJaccard(settings);
   const flagged = candidates.filter(([i, j]) => areNearDuplicates(fps[i]!, fps[j]!, settings));
   console.log(
@@ -240,9 +277,13 @@ async function main(): Promise<void> {
       `candidates from the 4x16-bit SimHash blocks and the LSH bands (${bandingFor(lsh.short).bands}x${bandingFor(lsh.short).rows} for short texts, ${bandingFor(lsh.long).bands}x${bandingFor(lsh.long).rows} for long)`,
   );
   const result = report('default', flagged, fps);
-  console.log(`  (${flagged.filter(([i, j]) => undecided(i, j)).length} pairs found across originals overlapping by half or more, not scored)`);
+  console.log(
+    `  (${flagged.filter(([i, j]) => undecided(i, j)).length} pairs found across originals overlapping by half or more, not scored)`,
+  );
   printRecallByEdit(pool, clusters, flagged);
-  console.log(`(${pool.length} documents, ${candidates.length} candidate pairs, ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  console.log(
+    `(${pool.length} documents, ${candidates.length} candidate pairs, ${((performance.now() - started) / 1000).toFixed(1)} s)`,
+  );
   console.log(`default: precision=${fmt(result.precision)} recall=${fmt(result.recall)} f1=${fmt(result.f1)}`);
 }
 
@@ -264,7 +305,10 @@ function printRecallByEdit(pool: PoolDoc[], clusters: Map<string, number[]>, fla
     }
   }
   console.log('  recall by edit (near-duplicate pairs with a copy so edited):');
-  for (const [kind, c] of byKind) console.log(`    ${kind.padEnd(14)} ${String(c.pairs).padStart(5)} pairs, ${String(c.found).padStart(5)} found   R=${fmt(c.pairs === 0 ? 1 : c.found / c.pairs)}`);
+  for (const [kind, c] of byKind)
+    console.log(
+      `    ${kind.padEnd(14)} ${String(c.pairs).padStart(5)} pairs, ${String(c.found).padStart(5)} found   R=${fmt(c.pairs === 0 ? 1 : c.found / c.pairs)}`,
+    );
 }
 
 function containment(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
@@ -276,12 +320,20 @@ function containment(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
 }
 
 /** Pairs sharing an LSH band that pass `keep`. */
-function minhashPairs(fps: TextFingerprint[], banding: { bands: number; rows: number }, keep: (i: number, j: number) => boolean): Array<[number, number]> {
+function minhashPairs(
+  fps: TextFingerprint[],
+  banding: { bands: number; rows: number },
+  keep: (i: number, j: number) => boolean,
+): Array<[number, number]> {
   return pairsSharingAKey(fps, (f) => bandKeys(f.minhash, banding), keep);
 }
 
 /** Pairs of fingerprints sharing at least one key that pass `keep`, each once. */
-function pairsSharingAKey(fps: TextFingerprint[], keysOf: (f: TextFingerprint) => number[], keep: (i: number, j: number) => boolean): Array<[number, number]> {
+function pairsSharingAKey(
+  fps: TextFingerprint[],
+  keysOf: (f: TextFingerprint) => number[],
+  keep: (i: number, j: number) => boolean,
+): Array<[number, number]> {
   const buckets = new Map<number, number[]>();
   const seen = new Set<string>();
   const out: Array<[number, number]> = [];
@@ -310,7 +362,11 @@ const clusterPair = (a: string, b: string) => (a < b ? `${a}\n${b}` : `${b}\n${a
 function overlappingOriginals(pool: PoolDoc[], fps: TextFingerprint[]): Set<string> {
   const originals = pool.map((d, i) => [d, i] as const).filter(([d]) => d.edits.length === 0);
   const subset = originals.map(([, i]) => fps[i]!);
-  const pairs = minhashPairs(subset, bandingFor(0.5), (x, y) => exactJaccard(subset[x]!.shingles, subset[y]!.shingles) >= 0.5);
+  const pairs = minhashPairs(
+    subset,
+    bandingFor(0.5),
+    (x, y) => exactJaccard(subset[x]!.shingles, subset[y]!.shingles) >= 0.5,
+  );
   return new Set(pairs.map(([a, b]) => clusterPair(originals[a]![0].cluster, originals[b]![0].cluster)));
 }
 

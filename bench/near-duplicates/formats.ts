@@ -30,7 +30,8 @@ export async function textAfterSavingAs(text: string, format: SavedFormat): Prom
   const bytes = format === 'docx' ? await docx(text) : await pdf(text);
   const extracted = await extractText(bytes, { name: `copy.${format}`, contentType: MEDIA_TYPES[format] });
   // Every copy has text, so a skipped file is a fault of the file written here, not an outcome to score.
-  if (extracted.status === 'skipped') throw new Error(`the extractor skipped a copy saved as ${format}: ${extracted.reason}`);
+  if (extracted.status === 'skipped')
+    throw new Error(`the extractor skipped a copy saved as ${format}: ${extracted.reason}`);
   return extracted.text;
 }
 
@@ -63,7 +64,13 @@ async function pdf(text: string): Promise<Uint8Array> {
   for (let first = 0; first < lines.length; first += perPage) {
     const page = doc.addPage([PAGE.width, PAGE.height]);
     lines.slice(first, first + perPage).forEach((line, i) => {
-      if (line.trim()) page.drawText(line, { x: PAGE.margin, y: PAGE.height - PAGE.margin - PAGE.size - i * PAGE.leading, size: PAGE.size, font });
+      if (line.trim())
+        page.drawText(line, {
+          x: PAGE.margin,
+          y: PAGE.height - PAGE.margin - PAGE.size - i * PAGE.leading,
+          size: PAGE.size,
+          font,
+        });
     });
   }
   return doc.save();
@@ -77,7 +84,9 @@ let cjkFontBytes: Uint8Array | undefined;
  */
 function cjkFont(): Uint8Array {
   if (!fs.existsSync(CJK_FONT.file)) {
-    throw new FontMissingError(`${CJK_FONT.file} is missing: PDF copies need a CJK font, install it with \`apt-get install ${CJK_FONT.debianPackage}\``);
+    throw new FontMissingError(
+      `${CJK_FONT.file} is missing: PDF copies need a CJK font, install it with \`apt-get install ${CJK_FONT.debianPackage}\``,
+    );
   }
   cjkFontBytes ??= fs.readFileSync(CJK_FONT.file);
   return cjkFontBytes;
@@ -109,7 +118,8 @@ function characterWidths(font: PDFFont): (text: string) => number {
  * Where a line may break: after any CJK character or full-width punctuation, else only between
  * words (a word keeps the spaces after it, which vanish at the end of a line).
  */
-const PIECES = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]\s*|[^\s\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]+\s*|\s+/gu;
+const PIECES =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]\s*|[^\s\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]+\s*|\s+/gu;
 
 /** The line broken into lines no wider than `max`, greedily; a word wider than a line (a long path) is cut anywhere. */
 function wrap(line: string, width: (text: string) => number, max: number): string[] {

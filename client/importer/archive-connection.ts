@@ -60,9 +60,13 @@ export interface SendOptions {
 function multipartBody(manifest: unknown, files: readonly Uint8Array[]): { type: string; data: Buffer } {
   const boundary = `archive-batch-${randomBytes(16).toString('hex')}`;
   const parts: Uint8Array[] = [
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="manifest"\r\n\r\n${JSON.stringify(manifest)}\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="manifest"\r\n\r\n${JSON.stringify(manifest)}\r\n`,
+    ),
   ];
-  const fileHead = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="file"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const fileHead = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="file"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const crlf = Buffer.from('\r\n');
   for (const bytes of files) parts.push(fileHead, bytes, crlf);
   parts.push(Buffer.from(`--${boundary}--\r\n`));
@@ -87,7 +91,11 @@ async function openUnchanged(file: FileToSend): Promise<FileHandle> {
   });
   if (!now.isFile() || now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
     await handle.close();
-    throw new ArchiveAnswerError(0, 'checksum_mismatch', 'the file changed after it was hashed; skipped, run the import again');
+    throw new ArchiveAnswerError(
+      0,
+      'checksum_mismatch',
+      'the file changed after it was hashed; skipped, run the import again',
+    );
   }
   return handle;
 }
@@ -120,7 +128,8 @@ export class ArchiveConnection {
 
   /** Checks in one request (at most BATCH_MAX_FILES), answered in order. */
   async checkMany(requests: UploadCheckRequest[]): Promise<UploadCheckResult[]> {
-    return (await this.#json<{ results: UploadCheckResult[] }>('POST', '/api/uploads/checks', { files: requests })).results;
+    return (await this.#json<{ results: UploadCheckResult[] }>('POST', '/api/uploads/checks', { files: requests }))
+      .results;
   }
 
   /**
@@ -137,15 +146,33 @@ export class ArchiveConnection {
    */
   async sendMany(files: readonly BatchSend[]): Promise<BatchFileResult[]> {
     const manifest = files.map((f) => ({ md5: f.md5, sha256: f.sha256, name: f.name, type: f.type }));
-    const body = multipartBody(manifest, files.map((f) => f.bytes));
-    return (await this.#request<{ results: BatchFileResult[] }>('POST', '/api/uploads/batch', body, true, { [IDEMPOTENCY_KEY_HEADER]: randomUUID() })).results;
+    const body = multipartBody(
+      manifest,
+      files.map((f) => f.bytes),
+    );
+    return (
+      await this.#request<{ results: BatchFileResult[] }>('POST', '/api/uploads/batch', body, true, {
+        [IDEMPOTENCY_KEY_HEADER]: randomUUID(),
+      })
+    ).results;
   }
 
   #json<T>(method: string, path: string, body?: unknown, retry = true): Promise<T> {
-    return this.#request(method, path, body === undefined ? undefined : { type: 'application/json', data: JSON.stringify(body) }, retry);
+    return this.#request(
+      method,
+      path,
+      body === undefined ? undefined : { type: 'application/json', data: JSON.stringify(body) },
+      retry,
+    );
   }
 
-  async #request<T>(method: string, path: string, body: { type: string; data: string | Buffer } | undefined, retry: boolean, headers: Record<string, string> = {}): Promise<T> {
+  async #request<T>(
+    method: string,
+    path: string,
+    body: { type: string; data: string | Buffer } | undefined,
+    retry: boolean,
+    headers: Record<string, string> = {},
+  ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       try {
@@ -155,7 +182,11 @@ export class ArchiveConnection {
           ...(body ? { body: body.data } : {}),
         });
       } catch (err) {
-        const error = new ArchiveAnswerError(0, 'network', `the archive at ${this.#base} did not answer (${causeOf(err)})`);
+        const error = new ArchiveAnswerError(
+          0,
+          'network',
+          `the archive at ${this.#base} did not answer (${causeOf(err)})`,
+        );
         if (!retry || attempt >= this.retryDelays.length) throw error;
         await delay(this.retryDelays[attempt]!);
         continue;
@@ -200,7 +231,10 @@ export class ArchiveConnection {
           const status = err.originalResponse?.getStatus() ?? 0;
           // A full disk will not empty itself between retries.
           if (status === 507) return false;
-          return attempt < (opts.retryDelays?.length ?? 0) && (status === 0 || status >= 500 || status === 409 || status === 423 || status === 429);
+          return (
+            attempt < (opts.retryDelays?.length ?? 0) &&
+            (status === 0 || status >= 500 || status === 409 || status === 423 || status === 429)
+          );
         },
         onUploadUrlAvailable: () => {
           if (upload.url) options.onUploadUrl?.(upload.url);
@@ -209,7 +243,13 @@ export class ArchiveConnection {
           const fileId = lastResponse.getHeader(ARCHIVE_FILE_ID_HEADER);
           const status = lastResponse.getHeader(ARCHIVE_STATUS_HEADER);
           if (!fileId || (status !== 'stored' && status !== 'duplicate')) {
-            reject(new ArchiveAnswerError(lastResponse.getStatus(), 'internal', 'the archive finished the upload without naming the stored file'));
+            reject(
+              new ArchiveAnswerError(
+                lastResponse.getStatus(),
+                'internal',
+                'the archive finished the upload without naming the stored file',
+              ),
+            );
             return;
           }
           resolve({ status, fileId, uploadCount: Number(lastResponse.getHeader(ARCHIVE_UPLOAD_COUNT_HEADER) ?? 1) });
@@ -217,7 +257,10 @@ export class ArchiveConnection {
         onError: (err) => {
           const response = (err as tus.DetailedError).originalResponse;
           if (!response) reject(new ArchiveAnswerError(0, 'network', `the upload was cut off (${causeOf(err)})`));
-          else void answerError(response.getStatus(), response.getBody(), response.getHeader('Retry-After') ?? null).then(reject);
+          else
+            void answerError(response.getStatus(), response.getBody(), response.getHeader('Retry-After') ?? null).then(
+              reject,
+            );
         },
       });
       if (signal) {
@@ -241,7 +284,13 @@ function fileSource(handle: FileHandle, size: number, onBytesSent?: (bytes: numb
     slice: async (start: number, end: number) => {
       const stop = Math.min(end, size);
       if (stop <= start) return { value: Buffer.alloc(0), done: stop >= size };
-      const stream = handle.createReadStream({ start, end: stop - 1, autoClose: false, emitClose: false, highWaterMark: SEND_BUFFER_BYTES }) as Readable & { size?: number };
+      const stream = handle.createReadStream({
+        start,
+        end: stop - 1,
+        autoClose: false,
+        emitClose: false,
+        highWaterMark: SEND_BUFFER_BYTES,
+      }) as Readable & { size?: number };
       stream.size = stop - start;
       if (onBytesSent) stream.on('data', (chunk: Buffer) => onBytesSent(chunk.byteLength));
       return { value: stream, done: stop >= size };
@@ -258,7 +307,8 @@ async function answerError(status: number, text: string, retryAfter: string | nu
     // Not the archive's JSON (a proxy's page): the status is all there is.
   }
   const code = body.error ?? (status === 401 ? 'unauthenticated' : status === 404 ? 'not_found' : 'internal');
-  const hint = status === 401 ? ' (is the API token right and not revoked?)' : retryAfter ? ` (retry after ${retryAfter} s)` : '';
+  const hint =
+    status === 401 ? ' (is the API token right and not revoked?)' : retryAfter ? ` (retry after ${retryAfter} s)` : '';
   return new ArchiveAnswerError(status, code, `${body.message ?? `the archive answered ${status}`}${hint}`);
 }
 

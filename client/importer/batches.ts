@@ -40,7 +40,11 @@ export class RequestBatcher<In, Out> {
     return new Promise<Out>((resolve, reject) => {
       this.#filling.push({ item, resolve, reject });
       this.#fillingBytes += this.options.sizeOf?.(item) ?? 0;
-      if (this.#filling.length >= this.options.maxItems || (this.options.maxBytes !== undefined && this.#fillingBytes >= this.options.maxBytes)) this.#seal();
+      if (
+        this.#filling.length >= this.options.maxItems ||
+        (this.options.maxBytes !== undefined && this.#fillingBytes >= this.options.maxBytes)
+      )
+        this.#seal();
       else this.#timer ??= setTimeout(() => this.#seal(), this.options.waitMs);
     });
   }

@@ -59,9 +59,17 @@ function fingerprint(request: FingerprintRequest, post: (reply: FingerprintReply
     }
     const after = fs.fstatSync(fd);
     if (read !== before.size || after.size !== before.size || after.mtimeMs !== before.mtimeMs) {
-      throw new FingerprintError('the file changed while it was being read (still being written?); skipped, run the import again later');
+      throw new FingerprintError(
+        'the file changed while it was being read (still being written?); skipped, run the import again later',
+      );
     }
-    return { md5: md5.digest('hex'), sha256: sha256.digest('hex'), size: read, mtimeMs: before.mtimeMs, ino: before.ino };
+    return {
+      md5: md5.digest('hex'),
+      sha256: sha256.digest('hex'),
+      size: read,
+      mtimeMs: before.mtimeMs,
+      ino: before.ino,
+    };
   } finally {
     fs.closeSync(fd);
   }
@@ -80,7 +88,9 @@ function kept(fd: number, before: fs.Stats): FileFingerprint {
   const grew = fs.readSync(fd, buffer, 0, 1, read) > 0;
   const after = fs.fstatSync(fd);
   if (grew || read !== before.size || after.size !== before.size || after.mtimeMs !== before.mtimeMs) {
-    throw new FingerprintError('the file changed while it was being read (still being written?); skipped, run the import again later');
+    throw new FingerprintError(
+      'the file changed while it was being read (still being written?); skipped, run the import again later',
+    );
   }
   return {
     md5: createHash('md5').update(bytes).digest('hex'),
@@ -99,8 +109,15 @@ port?.on('message', (request: FingerprintRequest) => {
   const post = (reply: FingerprintReply) => port.postMessage(reply);
   try {
     const done = fingerprint(request, post);
-    port.postMessage({ job: request.job, type: 'done', fingerprint: done } satisfies FingerprintReply, done.bytes ? [done.bytes.buffer as ArrayBuffer] : []);
+    port.postMessage(
+      { job: request.job, type: 'done', fingerprint: done } satisfies FingerprintReply,
+      done.bytes ? [done.bytes.buffer as ArrayBuffer] : [],
+    );
   } catch (err) {
-    post({ job: request.job, type: 'failed', reason: err instanceof FingerprintError ? err.message : `${describeFsError(err)}; skipped` });
+    post({
+      job: request.job,
+      type: 'failed',
+      reason: err instanceof FingerprintError ? err.message : `${describeFsError(err)}; skipped`,
+    });
   }
 });

@@ -56,7 +56,15 @@ function count(value: string | undefined, fallback: number, flag: string): numbe
 function defaultJournal(server: string, accountId: string, source: string): string {
   const base = process.env.XDG_STATE_HOME || path.join(os.homedir(), '.local', 'state');
   const id = createHash('sha256').update(`${server}\n${accountId}\n${source}`).digest('hex').slice(0, 16);
-  return path.join(base, 'archive-dedup', 'imports', `${path.basename(source).replace(/[^\w.-]+/g, '_').slice(0, 40)}-${id}.jsonl`);
+  return path.join(
+    base,
+    'archive-dedup',
+    'imports',
+    `${path
+      .basename(source)
+      .replace(/[^\w.-]+/g, '_')
+      .slice(0, 40)}-${id}.jsonl`,
+  );
 }
 
 export async function runImportCommand(argv: string[]): Promise<number> {
@@ -94,12 +102,19 @@ export async function runImportCommand(argv: string[]): Promise<number> {
       threads: count(values.threads, 2, '--threads'),
       uploads: count(values.uploads, 3, '--uploads'),
     };
-    if (positionals.length > 1) throw new UsageError(`one folder at a time (got ${positionals.length}); quote names with spaces.`);
-    if (!settings.dir && !values.manifest) throw new UsageError(`name the folder to import, or a path table with --manifest.\n\n${IMPORT_USAGE}`);
+    if (positionals.length > 1)
+      throw new UsageError(`one folder at a time (got ${positionals.length}); quote names with spaces.`);
+    if (!settings.dir && !values.manifest)
+      throw new UsageError(`name the folder to import, or a path table with --manifest.\n\n${IMPORT_USAGE}`);
     if (!settings.server) throw new UsageError('--server <url> is required (or set ARCHIVE_SERVER).');
-    if (!/^https?:\/\/[^/]/.test(settings.server)) throw new UsageError(`--server must be an http:// or https:// address, not "${settings.server}".`);
-    if (values.results && values['dry-run']) throw new UsageError('--results lists what an import did; a dry run does nothing to list.');
-    if (!settings.token) throw new UsageError('--token <token> is required (or set ARCHIVE_TOKEN); make one with: npm run archive -- token create <username>');
+    if (!/^https?:\/\/[^/]/.test(settings.server))
+      throw new UsageError(`--server must be an http:// or https:// address, not "${settings.server}".`);
+    if (values.results && values['dry-run'])
+      throw new UsageError('--results lists what an import did; a dry run does nothing to list.');
+    if (!settings.token)
+      throw new UsageError(
+        '--token <token> is required (or set ARCHIVE_TOKEN); make one with: npm run archive -- token create <username>',
+      );
   } catch (err) {
     if (err instanceof UsageError) return fail(err.message);
     throw err;
@@ -110,7 +125,9 @@ export async function runImportCommand(argv: string[]): Promise<number> {
   try {
     const session = await connection.session();
     accountId = session.account.id;
-    process.stderr.write(`importing as ${session.account.username} (unit ${session.account.unit.id}) into ${settings.server}\n`);
+    process.stderr.write(
+      `importing as ${session.account.username} (unit ${session.account.unit.id}) into ${settings.server}\n`,
+    );
   } catch (err) {
     if (err instanceof ArchiveAnswerError) return fail(err.message);
     throw err;
@@ -121,7 +138,10 @@ export async function runImportCommand(argv: string[]): Promise<number> {
   try {
     if (values.manifest) {
       sourceName = path.resolve(values.manifest);
-      source = await readManifest(values.manifest, settings.dir ? path.resolve(settings.dir) : path.dirname(sourceName));
+      source = await readManifest(
+        values.manifest,
+        settings.dir ? path.resolve(settings.dir) : path.dirname(sourceName),
+      );
     } else {
       sourceName = path.resolve(settings.dir!);
       source = await walkTree(sourceName);
@@ -129,7 +149,8 @@ export async function runImportCommand(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof SourceError) return fail(err.message);
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') return fail(`cannot read ${values.manifest ?? settings.dir}: ${(err as Error).message}`);
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES')
+      return fail(`cannot read ${values.manifest ?? settings.dir}: ${(err as Error).message}`);
     throw err;
   }
 
@@ -147,7 +168,9 @@ export async function runImportCommand(argv: string[]): Promise<number> {
   const onSignal = () => {
     // A second Ctrl-C does not wait for uploads to stop cleanly.
     if (++interrupts > 1) process.exit(130);
-    process.stderr.write('\nstopping: no new files; uploads keep what was sent and resume on the next run (Ctrl-C again to quit at once)\n');
+    process.stderr.write(
+      '\nstopping: no new files; uploads keep what was sent and resume on the next run (Ctrl-C again to quit at once)\n',
+    );
     interrupt.abort(new Error('interrupted'));
   };
   process.on('SIGINT', onSignal);
@@ -161,7 +184,16 @@ export async function runImportCommand(argv: string[]): Promise<number> {
     else process.stderr.write(`${line}\n`);
   };
   const results = values.results ? new ResultsFile(path.resolve(values.results)) : undefined;
-  const importer = new Importer({ connection, pool, journal, uploads: settings.uploads, dryRun, signal: interrupt.signal, onProblem, onFile: results && ((r) => results.write(r)) });
+  const importer = new Importer({
+    connection,
+    pool,
+    journal,
+    uploads: settings.uploads,
+    dryRun,
+    signal: interrupt.signal,
+    onProblem,
+    onFile: results && ((r) => results.write(r)),
+  });
   bars?.start();
   let report;
   try {

@@ -67,7 +67,9 @@ export function dryRunLines(findings: DryRunFindings): string[] {
     .sort((a, b) => byText(a.labels[0]!, b.labels[0]!));
   lines.push(`Identical files within the tree: ${groups.length} group(s)`);
   for (const g of groups) {
-    lines.push(`  ${g.labels.length} files of ${formatBytes(g.size)}, MD5 ${g.md5}${g.inArchive ? ', already in the archive' : ''}:`);
+    lines.push(
+      `  ${g.labels.length} files of ${formatBytes(g.size)}, MD5 ${g.md5}${g.inArchive ? ', already in the archive' : ''}:`,
+    );
     for (const label of g.labels) lines.push(`    ${label}`);
   }
   lines.push(`Files the archive already holds: ${findings.inArchive.length}`);
@@ -101,9 +103,13 @@ export function summaryLines(r: ImportReport): string[] {
   lines.push(`  duplicates within the tree:  ${r.duplicatesInTree}`);
   if (r.alreadyImported > 0) lines.push(`  done by an earlier run:      ${r.alreadyImported}`);
   lines.push(`  errors:                      ${r.errors.length}`);
-  lines.push(`Bytes sent: ${formatBytes(r.bytesSent)}; ${r.dryRun ? 'deduplication would save' : 'saved by deduplication'}: ${formatBytes(r.bytesSaved)}`);
-  if (r.emptyFiles > 0) lines.push(`Note: ${r.emptyFiles} file(s) of 0 bytes (often a failed scan or export; imported all the same).`);
-  if (r.legacyNames > 0) lines.push(`Note: ${r.legacyNames} name(s) were not UTF-8 and were read as GB18030 (Chinese Windows).`);
+  lines.push(
+    `Bytes sent: ${formatBytes(r.bytesSent)}; ${r.dryRun ? 'deduplication would save' : 'saved by deduplication'}: ${formatBytes(r.bytesSaved)}`,
+  );
+  if (r.emptyFiles > 0)
+    lines.push(`Note: ${r.emptyFiles} file(s) of 0 bytes (often a failed scan or export; imported all the same).`);
+  if (r.legacyNames > 0)
+    lines.push(`Note: ${r.legacyNames} name(s) were not UTF-8 and were read as GB18030 (Chinese Windows).`);
   for (const e of r.errors) lines.push(`error: ${e.path}${e.recordId ? ` (record ${e.recordId})` : ''}: ${e.reason}`);
   return lines;
 }

@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import mime from 'mime-types';
-import { BATCH_FILE_MAX_BYTES, BATCH_MAX_FILES, type UploadCheckRequest, type UploadCheckResult, type UploadResult } from '../../shared/schemas.js';
+import {
+  BATCH_FILE_MAX_BYTES,
+  BATCH_MAX_FILES,
+  type UploadCheckRequest,
+  type UploadCheckResult,
+  type UploadResult,
+} from '../../shared/schemas.js';
 import { ArchiveAnswerError, type ArchiveConnection, type BatchSend } from './archive-connection.js';
 import { RequestBatcher } from './batches.js';
 import { FingerprintFailure, type FileFingerprint, type FingerprintPool } from './fingerprints.js';
@@ -79,7 +85,8 @@ class SmallFileRoom {
 
   /** Waits for room (a file always fits when nothing else is under way); resolves with its release. */
   async take(bytes: number): Promise<() => void> {
-    while (this.#count > 0 && (this.#count >= this.maxCount || this.#bytes + bytes > this.maxBytes)) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    while (this.#count > 0 && (this.#count >= this.maxCount || this.#bytes + bytes > this.maxBytes))
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
     this.#count++;
     this.#bytes += bytes;
     let released = false;
@@ -114,7 +121,16 @@ function batchFailed(err: unknown): boolean {
  */
 export class Importer {
   readonly report: ImportReport;
-  readonly progress: ImportProgress = { filesTotal: 0, bytesTotal: 0, filesDone: 0, bytesDone: 0, bytesHashed: 0, bytesSent: 0, duplicates: 0, errors: 0 };
+  readonly progress: ImportProgress = {
+    filesTotal: 0,
+    bytesTotal: 0,
+    filesDone: 0,
+    bytesDone: 0,
+    bytesHashed: 0,
+    bytesSent: 0,
+    duplicates: 0,
+    errors: 0,
+  };
   readonly findings: DryRunFindings = { groups: [], inArchive: [] };
   /** The first file of each content, by content key: settles once it is recorded (or failed). */
   readonly #firsts = new Map<string, { done: Promise<Ending | undefined>; group?: DryRunFindings['groups'][number] }>();
@@ -134,12 +150,20 @@ export class Importer {
   constructor(private readonly options: ImporterOptions) {
     this.report = emptyReport(options.dryRun);
     const { connection } = options;
-    this.#checks = new RequestBatcher({ maxItems: BATCH_ITEMS, waitMs: 5, concurrency: 2, send: (items) => connection.checkMany(items) });
+    this.#checks = new RequestBatcher({
+      maxItems: BATCH_ITEMS,
+      waitMs: 5,
+      concurrency: 2,
+      send: (items) => connection.checkMany(items),
+    });
     this.#proofs = new RequestBatcher<{ claimId: string; digests: string[] }, UploadResult>({
       maxItems: BATCH_ITEMS,
       waitMs: 5,
       concurrency: 2,
-      send: async (items) => (await connection.proveMany(items)).map((r) => (r.status === 'rejected' ? new ArchiveAnswerError(403, r.error, r.message) : r)),
+      send: async (items) =>
+        (await connection.proveMany(items)).map((r) =>
+          r.status === 'rejected' ? new ArchiveAnswerError(403, r.error, r.message) : r,
+        ),
     });
     this.#smallUploads = new RequestBatcher<BatchSend, UploadResult>({
       maxItems: BATCH_ITEMS,
@@ -147,10 +171,16 @@ export class Importer {
       sizeOf: (item) => item.bytes.byteLength,
       waitMs: 10,
       concurrency: 2,
-      send: async (items) => (await connection.sendMany(items)).map((r) => (!(r instanceof ArchiveAnswerError) && r.status === 'failed' ? new ArchiveAnswerError(422, r.error, r.message) : r)),
+      send: async (items) =>
+        (await connection.sendMany(items)).map((r) =>
+          !(r instanceof ArchiveAnswerError) && r.status === 'failed'
+            ? new ArchiveAnswerError(422, r.error, r.message)
+            : r,
+        ),
     });
     this.#stop.signal.addEventListener('abort', () => {
-      const reason = this.#stop.signal.reason instanceof Error ? this.#stop.signal.reason : new Error('the import was stopped');
+      const reason =
+        this.#stop.signal.reason instanceof Error ? this.#stop.signal.reason : new Error('the import was stopped');
       for (const batcher of [this.#checks, this.#proofs, this.#smallUploads]) batcher.close(reason);
     });
     options.signal.addEventListener('abort', () => this.#stop.abort(options.signal.reason), { once: true });
@@ -166,7 +196,12 @@ export class Importer {
     const { report, progress } = this;
     report.seen = source.items.length + source.problems.length;
     report.legacyNames = source.legacyNames;
-    for (const problem of source.problems) this.#problem({ path: problem.label, ...(problem.recordId ? { recordId: problem.recordId } : {}), reason: problem.reason });
+    for (const problem of source.problems)
+      this.#problem({
+        path: problem.label,
+        ...(problem.recordId ? { recordId: problem.recordId } : {}),
+        reason: problem.reason,
+      });
     progress.filesTotal = source.items.length;
     progress.bytesTotal = source.items.reduce((sum, item) => sum + item.size, 0);
 
@@ -177,7 +212,8 @@ export class Importer {
     const lanes = this.options.pool.size + this.options.uploads + 1;
     await Promise.all(
       Array.from({ length: lanes }, async () => {
-        while (!this.#signal.aborted && next < source.items.length) await this.#processItem(source.items[next++]!, slots, copies);
+        while (!this.#signal.aborted && next < source.items.length)
+          await this.#processItem(source.items[next++]!, slots, copies);
       }),
     );
     await Promise.all(copies);
@@ -192,7 +228,13 @@ export class Importer {
     if (earlier?.state === 'done') {
       this.report.alreadyImported++;
       this.#finished(item.size);
-      this.options.onFile?.({ ...whose(item), outcome: 'alreadyImported', fileId: earlier.fileId, md5: earlier.md5, size: earlier.size });
+      this.options.onFile?.({
+        ...whose(item),
+        outcome: 'alreadyImported',
+        fileId: earlier.fileId,
+        md5: earlier.md5,
+        size: earlier.size,
+      });
       return;
     }
     const resumeUrl = earlier?.state === 'sending' ? earlier.url : undefined;
@@ -222,7 +264,10 @@ export class Importer {
     const key = `${fingerprint.md5}:${fingerprint.sha256}:${fingerprint.size}`;
     // A file that grew past the batch limit since it was listed goes alone, as large files do.
     const batched = this.options.dryRun ? small : fingerprint.bytes !== undefined;
-    const record = (role: Role) => (batched ? this.#record(file, fingerprint, role, undefined) : slots.run(() => this.#record(file, fingerprint, role, resumeUrl)));
+    const record = (role: Role) =>
+      batched
+        ? this.#record(file, fingerprint, role, undefined)
+        : slots.run(() => this.#record(file, fingerprint, role, resumeUrl));
     const first = this.#firsts.get(key);
     if (first) {
       // Not waited for here: the lane goes on hashing while the first copy is sent.
@@ -238,7 +283,9 @@ export class Importer {
       );
       return;
     }
-    const entry: { done: Promise<Ending | undefined>; group?: DryRunFindings['groups'][number] } = { done: Promise.resolve(undefined) };
+    const entry: { done: Promise<Ending | undefined>; group?: DryRunFindings['groups'][number] } = {
+      done: Promise.resolve(undefined),
+    };
     if (this.options.dryRun) {
       entry.group = { md5: fingerprint.md5, size: fingerprint.size, inArchive: false, labels: [file.label] };
       this.findings.groups.push(entry.group);
@@ -267,10 +314,17 @@ export class Importer {
   }
 
   /** Records one file in the archive (or, in a dry run, finds out what would happen). */
-  async #record(file: ImportItem, fp: FileFingerprint, role: Role, resumeUrl: string | undefined): Promise<Ending | undefined> {
+  async #record(
+    file: ImportItem,
+    fp: FileFingerprint,
+    role: Role,
+    resumeUrl: string | undefined,
+  ): Promise<Ending | undefined> {
     if (this.#signal.aborted) return undefined;
     try {
-      const ending = this.options.dryRun ? await this.#checkOnly(file, fp, role) : await this.#import(file, fp, role, resumeUrl);
+      const ending = this.options.dryRun
+        ? await this.#checkOnly(file, fp, role)
+        : await this.#import(file, fp, role, resumeUrl);
       if (ending.as === 'uploaded' || ending.as === 'upload') this.report.uploaded++;
       else {
         this.report.bytesSaved += fp.size;
@@ -279,8 +333,24 @@ export class Importer {
         else this.report.instant++;
       }
       if ('fileId' in ending) {
-        this.options.journal?.write({ key: file.key, size: fp.size, mtimeMs: fp.mtimeMs, ino: fp.ino, md5: fp.md5, sha256: fp.sha256, state: 'done', as: ending.as, fileId: ending.fileId });
-        this.options.onFile?.({ ...whose(file), outcome: ending.as, fileId: ending.fileId, md5: fp.md5, size: fp.size });
+        this.options.journal?.write({
+          key: file.key,
+          size: fp.size,
+          mtimeMs: fp.mtimeMs,
+          ino: fp.ino,
+          md5: fp.md5,
+          sha256: fp.sha256,
+          state: 'done',
+          as: ending.as,
+          fileId: ending.fileId,
+        });
+        this.options.onFile?.({
+          ...whose(file),
+          outcome: ending.as,
+          fileId: ending.fileId,
+          md5: fp.md5,
+          size: fp.size,
+        });
       }
       this.#finished(fp.size);
       return ending;
@@ -310,7 +380,9 @@ export class Importer {
     if (!resumeUrl) {
       const check = await this.#checks.add(checkRequest(file, fp));
       if (check.status === 'prove') {
-        const digests = fp.bytes ? check.ranges.map((r) => createHash('md5').update(fp.bytes!.subarray(r.start, r.end)).digest('hex')) : await rangeDigests(file.fsPath, check.ranges);
+        const digests = fp.bytes
+          ? check.ranges.map((r) => createHash('md5').update(fp.bytes!.subarray(r.start, r.end)).digest('hex'))
+          : await rangeDigests(file.fsPath, check.ranges);
         try {
           const proved = await this.#proofs.add({ claimId: check.claimId, digests });
           return { as: role === 'copy' ? 'duplicateInTree' : 'instant', fileId: proved.fileId };
@@ -322,7 +394,13 @@ export class Importer {
       }
       if (fp.bytes) {
         try {
-          const stored = await this.#smallUploads.add({ bytes: fp.bytes, name: file.name, type: contentType(file.name), md5: fp.md5, sha256: fp.sha256 });
+          const stored = await this.#smallUploads.add({
+            bytes: fp.bytes,
+            name: file.name,
+            type: contentType(file.name),
+            md5: fp.md5,
+            sha256: fp.sha256,
+          });
           this.report.bytesSent += fp.size;
           this.progress.bytesSent += fp.size;
           return { as: 'uploaded', fileId: stored.fileId };
@@ -335,10 +413,26 @@ export class Importer {
     let sent = 0;
     const send = (uploadUrl: string | undefined) =>
       this.options.connection.send(file, {
-        metadata: { filename: file.name, filetype: contentType(file.name), md5: fp.md5, sha256: fp.sha256, ...(file.recordId ? { recordId: file.recordId } : {}) },
+        metadata: {
+          filename: file.name,
+          filetype: contentType(file.name),
+          md5: fp.md5,
+          sha256: fp.sha256,
+          ...(file.recordId ? { recordId: file.recordId } : {}),
+        },
         ...(uploadUrl ? { uploadUrl } : {}),
         signal: this.#signal,
-        onUploadUrl: (url) => this.options.journal?.write({ key: file.key, size: fp.size, mtimeMs: fp.mtimeMs, ino: fp.ino, md5: fp.md5, sha256: fp.sha256, state: 'sending', url }),
+        onUploadUrl: (url) =>
+          this.options.journal?.write({
+            key: file.key,
+            size: fp.size,
+            mtimeMs: fp.mtimeMs,
+            ino: fp.ino,
+            md5: fp.md5,
+            sha256: fp.sha256,
+            state: 'sending',
+            url,
+          }),
         onBytesSent: (bytes) => {
           sent += bytes;
           this.report.bytesSent += bytes;
@@ -351,7 +445,12 @@ export class Importer {
       result = await send(resumeUrl);
     } catch (err) {
       // The archive forgot the earlier run's upload (expired, or collected): start a new one.
-      if (!(resumeUrl && err instanceof ArchiveAnswerError && (err.code === 'not_found' || err.code === 'upload_expired'))) throw err;
+      if (!(
+        resumeUrl &&
+        err instanceof ArchiveAnswerError &&
+        (err.code === 'not_found' || err.code === 'upload_expired')
+      ))
+        throw err;
       result = await send(undefined);
     } finally {
       this.progress.bytesDone -= sent;
@@ -370,7 +469,10 @@ export class Importer {
       this.#stopped = new ImportStoppedError(`the archive refused the import: ${err.message}`);
       this.#stop.abort(this.#stopped);
     }
-    const reason = err instanceof FingerprintFailure || err instanceof ArchiveAnswerError ? err.message : `unexpected error: ${(err as Error).message ?? err}`;
+    const reason =
+      err instanceof FingerprintFailure || err instanceof ArchiveAnswerError
+        ? err.message
+        : `unexpected error: ${(err as Error).message ?? err}`;
     this.#problem({ path: item.label, ...(item.recordId ? { recordId: item.recordId } : {}), reason });
     this.progress.filesDone++;
     this.progress.bytesDone += item.size;

@@ -60,7 +60,9 @@ export class ImportJournal {
   /** What an earlier run recorded of this file, if it is still the same file. */
   find(item: ImportItem): JournalRecord | undefined {
     const record = this.#latest.get(item.key);
-    return record && record.size === item.size && record.mtimeMs === item.mtimeMs && record.ino === item.ino ? record : undefined;
+    return record && record.size === item.size && record.mtimeMs === item.mtimeMs && record.ino === item.ino
+      ? record
+      : undefined;
   }
 
   write(record: JournalRecord): void {

@@ -57,7 +57,9 @@ export class ProgressBars {
       `files ${bar(s.filesDone, s.filesTotal)} ${s.filesDone}/${s.filesTotal}  duplicates ${s.duplicates}  errors ${s.errors}`,
       `bytes ${bar(s.bytesDone, s.bytesTotal)} ${formatBytes(s.bytesDone)}/${formatBytes(s.bytesTotal)}  hashed ${formatBytes(s.bytesHashed)}  sent ${formatBytes(s.bytesSent)}  ${formatBytes(rate)}/s  ${s.filesDone === s.filesTotal ? 'done' : `about ${duration(left)} left`}`,
     ];
-    this.out.write(`${this.#clear()}${lines.map((l) => l.slice(0, Math.max(20, (this.out.columns ?? 120) - 1))).join('\n')}\n`);
+    this.out.write(
+      `${this.#clear()}${lines.map((l) => l.slice(0, Math.max(20, (this.out.columns ?? 120) - 1))).join('\n')}\n`,
+    );
     this.#drawn = lines.length;
   }
 

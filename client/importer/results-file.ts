@@ -22,7 +22,10 @@ export class ResultsFile {
   }
 
   write(r: FileResult): void {
-    fs.writeSync(this.#fd, `${[r.path, r.recordId, r.outcome, r.fileId, r.md5, r.size, r.reason].map(field).join(',')}\r\n`);
+    fs.writeSync(
+      this.#fd,
+      `${[r.path, r.recordId, r.outcome, r.fileId, r.md5, r.size, r.reason].map(field).join(',')}\r\n`,
+    );
   }
 
   close(): void {

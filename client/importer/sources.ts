@@ -66,8 +66,24 @@ function notRegular(stats: fs.Stats): string {
   return `not a regular file: ${KINDS.find(([is]) => is(stats))?.[1] ?? 'a special file'}; skipped`;
 }
 
-function itemOf(label: string, key: string, fsPath: string | Buffer, name: string, stats: fs.Stats, recordId?: string): ImportItem {
-  return { label, key, fsPath, name, ...(recordId !== undefined ? { recordId } : {}), size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
+function itemOf(
+  label: string,
+  key: string,
+  fsPath: string | Buffer,
+  name: string,
+  stats: fs.Stats,
+  recordId?: string,
+): ImportItem {
+  return {
+    label,
+    key,
+    fsPath,
+    name,
+    ...(recordId !== undefined ? { recordId } : {}),
+    size: stats.size,
+    mtimeMs: stats.mtimeMs,
+    ino: stats.ino,
+  };
 }
 
 const SEP = Buffer.from('/');
@@ -80,7 +96,8 @@ const SEP = Buffer.from('/');
 export async function walkTree(root: string): Promise<ImportSource> {
   const source: ImportSource = { items: [], problems: [], legacyNames: 0 };
   const rootStats = await fs.promises.stat(root);
-  if (!rootStats.isDirectory()) throw new SourceError(`${root} is not a directory: name a folder, or a path table with --manifest`);
+  if (!rootStats.isDirectory())
+    throw new SourceError(`${root} is not a directory: name a folder, or a path table with --manifest`);
 
   const visit = async (dir: Buffer, label: string, ancestors: Set<string>): Promise<void> => {
     let entries: fs.Dirent<Buffer>[];
@@ -103,20 +120,31 @@ export async function walkTree(root: string): Promise<ImportSource> {
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (entry.isSymbolicLink() && code === 'ENOENT') {
-          const target = await fs.promises.readlink(child, { encoding: 'buffer' }).then((t) => decodeName(t).text, () => '?');
-          source.problems.push({ label: childLabel, reason: `broken symbolic link: its target ${target} does not exist; skipped` });
+          const target = await fs.promises.readlink(child, { encoding: 'buffer' }).then(
+            (t) => decodeName(t).text,
+            () => '?',
+          );
+          source.problems.push({
+            label: childLabel,
+            reason: `broken symbolic link: its target ${target} does not exist; skipped`,
+          });
         } else source.problems.push({ label: childLabel, reason: `${describeFsError(err)}; skipped` });
         continue;
       }
       if (stats.isDirectory()) {
         const id = `${stats.dev}:${stats.ino}`;
         if (ancestors.has(id)) {
-          source.problems.push({ label: childLabel, reason: 'symbolic link loop: it leads back to a folder above it; skipped' });
+          source.problems.push({
+            label: childLabel,
+            reason: 'symbolic link loop: it leads back to a folder above it; skipped',
+          });
           continue;
         }
         await visit(child, childLabel, new Set(ancestors).add(id));
       } else if (stats.isFile()) {
-        source.items.push(itemOf(childLabel, childLabel, legacy || !isUtf8Path(child) ? child : child.toString('utf8'), text, stats));
+        source.items.push(
+          itemOf(childLabel, childLabel, legacy || !isUtf8Path(child) ? child : child.toString('utf8'), text, stats),
+        );
       } else {
         source.problems.push({ label: childLabel, reason: notRegular(stats) });
       }
@@ -164,11 +192,16 @@ export async function readManifest(file: string, base: string): Promise<ImportSo
     relax_column_count: true,
     skip_empty_lines: true,
     skip_records_with_error: true,
-    on_skip: (err: Error | undefined) => void source.problems.push({ label, reason: `${err?.message ?? 'unreadable row'}; skipped` }),
+    on_skip: (err: Error | undefined) =>
+      void source.problems.push({ label, reason: `${err?.message ?? 'unreadable row'}; skipped` }),
   }) as unknown as Array<{ record: string[]; info: { lines: number } }>;
   const header = rows[0]?.record;
   if (!header) throw new SourceError(`${label} is empty: it needs a header row with a "path" column`);
-  const at = { path: columnIndex(header, COLUMNS.path), recordId: columnIndex(header, COLUMNS.recordId), name: columnIndex(header, COLUMNS.name) };
+  const at = {
+    path: columnIndex(header, COLUMNS.path),
+    recordId: columnIndex(header, COLUMNS.recordId),
+    name: columnIndex(header, COLUMNS.name),
+  };
   if (at.path < 0) throw new SourceError(`${label} has no "path" column in its header row (${header.join(', ')})`);
   for (let i = 1; i < rows.length; i++) {
     const { record: row, info } = rows[i]!;
@@ -176,7 +209,11 @@ export async function readManifest(file: string, base: string): Promise<ImportSo
     const recordId = at.recordId >= 0 ? row[at.recordId]?.trim() || undefined : undefined;
     const given = row[at.path]?.trim() ?? '';
     if (row.length !== header.length) {
-      source.problems.push({ label: line, ...(recordId ? { recordId } : {}), reason: `${line}: ${row.length} columns where the header has ${header.length}; row skipped` });
+      source.problems.push({
+        label: line,
+        ...(recordId ? { recordId } : {}),
+        reason: `${line}: ${row.length} columns where the header has ${header.length}; row skipped`,
+      });
       continue;
     }
     if (given === '') {
@@ -187,10 +224,29 @@ export async function readManifest(file: string, base: string): Promise<ImportSo
     const name = (at.name >= 0 ? row[at.name]?.trim() : '') || path.basename(given);
     try {
       const stats = await fs.promises.stat(fsPath);
-      if (stats.isFile()) source.items.push(itemOf(given, `${recordId ? `record ${recordId}` : `line ${info.lines}`}\t${given}`, fsPath, name, stats, recordId));
-      else source.problems.push({ label: given, ...(recordId ? { recordId } : {}), reason: `${line}: ${stats.isDirectory() ? 'a folder, not a file; row skipped' : notRegular(stats)}` });
+      if (stats.isFile())
+        source.items.push(
+          itemOf(
+            given,
+            `${recordId ? `record ${recordId}` : `line ${info.lines}`}\t${given}`,
+            fsPath,
+            name,
+            stats,
+            recordId,
+          ),
+        );
+      else
+        source.problems.push({
+          label: given,
+          ...(recordId ? { recordId } : {}),
+          reason: `${line}: ${stats.isDirectory() ? 'a folder, not a file; row skipped' : notRegular(stats)}`,
+        });
     } catch (err) {
-      source.problems.push({ label: given, ...(recordId ? { recordId } : {}), reason: `${line}: ${describeFsError(err)}; row skipped` });
+      source.problems.push({
+        label: given,
+        ...(recordId ? { recordId } : {}),
+        reason: `${line}: ${describeFsError(err)}; row skipped`,
+      });
     }
   }
   return source;

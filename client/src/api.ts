@@ -1,6 +1,13 @@
 import type { ErrorBody } from '../../shared/errors.js';
 import type { ReportName } from '../../shared/reports.js';
-import type { AuditList, FileList, PasswordChangeView, SessionView, UploadCheckResult, UploadResult } from '../../shared/schemas.js';
+import type {
+  AuditList,
+  FileList,
+  PasswordChangeView,
+  SessionView,
+  UploadCheckResult,
+  UploadResult,
+} from '../../shared/schemas.js';
 import type { VerificationResult } from '../../shared/verification.js';
 import { ApiError, isErrorCode, NetworkError } from './i18n/index.js';
 
@@ -19,7 +26,12 @@ export class ArchiveApi {
     if (this.csrfToken && method !== 'GET') headers['X-CSRF-Token'] = this.csrfToken;
     let response: Response;
     try {
-      response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+      response = await fetch(path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        credentials: 'same-origin',
+      });
     } catch (error) {
       throw new NetworkError(error);
     }
@@ -48,8 +60,16 @@ export class ArchiveApi {
     this.csrfToken = null;
   }
 
-  async changePassword(currentPassword: string, newPassword: string, revokeTokens = false): Promise<PasswordChangeView> {
-    const view = await this.#call<PasswordChangeView>('PUT', '/api/session/password', { currentPassword, newPassword, ...(revokeTokens ? { revokeTokens } : {}) });
+  async changePassword(
+    currentPassword: string,
+    newPassword: string,
+    revokeTokens = false,
+  ): Promise<PasswordChangeView> {
+    const view = await this.#call<PasswordChangeView>('PUT', '/api/session/password', {
+      currentPassword,
+      newPassword,
+      ...(revokeTokens ? { revokeTokens } : {}),
+    });
     this.#remember(view);
     return view;
   }

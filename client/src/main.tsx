@@ -34,7 +34,13 @@ function App({ api }: { api: ArchiveApi }) {
   }, []);
 
   const switchLanguage = (
-    <button type="button" class="link" lang={language === 'en' ? 'zh-CN' : 'en'} title={t('languageLabel')} onClick={() => setLanguage(language === 'en' ? 'zh-CN' : 'en')}>
+    <button
+      type="button"
+      class="link"
+      lang={language === 'en' ? 'zh-CN' : 'en'}
+      title={t('languageLabel')}
+      onClick={() => setLanguage(language === 'en' ? 'zh-CN' : 'en')}
+    >
       {t('language')}
     </button>
   );
@@ -42,8 +48,10 @@ function App({ api }: { api: ArchiveApi }) {
   if (session === undefined) {
     return <main class="centered">{startupError ? <p role="alert">{startupError}</p> : <p>{t('loading')}</p>}</main>;
   }
-  if (session === null) return <LoginPage api={api} language={language} languageSwitch={switchLanguage} onLogin={setSession} />;
-  if (session.mustChangePassword) return <PasswordPage api={api} language={language} languageSwitch={switchLanguage} onChanged={setSession} />;
+  if (session === null)
+    return <LoginPage api={api} language={language} languageSwitch={switchLanguage} onLogin={setSession} />;
+  if (session.mustChangePassword)
+    return <PasswordPage api={api} language={language} languageSwitch={switchLanguage} onChanged={setSession} />;
 
   const logout = async () => {
     try {

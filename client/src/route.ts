@@ -24,7 +24,8 @@ export function routeFromHash(hash: string): Route {
     const report = (REPORTS as readonly string[]).includes(sub) ? (sub as ReportName) : DEFAULT_REPORT;
     return { page, report, params };
   }
-  if (page === 'files' || page === 'audit' || page === 'fixity' || page === 'password') return { page, report: DEFAULT_REPORT, params };
+  if (page === 'files' || page === 'audit' || page === 'fixity' || page === 'password')
+    return { page, report: DEFAULT_REPORT, params };
   return { page: 'upload', report: DEFAULT_REPORT, params };
 }
 
@@ -49,7 +50,10 @@ export function auditHash(params: URLSearchParams): string {
 }
 
 /** The current parameters with some changed (null or '' removes one). */
-export function withParams(params: URLSearchParams, changes: Record<string, string | number | null | undefined>): URLSearchParams {
+export function withParams(
+  params: URLSearchParams,
+  changes: Record<string, string | number | null | undefined>,
+): URLSearchParams {
   const next = new URLSearchParams(params);
   for (const [name, value] of Object.entries(changes)) {
     if (value === null || value === undefined || value === '') next.delete(name);

@@ -46,9 +46,13 @@ function waitFor(what, ready) {
 
 const adminPassword = process.env.MONGO_ADMIN_PASSWORD ?? '';
 const archivePassword = process.env.ARCHIVE_DB_PASSWORD ?? '';
-for (const [name, value] of [['MONGO_ADMIN_PASSWORD', adminPassword], ['ARCHIVE_DB_PASSWORD', archivePassword]]) {
+for (const [name, value] of [
+  ['MONGO_ADMIN_PASSWORD', adminPassword],
+  ['ARCHIVE_DB_PASSWORD', archivePassword],
+]) {
   // Letters and digits only: the archive's password is part of MONGODB_URI.
-  if (!/^[A-Za-z0-9]{16,}$/.test(value)) fail(`set ${name} in .env to at least 16 letters and digits (e.g. openssl rand -hex 24), then start again`);
+  if (!/^[A-Za-z0-9]{16,}$/.test(value))
+    fail(`set ${name} in .env to at least 16 letters and digits (e.g. openssl rand -hex 24), then start again`);
 }
 
 let conn;
@@ -94,7 +98,10 @@ if (!loggedIn) {
     admin.createUser({ user: ADMIN_USER, pwd: adminPassword, roles: [{ role: 'root', db: 'admin' }] });
     print(`rs0: administrator "${ADMIN_USER}" created`);
   } catch (err) {
-    if (err.code === UNAUTHORIZED) fail(`users exist already, but MONGO_ADMIN_PASSWORD is not "${ADMIN_USER}"'s password: put the right one in .env`);
+    if (err.code === UNAUTHORIZED)
+      fail(
+        `users exist already, but MONGO_ADMIN_PASSWORD is not "${ADMIN_USER}"'s password: put the right one in .env`,
+      );
     fail(`could not create the administrator: ${err.message}`);
   }
   if (admin.auth(ADMIN_USER, adminPassword).ok !== 1) fail(`could not log in as the new administrator "${ADMIN_USER}"`);
@@ -103,7 +110,8 @@ if (!loggedIn) {
 // 3. The archive's user: readWrite on its database (createIndex included).
 waitFor('rs0 has a primary', () => typeof hello(conn).primary === 'string');
 const primary = new Mongo(`mongodb://${hello(conn).primary}/admin?directConnection=true`);
-if (primary.getDB('admin').auth(ADMIN_USER, adminPassword).ok !== 1) fail(`could not log in to the primary as "${ADMIN_USER}"`);
+if (primary.getDB('admin').auth(ADMIN_USER, adminPassword).ok !== 1)
+  fail(`could not log in to the primary as "${ADMIN_USER}"`);
 const archiveDb = primary.getDB(ARCHIVE_DB);
 const roles = [{ role: 'readWrite', db: ARCHIVE_DB }];
 if (archiveDb.getUser(ARCHIVE_USER) === null) {

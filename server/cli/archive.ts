@@ -49,30 +49,47 @@ async function readPassword(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write('Password (then Enter and Ctrl-D): ');
   const parts: Buffer[] = [];
   for await (const part of process.stdin) parts.push(part as Buffer);
-  const text = Buffer.concat(parts).toString('utf8').replace(/\r?\n$/, '');
-  if (text === '') throw new ValidationError('No password on standard input. Example: printf "%s" "$PASSWORD" | npm run archive -- user add …');
+  const text = Buffer.concat(parts)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+  if (text === '')
+    throw new ValidationError(
+      'No password on standard input. Example: printf "%s" "$PASSWORD" | npm run archive -- user add …',
+    );
   return text;
 }
 
-function unitFrom(values: Partial<Record<"unit" | "city" | "county" | "town" | "street" | "lng" | "lat", string>>): Unit {
+function unitFrom(
+  values: Partial<Record<'unit' | 'city' | 'county' | 'town' | 'street' | 'lng' | 'lat', string>>,
+): Unit {
   const { unit, lng, lat } = values;
   // Place names show in reports and on screens: no invisible characters, never blank.
   const [city, county, town, street] = (['city', 'county', 'town', 'street'] as const).map((level) => {
     if (values[level] === undefined) return undefined;
     const name = cleanText(values[level]);
-    if (name === '') throw new ValidationError(`--${level} needs a name that shows: it was blank or made of invisible characters.`);
+    if (name === '')
+      throw new ValidationError(`--${level} needs a name that shows: it was blank or made of invisible characters.`);
     return name;
   });
-  if (!unit || !/^[\w.-]{1,64}$/.test(unit)) throw new ValidationError('--unit <unit-id> is required: 1 to 64 letters, digits, ".", "_" or "-".');
+  if (!unit || !/^[\w.-]{1,64}$/.test(unit))
+    throw new ValidationError('--unit <unit-id> is required: 1 to 64 letters, digits, ".", "_" or "-".');
   if (!city) throw new ValidationError('--city <name> is required.');
   if (town && !county) throw new ValidationError('--town needs --county.');
   if (street && !town) throw new ValidationError('--street needs --town.');
   const levels: Record<GeoType, string | undefined> = { city, county, town, street };
   const geoType = [...GEO_TYPES].reverse().find((level) => levels[level])!;
-  const result: Unit = { id: unit, geoType, city, ...(county ? { county } : {}), ...(town ? { town } : {}), ...(street ? { street } : {}) };
+  const result: Unit = {
+    id: unit,
+    geoType,
+    city,
+    ...(county ? { county } : {}),
+    ...(town ? { town } : {}),
+    ...(street ? { street } : {}),
+  };
   if (lng !== undefined || lat !== undefined) {
     const coords = [Number(lng), Number(lat)] as [number, number];
-    if (!coords.every(Number.isFinite) || Math.abs(coords[0]) > 180 || Math.abs(coords[1]) > 90) throw new ValidationError('--lng and --lat are decimal degrees, given together.');
+    if (!coords.every(Number.isFinite) || Math.abs(coords[0]) > 180 || Math.abs(coords[1]) > 90)
+      throw new ValidationError('--lng and --lat are decimal degrees, given together.');
     result.coordinates = coords;
   }
   return result;
@@ -85,7 +102,10 @@ function unitFrom(values: Partial<Record<"unit" | "city" | "county" | "town" | "
  */
 async function runImporter(args: string[]): Promise<number> {
   const main = fileURLToPath(new URL('../../client/importer/main.js', import.meta.url));
-  if (!fs.existsSync(main)) throw new ConfigError('the bulk importer is not installed here (the service image has none): run `npm run import` from a checkout of the project.');
+  if (!fs.existsSync(main))
+    throw new ConfigError(
+      'the bulk importer is not installed here (the service image has none): run `npm run import` from a checkout of the project.',
+    );
   const child = spawn(process.execPath, [main, ...args], { stdio: 'inherit' });
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, forward);
@@ -125,21 +145,38 @@ async function run(argv: string[]): Promise<void> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   if (group === 'backup' || group === 'restore') {
     if (!command || name) throw new ValidationError(`${group} needs one directory: npm run archive -- ${group} <dir>`);
-    if (config.mongodbUri) throw new ValidationError(`${group} is for the embedded store; back up MongoDB with mongodump and mongorestore (docs/deployment.md).`);
+    if (config.mongodbUri)
+      throw new ValidationError(
+        `${group} is for the embedded store; back up MongoDB with mongodump and mongorestore (docs/deployment.md).`,
+      );
     const dir = path.resolve(command);
     if (group === 'backup') {
-      const r = await backupEmbedded(config.dataDir, dir, (done, total) => process.stderr.write(`  ${done} of ${total} files\n`));
-      out(`backup of ${r.files} file(s), ${r.bytes} bytes, as of ${r.createdAt} in ${r.directory} (${r.copiedFiles} file(s), ${r.copiedBytes} bytes copied this time)`);
+      const r = await backupEmbedded(config.dataDir, dir, (done, total) =>
+        process.stderr.write(`  ${done} of ${total} files\n`),
+      );
+      out(
+        `backup of ${r.files} file(s), ${r.bytes} bytes, as of ${r.createdAt} in ${r.directory} (${r.copiedFiles} file(s), ${r.copiedBytes} bytes copied this time)`,
+      );
       if (r.damaged.length > 0) {
         const files = new Set(r.damaged.map((d) => d.fileId)).size;
-        const chunks = r.damaged.map((d) => `${d.fileId} chunk ${d.chunk} (${d.kind === 'missing' ? 'bytes missing' : 'does not match its checksum'})`);
-        process.stderr.write(`archive: ${files} file(s) were already damaged in the archive and are backed up as they are: ${chunks.join(', ')}; run: npm run archive -- verify\n`);
+        const chunks = r.damaged.map(
+          (d) =>
+            `${d.fileId} chunk ${d.chunk} (${d.kind === 'missing' ? 'bytes missing' : 'does not match its checksum'})`,
+        );
+        process.stderr.write(
+          `archive: ${files} file(s) were already damaged in the archive and are backed up as they are: ${chunks.join(', ')}; run: npm run archive -- verify\n`,
+        );
         process.exitCode = 1;
       }
     } else {
       const r = await restoreEmbedded(dir, config.dataDir);
-      out(`restored ${r.files} file(s), ${r.bytes} bytes into ${config.dataDir}; check them with: npm run archive -- verify`);
-      if (r.damaged.length > 0) process.stderr.write(`archive: ${r.damaged.length} file(s) were damaged when the backup was made and are restored as they were: ${r.damaged.join(', ')}\n`);
+      out(
+        `restored ${r.files} file(s), ${r.bytes} bytes into ${config.dataDir}; check them with: npm run archive -- verify`,
+      );
+      if (r.damaged.length > 0)
+        process.stderr.write(
+          `archive: ${r.damaged.length} file(s) were damaged when the backup was made and are restored as they were: ${r.damaged.join(', ')}\n`,
+        );
     }
     return;
   }
@@ -156,7 +193,10 @@ async function run(argv: string[]): Promise<void> {
         if (!ROLES.includes(role)) throw new ValidationError('--role must be clerk or admin.');
         const unit = unitFrom(values);
         const account = await accounts.create({ username: name, password: await readPassword(), role, unit });
-        await audit.record('account_created', account, { ...byCommand, detail: `${account.role}, by the archive command` });
+        await audit.record('account_created', account, {
+          ...byCommand,
+          detail: `${account.role}, by the archive command`,
+        });
         out(`created ${account.role} ${account.username} (id ${account.id}) in unit ${unit.id}`);
         break;
       }
@@ -170,7 +210,10 @@ async function run(argv: string[]): Promise<void> {
         if (!name) throw new ValidationError('user password needs a username.');
         const account = await accounts.getByUsername(name);
         const { tokensRevoked } = await accounts.resetPassword(account, await readPassword());
-        await audit.record('password_reset', account, { ...byCommand, detail: `by the archive command; sessions ended, ${tokensRevoked} API token(s) revoked` });
+        await audit.record('password_reset', account, {
+          ...byCommand,
+          detail: `by the archive command; sessions ended, ${tokensRevoked} API token(s) revoked`,
+        });
         out(`password of ${name} changed; its sessions were ended and its ${tokensRevoked} API token(s) revoked`);
         break;
       }
@@ -181,12 +224,16 @@ async function run(argv: string[]): Promise<void> {
         const { id, token } = await tokens.create(account, label);
         out(`token id ${id} for ${name}; keep the token secret, it is not shown again:`);
         out(token);
-        await audit.record('token_created', account, { ...byCommand, detail: `token ${id}${label ? ` (${label})` : ''}, by the archive command` });
+        await audit.record('token_created', account, {
+          ...byCommand,
+          detail: `token ${id}${label ? ` (${label})` : ''}, by the archive command`,
+        });
         break;
       }
       case 'token list': {
         const byId = new Map((await accounts.list()).map((a) => [a.id, a.username]));
-        for (const t of await tokens.list()) out(`${t.id}\t${byId.get(t.accountId) ?? '(deleted account)'}\t${t.createdAt.toISOString()}\t${t.label}`);
+        for (const t of await tokens.list())
+          out(`${t.id}\t${byId.get(t.accountId) ?? '(deleted account)'}\t${t.createdAt.toISOString()}\t${t.label}`);
         break;
       }
       case 'token revoke':
@@ -194,21 +241,31 @@ async function run(argv: string[]): Promise<void> {
         const owner = (await tokens.list()).find((t) => t.id === name);
         await tokens.revoke(name);
         const ownerAccount = owner && (await accounts.get(owner.accountId));
-        await audit.record('token_revoked', ownerAccount ?? { attemptedUserName: '(unknown token)' }, { ...byCommand, detail: `token ${name}, by the archive command` });
+        await audit.record('token_revoked', ownerAccount ?? { attemptedUserName: '(unknown token)' }, {
+          ...byCommand,
+          detail: `token ${name}, by the archive command`,
+        });
         out(`token ${name} revoked`);
         break;
       case 'gc': {
         const report = await archive.gc.run();
-        out(`removed ${report.expiredUploads} expired upload(s), ${report.stagingAreas} abandoned staging area(s) and ${report.orphans} unowned file(s); finished counting ${report.finishedCounts} interrupted upload(s)`);
+        out(
+          `removed ${report.expiredUploads} expired upload(s), ${report.stagingAreas} abandoned staging area(s) and ${report.orphans} unowned file(s); finished counting ${report.finishedCounts} interrupted upload(s)`,
+        );
         break;
       }
       case 'verify': {
         const result = await archive.services.fixity.run('command', {
-          onProgress: (r) => process.stderr.write(`  ${r.files} of ${r.totalFiles} files, ${r.missing} missing, ${r.corrupted} corrupted\n`),
+          onProgress: (r) =>
+            process.stderr.write(
+              `  ${r.files} of ${r.totalFiles} files, ${r.missing} missing, ${r.corrupted} corrupted\n`,
+            ),
         });
         if (!result) {
           const running = await archive.services.fixity.last();
-          process.stderr.write(`archive: a fixity check is running already (on ${running?.host}, since ${running?.startedAt}); its progress is at GET /api/verification\n`);
+          process.stderr.write(
+            `archive: a fixity check is running already (on ${running?.host}, since ${running?.startedAt}); its progress is at GET /api/verification\n`,
+          );
           process.exitCode = 1;
           break;
         }
@@ -217,7 +274,9 @@ async function run(argv: string[]): Promise<void> {
           for (const p of result.problems) out(`${p.kind}\t${p.fileId}\t${p.chunk ?? ''}\t${p.fileName}\t${p.detail}`);
           const more = result.missing + result.corrupted - result.problems.length;
           if (more > 0) out(`… and ${more} more`);
-          out(`${result.state}: ${result.files} file(s), ${result.bytes} bytes checked; ${result.missing} missing, ${result.corrupted} corrupted`);
+          out(
+            `${result.state}: ${result.files} file(s), ${result.bytes} bytes checked; ${result.missing} missing, ${result.corrupted} corrupted`,
+          );
           if (result.checksummed > 0) out(`${result.checksummed} file(s) stored before chunk checksums got theirs`);
         }
         if (result.state !== 'passed') process.exitCode = 1;
@@ -235,7 +294,7 @@ async function run(argv: string[]): Promise<void> {
         }
         if (command !== 'status') {
           let done = 0;
-          for (let ran; (ran = await near.runDue(100)) > 0; ) {
+          for (let ran; (ran = await near.runDue(100)) > 0;) {
             done += ran;
             process.stderr.write(`  ${done} file(s) fingerprinted\n`);
           }
@@ -243,8 +302,11 @@ async function run(argv: string[]): Promise<void> {
         const s = await near.status();
         if (values.json) out(JSON.stringify(s));
         else {
-          for (const f of s.failures) out(`failed\t${f.fileId}\t${f.fileName ?? ''}\t${f.attempts} attempt(s)\t${f.error}`);
-          out(`${s.fingerprinted} file(s) fingerprinted, ${s.skipped} without text, ${s.pairs} near-duplicate pair(s); ${s.queued} waiting, ${s.running} running, ${s.failed} failed`);
+          for (const f of s.failures)
+            out(`failed\t${f.fileId}\t${f.fileName ?? ''}\t${f.attempts} attempt(s)\t${f.error}`);
+          out(
+            `${s.fingerprinted} file(s) fingerprinted, ${s.skipped} without text, ${s.pairs} near-duplicate pair(s); ${s.queued} waiting, ${s.running} running, ${s.failed} failed`,
+          );
         }
         if (s.failed > 0) process.exitCode = 1;
         break;
@@ -260,7 +322,11 @@ async function run(argv: string[]): Promise<void> {
 }
 
 run(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof ArchiveError || err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+  if (
+    err instanceof ArchiveError ||
+    err instanceof ConfigError ||
+    (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+  ) {
     process.stderr.write(`archive: ${(err as Error).message}\n`);
     process.exit(2);
   }

@@ -112,7 +112,13 @@ export function createApp(deps: AppDeps): Express {
   app.use(cookieParser());
   // Bulk check and proof lists are parsed by their routes, with a larger limit, once the caller is known.
   const bulkJson = (req: { url?: string | undefined }) => BULK_JSON_PATHS.includes(req.url?.split('?')[0] ?? '');
-  app.use(express.json({ limit: '64kb', strict: true, type: (req) => !bulkJson(req) && /^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '') }));
+  app.use(
+    express.json({
+      limit: '64kb',
+      strict: true,
+      type: (req) => !bulkJson(req) && /^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? ''),
+    }),
+  );
 
   app.use('/api', healthRoutes({ ping: deps.ping, draining: deps.draining }));
   app.get('/metrics', deps.metrics.endpoint(settings.metricsToken));
@@ -126,11 +132,27 @@ export function createApp(deps: AppDeps): Express {
       sessionTtlMs: settings.sessionTtlMs,
     }),
   );
-  app.use('/api/files', fileRoutes({ ingest: services.ingest, audit: services.audit, files: services.files, maxFileSize: settings.maxFileSize }));
+  app.use(
+    '/api/files',
+    fileRoutes({
+      ingest: services.ingest,
+      audit: services.audit,
+      files: services.files,
+      maxFileSize: settings.maxFileSize,
+    }),
+  );
   app.use('/api/uploads', uploadRoutes(services.claims, services.ingest, services.quotas));
   app.use('/api/audit', auditRoutes(services.audit));
   app.use('/api/reports', reportRoutes(services.reports, services.audit, services.nearDuplicates));
-  app.use('/api/verification', verificationRoutes({ fixity: services.fixity, audit: services.audit, logger, intervalMs: settings.verifyIntervalMs }));
+  app.use(
+    '/api/verification',
+    verificationRoutes({
+      fixity: services.fixity,
+      audit: services.audit,
+      logger,
+      intervalMs: settings.verifyIntervalMs,
+    }),
+  );
   app.use(
     TUS_PATH,
     tusRoutes({

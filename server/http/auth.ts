@@ -32,7 +32,10 @@ export function authenticate(sessions: SessionService, tokens: TokenService): Re
  * Lets only authenticated callers of the given roles through. Cookie-authenticated
  * state-changing requests must carry the session's CSRF token.
  */
-export function requireAuth(roles: readonly Role[] = ['clerk', 'admin'], options: { allowPendingPasswordChange?: boolean } = {}): RequestHandler {
+export function requireAuth(
+  roles: readonly Role[] = ['clerk', 'admin'],
+  options: { allowPendingPasswordChange?: boolean } = {},
+): RequestHandler {
   return (req, _res, next) => {
     const principal = req.principal;
     if (!principal) throw new UnauthenticatedError();
@@ -40,7 +43,8 @@ export function requireAuth(roles: readonly Role[] = ['clerk', 'admin'], options
     if (principal.account.mustChangePassword && !options.allowPendingPasswordChange) {
       throw new ForbiddenError('Change your one-time password first (PUT /api/session/password).');
     }
-    if (!roles.includes(principal.account.role)) throw new ForbiddenError(`Only ${roles.join(' or ')} accounts may do this.`);
+    if (!roles.includes(principal.account.role))
+      throw new ForbiddenError(`Only ${roles.join(' or ')} accounts may do this.`);
     next();
   };
 }

@@ -7,7 +7,10 @@ import contentDisposition from 'content-disposition';
  * as a formula (starting with =, +, -, @, tab or carriage return) gets a leading apostrophe:
  * file names and user names come from users.
  */
-export function csvDocument(header: readonly string[], rows: Iterable<ReadonlyArray<string | number | null | undefined>>): string {
+export function csvDocument(
+  header: readonly string[],
+  rows: Iterable<ReadonlyArray<string | number | null | undefined>>,
+): string {
   const lines = [header.map(csvField).join(',')];
   for (const row of rows) lines.push(row.map(csvField).join(','));
   return `\uFEFF${lines.join('\r\n')}\r\n`;
@@ -21,7 +24,12 @@ function csvField(value: string | number | null | undefined): string {
 }
 
 /** Sends a CSV download named `<name>-<date>.csv`. */
-export function sendCsv(res: Response, name: string, header: readonly string[], rows: Iterable<ReadonlyArray<string | number | null | undefined>>): void {
+export function sendCsv(
+  res: Response,
+  name: string,
+  header: readonly string[],
+  rows: Iterable<ReadonlyArray<string | number | null | undefined>>,
+): void {
   res.setHeader('Content-Type', 'text/csv; charset=utf-8');
   res.setHeader('Content-Disposition', contentDisposition(`${name}-${new Date().toISOString().slice(0, 10)}.csv`));
   res.send(csvDocument(header, rows));

@@ -57,22 +57,34 @@ function translate(err: unknown, maxFileSize: number): unknown {
     if (err.code === 'LIMIT_UNEXPECTED_FILE' || err.code === 'LIMIT_FILE_COUNT') {
       return new ValidationError('Send exactly one file, in the form field "file".');
     }
-    return new ValidationError(`The upload form is not acceptable (${err.message}). Send one file in the form field "file", and at most an "md5" field.`);
+    return new ValidationError(
+      `The upload form is not acceptable (${err.message}). Send one file in the form field "file", and at most an "md5" field.`,
+    );
   }
   const e = err as { type?: string; status?: number; message?: string };
   if (e?.type === 'entity.parse.failed') return new BadRequestError('The request body is not valid JSON.');
   if (e?.type === 'entity.too.large') {
     const limit = Number((err as { limit?: unknown }).limit);
     const size = limit >= 1024 * 1024 ? `${Math.round(limit / 1024 / 1024)} MB` : `${Math.round(limit / 1024)} KB`;
-    return new PayloadTooLargeError(limit, `The request body is larger than this endpoint accepts (${size} at most). Send large lists in several requests.`);
+    return new PayloadTooLargeError(
+      limit,
+      `The request body is larger than this endpoint accepts (${size} at most). Send large lists in several requests.`,
+    );
   }
-  if (err instanceof Error && /^Request (aborted|closed)$/.test(err.message)) return new BadRequestError('The upload was interrupted before it finished.');
-  if (err instanceof Error && /Unexpected end of form|Malformed part header|Multipart: Boundary not found|Unexpected end of multipart/.test(err.message)) {
+  if (err instanceof Error && /^Request (aborted|closed)$/.test(err.message))
+    return new BadRequestError('The upload was interrupted before it finished.');
+  if (
+    err instanceof Error &&
+    /Unexpected end of form|Malformed part header|Multipart: Boundary not found|Unexpected end of multipart/.test(
+      err.message,
+    )
+  ) {
     return new BadRequestError(`The multipart body is malformed (${err.message}).`);
   }
   const store = storeFailure(err);
   if (store) return store;
-  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new BadRequestError(e.message ?? 'Bad request.');
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500)
+    return new BadRequestError(e.message ?? 'Bad request.');
   return err;
 }
 
@@ -88,16 +100,22 @@ export function storeFailure(err: unknown): ArchiveError | undefined {
   if (e?.code === 'ENOSPC' || e?.code === 'EDQUOT' || e?.code === 'SQLITE_FULL') return new StorageFullError();
   if (typeof e?.name !== 'string' || !e.name.startsWith('Mongo')) return undefined;
   if (e.code === 14031 || /No space left on device/i.test(String(e.message))) return new StorageFullError();
-  if (/^Mongo(Network|NetworkTimeout|ServerSelection|NotConnected|TopologyClosed)Error$/.test(e.name)) return new StoreUnavailableError();
+  if (/^Mongo(Network|NetworkTimeout|ServerSelection|NotConnected|TopologyClosed)Error$/.test(e.name))
+    return new StoreUnavailableError();
   return undefined;
 }
 
-export function errorHandler(logger: Logger, maxFileSize: number, metrics: Pick<ArchiveMetrics, 'failed'>): ErrorRequestHandler {
+export function errorHandler(
+  logger: Logger,
+  maxFileSize: number,
+  metrics: Pick<ArchiveMetrics, 'failed'>,
+): ErrorRequestHandler {
   return (raw, req, res, _next) => {
     const err = translate(raw, maxFileSize);
     metrics.failed(err instanceof ArchiveError ? err.code : 'internal');
     // Damaged bytes and an unreachable store are the administrators' business, whoever asked.
-    if (err instanceof ContentDamagedError || err instanceof StoreUnavailableError || err instanceof StorageFullError) (req.log ?? logger).error({ err: raw }, err.message);
+    if (err instanceof ContentDamagedError || err instanceof StoreUnavailableError || err instanceof StorageFullError)
+      (req.log ?? logger).error({ err: raw }, err.message);
     if (res.writableEnded) {
       // Answered already (a stalled upload's 408): the request's own failure follows its answer.
       (req.log ?? logger).info({ err }, 'request ended after its answer was sent');
@@ -112,12 +130,16 @@ export function errorHandler(logger: Logger, maxFileSize: number, metrics: Pick<
     let body: ErrorBody;
     if (err instanceof ArchiveError) {
       body = { error: err.code, message: err.message };
-      if (err instanceof LoginThrottledError || err instanceof RateLimitedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
+      if (err instanceof LoginThrottledError || err instanceof RateLimitedError)
+        res.setHeader('Retry-After', String(err.retryAfterSeconds));
       if (err instanceof RangeNotSatisfiableError) res.setHeader('Content-Range', `bytes */${err.size}`);
       if (err instanceof PayloadTooLargeError) res.setHeader('Connection', 'close');
     } else {
       (req.log ?? logger).error({ err }, 'unexpected error');
-      body = { error: 'internal', message: 'Something went wrong on the server. Try again; if it keeps happening, tell your administrator.' };
+      body = {
+        error: 'internal',
+        message: 'Something went wrong on the server. Try again; if it keeps happening, tell your administrator.',
+      };
     }
     // Refused before its body was read (a full disk mid-PATCH): the connection cannot carry
     // another request, and saying so keeps clients from reusing it.

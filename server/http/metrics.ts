@@ -119,7 +119,11 @@ export class ArchiveMetrics implements UploadMeter {
         // Lower-cased: routing ignores case, so /API/ready must not make a series of its own.
         const label = matched?.toLowerCase() ?? (req.path.toLowerCase().startsWith('/api/') ? 'unmatched' : 'app');
         // Methods the API answers, else "other": Node accepts some thirty (PROPFIND, MKCOL…), each would be a series.
-        stop({ method: KNOWN_METHODS.has(req.method) ? req.method : 'other', route: label, status: String(res.statusCode) });
+        stop({
+          method: KNOWN_METHODS.has(req.method) ? req.method : 'other',
+          route: label,
+          status: String(res.statusCode),
+        });
       });
       next();
     };
@@ -131,7 +135,8 @@ export class ArchiveMetrics implements UploadMeter {
    */
   endpoint(token: string | undefined): RequestHandler {
     return async (req, res) => {
-      if (token === undefined) throw new NotFoundError(`There is no endpoint ${req.method} ${req.path}: set METRICS_TOKEN to enable metrics.`);
+      if (token === undefined)
+        throw new NotFoundError(`There is no endpoint ${req.method} ${req.path}: set METRICS_TOKEN to enable metrics.`);
       const given = Buffer.from(/^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1] ?? '');
       const wanted = Buffer.from(token);
       if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) {

@@ -3,14 +3,26 @@ import type { Socket } from 'node:net';
 import type { ErrorBody, ErrorCode } from '../../shared/errors.js';
 import { STATUS } from './error-handler.js';
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
 
 /** What a request Node could not parse into one means, by llhttp's error code. */
 function bodyFor(code: string | undefined): ErrorBody {
   if (code === 'HPE_HEADER_OVERFLOW') {
-    return { error: 'headers_too_large', message: 'The request headers are larger than the server accepts (16 KB in all). Too many or too large cookies are the usual cause: clear this site’s cookies and try again.' };
+    return {
+      error: 'headers_too_large',
+      message:
+        'The request headers are larger than the server accepts (16 KB in all). Too many or too large cookies are the usual cause: clear this site’s cookies and try again.',
+    };
   }
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { error: 'request_timeout', message: 'The request headers did not arrive in time; the connection is closed.' };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return {
+      error: 'request_timeout',
+      message: 'The request headers did not arrive in time; the connection is closed.',
+    };
   return { error: 'bad_request', message: 'The request is not valid HTTP; the connection is closed.' };
 }
 

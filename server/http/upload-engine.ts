@@ -15,7 +15,11 @@ export interface StagedFile extends Express.Multer.File {
 export class StagingStorageEngine implements multer.StorageEngine {
   constructor(private readonly ingest: IngestService) {}
 
-  _handleFile(_req: Request, file: Express.Multer.File, callback: (error?: unknown, info?: Partial<StagedFile>) => void): void {
+  _handleFile(
+    _req: Request,
+    file: Express.Multer.File,
+    callback: (error?: unknown, info?: Partial<StagedFile>) => void,
+  ): void {
     this.ingest.stage(file.stream).then(
       (staged) => callback(null, { staged, size: staged.key.length }),
       (err: unknown) => callback(err),

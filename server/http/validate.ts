@@ -7,6 +7,9 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, what = 're
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const field = issue.path.length > 0 ? issue.path.join('.') : what;
-  const message = issue.code === 'unrecognized_keys' ? `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}` : issue.message;
+  const message =
+    issue.code === 'unrecognized_keys'
+      ? `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`
+      : issue.message;
   throw new ValidationError(`Invalid ${field}: ${message}.`, { field });
 }

@@ -6,7 +6,12 @@ import type { AuditService } from '../services/audit.js';
  * Records an administrator's look at a report or the audit log, with the filters as given, before
  * the answer is sent: an export that cannot be recorded is not sent.
  */
-export async function recordViewing(audit: AuditService, req: Request, actions: { view: AuditAction; export: AuditAction }, table?: string): Promise<void> {
+export async function recordViewing(
+  audit: AuditService,
+  req: Request,
+  actions: { view: AuditAction; export: AuditAction },
+  table?: string,
+): Promise<void> {
   // A HEAD answer shows nothing (Express runs the GET handler for it).
   if (req.method === 'HEAD') return;
   const filters = Object.entries(req.query)

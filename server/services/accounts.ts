@@ -1,5 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { MIN_PASSWORD_LENGTH, type AccountView, type PasswordChangeRequest, type Role, type Unit } from '../../shared/schemas.js';
+import {
+  MIN_PASSWORD_LENGTH,
+  type AccountView,
+  type PasswordChangeRequest,
+  type Role,
+  type Unit,
+} from '../../shared/schemas.js';
 import { cleanText } from '../../shared/file-name.js';
 import { ConflictError, LoginFailedError, LoginThrottledError, NotFoundError, ValidationError } from '../errors.js';
 import type { Account, AccountStore, SessionStore, TokenStore } from '../store/accounts/port.js';
@@ -33,7 +39,8 @@ export class AccountService {
   constructor(private readonly deps: AccountServiceDeps) {}
 
   async create(req: NewAccountRequest): Promise<Account> {
-    if (!USERNAME.test(req.username)) throw new ValidationError('A username is 1 to 64 letters, digits, ".", "_", "@" or "-".');
+    if (!USERNAME.test(req.username))
+      throw new ValidationError('A username is 1 to 64 letters, digits, ".", "_", "@" or "-".');
     checkPasswordRules(req.password);
     const account = {
       id: randomUUID(),
@@ -67,7 +74,12 @@ export class AccountService {
    * must wait is refused before the password is looked at; a wrong password is counted and
    * audited. Unknown usernames cost the same hashing and get the same answers as existing ones.
    */
-  async authenticate(username: string, password: string, address: string | null, purpose: 'login' | 'password change' = 'login'): Promise<Account> {
+  async authenticate(
+    username: string,
+    password: string,
+    address: string | null,
+    purpose: 'login' | 'password change' = 'login',
+  ): Promise<Account> {
     const wait = await this.deps.throttle.wait(username, address);
     if (wait.ms > 0) throw new LoginThrottledError(Math.ceil(wait.ms / 1000));
     const account = await this.deps.accounts.findByUsername(username);
@@ -78,7 +90,10 @@ export class AccountService {
     }
     const crossed = await this.deps.throttle.failed(username, address);
     const actor = account ?? { attemptedUserName: cleanText(username).slice(0, 200) || '(blank)' };
-    await this.deps.audit.record('login_failed', actor, { address, detail: purpose === 'login' ? 'wrong username or password' : 'password change: wrong current password' });
+    await this.deps.audit.record('login_failed', actor, {
+      address,
+      detail: purpose === 'login' ? 'wrong username or password' : 'password change: wrong current password',
+    });
     const { accountFailures, addressFailures } = this.deps.throttlePolicy;
     for (const scope of crossed) {
       const detail =
@@ -95,14 +110,22 @@ export class AccountService {
    * without limit. Every session of the account ends (the caller starts a fresh one); API tokens
    * are revoked too when asked, as a password changed because it leaked may have leaked with them.
    */
-  async changePassword(account: Account, change: PasswordChangeRequest, address: string | null): Promise<{ tokensRevoked: number }> {
+  async changePassword(
+    account: Account,
+    change: PasswordChangeRequest,
+    address: string | null,
+  ): Promise<{ tokensRevoked: number }> {
     await this.authenticate(account.username, change.currentPassword, address, 'password change');
     checkPasswordRules(change.newPassword);
-    if (change.newPassword === change.currentPassword) throw new ValidationError('Choose a new password that differs from the current one.');
+    if (change.newPassword === change.currentPassword)
+      throw new ValidationError('Choose a new password that differs from the current one.');
     await this.deps.accounts.setPassword(account.id, await hashPassword(change.newPassword), false);
     await this.deps.sessions.deleteForAccount(account.id);
     const tokensRevoked = change.revokeTokens ? await this.deps.tokens.revokeForAccount(account.id) : 0;
-    await this.deps.audit.record('password_changed', account, { address, detail: `other sessions ended${change.revokeTokens ? `; ${tokensRevoked} API token(s) revoked` : ''}` });
+    await this.deps.audit.record('password_changed', account, {
+      address,
+      detail: `other sessions ended${change.revokeTokens ? `; ${tokensRevoked} API token(s) revoked` : ''}`,
+    });
     return { tokensRevoked };
   }
 
@@ -141,7 +164,8 @@ export class AccountService {
 }
 
 function checkPasswordRules(password: string): void {
-  if (Array.from(password).length < MIN_PASSWORD_LENGTH) throw new ValidationError(`A password has at least ${MIN_PASSWORD_LENGTH} characters.`);
+  if (Array.from(password).length < MIN_PASSWORD_LENGTH)
+    throw new ValidationError(`A password has at least ${MIN_PASSWORD_LENGTH} characters.`);
 }
 
 export function accountView(account: Account): AccountView {

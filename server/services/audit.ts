@@ -28,14 +28,20 @@ export class AuditService {
   }
 
   /** Records events of one actor together (one write on the embedded store). */
-  async recordMany(actor: AuditActor, events: ReadonlyArray<{ action: AuditAction; details: AuditDetails }>): Promise<void> {
+  async recordMany(
+    actor: AuditActor,
+    events: ReadonlyArray<{ action: AuditAction; details: AuditDetails }>,
+  ): Promise<void> {
     const at = this.clock();
     await this.log.appendMany(events.map((e) => this.eventOf(e.action, actor, e.details, at)));
   }
 
   /** The event as it is recorded, for a store that records it with other changes (an upload's count). */
   eventOf(action: AuditAction, actor: AuditActor, details: AuditDetails, at: Date = this.clock()): AuditEvent {
-    const who = 'attemptedUserName' in actor ? { userId: null, userName: actor.attemptedUserName, unit: null } : { userId: actor.id, userName: actor.username, unit: actor.unit };
+    const who =
+      'attemptedUserName' in actor
+        ? { userId: null, userName: actor.attemptedUserName, unit: null }
+        : { userId: actor.id, userName: actor.username, unit: actor.unit };
     return {
       at,
       action,
@@ -48,7 +54,10 @@ export class AuditService {
   }
 
   async search(query: Omit<AuditQuery, 'format'>): Promise<{ items: AuditEventView[]; total: number }> {
-    const unit = query.city || query.county || query.town ? { city: query.city, county: query.county, town: query.town } : undefined;
+    const unit =
+      query.city || query.county || query.town
+        ? { city: query.city, county: query.county, town: query.town }
+        : undefined;
     const { items, total } = await this.log.search({
       from: query.from,
       to: query.to,

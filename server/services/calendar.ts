@@ -48,7 +48,14 @@ export class ReportCalendar {
   /** Local time minus UTC, in ms, at instant `utc`. */
   private offsetAt(utc: number): number {
     const p = Object.fromEntries(this.parts.formatToParts(new Date(utc)).map((x) => [x.type, x.value]));
-    const local = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
+    const local = Date.UTC(
+      Number(p.year),
+      Number(p.month) - 1,
+      Number(p.day),
+      Number(p.hour),
+      Number(p.minute),
+      Number(p.second),
+    );
     return local - Math.floor(utc / 1000) * 1000;
   }
 }

@@ -141,7 +141,9 @@ export class ChunkWriter {
     this.batchReleases = [];
     this.batchStart = end;
     this.batchBytes = 0;
-    const write = this.options.content.write(this.options.stagingId, start, batch).then(() => releases.forEach((release) => release()));
+    const write = this.options.content
+      .write(this.options.stagingId, start, batch)
+      .then(() => releases.forEach((release) => release()));
     // Progress is recorded in order: never an offset whose earlier bytes are not yet written.
     const previous = this.persisted;
     const persisted = Promise.all([write, previous]).then(() => this.options.onPersisted?.(end));

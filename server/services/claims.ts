@@ -1,6 +1,12 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { cleanContentType, cleanFileName } from '../../shared/file-name.js';
-import type { ProofResult, UploadCheckRequest, UploadCheckResult, UploadProveRequest, UploadResult } from '../../shared/schemas.js';
+import type {
+  ProofResult,
+  UploadCheckRequest,
+  UploadCheckResult,
+  UploadProveRequest,
+  UploadResult,
+} from '../../shared/schemas.js';
 import { ClaimRejectedError } from '../errors.js';
 import type { Account } from '../store/accounts/port.js';
 import type { ArchiveStore } from '../store/archive-store.js';
@@ -75,7 +81,11 @@ export class ClaimService {
    * count. The refused ones of a request are audited as one event with their count and reasons,
    * so a request of a thousand made-up claim ids writes one line, not a thousand.
    */
-  async proveMany(caller: Account, reqs: readonly UploadProveRequest[], address: string | null): Promise<ProofResult[]> {
+  async proveMany(
+    caller: Account,
+    reqs: readonly UploadProveRequest[],
+    address: string | null,
+  ): Promise<ProofResult[]> {
     const results: ProofResult[] = [];
     const refused = new Map<string, number>();
     const slice = new TimeSlice();
@@ -90,7 +100,10 @@ export class ClaimService {
     if (refused.size > 0) {
       const count = [...refused.values()].reduce((a, b) => a + b, 0);
       const reasons = [...refused].map(([why, n]) => `${n} ${why}`).join(', ');
-      await this.audit.record('proof_failed', caller, { address, detail: `${count} of ${reqs.length} proofs of one request: ${reasons}` });
+      await this.audit.record('proof_failed', caller, {
+        address,
+        detail: `${count} of ${reqs.length} proofs of one request: ${reasons}`,
+      });
     }
     return results;
   }
@@ -125,22 +138,31 @@ export class ClaimService {
     const now = this.clock().getTime();
     const windowEnd = new Date((Math.floor(now / 60_000) + 1) * 60_000);
     const seen = await this.store.rateCounts.hit(`audit\nproof_failed\n${caller.id}`, windowEnd);
-    if (seen <= AUDITED_REFUSALS_PER_MINUTE) await this.audit.record('proof_failed', caller, { address, ...answer.refused });
+    if (seen <= AUDITED_REFUSALS_PER_MINUTE)
+      await this.audit.record('proof_failed', caller, { address, ...answer.refused });
     else if (seen === AUDITED_REFUSALS_PER_MINUTE + 1) {
-      await this.audit.record('proof_failed', caller, { address, detail: `more than ${AUDITED_REFUSALS_PER_MINUTE} refused proofs this minute: the rest of the minute's are not recorded one by one` });
+      await this.audit.record('proof_failed', caller, {
+        address,
+        detail: `more than ${AUDITED_REFUSALS_PER_MINUTE} refused proofs this minute: the rest of the minute's are not recorded one by one`,
+      });
     }
     throw new ClaimRejectedError();
   }
 
   /** Takes the claim and counts the upload, or says why the proof is refused (not yet audited). */
-  private async answer(caller: Account, req: UploadProveRequest, address: string | null): Promise<UploadResult | { refused: { fileId?: string; fileName?: string; detail: string } }> {
+  private async answer(
+    caller: Account,
+    req: UploadProveRequest,
+    address: string | null,
+  ): Promise<UploadResult | { refused: { fileId?: string; fileName?: string; detail: string } }> {
     const key = `claim:${req.claimId}`;
     const claim = await this.store.claims.take(req.claimId);
     if (claim === undefined) {
       // Taken already: by this caller's proof whose answer was lost (answered again, as counted),
       // or never made, expired, another's.
       const counted = await this.store.ledger.counted(key);
-      if (counted && counted.accountId === caller.id) return { status: counted.status, fileId: counted.fileId, uploadCount: counted.uploadCount };
+      if (counted && counted.accountId === caller.id)
+        return { status: counted.status, fileId: counted.fileId, uploadCount: counted.uploadCount };
     }
     const valid =
       claim !== undefined &&
@@ -155,7 +177,14 @@ export class ClaimService {
         refused: {
           fileId: own?.fileId,
           fileName: own?.fileName,
-          detail: claim === undefined ? 'unknown or already answered claim' : own === undefined ? "another account's claim" : claim.expiresAt <= this.clock() ? 'expired claim' : 'wrong digests',
+          detail:
+            claim === undefined
+              ? 'unknown or already answered claim'
+              : own === undefined
+                ? "another account's claim"
+                : claim.expiresAt <= this.clock()
+                  ? 'expired claim'
+                  : 'wrong digests',
         },
       };
     }
@@ -178,7 +207,12 @@ export class ClaimService {
         // Nothing was sent: the whole file is space saved.
         stored: false,
       },
-      event: this.audit.eventOf('instant_upload', caller, { address, fileId: claim.fileId, fileName: claim.fileName }, at),
+      event: this.audit.eventOf(
+        'instant_upload',
+        caller,
+        { address, fileId: claim.fileId, fileName: claim.fileName },
+        at,
+      ),
     });
     if (!counted.repeated) this.meter.counted({ via: 'instant', outcome: 'duplicate', bytes: entry.length });
     return { status: 'duplicate', fileId: claim.fileId, uploadCount: counted.uploadCount };
@@ -187,7 +221,8 @@ export class ClaimService {
   private async rangeMd5(entry: CatalogEntry, range: ByteRange): Promise<string> {
     const hash = createHash('md5');
     // Unchecked: a damaged chunk makes the proof fail, which is safe; checking would read whole chunks.
-    for await (const part of this.store.content.read(entry, range, { unchecked: true })) hash.update(part as Uint8Array);
+    for await (const part of this.store.content.read(entry, range, { unchecked: true }))
+      hash.update(part as Uint8Array);
     return hash.digest('hex');
   }
 }

@@ -122,7 +122,10 @@ export class DigestJob {
       this.failure = err;
       this.resume();
     };
-    this.lanes = [new Lane(md5Worker, id, 'md5', progress, fail), new Lane(sha256Worker, id + 1, 'sha256', progress, fail)];
+    this.lanes = [
+      new Lane(md5Worker, id, 'md5', progress, fail),
+      new Lane(sha256Worker, id + 1, 'sha256', progress, fail),
+    ];
   }
 
   private queued(): number {

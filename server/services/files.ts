@@ -53,10 +53,19 @@ export class FileService {
 
   async open(principal: Principal, fileId: string): Promise<VisibleFile> {
     const entry = await this.store.catalog.get(fileId);
-    if (entry && principal.account.role === 'admin') return { entry, fileName: entry.fileName, contentType: entry.contentType, since: entry.uploadDate };
+    if (entry && principal.account.role === 'admin')
+      return { entry, fileName: entry.fileName, contentType: entry.contentType, since: entry.uploadDate };
     const upload = entry && (await this.store.ledger.latestUnitUpload(principal.account.unit.id, fileId));
-    if (!entry || !upload) throw new NotFoundError('No file with this id is visible to you. Check the link, or ask your archive administrator.');
-    return { entry, fileName: upload.lastUploadFileName, contentType: upload.lastContentType, since: upload.uploadTime };
+    if (!entry || !upload)
+      throw new NotFoundError(
+        'No file with this id is visible to you. Check the link, or ask your archive administrator.',
+      );
+    return {
+      entry,
+      fileName: upload.lastUploadFileName,
+      contentType: upload.lastContentType,
+      since: upload.uploadTime,
+    };
   }
 
   read(file: VisibleFile, range?: ByteRange): Readable {

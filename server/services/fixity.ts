@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { setImmediate } from 'node:timers/promises';
-import { VERIFICATION_PROBLEMS_KEPT, type VerificationProblem, type VerificationResult } from '../../shared/verification.js';
+import {
+  VERIFICATION_PROBLEMS_KEPT,
+  type VerificationProblem,
+  type VerificationResult,
+} from '../../shared/verification.js';
 import { ContentDamagedError } from '../errors.js';
 import type { ArchiveStore } from '../store/archive-store.js';
 import type { CatalogEntry } from '../store/catalog/port.js';
@@ -89,7 +93,10 @@ export class FixityService {
     await Promise.allSettled([...this.running]);
   }
 
-  private async checkAll(trigger: VerificationResult['trigger'], options: CheckOptions): Promise<VerificationResult | undefined> {
+  private async checkAll(
+    trigger: VerificationResult['trigger'],
+    options: CheckOptions,
+  ): Promise<VerificationResult | undefined> {
     const { jobs, catalog } = this.deps.store;
     const holder = `${os.hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
     if (!(await jobs.acquire(FIXITY_JOB, holder, this.clock(), this.leaseMs))) return undefined;
@@ -130,7 +137,12 @@ export class FixityService {
     }
   }
 
-  private async checkEach(result: VerificationResult, holder: string, options: CheckOptions, lease: { lost: boolean }): Promise<VerificationResult> {
+  private async checkEach(
+    result: VerificationResult,
+    holder: string,
+    options: CheckOptions,
+    lease: { lost: boolean },
+  ): Promise<VerificationResult> {
     const { jobs, catalog } = this.deps.store;
     const { onProgress, signal } = options;
     let savedAt = Date.now();
@@ -176,7 +188,10 @@ export class FixityService {
    * One file read back whole: its bytes present, and their digests the catalogued ones. A file
    * stored before chunk checksums gets its sums here, once its digests proved the bytes right.
    */
-  private async check(entry: CatalogEntry, stop: () => boolean): Promise<VerificationProblem | typeof INTERRUPTED | typeof CHECKSUMMED | undefined> {
+  private async check(
+    entry: CatalogEntry,
+    stop: () => boolean,
+  ): Promise<VerificationProblem | typeof INTERRUPTED | typeof CHECKSUMMED | undefined> {
     const { content } = this.deps.store;
     const about = { fileId: entry.fileId, fileName: entry.fileName, fileLength: entry.length };
     const adoption = await content.adoptChunkSums(entry);
@@ -193,11 +208,18 @@ export class FixityService {
       }
     } catch (err) {
       digest.abort();
-      if (err instanceof ContentDamagedError) return { ...about, kind: err.kind, chunk: Math.floor(err.offset / entry.chunkSize), detail: err.detail };
+      if (err instanceof ContentDamagedError)
+        return { ...about, kind: err.kind, chunk: Math.floor(err.offset / entry.chunkSize), detail: err.detail };
       // A file the file system cannot read (EIO from a bad sector, EACCES, EISDIR) is this file's
       // problem; the check goes on with the others.
       const code = (err as NodeJS.ErrnoException).code;
-      if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return { ...about, kind: 'missing', chunk: null, detail: `its bytes cannot be read (${code}: ${(err as Error).message})` };
+      if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
+        return {
+          ...about,
+          kind: 'missing',
+          chunk: null,
+          detail: `its bytes cannot be read (${code}: ${(err as Error).message})`,
+        };
       throw err;
     }
     const { md5, sha256 } = await digest.finish();

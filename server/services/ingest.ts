@@ -105,7 +105,13 @@ export class IngestService {
    */
   async commit(
     staged: StagedContent,
-    upload: { uploader: Account; fileName: string; contentType: string; declaredMd5?: string | undefined; declaredSha256?: string | undefined },
+    upload: {
+      uploader: Account;
+      fileName: string;
+      contentType: string;
+      declaredMd5?: string | undefined;
+      declaredSha256?: string | undefined;
+    },
     source: UploadSource,
   ): Promise<UploadResult> {
     const mismatch =
@@ -135,7 +141,9 @@ export class IngestService {
     const status = stored || !(await this.deps.scope.reveals(outcome.entry, upload.uploader)) ? 'stored' : 'duplicate';
     // The audit event, the ledger and the day's tally change together, once per key: a retry
     // (the answer was lost, the server crashed) is answered as the first attempt was.
-    const counted = await this.deps.store.ledger.count(this.action(source.key, upload.uploader, upload, outcome, stored, status, now, source));
+    const counted = await this.deps.store.ledger.count(
+      this.action(source.key, upload.uploader, upload, outcome, stored, status, now, source),
+    );
     const result = this.answer(counted, outcome, upload.uploader, source);
     // Also on a retry: the attempt that stored the bytes may have crashed before queueing them.
     if (counted.stored) await this.deps.onStored?.([counted.fileId]);
@@ -168,8 +176,27 @@ export class IngestService {
     return {
       key,
       status,
-      record: { account: uploader, fileId, fileName: file.fileName, contentType: file.contentType, at, day: this.deps.calendar.dayOf(at), fileLength, stored },
-      event: this.deps.audit.eventOf('upload', uploader, { address: source.address, fileId, fileName: file.fileName, detail: `${source.via}: ${stored ? 'stored' : 'duplicate'}` }, at),
+      record: {
+        account: uploader,
+        fileId,
+        fileName: file.fileName,
+        contentType: file.contentType,
+        at,
+        day: this.deps.calendar.dayOf(at),
+        fileLength,
+        stored,
+      },
+      event: this.deps.audit.eventOf(
+        'upload',
+        uploader,
+        {
+          address: source.address,
+          fileId,
+          fileName: file.fileName,
+          detail: `${source.via}: ${stored ? 'stored' : 'duplicate'}`,
+        },
+        at,
+      ),
     };
   }
 
@@ -177,9 +204,20 @@ export class IngestService {
    * The answer for a counted upload. A key counted before for another file (or another account)
    * was reused for a new upload: refused, as counting it would lose that upload.
    */
-  private answer(counted: CountedUpload, outcome: CommitOutcome, uploader: Account, source: UploadSource): UploadResult {
-    if (counted.repeated && (counted.fileId !== outcome.entry.fileId || counted.accountId !== uploader.id)) throw new IdempotencyKeyReusedError();
-    if (!counted.repeated) this.deps.meter.counted({ via: source.via, outcome: counted.stored ? 'stored' : 'duplicate', bytes: outcome.entry.length });
+  private answer(
+    counted: CountedUpload,
+    outcome: CommitOutcome,
+    uploader: Account,
+    source: UploadSource,
+  ): UploadResult {
+    if (counted.repeated && (counted.fileId !== outcome.entry.fileId || counted.accountId !== uploader.id))
+      throw new IdempotencyKeyReusedError();
+    if (!counted.repeated)
+      this.deps.meter.counted({
+        via: source.via,
+        outcome: counted.stored ? 'stored' : 'duplicate',
+        bytes: outcome.entry.length,
+      });
     return { status: counted.status, fileId: counted.fileId, uploadCount: counted.uploadCount };
   }
 
@@ -208,7 +246,11 @@ export class IngestService {
       const md5 = md5Hash.digest('hex');
       const sha256 = sha256Hash.digest('hex');
       const error =
-        md5 !== file.md5 ? new ChecksumMismatchError('MD5', file.md5, md5) : sha256 !== file.sha256 ? new ChecksumMismatchError('SHA-256', file.sha256, sha256) : undefined;
+        md5 !== file.md5
+          ? new ChecksumMismatchError('MD5', file.md5, md5)
+          : sha256 !== file.sha256
+            ? new ChecksumMismatchError('SHA-256', file.sha256, sha256)
+            : undefined;
       if (error) {
         results[index] = { status: 'failed', error: 'checksum_mismatch', message: error.message };
         refused.push({ fileName: file.fileName, error });
@@ -217,7 +259,10 @@ export class IngestService {
     if (refused.length > 0) {
       await this.deps.audit.recordMany(
         uploader,
-        refused.map(({ fileName, error }) => ({ action: 'upload_failed', details: { address: source.address, fileName, detail: `${source.via}: ${error.message}` } })),
+        refused.map(({ fileName, error }) => ({
+          action: 'upload_failed',
+          details: { address: source.address, fileName, detail: `${source.via}: ${error.message}` },
+        })),
       );
     }
     if (accepted.length === 0) return results;
@@ -233,7 +278,7 @@ export class IngestService {
           const k = next++;
           const { bytes } = accepted[k]!.file;
           stagingIds[k] = await content.stage(now);
-          await content.write(stagingIds[k]!, 0, bytes.byteLength > 0 ? [bytes] : []);
+          await content.write(stagingIds[k], 0, bytes.byteLength > 0 ? [bytes] : []);
         }
       });
       // Every writer settles before a failure is acted on: no write may land after its discard.
@@ -241,18 +286,41 @@ export class IngestService {
       const failed = written.find((w): w is PromiseRejectedResult => w.status === 'rejected');
       if (failed) throw failed.reason;
       outcomes = await content.commitMany(
-        accepted.map(({ file, key }, k) => ({ stagingId: stagingIds[k]!, entry: { key, fileName: file.fileName, contentType: file.contentType, uploadDate: now } })),
+        accepted.map(({ file, key }, k) => ({
+          stagingId: stagingIds[k]!,
+          entry: { key, fileName: file.fileName, contentType: file.contentType, uploadDate: now },
+        })),
       );
     } catch (err) {
       // Not resumable: staged bytes are of no use (a committed file is never discarded).
       await Promise.all(stagingIds.filter(Boolean).map((id) => content.discard(id).catch(() => {})));
       throw err;
     }
-    const stored = await Promise.all(outcomes.map((o, k) => this.storedBy(o, outcomes.slice(0, k).some((earlier) => earlier.entry.fileId === o.entry.fileId))));
+    const stored = await Promise.all(
+      outcomes.map((o, k) =>
+        this.storedBy(
+          o,
+          outcomes.slice(0, k).some((earlier) => earlier.entry.fileId === o.entry.fileId),
+        ),
+      ),
+    );
     // Asked before these uploads are counted, as for one upload.
-    const shown = await Promise.all(outcomes.map((o, k) => (stored[k] ? true : this.deps.scope.reveals(o.entry, uploader))));
+    const shown = await Promise.all(
+      outcomes.map((o, k) => (stored[k] ? true : this.deps.scope.reveals(o.entry, uploader))),
+    );
     const counted = await ledger.countMany(
-      accepted.map(({ index, file }, k) => this.action(`${source.key}:${index}`, uploader, file, outcomes[k]!, stored[k]!, stored[k] || !shown[k] ? 'stored' : 'duplicate', now, source)),
+      accepted.map(({ index, file }, k) =>
+        this.action(
+          `${source.key}:${index}`,
+          uploader,
+          file,
+          outcomes[k]!,
+          stored[k]!,
+          stored[k] || !shown[k] ? 'stored' : 'duplicate',
+          now,
+          source,
+        ),
+      ),
     );
     for (const [k, { index }] of accepted.entries()) {
       try {

@@ -70,7 +70,10 @@ export class LoginThrottle {
     const keys = keysOf(username, address);
     const pair = await this.store.fail(keys.pair, now, until);
     if (pair.failures > this.policy.freeFailures) return [];
-    const [account, byAddress] = await Promise.all([this.store.fail(keys.account, now, until), this.store.fail(keys.address, now, until)]);
+    const [account, byAddress] = await Promise.all([
+      this.store.fail(keys.account, now, until),
+      this.store.fail(keys.address, now, until),
+    ]);
     const crossed: ThrottleScope[] = [];
     if (account.failures === this.policy.accountFailures) crossed.push('account');
     if (byAddress.failures === this.policy.addressFailures) crossed.push('address');

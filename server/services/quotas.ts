@@ -14,7 +14,12 @@ export interface QuotaPolicy {
   claimsOutstanding: number;
 }
 
-export const DEFAULT_QUOTAS: QuotaPolicy = { checksPerMinute: 60_000, proofsPerMinute: 60_000, batchFilesPerMinute: 60_000, claimsOutstanding: 10_000 };
+export const DEFAULT_QUOTAS: QuotaPolicy = {
+  checksPerMinute: 60_000,
+  proofsPerMinute: 60_000,
+  batchFilesPerMinute: 60_000,
+  claimsOutstanding: 10_000,
+};
 
 export type QuotaKind = 'checks' | 'proofs' | 'batch';
 
@@ -37,16 +42,27 @@ export class Quotas {
   async take(account: Account, kind: QuotaKind, files: number): Promise<void> {
     const now = this.clock().getTime();
     const windowEnd = new Date((Math.floor(now / WINDOW_MS) + 1) * WINDOW_MS);
-    const limit = kind === 'checks' ? this.policy.checksPerMinute : kind === 'proofs' ? this.policy.proofsPerMinute : this.policy.batchFilesPerMinute;
+    const limit =
+      kind === 'checks'
+        ? this.policy.checksPerMinute
+        : kind === 'proofs'
+          ? this.policy.proofsPerMinute
+          : this.policy.batchFilesPerMinute;
     const used = await this.counts.hit(`quota\n${kind}\n${account.id}`, windowEnd, files);
     if (used > limit) {
-      throw new RateLimitedError(Math.max(1, Math.ceil((windowEnd.getTime() - now) / 1000)), `This account sent more than ${limit} files to ${kind === 'batch' ? 'batch uploads' : kind} in a minute.`);
+      throw new RateLimitedError(
+        Math.max(1, Math.ceil((windowEnd.getTime() - now) / 1000)),
+        `This account sent more than ${limit} files to ${kind === 'batch' ? 'batch uploads' : kind} in a minute.`,
+      );
     }
     if (kind === 'checks') {
       const outstanding = await this.claims.countOutstanding(account.id, new Date(now));
       // Checked before the request adds its own (at most one batch more than the quota).
       if (outstanding >= this.policy.claimsOutstanding) {
-        throw new RateLimitedError(60, `This account holds ${outstanding} instant-upload claims not yet proved (at most ${this.policy.claimsOutstanding}): prove or let them expire first.`);
+        throw new RateLimitedError(
+          60,
+          `This account holds ${outstanding} instant-upload claims not yet proved (at most ${this.policy.claimsOutstanding}): prove or let them expire first.`,
+        );
       }
     }
   }

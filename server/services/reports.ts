@@ -32,7 +32,14 @@ export class ReportService {
   ) {}
 
   async repeatUploaders(q: Parsed<RepeatUploadersQuery>): Promise<ReportPage<RepeatUploaderRow>> {
-    const page = await this.reports.repeatUploaders({ ...this.filter(q), ...paging(q, REPEAT_SORTS[q.group]), group: q.group, userName: q.user, unitId: q.unitId, min: q.min });
+    const page = await this.reports.repeatUploaders({
+      ...this.filter(q),
+      ...paging(q, REPEAT_SORTS[q.group]),
+      group: q.group,
+      userName: q.user,
+      unitId: q.unitId,
+      min: q.min,
+    });
     return { ...page, limit: q.limit, offset: q.offset };
   }
 
@@ -42,7 +49,11 @@ export class ReportService {
   }
 
   async savings(q: Parsed<SavingsQuery>): Promise<SavingsReport> {
-    const page = await this.reports.savings({ ...this.filter(q), ...paging(q, SAVINGS_SORTS[q.group]), group: q.group });
+    const page = await this.reports.savings({
+      ...this.filter(q),
+      ...paging(q, SAVINGS_SORTS[q.group]),
+      group: q.group,
+    });
     return { ...page, limit: q.limit, offset: q.offset };
   }
 

@@ -97,7 +97,11 @@ export class ResumableUploadService {
     };
   }
 
-  async create(owner: Account, upload: { id: string; length: number; metadata: Record<string, string | null> }, address: string | null = null): Promise<UploadState> {
+  async create(
+    owner: Account,
+    upload: { id: string; length: number; metadata: Record<string, string | null> },
+    address: string | null = null,
+  ): Promise<UploadState> {
     this.describe(upload.metadata);
     if (upload.length > this.deps.maxFileSize) throw new PayloadTooLargeError(this.deps.maxFileSize);
     const now = this.clock();
@@ -122,7 +126,9 @@ export class ResumableUploadService {
   async ownedBy(account: Account, id: string): Promise<UploadState> {
     const upload = await this.deps.store.uploads.get(id);
     if (!upload || upload.ownerId !== account.id) {
-      throw new NotFoundError('There is no upload at this address: it was cancelled, it expired, or it belongs to another account.');
+      throw new NotFoundError(
+        'There is no upload at this address: it was cancelled, it expired, or it belongs to another account.',
+      );
     }
     return upload;
   }
@@ -140,7 +146,13 @@ export class ResumableUploadService {
    * Appends a request's bytes at `offset`; returns the new offset. The bytes that arrived are
    * kept even if the request breaks off. The last byte commits the file.
    */
-  receive(account: Account, id: string, offset: number, source: AsyncIterable<Uint8Array>, address: string | null = null): Promise<number> {
+  receive(
+    account: Account,
+    id: string,
+    offset: number,
+    source: AsyncIterable<Uint8Array>,
+    address: string | null = null,
+  ): Promise<number> {
     const work = this.receiveBytes(account, id, offset, source, address);
     this.receiving.add(work);
     const forget = () => this.receiving.delete(work);
@@ -160,7 +172,13 @@ export class ResumableUploadService {
     await Promise.allSettled([...this.receiving]);
   }
 
-  private async receiveBytes(account: Account, id: string, offset: number, source: AsyncIterable<Uint8Array>, address: string | null): Promise<number> {
+  private async receiveBytes(
+    account: Account,
+    id: string,
+    offset: number,
+    source: AsyncIterable<Uint8Array>,
+    address: string | null,
+  ): Promise<number> {
     const { lock, upload } = await this.lock(id);
     const stopRenewing = this.keepRenewing(id, lock);
     try {
@@ -196,7 +214,10 @@ export class ResumableUploadService {
       if (end < upload.length) {
         // Every byte that arrived was hashed and persisted, also when the request broke off.
         if (hash) this.keepHash(id, { digest: hash.digest, at: end });
-        if (broken !== undefined) throw new BadRequestError(`The request broke off after ${end - offset} bytes; the upload keeps them. Ask for its offset (HEAD) and resume from there.`);
+        if (broken !== undefined)
+          throw new BadRequestError(
+            `The request broke off after ${end - offset} bytes; the upload keeps them. Ask for its offset (HEAD) and resume from there.`,
+          );
         return end;
       }
       await this.complete(account, upload, lock, hash?.digest, address);
@@ -211,7 +232,11 @@ export class ResumableUploadService {
    * Moves the request's bytes into the writer. When the request breaks off, what arrived is
    * still written (the next HEAD acknowledges it), and the break is returned, not thrown.
    */
-  private async pour(source: AsyncIterable<Uint8Array>, writer: ChunkWriter, length: number): Promise<{ end: number; broken?: unknown }> {
+  private async pour(
+    source: AsyncIterable<Uint8Array>,
+    writer: ChunkWriter,
+    length: number,
+  ): Promise<{ end: number; broken?: unknown }> {
     const bytes = source[Symbol.asyncIterator]();
     let broken: unknown;
     try {
@@ -224,7 +249,11 @@ export class ResumableUploadService {
           break;
         }
         if (next.done) break;
-        if (writer.end + next.value.byteLength > length) throw new PayloadTooLargeError(length, 'More bytes arrived than the upload is long (its Upload-Length); nothing past that was kept.');
+        if (writer.end + next.value.byteLength > length)
+          throw new PayloadTooLargeError(
+            length,
+            'More bytes arrived than the upload is long (its Upload-Length); nothing past that was kept.',
+          );
         await writer.push(next.value);
       }
     } catch (err) {
@@ -234,7 +263,13 @@ export class ResumableUploadService {
     return { end: await writer.flush(), broken };
   }
 
-  private async complete(account: Account, upload: UploadState, lock: UploadLock, running: DigestJob | undefined, address: string | null): Promise<void> {
+  private async complete(
+    account: Account,
+    upload: UploadState,
+    lock: UploadLock,
+    running: DigestJob | undefined,
+    address: string | null,
+  ): Promise<void> {
     const description = this.describe(upload.metadata);
     let key = upload.completing;
     if (!key) {
@@ -247,10 +282,20 @@ export class ResumableUploadService {
       // Safe to repeat: a staging area committed before is answered as stored, never removed.
       outcome = await this.deps.ingest.commit(
         { stagingId: upload.stagingId, key },
-        { uploader: account, fileName: description.fileName, contentType: description.contentType, declaredMd5: description.md5, declaredSha256: description.sha256 },
+        {
+          uploader: account,
+          fileName: description.fileName,
+          contentType: description.contentType,
+          declaredMd5: description.md5,
+          declaredSha256: description.sha256,
+        },
         // Counted once per upload; a client's key also joins uploads it had to create again (the
         // answer to an upload created and completed in one request was lost).
-        { via: 'tus', address, key: description.idempotencyKey ? `tus:${account.id}:${description.idempotencyKey}` : `tus:${upload.id}` },
+        {
+          via: 'tus',
+          address,
+          key: description.idempotencyKey ? `tus:${account.id}:${description.idempotencyKey}` : `tus:${upload.id}`,
+        },
       );
     } catch (err) {
       // A refused upload (declared hashes do not match) is gone: its bytes were removed.
@@ -258,7 +303,8 @@ export class ResumableUploadService {
       // Bytes that may not have reached the disk were dropped: the upload goes back to those
       // kept, and forgets the identity taken from the bytes as they arrived, so the client's
       // retry sends the rest again rather than complete over what the disk may have lost.
-      if (err instanceof StagedBytesLostError) await this.deps.store.uploads.rewind(upload.id, lock.holder, err.keptBytes);
+      if (err instanceof StagedBytesLostError)
+        await this.deps.store.uploads.rewind(upload.id, lock.holder, err.keptBytes);
       throw err;
     }
     if (!(await this.deps.store.uploads.finish(upload.id, lock.holder, outcome))) throw new UploadLockedError();
@@ -268,7 +314,13 @@ export class ResumableUploadService {
   private async rehash(upload: UploadState): Promise<Digests> {
     const digest = this.deps.digests.start();
     // The bytes are stored already: a writer that only hashes, for its pooled shared buffers.
-    const hasher = new ChunkWriter({ content: { write: async () => {} }, pool: this.deps.pool, stagingId: upload.stagingId, digest, offset: 0 });
+    const hasher = new ChunkWriter({
+      content: { write: async () => {} },
+      pool: this.deps.pool,
+      stagingId: upload.stagingId,
+      digest,
+      offset: 0,
+    });
     try {
       for await (const data of this.deps.store.content.readStaged(upload.stagingId, upload.length)) {
         if (this.stopping.signal.aborted) throw new ServerStoppingError();
@@ -300,7 +352,11 @@ export class ResumableUploadService {
       const expired = await this.deps.store.uploads.listExpired(now, 100);
       let progress = false;
       for (const upload of expired) {
-        const attempt = await this.deps.store.uploads.acquire(upload.id, this.deps.identity.newLock(this.leaseEnd()), now);
+        const attempt = await this.deps.store.uploads.acquire(
+          upload.id,
+          this.deps.identity.newLock(this.leaseEnd()),
+          now,
+        );
         if (attempt.status !== 'acquired') continue;
         if (attempt.upload.expiresAt >= now) {
           await this.deps.store.uploads.release(upload.id, attempt.upload.lock!.holder);
@@ -327,7 +383,8 @@ export class ResumableUploadService {
     if (attempt.status === 'busy' && this.deps.identity.isGone(attempt.lock)) {
       attempt = await this.deps.store.uploads.acquire(id, lock, this.clock(), attempt.lock.holder);
     }
-    if (attempt.status === 'missing') throw new NotFoundError('There is no upload at this address: it was cancelled or it expired.');
+    if (attempt.status === 'missing')
+      throw new NotFoundError('There is no upload at this address: it was cancelled or it expired.');
     if (attempt.status === 'busy') throw new UploadLockedError();
     return { lock, upload: attempt.upload };
   }

@@ -24,7 +24,13 @@ export class SessionService {
   async open(account: Account): Promise<{ cookieValue: string; session: SessionRecord }> {
     const now = this.clock();
     const cookieValue = secret();
-    const session = { idHash: sha256(cookieValue), accountId: account.id, csrfToken: secret(), createdAt: now, expiresAt: new Date(now.getTime() + this.ttlMs) };
+    const session = {
+      idHash: sha256(cookieValue),
+      accountId: account.id,
+      csrfToken: secret(),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + this.ttlMs),
+    };
     await this.sessions.purgeExpired(now);
     await this.sessions.create(session);
     return { cookieValue, session };
@@ -67,7 +73,13 @@ export class TokenService {
   async create(account: Account, label = ''): Promise<{ id: string; token: string }> {
     const id = randomBytes(6).toString('hex');
     const tokenSecret = secret();
-    await this.tokens.create({ id, accountId: account.id, secretHash: sha256(tokenSecret), label, createdAt: this.clock() });
+    await this.tokens.create({
+      id,
+      accountId: account.id,
+      secretHash: sha256(tokenSecret),
+      label,
+      createdAt: this.clock(),
+    });
     return { id, token: `${TOKEN_PREFIX}_${id}_${tokenSecret}` };
   }
 
@@ -76,7 +88,9 @@ export class TokenService {
     const record = match && (await this.tokens.get(match[1]!));
     const presented = match ? Buffer.from(sha256(match[2]!)) : Buffer.alloc(0);
     if (!record || !timingSafeEqual(presented, Buffer.from(record.secretHash))) {
-      throw new UnauthenticatedError('This API token is not valid (unknown, revoked or mistyped). Create a new one with "npm run archive -- token create <username>".');
+      throw new UnauthenticatedError(
+        'This API token is not valid (unknown, revoked or mistyped). Create a new one with "npm run archive -- token create <username>".',
+      );
     }
     const account = await this.accounts.get(record.accountId);
     if (!account) throw new UnauthenticatedError('The account of this API token no longer exists.');

@@ -1,5 +1,12 @@
 import path from 'node:path';
-import { accountSchema, EmbeddedAccountStore, EmbeddedLoginAttempts, EmbeddedRateCounts, EmbeddedSessionStore, EmbeddedTokenStore } from './accounts/embedded.js';
+import {
+  accountSchema,
+  EmbeddedAccountStore,
+  EmbeddedLoginAttempts,
+  EmbeddedRateCounts,
+  EmbeddedSessionStore,
+  EmbeddedTokenStore,
+} from './accounts/embedded.js';
 import type { ArchiveStore } from './archive-store.js';
 import { auditSchema, EmbeddedAuditLog } from './audit/embedded.js';
 import { catalogSchema, EmbeddedCatalog } from './catalog/embedded.js';
@@ -9,7 +16,11 @@ import { contentSchema, EmbeddedContentStore, recordLostBytes } from './content/
 import { openDatabase, type Db, type EmbeddedSchema } from './embedded/database.js';
 import { EmbeddedJobStore, jobSchema } from './jobs/embedded.js';
 import { EmbeddedLedger, ledgerSchema } from './ledger/embedded.js';
-import { EmbeddedFingerprintQueue, EmbeddedNearDuplicateIndex, nearDuplicateSchema } from './near-duplicates/embedded.js';
+import {
+  EmbeddedFingerprintQueue,
+  EmbeddedNearDuplicateIndex,
+  nearDuplicateSchema,
+} from './near-duplicates/embedded.js';
 import { EmbeddedReports, reportSchema } from './reports/embedded.js';
 import { EmbeddedUploadStore, uploadSchema } from './uploads/embedded.js';
 
@@ -33,7 +44,11 @@ export function openEmbeddedDatabase(dataDir: string): Db {
 }
 
 /** The default store, nothing to install: SQLite (WAL) for the records, content files for the bytes, all in DATA_DIR. */
-export function openEmbeddedStore(options: { dataDir: string; chunkSize: number; /** Tests: sync content files more often. */ syncEveryBytes?: number }): ArchiveStore {
+export function openEmbeddedStore(options: {
+  dataDir: string;
+  chunkSize: number;
+  /** Tests: sync content files more often. */ syncEveryBytes?: number;
+}): ArchiveStore {
   const db = openEmbeddedDatabase(options.dataDir);
   const files = new ContentFiles(path.join(options.dataDir, 'content'), {
     syncEveryBytes: options.syncEveryBytes,

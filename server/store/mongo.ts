@@ -16,7 +16,12 @@ import { claimCollections, createClaimIndexes, MongoClaimStore } from './claims/
 import { contentCollections, createContentIndexes, MongoContentStore } from './content/mongo.js';
 import { jobCollections, MongoJobStore } from './jobs/mongo.js';
 import { createLedgerIndexes, ledgerCollections, MongoLedger } from './ledger/mongo.js';
-import { createNearDuplicateIndexes, MongoFingerprintQueue, MongoNearDuplicateIndex, nearDuplicateCollections } from './near-duplicates/mongo.js';
+import {
+  createNearDuplicateIndexes,
+  MongoFingerprintQueue,
+  MongoNearDuplicateIndex,
+  nearDuplicateCollections,
+} from './near-duplicates/mongo.js';
 import { createReportIndexes, MongoReports } from './reports/mongo.js';
 import { createUploadIndexes, MongoUploadStore, uploadCollections } from './uploads/mongo.js';
 export interface MongoStoreOptions {
@@ -34,7 +39,12 @@ const SERVER_SELECTION_MS = 10_000;
 /** MongoDB answered, but the settings are wrong: retrying cannot help. */
 function isSettingsError(err: unknown): boolean {
   const e = err as { name?: string; code?: number };
-  return e.name === 'MongoParseError' || e.name === 'MongoInvalidArgumentError' || e.name === 'MongoMissingCredentialsError' || e.code === 18 /* AuthenticationFailed */;
+  return (
+    e.name === 'MongoParseError' ||
+    e.name === 'MongoInvalidArgumentError' ||
+    e.name === 'MongoMissingCredentialsError' ||
+    e.code === 18
+  ); /* AuthenticationFailed */
 }
 
 /**
@@ -60,14 +70,17 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Archiv
   }
   try {
     await connectWithin(client, options.connectTimeoutMs ?? SERVER_SELECTION_MS);
-    const db = client.db(options.dbName ?? (client.options.dbName && client.options.dbName !== 'test' ? client.options.dbName : 'archive'));
+    const db = client.db(
+      options.dbName ?? (client.options.dbName && client.options.dbName !== 'test' ? client.options.dbName : 'archive'),
+    );
     const c = collectionsOf(db);
     await createIndexes(c);
     await new MongoNearDuplicateIndex(c).replaceTextKeyed(new Date());
     return storeOver(client, db, c, options.chunkSize);
   } catch (err) {
     await client.close().catch(() => {});
-    if (isSettingsError(err)) throw new ConfigError(`MongoDB refused the settings in MONGODB_URI: ${(err as Error).message}`);
+    if (isSettingsError(err))
+      throw new ConfigError(`MongoDB refused the settings in MONGODB_URI: ${(err as Error).message}`);
     throw new StoreUnreachableError(`cannot reach MongoDB at MONGODB_URI: ${(err as Error).message}`);
   }
 }
@@ -78,7 +91,12 @@ async function connectWithin(client: MongoClient, ms: number): Promise<void> {
   const connecting = client.connect();
   connecting.catch(() => {}); // settled after a timeout: the client is closed then
   try {
-    await Promise.race([connecting, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no server answered within ${ms} ms`)), ms)))]);
+    await Promise.race([
+      connecting,
+      new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`no server answered within ${ms} ms`)), ms)),
+      ),
+    ]);
   } finally {
     clearTimeout(timer);
   }

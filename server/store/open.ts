@@ -16,7 +16,12 @@ export interface StoreConfig {
 export async function openStore(config: StoreConfig, attemptTimeoutMs?: number): Promise<ArchiveStore> {
   if (config.mongodbUri) {
     const { openMongoStore } = await import('./mongo.js');
-    return openMongoStore({ uri: config.mongodbUri, dbName: config.mongodbDb, chunkSize: config.chunkSize, connectTimeoutMs: attemptTimeoutMs });
+    return openMongoStore({
+      uri: config.mongodbUri,
+      dbName: config.mongodbDb,
+      chunkSize: config.chunkSize,
+      connectTimeoutMs: attemptTimeoutMs,
+    });
   }
   const { openEmbeddedStore } = await import('./embedded.js');
   return openEmbeddedStore({ dataDir: config.dataDir, chunkSize: config.chunkSize });
@@ -40,7 +45,10 @@ export async function openStoreRetrying(
     } catch (err) {
       if (!(err instanceof StoreUnreachableError)) throw err;
       const delayMs = Math.min(15_000, 1_000 * 2 ** (attempt - 1), deadline - Date.now());
-      if (delayMs <= 0) throw new ConfigError(`${err.message} (gave up after ${attempt} attempt(s) in ${Math.round(timeoutMs / 1000)} s; STORE_CONNECT_TIMEOUT_SECONDS)`);
+      if (delayMs <= 0)
+        throw new ConfigError(
+          `${err.message} (gave up after ${attempt} attempt(s) in ${Math.round(timeoutMs / 1000)} s; STORE_CONNECT_TIMEOUT_SECONDS)`,
+        );
       onRetry(attempt, delayMs, err);
       await new Promise((resolve) => setTimeout(resolve, delayMs));
     }

@@ -12,12 +12,23 @@ import { NOTICE, NOTICE_FROM_THE_WEB, OTHER_NOTICE } from '../support/texts.js';
 /** The page's globals, as the callbacks run inside the browser see them. */
 declare const document: {
   querySelector(selector: string): unknown;
-  querySelectorAll(selector: string): ArrayLike<{ textContent: string | null; getAttribute(name: string): string | null }>;
+  querySelectorAll(
+    selector: string,
+  ): ArrayLike<{ textContent: string | null; getAttribute(name: string): string | null }>;
 };
 declare const location: { hash: string };
 declare const window: {
   cspViolations: string[];
-  addEventListener(type: string, listener: (e: { violatedDirective: string; blockedURI: string; sourceFile: string; lineNumber: number; columnNumber: number }) => void): void;
+  addEventListener(
+    type: string,
+    listener: (e: {
+      violatedDirective: string;
+      blockedURI: string;
+      sourceFile: string;
+      lineNumber: number;
+      columnNumber: number;
+    }) => void,
+  ): void;
 };
 
 /**
@@ -51,28 +62,44 @@ async function login(page: Page, url: string, username: string): Promise<void> {
 
 /** The table's cells, row by row, as the reader sees them. */
 async function tableRows(page: Page, selector = 'table.report > tbody > tr:not(.detail)'): Promise<string[][]> {
-  return page.locator(selector).evaluateAll((rows) =>
-    rows.map((row) => Array.from((row as unknown as { cells: ArrayLike<{ innerText: string }> }).cells, (cell) => cell.innerText.trim())),
-  );
+  return page
+    .locator(selector)
+    .evaluateAll((rows) =>
+      rows.map((row) =>
+        Array.from((row as unknown as { cells: ArrayLike<{ innerText: string }> }).cells, (cell) =>
+          cell.innerText.trim(),
+        ),
+      ),
+    );
 }
 
 async function figures(page: Page): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const name of ['uploads', 'savedUploads', 'savedBytes']) out[name] = (await page.locator(`dd[data-figure="${name}"]`).innerText()).trim();
+  for (const name of ['uploads', 'savedUploads', 'savedBytes'])
+    out[name] = (await page.locator(`dd[data-figure="${name}"]`).innerText()).trim();
   return out;
 }
 
 /** The bars of the report chart, found by their colour in the canvas's pixels (CSS pixels, left to right). */
 async function chartBars(page: Page): Promise<Array<{ x: number; y: number; height: number }>> {
   return page.locator('.chart canvas').evaluate((el) => {
-    const canvas = el as unknown as { width: number; height: number; clientWidth: number; getContext(t: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
+    const canvas = el as unknown as {
+      width: number;
+      height: number;
+      clientWidth: number;
+      getContext(t: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
+    };
     const { width, height } = canvas;
     const { data } = canvas.getContext('2d').getImageData(0, 0, width, height);
     const isBar = (x: number, y: number) => {
       const i = (y * width + x) * 4;
       // #0b57d0 (selectable) or #8fb0e8 (not), opaque.
       const [r, g, b, a] = [data[i]!, data[i + 1]!, data[i + 2]!, data[i + 3]!];
-      return a > 200 && ((Math.abs(r - 11) < 12 && Math.abs(g - 87) < 12 && Math.abs(b - 208) < 12) || (Math.abs(r - 143) < 12 && Math.abs(g - 176) < 12 && Math.abs(b - 232) < 12));
+      return (
+        a > 200 &&
+        ((Math.abs(r - 11) < 12 && Math.abs(g - 87) < 12 && Math.abs(b - 208) < 12) ||
+          (Math.abs(r - 143) < 12 && Math.abs(g - 176) < 12 && Math.abs(b - 232) < 12))
+      );
     };
     const scale = width / canvas.clientWidth;
     const bars: Array<{ x: number; y: number; height: number }> = [];
@@ -90,7 +117,8 @@ async function chartBars(page: Page): Promise<Array<{ x: number; y: number; heig
       }
       if (any && start < 0) start = x;
       if (!any && start >= 0) {
-        if (x - start > 2) bars.push({ x: (start + x) / 2 / scale, y: (top + bottom) / 2 / scale, height: (bottom - top) / scale });
+        if (x - start > 2)
+          bars.push({ x: (start + x) / 2 / scale, y: (top + bottom) / 2 / scale, height: (bottom - top) / scale });
         start = -1;
         top = height;
         bottom = 0;
@@ -100,358 +128,417 @@ async function chartBars(page: Page): Promise<Array<{ x: number; y: number; heig
   });
 }
 
-describe('the administrators’ reports and audit log (Debian Chromium, embedded store)', { skip: browserSkip, timeout: 300_000 }, () => {
-  let server: TestServer;
-  const contexts: Array<{ close(): Promise<void> }> = [];
-  const newPage = async () => {
-    const launched = await launchContext();
-    contexts.push(launched);
-    const page = launched.context.pages()[0] ?? (await launched.context.newPage());
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    // The page's CSP ('self' scripts, inline style attributes) must hold with Chart.js drawing.
-    await page.addInitScript(() => {
-      window.cspViolations = [];
-      window.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(`${e.violatedDirective} ${e.blockedURI} at ${e.sourceFile}:${e.lineNumber}:${e.columnNumber}`));
-    });
-    page.on('console', (m) => {
-      if (/Content Security Policy|Refused to/i.test(m.text())) errors.push(m.text());
-    });
-    const cspViolations = () => page.evaluate(() => window.cspViolations);
-    return { page, errors, cspViolations };
-  };
-
-  before(async () => {
-    server = await TestServer.start(embeddedTarget);
-    const clients: Record<string, Client> = {};
-    const person = async (username: string, role: Role, unit: Unit) => {
-      const account = await server.archive.services.accounts.create({ username, password: PASSWORD, role, unit });
-      clients[username] = await server.tokenClient(account);
+describe(
+  'the administrators’ reports and audit log (Debian Chromium, embedded store)',
+  { skip: browserSkip, timeout: 300_000 },
+  () => {
+    let server: TestServer;
+    const contexts: Array<{ close(): Promise<void> }> = [];
+    const newPage = async () => {
+      const launched = await launchContext();
+      contexts.push(launched);
+      const page = launched.context.pages()[0] ?? (await launched.context.newPage());
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      // The page's CSP ('self' scripts, inline style attributes) must hold with Chart.js drawing.
+      await page.addInitScript(() => {
+        window.cspViolations = [];
+        window.addEventListener('securitypolicyviolation', (e) =>
+          window.cspViolations.push(
+            `${e.violatedDirective} ${e.blockedURI} at ${e.sourceFile}:${e.lineNumber}:${e.columnNumber}`,
+          ),
+        );
+      });
+      page.on('console', (m) => {
+        if (/Content Security Policy|Refused to/i.test(m.text())) errors.push(m.text());
+      });
+      const cspViolations = () => page.evaluate(() => window.cspViolations);
+      return { page, errors, cspViolations };
     };
-    await person('chief', 'admin', UNITS.cangzhou);
-    await person('qz-clerk', 'clerk', UNITS.qingzhou);
-    await person('jn-clerk', 'clerk', UNITS.jinniu);
-    await person('ls-clerk', 'clerk', UNITS.leshou);
-    await person('cz-clerk', 'clerk', UNITS.cangzhou);
-    await person('zk-clerk', 'clerk', UNITS.zhengkou);
 
-    const A = randomBytes(100 * KiB);
-    const B = randomBytes(200 * KiB);
-    const C = randomBytes(50 * KiB);
-    const D = randomBytes(300 * KiB);
-    // In this order: the first upload of each content stores it, every later one saves its size.
-    const uploads: Array<[string, string, Buffer, 'stored' | 'duplicate']> = [
-      ['qz-clerk', '县志.pdf', A, 'stored'],
-      ['qz-clerk', '县志（再次）.pdf', A, 'duplicate'], // saves 100 KiB; qz-clerk's repeat
-      ['qz-clerk', '年鉴.pdf', B, 'stored'],
-      ['jn-clerk', '县志.pdf', A, 'duplicate'], // 100 KiB
-      ['jn-clerk', '年鉴.pdf', B, 'duplicate'], // 200 KiB
-      ['jn-clerk', '照片.tif', C, 'stored'],
-      ['ls-clerk', '年鉴（复印）.pdf', B, 'duplicate'], // 200 KiB
-      ['zk-clerk', '照片.tif', C, 'duplicate'], // 50 KiB
-      ['zk-clerk', '地图.pdf', D, 'stored'],
-      ['cz-clerk', '地图.pdf', D, 'duplicate'], // 300 KiB
-      ['zk-clerk', '碰撞-1.bin', COLLIDING[0]!, 'stored'],
-      ['zk-clerk', '碰撞-2.bin', COLLIDING[1]!, 'stored'], // same MD5, other content: stored apart
-    ];
-    for (const [who, name, data, expected] of uploads) {
-      const res = await clients[who]!.upload(name, data);
-      assert.equal(res.status, expected === 'stored' ? 201 : 200, `${who} ${name}: ${await res.clone().text()}`);
-      assert.equal(((await res.json()) as { status: string }).status, expected, `${who} ${name}`);
-    }
-  });
-  after(async () => {
-    for (const c of contexts) await c.close().catch(() => undefined);
-    await server?.close();
-  });
+    before(async () => {
+      server = await TestServer.start(embeddedTarget);
+      const clients: Record<string, Client> = {};
+      const person = async (username: string, role: Role, unit: Unit) => {
+        const account = await server.archive.services.accounts.create({ username, password: PASSWORD, role, unit });
+        clients[username] = await server.tokenClient(account);
+      };
+      await person('chief', 'admin', UNITS.cangzhou);
+      await person('qz-clerk', 'clerk', UNITS.qingzhou);
+      await person('jn-clerk', 'clerk', UNITS.jinniu);
+      await person('ls-clerk', 'clerk', UNITS.leshou);
+      await person('cz-clerk', 'clerk', UNITS.cangzhou);
+      await person('zk-clerk', 'clerk', UNITS.zhengkou);
 
-  it('space saved: per city, drilled down to a city by its bar, filtered to one county, with a chart and a CSV of exactly that view', async () => {
-    const { page, errors, cspViolations } = await newPage();
-    await login(page, server.url, 'chief');
-    await page.getByRole('link', { name: '报表' }).click();
-    await page.getByRole('heading', { name: '报表' }).waitFor();
-    await page.getByRole('link', { name: '节省空间' }).click();
-    await page.locator('[data-report="savings"] table.report').waitFor();
-
-    // Two colliding files exist: said on top of every table, in red.
-    const alarm = page.getByRole('alert').filter({ hasText: 'MD5 相同但内容不同' });
-    assert.match(await alarm.innerText(), /有 2 个文件与其他文件 MD5 相同但内容不同/);
-
-    // No unit filter: one row per city. 沧州市: 8 uploads, 5 saved (100+100+200+200+300 KiB); 衡水市: 4 uploads, 1 saved (50 KiB).
-    assert.deepEqual(await tableRows(page), [
-      ['沧州市', '8', '5', '900.0 KB'],
-      ['衡水市', '4', '1', '50.0 KB'],
-    ]);
-    assert.deepEqual(await figures(page), { uploads: '12', savedUploads: '6 (50%)', savedBytes: '950.0 KB' });
-    await page.screenshot({ path: artifactPath('20-reports-savings.png'), fullPage: true });
-
-    // The chart's biggest bar is 沧州市: clicking it drills down to the city's counties.
-    const bars = await chartBars(page);
-    assert.equal(bars.length, 2, JSON.stringify(bars));
-    assert.ok(bars[0]!.height > bars[1]!.height * 10, `900 KiB against 50 KiB: ${JSON.stringify(bars)}`);
-    const box = (await page.locator('.chart canvas').boundingBox())!;
-    await page.mouse.click(box.x + bars[0]!.x, box.y + bars[0]!.y);
-    await page.waitForFunction(() => decodeURIComponent(location.hash).includes('city=沧州市'));
-    await page.locator('table.report button.drill', { hasText: '青县' }).waitFor();
-    // The city's own units (沧州市 itself, no county) are a row of their own.
-    assert.deepEqual(await tableRows(page), [
-      ['青县', '6', '3', '400.0 KB'],
-      ['沧州市本级', '1', '1', '300.0 KB'],
-      ['献县', '1', '1', '200.0 KB'],
-    ]);
-    await page.screenshot({ path: artifactPath('21-reports-savings-city.png'), fullPage: true });
-
-    // A county without its city: the server's rule, in Chinese.
-    await page.getByRole('button', { name: '清除条件' }).click();
-    await page.getByLabel('县（需填市）').fill('青县');
-    await page.getByRole('button', { name: '筛选', exact: true }).click();
-    await page.getByRole('alert').filter({ hasText: '填写县时请同时填写所属的市' }).waitFor();
-    await page.screenshot({ path: artifactPath('22-reports-filter-error.png'), fullPage: true });
-
-    // One county: a row per town; 清州镇 saved one upload of A, 金牛镇 A and B.
-    await page.getByLabel('市', { exact: true }).fill('沧州市');
-    await page.getByLabel('县（需填市）').fill('青县');
-    await page.getByRole('button', { name: '筛选', exact: true }).click();
-    await page.locator('table.report button.drill', { hasText: '金牛镇' }).waitFor();
-    const countyRows = [
-      ['金牛镇', '3', '2', '300.0 KB'],
-      ['清州镇', '3', '1', '100.0 KB'],
-    ];
-    assert.deepEqual(await tableRows(page), countyRows);
-    assert.deepEqual(await figures(page), { uploads: '6', savedUploads: '3 (50%)', savedBytes: '400.0 KB' });
-    assert.match(await page.locator('th[aria-sort="descending"]').innerText(), /^节省空间/);
-    const drawn = await chartBars(page);
-    assert.equal(drawn.length, 2, 'a bar per town, drawn on the canvas');
-    assert.ok(Math.abs(drawn[0]!.height / drawn[1]!.height - 3) < 0.1, `300 KiB against 100 KiB: ${JSON.stringify(drawn)}`);
-    assert.match((await page.locator('.chart canvas').getAttribute('aria-label'))!, /^各单位节省的空间: 金牛镇 300\.0 KB，清州镇 100\.0 KB$/);
-    assert.equal(await page.locator('.trail').innerText(), '全部单位 › 沧州市 › 青县');
-    await page.screenshot({ path: artifactPath('23-reports-savings-county.png'), fullPage: true });
-
-    // The view is in the address: a reload shows it again.
-    await page.reload();
-    await page.locator('table.report button.drill', { hasText: '金牛镇' }).waitFor();
-    assert.deepEqual(await tableRows(page), countyRows);
-
-    // The CSV is the same view: BOM, header, the rows in the table's order, sizes in bytes.
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: '导出 CSV' }).click()]);
-    assert.match(download.suggestedFilename(), /^savings-\d{4}-\d{2}-\d{2}\.csv$/);
-    const csv = fs.readFileSync((await download.path())!);
-    assert.deepEqual([...csv.subarray(0, 3)], [0xef, 0xbb, 0xbf], 'UTF-8 byte-order mark');
-    assert.equal(
-      csv.subarray(3).toString('utf8'),
-      ['city,county,town,uploads,saved uploads,saved bytes', '沧州市,青县,金牛镇,3,2,307200', '沧州市,青县,清州镇,3,1,102400', ''].join('\r\n'),
-    );
-    const exported = new URL((await page.getByRole('link', { name: '导出 CSV' }).getAttribute('href'))!, server.url);
-    assert.deepEqual(Object.fromEntries(exported.searchParams), {
-      city: '沧州市',
-      county: '青县',
-      sort: 'savedBytes',
-      order: 'desc',
-      limit: '1000',
-      offset: '0',
-      format: 'csv',
+      const A = randomBytes(100 * KiB);
+      const B = randomBytes(200 * KiB);
+      const C = randomBytes(50 * KiB);
+      const D = randomBytes(300 * KiB);
+      // In this order: the first upload of each content stores it, every later one saves its size.
+      const uploads: Array<[string, string, Buffer, 'stored' | 'duplicate']> = [
+        ['qz-clerk', '县志.pdf', A, 'stored'],
+        ['qz-clerk', '县志（再次）.pdf', A, 'duplicate'], // saves 100 KiB; qz-clerk's repeat
+        ['qz-clerk', '年鉴.pdf', B, 'stored'],
+        ['jn-clerk', '县志.pdf', A, 'duplicate'], // 100 KiB
+        ['jn-clerk', '年鉴.pdf', B, 'duplicate'], // 200 KiB
+        ['jn-clerk', '照片.tif', C, 'stored'],
+        ['ls-clerk', '年鉴（复印）.pdf', B, 'duplicate'], // 200 KiB
+        ['zk-clerk', '照片.tif', C, 'duplicate'], // 50 KiB
+        ['zk-clerk', '地图.pdf', D, 'stored'],
+        ['cz-clerk', '地图.pdf', D, 'duplicate'], // 300 KiB
+        ['zk-clerk', '碰撞-1.bin', COLLIDING[0]!, 'stored'],
+        ['zk-clerk', '碰撞-2.bin', COLLIDING[1]!, 'stored'], // same MD5, other content: stored apart
+      ];
+      for (const [who, name, data, expected] of uploads) {
+        const res = await clients[who]!.upload(name, data);
+        assert.equal(res.status, expected === 'stored' ? 201 : 200, `${who} ${name}: ${await res.clone().text()}`);
+        assert.equal(((await res.json()) as { status: string }).status, expected, `${who} ${name}`);
+      }
+    });
+    after(async () => {
+      for (const c of contexts) await c.close().catch(() => undefined);
+      await server?.close();
     });
 
-    // A header sorts; clicking it again reverses.
-    await page.getByRole('button', { name: /^节省空间/ }).click();
-    await page.waitForFunction(() => document.querySelector('th[aria-sort="ascending"]') !== null);
-    await page.waitForFunction(() => document.querySelectorAll('table.report tbody tr')[0]?.textContent?.startsWith('清州镇'));
-    assert.deepEqual(await tableRows(page), [...countyRows].reverse());
+    it('space saved: per city, drilled down to a city by its bar, filtered to one county, with a chart and a CSV of exactly that view', async () => {
+      const { page, errors, cspViolations } = await newPage();
+      await login(page, server.url, 'chief');
+      await page.getByRole('link', { name: '报表' }).click();
+      await page.getByRole('heading', { name: '报表' }).waitFor();
+      await page.getByRole('link', { name: '节省空间' }).click();
+      await page.locator('[data-report="savings"] table.report').waitFor();
 
-    // Over time: every upload was today, so one day.
-    await page.getByRole('button', { name: '按日' }).click();
-    await page.locator('th', { hasText: '时间' }).waitFor();
-    const byDay = await tableRows(page);
-    assert.equal(byDay.length, 1);
-    assert.deepEqual(byDay[0]!.slice(1), ['6', '3', '400.0 KB']);
-    assert.equal((await chartBars(page)).length, 1);
-    await page.screenshot({ path: artifactPath('24-reports-savings-by-day.png'), fullPage: true });
-    assert.deepEqual(await cspViolations(), []);
-    assert.deepEqual(errors, []);
-  });
+      // Two colliding files exist: said on top of every table, in red.
+      const alarm = page.getByRole('alert').filter({ hasText: 'MD5 相同但内容不同' });
+      assert.match(await alarm.innerText(), /有 2 个文件与其他文件 MD5 相同但内容不同/);
 
-  it('repeat uploaders per user open that user’s entries; cross-unit rows open to their units; the collisions are listed', async () => {
-    const { page, errors, cspViolations } = await newPage();
-    await login(page, server.url, 'chief');
-    await page.goto(`${server.url}/#/reports/repeat-uploaders?group=user`);
-    await page.locator('[data-report="repeat-uploaders"] table.report').waitFor();
-    // Only qz-clerk uploaded one file twice: 1 file, 2 uploads, 1 repeat, 100 KiB sent again.
-    const [user] = await tableRows(page);
-    assert.deepEqual(user!.slice(0, 6), ['qz-clerk', '沧州市 / 青县 / 清州镇', '1', '2', '1', '100.0 KB']);
-    await page.getByRole('button', { name: 'qz-clerk' }).click();
-    await page.waitForFunction(() => decodeURIComponent(location.hash).includes('user=qz-clerk'));
-    await page.locator('th', { hasText: '文件名' }).waitFor();
-    const [entry] = await tableRows(page);
-    assert.deepEqual(entry!.slice(0, 5), ['qz-clerk', '沧州市 / 青县 / 清州镇', '县志.pdf', '100.0 KB', '2']);
-    assert.equal(await page.getByRole('button', { name: '按文件' }).getAttribute('aria-pressed'), 'true');
-    await page.screenshot({ path: artifactPath('25-reports-repeat-user.png'), fullPage: true });
-    // Days are calendar days: nothing was uploaded up to 2000-01-01.
-    await page.getByLabel('到（含当天）').fill('2000-01-01');
-    await page.getByRole('button', { name: '筛选', exact: true }).click();
-    await page.getByText('没有符合条件的记录。').waitFor();
-    assert.ok((await page.evaluate(() => location.hash)).includes('to=2000-01-01'));
-    await page.getByRole('button', { name: '清除条件' }).click();
-    await page.locator('table.report').waitFor();
+      // No unit filter: one row per city. 沧州市: 8 uploads, 5 saved (100+100+200+200+300 KiB); 衡水市: 4 uploads, 1 saved (50 KiB).
+      assert.deepEqual(await tableRows(page), [
+        ['沧州市', '8', '5', '900.0 KB'],
+        ['衡水市', '4', '1', '50.0 KB'],
+      ]);
+      assert.deepEqual(await figures(page), { uploads: '12', savedUploads: '6 (50%)', savedBytes: '950.0 KB' });
+      await page.screenshot({ path: artifactPath('20-reports-savings.png'), fullPage: true });
 
-    // Cross-unit: B by three units, A, C and D by two each; B opens to its three units, earliest first.
-    await page.getByRole('link', { name: '跨单位重复' }).click();
-    await page.locator('[data-report="cross-unit"] table.report').waitFor();
-    const cross = await tableRows(page);
-    assert.deepEqual(cross[0]!.slice(0, 3), ['▸ 年鉴.pdf', '200.0 KB', '3'], 'most units first');
-    assert.deepEqual(cross.slice(1).map((r) => `${r[0]} ${r[2]}`).sort(), ['▸ 县志.pdf 2', '▸ 地图.pdf 2', '▸ 照片.tif 2']);
-    await page.getByRole('button', { name: /年鉴\.pdf/ }).click();
-    const uploaders = page.locator('table.uploaders tbody tr');
-    await uploaders.first().waitFor();
-    assert.deepEqual(
-      (await uploaders.allInnerTexts()).map((r) => r.split('\t').slice(0, 3).join(' | ')),
-      ['沧州市 / 青县 / 清州镇 | qz-clerk | 1', '沧州市 / 青县 / 金牛镇 | jn-clerk | 1', '沧州市 / 献县 / 乐寿镇 | ls-clerk | 1'],
-    );
-    assert.equal(await page.getByRole('button', { name: /年鉴\.pdf/ }).getAttribute('aria-expanded'), 'true');
-    await page.screenshot({ path: artifactPath('26-reports-cross-unit.png'), fullPage: true });
+      // The chart's biggest bar is 沧州市: clicking it drills down to the city's counties.
+      const bars = await chartBars(page);
+      assert.equal(bars.length, 2, JSON.stringify(bars));
+      assert.ok(bars[0]!.height > bars[1]!.height * 10, `900 KiB against 50 KiB: ${JSON.stringify(bars)}`);
+      const box = (await page.locator('.chart canvas').boundingBox())!;
+      await page.mouse.click(box.x + bars[0]!.x, box.y + bars[0]!.y);
+      await page.waitForFunction(() => decodeURIComponent(location.hash).includes('city=沧州市'));
+      await page.locator('table.report button.drill', { hasText: '青县' }).waitFor();
+      // The city's own units (沧州市 itself, no county) are a row of their own.
+      assert.deepEqual(await tableRows(page), [
+        ['青县', '6', '3', '400.0 KB'],
+        ['沧州市本级', '1', '1', '300.0 KB'],
+        ['献县', '1', '1', '200.0 KB'],
+      ]);
+      await page.screenshot({ path: artifactPath('21-reports-savings-city.png'), fullPage: true });
 
-    await page.getByRole('link', { name: '查看 MD5 冲突' }).click();
-    await page.locator('[data-report="collisions"] table.report').waitFor();
-    const collisions = await tableRows(page);
-    assert.deepEqual(
-      collisions.map((r) => [r[0], r[1], r[2]]).sort(),
-      [
+      // A county without its city: the server's rule, in Chinese.
+      await page.getByRole('button', { name: '清除条件' }).click();
+      await page.getByLabel('县（需填市）').fill('青县');
+      await page.getByRole('button', { name: '筛选', exact: true }).click();
+      await page.getByRole('alert').filter({ hasText: '填写县时请同时填写所属的市' }).waitFor();
+      await page.screenshot({ path: artifactPath('22-reports-filter-error.png'), fullPage: true });
+
+      // One county: a row per town; 清州镇 saved one upload of A, 金牛镇 A and B.
+      await page.getByLabel('市', { exact: true }).fill('沧州市');
+      await page.getByLabel('县（需填市）').fill('青县');
+      await page.getByRole('button', { name: '筛选', exact: true }).click();
+      await page.locator('table.report button.drill', { hasText: '金牛镇' }).waitFor();
+      const countyRows = [
+        ['金牛镇', '3', '2', '300.0 KB'],
+        ['清州镇', '3', '1', '100.0 KB'],
+      ];
+      assert.deepEqual(await tableRows(page), countyRows);
+      assert.deepEqual(await figures(page), { uploads: '6', savedUploads: '3 (50%)', savedBytes: '400.0 KB' });
+      assert.match(await page.locator('th[aria-sort="descending"]').innerText(), /^节省空间/);
+      const drawn = await chartBars(page);
+      assert.equal(drawn.length, 2, 'a bar per town, drawn on the canvas');
+      assert.ok(
+        Math.abs(drawn[0]!.height / drawn[1]!.height - 3) < 0.1,
+        `300 KiB against 100 KiB: ${JSON.stringify(drawn)}`,
+      );
+      assert.match(
+        (await page.locator('.chart canvas').getAttribute('aria-label'))!,
+        /^各单位节省的空间: 金牛镇 300\.0 KB，清州镇 100\.0 KB$/,
+      );
+      assert.equal(await page.locator('.trail').innerText(), '全部单位 › 沧州市 › 青县');
+      await page.screenshot({ path: artifactPath('23-reports-savings-county.png'), fullPage: true });
+
+      // The view is in the address: a reload shows it again.
+      await page.reload();
+      await page.locator('table.report button.drill', { hasText: '金牛镇' }).waitFor();
+      assert.deepEqual(await tableRows(page), countyRows);
+
+      // The CSV is the same view: BOM, header, the rows in the table's order, sizes in bytes.
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('link', { name: '导出 CSV' }).click(),
+      ]);
+      assert.match(download.suggestedFilename(), /^savings-\d{4}-\d{2}-\d{2}\.csv$/);
+      const csv = fs.readFileSync(await download.path());
+      assert.deepEqual([...csv.subarray(0, 3)], [0xef, 0xbb, 0xbf], 'UTF-8 byte-order mark');
+      assert.equal(
+        csv.subarray(3).toString('utf8'),
+        [
+          'city,county,town,uploads,saved uploads,saved bytes',
+          '沧州市,青县,金牛镇,3,2,307200',
+          '沧州市,青县,清州镇,3,1,102400',
+          '',
+        ].join('\r\n'),
+      );
+      const exported = new URL((await page.getByRole('link', { name: '导出 CSV' }).getAttribute('href'))!, server.url);
+      assert.deepEqual(Object.fromEntries(exported.searchParams), {
+        city: '沧州市',
+        county: '青县',
+        sort: 'savedBytes',
+        order: 'desc',
+        limit: '1000',
+        offset: '0',
+        format: 'csv',
+      });
+
+      // A header sorts; clicking it again reverses.
+      await page.getByRole('button', { name: /^节省空间/ }).click();
+      await page.waitForFunction(() => document.querySelector('th[aria-sort="ascending"]') !== null);
+      await page.waitForFunction(() =>
+        document.querySelectorAll('table.report tbody tr')[0]?.textContent?.startsWith('清州镇'),
+      );
+      assert.deepEqual(await tableRows(page), [...countyRows].reverse());
+
+      // Over time: every upload was today, so one day.
+      await page.getByRole('button', { name: '按日' }).click();
+      await page.locator('th', { hasText: '时间' }).waitFor();
+      const byDay = await tableRows(page);
+      assert.equal(byDay.length, 1);
+      assert.deepEqual(byDay[0]!.slice(1), ['6', '3', '400.0 KB']);
+      assert.equal((await chartBars(page)).length, 1);
+      await page.screenshot({ path: artifactPath('24-reports-savings-by-day.png'), fullPage: true });
+      assert.deepEqual(await cspViolations(), []);
+      assert.deepEqual(errors, []);
+    });
+
+    it('repeat uploaders per user open that user’s entries; cross-unit rows open to their units; the collisions are listed', async () => {
+      const { page, errors, cspViolations } = await newPage();
+      await login(page, server.url, 'chief');
+      await page.goto(`${server.url}/#/reports/repeat-uploaders?group=user`);
+      await page.locator('[data-report="repeat-uploaders"] table.report').waitFor();
+      // Only qz-clerk uploaded one file twice: 1 file, 2 uploads, 1 repeat, 100 KiB sent again.
+      const [user] = await tableRows(page);
+      assert.deepEqual(user!.slice(0, 6), ['qz-clerk', '沧州市 / 青县 / 清州镇', '1', '2', '1', '100.0 KB']);
+      await page.getByRole('button', { name: 'qz-clerk' }).click();
+      await page.waitForFunction(() => decodeURIComponent(location.hash).includes('user=qz-clerk'));
+      await page.locator('th', { hasText: '文件名' }).waitFor();
+      const [entry] = await tableRows(page);
+      assert.deepEqual(entry!.slice(0, 5), ['qz-clerk', '沧州市 / 青县 / 清州镇', '县志.pdf', '100.0 KB', '2']);
+      assert.equal(await page.getByRole('button', { name: '按文件' }).getAttribute('aria-pressed'), 'true');
+      await page.screenshot({ path: artifactPath('25-reports-repeat-user.png'), fullPage: true });
+      // Days are calendar days: nothing was uploaded up to 2000-01-01.
+      await page.getByLabel('到（含当天）').fill('2000-01-01');
+      await page.getByRole('button', { name: '筛选', exact: true }).click();
+      await page.getByText('没有符合条件的记录。').waitFor();
+      assert.ok((await page.evaluate(() => location.hash)).includes('to=2000-01-01'));
+      await page.getByRole('button', { name: '清除条件' }).click();
+      await page.locator('table.report').waitFor();
+
+      // Cross-unit: B by three units, A, C and D by two each; B opens to its three units, earliest first.
+      await page.getByRole('link', { name: '跨单位重复' }).click();
+      await page.locator('[data-report="cross-unit"] table.report').waitFor();
+      const cross = await tableRows(page);
+      assert.deepEqual(cross[0]!.slice(0, 3), ['▸ 年鉴.pdf', '200.0 KB', '3'], 'most units first');
+      assert.deepEqual(
+        cross
+          .slice(1)
+          .map((r) => `${r[0]} ${r[2]}`)
+          .sort(),
+        ['▸ 县志.pdf 2', '▸ 地图.pdf 2', '▸ 照片.tif 2'],
+      );
+      await page.getByRole('button', { name: /年鉴\.pdf/ }).click();
+      const uploaders = page.locator('table.uploaders tbody tr');
+      await uploaders.first().waitFor();
+      assert.deepEqual(
+        (await uploaders.allInnerTexts()).map((r) => r.split('\t').slice(0, 3).join(' | ')),
+        [
+          '沧州市 / 青县 / 清州镇 | qz-clerk | 1',
+          '沧州市 / 青县 / 金牛镇 | jn-clerk | 1',
+          '沧州市 / 献县 / 乐寿镇 | ls-clerk | 1',
+        ],
+      );
+      assert.equal(await page.getByRole('button', { name: /年鉴\.pdf/ }).getAttribute('aria-expanded'), 'true');
+      await page.screenshot({ path: artifactPath('26-reports-cross-unit.png'), fullPage: true });
+
+      await page.getByRole('link', { name: '查看 MD5 冲突' }).click();
+      await page.locator('[data-report="collisions"] table.report').waitFor();
+      const collisions = await tableRows(page);
+      assert.deepEqual(collisions.map((r) => [r[0], r[1], r[2]]).sort(), [
         ['79054025255fb1a26e4bc422aef54eb4', '碰撞-1.bin', '128 B'],
         ['79054025255fb1a26e4bc422aef54eb4', '碰撞-2.bin', '128 B'],
-      ],
-    );
-    await page.screenshot({ path: artifactPath('27-reports-collisions.png'), fullPage: true });
+      ]);
+      await page.screenshot({ path: artifactPath('27-reports-collisions.png'), fullPage: true });
 
-    // In English, the same view.
-    await page.getByRole('button', { name: 'English' }).click();
-    await page.getByRole('heading', { name: 'Reports' }).waitFor();
-    await page.getByRole('alert').filter({ hasText: 'Files sharing an MD5 with different content: 2' }).waitFor();
-    await page.getByRole('link', { name: 'Space saved' }).click();
-    await page.getByRole('button', { name: /^Space saved/ }).waitFor();
-    await page.screenshot({ path: artifactPath('28-reports-english.png'), fullPage: true });
-    await page.getByRole('button', { name: '中文' }).click();
-    assert.deepEqual(await cspViolations(), []);
-    assert.deepEqual(errors, []);
-  });
+      // In English, the same view.
+      await page.getByRole('button', { name: 'English' }).click();
+      await page.getByRole('heading', { name: 'Reports' }).waitFor();
+      await page.getByRole('alert').filter({ hasText: 'Files sharing an MD5 with different content: 2' }).waitFor();
+      await page.getByRole('link', { name: 'Space saved' }).click();
+      await page.getByRole('button', { name: /^Space saved/ }).waitFor();
+      await page.screenshot({ path: artifactPath('28-reports-english.png'), fullPage: true });
+      await page.getByRole('button', { name: '中文' }).click();
+      assert.deepEqual(await cspViolations(), []);
+      assert.deepEqual(errors, []);
+    });
 
-  it('a clerk sees no reports: no menu entries, the upload page for #/reports, and 403 from the API', async () => {
-    const { page, errors, cspViolations } = await newPage();
-    await login(page, server.url, 'jn-clerk');
-    assert.equal(await page.getByRole('link', { name: '报表' }).count(), 0);
-    assert.equal(await page.getByRole('link', { name: '审计日志' }).count(), 0);
-    assert.equal(await page.getByRole('link', { name: '完整性校验' }).count(), 0);
-    await page.goto(`${server.url}/#/reports/savings?city=沧州市`);
-    await page.reload();
-    await page.getByRole('heading', { name: '上传档案' }).waitFor();
-    assert.equal(await page.getByRole('heading', { name: '报表' }).count(), 0);
-    assert.equal(await page.locator('table.report').count(), 0);
-    const status = await page.evaluate(async () => (await fetch('/api/reports/savings')).status);
-    assert.equal(status, 403);
-    await page.goto(`${server.url}/#/audit`);
-    await page.getByRole('heading', { name: '上传档案' }).waitFor();
-    await page.screenshot({ path: artifactPath('29-clerk-no-reports.png') });
-    assert.deepEqual(await cspViolations(), []);
-    assert.deepEqual(errors, []);
-  });
+    it('a clerk sees no reports: no menu entries, the upload page for #/reports, and 403 from the API', async () => {
+      const { page, errors, cspViolations } = await newPage();
+      await login(page, server.url, 'jn-clerk');
+      assert.equal(await page.getByRole('link', { name: '报表' }).count(), 0);
+      assert.equal(await page.getByRole('link', { name: '审计日志' }).count(), 0);
+      assert.equal(await page.getByRole('link', { name: '完整性校验' }).count(), 0);
+      await page.goto(`${server.url}/#/reports/savings?city=沧州市`);
+      await page.reload();
+      await page.getByRole('heading', { name: '上传档案' }).waitFor();
+      assert.equal(await page.getByRole('heading', { name: '报表' }).count(), 0);
+      assert.equal(await page.locator('table.report').count(), 0);
+      const status = await page.evaluate(async () => (await fetch('/api/reports/savings')).status);
+      assert.equal(status, 403);
+      await page.goto(`${server.url}/#/audit`);
+      await page.getByRole('heading', { name: '上传档案' }).waitFor();
+      await page.screenshot({ path: artifactPath('29-clerk-no-reports.png') });
+      assert.deepEqual(await cspViolations(), []);
+      assert.deepEqual(errors, []);
+    });
 
-  it('the audit log lists the administrator’s report views and exports, newest first, and its pages hold still while events arrive', async () => {
-    const { page, errors } = await newPage();
-    await login(page, server.url, 'chief');
-    await page.getByRole('link', { name: '审计日志' }).click();
-    await page.getByRole('heading', { name: '审计日志' }).waitFor();
-    await page.locator('table.audit').waitFor();
+    it('the audit log lists the administrator’s report views and exports, newest first, and its pages hold still while events arrive', async () => {
+      const { page, errors } = await newPage();
+      await login(page, server.url, 'chief');
+      await page.getByRole('link', { name: '审计日志' }).click();
+      await page.getByRole('heading', { name: '审计日志' }).waitFor();
+      await page.locator('table.audit').waitFor();
 
-    await page.getByLabel('操作').selectOption({ label: '查看报表' });
-    await page.getByRole('button', { name: '筛选', exact: true }).click();
-    await page.waitForFunction(() => decodeURIComponent(location.hash).includes('action=report_viewed'));
-    await page.waitForFunction(() => document.querySelectorAll('table.audit tbody tr[data-action="report_viewed"]').length > 0);
-    const views = await tableRows(page, 'table.audit > tbody > tr');
-    assert.ok(views.every((r) => r[1] === '查看报表' && r[2] === 'chief'), JSON.stringify(views.slice(0, 3)));
-    assert.ok(
-      views.some((r) => r[6]!.startsWith('savings: ') && r[6]!.includes('city=沧州市') && r[6]!.includes('county=青县')),
-      'the county view of the first test is there, with its filters',
-    );
-    await page.screenshot({ path: artifactPath('30-audit-report-views.png'), fullPage: true });
+      await page.getByLabel('操作').selectOption({ label: '查看报表' });
+      await page.getByRole('button', { name: '筛选', exact: true }).click();
+      await page.waitForFunction(() => decodeURIComponent(location.hash).includes('action=report_viewed'));
+      await page.waitForFunction(
+        () => document.querySelectorAll('table.audit tbody tr[data-action="report_viewed"]').length > 0,
+      );
+      const views = await tableRows(page, 'table.audit > tbody > tr');
+      assert.ok(
+        views.every((r) => r[1] === '查看报表' && r[2] === 'chief'),
+        JSON.stringify(views.slice(0, 3)),
+      );
+      assert.ok(
+        views.some(
+          (r) => r[6]!.startsWith('savings: ') && r[6]!.includes('city=沧州市') && r[6]!.includes('county=青县'),
+        ),
+        'the county view of the first test is there, with its filters',
+      );
+      await page.screenshot({ path: artifactPath('30-audit-report-views.png'), fullPage: true });
 
-    await page.getByLabel('操作').selectOption({ label: '导出报表' });
-    await page.getByRole('button', { name: '筛选', exact: true }).click();
-    await page.waitForFunction(() => document.querySelectorAll('table.audit tbody tr[data-action="report_exported"]').length === 1);
+      await page.getByLabel('操作').selectOption({ label: '导出报表' });
+      await page.getByRole('button', { name: '筛选', exact: true }).click();
+      await page.waitForFunction(
+        () => document.querySelectorAll('table.audit tbody tr[data-action="report_exported"]').length === 1,
+      );
 
-    // Paging through everything, 25 at a time: page 2 stays the same while new events are recorded.
-    await page.getByRole('button', { name: '清除条件' }).click();
-    await page.getByLabel('每页行数').selectOption('25');
-    await page.waitForFunction(() => document.querySelectorAll('table.audit tbody tr').length === 25);
-    await page.getByRole('button', { name: '下一页' }).click();
-    await page.waitForFunction(() => decodeURIComponent(location.hash).includes('until='));
-    await page.locator('.pager .range', { hasText: '第 26–' }).waitFor();
-    // The pager follows the address at once; the rows once the page has arrived.
-    const settled = () => page.waitForFunction(() => document.querySelector('table.audit:not([aria-busy])') !== null);
-    await settled();
-    const secondPage = await tableRows(page, 'table.audit > tbody > tr');
-    const total = await page.locator('.table-tools .count').innerText();
-    for (let i = 0; i < 3; i++) assert.equal(await page.evaluate(async () => (await fetch('/api/reports/collisions?limit=1')).status), 200);
-    await page.getByRole('button', { name: '上一页' }).click();
-    await page.locator('.pager .range', { hasText: '第 1–25' }).waitFor();
-    await page.getByRole('button', { name: '下一页' }).click();
-    await page.locator('.pager .range', { hasText: '第 26–' }).waitFor();
-    await settled();
-    assert.deepEqual(await tableRows(page, 'table.audit > tbody > tr'), secondPage);
-    assert.equal(await page.locator('.table-tools .count').innerText(), total);
-    await page.screenshot({ path: artifactPath('31-audit-page-2.png'), fullPage: true });
+      // Paging through everything, 25 at a time: page 2 stays the same while new events are recorded.
+      await page.getByRole('button', { name: '清除条件' }).click();
+      await page.getByLabel('每页行数').selectOption('25');
+      await page.waitForFunction(() => document.querySelectorAll('table.audit tbody tr').length === 25);
+      await page.getByRole('button', { name: '下一页' }).click();
+      await page.waitForFunction(() => decodeURIComponent(location.hash).includes('until='));
+      await page.locator('.pager .range', { hasText: '第 26–' }).waitFor();
+      // The pager follows the address at once; the rows once the page has arrived.
+      const settled = () => page.waitForFunction(() => document.querySelector('table.audit:not([aria-busy])') !== null);
+      await settled();
+      const secondPage = await tableRows(page, 'table.audit > tbody > tr');
+      const total = await page.locator('.table-tools .count').innerText();
+      for (let i = 0; i < 3; i++)
+        assert.equal(await page.evaluate(async () => (await fetch('/api/reports/collisions?limit=1')).status), 200);
+      await page.getByRole('button', { name: '上一页' }).click();
+      await page.locator('.pager .range', { hasText: '第 1–25' }).waitFor();
+      await page.getByRole('button', { name: '下一页' }).click();
+      await page.locator('.pager .range', { hasText: '第 26–' }).waitFor();
+      await settled();
+      assert.deepEqual(await tableRows(page, 'table.audit > tbody > tr'), secondPage);
+      assert.equal(await page.locator('.table-tools .count').innerText(), total);
+      await page.screenshot({ path: artifactPath('31-audit-page-2.png'), fullPage: true });
 
-    // "Newest" lets the new events in.
-    await page.getByRole('link', { name: '显示最新记录' }).click();
-    await page.waitForFunction(() => !decodeURIComponent(location.hash).includes('until='));
-    await page.waitForFunction((before) => document.querySelector('.table-tools .count') !== null && (document.querySelectorAll('.table-tools .count')[0]?.textContent ?? '') !== before, total);
-    assert.deepEqual(errors, []);
-  });
+      // "Newest" lets the new events in.
+      await page.getByRole('link', { name: '显示最新记录' }).click();
+      await page.waitForFunction(() => !decodeURIComponent(location.hash).includes('until='));
+      await page.waitForFunction(
+        (before) =>
+          document.querySelector('.table-tools .count') !== null &&
+          (document.querySelectorAll('.table-tools .count')[0]?.textContent ?? '') !== before,
+        total,
+      );
+      assert.deepEqual(errors, []);
+    });
 
-  it('the fixity page starts a check, follows it to its result, and lists a damaged file with what is wrong', async () => {
-    const { page, errors, cspViolations } = await newPage();
-    await login(page, server.url, 'chief');
-    await page.getByRole('link', { name: '完整性校验' }).click();
-    await page.getByRole('heading', { name: '存储完整性校验' }).waitFor();
-    await page.getByText('尚未进行过校验。').waitFor();
-    await page.getByRole('button', { name: '立即开始校验' }).click();
-    await page.locator('[data-state="passed"]').waitFor();
-    const facts = await page.locator('.fixity-facts').innerText();
-    assert.match(facts, /已检查 6 \/ 6 个文件/);
-    assert.match(facts, /缺失 0 个，损坏 0 个/);
-    await page.screenshot({ path: artifactPath('32-fixity-passed.png'), fullPage: true });
+    it('the fixity page starts a check, follows it to its result, and lists a damaged file with what is wrong', async () => {
+      const { page, errors, cspViolations } = await newPage();
+      await login(page, server.url, 'chief');
+      await page.getByRole('link', { name: '完整性校验' }).click();
+      await page.getByRole('heading', { name: '存储完整性校验' }).waitFor();
+      await page.getByText('尚未进行过校验。').waitFor();
+      await page.getByRole('button', { name: '立即开始校验' }).click();
+      await page.locator('[data-state="passed"]').waitFor();
+      const facts = await page.locator('.fixity-facts').innerText();
+      assert.match(facts, /已检查 6 \/ 6 个文件/);
+      assert.match(facts, /缺失 0 个，损坏 0 个/);
+      await page.screenshot({ path: artifactPath('32-fixity-passed.png'), fullPage: true });
 
-    const { items } = await (await server.tokenClient(await server.archive.services.accounts.getByUsername('chief'))).fetch('/api/files?q=地图').then((r) => r.json());
-    await damageContent(server.opened, items[0].fileId, { kind: 'flip-byte', offset: 1234 });
-    await page.getByRole('button', { name: '立即开始校验' }).click();
-    await page.locator('[data-state="failed"]').waitFor();
-    const rows = await tableRows(page, 'table.fixity > tbody > tr');
-    assert.equal(rows.length, 1);
-    assert.match(rows[0]![0]!, /地图\.pdf/);
-    assert.equal(rows[0]![1], '数据损坏');
-    await page.screenshot({ path: artifactPath('33-fixity-damaged-file.png'), fullPage: true });
-    assert.deepEqual(await cspViolations(), []);
-    assert.deepEqual(errors, []);
-  });
+      const { items } = await (
+        await server.tokenClient(await server.archive.services.accounts.getByUsername('chief'))
+      )
+        .fetch('/api/files?q=地图')
+        .then((r) => r.json());
+      await damageContent(server.opened, items[0].fileId, { kind: 'flip-byte', offset: 1234 });
+      await page.getByRole('button', { name: '立即开始校验' }).click();
+      await page.locator('[data-state="failed"]').waitFor();
+      const rows = await tableRows(page, 'table.fixity > tbody > tr');
+      assert.equal(rows.length, 1);
+      assert.match(rows[0]![0]!, /地图\.pdf/);
+      assert.equal(rows[0]![1], '数据损坏');
+      await page.screenshot({ path: artifactPath('33-fixity-damaged-file.png'), fullPage: true });
+      assert.deepEqual(await cspViolations(), []);
+      assert.deepEqual(errors, []);
+    });
 
-  it('near-duplicates: the pairs found side by side, with where their texts differ, and how the fingerprinting stands', async () => {
-    const chief = await server.tokenClient(await server.archive.services.accounts.getByUsername('qz-clerk'));
-    const other = await server.tokenClient(await server.archive.services.accounts.getByUsername('jn-clerk'));
-    assert.equal((await chief.upload('档案整理通知.txt', Buffer.from(NOTICE), {}, 'text/plain')).status, 201);
-    assert.equal((await other.upload('档案整理通知（网页）.txt', Buffer.from(NOTICE_FROM_THE_WEB), {}, 'text/plain')).status, 201);
-    assert.equal((await other.upload('培训通知.txt', Buffer.from(OTHER_NOTICE), {}, 'text/plain')).status, 201);
-    for (let ran; (ran = await server.archive.services.nearDuplicates.runDue()) > 0; );
+    it('near-duplicates: the pairs found side by side, with where their texts differ, and how the fingerprinting stands', async () => {
+      const chief = await server.tokenClient(await server.archive.services.accounts.getByUsername('qz-clerk'));
+      const other = await server.tokenClient(await server.archive.services.accounts.getByUsername('jn-clerk'));
+      assert.equal((await chief.upload('档案整理通知.txt', Buffer.from(NOTICE), {}, 'text/plain')).status, 201);
+      assert.equal(
+        (await other.upload('档案整理通知（网页）.txt', Buffer.from(NOTICE_FROM_THE_WEB), {}, 'text/plain')).status,
+        201,
+      );
+      assert.equal((await other.upload('培训通知.txt', Buffer.from(OTHER_NOTICE), {}, 'text/plain')).status, 201);
+      for (let ran; (ran = await server.archive.services.nearDuplicates.runDue()) > 0;);
 
-    const { page, errors, cspViolations } = await newPage();
-    await login(page, server.url, 'chief');
-    await page.goto(`${server.url}/#/reports/near-duplicates`);
-    await page.locator('[data-report="near-duplicates"] table.report').waitFor();
-    const rows = await tableRows(page);
-    assert.equal(rows.length, 1, 'one pair; the other notice is on the same subject but another document');
-    assert.deepEqual([rows[0]![0]!.split('\n')[0], rows[0]![1]!.split('\n')[0]].sort(), ['档案整理通知.txt', '档案整理通知（网页）.txt']);
-    assert.match(rows[0]![2]!, /SimHash 海明距离 \d|分片重合 \d+%/);
-    const differences = await page.locator('.near-diff blockquote').allInnerTexts();
-    assert.ok(differences.some((d) => /首页|注：本通知同时抄送/.test(d)), differences.join(' | '));
-    await page.getByRole('status').filter({ hasText: '找到 1 对近似重复' }).waitFor();
-    await page.screenshot({ path: artifactPath('34-reports-near-duplicates.png'), fullPage: true });
-    assert.deepEqual(await cspViolations(), []);
-    assert.deepEqual(errors, []);
-  });
-});
+      const { page, errors, cspViolations } = await newPage();
+      await login(page, server.url, 'chief');
+      await page.goto(`${server.url}/#/reports/near-duplicates`);
+      await page.locator('[data-report="near-duplicates"] table.report').waitFor();
+      const rows = await tableRows(page);
+      assert.equal(rows.length, 1, 'one pair; the other notice is on the same subject but another document');
+      assert.deepEqual([rows[0]![0]!.split('\n')[0], rows[0]![1]!.split('\n')[0]].sort(), [
+        '档案整理通知.txt',
+        '档案整理通知（网页）.txt',
+      ]);
+      assert.match(rows[0]![2]!, /SimHash 海明距离 \d|分片重合 \d+%/);
+      const differences = await page.locator('.near-diff blockquote').allInnerTexts();
+      assert.ok(
+        differences.some((d) => /首页|注：本通知同时抄送/.test(d)),
+        differences.join(' | '),
+      );
+      await page.getByRole('status').filter({ hasText: '找到 1 对近似重复' }).waitFor();
+      await page.screenshot({ path: artifactPath('34-reports-near-duplicates.png'), fullPage: true });
+      assert.deepEqual(await cspViolations(), []);
+      assert.deepEqual(errors, []);
+    });
+  },
+);

@@ -28,7 +28,11 @@ const MAX_FILE_SIZE = 30 * 1024 * 1024;
 const md5 = (data: Uint8Array) => createHash('md5').update(data).digest('hex');
 
 function addAccount(env: Record<string, string>, username: string, unitId: string, county: string): string {
-  const add = cli(['user', 'add', username, '--role', 'clerk', '--unit', unitId, '--city', '沧州市', '--county', county], env, `${PASSWORD}\n`);
+  const add = cli(
+    ['user', 'add', username, '--role', 'clerk', '--unit', unitId, '--city', '沧州市', '--county', county],
+    env,
+    `${PASSWORD}\n`,
+  );
   assert.equal(add.status, 0, add.stderr);
   const token = cli(['token', 'create', username], env);
   assert.equal(token.status, 0, token.stderr);
@@ -53,11 +57,19 @@ async function login(page: Page, url: string, username: string, password = PASSW
 const fileInput = (page: Page) => page.locator('input.uppy-Dashboard-input:not([webkitdirectory])');
 const folderInput = (page: Page) => page.locator('input.uppy-Dashboard-input[webkitdirectory]');
 
-async function waitForSummary(page: Page, expected: { instant: number; stored: number; failed?: number }, timeout = 60_000): Promise<void> {
+async function waitForSummary(
+  page: Page,
+  expected: { instant: number; stored: number; failed?: number },
+  timeout = 60_000,
+): Promise<void> {
   await page.waitForFunction(
     (e) => {
       const s = document.querySelector('.results .summary');
-      return s?.dataset.instant === String(e.instant) && s.dataset.stored === String(e.stored) && s.dataset.failed === String(e.failed ?? 0);
+      return (
+        s?.dataset.instant === String(e.instant) &&
+        s.dataset.stored === String(e.stored) &&
+        s.dataset.failed === String(e.failed ?? 0)
+      );
     },
     expected,
     { timeout },
@@ -72,7 +84,12 @@ async function statusOf(page: Page, name: string): Promise<string | null> {
 async function throttleUploads(context: BrowserContext, page: Page, bytesPerSecond: number): Promise<CDPSession> {
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
-  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerSecond });
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: bytesPerSecond,
+  });
   return cdp;
 }
 
@@ -86,7 +103,8 @@ function recordTus(page: Page) {
     requests.push({ method: r.method(), offset: offset === undefined ? undefined : Number(offset), at: Date.now() });
   });
   page.on('response', (r) => {
-    if (r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/tus' && r.status() === 201) created.push(new URL(r.headers().location!, r.url()).pathname);
+    if (r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/tus' && r.status() === 201)
+      created.push(new URL(r.headers().location!, r.url()).pathname);
   });
   return { requests, created };
 }
@@ -135,7 +153,12 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     tokens['clerk-b'] = addAccount(store.env, 'clerk-b', 'unit-b', '献县');
     addAccount(store.env, 'clerk-slowed', 'unit-a', '青县');
     tokens['clerk-pw'] = addAccount(store.env, 'clerk-pw', 'unit-a', '青县');
-    server = await startServer({ ...store.env, LOGIN_FREE_FAILURES: '3', GC_INTERVAL_SECONDS: '0', MAX_FILE_SIZE: String(MAX_FILE_SIZE) });
+    server = await startServer({
+      ...store.env,
+      LOGIN_FREE_FAILURES: '3',
+      GC_INTERVAL_SECONDS: '0',
+      MAX_FILE_SIZE: String(MAX_FILE_SIZE),
+    });
   });
   after(async () => {
     for (const c of contexts) await c.close().catch(() => undefined);
@@ -153,7 +176,11 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await page.screenshot({ path: artifactPath('02-login-wrong-password.png') });
     // Two more wrong passwords from this address (LOGIN_FREE_FAILURES is 3): the next try must wait.
     const attempt = (password: string) =>
-      fetch(`${server.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'clerk-slowed', password }) });
+      fetch(`${server.url}/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'clerk-slowed', password }),
+      });
     for (let i = 0; i < 2; i++) assert.equal((await attempt('not the password')).status, 401);
     const throttled = await attempt(PASSWORD);
     assert.equal(throttled.status, 429);
@@ -161,7 +188,9 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     // one second, too short to read the message before it is over).
     const body = await throttled.text();
     await page.route('**/api/session', (route) =>
-      route.request().method() === 'POST' ? route.fulfill({ status: 429, headers: { 'content-type': 'application/json', 'retry-after': '180' }, body }) : route.continue(),
+      route.request().method() === 'POST'
+        ? route.fulfill({ status: 429, headers: { 'content-type': 'application/json', 'retry-after': '180' }, body })
+        : route.continue(),
     );
     await page.getByLabel('密码').fill(PASSWORD);
     await page.getByRole('button', { name: '登录' }).click();
@@ -170,7 +199,10 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
 
     await page.getByRole('button', { name: 'English' }).click();
     await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('alert').filter({ hasText: 'Wait 3 minutes and try again: the right password works then' }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Wait 3 minutes and try again: the right password works then' })
+      .waitFor();
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
     assert.deepEqual(errors, []);
   });
@@ -215,7 +247,11 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
 
     assert.equal(await statusOf(page, '2026年移交/新文件.pdf'), 'stored');
     assert.equal(await statusOf(page, '2026年移交/说明.txt'), 'stored');
-    assert.equal(await statusOf(page, '2026年移交/副本/新文件-副本.pdf'), 'instant', 'the twin waits for the first copy, then proves it');
+    assert.equal(
+      await statusOf(page, '2026年移交/副本/新文件-副本.pdf'),
+      'instant',
+      'the twin waits for the first copy, then proves it',
+    );
     assert.equal(await statusOf(page, '2026年移交/已归档的扫描件.pdf'), 'instant');
     assert.match(await page.locator('.outcomes li[data-status="instant"]').first().innerText(), /秒传/);
     assert.equal(tus.created.length, 2, 'only the two new contents went through tus');
@@ -299,7 +335,11 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     });
     await fileInput(page).setInputFiles(file);
     await waitForSummary(page, { instant: 0, stored: 1 });
-    assert.equal(await statusOf(page, '证明失败.pdf'), 'duplicate', 'sent in full, and the archive recognised the content');
+    assert.equal(
+      await statusOf(page, '证明失败.pdf'),
+      'duplicate',
+      'sent in full, and the archive recognised the content',
+    );
     assert.equal(tus.created.length, 1);
     const listed = (await listFiles(api('clerk-b'), '证明失败')).items[0]!;
     assert.equal(listed.fileMD5, md5(data));
@@ -327,7 +367,8 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     });
     const metadata: string[] = [];
     page.on('request', (r) => {
-      if (r.method() === 'POST' && new URL(r.url()).pathname === '/api/tus') metadata.push(r.headers()['upload-metadata'] ?? '');
+      if (r.method() === 'POST' && new URL(r.url()).pathname === '/api/tus')
+        metadata.push(r.headers()['upload-metadata'] ?? '');
     });
     await folderInput(page).setInputFiles(folder);
     await waitForSummary(page, { instant: 1, stored: 1 });
@@ -337,7 +378,11 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     assert.equal(listed.myUploadCount, 1, 'counted once');
     assert.equal(metadata.length, 1);
     const key = metadata[0]!.split(',').find((pair) => pair.startsWith('idempotencyKey '));
-    assert.match(Buffer.from(key?.split(' ')[1] ?? '', 'base64').toString(), /^[0-9a-f]{32}$/, 'the tus upload carries its key');
+    assert.match(
+      Buffer.from(key?.split(' ')[1] ?? '', 'base64').toString(),
+      /^[0-9a-f]{32}$/,
+      'the tus upload carries its key',
+    );
     assert.deepEqual(errors, []);
   });
 
@@ -354,12 +399,21 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     const reached = new Set<string>();
     for (let i = 0; i < 12; i++) {
       await page.keyboard.press('Tab');
-      reached.add(await page.evaluate(() => {
-        const el = (globalThis as unknown as { document: { activeElement: { textContent: string | null; getAttribute(n: string): string | null } | null } }).document.activeElement;
-        return (el?.getAttribute('aria-label') ?? el?.textContent ?? '').trim();
-      }));
+      reached.add(
+        await page.evaluate(() => {
+          const el = (
+            globalThis as unknown as {
+              document: {
+                activeElement: { textContent: string | null; getAttribute(n: string): string | null } | null;
+              };
+            }
+          ).document.activeElement;
+          return (el?.getAttribute('aria-label') ?? el?.textContent ?? '').trim();
+        }),
+      );
     }
-    for (const name of ['上传', '我的上传', 'English', '退出登录']) assert.ok(reached.has(name), `${name} reachable by Tab: ${[...reached].join(' | ')}`);
+    for (const name of ['上传', '我的上传', 'English', '退出登录'])
+      assert.ok(reached.has(name), `${name} reachable by Tab: ${[...reached].join(' | ')}`);
   });
 
   it('a refused upload can be retried by the clerk, and then finishes', async () => {
@@ -373,7 +427,11 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await page.route('**/api/tus', async (route) => {
       if (route.request().method() !== 'POST' || refused > 0) return route.continue();
       refused++;
-      await route.fulfill({ status: 403, contentType: 'application/json', body: JSON.stringify({ error: 'forbidden', message: 'Your account may not do this.' }) });
+      await route.fulfill({
+        status: 403,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: 'forbidden', message: 'Your account may not do this.' }),
+      });
     });
     await fileInput(page).setInputFiles(file);
     await waitForSummary(page, { instant: 0, stored: 0, failed: 1 });
@@ -418,7 +476,10 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await login(page, server.url, 'clerk-b');
     await page.getByRole('heading', { name: '上传档案' }).waitFor();
     await fileInput(page).setInputFiles(big);
-    await page.getByText(/正在计算指纹 [1-9]/).first().waitFor();
+    await page
+      .getByText(/正在计算指纹 [1-9]/)
+      .first()
+      .waitFor();
     await page.locator('.uppy-Dashboard-Item-action--remove').first().click();
     // With no file left, the Dashboard shows its empty drop zone again, with its inputs.
     await page.locator('.uppy-Dashboard-Item').waitFor({ state: 'detached' });
@@ -444,7 +505,9 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await page.reload();
     await page.getByRole('heading', { name: '上传档案' }).waitFor();
     assert.equal(await page.locator('.uppy-Dashboard-Item').count(), 0);
-    const keys = await page.evaluate(() => Object.keys((globalThis as unknown as { localStorage: Record<string, string> }).localStorage));
+    const keys = await page.evaluate(() =>
+      Object.keys((globalThis as unknown as { localStorage: Record<string, string> }).localStorage),
+    );
     assert.ok(!keys.some((k) => k.startsWith('tus::')), `no tus-js-client entries: ${keys.join(', ')}`);
   });
 
@@ -489,7 +552,8 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     const checks = new Map<string, number>();
     const finished = new Map<string, number>();
     page.on('request', (r) => {
-      if (new URL(r.url()).pathname === '/api/uploads/check') checks.set((r.postDataJSON() as { name: string }).name, Date.now());
+      if (new URL(r.url()).pathname === '/api/uploads/check')
+        checks.set((r.postDataJSON() as { name: string }).name, Date.now());
     });
     await login(page, server.url, 'clerk-b');
     await page.getByRole('heading', { name: '上传档案' }).waitFor();
@@ -503,20 +567,31 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     assert.equal(finished.size, 2, 'both uploads finished with a 204');
     const lastCheck = Math.max(...checks.values());
     const firstUploadDone = Math.min(...finished.values());
-    assert.ok(lastCheck < firstUploadDone, `the second file was checked ${firstUploadDone - lastCheck} ms before the first upload finished`);
+    assert.ok(
+      lastCheck < firstUploadDone,
+      `the second file was checked ${firstUploadDone - lastCheck} ms before the first upload finished`,
+    );
   });
 
   it('after a reload mid-upload, the same content re-selected from another folder resumes from the server’s offset', async () => {
     const data = randomBytes(24 * 1024 * 1024);
     const original = writeFile(path.join(files, '卷宗'), '大文件.pdf', data);
-    const copy = writeFile(path.join(files, '另一个文件夹'), '大文件（复制）.pdf', data, new Date('2020-01-01T00:00:00Z'));
+    const copy = writeFile(
+      path.join(files, '另一个文件夹'),
+      '大文件（复制）.pdf',
+      data,
+      new Date('2020-01-01T00:00:00Z'),
+    );
     const { context, page, errors } = await newPage();
     const tus = recordTus(page);
     await login(page, server.url, 'clerk-a');
     await page.getByRole('heading', { name: '上传档案' }).waitFor();
     await throttleUploads(context, page, 2 * 1024 * 1024);
     await fileInput(page).setInputFiles(original);
-    await page.getByText(/正在计算指纹|正在上传/).first().waitFor();
+    await page
+      .getByText(/正在计算指纹|正在上传/)
+      .first()
+      .waitFor();
     await page.screenshot({ path: artifactPath('09-uploading.png') });
     await until(async () => tus.created.length === 1, 'the upload is created');
     const upload = tus.created[0]!;
@@ -536,8 +611,15 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     const afterReload = tus.requests.filter((r) => r.at >= reloadedAt);
     assert.ok(!afterReload.some((r) => r.method === 'POST'), 'no new upload was created');
     const firstPatch = afterReload.find((r) => r.method === 'PATCH');
-    assert.ok(firstPatch && firstPatch.offset! >= offsetAtReload && offsetAtReload > 0, `resumed at ${firstPatch?.offset}, server had ${offsetAtReload}`);
-    assert.equal(await page.locator('.uppy-Dashboard-Item.is-ghost').count(), 0, 'the restored copy without bytes is retired');
+    assert.ok(
+      firstPatch && firstPatch.offset! >= offsetAtReload && offsetAtReload > 0,
+      `resumed at ${firstPatch?.offset}, server had ${offsetAtReload}`,
+    );
+    assert.equal(
+      await page.locator('.uppy-Dashboard-Item.is-ghost').count(),
+      0,
+      'the restored copy without bytes is retired',
+    );
     const stored = (await listFiles(api('clerk-a'), '大文件')).items[0]!;
     assert.equal(stored.fileMD5, md5(data));
     assert.deepEqual(errors, []);
@@ -552,15 +634,24 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await login(page, server.url, 'clerk-a2');
     await page.getByRole('heading', { name: '上传档案' }).waitFor();
     await page.evaluate(() => {
-      const w = globalThis as unknown as { longTasks: number[]; PerformanceObserver: new (cb: (list: { getEntries(): { duration: number }[] }) => void) => { observe(o: object): void } };
+      const w = globalThis as unknown as {
+        longTasks: number[];
+        PerformanceObserver: new (cb: (list: { getEntries(): { duration: number }[] }) => void) => {
+          observe(o: object): void;
+        };
+      };
       w.longTasks = [];
-      new w.PerformanceObserver((list) => w.longTasks.push(...list.getEntries().map((e) => e.duration))).observe({ type: 'longtask' });
+      new w.PerformanceObserver((list) => w.longTasks.push(...list.getEntries().map((e) => e.duration))).observe({
+        type: 'longtask',
+      });
     });
     const started = Date.now();
     await folderInput(page).setInputFiles(folder);
     await waitForSummary(page, { instant: 100, stored: 900 }, 300_000);
     const longTasks = await page.evaluate(() => (globalThis as unknown as { longTasks: number[] }).longTasks);
-    t.diagnostic(`1,000 files in ${((Date.now() - started) / 1000).toFixed(1)} s; main-thread tasks over 50 ms: ${longTasks.length}, longest ${Math.round(Math.max(0, ...longTasks))} ms`);
+    t.diagnostic(
+      `1,000 files in ${((Date.now() - started) / 1000).toFixed(1)} s; main-thread tasks over 50 ms: ${longTasks.length}, longest ${Math.round(Math.max(0, ...longTasks))} ms`,
+    );
 
     // The Dashboard's list renders only what is in view: scrolling to the end shows the last file.
     const rendered = () => page.locator('.uppy-Dashboard-Item-name').allInnerTexts();

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { createSHA256 } from 'hash-wasm';
-import { DEFAULT_SLICE_SIZE, hashBlob, md5OfRange, sparkMd5Lane, type DigestLane } from '../../client/src/hashing/content-hash.js';
+import {
+  DEFAULT_SLICE_SIZE,
+  hashBlob,
+  md5OfRange,
+  sparkMd5Lane,
+  type DigestLane,
+} from '../../client/src/hashing/content-hash.js';
 
 /**
  * The browser's hashing module, run in Node against node:crypto, with the browser's libraries:
@@ -38,11 +44,20 @@ const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('h
 async function check(data: Buffer, sliceSize: number) {
   const lane = transferringMd5Lane();
   const progress: number[] = [];
-  const digest = await hashBlob(new Blob([data]), { md5: lane, sha256: await sha256Lane(), sliceSize, onProgress: (hashed) => progress.push(hashed) });
+  const digest = await hashBlob(new Blob([data]), {
+    md5: lane,
+    sha256: await sha256Lane(),
+    sliceSize,
+    onProgress: (hashed) => progress.push(hashed),
+  });
   assert.deepEqual(digest, { md5: md5(data), sha256: sha256(data), size: data.length });
   assert.equal(lane.slices, Math.ceil(data.length / sliceSize), 'each byte is read once, slice by slice');
   if (data.length > 0) assert.equal(progress.at(-1), data.length);
-  assert.deepEqual(progress, [...progress].sort((a, b) => a - b), 'progress only moves forward');
+  assert.deepEqual(
+    progress,
+    [...progress].sort((a, b) => a - b),
+    'progress only moves forward',
+  );
 }
 
 describe('hashing a file in the browser (content-hash module)', () => {
@@ -77,11 +92,17 @@ describe('hashing a file in the browser (content-hash module)', () => {
   });
 
   it('refuses a slice size that is not a positive integer', async () => {
-    await assert.rejects(hashBlob(new Blob([]), { md5: sparkMd5Lane(), sha256: await sha256Lane(), sliceSize: 0 }), RangeError);
+    await assert.rejects(
+      hashBlob(new Blob([]), { md5: sparkMd5Lane(), sha256: await sha256Lane(), sliceSize: 0 }),
+      RangeError,
+    );
   });
 
   it('refuses two lanes that both take the slices (one would get a detached buffer)', async () => {
-    await assert.rejects(hashBlob(new Blob(['x']), { md5: transferringMd5Lane(), sha256: { ...(await sha256Lane()), takesSlices: true } }), /only one lane/);
+    await assert.rejects(
+      hashBlob(new Blob(['x']), { md5: transferringMd5Lane(), sha256: { ...(await sha256Lane()), takesSlices: true } }),
+      /only one lane/,
+    );
   });
 
   it('answers a proof of possession: the MD5 of each byte range, across slice boundaries', async () => {

@@ -47,7 +47,10 @@ describe('long work shares the event loop', () => {
         if (release.length > 0) release.shift()!();
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
-      assert.deepEqual((await Promise.all(answers)).map((r) => r.status), [200, 200, 200, 200]);
+      assert.deepEqual(
+        (await Promise.all(answers)).map((r) => r.status),
+        [200, 200, 200, 200],
+      );
       assert.deepEqual([...started].sort(), [1, 2, 3, 4]);
     } finally {
       server.close();
@@ -83,14 +86,21 @@ for (const target of storeTargets) {
       assert.match(body.message, why);
     };
 
-    it('refuses checks past the account\'s quota per minute with 429 and Retry-After, writing no claim; the next minute goes on', async () => {
+    it("refuses checks past the account's quota per minute with 429 and Retry-After, writing no claim; the next minute goes on", async () => {
       const clerk = await server.tokenClient(await server.addAccount('checker', 'clerk', 'unit-c'));
       const files = (n: number) => ({ files: Array.from({ length: n }, () => checkBody(randomBytes(100))) });
       assert.equal((await clerk.json('/api/uploads/checks', 'POST', files(6))).status, 200);
-      await expectLimited(await clerk.json('/api/uploads/checks', 'POST', files(3)), /more than 8 files to checks in a minute/);
+      await expectLimited(
+        await clerk.json('/api/uploads/checks', 'POST', files(3)),
+        /more than 8 files to checks in a minute/,
+      );
       await expectLimited(await clerk.json('/api/uploads/check', 'POST', checkBody(randomBytes(10))), /to checks/);
       const other = await server.tokenClient(await server.addAccount('other', 'clerk', 'unit-x'));
-      assert.equal((await other.json('/api/uploads/checks', 'POST', files(3))).status, 200, 'another account is not affected');
+      assert.equal(
+        (await other.json('/api/uploads/checks', 'POST', files(3))).status,
+        200,
+        'another account is not affected',
+      );
       now += 60_000;
       assert.equal((await clerk.json('/api/uploads/checks', 'POST', files(3))).status, 200);
     });
@@ -98,25 +108,40 @@ for (const target of storeTargets) {
     it('refuses checks while the account holds its quota of unanswered claims, until some are answered', async () => {
       const clerk = await server.tokenClient(await server.addAccount('claimer', 'clerk', 'unit-c'));
       const check = async (data: Buffer[]) => {
-        const res = await clerk.json('/api/uploads/checks', 'POST', { files: data.map((d, i) => checkBody(d, `again-${i}.pdf`)) });
+        const res = await clerk.json('/api/uploads/checks', 'POST', {
+          files: data.map((d, i) => checkBody(d, `again-${i}.pdf`)),
+        });
         assert.equal(res.status, 200);
         return (await res.json()).results as Array<{ status: string; claimId: string }>;
       };
       const claims = [...(await check(held)), ...(await check(held.slice(0, 2)))];
       assert.equal(claims.filter((r) => r.status === 'prove').length, 6);
-      await expectLimited(await clerk.json('/api/uploads/checks', 'POST', { files: [checkBody(held[0]!)] }), /holds 6 instant-upload claims not yet proved \(at most 5\)/);
+      await expectLimited(
+        await clerk.json('/api/uploads/checks', 'POST', { files: [checkBody(held[0]!)] }),
+        /holds 6 instant-upload claims not yet proved \(at most 5\)/,
+      );
       now += 60_000;
       // Answering claims (even wrongly) frees room.
-      await clerk.json('/api/uploads/proofs', 'POST', { proofs: claims.map((c) => ({ claimId: c.claimId, digests: ['0'.repeat(32)] })) });
+      await clerk.json('/api/uploads/proofs', 'POST', {
+        proofs: claims.map((c) => ({ claimId: c.claimId, digests: ['0'.repeat(32)] })),
+      });
       assert.equal((await check(held.slice(0, 1))).length, 1);
       now += 60_000;
     });
 
     it('refuses proofs and batch files past their quotas', async () => {
       const clerk = await server.tokenClient(await server.addAccount('prover', 'clerk', 'unit-p'));
-      const proofs = (n: number) => ({ proofs: Array.from({ length: n }, () => ({ claimId: randomBytes(16).toString('hex'), digests: ['0'.repeat(32)] })) });
+      const proofs = (n: number) => ({
+        proofs: Array.from({ length: n }, () => ({
+          claimId: randomBytes(16).toString('hex'),
+          digests: ['0'.repeat(32)],
+        })),
+      });
       assert.equal((await clerk.json('/api/uploads/proofs', 'POST', proofs(6))).status, 200);
-      await expectLimited(await clerk.json('/api/uploads/proofs', 'POST', proofs(1)), /more than 6 files to proofs in a minute/);
+      await expectLimited(
+        await clerk.json('/api/uploads/proofs', 'POST', proofs(1)),
+        /more than 6 files to proofs in a minute/,
+      );
       const batch = [0, 1, 2, 3].map((i) => ({ name: `b${i}.pdf`, data: randomContent(100 + i) }));
       const before = await server.store.catalog.count();
       await expectLimited(await clerk.batch(batch), /more than 3 files to batch uploads in a minute/);
@@ -124,11 +149,16 @@ for (const target of storeTargets) {
       now += 60_000;
     });
 
-    it('audits a request\'s refused proofs as one event with their count, and sums up a flood of single refused proofs', async () => {
+    it("audits a request's refused proofs as one event with their count, and sums up a flood of single refused proofs", async () => {
       const clerk = await server.tokenClient(await server.addAccount('flooder', 'clerk', 'unit-f'));
-      const made = Array.from({ length: 5 }, () => ({ claimId: randomBytes(16).toString('hex'), digests: ['0'.repeat(32)] }));
+      const made = Array.from({ length: 5 }, () => ({
+        claimId: randomBytes(16).toString('hex'),
+        digests: ['0'.repeat(32)],
+      }));
       assert.equal((await clerk.json('/api/uploads/proofs', 'POST', { proofs: made })).status, 200);
-      const events = async () => (await server.archive.services.audit.search({ action: 'proof_failed', user: 'flooder', limit: 500, offset: 0 })).items;
+      const events = async () =>
+        (await server.archive.services.audit.search({ action: 'proof_failed', user: 'flooder', limit: 500, offset: 0 }))
+          .items;
       const [one] = await events();
       assert.equal((await events()).length, 1);
       assert.equal(one!.detail, '5 of 5 proofs of one request: 5 unknown or already answered claim');
@@ -137,17 +167,26 @@ for (const target of storeTargets) {
       // Single proofs: the quota is per minute, so move the clock to stay under it and over the audit's.
       for (let i = 0; i < AUDITED_REFUSALS_PER_MINUTE + 20; i++) {
         if (i % 5 === 0) now += 1;
-        const res = await clerk.json('/api/uploads/prove', 'POST', { claimId: randomBytes(16).toString('hex'), digests: ['0'.repeat(32)] });
+        const res = await clerk.json('/api/uploads/prove', 'POST', {
+          claimId: randomBytes(16).toString('hex'),
+          digests: ['0'.repeat(32)],
+        });
         if (res.status === 429) {
           // Keep the audit's minute, reset the quota: the test's quota is small.
-          await server.store.rateCounts.reset(`quota\nproofs\n${(await server.store.accounts.findByUsername('flooder'))!.id}`);
+          await server.store.rateCounts.reset(
+            `quota\nproofs\n${(await server.store.accounts.findByUsername('flooder'))!.id}`,
+          );
           i--;
           continue;
         }
         assert.equal(res.status, 403);
       }
       const all = await events();
-      assert.equal(all.length, 1 + AUDITED_REFUSALS_PER_MINUTE + 1, 'one per refusal up to the limit, then one that sums up');
+      assert.equal(
+        all.length,
+        1 + AUDITED_REFUSALS_PER_MINUTE + 1,
+        'one per refusal up to the limit, then one that sums up',
+      );
       assert.match(all[0]!.detail, /more than 100 refused proofs this minute/);
       now += 60_000;
     });

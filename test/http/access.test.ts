@@ -51,7 +51,11 @@ for (const target of storeTargets) {
     it('POST /api/session: anybody with a right password', async () => {
       for (const who of WHO) {
         const username = who === 'anonymous' ? 'nobody' : who;
-        await expectStatus(who, await server.anonymous().json('/api/session', 'POST', { username, password: PASSWORD }), who === 'anonymous' ? 401 : 201);
+        await expectStatus(
+          who,
+          await server.anonymous().json('/api/session', 'POST', { username, password: PASSWORD }),
+          who === 'anonymous' ? 401 : 201,
+        );
       }
     });
 
@@ -67,12 +71,18 @@ for (const target of storeTargets) {
     });
 
     it('POST /api/files: clerks and admins', async () => {
-      for (const who of WHO) await expectStatus(who, await as[who].upload(`${who}.pdf`, randomContent(50)), who === 'anonymous' ? 401 : 201);
+      for (const who of WHO)
+        await expectStatus(who, await as[who].upload(`${who}.pdf`, randomContent(50)), who === 'anonymous' ? 401 : 201);
     });
 
     it("GET /api/files: clerks see their unit's files, admins all", async () => {
       await expectStatus('anonymous', await as.anonymous.fetch('/api/files'), 401);
-      const ids = async (who: Who) => new Set(((await (await as[who].fetch('/api/files?limit=200')).json()).items as Array<{ fileId: string }>).map((i) => i.fileId));
+      const ids = async (who: Who) =>
+        new Set(
+          ((await (await as[who].fetch('/api/files?limit=200')).json()).items as Array<{ fileId: string }>).map(
+            (i) => i.fileId,
+          ),
+        );
       const a = await ids('clerkA');
       const b = await ids('clerkB');
       const admin = await ids('admin');
@@ -81,7 +91,7 @@ for (const target of storeTargets) {
       assert.ok(admin.has(fileOfA) && admin.has(fileOfB));
     });
 
-    it("GET and HEAD /api/files/:id: the uploading unit and admins; others get 404, not a hint", async () => {
+    it('GET and HEAD /api/files/:id: the uploading unit and admins; others get 404, not a hint', async () => {
       const expected: Record<Who, number> = { anonymous: 401, clerkA: 200, clerkB: 404, admin: 200 };
       for (const who of WHO) {
         await expectStatus(who, await as[who].fetch(`/api/files/${fileOfA}`), expected[who]);
@@ -89,7 +99,11 @@ for (const target of storeTargets) {
         assert.equal(head.status, expected[who], `HEAD as ${who}`);
       }
       const unknown = await as.clerkB.fetch('/api/files/0123456789abcdef01234567');
-      assert.deepEqual(await unknown.json(), await (await as.clerkB.fetch(`/api/files/${fileOfA}`)).json(), 'a hidden file and a missing one look the same');
+      assert.deepEqual(
+        await unknown.json(),
+        await (await as.clerkB.fetch(`/api/files/${fileOfA}`)).json(),
+        'a hidden file and a missing one look the same',
+      );
     });
 
     it('POST /api/uploads/check and /api/uploads/prove: clerks and admins', async () => {
@@ -99,7 +113,10 @@ for (const target of storeTargets) {
       for (const who of WHO) {
         const check = await as[who].json('/api/uploads/check', 'POST', body);
         await expectStatus(who, check, who === 'anonymous' ? 401 : 200);
-        const claim = who === 'anonymous' ? { claimId: 'x'.repeat(32), ranges: [{ start: 0, end: data.length }] } : await check.json();
+        const claim =
+          who === 'anonymous'
+            ? { claimId: 'x'.repeat(32), ranges: [{ start: 0, end: data.length }] }
+            : await check.json();
         const digests = claim.ranges.map((r: { start: number; end: number }) => md5(data.subarray(r.start, r.end)));
         const prove = await as[who].json('/api/uploads/prove', 'POST', { claimId: claim.claimId, digests });
         await expectStatus(who, prove, who === 'anonymous' ? 401 : 200);
@@ -113,9 +130,14 @@ for (const target of storeTargets) {
       for (const who of WHO) {
         const checks = await as[who].json('/api/uploads/checks', 'POST', { files: [body] });
         await expectStatus(who, checks, who === 'anonymous' ? 401 : 200);
-        const claim = who === 'anonymous' ? { claimId: 'x'.repeat(32), ranges: [{ start: 0, end: data.length }] } : (await checks.json()).results[0];
+        const claim =
+          who === 'anonymous'
+            ? { claimId: 'x'.repeat(32), ranges: [{ start: 0, end: data.length }] }
+            : (await checks.json()).results[0];
         const digests = claim.ranges.map((r: { start: number; end: number }) => md5(data.subarray(r.start, r.end)));
-        const proofs = await as[who].json('/api/uploads/proofs', 'POST', { proofs: [{ claimId: claim.claimId, digests }] });
+        const proofs = await as[who].json('/api/uploads/proofs', 'POST', {
+          proofs: [{ claimId: claim.claimId, digests }],
+        });
         await expectStatus(who, proofs, who === 'anonymous' ? 401 : 200);
         if (who !== 'anonymous') assert.equal((await proofs.json()).results[0].status, 'duplicate');
         const batch = await as[who].batch([{ name: `${who}-batch.pdf`, data: randomContent(300) }]);
@@ -124,7 +146,13 @@ for (const target of storeTargets) {
       const withoutCsrf = new Client(server.url, { cookie: as.clerkA.credentials.cookie! });
       await expectStatus('clerkA', await withoutCsrf.batch([{ name: 'no-csrf.pdf', data: randomContent(300) }]), 403);
       await expectStatus('clerkA', await withoutCsrf.json('/api/uploads/checks', 'POST', { files: [body] }), 403);
-      await expectStatus('clerkA', await withoutCsrf.json('/api/uploads/proofs', 'POST', { proofs: [{ claimId: 'x'.repeat(32), digests: [md5(data)] }] }), 403);
+      await expectStatus(
+        'clerkA',
+        await withoutCsrf.json('/api/uploads/proofs', 'POST', {
+          proofs: [{ claimId: 'x'.repeat(32), digests: [md5(data)] }],
+        }),
+        403,
+      );
     });
 
     it('PUT /api/session/password: logged-in accounts only', async () => {
@@ -134,7 +162,10 @@ for (const target of storeTargets) {
         const username = `pw-${who}`;
         if (who !== 'anonymous') await server.addAccount(username, roles[who][0], roles[who][1]);
         const client = who === 'anonymous' ? as.anonymous : await server.login(username);
-        const res = await client.json('/api/session/password', 'PUT', { currentPassword: PASSWORD, newPassword: `${PASSWORD}!` });
+        const res = await client.json('/api/session/password', 'PUT', {
+          currentPassword: PASSWORD,
+          newPassword: `${PASSWORD}!`,
+        });
         await expectStatus(who, res, who === 'anonymous' ? 401 : 200);
         if (who !== 'anonymous') await server.login(username, `${PASSWORD}!`);
       }
@@ -143,11 +174,15 @@ for (const target of storeTargets) {
     it('DELETE /api/session: logged-in accounts only', async () => {
       for (const who of WHO) {
         const client = who === 'anonymous' ? as.anonymous : await server.login(who);
-        await expectStatus(who, await client.fetch('/api/session', { method: 'DELETE' }), who === 'anonymous' ? 401 : 204);
+        await expectStatus(
+          who,
+          await client.fetch('/api/session', { method: 'DELETE' }),
+          who === 'anonymous' ? 401 : 204,
+        );
       }
     });
 
-    it('GET / and the app\'s assets: public, the same for every role (the page itself asks for a login)', async () => {
+    it("GET / and the app's assets: public, the same for every role (the page itself asks for a login)", async () => {
       const page = await as.anonymous.fetch('/');
       const asset = /\/assets\/[\w.-]+\.js/.exec(await page.text())![0];
       for (const who of WHO) {

@@ -34,27 +34,66 @@ for (const target of storeTargets) {
 
       // A clerk's working day: a wrong password, a login, an upload, the same file again
       // instantly, a failed proof, a download, a resumable upload, a password change, a logout.
-      const wrong = await server.anonymous().json('/api/session', 'POST', { username: 'clerk-qing', password: 'not it at all' });
+      const wrong = await server
+        .anonymous()
+        .json('/api/session', 'POST', { username: 'clerk-qing', password: 'not it at all' });
       assert.equal(wrong.status, 401);
-      assert.equal((await server.anonymous().json('/api/session', 'POST', { username: 'nobody-here', password: 'x' })).status, 401);
+      assert.equal(
+        (await server.anonymous().json('/api/session', 'POST', { username: 'nobody-here', password: 'x' })).status,
+        401,
+      );
       clerk = await server.login('clerk-qing');
       const data = randomContent(70_000);
       const up = await clerk.upload('=县志.pdf', data);
       fileId = ((await up.json()) as { fileId: string }).fileId;
-      const check = (await (await clerk.json('/api/uploads/check', 'POST', { md5: md5(data), sha256: sha256(data), size: data.length, name: '县志-副本.pdf' })).json()) as {
+      const check = (await (
+        await clerk.json('/api/uploads/check', 'POST', {
+          md5: md5(data),
+          sha256: sha256(data),
+          size: data.length,
+          name: '县志-副本.pdf',
+        })
+      ).json()) as {
         claimId: string;
         ranges: { start: number; end: number }[];
       };
       const digests = check.ranges.map((r) => md5(data.subarray(r.start, r.end)));
       assert.equal((await clerk.json('/api/uploads/prove', 'POST', { claimId: check.claimId, digests })).status, 200);
-      const again = (await (await clerk.json('/api/uploads/check', 'POST', { md5: md5(data), sha256: sha256(data), size: data.length, name: 'x.pdf' })).json()) as { claimId: string; ranges: unknown[] };
-      assert.equal((await clerk.json('/api/uploads/prove', 'POST', { claimId: again.claimId, digests: again.ranges.map(() => '0'.repeat(32)) })).status, 403);
+      const again = (await (
+        await clerk.json('/api/uploads/check', 'POST', {
+          md5: md5(data),
+          sha256: sha256(data),
+          size: data.length,
+          name: 'x.pdf',
+        })
+      ).json()) as { claimId: string; ranges: unknown[] };
+      assert.equal(
+        (
+          await clerk.json('/api/uploads/prove', 'POST', {
+            claimId: again.claimId,
+            digests: again.ranges.map(() => '0'.repeat(32)),
+          })
+        ).status,
+        403,
+      );
       assert.equal((await clerk.fetch(`/api/files/${fileId}`, { headers: { range: 'bytes=0-99' } })).status, 206);
-      assert.equal((await clerk.fetch(`/api/files/${fileId}`, { method: 'HEAD' })).status, 200, 'a HEAD is no download');
+      assert.equal(
+        (await clerk.fetch(`/api/files/${fileId}`, { method: 'HEAD' })).status,
+        200,
+        'a HEAD is no download',
+      );
       const tokenClient = await server.tokenClient(await server.archive.services.accounts.getByUsername('clerk-xian'));
       const tus = await tusUpload(tokenClient, randomContent(50_000), { metadata: { filename: '献县档案.pdf' } });
       assert.equal(tus.status, 'stored');
-      assert.equal((await clerk.json('/api/session/password', 'PUT', { currentPassword: PASSWORD, newPassword: `${PASSWORD} new` })).status, 200);
+      assert.equal(
+        (
+          await clerk.json('/api/session/password', 'PUT', {
+            currentPassword: PASSWORD,
+            newPassword: `${PASSWORD} new`,
+          })
+        ).status,
+        200,
+      );
       clerk = await server.login('clerk-qing', `${PASSWORD} new`);
       assert.equal((await clerk.fetch('/api/session', { method: 'DELETE' })).status, 204);
     });
@@ -63,7 +102,17 @@ for (const target of storeTargets) {
     it('records who did what, from which unit and address, newest first', async () => {
       const { items, total } = await search('user=clerk-qing&limit=100');
       const actions = items.map((e) => e.action);
-      assert.deepEqual(actions, ['logout', 'login', 'password_changed', 'download', 'proof_failed', 'instant_upload', 'upload', 'login', 'login_failed']);
+      assert.deepEqual(actions, [
+        'logout',
+        'login',
+        'password_changed',
+        'download',
+        'proof_failed',
+        'instant_upload',
+        'upload',
+        'login',
+        'login_failed',
+      ]);
       assert.equal(total, 9);
       for (const e of items) {
         assert.equal(e.unit?.county, '青县');
@@ -119,9 +168,15 @@ for (const target of storeTargets) {
       const bytes = Buffer.from(await res.arrayBuffer());
       assert.deepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf]);
       const lines = bytes.subarray(3).toString('utf8').split('\r\n');
-      assert.equal(lines[0], 'time,action,user,user id,unit id,city,county,town,street,address,file id,file name,detail');
+      assert.equal(
+        lines[0],
+        'time,action,user,user id,unit id,city,county,town,street,address,file id,file name,detail',
+      );
       assert.equal(lines.length, 3, 'header, one event, final line end');
-      assert.match(lines[1]!, new RegExp(`,upload,clerk-qing,.*,沧州市,青县,unit-a镇,,.*,${fileId},'=县志.pdf,direct: stored$`));
+      assert.match(
+        lines[1]!,
+        new RegExp(`,upload,clerk-qing,.*,沧州市,青县,unit-a镇,,.*,${fileId},'=县志.pdf,direct: stored$`),
+      );
       assert.equal((await search('action=audit_exported')).total, 1);
     });
 
@@ -133,8 +188,19 @@ for (const target of storeTargets) {
       assert.deepEqual([failed.userName, failed.fileName], ['clerk-xian', '篡改.pdf']);
       assert.match(failed.detail, /^direct: .*MD5/);
       const session = await server.login('clerk-xian');
-      assert.equal((await session.json('/api/session/password', 'PUT', { currentPassword: 'a wrong guess', newPassword: 'whatever long enough' })).status, 401);
-      assert.equal((await only('action=login_failed&user=clerk-xian')).detail, 'password change: wrong current password');
+      assert.equal(
+        (
+          await session.json('/api/session/password', 'PUT', {
+            currentPassword: 'a wrong guess',
+            newPassword: 'whatever long enough',
+          })
+        ).status,
+        401,
+      );
+      assert.equal(
+        (await only('action=login_failed&user=clerk-xian')).detail,
+        'password change: wrong current password',
+      );
       assert.equal((await xian.fetch('/api/session', { method: 'DELETE' })).status, 204);
       assert.equal((await search('action=logout&user=clerk-xian')).total, 0);
     });

@@ -15,7 +15,12 @@ for (const target of storeTargets) {
       server = await TestServer.start(target);
       clerk = await server.login((await server.addAccount('clerk', 'clerk')).username);
       fileId = (await (await clerk.upload('kept.pdf', randomContent(1000))).json()).fileId;
-      snapshot = async () => JSON.stringify([await countChunks(server.opened), await server.store.catalog.list({ accountId: 'x', limit: 200, offset: 0 }), await server.store.ledger.entriesForFile(fileId)]);
+      snapshot = async () =>
+        JSON.stringify([
+          await countChunks(server.opened),
+          await server.store.catalog.list({ accountId: 'x', limit: 200, offset: 0 }),
+          await server.store.ledger.entriesForFile(fileId),
+        ]);
     });
     after(() => server.close());
 
@@ -30,14 +35,32 @@ for (const target of storeTargets) {
 
     it('refuses malformed, mistyped, incomplete and operator-injected JSON', async () => {
       const before = await snapshot();
-      const post = (body: string) => fetch(`${server.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const post = (body: string) =>
+        fetch(`${server.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       await expect4xx(await post('{"username": "clerk", '), 400, 'bad_request', /not valid JSON/);
-      await expect4xx(await post('{"username": {"$gt": ""}, "password": {"$gt": ""}}'), 400, 'validation_failed', /username/);
+      await expect4xx(
+        await post('{"username": {"$gt": ""}, "password": {"$gt": ""}}'),
+        400,
+        'validation_failed',
+        /username/,
+      );
       await expect4xx(await post('{"username": "clerk"}'), 400, 'validation_failed', /password/);
       await expect4xx(await post('{"username": 42, "password": "x"}'), 400, 'validation_failed', /username/);
-      await expect4xx(await post('{"username": "clerk", "password": "x", "role": "admin"}'), 400, 'validation_failed', /unknown field/);
+      await expect4xx(
+        await post('{"username": "clerk", "password": "x", "role": "admin"}'),
+        400,
+        'validation_failed',
+        /unknown field/,
+      );
       await expect4xx(await post('[]'), 400, 'validation_failed');
-      await expect4xx(await clerk.json('/api/session/password', 'PUT', { currentPassword: { $ne: null }, newPassword: 'x'.repeat(20) }), 400, 'validation_failed');
+      await expect4xx(
+        await clerk.json('/api/session/password', 'PUT', {
+          currentPassword: { $ne: null },
+          newPassword: 'x'.repeat(20),
+        }),
+        400,
+        'validation_failed',
+      );
       assert.equal(await snapshot(), before);
     });
 
@@ -58,16 +81,36 @@ for (const target of storeTargets) {
       await expect4xx(await clerk.json('/api/files', 'POST', { file: 'abc' }), 400, 'validation_failed', /multipart/);
       const noFile = new FormData();
       noFile.append('md5', 'd41d8cd98f00b204e9800998ecf8427e');
-      await expect4xx(await clerk.fetch('/api/files', { method: 'POST', body: noFile }), 400, 'validation_failed', /field "file"/);
+      await expect4xx(
+        await clerk.fetch('/api/files', { method: 'POST', body: noFile }),
+        400,
+        'validation_failed',
+        /field "file"/,
+      );
       const twoFiles = new FormData();
       twoFiles.append('file', new Blob([randomContent(10)]), 'a.pdf');
       twoFiles.append('file', new Blob([randomContent(10)]), 'b.pdf');
-      await expect4xx(await clerk.fetch('/api/files', { method: 'POST', body: twoFiles }), 400, 'validation_failed', /exactly one file/);
+      await expect4xx(
+        await clerk.fetch('/api/files', { method: 'POST', body: twoFiles }),
+        400,
+        'validation_failed',
+        /exactly one file/,
+      );
       const wrongField = new FormData();
       wrongField.append('document', new Blob([randomContent(10)]), 'a.pdf');
       await expect4xx(await clerk.fetch('/api/files', { method: 'POST', body: wrongField }), 400, 'validation_failed');
-      await expect4xx(await clerk.upload('a.pdf', randomContent(10), { md5: 'not-hex' }), 400, 'validation_failed', /md5/);
-      await expect4xx(await clerk.upload('a.pdf', randomContent(10), { owner: 'someone else' }), 400, 'validation_failed', /unknown field/);
+      await expect4xx(
+        await clerk.upload('a.pdf', randomContent(10), { md5: 'not-hex' }),
+        400,
+        'validation_failed',
+        /md5/,
+      );
+      await expect4xx(
+        await clerk.upload('a.pdf', randomContent(10), { owner: 'someone else' }),
+        400,
+        'validation_failed',
+        /unknown field/,
+      );
       const truncated = await clerk.fetch('/api/files', {
         method: 'POST',
         headers: { 'content-type': 'multipart/form-data; boundary=zz' },
@@ -80,10 +123,28 @@ for (const target of storeTargets) {
     it('answers a body over the limit with 413 payload_too_large naming the limit, not 400', async () => {
       const before = await snapshot();
       const big = JSON.stringify({ username: 'clerk', password: 'x'.repeat(100_000) });
-      await expect4xx(await fetch(`${server.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big }), 413, 'payload_too_large', /64 KB at most/);
+      await expect4xx(
+        await fetch(`${server.url}/api/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: big,
+        }),
+        413,
+        'payload_too_large',
+        /64 KB at most/,
+      );
       // The bulk lists have a larger limit of their own.
       const checks = JSON.stringify({ files: [], padding: 'x'.repeat(5 * 1024 * 1024) });
-      await expect4xx(await clerk.fetch('/api/uploads/checks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: checks }), 413, 'payload_too_large', /4 MB at most/);
+      await expect4xx(
+        await clerk.fetch('/api/uploads/checks', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: checks,
+        }),
+        413,
+        'payload_too_large',
+        /4 MB at most/,
+      );
       assert.equal(await snapshot(), before);
     });
 

@@ -7,182 +7,290 @@ import { Client, TestServer } from '../support/server.js';
 import { countChunks, storeTargets } from '../support/stores.js';
 
 for (const target of storeTargets) {
-  describe(`many files to a request: checks, proofs and small files in batches (${target.name} store)`, { skip: target.skip }, () => {
-    let server: TestServer;
-    let clerkA: Client;
-    let clerkB: Client;
-    before(async () => {
-      server = await TestServer.start(target);
-      clerkA = await server.tokenClient(await server.addAccount('clerkA', 'clerk', 'unit-a'));
-      clerkB = await server.login((await server.addAccount('clerkB', 'clerk', 'unit-b')).username);
-    });
-    after(() => server.close());
-
-    const store = () => server.opened.store;
-    /** What the archive holds: catalog entries, stored chunks, ledger entries of a file. */
-    const holdings = async () => ({ files: await store().catalog.count(), chunks: await countChunks(server.opened) });
-
-    it('stores new files of a batch, counts held content and a repeat within the batch as duplicates, and answers each in order', async () => {
-      const held = randomContent(3000);
-      const heldId = (await (await clerkB.upload('held.pdf', held)).json()).fileId;
-      const fresh = randomContent(70_000);
-      const empty = Buffer.alloc(0);
-      const res = await clerkA.batch([
-        { name: '档案 第一卷.pdf', data: fresh },
-        { name: 'held-copy.pdf', data: held },
-        { name: 'again.pdf', data: fresh },
-        { name: 'empty.txt', data: empty, type: 'text/plain' },
-      ]);
-      assert.equal(res.status, 200);
-      const { results } = await res.json();
-      assert.equal(results.length, 4);
-      assert.equal(results[0].status, 'stored');
-      assert.deepEqual(results[1], { status: 'duplicate', fileId: heldId, uploadCount: 1 });
-      assert.deepEqual(results[2], { status: 'duplicate', fileId: results[0].fileId, uploadCount: 2 });
-      assert.equal(results[3].status, 'stored');
-      const entry = (await store().catalog.get(results[0].fileId))!;
-      assert.deepEqual([entry.fileName, entry.md5, entry.length], ['档案 第一卷.pdf', md5(fresh), fresh.length]);
-      assert.deepEqual(await readAll(store().content.read(entry)), fresh);
-      const download = await clerkA.fetch(`/api/files/${results[0].fileId}`);
-      assert.deepEqual(Buffer.from(await download.arrayBuffer()), fresh);
-      assert.equal((await store().catalog.get(results[3].fileId))!.contentType, 'text/plain');
-      const ledger = await store().ledger.entriesForFile(results[0].fileId);
-      assert.deepEqual(ledger.map((e) => [e.userName, e.uploadCount, e.uploadFileName, e.lastUploadFileName]), [['clerkA', 2, '档案 第一卷.pdf', 'again.pdf']]);
-      const audit = await store().audit.search({ userName: 'clerkA', action: 'upload', limit: 10, offset: 0 });
-      assert.deepEqual(audit.items.map((e) => e.detail).sort(), ['batch: duplicate', 'batch: duplicate', 'batch: stored', 'batch: stored']);
-    });
-
-    it('refuses a file whose bytes do not match its digests on its own: the others are stored, it leaves nothing behind', async () => {
-      const good = randomContent(5000);
-      const bad = randomContent(6000);
-      const before = await holdings();
-      const res = await clerkA.batch(
-        [
-          { name: 'good.pdf', data: good },
-          { name: 'bad.pdf', data: bad },
-        ],
-        [
-          { md5: md5(good), sha256: sha256(good) },
-          { md5: md5(bad), sha256: sha256(good) },
-        ],
-      );
-      assert.equal(res.status, 200);
-      const { results } = await res.json();
-      assert.equal(results[0].status, 'stored');
-      assert.equal(results[1].status, 'failed');
-      assert.equal(results[1].error, 'checksum_mismatch');
-      assert.match(results[1].message, /SHA-256 .* not the declared/);
-      const after = await holdings();
-      assert.equal(after.files, before.files + 1);
-      assert.equal(await store().catalog.findByKey({ md5: md5(bad), sha256: sha256(bad), length: bad.length }), undefined);
-      const failed = await store().audit.search({ userName: 'clerkA', action: 'upload_failed', limit: 10, offset: 0 });
-      assert.equal(failed.items[0]!.fileName, 'bad.pdf');
-    });
-
-    it('answers many checks in order, and counts the right proofs of a batch while refusing a wrong one in its place', async () => {
-      const [x, y, z] = [randomContent(1000), randomContent(200_000), randomContent(3000)];
-      await clerkB.batch([
-        { name: 'x.pdf', data: x },
-        { name: 'y.pdf', data: y },
-      ]);
-      const checks = await clerkA.json('/api/uploads/checks', 'POST', { files: [checkBody(x, 'x-a.pdf'), checkBody(z), checkBody(y, 'y-a.pdf')] });
-      assert.equal(checks.status, 200);
-      const { results } = await checks.json();
-      assert.deepEqual(results.map((r: { status: string }) => r.status), ['prove', 'upload', 'prove']);
-      const proofs = await clerkA.json('/api/uploads/proofs', 'POST', {
-        proofs: [
-          { claimId: results[0].claimId, digests: digestsFor(x, results[0].ranges) },
-          { claimId: results[2].claimId, digests: digestsFor(randomContent(200_000), results[2].ranges) },
-        ],
+  describe(
+    `many files to a request: checks, proofs and small files in batches (${target.name} store)`,
+    { skip: target.skip },
+    () => {
+      let server: TestServer;
+      let clerkA: Client;
+      let clerkB: Client;
+      before(async () => {
+        server = await TestServer.start(target);
+        clerkA = await server.tokenClient(await server.addAccount('clerkA', 'clerk', 'unit-a'));
+        clerkB = await server.login((await server.addAccount('clerkB', 'clerk', 'unit-b')).username);
       });
-      assert.equal(proofs.status, 200);
-      const proved = (await proofs.json()).results;
-      assert.equal(proved[0].status, 'duplicate');
-      assert.equal(proved[0].uploadCount, 1);
-      assert.deepEqual([proved[1].status, proved[1].error], ['rejected', 'claim_rejected']);
-      assert.equal((await store().ledger.entriesForFile(proved[0].fileId)).find((e) => e.userName === 'clerkA')?.uploadFileName, 'x-a.pdf');
-      const yId = (await store().catalog.findByKey({ md5: md5(y), sha256: sha256(y), length: y.length }))!.fileId;
-      assert.equal((await store().ledger.entriesForFile(yId)).find((e) => e.userName === 'clerkA'), undefined, 'a refused proof counts nothing');
-      // A claim is counted once, also in a batch: sent again, it is answered as it was counted.
-      const again = await (await clerkA.json('/api/uploads/proofs', 'POST', { proofs: [{ claimId: results[0].claimId, digests: digestsFor(x, results[0].ranges) }] })).json();
-      assert.deepEqual(again.results[0], proved[0]);
-      assert.equal((await store().ledger.entriesForFile(proved[0].fileId)).find((e) => e.userName === 'clerkA')?.uploadCount, 1);
-    });
+      after(() => server.close());
 
-    describe('bad batches are refused whole, with a message, and change nothing', () => {
-      const refused = async (res: Response, status: number, message: RegExp) => {
-        const body = await res.json();
-        assert.equal(res.status, status, JSON.stringify(body));
-        assert.match(body.message, message);
-      };
-      const unchanged = async (before: { files: number; chunks: number }) => assert.deepEqual(await holdings(), before);
+      const store = () => server.opened.store;
+      /** What the archive holds: catalog entries, stored chunks, ledger entries of a file. */
+      const holdings = async () => ({ files: await store().catalog.count(), chunks: await countChunks(server.opened) });
 
-      it('a manifest that does not list every file, is missing, or is not JSON', async () => {
+      it('stores new files of a batch, counts held content and a repeat within the batch as duplicates, and answers each in order', async () => {
+        const held = randomContent(3000);
+        const heldId = (await (await clerkB.upload('held.pdf', held)).json()).fileId;
+        const fresh = randomContent(70_000);
+        const empty = Buffer.alloc(0);
+        const res = await clerkA.batch([
+          { name: '档案 第一卷.pdf', data: fresh },
+          { name: 'held-copy.pdf', data: held },
+          { name: 'again.pdf', data: fresh },
+          { name: 'empty.txt', data: empty, type: 'text/plain' },
+        ]);
+        assert.equal(res.status, 200);
+        const { results } = await res.json();
+        assert.equal(results.length, 4);
+        assert.equal(results[0].status, 'stored');
+        assert.deepEqual(results[1], { status: 'duplicate', fileId: heldId, uploadCount: 1 });
+        assert.deepEqual(results[2], { status: 'duplicate', fileId: results[0].fileId, uploadCount: 2 });
+        assert.equal(results[3].status, 'stored');
+        const entry = (await store().catalog.get(results[0].fileId))!;
+        assert.deepEqual([entry.fileName, entry.md5, entry.length], ['档案 第一卷.pdf', md5(fresh), fresh.length]);
+        assert.deepEqual(await readAll(store().content.read(entry)), fresh);
+        const download = await clerkA.fetch(`/api/files/${results[0].fileId}`);
+        assert.deepEqual(Buffer.from(await download.arrayBuffer()), fresh);
+        assert.equal((await store().catalog.get(results[3].fileId))!.contentType, 'text/plain');
+        const ledger = await store().ledger.entriesForFile(results[0].fileId);
+        assert.deepEqual(
+          ledger.map((e) => [e.userName, e.uploadCount, e.uploadFileName, e.lastUploadFileName]),
+          [['clerkA', 2, '档案 第一卷.pdf', 'again.pdf']],
+        );
+        const audit = await store().audit.search({ userName: 'clerkA', action: 'upload', limit: 10, offset: 0 });
+        assert.deepEqual(audit.items.map((e) => e.detail).sort(), [
+          'batch: duplicate',
+          'batch: duplicate',
+          'batch: stored',
+          'batch: stored',
+        ]);
+      });
+
+      it('refuses a file whose bytes do not match its digests on its own: the others are stored, it leaves nothing behind', async () => {
+        const good = randomContent(5000);
+        const bad = randomContent(6000);
         const before = await holdings();
-        const a = randomContent(100);
-        const b = randomContent(100);
-        await refused(await clerkA.batch([{ name: 'a', data: a }, { name: 'b', data: b }], [{ md5: md5(a), sha256: sha256(a) }]), 400, /lists 1 files but 2 were attached/);
-        const noManifest = new FormData();
-        noManifest.append('file', new Blob([a]), 'a.pdf');
-        await refused(await clerkA.fetch('/api/uploads/batch', { method: 'POST', body: noManifest }), 400, /"manifest" field is missing/);
-        const notJson = new FormData();
-        notJson.append('manifest', '[{');
-        notJson.append('file', new Blob([a]), 'a.pdf');
-        await refused(await clerkA.fetch('/api/uploads/batch', { method: 'POST', body: notJson }), 400, /not valid JSON/);
-        await refused(await clerkA.batch([{ name: 'a', data: a }], [{ md5: 'nothex', sha256: sha256(a) }]), 400, /MD5 is 32 hexadecimal/);
-        await unchanged(before);
+        const res = await clerkA.batch(
+          [
+            { name: 'good.pdf', data: good },
+            { name: 'bad.pdf', data: bad },
+          ],
+          [
+            { md5: md5(good), sha256: sha256(good) },
+            { md5: md5(bad), sha256: sha256(good) },
+          ],
+        );
+        assert.equal(res.status, 200);
+        const { results } = await res.json();
+        assert.equal(results[0].status, 'stored');
+        assert.equal(results[1].status, 'failed');
+        assert.equal(results[1].error, 'checksum_mismatch');
+        assert.match(results[1].message, /SHA-256 .* not the declared/);
+        const after = await holdings();
+        assert.equal(after.files, before.files + 1);
+        assert.equal(
+          await store().catalog.findByKey({ md5: md5(bad), sha256: sha256(bad), length: bad.length }),
+          undefined,
+        );
+        const failed = await store().audit.search({
+          userName: 'clerkA',
+          action: 'upload_failed',
+          limit: 10,
+          offset: 0,
+        });
+        assert.equal(failed.items[0]!.fileName, 'bad.pdf');
       });
 
-      it('no files, an unknown field, files in another field, or not multipart', async () => {
-        const before = await holdings();
-        const onlyManifest = new FormData();
-        onlyManifest.append('manifest', '[]');
-        await refused(await clerkA.fetch('/api/uploads/batch', { method: 'POST', body: onlyManifest }), 400, /No files were attached/);
-        const other = new FormData();
-        other.append('manifest', '[]');
-        other.append('upload', new Blob([randomContent(10)]), 'a.pdf');
-        await refused(await clerkA.fetch('/api/uploads/batch', { method: 'POST', body: other }), 400, /field "file"/);
-        await refused(await clerkA.json('/api/uploads/batch', 'POST', { files: [] }), 400, /multipart\/form-data/);
-        await unchanged(before);
+      it('answers many checks in order, and counts the right proofs of a batch while refusing a wrong one in its place', async () => {
+        const [x, y, z] = [randomContent(1000), randomContent(200_000), randomContent(3000)];
+        await clerkB.batch([
+          { name: 'x.pdf', data: x },
+          { name: 'y.pdf', data: y },
+        ]);
+        const checks = await clerkA.json('/api/uploads/checks', 'POST', {
+          files: [checkBody(x, 'x-a.pdf'), checkBody(z), checkBody(y, 'y-a.pdf')],
+        });
+        assert.equal(checks.status, 200);
+        const { results } = await checks.json();
+        assert.deepEqual(
+          results.map((r: { status: string }) => r.status),
+          ['prove', 'upload', 'prove'],
+        );
+        const proofs = await clerkA.json('/api/uploads/proofs', 'POST', {
+          proofs: [
+            { claimId: results[0].claimId, digests: digestsFor(x, results[0].ranges) },
+            { claimId: results[2].claimId, digests: digestsFor(randomContent(200_000), results[2].ranges) },
+          ],
+        });
+        assert.equal(proofs.status, 200);
+        const proved = (await proofs.json()).results;
+        assert.equal(proved[0].status, 'duplicate');
+        assert.equal(proved[0].uploadCount, 1);
+        assert.deepEqual([proved[1].status, proved[1].error], ['rejected', 'claim_rejected']);
+        assert.equal(
+          (await store().ledger.entriesForFile(proved[0].fileId)).find((e) => e.userName === 'clerkA')?.uploadFileName,
+          'x-a.pdf',
+        );
+        const yId = (await store().catalog.findByKey({ md5: md5(y), sha256: sha256(y), length: y.length }))!.fileId;
+        assert.equal(
+          (await store().ledger.entriesForFile(yId)).find((e) => e.userName === 'clerkA'),
+          undefined,
+          'a refused proof counts nothing',
+        );
+        // A claim is counted once, also in a batch: sent again, it is answered as it was counted.
+        const again = await (
+          await clerkA.json('/api/uploads/proofs', 'POST', {
+            proofs: [{ claimId: results[0].claimId, digests: digestsFor(x, results[0].ranges) }],
+          })
+        ).json();
+        assert.deepEqual(again.results[0], proved[0]);
+        assert.equal(
+          (await store().ledger.entriesForFile(proved[0].fileId)).find((e) => e.userName === 'clerkA')?.uploadCount,
+          1,
+        );
       });
 
-      it(`a file over ${BATCH_FILE_MAX_BYTES / 1024 / 1024} MiB, a body over the limit, or one without a declared length`, async () => {
-        const before = await holdings();
-        const small = randomContent(100);
-        await refused(await clerkA.batch([{ name: 'small.pdf', data: small }, { name: 'big.tif', data: randomContent(BATCH_FILE_MAX_BYTES + 1) }]), 413, /4 MiB at most: send larger files one by one/);
-        const declared = await rawPost(server.url, clerkA, { 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(200 * 1024 * 1024) }, '');
-        assert.equal(declared.status, 413);
-        assert.match(declared.body.message, /at most 64 MiB/);
-        const chunked = await rawPost(server.url, clerkA, { 'content-type': 'multipart/form-data; boundary=x', 'transfer-encoding': 'chunked' }, '--x--\r\n');
-        assert.equal(chunked.status, 400);
-        assert.match(chunked.body.message, /Content-Length/);
-        await unchanged(before);
-      });
+      describe('bad batches are refused whole, with a message, and change nothing', () => {
+        const refused = async (res: Response, status: number, message: RegExp) => {
+          const body = await res.json();
+          assert.equal(res.status, status, JSON.stringify(body));
+          assert.match(body.message, message);
+        };
+        const unchanged = async (before: { files: number; chunks: number }) =>
+          assert.deepEqual(await holdings(), before);
 
-      it(`more than ${BATCH_MAX_FILES} checks or proofs, or a malformed one`, async () => {
-        const one = checkBody(randomContent(10));
-        await refused(await clerkA.json('/api/uploads/checks', 'POST', { files: Array.from({ length: BATCH_MAX_FILES + 1 }, () => one) }), 400, /files/);
-        await refused(await clerkA.json('/api/uploads/checks', 'POST', { files: [] }), 400, /files/);
-        await refused(await clerkA.json('/api/uploads/checks', 'POST', { files: [{ ...one, size: -1 }] }), 400, /size/);
-        await refused(await clerkA.json('/api/uploads/proofs', 'POST', { proofs: [{ claimId: 'short', digests: [] }] }), 400, /claim id/);
-        // A full-size list of checks parses (names of a few hundred characters).
-        const long = checkBody(randomContent(10), `${'长'.repeat(300)}.pdf`);
-        const full = await clerkA.json('/api/uploads/checks', 'POST', { files: Array.from({ length: BATCH_MAX_FILES }, () => long) });
-        assert.equal(full.status, 200);
-        assert.equal((await full.json()).results.length, BATCH_MAX_FILES);
+        it('a manifest that does not list every file, is missing, or is not JSON', async () => {
+          const before = await holdings();
+          const a = randomContent(100);
+          const b = randomContent(100);
+          await refused(
+            await clerkA.batch(
+              [
+                { name: 'a', data: a },
+                { name: 'b', data: b },
+              ],
+              [{ md5: md5(a), sha256: sha256(a) }],
+            ),
+            400,
+            /lists 1 files but 2 were attached/,
+          );
+          const noManifest = new FormData();
+          noManifest.append('file', new Blob([a]), 'a.pdf');
+          await refused(
+            await clerkA.fetch('/api/uploads/batch', { method: 'POST', body: noManifest }),
+            400,
+            /"manifest" field is missing/,
+          );
+          const notJson = new FormData();
+          notJson.append('manifest', '[{');
+          notJson.append('file', new Blob([a]), 'a.pdf');
+          await refused(
+            await clerkA.fetch('/api/uploads/batch', { method: 'POST', body: notJson }),
+            400,
+            /not valid JSON/,
+          );
+          await refused(
+            await clerkA.batch([{ name: 'a', data: a }], [{ md5: 'nothex', sha256: sha256(a) }]),
+            400,
+            /MD5 is 32 hexadecimal/,
+          );
+          await unchanged(before);
+        });
+
+        it('no files, an unknown field, files in another field, or not multipart', async () => {
+          const before = await holdings();
+          const onlyManifest = new FormData();
+          onlyManifest.append('manifest', '[]');
+          await refused(
+            await clerkA.fetch('/api/uploads/batch', { method: 'POST', body: onlyManifest }),
+            400,
+            /No files were attached/,
+          );
+          const other = new FormData();
+          other.append('manifest', '[]');
+          other.append('upload', new Blob([randomContent(10)]), 'a.pdf');
+          await refused(await clerkA.fetch('/api/uploads/batch', { method: 'POST', body: other }), 400, /field "file"/);
+          await refused(await clerkA.json('/api/uploads/batch', 'POST', { files: [] }), 400, /multipart\/form-data/);
+          await unchanged(before);
+        });
+
+        it(`a file over ${BATCH_FILE_MAX_BYTES / 1024 / 1024} MiB, a body over the limit, or one without a declared length`, async () => {
+          const before = await holdings();
+          const small = randomContent(100);
+          await refused(
+            await clerkA.batch([
+              { name: 'small.pdf', data: small },
+              { name: 'big.tif', data: randomContent(BATCH_FILE_MAX_BYTES + 1) },
+            ]),
+            413,
+            /4 MiB at most: send larger files one by one/,
+          );
+          const declared = await rawPost(
+            server.url,
+            clerkA,
+            { 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(200 * 1024 * 1024) },
+            '',
+          );
+          assert.equal(declared.status, 413);
+          assert.match(declared.body.message, /at most 64 MiB/);
+          const chunked = await rawPost(
+            server.url,
+            clerkA,
+            { 'content-type': 'multipart/form-data; boundary=x', 'transfer-encoding': 'chunked' },
+            '--x--\r\n',
+          );
+          assert.equal(chunked.status, 400);
+          assert.match(chunked.body.message, /Content-Length/);
+          await unchanged(before);
+        });
+
+        it(`more than ${BATCH_MAX_FILES} checks or proofs, or a malformed one`, async () => {
+          const one = checkBody(randomContent(10));
+          await refused(
+            await clerkA.json('/api/uploads/checks', 'POST', {
+              files: Array.from({ length: BATCH_MAX_FILES + 1 }, () => one),
+            }),
+            400,
+            /files/,
+          );
+          await refused(await clerkA.json('/api/uploads/checks', 'POST', { files: [] }), 400, /files/);
+          await refused(
+            await clerkA.json('/api/uploads/checks', 'POST', { files: [{ ...one, size: -1 }] }),
+            400,
+            /size/,
+          );
+          await refused(
+            await clerkA.json('/api/uploads/proofs', 'POST', { proofs: [{ claimId: 'short', digests: [] }] }),
+            400,
+            /claim id/,
+          );
+          // A full-size list of checks parses (names of a few hundred characters).
+          const long = checkBody(randomContent(10), `${'长'.repeat(300)}.pdf`);
+          const full = await clerkA.json('/api/uploads/checks', 'POST', {
+            files: Array.from({ length: BATCH_MAX_FILES }, () => long),
+          });
+          assert.equal(full.status, 200);
+          assert.equal((await full.json()).results.length, BATCH_MAX_FILES);
+        });
       });
-    });
-  });
+    },
+  );
 }
 
 /** A POST with node:http, for headers fetch() will not send as given (a false Content-Length, chunked). */
-function rawPost(url: string, client: Client, headers: Record<string, string>, body: string): Promise<{ status: number; body: { message: string } }> {
+function rawPost(
+  url: string,
+  client: Client,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; body: { message: string } }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${url}/api/uploads/batch`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${client.credentials.bearer}` } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (p: Buffer) => parts.push(p));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(parts).toString()) }));
-    });
+    const req = http.request(
+      `${url}/api/uploads/batch`,
+      { method: 'POST', headers: { ...headers, authorization: `Bearer ${client.credentials.bearer}` } },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (p: Buffer) => parts.push(p));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(parts).toString()) }));
+      },
+    );
     req.on('error', reject);
     // A declared length far beyond what is sent: the answer comes before the body.
     req.end(body);

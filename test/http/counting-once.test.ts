@@ -40,7 +40,9 @@ for (const target of storeTargets) {
                 // MongoDB: the process dies between two of the writes that count the upload.
                 const dying = await dyingLedger(server.opened.mongo!, now.afterWrites);
                 try {
-                  await (count === store.ledger.count ? dying.ledger.count(a as never) : dying.ledger.countMany(a as never));
+                  await (count === store.ledger.count
+                    ? dying.ledger.count(a as never)
+                    : dying.ledger.countMany(a as never));
                 } finally {
                   await dying.close();
                 }
@@ -63,14 +65,22 @@ for (const target of storeTargets) {
 
     const store = () => server.opened.store;
     /** Uploads in the days' tally, the whole archive's. */
-    const tally = async () => (await new ReportService(store().reports, new ReportCalendar('Asia/Shanghai')).savings(savingsQuery.parse({}))).summary.uploads;
+    const tally = async () =>
+      (await new ReportService(store().reports, new ReportCalendar('Asia/Shanghai')).savings(savingsQuery.parse({})))
+        .summary.uploads;
     let tallyBefore = 0;
     beforeEach(async () => (tallyBefore = await tally()));
     /** A file's UploadCounts (summed), its upload events in the audit log, and the uploads the tally gained in this test. */
     const counted = async (fileId: string) => {
       const entries = await store().ledger.entriesForFile(fileId);
-      const events = (await store().audit.search({ limit: 1000, offset: 0 })).items.filter((e) => e.fileId === fileId && (e.action === 'upload' || e.action === 'instant_upload'));
-      return { ledger: entries.reduce((n, e) => n + e.uploadCount, 0), audit: events.length, tally: (await tally()) - tallyBefore };
+      const events = (await store().audit.search({ limit: 1000, offset: 0 })).items.filter(
+        (e) => e.fileId === fileId && (e.action === 'upload' || e.action === 'instant_upload'),
+      );
+      return {
+        ledger: entries.reduce((n, e) => n + e.uploadCount, 0),
+        audit: events.length,
+        tally: (await tally()) - tallyBefore,
+      };
     };
     const once = (n: number) => ({ ledger: n, audit: n, tally: n });
 
@@ -92,12 +102,21 @@ for (const target of storeTargets) {
       });
 
       it(`batch killed ${name}: the retry with its Idempotency-Key is counted once per file`, async () => {
-        const files = [{ name: 'a.pdf', data: randomContent(100) }, { name: 'b.pdf', data: randomContent(200) }];
+        const files = [
+          { name: 'a.pdf', data: randomContent(100) },
+          { name: 'b.pdf', data: randomContent(200) },
+        ];
         const headers = { 'idempotency-key': randomUUID() };
         kill = when;
         assert.equal((await clerk.batch(files, undefined, headers)).status, 500);
         const { results } = await (await clerk.batch(files, undefined, headers)).json();
-        assert.deepEqual(results.map((r: { status: string; uploadCount: number }) => [r.status, r.uploadCount]), [['stored', 1], ['stored', 1]]);
+        assert.deepEqual(
+          results.map((r: { status: string; uploadCount: number }) => [r.status, r.uploadCount]),
+          [
+            ['stored', 1],
+            ['stored', 1],
+          ],
+        );
         for (const r of results) assert.deepEqual(await counted(r.fileId), { ...once(1), tally: 2 });
       });
 
@@ -125,7 +144,11 @@ for (const target of storeTargets) {
         const data = randomContent(4000);
         let failed = 0;
         kill = when;
-        const result = await tusUpload(clerk, data, { chunkSize: 1500, retryDelays: [10, 10, 10], onShouldRetry: () => ++failed > 0 });
+        const result = await tusUpload(clerk, data, {
+          chunkSize: 1500,
+          retryDelays: [10, 10, 10],
+          onShouldRetry: () => ++failed > 0,
+        });
         assert.equal(failed, 1, 'the completing PATCH failed once and was retried');
         assert.deepEqual([result.status, result.uploadCount], ['stored', '1']);
         assert.deepEqual(await counted(result.fileId!), once(1));
@@ -137,36 +160,55 @@ for (const target of storeTargets) {
       const first = await tusUpload(clerk, Buffer.alloc(0), { metadata: { idempotencyKey: key } });
       const second = await tusUpload(clerk, Buffer.alloc(0), { metadata: { idempotencyKey: key } });
       assert.notEqual(first.url, second.url);
-      assert.deepEqual([second.fileId, second.status, second.uploadCount], [first.fileId, first.status, first.uploadCount]);
+      assert.deepEqual(
+        [second.fileId, second.status, second.uploadCount],
+        [first.fileId, first.status, first.uploadCount],
+      );
       const mine = (await store().ledger.entriesForFile(first.fileId!)).find((e) => e.userName === 'clerk')!;
       const before = mine.uploadCount;
       await tusUpload(clerk, Buffer.alloc(0), { metadata: { idempotencyKey: randomUUID() } });
-      assert.equal((await store().ledger.entriesForFile(first.fileId!)).find((e) => e.userName === 'clerk')!.uploadCount, before + 1, 'a new key is a new upload');
+      assert.equal(
+        (await store().ledger.entriesForFile(first.fileId!)).find((e) => e.userName === 'clerk')!.uploadCount,
+        before + 1,
+        'a new key is a new upload',
+      );
     });
 
     it('counts one multipart upload sent ten times at once with one key once, and answers each the same', async () => {
       const data = randomContent(2000);
       const headers = { 'idempotency-key': randomUUID() };
-      const answers = await Promise.all(Array.from({ length: 10 }, () => clerk.upload('a.pdf', data, {}, 'application/pdf', headers).then((r) => r.json())));
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          clerk.upload('a.pdf', data, {}, 'application/pdf', headers).then((r) => r.json()),
+        ),
+      );
       assert.deepEqual(new Set(answers.map((a) => `${a.fileId} ${a.uploadCount}`)).size, 1);
       assert.deepEqual(await counted(answers[0].fileId), once(1));
     });
 
     it("refuses a key sent again with another file, and another clerk's key is their own", async () => {
       const key = randomUUID();
-      const first = await (await clerk.upload('a.pdf', randomContent(100), {}, 'application/pdf', { 'idempotency-key': key })).json();
+      const first = await (
+        await clerk.upload('a.pdf', randomContent(100), {}, 'application/pdf', { 'idempotency-key': key })
+      ).json();
       const reused = await clerk.upload('b.pdf', randomContent(100), {}, 'application/pdf', { 'idempotency-key': key });
       assert.equal(reused.status, 422);
       assert.equal((await reused.json()).error, 'idempotency_key_reused');
       assert.deepEqual(await counted(first.fileId), once(1));
-      const theirs = await colleague.upload('c.pdf', randomContent(100), {}, 'application/pdf', { 'idempotency-key': key });
+      const theirs = await colleague.upload('c.pdf', randomContent(100), {}, 'application/pdf', {
+        'idempotency-key': key,
+      });
       assert.equal(theirs.status, 201);
     });
 
     it('refuses a malformed Idempotency-Key before reading the file', async () => {
       const files = await store().catalog.count();
       for (const key of ['', 'x'.repeat(129), 'has space', 'caf\u00e9']) {
-        const res = await clerk.fetch('/api/files', { method: 'POST', headers: { 'idempotency-key': key, 'content-type': 'multipart/form-data; boundary=x' }, body: '--x--' });
+        const res = await clerk.fetch('/api/files', {
+          method: 'POST',
+          headers: { 'idempotency-key': key, 'content-type': 'multipart/form-data; boundary=x' },
+          body: '--x--',
+        });
         assert.equal(res.status, 400, JSON.stringify(key));
         assert.match((await res.json()).message, /Idempotency-Key must be 1 to 128 visible ASCII characters/);
       }

@@ -48,7 +48,10 @@ for (const target of storeTargets) {
 
       assert.equal(await chunks(), before + 4, 'the bytes are stored once');
       const entries = await server.store.ledger.entriesForFile(stored.fileId);
-      assert.deepEqual(entries.map((e) => [e.userName, e.uploadCount]).sort(), [['clerk', 2], ['colleague', 1]]);
+      assert.deepEqual(entries.map((e) => [e.userName, e.uploadCount]).sort(), [
+        ['clerk', 2],
+        ['colleague', 1],
+      ]);
     });
 
     it('downloads a file byte for byte with its type, length, ETag and a Chinese name intact', async () => {
@@ -63,10 +66,18 @@ for (const target of storeTargets) {
       assert.equal(res.headers.get('accept-ranges'), 'bytes');
       const disposition = res.headers.get('content-disposition')!;
       assert.match(disposition, /^attachment; /);
-      assert.ok(disposition.includes(`filename*=UTF-8''${encodeURIComponent(name).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`), disposition);
+      assert.ok(
+        disposition.includes(
+          `filename*=UTF-8''${encodeURIComponent(name).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`,
+        ),
+        disposition,
+      );
       assert.deepEqual(Buffer.from(await res.arrayBuffer()), data);
       const listed = await (await clerk.fetch('/api/files?q=档案局')).json();
-      assert.deepEqual(listed.items.map((i: { fileName: string }) => i.fileName), [name]);
+      assert.deepEqual(
+        listed.items.map((i: { fileName: string }) => i.fileName),
+        [name],
+      );
     });
 
     it('stores and serves a 0-byte file', async () => {
@@ -92,7 +103,12 @@ for (const target of storeTargets) {
         const res = await clerk.fetch(`/api/files/${fileId}`);
         await res.arrayBuffer();
         const disposition = res.headers.get('content-disposition')!;
-        assert.ok(disposition.includes(encodeURIComponent(expected).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)) || disposition.includes(`"${expected}"`), `${JSON.stringify(raw)} -> ${disposition}`);
+        assert.ok(
+          disposition.includes(
+            encodeURIComponent(expected).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
+          ) || disposition.includes(`"${expected}"`),
+          `${JSON.stringify(raw)} -> ${disposition}`,
+        );
         assert.ok(!/[\u0000-\u001f\u202e]/.test(disposition));
       }
       // Raw control characters in a multipart header make the header itself malformed: refused.
@@ -113,7 +129,10 @@ for (const target of storeTargets) {
       assert.equal(body.error, 'checksum_mismatch');
       assert.match(body.message, /Nothing was stored/);
       assert.equal(await chunks(), before);
-      assert.equal(await server.store.catalog.findByKey({ md5: md5(other), sha256: '', length: other.length }), undefined);
+      assert.equal(
+        await server.store.catalog.findByKey({ md5: md5(other), sha256: '', length: other.length }),
+        undefined,
+      );
     });
 
     describe('byte ranges', () => {
@@ -122,7 +141,8 @@ for (const target of storeTargets) {
       before(async () => {
         fileId = (await (await clerk.upload('ranges.bin', data, {}, 'application/octet-stream')).json()).fileId;
       });
-      const get = (headers: Record<string, string>, method = 'GET') => clerk.fetch(`/api/files/${fileId}`, { headers, method });
+      const get = (headers: Record<string, string>, method = 'GET') =>
+        clerk.fetch(`/api/files/${fileId}`, { headers, method });
 
       it('answers a single range with 206 and Content-Range, across chunk edges', async () => {
         for (const [spec, start, end] of [
@@ -163,7 +183,10 @@ for (const target of storeTargets) {
         assert.equal(fresh.status, 206);
         await fresh.arrayBuffer();
         // fetch() adds "Cache-Control: no-cache" to conditional requests, so ask with plain http.
-        const cached = await rawGet(`${server.url}/api/files/${fileId}`, { authorization: `Bearer ${clerk.credentials.bearer}`, 'if-none-match': `"${md5(data)}"` });
+        const cached = await rawGet(`${server.url}/api/files/${fileId}`, {
+          authorization: `Bearer ${clerk.credentials.bearer}`,
+          'if-none-match': `"${md5(data)}"`,
+        });
         assert.equal(cached.status, 304);
       });
 
@@ -190,14 +213,20 @@ for (const target of storeTargets) {
       const status = await new Promise<number>((resolve, reject) => {
         const req = http.request(`${server.url}/api/files`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${clerk.credentials.bearer}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'transfer-encoding': 'chunked' },
+          headers: {
+            authorization: `Bearer ${clerk.credentials.bearer}`,
+            'content-type': `multipart/form-data; boundary=${boundary}`,
+            'transfer-encoding': 'chunked',
+          },
         });
         req.on('response', (res) => {
           res.resume();
           resolve(res.statusCode!);
         });
         req.on('error', reject);
-        req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+        req.write(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+        );
         req.write(big);
         req.end(`\r\n--${boundary}--\r\n`);
       });
@@ -210,7 +239,11 @@ for (const target of storeTargets) {
       const boundary = 'AbAnDoN';
       const req = http.request(`${server.url}/api/files`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${clerk.credentials.bearer}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(30 * CS) },
+        headers: {
+          authorization: `Bearer ${clerk.credentials.bearer}`,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': String(30 * CS),
+        },
       });
       req.on('error', () => {});
       req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="half.bin"\r\n\r\n`);
@@ -223,19 +256,31 @@ for (const target of storeTargets) {
 
     it('keeps one copy when 20 uploads of the same new file race, and counts every uploader', async () => {
       const uploaders = await Promise.all(
-        ['r1', 'r2', 'r3', 'r4'].map(async (name, i) => server.tokenClient(await server.addAccount(name, 'clerk', i < 2 ? 'unit-a' : 'unit-b'))),
+        ['r1', 'r2', 'r3', 'r4'].map(async (name, i) =>
+          server.tokenClient(await server.addAccount(name, 'clerk', i < 2 ? 'unit-a' : 'unit-b')),
+        ),
       );
       const data = randomContent(2 * CS + 3);
       const before = await chunks();
-      const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => uploaders[i % 4]!.upload(`race-${i}.pdf`, data)));
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => uploaders[i % 4]!.upload(`race-${i}.pdf`, data)),
+      );
       const bodies = await Promise.all(responses.map((r) => r.json()));
       assert.deepEqual(responses.map((r) => r.status).sort(), [...Array(19).fill(200), 201]);
       assert.equal(new Set(bodies.map((b) => b.fileId)).size, 1);
       assert.equal(await chunks(), before + 3, 'exactly one stored copy');
       const entries = await server.store.ledger.entriesForFile(bodies[0].fileId);
-      assert.deepEqual(entries.map((e) => [e.userName, e.uploadCount]).sort(), [['r1', 5], ['r2', 5], ['r3', 5], ['r4', 5]]);
+      assert.deepEqual(entries.map((e) => [e.userName, e.uploadCount]).sort(), [
+        ['r1', 5],
+        ['r2', 5],
+        ['r3', 5],
+        ['r4', 5],
+      ]);
       for (const uploader of uploaders) {
-        assert.deepEqual(Buffer.from(await (await uploader.fetch(`/api/files/${bodies[0].fileId}`)).arrayBuffer()), data);
+        assert.deepEqual(
+          Buffer.from(await (await uploader.fetch(`/api/files/${bodies[0].fileId}`)).arrayBuffer()),
+          data,
+        );
       }
     });
 
@@ -244,7 +289,10 @@ for (const target of storeTargets) {
       assert.ok(all.total >= 5);
       const page = await (await clerk.fetch('/api/files?limit=2&offset=1')).json();
       assert.deepEqual([page.limit, page.offset, page.total], [2, 1, all.total]);
-      assert.deepEqual(page.items.map((i: { fileId: string }) => i.fileId), all.items.slice(1, 3).map((i: { fileId: string }) => i.fileId));
+      assert.deepEqual(
+        page.items.map((i: { fileId: string }) => i.fileId),
+        all.items.slice(1, 3).map((i: { fileId: string }) => i.fileId),
+      );
     });
   });
 }

@@ -68,12 +68,13 @@ for (const target of storeTargets) {
       assert.deepEqual(Buffer.from(await download.arrayBuffer()), data);
     });
 
-    it('refuses wrong digests, expired and other accounts\' claims with 403, recording nothing; a proof sent again is answered as counted', async () => {
+    it("refuses wrong digests, expired and other accounts' claims with 403, recording nothing; a proof sent again is answered as counted", async () => {
       const data = randomContent(2 * TEST_CHUNK_SIZE);
       const { fileId } = await (await clerkA.upload('x.pdf', data)).json();
       const ledgerBefore = JSON.stringify(await server.store.ledger.entriesForFile(fileId));
       const check = async (client: Client) => (await client.json('/api/uploads/check', 'POST', checkBody(data))).json();
-      const prove = (client: Client, claimId: string, digests: string[]) => client.json('/api/uploads/prove', 'POST', { claimId, digests });
+      const prove = (client: Client, claimId: string, digests: string[]) =>
+        client.json('/api/uploads/prove', 'POST', { claimId, digests });
       const expectRejected = async (res: Response) => {
         assert.equal(res.status, 403);
         const body = await res.json();
@@ -82,7 +83,13 @@ for (const target of storeTargets) {
       };
 
       const wrong = await check(clerkB);
-      await expectRejected(await prove(clerkB, wrong.claimId, wrong.ranges.map(() => md5(randomContent(10)))));
+      await expectRejected(
+        await prove(
+          clerkB,
+          wrong.claimId,
+          wrong.ranges.map(() => md5(randomContent(10))),
+        ),
+      );
       await expectRejected(await prove(clerkB, wrong.claimId, digestsFor(data, wrong.ranges)));
 
       const tooFew = await check(clerkB);
@@ -114,7 +121,10 @@ for (const target of storeTargets) {
       const data = randomContent(50_000);
       const { fileId } = await (await clerkA.upload('secret.pdf', data)).json();
       const check = await (await clerkB.json('/api/uploads/check', 'POST', checkBody(data))).json();
-      const res = await clerkB.json('/api/uploads/prove', 'POST', { claimId: check.claimId, digests: check.ranges.map(() => md5(data)) });
+      const res = await clerkB.json('/api/uploads/prove', 'POST', {
+        claimId: check.claimId,
+        digests: check.ranges.map(() => md5(data)),
+      });
       assert.equal(res.status, 403);
       assert.equal((await clerkB.fetch(`/api/files/${fileId}`)).status, 404, 'knowing the hashes gave no access');
     });
@@ -141,7 +151,12 @@ for (const target of storeTargets) {
         assert.equal(res.status, 400, JSON.stringify(bad));
         assert.equal((await res.json()).error, 'validation_failed');
       }
-      for (const bad of [{ claimId: 'short', digests: [good.md5] }, { claimId: 'x'.repeat(32), digests: [] }, { claimId: 'x'.repeat(32), digests: ['nothex'] }, { claimId: { $ne: '' }, digests: [good.md5] }]) {
+      for (const bad of [
+        { claimId: 'short', digests: [good.md5] },
+        { claimId: 'x'.repeat(32), digests: [] },
+        { claimId: 'x'.repeat(32), digests: ['nothex'] },
+        { claimId: { $ne: '' }, digests: [good.md5] },
+      ]) {
         assert.equal((await clerkA.json('/api/uploads/prove', 'POST', bad)).status, 400, JSON.stringify(bad));
       }
     });
@@ -171,13 +186,17 @@ for (const target of storeTargets) {
 
         const outsiders = scope === 'county' ? [stranger] : [stranger, neighbour];
         for (const outsider of outsiders) {
-          assert.deepEqual(await (await outsider.json('/api/uploads/check', 'POST', checkBody(data))).json(), { status: 'upload' });
+          assert.deepEqual(await (await outsider.json('/api/uploads/check', 'POST', checkBody(data))).json(), {
+            status: 'upload',
+          });
           const sent = await outsider.upload('mine.pdf', data);
           assert.equal(sent.status, 201);
           const body = await sent.json();
           assert.equal(body.status, 'stored');
           assert.equal(body.uploadCount, 1);
-          const listed = (await (await outsider.fetch('/api/files')).json()).items.find((i: { fileId: string }) => i.fileId === body.fileId);
+          const listed = (await (await outsider.fetch('/api/files')).json()).items.find(
+            (i: { fileId: string }) => i.fileId === body.fileId,
+          );
           assert.notEqual(listed.uploadDate, firstStored, 'the listing does not reveal the earlier upload');
           assert.equal(listed.fileName, 'mine.pdf');
           assert.equal(listed.contentType, 'application/pdf', "the outsider sees its own media type, not the holder's");
@@ -186,14 +205,22 @@ for (const target of storeTargets) {
           assert.equal(listed.uploadCount, 1);
         }
         assert.equal(await countChunks(server.opened), chunksBefore, 'still one stored copy');
-        assert.equal((await server.store.ledger.entriesForFile(held.fileId)).length, 1 + outsiders.length, 'every upload is in the ledger');
+        assert.equal(
+          (await server.store.ledger.entriesForFile(held.fileId)).length,
+          1 + outsiders.length,
+          'every upload is in the ledger',
+        );
 
         if (scope === 'county') {
           const { body } = await neighbour.instantUpload(data);
           assert.equal(body.status, 'duplicate', 'a unit of the same county may claim it');
         }
         const again = await stranger.instantUpload(data);
-        assert.equal(again.body.status, 'duplicate', "once in the stranger's own scope, it is a duplicate for them too");
+        assert.equal(
+          again.body.status,
+          'duplicate',
+          "once in the stranger's own scope, it is a duplicate for them too",
+        );
       });
     });
   }

@@ -26,26 +26,41 @@ for (const target of storeTargets) {
       server = await TestServer.start(target, {
         trustProxy: 'loopback',
         clock: () => new Date(now),
-        loginThrottle: { freeFailures: 3, maxDelayMs: 60_000, accountFailures: 8, addressFailures: 10, knownForMs: 30 * 24 * 3600_000, rememberMs: 24 * 3600_000 },
+        loginThrottle: {
+          freeFailures: 3,
+          maxDelayMs: 60_000,
+          accountFailures: 8,
+          addressFailures: 10,
+          knownForMs: 30 * 24 * 3600_000,
+          rememberMs: 24 * 3600_000,
+        },
       });
     });
     after(() => server.close());
 
     it('makes each try after the free failures wait longer (1 s, 2 s, 4 s… up to the maximum), then takes the right password', async () => {
       await server.addAccount('typist', 'clerk');
-      for (let i = 0; i < 3; i++) assert.equal((await login(server, 'typist', WRONG, '10.0.0.1')).status, 401, `free failure ${i + 1}`);
+      for (let i = 0; i < 3; i++)
+        assert.equal((await login(server, 'typist', WRONG, '10.0.0.1')).status, 401, `free failure ${i + 1}`);
       const throttled = await answer(await login(server, 'typist', PASSWORD, '10.0.0.1'));
       assert.equal(throttled.status, 429, 'even the right password waits');
       assert.equal(throttled.retryAfter, '1');
       assert.equal((throttled.body as { error: string }).error, 'login_throttled');
-      assert.match((throttled.body as { message: string }).message, /Wait 1 second\(s\) and try again: the right password works then/);
+      assert.match(
+        (throttled.body as { message: string }).message,
+        /Wait 1 second\(s\) and try again: the right password works then/,
+      );
       const delays: string[] = [];
       for (let i = 0; i < 9; i++) {
         wait(Number((await answer(await login(server, 'typist', WRONG, '10.0.0.1'))).retryAfter ?? 0) * 1000);
         assert.equal((await login(server, 'typist', WRONG, '10.0.0.1')).status, 401, 'a try after the wait is checked');
         delays.push((await answer(await login(server, 'typist', PASSWORD, '10.0.0.1'))).retryAfter!);
       }
-      assert.deepEqual(delays, ['2', '4', '8', '16', '32', '60', '60', '60', '60'], 'doubling, capped at the maximum: never a lock');
+      assert.deepEqual(
+        delays,
+        ['2', '4', '8', '16', '32', '60', '60', '60', '60'],
+        'doubling, capped at the maximum: never a lock',
+      );
       wait(60_000);
       assert.equal((await login(server, 'typist', PASSWORD, '10.0.0.1')).status, 201);
       assert.equal((await login(server, 'typist', WRONG, '10.0.0.1')).status, 401, 'a success starts the count again');
@@ -68,16 +83,33 @@ for (const target of storeTargets) {
         assert.deepEqual(unknown, known, `attempt ${i + 1}`);
       }
       const events = await server.archive.services.audit.search({ action: 'login_failed', limit: 100, offset: 0 });
-      assert.ok(events.items.some((e) => e.userName === 'does-not-exist'), 'failures on unknown names are audited too');
+      assert.ok(
+        events.items.some((e) => e.userName === 'does-not-exist'),
+        'failures on unknown names are audited too',
+      );
     });
 
-    it('keeps a shared office address open: one clerk\'s mistakes and guesses at many accounts do not stop colleagues', async () => {
+    it("keeps a shared office address open: one clerk's mistakes and guesses at many accounts do not stop colleagues", async () => {
       const office = '192.0.2.50';
       await server.addAccount('colleague', 'clerk');
-      assert.equal((await login(server, 'colleague', PASSWORD, office)).status, 201, 'the colleague has logged in from the office before');
+      assert.equal(
+        (await login(server, 'colleague', PASSWORD, office)).status,
+        201,
+        'the colleague has logged in from the office before',
+      );
       // Someone at the office tries many names: 3 + 3 + 3 + 1 failures reach the address's 10.
-      for (const [name, tries] of [['a1', 3], ['a2', 3], ['a3', 3], ['a4', 1]] as const) for (let i = 0; i < tries; i++) assert.equal((await login(server, name, WRONG, office)).status, 401);
-      assert.equal((await login(server, 'colleague', PASSWORD, office)).status, 201, 'an account known at the address is not slowed');
+      for (const [name, tries] of [
+        ['a1', 3],
+        ['a2', 3],
+        ['a3', 3],
+        ['a4', 1],
+      ] as const)
+        for (let i = 0; i < tries; i++) assert.equal((await login(server, name, WRONG, office)).status, 401);
+      assert.equal(
+        (await login(server, 'colleague', PASSWORD, office)).status,
+        201,
+        'an account known at the address is not slowed',
+      );
       await server.addAccount('newcomer', 'clerk');
       const slowed = await login(server, 'newcomer', PASSWORD, office);
       assert.equal(slowed.status, 429, 'an account never used at the busy address waits');
@@ -89,20 +121,37 @@ for (const target of storeTargets) {
       const owner = await server.addAccount('mayor', 'clerk');
       assert.equal((await login(server, 'mayor', PASSWORD, '10.1.1.1')).status, 201);
       // Three addresses, 3 + 3 + 2 failures: the account's 8.
-      for (const [address, tries] of [['10.9.0.1', 3], ['10.9.0.2', 3], ['10.9.0.3', 2]] as const) for (let i = 0; i < tries; i++) assert.equal((await login(server, 'mayor', WRONG, address)).status, 401);
+      for (const [address, tries] of [
+        ['10.9.0.1', 3],
+        ['10.9.0.2', 3],
+        ['10.9.0.3', 2],
+      ] as const)
+        for (let i = 0; i < tries; i++) assert.equal((await login(server, 'mayor', WRONG, address)).status, 401);
       assert.equal((await login(server, 'mayor', PASSWORD, '10.9.0.4')).status, 429, 'a new address waits');
-      assert.equal((await login(server, 'mayor', PASSWORD, '10.1.1.1')).status, 201, 'the owner\'s address does not');
+      assert.equal((await login(server, 'mayor', PASSWORD, '10.1.1.1')).status, 201, "the owner's address does not");
       const throttled = await server.archive.services.audit.search({ action: 'login_throttled', limit: 10, offset: 0 });
       const mine = throttled.items.filter((e) => e.userName === owner.username);
       assert.equal(mine.length, 1);
-      assert.match(mine[0]!.detail!, /8 wrong passwords for this account from several addresses/);
+      assert.match(mine[0]!.detail, /8 wrong passwords for this account from several addresses/);
     });
 
     it('throttles a wrong current password in a password change like a login', async () => {
       await server.addAccount('changer', 'clerk');
       const browser = await server.login('changer');
-      for (let i = 0; i < 3; i++) assert.equal((await browser.json('/api/session/password', 'PUT', { currentPassword: WRONG, newPassword: 'a new long password' })).status, 401);
-      const res = await browser.json('/api/session/password', 'PUT', { currentPassword: PASSWORD, newPassword: 'a new long password' });
+      for (let i = 0; i < 3; i++)
+        assert.equal(
+          (
+            await browser.json('/api/session/password', 'PUT', {
+              currentPassword: WRONG,
+              newPassword: 'a new long password',
+            })
+          ).status,
+          401,
+        );
+      const res = await browser.json('/api/session/password', 'PUT', {
+        currentPassword: PASSWORD,
+        newPassword: 'a new long password',
+      });
       assert.equal(res.status, 429);
       assert.equal((await res.json()).error, 'login_throttled');
     });
@@ -118,22 +167,33 @@ for (const target of storeTargets) {
       const other = await server.login('keeper');
       const script = await server.tokenClient(account);
       const browser = await server.login('keeper');
-      const kept = await browser.json('/api/session/password', 'PUT', { currentPassword: PASSWORD, newPassword: 'second long password' });
+      const kept = await browser.json('/api/session/password', 'PUT', {
+        currentPassword: PASSWORD,
+        newPassword: 'second long password',
+      });
       assert.equal(kept.status, 200);
       const body = await kept.json();
       assert.equal(body.tokensRevoked, 0);
       assert.equal((await other.fetch('/api/files')).status, 401, 'the other session ended');
       assert.equal((await script.fetch('/api/files')).status, 200, 'tokens kept when not asked');
-      const renewed = new Client(server.url, { cookie: kept.headers.get('set-cookie')!.split(';')[0]!, csrf: body.csrfToken });
-      const revoked = await renewed.json('/api/session/password', 'PUT', { currentPassword: 'second long password', newPassword: 'third long password', revokeTokens: true });
+      const renewed = new Client(server.url, {
+        cookie: kept.headers.get('set-cookie')!.split(';')[0]!,
+        csrf: body.csrfToken,
+      });
+      const revoked = await renewed.json('/api/session/password', 'PUT', {
+        currentPassword: 'second long password',
+        newPassword: 'third long password',
+        revokeTokens: true,
+      });
       assert.equal(revoked.status, 200);
       assert.equal((await revoked.json()).tokensRevoked, 1);
       assert.equal((await script.fetch('/api/files')).status, 401, 'the token was revoked');
-      const [event] = (await server.archive.services.audit.search({ action: 'password_changed', limit: 1, offset: 0 })).items;
-      assert.match(event!.detail!, /1 API token\(s\) revoked/);
+      const [event] = (await server.archive.services.audit.search({ action: 'password_changed', limit: 1, offset: 0 }))
+        .items;
+      assert.match(event!.detail, /1 API token\(s\) revoked/);
     });
 
-    it('revokes every session and API token on an administrator\'s reset', async () => {
+    it("revokes every session and API token on an administrator's reset", async () => {
       const account = await server.addAccount('reset-me', 'clerk');
       const browser = await server.login('reset-me');
       const script = await server.tokenClient(account);

@@ -25,10 +25,15 @@ for (const target of storeTargets) {
     let adminToken: Client;
     let clerk: Client;
     let clerkToken: Client;
-    const scrape = (token = METRICS_TOKEN) => fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    const scrape = (token = METRICS_TOKEN) =>
+      fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
 
     before(async () => {
-      server = await TestServer.start(target, { metricsToken: METRICS_TOKEN, verifyIntervalMs: 7 * 24 * 3600_000, draining: () => draining });
+      server = await TestServer.start(target, {
+        metricsToken: METRICS_TOKEN,
+        verifyIntervalMs: 7 * 24 * 3600_000,
+        draining: () => draining,
+      });
       const adminAccount = await server.addAccount('admin', 'admin', 'archive');
       const clerkAccount = await server.addAccount('clerk', 'clerk', 'unit-a');
       admin = await server.login('admin');
@@ -42,7 +47,10 @@ for (const target of storeTargets) {
       it('answers liveness without the store, and readiness only while the store answers and the server is not stopping', async () => {
         const ping = server.store.ping;
         const get = (path: string) => server.anonymous().fetch(path);
-        assert.deepEqual([(await get('/api/health')).status, await (await get('/api/ready')).json()], [200, { status: 'ready' }]);
+        assert.deepEqual(
+          [(await get('/api/health')).status, await (await get('/api/ready')).json()],
+          [200, { status: 'ready' }],
+        );
         server.store.ping = async () => {
           throw new Error('connection refused');
         };
@@ -67,9 +75,10 @@ for (const target of storeTargets) {
     });
 
     describe('Prometheus metrics', () => {
-      it('are served only with the metrics token: not with a session or an API token, even an administrator\'s', async () => {
+      it("are served only with the metrics token: not with a session or an API token, even an administrator's", async () => {
         assert.equal((await server.anonymous().fetch('/metrics')).status, 401);
-        for (const client of [clerk, admin, clerkToken, adminToken]) assert.equal((await client.fetch('/metrics')).status, 401);
+        for (const client of [clerk, admin, clerkToken, adminToken])
+          assert.equal((await client.fetch('/metrics')).status, 401);
         assert.equal((await scrape('metrics-token-0123456780')).status, 401, 'a wrong token of the same length');
         assert.equal((await scrape('short')).status, 401);
         const res = await scrape();
@@ -105,7 +114,8 @@ for (const target of storeTargets) {
         assert.equal((await clerk.fetch('/api/files/ffffffffffffffffffffffff')).status, 404);
         assert.equal((await clerk.json('/api/uploads/check', 'POST', { md5: 'nope' })).status, 400);
         assert.equal((await clerkToken.fetch('/API/FILES/ffffffffffffffffffffffff')).status, 404);
-        for (const method of ['PROPFIND', 'MKCOL', 'LOCK']) assert.equal((await clerkToken.fetch('/api/files', { method })).status, 404);
+        for (const method of ['PROPFIND', 'MKCOL', 'LOCK'])
+          assert.equal((await clerkToken.fetch('/api/files', { method })).status, 404);
 
         const text = await (await scrape()).text();
         const grew = (series: string) => value(text, series) - value(before, series);
@@ -117,14 +127,35 @@ for (const target of storeTargets) {
         assert.equal(grew('archive_dedup_hits_total{via="instant"}'), 1);
         assert.equal(grew('archive_bytes_stored_total'), a.length + b.length + c.length);
         assert.equal(grew('archive_bytes_saved_total'), 2 * a.length);
-        assert.ok(grew('archive_http_request_duration_seconds_count{method="GET",route="/api/files/:id",status="200"}') >= 1);
-        assert.ok(grew('archive_http_request_duration_seconds_count{method="POST",route="/api/uploads/check",status="200"}') >= 1);
-        assert.ok(grew('archive_http_request_duration_seconds_count{method="PATCH",route="/api/tus/:id",status="204"}') >= 2);
+        assert.ok(
+          grew('archive_http_request_duration_seconds_count{method="GET",route="/api/files/:id",status="200"}') >= 1,
+        );
+        assert.ok(
+          grew('archive_http_request_duration_seconds_count{method="POST",route="/api/uploads/check",status="200"}') >=
+            1,
+        );
+        assert.ok(
+          grew('archive_http_request_duration_seconds_count{method="PATCH",route="/api/tus/:id",status="204"}') >= 2,
+        );
         // Errors carry the pattern of the route that answered them, in any casing of the path.
-        assert.equal(grew('archive_http_request_duration_seconds_count{method="GET",route="/api/files/:id",status="404"}'), 2);
-        assert.equal(grew('archive_http_request_duration_seconds_count{method="POST",route="/api/uploads/check",status="400"}'), 1);
-        assert.doesNotMatch(text, /route="\/:id"|method="(GET|POST)",route="unmatched",status="4/, 'no error is labelled by a part of its route');
-        assert.equal(grew('archive_http_request_duration_seconds_count{method="other",route="unmatched",status="404"}'), 3, 'unusual methods share one series');
+        assert.equal(
+          grew('archive_http_request_duration_seconds_count{method="GET",route="/api/files/:id",status="404"}'),
+          2,
+        );
+        assert.equal(
+          grew('archive_http_request_duration_seconds_count{method="POST",route="/api/uploads/check",status="400"}'),
+          1,
+        );
+        assert.doesNotMatch(
+          text,
+          /route="\/:id"|method="(GET|POST)",route="unmatched",status="4/,
+          'no error is labelled by a part of its route',
+        );
+        assert.equal(
+          grew('archive_http_request_duration_seconds_count{method="other",route="unmatched",status="404"}'),
+          3,
+          'unusual methods share one series',
+        );
         assert.doesNotMatch(text, /method="(PROPFIND|MKCOL|LOCK)"/);
         assert.equal(grew('archive_http_errors_total{code="not_found"}'), 5);
         assert.doesNotMatch(text, /ffffffffffffffffffffffff/, 'routes are patterns, never raw paths');
@@ -152,7 +183,10 @@ for (const target of storeTargets) {
           assert.equal((await clerk.fetch('/api/verification', { method })).status, 403, method);
           assert.equal((await clerkToken.fetch('/api/verification', { method })).status, 403, method);
         }
-        const noCsrf = await fetch(`${server.url}/api/verification`, { method: 'POST', headers: { cookie: admin.credentials.cookie! } });
+        const noCsrf = await fetch(`${server.url}/api/verification`, {
+          method: 'POST',
+          headers: { cookie: admin.credentials.cookie! },
+        });
         assert.equal(noCsrf.status, 403);
         assert.equal((await noCsrf.json()).error, 'csrf_failed');
         const shown = await admin.fetch('/api/verification');
@@ -183,7 +217,10 @@ for (const target of storeTargets) {
         const metrics = await (await scrape()).text();
         assert.equal(sample(metrics, 'archive_verification_problems{kind="corrupted"}'), 1);
         assert.equal(sample(metrics, 'archive_verification_problems{kind="missing"}'), 0);
-        assert.equal(sample(metrics, 'archive_verification_last_finished_seconds'), Date.parse(found.finishedAt!) / 1000);
+        assert.equal(
+          sample(metrics, 'archive_verification_last_finished_seconds'),
+          Date.parse(found.finishedAt!) / 1000,
+        );
         const audit = await (await admin.fetch('/api/audit?action=verification_started')).json();
         assert.equal(audit.total, 2);
       });
@@ -200,7 +237,9 @@ for (const target of storeTargets) {
         assert.equal(intactRange.status, 206);
         assert.deepEqual(Buffer.from(await intactRange.arrayBuffer()), data.subarray(0, cs));
 
-        const lostRange = await clerkToken.fetch(`/api/files/${fileId}`, { headers: { range: `bytes=${2 * cs}-${2 * cs + 9}` } });
+        const lostRange = await clerkToken.fetch(`/api/files/${fileId}`, {
+          headers: { range: `bytes=${2 * cs}-${2 * cs + 9}` },
+        });
         assert.equal(lostRange.status, 500);
         assert.equal((await lostRange.json()).error, 'content_damaged');
 
@@ -213,7 +252,9 @@ for (const target of storeTargets) {
         const other = randomContent(3 * cs + 10);
         const { fileId: changedId } = await (await clerkToken.upload('changed.pdf', other)).json();
         await damageContent(server.opened, changedId, { kind: 'flip-byte', offset: 2 * cs + 3 });
-        const changedRange = await clerkToken.fetch(`/api/files/${changedId}`, { headers: { range: `bytes=${2 * cs}-${2 * cs + 9}` } });
+        const changedRange = await clerkToken.fetch(`/api/files/${changedId}`, {
+          headers: { range: `bytes=${2 * cs}-${2 * cs + 9}` },
+        });
         assert.equal(changedRange.status, 500);
         assert.equal((await changedRange.json()).error, 'content_damaged');
         const changedWhole = await clerkToken.fetch(`/api/files/${changedId}`);
@@ -230,7 +271,10 @@ for (const target of storeTargets) {
         const body = await gone.json();
         assert.equal(body.error, 'content_damaged');
         assert.match(body.message, /restore it from a backup/);
-        assert.ok(server.logLines.some((l) => l.includes('"level":50') && l.includes(goneId)), 'logged for the administrators');
+        assert.ok(
+          server.logLines.some((l) => l.includes('"level":50') && l.includes(goneId)),
+          'logged for the administrators',
+        );
       });
     });
   });
@@ -261,7 +305,8 @@ for (const target of storeTargets) {
         assert.equal((await admin.fetch('/api/verification', { method: 'POST' })).status, 202);
         const shown: VerificationResult | null = (await (await admin.fetch('/api/verification')).json()).last;
         assert.equal(shown?.trigger, 'command', 'the check just started is shown');
-        for (let i = 0; i < 100 && (await server.archive.services.fixity.last())?.state === 'running'; i++) await delay(50);
+        for (let i = 0; i < 100 && (await server.archive.services.fixity.last())?.state === 'running'; i++)
+          await delay(50);
       } finally {
         await server.close();
       }

@@ -32,7 +32,10 @@ for (const target of storeTargets) {
       assert.equal((await qing.upload('县志.pdf', data)).status, 200, 'a duplicate');
       assert.equal((await xian.instantUpload(data, '县志.pdf')).res?.status, 200);
       const token = await server.tokenClient(await server.archive.services.accounts.getByUsername('clerk-xian'));
-      assert.equal((await tusUpload(token, randomContent(5000), { metadata: { filename: '献县档案.pdf' } })).status, 'stored');
+      assert.equal(
+        (await tusUpload(token, randomContent(5000), { metadata: { filename: '献县档案.pdf' } })).status,
+        'stored',
+      );
     });
     after(() => server.close());
 
@@ -124,9 +127,17 @@ for (const target of storeTargets) {
         assert.equal((await (await server.login('clerk-qing')).upload('a.pdf', data)).status, 201);
         const other = await (await server.login('clerk-xian')).upload('b.pdf', data);
         assert.equal(other.status, 201);
-        assert.equal(((await other.json()) as { status: string }).status, 'stored', 'the clerk learns nothing of the other county');
+        assert.equal(
+          ((await other.json()) as { status: string }).status,
+          'stored',
+          'the clerk learns nothing of the other county',
+        );
         const res = await (await server.login('admin')).fetch('/api/reports/savings');
-        assert.deepEqual(((await res.json()) as SavingsReport).summary, { uploads: 2, savedUploads: 1, savedBytes: 9000 });
+        assert.deepEqual(((await res.json()) as SavingsReport).summary, {
+          uploads: 2,
+          savedUploads: 1,
+          savedBytes: 9000,
+        });
       } finally {
         await server.close();
       }
@@ -158,23 +169,50 @@ for (const target of storeTargets) {
     it('exports space saved per county as CSV: a header, one row per table row, the same numbers as the JSON', async () => {
       const { total, lines } = await csv(`/api/reports/savings?format=csv&city=${encodeURIComponent('江城市')}`);
       assert.equal(total, '3');
-      assert.deepEqual(lines, ['city,county,town,uploads,saved uploads,saved bytes', '江城市,东县,,10,7,5300', '江城市,西县,,4,3,5000', '江城市,,,2,1,3000', '']);
+      assert.deepEqual(lines, [
+        'city,county,town,uploads,saved uploads,saved bytes',
+        '江城市,东县,,10,7,5300',
+        '江城市,西县,,4,3,5000',
+        '江城市,,,2,1,3000',
+        '',
+      ]);
       const days = await csv('/api/reports/savings?format=csv&group=month');
-      assert.deepEqual(days.lines, ['month,uploads,saved uploads,saved bytes', '2026-02,2,0,0', '2026-03,14,10,8300', '2026-04,2,2,6000', '']);
+      assert.deepEqual(days.lines, [
+        'month,uploads,saved uploads,saved bytes',
+        '2026-02,2,0,0',
+        '2026-03,14,10,8300',
+        '2026-04,2,2,6000',
+        '',
+      ]);
     });
 
     it('exports repeat uploaders, cross-unit files (units in one cell) and collisions', async () => {
       const repeats = await csv('/api/reports/repeat-uploaders?format=csv&min=3');
-      assert.equal(repeats.lines[0], 'user,user id,unit id,city,county,town,street,file id,file name,size (bytes),uploads,first upload,last upload');
-      assert.match(repeats.lines[1]!, /^alice,a-alice,u-dong,江城市,东县,,,[0-9a-f]{24},通知\.pdf,1000,3,2026-03-02T02:00:00\.000Z,2026-03-10T02:00:00\.000Z$/);
+      assert.equal(
+        repeats.lines[0],
+        'user,user id,unit id,city,county,town,street,file id,file name,size (bytes),uploads,first upload,last upload',
+      );
+      assert.match(
+        repeats.lines[1]!,
+        /^alice,a-alice,u-dong,江城市,东县,,,[0-9a-f]{24},通知\.pdf,1000,3,2026-03-02T02:00:00\.000Z,2026-03-10T02:00:00\.000Z$/,
+      );
       assert.equal(repeats.lines.length, 4);
       const users = await csv('/api/reports/repeat-uploaders?format=csv&group=unit&limit=1');
-      assert.deepEqual(users.lines.slice(0, 2), ['unit id,city,county,town,street,users,files,uploads,repeat uploads,repeat bytes,first upload,last upload', 'u-dong,江城市,东县,,,2,2,6,4,3000,2026-03-02T02:00:00.000Z,2026-03-10T02:00:00.000Z']);
+      assert.deepEqual(users.lines.slice(0, 2), [
+        'unit id,city,county,town,street,users,files,uploads,repeat uploads,repeat bytes,first upload,last upload',
+        'u-dong,江城市,东县,,,2,2,6,4,3000,2026-03-02T02:00:00.000Z,2026-03-10T02:00:00.000Z',
+      ]);
       assert.equal(users.total, '4');
       const cross = await csv('/api/reports/cross-unit?format=csv&sort=units&limit=1');
-      assert.match(cross.lines[1]!, /^[0-9a-f]{24},通知\.pdf,1000,4,5,8,.*,"江城市\/东县 \(alice, bob: 4\); 河市 \(gina: 1\); 江城市\/东县\/城关镇 \(carol: 1\); 江城市\/西县 \(dave: 2\)"$/);
+      assert.match(
+        cross.lines[1]!,
+        /^[0-9a-f]{24},通知\.pdf,1000,4,5,8,.*,"江城市\/东县 \(alice, bob: 4\); 河市 \(gina: 1\); 江城市\/东县\/城关镇 \(carol: 1\); 江城市\/西县 \(dave: 2\)"$/,
+      );
       const collisions = await csv('/api/reports/collisions?format=csv');
-      assert.equal(collisions.lines[0], 'md5,file id,sha256,size (bytes),file name,first stored,uploads,files with this md5');
+      assert.equal(
+        collisions.lines[0],
+        'md5,file id,sha256,size (bytes),file name,first stored,uploads,files with this md5',
+      );
       assert.equal(collisions.lines.length, 4);
     });
 
@@ -184,7 +222,9 @@ for (const target of storeTargets) {
       const [viewed] = ((await res.json()) as AuditList).items;
       assert.equal(viewed!.userName, 'admin');
       assert.equal(viewed!.detail, 'collisions: city=江城市');
-      const exported = ((await (await admin.fetch('/api/audit?action=report_exported')).json()) as AuditList).items.map((e) => e.detail);
+      const exported = ((await (await admin.fetch('/api/audit?action=report_exported')).json()) as AuditList).items.map(
+        (e) => e.detail,
+      );
       assert.ok(exported.includes(`savings: city=江城市`), exported.join('\n'));
     });
   });

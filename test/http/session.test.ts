@@ -6,12 +6,16 @@ import { Client, PASSWORD, TestServer } from '../support/server.js';
 import { embeddedTarget, storeTargets } from '../support/stores.js';
 
 const login = (server: TestServer, username: string, password: string, headers: Record<string, string> = {}) =>
-  fetch(`${server.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ username, password }) });
+  fetch(`${server.url}/api/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ username, password }),
+  });
 
 for (const target of storeTargets) {
   describe(`logging in and staying safe (${target.name} store)`, { skip: target.skip }, () => {
     let server: TestServer;
-    let now = Date.now();
+    const now = Date.now();
     before(async () => {
       server = await TestServer.start(target, { clock: () => new Date(now) });
       await server.addAccount('clerk', 'clerk');
@@ -99,23 +103,47 @@ for (const target of storeTargets) {
       await server.addAccount('changer', 'clerk');
       const first = await server.login('changer');
       const second = await server.login('changer');
-      const wrong = await first.json('/api/session/password', 'PUT', { currentPassword: 'nope', newPassword: 'a new long password' });
+      const wrong = await first.json('/api/session/password', 'PUT', {
+        currentPassword: 'nope',
+        newPassword: 'a new long password',
+      });
       assert.equal(wrong.status, 401);
-      const [failure] = (await server.archive.services.audit.search({ action: 'login_failed', user: 'changer', limit: 1, offset: 0 })).items;
-      assert.equal(failure?.detail, 'password change: wrong current password', 'a wrong current password counts like a failed login');
-      const short = await first.json('/api/session/password', 'PUT', { currentPassword: PASSWORD, newPassword: 'short' });
+      const [failure] = (
+        await server.archive.services.audit.search({ action: 'login_failed', user: 'changer', limit: 1, offset: 0 })
+      ).items;
+      assert.equal(
+        failure?.detail,
+        'password change: wrong current password',
+        'a wrong current password counts like a failed login',
+      );
+      const short = await first.json('/api/session/password', 'PUT', {
+        currentPassword: PASSWORD,
+        newPassword: 'short',
+      });
       assert.equal(short.status, 400);
       assert.match((await short.json()).message, /at least 10/);
-      const ok = await first.json('/api/session/password', 'PUT', { currentPassword: PASSWORD, newPassword: 'a new long password' });
+      const ok = await first.json('/api/session/password', 'PUT', {
+        currentPassword: PASSWORD,
+        newPassword: 'a new long password',
+      });
       assert.equal(ok.status, 200);
       assert.equal((await second.fetch('/api/files')).status, 401, 'other sessions ended');
-      const renewed = new Client(server.url, { cookie: ok.headers.get('set-cookie')!.split(';')[0]!, csrf: (await ok.json()).csrfToken });
+      const renewed = new Client(server.url, {
+        cookie: ok.headers.get('set-cookie')!.split(';')[0]!,
+        csrf: (await ok.json()).csrfToken,
+      });
       assert.equal((await renewed.fetch('/api/files')).status, 200);
       assert.equal((await login(server, 'changer', 'a new long password')).status, 201);
     });
 
     it('keeps an account with a one-time password to changing it', async () => {
-      const admin = await server.archive.services.accounts.create({ username: 'first', password: PASSWORD, role: 'admin', unit: { id: 'archive', geoType: 'city', city: 'Archive' }, mustChangePassword: true });
+      const admin = await server.archive.services.accounts.create({
+        username: 'first',
+        password: PASSWORD,
+        role: 'admin',
+        unit: { id: 'archive', geoType: 'city', city: 'Archive' },
+        mustChangePassword: true,
+      });
       const browser = await server.login('first');
       const session = await (await browser.fetch('/api/session')).json();
       assert.equal(session.mustChangePassword, true);
@@ -125,7 +153,10 @@ for (const target of storeTargets) {
       const { token } = await server.archive.services.tokens.create(admin);
       const script = new Client(server.url, { bearer: token });
       assert.equal((await script.fetch('/api/files')).status, 403, 'API tokens wait for the new password too');
-      const changed = await browser.json('/api/session/password', 'PUT', { currentPassword: PASSWORD, newPassword: 'my own password' });
+      const changed = await browser.json('/api/session/password', 'PUT', {
+        currentPassword: PASSWORD,
+        newPassword: 'my own password',
+      });
       assert.equal((await changed.json()).mustChangePassword, false);
       assert.equal((await script.fetch('/api/files')).status, 200);
       assert.equal((await server.store.accounts.get(admin.id))?.mustChangePassword, false);
@@ -138,7 +169,9 @@ for (const target of storeTargets) {
       const cookie = res.headers.get('set-cookie')!.split(';')[0]!.split('=')[1]!;
       const { csrfToken } = await res.json();
       await fetch(`${server.url}/api/files`, { headers: { authorization: `Bearer ${token}` } });
-      await fetch(`${server.url}/api/files`, { headers: { cookie: `archive_session=${cookie}`, 'x-csrf-token': csrfToken } });
+      await fetch(`${server.url}/api/files`, {
+        headers: { cookie: `archive_session=${cookie}`, 'x-csrf-token': csrfToken },
+      });
       const log = server.logLines.join('');
       assert.ok(log.includes('/api/files'), 'requests are logged');
       for (const secret of [PASSWORD, token, cookie, csrfToken]) assert.equal(log.includes(secret), false);
@@ -152,7 +185,15 @@ for (const target of storeTargets) {
     const servers: Started[] = [];
     before(async () => {
       store = processStore(target);
-      for (let i = 0; i < 2; i++) servers.push(await startServer({ ...store.env, LOGIN_FREE_FAILURES: '4', VERIFY_INTERVAL_HOURS: '0', GC_INTERVAL_SECONDS: '0' }));
+      for (let i = 0; i < 2; i++)
+        servers.push(
+          await startServer({
+            ...store.env,
+            LOGIN_FREE_FAILURES: '4',
+            VERIFY_INTERVAL_HOURS: '0',
+            GC_INTERVAL_SECONDS: '0',
+          }),
+        );
     });
     after(async () => {
       for (const s of servers) await stopServer(s);
@@ -161,9 +202,14 @@ for (const target of storeTargets) {
 
     it('counts wrong passwords on every instance together: alternating does not double the free failures', async () => {
       const attempt = (i: number) =>
-        fetch(`${servers[i % 2]!.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'nobody', password: 'not a password' }) });
+        fetch(`${servers[i % 2]!.url}/api/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ username: 'nobody', password: 'not a password' }),
+        });
       for (let i = 0; i < 4; i++) assert.equal((await attempt(i)).status, 401, `attempt ${i + 1}`);
-      for (let i = 4; i < 6; i++) assert.equal((await attempt(i)).status, 429, `attempt ${i + 1}, on instance ${i % 2}`);
+      for (let i = 4; i < 6; i++)
+        assert.equal((await attempt(i)).status, 429, `attempt ${i + 1}, on instance ${i % 2}`);
     });
   });
 }

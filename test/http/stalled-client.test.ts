@@ -33,7 +33,10 @@ for (const target of storeTargets) {
 
     it('is cut off after the stall time, keeps the bytes that arrived and frees the upload, while others are served meanwhile', async () => {
       const data = randomContent(1024 * 1024);
-      const created = await tusRequest(clerk, TUS, 'POST', { 'upload-length': String(data.length), 'upload-metadata': tusMetadata({ filename: 'stalled.pdf' }) });
+      const created = await tusRequest(clerk, TUS, 'POST', {
+        'upload-length': String(data.length),
+        'upload-metadata': tusMetadata({ filename: 'stalled.pdf' }),
+      });
       const path = uploadPath(created);
       const sent = 300_000;
       const req = patchRequest(server.url, path, token, 0, data.length);
@@ -56,7 +59,10 @@ for (const target of storeTargets) {
       // A client that stopped sending is answered and its connection closed: a proxy in front sees
       // an answer (408), not an instance that dropped the connection.
       const answer = await ended;
-      assert.match(answer, /^answered 408 close \{"error":"request_timeout","message":"No bytes arrived for 1 s, so the request was ended\. The bytes that arrived are kept/);
+      assert.match(
+        answer,
+        /^answered 408 close \{"error":"request_timeout","message":"No bytes arrived for 1 s, so the request was ended\. The bytes that arrived are kept/,
+      );
       const waited = Date.now() - started;
       assert.ok(waited >= 900 && waited < 10_000, `cut off after ${waited} ms`);
       // The server persists what arrived just after cutting the connection: a client asks again.

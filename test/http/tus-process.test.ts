@@ -2,10 +2,29 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { randomContent } from '../support/content.js';
-import { clerkToken, freePort, killServer, processStore, startServer, stopServer, type ProcessStore, type Started } from '../support/process.js';
+import {
+  clerkToken,
+  freePort,
+  killServer,
+  processStore,
+  startServer,
+  stopServer,
+  type ProcessStore,
+  type Started,
+} from '../support/process.js';
 import { Client } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
-import { md5, offsetOf, openPatch, sha256, TUS, tusMetadata, tusRequest, tusUpload, uploadPath } from '../support/tus.js';
+import {
+  md5,
+  offsetOf,
+  openPatch,
+  sha256,
+  TUS,
+  tusMetadata,
+  tusRequest,
+  tusUpload,
+  uploadPath,
+} from '../support/tus.js';
 
 for (const target of storeTargets) {
   describe(`resumable uploads across server processes (${target.name} store)`, { skip: target.skip }, () => {
@@ -47,7 +66,8 @@ for (const target of storeTargets) {
         offsets.push(await offsetOf(client(), upload));
       }
       assert.ok(offsets[0]! > 0, `bytes received before the first kill were kept (offsets ${offsets.join(', ')})`);
-      for (let i = 1; i < offsets.length; i++) assert.ok(offsets[i]! > offsets[i - 1]!, `each resume got further (offsets ${offsets.join(', ')})`);
+      for (let i = 1; i < offsets.length; i++)
+        assert.ok(offsets[i]! > offsets[i - 1]!, `each resume got further (offsets ${offsets.join(', ')})`);
       const done = await tusUpload(client(), data, { uploadUrl: `${server.url}${upload}` });
       assert.equal(done.status, 'stored');
       const res = await client().fetch(`/api/files/${done.fileId}`);
@@ -60,10 +80,19 @@ for (const target of storeTargets) {
       const clientA = new Client(a.url, { bearer: token });
       const clientB = new Client(b.url, { bearer: token });
       const data = randomContent(3 * 1024 * 1024 + 5);
-      const created = await tusRequest(clientA, TUS, 'POST', { 'upload-length': String(data.length), 'upload-metadata': tusMetadata({ filename: '两地.pdf' }) });
+      const created = await tusRequest(clientA, TUS, 'POST', {
+        'upload-length': String(data.length),
+        'upload-metadata': tusMetadata({ filename: '两地.pdf' }),
+      });
       const upload = uploadPath(created);
       const half = 1024 * 1024 + 3;
-      const first = await tusRequest(clientA, upload, 'PATCH', { 'content-type': 'application/offset+octet-stream', 'upload-offset': '0' }, data.subarray(0, half));
+      const first = await tusRequest(
+        clientA,
+        upload,
+        'PATCH',
+        { 'content-type': 'application/offset+octet-stream', 'upload-offset': '0' },
+        data.subarray(0, half),
+      );
       assert.equal(first.status, 204);
       assert.equal(await offsetOf(clientB, upload), half, 'the other process sees the offset');
       const done = await tusUpload(clientB, data, { uploadUrl: `${b.url}${upload}` });
@@ -82,7 +111,13 @@ for (const target of storeTargets) {
       const upload = uploadPath(created);
       const slow = http.request(new URL(upload, a.url), {
         method: 'PATCH',
-        headers: { 'content-type': 'application/offset+octet-stream', 'tus-resumable': '1.0.0', 'upload-offset': '0', 'content-length': String(data.length), authorization: `Bearer ${token}` },
+        headers: {
+          'content-type': 'application/offset+octet-stream',
+          'tus-resumable': '1.0.0',
+          'upload-offset': '0',
+          'content-length': String(data.length),
+          authorization: `Bearer ${token}`,
+        },
       });
       const slowStatus = new Promise<number>((resolve, reject) => {
         slow.on('response', (res) => {
@@ -97,7 +132,13 @@ for (const target of storeTargets) {
       for (let i = 0; i < 200 && refused?.status !== 423; i++) {
         const offset = await offsetOf(clientB, upload);
         if (offset > 0) {
-          refused = await tusRequest(clientB, upload, 'PATCH', { 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) }, data.subarray(offset, offset + 10));
+          refused = await tusRequest(
+            clientB,
+            upload,
+            'PATCH',
+            { 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) },
+            data.subarray(offset, offset + 10),
+          );
         } else await new Promise((r) => setTimeout(r, 20));
       }
       assert.equal(refused!.status, 423);

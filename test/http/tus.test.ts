@@ -10,8 +10,15 @@ const CS = TEST_CHUNK_SIZE;
 const OFFSET_STREAM = { 'content-type': 'application/offset+octet-stream' };
 
 /** Creates an upload with raw tus requests; returns its path. */
-async function create(client: Client, length: number, metadata: Record<string, string> = { filename: 'doc.pdf' }): Promise<string> {
-  const res = await tusRequest(client, TUS, 'POST', { 'upload-length': String(length), 'upload-metadata': tusMetadata(metadata) });
+async function create(
+  client: Client,
+  length: number,
+  metadata: Record<string, string> = { filename: 'doc.pdf' },
+): Promise<string> {
+  const res = await tusRequest(client, TUS, 'POST', {
+    'upload-length': String(length),
+    'upload-metadata': tusMetadata(metadata),
+  });
   assert.equal(res.status, 201, await res.clone().text());
   return uploadPath(res);
 }
@@ -47,7 +54,7 @@ for (const target of storeTargets) {
     after(() => server.close());
 
     describe('uploading', () => {
-      it('takes a file from a standard tus client in several requests and answers the last with the archive\'s outcome', async () => {
+      it("takes a file from a standard tus client in several requests and answers the last with the archive's outcome", async () => {
         const data = randomContent(4 * CS + 1234);
         // 100 KB requests do not fall on the 64 KiB chunk edges: each request continues a partial chunk.
         const result = await tusUpload(clerkA, data, { chunkSize: 100_000, metadata: { filename: '县志.pdf' } });
@@ -83,14 +90,21 @@ for (const target of storeTargets) {
         assert.deepEqual([second.status, second.fileId, second.uploadCount], ['duplicate', first.fileId, '2']);
         assert.deepEqual([third.status, third.fileId, third.uploadCount], ['duplicate', first.fileId, '1']);
         assert.equal(await countChunks(server.opened), chunks);
-        const counts = (await server.store.ledger.entriesForFile(first.fileId!)).map((e) => [e.userName, e.uploadCount]).sort();
-        assert.deepEqual(counts, [['clerkA', 2], ['clerkB', 1]]);
+        const counts = (await server.store.ledger.entriesForFile(first.fileId!))
+          .map((e) => [e.userName, e.uploadCount])
+          .sort();
+        assert.deepEqual(counts, [
+          ['clerkA', 2],
+          ['clerkB', 1],
+        ]);
       });
 
       it('stores one copy when 20 clients upload the same new file at once, and counts every uploader', async () => {
         const data = randomContent(3 * CS + 500);
         const clients = await Promise.all(
-          Array.from({ length: 20 }, async (_, i) => server.tokenClient(await server.addAccount(`racer${i}`, 'clerk', i % 2 ? 'unit-a' : 'unit-b'))),
+          Array.from({ length: 20 }, async (_, i) =>
+            server.tokenClient(await server.addAccount(`racer${i}`, 'clerk', i % 2 ? 'unit-a' : 'unit-b')),
+          ),
         );
         const chunks = await countChunks(server.opened);
         const results = await Promise.all(clients.map((client) => tusUpload(client, data, { chunkSize: 60_000 })));
@@ -98,7 +112,11 @@ for (const target of storeTargets) {
         assert.deepEqual(results.map((r) => r.status).sort(), [...Array<string>(19).fill('duplicate'), 'stored']);
         const entry = (await server.store.catalog.findByKey(keyOf(data)))!;
         assert.equal(entry.fileId, results[0]!.fileId);
-        assert.equal(await countChunks(server.opened), chunks + 4, 'its chunks stored once; every other upload\'s staged bytes removed');
+        assert.equal(
+          await countChunks(server.opened),
+          chunks + 4,
+          "its chunks stored once; every other upload's staged bytes removed",
+        );
         const ledger = await server.store.ledger.entriesForFile(entry.fileId);
         assert.equal(ledger.length, 20);
         assert.ok(ledger.every((e) => e.uploadCount === 1));
@@ -111,7 +129,11 @@ for (const target of storeTargets) {
           clerkA,
           TUS,
           'POST',
-          { 'upload-length': String(data.length), 'upload-metadata': tusMetadata({ filename: 'small.txt', md5: md5(data) }), ...OFFSET_STREAM },
+          {
+            'upload-length': String(data.length),
+            'upload-metadata': tusMetadata({ filename: 'small.txt', md5: md5(data) }),
+            ...OFFSET_STREAM,
+          },
           data,
         );
         assert.equal(res.status, 201);
@@ -121,7 +143,10 @@ for (const target of storeTargets) {
       });
 
       it('completes an empty file at creation', async () => {
-        const res = await tusRequest(clerkA, TUS, 'POST', { 'upload-length': '0', 'upload-metadata': tusMetadata({ filename: 'empty.txt' }) });
+        const res = await tusRequest(clerkA, TUS, 'POST', {
+          'upload-length': '0',
+          'upload-metadata': tusMetadata({ filename: 'empty.txt' }),
+        });
         assert.equal(res.status, 201);
         assert.match(res.headers.get('archive-status')!, /^(stored|duplicate)$/);
         assert.deepEqual(await download(clerkA, res.headers.get('archive-file-id')!), Buffer.alloc(0));
@@ -129,14 +154,24 @@ for (const target of storeTargets) {
 
       it('keeps the bytes of a request that broke off, so the upload resumes from the offset HEAD reports', async () => {
         const data = randomContent(3 * CS + 77);
-        const path = await create(clerkA, data.length, { filename: 'broken.pdf', md5: md5(data), sha256: sha256(data) });
+        const path = await create(clerkA, data.length, {
+          filename: 'broken.pdf',
+          md5: md5(data),
+          sha256: sha256(data),
+        });
         const sent = CS + 1000;
         // Announce the whole rest, send part of it, then drop the connection.
         await new Promise<void>((resolve) => {
           const url = new URL(path, server.url);
           const req = http.request(url, {
             method: 'PATCH',
-            headers: { ...OFFSET_STREAM, 'tus-resumable': '1.0.0', 'upload-offset': '0', 'content-length': String(data.length), authorization: `Bearer ${clerkA.credentials.bearer}` },
+            headers: {
+              ...OFFSET_STREAM,
+              'tus-resumable': '1.0.0',
+              'upload-offset': '0',
+              'content-length': String(data.length),
+              authorization: `Bearer ${clerkA.credentials.bearer}`,
+            },
           });
           req.on('error', () => resolve());
           req.write(data.subarray(0, sent), () => setTimeout(() => req.destroy(), 200));
@@ -171,13 +206,21 @@ for (const target of storeTargets) {
         assert.equal(again.headers.get('archive-file-id'), result.fileId);
         assert.equal((await patch(clerkA, path, 0, data)).status, 409, 'a finished upload takes no more bytes');
         const ledger = JSON.stringify(await server.store.ledger.entriesForFile(result.fileId!));
-        assert.equal(JSON.parse(ledger).find((e: { userName: string }) => e.userName === 'clerkA').uploadCount, 1, 'and counts nothing twice');
+        assert.equal(
+          JSON.parse(ledger).find((e: { userName: string }) => e.userName === 'clerkA').uploadCount,
+          1,
+          'and counts nothing twice',
+        );
         const del = await tusRequest(clerkA, path, 'DELETE');
         assert.equal(del.status, 204);
         assert.equal(del.headers.get('tus-resumable'), '1.0.0');
         assert.equal((await tusRequest(clerkA, path, 'HEAD')).status, 404);
         assert.deepEqual(await download(clerkA, result.fileId!), data, 'the archived file stays');
-        assert.equal(JSON.stringify(await server.store.ledger.entriesForFile(result.fileId!)), ledger, 'and so do its ledger entries');
+        assert.equal(
+          JSON.stringify(await server.store.ledger.entriesForFile(result.fileId!)),
+          ledger,
+          'and so do its ledger entries',
+        );
       });
 
       it('cancels an unfinished upload with DELETE, removing its bytes', async () => {
@@ -192,7 +235,9 @@ for (const target of storeTargets) {
       });
 
       it('refuses the upload with 422 when the received bytes do not have the declared MD5 or SHA-256, storing nothing', async () => {
-        for (const declared of [{ md5: md5(randomContent(10)) }, { sha256: sha256(randomContent(10)) }] as Array<Record<string, string>>) {
+        for (const declared of [{ md5: md5(randomContent(10)) }, { sha256: sha256(randomContent(10)) }] as Array<
+          Record<string, string>
+        >) {
           const data = randomContent(CS + 100);
           const chunks = await countChunks(server.opened);
           const path = await create(clerkA, data.length, { filename: 'bad.pdf', ...declared });
@@ -213,7 +258,13 @@ for (const target of storeTargets) {
         const url = new URL(path, server.url);
         const slow = http.request(url, {
           method: 'PATCH',
-          headers: { ...OFFSET_STREAM, 'tus-resumable': '1.0.0', 'upload-offset': '0', 'content-length': String(data.length), authorization: `Bearer ${clerkA.credentials.bearer}` },
+          headers: {
+            ...OFFSET_STREAM,
+            'tus-resumable': '1.0.0',
+            'upload-offset': '0',
+            'content-length': String(data.length),
+            authorization: `Bearer ${clerkA.credentials.bearer}`,
+          },
         });
         const slowDone = new Promise<number>((resolve, reject) => {
           slow.on('response', (res) => {
@@ -242,7 +293,13 @@ for (const target of storeTargets) {
       it('takes PATCH sent as POST with X-HTTP-Method-Override', async () => {
         const data = randomContent(1000);
         const path = await create(clerkA, data.length);
-        const res = await tusRequest(clerkA, path, 'POST', { ...OFFSET_STREAM, 'x-http-method-override': 'PATCH', 'upload-offset': '0' }, data);
+        const res = await tusRequest(
+          clerkA,
+          path,
+          'POST',
+          { ...OFFSET_STREAM, 'x-http-method-override': 'PATCH', 'upload-offset': '0' },
+          data,
+        );
         assert.equal(res.status, 204);
         assert.equal(res.headers.get('upload-offset'), '1000');
       });
@@ -277,14 +334,31 @@ for (const target of storeTargets) {
         assert.equal((await tusRequest(anonymous, path, 'HEAD')).status, 401);
         assert.equal((await patch(anonymous, path, 0, randomContent(10))).status, 401);
         assert.equal((await tusRequest(anonymous, path, 'DELETE')).status, 401);
-        const badToken = await tusRequest(new Client(server.url, { bearer: 'adt_000000000000_' + 'x'.repeat(43) }), path, 'HEAD', { origin: 'https://portal.example.gov' });
+        const badToken = await tusRequest(
+          new Client(server.url, { bearer: 'adt_000000000000_' + 'x'.repeat(43) }),
+          path,
+          'HEAD',
+          { origin: 'https://portal.example.gov' },
+        );
         assert.equal(badToken.status, 401);
         assert.equal(badToken.headers.get('tus-resumable'), '1.0.0', 'even a refusal before the tus route speaks tus');
-        assert.equal(badToken.headers.get('access-control-allow-origin'), 'https://portal.example.gov', 'and a browser may read it');
+        assert.equal(
+          badToken.headers.get('access-control-allow-origin'),
+          'https://portal.example.gov',
+          'and a browser may read it',
+        );
         const noCsrf = await tusRequest(clerkB, TUS, 'POST', { 'upload-length': '10', 'x-csrf-token': 'wrong' });
         assert.equal(noCsrf.status, 403);
-        assert.equal((await tusRequest(clerkB, TUS, 'POST', { 'upload-length': '10' })).status, 201, 'with its token a browser session may upload');
-        assert.equal((await tusRequest(admin, TUS, 'POST', { 'upload-length': '10' })).status, 201, 'admins may upload');
+        assert.equal(
+          (await tusRequest(clerkB, TUS, 'POST', { 'upload-length': '10' })).status,
+          201,
+          'with its token a browser session may upload',
+        );
+        assert.equal(
+          (await tusRequest(admin, TUS, 'POST', { 'upload-length': '10' })).status,
+          201,
+          'admins may upload',
+        );
       });
     });
 
@@ -293,7 +367,12 @@ for (const target of storeTargets) {
         const res = await server.anonymous().fetch(TUS, { method: 'OPTIONS' });
         assert.equal(res.status, 204);
         assert.equal(res.headers.get('tus-version'), '1.0.0');
-        assert.deepEqual(res.headers.get('tus-extension')!.split(',').sort(), ['creation', 'creation-with-upload', 'expiration', 'termination']);
+        assert.deepEqual(res.headers.get('tus-extension')!.split(',').sort(), [
+          'creation',
+          'creation-with-upload',
+          'expiration',
+          'termination',
+        ]);
         assert.equal(res.headers.get('tus-max-size'), String(10 * 1024 * 1024));
       });
 
@@ -320,13 +399,21 @@ for (const target of storeTargets) {
         assert.equal((await tusRequest(clerkA, path, 'PATCH', OFFSET_STREAM, randomContent(10))).status, 400);
         assert.equal((await patch(clerkA, path, 0, randomContent(10), { 'upload-offset': '-1' })).status, 400);
         assert.equal((await patch(clerkA, path, 0, randomContent(10), { 'upload-offset': 'ten' })).status, 400);
-        const wrongType = await patch(clerkA, path, 0, randomContent(10), { 'content-type': 'application/octet-stream' });
+        const wrongType = await patch(clerkA, path, 0, randomContent(10), {
+          'content-type': 'application/octet-stream',
+        });
         assert.equal(wrongType.status, 415);
         assert.equal((await wrongType.json()).error, 'unsupported_media_type');
       });
 
       it('answers 415 to creation-with-upload bytes that are not an offset stream', async () => {
-        const res = await tusRequest(clerkA, TUS, 'POST', { 'upload-length': '10', 'content-type': 'text/plain' }, randomContent(10));
+        const res = await tusRequest(
+          clerkA,
+          TUS,
+          'POST',
+          { 'upload-length': '10', 'content-type': 'text/plain' },
+          randomContent(10),
+        );
         assert.equal(res.status, 415);
       });
 
@@ -340,14 +427,29 @@ for (const target of storeTargets) {
       });
 
       it('refuses badly encoded metadata and malformed declared hashes with 400', async () => {
-        assert.equal((await tusRequest(clerkA, TUS, 'POST', { 'upload-length': '10', 'upload-metadata': 'filename not*base64!' })).status, 400);
-        assert.equal((await tusRequest(clerkA, TUS, 'POST', { 'upload-length': '10', 'upload-metadata': 'filename' + ' ' + 'eA==,filename eA==' })).status, 400);
-        const badHash = await tusRequest(clerkA, TUS, 'POST', { 'upload-length': '10', 'upload-metadata': tusMetadata({ md5: 'abc' }) });
+        assert.equal(
+          (await tusRequest(clerkA, TUS, 'POST', { 'upload-length': '10', 'upload-metadata': 'filename not*base64!' }))
+            .status,
+          400,
+        );
+        assert.equal(
+          (
+            await tusRequest(clerkA, TUS, 'POST', {
+              'upload-length': '10',
+              'upload-metadata': 'filename' + ' ' + 'eA==,filename eA==',
+            })
+          ).status,
+          400,
+        );
+        const badHash = await tusRequest(clerkA, TUS, 'POST', {
+          'upload-length': '10',
+          'upload-metadata': tusMetadata({ md5: 'abc' }),
+        });
         assert.equal(badHash.status, 400);
         assert.match((await badHash.json()).message, /MD5/);
       });
 
-      it('answers 413 to more bytes than the upload\'s length', async () => {
+      it("answers 413 to more bytes than the upload's length", async () => {
         const path = await create(clerkA, 100);
         assert.equal((await patch(clerkA, path, 0, randomContent(101))).status, 413);
       });
@@ -363,43 +465,75 @@ for (const target of storeTargets) {
         assert.equal((await res.json()).error, 'upload_expired');
       });
 
-      it('never builds an upload URL from the client\'s Host or forwarded headers: relative, or on PUBLIC_URL', async () => {
+      it("never builds an upload URL from the client's Host or forwarded headers: relative, or on PUBLIC_URL", async () => {
         const create = (url: string, bearer: string) =>
           new Promise<http.IncomingMessage>((resolve, reject) => {
             const req = http.request(`${url}${TUS}`, {
               method: 'POST',
-              headers: { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https', authorization: `Bearer ${bearer}`, 'tus-resumable': '1.0.0', 'upload-length': '10' },
+              headers: {
+                host: 'evil.example',
+                'x-forwarded-host': 'evil.example',
+                'x-forwarded-proto': 'https',
+                authorization: `Bearer ${bearer}`,
+                'tus-resumable': '1.0.0',
+                'upload-length': '10',
+              },
             });
-            req.on('response', (res) => resolve(res.resume())).on('error', reject).end();
+            req
+              .on('response', (res) => resolve(res.resume()))
+              .on('error', reject)
+              .end();
           });
         const relative = await create(server.url, clerkA.credentials.bearer!);
         assert.equal(relative.statusCode, 201);
         assert.match(relative.headers.location!, /^\/api\/tus\/[0-9a-f]{32}$/);
 
-        const behindProxy = await TestServer.start(target, { publicUrl: 'https://archive.example.gov/records', trustProxy: true });
+        const behindProxy = await TestServer.start(target, {
+          publicUrl: 'https://archive.example.gov/records',
+          trustProxy: true,
+        });
         try {
           const clerk = await behindProxy.tokenClient(await behindProxy.addAccount('clerkP', 'clerk', 'unit-p'));
           const absolute = await create(behindProxy.url, clerk.credentials.bearer!);
           assert.equal(absolute.statusCode, 201);
-          assert.match(absolute.headers.location!, /^https:\/\/archive\.example\.gov\/records\/api\/tus\/[0-9a-f]{32}$/);
+          assert.match(
+            absolute.headers.location!,
+            /^https:\/\/archive\.example\.gov\/records\/api\/tus\/[0-9a-f]{32}$/,
+          );
         } finally {
           await behindProxy.close();
         }
       });
 
       it('exposes the tus and archive headers to an allowed browser origin only', async () => {
-        const allowed = await tusRequest(clerkA, TUS, 'POST', { 'upload-length': '10', origin: 'https://portal.example.gov' });
+        const allowed = await tusRequest(clerkA, TUS, 'POST', {
+          'upload-length': '10',
+          origin: 'https://portal.example.gov',
+        });
         assert.equal(allowed.headers.get('access-control-allow-origin'), 'https://portal.example.gov');
         const exposed = allowed.headers.get('access-control-expose-headers')!.split(/,\s*/);
-        for (const h of ['Location', 'Upload-Offset', 'Upload-Length', 'Upload-Expires', 'Tus-Resumable', 'Archive-File-Id', 'Archive-Status']) assert.ok(exposed.includes(h), h);
-        const preflight = await server.anonymous().fetch(TUS, { method: 'OPTIONS', headers: { origin: 'https://portal.example.gov', 'access-control-request-method': 'POST' } });
+        for (const h of [
+          'Location',
+          'Upload-Offset',
+          'Upload-Length',
+          'Upload-Expires',
+          'Tus-Resumable',
+          'Archive-File-Id',
+          'Archive-Status',
+        ])
+          assert.ok(exposed.includes(h), h);
+        const preflight = await server.anonymous().fetch(TUS, {
+          method: 'OPTIONS',
+          headers: { origin: 'https://portal.example.gov', 'access-control-request-method': 'POST' },
+        });
         assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://portal.example.gov');
         assert.match(preflight.headers.get('access-control-allow-headers')!, /Upload-Metadata/);
         const path = uploadPath(allowed);
         const patched = await patch(clerkA, path, 0, randomContent(10), { origin: 'https://portal.example.gov' });
         assert.equal(patched.headers.get('access-control-allow-origin'), 'https://portal.example.gov');
         const exposedOnPatch = patched.headers.get('access-control-expose-headers')!.split(/,\s*/);
-        for (const h of ['Upload-Offset', 'Archive-File-Id', 'Archive-Status', 'Archive-Upload-Count']) assert.ok(exposedOnPatch.includes(h), h);
+        for (const h of ['Upload-Offset', 'Archive-File-Id', 'Archive-Status', 'Archive-Upload-Count'])
+          assert.ok(exposedOnPatch.includes(h), h);
         const other = await tusRequest(clerkA, TUS, 'POST', { 'upload-length': '10', origin: 'https://evil.example' });
         assert.equal(other.headers.get('access-control-allow-origin'), null);
       });
@@ -410,7 +544,7 @@ for (const target of storeTargets) {
     });
 
     describe('expiry and garbage collection', () => {
-      it('removes an abandoned upload\'s bytes and nothing else', async () => {
+      it("removes an abandoned upload's bytes and nothing else", async () => {
         await server.archive.gc.run(); // start from a clean slate
         const kept = await tusUpload(clerkA, randomContent(2 * CS + 1));
         const abandoned = await create(clerkA, 3 * CS);

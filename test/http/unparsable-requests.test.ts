@@ -27,7 +27,9 @@ describe('requests Node cannot parse get the JSON error body too', () => {
   after(() => server.close());
 
   it('answers headers over 16 KB (a swollen cookie) with 431 headers_too_large and a message', async () => {
-    const answer = parse(await raw(server.url, `GET /api/health HTTP/1.1\r\nHost: x\r\nCookie: ${'a'.repeat(20_000)}\r\n\r\n`));
+    const answer = parse(
+      await raw(server.url, `GET /api/health HTTP/1.1\r\nHost: x\r\nCookie: ${'a'.repeat(20_000)}\r\n\r\n`),
+    );
     assert.equal(answer.status, 431);
     assert.match(answer.headers, /content-type: application\/json/i);
     assert.match(answer.headers, /connection: close/i);

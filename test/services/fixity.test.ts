@@ -45,7 +45,12 @@ for (const target of storeTargets) {
 
     const store = async (data: Buffer, fileName: string) => {
       const staged = await stageBytes(opened.store, data);
-      const { entry } = await opened.store.content.commit(staged.stagingId, { key: staged.key, fileName, contentType: 'application/pdf', uploadDate: now });
+      const { entry } = await opened.store.content.commit(staged.stagingId, {
+        key: staged.key,
+        fileName,
+        contentType: 'application/pdf',
+        uploadDate: now,
+      });
       return entry;
     };
 
@@ -55,7 +60,20 @@ for (const target of storeTargets) {
       const result = await fixity.run('command');
       assert.deepEqual(
         { ...result, startedAt: undefined, finishedAt: undefined, host: undefined },
-        { state: 'passed', trigger: 'command', totalFiles: 4, files: 4, bytes: sizes.reduce((a, b) => a + b), missing: 0, corrupted: 0, checksummed: 0, problems: [], startedAt: undefined, finishedAt: undefined, host: undefined },
+        {
+          state: 'passed',
+          trigger: 'command',
+          totalFiles: 4,
+          files: 4,
+          bytes: sizes.reduce((a, b) => a + b),
+          missing: 0,
+          corrupted: 0,
+          checksummed: 0,
+          problems: [],
+          startedAt: undefined,
+          finishedAt: undefined,
+          host: undefined,
+        },
       );
       assert.deepEqual(await fixity.last(), result, 'the result is kept in the store');
     });
@@ -75,13 +93,23 @@ for (const target of storeTargets) {
       assert.deepEqual([result.files, result.missing, result.corrupted], [4, 2, 1]);
       const byId = new Map(result.problems.map((p) => [p.fileId, p]));
       assert.equal(byId.has(intact.fileId), false);
-      assert.deepEqual({ ...byId.get(flipped.fileId), detail: undefined }, { fileId: flipped.fileId, fileName: '县志 第二卷.pdf', fileLength: 3 * cs, kind: 'corrupted', chunk: 1, detail: undefined });
+      assert.deepEqual(
+        { ...byId.get(flipped.fileId), detail: undefined },
+        {
+          fileId: flipped.fileId,
+          fileName: '县志 第二卷.pdf',
+          fileLength: 3 * cs,
+          kind: 'corrupted',
+          chunk: 1,
+          detail: undefined,
+        },
+      );
       assert.match(byId.get(flipped.fileId)!.detail, /chunk 1 does not match its checksum/);
       assert.deepEqual([byId.get(lostChunk.fileId)?.kind, byId.get(lostChunk.fileId)?.chunk], ['missing', 2]);
       assert.deepEqual([byId.get(lostFile.fileId)?.kind, byId.get(lostFile.fileId)?.chunk], ['missing', 0]);
     });
 
-    it('finds changed bytes by the whole file\'s digests where chunk checksums cannot tell (a file stored before them)', async () => {
+    it("finds changed bytes by the whole file's digests where chunk checksums cannot tell (a file stored before them)", async () => {
       const data = randomContent(2 * opened.chunkSize);
       const entry = await store(data, 'old.pdf');
       await forgetChunkSums(opened, entry.fileId);
@@ -103,7 +131,10 @@ for (const target of storeTargets) {
       assert.deepEqual([result.state, result.checksummed], ['passed', 1]);
       assert.equal(await opened.store.content.lacksChunkSums(entry), false);
       await damageContent(opened, entry.fileId, { kind: 'flip-byte', offset: 2 * opened.chunkSize });
-      await assert.rejects(readAll(opened.store.content.read(entry)), (err: unknown) => err instanceof ContentDamagedError && err.offset === 2 * opened.chunkSize);
+      await assert.rejects(
+        readAll(opened.store.content.read(entry)),
+        (err: unknown) => err instanceof ContentDamagedError && err.offset === 2 * opened.chunkSize,
+      );
       assert.equal((await fixity.run('command'))!.checksummed, 0, 'once only');
     });
 
@@ -113,17 +144,22 @@ for (const target of storeTargets) {
       const read = opened.store.content.read.bind(opened.store.content);
       opened.store.content.read = (entry, ...rest) => {
         if (entry.fileId !== unreadable.fileId) return read(entry, ...rest);
-        return Readable.from((async function* () {
-          throw Object.assign(new Error('i/o error'), { code: 'EIO' });
-        })());
+        return Readable.from(
+          (async function* () {
+            throw Object.assign(new Error('i/o error'), { code: 'EIO' });
+          })(),
+        );
       };
       const result = (await fixity.run('command'))!;
       assert.deepEqual([result.state, result.files, result.missing], ['failed', 2, 1]);
       assert.match(result.problems[0]!.detail, /cannot be read \(EIO/);
 
-      opened.store.content.read = () => Readable.from((async function* () {
-        throw new Error('the database went away');
-      })());
+      opened.store.content.read = () =>
+        Readable.from(
+          (async function* () {
+            throw new Error('the database went away');
+          })(),
+        );
       await assert.rejects(fixity.run('command'), /went away/);
       assert.equal((await fixity.last())?.state, 'interrupted');
       assert.equal((await opened.store.jobs.get('fixity'))?.holder, null, 'the lease is free at once');
@@ -164,7 +200,7 @@ for (const target of storeTargets) {
       assert.deepEqual([after?.state, after?.files], ['interrupted', 0], 'a stopped service checks nothing more');
 
       // A process that died mid-check leaves "running" with a lease that then runs out.
-      const running: VerificationResult = { ...stopped!, state: 'running' };
+      const running: VerificationResult = { ...stopped, state: 'running' };
       assert.equal(await opened.store.jobs.acquire('fixity', 'dead process', now, 60_000), true);
       await opened.store.jobs.renew('fixity', 'dead process', now, 60_000, running);
       assert.equal((await fixity.last())?.state, 'running');

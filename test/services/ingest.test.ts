@@ -25,7 +25,16 @@ describe('ingest: one pass of chunking, MD5 and SHA-256', () => {
   before(async () => {
     opened = await embeddedTarget.open();
     digests = new DigestPool(2);
-    ingest = new IngestService({ store: opened.store, digests, pool: new ChunkPool(CS), scope: new DuplicateScope('archive', opened.store.ledger), maxFileSize: 40 * CS, audit: new AuditService(opened.store.audit), calendar: new ReportCalendar('Asia/Shanghai'), meter: { counted() {} } });
+    ingest = new IngestService({
+      store: opened.store,
+      digests,
+      pool: new ChunkPool(CS),
+      scope: new DuplicateScope('archive', opened.store.ledger),
+      maxFileSize: 40 * CS,
+      audit: new AuditService(opened.store.audit),
+      calendar: new ReportCalendar('Asia/Shanghai'),
+      meter: { counted() {} },
+    });
   });
   after(async () => {
     await digests.close();
@@ -37,7 +46,12 @@ describe('ingest: one pass of chunking, MD5 and SHA-256', () => {
       const data = randomContent(size);
       const staged = await ingest.stage(Readable.from(pieces(data, 7001)));
       assert.deepEqual(staged.key, keyOf(data));
-      const { entry } = await opened.store.content.commit(staged.stagingId, { key: staged.key, fileName: 'x', contentType: 'x/y', uploadDate: new Date() });
+      const { entry } = await opened.store.content.commit(staged.stagingId, {
+        key: staged.key,
+        fileName: 'x',
+        contentType: 'x/y',
+        uploadDate: new Date(),
+      });
       assert.deepEqual(await readAll(opened.store.content.read(entry)), data);
     });
   }

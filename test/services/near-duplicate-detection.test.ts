@@ -18,7 +18,13 @@ for (const target of storeTargets) {
       opened = await target.open();
       store = opened.store;
       now = Date.UTC(2026, 10, 20, 9);
-      service = new NearDuplicateService({ store, fingerprinter: Fingerprinter.create(), calendar: new ReportCalendar('Asia/Shanghai'), holder: 'test', clock: () => new Date(now) });
+      service = new NearDuplicateService({
+        store,
+        fingerprinter: Fingerprinter.create(),
+        calendar: new ReportCalendar('Asia/Shanghai'),
+        holder: 'test',
+        clock: () => new Date(now),
+      });
     });
     afterEach(() => opened.dispose());
 
@@ -26,13 +32,18 @@ for (const target of storeTargets) {
     const upload = async (name: string, data: string | Uint8Array, contentType = 'text/plain') => {
       const bytes = typeof data === 'string' ? Buffer.from(data) : data;
       const staged = await stageBytes(store, bytes);
-      const { entry } = await store.content.commit(staged.stagingId, { key: keyOf(bytes), fileName: name, contentType, uploadDate: new Date(now) });
+      const { entry } = await store.content.commit(staged.stagingId, {
+        key: keyOf(bytes),
+        fileName: name,
+        contentType,
+        uploadDate: new Date(now),
+      });
       await service.enqueue([entry.fileId]);
       return entry.fileId;
     };
     const runAll = async () => {
       let total = 0;
-      for (let ran; (ran = await service.runDue()) > 0; ) total += ran;
+      for (let ran; (ran = await service.runDue()) > 0;) total += ran;
       return total;
     };
     const pairsFound = async () => {
@@ -42,7 +53,13 @@ for (const target of storeTargets) {
 
     it('pairs a document with its edited copies, long and short, and nothing with a different document on the same subject', async () => {
       await upload('通知.txt', NOTICE);
-      await upload('通知（网页版）.html', `<html><head><style>p{}</style></head><body>${NOTICE_FROM_THE_WEB.split('\n').map((l) => `<p>${l}</p>`).join('')}</body></html>`, 'text/html');
+      await upload(
+        '通知（网页版）.html',
+        `<html><head><style>p{}</style></head><body>${NOTICE_FROM_THE_WEB.split('\n')
+          .map((l) => `<p>${l}</p>`)
+          .join('')}</body></html>`,
+        'text/html',
+      );
       await upload('培训通知.txt', OTHER_NOTICE);
       await upload('静夜思.txt', POEM);
       await upload('靜夜思.md', POEM_TRADITIONAL, 'text/markdown');
@@ -57,47 +74,59 @@ for (const target of storeTargets) {
       assert.match(webSide.snippet, /首页|注：本通知同时抄送/, 'the excerpt shows what the copy has of its own');
       const poem = page.items.find((r) => r.method === 'containment')!;
       assert.equal(poem.hamming, null, 'short texts are compared by their shingles only');
-      assert.deepEqual({ ...page.status, failures: page.status.failures.length }, { fingerprinted: 5, skipped: 1, pairs: 2, queued: 0, running: 0, failed: 0, failures: 0 });
+      assert.deepEqual(
+        { ...page.status, failures: page.status.failures.length },
+        { fingerprinted: 5, skipped: 1, pairs: 2, queued: 0, running: 0, failed: 0, failures: 0 },
+      );
     });
 
-    it('gives way to uploads: while files keep arriving a round is followed by a pause (rounds take a fifth of the time), and once they stop the queue is worked through', { timeout: 30_000 }, async () => {
-      // Virtual time: each reading of the clock is 10 ms after the last (a round takes 10 ms), and a pause passes its length.
-      let t = 0;
-      const pauses: number[] = [];
-      const paced = new NearDuplicateService({
-        store,
-        fingerprinter: Fingerprinter.create(),
-        calendar: new ReportCalendar('Asia/Shanghai'),
-        holder: 'paced',
-        clock: () => new Date(now),
-        pacing: { busyShare: 0.2, quietMs: 2000, elapsed: () => (t += 10), sleep: async (ms) => void pauses.push(ms) },
-      });
-      const workThrough = async (pausesExpected: number) => {
-        paced.start(60_000);
-        const busy = async () => {
-          const { queued, running } = await store.fingerprintQueue.counts(new Date(now));
-          return queued + running > 0 || pauses.length < pausesExpected;
+    it(
+      'gives way to uploads: while files keep arriving a round is followed by a pause (rounds take a fifth of the time), and once they stop the queue is worked through',
+      { timeout: 30_000 },
+      async () => {
+        // Virtual time: each reading of the clock is 10 ms after the last (a round takes 10 ms), and a pause passes its length.
+        let t = 0;
+        const pauses: number[] = [];
+        const paced = new NearDuplicateService({
+          store,
+          fingerprinter: Fingerprinter.create(),
+          calendar: new ReportCalendar('Asia/Shanghai'),
+          holder: 'paced',
+          clock: () => new Date(now),
+          pacing: {
+            busyShare: 0.2,
+            quietMs: 2000,
+            elapsed: () => (t += 10),
+            sleep: async (ms) => void pauses.push(ms),
+          },
+        });
+        const workThrough = async (pausesExpected: number) => {
+          paced.start(60_000);
+          const busy = async () => {
+            const { queued, running } = await store.fingerprintQueue.counts(new Date(now));
+            return queued + running > 0 || pauses.length < pausesExpected;
+          };
+          while (await busy()) await new Promise((resolve) => setImmediate(resolve));
+          await paced.stop();
         };
-        while (await busy()) await new Promise((resolve) => setImmediate(resolve));
-        await paced.stop();
-      };
-      const queueFiles = async (count: number) => {
-        const ids: string[] = [];
-        for (let i = 0; i < count; i++) ids.push(await upload(`档案-${i}.txt`, `${POEM}\n${i}`));
-        await paced.enqueue(ids);
-      };
+        const queueFiles = async (count: number) => {
+          const ids: string[] = [];
+          for (let i = 0; i < count; i++) ids.push(await upload(`档案-${i}.txt`, `${POEM}\n${i}`));
+          await paced.enqueue(ids);
+        };
 
-      // Files arriving: 3 rounds of 8, each paused for four times its length.
-      await queueFiles(24);
-      await workThrough(3);
-      assert.deepEqual(pauses, [40, 40, 40]);
-      // Queued 3 s before the work starts: no file arriving, no pause.
-      pauses.length = 0;
-      await queueFiles(24);
-      t += 3000;
-      await workThrough(0);
-      assert.deepEqual(pauses, []);
-    });
+        // Files arriving: 3 rounds of 8, each paused for four times its length.
+        await queueFiles(24);
+        await workThrough(3);
+        assert.deepEqual(pauses, [40, 40, 40]);
+        // Queued 3 s before the work starts: no file arriving, no pause.
+        pauses.length = 0;
+        await queueFiles(24);
+        t += 3000;
+        await workThrough(0);
+        assert.deepEqual(pauses, []);
+      },
+    );
 
     it('retries a file it cannot read, later each time, and then shows it as failed with the reason', async () => {
       const fileId = await upload('损坏.txt', NOTICE);
@@ -137,12 +166,18 @@ for (const target of storeTargets) {
       assert.equal(await service.adoptSettings(), 0, 'the same settings: nothing to redo');
 
       // Another instance (or a restart) with stricter settings than the pair passes.
-      const strict = new NearDuplicateService({ store, fingerprinter: Fingerprinter.create({ minJaccard: 0.99, maxHamming: 0, minContainment: 0.99 }), calendar: new ReportCalendar('Asia/Shanghai'), holder: 'strict', clock: () => new Date(now) });
+      const strict = new NearDuplicateService({
+        store,
+        fingerprinter: Fingerprinter.create({ minJaccard: 0.99, maxHamming: 0, minContainment: 0.99 }),
+        calendar: new ReportCalendar('Asia/Shanghai'),
+        holder: 'strict',
+        clock: () => new Date(now),
+      });
       assert.equal(await strict.adoptSettings(), 2, 'both files queued again');
       assert.deepEqual(await store.fingerprintQueue.counts(new Date(now)), { queued: 2, running: 0, failed: 0 });
       assert.equal((await strict.status()).pairs, 0, 'the pairs judged by the old settings are gone');
       assert.equal(await strict.adoptSettings(), 0, 'adopted once');
-      for (let ran; (ran = await strict.runDue()) > 0; );
+      for (let ran; (ran = await strict.runDue()) > 0;);
       assert.equal((await strict.status()).pairs, 0, 'not near-duplicates under the strict settings');
 
       // Back to the defaults: the first instance redoes it all again, and finds the pair.

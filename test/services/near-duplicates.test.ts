@@ -1,8 +1,23 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { FeatureHash } from '../../server/services/near-duplicates/feature-hash.js';
-import { areNearDuplicates, candidateJaccard, Fingerprinter, nearDuplicateMethod, similarity } from '../../server/services/near-duplicates/fingerprint.js';
-import { BAND_DETECTION, bandingFor, bandKeys, candidateChance, estimatedJaccard, exactJaccard, minhash, SIGNATURE_SIZE } from '../../server/services/near-duplicates/minhash.js';
+import {
+  areNearDuplicates,
+  candidateJaccard,
+  Fingerprinter,
+  nearDuplicateMethod,
+  similarity,
+} from '../../server/services/near-duplicates/fingerprint.js';
+import {
+  BAND_DETECTION,
+  bandingFor,
+  bandKeys,
+  candidateChance,
+  estimatedJaccard,
+  exactJaccard,
+  minhash,
+  SIGNATURE_SIZE,
+} from '../../server/services/near-duplicates/minhash.js';
 import { hammingDistance, simhash, simhashBlocks } from '../../server/services/near-duplicates/simhash.js';
 import { features, normalise, shingles, textUnits } from '../../server/services/near-duplicates/text.js';
 import { NOTICE, OTHER_NOTICE, POEM } from '../support/texts.js';
@@ -26,7 +41,18 @@ describe('near-duplicate fingerprints of text', () => {
     });
 
     it('ends a word where CJK characters follow it without a space', () => {
-      assert.deepEqual(textUnits(normalise('rtc中存储UTC时间，第3号')), ['rtc', '中', '存', '储', 'utc', '时', '间', '第', '3', '号']);
+      assert.deepEqual(textUnits(normalise('rtc中存储UTC时间，第3号')), [
+        'rtc',
+        '中',
+        '存',
+        '储',
+        'utc',
+        '时',
+        '间',
+        '第',
+        '3',
+        '号',
+      ]);
     });
 
     it('makes SimHash features of character bigrams and words, leaving stop words out', () => {
@@ -47,7 +73,10 @@ describe('near-duplicate fingerprints of text', () => {
       const a = simhash(weights(NOTICE), hash);
       assert.match(a, /^[0-9a-f]{16}$/);
       assert.equal(simhash(weights(NOTICE), hash), a);
-      const far = hammingDistance(a, simhash(weights('The quick brown fox jumps over the lazy dog near the riverbank at dawn.'), hash));
+      const far = hammingDistance(
+        a,
+        simhash(weights('The quick brown fox jumps over the lazy dog near the riverbank at dawn.'), hash),
+      );
       assert.ok(far >= 16 && far <= 48, `unrelated texts differ in ${far} bits`);
     });
 
@@ -67,9 +96,13 @@ describe('near-duplicate fingerprints of text', () => {
           const at = Math.floor(Math.random() * 64);
           flipped[at] = 1 - flipped[at]!;
         }
-        const hex = (b: number[]) => Array.from({ length: 16 }, (_, i) => parseInt(b.slice(i * 4, i * 4 + 4).join(''), 2).toString(16)).join('');
+        const hex = (b: number[]) =>
+          Array.from({ length: 16 }, (_, i) => parseInt(b.slice(i * 4, i * 4 + 4).join(''), 2).toString(16)).join('');
         const [x, y] = [simhashBlocks(hex(bits)), simhashBlocks(hex(flipped))];
-        assert.ok(x.some((block, i) => block === y[i]), 'the pigeonhole principle');
+        assert.ok(
+          x.some((block, i) => block === y[i]),
+          'the pigeonhole principle',
+        );
       }
     });
   });
@@ -91,7 +124,10 @@ describe('near-duplicate fingerprints of text', () => {
         const banding = bandingFor(threshold);
         assert.ok(banding.bands * banding.rows <= SIGNATURE_SIZE);
         assert.ok(candidateChance(threshold, banding) >= BAND_DETECTION, `at ${threshold}`);
-        assert.ok(candidateChance(threshold, { ...banding, bands: banding.bands - 1 }) < BAND_DETECTION, `no band more than needed at ${threshold}`);
+        assert.ok(
+          candidateChance(threshold, { ...banding, bands: banding.bands - 1 }) < BAND_DETECTION,
+          `no band more than needed at ${threshold}`,
+        );
         assert.ok(candidateChance(threshold / 2, banding) < 0.5, `at half of ${threshold}`);
       }
       assert.deepEqual(bandingFor(0.8), { bands: 17, rows: 7 });
@@ -134,7 +170,11 @@ describe('near-duplicate fingerprints of text', () => {
       assert.ok(areNearDuplicates(poem, fingerprinter.fingerprint(`${POEM}\n（注：选自唐诗三百首）`)));
       assert.ok(areNearDuplicates(poem, fingerprinter.fingerprint('牀前明月光，疑是地上霜。舉頭望明月，低頭思故鄉。')));
       assert.equal(areNearDuplicates(poem, fingerprinter.fingerprint('静夜思，李白。')), false);
-      assert.equal(areNearDuplicates(poem, fingerprinter.fingerprint(`${NOTICE}\n${POEM}`)), false, 'quoted in a long text is not a copy of it');
+      assert.equal(
+        areNearDuplicates(poem, fingerprinter.fingerprint(`${NOTICE}\n${POEM}`)),
+        false,
+        'quoted in a long text is not a copy of it',
+      );
     });
 
     it('finds a long document held in another at most twice its size, where neither SimHash nor Jaccard would', () => {
@@ -144,7 +184,11 @@ describe('near-duplicate fingerprints of text', () => {
       assert.ok(s.hamming > 3 && s.jaccard < 0.8, JSON.stringify(s));
       assert.equal(nearDuplicateMethod(notice, withAppendix), 'containment');
       const otherText = [...OTHER_NOTICE].reverse().join('');
-      assert.equal(nearDuplicateMethod(notice, fingerprinter.fingerprint(`${NOTICE}\n${OTHER_NOTICE}\n${otherText}`)), null, 'not in one over twice its size');
+      assert.equal(
+        nearDuplicateMethod(notice, fingerprinter.fingerprint(`${NOTICE}\n${OTHER_NOTICE}\n${otherText}`)),
+        null,
+        'not in one over twice its size',
+      );
     });
 
     it('finds two copies of a short text each edited its own way, which neither holds the other, by the Jaccard for short texts', () => {
@@ -153,13 +197,20 @@ describe('near-duplicate fingerprints of text', () => {
       const s = similarity(annotated, retyped);
       assert.ok(s.containment < 0.8 && s.jaccard >= 0.5, JSON.stringify(s));
       assert.equal(nearDuplicateMethod(annotated, retyped), 'jaccard');
-      assert.equal(nearDuplicateMethod(annotated, fingerprinter.fingerprint('明月几时有，把酒问青天。不知天上宫阙，今夕是何年。')), null, 'another poem of the moon');
+      assert.equal(
+        nearDuplicateMethod(annotated, fingerprinter.fingerprint('明月几时有，把酒问青天。不知天上宫阙，今夕是何年。')),
+        null,
+        'another poem of the moon',
+      );
     });
 
     it('asks LSH for candidates down to the lowest Jaccard a pair passing the rule can have', () => {
       const { short, long } = candidateJaccard();
       assert.equal(long, 0.8);
-      assert.ok(Math.abs(short - 0.85 / 2.15) < 1e-9, "containment 0.85 in a text at most twice the size: J >= 0.85 / (3 - 0.85)");
+      assert.ok(
+        Math.abs(short - 0.85 / 2.15) < 1e-9,
+        'containment 0.85 in a text at most twice the size: J >= 0.85 / (3 - 0.85)',
+      );
     });
   });
 });

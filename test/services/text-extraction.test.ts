@@ -6,7 +6,11 @@ import { describe, it } from 'node:test';
 import fontkit from '@pdf-lib/fontkit';
 import { Document, Packer, Paragraph, TextRun } from 'docx';
 import { PDFDocument, PDFHexString, rgb, StandardFonts, type PDFFont } from 'pdf-lib';
-import { EXTRACTABLE_MAX_BYTES, extractText, type ExtractedText } from '../../server/services/near-duplicates/extraction.js';
+import {
+  EXTRACTABLE_MAX_BYTES,
+  extractText,
+  type ExtractedText,
+} from '../../server/services/near-duplicates/extraction.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
@@ -19,7 +23,9 @@ const GB = {
 
 /** Bytes of ASCII strings and raw byte runs, in order. */
 function bytes(...parts: (string | number[])[]): Uint8Array {
-  return Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'ascii') : Buffer.from(part))));
+  return Buffer.concat(
+    parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'ascii') : Buffer.from(part))),
+  );
 }
 
 function utf8(text: string): Uint8Array {
@@ -37,12 +43,17 @@ function reasonOf(result: ExtractedText): string {
 }
 
 async function docx(paragraphs: string[]): Promise<Uint8Array> {
-  const doc = new Document({ sections: [{ children: paragraphs.map((text) => new Paragraph({ children: [new TextRun(text)] })) }] });
+  const doc = new Document({
+    sections: [{ children: paragraphs.map((text) => new Paragraph({ children: [new TextRun(text)] })) }],
+  });
   return new Uint8Array(await Packer.toBuffer(doc));
 }
 
 /** A PDF with one page per list of lines, drawn in the font `embed` gives (Helvetica by default). */
-async function pdf(pages: string[][], embed: (doc: PDFDocument) => Promise<PDFFont> = (doc) => doc.embedFont(StandardFonts.Helvetica)): Promise<Uint8Array> {
+async function pdf(
+  pages: string[][],
+  embed: (doc: PDFDocument) => Promise<PDFFont> = (doc) => doc.embedFont(StandardFonts.Helvetica),
+): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   const font = await embed(doc);
   for (const lines of pages) {
@@ -70,12 +81,17 @@ function cjkFontPath(): string | undefined {
 describe('text extraction for near-duplicate detection', () => {
   describe('plain text', () => {
     it('reads UTF-8 and drops its byte order mark', async () => {
-      const text = textOf(await extractText(utf8('\uFEFF档案整理 archive notice'), { name: 'notice.txt', contentType: 'text/plain' }));
+      const text = textOf(
+        await extractText(utf8('\uFEFF档案整理 archive notice'), { name: 'notice.txt', contentType: 'text/plain' }),
+      );
       assert.equal(text, '档案整理 archive notice');
     });
 
     it('reads GB18030 (GB2312, GBK) when the bytes are not UTF-8', async () => {
-      const result = await extractText(bytes(GB.档案, GB.整理, ' 2023 ', GB.通知), { name: '通知.txt', contentType: 'text/plain' });
+      const result = await extractText(bytes(GB.档案, GB.整理, ' 2023 ', GB.通知), {
+        name: '通知.txt',
+        contentType: 'text/plain',
+      });
       assert.deepEqual(result, { status: 'text', text: '档案整理 2023 通知', format: 'txt' });
     });
 
@@ -87,7 +103,8 @@ describe('text extraction for near-duplicate detection', () => {
     });
 
     it('keeps the words of Markdown but not the addresses of its links and images', async () => {
-      const markdown = '# 档案通知\n\nSee [the rules](https://example.org/rules) and ![seal](seal.png).\n\n[ref]: https://example.org/ref\n';
+      const markdown =
+        '# 档案通知\n\nSee [the rules](https://example.org/rules) and ![seal](seal.png).\n\n[ref]: https://example.org/ref\n';
       const text = textOf(await extractText(utf8(markdown), { name: 'README.md', contentType: 'text/markdown' }));
       assert.match(text, /档案通知/);
       assert.match(text, /See the rules and seal\./);
@@ -97,7 +114,11 @@ describe('text extraction for near-duplicate detection', () => {
     it('joins CSV cells with spaces and rows with newlines, quoted cells whole', async () => {
       const csv = '编号,题名,年度\n1,"关于档案整理的通知, 第一号",2023\n2,"Two\nlines",2024\n';
       const result = await extractText(utf8(csv), { name: 'catalogue.csv', contentType: 'text/csv' });
-      assert.deepEqual(result, { status: 'text', text: '编号 题名 年度\n1 关于档案整理的通知, 第一号 2023\n2 Two\nlines 2024', format: 'csv' });
+      assert.deepEqual(result, {
+        status: 'text',
+        text: '编号 题名 年度\n1 关于档案整理的通知, 第一号 2023\n2 Two\nlines 2024',
+        format: 'csv',
+      });
     });
 
     it('keeps the raw text of a CSV file the parser rejects', async () => {
@@ -111,7 +132,13 @@ describe('text extraction for near-duplicate detection', () => {
       const page = bytes(
         '<!DOCTYPE html><html><head><meta charset="gb2312"><title>t</title>',
         '<style>body { color: red }</style><script>document.write("<p>hidden</p>")</script></head><body>',
-        '<h1>', GB.档案, '</h1><p>', GB.整理, ' &amp; ', GB.通知, ' &lt;2023&gt; &#26723;&#x6848;</p>',
+        '<h1>',
+        GB.档案,
+        '</h1><p>',
+        GB.整理,
+        ' &amp; ',
+        GB.通知,
+        ' &lt;2023&gt; &#26723;&#x6848;</p>',
         '<div>Second <b>block</b> <a href="https://example.org/x">link</a><img src="seal.png" alt="seal"></div>',
         '<table><tr><td>A1</td><td>B1</td></tr></table></body></html>',
       );
@@ -132,18 +159,26 @@ describe('text extraction for near-duplicate detection', () => {
     it('gives the text of Chinese and English paragraphs', async () => {
       const file = await docx(['关于做好档案整理归档工作的通知', 'Notice on filing the archive records of 2023.']);
       const text = textOf(await extractText(file, { name: 'notice.docx', contentType: DOCX }));
-      assert.deepEqual(text.split('\n').filter((line) => line.trim()), ['关于做好档案整理归档工作的通知', 'Notice on filing the archive records of 2023.']);
+      assert.deepEqual(
+        text.split('\n').filter((line) => line.trim()),
+        ['关于做好档案整理归档工作的通知', 'Notice on filing the archive records of 2023.'],
+      );
     });
 
     it('skips a truncated file with the reason, and does not throw', async () => {
       const file = await docx(['关于做好档案整理归档工作的通知']);
-      const reason = reasonOf(await extractText(file.subarray(0, file.length / 2), { name: 'notice.docx', contentType: DOCX }));
+      const reason = reasonOf(
+        await extractText(file.subarray(0, file.length / 2), { name: 'notice.docx', contentType: DOCX }),
+      );
       assert.match(reason, /^unreadable docx: \S/);
     });
 
     it('skips an encrypted file (an OLE compound file, not a zip)', async () => {
       const ole = bytes([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1], 'x'.repeat(504));
-      assert.match(reasonOf(await extractText(ole, { name: 'secret.docx', contentType: DOCX })), /^unreadable docx: not a zip package/);
+      assert.match(
+        reasonOf(await extractText(ole, { name: 'secret.docx', contentType: DOCX })),
+        /^unreadable docx: not a zip package/,
+      );
     });
   });
 
@@ -158,23 +193,27 @@ describe('text extraction for near-duplicate detection', () => {
     });
 
     const fontPath = cjkFontPath();
-    it('gives Chinese text drawn in an embedded CJK font', { skip: fontPath ? false : 'no CJK font under /usr/share/fonts' }, async () => {
-      const font = await readFile(fontPath!);
-      const file = await pdf([['关于做好档案整理归档工作的通知', 'Archive 2023']], (doc) => {
-        // pdf-lib hands fontkit the whole file; of a collection (.ttc), take its first font.
-        doc.registerFontkit({
-          create: (data) => {
-            const made = fontkit.create(data);
-            // fontkit's types leave collections out: one has `fonts`, a single font has not.
-            return (made as unknown as { fonts?: (typeof made)[] }).fonts?.[0] ?? made;
-          },
+    it(
+      'gives Chinese text drawn in an embedded CJK font',
+      { skip: fontPath ? false : 'no CJK font under /usr/share/fonts' },
+      async () => {
+        const font = await readFile(fontPath!);
+        const file = await pdf([['关于做好档案整理归档工作的通知', 'Archive 2023']], (doc) => {
+          // pdf-lib hands fontkit the whole file; of a collection (.ttc), take its first font.
+          doc.registerFontkit({
+            create: (data) => {
+              const made = fontkit.create(data);
+              // fontkit's types leave collections out: one has `fonts`, a single font has not.
+              return (made as unknown as { fonts?: (typeof made)[] }).fonts?.[0] ?? made;
+            },
+          });
+          return doc.embedFont(font, { subset: true });
         });
-        return doc.embedFont(font, { subset: true });
-      });
-      const text = textOf(await extractText(file, { name: 'notice.pdf', contentType: 'application/pdf' }));
-      assert.match(text, /关于做好档案整理归档工作的通知/);
-      assert.match(text, /Archive 2023/);
-    });
+        const text = textOf(await extractText(file, { name: 'notice.pdf', contentType: 'application/pdf' }));
+        assert.match(text, /关于做好档案整理归档工作的通知/);
+        assert.match(text, /Archive 2023/);
+      },
+    );
 
     it('skips a PDF without a text layer, as a scan would be', async () => {
       const doc = await PDFDocument.create();
@@ -188,53 +227,88 @@ describe('text extraction for near-duplicate detection', () => {
       doc.addPage([595, 842]).drawText('Secret', { x: 50, y: 780, font: await doc.embedFont(StandardFonts.Helvetica) });
       // The standard security handler with a user password: /U is not what the empty password gives.
       const key = PDFHexString.of('ab'.repeat(32));
-      doc.context.trailerInfo.Encrypt = doc.context.register(doc.context.obj({ Filter: 'Standard', V: 1, R: 2, O: key, U: key, P: -4 }));
-      doc.context.trailerInfo.ID = doc.context.obj([PDFHexString.of('cd'.repeat(16)), PDFHexString.of('cd'.repeat(16))]);
+      doc.context.trailerInfo.Encrypt = doc.context.register(
+        doc.context.obj({ Filter: 'Standard', V: 1, R: 2, O: key, U: key, P: -4 }),
+      );
+      doc.context.trailerInfo.ID = doc.context.obj([
+        PDFHexString.of('cd'.repeat(16)),
+        PDFHexString.of('cd'.repeat(16)),
+      ]);
       const result = await extractText(await doc.save(), { name: 'secret.pdf', contentType: 'application/pdf' });
       assert.deepEqual(result, { status: 'skipped', reason: 'unreadable pdf: encrypted (it needs a password)' });
     });
 
     it('skips a truncated file with the reason, and does not throw', async () => {
       const file = await pdf([['Notice on filing the archive']]);
-      const reason = reasonOf(await extractText(file.subarray(0, 400), { name: 'notice.pdf', contentType: 'application/pdf' }));
+      const reason = reasonOf(
+        await extractText(file.subarray(0, 400), { name: 'notice.pdf', contentType: 'application/pdf' }),
+      );
       assert.match(reason, /^unreadable pdf: \S/);
     });
 
     it('skips a file named .pdf that is no PDF at once, and reads one whose header comes after some stray bytes', async () => {
       const noise = new Uint8Array(256 * 1024).map((_, i) => (i * 7919) % 251);
-      assert.deepEqual(await extractText(noise, { name: 'scan.pdf', contentType: 'application/pdf' }), { status: 'skipped', reason: 'unreadable pdf: not a PDF (no %PDF- header)' });
+      assert.deepEqual(await extractText(noise, { name: 'scan.pdf', contentType: 'application/pdf' }), {
+        status: 'skipped',
+        reason: 'unreadable pdf: not a PDF (no %PDF- header)',
+      });
       const file = await pdf([['Notice on filing the archive']]);
       const prefixed = Buffer.concat([Buffer.alloc(100, 0x20), file]);
-      assert.match(textOf(await extractText(prefixed, { name: 'notice.pdf', contentType: 'application/pdf' })), /Notice on filing/);
+      assert.match(
+        textOf(await extractText(prefixed, { name: 'notice.pdf', contentType: 'application/pdf' })),
+        /Notice on filing/,
+      );
     });
   });
 
   describe('which documents are read', () => {
     it('skips an image, naming its type', async () => {
       const png = bytes([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-      assert.deepEqual(await extractText(png, { name: 'seal.png', contentType: 'image/png' }), { status: 'skipped', reason: 'not a text document (image/png)' });
+      assert.deepEqual(await extractText(png, { name: 'seal.png', contentType: 'image/png' }), {
+        status: 'skipped',
+        reason: 'not a text document (image/png)',
+      });
     });
 
     it('skips other office and archive formats', async () => {
-      for (const [name, contentType] of [['old.doc', 'application/msword'], ['sheet.xls', 'application/vnd.ms-excel'], ['bundle.zip', 'application/zip']] as const) {
-        assert.equal(reasonOf(await extractText(bytes('data'), { name, contentType })), `not a text document (${contentType})`);
+      for (const [name, contentType] of [
+        ['old.doc', 'application/msword'],
+        ['sheet.xls', 'application/vnd.ms-excel'],
+        ['bundle.zip', 'application/zip'],
+      ] as const) {
+        assert.equal(
+          reasonOf(await extractText(bytes('data'), { name, contentType })),
+          `not a text document (${contentType})`,
+        );
       }
     });
 
     it('goes by the extension first, then by the media type', async () => {
       const octet = 'application/octet-stream';
       assert.equal((await extractText(utf8('# 档案'), { name: 'NOTES.MD', contentType: octet })).status, 'text');
-      assert.deepEqual(await extractText(utf8('a,b'), { name: 'upload', contentType: 'text/csv; charset=utf-8' }), { status: 'text', text: 'a b', format: 'csv' });
-      assert.equal(reasonOf(await extractText(utf8('档案'), { name: 'upload', contentType: octet })), `not a text document (${octet})`);
+      assert.deepEqual(await extractText(utf8('a,b'), { name: 'upload', contentType: 'text/csv; charset=utf-8' }), {
+        status: 'text',
+        text: 'a b',
+        format: 'csv',
+      });
+      assert.equal(
+        reasonOf(await extractText(utf8('档案'), { name: 'upload', contentType: octet })),
+        `not a text document (${octet})`,
+      );
     });
 
     it(`skips documents over ${EXTRACTABLE_MAX_BYTES / 1024 / 1024} MiB`, async () => {
-      const reason = reasonOf(await extractText(new Uint8Array(EXTRACTABLE_MAX_BYTES + 1), { name: 'huge.txt', contentType: 'text/plain' }));
+      const reason = reasonOf(
+        await extractText(new Uint8Array(EXTRACTABLE_MAX_BYTES + 1), { name: 'huge.txt', contentType: 'text/plain' }),
+      );
       assert.match(reason, /^too large to extract/);
     });
 
     it('skips a document with no text in it', async () => {
-      assert.deepEqual(await extractText(utf8(' \n\t'), { name: 'empty.txt', contentType: 'text/plain' }), { status: 'skipped', reason: 'no text' });
+      assert.deepEqual(await extractText(utf8(' \n\t'), { name: 'empty.txt', contentType: 'text/plain' }), {
+        status: 'skipped',
+        reason: 'no text',
+      });
     });
   });
 });

@@ -4,7 +4,8 @@ import { cleanContentType, cleanFileName, cleanText, MAX_FILE_NAME_LENGTH } from
 
 describe('cleanFileName', () => {
   it('keeps Chinese and other printable names exactly', () => {
-    for (const name of ['青县档案局 2024 第3号.pdf', 'Überweisung (1).docx', 'a b  c.txt', '50%.pdf']) assert.equal(cleanFileName(name), name);
+    for (const name of ['青县档案局 2024 第3号.pdf', 'Überweisung (1).docx', 'a b  c.txt', '50%.pdf'])
+      assert.equal(cleanFileName(name), name);
   });
 
   it('drops directories sent by browsers and scripts', () => {
@@ -22,7 +23,21 @@ describe('cleanFileName', () => {
   });
 
   it('removes every invisible character: format (Cf), separators (Zl, Zp) and default-ignorables', () => {
-    const invisible = ['\u200B', '\uFEFF', '\u061C', '\u2028', '\u2029', '\u00AD', '\u2060', '\u180E', '\u3164', '\u115F', '\u{E0001}', '\uFE0F', '\u200D'];
+    const invisible = [
+      '\u200B',
+      '\uFEFF',
+      '\u061C',
+      '\u2028',
+      '\u2029',
+      '\u00AD',
+      '\u2060',
+      '\u180E',
+      '\u3164',
+      '\u115F',
+      '\u{E0001}',
+      '\uFE0F',
+      '\u200D',
+    ];
     for (const c of invisible) {
       assert.equal(cleanFileName(`报${c}告.pdf`), '报告.pdf', `U+${c.codePointAt(0)!.toString(16)}`);
       assert.equal(cleanFileName(`${c}${c}`), '未命名', `U+${c.codePointAt(0)!.toString(16)} alone`);
@@ -37,7 +52,13 @@ describe('cleanFileName', () => {
   });
 
   it('keeps emoji whole: joiner sequences, variation selectors, skin tones and subdivision flags', () => {
-    for (const emoji of ['👩\u200D💻', '👨🏽\u200D🚀', '☎\uFE0F', '❤\uFE0F\u200D🔥', '🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}']) {
+    for (const emoji of [
+      '👩\u200D💻',
+      '👨🏽\u200D🚀',
+      '☎\uFE0F',
+      '❤\uFE0F\u200D🔥',
+      '🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}',
+    ]) {
       assert.equal(cleanFileName(`会议${emoji}.jpg`), `会议${emoji}.jpg`);
     }
     // An ideographic variation sequence chooses the glyph of a name's character.
@@ -60,6 +81,7 @@ describe('cleanContentType', () => {
     assert.equal(cleanContentType('Text/Plain; charset=GBK'), 'text/plain');
   });
   it('falls back to application/octet-stream for anything else', () => {
-    for (const bad of [undefined, '', 'pdf', 'text/html\r\nSet-Cookie: x', 'a/b/c']) assert.equal(cleanContentType(bad), 'application/octet-stream');
+    for (const bad of [undefined, '', 'pdf', 'text/html\r\nSet-Cookie: x', 'a/b/c'])
+      assert.equal(cleanContentType(bad), 'application/octet-stream');
   });
 });

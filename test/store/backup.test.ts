@@ -28,9 +28,17 @@ describe('embedded store backup', () => {
   };
   const commit = async (data: Buffer) => {
     const staged = await stageBytes(opened.store, data);
-    return (await opened.store.content.commit(staged.stagingId, { key: staged.key, fileName: 'f.pdf', contentType: 'application/pdf', uploadDate: new Date() })).entry;
+    return (
+      await opened.store.content.commit(staged.stagingId, {
+        key: staged.key,
+        fileName: 'f.pdf',
+        contentType: 'application/pdf',
+        uploadDate: new Date(),
+      })
+    ).entry;
   };
-  const contentFile = (root: string, fileId: string) => path.join(root, 'content', fileId.slice(0, 2), fileId.slice(2, 4), fileId);
+  const contentFile = (root: string, fileId: string) =>
+    path.join(root, 'content', fileId.slice(0, 2), fileId.slice(2, 4), fileId);
   const restoredFiles = async (backup: string) => {
     const restored = dir('archive-restored-');
     fs.rmSync(restored, { recursive: true });
@@ -52,7 +60,8 @@ describe('embedded store backup', () => {
     await damageContent(opened, changed.fileId, { kind: 'flip-byte', offset: 5 * CS + 3 });
     await damageContent(opened, short.fileId, { kind: 'lose-chunk', n: 3 });
     const target = dir('archive-backup-');
-    const byFile = (a: { fileId: string; chunk: number }, b: { fileId: string; chunk: number }) => a.fileId.localeCompare(b.fileId) || a.chunk - b.chunk;
+    const byFile = (a: { fileId: string; chunk: number }, b: { fileId: string; chunk: number }) =>
+      a.fileId.localeCompare(b.fileId) || a.chunk - b.chunk;
     const expected = [
       { fileId: changed.fileId, chunk: 2, kind: 'corrupted' },
       { fileId: changed.fileId, chunk: 5, kind: 'corrupted' },
@@ -61,9 +70,19 @@ describe('embedded store backup', () => {
 
     const report = await backupEmbedded(opened.dataDir!, target);
     assert.deepEqual([...report.damaged].sort(byFile), expected);
-    assert.deepEqual([...JSON.parse(fs.readFileSync(path.join(target, 'backup.json'), 'utf8')).damaged].sort(byFile), expected);
-    assert.deepEqual(fs.readFileSync(contentFile(target, changed.fileId)), fs.readFileSync(contentFile(opened.dataDir!, changed.fileId)), 'copied as it is');
-    assert.deepEqual(await readAll(opened.store.content.read(intact)), fs.readFileSync(contentFile(target, intact.fileId)));
+    assert.deepEqual(
+      [...JSON.parse(fs.readFileSync(path.join(target, 'backup.json'), 'utf8')).damaged].sort(byFile),
+      expected,
+    );
+    assert.deepEqual(
+      fs.readFileSync(contentFile(target, changed.fileId)),
+      fs.readFileSync(contentFile(opened.dataDir!, changed.fileId)),
+      'copied as it is',
+    );
+    assert.deepEqual(
+      await readAll(opened.store.content.read(intact)),
+      fs.readFileSync(contentFile(target, intact.fileId)),
+    );
 
     // Brought up to date, the backup still names the damage it holds.
     const again = await backupEmbedded(opened.dataDir!, target);
@@ -101,7 +120,10 @@ describe('embedded store backup', () => {
     await assert.rejects(backupEmbedded(opened.dataDir!, target), /interrupted/);
     mock.restoreAll();
     JSON.parse(fs.readFileSync(path.join(target, 'backup.json'), 'utf8')); // the previous manifest, never a torn one
-    await assert.rejects(restoreEmbedded(target, path.join(dir('archive-restored-'), 'data')), /is not a complete archive backup .*interrupted/);
+    await assert.rejects(
+      restoreEmbedded(target, path.join(dir('archive-restored-'), 'data')),
+      /is not a complete archive backup .*interrupted/,
+    );
 
     // Run again, it completes.
     await backupEmbedded(opened.dataDir!, target);

@@ -22,7 +22,12 @@ describe('embedded store specifics', () => {
     const data = randomContent(2500);
     const id = await store.content.stage(new Date());
     await store.content.write(id, 0, [data.subarray(0, 1024), data.subarray(1024, 2048), data.subarray(2048)]);
-    const { entry } = await store.content.commit(id, { key: keyOf(data), fileName: 'x', contentType: 'text/plain', uploadDate: new Date() });
+    const { entry } = await store.content.commit(id, {
+      key: keyOf(data),
+      fileName: 'x',
+      contentType: 'text/plain',
+      uploadDate: new Date(),
+    });
     await store.close();
     const { default: Database } = await import('better-sqlite3');
     const db = new Database(path.join(dataDir, 'archive.sqlite'));
@@ -54,7 +59,9 @@ describe('embedded store specifics', () => {
       }
     `;
     for (let round = 0; round < 5; round++) {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       await once(child.stdout, 'data');
       await delay(50 + Math.random() * 200);
       child.kill('SIGKILL');
@@ -80,7 +87,10 @@ describe('embedded store specifics', () => {
     fs.writeFileSync(orphan, randomContent(3000));
     const old = new Date(Date.now() - 3600_000);
     fs.utimesSync(orphan, old, old);
-    assert.deepEqual(await store.content.collectGarbage(new Date(Date.now() - 60_000)), { stagingAreas: 0, orphans: 1 });
+    assert.deepEqual(await store.content.collectGarbage(new Date(Date.now() - 60_000)), {
+      stagingAreas: 0,
+      orphans: 1,
+    });
     assert.equal(fs.existsSync(orphan), false);
     await store.close();
     fs.rmSync(dataDir, { recursive: true });
@@ -93,7 +103,12 @@ describe('embedded store specifics', () => {
     const data = randomContent(3000);
     const id = await writer.content.stage(new Date());
     await writer.content.write(id, 0, [data.subarray(0, 1024), data.subarray(1024, 2048), data.subarray(2048)]);
-    const { entry } = await writer.content.commit(id, { key: keyOf(data), fileName: 'x', contentType: 'text/plain', uploadDate: new Date() });
+    const { entry } = await writer.content.commit(id, {
+      key: keyOf(data),
+      fileName: 'x',
+      contentType: 'text/plain',
+      uploadDate: new Date(),
+    });
     assert.deepEqual(await readAll(reader.content.read(entry)), data);
     await writer.close();
     await reader.close();
@@ -112,7 +127,10 @@ describe('embedded store specifics', () => {
       faults.failing = 1;
       await assert.rejects(
         store.content.commit(id, entry),
-        (err: unknown) => err instanceof StagedBytesLostError && err.keptBytes === 0 && (err.cause as NodeJS.ErrnoException).code === 'EIO',
+        (err: unknown) =>
+          err instanceof StagedBytesLostError &&
+          err.keptBytes === 0 &&
+          (err.cause as NodeJS.ErrnoException).code === 'EIO',
       );
       // The retry's sync succeeds (the kernel may have marked the lost pages clean): the bytes must be gone.
       await assert.rejects(store.content.commit(id, entry), /holds not all/);
@@ -146,7 +164,10 @@ describe('embedded store specifics', () => {
       // The failure outlives the process that saw it: another one commits, and its own sync succeeds.
       await store.close();
       store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
-      await assert.rejects(store.content.commit(id, entry), (err: unknown) => err instanceof StagedBytesLostError && err.keptBytes === 4096);
+      await assert.rejects(
+        store.content.commit(id, entry),
+        (err: unknown) => err instanceof StagedBytesLostError && err.keptBytes === 4096,
+      );
       assert.equal(fs.statSync(path.join(dataDir, 'content', id.slice(0, 2), id.slice(2, 4), id)).size, 4096);
       await store.content.write(id, 4096, [data.subarray(4096)]);
       const { entry: committed } = await store.content.commit(id, entry);
@@ -161,7 +182,17 @@ describe('embedded store specifics', () => {
   it('refuses to change or remove audit events, even through SQL on the database file', async () => {
     const dir = tempDir();
     const store = openEmbeddedStore({ dataDir: dir, chunkSize: 1024 });
-    await store.audit.append({ at: new Date(), action: 'login', userId: 'u', userName: 'clerk', unit: null, address: null, fileId: null, fileName: null, detail: '' });
+    await store.audit.append({
+      at: new Date(),
+      action: 'login',
+      userId: 'u',
+      userName: 'clerk',
+      unit: null,
+      address: null,
+      fileId: null,
+      fileName: null,
+      detail: '',
+    });
     await store.close();
     const db = new Database(path.join(dir, 'archive.sqlite'));
     try {
@@ -176,8 +207,10 @@ describe('embedded store specifics', () => {
 
   describe('near-duplicate lookup keys in two levels', () => {
     const fingerprint = (n: number, keys: number[]) => nearFingerprint(n.toString(16).padStart(24, '0'), keys);
-    const rows = (db: Database.Database, table: string) => db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).get()!.n;
-    const found = async (index: EmbeddedNearDuplicateIndex, keys: number[]) => (await index.candidates('f'.repeat(24), keys, 10)).map((f) => f.fileId).sort();
+    const rows = (db: Database.Database, table: string) =>
+      db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).get()!.n;
+    const found = async (index: EmbeddedNearDuplicateIndex, keys: number[]) =>
+      (await index.candidates('f'.repeat(24), keys, 10)).map((f) => f.fileId).sort();
 
     it('merges the recent keys into the main table once they reach the limit, and finds and replaces fingerprints on either side of a merge', async () => {
       const dir = tempDir();
@@ -189,7 +222,11 @@ describe('embedded store specifics', () => {
         await index.put([fingerprint(3, [30, 31, 32, 2 ** 53 - 1])]);
         assert.deepEqual([rows(db, 'near_keys_recent'), rows(db, 'near_keys')], [0, 12], 'merged at the limit');
         await index.put([fingerprint(4, [40, 13])]);
-        assert.deepEqual(await found(index, [13]), [fingerprint(1, []).fileId, fingerprint(2, []).fileId, fingerprint(4, []).fileId], 'one key, found in both levels');
+        assert.deepEqual(
+          await found(index, [13]),
+          [fingerprint(1, []).fileId, fingerprint(2, []).fileId, fingerprint(4, []).fileId],
+          'one key, found in both levels',
+        );
         assert.deepEqual(await found(index, [2 ** 53 - 1]), [fingerprint(3, []).fileId]);
         // Fingerprinted again: its merged keys and its recent ones give way to the new keys.
         await index.put([fingerprint(1, [50]), fingerprint(4, [50])]);
@@ -200,8 +237,15 @@ describe('embedded store specifics', () => {
         // A second index over the same file (another process) counts what the first added before merging.
         const other = new EmbeddedNearDuplicateIndex(db, 10);
         await other.put([fingerprint(5, [60, 61, 62, 63, 64, 65, 66, 67])]);
-        assert.deepEqual([rows(db, 'near_keys_recent'), rows(db, 'near_keys')], [0, 18], 'merged: the 2 recent rows of the first count too');
-        assert.deepEqual(await found(index, [13, 50, 65]), [1, 2, 4, 5].map((n) => fingerprint(n, []).fileId));
+        assert.deepEqual(
+          [rows(db, 'near_keys_recent'), rows(db, 'near_keys')],
+          [0, 18],
+          'merged: the 2 recent rows of the first count too',
+        );
+        assert.deepEqual(
+          await found(index, [13, 50, 65]),
+          [1, 2, 4, 5].map((n) => fingerprint(n, []).fileId),
+        );
       } finally {
         db.close();
         fs.rmSync(dir, { recursive: true, force: true });
@@ -214,10 +258,12 @@ describe('embedded store specifics', () => {
       try {
         const index = new EmbeddedNearDuplicateIndex(db);
         // 40 fingerprints × 30 keys: several statements' worth, keys spread over the whole range, some shared.
-        const keysOf = (n: number) => Array.from({ length: 30 }, (_, k) => (k === 0 ? 7 : Math.floor(((n * 31 + k) * 2654435761) % 2 ** 48)));
+        const keysOf = (n: number) =>
+          Array.from({ length: 30 }, (_, k) => (k === 0 ? 7 : Math.floor(((n * 31 + k) * 2654435761) % 2 ** 48)));
         const fps = Array.from({ length: 40 }, (_, n) => fingerprint(n + 1, keysOf(n + 1)));
         await index.put(fps);
-        for (const fp of fps) assert.deepEqual(await found(index, fp.keys.slice(1)), [fp.fileId], `the keys of ${fp.fileId}`);
+        for (const fp of fps)
+          assert.deepEqual(await found(index, fp.keys.slice(1)), [fp.fileId], `the keys of ${fp.fileId}`);
         assert.equal((await index.candidates('f'.repeat(24), [7], 100)).length, 40, 'the shared key');
         assert.equal(rows(db, 'near_keys_recent'), 40 * 29 + 40);
         // Keys outside the range the fast sort packs still go with their own fingerprint.
@@ -237,22 +283,34 @@ describe('embedded store specifics', () => {
       const data = randomContent(100);
       const id = await store.content.stage(new Date());
       await store.content.write(id, 0, [data]);
-      const { entry } = await store.content.commit(id, { key: keyOf(data), fileName: 'a.txt', contentType: 'text/plain', uploadDate: new Date() });
+      const { entry } = await store.content.commit(id, {
+        key: keyOf(data),
+        fileName: 'a.txt',
+        contentType: 'text/plain',
+        uploadDate: new Date(),
+      });
       await store.close();
       const old = new Database(path.join(dir, 'archive.sqlite'));
       old.exec(`DROP TABLE near_keys; DROP TABLE near_fingerprints;
         CREATE TABLE near_fingerprints (file_id TEXT PRIMARY KEY, format TEXT, skipped TEXT, units INTEGER NOT NULL, short INTEGER NOT NULL, simhash TEXT, keys TEXT NOT NULL, at INTEGER NOT NULL) WITHOUT ROWID;
         CREATE TABLE near_keys (key TEXT NOT NULL, file_id TEXT NOT NULL, PRIMARY KEY (key, file_id)) WITHOUT ROWID;
         DELETE FROM fingerprint_jobs;`);
-      old.prepare(`INSERT INTO near_fingerprints VALUES (?, 'txt', NULL, 800, 0, '0123456789abcdef', '["s0:123"]', 0)`).run(entry.fileId);
+      old
+        .prepare(`INSERT INTO near_fingerprints VALUES (?, 'txt', NULL, 800, 0, '0123456789abcdef', '["s0:123"]', 0)`)
+        .run(entry.fileId);
       old.prepare(`INSERT INTO near_keys VALUES ('s0:123', ?)`).run(entry.fileId);
-      old.prepare(`INSERT INTO near_pairs VALUES (?, ?, 'simhash', 1, 0.9, 0.9, 'a', 'b', 0)`).run(entry.fileId, 'f'.repeat(24));
+      old
+        .prepare(`INSERT INTO near_pairs VALUES (?, ?, 'simhash', 1, 0.9, 0.9, 'a', 'b', 0)`)
+        .run(entry.fileId, 'f'.repeat(24));
       old.close();
       const reopened = openEmbeddedStore({ dataDir: dir, chunkSize: 1024 });
       try {
         assert.equal(await reopened.nearDuplicates.get(entry.fileId), undefined, 'the old fingerprint is gone');
         assert.deepEqual(await reopened.fingerprintQueue.counts(new Date()), { queued: 1, running: 0, failed: 0 });
-        assert.deepEqual((await reopened.fingerprintQueue.take('me', new Date(), 60_000, 10)).map((j) => j.fileId), [entry.fileId]);
+        assert.deepEqual(
+          (await reopened.fingerprintQueue.take('me', new Date(), 60_000, 10)).map((j) => j.fileId),
+          [entry.fileId],
+        );
         assert.equal((await reopened.nearDuplicates.counts()).pairs, 1);
       } finally {
         await reopened.close();

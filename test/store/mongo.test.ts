@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GridFSBucket, MongoClient, ObjectId } from 'mongodb';
 import { MongoLedger } from '../../server/store/ledger/mongo.js';
-import { countUpload, keyOf, randomContent, readAll, stageBytes, testAccount, uploadAction } from '../support/content.js';
+import {
+  countUpload,
+  keyOf,
+  randomContent,
+  readAll,
+  stageBytes,
+  testAccount,
+  uploadAction,
+} from '../support/content.js';
 import { dyingAfter, Killed, ledgerWrites } from '../support/dying-mongo.js';
 import { mongoTarget, TEST_CHUNK_SIZE } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
@@ -17,13 +25,28 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
       const db = client.db(opened.mongo!.dbName);
       const kept = await stageBytes(opened.store, randomContent(TEST_CHUNK_SIZE + 1));
       const orphan = new ObjectId();
-      await db.collection('fileContent.chunks').insertMany([0, 1].map((n) => ({ files_id: orphan, n, data: randomContent(10) })));
+      await db
+        .collection('fileContent.chunks')
+        .insertMany([0, 1].map((n) => ({ files_id: orphan, n, data: randomContent(10) })));
       const lonelyFilesDoc = new ObjectId();
-      await db.collection('fileContent.files').insertOne({ _id: lonelyFilesDoc, length: 0, chunkSize: TEST_CHUNK_SIZE, uploadDate: new Date(), filename: 'x' });
-      assert.deepEqual(await opened.store.content.collectGarbage(new Date(Date.now() - 60_000)), { stagingAreas: 0, orphans: 2 });
+      await db.collection('fileContent.files').insertOne({
+        _id: lonelyFilesDoc,
+        length: 0,
+        chunkSize: TEST_CHUNK_SIZE,
+        uploadDate: new Date(),
+        filename: 'x',
+      });
+      assert.deepEqual(await opened.store.content.collectGarbage(new Date(Date.now() - 60_000)), {
+        stagingAreas: 0,
+        orphans: 2,
+      });
       assert.equal(await db.collection('fileContent.chunks').countDocuments({ files_id: orphan }), 0);
       assert.equal(await db.collection('fileContent.files').countDocuments({ _id: lonelyFilesDoc }), 0);
-      assert.equal(await db.collection('fileContent.chunks').countDocuments({ files_id: new ObjectId(kept.stagingId) }), 2, 'a live staging area is kept');
+      assert.equal(
+        await db.collection('fileContent.chunks').countDocuments({ files_id: new ObjectId(kept.stagingId) }),
+        2,
+        'a live staging area is kept',
+      );
     } finally {
       await client.close();
       await opened.dispose();
@@ -36,8 +59,22 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
     try {
       const data = randomContent(3 * TEST_CHUNK_SIZE + 17);
       const staged = await stageBytes(opened.store, data);
-      const { entry } = await opened.store.content.commit(staged.stagingId, { key: staged.key, fileName: '档案.pdf', contentType: 'application/pdf', uploadDate: new Date() });
-      await countUpload(opened.store, { account: testAccount(), fileId: entry.fileId, fileName: '档案.pdf', contentType: 'application/pdf', at: new Date(), day: '2026-01-01', fileLength: 1, stored: true });
+      const { entry } = await opened.store.content.commit(staged.stagingId, {
+        key: staged.key,
+        fileName: '档案.pdf',
+        contentType: 'application/pdf',
+        uploadDate: new Date(),
+      });
+      await countUpload(opened.store, {
+        account: testAccount(),
+        fileId: entry.fileId,
+        fileName: '档案.pdf',
+        contentType: 'application/pdf',
+        at: new Date(),
+        day: '2026-01-01',
+        fileLength: 1,
+        stored: true,
+      });
 
       const db = client.db(opened.mongo!.dbName);
       const bucket = new GridFSBucket(db, { bucketName: 'fileContent' });
@@ -45,7 +82,10 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
       assert.equal(files.length, 1);
       assert.equal(files[0]!.filename, '档案.pdf');
       assert.deepEqual(await readAll(bucket.openDownloadStream(files[0]!._id)), data);
-      assert.deepEqual(await readAll(bucket.openDownloadStream(files[0]!._id, { start: 100, end: TEST_CHUNK_SIZE + 5 })), data.subarray(100, TEST_CHUNK_SIZE + 5));
+      assert.deepEqual(
+        await readAll(bucket.openDownloadStream(files[0]!._id, { start: 100, end: TEST_CHUNK_SIZE + 5 })),
+        data.subarray(100, TEST_CHUNK_SIZE + 5),
+      );
 
       const catalog = await db.collection('fileInfo.files').findOne({});
       assert.equal(catalog?.fileMD5, keyOf(data).md5);
@@ -68,7 +108,12 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
         '_id',
       ]);
       assert.deepEqual(Object.keys(ledger!.UploadGeography).sort(), ['GeoType', 'UploadGeoName', 'UploadGeoNameID']);
-      assert.deepEqual(ledger!.UploadGeoAddress, { CityName: '沧州市', CountyName: '青县', TownName: 'unit-a镇', StreetName: null });
+      assert.deepEqual(ledger!.UploadGeoAddress, {
+        CityName: '沧州市',
+        CountyName: '青县',
+        TownName: 'unit-a镇',
+        StreetName: null,
+      });
     } finally {
       await client.close();
       await opened.dispose();
@@ -80,9 +125,21 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
     const client = await MongoClient.connect(opened.mongo!.uri);
     try {
       const staged = await stageBytes(opened.store, randomContent(100));
-      const { entry } = await opened.store.content.commit(staged.stagingId, { key: staged.key, fileName: 'a.txt', contentType: 'text/plain', uploadDate: new Date() });
+      const { entry } = await opened.store.content.commit(staged.stagingId, {
+        key: staged.key,
+        fileName: 'a.txt',
+        contentType: 'text/plain',
+        uploadDate: new Date(),
+      });
       const fingerprints = client.db(opened.mongo!.dbName).collection('nearDuplicates.fingerprints');
-      const current = { format: 'txt', skipped: null, units: 800, short: false, simhash: '0123456789abcdef', at: new Date() };
+      const current = {
+        format: 'txt',
+        skipped: null,
+        units: 800,
+        short: false,
+        simhash: '0123456789abcdef',
+        at: new Date(),
+      };
       const kept = new ObjectId();
       await fingerprints.insertMany([
         { _id: new ObjectId(entry.fileId), ...current, keys: ['s0:123', 'j1:abc'] },
@@ -90,8 +147,15 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
       ]);
       await opened.reopen({ chunkSize: TEST_CHUNK_SIZE });
       assert.equal(await opened.store.nearDuplicates.get(entry.fileId), undefined, 'the text-keyed record is gone');
-      assert.deepEqual((await opened.store.nearDuplicates.get(kept.toHexString()))?.keys, [2 ** 47 + 3], 'a current one stays');
-      assert.deepEqual((await opened.store.fingerprintQueue.take('me', new Date(), 60_000, 10)).map((j) => j.fileId), [entry.fileId]);
+      assert.deepEqual(
+        (await opened.store.nearDuplicates.get(kept.toHexString()))?.keys,
+        [2 ** 47 + 3],
+        'a current one stays',
+      );
+      assert.deepEqual(
+        (await opened.store.fingerprintQueue.take('me', new Date(), 60_000, 10)).map((j) => j.fileId),
+        [entry.fileId],
+      );
     } finally {
       await client.close();
       await opened.dispose();
@@ -99,45 +163,68 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
   });
 });
 
-describe('MongoDB: an upload killed between the steps of its counting is counted once', { skip: mongoTarget.skip }, () => {
-  // The steps: 1 the audit event (pending), 2 the ledger entry, 3 the day's tally, 4 the event done.
-  for (const writes of [0, 1, 2, 3, 4]) {
-    for (const recovery of ['the client retries', 'the sweep finishes it, then the client retries'] as const) {
-      it(`killed after ${writes} of its 4 writes: ${recovery}`, async () => {
-        const opened = await mongoTarget.open();
-        const client = await MongoClient.connect(opened.mongo!.uri);
-        try {
-          const db = client.db(opened.mongo!.dbName);
-          const staged = await stageBytes(opened.store, randomContent(10));
-          const { entry } = await opened.store.content.commit(staged.stagingId, {
-            key: staged.key,
-            fileName: 'a.pdf',
-            contentType: 'application/pdf',
-            uploadDate: new Date(),
-          });
-          const clerk = testAccount();
-          const action = uploadAction({ account: clerk, fileId: entry.fileId, fileName: 'a.pdf', contentType: 'application/pdf', at: new Date(), day: '2026-03-02', fileLength: 10, stored: false }, 'tus:killed');
-          // An earlier upload of the same file by the same clerk: the count goes from 1 to 2.
-          await countUpload(opened.store, { ...action.record, fileName: 'first.pdf' });
-          const dying = new MongoLedger(dyingAfter(ledgerWrites(db), writes)).count(action);
-          // After its fourth write it is counted in full: killed before its answer was sent.
-          if (writes === 4) await dying;
-          else await assert.rejects(dying, Killed);
-          if (recovery !== 'the client retries') assert.equal(await opened.store.ledger.finishInterrupted(new Date(Date.now() + 60_000)), writes >= 1 && writes <= 3 ? 1 : 0);
-          const answer = await opened.store.ledger.count(action);
-          assert.equal(answer.uploadCount, 2);
-          assert.equal(answer.repeated, writes >= 1);
-          assert.equal((await opened.store.ledger.entriesForFile(entry.fileId))[0]!.uploadCount, 2);
-          const days = await db.collection('userInfo.uploadDays').find({}).toArray();
-          assert.deepEqual(days.map((d) => d.Uploads), [2]);
-          const events = await db.collection('audit.events').find({}).toArray();
-          assert.equal(events.length, 2);
-          assert.equal(events.filter((e) => e.pending).length, 0);
-        } finally {
-          await client.close();
-          await opened.dispose();
-        }
-      });
+describe(
+  'MongoDB: an upload killed between the steps of its counting is counted once',
+  { skip: mongoTarget.skip },
+  () => {
+    // The steps: 1 the audit event (pending), 2 the ledger entry, 3 the day's tally, 4 the event done.
+    for (const writes of [0, 1, 2, 3, 4]) {
+      for (const recovery of ['the client retries', 'the sweep finishes it, then the client retries'] as const) {
+        it(`killed after ${writes} of its 4 writes: ${recovery}`, async () => {
+          const opened = await mongoTarget.open();
+          const client = await MongoClient.connect(opened.mongo!.uri);
+          try {
+            const db = client.db(opened.mongo!.dbName);
+            const staged = await stageBytes(opened.store, randomContent(10));
+            const { entry } = await opened.store.content.commit(staged.stagingId, {
+              key: staged.key,
+              fileName: 'a.pdf',
+              contentType: 'application/pdf',
+              uploadDate: new Date(),
+            });
+            const clerk = testAccount();
+            const action = uploadAction(
+              {
+                account: clerk,
+                fileId: entry.fileId,
+                fileName: 'a.pdf',
+                contentType: 'application/pdf',
+                at: new Date(),
+                day: '2026-03-02',
+                fileLength: 10,
+                stored: false,
+              },
+              'tus:killed',
+            );
+            // An earlier upload of the same file by the same clerk: the count goes from 1 to 2.
+            await countUpload(opened.store, { ...action.record, fileName: 'first.pdf' });
+            const dying = new MongoLedger(dyingAfter(ledgerWrites(db), writes)).count(action);
+            // After its fourth write it is counted in full: killed before its answer was sent.
+            if (writes === 4) await dying;
+            else await assert.rejects(dying, Killed);
+            if (recovery !== 'the client retries')
+              assert.equal(
+                await opened.store.ledger.finishInterrupted(new Date(Date.now() + 60_000)),
+                writes >= 1 && writes <= 3 ? 1 : 0,
+              );
+            const answer = await opened.store.ledger.count(action);
+            assert.equal(answer.uploadCount, 2);
+            assert.equal(answer.repeated, writes >= 1);
+            assert.equal((await opened.store.ledger.entriesForFile(entry.fileId))[0]!.uploadCount, 2);
+            const days = await db.collection('userInfo.uploadDays').find({}).toArray();
+            assert.deepEqual(
+              days.map((d) => d.Uploads),
+              [2],
+            );
+            const events = await db.collection('audit.events').find({}).toArray();
+            assert.equal(events.length, 2);
+            assert.equal(events.filter((e) => e.pending).length, 0);
+          } finally {
+            await client.close();
+            await opened.dispose();
+          }
+        });
+      }
     }
-  }
-});
+  },
+);

@@ -31,7 +31,6 @@ export const browserSkip: string | false =
     ? false
     : 'no Chromium found: install the Debian package "chromium" (or set CHROMIUM_PATH) to run the browser tests; .ci/run installs it';
 
-
 export const CHROMIUM_FLAGS = [
   '--headless',
   '--no-sandbox',
@@ -45,7 +44,8 @@ export const CHROMIUM_FLAGS = [
 
 /** A persistent context, so a test can reload pages and keep the browser's storage. */
 export async function launchContext(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
-  if (!chromiumPath) throw new Error('REQUIRE_BROWSER_TESTS=1 but no Chromium was found: install the Debian package "chromium".');
+  if (!chromiumPath)
+    throw new Error('REQUIRE_BROWSER_TESTS=1 but no Chromium was found: install the Debian package "chromium".');
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: chromiumPath,

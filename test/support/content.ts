@@ -10,11 +10,19 @@ import type { UploadAction, UploadRecord } from '../../server/store/ledger/port.
 
 export const md5 = (data: Uint8Array) => createHash('md5').update(data).digest('hex');
 export const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
-export const keyOf = (data: Uint8Array): ContentKey => ({ md5: md5(data), sha256: sha256(data), length: data.byteLength });
+export const keyOf = (data: Uint8Array): ContentKey => ({
+  md5: md5(data),
+  sha256: sha256(data),
+  length: data.byteLength,
+});
 export const randomContent = (length: number): Buffer => randomBytes(length);
 
 /** A long text's fingerprint as the near-duplicate index keeps it, with the lookup keys given. */
-export const nearFingerprint = (fileId: string, keys: number[], overrides: Partial<NearFingerprint> = {}): NearFingerprint => ({
+export const nearFingerprint = (
+  fileId: string,
+  keys: number[],
+  overrides: Partial<NearFingerprint> = {},
+): NearFingerprint => ({
   fileId,
   format: 'txt',
   skipped: null,
@@ -33,14 +41,19 @@ export const checkBody = (data: Uint8Array, name = 'doc.pdf') => {
 };
 
 /** What a client holding the bytes answers: the MD5 of each requested range. */
-export const digestsFor = (data: Uint8Array, ranges: Array<{ start: number; end: number }>) => ranges.map((r) => md5(data.subarray(r.start, r.end)));
+export const digestsFor = (data: Uint8Array, ranges: Array<{ start: number; end: number }>) =>
+  ranges.map((r) => md5(data.subarray(r.start, r.end)));
 
 /** Writes bytes into a new staging area the way the ingest service does. */
-export async function stageBytes(store: Pick<ArchiveStore, 'content'>, data: Uint8Array): Promise<{ stagingId: string; key: ContentKey }> {
+export async function stageBytes(
+  store: Pick<ArchiveStore, 'content'>,
+  data: Uint8Array,
+): Promise<{ stagingId: string; key: ContentKey }> {
   const { content } = store;
   const stagingId = await content.stage(new Date());
   const chunks: Uint8Array[] = [];
-  for (let at = 0; at < data.byteLength; at += content.chunkSize) chunks.push(data.subarray(at, at + content.chunkSize));
+  for (let at = 0; at < data.byteLength; at += content.chunkSize)
+    chunks.push(data.subarray(at, at + content.chunkSize));
   await content.write(stagingId, 0, chunks);
   return { stagingId, key: keyOf(data) };
 }
@@ -71,7 +84,9 @@ export function testAccount(overrides: Partial<Account> = {}): Account {
 }
 
 /** Reads a response body to its end or its failure: the bytes that arrived, and the failure if any. */
-export async function readUntilFailure(body: AsyncIterable<Uint8Array>): Promise<{ received: Buffer; failure: unknown }> {
+export async function readUntilFailure(
+  body: AsyncIterable<Uint8Array>,
+): Promise<{ received: Buffer; failure: unknown }> {
   const parts: Buffer[] = [];
   try {
     for await (const part of body) parts.push(Buffer.from(part));
@@ -82,7 +97,11 @@ export async function readUntilFailure(body: AsyncIterable<Uint8Array>): Promise
 }
 
 /** An upload action as the services make it: the record, its audit event, under `key` (a new one by default). */
-export function uploadAction(record: UploadRecord, key: string = randomUUID(), status: 'stored' | 'duplicate' = record.stored ? 'stored' : 'duplicate'): UploadAction {
+export function uploadAction(
+  record: UploadRecord,
+  key: string = randomUUID(),
+  status: 'stored' | 'duplicate' = record.stored ? 'stored' : 'duplicate',
+): UploadAction {
   const { account } = record;
   return {
     key,
@@ -103,17 +122,45 @@ export function uploadAction(record: UploadRecord, key: string = randomUUID(), s
 }
 
 /** Counts one upload under a new key: its UploadCount. */
-export async function countUpload(store: Pick<ArchiveStore, 'ledger'>, record: UploadRecord): Promise<{ uploadCount: number }> {
+export async function countUpload(
+  store: Pick<ArchiveStore, 'ledger'>,
+  record: UploadRecord,
+): Promise<{ uploadCount: number }> {
   return { uploadCount: (await store.ledger.count(uploadAction(record))).uploadCount };
 }
 
 /** Stages and commits bytes as a PDF named `fileName`. */
-export async function commitBytes(store: Pick<ArchiveStore, 'content'>, data: Uint8Array, fileName = 'doc.pdf'): Promise<CommitOutcome> {
+export async function commitBytes(
+  store: Pick<ArchiveStore, 'content'>,
+  data: Uint8Array,
+  fileName = 'doc.pdf',
+): Promise<CommitOutcome> {
   const staged = await stageBytes(store, data);
-  return store.content.commit(staged.stagingId, { key: staged.key, fileName, contentType: 'application/pdf', uploadDate: new Date() });
+  return store.content.commit(staged.stagingId, {
+    key: staged.key,
+    fileName,
+    contentType: 'application/pdf',
+    uploadDate: new Date(),
+  });
 }
 
 /** Counts one upload of a file by an account (a duplicate's: it stored no bytes). */
-export function recordUpload(store: Pick<ArchiveStore, 'ledger'>, account: Account, fileId: string, fileName = 'doc.pdf', at = new Date(), contentType = 'application/pdf') {
-  return countUpload(store, { account, fileId, fileName, contentType, at, day: at.toISOString().slice(0, 10), fileLength: 1, stored: false });
+export function recordUpload(
+  store: Pick<ArchiveStore, 'ledger'>,
+  account: Account,
+  fileId: string,
+  fileName = 'doc.pdf',
+  at = new Date(),
+  contentType = 'application/pdf',
+) {
+  return countUpload(store, {
+    account,
+    fileId,
+    fileName,
+    contentType,
+    at,
+    day: at.toISOString().slice(0, 10),
+    fileLength: 1,
+    stored: false,
+  });
 }

@@ -32,7 +32,13 @@ export function dyingAfter<C extends Record<string, object>>(c: C, writes: numbe
 export const ledgerWrites = (db: Db) => ({ ...ledgerCollections(db), ...auditCollections(db) });
 
 /** A MongoDB ledger on the test database whose process dies after `writes` writes. */
-export async function dyingLedger(mongo: { uri: string; dbName: string }, writes: number): Promise<{ ledger: MongoLedger; close: () => Promise<void> }> {
+export async function dyingLedger(
+  mongo: { uri: string; dbName: string },
+  writes: number,
+): Promise<{ ledger: MongoLedger; close: () => Promise<void> }> {
   const client = await MongoClient.connect(mongo.uri);
-  return { ledger: new MongoLedger(dyingAfter(ledgerWrites(client.db(mongo.dbName)), writes)), close: () => client.close() };
+  return {
+    ledger: new MongoLedger(dyingAfter(ledgerWrites(client.db(mongo.dbName)), writes)),
+    close: () => client.close(),
+  };
 }

@@ -42,16 +42,19 @@ export const unprivilegedPrefix: string[] | undefined = (() => {
  * `npm run import -- …` as a child process (asynchronous: the server under test may run
  * in this process), unable to read files its permission bits forbid (see `unprivilegedPrefix`).
  */
-export function startImport(args: string[], options: { env?: Record<string, string>; viaArchiveCommand?: boolean } = {}): ImportProcess {
+export function startImport(
+  args: string[],
+  options: { env?: Record<string, string>; viaArchiveCommand?: boolean } = {},
+): ImportProcess {
   const [command, ...prefixArgs] = [...(unprivilegedPrefix ?? []), process.execPath];
-  const child = spawn(command!, [...prefixArgs, ...(options.viaArchiveCommand ? ARCHIVE_IMPORT : [IMPORTER]), ...args], {
+  const child = spawn(command, [...prefixArgs, ...(options.viaArchiveCommand ? ARCHIVE_IMPORT : [IMPORTER]), ...args], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d));
+  child.stdout.on('data', (d: Buffer) => (stdout += d));
+  child.stderr.on('data', (d: Buffer) => (stderr += d));
   const done = new Promise<ImportRun>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (status, signal) => {
@@ -64,6 +67,9 @@ export function startImport(args: string[], options: { env?: Record<string, stri
   return { child, stderr: () => stderr, done };
 }
 
-export function runImport(args: string[], options: { env?: Record<string, string>; viaArchiveCommand?: boolean } = {}): Promise<ImportRun> {
+export function runImport(
+  args: string[],
+  options: { env?: Record<string, string>; viaArchiveCommand?: boolean } = {},
+): Promise<ImportRun> {
   return startImport(args, options).done;
 }

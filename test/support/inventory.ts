@@ -28,12 +28,30 @@ export async function inventory(env: Record<string, string>): Promise<StoreInven
 function embeddedInventory(dataDir: string): StoreInventory {
   const db = new Database(path.join(dataDir, 'archive.sqlite'), { fileMustExist: true });
   try {
-    const catalog = new Map(db.prepare<[], { file_id: string; length: number }>('SELECT file_id, length FROM catalog').all().map((r) => [r.file_id, r.length]));
-    const staging = new Set(db.prepare<[], { staging_id: string }>('SELECT staging_id FROM staging').all().map((r) => r.staging_id));
+    const catalog = new Map(
+      db
+        .prepare<[], { file_id: string; length: number }>('SELECT file_id, length FROM catalog')
+        .all()
+        .map((r) => [r.file_id, r.length]),
+    );
+    const staging = new Set(
+      db
+        .prepare<[], { staging_id: string }>('SELECT staging_id FROM staging')
+        .all()
+        .map((r) => r.staging_id),
+    );
     const uploads = db
-      .prepare<[], { id: string; staging_id: string; length: number; offset: number; outcome: string | null }>('SELECT id, staging_id, length, "offset", outcome FROM uploads')
+      .prepare<[], { id: string; staging_id: string; length: number; offset: number; outcome: string | null }>(
+        'SELECT id, staging_id, length, "offset", outcome FROM uploads',
+      )
       .all()
-      .map((r) => ({ id: r.id, stagingId: r.staging_id, length: r.length, offset: r.offset, finished: r.outcome !== null }));
+      .map((r) => ({
+        id: r.id,
+        stagingId: r.staging_id,
+        length: r.length,
+        offset: r.offset,
+        finished: r.outcome !== null,
+      }));
     const content = new Map<string, number>();
     const walk = (dir: string) => {
       if (!fs.existsSync(dir)) return;
@@ -55,7 +73,8 @@ async function mongoInventory(uri: string, dbName: string): Promise<StoreInvento
   try {
     const db = client.db(dbName);
     const catalog = new Map<string, number>();
-    for await (const d of db.collection('fileInfo.files').find({}, { projection: { fileLength: 1 } })) catalog.set(d._id.toHexString(), Number(d.fileLength));
+    for await (const d of db.collection('fileInfo.files').find({}, { projection: { fileLength: 1 } }))
+      catalog.set(d._id.toHexString(), Number(d.fileLength));
     const content = new Map<string, number>();
     for await (const c of db.collection('fileContent.chunks').find({}, { projection: { files_id: 1 } })) {
       const id = c.files_id.toHexString();
@@ -66,10 +85,17 @@ async function mongoInventory(uri: string, dbName: string): Promise<StoreInvento
       if (!content.has(id)) content.set(id, 0);
     }
     const staging = new Set<string>();
-    for await (const s of db.collection('fileContent.staging').find({}, { projection: { _id: 1 } })) staging.add(s._id.toHexString());
+    for await (const s of db.collection('fileContent.staging').find({}, { projection: { _id: 1 } }))
+      staging.add(s._id.toHexString());
     const uploads: StoreInventory['uploads'] = [];
     for await (const u of db.collection('uploads.resumable').find({})) {
-      uploads.push({ id: String(u._id), stagingId: u.stagingId.toHexString(), length: Number(u.length), offset: Number(u.offset), finished: u.outcome != null });
+      uploads.push({
+        id: String(u._id),
+        stagingId: u.stagingId.toHexString(),
+        length: Number(u.length),
+        offset: Number(u.offset),
+        finished: u.outcome != null,
+      });
     }
     return { catalog, content, staging, uploads };
   } finally {

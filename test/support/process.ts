@@ -56,7 +56,11 @@ export function runServerToExit(env: Record<string, string>) {
 }
 
 export function cli(args: string[], env: Record<string, string>, input?: string) {
-  return spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, input: input ?? '', encoding: 'utf8' });
+  return spawnSync(process.execPath, [CLI, ...args], {
+    env: { ...process.env, ...env },
+    input: input ?? '',
+    encoding: 'utf8',
+  });
 }
 
 /** A loopback port nobody listens on right now (a restarted server keeps its upload URLs). */
@@ -79,7 +83,10 @@ export interface ProcessStore {
 export function processStore(target: StoreTarget): ProcessStore {
   const dataDir = tempDir();
   if (target.name === 'embedded') {
-    return { env: { DATA_DIR: dataDir, MONGODB_URI: '' }, dispose: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+    return {
+      env: { DATA_DIR: dataDir, MONGODB_URI: '' },
+      dispose: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
+    };
   }
   const uri = process.env.MONGODB_URI!;
   const dbName = `archive_test_${randomBytes(6).toString('hex')}`;

@@ -95,7 +95,12 @@ export async function seedReportArchive(store: ArchiveStore): Promise<Record<Fil
     const staged = await stageBytes(store, randomContent(FILES[key].length));
     // C2 is given C1's MD5: a real collision is too costly to make, and the catalog only compares hashes.
     const contentKey = key === 'C2' ? { ...staged.key, md5: entries.C1.md5 } : staged.key;
-    const { entry } = await store.content.commit(staged.stagingId, { key: contentKey, fileName: FILES[key].name, contentType: 'application/octet-stream', uploadDate: firstUpload(key) });
+    const { entry } = await store.content.commit(staged.stagingId, {
+      key: contentKey,
+      fileName: FILES[key].name,
+      contentType: 'application/octet-stream',
+      uploadDate: firstUpload(key),
+    });
     entries[key] = entry;
   }
   const seen = new Set<FileKey>();

@@ -93,7 +93,11 @@ export class TestServer {
 
   /** A client logged in through POST /api/session, using the cookie and CSRF token like a browser. */
   async login(username: string, password = PASSWORD): Promise<Client> {
-    const res = await fetch(`${this.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+    const res = await fetch(`${this.url}/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password }),
+    });
     if (res.status !== 201) throw new Error(`login of ${username} failed: ${res.status} ${await res.text()}`);
     const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
     const { csrfToken } = (await res.json()) as { csrfToken: string };
@@ -136,7 +140,13 @@ export class Client {
     return this.fetch(path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   }
 
-  upload(fileName: string, data: Uint8Array, fields: Record<string, string> = {}, type = 'application/pdf', headers: Record<string, string> = {}): Promise<Response> {
+  upload(
+    fileName: string,
+    data: Uint8Array,
+    fields: Record<string, string> = {},
+    type = 'application/pdf',
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
     const form = new FormData();
     for (const [k, v] of Object.entries(fields)) form.append(k, v);
     form.append('file', new Blob([data], { type }), fileName);
@@ -147,9 +157,16 @@ export class Client {
    * A batch upload: each file with its digests in the manifest (`manifest` replaces it, to send
    * a wrong one).
    */
-  batch(files: Array<{ name: string; data: Uint8Array; type?: string }>, manifest?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  batch(
+    files: Array<{ name: string; data: Uint8Array; type?: string }>,
+    manifest?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
     const form = new FormData();
-    form.append('manifest', JSON.stringify(manifest ?? files.map((f) => ({ md5: md5(f.data), sha256: sha256(f.data) }))));
+    form.append(
+      'manifest',
+      JSON.stringify(manifest ?? files.map((f) => ({ md5: md5(f.data), sha256: sha256(f.data) }))),
+    );
     for (const f of files) form.append('file', new Blob([f.data], { type: f.type ?? 'application/pdf' }), f.name);
     return this.fetch('/api/uploads/batch', { method: 'POST', body: form, headers });
   }
@@ -158,13 +175,19 @@ export class Client {
   async instantUpload(data: Uint8Array, name = 'doc.pdf') {
     const check = await (await this.json('/api/uploads/check', 'POST', checkBody(data, name))).json();
     if (check.status !== 'prove') return { check };
-    const res = await this.json('/api/uploads/prove', 'POST', { claimId: check.claimId, digests: digestsFor(data, check.ranges) });
+    const res = await this.json('/api/uploads/prove', 'POST', {
+      claimId: check.claimId,
+      digests: digestsFor(data, check.ranges),
+    });
     return { check, res, body: await res.json() };
   }
 }
 
 /** A GET with node:http, for headers fetch() would change. */
-export function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+export function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
     http
       .get(url, { headers }, (res) => {

@@ -83,7 +83,8 @@ export const mongoTarget: StoreTarget = {
   async open(options = {}) {
     const dbName = `archive_test_${randomBytes(6).toString('hex')}`;
     const chunkSize = options.chunkSize ?? TEST_CHUNK_SIZE;
-    const connect = (chunkSize: number) => openMongoStore({ uri: mongoUri!, dbName, chunkSize, connectTimeoutMs: 5000 });
+    const connect = (chunkSize: number) =>
+      openMongoStore({ uri: mongoUri!, dbName, chunkSize, connectTimeoutMs: 5000 });
     const opened: OpenedStore = {
       store: await connect(chunkSize),
       chunkSize,
@@ -130,7 +131,11 @@ export async function countChunks(opened: OpenedStore): Promise<number> {
   return chunks;
 }
 
-export type Damage = { kind: 'flip-byte'; offset: number } | { kind: 'lose-chunk'; n: number } | { kind: 'grow-chunk'; n: number } | { kind: 'lose-file' };
+export type Damage =
+  | { kind: 'flip-byte'; offset: number }
+  | { kind: 'lose-chunk'; n: number }
+  | { kind: 'grow-chunk'; n: number }
+  | { kind: 'lose-file' };
 
 /**
  * Damages a committed file's stored bytes behind the store's back, as a failing disk or a careless
@@ -148,9 +153,11 @@ export async function damageContent(opened: OpenedStore, fileId: string, damage:
       else if (damage.kind === 'grow-chunk') {
         const doc = await chunks.findOne({ files_id, n: damage.n });
         const bin = doc!.data as Binary;
-        await chunks.updateOne({ _id: doc!._id }, { $set: { data: Buffer.concat([Buffer.from(bin.buffer.subarray(0, bin.position)), Buffer.alloc(16)]) } });
-      }
-      else {
+        await chunks.updateOne(
+          { _id: doc!._id },
+          { $set: { data: Buffer.concat([Buffer.from(bin.buffer.subarray(0, bin.position)), Buffer.alloc(16)]) } },
+        );
+      } else {
         const n = Math.floor(damage.offset / opened.chunkSize);
         const doc = await chunks.findOne({ files_id, n });
         const bin = doc!.data as Binary;
@@ -183,7 +190,10 @@ export async function forgetChunkSums(opened: OpenedStore, fileId: string): Prom
   if (opened.mongo) {
     const client = await MongoClient.connect(opened.mongo.uri);
     try {
-      await client.db(opened.mongo.dbName).collection('fileContent.chunks').updateMany({ files_id: new ObjectId(fileId) }, { $unset: { crc32: '' } });
+      await client
+        .db(opened.mongo.dbName)
+        .collection('fileContent.chunks')
+        .updateMany({ files_id: new ObjectId(fileId) }, { $unset: { crc32: '' } });
     } finally {
       await client.close();
     }
@@ -233,7 +243,10 @@ export async function injectSyncFailures(): Promise<SyncFaults> {
   proto.datasync = function (this: unknown) {
     const sync =
       faults.failing > 0
-        ? (faults.failing--, Promise.reject(Object.assign(new Error(`${faults.code}: fdatasync failed`), { code: faults.code, syscall: 'fdatasync' })))
+        ? (faults.failing--,
+          Promise.reject(
+            Object.assign(new Error(`${faults.code}: fdatasync failed`), { code: faults.code, syscall: 'fdatasync' }),
+          ))
         : original.call(this);
     started.push(sync);
     return sync;

@@ -29,9 +29,14 @@ export const OTHER_NOTICE = [
 
 export const POEM = '床前明月光，疑是地上霜。举头望明月，低头思故乡。';
 
-
 /** NOTICE saved again: copied from a web page (its navigation lines came along), with a note added and a paragraph left out. */
-export const NOTICE_FROM_THE_WEB = ['首页 > 通知公告 > 正文', ...NOTICE.split('\n').slice(0, 3), '（注：本通知同时抄送县委办公室。）', ...NOTICE.split('\n').slice(4), '【打印本页】【关闭窗口】'].join('\n');
+export const NOTICE_FROM_THE_WEB = [
+  '首页 > 通知公告 > 正文',
+  ...NOTICE.split('\n').slice(0, 3),
+  '（注：本通知同时抄送县委办公室。）',
+  ...NOTICE.split('\n').slice(4),
+  '【打印本页】【关闭窗口】',
+].join('\n');
 
 /** POEM in traditional script, with a note. */
 export const POEM_TRADITIONAL = '牀前明月光，疑是地上霜。舉頭望明月，低頭思故鄉。（選自《唐詩三百首》）';

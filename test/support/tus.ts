@@ -100,7 +100,13 @@ export function tusUpload(client: Client, data: Buffer, options: TusOptions = {}
 }
 
 /** A raw tus request (for protocol tests): Tus-Resumable 1.0.0 unless given otherwise. */
-export function tusRequest(client: Client, path: string, method: string, headers: Record<string, string | undefined> = {}, body?: Uint8Array): Promise<Response> {
+export function tusRequest(
+  client: Client,
+  path: string,
+  method: string,
+  headers: Record<string, string | undefined> = {},
+  body?: Uint8Array,
+): Promise<Response> {
   const h = new Headers();
   if (!('tus-resumable' in headers)) h.set('tus-resumable', '1.0.0');
   for (const [k, v] of Object.entries(headers)) if (v !== undefined) h.set(k, v);
@@ -126,7 +132,14 @@ export async function offsetOf(client: Client, path: string): Promise<number> {
  * server has persisted some of it; the request stays open (a client that stopped sending, or one
  * whose server is about to be killed). Errors on it are ignored: it is expected to be cut off.
  */
-export async function openPatch(url: string, upload: string, token: string, data: Buffer, from: number, upTo: number): Promise<http.ClientRequest> {
+export async function openPatch(
+  url: string,
+  upload: string,
+  token: string,
+  data: Buffer,
+  from: number,
+  upTo: number,
+): Promise<http.ClientRequest> {
   const req = patchRequest(url, upload, token, from, data.length - from);
   req.on('error', () => {});
   for (let at = from; at < upTo; at += 256 * 1024) {
@@ -138,7 +151,13 @@ export async function openPatch(url: string, upload: string, token: string, data
 }
 
 /** A raw tus PATCH of `length` bytes at `offset` with an API token, its body left to the caller (to stall or trickle). */
-export function patchRequest(url: string, upload: string, token: string, offset: number, length: number): http.ClientRequest {
+export function patchRequest(
+  url: string,
+  upload: string,
+  token: string,
+  offset: number,
+  length: number,
+): http.ClientRequest {
   return http.request(new URL(upload, url), {
     method: 'PATCH',
     headers: {

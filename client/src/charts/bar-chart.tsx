@@ -45,7 +45,9 @@ export function BarChart({ labels, values, measure, summary, tick, describe, onS
         maintainAspectRatio: false,
         plugins: {
           legend: { display: false },
-          tooltip: { callbacks: { label: (item) => `${item.dataset.label}: ${props.current.describe(item.dataIndex)}` } },
+          tooltip: {
+            callbacks: { label: (item) => `${item.dataset.label}: ${props.current.describe(item.dataIndex)}` },
+          },
         },
         scales: {
           x: { ticks: { autoSkip: true, maxRotation: 45 } },
@@ -53,12 +55,15 @@ export function BarChart({ labels, values, measure, summary, tick, describe, onS
         },
         onClick: (_event, elements) => {
           const index = elements[0]?.index;
-          if (index !== undefined && props.current.onSelect && !props.current.inert?.(index)) props.current.onSelect(index);
+          if (index !== undefined && props.current.onSelect && !props.current.inert?.(index))
+            props.current.onSelect(index);
         },
         onHover: (event, elements) => {
           const index = elements[0]?.index;
           const target = event.native?.target as HTMLCanvasElement | undefined;
-          if (target) target.style.cursor = index !== undefined && props.current.onSelect && !props.current.inert?.(index) ? 'pointer' : 'default';
+          if (target)
+            target.style.cursor =
+              index !== undefined && props.current.onSelect && !props.current.inert?.(index) ? 'pointer' : 'default';
         },
       },
     });

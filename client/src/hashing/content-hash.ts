@@ -78,7 +78,12 @@ export function sparkMd5Lane(): DigestLane {
 }
 
 /** MD5 of one range of a Blob (the proof of possession answers several of these). */
-export async function md5OfRange(blob: Blob, start: number, end: number, sliceSize = DEFAULT_SLICE_SIZE): Promise<string> {
+export async function md5OfRange(
+  blob: Blob,
+  start: number,
+  end: number,
+  sliceSize = DEFAULT_SLICE_SIZE,
+): Promise<string> {
   const md5 = new SparkMD5.ArrayBuffer();
   for (let at = start; at < end; at += sliceSize) {
     md5.append(await blob.slice(at, Math.min(at + sliceSize, end)).arrayBuffer());

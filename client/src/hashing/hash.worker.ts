@@ -147,7 +147,12 @@ self.onmessage = async (event: MessageEvent<HashRequest>) => {
       md5Lane = new WorkerMd5Lane();
     }
     const aborted = controller.signal.aborted;
-    reply({ type: 'error', jobId: request.jobId, message: error instanceof Error ? error.message : String(error), aborted });
+    reply({
+      type: 'error',
+      jobId: request.jobId,
+      message: error instanceof Error ? error.message : String(error),
+      aborted,
+    });
   } finally {
     aborts.delete(request.jobId);
     if (hashing === request.jobId) hashing = undefined;

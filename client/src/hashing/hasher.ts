@@ -85,12 +85,20 @@ export class Hasher {
     for (const worker of this.#workers) worker.terminate();
   }
 
-  #run<T>(worker: Worker, request: (jobId: number) => HashRequest, options: { onProgress?: Job['onProgress']; signal?: AbortSignal }): Promise<T> {
+  #run<T>(
+    worker: Worker,
+    request: (jobId: number) => HashRequest,
+    options: { onProgress?: Job['onProgress']; signal?: AbortSignal },
+  ): Promise<T> {
     const jobId = this.#nextJobId++;
     return new Promise<T>((resolve, reject) => {
       if (options.signal?.aborted) return reject(new HashAbortedError());
-      this.#jobs.set(jobId, { worker, resolve: resolve as Job['resolve'], reject, onProgress: options.onProgress });
-      options.signal?.addEventListener('abort', () => this.#jobs.has(jobId) && worker.postMessage({ type: 'abort', jobId } satisfies HashRequest), { once: true });
+      this.#jobs.set(jobId, { worker, resolve: resolve, reject, onProgress: options.onProgress });
+      options.signal?.addEventListener(
+        'abort',
+        () => this.#jobs.has(jobId) && worker.postMessage({ type: 'abort', jobId } satisfies HashRequest),
+        { once: true },
+      );
       worker.postMessage(request(jobId));
     });
   }

@@ -67,7 +67,10 @@ function waitWords(language: Language, seconds: number): string {
 export function describeError(language: Language, error: unknown): string {
   const t = translator(language);
   if (error instanceof ApiError) {
-    return fill(ERROR_MESSAGES[language][error.code], { wait: waitWords(language, error.retryAfterSeconds ?? 60), message: error.message });
+    return fill(ERROR_MESSAGES[language][error.code], {
+      wait: waitWords(language, error.retryAfterSeconds ?? 60),
+      message: error.message,
+    });
   }
   if (error instanceof NetworkError) return t('networkError');
   return t('unknownError', { message: error instanceof Error ? error.message : String(error) });

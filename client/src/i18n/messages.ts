@@ -27,7 +27,8 @@ const zh = {
   ownPasswordChanged: '密码已修改，其他登录已退出。',
   tokensRevoked: '已吊销 {count} 个 API 令牌。',
   uploadTitle: '上传档案',
-  uploadHint: '把文件或整个文件夹拖到下面。每个文件先在本机计算指纹：档案库已有的文件立即完成（秒传），其余文件断点续传。关闭页面后回来可继续上传。',
+  uploadHint:
+    '把文件或整个文件夹拖到下面。每个文件先在本机计算指纹：档案库已有的文件立即完成（秒传），其余文件断点续传。关闭页面后回来可继续上传。',
   hashing: '正在计算指纹',
   checking: '正在查重',
   proving: '正在校验',
@@ -70,11 +71,14 @@ const zh = {
   tabCollisions: 'MD5 冲突',
   collisionsBanner: '有 {count} 个文件与其他文件 MD5 相同但内容不同',
   collisionsShow: '查看 MD5 冲突',
-  collisionsHint: '这些文件的 MD5 相同而内容（SHA-256）不同。档案库按 MD5、SHA-256 和大小共同判断重复，所以它们分别保存、没有被合并；出现冲突说明有人制作了碰撞文件，请核查来源。',
+  collisionsHint:
+    '这些文件的 MD5 相同而内容（SHA-256）不同。档案库按 MD5、SHA-256 和大小共同判断重复，所以它们分别保存、没有被合并；出现冲突说明有人制作了碰撞文件，请核查来源。',
   noCollisions: '没有 MD5 冲突。',
   tabNearDuplicates: '近似重复',
-  nearDuplicatesHint: '内容几乎相同但并非逐字节一致的文档：另存、改格式、繁简转换、增删个别句子、从网页复制带入多余文字等。长文本按 SimHash（海明距离）和分片重合度（Jaccard）判断，短文本按其分片被另一文本包含的比例判断。',
-  nearDuplicatesStatus: '已计算 {fingerprinted} 个文件的指纹，{skipped} 个没有可比较的文字（图片、扫描件等），找到 {pairs} 对近似重复；等待 {queued} 个，进行中 {running} 个，失败 {failed} 个。',
+  nearDuplicatesHint:
+    '内容几乎相同但并非逐字节一致的文档：另存、改格式、繁简转换、增删个别句子、从网页复制带入多余文字等。长文本按 SimHash（海明距离）和分片重合度（Jaccard）判断，短文本按其分片被另一文本包含的比例判断。',
+  nearDuplicatesStatus:
+    '已计算 {fingerprinted} 个文件的指纹，{skipped} 个没有可比较的文字（图片、扫描件等），找到 {pairs} 对近似重复；等待 {queued} 个，进行中 {running} 个，失败 {failed} 个。',
   nearDuplicatesFailed: '以下文件的指纹计算失败（已重试多次）：',
   noNearDuplicates: '没有找到近似重复的文档。',
   colDocumentA: '文档 A',
@@ -171,7 +175,8 @@ const zh = {
   auditNewest: '显示最新记录',
   navFixity: '完整性校验',
   fixityTitle: '存储完整性校验',
-  fixityIntro: '完整性校验会重新读取档案中保存的每一个文件，重新计算 MD5 和 SHA-256，并与登记的值比对，以发现缺失或损坏的数据。',
+  fixityIntro:
+    '完整性校验会重新读取档案中保存的每一个文件，重新计算 MD5 和 SHA-256，并与登记的值比对，以发现缺失或损坏的数据。',
   fixitySchedule: '服务器每 {hours} 小时自动校验一次（从上次校验开始时算起）。',
   fixityScheduleOff: '服务器不自动校验（VERIFY_INTERVAL_HOURS=0），可在此处或用 archive verify 命令手动开始。',
   fixityNever: '尚未进行过校验。',
@@ -219,11 +224,13 @@ const en: Record<MessageKey, string> = {
   navPassword: 'Change password',
   ownPasswordTitle: 'Change my password',
   ownPasswordHint: 'Once it is changed, you are logged out on every other computer and browser.',
-  revokeTokens: 'Also revoke all my API tokens (scanners and scripts then need new tokens from an administrator). Tick this if the password may have leaked.',
+  revokeTokens:
+    'Also revoke all my API tokens (scanners and scripts then need new tokens from an administrator). Tick this if the password may have leaked.',
   ownPasswordChanged: 'Your password was changed and your other logins were ended.',
   tokensRevoked: '{count} API token(s) revoked.',
   uploadTitle: 'Upload documents',
-  uploadHint: 'Drop files or whole folders below. Each file is fingerprinted on this computer first: files the archive already holds finish at once (instant), the others upload resumably. You can close the page and continue later.',
+  uploadHint:
+    'Drop files or whole folders below. Each file is fingerprinted on this computer first: files the archive already holds finish at once (instant), the others upload resumably. You can close the page and continue later.',
   hashing: 'Fingerprinting',
   checking: 'Checking the archive',
   proving: 'Verifying',
@@ -254,7 +261,8 @@ const en: Record<MessageKey, string> = {
   loading: 'Loading…',
   networkError: 'The server cannot be reached. Check the network and try again.',
   hashFailed: 'This file could not be read (it may have been moved or changed). Select it again and retry.',
-  unknownError: 'Something unexpected went wrong ({message}). Try again later; if it keeps failing, contact your administrator.',
+  unknownError:
+    'Something unexpected went wrong ({message}). Try again later; if it keeps failing, contact your administrator.',
   loadFailed: 'This page could not be loaded. Reload the page and try again.',
   navReports: 'Reports',
   navAudit: 'Audit log',
@@ -266,11 +274,14 @@ const en: Record<MessageKey, string> = {
   tabCollisions: 'MD5 collisions',
   collisionsBanner: 'Files sharing an MD5 with different content: {count}',
   collisionsShow: 'Show the MD5 collisions',
-  collisionsHint: 'These files share an MD5 but differ in content (SHA-256). The archive tells duplicates by MD5, SHA-256 and size together, so they are stored separately, not merged; a collision means someone crafted colliding files. Check where they came from.',
+  collisionsHint:
+    'These files share an MD5 but differ in content (SHA-256). The archive tells duplicates by MD5, SHA-256 and size together, so they are stored separately, not merged; a collision means someone crafted colliding files. Check where they came from.',
   noCollisions: 'No MD5 collisions.',
   tabNearDuplicates: 'Near-duplicates',
-  nearDuplicatesHint: 'Documents that are nearly, not byte for byte, the same: saved again, in another format, in the other Chinese script, with a sentence added or removed, or copied from a web page with its stray lines. Long texts are compared by SimHash (Hamming distance) and shingle overlap (Jaccard), short texts by how much of their shingles the other text holds.',
-  nearDuplicatesStatus: '{fingerprinted} files fingerprinted, {skipped} without text to compare (images, scans…), {pairs} near-duplicate pairs found; {queued} waiting, {running} running, {failed} failed.',
+  nearDuplicatesHint:
+    'Documents that are nearly, not byte for byte, the same: saved again, in another format, in the other Chinese script, with a sentence added or removed, or copied from a web page with its stray lines. Long texts are compared by SimHash (Hamming distance) and shingle overlap (Jaccard), short texts by how much of their shingles the other text holds.',
+  nearDuplicatesStatus:
+    '{fingerprinted} files fingerprinted, {skipped} without text to compare (images, scans…), {pairs} near-duplicate pairs found; {queued} waiting, {running} running, {failed} failed.',
   nearDuplicatesFailed: 'Fingerprinting failed for these files (after several tries):',
   noNearDuplicates: 'No near-duplicate documents found.',
   colDocumentA: 'Document A',
@@ -367,9 +378,11 @@ const en: Record<MessageKey, string> = {
   auditNewest: 'Show the newest',
   navFixity: 'Fixity',
   fixityTitle: 'Storage fixity check',
-  fixityIntro: 'The fixity check reads every stored file back, recomputes its MD5 and SHA-256 and compares them with the catalogue, to find missing or damaged data.',
+  fixityIntro:
+    'The fixity check reads every stored file back, recomputes its MD5 and SHA-256 and compares them with the catalogue, to find missing or damaged data.',
   fixitySchedule: 'The server checks every {hours} hours (counted from the start of the last check).',
-  fixityScheduleOff: 'The server does not check on its own (VERIFY_INTERVAL_HOURS=0); start a check here or with the archive verify command.',
+  fixityScheduleOff:
+    'The server does not check on its own (VERIFY_INTERVAL_HOURS=0); start a check here or with the archive verify command.',
   fixityNever: 'No check has run yet.',
   fixityStart: 'Start a check now',
   fixityStarted: 'The check has started.',
@@ -441,14 +454,20 @@ const enErrors: Record<ErrorCode, string> = {
   unsupported_media_type: 'This way of uploading is not supported. Reload the page and try again.',
   unsupported_protocol: 'The browser’s upload component is not supported. Reload the page.',
   payload_too_large: 'The file is larger than the archive accepts.',
-  headers_too_large: 'The request headers are too large (often too many cookies for this site). Clear this site’s cookies and try again.',
+  headers_too_large:
+    'The request headers are too large (often too many cookies for this site). Clear this site’s cookies and try again.',
   request_timeout: 'The request arrived too slowly and the server stopped waiting. Check the network and try again.',
-  checksum_mismatch: 'The uploaded bytes do not match the fingerprint computed here (the file may have changed during the upload). Select the file again and retry.',
-  idempotency_key_reused: 'This upload number was already used for a different file. Select the file again to upload it.',
+  checksum_mismatch:
+    'The uploaded bytes do not match the fingerprint computed here (the file may have changed during the upload). Select the file again and retry.',
+  idempotency_key_reused:
+    'This upload number was already used for a different file. Select the file again to upload it.',
   range_not_satisfiable: 'The requested range is not valid.',
-  storage_full: "The archive's storage is full, so the file could not be stored. What was sent of a resumable upload is kept: continue later, and tell your administrator.",
-  content_damaged: 'The stored bytes of this file are damaged, so it cannot be downloaded. Ask an administrator to restore it from a backup.',
-  store_unavailable: 'The archive store cannot be reached right now. Try again later; if it persists, tell your administrator.',
+  storage_full:
+    "The archive's storage is full, so the file could not be stored. What was sent of a resumable upload is kept: continue later, and tell your administrator.",
+  content_damaged:
+    'The stored bytes of this file are damaged, so it cannot be downloaded. Ask an administrator to restore it from a backup.',
+  store_unavailable:
+    'The archive store cannot be reached right now. Try again later; if it persists, tell your administrator.',
   rate_limited: 'Too many requests. Wait {wait} and try again.',
   internal: 'The server had an internal error. Try again later; if it keeps failing, contact your administrator.',
 };

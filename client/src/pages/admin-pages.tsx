@@ -31,7 +31,8 @@ export function AdminPages({ api, language, route }: { api: ArchiveApi; language
     );
   }
   if (!pages) return <main class="page">{t('loading')}</main>;
-  if (route.page === 'reports') return <pages.ReportsPage api={api} language={language} report={route.report} params={route.params} />;
+  if (route.page === 'reports')
+    return <pages.ReportsPage api={api} language={language} report={route.report} params={route.params} />;
   if (route.page === 'fixity') return <pages.FixityPage api={api} language={language} />;
   return <pages.AuditPage api={api} language={language} params={route.params} />;
 }

@@ -50,7 +50,11 @@ export function AuditPage({ api, language, params }: { api: ArchiveApi; language
   const t = translator(language);
   const query = auditQuery(params);
   const key = query.toString();
-  const [state, setState] = useState<{ key: string; list: AuditList | null; error: unknown }>({ key: '', list: null, error: null });
+  const [state, setState] = useState<{ key: string; list: AuditList | null; error: unknown }>({
+    key: '',
+    list: null,
+    error: null,
+  });
   useEffect(() => {
     let current = true;
     api.audit(new URLSearchParams(key)).then(
@@ -71,10 +75,26 @@ export function AuditPage({ api, language, params }: { api: ArchiveApi; language
   // its newest one would vanish from every page.
   const firstPageNewest = !loading && list?.offset === 0 ? list.items[0]?.at : undefined;
   const page = (next: Paging) => {
-    const until = params.get(UNTIL) ?? (firstPageNewest ? new Date(Date.parse(firstPageNewest) + 1).toISOString() : null);
-    show(withParams(params, { limit: next.limit === DEFAULT_PAGE_SIZE ? null : next.limit, offset: next.offset || null, [UNTIL]: until }));
+    const until =
+      params.get(UNTIL) ?? (firstPageNewest ? new Date(Date.parse(firstPageNewest) + 1).toISOString() : null);
+    show(
+      withParams(params, {
+        limit: next.limit === DEFAULT_PAGE_SIZE ? null : next.limit,
+        offset: next.offset || null,
+        [UNTIL]: until,
+      }),
+    );
   };
-  const filter = (values: Values) => show(withParams(params, { ...values, from: isoOf(values.from ?? null), to: isoOf(values.to ?? null), offset: null, [UNTIL]: null }));
+  const filter = (values: Values) =>
+    show(
+      withParams(params, {
+        ...values,
+        from: isoOf(values.from ?? null),
+        to: isoOf(values.to ?? null),
+        offset: null,
+        [UNTIL]: null,
+      }),
+    );
   const n = (value: number) => formatCount(language, value);
 
   return (
@@ -128,7 +148,12 @@ export function AuditPage({ api, language, params }: { api: ArchiveApi; language
               </span>
             )}
             {loading && <span class="loading">{t('loading')}</span>}
-            <ExportLink language={language} url={auditUrl(auditQuery(params, { limit: EXPORT_LIMIT, offset: 0 }))} total={list.total} limit={EXPORT_LIMIT} />
+            <ExportLink
+              language={language}
+              url={auditUrl(auditQuery(params, { limit: EXPORT_LIMIT, offset: 0 }))}
+              total={list.total}
+              limit={EXPORT_LIMIT}
+            />
           </div>
           {list.items.length === 0 ? (
             <p class="empty">{t('noRows')}</p>

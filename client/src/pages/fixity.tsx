@@ -53,7 +53,9 @@ export function FixityPage({ api, language }: { api: ArchiveApi; language: Langu
     <main class="page wide" aria-labelledby="fixity-title">
       <h1 id="fixity-title">{t('fixityTitle')}</h1>
       <p>{t('fixityIntro')}</p>
-      {view && <p>{view.intervalHours > 0 ? t('fixitySchedule', { hours: n(view.intervalHours) }) : t('fixityScheduleOff')}</p>}
+      {view && (
+        <p>{view.intervalHours > 0 ? t('fixitySchedule', { hours: n(view.intervalHours) }) : t('fixityScheduleOff')}</p>
+      )}
       {error && (
         <p role="alert" class="error">
           {error}
@@ -96,7 +98,13 @@ function Result({ language, result }: { language: Language; result: Verification
           })}
         </li>
         {result.finishedAt && <li>{t('fixityFinishedAt', { time: formatTime(language, result.finishedAt, true) })}</li>}
-        <li>{t('fixityProgress', { files: n(result.files), total: n(result.totalFiles), bytes: formatBytes(result.bytes) })}</li>
+        <li>
+          {t('fixityProgress', {
+            files: n(result.files),
+            total: n(result.totalFiles),
+            bytes: formatBytes(result.bytes),
+          })}
+        </li>
         <li>{t('fixityCounts', { missing: n(result.missing), corrupted: n(result.corrupted) })}</li>
         {result.checksummed > 0 && <li>{t('fixityChecksummed', { files: n(result.checksummed) })}</li>}
       </ul>

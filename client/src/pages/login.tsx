@@ -39,7 +39,9 @@ function ErrorMessage({ language, error }: { language: Language; error: unknown 
 
 export function LoginPage({ api, language, languageSwitch, onLogin }: Props & { onLogin: (s: SessionView) => void }) {
   const t = translator(language);
-  const { error, busy, submit } = useFormAction(async (form) => onLogin(await api.login(String(form.get('username')), String(form.get('password')))));
+  const { error, busy, submit } = useFormAction(async (form) =>
+    onLogin(await api.login(String(form.get('username')), String(form.get('password')))),
+  );
 
   return (
     <main class="centered">
@@ -75,18 +77,36 @@ function PasswordFields({ language }: { language: Language }) {
       </label>
       <label>
         {t('newPassword', { min: MIN_PASSWORD_LENGTH })}
-        <input name="newPassword" type="password" autoComplete="new-password" required minLength={MIN_PASSWORD_LENGTH} />
+        <input
+          name="newPassword"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={MIN_PASSWORD_LENGTH}
+        />
       </label>
     </>
   );
 }
 
 /** A clerk's own password change, from the top bar: other logins end; API tokens go too if asked. */
-export function OwnPasswordPage({ api, language, onChanged }: { api: ArchiveApi; language: Language; onChanged: (s: SessionView) => void }) {
+export function OwnPasswordPage({
+  api,
+  language,
+  onChanged,
+}: {
+  api: ArchiveApi;
+  language: Language;
+  onChanged: (s: SessionView) => void;
+}) {
   const t = translator(language);
   const [done, setDone] = useState<number | null>(null);
   const { error, busy, submit } = useFormAction(async (form) => {
-    const view = await api.changePassword(String(form.get('currentPassword')), String(form.get('newPassword')), form.get('revokeTokens') === 'on');
+    const view = await api.changePassword(
+      String(form.get('currentPassword')),
+      String(form.get('newPassword')),
+      form.get('revokeTokens') === 'on',
+    );
     setDone(view.tokensRevoked);
     onChanged(view);
   });
@@ -118,7 +138,12 @@ export function OwnPasswordPage({ api, language, onChanged }: { api: ArchiveApi;
 }
 
 /** Accounts created with a one-time password must choose their own before anything else. */
-export function PasswordPage({ api, language, languageSwitch, onChanged }: Props & { onChanged: (s: SessionView) => void }) {
+export function PasswordPage({
+  api,
+  language,
+  languageSwitch,
+  onChanged,
+}: Props & { onChanged: (s: SessionView) => void }) {
   const t = translator(language);
   const { error, busy, submit } = useFormAction(async (form) =>
     onChanged(await api.changePassword(String(form.get('currentPassword')), String(form.get('newPassword')))),

@@ -76,7 +76,11 @@ export function MyUploadsPage({ api, language }: { api: ArchiveApi; language: La
                 <td class="count">{file.uploadCount}</td>
                 <td class="count">{file.myUploadCount}</td>
                 <td>
-                  <a href={`/api/files/${file.fileId}`} download={file.fileName} aria-label={`${t('download')} ${file.fileName}`}>
+                  <a
+                    href={`/api/files/${file.fileId}`}
+                    download={file.fileName}
+                    aria-label={`${t('download')} ${file.fileName}`}
+                  >
                     {t('download')}
                   </a>
                 </td>

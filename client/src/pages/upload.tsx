@@ -10,7 +10,14 @@ import { TUS_ENDPOINT } from '../../../shared/schemas.js';
 import type { ArchiveApi } from '../api.js';
 import { Hasher } from '../hashing/hasher.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
-import { ArchiveUploader, HashReadError, type ArchiveBody, type ArchiveFile, type ArchiveMeta, type Outcome } from '../upload/archive-uploader.js';
+import {
+  ArchiveUploader,
+  HashReadError,
+  type ArchiveBody,
+  type ArchiveFile,
+  type ArchiveMeta,
+  type Outcome,
+} from '../upload/archive-uploader.js';
 import { ResumeIndex } from '../upload/resume-index.js';
 import { useGoldenRetriever } from '../upload/restore.js';
 
@@ -35,7 +42,9 @@ function outcomeText(language: Language, outcome: Outcome): string {
     case 'duplicate':
       return t('statusDuplicate', { count: outcome.uploadCount });
     case 'failed':
-      return t('statusFailed', { reason: outcome.error instanceof HashReadError ? t('hashFailed') : describeError(language, outcome.error) });
+      return t('statusFailed', {
+        reason: outcome.error instanceof HashReadError ? t('hashFailed') : describeError(language, outcome.error),
+      });
   }
 }
 
@@ -47,7 +56,17 @@ function matches(filter: Filter, outcome: Outcome): boolean {
   return outcome.kind === filter;
 }
 
-export function UploadPage({ api, language, account, hidden }: { api: ArchiveApi; language: Language; account: AccountView; hidden: boolean }) {
+export function UploadPage({
+  api,
+  language,
+  account,
+  hidden,
+}: {
+  api: ArchiveApi;
+  language: Language;
+  account: AccountView;
+  hidden: boolean;
+}) {
   const t = translator(language);
   const target = useRef<HTMLDivElement>(null);
   const languageRef = useRef(language);
@@ -60,7 +79,11 @@ export function UploadPage({ api, language, account, hidden }: { api: ArchiveApi
   const uppy = useMemo(() => {
     const hasher = new Hasher(1);
     // Per account: another clerk on this browser never sees or resumes these files.
-    const instance = new Uppy<ArchiveMeta, ArchiveBody>({ id: `archive-${account.id}`, autoProceed: true, locale: uppyLocale(language) });
+    const instance = new Uppy<ArchiveMeta, ArchiveBody>({
+      id: `archive-${account.id}`,
+      autoProceed: true,
+      locale: uppyLocale(language),
+    });
     let pending = new Map<string, Row | null>();
     let scheduled = false;
     // A thousand-file batch changes in bursts: render the results and counts once per frame.
@@ -94,9 +117,17 @@ export function UploadPage({ api, language, account, hidden }: { api: ArchiveApi
           // In the clerk's language, where Uppy would show the library's English text.
           const text = outcomeText(languageRef.current, outcome);
           instance.setFileState(file.id, { error: text });
-          instance.info({ message: instance.i18n('failedToUpload', { file: file.name ?? '' }), details: text }, 'error', 8000);
+          instance.info(
+            { message: instance.i18n('failedToUpload', { file: file.name ?? '' }), details: text },
+            'error',
+            8000,
+          );
         }
-        pending.set(file.id, { id: file.id, name: (file.meta.relativePath as string | undefined) || file.name || '', outcome });
+        pending.set(file.id, {
+          id: file.id,
+          name: file.meta.relativePath || file.name || '',
+          outcome,
+        });
         schedule();
       },
       tus: {
@@ -176,7 +207,15 @@ export function UploadPage({ api, language, account, hidden }: { api: ArchiveApi
         <div class="filters" role="group" aria-label={t('resultsTitle')}>
           {(['all', 'instant', 'stored', 'failed'] as const).map((f) => (
             <button type="button" aria-pressed={filter === f} onClick={() => (setFilter(f), setPage(0))}>
-              {t(f === 'all' ? 'filterAll' : f === 'instant' ? 'filterInstant' : f === 'stored' ? 'filterStored' : 'filterFailed')}
+              {t(
+                f === 'all'
+                  ? 'filterAll'
+                  : f === 'instant'
+                    ? 'filterInstant'
+                    : f === 'stored'
+                      ? 'filterStored'
+                      : 'filterFailed',
+              )}
             </button>
           ))}
         </div>

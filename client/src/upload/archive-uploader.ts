@@ -172,7 +172,12 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
    * The file once `ready` holds, checked again whenever one of `events` fires; FileRemovedError
    * when the file is removed or cancelled meanwhile.
    */
-  async #until(id: string, ready: (file: ArchiveFile) => boolean, events: ReadonlyArray<'files-added' | (typeof PAUSE_EVENTS)[number]>, signal: AbortSignal): Promise<ArchiveFile> {
+  async #until(
+    id: string,
+    ready: (file: ArchiveFile) => boolean,
+    events: ReadonlyArray<'files-added' | (typeof PAUSE_EVENTS)[number]>,
+    signal: AbortSignal,
+  ): Promise<ArchiveFile> {
     for (;;) {
       const file = this.uppy.getFile(id);
       if (!file || signal.aborted) throw new FileRemovedError();
@@ -212,14 +217,22 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
         if (error instanceof HashAbortedError) throw error;
         throw new HashReadError(error);
       });
-    this.uppy.setFileMeta(file.id, { md5: digest.md5, sha256: digest.sha256, idempotencyKey: file.meta.idempotencyKey ?? newUploadKey() });
+    this.uppy.setFileMeta(file.id, {
+      md5: digest.md5,
+      sha256: digest.sha256,
+      idempotencyKey: file.meta.idempotencyKey ?? newUploadKey(),
+    });
     return this.uppy.getFile(file.id);
   }
 
   /** Check, then prove: 'instant' when the archive recorded the file without its bytes. */
   async #tryInstant(file: ArchiveFile, key: ContentKey, signal: AbortSignal): Promise<'instant' | 'upload' | 'paused'> {
     this.#preparing(file, 'checking');
-    const check = await this.opts.api.check({ ...key, name: file.name ?? file.meta.name, type: file.type || undefined });
+    const check = await this.opts.api.check({
+      ...key,
+      name: file.name ?? file.meta.name,
+      type: file.type || undefined,
+    });
     if (signal.aborted) throw new FileRemovedError();
     if (check.status !== 'prove') return 'upload';
     this.#preparing(file, 'proving');
@@ -241,7 +254,11 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
         status: 200,
         body: { archiveStatus: 'instant', fileId: result.fileId, uploadCount: result.uploadCount },
       });
-      this.opts.onOutcome(this.uppy.getFile(file.id), { kind: 'instant', fileId: result.fileId, uploadCount: result.uploadCount });
+      this.opts.onOutcome(this.uppy.getFile(file.id), {
+        kind: 'instant',
+        fileId: result.fileId,
+        uploadCount: result.uploadCount,
+      });
       this.#retireGhosts(file.id, key);
       return 'instant';
     } catch (error) {
@@ -260,7 +277,9 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
       try {
         return await this.opts.api.prove(claimId, digests);
       } catch (error) {
-        const transient = error instanceof NetworkError || (error instanceof ApiError && error.status >= 500 && error.code !== 'storage_full');
+        const transient =
+          error instanceof NetworkError ||
+          (error instanceof ApiError && error.status >= 500 && error.code !== 'storage_full');
         if (!transient || attempt >= PROOF_RETRY_DELAYS_MS.length || signal.aborted) throw error;
         await new Promise((resolve) => setTimeout(resolve, PROOF_RETRY_DELAYS_MS[attempt]));
       }
@@ -271,7 +290,11 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
     const latest = this.uppy.getFile(file.id);
     if (!latest) return;
     const message = value === undefined ? this.opts.label(key) : `${this.opts.label(key)} ${Math.floor(value * 100)}%`;
-    this.uppy.emit('preprocess-progress', latest, value === undefined ? { mode: 'indeterminate', message } : { mode: 'determinate', message, value });
+    this.uppy.emit(
+      'preprocess-progress',
+      latest,
+      value === undefined ? { mode: 'indeterminate', message } : { mode: 'determinate', message, value },
+    );
   }
 
   #onRemoved = (file: ArchiveFile) => this.#controllers.get(file.id)?.abort();
@@ -320,7 +343,8 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
     const text = ResumeIndex.keyOf(key);
     for (const other of this.uppy.getFiles()) {
       const otherKey = contentKey(other);
-      if (other.id !== finishedId && other.isGhost && otherKey && ResumeIndex.keyOf(otherKey) === text) this.uppy.removeFile(other.id);
+      if (other.id !== finishedId && other.isGhost && otherKey && ResumeIndex.keyOf(otherKey) === text)
+        this.uppy.removeFile(other.id);
     }
   }
 
@@ -331,7 +355,11 @@ export class ArchiveUploader extends BasePlugin<ArchiveUploaderOptions & { id: s
       this.opts.onOutcome(file, { kind: 'failed', error: new NetworkError(error) });
       return;
     }
-    const apiError = errorFromResponse(response.getStatus(), safeJson(response.getBody()), response.getHeader('Retry-After') ?? null);
+    const apiError = errorFromResponse(
+      response.getStatus(),
+      safeJson(response.getBody()),
+      response.getHeader('Retry-After') ?? null,
+    );
     if (apiError.code === 'checksum_mismatch') this.#forgetFingerprint(file);
     // The server no longer has the upload: the next try starts a fresh one.
     else if (apiError.code === 'not_found' || apiError.code === 'upload_expired') {

@@ -1,7 +1,11 @@
 import type { Body, Meta, State, Uppy } from '@uppy/core';
 import GoldenRetriever from '@uppy/golden-retriever';
 
-type StateUpdate<M extends Meta, B extends Body> = (prev: State<M, B>, next: State<M, B>, patch: Partial<State<M, B>> | undefined) => void;
+type StateUpdate<M extends Meta, B extends Body> = (
+  prev: State<M, B>,
+  next: State<M, B>,
+  patch: Partial<State<M, B>> | undefined,
+) => void;
 
 /**
  * Golden Retriever (restores files and uploads after a reload or crash), with its state listener
@@ -15,7 +19,8 @@ export function useGoldenRetriever<M extends Meta, B extends Body>(uppy: Uppy<M,
   const listeners: StateUpdate<M, B>[] = [];
   const patched = uppy as unknown as { on?: (event: string, fn: unknown) => unknown };
   const realOn = uppy.on.bind(uppy) as (event: string, fn: unknown) => unknown;
-  patched.on = (event, fn) => (event === 'state-update' ? (listeners.push(fn as StateUpdate<M, B>), uppy) : realOn(event, fn));
+  patched.on = (event, fn) =>
+    event === 'state-update' ? (listeners.push(fn as StateUpdate<M, B>), uppy) : realOn(event, fn);
   try {
     uppy.use(GoldenRetriever);
   } finally {
@@ -37,7 +42,11 @@ export function useGoldenRetriever<M extends Meta, B extends Body>(uppy: Uppy<M,
     const finishedUnseen = Object.values(next.files).filter((f) => !prev.files[f.id] && f.progress.uploadComplete);
     if (finishedUnseen.length > 0) {
       const files = { ...prev.files };
-      for (const f of finishedUnseen) files[f.id] = { ...f, progress: { ...f.progress, uploadComplete: false, complete: false } as unknown as typeof f.progress };
+      for (const f of finishedUnseen)
+        files[f.id] = {
+          ...f,
+          progress: { ...f.progress, uploadComplete: false, complete: false } as unknown as typeof f.progress,
+        };
       prev = { ...prev, files };
     }
     for (const listener of listeners) listener(prev, next, undefined);

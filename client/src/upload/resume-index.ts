@@ -56,7 +56,9 @@ export class ResumeIndex {
       if (typeof parsed !== 'object' || parsed === null) return {};
       const now = Date.now();
       return Object.fromEntries(
-        Object.entries(parsed as Record<string, Entry>).filter(([, e]) => typeof e?.url === 'string' && now - e.savedAt < MAX_AGE_MS),
+        Object.entries(parsed as Record<string, Entry>).filter(
+          ([, e]) => typeof e?.url === 'string' && now - e.savedAt < MAX_AGE_MS,
+        ),
       );
     } catch {
       return {};

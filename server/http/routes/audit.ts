@@ -6,7 +6,21 @@ import { sendCsv } from '../csv.js';
 import { parse } from '../validate.js';
 import { recordViewing } from '../viewing.js';
 
-const CSV_HEADER = ['time', 'action', 'user', 'user id', 'unit id', 'city', 'county', 'town', 'street', 'address', 'file id', 'file name', 'detail'];
+const CSV_HEADER = [
+  'time',
+  'action',
+  'user',
+  'user id',
+  'unit id',
+  'city',
+  'county',
+  'town',
+  'street',
+  'address',
+  'file id',
+  'file name',
+  'detail',
+];
 
 const csvRow = (e: AuditEventView) => [
   e.at,

@@ -41,8 +41,10 @@ export function fileRoutes(deps: FileRouteDeps): Router {
     (req, _res, next) => {
       // Refuse a declared oversize body before reading any of it.
       const declared = Number(req.get('content-length'));
-      if (Number.isFinite(declared) && declared > deps.maxFileSize + MULTIPART_OVERHEAD) throw new PayloadTooLargeError(deps.maxFileSize);
-      if (!req.is('multipart/form-data')) throw new ValidationError('Send the file as multipart/form-data, in the form field "file".');
+      if (Number.isFinite(declared) && declared > deps.maxFileSize + MULTIPART_OVERHEAD)
+        throw new PayloadTooLargeError(deps.maxFileSize);
+      if (!req.is('multipart/form-data'))
+        throw new ValidationError('Send the file as multipart/form-data, in the form field "file".');
       clientKey(req);
       next();
     },
@@ -59,12 +61,16 @@ export function fileRoutes(deps: FileRouteDeps): Router {
       }
       let result;
       try {
-        result = await deps.ingest.commit(file.staged, {
-          uploader: req.principal!.account,
-          fileName: cleanFileName(file.originalname),
-          contentType: cleanContentType(file.mimetype),
-          declaredMd5: fields.md5,
-        }, { via: 'direct', address: req.ip ?? null, key: actionKey(req, 'direct') });
+        result = await deps.ingest.commit(
+          file.staged,
+          {
+            uploader: req.principal!.account,
+            fileName: cleanFileName(file.originalname),
+            contentType: cleanContentType(file.mimetype),
+            declaredMd5: fields.md5,
+          },
+          { via: 'direct', address: req.ip ?? null, key: actionKey(req, 'direct') },
+        );
       } catch (err) {
         // Not resumable: bytes a failed commit left staged are of no use (harmless if committed).
         await deps.ingest.discard(file.staged).catch(() => {});
@@ -132,11 +138,16 @@ function requestedRange(req: Request, { entry, since }: VisibleFile): ByteRange 
   const ifRange = req.get('if-range');
   if (ifRange !== undefined && ifRange !== `"${entry.md5}"` && ifRange !== since.toUTCString()) return undefined;
   const ranges = req.range(entry.length);
-  if (ranges === -1) throw new RangeNotSatisfiableError(entry.length, `The requested range lies outside the file, which has ${entry.length} bytes.`);
+  if (ranges === -1)
+    throw new RangeNotSatisfiableError(
+      entry.length,
+      `The requested range lies outside the file, which has ${entry.length} bytes.`,
+    );
   if (ranges === -2 || ranges === undefined || ranges.type !== 'bytes') {
     throw new BadRequestError('The Range header is malformed; ask for one byte range such as "bytes=0-1023".');
   }
-  if (ranges.length !== 1) throw new RangeNotSatisfiableError(entry.length, 'Only a single byte range per request is supported.');
+  if (ranges.length !== 1)
+    throw new RangeNotSatisfiableError(entry.length, 'Only a single byte range per request is supported.');
   return { start: ranges[0]!.start, end: ranges[0]!.end + 1 };
 }
 

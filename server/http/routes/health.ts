@@ -15,10 +15,17 @@ export function healthRoutes(probes: { ping: () => Promise<void>; draining: () =
   });
   router.get('/ready', async (_req, res) => {
     const notReady = (body: ErrorBody) => res.status(503).setHeader('Retry-After', '5').json(body);
-    if (probes.draining()) return notReady({ error: 'store_unavailable', message: 'This server is shutting down; another instance takes the requests.' });
+    if (probes.draining())
+      return notReady({
+        error: 'store_unavailable',
+        message: 'This server is shutting down; another instance takes the requests.',
+      });
     let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([probes.ping(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), STORE_TIMEOUT_MS)))]);
+      await Promise.race([
+        probes.ping(),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), STORE_TIMEOUT_MS))),
+      ]);
       res.json({ status: 'ready' });
     } catch {
       notReady({ error: 'store_unavailable', message: 'The archive store does not answer.' });

@@ -32,7 +32,8 @@ type Cell = string | number | null | undefined;
 
 const UNIT_HEADER = ['unit id', 'city', 'county', 'town', 'street'];
 const unitCells = (u: ReportUnit): Cell[] => [u.id, u.city, u.county, u.town, u.street];
-const unitLabel = (u: Pick<ReportUnit, 'city' | 'county' | 'town' | 'street'>) => [u.city, u.county, u.town, u.street].filter(Boolean).join('/');
+const unitLabel = (u: Pick<ReportUnit, 'city' | 'county' | 'town' | 'street'>) =>
+  [u.city, u.county, u.town, u.street].filter(Boolean).join('/');
 
 /** A table's CSV: header and one row per table row (the same columns as the JSON, flattened). */
 interface CsvTable<Row> {
@@ -42,13 +43,40 @@ interface CsvTable<Row> {
 
 const repeatCsv = (group: 'entry' | 'user' | 'unit'): CsvTable<RepeatUploaderRow> => {
   const totalsHeader = ['files', 'uploads', 'repeat uploads', 'repeat bytes', 'first upload', 'last upload'];
-  const totals = (r: RepeatUserRow | RepeatUnitRow): Cell[] => [r.files, r.uploads, r.repeatUploads, r.repeatBytes, r.firstUploadTime, r.lastUploadTime];
+  const totals = (r: RepeatUserRow | RepeatUnitRow): Cell[] => [
+    r.files,
+    r.uploads,
+    r.repeatUploads,
+    r.repeatBytes,
+    r.firstUploadTime,
+    r.lastUploadTime,
+  ];
   if (group === 'entry') {
     return {
-      header: ['user', 'user id', ...UNIT_HEADER, 'file id', 'file name', 'size (bytes)', 'uploads', 'first upload', 'last upload'],
+      header: [
+        'user',
+        'user id',
+        ...UNIT_HEADER,
+        'file id',
+        'file name',
+        'size (bytes)',
+        'uploads',
+        'first upload',
+        'last upload',
+      ],
       row: (row) => {
         const r = row as RepeatEntryRow;
-        return [r.userName, r.userId, ...unitCells(r.unit), r.fileId, r.fileName, r.fileLength, r.uploadCount, r.firstUploadTime, r.lastUploadTime];
+        return [
+          r.userName,
+          r.userId,
+          ...unitCells(r.unit),
+          r.fileId,
+          r.fileName,
+          r.fileLength,
+          r.uploadCount,
+          r.firstUploadTime,
+          r.lastUploadTime,
+        ];
       },
     };
   }
@@ -71,7 +99,17 @@ const repeatCsv = (group: 'entry' | 'user' | 'unit'): CsvTable<RepeatUploaderRow
 };
 
 const crossUnitCsv: CsvTable<CrossUnitRow> = {
-  header: ['file id', 'file name', 'size (bytes)', 'units', 'users', 'uploads', 'first upload', 'last upload', 'uploaders'],
+  header: [
+    'file id',
+    'file name',
+    'size (bytes)',
+    'units',
+    'users',
+    'uploads',
+    'first upload',
+    'last upload',
+    'uploaders',
+  ],
   row: (r) => [
     r.fileId,
     r.fileName,
@@ -88,7 +126,7 @@ const crossUnitCsv: CsvTable<CrossUnitRow> = {
 
 const savingsCsv = (group: 'unit' | 'day' | 'week' | 'month'): CsvTable<SavingsRow> => ({
   header: [...(group === 'unit' ? ['city', 'county', 'town'] : [group]), 'uploads', 'saved uploads', 'saved bytes'],
-  row: (r) => [...('period' in r ? [(r as SavingsPeriodRow).period] : [r.city, r.county, r.town]), r.uploads, r.savedUploads, r.savedBytes],
+  row: (r) => [...('period' in r ? [r.period] : [r.city, r.county, r.town]), r.uploads, r.savedUploads, r.savedBytes],
 });
 
 const collisionsCsv: CsvTable<CollisionRow> = {
@@ -96,18 +134,52 @@ const collisionsCsv: CsvTable<CollisionRow> = {
   row: (r) => [r.md5, r.fileId, r.sha256, r.fileLength, r.fileName, r.uploadDate, r.uploads, r.filesWithMd5],
 };
 
-const nearDuplicateFileHeader = (side: string) => [`${side} file id`, `${side} file name`, `${side} size (bytes)`, `${side} first stored`, `${side} units`, `${side} differs in`];
-const nearDuplicateFileCells = (f: NearDuplicateFile): Cell[] => [f.fileId, f.fileName, f.fileLength, f.uploadDate, f.units.map(unitLabel).join('; '), f.snippet];
+const nearDuplicateFileHeader = (side: string) => [
+  `${side} file id`,
+  `${side} file name`,
+  `${side} size (bytes)`,
+  `${side} first stored`,
+  `${side} units`,
+  `${side} differs in`,
+];
+const nearDuplicateFileCells = (f: NearDuplicateFile): Cell[] => [
+  f.fileId,
+  f.fileName,
+  f.fileLength,
+  f.uploadDate,
+  f.units.map(unitLabel).join('; '),
+  f.snippet,
+];
 const nearDuplicatesCsv: CsvTable<NearDuplicateRow> = {
-  header: ['found', 'method', 'hamming distance', 'jaccard', 'containment', ...nearDuplicateFileHeader('A:'), ...nearDuplicateFileHeader('B:')],
-  row: (r) => [r.foundAt, r.method, r.hamming, r.jaccard, r.containment, ...nearDuplicateFileCells(r.a), ...nearDuplicateFileCells(r.b)],
+  header: [
+    'found',
+    'method',
+    'hamming distance',
+    'jaccard',
+    'containment',
+    ...nearDuplicateFileHeader('A:'),
+    ...nearDuplicateFileHeader('B:'),
+  ],
+  row: (r) => [
+    r.foundAt,
+    r.method,
+    r.hamming,
+    r.jaccard,
+    r.containment,
+    ...nearDuplicateFileCells(r.a),
+    ...nearDuplicateFileCells(r.b),
+  ],
 };
 
 /**
  * `/api/reports/*`: administrators only. JSON (a page, `total` over all pages, also as
  * X-Total-Count) or, with `format=csv`, the same page as CSV. Every view and export is audited.
  */
-export function reportRoutes(reports: ReportService, audit: AuditService, nearDuplicates: Pick<NearDuplicateService, 'report'>): Router {
+export function reportRoutes(
+  reports: ReportService,
+  audit: AuditService,
+  nearDuplicates: Pick<NearDuplicateService, 'report'>,
+): Router {
   const router = Router();
   router.use(requireAuth(['admin']));
 
@@ -132,10 +204,35 @@ export function reportRoutes(reports: ReportService, audit: AuditService, nearDu
     });
   }
 
-  table('repeat-uploaders', repeatUploadersQuery, (q) => reports.repeatUploaders(q), (q) => repeatCsv(q.group));
-  table('cross-unit', crossUnitQuery, (q) => reports.crossUnit(q), () => crossUnitCsv);
-  table('savings', savingsQuery, (q) => reports.savings(q), (q) => savingsCsv(q.group));
-  table('collisions', collisionsQuery, (q) => reports.collisions(q), () => collisionsCsv);
-  table('near-duplicates', nearDuplicatesQuery, (q) => nearDuplicates.report(q), () => nearDuplicatesCsv);
+  table(
+    'repeat-uploaders',
+    repeatUploadersQuery,
+    (q) => reports.repeatUploaders(q),
+    (q) => repeatCsv(q.group),
+  );
+  table(
+    'cross-unit',
+    crossUnitQuery,
+    (q) => reports.crossUnit(q),
+    () => crossUnitCsv,
+  );
+  table(
+    'savings',
+    savingsQuery,
+    (q) => reports.savings(q),
+    (q) => savingsCsv(q.group),
+  );
+  table(
+    'collisions',
+    collisionsQuery,
+    (q) => reports.collisions(q),
+    () => collisionsCsv,
+  );
+  table(
+    'near-duplicates',
+    nearDuplicatesQuery,
+    (q) => nearDuplicates.report(q),
+    () => nearDuplicatesCsv,
+  );
   return router;
 }

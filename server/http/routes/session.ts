@@ -15,7 +15,11 @@ export interface SessionRouteDeps {
 }
 
 function view(account: Account, session: SessionRecord | undefined): SessionView {
-  return { account: accountView(account), csrfToken: session?.csrfToken ?? null, mustChangePassword: account.mustChangePassword };
+  return {
+    account: accountView(account),
+    csrfToken: session?.csrfToken ?? null,
+    mustChangePassword: account.mustChangePassword,
+  };
 }
 
 /** `/api/session`: log in, who am I, log out, change password. */

@@ -69,11 +69,16 @@ export function uploadRoutes(claims: ClaimService, ingest: IngestService, quotas
   router.post('/batch', requireAuth(), batchSizeGuard, lane, receiveBatch(), async (req, res) => {
     const parts = (req.files as Express.Multer.File[] | undefined) ?? [];
     const unknown = Object.keys(req.body as object).filter((name) => name !== 'manifest');
-    if (unknown.length > 0) throw new ValidationError(`Unknown form field "${unknown[0]}": a batch has a "manifest" field and its files, each in a field "file".`);
+    if (unknown.length > 0)
+      throw new ValidationError(
+        `Unknown form field "${unknown[0]}": a batch has a "manifest" field and its files, each in a field "file".`,
+      );
     if (parts.length === 0) throw new ValidationError('No files were attached: send each file in a form field "file".');
     const manifest = parse(uploadBatchManifest, jsonField((req.body as { manifest?: unknown }).manifest), 'manifest');
     if (manifest.length !== parts.length) {
-      throw new ValidationError(`The manifest lists ${manifest.length} files but ${parts.length} were attached: list each file's md5 and sha256, in the order of the files.`);
+      throw new ValidationError(
+        `The manifest lists ${manifest.length} files but ${parts.length} were attached: list each file's md5 and sha256, in the order of the files.`,
+      );
     }
     await quotas.take(req.principal!.account, 'batch', parts.length);
     const files = parts.map((part, i) => ({
@@ -83,7 +88,13 @@ export function uploadRoutes(claims: ClaimService, ingest: IngestService, quotas
       md5: manifest[i]!.md5,
       sha256: manifest[i]!.sha256,
     }));
-    res.json({ results: await ingest.storeMany(files, req.principal!.account, { via: 'batch', address: req.ip ?? null, key: actionKey(req, 'batch') }) });
+    res.json({
+      results: await ingest.storeMany(files, req.principal!.account, {
+        via: 'batch',
+        address: req.ip ?? null,
+        key: actionKey(req, 'batch'),
+      }),
+    });
   });
 
   return router;
@@ -91,12 +102,21 @@ export function uploadRoutes(claims: ClaimService, ingest: IngestService, quotas
 
 /** A batch is read into memory: its size must be declared, and within the limit, before any of it is read. */
 const batchSizeGuard: RequestHandler = (req, _res, next) => {
-  if (!req.is('multipart/form-data')) throw new ValidationError('Send a batch as multipart/form-data: a "manifest" field, then each file in a field "file".');
+  if (!req.is('multipart/form-data'))
+    throw new ValidationError(
+      'Send a batch as multipart/form-data: a "manifest" field, then each file in a field "file".',
+    );
   clientKey(req);
   const declared = req.get('content-length');
-  if (declared === undefined) throw new ValidationError(`Send a batch with a Content-Length header (it is read into memory, ${BATCH_MAX_BYTES / MIB} MiB at most).`);
+  if (declared === undefined)
+    throw new ValidationError(
+      `Send a batch with a Content-Length header (it is read into memory, ${BATCH_MAX_BYTES / MIB} MiB at most).`,
+    );
   if (Number(declared) > BATCH_MAX_BYTES + BATCH_ENVELOPE_BYTES) {
-    throw new PayloadTooLargeError(BATCH_MAX_BYTES, `A batch holds at most ${BATCH_MAX_BYTES / MIB} MiB of files: send fewer files in each request.`);
+    throw new PayloadTooLargeError(
+      BATCH_MAX_BYTES,
+      `A batch holds at most ${BATCH_MAX_BYTES / MIB} MiB of files: send fewer files in each request.`,
+    );
   }
   next();
 };
@@ -106,22 +126,43 @@ function receiveBatch(): RequestHandler {
     storage: multer.memoryStorage(),
     // Raw UTF-8 file names, as browsers and scripts send them (latin1, the default, garbles Chinese).
     defParamCharset: 'utf8',
-    limits: { fileSize: BATCH_FILE_MAX_BYTES, files: BATCH_MAX_FILES, fields: 1, fieldSize: 256 * 1024, parts: BATCH_MAX_FILES + 1, headerPairs: 50 },
+    limits: {
+      fileSize: BATCH_FILE_MAX_BYTES,
+      files: BATCH_MAX_FILES,
+      fields: 1,
+      fieldSize: 256 * 1024,
+      parts: BATCH_MAX_FILES + 1,
+      headerPairs: 50,
+    },
   }).array('file', BATCH_MAX_FILES);
   return (req, res, next) =>
     receive(req, res, (err: unknown) => {
       if (!(err instanceof multer.MulterError)) return next(err);
       if (err.code === 'LIMIT_FILE_SIZE') {
-        return next(new PayloadTooLargeError(BATCH_FILE_MAX_BYTES, `A file of a batch may have ${BATCH_FILE_MAX_BYTES / MIB} MiB at most: send larger files one by one (tus).`));
+        return next(
+          new PayloadTooLargeError(
+            BATCH_FILE_MAX_BYTES,
+            `A file of a batch may have ${BATCH_FILE_MAX_BYTES / MIB} MiB at most: send larger files one by one (tus).`,
+          ),
+        );
       }
-      if (err.code === 'LIMIT_FILE_COUNT' || err.code === 'LIMIT_PART_COUNT') return next(new ValidationError(`A batch holds at most ${BATCH_MAX_FILES} files.`));
-      if (err.code === 'LIMIT_UNEXPECTED_FILE') return next(new ValidationError('Send each file of a batch in a form field "file".'));
-      next(new ValidationError(`The batch form is not acceptable (${err.message}): send one "manifest" field, then each file in a field "file".`));
+      if (err.code === 'LIMIT_FILE_COUNT' || err.code === 'LIMIT_PART_COUNT')
+        return next(new ValidationError(`A batch holds at most ${BATCH_MAX_FILES} files.`));
+      if (err.code === 'LIMIT_UNEXPECTED_FILE')
+        return next(new ValidationError('Send each file of a batch in a form field "file".'));
+      next(
+        new ValidationError(
+          `The batch form is not acceptable (${err.message}): send one "manifest" field, then each file in a field "file".`,
+        ),
+      );
     });
 }
 
 function jsonField(value: unknown): unknown {
-  if (typeof value !== 'string') throw new ValidationError('The "manifest" field is missing: list each file\'s md5 and sha256 as JSON, in the order of the files.');
+  if (typeof value !== 'string')
+    throw new ValidationError(
+      'The "manifest" field is missing: list each file\'s md5 and sha256 as JSON, in the order of the files.',
+    );
   try {
     return JSON.parse(value);
   } catch {

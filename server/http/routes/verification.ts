@@ -9,14 +9,20 @@ import { requireAuth } from '../auth.js';
  * `/api/verification`: the fixity check for administrators: its last result (or the progress of
  * the one running), and starting one now.
  */
-export function verificationRoutes(deps: { fixity: FixityService; audit: AuditService; logger: Logger; intervalMs: number }): Router {
+export function verificationRoutes(deps: {
+  fixity: FixityService;
+  audit: AuditService;
+  logger: Logger;
+  intervalMs: number;
+}): Router {
   const router = Router();
   router.get('/', requireAuth(['admin']), async (_req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     res.json({ last: (await deps.fixity.last()) ?? null, intervalHours: deps.intervalMs / 3600_000 });
   });
   router.post('/', requireAuth(['admin']), async (req, res) => {
-    if ((await deps.fixity.last())?.state === 'running') throw new ConflictError('A fixity check is running already; its progress is shown here.');
+    if ((await deps.fixity.last())?.state === 'running')
+      throw new ConflictError('A fixity check is running already; its progress is shown here.');
     await deps.audit.record('verification_started', req.principal!.account, { address: req.ip ?? null });
     // Runs in the background: it reads every stored file. The answer waits until the check is
     // recorded as running, so whoever asks next sees it, not the one before. Another instance may
@@ -25,10 +31,13 @@ export function verificationRoutes(deps: { fixity: FixityService; audit: AuditSe
     const running = new Promise<'started'>((resolve) => (started = () => resolve('started')));
     const work = deps.fixity.run('command', { onStarted: started });
     work.then(
-      (result) => result && deps.logger.info({ verification: { ...result, problems: result.problems.length } }, 'fixity check finished'),
+      (result) =>
+        result &&
+        deps.logger.info({ verification: { ...result, problems: result.problems.length } }, 'fixity check finished'),
       (err: unknown) => deps.logger.error({ err }, 'fixity check failed'),
     );
-    if ((await Promise.race([running, work])) === undefined) throw new ConflictError('A fixity check is running already; its progress is shown here.');
+    if ((await Promise.race([running, work])) === undefined)
+      throw new ConflictError('A fixity check is running already; its progress is shown here.');
     res.status(202).json({ status: 'started' });
   });
   return router;

@@ -29,8 +29,19 @@ import { Server } from '@tus/server';
 import { HEADERS, type Lock, type Locker } from '@tus/utils';
 import { Router, type Request, type RequestHandler } from 'express';
 import { NodeRequest, sendNodeResponse } from 'srvx/node';
-import { ARCHIVE_FILE_ID_HEADER, ARCHIVE_STATUS_HEADER, ARCHIVE_UPLOAD_COUNT_HEADER, TUS_ENDPOINT } from '../../../shared/schemas.js';
-import { ArchiveError, BadRequestError, NotFoundError, PayloadTooLargeError, UploadExpiredError } from '../../errors.js';
+import {
+  ARCHIVE_FILE_ID_HEADER,
+  ARCHIVE_STATUS_HEADER,
+  ARCHIVE_UPLOAD_COUNT_HEADER,
+  TUS_ENDPOINT,
+} from '../../../shared/schemas.js';
+import {
+  ArchiveError,
+  BadRequestError,
+  NotFoundError,
+  PayloadTooLargeError,
+  UploadExpiredError,
+} from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { ResumableUploadService } from '../../services/resumable-uploads.js';
 import type { UploadState } from '../../store/uploads/port.js';
@@ -99,7 +110,8 @@ export function tusRoutes(options: TusRouteOptions): Router {
     getFileIdFromRequest: (_req, last) => (last !== undefined && UPLOAD_ID.test(last) ? last : undefined),
     onResponseError: (_req, raw) => {
       const err = storeFailure(raw) ?? raw;
-      if (err instanceof ArchiveError) return { status_code: STATUS[err.code], body: JSON.stringify({ error: err.code, message: err.message }) };
+      if (err instanceof ArchiveError)
+        return { status_code: STATUS[err.code], body: JSON.stringify({ error: err.code, message: err.message }) };
       if (!('status_code' in err)) options.logger.error({ err }, 'tus request failed');
       return undefined;
     },
@@ -128,7 +140,8 @@ export function tusRoutes(options: TusRouteOptions): Router {
     if (req.method === 'OPTIONS' || id === undefined || !UPLOAD_ID.test(id)) return response;
     const upload = await options.uploads.state(id);
     if (upload && upload.outcome) response.headers.delete('Upload-Expires');
-    if (upload && req.method !== 'DELETE') for (const [name, value] of Object.entries(stateHeaders(upload))) response.headers.set(name, value);
+    if (upload && req.method !== 'DELETE')
+      for (const [name, value] of Object.entries(stateHeaders(upload))) response.headers.set(name, value);
     return response;
   };
 
@@ -139,7 +152,10 @@ export function tusRoutes(options: TusRouteOptions): Router {
     const upload = res.locals.upload as UploadState;
     const declared = req.get('content-length');
     if (declared !== undefined && offset + Number(declared) > upload.length) {
-      throw new PayloadTooLargeError(upload.length - offset, 'This request carries more bytes than are left of the upload.');
+      throw new PayloadTooLargeError(
+        upload.length - offset,
+        'This request carries more bytes than are left of the upload.',
+      );
     }
     // The stall limit is for a client that stops sending; once the last byte is in, completing
     // (which may re-read a large file) takes what it takes.

@@ -34,7 +34,10 @@ export function protocolGate(stallMs: number): RequestHandler {
     const override = req.get('x-http-method-override');
     if (override !== undefined) {
       const method = override.trim().toUpperCase();
-      if (!TUS_METHODS.has(method)) throw new BadRequestError(`X-HTTP-Method-Override "${override}" is not a tus method (POST, HEAD, PATCH, DELETE, OPTIONS).`);
+      if (!TUS_METHODS.has(method))
+        throw new BadRequestError(
+          `X-HTTP-Method-Override "${override}" is not a tus method (POST, HEAD, PATCH, DELETE, OPTIONS).`,
+        );
       req.method = method;
     }
     if (req.method === 'OPTIONS') return next();
@@ -42,7 +45,9 @@ export function protocolGate(stallMs: number): RequestHandler {
     if (version !== TUS_VERSION) {
       res.setHeader('Tus-Version', TUS_VERSION);
       throw new UnsupportedProtocolError(
-        version === undefined ? `Send the header "Tus-Resumable: ${TUS_VERSION}" with every tus request.` : `This server speaks tus ${TUS_VERSION}, not "${version}".`,
+        version === undefined
+          ? `Send the header "Tus-Resumable: ${TUS_VERSION}" with every tus request.`
+          : `This server speaks tus ${TUS_VERSION}, not "${version}".`,
       );
     }
     if (req.method === 'PATCH' || req.method === 'POST') req.setTimeout(stallMs, () => endStalled(req, res, stallMs));
@@ -79,17 +84,26 @@ export const creationChecks: RequestHandler = (req, _res, next) => {
   const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
   const type = mediaType(req);
   if (hasBody && type !== OFFSET_STREAM) {
-    throw new UnsupportedMediaTypeError(`The first bytes of an upload are sent as "Content-Type: ${OFFSET_STREAM}", not "${type ?? 'none'}".`);
+    throw new UnsupportedMediaTypeError(
+      `The first bytes of an upload are sent as "Content-Type: ${OFFSET_STREAM}", not "${type ?? 'none'}".`,
+    );
   }
   next();
 };
 
 export function patchChecks(req: Request): void {
   const type = mediaType(req);
-  if (type !== OFFSET_STREAM) throw new UnsupportedMediaTypeError(`Upload bytes are sent as "Content-Type: ${OFFSET_STREAM}", not "${type ?? 'none'}".`);
+  if (type !== OFFSET_STREAM)
+    throw new UnsupportedMediaTypeError(
+      `Upload bytes are sent as "Content-Type: ${OFFSET_STREAM}", not "${type ?? 'none'}".`,
+    );
   const offset = req.get('upload-offset');
-  if (offset === undefined) throw new BadRequestError('Send the header "Upload-Offset" with the offset the bytes continue at (ask HEAD for it).');
-  if (!/^(0|[1-9][0-9]{0,15})$/.test(offset)) throw new BadRequestError(`Upload-Offset must be a whole number of bytes, not "${offset}".`);
+  if (offset === undefined)
+    throw new BadRequestError(
+      'Send the header "Upload-Offset" with the offset the bytes continue at (ask HEAD for it).',
+    );
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(offset))
+    throw new BadRequestError(`Upload-Offset must be a whole number of bytes, not "${offset}".`);
 }
 
 /** Every tus error gets the JSON body of the rest of the API, with a code a client can translate. */

@@ -7,7 +7,14 @@ import type { CatalogEntry } from '../../store/catalog/port.js';
 import type { NearDuplicatePair, NearFingerprint } from '../../store/near-duplicates/port.js';
 import type { ReportCalendar } from '../calendar.js';
 import { EXTRACTABLE_MAX_BYTES } from './extraction.js';
-import { DEFAULT_SETTINGS, type Fingerprinter, nearDuplicateMethod, type NearDuplicateMethod, type NearDuplicateSettings, similarity } from './fingerprint.js';
+import {
+  DEFAULT_SETTINGS,
+  type Fingerprinter,
+  nearDuplicateMethod,
+  type NearDuplicateMethod,
+  type NearDuplicateSettings,
+  similarity,
+} from './fingerprint.js';
 import { lookupKeys } from './lookup-keys.js';
 import { differences } from './snippets.js';
 import { type Compared, InProcessTextReader, type Read, type TextReader } from './text-reader.js';
@@ -90,7 +97,10 @@ export class NearDuplicateService {
       this.lastQueued = this.pacing.elapsed();
       this.kick();
     } catch (err) {
-      this.deps.logger?.warn({ err, fileIds }, 'could not queue files for near-duplicate detection (run `archive near-duplicates rebuild`)');
+      this.deps.logger?.warn(
+        { err, fileIds },
+        'could not queue files for near-duplicate detection (run `archive near-duplicates rebuild`)',
+      );
     }
   }
 
@@ -123,7 +133,8 @@ export class NearDuplicateService {
       const started = elapsed();
       if ((await this.runDue()) === 0) return;
       const ended = elapsed();
-      if (ended - this.lastQueued < quietMs && !this.stopped) await sleep(((ended - started) * (1 - busyShare)) / busyShare, this.wake.signal);
+      if (ended - this.lastQueued < quietMs && !this.stopped)
+        await sleep(((ended - started) * (1 - busyShare)) / busyShare, this.wake.signal);
     }
   }
 
@@ -144,8 +155,14 @@ export class NearDuplicateService {
         finished.push(job.fileId);
       } catch (err) {
         const message = (err as Error)?.message ?? String(err);
-        const retryAt = job.attempts < MAX_ATTEMPTS ? new Date(this.clock().getTime() + RETRY_BASE_MS * 2 ** (job.attempts - 1)) : null;
-        this.deps.logger?.warn({ err, fileId: job.fileId, attempts: job.attempts, retryAt }, 'near-duplicate fingerprinting failed');
+        const retryAt =
+          job.attempts < MAX_ATTEMPTS
+            ? new Date(this.clock().getTime() + RETRY_BASE_MS * 2 ** (job.attempts - 1))
+            : null;
+        this.deps.logger?.warn(
+          { err, fileId: job.fileId, attempts: job.attempts, retryAt },
+          'near-duplicate fingerprinting failed',
+        );
         await fingerprintQueue.fail(job.fileId, this.deps.holder, message, retryAt);
       }
     }
@@ -160,7 +177,8 @@ export class NearDuplicateService {
   async rebuild(): Promise<number> {
     const count = await this.requeueAll();
     const { jobs } = this.deps.store;
-    if (await jobs.acquire(SETTINGS_RECORD, this.deps.holder, this.clock(), LEASE_MS)) await jobs.release(SETTINGS_RECORD, this.deps.holder, (await this.deps.fingerprinter).settings);
+    if (await jobs.acquire(SETTINGS_RECORD, this.deps.holder, this.clock(), LEASE_MS))
+      await jobs.release(SETTINGS_RECORD, this.deps.holder, (await this.deps.fingerprinter).settings);
     return count;
   }
 
@@ -172,7 +190,10 @@ export class NearDuplicateService {
     for (;;) {
       const page = await catalog.scan(after, 1000);
       if (page.length === 0) return count;
-      await fingerprintQueue.requeue(page.map((e) => e.fileId), this.clock());
+      await fingerprintQueue.requeue(
+        page.map((e) => e.fileId),
+        this.clock(),
+      );
       count += page.length;
       after = page[page.length - 1]!.fileId;
     }
@@ -194,7 +215,11 @@ export class NearDuplicateService {
     // Read again under the lease: another instance may have adopted them meanwhile.
     const made = (await recorded()) ?? DEFAULT_SETTINGS;
     const queued = sameSettings(made, settings) ? 0 : await this.requeueAll();
-    if (queued > 0) this.deps.logger?.info({ settings, before: made, queued }, 'near-duplicate settings changed: every stored file is fingerprinted again');
+    if (queued > 0)
+      this.deps.logger?.info(
+        { settings, before: made, queued },
+        'near-duplicate settings changed: every stored file is fingerprinted again',
+      );
     await jobs.release(SETTINGS_RECORD, this.deps.holder, settings);
     return queued;
   }
@@ -202,8 +227,11 @@ export class NearDuplicateService {
   /** Queues failed files again (an administrator fixed what made them fail). */
   async retryFailed(): Promise<number> {
     let count = 0;
-    for (let failed; (failed = await this.deps.store.fingerprintQueue.failures(1000)).length > 0; ) {
-      await this.deps.store.fingerprintQueue.requeue(failed.map((f) => f.fileId), this.clock());
+    for (let failed; (failed = await this.deps.store.fingerprintQueue.failures(1000)).length > 0;) {
+      await this.deps.store.fingerprintQueue.requeue(
+        failed.map((f) => f.fileId),
+        this.clock(),
+      );
       count += failed.length;
     }
     return count;
@@ -211,7 +239,11 @@ export class NearDuplicateService {
 
   async status(): Promise<NearDuplicateStatus> {
     const { nearDuplicates, fingerprintQueue, catalog } = this.deps.store;
-    const [counts, queue, failed] = await Promise.all([nearDuplicates.counts(), fingerprintQueue.counts(this.clock()), fingerprintQueue.failures(20)]);
+    const [counts, queue, failed] = await Promise.all([
+      nearDuplicates.counts(),
+      fingerprintQueue.counts(this.clock()),
+      fingerprintQueue.failures(20),
+    ]);
     const failures = await Promise.all(
       failed.map(async (job) => ({
         fileId: job.fileId,
@@ -254,7 +286,10 @@ export class NearDuplicateService {
     const { fingerprint } = own;
     const keys = lookupKeys(fingerprint, fingerprinter);
     const pairs: NearDuplicatePair[] = [];
-    const candidates = [...(await this.deps.store.nearDuplicates.candidates(fileId, keys, MAX_CANDIDATES)), ...round.candidates(fileId, keys)];
+    const candidates = [
+      ...(await this.deps.store.nearDuplicates.candidates(fileId, keys, MAX_CANDIDATES)),
+      ...round.candidates(fileId, keys),
+    ];
     for (const candidate of candidates) {
       if (candidate.skipped) continue;
       const other = await this.deps.store.catalog.get(candidate.fileId);
@@ -263,7 +298,19 @@ export class NearDuplicateService {
       const method = nearDuplicateMethod(fingerprint, theirs.fingerprint, fingerprinter.settings);
       if (method) pairs.push(pairOf(entry.fileId, own, candidate.fileId, theirs, method, at));
     }
-    round.add({ fileId, format: own.format, skipped: null, units: fingerprint.units, short: fingerprint.short, simhash: fingerprint.short ? null : fingerprint.simhash, keys, at }, pairs);
+    round.add(
+      {
+        fileId,
+        format: own.format,
+        skipped: null,
+        units: fingerprint.units,
+        short: fingerprint.short,
+        simhash: fingerprint.short ? null : fingerprint.simhash,
+        keys,
+        at,
+      },
+      pairs,
+    );
   }
 
   /** A file's text and fingerprint, read from the store (kept for the jobs of one round). */
@@ -271,7 +318,8 @@ export class NearDuplicateService {
     const cached = texts.get(entry.fileId);
     if (cached) return cached;
     let read: Read;
-    if (entry.length > EXTRACTABLE_MAX_BYTES) read = { skipped: `larger than ${EXTRACTABLE_MAX_BYTES / 1024 / 1024} MiB` };
+    if (entry.length > EXTRACTABLE_MAX_BYTES)
+      read = { skipped: `larger than ${EXTRACTABLE_MAX_BYTES / 1024 / 1024} MiB` };
     else {
       // Into a buffer of its own, which a reading thread can take over without a copy.
       const bytes = new Uint8Array(entry.length);
@@ -280,7 +328,10 @@ export class NearDuplicateService {
         bytes.set(part as Uint8Array, at);
         at += (part as Uint8Array).byteLength;
       }
-      read = await this.reader.read(at === bytes.byteLength ? bytes : bytes.subarray(0, at), { name: entry.fileName, contentType: entry.contentType });
+      read = await this.reader.read(at === bytes.byteLength ? bytes : bytes.subarray(0, at), {
+        name: entry.fileName,
+        contentType: entry.contentType,
+      });
     }
     texts.set(entry.fileId, read);
     return read;
@@ -308,7 +359,14 @@ class Round {
   }
 }
 
-function pairOf(idA: string, a: Compared, idB: string, b: Compared, method: NearDuplicateMethod, foundAt: Date): NearDuplicatePair {
+function pairOf(
+  idA: string,
+  a: Compared,
+  idB: string,
+  b: Compared,
+  method: NearDuplicateMethod,
+  foundAt: Date,
+): NearDuplicatePair {
   const [first, second, firstId, secondId] = idA < idB ? [a, b, idA, idB] : [b, a, idB, idA];
   const s = similarity(first.fingerprint, second.fingerprint);
   const short = first.fingerprint.short || second.fingerprint.short;
@@ -330,4 +388,3 @@ const round = (x: number) => Math.round(x * 1000) / 1000;
 
 const sameSettings = (a: NearDuplicateSettings, b: NearDuplicateSettings) =>
   (Object.keys(DEFAULT_SETTINGS) as Array<keyof NearDuplicateSettings>).every((key) => a[key] === b[key]);
-

@@ -9,7 +9,8 @@ import type { SelectorDefinition } from 'html-to-text';
 
 export type TextFormat = 'txt' | 'md' | 'csv' | 'html' | 'docx' | 'pdf';
 
-export type ExtractedText = { status: 'text'; text: string; format: TextFormat } | { status: 'skipped'; reason: string };
+export type ExtractedText =
+  { status: 'text'; text: string; format: TextFormat } | { status: 'skipped'; reason: string };
 
 /** Larger documents are not read: their text would cost too much memory for what it adds. */
 export const EXTRACTABLE_MAX_BYTES = 64 * 1024 * 1024;
@@ -45,11 +46,16 @@ export function textFormat(file: { name: string; contentType: string }): TextFor
  * Text of a document, by its media type and name (extension), from its bytes. Never throws for
  * bad documents: a damaged or unsupported file is 'skipped' with a reason a person can read.
  */
-export async function extractText(bytes: Uint8Array, file: { name: string; contentType: string }): Promise<ExtractedText> {
+export async function extractText(
+  bytes: Uint8Array,
+  file: { name: string; contentType: string },
+): Promise<ExtractedText> {
   const format = textFormat(file);
   if (!format) return skipped(`not a text document (${file.contentType || extname(file.name) || 'unknown type'})`);
   if (bytes.byteLength > EXTRACTABLE_MAX_BYTES) {
-    return skipped(`too large to extract (${mebibytes(bytes.byteLength)} MiB, at most ${mebibytes(EXTRACTABLE_MAX_BYTES)} MiB)`);
+    return skipped(
+      `too large to extract (${mebibytes(bytes.byteLength)} MiB, at most ${mebibytes(EXTRACTABLE_MAX_BYTES)} MiB)`,
+    );
   }
   try {
     if (format === 'pdf') {
@@ -75,7 +81,8 @@ async function docxText(bytes: Uint8Array): Promise<string> {
   // A .docx is a zip; an encrypted one is an OLE compound file, which JSZip would only call "not a zip".
   if (bytes[0] !== 0x50 || bytes[1] !== 0x4b) throw new Error('not a zip package (encrypted, or an old .doc renamed?)');
   const { default: mammoth } = await import('mammoth');
-  return (await mammoth.extractRawText({ buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) })).value;
+  return (await mammoth.extractRawText({ buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) }))
+    .value;
 }
 
 /**
@@ -160,7 +167,8 @@ async function htmlText(html: string): Promise<string> {
 async function extractPdf(bytes: Uint8Array): Promise<string> {
   // PDF.js looks for the header in the first 1,024 bytes too; without one it would search the
   // whole file for objects to rebuild (about a millisecond per 64 KiB) before giving up.
-  if (!Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).includes('%PDF-')) throw new Error('not a PDF (no %PDF- header)');
+  if (!Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).includes('%PDF-'))
+    throw new Error('not a PDF (no %PDF- header)');
   // A copy: PDF.js may take over (detach) the buffer it is given, and the caller keeps its bytes.
   const { extractText: pdfText, getDocumentProxy } = await import('unpdf');
   const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, isEvalSupported: false });

@@ -14,6 +14,9 @@ export class FeatureHash {
   /** The 64-bit hash as two unsigned 32-bit halves. */
   hash(feature: string): [hi: number, lo: number] {
     const bytes = this.hasher.init().update(feature).digest('binary');
-    return [((bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!) >>> 0, ((bytes[4]! << 24) | (bytes[5]! << 16) | (bytes[6]! << 8) | bytes[7]!) >>> 0];
+    return [
+      ((bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!) >>> 0,
+      ((bytes[4]! << 24) | (bytes[5]! << 16) | (bytes[6]! << 8) | bytes[7]!) >>> 0,
+    ];
   }
 }

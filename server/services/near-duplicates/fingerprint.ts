@@ -73,7 +73,13 @@ export class Fingerprinter {
     for (const field of fields) add(textUnits(normalise(field.text)), field.weight ?? 1);
     const short = units.length < this.settings.shortUnits;
     const set = shingles(units, this.settings.shingleSize);
-    return { units: units.length, short, simhash: simhash(weights, this.hash), minhash: minhash(set, this.hash), shingles: set };
+    return {
+      units: units.length,
+      short,
+      simhash: simhash(weights, this.hash),
+      minhash: minhash(set, this.hash),
+      shingles: set,
+    };
   }
 }
 
@@ -109,7 +115,11 @@ export type NearDuplicateMethod = 'simhash' | 'jaccard' | 'containment';
  * or they share most of their shingles at the lower Jaccard for short texts. A text held in
  * another counts only where the other is at most twice its size.
  */
-export function nearDuplicateMethod(a: TextFingerprint, b: TextFingerprint, settings: NearDuplicateSettings = DEFAULT_SETTINGS): NearDuplicateMethod | null {
+export function nearDuplicateMethod(
+  a: TextFingerprint,
+  b: TextFingerprint,
+  settings: NearDuplicateSettings = DEFAULT_SETTINGS,
+): NearDuplicateMethod | null {
   const s = similarity(a, b);
   const [small, large] = a.shingles.size <= b.shingles.size ? [a, b] : [b, a];
   const held = s.containment >= settings.minContainment && large.shingles.size <= 2 * small.shingles.size;
@@ -119,7 +129,11 @@ export function nearDuplicateMethod(a: TextFingerprint, b: TextFingerprint, sett
   return held ? 'containment' : null;
 }
 
-export function areNearDuplicates(a: TextFingerprint, b: TextFingerprint, settings: NearDuplicateSettings = DEFAULT_SETTINGS): boolean {
+export function areNearDuplicates(
+  a: TextFingerprint,
+  b: TextFingerprint,
+  settings: NearDuplicateSettings = DEFAULT_SETTINGS,
+): boolean {
   return nearDuplicateMethod(a, b, settings) !== null;
 }
 
@@ -131,5 +145,8 @@ export function areNearDuplicates(a: TextFingerprint, b: TextFingerprint, settin
  * those find the pair.
  */
 export function candidateJaccard(settings: NearDuplicateSettings = DEFAULT_SETTINGS): { short: number; long: number } {
-  return { short: Math.min(settings.minShortJaccard, settings.minContainment / (3 - settings.minContainment)), long: settings.minJaccard };
+  return {
+    short: Math.min(settings.minShortJaccard, settings.minContainment / (3 - settings.minContainment)),
+    long: settings.minJaccard,
+  };
 }

@@ -1,4 +1,9 @@
-import { candidateJaccard, type Fingerprinter, type NearDuplicateSettings, type TextFingerprint } from './fingerprint.js';
+import {
+  candidateJaccard,
+  type Fingerprinter,
+  type NearDuplicateSettings,
+  type TextFingerprint,
+} from './fingerprint.js';
 import { type Banding, bandingFor, bandKeys } from './minhash.js';
 import { simhashBlocks } from './simhash.js';
 
@@ -21,9 +26,11 @@ export function lookupKeys(fp: TextFingerprint, fingerprinter: Fingerprinter): n
   const settings = fingerprinter.settings;
   const bands = bandingsFor(settings);
   const keys: number[] = [];
-  if (!fp.short) simhashBlocks(fp.simhash).forEach((value, block) => keys.push(SIMHASH_BLOCK * KIND + block * 2 ** 16 + value));
+  if (!fp.short)
+    simhashBlocks(fp.simhash).forEach((value, block) => keys.push(SIMHASH_BLOCK * KIND + block * 2 ** 16 + value));
   for (const key of bandKeys(fp.minhash, bands.long)) keys.push(LONG_BAND * KIND + key);
-  if (fp.units < 2 * settings.shortUnits) for (const key of bandKeys(fp.minhash, bands.short)) keys.push(SHORT_BAND * KIND + key);
+  if (fp.units < 2 * settings.shortUnits)
+    for (const key of bandKeys(fp.minhash, bands.short)) keys.push(SHORT_BAND * KIND + key);
   return keys;
 }
 

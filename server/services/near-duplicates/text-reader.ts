@@ -30,7 +30,11 @@ export class InProcessTextReader implements TextReader {
   async read(bytes: Uint8Array, file: DocumentFile): Promise<Read> {
     const extracted = await extractText(bytes, file);
     if (extracted.status === 'skipped') return { skipped: extracted.reason };
-    return { text: extracted.text, format: extracted.format, fingerprint: (await this.fingerprinter).fingerprint(extracted.text) };
+    return {
+      text: extracted.text,
+      format: extracted.format,
+      fingerprint: (await this.fingerprinter).fingerprint(extracted.text),
+    };
   }
 
   async close(): Promise<void> {}
@@ -67,8 +71,9 @@ export class ThreadTextReader implements TextReader {
       this.pending.set(id, { resolve, reject });
       worker.ref(); // a read under way keeps the process alive (an idle thread does not)
       // Moved, not copied, where the bytes own their whole buffer (a slice of a shared pool is copied).
-      const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
-      worker.postMessage({ id, bytes, file } satisfies ReadRequest, own ? [bytes.buffer as ArrayBuffer] : []);
+      const own =
+        bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+      worker.postMessage({ id, bytes, file } satisfies ReadRequest, own ? [bytes.buffer] : []);
     });
   }
 
@@ -88,7 +93,12 @@ export class ThreadTextReader implements TextReader {
       if (this.pending.size === 0) worker.unref();
       if ('error' in reply) waiting.reject(new Error(reply.error));
       else if ('skipped' in reply) waiting.resolve({ skipped: reply.skipped });
-      else waiting.resolve({ text: reply.text, format: reply.format, fingerprint: { ...reply.fingerprint, shingles: new Set(reply.shingles) } });
+      else
+        waiting.resolve({
+          text: reply.text,
+          format: reply.format,
+          fingerprint: { ...reply.fingerprint, shingles: new Set(reply.shingles) },
+        });
     });
     const lost = (error: Error) => {
       if (this.worker === worker) this.worker = undefined;

@@ -15,7 +15,8 @@ const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hang
  * A unit of text: one CJK character, or a run of other letters and digits (a word or a number).
  * CJK characters are letters too: the run stops before them, or "rtc中存储" would be one unit.
  */
-const UNIT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|(?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])[\p{L}\p{N}])+/gu;
+const UNIT =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|(?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])[\p{L}\p{N}])+/gu;
 
 /** NFKC (full-width forms, compatibility characters), simplified script, lower case. */
 export function normalise(text: string): string {
@@ -40,7 +41,9 @@ export function isCjk(unit: string): boolean {
  */
 export const STOP_WORDS: ReadonlySet<string> = new Set([
   // English
-  ...'a an and are as at be been but by can do does for from had has have he her his i if in into is it its may more most no not of on or our she so such than that the their them then there these they this those to was we were what when which who will with would you your'.split(' '),
+  ...'a an and are as at be been but by can do does for from had has have he her his i if in into is it its may more most no not of on or our she so such than that the their them then there these they this those to was we were what when which who will with would you your'.split(
+    ' ',
+  ),
   // Chinese function characters
   ...'的 了 和 是 在 也 与 及 或 而 之 其 于 以 为 这 那 就 都 并 但 等 个 着 把 被 对 从 向 到 将 所 由'.split(' '),
 ]);

@@ -19,13 +19,30 @@ export function accountConformance(target: StoreTarget): void {
         const first = await store.loginAttempts.fail('pair\nli\n10.0.0.1', at(0), at(60_000));
         assert.deepEqual([first.failures, first.lastFailureAt?.getTime(), first.knownUntil], [1, t0.getTime(), null]);
         const second = await store.loginAttempts.fail('pair\nli\n10.0.0.1', at(5_000), at(30_000));
-        assert.deepEqual([second.failures, second.lastFailureAt?.getTime(), second.expiresAt.getTime()], [2, at(5_000).getTime(), at(60_000).getTime()], 'expiry never moves earlier');
-        assert.equal((await store.loginAttempts.fail('account\nli', at(5_000), at(60_000))).failures, 1, 'keys are independent');
+        assert.deepEqual(
+          [second.failures, second.lastFailureAt?.getTime(), second.expiresAt.getTime()],
+          [2, at(5_000).getTime(), at(60_000).getTime()],
+          'expiry never moves earlier',
+        );
+        assert.equal(
+          (await store.loginAttempts.fail('account\nli', at(5_000), at(60_000))).failures,
+          1,
+          'keys are independent',
+        );
         await store.loginAttempts.succeed('pair\nli\n10.0.0.1', at(1_000_000));
         const read = await store.loginAttempts.get(['pair\nli\n10.0.0.1', 'account\nli', 'nobody'], at(6_000));
         assert.deepEqual([...read.keys()].sort(), ['account\nli', 'pair\nli\n10.0.0.1']);
-        assert.deepEqual(read.get('pair\nli\n10.0.0.1'), { failures: 0, lastFailureAt: null, knownUntil: at(1_000_000), expiresAt: at(1_000_000) });
-        assert.equal((await store.loginAttempts.fail('pair\nli\n10.0.0.1', at(7_000), at(60_000))).knownUntil?.getTime(), at(1_000_000).getTime(), 'a failure keeps the pair known');
+        assert.deepEqual(read.get('pair\nli\n10.0.0.1'), {
+          failures: 0,
+          lastFailureAt: null,
+          knownUntil: at(1_000_000),
+          expiresAt: at(1_000_000),
+        });
+        assert.equal(
+          (await store.loginAttempts.fail('pair\nli\n10.0.0.1', at(7_000), at(60_000))).knownUntil?.getTime(),
+          at(1_000_000).getTime(),
+          'a failure keeps the pair known',
+        );
       });
 
       it('starts an expired record again, and reads expired records as absent', async () => {
@@ -36,7 +53,9 @@ export function accountConformance(target: StoreTarget): void {
       });
 
       it('counts every one of concurrent failures', async () => {
-        const together = await Promise.all(Array.from({ length: 10 }, () => store.loginAttempts.fail('account\nmany', at(0), at(60_000))));
+        const together = await Promise.all(
+          Array.from({ length: 10 }, () => store.loginAttempts.fail('account\nmany', at(0), at(60_000))),
+        );
         assert.equal((await store.loginAttempts.get(['account\nmany'], at(1))).get('account\nmany')?.failures, 10);
         // (The MongoDB emulator's post-images may repeat a count under concurrency; a real server's do not.)
         for (const r of together) assert.ok(r.failures >= 1 && r.failures <= 10, String(r.failures));
@@ -47,7 +66,14 @@ export function accountConformance(target: StoreTarget): void {
       it('counts hits per key and window, takes one back, and forgets a key', async () => {
         const w1 = new Date(Date.now() + 60_000);
         const w2 = new Date(Date.now() + 120_000);
-        assert.deepEqual([await store.rateCounts.hit('10.0.0.1', w1), await store.rateCounts.hit('10.0.0.1', w1), await store.rateCounts.hit('10.0.0.1', w1)], [1, 2, 3]);
+        assert.deepEqual(
+          [
+            await store.rateCounts.hit('10.0.0.1', w1),
+            await store.rateCounts.hit('10.0.0.1', w1),
+            await store.rateCounts.hit('10.0.0.1', w1),
+          ],
+          [1, 2, 3],
+        );
         assert.equal(await store.rateCounts.hit('10.0.0.2', w1), 1, 'keys are independent');
         assert.equal(await store.rateCounts.hit('10.0.0.1', w2), 1, 'a new window starts at one');
         await store.rateCounts.undo('10.0.0.1', w1);
@@ -56,8 +82,16 @@ export function accountConformance(target: StoreTarget): void {
         assert.equal(await store.rateCounts.hit('10.0.0.1', w1), 1);
         assert.equal(await store.rateCounts.hit('10.0.0.2', w1), 2, 'another key is untouched by a reset');
         const together = await Promise.all(Array.from({ length: 10 }, () => store.rateCounts.hit('::1', w1)));
-        assert.deepEqual([...together].sort((a, b) => a - b), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 'concurrent hits are each counted');
-        assert.deepEqual([await store.rateCounts.hit('bulk', w1, 1000), await store.rateCounts.hit('bulk', w1, 5)], [1000, 1005], 'a hit may count many');
+        assert.deepEqual(
+          [...together].sort((a, b) => a - b),
+          [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+          'concurrent hits are each counted',
+        );
+        assert.deepEqual(
+          [await store.rateCounts.hit('bulk', w1, 1000), await store.rateCounts.hit('bulk', w1, 5)],
+          [1000, 1005],
+          'a hit may count many',
+        );
       });
     });
 
@@ -103,18 +137,30 @@ export function accountConformance(target: StoreTarget): void {
         const t = { id: 'abc', accountId: 'acc', secretHash: 'f'.repeat(64), label: 'scanner', createdAt: new Date() };
         await store.tokens.create(t);
         assert.deepEqual(await store.tokens.get('abc'), t);
-        assert.deepEqual((await store.tokens.list()).map((x) => x.id), ['abc']);
+        assert.deepEqual(
+          (await store.tokens.list()).map((x) => x.id),
+          ['abc'],
+        );
         assert.equal(await store.tokens.revoke('abc'), true);
         assert.equal(await store.tokens.revoke('abc'), false);
         assert.equal(await store.tokens.get('abc'), undefined);
       });
 
       it('revokes every token of one account, and only those', async () => {
-        const token = (id: string, accountId: string) => ({ id, accountId, secretHash: 'f'.repeat(64), label: '', createdAt: new Date() });
+        const token = (id: string, accountId: string) => ({
+          id,
+          accountId,
+          secretHash: 'f'.repeat(64),
+          label: '',
+          createdAt: new Date(),
+        });
         for (const t of [token('t1', 'acc1'), token('t2', 'acc1'), token('t3', 'acc2')]) await store.tokens.create(t);
         assert.equal(await store.tokens.revokeForAccount('acc1'), 2);
         assert.equal(await store.tokens.revokeForAccount('acc1'), 0);
-        assert.deepEqual((await store.tokens.list()).map((x) => x.id), ['t3']);
+        assert.deepEqual(
+          (await store.tokens.list()).map((x) => x.id),
+          ['t3'],
+        );
       });
     });
   });

@@ -73,9 +73,18 @@ export class EmbeddedAccountStore implements AccountStore {
           `INSERT INTO accounts (id, username, password_hash, role, unit, created_at, must_change_password)
            VALUES (?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(a.id, a.username, a.passwordHash, a.role, JSON.stringify(a.unit), a.createdAt.getTime(), a.mustChangePassword ? 1 : 0);
+        .run(
+          a.id,
+          a.username,
+          a.passwordHash,
+          a.role,
+          JSON.stringify(a.unit),
+          a.createdAt.getTime(),
+          a.mustChangePassword ? 1 : 0,
+        );
     } catch (err) {
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new ConflictError(`The username "${a.username}" is taken.`);
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE')
+        throw new ConflictError(`The username "${a.username}" is taken.`);
       throw err;
     }
   }
@@ -123,7 +132,9 @@ export class EmbeddedSessionStore implements SessionStore {
   }
 
   async get(idHash: string, now: Date): Promise<SessionRecord | undefined> {
-    const row = this.db.prepare<[string, number], SessionRow>('SELECT * FROM sessions WHERE id_hash = ? AND expires_at > ?').get(idHash, now.getTime());
+    const row = this.db
+      .prepare<[string, number], SessionRow>('SELECT * FROM sessions WHERE id_hash = ? AND expires_at > ?')
+      .get(idHash, now.getTime());
     return (
       row && {
         idHash: row.id_hash,
@@ -214,7 +225,9 @@ export class EmbeddedLoginAttempts implements LoginAttemptStore {
 
   async get(keys: string[], now: Date): Promise<Map<string, LoginRecord>> {
     const found = new Map<string, LoginRecord>();
-    const read = this.db.prepare<[string, number], LoginRow>('SELECT * FROM login_attempts WHERE key = ? AND expires_at > ?');
+    const read = this.db.prepare<[string, number], LoginRow>(
+      'SELECT * FROM login_attempts WHERE key = ? AND expires_at > ?',
+    );
     for (const key of keys) {
       const row = read.get(key, now.getTime());
       if (row) found.set(key, record(row));
@@ -250,7 +263,8 @@ export class EmbeddedLoginAttempts implements LoginAttemptStore {
 
   // Expired records are dropped now and then, so the table holds only what is remembered.
   private sweep(now: Date): void {
-    if (++this.writes % 100 === 0) this.db.prepare('DELETE FROM login_attempts WHERE expires_at <= ?').run(now.getTime());
+    if (++this.writes % 100 === 0)
+      this.db.prepare('DELETE FROM login_attempts WHERE expires_at <= ?').run(now.getTime());
   }
 }
 
@@ -263,7 +277,8 @@ export class EmbeddedRateCounts implements RateCounts {
   async hit(key: string, windowEnd: Date, by = 1): Promise<number> {
     // Windows that ended long before this one are dropped now and then, so the table stays small.
     // (Measured from the window asked for, not this machine's clock: the caller's clock decides.)
-    if (++this.hits % 100 === 0) this.db.prepare('DELETE FROM rate_counts WHERE window_end < ?').run(windowEnd.getTime() - 3600_000);
+    if (++this.hits % 100 === 0)
+      this.db.prepare('DELETE FROM rate_counts WHERE window_end < ?').run(windowEnd.getTime() - 3600_000);
     const row = this.db
       .prepare<{ key: string; end: number; by: number }, { hits: number }>(
         'INSERT INTO rate_counts (key, window_end, hits) VALUES (@key, @end, @by) ON CONFLICT (key, window_end) DO UPDATE SET hits = hits + @by RETURNING hits',
@@ -273,7 +288,9 @@ export class EmbeddedRateCounts implements RateCounts {
   }
 
   async undo(key: string, windowEnd: Date): Promise<void> {
-    this.db.prepare('UPDATE rate_counts SET hits = hits - 1 WHERE key = ? AND window_end = ? AND hits > 0').run(key, windowEnd.getTime());
+    this.db
+      .prepare('UPDATE rate_counts SET hits = hits - 1 WHERE key = ? AND window_end = ? AND hits > 0')
+      .run(key, windowEnd.getTime());
   }
 
   async reset(key: string): Promise<void> {

@@ -119,7 +119,10 @@ export class MongoAccountStore implements AccountStore {
   }
 
   async setPassword(id: string, passwordHash: string, mustChangePassword: boolean): Promise<void> {
-    await this.c.accounts.updateOne({ _id: id }, { $set: { passwordHash, mustChangePassword }, $unset: { failedLogins: '', lockedUntil: '' } });
+    await this.c.accounts.updateOne(
+      { _id: id },
+      { $set: { passwordHash, mustChangePassword }, $unset: { failedLogins: '', lockedUntil: '' } },
+    );
   }
 }
 
@@ -178,7 +181,12 @@ export class MongoTokenStore implements TokenStore {
   }
 }
 
-const record = (d: LoginAttemptDoc): LoginRecord => ({ failures: d.failures, lastFailureAt: d.lastFailureAt, knownUntil: d.knownUntil, expiresAt: d.expiresAt });
+const record = (d: LoginAttemptDoc): LoginRecord => ({
+  failures: d.failures,
+  lastFailureAt: d.lastFailureAt,
+  knownUntil: d.knownUntil,
+  expiresAt: d.expiresAt,
+});
 
 /**
  * Login records as single documents, changed by atomic updates only (no transactions), so
@@ -221,7 +229,11 @@ export class MongoLoginAttempts implements LoginAttemptStore {
   }
 
   async succeed(key: string, knownUntil: Date): Promise<void> {
-    await this.c.loginAttempts.updateOne({ _id: key }, { $set: { failures: 0, lastFailureAt: null, knownUntil, expiresAt: knownUntil } }, { upsert: true });
+    await this.c.loginAttempts.updateOne(
+      { _id: key },
+      { $set: { failures: 0, lastFailureAt: null, knownUntil, expiresAt: knownUntil } },
+      { upsert: true },
+    );
   }
 }
 
@@ -233,7 +245,11 @@ export class MongoRateCounts implements RateCounts {
     const _id = `${key}|${windowEnd.getTime()}`;
     for (;;) {
       try {
-        const doc = await this.c.rateCounts.findOneAndUpdate({ _id }, { $inc: { hits: by }, $setOnInsert: { windowEnd } }, { upsert: true, returnDocument: 'after' });
+        const doc = await this.c.rateCounts.findOneAndUpdate(
+          { _id },
+          { $inc: { hits: by }, $setOnInsert: { windowEnd } },
+          { upsert: true, returnDocument: 'after' },
+        );
         return doc!.hits;
       } catch (err) {
         // Two first hits raced to insert: the loser increments the winner's document.
@@ -243,7 +259,10 @@ export class MongoRateCounts implements RateCounts {
   }
 
   async undo(key: string, windowEnd: Date): Promise<void> {
-    await this.c.rateCounts.updateOne({ _id: `${key}|${windowEnd.getTime()}`, hits: { $gt: 0 } }, { $inc: { hits: -1 } });
+    await this.c.rateCounts.updateOne(
+      { _id: `${key}|${windowEnd.getTime()}`, hits: { $gt: 0 } },
+      { $inc: { hits: -1 } },
+    );
   }
 
   async reset(key: string): Promise<void> {

@@ -28,10 +28,24 @@ export function auditConformance(target: StoreTarget): void {
       it('appends events and finds them newest first, with every field back', async () => {
         await store.audit.append(event(1, { action: 'login', fileId: null, fileName: null, detail: '' }));
         await store.audit.append(event(3));
-        await store.audit.append(event(2, { action: 'login_failed', userId: null, userName: 'who?', unit: null, address: null, fileId: null, fileName: null, detail: 'login_failed' }));
+        await store.audit.append(
+          event(2, {
+            action: 'login_failed',
+            userId: null,
+            userName: 'who?',
+            unit: null,
+            address: null,
+            fileId: null,
+            fileName: null,
+            detail: 'login_failed',
+          }),
+        );
         const { items, total } = await store.audit.search({ limit: 10, offset: 0 });
         assert.equal(total, 3);
-        assert.deepEqual(items.map((e) => e.at.getUTCMinutes()), [3, 2, 1]);
+        assert.deepEqual(
+          items.map((e) => e.at.getUTCMinutes()),
+          [3, 2, 1],
+        );
         const { id, ...first } = items[0]!;
         assert.equal(typeof id, 'string');
         assert.deepEqual(first, event(3));
@@ -39,11 +53,22 @@ export function auditConformance(target: StoreTarget): void {
       });
 
       it('appends many events at once, each found with every field', async () => {
-        await store.audit.appendMany([event(1), event(2, { action: 'upload', detail: 'batch: stored' }), event(3, { action: 'upload_failed', fileId: null })]);
+        await store.audit.appendMany([
+          event(1),
+          event(2, { action: 'upload', detail: 'batch: stored' }),
+          event(3, { action: 'upload_failed', fileId: null }),
+        ]);
         await store.audit.appendMany([]);
         const { items, total } = await store.audit.search({ limit: 10, offset: 0 });
         assert.equal(total, 3);
-        assert.deepEqual(items.map(({ id: _id, ...e }) => e), [event(3, { action: 'upload_failed', fileId: null }), event(2, { action: 'upload', detail: 'batch: stored' }), event(1)]);
+        assert.deepEqual(
+          items.map(({ id: _id, ...e }) => e),
+          [
+            event(3, { action: 'upload_failed', fileId: null }),
+            event(2, { action: 'upload', detail: 'batch: stored' }),
+            event(1),
+          ],
+        );
       });
 
       it('filters by time (from inclusive, to exclusive), action, user, unit subtree and text, and pages', async () => {
@@ -53,7 +78,10 @@ export function auditConformance(target: StoreTarget): void {
         await store.audit.append(event(4, { detail: 'bytes 0-99 of 1000' }));
         const find = async (query: Omit<AuditSearch, 'limit' | 'offset'>, limit = 10, offset = 0) =>
           (await store.audit.search({ ...query, limit, offset })).items.map((e) => e.at.getUTCMinutes());
-        assert.deepEqual(await find({ from: new Date(Date.UTC(2026, 10, 1, 8, 2)), to: new Date(Date.UTC(2026, 10, 1, 8, 4)) }), [3, 2]);
+        assert.deepEqual(
+          await find({ from: new Date(Date.UTC(2026, 10, 1, 8, 2)), to: new Date(Date.UTC(2026, 10, 1, 8, 4)) }),
+          [3, 2],
+        );
         assert.deepEqual(await find({ action: 'upload' }), [1]);
         assert.deepEqual(await find({ userName: 'clerk-2' }), [2]);
         assert.deepEqual(await find({ unit: { city: '沧州市' } }), [4, 3, 2, 1]);
@@ -64,7 +92,10 @@ export function auditConformance(target: StoreTarget): void {
         assert.deepEqual(await find({ text: '0-99' }), [4], 'the detail is searched too');
         assert.deepEqual(await find({ text: '_' }), [1]);
         assert.deepEqual(await find({}, 2, 1), [3, 2]);
-        assert.equal((await store.audit.search({ unit: { city: '沧州市', county: '青县' }, limit: 1, offset: 0 })).total, 2);
+        assert.equal(
+          (await store.audit.search({ unit: { city: '沧州市', county: '青县' }, limit: 1, offset: 0 })).total,
+          2,
+        );
       });
     });
   });

@@ -106,9 +106,13 @@ export class EmbeddedAuditLog implements AuditLog {
     if (q.unit?.town) add('town = @town', 'town', q.unit.town);
     if (q.text) add("(file_name LIKE @text ESCAPE '\\' OR detail LIKE @text ESCAPE '\\')", 'text', likeText(q.text));
     const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-    const total = this.db.prepare<Record<string, unknown>, { n: number }>(`SELECT COUNT(*) AS n FROM audit ${filter}`).get(params)!.n;
+    const total = this.db
+      .prepare<Record<string, unknown>, { n: number }>(`SELECT COUNT(*) AS n FROM audit ${filter}`)
+      .get(params)!.n;
     const rows = this.db
-      .prepare<Record<string, unknown>, AuditRow>(`SELECT * FROM audit ${filter} ORDER BY at DESC, id DESC LIMIT @limit OFFSET @offset`)
+      .prepare<Record<string, unknown>, AuditRow>(
+        `SELECT * FROM audit ${filter} ORDER BY at DESC, id DESC LIMIT @limit OFFSET @offset`,
+      )
       .all({ ...params, limit: q.limit, offset: q.offset });
     return {
       total,

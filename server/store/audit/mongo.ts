@@ -51,7 +51,11 @@ export class MongoAuditLog implements AuditLog {
   }
 
   async appendMany(events: readonly AuditEvent[]): Promise<void> {
-    if (events.length > 0) await this.c.audit.insertMany(events.map((e) => ({ _id: new ObjectId(), ...e })), { ordered: true });
+    if (events.length > 0)
+      await this.c.audit.insertMany(
+        events.map((e) => ({ _id: new ObjectId(), ...e })),
+        { ordered: true },
+      );
   }
 
   async search(q: AuditSearch): Promise<{ items: Array<AuditEvent & { id: string }>; total: number }> {

@@ -11,7 +11,8 @@ export function catalogConformance(target: StoreTarget): void {
     let store: ArchiveStore;
     useFreshStore(target, (fresh) => (store = fresh.store));
     const commit = (data: Buffer, fileName?: string) => commitBytes(store, data, fileName);
-    const record = (account: Account, fileId: string, fileName?: string, at?: Date, contentType?: string) => recordUpload(store, account, fileId, fileName, at, contentType);
+    const record = (account: Account, fileId: string, fileName?: string, at?: Date, contentType?: string) =>
+      recordUpload(store, account, fileId, fileName, at, contentType);
 
     describe('catalog scan', () => {
       it('walks every entry in file id order, a page at a time, and counts them', async () => {
@@ -54,8 +55,17 @@ export function catalogConformance(target: StoreTarget): void {
             [onlyA.fileId, '档案 A.pdf', 'application/pdf', 1, 1],
           ],
         );
-        const searched = await store.catalog.list({ unitId: 'unit-a', accountId: clerkA.id, nameContains: '档案', limit: 10, offset: 0 });
-        assert.deepEqual(searched.items.map((i) => i.entry.fileId), [onlyA.fileId]);
+        const searched = await store.catalog.list({
+          unitId: 'unit-a',
+          accountId: clerkA.id,
+          nameContains: '档案',
+          limit: 10,
+          offset: 0,
+        });
+        assert.deepEqual(
+          searched.items.map((i) => i.entry.fileId),
+          [onlyA.fileId],
+        );
         assert.equal(searched.total, 1);
         const page2 = await store.catalog.list({ unitId: 'unit-a', accountId: clerkA.id, limit: 1, offset: 1 });
         assert.deepEqual([page2.total, page2.items.map((i) => i.entry.fileId)], [2, [onlyA.fileId]]);

@@ -22,7 +22,14 @@ CREATE INDEX IF NOT EXISTS catalog_upload_date ON catalog (upload_date);
 `,
 };
 
-type ListingRow = CatalogRow & { display_name: string; display_type: string; uploads: number; mine: number; first_upload: number; last_upload: number };
+type ListingRow = CatalogRow & {
+  display_name: string;
+  display_type: string;
+  uploads: number;
+  mine: number;
+  first_upload: number;
+  last_upload: number;
+};
 
 export class EmbeddedCatalog implements Catalog {
   private readonly byId;
@@ -30,7 +37,9 @@ export class EmbeddedCatalog implements Catalog {
 
   constructor(private readonly db: Db) {
     this.byId = db.prepare<[string], CatalogRow>('SELECT * FROM catalog WHERE file_id = ?');
-    this.byKey = db.prepare<[string, string, number], CatalogRow>('SELECT * FROM catalog WHERE sha256 = ? AND md5 = ? AND length = ?');
+    this.byKey = db.prepare<[string, string, number], CatalogRow>(
+      'SELECT * FROM catalog WHERE sha256 = ? AND md5 = ? AND length = ?',
+    );
   }
 
   async get(fileId: string): Promise<CatalogEntry | undefined> {
@@ -60,8 +69,16 @@ export class EmbeddedCatalog implements Catalog {
 
   /** A unit's view: files its accounts uploaded, most recently uploaded first, under the unit's own names. */
   private listForUnit(unitId: string, q: CatalogListQuery) {
-    const nameFilter = q.nameContains ? `AND (l.upload_file_name LIKE @pattern ESCAPE '\\' OR l.last_upload_file_name LIKE @pattern ESCAPE '\\')` : '';
-    const params = { unitId, accountId: q.accountId, pattern: q.nameContains ? likePattern(q.nameContains) : null, limit: q.limit, offset: q.offset };
+    const nameFilter = q.nameContains
+      ? `AND (l.upload_file_name LIKE @pattern ESCAPE '\\' OR l.last_upload_file_name LIKE @pattern ESCAPE '\\')`
+      : '';
+    const params = {
+      unitId,
+      accountId: q.accountId,
+      pattern: q.nameContains ? likePattern(q.nameContains) : null,
+      limit: q.limit,
+      offset: q.offset,
+    };
     // SQLite takes bare columns from the row that holds the one MAX(), so display_name and
     // display_type are the latest upload's (first_upload is a subquery to keep that MAX() the only aggregate of its kind).
     const rows = this.db
@@ -76,7 +93,9 @@ export class EmbeddedCatalog implements Catalog {
       )
       .all(params);
     const { total } = this.db
-      .prepare<typeof params, { total: number }>(`SELECT COUNT(DISTINCT l.file_id) AS total FROM ledger l WHERE l.unit_id = @unitId ${nameFilter}`)
+      .prepare<typeof params, { total: number }>(
+        `SELECT COUNT(DISTINCT l.file_id) AS total FROM ledger l WHERE l.unit_id = @unitId ${nameFilter}`,
+      )
       .get(params)!;
     return { items: rows.map(listingFromRow), total };
   }
@@ -84,7 +103,12 @@ export class EmbeddedCatalog implements Catalog {
   /** The whole archive, newest content first; counts are computed per page only. */
   private listAll(q: CatalogListQuery) {
     const nameFilter = q.nameContains ? `WHERE c.file_name LIKE @pattern ESCAPE '\\'` : '';
-    const params = { accountId: q.accountId, pattern: q.nameContains ? likePattern(q.nameContains) : null, limit: q.limit, offset: q.offset };
+    const params = {
+      accountId: q.accountId,
+      pattern: q.nameContains ? likePattern(q.nameContains) : null,
+      limit: q.limit,
+      offset: q.offset,
+    };
     const rows = this.db
       .prepare<typeof params, ListingRow>(
         `SELECT c.*, c.file_name AS display_name, c.content_type AS display_type, c.upload_date AS first_upload,
@@ -95,7 +119,9 @@ export class EmbeddedCatalog implements Catalog {
          ORDER BY c.upload_date DESC, c.file_id LIMIT @limit OFFSET @offset`,
       )
       .all(params);
-    const { total } = this.db.prepare<typeof params, { total: number }>(`SELECT COUNT(*) AS total FROM catalog c ${nameFilter}`).get(params)!;
+    const { total } = this.db
+      .prepare<typeof params, { total: number }>(`SELECT COUNT(*) AS total FROM catalog c ${nameFilter}`)
+      .get(params)!;
     return { items: rows.map(listingFromRow), total };
   }
 }

@@ -24,7 +24,10 @@ export function catalogCollections(db: Db) {
      * The catalog read as the primary holds it now. After a duplicate-key error the winner is on
      * the primary but perhaps not yet majority-committed: a majority read could miss it.
      */
-    catalogOnPrimary: db.collection<CatalogDoc>('fileInfo.files', { readConcern: { level: 'local' }, readPreference: 'primary' }),
+    catalogOnPrimary: db.collection<CatalogDoc>('fileInfo.files', {
+      readConcern: { level: 'local' },
+      readPreference: 'primary',
+    }),
   };
 }
 
@@ -63,13 +66,21 @@ export class MongoCatalog implements Catalog {
   }
 
   async findByKey(key: ContentKey): Promise<CatalogEntry | undefined> {
-    const doc = await this.c.catalog.findOne({ fileSHA256: key.sha256, fileMD5: key.md5, fileLength: Long.fromNumber(key.length) });
+    const doc = await this.c.catalog.findOne({
+      fileSHA256: key.sha256,
+      fileMD5: key.md5,
+      fileLength: Long.fromNumber(key.length),
+    });
     return doc ? catalogEntryFromDoc(doc) : undefined;
   }
 
   async scan(afterFileId: string | undefined, limit: number): Promise<CatalogEntry[]> {
     const after = afterFileId === undefined ? undefined : objectIdOf(afterFileId);
-    const docs = await this.c.catalog.find(after ? { _id: { $gt: after } } : {}).sort({ _id: 1 }).limit(limit).toArray();
+    const docs = await this.c.catalog
+      .find(after ? { _id: { $gt: after } } : {})
+      .sort({ _id: 1 })
+      .limit(limit)
+      .toArray();
     return docs.map(catalogEntryFromDoc);
   }
 
@@ -89,10 +100,23 @@ export class MongoCatalog implements Catalog {
       match.$or = [{ UploadFileName: re }, { LastUploadFileName: re }];
     }
     const [countRow] = await this.c.ledger
-      .aggregate<{ total: number }>([{ $match: match }, { $group: { _id: '$UploadFileID' } }, { $group: { _id: null, total: { $sum: 1 } } }])
+      .aggregate<{ total: number }>([
+        { $match: match },
+        { $group: { _id: '$UploadFileID' } },
+        { $group: { _id: null, total: { $sum: 1 } } },
+      ])
       .toArray();
     const rows = await this.c.ledger
-      .aggregate<{ _id: unknown; first: Date; last: Date; displayName: string; displayType: string; uploads: number; mine: number; entry: CatalogDoc[] }>([
+      .aggregate<{
+        _id: unknown;
+        first: Date;
+        last: Date;
+        displayName: string;
+        displayType: string;
+        uploads: number;
+        mine: number;
+        entry: CatalogDoc[];
+      }>([
         { $match: match },
         { $sort: { LastUploadTime: -1 } },
         {

@@ -11,7 +11,16 @@ export function claimConformance(target: StoreTarget): void {
 
     describe('claims', () => {
       it('hands out a claim once, and purges expired ones', async () => {
-        const claim = { id: 'c'.repeat(32), accountId: 'acc', fileId: 'f'.repeat(24), fileName: 'a.pdf', contentType: 'application/pdf', ranges: [{ start: 0, end: 10 }], expected: ['e'.repeat(32)], expiresAt: new Date(Date.now() + 60_000) };
+        const claim = {
+          id: 'c'.repeat(32),
+          accountId: 'acc',
+          fileId: 'f'.repeat(24),
+          fileName: 'a.pdf',
+          contentType: 'application/pdf',
+          ranges: [{ start: 0, end: 10 }],
+          expected: ['e'.repeat(32)],
+          expiresAt: new Date(Date.now() + 60_000),
+        };
         await store.claims.create(claim);
         await store.claims.create({ ...claim, id: 'old'.padEnd(32, '0'), expiresAt: new Date(Date.now() - 1000) });
         const [first, second] = await Promise.all([store.claims.take(claim.id), store.claims.take(claim.id)]);
@@ -20,9 +29,18 @@ export function claimConformance(target: StoreTarget): void {
         assert.equal(await store.claims.take('old'.padEnd(32, '0')), undefined);
       });
 
-      it('counts an account\'s outstanding claims: not answered, not expired', async () => {
+      it("counts an account's outstanding claims: not answered, not expired", async () => {
         const now = new Date();
-        const claim = (id: string, accountId: string, expiresAt: Date) => ({ id, accountId, fileId: 'f'.repeat(24), fileName: 'x.pdf', contentType: 'application/pdf', ranges: [{ start: 0, end: 1 }], expected: ['0'.repeat(32)], expiresAt });
+        const claim = (id: string, accountId: string, expiresAt: Date) => ({
+          id,
+          accountId,
+          fileId: 'f'.repeat(24),
+          fileName: 'x.pdf',
+          contentType: 'application/pdf',
+          ranges: [{ start: 0, end: 1 }],
+          expected: ['0'.repeat(32)],
+          expiresAt,
+        });
         await store.claims.create(claim('c1', 'acc-q', new Date(now.getTime() + 60_000)));
         await store.claims.create(claim('c2', 'acc-q', new Date(now.getTime() + 60_000)));
         await store.claims.create(claim('c3', 'acc-q', new Date(now.getTime() - 1)));

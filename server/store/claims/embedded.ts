@@ -38,8 +38,19 @@ export class EmbeddedClaimStore implements ClaimStore {
 
   async create(c: ClaimRecord): Promise<void> {
     this.db
-      .prepare('INSERT INTO claims (id, account_id, file_id, file_name, content_type, ranges, expected, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(c.id, c.accountId, c.fileId, c.fileName, c.contentType, JSON.stringify(c.ranges), JSON.stringify(c.expected), c.expiresAt.getTime());
+      .prepare(
+        'INSERT INTO claims (id, account_id, file_id, file_name, content_type, ranges, expected, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        c.id,
+        c.accountId,
+        c.fileId,
+        c.fileName,
+        c.contentType,
+        JSON.stringify(c.ranges),
+        JSON.stringify(c.expected),
+        c.expiresAt.getTime(),
+      );
   }
 
   async take(id: string): Promise<ClaimRecord | undefined> {
@@ -59,7 +70,11 @@ export class EmbeddedClaimStore implements ClaimStore {
   }
 
   async countOutstanding(accountId: string, now: Date): Promise<number> {
-    return this.db.prepare<[string, number], { n: number }>('SELECT COUNT(*) AS n FROM claims WHERE account_id = ? AND expires_at > ?').get(accountId, now.getTime())!.n;
+    return this.db
+      .prepare<[string, number], { n: number }>(
+        'SELECT COUNT(*) AS n FROM claims WHERE account_id = ? AND expires_at > ?',
+      )
+      .get(accountId, now.getTime())!.n;
   }
 
   async purgeExpired(now: Date): Promise<void> {

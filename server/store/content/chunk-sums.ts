@@ -33,7 +33,8 @@ export class ChunkSummer {
     head: Uint8Array = new Uint8Array(0),
   ) {
     this.filled = offset % chunkSize;
-    if (head.byteLength !== this.filled) throw new Error(`a write at ${offset} continues a chunk after ${this.filled} bytes, not ${head.byteLength}`);
+    if (head.byteLength !== this.filled)
+      throw new Error(`a write at ${offset} continues a chunk after ${this.filled} bytes, not ${head.byteLength}`);
     this.n = (offset - this.filled) / chunkSize;
     this.crc = chunkSum(head);
   }
@@ -60,7 +61,10 @@ export class ChunkSummer {
 }
 
 /** The chunk-aligned span a read of `range` covers: from the first chunk's start to the last one's end. */
-export function chunkSpan(entry: CatalogEntry, range: ByteRange): { first: number; last: number; start: number; end: number } {
+export function chunkSpan(
+  entry: CatalogEntry,
+  range: ByteRange,
+): { first: number; last: number; start: number; end: number } {
   const first = Math.floor(range.start / entry.chunkSize);
   const last = Math.max(first, Math.ceil(range.end / entry.chunkSize) - 1);
   return { first, last, start: first * entry.chunkSize, end: Math.min((last + 1) * entry.chunkSize, entry.length) };
@@ -126,7 +130,8 @@ export function checkedRead(
       throw missing(err, n * size + pendingBytes) ?? err;
     }
     const reached = n * size + pendingBytes;
-    if (reached < span.end) throw new ContentDamagedError(entry.fileId, n * size, 'missing', `its bytes from byte ${reached} on are missing`);
+    if (reached < span.end)
+      throw new ContentDamagedError(entry.fileId, n * size, 'missing', `its bytes from byte ${reached} on are missing`);
   }
   return Readable.from(bytes(), { objectMode: false });
 }
@@ -151,13 +156,17 @@ export function uncheckedRead(
     } catch (err) {
       throw missing(err, offset) ?? err;
     }
-    if (offset < range.end) throw new ContentDamagedError(fileId, offset, 'missing', `its bytes from byte ${offset} on are missing`);
+    if (offset < range.end)
+      throw new ContentDamagedError(fileId, offset, 'missing', `its bytes from byte ${offset} on are missing`);
   }
   return Readable.from(bytes(), { objectMode: false });
 }
 
 /** Sums a committed file's chunks as its bytes pass, and records them through `record` on `adopt()`. */
-export function chunkSumAdoption(chunkSize: number, record: (sums: ReadonlyArray<readonly [n: number, crc: number]>) => Promise<void>): ChunkSumAdoption {
+export function chunkSumAdoption(
+  chunkSize: number,
+  record: (sums: ReadonlyArray<readonly [n: number, crc: number]>) => Promise<void>,
+): ChunkSumAdoption {
   const summer = new ChunkSummer(chunkSize, 0);
   return { push: (part) => summer.push(part), adopt: () => record(summer.finish()) };
 }

@@ -3,7 +3,15 @@ import { describe, it } from 'node:test';
 import { ContentDamagedError } from '../../errors.js';
 import type { ArchiveStore } from '../archive-store.js';
 import { commitBytes, keyOf, randomContent, readAll, stageBytes } from '../../../test/support/content.js';
-import { countChunks, damageContent, forgetChunkSums, TEST_CHUNK_SIZE, useFreshStore, type OpenedStore, type StoreTarget } from '../../../test/support/stores.js';
+import {
+  countChunks,
+  damageContent,
+  forgetChunkSums,
+  TEST_CHUNK_SIZE,
+  useFreshStore,
+  type OpenedStore,
+  type StoreTarget,
+} from '../../../test/support/stores.js';
 
 /** What every store adapter's content must do (run against each adapter by test/store/). */
 export function contentConformance(target: StoreTarget): void {
@@ -20,8 +28,19 @@ export function contentConformance(target: StoreTarget): void {
         const { status, entry } = await commit(data);
         assert.equal(status, 'stored');
         assert.deepEqual(await readAll(store.content.read(entry)), data);
-        for (const [start, end] of [[0, 1], [CS - 1, CS + 1], [CS, 2 * CS], [5, 3 * CS + 100], [data.length - 1, data.length], [0, data.length]] as const) {
-          assert.deepEqual(await readAll(store.content.read(entry, { start, end })), data.subarray(start, end), `range ${start}-${end}`);
+        for (const [start, end] of [
+          [0, 1],
+          [CS - 1, CS + 1],
+          [CS, 2 * CS],
+          [5, 3 * CS + 100],
+          [data.length - 1, data.length],
+          [0, data.length],
+        ] as const) {
+          assert.deepEqual(
+            await readAll(store.content.read(entry, { start, end })),
+            data.subarray(start, end),
+            `range ${start}-${end}`,
+          );
         }
       });
 
@@ -58,7 +77,12 @@ export function contentConformance(target: StoreTarget): void {
         // Only the last chunk is written (a commit needs it); the bytes before never matter here.
         const lastChunk = Math.floor((length - 1) / CS) * CS;
         await store.content.write(stagingId, lastChunk, [randomContent(length - lastChunk)]);
-        const { entry } = await store.content.commit(stagingId, { key, fileName: 'big.tif', contentType: 'image/tiff', uploadDate: new Date() });
+        const { entry } = await store.content.commit(stagingId, {
+          key,
+          fileName: 'big.tif',
+          contentType: 'image/tiff',
+          uploadDate: new Date(),
+        });
         assert.equal(entry.length, length);
         assert.equal(entry.chunkCount, Math.ceil(length / CS));
         assert.equal((await store.catalog.findByKey(key))?.length, length);
@@ -79,8 +103,18 @@ export function contentConformance(target: StoreTarget): void {
         const a = await stageBytes(store, randomContent(100));
         const b = await stageBytes(store, randomContent(100));
         const sharedMd5 = a.key.md5;
-        const first = await store.content.commit(a.stagingId, { key: a.key, fileName: 'a', contentType: 'text/plain', uploadDate: new Date() });
-        const second = await store.content.commit(b.stagingId, { key: { ...b.key, md5: sharedMd5 }, fileName: 'b', contentType: 'text/plain', uploadDate: new Date() });
+        const first = await store.content.commit(a.stagingId, {
+          key: a.key,
+          fileName: 'a',
+          contentType: 'text/plain',
+          uploadDate: new Date(),
+        });
+        const second = await store.content.commit(b.stagingId, {
+          key: { ...b.key, md5: sharedMd5 },
+          fileName: 'b',
+          contentType: 'text/plain',
+          uploadDate: new Date(),
+        });
         assert.equal(second.status, 'stored');
         assert.notEqual(second.entry.fileId, first.entry.fileId);
         assert.equal(second.entry.md5Collision, true);
@@ -91,7 +125,14 @@ export function contentConformance(target: StoreTarget): void {
         const data = randomContent(CS + 10);
         const staged = await Promise.all(Array.from({ length: 20 }, () => stageBytes(store, data)));
         const outcomes = await Promise.all(
-          staged.map((s) => store.content.commit(s.stagingId, { key: s.key, fileName: 'same.pdf', contentType: 'application/pdf', uploadDate: new Date() })),
+          staged.map((s) =>
+            store.content.commit(s.stagingId, {
+              key: s.key,
+              fileName: 'same.pdf',
+              contentType: 'application/pdf',
+              uploadDate: new Date(),
+            }),
+          ),
         );
         assert.equal(outcomes.filter((o) => o.status === 'stored').length, 1);
         assert.equal(new Set(outcomes.map((o) => o.entry.fileId)).size, 1);
@@ -118,14 +159,26 @@ export function contentConformance(target: StoreTarget): void {
         };
         const committedData = randomContent(CS + 5);
         const committedId = await stageAt(long, committedData);
-        const { entry } = await store.content.commit(committedId, { key: keyOf(committedData), fileName: 'kept.pdf', contentType: 'application/pdf', uploadDate: new Date() });
+        const { entry } = await store.content.commit(committedId, {
+          key: keyOf(committedData),
+          fileName: 'kept.pdf',
+          contentType: 'application/pdf',
+          uploadDate: new Date(),
+        });
         await stageAt(long, randomContent(CS + 6)); // abandoned
         await stageAt(new Date(), randomContent(CS + 7)); // still being uploaded
         assert.equal(await countChunks(opened), 6);
-        assert.deepEqual(await store.content.collectGarbage(new Date(Date.now() - dayMs)), { stagingAreas: 1, orphans: 0 });
+        assert.deepEqual(await store.content.collectGarbage(new Date(Date.now() - dayMs)), {
+          stagingAreas: 1,
+          orphans: 0,
+        });
         assert.equal(await countChunks(opened), 4);
         assert.deepEqual(await readAll(store.content.read(entry)), committedData);
-        assert.deepEqual(await store.content.collectGarbage(new Date(Date.now() - dayMs)), { stagingAreas: 0, orphans: 0 }, 'nothing left to do');
+        assert.deepEqual(
+          await store.content.collectGarbage(new Date(Date.now() - dayMs)),
+          { stagingAreas: 0, orphans: 0 },
+          'nothing left to do',
+        );
       });
 
       it('continues a partial chunk at a byte offset, also over stale bytes of an interrupted write', async () => {
@@ -135,10 +188,18 @@ export function contentConformance(target: StoreTarget): void {
         // An interrupted request got further than what was acknowledged, with other bytes.
         await store.content.write(stagingId, CS + 20, [randomContent(CS)]);
         // The resumed upload continues from the acknowledged offset, in parts of any size.
-        await store.content.write(stagingId, CS + 20, [data.subarray(CS + 20, CS + 21), data.subarray(CS + 21, 2 * CS + 7)]);
+        await store.content.write(stagingId, CS + 20, [
+          data.subarray(CS + 20, CS + 21),
+          data.subarray(CS + 21, 2 * CS + 7),
+        ]);
         await store.content.write(stagingId, 2 * CS + 7, [data.subarray(2 * CS + 7)]);
         assert.deepEqual(await readAll(store.content.readStaged(stagingId, data.length)), data);
-        const { entry } = await store.content.commit(stagingId, { key: keyOf(data), fileName: 'x', contentType: 'text/plain', uploadDate: new Date() });
+        const { entry } = await store.content.commit(stagingId, {
+          key: keyOf(data),
+          fileName: 'x',
+          contentType: 'text/plain',
+          uploadDate: new Date(),
+        });
         assert.deepEqual(await readAll(store.content.read(entry)), data);
         assert.equal(await countChunks(opened), 4);
       });
@@ -165,11 +226,19 @@ export function contentConformance(target: StoreTarget): void {
         store = await opened.reopen({ chunkSize: CS / 4 });
         await store.content.write(stagingId, part, [data.subarray(part, 2 * CS + 5), data.subarray(2 * CS + 5)]);
         assert.deepEqual(await readAll(store.content.readStaged(stagingId, data.length)), data);
-        const { status, entry } = await store.content.commit(stagingId, { key: keyOf(data), fileName: 'resumed.pdf', contentType: 'application/pdf', uploadDate: new Date() });
+        const { status, entry } = await store.content.commit(stagingId, {
+          key: keyOf(data),
+          fileName: 'resumed.pdf',
+          contentType: 'application/pdf',
+          uploadDate: new Date(),
+        });
         assert.equal(status, 'stored');
         assert.deepEqual([entry.chunkSize, entry.chunkCount], [CS, 4], 'chunked as the upload began');
         assert.deepEqual(await readAll(store.content.read(entry)), data, 'read back whole, no damage reported');
-        assert.deepEqual(await readAll(store.content.read(entry, { start: CS - 3, end: 2 * CS + 9 })), data.subarray(CS - 3, 2 * CS + 9));
+        assert.deepEqual(
+          await readAll(store.content.read(entry, { start: CS - 3, end: 2 * CS + 9 })),
+          data.subarray(CS - 3, 2 * CS + 9),
+        );
         assert.equal(await store.content.lacksChunkSums(entry), false, 'every chunk has its checksum');
         // Content staged after the restart is chunked at the new size.
         const fresh = await commit(randomContent(CS + 1));
@@ -184,10 +253,16 @@ export function contentConformance(target: StoreTarget): void {
         const items = [];
         for (const data of [fresh, held, fresh, empty]) {
           const staged = await stageBytes(store, data);
-          items.push({ stagingId: staged.stagingId, entry: { key: staged.key, fileName: 'batch.pdf', contentType: 'application/pdf', uploadDate: new Date() } });
+          items.push({
+            stagingId: staged.stagingId,
+            entry: { key: staged.key, fileName: 'batch.pdf', contentType: 'application/pdf', uploadDate: new Date() },
+          });
         }
         const outcomes = await store.content.commitMany(items);
-        assert.deepEqual(outcomes.map((o) => o.status), ['stored', 'duplicate', 'duplicate', 'stored']);
+        assert.deepEqual(
+          outcomes.map((o) => o.status),
+          ['stored', 'duplicate', 'duplicate', 'stored'],
+        );
         assert.equal(outcomes[0]!.entry.fileId, items[0]!.stagingId, 'the first copy becomes the file');
         assert.equal(outcomes[1]!.entry.fileId, heldEntry.fileId);
         assert.equal(outcomes[2]!.entry.fileId, outcomes[0]!.entry.fileId);
@@ -206,13 +281,29 @@ export function contentConformance(target: StoreTarget): void {
         const good = await stageBytes(store, randomContent(100));
         await assert.rejects(
           store.content.commitMany([
-            { stagingId: short, entry: { key: keyOf(whole), fileName: 'short.pdf', contentType: 'application/pdf', uploadDate: new Date() } },
-            { stagingId: good.stagingId, entry: { key: good.key, fileName: 'good.pdf', contentType: 'application/pdf', uploadDate: new Date() } },
+            {
+              stagingId: short,
+              entry: {
+                key: keyOf(whole),
+                fileName: 'short.pdf',
+                contentType: 'application/pdf',
+                uploadDate: new Date(),
+              },
+            },
+            {
+              stagingId: good.stagingId,
+              entry: { key: good.key, fileName: 'good.pdf', contentType: 'application/pdf', uploadDate: new Date() },
+            },
           ]),
         );
         assert.equal(await store.catalog.findByKey(keyOf(whole)), undefined, 'no short file catalogued');
         await store.content.write(short, CS, [whole.subarray(CS)]);
-        const { status, entry } = await store.content.commit(short, { key: keyOf(whole), fileName: 'short.pdf', contentType: 'application/pdf', uploadDate: new Date() });
+        const { status, entry } = await store.content.commit(short, {
+          key: keyOf(whole),
+          fileName: 'short.pdf',
+          contentType: 'application/pdf',
+          uploadDate: new Date(),
+        });
         assert.equal(status, 'stored');
         assert.deepEqual(await readAll(store.content.read(entry)), whole);
       });
@@ -233,7 +324,14 @@ export function contentConformance(target: StoreTarget): void {
         await damageContent(opened, entry.fileId, { kind: 'lose-chunk', n: 1 });
         // Bytes before the damage still read.
         assert.deepEqual(await readAll(store.content.read(entry, { start: 0, end: 100 })), data.subarray(0, 100));
-        await assert.rejects(readAll(store.content.read(entry)), (err: unknown) => err instanceof ContentDamagedError && err.kind === 'missing' && err.fileId === entry.fileId && err.offset === CS);
+        await assert.rejects(
+          readAll(store.content.read(entry)),
+          (err: unknown) =>
+            err instanceof ContentDamagedError &&
+            err.kind === 'missing' &&
+            err.fileId === entry.fileId &&
+            err.offset === CS,
+        );
         await assert.rejects(readAll(store.content.read(entry, { start: CS - 10, end: CS + 10 })), ContentDamagedError);
       });
 
@@ -253,9 +351,15 @@ export function contentConformance(target: StoreTarget): void {
         assert.deepEqual([failure.kind, failure.offset], ['corrupted', CS]);
         assert.deepEqual(Buffer.concat(received), data.subarray(0, CS), 'only the intact chunk before it went out');
         // Ranges are checked chunk by chunk: intact chunks read, the changed one never.
-        assert.deepEqual(await readAll(store.content.read(entry, { start: 2 * CS + 1, end: 3 * CS + 5 })), data.subarray(2 * CS + 1));
+        assert.deepEqual(
+          await readAll(store.content.read(entry, { start: 2 * CS + 1, end: 3 * CS + 5 })),
+          data.subarray(2 * CS + 1),
+        );
         assert.deepEqual(await readAll(store.content.read(entry, { start: 10, end: 20 })), data.subarray(10, 20));
-        await assert.rejects(readAll(store.content.read(entry, { start: 2 * CS - 1, end: 2 * CS + 1 })), ContentDamagedError);
+        await assert.rejects(
+          readAll(store.content.read(entry, { start: 2 * CS - 1, end: 2 * CS + 1 })),
+          ContentDamagedError,
+        );
         // The proof of possession reads unchecked: exactly the stored bytes, changed or not.
         const proof = await readAll(store.content.read(entry, { start: CS + 5, end: CS + 9 }, { unchecked: true }));
         assert.equal(proof.length, 4);
@@ -268,11 +372,22 @@ export function contentConformance(target: StoreTarget): void {
         await store.content.write(stagingId, 0, [data.subarray(0, 1000)]);
         await store.content.write(stagingId, 1000, [data.subarray(1000, CS + 10)]);
         // A broken-off request's bytes were kept up to CS + 10; the resume starts earlier and rewrites.
-        await store.content.write(stagingId, CS - 3, [data.subarray(CS - 3, CS + 2), data.subarray(CS + 2, 2 * CS + 77)]);
-        const { entry } = await store.content.commit(stagingId, { key: keyOf(data), fileName: 'pieces.pdf', contentType: 'application/pdf', uploadDate: new Date() });
+        await store.content.write(stagingId, CS - 3, [
+          data.subarray(CS - 3, CS + 2),
+          data.subarray(CS + 2, 2 * CS + 77),
+        ]);
+        const { entry } = await store.content.commit(stagingId, {
+          key: keyOf(data),
+          fileName: 'pieces.pdf',
+          contentType: 'application/pdf',
+          uploadDate: new Date(),
+        });
         assert.deepEqual(await readAll(store.content.read(entry)), data, 'every chunk matches its sum');
         await damageContent(opened, entry.fileId, { kind: 'flip-byte', offset: 2 * CS + 76 });
-        await assert.rejects(readAll(store.content.read(entry, { start: 2 * CS, end: 2 * CS + 1 })), (err: unknown) => err instanceof ContentDamagedError && err.offset === 2 * CS);
+        await assert.rejects(
+          readAll(store.content.read(entry, { start: 2 * CS, end: 2 * CS + 1 })),
+          (err: unknown) => err instanceof ContentDamagedError && err.offset === 2 * CS,
+        );
       });
 
       it('refuses a stored chunk of the wrong size, even one written before checksums, instead of shifting the bytes after it', async () => {
@@ -283,13 +398,17 @@ export function contentConformance(target: StoreTarget): void {
         const read = await readAll(store.content.read(entry)).catch((err: unknown) => err);
         if (read instanceof Buffer) assert.deepEqual(read, data, 'the file as stored, never shifted');
         else assert.ok(read instanceof ContentDamagedError && read.offset === CS, String(read));
-        if (opened.mongo) assert.ok(read instanceof ContentDamagedError, 'a GridFS chunk document of the wrong size is damage');
+        if (opened.mongo)
+          assert.ok(read instanceof ContentDamagedError, 'a GridFS chunk document of the wrong size is damage');
       });
 
       it('fails a read of a file whose bytes are all gone', async () => {
         const { entry } = await commit(randomContent(2 * CS));
         await damageContent(opened, entry.fileId, { kind: 'lose-file' });
-        await assert.rejects(readAll(store.content.read(entry)), (err: unknown) => err instanceof ContentDamagedError && err.offset === 0);
+        await assert.rejects(
+          readAll(store.content.read(entry)),
+          (err: unknown) => err instanceof ContentDamagedError && err.offset === 0,
+        );
       });
     });
 
@@ -298,7 +417,12 @@ export function contentConformance(target: StoreTarget): void {
         const data = randomContent(2 * CS + 50);
         const stagingId = await store.content.stage(new Date());
         await store.content.write(stagingId, 0, [data.subarray(0, CS)]);
-        const entry = { key: keyOf(data), fileName: 'short.pdf', contentType: 'application/pdf', uploadDate: new Date() };
+        const entry = {
+          key: keyOf(data),
+          fileName: 'short.pdf',
+          contentType: 'application/pdf',
+          uploadDate: new Date(),
+        };
         await assert.rejects(store.content.commit(stagingId, entry), /holds not all/);
         assert.equal(await store.catalog.findByKey(keyOf(data)), undefined, 'no short file catalogued');
         // The bytes that were there are still there: the rest arrives and the commit succeeds.

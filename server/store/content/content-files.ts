@@ -110,7 +110,16 @@ export class ContentFiles {
         });
         const { size } = await handle.stat();
         // Bytes written before (by another process, or before a restart) count as written, not as on disk.
-        const opened: OpenFile = { handle, unsynced: 0, syncing: Promise.resolve(), lastUsed: Date.now(), writing: [], end: size, durable: 0, rewrittenFrom: Infinity };
+        const opened: OpenFile = {
+          handle,
+          unsynced: 0,
+          syncing: Promise.resolve(),
+          lastUsed: Date.now(),
+          writing: [],
+          end: size,
+          durable: 0,
+          rewrittenFrom: Infinity,
+        };
         this.ready.set(id, opened);
         return opened;
       })();
@@ -130,10 +139,16 @@ export class ContentFiles {
     file.durable = Math.min(file.durable, offset);
     file.rewrittenFrom = Math.min(file.rewrittenFrom, offset);
     file.lastUsed = Date.now();
-    const { bytesWritten } = await file.handle.writev(parts as Uint8Array[], offset).finally(() => file.writing.splice(file.writing.indexOf(offset), 1));
+    const { bytesWritten } = await file.handle
+      .writev(parts as Uint8Array[], offset)
+      .finally(() => file.writing.splice(file.writing.indexOf(offset), 1));
     file.end = Math.max(file.end, offset + bytesWritten);
     // A file system writes short when it runs out of space (the next write would fail with ENOSPC).
-    if (bytesWritten !== bytes) throw Object.assign(new Error(`short write to content file ${id}: ${bytesWritten} of ${bytes} bytes (disk full?)`), { code: 'ENOSPC' });
+    if (bytesWritten !== bytes)
+      throw Object.assign(
+        new Error(`short write to content file ${id}: ${bytesWritten} of ${bytes} bytes (disk full?)`),
+        { code: 'ENOSPC' },
+      );
     file.unsynced += bytes;
     if (file.unsynced >= this.syncEveryBytes) {
       // Flush in the background while more bytes arrive, so the sync at commit is short. A failure

@@ -47,7 +47,11 @@ export function newFileId(): string {
  * file was closed or the server restarted, drops them rather than catalogue them.
  */
 export function recordLostBytes(db: Db, stagingId: string, from: number): void {
-  db.prepare('UPDATE staging SET lost_from = MIN(COALESCE(lost_from, ?), ?) WHERE staging_id = ?').run(from, from, stagingId);
+  db.prepare('UPDATE staging SET lost_from = MIN(COALESCE(lost_from, ?), ?) WHERE staging_id = ?').run(
+    from,
+    from,
+    stagingId,
+  );
 }
 
 /**
@@ -74,9 +78,15 @@ export class EmbeddedContentStore implements ContentStore {
   ) {
     this.insertStaging = db.prepare('INSERT INTO staging (staging_id, created_at, chunk_size) VALUES (?, ?, ?)');
     this.deleteStaging = db.prepare('DELETE FROM staging WHERE staging_id = ?');
-    this.stagingOf = db.prepare<[string], { chunk_size: number | null; lost_from: number | null }>('SELECT chunk_size, lost_from FROM staging WHERE staging_id = ?');
-    this.sumsOf = db.prepare<[string, number, number], { n: number; crc: number }>('SELECT n, crc FROM chunk_sums WHERE file_id = ? AND n BETWEEN ? AND ?');
-    const upsertSum = db.prepare('INSERT INTO chunk_sums (file_id, n, crc) VALUES (?, ?, ?) ON CONFLICT (file_id, n) DO UPDATE SET crc = excluded.crc');
+    this.stagingOf = db.prepare<[string], { chunk_size: number | null; lost_from: number | null }>(
+      'SELECT chunk_size, lost_from FROM staging WHERE staging_id = ?',
+    );
+    this.sumsOf = db.prepare<[string, number, number], { n: number; crc: number }>(
+      'SELECT n, crc FROM chunk_sums WHERE file_id = ? AND n BETWEEN ? AND ?',
+    );
+    const upsertSum = db.prepare(
+      'INSERT INTO chunk_sums (file_id, n, crc) VALUES (?, ?, ?) ON CONFLICT (file_id, n) DO UPDATE SET crc = excluded.crc',
+    );
     this.saveSums = db.transaction((id: string, sums: ReadonlyArray<readonly [number, number]>) => {
       for (const [n, crc] of sums) upsertSum.run(id, n, crc);
     });
@@ -88,7 +98,9 @@ export class EmbeddedContentStore implements ContentStore {
       dropSumsPast.run(id, chunkSize, kept);
       clearLost.run(id);
     });
-    const insertMissingSum = db.prepare('INSERT INTO chunk_sums (file_id, n, crc) VALUES (?, ?, ?) ON CONFLICT (file_id, n) DO NOTHING');
+    const insertMissingSum = db.prepare(
+      'INSERT INTO chunk_sums (file_id, n, crc) VALUES (?, ?, ?) ON CONFLICT (file_id, n) DO NOTHING',
+    );
     this.adoptSums = db.transaction((id: string, sums: ReadonlyArray<readonly [number, number]>) => {
       for (const [n, crc] of sums) insertMissingSum.run(id, n, crc);
     });
@@ -96,8 +108,12 @@ export class EmbeddedContentStore implements ContentStore {
       `INSERT INTO catalog (file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision)
        VALUES (@fileId, @md5, @sha256, @length, @chunkSize, @chunkCount, @fileName, @contentType, @uploadDate, @md5Collision)`,
     );
-    const findByKey = db.prepare<[string, string, number], CatalogRow>('SELECT * FROM catalog WHERE sha256 = ? AND md5 = ? AND length = ?');
-    const findCollision = db.prepare<[string, string], { file_id: string }>('SELECT file_id FROM catalog WHERE md5 = ? AND sha256 <> ? LIMIT 1');
+    const findByKey = db.prepare<[string, string, number], CatalogRow>(
+      'SELECT * FROM catalog WHERE sha256 = ? AND md5 = ? AND length = ?',
+    );
+    const findCollision = db.prepare<[string, string], { file_id: string }>(
+      'SELECT file_id FROM catalog WHERE md5 = ? AND sha256 <> ? LIMIT 1',
+    );
     const flagCollisions = db.prepare('UPDATE catalog SET md5_collision = 1 WHERE md5 = ? AND md5_collision = 0');
     const getEntry = db.prepare<[string], CatalogRow>('SELECT * FROM catalog WHERE file_id = ?');
 
@@ -109,8 +125,10 @@ export class EmbeddedContentStore implements ContentStore {
       // Held already: a duplicate, or this very staging area committed by an earlier attempt that
       // did not get to say so. Neither needs the bytes (a retried commit of a duplicate finds its
       // staging area gone); new content must have them all: lost bytes never become a short file.
-      if (held) return { status: held.file_id === stagingId ? 'stored' : 'duplicate', entry: catalogEntryFromRow(held) };
-      if (stagedBytes < length) throw new Error(`staging area ${stagingId} holds not all of the ${length} bytes to commit (${stagedBytes})`);
+      if (held)
+        return { status: held.file_id === stagingId ? 'stored' : 'duplicate', entry: catalogEntryFromRow(held) };
+      if (stagedBytes < length)
+        throw new Error(`staging area ${stagingId} holds not all of the ${length} bytes to commit (${stagedBytes})`);
       const collision = findCollision.get(md5, sha256) !== undefined;
       // Chunked as its staging area began, whatever CHUNK_SIZE says now: its sums are of those chunks.
       const chunkSize = this.chunkSizeOf(stagingId);
@@ -131,7 +149,9 @@ export class EmbeddedContentStore implements ContentStore {
       return { status: 'stored', entry: catalogEntryFromRow(getEntry.get(stagingId)!) };
     };
     this.commitTx = db.transaction(commitOne);
-    this.commitAllTx = db.transaction((items: ReadonlyArray<readonly [string, NewCatalogEntry, number]>) => items.map((item) => commitOne(...item)));
+    this.commitAllTx = db.transaction((items: ReadonlyArray<readonly [string, NewCatalogEntry, number]>) =>
+      items.map((item) => commitOne(...item)),
+    );
   }
 
   async stage(now: Date): Promise<string> {
@@ -153,7 +173,11 @@ export class EmbeddedContentStore implements ContentStore {
     // partial chunk sums the chunk's earlier bytes too (one short read, once per request).
     const chunkSize = this.chunkSizeOf(stagingId);
     const into = offset % chunkSize;
-    const summer = new ChunkSummer(chunkSize, offset, into > 0 ? this.files.readHead(stagingId, offset - into, into) : undefined);
+    const summer = new ChunkSummer(
+      chunkSize,
+      offset,
+      into > 0 ? this.files.readHead(stagingId, offset - into, into) : undefined,
+    );
     for (const part of parts) summer.push(part);
     const sums = summer.finish();
     this.saveSums(stagingId, sums);
@@ -182,8 +206,12 @@ export class EmbeddedContentStore implements ContentStore {
     const synced = await Promise.allSettled(items.map((item) => this.makeDurable(item.stagingId)));
     const failed = synced.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
-    const outcomes = this.commitAllTx.immediate(items.map((item) => [item.stagingId, item.entry, this.files.size(item.stagingId)] as const));
-    await Promise.all(items.map((item, i) => (outcomes[i]!.status === 'duplicate' ? this.discard(item.stagingId) : undefined)));
+    const outcomes = this.commitAllTx.immediate(
+      items.map((item) => [item.stagingId, item.entry, this.files.size(item.stagingId)] as const),
+    );
+    await Promise.all(
+      items.map((item, i) => (outcomes[i]!.status === 'duplicate' ? this.discard(item.stagingId) : undefined)),
+    );
     return outcomes;
   }
 
@@ -213,7 +241,11 @@ export class EmbeddedContentStore implements ContentStore {
     recordLostBytes(this.db, stagingId, kept);
     await this.files.truncate(stagingId, kept);
     this.forgetLostBytes(stagingId, kept, this.chunkSizeOf(stagingId));
-    throw new StagedBytesLostError(stagingId, kept, failed?.cause ?? new Error(`an earlier sync of staging area ${stagingId} failed`));
+    throw new StagedBytesLostError(
+      stagingId,
+      kept,
+      failed?.cause ?? new Error(`an earlier sync of staging area ${stagingId} failed`),
+    );
   }
 
   async discard(stagingId: string): Promise<void> {
@@ -226,29 +258,47 @@ export class EmbeddedContentStore implements ContentStore {
     this.deleteStaging.run(stagingId);
   }
 
-  read(entry: CatalogEntry, range: ByteRange = { start: 0, end: entry.length }, options: { unchecked?: boolean } = {}): Readable {
+  read(
+    entry: CatalogEntry,
+    range: ByteRange = { start: 0, end: entry.length },
+    options: { unchecked?: boolean } = {},
+  ): Readable {
     const missing = (err: unknown, offset: number) =>
-      (err as NodeJS.ErrnoException).code === 'ENOENT' ? new ContentDamagedError(entry.fileId, offset, 'missing', 'its content file is missing') : undefined;
+      (err as NodeJS.ErrnoException).code === 'ENOENT'
+        ? new ContentDamagedError(entry.fileId, offset, 'missing', 'its content file is missing')
+        : undefined;
     if (options.unchecked) {
       return uncheckedRead(this.files.read(entry.fileId, range.start, range.end), entry.fileId, range, missing);
     }
     const span = chunkSpan(entry, range);
     const sums = new Map(this.sumsOf.all(entry.fileId, span.first, span.last).map((r) => [r.n, r.crc >>> 0]));
-    return checkedRead(this.files.read(entry.fileId, span.start, span.end, entry.chunkSize), entry, range, sums, missing);
+    return checkedRead(
+      this.files.read(entry.fileId, span.start, span.end, entry.chunkSize),
+      entry,
+      range,
+      sums,
+      missing,
+    );
   }
 
   async lacksChunkSums(entry: CatalogEntry): Promise<boolean> {
-    const { n } = this.db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM chunk_sums WHERE file_id = ?').get(entry.fileId)!;
+    const { n } = this.db
+      .prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM chunk_sums WHERE file_id = ?')
+      .get(entry.fileId)!;
     return n < entry.chunkCount;
   }
 
   async adoptChunkSums(entry: CatalogEntry): Promise<ChunkSumAdoption | undefined> {
-    return (await this.lacksChunkSums(entry)) ? chunkSumAdoption(entry.chunkSize, async (sums) => this.adoptSums(entry.fileId, sums)) : undefined;
+    return (await this.lacksChunkSums(entry))
+      ? chunkSumAdoption(entry.chunkSize, async (sums) => this.adoptSums(entry.fileId, sums))
+      : undefined;
   }
 
   async collectGarbage(before: Date): Promise<GarbageReport> {
     const stale = this.db
-      .prepare<[number], { staging_id: string }>('SELECT staging_id FROM staging WHERE created_at < ? AND staging_id NOT IN (SELECT staging_id FROM uploads)')
+      .prepare<[number], { staging_id: string }>(
+        'SELECT staging_id FROM staging WHERE created_at < ? AND staging_id NOT IN (SELECT staging_id FROM uploads)',
+      )
       .all(before.getTime());
     for (const { staging_id } of stale) {
       // A duplicate's staging row outlives its commit until discard; its id is never catalogued,
@@ -264,7 +314,9 @@ export class EmbeddedContentStore implements ContentStore {
       orphans++;
     }
     // Sums whose file is gone (a crash between removing a file and its sums).
-    this.db.exec('DELETE FROM chunk_sums WHERE file_id NOT IN (SELECT file_id FROM catalog) AND file_id NOT IN (SELECT staging_id FROM staging)');
+    this.db.exec(
+      'DELETE FROM chunk_sums WHERE file_id NOT IN (SELECT file_id FROM catalog) AND file_id NOT IN (SELECT staging_id FROM staging)',
+    );
     return { stagingAreas: stale.length, orphans };
   }
 

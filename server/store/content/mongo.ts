@@ -48,7 +48,10 @@ export function contentCollections(db: Db) {
 export type ContentCollections = ReturnType<typeof contentCollections>;
 
 export async function createContentIndexes(c: ContentCollections): Promise<void> {
-  await Promise.all([c.chunks.createIndex({ files_id: 1, n: 1 }, { unique: true }), c.gridFiles.createIndex({ filename: 1, uploadDate: 1 })]);
+  await Promise.all([
+    c.chunks.createIndex({ files_id: 1, n: 1 }, { unique: true }),
+    c.gridFiles.createIndex({ filename: 1, uploadDate: 1 }),
+  ]);
 }
 
 /**
@@ -89,7 +92,8 @@ export class MongoContentStore implements ContentStore {
       // it already holds (at most one chunk per request; bytes past `offset` are stale).
       const existing = await this.c.chunks.findOne({ files_id, n: firstN });
       const bytes = existing ? binaryBytes(existing.data) : new Uint8Array(0);
-      if (bytes.byteLength < into) throw new Error(`staging area ${stagingId} has ${firstN * chunkSize + bytes.byteLength} bytes, not ${offset}`);
+      if (bytes.byteLength < into)
+        throw new Error(`staging area ${stagingId} has ${firstN * chunkSize + bytes.byteLength} bytes, not ${offset}`);
       head = [bytes.subarray(0, into)];
     }
     const chunks = rechunk([...head, ...parts], chunkSize);
@@ -99,7 +103,12 @@ export class MongoContentStore implements ContentStore {
         replaceOne: {
           filter: { files_id, n: firstN + i },
           // crc32: the chunk's checksum, checked on every read (GridFS readers ignore the field).
-          replacement: { files_id, n: firstN + i, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength), crc32: chunkSum(data) },
+          replacement: {
+            files_id,
+            n: firstN + i,
+            data: Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+            crc32: chunkSum(data),
+          },
           upsert: true,
         },
       })),
@@ -109,7 +118,10 @@ export class MongoContentStore implements ContentStore {
 
   readStaged(stagingId: string, length: number): Readable {
     const files_id = new ObjectId(stagingId);
-    const chunksOf = async () => this.c.chunks.find({ files_id, n: { $lt: Math.ceil(length / (await this.chunkSizeOf(files_id))) } }).sort({ n: 1 });
+    const chunksOf = async () =>
+      this.c.chunks
+        .find({ files_id, n: { $lt: Math.ceil(length / (await this.chunkSizeOf(files_id))) } })
+        .sort({ n: 1 });
     return Readable.from(
       (async function* () {
         const chunks = await chunksOf();
@@ -159,7 +171,11 @@ export class MongoContentStore implements ContentStore {
       const tail = length - (doc.chunkCount - 1) * chunkSize;
       if (!last || binaryBytes(last.data).byteLength < tail) {
         // A duplicate needs no bytes (a retried commit of one finds its staging area gone).
-        const held = await this.c.catalog.findOne({ fileSHA256: sha256, fileMD5: md5, fileLength: Long.fromNumber(length) });
+        const held = await this.c.catalog.findOne({
+          fileSHA256: sha256,
+          fileMD5: md5,
+          fileLength: Long.fromNumber(length),
+        });
         if (held) return { status: held._id.equals(_id) ? 'stored' : 'duplicate', entry: catalogEntryFromDoc(held) };
         throw new Error(`staging area ${stagingId} holds not all of the ${length} bytes to commit (its last chunk)`);
       }
@@ -178,8 +194,13 @@ export class MongoContentStore implements ContentStore {
       await this.c.catalog.insertOne(doc);
     } catch (err) {
       if (isDuplicateKey(err)) {
-        const existing = await this.c.catalogOnPrimary.findOne({ fileSHA256: sha256, fileMD5: md5, fileLength: Long.fromNumber(length) });
-        if (!existing) throw new Error(`duplicate key on commit of ${stagingId}, but no catalog entry holds its content`);
+        const existing = await this.c.catalogOnPrimary.findOne({
+          fileSHA256: sha256,
+          fileMD5: md5,
+          fileLength: Long.fromNumber(length),
+        });
+        if (!existing)
+          throw new Error(`duplicate key on commit of ${stagingId}, but no catalog entry holds its content`);
         // This very staging area, committed by an earlier attempt that did not get to say so.
         if (existing._id.equals(_id)) {
           await this.c.staging.deleteOne({ _id });
@@ -194,7 +215,10 @@ export class MongoContentStore implements ContentStore {
       throw err;
     }
     // Checked after our insert, so of two colliding uploads racing, the later one sees the other.
-    const collision = await this.c.catalog.findOne({ fileMD5: md5, fileSHA256: { $ne: sha256 } }, { projection: { _id: 1 } });
+    const collision = await this.c.catalog.findOne(
+      { fileMD5: md5, fileSHA256: { $ne: sha256 } },
+      { projection: { _id: 1 } },
+    );
     if (collision) {
       await this.c.catalog.updateMany({ fileMD5: md5, md5Collision: false }, { $set: { md5Collision: true } });
       doc.md5Collision = true;
@@ -204,7 +228,10 @@ export class MongoContentStore implements ContentStore {
   }
 
   /** Inserts a document; a duplicate key means a retried commit already inserted it. */
-  private async insertIgnoringRetry<T extends { _id: ObjectId }>(collection: Collection<T>, document: OptionalUnlessRequiredId<T>): Promise<void> {
+  private async insertIgnoringRetry<T extends { _id: ObjectId }>(
+    collection: Collection<T>,
+    document: OptionalUnlessRequiredId<T>,
+  ): Promise<void> {
     try {
       await collection.insertOne(document);
     } catch (err) {
@@ -226,18 +253,27 @@ export class MongoContentStore implements ContentStore {
   }
 
   async lacksChunkSums(entry: CatalogEntry): Promise<boolean> {
-    return (await this.c.chunks.findOne({ files_id: new ObjectId(entry.fileId), crc32: { $exists: false } }, { projection: { _id: 1 } })) !== null;
+    return (
+      (await this.c.chunks.findOne(
+        { files_id: new ObjectId(entry.fileId), crc32: { $exists: false } },
+        { projection: { _id: 1 } },
+      )) !== null
+    );
   }
 
   async adoptChunkSums(entry: CatalogEntry): Promise<ChunkSumAdoption | undefined> {
-    return (await this.lacksChunkSums(entry)) ? chunkSumAdoption(entry.chunkSize, (sums) => this.recordChunkSums(entry, sums)) : undefined;
+    return (await this.lacksChunkSums(entry))
+      ? chunkSumAdoption(entry.chunkSize, (sums) => this.recordChunkSums(entry, sums))
+      : undefined;
   }
 
   private async recordChunkSums(entry: CatalogEntry, sums: ReadonlyArray<readonly [number, number]>): Promise<void> {
     const files_id = new ObjectId(entry.fileId);
     for (let i = 0; i < sums.length; i += 1000) {
       await this.c.chunks.bulkWrite(
-        sums.slice(i, i + 1000).map(([n, crc32]) => ({ updateOne: { filter: { files_id, n, crc32: { $exists: false } }, update: { $set: { crc32 } } } })),
+        sums.slice(i, i + 1000).map(([n, crc32]) => ({
+          updateOne: { filter: { files_id, n, crc32: { $exists: false } }, update: { $set: { crc32 } } },
+        })),
         { ordered: false },
       );
     }
@@ -278,21 +314,35 @@ export class MongoContentStore implements ContentStore {
     return { stagingAreas: stale.length, orphans };
   }
 
-  read(entry: CatalogEntry, range: ByteRange = { start: 0, end: entry.length }, options: { unchecked?: boolean } = {}): Readable {
+  read(
+    entry: CatalogEntry,
+    range: ByteRange = { start: 0, end: entry.length },
+    options: { unchecked?: boolean } = {},
+  ): Readable {
     const files_id = new ObjectId(entry.fileId);
     const span = chunkSpan(entry, range);
     // Our own cursor, not a GridFS download stream: it sees each chunk document whole (with its
     // checksum) and says which chunk is missing. A few chunks per batch keep memory flat.
-    const chunks = this.c.chunks.find({ files_id, n: { $gte: span.first, $lte: span.last } }, { sort: { n: 1 }, batchSize: 8 });
+    const chunks = this.c.chunks.find(
+      { files_id, n: { $gte: span.first, $lte: span.last } },
+      { sort: { n: 1 }, batchSize: 8 },
+    );
     async function* docs(): AsyncGenerator<ChunkDoc> {
       let n = span.first;
       for await (const doc of chunks) {
-        if (doc.n !== n) throw new ContentDamagedError(entry.fileId, n * entry.chunkSize, 'missing', `chunk ${n} is missing`);
+        if (doc.n !== n)
+          throw new ContentDamagedError(entry.fileId, n * entry.chunkSize, 'missing', `chunk ${n} is missing`);
         // A chunk of the wrong size would shift every later byte (chunks without a checksum
         // have nothing else to catch it): damage, as a GridFS reader judges it.
         const size = Math.min(entry.chunkSize, entry.length - n * entry.chunkSize);
         const held = binaryBytes(doc.data).byteLength;
-        if (held !== size) throw new ContentDamagedError(entry.fileId, n * entry.chunkSize, held < size ? 'missing' : 'corrupted', `chunk ${n} holds ${held} bytes, not ${size}`);
+        if (held !== size)
+          throw new ContentDamagedError(
+            entry.fileId,
+            n * entry.chunkSize,
+            held < size ? 'missing' : 'corrupted',
+            `chunk ${n} holds ${held} bytes, not ${size}`,
+          );
         n += 1;
         yield doc;
       }
@@ -319,7 +369,6 @@ export class MongoContentStore implements ContentStore {
     })();
     return checkedRead(source, entry, range, sums, () => undefined);
   }
-
 }
 
 function binaryBytes(data: Binary | Uint8Array): Uint8Array {

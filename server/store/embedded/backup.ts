@@ -48,9 +48,14 @@ type Manifest = {
  * Content already in `target` (an earlier backup) is not copied again. Unfinished uploads are left
  * out: their bytes are still arriving.
  */
-export async function backupEmbedded(dataDir: string, target: string, onProgress?: (done: number, total: number) => void): Promise<BackupReport> {
+export async function backupEmbedded(
+  dataDir: string,
+  target: string,
+  onProgress?: (done: number, total: number) => void,
+): Promise<BackupReport> {
   const source = databaseFile(dataDir);
-  if (!fs.existsSync(source)) throw new ConfigError(`DATA_DIR ${dataDir} holds no archive (no ${path.basename(source)})`);
+  if (!fs.existsSync(source))
+    throw new ConfigError(`DATA_DIR ${dataDir} holds no archive (no ${path.basename(source)})`);
   fs.mkdirSync(target, { recursive: true });
   // Files an earlier backup here found damaged are copied and checked again, so this one names them too.
   const previous = readManifest(target);
@@ -75,8 +80,11 @@ export async function backupEmbedded(dataDir: string, target: string, onProgress
   let bytes = 0;
   const damaged: BackupDamage[] = [];
   try {
-    files = cataloguedFiles(snapshotDb, `DELETE FROM uploads WHERE outcome IS NULL; DELETE FROM staging;
-      DELETE FROM chunk_sums WHERE file_id NOT IN (SELECT file_id FROM catalog); DELETE FROM rate_counts;`);
+    files = cataloguedFiles(
+      snapshotDb,
+      `DELETE FROM uploads WHERE outcome IS NULL; DELETE FROM staging;
+      DELETE FROM chunk_sums WHERE file_id NOT IN (SELECT file_id FROM catalog); DELETE FROM rate_counts;`,
+    );
     for (const [i, file] of files.entries()) {
       bytes += file.length;
       const destination = to.pathOf(file.file_id);
@@ -84,13 +92,15 @@ export async function backupEmbedded(dataDir: string, target: string, onProgress
         fs.mkdirSync(path.dirname(destination), { recursive: true });
         const partial = `${destination}.partial`;
         // A copy-on-write clone where the file system offers one, a plain copy otherwise.
-        const copied = await fs.promises.copyFile(from.pathOf(file.file_id), partial, fs.constants.COPYFILE_FICLONE).then(
-          () => true,
-          (err: NodeJS.ErrnoException) => {
-            if (err.code !== 'ENOENT') throw err;
-            return false;
-          },
-        );
+        const copied = await fs.promises
+          .copyFile(from.pathOf(file.file_id), partial, fs.constants.COPYFILE_FICLONE)
+          .then(
+            () => true,
+            (err: NodeJS.ErrnoException) => {
+              if (err.code !== 'ENOENT') throw err;
+              return false;
+            },
+          );
         // Damage already in the archive is kept as it is (an empty file for a missing one) and
         // reported: the backup is of the archive as it is, and "archive verify" tells the rest.
         if (!copied) fs.writeFileSync(partial, '');
@@ -122,13 +132,29 @@ export async function backupEmbedded(dataDir: string, target: string, onProgress
   const database = { sha256: await sha256Of(snapshot) };
   fs.renameSync(snapshot, path.join(target, 'archive.sqlite'));
   await syncDirectory(target);
-  const manifest: Manifest = { format: 2, store: 'embedded', createdAt: new Date().toISOString(), files: files.length, bytes, database, damaged };
+  const manifest: Manifest = {
+    format: 2,
+    store: 'embedded',
+    createdAt: new Date().toISOString(),
+    files: files.length,
+    bytes,
+    database,
+    damaged,
+  };
   const manifestPartial = path.join(target, `${MANIFEST}.partial`);
   fs.writeFileSync(manifestPartial, `${JSON.stringify(manifest, null, 2)}\n`);
   await durable(manifestPartial);
   fs.renameSync(manifestPartial, path.join(target, MANIFEST));
   await syncDirectory(target);
-  return { directory: target, createdAt: manifest.createdAt, files: files.length, bytes, copiedFiles, copiedBytes, damaged };
+  return {
+    directory: target,
+    createdAt: manifest.createdAt,
+    files: files.length,
+    bytes,
+    copiedFiles,
+    copiedBytes,
+    damaged,
+  };
 }
 
 /**
@@ -138,16 +164,26 @@ export async function backupEmbedded(dataDir: string, target: string, onProgress
 async function damageIn(copy: string, file: CataloguedFile, db: Db): Promise<BackupDamage[]> {
   const found: BackupDamage[] = [];
   const size = Math.min(fs.statSync(copy).size, file.length);
-  if (size < file.length) found.push({ fileId: file.file_id, chunk: Math.floor(size / file.chunk_size), kind: 'missing' });
-  const sums = new Map(db.prepare<[string], { n: number; crc: number }>('SELECT n, crc FROM chunk_sums WHERE file_id = ?').all(file.file_id).map((r) => [r.n, r.crc >>> 0]));
+  if (size < file.length)
+    found.push({ fileId: file.file_id, chunk: Math.floor(size / file.chunk_size), kind: 'missing' });
+  const sums = new Map(
+    db
+      .prepare<[string], { n: number; crc: number }>('SELECT n, crc FROM chunk_sums WHERE file_id = ?')
+      .all(file.file_id)
+      .map((r) => [r.n, r.crc >>> 0]),
+  );
   // Files stored before chunk checksums have none: the fixity check's MD5 and SHA-256 judge them.
   if (sums.size === 0 || size === 0) return found;
   const summer = new ChunkSummer(file.chunk_size, 0);
-  for await (const part of fs.createReadStream(copy, { start: 0, end: size - 1, highWaterMark: file.chunk_size })) summer.push(part as Buffer);
+  for await (const part of fs.createReadStream(copy, { start: 0, end: size - 1, highWaterMark: file.chunk_size }))
+    summer.push(part as Buffer);
   const corrupted = summer
     .finish()
     // Only whole chunks: the one cut short is missing bytes, not changed ones.
-    .filter(([n, crc]) => Math.min((n + 1) * file.chunk_size, file.length) <= size && sums.has(n) && sums.get(n) !== crc >>> 0)
+    .filter(
+      ([n, crc]) =>
+        Math.min((n + 1) * file.chunk_size, file.length) <= size && sums.has(n) && sums.get(n) !== crc >>> 0,
+    )
     .map(([n]): BackupDamage => ({ fileId: file.file_id, chunk: n, kind: 'corrupted' }));
   return [...corrupted, ...found];
 }
@@ -157,19 +193,28 @@ async function damageIn(copy: string, file: CataloguedFile, db: Db): Promise<Bac
  * last, so an interrupted restore never looks like an archive. The service must not run on
  * `dataDir` meanwhile.
  */
-export async function restoreEmbedded(backup: string, dataDir: string): Promise<{ files: number; bytes: number; damaged: string[] }> {
+export async function restoreEmbedded(
+  backup: string,
+  dataDir: string,
+): Promise<{ files: number; bytes: number; damaged: string[] }> {
   const manifest = readManifest(backup);
   const databaseCopy = path.join(backup, 'archive.sqlite');
   if (!manifest || !fs.existsSync(databaseCopy)) {
     throw new ConfigError(`${backup} is not a complete archive backup (no ${MANIFEST} or archive.sqlite)`);
   }
-  if (manifest.store !== 'embedded' || (manifest.format !== 1 && manifest.format !== 2)) throw new ConfigError(`${backup} is not a backup of an embedded store this version can restore`);
+  if (manifest.store !== 'embedded' || (manifest.format !== 1 && manifest.format !== 2))
+    throw new ConfigError(`${backup} is not a backup of an embedded store this version can restore`);
   if (manifest.format === 2 && manifest.database.sha256 !== (await sha256Of(databaseCopy))) {
-    throw new ConfigError(`${backup} is not a complete archive backup (its archive.sqlite is not the database its ${MANIFEST} describes: a backup into it was interrupted; run the backup again)`);
+    throw new ConfigError(
+      `${backup} is not a complete archive backup (its archive.sqlite is not the database its ${MANIFEST} describes: a backup into it was interrupted; run the backup again)`,
+    );
   }
   const damagedIds = [...new Set(manifest.damaged.map((d) => (typeof d === 'string' ? d : d.fileId)))];
   const destination = databaseFile(dataDir);
-  if (fs.existsSync(destination)) throw new ConfigError(`DATA_DIR ${dataDir} already holds an archive; restore into an empty directory and point DATA_DIR at it`);
+  if (fs.existsSync(destination))
+    throw new ConfigError(
+      `DATA_DIR ${dataDir} already holds an archive; restore into an empty directory and point DATA_DIR at it`,
+    );
   fs.mkdirSync(dataDir, { recursive: true });
 
   const backupDb = new Database(databaseCopy, { readonly: true });
@@ -187,7 +232,10 @@ export async function restoreEmbedded(backup: string, dataDir: string): Promise<
       const source = from.pathOf(file.file_id);
       const size = fs.statSync(source, { throwIfNoEntry: false })?.size;
       const knownDamage = damagedIds.includes(file.file_id) && size !== undefined && size < file.length;
-      if (size !== file.length && !knownDamage) throw new ConfigError(`the backup's content file of ${file.file_id} is ${size === undefined ? 'missing' : `${size} bytes, not ${file.length}`}: the backup is damaged`);
+      if (size !== file.length && !knownDamage)
+        throw new ConfigError(
+          `the backup's content file of ${file.file_id} is ${size === undefined ? 'missing' : `${size} bytes, not ${file.length}`}: the backup is damaged`,
+        );
       fs.mkdirSync(path.dirname(to.pathOf(file.file_id)), { recursive: true });
       await fs.promises.copyFile(source, to.pathOf(file.file_id), fs.constants.COPYFILE_FICLONE);
       await durable(to.pathOf(file.file_id));

@@ -47,7 +47,9 @@ export function openDatabase(dataDir: string, schemas: readonly EmbeddedSchema[]
     fs.mkdirSync(dataDir, { recursive: true });
     fs.accessSync(dataDir, fs.constants.W_OK);
   } catch (err) {
-    throw new ConfigError(`DATA_DIR ${dataDir} is not a writable directory (${(err as NodeJS.ErrnoException).code ?? err})`);
+    throw new ConfigError(
+      `DATA_DIR ${dataDir} is not a writable directory (${(err as NodeJS.ErrnoException).code ?? err})`,
+    );
   }
   const db = connect(databaseFile(dataDir));
   for (const schema of schemas) db.exec(schema.tables);
@@ -57,7 +59,12 @@ export function openDatabase(dataDir: string, schemas: readonly EmbeddedSchema[]
 
 /** Adds the columns that a table made by an earlier version lacks (name → type and constraints). */
 export function addMissingColumns(db: Db, table: string, definitions: Record<string, string>): void {
-  const present = new Set(db.prepare<[], { name: string }>(`SELECT name FROM pragma_table_xinfo('${table}')`).all().map((c) => c.name));
+  const present = new Set(
+    db
+      .prepare<[], { name: string }>(`SELECT name FROM pragma_table_xinfo('${table}')`)
+      .all()
+      .map((c) => c.name),
+  );
   for (const [name, definition] of Object.entries(definitions)) {
     if (!present.has(name)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${definition}`);
   }

@@ -43,12 +43,19 @@ export class EmbeddedJobStore implements JobStore {
   }
 
   async release(name: string, holder: string, state: unknown): Promise<void> {
-    this.db.prepare('UPDATE jobs SET holder = NULL, lease_until = NULL, state = ? WHERE name = ? AND holder = ?').run(JSON.stringify(state), name, holder);
+    this.db
+      .prepare('UPDATE jobs SET holder = NULL, lease_until = NULL, state = ? WHERE name = ? AND holder = ?')
+      .run(JSON.stringify(state), name, holder);
   }
 
   async get(name: string): Promise<JobRecord | undefined> {
     const row = this.db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE name = ?').get(name);
     if (!row) return undefined;
-    return { name: row.name, holder: row.holder, leaseUntil: row.lease_until === null ? null : new Date(row.lease_until), state: row.state === null ? null : JSON.parse(row.state) };
+    return {
+      name: row.name,
+      holder: row.holder,
+      leaseUntil: row.lease_until === null ? null : new Date(row.lease_until),
+      state: row.state === null ? null : JSON.parse(row.state),
+    };
   }
 }

@@ -37,7 +37,10 @@ export class MongoJobStore implements JobStore {
   }
 
   async renew(name: string, holder: string, now: Date, leaseMs: number, state: unknown): Promise<boolean> {
-    const r = await this.c.jobs.updateOne({ _id: name, holder }, { $set: { leaseUntil: new Date(now.getTime() + leaseMs), state } });
+    const r = await this.c.jobs.updateOne(
+      { _id: name, holder },
+      { $set: { leaseUntil: new Date(now.getTime() + leaseMs), state } },
+    );
     return r.matchedCount === 1;
   }
 

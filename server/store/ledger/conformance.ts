@@ -5,7 +5,15 @@ import { ReportCalendar } from '../../services/calendar.js';
 import { ReportService } from '../../services/reports.js';
 import type { ArchiveStore } from '../archive-store.js';
 import type { Account } from '../accounts/port.js';
-import { commitBytes, countUpload, randomContent, recordUpload, testAccount, unit, uploadAction } from '../../../test/support/content.js';
+import {
+  commitBytes,
+  countUpload,
+  randomContent,
+  recordUpload,
+  testAccount,
+  unit,
+  uploadAction,
+} from '../../../test/support/content.js';
 import { useFreshStore, type StoreTarget } from '../../../test/support/stores.js';
 
 /** What every store adapter's ledger must do (run against each adapter by test/store/). */
@@ -14,7 +22,8 @@ export function ledgerConformance(target: StoreTarget): void {
     let store: ArchiveStore;
     useFreshStore(target, (fresh) => (store = fresh.store));
     const commit = (data: Buffer, fileName?: string) => commitBytes(store, data, fileName);
-    const record = (account: Account, fileId: string, fileName?: string, at?: Date, contentType?: string) => recordUpload(store, account, fileId, fileName, at, contentType);
+    const record = (account: Account, fileId: string, fileName?: string, at?: Date, contentType?: string) =>
+      recordUpload(store, account, fileId, fileName, at, contentType);
 
     describe('ledger', () => {
       it('starts an entry at 1 and counts repeats by the same user in the same unit', async () => {
@@ -38,10 +47,26 @@ export function ledgerConformance(target: StoreTarget): void {
         const b = (await commit(randomContent(11))).entry;
         const clerk = testAccount();
         const at = new Date();
-        const upload = (fileId: string, fileName: string) => ({ account: clerk, fileId, fileName, contentType: 'application/pdf', at, day: at.toISOString().slice(0, 10), fileLength: 10, stored: false });
+        const upload = (fileId: string, fileName: string) => ({
+          account: clerk,
+          fileId,
+          fileName,
+          contentType: 'application/pdf',
+          at,
+          day: at.toISOString().slice(0, 10),
+          fileLength: 10,
+          stored: false,
+        });
         await record(clerk, a.fileId);
-        const counts = await store.ledger.countMany([upload(a.fileId, 'a2.pdf'), upload(b.fileId, 'b1.pdf'), upload(a.fileId, 'a3.pdf')].map((r) => uploadAction(r)));
-        assert.deepEqual(counts.map((c) => c.uploadCount), [2, 1, 3]);
+        const counts = await store.ledger.countMany(
+          [upload(a.fileId, 'a2.pdf'), upload(b.fileId, 'b1.pdf'), upload(a.fileId, 'a3.pdf')].map((r) =>
+            uploadAction(r),
+          ),
+        );
+        assert.deepEqual(
+          counts.map((c) => c.uploadCount),
+          [2, 1, 3],
+        );
         const [entryA] = await store.ledger.entriesForFile(a.fileId);
         assert.deepEqual([entryA!.uploadCount, entryA!.lastUploadFileName], [3, 'a3.pdf']);
         assert.deepEqual(await store.ledger.countMany([]), []);
@@ -60,11 +85,21 @@ export function ledgerConformance(target: StoreTarget): void {
 
       describe('an upload action is counted once under its key', () => {
         const at = new Date('2026-03-02T08:00:00Z');
-        const upload = (account: Account, fileId: string, fileName = 'a.pdf') => ({ account, fileId, fileName, contentType: 'application/pdf', at, day: '2026-03-02', fileLength: 10, stored: false });
+        const upload = (account: Account, fileId: string, fileName = 'a.pdf') => ({
+          account,
+          fileId,
+          fileName,
+          contentType: 'application/pdf',
+          at,
+          day: '2026-03-02',
+          fileLength: 10,
+          stored: false,
+        });
         /** What the ledger, the day's tally and the audit log hold of a file. */
         const holdings = async (fileId: string) => ({
           ledger: (await store.ledger.entriesForFile(fileId)).map((e) => e.uploadCount),
-          tally: (await new ReportService(store.reports, new ReportCalendar('UTC')).savings(savingsQuery.parse({}))).summary.uploads,
+          tally: (await new ReportService(store.reports, new ReportCalendar('UTC')).savings(savingsQuery.parse({})))
+            .summary.uploads,
           audit: (await store.audit.search({ limit: 100, offset: 0 })).items.filter((e) => e.fileId === fileId).length,
         });
 
@@ -72,10 +107,19 @@ export function ledgerConformance(target: StoreTarget): void {
           const { entry } = await commit(randomContent(10));
           const clerk = testAccount();
           const first = await store.ledger.count(uploadAction(upload(clerk, entry.fileId), 'tus:u1', 'stored'));
-          assert.deepEqual(first, { accountId: clerk.id, fileId: entry.fileId, status: 'stored', uploadCount: 1, stored: false, repeated: false });
+          assert.deepEqual(first, {
+            accountId: clerk.id,
+            fileId: entry.fileId,
+            status: 'stored',
+            uploadCount: 1,
+            stored: false,
+            repeated: false,
+          });
           await countUpload(store, upload(clerk, entry.fileId));
           // The retry's own record (another name, another day) is not what counts: the first is.
-          const again = await store.ledger.count(uploadAction({ ...upload(clerk, entry.fileId, 'retry.pdf'), day: '2026-03-03' }, 'tus:u1', 'duplicate'));
+          const again = await store.ledger.count(
+            uploadAction({ ...upload(clerk, entry.fileId, 'retry.pdf'), day: '2026-03-03' }, 'tus:u1', 'duplicate'),
+          );
           assert.deepEqual(again, { ...first, repeated: true });
           assert.deepEqual(await holdings(entry.fileId), { ledger: [2], tally: 2, audit: 2 });
           assert.equal((await store.ledger.entriesForFile(entry.fileId))[0]!.lastUploadFileName, 'a.pdf');
@@ -86,7 +130,9 @@ export function ledgerConformance(target: StoreTarget): void {
         it('counts one key sent ten times at once once, with one answer', async () => {
           const { entry } = await commit(randomContent(10));
           const clerk = testAccount();
-          const answers = await Promise.all(Array.from({ length: 10 }, () => store.ledger.count(uploadAction(upload(clerk, entry.fileId), 'claim:c1'))));
+          const answers = await Promise.all(
+            Array.from({ length: 10 }, () => store.ledger.count(uploadAction(upload(clerk, entry.fileId), 'claim:c1'))),
+          );
           assert.deepEqual(new Set(answers.map((a) => a.uploadCount)), new Set([1]));
           assert.equal(answers.filter((a) => !a.repeated).length, 1);
           assert.deepEqual(await holdings(entry.fileId), { ledger: [1], tally: 1, audit: 1 });
@@ -96,8 +142,17 @@ export function ledgerConformance(target: StoreTarget): void {
           const { entry } = await commit(randomContent(10));
           const clerk = testAccount();
           await store.ledger.count(uploadAction(upload(clerk, entry.fileId), 'batch:k:0'));
-          const counts = await store.ledger.countMany(['batch:k:0', 'batch:k:1', 'batch:k:1'].map((key) => uploadAction(upload(clerk, entry.fileId), key)));
-          assert.deepEqual(counts.map((c) => [c.uploadCount, c.repeated]), [[1, true], [2, false], [2, true]]);
+          const counts = await store.ledger.countMany(
+            ['batch:k:0', 'batch:k:1', 'batch:k:1'].map((key) => uploadAction(upload(clerk, entry.fileId), key)),
+          );
+          assert.deepEqual(
+            counts.map((c) => [c.uploadCount, c.repeated]),
+            [
+              [1, true],
+              [2, false],
+              [2, true],
+            ],
+          );
           assert.deepEqual(await holdings(entry.fileId), { ledger: [2], tally: 2, audit: 2 });
           assert.equal(await store.ledger.finishInterrupted(new Date(Date.now() + 60_000)), 0);
         });

@@ -94,7 +94,9 @@ export class EmbeddedLedger implements Ledger {
        VALUES (@fileId, @unitId, @day, @week, @month, @city, @county, @town, @fileLength, 1, @saved)
        ON CONFLICT (file_id, unit_id, day) DO UPDATE SET uploads = uploads + 1, saved_uploads = saved_uploads + excluded.saved_uploads`,
     );
-    this.keyed = db.prepare<[string], KeyRow>('SELECT account_id, file_id, status, stored, upload_count FROM upload_keys WHERE key = ?');
+    this.keyed = db.prepare<[string], KeyRow>(
+      'SELECT account_id, file_id, status, stored, upload_count FROM upload_keys WHERE key = ?',
+    );
     this.remember = db.prepare(
       'INSERT INTO upload_keys (key, account_id, file_id, status, stored, upload_count, at) VALUES (@key, @accountId, @fileId, @status, @stored, @uploadCount, @at)',
     );
@@ -108,8 +110,22 @@ export class EmbeddedLedger implements Ledger {
       const uploadCount = this.upsert.get(entry)!.upload_count;
       this.tally.run(day);
       appendEvent(a.event);
-      const row: KeyRow = { account_id: a.record.account.id, file_id: a.record.fileId, status: a.status, stored: a.record.stored ? 1 : 0, upload_count: uploadCount };
-      this.remember.run({ key: a.key, accountId: row.account_id, fileId: row.file_id, status: row.status, stored: row.stored, uploadCount, at: a.record.at.getTime() });
+      const row: KeyRow = {
+        account_id: a.record.account.id,
+        file_id: a.record.fileId,
+        status: a.status,
+        stored: a.record.stored ? 1 : 0,
+        upload_count: uploadCount,
+      };
+      this.remember.run({
+        key: a.key,
+        accountId: row.account_id,
+        fileId: row.file_id,
+        status: row.status,
+        stored: row.stored,
+        uploadCount,
+        at: a.record.at.getTime(),
+      });
       return countedFrom(row, false);
     };
     this.countOne = db.transaction(countOne);
@@ -119,7 +135,9 @@ export class EmbeddedLedger implements Ledger {
     );
     this.forFile = db.prepare<[string], LedgerRow>('SELECT * FROM ledger WHERE file_id = ? ORDER BY upload_time, id');
     this.anyUpload = db.prepare<[string], { found: number }>('SELECT 1 AS found FROM ledger WHERE file_id = ? LIMIT 1');
-    this.inUnit = db.prepare<[string, string], { found: number }>('SELECT 1 AS found FROM ledger WHERE unit_id = ? AND file_id = ? LIMIT 1');
+    this.inUnit = db.prepare<[string, string], { found: number }>(
+      'SELECT 1 AS found FROM ledger WHERE unit_id = ? AND file_id = ? LIMIT 1',
+    );
     this.inCounty = db.prepare<[string, string, string | null], { found: number }>(
       "SELECT 1 AS found FROM ledger WHERE file_id = ? AND json_extract(unit, '$.city') = ? AND json_extract(unit, '$.county') IS ? LIMIT 1",
     );
@@ -148,7 +166,8 @@ export class EmbeddedLedger implements Ledger {
   }
 
   async hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean> {
-    const row = 'unitId' in scope ? this.inUnit.get(scope.unitId, fileId) : this.inCounty.get(fileId, scope.city, scope.county);
+    const row =
+      'unitId' in scope ? this.inUnit.get(scope.unitId, fileId) : this.inCounty.get(fileId, scope.city, scope.county);
     return row !== undefined;
   }
 

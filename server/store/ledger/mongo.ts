@@ -58,10 +58,16 @@ export type LedgerCollections = ReturnType<typeof ledgerCollections>;
 
 export async function createLedgerIndexes(c: LedgerCollections): Promise<void> {
   await Promise.all([
-    c.ledger.createIndex({ UserID: 1, 'UploadGeography.UploadGeoNameID': 1, UploadFileID: 1 }, { unique: true, name: 'uploader_unit_file' }),
+    c.ledger.createIndex(
+      { UserID: 1, 'UploadGeography.UploadGeoNameID': 1, UploadFileID: 1 },
+      { unique: true, name: 'uploader_unit_file' },
+    ),
     c.ledger.createIndex({ UploadFileID: 1 }, { name: 'file' }),
     c.ledger.createIndex({ 'UploadGeography.UploadGeoNameID': 1, LastUploadTime: -1 }, { name: 'unit_recent' }),
-    c.ledger.createIndex({ UploadFileID: 1, 'UploadGeoAddress.CityName': 1, 'UploadGeoAddress.CountyName': 1 }, { name: 'file_county' }),
+    c.ledger.createIndex(
+      { UploadFileID: 1, 'UploadGeoAddress.CityName': 1, 'UploadGeoAddress.CountyName': 1 },
+      { name: 'file_county' },
+    ),
     c.uploadDays.createIndex({ UploadFileID: 1, UnitID: 1, Day: 1 }, { unique: true, name: 'file_unit_day' }),
   ]);
 }
@@ -73,7 +79,12 @@ export function ledgerIdentity(account: UploadRecord['account']) {
     UserName: account.username,
     'UploadGeography.GeoType': u.geoType,
     'UploadGeography.UploadGeoName': u[u.geoType] ?? u.city,
-    UploadGeoAddress: { CityName: u.city, CountyName: u.county ?? null, TownName: u.town ?? null, StreetName: u.street ?? null },
+    UploadGeoAddress: {
+      CityName: u.city,
+      CountyName: u.county ?? null,
+      TownName: u.town ?? null,
+      StreetName: u.street ?? null,
+    },
     ...(u.coordinates ? { GeoPts: { Type: 'Point' as const, GeoCoordinates: u.coordinates } } : {}),
   };
 }
@@ -161,7 +172,10 @@ export class MongoLedger implements Ledger {
   async finishInterrupted(before: Date): Promise<number> {
     let finished = 0;
     for (;;) {
-      const docs = await this.c.audit.find({ pending: true, at: { $lt: before } }).limit(100).toArray();
+      const docs = await this.c.audit
+        .find({ pending: true, at: { $lt: before } })
+        .limit(100)
+        .toArray();
       for (const doc of docs) await this.finish(doc, true);
       finished += docs.length;
       if (docs.length < 100) return finished;
@@ -185,7 +199,12 @@ export class MongoLedger implements Ledger {
         $set: { LastUploadFileName: doc.fileName!, LastUploadContentType: u.contentType },
         // A client-made _id (time, then a counter) orders entries as they were first recorded,
         // the reports' tie-break, on any server.
-        $setOnInsert: { _id: new ObjectId(), ...ledgerIdentity(account), UploadTime: doc.at, UploadFileName: doc.fileName! },
+        $setOnInsert: {
+          _id: new ObjectId(),
+          ...ledgerIdentity(account),
+          UploadTime: doc.at,
+          UploadFileName: doc.fileName!,
+        },
       },
     );
     await applyOnce(this.c.uploadDays, { UploadFileID, UnitID: unit.id, Day: u.day }, key, {
@@ -200,7 +219,10 @@ export class MongoLedger implements Ledger {
       },
     });
     // The first to finish sets the answer; a concurrent retry answers the same.
-    const done = await this.c.audit.updateOne({ _id: key, pending: true }, { $set: { 'upload.uploadCount': entry.UploadCount }, $unset: { pending: '' } });
+    const done = await this.c.audit.updateOne(
+      { _id: key, pending: true },
+      { $set: { 'upload.uploadCount': entry.UploadCount }, $unset: { pending: '' } },
+    );
     if (done.modifiedCount === 1) return countedFromDoc(doc, entry.UploadCount, repeated);
     const answered = await this.c.audit.findOne({ _id: key });
     return countedFromDoc(doc, answered?.upload?.uploadCount ?? entry.UploadCount, true);
@@ -208,7 +230,9 @@ export class MongoLedger implements Ledger {
 
   async hasUploads(fileId: string): Promise<boolean> {
     const UploadFileID = objectIdOf(fileId);
-    return UploadFileID !== undefined && (await this.c.ledger.findOne({ UploadFileID }, { projection: { _id: 1 } })) !== null;
+    return (
+      UploadFileID !== undefined && (await this.c.ledger.findOne({ UploadFileID }, { projection: { _id: 1 } })) !== null
+    );
   }
 
   async hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean> {
@@ -224,7 +248,10 @@ export class MongoLedger implements Ledger {
   async latestUnitUpload(unitId: string, fileId: string): Promise<LedgerEntry | undefined> {
     const UploadFileID = objectIdOf(fileId);
     if (!UploadFileID) return undefined;
-    const doc = await this.c.ledger.findOne({ 'UploadGeography.UploadGeoNameID': unitId, UploadFileID }, { sort: { LastUploadTime: -1 } });
+    const doc = await this.c.ledger.findOne(
+      { 'UploadGeography.UploadGeoNameID': unitId, UploadFileID },
+      { sort: { LastUploadTime: -1 } },
+    );
     return doc ? ledgerEntryFromDoc(doc) : undefined;
   }
 
@@ -260,10 +287,14 @@ async function applyOnce<T extends { AppliedKeys?: string[] }>(
 ): Promise<WithId<T>> {
   for (let attempt = 0; ; attempt++) {
     try {
-      const doc = await collection.findOneAndUpdate({ ...identity, AppliedKeys: { $ne: key } } as Filter<T>, { ...update, $push: { AppliedKeys: { $each: [key], $slice: -APPLIED_KEYS } } } as unknown as UpdateFilter<T>, {
-        upsert: true,
-        returnDocument: 'after',
-      });
+      const doc = await collection.findOneAndUpdate(
+        { ...identity, AppliedKeys: { $ne: key } },
+        { ...update, $push: { AppliedKeys: { $each: [key], $slice: -APPLIED_KEYS } } } as unknown as UpdateFilter<T>,
+        {
+          upsert: true,
+          returnDocument: 'after',
+        },
+      );
       return doc!;
     } catch (err) {
       if (!isDuplicateKey(err) || attempt >= 3) throw err;

@@ -3,7 +3,14 @@ import { describe, it } from 'node:test';
 import type { ArchiveStore } from '../archive-store.js';
 import type { Account } from '../accounts/port.js';
 import type { NearDuplicatePair } from './port.js';
-import { commitBytes, nearFingerprint, randomContent, recordUpload, testAccount, unit } from '../../../test/support/content.js';
+import {
+  commitBytes,
+  nearFingerprint,
+  randomContent,
+  recordUpload,
+  testAccount,
+  unit,
+} from '../../../test/support/content.js';
 import { useFreshStore, type StoreTarget } from '../../../test/support/stores.js';
 
 /** What every store adapter's near-duplicate index and fingerprint queue must do (run against each adapter by test/store/). */
@@ -12,16 +19,36 @@ export function nearDuplicateConformance(target: StoreTarget): void {
     let store: ArchiveStore;
     useFreshStore(target, (fresh) => (store = fresh.store));
     const commit = (data: Buffer, fileName?: string) => commitBytes(store, data, fileName);
-    const record = (account: Account, fileId: string, fileName?: string, at?: Date, contentType?: string) => recordUpload(store, account, fileId, fileName, at, contentType);
+    const record = (account: Account, fileId: string, fileName?: string, at?: Date, contentType?: string) =>
+      recordUpload(store, account, fileId, fileName, at, contentType);
 
     describe('near-duplicate index', () => {
       const fingerprint = nearFingerprint;
       const pair = (a: string, b: string, overrides: Partial<NearDuplicatePair> = {}): NearDuplicatePair => {
         const [fileA, fileB] = a < b ? [a, b] : [b, a];
-        return { fileA, fileB, method: 'simhash', hamming: 2, jaccard: 0.7, containment: 0.8, snippetA: 'a 句', snippetB: 'b 句', foundAt: new Date(Date.UTC(2026, 10, 2)), ...overrides };
+        return {
+          fileA,
+          fileB,
+          method: 'simhash',
+          hamming: 2,
+          jaccard: 0.7,
+          containment: 0.8,
+          snippetA: 'a 句',
+          snippetB: 'b 句',
+          foundAt: new Date(Date.UTC(2026, 10, 2)),
+          ...overrides,
+        };
       };
       // Lookup keys are integers below 2^53: some near the top, which a store must keep exact.
-      const [s01, s12, s27, s09, j0x, c3y, s21] = [1, 2 ** 16 + 2, 2 * 2 ** 16 + 7, 9, 2 ** 47 + 5 * 2 ** 40 + 0xff_ffff_ffff, 2 ** 48 + 99 * 2 ** 40 + 12345, 2 ** 53 - 1];
+      const [s01, s12, s27, s09, j0x, c3y, s21] = [
+        1,
+        2 ** 16 + 2,
+        2 * 2 ** 16 + 7,
+        9,
+        2 ** 47 + 5 * 2 ** 40 + 0xff_ffff_ffff,
+        2 ** 48 + 99 * 2 ** 40 + 12345,
+        2 ** 53 - 1,
+      ];
       const files = async (n: number) => {
         const ids: string[] = [];
         for (let i = 0; i < n; i++) ids.push((await commit(randomContent(50), `文件${i}.txt`)).entry.fileId);
@@ -35,14 +62,21 @@ export function nearDuplicateConformance(target: StoreTarget): void {
         await store.nearDuplicates.put([fingerprint(a!, [s21], { simhash: 'ffffffffffffffff' })]);
         assert.deepEqual(await store.nearDuplicates.get(a!), fingerprint(a!, [s21], { simhash: 'ffffffffffffffff' }));
         assert.deepEqual(await store.nearDuplicates.candidates('f'.repeat(24), [s01], 10), [], 'the old keys are gone');
-        assert.deepEqual((await store.nearDuplicates.candidates('f'.repeat(24), [s21], 10)).map((f) => f.fileId), [a], 'found by its new key');
+        assert.deepEqual(
+          (await store.nearDuplicates.candidates('f'.repeat(24), [s21], 10)).map((f) => f.fileId),
+          [a],
+          'found by its new key',
+        );
         assert.equal(await store.nearDuplicates.get('e'.repeat(24)), undefined);
       });
 
       it('finds the fingerprints that share any key, never the file itself, at most the limit', async () => {
         const [a, b, c, d] = await files(4);
         await store.nearDuplicates.put([fingerprint(a!, [s01, s12, j0x]), fingerprint(b!, [s09, s12])]);
-        await store.nearDuplicates.put([fingerprint(c!, [j0x, c3y], { short: true, simhash: null, units: 40 }), fingerprint(d!, [s27])]);
+        await store.nearDuplicates.put([
+          fingerprint(c!, [j0x, c3y], { short: true, simhash: null, units: 40 }),
+          fingerprint(d!, [s27]),
+        ]);
         const found = await store.nearDuplicates.candidates(a!, [s01, s12, j0x], 10);
         assert.deepEqual(found.map((f) => f.fileId).sort(), [b!, c!].sort());
         assert.deepEqual(found.find((f) => f.fileId === c)!.simhash, null);
@@ -53,7 +87,9 @@ export function nearDuplicateConformance(target: StoreTarget): void {
       it('counts fingerprinted and skipped files and pairs, replaces a pair found again, and forgets everything on clear', async () => {
         const [a, b, c] = await files(3);
         await store.nearDuplicates.put([fingerprint(a!, [s01]), fingerprint(b!, [s01])]);
-        await store.nearDuplicates.put([fingerprint(c!, [], { format: null, skipped: 'not a text document (image/png)', units: 0, simhash: null })]);
+        await store.nearDuplicates.put([
+          fingerprint(c!, [], { format: null, skipped: 'not a text document (image/png)', units: 0, simhash: null }),
+        ]);
         await store.nearDuplicates.put([]);
         await store.nearDuplicates.addPairs([pair(a!, b!)]);
         await store.nearDuplicates.addPairs([pair(a!, b!, { jaccard: 0.9, method: 'jaccard' })]);
@@ -74,7 +110,12 @@ export function nearDuplicateConformance(target: StoreTarget): void {
         await record(west, d!, 'd.txt');
         await store.nearDuplicates.addPairs([
           pair(a!, b!, { jaccard: 0.95, method: 'jaccard', foundAt: new Date(Date.UTC(2026, 10, 3)) }),
-          pair(c!, d!, { jaccard: 0.6, hamming: null, method: 'containment', foundAt: new Date(Date.UTC(2026, 10, 5)) }),
+          pair(c!, d!, {
+            jaccard: 0.6,
+            hamming: null,
+            method: 'containment',
+            foundAt: new Date(Date.UTC(2026, 10, 5)),
+          }),
         ]);
         const base = { sort: 'foundAt', order: 'desc' as const, limit: 10, offset: 0 };
         const all = await store.reports.nearDuplicates(base);
@@ -85,23 +126,52 @@ export function nearDuplicateConformance(target: StoreTarget): void {
         const ab = second!;
         const [fa, fb] = ab.a.fileId === a ? [ab.a, ab.b] : [ab.b, ab.a];
         assert.equal(fa.fileName, '文件0.txt');
-        assert.deepEqual(fa.units.map((u) => u.id), ['east', 'west']);
-        assert.deepEqual(fb.units.map((u) => u.id), ['east']);
+        assert.deepEqual(
+          fa.units.map((u) => u.id),
+          ['east', 'west'],
+        );
+        assert.deepEqual(
+          fb.units.map((u) => u.id),
+          ['east'],
+        );
         assert.equal(fa.fileLength, 50);
         assert.match(fa.uploadDate, /^\d{4}-\d\d-\d\dT/);
         assert.deepEqual([ab.a.snippet, ab.b.snippet], ['a 句', 'b 句']);
         assert.equal(ab.foundAt, '2026-11-03T00:00:00.000Z');
-        const ids = (page: { items: Array<{ a: { fileId: string }; b: { fileId: string } }> }) => page.items.map((r) => [r.a.fileId, r.b.fileId].sort().join());
-        assert.deepEqual(ids(await store.reports.nearDuplicates({ ...base, method: 'jaccard' })), [[a!, b!].sort().join()]);
-        assert.deepEqual(ids(await store.reports.nearDuplicates({ ...base, unit: { city: '沧州市', county: '沧县' } })).length, 2, 'west uploaded a file of each pair');
-        assert.deepEqual(ids(await store.reports.nearDuplicates({ ...base, unit: { city: '沧州市', county: '青县' } })), [[a!, b!].sort().join()]);
-        assert.deepEqual(ids(await store.reports.nearDuplicates({ ...base, fileName: '文件3' })), [[c!, d!].sort().join()]);
-        assert.deepEqual(ids(await store.reports.nearDuplicates({ ...base, from: new Date(Date.UTC(2026, 10, 4)) })), [[c!, d!].sort().join()]);
-        assert.deepEqual(ids(await store.reports.nearDuplicates({ ...base, to: new Date(Date.UTC(2026, 10, 4)) })), [[a!, b!].sort().join()]);
+        const ids = (page: { items: Array<{ a: { fileId: string }; b: { fileId: string } }> }) =>
+          page.items.map((r) => [r.a.fileId, r.b.fileId].sort().join());
+        assert.deepEqual(ids(await store.reports.nearDuplicates({ ...base, method: 'jaccard' })), [
+          [a!, b!].sort().join(),
+        ]);
+        assert.deepEqual(
+          ids(await store.reports.nearDuplicates({ ...base, unit: { city: '沧州市', county: '沧县' } })).length,
+          2,
+          'west uploaded a file of each pair',
+        );
+        assert.deepEqual(
+          ids(await store.reports.nearDuplicates({ ...base, unit: { city: '沧州市', county: '青县' } })),
+          [[a!, b!].sort().join()],
+        );
+        assert.deepEqual(ids(await store.reports.nearDuplicates({ ...base, fileName: '文件3' })), [
+          [c!, d!].sort().join(),
+        ]);
+        assert.deepEqual(ids(await store.reports.nearDuplicates({ ...base, from: new Date(Date.UTC(2026, 10, 4)) })), [
+          [c!, d!].sort().join(),
+        ]);
+        assert.deepEqual(ids(await store.reports.nearDuplicates({ ...base, to: new Date(Date.UTC(2026, 10, 4)) })), [
+          [a!, b!].sort().join(),
+        ]);
         const byJaccard = await store.reports.nearDuplicates({ ...base, sort: 'jaccard', order: 'asc' });
-        assert.deepEqual(byJaccard.items.map((r) => r.jaccard), [0.6, 0.95]);
+        assert.deepEqual(
+          byJaccard.items.map((r) => r.jaccard),
+          [0.6, 0.95],
+        );
         const byHamming = await store.reports.nearDuplicates({ ...base, sort: 'hamming', order: 'asc' });
-        assert.deepEqual(byHamming.items.map((r) => r.hamming), [2, null], 'a pair without SimHash distance comes last');
+        assert.deepEqual(
+          byHamming.items.map((r) => r.hamming),
+          [2, null],
+          'a pair without SimHash distance comes last',
+        );
         const paged = await store.reports.nearDuplicates({ ...base, limit: 1, offset: 1 });
         assert.deepEqual([paged.total, paged.items.length], [2, 1]);
       });
@@ -115,14 +185,35 @@ export function nearDuplicateConformance(target: StoreTarget): void {
         await store.fingerprintQueue.enqueue(['f1', 'f2'], t0);
         await store.fingerprintQueue.enqueue(['f1', 'f3'], later(10));
         const taken = await store.fingerprintQueue.take('h1', later(20), 60_000, 2);
-        assert.deepEqual(taken.map((j) => [j.fileId, j.state, j.attempts]), [['f1', 'running', 1], ['f2', 'running', 1]]);
-        assert.deepEqual((await store.fingerprintQueue.take('h2', later(30), 60_000, 5)).map((j) => j.fileId), ['f3'], 'leased jobs are not taken twice');
+        assert.deepEqual(
+          taken.map((j) => [j.fileId, j.state, j.attempts]),
+          [
+            ['f1', 'running', 1],
+            ['f2', 'running', 1],
+          ],
+        );
+        assert.deepEqual(
+          (await store.fingerprintQueue.take('h2', later(30), 60_000, 5)).map((j) => j.fileId),
+          ['f3'],
+          'leased jobs are not taken twice',
+        );
         assert.deepEqual(await store.fingerprintQueue.counts(later(40)), { queued: 0, running: 3, failed: 0 });
         // h1 stopped: its lease runs out and another holder takes its jobs.
         const again = await store.fingerprintQueue.take('h2', later(60_025), 60_000, 5);
-        assert.deepEqual(again.map((j) => [j.fileId, j.attempts]), [['f1', 2], ['f2', 2]], "f3's lease still runs");
+        assert.deepEqual(
+          again.map((j) => [j.fileId, j.attempts]),
+          [
+            ['f1', 2],
+            ['f2', 2],
+          ],
+          "f3's lease still runs",
+        );
         await store.fingerprintQueue.done('f1', 'h1');
-        assert.equal((await store.fingerprintQueue.counts(later(60_026))).running, 3, 'a holder that lost its lease finishes nothing');
+        assert.equal(
+          (await store.fingerprintQueue.counts(later(60_026))).running,
+          3,
+          'a holder that lost its lease finishes nothing',
+        );
         await store.fingerprintQueue.done('f1', 'h2');
         assert.equal((await store.fingerprintQueue.counts(later(60_026))).running, 2);
       });
@@ -132,16 +223,33 @@ export function nearDuplicateConformance(target: StoreTarget): void {
         await store.fingerprintQueue.take('h', t0, 60_000, 2);
         await store.fingerprintQueue.fail('f1', 'h', 'damaged content', later(120_000));
         await store.fingerprintQueue.fail('f2', 'h', 'extraction crashed', null);
-        assert.deepEqual(await store.fingerprintQueue.take('h', later(60_000), 60_000, 5), [], 'not before its retry time');
+        assert.deepEqual(
+          await store.fingerprintQueue.take('h', later(60_000), 60_000, 5),
+          [],
+          'not before its retry time',
+        );
         assert.deepEqual(await store.fingerprintQueue.counts(later(60_000)), { queued: 1, running: 0, failed: 1 });
         const retried = await store.fingerprintQueue.take('h', later(120_000), 60_000, 5);
-        assert.deepEqual(retried.map((j) => [j.fileId, j.attempts]), [['f1', 2]]);
+        assert.deepEqual(
+          retried.map((j) => [j.fileId, j.attempts]),
+          [['f1', 2]],
+        );
         const [failure] = await store.fingerprintQueue.failures(10);
-        assert.deepEqual([failure!.fileId, failure!.state, failure!.error, failure!.attempts], ['f2', 'failed', 'extraction crashed', 1]);
+        assert.deepEqual(
+          [failure!.fileId, failure!.state, failure!.error, failure!.attempts],
+          ['f2', 'failed', 'extraction crashed', 1],
+        );
         await store.fingerprintQueue.enqueue(['f2'], later(130_000));
-        assert.equal((await store.fingerprintQueue.counts(later(130_000))).failed, 1, 'a failed file is not queued again by a new upload');
+        assert.equal(
+          (await store.fingerprintQueue.counts(later(130_000))).failed,
+          1,
+          'a failed file is not queued again by a new upload',
+        );
         await store.fingerprintQueue.requeue(['f2'], later(130_000));
-        assert.deepEqual((await store.fingerprintQueue.take('h', later(130_000), 60_000, 5)).map((j) => [j.fileId, j.attempts]), [['f2', 1]]);
+        assert.deepEqual(
+          (await store.fingerprintQueue.take('h', later(130_000), 60_000, 5)).map((j) => [j.fileId, j.attempts]),
+          [['f2', 1]],
+        );
         assert.deepEqual(await store.fingerprintQueue.failures(10), []);
       });
     });

@@ -1,6 +1,12 @@
 import type Database from 'better-sqlite3';
 import type { Db, EmbeddedSchema } from '../embedded/database.js';
-import type { FingerprintJob, FingerprintQueue, NearDuplicateIndex, NearDuplicatePair, NearFingerprint } from './port.js';
+import type {
+  FingerprintJob,
+  FingerprintQueue,
+  NearDuplicateIndex,
+  NearDuplicatePair,
+  NearFingerprint,
+} from './port.js';
 
 /**
  * Near-duplicates: each file's fingerprint, and its lookup keys (the SimHash's 16-bit blocks, the
@@ -97,7 +103,8 @@ interface FingerprintRow {
 
 /** Keys are stored with their fingerprint as 64-bit floats (every key is an integer below 2^53). */
 const keysBlob = (keys: readonly number[]) => Buffer.from(Float64Array.from(keys).buffer);
-const keysOf = (blob: Buffer) => Array.from(new Float64Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength)));
+const keysOf = (blob: Buffer) =>
+  Array.from(new Float64Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength)));
 
 const fingerprintOf = (r: FingerprintRow, keys: number[]): NearFingerprint => ({
   fileId: r.file_id,
@@ -180,8 +187,19 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
     private readonly db: Db,
     private readonly mergeRows = NEAR_KEYS_MERGE_ROWS,
   ) {
-    const earlier = db.prepare<[string], { id: number; keys: Buffer }>('SELECT id, keys FROM near_fingerprints WHERE file_id = ?');
-    const insert = db.prepare<{ fileId: string; format: string | null; skipped: string | null; units: number; short: number; simhash: string | null; keys: Buffer; at: number }>(
+    const earlier = db.prepare<[string], { id: number; keys: Buffer }>(
+      'SELECT id, keys FROM near_fingerprints WHERE file_id = ?',
+    );
+    const insert = db.prepare<{
+      fileId: string;
+      format: string | null;
+      skipped: string | null;
+      units: number;
+      short: number;
+      simhash: string | null;
+      keys: Buffer;
+      at: number;
+    }>(
       'INSERT INTO near_fingerprints (file_id, format, skipped, units, short, simhash, keys, at) VALUES (@fileId, @format, @skipped, @units, @short, @simhash, @keys, @at) ON CONFLICT (file_id) DO NOTHING',
     );
     const update = db.prepare(
@@ -193,13 +211,28 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
     const addKeys = new Map<number, Database.Statement>();
     const addKeysOf = (n: number) => {
       let statement = addKeys.get(n);
-      if (!statement) addKeys.set(n, (statement = db.prepare(`INSERT OR IGNORE INTO near_keys_recent (key, fingerprint) VALUES ${Array(n).fill('(?, ?)').join(', ')}`)));
+      if (!statement)
+        addKeys.set(
+          n,
+          (statement = db.prepare(
+            `INSERT OR IGNORE INTO near_keys_recent (key, fingerprint) VALUES ${Array(n).fill('(?, ?)').join(', ')}`,
+          )),
+        );
       return statement;
     };
     this.putTx = db.transaction((fps: readonly NearFingerprint[]) => {
       const added = new KeyRows(fps.reduce((n, fp) => n + fp.keys.length, 0));
       for (const fp of fps) {
-        const values = { fileId: fp.fileId, format: fp.format, skipped: fp.skipped, units: fp.units, short: fp.short ? 1 : 0, simhash: fp.simhash, keys: keysBlob(fp.keys), at: fp.at.getTime() };
+        const values = {
+          fileId: fp.fileId,
+          format: fp.format,
+          skipped: fp.skipped,
+          units: fp.units,
+          short: fp.short ? 1 : 0,
+          simhash: fp.simhash,
+          keys: keysBlob(fp.keys),
+          at: fp.at.getTime(),
+        };
         // Most files are new: one insert; one fingerprinted before gives way to its new fingerprint.
         const inserted = insert.run(values);
         const before = inserted.changes === 0 ? earlier.get(fp.fileId)! : undefined;
@@ -222,7 +255,9 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
     this.countRecent = () => countRecent.get()!.n;
     this.mergeTx = db.transaction(() => {
       if (this.countRecent() < this.mergeRows) return;
-      db.prepare('INSERT OR IGNORE INTO near_keys (key, fingerprint) SELECT key, fingerprint FROM near_keys_recent ORDER BY key, fingerprint').run();
+      db.prepare(
+        'INSERT OR IGNORE INTO near_keys (key, fingerprint) SELECT key, fingerprint FROM near_keys_recent ORDER BY key, fingerprint',
+      ).run();
       db.prepare('DELETE FROM near_keys_recent').run();
     });
     this.recentRows = this.countRecent();
@@ -246,8 +281,16 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
   }
 
   async get(fileId: string): Promise<NearFingerprint | undefined> {
-    const row = this.db.prepare<[string], FingerprintRow>('SELECT * FROM near_fingerprints WHERE file_id = ?').get(fileId);
-    return row && fingerprintOf(row, keysOf(row.keys).sort((a, b) => a - b));
+    const row = this.db
+      .prepare<[string], FingerprintRow>('SELECT * FROM near_fingerprints WHERE file_id = ?')
+      .get(fileId);
+    return (
+      row &&
+      fingerprintOf(
+        row,
+        keysOf(row.keys).sort((a, b) => a - b),
+      )
+    );
   }
 
   async candidates(fileId: string, keys: readonly number[], limit: number): Promise<NearFingerprint[]> {
@@ -269,17 +312,23 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
   }
 
   async clear(): Promise<void> {
-    this.db.transaction(() => {
-      this.db.prepare('DELETE FROM near_keys').run();
-      this.db.prepare('DELETE FROM near_keys_recent').run();
-      this.db.prepare('DELETE FROM near_fingerprints').run();
-      this.db.prepare('DELETE FROM near_pairs').run();
-    }).immediate();
+    this.db
+      .transaction(() => {
+        this.db.prepare('DELETE FROM near_keys').run();
+        this.db.prepare('DELETE FROM near_keys_recent').run();
+        this.db.prepare('DELETE FROM near_fingerprints').run();
+        this.db.prepare('DELETE FROM near_pairs').run();
+      })
+      .immediate();
     this.recentRows = 0;
   }
 
   async counts(): Promise<{ fingerprinted: number; skipped: number; pairs: number }> {
-    const f = this.db.prepare<[], { fingerprinted: number; skipped: number }>('SELECT COUNT(*) - COUNT(skipped) AS fingerprinted, COUNT(skipped) AS skipped FROM near_fingerprints').get()!;
+    const f = this.db
+      .prepare<[], { fingerprinted: number; skipped: number }>(
+        'SELECT COUNT(*) - COUNT(skipped) AS fingerprinted, COUNT(skipped) AS skipped FROM near_fingerprints',
+      )
+      .get()!;
     const p = this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM near_pairs').get()!;
     return { fingerprinted: f.fingerprinted, skipped: f.skipped, pairs: p.n };
   }
@@ -293,7 +342,13 @@ interface JobRow {
   error: string | null;
 }
 
-const jobOf = (r: JobRow): FingerprintJob => ({ fileId: r.file_id, state: r.state, attempts: r.attempts, dueAt: new Date(r.due_at), error: r.error });
+const jobOf = (r: JobRow): FingerprintJob => ({
+  fileId: r.file_id,
+  state: r.state,
+  attempts: r.attempts,
+  dueAt: new Date(r.due_at),
+  error: r.error,
+});
 
 /** The fingerprinting queue in one table; each step is one statement or transaction, so processes sharing DATA_DIR agree. */
 export class EmbeddedFingerprintQueue implements FingerprintQueue {
@@ -303,7 +358,9 @@ export class EmbeddedFingerprintQueue implements FingerprintQueue {
     const due = db.prepare<{ now: number; limit: number }, JobRow>(
       `SELECT * FROM fingerprint_jobs WHERE (state = 'queued' AND due_at <= @now) OR (state = 'running' AND lease_until < @now) ORDER BY due_at, file_id LIMIT @limit`,
     );
-    const lease = db.prepare(`UPDATE fingerprint_jobs SET state = 'running', holder = ?, lease_until = ?, attempts = attempts + 1 WHERE file_id = ?`);
+    const lease = db.prepare(
+      `UPDATE fingerprint_jobs SET state = 'running', holder = ?, lease_until = ?, attempts = attempts + 1 WHERE file_id = ?`,
+    );
     this.takeTx = db.transaction((holder: string, now: number, leaseMs: number, limit: number) => {
       const rows = due.all({ now, limit });
       for (const r of rows) lease.run(holder, now + leaseMs, r.file_id);
@@ -312,7 +369,9 @@ export class EmbeddedFingerprintQueue implements FingerprintQueue {
   }
 
   async enqueue(fileIds: readonly string[], now: Date): Promise<void> {
-    const insert = this.db.prepare(`INSERT OR IGNORE INTO fingerprint_jobs (file_id, state, attempts, due_at) VALUES (?, 'queued', 0, ?)`);
+    const insert = this.db.prepare(
+      `INSERT OR IGNORE INTO fingerprint_jobs (file_id, state, attempts, due_at) VALUES (?, 'queued', 0, ?)`,
+    );
     this.db.transaction(() => {
       for (const id of fileIds) insert.run(id, now.getTime());
     })();
@@ -334,12 +393,16 @@ export class EmbeddedFingerprintQueue implements FingerprintQueue {
   }
 
   async done(fileId: string, holder: string): Promise<void> {
-    this.db.prepare(`DELETE FROM fingerprint_jobs WHERE file_id = ? AND holder = ? AND state = 'running'`).run(fileId, holder);
+    this.db
+      .prepare(`DELETE FROM fingerprint_jobs WHERE file_id = ? AND holder = ? AND state = 'running'`)
+      .run(fileId, holder);
   }
 
   async fail(fileId: string, holder: string, error: string, retryAt: Date | null): Promise<void> {
     this.db
-      .prepare(`UPDATE fingerprint_jobs SET state = ?, due_at = COALESCE(?, due_at), error = ?, holder = NULL, lease_until = NULL WHERE file_id = ? AND holder = ? AND state = 'running'`)
+      .prepare(
+        `UPDATE fingerprint_jobs SET state = ?, due_at = COALESCE(?, due_at), error = ?, holder = NULL, lease_until = NULL WHERE file_id = ? AND holder = ? AND state = 'running'`,
+      )
       .run(retryAt ? 'queued' : 'failed', retryAt?.getTime() ?? null, error, fileId, holder);
   }
 
@@ -355,6 +418,11 @@ export class EmbeddedFingerprintQueue implements FingerprintQueue {
   }
 
   async failures(limit: number): Promise<FingerprintJob[]> {
-    return this.db.prepare<[number], JobRow>(`SELECT * FROM fingerprint_jobs WHERE state = 'failed' ORDER BY due_at DESC, file_id LIMIT ?`).all(limit).map(jobOf);
+    return this.db
+      .prepare<[number], JobRow>(
+        `SELECT * FROM fingerprint_jobs WHERE state = 'failed' ORDER BY due_at DESC, file_id LIMIT ?`,
+      )
+      .all(limit)
+      .map(jobOf);
   }
 }

@@ -1,5 +1,11 @@
 import { ObjectId, type Db } from 'mongodb';
-import type { FingerprintJob, FingerprintQueue, NearDuplicateIndex, NearDuplicatePair, NearFingerprint } from './port.js';
+import type {
+  FingerprintJob,
+  FingerprintQueue,
+  NearDuplicateIndex,
+  NearDuplicatePair,
+  NearFingerprint,
+} from './port.js';
 
 /** A file's near-duplicate fingerprints (`nearDuplicates.fingerprints`); `keys` holds its lookup keys (multikey index). */
 export interface NearFingerprintDoc {
@@ -76,7 +82,13 @@ export class MongoNearDuplicateIndex implements NearDuplicateIndex {
   async put(fingerprints: readonly NearFingerprint[]): Promise<void> {
     if (fingerprints.length === 0) return;
     await this.c.nearFingerprints.bulkWrite(
-      fingerprints.map(({ fileId, ...rest }) => ({ replaceOne: { filter: { _id: new ObjectId(fileId) }, replacement: { ...rest, keys: [...rest.keys] }, upsert: true } })),
+      fingerprints.map(({ fileId, ...rest }) => ({
+        replaceOne: {
+          filter: { _id: new ObjectId(fileId) },
+          replacement: { ...rest, keys: [...rest.keys] },
+          upsert: true,
+        },
+      })),
       { ordered: false },
     );
   }
@@ -117,8 +129,18 @@ export class MongoNearDuplicateIndex implements NearDuplicateIndex {
     // Any element a string: answered by the multikey index on keys, so a start with none reads no document.
     const textKeyed = { keys: { $type: 'string' } } as const;
     let count = 0;
-    for (let ids; (ids = await this.c.nearFingerprints.find(textKeyed, { projection: { _id: 1 } }).limit(1000).map((d) => d._id).toArray()).length > 0; ) {
-      await new MongoFingerprintQueue(this.c).requeue(ids.map((id) => id.toHexString()), now);
+    for (
+      let ids;
+      (ids = await this.c.nearFingerprints
+        .find(textKeyed, { projection: { _id: 1 } })
+        .limit(1000)
+        .map((d) => d._id)
+        .toArray()).length > 0;
+    ) {
+      await new MongoFingerprintQueue(this.c).requeue(
+        ids.map((id) => id.toHexString()),
+        now,
+      );
       await this.c.nearFingerprints.deleteMany({ _id: { $in: ids } });
       count += ids.length;
     }
@@ -140,7 +162,13 @@ export class MongoNearDuplicateIndex implements NearDuplicateIndex {
   }
 }
 
-const jobOf = (d: FingerprintJobDoc): FingerprintJob => ({ fileId: d._id, state: d.state, attempts: d.attempts, dueAt: d.dueAt, error: d.error });
+const jobOf = (d: FingerprintJobDoc): FingerprintJob => ({
+  fileId: d._id,
+  state: d.state,
+  attempts: d.attempts,
+  dueAt: d.dueAt,
+  error: d.error,
+});
 
 /** The fingerprinting queue: each job taken with one atomic findOneAndUpdate, so instances never take the same one. */
 export class MongoFingerprintQueue implements FingerprintQueue {
@@ -152,7 +180,16 @@ export class MongoFingerprintQueue implements FingerprintQueue {
       fileIds.map((id) => ({
         updateOne: {
           filter: { _id: id },
-          update: { $setOnInsert: { state: 'queued' as const, attempts: 0, dueAt: now, holder: null, leaseUntil: null, error: null } },
+          update: {
+            $setOnInsert: {
+              state: 'queued' as const,
+              attempts: 0,
+              dueAt: now,
+              holder: null,
+              leaseUntil: null,
+              error: null,
+            },
+          },
           upsert: true,
         },
       })),
@@ -164,7 +201,18 @@ export class MongoFingerprintQueue implements FingerprintQueue {
     if (fileIds.length === 0) return;
     await this.c.fingerprintJobs.bulkWrite(
       fileIds.map((id) => ({
-        replaceOne: { filter: { _id: id }, replacement: { state: 'queued' as const, attempts: 0, dueAt: now, holder: null, leaseUntil: null, error: null }, upsert: true },
+        replaceOne: {
+          filter: { _id: id },
+          replacement: {
+            state: 'queued' as const,
+            attempts: 0,
+            dueAt: now,
+            holder: null,
+            leaseUntil: null,
+            error: null,
+          },
+          upsert: true,
+        },
       })),
       { ordered: false },
     );
@@ -174,7 +222,12 @@ export class MongoFingerprintQueue implements FingerprintQueue {
     const taken: FingerprintJob[] = [];
     while (taken.length < limit) {
       const doc = await this.c.fingerprintJobs.findOneAndUpdate(
-        { $or: [{ state: 'queued', dueAt: { $lte: now } }, { state: 'running', leaseUntil: { $lt: now } }] },
+        {
+          $or: [
+            { state: 'queued', dueAt: { $lte: now } },
+            { state: 'running', leaseUntil: { $lt: now } },
+          ],
+        },
         { $set: { state: 'running', holder, leaseUntil: new Date(now.getTime() + leaseMs) }, $inc: { attempts: 1 } },
         { sort: { dueAt: 1, _id: 1 }, returnDocument: 'after' },
       );
@@ -191,13 +244,23 @@ export class MongoFingerprintQueue implements FingerprintQueue {
   async fail(fileId: string, holder: string, error: string, retryAt: Date | null): Promise<void> {
     await this.c.fingerprintJobs.updateOne(
       { _id: fileId, holder, state: 'running' },
-      { $set: { state: retryAt ? 'queued' : 'failed', error, holder: null, leaseUntil: null, ...(retryAt ? { dueAt: retryAt } : {}) } },
+      {
+        $set: {
+          state: retryAt ? 'queued' : 'failed',
+          error,
+          holder: null,
+          leaseUntil: null,
+          ...(retryAt ? { dueAt: retryAt } : {}),
+        },
+      },
     );
   }
 
   async counts(now: Date): Promise<{ queued: number; running: number; failed: number }> {
     const [queued, running, failed] = await Promise.all([
-      this.c.fingerprintJobs.countDocuments({ $or: [{ state: 'queued' }, { state: 'running', leaseUntil: { $lt: now } }] }),
+      this.c.fingerprintJobs.countDocuments({
+        $or: [{ state: 'queued' }, { state: 'running', leaseUntil: { $lt: now } }],
+      }),
       this.c.fingerprintJobs.countDocuments({ state: 'running', leaseUntil: { $gte: now } }),
       this.c.fingerprintJobs.countDocuments({ state: 'failed' }),
     ]);
@@ -205,6 +268,8 @@ export class MongoFingerprintQueue implements FingerprintQueue {
   }
 
   async failures(limit: number): Promise<FingerprintJob[]> {
-    return (await this.c.fingerprintJobs.find({ state: 'failed' }).sort({ dueAt: -1, _id: 1 }).limit(limit).toArray()).map(jobOf);
+    return (
+      await this.c.fingerprintJobs.find({ state: 'failed' }).sort({ dueAt: -1, _id: 1 }).limit(limit).toArray()
+    ).map(jobOf);
   }
 }

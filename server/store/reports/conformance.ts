@@ -3,9 +3,21 @@ import { after, before, describe, it } from 'node:test';
 import { ReportCalendar } from '../../services/calendar.js';
 import { ReportService } from '../../services/reports.js';
 import type { CatalogEntry } from '../catalog/port.js';
-import { collisionsQuery, crossUnitQuery, repeatUploadersQuery, savingsQuery, UPLOADERS_PER_ROW } from '../../../shared/reports.js';
+import {
+  collisionsQuery,
+  crossUnitQuery,
+  repeatUploadersQuery,
+  savingsQuery,
+  UPLOADERS_PER_ROW,
+} from '../../../shared/reports.js';
 import { countUpload, randomContent, stageBytes, testAccount } from '../../../test/support/content.js';
-import { FILES, REPORT_TIME_ZONE, seedReportArchive, UNITS, type FileKey } from '../../../test/support/report-dataset.js';
+import {
+  FILES,
+  REPORT_TIME_ZONE,
+  seedReportArchive,
+  UNITS,
+  type FileKey,
+} from '../../../test/support/report-dataset.js';
 import type { OpenedStore, StoreTarget } from '../../../test/support/stores.js';
 
 const t = (utc: string) => new Date(utc).toISOString();
@@ -35,7 +47,10 @@ export function reportsConformance(target: StoreTarget): void {
     const savings = (q: Record<string, unknown> = {}) => reports.savings(savingsQuery.parse(q));
     const collisions = (q: Record<string, unknown> = {}) => reports.collisions(collisionsQuery.parse(q));
     /** Compact rows for comparing. */
-    const entries = (rows: unknown[]) => (rows as Array<{ userName: string; fileId: string; uploadCount: number }>).map((r) => `${r.userName} ${fileKey(r.fileId)} ${r.uploadCount}`);
+    const entries = (rows: unknown[]) =>
+      (rows as Array<{ userName: string; fileId: string; uploadCount: number }>).map(
+        (r) => `${r.userName} ${fileKey(r.fileId)} ${r.uploadCount}`,
+      );
     const fileKey = (fileId: string) => (Object.keys(files) as FileKey[]).find((k) => files[k].fileId === fileId);
 
     describe('repeat uploaders', () => {
@@ -62,20 +77,47 @@ export function reportsConformance(target: StoreTarget): void {
         assert.deepEqual(entries((await repeat({ user: 'bob' })).items), ['bob F3 3']);
         // One unit, not its subtree: carol's C2 is 东县/城关镇's.
         assert.deepEqual(entries((await repeat({ unitId: 'u-dong' })).items), ['alice F1 3', 'bob F3 3']);
-        assert.deepEqual(entries((await repeat({ city: '江城市', county: '东县' })).items), ['alice F1 3', 'bob F3 3', 'carol C2 2']);
+        assert.deepEqual(entries((await repeat({ city: '江城市', county: '东县' })).items), [
+          'alice F1 3',
+          'bob F3 3',
+          'carol C2 2',
+        ]);
         assert.deepEqual(entries((await repeat({ q: '通知' })).items), ['alice F1 3', 'dave F1 2']);
         // Bob's own name for F1 is searched, but he uploaded it once.
         assert.equal((await repeat({ q: '副本' })).total, 0);
         // Entries active in the range (first upload on or before its last day, last upload on or
         // after its first), with their total counts; dave's last upload was 03-05 13:00 local.
-        assert.deepEqual(entries((await repeat({ from: '2026-03-06', to: '2026-03-08' })).items), ['alice F1 3', 'bob F3 3', 'erin F2 2', 'carol C2 2']);
+        assert.deepEqual(entries((await repeat({ from: '2026-03-06', to: '2026-03-08' })).items), [
+          'alice F1 3',
+          'bob F3 3',
+          'erin F2 2',
+          'carol C2 2',
+        ]);
         assert.equal((await repeat({ city: '河市' })).total, 0);
       });
 
       it('sorts by any column either way and pages without overlap', async () => {
-        assert.deepEqual(entries((await repeat({ sort: 'fileLength', order: 'asc' })).items), ['carol C2 2', 'bob F3 3', 'alice F1 3', 'dave F1 2', 'erin F2 2']);
-        assert.deepEqual(entries((await repeat({ sort: 'userName' })).items), ['alice F1 3', 'bob F3 3', 'carol C2 2', 'dave F1 2', 'erin F2 2']);
-        assert.deepEqual(entries((await repeat({ sort: 'lastUploadTime' })).items), ['erin F2 2', 'alice F1 3', 'carol C2 2', 'bob F3 3', 'dave F1 2']);
+        assert.deepEqual(entries((await repeat({ sort: 'fileLength', order: 'asc' })).items), [
+          'carol C2 2',
+          'bob F3 3',
+          'alice F1 3',
+          'dave F1 2',
+          'erin F2 2',
+        ]);
+        assert.deepEqual(entries((await repeat({ sort: 'userName' })).items), [
+          'alice F1 3',
+          'bob F3 3',
+          'carol C2 2',
+          'dave F1 2',
+          'erin F2 2',
+        ]);
+        assert.deepEqual(entries((await repeat({ sort: 'lastUploadTime' })).items), [
+          'erin F2 2',
+          'alice F1 3',
+          'carol C2 2',
+          'bob F3 3',
+          'dave F1 2',
+        ]);
         const second = await repeat({ limit: '2', offset: '2' });
         assert.deepEqual([entries(second.items), second.total], [['dave F1 2', 'erin F2 2'], 5]);
         const past = await repeat({ offset: '10' });
@@ -86,7 +128,12 @@ export function reportsConformance(target: StoreTarget): void {
         const users = await repeat({ group: 'user' });
         assert.equal(users.total, 5);
         assert.deepEqual(
-          users.items.map((r) => r as { userName: string; files: number; uploads: number; repeatUploads: number; repeatBytes: number }).map((r) => [r.userName, r.files, r.uploads, r.repeatUploads, r.repeatBytes]),
+          users.items
+            .map(
+              (r) =>
+                r as { userName: string; files: number; uploads: number; repeatUploads: number; repeatBytes: number },
+            )
+            .map((r) => [r.userName, r.files, r.uploads, r.repeatUploads, r.repeatBytes]),
           [
             ['alice', 1, 3, 2, 2000],
             ['bob', 1, 3, 2, 1000],
@@ -107,7 +154,10 @@ export function reportsConformance(target: StoreTarget): void {
           lastUploadTime: t('2026-03-07T01:00:00Z'),
         });
         const byBytes = await repeat({ group: 'user', sort: 'repeatBytes' });
-        assert.deepEqual(byBytes.items.map((r) => (r as { userName: string }).userName), ['erin', 'alice', 'bob', 'dave', 'carol']);
+        assert.deepEqual(
+          byBytes.items.map((r) => (r as { userName: string }).userName),
+          ['erin', 'alice', 'bob', 'dave', 'carol'],
+        );
 
         const units = await repeat({ group: 'unit' });
         assert.deepEqual(units.items[0], {
@@ -141,10 +191,34 @@ export function reportsConformance(target: StoreTarget): void {
           firstUploadTime: t('2026-03-02T02:00:00Z'),
           lastUploadTime: t('2026-03-10T02:00:00Z'),
           uploaders: [
-            { unit: UNITS.dong, userNames: ['alice', 'bob'], uploads: 4, firstUploadTime: t('2026-03-02T02:00:00Z'), lastUploadTime: t('2026-03-10T02:00:00Z') },
-            { unit: UNITS.he, userNames: ['gina'], uploads: 1, firstUploadTime: t('2026-03-02T16:30:00Z'), lastUploadTime: t('2026-03-02T16:30:00Z') },
-            { unit: UNITS.dongTown, userNames: ['carol'], uploads: 1, firstUploadTime: t('2026-03-04T02:00:00Z'), lastUploadTime: t('2026-03-04T02:00:00Z') },
-            { unit: UNITS.xi, userNames: ['dave'], uploads: 2, firstUploadTime: t('2026-03-04T05:00:00Z'), lastUploadTime: t('2026-03-05T05:00:00Z') },
+            {
+              unit: UNITS.dong,
+              userNames: ['alice', 'bob'],
+              uploads: 4,
+              firstUploadTime: t('2026-03-02T02:00:00Z'),
+              lastUploadTime: t('2026-03-10T02:00:00Z'),
+            },
+            {
+              unit: UNITS.he,
+              userNames: ['gina'],
+              uploads: 1,
+              firstUploadTime: t('2026-03-02T16:30:00Z'),
+              lastUploadTime: t('2026-03-02T16:30:00Z'),
+            },
+            {
+              unit: UNITS.dongTown,
+              userNames: ['carol'],
+              uploads: 1,
+              firstUploadTime: t('2026-03-04T02:00:00Z'),
+              lastUploadTime: t('2026-03-04T02:00:00Z'),
+            },
+            {
+              unit: UNITS.xi,
+              userNames: ['dave'],
+              uploads: 2,
+              firstUploadTime: t('2026-03-04T05:00:00Z'),
+              lastUploadTime: t('2026-03-05T05:00:00Z'),
+            },
           ],
         });
         assert.deepEqual(
@@ -167,14 +241,44 @@ export function reportsConformance(target: StoreTarget): void {
         const dong = await cross({ city: '江城市', county: '东县' });
         assert.equal(dong.total, 1);
         assert.deepEqual(
-          [dong.items[0]!.fileId, dong.items[0]!.units, dong.items[0]!.users, dong.items[0]!.uploads, dong.items[0]!.uploaders.map((u) => [u.unit.id, u.userNames, u.uploads])],
-          [id('F1'), 2, 3, 5, [['u-dong', ['alice', 'bob'], 4], ['u-dong-cg', ['carol'], 1]]],
+          [
+            dong.items[0]!.fileId,
+            dong.items[0]!.units,
+            dong.items[0]!.users,
+            dong.items[0]!.uploads,
+            dong.items[0]!.uploaders.map((u) => [u.unit.id, u.userNames, u.uploads]),
+          ],
+          [
+            id('F1'),
+            2,
+            3,
+            5,
+            [
+              ['u-dong', ['alice', 'bob'], 4],
+              ['u-dong-cg', ['carol'], 1],
+            ],
+          ],
         );
-        assert.deepEqual((await cross({ min: '3' })).items.map((r) => r.fileId), [id('F1')]);
-        assert.deepEqual((await cross({ q: '会议' })).items.map((r) => r.fileId), [id('F2')]);
-        assert.deepEqual((await cross({ from: '2026-04-01', to: '2026-04-30' })).items.map((r) => [r.fileId, r.units]), [[id('F2'), 2]]);
-        assert.deepEqual((await cross({ sort: 'fileLength' })).items.map((r) => r.fileId), [id('F2'), id('F1')]);
-        assert.deepEqual((await cross({ sort: 'fileLength', order: 'asc', limit: '1', offset: '1' })).items.map((r) => r.fileId), [id('F2')]);
+        assert.deepEqual(
+          (await cross({ min: '3' })).items.map((r) => r.fileId),
+          [id('F1')],
+        );
+        assert.deepEqual(
+          (await cross({ q: '会议' })).items.map((r) => r.fileId),
+          [id('F2')],
+        );
+        assert.deepEqual(
+          (await cross({ from: '2026-04-01', to: '2026-04-30' })).items.map((r) => [r.fileId, r.units]),
+          [[id('F2'), 2]],
+        );
+        assert.deepEqual(
+          (await cross({ sort: 'fileLength' })).items.map((r) => r.fileId),
+          [id('F2'), id('F1')],
+        );
+        assert.deepEqual(
+          (await cross({ sort: 'fileLength', order: 'asc', limit: '1', offset: '1' })).items.map((r) => r.fileId),
+          [id('F2')],
+        );
       });
     });
 
@@ -182,11 +286,35 @@ export function reportsConformance(target: StoreTarget): void {
       const wide = await target.open();
       try {
         const staged = await stageBytes(wide.store, randomContent(10));
-        const { entry } = await wide.store.content.commit(staged.stagingId, { key: staged.key, fileName: '通知.pdf', contentType: 'application/pdf', uploadDate: new Date('2026-05-01T00:00:00Z') });
+        const { entry } = await wide.store.content.commit(staged.stagingId, {
+          key: staged.key,
+          fileName: '通知.pdf',
+          contentType: 'application/pdf',
+          uploadDate: new Date('2026-05-01T00:00:00Z'),
+        });
         for (let i = 0; i < 25; i++) {
           const at = new Date(Date.UTC(2026, 4, 1, i));
-          const account = testAccount({ id: `a-${i}`, username: `clerk${i}`, unit: { id: `t-${String(i).padStart(2, '0')}`, geoType: 'town', city: '江城市', county: '东县', town: `镇${i}` } });
-          await countUpload(wide.store, { account, fileId: entry.fileId, fileName: '通知.pdf', contentType: 'application/pdf', at, day: '2026-05-01', fileLength: 10, stored: i === 0 });
+          const account = testAccount({
+            id: `a-${i}`,
+            username: `clerk${i}`,
+            unit: {
+              id: `t-${String(i).padStart(2, '0')}`,
+              geoType: 'town',
+              city: '江城市',
+              county: '东县',
+              town: `镇${i}`,
+            },
+          });
+          await countUpload(wide.store, {
+            account,
+            fileId: entry.fileId,
+            fileName: '通知.pdf',
+            contentType: 'application/pdf',
+            at,
+            day: '2026-05-01',
+            fileLength: 10,
+            stored: i === 0,
+          });
         }
         const wideReports = new ReportService(wide.store.reports, new ReportCalendar(REPORT_TIME_ZONE));
         const [row] = (await wideReports.crossUnit(crossUnitQuery.parse({}))).items;
@@ -201,7 +329,8 @@ export function reportsConformance(target: StoreTarget): void {
     });
 
     describe('space saved', () => {
-      const figures = (rows: Array<{ uploads: number; savedUploads: number; savedBytes: number }>) => rows.map((r) => [r.uploads, r.savedUploads, r.savedBytes]);
+      const figures = (rows: Array<{ uploads: number; savedUploads: number; savedBytes: number }>) =>
+        rows.map((r) => [r.uploads, r.savedUploads, r.savedBytes]);
 
       it('totals (uploads - 1) x size over every file, and per city', async () => {
         const page = await savings();
@@ -228,8 +357,15 @@ export function reportsConformance(target: StoreTarget): void {
         ]);
         // The other county's 城关镇 is another town.
         const town = await savings({ city: '江城市', county: '西县', town: '城关镇' });
-        assert.deepEqual(town.items, [{ city: '江城市', county: '西县', town: '城关镇', uploads: 2, savedUploads: 1, savedBytes: 3000 }]);
-        assert.deepEqual((await savings({ city: '江城市', sort: 'unit', order: 'asc' })).items.map((r) => ('county' in r ? r.county : undefined)), [null, '东县', '西县']);
+        assert.deepEqual(town.items, [
+          { city: '江城市', county: '西县', town: '城关镇', uploads: 2, savedUploads: 1, savedBytes: 3000 },
+        ]);
+        assert.deepEqual(
+          (await savings({ city: '江城市', sort: 'unit', order: 'asc' })).items.map((r) =>
+            'county' in r ? r.county : undefined,
+          ),
+          [null, '东县', '西县'],
+        );
       });
 
       it('counts each upload on its day in the report time zone, by day, ISO week and month', async () => {
@@ -237,7 +373,21 @@ export function reportsConformance(target: StoreTarget): void {
         assert.equal(days.total, 13);
         assert.deepEqual(
           days.items.map((r) => ('period' in r ? r.period : '')),
-          ['2026-02-01', '2026-02-02', '2026-03-02', '2026-03-03', '2026-03-04', '2026-03-05', '2026-03-06', '2026-03-07', '2026-03-08', '2026-03-09', '2026-03-10', '2026-04-01', '2026-04-02'],
+          [
+            '2026-02-01',
+            '2026-02-02',
+            '2026-03-02',
+            '2026-03-03',
+            '2026-03-04',
+            '2026-03-05',
+            '2026-03-06',
+            '2026-03-07',
+            '2026-03-08',
+            '2026-03-09',
+            '2026-03-10',
+            '2026-04-01',
+            '2026-04-02',
+          ],
         );
         assert.deepEqual(figures(days.items), [
           [1, 0, 0],
@@ -271,16 +421,33 @@ export function reportsConformance(target: StoreTarget): void {
       it('filters by days (both included), file name, and pages with the summary of the whole selection', async () => {
         const range = await savings({ group: 'day', from: '2026-03-03', to: '2026-03-05' });
         assert.deepEqual(range.summary, { uploads: 7, savedUploads: 6, savedBytes: 6000 });
-        assert.deepEqual(range.items.map((r) => ('period' in r ? r.period : '')), ['2026-03-03', '2026-03-04', '2026-03-05']);
-        assert.deepEqual((await savings({ q: '报表' })).items, [{ city: '江城市', uploads: 3, savedUploads: 2, savedBytes: 1000 }]);
+        assert.deepEqual(
+          range.items.map((r) => ('period' in r ? r.period : '')),
+          ['2026-03-03', '2026-03-04', '2026-03-05'],
+        );
+        assert.deepEqual((await savings({ q: '报表' })).items, [
+          { city: '江城市', uploads: 3, savedUploads: 2, savedBytes: 1000 },
+        ]);
         const page = await savings({ group: 'day', limit: '5', offset: '10' });
-        assert.deepEqual([page.items.map((r) => ('period' in r ? r.period : '')), page.total, page.summary], [['2026-03-10', '2026-04-01', '2026-04-02'], 13, { uploads: 18, savedUploads: 12, savedBytes: 14300 }]);
+        assert.deepEqual(
+          [page.items.map((r) => ('period' in r ? r.period : '')), page.total, page.summary],
+          [['2026-03-10', '2026-04-01', '2026-04-02'], 13, { uploads: 18, savedUploads: 12, savedBytes: 14300 }],
+        );
         const past = await savings({ offset: '5' });
-        assert.deepEqual([past.items, past.total, past.summary], [[], 2, { uploads: 18, savedUploads: 12, savedBytes: 14300 }]);
+        assert.deepEqual(
+          [past.items, past.total, past.summary],
+          [[], 2, { uploads: 18, savedUploads: 12, savedBytes: 14300 }],
+        );
         const biggest = await savings({ group: 'day', sort: 'savedBytes', limit: '4' });
-        assert.deepEqual(biggest.items.map((r) => ('period' in r ? r.period : '')), ['2026-03-03', '2026-04-01', '2026-04-02', '2026-03-04']);
+        assert.deepEqual(
+          biggest.items.map((r) => ('period' in r ? r.period : '')),
+          ['2026-03-03', '2026-04-01', '2026-04-02', '2026-03-04'],
+        );
         const none = await savings({ city: '无此市' });
-        assert.deepEqual([none.items, none.total, none.summary], [[], 0, { uploads: 0, savedUploads: 0, savedBytes: 0 }]);
+        assert.deepEqual(
+          [none.items, none.total, none.summary],
+          [[], 0, { uploads: 0, savedUploads: 0, savedBytes: 0 }],
+        );
       });
     });
 
@@ -289,8 +456,26 @@ export function reportsConformance(target: StoreTarget): void {
         const page = await collisions();
         assert.equal(page.total, 2);
         assert.deepEqual(page.items, [
-          { md5: files.C1.md5, fileId: id('C1'), sha256: files.C1.sha256, fileLength: 200, fileName: FILES.C1.name, uploadDate: t('2026-02-01T01:00:00Z'), uploads: 1, filesWithMd5: 2 },
-          { md5: files.C1.md5, fileId: id('C2'), sha256: files.C2.sha256, fileLength: 300, fileName: FILES.C2.name, uploadDate: t('2026-02-02T01:00:00Z'), uploads: 2, filesWithMd5: 2 },
+          {
+            md5: files.C1.md5,
+            fileId: id('C1'),
+            sha256: files.C1.sha256,
+            fileLength: 200,
+            fileName: FILES.C1.name,
+            uploadDate: t('2026-02-01T01:00:00Z'),
+            uploads: 1,
+            filesWithMd5: 2,
+          },
+          {
+            md5: files.C1.md5,
+            fileId: id('C2'),
+            sha256: files.C2.sha256,
+            fileLength: 300,
+            fileName: FILES.C2.name,
+            uploadDate: t('2026-02-02T01:00:00Z'),
+            uploads: 2,
+            filesWithMd5: 2,
+          },
         ]);
       });
 

@@ -14,7 +14,17 @@ import type {
 import { UPLOADERS_PER_ROW } from '../../../shared/reports.js';
 import type { Db, EmbeddedSchema } from '../embedded/database.js';
 import { joinedRows, likePattern, splitJoinedRows } from '../embedded/sql.js';
-import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery, Page, ReportFilter, ReportPaging, Reports, RepeatReportQuery, SavingsReportQuery } from './port.js';
+import type {
+  CollisionReportQuery,
+  CrossUnitReportQuery,
+  NearDuplicateReportQuery,
+  Page,
+  ReportFilter,
+  ReportPaging,
+  Reports,
+  RepeatReportQuery,
+  SavingsReportQuery,
+} from './port.js';
 
 /** (Re)computes ledger_files for the files `where` picks, from their entries; a file without entries has no row. */
 const sumFiles = (where: string) => `
@@ -118,7 +128,6 @@ class Conditions {
 /** Files whose stored name is like @name (needs a table alias before it). */
 const NAMED_FILES = "file_id IN (SELECT file_id FROM catalog WHERE file_name LIKE @name ESCAPE '\\')";
 
-
 /** Filters on ledger rows (alias `l`): time overlap, unit subtree, and, for tables of stored files, the catalog name. */
 function ledgerConditions(f: ReportFilter, nameColumn: 'l.upload_file_name' | 'catalog'): Conditions {
   const where = new Conditions();
@@ -126,10 +135,9 @@ function ledgerConditions(f: ReportFilter, nameColumn: 'l.upload_file_name' | 'c
   if (f.to) where.add('l.upload_time < @to', { to: f.to.getTime() });
   subtree(where, f, 'l.');
   if (f.fileName) {
-    where.add(
-      nameColumn === 'catalog' ? `l.${NAMED_FILES}` : "l.upload_file_name LIKE @name ESCAPE '\\'",
-      { name: likePattern(f.fileName) },
-    );
+    where.add(nameColumn === 'catalog' ? `l.${NAMED_FILES}` : "l.upload_file_name LIKE @name ESCAPE '\\'", {
+      name: likePattern(f.fileName),
+    });
   }
   return where;
 }
@@ -171,7 +179,17 @@ const iso = (ms: number): string => {
   let date = dayTexts.get(day);
   if (date === undefined) dayTexts.set(day, (date = new Date(day * DAY_MS).toISOString().slice(0, 11)));
   const t = ms - day * DAY_MS;
-  return [date, pad(Math.floor(t / 3_600_000), 2), ':', pad(Math.floor(t / 60_000) % 60, 2), ':', pad(Math.floor(t / 1000) % 60, 2), '.', pad(t % 1000, 3), 'Z'].join('');
+  return [
+    date,
+    pad(Math.floor(t / 3_600_000), 2),
+    ':',
+    pad(Math.floor(t / 60_000) % 60, 2),
+    ':',
+    pad(Math.floor(t / 1000) % 60, 2),
+    '.',
+    pad(t % 1000, 3),
+    'Z',
+  ].join('');
 };
 
 /**
@@ -184,8 +202,14 @@ const iso = (ms: number): string => {
 export class EmbeddedReports implements Reports {
   constructor(private readonly db: Db) {}
 
-  private page<Row extends { total: number }>(sql: string, params: Params, paging: ReportPaging): { rows: Row[]; total: number } {
-    const rows = this.db.prepare<Params, Row>(`${sql} LIMIT @limit OFFSET @offset`).all({ ...params, limit: paging.limit, offset: paging.offset });
+  private page<Row extends { total: number }>(
+    sql: string,
+    params: Params,
+    paging: ReportPaging,
+  ): { rows: Row[]; total: number } {
+    const rows = this.db
+      .prepare<Params, Row>(`${sql} LIMIT @limit OFFSET @offset`)
+      .all({ ...params, limit: paging.limit, offset: paging.offset });
     if (rows.length > 0 || paging.offset === 0) return { rows, total: rows[0]?.total ?? 0 };
     const total = this.db.prepare<Params, { n: number }>(`SELECT COUNT(*) AS n FROM (${sql})`).get(params)!.n;
     return { rows, total };
@@ -210,9 +234,26 @@ export class EmbeddedReports implements Reports {
     if (repeats) where.add('l.upload_count >= 2');
     const from = `FROM ledger l ${repeats ? 'INDEXED BY ledger_repeat_files' : ''} JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_id = l.file_id ${where.sql}`;
     if (q.group === 'entry') {
-      type Row = { user_id: string; user_name: string; unit: string; file_id: string; upload_file_name: string; length: number; upload_count: number; upload_time: number; last_upload_time: number };
+      type Row = {
+        user_id: string;
+        user_name: string;
+        unit: string;
+        file_id: string;
+        upload_file_name: string;
+        length: number;
+        upload_count: number;
+        upload_time: number;
+        last_upload_time: number;
+      };
       const order = orderBy(
-        { uploadCount: 'l.upload_count', lastUploadTime: 'l.last_upload_time', firstUploadTime: 'l.upload_time', userName: 'l.user_name', fileName: 'l.upload_file_name', fileLength: 'c.length' },
+        {
+          uploadCount: 'l.upload_count',
+          lastUploadTime: 'l.last_upload_time',
+          firstUploadTime: 'l.upload_time',
+          userName: 'l.user_name',
+          fileName: 'l.upload_file_name',
+          fileLength: 'c.length',
+        },
         q,
         'l.id',
       );
@@ -240,7 +281,19 @@ export class EmbeddedReports implements Reports {
         })),
       };
     }
-    type Row = { total: number; user_id: string; user_name: string; unit: string; users: number; files: number; uploads: number; repeats: number; repeat_bytes: number; first: number; last: number };
+    type Row = {
+      total: number;
+      user_id: string;
+      user_name: string;
+      unit: string;
+      users: number;
+      files: number;
+      uploads: number;
+      repeats: number;
+      repeat_bytes: number;
+      first: number;
+      last: number;
+    };
     const byUser = q.group === 'user';
     const groupBy = byUser ? 'l.user_id, l.unit_id' : 'l.unit_id';
     const order = orderBy(
@@ -285,9 +338,27 @@ export class EmbeddedReports implements Reports {
 
   async crossUnit(q: CrossUnitReportQuery): Promise<Page<CrossUnitRow>> {
     const where = ledgerConditions(q, 'catalog');
-    type Row = { total: number; file_id: string; file_name: string; length: number; units: number; users: number; uploads: number; first: number; last: number };
+    type Row = {
+      total: number;
+      file_id: string;
+      file_name: string;
+      length: number;
+      units: number;
+      users: number;
+      uploads: number;
+      first: number;
+      last: number;
+    };
     const order = orderBy(
-      { units: 'f.units', uploads: 'f.uploads', users: 'f.users', fileLength: 'c.length', lastUploadTime: 'f.last', firstUploadTime: 'f.first', fileName: 'c.file_name' },
+      {
+        units: 'f.units',
+        uploads: 'f.uploads',
+        users: 'f.users',
+        fileLength: 'c.length',
+        lastUploadTime: 'f.last',
+        firstUploadTime: 'f.first',
+        fileName: 'c.file_name',
+      },
       q,
       'f.file_id',
     );
@@ -311,7 +382,9 @@ export class EmbeddedReports implements Reports {
       const files = new Conditions().add('+f.units >= @min');
       if (q.fileName) files.add(`f.${NAMED_FILES}`);
       const from = `FROM ledger_files f JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_id = f.file_id ${files.sql}`;
-      const rows = this.db.prepare<Params, Row>(`SELECT f.*, c.file_name, c.length ${from} ${order} LIMIT @limit OFFSET @offset`).all({ ...params, limit: q.limit, offset: q.offset });
+      const rows = this.db
+        .prepare<Params, Row>(`SELECT f.*, c.file_name, c.length ${from} ${order} LIMIT @limit OFFSET @offset`)
+        .all({ ...params, limit: q.limit, offset: q.offset });
       found = { rows, total: this.total(`SELECT COUNT(*) AS n ${from}`, params, q, rows.length) };
     }
     const { rows, total } = found;
@@ -331,7 +404,9 @@ export class EmbeddedReports implements Reports {
     // By unit id: the unit, or null where the page's entries name it more than one way.
     const units = new Map<string, ReportUnit | null>();
     for (const u of pageUnits) units.set(u.id, units.has(u.id) ? null : reportUnit(u.unit));
-    const named = JSON.stringify([...units].filter(([, unit]) => unit === null).map(([id]) => JSON.parse(id) as string));
+    const named = JSON.stringify(
+      [...units].filter(([, unit]) => unit === null).map(([id]) => JSON.parse(id) as string),
+    );
     const fileWhere = unitWhere.and('l.file_id = @fileId', { named });
     const unitsOfFile = this.db.prepare<Params, { uploaders: string | null }>(
       `SELECT ${joinedRows(['json_quote(unit_id)', 'unit', 'user_names', 'uploads', 'first', 'last'], 'first, unit_id')} AS uploaders
@@ -344,7 +419,14 @@ export class EmbeddedReports implements Reports {
       uploaders.set(
         file_id,
         splitJoinedRows(text).map((fields) => {
-          const [unitId, unit, userNames, uploads, first, last] = fields as [string, string, string, string, string, string];
+          const [unitId, unit, userNames, uploads, first, last] = fields as [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+          ];
           return {
             unit: unit === '' ? units.get(unitId)! : reportUnit(unit),
             userNames: (JSON.parse(userNames) as string[]).sort(),
@@ -378,7 +460,14 @@ export class EmbeddedReports implements Reports {
     subtree(where, q, 'd.');
     if (q.fileName) where.add(`d.${NAMED_FILES}`, { name: likePattern(q.fileName) });
     // Per unit: one level below the filter (a town filter keeps the town itself).
-    const keys = q.group !== 'unit' ? [q.group] : !q.unit ? ['city'] : !q.unit.county ? ['city', 'county'] : ['city', 'county', 'town'];
+    const keys =
+      q.group !== 'unit'
+        ? [q.group]
+        : !q.unit
+          ? ['city']
+          : !q.unit.county
+            ? ['city', 'county']
+            : ['city', 'county', 'town'];
     const key = keys.join(', ');
     const order = orderBy(
       { savedBytes: 'saved_bytes', savedUploads: 'saved_uploads', uploads: 'uploads', unit: key, period: key },
@@ -387,8 +476,21 @@ export class EmbeddedReports implements Reports {
     );
     // Summed first per unit or per day, the order of the covering indexes (a week or month is
     // days in a row, but SQLite does not know that and would sort every row by it), then per row.
-    const fine = q.group === 'unit' ? ['city', 'county', 'town'] : q.group === 'day' ? ['day'] : ['day', 'week', 'month'];
-    type Row = { total: number; city: string; county: string | null; town: string | null; period: string; uploads: number; saved_uploads: number; saved_bytes: number; all_uploads: number; all_saved_uploads: number; all_saved_bytes: number };
+    const fine =
+      q.group === 'unit' ? ['city', 'county', 'town'] : q.group === 'day' ? ['day'] : ['day', 'week', 'month'];
+    type Row = {
+      total: number;
+      city: string;
+      county: string | null;
+      town: string | null;
+      period: string;
+      uploads: number;
+      saved_uploads: number;
+      saved_bytes: number;
+      all_uploads: number;
+      all_saved_uploads: number;
+      all_saved_bytes: number;
+    };
     const sql = `SELECT ${keys.map((k) => `${k} AS ${q.group === 'unit' ? k : 'period'}`).join(', ')},
                    SUM(uploads) AS uploads, SUM(saved_uploads) AS saved_uploads, SUM(saved_bytes) AS saved_bytes,
                    SUM(SUM(uploads)) OVER () AS all_uploads, SUM(SUM(saved_uploads)) OVER () AS all_saved_uploads,
@@ -400,7 +502,11 @@ export class EmbeddedReports implements Reports {
     const { rows, total } = this.page<Row>(sql, where.params, q);
     let summary: SavingsFigures;
     if (rows[0]) {
-      summary = { uploads: rows[0].all_uploads, savedUploads: rows[0].all_saved_uploads, savedBytes: rows[0].all_saved_bytes };
+      summary = {
+        uploads: rows[0].all_uploads,
+        savedUploads: rows[0].all_saved_uploads,
+        savedBytes: rows[0].all_saved_bytes,
+      };
     } else {
       const s = this.db
         .prepare<Params, { uploads: number | null; saved_uploads: number | null; saved_bytes: number | null }>(
@@ -409,13 +515,22 @@ export class EmbeddedReports implements Reports {
         .get(where.params)!;
       summary = { uploads: s.uploads ?? 0, savedUploads: s.saved_uploads ?? 0, savedBytes: s.saved_bytes ?? 0 };
     }
-    const figures = (r: Row): SavingsFigures => ({ uploads: r.uploads, savedUploads: r.saved_uploads, savedBytes: r.saved_bytes });
+    const figures = (r: Row): SavingsFigures => ({
+      uploads: r.uploads,
+      savedUploads: r.saved_uploads,
+      savedBytes: r.saved_bytes,
+    });
     return {
       total,
       summary,
       items: rows.map((r) =>
         q.group === 'unit'
-          ? { city: r.city, ...(keys.includes('county') && { county: r.county }), ...(keys.includes('town') && { town: r.town }), ...figures(r) }
+          ? {
+              city: r.city,
+              ...(keys.includes('county') && { county: r.county }),
+              ...(keys.includes('town') && { town: r.town }),
+              ...figures(r),
+            }
           : { period: r.period, ...figures(r) },
       ),
     };
@@ -429,8 +544,28 @@ export class EmbeddedReports implements Reports {
     // Uploads counted within the unit subtree; with a subtree, only files it uploaded.
     const uploadsWhere = new Conditions().add('l.file_id = c.file_id');
     subtree(uploadsWhere, q, 'l.');
-    const order = orderBy({ md5: 'md5, upload_date', uploadDate: 'upload_date', fileLength: 'length', fileName: 'file_name', uploads: 'uploads' }, q, 'file_id');
-    type Row = { total: number; md5: string; file_id: string; sha256: string; length: number; file_name: string; upload_date: number; uploads: number; files_with_md5: number };
+    const order = orderBy(
+      {
+        md5: 'md5, upload_date',
+        uploadDate: 'upload_date',
+        fileLength: 'length',
+        fileName: 'file_name',
+        uploads: 'uploads',
+      },
+      q,
+      'file_id',
+    );
+    type Row = {
+      total: number;
+      md5: string;
+      file_id: string;
+      sha256: string;
+      length: number;
+      file_name: string;
+      upload_date: number;
+      uploads: number;
+      files_with_md5: number;
+    };
     const { rows, total } = this.page<Row>(
       `SELECT *, COUNT(*) OVER () AS total FROM (
          SELECT c.md5, c.file_id, c.sha256, c.length, c.file_name, c.upload_date,
@@ -461,7 +596,10 @@ export class EmbeddedReports implements Reports {
     if (q.from) where.add('p.found_at >= @from', { from: q.from.getTime() });
     if (q.to) where.add('p.found_at < @to', { to: q.to.getTime() });
     if (q.method) where.add('p.method = @method', { method: q.method });
-    if (q.fileName) where.add("(a.file_name LIKE @name ESCAPE '\\' OR b.file_name LIKE @name ESCAPE '\\')", { name: likePattern(q.fileName) });
+    if (q.fileName)
+      where.add("(a.file_name LIKE @name ESCAPE '\\' OR b.file_name LIKE @name ESCAPE '\\')", {
+        name: likePattern(q.fileName),
+      });
     if (q.unit) {
       // Pairs where either file was uploaded within the subtree.
       const inSubtree = (column: string) => {
@@ -470,9 +608,16 @@ export class EmbeddedReports implements Reports {
         return w;
       };
       const a = inSubtree('p.file_a');
-      where.add(`(EXISTS (SELECT 1 FROM ledger l ${a.sql}) OR EXISTS (SELECT 1 FROM ledger l ${inSubtree('p.file_b').sql}))`, a.params);
+      where.add(
+        `(EXISTS (SELECT 1 FROM ledger l ${a.sql}) OR EXISTS (SELECT 1 FROM ledger l ${inSubtree('p.file_b').sql}))`,
+        a.params,
+      );
     }
-    const order = orderBy({ foundAt: 'p.found_at', jaccard: 'p.jaccard', hamming: 'p.hamming IS NULL,p.hamming' }, q, 'p.file_a, p.file_b');
+    const order = orderBy(
+      { foundAt: 'p.found_at', jaccard: 'p.jaccard', hamming: 'p.hamming IS NULL,p.hamming' },
+      q,
+      'p.file_a, p.file_b',
+    );
     type Row = {
       total: number;
       file_a: string;
@@ -501,7 +646,9 @@ export class EmbeddedReports implements Reports {
       where.params,
       q,
     );
-    const unitsOf = this.db.prepare<[string], { unit: string }>('SELECT DISTINCT unit FROM ledger WHERE file_id = ? ORDER BY unit_id');
+    const unitsOf = this.db.prepare<[string], { unit: string }>(
+      'SELECT DISTINCT unit FROM ledger WHERE file_id = ? ORDER BY unit_id',
+    );
     const file = (id: string, name: string, length: number, type: string, date: number, snippet: string) => ({
       fileId: id,
       fileName: name,

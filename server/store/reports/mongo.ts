@@ -16,7 +16,17 @@ import type { CatalogCollections, CatalogDoc } from '../catalog/mongo.js';
 import { reportUnitFromDoc, type LedgerCollections, type LedgerDoc } from '../ledger/mongo.js';
 import { containsPattern, toNumber } from '../mongo/documents.js';
 import type { NearDuplicateCollections, NearPairDoc } from '../near-duplicates/mongo.js';
-import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery, Page, ReportFilter, ReportPaging, Reports, RepeatReportQuery, SavingsReportQuery } from './port.js';
+import type {
+  CollisionReportQuery,
+  CrossUnitReportQuery,
+  NearDuplicateReportQuery,
+  Page,
+  ReportFilter,
+  ReportPaging,
+  Reports,
+  RepeatReportQuery,
+  SavingsReportQuery,
+} from './port.js';
 
 /** The collections the reports read: the ledger and its day tallies, the catalog, the near-duplicate pairs. */
 export type ReportCollections = LedgerCollections & CatalogCollections & NearDuplicateCollections;
@@ -25,9 +35,15 @@ export type ReportCollections = LedgerCollections & CatalogCollections & NearDup
 export async function createReportIndexes(c: ReportCollections): Promise<void> {
   await Promise.all([
     c.ledger.createIndex({ UploadCount: 1 }, { name: 'repeats' }),
-    c.ledger.createIndex({ 'UploadGeoAddress.CityName': 1, 'UploadGeoAddress.CountyName': 1, 'UploadGeoAddress.TownName': 1 }, { name: 'subtree' }),
+    c.ledger.createIndex(
+      { 'UploadGeoAddress.CityName': 1, 'UploadGeoAddress.CountyName': 1, 'UploadGeoAddress.TownName': 1 },
+      { name: 'subtree' },
+    ),
     c.ledger.createIndex({ UploadFileID: 1, 'UploadGeography.UploadGeoNameID': 1 }, { name: 'file_unit' }),
-    c.catalog.createIndex({ md5Collision: 1, uploadDate: 1 }, { name: 'collisions', partialFilterExpression: { md5Collision: true } }),
+    c.catalog.createIndex(
+      { md5Collision: 1, uploadDate: 1 },
+      { name: 'collisions', partialFilterExpression: { md5Collision: true } },
+    ),
     c.uploadDays.createIndex({ Day: 1 }, { name: 'day' }),
     c.uploadDays.createIndex({ CityName: 1, CountyName: 1, TownName: 1, Day: 1 }, { name: 'subtree_day' }),
   ]);
@@ -49,7 +65,11 @@ function ledgerMatch(f: ReportFilter): Document {
   return {
     ...(f.from && { LastUploadTime: { $gte: f.from } }),
     ...(f.to && { UploadTime: { $lt: f.to } }),
-    ...subtreeMatch(f, { city: 'UploadGeoAddress.CityName', county: 'UploadGeoAddress.CountyName', town: 'UploadGeoAddress.TownName' }),
+    ...subtreeMatch(f, {
+      city: 'UploadGeoAddress.CityName',
+      county: 'UploadGeoAddress.CountyName',
+      town: 'UploadGeoAddress.TownName',
+    }),
   };
 }
 
@@ -64,11 +84,18 @@ function subtreeMatch(f: ReportFilter, fields: { city: string; county: string; t
 
 /** Joins the catalog entry (`file`) of `localField`; rows without one drop out (an inner join). */
 function joinCatalog(c: ReportCollections, localField: string): Document[] {
-  return [{ $lookup: { from: c.catalog.collectionName, localField, foreignField: '_id', as: 'file' } }, { $unwind: '$file' }];
+  return [
+    { $lookup: { from: c.catalog.collectionName, localField, foreignField: '_id', as: 'file' } },
+    { $unwind: '$file' },
+  ];
 }
 
 /** $sort by a sort field's columns, then a unique key ascending so pages never overlap. */
-function sortStage(columns: Record<string, readonly string[]>, paging: ReportPaging, tieBreak: readonly string[]): Document {
+function sortStage(
+  columns: Record<string, readonly string[]>,
+  paging: ReportPaging,
+  tieBreak: readonly string[],
+): Document {
   const fields = columns[paging.sort];
   if (!fields) throw new Error(`unknown sort field ${paging.sort}`);
   const sort: Record<string, 1 | -1> = {};
@@ -81,7 +108,11 @@ function sortStage(columns: Record<string, readonly string[]>, paging: ReportPag
 const groupUnit = { $max: { UploadGeography: '$UploadGeography', UploadGeoAddress: '$UploadGeoAddress' } };
 
 /** Uploads of a group of entries, and when they began and ended. */
-const uploadSpan = { uploads: { $sum: '$UploadCount' }, first: { $min: '$UploadTime' }, last: { $max: '$LastUploadTime' } };
+const uploadSpan = {
+  uploads: { $sum: '$UploadCount' },
+  first: { $min: '$UploadTime' },
+  last: { $max: '$LastUploadTime' },
+};
 
 const iso = (d: Date) => d.toISOString();
 
@@ -92,12 +123,23 @@ export class MongoReports implements Reports {
    * One page of `stages` (which yield every row) and the number of rows over all pages; the count
    * runs only when the page does not tell it (a full page, or one past the end).
    */
-  private async page<Row extends Document>(collection: Pick<Collection, 'aggregate'>, stages: Document[], sort: Document, paging: ReportPaging, after: Document[] = []) {
+  private async page<Row extends Document>(
+    collection: Pick<Collection, 'aggregate'>,
+    stages: Document[],
+    sort: Document,
+    paging: ReportPaging,
+    after: Document[] = [],
+  ) {
     const rows = await collection
-      .aggregate<Row>([...stages, sort, { $skip: paging.offset }, { $limit: paging.limit }, ...after], { allowDiskUse: true })
+      .aggregate<Row>([...stages, sort, { $skip: paging.offset }, { $limit: paging.limit }, ...after], {
+        allowDiskUse: true,
+      })
       .toArray();
-    if (rows.length < paging.limit && (rows.length > 0 || paging.offset === 0)) return { rows, total: paging.offset + rows.length };
-    const [count] = await collection.aggregate<{ n: number }>([...stages, { $count: 'n' }], { allowDiskUse: true }).toArray();
+    if (rows.length < paging.limit && (rows.length > 0 || paging.offset === 0))
+      return { rows, total: paging.offset + rows.length };
+    const [count] = await collection
+      .aggregate<{ n: number }>([...stages, { $count: 'n' }], { allowDiskUse: true })
+      .toArray();
     return { rows, total: count?.n ?? 0 };
   }
 
@@ -127,7 +169,13 @@ export class MongoReports implements Reports {
         // Entries in the order they were first recorded (a client-made ObjectId, see ledger.ts).
         ['_id'],
       );
-      const { rows, total } = await this.page<Row>(this.c.ledger, bySize ? entries : [{ $match: match }], sort, q, bySize ? [] : joinCatalog(this.c, 'UploadFileID'));
+      const { rows, total } = await this.page<Row>(
+        this.c.ledger,
+        bySize ? entries : [{ $match: match }],
+        sort,
+        q,
+        bySize ? [] : joinCatalog(this.c, 'UploadFileID'),
+      );
       return {
         total,
         items: rows.map((r) => ({
@@ -144,13 +192,26 @@ export class MongoReports implements Reports {
       };
     }
     const byUser = q.group === 'user';
-    type Row = { _id: { user?: string; unit: string }; userName: string; who: Unit; users: number; files: number; uploads: number; repeats: number; repeatBytes: Long; first: Date; last: Date };
+    type Row = {
+      _id: { user?: string; unit: string };
+      userName: string;
+      who: Unit;
+      users: number;
+      files: number;
+      uploads: number;
+      repeats: number;
+      repeatBytes: Long;
+      first: Date;
+      last: Date;
+    };
     const repeats = { $subtract: ['$UploadCount', 1] };
     const groups = [
       ...entries,
       {
         $group: {
-          _id: byUser ? { user: '$UserID', unit: '$UploadGeography.UploadGeoNameID' } : { unit: '$UploadGeography.UploadGeoNameID' },
+          _id: byUser
+            ? { user: '$UserID', unit: '$UploadGeography.UploadGeoNameID' }
+            : { unit: '$UploadGeography.UploadGeoNameID' },
           userName: { $max: '$UserName' },
           who: groupUnit,
           // Bounded by a unit's accounts.
@@ -198,7 +259,15 @@ export class MongoReports implements Reports {
 
   async crossUnit(q: CrossUnitReportQuery): Promise<Page<CrossUnitRow>> {
     const match = ledgerMatch(q);
-    type Row = { _id: ObjectId; units: number; users: number; uploads: number; first: Date; last: Date; file: CatalogDoc };
+    type Row = {
+      _id: ObjectId;
+      units: number;
+      users: number;
+      uploads: number;
+      first: Date;
+      last: Date;
+      file: CatalogDoc;
+    };
     const files: Document[] = [
       { $match: match },
       {
@@ -216,7 +285,10 @@ export class MongoReports implements Reports {
     const catalogFirst = !!q.fileName || q.sort === 'fileName' || q.sort === 'fileLength';
     if (catalogFirst) {
       // The name filter is on the stored name, a property of the file: it can wait for the grouping.
-      files.push(...joinCatalog(this.c, '_id'), ...(q.fileName ? [{ $match: { 'file.fileName': containsPattern(q.fileName) } }] : []));
+      files.push(
+        ...joinCatalog(this.c, '_id'),
+        ...(q.fileName ? [{ $match: { 'file.fileName': containsPattern(q.fileName) } }] : []),
+      );
     }
     const sort = sortStage(
       {
@@ -231,10 +303,23 @@ export class MongoReports implements Reports {
       q,
       ['_id'],
     );
-    const { rows, total } = await this.page<Row>(this.c.ledger, files, sort, q, catalogFirst ? [] : joinCatalog(this.c, '_id'));
+    const { rows, total } = await this.page<Row>(
+      this.c.ledger,
+      files,
+      sort,
+      q,
+      catalogFirst ? [] : joinCatalog(this.c, '_id'),
+    );
 
     // The units of this page's files only, with the same filters.
-    type UnitRow = { _id: { file: ObjectId; unit: string }; who: Unit; userNames: string[]; uploads: number; first: Date; last: Date };
+    type UnitRow = {
+      _id: { file: ObjectId; unit: string };
+      who: Unit;
+      userNames: string[];
+      uploads: number;
+      first: Date;
+      last: Date;
+    };
     const unitRows =
       rows.length === 0
         ? []
@@ -257,7 +342,13 @@ export class MongoReports implements Reports {
       const fileId = u._id.file.toHexString();
       const list = uploaders.get(fileId) ?? [];
       if (list.length === UPLOADERS_PER_ROW) continue;
-      list.push({ unit: reportUnitFromDoc(u.who), userNames: u.userNames.sort(), uploads: u.uploads, firstUploadTime: iso(u.first), lastUploadTime: iso(u.last) });
+      list.push({
+        unit: reportUnitFromDoc(u.who),
+        userNames: u.userNames.sort(),
+        uploads: u.uploads,
+        firstUploadTime: iso(u.first),
+        lastUploadTime: iso(u.last),
+      });
       uploaders.set(fileId, list);
     }
     return {
@@ -278,7 +369,9 @@ export class MongoReports implements Reports {
 
   async savings(q: SavingsReportQuery): Promise<Page<SavingsUnitRow | SavingsPeriodRow> & { summary: SavingsFigures }> {
     const match = {
-      ...(q.fromDay || q.toDay ? { Day: { ...(q.fromDay ? { $gte: q.fromDay } : {}), ...(q.toDay ? { $lte: q.toDay } : {}) } } : {}),
+      ...(q.fromDay || q.toDay
+        ? { Day: { ...(q.fromDay ? { $gte: q.fromDay } : {}), ...(q.toDay ? { $lte: q.toDay } : {}) } }
+        : {}),
       ...subtreeMatch(q, { city: 'CityName', county: 'CountyName', town: 'TownName' }),
     };
     // Per unit: one level below the filter (a town filter keeps the town itself).
@@ -289,9 +382,21 @@ export class MongoReports implements Reports {
           ? { period: '$Week' }
           : q.group === 'month'
             ? { period: '$Month' }
-            : { city: '$CityName', ...(q.unit && { county: '$CountyName' }), ...(q.unit?.county && { town: '$TownName' }) };
-    const sums = { uploads: { $sum: '$Uploads' }, savedUploads: { $sum: '$SavedUploads' }, savedBytes: { $sum: { $multiply: ['$SavedUploads', '$FileLength'] } } };
-    const again = { uploads: { $sum: '$uploads' }, savedUploads: { $sum: '$savedUploads' }, savedBytes: { $sum: '$savedBytes' } };
+            : {
+                city: '$CityName',
+                ...(q.unit && { county: '$CountyName' }),
+                ...(q.unit?.county && { town: '$TownName' }),
+              };
+    const sums = {
+      uploads: { $sum: '$Uploads' },
+      savedUploads: { $sum: '$SavedUploads' },
+      savedBytes: { $sum: { $multiply: ['$SavedUploads', '$FileLength'] } },
+    };
+    const again = {
+      uploads: { $sum: '$uploads' },
+      savedUploads: { $sum: '$savedUploads' },
+      savedBytes: { $sum: '$savedBytes' },
+    };
     const groups: Document[] = q.fileName
       ? [
           // Per file first, so the catalog is read once per file and group, not once per day.
@@ -303,21 +408,46 @@ export class MongoReports implements Reports {
         ]
       : [{ $match: match }, { $group: { _id: key, ...sums } }];
     const keyFields = Object.keys(key).map((k) => `_id.${k}`);
-    const sort = sortStage({ savedBytes: ['savedBytes'], savedUploads: ['savedUploads'], uploads: ['uploads'], unit: keyFields, period: keyFields }, q, keyFields);
+    const sort = sortStage(
+      {
+        savedBytes: ['savedBytes'],
+        savedUploads: ['savedUploads'],
+        uploads: ['uploads'],
+        unit: keyFields,
+        period: keyFields,
+      },
+      q,
+      keyFields,
+    );
     type Figures = { uploads: number; savedUploads: number; savedBytes: Long };
     type Row = Figures & { _id: { period?: string; city?: string; county?: string | null; town?: string | null } };
     const days = this.c.uploadDays;
     const [rows, [all]] = await Promise.all([
-      days.aggregate<Row>([...groups, sort, { $skip: q.offset }, { $limit: q.limit }], { allowDiskUse: true }).toArray(),
-      days.aggregate<Figures & { total: number }>([...groups, { $group: { _id: null, total: { $sum: 1 }, ...again } }], { allowDiskUse: true }).toArray(),
+      days
+        .aggregate<Row>([...groups, sort, { $skip: q.offset }, { $limit: q.limit }], { allowDiskUse: true })
+        .toArray(),
+      days
+        .aggregate<Figures & { total: number }>([...groups, { $group: { _id: null, total: { $sum: 1 }, ...again } }], {
+          allowDiskUse: true,
+        })
+        .toArray(),
     ]);
-    const figuresOf = (r: Figures): SavingsFigures => ({ uploads: r.uploads, savedUploads: r.savedUploads, savedBytes: toNumber(r.savedBytes) });
+    const figuresOf = (r: Figures): SavingsFigures => ({
+      uploads: r.uploads,
+      savedUploads: r.savedUploads,
+      savedBytes: toNumber(r.savedBytes),
+    });
     return {
       total: all?.total ?? 0,
       summary: all ? figuresOf(all) : { uploads: 0, savedUploads: 0, savedBytes: 0 },
       items: rows.map((r) =>
         q.group === 'unit'
-          ? { city: r._id.city!, ...('county' in key && { county: r._id.county ?? null }), ...('town' in key && { town: r._id.town ?? null }), ...figuresOf(r) }
+          ? {
+              city: r._id.city!,
+              ...('county' in key && { county: r._id.county ?? null }),
+              ...('town' in key && { town: r._id.town ?? null }),
+              ...figuresOf(r),
+            }
           : { period: r._id.period!, ...figuresOf(r) },
       ),
     };
@@ -330,26 +460,39 @@ export class MongoReports implements Reports {
       ...(q.fileName ? { fileName: containsPattern(q.fileName) } : {}),
     };
     // Uploads counted within the unit subtree; with a subtree, only files it uploaded.
-    const inSubtree = Object.entries(subtreeMatch(q, { city: 'CityName', county: 'CountyName', town: 'TownName' })).map(([field, value]) => ({
-      $eq: [`$$e.UploadGeoAddress.${field}`, value],
-    }));
-    const entries = inSubtree.length > 0 ? { $filter: { input: '$entries', as: 'e', cond: { $and: inSubtree } } } : '$entries';
+    const inSubtree = Object.entries(subtreeMatch(q, { city: 'CityName', county: 'CountyName', town: 'TownName' })).map(
+      ([field, value]) => ({
+        $eq: [`$$e.UploadGeoAddress.${field}`, value],
+      }),
+    );
+    const entries =
+      inSubtree.length > 0 ? { $filter: { input: '$entries', as: 'e', cond: { $and: inSubtree } } } : '$entries';
     const files = [
       { $match: match },
-      { $lookup: { from: this.c.ledger.collectionName, localField: '_id', foreignField: 'UploadFileID', as: 'entries' } },
+      {
+        $lookup: { from: this.c.ledger.collectionName, localField: '_id', foreignField: 'UploadFileID', as: 'entries' },
+      },
       { $addFields: { uploads: { $sum: { $map: { input: entries, as: 'e', in: '$$e.UploadCount' } } } } },
       { $project: { entries: 0 } },
       { $match: { uploads: { $gte: q.min, ...(q.unit && { $gt: 0 }) } } },
     ];
     const sort = sortStage(
-      { md5: ['fileMD5', 'uploadDate'], uploadDate: ['uploadDate'], fileLength: ['fileLength'], fileName: ['fileName'], uploads: ['uploads'] },
+      {
+        md5: ['fileMD5', 'uploadDate'],
+        uploadDate: ['uploadDate'],
+        fileLength: ['fileLength'],
+        fileName: ['fileName'],
+        uploads: ['uploads'],
+      },
       q,
       ['_id'],
     );
     type Row = CatalogDoc & { uploads: number; sameMd5: number };
     const { rows, total } = await this.page<Row>(this.c.catalog, files, sort, q, [
       // Counted for this page only.
-      { $lookup: { from: this.c.catalog.collectionName, localField: 'fileMD5', foreignField: 'fileMD5', as: 'sameMd5' } },
+      {
+        $lookup: { from: this.c.catalog.collectionName, localField: 'fileMD5', foreignField: 'fileMD5', as: 'sameMd5' },
+      },
       { $addFields: { sameMd5: { $size: '$sameMd5' } } },
     ]);
     return {
@@ -372,18 +515,44 @@ export class MongoReports implements Reports {
       ...(q.from || q.to ? { foundAt: { ...(q.from && { $gte: q.from }), ...(q.to && { $lt: q.to }) } } : {}),
       ...(q.method ? { method: q.method } : {}),
     };
-    const subtree = subtreeMatch(q, { city: 'UploadGeoAddress.CityName', county: 'UploadGeoAddress.CountyName', town: 'UploadGeoAddress.TownName' });
+    const subtree = subtreeMatch(q, {
+      city: 'UploadGeoAddress.CityName',
+      county: 'UploadGeoAddress.CountyName',
+      town: 'UploadGeoAddress.TownName',
+    });
     const pairs: Document[] = [
       { $match: match },
       { $lookup: { from: this.c.catalog.collectionName, localField: 'fileA', foreignField: '_id', as: 'a' } },
       { $unwind: '$a' },
       { $lookup: { from: this.c.catalog.collectionName, localField: 'fileB', foreignField: '_id', as: 'b' } },
       { $unwind: '$b' },
-      ...(q.fileName ? [{ $match: { $or: [{ 'a.fileName': containsPattern(q.fileName) }, { 'b.fileName': containsPattern(q.fileName) }] } }] : []),
+      ...(q.fileName
+        ? [
+            {
+              $match: {
+                $or: [{ 'a.fileName': containsPattern(q.fileName) }, { 'b.fileName': containsPattern(q.fileName) }],
+              },
+            },
+          ]
+        : []),
       ...(q.unit
         ? [
-            { $lookup: { from: this.c.ledger.collectionName, localField: 'fileA', foreignField: 'UploadFileID', as: 'aEntries' } },
-            { $lookup: { from: this.c.ledger.collectionName, localField: 'fileB', foreignField: 'UploadFileID', as: 'bEntries' } },
+            {
+              $lookup: {
+                from: this.c.ledger.collectionName,
+                localField: 'fileA',
+                foreignField: 'UploadFileID',
+                as: 'aEntries',
+              },
+            },
+            {
+              $lookup: {
+                from: this.c.ledger.collectionName,
+                localField: 'fileB',
+                foreignField: 'UploadFileID',
+                as: 'bEntries',
+              },
+            },
             { $match: { $or: [{ aEntries: { $elemMatch: subtree } }, { bEntries: { $elemMatch: subtree } }] } },
             { $project: { aEntries: 0, bEntries: 0 } },
           ]
@@ -392,10 +561,18 @@ export class MongoReports implements Reports {
     // A short text has no SimHash: sorted by distance, it comes after every pair that has one.
     const sort = sortStage({ foundAt: ['foundAt'], jaccard: ['jaccard'], hamming: ['hammingOrLast'] }, q, ['_id']);
     type Row = NearPairDoc & { a: CatalogDoc; b: CatalogDoc };
-    const { rows, total } = await this.page<Row>(this.c.nearPairs, [...pairs, { $addFields: { hammingOrLast: { $ifNull: ['$hamming', 65] } } }], sort, q);
+    const { rows, total } = await this.page<Row>(
+      this.c.nearPairs,
+      [...pairs, { $addFields: { hammingOrLast: { $ifNull: ['$hamming', 65] } } }],
+      sort,
+      q,
+    );
     const ids = [...new Set(rows.flatMap((r) => [r.fileA.toHexString(), r.fileB.toHexString()]))];
     const entries = await this.c.ledger
-      .find({ UploadFileID: { $in: rows.flatMap((r) => [r.fileA, r.fileB]) } }, { projection: { UploadFileID: 1, UploadGeography: 1, UploadGeoAddress: 1 } })
+      .find(
+        { UploadFileID: { $in: rows.flatMap((r) => [r.fileA, r.fileB]) } },
+        { projection: { UploadFileID: 1, UploadGeography: 1, UploadGeoAddress: 1 } },
+      )
       .toArray();
     const units = new Map(ids.map((id) => [id, new Map<string, ReturnType<typeof reportUnitFromDoc>>()]));
     for (const e of entries) {
@@ -408,7 +585,9 @@ export class MongoReports implements Reports {
       fileLength: toNumber(doc.fileLength),
       contentType: doc.contentType,
       uploadDate: iso(doc.uploadDate),
-      units: [...(units.get(doc._id.toHexString())?.values() ?? [])].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)),
+      units: [...(units.get(doc._id.toHexString())?.values() ?? [])].sort((x, y) =>
+        x.id < y.id ? -1 : x.id > y.id ? 1 : 0,
+      ),
       snippet,
     });
     return {

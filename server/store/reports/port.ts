@@ -43,7 +43,8 @@ export interface ReportPaging {
   offset: number;
 }
 
-export type RepeatReportQuery = ReportFilter & ReportPaging & { group: 'entry' | 'user' | 'unit'; userName?: string; unitId?: string; min: number };
+export type RepeatReportQuery = ReportFilter &
+  ReportPaging & { group: 'entry' | 'user' | 'unit'; userName?: string; unitId?: string; min: number };
 export type CrossUnitReportQuery = ReportFilter & ReportPaging & { min: number };
 export type SavingsReportQuery = ReportFilter & ReportPaging & { group: 'unit' | 'day' | 'week' | 'month' };
 export type CollisionReportQuery = ReportFilter & ReportPaging & { min: number };

@@ -62,7 +62,12 @@ function uploadFromRow(row: UploadRow): UploadState {
     lock:
       row.lock_holder === null
         ? null
-        : { holder: row.lock_holder, host: row.lock_host ?? '', pid: row.lock_pid ?? 0, until: new Date(row.lock_until ?? 0) },
+        : {
+            holder: row.lock_holder,
+            host: row.lock_host ?? '',
+            pid: row.lock_pid ?? 0,
+            until: new Date(row.lock_until ?? 0),
+          },
     completing: row.completing === null ? null : (JSON.parse(row.completing) as ContentKey),
     outcome: row.outcome === null ? null : (JSON.parse(row.outcome) as UploadOutcome),
   };
@@ -78,7 +83,16 @@ export class EmbeddedUploadStore implements UploadStore {
         `INSERT INTO uploads (id, owner_id, staging_id, length, metadata, created_at, active_at, expires_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(u.id, u.ownerId, u.stagingId, u.length, JSON.stringify(u.metadata), u.createdAt.getTime(), u.activeAt.getTime(), u.expiresAt.getTime());
+      .run(
+        u.id,
+        u.ownerId,
+        u.stagingId,
+        u.length,
+        JSON.stringify(u.metadata),
+        u.createdAt.getTime(),
+        u.activeAt.getTime(),
+        u.expiresAt.getTime(),
+      );
   }
 
   async get(id: string): Promise<UploadState | undefined> {
@@ -99,26 +113,38 @@ export class EmbeddedUploadStore implements UploadStore {
     return { status: 'busy', lock: upload.lock! };
   }
 
-  async advance(id: string, holder: string, p: { offset: number; activeAt: Date; expiresAt: Date; lockUntil: Date }): Promise<boolean> {
+  async advance(
+    id: string,
+    holder: string,
+    p: { offset: number; activeAt: Date; expiresAt: Date; lockUntil: Date },
+  ): Promise<boolean> {
     const { changes } = this.db
-      .prepare('UPDATE uploads SET "offset" = ?, active_at = ?, expires_at = ?, lock_until = ? WHERE id = ? AND lock_holder = ?')
+      .prepare(
+        'UPDATE uploads SET "offset" = ?, active_at = ?, expires_at = ?, lock_until = ? WHERE id = ? AND lock_holder = ?',
+      )
       .run(p.offset, p.activeAt.getTime(), p.expiresAt.getTime(), p.lockUntil.getTime(), id, holder);
     return changes === 1;
   }
 
   async renew(id: string, holder: string, until: Date): Promise<void> {
-    this.db.prepare('UPDATE uploads SET lock_until = ? WHERE id = ? AND lock_holder = ?').run(until.getTime(), id, holder);
+    this.db
+      .prepare('UPDATE uploads SET lock_until = ? WHERE id = ? AND lock_holder = ?')
+      .run(until.getTime(), id, holder);
   }
 
   async rewind(id: string, holder: string, offset: number): Promise<boolean> {
     const { changes } = this.db
-      .prepare('UPDATE uploads SET "offset" = MIN("offset", ?), completing = NULL WHERE id = ? AND lock_holder = ? AND outcome IS NULL')
+      .prepare(
+        'UPDATE uploads SET "offset" = MIN("offset", ?), completing = NULL WHERE id = ? AND lock_holder = ? AND outcome IS NULL',
+      )
       .run(offset, id, holder);
     return changes === 1;
   }
 
   async markCompleting(id: string, holder: string, key: ContentKey): Promise<boolean> {
-    const { changes } = this.db.prepare('UPDATE uploads SET completing = ? WHERE id = ? AND lock_holder = ?').run(JSON.stringify(key), id, holder);
+    const { changes } = this.db
+      .prepare('UPDATE uploads SET completing = ? WHERE id = ? AND lock_holder = ?')
+      .run(JSON.stringify(key), id, holder);
     return changes === 1;
   }
 
@@ -130,7 +156,11 @@ export class EmbeddedUploadStore implements UploadStore {
   }
 
   async release(id: string, holder: string): Promise<void> {
-    this.db.prepare('UPDATE uploads SET lock_holder = NULL, lock_host = NULL, lock_pid = NULL, lock_until = NULL WHERE id = ? AND lock_holder = ?').run(id, holder);
+    this.db
+      .prepare(
+        'UPDATE uploads SET lock_holder = NULL, lock_host = NULL, lock_pid = NULL, lock_until = NULL WHERE id = ? AND lock_holder = ?',
+      )
+      .run(id, holder);
   }
 
   async delete(id: string): Promise<void> {
@@ -138,6 +168,9 @@ export class EmbeddedUploadStore implements UploadStore {
   }
 
   async listExpired(now: Date, limit: number): Promise<UploadState[]> {
-    return this.db.prepare<[number, number], UploadRow>('SELECT * FROM uploads WHERE expires_at < ? ORDER BY expires_at LIMIT ?').all(now.getTime(), limit).map(uploadFromRow);
+    return this.db
+      .prepare<[number, number], UploadRow>('SELECT * FROM uploads WHERE expires_at < ? ORDER BY expires_at LIMIT ?')
+      .all(now.getTime(), limit)
+      .map(uploadFromRow);
   }
 }

@@ -43,7 +43,9 @@ function uploadFromDoc(d: UploadDoc): UploadState {
     activeAt: d.activeAt,
     expiresAt: d.expiresAt,
     lock: d.lock,
-    completing: d.completing ? { md5: d.completing.md5, sha256: d.completing.sha256, length: Number(d.completing.length) } : null,
+    completing: d.completing
+      ? { md5: d.completing.md5, sha256: d.completing.sha256, length: Number(d.completing.length) }
+      : null,
     outcome: d.outcome,
   };
 }
@@ -81,7 +83,11 @@ export class MongoUploadStore implements UploadStore {
   async acquire(id: string, lock: UploadLock, now: Date, replacing?: string): Promise<LockAttempt> {
     const free: object[] = [{ lock: null }, { 'lock.until': { $lt: now } }];
     if (replacing !== undefined) free.push({ 'lock.holder': replacing });
-    const taken = await this.c.uploads.findOneAndUpdate({ _id: id, $or: free }, { $set: { lock } }, { returnDocument: 'after' });
+    const taken = await this.c.uploads.findOneAndUpdate(
+      { _id: id, $or: free },
+      { $set: { lock } },
+      { returnDocument: 'after' },
+    );
     if (taken) return { status: 'acquired', upload: uploadFromDoc(taken) };
     const current = await this.c.uploads.findOne({ _id: id });
     if (!current) return { status: 'missing' };
@@ -90,10 +96,21 @@ export class MongoUploadStore implements UploadStore {
     return { status: 'busy', lock: current.lock };
   }
 
-  async advance(id: string, holder: string, p: { offset: number; activeAt: Date; expiresAt: Date; lockUntil: Date }): Promise<boolean> {
+  async advance(
+    id: string,
+    holder: string,
+    p: { offset: number; activeAt: Date; expiresAt: Date; lockUntil: Date },
+  ): Promise<boolean> {
     const { matchedCount } = await this.c.uploads.updateOne(
       { _id: id, 'lock.holder': holder },
-      { $set: { offset: Long.fromNumber(p.offset), activeAt: p.activeAt, expiresAt: p.expiresAt, 'lock.until': p.lockUntil } },
+      {
+        $set: {
+          offset: Long.fromNumber(p.offset),
+          activeAt: p.activeAt,
+          expiresAt: p.expiresAt,
+          'lock.until': p.lockUntil,
+        },
+      },
     );
     return matchedCount === 1;
   }
@@ -112,14 +129,20 @@ export class MongoUploadStore implements UploadStore {
 
   async markCompleting(id: string, holder: string, key: ContentKey): Promise<boolean> {
     const completing = { md5: key.md5, sha256: key.sha256, length: Long.fromNumber(key.length) };
-    const { matchedCount } = await this.c.uploads.updateOne({ _id: id, 'lock.holder': holder }, { $set: { completing } });
+    const { matchedCount } = await this.c.uploads.updateOne(
+      { _id: id, 'lock.holder': holder },
+      { $set: { completing } },
+    );
     return matchedCount === 1;
   }
 
   async finish(id: string, holder: string, outcome: UploadOutcome): Promise<boolean> {
     const upload = await this.c.uploads.findOne({ _id: id }, { projection: { length: 1 } });
     if (!upload) return false;
-    const { matchedCount } = await this.c.uploads.updateOne({ _id: id, 'lock.holder': holder }, { $set: { outcome, offset: upload.length } });
+    const { matchedCount } = await this.c.uploads.updateOne(
+      { _id: id, 'lock.holder': holder },
+      { $set: { outcome, offset: upload.length } },
+    );
     return matchedCount === 1;
   }
 
@@ -132,7 +155,11 @@ export class MongoUploadStore implements UploadStore {
   }
 
   async listExpired(now: Date, limit: number): Promise<UploadState[]> {
-    const docs = await this.c.uploads.find({ expiresAt: { $lt: now } }).sort({ expiresAt: 1 }).limit(limit).toArray();
+    const docs = await this.c.uploads
+      .find({ expiresAt: { $lt: now } })
+      .sort({ expiresAt: 1 })
+      .limit(limit)
+      .toArray();
     return docs.map(uploadFromDoc);
   }
 }

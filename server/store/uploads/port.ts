@@ -44,7 +44,8 @@ export interface UploadState {
 
 export type NewUpload = Omit<UploadState, 'offset' | 'lock' | 'completing' | 'outcome'>;
 
-export type LockAttempt = { status: 'acquired'; upload: UploadState } | { status: 'busy'; lock: UploadLock } | { status: 'missing' };
+export type LockAttempt =
+  { status: 'acquired'; upload: UploadState } | { status: 'busy'; lock: UploadLock } | { status: 'missing' };
 
 export interface UploadStore {
   create(upload: NewUpload): Promise<void>;
@@ -58,7 +59,11 @@ export interface UploadStore {
    * Records progress while holding the lock: new offset and activity, lock renewed to
    * `lockUntil`. Returns false (and changes nothing) if `holder` no longer holds it.
    */
-  advance(id: string, holder: string, progress: { offset: number; activeAt: Date; expiresAt: Date; lockUntil: Date }): Promise<boolean>;
+  advance(
+    id: string,
+    holder: string,
+    progress: { offset: number; activeAt: Date; expiresAt: Date; lockUntil: Date },
+  ): Promise<boolean>;
   /** Extends the lease of a lock `holder` still holds. */
   renew(id: string, holder: string, until: Date): Promise<void>;
   /**

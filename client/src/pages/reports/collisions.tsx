@@ -33,7 +33,12 @@ export function CollisionsTab({ api, language, params, show }: TabProps) {
   return (
     <div class="report-tab" data-report="collisions">
       <p class="hint">{t('collisionsHint')}</p>
-      <ReportFilters language={language} params={params} min={{ least: 1, label: t('minUploads') }} onApply={view.filter} />
+      <ReportFilters
+        language={language}
+        params={params}
+        min={{ least: 1, label: t('minUploads') }}
+        onApply={view.filter}
+      />
       <TableSection
         language={language}
         report="collisions"

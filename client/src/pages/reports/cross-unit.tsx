@@ -84,7 +84,12 @@ export function CrossUnitTab({ api, language, params, show }: TabProps) {
 
   return (
     <div class="report-tab" data-report="cross-unit">
-      <ReportFilters language={language} params={params} min={{ least: 2, label: t('minUnits') }} onApply={view.filter} />
+      <ReportFilters
+        language={language}
+        params={params}
+        min={{ least: 2, label: t('minUnits') }}
+        onApply={view.filter}
+      />
       <TableSection
         language={language}
         report="cross-unit"

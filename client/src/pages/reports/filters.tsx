@@ -30,7 +30,11 @@ export function FilterForm({
       {children}
       <div class="actions">
         <button type="submit">{t('applyFilters')}</button>
-        <button type="button" class="secondary" onClick={() => onApply(Object.fromEntries(names.map((name) => [name, null])))}>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => onApply(Object.fromEntries(names.map((name) => [name, null])))}
+        >
           {t('clearFilters')}
         </button>
       </div>
@@ -89,7 +93,8 @@ export function ReportFilters({
   const t = translator(language);
   const names = REPORT_FILTERS.filter((name) => (name !== 'min' || min) && (name !== 'user' || user));
   // The table's own default minimum stays out of the link.
-  const apply = (values: Values) => onApply(min && values.min === String(min.least) ? { ...values, min: null } : values);
+  const apply = (values: Values) =>
+    onApply(min && values.min === String(min.least) ? { ...values, min: null } : values);
   return (
     <FilterForm key={params.toString()} language={language} names={names} onApply={apply}>
       <fieldset class="dates">
@@ -105,7 +110,15 @@ export function ReportFilters({
       <div class="more-fields">
         {min && (
           <Field label={min.label}>
-            <input type="number" name="min" min={min.least} max={1_000_000} step={1} defaultValue={params.get('min') ?? String(min.least)} class="narrow" />
+            <input
+              type="number"
+              name="min"
+              min={min.least}
+              max={1_000_000}
+              step={1}
+              defaultValue={params.get('min') ?? String(min.least)}
+              class="narrow"
+            />
           </Field>
         )}
         {user && (
@@ -122,9 +135,19 @@ export function ReportFilters({
 }
 
 /** The unit filter as a path (all units › city › county › town), each step a link up to it. */
-export function UnitTrail({ language, params, hrefFor }: { language: Language; params: URLSearchParams; hrefFor(params: URLSearchParams): string }) {
+export function UnitTrail({
+  language,
+  params,
+  hrefFor,
+}: {
+  language: Language;
+  params: URLSearchParams;
+  hrefFor(params: URLSearchParams): string;
+}) {
   const t = translator(language);
-  const levels = (['city', 'county', 'town'] as const).filter((name, i, all) => all.slice(0, i + 1).every((n) => params.get(n)));
+  const levels = (['city', 'county', 'town'] as const).filter((name, i, all) =>
+    all.slice(0, i + 1).every((n) => params.get(n)),
+  );
   if (levels.length === 0) return null;
   const upTo = (depth: number) => {
     const next = new URLSearchParams(params);
@@ -138,7 +161,11 @@ export function UnitTrail({ language, params, hrefFor }: { language: Language; p
       {levels.map((name, i) => (
         <span key={name}>
           <span aria-hidden="true"> › </span>
-          {i === levels.length - 1 ? <strong aria-current="location">{params.get(name)}</strong> : <a href={upTo(i + 1)}>{params.get(name)}</a>}
+          {i === levels.length - 1 ? (
+            <strong aria-current="location">{params.get(name)}</strong>
+          ) : (
+            <a href={upTo(i + 1)}>{params.get(name)}</a>
+          )}
         </span>
       ))}
     </nav>

@@ -14,7 +14,13 @@ import { RepeatTab } from './repeat.js';
 import { SavingsTab } from './savings.js';
 import type { TabProps } from './view.js';
 
-const TAB_LABEL = { 'repeat-uploaders': 'tabRepeat', 'cross-unit': 'tabCrossUnit', savings: 'tabSavings', collisions: 'tabCollisions', 'near-duplicates': 'tabNearDuplicates' } as const;
+const TAB_LABEL = {
+  'repeat-uploaders': 'tabRepeat',
+  'cross-unit': 'tabCrossUnit',
+  savings: 'tabSavings',
+  collisions: 'tabCollisions',
+  'near-duplicates': 'tabNearDuplicates',
+} as const;
 const TABS: Record<ReportName, FunctionComponent<TabProps>> = {
   'repeat-uploaders': RepeatTab,
   'cross-unit': CrossUnitTab,
@@ -24,7 +30,17 @@ const TABS: Record<ReportName, FunctionComponent<TabProps>> = {
 };
 
 /** The administrators' reports: one table at a time, its view (filters, sorting, page) in the address. */
-export function ReportsPage({ api, language, report, params }: { api: ArchiveApi; language: Language; report: ReportName; params: URLSearchParams }) {
+export function ReportsPage({
+  api,
+  language,
+  report,
+  params,
+}: {
+  api: ArchiveApi;
+  language: Language;
+  report: ReportName;
+  params: URLSearchParams;
+}) {
   const t = translator(language);
   const Tab = TABS[report];
   return (
@@ -33,7 +49,11 @@ export function ReportsPage({ api, language, report, params }: { api: ArchiveApi
       <CollisionBanner api={api} language={language} />
       <nav class="tabs" aria-label={t('reportTables')}>
         {REPORTS.map((name) => (
-          <a key={name} href={reportHash(name, carriedFilters(params))} aria-current={name === report ? 'page' : undefined}>
+          <a
+            key={name}
+            href={reportHash(name, carriedFilters(params))}
+            aria-current={name === report ? 'page' : undefined}
+          >
             {t(TAB_LABEL[name])}
           </a>
         ))}
@@ -50,12 +70,16 @@ function CollisionBanner({ api, language }: { api: ArchiveApi; language: Languag
   const [total, setTotal] = useState(0);
   useEffect(() => {
     // Whether the banner shows is not worth an error of its own: the tables report failures.
-    api.report<ReportPage<CollisionRow>>('collisions', new URLSearchParams({ limit: '1' })).then((page) => setTotal(page.total), () => undefined);
+    api.report<ReportPage<CollisionRow>>('collisions', new URLSearchParams({ limit: '1' })).then(
+      (page) => setTotal(page.total),
+      () => undefined,
+    );
   }, []);
   if (total === 0) return null;
   return (
     <p class="alarm" role="alert">
-      <strong>{t('collisionsBanner', { count: formatCount(language, total) })}</strong> <a href={reportHash('collisions', new URLSearchParams())}>{t('collisionsShow')}</a>
+      <strong>{t('collisionsBanner', { count: formatCount(language, total) })}</strong>{' '}
+      <a href={reportHash('collisions', new URLSearchParams())}>{t('collisionsShow')}</a>
     </p>
   );
 }

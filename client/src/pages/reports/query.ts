@@ -1,4 +1,12 @@
-import { COLLISION_SORTS, CROSS_UNIT_SORTS, defaultOrder, NEAR_DUPLICATE_SORTS, REPEAT_SORTS, SAVINGS_SORTS, type ReportName } from '../../../../shared/reports.js';
+import {
+  COLLISION_SORTS,
+  CROSS_UNIT_SORTS,
+  defaultOrder,
+  NEAR_DUPLICATE_SORTS,
+  REPEAT_SORTS,
+  SAVINGS_SORTS,
+  type ReportName,
+} from '../../../../shared/reports.js';
 
 /**
  * A report view's state lives in the location hash (see route.ts); this turns it into the
@@ -86,7 +94,11 @@ export function pagingOf(params: URLSearchParams): Paging {
 }
 
 /** The API query for a table: its filters from the hash, the sorting always explicit (so what is shown is what is asked). */
-export function reportQuery(report: ReportName, params: URLSearchParams, overrides: Partial<Sorting & Paging> = {}): URLSearchParams {
+export function reportQuery(
+  report: ReportName,
+  params: URLSearchParams,
+  overrides: Partial<Sorting & Paging> = {},
+): URLSearchParams {
   const query = new URLSearchParams();
   for (const name of [...COMMON_FILTERS, ...OWN_PARAMS[report]]) {
     const value = params.get(name)?.trim();

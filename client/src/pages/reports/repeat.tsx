@@ -1,4 +1,11 @@
-import type { RepeatEntryRow, RepeatUnitRow, RepeatUploaderRow, RepeatUserRow, ReportPage, ReportUnit } from '../../../../shared/reports.js';
+import type {
+  RepeatEntryRow,
+  RepeatUnitRow,
+  RepeatUploaderRow,
+  RepeatUserRow,
+  ReportPage,
+  ReportUnit,
+} from '../../../../shared/reports.js';
 import { translator } from '../../i18n/index.js';
 import { withParams } from '../../route.js';
 import { formatBytes, formatCount, formatTime, unitPlace } from '../format.js';
@@ -20,29 +27,67 @@ export function RepeatTab({ api, language, params, show }: TabProps) {
   const time = (iso: string) => formatTime(language, iso);
 
   /** Entries of one user, or of one unit's subtree. */
-  const entriesOf = (changes: Record<string, string | null>) => show(withParams(params, { group: null, sort: null, order: null, offset: null, ...changes }));
+  const entriesOf = (changes: Record<string, string | null>) =>
+    show(withParams(params, { group: null, sort: null, order: null, offset: null, ...changes }));
   // A user's entries in that unit, and a unit's own entries (not its subtree's).
   const ofUser = (row: RepeatUserRow) => entriesOf({ user: row.userName, unitId: row.unit.id });
   const ofUnit = (unit: ReportUnit) => entriesOf({ user: null, unitId: unit.id });
 
   const unitColumn = { label: t('colUnit'), cell: (row: { unit: ReportUnit }) => unitPlace(row.unit) };
   const timeColumns = [
-    { label: t('colFirstUpload'), sort: 'firstUploadTime', cell: (row: { firstUploadTime: string }) => time(row.firstUploadTime) },
-    { label: t('colLastUpload'), sort: 'lastUploadTime', cell: (row: { lastUploadTime: string }) => time(row.lastUploadTime) },
+    {
+      label: t('colFirstUpload'),
+      sort: 'firstUploadTime',
+      cell: (row: { firstUploadTime: string }) => time(row.firstUploadTime),
+    },
+    {
+      label: t('colLastUpload'),
+      sort: 'lastUploadTime',
+      cell: (row: { lastUploadTime: string }) => time(row.lastUploadTime),
+    },
   ];
   const totalsColumns = [
-    { label: t('colRepeatFiles'), sort: 'files', numeric: true, cell: (row: RepeatUserRow | RepeatUnitRow) => n(row.files) },
-    { label: t('colUploads'), sort: 'uploads', numeric: true, cell: (row: RepeatUserRow | RepeatUnitRow) => n(row.uploads) },
-    { label: t('colRepeatUploads'), sort: 'repeatUploads', numeric: true, cell: (row: RepeatUserRow | RepeatUnitRow) => n(row.repeatUploads) },
-    { label: t('colRepeatBytes'), sort: 'repeatBytes', numeric: true, cell: (row: RepeatUserRow | RepeatUnitRow) => formatBytes(row.repeatBytes) },
+    {
+      label: t('colRepeatFiles'),
+      sort: 'files',
+      numeric: true,
+      cell: (row: RepeatUserRow | RepeatUnitRow) => n(row.files),
+    },
+    {
+      label: t('colUploads'),
+      sort: 'uploads',
+      numeric: true,
+      cell: (row: RepeatUserRow | RepeatUnitRow) => n(row.uploads),
+    },
+    {
+      label: t('colRepeatUploads'),
+      sort: 'repeatUploads',
+      numeric: true,
+      cell: (row: RepeatUserRow | RepeatUnitRow) => n(row.repeatUploads),
+    },
+    {
+      label: t('colRepeatBytes'),
+      sort: 'repeatBytes',
+      numeric: true,
+      cell: (row: RepeatUserRow | RepeatUnitRow) => formatBytes(row.repeatBytes),
+    },
   ];
 
   const columns = {
     entry: [
       { label: t('colUser'), sort: 'userName', cell: (row: RepeatEntryRow) => row.userName },
       unitColumn,
-      { label: t('colName'), sort: 'fileName', cell: (row: RepeatEntryRow) => <span class="name">{row.fileName}</span> },
-      { label: t('colSize'), sort: 'fileLength', numeric: true, cell: (row: RepeatEntryRow) => formatBytes(row.fileLength) },
+      {
+        label: t('colName'),
+        sort: 'fileName',
+        cell: (row: RepeatEntryRow) => <span class="name">{row.fileName}</span>,
+      },
+      {
+        label: t('colSize'),
+        sort: 'fileLength',
+        numeric: true,
+        cell: (row: RepeatEntryRow) => formatBytes(row.fileLength),
+      },
       { label: t('colUploads'), sort: 'uploadCount', numeric: true, cell: (row: RepeatEntryRow) => n(row.uploadCount) },
       ...timeColumns,
     ] as Column<RepeatEntryRow>[],
@@ -51,7 +96,12 @@ export function RepeatTab({ api, language, params, show }: TabProps) {
         label: t('colUser'),
         sort: 'userName',
         cell: (row: RepeatUserRow) => (
-          <button type="button" class="link drill" onClick={() => ofUser(row)} title={t('showEntriesOf', { name: row.userName })}>
+          <button
+            type="button"
+            class="link drill"
+            onClick={() => ofUser(row)}
+            title={t('showEntriesOf', { name: row.userName })}
+          >
             {row.userName}
           </button>
         ),
@@ -64,7 +114,12 @@ export function RepeatTab({ api, language, params, show }: TabProps) {
       {
         label: t('colUnit'),
         cell: (row: RepeatUnitRow) => (
-          <button type="button" class="link drill" onClick={() => ofUnit(row.unit)} title={t('showEntriesOf', { name: unitPlace(row.unit) })}>
+          <button
+            type="button"
+            class="link drill"
+            onClick={() => ofUnit(row.unit)}
+            title={t('showEntriesOf', { name: unitPlace(row.unit) })}
+          >
             {unitPlace(row.unit)}
           </button>
         ),
@@ -82,16 +137,36 @@ export function RepeatTab({ api, language, params, show }: TabProps) {
   };
 
   const rowKey = (row: RepeatUploaderRow) =>
-    group === 'entry' ? `${(row as RepeatEntryRow).userId}/${row.unit.id}/${(row as RepeatEntryRow).fileId}` : group === 'user' ? `${(row as RepeatUserRow).userId}/${row.unit.id}` : row.unit.id;
+    group === 'entry'
+      ? `${(row as RepeatEntryRow).userId}/${row.unit.id}/${(row as RepeatEntryRow).fileId}`
+      : group === 'user'
+        ? `${(row as RepeatUserRow).userId}/${row.unit.id}`
+        : row.unit.id;
 
   return (
     <div class="report-tab" data-report="repeat-uploaders">
-      <ReportFilters language={language} params={params} min={{ least: 2, label: t('minUploads') }} user onApply={view.filter} />
+      <ReportFilters
+        language={language}
+        params={params}
+        min={{ least: 2, label: t('minUploads') }}
+        user
+        onApply={view.filter}
+      />
       <Switch
         label={t('groupBy')}
         options={REPEAT_GROUPS.map((g) => [g, t(GROUP_LABEL[g])])}
         value={group}
-        onChange={(g) => show(withParams(params, { group: g === 'entry' ? null : g, unitId: null, sort: null, order: null, offset: null }))}
+        onChange={(g) =>
+          show(
+            withParams(params, {
+              group: g === 'entry' ? null : g,
+              unitId: null,
+              sort: null,
+              order: null,
+              offset: null,
+            }),
+          )
+        }
       />
       {params.get('unitId') && (
         <p class="hint">

@@ -11,7 +11,8 @@ import { Switch, TableSection, useView, type TabProps } from './view.js';
 
 /** The unit level the rows are at: one below the filter (a town filter keeps the town). */
 type Level = 'city' | 'county' | 'town';
-const levelOf = (params: URLSearchParams): Level => (params.get('county') ? 'town' : params.get('city') ? 'county' : 'city');
+const levelOf = (params: URLSearchParams): Level =>
+  params.get('county') ? 'town' : params.get('city') ? 'county' : 'city';
 
 const isPeriod = (row: SavingsRow): row is SavingsPeriodRow => 'period' in row;
 
@@ -45,14 +46,28 @@ export function SavingsTab({ api, language, params, show }: TabProps) {
   const chartQuery =
     page === null || complete
       ? null
-      : reportQuery('savings', params, { sort: group === 'unit' ? 'savedBytes' : 'period', order: 'desc', limit: EXPORT_LIMIT, offset: 0 });
+      : reportQuery('savings', params, {
+          sort: group === 'unit' ? 'savedBytes' : 'period',
+          order: 'desc',
+          limit: EXPORT_LIMIT,
+          offset: 0,
+        });
   const chartAnswer = useReport<SavingsReport>(api, 'savings', chartQuery);
   const chartRows = sortForChart(group, (complete ? page.items : chartAnswer.data?.items) ?? []);
 
-  const label = (row: SavingsRow) => (isPeriod(row) ? periodLabel(t, language, group, row.period) : unitLabel(t, row, level));
-  const canDrill = (row: SavingsRow): row is SavingsUnitRow => !isPeriod(row) && !!row[level] && !(level === 'town' && params.get('town'));
+  const label = (row: SavingsRow) =>
+    isPeriod(row) ? periodLabel(t, language, group, row.period) : unitLabel(t, row, level);
+  const canDrill = (row: SavingsRow): row is SavingsUnitRow =>
+    !isPeriod(row) && !!row[level] && !(level === 'town' && params.get('town'));
   const drill = (row: SavingsUnitRow) =>
-    show(withParams(params, { city: row.city, county: level === 'city' ? null : row.county, town: level === 'town' ? row.town : null, offset: null }));
+    show(
+      withParams(params, {
+        city: row.city,
+        county: level === 'city' ? null : row.county,
+        town: level === 'town' ? row.town : null,
+        offset: null,
+      }),
+    );
 
   const n = (value: number) => formatCount(language, value);
   const summary = (page ?? table.data)?.summary;
@@ -63,7 +78,12 @@ export function SavingsTab({ api, language, params, show }: TabProps) {
           sort: 'unit',
           cell: (row) =>
             canDrill(row) ? (
-              <button type="button" class="link drill" onClick={() => drill(row)} title={t('drillDown', { unit: label(row) })}>
+              <button
+                type="button"
+                class="link drill"
+                onClick={() => drill(row)}
+                title={t('drillDown', { unit: label(row) })}
+              >
                 {label(row)}
               </button>
             ) : (
@@ -76,7 +96,8 @@ export function SavingsTab({ api, language, params, show }: TabProps) {
     { label: t('colSavedBytes'), sort: 'savedBytes', numeric: true, cell: (row) => formatBytes(row.savedBytes) },
   ];
 
-  const chartTitle = group === 'unit' ? t('chartSavedPerUnit') : t('chartSavedOverTime', { period: t(GROUP_LABEL[group]) });
+  const chartTitle =
+    group === 'unit' ? t('chartSavedPerUnit') : t('chartSavedOverTime', { period: t(GROUP_LABEL[group]) });
   const axis = byteUnit(Math.max(0, ...chartRows.map((row) => row.savedBytes)));
   const described = chartRows.slice(0, 12).map((row) => `${label(row)} ${formatBytes(row.savedBytes)}`);
   const chartSummary = `${chartTitle}: ${described.join(t('listSeparator'))}${chartRows.length > described.length ? t('andMore', { count: formatCount(language, chartRows.length - described.length) }) : ''}`;
@@ -88,7 +109,9 @@ export function SavingsTab({ api, language, params, show }: TabProps) {
         label={t('groupBy')}
         options={SAVINGS_GROUPS.map((g) => [g, t(GROUP_LABEL[g])])}
         value={group}
-        onChange={(g) => show(withParams(params, { group: g === 'unit' ? null : g, sort: null, order: null, offset: null }))}
+        onChange={(g) =>
+          show(withParams(params, { group: g === 'unit' ? null : g, sort: null, order: null, offset: null }))
+        }
       />
       {summary && (
         <dl class="figures" aria-label={t('savingsSummary')}>
@@ -100,7 +123,16 @@ export function SavingsTab({ api, language, params, show }: TabProps) {
             <dt>{t('colSavedUploads')}</dt>
             <dd data-figure="savedUploads">
               {n(summary.savedUploads)}
-              {summary.uploads > 0 && <small> ({new Intl.NumberFormat(language, { style: 'percent', maximumFractionDigits: 1 }).format(summary.savedUploads / summary.uploads)})</small>}
+              {summary.uploads > 0 && (
+                <small>
+                  {' '}
+                  (
+                  {new Intl.NumberFormat(language, { style: 'percent', maximumFractionDigits: 1 }).format(
+                    summary.savedUploads / summary.uploads,
+                  )}
+                  )
+                </small>
+              )}
             </dd>
           </div>
           <div class="main">
@@ -122,7 +154,7 @@ export function SavingsTab({ api, language, params, show }: TabProps) {
             summary={chartSummary}
             tick={(value) => `${formatCount(language, value)} ${axis.unit}`}
             describe={(i) => formatBytes(chartRows[i]!.savedBytes)}
-            onSelect={group === 'unit' ? (i) => canDrill(chartRows[i]!) && drill(chartRows[i]!) : undefined}
+            onSelect={group === 'unit' ? (i) => canDrill(chartRows[i]!) && drill(chartRows[i]) : undefined}
             inert={group === 'unit' ? (i) => !canDrill(chartRows[i]!) : undefined}
           />
         </figure>

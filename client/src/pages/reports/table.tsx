@@ -29,7 +29,17 @@ interface TableProps<Row> {
 }
 
 /** A report table: headers sort it (click again to reverse), as the server orders it. */
-export function ReportTable<Row>({ language, caption, columns, rows, rowKey, sorting, onSort, detail, busy }: TableProps<Row>) {
+export function ReportTable<Row>({
+  language,
+  caption,
+  columns,
+  rows,
+  rowKey,
+  sorting,
+  onSort,
+  detail,
+  busy,
+}: TableProps<Row>) {
   const t = translator(language);
   return (
     <div class="table-scroll">
@@ -44,10 +54,17 @@ export function ReportTable<Row>({ language, caption, columns, rows, rowKey, sor
                   key={column.label}
                   scope="col"
                   class={column.numeric ? 'num' : undefined}
-                  aria-sort={active ? (sorting.order === 'asc' ? 'ascending' : 'descending') : column.sort ? 'none' : undefined}
+                  aria-sort={
+                    active ? (sorting.order === 'asc' ? 'ascending' : 'descending') : column.sort ? 'none' : undefined
+                  }
                 >
                   {column.sort ? (
-                    <button type="button" class="sort" onClick={() => onSort(column.sort!)} title={t('sortBy', { column: column.label })}>
+                    <button
+                      type="button"
+                      class="sort"
+                      onClick={() => onSort(column.sort!)}
+                      title={t('sortBy', { column: column.label })}
+                    >
                       {column.label}
                       <span aria-hidden="true" class="arrow">
                         {active ? (sorting.order === 'asc' ? '▲' : '▼') : '↕'}
@@ -89,7 +106,17 @@ export function ReportTable<Row>({ language, caption, columns, rows, rowKey, sor
 }
 
 /** "Rows 51–100 of 230", previous / next, and the page size. */
-export function Pager({ language, total, paging, onPage }: { language: Language; total: number; paging: Paging; onPage(paging: Paging): void }) {
+export function Pager({
+  language,
+  total,
+  paging,
+  onPage,
+}: {
+  language: Language;
+  total: number;
+  paging: Paging;
+  onPage(paging: Paging): void;
+}) {
   const t = translator(language);
   const { limit, offset } = paging;
   const first = total === 0 ? 0 : Math.min(offset + 1, total);
@@ -97,18 +124,26 @@ export function Pager({ language, total, paging, onPage }: { language: Language;
   const n = (value: number) => formatCount(language, value);
   return (
     <nav class="pager" aria-label={t('pagination')}>
-      <button type="button" disabled={offset === 0} onClick={() => onPage({ limit, offset: Math.max(0, offset - limit) })}>
+      <button
+        type="button"
+        disabled={offset === 0}
+        onClick={() => onPage({ limit, offset: Math.max(0, offset - limit) })}
+      >
         {t('previousPage')}
       </button>
       <span class="range" aria-live="polite">
         {t('rowsOf', { first: n(first), last: n(last), total: n(total) })}
       </span>
-      <button type="button" disabled={offset + limit >= total} onClick={() => onPage({ limit, offset: offset + limit })}>
+      <button
+        type="button"
+        disabled={offset + limit >= total}
+        onClick={() => onPage({ limit, offset: offset + limit })}
+      >
         {t('nextPage')}
       </button>
       <label class="page-size">
         {t('pageSize')}
-        <select value={String(limit)} onChange={(e) => onPage({ limit: Number((e.currentTarget as HTMLSelectElement).value), offset: 0 })}>
+        <select value={String(limit)} onChange={(e) => onPage({ limit: Number(e.currentTarget.value), offset: 0 })}>
           {PAGE_SIZES.map((size) => (
             <option key={size} value={String(size)}>
               {size}
@@ -121,7 +156,17 @@ export function Pager({ language, total, paging, onPage }: { language: Language;
 }
 
 /** A CSV download of the same request (the whole selection, up to the API's page limit). */
-export function ExportLink({ language, url, total, limit }: { language: Language; url: string; total: number; limit: number }) {
+export function ExportLink({
+  language,
+  url,
+  total,
+  limit,
+}: {
+  language: Language;
+  url: string;
+  total: number;
+  limit: number;
+}) {
   const t = translator(language);
   return (
     <a class="export" href={csvUrl(url)} download>

@@ -12,7 +12,11 @@ export interface Loaded<T> {
 /** One report request per distinct query (`null`: none needed). */
 export function useReport<T>(api: ArchiveApi, name: ReportName, query: URLSearchParams | null): Loaded<T> {
   const key = query?.toString() ?? null;
-  const [state, setState] = useState<{ key: string | null; data: T | null; error: unknown }>({ key: null, data: null, error: null });
+  const [state, setState] = useState<{ key: string | null; data: T | null; error: unknown }>({
+    key: null,
+    data: null,
+    error: null,
+  });
   useEffect(() => {
     if (key === null) return;
     let current = true;
@@ -25,6 +29,13 @@ export function useReport<T>(api: ArchiveApi, name: ReportName, query: URLSearch
     };
   }, [name, key]);
   // Rows of another grouping have other columns: they are not kept while the new ones load.
-  const sameShape = state.key !== null && key !== null && new URLSearchParams(state.key).get('group') === new URLSearchParams(key).get('group');
-  return { data: sameShape ? state.data : null, error: state.key === key ? state.error : null, loading: key !== null && state.key !== key };
+  const sameShape =
+    state.key !== null &&
+    key !== null &&
+    new URLSearchParams(state.key).get('group') === new URLSearchParams(key).get('group');
+  return {
+    data: sameShape ? state.data : null,
+    error: state.key === key ? state.error : null,
+    loading: key !== null && state.key !== key,
+  };
 }

@@ -6,7 +6,15 @@ import { withParams } from '../../route.js';
 import { formatCount } from '../format.js';
 import type { Values } from './filters.js';
 import { Problem } from './problem.js';
-import { DEFAULT_PAGE_SIZE, EXPORT_LIMIT, nextSorting, pagingOf, reportQuery, sortingOf, type Paging } from './query.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  EXPORT_LIMIT,
+  nextSorting,
+  pagingOf,
+  reportQuery,
+  sortingOf,
+  type Paging,
+} from './query.js';
 import { ExportLink, Pager, ReportTable, type Column } from './table.js';
 import type { Loaded } from './use-report.js';
 
@@ -33,7 +41,13 @@ export function useView(report: ReportName, { params, show }: Pick<TabProps, 'pa
       const next = nextSorting(sorting, field);
       show(withParams(params, { sort: next.sort, order: next.order, offset: null }));
     },
-    page: (next: Paging) => show(withParams(params, { limit: next.limit === DEFAULT_PAGE_SIZE ? null : next.limit, offset: next.offset || null })),
+    page: (next: Paging) =>
+      show(
+        withParams(params, {
+          limit: next.limit === DEFAULT_PAGE_SIZE ? null : next.limit,
+          offset: next.offset || null,
+        }),
+      ),
   };
 }
 
@@ -98,12 +112,27 @@ export function TableSection<Row>({
 }
 
 /** One of a few views (aria-pressed buttons). */
-export function Switch<T extends string>({ label, options, value, onChange }: { label: string; options: Array<[T, string]>; value: T; onChange(value: T): void }) {
+export function Switch<T extends string>({
+  label,
+  options,
+  value,
+  onChange,
+}: {
+  label: string;
+  options: Array<[T, string]>;
+  value: T;
+  onChange(value: T): void;
+}) {
   return (
     <div class="switch" role="group" aria-label={label}>
       <span class="switch-label">{label}</span>
       {options.map(([option, text]) => (
-        <button key={option} type="button" aria-pressed={option === value} onClick={() => option !== value && onChange(option)}>
+        <button
+          key={option}
+          type="button"
+          aria-pressed={option === value}
+          onClick={() => option !== value && onChange(option)}
+        >
           {text}
         </button>
       ))}
