@@ -127,11 +127,11 @@ export async function benchClaims(catalogued: number, clients = 64, count = 4000
           },
         );
         // A kept-alive connection the server closed just as it was reused: send once more.
-        req.on('error', (err: NodeJS.ErrnoException) =>
-          err.code === 'ECONNRESET' && req.reusedSocket && !retried
-            ? request(method, p, body, true).then(resolve, reject)
-            : reject(err),
-        );
+        req.on('error', (err: NodeJS.ErrnoException) => {
+          if (err.code === 'ECONNRESET' && req.reusedSocket && !retried)
+            request(method, p, body, true).then(resolve, reject);
+          else reject(err);
+        });
         req.end(payload);
       });
     const post = async (p: string, body: unknown) => {
@@ -193,7 +193,7 @@ export async function benchClaims(catalogued: number, clients = 64, count = 4000
       agent.destroy();
       return { catalogued, clients, pairs, health, paced };
     } finally {
-      server.stop();
+      await server.stop();
     }
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -65,7 +65,7 @@ export async function benchIngest(sizeMiB: number): Promise<IngestResult> {
       const serverPeakRssMb = server.peakRssMb();
       return { sizeMiB, md5sumSeconds, ingestSeconds, ratio: ingestSeconds / md5sumSeconds, serverPeakRssMb };
     } finally {
-      server.stop();
+      await server.stop();
     }
   } finally {
     fs.rmSync(work, { recursive: true, force: true });

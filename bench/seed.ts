@@ -217,8 +217,13 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
   );
   for (let left = entries - perFile.reduce((a, b) => a + b, 0); left !== 0;) {
     const f = Math.floor(random() * fileCount);
-    if (left > 0 && perFile[f]! < maxPerFile) (perFile[f]!++, left--);
-    else if (left < 0 && perFile[f]! > 1) (perFile[f]!--, left++);
+    if (left > 0 && perFile[f]! < maxPerFile) {
+      perFile[f]!++;
+      left--;
+    } else if (left < 0 && perFile[f]! > 1) {
+      perFile[f]!--;
+      left++;
+    }
   }
 
   type Entry = {

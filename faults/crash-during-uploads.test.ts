@@ -349,6 +349,8 @@ for (const target of storeTargets) {
           }
           await allDone;
           runSeconds = (performance.now() - started) / 1000;
+          // The first upload's own error, rethrown as it was caught.
+          // eslint-disable-next-line @typescript-eslint/only-throw-error
           if (failure !== undefined) throw failure;
           // An operator's GC now: nothing here is past its time to live, so nothing may go.
           const gc = cli(['gc'], env());

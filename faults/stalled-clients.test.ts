@@ -237,7 +237,7 @@ for (const target of storeTargets) {
       assert.ok(answer.seconds > BODY_IDLE_S, `it took ${answer.seconds.toFixed(1)} s`);
       assert.equal(answer.headers['archive-status'], 'stored');
       const back = Buffer.from(
-        await (await client.fetch(`/api/files/${answer.headers['archive-file-id']}`)).arrayBuffer(),
+        await (await client.fetch(`/api/files/${String(answer.headers['archive-file-id'])}`)).arrayBuffer(),
       );
       assert.equal(digest(back), digest(trickleData));
     });

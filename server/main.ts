@@ -166,6 +166,6 @@ main().catch((err: unknown) => {
     process.stderr.write(`archive: ${err.message}\n`);
     process.exit(2);
   }
-  process.stderr.write(`archive: failed to start: ${(err as Error).stack ?? err}\n`);
+  process.stderr.write(`archive: failed to start: ${(err as Error).stack ?? String(err)}\n`);
   process.exit(1);
 });

@@ -437,7 +437,7 @@ describe('bulk import of a legacy file-system archive (npm run import)', () => {
     );
 
     // The results map each record to the archive's file id (or say why not).
-    const rows = parseCsv(fs.readFileSync(results), { bom: true, columns: true }) as Array<Record<string, string>>;
+    const rows = parseCsv<Record<string, string>>(fs.readFileSync(results), { bom: true, columns: true });
     const byId = (id: string) => rows.find((row) => row.record_id === id);
     assert.equal(rows.length, 8);
     const twoId = files.find((f) => f.fileMD5 === md5(two))!.fileId;
@@ -461,7 +461,7 @@ describe('bulk import of a legacy file-system archive (npm run import)', () => {
       results,
     ]);
     assert.equal(again.report!.alreadyImported, 3);
-    const rerun = parseCsv(fs.readFileSync(results), { bom: true, columns: true }) as Array<Record<string, string>>;
+    const rerun = parseCsv<Record<string, string>>(fs.readFileSync(results), { bom: true, columns: true });
     assert.deepEqual(rerun.find((row) => row.record_id === 'R-1')?.outcome, 'alreadyImported');
     assert.equal(
       rerun.find((row) => row.record_id === 'R-1')?.file_id,

@@ -238,7 +238,7 @@ for (const target of storeTargets) {
       await new Promise((r) => setTimeout(r, 300));
       patch.req.end(data.subarray(1024 * 1024));
       const answer = await patch.answer;
-      assert.ok(!(answer instanceof Error), String(answer));
+      assert.ok(!(answer instanceof Error), answer instanceof Error ? answer.message : '');
       assert.equal(answer.statusCode, 204);
       assert.equal(answer.headers['archive-status'], 'stored');
       const [code] = await once(server.child, 'exit');
@@ -308,7 +308,7 @@ describe('start-up with an unreachable store', () => {
       },
     });
     let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     for (let waited = 0; !stdout.includes('retrying') && waited < 15_000; waited += 50)
       await new Promise((r) => setTimeout(r, 50));
     assert.match(stdout, /retrying/);

@@ -32,12 +32,15 @@ function need(file: string): string {
 
 /** A fortune file's entries (separated by lines of "%"), without the terminal colour codes some carry. */
 function fortunes(file: string): string[] {
-  return fs
-    .readFileSync(need(file), 'utf8')
-    .replace(/\x1b\[[0-9;]*m/g, '')
-    .split(/^%\s*$/m)
-    .map((entry) => entry.trim())
-    .filter(Boolean);
+  return (
+    fs
+      .readFileSync(need(file), 'utf8')
+      // eslint-disable-next-line no-control-regex -- terminal colour codes are what is removed
+      .replace(/\x1b\[[0-9;]*m/g, '')
+      .split(/^%\s*$/m)
+      .map((entry) => entry.trim())
+      .filter(Boolean)
+  );
 }
 
 /** A manual page's text: the roff requests and escapes taken out, the words kept. */

@@ -40,6 +40,7 @@ export async function textAfterSavingAs(text: string, format: SavedFormat): Prom
  * and other control characters (a stray escape in a fortune file) are neither shown nor allowed in XML.
  */
 function shown(line: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what is removed
   return line.replace(/\t/g, ' ').replace(/[\x00-\x1f\x7f]/g, '');
 }
 

@@ -42,7 +42,7 @@ export class FingerprintPool {
       this.#next(worker);
     });
     // A worker that dies fails its file and is replaced.
-    worker.on('error', (err) => this.#lost(worker, err));
+    worker.on('error', (err: Error) => this.#lost(worker, err));
     worker.on('exit', (code) => this.#lost(worker, new Error(`the hashing thread stopped (exit code ${code})`)));
     return worker;
   }

@@ -96,7 +96,7 @@ function App({ api }: { api: ArchiveApi }) {
           {t('navPassword')}
         </a>
         {switchLanguage}
-        <button type="button" onClick={logout}>
+        <button type="button" onClick={() => void logout()}>
           {t('logout')}
         </button>
       </header>

@@ -236,7 +236,7 @@ async function run(argv: string[]): Promise<void> {
           out(`${t.id}\t${byId.get(t.accountId) ?? '(deleted account)'}\t${t.createdAt.toISOString()}\t${t.label}`);
         break;
       }
-      case 'token revoke':
+      case 'token revoke': {
         if (!name) throw new ValidationError('token revoke needs a token id.');
         const owner = (await tokens.list()).find((t) => t.id === name);
         await tokens.revoke(name);
@@ -247,6 +247,7 @@ async function run(argv: string[]): Promise<void> {
         });
         out(`token ${name} revoked`);
         break;
+      }
       case 'gc': {
         const report = await archive.gc.run();
         out(
@@ -330,6 +331,6 @@ run(process.argv.slice(2)).catch((err: unknown) => {
     process.stderr.write(`archive: ${(err as Error).message}\n`);
     process.exit(2);
   }
-  process.stderr.write(`archive: ${(err as Error).stack ?? err}\n`);
+  process.stderr.write(`archive: ${(err as Error).stack ?? String(err)}\n`);
   process.exit(1);
 });

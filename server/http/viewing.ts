@@ -16,7 +16,7 @@ export async function recordViewing(
   if (req.method === 'HEAD') return;
   const filters = Object.entries(req.query)
     .filter(([name]) => name !== 'format')
-    .map(([name, value]) => `${name}=${String(value)}`)
+    .map(([name, value]) => `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
     .join('&');
   const exported = req.query.format === 'csv';
   await audit.record(exported ? actions.export : actions.view, req.principal!.account, {

@@ -32,7 +32,7 @@ class HashWorker {
         job.onDigest(m.hex);
       }
     });
-    this.worker.on('error', (err) => this.fail(err));
+    this.worker.on('error', (err: Error) => this.fail(err));
     this.worker.on('exit', (code) => this.fail(new Error(`hash worker exited with code ${code}`)));
   }
 
@@ -111,6 +111,10 @@ class Lane {
 /** One stream's hashing. */
 export class DigestJob {
   private failure: Error | undefined;
+
+  private throwIfFailed(): void {
+    if (this.failure) throw this.failure;
+  }
   private wake: (() => void) | undefined;
   private readonly lanes: [Lane, Lane];
 
@@ -138,7 +142,7 @@ export class DigestJob {
    * unless a worker is too far behind.
    */
   async update(data: Uint8Array, release: () => void = () => {}): Promise<void> {
-    if (this.failure) throw this.failure;
+    this.throwIfFailed();
     let readers = this.lanes.length;
     const done = () => {
       if (--readers === 0) release();
@@ -153,7 +157,8 @@ export class DigestJob {
     }
     if (this.queued() > MAX_QUEUED_BYTES) {
       await new Promise<void>((resolve) => (this.wake = resolve));
-      if (this.failure) throw this.failure;
+      // A worker may have failed while this waited.
+      this.throwIfFailed();
     }
   }
 

@@ -229,7 +229,7 @@ export class IngestService {
    * fails the whole batch with nothing counted.
    */
   async storeMany(files: readonly BatchFile[], uploader: Account, source: UploadSource): Promise<BatchFileResult[]> {
-    const results: BatchFileResult[] = new Array(files.length);
+    const results = new Array<BatchFileResult>(files.length);
     const refused: Array<{ fileName: string; error: ChecksumMismatchError }> = [];
     const accepted: Array<{ index: number; file: BatchFile; key: ContentKey }> = [];
     // Up to 64 MiB are hashed here: in pieces, giving the event loop back between them.
@@ -306,7 +306,7 @@ export class IngestService {
     );
     // Asked before these uploads are counted, as for one upload.
     const shown = await Promise.all(
-      outcomes.map((o, k) => (stored[k] ? true : this.deps.scope.reveals(o.entry, uploader))),
+      outcomes.map(async (o, k) => stored[k] || (await this.deps.scope.reveals(o.entry, uploader))),
     );
     const counted = await ledger.countMany(
       accepted.map(({ index, file }, k) =>

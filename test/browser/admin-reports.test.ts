@@ -517,7 +517,7 @@ describe(
         201,
       );
       assert.equal((await other.upload('培训通知.txt', Buffer.from(OTHER_NOTICE), {}, 'text/plain')).status, 201);
-      for (let ran; (ran = await server.archive.services.nearDuplicates.runDue()) > 0;);
+      while ((await server.archive.services.nearDuplicates.runDue()) > 0);
 
       const { page, errors, cspViolations } = await newPage();
       await login(page, server.url, 'chief');

@@ -209,6 +209,8 @@ for (const target of storeTargets) {
       const xian = await server.tokenClient(await server.archive.services.accounts.getByUsername('clerk-xian'));
       const data = randomContent(5000);
       // The event is the first write of counting (docs/decisions/counting-once.md): it failing fails the count.
+      // Kept to put the method back; it is called on its object again then.
+      // eslint-disable-next-line @typescript-eslint/unbound-method
       const count = server.store.ledger.count;
       server.store.ledger.count = async () => {
         throw new Error('audit store unavailable');

@@ -52,8 +52,8 @@ for (const target of storeTargets) {
               if (now === 'after counting, before the answer') throw new Error('killed after counting');
               return counted;
             };
-          ledger.count = dying(store.ledger.count);
-          ledger.countMany = dying(store.ledger.countMany);
+          ledger.count = dying(store.ledger.count.bind(store.ledger));
+          ledger.countMany = dying(store.ledger.countMany.bind(store.ledger));
           return { ...store, ledger };
         },
       });

@@ -109,6 +109,7 @@ for (const target of storeTargets) {
           ) || disposition.includes(`"${expected}"`),
           `${JSON.stringify(raw)} -> ${disposition}`,
         );
+        // eslint-disable-next-line no-control-regex -- control characters are what must not be there
         assert.ok(!/[\u0000-\u001f\u202e]/.test(disposition));
       }
       // Raw control characters in a multipart header make the header itself malformed: refused.

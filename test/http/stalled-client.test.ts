@@ -43,7 +43,7 @@ for (const target of storeTargets) {
       const ended = new Promise<string>((resolve) => {
         req.on('response', (res) => {
           let body = '';
-          res.on('data', (d: Buffer) => (body += d));
+          res.on('data', (d: Buffer) => (body += d.toString()));
           res.on('end', () => resolve(`answered ${res.statusCode} ${res.headers.connection} ${body}`));
         });
         req.on('error', (err) => resolve(`cut off: ${(err as NodeJS.ErrnoException).code}`));

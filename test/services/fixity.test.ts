@@ -145,6 +145,8 @@ for (const target of storeTargets) {
       opened.store.content.read = (entry, ...rest) => {
         if (entry.fileId !== unreadable.fileId) return read(entry, ...rest);
         return Readable.from(
+          // A stream that fails before its first chunk.
+          // eslint-disable-next-line require-yield
           (async function* () {
             throw Object.assign(new Error('i/o error'), { code: 'EIO' });
           })(),
@@ -156,6 +158,8 @@ for (const target of storeTargets) {
 
       opened.store.content.read = () =>
         Readable.from(
+          // A stream that fails before its first chunk.
+          // eslint-disable-next-line require-yield
           (async function* () {
             throw new Error('the database went away');
           })(),

@@ -177,7 +177,7 @@ for (const target of storeTargets) {
       assert.deepEqual(await store.fingerprintQueue.counts(new Date(now)), { queued: 2, running: 0, failed: 0 });
       assert.equal((await strict.status()).pairs, 0, 'the pairs judged by the old settings are gone');
       assert.equal(await strict.adoptSettings(), 0, 'adopted once');
-      for (let ran; (ran = await strict.runDue()) > 0;);
+      while ((await strict.runDue()) > 0);
       assert.equal((await strict.status()).pairs, 0, 'not near-duplicates under the strict settings');
 
       // Back to the defaults: the first instance redoes it all again, and finds the pair.

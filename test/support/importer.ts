@@ -53,8 +53,8 @@ export function startImport(
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d));
-  child.stderr.on('data', (d: Buffer) => (stderr += d));
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const done = new Promise<ImportRun>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (status, signal) => {

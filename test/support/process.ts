@@ -27,7 +27,7 @@ export async function startServer(env: Record<string, string>): Promise<Started>
   child.stderr.on('data', (d) => process.stderr.write(d));
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (d: Buffer) => {
-      stdout += d;
+      stdout += d.toString();
       const match = /"port":(\d+).*archive listening/.exec(stdout);
       if (match) resolve(`http://127.0.0.1:${match[1]}`);
     });

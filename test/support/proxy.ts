@@ -55,13 +55,13 @@ export class RoundRobinProxy {
   static async start(upstreams: string[]): Promise<RoundRobinProxy> {
     const targets = upstreams.map((u) => new URL(u));
     const agents = targets.map(() => new http.Agent({ keepAlive: true }));
-    let proxy: RoundRobinProxy | undefined;
-    const server = http.createServer((req, res) => proxy!.forward(req, res, targets));
+    // The handler is bound before the proxy exists: the proxy needs the server's port.
+    const ready: { proxy?: RoundRobinProxy } = {};
+    const server = http.createServer((req, res) => ready.proxy!.forward(req, res, targets));
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const { port } = server.address() as AddressInfo;
-    proxy = new RoundRobinProxy(`http://127.0.0.1:${port}`, server, agents);
-    return proxy;
+    return (ready.proxy = new RoundRobinProxy(`http://127.0.0.1:${port}`, server, agents));
   }
 
   /** The next request goes to upstream `index`; round-robin continues from there. */

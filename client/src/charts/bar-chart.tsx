@@ -14,9 +14,9 @@ export interface BarChartProps {
   /** The chart in words, for screen readers (the table below has the data). */
   summary: string;
   /** An axis tick's text. */
-  tick(value: number): string;
+  tick: (value: number) => string;
   /** A bar's value as its tooltip says it. */
-  describe(index: number): string;
+  describe: (index: number) => string;
   /** A bar was clicked. */
   onSelect?: (index: number) => void;
   /** Bars that cannot be selected (drawn paler). */

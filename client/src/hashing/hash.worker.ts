@@ -35,6 +35,10 @@ class WorkerMd5Lane implements DigestLane {
   #digest: { resolve: (hex: string) => void; reject: (e: Error) => void } | undefined;
   #failure: Error | undefined;
 
+  #throwIfFailed(): void {
+    if (this.#failure) throw this.#failure;
+  }
+
   constructor() {
     this.#worker.onmessage = (event: MessageEvent<Md5Reply>) => {
       const reply = event.data;
@@ -57,11 +61,12 @@ class WorkerMd5Lane implements DigestLane {
   }
 
   async update(slice: ArrayBuffer): Promise<void> {
-    if (this.#failure) throw this.#failure;
+    this.#throwIfFailed();
     this.#inFlight++;
     this.#worker.postMessage({ type: 'update', slice }, [slice]);
     if (this.#inFlight >= MAX_IN_FLIGHT) await new Promise<void>((resolve) => (this.#room = resolve));
-    if (this.#failure) throw this.#failure;
+    // The worker may have failed while this waited.
+    this.#throwIfFailed();
   }
 
   digest(): Promise<string> {

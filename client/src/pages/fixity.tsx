@@ -62,7 +62,7 @@ export function FixityPage({ api, language }: { api: ArchiveApi; language: Langu
         </p>
       )}
       <p>
-        <button type="button" onClick={start} disabled={!view || running}>
+        <button type="button" onClick={() => void start()} disabled={!view || running}>
           {t('fixityStart')}
         </button>{' '}
         {notice && <span role="status">{notice}</span>}

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { MIN_PASSWORD_LENGTH, type SessionView } from '../../../shared/schemas.js';
 import type { ArchiveApi } from '../api.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
+import { formText } from './form-text.js';
 
 interface Props {
   api: ArchiveApi;
@@ -14,17 +15,15 @@ interface Props {
 function useFormAction(action: (form: FormData) => Promise<void>) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
+  const submit = (event: Event): void => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
     setBusy(true);
     setError(null);
-    try {
-      await action(form);
-    } catch (e) {
+    action(form).catch((e: unknown) => {
       setError(e);
       setBusy(false);
-    }
+    });
   };
   return { error, busy, submit };
 }
@@ -40,7 +39,7 @@ function ErrorMessage({ language, error }: { language: Language; error: unknown 
 export function LoginPage({ api, language, languageSwitch, onLogin }: Props & { onLogin: (s: SessionView) => void }) {
   const t = translator(language);
   const { error, busy, submit } = useFormAction(async (form) =>
-    onLogin(await api.login(String(form.get('username')), String(form.get('password')))),
+    onLogin(await api.login(formText(form, 'username'), formText(form, 'password'))),
   );
 
   return (
@@ -103,8 +102,8 @@ export function OwnPasswordPage({
   const [done, setDone] = useState<number | null>(null);
   const { error, busy, submit } = useFormAction(async (form) => {
     const view = await api.changePassword(
-      String(form.get('currentPassword')),
-      String(form.get('newPassword')),
+      formText(form, 'currentPassword'),
+      formText(form, 'newPassword'),
       form.get('revokeTokens') === 'on',
     );
     setDone(view.tokensRevoked);
@@ -146,7 +145,7 @@ export function PasswordPage({
 }: Props & { onChanged: (s: SessionView) => void }) {
   const t = translator(language);
   const { error, busy, submit } = useFormAction(async (form) =>
-    onChanged(await api.changePassword(String(form.get('currentPassword')), String(form.get('newPassword')))),
+    onChanged(await api.changePassword(formText(form, 'currentPassword'), formText(form, 'newPassword'))),
   );
 
   return (

@@ -3,6 +3,7 @@ import type { FileList } from '../../../shared/schemas.js';
 import type { ArchiveApi } from '../api.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
 import { formatBytes } from './format.js';
+import { formText } from './form-text.js';
 
 const PAGE_SIZE = 50;
 
@@ -30,7 +31,7 @@ export function MyUploadsPage({ api, language }: { api: ArchiveApi; language: La
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
     setOffset(0);
-    setQuery(String(form.get('q') ?? '').trim());
+    setQuery(formText(form, 'q').trim());
   };
   const pages = list ? Math.max(1, Math.ceil(list.total / PAGE_SIZE)) : 1;
   const page = Math.floor(offset / PAGE_SIZE) + 1;

@@ -17,7 +17,6 @@ import {
   type ReportName,
   type ReportPage,
   type ReportUnit,
-  type SavingsPeriodRow,
   type SavingsRow,
 } from '../../../shared/reports.js';
 import type { AuditService } from '../../services/audit.js';
@@ -38,7 +37,7 @@ const unitLabel = (u: Pick<ReportUnit, 'city' | 'county' | 'town' | 'street'>) =
 /** A table's CSV: header and one row per table row (the same columns as the JSON, flattened). */
 interface CsvTable<Row> {
   header: string[];
-  row(r: Row): Cell[];
+  row: (r: Row) => Cell[];
 }
 
 const repeatCsv = (group: 'entry' | 'user' | 'unit'): CsvTable<RepeatUploaderRow> => {

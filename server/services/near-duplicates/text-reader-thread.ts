@@ -5,7 +5,10 @@ import { InProcessTextReader, type ReadReply, type ReadRequest } from './text-re
 /** The thread of a ThreadTextReader: reads each document it is sent, with the settings it was started with. */
 const reader = new InProcessTextReader(Fingerprinter.create(workerData as Partial<NearDuplicateSettings>));
 
-parentPort!.on('message', async ({ id, bytes, file }: ReadRequest) => {
+parentPort!.on('message', (request: ReadRequest) => void answer(request));
+
+/** Reads one document and posts the reply; never rejects (a failure is the reply). */
+async function answer({ id, bytes, file }: ReadRequest): Promise<void> {
   let reply: ReadReply;
   try {
     const read = await reader.read(bytes, file);
@@ -18,4 +21,4 @@ parentPort!.on('message', async ({ id, bytes, file }: ReadRequest) => {
     reply = { id, error: (error as Error)?.message ?? String(error) };
   }
   parentPort!.postMessage(reply);
-});
+}

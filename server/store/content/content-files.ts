@@ -187,6 +187,8 @@ export class ContentFiles {
       const file = await opened;
       try {
         await file.syncing;
+        // The background sync's own error, rethrown as it was caught.
+        // eslint-disable-next-line @typescript-eslint/only-throw-error
         if (file.failure !== undefined) throw file.failure;
         await this.sync(file);
       } catch (err) {

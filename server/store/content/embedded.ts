@@ -210,7 +210,9 @@ export class EmbeddedContentStore implements ContentStore {
       items.map((item) => [item.stagingId, item.entry, this.files.size(item.stagingId)] as const),
     );
     await Promise.all(
-      items.map((item, i) => (outcomes[i]!.status === 'duplicate' ? this.discard(item.stagingId) : undefined)),
+      items.map(async (item, i) => {
+        if (outcomes[i]!.status === 'duplicate') await this.discard(item.stagingId);
+      }),
     );
     return outcomes;
   }

@@ -200,7 +200,9 @@ export class MongoContentStore implements ContentStore {
           fileLength: Long.fromNumber(length),
         });
         if (!existing)
-          throw new Error(`duplicate key on commit of ${stagingId}, but no catalog entry holds its content`);
+          throw new Error(`duplicate key on commit of ${stagingId}, but no catalog entry holds its content`, {
+            cause: err,
+          });
         // This very staging area, committed by an earlier attempt that did not get to say so.
         if (existing._id.equals(_id)) {
           await this.c.staging.deleteOne({ _id });

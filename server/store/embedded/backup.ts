@@ -74,7 +74,7 @@ export async function backupEmbedded(
   const from = new ContentFiles(path.join(dataDir, 'content'));
   const to = new ContentFiles(path.join(target, 'content'));
   const written = new Set<string>();
-  let files: CataloguedFile[] = [];
+  let files: CataloguedFile[];
   let copiedFiles = 0;
   let copiedBytes = 0;
   let bytes = 0;

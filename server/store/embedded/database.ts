@@ -48,7 +48,7 @@ export function openDatabase(dataDir: string, schemas: readonly EmbeddedSchema[]
     fs.accessSync(dataDir, fs.constants.W_OK);
   } catch (err) {
     throw new ConfigError(
-      `DATA_DIR ${dataDir} is not a writable directory (${(err as NodeJS.ErrnoException).code ?? err})`,
+      `DATA_DIR ${dataDir} is not a writable directory (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
     );
   }
   const db = connect(databaseFile(dataDir));

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { translator, type Language } from '../../i18n/index.js';
+import { formText } from '../form-text.js';
 
 export type Values = Record<string, string | null>;
 
@@ -16,14 +17,14 @@ export function FilterForm({
   language: Language;
   /** The parameters this form owns: "clear" empties them. */
   names: readonly string[];
-  onApply(values: Values): void;
+  onApply: (values: Values) => void;
   children: ComponentChildren;
 }) {
   const t = translator(language);
   const apply = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
-    onApply(Object.fromEntries(names.map((name) => [name, String(form.get(name) ?? '').trim() || null])));
+    onApply(Object.fromEntries(names.map((name) => [name, formText(form, name).trim() || null])));
   };
   return (
     <form class="filter-bar" role="search" aria-label={t('filters')} onSubmit={apply}>
@@ -88,7 +89,7 @@ export function ReportFilters({
   user?: boolean;
   /** What the days filter selects by, where it is not the upload day. */
   daysLabel?: string;
-  onApply(values: Values): void;
+  onApply: (values: Values) => void;
 }) {
   const t = translator(language);
   const names = REPORT_FILTERS.filter((name) => (name !== 'min' || min) && (name !== 'user' || user));
@@ -142,7 +143,7 @@ export function UnitTrail({
 }: {
   language: Language;
   params: URLSearchParams;
-  hrefFor(params: URLSearchParams): string;
+  hrefFor: (params: URLSearchParams) => string;
 }) {
   const t = translator(language);
   const levels = (['city', 'county', 'town'] as const).filter((name, i, all) =>

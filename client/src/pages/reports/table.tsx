@@ -20,9 +20,9 @@ interface TableProps<Row> {
   caption: string;
   columns: Column<Row>[];
   rows: Row[];
-  rowKey(row: Row): string;
+  rowKey: (row: Row) => string;
   sorting: Sorting;
-  onSort(sort: string): void;
+  onSort: (sort: string) => void;
   /** Shown under a row, across the table (an expanded row's details), or null. */
   detail?: (row: Row) => ComponentChildren | null;
   busy?: boolean;
@@ -115,7 +115,7 @@ export function Pager({
   language: Language;
   total: number;
   paging: Paging;
-  onPage(paging: Paging): void;
+  onPage: (paging: Paging) => void;
 }) {
   const t = translator(language);
   const { limit, offset } = paging;

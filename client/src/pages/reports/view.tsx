@@ -24,7 +24,7 @@ export interface TabProps {
   language: Language;
   params: URLSearchParams;
   /** Shows another view of this table (a new history entry: Back returns). */
-  show(params: URLSearchParams): void;
+  show: (params: URLSearchParams) => void;
 }
 
 /** A table's view state from the hash, and the changes a reader can make to it. */
@@ -70,7 +70,7 @@ export function TableSection<Row>({
   loaded: Loaded<ReportPage<Row>>;
   caption: string;
   columns: Column<Row>[];
-  rowKey(row: Row): string;
+  rowKey: (row: Row) => string;
   detail?: (row: Row) => ComponentChildren | null;
   view: ReturnType<typeof useView>;
   empty?: string;
@@ -121,7 +121,7 @@ export function Switch<T extends string>({
   label: string;
   options: Array<[T, string]>;
   value: T;
-  onChange(value: T): void;
+  onChange: (value: T) => void;
 }) {
   return (
     <div class="switch" role="group" aria-label={label}>
