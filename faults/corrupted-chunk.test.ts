@@ -3,15 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { md5, randomContent, readUntilFailure } from '../test/support/content.js';
-import {
-  cli,
-  clerkToken,
-  processStore,
-  startServer,
-  stopServer,
-  type ProcessStore,
-  type Started,
-} from '../test/support/process.js';
+import { cli, clerkToken, processStore, startServer, stopServer } from '../test/support/process.js';
+import type { ProcessStore, Started } from '../test/support/process.js';
 import { Client } from '../test/support/server.js';
 import { embeddedTarget } from '../test/support/stores.js';
 

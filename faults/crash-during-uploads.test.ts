@@ -17,9 +17,8 @@ import {
   processStore,
   startServer,
   stopServer,
-  type ProcessStore,
-  type Started,
 } from '../test/support/process.js';
+import type { ProcessStore, Started } from '../test/support/process.js';
 import { Client } from '../test/support/server.js';
 import { storeTargets } from '../test/support/stores.js';
 import { md5, sha256, tusUpload, type TusResult } from '../test/support/tus.js';

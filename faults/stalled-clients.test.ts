@@ -3,14 +3,8 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import { randomContent } from '../test/support/content.js';
-import {
-  clerkToken,
-  processStore,
-  startServer,
-  stopServer,
-  type ProcessStore,
-  type Started,
-} from '../test/support/process.js';
+import { clerkToken, processStore, startServer, stopServer } from '../test/support/process.js';
+import type { ProcessStore, Started } from '../test/support/process.js';
 import { Client } from '../test/support/server.js';
 import { storeTargets } from '../test/support/stores.js';
 import {

@@ -19,9 +19,8 @@ import {
   SERVER_MAIN,
   startServer,
   stopServer,
-  type ProcessStore,
-  type Started,
 } from './support/process.js';
+import type { ProcessStore, Started } from './support/process.js';
 import { Client } from './support/server.js';
 import { embeddedTarget, storeTargets, tempDir } from './support/stores.js';
 import { patchRequest, TUS, tusMetadata, tusRequest, tusUpload, uploadPath } from './support/tus.js';

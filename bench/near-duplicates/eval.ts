@@ -6,9 +6,8 @@ import {
   candidateJaccard,
   DEFAULT_SETTINGS,
   Fingerprinter,
-  type NearDuplicateSettings,
-  type TextFingerprint,
 } from '../../server/services/near-duplicates/fingerprint.js';
+import type { NearDuplicateSettings, TextFingerprint } from '../../server/services/near-duplicates/fingerprint.js';
 import { bandingFor, bandKeys, exactJaccard } from '../../server/services/near-duplicates/minhash.js';
 import { hammingDistance, simhash } from '../../server/services/near-duplicates/simhash.js';
 import { normalise, STOP_WORDS } from '../../server/services/near-duplicates/text.js';

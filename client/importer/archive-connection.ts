@@ -10,13 +10,15 @@ import {
   ARCHIVE_UPLOAD_COUNT_HEADER,
   IDEMPOTENCY_KEY_HEADER,
   TUS_ENDPOINT,
-  type BatchFileResult,
-  type ByteRangeView,
-  type ProofResult,
-  type SessionView,
-  type UploadCheckRequest,
-  type UploadCheckResult,
-  type UploadResult,
+} from '../../shared/schemas.js';
+import type {
+  BatchFileResult,
+  ByteRangeView,
+  ProofResult,
+  SessionView,
+  UploadCheckRequest,
+  UploadCheckResult,
+  UploadResult,
 } from '../../shared/schemas.js';
 
 /** An answer of the archive that is not a success, with its stable code. */

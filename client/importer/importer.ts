@@ -1,13 +1,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import mime from 'mime-types';
-import {
-  BATCH_FILE_MAX_BYTES,
-  BATCH_MAX_FILES,
-  type UploadCheckRequest,
-  type UploadCheckResult,
-  type UploadResult,
-} from '../../shared/schemas.js';
+import { BATCH_FILE_MAX_BYTES, BATCH_MAX_FILES } from '../../shared/schemas.js';
+import type { UploadCheckRequest, UploadCheckResult, UploadResult } from '../../shared/schemas.js';
 import { ArchiveAnswerError, type ArchiveConnection, type BatchSend } from './archive-connection.js';
 import { RequestBatcher } from './batches.js';
 import { FingerprintFailure, type FileFingerprint, type FingerprintPool } from './fingerprints.js';

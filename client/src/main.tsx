@@ -1,5 +1,5 @@
 import './zod-config.js';
-import { render } from 'preact';
+import { render, type ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { SessionView } from '../../shared/schemas.js';
 import { ArchiveApi } from './api.js';
@@ -71,30 +71,30 @@ function App({ api }: { api: ArchiveApi }) {
       <header class="topbar">
         <strong class="brand">{t('appTitle')}</strong>
         <nav aria-label={t('appTitle')}>
-          <a href="#/upload" aria-current={page === 'upload' ? 'page' : undefined}>
+          <NavLink to="upload" current={page}>
             {t('navUpload')}
-          </a>
-          <a href="#/files" aria-current={page === 'files' ? 'page' : undefined}>
+          </NavLink>
+          <NavLink to="files" current={page}>
             {t('navMyUploads')}
-          </a>
+          </NavLink>
           {isAdmin && (
             <>
-              <a href="#/reports" aria-current={page === 'reports' ? 'page' : undefined}>
+              <NavLink to="reports" current={page}>
                 {t('navReports')}
-              </a>
-              <a href="#/audit" aria-current={page === 'audit' ? 'page' : undefined}>
+              </NavLink>
+              <NavLink to="audit" current={page}>
                 {t('navAudit')}
-              </a>
-              <a href="#/fixity" aria-current={page === 'fixity' ? 'page' : undefined}>
+              </NavLink>
+              <NavLink to="fixity" current={page}>
                 {t('navFixity')}
-              </a>
+              </NavLink>
             </>
           )}
         </nav>
         <span class="who">{t('signedInAs', { user: session.account.username, unit })}</span>
-        <a href="#/password" aria-current={page === 'password' ? 'page' : undefined}>
+        <NavLink to="password" current={page}>
           {t('navPassword')}
-        </a>
+        </NavLink>
         {switchLanguage}
         <button type="button" onClick={() => void logout()}>
           {t('logout')}
@@ -115,3 +115,12 @@ function App({ api }: { api: ArchiveApi }) {
 }
 
 render(<App api={new ArchiveApi()} />, document.getElementById('app')!);
+
+/** A link in the top bar to one of the app's pages, marked as the current page where it is. */
+function NavLink({ to, current, children }: { to: PageName; current: PageName; children: ComponentChildren }) {
+  return (
+    <a href={`#/${to}`} aria-current={to === current ? 'page' : undefined}>
+      {children}
+    </a>
+  );
+}

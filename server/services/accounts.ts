@@ -1,11 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  MIN_PASSWORD_LENGTH,
-  type AccountView,
-  type PasswordChangeRequest,
-  type Role,
-  type Unit,
-} from '../../shared/schemas.js';
+import { MIN_PASSWORD_LENGTH } from '../../shared/schemas.js';
+import type { AccountView, PasswordChangeRequest, Role, Unit } from '../../shared/schemas.js';
 import { cleanText } from '../../shared/file-name.js';
 import { ConflictError, LoginFailedError, LoginThrottledError, NotFoundError, ValidationError } from '../errors.js';
 import type { Account, AccountStore, SessionStore, TokenStore } from '../store/accounts/port.js';

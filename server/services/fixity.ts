@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { setImmediate } from 'node:timers/promises';
-import {
-  VERIFICATION_PROBLEMS_KEPT,
-  type VerificationProblem,
-  type VerificationResult,
-} from '../../shared/verification.js';
+import { VERIFICATION_PROBLEMS_KEPT } from '../../shared/verification.js';
+import type { VerificationProblem, VerificationResult } from '../../shared/verification.js';
 import { ContentDamagedError } from '../errors.js';
 import type { ArchiveStore } from '../store/archive-store.js';
 import type { CatalogEntry } from '../store/catalog/port.js';

@@ -58,14 +58,14 @@ export interface UploadSource {
   key: string;
 }
 
+/** Bytes of a batch file hashed between two looks at the event loop (about a millisecond). */
+const HASH_PIECE = 256 * 1024;
+
 /**
  * Ingest: stream bytes into fixed-size chunks while hashing them (one pass, memory flat in
  * file size), then commit: the catalog decides whether the content is new, and the ledger
  * counts the upload either way.
  */
-/** Bytes of a batch file hashed between two looks at the event loop (about a millisecond). */
-const HASH_PIECE = 256 * 1024;
-
 export class IngestService {
   private readonly clock: () => Date;
 

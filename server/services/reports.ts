@@ -1,18 +1,14 @@
-import {
-  COLLISION_SORTS,
-  defaultOrder,
-  CROSS_UNIT_SORTS,
-  REPEAT_SORTS,
-  SAVINGS_SORTS,
-  type CollisionRow,
-  type CollisionsQuery,
-  type CrossUnitQuery,
-  type CrossUnitRow,
-  type RepeatUploaderRow,
-  type RepeatUploadersQuery,
-  type ReportPage,
-  type SavingsQuery,
-  type SavingsReport,
+import { COLLISION_SORTS, defaultOrder, CROSS_UNIT_SORTS, REPEAT_SORTS, SAVINGS_SORTS } from '../../shared/reports.js';
+import type {
+  CollisionRow,
+  CollisionsQuery,
+  CrossUnitQuery,
+  CrossUnitRow,
+  RepeatUploaderRow,
+  RepeatUploadersQuery,
+  ReportPage,
+  SavingsQuery,
+  SavingsReport,
 } from '../../shared/reports.js';
 import type { ReportFilter, ReportPaging, Reports } from '../store/reports/port.js';
 import type { ReportCalendar } from './calendar.js';

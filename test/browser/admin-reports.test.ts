@@ -238,6 +238,9 @@ describe(
 
       // A county without its city: the server's rule, in Chinese.
       await page.getByRole('button', { name: '清除条件' }).click();
+      // The cleared view comes with a new filter form (its fields start from the link): wait for it,
+      // or the county typed into the old one is gone with it.
+      await page.locator('[data-report="savings"] table.report', { hasText: '衡水市' }).waitFor();
       await page.getByLabel('县（需填市）').fill('青县');
       await page.getByRole('button', { name: '筛选', exact: true }).click();
       await page.getByRole('alert').filter({ hasText: '填写县时请同时填写所属的市' }).waitFor();
@@ -421,9 +424,11 @@ describe(
       await page.getByLabel('操作').selectOption({ label: '查看报表' });
       await page.getByRole('button', { name: '筛选', exact: true }).click();
       await page.waitForFunction(() => decodeURIComponent(location.hash).includes('action=report_viewed'));
-      await page.waitForFunction(
-        () => document.querySelectorAll('table.audit tbody tr[data-action="report_viewed"]').length > 0,
-      );
+      // The filtered page, not the one before it (which has report views among its rows too).
+      await page.waitForFunction(() => {
+        const rows = Array.from(document.querySelectorAll('table.audit tbody tr[data-action]'));
+        return rows.length > 0 && rows.every((row) => row.getAttribute('data-action') === 'report_viewed');
+      });
       const views = await tableRows(page, 'table.audit > tbody > tr');
       assert.ok(
         views.every((r) => r[1] === '查看报表' && r[2] === 'chief'),
@@ -445,6 +450,8 @@ describe(
 
       // Paging through everything, 25 at a time: page 2 stays the same while new events are recorded.
       await page.getByRole('button', { name: '清除条件' }).click();
+      // The unfiltered page (logins among its rows) before choosing its size.
+      await page.waitForFunction(() => document.querySelector('table.audit tbody tr[data-action="login"]') !== null);
       await page.getByLabel('每页行数').selectOption('25');
       await page.waitForFunction(() => document.querySelectorAll('table.audit tbody tr').length === 25);
       await page.getByRole('button', { name: '下一页' }).click();

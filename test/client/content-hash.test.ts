@@ -2,13 +2,8 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { createSHA256 } from 'hash-wasm';
-import {
-  DEFAULT_SLICE_SIZE,
-  hashBlob,
-  md5OfRange,
-  sparkMd5Lane,
-  type DigestLane,
-} from '../../client/src/hashing/content-hash.js';
+import { DEFAULT_SLICE_SIZE, hashBlob, md5OfRange, sparkMd5Lane } from '../../client/src/hashing/content-hash.js';
+import type { DigestLane } from '../../client/src/hashing/content-hash.js';
 
 /**
  * The browser's hashing module, run in Node against node:crypto, with the browser's libraries:

@@ -2,15 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type * as tus from 'tus-js-client';
 import { randomContent } from '../support/content.js';
-import {
-  ACCOUNT_PASSWORD,
-  addAccount,
-  processStore,
-  startServer,
-  stopServer,
-  type ProcessStore,
-  type Started,
-} from '../support/process.js';
+import { ACCOUNT_PASSWORD, addAccount, processStore, startServer, stopServer } from '../support/process.js';
+import type { ProcessStore, Started } from '../support/process.js';
 import { RoundRobinProxy, type Served } from '../support/proxy.js';
 import { Client } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';

@@ -2,16 +2,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { randomContent } from '../support/content.js';
-import {
-  clerkToken,
-  freePort,
-  killServer,
-  processStore,
-  startServer,
-  stopServer,
-  type ProcessStore,
-  type Started,
-} from '../support/process.js';
+import { clerkToken, freePort, killServer, processStore, startServer, stopServer } from '../support/process.js';
+import type { ProcessStore, Started } from '../support/process.js';
 import { Client } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
 import {

@@ -6,11 +6,8 @@ import { describe, it } from 'node:test';
 import fontkit from '@pdf-lib/fontkit';
 import { Document, Packer, Paragraph, TextRun } from 'docx';
 import { PDFDocument, PDFHexString, rgb, StandardFonts, type PDFFont } from 'pdf-lib';
-import {
-  EXTRACTABLE_MAX_BYTES,
-  extractText,
-  type ExtractedText,
-} from '../../server/services/near-duplicates/extraction.js';
+import { EXTRACTABLE_MAX_BYTES, extractText } from '../../server/services/near-duplicates/extraction.js';
+import type { ExtractedText } from '../../server/services/near-duplicates/extraction.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 

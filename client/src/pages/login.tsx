@@ -36,6 +36,25 @@ function ErrorMessage({ language, error }: { language: Language; error: unknown 
   );
 }
 
+/** A page of one form on a card, in the middle of the screen (before the app's own pages). */
+function CardPage(props: {
+  languageSwitch: ComponentChildren;
+  onSubmit: (event: Event) => void;
+  titleId: string;
+  title: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <main class="centered">
+      <div class="corner">{props.languageSwitch}</div>
+      <form class="card" onSubmit={props.onSubmit} aria-labelledby={props.titleId}>
+        <h1 id={props.titleId}>{props.title}</h1>
+        {props.children}
+      </form>
+    </main>
+  );
+}
+
 export function LoginPage({ api, language, languageSwitch, onLogin }: Props & { onLogin: (s: SessionView) => void }) {
   const t = translator(language);
   const { error, busy, submit } = useFormAction(async (form) =>
@@ -43,25 +62,21 @@ export function LoginPage({ api, language, languageSwitch, onLogin }: Props & { 
   );
 
   return (
-    <main class="centered">
-      <div class="corner">{languageSwitch}</div>
-      <form class="card" onSubmit={submit} aria-labelledby="login-title">
-        <h1 id="login-title">{t('appTitle')}</h1>
-        <h2>{t('loginTitle')}</h2>
-        <label>
-          {t('username')}
-          <input name="username" autoComplete="username" required maxLength={64} autoFocus />
-        </label>
-        <label>
-          {t('password')}
-          <input name="password" type="password" autoComplete="current-password" required maxLength={1024} />
-        </label>
-        <ErrorMessage language={language} error={error} />
-        <button type="submit" disabled={busy}>
-          {busy ? t('loggingIn') : t('loginButton')}
-        </button>
-      </form>
-    </main>
+    <CardPage languageSwitch={languageSwitch} onSubmit={submit} titleId="login-title" title={t('appTitle')}>
+      <h2>{t('loginTitle')}</h2>
+      <label>
+        {t('username')}
+        <input name="username" autoComplete="username" required maxLength={64} autoFocus />
+      </label>
+      <label>
+        {t('password')}
+        <input name="password" type="password" autoComplete="current-password" required maxLength={1024} />
+      </label>
+      <ErrorMessage language={language} error={error} />
+      <button type="submit" disabled={busy}>
+        {busy ? t('loggingIn') : t('loginButton')}
+      </button>
+    </CardPage>
   );
 }
 
@@ -149,16 +164,17 @@ export function PasswordPage({
   );
 
   return (
-    <main class="centered">
-      <div class="corner">{languageSwitch}</div>
-      <form class="card" onSubmit={submit} aria-labelledby="password-title">
-        <h1 id="password-title">{t('changePasswordTitle')}</h1>
-        <PasswordFields language={language} />
-        <ErrorMessage language={language} error={error} />
-        <button type="submit" disabled={busy}>
-          {t('changePasswordButton')}
-        </button>
-      </form>
-    </main>
+    <CardPage
+      languageSwitch={languageSwitch}
+      onSubmit={submit}
+      titleId="password-title"
+      title={t('changePasswordTitle')}
+    >
+      <PasswordFields language={language} />
+      <ErrorMessage language={language} error={error} />
+      <button type="submit" disabled={busy}>
+        {t('changePasswordButton')}
+      </button>
+    </CardPage>
   );
 }

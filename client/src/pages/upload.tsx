@@ -10,14 +10,8 @@ import { TUS_ENDPOINT } from '../../../shared/schemas.js';
 import type { ArchiveApi } from '../api.js';
 import { Hasher } from '../hashing/hasher.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
-import {
-  ArchiveUploader,
-  HashReadError,
-  type ArchiveBody,
-  type ArchiveFile,
-  type ArchiveMeta,
-  type Outcome,
-} from '../upload/archive-uploader.js';
+import { ArchiveUploader, HashReadError } from '../upload/archive-uploader.js';
+import type { ArchiveBody, ArchiveFile, ArchiveMeta, Outcome } from '../upload/archive-uploader.js';
 import { ResumeIndex } from '../upload/resume-index.js';
 import { useGoldenRetriever } from '../upload/restore.js';
 

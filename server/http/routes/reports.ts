@@ -6,18 +6,20 @@ import {
   nearDuplicatesQuery,
   repeatUploadersQuery,
   savingsQuery,
-  type CollisionRow,
-  type CrossUnitRow,
-  type NearDuplicateFile,
-  type NearDuplicateRow,
-  type RepeatEntryRow,
-  type RepeatUnitRow,
-  type RepeatUploaderRow,
-  type RepeatUserRow,
-  type ReportName,
-  type ReportPage,
-  type ReportUnit,
-  type SavingsRow,
+} from '../../../shared/reports.js';
+import type {
+  CollisionRow,
+  CrossUnitRow,
+  NearDuplicateFile,
+  NearDuplicateRow,
+  RepeatEntryRow,
+  RepeatUnitRow,
+  RepeatUploaderRow,
+  RepeatUserRow,
+  ReportName,
+  ReportPage,
+  ReportUnit,
+  SavingsRow,
 } from '../../../shared/reports.js';
 import type { AuditService } from '../../services/audit.js';
 import type { NearDuplicateService } from '../../services/near-duplicates/detection.js';

@@ -7,14 +7,8 @@ import type { CatalogEntry } from '../../store/catalog/port.js';
 import type { NearDuplicatePair, NearFingerprint } from '../../store/near-duplicates/port.js';
 import type { ReportCalendar } from '../calendar.js';
 import { EXTRACTABLE_MAX_BYTES } from './extraction.js';
-import {
-  DEFAULT_SETTINGS,
-  type Fingerprinter,
-  nearDuplicateMethod,
-  type NearDuplicateMethod,
-  type NearDuplicateSettings,
-  similarity,
-} from './fingerprint.js';
+import { DEFAULT_SETTINGS, nearDuplicateMethod, similarity } from './fingerprint.js';
+import type { Fingerprinter, NearDuplicateMethod, NearDuplicateSettings } from './fingerprint.js';
 import { lookupKeys } from './lookup-keys.js';
 import { differences } from './snippets.js';
 import { type Compared, InProcessTextReader, type Read, type TextReader } from './text-reader.js';

@@ -1,9 +1,5 @@
-import {
-  candidateJaccard,
-  type Fingerprinter,
-  type NearDuplicateSettings,
-  type TextFingerprint,
-} from './fingerprint.js';
+import { candidateJaccard } from './fingerprint.js';
+import type { Fingerprinter, NearDuplicateSettings, TextFingerprint } from './fingerprint.js';
 import { type Banding, bandingFor, bandKeys } from './minhash.js';
 import { simhashBlocks } from './simhash.js';
 

@@ -5,14 +5,12 @@ import type {
   Account,
   AccountStore,
   ApiTokenRecord,
-  LoginAttemptStore,
-  LoginRecord,
   NewAccount,
-  RateCounts,
   SessionRecord,
   SessionStore,
   TokenStore,
 } from './port.js';
+import type { LoginAttemptStore, LoginRecord, RateCounts } from './port.js';
 
 export const accountSchema: EmbeddedSchema = {
   tables: `

@@ -1,30 +1,19 @@
 import type { Db } from 'mongodb';
-import type { Role, Unit } from '../../../shared/schemas.js';
 import { ConflictError } from '../../errors.js';
 import { isDuplicateKey, recordFromDoc } from '../mongo/documents.js';
 import type {
   Account,
   AccountStore,
   ApiTokenRecord,
-  LoginAttemptStore,
-  LoginRecord,
   NewAccount,
-  RateCounts,
   SessionRecord,
   SessionStore,
   TokenStore,
 } from './port.js';
+import type { LoginAttemptStore, LoginRecord, RateCounts } from './port.js';
 
-export interface AccountDoc {
-  _id: string;
-  username: string;
-  passwordHash: string;
-  role: Role;
-  unit: Unit;
-
-  createdAt: Date;
-  mustChangePassword: boolean;
-}
+/** An account; accounts written before the login throttle may still carry failedLogins and lockedUntil. */
+export type AccountDoc = Omit<Account, 'id'> & { _id: string };
 
 export interface SessionDoc {
   _id: string;

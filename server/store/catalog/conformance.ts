@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ArchiveStore } from '../archive-store.js';
-import type { Account } from '../accounts/port.js';
 import { commitBytes, randomContent, recordUpload, testAccount, unit } from '../../../test/support/content.js';
 import { useFreshStore, type StoreTarget } from '../../../test/support/stores.js';
 
@@ -10,14 +9,11 @@ export function catalogConformance(target: StoreTarget): void {
   describe(`catalog conformance: ${target.name}`, { skip: target.skip }, () => {
     let store: ArchiveStore;
     useFreshStore(target, (fresh) => (store = fresh.store));
-    const commit = (data: Buffer, fileName?: string) => commitBytes(store, data, fileName);
-    const record = (account: Account, fileId: string, fileName?: string, at?: Date, contentType?: string) =>
-      recordUpload(store, account, fileId, fileName, at, contentType);
 
     describe('catalog scan', () => {
       it('walks every entry in file id order, a page at a time, and counts them', async () => {
         const ids: string[] = [];
-        for (let i = 0; i < 5; i++) ids.push((await commit(randomContent(100 + i))).entry.fileId);
+        for (let i = 0; i < 5; i++) ids.push((await commitBytes(store, randomContent(100 + i))).entry.fileId);
         assert.equal(await store.catalog.count(), 5);
         const seen: string[] = [];
         let after: string | undefined;
@@ -36,15 +32,15 @@ export function catalogConformance(target: StoreTarget): void {
       it("lists a unit's files under the unit's names and all files for an admin view, with counts, search and paging", async () => {
         const clerkA = testAccount();
         const clerkB = testAccount({ unit: unit('unit-b') });
-        const shared = (await commit(randomContent(10), 'b-name.pdf')).entry;
-        const onlyA = (await commit(randomContent(11), 'a-only.pdf')).entry;
-        const onlyB = (await commit(randomContent(12), 'b-only.pdf')).entry;
+        const shared = (await commitBytes(store, randomContent(10), 'b-name.pdf')).entry;
+        const onlyA = (await commitBytes(store, randomContent(11), 'a-only.pdf')).entry;
+        const onlyB = (await commitBytes(store, randomContent(12), 'b-only.pdf')).entry;
         const t = Date.now();
-        await record(clerkB, shared.fileId, 'b-name.pdf', new Date(t - 5000));
-        await record(clerkB, onlyB.fileId, 'b-only.pdf', new Date(t - 4000));
-        await record(clerkA, onlyA.fileId, '档案 A.pdf', new Date(t - 3000));
-        await record(clerkA, shared.fileId, '共享 文件.pdf', new Date(t - 2000));
-        await record(clerkA, shared.fileId, '共享 文件.pdf', new Date(t - 1000), 'application/x-unit-a');
+        await recordUpload(store, clerkB, shared.fileId, 'b-name.pdf', new Date(t - 5000));
+        await recordUpload(store, clerkB, onlyB.fileId, 'b-only.pdf', new Date(t - 4000));
+        await recordUpload(store, clerkA, onlyA.fileId, '档案 A.pdf', new Date(t - 3000));
+        await recordUpload(store, clerkA, shared.fileId, '共享 文件.pdf', new Date(t - 2000));
+        await recordUpload(store, clerkA, shared.fileId, '共享 文件.pdf', new Date(t - 1000), 'application/x-unit-a');
 
         const unitA = await store.catalog.list({ unitId: 'unit-a', accountId: clerkA.id, limit: 10, offset: 0 });
         assert.equal(unitA.total, 2);

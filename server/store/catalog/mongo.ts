@@ -4,18 +4,12 @@ import type { LedgerCollections, LedgerDoc } from '../ledger/mongo.js';
 import type { Catalog, CatalogEntry, CatalogListing, CatalogListQuery, ContentKey } from './port.js';
 
 /** A catalog entry in `fileInfo.files`, with the seed design's field names. */
-export interface CatalogDoc {
+export type CatalogDoc = Omit<CatalogEntry, 'fileId' | 'md5' | 'sha256' | 'length'> & {
   _id: ObjectId;
   fileMD5: string;
   fileSHA256: string;
   fileLength: Long | number;
-  chunkSize: number;
-  chunkCount: number;
-  fileName: string;
-  contentType: string;
-  uploadDate: Date;
-  md5Collision: boolean;
-}
+};
 
 export function catalogCollections(db: Db) {
   return {

@@ -9,9 +9,8 @@ import {
   forgetChunkSums,
   TEST_CHUNK_SIZE,
   useFreshStore,
-  type OpenedStore,
-  type StoreTarget,
 } from '../../../test/support/stores.js';
+import type { OpenedStore, StoreTarget } from '../../../test/support/stores.js';
 
 /** What every store adapter's content must do (run against each adapter by test/store/). */
 export function contentConformance(target: StoreTarget): void {
@@ -20,12 +19,11 @@ export function contentConformance(target: StoreTarget): void {
     let store: ArchiveStore;
     useFreshStore(target, (fresh) => ((opened = fresh), (store = fresh.store)));
     const CS = TEST_CHUNK_SIZE;
-    const commit = (data: Buffer, fileName?: string) => commitBytes(store, data, fileName);
 
     describe('content and catalog', () => {
       it('reads a committed file back byte for byte, whole and in ranges across chunk edges', async () => {
         const data = randomContent(3 * CS + 123);
-        const { status, entry } = await commit(data);
+        const { status, entry } = await commitBytes(store, data);
         assert.equal(status, 'stored');
         assert.deepEqual(await readAll(store.content.read(entry)), data);
         for (const [start, end] of [
@@ -47,7 +45,7 @@ export function contentConformance(target: StoreTarget): void {
       it('catalogues id, hashes, length, chunk size and count, first name, type and date', async () => {
         const data = randomContent(2 * CS + 1);
         const before = Date.now();
-        const { entry } = await commit(data, '县志 第一卷.pdf');
+        const { entry } = await commitBytes(store, data, '县志 第一卷.pdf');
         assert.match(entry.fileId, /^[0-9a-f]{24}$/);
         assert.deepEqual({ md5: entry.md5, sha256: entry.sha256, length: entry.length }, keyOf(data));
         assert.equal(entry.chunkSize, CS);
@@ -61,8 +59,8 @@ export function contentConformance(target: StoreTarget): void {
       });
 
       it('stores a zero-byte file once and reads it back empty', async () => {
-        const first = await commit(Buffer.alloc(0), 'empty.txt');
-        const second = await commit(Buffer.alloc(0), 'also-empty.txt');
+        const first = await commitBytes(store, Buffer.alloc(0), 'empty.txt');
+        const second = await commitBytes(store, Buffer.alloc(0), 'also-empty.txt');
         assert.equal(first.status, 'stored');
         assert.equal(second.status, 'duplicate');
         assert.equal(second.entry.fileId, first.entry.fileId);
@@ -91,8 +89,8 @@ export function contentConformance(target: StoreTarget): void {
 
       it('removes the staged chunks when the catalog already holds the content', async () => {
         const data = randomContent(2 * CS);
-        const first = await commit(data, 'a.pdf');
-        const second = await commit(data, 'b.pdf');
+        const first = await commitBytes(store, data, 'a.pdf');
+        const second = await commitBytes(store, data, 'b.pdf');
         assert.equal(second.status, 'duplicate');
         assert.equal(second.entry.fileId, first.entry.fileId);
         assert.equal(second.entry.fileName, 'a.pdf');
@@ -241,13 +239,13 @@ export function contentConformance(target: StoreTarget): void {
         );
         assert.equal(await store.content.lacksChunkSums(entry), false, 'every chunk has its checksum');
         // Content staged after the restart is chunked at the new size.
-        const fresh = await commit(randomContent(CS + 1));
+        const fresh = await commitBytes(store, randomContent(CS + 1));
         assert.deepEqual([fresh.entry.chunkSize, fresh.entry.chunkCount], [CS / 4, 5]);
       });
 
       it('commits many staging areas at once, in order: new content stored, held content and a repeat within the batch counted as duplicates', async () => {
         const held = randomContent(CS + 5);
-        const heldEntry = (await commit(held)).entry;
+        const heldEntry = (await commitBytes(store, held)).entry;
         const fresh = randomContent(2 * CS + 7);
         const empty = Buffer.alloc(0);
         const items = [];
@@ -320,7 +318,7 @@ export function contentConformance(target: StoreTarget): void {
     describe('damaged content', () => {
       it('fails a read that meets missing bytes with a ContentDamagedError naming the first, never a short stream', async () => {
         const data = randomContent(3 * CS + 5);
-        const { entry } = await commit(data);
+        const { entry } = await commitBytes(store, data);
         await damageContent(opened, entry.fileId, { kind: 'lose-chunk', n: 1 });
         // Bytes before the damage still read.
         assert.deepEqual(await readAll(store.content.read(entry, { start: 0, end: 100 })), data.subarray(0, 100));
@@ -337,7 +335,7 @@ export function contentConformance(target: StoreTarget): void {
 
       it('refuses a chunk changed on disk before any of its bytes go out, and names it', async () => {
         const data = randomContent(3 * CS + 5);
-        const { entry } = await commit(data);
+        const { entry } = await commitBytes(store, data);
         await damageContent(opened, entry.fileId, { kind: 'flip-byte', offset: CS + 7 });
         const received: Buffer[] = [];
         const failure = await (async () => {
@@ -392,7 +390,7 @@ export function contentConformance(target: StoreTarget): void {
 
       it('refuses a stored chunk of the wrong size, even one written before checksums, instead of shifting the bytes after it', async () => {
         const data = randomContent(3 * CS + 5);
-        const { entry } = await commit(data);
+        const { entry } = await commitBytes(store, data);
         await forgetChunkSums(opened, entry.fileId);
         await damageContent(opened, entry.fileId, { kind: 'grow-chunk', n: 1 });
         const read = await readAll(store.content.read(entry)).catch((err: unknown) => err);
@@ -403,7 +401,7 @@ export function contentConformance(target: StoreTarget): void {
       });
 
       it('fails a read of a file whose bytes are all gone', async () => {
-        const { entry } = await commit(randomContent(2 * CS));
+        const { entry } = await commitBytes(store, randomContent(2 * CS));
         await damageContent(opened, entry.fileId, { kind: 'lose-file' });
         await assert.rejects(
           readAll(store.content.read(entry)),

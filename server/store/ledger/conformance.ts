@@ -21,16 +21,13 @@ export function ledgerConformance(target: StoreTarget): void {
   describe(`ledger conformance: ${target.name}`, { skip: target.skip }, () => {
     let store: ArchiveStore;
     useFreshStore(target, (fresh) => (store = fresh.store));
-    const commit = (data: Buffer, fileName?: string) => commitBytes(store, data, fileName);
-    const record = (account: Account, fileId: string, fileName?: string, at?: Date, contentType?: string) =>
-      recordUpload(store, account, fileId, fileName, at, contentType);
 
     describe('ledger', () => {
       it('starts an entry at 1 and counts repeats by the same user in the same unit', async () => {
-        const { entry } = await commit(randomContent(10));
+        const { entry } = await commitBytes(store, randomContent(10));
         const clerk = testAccount();
-        assert.deepEqual(await record(clerk, entry.fileId, 'first.pdf'), { uploadCount: 1 });
-        assert.deepEqual(await record(clerk, entry.fileId, 'second.pdf'), { uploadCount: 2 });
+        assert.deepEqual(await recordUpload(store, clerk, entry.fileId, 'first.pdf'), { uploadCount: 1 });
+        assert.deepEqual(await recordUpload(store, clerk, entry.fileId, 'second.pdf'), { uploadCount: 2 });
         const [e] = await store.ledger.entriesForFile(entry.fileId);
         assert.equal(e!.uploadCount, 2);
         assert.equal(e!.userId, clerk.id);
@@ -43,8 +40,8 @@ export function ledgerConformance(target: StoreTarget): void {
       });
 
       it('counts many uploads at once, in order, as one at a time would', async () => {
-        const a = (await commit(randomContent(10))).entry;
-        const b = (await commit(randomContent(11))).entry;
+        const a = (await commitBytes(store, randomContent(10))).entry;
+        const b = (await commitBytes(store, randomContent(11))).entry;
         const clerk = testAccount();
         const at = new Date();
         const upload = (fileId: string, fileName: string) => ({
@@ -57,7 +54,7 @@ export function ledgerConformance(target: StoreTarget): void {
           fileLength: 10,
           stored: false,
         });
-        await record(clerk, a.fileId);
+        await recordUpload(store, clerk, a.fileId);
         const counts = await store.ledger.countMany(
           [upload(a.fileId, 'a2.pdf'), upload(b.fileId, 'b1.pdf'), upload(a.fileId, 'a3.pdf')].map((r) =>
             uploadAction(r),
@@ -73,13 +70,13 @@ export function ledgerConformance(target: StoreTarget): void {
       });
 
       it('gives another user, or the same user in another unit, an entry of its own', async () => {
-        const { entry } = await commit(randomContent(10));
+        const { entry } = await commitBytes(store, randomContent(10));
         const clerk = testAccount();
         const colleague = testAccount();
         const movedClerk = { ...clerk, unit: unit('unit-b') };
-        await record(clerk, entry.fileId);
-        assert.deepEqual(await record(colleague, entry.fileId), { uploadCount: 1 });
-        assert.deepEqual(await record(movedClerk, entry.fileId), { uploadCount: 1 });
+        await recordUpload(store, clerk, entry.fileId);
+        assert.deepEqual(await recordUpload(store, colleague, entry.fileId), { uploadCount: 1 });
+        assert.deepEqual(await recordUpload(store, movedClerk, entry.fileId), { uploadCount: 1 });
         assert.equal((await store.ledger.entriesForFile(entry.fileId)).length, 3);
       });
 
@@ -104,7 +101,7 @@ export function ledgerConformance(target: StoreTarget): void {
         });
 
         it('answers a key counted before as it was counted, and changes nothing', async () => {
-          const { entry } = await commit(randomContent(10));
+          const { entry } = await commitBytes(store, randomContent(10));
           const clerk = testAccount();
           const first = await store.ledger.count(uploadAction(upload(clerk, entry.fileId), 'tus:u1', 'stored'));
           assert.deepEqual(first, {
@@ -128,7 +125,7 @@ export function ledgerConformance(target: StoreTarget): void {
         });
 
         it('counts one key sent ten times at once once, with one answer', async () => {
-          const { entry } = await commit(randomContent(10));
+          const { entry } = await commitBytes(store, randomContent(10));
           const clerk = testAccount();
           const answers = await Promise.all(
             Array.from({ length: 10 }, () => store.ledger.count(uploadAction(upload(clerk, entry.fileId), 'claim:c1'))),
@@ -139,7 +136,7 @@ export function ledgerConformance(target: StoreTarget): void {
         });
 
         it('counts a batch with keys counted before, leaving those as they were', async () => {
-          const { entry } = await commit(randomContent(10));
+          const { entry } = await commitBytes(store, randomContent(10));
           const clerk = testAccount();
           await store.ledger.count(uploadAction(upload(clerk, entry.fileId), 'batch:k:0'));
           const counts = await store.ledger.countMany(
@@ -159,33 +156,33 @@ export function ledgerConformance(target: StoreTarget): void {
       });
 
       it('never loses an increment when one user repeats an upload concurrently', async () => {
-        const { entry } = await commit(randomContent(10));
+        const { entry } = await commitBytes(store, randomContent(10));
         const clerk = testAccount();
-        const counts = await Promise.all(Array.from({ length: 50 }, () => record(clerk, entry.fileId)));
+        const counts = await Promise.all(Array.from({ length: 50 }, () => recordUpload(store, clerk, entry.fileId)));
         assert.ok(counts.every((c) => c.uploadCount >= 1 && c.uploadCount <= 50));
         assert.equal((await store.ledger.entriesForFile(entry.fileId))[0]!.uploadCount, 50);
       });
 
       it("answers a unit's latest upload of a file only for units that uploaded it", async () => {
-        const { entry } = await commit(randomContent(10));
+        const { entry } = await commitBytes(store, randomContent(10));
         const clerk = testAccount();
-        await record(clerk, entry.fileId, 'old.pdf', new Date(Date.now() - 1000));
-        await record(testAccount(), entry.fileId, 'new.pdf');
+        await recordUpload(store, clerk, entry.fileId, 'old.pdf', new Date(Date.now() - 1000));
+        await recordUpload(store, testAccount(), entry.fileId, 'new.pdf');
         assert.equal((await store.ledger.latestUnitUpload('unit-a', entry.fileId))?.lastUploadFileName, 'new.pdf');
         assert.equal(await store.ledger.latestUnitUpload('unit-b', entry.fileId), undefined);
         assert.equal(await store.ledger.latestUnitUpload('unit-a', '0123456789abcdef01234567'), undefined);
       });
 
       it('tells whether a unit, or a county of a city, has uploaded a file', async () => {
-        const { entry } = await commit(randomContent(10));
-        await record(testAccount({ unit: unit('unit-q', '青县') }), entry.fileId);
+        const { entry } = await commitBytes(store, randomContent(10));
+        await recordUpload(store, testAccount({ unit: unit('unit-q', '青县') }), entry.fileId);
         const cityLevel = testAccount({ unit: { id: 'city-hall', geoType: 'city', city: '沧州市' } });
         assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { unitId: 'unit-q' }), true);
         assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { unitId: 'unit-x' }), false);
         assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { city: '沧州市', county: '青县' }), true);
         assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { city: '沧州市', county: '献县' }), false);
         assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { city: '沧州市', county: null }), false);
-        await record(cityLevel, entry.fileId);
+        await recordUpload(store, cityLevel, entry.fileId);
         assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { city: '沧州市', county: null }), true);
       });
     });

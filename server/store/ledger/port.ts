@@ -73,7 +73,8 @@ export interface Ledger {
   counted(key: string): Promise<CountedUpload | undefined>;
   /**
    * Finishes actions recorded before `before` whose counting was interrupted (a crash between its
-   * steps, on a store without transactions); returns how many. Run at start and by the sweep.
+   * steps, on a store without transactions); returns how many. Run by the garbage collector's sweep
+   * (and `archive gc`); a retry of the action finishes it at once (`count`, `counted`).
    */
   finishInterrupted(before: Date): Promise<number>;
   /** Whether any upload of the file has been counted. */

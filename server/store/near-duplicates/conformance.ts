@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ArchiveStore } from '../archive-store.js';
-import type { Account } from '../accounts/port.js';
 import type { NearDuplicatePair } from './port.js';
 import {
   commitBytes,
@@ -18,9 +17,6 @@ export function nearDuplicateConformance(target: StoreTarget): void {
   describe(`near-duplicate index and fingerprint queue conformance: ${target.name}`, { skip: target.skip }, () => {
     let store: ArchiveStore;
     useFreshStore(target, (fresh) => (store = fresh.store));
-    const commit = (data: Buffer, fileName?: string) => commitBytes(store, data, fileName);
-    const record = (account: Account, fileId: string, fileName?: string, at?: Date, contentType?: string) =>
-      recordUpload(store, account, fileId, fileName, at, contentType);
 
     describe('near-duplicate index', () => {
       const fingerprint = nearFingerprint;
@@ -51,7 +47,8 @@ export function nearDuplicateConformance(target: StoreTarget): void {
       ];
       const files = async (n: number) => {
         const ids: string[] = [];
-        for (let i = 0; i < n; i++) ids.push((await commit(randomContent(50), `文件${i}.txt`)).entry.fileId);
+        for (let i = 0; i < n; i++)
+          ids.push((await commitBytes(store, randomContent(50), `文件${i}.txt`)).entry.fileId);
         return ids;
       };
 
@@ -103,11 +100,11 @@ export function nearDuplicateConformance(target: StoreTarget): void {
         const [a, b, c, d] = await files(4);
         const east = testAccount({ unit: unit('east', '青县') });
         const west = testAccount({ unit: unit('west', '沧县') });
-        await record(east, a!, 'a.txt');
-        await record(west, a!, 'a.txt');
-        await record(east, b!, 'b.txt');
-        await record(west, c!, 'c.txt');
-        await record(west, d!, 'd.txt');
+        await recordUpload(store, east, a!, 'a.txt');
+        await recordUpload(store, west, a!, 'a.txt');
+        await recordUpload(store, east, b!, 'b.txt');
+        await recordUpload(store, west, c!, 'c.txt');
+        await recordUpload(store, west, d!, 'd.txt');
         await store.nearDuplicates.addPairs([
           pair(a!, b!, { jaccard: 0.95, method: 'jaccard', foundAt: new Date(Date.UTC(2026, 10, 3)) }),
           pair(c!, d!, {

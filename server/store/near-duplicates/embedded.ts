@@ -1,12 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Db, EmbeddedSchema } from '../embedded/database.js';
-import type {
-  FingerprintJob,
-  FingerprintQueue,
-  NearDuplicateIndex,
-  NearDuplicatePair,
-  NearFingerprint,
-} from './port.js';
+import type { NearDuplicateIndex, NearDuplicatePair, NearFingerprint } from './port.js';
+import type { FingerprintJob, FingerprintQueue } from './port.js';
 
 /**
  * Near-duplicates: each file's fingerprint, and its lookup keys (the SimHash's 16-bit blocks, the
@@ -190,16 +185,7 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
     const earlier = db.prepare<[string], { id: number; keys: Buffer }>(
       'SELECT id, keys FROM near_fingerprints WHERE file_id = ?',
     );
-    const insert = db.prepare<{
-      fileId: string;
-      format: string | null;
-      skipped: string | null;
-      units: number;
-      short: number;
-      simhash: string | null;
-      keys: Buffer;
-      at: number;
-    }>(
+    const insert = db.prepare<Omit<FingerprintRow, 'id' | 'file_id'> & { fileId: string }>(
       'INSERT INTO near_fingerprints (file_id, format, skipped, units, short, simhash, keys, at) VALUES (@fileId, @format, @skipped, @units, @short, @simhash, @keys, @at) ON CONFLICT (file_id) DO NOTHING',
     );
     const update = db.prepare(

@@ -1,49 +1,23 @@
 import { ObjectId, type Db } from 'mongodb';
-import type {
-  FingerprintJob,
-  FingerprintQueue,
-  NearDuplicateIndex,
-  NearDuplicatePair,
-  NearFingerprint,
-} from './port.js';
+import type { NearDuplicateIndex, NearDuplicatePair, NearFingerprint } from './port.js';
+import type { FingerprintJob, FingerprintQueue } from './port.js';
 
 /** A file's near-duplicate fingerprints (`nearDuplicates.fingerprints`); `keys` holds its lookup keys (multikey index). */
-export interface NearFingerprintDoc {
-  _id: ObjectId;
-  format: string | null;
-  skipped: string | null;
-  units: number;
-  short: boolean;
-  simhash: string | null;
-  /** Lookup keys, integers below 2^53 (multikey index `keys`). */
-  keys: number[];
-  at: Date;
-}
+export type NearFingerprintDoc = Omit<NearFingerprint, 'fileId'> & { _id: ObjectId };
 
 /** Two files found nearly the same (`nearDuplicates.pairs`); `_id` is "<fileA>:<fileB>". */
-export interface NearPairDoc {
+export type NearPairDoc = Omit<NearDuplicatePair, 'fileA' | 'fileB'> & {
   _id: string;
   fileA: ObjectId;
   fileB: ObjectId;
-  method: 'simhash' | 'jaccard' | 'containment';
-  hamming: number | null;
-  jaccard: number;
-  containment: number;
-  snippetA: string;
-  snippetB: string;
-  foundAt: Date;
-}
+};
 
 /** A file waiting to be fingerprinted, or whose fingerprinting failed (`nearDuplicates.jobs`); `_id` is the file id. */
-export interface FingerprintJobDoc {
+export type FingerprintJobDoc = Omit<FingerprintJob, 'fileId'> & {
   _id: string;
-  state: 'queued' | 'running' | 'failed';
-  attempts: number;
-  dueAt: Date;
   holder: string | null;
   leaseUntil: Date | null;
-  error: string | null;
-}
+};
 
 export function nearDuplicateCollections(db: Db) {
   return {

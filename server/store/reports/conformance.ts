@@ -11,13 +11,8 @@ import {
   UPLOADERS_PER_ROW,
 } from '../../../shared/reports.js';
 import { countUpload, randomContent, stageBytes, testAccount } from '../../../test/support/content.js';
-import {
-  FILES,
-  REPORT_TIME_ZONE,
-  seedReportArchive,
-  UNITS,
-  type FileKey,
-} from '../../../test/support/report-dataset.js';
+import { FILES, REPORT_TIME_ZONE, seedReportArchive, UNITS } from '../../../test/support/report-dataset.js';
+import type { FileKey } from '../../../test/support/report-dataset.js';
 import type { OpenedStore, StoreTarget } from '../../../test/support/stores.js';
 
 const t = (utc: string) => new Date(utc).toISOString();

@@ -1,30 +1,10 @@
 import type { Unit } from '../../../shared/schemas.js';
-import type {
-  CollisionRow,
-  CrossUnitRow,
-  NearDuplicateRow,
-  RepeatEntryRow,
-  RepeatUnitRow,
-  RepeatUserRow,
-  ReportUnit,
-  SavingsFigures,
-  SavingsPeriodRow,
-  SavingsUnitRow,
-} from '../../../shared/reports.js';
+import type * as Rows from '../../../shared/reports.js';
 import { UPLOADERS_PER_ROW } from '../../../shared/reports.js';
 import type { Db, EmbeddedSchema } from '../embedded/database.js';
 import { joinedRows, likePattern, splitJoinedRows } from '../embedded/sql.js';
-import type {
-  CollisionReportQuery,
-  CrossUnitReportQuery,
-  NearDuplicateReportQuery,
-  Page,
-  ReportFilter,
-  ReportPaging,
-  Reports,
-  RepeatReportQuery,
-  SavingsReportQuery,
-} from './port.js';
+import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery } from './port.js';
+import type { Page, RepeatReportQuery, ReportFilter, ReportPaging, Reports, SavingsReportQuery } from './port.js';
 
 /** (Re)computes ledger_files for the files `where` picks, from their entries; a file without entries has no row. */
 const sumFiles = (where: string) => `
@@ -161,7 +141,7 @@ function orderBy(columns: Record<string, string>, paging: ReportPaging, tieBreak
 }
 
 /** The unit's names, without its coordinates; absent levels stay absent. */
-const reportUnit = (json: string): ReportUnit => {
+const reportUnit = (json: string): Rows.ReportUnit => {
   const { coordinates: _, ...unit } = JSON.parse(json) as Unit;
   return unit;
 };
@@ -222,7 +202,9 @@ export class EmbeddedReports implements Reports {
     return this.db.prepare<Params, { n: number }>(countSql).get(params)!.n;
   }
 
-  async repeatUploaders(q: RepeatReportQuery): Promise<Page<RepeatEntryRow | RepeatUserRow | RepeatUnitRow>> {
+  async repeatUploaders(
+    q: RepeatReportQuery,
+  ): Promise<Page<Rows.RepeatEntryRow | Rows.RepeatUserRow | Rows.RepeatUnitRow>> {
     const where = ledgerConditions(q, 'l.upload_file_name').add('l.upload_count >= @min', { min: q.min });
     if (q.userName) where.add('l.user_name = @userName', { userName: q.userName });
     if (q.unitId) where.add('l.unit_id = @unitId', { unitId: q.unitId });
@@ -336,7 +318,7 @@ export class EmbeddedReports implements Reports {
     };
   }
 
-  async crossUnit(q: CrossUnitReportQuery): Promise<Page<CrossUnitRow>> {
+  async crossUnit(q: CrossUnitReportQuery): Promise<Page<Rows.CrossUnitRow>> {
     const where = ledgerConditions(q, 'catalog');
     type Row = {
       total: number;
@@ -394,7 +376,7 @@ export class EmbeddedReports implements Reports {
     // uploads, first and last upload time. The unit (its JSON, the most text) only where the
     // page's entries name a unit id more than one way; else it is the one way they do, read once
     // for the page.
-    const uploaders = new Map<string, CrossUnitRow['uploaders']>();
+    const uploaders = new Map<string, Rows.CrossUnitRow['uploaders']>();
     const unitWhere = ledgerConditions({ ...q, fileName: undefined }, 'catalog');
     const pageUnits = this.db
       .prepare<Params, { id: string; unit: string }>(
@@ -402,7 +384,7 @@ export class EmbeddedReports implements Reports {
       )
       .all({ ...unitWhere.params, fileIds: JSON.stringify(rows.map((r) => r.file_id)) });
     // By unit id: the unit, or null where the page's entries name it more than one way.
-    const units = new Map<string, ReportUnit | null>();
+    const units = new Map<string, Rows.ReportUnit | null>();
     for (const u of pageUnits) units.set(u.id, units.has(u.id) ? null : reportUnit(u.unit));
     const named = JSON.stringify(
       [...units].filter(([, unit]) => unit === null).map(([id]) => JSON.parse(id) as string),
@@ -453,7 +435,9 @@ export class EmbeddedReports implements Reports {
     };
   }
 
-  async savings(q: SavingsReportQuery): Promise<Page<SavingsUnitRow | SavingsPeriodRow> & { summary: SavingsFigures }> {
+  async savings(
+    q: SavingsReportQuery,
+  ): Promise<Page<Rows.SavingsUnitRow | Rows.SavingsPeriodRow> & { summary: Rows.SavingsFigures }> {
     const where = new Conditions();
     if (q.fromDay) where.add('d.day >= @fromDay', { fromDay: q.fromDay });
     if (q.toDay) where.add('d.day <= @toDay', { toDay: q.toDay });
@@ -500,7 +484,7 @@ export class EmbeddedReports implements Reports {
                        FROM upload_days d ${where.sql} GROUP BY ${fine.map((k) => `d.${k}`).join(', ')})
                  GROUP BY ${key} ${order}`;
     const { rows, total } = this.page<Row>(sql, where.params, q);
-    let summary: SavingsFigures;
+    let summary: Rows.SavingsFigures;
     if (rows[0]) {
       summary = {
         uploads: rows[0].all_uploads,
@@ -515,7 +499,7 @@ export class EmbeddedReports implements Reports {
         .get(where.params)!;
       summary = { uploads: s.uploads ?? 0, savedUploads: s.saved_uploads ?? 0, savedBytes: s.saved_bytes ?? 0 };
     }
-    const figures = (r: Row): SavingsFigures => ({
+    const figures = (r: Row): Rows.SavingsFigures => ({
       uploads: r.uploads,
       savedUploads: r.saved_uploads,
       savedBytes: r.saved_bytes,
@@ -536,7 +520,7 @@ export class EmbeddedReports implements Reports {
     };
   }
 
-  async collisions(q: CollisionReportQuery): Promise<Page<CollisionRow>> {
+  async collisions(q: CollisionReportQuery): Promise<Page<Rows.CollisionRow>> {
     const where = new Conditions().add('c.md5_collision = 1');
     if (q.from) where.add('c.upload_date >= @from', { from: q.from.getTime() });
     if (q.to) where.add('c.upload_date < @to', { to: q.to.getTime() });
@@ -591,7 +575,7 @@ export class EmbeddedReports implements Reports {
     };
   }
 
-  async nearDuplicates(q: NearDuplicateReportQuery): Promise<Page<NearDuplicateRow>> {
+  async nearDuplicates(q: NearDuplicateReportQuery): Promise<Page<Rows.NearDuplicateRow>> {
     const where = new Conditions();
     if (q.from) where.add('p.found_at >= @from', { from: q.from.getTime() });
     if (q.to) where.add('p.found_at < @to', { to: q.to.getTime() });
@@ -622,7 +606,7 @@ export class EmbeddedReports implements Reports {
       total: number;
       file_a: string;
       file_b: string;
-      method: NearDuplicateRow['method'];
+      method: Rows.NearDuplicateRow['method'];
       hamming: number | null;
       jaccard: number;
       containment: number;

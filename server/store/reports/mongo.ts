@@ -1,32 +1,12 @@
 import type { Collection, Document, ObjectId } from 'mongodb';
-import type {
-  CollisionRow,
-  CrossUnitRow,
-  NearDuplicateFile,
-  NearDuplicateRow,
-  RepeatEntryRow,
-  RepeatUnitRow,
-  RepeatUserRow,
-  SavingsFigures,
-  SavingsPeriodRow,
-  SavingsUnitRow,
-} from '../../../shared/reports.js';
+import type * as Rows from '../../../shared/reports.js';
 import { UPLOADERS_PER_ROW } from '../../../shared/reports.js';
 import type { CatalogCollections, CatalogDoc } from '../catalog/mongo.js';
 import { reportUnitFromDoc, type LedgerCollections, type LedgerDoc } from '../ledger/mongo.js';
 import { containsPattern, toNumber } from '../mongo/documents.js';
 import type { NearDuplicateCollections, NearPairDoc } from '../near-duplicates/mongo.js';
-import type {
-  CollisionReportQuery,
-  CrossUnitReportQuery,
-  NearDuplicateReportQuery,
-  Page,
-  ReportFilter,
-  ReportPaging,
-  Reports,
-  RepeatReportQuery,
-  SavingsReportQuery,
-} from './port.js';
+import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery } from './port.js';
+import type { Page, RepeatReportQuery, ReportFilter, ReportPaging, Reports, SavingsReportQuery } from './port.js';
 
 /** The collections the reports read: the ledger and its day tallies, the catalog, the near-duplicate pairs. */
 export type ReportCollections = LedgerCollections & CatalogCollections & NearDuplicateCollections;
@@ -143,7 +123,9 @@ export class MongoReports implements Reports {
     return { rows, total: count?.n ?? 0 };
   }
 
-  async repeatUploaders(q: RepeatReportQuery): Promise<Page<RepeatEntryRow | RepeatUserRow | RepeatUnitRow>> {
+  async repeatUploaders(
+    q: RepeatReportQuery,
+  ): Promise<Page<Rows.RepeatEntryRow | Rows.RepeatUserRow | Rows.RepeatUnitRow>> {
     const match = {
       ...ledgerMatch(q),
       UploadCount: { $gte: q.min },
@@ -257,7 +239,7 @@ export class MongoReports implements Reports {
     };
   }
 
-  async crossUnit(q: CrossUnitReportQuery): Promise<Page<CrossUnitRow>> {
+  async crossUnit(q: CrossUnitReportQuery): Promise<Page<Rows.CrossUnitRow>> {
     const match = ledgerMatch(q);
     type Row = {
       _id: ObjectId;
@@ -337,7 +319,7 @@ export class MongoReports implements Reports {
               { $sort: { first: 1, '_id.unit': 1 } },
             ])
             .toArray();
-    const uploaders = new Map<string, CrossUnitRow['uploaders']>();
+    const uploaders = new Map<string, Rows.CrossUnitRow['uploaders']>();
     for (const u of unitRows) {
       const fileId = u._id.file.toHexString();
       const list = uploaders.get(fileId) ?? [];
@@ -367,7 +349,9 @@ export class MongoReports implements Reports {
     };
   }
 
-  async savings(q: SavingsReportQuery): Promise<Page<SavingsUnitRow | SavingsPeriodRow> & { summary: SavingsFigures }> {
+  async savings(
+    q: SavingsReportQuery,
+  ): Promise<Page<Rows.SavingsUnitRow | Rows.SavingsPeriodRow> & { summary: Rows.SavingsFigures }> {
     const match = {
       ...(q.fromDay || q.toDay
         ? { Day: { ...(q.fromDay ? { $gte: q.fromDay } : {}), ...(q.toDay ? { $lte: q.toDay } : {}) } }
@@ -432,7 +416,7 @@ export class MongoReports implements Reports {
         })
         .toArray(),
     ]);
-    const figuresOf = (r: Figures): SavingsFigures => ({
+    const figuresOf = (r: Figures): Rows.SavingsFigures => ({
       uploads: r.uploads,
       savedUploads: r.savedUploads,
       savedBytes: toNumber(r.savedBytes),
@@ -453,7 +437,7 @@ export class MongoReports implements Reports {
     };
   }
 
-  async collisions(q: CollisionReportQuery): Promise<Page<CollisionRow>> {
+  async collisions(q: CollisionReportQuery): Promise<Page<Rows.CollisionRow>> {
     const match = {
       md5Collision: true,
       ...(q.from || q.to ? { uploadDate: { ...(q.from && { $gte: q.from }), ...(q.to && { $lt: q.to }) } } : {}),
@@ -510,7 +494,7 @@ export class MongoReports implements Reports {
     };
   }
 
-  async nearDuplicates(q: NearDuplicateReportQuery): Promise<Page<NearDuplicateRow>> {
+  async nearDuplicates(q: NearDuplicateReportQuery): Promise<Page<Rows.NearDuplicateRow>> {
     const match = {
       ...(q.from || q.to ? { foundAt: { ...(q.from && { $gte: q.from }), ...(q.to && { $lt: q.to }) } } : {}),
       ...(q.method ? { method: q.method } : {}),
@@ -579,7 +563,7 @@ export class MongoReports implements Reports {
       const unit = reportUnitFromDoc(e);
       units.get(e.UploadFileID.toHexString())?.set(unit.id, unit);
     }
-    const file = (doc: CatalogDoc, snippet: string): NearDuplicateFile => ({
+    const file = (doc: CatalogDoc, snippet: string): Rows.NearDuplicateFile => ({
       fileId: doc._id.toHexString(),
       fileName: doc.fileName,
       fileLength: toNumber(doc.fileLength),

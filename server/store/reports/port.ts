@@ -1,14 +1,4 @@
-import type {
-  CollisionRow,
-  CrossUnitRow,
-  NearDuplicateRow,
-  RepeatEntryRow,
-  RepeatUnitRow,
-  RepeatUserRow,
-  SavingsFigures,
-  SavingsPeriodRow,
-  SavingsUnitRow,
-} from '../../../shared/reports.js';
+import type * as Rows from '../../../shared/reports.js';
 import type { NearDuplicatePair } from '../near-duplicates/port.js';
 
 /** A unit subtree: a city, a county of it, or a town of that county. */
@@ -60,9 +50,11 @@ export interface Page<Row> {
 /** Read-only aggregations for the administrators, computed by the database (never the whole ledger in memory). */
 export interface Reports {
   /** Rows of the shape `group` names. */
-  repeatUploaders(q: RepeatReportQuery): Promise<Page<RepeatEntryRow | RepeatUserRow | RepeatUnitRow>>;
-  crossUnit(q: CrossUnitReportQuery): Promise<Page<CrossUnitRow>>;
-  savings(q: SavingsReportQuery): Promise<Page<SavingsUnitRow | SavingsPeriodRow> & { summary: SavingsFigures }>;
-  collisions(q: CollisionReportQuery): Promise<Page<CollisionRow>>;
-  nearDuplicates(q: NearDuplicateReportQuery): Promise<Page<NearDuplicateRow>>;
+  repeatUploaders(q: RepeatReportQuery): Promise<Page<Rows.RepeatEntryRow | Rows.RepeatUserRow | Rows.RepeatUnitRow>>;
+  crossUnit(q: CrossUnitReportQuery): Promise<Page<Rows.CrossUnitRow>>;
+  savings(
+    q: SavingsReportQuery,
+  ): Promise<Page<Rows.SavingsUnitRow | Rows.SavingsPeriodRow> & { summary: Rows.SavingsFigures }>;
+  collisions(q: CollisionReportQuery): Promise<Page<Rows.CollisionRow>>;
+  nearDuplicates(q: NearDuplicateReportQuery): Promise<Page<Rows.NearDuplicateRow>>;
 }

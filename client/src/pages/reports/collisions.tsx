@@ -9,7 +9,7 @@ import { TableSection, useView, type TabProps } from './view.js';
 /** Stored files that share an MD5 with different content: the MD5 alone would have merged them. */
 export function CollisionsTab({ api, language, params, show }: TabProps) {
   const t = translator(language);
-  const view = useView('collisions', { params, show });
+  const view = useView('collisions', { language, params, show });
   const loaded = useReport<ReportPage<CollisionRow>>(api, 'collisions', view.query);
   const n = (value: number) => formatCount(language, value);
 
@@ -33,21 +33,13 @@ export function CollisionsTab({ api, language, params, show }: TabProps) {
   return (
     <div class="report-tab" data-report="collisions">
       <p class="hint">{t('collisionsHint')}</p>
-      <ReportFilters
-        language={language}
-        params={params}
-        min={{ least: 1, label: t('minUploads') }}
-        onApply={view.filter}
-      />
+      <ReportFilters view={view} min={{ least: 1, label: t('minUploads') }} />
       <TableSection
-        language={language}
-        report="collisions"
-        params={params}
+        view={view}
         loaded={loaded}
         caption={t('tabCollisions')}
         columns={columns}
         rowKey={(row) => row.fileId}
-        view={view}
         empty={t('noCollisions')}
       />
     </div>

@@ -10,7 +10,7 @@ import { TableSection, useView, type TabProps } from './view.js';
 /** Files several units uploaded; a row opens to show each unit, its users and dates. */
 export function CrossUnitTab({ api, language, params, show }: TabProps) {
   const t = translator(language);
-  const view = useView('cross-unit', { params, show });
+  const view = useView('cross-unit', { language, params, show });
   const loaded = useReport<ReportPage<CrossUnitRow>>(api, 'cross-unit', view.query);
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
   const n = (value: number) => formatCount(language, value);
@@ -84,22 +84,14 @@ export function CrossUnitTab({ api, language, params, show }: TabProps) {
 
   return (
     <div class="report-tab" data-report="cross-unit">
-      <ReportFilters
-        language={language}
-        params={params}
-        min={{ least: 2, label: t('minUnits') }}
-        onApply={view.filter}
-      />
+      <ReportFilters view={view} min={{ least: 2, label: t('minUnits') }} />
       <TableSection
-        language={language}
-        report="cross-unit"
-        params={params}
+        view={view}
         loaded={loaded}
         caption={t('tabCrossUnit')}
         columns={columns}
         rowKey={(row) => row.fileId}
         detail={uploaders}
-        view={view}
       />
     </div>
   );

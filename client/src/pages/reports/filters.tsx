@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { translator, type Language } from '../../i18n/index.js';
 import { formText } from '../form-text.js';
+import type { View } from './view.js';
 
 export type Values = Record<string, string | null>;
 
@@ -75,21 +76,18 @@ export const REPORT_FILTERS = ['from', 'to', 'city', 'county', 'town', 'q', 'min
 
 /** The report tables' filters: days, unit subtree, minimum count (where the table has one), file name, user. */
 export function ReportFilters({
-  language,
-  params,
+  view: { language, params, filter: onApply },
   min,
   user,
   daysLabel,
-  onApply,
 }: {
-  language: Language;
-  params: URLSearchParams;
+  /** The table's view: its filters are read from its parameters, and applied through it. */
+  view: Pick<View, 'language' | 'params' | 'filter'>;
   /** The table's smallest `min`, when it takes one. */
   min?: { least: number; label: string };
   user?: boolean;
   /** What the days filter selects by, where it is not the upload day. */
   daysLabel?: string;
-  onApply: (values: Values) => void;
 }) {
   const t = translator(language);
   const names = REPORT_FILTERS.filter((name) => (name !== 'min' || min) && (name !== 'user' || user));

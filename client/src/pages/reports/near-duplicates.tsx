@@ -11,7 +11,7 @@ const percent = (x: number) => `${Math.round(x * 100)}%`;
 /** Pairs of documents found nearly the same; each row shows, below it, where the two texts differ. */
 export function NearDuplicatesTab({ api, language, params, show }: TabProps) {
   const t = translator(language);
-  const view = useView('near-duplicates', { params, show });
+  const view = useView('near-duplicates', { language, params, show });
   const loaded = useReport<NearDuplicatesReport>(api, 'near-duplicates', view.query);
   const n = (value: number) => formatCount(language, value);
   const status = loaded.data?.status;
@@ -72,17 +72,14 @@ export function NearDuplicatesTab({ api, language, params, show }: TabProps) {
           </ul>
         </div>
       )}
-      <ReportFilters language={language} params={params} daysLabel={t('filterFoundDays')} onApply={view.filter} />
+      <ReportFilters view={view} daysLabel={t('filterFoundDays')} />
       <TableSection
-        language={language}
-        report="near-duplicates"
-        params={params}
+        view={view}
         loaded={loaded}
         caption={t('tabNearDuplicates')}
         columns={columns}
         rowKey={(row) => `${row.a.fileId}:${row.b.fileId}`}
         detail={differences}
-        view={view}
         empty={t('noNearDuplicates')}
       />
     </div>

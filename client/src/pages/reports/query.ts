@@ -5,8 +5,8 @@ import {
   NEAR_DUPLICATE_SORTS,
   REPEAT_SORTS,
   SAVINGS_SORTS,
-  type ReportName,
 } from '../../../../shared/reports.js';
+import type { ReportName } from '../../../../shared/reports.js';
 
 /**
  * A report view's state lives in the location hash (see route.ts); this turns it into the

@@ -20,7 +20,7 @@ const GROUP_LABEL = { entry: 'groupEntry', user: 'groupUser', unit: 'groupUnit' 
 /** Who keeps uploading the same files: per entry (user, unit, file), per user or per unit; a user or unit opens its entries. */
 export function RepeatTab({ api, language, params, show }: TabProps) {
   const t = translator(language);
-  const view = useView('repeat-uploaders', { params, show });
+  const view = useView('repeat-uploaders', { language, params, show });
   const group = repeatGroup(params);
   const loaded = useReport<ReportPage<RepeatUploaderRow>>(api, 'repeat-uploaders', view.query);
   const n = (value: number) => formatCount(language, value);
@@ -145,13 +145,7 @@ export function RepeatTab({ api, language, params, show }: TabProps) {
 
   return (
     <div class="report-tab" data-report="repeat-uploaders">
-      <ReportFilters
-        language={language}
-        params={params}
-        min={{ least: 2, label: t('minUploads') }}
-        user
-        onApply={view.filter}
-      />
+      <ReportFilters view={view} min={{ least: 2, label: t('minUploads') }} user />
       <Switch
         label={t('groupBy')}
         options={REPEAT_GROUPS.map((g) => [g, t(GROUP_LABEL[g])])}
@@ -176,16 +170,7 @@ export function RepeatTab({ api, language, params, show }: TabProps) {
           </button>
         </p>
       )}
-      <TableSection
-        language={language}
-        report="repeat-uploaders"
-        params={params}
-        loaded={loaded}
-        caption={t('tabRepeat')}
-        columns={columns}
-        rowKey={rowKey}
-        view={view}
-      />
+      <TableSection view={view} loaded={loaded} caption={t('tabRepeat')} columns={columns} rowKey={rowKey} />
     </div>
   );
 }

@@ -34,7 +34,7 @@ const GROUP_LABEL = { unit: 'groupUnit', day: 'groupDay', week: 'groupWeek', mon
 /** Space saved: the totals, a chart (per unit, drilling down on click, or over time) and the table. */
 export function SavingsTab({ api, language, params, show }: TabProps) {
   const t = translator(language);
-  const view = useView('savings', { params, show });
+  const view = useView('savings', { language, params, show });
   const group = savingsGroup(params);
   const level = levelOf(params);
   const table = useReport<SavingsReport>(api, 'savings', view.query);
@@ -104,7 +104,7 @@ export function SavingsTab({ api, language, params, show }: TabProps) {
 
   return (
     <div class="report-tab" data-report="savings">
-      <ReportFilters language={language} params={params} onApply={view.filter} />
+      <ReportFilters view={view} />
       <Switch
         label={t('groupBy')}
         options={SAVINGS_GROUPS.map((g) => [g, t(GROUP_LABEL[g])])}
@@ -160,14 +160,11 @@ export function SavingsTab({ api, language, params, show }: TabProps) {
         </figure>
       )}
       <TableSection
-        language={language}
-        report="savings"
-        params={params}
+        view={view}
         loaded={table}
         caption={chartTitle}
         columns={columns}
         rowKey={(row) => (isPeriod(row) ? row.period : [row.city, row.county, row.town].join('/'))}
-        view={view}
       />
     </div>
   );

@@ -6,15 +6,8 @@ import { withParams } from '../../route.js';
 import { formatCount } from '../format.js';
 import type { Values } from './filters.js';
 import { Problem } from './problem.js';
-import {
-  DEFAULT_PAGE_SIZE,
-  EXPORT_LIMIT,
-  nextSorting,
-  pagingOf,
-  reportQuery,
-  sortingOf,
-  type Paging,
-} from './query.js';
+import { DEFAULT_PAGE_SIZE, EXPORT_LIMIT, nextSorting, pagingOf, reportQuery, sortingOf } from './query.js';
+import type { Paging } from './query.js';
 import { ExportLink, Pager, ReportTable, type Column } from './table.js';
 import type { Loaded } from './use-report.js';
 
@@ -28,10 +21,19 @@ export interface TabProps {
 }
 
 /** A table's view state from the hash, and the changes a reader can make to it. */
-export function useView(report: ReportName, { params, show }: Pick<TabProps, 'params' | 'show'>) {
+export type View = ReturnType<typeof useView>;
+
+/** A table's view state from the hash, and the changes a reader can make to it. */
+export function useView(
+  report: ReportName,
+  { language, params, show }: Pick<TabProps, 'language' | 'params' | 'show'>,
+) {
   const sorting = sortingOf(report, params);
   const paging = pagingOf(params);
   return {
+    report,
+    language,
+    params,
     sorting,
     paging,
     query: reportQuery(report, params),
@@ -53,28 +55,23 @@ export function useView(report: ReportName, { params, show }: Pick<TabProps, 'pa
 
 /** Loading, errors, the table, its pager and its CSV export. */
 export function TableSection<Row>({
-  language,
-  report,
-  params,
+  view,
   loaded,
   caption,
   columns,
   rowKey,
   detail,
-  view,
   empty,
 }: {
-  language: Language;
-  report: ReportName;
-  params: URLSearchParams;
+  view: View;
   loaded: Loaded<ReportPage<Row>>;
   caption: string;
   columns: Column<Row>[];
   rowKey: (row: Row) => string;
   detail?: (row: Row) => ComponentChildren | null;
-  view: ReturnType<typeof useView>;
   empty?: string;
 }) {
+  const { language, report, params } = view;
   const t = translator(language);
   const { data, error, loading } = loaded;
   const exportUrl = reportUrl(report, reportQuery(report, params, { limit: EXPORT_LIMIT, offset: 0 }));
