@@ -9,6 +9,22 @@ import { build } from 'vite';
 import { CHROMIUM_FLAGS, findChromium } from '../test/support/browser.js';
 import { makeFile, seconds } from './files.js';
 
+/**
+ * The page's globals as the functions run in it see them (this project compiles without the DOM
+ * library): the file input, and workers whose replies are `Reply`.
+ */
+type PageGlobals<Reply> = {
+  document: { querySelector(s: string): { files: Blob[] } };
+  Worker: new (
+    url: string,
+    o: object,
+  ) => {
+    postMessage(m: unknown): void;
+    onmessage: (e: { data: Reply }) => void;
+    terminate(): void;
+  };
+};
+
 const ROOT = new URL('../..', import.meta.url).pathname;
 const PUBLIC_DIR = path.join(ROOT, 'dist/public');
 
@@ -98,16 +114,7 @@ export async function benchBrowserHash(sizeMiB: number): Promise<BrowserHashResu
     type Run = { seconds: number; md5: string; maxGapMs: number; longTasks: number };
     const pipeline = (): Promise<Run> =>
       page.evaluate(async (workerUrl) => {
-        const g = globalThis as unknown as {
-          document: { querySelector(s: string): { files: Blob[] } };
-          Worker: new (
-            url: string,
-            o: object,
-          ) => {
-            postMessage(m: unknown): void;
-            onmessage: (e: { data: { type: string; digest?: { md5: string } } }) => void;
-            terminate(): void;
-          };
+        const g = globalThis as unknown as PageGlobals<{ type: string; digest?: { md5: string } }> & {
           PerformanceObserver: new (cb: (l: { getEntries(): unknown[] }) => void) => {
             observe(o: object): void;
             disconnect(): void;
@@ -141,17 +148,7 @@ export async function benchBrowserHash(sizeMiB: number): Promise<BrowserHashResu
       }, `/assets/${worker}`);
     const ceiling = (): Promise<{ seconds: number; md5: string }> =>
       page.evaluate(async () => {
-        const g = globalThis as unknown as {
-          document: { querySelector(s: string): { files: Blob[] } };
-          Worker: new (
-            url: string,
-            o: object,
-          ) => {
-            postMessage(m: unknown): void;
-            onmessage: (e: { data: { seconds: number; md5: string } }) => void;
-            terminate(): void;
-          };
-        };
+        const g = globalThis as unknown as PageGlobals<{ seconds: number; md5: string }>;
         const w = new g.Worker('/bench/spark-ceiling.js', { type: 'module' });
         const result = await new Promise<{ seconds: number; md5: string }>((resolve) => {
           w.onmessage = (e) => resolve(e.data);

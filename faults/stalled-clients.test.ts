@@ -7,18 +7,8 @@ import { clerkToken, processStore, startServer, stopServer } from '../test/suppo
 import type { ProcessStore, Started } from '../test/support/process.js';
 import { Client } from '../test/support/server.js';
 import { storeTargets } from '../test/support/stores.js';
-import {
-  md5,
-  offsetOf,
-  openPatch,
-  patchRequest,
-  sha256,
-  TUS,
-  tusMetadata,
-  tusRequest,
-  tusUpload,
-  uploadPath,
-} from '../test/support/tus.js';
+import { md5, offsetOf, openPatch, patchRequest, sha256 } from '../test/support/tus.js';
+import { TUS, tusMetadata, tusRequest, tusUpload, uploadPath } from '../test/support/tus.js';
 
 /**
  * Fault test: clients that send slowly or stop sending in the middle of a PATCH. The server cuts
@@ -178,15 +168,20 @@ for (const target of storeTargets) {
       );
     });
 
-    it('the stalled PATCH keeps its upload to itself meanwhile: another writer is refused with 423', async () => {
-      const offset = await offsetOf(client, stalledPath);
-      const res = await tusRequest(
+    /** A second writer: `bytes` more of `data` at the offset the upload stands at now. */
+    const patchWhereItStands = async (path: string, data: Buffer, bytes: number) => {
+      const offset = await offsetOf(client, path);
+      return tusRequest(
         client,
-        stalledPath,
+        path,
         'PATCH',
         { 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) },
-        stalledData.subarray(offset, offset + 10),
+        data.subarray(offset, offset + bytes),
       );
+    };
+
+    it('the stalled PATCH keeps its upload to itself meanwhile: another writer is refused with 423', async () => {
+      const res = await patchWhereItStands(stalledPath, stalledData, 10);
       assert.equal(res.status, 423);
       assert.equal((await res.json()).error, 'upload_locked');
       assert.ok(stalledOpen);
@@ -217,14 +212,7 @@ for (const target of storeTargets) {
       // Past the 30 s lease (and before the last piece): the lock was renewed, so another writer is still refused.
       await sleep(trickleStart + (BODY_IDLE_S + 4) * 1000 - performance.now());
       assert.ok(!trickleDone);
-      const offset = await offsetOf(client, tricklePath);
-      const competing = await tusRequest(
-        client,
-        tricklePath,
-        'PATCH',
-        { 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) },
-        trickleData.subarray(offset, offset + 1),
-      );
+      const competing = await patchWhereItStands(tricklePath, trickleData, 1);
       assert.equal(competing.status, 423, 'the trickling request still holds its upload');
       const answer = await trickled.answer;
       assert.equal(answer.status, 204);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Unit } from './schemas.js';
+import { withUnitLevels, type Unit } from './schemas.js';
 
 /**
  * The administrators' reports (`GET /api/reports/…`): their query parameters and their rows,
@@ -65,23 +65,12 @@ function withFilterRules<T extends z.ZodType<FilterShape & { sort?: string; grou
   schema: T,
   sorts: (group: string | undefined) => readonly string[],
 ) {
-  return (
-    schema
-      .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'from is after to', path: ['from'] })
-      // Names repeat across the province (城关镇 is everywhere): a level needs the one above it.
-      .refine((q) => !q.county || q.city, {
-        message: 'county needs city (county names repeat across cities)',
-        path: ['county'],
-      })
-      .refine((q) => !q.town || q.county, {
-        message: 'town needs county (town names repeat across counties)',
-        path: ['town'],
-      })
-      .refine((q) => !q.sort || sorts(q.group).includes(q.sort), {
-        message: 'this table sorts by one of its columns (see README, "Reports")',
-        path: ['sort'],
-      })
-  );
+  return withUnitLevels(
+    schema.refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'from is after to', path: ['from'] }),
+  ).refine((q) => !q.sort || sorts(q.group).includes(q.sort), {
+    message: 'this table sorts by one of its columns (see README, "Reports")',
+    path: ['sort'],
+  });
 }
 
 export const repeatUploadersQuery = withFilterRules(

@@ -239,9 +239,25 @@ const isoDate = z.iso
   .datetime({ offset: true, message: 'a time is ISO 8601, e.g. 2026-01-31T00:00:00Z' })
   .transform((s) => new Date(s));
 
+/**
+ * A unit filter's rule: names repeat across the province (城关镇 is everywhere), so a level needs the
+ * one above it. (The reports' and the audit log's filters.)
+ */
+export function withUnitLevels<T extends z.ZodType<{ city?: string; county?: string; town?: string }>>(schema: T) {
+  return schema
+    .refine((q) => !q.county || q.city, {
+      message: 'county needs city (county names repeat across cities)',
+      path: ['county'],
+    })
+    .refine((q) => !q.town || q.county, {
+      message: 'town needs county (town names repeat across counties)',
+      path: ['town'],
+    });
+}
+
 /** `GET /api/audit`: newest first, every filter optional. */
-export const auditQuery = z
-  .strictObject({
+export const auditQuery = withUnitLevels(
+  z.strictObject({
     from: isoDate.optional(),
     to: isoDate.optional(),
     action: z.enum(AUDIT_ACTIONS).optional(),
@@ -253,16 +269,8 @@ export const auditQuery = z
     limit: z.coerce.number().int().min(1).max(1000).default(100),
     offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
     format: z.enum(['json', 'csv']).default('json'),
-  })
-  // Names repeat across the province (城关镇 is everywhere): a level needs the one above it.
-  .refine((q) => !q.county || q.city, {
-    message: 'county needs city (county names repeat across cities)',
-    path: ['county'],
-  })
-  .refine((q) => !q.town || q.county, {
-    message: 'town needs county (town names repeat across counties)',
-    path: ['town'],
-  });
+  }),
+);
 export type AuditQuery = z.infer<typeof auditQuery>;
 
 /** What an audit event says, apart from its time and id (which the store and the API write differently). */

@@ -21,34 +21,19 @@ describe('the importer journal', () => {
     ...over,
   });
   const hashes = { md5: 'a'.repeat(32), sha256: 'b'.repeat(64) };
+  /** What the journal records of a file as `item` describes it. */
+  const seen = (key: string) => ({ key, size: 10, mtimeMs: 1000, ino: 7, ...hashes });
 
   it('knows finished files after a reopen, ignores a line torn by a kill, and keeps appending whole lines', () => {
     const file = path.join(dir, 'torn.jsonl');
     const first = ImportJournal.open(file);
-    first.write({
-      key: 'a.pdf',
-      size: 10,
-      mtimeMs: 1000,
-      ino: 7,
-      ...hashes,
-      state: 'done',
-      as: 'uploaded',
-      fileId: 'f'.repeat(24),
-    });
+    first.write({ ...seen('a.pdf'), state: 'done', as: 'uploaded', fileId: 'f'.repeat(24) });
     first.close();
     fs.appendFileSync(file, '{"key":"b.pdf","size":10,"mti'); // killed mid-write
     const second = ImportJournal.open(file);
     assert.equal(second.find(item('a.pdf'))?.state, 'done');
     assert.equal(second.find(item('b.pdf')), undefined, 'the torn record counts as never written');
-    second.write({
-      key: 'b.pdf',
-      size: 10,
-      mtimeMs: 1000,
-      ino: 7,
-      ...hashes,
-      state: 'sending',
-      url: 'http://127.0.0.1/api/tus/1',
-    });
+    second.write({ ...seen('b.pdf'), state: 'sending', url: 'http://127.0.0.1/api/tus/1' });
     second.close();
     const lines = fs.readFileSync(file, 'utf8').split('\n');
     assert.equal(JSON.parse(lines[2]!).state, 'sending', 'the next record starts a line of its own');
@@ -57,16 +42,7 @@ describe('the importer journal', () => {
 
   it('forgets a file whose size, modification time or inode changed since it was recorded', () => {
     const journal = ImportJournal.open(path.join(dir, 'changed.jsonl'));
-    journal.write({
-      key: 'a.pdf',
-      size: 10,
-      mtimeMs: 1000,
-      ino: 7,
-      ...hashes,
-      state: 'done',
-      as: 'instant',
-      fileId: 'f'.repeat(24),
-    });
+    journal.write({ ...seen('a.pdf'), state: 'done', as: 'instant', fileId: 'f'.repeat(24) });
     assert.ok(journal.find(item('a.pdf')));
     assert.equal(journal.find(item('a.pdf', { size: 11 })), undefined);
     assert.equal(journal.find(item('a.pdf', { mtimeMs: 2000 })), undefined);

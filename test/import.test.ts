@@ -404,16 +404,18 @@ describe('bulk import of a legacy file-system archive (npm run import)', () => {
       ].join('\n'),
     );
     const results = path.join(work, 'results.csv');
-    const run = await runImport([
-      '--manifest',
-      manifest,
-      root,
-      ...common(),
-      '--journal',
-      path.join(work, 'manifest.jsonl'),
-      '--results',
-      results,
-    ]);
+    const importTable = () =>
+      runImport([
+        '--manifest',
+        manifest,
+        root,
+        ...common(),
+        '--journal',
+        path.join(work, 'manifest.jsonl'),
+        '--results',
+        results,
+      ]);
+    const run = await importTable();
     assert.equal(run.status, 1);
     const r = run.report!;
     assert.deepEqual([r.uploaded, r.duplicatesInTree], [2, 1]);
@@ -450,16 +452,7 @@ describe('bulk import of a legacy file-system archive (npm run import)', () => {
     assert.deepEqual([byId('R-2')?.file_id, byId('R-3')?.file_id], [twoId, twoId]);
     assert.deepEqual([byId('R-4')?.outcome, byId('R-4')?.file_id], ['error', '']);
     assert.match(byId('R-5')!.reason!, /no such file/);
-    const again = await runImport([
-      '--manifest',
-      manifest,
-      root,
-      ...common(),
-      '--journal',
-      path.join(work, 'manifest.jsonl'),
-      '--results',
-      results,
-    ]);
+    const again = await importTable();
     assert.equal(again.report!.alreadyImported, 3);
     const rerun = parseCsv<Record<string, string>>(fs.readFileSync(results), { bom: true, columns: true });
     assert.deepEqual(rerun.find((row) => row.record_id === 'R-1')?.outcome, 'alreadyImported');

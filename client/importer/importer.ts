@@ -48,6 +48,16 @@ type Ending = { as: FinishedAs; fileId: string } | { as: 'upload' | 'inArchive' 
 
 type Role = 'first' | 'copy';
 
+/** What the journal keeps of a file to know it again (the same size, modification time and inode). */
+const journalled = (file: ImportItem, fp: FileFingerprint) => ({
+  key: file.key,
+  size: fp.size,
+  mtimeMs: fp.mtimeMs,
+  ino: fp.ino,
+  md5: fp.md5,
+  sha256: fp.sha256,
+});
+
 /** A counting semaphore: lets at most `size` tasks run at once. */
 class Semaphore {
   #free: number;
@@ -328,17 +338,7 @@ export class Importer {
         else this.report.instant++;
       }
       if ('fileId' in ending) {
-        this.options.journal?.write({
-          key: file.key,
-          size: fp.size,
-          mtimeMs: fp.mtimeMs,
-          ino: fp.ino,
-          md5: fp.md5,
-          sha256: fp.sha256,
-          state: 'done',
-          as: ending.as,
-          fileId: ending.fileId,
-        });
+        this.options.journal?.write({ ...journalled(file, fp), state: 'done', as: ending.as, fileId: ending.fileId });
         this.options.onFile?.({
           ...whose(file),
           outcome: ending.as,
@@ -417,17 +417,7 @@ export class Importer {
         },
         ...(uploadUrl ? { uploadUrl } : {}),
         signal: this.#signal,
-        onUploadUrl: (url) =>
-          this.options.journal?.write({
-            key: file.key,
-            size: fp.size,
-            mtimeMs: fp.mtimeMs,
-            ino: fp.ino,
-            md5: fp.md5,
-            sha256: fp.sha256,
-            state: 'sending',
-            url,
-          }),
+        onUploadUrl: (url) => this.options.journal?.write({ ...journalled(file, fp), state: 'sending', url }),
         onBytesSent: (bytes) => {
           sent += bytes;
           this.report.bytesSent += bytes;

@@ -27,10 +27,7 @@ for (const target of storeTargets) {
 
     before(async () => {
       server = await TestServer.start(target);
-      await server.addAccount('clerk-qing', 'clerk', 'unit-a', '青县');
-      await server.addAccount('clerk-xian', 'clerk', 'unit-b', '献县');
-      await server.addAccount('admin', 'admin', 'archive');
-      admin = await server.login('admin');
+      admin = await server.addTwoCountiesAndAdmin();
 
       // A clerk's working day: a wrong password, a login, an upload, the same file again
       // instantly, a failed proof, a download, a resumable upload, a password change, a logout.

@@ -19,10 +19,7 @@ for (const target of storeTargets) {
 
     before(async () => {
       server = await TestServer.start(target);
-      await server.addAccount('clerk-qing', 'clerk', 'unit-a', '青县');
-      await server.addAccount('clerk-xian', 'clerk', 'unit-b', '献县');
-      await server.addAccount('admin', 'admin', 'archive');
-      admin = await server.login('admin');
+      admin = await server.addTwoCountiesAndAdmin();
       const qing = await server.login('clerk-qing');
       const xian = await server.login('clerk-xian');
       // Stored once, sent again in full by the same clerk, then claimed instantly by another

@@ -6,17 +6,8 @@ import { clerkToken, freePort, killServer, processStore, startServer, stopServer
 import type { ProcessStore, Started } from '../support/process.js';
 import { Client } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
-import {
-  md5,
-  offsetOf,
-  openPatch,
-  sha256,
-  TUS,
-  tusMetadata,
-  tusRequest,
-  tusUpload,
-  uploadPath,
-} from '../support/tus.js';
+import { md5, offsetOf, openPatch, sha256 } from '../support/tus.js';
+import { TUS, tusMetadata, tusRequest, tusUpload, uploadPath } from '../support/tus.js';
 
 for (const target of storeTargets) {
   describe(`resumable uploads across server processes (${target.name} store)`, { skip: target.skip }, () => {

@@ -152,6 +152,19 @@ for (const target of storeTargets) {
         assert.deepEqual(await download(clerkA, res.headers.get('archive-file-id')!), Buffer.alloc(0));
       });
 
+      /** clerkA's PATCH from offset 0 announcing `length` bytes, on a raw connection the test writes (or breaks) itself. */
+      const patchAnnouncing = (path: string, length: number) =>
+        http.request(new URL(path, server.url), {
+          method: 'PATCH',
+          headers: {
+            ...OFFSET_STREAM,
+            'tus-resumable': '1.0.0',
+            'upload-offset': '0',
+            'content-length': String(length),
+            authorization: `Bearer ${clerkA.credentials.bearer}`,
+          },
+        });
+
       it('keeps the bytes of a request that broke off, so the upload resumes from the offset HEAD reports', async () => {
         const data = randomContent(3 * CS + 77);
         const path = await create(clerkA, data.length, {
@@ -162,17 +175,7 @@ for (const target of storeTargets) {
         const sent = CS + 1000;
         // Announce the whole rest, send part of it, then drop the connection.
         await new Promise<void>((resolve) => {
-          const url = new URL(path, server.url);
-          const req = http.request(url, {
-            method: 'PATCH',
-            headers: {
-              ...OFFSET_STREAM,
-              'tus-resumable': '1.0.0',
-              'upload-offset': '0',
-              'content-length': String(data.length),
-              authorization: `Bearer ${clerkA.credentials.bearer}`,
-            },
-          });
+          const req = patchAnnouncing(path, data.length);
           req.on('error', () => resolve());
           req.write(data.subarray(0, sent), () => setTimeout(() => req.destroy(), 200));
           req.on('close', () => resolve());
@@ -255,17 +258,7 @@ for (const target of storeTargets) {
       it('lets one request write to an upload at a time: a concurrent PATCH gets 423 Locked', async () => {
         const data = randomContent(3 * CS);
         const path = await create(clerkA, data.length);
-        const url = new URL(path, server.url);
-        const slow = http.request(url, {
-          method: 'PATCH',
-          headers: {
-            ...OFFSET_STREAM,
-            'tus-resumable': '1.0.0',
-            'upload-offset': '0',
-            'content-length': String(data.length),
-            authorization: `Bearer ${clerkA.credentials.bearer}`,
-          },
-        });
+        const slow = patchAnnouncing(path, data.length);
         const slowDone = new Promise<number>((resolve, reject) => {
           slow.on('response', (res) => {
             res.resume();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GridFSBucket, MongoClient, ObjectId } from 'mongodb';
+import { GridFSBucket, ObjectId } from 'mongodb';
 import { MongoLedger } from '../../server/store/ledger/mongo.js';
 import {
   countUpload,
@@ -12,17 +12,14 @@ import {
   uploadAction,
 } from '../support/content.js';
 import { dyingAfter, Killed, ledgerWrites } from '../support/dying-mongo.js';
-import { mongoTarget, TEST_CHUNK_SIZE } from '../support/stores.js';
+import { mongoTarget, TEST_CHUNK_SIZE, withMongoStore } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
 
 storeConformance(mongoTarget);
 
 describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
   it('collects chunks and GridFS files documents that no record owns', async () => {
-    const opened = await mongoTarget.open();
-    const client = await MongoClient.connect(opened.mongo!.uri);
-    try {
-      const db = client.db(opened.mongo!.dbName);
+    await withMongoStore(async (opened, db) => {
       const kept = await stageBytes(opened.store, randomContent(TEST_CHUNK_SIZE + 1));
       const orphan = new ObjectId();
       await db
@@ -47,16 +44,11 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
         2,
         'a live staging area is kept',
       );
-    } finally {
-      await client.close();
-      await opened.dispose();
-    }
+    });
   });
 
   it('stores bytes that a stock GridFSBucket reads back byte for byte, and the product collection names', async () => {
-    const opened = await mongoTarget.open();
-    const client = await MongoClient.connect(opened.mongo!.uri);
-    try {
+    await withMongoStore(async (opened, db) => {
       const data = randomContent(3 * TEST_CHUNK_SIZE + 17);
       const staged = await stageBytes(opened.store, data);
       const { entry } = await opened.store.content.commit(staged.stagingId, {
@@ -76,7 +68,6 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
         stored: true,
       });
 
-      const db = client.db(opened.mongo!.dbName);
       const bucket = new GridFSBucket(db, { bucketName: 'fileContent' });
       const files = await bucket.find({}).toArray();
       assert.equal(files.length, 1);
@@ -114,16 +105,11 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
         TownName: 'unit-a镇',
         StreetName: null,
       });
-    } finally {
-      await client.close();
-      await opened.dispose();
-    }
+    });
   });
 
   it('queues files whose fingerprints have text keys (the first near-duplicate index) to be fingerprinted again, and drops those records at start-up', async () => {
-    const opened = await mongoTarget.open();
-    const client = await MongoClient.connect(opened.mongo!.uri);
-    try {
+    await withMongoStore(async (opened, db) => {
       const staged = await stageBytes(opened.store, randomContent(100));
       const { entry } = await opened.store.content.commit(staged.stagingId, {
         key: staged.key,
@@ -131,7 +117,7 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
         contentType: 'text/plain',
         uploadDate: new Date(),
       });
-      const fingerprints = client.db(opened.mongo!.dbName).collection('nearDuplicates.fingerprints');
+      const fingerprints = db.collection('nearDuplicates.fingerprints');
       const current = {
         format: 'txt',
         skipped: null,
@@ -156,10 +142,7 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
         (await opened.store.fingerprintQueue.take('me', new Date(), 60_000, 10)).map((j) => j.fileId),
         [entry.fileId],
       );
-    } finally {
-      await client.close();
-      await opened.dispose();
-    }
+    });
   });
 });
 
@@ -171,10 +154,7 @@ describe(
     for (const writes of [0, 1, 2, 3, 4]) {
       for (const recovery of ['the client retries', 'the sweep finishes it, then the client retries'] as const) {
         it(`killed after ${writes} of its 4 writes: ${recovery}`, async () => {
-          const opened = await mongoTarget.open();
-          const client = await MongoClient.connect(opened.mongo!.uri);
-          try {
-            const db = client.db(opened.mongo!.dbName);
+          await withMongoStore(async (opened, db) => {
             const staged = await stageBytes(opened.store, randomContent(10));
             const { entry } = await opened.store.content.commit(staged.stagingId, {
               key: staged.key,
@@ -219,10 +199,7 @@ describe(
             const events = await db.collection('audit.events').find({}).toArray();
             assert.equal(events.length, 2);
             assert.equal(events.filter((e) => e.pending).length, 0);
-          } finally {
-            await client.close();
-            await opened.dispose();
-          }
+          });
         });
       }
     }

@@ -91,6 +91,17 @@ export class TestServer {
     return this.archive.services.accounts.create({ username, password: PASSWORD, role, unit: unit(unitId, county) });
   }
 
+  /**
+   * Two counties' clerks (clerk-qing of unit-a in 青县, clerk-xian of unit-b in 献县) and an
+   * administrator of the archive; returns the administrator, logged in.
+   */
+  async addTwoCountiesAndAdmin(): Promise<Client> {
+    await this.addAccount('clerk-qing', 'clerk', 'unit-a', '青县');
+    await this.addAccount('clerk-xian', 'clerk', 'unit-b', '献县');
+    await this.addAccount('admin', 'admin', 'archive');
+    return this.login('admin');
+  }
+
   /** A client logged in through POST /api/session, using the cookie and CSRF token like a browser. */
   async login(username: string, password = PASSWORD): Promise<Client> {
     const res = await fetch(`${this.url}/api/session`, {

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach } from 'node:test';
-import { MongoClient, ObjectId, type Binary } from 'mongodb';
+import { afterEach, beforeEach, describe } from 'node:test';
+import { MongoClient, ObjectId, type Binary, type Db } from 'mongodb';
 import { openEmbeddedStore } from '../../server/store/embedded.js';
 import { openMongoStore } from '../../server/store/mongo.js';
 import type { ArchiveStore } from '../../server/store/archive-store.js';
@@ -44,6 +44,25 @@ export function useFreshStore(target: StoreTarget, use: (opened: OpenedStore) =>
   });
   afterEach(async () => {
     await opened?.dispose();
+  });
+}
+
+/**
+ * Declares a store capability's conformance suite against one adapter. Each test gets a fresh,
+ * empty store; `body` is handed `store`, which stands for the store of whichever test runs.
+ */
+export function conformanceSuite(capability: string, target: StoreTarget, body: (store: ArchiveStore) => void): void {
+  describe(`${capability} conformance: ${target.name}`, { skip: target.skip }, () => {
+    let current: ArchiveStore | undefined;
+    useFreshStore(target, (fresh) => (current = fresh.store));
+    body(
+      new Proxy({} as ArchiveStore, {
+        get: (_, name) => {
+          if (!current) throw new Error('the store is only there while a test runs');
+          return Reflect.get(current, name) as unknown;
+        },
+      }),
+    );
   });
 }
 
@@ -106,6 +125,21 @@ export const mongoTarget: StoreTarget = {
 };
 
 export const storeTargets: StoreTarget[] = [embeddedTarget, mongoTarget];
+
+/**
+ * A fresh MongoDB store and a connection of the test's own to its database (to look at, or change,
+ * the documents behind the store's back); both closed after `use`.
+ */
+export async function withMongoStore(use: (opened: OpenedStore, db: Db) => Promise<void>): Promise<void> {
+  const opened = await mongoTarget.open();
+  const client = await MongoClient.connect(opened.mongo!.uri);
+  try {
+    await use(opened, client.db(opened.mongo!.dbName));
+  } finally {
+    await client.close();
+    await opened.dispose();
+  }
+}
 
 /** Chunks a store holds in all (committed and staged): test-only peeking into each database. */
 export async function countChunks(opened: OpenedStore): Promise<number> {

@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConflictError } from '../../errors.js';
-import type { ArchiveStore } from '../archive-store.js';
 import { testAccount } from '../../../test/support/content.js';
-import { useFreshStore, type StoreTarget } from '../../../test/support/stores.js';
+import { conformanceSuite, type StoreTarget } from '../../../test/support/stores.js';
 
 /** What every store adapter's accounts must do (run against each adapter by test/store/). */
 export function accountConformance(target: StoreTarget): void {
-  describe(`accounts conformance: ${target.name}`, { skip: target.skip }, () => {
-    let store: ArchiveStore;
-    useFreshStore(target, (fresh) => (store = fresh.store));
-
+  conformanceSuite('accounts', target, (store) => {
     describe('login attempts', () => {
       const t0 = new Date('2026-05-01T00:00:00Z');
       const at = (ms: number) => new Date(t0.getTime() + ms);

@@ -1,15 +1,8 @@
 import type { Unit } from '../../../shared/schemas.js';
 import { ConflictError } from '../../errors.js';
 import type { Db, EmbeddedSchema } from '../embedded/database.js';
-import type {
-  Account,
-  AccountStore,
-  ApiTokenRecord,
-  NewAccount,
-  SessionRecord,
-  SessionStore,
-  TokenStore,
-} from './port.js';
+import type { Account, AccountStore, NewAccount } from './port.js';
+import type { ApiTokenRecord, SessionRecord, SessionStore, TokenStore } from './port.js';
 import type { LoginAttemptStore, LoginRecord, RateCounts } from './port.js';
 
 export const accountSchema: EmbeddedSchema = {

@@ -1,15 +1,8 @@
 import type { Db } from 'mongodb';
 import { ConflictError } from '../../errors.js';
 import { isDuplicateKey, recordFromDoc } from '../mongo/documents.js';
-import type {
-  Account,
-  AccountStore,
-  ApiTokenRecord,
-  NewAccount,
-  SessionRecord,
-  SessionStore,
-  TokenStore,
-} from './port.js';
+import type { Account, AccountStore, NewAccount } from './port.js';
+import type { ApiTokenRecord, SessionRecord, SessionStore, TokenStore } from './port.js';
 import type { LoginAttemptStore, LoginRecord, RateCounts } from './port.js';
 
 /** An account; accounts written before the login throttle may still carry failedLogins and lockedUntil. */

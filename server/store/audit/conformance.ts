@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ArchiveStore } from '../archive-store.js';
 import type { AuditEvent, AuditSearch } from './port.js';
 import { unit } from '../../../test/support/content.js';
-import { useFreshStore, type StoreTarget } from '../../../test/support/stores.js';
+import { conformanceSuite, type StoreTarget } from '../../../test/support/stores.js';
 
 /** What every store adapter's audit log must do (run against each adapter by test/store/). */
 export function auditConformance(target: StoreTarget): void {
-  describe(`audit log conformance: ${target.name}`, { skip: target.skip }, () => {
-    let store: ArchiveStore;
-    useFreshStore(target, (fresh) => (store = fresh.store));
-
+  conformanceSuite('audit log', target, (store) => {
     describe('audit log', () => {
       const event = (minutes: number, overrides: Partial<AuditEvent> = {}): AuditEvent => ({
         at: new Date(Date.UTC(2026, 10, 1, 8, minutes)),

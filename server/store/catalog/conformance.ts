@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ArchiveStore } from '../archive-store.js';
 import { commitBytes, randomContent, recordUpload, testAccount, unit } from '../../../test/support/content.js';
-import { useFreshStore, type StoreTarget } from '../../../test/support/stores.js';
+import { conformanceSuite, type StoreTarget } from '../../../test/support/stores.js';
 
 /** What every store adapter's catalog must do (run against each adapter by test/store/). */
 export function catalogConformance(target: StoreTarget): void {
-  describe(`catalog conformance: ${target.name}`, { skip: target.skip }, () => {
-    let store: ArchiveStore;
-    useFreshStore(target, (fresh) => (store = fresh.store));
-
+  conformanceSuite('catalog', target, (store) => {
     describe('catalog scan', () => {
       it('walks every entry in file id order, a page at a time, and counts them', async () => {
         const ids: string[] = [];

@@ -31,6 +31,14 @@ type ListingRow = CatalogRow & {
   last_upload: number;
 };
 
+/** A listing's statement parameters: whose uploads are "mine", the name searched for, the page. */
+const listingParams = (q: CatalogListQuery) => ({
+  accountId: q.accountId,
+  pattern: q.nameContains ? likePattern(q.nameContains) : null,
+  limit: q.limit,
+  offset: q.offset,
+});
+
 export class EmbeddedCatalog implements Catalog {
   private readonly byId;
   private readonly byKey;
@@ -72,13 +80,7 @@ export class EmbeddedCatalog implements Catalog {
     const nameFilter = q.nameContains
       ? `AND (l.upload_file_name LIKE @pattern ESCAPE '\\' OR l.last_upload_file_name LIKE @pattern ESCAPE '\\')`
       : '';
-    const params = {
-      unitId,
-      accountId: q.accountId,
-      pattern: q.nameContains ? likePattern(q.nameContains) : null,
-      limit: q.limit,
-      offset: q.offset,
-    };
+    const params = { unitId, ...listingParams(q) };
     // SQLite takes bare columns from the row that holds the one MAX(), so display_name and
     // display_type are the latest upload's (first_upload is a subquery to keep that MAX() the only aggregate of its kind).
     const rows = this.db
@@ -103,12 +105,7 @@ export class EmbeddedCatalog implements Catalog {
   /** The whole archive, newest content first; counts are computed per page only. */
   private listAll(q: CatalogListQuery) {
     const nameFilter = q.nameContains ? `WHERE c.file_name LIKE @pattern ESCAPE '\\'` : '';
-    const params = {
-      accountId: q.accountId,
-      pattern: q.nameContains ? likePattern(q.nameContains) : null,
-      limit: q.limit,
-      offset: q.offset,
-    };
+    const params = listingParams(q);
     const rows = this.db
       .prepare<typeof params, ListingRow>(
         `SELECT c.*, c.file_name AS display_name, c.content_type AS display_type, c.upload_date AS first_upload,

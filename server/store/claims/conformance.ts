@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ArchiveStore } from '../archive-store.js';
-import { useFreshStore, type StoreTarget } from '../../../test/support/stores.js';
+import { conformanceSuite, type StoreTarget } from '../../../test/support/stores.js';
 
 /** What every store adapter's claims must do (run against each adapter by test/store/). */
 export function claimConformance(target: StoreTarget): void {
-  describe(`claims conformance: ${target.name}`, { skip: target.skip }, () => {
-    let store: ArchiveStore;
-    useFreshStore(target, (fresh) => (store = fresh.store));
-
+  conformanceSuite('claims', target, (store) => {
     describe('claims', () => {
       it('hands out a claim once, and purges expired ones', async () => {
         const claim = {

@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ArchiveStore } from '../archive-store.js';
-import { useFreshStore, type StoreTarget } from '../../../test/support/stores.js';
+import { conformanceSuite, type StoreTarget } from '../../../test/support/stores.js';
 
 /** What every store adapter's jobs must do (run against each adapter by test/store/). */
 export function jobConformance(target: StoreTarget): void {
-  describe(`jobs conformance: ${target.name}`, { skip: target.skip }, () => {
-    let store: ArchiveStore;
-    useFreshStore(target, (fresh) => (store = fresh.store));
-
+  conformanceSuite('jobs', target, (store) => {
     describe('job leases', () => {
       it('lets one holder at a time run a job, keeps its state, and hands an expired lease over', async () => {
         const t0 = new Date('2026-05-01T00:00:00Z');

@@ -3,7 +3,6 @@ import { describe, it } from 'node:test';
 import { savingsQuery } from '../../../shared/reports.js';
 import { ReportCalendar } from '../../services/calendar.js';
 import { ReportService } from '../../services/reports.js';
-import type { ArchiveStore } from '../archive-store.js';
 import type { Account } from '../accounts/port.js';
 import {
   commitBytes,
@@ -14,14 +13,11 @@ import {
   unit,
   uploadAction,
 } from '../../../test/support/content.js';
-import { useFreshStore, type StoreTarget } from '../../../test/support/stores.js';
+import { conformanceSuite, type StoreTarget } from '../../../test/support/stores.js';
 
 /** What every store adapter's ledger must do (run against each adapter by test/store/). */
 export function ledgerConformance(target: StoreTarget): void {
-  describe(`ledger conformance: ${target.name}`, { skip: target.skip }, () => {
-    let store: ArchiveStore;
-    useFreshStore(target, (fresh) => (store = fresh.store));
-
+  conformanceSuite('ledger', target, (store) => {
     describe('ledger', () => {
       it('starts an entry at 1 and counts repeats by the same user in the same unit', async () => {
         const { entry } = await commitBytes(store, randomContent(10));

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ArchiveStore } from '../archive-store.js';
 import type { NearDuplicatePair } from './port.js';
 import {
   commitBytes,
@@ -10,14 +9,11 @@ import {
   testAccount,
   unit,
 } from '../../../test/support/content.js';
-import { useFreshStore, type StoreTarget } from '../../../test/support/stores.js';
+import { conformanceSuite, type StoreTarget } from '../../../test/support/stores.js';
 
 /** What every store adapter's near-duplicate index and fingerprint queue must do (run against each adapter by test/store/). */
 export function nearDuplicateConformance(target: StoreTarget): void {
-  describe(`near-duplicate index and fingerprint queue conformance: ${target.name}`, { skip: target.skip }, () => {
-    let store: ArchiveStore;
-    useFreshStore(target, (fresh) => (store = fresh.store));
-
+  conformanceSuite('near-duplicate index and fingerprint queue', target, (store) => {
     describe('near-duplicate index', () => {
       const fingerprint = nearFingerprint;
       const pair = (a: string, b: string, overrides: Partial<NearDuplicatePair> = {}): NearDuplicatePair => {

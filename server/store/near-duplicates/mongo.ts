@@ -144,50 +144,34 @@ const jobOf = (d: FingerprintJobDoc): FingerprintJob => ({
   error: d.error,
 });
 
+/** A job waiting from `now`, as a new or requeued file's. */
+const queuedJob = (now: Date): Omit<FingerprintJobDoc, '_id'> => ({
+  state: 'queued',
+  attempts: 0,
+  dueAt: now,
+  holder: null,
+  leaseUntil: null,
+  error: null,
+});
+
 /** The fingerprinting queue: each job taken with one atomic findOneAndUpdate, so instances never take the same one. */
 export class MongoFingerprintQueue implements FingerprintQueue {
   constructor(private readonly c: NearDuplicateCollections) {}
 
   async enqueue(fileIds: readonly string[], now: Date): Promise<void> {
     if (fileIds.length === 0) return;
+    const job = queuedJob(now);
     await this.c.fingerprintJobs.bulkWrite(
-      fileIds.map((id) => ({
-        updateOne: {
-          filter: { _id: id },
-          update: {
-            $setOnInsert: {
-              state: 'queued' as const,
-              attempts: 0,
-              dueAt: now,
-              holder: null,
-              leaseUntil: null,
-              error: null,
-            },
-          },
-          upsert: true,
-        },
-      })),
+      fileIds.map((id) => ({ updateOne: { filter: { _id: id }, update: { $setOnInsert: job }, upsert: true } })),
       { ordered: false },
     );
   }
 
   async requeue(fileIds: readonly string[], now: Date): Promise<void> {
     if (fileIds.length === 0) return;
+    const job = queuedJob(now);
     await this.c.fingerprintJobs.bulkWrite(
-      fileIds.map((id) => ({
-        replaceOne: {
-          filter: { _id: id },
-          replacement: {
-            state: 'queued' as const,
-            attempts: 0,
-            dueAt: now,
-            holder: null,
-            leaseUntil: null,
-            error: null,
-          },
-          upsert: true,
-        },
-      })),
+      fileIds.map((id) => ({ replaceOne: { filter: { _id: id }, replacement: job, upsert: true } })),
       { ordered: false },
     );
   }

@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ArchiveStore } from '../archive-store.js';
 import { randomContent, readAll } from '../../../test/support/content.js';
-import { useFreshStore, type StoreTarget } from '../../../test/support/stores.js';
+import { conformanceSuite, type StoreTarget } from '../../../test/support/stores.js';
 
 /** What every store adapter's resumable uploads must do (run against each adapter by test/store/). */
 export function uploadConformance(target: StoreTarget): void {
-  describe(`resumable uploads conformance: ${target.name}`, { skip: target.skip }, () => {
-    let store: ArchiveStore;
-    useFreshStore(target, (fresh) => (store = fresh.store));
-
+  conformanceSuite('resumable uploads', target, (store) => {
     describe('resumable uploads', () => {
       const minute = 60_000;
       const newUpload = async (id: string, at = new Date()) => {
