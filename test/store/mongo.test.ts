@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GridFSBucket, ObjectId } from 'mongodb';
+import { catalogCollections } from '../../server/store/catalog/mongo.js';
+import { contentCollections, MongoContentStore } from '../../server/store/content/mongo.js';
 import { MongoLedger } from '../../server/store/ledger/mongo.js';
+import { uploadCollections } from '../../server/store/uploads/mongo.js';
 import {
   countUpload,
   keyOf,
@@ -18,6 +21,26 @@ import { storeConformance } from './conformance.js';
 storeConformance(mongoTarget);
 
 describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
+  it('flags an MD5 collision when a commit is retried after a crash between its catalog entry and the flag', async () => {
+    await withMongoStore(async (opened, db) => {
+      const a = await stageBytes(opened.store, randomContent(100));
+      const b = await stageBytes(opened.store, randomContent(100));
+      const about = { fileName: 'x.txt', contentType: 'text/plain', uploadDate: new Date() };
+      const first = await opened.store.content.commit(a.stagingId, { key: a.key, ...about });
+      // The same MD5, another SHA-256 (the store compares only the hashes it is given).
+      const colliding = { key: { ...b.key, md5: a.key.md5 }, ...about };
+      // The process dies after its two writes, the GridFS files document and the catalog entry.
+      const collections = { ...catalogCollections(db), ...contentCollections(db), ...uploadCollections(db) };
+      const dying = new MongoContentStore(dyingAfter(collections, 2), TEST_CHUNK_SIZE);
+      await assert.rejects(dying.commit(b.stagingId, colliding), Killed);
+      assert.equal((await opened.store.catalog.get(first.entry.fileId))!.md5Collision, false, 'not flagged yet');
+
+      const retried = await opened.store.content.commit(b.stagingId, colliding);
+      assert.deepEqual([retried.status, retried.entry.md5Collision], ['stored', true]);
+      assert.equal((await opened.store.catalog.get(first.entry.fileId))!.md5Collision, true);
+    });
+  });
+
   it('collects chunks and GridFS files documents that no record owns', async () => {
     await withMongoStore(async (opened, db) => {
       const kept = await stageBytes(opened.store, randomContent(TEST_CHUNK_SIZE + 1));

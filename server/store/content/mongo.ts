@@ -138,6 +138,21 @@ export class MongoContentStore implements ContentStore {
     );
   }
 
+  /**
+   * Flags every entry with this MD5 as a collision when another content shares it; says whether one
+   * does. Checked after the entry's insert, so of two colliding uploads racing, the later one sees
+   * the other; idempotent, so a retried commit flags what a crash left unflagged.
+   */
+  private async flagCollision(md5: string, sha256: string): Promise<boolean> {
+    const collision = await this.c.catalog.findOne(
+      { fileMD5: md5, fileSHA256: { $ne: sha256 } },
+      { projection: { _id: 1 } },
+    );
+    if (collision)
+      await this.c.catalog.updateMany({ fileMD5: md5, md5Collision: false }, { $set: { md5Collision: true } });
+    return collision !== null;
+  }
+
   async commitMany(items: ReadonlyArray<{ stagingId: string; entry: NewCatalogEntry }>): Promise<CommitOutcome[]> {
     // One at a time, in order (the unique index decides each, as for one commit): chunks written
     // with a majority write concern are durable already, so there is no sync to share.
@@ -203,8 +218,10 @@ export class MongoContentStore implements ContentStore {
           throw new Error(`duplicate key on commit of ${stagingId}, but no catalog entry holds its content`, {
             cause: err,
           });
-        // This very staging area, committed by an earlier attempt that did not get to say so.
+        // This very staging area, committed by an earlier attempt that did not get to say so (nor,
+        // perhaps, to flag an MD5 collision).
         if (existing._id.equals(_id)) {
+          if (await this.flagCollision(md5, sha256)) existing.md5Collision = true;
           await this.c.staging.deleteOne({ _id });
           return { status: 'stored', entry: catalogEntryFromDoc(existing) };
         }
@@ -216,15 +233,7 @@ export class MongoContentStore implements ContentStore {
       // network error) may have made them the archive's.
       throw err;
     }
-    // Checked after our insert, so of two colliding uploads racing, the later one sees the other.
-    const collision = await this.c.catalog.findOne(
-      { fileMD5: md5, fileSHA256: { $ne: sha256 } },
-      { projection: { _id: 1 } },
-    );
-    if (collision) {
-      await this.c.catalog.updateMany({ fileMD5: md5, md5Collision: false }, { $set: { md5Collision: true } });
-      doc.md5Collision = true;
-    }
+    if (await this.flagCollision(md5, sha256)) doc.md5Collision = true;
     await this.c.staging.deleteOne({ _id });
     return { status: 'stored', entry: catalogEntryFromDoc(doc) };
   }
