@@ -6,7 +6,7 @@ import type { Unit } from '../../shared/schemas.js';
 import { countUpload, randomContent, stageBytes, testAccount } from './content.js';
 
 /**
- * A small archive whose report answers were worked out by hand (test/store/reports-conformance.ts
+ * A small archive whose report answers were worked out by hand (server/store/reports/conformance.ts
  * lists them). Two cities; 江城市 has two counties that each have a town named 城关镇.
  *
  *  #  who    unit (江城市 unless said)  file            time (UTC)          day (Asia/Shanghai)

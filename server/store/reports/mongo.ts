@@ -34,7 +34,7 @@ export async function createReportIndexes(c: ReportCollections): Promise<void> {
  * $group, $sort with a unique tie-break, $skip/$limit, and $lookup (localField/foreignField) to
  * the catalog for names and lengths. Only stages and operators of MongoDB 4.4 that
  * mongo-java-server also runs ($addFields, not $set; no $facet, $setWindowFields or $dateTrunc).
- * The semantics are those of the embedded store's SQL (server/store/embedded/reports.ts).
+ * The semantics are those of the embedded store's SQL (server/store/reports/embedded.ts).
  */
 
 type Unit = Pick<LedgerDoc, 'UploadGeography' | 'UploadGeoAddress'>;
