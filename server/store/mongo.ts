@@ -1,5 +1,4 @@
-import { MongoClient, type Db } from 'mongodb';
-import { ConfigError, StoreUnreachableError } from '../errors.js';
+import type { Db, MongoClient } from 'mongodb';
 import {
   accountCollections,
   createAccountIndexes,
@@ -24,82 +23,19 @@ import {
 } from './near-duplicates/mongo.js';
 import { createReportIndexes, MongoReports } from './reports/mongo.js';
 import { createUploadIndexes, MongoUploadStore, uploadCollections } from './uploads/mongo.js';
-export interface MongoStoreOptions {
-  uri: string;
-  /** Database name; defaults to the one in the URI, else "archive". */
-  dbName?: string | undefined;
+import { connectMongo, type MongoConnectionOptions } from './mongo/connection.js';
+export interface MongoStoreOptions extends MongoConnectionOptions {
   chunkSize: number;
-  /** How long this attempt to open the store waits for a server (start-up retries in short attempts). */
-  connectTimeoutMs?: number;
 }
 
-/** How long an operation waits for a server to select (a failover takes a few seconds). */
-const SERVER_SELECTION_MS = 10_000;
-
-/** MongoDB answered, but the settings are wrong: retrying cannot help. */
-function isSettingsError(err: unknown): boolean {
-  const e = err as { name?: string; code?: number };
-  return (
-    e.name === 'MongoParseError' ||
-    e.name === 'MongoInvalidArgumentError' ||
-    e.name === 'MongoMissingCredentialsError' ||
-    e.code === 18
-  ); /* AuthenticationFailed */
-}
-
-/**
- * The production store. Works on a standalone server, a replica set or a sharded cluster.
- * Throws a ConfigError for wrong settings, a StoreUnreachableError (worth retrying) otherwise.
- */
+/** The production store (see connectMongo for where it runs and what it throws). */
 export async function openMongoStore(options: MongoStoreOptions): Promise<ArchiveStore> {
-  let client: MongoClient;
-  try {
-    client = new MongoClient(options.uri, {
-      // Not the start-up attempt's time: the client serves for the life of the process.
-      serverSelectionTimeoutMS: SERVER_SELECTION_MS,
-      appName: 'archive-dedup',
-      // Acknowledged only once a majority holds it, so a failover never loses an acknowledged
-      // upload or count; reads of majority-committed data from the primary, so any instance sees
-      // what another just wrote (a tus HEAD after a PATCH elsewhere). See docs/deployment.md.
-      writeConcern: { w: 'majority' },
-      readConcern: { level: 'majority' },
-      readPreference: 'primary',
-    });
-  } catch (err) {
-    throw new ConfigError(`MONGODB_URI is not valid: ${(err as Error).message}`);
-  }
-  try {
-    await connectWithin(client, options.connectTimeoutMs ?? SERVER_SELECTION_MS);
-    const db = client.db(
-      options.dbName ?? (client.options.dbName && client.options.dbName !== 'test' ? client.options.dbName : 'archive'),
-    );
+  const { client, db } = await connectMongo(options, async (db) => {
     const c = collectionsOf(db);
     await createIndexes(c);
     await new MongoNearDuplicateIndex(c).replaceTextKeyed(new Date());
-    return storeOver(client, db, c, options.chunkSize);
-  } catch (err) {
-    await client.close().catch(() => {});
-    if (isSettingsError(err))
-      throw new ConfigError(`MongoDB refused the settings in MONGODB_URI: ${(err as Error).message}`);
-    throw new StoreUnreachableError(`cannot reach MongoDB at MONGODB_URI: ${(err as Error).message}`);
-  }
-}
-
-/** Connects, or fails after `ms` (the client's own wait for a server stays as it was set). */
-async function connectWithin(client: MongoClient, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const connecting = client.connect();
-  connecting.catch(() => {}); // settled after a timeout: the client is closed then
-  try {
-    await Promise.race([
-      connecting,
-      new Promise<never>(
-        (_, reject) => (timer = setTimeout(() => reject(new Error(`no server answered within ${ms} ms`)), ms)),
-      ),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  });
+  return storeOver(client, db, collectionsOf(db), options.chunkSize);
 }
 
 /** Every capability's collections, under the names its adapter uses (the product fixes the collection names). */
