@@ -16,7 +16,8 @@ export async function recordViewing(
   if (req.method === 'HEAD') return;
   const filters = Object.entries(req.query)
     .filter(([name]) => name !== 'format')
-    .map(([name, value]) => `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    // Express 5's query parser (node:querystring) gives a string, or strings for a repeated name.
+    .map(([name, value]) => `${name}=${[value as string | string[]].flat().join(',')}`)
     .join('&');
   const exported = req.query.format === 'csv';
   await audit.record(exported ? actions.export : actions.view, req.principal!.account, {

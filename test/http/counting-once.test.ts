@@ -31,7 +31,7 @@ for (const target of storeTargets) {
         wrapStore: (store: ArchiveStore) => {
           const ledger: Ledger = Object.create(store.ledger) as Ledger;
           const dying =
-            <A, R>(count: (a: A) => Promise<R>) =>
+            <A, R>(method: 'count' | 'countMany', count: (a: A) => Promise<R>) =>
             async (a: A): Promise<R> => {
               const now = kill;
               kill = undefined;
@@ -40,20 +40,18 @@ for (const target of storeTargets) {
                 // MongoDB: the process dies between two of the writes that count the upload.
                 const dying = await dyingLedger(server.opened.mongo!, now.afterWrites);
                 try {
-                  await (count === store.ledger.count
-                    ? dying.ledger.count(a as never)
-                    : dying.ledger.countMany(a as never));
+                  await (method === 'count' ? dying.ledger.count(a as never) : dying.ledger.countMany(a as never));
                 } finally {
                   await dying.close();
                 }
                 throw new Killed('unreachable: the dying ledger was not killed');
               }
-              const counted = await count.call(store.ledger, a);
+              const counted = await count(a);
               if (now === 'after counting, before the answer') throw new Error('killed after counting');
               return counted;
             };
-          ledger.count = dying(store.ledger.count.bind(store.ledger));
-          ledger.countMany = dying(store.ledger.countMany.bind(store.ledger));
+          ledger.count = dying('count', store.ledger.count.bind(store.ledger));
+          ledger.countMany = dying('countMany', store.ledger.countMany.bind(store.ledger));
           return { ...store, ledger };
         },
       });
