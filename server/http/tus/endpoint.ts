@@ -8,14 +8,16 @@
  * adapter and back (about a third of the receiving thread's work, measured), so it goes straight
  * from the Node request into the service here.
  *
- * | request                | checked here first                              | served by                  |
- * |------------------------|-------------------------------------------------|----------------------------|
- * | OPTIONS /, /:id        | method override                                 | @tus/server (CORS, options)|
- * | POST /                 | version, sign-in, first bytes' Content-Type     | @tus/server → DataStore    |
- * | HEAD /:id              | version, sign-in, owner, expiry                 | @tus/server → DataStore    |
- * | PATCH /:id             | version, sign-in, owner, expiry, Content-Type, Upload-Offset, length | `receive` below → service |
- * | DELETE /:id            | version, sign-in, owner                         | @tus/server → DataStore    |
- * | anything else on /     | sign-in                                         | 400 with a hint            |
+ * | request            | checked here first                                       | served by                   |
+ * |--------------------|----------------------------------------------------------|-----------------------------|
+ * | OPTIONS /, /:id    | method override                                          | @tus/server (CORS)          |
+ * | POST /             | version, sign-in, the first bytes' Content-Type          | @tus/server → DataStore     |
+ * | HEAD /:id          | version, sign-in, owner, expiry                          | @tus/server → DataStore     |
+ * | PATCH /:id         | version, sign-in, owner, expiry, Content-Type, offset,   | `receive` below → service   |
+ * |                    | and no more bytes than the upload has left               |                             |
+ * | DELETE /:id        | version, sign-in, owner                                  | @tus/server → DataStore     |
+ * | other methods, /:id| version, sign-in                                         | @tus/server (refused)       |
+ * | anything else on / | sign-in                                                  | 400 with a hint             |
  *
  * What the library needs from us, and why: no locks of its own (NO_LIBRARY_LOCKS: the service's
  * locks live in the store and hold across instances); the full path in `req.url` (Express shortens
