@@ -5,6 +5,9 @@
 export const ERROR_CODES = [
   'bad_request',
   'validation_failed',
+  'password_too_short',
+  'password_is_username',
+  'password_too_common',
   'unauthenticated',
   'login_failed',
   'login_throttled',

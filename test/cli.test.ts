@@ -204,6 +204,12 @@ describe('starting the service and the archive command', () => {
       ],
       [['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', 'c'], '', /No password on standard input/],
       [['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', 'c'], 'short', /at least 10 characters/],
+      [
+        ['user', 'add', 'wangwu', '--role', 'clerk', '--unit', 'u', '--city', 'c'],
+        'WangWu-2026-!!',
+        /must not contain the username/,
+      ],
+      [['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', 'c'], '1234567890', /most common/],
       [['user', 'add', '李四', '--role', 'clerk', '--unit', 'u', '--city', 'c'], 'a long password', /taken/],
       [
         ['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', 'c', '--town', 't'],

@@ -23,6 +23,9 @@ import type { ArchiveMetrics } from './metrics.js';
 export const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
   validation_failed: 400,
+  password_too_short: 400,
+  password_is_username: 400,
+  password_too_common: 400,
   unauthenticated: 401,
   login_failed: 401,
   csrf_failed: 403,

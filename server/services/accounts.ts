@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { MIN_PASSWORD_LENGTH } from '../../shared/schemas.js';
 import type { AccountView, PasswordChangeRequest, Role, Unit } from '../../shared/schemas.js';
 import { cleanText } from '../../shared/file-name.js';
 import { ConflictError, LoginFailedError, LoginThrottledError, NotFoundError, ValidationError } from '../errors.js';
 import type { Account, AccountStore, SessionStore, TokenStore } from '../store/accounts/port.js';
 import type { AuditService } from './audit.js';
 import type { LoginThrottle, LoginThrottlePolicy } from './login-throttle.js';
+import { checkPasswordPolicy } from './password-policy.js';
 import { hashPassword, UNMATCHABLE_HASH, verifyPassword } from './password.js';
 
 export interface AccountServiceDeps {
@@ -36,7 +36,7 @@ export class AccountService {
   async create(req: NewAccountRequest): Promise<Account> {
     if (!USERNAME.test(req.username))
       throw new ValidationError('A username is 1 to 64 letters, digits, ".", "_", "@" or "-".');
-    checkPasswordRules(req.password);
+    checkPasswordPolicy(req.password, req.username);
     const account = {
       id: randomUUID(),
       username: req.username,
@@ -111,7 +111,7 @@ export class AccountService {
     address: string | null,
   ): Promise<{ tokensRevoked: number }> {
     await this.authenticate(account.username, change.currentPassword, address, 'password change');
-    checkPasswordRules(change.newPassword);
+    checkPasswordPolicy(change.newPassword, account.username);
     if (change.newPassword === change.currentPassword)
       throw new ValidationError('Choose a new password that differs from the current one.');
     await this.deps.accounts.setPassword(account.id, await hashPassword(change.newPassword), false);
@@ -129,7 +129,7 @@ export class AccountService {
    * whoever held its sessions or API tokens loses them.
    */
   async resetPassword(account: Account, password: string): Promise<{ tokensRevoked: number }> {
-    checkPasswordRules(password);
+    checkPasswordPolicy(password, account.username);
     await this.deps.accounts.setPassword(account.id, await hashPassword(password), true);
     await this.deps.sessions.deleteForAccount(account.id);
     return { tokensRevoked: await this.deps.tokens.revokeForAccount(account.id) };
@@ -141,7 +141,10 @@ export class AccountService {
    */
   async bootstrapAdmin(): Promise<{ username: string; password: string } | undefined> {
     if ((await this.deps.accounts.count()) > 0) return undefined;
-    const password = randomBytes(12).toString('base64url');
+    // Random, so never common; in the rare draw that spells the username, draw again.
+    let password: string;
+    do password = randomBytes(12).toString('base64url');
+    while (password.toLowerCase().includes('admin'));
     try {
       await this.create({
         username: 'admin',
@@ -156,11 +159,6 @@ export class AccountService {
     }
     return { username: 'admin', password };
   }
-}
-
-function checkPasswordRules(password: string): void {
-  if (Array.from(password).length < MIN_PASSWORD_LENGTH)
-    throw new ValidationError(`A password has at least ${MIN_PASSWORD_LENGTH} characters.`);
 }
 
 export function accountView(account: Account): AccountView {

@@ -213,6 +213,11 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await page.getByRole('link', { name: '修改密码' }).click();
     await page.getByRole('heading', { name: '修改我的密码' }).waitFor();
     await page.getByLabel('当前密码').fill(PASSWORD);
+    // A common password is refused, in the clerk's language, with what to do instead.
+    await page.getByLabel('新密码').fill('qwertyuiop');
+    await page.getByRole('button', { name: '修改密码' }).click();
+    await page.getByRole('alert').filter({ hasText: '这个密码太常见' }).waitFor();
+    await page.screenshot({ path: artifactPath('03a-own-password-too-common.png') });
     await page.getByLabel('新密码').fill('a brand new password');
     await page.getByLabel('同时吊销我的全部 API 令牌', { exact: false }).check();
     await page.getByRole('button', { name: '修改密码' }).click();

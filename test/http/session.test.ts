@@ -121,7 +121,19 @@ for (const target of storeTargets) {
         newPassword: 'short',
       });
       assert.equal(short.status, 400);
-      assert.match((await short.json()).message, /at least 10/);
+      assert.deepEqual(Object.keys(await short.json()), ['error', 'message']);
+      for (const [newPassword, error, message] of [
+        ['short', 'password_too_short', /at least 10/],
+        ['my name is Changer!', 'password_is_username', /must not contain the username/],
+        ['qwertyuiop', 'password_too_common', /most common/],
+      ] as const) {
+        const refused = await first.json('/api/session/password', 'PUT', { currentPassword: PASSWORD, newPassword });
+        assert.equal(refused.status, 400, newPassword);
+        const body = await refused.json();
+        assert.equal(body.error, error, newPassword);
+        assert.match(body.message, message);
+      }
+      assert.equal((await login(server, 'changer', PASSWORD)).status, 201, 'a refused password changed nothing');
       const ok = await first.json('/api/session/password', 'PUT', {
         currentPassword: PASSWORD,
         newPassword: 'a new long password',

@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../../../shared/errors.js';
-import type { AuditAction } from '../../../shared/schemas.js';
+import { MIN_PASSWORD_LENGTH, type AuditAction } from '../../../shared/schemas.js';
 
 /** Every text the clerks and administrators see, in Chinese (the default) and English. */
 const zh = {
@@ -409,6 +409,9 @@ const en: Record<MessageKey, string> = {
 const zhErrors: Record<ErrorCode, string> = {
   bad_request: '请求格式不正确，请刷新页面后重试。',
   validation_failed: '提交的信息不完整或格式不正确，请检查后重试；如仍失败请联系管理员。',
+  password_too_short: `新密码太短：至少需要 ${MIN_PASSWORD_LENGTH} 个字符。可以用一句好记的话。`,
+  password_is_username: '新密码不能包含用户名，请换一个。',
+  password_too_common: '这个密码太常见，别人最先会试它，请换一个不常见的密码。',
   unauthenticated: '登录已过期，请重新登录。',
   login_failed: '用户名或密码错误，请重新输入。',
   login_throttled: '密码错误次数过多，请等待 {wait} 后再试；届时输入正确的密码即可登录。',
@@ -439,6 +442,9 @@ const zhErrors: Record<ErrorCode, string> = {
 const enErrors: Record<ErrorCode, string> = {
   bad_request: 'The request was malformed. Reload the page and try again.',
   validation_failed: 'Some information is missing or malformed: {message}',
+  password_too_short: `The new password is too short: it needs at least ${MIN_PASSWORD_LENGTH} characters. A sentence you remember works well.`,
+  password_is_username: 'The new password must not contain your user name. Choose another.',
+  password_too_common: 'This password is among the most common ones, which are tried first. Choose a less common one.',
   unauthenticated: 'Your session has ended. Please log in again.',
   login_failed: 'Wrong user name or password. Please try again.',
   login_throttled: 'Too many wrong passwords. Wait {wait} and try again: the right password works then.',

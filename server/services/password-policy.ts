@@ -1,0 +1,30 @@
+import { dictionary } from '@zxcvbn-ts/language-common';
+import { MIN_PASSWORD_LENGTH } from '../../shared/schemas.js';
+import { WeakPasswordError } from '../errors.js';
+
+/**
+ * The password policy, wherever a password is set (an account created, a password changed or
+ * reset): long enough, not the username, not a common password. The common passwords are
+ * zxcvbn-ts's list (49,000 of them, from leaked-password corpora), compared without case.
+ */
+let common: Set<string> | undefined;
+
+/** Letters compared as a person reads them: compatibility forms folded (NFKC), case ignored. */
+const folded = (text: string) => text.normalize('NFKC').toLowerCase();
+
+export function checkPasswordPolicy(password: string, username: string): void {
+  if (Array.from(password).length < MIN_PASSWORD_LENGTH) {
+    throw new WeakPasswordError('password_too_short', `A password has at least ${MIN_PASSWORD_LENGTH} characters.`);
+  }
+  const name = folded(username);
+  if (name.length > 0 && folded(password).includes(name)) {
+    throw new WeakPasswordError('password_is_username', 'A password must not contain the username.');
+  }
+  common ??= new Set(dictionary['passwords-common'].map(folded));
+  if (common.has(folded(password))) {
+    throw new WeakPasswordError(
+      'password_too_common',
+      'This password is among the most common ones, which are tried first: choose another.',
+    );
+  }
+}

@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { WeakPasswordError } from '../../server/errors.js';
+import { checkPasswordPolicy } from '../../server/services/password-policy.js';
+
+const refusal = (password: string, username = 'zhangsan') => {
+  try {
+    checkPasswordPolicy(password, username);
+    return undefined;
+  } catch (err) {
+    assert.ok(err instanceof WeakPasswordError);
+    return err.code;
+  }
+};
+
+describe('the password policy', () => {
+  it('takes a long password that is neither the username nor a common one', () => {
+    assert.equal(refusal('correct horse battery'), undefined);
+    assert.equal(refusal('档案室的钥匙在左边抽屉'), undefined, 'ten characters of any script');
+  });
+
+  it('counts characters, not bytes or UTF-16 units', () => {
+    assert.equal(refusal('档案室钥匙在抽屉'), 'password_too_short', 'eight characters, 24 bytes');
+    assert.equal(refusal('😀😀😀😀😀'), 'password_too_short', 'five characters, ten UTF-16 units');
+  });
+
+  it('refuses a password holding the username, whatever its case or width', () => {
+    assert.equal(refusal('zhangsan2026!'), 'password_is_username');
+    assert.equal(refusal('My name is ZhangSan'), 'password_is_username');
+    assert.equal(refusal('ｚｈａｎｇｓａｎ 的新密码'), 'password_is_username', 'full-width letters (NFKC)');
+  });
+
+  it('refuses the common passwords of the maintained list, whatever their case', () => {
+    for (const common of ['1234567890', 'qwertyuiop', 'password123', 'PASSWORD123', '1q2w3e4r5t']) {
+      assert.equal(refusal(common), 'password_too_common', common);
+    }
+  });
+});
