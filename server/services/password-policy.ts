@@ -1,6 +1,7 @@
 import { dictionary } from '@zxcvbn-ts/language-common';
 import { MIN_PASSWORD_LENGTH } from '../../shared/schemas.js';
 import { WeakPasswordError } from '../errors.js';
+import { usernameKey } from '../store/accounts/port.js';
 
 /**
  * The password policy, wherever a password is set (an account created, a password changed or
@@ -9,8 +10,8 @@ import { WeakPasswordError } from '../errors.js';
  */
 let common: Set<string> | undefined;
 
-/** Letters compared as a person reads them: compatibility forms folded (NFKC), case ignored. */
-const folded = (text: string) => text.normalize('NFKC').toLowerCase();
+/** Letters compared as a person reads them, as usernames are. */
+const folded = usernameKey;
 
 export function checkPasswordPolicy(password: string, username: string): void {
   if (Array.from(password).length < MIN_PASSWORD_LENGTH) {

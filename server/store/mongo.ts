@@ -34,6 +34,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Archiv
     const c = collectionsOf(db);
     await createIndexes(c);
     await new MongoNearDuplicateIndex(c).replaceTextKeyed(new Date());
+    await new MongoAccountStore(c).keyUsernames();
   });
   return storeOver(client, db, collectionsOf(db), options.chunkSize);
 }

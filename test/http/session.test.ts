@@ -45,6 +45,14 @@ for (const target of storeTargets) {
       await proxied.close();
     });
 
+    it('logs in whatever the case or width of the username, as the account', async () => {
+      for (const typed of ['CLERK', 'Clerk', 'ｃｌｅｒｋ']) {
+        const res = await login(server, typed, PASSWORD);
+        assert.equal(res.status, 201, typed);
+        assert.equal((await res.json()).account.username, 'clerk', typed);
+      }
+    });
+
     it('refuses a wrong password and an unknown user with the same 401', async () => {
       const wrong = await login(server, 'clerk', 'not the password');
       const unknown = await login(server, 'nobody', 'not the password');

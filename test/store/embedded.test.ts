@@ -9,13 +9,39 @@ import Database from 'better-sqlite3';
 import { StagedBytesLostError } from '../../server/errors.js';
 import { openEmbeddedDatabase, openEmbeddedStore } from '../../server/store/embedded.js';
 import { EmbeddedNearDuplicateIndex } from '../../server/store/near-duplicates/embedded.js';
-import { keyOf, nearFingerprint, randomContent, readAll } from '../support/content.js';
+import { keyOf, nearFingerprint, randomContent, readAll, testAccount } from '../support/content.js';
 import { embeddedTarget, injectSyncFailures, tempDir } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
 
 storeConformance(embeddedTarget);
 
 describe('embedded store specifics', () => {
+  it('gives accounts of an earlier version their username keys at open: the older of two alike keeps the key, the other its exact name', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    const older = testAccount({ username: 'Alice', createdAt: new Date(Date.UTC(2025, 0, 1)) });
+    const newer = testAccount({ username: 'alice', createdAt: new Date(Date.UTC(2025, 5, 1)) });
+    await store.accounts.create(older);
+    await store.close();
+    // As a data directory of the earlier version holds them: no keys, no key index, names alike.
+    const db = new Database(path.join(dataDir, 'archive.sqlite'));
+    db.exec('DROP INDEX accounts_username_key; UPDATE accounts SET username_key = NULL');
+    db.prepare(
+      `INSERT INTO accounts (id, username, password_hash, role, unit, created_at, must_change_password) VALUES (?, ?, 'x', 'clerk', ?, ?, 0)`,
+    ).run(newer.id, newer.username, JSON.stringify(newer.unit), newer.createdAt.getTime());
+    db.close();
+    const reopened = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    try {
+      assert.equal((await reopened.accounts.findByUsername('Alice'))?.id, older.id);
+      assert.equal((await reopened.accounts.findByUsername('alice'))?.id, newer.id, 'its exact name still finds it');
+      assert.equal((await reopened.accounts.findByUsername('ALICE'))?.id, older.id, "the key is the older account's");
+      await assert.rejects(reopened.accounts.create(testAccount({ username: 'ＡＬＩＣＥ' })), /taken/);
+    } finally {
+      await reopened.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('keeps its records in one SQLite file in WAL mode and the bytes in content files, all inside DATA_DIR', async () => {
     const dataDir = tempDir();
     const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });

@@ -21,6 +21,21 @@ import { storeConformance } from './conformance.js';
 storeConformance(mongoTarget);
 
 describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
+  it('gives accounts of an earlier version their username keys at start: the older of two alike keeps the key, the other its exact name', async () => {
+    await withMongoStore(async (opened, db) => {
+      const older = testAccount({ username: 'Alice', createdAt: new Date(Date.UTC(2025, 0, 1)) });
+      const newer = testAccount({ username: 'alice', createdAt: new Date(Date.UTC(2025, 5, 1)) });
+      // As an earlier version wrote them: no keys.
+      for (const { id, ...rest } of [newer, older])
+        await db.collection('accounts').insertOne({ _id: id as never, ...rest });
+      const store = await opened.reopen({ chunkSize: TEST_CHUNK_SIZE });
+      assert.equal((await store.accounts.findByUsername('Alice'))?.id, older.id);
+      assert.equal((await store.accounts.findByUsername('alice'))?.id, newer.id, 'its exact name still finds it');
+      assert.equal((await store.accounts.findByUsername('ALICE'))?.id, older.id, "the key is the older account's");
+      await assert.rejects(store.accounts.create(testAccount({ username: 'ＡＬＩＣＥ' })), /taken/);
+    });
+  });
+
   it('flags an MD5 collision when a commit is retried after a crash between its catalog entry and the flag', async () => {
     await withMongoStore(async (opened, db) => {
       const a = await stageBytes(opened.store, randomContent(100));

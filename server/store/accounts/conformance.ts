@@ -104,6 +104,17 @@ export function accountConformance(target: StoreTarget): void {
         assert.equal((await store.accounts.list()).length, 1);
       });
 
+      it('takes usernames as people read them: another case or width of a taken one is taken, and finds it', async () => {
+        const a = newAccount('Zhang.San');
+        await store.accounts.create(a);
+        for (const same of ['zhang.san', 'ZHANG.SAN', 'Ｚｈａｎｇ．Ｓａｎ']) {
+          await assert.rejects(store.accounts.create(newAccount(same)), ConflictError, same);
+          assert.equal((await store.accounts.findByUsername(same))?.id, a.id, same);
+        }
+        assert.equal(await store.accounts.count(), 1);
+        assert.equal(await store.accounts.findByUsername('zhang.si'), undefined);
+      });
+
       it('changes a password and whether it must be changed', async () => {
         const a = newAccount('li');
         await store.accounts.create(a);

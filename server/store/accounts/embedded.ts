@@ -1,7 +1,7 @@
 import type { Unit } from '../../../shared/schemas.js';
 import { ConflictError } from '../../errors.js';
-import type { Db, EmbeddedSchema } from '../embedded/database.js';
-import type { Account, AccountStore, NewAccount } from './port.js';
+import { addMissingColumns, type Db, type EmbeddedSchema } from '../embedded/database.js';
+import { usernameKey, type Account, type AccountStore, type NewAccount } from './port.js';
 import type { ApiTokenRecord, SessionRecord, SessionStore, TokenStore } from './port.js';
 import type { LoginAttemptStore, LoginRecord, RateCounts } from './port.js';
 
@@ -14,7 +14,9 @@ CREATE TABLE IF NOT EXISTS accounts (
   role                 TEXT NOT NULL,
   unit                 TEXT NOT NULL,
   created_at           INTEGER NOT NULL,
-  must_change_password INTEGER NOT NULL DEFAULT 0
+  must_change_password INTEGER NOT NULL DEFAULT 0,
+  -- usernameKey(username); NULL only for an account of an earlier version whose key another took.
+  username_key         TEXT
 );
 
 CREATE TABLE IF NOT EXISTS sessions (
@@ -52,6 +54,25 @@ CREATE TABLE IF NOT EXISTS rate_counts (
   PRIMARY KEY (key, window_end)
 ) WITHOUT ROWID;
 `,
+  upgrade(db) {
+    // Accounts made before usernames compared by key get theirs, oldest first; where two names of
+    // an earlier version share a key, the older account has it and the other keeps its exact name.
+    addMissingColumns(db, 'accounts', { username_key: 'TEXT' });
+    db.transaction(() => {
+      const keyless = db
+        .prepare<[], { id: string; username: string }>(
+          'SELECT id, username FROM accounts WHERE username_key IS NULL ORDER BY created_at, id',
+        )
+        .all();
+      const taken = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM accounts WHERE username_key = ?');
+      const setKey = db.prepare('UPDATE accounts SET username_key = ? WHERE id = ?');
+      for (const { id, username } of keyless) {
+        const key = usernameKey(username);
+        if (taken.get(key)!.n === 0) setKey.run(key, id);
+      }
+      db.exec('CREATE UNIQUE INDEX IF NOT EXISTS accounts_username_key ON accounts (username_key)');
+    }).immediate();
+  },
 };
 
 export class EmbeddedAccountStore implements AccountStore {
@@ -61,12 +82,13 @@ export class EmbeddedAccountStore implements AccountStore {
     try {
       this.db
         .prepare(
-          `INSERT INTO accounts (id, username, password_hash, role, unit, created_at, must_change_password)
-           VALUES (?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO accounts (id, username, username_key, password_hash, role, unit, created_at, must_change_password)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           a.id,
           a.username,
+          usernameKey(a.username),
           a.passwordHash,
           a.role,
           JSON.stringify(a.unit),
@@ -86,7 +108,13 @@ export class EmbeddedAccountStore implements AccountStore {
   }
 
   async findByUsername(username: string): Promise<Account | undefined> {
-    const row = this.db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE username = ?').get(username);
+    // The exact name first (an account of an earlier version left without its key is found so),
+    // else the key.
+    const row = this.db
+      .prepare<{ name: string; key: string }, AccountRow>(
+        'SELECT * FROM accounts WHERE username = @name OR username_key = @key ORDER BY username = @name DESC LIMIT 1',
+      )
+      .get({ name: username, key: usernameKey(username) });
     return row && accountFromRow(row);
   }
 

@@ -1,12 +1,16 @@
 import type { Db } from 'mongodb';
 import { ConflictError } from '../../errors.js';
 import { isDuplicateKey, recordFromDoc } from '../mongo/documents.js';
-import type { Account, AccountStore, NewAccount } from './port.js';
+import { usernameKey, type Account, type AccountStore, type NewAccount } from './port.js';
 import type { ApiTokenRecord, SessionRecord, SessionStore, TokenStore } from './port.js';
 import type { LoginAttemptStore, LoginRecord, RateCounts } from './port.js';
 
 /** An account; accounts written before the login throttle may still carry failedLogins and lockedUntil. */
-export type AccountDoc = Omit<Account, 'id'> & { _id: string };
+export type AccountDoc = Omit<Account, 'id'> & {
+  _id: string;
+  /** usernameKey(username); absent only on an account of an earlier version whose key another took. */
+  usernameKey?: string;
+};
 
 export interface SessionDoc {
   _id: string;
@@ -55,6 +59,8 @@ export type AccountCollections = ReturnType<typeof accountCollections>;
 export async function createAccountIndexes(c: AccountCollections): Promise<void> {
   await Promise.all([
     c.accounts.createIndex({ username: 1 }, { unique: true }),
+    // Sparse: an account of an earlier version left without a key is not in it.
+    c.accounts.createIndex({ usernameKey: 1 }, { unique: true, sparse: true, name: 'username_key' }),
     c.sessions.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
     c.sessions.createIndex({ accountId: 1 }),
     c.tokens.createIndex({ accountId: 1 }, { name: 'account' }),
@@ -75,7 +81,7 @@ export class MongoAccountStore implements AccountStore {
   async create(a: NewAccount): Promise<void> {
     const { id, ...rest } = a;
     try {
-      await this.c.accounts.insertOne({ _id: id, ...rest });
+      await this.c.accounts.insertOne({ _id: id, ...rest, usernameKey: usernameKey(a.username) });
     } catch (err) {
       if (isDuplicateKey(err)) throw new ConflictError(`The username "${a.username}" is taken.`);
       throw err;
@@ -88,8 +94,31 @@ export class MongoAccountStore implements AccountStore {
   }
 
   async findByUsername(username: string): Promise<Account | undefined> {
-    const doc = await this.c.accounts.findOne({ username });
+    // The exact name first (an account of an earlier version left without its key is found so),
+    // else the key.
+    const doc =
+      (await this.c.accounts.findOne({ username })) ??
+      (await this.c.accounts.findOne({ usernameKey: usernameKey(username) }));
     return doc ? accountFromDoc(doc) : undefined;
+  }
+
+  /**
+   * Gives accounts made before usernames compared by key theirs, oldest first (run at start; the
+   * unique index decides): where two names of an earlier version share a key, the older account
+   * has it and the other keeps its exact name.
+   */
+  async keyUsernames(): Promise<void> {
+    const keyless = this.c.accounts.find({ usernameKey: { $exists: false } }).sort({ createdAt: 1, _id: 1 });
+    for await (const doc of keyless) {
+      try {
+        await this.c.accounts.updateOne(
+          { _id: doc._id, usernameKey: { $exists: false } },
+          { $set: { usernameKey: usernameKey(doc.username) } },
+        );
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+      }
+    }
   }
 
   async list(): Promise<Account[]> {

@@ -12,10 +12,20 @@ export interface Account {
 
 export type NewAccount = Account;
 
+/**
+ * How usernames compare: as a person reads them, compatibility forms folded (NFKC: full-width
+ * letters as ASCII) and case ignored. Two accounts never share a key, and a login finds its
+ * account by it.
+ */
+export function usernameKey(username: string): string {
+  return username.normalize('NFKC').toLowerCase();
+}
+
 export interface AccountStore {
-  /** Throws ConflictError when the username is taken. */
+  /** Throws ConflictError when the username, or one with the same key, is taken. */
   create(account: NewAccount): Promise<void>;
   get(id: string): Promise<Account | undefined>;
+  /** The account of exactly this username, else the one whose username has its key (see usernameKey). */
   findByUsername(username: string): Promise<Account | undefined>;
   list(): Promise<Account[]>;
   count(): Promise<number>;
