@@ -224,8 +224,11 @@ export class MongoLedger implements Ledger {
       { $set: { 'upload.uploadCount': entry.UploadCount }, $unset: { pending: '' } },
     );
     if (done.modifiedCount === 1) return countedFromDoc(doc, entry.UploadCount, repeated);
+    // Another request finished it first (a retry that found it pending): the answer is the one it
+    // set, and whether this request is the one that counted stays as the caller knows it (the
+    // insert of the event decided that).
     const answered = await this.c.audit.findOne({ _id: key });
-    return countedFromDoc(doc, answered?.upload?.uploadCount ?? entry.UploadCount, true);
+    return countedFromDoc(doc, answered?.upload?.uploadCount ?? entry.UploadCount, repeated);
   }
 
   async hasUploads(fileId: string): Promise<boolean> {
