@@ -227,6 +227,7 @@ for (const target of storeTargets) {
           assert.deepEqual(
             { status: body.status, fileId: body.fileId },
             { status: 'duplicate', fileId: stored.fileId },
+            `the proof's answer on instance ${1 - first}: ${JSON.stringify(body)}`,
           );
           counts.push(body.uploadCount);
         }
