@@ -10,19 +10,18 @@ import { usernameKey } from '../store/accounts/port.js';
  */
 let common: Set<string> | undefined;
 
-/** Letters compared as a person reads them, as usernames are. */
-const folded = usernameKey;
-
 export function checkPasswordPolicy(password: string, username: string): void {
   if (Array.from(password).length < MIN_PASSWORD_LENGTH) {
     throw new WeakPasswordError('password_too_short', `A password has at least ${MIN_PASSWORD_LENGTH} characters.`);
   }
-  const name = folded(username);
-  if (name.length > 0 && folded(password).includes(name)) {
+  // Compared as usernames are: compatibility forms folded, case ignored.
+  const folded = usernameKey(password);
+  const name = usernameKey(username);
+  if (name.length > 0 && folded.includes(name)) {
     throw new WeakPasswordError('password_is_username', 'A password must not contain the username.');
   }
-  common ??= new Set(dictionary['passwords-common'].map(folded));
-  if (common.has(folded(password))) {
+  common ??= new Set(dictionary['passwords-common'].map(usernameKey));
+  if (common.has(folded)) {
     throw new WeakPasswordError(
       'password_too_common',
       'This password is among the most common ones, which are tried first: choose another.',

@@ -30,13 +30,14 @@ export interface MongoStoreOptions extends MongoConnectionOptions {
 
 /** The production store (see connectMongo for where it runs and what it throws). */
 export async function openMongoStore(options: MongoStoreOptions): Promise<ArchiveStore> {
+  let c: Collections | undefined;
   const { client, db } = await connectMongo(options, async (db) => {
-    const c = collectionsOf(db);
+    c = collectionsOf(db);
     await createIndexes(c);
     await new MongoNearDuplicateIndex(c).replaceTextKeyed(new Date());
     await new MongoAccountStore(c).keyUsernames();
   });
-  return storeOver(client, db, collectionsOf(db), options.chunkSize);
+  return storeOver(client, db, c!, options.chunkSize);
 }
 
 /** Every capability's collections, under the names its adapter uses (the product fixes the collection names). */
