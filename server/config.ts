@@ -54,6 +54,24 @@ const configSchema = z.object({
   LOGIN_LOCK_MINUTES: retired('LOGIN_MAX_DELAY_MINUTES (accounts are no longer locked: tries slow down)'),
   LOGIN_RATE_LIMIT: retired('LOGIN_ADDRESS_FAILURES (wrong passwords are counted per address, not every login)'),
   INSTANT_UPLOAD_SCOPE: z.enum(INSTANT_UPLOAD_SCOPES).default('archive'),
+  UNIT_REGIONS: z
+    .string()
+    .default('')
+    .transform((v) => [
+      ...new Set(
+        v
+          .split(',')
+          .map((r) => r.trim())
+          .filter(Boolean),
+      ),
+    ])
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(/^\d{2}$/, 'UNIT_REGIONS lists two-digit province codes, e.g. 13 for Hebei, separated by commas'),
+      ),
+    ),
   CLAIM_TTL_SECONDS: positiveInt(300),
   STAGING_TTL_HOURS: positiveInt(24),
   UPLOAD_IDLE_HOURS: positiveInt(24),
@@ -141,6 +159,8 @@ export interface Config {
   loginThrottle: LoginThrottlePolicy;
   /** What one account may ask of the archive per minute (README, "Limits"). */
   quotas: QuotaPolicy;
+  /** The provinces (two-digit codes) whose divisions the unit directory holds. */
+  unitRegions: string[];
   /** Where an instant (proof-based) upload may find its duplicate; see README. */
   instantUploadScope: InstantUploadScope;
   claimTtlMs: number;
@@ -210,6 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       addressFailures: c.LOGIN_ADDRESS_FAILURES,
     },
     instantUploadScope: c.INSTANT_UPLOAD_SCOPE,
+    unitRegions: c.UNIT_REGIONS,
     claimTtlMs: c.CLAIM_TTL_SECONDS * 1000,
     stagingTtlMs: c.STAGING_TTL_HOURS * 3600_000,
     uploadIdleMs: c.UPLOAD_IDLE_HOURS * 3600_000,

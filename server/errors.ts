@@ -66,6 +66,12 @@ export class ForbiddenError extends ArchiveError {
   }
 }
 
+export class AccountDisabledError extends ArchiveError {
+  constructor() {
+    super('account_disabled', 'This account is disabled. Ask your archive’s administrator to enable it.');
+  }
+}
+
 export class CsrfError extends ArchiveError {
   constructor() {
     super('csrf_failed', 'The security token of this page is missing or stale. Reload the page and try again.');

@@ -26,6 +26,19 @@ async function main(): Promise<void> {
   );
   const archive = composeServices(store, config, undefined, logger);
 
+  // The directory first: accounts of an earlier version are then placed in it.
+  const started = Date.now();
+  const loaded = await archive.services.directory.load(config.unitRegions);
+  if (loaded.some((r) => r.added > 0))
+    logger.info({ regions: loaded, ms: Date.now() - started }, 'unit directory loaded');
+  const { mapped, unmapped } = await archive.services.directory.mapEarlierAccounts();
+  if (mapped.length > 0) logger.info({ accounts: mapped.length }, 'accounts placed in the unit directory');
+  if (unmapped.length > 0)
+    logger.warn(
+      { accounts: unmapped.map((a) => a.username) },
+      'accounts whose units are not in the unit directory: assign them under 单位 / Units (npm run archive -- units unmapped)',
+    );
+
   const firstAdmin = await archive.services.accounts.bootstrapAdmin();
   if (firstAdmin) {
     // Straight to the terminal, never into the structured log: it is a credential.
@@ -36,7 +49,7 @@ async function main(): Promise<void> {
         `    username: ${firstAdmin.username}`,
         `    one-time password: ${firstAdmin.password}`,
         '  It is shown only this once. Log in and choose a new password (PUT /api/session/password);',
-        '  then create clerks with: npm run archive -- user add <username> --role clerk --unit <id> --city <name> ...',
+        '  then create accounts in the browser, under 账号管理 / Accounts.',
         '',
         '',
       ].join('\n'),

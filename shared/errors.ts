@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   'unauthenticated',
   'login_failed',
   'login_throttled',
+  'account_disabled',
   'csrf_failed',
   'cross_site_request',
   'forbidden',
@@ -41,4 +42,6 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 export interface ErrorBody {
   error: ErrorCode;
   message: string;
+  /** What a form needs to point at the problem: the offending `field`, an import's bad `rows`. */
+  details?: Record<string, unknown>;
 }

@@ -73,7 +73,8 @@ describe('starting the service and the archive command', () => {
     assert.equal(add.status, 0, add.stderr);
     assert.match(add.stdout, /created clerk 李四/);
     const list = cli(['user', 'list'], env);
-    assert.match(list.stdout, /李四\tclerk\tqx-cg\t沧州市 \/ 青县 \/ 城关镇/);
+    // Names that no loaded division has become units of the directory (custom ones).
+    assert.match(list.stdout, /李四\tclerk\tu[0-9a-z]{12}\t沧州市 \/ 青县 \/ 城关镇/);
 
     const created = cli(['token', 'create', '李四', '--label', 'scan\u200Bner\u2028'], env);
     assert.equal(created.status, 0, created.stderr);
@@ -197,6 +198,7 @@ describe('starting the service and the archive command', () => {
   it('explains mistakes in one line with exit code 2', () => {
     const cases: Array<[string[], string | undefined, RegExp]> = [
       [['user', 'add', 'x', '--role', 'clerk', '--city', 'c'], 'a long password', /--unit <unit-id> is required/],
+      [['user', 'add', 'x', '--role', 'clerk', '--unit', 'u'], 'a long password', /No unit has the code or id "u"/],
       [
         ['user', 'add', 'x', '--role', 'boss', '--unit', 'u', '--city', 'c'],
         'a long password',
@@ -231,13 +233,26 @@ describe('starting the service and the archive command', () => {
       [
         ['user', 'add', '\u3164', '--role', 'clerk', '--unit', 'u', '--city', 'c'],
         'a long password',
-        /A username is 1 to 64 letters/,
+        /a username is 1 to 64 letters/,
       ],
       [
         ['user', 'add', '王\u200B五', '--role', 'clerk', '--unit', 'u', '--city', 'c'],
         'a long password',
-        /A username is 1 to 64 letters/,
+        /a username is 1 to 64 letters/,
       ],
+      [
+        ['user', 'add', 'x', '--role', 'clerk', '--unit', '130922100'],
+        'a long password',
+        /No unit has the code or id "130922100"/,
+      ],
+      [
+        ['user', 'add', 'x', '--role', 'clerk', '--unit', 'archive'],
+        'a long password',
+        /Only administrators belong to the whole archive/,
+      ],
+      [['user', 'add', 'x', '--role', 'clerk'], 'a long password', /--unit <code> is required/],
+      [['token', 'create', '李四', '--days', '0'], undefined, /--days is a whole number of days/],
+      [['units', 'find'], undefined, /units find needs a name/],
       [['user', 'remove', 'x'], undefined, /unknown command/],
       [['user', 'list', '--colour'], undefined, /Unknown option/],
     ];
@@ -333,5 +348,82 @@ describe('starting the service and the archive command', () => {
       minContainment: 0.9,
       minShortJaccard: 0.6,
     });
+  });
+});
+
+describe('the archive command and the unit directory', () => {
+  const dataDir = tempDir();
+  const earlier = { DATA_DIR: dataDir, MONGODB_URI: '' };
+  const hebei = { ...earlier, UNIT_REGIONS: '13' };
+  after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('places accounts of an earlier version in the directory once it is loaded, and lists those it cannot place', async () => {
+    // Before the directory (no UNIT_REGIONS), as an earlier version did: free-text units.
+    const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
+    const legacy = (username: string, unit: Record<string, string>) =>
+      store.accounts.create({
+        id: `legacy-${username}`,
+        username,
+        passwordHash: 'scrypt$x',
+        role: 'clerk',
+        unit: { id: 'old-id', geoType: 'town', city: '沧州市', ...unit },
+        createdAt: new Date(),
+        mustChangePassword: false,
+        disabled: false,
+        lastLoginAt: null,
+      });
+    await legacy('qingzhou', { county: '青县', town: '清州镇' });
+    await legacy('cangzhou', {});
+    await legacy('nowhere', { county: '青县', town: '无此镇' });
+    await store.close();
+
+    const unmapped = cli(['units', 'unmapped'], hebei);
+    assert.equal(unmapped.status, 0, unmapped.stderr);
+    assert.match(unmapped.stdout, /^nowhere\tclerk\told-id\t沧州市 \/ 青县 \/ 无此镇$/m);
+    assert.match(unmapped.stdout, /1 account\(s\) to assign a unit/);
+    const list = cli(['user', 'list'], hebei).stdout;
+    assert.match(list, /^qingzhou\tclerk\t130922100\t沧州市 \/ 青县 \/ 清州镇$/m);
+    assert.match(list, /^cangzhou\tclerk\t130900\t沧州市$/m);
+  });
+
+  it('adds an account in a unit given by its code, and one given by names the directory has', () => {
+    const found = cli(['units', 'find', '清州'], hebei);
+    assert.match(found.stdout, /^130922100\ttown\t河北省 \/ 沧州市 \/ 青县 \/ 清州镇$/m);
+    const byCode = cli(['user', 'add', 'zhang', '--role', 'clerk', '--unit', '130922101'], hebei, 'a long password');
+    assert.equal(byCode.status, 0, byCode.stderr);
+    assert.match(byCode.stdout, /in unit 130922101 \(沧州市 \/ 青县 \/ 金牛镇\)/);
+    // The flags of earlier versions: the names, down to a village the directory lacks.
+    const addByNames = (username: string) =>
+      cli(
+        ['user', 'add', username, '--role', 'clerk', '--unit', 'qx', '--city', '沧州市', '--county', '青县'].concat([
+          '--town',
+          '金牛镇',
+          '--street',
+          '东街村',
+        ]),
+        hebei,
+        'a long password',
+      );
+    const byNames = addByNames('li');
+    assert.equal(byNames.status, 0, byNames.stderr);
+    assert.match(byNames.stdout, /in unit u[0-9a-z]{12} \(沧州市 \/ 青县 \/ 金牛镇 \/ 东街村\)/);
+    const again = addByNames('li2');
+    assert.equal(
+      /in unit (\S+)/.exec(again.stdout)?.[1],
+      /in unit (\S+)/.exec(byNames.stdout)?.[1],
+      'the same names, the same unit',
+    );
+    const top = cli(['user', 'add', 'boss', '--role', 'admin', '--unit', 'archive'], hebei, 'a long password');
+    assert.equal(top.status, 0, top.stderr);
+    const expiring = cli(['token', 'create', 'zhang', '--days', '30'], hebei);
+    assert.equal(expiring.status, 0, expiring.stderr);
+  });
+
+  it('refuses a province code that does not exist, naming the codes', () => {
+    const r = runServerToExit({ ...earlier, UNIT_REGIONS: '13,99' });
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /UNIT_REGIONS: 99 is not a province code; the codes are 11 北京市/);
+    const format = runServerToExit({ ...earlier, UNIT_REGIONS: 'hebei' });
+    assert.match(format.stderr, /two-digit province codes/);
   });
 });

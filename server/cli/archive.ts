@@ -12,16 +12,27 @@ import { loadConfig } from '../config.js';
 import { ArchiveError, ConfigError, ValidationError } from '../errors.js';
 import { openStore } from '../store/open.js';
 import { backupEmbedded, restoreEmbedded } from '../store/embedded/backup.js';
+import { ARCHIVE_UNIT_ID } from '../../shared/units.js';
+import { ARCHIVE_UNIT, geographyOf, legacyNames, type UnitDirectory } from '../services/unit-directory.js';
 
 const USAGE = `Usage: npm run archive -- <command>
 
-  user add <username> --role clerk|admin --unit <unit-id> --city <name>
+  user add <username> --role clerk|admin --unit <code>
+                             create an account in a unit of the directory (its code, or the id
+                             of a unit added here; "archive" for a top-level administrator);
+                             the password is read from standard input
+  user add <username> --role clerk|admin --unit <id> --city <name>
            [--county <name>] [--town <name>] [--street <name>] [--lng <deg> --lat <deg>]
-                             create an account; the password is read from standard input
+                             the same with the unit's names, as earlier versions took it: the
+                             directory unit of those names, or new units for names it lacks
   user list                  list accounts
+  units find <name or code>  search the unit directory (UNIT_REGIONS' provinces, units added here)
+  units unmapped             accounts of an earlier version whose units are not in the directory:
+                             assign them in the browser (单位 / Units) or with user add
   user password <username>   set a new password (read from standard input)
-  token create <username> [--label <text>]
-                             create an API token; the token is the last line printed
+  token create <username> [--label <text>] [--days <n>]
+                             create an API token (expiring after n days; without --days, never);
+                             the token is the last line printed
   token list                 list API tokens (ids and owners, never the secrets)
   token revoke <token-id>    revoke an API token
   gc                         remove what interrupted uploads left behind: resumable uploads idle
@@ -59,9 +70,41 @@ async function readPassword(): Promise<string> {
   return text;
 }
 
-function unitFrom(
-  values: Partial<Record<'unit' | 'city' | 'county' | 'town' | 'street' | 'lng' | 'lat', string>>,
-): Unit {
+const placeOf = (unit: Unit) => legacyNames(unit).join(' / ');
+
+/** An account the directory treats as a top-level administrator, to search it whole. */
+const ARCHIVE_ADMIN = { role: 'admin', unit: ARCHIVE_UNIT } as const;
+
+type UnitFlags = Partial<Record<'unit' | 'city' | 'county' | 'town' | 'street' | 'lng' | 'lat', string>>;
+
+/**
+ * The unit of `user add`: a directory unit by its code or id (--unit alone), or, with the flags
+ * of earlier versions (--city…), the directory unit of those names or new units for the names
+ * it lacks (UnitDirectory.placeNames).
+ */
+async function unitOf(directory: UnitDirectory, values: UnitFlags, role: Role): Promise<Unit> {
+  if (values.city === undefined && values.county === undefined && values.town === undefined) {
+    const id = values.unit;
+    if (id === ARCHIVE_UNIT_ID) {
+      if (role !== 'admin')
+        throw new ValidationError('Only administrators belong to the whole archive (--unit archive).');
+      return ARCHIVE_UNIT;
+    }
+    if (!id)
+      throw new ValidationError('--unit <code> is required (find codes with: npm run archive -- units find <name>).');
+    const unit = await directory.get(id);
+    if (!unit)
+      throw new ValidationError(
+        `No unit has the code or id "${id}" (is its province in UNIT_REGIONS? find codes with: npm run archive -- units find <name>).`,
+      );
+    return geographyOf(unit);
+  }
+  const legacy = unitFrom(values);
+  const unit = { ...geographyOf(await directory.placeNames(legacyNames(legacy))) };
+  return legacy.coordinates ? { ...unit, coordinates: legacy.coordinates } : unit;
+}
+
+function unitFrom(values: UnitFlags): Unit {
   const { unit, lng, lat } = values;
   // Place names show in reports and on screens: no invisible characters, never blank.
   const [city, county, town, street] = (['city', 'county', 'town', 'street'] as const).map((level) => {
@@ -132,6 +175,7 @@ async function run(argv: string[]): Promise<void> {
       lng: { type: 'string' },
       lat: { type: 'string' },
       label: { type: 'string' },
+      days: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -182,30 +226,51 @@ async function run(argv: string[]): Promise<void> {
   }
   const store = await openStore(config);
   const archive = composeServices(store, config);
-  const { accounts, tokens, audit } = archive.services;
+  const { accounts, tokens, audit, directory } = archive.services;
   // The archive command runs on the server: events it causes carry no client address.
   const byCommand = { address: null };
   try {
+    // As the server does at its start: commands may run before it ever has.
+    if (group === 'user' || group === 'units') {
+      await directory.load(config.unitRegions);
+      await directory.mapEarlierAccounts();
+    }
     switch (command === undefined ? group : `${group} ${command}`) {
       case 'user add': {
         if (!name) throw new ValidationError('user add needs a username.');
         const role = values.role as Role;
         if (!ROLES.includes(role)) throw new ValidationError('--role must be clerk or admin.');
-        const unit = unitFrom(values);
+        const unit = await unitOf(directory, values, role);
         const account = await accounts.create({ username: name, password: await readPassword(), role, unit });
         await audit.record('account_created', account, {
           ...byCommand,
           detail: `${account.role}, by the archive command`,
         });
-        out(`created ${account.role} ${account.username} (id ${account.id}) in unit ${unit.id}`);
+        out(`created ${account.role} ${account.username} (id ${account.id}) in unit ${unit.id} (${placeOf(unit)})`);
         break;
       }
       case 'user list':
-        for (const a of await accounts.list()) {
-          const place = [a.unit.city, a.unit.county, a.unit.town, a.unit.street].filter(Boolean).join(' / ');
-          out(`${a.username}\t${a.role}\t${a.unit.id}\t${place}`);
-        }
+        for (const a of await accounts.list()) out(`${a.username}\t${a.role}\t${a.unit.id}\t${placeOf(a.unit)}`);
         break;
+      case 'units find': {
+        if (!name) throw new ValidationError('units find needs a name or the start of a code.');
+        const found = await directory.list(ARCHIVE_ADMIN, { q: name, limit: 100, offset: 0 });
+        for (const u of found.items) out(`${u.id}\t${u.level}\t${u.path}`);
+        if (found.total > found.items.length)
+          out(`… and ${found.total - found.items.length} more: say more of the name`);
+        if (found.total === 0) process.stderr.write(`archive: no unit matches "${name}"\n`);
+        break;
+      }
+      case 'units unmapped': {
+        const left = await directory.unmapped();
+        for (const a of left) out(`${a.username}\t${a.role}\t${a.unit.id}\t${placeOf(a.unit)}`);
+        out(
+          left.length === 0
+            ? 'every account is in the unit directory'
+            : `${left.length} account(s) to assign a unit: in the browser (单位 / Units) or here with user add`,
+        );
+        break;
+      }
       case 'user password': {
         if (!name) throw new ValidationError('user password needs a username.');
         const account = await accounts.getByUsername(name);
@@ -221,7 +286,10 @@ async function run(argv: string[]): Promise<void> {
         if (!name) throw new ValidationError('token create needs a username.');
         const account = await accounts.getByUsername(name);
         const label = cleanText(values.label ?? '');
-        const { id, token } = await tokens.create(account, label);
+        const days = values.days === undefined ? null : Number(values.days);
+        if (days !== null && !(Number.isInteger(days) && days >= 1 && days <= 3650))
+          throw new ValidationError('--days is a whole number of days from 1 to 3650.');
+        const { id, token } = await tokens.create(account, label, days);
         out(`token id ${id} for ${name}; keep the token secret, it is not shown again:`);
         out(token);
         await audit.record('token_created', account, {

@@ -17,6 +17,11 @@ import type { SessionService, TokenService } from '../services/sessions.js';
 import { authenticate } from './auth.js';
 import { errorHandler, unknownApiRoute } from './error-handler.js';
 import { auditRoutes } from './routes/audit.js';
+import { accountRoutes } from './routes/accounts.js';
+import { tokenRoutes } from './routes/tokens.js';
+import { unitRoutes } from './routes/units.js';
+import type { AccountAdministration } from '../services/administration.js';
+import type { UnitDirectory } from '../services/unit-directory.js';
 import { reportRoutes } from './routes/reports.js';
 import { clientAppRoutes } from './routes/client-app.js';
 import { fileRoutes } from './routes/files.js';
@@ -43,6 +48,8 @@ export interface AppDeps {
     reports: ReportService;
     fixity: FixityService;
     nearDuplicates: NearDuplicateService;
+    directory: UnitDirectory;
+    administration: AccountAdministration;
   };
   ping: () => Promise<void>;
   metrics: ArchiveMetrics;
@@ -142,6 +149,9 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use('/api/uploads', uploadRoutes(services.claims, services.ingest, services.quotas));
+  app.use('/api/units', unitRoutes(services.directory, services.administration, services.audit));
+  app.use('/api/accounts', accountRoutes(services.administration));
+  app.use('/api/tokens', tokenRoutes(services.administration));
   app.use('/api/audit', auditRoutes(services.audit));
   app.use('/api/reports', reportRoutes(services.reports, services.audit, services.nearDuplicates));
   app.use(

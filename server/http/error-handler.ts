@@ -46,6 +46,7 @@ export const STATUS: Record<ErrorCode, number> = {
   checksum_mismatch: 422,
   idempotency_key_reused: 422,
   login_throttled: 429,
+  account_disabled: 403,
   rate_limited: 429,
   content_damaged: 500,
   storage_full: 507,
@@ -132,7 +133,7 @@ export function errorHandler(
     }
     let body: ErrorBody;
     if (err instanceof ArchiveError) {
-      body = { error: err.code, message: err.message };
+      body = { error: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
       if (err instanceof LoginThrottledError || err instanceof RateLimitedError)
         res.setHeader('Retry-After', String(err.retryAfterSeconds));
       if (err instanceof RangeNotSatisfiableError) res.setHeader('Content-Range', `bytes */${err.size}`);

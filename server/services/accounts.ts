@@ -1,11 +1,19 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AccountView, PasswordChangeRequest, Role, Unit } from '../../shared/schemas.js';
 import { cleanText } from '../../shared/file-name.js';
-import { ConflictError, LoginFailedError, LoginThrottledError, NotFoundError, ValidationError } from '../errors.js';
+import {
+  AccountDisabledError,
+  ConflictError,
+  LoginFailedError,
+  LoginThrottledError,
+  NotFoundError,
+  ValidationError,
+} from '../errors.js';
 import type { Account, AccountStore, SessionStore, TokenStore } from '../store/accounts/port.js';
 import type { AuditService } from './audit.js';
 import type { LoginThrottle, LoginThrottlePolicy } from './login-throttle.js';
 import { checkPasswordPolicy } from './password-policy.js';
+import { ARCHIVE_UNIT } from './unit-directory.js';
 import { hashPassword, UNMATCHABLE_HASH, verifyPassword } from './password.js';
 
 export interface AccountServiceDeps {
@@ -29,13 +37,17 @@ export interface NewAccountRequest {
 // Letters that show as nothing (U+3164 Hangul filler and the other default-ignorables) would
 // make two usernames look alike.
 const USERNAME = /^(?:(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{N}._@-]){1,64}$/u;
+export const USERNAME_RULE = 'a username is 1 to 64 letters, digits, ".", "_", "@" or "-"';
+
+export function validUsername(username: string): boolean {
+  return USERNAME.test(username);
+}
 
 export class AccountService {
   constructor(private readonly deps: AccountServiceDeps) {}
 
   async create(req: NewAccountRequest): Promise<Account> {
-    if (!USERNAME.test(req.username))
-      throw new ValidationError('A username is 1 to 64 letters, digits, ".", "_", "@" or "-".');
+    if (!validUsername(req.username)) throw new ValidationError(`Choose another username: ${USERNAME_RULE}.`);
     checkPasswordPolicy(req.password, req.username);
     const account = {
       id: randomUUID(),
@@ -45,6 +57,8 @@ export class AccountService {
       unit: req.unit,
       createdAt: this.deps.clock(),
       mustChangePassword: req.mustChangePassword ?? false,
+      disabled: false,
+      lastLoginAt: null,
     };
     await this.deps.accounts.create(account);
     return account;
@@ -81,6 +95,9 @@ export class AccountService {
     const ok = await verifyPassword(password, account?.passwordHash ?? UNMATCHABLE_HASH);
     if (account && ok) {
       await this.deps.throttle.succeeded(username, address);
+      // Said only to whoever knows the password, so a guesser learns nothing of the account.
+      if (account.disabled) throw new AccountDisabledError();
+      if (purpose === 'login') await this.deps.accounts.recordLogin(account.id, this.deps.clock());
       return account;
     }
     const crossed = await this.deps.throttle.failed(username, address);
@@ -150,7 +167,7 @@ export class AccountService {
         username: 'admin',
         password,
         role: 'admin',
-        unit: { id: 'archive', geoType: 'city', city: 'Archive' },
+        unit: ARCHIVE_UNIT,
         mustChangePassword: true,
       });
     } catch (err) {

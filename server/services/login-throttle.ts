@@ -1,4 +1,4 @@
-import type { LoginAttemptStore, LoginRecord } from '../store/accounts/port.js';
+import { usernameKey, type LoginAttemptStore, type LoginRecord } from '../store/accounts/port.js';
 
 export interface LoginThrottlePolicy {
   /** Wrong passwords an account may have from one address before each further try waits. */
@@ -85,6 +85,24 @@ export class LoginThrottle {
     await this.store.succeed(keysOf(username, address).pair, new Date(this.clock().getTime() + this.policy.knownForMs));
   }
 
+  /** The usernames (by key) whose wrong passwords now make tries wait, from one address or from all. */
+  async throttledUsernames(): Promise<Set<string>> {
+    const throttled = new Set<string>();
+    for (const [key, record] of await this.store.all(this.clock())) {
+      const [kind, name] = key.split('\n');
+      const free =
+        kind === 'pair' ? this.policy.freeFailures : kind === 'account' ? this.policy.accountFailures : undefined;
+      if (free !== undefined && name !== undefined && record.failures >= free) throttled.add(name);
+    }
+    return throttled;
+  }
+
+  /** Forgets the wrong passwords of a username, from every address (an administrator's unblock). */
+  async forget(username: string): Promise<void> {
+    const { account } = keysOf(username, null);
+    await this.store.forget([`pair\n${usernameKey(username)}\n`, account]);
+  }
+
   private waitOf(record: LoginRecord | undefined, free: number, now: Date): number {
     if (!record || record.failures < free || !record.lastFailureAt) return 0;
     const delay = Math.min(1000 * 2 ** Math.min(record.failures - free, 30), this.policy.maxDelayMs);
@@ -92,7 +110,12 @@ export class LoginThrottle {
   }
 }
 
+/**
+ * The counters' keys. A username counts by its key (usernameKey), as logins find accounts:
+ * another case or width of a name is the same account, and is throttled with it.
+ */
 function keysOf(username: string, address: string | null): { pair: string; account: string; address: string } {
   const from = address ?? '-';
-  return { pair: `pair\n${username}\n${from}`, account: `account\n${username}`, address: `address\n${from}` };
+  const name = usernameKey(username);
+  return { pair: `pair\n${name}\n${from}`, account: `account\n${name}\n`, address: `address\n${from}` };
 }

@@ -1,5 +1,12 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Account, AccountStore, SessionRecord, SessionStore, TokenStore } from '../store/accounts/port.js';
+import type {
+  Account,
+  AccountStore,
+  ApiTokenRecord,
+  SessionRecord,
+  SessionStore,
+  TokenStore,
+} from '../store/accounts/port.js';
 import { CsrfError, NotFoundError, UnauthenticatedError } from '../errors.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -39,7 +46,8 @@ export class SessionService {
   async resolve(cookieValue: string): Promise<Principal | undefined> {
     const session = await this.sessions.get(sha256(cookieValue), this.clock());
     const account = session && (await this.accounts.get(session.accountId));
-    return account && session ? { account, via: 'session', session } : undefined;
+    // Disabling ends an account's sessions; this also covers a session opened in that moment.
+    return account && session && !account.disabled ? { account, via: 'session', session } : undefined;
   }
 
   async close(principal: Principal): Promise<void> {
@@ -62,6 +70,9 @@ export class SessionService {
 
 export const TOKEN_PREFIX = 'adt';
 
+/** A use of a token is written down at most this often, so a busy script does not write on every request. */
+const TOKEN_USE_RESOLUTION_MS = 60_000;
+
 /** API tokens for scripts: `adt_<id>_<secret>`; only the secret's hash is stored. */
 export class TokenService {
   constructor(
@@ -70,17 +81,26 @@ export class TokenService {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  async create(account: Account, label = ''): Promise<{ id: string; token: string }> {
+  /** A new token; it expires after `expiresInDays` (null: never). The token itself is shown once. */
+  async create(
+    account: Account,
+    label = '',
+    expiresInDays: number | null = null,
+  ): Promise<{ id: string; token: string; record: ApiTokenRecord }> {
     const id = randomBytes(6).toString('hex');
     const tokenSecret = secret();
-    await this.tokens.create({
+    const now = this.clock();
+    const record: ApiTokenRecord = {
       id,
       accountId: account.id,
       secretHash: sha256(tokenSecret),
       label,
-      createdAt: this.clock(),
-    });
-    return { id, token: `${TOKEN_PREFIX}_${id}_${tokenSecret}` };
+      createdAt: now,
+      expiresAt: expiresInDays === null ? null : new Date(now.getTime() + expiresInDays * 86_400_000),
+      lastUsedAt: null,
+    };
+    await this.tokens.create(record);
+    return { id, token: `${TOKEN_PREFIX}_${id}_${tokenSecret}`, record };
   }
 
   async resolve(bearer: string): Promise<Principal> {
@@ -89,16 +109,29 @@ export class TokenService {
     const presented = match ? Buffer.from(sha256(match[2]!)) : Buffer.alloc(0);
     if (!record || !timingSafeEqual(presented, Buffer.from(record.secretHash))) {
       throw new UnauthenticatedError(
-        'This API token is not valid (unknown, revoked or mistyped). Create a new one with "npm run archive -- token create <username>".',
+        'This API token is not valid (unknown, revoked or mistyped). Create a new one under "My tokens" (POST /api/tokens).',
       );
     }
+    const now = this.clock();
+    if (record.expiresAt && record.expiresAt <= now)
+      throw new UnauthenticatedError(
+        `This API token expired on ${record.expiresAt.toISOString()}. Create a new one under "My tokens" (POST /api/tokens).`,
+      );
     const account = await this.accounts.get(record.accountId);
     if (!account) throw new UnauthenticatedError('The account of this API token no longer exists.');
+    if (account.disabled)
+      throw new UnauthenticatedError('The account of this API token is disabled; its administrator can enable it.');
+    if (!record.lastUsedAt || now.getTime() - record.lastUsedAt.getTime() >= TOKEN_USE_RESOLUTION_MS)
+      await this.tokens.touch(record.id, now);
     return { account, via: 'token' };
   }
 
-  list() {
+  list(): Promise<ApiTokenRecord[]> {
     return this.tokens.list();
+  }
+
+  get(id: string): Promise<ApiTokenRecord | undefined> {
+    return this.tokens.get(id);
   }
 
   async revoke(id: string): Promise<void> {

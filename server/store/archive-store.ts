@@ -8,6 +8,7 @@ import type { Ledger } from './ledger/port.js';
 import type { FingerprintQueue, NearDuplicateIndex } from './near-duplicates/port.js';
 import type { Reports } from './reports/port.js';
 import type { UploadStore } from './uploads/port.js';
+import type { UnitStore } from './units/port.js';
 
 /**
  * The whole store as the services see it: one port per capability (each in its own folder, with
@@ -22,6 +23,7 @@ export interface ArchiveStore {
   readonly catalog: Catalog;
   readonly ledger: Ledger;
   readonly reports: Reports;
+  readonly units: UnitStore;
   readonly accounts: AccountStore;
   readonly sessions: SessionStore;
   readonly tokens: TokenStore;

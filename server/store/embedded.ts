@@ -23,6 +23,7 @@ import {
 } from './near-duplicates/embedded.js';
 import { EmbeddedReports, reportSchema } from './reports/embedded.js';
 import { EmbeddedUploadStore, uploadSchema } from './uploads/embedded.js';
+import { EmbeddedUnitStore, unitSchema } from './units/embedded.js';
 
 /** Every capability's tables, in the order their upgrades run (the reports' last: they index the others' tables). */
 const SCHEMAS: readonly EmbeddedSchema[] = [
@@ -31,6 +32,7 @@ const SCHEMAS: readonly EmbeddedSchema[] = [
   ledgerSchema,
   uploadSchema,
   claimSchema,
+  unitSchema,
   accountSchema,
   auditSchema,
   jobSchema,
@@ -62,6 +64,7 @@ export function openEmbeddedStore(options: {
     catalog: new EmbeddedCatalog(db),
     ledger: new EmbeddedLedger(db),
     reports: new EmbeddedReports(db),
+    units: new EmbeddedUnitStore(db),
     accounts: new EmbeddedAccountStore(db),
     sessions: new EmbeddedSessionStore(db),
     tokens: new EmbeddedTokenStore(db),

@@ -23,6 +23,7 @@ import {
 } from './near-duplicates/mongo.js';
 import { createReportIndexes, MongoReports } from './reports/mongo.js';
 import { createUploadIndexes, MongoUploadStore, uploadCollections } from './uploads/mongo.js';
+import { createUnitIndexes, MongoUnitStore, unitCollections } from './units/mongo.js';
 import { connectMongo, type MongoConnectionOptions } from './mongo/connection.js';
 export interface MongoStoreOptions extends MongoConnectionOptions {
   chunkSize: number;
@@ -48,6 +49,7 @@ function collectionsOf(db: Db) {
     ...ledgerCollections(db),
     ...uploadCollections(db),
     ...claimCollections(db),
+    ...unitCollections(db),
     ...accountCollections(db),
     ...auditCollections(db),
     ...jobCollections(db),
@@ -65,6 +67,7 @@ async function createIndexes(c: Collections): Promise<void> {
     createLedgerIndexes(c),
     createUploadIndexes(c),
     createClaimIndexes(c),
+    createUnitIndexes(c),
     createAccountIndexes(c),
     createAuditIndexes(c),
     createNearDuplicateIndexes(c),
@@ -80,6 +83,7 @@ function storeOver(client: MongoClient, db: Db, c: Collections, chunkSize: numbe
     catalog: new MongoCatalog(c),
     ledger: new MongoLedger(c),
     reports: new MongoReports(c),
+    units: new MongoUnitStore(c),
     accounts: new MongoAccountStore(c),
     sessions: new MongoSessionStore(c),
     tokens: new MongoTokenStore(c),

@@ -7,6 +7,7 @@ import { jobConformance } from '../../server/store/jobs/conformance.js';
 import { ledgerConformance } from '../../server/store/ledger/conformance.js';
 import { nearDuplicateConformance } from '../../server/store/near-duplicates/conformance.js';
 import { reportsConformance } from '../../server/store/reports/conformance.js';
+import { unitConformance } from '../../server/store/units/conformance.js';
 import { uploadConformance } from '../../server/store/uploads/conformance.js';
 import type { StoreTarget } from '../support/stores.js';
 
@@ -21,6 +22,7 @@ export function storeConformance(target: StoreTarget): void {
     ledgerConformance,
     uploadConformance,
     claimConformance,
+    unitConformance,
     accountConformance,
     auditConformance,
     jobConformance,

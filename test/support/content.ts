@@ -79,6 +79,8 @@ export function testAccount(overrides: Partial<Account> = {}): Account {
     unit: unit('unit-a'),
     createdAt: new Date(),
     mustChangePassword: false,
+    disabled: false,
+    lastLoginAt: null,
     ...overrides,
   };
 }

@@ -10,6 +10,8 @@ import { answerUnparsableRequests } from '../../server/http/unparsable-requests.
 import { createLogger } from '../../server/log.js';
 import type { Account } from '../../server/store/accounts/port.js';
 import type { ArchiveStore } from '../../server/store/archive-store.js';
+import { ARCHIVE_UNIT_ID } from '../../shared/units.js';
+import { ARCHIVE_UNIT, geographyOf } from '../../server/services/unit-directory.js';
 import { checkBody, digestsFor, md5, sha256, unit } from './content.js';
 import type { OpenedStore, StoreTarget } from './stores.js';
 import { DEFAULT_SETTINGS } from '../../server/services/near-duplicates/fingerprint.js';
@@ -89,6 +91,15 @@ export class TestServer {
 
   async addAccount(username: string, role: Role, unitId = 'unit-a', county = '青县'): Promise<Account> {
     return this.archive.services.accounts.create({ username, password: PASSWORD, role, unit: unit(unitId, county) });
+  }
+
+  /** An account in a unit of the directory (its code or id; `archive` for the whole archive). */
+  async addAccountIn(username: string, role: Role, unitId: string): Promise<Account> {
+    const { directory, accounts } = this.archive.services;
+    const dir = unitId === ARCHIVE_UNIT_ID ? undefined : await directory.get(unitId);
+    if (unitId !== ARCHIVE_UNIT_ID && !dir) throw new Error(`no unit ${unitId} in the directory`);
+    const unit = dir ? geographyOf(dir) : ARCHIVE_UNIT;
+    return accounts.create({ username, password: PASSWORD, role, unit });
   }
 
   /**

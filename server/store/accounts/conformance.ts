@@ -48,6 +48,22 @@ export function accountConformance(target: StoreTarget): void {
         assert.equal((await store.loginAttempts.fail('address\n10.9.9.9', at(20_000), at(30_000))).failures, 1);
       });
 
+      it('lists the live records, and forgets those of a prefix', async () => {
+        await store.loginAttempts.fail('pair\nli\n\n10.0.0.1', at(0), at(60_000));
+        await store.loginAttempts.fail('pair\nli\n\n10.0.0.2', at(0), at(60_000));
+        await store.loginAttempts.fail('account\nli\n', at(0), at(60_000));
+        await store.loginAttempts.fail('account\nli.si\n', at(0), at(60_000));
+        await store.loginAttempts.fail('address\n10.0.0.1', at(0), at(1_000));
+        assert.deepEqual([...(await store.loginAttempts.all(at(2_000))).keys()].sort(), [
+          'account\nli\n',
+          'account\nli.si\n',
+          'pair\nli\n\n10.0.0.1',
+          'pair\nli\n\n10.0.0.2',
+        ]);
+        await store.loginAttempts.forget(['pair\nli\n\n', 'account\nli\n', 'account\n.*']);
+        assert.deepEqual([...(await store.loginAttempts.all(at(2_000))).keys()], ['account\nli.si\n']);
+      });
+
       it('counts every one of concurrent failures', async () => {
         const together = await Promise.all(
           Array.from({ length: 10 }, () => store.loginAttempts.fail('account\nmany', at(0), at(60_000))),
@@ -93,6 +109,15 @@ export function accountConformance(target: StoreTarget): void {
 
     describe('accounts, sessions and tokens', () => {
       const newAccount = (username: string) => testAccount({ username });
+      const token = (id: string, accountId: string) => ({
+        id,
+        accountId,
+        secretHash: 'f'.repeat(64),
+        label: '',
+        createdAt: new Date(),
+        expiresAt: null,
+        lastUsedAt: null,
+      });
 
       it('creates, finds and lists accounts, and refuses a taken username', async () => {
         const a = newAccount('王五');
@@ -123,6 +148,25 @@ export function accountConformance(target: StoreTarget): void {
         assert.deepEqual([changed?.passwordHash, changed?.mustChangePassword], ['scrypt$new', true]);
       });
 
+      it('changes an account’s role, unit and whether it is disabled, and notes its last login', async () => {
+        const a = newAccount('zhao');
+        await store.accounts.create(a);
+        assert.deepEqual([a.disabled, a.lastLoginAt], [false, null]);
+        const town = { id: '130922100', geoType: 'town' as const, city: '沧州市', county: '青县', town: '清州镇' };
+        await store.accounts.update(a.id, { role: 'admin', unit: town });
+        await store.accounts.update(a.id, { disabled: true });
+        const at = new Date('2026-05-01T08:00:00Z');
+        await store.accounts.recordLogin(a.id, at);
+        const changed = await store.accounts.get(a.id);
+        assert.deepEqual(
+          [changed?.role, changed?.unit, changed?.disabled, changed?.lastLoginAt],
+          ['admin', town, true, at],
+        );
+        await store.accounts.update(a.id, { disabled: false });
+        assert.equal((await store.accounts.get(a.id))?.disabled, false);
+        assert.equal((await store.accounts.get(a.id))?.role, 'admin', 'what a patch leaves out stays');
+      });
+
       it('keeps sessions until they expire or are deleted', async () => {
         const now = new Date();
         const later = new Date(now.getTime() + 60_000);
@@ -140,10 +184,15 @@ export function accountConformance(target: StoreTarget): void {
         assert.equal(await store.sessions.get('other', now), undefined);
       });
 
-      it('creates, lists and revokes API tokens', async () => {
-        const t = { id: 'abc', accountId: 'acc', secretHash: 'f'.repeat(64), label: 'scanner', createdAt: new Date() };
+      it('creates, lists, notes the use of and revokes API tokens', async () => {
+        const createdAt = new Date('2026-05-01T00:00:00Z');
+        const expiresAt = new Date('2026-06-01T00:00:00Z');
+        const t = { ...token('abc', 'acc'), label: 'scanner', createdAt, expiresAt };
         await store.tokens.create(t);
         assert.deepEqual(await store.tokens.get('abc'), t);
+        const used = new Date('2026-05-02T00:00:00Z');
+        await store.tokens.touch('abc', used);
+        assert.deepEqual(await store.tokens.get('abc'), { ...t, lastUsedAt: used });
         assert.deepEqual(
           (await store.tokens.list()).map((x) => x.id),
           ['abc'],
@@ -154,13 +203,6 @@ export function accountConformance(target: StoreTarget): void {
       });
 
       it('revokes every token of one account, and only those', async () => {
-        const token = (id: string, accountId: string) => ({
-          id,
-          accountId,
-          secretHash: 'f'.repeat(64),
-          label: '',
-          createdAt: new Date(),
-        });
         for (const t of [token('t1', 'acc1'), token('t2', 'acc1'), token('t3', 'acc2')]) await store.tokens.create(t);
         assert.equal(await store.tokens.revokeForAccount('acc1'), 2);
         assert.equal(await store.tokens.revokeForAccount('acc1'), 0);

@@ -1,7 +1,7 @@
 import type { Unit } from '../../../shared/schemas.js';
 import { ConflictError } from '../../errors.js';
 import { addMissingColumns, type Db, type EmbeddedSchema } from '../embedded/database.js';
-import { usernameKey, type Account, type AccountStore, type NewAccount } from './port.js';
+import { usernameKey, type Account, type AccountPatch, type AccountStore, type NewAccount } from './port.js';
 import type { ApiTokenRecord, SessionRecord, SessionStore, TokenStore } from './port.js';
 import type { LoginAttemptStore, LoginRecord, RateCounts } from './port.js';
 
@@ -16,7 +16,9 @@ CREATE TABLE IF NOT EXISTS accounts (
   created_at           INTEGER NOT NULL,
   must_change_password INTEGER NOT NULL DEFAULT 0,
   -- usernameKey(username); NULL only for an account of an earlier version whose key another took.
-  username_key         TEXT
+  username_key         TEXT,
+  disabled             INTEGER NOT NULL DEFAULT 0,
+  last_login_at        INTEGER
 );
 
 CREATE TABLE IF NOT EXISTS sessions (
@@ -33,7 +35,9 @@ CREATE TABLE IF NOT EXISTS api_tokens (
   account_id  TEXT NOT NULL,
   secret_hash TEXT NOT NULL,
   label       TEXT NOT NULL,
-  created_at  INTEGER NOT NULL
+  created_at  INTEGER NOT NULL,
+  expires_at  INTEGER,
+  last_used_at INTEGER
 );
 
 -- What the login throttle remembers per key (account and address, account, address).
@@ -57,7 +61,12 @@ CREATE TABLE IF NOT EXISTS rate_counts (
   upgrade(db) {
     // Accounts made before usernames compared by key get theirs, oldest first; where two names of
     // an earlier version share a key, the older account has it and the other keeps its exact name.
-    addMissingColumns(db, 'accounts', { username_key: 'TEXT' });
+    addMissingColumns(db, 'accounts', {
+      username_key: 'TEXT',
+      disabled: 'INTEGER NOT NULL DEFAULT 0',
+      last_login_at: 'INTEGER',
+    });
+    addMissingColumns(db, 'api_tokens', { expires_at: 'INTEGER', last_used_at: 'INTEGER' });
     db.transaction(() => {
       const keyless = db
         .prepare<[], { id: string; username: string }>(
@@ -82,8 +91,8 @@ export class EmbeddedAccountStore implements AccountStore {
     try {
       this.db
         .prepare(
-          `INSERT INTO accounts (id, username, username_key, password_hash, role, unit, created_at, must_change_password)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO accounts (id, username, username_key, password_hash, role, unit, created_at, must_change_password, disabled, last_login_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           a.id,
@@ -94,6 +103,8 @@ export class EmbeddedAccountStore implements AccountStore {
           JSON.stringify(a.unit),
           a.createdAt.getTime(),
           a.mustChangePassword ? 1 : 0,
+          a.disabled ? 1 : 0,
+          a.lastLoginAt?.getTime() ?? null,
         );
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE')
@@ -130,6 +141,24 @@ export class EmbeddedAccountStore implements AccountStore {
     this.db
       .prepare('UPDATE accounts SET password_hash = ?, must_change_password = ? WHERE id = ?')
       .run(passwordHash, mustChangePassword ? 1 : 0, id);
+  }
+
+  async update(id: string, patch: AccountPatch): Promise<void> {
+    this.db
+      .prepare(
+        `UPDATE accounts SET role = ifnull(@role, role), unit = ifnull(@unit, unit), disabled = ifnull(@disabled, disabled)
+         WHERE id = @id`,
+      )
+      .run({
+        id,
+        role: patch.role ?? null,
+        unit: patch.unit ? JSON.stringify(patch.unit) : null,
+        disabled: patch.disabled === undefined ? null : patch.disabled ? 1 : 0,
+      });
+  }
+
+  async recordLogin(id: string, at: Date): Promise<void> {
+    this.db.prepare('UPDATE accounts SET last_login_at = ? WHERE id = ?').run(at.getTime(), id);
   }
 }
 
@@ -184,7 +213,11 @@ interface TokenRow {
   secret_hash: string;
   label: string;
   created_at: number;
+  expires_at: number | null;
+  last_used_at: number | null;
 }
+
+const dateOrNull = (ms: number | null) => (ms === null ? null : new Date(ms));
 
 const tokenFromRow = (row: TokenRow): ApiTokenRecord => ({
   id: row.id,
@@ -192,6 +225,8 @@ const tokenFromRow = (row: TokenRow): ApiTokenRecord => ({
   secretHash: row.secret_hash,
   label: row.label,
   createdAt: new Date(row.created_at),
+  expiresAt: dateOrNull(row.expires_at),
+  lastUsedAt: dateOrNull(row.last_used_at),
 });
 
 export class EmbeddedTokenStore implements TokenStore {
@@ -199,8 +234,18 @@ export class EmbeddedTokenStore implements TokenStore {
 
   async create(t: ApiTokenRecord): Promise<void> {
     this.db
-      .prepare('INSERT INTO api_tokens (id, account_id, secret_hash, label, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(t.id, t.accountId, t.secretHash, t.label, t.createdAt.getTime());
+      .prepare(
+        'INSERT INTO api_tokens (id, account_id, secret_hash, label, created_at, expires_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        t.id,
+        t.accountId,
+        t.secretHash,
+        t.label,
+        t.createdAt.getTime(),
+        t.expiresAt?.getTime() ?? null,
+        t.lastUsedAt?.getTime() ?? null,
+      );
   }
 
   async get(id: string): Promise<ApiTokenRecord | undefined> {
@@ -218,6 +263,10 @@ export class EmbeddedTokenStore implements TokenStore {
 
   async revokeForAccount(accountId: string): Promise<number> {
     return this.db.prepare('DELETE FROM api_tokens WHERE account_id = ?').run(accountId).changes;
+  }
+
+  async touch(id: string, at: Date): Promise<void> {
+    this.db.prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ?').run(at.getTime(), id);
   }
 }
 
@@ -280,6 +329,19 @@ export class EmbeddedLoginAttempts implements LoginAttemptStore {
       .run({ key, until: knownUntil.getTime() });
   }
 
+  async all(now: Date): Promise<Map<string, LoginRecord>> {
+    const rows = this.db
+      .prepare<[number], LoginRow>('SELECT * FROM login_attempts WHERE expires_at > ?')
+      .all(now.getTime());
+    return new Map(rows.map((r) => [r.key, record(r)]));
+  }
+
+  async forget(prefixes: string[]): Promise<void> {
+    // substr, not LIKE: keys hold any characters a username may have.
+    const drop = this.db.prepare('DELETE FROM login_attempts WHERE substr(key, 1, length(@p)) = @p');
+    this.db.transaction(() => prefixes.forEach((p) => drop.run({ p })))();
+  }
+
   // Expired records are dropped now and then, so the table holds only what is remembered.
   private sweep(now: Date): void {
     if (++this.writes % 100 === 0)
@@ -325,6 +387,8 @@ export interface AccountRow {
   unit: string;
   created_at: number;
   must_change_password: number;
+  disabled: number;
+  last_login_at: number | null;
 }
 
 export function accountFromRow(row: AccountRow): Account {
@@ -336,5 +400,7 @@ export function accountFromRow(row: AccountRow): Account {
     unit: JSON.parse(row.unit) as Unit,
     createdAt: new Date(row.created_at),
     mustChangePassword: row.must_change_password === 1,
+    disabled: row.disabled === 1,
+    lastLoginAt: dateOrNull(row.last_login_at),
   };
 }

@@ -1,12 +1,15 @@
 import type { Db } from 'mongodb';
 import { ConflictError } from '../../errors.js';
-import { isDuplicateKey, recordFromDoc } from '../mongo/documents.js';
-import { usernameKey, type Account, type AccountStore, type NewAccount } from './port.js';
+import { escapeRegex, isDuplicateKey, recordFromDoc } from '../mongo/documents.js';
+import { usernameKey, type Account, type AccountPatch, type AccountStore, type NewAccount } from './port.js';
 import type { ApiTokenRecord, SessionRecord, SessionStore, TokenStore } from './port.js';
 import type { LoginAttemptStore, LoginRecord, RateCounts } from './port.js';
 
 /** An account; accounts written before the login throttle may still carry failedLogins and lockedUntil. */
-export type AccountDoc = Omit<Account, 'id'> & {
+export type AccountDoc = Omit<Account, 'id' | 'disabled' | 'lastLoginAt'> & {
+  /** Absent on accounts of an earlier version. */
+  disabled?: boolean;
+  lastLoginAt?: Date | null;
   _id: string;
   /** usernameKey(username); absent only on an account of an earlier version whose key another took. */
   usernameKey?: string;
@@ -26,6 +29,9 @@ export interface TokenDoc {
   secretHash: string;
   label: string;
   createdAt: Date;
+  /** Absent on tokens of an earlier version: they never expire. */
+  expiresAt?: Date | null;
+  lastUsedAt?: Date | null;
 }
 
 /** A login throttle record (`loginAttempts`): `_id` is its key; removed by a TTL index at `expiresAt`. */
@@ -72,7 +78,8 @@ export async function createAccountIndexes(c: AccountCollections): Promise<void>
 export function accountFromDoc(doc: AccountDoc): Account {
   // Accounts written before the login throttle may still carry failedLogins and lockedUntil.
   const { _id, username, passwordHash, role, unit, createdAt, mustChangePassword } = doc;
-  return { id: _id, username, passwordHash, role, unit, createdAt, mustChangePassword };
+  const [disabled, lastLoginAt] = [doc.disabled ?? false, doc.lastLoginAt ?? null];
+  return { id: _id, username, passwordHash, role, unit, createdAt, mustChangePassword, disabled, lastLoginAt };
 }
 
 export class MongoAccountStore implements AccountStore {
@@ -135,6 +142,20 @@ export class MongoAccountStore implements AccountStore {
       { $set: { passwordHash, mustChangePassword }, $unset: { failedLogins: '', lockedUntil: '' } },
     );
   }
+
+  async update(id: string, patch: AccountPatch): Promise<void> {
+    const { role, unit, disabled } = patch;
+    const set = {
+      ...(role ? { role } : {}),
+      ...(unit ? { unit } : {}),
+      ...(disabled !== undefined ? { disabled } : {}),
+    };
+    if (Object.keys(set).length > 0) await this.c.accounts.updateOne({ _id: id }, { $set: set });
+  }
+
+  async recordLogin(id: string, at: Date): Promise<void> {
+    await this.c.accounts.updateOne({ _id: id }, { $set: { lastLoginAt: at } });
+  }
 }
 
 export class MongoSessionStore implements SessionStore {
@@ -176,11 +197,11 @@ export class MongoTokenStore implements TokenStore {
 
   async get(id: string): Promise<ApiTokenRecord | undefined> {
     const doc = await this.c.tokens.findOne({ _id: id });
-    return doc ? recordFromDoc(doc) : undefined;
+    return doc ? tokenFromDoc(doc) : undefined;
   }
 
   async list(): Promise<ApiTokenRecord[]> {
-    return (await this.c.tokens.find().sort({ createdAt: 1 }).toArray()).map(recordFromDoc);
+    return (await this.c.tokens.find().sort({ createdAt: 1 }).toArray()).map(tokenFromDoc);
   }
 
   async revoke(id: string): Promise<boolean> {
@@ -190,7 +211,16 @@ export class MongoTokenStore implements TokenStore {
   async revokeForAccount(accountId: string): Promise<number> {
     return (await this.c.tokens.deleteMany({ accountId })).deletedCount;
   }
+
+  async touch(id: string, at: Date): Promise<void> {
+    await this.c.tokens.updateOne({ _id: id }, { $set: { lastUsedAt: at } });
+  }
 }
+
+const tokenFromDoc = (doc: TokenDoc): ApiTokenRecord => {
+  const { expiresAt, lastUsedAt, ...rest } = recordFromDoc(doc);
+  return { ...rest, expiresAt: expiresAt ?? null, lastUsedAt: lastUsedAt ?? null };
+};
 
 const record = (d: LoginAttemptDoc): LoginRecord => ({
   failures: d.failures,
@@ -245,6 +275,16 @@ export class MongoLoginAttempts implements LoginAttemptStore {
       { $set: { failures: 0, lastFailureAt: null, knownUntil, expiresAt: knownUntil } },
       { upsert: true },
     );
+  }
+
+  async all(now: Date): Promise<Map<string, LoginRecord>> {
+    const docs = await this.c.loginAttempts.find({ expiresAt: { $gt: now } }).toArray();
+    return new Map(docs.map((d) => [d._id, record(d)]));
+  }
+
+  async forget(prefixes: string[]): Promise<void> {
+    if (prefixes.length === 0) return;
+    await this.c.loginAttempts.deleteMany({ $or: prefixes.map((p) => ({ _id: new RegExp(`^${escapeRegex(p)}`) })) });
   }
 }
 

@@ -8,9 +8,15 @@ export interface Account {
   unit: Unit;
   createdAt: Date;
   mustChangePassword: boolean;
+  /** A disabled account cannot log in, its sessions are gone and its API tokens do not work. */
+  disabled: boolean;
+  lastLoginAt: Date | null;
 }
 
 export type NewAccount = Account;
+
+/** What an administrator may change of an account. */
+export type AccountPatch = Partial<Pick<Account, 'role' | 'unit' | 'disabled'>>;
 
 /**
  * How usernames compare: as a person reads them, compatibility forms folded (NFKC: full-width
@@ -30,6 +36,8 @@ export interface AccountStore {
   list(): Promise<Account[]>;
   count(): Promise<number>;
   setPassword(id: string, passwordHash: string, mustChangePassword: boolean): Promise<void>;
+  update(id: string, patch: AccountPatch): Promise<void>;
+  recordLogin(id: string, at: Date): Promise<void>;
 }
 
 export interface SessionRecord {
@@ -57,6 +65,9 @@ export interface ApiTokenRecord {
   secretHash: string;
   label: string;
   createdAt: Date;
+  /** null: never expires. */
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
 }
 
 export interface TokenStore {
@@ -67,6 +78,8 @@ export interface TokenStore {
   revoke(id: string): Promise<boolean>;
   /** Revokes every token of the account; returns how many there were. */
   revokeForAccount(accountId: string): Promise<number>;
+  /** Notes that the token was used at `at`. */
+  touch(id: string, at: Date): Promise<void>;
 }
 
 /**
@@ -89,6 +102,10 @@ export interface LoginAttemptStore {
   fail(key: string, at: Date, expiresAt: Date): Promise<LoginRecord>;
   /** A success: the failures are forgotten and the key is known until `knownUntil` (also its expiry). */
   succeed(key: string, knownUntil: Date): Promise<void>;
+  /** Every record that has not expired at `now`, by key. */
+  all(now: Date): Promise<Map<string, LoginRecord>>;
+  /** Forgets the records whose keys start with one of the prefixes. */
+  forget(prefixes: string[]): Promise<void>;
 }
 
 /**

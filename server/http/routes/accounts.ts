@@ -1,0 +1,73 @@
+import express, { Router } from 'express';
+import { accountListQuery, accountPatchRequest, newAccountRequest } from '../../../shared/accounts.js';
+import type { AccountAdministration } from '../../services/administration.js';
+import { BadRequestError } from '../../errors.js';
+import { requireAuth } from '../auth.js';
+import { sendCsv } from '../csv.js';
+import { parse } from '../validate.js';
+import { z } from 'zod';
+
+const accountId = z.string().min(1).max(64);
+
+/** What the import's answer says to hand out (the one-time passwords, shown this once). */
+const IMPORT_ANSWER_HEADER = ['用户名', '角色', '单位', '一次性密码（首次登录后须修改）'];
+
+/** `/api/accounts`: the accounts an administrator keeps (all within its reach). */
+export function accountRoutes(admin: AccountAdministration): Router {
+  const router = Router();
+  router.use(requireAuth(['admin']));
+  // Answers carry one-time passwords: no cache keeps them.
+  router.use((_req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
+
+  router.get('/', async (req, res) => {
+    res.json(await admin.list(req.principal!.account, parse(accountListQuery, req.query, 'query')));
+  });
+
+  router.post('/', async (req, res) => {
+    const body = parse(newAccountRequest, req.body, 'body');
+    res.status(201).json(await admin.create(req.principal!.account, body, req.ip ?? null));
+  });
+
+  router.post(
+    '/import',
+    express.text({ type: ['text/csv', 'text/plain', 'application/csv', 'application/vnd.ms-excel'], limit: '2mb' }),
+    async (req, res) => {
+      if (typeof req.body !== 'string')
+        throw new BadRequestError('Send the CSV file itself as the body, with Content-Type: text/csv.');
+      const created = await admin.importCsv(req.principal!.account, req.body, req.ip ?? null);
+      res.status(201);
+      sendCsv(
+        res,
+        'accounts-one-time-passwords',
+        IMPORT_ANSWER_HEADER,
+        created.map((c) => [
+          c.account.username,
+          c.account.role === 'admin' ? '管理员' : '档案员',
+          c.unitText,
+          c.oneTimePassword,
+        ]),
+      );
+    },
+  );
+
+  router.patch('/:id', async (req, res) => {
+    const id = parse(accountId, req.params.id, 'account id');
+    const patch = parse(accountPatchRequest, req.body, 'body');
+    res.json(await admin.update(req.principal!.account, id, patch, req.ip ?? null));
+  });
+
+  router.post('/:id/password-reset', async (req, res) => {
+    const id = parse(accountId, req.params.id, 'account id');
+    res.json(await admin.resetPassword(req.principal!.account, id, req.ip ?? null));
+  });
+
+  router.post('/:id/unblock', async (req, res) => {
+    const id = parse(accountId, req.params.id, 'account id');
+    res.json(await admin.unblock(req.principal!.account, id, req.ip ?? null));
+  });
+
+  return router;
+}

@@ -1,0 +1,32 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { newTokenRequest, tokenListQuery } from '../../../shared/accounts.js';
+import type { AccountAdministration } from '../../services/administration.js';
+import { requireAuth } from '../auth.js';
+import { parse } from '../validate.js';
+
+const tokenId = z.string().regex(/^[0-9a-f]{12}$/, 'a token id is 12 hexadecimal characters');
+
+/** `/api/tokens`: everyone's own API tokens; administrators also those of the accounts in reach. */
+export function tokenRoutes(admin: AccountAdministration): Router {
+  const router = Router();
+  router.use(requireAuth(['clerk', 'admin']));
+
+  router.get('/', async (req, res) => {
+    const { scope } = parse(tokenListQuery, req.query, 'query');
+    res.json({ items: await admin.listTokens(req.principal!.account, scope) });
+  });
+
+  router.post('/', async (req, res) => {
+    const body = parse(newTokenRequest, req.body, 'body');
+    res.set('Cache-Control', 'no-store');
+    res.status(201).json(await admin.createToken(req.principal!.account, body, req.ip ?? null));
+  });
+
+  router.delete('/:id', async (req, res) => {
+    await admin.revokeToken(req.principal!.account, parse(tokenId, req.params.id, 'token id'), req.ip ?? null);
+    res.status(204).end();
+  });
+
+  return router;
+}

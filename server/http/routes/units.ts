@@ -1,0 +1,51 @@
+import { Router } from 'express';
+import { newUnitRequest, unitIdSchema, unitListQuery, unitRenameRequest } from '../../../shared/units.js';
+import type { AccountAdministration } from '../../services/administration.js';
+import type { AuditService } from '../../services/audit.js';
+import { unitView, type UnitDirectory } from '../../services/unit-directory.js';
+import { requireAuth } from '../auth.js';
+import { parse } from '../validate.js';
+
+/** `/api/units`: the unit directory within the caller's reach; administrators add and rename custom units. */
+export function unitRoutes(directory: UnitDirectory, admin: AccountAdministration, audit: AuditService): Router {
+  const router = Router();
+
+  // Before /:id. Accounts whose units of an earlier version are not in the directory yet.
+  router.get('/unmapped', requireAuth(['admin']), async (req, res) => {
+    res.json({ items: await admin.unmapped(req.principal!.account) });
+  });
+
+  router.get('/', requireAuth(['clerk', 'admin']), async (req, res) => {
+    res.json(await directory.list(req.principal!.account, parse(unitListQuery, req.query, 'query')));
+  });
+
+  router.get('/:id', requireAuth(['clerk', 'admin']), async (req, res) => {
+    const id = parse(unitIdSchema, req.params.id, 'unit id');
+    res.json(unitView(await directory.unitInReach(req.principal!.account, id)));
+  });
+
+  router.post('/', requireAuth(['admin']), async (req, res) => {
+    const caller = req.principal!.account;
+    const unit = await directory.add(caller, parse(newUnitRequest, req.body, 'body'));
+    await audit.record('unit_created', caller, {
+      address: req.ip ?? null,
+      detail: `${unit.path.join(' / ')} (${unit.id})`,
+    });
+    res.status(201).json(unitView(unit));
+  });
+
+  router.patch('/:id', requireAuth(['admin']), async (req, res) => {
+    const caller = req.principal!.account;
+    const id = parse(unitIdSchema, req.params.id, 'unit id');
+    const { name } = parse(unitRenameRequest, req.body, 'body');
+    const before = await directory.unitInReach(caller, id);
+    const unit = await directory.rename(caller, id, name);
+    await audit.record('unit_renamed', caller, {
+      address: req.ip ?? null,
+      detail: `${before.path.join(' / ')} → ${unit.name} (${unit.id})`,
+    });
+    res.json(unitView(unit));
+  });
+
+  return router;
+}

@@ -1,0 +1,446 @@
+import { randomInt } from 'node:crypto';
+import { parse as parseCsv } from 'csv-parse/sync';
+import {
+  IMPORT_COLUMNS,
+  IMPORT_COLUMNS_ZH,
+  IMPORT_MAX_ROWS,
+  ROLE_NAMES,
+  type AccountList,
+  type AccountListQuery,
+  type AccountPatchRequest,
+  type AccountState,
+  type AccountSummary,
+  type ImportRowProblem,
+  type NewAccountRequest,
+  type NewTokenRequest,
+  type NewTokenView,
+  type OneTimePasswordView,
+  type TokenView,
+} from '../../shared/accounts.js';
+import type { Role, Unit } from '../../shared/schemas.js';
+import { ARCHIVE_UNIT_ID } from '../../shared/units.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import {
+  usernameKey,
+  type Account,
+  type AccountStore,
+  type ApiTokenRecord,
+  type SessionStore,
+} from '../store/accounts/port.js';
+import type { DirectoryUnit } from '../store/units/port.js';
+import type { AccountService } from './accounts.js';
+import { USERNAME_RULE, validUsername } from './accounts.js';
+import type { AuditService } from './audit.js';
+import type { LoginThrottle } from './login-throttle.js';
+import type { TokenService } from './sessions.js';
+import {
+  ARCHIVE_UNIT,
+  geographyOf,
+  legacyNames,
+  reaches,
+  unitView,
+  type Reach,
+  type UnitDirectory,
+} from './unit-directory.js';
+
+export interface AdministrationDeps {
+  accounts: AccountService;
+  store: Pick<AccountStore, 'list' | 'get' | 'update' | 'findByUsername'>;
+  sessions: Pick<SessionStore, 'deleteForAccount'>;
+  tokens: Pick<TokenService, 'list' | 'create' | 'get' | 'revoke'>;
+  directory: UnitDirectory;
+  throttle: Pick<LoginThrottle, 'throttledUsernames' | 'forget'>;
+  audit: Pick<AuditService, 'record'>;
+  clock: () => Date;
+}
+
+/** An account with the directory unit it belongs to (undefined: the archive's own, or free text of an earlier version). */
+interface Placed {
+  account: Account;
+  unit: DirectoryUnit | undefined;
+}
+
+// Letters and digits that cannot be mistaken for one another when read out over the phone.
+const READABLE = 'abcdefghjkmnpqrstuvwxyz23456789';
+
+/** A one-time password a clerk can type from a note: three groups of four, about 59 bits. */
+export function oneTimePassword(): string {
+  const group = () => Array.from({ length: 4 }, () => READABLE[randomInt(READABLE.length)]).join('');
+  return `${group()}-${group()}-${group()}`;
+}
+
+const describeUnit = (unit: Unit) => `${legacyNames(unit).join(' / ')} (${unit.id})`;
+
+/**
+ * Accounts as administrators keep them: each administrator acts within its reach (its unit's
+ * subtree; everything for the archive's top-level administrators), and every action is audited.
+ */
+export class AccountAdministration {
+  constructor(private readonly deps: AdministrationDeps) {}
+
+  private async placeAll(accounts: Account[]): Promise<Placed[]> {
+    const ids = [...new Set(accounts.map((a) => a.unit.id).filter((id) => id !== ARCHIVE_UNIT_ID))];
+    const units = new Map((await this.deps.directory.getMany(ids)).map((u) => [u.id, u]));
+    return accounts.map((account) => ({ account, unit: units.get(account.unit.id) }));
+  }
+
+  private inReach(reach: Reach, placed: Placed): boolean {
+    if (reach.kind === 'everything') return true;
+    return placed.unit !== undefined && reaches(reach, placed.unit);
+  }
+
+  /** An account the caller administers; anything else is "not found" (other counties' accounts stay unknown). */
+  private async accountInReach(caller: Account, id: string): Promise<Placed> {
+    const account = await this.deps.store.get(id);
+    const [placed] = account ? await this.placeAll([account]) : [];
+    if (!placed || !this.inReach(await this.deps.directory.reachOf(caller), placed))
+      throw new NotFoundError(`No account with the id "${id}" is within your reach.`);
+    return placed;
+  }
+
+  private isTopLevel(placed: Placed): boolean {
+    // An administrator of an earlier version whose unit is not in the directory sees everything (reachOf).
+    return placed.account.role === 'admin' && placed.unit === undefined;
+  }
+
+  private async summaries(placed: Placed[]): Promise<AccountSummary[]> {
+    const now = this.deps.clock();
+    const [throttled, tokens] = await Promise.all([this.deps.throttle.throttledUsernames(), this.deps.tokens.list()]);
+    const tokenCount = new Map<string, number>();
+    for (const t of tokens)
+      if (!t.expiresAt || t.expiresAt > now) tokenCount.set(t.accountId, (tokenCount.get(t.accountId) ?? 0) + 1);
+    return placed.map((p) => {
+      const a = p.account;
+      const state: AccountState = a.disabled
+        ? 'disabled'
+        : throttled.has(usernameKey(a.username))
+          ? 'throttled'
+          : a.mustChangePassword
+            ? 'must_change_password'
+            : 'active';
+      return {
+        id: a.id,
+        username: a.username,
+        role: a.role,
+        unit: p.unit ? unitView(p.unit) : null,
+        unitText: p.unit
+          ? p.unit.path.join(' / ')
+          : a.unit.id === ARCHIVE_UNIT_ID
+            ? ''
+            : legacyNames(a.unit).join(' / '),
+        topLevel: this.isTopLevel(p),
+        state,
+        createdAt: a.createdAt.toISOString(),
+        lastLoginAt: a.lastLoginAt?.toISOString() ?? null,
+        tokens: tokenCount.get(a.id) ?? 0,
+      };
+    });
+  }
+
+  async summary(account: Account): Promise<AccountSummary> {
+    return (await this.summaries(await this.placeAll([account])))[0]!;
+  }
+
+  /**
+   * Accounts of an earlier version whose free-text units the mapping could not place in the
+   * directory (top-level administrators see them; nobody else reaches them).
+   */
+  async unmapped(caller: Account): Promise<AccountSummary[]> {
+    if ((await this.deps.directory.reachOf(caller)).kind !== 'everything') return [];
+    return this.summaries(await this.placeAll(await this.deps.directory.unmapped()));
+  }
+
+  /** The accounts in the caller's reach, filtered, by username. */
+  async list(caller: Account, query: AccountListQuery): Promise<AccountList> {
+    const reach = await this.deps.directory.reachOf(caller);
+    const filterUnit =
+      query.unit === undefined
+        ? undefined
+        : query.unit === ARCHIVE_UNIT_ID
+          ? ARCHIVE_UNIT_ID
+          : await this.deps.directory.unitInReach(caller, query.unit);
+    if (filterUnit === ARCHIVE_UNIT_ID && reach.kind !== 'everything')
+      throw new NotFoundError(`No unit with the id "${ARCHIVE_UNIT_ID}" is within your reach.`);
+    let placed = (await this.placeAll(await this.deps.store.list())).filter((p) => this.inReach(reach, p));
+    if (filterUnit === ARCHIVE_UNIT_ID) placed = placed.filter((p) => p.unit === undefined);
+    else if (filterUnit) placed = placed.filter((p) => p.unit && p.unit.lineage.startsWith(filterUnit.lineage));
+    if (query.role) placed = placed.filter((p) => p.account.role === query.role);
+    if (query.q) {
+      const q = usernameKey(query.q);
+      placed = placed.filter(
+        (p) =>
+          usernameKey(p.account.username).includes(q) ||
+          (p.unit ? p.unit.path.join('/') : legacyNames(p.account.unit).join('/')).includes(query.q!) ||
+          p.unit?.code?.startsWith(query.q!),
+      );
+    }
+    let summaries = await this.summaries(placed);
+    if (query.state) summaries = summaries.filter((s) => s.state === query.state);
+    summaries.sort(
+      (a, b) => usernameKey(a.username).localeCompare(usernameKey(b.username)) || a.id.localeCompare(b.id),
+    );
+    return {
+      items: summaries.slice(query.offset, query.offset + query.limit),
+      total: summaries.length,
+      limit: query.limit,
+      offset: query.offset,
+    };
+  }
+
+  /**
+   * The unit an account of this role may be given by the caller: a unit in the caller's reach,
+   * or the archive's own unit (top-level administrators only, and only for administrators).
+   */
+  private async assignableUnit(
+    caller: Account,
+    unitId: string,
+    role: Role,
+  ): Promise<{ unit: Unit; dir?: DirectoryUnit }> {
+    if (unitId === ARCHIVE_UNIT_ID) {
+      if ((await this.deps.directory.reachOf(caller)).kind !== 'everything')
+        throw new NotFoundError(`No unit with the id "${unitId}" is within your reach.`);
+      if (role !== 'admin')
+        throw new ValidationError(
+          'Only administrators belong to the whole archive; give a clerk the unit they work in.',
+        );
+      return { unit: ARCHIVE_UNIT };
+    }
+    const dir = await this.deps.directory.unitInReach(caller, unitId);
+    return { unit: geographyOf(dir), dir };
+  }
+
+  async create(caller: Account, request: NewAccountRequest, address: string | null): Promise<OneTimePasswordView> {
+    const { unit } = await this.assignableUnit(caller, request.unitId, request.role);
+    const password = oneTimePassword();
+    const account = await this.deps.accounts.create({
+      username: request.username,
+      password,
+      role: request.role,
+      unit,
+      mustChangePassword: true,
+    });
+    await this.deps.audit.record('account_created', caller, {
+      address,
+      detail: `${account.username} (${account.id}), ${account.role}, unit ${describeUnit(unit)}`,
+    });
+    return { account: await this.summary(account), oneTimePassword: password };
+  }
+
+  private async activeTopLevelAdmins(except: string): Promise<number> {
+    const placed = await this.placeAll(await this.deps.store.list());
+    return placed.filter((p) => p.account.id !== except && !p.account.disabled && this.isTopLevel(p)).length;
+  }
+
+  async update(
+    caller: Account,
+    id: string,
+    patch: AccountPatchRequest,
+    address: string | null,
+  ): Promise<AccountSummary> {
+    const target = await this.accountInReach(caller, id);
+    const before = target.account;
+    const role = patch.role ?? before.role;
+    const self = before.id === caller.id;
+    if (self && patch.disabled === true) throw new ConflictError('You cannot disable your own account.');
+    if (self && role !== before.role) throw new ConflictError('You cannot change your own role.');
+    const moved = patch.unitId !== undefined && patch.unitId !== before.unit.id;
+    let unit: Unit | undefined;
+    let dir = target.unit;
+    if (moved) ({ unit, dir } = await this.assignableUnit(caller, patch.unitId!, role));
+    else if (role !== before.role && before.unit.id === ARCHIVE_UNIT_ID && role !== 'admin')
+      throw new ValidationError('Only administrators belong to the whole archive; give the account a unit as well.');
+    const after: Placed = { account: { ...before, role, disabled: patch.disabled ?? before.disabled }, unit: dir };
+    const wasTop = this.isTopLevel(target) && !before.disabled;
+    const staysTop = this.isTopLevel(after) && !after.account.disabled;
+    if (wasTop && !staysTop && (await this.activeTopLevelAdmins(before.id)) === 0)
+      throw new ConflictError(
+        'This is the last active top-level administrator: make another account a top-level administrator first.',
+      );
+    await this.deps.store.update(before.id, {
+      ...(role !== before.role ? { role } : {}),
+      ...(unit ? { unit } : {}),
+      ...(patch.disabled !== undefined ? { disabled: patch.disabled } : {}),
+    });
+    const changes: string[] = [];
+    if (role !== before.role) changes.push(`role ${before.role} → ${role}`);
+    if (unit) changes.push(`unit ${describeUnit(before.unit)} → ${describeUnit(unit)}`);
+    const who = `${before.username} (${before.id})`;
+    if (changes.length > 0)
+      await this.deps.audit.record('account_updated', caller, { address, detail: `${who}: ${changes.join('; ')}` });
+    if (patch.disabled === true && !before.disabled) {
+      await this.deps.sessions.deleteForAccount(before.id);
+      await this.deps.audit.record('account_disabled', caller, {
+        address,
+        detail: `${who}: sessions ended, API tokens suspended`,
+      });
+    }
+    if (patch.disabled === false && before.disabled)
+      await this.deps.audit.record('account_enabled', caller, { address, detail: who });
+    return this.summary((await this.deps.store.get(before.id))!);
+  }
+
+  /** A new one-time password: the account's sessions end and its API tokens are revoked. */
+  async resetPassword(caller: Account, id: string, address: string | null): Promise<OneTimePasswordView> {
+    const { account } = await this.accountInReach(caller, id);
+    const password = oneTimePassword();
+    const { tokensRevoked } = await this.deps.accounts.resetPassword(account, password);
+    await this.deps.audit.record('password_reset', caller, {
+      address,
+      detail: `${account.username} (${account.id}): sessions ended, ${tokensRevoked} API token(s) revoked`,
+    });
+    return { account: await this.summary((await this.deps.store.get(id))!), oneTimePassword: password };
+  }
+
+  /** Clears the login throttle's counts for the account (from every address). */
+  async unblock(caller: Account, id: string, address: string | null): Promise<AccountSummary> {
+    const { account } = await this.accountInReach(caller, id);
+    await this.deps.throttle.forget(account.username);
+    await this.deps.audit.record('account_unblocked', caller, {
+      address,
+      detail: `${account.username} (${account.id})`,
+    });
+    return this.summary(account);
+  }
+
+  /**
+   * Accounts from a CSV (username, role, unit code; a header row is recognised and skipped):
+   * every row is checked first, and nothing is created if any row is wrong. Returns each
+   * account with its one-time password, in the file's order.
+   */
+  async importCsv(
+    caller: Account,
+    text: string,
+    address: string | null,
+  ): Promise<Array<{ account: Account; unitText: string; oneTimePassword: string }>> {
+    let rows: string[][];
+    try {
+      rows = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: true, trim: true });
+    } catch (err) {
+      throw new ValidationError(`The file is not a CSV table: ${(err as Error).message}`);
+    }
+    const header = rows[0]?.map((c) => c.toLowerCase());
+    const skip =
+      header && (IMPORT_COLUMNS.every((c, i) => header[i] === c) || IMPORT_COLUMNS_ZH.every((c, i) => header[i] === c))
+        ? 1
+        : 0;
+    const body = rows.slice(skip);
+    if (body.length === 0)
+      throw new ValidationError('The file has no accounts: one row per account, "username,role,unit code".');
+    if (body.length > IMPORT_MAX_ROWS)
+      throw new ValidationError(
+        `A file holds at most ${IMPORT_MAX_ROWS} accounts; this one has ${body.length}. Split it.`,
+      );
+    const problems: ImportRowProblem[] = [];
+    const planned: Array<{ username: string; role: Role; unit: Unit; unitText: string }> = [];
+    const seen = new Map<string, number>();
+    for (const [i, row] of body.entries()) {
+      const line = i + 1 + skip;
+      const [username = '', roleText = '', code = ''] = row;
+      const wrong: string[] = [];
+      if (row.length > 3 && row.slice(3).some((c) => c !== '')) wrong.push('more than three columns');
+      const role = ROLE_NAMES[roleText.toLowerCase()];
+      if (!role) wrong.push(`role "${roleText}" is not clerk (档案员) or admin (管理员)`);
+      if (!validUsername(username)) wrong.push(`username: ${USERNAME_RULE}`);
+      else {
+        const key = usernameKey(username);
+        if (seen.has(key)) wrong.push(`username "${username}" is also on line ${seen.get(key)}`);
+        else if (await this.deps.store.findByUsername(username)) wrong.push(`username "${username}" is taken`);
+        seen.set(key, line);
+      }
+      let unit: { unit: Unit; dir?: DirectoryUnit } | undefined;
+      if (code === '') wrong.push('no unit code');
+      else
+        try {
+          unit = await this.assignableUnit(caller, code, role ?? 'clerk');
+        } catch (err) {
+          if (!(err instanceof NotFoundError || err instanceof ValidationError)) throw err;
+          wrong.push(`unit "${code}" is not a unit within your reach`);
+        }
+      if (wrong.length > 0) problems.push({ line, username, problems: wrong });
+      else planned.push({ username, role: role!, unit: unit!.unit, unitText: unit!.dir?.path.join(' / ') ?? '' });
+    }
+    if (problems.length > 0)
+      throw new ValidationError(
+        `${problems.length} row(s) are wrong, so no account was created: ${problems
+          .slice(0, 5)
+          .map((p) => `line ${p.line}: ${p.problems.join('; ')}`)
+          .join(' | ')}${problems.length > 5 ? ' | …' : ''}`,
+        { rows: problems },
+      );
+    const created = [];
+    for (const p of planned) {
+      const password = oneTimePassword();
+      const account = await this.deps.accounts.create({
+        username: p.username,
+        password,
+        role: p.role,
+        unit: p.unit,
+        mustChangePassword: true,
+      });
+      await this.deps.audit.record('account_created', caller, {
+        address,
+        detail: `${account.username} (${account.id}), ${account.role}, unit ${describeUnit(p.unit)}, from a CSV import`,
+      });
+      created.push({ account, unitText: p.unitText, oneTimePassword: password });
+    }
+    return created;
+  }
+
+  private tokenView(t: ApiTokenRecord, username: string): TokenView {
+    return {
+      id: t.id,
+      label: t.label,
+      accountId: t.accountId,
+      username,
+      createdAt: t.createdAt.toISOString(),
+      expiresAt: t.expiresAt?.toISOString() ?? null,
+      lastUsedAt: t.lastUsedAt?.toISOString() ?? null,
+      expired: t.expiresAt !== null && t.expiresAt <= this.deps.clock(),
+    };
+  }
+
+  /** The caller's own API tokens, or (administrators, `reach`) those of every account in its reach; newest first. */
+  async listTokens(caller: Account, scope: 'mine' | 'reach'): Promise<TokenView[]> {
+    const tokens = (await this.deps.tokens.list()).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    if (scope === 'mine' || caller.role !== 'admin')
+      return tokens.filter((t) => t.accountId === caller.id).map((t) => this.tokenView(t, caller.username));
+    const reach = await this.deps.directory.reachOf(caller);
+    const owners = new Map(
+      (await this.placeAll(await this.deps.store.list()))
+        .filter((p) => this.inReach(reach, p))
+        .map((p) => [p.account.id, p.account.username]),
+    );
+    return tokens.filter((t) => owners.has(t.accountId)).map((t) => this.tokenView(t, owners.get(t.accountId)!));
+  }
+
+  async createToken(caller: Account, request: NewTokenRequest, address: string | null): Promise<NewTokenView> {
+    const { id, token, record } = await this.deps.tokens.create(caller, request.label, request.expiresInDays);
+    await this.deps.audit.record('token_created', caller, {
+      address,
+      detail: `token ${id}${request.label ? ` (${request.label})` : ''}, ${request.expiresInDays === null ? 'never expires' : `expires in ${request.expiresInDays} day(s)`}`,
+    });
+    return { token, view: this.tokenView(record, caller.username) };
+  }
+
+  /** Revokes the caller's own token, or (administrators) a token of an account in reach. */
+  async revokeToken(caller: Account, id: string, address: string | null): Promise<void> {
+    const token = await this.deps.tokens.get(id);
+    const missing = new NotFoundError(`No API token with the id "${id}" is yours or within your reach.`);
+    if (!token) throw missing;
+    let owner = caller;
+    if (token.accountId !== caller.id) {
+      if (caller.role !== 'admin') throw missing;
+      try {
+        owner = (await this.accountInReach(caller, token.accountId)).account;
+      } catch (err) {
+        if (err instanceof NotFoundError) throw missing;
+        throw err;
+      }
+    }
+    await this.deps.tokens.revoke(id);
+    await this.deps.audit.record('token_revoked', caller, {
+      address,
+      detail: `token ${id}${token.label ? ` (${token.label})` : ''} of ${owner.username} (${owner.id})`,
+    });
+  }
+}

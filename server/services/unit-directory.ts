@@ -1,0 +1,273 @@
+import { randomBytes } from 'node:crypto';
+import type { Unit } from '../../shared/schemas.js';
+import {
+  ARCHIVE_UNIT_ID,
+  type NewUnitRequest,
+  type UnitList,
+  type UnitListQuery,
+  type UnitView,
+} from '../../shared/units.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
+import type { Account, AccountStore } from '../store/accounts/port.js';
+import type { DirectoryUnit, UnitStore } from '../store/units/port.js';
+import { divisionsOf } from './divisions.js';
+
+/**
+ * What an account reaches: everything (the archive's top-level administrators), the subtree of
+ * its unit, or nothing (a clerk whose unit is not in the directory).
+ */
+export type Reach = { kind: 'everything' } | { kind: 'subtree'; root: DirectoryUnit } | { kind: 'nothing' };
+
+/** Whoever acts: what the directory needs to know of an account. */
+export type Caller = Pick<Account, 'role' | 'unit'>;
+
+export function reaches(reach: Reach, unit: Pick<DirectoryUnit, 'lineage'>): boolean {
+  return reach.kind === 'everything' || (reach.kind === 'subtree' && unit.lineage.startsWith(reach.root.lineage));
+}
+
+export function unitView(unit: DirectoryUnit): UnitView {
+  const { id, code, name, level, parentId, path } = unit;
+  return { id, code, name, level, parentId, path: path.join(' / ') };
+}
+
+/** The archive's own unit, above every province: the unit of its top-level administrators. */
+export const ARCHIVE_UNIT: Unit = { id: ARCHIVE_UNIT_ID, geoType: 'city', city: 'Archive' };
+
+const SLOTS = ['city', 'county', 'town', 'street'] as const;
+
+/** An official unit's level, read from its id (a division's code), or custom. */
+function levelOfId(id: string): DirectoryUnit['level'] {
+  if (/^\d{9}$/.test(id)) return 'town';
+  if (/^\d{2}0000$/.test(id)) return 'province';
+  if (/^\d{4}00$/.test(id)) return 'city';
+  return /^\d{6}$/.test(id) ? 'county' : 'custom';
+}
+
+/**
+ * The geography the ledger records for an account of this unit (UploadGeography,
+ * UploadGeoAddress): its city, county, town and street, read from its path. A province stands in
+ * the city's place until a city comes (a municipality's districts, 省直辖 counties); a custom
+ * unit takes the place after the deepest one filled (a department of a county's bureau is
+ * recorded as a town of that county), and below a street its name is added to the street's.
+ */
+export function geographyOf(unit: DirectoryUnit): Unit {
+  const ids = unit.lineage.split('/').filter(Boolean);
+  const slots: Partial<Record<(typeof SLOTS)[number], string>> = {};
+  let deepest = -1;
+  ids.forEach((id, i) => {
+    const name = unit.path[i]!;
+    const level = levelOfId(id);
+    if (level === 'province' || level === 'city') [slots.city, deepest] = [name, 0];
+    else if (level === 'county') [slots.county, deepest] = [name, 1];
+    else if (level === 'town') [slots.town, deepest] = [name, 2];
+    else if (deepest < SLOTS.length - 1) slots[SLOTS[++deepest]!] = name;
+    else slots.street = `${slots.street} / ${name}`;
+  });
+  return { id: unit.id, geoType: SLOTS[deepest]!, city: slots.city!, ...pick(slots, 'county', 'town', 'street') };
+}
+
+function pick<T extends object, K extends keyof T>(o: T, ...keys: K[]): Partial<Pick<T, K>> {
+  return Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]])) as Partial<Pick<T, K>>;
+}
+
+/** A free-text unit of an earlier version (city, county, town, street), as names top down. */
+export function legacyNames(unit: Unit): string[] {
+  return [unit.city, unit.county, unit.town, unit.street].filter((n): n is string => !!n);
+}
+
+export interface UnitDirectoryDeps {
+  units: UnitStore;
+  accounts: Pick<AccountStore, 'list' | 'update'>;
+}
+
+export class UnitDirectory {
+  constructor(private readonly deps: UnitDirectoryDeps) {}
+
+  /**
+   * Loads the divisions of the given provinces (two-digit codes), adding only what is missing:
+   * a province loaded before costs one count. Returns what each province holds now.
+   */
+  async load(regions: readonly string[]): Promise<Array<{ code: string; name: string; units: number; added: number }>> {
+    if (regions.length === 0) return [];
+    const divisions = divisionsOf(regions);
+    const result = [];
+    for (const region of regions) {
+      const province = divisions.find((u) => u.id === `${region}0000`)!;
+      const units = divisions.filter((u) => u.lineage.startsWith(province.lineage));
+      const present = await this.deps.units.countWithin(province.lineage);
+      // Custom units under the province count too, so "at least as many" means loaded.
+      const added = present >= units.length ? 0 : await this.deps.units.addMissing(units);
+      result.push({ code: region, name: province.name, units: units.length, added });
+    }
+    return result;
+  }
+
+  /** What an account reaches (see Reach). */
+  async reachOf(account: Caller): Promise<Reach> {
+    if (account.unit.id === ARCHIVE_UNIT_ID) return { kind: 'everything' };
+    const root = await this.deps.units.get(account.unit.id);
+    if (root) return { kind: 'subtree', root };
+    // An administrator of an earlier version whose unit is not in the directory yet keeps
+    // seeing everything, as before, until a top-level administrator assigns it a unit.
+    return account.role === 'admin' ? { kind: 'everything' } : { kind: 'nothing' };
+  }
+
+  /** A unit the caller reaches; anything else is "not found", so other counties' units stay unknown. */
+  async unitInReach(caller: Caller, id: string): Promise<DirectoryUnit> {
+    const unit = await this.deps.units.get(id);
+    if (!unit || !reaches(await this.reachOf(caller), unit))
+      throw new NotFoundError(`No unit with the id "${id}" is within your reach.`);
+    return unit;
+  }
+
+  async get(id: string): Promise<DirectoryUnit | undefined> {
+    return this.deps.units.get(id);
+  }
+
+  getMany(ids: string[]): Promise<DirectoryUnit[]> {
+    return this.deps.units.getMany(ids);
+  }
+
+  /**
+   * One parent's children (`parent`), or a search (`q`, at every depth), within the caller's
+   * reach. Without either: the top of the caller's reach (the provinces and top-level custom
+   * units for the whole archive; the caller's own unit otherwise).
+   */
+  async list(caller: Caller, query: UnitListQuery): Promise<UnitList> {
+    const reach = await this.reachOf(caller);
+    const page = { limit: query.limit, offset: query.offset };
+    const none = { items: [], total: 0, ...page };
+    if (reach.kind === 'nothing') return none;
+    const within = reach.kind === 'subtree' ? reach.root.lineage : undefined;
+    let parentId: string | null | undefined;
+    if (query.parent !== undefined) parentId = (await this.unitInReach(caller, query.parent)).id;
+    else if (!query.q && !query.level) {
+      if (reach.kind === 'subtree') {
+        const root = reach.root;
+        return { items: page.offset === 0 ? [unitView(root)] : [], total: 1, ...page };
+      }
+      parentId = null;
+    }
+    const { items, total } = await this.deps.units.find({ within, parentId, q: query.q, level: query.level, ...page });
+    return { items: items.map(unitView), total, ...page };
+  }
+
+  /** A custom unit under a unit the caller administers (or at the top, for top-level administrators). */
+  async add(caller: Caller, request: NewUnitRequest): Promise<DirectoryUnit> {
+    const reach = await this.reachOf(caller);
+    let parent: DirectoryUnit | undefined;
+    if (request.parentId === null) {
+      if (reach.kind !== 'everything')
+        throw new ForbiddenError('Only the archive’s top-level administrators add units at the top of the directory.');
+    } else parent = await this.unitInReach(caller, request.parentId);
+    return this.addUnder(parent, request.name);
+  }
+
+  private async addUnder(parent: DirectoryUnit | undefined, name: string): Promise<DirectoryUnit> {
+    const id = `u${randomBytes(8).readBigUInt64BE().toString(36).padStart(12, '0').slice(-12)}`;
+    const unit: DirectoryUnit = {
+      id,
+      code: null,
+      name,
+      level: 'custom',
+      parentId: parent?.id ?? null,
+      path: [...(parent?.path ?? []), name],
+      lineage: `${parent?.lineage ?? ''}${id}/`,
+    };
+    await this.deps.units.add(unit);
+    return unit;
+  }
+
+  /**
+   * Renames a custom unit (divisions keep their official names); the accounts of the unit and of
+   * the units under it get the new name in their geography.
+   */
+  async rename(caller: Caller, id: string, name: string): Promise<DirectoryUnit> {
+    const unit = await this.unitInReach(caller, id);
+    if (unit.level !== 'custom')
+      throw new ValidationError('Divisions keep their official names; only units added here can be renamed.');
+    const reach = await this.reachOf(caller);
+    if (reach.kind === 'subtree' && reach.root.id === unit.id)
+      throw new ForbiddenError('Your own unit is renamed by an administrator above it.');
+    if (name !== unit.name) await this.deps.units.rename(id, name);
+    await this.refreshAccountsUnder(unit.lineage);
+    return (await this.deps.units.get(id))!;
+  }
+
+  private async refreshAccountsUnder(lineage: string): Promise<void> {
+    const { items } = await this.deps.units.find({ within: lineage, limit: 100_000, offset: 0 });
+    const byId = new Map(items.map((u) => [u.id, u]));
+    for (const account of await this.deps.accounts.list()) {
+      const unit = byId.get(account.unit.id);
+      if (unit) await this.deps.accounts.update(account.id, { unit: geographyOf(unit) });
+    }
+  }
+
+  /**
+   * The directory unit a free-text unit of an earlier version names: the unit whose path ends
+   * with the names (a province may come first), if exactly one does. `rest` holds the names
+   * below the deepest unit found, when not all of them are in the directory.
+   */
+  async match(names: string[]): Promise<{ unit: DirectoryUnit | undefined; rest: string[]; ambiguous: boolean }> {
+    for (let k = names.length; k > 0; k--) {
+      const head = names.slice(0, k);
+      const candidates = (await this.deps.units.named(head[k - 1]!)).filter((u) => {
+        const extra = u.path.length - k;
+        const underProvince = extra === 1 && levelOfId(u.lineage.split('/')[0]!) === 'province';
+        return (extra === 0 || underProvince) && u.path.slice(-k).every((n, i) => n === head[i]);
+      });
+      if (candidates.length > 1) return { unit: undefined, rest: names, ambiguous: true };
+      if (candidates.length === 1) return { unit: candidates[0], rest: names.slice(k), ambiguous: false };
+    }
+    return { unit: undefined, rest: names, ambiguous: false };
+  }
+
+  /**
+   * The unit of `archive user add` with the flags of an earlier version (--city, --county…):
+   * the directory unit they name, or custom units for the names it lacks, under the deepest
+   * one it has. Ambiguous names are refused: the directory code (--unit <code>) says which.
+   */
+  async placeNames(names: string[]): Promise<DirectoryUnit> {
+    const found = await this.match(names);
+    if (found.ambiguous)
+      throw new ValidationError(
+        `More than one unit is named ${names.join(' / ')}; give its code instead: --unit <code> (npm run archive -- units find ${names.at(-1)}).`,
+      );
+    let unit = found.unit;
+    for (const name of found.rest) {
+      try {
+        unit = await this.addUnder(unit, name);
+      } catch (err) {
+        if (!(err instanceof ConflictError)) throw err;
+        // Added a moment ago by another command: take that one.
+        const [existing] = (await this.deps.units.named(name)).filter((u) => u.parentId === (unit?.id ?? null));
+        unit = existing!;
+      }
+    }
+    return unit!;
+  }
+
+  /**
+   * Moves the accounts of an earlier version, whose units are free text, onto the directory
+   * units their names match unambiguously; returns how many moved and the accounts left.
+   */
+  async mapEarlierAccounts(): Promise<{ mapped: Account[]; unmapped: Account[] }> {
+    const mapped: Account[] = [];
+    const unmapped: Account[] = [];
+    for (const account of await this.unmapped()) {
+      const found = await this.match(legacyNames(account.unit));
+      if (found.unit && found.rest.length === 0) {
+        await this.deps.accounts.update(account.id, { unit: geographyOf(found.unit) });
+        mapped.push(account);
+      } else unmapped.push(account);
+    }
+    return { mapped, unmapped };
+  }
+
+  /** Accounts whose units are not in the directory (an earlier version's free text the mapping could not place). */
+  async unmapped(): Promise<Account[]> {
+    const accounts = (await this.deps.accounts.list()).filter((a) => a.unit.id !== ARCHIVE_UNIT_ID);
+    const known = new Set((await this.getMany([...new Set(accounts.map((a) => a.unit.id))])).map((u) => u.id));
+    return accounts.filter((a) => !known.has(a.unit.id));
+  }
+}
