@@ -413,6 +413,9 @@ describe('the archive command and the unit directory', () => {
       /in unit (\S+)/.exec(byNames.stdout)?.[1],
       'the same names, the same unit',
     );
+    const province = cli(['user', 'add', 'prov', '--role', 'admin', '--unit', '130000'], hebei, 'a long password');
+    assert.equal(province.status, 2);
+    assert.match(province.stderr, /An administrator of a whole province belongs to the archive itself/);
     const top = cli(['user', 'add', 'boss', '--role', 'admin', '--unit', 'archive'], hebei, 'a long password');
     assert.equal(top.status, 0, top.stderr);
     const expiring = cli(['token', 'create', 'zhang', '--days', '30'], hebei);

@@ -97,10 +97,13 @@ async function unitOf(directory: UnitDirectory, values: UnitFlags, role: Role): 
       throw new ValidationError(
         `No unit has the code or id "${id}" (is its province in UNIT_REGIONS? find codes with: npm run archive -- units find <name>).`,
       );
+    if (role === 'admin') await directory.checkAdministratorUnit(unit);
     return geographyOf(unit);
   }
   const legacy = unitFrom(values);
-  const unit = { ...geographyOf(await directory.placeNames(legacyNames(legacy))) };
+  const placed = await directory.placeNames(legacyNames(legacy));
+  if (role === 'admin') await directory.checkAdministratorUnit(placed);
+  const unit = geographyOf(placed);
   return legacy.coordinates ? { ...unit, coordinates: legacy.coordinates } : unit;
 }
 

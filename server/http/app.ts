@@ -152,13 +152,15 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/units', unitRoutes(services.directory, services.administration, services.audit));
   app.use('/api/accounts', accountRoutes(services.administration));
   app.use('/api/tokens', tokenRoutes(services.administration));
-  app.use('/api/audit', auditRoutes(services.audit));
-  app.use('/api/reports', reportRoutes(services.reports, services.audit, services.nearDuplicates));
+  app.use('/api/audit', auditRoutes(services.audit, services.directory));
+  app.use('/api/reports', reportRoutes(services.reports, services.audit, services.nearDuplicates, services.directory));
   app.use(
     '/api/verification',
     verificationRoutes({
       fixity: services.fixity,
       audit: services.audit,
+      files: services.files,
+      directory: services.directory,
       logger,
       intervalMs: settings.verifyIntervalMs,
     }),

@@ -206,6 +206,7 @@ export class AccountAdministration {
       return { unit: ARCHIVE_UNIT };
     }
     const dir = await this.deps.directory.unitInReach(caller, unitId);
+    if (role === 'admin') await this.deps.directory.checkAdministratorUnit(dir);
     return { unit: geographyOf(dir), dir };
   }
 
@@ -249,6 +250,7 @@ export class AccountAdministration {
     if (moved) ({ unit, dir } = await this.assignableUnit(caller, patch.unitId!, role));
     else if (role !== before.role && before.unit.id === ARCHIVE_UNIT_ID && role !== 'admin')
       throw new ValidationError('Only administrators belong to the whole archive; give the account a unit as well.');
+    else if (role === 'admin' && before.role !== 'admin' && dir) await this.deps.directory.checkAdministratorUnit(dir);
     const after: Placed = { account: { ...before, role, disabled: patch.disabled ?? before.disabled }, unit: dir };
     const wasTop = this.isTopLevel(target) && !before.disabled;
     const staysTop = this.isTopLevel(after) && !after.account.disabled;

@@ -4,7 +4,10 @@ import { NotFoundError } from '../errors.js';
 import type { ArchiveStore } from '../store/archive-store.js';
 import type { ByteRange } from '../store/content/port.js';
 import type { CatalogEntry } from '../store/catalog/port.js';
+import type { Account } from '../store/accounts/port.js';
+import type { UnitSubtree } from '../store/ledger/port.js';
 import type { Principal } from './sessions.js';
+import type { UnitDirectory } from './unit-directory.js';
 
 /** A file as one caller may see it. */
 export interface VisibleFile {
@@ -18,16 +21,27 @@ export interface VisibleFile {
 }
 
 /**
- * Who may see what: clerks see the files their unit uploaded, admins everything. A file a
- * caller may not see is reported as not found, so its existence is not revealed.
+ * Who may see what: clerks see the files their unit uploaded, administrators those uploaded
+ * within their reach (everything for the top level). A file a caller may not see is reported as
+ * not found, so its existence is not revealed.
  */
 export class FileService {
-  constructor(private readonly store: Pick<ArchiveStore, 'catalog' | 'ledger' | 'content'>) {}
+  constructor(
+    private readonly store: Pick<ArchiveStore, 'catalog' | 'ledger' | 'content'>,
+    private readonly directory: Pick<UnitDirectory, 'reachSubtree'>,
+  ) {}
+
+  /** Which files a caller sees: its unit's (a clerk), its reach's (an administrator of a subtree), all (top level). */
+  private async visibleTo(account: Account): Promise<{ unitId: string } | { subtree: UnitSubtree } | undefined> {
+    if (account.role !== 'admin') return { unitId: account.unit.id };
+    const subtree = await this.directory.reachSubtree(account);
+    return subtree ? { subtree } : undefined;
+  }
 
   async list(principal: Principal, query: FileListQuery): Promise<FileList> {
     const { account } = principal;
     const { items, total } = await this.store.catalog.list({
-      ...(account.role === 'admin' ? {} : { unitId: account.unit.id }),
+      ...(await this.visibleTo(account)),
       accountId: account.id,
       ...(query.q ? { nameContains: query.q } : {}),
       limit: query.limit,
@@ -51,9 +65,19 @@ export class FileService {
     };
   }
 
+  /** Of these files, those the caller sees (an administrator's fixity results). */
+  async inReach(account: Account, fileIds: string[]): Promise<Set<string>> {
+    const visible = await this.visibleTo(account);
+    if (!visible) return new Set(fileIds);
+    const seen = await Promise.all(fileIds.map((id) => this.store.ledger.hasUploadInScope(id, visible)));
+    return new Set(fileIds.filter((_, i) => seen[i]));
+  }
+
   async open(principal: Principal, fileId: string): Promise<VisibleFile> {
     const entry = await this.store.catalog.get(fileId);
-    if (entry && principal.account.role === 'admin')
+    const admin = principal.account.role === 'admin';
+    const visible = admin ? await this.visibleTo(principal.account) : undefined;
+    if (entry && admin && (!visible || (await this.store.ledger.hasUploadInScope(fileId, visible))))
       return { entry, fileName: entry.fileName, contentType: entry.contentType, since: entry.uploadDate };
     const upload = entry && (await this.store.ledger.latestUnitUpload(principal.account.unit.id, fileId));
     if (!entry || !upload)

@@ -9,6 +9,7 @@ import {
 } from '../../shared/units.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import type { Account, AccountStore } from '../store/accounts/port.js';
+import type { UnitSubtree } from '../store/ledger/port.js';
 import type { DirectoryUnit, UnitStore } from '../store/units/port.js';
 import { divisionsOf } from './divisions.js';
 
@@ -110,6 +111,58 @@ export class UnitDirectory {
     // An administrator of an earlier version whose unit is not in the directory yet keeps
     // seeing everything, as before, until a top-level administrator assigns it a unit.
     return account.role === 'admin' ? { kind: 'everything' } : { kind: 'nothing' };
+  }
+
+  /**
+   * What a caller reaches, by the ledger's names (reports, the audit log and files filter by
+   * them): undefined for everything, null for nothing.
+   */
+  async reachSubtree(caller: Caller): Promise<UnitSubtree | undefined | null> {
+    const reach = await this.reachOf(caller);
+    if (reach.kind === 'everything') return undefined;
+    if (reach.kind === 'nothing') return null;
+    const { city, county, town } = geographyOf(reach.root);
+    return { city, ...(county !== undefined && { county }), ...(town !== undefined && { town }) };
+  }
+
+  /**
+   * A query's unit filter (city, county, town), narrowed to the caller's reach: a filter within
+   * it stays, a wider one (or none) becomes the reach, another subtree is "not found".
+   */
+  async narrowToReach<Q extends Partial<UnitSubtree>>(caller: Caller, query: Q): Promise<Q> {
+    const reach = await this.reachSubtree(caller);
+    if (reach === undefined) return query;
+    const outside = () =>
+      new NotFoundError(
+        `No unit named ${[query.city, query.county, query.town].filter(Boolean).join(' / ')} is within your reach.`,
+      );
+    if (reach === null) throw outside();
+    const narrowed: Q = { ...query };
+    for (const level of ['city', 'county', 'town'] as const) {
+      if (reach[level] === undefined) break;
+      if (query[level] !== undefined && query[level] !== reach[level]) throw outside();
+      narrowed[level] = reach[level];
+    }
+    return narrowed;
+  }
+
+  /**
+   * Refuses a unit an administrator cannot be given: a province with cities (its reach could not
+   * be told by the ledger's names, which start at the city: its administrators belong to the
+   * archive), or a unit below a town's level.
+   */
+  async checkAdministratorUnit(unit: DirectoryUnit): Promise<void> {
+    if (geographyOf(unit).street !== undefined)
+      throw new ValidationError(
+        'An administrator belongs to the archive, a city, a county, a town or a unit added above a town’s level; give this account the town’s unit, or make it a clerk.',
+      );
+    if (unit.level === 'province') {
+      const cities = await this.deps.units.find({ parentId: unit.id, level: 'city', limit: 1, offset: 0 });
+      if (cities.total > 0)
+        throw new ValidationError(
+          'An administrator of a whole province belongs to the archive itself (unit "archive"); a province’s cities, counties and towns take administrators of their own.',
+        );
+    }
   }
 
   /** A unit the caller reaches; anything else is "not found", so other counties' units stay unknown. */

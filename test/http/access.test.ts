@@ -24,12 +24,7 @@ for (const target of storeTargets) {
       await server.addAccount('clerkA', 'clerk', 'unit-a');
       await server.addAccount('clerkB', 'clerk', 'unit-b');
       await server.addAccount('admin', 'admin', 'archive');
-      as = {
-        anonymous: server.anonymous(),
-        clerkA: await server.login('clerkA'),
-        clerkB: await server.login('clerkB'),
-        admin: await server.login('admin'),
-      };
+      as = await server.loginAll(['clerkA', 'clerkB', 'admin']);
       fileOfA = (await (await as.clerkA.upload('a.pdf', randomContent(100))).json()).fileId;
       fileOfB = (await (await as.clerkB.upload('b.pdf', randomContent(100))).json()).fileId;
     });

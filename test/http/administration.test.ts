@@ -44,13 +44,7 @@ for (const target of storeTargets) {
       await server.addAccountIn('dongguang', 'admin', DONGGUANG);
       await server.addAccountIn('clerk', 'clerk', QINGZHOU);
       await server.addAccountIn('clerkDong', 'clerk', DONGGUANG_TOWN);
-      as = {
-        anonymous: server.anonymous(),
-        clerk: await server.login('clerk'),
-        qing: await server.login('qing'),
-        dongguang: await server.login('dongguang'),
-        top: await server.login('top'),
-      };
+      as = await server.loginAll(['clerk', 'qing', 'dongguang', 'top']);
     });
     after(() => server.close());
 
@@ -228,6 +222,25 @@ for (const target of storeTargets) {
           await as.top.json('/api/accounts', 'POST', { username: 'new1', role: 'clerk', unitId: 'archive' }),
           400,
         );
+        // Administrators' reach is told by the ledger's names: a province with cities, or a unit below a town, cannot be one.
+        await body(
+          await as.top.json('/api/accounts', 'POST', { username: 'new1', role: 'admin', unitId: '130000' }),
+          400,
+        );
+        const village = await body<UnitView>(
+          await as.qing.json('/api/units', 'POST', { parentId: QINGZHOU, name: '东街村' }),
+          201,
+        );
+        await body(
+          await as.qing.json('/api/accounts', 'POST', { username: 'new1', role: 'admin', unitId: village.id }),
+          400,
+        );
+        await body(
+          await as.qing.json('/api/accounts', 'POST', { username: 'new1', role: 'clerk', unitId: village.id }),
+          201,
+        );
+        const new1 = await accountId('new1');
+        await body(await as.qing.json(`/api/accounts/${new1}`, 'PATCH', { role: 'admin' }), 400);
         for (const bad of [
           { username: 'new1', role: 'root', unitId: QINGZHOU },
           { username: { $ne: '' }, role: 'clerk', unitId: QINGZHOU },
@@ -236,7 +249,7 @@ for (const target of storeTargets) {
           { username: 'new1', role: 'clerk', unitId: QINGZHOU, password: 'x' },
         ])
           await body(await as.qing.json('/api/accounts', 'POST', bad), 400);
-        assert.equal((await server.archive.services.accounts.list()).length, before.length);
+        assert.equal((await server.archive.services.accounts.list()).length, before.length + 1, 'only new1, the clerk');
       });
 
       it('GET /api/accounts: each administrator sees its reach, filtered by unit, role, state and text', async () => {

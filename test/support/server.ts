@@ -126,6 +126,13 @@ export class TestServer {
     return new Client(this.url, { cookie, csrf: csrfToken });
   }
 
+  /** Clients logged in as each of these accounts, and one anonymous. */
+  async loginAll<N extends string>(usernames: readonly N[]): Promise<Record<N | 'anonymous', Client>> {
+    const clients = [];
+    for (const username of usernames) clients.push([username, await this.login(username)] as const);
+    return { anonymous: this.anonymous(), ...Object.fromEntries(clients) } as Record<N | 'anonymous', Client>;
+  }
+
   /** A client using an API token, like a script. */
   async tokenClient(account: Account): Promise<Client> {
     const { token } = await this.archive.services.tokens.create(account, 'test');

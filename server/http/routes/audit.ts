@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { auditQuery, type AuditEventView, type AuditList } from '../../../shared/schemas.js';
 import type { AuditService } from '../../services/audit.js';
+import type { UnitDirectory } from '../../services/unit-directory.js';
 import { requireAuth } from '../auth.js';
 import { sendCsv } from '../csv.js';
 import { parse } from '../validate.js';
@@ -39,10 +40,12 @@ const csvRow = (e: AuditEventView) => [
 ];
 
 /** `/api/audit`: administrators search the audit log (JSON, or CSV with `format=csv`). Viewing and exporting are audited too. */
-export function auditRoutes(audit: AuditService): Router {
+export function auditRoutes(audit: AuditService, directory: Pick<UnitDirectory, 'narrowToReach'>): Router {
   const router = Router();
   router.get('/', requireAuth(['admin']), async (req, res) => {
-    const { format, ...query } = parse(auditQuery, { ...req.query }, 'query');
+    const { format, ...asked } = parse(auditQuery, { ...req.query }, 'query');
+    // An administrator of a subtree sees the events of its reach's accounts.
+    const query = await directory.narrowToReach(req.principal!.account, asked);
     const { items, total } = await audit.search(query);
     await recordViewing(audit, req, { view: 'audit_viewed', export: 'audit_exported' });
     // A CSV holds one page (up to 1,000 rows); the total says whether more pages remain.

@@ -24,6 +24,7 @@ import type {
 import type { AuditService } from '../../services/audit.js';
 import type { NearDuplicateService } from '../../services/near-duplicates/detection.js';
 import type { ReportService } from '../../services/reports.js';
+import type { UnitDirectory } from '../../services/unit-directory.js';
 import { requireAuth } from '../auth.js';
 import { sendCsv } from '../csv.js';
 import { parse } from '../validate.js';
@@ -180,6 +181,7 @@ export function reportRoutes(
   reports: ReportService,
   audit: AuditService,
   nearDuplicates: Pick<NearDuplicateService, 'report'>,
+  directory: Pick<UnitDirectory, 'narrowToReach'>,
 ): Router {
   const router = Router();
   router.use(requireAuth(['admin']));
@@ -193,7 +195,8 @@ export function reportRoutes(
     router.get(`/${name}`, async (req: Request, res: Response) => {
       const query = parse(schema, { ...req.query }, 'query');
       const { format, ...rest } = query;
-      const page = await run(rest);
+      // An administrator of a subtree sees its own reach, whatever the filter asks.
+      const page = await run(await directory.narrowToReach(req.principal!.account, rest));
       await recordViewing(audit, req, { view: 'report_viewed', export: 'report_exported' }, name);
       res.setHeader('X-Total-Count', String(page.total));
       if (format === 'csv') {

@@ -2,7 +2,9 @@ import { Router } from 'express';
 import type { Logger } from '../../log.js';
 import type { AuditService } from '../../services/audit.js';
 import type { FixityService } from '../../services/fixity.js';
-import { ConflictError } from '../../errors.js';
+import { ConflictError, ForbiddenError } from '../../errors.js';
+import type { FileService } from '../../services/files.js';
+import type { UnitDirectory } from '../../services/unit-directory.js';
 import { requireAuth } from '../auth.js';
 
 /**
@@ -12,15 +14,34 @@ import { requireAuth } from '../auth.js';
 export function verificationRoutes(deps: {
   fixity: FixityService;
   audit: AuditService;
+  files: Pick<FileService, 'inReach'>;
+  directory: Pick<UnitDirectory, 'reachOf'>;
   logger: Logger;
   intervalMs: number;
 }): Router {
   const router = Router();
-  router.get('/', requireAuth(['admin']), async (_req, res) => {
+  router.get('/', requireAuth(['admin']), async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
-    res.json({ last: (await deps.fixity.last()) ?? null, intervalHours: deps.intervalMs / 3600_000 });
+    const last = (await deps.fixity.last()) ?? null;
+    if (last && last.problems.length > 0) {
+      // An administrator of a subtree hears of the damaged files of its reach only.
+      const mine = await deps.files.inReach(
+        req.principal!.account,
+        last.problems.map((p) => p.fileId),
+      );
+      if (mine.size < last.problems.length) {
+        const problems = last.problems.filter((p) => mine.has(p.fileId));
+        const count = (kind: string) => problems.filter((p) => p.kind === kind).length;
+        Object.assign(last, { problems, missing: count('missing'), corrupted: count('corrupted') });
+      }
+    }
+    res.json({ last, intervalHours: deps.intervalMs / 3600_000 });
   });
   router.post('/', requireAuth(['admin']), async (req, res) => {
+    if ((await deps.directory.reachOf(req.principal!.account)).kind !== 'everything')
+      throw new ForbiddenError(
+        'The fixity check reads the whole archive: the archive’s top-level administrators start it.',
+      );
     if ((await deps.fixity.last())?.state === 'running')
       throw new ConflictError('A fixity check is running already; its progress is shown here.');
     await deps.audit.record('verification_started', req.principal!.account, { address: req.ip ?? null });

@@ -69,6 +69,39 @@ export function catalogConformance(target: StoreTarget): void {
         const literal = await store.catalog.list({ accountId: clerkA.id, nameContains: '%', limit: 10, offset: 0 });
         assert.equal(literal.total, 0, 'search text is literal, not a pattern');
       });
+
+      it('lists the files of a unit subtree under the names its units gave them', async () => {
+        const qing = testAccount({ unit: unit('unit-q', '青县') });
+        const xian = testAccount({ unit: unit('unit-x', '献县') });
+        const shared = (await commitBytes(store, randomContent(10), 'x.pdf')).entry;
+        const onlyXian = (await commitBytes(store, randomContent(11), 'x2.pdf')).entry;
+        await recordUpload(store, xian, shared.fileId, '献县的名字.pdf', new Date(Date.now() - 2000));
+        await recordUpload(store, qing, shared.fileId, '青县的名字.pdf', new Date(Date.now() - 1000));
+        await recordUpload(store, xian, onlyXian.fileId, '只有献县.pdf');
+        const list = (subtree: { city: string; county?: string }, nameContains?: string) =>
+          store.catalog.list({
+            subtree,
+            accountId: qing.id,
+            limit: 10,
+            offset: 0,
+            ...(nameContains && { nameContains }),
+          });
+        const county = await list({ city: '沧州市', county: '青县' });
+        assert.deepEqual(
+          [county.total, county.items.map((i) => [i.entry.fileId, i.displayName, i.uploadCount, i.myUploadCount])],
+          [1, [[shared.fileId, '青县的名字.pdf', 1, 1]]],
+        );
+        const city = await list({ city: '沧州市' });
+        assert.deepEqual(
+          city.items.map((i) => [i.entry.fileId, i.uploadCount]),
+          [
+            [onlyXian.fileId, 1],
+            [shared.fileId, 2],
+          ],
+        );
+        assert.equal((await list({ city: '沧州市' }, '只有')).total, 1);
+        assert.equal((await list({ city: '廊坊市' })).total, 0);
+      });
     });
   });
 }

@@ -1,5 +1,6 @@
 import type { Db, EmbeddedSchema } from '../embedded/database.js';
 import { likePattern } from '../embedded/sql.js';
+import type { UnitSubtree } from '../ledger/port.js';
 import type { Catalog, CatalogEntry, CatalogListing, CatalogListQuery, ContentKey } from './port.js';
 
 export const catalogSchema: EmbeddedSchema = {
@@ -72,31 +73,46 @@ export class EmbeddedCatalog implements Catalog {
   }
 
   async list(query: CatalogListQuery): Promise<{ items: CatalogListing[]; total: number }> {
-    return query.unitId === undefined ? this.listAll(query) : this.listForUnit(query.unitId, query);
+    if (query.unitId !== undefined) return this.listForUnits(query, { unitId: query.unitId });
+    if (query.subtree !== undefined) return this.listForUnits(query, query.subtree);
+    return this.listAll(query);
   }
 
-  /** A unit's view: files its accounts uploaded, most recently uploaded first, under the unit's own names. */
-  private listForUnit(unitId: string, q: CatalogListQuery) {
+  /**
+   * A unit's view (or a subtree's): files its accounts uploaded, most recently uploaded first,
+   * under the names they gave them.
+   */
+  private listForUnits(q: CatalogListQuery, who: { unitId: string } | UnitSubtree) {
     const nameFilter = q.nameContains
       ? `AND (l.upload_file_name LIKE @pattern ESCAPE '\\' OR l.last_upload_file_name LIKE @pattern ESCAPE '\\')`
       : '';
-    const params = { unitId, ...listingParams(q) };
+    const columns =
+      'unitId' in who
+        ? ['unit_id']
+        : ['city', 'county', 'town'].filter((c) => c in who && who[c as keyof UnitSubtree] !== undefined);
+    const match = (alias: string) => columns.map((c) => `${alias}.${c} = @${c}`).join(' AND ');
+    const params = {
+      ...('unitId' in who
+        ? { unit_id: who.unitId }
+        : Object.fromEntries(columns.map((c) => [c, who[c as keyof UnitSubtree]]))),
+      ...listingParams(q),
+    };
     // SQLite takes bare columns from the row that holds the one MAX(), so display_name and
     // display_type are the latest upload's (first_upload is a subquery to keep that MAX() the only aggregate of its kind).
     const rows = this.db
       .prepare<typeof params, ListingRow>(
         `SELECT c.*, l.last_upload_file_name AS display_name, l.last_content_type AS display_type, MAX(l.last_upload_time) AS last_upload,
-                (SELECT MIN(f.upload_time) FROM ledger f WHERE f.unit_id = @unitId AND f.file_id = l.file_id) AS first_upload,
+                (SELECT MIN(f.upload_time) FROM ledger f WHERE ${match('f')} AND f.file_id = l.file_id) AS first_upload,
                 SUM(l.upload_count) AS uploads,
                 SUM(CASE WHEN l.user_id = @accountId THEN l.upload_count ELSE 0 END) AS mine
          FROM ledger l JOIN catalog c ON c.file_id = l.file_id
-         WHERE l.unit_id = @unitId ${nameFilter}
+         WHERE ${match('l')} ${nameFilter}
          GROUP BY l.file_id ORDER BY last_upload DESC, c.file_id LIMIT @limit OFFSET @offset`,
       )
       .all(params);
     const { total } = this.db
       .prepare<typeof params, { total: number }>(
-        `SELECT COUNT(DISTINCT l.file_id) AS total FROM ledger l WHERE l.unit_id = @unitId ${nameFilter}`,
+        `SELECT COUNT(DISTINCT l.file_id) AS total FROM ledger l WHERE ${match('l')} ${nameFilter}`,
       )
       .get(params)!;
     return { items: rows.map(listingFromRow), total };

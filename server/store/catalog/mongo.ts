@@ -1,6 +1,6 @@
 import { Long, type Db, type Filter, type ObjectId } from 'mongodb';
 import { escapeRegex, objectIdOf, toNumber } from '../mongo/documents.js';
-import type { LedgerCollections, LedgerDoc } from '../ledger/mongo.js';
+import { subtreeMatch, type LedgerCollections, type LedgerDoc } from '../ledger/mongo.js';
 import type { Catalog, CatalogEntry, CatalogListing, CatalogListQuery, ContentKey } from './port.js';
 
 /** A catalog entry in `fileInfo.files`, with the seed design's field names. */
@@ -83,12 +83,15 @@ export class MongoCatalog implements Catalog {
   }
 
   async list(query: CatalogListQuery): Promise<{ items: CatalogListing[]; total: number }> {
-    return query.unitId === undefined ? this.listAll(query) : this.listForUnit(query.unitId, query);
+    if (query.unitId !== undefined)
+      return this.listForUnits(query, { 'UploadGeography.UploadGeoNameID': query.unitId });
+    if (query.subtree !== undefined) return this.listForUnits(query, subtreeMatch(query.subtree));
+    return this.listAll(query);
   }
 
-  /** A unit's view, grouped from the unit's ledger entries by the database. */
-  private async listForUnit(unitId: string, q: CatalogListQuery) {
-    const match: Filter<LedgerDoc> = { 'UploadGeography.UploadGeoNameID': unitId };
+  /** A unit's view (or a subtree's), grouped from its ledger entries by the database. */
+  private async listForUnits(q: CatalogListQuery, units: Filter<LedgerDoc>) {
+    const match: Filter<LedgerDoc> = { ...units };
     if (q.nameContains) {
       const re = new RegExp(escapeRegex(q.nameContains), 'i');
       match.$or = [{ UploadFileName: re }, { LastUploadFileName: re }];

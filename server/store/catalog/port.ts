@@ -1,3 +1,4 @@
+import type { UnitSubtree } from '../ledger/port.js';
 /**
  * Content identity: MD5 alone never merges two files. (`{md5, sha256, size}` on the wire; the
  * MongoDB catalog documents keep the seed design's fileMD5, fileSHA256 and fileLength.)
@@ -31,6 +32,8 @@ export interface NewCatalogEntry {
 export interface CatalogListQuery {
   /** Only files this unit uploaded (a clerk's view); all files when absent (an admin's view). */
   unitId?: string;
+  /** Only files uploaded by the units of this subtree (an administrator's reach), under their latest names there. */
+  subtree?: UnitSubtree;
   /** Whose uploads count as "mine". */
   accountId: string;
   nameContains?: string;

@@ -181,6 +181,19 @@ export function ledgerConformance(target: StoreTarget): void {
         await recordUpload(store, cityLevel, entry.fileId);
         assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { city: '沧州市', county: null }), true);
       });
+
+      it('tells whether a unit of a subtree (a city, a county, a town) has uploaded a file', async () => {
+        const { entry } = await commitBytes(store, randomContent(10));
+        await recordUpload(store, testAccount({ unit: unit('unit-q', '青县') }), entry.fileId);
+        const inSubtree = (subtree: { city: string; county?: string; town?: string }) =>
+          store.ledger.hasUploadInScope(entry.fileId, { subtree });
+        assert.equal(await inSubtree({ city: '沧州市' }), true);
+        assert.equal(await inSubtree({ city: '沧州市', county: '青县' }), true);
+        assert.equal(await inSubtree({ city: '沧州市', county: '青县', town: 'unit-q镇' }), true);
+        assert.equal(await inSubtree({ city: '沧州市', county: '青县', town: '金牛镇' }), false);
+        assert.equal(await inSubtree({ city: '沧州市', county: '献县' }), false);
+        assert.equal(await inSubtree({ city: '廊坊市' }), false);
+      });
     });
   });
 }

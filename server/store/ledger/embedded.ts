@@ -77,7 +77,7 @@ export class EmbeddedLedger implements Ledger {
   private readonly inUnit;
   private readonly inCounty;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     // One statement: a new entry at 1, or UploadCount + 1; SQLite serialises writers, so no increment is lost.
     this.upsert = db.prepare<Record<string, unknown>, { upload_count: number }>(
       `INSERT INTO ledger (user_id, user_name, unit_id, unit, file_id, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count)
@@ -166,6 +166,16 @@ export class EmbeddedLedger implements Ledger {
   }
 
   async hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean> {
+    if ('subtree' in scope) {
+      const { city, county, town } = scope.subtree;
+      const levels = [county !== undefined ? 'AND county = @county' : '', town !== undefined ? 'AND town = @town' : ''];
+      return (
+        this.db
+          .prepare(`SELECT 1 AS found FROM ledger WHERE file_id = @fileId AND city = @city ${levels.join(' ')} LIMIT 1`)
+          .get({ fileId, city, ...(county !== undefined && { county }), ...(town !== undefined && { town }) }) !==
+        undefined
+      );
+    }
     const row =
       'unitId' in scope ? this.inUnit.get(scope.unitId, fileId) : this.inCounty.get(fileId, scope.city, scope.county);
     return row !== undefined;

@@ -4,7 +4,15 @@ import type { ReportUnit } from '../../../shared/reports.js';
 import type { GeoType, Unit } from '../../../shared/schemas.js';
 import type { AuditCollections, AuditDoc } from '../audit/mongo.js';
 import { isDuplicateKey, objectIdOf } from '../mongo/documents.js';
-import type { CountedUpload, Ledger, LedgerEntry, UploadAction, UploaderScope, UploadRecord } from './port.js';
+import type {
+  CountedUpload,
+  Ledger,
+  LedgerEntry,
+  UnitSubtree,
+  UploadAction,
+  UploaderScope,
+  UploadRecord,
+} from './port.js';
 
 /** An uploader entry in `userInfo.users`, with the seed design's field names. */
 export interface LedgerDoc {
@@ -86,6 +94,15 @@ export function ledgerIdentity(account: UploadRecord['account']) {
       StreetName: u.street ?? null,
     },
     ...(u.coordinates ? { GeoPts: { Type: 'Point' as const, GeoCoordinates: u.coordinates } } : {}),
+  };
+}
+
+/** The ledger entries of a unit subtree, by their address names. */
+export function subtreeMatch(subtree: UnitSubtree): Filter<LedgerDoc> {
+  return {
+    'UploadGeoAddress.CityName': subtree.city,
+    ...(subtree.county !== undefined && { 'UploadGeoAddress.CountyName': subtree.county }),
+    ...(subtree.town !== undefined && { 'UploadGeoAddress.TownName': subtree.town }),
   };
 }
 
@@ -242,9 +259,11 @@ export class MongoLedger implements Ledger {
     const UploadFileID = objectIdOf(fileId);
     if (!UploadFileID) return false;
     const filter =
-      'unitId' in scope
-        ? { UploadFileID, 'UploadGeography.UploadGeoNameID': scope.unitId }
-        : { UploadFileID, 'UploadGeoAddress.CityName': scope.city, 'UploadGeoAddress.CountyName': scope.county };
+      'subtree' in scope
+        ? { UploadFileID, ...subtreeMatch(scope.subtree) }
+        : 'unitId' in scope
+          ? { UploadFileID, 'UploadGeography.UploadGeoNameID': scope.unitId }
+          : { UploadFileID, 'UploadGeoAddress.CityName': scope.city, 'UploadGeoAddress.CountyName': scope.county };
     return (await this.c.ledger.findOne(filter, { projection: { _id: 1 } })) !== null;
   }
 

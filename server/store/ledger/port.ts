@@ -30,8 +30,18 @@ export interface LedgerEntry {
   uploadCount: number;
 }
 
-/** Whose uploads count as "in scope" for an instant upload: one unit, or one county of a city. */
-export type UploaderScope = { unitId: string } | { city: string; county: string | null };
+/** A unit subtree by the ledger's names: a city, a county of it, or a town of that county. */
+export interface UnitSubtree {
+  city: string;
+  county?: string;
+  town?: string;
+}
+
+/**
+ * Whose uploads count as "in scope": one unit, or one county of a city (an instant upload's
+ * scope; `county: null` is the city's own units), or a subtree (an administrator's reach).
+ */
+export type UploaderScope = { unitId: string } | { city: string; county: string | null } | { subtree: UnitSubtree };
 
 /**
  * One upload action (a tus upload, an instant upload, a batch's file, a multipart upload), to be

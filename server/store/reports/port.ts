@@ -1,12 +1,9 @@
 import type * as Rows from '../../../shared/reports.js';
 import type { NearDuplicatePair } from '../near-duplicates/port.js';
 
-/** A unit subtree: a city, a county of it, or a town of that county. */
-export interface UnitSubtree {
-  city: string;
-  county?: string;
-  town?: string;
-}
+import type { UnitSubtree } from '../ledger/port.js';
+
+export type { UnitSubtree };
 
 /** What every report is restricted to. */
 export interface ReportFilter {

@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { REPORTS } from '../../shared/reports.js';
+import type { FileList } from '../../shared/schemas.js';
+import type { VerificationResult } from '../../shared/verification.js';
+
+type VerificationView = { last: VerificationResult | null };
+import { randomContent } from '../support/content.js';
+import { type Client, TestServer } from '../support/server.js';
+import { damageContent, storeTargets } from '../support/stores.js';
+
+/**
+ * Reach: every endpoint whose answer depends on who asks, for the five kinds of caller. Two
+ * counties of 沧州市 (Hebei loaded): 青县 (Q) and 东光县 (D), each with a clerk in a town and a
+ * county administrator; and the archive's top-level administrator.
+ */
+type Who = 'anonymous' | 'clerkQ' | 'adminQ' | 'adminD' | 'top';
+const WHO: Who[] = ['anonymous', 'clerkQ', 'adminQ', 'adminD', 'top'];
+
+for (const target of storeTargets) {
+  describe(`an administrator sees its own reach (${target.name} store)`, { skip: target.skip }, () => {
+    let server: TestServer;
+    let as: Record<Who, Client>;
+    let fileQ: string;
+    let fileD: string;
+
+    before(async () => {
+      server = await TestServer.start(target);
+      await server.archive.services.directory.load(['13']);
+      await server.addAccountIn('clerkQ', 'clerk', '130922100');
+      await server.addAccountIn('clerkD', 'clerk', '130923100');
+      await server.addAccountIn('adminQ', 'admin', '130922');
+      await server.addAccountIn('adminD', 'admin', '130923');
+      await server.addAccountIn('top', 'admin', 'archive');
+      as = await server.loginAll(['clerkQ', 'adminQ', 'adminD', 'top']);
+      const clerkD = await server.login('clerkD');
+      const [dataQ, dataD] = [randomContent(150_000), randomContent(150_000)];
+      fileQ = (await (await as.clerkQ.upload('青县档案.pdf', dataQ)).json()).fileId;
+      fileD = (await (await clerkD.upload('东光档案.pdf', dataD)).json()).fileId;
+      // Uploaded twice, so the repeat-uploaders report has a row for each county.
+      await as.clerkQ.upload('青县档案.pdf', dataQ);
+      await clerkD.upload('东光档案-又一份.pdf', dataD);
+    });
+    after(() => server.close());
+
+    const status = async (who: Who, res: Response, expected: number) => {
+      assert.equal(res.status, expected, `${who}: ${res.status} ${await res.clone().text()}`);
+      return res;
+    };
+
+    it('GET /api/files: a clerk its unit’s files, an administrator its reach’s, the top level all', async () => {
+      await status('anonymous', await as.anonymous.fetch('/api/files'), 401);
+      const seen = async (who: Who) =>
+        ((await (await status(who, await as[who].fetch('/api/files'), 200)).json()) as FileList).items.map(
+          (f) => f.fileId,
+        );
+      assert.deepEqual(await seen('clerkQ'), [fileQ]);
+      assert.ok((await seen('adminQ')).includes(fileQ) && !(await seen('adminQ')).includes(fileD));
+      assert.ok((await seen('adminD')).includes(fileD) && !(await seen('adminD')).includes(fileQ));
+      assert.ok((await seen('top')).includes(fileQ) && (await seen('top')).includes(fileD));
+    });
+
+    it('GET /api/files/:id: downloads within reach only; elsewhere the file does not exist', async () => {
+      const expected: Record<Who, number> = { anonymous: 401, clerkQ: 200, adminQ: 200, adminD: 404, top: 200 };
+      for (const who of WHO) await status(who, await as[who].fetch(`/api/files/${fileQ}`), expected[who]);
+      await status('adminQ', await as.adminQ.fetch(`/api/files/${fileD}`), 404);
+    });
+
+    for (const report of REPORTS) {
+      it(`GET /api/reports/${report}: administrators, each on its reach; another county by name is not found`, async () => {
+        const expected: Record<Who, number> = { anonymous: 401, clerkQ: 403, adminQ: 200, adminD: 200, top: 200 };
+        for (const who of WHO) await status(who, await as[who].fetch(`/api/reports/${report}`), expected[who]);
+        const elsewhere = `/api/reports/${report}?city=${encodeURIComponent('沧州市')}&county=${encodeURIComponent('东光县')}`;
+        await status('adminQ', await as.adminQ.fetch(elsewhere), 404);
+        await status('adminD', await as.adminD.fetch(elsewhere), 200);
+        await status(
+          'adminQ',
+          await as.adminQ.fetch(`/api/reports/${report}?city=${encodeURIComponent('廊坊市')}`),
+          404,
+        );
+      });
+    }
+
+    it('the reports count the reach only', async () => {
+      const counties = async (who: Who) => {
+        const res = await as[who].fetch('/api/reports/repeat-uploaders?group=unit');
+        const page = (await (await status(who, res, 200)).json()) as { items: Array<{ unit: { county?: string } }> };
+        return [...new Set(page.items.map((r) => r.unit.county))].sort();
+      };
+      assert.deepEqual(await counties('adminQ'), ['青县']);
+      assert.deepEqual(await counties('adminD'), ['东光县']);
+      assert.deepEqual(await counties('top'), ['东光县', '青县']);
+      const savings = async (who: Who) => {
+        const res = await as[who].fetch('/api/reports/savings');
+        return ((await (await status(who, res, 200)).json()) as { summary: { uploads: number } }).summary.uploads;
+      };
+      assert.equal(await savings('adminQ'), 2);
+      assert.equal(await savings('adminD'), 2);
+      assert.equal(await savings('top'), 4);
+    });
+
+    it('GET /api/audit: administrators, each the events of its reach’s accounts', async () => {
+      const expected: Record<Who, number> = { anonymous: 401, clerkQ: 403, adminQ: 200, adminD: 200, top: 200 };
+      for (const who of WHO) await status(who, await as[who].fetch('/api/audit'), expected[who]);
+      const uploaders = async (who: Who) => {
+        const res = await as[who].fetch('/api/audit?action=upload');
+        const body = (await (await status(who, res, 200)).json()) as { items: Array<{ userName: string }> };
+        return [...new Set(body.items.map((e) => e.userName))].sort();
+      };
+      assert.deepEqual(await uploaders('adminQ'), ['clerkQ']);
+      assert.deepEqual(await uploaders('adminD'), ['clerkD']);
+      assert.deepEqual(await uploaders('top'), ['clerkD', 'clerkQ']);
+      const elsewhere = `/api/audit?city=${encodeURIComponent('沧州市')}&county=${encodeURIComponent('东光县')}`;
+      await status('adminQ', await as.adminQ.fetch(elsewhere), 404);
+    });
+
+    it('/api/verification: the top level starts the fixity check; each administrator hears of its reach’s damaged files', async () => {
+      const expected: Record<Who, number> = { anonymous: 401, clerkQ: 403, adminQ: 200, adminD: 200, top: 200 };
+      for (const who of WHO) await status(who, await as[who].fetch('/api/verification'), expected[who]);
+      await damageContent(server.opened, fileQ, { kind: 'flip-byte', offset: 1_000 });
+      await damageContent(server.opened, fileD, { kind: 'flip-byte', offset: 1_000 });
+      const start: Record<Who, number> = { anonymous: 401, clerkQ: 403, adminQ: 403, adminD: 403, top: 202 };
+      for (const who of WHO)
+        await status(who, await as[who].fetch('/api/verification', { method: 'POST' }), start[who]);
+      let last: VerificationResult | null = null;
+      for (let i = 0; i < 200 && last?.state !== 'failed'; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+        last = ((await (await as.top.fetch('/api/verification')).json()) as VerificationView).last;
+      }
+      assert.equal(last?.state, 'failed');
+      const damaged = async (who: Who) => {
+        const view = (await (await as[who].fetch('/api/verification')).json()) as VerificationView;
+        return [view.last!.problems.map((p) => p.fileId).sort(), view.last!.corrupted];
+      };
+      assert.deepEqual(await damaged('top'), [[fileQ, fileD].sort(), 2]);
+      assert.deepEqual(await damaged('adminQ'), [[fileQ], 1]);
+      assert.deepEqual(await damaged('adminD'), [[fileD], 1]);
+    });
+  });
+}
