@@ -8,6 +8,7 @@ import { benchLoad, type LoadResult } from './load.js';
 import { benchImport } from './import.js';
 import { benchNearDuplicateIndex } from './near-duplicate-index.js';
 import { benchAbuse, type AbuseResult } from './abuse.js';
+import { benchAdministration } from './administration.js';
 
 /**
  * `npm run bench`: speed and memory against references measured in the same run.
@@ -15,11 +16,12 @@ import { benchAbuse, type AbuseResult } from './abuse.js';
  * BENCH_LEDGER (default 1000000; files = ledger / 5), BENCH_LOAD_CLIENTS (default 200) and
  * BENCH_LOAD_SECONDS (default 60; the load test's clients and duration), BENCH_IMPORT_SMALL (default
  * 10000), BENCH_IMPORT_LARGE (default 10), BENCH_IMPORT_LARGE_MIB (default 100) and BENCH_NEARDUP
- * (default 1000000 fingerprints) and BENCH_ABUSE_SECONDS (default 20) scale it down for a quick look;
+ * (default 1000000 fingerprints), BENCH_ABUSE_SECONDS (default 20) and BENCH_ACCOUNTS (default 5000) scale it
+ * down for a quick look;
  * BENCH_HEAP=1 makes the load part a soak run: the paced run only, with the server's live heap read
  * from heap snapshots after a 2-minute warm-up and at the end (each snapshot stalls the server ~2 s);
  * BENCH_ONLY (e.g. "import,tus") runs only the named parts: ingest, tus, browser, lookup, claims,
- * reports, load, import, neardup, abuse.
+ * reports, load, import, neardup, abuse, admin.
  */
 const ingestMiB = Number(process.env.BENCH_INGEST_MIB ?? 1024);
 const browserMiB = Number(process.env.BENCH_BROWSER_MIB ?? 1024);
@@ -32,6 +34,7 @@ const importLarge = Number(process.env.BENCH_IMPORT_LARGE ?? 10);
 const importLargeMiB = Number(process.env.BENCH_IMPORT_LARGE_MIB ?? 100);
 const nearDuplicateCount = Number(process.env.BENCH_NEARDUP ?? 1_000_000);
 const abuseSeconds = Number(process.env.BENCH_ABUSE_SECONDS ?? 20);
+const benchAccounts = Number(process.env.BENCH_ACCOUNTS ?? 5000);
 const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim());
 const wanted = (part: string) => !only || only.includes(part);
 /** A clerk's pause between operations in the paced load run (0.5-1.5 × this). */
@@ -209,6 +212,27 @@ if (wanted('abuse')) {
     `abuse   16 closed-loop clients each sending POST /api/uploads/checks of 1,000 files another unit holds, for ${abuseSeconds} s, embedded store; GET /api/health timed every 10 ms from another client`,
   );
   for (const accounts of [16, 1]) printAbuse(await benchAbuse(16, accounts, abuseSeconds));
+}
+
+if (wanted('admin')) {
+  const a = await benchAdministration(benchAccounts);
+  const ms = (t: { p50: number; p99: number }) => `p50 ${t.p50.toFixed(1)} ms  p99 ${t.p99.toFixed(1)} ms`;
+  console.log(
+    `admin   the unit directory of ${a.province} (${a.units} units) and ${a.accounts} accounts, embedded store`,
+  );
+  console.log(
+    `        reading the division data (reference) ${a.parseMs.toFixed(0)} ms; loading it into an empty store ${a.loadMs.toFixed(0)} ms (${(a.loadMs / a.parseMs).toFixed(1)}x); at a later start ${a.reloadMs.toFixed(0)} ms`,
+  );
+  console.log(`        GET /api/session (reference)          ${ms(a.session)}, over loopback`);
+  console.log(
+    `        GET /api/units?q= (the whole province)  ${ms(a.unitSearch)}  (p99 ${(a.unitSearch.p99 / a.session.p99).toFixed(1)}x the reference; target p99 <= 50 ms: ${verdict(a.unitSearch.p99 <= 50)})`,
+  );
+  console.log(
+    `        GET /api/accounts (a page of 50)        ${ms(a.accountList)}  (p99 ${(a.accountList.p99 / a.session.p99).toFixed(1)}x the reference; target p99 <= 200 ms: ${verdict(a.accountList.p99 <= 200)})`,
+  );
+  console.log(
+    `        the accounts page in Chromium          ${a.pageMs === null ? 'not measured (no Chromium)' : `${a.pageMs.toFixed(0)} ms from opening it to its first 50 rows (median of 5; target <= 1000 ms: ${verdict(a.pageMs <= 1000)})`}`,
+  );
 }
 
 if (wanted('neardup')) {

@@ -9,6 +9,18 @@ import type {
   UploadResult,
 } from '../../shared/schemas.js';
 import type { VerificationResult } from '../../shared/verification.js';
+import type {
+  AccountList,
+  AccountPatchRequest,
+  AccountSummary,
+  ImportRowProblem,
+  NewAccountRequest,
+  NewTokenRequest,
+  NewTokenView,
+  OneTimePasswordView,
+  TokenView,
+} from '../../shared/accounts.js';
+import type { UnitList, UnitView } from '../../shared/units.js';
 import { ApiError, isErrorCode, NetworkError } from './i18n/index.js';
 
 export interface VerificationView {
@@ -105,10 +117,96 @@ export class ArchiveApi {
     return this.#call('POST', '/api/verification');
   }
 
+  units(params: Record<string, string | number | undefined>): Promise<UnitList> {
+    return this.#call('GET', `/api/units?${query(params)}`);
+  }
+
+  addUnit(parentId: string | null, name: string): Promise<UnitView> {
+    return this.#call('POST', '/api/units', { parentId, name });
+  }
+
+  renameUnit(id: string, name: string): Promise<UnitView> {
+    return this.#call('PATCH', `/api/units/${encodeURIComponent(id)}`, { name });
+  }
+
+  unmapped(): Promise<{ items: AccountSummary[] }> {
+    return this.#call('GET', '/api/units/unmapped');
+  }
+
+  accounts(params: Record<string, string | number | undefined>): Promise<AccountList> {
+    return this.#call('GET', `/api/accounts?${query(params)}`);
+  }
+
+  createAccount(request: NewAccountRequest): Promise<OneTimePasswordView> {
+    return this.#call('POST', '/api/accounts', request);
+  }
+
+  updateAccount(id: string, patch: AccountPatchRequest): Promise<AccountSummary> {
+    return this.#call('PATCH', `/api/accounts/${encodeURIComponent(id)}`, patch);
+  }
+
+  resetPassword(id: string): Promise<OneTimePasswordView> {
+    return this.#call('POST', `/api/accounts/${encodeURIComponent(id)}/password-reset`, {});
+  }
+
+  unblock(id: string): Promise<AccountSummary> {
+    return this.#call('POST', `/api/accounts/${encodeURIComponent(id)}/unblock`, {});
+  }
+
+  /**
+   * Accounts from a CSV file: the one-time passwords as CSV text, or an ImportRefused naming
+   * each bad row.
+   */
+  async importAccounts(csv: Blob): Promise<string> {
+    let response: Response;
+    try {
+      response = await fetch('/api/accounts/import', {
+        method: 'POST',
+        headers: { 'Content-Type': 'text/csv', 'X-CSRF-Token': this.csrfToken ?? '' },
+        body: csv,
+        credentials: 'same-origin',
+      });
+    } catch (error) {
+      throw new NetworkError(error);
+    }
+    if (response.ok) return response.text();
+    const payload = (await response.json().catch(() => undefined)) as Partial<ErrorBody> | undefined;
+    const rows = (payload?.details as { rows?: ImportRowProblem[] } | undefined)?.rows;
+    if (rows) throw new ImportRefused(rows);
+    throw errorFromResponse(response.status, payload, response.headers.get('Retry-After'));
+  }
+
+  tokens(scope: 'mine' | 'reach' = 'mine'): Promise<{ items: TokenView[] }> {
+    return this.#call('GET', `/api/tokens?scope=${scope}`);
+  }
+
+  createToken(request: Partial<NewTokenRequest>): Promise<NewTokenView> {
+    return this.#call('POST', '/api/tokens', request);
+  }
+
+  revokeToken(id: string): Promise<void> {
+    return this.#call('DELETE', `/api/tokens/${encodeURIComponent(id)}`);
+  }
+
   #remember(view: SessionView): SessionView {
     this.csrfToken = view.csrfToken;
     return view;
   }
+}
+
+/** An account import refused: every bad row and why (nothing was created). */
+export class ImportRefused extends Error {
+  constructor(readonly rows: ImportRowProblem[]) {
+    super(`${rows.length} row(s) refused`);
+    this.name = 'ImportRefused';
+  }
+}
+
+function query(params: Record<string, string | number | undefined>): URLSearchParams {
+  const q = new URLSearchParams();
+  for (const [name, value] of Object.entries(params))
+    if (value !== undefined && value !== '') q.set(name, String(value));
+  return q;
 }
 
 export const reportUrl = (name: ReportName, params: URLSearchParams) => `/api/reports/${name}?${params}`;

@@ -8,12 +8,14 @@ import { AdminPages } from './pages/admin-pages.js';
 import { unitPlace } from './pages/format.js';
 import { LoginPage, OwnPasswordPage, PasswordPage } from './pages/login.js';
 import { MyUploadsPage } from './pages/my-uploads.js';
+import { TokensPage } from './pages/tokens.js';
+import { ARCHIVE_UNIT_ID } from '../../shared/units.js';
 import { UploadPage } from './pages/upload.js';
 import { routeFromHash, type PageName, type Route } from './route.js';
 import './styles.css';
 
 /** Pages for administrators only: a clerk who follows a link to one gets the upload page (the API refuses them anyway). */
-const ADMIN_PAGES: ReadonlySet<PageName> = new Set(['reports', 'audit', 'fixity']);
+const ADMIN_PAGES: ReadonlySet<PageName> = new Set(['reports', 'audit', 'fixity', 'accounts', 'units']);
 
 function App({ api }: { api: ArchiveApi }) {
   const [language, setLanguage] = useState<Language>(initialLanguage);
@@ -63,7 +65,7 @@ function App({ api }: { api: ArchiveApi }) {
     setStartupError(null);
     setSession(null);
   };
-  const unit = unitPlace(session.account.unit);
+  const unit = session.account.unit.id === ARCHIVE_UNIT_ID ? t('unitArchive') : unitPlace(session.account.unit);
   const isAdmin = session.account.role === 'admin';
   const page: PageName = ADMIN_PAGES.has(route.page) && !isAdmin ? 'upload' : route.page;
   return (
@@ -88,10 +90,19 @@ function App({ api }: { api: ArchiveApi }) {
               <NavLink to="fixity" current={page}>
                 {t('navFixity')}
               </NavLink>
+              <NavLink to="accounts" current={page}>
+                {t('navAccounts')}
+              </NavLink>
+              <NavLink to="units" current={page}>
+                {t('navUnits')}
+              </NavLink>
             </>
           )}
         </nav>
         <span class="who">{t('signedInAs', { user: session.account.username, unit })}</span>
+        <NavLink to="tokens" current={page}>
+          {t('navTokens')}
+        </NavLink>
         <NavLink to="password" current={page}>
           {t('navPassword')}
         </NavLink>
@@ -109,7 +120,15 @@ function App({ api }: { api: ArchiveApi }) {
       <UploadPage api={api} language={language} account={session.account} hidden={page !== 'upload'} />
       {page === 'files' && <MyUploadsPage api={api} language={language} />}
       {page === 'password' && <OwnPasswordPage api={api} language={language} onChanged={setSession} />}
-      {ADMIN_PAGES.has(page) && <AdminPages api={api} language={language} route={route} />}
+      {page === 'tokens' && <TokensPage api={api} language={language} admin={isAdmin} />}
+      {ADMIN_PAGES.has(page) && (
+        <AdminPages
+          api={api}
+          language={language}
+          route={route}
+          topLevel={session.account.unit.id === ARCHIVE_UNIT_ID}
+        />
+      )}
     </>
   );
 }

@@ -2,9 +2,20 @@ import { REPORTS, type ReportName } from '../../shared/reports.js';
 
 /**
  * Where the app is, read from the location hash: `#/upload`, `#/files`, `#/reports/<table>?…`,
- * `#/audit?…`, `#/fixity`, `#/password`. Filters live in the hash's query, so a reload or a shared link shows the same view.
+ * `#/audit?…`, `#/fixity`, `#/password`, `#/accounts`, `#/units`, `#/tokens`. Filters live in the hash's query, so a reload or a shared link shows the same view.
  */
-export type PageName = 'upload' | 'files' | 'reports' | 'audit' | 'fixity' | 'password';
+export type PageName =
+  'upload' | 'files' | 'reports' | 'audit' | 'fixity' | 'password' | 'accounts' | 'units' | 'tokens';
+
+const PLAIN_PAGES: ReadonlySet<string> = new Set([
+  'files',
+  'audit',
+  'fixity',
+  'password',
+  'accounts',
+  'units',
+  'tokens',
+]);
 
 export interface Route {
   page: PageName;
@@ -24,8 +35,7 @@ export function routeFromHash(hash: string): Route {
     const report = (REPORTS as readonly string[]).includes(sub) ? (sub as ReportName) : DEFAULT_REPORT;
     return { page, report, params };
   }
-  if (page === 'files' || page === 'audit' || page === 'fixity' || page === 'password')
-    return { page, report: DEFAULT_REPORT, params };
+  if (PLAIN_PAGES.has(page)) return { page: page as PageName, report: DEFAULT_REPORT, params };
   return { page: 'upload', report: DEFAULT_REPORT, params };
 }
 

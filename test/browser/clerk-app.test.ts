@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import type { FileList } from '../../shared/schemas.js';
-import { artifactPath, browserSkip, launchContext } from '../support/browser.js';
+import { artifactPath, browserSkip, BrowserWindows } from '../support/browser.js';
 import { cli, killServer, processStore, startServer, type ProcessStore, type Started } from '../support/process.js';
 import { Client } from '../support/server.js';
 import { embeddedTarget, tempDir } from '../support/stores.js';
@@ -135,15 +135,8 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
   let files: string;
   const tokens: Record<string, string> = {};
   const api = (user: string) => new Client(server.url, { bearer: tokens[user]! });
-  const contexts: Array<{ close(): Promise<void> }> = [];
-  const newPage = async () => {
-    const launched = await launchContext();
-    contexts.push(launched);
-    const page = launched.context.pages()[0] ?? (await launched.context.newPage());
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    return { context: launched.context, page, errors, close: () => launched.close() };
-  };
+  const windows = new BrowserWindows();
+  const newPage = () => windows.open();
 
   before(async () => {
     store = processStore(embeddedTarget);
@@ -161,7 +154,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     });
   });
   after(async () => {
-    for (const c of contexts) await c.close().catch(() => undefined);
+    await windows.closeAll();
     if (server) await killServer(server);
     await store?.dispose();
     fs.rmSync(files, { recursive: true, force: true });

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 /**
  * Debian's Chromium driven by playwright-core (no browser download). Browser tests are
@@ -61,6 +61,30 @@ export async function launchContext(): Promise<{ context: BrowserContext; close(
       fs.rmSync(userDataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The browser windows a suite opens: each page collects its uncaught errors (and, where the page
+ * logs them, Content-Security-Policy refusals), and closeAll() ends them all after the suite.
+ */
+export class BrowserWindows {
+  private readonly opened: Array<{ close(): Promise<void> }> = [];
+
+  async open(): Promise<{ context: BrowserContext; page: Page; errors: string[]; close(): Promise<void> }> {
+    const launched = await launchContext();
+    this.opened.push(launched);
+    const page = launched.context.pages()[0] ?? (await launched.context.newPage());
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => {
+      if (/Content Security Policy|Refused to/i.test(m.text())) errors.push(m.text());
+    });
+    return { context: launched.context, page, errors, close: () => launched.close() };
+  }
+
+  async closeAll(): Promise<void> {
+    for (const window of this.opened) await window.close().catch(() => undefined);
+  }
 }
 
 /** Where screenshots of the main states go (kept after the run, for a person to look at). */

@@ -7,10 +7,21 @@ type AdminModule = typeof import('./admin.js');
 let loading: Promise<AdminModule> | null = null;
 
 /**
- * The reports and the audit log, loaded on first use: clerks, who never see them, never download
+ * The reports, the audit log, accounts and units, loaded on first use: clerks, who never see them, never download
  * them (Chart.js alone would add a third to the app's size).
  */
-export function AdminPages({ api, language, route }: { api: ArchiveApi; language: Language; route: Route }) {
+export function AdminPages({
+  api,
+  language,
+  route,
+  topLevel,
+}: {
+  api: ArchiveApi;
+  language: Language;
+  route: Route;
+  /** The caller belongs to the archive itself. */
+  topLevel: boolean;
+}) {
   const t = translator(language);
   const [pages, setPages] = useState<AdminModule | null>(null);
   const [failed, setFailed] = useState(false);
@@ -34,5 +45,7 @@ export function AdminPages({ api, language, route }: { api: ArchiveApi; language
   if (route.page === 'reports')
     return <pages.ReportsPage api={api} language={language} report={route.report} params={route.params} />;
   if (route.page === 'fixity') return <pages.FixityPage api={api} language={language} />;
+  if (route.page === 'accounts') return <pages.AccountsPage api={api} language={language} topLevel={topLevel} />;
+  if (route.page === 'units') return <pages.UnitsPage api={api} language={language} topLevel={topLevel} />;
   return <pages.AuditPage api={api} language={language} params={route.params} />;
 }

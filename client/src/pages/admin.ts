@@ -2,3 +2,5 @@
 export { AuditPage } from './audit.js';
 export { FixityPage } from './fixity.js';
 export { ReportsPage } from './reports/index.js';
+export { AccountsPage } from './accounts.js';
+export { UnitsPage } from './units.js';

@@ -4,6 +4,7 @@ import type { ArchiveApi } from '../api.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
 import { formatBytes } from './format.js';
 import { formText } from './form-text.js';
+import { Pager } from './controls.js';
 
 const PAGE_SIZE = 50;
 
@@ -33,8 +34,6 @@ export function MyUploadsPage({ api, language }: { api: ArchiveApi; language: La
     setOffset(0);
     setQuery(formText(form, 'q').trim());
   };
-  const pages = list ? Math.max(1, Math.ceil(list.total / PAGE_SIZE)) : 1;
-  const page = Math.floor(offset / PAGE_SIZE) + 1;
   const dateFormat = new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short' });
 
   return (
@@ -90,16 +89,8 @@ export function MyUploadsPage({ api, language }: { api: ArchiveApi; language: La
           </tbody>
         </table>
       )}
-      {list !== null && pages > 1 && (
-        <nav class="pager" aria-label={t('pageOf', { page, pages })}>
-          <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
-            {t('previousPage')}
-          </button>
-          <span>{t('pageOf', { page, pages })}</span>
-          <button type="button" disabled={page >= pages} onClick={() => setOffset(offset + PAGE_SIZE)}>
-            {t('nextPage')}
-          </button>
-        </nav>
+      {list !== null && (
+        <Pager language={language} total={list.total} size={PAGE_SIZE} offset={offset} onOffset={setOffset} />
       )}
     </main>
   );

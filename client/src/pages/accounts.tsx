@@ -1,0 +1,450 @@
+import { useEffect, useState } from 'preact/hooks';
+import {
+  ACCOUNT_STATES,
+  IMPORT_COLUMNS_ZH,
+  type AccountList,
+  type AccountState,
+  type AccountSummary,
+} from '../../../shared/accounts.js';
+import { ROLES, type Role } from '../../../shared/schemas.js';
+import { ARCHIVE_UNIT_ID } from '../../../shared/units.js';
+import { ImportRefused, type ArchiveApi } from '../api.js';
+import { describeError, translator, type Language, type Translate } from '../i18n/index.js';
+import { formatTime } from './format.js';
+import { formText } from './form-text.js';
+import { ConfirmAction, CopyButton, ErrorNote, Pager, RowAction } from './controls.js';
+import { UnitPicker, type PickedUnit } from './unit-picker.js';
+
+const PAGE_SIZE = 50;
+
+/** A one-time password to hand over, shown once. */
+interface Handover {
+  username: string;
+  password: string;
+  kind: 'created' | 'reset';
+}
+
+export const roleName = (t: Translate, role: Role) => (role === 'admin' ? t('roleAdmin') : t('roleClerk'));
+
+const STATE_KEYS = {
+  active: 'stateActive',
+  must_change_password: 'stateMustChange',
+  throttled: 'stateThrottled',
+  disabled: 'stateDisabled',
+} as const satisfies Record<AccountState, string>;
+
+/** The template offered for download: the columns, and one example row. */
+const TEMPLATE = `\uFEFF${IMPORT_COLUMNS_ZH.join(',')}\r\nzhangsan,档案员,130922100\r\n`;
+
+/**
+ * 账号管理: the accounts within the administrator's reach, searchable and paged, with creating,
+ * importing, password resets, unblocking, disabling and enabling.
+ */
+export function AccountsPage({
+  api,
+  language,
+  topLevel,
+}: {
+  api: ArchiveApi;
+  language: Language;
+  /** The caller belongs to the archive itself: it may make top-level administrators. */
+  topLevel: boolean;
+}) {
+  const t = translator(language);
+  const [filters, setFilters] = useState<{ q: string; role: string; state: string }>({ q: '', role: '', state: '' });
+  const [offset, setOffset] = useState(0);
+  const [list, setList] = useState<AccountList | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [panel, setPanel] = useState<'none' | 'create' | 'import'>('none');
+  const [handover, setHandover] = useState<Handover | null>(null);
+  const [refresh, setRefresh] = useState(0);
+
+  useEffect(() => {
+    let current = true;
+    api.accounts({ ...filters, limit: PAGE_SIZE, offset }).then(
+      (result) => {
+        if (!current) return;
+        setList(result);
+      },
+      (e: unknown) => current && setError(describeError(language, e)),
+    );
+    return () => {
+      current = false;
+    };
+  }, [filters, offset, refresh]);
+
+  const act = async (work: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await work();
+      setRefresh((r) => r + 1);
+    } catch (e) {
+      setError(describeError(language, e));
+    }
+  };
+
+  const search = (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    setOffset(0);
+    setFilters({ q: formText(form, 'q').trim(), role: formText(form, 'role'), state: formText(form, 'state') });
+  };
+
+  return (
+    <main class="page wide" aria-labelledby="accounts-title">
+      <h1 id="accounts-title">{t('accountsTitle')}</h1>
+      <p class="hint">{t('accountsIntro')}</p>
+      <div class="toolbar">
+        <button
+          type="button"
+          onClick={() => setPanel(panel === 'create' ? 'none' : 'create')}
+          aria-expanded={panel === 'create'}
+        >
+          {t('accountCreate')}
+        </button>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => setPanel(panel === 'import' ? 'none' : 'import')}
+          aria-expanded={panel === 'import'}
+        >
+          {t('accountImport')}
+        </button>
+      </div>
+      {panel === 'create' && (
+        <CreateAccount
+          api={api}
+          language={language}
+          topLevel={topLevel}
+          onCreated={(h) => {
+            setHandover(h);
+            setPanel('none');
+            setRefresh((r) => r + 1);
+          }}
+        />
+      )}
+      {panel === 'import' && (
+        <ImportAccounts api={api} language={language} onImported={() => setRefresh((r) => r + 1)} />
+      )}
+      {handover && <HandoverNote language={language} handover={handover} onClose={() => setHandover(null)} />}
+      <form role="search" class="search filters-row" onSubmit={search}>
+        <label>
+          <span class="visually-hidden">{t('accountSearch')}</span>
+          <input name="q" type="search" placeholder={t('accountSearch')} maxLength={64} defaultValue={filters.q} />
+        </label>
+        <label>
+          <span class="visually-hidden">{t('accountRole')}</span>
+          <select name="role" defaultValue={filters.role}>
+            <option value="">{t('accountAllRoles')}</option>
+            {ROLES.map((r) => (
+              <option key={r} value={r}>
+                {roleName(t, r)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <span class="visually-hidden">{t('accountState')}</span>
+          <select name="state" defaultValue={filters.state}>
+            <option value="">{t('accountAllStates')}</option>
+            {ACCOUNT_STATES.map((s) => (
+              <option key={s} value={s}>
+                {t(STATE_KEYS[s])}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit">{t('searchButton')}</button>
+      </form>
+      <ErrorNote error={error} />
+      {list === null && !error && <p>{t('loading')}</p>}
+      {list && <p class="count-line">{t('accountsCount', { total: list.total })}</p>}
+      {list && list.items.length > 0 && (
+        <div class="table-scroll">
+          <table class="files accounts">
+            <thead>
+              <tr>
+                <th scope="col">{t('username')}</th>
+                <th scope="col">{t('accountRole')}</th>
+                <th scope="col">{t('unitLabel')}</th>
+                <th scope="col">{t('accountState')}</th>
+                <th scope="col">{t('accountLastLogin')}</th>
+                <th scope="col">{t('accountTokens')}</th>
+                <th scope="col">{t('accountActions')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.items.map((a) => (
+                <AccountRow
+                  key={a.id}
+                  account={a}
+                  language={language}
+                  onReset={() =>
+                    void act(async () => {
+                      const r = await api.resetPassword(a.id);
+                      setHandover({ username: a.username, password: r.oneTimePassword, kind: 'reset' });
+                    })
+                  }
+                  onUnblock={() => void act(() => api.unblock(a.id))}
+                  onDisable={(disabled) =>
+                    void act(async () => {
+                      await api.updateAccount(a.id, { disabled });
+                    })
+                  }
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {list && <Pager language={language} total={list.total} size={PAGE_SIZE} offset={offset} onOffset={setOffset} />}
+    </main>
+  );
+}
+
+function AccountRow({
+  account: a,
+  language,
+  onReset,
+  onUnblock,
+  onDisable,
+}: {
+  account: AccountSummary;
+  language: Language;
+  onReset: () => void;
+  onUnblock: () => void;
+  onDisable: (disabled: boolean) => void;
+}) {
+  const t = translator(language);
+  const unit = a.topLevel && !a.unitText ? t('unitArchive') : a.unitText || t('unitNotInDirectory');
+  return (
+    <tr data-account={a.username}>
+      <th scope="row" class="name">
+        {a.username}
+      </th>
+      <td>{roleName(t, a.role)}</td>
+      <td class="unit">
+        {unit}
+        {a.unit?.code && <span class="code"> {a.unit.code}</span>}
+      </td>
+      <td>
+        <span class={`badge state-${a.state}`}>{t(STATE_KEYS[a.state])}</span>
+      </td>
+      <td>{a.lastLoginAt ? formatTime(language, a.lastLoginAt) : t('accountNeverLoggedIn')}</td>
+      <td class="count">{a.tokens}</td>
+      <td class="actions">
+        <RowAction label={t('accountReset')} on={a.username} onClick={onReset} />
+        {a.state === 'throttled' && <RowAction label={t('accountUnblock')} on={a.username} onClick={onUnblock} />}
+        {a.state === 'disabled' ? (
+          <RowAction label={t('accountEnable')} on={a.username} onClick={() => onDisable(false)} />
+        ) : (
+          <ConfirmAction
+            language={language}
+            label={t('accountDisable')}
+            on={a.username}
+            question={t('accountDisableConfirm', { user: a.username })}
+            confirm={t('accountDisableYes')}
+            onConfirm={() => onDisable(true)}
+          />
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function CreateAccount({
+  api,
+  language,
+  topLevel,
+  onCreated,
+}: {
+  api: ArchiveApi;
+  language: Language;
+  topLevel: boolean;
+  onCreated: (handover: Handover) => void;
+}) {
+  const t = translator(language);
+  const [unit, setUnit] = useState<PickedUnit | null>(null);
+  const [role, setRole] = useState<Role>('clerk');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const username = formText(form, 'username').trim();
+    if (!unit) return setError(t('accountPickUnit'));
+    setBusy(true);
+    setError(null);
+    try {
+      const unitId = unit === ARCHIVE_UNIT_ID ? ARCHIVE_UNIT_ID : unit.id;
+      const created = await api.createAccount({ username, role, unitId });
+      onCreated({ username: created.account.username, password: created.oneTimePassword, kind: 'created' });
+    } catch (e) {
+      setError(describeError(language, e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="card panel" onSubmit={(e) => void submit(e)} aria-labelledby="create-title">
+      <h2 id="create-title">{t('accountCreate')}</h2>
+      <label>
+        <span>{t('username')}</span>
+        <input name="username" required maxLength={64} autoComplete="off" />
+      </label>
+      <label>
+        <span>{t('accountRole')}</span>
+        <select name="role" value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
+          {ROLES.map((r) => (
+            <option key={r} value={r}>
+              {roleName(t, r)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <UnitPicker
+        api={api}
+        language={language}
+        value={unit}
+        onChange={setUnit}
+        allowArchive={topLevel && role === 'admin'}
+        idPrefix="create-unit"
+      />
+      <ErrorNote error={error} />
+      <button type="submit" disabled={busy}>
+        {t('accountCreateButton')}
+      </button>
+    </form>
+  );
+}
+
+function ImportAccounts({
+  api,
+  language,
+  onImported,
+}: {
+  api: ArchiveApi;
+  language: Language;
+  onImported: () => void;
+}) {
+  const t = translator(language);
+  const [error, setError] = useState<string | null>(null);
+  const [refused, setRefused] = useState<ImportRefused | null>(null);
+  const [result, setResult] = useState<{ rows: string[][]; url: string } | null>(null);
+  const [templateUrl] = useState(() => URL.createObjectURL(new Blob([TEMPLATE], { type: 'text/csv' })));
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setError(null);
+    setRefused(null);
+    setResult(null);
+    const file = new FormData(event.currentTarget as HTMLFormElement).get('file');
+    if (!(file instanceof File) || file.size === 0) return setError(t('importPickFile'));
+    try {
+      const csv = await api.importAccounts(file);
+      const rows = csv
+        .replace(/^\uFEFF/, '')
+        .trim()
+        .split(/\r?\n/)
+        .slice(1)
+        .map((line) => line.split(','));
+      setResult({ rows, url: URL.createObjectURL(new Blob([csv], { type: 'text/csv' })) });
+      onImported();
+    } catch (e) {
+      if (e instanceof ImportRefused) setRefused(e);
+      else setError(describeError(language, e));
+    }
+  };
+
+  return (
+    <form class="card panel" onSubmit={(e) => void submit(e)} aria-labelledby="import-title">
+      <h2 id="import-title">{t('accountImport')}</h2>
+      <p class="hint">{t('importIntro')}</p>
+      <p>
+        <a href={templateUrl} download={t('importTemplateName')}>
+          {t('importTemplate')}
+        </a>
+      </p>
+      <label>
+        <span>{t('importFile')}</span>
+        <input name="file" type="file" accept=".csv,text/csv" required />
+      </label>
+      <button type="submit">{t('importButton')}</button>
+      <ErrorNote error={error} />
+      {refused && (
+        <div role="alert" class="error">
+          <p>{t('importRefused', { count: refused.rows.length })}</p>
+          <ul>
+            {refused.rows.map((r) => (
+              <li key={r.line}>
+                {t('importRow', { line: r.line, user: r.username, problems: r.problems.join('；') })}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {result && (
+        <div class="handover" role="status">
+          <p>{t('importDone', { count: result.rows.length })}</p>
+          <p>
+            <a href={result.url} download={t('importResultName')}>
+              {t('importDownload')}
+            </a>
+          </p>
+          <table class="files">
+            <thead>
+              <tr>
+                <th scope="col">{t('username')}</th>
+                <th scope="col">{t('oneTimePassword')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {result.rows.map((r) => (
+                <tr key={r[0]}>
+                  <td>{r[0]}</td>
+                  <td class="secret">{r[3]}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </form>
+  );
+}
+
+/** The one-time password, once, with a copy button and what to tell the clerk. */
+export function HandoverNote({
+  language,
+  handover,
+  onClose,
+}: {
+  language: Language;
+  handover: Handover;
+  onClose: () => void;
+}) {
+  const t = translator(language);
+  return (
+    <section class="card handover" role="status" aria-labelledby="handover-title">
+      <h2 id="handover-title">
+        {handover.kind === 'created'
+          ? t('handoverCreated', { user: handover.username })
+          : t('handoverReset', { user: handover.username })}
+      </h2>
+      <p>
+        {t('oneTimePassword')}:{' '}
+        <code class="secret" data-secret>
+          {handover.password}
+        </code>{' '}
+        <CopyButton language={language} text={handover.password} />
+      </p>
+      <p>{t('handoverTell', { user: handover.username })}</p>
+      <p class="hint">{t('handoverOnce')}</p>
+      <button type="button" onClick={onClose}>
+        {t('handoverDone')}
+      </button>
+    </section>
+  );
+}

@@ -1,0 +1,115 @@
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { translator, type Language } from '../i18n/index.js';
+
+/** A problem to show where it happened (nothing when there is none). */
+export function ErrorNote({ error }: { error: string | null }) {
+  if (!error) return null;
+  return (
+    <p role="alert" class="error">
+      {error}
+    </p>
+  );
+}
+
+/** A small secondary button for a row's action, named for screen readers with what it acts on. */
+export function RowAction({ label, on, onClick }: { label: string; on: string; onClick: () => void }) {
+  return (
+    <button type="button" class="secondary small" onClick={onClick} aria-label={`${label} ${on}`}>
+      {label}
+    </button>
+  );
+}
+
+/**
+ * An action that asks first, in place: the button becomes the question with a confirming and a
+ * cancelling button (no modal dialog to lose focus in).
+ */
+export function ConfirmAction({
+  language,
+  label,
+  on,
+  question,
+  confirm,
+  onConfirm,
+}: {
+  language: Language;
+  label: string;
+  on: string;
+  question: string;
+  confirm: string;
+  onConfirm: () => void;
+}) {
+  const t = translator(language);
+  const [asking, setAsking] = useState(false);
+  if (!asking) return <RowAction label={label} on={on} onClick={() => setAsking(true)} />;
+  return (
+    <span class="confirm" role="group" aria-label={question}>
+      <span>{question}</span>
+      <button
+        type="button"
+        class="danger small"
+        onClick={() => {
+          setAsking(false);
+          onConfirm();
+        }}
+      >
+        {confirm}
+      </button>
+      <button type="button" class="secondary small" onClick={() => setAsking(false)}>
+        {t('cancel')}
+      </button>
+    </span>
+  );
+}
+
+/** Copies a secret (a one-time password, a token) to the clipboard, saying when it did. */
+export function CopyButton({ language, text }: { language: Language; text: string }) {
+  const t = translator(language);
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      setCopied(true);
+    } catch {
+      // No clipboard (an insecure origin, a refused permission): the text stays there to select.
+      setCopied(false);
+    }
+  };
+  return (
+    <button type="button" class="secondary small" onClick={() => void copy()}>
+      {copied ? t('copied') : t('copy')}
+    </button>
+  );
+}
+
+/** Previous and next page of a list of `total` items shown `size` at a time from `offset`. */
+export function Pager({
+  language,
+  total,
+  size,
+  offset,
+  onOffset,
+}: {
+  language: Language;
+  total: number;
+  size: number;
+  offset: number;
+  onOffset: (offset: number) => void;
+}): ComponentChildren {
+  const t = translator(language);
+  const pages = Math.max(1, Math.ceil(total / size));
+  const page = Math.floor(offset / size) + 1;
+  if (pages <= 1) return null;
+  return (
+    <nav class="pager" aria-label={t('pageOf', { page, pages })}>
+      <button type="button" disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - size))}>
+        {t('previousPage')}
+      </button>
+      <span>{t('pageOf', { page, pages })}</span>
+      <button type="button" disabled={page >= pages} onClick={() => onOffset(offset + size)}>
+        {t('nextPage')}
+      </button>
+    </nav>
+  );
+}

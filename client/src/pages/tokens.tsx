@@ -1,0 +1,173 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { TokenView } from '../../../shared/accounts.js';
+import type { ArchiveApi } from '../api.js';
+import { describeError, translator, type Language } from '../i18n/index.js';
+import { formatTime } from './format.js';
+import { formText } from './form-text.js';
+import { ConfirmAction, CopyButton, ErrorNote } from './controls.js';
+
+/** The expiries offered; `never` for scripts that must not stop on their own. */
+const EXPIRIES = ['30', '90', '365', 'never'] as const;
+
+/**
+ * 我的令牌: the caller's API tokens (for scanners and scripts): create with a label and expiry,
+ * copy it once, revoke. Administrators also see and revoke the tokens of the accounts they reach.
+ */
+export function TokensPage({ api, language, admin }: { api: ArchiveApi; language: Language; admin: boolean }) {
+  const t = translator(language);
+  const [mine, setMine] = useState<TokenView[] | null>(null);
+  const [others, setOthers] = useState<TokenView[] | null>(null);
+  const [created, setCreated] = useState<{ token: string; label: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [refresh, setRefresh] = useState(0);
+
+  useEffect(() => {
+    api.tokens('mine').then(
+      (r) => setMine(r.items),
+      (e: unknown) => setError(describeError(language, e)),
+    );
+    if (admin)
+      api.tokens('reach').then(
+        (r) => setOthers(r.items),
+        (e: unknown) => setError(describeError(language, e)),
+      );
+  }, [refresh]);
+
+  const create = async (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    const expiry = formText(data, 'expiry');
+    setError(null);
+    try {
+      const label = formText(data, 'label').trim();
+      const answer = await api.createToken({ label, expiresInDays: expiry === 'never' ? null : Number(expiry) });
+      setCreated({ token: answer.token, label });
+      // Not form.reset(): the expiry chosen stays for the next token.
+      (form.elements.namedItem('label') as HTMLInputElement).value = '';
+      setRefresh((r) => r + 1);
+    } catch (e) {
+      setError(describeError(language, e));
+    }
+  };
+  const revoke = async (id: string) => {
+    try {
+      await api.revokeToken(id);
+      setRefresh((r) => r + 1);
+    } catch (e) {
+      setError(describeError(language, e));
+    }
+  };
+
+  return (
+    <main class="page wide" aria-labelledby="tokens-title">
+      <h1 id="tokens-title">{t('tokensTitle')}</h1>
+      <p class="hint">{t('tokensIntro')}</p>
+      <form class="card panel" onSubmit={(e) => void create(e)} aria-labelledby="token-create-title">
+        <h2 id="token-create-title">{t('tokenCreate')}</h2>
+        <label>
+          <span>{t('tokenLabel')}</span>
+          <input name="label" maxLength={100} placeholder={t('tokenLabelPlaceholder')} />
+        </label>
+        <label>
+          <span>{t('tokenExpiry')}</span>
+          <select name="expiry" defaultValue="365">
+            {EXPIRIES.map((e) => (
+              <option key={e} value={e}>
+                {e === 'never' ? t('tokenNever') : t('tokenDays', { days: e })}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit">{t('tokenCreateButton')}</button>
+      </form>
+      {created && (
+        <section class="card handover" role="status" aria-labelledby="token-new-title">
+          <h2 id="token-new-title">{t('tokenCreated', { label: created.label || t('tokenNoLabel') })}</h2>
+          <p>
+            <code class="secret token" data-secret>
+              {created.token}
+            </code>
+          </p>
+          <p>
+            <CopyButton language={language} text={created.token} />
+          </p>
+          <p class="hint">{t('tokenOnce')}</p>
+          <button type="button" onClick={() => setCreated(null)}>
+            {t('handoverDone')}
+          </button>
+        </section>
+      )}
+      <ErrorNote error={error} />
+      <h2>{t('tokensMine')}</h2>
+      <TokenTable language={language} tokens={mine} owners={false} onRevoke={(id) => void revoke(id)} />
+      {admin && (
+        <>
+          <h2>{t('tokensOfReach')}</h2>
+          <TokenTable
+            language={language}
+            tokens={others?.filter((tk) => !mine?.some((m) => m.id === tk.id)) ?? null}
+            owners
+            onRevoke={(id) => void revoke(id)}
+          />
+        </>
+      )}
+    </main>
+  );
+}
+
+function TokenTable({
+  language,
+  tokens,
+  owners,
+  onRevoke,
+}: {
+  language: Language;
+  tokens: TokenView[] | null;
+  owners: boolean;
+  onRevoke: (id: string) => void;
+}) {
+  const t = translator(language);
+  if (tokens === null) return <p>{t('loading')}</p>;
+  if (tokens.length === 0) return <p>{t('tokensNone')}</p>;
+  return (
+    <div class="table-scroll">
+      <table class="files">
+        <thead>
+          <tr>
+            <th scope="col">{t('tokenLabel')}</th>
+            {owners && <th scope="col">{t('username')}</th>}
+            <th scope="col">{t('tokenCreatedAt')}</th>
+            <th scope="col">{t('tokenExpiresAt')}</th>
+            <th scope="col">{t('tokenLastUsed')}</th>
+            <th scope="col">{t('accountActions')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {tokens.map((tk) => (
+            <tr key={tk.id} data-token={tk.id}>
+              <td class="name">{tk.label || t('tokenNoLabel')}</td>
+              {owners && <td>{tk.username}</td>}
+              <td>{formatTime(language, tk.createdAt)}</td>
+              <td>
+                {tk.expiresAt ? formatTime(language, tk.expiresAt) : t('tokenNever')}
+                {tk.expired && <span class="badge state-disabled"> {t('tokenExpired')}</span>}
+              </td>
+              <td>{tk.lastUsedAt ? formatTime(language, tk.lastUsedAt) : t('tokenNeverUsed')}</td>
+              <td class="actions">
+                <ConfirmAction
+                  language={language}
+                  label={t('tokenRevoke')}
+                  on={tk.label || tk.id}
+                  question={t('tokenRevokeConfirm')}
+                  confirm={t('tokenRevoke')}
+                  onConfirm={() => onRevoke(tk.id)}
+                />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
