@@ -307,8 +307,8 @@ for (const target of storeTargets) {
         async () => {
           console.log(`fault run seed ${SEED} (${target.name} store): replay with FAULT_SEED=${SEED}`);
           store = processStore(target);
-          addAccount(store.env, 'clerk-a', { unit: 'unit-a' });
-          addAccount(store.env, 'clerk-b', { unit: 'unit-b' });
+          addAccount(store.env, 'clerk-a', { unit: 'unit-a', county: '青县' });
+          addAccount(store.env, 'clerk-b', { unit: 'unit-b', county: '献县' });
           addAccount(store.env, 'boss', { role: 'admin', unit: 'city' });
           port = await freePort();
           server = await startServer(env());

@@ -332,7 +332,7 @@ describe('start-up with an unreachable store', () => {
 describe('the fixity check in a running server', () => {
   it('does not hold up requests while it checks many files whose bytes are gone', async () => {
     const store = processStore(embeddedTarget);
-    addAccount(store.env, 'chief', { role: 'admin' });
+    addAccount(store.env, 'chief', { role: 'admin', unit: 'archive' });
     const admin = createToken(store.env, 'chief');
     // Catalog entries without content files: each check fails at once, without waiting for I/O.
     const db = new Database(path.join(store.env.DATA_DIR!, 'archive.sqlite'));

@@ -314,6 +314,11 @@ export class AccountAdministration {
     text: string,
     address: string | null,
   ): Promise<Array<{ account: Account; unitText: string; oneTimePassword: string }>> {
+    // Excel's plain "CSV" on a Chinese Windows is GBK: its bytes do not read as UTF-8.
+    if (text.includes('\uFFFD'))
+      throw new ValidationError(
+        'The file is not in UTF-8. In Excel choose "CSV UTF-8 (逗号分隔)" when saving (in WPS: UTF-8 encoding), then import it again.',
+      );
     let rows: string[][];
     try {
       rows = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: true, trim: true });

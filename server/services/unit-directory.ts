@@ -95,8 +95,7 @@ export class UnitDirectory {
     for (const region of regions) {
       const province = divisions.find((u) => u.id === `${region}0000`)!;
       const units = divisions.filter((u) => u.lineage.startsWith(province.lineage));
-      const present = await this.deps.units.countWithin(province.lineage);
-      // Custom units under the province count too, so "at least as many" means loaded.
+      const present = await this.deps.units.countDivisionsWithin(province.lineage);
       const added = present >= units.length ? 0 : await this.deps.units.addMissing(units);
       result.push({ code: region, name: province.name, units: units.length, added });
     }

@@ -104,6 +104,12 @@ describe(
       await page.getByRole('link', { name: '我的上传' }).click();
       await page.getByText('清州镇-第一份.pdf').waitFor();
       assert.equal(await page.getByText('东光县档案.pdf').count(), 0);
+      // Its reports count its county only: one upload here, one in 东光县.
+      await page.goto(`${server.url}/#/reports/savings`);
+      const uploads = page.locator('dd[data-figure="uploads"]');
+      await uploads.waitFor();
+      assert.equal((await uploads.innerText()).trim(), '1');
+      await page.screenshot({ path: artifactPath('58-reports-county.png'), fullPage: true });
       assert.deepEqual([...errors, ...clerk.errors], []);
     });
 

@@ -437,6 +437,13 @@ for (const target of storeTargets) {
         assert.equal(await count(), before + 3);
         await server.login('zhao2', password);
         assert.equal((await server.archive.services.accounts.getByUsername('zhao2')).role, 'admin');
+        const gbk = await as.qing.fetch('/api/accounts/import', {
+          method: 'POST',
+          headers: { 'content-type': 'text/csv' },
+          // "张三,档案员,…" as GBK, as Excel saves a plain CSV on a Chinese Windows.
+          body: Buffer.concat([Buffer.from([0xd5, 0xc5, 0xc8, 0xfd]), Buffer.from(`,clerk,${QINGZHOU}\n`)]),
+        });
+        assert.match((await body<{ message: string }>(gbk, 400)).message, /not in UTF-8/);
         await body(await send('qing', ''), 400);
         await body(await send('qing', 'a,"b'), 400);
       });

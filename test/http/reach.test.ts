@@ -114,6 +114,108 @@ for (const target of storeTargets) {
       await status('adminQ', await as.adminQ.fetch(elsewhere), 404);
     });
 
+    it('the administration endpoints: each caller its own reach, others not found', async () => {
+      const { accounts, tokens } = server.archive.services;
+      const victim = await server.addAccountIn('victim', 'clerk', '130922101');
+      const custom = await (
+        await as.adminQ.json('/api/units', 'POST', { parentId: '130922', name: '矩阵测试科' })
+      ).json();
+      let n = 0;
+      const fresh = () => `m${++n}`;
+      const csv = (body: string) => ({ method: 'POST', headers: { 'content-type': 'text/csv' }, body });
+      const matrix: Array<[string, (c: Client) => Promise<Response>, Record<Who, number>]> = [
+        [
+          'GET /api/health',
+          (c) => c.fetch('/api/health'),
+          { anonymous: 200, clerkQ: 200, adminQ: 200, adminD: 200, top: 200 },
+        ],
+        [
+          'GET /api/session',
+          (c) => c.fetch('/api/session'),
+          { anonymous: 401, clerkQ: 200, adminQ: 200, adminD: 200, top: 200 },
+        ],
+        [
+          'GET /api/units',
+          (c) => c.fetch('/api/units'),
+          { anonymous: 401, clerkQ: 200, adminQ: 200, adminD: 200, top: 200 },
+        ],
+        [
+          'GET /api/units/:id',
+          (c) => c.fetch('/api/units/130922101'),
+          { anonymous: 401, clerkQ: 404, adminQ: 200, adminD: 404, top: 200 },
+        ],
+        [
+          'GET /api/units/unmapped',
+          (c) => c.fetch('/api/units/unmapped'),
+          { anonymous: 401, clerkQ: 403, adminQ: 200, adminD: 200, top: 200 },
+        ],
+        [
+          'POST /api/units',
+          (c) => c.json('/api/units', 'POST', { parentId: '130922', name: fresh() }),
+          { anonymous: 401, clerkQ: 403, adminQ: 201, adminD: 404, top: 201 },
+        ],
+        [
+          'PATCH /api/units/:id',
+          (c) => c.json(`/api/units/${custom.id}`, 'PATCH', { name: fresh() }),
+          { anonymous: 401, clerkQ: 403, adminQ: 200, adminD: 404, top: 200 },
+        ],
+        [
+          'GET /api/accounts',
+          (c) => c.fetch('/api/accounts'),
+          { anonymous: 401, clerkQ: 403, adminQ: 200, adminD: 200, top: 200 },
+        ],
+        [
+          'POST /api/accounts',
+          (c) => c.json('/api/accounts', 'POST', { username: fresh(), role: 'clerk', unitId: '130922101' }),
+          { anonymous: 401, clerkQ: 403, adminQ: 201, adminD: 404, top: 201 },
+        ],
+        [
+          'POST /api/accounts/import',
+          (c) => c.fetch('/api/accounts/import', csv(`${fresh()},clerk,130922101\n`)),
+          { anonymous: 401, clerkQ: 403, adminQ: 201, adminD: 400, top: 201 },
+        ],
+        [
+          'PATCH /api/accounts/:id',
+          (c) => c.json(`/api/accounts/${victim.id}`, 'PATCH', { role: 'clerk' }),
+          { anonymous: 401, clerkQ: 403, adminQ: 200, adminD: 404, top: 200 },
+        ],
+        [
+          'POST /api/accounts/:id/password-reset',
+          (c) => c.json(`/api/accounts/${victim.id}/password-reset`, 'POST', {}),
+          { anonymous: 401, clerkQ: 403, adminQ: 200, adminD: 404, top: 200 },
+        ],
+        [
+          'POST /api/accounts/:id/unblock',
+          (c) => c.json(`/api/accounts/${victim.id}/unblock`, 'POST', {}),
+          { anonymous: 401, clerkQ: 403, adminQ: 200, adminD: 404, top: 200 },
+        ],
+        [
+          'GET /api/tokens',
+          (c) => c.fetch('/api/tokens?scope=reach'),
+          { anonymous: 401, clerkQ: 200, adminQ: 200, adminD: 200, top: 200 },
+        ],
+        [
+          'POST /api/tokens',
+          (c) => c.json('/api/tokens', 'POST', { label: fresh() }),
+          { anonymous: 401, clerkQ: 201, adminQ: 201, adminD: 201, top: 201 },
+        ],
+        [
+          'DELETE /api/tokens/:id (another account’s)',
+          async (c) => {
+            const owner = (await accounts.get(victim.id))!;
+            const { id } = await tokens.create(owner, fresh());
+            return c.fetch(`/api/tokens/${id}`, { method: 'DELETE' });
+          },
+          { anonymous: 401, clerkQ: 404, adminQ: 204, adminD: 404, top: 204 },
+        ],
+      ];
+      for (const [name, call, expected] of matrix)
+        for (const who of WHO) {
+          const res = await call(as[who]);
+          assert.equal(res.status, expected[who], `${name} as ${who}: ${res.status} ${await res.text()}`);
+        }
+    });
+
     it('/api/verification: the top level starts the fixity check; each administrator hears of its reach’s damaged files', async () => {
       const expected: Record<Who, number> = { anonymous: 401, clerkQ: 403, adminQ: 200, adminD: 200, top: 200 };
       for (const who of WHO) await status(who, await as[who].fetch('/api/verification'), expected[who]);

@@ -106,15 +106,21 @@ export const ACCOUNT_PASSWORD = 'a long password';
 
 export interface AccountSpec {
   role?: 'clerk' | 'admin';
+  /** `archive`: a top-level administrator; else a unit named by `city` (and `county`), as earlier versions did. */
   unit?: string;
   city?: string;
+  county?: string;
   password?: string;
 }
 
-/** An account made with the archive command (a clerk of unit-a in 沧州市 unless told otherwise). */
+/**
+ * An account made with the archive command (a clerk in 沧州市 unless told otherwise). Units are
+ * told apart by their names (the directory's rule): accounts of one city and county share a unit.
+ */
 export function addAccount(env: Record<string, string>, username: string, spec: AccountSpec = {}): void {
-  const { role = 'clerk', unit = 'unit-a', city = '沧州市', password = ACCOUNT_PASSWORD } = spec;
-  const add = cli(['user', 'add', username, '--role', role, '--unit', unit, '--city', city], env, `${password}\n`);
+  const { role = 'clerk', unit = 'unit-a', city = '沧州市', county, password = ACCOUNT_PASSWORD } = spec;
+  const where = unit === 'archive' ? [] : ['--city', city, ...(county ? ['--county', county] : [])];
+  const add = cli(['user', 'add', username, '--role', role, '--unit', unit, ...where], env, `${password}\n`);
   if (add.status !== 0) throw new Error(add.stderr);
 }
 

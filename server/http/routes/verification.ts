@@ -22,7 +22,7 @@ export function verificationRoutes(deps: {
   const router = Router();
   router.get('/', requireAuth(['admin']), async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
-    const last = (await deps.fixity.last()) ?? null;
+    let last = (await deps.fixity.last()) ?? null;
     if (last && last.problems.length > 0) {
       // An administrator of a subtree hears of the damaged files of its reach only.
       const mine = await deps.files.inReach(
@@ -32,7 +32,7 @@ export function verificationRoutes(deps: {
       if (mine.size < last.problems.length) {
         const problems = last.problems.filter((p) => mine.has(p.fileId));
         const count = (kind: string) => problems.filter((p) => p.kind === kind).length;
-        Object.assign(last, { problems, missing: count('missing'), corrupted: count('corrupted') });
+        last = { ...last, problems, missing: count('missing'), corrupted: count('corrupted') };
       }
     }
     res.json({ last, intervalHours: deps.intervalMs / 3600_000 });

@@ -38,8 +38,18 @@ export function unitConformance(target: StoreTarget): void {
       it('adds a province once, however often it is loaded', async () => {
         assert.equal(await store.units.addMissing(unitTree()), 8);
         assert.equal(await store.units.addMissing(unitTree()), 0);
-        assert.equal(await store.units.countWithin('130000/'), 8);
-        assert.equal(await store.units.countWithin('130000/130900/130922/'), 3);
+        assert.equal(await store.units.countDivisionsWithin('130000/'), 8);
+        assert.equal(await store.units.countDivisionsWithin('130000/130900/130922/'), 3);
+        await store.units.add({
+          id: 'u000000000001',
+          code: null,
+          name: '县档案馆',
+          level: 'custom',
+          parentId: '130922',
+          path: ['河北省', '沧州市', '青县', '县档案馆'],
+          lineage: '130000/130900/130922/u000000000001/',
+        });
+        assert.equal(await store.units.countDivisionsWithin('130000/'), 8, 'units added here are not divisions');
         assert.deepEqual(await store.units.get('130922100'), unitTree()[4]);
         assert.equal(await store.units.get('130922199'), undefined);
         assert.deepEqual((await store.units.getMany(['131000', '130922199', '130000'])).map((u) => u.id).sort(), [

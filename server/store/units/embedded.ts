@@ -127,9 +127,9 @@ export class EmbeddedUnitStore implements UnitStore {
       .map(unitOf);
   }
 
-  async countWithin(lineage: string): Promise<number> {
+  async countDivisionsWithin(lineage: string): Promise<number> {
     return this.db
-      .prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM units WHERE lineage LIKE ?')
+      .prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM units WHERE lineage LIKE ? AND code IS NOT NULL')
       .get(under(lineage))!.n;
   }
 

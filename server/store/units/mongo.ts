@@ -88,8 +88,8 @@ export class MongoUnitStore implements UnitStore {
     return (await this.c.units.find({ name }).sort({ sortKey: 1 }).toArray()).map(unitOf);
   }
 
-  countWithin(lineage: string): Promise<number> {
-    return this.c.units.countDocuments({ lineage: under(lineage) });
+  countDivisionsWithin(lineage: string): Promise<number> {
+    return this.c.units.countDocuments({ lineage: under(lineage), code: { $ne: null } });
   }
 
   async rename(id: string, name: string): Promise<void> {

@@ -41,8 +41,8 @@ export interface UnitStore {
   find(query: UnitQuery): Promise<{ items: DirectoryUnit[]; total: number }>;
   /** Every unit of exactly this name. */
   named(name: string): Promise<DirectoryUnit[]>;
-  /** How many units have a lineage starting with `lineage`. */
-  countWithin(lineage: string): Promise<number>;
+  /** How many divisions (units with a code; not those added here) have a lineage starting with `lineage`. */
+  countDivisionsWithin(lineage: string): Promise<number>;
   /**
    * Renames a unit: its name, and its name in the path of every unit under it. Throws
    * ConflictError when a sibling has that name.
