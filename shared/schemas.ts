@@ -166,6 +166,11 @@ export interface SessionView {
   /** Send back as `X-CSRF-Token` on state-changing requests made with the session cookie. */
   csrfToken: string | null;
   mustChangePassword: boolean;
+  /**
+   * What the account reaches, by the reports' unit names: null for the whole archive (its
+   * top-level administrators); for everyone else the subtree its unit heads.
+   */
+  reach: { city: string; county?: string; town?: string } | null;
 }
 
 /** The answer to `PUT /api/session/password`: the new session, and how many API tokens were revoked. */

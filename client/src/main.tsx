@@ -121,14 +121,7 @@ function App({ api }: { api: ArchiveApi }) {
       {page === 'files' && <MyUploadsPage api={api} language={language} />}
       {page === 'password' && <OwnPasswordPage api={api} language={language} onChanged={setSession} />}
       {page === 'tokens' && <TokensPage api={api} language={language} admin={isAdmin} />}
-      {ADMIN_PAGES.has(page) && (
-        <AdminPages
-          api={api}
-          language={language}
-          route={route}
-          topLevel={session.account.unit.id === ARCHIVE_UNIT_ID}
-        />
-      )}
+      {ADMIN_PAGES.has(page) && <AdminPages api={api} language={language} route={route} reach={session.reach} />}
     </>
   );
 }

@@ -134,6 +134,7 @@ export function createApp(deps: AppDeps): Express {
     '/api/session',
     sessionRoutes({
       accounts: services.accounts,
+      directory: services.directory,
       audit: services.audit,
       sessions: services.sessions,
       sessionTtlMs: settings.sessionTtlMs,

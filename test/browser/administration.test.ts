@@ -106,6 +106,9 @@ describe(
       assert.equal(await page.getByText('东光县档案.pdf').count(), 0);
       // Its reports count its county only: one upload here, one in 东光县.
       await page.goto(`${server.url}/#/reports/savings`);
+      // They open on its county: the filters say what the numbers count.
+      await page.waitForURL(/#\/reports\/savings\?city=.*county=/);
+      assert.equal(await page.getByLabel('县（需填市）').inputValue(), '青县');
       const uploads = page.locator('dd[data-figure="uploads"]');
       await uploads.waitFor();
       assert.equal((await uploads.innerText()).trim(), '1');

@@ -48,6 +48,15 @@ for (const target of storeTargets) {
       return res;
     };
 
+    it('GET /api/session says what the account reaches (the reports open there)', async () => {
+      const reach = async (who: Who) =>
+        ((await (await as[who].fetch('/api/session')).json()) as { reach: unknown }).reach;
+      assert.deepEqual(await reach('top'), null);
+      assert.deepEqual(await reach('adminQ'), { city: '沧州市', county: '青县' });
+      assert.deepEqual(await reach('adminD'), { city: '沧州市', county: '东光县' });
+      assert.deepEqual(await reach('clerkQ'), { city: '沧州市', county: '青县', town: '清州镇' });
+    });
+
     it('GET /api/files: a clerk its unit’s files, an administrator its reach’s, the top level all', async () => {
       await status('anonymous', await as.anonymous.fetch('/api/files'), 401);
       const seen = async (who: Who) =>

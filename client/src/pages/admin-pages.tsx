@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ArchiveApi } from '../api.js';
 import { translator, type Language } from '../i18n/index.js';
 import type { Route } from '../route.js';
+import type { SessionView } from '../../../shared/schemas.js';
 
 type AdminModule = typeof import('./admin.js');
 let loading: Promise<AdminModule> | null = null;
@@ -14,14 +15,15 @@ export function AdminPages({
   api,
   language,
   route,
-  topLevel,
+  reach,
 }: {
   api: ArchiveApi;
   language: Language;
   route: Route;
-  /** The caller belongs to the archive itself. */
-  topLevel: boolean;
+  /** What the administrator reaches (null: the whole archive). */
+  reach: SessionView['reach'];
 }) {
+  const topLevel = reach === null;
   const t = translator(language);
   const [pages, setPages] = useState<AdminModule | null>(null);
   const [failed, setFailed] = useState(false);
@@ -43,7 +45,9 @@ export function AdminPages({
   }
   if (!pages) return <main class="page">{t('loading')}</main>;
   if (route.page === 'reports')
-    return <pages.ReportsPage api={api} language={language} report={route.report} params={route.params} />;
+    return (
+      <pages.ReportsPage api={api} language={language} report={route.report} params={route.params} reach={reach} />
+    );
   if (route.page === 'fixity') return <pages.FixityPage api={api} language={language} />;
   if (route.page === 'accounts') return <pages.AccountsPage api={api} language={language} topLevel={topLevel} />;
   if (route.page === 'units') return <pages.UnitsPage api={api} language={language} topLevel={topLevel} />;

@@ -3,22 +3,35 @@ import { loginRequest, passwordChangeRequest, type SessionView } from '../../../
 import { accountView, type AccountService } from '../../services/accounts.js';
 import type { AuditService } from '../../services/audit.js';
 import type { Principal, SessionService } from '../../services/sessions.js';
+import type { UnitDirectory } from '../../services/unit-directory.js';
 import type { Account, SessionRecord } from '../../store/accounts/port.js';
 import { refuseCrossSite, requireAuth, SESSION_COOKIE, sessionCookieOptions } from '../auth.js';
 import { parse } from '../validate.js';
 
 export interface SessionRouteDeps {
   accounts: AccountService;
+  directory: Pick<UnitDirectory, 'reachSubtree'>;
   audit: AuditService;
   sessions: SessionService;
   sessionTtlMs: number;
 }
 
-function view(account: Account, session: SessionRecord | undefined): SessionView {
+async function view(
+  directory: SessionRouteDeps['directory'],
+  account: Account,
+  session: SessionRecord | undefined,
+): Promise<SessionView> {
+  const { city, county, town } = account.unit;
+  // A clerk reaches its own unit; an administrator the subtree of its unit, or everything.
+  const reach =
+    account.role === 'admin'
+      ? ((await directory.reachSubtree(account)) ?? null)
+      : { city, ...(county && { county }), ...(town && { town }) };
   return {
     account: accountView(account),
     csrfToken: session?.csrfToken ?? null,
     mustChangePassword: account.mustChangePassword,
+    reach,
   };
 }
 
@@ -28,7 +41,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
   const startSession = async (req: Request, res: Response, account: Account) => {
     const { cookieValue, session } = await deps.sessions.open(account);
     res.cookie(SESSION_COOKIE, cookieValue, sessionCookieOptions(req, deps.sessionTtlMs));
-    return view(account, session);
+    return view(deps.directory, account, session);
   };
 
   router.post('/', refuseCrossSite, async (req, res) => {
@@ -41,9 +54,9 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
     res.status(201).json(await startSession(req, res, account));
   });
 
-  router.get('/', requireAuth(['clerk', 'admin'], { allowPendingPasswordChange: true }), (req, res) => {
+  router.get('/', requireAuth(['clerk', 'admin'], { allowPendingPasswordChange: true }), async (req, res) => {
     const p = req.principal as Principal;
-    res.json(view(p.account, p.session));
+    res.json(await view(deps.directory, p.account, p.session));
   });
 
   router.delete('/', requireAuth(['clerk', 'admin'], { allowPendingPasswordChange: true }), async (req, res) => {
@@ -61,7 +74,8 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
     const { tokensRevoked } = await deps.accounts.changePassword(p.account, body, req.ip ?? null);
     // Every session of the account has ended; a browser gets a fresh one.
     const account = (await deps.accounts.get(p.account.id))!;
-    const answer = p.via === 'session' ? await startSession(req, res, account) : view(account, undefined);
+    const answer =
+      p.via === 'session' ? await startSession(req, res, account) : await view(deps.directory, account, undefined);
     res.json({ ...answer, tokensRevoked });
   });
 

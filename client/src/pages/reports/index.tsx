@@ -3,7 +3,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { REPORTS, type CollisionRow, type ReportName, type ReportPage } from '../../../../shared/reports.js';
 import type { ArchiveApi } from '../../api.js';
 import { translator, type Language } from '../../i18n/index.js';
-import { go, reportHash } from '../../route.js';
+import { go, reportHash, withParams } from '../../route.js';
+import type { SessionView } from '../../../../shared/schemas.js';
 import { formatCount } from '../format.js';
 import { CollisionsTab } from './collisions.js';
 import { CrossUnitTab } from './cross-unit.js';
@@ -35,14 +36,23 @@ export function ReportsPage({
   language,
   report,
   params,
+  reach,
 }: {
   api: ArchiveApi;
   language: Language;
   report: ReportName;
   params: URLSearchParams;
+  /** What the administrator reaches (null: the whole archive): its reports open there. */
+  reach: SessionView['reach'];
 }) {
   const t = translator(language);
   const Tab = TABS[report];
+  const outsideReach = reach !== null && !params.get('city');
+  useEffect(() => {
+    // The server narrows every report to the reach anyway; the filters then say so.
+    if (outsideReach) location.replace(reportHash(report, withParams(params, reach)));
+  }, [outsideReach, report]);
+  if (outsideReach) return null;
   return (
     <main class="page wide" aria-labelledby="reports-title">
       <h1 id="reports-title">{t('reportsTitle')}</h1>
