@@ -418,6 +418,13 @@ describe('the archive command and the unit directory', () => {
     assert.match(province.stderr, /An administrator of a whole province belongs to the archive itself/);
     const top = cli(['user', 'add', 'boss', '--role', 'admin', '--unit', 'archive'], hebei, 'a long password');
     assert.equal(top.status, 0, top.stderr);
+    // As scripts of earlier versions made the archive's own administrators: the names are not a unit.
+    const named = cli(
+      ['user', 'add', 'boss2', '--role', 'admin', '--unit', 'archive', '--city', 'Archive'],
+      hebei,
+      'a long password',
+    );
+    assert.match(named.stdout, /in unit archive \(Archive\)/);
     const expiring = cli(['token', 'create', 'zhang', '--days', '30'], hebei);
     assert.equal(expiring.status, 0, expiring.stderr);
   });

@@ -83,13 +83,14 @@ type UnitFlags = Partial<Record<'unit' | 'city' | 'county' | 'town' | 'street' |
  * it lacks (UnitDirectory.placeNames).
  */
 async function unitOf(directory: UnitDirectory, values: UnitFlags, role: Role): Promise<Unit> {
+  // The archive's own unit, whatever names come with it (scripts of earlier versions gave it some).
+  if (values.unit === ARCHIVE_UNIT_ID) {
+    if (role !== 'admin')
+      throw new ValidationError('Only administrators belong to the whole archive (--unit archive).');
+    return ARCHIVE_UNIT;
+  }
   if (values.city === undefined && values.county === undefined && values.town === undefined) {
     const id = values.unit;
-    if (id === ARCHIVE_UNIT_ID) {
-      if (role !== 'admin')
-        throw new ValidationError('Only administrators belong to the whole archive (--unit archive).');
-      return ARCHIVE_UNIT;
-    }
     if (!id)
       throw new ValidationError('--unit <code> is required (find codes with: npm run archive -- units find <name>).');
     const unit = await directory.get(id);
