@@ -216,6 +216,21 @@ describe(
       assert.deepEqual(errors, []);
     });
 
+    it('says what to do when the unit directory is empty (no UNIT_REGIONS, no units added)', async () => {
+      const empty = await TestServer.start(embeddedTarget);
+      try {
+        await empty.addAccountIn('first', 'admin', 'archive');
+        const { page, errors } = await newPage();
+        await login(page, empty.url, 'first');
+        await page.goto(`${empty.url}/#/accounts`);
+        await page.getByRole('button', { name: '新建账号' }).click();
+        await page.getByText('单位目录还是空的', { exact: false }).waitFor();
+        assert.deepEqual(errors, []);
+      } finally {
+        await empty.close();
+      }
+    });
+
     it('my tokens: created with a label and expiry, shown once, revoked; an administrator sees its accounts’ tokens', async () => {
       const { page, errors } = await newPage();
       await login(page, server.url, 'qing-admin');

@@ -225,6 +225,8 @@ const zh = {
   unitChooseTop: '逐级选择…',
   unitChooseBelow: '（下级单位）',
   unitNotInDirectory: '（未在单位目录中）',
+  unitDirectoryEmpty:
+    '单位目录还是空的：请先在“单位”页添加单位，或请系统管理员设置 UNIT_REGIONS（如 13 表示河北省）载入本省的行政区划。',
   accountsTitle: '账号管理',
   accountsIntro: '您可以管理本辖区内的账号：新建、批量导入、重置密码、解除登录限制、停用和启用。',
   accountCreate: '新建账号',
@@ -536,6 +538,8 @@ const en: Record<MessageKey, string> = {
   unitChooseTop: 'Choose level by level…',
   unitChooseBelow: '(unit below)',
   unitNotInDirectory: '(not in the unit directory)',
+  unitDirectoryEmpty:
+    'The unit directory is empty: add units on the Units page first, or ask the system administrator to set UNIT_REGIONS (e.g. 13 for Hebei) to load the province’s divisions.',
   accountsTitle: 'Accounts',
   accountsIntro:
     'The accounts within your reach: create, import, reset passwords, lift login slowdowns, disable and enable.',

@@ -122,6 +122,7 @@ export function UnitPicker({
           ))}
         </ul>
       )}
+      {levels.length === 1 && levels[0]!.options.length === 0 && <p class="hint">{t('unitDirectoryEmpty')}</p>}
       <div class="cascade">
         {levels.map((level, depth) => (
           <label key={depth}>
