@@ -162,7 +162,7 @@ export class AccountAdministration {
     if (filterUnit === ARCHIVE_UNIT_ID && reach.kind !== 'everything')
       throw new NotFoundError(`No unit with the id "${ARCHIVE_UNIT_ID}" is within your reach.`);
     let placed = (await this.placeAll(await this.deps.store.list())).filter((p) => this.inReach(reach, p));
-    if (filterUnit === ARCHIVE_UNIT_ID) placed = placed.filter((p) => p.unit === undefined);
+    if (filterUnit === ARCHIVE_UNIT_ID) placed = placed.filter((p) => p.account.unit.id === ARCHIVE_UNIT_ID);
     else if (filterUnit) placed = placed.filter((p) => p.unit && p.unit.lineage.startsWith(filterUnit.lineage));
     if (query.role) placed = placed.filter((p) => p.account.role === query.role);
     if (query.q) {
