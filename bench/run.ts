@@ -9,6 +9,7 @@ import { benchImport } from './import.js';
 import { benchNearDuplicateIndex } from './near-duplicate-index.js';
 import { benchAbuse, type AbuseResult } from './abuse.js';
 import { benchAdministration } from './administration.js';
+import { benchSmallContents } from './small-contents.js';
 
 /**
  * `npm run bench`: speed and memory against references measured in the same run.
@@ -16,12 +17,12 @@ import { benchAdministration } from './administration.js';
  * BENCH_LEDGER (default 1000000; files = ledger / 5), BENCH_LOAD_CLIENTS (default 200) and
  * BENCH_LOAD_SECONDS (default 60; the load test's clients and duration), BENCH_IMPORT_SMALL (default
  * 10000), BENCH_IMPORT_LARGE (default 10), BENCH_IMPORT_LARGE_MIB (default 100) and BENCH_NEARDUP
- * (default 1000000 fingerprints), BENCH_ABUSE_SECONDS (default 20) and BENCH_ACCOUNTS (default 5000) scale it
- * down for a quick look;
+ * (default 1000000 fingerprints), BENCH_ABUSE_SECONDS (default 20), BENCH_ACCOUNTS (default 5000) and
+ * BENCH_SMALL_CONTENTS (default 1000000) scale it down for a quick look;
  * BENCH_HEAP=1 makes the load part a soak run: the paced run only, with the server's live heap read
  * from heap snapshots after a 2-minute warm-up and at the end (each snapshot stalls the server ~2 s);
  * BENCH_ONLY (e.g. "import,tus") runs only the named parts: ingest, tus, browser, lookup, claims,
- * reports, load, import, neardup, abuse, admin.
+ * reports, load, import, neardup, abuse, admin, smallstore.
  */
 const ingestMiB = Number(process.env.BENCH_INGEST_MIB ?? 1024);
 const browserMiB = Number(process.env.BENCH_BROWSER_MIB ?? 1024);
@@ -35,6 +36,7 @@ const importLargeMiB = Number(process.env.BENCH_IMPORT_LARGE_MIB ?? 100);
 const nearDuplicateCount = Number(process.env.BENCH_NEARDUP ?? 1_000_000);
 const abuseSeconds = Number(process.env.BENCH_ABUSE_SECONDS ?? 20);
 const benchAccounts = Number(process.env.BENCH_ACCOUNTS ?? 5000);
+const smallContents = Number(process.env.BENCH_SMALL_CONTENTS ?? 1_000_000);
 const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim());
 const wanted = (part: string) => !only || only.includes(part);
 /** A clerk's pause between operations in the paced load run (0.5-1.5 × this). */
@@ -232,6 +234,23 @@ if (wanted('admin')) {
   );
   console.log(
     `        the accounts page in Chromium          ${a.pageMs === null ? 'not measured (no Chromium)' : `${a.pageMs.toFixed(0)} ms from opening it to its first 50 rows (median of 5; target <= 1000 ms: ${verdict(a.pageMs <= 1000)})`}`,
+  );
+}
+
+if (wanted('smallstore')) {
+  const r = await benchSmallContents(smallContents, 20 * 1024);
+  const gb = (bytes: number) => `${(bytes / 1e9).toFixed(2)} GB`;
+  console.log(
+    `smallstore  ${r.contents} contents of ${r.bytesEach / 1024} KiB in the embedded store, one content file each`,
+  );
+  console.log(
+    `        stored in ${r.storeSeconds.toFixed(0)} s (${(r.contents / r.storeSeconds).toFixed(0)} contents/s, batches of 1,000: stage, write, commit)`,
+  );
+  console.log(
+    `        ${r.inodes} inodes (${r.folders} folders), at most ${r.largestFolder} files in a folder; ${gb(r.diskBytes)} on disk for ${gb(r.contentBytes)} of content (${((r.diskBytes / r.contentBytes - 1) * 100).toFixed(1)}% more)`,
+  );
+  console.log(
+    `        reading every file with tar (reference) ${r.tarSeconds.toFixed(1)} s; archive backup ${r.backupSeconds.toFixed(1)} s (${(r.backupSeconds / r.tarSeconds).toFixed(1)}x), again with nothing new ${r.backupAgainSeconds.toFixed(1)} s`,
   );
 }
 

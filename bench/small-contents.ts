@@ -1,0 +1,116 @@
+import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { backupEmbedded } from '../server/store/embedded/backup.js';
+import { openEmbeddedStore } from '../server/store/embedded.js';
+import { seconds } from './files.js';
+
+export interface SmallContentsResult {
+  contents: number;
+  bytesEach: number;
+  /** Storing them through the store (stage, write, commit in batches of 1,000). */
+  storeSeconds: number;
+  /** Inodes the content folder uses (files and folders), and its folders. */
+  inodes: number;
+  folders: number;
+  /** The most files in one folder. */
+  largestFolder: number;
+  /** Disk the content folder takes (du), and the bytes it holds. */
+  diskBytes: number;
+  contentBytes: number;
+  /** `tar` of the content folder to /dev/null (the reference: what reading every file costs). */
+  tarSeconds: number;
+  /** `archive backup` into an empty folder, then again with nothing new. */
+  backupSeconds: number;
+  backupAgainSeconds: number;
+}
+
+/**
+ * What many small contents cost the embedded store, which keeps one content file per content
+ * (issue "A folder of ten thousand scanned pages"): inodes, folder sizes, disk, and the time a
+ * backup takes, against reading the same files with tar.
+ */
+export async function benchSmallContents(count: number, bytesEach: number): Promise<SmallContentsResult> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-small-'));
+  const dataDir = path.join(root, 'data');
+  try {
+    const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
+    const seed = randomBytes(bytesEach);
+    const started = performance.now();
+    const now = new Date();
+    for (let done = 0; done < count;) {
+      const batch = Math.min(1000, count - done);
+      const items = [];
+      for (let i = 0; i < batch; i++) {
+        // Distinct contents: the seed with the content's number in front.
+        const bytes = Buffer.from(seed);
+        bytes.writeUInt32BE(done + i, 0);
+        const stagingId = await store.content.stage(now);
+        await store.content.write(stagingId, 0, [bytes]);
+        const md5 = createHash('md5').update(bytes).digest('hex');
+        const sha256 = createHash('sha256').update(bytes).digest('hex');
+        items.push({
+          stagingId,
+          entry: {
+            key: { md5, sha256, length: bytes.length },
+            fileName: `第${done + i}页.jpg`,
+            contentType: 'image/jpeg',
+            uploadDate: now,
+          },
+        });
+      }
+      await store.content.commitMany(items);
+      done += batch;
+      if (done % 100_000 === 0) process.stderr.write(`  ${done} contents stored\n`);
+    }
+    const storeSeconds = (performance.now() - started) / 1000;
+    await store.close();
+
+    const content = path.join(dataDir, 'content');
+    const count1 = (args: string[]) =>
+      Number(execFileSync('sh', ['-c', `find "$1" ${args.join(' ')} | wc -l`, 'sh', content], { encoding: 'utf8' }));
+    const folders = count1(['-type', 'd']);
+    const inodes = count1([]);
+    const largestFolder = Number(
+      execFileSync(
+        'sh',
+        [
+          '-c',
+          'find "$1" -type f -printf "%h\\n" | sort | uniq -c | sort -rn | head -1 | awk "{print \\$1}"',
+          'sh',
+          content,
+        ],
+        { encoding: 'utf8' },
+      ),
+    );
+    const diskBytes = Number(execFileSync('du', ['-s', '-B1', content], { encoding: 'utf8' }).split('\t')[0]);
+    const tar = () => execFileSync('sh', ['-c', 'tar -cf - -C "$1" . > /dev/null', 'sh', content]);
+    const tarSeconds = seconds(tar);
+    const target = path.join(root, 'backup');
+    const backupSeconds = await timed(() => backupEmbedded(dataDir, target));
+    const backupAgainSeconds = await timed(() => backupEmbedded(dataDir, target));
+    return {
+      contents: count,
+      bytesEach,
+      storeSeconds,
+      inodes,
+      folders,
+      largestFolder,
+      diskBytes,
+      contentBytes: count * bytesEach,
+      tarSeconds,
+      backupSeconds,
+      backupAgainSeconds,
+    };
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+async function timed(work: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await work();
+  return (performance.now() - start) / 1000;
+}
