@@ -22,9 +22,10 @@ export interface SmallContentsResult {
   contentBytes: number;
   /** `tar` of the content folder to /dev/null (the reference: what reading every file costs). */
   tarSeconds: number;
-  /** `archive backup` into an empty folder, then again with nothing new. */
+  /** `archive backup` into an empty folder, then again with nothing new; and one file at a time (as it was). */
   backupSeconds: number;
   backupAgainSeconds: number;
+  backupOneByOneSeconds: number;
 }
 
 /**
@@ -91,6 +92,9 @@ export async function benchSmallContents(count: number, bytesEach: number): Prom
     const target = path.join(root, 'backup');
     const backupSeconds = await timed(() => backupEmbedded(dataDir, target));
     const backupAgainSeconds = await timed(() => backupEmbedded(dataDir, target));
+    const backupOneByOneSeconds = await timed(() =>
+      backupEmbedded(dataDir, path.join(root, 'backup-one-by-one'), undefined, 1),
+    );
     return {
       contents: count,
       bytesEach,
@@ -103,6 +107,7 @@ export async function benchSmallContents(count: number, bytesEach: number): Prom
       tarSeconds,
       backupSeconds,
       backupAgainSeconds,
+      backupOneByOneSeconds,
     };
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

@@ -48,10 +48,45 @@ type Manifest = {
  * Content already in `target` (an earlier backup) is not copied again. Unfinished uploads are left
  * out: their bytes are still arriving.
  */
+/** Content files copied at the same time. */
+const COPIES_AT_ONCE = 16;
+
+/**
+ * Works on the items COPIES_AT_ONCE at a time: each file's sync waits on the disk, and small
+ * files are mostly that wait (20,000 files of 20 KiB took 14 s one by one). Every worker stops
+ * before a failure is reported, so none still writes when the caller cleans up.
+ */
+async function eachAtOnce<T>(
+  items: readonly T[],
+  work: (item: T) => Promise<void>,
+  onDone?: (done: number) => void,
+  atOnce = COPIES_AT_ONCE,
+): Promise<void> {
+  let next = 0;
+  let done = 0;
+  let failed = false;
+  const workers = Array.from({ length: Math.min(atOnce, items.length) }, async () => {
+    while (next < items.length && !failed) {
+      try {
+        await work(items[next++]!);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+      onDone?.(++done);
+    }
+  });
+  const settled = await Promise.allSettled(workers);
+  const failure = settled.find((w): w is PromiseRejectedResult => w.status === 'rejected');
+  if (failure) throw failure.reason;
+}
+
 export async function backupEmbedded(
   dataDir: string,
   target: string,
   onProgress?: (done: number, total: number) => void,
+  /** Benchmarks: how many files to copy at once (one measures the way it was). */
+  copiesAtOnce = COPIES_AT_ONCE,
 ): Promise<BackupReport> {
   const source = databaseFile(dataDir);
   if (!fs.existsSync(source))
@@ -77,7 +112,7 @@ export async function backupEmbedded(
   let files: CataloguedFile[];
   let copiedFiles = 0;
   let copiedBytes = 0;
-  let bytes = 0;
+  let bytes: number;
   const damaged: BackupDamage[] = [];
   try {
     files = cataloguedFiles(
@@ -85,36 +120,42 @@ export async function backupEmbedded(
       `DELETE FROM uploads WHERE outcome IS NULL; DELETE FROM staging;
       DELETE FROM chunk_sums WHERE file_id NOT IN (SELECT file_id FROM catalog); DELETE FROM rate_counts;`,
     );
-    for (const [i, file] of files.entries()) {
-      bytes += file.length;
+    bytes = files.reduce((sum, file) => sum + file.length, 0);
+    const copyOne = async (file: CataloguedFile) => {
       const destination = to.pathOf(file.file_id);
-      if (fs.statSync(destination, { throwIfNoEntry: false })?.size !== file.length || recheck.has(file.file_id)) {
-        fs.mkdirSync(path.dirname(destination), { recursive: true });
-        const partial = `${destination}.partial`;
-        // A copy-on-write clone where the file system offers one, a plain copy otherwise.
-        const copied = await fs.promises
-          .copyFile(from.pathOf(file.file_id), partial, fs.constants.COPYFILE_FICLONE)
-          .then(
-            () => true,
-            (err: NodeJS.ErrnoException) => {
-              if (err.code !== 'ENOENT') throw err;
-              return false;
-            },
-          );
-        // Damage already in the archive is kept as it is (an empty file for a missing one) and
-        // reported: the backup is of the archive as it is, and "archive verify" tells the rest.
-        if (!copied) fs.writeFileSync(partial, '');
-        const size = fs.statSync(partial).size;
-        if (size > file.length) fs.truncateSync(partial, file.length);
-        damaged.push(...(await damageIn(partial, file, snapshotDb)));
-        await durable(partial);
-        fs.renameSync(partial, destination);
-        written.add(path.dirname(destination));
-        copiedFiles += 1;
-        copiedBytes += Math.min(size, file.length);
-      }
-      if (i % 1000 === 999) onProgress?.(i + 1, files.length);
-    }
+      if (fs.statSync(destination, { throwIfNoEntry: false })?.size === file.length && !recheck.has(file.file_id))
+        return;
+      fs.mkdirSync(path.dirname(destination), { recursive: true });
+      const partial = `${destination}.partial`;
+      // A copy-on-write clone where the file system offers one, a plain copy otherwise.
+      const copied = await fs.promises.copyFile(from.pathOf(file.file_id), partial, fs.constants.COPYFILE_FICLONE).then(
+        () => true,
+        (err: NodeJS.ErrnoException) => {
+          if (err.code !== 'ENOENT') throw err;
+          return false;
+        },
+      );
+      // Damage already in the archive is kept as it is (an empty file for a missing one) and
+      // reported: the backup is of the archive as it is, and "archive verify" tells the rest.
+      if (!copied) fs.writeFileSync(partial, '');
+      const size = fs.statSync(partial).size;
+      if (size > file.length) fs.truncateSync(partial, file.length);
+      damaged.push(...(await damageIn(partial, file, snapshotDb)));
+      await durable(partial);
+      fs.renameSync(partial, destination);
+      written.add(path.dirname(destination));
+      copiedFiles += 1;
+      copiedBytes += Math.min(size, file.length);
+    };
+    await eachAtOnce(
+      files,
+      copyOne,
+      (done) => {
+        if (done % 1000 === 0) onProgress?.(done, files.length);
+      },
+      copiesAtOnce,
+    );
+    damaged.sort((a, b) => a.fileId.localeCompare(b.fileId) || a.chunk - b.chunk);
   } finally {
     snapshotDb.close();
     await from.closeAll();
@@ -228,7 +269,7 @@ export async function restoreEmbedded(
   const to = new ContentFiles(path.join(dataDir, 'content'));
   let bytes = 0;
   try {
-    for (const file of files) {
+    await eachAtOnce(files, async (file) => {
       const source = from.pathOf(file.file_id);
       const size = fs.statSync(source, { throwIfNoEntry: false })?.size;
       const knownDamage = damagedIds.includes(file.file_id) && size !== undefined && size < file.length;
@@ -240,7 +281,7 @@ export async function restoreEmbedded(
       await fs.promises.copyFile(source, to.pathOf(file.file_id), fs.constants.COPYFILE_FICLONE);
       await durable(to.pathOf(file.file_id));
       bytes += file.length;
-    }
+    });
   } finally {
     await from.closeAll();
     await to.closeAll();
