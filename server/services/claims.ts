@@ -12,6 +12,7 @@ import type { Account } from '../store/accounts/port.js';
 import type { ArchiveStore } from '../store/archive-store.js';
 import type { ByteRange } from '../store/content/port.js';
 import type { CatalogEntry } from '../store/catalog/port.js';
+import type { CountedUpload, UploadAction } from '../store/ledger/port.js';
 import type { AuditService } from './audit.js';
 import type { ReportCalendar } from './calendar.js';
 import type { DuplicateScope } from './scope.js';
@@ -42,6 +43,20 @@ export function pickRanges(size: number): ByteRange[] {
     return { start, end: start + length };
   });
 }
+
+/** Why a proof was refused, as the audit log records it. */
+interface Refusal {
+  fileId?: string;
+  fileName?: string;
+  detail: string;
+}
+
+/** What a proof comes to: an upload to count, an answer given before, a refusal, or (in a request) its claim's first proof. */
+type Judgement =
+  | { kind: 'count'; action: UploadAction; fileLength: number }
+  | { kind: 'answered'; result: UploadResult }
+  | { kind: 'refused'; refused: Refusal }
+  | { kind: 'same'; as: number };
 
 /**
  * The instant-upload handshake. Knowing a file's hashes is not enough to claim it: the caller
@@ -89,13 +104,30 @@ export class ClaimService {
     const results: ProofResult[] = [];
     const refused = new Map<string, number>();
     const slice = new TimeSlice();
-    for (const req of reqs) {
+    // Each proof is judged (its claim taken) in order; the right ones are then counted together,
+    // in one transaction on the embedded store. A claim sent twice in one request is answered
+    // as its first proof was (as a proof sent again after a lost answer is).
+    const judged: Judgement[] = [];
+    const firstOf = new Map<string, number>();
+    for (const [i, req] of reqs.entries()) {
       await slice.pause();
-      const answer = await this.answer(caller, req, address);
-      if ('refused' in answer) {
-        refused.set(answer.refused.detail, (refused.get(answer.refused.detail) ?? 0) + 1);
+      const first = firstOf.get(req.claimId);
+      if (first !== undefined && judged[first]!.kind === 'count') {
+        judged.push({ kind: 'same', as: first });
+        continue;
+      }
+      firstOf.set(req.claimId, i);
+      judged.push(await this.judge(caller, req, address));
+    }
+    const toCount = judged.flatMap((j, i) => (j.kind === 'count' ? [{ i, j }] : []));
+    const counted = await this.store.ledger.countMany(toCount.map(({ j }) => j.action));
+    const answers = new Map(toCount.map(({ i, j }, k) => [i, this.finish(j, counted[k]!)]));
+    for (const [i, j] of judged.entries()) {
+      if (j.kind === 'refused') {
+        refused.set(j.refused.detail, (refused.get(j.refused.detail) ?? 0) + 1);
         results.push({ status: 'rejected', error: 'claim_rejected', message: ClaimRejectedError.MESSAGE });
-      } else results.push(answer);
+      } else if (j.kind === 'answered') results.push(j.result);
+      else results.push(answers.get(j.kind === 'same' ? j.as : i)!);
     }
     if (refused.size > 0) {
       const count = [...refused.values()].reduce((a, b) => a + b, 0);
@@ -154,7 +186,19 @@ export class ClaimService {
     caller: Account,
     req: UploadProveRequest,
     address: string | null,
-  ): Promise<UploadResult | { refused: { fileId?: string; fileName?: string; detail: string } }> {
+  ): Promise<UploadResult | { refused: Refusal }> {
+    const judged = await this.judge(caller, req, address);
+    if (judged.kind === 'refused') return { refused: judged.refused };
+    if (judged.kind === 'answered') return judged.result;
+    if (judged.kind === 'same') throw new Error('a single proof has no earlier one');
+    return this.finish(judged, await this.store.ledger.count(judged.action));
+  }
+
+  /**
+   * Takes the claim and judges the proof: the upload to count, the answer already counted (a
+   * proof sent again after its answer was lost), or why it is refused (not yet audited).
+   */
+  private async judge(caller: Account, req: UploadProveRequest, address: string | null): Promise<Judgement> {
     const key = `claim:${req.claimId}`;
     const claim = await this.store.claims.take(req.claimId);
     if (claim === undefined) {
@@ -162,7 +206,10 @@ export class ClaimService {
       // or never made, expired, another's.
       const counted = await this.store.ledger.counted(key);
       if (counted && counted.accountId === caller.id)
-        return { status: counted.status, fileId: counted.fileId, uploadCount: counted.uploadCount };
+        return {
+          kind: 'answered',
+          result: { status: counted.status, fileId: counted.fileId, uploadCount: counted.uploadCount },
+        };
     }
     const valid =
       claim !== undefined &&
@@ -174,6 +221,7 @@ export class ClaimService {
       // Only a claim of the caller's own names its file: another's stays unknown to the log too.
       const own = claim?.accountId === caller.id ? claim : undefined;
       return {
+        kind: 'refused',
         refused: {
           fileId: own?.fileId,
           fileName: own?.fileName,
@@ -191,31 +239,39 @@ export class ClaimService {
     const entry = await this.store.catalog.get(claim.fileId);
     if (!entry) throw new Error(`claimed file ${claim.fileId} is not in the catalog`);
     const at = this.clock();
-    // Counted once under the claim: a crash before this leaves the claim taken and nothing
+    // Counted once under the claim: a crash before the count leaves the claim taken and nothing
     // counted (the client's retry is refused and checks again); after it, a retry is answered above.
-    const counted = await this.store.ledger.count({
-      key,
-      status: 'duplicate',
-      record: {
-        account: caller,
-        fileId: claim.fileId,
-        fileName: claim.fileName,
-        contentType: claim.contentType,
-        at,
-        day: this.calendar.dayOf(at),
-        fileLength: entry.length,
-        // Nothing was sent: the whole file is space saved.
-        stored: false,
+    return {
+      kind: 'count',
+      fileLength: entry.length,
+      action: {
+        key,
+        status: 'duplicate',
+        record: {
+          account: caller,
+          fileId: claim.fileId,
+          fileName: claim.fileName,
+          contentType: claim.contentType,
+          at,
+          day: this.calendar.dayOf(at),
+          fileLength: entry.length,
+          // Nothing was sent: the whole file is space saved.
+          stored: false,
+        },
+        event: this.audit.eventOf(
+          'instant_upload',
+          caller,
+          { address, fileId: claim.fileId, fileName: claim.fileName },
+          at,
+        ),
       },
-      event: this.audit.eventOf(
-        'instant_upload',
-        caller,
-        { address, fileId: claim.fileId, fileName: claim.fileName },
-        at,
-      ),
-    });
-    if (!counted.repeated) this.meter.counted({ via: 'instant', outcome: 'duplicate', bytes: entry.length });
-    return { status: 'duplicate', fileId: claim.fileId, uploadCount: counted.uploadCount };
+    };
+  }
+
+  /** The answer to a counted proof. */
+  private finish(judged: Extract<Judgement, { kind: 'count' }>, counted: CountedUpload): UploadResult {
+    if (!counted.repeated) this.meter.counted({ via: 'instant', outcome: 'duplicate', bytes: judged.fileLength });
+    return { status: 'duplicate', fileId: judged.action.record.fileId, uploadCount: counted.uploadCount };
   }
 
   private async rangeMd5(entry: CatalogEntry, range: ByteRange): Promise<string> {

@@ -147,6 +147,44 @@ for (const target of storeTargets) {
         );
       });
 
+      it('counts the right proofs of a request together, each once, also a claim sent twice in it', async () => {
+        const files = Array.from({ length: 5 }, (_, i) => ({ name: `p${i}.pdf`, data: randomContent(2000 + i) }));
+        await clerkB.batch(files);
+        const { results } = await (
+          await clerkA.json('/api/uploads/checks', 'POST', { files: files.map((f) => checkBody(f.data, f.name)) })
+        ).json();
+        const proof = (k: number) => ({
+          claimId: results[k].claimId,
+          digests: digestsFor(files[k]!.data, results[k].ranges),
+        });
+        const wrong = { claimId: results[4].claimId, digests: results[4].ranges.map(() => '0'.repeat(32)) };
+        const answer = await (
+          await clerkA.json('/api/uploads/proofs', 'POST', {
+            proofs: [proof(0), proof(1), proof(0), wrong, proof(2), proof(3)],
+          })
+        ).json();
+        assert.deepEqual(
+          answer.results.map((r: { status: string }) => r.status),
+          ['duplicate', 'duplicate', 'duplicate', 'rejected', 'duplicate', 'duplicate'],
+        );
+        assert.deepEqual(answer.results[2], answer.results[0], 'the repeated claim is answered as its first proof');
+        for (const [k, at] of [
+          [0, 0],
+          [1, 1],
+          [2, 4],
+          [3, 5],
+        ] as const) {
+          const mine = (await store().ledger.entriesForFile(answer.results[at].fileId)).filter(
+            (e) => e.userName === 'clerkA',
+          );
+          assert.deepEqual(
+            mine.map((e) => [e.uploadFileName, e.uploadCount]),
+            [[files[k]!.name, 1]],
+            files[k]!.name,
+          );
+        }
+      });
+
       describe('bad batches are refused whole, with a message, and change nothing', () => {
         const refused = async (res: Response, status: number, message: RegExp) => {
           const body = await res.json();
