@@ -250,6 +250,12 @@ describe(
       await page.getByText('没有令牌。').first().waitFor();
       const revoked = await fetch(`${server.url}/api/session`, { headers: { authorization: `Bearer ${token}` } });
       assert.equal(revoked.status, 401);
+      // English, one click away: the accounts page in it.
+      await page.getByRole('button', { name: 'English' }).click();
+      await page.goto(`${server.url}/#/accounts`);
+      await page.getByRole('heading', { name: 'Accounts', exact: true }).waitFor();
+      await page.locator('tr[data-account="wang.qz"] .badge').waitFor();
+      await page.screenshot({ path: artifactPath('59-accounts-english.png'), fullPage: true });
       assert.deepEqual(errors, []);
     });
   },
