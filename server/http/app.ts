@@ -150,7 +150,7 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use('/api/uploads', uploadRoutes(services.claims, services.ingest, services.quotas));
-  app.use('/api/units', unitRoutes(services.directory, services.administration, services.audit));
+  app.use('/api/units', unitRoutes(services.directory, services.administration));
   app.use('/api/accounts', accountRoutes(services.administration));
   app.use('/api/tokens', tokenRoutes(services.administration));
   app.use('/api/audit', auditRoutes(services.audit, services.directory));

@@ -18,7 +18,7 @@ import {
   type TokenView,
 } from '../../shared/accounts.js';
 import type { Role, Unit } from '../../shared/schemas.js';
-import { ARCHIVE_UNIT_ID } from '../../shared/units.js';
+import { ARCHIVE_UNIT_ID, type NewUnitRequest } from '../../shared/units.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import {
   usernameKey,
@@ -139,6 +139,23 @@ export class AccountAdministration {
 
   async summary(account: Account): Promise<AccountSummary> {
     return (await this.summaries(await this.placeAll([account])))[0]!;
+  }
+
+  /** A unit added under one the caller reaches (unit_created). */
+  async addUnit(caller: Account, request: NewUnitRequest, address: string | null): Promise<DirectoryUnit> {
+    const unit = await this.deps.directory.add(caller, request);
+    await this.deps.audit.record('unit_created', caller, { address, detail: `${unit.path.join(' / ')} (${unit.id})` });
+    return unit;
+  }
+
+  /** A unit added here renamed, within the caller's reach (unit_renamed). */
+  async renameUnit(caller: Account, id: string, name: string, address: string | null): Promise<DirectoryUnit> {
+    const { before, after } = await this.deps.directory.rename(caller, id, name);
+    await this.deps.audit.record('unit_renamed', caller, {
+      address,
+      detail: `${before.path.join(' / ')} → ${after.name} (${after.id})`,
+    });
+    return after;
   }
 
   /**

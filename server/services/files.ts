@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { FileList, FileListQuery } from '../../shared/schemas.js';
+import type { VerificationProblem, VerificationResult } from '../../shared/verification.js';
 import { NotFoundError } from '../errors.js';
 import type { ArchiveStore } from '../store/archive-store.js';
 import type { ByteRange } from '../store/content/port.js';
@@ -65,12 +66,18 @@ export class FileService {
     };
   }
 
-  /** Of these files, those the caller sees (an administrator's fixity results). */
-  async inReach(account: Account, fileIds: string[]): Promise<Set<string>> {
+  /**
+   * A fixity check's result as the caller may hear of it: an administrator of a subtree, of the
+   * damaged files of its reach only (then counted from those listed).
+   */
+  async verificationInReach(account: Account, result: VerificationResult): Promise<VerificationResult> {
     const visible = await this.visibleTo(account);
-    if (!visible) return new Set(fileIds);
-    const seen = await Promise.all(fileIds.map((id) => this.store.ledger.hasUploadInScope(id, visible)));
-    return new Set(fileIds.filter((_, i) => seen[i]));
+    if (!visible || result.problems.length === 0) return result;
+    const seen = await Promise.all(result.problems.map((p) => this.store.ledger.hasUploadInScope(p.fileId, visible)));
+    const problems = result.problems.filter((_, i) => seen[i]);
+    if (problems.length === result.problems.length) return result;
+    const count = (kind: VerificationProblem['kind']) => problems.filter((p) => p.kind === kind).length;
+    return { ...result, problems, missing: count('missing'), corrupted: count('corrupted') };
   }
 
   async open(principal: Principal, fileId: string): Promise<VisibleFile> {

@@ -234,7 +234,7 @@ export class UnitDirectory {
    * Renames a custom unit (divisions keep their official names); the accounts of the unit and of
    * the units under it get the new name in their geography.
    */
-  async rename(caller: Caller, id: string, name: string): Promise<DirectoryUnit> {
+  async rename(caller: Caller, id: string, name: string): Promise<{ before: DirectoryUnit; after: DirectoryUnit }> {
     const unit = await this.unitInReach(caller, id);
     if (unit.level !== 'custom')
       throw new ValidationError('Divisions keep their official names; only units added here can be renamed.');
@@ -243,7 +243,7 @@ export class UnitDirectory {
       throw new ForbiddenError('Your own unit is renamed by an administrator above it.');
     if (name !== unit.name) await this.deps.units.rename(id, name);
     await this.refreshAccountsUnder(unit.lineage);
-    return (await this.deps.units.get(id))!;
+    return { before: unit, after: (await this.deps.units.get(id))! };
   }
 
   private async refreshAccountsUnder(lineage: string): Promise<void> {

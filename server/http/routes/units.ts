@@ -1,13 +1,12 @@
 import { Router } from 'express';
 import { newUnitRequest, unitIdSchema, unitListQuery, unitRenameRequest } from '../../../shared/units.js';
 import type { AccountAdministration } from '../../services/administration.js';
-import type { AuditService } from '../../services/audit.js';
 import { unitView, type UnitDirectory } from '../../services/unit-directory.js';
 import { requireAuth } from '../auth.js';
 import { parse } from '../validate.js';
 
 /** `/api/units`: the unit directory within the caller's reach; administrators add and rename custom units. */
-export function unitRoutes(directory: UnitDirectory, admin: AccountAdministration, audit: AuditService): Router {
+export function unitRoutes(directory: UnitDirectory, admin: AccountAdministration): Router {
   const router = Router();
 
   // Before /:id. Accounts whose units of an earlier version are not in the directory yet.
@@ -25,26 +24,14 @@ export function unitRoutes(directory: UnitDirectory, admin: AccountAdministratio
   });
 
   router.post('/', requireAuth(['admin']), async (req, res) => {
-    const caller = req.principal!.account;
-    const unit = await directory.add(caller, parse(newUnitRequest, req.body, 'body'));
-    await audit.record('unit_created', caller, {
-      address: req.ip ?? null,
-      detail: `${unit.path.join(' / ')} (${unit.id})`,
-    });
-    res.status(201).json(unitView(unit));
+    const body = parse(newUnitRequest, req.body, 'body');
+    res.status(201).json(unitView(await admin.addUnit(req.principal!.account, body, req.ip ?? null)));
   });
 
   router.patch('/:id', requireAuth(['admin']), async (req, res) => {
-    const caller = req.principal!.account;
     const id = parse(unitIdSchema, req.params.id, 'unit id');
     const { name } = parse(unitRenameRequest, req.body, 'body');
-    const before = await directory.unitInReach(caller, id);
-    const unit = await directory.rename(caller, id, name);
-    await audit.record('unit_renamed', caller, {
-      address: req.ip ?? null,
-      detail: `${before.path.join(' / ')} → ${unit.name} (${unit.id})`,
-    });
-    res.json(unitView(unit));
+    res.json(unitView(await admin.renameUnit(req.principal!.account, id, name, req.ip ?? null)));
   });
 
   return router;

@@ -14,7 +14,7 @@ import { requireAuth } from '../auth.js';
 export function verificationRoutes(deps: {
   fixity: FixityService;
   audit: AuditService;
-  files: Pick<FileService, 'inReach'>;
+  files: Pick<FileService, 'verificationInReach'>;
   directory: Pick<UnitDirectory, 'reachOf'>;
   logger: Logger;
   intervalMs: number;
@@ -22,20 +22,11 @@ export function verificationRoutes(deps: {
   const router = Router();
   router.get('/', requireAuth(['admin']), async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
-    let last = (await deps.fixity.last()) ?? null;
-    if (last && last.problems.length > 0) {
-      // An administrator of a subtree hears of the damaged files of its reach only.
-      const mine = await deps.files.inReach(
-        req.principal!.account,
-        last.problems.map((p) => p.fileId),
-      );
-      if (mine.size < last.problems.length) {
-        const problems = last.problems.filter((p) => mine.has(p.fileId));
-        const count = (kind: string) => problems.filter((p) => p.kind === kind).length;
-        last = { ...last, problems, missing: count('missing'), corrupted: count('corrupted') };
-      }
-    }
-    res.json({ last, intervalHours: deps.intervalMs / 3600_000 });
+    const last = await deps.fixity.last();
+    res.json({
+      last: last ? await deps.files.verificationInReach(req.principal!.account, last) : null,
+      intervalHours: deps.intervalMs / 3600_000,
+    });
   });
   router.post('/', requireAuth(['admin']), async (req, res) => {
     if ((await deps.directory.reachOf(req.principal!.account)).kind !== 'everything')

@@ -4,9 +4,9 @@ import { ConflictError } from '../../errors.js';
 import { conformanceSuite, type StoreTarget } from '../../../test/support/stores.js';
 import type { DirectoryUnit } from './port.js';
 
-/** A small piece of Hebei, as the directory loader builds it. */
-export function unitTree(): DirectoryUnit[] {
-  const unit = (id: string, name: string, level: DirectoryUnit['level'], parent?: DirectoryUnit): DirectoryUnit => ({
+/** A unit under `parent` (at the top without one), its path and lineage following from it. */
+function unit(id: string, name: string, level: DirectoryUnit['level'], parent?: DirectoryUnit): DirectoryUnit {
+  return {
     id,
     code: level === 'custom' ? null : id,
     name,
@@ -14,7 +14,14 @@ export function unitTree(): DirectoryUnit[] {
     parentId: parent?.id ?? null,
     path: [...(parent?.path ?? []), name],
     lineage: `${parent?.lineage ?? ''}${id}/`,
-  });
+  };
+}
+
+/** A unit of unitTree() by its id. */
+const inTree = (id: string): DirectoryUnit => unitTree().find((u) => u.id === id)!;
+
+/** A small piece of Hebei, as the directory loader builds it. */
+export function unitTree(): DirectoryUnit[] {
   const hebei = unit('130000', '河北省', 'province');
   const cangzhou = unit('130900', '沧州市', 'city', hebei);
   const qingxian = unit('130922', '青县', 'county', cangzhou);
@@ -40,15 +47,7 @@ export function unitConformance(target: StoreTarget): void {
         assert.equal(await store.units.addMissing(unitTree()), 0);
         assert.equal(await store.units.countDivisionsWithin('130000/'), 8);
         assert.equal(await store.units.countDivisionsWithin('130000/130900/130922/'), 3);
-        await store.units.add({
-          id: 'u000000000001',
-          code: null,
-          name: '县档案馆',
-          level: 'custom',
-          parentId: '130922',
-          path: ['河北省', '沧州市', '青县', '县档案馆'],
-          lineage: '130000/130900/130922/u000000000001/',
-        });
+        await store.units.add(unit('u000000000001', '县档案馆', 'custom', inTree('130922')));
         assert.equal(await store.units.countDivisionsWithin('130000/'), 8, 'units added here are not divisions');
         assert.deepEqual(await store.units.get('130922100'), unitTree()[4]);
         assert.equal(await store.units.get('130922199'), undefined);
@@ -61,16 +60,7 @@ export function unitConformance(target: StoreTarget): void {
 
       it('lists a parent’s children in code order, custom units after them', async () => {
         await store.units.addMissing(unitTree());
-        const [qingxian] = unitTree().slice(2);
-        await store.units.add({
-          id: 'u000000000001',
-          code: null,
-          name: '县档案馆',
-          level: 'custom',
-          parentId: '130922',
-          path: [...qingxian!.path, '县档案馆'],
-          lineage: `${qingxian!.lineage}u000000000001/`,
-        });
+        await store.units.add(unit('u000000000001', '县档案馆', 'custom', inTree('130922')));
         const page = await store.units.find({ parentId: '130922', limit: 10, offset: 0 });
         assert.deepEqual(
           page.items.map((u) => u.name),
@@ -108,15 +98,8 @@ export function unitConformance(target: StoreTarget): void {
 
       it('refuses a second unit of one name under one parent, at the top too', async () => {
         await store.units.addMissing(unitTree());
-        const custom = (id: string, name: string, parentId: string | null): DirectoryUnit => ({
-          id,
-          code: null,
-          name,
-          level: 'custom',
-          parentId,
-          path: parentId ? ['河北省', '沧州市', name] : [name],
-          lineage: parentId ? `130000/130900/${id}/` : `${id}/`,
-        });
+        const custom = (id: string, name: string, parentId: string | null) =>
+          unit(id, name, 'custom', parentId === null ? undefined : inTree(parentId));
         await store.units.add(custom('u000000000001', '市档案局', '130900'));
         await assert.rejects(store.units.add(custom('u000000000002', '市档案局', '130900')), ConflictError);
         await store.units.add(custom('u000000000003', '市档案局', '131000'));
@@ -127,23 +110,8 @@ export function unitConformance(target: StoreTarget): void {
 
       it('renames a unit in its own path and in the paths of the units under it', async () => {
         await store.units.addMissing(unitTree());
-        const bureau: DirectoryUnit = {
-          id: 'u000000000001',
-          code: null,
-          name: '档案局',
-          level: 'custom',
-          parentId: '130900',
-          path: ['河北省', '沧州市', '档案局'],
-          lineage: '130000/130900/u000000000001/',
-        };
-        const office: DirectoryUnit = {
-          ...bureau,
-          id: 'u000000000002',
-          name: '利用科',
-          parentId: bureau.id,
-          path: [...bureau.path, '利用科'],
-          lineage: `${bureau.lineage}u000000000002/`,
-        };
+        const bureau = unit('u000000000001', '档案局', 'custom', inTree('130900'));
+        const office = unit('u000000000002', '利用科', 'custom', bureau);
         await store.units.add(bureau);
         await store.units.add(office);
         await store.units.rename(bureau.id, '市档案局');
