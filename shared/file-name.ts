@@ -74,6 +74,28 @@ export function cleanFileName(raw: string): string {
   return name;
 }
 
+/** Longest upload path kept, in Unicode code points (the folders nearest the file are kept). */
+export const MAX_UPLOAD_PATH_LENGTH = 1000;
+
+/**
+ * The name an upload is recorded under (the ledger's, the audit log's): its path relative to the
+ * folder the clerk chose, such as "2026年移交/副本/第0012页.jpg", so that a page is found again by
+ * its folder. The file's own name is cleanFileName of the last part (the catalog keeps that);
+ * each folder is cleaned the same way, and empty, "." and ".." parts and a drive ("C:") are
+ * dropped, so no path climbs out of the folder. Just the file name when no folder is given.
+ */
+export function cleanUploadPath(raw: string): string {
+  const parts = raw.split(/[\\/]/);
+  const name = cleanFileName(parts.pop() ?? '');
+  const folders = parts
+    .map((part) => cleanText(part))
+    .filter((part) => part !== '' && part !== '.' && part !== '..' && !/^[A-Za-z]:$/.test(part))
+    .map((part) => Array.from(part).slice(0, MAX_FILE_NAME_LENGTH).join(''));
+  const length = (list: string[]) => list.reduce((n, part) => n + Array.from(part).length + 1, 0);
+  while (folders.length > 0 && length(folders) + Array.from(name).length > MAX_UPLOAD_PATH_LENGTH) folders.shift();
+  return [...folders, name].join('/');
+}
+
 const CONTENT_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/;
 
 /** A declared media type if it is well-formed (parameters dropped), else application/octet-stream. */

@@ -43,6 +43,15 @@ export const uploadCheckRequest = z.strictObject({
 });
 export type UploadCheckRequest = z.infer<typeof uploadCheckRequest>;
 
+/**
+ * A client's key for one upload action, repeated on its retries so that it is counted once
+ * (the Idempotency-Key header, or the tus metadata `idempotencyKey`): a random UUID serves.
+ */
+export const idempotencyKey = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,128}$/, 'must be 1 to 128 visible ASCII characters (a UUID serves)');
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+
 /** A batch of checks, proofs or small files holds at most this many. */
 export const BATCH_MAX_FILES = 1000;
 /** `POST /api/uploads/batch` takes files up to this size; larger ones go one by one (tus). */
@@ -68,6 +77,11 @@ export const uploadBatchManifest = z
       sha256: sha256Hex,
       name: z.string().min(1).max(1000).optional(),
       type: z.string().max(255).optional(),
+      /**
+       * This file's own key for its upload, the same in whatever batch it is sent again (after a
+       * reload): it is counted once under it. Without one, under the batch's key and its place.
+       */
+      key: idempotencyKey.optional(),
     }),
   )
   .min(1)
@@ -91,14 +105,6 @@ export type UploadProofsRequest = z.infer<typeof uploadProofsRequest>;
  * `type`), and the client's own `md5` / `sha256` of the file, verified at completion. Other
  * keys are kept and ignored.
  */
-/**
- * A client's key for one upload action, repeated on its retries so that it is counted once
- * (the Idempotency-Key header, or the tus metadata `idempotencyKey`): a random UUID serves.
- */
-export const idempotencyKey = z
-  .string()
-  .regex(/^[\x21-\x7e]{1,128}$/, 'must be 1 to 128 visible ASCII characters (a UUID serves)');
-export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 
 export const tusMetadata = z.looseObject({
   filename: z.string().max(1000).nullish(),

@@ -21,3 +21,11 @@ export function actionKey(req: Request, via: 'direct' | 'batch'): string {
   const sent = clientKey(req);
   return sent === undefined ? `${via}:${randomUUID()}` : `${via}:${req.principal!.account.id}:${sent}`;
 }
+
+/**
+ * The key a file of a batch is counted under when its client gave it one: per account, and the
+ * same whichever batch carries the file (a page sending it again after a reload).
+ */
+export function fileKey(req: Request, sent: string | undefined): string | undefined {
+  return sent === undefined ? undefined : `file:${req.principal!.account.id}:${sent}`;
+}

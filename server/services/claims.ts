@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { cleanContentType, cleanFileName } from '../../shared/file-name.js';
+import { cleanContentType, cleanUploadPath } from '../../shared/file-name.js';
 import type {
   ProofResult,
   UploadCheckRequest,
@@ -151,7 +151,8 @@ export class ClaimService {
       id: claimId,
       accountId: caller.id,
       fileId: entry.fileId,
-      fileName: cleanFileName(req.name),
+      // Nothing is stored: the name is the upload's, with its folder (the ledger's).
+      fileName: cleanUploadPath(req.name),
       contentType: cleanContentType(req.type),
       ranges,
       expected,

@@ -1,3 +1,4 @@
+import { cleanFileName } from '../../shared/file-name.js';
 import type { Readable } from 'node:stream';
 import type { FileList, FileListQuery } from '../../shared/schemas.js';
 import type { VerificationProblem, VerificationResult } from '../../shared/verification.js';
@@ -93,7 +94,8 @@ export class FileService {
       );
     return {
       entry,
-      fileName: upload.lastUploadFileName,
+      // The ledger's name is the upload's path in the clerk's folder; a download is named as the file.
+      fileName: cleanFileName(upload.lastUploadFileName),
       contentType: upload.lastContentType,
       since: upload.uploadTime,
     };

@@ -36,7 +36,12 @@ export interface IngestOptions {
 
 /** A small file received whole (a batch upload), with the digests its sender computed. */
 export interface BatchFile {
+  /** The file's own name (the catalog's). */
   fileName: string;
+  /** Where it was in the clerk's folder (cleanUploadPath): the name its upload is recorded under. */
+  path: string;
+  /** The key it is counted under, when its sender gave it one (see UploadSource.key). */
+  key?: string;
   contentType: string;
   bytes: Uint8Array;
   md5: string;
@@ -53,7 +58,7 @@ export interface UploadSource {
   address: string | null;
   /**
    * The upload action's key, the same on every retry: it is counted once under it. A batch's
-   * files are counted under `<key>:<index>`.
+   * files are counted under their own keys, or else under `<key>:<index>`.
    */
   key: string;
 }
@@ -108,6 +113,8 @@ export class IngestService {
     upload: {
       uploader: Account;
       fileName: string;
+      /** The name the upload is recorded under: its path in the clerk's folder (cleanUploadPath). */
+      path: string;
       contentType: string;
       declaredMd5?: string | undefined;
       declaredSha256?: string | undefined;
@@ -124,7 +131,7 @@ export class IngestService {
       await this.discard(staged);
       await this.deps.audit.record('upload_failed', upload.uploader, {
         address: source.address,
-        fileName: upload.fileName,
+        fileName: upload.path,
         detail: `${source.via}: ${mismatch.message}`,
       });
       throw mismatch;
@@ -165,7 +172,7 @@ export class IngestService {
   private action(
     key: string,
     uploader: Account,
-    file: { fileName: string; contentType: string },
+    file: { path: string; contentType: string },
     outcome: CommitOutcome,
     stored: boolean,
     status: 'stored' | 'duplicate',
@@ -179,7 +186,7 @@ export class IngestService {
       record: {
         account: uploader,
         fileId,
-        fileName: file.fileName,
+        fileName: file.path,
         contentType: file.contentType,
         at,
         day: this.deps.calendar.dayOf(at),
@@ -192,7 +199,7 @@ export class IngestService {
         {
           address: source.address,
           fileId,
-          fileName: file.fileName,
+          fileName: file.path,
           detail: `${source.via}: ${stored ? 'stored' : 'duplicate'}`,
         },
         at,
@@ -230,7 +237,7 @@ export class IngestService {
    */
   async storeMany(files: readonly BatchFile[], uploader: Account, source: UploadSource): Promise<BatchFileResult[]> {
     const results = new Array<BatchFileResult>(files.length);
-    const refused: Array<{ fileName: string; error: ChecksumMismatchError }> = [];
+    const refused: Array<{ path: string; error: ChecksumMismatchError }> = [];
     const accepted: Array<{ index: number; file: BatchFile; key: ContentKey }> = [];
     // Up to 64 MiB are hashed here: in pieces, giving the event loop back between them.
     const slice = new TimeSlice();
@@ -253,15 +260,15 @@ export class IngestService {
             : undefined;
       if (error) {
         results[index] = { status: 'failed', error: 'checksum_mismatch', message: error.message };
-        refused.push({ fileName: file.fileName, error });
+        refused.push({ path: file.path, error });
       } else accepted.push({ index, file, key: { md5, sha256, length: file.bytes.byteLength } });
     }
     if (refused.length > 0) {
       await this.deps.audit.recordMany(
         uploader,
-        refused.map(({ fileName, error }) => ({
+        refused.map(({ path, error }) => ({
           action: 'upload_failed',
-          details: { address: source.address, fileName, detail: `${source.via}: ${error.message}` },
+          details: { address: source.address, fileName: path, detail: `${source.via}: ${error.message}` },
         })),
       );
     }
@@ -311,7 +318,7 @@ export class IngestService {
     const counted = await ledger.countMany(
       accepted.map(({ index, file }, k) =>
         this.action(
-          `${source.key}:${index}`,
+          file.key ?? `${source.key}:${index}`,
           uploader,
           file,
           outcomes[k]!,

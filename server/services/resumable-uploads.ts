@@ -1,5 +1,5 @@
 import { tusMetadata } from '../../shared/schemas.js';
-import { cleanContentType, cleanFileName } from '../../shared/file-name.js';
+import { cleanContentType, cleanFileName, cleanUploadPath } from '../../shared/file-name.js';
 import {
   BadRequestError,
   ChecksumMismatchError,
@@ -41,6 +41,8 @@ export interface ResumableUploadOptions {
 /** The metadata the archive takes from a tus upload. */
 export interface UploadDescription {
   fileName: string;
+  /** Its path in the clerk's folder, when the name carried one: what the upload is recorded under. */
+  path: string;
   contentType: string;
   md5: string | undefined;
   sha256: string | undefined;
@@ -88,8 +90,10 @@ export class ResumableUploadService {
       throw new ValidationError(`Upload-Metadata "${issue.path.join('.')}": ${issue.message}.`);
     }
     const m = parsed.data;
+    const name = m.filename ?? m.name ?? '';
     return {
-      fileName: cleanFileName(m.filename ?? m.name ?? ''),
+      fileName: cleanFileName(name),
+      path: cleanUploadPath(name),
       contentType: cleanContentType(m.filetype ?? m.type ?? undefined),
       md5: m.md5,
       sha256: m.sha256,
@@ -285,6 +289,7 @@ export class ResumableUploadService {
         {
           uploader: account,
           fileName: description.fileName,
+          path: description.path,
           contentType: description.contentType,
           declaredMd5: description.md5,
           declaredSha256: description.sha256,

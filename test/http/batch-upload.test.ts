@@ -185,6 +185,80 @@ for (const target of storeTargets) {
         }
       });
 
+      it("records each upload under its path in the clerk's folder; the file keeps its own name", async () => {
+        const page = randomContent(4000);
+        const path = '2026年移交/副本/第0012页.jpg';
+        const { results } = await (
+          await clerkA.batch(
+            [{ name: 'ignored.jpg', data: page }],
+            [{ md5: md5(page), sha256: sha256(page), name: path, type: 'image/jpeg' }],
+          )
+        ).json();
+        const fileId = results[0].fileId;
+        assert.equal((await store().catalog.get(fileId))!.fileName, '第0012页.jpg');
+        // The same page, dropped by another unit's clerk from another folder: counted without its bytes.
+        const { check } = await clerkB.instantUpload(page, '../../卷二/第0012页.jpg');
+        await clerkB.json('/api/uploads/proofs', 'POST', {
+          proofs: [{ claimId: check.claimId, digests: digestsFor(page, check.ranges) }],
+        });
+        const ledger = await store().ledger.entriesForFile(fileId);
+        assert.deepEqual(ledger.map((e) => [e.userName, e.uploadFileName]).sort(), [
+          ['clerkA', path],
+          ['clerkB', '卷二/第0012页.jpg'],
+        ]);
+        const listed = await (await clerkA.fetch('/api/files?q=副本')).json();
+        assert.deepEqual(
+          listed.items.map((f: { fileName: string }) => f.fileName),
+          [path],
+          'found by its folder',
+        );
+        const download = await clerkA.fetch(`/api/files/${fileId}`);
+        assert.match(
+          download.headers.get('content-disposition') ?? '',
+          /filename\*=UTF-8''%E7%AC%AC0012%E9%A1%B5\.jpg/,
+        );
+        const audit = await store().audit.search({ userName: 'clerkA', action: 'upload', limit: 1, offset: 0 });
+        assert.equal(audit.items[0]!.fileName, path);
+      });
+
+      it('counts a file sent again under its own key once, in whatever batch and place it comes back', async () => {
+        const [a, b, c] = [randomContent(1500), randomContent(1600), randomContent(1700)];
+        const entry = (data: Buffer, key: string) => ({
+          md5: md5(data),
+          sha256: sha256(data),
+          name: `${key}.pdf`,
+          key,
+        });
+        const first = await (
+          await clerkA.batch(
+            [
+              { name: 'a', data: a },
+              { name: 'b', data: b },
+            ],
+            [entry(a, 'key-a'), entry(b, 'key-b')],
+          )
+        ).json();
+        // The page was reloaded before the answer arrived: b comes back in another batch, second.
+        const again = await (
+          await clerkA.batch(
+            [
+              { name: 'c', data: c },
+              { name: 'b', data: b },
+            ],
+            [entry(c, 'key-c'), entry(b, 'key-b')],
+          )
+        ).json();
+        assert.equal(again.results[0].status, 'stored');
+        assert.deepEqual(again.results[1], first.results[1]);
+        const mine = (await store().ledger.entriesForFile(first.results[1].fileId)).filter(
+          (e) => e.userName === 'clerkA',
+        );
+        assert.equal(mine[0]!.uploadCount, 1);
+        // Another account's key is its own: the same key counts clerkB's upload.
+        const other = await (await clerkB.batch([{ name: 'b', data: b }], [entry(b, 'key-b')])).json();
+        assert.equal(other.results[0].status, 'duplicate');
+      });
+
       describe('bad batches are refused whole, with a message, and change nothing', () => {
         const refused = async (res: Response, status: number, message: RegExp) => {
           const body = await res.json();

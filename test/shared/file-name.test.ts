@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { cleanContentType, cleanFileName, cleanText, MAX_FILE_NAME_LENGTH } from '../../shared/file-name.js';
+import {
+  cleanContentType,
+  cleanFileName,
+  cleanText,
+  cleanUploadPath,
+  MAX_FILE_NAME_LENGTH,
+  MAX_UPLOAD_PATH_LENGTH,
+} from '../../shared/file-name.js';
 
 describe('cleanFileName', () => {
   it('keeps Chinese and other printable names exactly', () => {
@@ -72,6 +79,26 @@ describe('cleanFileName', () => {
     assert.equal(Array.from(cleaned).length, MAX_FILE_NAME_LENGTH);
     assert.ok(cleaned.endsWith('.pdf'));
     assert.equal(Array.from(cleanFileName('x'.repeat(300))).length, MAX_FILE_NAME_LENGTH);
+  });
+});
+
+describe('cleanUploadPath', () => {
+  it('keeps the folders of a dropped folder, cleaned like names, and just the name without them', () => {
+    assert.equal(cleanUploadPath('2026年移交/副本/第0012页.jpg'), '2026年移交/副本/第0012页.jpg');
+    assert.equal(cleanUploadPath('第0012页.jpg'), '第0012页.jpg');
+    assert.equal(cleanUploadPath('卷\u200B一\\扫描\\p1.tif'), '卷一/扫描/p1.tif');
+  });
+
+  it('never climbs out of the folder: no root, drive, empty, "." or ".." parts', () => {
+    assert.equal(cleanUploadPath('/etc/../../a//./b/c.pdf'), 'etc/a/b/c.pdf');
+    assert.equal(cleanUploadPath('C:\\x\\..\\c.pdf'), 'x/c.pdf');
+    assert.equal(cleanUploadPath('../../'), '未命名');
+  });
+
+  it('keeps the folders nearest the file when the path is too long', () => {
+    const path = cleanUploadPath(`${Array.from({ length: 20 }, (_, i) => `${i}${'档'.repeat(100)}`).join('/')}/p.pdf`);
+    assert.ok(Array.from(path).length <= MAX_UPLOAD_PATH_LENGTH);
+    assert.ok(path.startsWith('11') && path.endsWith('/19' + '档'.repeat(100) + '/p.pdf'), path.slice(0, 20));
   });
 });
 

@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import contentDisposition from 'content-disposition';
 import { Router, type Request } from 'express';
 import multer from 'multer';
-import { cleanContentType, cleanFileName } from '../../../shared/file-name.js';
+import { cleanContentType, cleanFileName, cleanUploadPath } from '../../../shared/file-name.js';
 import { fileIdSchema, fileListQuery, uploadFields } from '../../../shared/schemas.js';
 import { BadRequestError, PayloadTooLargeError, RangeNotSatisfiableError, ValidationError } from '../../errors.js';
 import type { FileService, VisibleFile } from '../../services/files.js';
@@ -66,6 +66,7 @@ export function fileRoutes(deps: FileRouteDeps): Router {
           {
             uploader: req.principal!.account,
             fileName: cleanFileName(file.originalname),
+            path: cleanUploadPath(file.originalname),
             contentType: cleanContentType(file.mimetype),
             declaredMd5: fields.md5,
           },

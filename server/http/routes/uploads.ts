@@ -1,6 +1,6 @@
 import express, { Router, type RequestHandler } from 'express';
 import multer from 'multer';
-import { cleanContentType, cleanFileName } from '../../../shared/file-name.js';
+import { cleanContentType, cleanFileName, cleanUploadPath } from '../../../shared/file-name.js';
 import {
   BATCH_FILE_MAX_BYTES,
   BATCH_MAX_BYTES,
@@ -16,7 +16,7 @@ import type { ClaimService } from '../../services/claims.js';
 import type { IngestService } from '../../services/ingest.js';
 import type { Quotas } from '../../services/quotas.js';
 import { requireAuth } from '../auth.js';
-import { actionKey, clientKey } from '../idempotency-key.js';
+import { actionKey, clientKey, fileKey } from '../idempotency-key.js';
 import { bulkLane } from '../bulk-lane.js';
 import { parse } from '../validate.js';
 
@@ -83,6 +83,8 @@ export function uploadRoutes(claims: ClaimService, ingest: IngestService, quotas
     await quotas.take(req.principal!.account, 'batch', parts.length);
     const files = parts.map((part, i) => ({
       fileName: cleanFileName(manifest[i]!.name ?? part.originalname),
+      path: cleanUploadPath(manifest[i]!.name ?? part.originalname),
+      key: fileKey(req, manifest[i]!.key),
       contentType: cleanContentType(manifest[i]!.type ?? part.mimetype),
       bytes: part.buffer,
       md5: manifest[i]!.md5,
