@@ -177,6 +177,8 @@ export interface SessionView {
    * top-level administrators); for everyone else the subtree its unit heads.
    */
   reach: { city: string; county?: string; town?: string } | null;
+  /** The largest file the archive takes, in bytes (MAX_FILE_SIZE). */
+  maxFileSize: number;
 }
 
 /** The answer to `PUT /api/session/password`: the new session, and how many API tokens were revoked. */

@@ -4,7 +4,7 @@ import mime from 'mime-types';
 import { BATCH_FILE_MAX_BYTES, BATCH_MAX_FILES } from '../../shared/schemas.js';
 import type { UploadCheckRequest, UploadCheckResult, UploadResult } from '../../shared/schemas.js';
 import { ArchiveAnswerError, type ArchiveConnection, type BatchSend } from './archive-connection.js';
-import { RequestBatcher } from './batches.js';
+import { RequestBatcher } from '../../shared/request-batcher.js';
 import { FingerprintFailure, type FileFingerprint, type FingerprintPool } from './fingerprints.js';
 import { emptyReport, type DryRunFindings, type ImportProblem, type ImportReport } from './import-report.js';
 import type { FinishedAs, ImportJournal } from './journal.js';

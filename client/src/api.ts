@@ -2,9 +2,12 @@ import type { ErrorBody } from '../../shared/errors.js';
 import type { ReportName } from '../../shared/reports.js';
 import type {
   AuditList,
+  BatchFileResult,
   FileList,
+  ProofResult,
   PasswordChangeView,
   SessionView,
+  UploadCheckRequest,
   UploadCheckResult,
   UploadResult,
 } from '../../shared/schemas.js';
@@ -92,6 +95,44 @@ export class ArchiveApi {
 
   prove(claimId: string, digests: string[]): Promise<UploadResult> {
     return this.#call('POST', '/api/uploads/prove', { claimId, digests });
+  }
+
+  /** Many checks in one request (at most BATCH_MAX_FILES), answered in order. */
+  async checks(files: UploadCheckRequest[]): Promise<UploadCheckResult[]> {
+    return (await this.#call<{ results: UploadCheckResult[] }>('POST', '/api/uploads/checks', { files })).results;
+  }
+
+  /** Many proofs in one request, answered in order; a proof sent again with its claim is answered as counted. */
+  async proofs(proofs: Array<{ claimId: string; digests: string[] }>): Promise<ProofResult[]> {
+    return (await this.#call<{ results: ProofResult[] }>('POST', '/api/uploads/proofs', { proofs })).results;
+  }
+
+  /**
+   * Small files in one request, each with its digests, its path in the folder and its own key
+   * (counted once under it, whatever batch carries it again). The browser reads each file from
+   * disk as the request goes.
+   */
+  async batch(files: Array<{ file: Blob; md5: string; sha256: string; name: string; type?: string; key: string }>) {
+    const form = new FormData();
+    form.append(
+      'manifest',
+      JSON.stringify(files.map(({ md5, sha256, name, type, key }) => ({ md5, sha256, name, type, key }))),
+    );
+    for (const { file } of files) form.append('file', file, 'file');
+    let response: Response;
+    try {
+      response = await fetch('/api/uploads/batch', {
+        method: 'POST',
+        headers: { Accept: 'application/json', 'X-CSRF-Token': this.csrfToken ?? '' },
+        body: form,
+        credentials: 'same-origin',
+      });
+    } catch (error) {
+      throw new NetworkError(error);
+    }
+    const payload: unknown = await response.json().catch(() => undefined);
+    if (!response.ok) throw errorFromResponse(response.status, payload, response.headers.get('Retry-After'));
+    return (payload as { results: BatchFileResult[] }).results;
   }
 
   files(query: { q?: string; limit: number; offset: number }): Promise<FileList> {

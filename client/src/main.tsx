@@ -117,7 +117,13 @@ function App({ api }: { api: ArchiveApi }) {
         </p>
       )}
       {/* The upload page stays mounted while the clerk browses, so transfers go on. */}
-      <UploadPage api={api} language={language} account={session.account} hidden={page !== 'upload'} />
+      <UploadPage
+        api={api}
+        language={language}
+        account={session.account}
+        maxFileSize={session.maxFileSize}
+        hidden={page !== 'upload'}
+      />
       {page === 'files' && <MyUploadsPage api={api} language={language} />}
       {page === 'password' && <OwnPasswordPage api={api} language={language} onChanged={setSession} />}
       {page === 'tokens' && <TokensPage api={api} language={language} admin={isAdmin} />}

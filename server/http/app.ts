@@ -138,6 +138,7 @@ export function createApp(deps: AppDeps): Express {
       audit: services.audit,
       sessions: services.sessions,
       sessionTtlMs: settings.sessionTtlMs,
+      maxFileSize: settings.maxFileSize,
     }),
   );
   app.use(

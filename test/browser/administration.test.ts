@@ -89,7 +89,7 @@ describe(
       await clerk.page.getByText('当前用户：wang.qz（沧州市 / 青县 / 清州镇）').waitFor();
       const file = path.join(files, '清州镇-第一份.pdf');
       fs.writeFileSync(file, randomBytes(30_000));
-      await clerk.page.locator('input.uppy-Dashboard-input:not([webkitdirectory])').setInputFiles(file);
+      await clerk.page.locator('input[type=file]:not([webkitdirectory])').setInputFiles(file);
       await clerk.page.waitForFunction(() => {
         const s = (
           globalThis as unknown as { document: { querySelector(s: string): { dataset: { stored?: string } } | null } }

@@ -1,5 +1,6 @@
 /// <reference lib="webworker" />
 import { createSHA256 } from 'hash-wasm';
+import SparkMD5 from 'spark-md5';
 import { hashBlob, md5OfRange, type ContentDigest, type DigestLane } from './content-hash.js';
 import type { Md5Reply } from './md5.worker.js';
 
@@ -13,6 +14,7 @@ import type { Md5Reply } from './md5.worker.js';
  */
 export type HashRequest =
   | { type: 'hash'; jobId: number; file: Blob; sliceSize?: number }
+  | { type: 'hashSmall'; jobId: number; files: Blob[] }
   | { type: 'proofs'; jobId: number; file: Blob; ranges: { start: number; end: number }[] }
   | { type: 'abort'; jobId: number };
 
@@ -20,6 +22,7 @@ export type HashReply =
   | { type: 'progress'; jobId: number; hashed: number; total: number }
   | { type: 'digest'; jobId: number; digest: ContentDigest }
   | { type: 'proofs'; jobId: number; digests: string[] }
+  | { type: 'smallDigests'; jobId: number; digests: Array<ContentDigest | { error: string }> }
   | { type: 'error'; jobId: number; message: string; aborted: boolean };
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -141,6 +144,8 @@ self.onmessage = async (event: MessageEvent<HashRequest>) => {
         },
       });
       reply({ type: 'digest', jobId: request.jobId, digest });
+    } else if (request.type === 'hashSmall') {
+      reply({ type: 'smallDigests', jobId: request.jobId, digests: await hashSmall(request.files) });
     } else {
       const digests: string[] = [];
       for (const range of request.ranges) digests.push(await md5OfRange(request.file, range.start, range.end));
@@ -163,3 +168,25 @@ self.onmessage = async (event: MessageEvent<HashRequest>) => {
     if (hashing === request.jobId) hashing = undefined;
   }
 };
+
+/**
+ * Small files, many to a message, each read whole and hashed here: the MD5 lane's messages cost
+ * more than hashing a scanned page, and a folder holds thousands of them. A file that cannot be
+ * read fails alone.
+ */
+async function hashSmall(files: Blob[]): Promise<Array<ContentDigest | { error: string }>> {
+  const sha = await sha256;
+  const digests: Array<ContentDigest | { error: string }> = [];
+  for (const file of files) {
+    try {
+      const bytes = await file.arrayBuffer();
+      if (bytes.byteLength !== file.size) throw new Error('the file changed while it was being read');
+      sha.init();
+      sha.update(new Uint8Array(bytes));
+      digests.push({ md5: SparkMD5.ArrayBuffer.hash(bytes), sha256: sha.digest('hex'), size: file.size });
+    } catch (error) {
+      digests.push({ error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return digests;
+}

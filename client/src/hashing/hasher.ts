@@ -76,6 +76,29 @@ export class Hasher {
     }
   }
 
+  /**
+   * MD5 + SHA-256 of many small files in one message to one worker: each file's digest, or an
+   * Error for a file that could not be read.
+   */
+  async hashSmall(files: Blob[]): Promise<Array<ContentDigest | Error>> {
+    const worker = await this.#acquire();
+    try {
+      const digests = await this.#run<Array<ContentDigest | { error: string }>>(
+        worker,
+        (jobId) => ({ type: 'hashSmall', jobId, files }),
+        {},
+      );
+      return digests.map((d) => ('error' in d ? new Error(d.error) : d));
+    } finally {
+      this.#release(worker);
+    }
+  }
+
+  /** Workers hashing at once. */
+  get size(): number {
+    return this.#workers.length;
+  }
+
   /** The MD5 of each byte range, in order (the proof of possession). */
   proofs(file: Blob, ranges: { start: number; end: number }[]): Promise<string[]> {
     return this.#run<string[]>(this.#workers[0]!, (jobId) => ({ type: 'proofs', jobId, file, ranges }), {});

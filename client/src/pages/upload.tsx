@@ -1,237 +1,364 @@
-import Uppy from '@uppy/core';
-import Dashboard from '@uppy/dashboard';
-import enUS from '@uppy/locales/lib/en_US.js';
-import zhCN from '@uppy/locales/lib/zh_CN.js';
-import '@uppy/core/css/style.min.css';
-import '@uppy/dashboard/css/style.min.css';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { AccountView } from '../../../shared/schemas.js';
-import { TUS_ENDPOINT } from '../../../shared/schemas.js';
 import type { ArchiveApi } from '../api.js';
 import { Hasher } from '../hashing/hasher.js';
-import { describeError, translator, type Language } from '../i18n/index.js';
-import { ArchiveUploader, HashReadError } from '../upload/archive-uploader.js';
-import type { ArchiveBody, ArchiveFile, ArchiveMeta, Outcome } from '../upload/archive-uploader.js';
+import { ApiError, describeError, isErrorCode, NetworkError, translator, type Language } from '../i18n/index.js';
+import { filesFromDrop, filesFromInput, type ChosenFile } from '../upload/chosen-files.js';
+import { FolderUpload, type UploadItem } from '../upload/folder-upload.js';
+import { tusSender } from '../upload/large-upload.js';
 import { ResumeIndex } from '../upload/resume-index.js';
-import { useGoldenRetriever } from '../upload/restore.js';
+import { IndexedDbJournal, MemoryJournal, type UploadJournal } from '../upload/upload-journal.js';
+import { formatBytes, formatCount } from './format.js';
+import { VirtualList } from './virtual-list.js';
 
-interface Row {
-  id: string;
-  name: string;
-  outcome: Outcome;
+type Filter = 'all' | 'instant' | 'stored' | 'failed' | 'unfinished';
+const FILTERS: readonly Filter[] = ['all', 'instant', 'stored', 'failed', 'unfinished'];
+/** The list re-renders at most this often, whatever the number of files. */
+const RENDER_INTERVAL_MS = 250;
+const ROW_HEIGHT = 34;
+/** Hashing workers: one per core, up to four (each also runs an MD5 worker for large files). */
+const HASH_WORKERS = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 2));
+
+type Row =
+  | { kind: 'folder'; folder: string; total: number; finished: number; failed: number }
+  | { kind: 'file'; item: UploadItem };
+
+function kindOf(item: UploadItem): Exclude<Filter, 'all'> {
+  if (item.outcome?.kind === 'failed') return 'failed';
+  if (item.outcome?.kind === 'instant') return 'instant';
+  if (item.outcome) return 'stored';
+  return 'unfinished';
 }
 
-type Filter = 'all' | 'instant' | 'stored' | 'failed';
-const ROWS_PER_PAGE = 100;
-/** Uploads in parallel: a few keep the line busy without starving the hashing of the next file. */
-const PARALLEL_UPLOADS = 3;
+/** Finished (in any way) first? No: failures first, then what is moving, then the rest in path order. */
+function rank(item: UploadItem): number {
+  if (item.phase === 'failed') return 0;
+  if (!item.outcome && item.phase !== 'waiting') return 1;
+  return 2;
+}
 
-function outcomeText(language: Language, outcome: Outcome): string {
+function failureText(language: Language, item: UploadItem): string {
   const t = translator(language);
-  switch (outcome.kind) {
-    case 'instant':
-      return t('statusInstant', { count: outcome.uploadCount });
-    case 'stored':
-      return t('statusStored');
-    case 'duplicate':
-      return t('statusDuplicate', { count: outcome.uploadCount });
-    case 'failed':
-      return t('statusFailed', {
-        reason: outcome.error instanceof HashReadError ? t('hashFailed') : describeError(language, outcome.error),
-      });
+  const outcome = item.outcome;
+  if (outcome?.kind !== 'failed') return '';
+  if (outcome.code === 'payload_too_large' && outcome.message === String(Number(outcome.message)))
+    return t('fileTooLarge', { limit: formatBytes(Number(outcome.message)) });
+  if (outcome.code === 'unreadable') return t('hashFailed');
+  if (outcome.code === 'network') return describeError(language, new NetworkError());
+  if (isErrorCode(outcome.code)) return describeError(language, new ApiError(0, outcome.code, outcome.message));
+  return describeError(language, new Error(outcome.message));
+}
+
+function statusText(language: Language, item: UploadItem): string {
+  const t = translator(language);
+  const outcome = item.outcome;
+  if (outcome) {
+    switch (outcome.kind) {
+      case 'instant':
+        return t('statusInstant', { count: outcome.uploadCount });
+      case 'stored':
+        return t('statusStored');
+      case 'duplicate':
+        return t('statusDuplicate', { count: outcome.uploadCount });
+      case 'failed':
+        return t('statusFailed', { reason: failureText(language, item) });
+    }
+  }
+  const percent = item.size > 0 ? ` ${Math.floor((100 * item.progress) / item.size)}%` : '';
+  switch (item.phase) {
+    case 'hashing':
+      return item.progress > 0 ? `${t('hashing')}${percent}` : t('hashing');
+    case 'twin':
+      return t('waitingForTwin');
+    case 'checking':
+      return t('checking');
+    case 'proving':
+      return t('proving');
+    case 'sending':
+      return item.progress > 0 ? `${t('sending')}${percent}` : t('sending');
+    default:
+      return item.file ? t('waiting') : t('needsFile');
   }
 }
 
-const uppyLocale = (language: Language) => (language === 'zh-CN' ? zhCN : enUS);
-
-function matches(filter: Filter, outcome: Outcome): boolean {
-  if (filter === 'all') return true;
-  if (filter === 'stored') return outcome.kind === 'stored' || outcome.kind === 'duplicate';
-  return outcome.kind === filter;
+function journalFor(accountId: string): UploadJournal {
+  return typeof indexedDB === 'undefined' ? new MemoryJournal() : new IndexedDbJournal(accountId);
 }
 
 export function UploadPage({
   api,
   language,
   account,
+  maxFileSize,
   hidden,
 }: {
   api: ArchiveApi;
   language: Language;
   account: AccountView;
+  maxFileSize: number;
   hidden: boolean;
 }) {
   const t = translator(language);
-  const target = useRef<HTMLDivElement>(null);
-  const languageRef = useRef(language);
-  languageRef.current = language;
-  const [rows, setRows] = useState<Map<string, Row>>(() => new Map());
-  const [counts, setCounts] = useState({ total: 0, active: 0 });
+  const [, setVersion] = useState(0);
   const [filter, setFilter] = useState<Filter>('all');
-  const [page, setPage] = useState(0);
+  const [restoredUnfinished, setRestoredUnfinished] = useState(0);
+  const [dragging, setDragging] = useState(false);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
+  const folderInput = useRef<HTMLInputElement>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
 
-  const uppy = useMemo(() => {
-    const hasher = new Hasher(1);
-    // Per account: another clerk on this browser never sees or resumes these files.
-    const instance = new Uppy<ArchiveMeta, ArchiveBody>({
-      id: `archive-${account.id}`,
-      autoProceed: true,
-      locale: uppyLocale(language),
-    });
-    let pending = new Map<string, Row | null>();
-    let scheduled = false;
-    // A thousand-file batch changes in bursts: render the results and counts once per frame.
-    const flush = () => {
-      scheduled = false;
-      const batch = pending;
-      pending = new Map();
-      setRows((previous) => {
-        const next = new Map(previous);
-        for (const [id, row] of batch) {
-          if (row) next.set(id, row);
-          else next.delete(id);
-        }
-        return next;
-      });
-      const files = instance.getFiles();
-      setCounts({ total: files.length, active: files.filter((f) => !f.progress.uploadComplete && !f.error).length });
-    };
-    const schedule = () => {
-      if (scheduled) return;
-      scheduled = true;
-      requestAnimationFrame(flush);
-    };
-    instance.use(ArchiveUploader, {
+  const upload = useMemo(() => {
+    const hasher = new Hasher(HASH_WORKERS);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const instance = new FolderUpload({
       api,
       hasher,
-      resumeIndex: new ResumeIndex(account.id),
-      label: (key) => translator(languageRef.current)(key),
-      onOutcome: (file: ArchiveFile, outcome: Outcome) => {
-        if (outcome.kind === 'failed') {
-          // In the clerk's language, where Uppy would show the library's English text.
-          const text = outcomeText(languageRef.current, outcome);
-          instance.setFileState(file.id, { error: text });
-          instance.info(
-            { message: instance.i18n('failedToUpload', { file: file.name ?? '' }), details: text },
-            'error',
-            8000,
-          );
-        }
-        pending.set(file.id, {
-          id: file.id,
-          name: file.meta.relativePath || file.name || '',
-          outcome,
-        });
-        schedule();
-      },
-      tus: {
-        endpoint: TUS_ENDPOINT,
-        limit: PARALLEL_UPLOADS,
-        headers: (): Record<string, string> => (api.csrfToken ? { 'X-CSRF-Token': api.csrfToken } : {}),
-        allowedMetaFields: ['name', 'type', 'md5', 'sha256', 'idempotencyKey'],
-        // The archive's own resume index (per account, by content) does this; tus-js-client's
-        // would keep file names and hashes in storage shared by every account on this browser.
-        storeFingerprintForResuming: false,
-        // Longer than a crashed server instance's upload lock (a 30 s lease) lasts, so an upload
-        // cut off by a crash resumes on another instance instead of failing (tus-js-client retries
-        // on network errors, 409 and 423).
-        retryDelays: [0, 1000, 3000, 5000, 10000, 15000, 20000, 30000],
+      // Per account: another clerk on this browser never sees or continues these files.
+      journal: journalFor(account.id),
+      sendLarge: tusSender(() => api.csrfToken, new ResumeIndex(account.id)),
+      maxFileSize,
+      onChange: () => {
+        timer ??= setTimeout(() => {
+          timer = undefined;
+          setVersion((v) => v + 1);
+        }, RENDER_INTERVAL_MS);
       },
     });
-    const stopRestoring = useGoldenRetriever(instance);
-    const forget = (ids: string[]) => {
-      for (const id of ids) pending.set(id, null);
-      schedule();
-    };
-    instance.on('files-added', schedule);
-    instance.on('restored', schedule);
-    instance.on('upload-success', schedule);
-    instance.on('file-removed', (file) => forget([file.id]));
-    instance.on('upload-retry', (file) => file && forget([file.id]));
-    instance.on('retry-all', (files) => forget(files.map((f) => f.id)));
-    return Object.assign(instance, { hasher, stopRestoring });
+    return Object.assign(instance, {
+      dispose: () => {
+        clearTimeout(timer);
+        hasher.dispose();
+      },
+    });
   }, [account.id]);
 
   useEffect(() => {
-    uppy.use(Dashboard, {
-      inline: true,
-      target: target.current!,
-      width: '100%',
-      height: 460,
-      showProgressDetails: true,
-      proudlyDisplayPoweredByUppy: false,
-      fileManagerSelectionType: 'both',
-      showRemoveButtonAfterComplete: false,
-      // Files start on their own (autoProceed); a start button next to the fingerprinting progress only confuses.
-      hideUploadButton: true,
-      hideProgressDetails: false,
-      theme: 'light',
-    } as never);
+    void upload.restore().then(() => setRestoredUnfinished(upload.items.filter((i) => !i.outcome).length));
+    const leave = () => void upload.flush();
+    addEventListener('pagehide', leave);
     return () => {
-      uppy.stopRestoring();
-      uppy.destroy();
-      uppy.hasher.dispose();
+      removeEventListener('pagehide', leave);
+      void upload.flush();
+      upload.pause();
+      upload.dispose();
     };
-  }, [uppy]);
+  }, [upload]);
 
-  useEffect(() => {
-    uppy.setOptions({ locale: uppyLocale(language) });
-  }, [language, uppy]);
-
-  const all = [...rows.values()];
-  const ended = {
-    instant: all.filter((r) => r.outcome.kind === 'instant').length,
-    stored: all.filter((r) => r.outcome.kind === 'stored' || r.outcome.kind === 'duplicate').length,
-    failed: all.filter((r) => r.outcome.kind === 'failed').length,
+  const add = (files: ChosenFile[]) => {
+    if (files.length === 0) return;
+    setRestoredUnfinished(0);
+    // A new folder after a finished one starts a new list; an unfinished one is continued.
+    if (
+      !upload.active &&
+      upload.items.length > 0 &&
+      upload.items.every((i) => i.outcome && i.outcome.kind !== 'failed')
+    )
+      void upload.clear().then(() => upload.add(files));
+    else upload.add(files);
   };
-  const shown = all.filter((r) => matches(filter, r.outcome));
-  const pages = Math.max(1, Math.ceil(shown.length / ROWS_PER_PAGE));
-  const current = Math.min(page, pages - 1);
+
+  const items = upload.items;
+  const counts = { instant: 0, stored: 0, failed: 0, unfinished: 0 };
+  const folders = new Map<string, { total: number; finished: number; failed: number; items: UploadItem[] }>();
+  for (const item of items) {
+    counts[kindOf(item)]++;
+    let folder = folders.get(item.folder);
+    if (!folder) folders.set(item.folder, (folder = { total: 0, finished: 0, failed: 0, items: [] }));
+    folder.total++;
+    if (item.outcome) folder.finished++;
+    if (item.outcome?.kind === 'failed') folder.failed++;
+    if (filter === 'all' || kindOf(item) === filter) folder.items.push(item);
+  }
+  const total = items.length;
+  const finished = counts.instant + counts.stored + counts.failed;
+  const retryable = items.filter((i) => i.outcome?.kind === 'failed' && i.outcome.retry && i.file).length;
+  const rows: Row[] = [];
+  const byFolder = [...folders].sort(([a], [b]) => a.localeCompare(b));
+  for (const [folder, group] of byFolder) {
+    if (group.items.length === 0) continue;
+    if (byFolder.length > 1 || folder !== '') rows.push({ kind: 'folder', folder, ...group });
+    if (collapsed.has(folder)) continue;
+    group.items.sort((a, b) => rank(a) - rank(b) || a.path.localeCompare(b.path));
+    for (const item of group.items) rows.push({ kind: 'file', item });
+  }
+
+  const toggle = (folder: string) => {
+    const next = new Set(collapsed);
+    if (next.has(folder)) next.delete(folder);
+    else next.add(folder);
+    setCollapsed(next);
+  };
+
+  const filterLabel = (f: Filter) =>
+    t(
+      f === 'all'
+        ? 'filterAll'
+        : f === 'instant'
+          ? 'filterInstant'
+          : f === 'stored'
+            ? 'filterStored'
+            : f === 'failed'
+              ? 'filterFailed'
+              : 'filterUnfinished',
+    );
 
   return (
     <main class="page" hidden={hidden} aria-labelledby="upload-title">
       <h1 id="upload-title">{t('uploadTitle')}</h1>
       <p class="hint">{t('uploadHint')}</p>
-      <div ref={target} class="dashboard" />
-      <section aria-labelledby="results-title" class="results">
-        <h2 id="results-title">{t('resultsTitle')}</h2>
-        <p class="summary" data-instant={ended.instant} data-stored={ended.stored} data-failed={ended.failed}>
-          {t('summary', { total: counts.total, ...ended, active: counts.active })}
+      <div
+        class={`dropzone${dragging ? ' dragging' : ''}`}
+        onDragOver={(event) => {
+          event.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={(event) => {
+          event.preventDefault();
+          setDragging(false);
+          if (event.dataTransfer) void filesFromDrop(event.dataTransfer).then(add);
+        }}
+      >
+        <p class="drop-text">{t('dropHere')}</p>
+        <div class="drop-actions">
+          <button type="button" onClick={() => folderInput.current?.click()}>
+            {t('chooseFolder')}
+          </button>
+          <button type="button" class="secondary" onClick={() => fileInput.current?.click()}>
+            {t('chooseFiles')}
+          </button>
+        </div>
+        <p class="drop-limit">{t('sizeLimit', { limit: formatBytes(maxFileSize) })}</p>
+        <input
+          ref={folderInput}
+          type="file"
+          multiple
+          hidden
+          {...{ webkitdirectory: true }}
+          aria-label={t('chooseFolder')}
+          onChange={(event) => {
+            const input = event.currentTarget;
+            add(filesFromInput(input.files));
+            input.value = '';
+          }}
+        />
+        <input
+          ref={fileInput}
+          type="file"
+          multiple
+          hidden
+          aria-label={t('chooseFiles')}
+          onChange={(event) => {
+            const input = event.currentTarget;
+            add(filesFromInput(input.files));
+            input.value = '';
+          }}
+        />
+      </div>
+      {restoredUnfinished > 0 && (
+        <p class="notice" role="status">
+          {t('unfinishedBanner', { count: formatCount(language, restoredUnfinished) })}
         </p>
+      )}
+      <section aria-labelledby="results-title" class="results" hidden={total === 0}>
+        <h2 id="results-title">{t('resultsTitle')}</h2>
+        <p
+          class="summary"
+          aria-live="polite"
+          data-total={total}
+          data-instant={counts.instant}
+          data-stored={counts.stored}
+          data-failed={counts.failed}
+        >
+          {t('progressAll', { done: formatCount(language, finished), total: formatCount(language, total) })}
+          {t('summarySeparator')}
+          {t('summary', {
+            total: formatCount(language, total),
+            instant: formatCount(language, counts.instant),
+            stored: formatCount(language, counts.stored),
+            failed: formatCount(language, counts.failed),
+            active: formatCount(language, counts.unfinished),
+          })}
+        </p>
+        <progress class="overall" max={Math.max(1, total)} value={finished} />
+        <div class="upload-actions">
+          {upload.active &&
+            (upload.paused ? (
+              <button type="button" onClick={() => upload.resume()}>
+                {t('resumeAll')}
+              </button>
+            ) : (
+              <button type="button" class="secondary" onClick={() => upload.pause()}>
+                {t('pauseAll')}
+              </button>
+            ))}
+          {retryable > 0 && !upload.paused && (
+            <button type="button" onClick={() => upload.retryFailed()}>
+              {t('retryFailed', { count: formatCount(language, retryable) })}
+            </button>
+          )}
+          {!upload.active && total > 0 && (
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => void upload.clear().then(() => setRestoredUnfinished(0))}
+            >
+              {t('clearList')}
+            </button>
+          )}
+        </div>
         <div class="filters" role="group" aria-label={t('resultsTitle')}>
-          {(['all', 'instant', 'stored', 'failed'] as const).map((f) => (
-            <button type="button" aria-pressed={filter === f} onClick={() => (setFilter(f), setPage(0))}>
-              {t(
-                f === 'all'
-                  ? 'filterAll'
-                  : f === 'instant'
-                    ? 'filterInstant'
-                    : f === 'stored'
-                      ? 'filterStored'
-                      : 'filterFailed',
-              )}
+          {FILTERS.map((f) => (
+            <button type="button" aria-pressed={filter === f} onClick={() => setFilter(f)}>
+              {filterLabel(f)}
+              {f !== 'all' && ` (${formatCount(language, counts[f])})`}
             </button>
           ))}
         </div>
-        <ul class="outcomes">
-          {shown.slice(current * ROWS_PER_PAGE, (current + 1) * ROWS_PER_PAGE).map((row) => (
-            <li key={row.id} data-status={row.outcome.kind} data-name={row.name}>
-              <span class="name">{row.name}</span>
-              <span class="status">{outcomeText(language, row.outcome)}</span>
-            </li>
-          ))}
-        </ul>
-        {pages > 1 && (
-          <nav class="pager" aria-label={t('pageOf', { page: current + 1, pages })}>
-            <button type="button" disabled={current === 0} onClick={() => setPage(current - 1)}>
-              {t('previousPage')}
-            </button>
-            <span>{t('pageOf', { page: current + 1, pages })}</span>
-            <button type="button" disabled={current >= pages - 1} onClick={() => setPage(current + 1)}>
-              {t('nextPage')}
-            </button>
-          </nav>
-        )}
+        <VirtualList
+          key={filter}
+          class="outcomes"
+          label={t('resultsTitle')}
+          count={rows.length}
+          rowHeight={ROW_HEIGHT}
+          maxHeight={ROW_HEIGHT * 14}
+          row={(index) => {
+            const row = rows[index]!;
+            if (row.kind === 'folder')
+              return (
+                <li class="folder" key={`folder:${row.folder}`} data-folder={row.folder}>
+                  <button
+                    type="button"
+                    class="link"
+                    aria-expanded={!collapsed.has(row.folder)}
+                    onClick={() => toggle(row.folder)}
+                  >
+                    {row.folder || t('looseFiles')}
+                  </button>
+                  <span class="count">
+                    {formatCount(language, row.finished)} / {formatCount(language, row.total)}
+                    {row.failed > 0 && ` · ${t('folderFailed', { count: formatCount(language, row.failed) })}`}
+                  </span>
+                </li>
+              );
+            const { item } = row;
+            const name = item.folder ? item.path.slice(item.folder.length + 1) : item.path;
+            return (
+              <li
+                key={item.path}
+                data-name={item.path}
+                data-status={item.outcome?.kind ?? item.phase}
+                title={item.path}
+              >
+                <span class="name">{name}</span>
+                <span class="size">{formatBytes(item.size)}</span>
+                <span class="status" title={statusText(language, item)}>
+                  {statusText(language, item)}
+                </span>
+              </li>
+            );
+          }}
+        />
       </section>
     </main>
   );

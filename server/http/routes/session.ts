@@ -14,10 +14,12 @@ export interface SessionRouteDeps {
   audit: AuditService;
   sessions: SessionService;
   sessionTtlMs: number;
+  /** The largest file the archive takes, told to the page so it refuses larger ones before reading them. */
+  maxFileSize: number;
 }
 
 async function view(
-  directory: SessionRouteDeps['directory'],
+  { directory, maxFileSize }: Pick<SessionRouteDeps, 'directory' | 'maxFileSize'>,
   account: Account,
   session: SessionRecord | undefined,
 ): Promise<SessionView> {
@@ -32,6 +34,7 @@ async function view(
     csrfToken: session?.csrfToken ?? null,
     mustChangePassword: account.mustChangePassword,
     reach,
+    maxFileSize,
   };
 }
 
@@ -41,7 +44,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
   const startSession = async (req: Request, res: Response, account: Account) => {
     const { cookieValue, session } = await deps.sessions.open(account);
     res.cookie(SESSION_COOKIE, cookieValue, sessionCookieOptions(req, deps.sessionTtlMs));
-    return view(deps.directory, account, session);
+    return view(deps, account, session);
   };
 
   router.post('/', refuseCrossSite, async (req, res) => {
@@ -56,7 +59,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
 
   router.get('/', requireAuth(['clerk', 'admin'], { allowPendingPasswordChange: true }), async (req, res) => {
     const p = req.principal as Principal;
-    res.json(await view(deps.directory, p.account, p.session));
+    res.json(await view(deps, p.account, p.session));
   });
 
   router.delete('/', requireAuth(['clerk', 'admin'], { allowPendingPasswordChange: true }), async (req, res) => {
@@ -74,8 +77,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
     const { tokensRevoked } = await deps.accounts.changePassword(p.account, body, req.ip ?? null);
     // Every session of the account has ended; a browser gets a fresh one.
     const account = (await deps.accounts.get(p.account.id))!;
-    const answer =
-      p.via === 'session' ? await startSession(req, res, account) : await view(deps.directory, account, undefined);
+    const answer = p.via === 'session' ? await startSession(req, res, account) : await view(deps, account, undefined);
     res.json({ ...answer, tokensRevoked });
   });
 

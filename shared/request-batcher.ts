@@ -28,7 +28,7 @@ interface Waiting<In, Out> {
 export class RequestBatcher<In, Out> {
   #filling: Array<Waiting<In, Out>> = [];
   #fillingBytes = 0;
-  #timer: NodeJS.Timeout | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
   readonly #ready: Array<Array<Waiting<In, Out>>> = [];
   #inFlight = 0;
   #closed: Error | undefined;

@@ -1,0 +1,581 @@
+import { RequestBatcher } from '../../../shared/request-batcher.js';
+import {
+  BATCH_FILE_MAX_BYTES,
+  BATCH_MAX_FILES,
+  type BatchFileResult,
+  type ByteRangeView,
+  type ProofResult,
+  type UploadCheckRequest,
+  type UploadCheckResult,
+  type UploadResult,
+} from '../../../shared/schemas.js';
+import type { ContentDigest } from '../hashing/content-hash.js';
+import { ApiError, NetworkError } from '../i18n/index.js';
+import type { JournalEntry, JournalOutcome, JournalState, UploadJournal } from './upload-journal.js';
+
+/** Where a file stands, as the clerk sees it. */
+export type Phase = 'waiting' | 'hashing' | 'twin' | 'checking' | 'proving' | 'sending' | 'done' | 'failed';
+
+export type Outcome = JournalOutcome;
+
+/** One file of the folder being uploaded. */
+export interface UploadItem {
+  /** Its path in the folder the clerk chose ("2026年移交/副本/第0012页.jpg"), or its name. */
+  readonly path: string;
+  /** The sub-folder it is listed under ("2026年移交/副本"; "" for files chosen on their own). */
+  readonly folder: string;
+  size: number;
+  lastModified: number;
+  type: string;
+  /** Its bytes; absent for a file remembered from before a reload until the clerk drops it again. */
+  file: File | undefined;
+  key: string;
+  phase: Phase;
+  /** Bytes hashed or sent so far (large files). */
+  progress: number;
+  md5?: string;
+  sha256?: string;
+  /** A request that may have counted it went out unanswered: it is sent again the same way. */
+  pending?: 'proof' | 'send';
+  claim?: { claimId: string; digests: string[] };
+  outcome?: Outcome;
+  finishedAt?: number;
+  running: boolean;
+}
+
+export interface UploadApi {
+  checks(files: UploadCheckRequest[]): Promise<UploadCheckResult[]>;
+  proofs(proofs: Array<{ claimId: string; digests: string[] }>): Promise<ProofResult[]>;
+  batch(
+    files: Array<{ file: Blob; md5: string; sha256: string; name: string; type?: string; key: string }>,
+  ): Promise<BatchFileResult[]>;
+}
+
+export interface UploadHasher {
+  readonly size: number;
+  hash(file: Blob, options: { onProgress?: (hashed: number, total: number) => void }): Promise<ContentDigest>;
+  hashSmall(files: Blob[]): Promise<Array<ContentDigest | Error>>;
+  proofs(file: Blob, ranges: ByteRangeView[]): Promise<string[]>;
+}
+
+/** Sends one large file (tus, resumable); rejects with the signal's reason when it fires. */
+export type LargeSender = (
+  item: UploadItem & { md5: string; sha256: string; file: File },
+  onProgress: (sent: number) => void,
+  signal: AbortSignal,
+) => Promise<UploadResult>;
+
+export interface FolderUploadOptions {
+  api: UploadApi;
+  hasher: UploadHasher;
+  journal: UploadJournal;
+  sendLarge: LargeSender;
+  /** The archive's limit (MAX_FILE_SIZE): larger files are refused before they are read. */
+  maxFileSize: number;
+  /** Something changed: the page re-renders when it likes (it throttles). */
+  onChange: () => void;
+  /** Waits before a request is sent again after a network failure or a 5xx. */
+  retryDelaysMs?: readonly number[];
+}
+
+/** Files up to this size go in batches; larger ones one by one with tus (the server's batch limit). */
+export const SMALL_FILE_MAX_BYTES = BATCH_FILE_MAX_BYTES;
+/** A batch upload request carries at most this much: a failure costs little, progress moves. */
+const SEND_BATCH_MAX_BYTES = 8 * 1024 * 1024;
+/** Large files sent at once: a few keep the line busy without starving the batches. */
+const LARGE_AT_ONCE = 2;
+const RETRY_DELAYS_MS = [1000, 3000, 5000, 10_000, 20_000, 30_000];
+
+/** The failure a file ends with; `retry`: whether trying again can succeed. */
+export class FileFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly retry: boolean,
+  ) {
+    super(message);
+    this.name = 'FileFailure';
+  }
+}
+
+/** Thrown into a large upload when the clerk pauses: it goes on from the server's offset later. */
+class PausedError extends Error {}
+
+/**
+ * One folder upload (an upload action): every file is hashed, checked against the archive,
+ * proved when the archive holds it (instant, 秒传) or sent: small files many to a request, large
+ * ones resumably. Requests are batched (checks, proofs and small files up to 1,000 to a
+ * request); identical files of the folder wait for the first and then finish instantly; what
+ * could count a file is written to the journal before it is sent, so that after a reload the
+ * same file is sent again under the same key or claim and counted once.
+ */
+export class FolderUpload {
+  readonly items: UploadItem[] = [];
+  readonly #byPath = new Map<string, UploadItem>();
+  readonly #leaders = new Map<string, Promise<void>>();
+  readonly #dirty = new Set<UploadItem>();
+  #flushTimer: ReturnType<typeof setTimeout> | undefined;
+  #paused: { promise: Promise<void>; resume: () => void } | undefined;
+  readonly #pauseControllers = new Set<AbortController>();
+  #largeRunning = 0;
+  readonly #largeQueue: Array<() => void> = [];
+  readonly #hashes: RequestBatcher<File, ContentDigest>;
+  readonly #checks: RequestBatcher<UploadItem, UploadCheckResult>;
+  readonly #proofs: RequestBatcher<UploadItem, ProofResult>;
+  readonly #sends: RequestBatcher<UploadItem, UploadResult>;
+
+  constructor(private readonly options: FolderUploadOptions) {
+    const { api, hasher } = options;
+    this.#hashes = new RequestBatcher({
+      maxItems: 64,
+      maxBytes: 4 * 1024 * 1024,
+      sizeOf: (file) => file.size,
+      waitMs: 0,
+      concurrency: hasher.size,
+      send: (files) => hasher.hashSmall(files),
+    });
+    this.#checks = new RequestBatcher({
+      maxItems: BATCH_MAX_FILES,
+      waitMs: 20,
+      concurrency: 2,
+      send: (items) =>
+        this.#retrying(() =>
+          api.checks(
+            items.map((i) => ({
+              md5: i.md5!,
+              sha256: i.sha256!,
+              size: i.size,
+              name: i.path,
+              ...(i.type ? { type: i.type } : {}),
+            })),
+          ),
+        ),
+    });
+    this.#proofs = new RequestBatcher({
+      maxItems: BATCH_MAX_FILES,
+      waitMs: 20,
+      concurrency: 2,
+      send: async (items) => {
+        for (const item of items) item.pending = 'proof';
+        await this.#journalNow(items);
+        return this.#retrying(() => api.proofs(items.map((i) => i.claim!)));
+      },
+    });
+    this.#sends = new RequestBatcher({
+      maxItems: BATCH_MAX_FILES,
+      maxBytes: SEND_BATCH_MAX_BYTES,
+      sizeOf: (item) => item.size,
+      waitMs: 20,
+      concurrency: 2,
+      send: async (items) => {
+        for (const item of items) item.pending = 'send';
+        await this.#journalNow(items);
+        const results = await this.#retrying(() =>
+          api.batch(
+            items.map((i) => ({
+              file: i.file!,
+              md5: i.md5!,
+              sha256: i.sha256!,
+              name: i.path,
+              ...(i.type ? { type: i.type } : {}),
+              key: i.key,
+            })),
+          ),
+        );
+        return results.map((r): UploadResult | Error =>
+          r.status === 'failed' ? new FileFailure(r.error, r.message, true) : r,
+        );
+      },
+    });
+  }
+
+  /** The upload remembered from before a reload: finished files with their outcome, the rest waiting for their bytes. */
+  async restore(): Promise<void> {
+    const entries = await this.options.journal.load().catch(() => []);
+    entries.sort((a, b) => a.path.localeCompare(b.path));
+    for (const entry of entries) {
+      if (this.#byPath.has(entry.path)) continue;
+      const item: UploadItem = {
+        ...entry,
+        folder: folderOf(entry.path),
+        file: undefined,
+        phase: entry.outcome ? (entry.outcome.kind === 'failed' ? 'failed' : 'done') : 'waiting',
+        progress: 0,
+        pending: entry.state === 'proving' ? 'proof' : entry.state === 'sending' ? 'send' : undefined,
+        running: false,
+      };
+      this.items.push(item);
+      this.#byPath.set(item.path, item);
+    }
+    this.options.onChange();
+  }
+
+  /**
+   * Files dropped or chosen. A file the upload already holds (the same path, size and time) is
+   * not sent again: finished, it stays as it ended; unfinished (after a reload), it continues
+   * under its key. A changed file at a known path is a new upload.
+   */
+  add(files: ReadonlyArray<{ file: File; path: string }>): void {
+    for (const { file, path } of files) {
+      let item = this.#byPath.get(path);
+      if (item && (item.size !== file.size || item.lastModified !== file.lastModified)) {
+        if (item.running) continue;
+        Object.assign(item, {
+          size: file.size,
+          lastModified: file.lastModified,
+          key: newUploadKey(),
+          phase: 'waiting',
+          pending: undefined,
+          claim: undefined,
+          outcome: undefined,
+          md5: undefined,
+          sha256: undefined,
+        });
+      }
+      if (!item) {
+        item = {
+          path,
+          folder: folderOf(path),
+          size: file.size,
+          lastModified: file.lastModified,
+          type: file.type,
+          file,
+          key: newUploadKey(),
+          phase: 'waiting',
+          progress: 0,
+          running: false,
+        };
+        this.items.push(item);
+        this.#byPath.set(path, item);
+      }
+      item.file = file;
+      if (item.phase === 'done' || item.running) continue;
+      if (item.outcome?.kind === 'failed' && !item.outcome.retry) continue;
+      void this.#run(item);
+    }
+    this.options.onChange();
+  }
+
+  /** Tries every failed file again that can succeed and whose bytes are at hand. */
+  retryFailed(): void {
+    for (const item of this.items)
+      if (item.outcome?.kind === 'failed' && item.outcome.retry && item.file && !item.running) void this.#run(item);
+    this.options.onChange();
+  }
+
+  /** Nothing new starts; large uploads stop where they are (continued from the server's offset). */
+  pause(): void {
+    if (this.#paused) return;
+    let resume!: () => void;
+    const promise = new Promise<void>((resolve) => (resume = resolve));
+    this.#paused = { promise, resume };
+    for (const controller of this.#pauseControllers) controller.abort(new PausedError());
+    this.options.onChange();
+  }
+
+  resume(): void {
+    const paused = this.#paused;
+    this.#paused = undefined;
+    paused?.resume();
+    this.options.onChange();
+  }
+
+  get paused(): boolean {
+    return this.#paused !== undefined;
+  }
+
+  get active(): boolean {
+    return this.items.some((i) => i.running);
+  }
+
+  /** Forgets the finished upload, here and in the journal (only when nothing is running). */
+  async clear(): Promise<void> {
+    if (this.active) return;
+    this.items.length = 0;
+    this.#byPath.clear();
+    this.#dirty.clear();
+    await this.options.journal.clear().catch(() => undefined);
+    this.options.onChange();
+  }
+
+  /** Writes what changed since the last write (also when the page is being left). */
+  flush(): Promise<void> {
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    const changed = [...this.#dirty];
+    this.#dirty.clear();
+    return this.options.journal.save(changed.map(entryOf)).catch(() => undefined);
+  }
+
+  async #run(item: UploadItem): Promise<void> {
+    item.running = true;
+    item.outcome = undefined;
+    let release: (() => void) | undefined;
+    try {
+      const file = item.file!;
+      if (item.size > this.options.maxFileSize)
+        throw new FileFailure('payload_too_large', String(this.options.maxFileSize), false);
+      await this.#whileRunning();
+      this.#set(item, 'hashing');
+      const digest = await this.#hash(item, file);
+      if (item.md5 !== undefined && (item.md5 !== digest.md5 || item.sha256 !== digest.sha256)) {
+        // Other bytes than before the reload: another upload, under a key of its own.
+        Object.assign(item, { key: newUploadKey(), pending: undefined, claim: undefined });
+      }
+      item.md5 = digest.md5;
+      item.sha256 = digest.sha256;
+      release = await this.#leadOrWait(item);
+
+      if (item.pending === 'proof' && item.claim) {
+        const answer = await this.#proofs.add(item);
+        if (answer.status !== 'rejected') return this.#finish(item, { kind: 'instant', ...counted(answer) });
+        Object.assign(item, { pending: undefined, claim: undefined });
+      }
+      for (let attempt = 0; ; attempt++) {
+        try {
+          if (item.pending !== 'send' && (await this.#instant(item, file))) return;
+          await this.#whileRunning();
+          this.#set(item, 'sending');
+          const answer = await this.#send(item, file);
+          return this.#finish(item, { kind: answer.status, ...counted(answer) });
+        } catch (error) {
+          // The key was counted for other bytes (the file changed under its path): a new upload.
+          if (!(error instanceof FileFailure && error.code === 'idempotency_key_reused') || attempt > 0) throw error;
+          Object.assign(item, { key: newUploadKey(), pending: undefined });
+        }
+      }
+    } catch (error) {
+      this.#finish(item, failureOf(error));
+    } finally {
+      item.running = false;
+      release?.();
+      this.options.onChange();
+    }
+  }
+
+  /** Small files are hashed many to a message; a large one alone, with its progress shown. */
+  async #hash(item: UploadItem, file: File): Promise<ContentDigest> {
+    try {
+      if (file.size <= SMALL_FILE_MAX_BYTES) return await this.#hashes.add(file);
+      return await this.options.hasher.hash(file, {
+        onProgress: (hashed) => {
+          item.progress = hashed;
+          this.options.onChange();
+        },
+      });
+    } catch (error) {
+      throw new FileFailure('unreadable', error instanceof Error ? error.message : String(error), true);
+    }
+  }
+
+  /**
+   * The first file of each content goes ahead; identical ones wait for it, and then find the
+   * archive holding the content (instant) instead of sending it again.
+   */
+  async #leadOrWait(item: UploadItem): Promise<() => void> {
+    const content = `${item.md5}:${item.sha256}:${item.size}`;
+    for (let leader = this.#leaders.get(content); leader; leader = this.#leaders.get(content)) {
+      this.#set(item, 'twin');
+      await leader;
+    }
+    let release!: () => void;
+    this.#leaders.set(content, new Promise<void>((resolve) => (release = resolve)));
+    return () => {
+      this.#leaders.delete(content);
+      release();
+    };
+  }
+
+  /** Check, and prove when the archive holds the content: true when counted without its bytes. */
+  async #instant(item: UploadItem, file: File): Promise<boolean> {
+    this.#set(item, 'checking');
+    const check = await this.#checks.add(item);
+    if (check.status !== 'prove') return false;
+    this.#set(item, 'proving');
+    let digests: string[];
+    try {
+      digests = await this.options.hasher.proofs(file, check.ranges);
+    } catch (error) {
+      throw new FileFailure('unreadable', error instanceof Error ? error.message : String(error), true);
+    }
+    item.claim = { claimId: check.claimId, digests };
+    const answer = await this.#proofs.add(item);
+    if (answer.status === 'rejected') {
+      // The file differs from what the archive holds where it was asked: it is sent instead.
+      Object.assign(item, { pending: undefined, claim: undefined });
+      return false;
+    }
+    this.#finish(item, { kind: 'instant', ...counted(answer) });
+    return true;
+  }
+
+  async #send(item: UploadItem, file: File): Promise<UploadResult> {
+    if (file.size <= SMALL_FILE_MAX_BYTES) return this.#sends.add(item);
+    item.pending = 'send';
+    await this.#journalNow([item]);
+    const large = item as UploadItem & { md5: string; sha256: string; file: File };
+    for (;;) {
+      await this.#largeTurn();
+      const controller = new AbortController();
+      this.#pauseControllers.add(controller);
+      try {
+        return await this.options.sendLarge(
+          large,
+          (sent) => {
+            item.progress = sent;
+            this.options.onChange();
+          },
+          controller.signal,
+        );
+      } catch (error) {
+        if (!(error instanceof PausedError)) throw error;
+        await this.#whileRunning();
+      } finally {
+        this.#pauseControllers.delete(controller);
+        this.#largeDone();
+      }
+    }
+  }
+
+  #largeTurn(): Promise<void> {
+    if (this.#largeRunning < LARGE_AT_ONCE) {
+      this.#largeRunning++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#largeQueue.push(resolve));
+  }
+
+  #largeDone(): void {
+    const next = this.#largeQueue.shift();
+    if (next) next();
+    else this.#largeRunning--;
+  }
+
+  #finish(item: UploadItem, outcome: Outcome): void {
+    item.outcome = outcome;
+    item.finishedAt = Date.now();
+    // A failed file keeps what it sent unanswered: tried again, it goes the same way, under the
+    // same key or claim, so an answer lost on the way cannot make it count twice.
+    if (outcome.kind !== 'failed') {
+      item.pending = undefined;
+      item.claim = undefined;
+    }
+    item.progress = 0;
+    if (outcome.kind !== 'failed') this.#retireRemembered(item);
+    this.#set(item, outcome.kind === 'failed' ? 'failed' : 'done');
+    this.#dirty.add(item);
+    this.#flushTimer ??= setTimeout(() => void this.flush(), 500);
+  }
+
+  /**
+   * Files remembered from before a reload, still without their bytes, whose content has now
+   * finished from another path (the same document chosen from another folder continued their
+   * upload): nothing is left to do for them.
+   */
+  #retireRemembered(finished: UploadItem): void {
+    const retired = this.items.filter(
+      (other) =>
+        other !== finished &&
+        !other.file &&
+        !other.outcome &&
+        other.md5 === finished.md5 &&
+        other.sha256 === finished.sha256 &&
+        other.size === finished.size,
+    );
+    if (retired.length === 0) return;
+    for (const other of retired) {
+      this.items.splice(this.items.indexOf(other), 1);
+      this.#byPath.delete(other.path);
+      this.#dirty.delete(other);
+    }
+    void this.options.journal.remove(retired.map((other) => other.path)).catch(() => undefined);
+  }
+
+  #set(item: UploadItem, phase: Phase): void {
+    item.phase = phase;
+    this.options.onChange();
+  }
+
+  async #journalNow(items: readonly UploadItem[]): Promise<void> {
+    for (const item of items) this.#dirty.delete(item);
+    // Without a journal (private window) the upload goes on; only a reload loses its place.
+    await this.options.journal.save(items.map(entryOf)).catch(() => undefined);
+  }
+
+  async #whileRunning(): Promise<void> {
+    while (this.#paused) await this.#paused.promise;
+  }
+
+  /** A request sent again after a network failure, a 5xx or a 429 (the same body: keys and claims make that safe). */
+  async #retrying<T>(send: () => Promise<T>): Promise<T> {
+    const delays = this.options.retryDelaysMs ?? RETRY_DELAYS_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await send();
+      } catch (error) {
+        const transient =
+          error instanceof NetworkError ||
+          (error instanceof ApiError &&
+            ((error.status >= 500 && error.code !== 'storage_full') || error.status === 429));
+        if (!transient || attempt >= delays.length) throw error;
+        const wait = Math.max(delays[attempt]!, 1000 * ((error as ApiError).retryAfterSeconds ?? 0));
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+  }
+}
+
+function counted(answer: UploadResult): { fileId: string; uploadCount: number } {
+  return { fileId: answer.fileId, uploadCount: answer.uploadCount };
+}
+
+function failureOf(error: unknown): Outcome {
+  if (error instanceof FileFailure)
+    return { kind: 'failed', code: error.code, message: error.message, retry: error.retry };
+  if (error instanceof ApiError)
+    return {
+      kind: 'failed',
+      code: error.code,
+      message: error.message,
+      // Refusals that trying again cannot change (a refused account may be let in meanwhile).
+      retry: !['payload_too_large', 'validation_failed'].includes(error.code),
+    };
+  if (error instanceof NetworkError) return { kind: 'failed', code: 'network', message: 'network', retry: true };
+  return {
+    kind: 'failed',
+    code: 'unknown',
+    message: error instanceof Error ? error.message : String(error),
+    retry: true,
+  };
+}
+
+function journalState(item: UploadItem): JournalState {
+  if (item.outcome) return item.outcome.kind === 'failed' ? 'failed' : 'done';
+  return item.pending === 'proof' ? 'proving' : item.pending === 'send' ? 'sending' : 'waiting';
+}
+
+function entryOf(item: UploadItem): JournalEntry {
+  return {
+    path: item.path,
+    size: item.size,
+    lastModified: item.lastModified,
+    type: item.type,
+    key: item.key,
+    state: journalState(item),
+    ...(item.md5 && item.sha256 ? { md5: item.md5, sha256: item.sha256 } : {}),
+    ...(item.claim ? { claim: item.claim } : {}),
+    ...(item.outcome ? { outcome: item.outcome } : {}),
+    ...(item.finishedAt ? { finishedAt: item.finishedAt } : {}),
+  };
+}
+
+/** The folder a path is listed under: everything before its name. */
+export function folderOf(path: string): string {
+  const at = path.lastIndexOf('/');
+  return at < 0 ? '' : path.slice(0, at);
+}
+
+/** A new upload key: random, and made in any page (crypto.randomUUID needs HTTPS or localhost). */
+export function newUploadKey(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
