@@ -9,7 +9,6 @@ import type {
   SessionView,
   UploadCheckRequest,
   UploadCheckResult,
-  UploadResult,
 } from '../../shared/schemas.js';
 import type { VerificationResult } from '../../shared/verification.js';
 import type {
@@ -87,14 +86,6 @@ export class ArchiveApi {
     });
     this.#remember(view);
     return view;
-  }
-
-  check(body: { md5: string; sha256: string; size: number; name: string; type?: string }): Promise<UploadCheckResult> {
-    return this.#call('POST', '/api/uploads/check', body);
-  }
-
-  prove(claimId: string, digests: string[]): Promise<UploadResult> {
-    return this.#call('POST', '/api/uploads/prove', { claimId, digests });
   }
 
   /** Many checks in one request (at most BATCH_MAX_FILES), answered in order. */

@@ -1,8 +1,10 @@
 import { ERROR_CODES, type ErrorCode } from '../../../shared/errors.js';
 import type { AuditAction } from '../../../shared/schemas.js';
+import { ApiError, NetworkError } from '../errors.js';
 import { AUDIT_ACTION_NAMES, ERROR_MESSAGES, LANGUAGES, MESSAGES, type Language, type MessageKey } from './messages.js';
 
 export type { Language, MessageKey };
+export { ApiError, NetworkError };
 
 const STORAGE_KEY = 'archive.language';
 
@@ -29,27 +31,6 @@ export function translator(language: Language): Translate {
 
 export function auditActionName(language: Language, action: AuditAction): string {
   return AUDIT_ACTION_NAMES[language][action] ?? action;
-}
-
-/** A failed API call, with the server's stable error code. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: ErrorCode,
-    message: string,
-    readonly retryAfterSeconds?: number,
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
-
-/** The request never got an answer (offline, server down). */
-export class NetworkError extends Error {
-  constructor(cause?: unknown) {
-    super('network error', { cause });
-    this.name = 'NetworkError';
-  }
 }
 
 export function isErrorCode(value: unknown): value is ErrorCode {

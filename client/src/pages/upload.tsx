@@ -7,7 +7,8 @@ import { filesFromDrop, filesFromInput, type ChosenFile } from '../upload/chosen
 import { FolderUpload, type UploadItem } from '../upload/folder-upload.js';
 import { tusSender } from '../upload/large-upload.js';
 import { ResumeIndex } from '../upload/resume-index.js';
-import { IndexedDbJournal, MemoryJournal, type UploadJournal } from '../upload/upload-journal.js';
+import { IndexedDbJournal } from '../upload/indexeddb-journal.js';
+import { MemoryJournal, type UploadJournal } from '../upload/upload-journal.js';
 import { formatBytes, formatCount } from './format.js';
 import { VirtualList } from './virtual-list.js';
 

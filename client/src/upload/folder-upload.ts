@@ -10,7 +10,7 @@ import {
   type UploadResult,
 } from '../../../shared/schemas.js';
 import type { ContentDigest } from '../hashing/content-hash.js';
-import { ApiError, NetworkError } from '../i18n/index.js';
+import { ApiError, NetworkError } from '../errors.js';
 import type { JournalEntry, JournalOutcome, JournalState, UploadJournal } from './upload-journal.js';
 
 /** Where a file stands, as the clerk sees it. */

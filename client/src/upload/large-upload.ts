@@ -7,7 +7,7 @@ import {
   type UploadResult,
 } from '../../../shared/schemas.js';
 import { errorFromResponse } from '../api.js';
-import { NetworkError } from '../i18n/index.js';
+import { NetworkError } from '../errors.js';
 import type { LargeSender } from './folder-upload.js';
 import type { ResumeIndex } from './resume-index.js';
 

@@ -1,0 +1,22 @@
+import type { ErrorCode } from '../../shared/errors.js';
+
+/** A failed API call, with the server's stable error code. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** The request never got an answer (offline, server down). */
+export class NetworkError extends Error {
+  constructor(cause?: unknown) {
+    super('network error', { cause });
+    this.name = 'NetworkError';
+  }
+}

@@ -1,0 +1,72 @@
+import type { JournalEntry, UploadJournal } from './upload-journal.js';
+
+const DB_NAME = 'archive-upload';
+const STORE = 'entries';
+
+function request<T>(req: IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error ?? new Error('IndexedDB request failed'));
+  });
+}
+
+function done(tx: IDBTransaction): Promise<void> {
+  return new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onerror = tx.onabort = () => reject(tx.error ?? new Error('IndexedDB transaction failed'));
+  });
+}
+
+let opened: Promise<IDBDatabase> | undefined;
+
+function database(): Promise<IDBDatabase> {
+  opened ??= new Promise<IDBDatabase>((resolve, reject) => {
+    const req = indexedDB.open(DB_NAME, 1);
+    req.onupgradeneeded = () => {
+      const store = req.result.createObjectStore(STORE, { keyPath: ['account', 'path'] });
+      store.createIndex('account', 'account');
+    };
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error ?? new Error('IndexedDB could not be opened'));
+  });
+  return opened;
+}
+
+/** The journal of one account's folder upload in IndexedDB. */
+export class IndexedDbJournal implements UploadJournal {
+  constructor(private readonly account: string) {}
+
+  async load(): Promise<JournalEntry[]> {
+    const db = await database();
+    const rows = await request(
+      db.transaction(STORE).objectStore(STORE).index('account').getAll(IDBKeyRange.only(this.account)),
+    );
+    return (rows as Array<JournalEntry & { account: string }>).map(({ account: _, ...entry }) => entry);
+  }
+
+  async save(entries: readonly JournalEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const db = await database();
+    const tx = db.transaction(STORE, 'readwrite');
+    const store = tx.objectStore(STORE);
+    for (const entry of entries) store.put({ ...entry, account: this.account });
+    await done(tx);
+  }
+
+  async remove(paths: readonly string[]): Promise<void> {
+    if (paths.length === 0) return;
+    const db = await database();
+    const tx = db.transaction(STORE, 'readwrite');
+    const store = tx.objectStore(STORE);
+    for (const path of paths) store.delete([this.account, path]);
+    await done(tx);
+  }
+
+  async clear(): Promise<void> {
+    const db = await database();
+    const tx = db.transaction(STORE, 'readwrite');
+    const range = IDBKeyRange.bound([this.account], [this.account, []]);
+    tx.objectStore(STORE).delete(range);
+    await done(tx);
+  }
+}

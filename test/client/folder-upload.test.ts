@@ -1,0 +1,246 @@
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import type { BatchFileResult, ProofResult, UploadCheckRequest, UploadCheckResult } from '../../shared/schemas.js';
+import { FolderUpload, type UploadApi, type UploadHasher } from '../../client/src/upload/folder-upload.js';
+import { MemoryJournal } from '../../client/src/upload/upload-journal.js';
+import { NetworkError } from '../../client/src/errors.js';
+
+/**
+ * The page's upload pipeline against an archive simulated in memory: what it sends, in how many
+ * requests, and what a reload in the middle does.
+ */
+
+const md5 = (data: Uint8Array) => createHash('md5').update(data).digest('hex');
+const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
+const bytesOf = async (blob: Blob) => new Uint8Array(await blob.arrayBuffer());
+
+const hasher: UploadHasher & { hashed: number } = {
+  size: 2,
+  hashed: 0,
+  async hash(file) {
+    this.hashed++;
+    const bytes = await bytesOf(file);
+    return { md5: md5(bytes), sha256: sha256(bytes), size: bytes.length };
+  },
+  async hashSmall(files) {
+    return Promise.all(files.map((f) => this.hash(f, {})));
+  },
+  async proofs(file, ranges) {
+    const bytes = await bytesOf(file);
+    return ranges.map((r) => md5(bytes.subarray(r.start, r.end)));
+  },
+};
+
+/** An archive in memory: contents by digest, counts by key (each key counted once). */
+class FakeArchive implements UploadApi {
+  readonly held = new Map<string, Uint8Array>();
+  readonly counted = new Map<string, string>();
+  readonly calls = { checks: [] as string[][], proofs: [] as string[][], batch: [] as string[][] };
+  #claims = new Map<string, { content: string; key: string }>();
+  /** Makes the next calls of a kind fail or never answer (after the archive did its work). */
+  trouble: Partial<Record<'batch' | 'proofs', 'lost' | 'network'>> = {};
+
+  hold(data: Uint8Array): void {
+    this.held.set(`${md5(data)}:${sha256(data)}`, data);
+  }
+
+  async checks(files: UploadCheckRequest[]): Promise<UploadCheckResult[]> {
+    this.calls.checks.push(files.map((f) => f.name));
+    return files.map((f) => {
+      const content = `${f.md5}:${f.sha256}`;
+      if (!this.held.has(content)) return { status: 'upload' };
+      const claimId = randomBytes(12).toString('hex');
+      this.#claims.set(claimId, { content, key: `claim:${claimId}` });
+      return { status: 'prove', claimId, ranges: [{ start: 0, end: Math.min(4, f.size) }] };
+    });
+  }
+
+  async proofs(proofs: Array<{ claimId: string; digests: string[] }>): Promise<ProofResult[]> {
+    this.calls.proofs.push(proofs.map((p) => p.claimId));
+    const results = proofs.map((p): ProofResult => {
+      const claim = this.#claims.get(p.claimId);
+      if (!claim) return { status: 'rejected', error: 'claim_rejected', message: 'unknown claim' };
+      const bytes = this.held.get(claim.content)!;
+      if (p.digests[0] !== md5(bytes.subarray(0, 4)))
+        return { status: 'rejected', error: 'claim_rejected', message: 'wrong' };
+      this.counted.set(claim.key, claim.content);
+      return { status: 'duplicate', fileId: claim.content.slice(0, 24), uploadCount: this.counted.size };
+    });
+    return this.#answer('proofs', results);
+  }
+
+  async batch(files: Parameters<UploadApi['batch']>[0]): Promise<BatchFileResult[]> {
+    this.calls.batch.push(files.map((f) => f.name));
+    const results: BatchFileResult[] = [];
+    for (const f of files) {
+      const bytes = await bytesOf(f.file);
+      if (md5(bytes) !== f.md5) {
+        results.push({ status: 'failed', error: 'checksum_mismatch', message: 'changed' });
+        continue;
+      }
+      const content = `${f.md5}:${f.sha256}`;
+      const stored = !this.held.has(content);
+      this.held.set(content, bytes);
+      this.counted.set(`file:${f.key}`, content);
+      results.push({ status: stored ? 'stored' : 'duplicate', fileId: content.slice(0, 24), uploadCount: 1 });
+    }
+    return this.#answer('batch', results);
+  }
+
+  #answer<T>(kind: 'batch' | 'proofs', results: T): Promise<T> {
+    const trouble = this.trouble[kind];
+    if (trouble === 'lost') return new Promise<T>(() => undefined);
+    if (trouble === 'network') return Promise.reject(new NetworkError());
+    return Promise.resolve(results);
+  }
+}
+
+function folder(count: number, size = 1024): Array<{ file: File; path: string; data: Uint8Array }> {
+  return Array.from({ length: count }, (_, i) => {
+    const data = randomBytes(size);
+    return {
+      data,
+      path: `卷/第${String(i).padStart(3, '0')}页.jpg`,
+      file: new File([data], `${i}.jpg`, { lastModified: 1000 }),
+    };
+  });
+}
+
+function pipeline(archive: FakeArchive, journal = new MemoryJournal(), maxFileSize = 1 << 30) {
+  return new FolderUpload({
+    api: archive,
+    hasher,
+    journal,
+    maxFileSize,
+    retryDelaysMs: [],
+    sendLarge: () => Promise.reject(new Error('no large files in these tests')),
+    onChange: () => {},
+  });
+}
+
+async function settled(upload: FolderUpload): Promise<void> {
+  for (let i = 0; i < 500 && (upload.active || upload.items.some((item) => !item.outcome)); i++)
+    await new Promise((r) => setTimeout(r, 10));
+}
+
+/** Lets the pipeline run until every file of it waits on the archive. */
+const briefly = () => new Promise((r) => setTimeout(r, 200));
+
+describe('a folder upload in the browser', () => {
+  it('checks and sends small files many to a request, finishes held ones instantly, and twins once', async () => {
+    const archive = new FakeArchive();
+    const files = folder(300);
+    for (const f of files.slice(0, 30)) archive.hold(f.data);
+    const twin = { ...files[40]!, path: '副本/twin.jpg', file: new File([files[40]!.data], 'twin.jpg') };
+    const upload = pipeline(archive);
+    upload.add([...files, twin]);
+    await settled(upload);
+    const kinds = upload.items.map((i) => i.outcome?.kind);
+    assert.equal(kinds.filter((k) => k === 'instant').length, 31, 'the 30 held and the twin');
+    assert.equal(kinds.filter((k) => k === 'stored').length, 270);
+    assert.ok(archive.calls.batch.length <= 2, `${archive.calls.batch.length} batch requests`);
+    assert.equal(archive.calls.batch.flat().length, 270, 'each new content sent once');
+    assert.ok(!archive.calls.batch.flat().includes('副本/twin.jpg'), 'the twin is not sent');
+    assert.ok(archive.calls.checks.length <= 3, `${archive.calls.checks.length} check requests`);
+  });
+
+  it('refuses a file over the limit before reading it, and offers no retry', async () => {
+    const archive = new FakeArchive();
+    const [big] = folder(1, 5000);
+    const upload = pipeline(archive, new MemoryJournal(), 4096);
+    const before = hasher.hashed;
+    upload.add([big!]);
+    await settled(upload);
+    assert.equal(hasher.hashed, before, 'never hashed');
+    assert.deepEqual(upload.items[0]!.outcome, {
+      kind: 'failed',
+      code: 'payload_too_large',
+      message: '4096',
+      retry: false,
+    });
+  });
+
+  it('after a reload, sends a batch that went unanswered again under the same keys, without checking, counted once', async () => {
+    const archive = new FakeArchive();
+    const journal = new MemoryJournal();
+    const files = folder(50);
+    archive.trouble.batch = 'lost';
+    const first = pipeline(archive, journal);
+    first.add(files);
+    await briefly();
+    const keys = first.items.map((i) => i.key);
+    assert.equal(archive.counted.size, 50, 'the archive counted the batch; its answer never came');
+
+    // The page is reloaded: a new pipeline over the same journal, and the same folder dropped again.
+    archive.trouble = {};
+    const checksBefore = archive.calls.checks.flat().length;
+    const second = pipeline(archive, journal);
+    await second.restore();
+    assert.equal(second.items.filter((i) => !i.outcome).length, 50, 'fifty files not finished');
+    second.add(files);
+    await settled(second);
+    assert.deepEqual(
+      second.items.map((i) => i.key),
+      keys,
+    );
+    assert.equal(archive.calls.checks.flat().length, checksBefore, 'not checked again: sent again');
+    assert.equal(archive.counted.size, 50, 'nothing counted twice');
+    assert.ok(second.items.every((i) => i.outcome?.kind === 'duplicate' || i.outcome?.kind === 'stored'));
+  });
+
+  it('after a reload, sends an unanswered proof again with its claim', async () => {
+    const archive = new FakeArchive();
+    const journal = new MemoryJournal();
+    const [held] = folder(1);
+    archive.hold(held!.data);
+    archive.trouble.proofs = 'lost';
+    const first = pipeline(archive, journal);
+    first.add([held!]);
+    await briefly();
+    archive.trouble = {};
+    const second = pipeline(archive, journal);
+    await second.restore();
+    second.add([held!]);
+    await settled(second);
+    assert.equal(archive.calls.proofs.length, 2);
+    assert.deepEqual(archive.calls.proofs[1], archive.calls.proofs[0], 'the same claim');
+    assert.equal(second.items[0]!.outcome?.kind, 'instant');
+  });
+
+  it('a file that failed on the way keeps its key: retried, it goes under the same key', async () => {
+    const archive = new FakeArchive();
+    const [page] = folder(1);
+    archive.trouble.batch = 'network';
+    const upload = pipeline(archive);
+    upload.add([page!]);
+    await settled(upload);
+    assert.equal(upload.items[0]!.outcome?.kind, 'failed');
+    assert.equal(archive.counted.size, 1, 'counted, though the answer was lost');
+    archive.trouble = {};
+    upload.retryFailed();
+    await settled(upload);
+    assert.equal(upload.items[0]!.outcome?.kind, 'duplicate');
+    assert.equal(archive.counted.size, 1, 'still once');
+    assert.equal(archive.calls.checks.length, 1, 'not checked again (a check would prove and count it again)');
+  });
+
+  it('finished files are not sent again when the same folder is dropped; a changed file is a new upload', async () => {
+    const archive = new FakeArchive();
+    const journal = new MemoryJournal();
+    const files = folder(3);
+    const first = pipeline(archive, journal);
+    first.add(files);
+    await settled(first);
+    await first.flush();
+    const second = pipeline(archive, journal);
+    await second.restore();
+    const changed = { ...files[2]!, file: new File([randomBytes(1024)], 'x.jpg', { lastModified: 2000 }) };
+    const oldKey = second.items[2]!.key;
+    second.add([files[0]!, files[1]!, changed]);
+    await settled(second);
+    assert.equal(archive.calls.batch.flat().length, 4, 'only the changed file went again');
+    assert.notEqual(second.items[2]!.key, oldKey);
+    assert.equal(second.items[2]!.outcome?.kind, 'stored');
+  });
+});
