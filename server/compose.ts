@@ -5,6 +5,7 @@ import os from 'node:os';
 import type { Logger } from './log.js';
 import { AccountService } from './services/accounts.js';
 import { AccountAdministration } from './services/administration.js';
+import { ReceiptService } from './services/receipts.js';
 import { UnitDirectory } from './services/unit-directory.js';
 import { AuditService } from './services/audit.js';
 import { ReportCalendar } from './services/calendar.js';
@@ -140,6 +141,7 @@ export function composeServices(
       }),
       ingest,
       resumable,
+      receipts: new ReceiptService(store, clock),
       claims: new ClaimService(store, scope, audit, calendar, metrics, config.claimTtlMs, clock),
       quotas: new Quotas(store.rateCounts, store.claims, config.quotas, clock),
       fixity,

@@ -22,6 +22,7 @@ import type {
   OneTimePasswordView,
   TokenView,
 } from '../../shared/accounts.js';
+import type { ReceiptRequest, ReceiptSummary, ReceiptView } from '../../shared/receipts.js';
 import type { UnitList, UnitView } from '../../shared/units.js';
 import { ApiError, isErrorCode, NetworkError } from './i18n/index.js';
 
@@ -124,6 +125,19 @@ export class ArchiveApi {
     const payload: unknown = await response.json().catch(() => undefined);
     if (!response.ok) throw errorFromResponse(response.status, payload, response.headers.get('Retry-After'));
     return (payload as { results: BatchFileResult[] }).results;
+  }
+
+  /** Keeps (or replaces) a folder upload's receipt on the server. */
+  putReceipt(id: string, receipt: ReceiptRequest): Promise<ReceiptSummary> {
+    return this.#call('PUT', `/api/receipts/${encodeURIComponent(id)}`, receipt);
+  }
+
+  receipts(page: { limit: number; offset: number }): Promise<{ items: ReceiptSummary[]; total: number }> {
+    return this.#call('GET', `/api/receipts?${query(page)}`);
+  }
+
+  receipt(id: string): Promise<ReceiptView> {
+    return this.#call('GET', `/api/receipts/${encodeURIComponent(id)}`);
   }
 
   files(query: { q?: string; limit: number; offset: number }): Promise<FileList> {

@@ -8,6 +8,7 @@ import { AdminPages } from './pages/admin-pages.js';
 import { unitPlace } from './pages/format.js';
 import { LoginPage, OwnPasswordPage, PasswordPage } from './pages/login.js';
 import { MyUploadsPage } from './pages/my-uploads.js';
+import { ReceiptsPage } from './pages/receipts.js';
 import { TokensPage } from './pages/tokens.js';
 import { ARCHIVE_UNIT_ID } from '../../shared/units.js';
 import { UploadPage } from './pages/upload.js';
@@ -79,6 +80,9 @@ function App({ api }: { api: ArchiveApi }) {
           <NavLink to="files" current={page}>
             {t('navMyUploads')}
           </NavLink>
+          <NavLink to="receipts" current={page}>
+            {t('navReceipts')}
+          </NavLink>
           {isAdmin && (
             <>
               <NavLink to="reports" current={page}>
@@ -125,6 +129,7 @@ function App({ api }: { api: ArchiveApi }) {
         hidden={page !== 'upload'}
       />
       {page === 'files' && <MyUploadsPage api={api} language={language} />}
+      {page === 'receipts' && <ReceiptsPage api={api} language={language} {...(route.id ? { id: route.id } : {})} />}
       {page === 'password' && <OwnPasswordPage api={api} language={language} onChanged={setSession} />}
       {page === 'tokens' && <TokensPage api={api} language={language} admin={isAdmin} />}
       {ADMIN_PAGES.has(page) && <AdminPages api={api} language={language} route={route} reach={session.reach} />}

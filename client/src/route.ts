@@ -2,10 +2,10 @@ import { REPORTS, type ReportName } from '../../shared/reports.js';
 
 /**
  * Where the app is, read from the location hash: `#/upload`, `#/files`, `#/reports/<table>?…`,
- * `#/audit?…`, `#/fixity`, `#/password`, `#/accounts`, `#/units`, `#/tokens`. Filters live in the hash's query, so a reload or a shared link shows the same view.
+ * `#/audit?…`, `#/fixity`, `#/password`, `#/accounts`, `#/units`, `#/tokens`, `#/receipts[/<id>]`. Filters live in the hash's query, so a reload or a shared link shows the same view.
  */
 export type PageName =
-  'upload' | 'files' | 'reports' | 'audit' | 'fixity' | 'password' | 'accounts' | 'units' | 'tokens';
+  'upload' | 'files' | 'receipts' | 'reports' | 'audit' | 'fixity' | 'password' | 'accounts' | 'units' | 'tokens';
 
 const PLAIN_PAGES: ReadonlySet<string> = new Set([
   'files',
@@ -22,6 +22,8 @@ export interface Route {
   /** The report table, for `reports`. */
   report: ReportName;
   params: URLSearchParams;
+  /** The receipt, for `receipts/<id>`. */
+  id?: string;
 }
 
 /** The table `#/reports` opens on. */
@@ -35,6 +37,7 @@ export function routeFromHash(hash: string): Route {
     const report = (REPORTS as readonly string[]).includes(sub) ? (sub as ReportName) : DEFAULT_REPORT;
     return { page, report, params };
   }
+  if (page === 'receipts') return { page, report: DEFAULT_REPORT, params, ...(sub ? { id: sub } : {}) };
   if (PLAIN_PAGES.has(page)) return { page: page as PageName, report: DEFAULT_REPORT, params };
   return { page: 'upload', report: DEFAULT_REPORT, params };
 }

@@ -19,6 +19,8 @@ import { errorHandler, unknownApiRoute } from './error-handler.js';
 import { auditRoutes } from './routes/audit.js';
 import { accountRoutes } from './routes/accounts.js';
 import { tokenRoutes } from './routes/tokens.js';
+import { RECEIPTS_PATH, receiptRoutes } from './routes/receipts.js';
+import type { ReceiptService } from '../services/receipts.js';
 import { unitRoutes } from './routes/units.js';
 import type { AccountAdministration } from '../services/administration.js';
 import type { UnitDirectory } from '../services/unit-directory.js';
@@ -50,6 +52,7 @@ export interface AppDeps {
     nearDuplicates: NearDuplicateService;
     directory: UnitDirectory;
     administration: AccountAdministration;
+    receipts: ReceiptService;
   };
   ping: () => Promise<void>;
   metrics: ArchiveMetrics;
@@ -117,8 +120,11 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use(TUS_PATH, tusResponseHeaders(settings.corsOrigins));
   app.use(cookieParser());
-  // Bulk check and proof lists are parsed by their routes, with a larger limit, once the caller is known.
-  const bulkJson = (req: { url?: string | undefined }) => BULK_JSON_PATHS.includes(req.url?.split('?')[0] ?? '');
+  // Bulk check and proof lists, and receipts, are parsed by their routes, with a larger limit, once the caller is known.
+  const bulkJson = (req: { url?: string | undefined }) => {
+    const path = req.url?.split('?')[0] ?? '';
+    return BULK_JSON_PATHS.includes(path) || path.startsWith(`${RECEIPTS_PATH}/`);
+  };
   app.use(
     express.json({
       limit: '64kb',
@@ -154,6 +160,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/units', unitRoutes(services.directory, services.administration));
   app.use('/api/accounts', accountRoutes(services.administration));
   app.use('/api/tokens', tokenRoutes(services.administration));
+  app.use(RECEIPTS_PATH, receiptRoutes(services.receipts));
   app.use('/api/audit', auditRoutes(services.audit, services.directory));
   app.use('/api/reports', reportRoutes(services.reports, services.audit, services.nearDuplicates, services.directory));
   app.use(

@@ -6,6 +6,7 @@ import type { ContentStore } from './content/port.js';
 import type { JobStore } from './jobs/port.js';
 import type { Ledger } from './ledger/port.js';
 import type { FingerprintQueue, NearDuplicateIndex } from './near-duplicates/port.js';
+import type { ReceiptStore } from './receipts/port.js';
 import type { Reports } from './reports/port.js';
 import type { UploadStore } from './uploads/port.js';
 import type { UnitStore } from './units/port.js';
@@ -29,6 +30,7 @@ export interface ArchiveStore {
   readonly tokens: TokenStore;
   readonly claims: ClaimStore;
   readonly uploads: UploadStore;
+  readonly receipts: ReceiptStore;
   readonly jobs: JobStore;
   readonly rateCounts: RateCounts;
   readonly loginAttempts: LoginAttemptStore;

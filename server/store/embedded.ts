@@ -21,6 +21,7 @@ import {
   EmbeddedNearDuplicateIndex,
   nearDuplicateSchema,
 } from './near-duplicates/embedded.js';
+import { EmbeddedReceiptStore, receiptSchema } from './receipts/embedded.js';
 import { EmbeddedReports, reportSchema } from './reports/embedded.js';
 import { EmbeddedUploadStore, uploadSchema } from './uploads/embedded.js';
 import { EmbeddedUnitStore, unitSchema } from './units/embedded.js';
@@ -38,6 +39,7 @@ const SCHEMAS: readonly EmbeddedSchema[] = [
   jobSchema,
   nearDuplicateSchema,
   reportSchema,
+  receiptSchema,
 ];
 
 /** Opens (creating or upgrading if needed) the embedded store's database in `dataDir`. */
@@ -70,6 +72,7 @@ export function openEmbeddedStore(options: {
     tokens: new EmbeddedTokenStore(db),
     claims: new EmbeddedClaimStore(db),
     uploads: new EmbeddedUploadStore(db),
+    receipts: new EmbeddedReceiptStore(db),
     jobs: new EmbeddedJobStore(db),
     rateCounts: new EmbeddedRateCounts(db),
     loginAttempts: new EmbeddedLoginAttempts(db),

@@ -12,6 +12,7 @@ import type { ArchiveStore } from './archive-store.js';
 import { auditCollections, createAuditIndexes, MongoAuditLog } from './audit/mongo.js';
 import { catalogCollections, createCatalogIndexes, MongoCatalog } from './catalog/mongo.js';
 import { claimCollections, createClaimIndexes, MongoClaimStore } from './claims/mongo.js';
+import { createReceiptIndexes, MongoReceiptStore, receiptCollections } from './receipts/mongo.js';
 import { contentCollections, createContentIndexes, MongoContentStore } from './content/mongo.js';
 import { jobCollections, MongoJobStore } from './jobs/mongo.js';
 import { createLedgerIndexes, ledgerCollections, MongoLedger } from './ledger/mongo.js';
@@ -53,6 +54,7 @@ function collectionsOf(db: Db) {
     ...accountCollections(db),
     ...auditCollections(db),
     ...jobCollections(db),
+    ...receiptCollections(db),
     ...nearDuplicateCollections(db),
   };
 }
@@ -72,6 +74,7 @@ async function createIndexes(c: Collections): Promise<void> {
     createAuditIndexes(c),
     createNearDuplicateIndexes(c),
     createReportIndexes(c),
+    createReceiptIndexes(c),
   ]);
 }
 
@@ -89,6 +92,7 @@ function storeOver(client: MongoClient, db: Db, c: Collections, chunkSize: numbe
     tokens: new MongoTokenStore(c),
     claims: new MongoClaimStore(c),
     uploads: new MongoUploadStore(c),
+    receipts: new MongoReceiptStore(c),
     jobs: new MongoJobStore(c),
     rateCounts: new MongoRateCounts(c),
     loginAttempts: new MongoLoginAttempts(c),

@@ -189,6 +189,19 @@ describe('a folder upload in the browser', () => {
     assert.ok(second.items.every((i) => i.outcome?.kind === 'duplicate' || i.outcome?.kind === 'stored'));
   });
 
+  it('remembers every file of the folder at once, so a reload knows how many were not finished', async () => {
+    const archive = new FakeArchive();
+    const journal = new MemoryJournal();
+    archive.trouble.batch = 'lost';
+    const first = pipeline(archive, journal);
+    first.add(folder(20));
+    // Reloaded at once: nothing was sent yet.
+    const second = pipeline(archive, journal);
+    await second.restore();
+    assert.equal(second.items.length, 20);
+    assert.ok(second.items.every((i) => !i.outcome && !i.file));
+  });
+
   it('after a reload, sends an unanswered proof again with its claim', async () => {
     const archive = new FakeArchive();
     const journal = new MemoryJournal();

@@ -6,6 +6,7 @@ import { contentConformance } from '../../server/store/content/conformance.js';
 import { jobConformance } from '../../server/store/jobs/conformance.js';
 import { ledgerConformance } from '../../server/store/ledger/conformance.js';
 import { nearDuplicateConformance } from '../../server/store/near-duplicates/conformance.js';
+import { receiptConformance } from '../../server/store/receipts/conformance.js';
 import { reportsConformance } from '../../server/store/reports/conformance.js';
 import { unitConformance } from '../../server/store/units/conformance.js';
 import { uploadConformance } from '../../server/store/uploads/conformance.js';
@@ -28,6 +29,7 @@ export function storeConformance(target: StoreTarget): void {
     jobConformance,
     nearDuplicateConformance,
     reportsConformance,
+    receiptConformance,
   ]) {
     suite(target);
   }

@@ -2,10 +2,11 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { AccountView } from '../../../shared/schemas.js';
 import type { ArchiveApi } from '../api.js';
 import { Hasher } from '../hashing/hasher.js';
-import { ApiError, describeError, isErrorCode, NetworkError, translator, type Language } from '../i18n/index.js';
+import { describeError, translator, type Language } from '../i18n/index.js';
 import { filesFromDrop, filesFromInput, type ChosenFile } from '../upload/chosen-files.js';
 import { FolderUpload, type UploadItem } from '../upload/folder-upload.js';
 import { tusSender } from '../upload/large-upload.js';
+import { reasonText } from '../upload/outcome-text.js';
 import { ResumeIndex } from '../upload/resume-index.js';
 import { IndexedDbJournal } from '../upload/indexeddb-journal.js';
 import { MemoryJournal, type UploadJournal } from '../upload/upload-journal.js';
@@ -39,15 +40,7 @@ function rank(item: UploadItem): number {
 }
 
 function failureText(language: Language, item: UploadItem): string {
-  const t = translator(language);
-  const outcome = item.outcome;
-  if (outcome?.kind !== 'failed') return '';
-  if (outcome.code === 'payload_too_large' && outcome.message === String(Number(outcome.message)))
-    return t('fileTooLarge', { limit: formatBytes(Number(outcome.message)) });
-  if (outcome.code === 'unreadable') return t('hashFailed');
-  if (outcome.code === 'network') return describeError(language, new NetworkError());
-  if (isErrorCode(outcome.code)) return describeError(language, new ApiError(0, outcome.code, outcome.message));
-  return describeError(language, new Error(outcome.message));
+  return item.outcome?.kind === 'failed' ? reasonText(language, item.outcome.code, item.outcome.message) : '';
 }
 
 function statusText(language: Language, item: UploadItem): string {
@@ -118,6 +111,7 @@ export function UploadPage({
       journal: journalFor(account.id),
       sendLarge: tusSender(() => api.csrfToken, new ResumeIndex(account.id)),
       maxFileSize,
+      saveReceipt: (id, receipt) => api.putReceipt(id, receipt),
       onChange: () => {
         timer ??= setTimeout(() => {
           timer = undefined;
@@ -148,12 +142,10 @@ export function UploadPage({
   const add = (files: ChosenFile[]) => {
     if (files.length === 0) return;
     setRestoredUnfinished(0);
-    // A new folder after a finished one starts a new list; an unfinished one is continued.
-    if (
-      !upload.active &&
-      upload.items.length > 0 &&
-      upload.items.every((i) => i.outcome && i.outcome.kind !== 'failed')
-    )
+    // Files dropped while a list is under way, or has files not finished (after a reload), join it
+    // (the same folder continues); after a list that ended, failures included, a new one starts
+    // (the ended one stays as its receipt).
+    if (!upload.active && upload.items.length > 0 && upload.items.every((i) => i.outcome))
       void upload.clear().then(() => upload.add(files));
     else upload.add(files);
   };
@@ -308,6 +300,20 @@ export function UploadPage({
             </button>
           )}
         </div>
+        {upload.receipt.kind === 'saved' && (
+          <p class="receipt-link">
+            <a href={`#/receipts/${upload.receipt.id}`}>{t('receiptView')}</a>
+          </p>
+        )}
+        {upload.receipt.kind === 'saving' && <p class="hint">{t('receiptSaving')}</p>}
+        {upload.receipt.kind === 'failed' && (
+          <p class="error">
+            {t('receiptFailed', { reason: describeError(language, upload.receipt.error) })}{' '}
+            <button type="button" class="secondary small" onClick={() => upload.saveReceipt()}>
+              {t('receiptSaveAgain')}
+            </button>
+          </p>
+        )}
         <div class="filters" role="group" aria-label={t('resultsTitle')}>
           {FILTERS.map((f) => (
             <button type="button" aria-pressed={filter === f} onClick={() => setFilter(f)}>

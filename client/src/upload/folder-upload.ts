@@ -11,7 +11,8 @@ import {
 } from '../../../shared/schemas.js';
 import type { ContentDigest } from '../hashing/content-hash.js';
 import { ApiError, NetworkError } from '../errors.js';
-import type { JournalEntry, JournalOutcome, JournalState, UploadJournal } from './upload-journal.js';
+import type { ReceiptRequest } from '../../../shared/receipts.js';
+import type { JournalEntry, JournalOutcome, JournalState, UploadAction, UploadJournal } from './upload-journal.js';
 
 /** Where a file stands, as the clerk sees it. */
 export type Phase = 'waiting' | 'hashing' | 'twin' | 'checking' | 'proving' | 'sending' | 'done' | 'failed';
@@ -76,7 +77,13 @@ export interface FolderUploadOptions {
   onChange: () => void;
   /** Waits before a request is sent again after a network failure or a 5xx. */
   retryDelaysMs?: readonly number[];
+  /** Keeps the receipt (上传清单) on the server: sent whenever the upload comes to rest. */
+  saveReceipt?: (id: string, receipt: ReceiptRequest) => Promise<unknown>;
 }
+
+/** Whether the receipt of what has finished is kept on the server. */
+export type ReceiptState =
+  { kind: 'none' } | { kind: 'saving' } | { kind: 'saved'; id: string } | { kind: 'failed'; error: unknown };
 
 /** Files up to this size go in batches; larger ones one by one with tus (the server's batch limit). */
 export const SMALL_FILE_MAX_BYTES = BATCH_FILE_MAX_BYTES;
@@ -123,6 +130,9 @@ export class FolderUpload {
   readonly #checks: RequestBatcher<UploadItem, UploadCheckResult>;
   readonly #proofs: RequestBatcher<UploadItem, ProofResult>;
   readonly #sends: RequestBatcher<UploadItem, UploadResult>;
+  #action: UploadAction | undefined;
+  #receiptTimer: ReturnType<typeof setTimeout> | undefined;
+  receipt: ReceiptState = { kind: 'none' };
 
   constructor(private readonly options: FolderUploadOptions) {
     const { api, hasher } = options;
@@ -191,6 +201,7 @@ export class FolderUpload {
 
   /** The upload remembered from before a reload: finished files with their outcome, the rest waiting for their bytes. */
   async restore(): Promise<void> {
+    this.#action = await this.options.journal.loadAction().catch(() => undefined);
     const entries = await this.options.journal.load().catch(() => []);
     entries.sort((a, b) => a.path.localeCompare(b.path));
     for (const entry of entries) {
@@ -216,6 +227,15 @@ export class FolderUpload {
    * under its key. A changed file at a known path is a new upload.
    */
   add(files: ReadonlyArray<{ file: File; path: string }>): void {
+    if (!this.#action && files.length > 0) {
+      this.#action = {
+        receiptId: newUploadKey(),
+        title: files[0]!.path.split('/')[0]!,
+        startedAt: new Date().toISOString(),
+      };
+      void this.options.journal.saveAction(this.#action).catch(() => undefined);
+    }
+    const added: UploadItem[] = [];
     for (const { file, path } of files) {
       let item = this.#byPath.get(path);
       if (item && (item.size !== file.size || item.lastModified !== file.lastModified)) {
@@ -247,12 +267,16 @@ export class FolderUpload {
         };
         this.items.push(item);
         this.#byPath.set(path, item);
+        added.push(item);
       }
       item.file = file;
       if (item.phase === 'done' || item.running) continue;
       if (item.outcome?.kind === 'failed' && !item.outcome.retry) continue;
       void this.#run(item);
     }
+    // Every file of the folder is remembered at once, so that after a reload the page can say how
+    // many were not finished.
+    void this.options.journal.save(added.map(entryOf)).catch(() => undefined);
     this.options.onChange();
   }
 
@@ -294,6 +318,8 @@ export class FolderUpload {
     this.items.length = 0;
     this.#byPath.clear();
     this.#dirty.clear();
+    this.#action = undefined;
+    this.receipt = { kind: 'none' };
     await this.options.journal.clear().catch(() => undefined);
     this.options.onChange();
   }
@@ -327,8 +353,9 @@ export class FolderUpload {
       release = await this.#leadOrWait(item);
 
       if (item.pending === 'proof' && item.claim) {
+        const { claimId } = item.claim;
         const answer = await this.#proofs.add(item);
-        if (answer.status !== 'rejected') return this.#finish(item, { kind: 'instant', ...counted(answer) });
+        if (answer.status !== 'rejected') return this.#finish(item, { kind: 'instant', ...counted(answer), claimId });
         Object.assign(item, { pending: undefined, claim: undefined });
       }
       for (let attempt = 0; ; attempt++) {
@@ -337,7 +364,8 @@ export class FolderUpload {
           await this.#whileRunning();
           this.#set(item, 'sending');
           const answer = await this.#send(item, file);
-          return this.#finish(item, { kind: answer.status, ...counted(answer) });
+          const via = file.size <= SMALL_FILE_MAX_BYTES ? 'batch' : 'tus';
+          return this.#finish(item, { kind: answer.status, ...counted(answer), via });
         } catch (error) {
           // The key was counted for other bytes (the file changed under its path): a new upload.
           if (!(error instanceof FileFailure && error.code === 'idempotency_key_reused') || attempt > 0) throw error;
@@ -349,8 +377,41 @@ export class FolderUpload {
     } finally {
       item.running = false;
       release?.();
+      if (!this.active) this.#receiptSoon();
       this.options.onChange();
     }
+  }
+
+  /** The receipt goes to the server once the upload comes to rest (every file finished or waiting for its bytes). */
+  #receiptSoon(): void {
+    const save = this.options.saveReceipt;
+    if (!save) return;
+    clearTimeout(this.#receiptTimer);
+    this.#receiptTimer = setTimeout(() => {
+      const action = this.#action;
+      const rows = this.items
+        .filter((i) => i.outcome)
+        .map(receiptRowOf)
+        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      if (!action || rows.length === 0 || this.active) return;
+      this.receipt = { kind: 'saving' };
+      this.options.onChange();
+      save(action.receiptId, { title: action.title, startedAt: action.startedAt, rows }).then(
+        () => {
+          if (this.#action === action) this.receipt = { kind: 'saved', id: action.receiptId };
+          this.options.onChange();
+        },
+        (error: unknown) => {
+          if (this.#action === action) this.receipt = { kind: 'failed', error };
+          this.options.onChange();
+        },
+      );
+    }, 300);
+  }
+
+  /** Sends the receipt again (after it could not be kept). */
+  saveReceipt(): void {
+    this.#receiptSoon();
   }
 
   /** Small files are hashed many to a message; a large one alone, with its progress shown. */
@@ -405,7 +466,7 @@ export class FolderUpload {
       Object.assign(item, { pending: undefined, claim: undefined });
       return false;
     }
-    this.#finish(item, { kind: 'instant', ...counted(answer) });
+    this.#finish(item, { kind: 'instant', ...counted(answer), claimId: check.claimId });
     return true;
   }
 
@@ -547,6 +608,20 @@ function failureOf(error: unknown): Outcome {
     message: error instanceof Error ? error.message : String(error),
     retry: true,
   };
+}
+
+function receiptRowOf(item: UploadItem): ReceiptRequest['rows'][number] {
+  const outcome = item.outcome!;
+  const at = new Date(item.finishedAt ?? Date.now()).toISOString();
+  const { path, size } = item;
+  switch (outcome.kind) {
+    case 'failed':
+      return { path, size, outcome: 'failed', reason: outcome.code.slice(0, 100), at };
+    case 'instant':
+      return { path, size, outcome: 'instant', claimId: outcome.claimId, at };
+    default:
+      return { path, size, outcome: outcome.kind, via: outcome.via, key: item.key, at };
+  }
 }
 
 function journalState(item: UploadItem): JournalState {

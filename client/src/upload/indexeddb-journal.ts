@@ -1,7 +1,8 @@
-import type { JournalEntry, UploadJournal } from './upload-journal.js';
+import type { JournalEntry, UploadAction, UploadJournal } from './upload-journal.js';
 
 const DB_NAME = 'archive-upload';
 const STORE = 'entries';
+const ACTIONS = 'actions';
 
 function request<T>(req: IDBRequest<T>): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -21,10 +22,12 @@ let opened: Promise<IDBDatabase> | undefined;
 
 function database(): Promise<IDBDatabase> {
   opened ??= new Promise<IDBDatabase>((resolve, reject) => {
-    const req = indexedDB.open(DB_NAME, 1);
+    const req = indexedDB.open(DB_NAME, 2);
     req.onupgradeneeded = () => {
-      const store = req.result.createObjectStore(STORE, { keyPath: ['account', 'path'] });
-      store.createIndex('account', 'account');
+      const db = req.result;
+      if (!db.objectStoreNames.contains(STORE))
+        db.createObjectStore(STORE, { keyPath: ['account', 'path'] }).createIndex('account', 'account');
+      if (!db.objectStoreNames.contains(ACTIONS)) db.createObjectStore(ACTIONS, { keyPath: 'account' });
     };
     req.onsuccess = () => resolve(req.result);
     req.onerror = () => reject(req.error ?? new Error('IndexedDB could not be opened'));
@@ -42,6 +45,22 @@ export class IndexedDbJournal implements UploadJournal {
       db.transaction(STORE).objectStore(STORE).index('account').getAll(IDBKeyRange.only(this.account)),
     );
     return (rows as Array<JournalEntry & { account: string }>).map(({ account: _, ...entry }) => entry);
+  }
+
+  async loadAction(): Promise<UploadAction | undefined> {
+    const db = await database();
+    const row = (await request(db.transaction(ACTIONS).objectStore(ACTIONS).get(this.account))) as
+      (UploadAction & { account: string }) | undefined;
+    if (!row) return undefined;
+    const { account: _, ...action } = row;
+    return action;
+  }
+
+  async saveAction(action: UploadAction): Promise<void> {
+    const db = await database();
+    const tx = db.transaction(ACTIONS, 'readwrite');
+    tx.objectStore(ACTIONS).put({ ...action, account: this.account });
+    await done(tx);
   }
 
   async save(entries: readonly JournalEntry[]): Promise<void> {
@@ -64,9 +83,10 @@ export class IndexedDbJournal implements UploadJournal {
 
   async clear(): Promise<void> {
     const db = await database();
-    const tx = db.transaction(STORE, 'readwrite');
+    const tx = db.transaction([STORE, ACTIONS], 'readwrite');
     const range = IDBKeyRange.bound([this.account], [this.account, []]);
     tx.objectStore(STORE).delete(range);
+    tx.objectStore(ACTIONS).delete(this.account);
     await done(tx);
   }
 }

@@ -6,9 +6,18 @@
  */
 export type JournalState = 'waiting' | 'proving' | 'sending' | 'done' | 'failed';
 
+/** How a file ended; a counted one says how it was counted (for the receipt: the key or the claim). */
 export type JournalOutcome =
-  | { kind: 'instant' | 'stored' | 'duplicate'; fileId: string; uploadCount: number }
+  | { kind: 'instant'; fileId: string; uploadCount: number; claimId: string }
+  | { kind: 'stored' | 'duplicate'; fileId: string; uploadCount: number; via: 'batch' | 'tus' }
   | { kind: 'failed'; code: string; message: string; retry: boolean };
+
+/** The folder upload itself: its receipt's id, what it is called, when it started. */
+export interface UploadAction {
+  receiptId: string;
+  title: string;
+  startedAt: string;
+}
 
 export interface JournalEntry {
   path: string;
@@ -28,15 +37,25 @@ export interface JournalEntry {
 
 export interface UploadJournal {
   load(): Promise<JournalEntry[]>;
+  loadAction(): Promise<UploadAction | undefined>;
+  saveAction(action: UploadAction): Promise<void>;
   /** Written before a request that may count the entries is sent. */
   save(entries: readonly JournalEntry[]): Promise<void>;
   remove(paths: readonly string[]): Promise<void>;
+  /** Forgets the entries and the action. */
   clear(): Promise<void>;
 }
 
 /** A journal that forgets (IndexedDB unavailable: a private window's quota, an old browser). */
 export class MemoryJournal implements UploadJournal {
   #entries = new Map<string, JournalEntry>();
+  #action: UploadAction | undefined;
+  async loadAction(): Promise<UploadAction | undefined> {
+    return this.#action;
+  }
+  async saveAction(action: UploadAction): Promise<void> {
+    this.#action = { ...action };
+  }
   async load(): Promise<JournalEntry[]> {
     return [...this.#entries.values()];
   }
@@ -48,5 +67,6 @@ export class MemoryJournal implements UploadJournal {
   }
   async clear(): Promise<void> {
     this.#entries.clear();
+    this.#action = undefined;
   }
 }

@@ -118,6 +118,8 @@ export function ledgerConformance(target: StoreTarget): void {
           assert.equal((await store.ledger.entriesForFile(entry.fileId))[0]!.lastUploadFileName, 'a.pdf');
           assert.deepEqual(await store.ledger.counted('tus:u1'), { ...first, repeated: true });
           assert.equal(await store.ledger.counted('tus:unknown'), undefined);
+          const many = await store.ledger.countedMany(['tus:unknown', 'tus:u1', 'tus:u1']);
+          assert.deepEqual([...many], [['tus:u1', { ...first, repeated: true }]]);
         });
 
         it('counts one key sent ten times at once once, with one answer', async () => {

@@ -156,6 +156,15 @@ export class EmbeddedLedger implements Ledger {
     return row && countedFrom(row, true);
   }
 
+  async countedMany(keys: readonly string[]): Promise<Map<string, CountedUpload>> {
+    const found = new Map<string, CountedUpload>();
+    for (const key of new Set(keys)) {
+      const row = this.keyed.get(key);
+      if (row) found.set(key, countedFrom(row, true));
+    }
+    return found;
+  }
+
   /** Nothing to finish: an action is counted in one transaction. */
   async finishInterrupted(): Promise<number> {
     return 0;

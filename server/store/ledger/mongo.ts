@@ -186,6 +186,22 @@ export class MongoLedger implements Ledger {
     return doc.pending ? this.finish(doc, true) : countedFromDoc(doc, doc.upload.uploadCount!, true);
   }
 
+  async countedMany(keys: readonly string[]): Promise<Map<string, CountedUpload>> {
+    const found = new Map<string, CountedUpload>();
+    const unique = [...new Set(keys)];
+    for (let at = 0; at < unique.length; at += 1000) {
+      const docs = await this.c.audit.find({ _id: { $in: unique.slice(at, at + 1000) } }).toArray();
+      for (const doc of docs) {
+        if (!doc.upload) continue;
+        found.set(
+          String(doc._id),
+          doc.pending ? await this.finish(doc, true) : countedFromDoc(doc, doc.upload.uploadCount!, true),
+        );
+      }
+    }
+    return found;
+  }
+
   async finishInterrupted(before: Date): Promise<number> {
     let finished = 0;
     for (;;) {

@@ -81,6 +81,8 @@ export interface Ledger {
   countMany(actions: readonly UploadAction[]): Promise<CountedUpload[]>;
   /** The action counted under `key` (finished first if it was interrupted), or undefined. */
   counted(key: string): Promise<CountedUpload | undefined>;
+  /** `counted` of many keys at once (a receipt's); keys never counted are absent. */
+  countedMany(keys: readonly string[]): Promise<Map<string, CountedUpload>>;
   /**
    * Finishes actions recorded before `before` whose counting was interrupted (a crash between its
    * steps, on a store without transactions); returns how many. Run by the garbage collector's sweep

@@ -1,0 +1,105 @@
+import {
+  RECEIPT_OUTCOMES,
+  type ReceiptOutcome,
+  type ReceiptRequest,
+  type ReceiptRow,
+  type ReceiptSummary,
+  type ReceiptView,
+} from '../../shared/receipts.js';
+import { cleanUploadPath } from '../../shared/file-name.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import type { Account } from '../store/accounts/port.js';
+import type { ArchiveStore } from '../store/archive-store.js';
+import type { ReceiptHeader, ReceiptRecord } from '../store/receipts/port.js';
+
+/** Problems named one by one in a refusal; past that, counted. */
+const NAMED_PROBLEMS = 20;
+
+/**
+ * 上传清单: the page reports each file of a folder upload; the archive keeps it as the receipt,
+ * with every finished file as the archive counted it (looked up by the upload's key or claim,
+ * so a receipt cannot claim an upload that was not counted for the clerk).
+ */
+export class ReceiptService {
+  constructor(
+    private readonly store: Pick<ArchiveStore, 'receipts' | 'ledger'>,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  async put(account: Account, id: string, request: ReceiptRequest): Promise<ReceiptSummary> {
+    const keys = request.rows.map((row) => countedKey(account, row));
+    const counted = await this.store.ledger.countedMany(keys.filter((k): k is string => k !== undefined));
+    const problems: Array<{ row: number; path: string; problem: string }> = [];
+    const rows = request.rows.map((row, i): ReceiptRow => {
+      const path = cleanUploadPath(row.path);
+      if (row.outcome === 'failed')
+        return { path, size: row.size, outcome: 'failed', reason: row.reason ?? 'unknown', at: row.at };
+      const key = keys[i];
+      const answer = key === undefined ? undefined : counted.get(key);
+      if (!answer || answer.accountId !== account.id) {
+        problems.push({
+          row: i + 1,
+          path,
+          problem: key === undefined ? 'names neither its upload key nor its claim' : 'was not counted for you',
+        });
+        return { path, size: row.size, outcome: 'failed', at: row.at };
+      }
+      return {
+        path,
+        size: row.size,
+        outcome: row.claimId ? 'instant' : answer.status,
+        fileId: answer.fileId,
+        uploadCount: answer.uploadCount,
+        at: row.at,
+      };
+    });
+    if (problems.length > 0)
+      throw new ValidationError(
+        `${problems.length} finished file(s) of the receipt do not match what the archive counted, e.g. row ${problems[0]!.row} (${problems[0]!.path}) ${problems[0]!.problem}.`,
+        { rows: problems.slice(0, NAMED_PROBLEMS), count: problems.length },
+      );
+    const counts = Object.fromEntries(RECEIPT_OUTCOMES.map((o) => [o, 0])) as Record<ReceiptOutcome, number>;
+    for (const row of rows) counts[row.outcome]++;
+    const record: ReceiptRecord = {
+      id,
+      accountId: account.id,
+      title: request.title,
+      startedAt: new Date(request.startedAt),
+      updatedAt: this.clock(),
+      counts,
+      rows,
+    };
+    await this.store.receipts.put(record);
+    return summaryOf(record);
+  }
+
+  async get(account: Account, id: string): Promise<ReceiptView> {
+    const record = await this.store.receipts.get(account.id, id);
+    if (!record) throw new NotFoundError('No receipt with this id is yours. Open it from your list of receipts.');
+    return { ...summaryOf(record), rows: record.rows };
+  }
+
+  async list(account: Account, page: { limit: number; offset: number }) {
+    const { items, total } = await this.store.receipts.list(account.id, page);
+    return { items: items.map(summaryOf), total, ...page };
+  }
+}
+
+/** The key the archive counted the upload under (server/http/idempotency-key.ts, the tus service, claims). */
+function countedKey(account: Account, row: ReceiptRequest['rows'][number]): string | undefined {
+  if (row.outcome === 'failed') return undefined;
+  if (row.claimId) return `claim:${row.claimId}`;
+  if (!row.key) return undefined;
+  return row.via === 'tus' ? `tus:${account.id}:${row.key}` : `file:${account.id}:${row.key}`;
+}
+
+function summaryOf(record: ReceiptHeader): ReceiptSummary {
+  return {
+    id: record.id,
+    title: record.title,
+    startedAt: record.startedAt.toISOString(),
+    updatedAt: record.updatedAt.toISOString(),
+    counts: record.counts,
+    total: Object.values(record.counts).reduce((a, b) => a + b, 0),
+  };
+}

@@ -1,0 +1,22 @@
+import type { ReceiptRow, ReceiptOutcome } from '../../../shared/receipts.js';
+
+/** A folder upload's receipt (上传清单) as stored: one record, its rows as the archive checked them. */
+export interface ReceiptRecord {
+  id: string;
+  accountId: string;
+  title: string;
+  startedAt: Date;
+  updatedAt: Date;
+  counts: Record<ReceiptOutcome, number>;
+  rows: ReceiptRow[];
+}
+
+export type ReceiptHeader = Omit<ReceiptRecord, 'rows'>;
+
+export interface ReceiptStore {
+  /** Stores the receipt, replacing the account's receipt of the same id (the page sends it again as retries finish). */
+  put(receipt: ReceiptRecord): Promise<void>;
+  get(accountId: string, id: string): Promise<ReceiptRecord | undefined>;
+  /** The account's receipts, the most recently updated first, without their rows. */
+  list(accountId: string, page: { limit: number; offset: number }): Promise<{ items: ReceiptHeader[]; total: number }>;
+}

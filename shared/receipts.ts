@@ -1,0 +1,79 @@
+import { z } from 'zod';
+
+/**
+ * 上传清单: the receipt of one folder upload, every file with its path, size, outcome and time,
+ * kept on the server for the clerk to fetch again (`/api/receipts`).
+ */
+
+/** A receipt lists at most this many files (a folder of scanned pages rarely holds more). */
+export const RECEIPT_MAX_ROWS = 50_000;
+
+export const RECEIPT_OUTCOMES = ['stored', 'duplicate', 'instant', 'failed'] as const;
+export type ReceiptOutcome = (typeof RECEIPT_OUTCOMES)[number];
+
+/** A receipt's id: made by the page when the folder upload starts. */
+export const receiptIdSchema = z
+  .string()
+  .regex(/^[0-9a-f]{32}$/, 'a receipt id is 32 lowercase hexadecimal characters');
+
+/**
+ * One file as the page reports it. A finished upload names how it was counted: `key`, the
+ * file's upload key (a batch or tus upload), or `claimId` (an instant upload); the archive looks
+ * the count up and records its own answer. A failed one says why (`reason`: the error code).
+ */
+export const receiptRowRequest = z.strictObject({
+  path: z.string().min(1).max(1000),
+  size: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  outcome: z.enum(RECEIPT_OUTCOMES),
+  via: z.enum(['batch', 'tus', 'instant']).optional(),
+  key: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,128}$/)
+    .optional(),
+  claimId: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{16,64}$/)
+    .optional(),
+  reason: z.string().max(100).optional(),
+  at: z.iso.datetime(),
+});
+export type ReceiptRowRequest = z.infer<typeof receiptRowRequest>;
+
+export const receiptRequest = z.strictObject({
+  /** The folder (or the first file's name) the clerk chose. */
+  title: z.string().min(1).max(1000),
+  startedAt: z.iso.datetime(),
+  rows: z.array(receiptRowRequest).min(1).max(RECEIPT_MAX_ROWS),
+});
+export type ReceiptRequest = z.infer<typeof receiptRequest>;
+
+export interface ReceiptRow {
+  path: string;
+  size: number;
+  outcome: ReceiptOutcome;
+  /** The file in the archive (not for a failed one). */
+  fileId?: string;
+  /** The clerk's upload count of the file once this upload was counted. */
+  uploadCount?: number;
+  /** Why it failed: an error code of the archive's or the page's. */
+  reason?: string;
+  at: string;
+}
+
+export interface ReceiptSummary {
+  id: string;
+  title: string;
+  startedAt: string;
+  updatedAt: string;
+  counts: Record<ReceiptOutcome, number>;
+  total: number;
+}
+
+export interface ReceiptView extends ReceiptSummary {
+  rows: ReceiptRow[];
+}
+
+export const receiptListQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+});
