@@ -4,7 +4,7 @@ import type { ClaimStore } from '../store/claims/port.js';
 
 /** What one account may ask of the archive; sized so that no real clerk's folder or import meets them. */
 export interface QuotaPolicy {
-  /** Files checked per minute (POST /api/uploads/check and /checks). */
+  /** Files checked per minute (POST /api/uploads/check and /checks); also files listed on receipts (PUT /api/receipts/:id). */
   checksPerMinute: number;
   /** Files proved per minute (POST /api/uploads/prove and /proofs). */
   proofsPerMinute: number;
@@ -21,7 +21,7 @@ export const DEFAULT_QUOTAS: QuotaPolicy = {
   claimsOutstanding: 10_000,
 };
 
-export type QuotaKind = 'checks' | 'proofs' | 'batch';
+export type QuotaKind = 'checks' | 'proofs' | 'batch' | 'receipts';
 
 const WINDOW_MS = 60_000;
 
@@ -42,8 +42,9 @@ export class Quotas {
   async take(account: Account, kind: QuotaKind, files: number): Promise<void> {
     const now = this.clock().getTime();
     const windowEnd = new Date((Math.floor(now / WINDOW_MS) + 1) * WINDOW_MS);
+    // A receipt lists files of a folder, each of which was checked: the same number a minute.
     const limit =
-      kind === 'checks'
+      kind === 'checks' || kind === 'receipts'
         ? this.policy.checksPerMinute
         : kind === 'proofs'
           ? this.policy.proofsPerMinute

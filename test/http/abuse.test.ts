@@ -147,6 +147,23 @@ for (const target of storeTargets) {
       now += 60_000;
     });
 
+    it('refuses receipts listing more files a minute than may be checked', async () => {
+      const clerk = await server.tokenClient(await server.addAccount('lister', 'clerk', 'unit-l'));
+      const at = '2026-06-01T08:00:00.000Z';
+      const receipt = (n: number) => ({
+        title: '卷',
+        startedAt: at,
+        rows: Array.from({ length: n }, (_, i) => ({ path: `p${i}.pdf`, size: 1, outcome: 'failed', at })),
+      });
+      const id = () => randomBytes(16).toString('hex');
+      assert.equal((await clerk.json(`/api/receipts/${id()}`, 'PUT', receipt(8))).status, 200);
+      await expectLimited(
+        await clerk.json(`/api/receipts/${id()}`, 'PUT', receipt(1)),
+        /more than 8 files to receipts in a minute/,
+      );
+      now += 60_000;
+    });
+
     it("audits a request's refused proofs as one event with their count, and sums up a flood of single refused proofs", async () => {
       const clerk = await server.tokenClient(await server.addAccount('flooder', 'clerk', 'unit-f'));
       const made = Array.from({ length: 5 }, () => ({

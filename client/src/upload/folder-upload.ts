@@ -460,6 +460,8 @@ export class FolderUpload {
       throw new FileFailure('unreadable', error instanceof Error ? error.message : String(error), true);
     }
     item.claim = { claimId: check.claimId, digests };
+    // A proof counts the file: a paused upload records nothing until it is resumed.
+    await this.#whileRunning();
     const answer = await this.#proofs.add(item);
     if (answer.status === 'rejected') {
       // The file differs from what the archive holds where it was asked: it is sent instead.

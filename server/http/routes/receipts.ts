@@ -1,5 +1,6 @@
 import express, { Router } from 'express';
 import { receiptIdSchema, receiptListQuery, receiptRequest } from '../../../shared/receipts.js';
+import type { Quotas } from '../../services/quotas.js';
 import type { ReceiptService } from '../../services/receipts.js';
 import { requireAuth } from '../auth.js';
 import { parse } from '../validate.js';
@@ -8,7 +9,7 @@ import { parse } from '../validate.js';
 export const RECEIPTS_PATH = '/api/receipts';
 
 /** `/api/receipts`: the clerk's own receipts of folder uploads (上传清单). */
-export function receiptRoutes(receipts: ReceiptService): Router {
+export function receiptRoutes(receipts: ReceiptService, quotas: Quotas): Router {
   const router = Router();
   router.use(requireAuth(['clerk', 'admin']));
   const receiptJson = express.json({ limit: '16mb', strict: true });
@@ -23,7 +24,9 @@ export function receiptRoutes(receipts: ReceiptService): Router {
 
   router.put('/:id', receiptJson, async (req, res) => {
     const id = parse(receiptIdSchema, req.params.id, 'receipt id');
-    res.json(await receipts.put(req.principal!.account, id, parse(receiptRequest, req.body, 'body')));
+    const body = parse(receiptRequest, req.body, 'body');
+    await quotas.take(req.principal!.account, 'receipts', body.rows.length);
+    res.json(await receipts.put(req.principal!.account, id, body));
   });
 
   return router;
