@@ -3,6 +3,14 @@ import { benchLookup } from './lookup.js';
 import { benchClaims } from './claims.js';
 import { benchTus } from './tus.js';
 import { benchBrowserHash } from './browser-hash.js';
+import {
+  benchBrowserFolder,
+  FOLDER_SUB_FOLDERS,
+  FOLDER_TARGETS,
+  type FolderBenchResult,
+  type FolderRun,
+  type FolderRunName,
+} from './browser-folder.js';
 import { benchReports } from './reports.js';
 import { benchLoad, type LoadResult } from './load.js';
 import { benchImport } from './import.js';
@@ -21,8 +29,14 @@ import { benchSmallContents } from './small-contents.js';
  * BENCH_SMALL_CONTENTS (default 1000000) scale it down for a quick look;
  * BENCH_HEAP=1 makes the load part a soak run: the paced run only, with the server's live heap read
  * from heap snapshots after a 2-minute warm-up and at the end (each snapshot stalls the server ~2 s);
- * BENCH_ONLY (e.g. "import,tus") runs only the named parts: ingest, tus, browser, lookup, claims,
- * reports, load, import, neardup, abuse, admin, smallstore.
+ * BENCH_FOLDER_SMALL (default 1000 files of 1 KiB, sent directly and again through a proxy adding 50 ms
+ * round trip), BENCH_FOLDER_MANY (default 10000 files of 20 KiB) and BENCH_FOLDER_LARGE_MIB (default
+ * 1024, one file) size the folder part (the clerk's upload page in Chromium; other sizes scale its
+ * targets in proportion); BENCH_FOLDER_PATIENCE (default 3) is how many times its target each of its
+ * runs may take before it is reported unfinished with the files that ended (the large file: 0.2 s per MiB),
+ * and BENCH_FOLDER_RUNS (e.g. "many,large") picks its runs: small, many, proxied, large;
+ * BENCH_ONLY (e.g. "import,tus") runs only the named parts: ingest, tus, browser, folder, lookup,
+ * claims, reports, load, import, neardup, abuse, admin, smallstore.
  */
 const ingestMiB = Number(process.env.BENCH_INGEST_MIB ?? 1024);
 const browserMiB = Number(process.env.BENCH_BROWSER_MIB ?? 1024);
@@ -37,6 +51,11 @@ const nearDuplicateCount = Number(process.env.BENCH_NEARDUP ?? 1_000_000);
 const abuseSeconds = Number(process.env.BENCH_ABUSE_SECONDS ?? 20);
 const benchAccounts = Number(process.env.BENCH_ACCOUNTS ?? 5000);
 const smallContents = Number(process.env.BENCH_SMALL_CONTENTS ?? 1_000_000);
+const folderSmall = Number(process.env.BENCH_FOLDER_SMALL ?? 1000);
+const folderMany = Number(process.env.BENCH_FOLDER_MANY ?? 10_000);
+const folderLargeMiB = Number(process.env.BENCH_FOLDER_LARGE_MIB ?? 1024);
+const folderPatience = Number(process.env.BENCH_FOLDER_PATIENCE ?? 3);
+const folderRuns = process.env.BENCH_FOLDER_RUNS?.split(',').map((run) => run.trim()) as FolderRunName[] | undefined;
 const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim());
 const wanted = (part: string) => !only || only.includes(part);
 /** A clerk's pause between operations in the paced load run (0.5-1.5 × this). */
@@ -111,6 +130,18 @@ if (wanted('browser')) {
   );
   console.log(
     `        main thread while hashing            longest gap between 5 ms timer ticks ${hashing.mainThreadMaxGapMs.toFixed(0)} ms, ${hashing.longTasks} tasks over 50 ms  (target: no stall over 50 ms: ${verdict(hashing.mainThreadMaxGapMs <= 50)})`,
+  );
+}
+
+if (wanted('folder')) {
+  printFolder(
+    await benchBrowserFolder({
+      smallFiles: folderSmall,
+      manyFiles: folderMany,
+      largeMiB: folderLargeMiB,
+      patience: folderPatience,
+      ...(folderRuns ? { runs: folderRuns } : {}),
+    }),
   );
 }
 
@@ -277,6 +308,77 @@ if (wanted('neardup')) {
   console.log(
     `        same answers             SimHash within 3 bits: index ${nd.simhash.foundByIndex}, scan ${nd.simhash.foundByScan} over ${nd.simhash.queries} queries (${nd.simhash.same ? 'identical' : 'DIFFERENT'}); LSH found ${nd.lsh.found} of ${nd.lsh.queries} planted signatures (85% agreeing)`,
   );
+}
+
+/** Prints the folder part: each run's time against its target, or how far it got when it did not finish. */
+function printFolder(f: FolderBenchResult): void {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const row = (label: string, text: string) => console.log(`        ${label.padEnd(44)} ${text}`);
+  const ended = (r: FolderRun) => r.instant + r.stored + r.failed;
+  const counts = (r: FolderRun) => `${n(r.instant)} instant, ${n(r.stored)} stored, ${n(r.failed)} failed`;
+  const time = (r: FolderRun, issueFiles: number, issueSeconds: number) => {
+    const t = r.targetSeconds!;
+    const scaled = r.files === issueFiles ? '' : `, scaled from ${issueSeconds} s for ${n(issueFiles)} files`;
+    const against = `(target <= ${t.toFixed(t < 10 ? 1 : 0)} s${scaled}: ${verdict(r.seconds !== null && r.seconds <= t)})`;
+    return r.seconds === null
+      ? `did not finish in ${r.limitSeconds.toFixed(r.limitSeconds < 10 ? 1 : 0)} s: ${n(ended(r))} of ${n(r.files)} ended (${counts(r)}; ${(ended(r) / r.waitedSeconds).toFixed(1)} files/s)  ${against}`
+      : `${r.seconds.toFixed(2)} s  (${counts(r)}; ${(r.files / r.seconds).toFixed(0)} files/s)  ${against}`;
+  };
+  /** Requests per file: the larger of Chromium's count and the server's (a service worker's would be the server's only). */
+  const perFile = (r: FolderRun) => Math.max(r.apiRequests, r.serverApiRequests) / r.files;
+  const requests = (r: FolderRun) => {
+    const seen = `${n(r.apiRequests)} seen by Chromium from the page and its workers, ${n(r.serverApiRequests)} logged by the server`;
+    return r.seconds === null
+      ? `not known, the run did not finish (${seen} while ${n(ended(r))} of ${n(r.files)} files ended)`
+      : `${perFile(r).toFixed(2)}  (${seen}, for ${n(r.files)} files)`;
+  };
+  const { small, many, proxied, large } = f;
+  console.log(
+    `folder  folders of scanned pages in ${FOLDER_SUB_FOLDERS} sub-folders through the clerk's upload page in headless Chromium (Debian), embedded store; a tenth of each folder sent to the archive beforehand by another unit's clerk; each run a fresh profile, clerk and contents, timed from setInputFiles until instant + stored + failed = files`,
+  );
+  if (small) {
+    row(`${n(small.files)} files of 1 KiB`, time(small, 1000, FOLDER_TARGETS.smallSecondsPer1000));
+    row('  /api requests a file', requests(small));
+  }
+  if (many) {
+    row(`${n(many.files)} files of 20 KiB`, time(many, 10_000, FOLDER_TARGETS.manySecondsPer10000));
+    row(
+      '  main thread after the files were added',
+      `${many.tasksOver50Ms === 0 ? 'no task over 50 ms' : `longest task ${many.longestTaskMs.toFixed(0)} ms, ${many.tasksOver200Ms} tasks over ${FOLDER_TARGETS.longTaskMs} ms, ${many.tasksOver50Ms} over 50 ms`}  (target none over ${FOLDER_TARGETS.longTaskMs} ms: ${verdict(many.tasksOver200Ms === 0)})`,
+    );
+    row(
+      "  the tab's JS heap at the end",
+      `${many.heapUsedMb.toFixed(0)} MB used, ${many.heapAfterGcMb.toFixed(0)} MB after a forced GC (main thread, CDP Performance.getMetrics; no target)`,
+    );
+    row('  /api requests a file', requests(many));
+  }
+  if (proxied) {
+    row(
+      `${n(proxied.files)} files of 1 KiB, +${2 * proxied.delayMs} ms round trip`,
+      time(proxied, 1000, FOLDER_TARGETS.proxiedSecondsPer1000),
+    );
+    row(
+      '  /api requests a file',
+      `${requests(proxied)}  (target <= ${FOLDER_TARGETS.requestsPerFile}: ${verdict(proxied.seconds !== null && perFile(proxied) <= FOLDER_TARGETS.requestsPerFile)})`,
+    );
+  }
+  if (large)
+    row(
+      `one file of ${n(large.sizeMiB)} MiB (single-file input)`,
+      large.seconds === null
+        ? `did not finish in ${large.limitSeconds.toFixed(large.limitSeconds < 10 ? 1 : 0)} s`
+        : `${large.seconds.toFixed(2)} s  (${(large.sizeMiB / large.seconds).toFixed(0)} MiB/s; no fixed target: must not get worse)`,
+    );
+  for (const [name, r] of Object.entries(f) as [string, FolderRun][]) {
+    if (r.failed > 0)
+      console.log(
+        `        FAILED: ${n(r.failed)} files of the ${name} run failed${r.failures.length ? `; the first: ${r.failures.join(' | ')}` : ''}`,
+      );
+    if (r.pageErrors.length > 0)
+      console.log(
+        `        PAGE ERRORS in the ${name} run: ${r.pageErrors.length}, the first: ${r.pageErrors[0]!.slice(0, 300)}`,
+      );
+  }
 }
 
 /** Prints a load run; the targets (p99 and RSS) apply to clients that think between requests. */
