@@ -134,7 +134,7 @@ describe('a folder upload in the browser', () => {
     for (const f of files.slice(0, 30)) archive.hold(f.data);
     const twin = { ...files[40]!, path: '副本/twin.jpg', file: new File([files[40]!.data], 'twin.jpg') };
     const upload = pipeline(archive);
-    upload.add([...files, twin]);
+    await upload.add([...files, twin]);
     await settled(upload);
     const kinds = upload.items.map((i) => i.outcome?.kind);
     assert.equal(kinds.filter((k) => k === 'instant').length, 31, 'the 30 held and the twin');
@@ -150,7 +150,7 @@ describe('a folder upload in the browser', () => {
     const [big] = folder(1, 5000);
     const upload = pipeline(archive, new MemoryJournal(), 4096);
     const before = hasher.hashed;
-    upload.add([big!]);
+    await upload.add([big!]);
     await settled(upload);
     assert.equal(hasher.hashed, before, 'never hashed');
     assert.deepEqual(upload.items[0]!.outcome, {
@@ -167,7 +167,7 @@ describe('a folder upload in the browser', () => {
     const files = folder(50);
     archive.trouble.batch = 'lost';
     const first = pipeline(archive, journal);
-    first.add(files);
+    await first.add(files);
     await briefly();
     const keys = first.items.map((i) => i.key);
     assert.equal(archive.counted.size, 50, 'the archive counted the batch; its answer never came');
@@ -178,7 +178,7 @@ describe('a folder upload in the browser', () => {
     const second = pipeline(archive, journal);
     await second.restore();
     assert.equal(second.items.filter((i) => !i.outcome).length, 50, 'fifty files not finished');
-    second.add(files);
+    await second.add(files);
     await settled(second);
     assert.deepEqual(
       second.items.map((i) => i.key),
@@ -194,7 +194,7 @@ describe('a folder upload in the browser', () => {
     const journal = new MemoryJournal();
     archive.trouble.batch = 'lost';
     const first = pipeline(archive, journal);
-    first.add(folder(20));
+    await first.add(folder(20));
     // Reloaded at once: nothing was sent yet.
     const second = pipeline(archive, journal);
     await second.restore();
@@ -209,12 +209,12 @@ describe('a folder upload in the browser', () => {
     archive.hold(held!.data);
     archive.trouble.proofs = 'lost';
     const first = pipeline(archive, journal);
-    first.add([held!]);
+    await first.add([held!]);
     await briefly();
     archive.trouble = {};
     const second = pipeline(archive, journal);
     await second.restore();
-    second.add([held!]);
+    await second.add([held!]);
     await settled(second);
     assert.equal(archive.calls.proofs.length, 2);
     assert.deepEqual(archive.calls.proofs[1], archive.calls.proofs[0], 'the same claim');
@@ -226,7 +226,7 @@ describe('a folder upload in the browser', () => {
     const [page] = folder(1);
     archive.trouble.batch = 'network';
     const upload = pipeline(archive);
-    upload.add([page!]);
+    await upload.add([page!]);
     await settled(upload);
     assert.equal(upload.items[0]!.outcome?.kind, 'failed');
     assert.equal(archive.counted.size, 1, 'counted, though the answer was lost');
@@ -243,14 +243,14 @@ describe('a folder upload in the browser', () => {
     const journal = new MemoryJournal();
     const files = folder(3);
     const first = pipeline(archive, journal);
-    first.add(files);
+    await first.add(files);
     await settled(first);
     await first.flush();
     const second = pipeline(archive, journal);
     await second.restore();
     const changed = { ...files[2]!, file: new File([randomBytes(1024)], 'x.jpg', { lastModified: 2000 }) };
     const oldKey = second.items[2]!.key;
-    second.add([files[0]!, files[1]!, changed]);
+    await second.add([files[0]!, files[1]!, changed]);
     await settled(second);
     assert.equal(archive.calls.batch.flat().length, 4, 'only the changed file went again');
     assert.notEqual(second.items[2]!.key, oldKey);

@@ -39,6 +39,9 @@ function rank(item: UploadItem): number {
   return 2;
 }
 
+/** Code-point order: the same every time, and cheap enough to sort ten thousand paths four times a second (localeCompare is not). */
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 function failureText(language: Language, item: UploadItem): string {
   return item.outcome?.kind === 'failed' ? reasonText(language, item.outcome.code, item.outcome.message) : '';
 }
@@ -147,7 +150,7 @@ export function UploadPage({
     // (the ended one stays as its receipt).
     if (!upload.active && upload.items.length > 0 && upload.items.every((i) => i.outcome))
       void upload.clear().then(() => upload.add(files));
-    else upload.add(files);
+    else void upload.add(files);
   };
 
   const items = upload.items;
@@ -166,12 +169,12 @@ export function UploadPage({
   const finished = counts.instant + counts.stored + counts.failed;
   const retryable = items.filter((i) => i.outcome?.kind === 'failed' && i.outcome.retry && i.file).length;
   const rows: Row[] = [];
-  const byFolder = [...folders].sort(([a], [b]) => a.localeCompare(b));
+  const byFolder = [...folders].sort(([a], [b]) => byText(a, b));
   for (const [folder, group] of byFolder) {
     if (group.items.length === 0) continue;
     if (byFolder.length > 1 || folder !== '') rows.push({ kind: 'folder', folder, ...group });
     if (collapsed.has(folder)) continue;
-    group.items.sort((a, b) => rank(a) - rank(b) || a.path.localeCompare(b.path));
+    group.items.sort((a, b) => rank(a) - rank(b) || byText(a.path, b.path));
     for (const item of group.items) rows.push({ kind: 'file', item });
   }
 

@@ -89,6 +89,12 @@ export type ReceiptState =
 export const SMALL_FILE_MAX_BYTES = BATCH_FILE_MAX_BYTES;
 /** A batch upload request carries at most this much: a failure costs little, progress moves. */
 const SEND_BATCH_MAX_BYTES = 8 * 1024 * 1024;
+/** Files under way at once (hashing, checking, proving, sending); the rest wait their turn. */
+const MAX_UNDER_WAY = 2000;
+/** Files taken into the list per task when a folder is added. */
+const ADD_SLICE = 100;
+/** Journal entries written per transaction when a folder is added. */
+const JOURNAL_SLICE = 1000;
 /** Large files sent at once: a few keep the line busy without starving the batches. */
 const LARGE_AT_ONCE = 2;
 const RETRY_DELAYS_MS = [1000, 3000, 5000, 10_000, 20_000, 30_000];
@@ -125,6 +131,8 @@ export class FolderUpload {
   #paused: { promise: Promise<void>; resume: () => void } | undefined;
   readonly #pauseControllers = new Set<AbortController>();
   #largeRunning = 0;
+  #underWay = 0;
+  readonly #queue: UploadItem[] = [];
   readonly #largeQueue: Array<() => void> = [];
   readonly #hashes: RequestBatcher<File, ContentDigest>;
   readonly #checks: RequestBatcher<UploadItem, UploadCheckResult>;
@@ -203,7 +211,7 @@ export class FolderUpload {
   async restore(): Promise<void> {
     this.#action = await this.options.journal.loadAction().catch(() => undefined);
     const entries = await this.options.journal.load().catch(() => []);
-    entries.sort((a, b) => a.path.localeCompare(b.path));
+    entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     for (const entry of entries) {
       if (this.#byPath.has(entry.path)) continue;
       const item: UploadItem = {
@@ -226,7 +234,7 @@ export class FolderUpload {
    * not sent again: finished, it stays as it ended; unfinished (after a reload), it continues
    * under its key. A changed file at a known path is a new upload.
    */
-  add(files: ReadonlyArray<{ file: File; path: string }>): void {
+  async add(files: ReadonlyArray<{ file: File; path: string }>): Promise<void> {
     if (!this.#action && files.length > 0) {
       this.#action = {
         receiptId: newUploadKey(),
@@ -235,6 +243,16 @@ export class FolderUpload {
       };
       void this.options.journal.saveAction(this.#action).catch(() => undefined);
     }
+    // A file's size and time are read from the disk the first time they are asked (a few
+    // tenths of a millisecond each in Chromium): they are taken a slice at a time, each in a task
+    // of its own (not in the one that handed them over), and the list fills as they come.
+    for (let at = 0; at < files.length; at += ADD_SLICE) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      this.#addSlice(files.slice(at, at + ADD_SLICE));
+    }
+  }
+
+  #addSlice(files: ReadonlyArray<{ file: File; path: string }>): void {
     const added: UploadItem[] = [];
     for (const { file, path } of files) {
       let item = this.#byPath.get(path);
@@ -272,18 +290,46 @@ export class FolderUpload {
       item.file = file;
       if (item.phase === 'done' || item.running) continue;
       if (item.outcome?.kind === 'failed' && !item.outcome.retry) continue;
-      void this.#run(item);
+      this.#start(item);
     }
-    // Every file of the folder is remembered at once, so that after a reload the page can say how
-    // many were not finished.
-    void this.options.journal.save(added.map(entryOf)).catch(() => undefined);
+    void this.#remember(added);
     this.options.onChange();
+  }
+
+  /**
+   * Every file of the folder is remembered as soon as it is added, so that after a reload the
+   * page can say how many were not finished; in slices, giving the page back in between.
+   */
+  async #remember(items: UploadItem[]): Promise<void> {
+    for (let at = 0; at < items.length; at += JOURNAL_SLICE) {
+      if (at > 0) await new Promise((resolve) => setTimeout(resolve, 0));
+      await this.options.journal.save(items.slice(at, at + JOURNAL_SLICE).map(entryOf)).catch(() => undefined);
+    }
+  }
+
+  /** Starts a file's way, or queues it: a few thousand under way at once fill every batch, and the page stays responsive. */
+  #start(item: UploadItem): void {
+    item.running = true;
+    if (this.#underWay < MAX_UNDER_WAY) {
+      this.#underWay++;
+      void this.#run(item).finally(() => this.#next());
+    } else this.#queue.push(item);
+  }
+
+  #next(): void {
+    const item = this.#queue.shift();
+    if (!item) {
+      this.#underWay--;
+      return;
+    }
+    // A new task for each: the files queued behind do not all start in one.
+    setTimeout(() => void this.#run(item).finally(() => this.#next()), 0);
   }
 
   /** Tries every failed file again that can succeed and whose bytes are at hand. */
   retryFailed(): void {
     for (const item of this.items)
-      if (item.outcome?.kind === 'failed' && item.outcome.retry && item.file && !item.running) void this.#run(item);
+      if (item.outcome?.kind === 'failed' && item.outcome.retry && item.file && !item.running) this.#start(item);
     this.options.onChange();
   }
 
