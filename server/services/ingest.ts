@@ -48,6 +48,9 @@ export interface BatchFile {
   sha256: string;
 }
 
+/** Files of a batch staged and written at the same time (each its own content file). */
+const BATCH_WRITES_AT_ONCE = 16;
+
 /** How an upload reached the archive, for the audit log. */
 export interface UploadSource {
   via: 'direct' | 'tus' | 'batch';
@@ -276,20 +279,28 @@ export class IngestService {
     const stagingIds: string[] = [];
     let outcomes;
     try {
-      const staged = await content.stageMany(
-        accepted.map(({ file }) => file.bytes),
-        now,
-        stagingIds,
-      );
+      let next = 0;
+      const writers = Array.from({ length: Math.min(BATCH_WRITES_AT_ONCE, accepted.length) }, async () => {
+        while (next < accepted.length) {
+          const k = next++;
+          const { bytes } = accepted[k]!.file;
+          stagingIds[k] = await content.stage(now);
+          await content.write(stagingIds[k], 0, bytes.byteLength > 0 ? [bytes] : []);
+        }
+      });
+      // Every writer settles before a failure is acted on: no write may land after its discard.
+      const written = await Promise.allSettled(writers);
+      const failed = written.find((w): w is PromiseRejectedResult => w.status === 'rejected');
+      if (failed) throw failed.reason;
       outcomes = await content.commitMany(
         accepted.map(({ file, key }, k) => ({
-          stagingId: staged[k]!,
+          stagingId: stagingIds[k]!,
           entry: { key, fileName: file.fileName, contentType: file.contentType, uploadDate: now },
         })),
       );
     } catch (err) {
       // Not resumable: staged bytes are of no use (a committed file is never discarded).
-      await Promise.all(stagingIds.map((id) => content.discard(id).catch(() => {})));
+      await Promise.all(stagingIds.filter(Boolean).map((id) => content.discard(id).catch(() => {})));
       throw err;
     }
     const stored = await Promise.all(

@@ -272,28 +272,6 @@ export function contentConformance(target: StoreTarget): void {
         assert.deepEqual(await store.content.commitMany([]), []);
       });
 
-      it('stages many small files at once, each whole, summed and readable once committed; a changed chunk is refused', async () => {
-        const files = [randomContent(CS - 1), Buffer.alloc(0), randomContent(2 * CS + 3)];
-        const made: string[] = [];
-        const ids = await store.content.stageMany(files, new Date(), made);
-        assert.deepEqual(made.slice().sort(), ids.slice().sort());
-        const outcomes = await store.content.commitMany(
-          ids.map((stagingId, k) => ({
-            stagingId,
-            entry: { key: keyOf(files[k]!), fileName: `p${k}.jpg`, contentType: 'image/jpeg', uploadDate: new Date() },
-          })),
-        );
-        for (const [k, o] of outcomes.entries()) {
-          assert.equal(o.status, 'stored');
-          assert.equal(o.entry.fileId, ids[k]);
-          assert.deepEqual(await readAll(store.content.read(o.entry)), files[k]);
-          assert.equal(await store.content.lacksChunkSums(o.entry), false, `p${k} has its chunk sums`);
-        }
-        await damageContent(opened, ids[2]!, { kind: 'flip-byte', offset: CS + 1 });
-        await assert.rejects(readAll(store.content.read(outcomes[2]!.entry)), ContentDamagedError);
-        assert.deepEqual(await store.content.stageMany([], new Date(), []), []);
-      });
-
       it('fails a batch commit with staged bytes short of a content, keeping them staged for a retry', async () => {
         const whole = randomContent(CS + 10);
         const short = await store.content.stage(new Date());

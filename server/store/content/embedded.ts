@@ -8,9 +8,6 @@ import { ChunkSummer, checkedRead, chunkSpan, chunkSumAdoption, uncheckedRead } 
 import { ContentFiles, SyncFailedError } from './content-files.js';
 import type { ByteRange, ChunkSumAdoption, CommitOutcome, ContentStore, GarbageReport } from './port.js';
 
-/** Small files of a batch written at once (each its own content file). */
-const WRITES_AT_ONCE = 16;
-
 export const contentSchema: EmbeddedSchema = {
   tables: `
 -- Content files being written that no catalog entry owns yet. chunk_size: the chunking the area
@@ -70,8 +67,6 @@ export class EmbeddedContentStore implements ContentStore {
   private readonly commitAllTx;
   private readonly sumsOf;
   private readonly saveSums;
-  private readonly saveManySums;
-  private readonly insertStagings;
   private readonly dropSums;
   private readonly forgetLostBytes;
   private readonly adoptSums;
@@ -94,14 +89,6 @@ export class EmbeddedContentStore implements ContentStore {
     );
     this.saveSums = db.transaction((id: string, sums: ReadonlyArray<readonly [number, number]>) => {
       for (const [n, crc] of sums) upsertSum.run(id, n, crc);
-    });
-    this.saveManySums = db.transaction(
-      (files: ReadonlyArray<readonly [string, ReadonlyArray<readonly [number, number]>]>) => {
-        for (const [id, sums] of files) for (const [n, crc] of sums) upsertSum.run(id, n, crc);
-      },
-    );
-    this.insertStagings = db.transaction((ids: readonly string[], at: number, chunkSize: number) => {
-      for (const id of ids) this.insertStaging.run(id, at, chunkSize);
     });
     this.dropSums = db.prepare('DELETE FROM chunk_sums WHERE file_id = ?');
     // Sums of chunks with bytes past `kept` (the chunk cut in two is summed again when it continues).
@@ -173,32 +160,6 @@ export class EmbeddedContentStore implements ContentStore {
     // continues an upload in the chunks it began with.
     this.insertStaging.run(stagingId, now.getTime(), this.chunkSize);
     return stagingId;
-  }
-
-  async stageMany(files: readonly Uint8Array[], now: Date, made: string[]): Promise<string[]> {
-    const ids = files.map(() => newFileId());
-    this.insertStagings(ids, now.getTime(), this.chunkSize);
-    made.push(...ids);
-    let next = 0;
-    const writers = Array.from({ length: Math.min(WRITES_AT_ONCE, files.length) }, async () => {
-      while (next < files.length) {
-        const k = next++;
-        if (files[k]!.byteLength > 0) await this.files.write(ids[k]!, 0, [files[k]!]);
-      }
-    });
-    // Every writer settles before a failure is acted on: no write may land after its discard.
-    const written = await Promise.allSettled(writers);
-    const failed = written.find((w): w is PromiseRejectedResult => w.status === 'rejected');
-    if (failed) throw failed.reason;
-    // After the bytes, all in one transaction: a sum is never ahead of what its file holds.
-    this.saveManySums(
-      ids.map((id, k) => {
-        const summer = new ChunkSummer(this.chunkSize, 0);
-        summer.push(files[k]!);
-        return [id, summer.finish()] as const;
-      }),
-    );
-    return ids;
   }
 
   /** The chunk size a staging area began with (the configured one for areas made before it was kept). */

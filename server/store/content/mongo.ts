@@ -59,9 +59,6 @@ export async function createContentIndexes(c: ContentCollections): Promise<void>
  * idempotent and ordered so that a crash leaves only staged chunks that GC can find, and the
  * unique content index on the catalog decides races.
  */
-/** Small files of a batch written at once. */
-const WRITES_AT_ONCE = 16;
-
 export class MongoContentStore implements ContentStore {
   constructor(
     private readonly c: CatalogCollections & ContentCollections & UploadCollections,
@@ -76,25 +73,6 @@ export class MongoContentStore implements ContentStore {
     // continues an upload in the chunks it began with.
     await this.c.staging.insertOne({ _id, createdAt: now, chunkSize: this.chunkSize });
     return _id.toHexString();
-  }
-
-  async stageMany(files: readonly Uint8Array[], now: Date, made: string[]): Promise<string[]> {
-    const ids: string[] = [];
-    let next = 0;
-    // A few at a time: each is its own round trips (no transactions to group them in).
-    const writers = Array.from({ length: Math.min(WRITES_AT_ONCE, files.length) }, async () => {
-      while (next < files.length) {
-        const k = next++;
-        const id = await this.stage(now);
-        made.push(id);
-        ids[k] = id;
-        if (files[k]!.byteLength > 0) await this.write(id, 0, [files[k]!]);
-      }
-    });
-    const written = await Promise.allSettled(writers);
-    const failed = written.find((w): w is PromiseRejectedResult => w.status === 'rejected');
-    if (failed) throw failed.reason;
-    return ids;
   }
 
   /** The chunk size a staging area began with (the configured one for areas made before it was kept). */

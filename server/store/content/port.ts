@@ -24,14 +24,6 @@ export interface ContentStore {
    * bytes past the end of this write may still hold an earlier, interrupted write.
    */
   write(stagingId: string, offset: number, parts: readonly Uint8Array[]): Promise<void>;
-  /**
-   * Small files received whole (a batch): a staging area each, written from its first byte. As
-   * `stage` then `write` each, but the embedded store records the areas and the chunks' sums of
-   * all of them in one transaction each (a transaction per small file was most of its cost). A
-   * failure fails the call; the areas it made are returned to the caller's discard through
-   * `made` (filled as they are made).
-   */
-  stageMany(files: readonly Uint8Array[], now: Date, made: string[]): Promise<string[]>;
   /** Streams bytes [0, length) of a staging area (re-hashing a resumed upload). */
   readStaged(stagingId: string, length: number): Readable;
   /**
