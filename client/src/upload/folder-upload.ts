@@ -132,6 +132,10 @@ export class FolderUpload {
   readonly #pauseControllers = new Set<AbortController>();
   #largeRunning = 0;
   #underWay = 0;
+  /** Files remembered from before a reload, unfinished, whose bytes the clerk has not given again. */
+  readonly #withoutBytes = new Set<UploadItem>();
+  /** Files started and not yet ended (under way or queued). */
+  #running = 0;
   readonly #queue: UploadItem[] = [];
   readonly #largeQueue: Array<() => void> = [];
   readonly #hashes: RequestBatcher<File, ContentDigest>;
@@ -225,6 +229,7 @@ export class FolderUpload {
       };
       this.items.push(item);
       this.#byPath.set(item.path, item);
+      if (!item.outcome) this.#withoutBytes.add(item);
     }
     this.options.onChange();
   }
@@ -288,6 +293,7 @@ export class FolderUpload {
         added.push(item);
       }
       item.file = file;
+      this.#withoutBytes.delete(item);
       if (item.phase === 'done' || item.running) continue;
       if (item.outcome?.kind === 'failed' && !item.outcome.retry) continue;
       this.#start(item);
@@ -310,6 +316,7 @@ export class FolderUpload {
   /** Starts a file's way, or queues it: a few thousand under way at once fill every batch, and the page stays responsive. */
   #start(item: UploadItem): void {
     item.running = true;
+    this.#running++;
     if (this.#underWay < MAX_UNDER_WAY) {
       this.#underWay++;
       void this.#run(item).finally(() => this.#next());
@@ -355,7 +362,7 @@ export class FolderUpload {
   }
 
   get active(): boolean {
-    return this.items.some((i) => i.running);
+    return this.#running > 0;
   }
 
   /** Forgets the finished upload, here and in the journal (only when nothing is running). */
@@ -364,6 +371,7 @@ export class FolderUpload {
     this.items.length = 0;
     this.#byPath.clear();
     this.#dirty.clear();
+    this.#withoutBytes.clear();
     this.#action = undefined;
     this.receipt = { kind: 'none' };
     await this.options.journal.clear().catch(() => undefined);
@@ -422,6 +430,7 @@ export class FolderUpload {
       this.#finish(item, failureOf(error));
     } finally {
       item.running = false;
+      this.#running--;
       release?.();
       if (!this.active) this.#receiptSoon();
       this.options.onChange();
@@ -582,7 +591,8 @@ export class FolderUpload {
    * upload): nothing is left to do for them.
    */
   #retireRemembered(finished: UploadItem): void {
-    const retired = this.items.filter(
+    if (this.#withoutBytes.size === 0) return;
+    const retired = [...this.#withoutBytes].filter(
       (other) =>
         other !== finished &&
         !other.file &&
@@ -596,6 +606,7 @@ export class FolderUpload {
       this.items.splice(this.items.indexOf(other), 1);
       this.#byPath.delete(other.path);
       this.#dirty.delete(other);
+      this.#withoutBytes.delete(other);
     }
     void this.options.journal.remove(retired.map((other) => other.path)).catch(() => undefined);
   }
