@@ -444,6 +444,31 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     assert.deepEqual(errors, []);
   });
 
+  it('takes files dropped on the page, as from the file manager', async () => {
+    const { page, errors } = await newPage();
+    await login(page, server.url, 'clerk-b');
+    await page.getByRole('heading', { name: '上传档案' }).waitFor();
+    const names = ['拖入-甲.txt', '拖入-乙.txt'];
+    await page.evaluate((dropped) => {
+      const w = globalThis as unknown as {
+        DataTransfer: new () => { items: { add(file: unknown): void } };
+        File: new (parts: string[], name: string, options: object) => unknown;
+        DragEvent: new (type: string, init: object) => unknown;
+        document: { querySelector(s: string): { dispatchEvent(e: unknown): void } };
+      };
+      const data = new w.DataTransfer();
+      for (const name of dropped)
+        data.items.add(new w.File([`内容 ${name} ${Math.random()}`], name, { type: 'text/plain' }));
+      const zone = w.document.querySelector('.dropzone');
+      zone.dispatchEvent(new w.DragEvent('dragover', { dataTransfer: data, bubbles: true, cancelable: true }));
+      zone.dispatchEvent(new w.DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+    }, names);
+    await waitForSummary(page, { instant: 0, stored: 2 });
+    for (const name of names) assert.equal(await statusOf(page, name), 'stored');
+    assert.equal((await listFiles(api('clerk-b'), '拖入-')).total, 2);
+    assert.deepEqual(errors, []);
+  });
+
   it('refuses a file over the limit before reading it, saying the limit and offering no retry, while the rest goes on', async () => {
     const folder = path.join(files, 'too-big');
     writeFile(folder, '超大扫描件.tif', randomBytes(MAX_FILE_SIZE + 1));
