@@ -168,6 +168,8 @@ describe(
       await login(page, server.url, 'qing-admin');
       await page.getByRole('link', { name: '单位', exact: true }).click();
       await page.getByRole('heading', { name: '单位', exact: true }).waitFor();
+      // The tree arrives after the heading.
+      await page.locator('.tree > li').first().waitFor();
       const top = await page
         .locator('.tree > li')
         .evaluateAll((items) => items.map((i) => (i as unknown as { dataset: { unit: string } }).dataset.unit));

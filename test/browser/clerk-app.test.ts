@@ -806,6 +806,11 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await page.reload();
     await page.getByRole('status').filter({ hasText: '上次有 150 个文件没有完成' }).waitFor();
     await page.screenshot({ path: artifactPath('10a-batch-interrupted.png') });
+    assert.equal(
+      await page.getByRole('button', { name: '清空列表' }).count(),
+      0,
+      'an unfinished list cannot be cleared (its keys keep its files from counting twice)',
+    );
     await folderInput(page).setInputFiles(folder);
     await waitForSummary(page, { instant: 0, stored: 150 });
     const sentBefore = sent.batched.length - 150;

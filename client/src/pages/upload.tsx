@@ -293,7 +293,8 @@ export function UploadPage({
               {t('retryFailed', { count: formatCount(language, retryable) })}
             </button>
           )}
-          {!upload.active && total > 0 && (
+          {/* Only a list that ended may be cleared: an unfinished one holds the keys that keep its files from counting twice. */}
+          {!upload.active && total > 0 && counts.unfinished === 0 && (
             <button
               type="button"
               class="secondary"
