@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
+import type { ReceiptRequest } from '../../shared/receipts.js';
 import type { BatchFileResult, ProofResult, UploadCheckRequest, UploadCheckResult } from '../../shared/schemas.js';
 import { FolderUpload, type UploadApi, type UploadHasher } from '../../client/src/upload/folder-upload.js';
 import { MemoryJournal } from '../../client/src/upload/upload-journal.js';
@@ -107,13 +108,19 @@ function folder(count: number, size = 1024): Array<{ file: File; path: string; d
   });
 }
 
-function pipeline(archive: FakeArchive, journal = new MemoryJournal(), maxFileSize = 1 << 30) {
+function pipeline(
+  archive: FakeArchive,
+  journal = new MemoryJournal(),
+  maxFileSize = 1 << 30,
+  saveReceipt?: (id: string, receipt: ReceiptRequest) => Promise<unknown>,
+) {
   return new FolderUpload({
     api: archive,
     hasher,
     journal,
     maxFileSize,
     retryDelaysMs: [],
+    ...(saveReceipt ? { saveReceipt } : {}),
     sendLarge: () => Promise.reject(new Error('no large files in these tests')),
     onChange: () => {},
   });
@@ -236,6 +243,30 @@ describe('a folder upload in the browser', () => {
     assert.equal(upload.items[0]!.outcome?.kind, 'duplicate');
     assert.equal(archive.counted.size, 1, 'still once');
     assert.equal(archive.calls.checks.length, 1, 'not checked again (a check would prove and count it again)');
+  });
+
+  it('sends the receipt once the upload comes to rest, and again after a reload (the page may have closed first)', async () => {
+    const archive = new FakeArchive();
+    const journal = new MemoryJournal();
+    const kept: Array<{ id: string; receipt: ReceiptRequest }> = [];
+    const keep = async (id: string, receipt: ReceiptRequest) => void kept.push({ id, receipt });
+    const first = pipeline(archive, journal, 1 << 30, keep);
+    const files = folder(3);
+    await first.add(files);
+    await settled(first);
+    await new Promise((r) => setTimeout(r, 400));
+    await first.flush();
+    assert.equal(kept.length, 1);
+    assert.deepEqual(
+      kept[0]!.receipt.rows.map((r) => [r.path, r.outcome, r.via, r.key !== undefined]),
+      files.map((f) => [f.path, 'stored', 'batch', true]),
+    );
+    const second = pipeline(archive, journal, 1 << 30, keep);
+    await second.restore();
+    await new Promise((r) => setTimeout(r, 400));
+    assert.equal(kept.length, 2);
+    assert.equal(kept[1]!.id, kept[0]!.id, 'the same receipt, replaced');
+    assert.deepEqual(kept[1]!.receipt, kept[0]!.receipt);
   });
 
   it('finished files are not sent again when the same folder is dropped; a changed file is a new upload', async () => {

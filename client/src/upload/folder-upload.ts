@@ -231,6 +231,8 @@ export class FolderUpload {
       this.#byPath.set(item.path, item);
       if (!item.outcome) this.#withoutBytes.add(item);
     }
+    // The page may have been closed before the receipt was kept: it is sent again (it replaces).
+    if (this.items.some((i) => i.outcome)) this.#receiptSoon();
     this.options.onChange();
   }
 
