@@ -269,6 +269,28 @@ describe('a folder upload in the browser', () => {
     assert.deepEqual(kept[1]!.receipt, kept[0]!.receipt);
   });
 
+  it('files dropped while the page still reads what it remembers are uploaded under a receipt all the same', async () => {
+    // A slow journal (IndexedDB on a busy machine): it has read that nothing is remembered, and
+    // answers so only after the clerk has dropped the files.
+    class SlowJournal extends MemoryJournal {
+      override async loadAction() {
+        const remembered = await super.loadAction();
+        await new Promise((r) => setTimeout(r, 50));
+        return remembered;
+      }
+    }
+    const archive = new FakeArchive();
+    const kept: string[] = [];
+    const upload = pipeline(archive, new SlowJournal(), 1 << 30, async (id) => void kept.push(id));
+    const restoring = upload.restore();
+    const adding = upload.add(folder(2));
+    await Promise.all([restoring, adding]);
+    await settled(upload);
+    await new Promise((r) => setTimeout(r, 400));
+    assert.equal(upload.items.length, 2);
+    assert.equal(kept.length, 1, 'the receipt was kept');
+  });
+
   it('finished files are not sent again when the same folder is dropped; a changed file is a new upload', async () => {
     const archive = new FakeArchive();
     const journal = new MemoryJournal();

@@ -143,6 +143,7 @@ export class FolderUpload {
   readonly #proofs: RequestBatcher<UploadItem, ProofResult>;
   readonly #sends: RequestBatcher<UploadItem, UploadResult>;
   #action: UploadAction | undefined;
+  #restoring: Promise<void> = Promise.resolve();
   #receiptTimer: ReturnType<typeof setTimeout> | undefined;
   receipt: ReceiptState = { kind: 'none' };
 
@@ -212,7 +213,12 @@ export class FolderUpload {
   }
 
   /** The upload remembered from before a reload: finished files with their outcome, the rest waiting for their bytes. */
-  async restore(): Promise<void> {
+  restore(): Promise<void> {
+    this.#restoring = this.#restore();
+    return this.#restoring;
+  }
+
+  async #restore(): Promise<void> {
     this.#action = await this.options.journal.loadAction().catch(() => undefined);
     const entries = await this.options.journal.load().catch(() => []);
     entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -242,6 +248,8 @@ export class FolderUpload {
    * under its key. A changed file at a known path is a new upload.
    */
   async add(files: ReadonlyArray<{ file: File; path: string }>): Promise<void> {
+    // Files dropped while the remembered upload is still being read join it once it is read.
+    await this.#restoring;
     if (!this.#action && files.length > 0) {
       this.#action = {
         receiptId: newUploadKey(),
