@@ -4,6 +4,7 @@ import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import * as tus from 'tus-js-client';
 import type { ErrorCode } from '../../shared/errors.js';
+import { tusShouldRetry } from '../../shared/tus-retry.js';
 import {
   ARCHIVE_FILE_ID_HEADER,
   ARCHIVE_STATUS_HEADER,
@@ -229,15 +230,8 @@ export class ArchiveConnection {
         // One PATCH streams the whole file; an interrupted one is resumed from the archive's offset.
         fileReader: { openFile: async () => fileSource(handle, size, options.onBytesSent) },
         retryDelays: [...this.retryDelays],
-        onShouldRetry: (err, attempt, opts) => {
-          const status = err.originalResponse?.getStatus() ?? 0;
-          // A full disk will not empty itself between retries.
-          if (status === 507) return false;
-          return (
-            attempt < (opts.retryDelays?.length ?? 0) &&
-            (status === 0 || status >= 500 || status === 409 || status === 423 || status === 429)
-          );
-        },
+        onShouldRetry: (err, attempt, opts) =>
+          tusShouldRetry(err.originalResponse?.getStatus() ?? 0, attempt, opts.retryDelays?.length ?? 0),
         onUploadUrlAvailable: () => {
           if (upload.url) options.onUploadUrl?.(upload.url);
         },

@@ -245,7 +245,7 @@ describe('a folder upload in the browser', () => {
     assert.equal(archive.calls.checks.length, 1, 'not checked again (a check would prove and count it again)');
   });
 
-  it('sends the receipt once the upload comes to rest, and again after a reload (the page may have closed first)', async () => {
+  it('sends the receipt once the upload comes to rest, and after a reload only if it was not kept', async () => {
     const archive = new FakeArchive();
     const journal = new MemoryJournal();
     const kept: Array<{ id: string; receipt: ReceiptRequest }> = [];
@@ -261,8 +261,15 @@ describe('a folder upload in the browser', () => {
       kept[0]!.receipt.rows.map((r) => [r.path, r.outcome, r.via, r.key !== undefined]),
       files.map((f) => [f.path, 'stored', 'batch', true]),
     );
+    // Reloaded after it was kept: nothing to send again.
     const second = pipeline(archive, journal, 1 << 30, keep);
     await second.restore();
+    await new Promise((r) => setTimeout(r, 400));
+    assert.equal(kept.length, 1, 'a receipt kept is not sent again on every reload');
+    // Closed before the receipt was kept (the journal says it was not): sent again, replacing it.
+    await journal.saveAction({ ...(await journal.loadAction())!, kept: undefined });
+    const third = pipeline(archive, journal, 1 << 30, keep);
+    await third.restore();
     await new Promise((r) => setTimeout(r, 400));
     assert.equal(kept.length, 2);
     assert.equal(kept[1]!.id, kept[0]!.id, 'the same receipt, replaced');

@@ -15,15 +15,14 @@ import type { Md5Reply } from './md5.worker.js';
 export type HashRequest =
   | { type: 'hash'; jobId: number; file: Blob; sliceSize?: number }
   | { type: 'hashSmall'; jobId: number; files: Blob[] }
-  | { type: 'proofs'; jobId: number; file: Blob; ranges: { start: number; end: number }[] }
-  | { type: 'abort'; jobId: number };
+  | { type: 'proofs'; jobId: number; file: Blob; ranges: { start: number; end: number }[] };
 
 export type HashReply =
   | { type: 'progress'; jobId: number; hashed: number; total: number }
   | { type: 'digest'; jobId: number; digest: ContentDigest }
   | { type: 'proofs'; jobId: number; digests: string[] }
   | { type: 'smallDigests'; jobId: number; digests: Array<ContentDigest | { error: string }> }
-  | { type: 'error'; jobId: number; message: string; aborted: boolean };
+  | { type: 'error'; jobId: number; message: string };
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -80,7 +79,7 @@ class WorkerMd5Lane implements DigestLane {
     });
   }
 
-  /** Ends the lane: whoever waits on it gets an error (an aborted file, or a failure). */
+  /** Ends the lane after a failed file: whoever waits on it gets an error. */
   dispose(): void {
     this.#fail(new Error('cancelled'));
     this.#worker.terminate();
@@ -110,30 +109,17 @@ async function sha256Lane(): Promise<DigestLane> {
 }
 
 let md5Lane = new WorkerMd5Lane();
-/** The job whose file is being hashed (one at a time). */
-let hashing: number | undefined;
-const aborts = new Map<number, AbortController>();
 
 self.onmessage = async (event: MessageEvent<HashRequest>) => {
   const request = event.data;
   const reply = (message: HashReply) => self.postMessage(message);
-  if (request.type === 'abort') {
-    aborts.get(request.jobId)?.abort();
-    // A hash waiting on a full MD5 lane must not wait for it to drain: end the lane now.
-    if (request.jobId === hashing) md5Lane.dispose();
-    return;
-  }
-  const controller = new AbortController();
-  aborts.set(request.jobId, controller);
   try {
     if (request.type === 'hash') {
-      hashing = request.jobId;
       let lastReport = 0;
       const digest = await hashBlob(request.file, {
         md5: md5Lane,
         sha256: await sha256Lane(),
         sliceSize: request.sliceSize,
-        signal: controller.signal,
         onProgress: (hashed, total) => {
           // A progress message per slice is plenty; fewer keep the page's event loop quiet.
           const now = performance.now();
@@ -156,16 +142,7 @@ self.onmessage = async (event: MessageEvent<HashRequest>) => {
       md5Lane.dispose();
       md5Lane = new WorkerMd5Lane();
     }
-    const aborted = controller.signal.aborted;
-    reply({
-      type: 'error',
-      jobId: request.jobId,
-      message: error instanceof Error ? error.message : String(error),
-      aborted,
-    });
-  } finally {
-    aborts.delete(request.jobId);
-    if (hashing === request.jobId) hashing = undefined;
+    reply({ type: 'error', jobId: request.jobId, message: error instanceof Error ? error.message : String(error) });
   }
 };
 

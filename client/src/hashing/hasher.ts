@@ -3,13 +3,6 @@ import type { HashReply, HashRequest } from './hash.worker.js';
 
 export type { ContentDigest };
 
-export class HashAbortedError extends Error {
-  constructor() {
-    super('hashing was cancelled');
-    this.name = 'HashAbortedError';
-  }
-}
-
 interface Job {
   worker: Worker;
   resolve: (value: never) => void;
@@ -62,14 +55,13 @@ export class Hasher {
     return worker;
   }
 
-  /** MD5 + SHA-256 of a file, reading it once; rejects with HashAbortedError when the signal fires. */
+  /** MD5 + SHA-256 of a file, reading it once. */
   async hash(
     file: Blob,
-    options: { onStart?: () => void; onProgress?: (hashed: number, total: number) => void; signal?: AbortSignal } = {},
+    options: { onProgress?: (hashed: number, total: number) => void } = {},
   ): Promise<ContentDigest> {
-    const worker = await this.#acquire(options.signal);
+    const worker = await this.#acquire();
     try {
-      options.onStart?.();
       return await this.#run<ContentDigest>(worker, (jobId) => ({ type: 'hash', jobId, file }), options);
     } finally {
       this.#release(worker);
@@ -111,17 +103,11 @@ export class Hasher {
   #run<T>(
     worker: Worker,
     request: (jobId: number) => HashRequest,
-    options: { onProgress?: Job['onProgress']; signal?: AbortSignal },
+    options: { onProgress?: Job['onProgress'] },
   ): Promise<T> {
     const jobId = this.#nextJobId++;
     return new Promise<T>((resolve, reject) => {
-      if (options.signal?.aborted) return reject(new HashAbortedError());
       this.#jobs.set(jobId, { worker, resolve: resolve, reject, onProgress: options.onProgress });
-      options.signal?.addEventListener(
-        'abort',
-        () => this.#jobs.has(jobId) && worker.postMessage({ type: 'abort', jobId } satisfies HashRequest),
-        { once: true },
-      );
       worker.postMessage(request(jobId));
     });
   }
@@ -131,27 +117,15 @@ export class Hasher {
     if (!job) return;
     if (reply.type === 'progress') return job.onProgress?.(reply.hashed, reply.total);
     this.#jobs.delete(reply.jobId);
-    if (reply.type === 'error') job.reject(reply.aborted ? new HashAbortedError() : new Error(reply.message));
+    if (reply.type === 'error') job.reject(new Error(reply.message));
     else job.resolve((reply.type === 'digest' ? reply.digest : reply.digests) as never);
   }
 
   /** A free worker, or the next one released (first come, first served). */
-  #acquire(signal?: AbortSignal): Promise<Worker> {
+  #acquire(): Promise<Worker> {
     const idle = this.#idle.pop();
     if (idle) return Promise.resolve(idle);
-    return new Promise<Worker>((resolve, reject) => {
-      const onAbort = () => {
-        const at = this.#waiting.indexOf(waiter);
-        if (at >= 0) this.#waiting.splice(at, 1);
-        reject(new HashAbortedError());
-      };
-      const waiter = (worker: Worker) => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve(worker);
-      };
-      this.#waiting.push(waiter);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    return new Promise<Worker>((resolve) => this.#waiting.push(resolve));
   }
 
   #release(worker: Worker): void {

@@ -4,7 +4,7 @@ import type { ArchiveApi } from '../api.js';
 import { Hasher } from '../hashing/hasher.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
 import { filesFromDrop, filesFromInput, type ChosenFile } from '../upload/chosen-files.js';
-import { FolderUpload, type UploadItem } from '../upload/folder-upload.js';
+import { byCodePoints, FolderUpload, type UploadItem } from '../upload/folder-upload.js';
 import { tusSender } from '../upload/large-upload.js';
 import { reasonText } from '../upload/outcome-text.js';
 import { ResumeIndex } from '../upload/resume-index.js';
@@ -38,9 +38,6 @@ function rank(item: UploadItem): number {
   if (!item.outcome && item.phase !== 'waiting') return 1;
   return 2;
 }
-
-/** Code-point order: the same every time, and cheap enough to sort ten thousand paths four times a second (localeCompare is not). */
-const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 function failureText(language: Language, item: UploadItem): string {
   return item.outcome?.kind === 'failed' ? reasonText(language, item.outcome.code, item.outcome.message) : '';
@@ -169,12 +166,12 @@ export function UploadPage({
   const finished = counts.instant + counts.stored + counts.failed;
   const retryable = items.filter((i) => i.outcome?.kind === 'failed' && i.outcome.retry && i.file).length;
   const rows: Row[] = [];
-  const byFolder = [...folders].sort(([a], [b]) => byText(a, b));
+  const byFolder = [...folders].sort(([a], [b]) => byCodePoints(a, b));
   for (const [folder, group] of byFolder) {
     if (group.items.length === 0) continue;
     if (byFolder.length > 1 || folder !== '') rows.push({ kind: 'folder', folder, ...group });
     if (collapsed.has(folder)) continue;
-    group.items.sort((a, b) => rank(a) - rank(b) || byText(a.path, b.path));
+    group.items.sort((a, b) => rank(a) - rank(b) || byCodePoints(a.path, b.path));
     for (const item of group.items) rows.push({ kind: 'file', item });
   }
 

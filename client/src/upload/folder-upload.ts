@@ -221,7 +221,7 @@ export class FolderUpload {
   async #restore(): Promise<void> {
     this.#action = await this.options.journal.loadAction().catch(() => undefined);
     const entries = await this.options.journal.load().catch(() => []);
-    entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    entries.sort((a, b) => byCodePoints(a.path, b.path));
     for (const entry of entries) {
       if (this.#byPath.has(entry.path)) continue;
       const item: UploadItem = {
@@ -238,7 +238,8 @@ export class FolderUpload {
       if (!item.outcome) this.#withoutBytes.add(item);
     }
     // The page may have been closed before the receipt was kept: it is sent again (it replaces).
-    if (this.items.some((i) => i.outcome)) this.#receiptSoon();
+    if (this.#action && this.items.some((i) => i.outcome) && this.#action.kept !== this.#receiptShape())
+      this.#receiptSoon();
     this.options.onChange();
   }
 
@@ -457,13 +458,18 @@ export class FolderUpload {
       const rows = this.items
         .filter((i) => i.outcome)
         .map(receiptRowOf)
-        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+        .sort((a, b) => byCodePoints(a.path, b.path));
       if (!action || rows.length === 0 || this.active) return;
       this.receipt = { kind: 'saving' };
       this.options.onChange();
+      const shape = this.#receiptShape();
       save(action.receiptId, { title: action.title, startedAt: action.startedAt, rows }).then(
         () => {
-          if (this.#action === action) this.receipt = { kind: 'saved', id: action.receiptId };
+          if (this.#action === action) {
+            this.receipt = { kind: 'saved', id: action.receiptId };
+            action.kept = shape;
+            void this.options.journal.saveAction(action).catch(() => undefined);
+          }
           this.options.onChange();
         },
         (error: unknown) => {
@@ -472,6 +478,14 @@ export class FolderUpload {
         },
       );
     }, 300);
+  }
+
+  /** The finished files by outcome: what a receipt of them holds, in short. */
+  #receiptShape(): string {
+    const counts = new Map<string, number>();
+    for (const item of this.items)
+      if (item.outcome) counts.set(item.outcome.kind, (counts.get(item.outcome.kind) ?? 0) + 1);
+    return [...counts].sort().join(',');
   }
 
   /** Sends the receipt again (after it could not be kept). */
@@ -490,7 +504,7 @@ export class FolderUpload {
         },
       });
     } catch (error) {
-      throw new FileFailure('unreadable', error instanceof Error ? error.message : String(error), true);
+      throw unreadable(error);
     }
   }
 
@@ -522,7 +536,7 @@ export class FolderUpload {
     try {
       digests = await this.options.hasher.proofs(file, check.ranges);
     } catch (error) {
-      throw new FileFailure('unreadable', error instanceof Error ? error.message : String(error), true);
+      throw unreadable(error);
     }
     item.claim = { claimId: check.claimId, digests };
     // A proof counts the file: a paused upload records nothing until it is resumed.
@@ -655,6 +669,11 @@ export class FolderUpload {
   }
 }
 
+/** The file could not be read (moved, changed, a permission): tried again, it is read again. */
+function unreadable(error: unknown): FileFailure {
+  return new FileFailure('unreadable', error instanceof Error ? error.message : String(error), true);
+}
+
 function counted(answer: UploadResult): { fileId: string; uploadCount: number } {
   return { fileId: answer.fileId, uploadCount: answer.uploadCount };
 }
@@ -712,6 +731,9 @@ function entryOf(item: UploadItem): JournalEntry {
     ...(item.finishedAt ? { finishedAt: item.finishedAt } : {}),
   };
 }
+
+/** Code-point order: the same every time, and cheap enough to sort ten thousand paths often (localeCompare is not). */
+export const byCodePoints = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The folder a path is listed under: everything before its name. */
 export function folderOf(path: string): string {

@@ -6,6 +6,7 @@ import {
   TUS_ENDPOINT,
   type UploadResult,
 } from '../../../shared/schemas.js';
+import { tusShouldRetry } from '../../../shared/tus-retry.js';
 import { errorFromResponse } from '../api.js';
 import { NetworkError } from '../errors.js';
 import type { LargeSender } from './folder-upload.js';
@@ -43,14 +44,8 @@ export function tusSender(csrfToken: () => string | null, resumeIndex: ResumeInd
         // The resume index (per account, by content) does this; tus-js-client's own would keep
         // names and digests in storage shared by every account on this browser.
         storeFingerprintForResuming: false,
-        onShouldRetry: (error, attempt, options) => {
-          const status = error.originalResponse?.getStatus() ?? 0;
-          if (status === 507) return false;
-          return (
-            attempt < (options.retryDelays?.length ?? 0) &&
-            (status === 0 || status >= 500 || status === 409 || status === 423 || status === 429)
-          );
-        },
+        onShouldRetry: (error, attempt, options) =>
+          tusShouldRetry(error.originalResponse?.getStatus() ?? 0, attempt, options.retryDelays?.length ?? 0),
         onUploadUrlAvailable: () => {
           if (upload.url) resumeIndex.set(content, upload.url);
         },

@@ -17,6 +17,8 @@ export interface UploadAction {
   receiptId: string;
   title: string;
   startedAt: string;
+  /** What the receipt kept on the server last held (rows by outcome), so a reload resends only a changed one. */
+  kept?: string;
 }
 
 export interface JournalEntry {
