@@ -247,7 +247,7 @@ export class ClaimService {
       fileLength: entry.length,
       action: {
         key,
-        status: 'duplicate',
+        statusUnlessStored: 'duplicate',
         record: {
           account: caller,
           fileId: claim.fileId,
@@ -257,14 +257,10 @@ export class ClaimService {
           day: this.calendar.dayOf(at),
           fileLength: entry.length,
           // Nothing was sent: the whole file is space saved.
-          stored: false,
+          carriedBytes: false,
         },
-        event: this.audit.eventOf(
-          'instant_upload',
-          caller,
-          { address, fileId: claim.fileId, fileName: claim.fileName },
-          at,
-        ),
+        event: () =>
+          this.audit.eventOf('instant_upload', caller, { address, fileId: claim.fileId, fileName: claim.fileName }, at),
       },
     };
   }

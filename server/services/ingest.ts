@@ -143,29 +143,17 @@ export class IngestService {
       contentType: upload.contentType,
       uploadDate: now,
     });
-    const stored = await this.storedBy(outcome, false);
     // Asked before this upload is counted: a duplicate outside the caller's scope reads as new.
-    const status = stored || !(await this.deps.scope.reveals(outcome.entry, upload.uploader)) ? 'stored' : 'duplicate';
+    const shown = outcome.status === 'duplicate' && (await this.deps.scope.reveals(outcome.entry, upload.uploader));
     // The audit event, the ledger and the day's tally change together, once per key: a retry
     // (the answer was lost, the server crashed) is answered as the first attempt was.
     const counted = await this.deps.store.ledger.count(
-      this.action(source.key, upload.uploader, upload, outcome, stored, status, now, source),
+      this.action(source.key, upload.uploader, upload, outcome, shown ? 'duplicate' : 'stored', now, source),
     );
     const result = this.answer(counted, outcome, upload.uploader, source);
     // Also on a retry: the attempt that stored the bytes may have crashed before queueing them.
     if (counted.stored) await this.deps.onStored?.([counted.fileId]);
     return result;
-  }
-
-  /**
-   * Whether this upload stored the content. Also when the catalog had it but no upload of it was
-   * ever counted: the upload that stored it crashed before it was counted (most often this one's
-   * own earlier attempt, now retried), and the first upload counted is the one that stored it, as
-   * the space-saved report assumes. `earlierInBatch`: an earlier file of the same batch stored it.
-   */
-  private async storedBy(outcome: CommitOutcome, earlierInBatch: boolean): Promise<boolean> {
-    if (outcome.status === 'stored') return true;
-    return !earlierInBatch && !(await this.deps.store.ledger.hasUploads(outcome.entry.fileId));
   }
 
   /** An upload to count: its ledger record and its audit event ("stored" or "duplicate" in the detail, the truth for administrators). */
@@ -174,15 +162,14 @@ export class IngestService {
     uploader: Account,
     file: { path: string; contentType: string },
     outcome: CommitOutcome,
-    stored: boolean,
-    status: 'stored' | 'duplicate',
+    statusUnlessStored: 'stored' | 'duplicate',
     at: Date,
     source: UploadSource,
   ): UploadAction {
     const { fileId, length: fileLength } = outcome.entry;
     return {
       key,
-      status,
+      statusUnlessStored,
       record: {
         account: uploader,
         fileId,
@@ -191,19 +178,20 @@ export class IngestService {
         at,
         day: this.deps.calendar.dayOf(at),
         fileLength,
-        stored,
+        carriedBytes: true,
       },
-      event: this.deps.audit.eventOf(
-        'upload',
-        uploader,
-        {
-          address: source.address,
-          fileId,
-          fileName: file.path,
-          detail: `${source.via}: ${stored ? 'stored' : 'duplicate'}`,
-        },
-        at,
-      ),
+      event: (stored) =>
+        this.deps.audit.eventOf(
+          'upload',
+          uploader,
+          {
+            address: source.address,
+            fileId,
+            fileName: file.path,
+            detail: `${source.via}: ${stored ? 'stored' : 'duplicate'}`,
+          },
+          at,
+        ),
     };
   }
 
@@ -303,17 +291,9 @@ export class IngestService {
       await Promise.all(stagingIds.filter(Boolean).map((id) => content.discard(id).catch(() => {})));
       throw err;
     }
-    const stored = await Promise.all(
-      outcomes.map((o, k) =>
-        this.storedBy(
-          o,
-          outcomes.slice(0, k).some((earlier) => earlier.entry.fileId === o.entry.fileId),
-        ),
-      ),
-    );
     // Asked before these uploads are counted, as for one upload.
     const shown = await Promise.all(
-      outcomes.map(async (o, k) => stored[k] || (await this.deps.scope.reveals(o.entry, uploader))),
+      outcomes.map(async (o) => o.status === 'duplicate' && (await this.deps.scope.reveals(o.entry, uploader))),
     );
     const counted = await ledger.countMany(
       accepted.map(({ index, file }, k) =>
@@ -322,8 +302,7 @@ export class IngestService {
           uploader,
           file,
           outcomes[k]!,
-          stored[k]!,
-          stored[k] || !shown[k] ? 'stored' : 'duplicate',
+          shown[k] ? 'duplicate' : 'stored',
           now,
           source,
         ),

@@ -38,6 +38,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Archiv
     await createIndexes(c);
     await new MongoNearDuplicateIndex(c).replaceTextKeyed(new Date());
     await new MongoAccountStore(c).keyUsernames();
+    await new MongoLedger(c).claimEarlierFirstUploads();
   });
   return storeOver(client, db, c!, options.chunkSize);
 }

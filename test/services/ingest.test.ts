@@ -8,7 +8,10 @@ import { PayloadTooLargeError } from '../../server/errors.js';
 import { DigestPool } from '../../server/services/digest.js';
 import { IngestService } from '../../server/services/ingest.js';
 import { DuplicateScope } from '../../server/services/scope.js';
-import { keyOf, randomContent, readAll } from '../support/content.js';
+import { keyOf, randomContent, readAll, testAccount } from '../support/content.js';
+import type { Ledger } from '../../server/store/ledger/port.js';
+import { ReportService } from '../../server/services/reports.js';
+import { savingsQuery } from '../../shared/reports.js';
 import { countChunks, embeddedTarget, TEST_CHUNK_SIZE, type OpenedStore } from '../support/stores.js';
 
 const CS = TEST_CHUNK_SIZE;
@@ -77,5 +80,58 @@ describe('ingest: one pass of chunking, MD5 and SHA-256', () => {
     }
     await assert.rejects(ingest.stage(failing()), /connection reset/);
     assert.equal(await countChunks(opened), before);
+  });
+});
+
+describe('ingest: two first uploads of one new file finishing together', () => {
+  let opened: OpenedStore;
+  let digests: DigestPool;
+  after(async () => {
+    await digests.close();
+    await opened.dispose();
+  });
+
+  it('counts exactly one of them as storing the file, and the other as space saved', async () => {
+    opened = await embeddedTarget.open();
+    digests = new DigestPool(2);
+    const { store } = opened;
+    // Each upload reaches its count only once both have committed: the closest race there is.
+    let arrived = 0;
+    let bothArrived!: () => void;
+    const gate = new Promise<void>((resolve) => (bothArrived = resolve));
+    const ledger: Ledger = Object.create(store.ledger) as Ledger;
+    ledger.count = async (action) => {
+      if (++arrived === 2) bothArrived();
+      await gate;
+      return store.ledger.count(action);
+    };
+    const ingest = new IngestService({
+      store: { ...store, ledger },
+      digests,
+      pool: new ChunkPool(CS),
+      scope: new DuplicateScope('archive', store.ledger),
+      maxFileSize: 40 * CS,
+      audit: new AuditService(store.audit),
+      calendar: new ReportCalendar('Asia/Shanghai'),
+      meter: { counted() {} },
+    });
+    const data = randomContent(3 * CS);
+    const upload = async (username: string, key: string) => {
+      const staged = await ingest.stage(Readable.from(pieces(data, 4096)));
+      const uploader = testAccount({ username });
+      return ingest.commit(
+        staged,
+        { uploader, fileName: 'a.pdf', path: 'a.pdf', contentType: 'application/pdf' },
+        { via: 'tus', address: null, key },
+      );
+    };
+    const answers = await Promise.all([upload('first', 'tus:1'), upload('second', 'tus:2')]);
+    assert.equal(answers[0].fileId, answers[1].fileId);
+    const summary = (
+      await new ReportService(store.reports, new ReportCalendar('Asia/Shanghai')).savings(savingsQuery.parse({}))
+    ).summary;
+    assert.deepEqual([summary.uploads, summary.savedUploads], [2, 1]);
+    const details = (await store.audit.search({ limit: 10, offset: 0 })).items.map((e) => e.detail).sort();
+    assert.deepEqual(details, ['tus: duplicate', 'tus: stored']);
   });
 });

@@ -6,10 +6,13 @@ import { contentCollections, MongoContentStore } from '../../server/store/conten
 import { MongoLedger } from '../../server/store/ledger/mongo.js';
 import { uploadCollections } from '../../server/store/uploads/mongo.js';
 import {
+  carryingUpload,
+  commitBytes,
   countUpload,
   keyOf,
   randomContent,
   readAll,
+  recordUpload,
   stageBytes,
   testAccount,
   uploadAction,
@@ -103,7 +106,7 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
         at: new Date(),
         day: '2026-01-01',
         fileLength: 1,
-        stored: true,
+        carriedBytes: true,
       });
 
       const bucket = new GridFSBucket(db, { bucketName: 'fileContent' });
@@ -184,14 +187,34 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
   });
 });
 
+describe('MongoDB: who stored a file, in a database of an earlier version', { skip: mongoTarget.skip }, () => {
+  it('records files uploaded before the first-upload record existed as stored then, once, at start', async () => {
+    await withMongoStore(async (opened, db) => {
+      const { entry } = await commitBytes(opened.store, randomContent(10));
+      await recordUpload(opened.store, testAccount(), entry.fileId);
+      // As an earlier version left it: uploads counted, no first-upload records.
+      await db.collection('userInfo.firstUploads').deleteMany({});
+      const store = await opened.reopen({ chunkSize: TEST_CHUNK_SIZE });
+      const carrying = uploadAction(carryingUpload(testAccount(), entry.fileId));
+      assert.equal((await store.ledger.count(carrying)).stored, false);
+      // Done once: a later start does not read the ledger again.
+      assert.equal(
+        await db.collection('userInfo.firstUploads').countDocuments({ _id: 'earlier-uploads-claimed' as never }),
+        1,
+      );
+    });
+  });
+});
+
 describe(
   'MongoDB: an upload killed between the steps of its counting is counted once',
   { skip: mongoTarget.skip },
   () => {
-    // The steps: 1 the audit event (pending), 2 the ledger entry, 3 the day's tally, 4 the event done.
-    for (const writes of [0, 1, 2, 3, 4]) {
+    // The steps: 1 the file's first-upload record, 2 the audit event (pending), 3 the ledger entry,
+    // 4 the day's tally, 5 the event done.
+    for (const writes of [0, 1, 2, 3, 4, 5]) {
       for (const recovery of ['the client retries', 'the sweep finishes it, then the client retries'] as const) {
-        it(`killed after ${writes} of its 4 writes: ${recovery}`, async () => {
+        it(`killed after ${writes} of its 5 writes: ${recovery}`, async () => {
           await withMongoStore(async (opened, db) => {
             const staged = await stageBytes(opened.store, randomContent(10));
             const { entry } = await opened.store.content.commit(staged.stagingId, {
@@ -210,24 +233,24 @@ describe(
                 at: new Date(),
                 day: '2026-03-02',
                 fileLength: 10,
-                stored: false,
+                carriedBytes: false,
               },
               'tus:killed',
             );
             // An earlier upload of the same file by the same clerk: the count goes from 1 to 2.
             await countUpload(opened.store, { ...action.record, fileName: 'first.pdf' });
             const dying = new MongoLedger(dyingAfter(ledgerWrites(db), writes)).count(action);
-            // After its fourth write it is counted in full: killed before its answer was sent.
-            if (writes === 4) await dying;
+            // After its fifth write it is counted in full: killed before its answer was sent.
+            if (writes === 5) await dying;
             else await assert.rejects(dying, Killed);
             if (recovery !== 'the client retries')
               assert.equal(
                 await opened.store.ledger.finishInterrupted(new Date(Date.now() + 60_000)),
-                writes >= 1 && writes <= 3 ? 1 : 0,
+                writes >= 2 && writes <= 4 ? 1 : 0,
               );
             const answer = await opened.store.ledger.count(action);
             assert.equal(answer.uploadCount, 2);
-            assert.equal(answer.repeated, writes >= 1);
+            assert.equal(answer.repeated, writes >= 2);
             assert.equal((await opened.store.ledger.entriesForFile(entry.fileId))[0]!.uploadCount, 2);
             const days = await db.collection('userInfo.uploadDays').find({}).toArray();
             assert.deepEqual(
@@ -240,6 +263,29 @@ describe(
           });
         });
       }
+    }
+
+    for (const writes of [1, 2, 3, 4]) {
+      it(`counts the upload that stored a file as storing it, killed after ${writes} of its writes and retried`, async () => {
+        await withMongoStore(async (opened, db) => {
+          const { entry } = await commitBytes(opened.store, randomContent(10));
+          const record = carryingUpload(testAccount(), entry.fileId);
+          const action = uploadAction(record, 'tus:first', 'stored');
+          await assert.rejects(new MongoLedger(dyingAfter(ledgerWrites(db), writes)).count(action), Killed);
+          // Another upload of the file carrying its bytes, counted meanwhile: it did not store it.
+          const other = await opened.store.ledger.count(
+            uploadAction({ ...record, account: testAccount() }, 'tus:second'),
+          );
+          assert.equal(other.stored, false);
+          const answer = await opened.store.ledger.count(action);
+          assert.deepEqual([answer.stored, answer.status], [true, 'stored']);
+          const days = await db.collection('userInfo.uploadDays').find({}).toArray();
+          assert.deepEqual(
+            days.map((d) => [d.Uploads, d.SavedUploads]),
+            [[2, 1]],
+          );
+        });
+      });
     }
   },
 );

@@ -98,18 +98,32 @@ export async function readUntilFailure(
   }
 }
 
+/** The record of an upload that carried the bytes of a 10-byte PDF (a tus, multipart or batch upload's). */
+export function carryingUpload(account: Account, fileId: string, at = new Date('2026-03-02T08:00:00Z')): UploadRecord {
+  return {
+    account,
+    fileId,
+    fileName: 'a.pdf',
+    contentType: 'application/pdf',
+    at,
+    day: at.toISOString().slice(0, 10),
+    fileLength: 10,
+    carriedBytes: true,
+  };
+}
+
 /** An upload action as the services make it: the record, its audit event, under `key` (a new one by default). */
 export function uploadAction(
   record: UploadRecord,
   key: string = randomUUID(),
-  status: 'stored' | 'duplicate' = record.stored ? 'stored' : 'duplicate',
+  statusUnlessStored: 'stored' | 'duplicate' = 'duplicate',
 ): UploadAction {
   const { account } = record;
   return {
     key,
-    status,
+    statusUnlessStored,
     record,
-    event: {
+    event: (stored) => ({
       at: record.at,
       action: 'upload',
       userId: account.id,
@@ -118,8 +132,8 @@ export function uploadAction(
       address: null,
       fileId: record.fileId,
       fileName: record.fileName,
-      detail: `test: ${record.stored ? 'stored' : 'duplicate'}`,
-    },
+      detail: `test: ${stored ? 'stored' : 'duplicate'}`,
+    }),
   };
 }
 
@@ -163,6 +177,6 @@ export function recordUpload(
     at,
     day: at.toISOString().slice(0, 10),
     fileLength: 1,
-    stored: false,
+    carriedBytes: false,
   });
 }

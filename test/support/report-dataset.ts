@@ -114,7 +114,7 @@ export async function seedReportArchive(store: ArchiveStore): Promise<Record<Fil
       at,
       day: calendar.dayOf(at),
       fileLength: FILES[file].length,
-      stored: !seen.has(file),
+      carriedBytes: !seen.has(file),
     });
     seen.add(file);
   }

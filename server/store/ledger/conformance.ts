@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { savingsQuery } from '../../../shared/reports.js';
 import { ReportCalendar } from '../../services/calendar.js';
 import { ReportService } from '../../services/reports.js';
 import type { Account } from '../accounts/port.js';
 import {
+  carryingUpload,
   commitBytes,
   countUpload,
   randomContent,
@@ -48,7 +50,7 @@ export function ledgerConformance(target: StoreTarget): void {
           at,
           day: at.toISOString().slice(0, 10),
           fileLength: 10,
-          stored: false,
+          carriedBytes: false,
         });
         await recordUpload(store, clerk, a.fileId);
         const counts = await store.ledger.countMany(
@@ -86,7 +88,7 @@ export function ledgerConformance(target: StoreTarget): void {
           at,
           day: '2026-03-02',
           fileLength: 10,
-          stored: false,
+          carriedBytes: false,
         });
         /** What the ledger, the day's tally and the audit log hold of a file. */
         const holdings = async (fileId: string) => ({
@@ -150,6 +152,53 @@ export function ledgerConformance(target: StoreTarget): void {
           );
           assert.deepEqual(await holdings(entry.fileId), { ledger: [2], tally: 2, audit: 2 });
           assert.equal(await store.ledger.finishInterrupted(new Date(Date.now() + 60_000)), 0);
+        });
+      });
+
+      describe('who stored a file', () => {
+        const carrying = (account: Account, fileId: string) =>
+          uploadAction(carryingUpload(account, fileId), randomUUID(), 'stored');
+        const tally = async () =>
+          (await new ReportService(store.reports, new ReportCalendar('UTC')).savings(savingsQuery.parse({}))).summary;
+
+        it('counts only the first of uploads carrying the same new file as storing it, however they race', async () => {
+          const { entry } = await commitBytes(store, randomContent(10));
+          const before = await tally();
+          const actions = Array.from({ length: 8 }, () => carrying(testAccount(), entry.fileId));
+          const answers = await Promise.all(actions.map((a) => store.ledger.count(a)));
+          assert.equal(answers.filter((a) => a.stored).length, 1);
+          // Each is told what its uploader may know: here, that the file is new to them.
+          assert.ok(answers.every((a) => a.status === 'stored'));
+          const after = await tally();
+          assert.equal(after.uploads - before.uploads, 8);
+          assert.equal(after.savedUploads - before.savedUploads, 7);
+          const events = (await store.audit.search({ limit: 100, offset: 0 })).items.filter(
+            (e) => e.fileId === entry.fileId,
+          );
+          assert.deepEqual(events.map((e) => e.detail).sort(), [
+            ...Array<string>(7).fill('test: duplicate'),
+            'test: stored',
+          ]);
+          // Asked again, each is answered as it was counted.
+          for (const [i, a] of actions.entries())
+            assert.equal((await store.ledger.count(a)).stored, answers[i]!.stored);
+        });
+
+        it('counts a file stored by an upload counted first, and none after it, in one batch too', async () => {
+          const { entry } = await commitBytes(store, randomContent(10));
+          const clerk = testAccount();
+          const [first, second] = await store.ledger.countMany([
+            carrying(clerk, entry.fileId),
+            carrying(clerk, entry.fileId),
+          ]);
+          assert.deepEqual([first!.stored, second!.stored], [true, false]);
+          assert.equal((await store.ledger.count(carrying(testAccount(), entry.fileId))).stored, false);
+        });
+
+        it('never counts an instant upload as storing a file, nor the upload carrying it after one', async () => {
+          const { entry } = await commitBytes(store, randomContent(10));
+          await recordUpload(store, testAccount(), entry.fileId);
+          assert.equal((await store.ledger.count(carrying(testAccount(), entry.fileId))).stored, false);
         });
       });
 

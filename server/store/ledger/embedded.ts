@@ -106,15 +106,17 @@ export class EmbeddedLedger implements Ledger {
     const countOne = (a: UploadAction): CountedUpload => {
       const done = this.keyed.get(a.key);
       if (done) return countedFrom(done, true);
-      const [entry, day] = ledgerRows(a.record);
+      // Decided inside the transaction: of two first uploads racing, the first counted stored it.
+      const stored = a.record.carriedBytes && this.anyUpload.get(a.record.fileId) === undefined;
+      const [entry, day] = ledgerRows(a.record, stored);
       const uploadCount = this.upsert.get(entry)!.upload_count;
       this.tally.run(day);
-      appendEvent(a.event);
+      appendEvent(a.event(stored));
       const row: KeyRow = {
         account_id: a.record.account.id,
         file_id: a.record.fileId,
-        status: a.status,
-        stored: a.record.stored ? 1 : 0,
+        status: stored ? 'stored' : a.statusUnlessStored,
+        stored: stored ? 1 : 0,
         upload_count: uploadCount,
       };
       this.remember.run({
@@ -170,10 +172,6 @@ export class EmbeddedLedger implements Ledger {
     return 0;
   }
 
-  async hasUploads(fileId: string): Promise<boolean> {
-    return this.anyUpload.get(fileId) !== undefined;
-  }
-
   async hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean> {
     if ('subtree' in scope) {
       const { city, county, town } = scope.subtree;
@@ -201,7 +199,7 @@ export class EmbeddedLedger implements Ledger {
 }
 
 /** The parameters of a ledger entry's upsert and of its day's tally. */
-function ledgerRows(r: UploadRecord): [entry: Record<string, unknown>, day: Record<string, unknown>] {
+function ledgerRows(r: UploadRecord, stored: boolean): [entry: Record<string, unknown>, day: Record<string, unknown>] {
   const { unit } = r.account;
   return [
     {
@@ -224,7 +222,7 @@ function ledgerRows(r: UploadRecord): [entry: Record<string, unknown>, day: Reco
       county: unit.county ?? null,
       town: unit.town ?? null,
       fileLength: r.fileLength,
-      saved: r.stored ? 0 : 1,
+      saved: stored ? 0 : 1,
     },
   ];
 }

@@ -55,10 +55,27 @@ export interface UploadDayDoc {
   AppliedKeys?: string[];
 }
 
+/**
+ * `userInfo.firstUploads`: the first upload action counted of each file (it stored the file if it
+ * carried the bytes), decided by one upsert on the file's `_id`, so that two first uploads racing
+ * each other cannot both be counted as storing it. `Key` is the action's key, or EARLIER_UPLOADS for files
+ * counted before this record existed.
+ */
+export interface FirstUploadDoc {
+  _id: ObjectId | string;
+  Key: string;
+}
+
+/** The key recorded for files whose uploads were counted before `userInfo.firstUploads` existed. */
+const EARLIER_UPLOADS = 'earlier-uploads';
+/** The document that marks `userInfo.firstUploads` as filled in for those files. */
+const EARLIER_UPLOADS_CLAIMED = 'earlier-uploads-claimed';
+
 export function ledgerCollections(db: Db) {
   return {
     ledger: db.collection<LedgerDoc>('userInfo.users'),
     uploadDays: db.collection<UploadDayDoc>('userInfo.uploadDays'),
+    firstUploads: db.collection<FirstUploadDoc>('userInfo.firstUploads'),
   };
 }
 
@@ -157,20 +174,80 @@ export class MongoLedger implements Ledger {
   constructor(private readonly c: LedgerCollections & AuditCollections) {}
 
   async count(action: UploadAction): Promise<CountedUpload> {
-    const { record: r, event, status } = action;
+    const { record: r } = action;
+    // Every action takes part (an instant upload too), so that "first" means first counted.
+    const stored = (await this.firstCounted(r.fileId, action.key)) && r.carriedBytes;
+    const event = action.event(stored);
+    const status = stored ? 'stored' : action.statusUnlessStored;
     const doc: AuditDoc = {
       ...event,
       _id: action.key,
-      upload: { contentType: r.contentType, day: r.day, fileLength: r.fileLength, stored: r.stored, status },
+      upload: { contentType: r.contentType, day: r.day, fileLength: r.fileLength, stored, status },
       pending: true,
     };
     try {
       await this.c.audit.insertOne(doc);
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
-      return (await this.counted(action.key))!;
+      const earlier = (await this.counted(action.key))!;
+      // The key was counted for another file (a client reusing it, refused by the caller): the
+      // record taken for this file is given back, for the next upload of it to take.
+      if (earlier.fileId !== r.fileId)
+        await this.c.firstUploads.deleteOne({ _id: new ObjectId(r.fileId), Key: action.key });
+      return earlier;
     }
     return this.finish(doc, false);
+  }
+
+  /**
+   * Whether the action under `key` is the file's first upload to be counted: it takes the file's
+   * first-upload record, or took it before (a retry after a crash). One upsert, atomic on its own.
+   */
+  private async firstCounted(fileId: string, key: string): Promise<boolean> {
+    const _id = new ObjectId(fileId);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const doc = await this.c.firstUploads.findOneAndUpdate(
+          { _id },
+          { $setOnInsert: { Key: key } },
+          { upsert: true, returnDocument: 'after' },
+        );
+        return doc!.Key === key;
+      } catch (err) {
+        // Two upserts raced to insert: the loser reads the winner's record.
+        if (!isDuplicateKey(err) || attempt >= 3) throw err;
+      }
+    }
+  }
+
+  /**
+   * Records the files counted before `userInfo.firstUploads` existed as stored by those earlier
+   * uploads, once (a data directory upgraded in place): no new upload of them counts as storing them.
+   */
+  async claimEarlierFirstUploads(): Promise<void> {
+    if (await this.c.firstUploads.findOne({ _id: EARLIER_UPLOADS_CLAIMED })) return;
+    const files = this.c.ledger.aggregate<{ _id: ObjectId }>([{ $group: { _id: '$UploadFileID' } }]);
+    let batch: ObjectId[] = [];
+    const claim = async () => {
+      if (batch.length === 0) return;
+      await this.c.firstUploads.bulkWrite(
+        batch.map((_id) => ({
+          updateOne: { filter: { _id }, update: { $setOnInsert: { Key: EARLIER_UPLOADS } }, upsert: true },
+        })),
+        { ordered: false },
+      );
+      batch = [];
+    };
+    for await (const { _id } of files) {
+      batch.push(_id);
+      if (batch.length === 1000) await claim();
+    }
+    await claim();
+    await this.c.firstUploads.updateOne(
+      { _id: EARLIER_UPLOADS_CLAIMED },
+      { $setOnInsert: { Key: EARLIER_UPLOADS } },
+      { upsert: true },
+    );
   }
 
   async countMany(actions: readonly UploadAction[]): Promise<CountedUpload[]> {
@@ -262,13 +339,6 @@ export class MongoLedger implements Ledger {
     // insert of the event decided that).
     const answered = await this.c.audit.findOne({ _id: key });
     return countedFromDoc(doc, answered?.upload?.uploadCount ?? entry.UploadCount, repeated);
-  }
-
-  async hasUploads(fileId: string): Promise<boolean> {
-    const UploadFileID = objectIdOf(fileId);
-    return (
-      UploadFileID !== undefined && (await this.c.ledger.findOne({ UploadFileID }, { projection: { _id: 1 } })) !== null
-    );
   }
 
   async hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean> {

@@ -13,8 +13,13 @@ export interface UploadRecord {
   /** The calendar day of `at` in the report time zone (YYYY-MM-DD): reports count uploads per day. */
   day: string;
   fileLength: number;
-  /** This upload stored the bytes; every other upload of the file saved its size. */
-  stored: boolean;
+  /**
+   * The upload carried the file's bytes (an instant upload carries none). The first upload of a
+   * file to be counted stored it, if it carried them; every other upload saved its size. The
+   * ledger decides which inside the count, so two first uploads racing each other cannot both be
+   * counted as storing the file.
+   */
+  carriedBytes: boolean;
 }
 
 export interface LedgerEntry {
@@ -52,10 +57,13 @@ export interface UploadAction {
   /** Stable from the action's first request on (see docs/decisions/counting-once.md). */
   key: string;
   record: UploadRecord;
-  /** Its audit event (`upload` or `instant_upload`), for the same account and file. */
-  event: AuditEvent;
-  /** What the uploader is told: "duplicate" only where the uploader may know of the earlier upload. */
-  status: 'stored' | 'duplicate';
+  /** Its audit event (`upload` or `instant_upload`), for the same account and file, once the count has decided whether it stored the file. */
+  event(stored: boolean): AuditEvent;
+  /**
+   * What the uploader is told unless this action stored the file (then "stored"): "duplicate"
+   * only where the uploader may know of the earlier upload.
+   */
+  statusUnlessStored: 'stored' | 'duplicate';
 }
 
 /** An action as counted, the first time or before. */
@@ -89,8 +97,6 @@ export interface Ledger {
    * (and `archive gc`); a retry of the action finishes it at once (`count`, `counted`).
    */
   finishInterrupted(before: Date): Promise<number>;
-  /** Whether any upload of the file has been counted. */
-  hasUploads(fileId: string): Promise<boolean>;
   /** Whether anybody in the scope has uploaded the file. */
   hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean>;
   /** The most recent upload of a file by a unit, if any (a unit's right to read it). */

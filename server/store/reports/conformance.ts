@@ -308,7 +308,7 @@ export function reportsConformance(target: StoreTarget): void {
             at,
             day: '2026-05-01',
             fileLength: 10,
-            stored: i === 0,
+            carriedBytes: i === 0,
           });
         }
         const wideReports = new ReportService(wide.store.reports, new ReportCalendar(REPORT_TIME_ZONE));
