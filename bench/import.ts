@@ -16,6 +16,8 @@ export interface ImportPart {
   md5sumSeconds: number;
   importSeconds: number;
   serverCpuSeconds: number;
+  /** Of which the kernel's (file system, syncs, sockets). */
+  serverSystemSeconds: number;
   report: ImportReport;
 }
 
@@ -110,7 +112,7 @@ export async function benchImport(
         [`${largeFiles} files of ${largeMiB} MiB`, large, largeFiles, largeFiles * largeMiB * 1024 * 1024],
       ] as const) {
         const md5sumSeconds = md5sumTree(dir);
-        const cpu = server.cpuSeconds();
+        const cpu = server.cpuTimes();
         const run = await importTree(dir, server.url, token, path.join(work, `${path.basename(dir)}.jsonl`));
         parts.push({
           name,
@@ -118,7 +120,8 @@ export async function benchImport(
           bytes,
           md5sumSeconds,
           importSeconds: run.seconds,
-          serverCpuSeconds: server.cpuSeconds() - cpu,
+          serverCpuSeconds: server.cpuSeconds() - cpu.user - cpu.system,
+          serverSystemSeconds: server.cpuTimes().system - cpu.system,
           report: run.report,
         });
       }

@@ -230,7 +230,7 @@ if (wanted('import')) {
   for (const p of imp.parts) {
     const r = p.report;
     console.log(
-      `        ${p.name} (${(p.bytes / 1e6).toFixed(0)} MB): md5sum ${p.md5sumSeconds.toFixed(2)} s (${mb(p.bytes, p.md5sumSeconds)}), import ${p.importSeconds.toFixed(2)} s (${mb(p.bytes, p.importSeconds)}, ${(p.files / p.importSeconds).toFixed(0)} files/s), ratio ${(p.md5sumSeconds / p.importSeconds).toFixed(2)}x; server CPU ${p.serverCpuSeconds.toFixed(1)} s`,
+      `        ${p.name} (${(p.bytes / 1e6).toFixed(0)} MB): md5sum ${p.md5sumSeconds.toFixed(2)} s (${mb(p.bytes, p.md5sumSeconds)}), import ${p.importSeconds.toFixed(2)} s (${mb(p.bytes, p.importSeconds)}, ${(p.files / p.importSeconds).toFixed(0)} files/s), ratio ${(p.md5sumSeconds / p.importSeconds).toFixed(2)}x; server CPU ${p.serverCpuSeconds.toFixed(1)} s (${p.serverSystemSeconds.toFixed(1)} s of it in the kernel)`,
     );
     console.log(
       `          uploaded ${r.uploaded}, instant ${r.instant}, duplicates in tree ${r.duplicatesInTree}, sent ${(r.bytesSent / 1e6).toFixed(0)} MB, saved ${(r.bytesSaved / 1e6).toFixed(0)} MB, errors ${r.errors.length}`,

@@ -25,6 +25,8 @@ export interface BenchServer {
   rssMb(): number;
   /** CPU time (user + system, all threads) used so far (Linux), in seconds. */
   cpuSeconds(): number;
+  /** The same, user and system (the kernel's work: file system, syncs, sockets) apart. */
+  cpuTimes(): { user: number; system: number };
   /** Sends SIGTERM; resolves once the process has exited. */
   stop(): Promise<void>;
 }
@@ -147,17 +149,23 @@ export async function startNodeServer(script: string, args: string[], env: NodeJ
     },
     peakRssMb: () => Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024,
     rssMb: () => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024,
+    cpuTimes: () => cpuTimesOf(child.pid!),
     cpuSeconds: () => {
-      // Fields after the parenthesised command name; utime and stime are fields 14 and 15, in clock ticks (100/s).
-      const fields = fs
-        .readFileSync(`/proc/${child.pid}/stat`, 'utf8')
-        .replace(/^.*\) /s, '')
-        .split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / 100;
+      const { user, system } = cpuTimesOf(child.pid!);
+      return user + system;
     },
     stop: () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       return exited;
     },
   };
+}
+
+/** A process's CPU time so far (Linux), all threads: utime and stime, fields 14 and 15 of its stat, in ticks (100/s). */
+function cpuTimesOf(pid: number): { user: number; system: number } {
+  const fields = fs
+    .readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ');
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
 }
