@@ -77,3 +77,14 @@ export const receiptListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
 });
+
+/** A failed file's reason as a receipt keeps it: the error code, and an over-size file's limit (`payload_too_large:31457280`). */
+export function receiptReason(code: string, message = ''): string {
+  return (code === 'payload_too_large' && /^\d+$/.test(message) ? `${code}:${message}` : code).slice(0, 100);
+}
+
+/** The parts of a receipt's reason (see receiptReason). */
+export function reasonParts(reason: string): { code: string; limitBytes?: number } {
+  const [code = '', limit] = reason.split(':', 2);
+  return limit !== undefined && /^\d+$/.test(limit) ? { code, limitBytes: Number(limit) } : { code };
+}

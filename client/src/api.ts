@@ -270,5 +270,12 @@ export function errorFromResponse(status: number, payload: unknown, retryAfter: 
   const body = payload as Partial<ErrorBody> | undefined;
   const code = isErrorCode(body?.error) ? body.error : status >= 500 ? 'internal' : 'bad_request';
   const seconds = retryAfter !== null && /^\d+$/.test(retryAfter) ? Number(retryAfter) : undefined;
-  return new ApiError(status, code, typeof body?.message === 'string' ? body.message : `HTTP ${status}`, seconds);
+  const details = body?.details !== null && typeof body?.details === 'object' ? body.details : {};
+  return new ApiError(
+    status,
+    code,
+    typeof body?.message === 'string' ? body.message : `HTTP ${status}`,
+    seconds,
+    details,
+  );
 }

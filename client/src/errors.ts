@@ -7,6 +7,8 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly retryAfterSeconds?: number,
+    /** The server's details: the offending `field`, a size limit's `limitBytes`… */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
     this.name = 'ApiError';

@@ -101,14 +101,14 @@ describe(
       assert.equal(entry!.unit.id, '130922100', 'the ledger records the town’s code');
 
       // The county administrator sees the clerk's file, and not the other county's.
-      await page.getByRole('link', { name: '我的上传' }).click();
+      await page.getByRole('link', { name: '本单位文件' }).click();
       await page.getByText('清州镇-第一份.pdf').waitFor();
       assert.equal(await page.getByText('东光县档案.pdf').count(), 0);
       // Its reports count its county only: one upload here, one in 东光县.
       await page.goto(`${server.url}/#/reports/savings`);
       // They open on its county: the filters say what the numbers count.
       await page.waitForURL(/#\/reports\/savings\?city=.*county=/);
-      assert.equal(await page.getByLabel('县（需填市）').inputValue(), '青县');
+      assert.equal(await page.getByLabel('县（市、区）').inputValue(), '青县');
       const uploads = page.locator('dd[data-figure="uploads"]');
       await uploads.waitFor();
       assert.equal((await uploads.innerText()).trim(), '1');

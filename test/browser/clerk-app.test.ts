@@ -282,8 +282,8 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await page.getByRole('status').filter({ hasText: '密码已修改，其他登录已退出。 已吊销 1 个 API 令牌。' }).waitFor();
     await page.screenshot({ path: artifactPath('03b-own-password-changed.png') });
     assert.equal((await api('clerk-pw').fetch('/api/files')).status, 401, 'the API token was revoked');
-    await page.getByRole('link', { name: '我的上传' }).click();
-    await page.getByRole('heading', { name: '我的上传' }).waitFor();
+    await page.getByRole('link', { name: '本单位文件' }).click();
+    await page.getByRole('heading', { name: '本单位文件' }).waitFor();
     assert.deepEqual(errors, []);
   });
 
@@ -346,7 +346,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
   it('lists my and my unit’s files, searchable by name, with working downloads; a clerk of another unit never sees them', async () => {
     const mine = await newPage();
     await login(mine.page, server.url, 'clerk-a');
-    await mine.page.getByRole('link', { name: '我的上传' }).click();
+    await mine.page.getByRole('link', { name: '本单位文件' }).click();
     const table = mine.page.locator('table.files');
     await table.waitFor();
     const names = await table.locator('td.name').allInnerTexts();
@@ -367,7 +367,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     const theirs = randomBytes(50_000);
     assert.equal((await api('clerk-b').upload('献县卷宗.pdf', theirs)).status, 201);
     await login(other.page, server.url, 'clerk-b');
-    await other.page.getByRole('link', { name: '我的上传' }).click();
+    await other.page.getByRole('link', { name: '本单位文件' }).click();
     await other.page.locator('table.files').waitFor();
     assert.deepEqual(await other.page.locator('table.files td.name').allInnerTexts(), ['献县卷宗.pdf']);
     await other.page.getByPlaceholder('按文件名搜索').fill('新文件');
@@ -430,7 +430,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
       const [, filePath, , outcome, reason, , fileId] = line.split(',');
       if (outcome === '失败') {
         assert.equal(filePath, '清单测试/超大.tif');
-        assert.match(reason!, /文件超过系统允许的大小上限/);
+        assert.match(reason!, /^文件超过 [\d.]+ [KMG]?B 的上限，无法上传$/);
         continue;
       }
       const held = listed.items.find((f) => f.fileId === fileId);
@@ -587,7 +587,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
         }),
       );
     }
-    for (const name of ['上传', '我的上传', 'English', '退出登录'])
+    for (const name of ['上传', '本单位文件', 'English', '退出登录'])
       assert.ok(reached.has(name), `${name} reachable by Tab: ${[...reached].join(' | ')}`);
   });
 
@@ -746,7 +746,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await throttleUploads(context, page, 2 * 1024 * 1024);
     await fileInput(page).setInputFiles(original);
     await page
-      .getByText(/正在计算指纹|正在上传/)
+      .getByText(/正在检查文件|正在上传/)
       .first()
       .waitFor();
     await page.screenshot({ path: artifactPath('09-uploading.png') });
@@ -889,11 +889,11 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await page.getByRole('button', { name: 'Choose a folder' }).waitFor();
     await page.reload();
     await page.getByRole('heading', { name: 'Upload documents' }).waitFor();
-    await page.getByRole('link', { name: 'My uploads' }).click();
-    await page.getByRole('heading', { name: 'My uploads' }).waitFor();
+    await page.getByRole('link', { name: 'Our unit’s files' }).click();
+    await page.getByRole('heading', { name: 'Our unit’s files' }).waitFor();
     await page.getByPlaceholder('Search by file name').waitFor();
     await page.screenshot({ path: artifactPath('13-english.png') });
     await page.getByRole('button', { name: '中文' }).click();
-    await page.getByRole('heading', { name: '我的上传' }).waitFor();
+    await page.getByRole('heading', { name: '本单位文件' }).waitFor();
   });
 });

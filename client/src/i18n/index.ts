@@ -1,23 +1,11 @@
 import { ERROR_CODES, type ErrorCode } from '../../../shared/errors.js';
 import type { AuditAction } from '../../../shared/schemas.js';
 import { ApiError, NetworkError } from '../errors.js';
-import { AUDIT_ACTION_NAMES, ERROR_MESSAGES, LANGUAGES, MESSAGES, type Language, type MessageKey } from './messages.js';
+import { formatBytes } from '../pages/format.js';
+import { AUDIT_ACTION_NAMES, ERROR_MESSAGES, MESSAGES, type Language, type MessageKey } from './messages.js';
 
 export type { Language, MessageKey };
 export { ApiError, NetworkError };
-
-const STORAGE_KEY = 'archive.language';
-
-/** Chinese unless the clerk switched to English on this browser. */
-export function initialLanguage(): Language {
-  const saved = localStorage.getItem(STORAGE_KEY);
-  return (LANGUAGES as readonly string[]).includes(saved ?? '') ? (saved as Language) : 'zh-CN';
-}
-
-export function saveLanguage(language: Language): void {
-  localStorage.setItem(STORAGE_KEY, language);
-  document.documentElement.lang = language;
-}
 
 function fill(template: string, vars: Record<string, string | number>): string {
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole));
@@ -48,9 +36,11 @@ function waitWords(language: Language, seconds: number): string {
 export function describeError(language: Language, error: unknown): string {
   const t = translator(language);
   if (error instanceof ApiError) {
+    const { limitBytes } = error.details;
     return fill(ERROR_MESSAGES[language][error.code], {
       wait: waitWords(language, error.retryAfterSeconds ?? 60),
       message: error.message,
+      limit: typeof limitBytes === 'number' ? formatBytes(limitBytes) : t('limitUnknown'),
     });
   }
   if (error instanceof NetworkError) return t('networkError');

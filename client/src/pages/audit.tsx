@@ -30,12 +30,18 @@ function isoOf(local: string | null): string | null {
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
 
+/** 至 includes its minute, as every date range of the app includes its last day: the API's `to` is exclusive. */
+function endOfMinute(iso: string): string {
+  const at = Date.parse(iso);
+  return Number.isNaN(at) ? iso : new Date(at + 60_000).toISOString();
+}
+
 /** The API query: the filters, and `to` held at the first page's newest event once the reader pages on. */
 function auditQuery(params: URLSearchParams, overrides: Partial<Paging> = {}): URLSearchParams {
   const query = new URLSearchParams();
   for (const name of FILTERS) {
     const value = params.get(name)?.trim();
-    if (value) query.set(name, value);
+    if (value) query.set(name, name === 'to' ? endOfMinute(value) : value);
   }
   const until = params.get(UNTIL);
   if (until) query.set('to', until);

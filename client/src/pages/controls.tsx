@@ -113,3 +113,16 @@ export function Pager({
     </nav>
   );
 }
+
+/**
+ * What only administrators or the system administrator need (hashes, methods, settings, commands,
+ * the server's own words): folded away under 详情, the plain words above it.
+ */
+export function Technical({ language, children }: { language: Language; children: ComponentChildren }) {
+  return (
+    <details class="technical">
+      <summary>{translator(language)('technicalDetails')}</summary>
+      {children}
+    </details>
+  );
+}

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { VerificationResult } from '../../../shared/verification.js';
 import type { ArchiveApi, VerificationView } from '../api.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
+import { Technical } from './controls.js';
 import { formatBytes, formatCount, formatTime } from './format.js';
 
 /** How often the page asks again while a check runs (its progress is saved every few seconds). */
@@ -53,8 +54,13 @@ export function FixityPage({ api, language }: { api: ArchiveApi; language: Langu
     <main class="page wide" aria-labelledby="fixity-title">
       <h1 id="fixity-title">{t('fixityTitle')}</h1>
       <p>{t('fixityIntro')}</p>
-      {view && (
-        <p>{view.intervalHours > 0 ? t('fixitySchedule', { hours: n(view.intervalHours) }) : t('fixityScheduleOff')}</p>
+      <Technical language={language}>{t('fixityDetails')}</Technical>
+      {view && view.intervalHours > 0 && <p>{t('fixitySchedule', { hours: n(view.intervalHours) })}</p>}
+      {view && view.intervalHours === 0 && (
+        <>
+          <p>{t('fixityScheduleOff')}</p>
+          <Technical language={language}>{t('fixityScheduleOffDetails')}</Technical>
+        </>
       )}
       {error && (
         <p role="alert" class="error">
@@ -131,7 +137,11 @@ function Result({ language, result }: { language: Language; result: Verification
                     </td>
                     <td>{t(p.kind === 'missing' ? 'fixityKindMissing' : 'fixityKindCorrupted')}</td>
                     <td class="num">{p.chunk === null ? '' : n(p.chunk)}</td>
-                    <td class="detail">{p.detail}</td>
+                    <td class="detail">
+                      <Technical language={language}>
+                        <code>{p.detail}</code>
+                      </Technical>
+                    </td>
                   </tr>
                 ))}
               </tbody>

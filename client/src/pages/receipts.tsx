@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ReceiptSummary, ReceiptView } from '../../../shared/receipts.js';
 import type { ArchiveApi } from '../api.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
-import { outcomeWord, reasonText } from '../upload/outcome-text.js';
+import { outcomeWord, receiptReasonText } from '../upload/outcome-text.js';
 import { ErrorNote, Pager } from './controls.js';
 import { formatBytes, formatCount, formatTime } from './format.js';
 
@@ -89,7 +89,7 @@ function receiptCsv(language: Language, receipt: ReceiptView): string {
       r.path,
       r.size,
       outcomeWord(language, r.outcome),
-      r.reason ? reasonText(language, r.reason) : '',
+      r.reason ? receiptReasonText(language, r.reason) : '',
       formatTime(language, r.at, true),
       r.fileId ?? '',
       r.uploadCount ?? '',
@@ -159,7 +159,7 @@ function ReceiptPage({ api, language, id }: { api: ArchiveApi; language: Languag
                   <td class="count">{formatBytes(r.size)}</td>
                   <td>
                     {outcomeWord(language, r.outcome)}
-                    {r.reason && `${t('summarySeparator')}${reasonText(language, r.reason)}`}
+                    {r.reason && `${t('summarySeparator')}${receiptReasonText(language, r.reason)}`}
                   </td>
                   <td>{formatTime(language, r.at, true)}</td>
                 </tr>

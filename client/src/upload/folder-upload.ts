@@ -11,7 +11,7 @@ import {
 } from '../../../shared/schemas.js';
 import type { ContentDigest } from '../hashing/content-hash.js';
 import { ApiError, NetworkError } from '../errors.js';
-import type { ReceiptRequest } from '../../../shared/receipts.js';
+import { receiptReason, type ReceiptRequest } from '../../../shared/receipts.js';
 import type { JournalEntry, JournalOutcome, JournalState, UploadAction, UploadJournal } from './upload-journal.js';
 
 /** Where a file stands, as the clerk sees it. */
@@ -681,14 +681,18 @@ function counted(answer: UploadResult): { fileId: string; uploadCount: number } 
 function failureOf(error: unknown): Outcome {
   if (error instanceof FileFailure)
     return { kind: 'failed', code: error.code, message: error.message, retry: error.retry };
-  if (error instanceof ApiError)
+  if (error instanceof ApiError) {
+    // An over-size refusal keeps the archive's limit, to say it (as the page's own refusal does).
+    const { limitBytes } = error.details;
     return {
       kind: 'failed',
       code: error.code,
-      message: error.message,
+      message:
+        error.code === 'payload_too_large' && typeof limitBytes === 'number' ? String(limitBytes) : error.message,
       // Refusals that trying again cannot change (a refused account may be let in meanwhile).
       retry: !['payload_too_large', 'validation_failed'].includes(error.code),
     };
+  }
   if (error instanceof NetworkError) return { kind: 'failed', code: 'network', message: 'network', retry: true };
   return {
     kind: 'failed',
@@ -704,7 +708,7 @@ function receiptRowOf(item: UploadItem): ReceiptRequest['rows'][number] {
   const { path, size } = item;
   switch (outcome.kind) {
     case 'failed':
-      return { path, size, outcome: 'failed', reason: outcome.code.slice(0, 100), at };
+      return { path, size, outcome: 'failed', reason: receiptReason(outcome.code, outcome.message), at };
     case 'instant':
       return { path, size, outcome: 'instant', claimId: outcome.claimId, at };
     default:

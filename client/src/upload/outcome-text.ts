@@ -1,4 +1,4 @@
-import type { ReceiptOutcome } from '../../../shared/receipts.js';
+import { reasonParts, type ReceiptOutcome } from '../../../shared/receipts.js';
 import { ApiError, NetworkError } from '../errors.js';
 import { describeError, isErrorCode, translator, type Language } from '../i18n/index.js';
 import { formatBytes } from '../pages/format.js';
@@ -15,6 +15,12 @@ export function reasonText(language: Language, code: string, message = ''): stri
   if (code === 'network') return describeError(language, new NetworkError());
   if (isErrorCode(code)) return describeError(language, new ApiError(0, code, message));
   return describeError(language, new Error(message || code));
+}
+
+/** A receipt's reason (see receiptReason) in the reader's words. */
+export function receiptReasonText(language: Language, reason: string): string {
+  const { code, limitBytes } = reasonParts(reason);
+  return reasonText(language, code, limitBytes === undefined ? '' : String(limitBytes));
 }
 
 /** One word for how a file ended (a receipt's 结果 column). */

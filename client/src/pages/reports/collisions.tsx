@@ -1,12 +1,13 @@
 import type { CollisionRow, ReportPage } from '../../../../shared/reports.js';
 import { translator } from '../../i18n/index.js';
+import { Technical } from '../controls.js';
 import { formatBytes, formatCount, formatTime } from '../format.js';
 import { ReportFilters } from './filters.js';
 import type { Column } from './table.js';
 import { useReport } from './use-report.js';
 import { TableSection, useView, type TabProps } from './view.js';
 
-/** Stored files that share an MD5 with different content: the MD5 alone would have merged them. */
+/** Stored files that share an MD5 with different content (待核查文件): the MD5 alone would have merged them. */
 export function CollisionsTab({ api, language, params, show }: TabProps) {
   const t = translator(language);
   const view = useView('collisions', { language, params, show });
@@ -14,25 +15,36 @@ export function CollisionsTab({ api, language, params, show }: TabProps) {
   const n = (value: number) => formatCount(language, value);
 
   const columns: Column<CollisionRow>[] = [
-    { label: 'MD5', sort: 'md5', cell: (row) => <code>{row.md5}</code> },
     { label: t('colName'), sort: 'fileName', cell: (row) => <span class="name">{row.fileName}</span> },
     { label: t('colSize'), sort: 'fileLength', numeric: true, cell: (row) => formatBytes(row.fileLength) },
-    {
-      label: 'SHA-256',
-      cell: (row) => (
-        <code title={row.sha256} aria-label={row.sha256}>
-          {row.sha256.slice(0, 12)}…
-        </code>
-      ),
-    },
     { label: t('colFirstStored'), sort: 'uploadDate', cell: (row) => formatTime(language, row.uploadDate) },
     { label: t('colUploads'), sort: 'uploads', numeric: true, cell: (row) => n(row.uploads) },
     { label: t('colFilesWithMd5'), numeric: true, cell: (row) => n(row.filesWithMd5) },
+    // The hashes, for whoever traces the files' origin: out of sight until asked for.
+    {
+      label: t('colChecksums'),
+      sort: 'md5',
+      cell: (row) => (
+        <Technical language={language}>
+          <dl class="checksums">
+            <dt>MD5</dt>
+            <dd>
+              <code>{row.md5}</code>
+            </dd>
+            <dt>SHA-256</dt>
+            <dd>
+              <code>{row.sha256}</code>
+            </dd>
+          </dl>
+        </Technical>
+      ),
+    },
   ];
 
   return (
     <div class="report-tab" data-report="collisions">
       <p class="hint">{t('collisionsHint')}</p>
+      <Technical language={language}>{t('collisionsDetails')}</Technical>
       <ReportFilters view={view} min={{ least: 1, label: t('minUploads') }} />
       <TableSection
         view={view}

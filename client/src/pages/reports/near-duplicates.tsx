@@ -1,5 +1,6 @@
 import type { NearDuplicateFile, NearDuplicateRow, NearDuplicatesReport } from '../../../../shared/reports.js';
 import { translator } from '../../i18n/index.js';
+import { Technical } from '../controls.js';
 import { formatBytes, formatCount, formatTime, unitPlace } from '../format.js';
 import { ReportFilters } from './filters.js';
 import type { Column } from './table.js';
@@ -7,6 +8,11 @@ import { useReport } from './use-report.js';
 import { TableSection, useView, type TabProps } from './view.js';
 
 const percent = (x: number) => `${Math.round(x * 100)}%`;
+
+/** How alike two documents are, 0 to 1: the highest of the measures that found them (64-bit SimHash). */
+export function similarityOf(row: Pick<NearDuplicateRow, 'hamming' | 'jaccard' | 'containment'>): number {
+  return Math.max(row.jaccard, row.containment, row.hamming === null ? 0 : 1 - row.hamming / 64);
+}
 
 /** Pairs of documents found nearly the same; each row shows, below it, where the two texts differ. */
 export function NearDuplicatesTab({ api, language, params, show }: TabProps) {
@@ -24,12 +30,19 @@ export function NearDuplicatesTab({ api, language, params, show }: TabProps) {
       </span>
     </div>
   );
-  const similarity = (row: NearDuplicateRow) =>
-    row.method === 'simhash'
-      ? t('methodSimhash', { hamming: n(row.hamming ?? 0) })
-      : row.method === 'jaccard'
-        ? t('methodJaccard', { jaccard: percent(row.jaccard) })
-        : t('methodContainment', { containment: percent(row.containment) });
+  // One figure for everyone; how it was found (the methods' own measures) only in the details.
+  const similarity = (row: NearDuplicateRow) => (
+    <>
+      {t('similarityValue', { percent: percent(similarityOf(row)) })}
+      <Technical language={language}>
+        {row.method === 'simhash'
+          ? t('methodSimhash', { hamming: n(row.hamming ?? 0) })
+          : row.method === 'jaccard'
+            ? t('methodJaccard', { jaccard: percent(row.jaccard) })
+            : t('methodContainment', { containment: percent(row.containment) })}
+      </Technical>
+    </>
+  );
 
   const columns: Column<NearDuplicateRow>[] = [
     { label: t('colDocumentA'), cell: (row) => document(row.a) },
@@ -48,6 +61,7 @@ export function NearDuplicatesTab({ api, language, params, show }: TabProps) {
   return (
     <div class="report-tab" data-report="near-duplicates">
       <p class="hint">{t('nearDuplicatesHint')}</p>
+      <Technical language={language}>{t('nearDuplicatesDetails')}</Technical>
       {status && (
         <p class="status" role="status">
           {t('nearDuplicatesStatus', {
