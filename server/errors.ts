@@ -113,7 +113,11 @@ export class IdempotencyKeyReusedError extends ArchiveError {
 }
 
 export class ChecksumMismatchError extends ArchiveError {
-  constructor(algorithm: 'MD5' | 'SHA-256', declared: string, actual: string) {
+  constructor(
+    readonly algorithm: 'MD5' | 'SHA-256',
+    readonly declared: string,
+    readonly actual: string,
+  ) {
     super(
       'checksum_mismatch',
       `The received bytes have ${algorithm} ${actual}, not the declared ${declared}: the file changed or was damaged in transit. Nothing was stored; send it again.`,

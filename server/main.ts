@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     const admin = await archive.services.accounts.getByUsername(firstAdmin.username);
     await archive.services.audit.record('account_created', admin, {
       address: null,
-      detail: 'admin with a one-time password, at the first start',
+      note: { code: 'account_created', role: 'admin', by: 'first_start' },
     });
   }
 

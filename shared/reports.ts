@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { withUnitLevels, type Unit } from './schemas.js';
+import { exportLanguage, withUnitLevels, type Unit } from './schemas.js';
 
 /**
  * The administrators' reports (`GET /api/reports/…`): their query parameters and their rows,
@@ -57,6 +57,7 @@ const filterFields = {
   limit: z.coerce.number().int().min(1).max(1000).default(50),
   offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
   format: z.enum(['json', 'csv']).default('json'),
+  lang: exportLanguage,
 };
 
 type FilterShape = { from?: string; to?: string; city?: string; county?: string; town?: string };

@@ -1,3 +1,4 @@
+import type { AuditNote } from './audit-notes.js';
 import { z } from 'zod';
 
 /** One schema per request, shared by the browser client and the server. */
@@ -273,6 +274,12 @@ export function withUnitLevels<T extends z.ZodType<{ city?: string; county?: str
 }
 
 /** `GET /api/audit`: newest first, every filter optional. */
+/**
+ * A CSV export's language: headers, sizes, times and codes for people to read. Without it an
+ * export is for scripts: column ids, bytes, ISO 8601 times, codes.
+ */
+export const exportLanguage = z.enum(['zh-CN', 'en']).optional();
+
 export const auditQuery = withUnitLevels(
   z.strictObject({
     from: isoDate.optional(),
@@ -286,6 +293,7 @@ export const auditQuery = withUnitLevels(
     limit: z.coerce.number().int().min(1).max(1000).default(100),
     offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
     format: z.enum(['json', 'csv']).default('json'),
+    lang: exportLanguage,
   }),
 );
 export type AuditQuery = z.infer<typeof auditQuery>;
@@ -299,7 +307,10 @@ export interface AuditEventFields {
   address: string | null;
   fileId: string | null;
   fileName: string | null;
+  /** What happened, in English (and the whole record for events older than notes). */
   detail: string;
+  /** The same as data, for each language's words (shared/audit-notes.ts); null on older events. */
+  note: AuditNote | null;
 }
 
 export interface AuditEventView extends AuditEventFields {

@@ -259,10 +259,14 @@ export const reportUrl = (name: ReportName, params: URLSearchParams) => `/api/re
 export const auditUrl = (params: URLSearchParams) => `/api/audit?${params}`;
 
 /** The same request as a CSV download (a plain link: the session cookie goes along). */
-export function csvUrl(url: string): string {
+/** A table's export: every row its filters select, with headers, sizes and times in the reader's language. */
+export function csvUrl(url: string, language: string): string {
   const [path, query = ''] = url.split('?', 2);
   const params = new URLSearchParams(query);
+  params.delete('limit');
+  params.delete('offset');
   params.set('format', 'csv');
+  params.set('lang', language);
   return `${path}?${params}`;
 }
 

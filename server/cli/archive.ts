@@ -248,7 +248,7 @@ async function run(argv: string[]): Promise<void> {
         const account = await accounts.create({ username: name, password: await readPassword(), role, unit });
         await audit.record('account_created', account, {
           ...byCommand,
-          detail: `${account.role}, by the archive command`,
+          note: { code: 'account_created', role: account.role, by: 'command' },
         });
         out(`created ${account.role} ${account.username} (id ${account.id}) in unit ${unit.id} (${placeOf(unit)})`);
         break;
@@ -281,7 +281,7 @@ async function run(argv: string[]): Promise<void> {
         const { tokensRevoked } = await accounts.resetPassword(account, await readPassword());
         await audit.record('password_reset', account, {
           ...byCommand,
-          detail: `by the archive command; sessions ended, ${tokensRevoked} API token(s) revoked`,
+          note: { code: 'password_reset', tokensRevoked, byCommand: true },
         });
         out(`password of ${name} changed; its sessions were ended and its ${tokensRevoked} API token(s) revoked`);
         break;
@@ -298,7 +298,7 @@ async function run(argv: string[]): Promise<void> {
         out(token);
         await audit.record('token_created', account, {
           ...byCommand,
-          detail: `token ${id}${label ? ` (${label})` : ''}, by the archive command`,
+          note: { code: 'token_created', tokenId: id, label, expiresInDays: days, byCommand: true },
         });
         break;
       }
@@ -315,7 +315,7 @@ async function run(argv: string[]): Promise<void> {
         const ownerAccount = owner && (await accounts.get(owner.accountId));
         await audit.record('token_revoked', ownerAccount ?? { attemptedUserName: '(unknown token)' }, {
           ...byCommand,
-          detail: `token ${name}, by the archive command`,
+          note: { code: 'token_revoked', tokenId: name, label: '', byCommand: true },
         });
         out(`token ${name} revoked`);
         break;

@@ -161,8 +161,17 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/accounts', accountRoutes(services.administration));
   app.use('/api/tokens', tokenRoutes(services.administration));
   app.use(RECEIPTS_PATH, receiptRoutes(services.receipts, services.quotas));
-  app.use('/api/audit', auditRoutes(services.audit, services.directory));
-  app.use('/api/reports', reportRoutes(services.reports, services.audit, services.nearDuplicates, services.directory));
+  app.use('/api/audit', auditRoutes(services.audit, services.directory, services.reports.calendar.timeZone));
+  app.use(
+    '/api/reports',
+    reportRoutes(
+      services.reports,
+      services.audit,
+      services.nearDuplicates,
+      services.directory,
+      services.reports.calendar.timeZone,
+    ),
+  );
   app.use(
     '/api/verification',
     verificationRoutes({

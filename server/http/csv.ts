@@ -11,9 +11,14 @@ export function csvDocument(
   header: readonly string[],
   rows: Iterable<ReadonlyArray<string | number | null | undefined>>,
 ): string {
-  const lines = [header.map(csvField).join(',')];
-  for (const row of rows) lines.push(row.map(csvField).join(','));
-  return `\uFEFF${lines.join('\r\n')}\r\n`;
+  let text = `\uFEFF${csvLine(header)}`;
+  for (const row of rows) text += csvLine(row);
+  return text;
+}
+
+/** One CSV line, with its CRLF. */
+export function csvLine(row: ReadonlyArray<string | number | null | undefined>): string {
+  return `${row.map(csvField).join(',')}\r\n`;
 }
 
 function csvField(value: string | number | null | undefined): string {

@@ -15,13 +15,12 @@ export async function recordViewing(
   // A HEAD answer shows nothing (Express runs the GET handler for it).
   if (req.method === 'HEAD') return;
   const filters = Object.entries(req.query)
-    .filter(([name]) => name !== 'format')
+    .filter(([name]) => name !== 'format' && name !== 'lang')
     // Express 5's query parser (node:querystring) gives a string, or strings for a repeated name.
-    .map(([name, value]) => `${name}=${[value as string | string[]].flat().join(',')}`)
-    .join('&');
+    .map(([name, value]): [string, string] => [name, [value as string | string[]].flat().join(',')]);
   const exported = req.query.format === 'csv';
   await audit.record(exported ? actions.export : actions.view, req.principal!.account, {
     address: req.ip ?? null,
-    detail: [table, filters || 'all'].filter(Boolean).join(': '),
+    note: { code: 'viewed', ...(table ? { table } : {}), filters },
   });
 }

@@ -104,15 +104,15 @@ export class AccountService {
     const actor = account ?? { attemptedUserName: cleanText(username).slice(0, 200) || '(blank)' };
     await this.deps.audit.record('login_failed', actor, {
       address,
-      detail: purpose === 'login' ? 'wrong username or password' : 'password change: wrong current password',
+      note: { code: purpose === 'login' ? 'wrong_password' : 'wrong_current_password' },
     });
     const { accountFailures, addressFailures } = this.deps.throttlePolicy;
     for (const scope of crossed) {
-      const detail =
+      const note =
         scope === 'account'
-          ? `${accountFailures} wrong passwords for this account from several addresses: tries from addresses it has not logged in from now wait`
-          : `${addressFailures} wrong passwords from this address for several accounts: tries here for accounts not used here now wait`;
-      await this.deps.audit.record('login_throttled', actor, { address, detail });
+          ? ({ code: 'throttled_account', failures: accountFailures } as const)
+          : ({ code: 'throttled_address', failures: addressFailures } as const);
+      await this.deps.audit.record('login_throttled', actor, { address, note });
     }
     throw new LoginFailedError();
   }
@@ -136,7 +136,7 @@ export class AccountService {
     const tokensRevoked = change.revokeTokens ? await this.deps.tokens.revokeForAccount(account.id) : 0;
     await this.deps.audit.record('password_changed', account, {
       address,
-      detail: `other sessions ended${change.revokeTokens ? `; ${tokensRevoked} API token(s) revoked` : ''}`,
+      note: { code: 'password_changed', tokensRevoked: change.revokeTokens ? tokensRevoked : null },
     });
     return { tokensRevoked };
   }

@@ -70,6 +70,7 @@ export function oneTimePassword(): string {
 }
 
 const describeUnit = (unit: Unit) => `${legacyNames(unit).join(' / ')} (${unit.id})`;
+const named = (account: Pick<Account, 'username' | 'id'>) => ({ username: account.username, accountId: account.id });
 
 /**
  * Accounts as administrators keep them: each administrator acts within its reach (its unit's
@@ -144,7 +145,10 @@ export class AccountAdministration {
   /** A unit added under one the caller reaches (unit_created). */
   async addUnit(caller: Account, request: NewUnitRequest, address: string | null): Promise<DirectoryUnit> {
     const unit = await this.deps.directory.add(caller, request);
-    await this.deps.audit.record('unit_created', caller, { address, detail: `${unit.path.join(' / ')} (${unit.id})` });
+    await this.deps.audit.record('unit_created', caller, {
+      address,
+      note: { code: 'unit_created', path: unit.path, unitId: unit.id },
+    });
     return unit;
   }
 
@@ -153,7 +157,7 @@ export class AccountAdministration {
     const { before, after } = await this.deps.directory.rename(caller, id, name);
     await this.deps.audit.record('unit_renamed', caller, {
       address,
-      detail: `${before.path.join(' / ')} → ${after.name} (${after.id})`,
+      note: { code: 'unit_renamed', path: before.path, name: after.name, unitId: after.id },
     });
     return after;
   }
@@ -239,7 +243,13 @@ export class AccountAdministration {
     });
     await this.deps.audit.record('account_created', caller, {
       address,
-      detail: `${account.username} (${account.id}), ${account.role}, unit ${describeUnit(unit)}`,
+      note: {
+        code: 'account_created',
+        ...named(account),
+        role: account.role,
+        unit: describeUnit(unit),
+        by: 'administrator',
+      },
     });
     return { account: await this.summary(account), oneTimePassword: password };
   }
@@ -280,21 +290,26 @@ export class AccountAdministration {
       ...(unit ? { unit } : {}),
       ...(patch.disabled !== undefined ? { disabled: patch.disabled } : {}),
     });
-    const changes: string[] = [];
-    if (role !== before.role) changes.push(`role ${before.role} → ${role}`);
-    if (unit) changes.push(`unit ${describeUnit(before.unit)} → ${describeUnit(unit)}`);
-    const who = `${before.username} (${before.id})`;
-    if (changes.length > 0)
-      await this.deps.audit.record('account_updated', caller, { address, detail: `${who}: ${changes.join('; ')}` });
+    const who = named(before);
+    if (role !== before.role || unit)
+      await this.deps.audit.record('account_updated', caller, {
+        address,
+        note: {
+          code: 'account_updated',
+          ...who,
+          ...(role !== before.role ? { role: { from: before.role, to: role } } : {}),
+          ...(unit ? { unit: { from: describeUnit(before.unit), to: describeUnit(unit) } } : {}),
+        },
+      });
     if (patch.disabled === true && !before.disabled) {
       await this.deps.sessions.deleteForAccount(before.id);
       await this.deps.audit.record('account_disabled', caller, {
         address,
-        detail: `${who}: sessions ended, API tokens suspended`,
+        note: { code: 'account_disabled', ...who },
       });
     }
     if (patch.disabled === false && before.disabled)
-      await this.deps.audit.record('account_enabled', caller, { address, detail: who });
+      await this.deps.audit.record('account_enabled', caller, { address, note: { code: 'account_named', ...who } });
     return this.summary((await this.deps.store.get(before.id))!);
   }
 
@@ -305,7 +320,7 @@ export class AccountAdministration {
     const { tokensRevoked } = await this.deps.accounts.resetPassword(account, password);
     await this.deps.audit.record('password_reset', caller, {
       address,
-      detail: `${account.username} (${account.id}): sessions ended, ${tokensRevoked} API token(s) revoked`,
+      note: { code: 'password_reset', ...named(account), tokensRevoked },
     });
     return { account: await this.summary((await this.deps.store.get(id))!), oneTimePassword: password };
   }
@@ -316,7 +331,7 @@ export class AccountAdministration {
     await this.deps.throttle.forget(account.username);
     await this.deps.audit.record('account_unblocked', caller, {
       address,
-      detail: `${account.username} (${account.id})`,
+      note: { code: 'account_named', ...named(account) },
     });
     return this.summary(account);
   }
@@ -403,7 +418,7 @@ export class AccountAdministration {
       });
       await this.deps.audit.record('account_created', caller, {
         address,
-        detail: `${account.username} (${account.id}), ${account.role}, unit ${describeUnit(p.unit)}, from a CSV import`,
+        note: { code: 'account_created', ...named(account), role: account.role, unit: describeUnit(p.unit), by: 'csv' },
       });
       created.push({ account, unitText: p.unitText, oneTimePassword: password });
     }
@@ -441,7 +456,7 @@ export class AccountAdministration {
     const { id, token, record } = await this.deps.tokens.create(caller, request.label, request.expiresInDays);
     await this.deps.audit.record('token_created', caller, {
       address,
-      detail: `token ${id}${request.label ? ` (${request.label})` : ''}, ${request.expiresInDays === null ? 'never expires' : `expires in ${request.expiresInDays} day(s)`}`,
+      note: { code: 'token_created', tokenId: id, label: request.label ?? '', expiresInDays: request.expiresInDays },
     });
     return { token, view: this.tokenView(record, caller.username) };
   }
@@ -464,7 +479,7 @@ export class AccountAdministration {
     await this.deps.tokens.revoke(id);
     await this.deps.audit.record('token_revoked', caller, {
       address,
-      detail: `token ${id}${token.label ? ` (${token.label})` : ''} of ${owner.username} (${owner.id})`,
+      note: { code: 'token_revoked', tokenId: id, label: token.label, ...named(owner) },
     });
   }
 }

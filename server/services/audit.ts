@@ -1,3 +1,4 @@
+import { auditNoteText, type AuditNote } from '../../shared/audit-notes.js';
 import type { AuditAction, AuditEventView, AuditQuery, Unit } from '../../shared/schemas.js';
 import type { AuditEvent, AuditLog } from '../store/audit/port.js';
 
@@ -9,7 +10,8 @@ export interface AuditDetails {
   address: string | null;
   fileId?: string | null;
   fileName?: string | null;
-  detail?: string;
+  /** What happened beyond the action; its English words become the event's detail. */
+  note?: AuditNote;
 }
 
 /**
@@ -49,7 +51,8 @@ export class AuditService {
       address: details.address,
       fileId: details.fileId ?? null,
       fileName: details.fileName ?? null,
-      detail: details.detail ?? '',
+      detail: details.note ? auditNoteText('en', details.note) : '',
+      note: details.note ?? null,
     };
   }
 

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import type { ProofRefusal } from '../../shared/audit-notes.js';
 import { cleanContentType, cleanUploadPath } from '../../shared/file-name.js';
 import type {
   ProofResult,
@@ -48,7 +49,7 @@ export function pickRanges(size: number): ByteRange[] {
 interface Refusal {
   fileId?: string;
   fileName?: string;
-  detail: string;
+  reason: ProofRefusal;
 }
 
 /** What a proof comes to: an upload to count, an answer given before, a refusal, or (in a request) its claim's first proof. */
@@ -102,7 +103,7 @@ export class ClaimService {
     address: string | null,
   ): Promise<ProofResult[]> {
     const results: ProofResult[] = [];
-    const refused = new Map<string, number>();
+    const refused = new Map<ProofRefusal, number>();
     const slice = new TimeSlice();
     // Each proof is judged (its claim taken) in order; the right ones are then counted together,
     // in one transaction on the embedded store. A claim sent twice in one request is answered
@@ -124,17 +125,16 @@ export class ClaimService {
     const answers = new Map(toCount.map(({ i, j }, k) => [i, this.finish(j, counted[k]!)]));
     for (const [i, j] of judged.entries()) {
       if (j.kind === 'refused') {
-        refused.set(j.refused.detail, (refused.get(j.refused.detail) ?? 0) + 1);
+        refused.set(j.refused.reason, (refused.get(j.refused.reason) ?? 0) + 1);
         results.push({ status: 'rejected', error: 'claim_rejected', message: ClaimRejectedError.MESSAGE });
       } else if (j.kind === 'answered') results.push(j.result);
       else results.push(answers.get(j.kind === 'same' ? j.as : i)!);
     }
     if (refused.size > 0) {
       const count = [...refused.values()].reduce((a, b) => a + b, 0);
-      const reasons = [...refused].map(([why, n]) => `${n} ${why}`).join(', ');
       await this.audit.record('proof_failed', caller, {
         address,
-        detail: `${count} of ${reqs.length} proofs of one request: ${reasons}`,
+        note: { code: 'proofs_refused', count, of: reqs.length, reasons: Object.fromEntries(refused) },
       });
     }
     return results;
@@ -171,12 +171,13 @@ export class ClaimService {
     const now = this.clock().getTime();
     const windowEnd = new Date((Math.floor(now / 60_000) + 1) * 60_000);
     const seen = await this.store.rateCounts.hit(`audit\nproof_failed\n${caller.id}`, windowEnd);
-    if (seen <= AUDITED_REFUSALS_PER_MINUTE)
-      await this.audit.record('proof_failed', caller, { address, ...answer.refused });
-    else if (seen === AUDITED_REFUSALS_PER_MINUTE + 1) {
+    if (seen <= AUDITED_REFUSALS_PER_MINUTE) {
+      const { reason, ...file } = answer.refused;
+      await this.audit.record('proof_failed', caller, { address, ...file, note: { code: 'proof_refused', reason } });
+    } else if (seen === AUDITED_REFUSALS_PER_MINUTE + 1) {
       await this.audit.record('proof_failed', caller, {
         address,
-        detail: `more than ${AUDITED_REFUSALS_PER_MINUTE} refused proofs this minute: the rest of the minute's are not recorded one by one`,
+        note: { code: 'proofs_unrecorded', limit: AUDITED_REFUSALS_PER_MINUTE },
       });
     }
     throw new ClaimRejectedError();
@@ -226,14 +227,14 @@ export class ClaimService {
         refused: {
           fileId: own?.fileId,
           fileName: own?.fileName,
-          detail:
+          reason:
             claim === undefined
-              ? 'unknown or already answered claim'
+              ? 'unknown_claim'
               : own === undefined
-                ? "another account's claim"
+                ? 'others_claim'
                 : claim.expiresAt <= this.clock()
-                  ? 'expired claim'
-                  : 'wrong digests',
+                  ? 'expired_claim'
+                  : 'wrong_digests',
         },
       };
     }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { AuditNote } from '../../shared/audit-notes.js';
 import type { AuditService } from './audit.js';
 import type { ReportCalendar } from './calendar.js';
 import type { BatchFileResult, UploadResult } from '../../shared/schemas.js';
@@ -71,6 +72,15 @@ const HASH_PIECE = 256 * 1024;
  * file size), then commit: the catalog decides whether the content is new, and the ledger
  * counts the upload either way.
  */
+/** A refused upload's audit note: which checksum did not match, and how. */
+const mismatchNote = (via: UploadSource['via'], { algorithm, declared, actual }: ChecksumMismatchError): AuditNote => ({
+  code: 'checksum_mismatch',
+  via,
+  algorithm,
+  declared,
+  actual,
+});
+
 export class IngestService {
   private readonly clock: () => Date;
 
@@ -132,7 +142,7 @@ export class IngestService {
       await this.deps.audit.record('upload_failed', upload.uploader, {
         address: source.address,
         fileName: upload.path,
-        detail: `${source.via}: ${mismatch.message}`,
+        note: mismatchNote(source.via, mismatch),
       });
       throw mismatch;
     }
@@ -188,7 +198,7 @@ export class IngestService {
             address: source.address,
             fileId,
             fileName: file.path,
-            detail: `${source.via}: ${stored ? 'stored' : 'duplicate'}`,
+            note: { code: 'upload', via: source.via, stored },
           },
           at,
         ),
@@ -256,7 +266,7 @@ export class IngestService {
         uploader,
         refused.map(({ path, error }) => ({
           action: 'upload_failed',
-          details: { address: source.address, fileName: path, detail: `${source.via}: ${error.message}` },
+          details: { address: source.address, fileName: path, note: mismatchNote(source.via, error) },
         })),
       );
     }

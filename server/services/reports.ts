@@ -24,7 +24,7 @@ type CommonQuery = Parsed<SavingsQuery>;
 export class ReportService {
   constructor(
     private readonly reports: Reports,
-    private readonly calendar: ReportCalendar,
+    readonly calendar: ReportCalendar,
   ) {}
 
   async repeatUploaders(q: Parsed<RepeatUploadersQuery>): Promise<ReportPage<RepeatUploaderRow>> {

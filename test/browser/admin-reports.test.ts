@@ -276,32 +276,30 @@ describe(
       await page.locator('table.report button.drill', { hasText: '金牛镇' }).waitFor();
       assert.deepEqual(await tableRows(page), countyRows);
 
-      // The CSV is the same view: BOM, header, the rows in the table's order, sizes in bytes.
-      const [download] = await Promise.all([
-        page.waitForEvent('download'),
-        page.getByRole('link', { name: '导出 CSV' }).click(),
-      ]);
+      // The CSV is the same view, whole, for people: BOM, Chinese header, every row in the table's
+      // order, readable sizes.
+      const exportLink = page.getByRole('link', { name: '导出 CSV（全部 2 条）' });
+      const [download] = await Promise.all([page.waitForEvent('download'), exportLink.click()]);
       assert.match(download.suggestedFilename(), /^savings-\d{4}-\d{2}-\d{2}\.csv$/);
       const csv = fs.readFileSync(await download.path());
       assert.deepEqual([...csv.subarray(0, 3)], [0xef, 0xbb, 0xbf], 'UTF-8 byte-order mark');
       assert.equal(
         csv.subarray(3).toString('utf8'),
         [
-          'city,county,town,uploads,saved uploads,saved bytes',
-          '沧州市,青县,金牛镇,3,2,307200',
-          '沧州市,青县,清州镇,3,1,102400',
+          '市,县（市、区）,乡（镇、街道）,上传次数,秒传次数,节省的空间',
+          '沧州市,青县,金牛镇,3,2,300.0 KB',
+          '沧州市,青县,清州镇,3,1,100.0 KB',
           '',
         ].join('\r\n'),
       );
-      const exported = new URL((await page.getByRole('link', { name: '导出 CSV' }).getAttribute('href'))!, server.url);
+      const exported = new URL((await exportLink.getAttribute('href'))!, server.url);
       assert.deepEqual(Object.fromEntries(exported.searchParams), {
         city: '沧州市',
         county: '青县',
         sort: 'savedBytes',
         order: 'desc',
-        limit: '1000',
-        offset: '0',
         format: 'csv',
+        lang: 'zh-CN',
       });
 
       // A header sorts; clicking it again reverses.

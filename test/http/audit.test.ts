@@ -123,6 +123,17 @@ for (const target of storeTargets) {
       assert.equal(items.find((e) => e.action === 'proof_failed')!.detail, 'wrong digests');
       assert.equal(items.find((e) => e.action === 'download')!.detail, 'bytes 0-99 of 70000');
       assert.equal(items.find((e) => e.action === 'login_failed')!.detail, 'wrong username or password');
+      // The same as data, for each language's words.
+      assert.deepEqual(upload.note, { code: 'upload', via: 'direct', stored: true });
+      assert.deepEqual(items.find((e) => e.action === 'proof_failed')!.note, {
+        code: 'proof_refused',
+        reason: 'wrong_digests',
+      });
+      assert.deepEqual(items.find((e) => e.action === 'download')!.note, {
+        code: 'download',
+        length: 70000,
+        range: { start: 0, end: 100 },
+      });
     });
 
     it('records failed logins of unknown user names, and resumable uploads', async () => {
@@ -175,6 +186,67 @@ for (const target of storeTargets) {
         new RegExp(`,upload,clerk-qing,.*,沧州市,青县,unit-a镇,,.*,${fileId},'=县志.pdf,direct: stored$`),
       );
       assert.equal((await search('action=audit_exported')).total, 1);
+    });
+
+    it('exports for people in their language: Chinese headers, action names, notes and times in the archive’s zone', async () => {
+      const res = await admin.fetch('/api/audit?format=csv&lang=zh-CN&user=clerk-qing&action=upload');
+      assert.equal(res.status, 200);
+      const lines = Buffer.from(await res.arrayBuffer())
+        .subarray(3)
+        .toString('utf8')
+        .split('\r\n');
+      assert.equal(
+        lines[0],
+        '时间,操作,用户,用户编号,单位代码,市,县（市、区）,乡（镇、街道）,村（社区）,网络地址,文件编号,文件名,详情',
+      );
+      assert.match(
+        lines[1]!,
+        new RegExp(
+          `^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2},上传,clerk-qing,.*,${fileId},'=县志.pdf,网页上传：首次上传，已保存$`,
+        ),
+      );
+      const english = Buffer.from(
+        await (await admin.fetch('/api/audit?format=csv&lang=en&action=download')).arrayBuffer(),
+      )
+        .subarray(3)
+        .toString('utf8')
+        .split('\r\n');
+      assert.match(english[1]!, /,Download,clerk-qing,.*,bytes 0-99 of 70000$/);
+      assert.equal(
+        (await admin.fetch('/api/audit?format=csv&lang=fr')).status,
+        400,
+        'a language the archive does not speak is refused',
+      );
+    });
+
+    it('exports every event the filters select, however many pages they fill', async () => {
+      const at = Date.parse('2020-01-01T00:00:00Z');
+      const many = 5_001;
+      await server.opened.store.audit.appendMany(
+        Array.from({ length: many }, (_, i) => ({
+          at: new Date(at + i * 1000),
+          action: 'logout' as const,
+          userId: null,
+          userName: 'bulk-export',
+          unit: null,
+          address: null,
+          fileId: null,
+          fileName: null,
+          detail: '',
+          note: null,
+        })),
+      );
+      const res = await admin.fetch('/api/audit?format=csv&user=bulk-export&limit=10');
+      assert.equal(res.headers.get('x-total-count'), String(many));
+      const lines = Buffer.from(await res.arrayBuffer())
+        .subarray(3)
+        .toString('utf8')
+        .split('\r\n');
+      assert.equal(lines.length, 1 + many + 1, 'header, every event, final line end');
+      // Newest first, none twice, none left out across the pages.
+      assert.equal(new Set(lines.slice(1, -1).map((l) => l.split(',')[0])).size, many);
+      assert.match(lines[1]!, /^2020-01-01T01:23:20\.000Z,logout,bulk-export,/);
+      assert.match(lines[many]!, /^2020-01-01T00:00:00\.000Z,logout,/);
     });
 
     it('records a refused upload, a wrong current password on a password change, and no logout for an API token', async () => {

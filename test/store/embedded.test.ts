@@ -213,6 +213,7 @@ describe('embedded store specifics', () => {
       action: 'login',
       userId: 'u',
       userName: 'clerk',
+      note: null,
       unit: null,
       address: null,
       fileId: null,

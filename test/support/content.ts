@@ -133,6 +133,7 @@ export function uploadAction(
       fileId: record.fileId,
       fileName: record.fileName,
       detail: `test: ${stored ? 'stored' : 'duplicate'}`,
+      note: null,
     }),
   };
 }

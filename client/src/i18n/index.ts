@@ -2,7 +2,8 @@ import { ERROR_CODES, type ErrorCode } from '../../../shared/errors.js';
 import type { AuditAction } from '../../../shared/schemas.js';
 import { ApiError, NetworkError } from '../errors.js';
 import { formatBytes } from '../pages/format.js';
-import { AUDIT_ACTION_NAMES, ERROR_MESSAGES, MESSAGES, type Language, type MessageKey } from './messages.js';
+import { AUDIT_ACTION_NAMES } from '../../../shared/audit-notes.js';
+import { ERROR_MESSAGES, MESSAGES, type Language, type MessageKey } from './messages.js';
 
 export type { Language, MessageKey };
 export { ApiError, NetworkError };

@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../../../shared/errors.js';
-import { MIN_PASSWORD_LENGTH, type AuditAction } from '../../../shared/schemas.js';
+import { MIN_PASSWORD_LENGTH } from '../../../shared/schemas.js';
 
 /** Every text the clerks and administrators see, in Chinese (the default) and English. */
 const zh = {
@@ -215,8 +215,7 @@ const zh = {
   rowsOf: '第 {first}–{last} 条，共 {total} 条',
   rowsTotal: '共 {total} 条',
   pageSize: '每页条数',
-  exportCsv: '导出 CSV',
-  exportCsvFirst: '导出 CSV（前 {limit} 条）',
+  exportCsvAll: '导出 CSV（全部 {total} 条）',
   noRows: '没有符合条件的记录。',
   ruleCountyNeedsCity: '填写县（市、区）时请同时填写所属的市（不同市可能有同名的县）。',
   ruleTownNeedsCounty: '填写乡（镇、街道）时请同时填写所属的县（市、区）（不同县可能有同名的乡镇）。',
@@ -589,8 +588,7 @@ const en: Record<MessageKey, string> = {
   rowsOf: 'Rows {first}–{last} of {total}',
   rowsTotal: '{total} rows',
   pageSize: 'Rows per page',
-  exportCsv: 'Export CSV',
-  exportCsvFirst: 'Export CSV (first {limit} rows)',
+  exportCsvAll: 'Export CSV (all {total} rows)',
   noRows: 'Nothing matches these filters.',
   ruleCountyNeedsCity: 'A county (city, district) needs its city as well (county names repeat across cities).',
   ruleTownNeedsCounty: 'A township needs its county as well (township names repeat across counties).',
@@ -830,61 +828,3 @@ export type Language = (typeof LANGUAGES)[number];
 
 export const MESSAGES: Record<Language, Record<MessageKey, string>> = { 'zh-CN': zh, en };
 export const ERROR_MESSAGES: Record<Language, Record<ErrorCode, string>> = { 'zh-CN': zhErrors, en: enErrors };
-
-/** What the audit log's actions are called. */
-export const AUDIT_ACTION_NAMES: Record<Language, Record<AuditAction, string>> = {
-  'zh-CN': {
-    login: '登录',
-    login_failed: '登录失败',
-    login_throttled: '登录被限速（密码错误过多）',
-    logout: '退出登录',
-    password_changed: '修改密码',
-    upload: '上传',
-    upload_failed: '上传失败',
-    instant_upload: '秒传',
-    proof_failed: '秒传校验失败',
-    download: '下载',
-    account_created: '创建账号',
-    account_updated: '修改账号',
-    account_disabled: '停用账号',
-    account_enabled: '启用账号',
-    account_unblocked: '解除登录限速',
-    unit_created: '添加单位',
-    unit_renamed: '单位改名',
-    password_reset: '重置密码',
-    token_created: '创建 API 令牌',
-    token_revoked: '吊销 API 令牌',
-    audit_viewed: '查看审计日志',
-    audit_exported: '导出审计日志',
-    report_viewed: '查看报表',
-    report_exported: '导出报表',
-    verification_started: '启动完整性校验',
-  },
-  en: {
-    login: 'Log in',
-    login_failed: 'Failed login',
-    login_throttled: 'Logins slowed (too many wrong passwords)',
-    logout: 'Log out',
-    password_changed: 'Password changed',
-    upload: 'Upload',
-    upload_failed: 'Failed upload',
-    instant_upload: 'Instant upload',
-    proof_failed: 'Failed instant-upload proof',
-    download: 'Download',
-    account_created: 'Account created',
-    account_updated: 'Account changed',
-    account_disabled: 'Account disabled',
-    account_enabled: 'Account enabled',
-    account_unblocked: 'Login throttle cleared',
-    unit_created: 'Unit added',
-    unit_renamed: 'Unit renamed',
-    password_reset: 'Password reset',
-    token_created: 'API token created',
-    token_revoked: 'API token revoked',
-    audit_viewed: 'Audit log viewed',
-    audit_exported: 'Audit log exported',
-    report_viewed: 'Report viewed',
-    report_exported: 'Report exported',
-    verification_started: 'Fixity check started',
-  },
-};

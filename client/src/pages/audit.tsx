@@ -1,12 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
+import { auditNoteTechnical, auditNoteText } from '../../../shared/audit-notes.js';
 import { AUDIT_ACTIONS, type AuditEventView, type AuditList } from '../../../shared/schemas.js';
 import { auditUrl, type ArchiveApi } from '../api.js';
 import { auditActionName, translator, type Language } from '../i18n/index.js';
 import { auditHash, go, withParams } from '../route.js';
 import { formatCount, formatTime, unitPlace } from './format.js';
 import { FilterForm, UnitFields, type Values } from './reports/filters.js';
+import { Technical } from './controls.js';
 import { Problem } from './reports/problem.js';
-import { DEFAULT_PAGE_SIZE, EXPORT_LIMIT, pagingOf, type Paging } from './reports/query.js';
+import { DEFAULT_PAGE_SIZE, pagingOf, type Paging } from './reports/query.js';
 import { ExportLink, Pager } from './reports/table.js';
 
 const FILTERS = ['from', 'to', 'action', 'user', 'city', 'county', 'town', 'q'] as const;
@@ -154,12 +156,7 @@ export function AuditPage({ api, language, params }: { api: ArchiveApi; language
               </span>
             )}
             {loading && <span class="loading">{t('loading')}</span>}
-            <ExportLink
-              language={language}
-              url={auditUrl(auditQuery(params, { limit: EXPORT_LIMIT, offset: 0 }))}
-              total={list.total}
-              limit={EXPORT_LIMIT}
-            />
+            <ExportLink language={language} url={auditUrl(auditQuery(params))} total={list.total} />
           </div>
           {list.items.length === 0 ? (
             <p class="empty">{t('noRows')}</p>
@@ -203,7 +200,21 @@ function EventRow({ language, event }: { language: Language; event: AuditEventVi
       <td class="unit">{event.unit ? unitPlace(event.unit) : ''}</td>
       <td class="address">{event.address ?? ''}</td>
       <td class="name">{event.fileName ?? ''}</td>
-      <td class="detail">{event.detail}</td>
+      <td class="detail">
+        <AuditDetail language={language} event={event} />
+      </td>
     </tr>
+  );
+}
+
+/** The note in the reader's words, what only an investigator needs under 详情; an older event's English detail there. */
+function AuditDetail({ language, event }: { language: Language; event: AuditEventView }) {
+  if (event.note === null) return event.detail ? <Technical language={language}>{event.detail}</Technical> : null;
+  const technical = auditNoteTechnical(event.note);
+  return (
+    <>
+      {auditNoteText(language, event.note)}
+      {technical && <Technical language={language}>{technical}</Technical>}
+    </>
   );
 }

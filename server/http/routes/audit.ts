@@ -1,9 +1,10 @@
 import { Router } from 'express';
+import { AUDIT_ACTION_NAMES, auditNoteText } from '../../../shared/audit-notes.js';
 import { auditQuery, type AuditEventView, type AuditList } from '../../../shared/schemas.js';
 import type { AuditService } from '../../services/audit.js';
 import type { UnitDirectory } from '../../services/unit-directory.js';
 import { requireAuth } from '../auth.js';
-import { sendCsv } from '../csv.js';
+import { readableColumns, streamCsv, type ExportLanguage } from '../export.js';
 import { parse } from '../validate.js';
 import { recordViewing } from '../viewing.js';
 
@@ -39,21 +40,47 @@ const csvRow = (e: AuditEventView) => [
   e.detail,
 ];
 
-/** `/api/audit`: administrators search the audit log (JSON, or CSV with `format=csv`). Viewing and exporting are audited too. */
-export function auditRoutes(audit: AuditService, directory: Pick<UnitDirectory, 'narrowToReach'>): Router {
+/** The same row for people: the action's name and the note in their language. */
+const readableRow = (language: ExportLanguage, e: AuditEventView) => {
+  const row = csvRow(e);
+  row[1] = AUDIT_ACTION_NAMES[language][e.action];
+  if (e.note) row[12] = auditNoteText(language, e.note);
+  return row;
+};
+
+/**
+ * `/api/audit`: administrators search the audit log (JSON, or with `format=csv` every event the
+ * filters select, streamed). Viewing and exporting are audited too.
+ */
+export function auditRoutes(
+  audit: AuditService,
+  directory: Pick<UnitDirectory, 'narrowToReach'>,
+  timeZone: string,
+): Router {
   const router = Router();
   router.get('/', requireAuth(['admin']), async (req, res) => {
-    const { format, ...asked } = parse(auditQuery, { ...req.query }, 'query');
+    const { format, lang, ...asked } = parse(auditQuery, { ...req.query }, 'query');
     // An administrator of a subtree sees the events of its reach's accounts.
     const query = await directory.narrowToReach(req.principal!.account, asked);
-    const { items, total } = await audit.search(query);
-    await recordViewing(audit, req, { view: 'audit_viewed', export: 'audit_exported' });
-    // A CSV holds one page (up to 1,000 rows); the total says whether more pages remain.
-    res.setHeader('X-Total-Count', String(total));
     if (format === 'csv') {
-      sendCsv(res, 'audit', CSV_HEADER, items.map(csvRow));
+      await recordViewing(audit, req, { view: 'audit_viewed', export: 'audit_exported' });
+      // Held at this moment (its own export event included), so events recorded while it is
+      // written do not shift the pages it reads.
+      const until = new Date(Date.now() + 1);
+      const to = query.to && query.to < until ? query.to : until;
+      const readable = lang && readableColumns(lang, timeZone, CSV_HEADER);
+      await streamCsv(
+        res,
+        'audit',
+        readable ? readable.header : CSV_HEADER,
+        (offset, limit) => audit.search({ ...query, to, offset, limit }),
+        (e) => (lang && readable ? readable.cells(readableRow(lang, e)) : csvRow(e)),
+      );
       return;
     }
+    const { items, total } = await audit.search(query);
+    await recordViewing(audit, req, { view: 'audit_viewed', export: 'audit_exported' });
+    res.setHeader('X-Total-Count', String(total));
     const body: AuditList = { items, total, limit: query.limit, offset: query.offset };
     res.json(body);
   });

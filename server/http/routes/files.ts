@@ -106,7 +106,11 @@ export function fileRoutes(deps: FileRouteDeps): Router {
         address: req.ip ?? null,
         fileId: entry.fileId,
         fileName: file.fileName,
-        detail: range ? `bytes ${range.start}-${range.end - 1} of ${entry.length}` : `${entry.length} bytes`,
+        note: {
+          code: 'download',
+          length: entry.length,
+          ...(range ? { range: { start: range.start, end: range.end } } : {}),
+        },
       });
     }
     // The first bytes are read before the answer begins: a file found damaged there (a missing

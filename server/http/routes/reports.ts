@@ -26,11 +26,9 @@ import type { NearDuplicateService } from '../../services/near-duplicates/detect
 import type { ReportService } from '../../services/reports.js';
 import type { UnitDirectory } from '../../services/unit-directory.js';
 import { requireAuth } from '../auth.js';
-import { sendCsv } from '../csv.js';
+import { readableColumns, streamCsv, type Cell, type ExportLanguage } from '../export.js';
 import { parse } from '../validate.js';
 import { recordViewing } from '../viewing.js';
-
-type Cell = string | number | null | undefined;
 
 const UNIT_HEADER = ['unit id', 'city', 'county', 'town', 'street'];
 const unitCells = (u: ReportUnit): Cell[] => [u.id, u.city, u.county, u.town, u.street];
@@ -182,28 +180,38 @@ export function reportRoutes(
   audit: AuditService,
   nearDuplicates: Pick<NearDuplicateService, 'report'>,
   directory: Pick<UnitDirectory, 'narrowToReach'>,
+  timeZone: string,
 ): Router {
   const router = Router();
   router.use(requireAuth(['admin']));
 
-  function table<S extends z.ZodType<{ format: 'json' | 'csv' }>, Row>(
+  function table<S extends z.ZodType<{ format: 'json' | 'csv'; lang?: ExportLanguage }>, Row>(
     name: ReportName | 'near-duplicates',
     schema: S,
-    run: (q: Omit<z.output<S>, 'format'>) => Promise<ReportPage<Row>>,
+    run: (q: Omit<z.output<S>, 'format' | 'lang'>) => Promise<ReportPage<Row>>,
     csv: (q: z.output<S>) => CsvTable<Row>,
   ) {
     router.get(`/${name}`, async (req: Request, res: Response) => {
       const query = parse(schema, { ...req.query }, 'query');
-      const { format, ...rest } = query;
+      const { format, lang, ...rest } = query;
       // An administrator of a subtree sees its own reach, whatever the filter asks.
-      const page = await run(await directory.narrowToReach(req.principal!.account, rest));
-      await recordViewing(audit, req, { view: 'report_viewed', export: 'report_exported' }, name);
-      res.setHeader('X-Total-Count', String(page.total));
+      const asked = await directory.narrowToReach(req.principal!.account, rest);
       if (format === 'csv') {
+        await recordViewing(audit, req, { view: 'report_viewed', export: 'report_exported' }, name);
         const { header, row } = csv(query);
-        sendCsv(res, name, header, page.items.map(row));
+        const readable = lang && readableColumns(lang, timeZone, header);
+        await streamCsv(
+          res,
+          name,
+          readable ? readable.header : header,
+          (offset, limit) => run({ ...asked, offset, limit }),
+          (r) => (readable ? readable.cells(row(r)) : row(r)),
+        );
         return;
       }
+      const page = await run(asked);
+      await recordViewing(audit, req, { view: 'report_viewed', export: 'report_exported' }, name);
+      res.setHeader('X-Total-Count', String(page.total));
       res.json(page);
     });
   }

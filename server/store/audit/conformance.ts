@@ -18,11 +18,12 @@ export function auditConformance(target: StoreTarget): void {
         fileId: 'f'.repeat(24),
         fileName: '县志.pdf',
         detail: '100 bytes',
+        note: { code: 'download', length: 100 },
         ...overrides,
       });
 
       it('appends events and finds them newest first, with every field back', async () => {
-        await store.audit.append(event(1, { action: 'login', fileId: null, fileName: null, detail: '' }));
+        await store.audit.append(event(1, { action: 'login', fileId: null, fileName: null, detail: '', note: null }));
         await store.audit.append(event(3));
         await store.audit.append(
           event(2, {
@@ -33,7 +34,8 @@ export function auditConformance(target: StoreTarget): void {
             address: null,
             fileId: null,
             fileName: null,
-            detail: 'login_failed',
+            detail: 'wrong username or password',
+            note: { code: 'wrong_password' },
           }),
         );
         const { items, total } = await store.audit.search({ limit: 10, offset: 0 });
@@ -51,7 +53,7 @@ export function auditConformance(target: StoreTarget): void {
       it('appends many events at once, each found with every field', async () => {
         await store.audit.appendMany([
           event(1),
-          event(2, { action: 'upload', detail: 'batch: stored' }),
+          event(2, { action: 'upload', detail: 'batch: stored', note: { code: 'upload', via: 'batch', stored: true } }),
           event(3, { action: 'upload_failed', fileId: null }),
         ]);
         await store.audit.appendMany([]);
@@ -61,7 +63,11 @@ export function auditConformance(target: StoreTarget): void {
           items.map(({ id: _id, ...e }) => e),
           [
             event(3, { action: 'upload_failed', fileId: null }),
-            event(2, { action: 'upload', detail: 'batch: stored' }),
+            event(2, {
+              action: 'upload',
+              detail: 'batch: stored',
+              note: { code: 'upload', via: 'batch', stored: true },
+            }),
             event(1),
           ],
         );

@@ -1,5 +1,6 @@
 import type { AuditAction, Unit } from '../../../shared/schemas.js';
-import type { Db, EmbeddedSchema } from '../embedded/database.js';
+import { storedAuditNote } from '../../../shared/audit-notes.js';
+import { addMissingColumns, type Db, type EmbeddedSchema } from '../embedded/database.js';
 import type { AuditEvent, AuditLog, AuditSearch } from './port.js';
 
 export const auditSchema: EmbeddedSchema = {
@@ -17,7 +18,8 @@ CREATE TABLE IF NOT EXISTS audit (
   address   TEXT,
   file_id   TEXT,
   file_name TEXT,
-  detail    TEXT NOT NULL
+  detail    TEXT NOT NULL,
+  note      TEXT
 );
 CREATE INDEX IF NOT EXISTS audit_at ON audit (at);
 CREATE INDEX IF NOT EXISTS audit_action ON audit (action, at);
@@ -27,6 +29,8 @@ CREATE INDEX IF NOT EXISTS audit_unit ON audit (city, county, town, at);
 CREATE TRIGGER IF NOT EXISTS audit_no_update BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS audit_no_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 `,
+  // Audit logs made before notes: their events keep only the detail.
+  upgrade: (db) => addMissingColumns(db, 'audit', { note: 'TEXT' }),
 };
 
 interface AuditRow {
@@ -40,6 +44,7 @@ interface AuditRow {
   file_id: string | null;
   file_name: string | null;
   detail: string;
+  note: string | null;
 }
 
 /** `LIKE` on user text: its wildcards are matched literally. */
@@ -59,14 +64,15 @@ function auditRow(e: AuditEvent): Record<string, unknown> {
     fileId: e.fileId,
     fileName: e.fileName,
     detail: e.detail,
+    note: e.note && JSON.stringify(e.note),
   };
 }
 
 /** Appends one event, synchronously: for use inside another capability's transaction too. */
 export function auditAppender(db: Db): (e: AuditEvent) => void {
   const insert = db.prepare(
-    `INSERT INTO audit (at, action, user_id, user_name, unit, city, county, town, address, file_id, file_name, detail)
-     VALUES (@at, @action, @userId, @userName, @unit, @city, @county, @town, @address, @fileId, @fileName, @detail)`,
+    `INSERT INTO audit (at, action, user_id, user_name, unit, city, county, town, address, file_id, file_name, detail, note)
+     VALUES (@at, @action, @userId, @userName, @unit, @city, @county, @town, @address, @fileId, @fileName, @detail, @note)`,
   );
   return (e) => insert.run(auditRow(e));
 }
@@ -127,6 +133,7 @@ export class EmbeddedAuditLog implements AuditLog {
         fileId: r.file_id,
         fileName: r.file_name,
         detail: r.detail,
+        note: storedAuditNote(r.note),
       })),
     };
   }

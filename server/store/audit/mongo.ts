@@ -1,4 +1,5 @@
 import { ObjectId, type Db, type Filter } from 'mongodb';
+import { storedAuditNote } from '../../../shared/audit-notes.js';
 import type { AuditEvent, AuditLog, AuditSearch } from './port.js';
 
 /**
@@ -87,6 +88,7 @@ export class MongoAuditLog implements AuditLog {
         fileId: d.fileId,
         fileName: d.fileName,
         detail: d.detail,
+        note: storedAuditNote(d.note),
       })),
     };
   }

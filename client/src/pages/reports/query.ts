@@ -16,8 +16,8 @@ import type { ReportName } from '../../../../shared/reports.js';
 
 export const PAGE_SIZES = [25, 50, 100, 200] as const;
 export const DEFAULT_PAGE_SIZE = 50;
-/** The API's largest page: a CSV export is the whole selection up to this many rows. */
-export const EXPORT_LIMIT = 1000;
+/** The API's largest page: the savings chart shows up to this many bars. */
+export const CHART_LIMIT = 1000;
 
 /** Filters every table takes; they are kept when switching tables. */
 export const COMMON_FILTERS = ['from', 'to', 'city', 'county', 'town', 'q'] as const;

@@ -4,7 +4,7 @@ import { translator, type Language, type Translate } from '../../i18n/index.js';
 import { withParams } from '../../route.js';
 import { byteUnit, formatBytes, formatCount, formatDay, formatMonth } from '../format.js';
 import { ReportFilters } from './filters.js';
-import { EXPORT_LIMIT, reportQuery, SAVINGS_GROUPS, savingsGroup, type SavingsGroup } from './query.js';
+import { CHART_LIMIT, reportQuery, SAVINGS_GROUPS, savingsGroup, type SavingsGroup } from './query.js';
 import type { Column } from './table.js';
 import { useReport } from './use-report.js';
 import { Switch, TableSection, useView, type TabProps } from './view.js';
@@ -49,7 +49,7 @@ export function SavingsTab({ api, language, params, show }: TabProps) {
       : reportQuery('savings', params, {
           sort: group === 'unit' ? 'savedBytes' : 'period',
           order: 'desc',
-          limit: EXPORT_LIMIT,
+          limit: CHART_LIMIT,
           offset: 0,
         });
   const chartAnswer = useReport<SavingsReport>(api, 'savings', chartQuery);

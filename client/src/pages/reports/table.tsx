@@ -156,21 +156,11 @@ export function Pager({
 }
 
 /** A CSV download of the same request (the whole selection, up to the API's page limit). */
-export function ExportLink({
-  language,
-  url,
-  total,
-  limit,
-}: {
-  language: Language;
-  url: string;
-  total: number;
-  limit: number;
-}) {
+export function ExportLink({ language, url, total }: { language: Language; url: string; total: number }) {
   const t = translator(language);
   return (
-    <a class="export" href={csvUrl(url)} download>
-      {total > limit ? t('exportCsvFirst', { limit: formatCount(language, limit) }) : t('exportCsv')}
+    <a class="export" href={csvUrl(url, language)} download>
+      {t('exportCsvAll', { total: formatCount(language, total) })}
     </a>
   );
 }

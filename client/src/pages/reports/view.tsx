@@ -6,7 +6,7 @@ import { withParams } from '../../route.js';
 import { formatCount } from '../format.js';
 import type { Values } from './filters.js';
 import { Problem } from './problem.js';
-import { DEFAULT_PAGE_SIZE, EXPORT_LIMIT, nextSorting, pagingOf, reportQuery, sortingOf } from './query.js';
+import { DEFAULT_PAGE_SIZE, nextSorting, pagingOf, reportQuery, sortingOf } from './query.js';
 import type { Paging } from './query.js';
 import { ExportLink, Pager, ReportTable, type Column } from './table.js';
 import type { Loaded } from './use-report.js';
@@ -74,7 +74,7 @@ export function TableSection<Row>({
   const { language, report, params } = view;
   const t = translator(language);
   const { data, error, loading } = loaded;
-  const exportUrl = reportUrl(report, reportQuery(report, params, { limit: EXPORT_LIMIT, offset: 0 }));
+  const exportUrl = reportUrl(report, reportQuery(report, params));
   return (
     <section class="table-section" aria-label={caption}>
       <Problem language={language} error={error} />
@@ -84,7 +84,7 @@ export function TableSection<Row>({
           <div class="table-tools">
             <span class="count">{t('rowsTotal', { total: formatCount(language, data.total) })}</span>
             {loading && <span class="loading">{t('loading')}</span>}
-            <ExportLink language={language} url={exportUrl} total={data.total} limit={EXPORT_LIMIT} />
+            <ExportLink language={language} url={exportUrl} total={data.total} />
           </div>
           {data.items.length === 0 ? (
             <p class="empty">{empty ?? t('noRows')}</p>

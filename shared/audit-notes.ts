@@ -1,0 +1,292 @@
+import type { AuditAction } from './schemas.js';
+
+/**
+ * What an audit event says beyond its action, as data: each language words it (AUDIT_NOTE_WORDS),
+ * so a Chinese page and a Chinese export read Chinese. The event's `detail` keeps the English
+ * wording too, for the text search and for readers of the raw log; events recorded before notes
+ * existed have only that.
+ */
+export type AuditNote =
+  | { code: 'wrong_password' }
+  | { code: 'wrong_current_password' }
+  | { code: 'throttled_account'; failures: number }
+  | { code: 'throttled_address'; failures: number }
+  | { code: 'password_changed'; tokensRevoked: number | null }
+  | { code: 'upload'; via: UploadVia; stored: boolean }
+  | { code: 'checksum_mismatch'; via: UploadVia; algorithm: 'MD5' | 'SHA-256'; declared: string; actual: string }
+  | { code: 'proof_refused'; reason: ProofRefusal }
+  | { code: 'proofs_refused'; count: number; of: number; reasons: Partial<Record<ProofRefusal, number>> }
+  | { code: 'proofs_unrecorded'; limit: number }
+  | { code: 'download'; length: number; range?: { start: number; end: number } }
+  | { code: 'unit_created'; path: string[]; unitId: string }
+  | { code: 'unit_renamed'; path: string[]; name: string; unitId: string }
+  | ({
+      code: 'account_created';
+      role: 'clerk' | 'admin';
+      by: 'administrator' | 'csv' | 'command' | 'first_start';
+    } & Partial<AccountNamed & { unit: string }>)
+  | ({ code: 'account_updated'; role?: Change; unit?: Change } & AccountNamed)
+  | ({ code: 'account_disabled' } & AccountNamed)
+  | ({ code: 'account_named' } & AccountNamed)
+  | ({ code: 'password_reset'; tokensRevoked: number; byCommand?: boolean } & Partial<AccountNamed>)
+  | { code: 'token_created'; tokenId: string; label: string; expiresInDays: number | null; byCommand?: boolean }
+  | ({ code: 'token_revoked'; tokenId: string; label: string; byCommand?: boolean } & Partial<AccountNamed>)
+  | { code: 'viewed'; table?: string; filters: Array<[string, string]> };
+
+export type AuditNoteCode = AuditNote['code'];
+export type UploadVia = 'direct' | 'tus' | 'batch';
+export const PROOF_REFUSALS = ['unknown_claim', 'others_claim', 'expired_claim', 'wrong_digests'] as const;
+export type ProofRefusal = (typeof PROOF_REFUSALS)[number];
+interface AccountNamed {
+  username: string;
+  accountId: string;
+}
+interface Change {
+  from: string;
+  to: string;
+}
+
+type NoteOf<C extends AuditNoteCode> = Extract<AuditNote, { code: C }>;
+type NoteWords = { [C in AuditNoteCode]: (note: NoteOf<C>) => string };
+export type WordsLanguage = 'zh-CN' | 'en';
+
+const ROLE: Record<WordsLanguage, Record<string, string>> = {
+  'zh-CN': { clerk: '档案员', admin: '管理员' },
+  en: { clerk: 'clerk', admin: 'admin' },
+};
+const VIA: Record<WordsLanguage, Record<UploadVia, string>> = {
+  'zh-CN': { direct: '网页上传', tus: '断点续传', batch: '批量上传' },
+  en: { direct: 'direct', tus: 'tus', batch: 'batch' },
+};
+const REFUSAL: Record<WordsLanguage, Record<ProofRefusal, string>> = {
+  'zh-CN': {
+    unknown_claim: '秒传请求不存在或已答复',
+    others_claim: '他人的秒传请求',
+    expired_claim: '秒传请求已过期',
+    wrong_digests: '文件内容不符',
+  },
+  en: {
+    unknown_claim: 'unknown or already answered claim',
+    others_claim: "another account's claim",
+    expired_claim: 'expired claim',
+    wrong_digests: 'wrong digests',
+  },
+};
+/** The names of the filters a report or the audit log was viewed with (query parameters). */
+const FILTER: Record<string, string> = {
+  from: '起',
+  to: '至',
+  city: '市',
+  county: '县（市、区）',
+  town: '乡（镇、街道）',
+  q: '名称含',
+  user: '用户',
+  action: '操作',
+  group: '分组',
+  sort: '排序',
+  order: '顺序',
+  limit: '每页条数',
+  offset: '起始条',
+  status: '状态',
+};
+const TABLE: Record<string, string> = {
+  'repeat-uploaders': '重复上传',
+  'cross-unit': '跨单位重复',
+  savings: '节省空间',
+  collisions: '待核查文件',
+  'near-duplicates': '相似文件',
+};
+
+const checksums = (n: NoteOf<'checksum_mismatch'>) => `${n.algorithm} ${n.actual}, not the declared ${n.declared}`;
+const who = (n: Partial<AccountNamed>) => (n.username ? `${n.username} (${n.accountId})` : '');
+const tokenEn = (n: { tokenId: string; label: string }) => `token ${n.tokenId}${n.label ? ` (${n.label})` : ''}`;
+const tokenZh = (n: { tokenId: string; label: string }) => `令牌 ${n.tokenId}${n.label ? `（${n.label}）` : ''}`;
+
+const en: NoteWords = {
+  wrong_password: () => 'wrong username or password',
+  wrong_current_password: () => 'password change: wrong current password',
+  throttled_account: (n) =>
+    `${n.failures} wrong passwords for this account from several addresses: tries from addresses it has not logged in from now wait`,
+  throttled_address: (n) =>
+    `${n.failures} wrong passwords from this address for several accounts: tries here for accounts not used here now wait`,
+  password_changed: (n) =>
+    `other sessions ended${n.tokensRevoked === null ? '' : `; ${n.tokensRevoked} API token(s) revoked`}`,
+  upload: (n) => `${n.via}: ${n.stored ? 'stored' : 'duplicate'}`,
+  checksum_mismatch: (n) => `${n.via}: the received bytes have ${checksums(n)}`,
+  proof_refused: (n) => REFUSAL.en[n.reason],
+  proofs_refused: (n) =>
+    `${n.count} of ${n.of} proofs of one request: ${Object.entries(n.reasons)
+      .map(([why, count]) => `${count} ${REFUSAL.en[why as ProofRefusal]}`)
+      .join(', ')}`,
+  proofs_unrecorded: (n) =>
+    `more than ${n.limit} refused proofs this minute: the rest of the minute's are not recorded one by one`,
+  download: (n) => (n.range ? `bytes ${n.range.start}-${n.range.end - 1} of ${n.length}` : `${n.length} bytes`),
+  unit_created: (n) => `${n.path.join(' / ')} (${n.unitId})`,
+  unit_renamed: (n) => `${n.path.join(' / ')} → ${n.name} (${n.unitId})`,
+  account_created: (n) =>
+    n.by === 'first_start'
+      ? 'admin with a one-time password, at the first start'
+      : n.by === 'command'
+        ? `${n.role}, by the archive command`
+        : `${who(n)}, ${n.role}, unit ${n.unit ?? ''}${n.by === 'csv' ? ', from a CSV import' : ''}`,
+  account_updated: (n) =>
+    `${who(n)}: ${[n.role && `role ${n.role.from} → ${n.role.to}`, n.unit && `unit ${n.unit.from} → ${n.unit.to}`]
+      .filter(Boolean)
+      .join('; ')}`,
+  account_disabled: (n) => `${who(n)}: sessions ended, API tokens suspended`,
+  account_named: (n) => who(n),
+  password_reset: (n) =>
+    n.byCommand
+      ? `by the archive command; sessions ended, ${n.tokensRevoked} API token(s) revoked`
+      : `${who(n)}: sessions ended, ${n.tokensRevoked} API token(s) revoked`,
+  token_created: (n) =>
+    n.byCommand
+      ? `${tokenEn(n)}, by the archive command`
+      : `${tokenEn(n)}, ${n.expiresInDays === null ? 'never expires' : `expires in ${n.expiresInDays} day(s)`}`,
+  token_revoked: (n) => (n.byCommand ? `${tokenEn(n)}, by the archive command` : `${tokenEn(n)} of ${who(n)}`),
+  viewed: (n) =>
+    [n.table, n.filters.length > 0 ? n.filters.map(([k, v]) => `${k}=${v}`).join('&') : 'all']
+      .filter(Boolean)
+      .join(': '),
+};
+
+const zh: NoteWords = {
+  wrong_password: () => '用户名或密码错误',
+  wrong_current_password: () => '修改密码时当前密码错误',
+  throttled_account: (n) => `此账号从多个地址输错密码 ${n.failures} 次：未用过的地址须等待后再试`,
+  throttled_address: (n) => `此地址为多个账号输错密码 ${n.failures} 次：在此登录未用过的账号须等待后再试`,
+  password_changed: (n) => `其他登录已退出${n.tokensRevoked === null ? '' : `，吊销 API 令牌 ${n.tokensRevoked} 个`}`,
+  upload: (n) => `${VIA['zh-CN'][n.via]}：${n.stored ? '首次上传，已保存' : '档案库已有，未重复保存'}`,
+  checksum_mismatch: (n) => `${VIA['zh-CN'][n.via]}：收到的文件与客户端声明的校验码（${n.algorithm}）不符，未保存`,
+  proof_refused: (n) => REFUSAL['zh-CN'][n.reason],
+  proofs_refused: (n) =>
+    `一次请求中 ${n.of} 个秒传有 ${n.count} 个被拒绝：${Object.entries(n.reasons)
+      .map(([why, count]) => `${REFUSAL['zh-CN'][why as ProofRefusal]} ${count} 个`)
+      .join('，')}`,
+  proofs_unrecorded: (n) => `本分钟被拒绝的秒传超过 ${n.limit} 个：其余的不再逐条记录`,
+  download: (n) =>
+    n.range ? `第 ${n.range.start}–${n.range.end - 1} 字节（共 ${n.length} 字节）` : `共 ${n.length} 字节`,
+  unit_created: (n) => `${n.path.join(' / ')}（${n.unitId}）`,
+  unit_renamed: (n) => `${n.path.join(' / ')} 改名为 ${n.name}（${n.unitId}）`,
+  account_created: (n) =>
+    n.by === 'first_start'
+      ? '首次启动时创建的管理员（一次性密码）'
+      : n.by === 'command'
+        ? `${ROLE['zh-CN'][n.role]}，由服务器命令创建`
+        : `${who(n)}，${ROLE['zh-CN'][n.role]}，单位 ${n.unit ?? ''}${n.by === 'csv' ? '，批量导入' : ''}`,
+  account_updated: (n) =>
+    `${who(n)}：${[
+      n.role && `角色 ${ROLE['zh-CN'][n.role.from] ?? n.role.from} → ${ROLE['zh-CN'][n.role.to] ?? n.role.to}`,
+      n.unit && `单位 ${n.unit.from} → ${n.unit.to}`,
+    ]
+      .filter(Boolean)
+      .join('；')}`,
+  account_disabled: (n) => `${who(n)}：已退出全部登录，API 令牌暂停使用`,
+  account_named: (n) => who(n),
+  password_reset: (n) =>
+    `${n.byCommand ? '由服务器命令重置；' : `${who(n)}：`}已退出全部登录，吊销 API 令牌 ${n.tokensRevoked} 个`,
+  token_created: (n) =>
+    n.byCommand
+      ? `${tokenZh(n)}，由服务器命令创建`
+      : `${tokenZh(n)}，${n.expiresInDays === null ? '永不过期' : `${n.expiresInDays} 天后过期`}`,
+  token_revoked: (n) => (n.byCommand ? `${tokenZh(n)}，由服务器命令吊销` : `${who(n)} 的${tokenZh(n)}`),
+  viewed: (n) =>
+    [
+      n.table && (TABLE[n.table] ?? n.table),
+      n.filters.length > 0 ? n.filters.map(([k, v]) => `${FILTER[k] ?? k}=${v}`).join('，') : '全部',
+    ]
+      .filter(Boolean)
+      .join('：'),
+};
+
+const WORDS: Record<WordsLanguage, NoteWords> = { 'zh-CN': zh, en };
+
+/** A note in a language's words. */
+export function auditNoteText(language: WordsLanguage, note: AuditNote): string {
+  const words = WORDS[language][note.code] as (n: AuditNote) => string;
+  return words(note);
+}
+
+/**
+ * What only an administrator who investigates needs, beside a note's plain words: checksums, and
+ * the raw parameters a report was viewed with (shown under 详情).
+ */
+export function auditNoteTechnical(note: AuditNote): string | undefined {
+  if (note.code === 'checksum_mismatch') return checksums(note);
+  if (note.code === 'viewed' && note.filters.length > 0) return note.filters.map(([k, v]) => `${k}=${v}`).join('&');
+  return undefined;
+}
+
+const CODES: ReadonlySet<string> = new Set(Object.keys(en));
+
+/** A note read back from a store: kept if its code is known to this version, else dropped (the detail remains). */
+export function storedAuditNote(value: unknown): AuditNote | null {
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return null;
+    }
+  }
+  return value !== null && typeof value === 'object' && CODES.has(String((value as { code?: unknown }).code))
+    ? (value as AuditNote)
+    : null;
+}
+
+/** Every audit action's name, in each language (the audit page, its filter and its export). */
+export const AUDIT_ACTION_NAMES: Record<WordsLanguage, Record<AuditAction, string>> = {
+  'zh-CN': {
+    login: '登录',
+    login_failed: '登录失败',
+    login_throttled: '登录被限速（密码错误过多）',
+    logout: '退出登录',
+    password_changed: '修改密码',
+    upload: '上传',
+    upload_failed: '上传失败',
+    instant_upload: '秒传',
+    proof_failed: '秒传被拒绝',
+    download: '下载',
+    account_created: '创建账号',
+    account_updated: '修改账号',
+    account_disabled: '停用账号',
+    account_enabled: '启用账号',
+    account_unblocked: '解除登录限速',
+    unit_created: '添加单位',
+    unit_renamed: '单位改名',
+    password_reset: '重置密码',
+    token_created: '创建 API 令牌',
+    token_revoked: '吊销 API 令牌',
+    audit_viewed: '查看审计日志',
+    audit_exported: '导出审计日志',
+    report_viewed: '查看报表',
+    report_exported: '导出报表',
+    verification_started: '启动完整性检查',
+  },
+  en: {
+    login: 'Log in',
+    login_failed: 'Failed login',
+    login_throttled: 'Logins slowed (too many wrong passwords)',
+    logout: 'Log out',
+    password_changed: 'Password changed',
+    upload: 'Upload',
+    upload_failed: 'Failed upload',
+    instant_upload: 'Instant upload',
+    proof_failed: 'Instant upload refused',
+    download: 'Download',
+    account_created: 'Account created',
+    account_updated: 'Account changed',
+    account_disabled: 'Account disabled',
+    account_enabled: 'Account enabled',
+    account_unblocked: 'Login throttle cleared',
+    unit_created: 'Unit added',
+    unit_renamed: 'Unit renamed',
+    password_reset: 'Password reset',
+    token_created: 'API token created',
+    token_revoked: 'API token revoked',
+    audit_viewed: 'Audit log viewed',
+    audit_exported: 'Audit log exported',
+    report_viewed: 'Report viewed',
+    report_exported: 'Report exported',
+    verification_started: 'Fixity check started',
+  },
+};

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  auditNoteTechnical,
+  auditNoteText,
+  storedAuditNote,
+  type AuditNote,
+  type AuditNoteCode,
+} from '../../shared/audit-notes.js';
+
+/** One note of every kind: a new kind without an example here does not compile. */
+const EXAMPLES: { [C in AuditNoteCode]: Extract<AuditNote, { code: C }> } = {
+  wrong_password: { code: 'wrong_password' },
+  wrong_current_password: { code: 'wrong_current_password' },
+  throttled_account: { code: 'throttled_account', failures: 8 },
+  throttled_address: { code: 'throttled_address', failures: 20 },
+  password_changed: { code: 'password_changed', tokensRevoked: 2 },
+  upload: { code: 'upload', via: 'tus', stored: false },
+  checksum_mismatch: {
+    code: 'checksum_mismatch',
+    via: 'batch',
+    algorithm: 'MD5',
+    declared: 'a'.repeat(32),
+    actual: 'b'.repeat(32),
+  },
+  proof_refused: { code: 'proof_refused', reason: 'expired_claim' },
+  proofs_refused: { code: 'proofs_refused', count: 3, of: 5, reasons: { wrong_digests: 2, others_claim: 1 } },
+  proofs_unrecorded: { code: 'proofs_unrecorded', limit: 100 },
+  download: { code: 'download', length: 70000 },
+  unit_created: { code: 'unit_created', path: ['沧州市', '青县', '档案馆'], unitId: 'u-1' },
+  unit_renamed: { code: 'unit_renamed', path: ['沧州市', '青县', '档案室'], name: '档案馆', unitId: 'u-1' },
+  account_created: {
+    code: 'account_created',
+    username: 'li',
+    accountId: 'a-1',
+    role: 'clerk',
+    unit: '沧州市 / 青县',
+    by: 'csv',
+  },
+  account_updated: { code: 'account_updated', username: 'li', accountId: 'a-1', role: { from: 'clerk', to: 'admin' } },
+  account_disabled: { code: 'account_disabled', username: 'li', accountId: 'a-1' },
+  account_named: { code: 'account_named', username: 'li', accountId: 'a-1' },
+  password_reset: { code: 'password_reset', username: 'li', accountId: 'a-1', tokensRevoked: 1 },
+  token_created: { code: 'token_created', tokenId: 't-1', label: '扫描仪', expiresInDays: null },
+  token_revoked: { code: 'token_revoked', tokenId: 't-1', label: '', username: 'li', accountId: 'a-1' },
+  viewed: {
+    code: 'viewed',
+    table: 'savings',
+    filters: [
+      ['city', '沧州市'],
+      ['sort', 'savedBytes'],
+    ],
+  },
+};
+
+describe('audit notes: what an event says, in each language', () => {
+  it('words every kind of note in Chinese without English words (ids, numbers and names aside)', () => {
+    for (const note of Object.values(EXAMPLES)) {
+      const text = auditNoteText('zh-CN', note);
+      assert.ok(text.length > 0, note.code);
+      // What is left once the note's own values are taken out must be Chinese (API 令牌 is the
+      // app's name for API tokens).
+      let rest = text.split('API 令牌').join('');
+      for (const value of JSON.stringify(note).match(/[A-Za-z][\w-]*/g) ?? []) rest = rest.split(value).join('');
+      assert.doesNotMatch(rest, /[A-Za-z]{3,}/, `${note.code}: ${text}`);
+    }
+  });
+
+  it('keeps the English words the log had before notes (its text search finds the same events)', () => {
+    assert.equal(auditNoteText('en', EXAMPLES.upload), 'tus: duplicate');
+    assert.equal(
+      auditNoteText('en', EXAMPLES.proofs_refused),
+      "3 of 5 proofs of one request: 2 wrong digests, 1 another account's claim",
+    );
+    assert.equal(auditNoteText('en', EXAMPLES.viewed), 'savings: city=沧州市&sort=savedBytes');
+    assert.equal(auditNoteText('zh-CN', EXAMPLES.viewed), '节省空间：市=沧州市，排序=savedBytes');
+    assert.equal(auditNoteText('zh-CN', EXAMPLES.upload), '断点续传：档案库已有，未重复保存');
+  });
+
+  it('keeps checksums out of the plain words, for the details area', () => {
+    const note = EXAMPLES.checksum_mismatch;
+    assert.doesNotMatch(auditNoteText('zh-CN', note), /a{32}|b{32}/);
+    assert.match(auditNoteTechnical(note)!, /^MD5 b{32}, not the declared a{32}$/);
+    assert.equal(auditNoteTechnical(EXAMPLES.upload), undefined);
+  });
+
+  it('reads back what a store kept, and drops what this version does not know', () => {
+    assert.deepEqual(storedAuditNote(JSON.stringify(EXAMPLES.download)), EXAMPLES.download);
+    assert.deepEqual(storedAuditNote(EXAMPLES.download), EXAMPLES.download);
+    assert.equal(storedAuditNote('{"code":"from_a_later_version"}'), null);
+    assert.equal(storedAuditNote('not json'), null);
+    assert.equal(storedAuditNote(null), null);
+  });
+});
