@@ -88,7 +88,42 @@ const FILTER: Record<string, string> = {
   limit: '每页条数',
   offset: '起始条',
   status: '状态',
+  min: '至少',
+  unitId: '单位代码',
 };
+/** Filter values that are codes (sort columns, orders, groupings), in Chinese. */
+const FILTER_VALUE: Record<string, string> = {
+  asc: '升序',
+  desc: '降序',
+  entry: '按上传记录',
+  user: '按用户',
+  unit: '按单位',
+  day: '按日',
+  week: '按周',
+  month: '按月',
+  savedBytes: '节省的空间',
+  savedUploads: '秒传次数',
+  uploads: '上传次数',
+  uploadCount: '上传次数',
+  repeatUploads: '重复上传次数',
+  repeatBytes: '重复上传的大小',
+  files: '文件数',
+  users: '用户数',
+  units: '单位数',
+  period: '时间',
+  md5: '校验码',
+  fileLength: '大小',
+  fileName: '文件名',
+  userName: '用户',
+  firstUploadTime: '首次上传',
+  lastUploadTime: '最近上传',
+  uploadDate: '首次上传',
+  foundAt: '发现时间',
+  jaccard: '相似度',
+  hamming: '相似度',
+};
+/** Paging is how a page was read, not what was asked for: left to 详情. */
+const PAGING: ReadonlySet<string> = new Set(['limit', 'offset']);
 const TABLE: Record<string, string> = {
   'repeat-uploaders': '重复上传',
   'cross-unit': '跨单位重复',
@@ -193,7 +228,15 @@ const zh: NoteWords = {
   viewed: (n) =>
     [
       n.table && (TABLE[n.table] ?? n.table),
-      n.filters.length > 0 ? n.filters.map(([k, v]) => `${FILTER[k] ?? k}=${v}`).join('，') : '全部',
+      n.filters.some(([k]) => !PAGING.has(k))
+        ? n.filters
+            .filter(([k]) => !PAGING.has(k))
+            .map(
+              ([k, v]) =>
+                `${FILTER[k] ?? k}=${(k === 'sort' || k === 'order' || k === 'group' ? FILTER_VALUE[v] : v) ?? v}`,
+            )
+            .join('，')
+        : '全部',
     ]
       .filter(Boolean)
       .join('：'),

@@ -441,9 +441,9 @@ describe(
       );
       assert.ok(
         views.some(
-          (r) => r[6]!.startsWith('savings: ') && r[6]!.includes('city=沧州市') && r[6]!.includes('county=青县'),
+          (r) => r[6]!.startsWith('节省空间：') && r[6]!.includes('市=沧州市') && r[6]!.includes('县（市、区）=青县'),
         ),
-        'the county view of the first test is there, with its filters',
+        'the county view of the first test is there, with its filters in Chinese',
       );
       await page.screenshot({ path: artifactPath('30-audit-report-views.png'), fullPage: true });
 

@@ -73,7 +73,18 @@ describe('audit notes: what an event says, in each language', () => {
       "3 of 5 proofs of one request: 2 wrong digests, 1 another account's claim",
     );
     assert.equal(auditNoteText('en', EXAMPLES.viewed), 'savings: city=沧州市&sort=savedBytes');
-    assert.equal(auditNoteText('zh-CN', EXAMPLES.viewed), '节省空间：市=沧州市，排序=savedBytes');
+    assert.equal(auditNoteText('zh-CN', EXAMPLES.viewed), '节省空间：市=沧州市，排序=节省的空间');
+    assert.equal(
+      auditNoteText('zh-CN', {
+        code: 'viewed',
+        filters: [
+          ['order', 'asc'],
+          ['limit', '50'],
+        ],
+      }),
+      '顺序=升序',
+      'paging is left to the details',
+    );
     assert.equal(auditNoteText('zh-CN', EXAMPLES.upload), '断点续传：档案库已有，未重复保存');
   });
 
