@@ -399,6 +399,33 @@ describe(
       assert.deepEqual(errors, []);
     });
 
+    it('a quick period fills both days and keeps the other filters; the chosen one shows pressed', async () => {
+      const { page, errors, cspViolations } = await newPage();
+      await login(page, server.url, 'chief');
+      await page.goto(`${server.url}/#/reports/savings?city=${encodeURIComponent('沧州市')}`);
+      await page.locator('table.report').waitFor();
+      const lastYear = page.getByRole('group', { name: '常用时间段' }).getByRole('button', { name: '上一年' });
+      assert.equal(await lastYear.getAttribute('aria-pressed'), 'false');
+      await lastYear.click();
+      const year = new Date().getFullYear() - 1;
+      await page.waitForFunction(
+        (y) => decodeURIComponent(location.hash).includes(`from=${y}-01-01&to=${y}-12-31`),
+        year,
+      );
+      assert.match(decodeURIComponent(await page.evaluate(() => location.hash)), /city=沧州市/);
+      await page.locator('.quick-periods button[aria-pressed="true"]', { hasText: '上一年' }).waitFor();
+      assert.equal(await page.getByLabel('从').inputValue(), `${year}-01-01`);
+      assert.equal(await page.getByLabel('至', { exact: true }).inputValue(), `${year}-12-31`);
+      // The seeded uploads are of this year: none last year.
+      await page.locator('p.empty').waitFor();
+      await page.emulateMedia({ media: 'print' });
+      await page.screenshot({ path: artifactPath('24-reports-print.png'), fullPage: true });
+      assert.equal(await page.locator('.quick-periods').isVisible(), false, 'no controls on paper');
+      await page.emulateMedia({ media: 'screen' });
+      assert.deepEqual(await cspViolations(), []);
+      assert.deepEqual(errors, []);
+    });
+
     it('a clerk sees no reports: no menu entries, the upload page for #/reports, and 403 from the API', async () => {
       const { page, errors, cspViolations } = await newPage();
       await login(page, server.url, 'jn-clerk');

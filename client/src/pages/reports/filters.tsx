@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
-import { translator, type Language } from '../../i18n/index.js';
+import { translator, type Language, type MessageKey } from '../../i18n/index.js';
 import { formText } from '../form-text.js';
+import { PERIODS, periodDays, type Period } from './periods.js';
 import type { View } from './view.js';
 
 export type Values = Record<string, string | null>;
@@ -104,6 +105,7 @@ export function ReportFilters({
         <Field label={t('toDay')}>
           <input type="date" name="to" defaultValue={params.get('to') ?? ''} />
         </Field>
+        <QuickPeriods language={language} params={params} />
       </fieldset>
       <UnitFields language={language} params={params} />
       <div class="more-fields">
@@ -168,5 +170,49 @@ export function UnitTrail({
         </span>
       ))}
     </nav>
+  );
+}
+
+const NAMES: Record<Period, MessageKey> = {
+  thisMonth: 'periodThisMonth',
+  lastMonth: 'periodLastMonth',
+  thisQuarter: 'periodThisQuarter',
+  thisYear: 'periodThisYear',
+  lastYear: 'periodLastYear',
+};
+
+/**
+ * One click for the periods administrators report on: fills the form's two days and applies it,
+ * so the other filters stay as they are. The chosen one shows pressed.
+ */
+export function QuickPeriods({ language, params }: { language: Language; params: URLSearchParams }) {
+  const t = translator(language);
+  const today = new Date();
+  const choose = (event: Event, period: Period) => {
+    const form = (event.currentTarget as HTMLElement).closest('form');
+    if (!form) return;
+    const { from, to } = periodDays(period, today);
+    (form.elements.namedItem('from') as HTMLInputElement).value = from;
+    (form.elements.namedItem('to') as HTMLInputElement).value = to;
+    form.requestSubmit();
+  };
+  return (
+    <div class="quick-periods" role="group" aria-label={t('quickPeriods')}>
+      {PERIODS.map((period) => {
+        const { from, to } = periodDays(period, today);
+        const chosen = params.get('from') === from && params.get('to') === to;
+        return (
+          <button
+            key={period}
+            type="button"
+            class="secondary"
+            aria-pressed={chosen ? 'true' : 'false'}
+            onClick={(event) => choose(event, period)}
+          >
+            {t(NAMES[period])}
+          </button>
+        );
+      })}
+    </div>
   );
 }
