@@ -18,6 +18,7 @@ import { benchNearDuplicateIndex } from './near-duplicate-index.js';
 import { benchAbuse, type AbuseResult } from './abuse.js';
 import { benchAdministration } from './administration.js';
 import { benchSmallContents } from './small-contents.js';
+import { benchUnitFiles } from './unit-files.js';
 
 /**
  * `npm run bench`: speed and memory against references measured in the same run.
@@ -36,7 +37,8 @@ import { benchSmallContents } from './small-contents.js';
  * runs may take before it is reported unfinished with the files that ended (the large file: 0.2 s per MiB),
  * and BENCH_FOLDER_RUNS (e.g. "many,large") picks its runs: small, many, proxied, large;
  * BENCH_ONLY (e.g. "import,tus") runs only the named parts: ingest, tus, browser, folder, lookup,
- * claims, reports, load, import, neardup, abuse, admin, smallstore.
+ * claims, reports, load, import, neardup, abuse, admin, smallstore, unitfiles; BENCH_UNIT_FILES
+ * (default 100000) is the size of the unit whose file list (本单位文件) is timed.
  */
 const ingestMiB = Number(process.env.BENCH_INGEST_MIB ?? 1024);
 const browserMiB = Number(process.env.BENCH_BROWSER_MIB ?? 1024);
@@ -56,6 +58,7 @@ const folderMany = Number(process.env.BENCH_FOLDER_MANY ?? 10_000);
 const folderLargeMiB = Number(process.env.BENCH_FOLDER_LARGE_MIB ?? 1024);
 const folderPatience = Number(process.env.BENCH_FOLDER_PATIENCE ?? 3);
 const folderRuns = process.env.BENCH_FOLDER_RUNS?.split(',').map((run) => run.trim()) as FolderRunName[] | undefined;
+const unitFiles = Number(process.env.BENCH_UNIT_FILES ?? 100_000);
 const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim());
 const wanted = (part: string) => !only || only.includes(part);
 /** The bulk import's targets for the tree's small files (issue "A folder of ten thousand scanned pages"). */
@@ -506,4 +509,14 @@ function printAbuse(r: AbuseResult): void {
   console.log(
     `          bulk checks              ${r.checks.ok} answered (p50 ${r.checks.p50Ms.toFixed(0)} ms, max ${r.checks.maxMs.toFixed(0)} ms), ${r.checks.limited} refused 429, ${r.checks.other} other; ${r.claimsWritten} claims in the store at the end; server peak RSS ${r.serverPeakRssMb.toFixed(0)} MB`,
   );
+}
+
+if (wanted('unitfiles')) {
+  const r = await benchUnitFiles(unitFiles);
+  console.log(
+    `unitfiles  本单位文件 of a unit with ${r.unitFiles} files (${r.ledgerRows} ledger entries, ${r.nameRows} names in the database; seeded in ${r.seedSeconds.toFixed(1)} s), embedded store, in-process`,
+  );
+  for (const q of r.queries)
+    console.log(`        ${q.label}: ${q.total} files, p50 ${q.p50Ms.toFixed(1)} ms, max ${q.maxMs.toFixed(1)} ms`);
+  for (const p of r.plans) console.log(`        plan, ${p.label}: ${p.plan}`);
 }

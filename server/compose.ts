@@ -146,7 +146,7 @@ export function composeServices(
       quotas: new Quotas(store.rateCounts, store.claims, config.quotas, clock),
       fixity,
       reports: new ReportService(store.reports, calendar),
-      files: new FileService(store, directory),
+      files: new FileService(store, directory, calendar),
       nearDuplicates,
     },
   };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { exportLanguage, withUnitLevels, type Unit } from './schemas.js';
+import { calendarDay, exportLanguage, withUnitLevels, type Unit } from './schemas.js';
 
 /**
  * The administrators' reports (`GET /api/reports/…`): their query parameters and their rows,
@@ -10,9 +10,7 @@ import { exportLanguage, withUnitLevels, type Unit } from './schemas.js';
 export const REPORTS = ['repeat-uploaders', 'cross-unit', 'savings', 'collisions', 'near-duplicates'] as const;
 export type ReportName = (typeof REPORTS)[number];
 
-const day = z.iso
-  .date({ message: 'a day is written YYYY-MM-DD, e.g. 2026-01-31' })
-  .refine((d) => d >= '1970-01-01', { message: 'a day is 1970-01-01 or later' });
+const day = calendarDay;
 
 /** Text columns read best A→Z and periods oldest first; counts and sizes biggest first. */
 const ASCENDING_BY_DEFAULT: ReadonlySet<string> = new Set(['userName', 'fileName', 'unit', 'period', 'md5', 'hamming']);

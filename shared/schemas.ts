@@ -1,5 +1,6 @@
 import type { AuditNote } from './audit-notes.js';
 import { z } from 'zod';
+import { FILE_KINDS } from './file-types.js';
 
 /** One schema per request, shared by the browser client and the server. */
 
@@ -137,11 +138,39 @@ export type UploadCheckResult = { status: 'upload' } | { status: 'prove'; claimI
 export const INSTANT_UPLOAD_SCOPES = ['archive', 'county', 'unit'] as const;
 export type InstantUploadScope = (typeof INSTANT_UPLOAD_SCOPES)[number];
 
-export const fileListQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
-  q: z.string().max(200).optional(),
-});
+/** A calendar day, YYYY-MM-DD, in the archive's report time zone (REPORT_TIME_ZONE). */
+export const calendarDay = z.iso
+  .date({ message: 'a day is written YYYY-MM-DD, e.g. 2026-01-31' })
+  .refine((d) => d >= '1970-01-01', { message: 'a day is 1970-01-01 or later' });
+
+/** What the file list sorts by: the columns of 本单位文件. */
+export const FILE_SORTS = ['name', 'size', 'firstUpload', 'lastUpload', 'unitCount', 'myCount'] as const;
+export type FileSort = (typeof FILE_SORTS)[number];
+/** Names read best A→Z; sizes, times and counts biggest / newest first. */
+export const defaultFileOrder = (sort: FileSort): 'asc' | 'desc' => (sort === 'name' ? 'asc' : 'desc');
+
+/** `GET /api/files`: the caller's files (its unit's, its reach's), searched, filtered, sorted, a page at a time. */
+export const fileListQuery = z
+  .strictObject({
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+    /** Part of any name the caller's unit (reach) uploaded the file under, folders included. */
+    q: z.string().trim().max(200).optional(),
+    /** Only files this account uploaded (its id or login): a colleague, or oneself. */
+    uploader: z.string().trim().min(1).max(64).optional(),
+    /** First upload (by the unit, for a clerk) on or after this day… */
+    from: calendarDay.optional(),
+    /** …and on or before this one (至: the day included). */
+    to: calendarDay.optional(),
+    type: z.enum(FILE_KINDS, { message: `a type is one of ${FILE_KINDS.join(', ')}` }).optional(),
+    /** Default: the most recent upload first (the whole archive: the first upload, newest first). */
+    sort: z.enum(FILE_SORTS, { message: `sort by one of ${FILE_SORTS.join(', ')}` }).optional(),
+    order: z.enum(['asc', 'desc'], { message: 'order is asc or desc' }).optional(),
+  })
+  .refine((q) => !q.from || !q.to || q.from <= q.to, {
+    message: 'from is after to: the first day is later than the last; swap them',
+    path: ['from'],
+  });
 export type FileListQuery = z.infer<typeof fileListQuery>;
 
 export const GEO_TYPES = ['city', 'county', 'town', 'street'] as const;
@@ -214,14 +243,39 @@ export interface FileSummary {
   /** The caller's own uploads of this file. */
   myUploadCount: number;
   lastUploadTime: string;
+  /**
+   * Every name (a path in the uploader's folder) the caller's unit, or reach, uploaded this
+   * content under, in the order first used, at most FILE_NAMES_SHOWN; `nameCount` counts them all.
+   */
+  names: string[];
+  nameCount: number;
+  /** Who uploaded it there (logins), at most FILE_UPLOADERS_SHOWN; `uploaderCount` counts them all. */
+  uploaders: string[];
+  uploaderCount: number;
 }
+
+export const FILE_NAMES_SHOWN = 20;
+export const FILE_UPLOADERS_SHOWN = 20;
 
 export interface FileList {
   items: FileSummary[];
   total: number;
   limit: number;
   offset: number;
+  /** The order the items are in (the default when none was asked for). */
+  sort: FileSort;
+  order: 'asc' | 'desc';
 }
+
+/** `GET /api/files/uploaders`: who uploaded the caller's files, for the uploader filter. */
+export interface FileUploaders {
+  items: Array<{ id: string; username: string }>;
+}
+
+/** `GET /api/files/:id`: `disposition=inline` shows a PDF or an image in the browser (a preview). */
+export const fileReadQuery = z.strictObject({
+  disposition: z.enum(['attachment', 'inline'], { message: 'disposition is attachment or inline' }).optional(),
+});
 
 /** What the audit log records (append-only; nothing in the service edits or removes an event). */
 export const AUDIT_ACTIONS = [

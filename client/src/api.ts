@@ -4,6 +4,7 @@ import type {
   AuditList,
   BatchFileResult,
   FileList,
+  FileUploaders,
   ProofResult,
   PasswordChangeView,
   SessionView,
@@ -140,10 +141,14 @@ export class ArchiveApi {
     return this.#call('GET', `/api/receipts/${encodeURIComponent(id)}`);
   }
 
-  files(query: { q?: string; limit: number; offset: number }): Promise<FileList> {
-    const params = new URLSearchParams({ limit: String(query.limit), offset: String(query.offset) });
-    if (query.q) params.set('q', query.q);
+  /** 本单位文件: `params` are the API's own (q, uploader, from, to, type, sort, order, limit, offset). */
+  files(params: URLSearchParams): Promise<FileList> {
     return this.#call('GET', `/api/files?${params}`);
+  }
+
+  /** Who uploaded the caller's files: the uploader filter's choices. */
+  fileUploaders(): Promise<FileUploaders> {
+    return this.#call('GET', '/api/files/uploaders');
   }
 
   /** An administrator's report table; `params` are the API's own (see reportQuery). */

@@ -129,7 +129,7 @@ function App({ api }: { api: ArchiveApi }) {
         maxFileSize={session.maxFileSize}
         hidden={page !== 'upload'}
       />
-      {page === 'files' && <MyUploadsPage api={api} language={language} />}
+      {page === 'files' && <MyUploadsPage api={api} language={language} params={route.params} />}
       {page === 'receipts' && <ReceiptsPage api={api} language={language} {...(route.id ? { id: route.id } : {})} />}
       {page === 'password' && <OwnPasswordPage api={api} language={language} onChanged={setSession} />}
       {page === 'tokens' && <TokensPage api={api} language={language} admin={isAdmin} />}

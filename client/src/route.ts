@@ -57,9 +57,14 @@ export function reportHash(report: ReportName, params: URLSearchParams): string 
   return `#/reports/${report}${query ? `?${query}` : ''}`;
 }
 
-export function auditHash(params: URLSearchParams): string {
+/** A page's link with its parameters (filters, sorting, paging), e.g. `#/files?q=…`. */
+export function pageHash(page: Exclude<PageName, 'reports'>, params: URLSearchParams): string {
   const query = cleanParams(params).toString();
-  return `#/audit${query ? `?${query}` : ''}`;
+  return `#/${page}${query ? `?${query}` : ''}`;
+}
+
+export function auditHash(params: URLSearchParams): string {
+  return pageHash('audit', params);
 }
 
 /** The current parameters with some changed (null or '' removes one). */

@@ -1,13 +1,14 @@
 import { cleanFileName } from '../../shared/file-name.js';
 import type { Readable } from 'node:stream';
-import type { FileList, FileListQuery } from '../../shared/schemas.js';
+import type { FileList, FileListQuery, FileUploaders, Unit } from '../../shared/schemas.js';
 import type { VerificationProblem, VerificationResult } from '../../shared/verification.js';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError, ValidationError } from '../errors.js';
 import type { ArchiveStore } from '../store/archive-store.js';
 import type { ByteRange } from '../store/content/port.js';
 import type { CatalogEntry } from '../store/catalog/port.js';
 import type { Account } from '../store/accounts/port.js';
-import type { UnitSubtree } from '../store/ledger/port.js';
+import type { ViewScope } from '../store/ledger/port.js';
+import type { ReportCalendar } from './calendar.js';
 import type { Principal } from './sessions.js';
 import type { UnitDirectory } from './unit-directory.js';
 
@@ -29,12 +30,13 @@ export interface VisibleFile {
  */
 export class FileService {
   constructor(
-    private readonly store: Pick<ArchiveStore, 'catalog' | 'ledger' | 'content'>,
+    private readonly store: Pick<ArchiveStore, 'catalog' | 'ledger' | 'content' | 'accounts'>,
     private readonly directory: Pick<UnitDirectory, 'reachSubtree'>,
+    private readonly calendar: Pick<ReportCalendar, 'startOf' | 'endOf'>,
   ) {}
 
   /** Which files a caller sees: its unit's (a clerk), its reach's (an administrator of a subtree), all (top level). */
-  private async visibleTo(account: Account): Promise<{ unitId: string } | { subtree: UnitSubtree } | undefined> {
+  private async visibleTo(account: Account): Promise<ViewScope | undefined> {
     if (account.role !== 'admin') return { unitId: account.unit.id };
     const subtree = await this.directory.reachSubtree(account);
     return subtree ? { subtree } : undefined;
@@ -42,15 +44,23 @@ export class FileService {
 
   async list(principal: Principal, query: FileListQuery): Promise<FileList> {
     const { account } = principal;
-    const { items, total } = await this.store.catalog.list({
-      ...(await this.visibleTo(account)),
+    const scope = await this.visibleTo(account);
+    const uploaderId = query.uploader === undefined ? undefined : await this.uploaderIn(scope, query.uploader);
+    const page = await this.store.catalog.list({
+      ...scope,
       accountId: account.id,
       ...(query.q ? { nameContains: query.q } : {}),
+      ...(uploaderId !== undefined && { uploaderId }),
+      ...(query.from && { firstUploadFrom: this.calendar.startOf(query.from) }),
+      ...(query.to && { firstUploadBefore: this.calendar.endOf(query.to) }),
+      ...(query.type && { kind: query.type }),
+      ...(query.sort && { sort: query.sort }),
+      ...(query.order && { order: query.order }),
       limit: query.limit,
       offset: query.offset,
     });
     return {
-      items: items.map((l) => ({
+      items: page.items.map((l) => ({
         fileId: l.entry.fileId,
         fileName: l.displayName,
         contentType: l.displayType,
@@ -60,11 +70,40 @@ export class FileService {
         uploadCount: l.uploadCount,
         myUploadCount: l.myUploadCount,
         lastUploadTime: l.lastUploadTime.toISOString(),
+        names: l.names,
+        nameCount: l.nameCount,
+        uploaders: l.uploaders,
+        uploaderCount: l.uploaderCount,
       })),
-      total,
+      total: page.total,
       limit: query.limit,
       offset: query.offset,
+      sort: page.sort,
+      order: page.order,
     };
+  }
+
+  /** Everybody who uploaded files the caller sees (the uploader filter's choices). */
+  async uploaders(principal: Principal): Promise<FileUploaders> {
+    return { items: await this.store.ledger.uploaders(await this.visibleTo(principal.account)) };
+  }
+
+  /**
+   * The account an uploader filter names (its id or login), if the caller's view holds its
+   * uploads or it belongs there now; otherwise the caller is told so, the same way whether the
+   * account is elsewhere or does not exist.
+   */
+  private async uploaderIn(scope: ViewScope | undefined, idOrLogin: string): Promise<string> {
+    const account = (await this.store.accounts.get(idOrLogin)) ?? (await this.store.accounts.findByUsername(idOrLogin));
+    if (account && (belongsTo(account.unit, scope) || (await this.hasUploadedIn(scope, account.id)))) return account.id;
+    throw new ValidationError(
+      `Invalid uploader: nobody called "${idOrLogin}" uploads ${scope && 'unitId' in scope ? 'in your unit' : 'where you can see'}; choose one from the list of uploaders (GET /api/files/uploaders).`,
+      { field: 'uploader' },
+    );
+  }
+
+  private async hasUploadedIn(scope: ViewScope | undefined, accountId: string): Promise<boolean> {
+    return (await this.store.ledger.uploaders(scope)).some((u) => u.id === accountId);
   }
 
   /**
@@ -104,4 +143,14 @@ export class FileService {
   read(file: VisibleFile, range?: ByteRange): Readable {
     return this.store.content.read(file.entry, range);
   }
+}
+
+/** Whether a unit lies in a view's scope (every unit is in the whole archive's). */
+function belongsTo(unit: Unit, scope: ViewScope | undefined): boolean {
+  if (!scope) return true;
+  if ('unitId' in scope) return unit.id === scope.unitId;
+  const { city, county, town } = scope.subtree;
+  return (
+    unit.city === city && (county === undefined || unit.county === county) && (town === undefined || unit.town === town)
+  );
 }

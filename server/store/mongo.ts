@@ -39,6 +39,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Archiv
     await new MongoNearDuplicateIndex(c).replaceTextKeyed(new Date());
     await new MongoAccountStore(c).keyUsernames();
     await new MongoLedger(c).claimEarlierFirstUploads();
+    await new MongoLedger(c).rememberEarlierNames();
   });
   return storeOver(client, db, c!, options.chunkSize);
 }

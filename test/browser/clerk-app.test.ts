@@ -349,17 +349,17 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await mine.page.getByRole('link', { name: '本单位文件' }).click();
     const table = mine.page.locator('table.files');
     await table.waitFor();
-    const names = await table.locator('td.name').allInnerTexts();
+    const names = await table.locator('td.name .file-name').allInnerTexts();
     // Four contents: the new file (under its unit's latest name), the one the unit held, the note, the large scan.
     assert.equal(names.length, 4, names.join(', '));
     assert.ok(names.includes('2026年移交/说明.txt') && names.some((n) => n.includes('新文件')), names.join(', '));
     await mine.page.screenshot({ path: artifactPath('06-my-uploads.png') });
 
-    await mine.page.getByPlaceholder('按文件名搜索').fill('说明');
-    await mine.page.getByRole('button', { name: '搜索' }).click();
+    await mine.page.getByPlaceholder('按文件名或文件夹搜索').fill('说明');
+    await mine.page.getByRole('button', { name: '筛选' }).click();
     await mine.page.waitForFunction(() => document.querySelectorAll('table.files td.name').length === 1);
-    assert.deepEqual(await table.locator('td.name').allInnerTexts(), ['2026年移交/说明.txt']);
-    const href = await table.locator('a').first().getAttribute('href');
+    assert.deepEqual(await table.locator('td.name .file-name').allInnerTexts(), ['2026年移交/说明.txt']);
+    const href = await table.locator('a', { hasText: '下载' }).first().getAttribute('href');
     const body = await mine.page.evaluate(async (url) => (await fetch(url!)).text(), href);
     assert.equal(body, '县档案馆 2026 年度移交清单\n');
 
@@ -369,9 +369,9 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await login(other.page, server.url, 'clerk-b');
     await other.page.getByRole('link', { name: '本单位文件' }).click();
     await other.page.locator('table.files').waitFor();
-    assert.deepEqual(await other.page.locator('table.files td.name').allInnerTexts(), ['献县卷宗.pdf']);
-    await other.page.getByPlaceholder('按文件名搜索').fill('新文件');
-    await other.page.getByRole('button', { name: '搜索' }).click();
+    assert.deepEqual(await other.page.locator('table.files td.name .file-name').allInnerTexts(), ['献县卷宗.pdf']);
+    await other.page.getByPlaceholder('按文件名或文件夹搜索').fill('新文件');
+    await other.page.getByRole('button', { name: '筛选' }).click();
     await other.page.getByText('没有找到文件。').waitFor();
     // And not through the API either, by id.
     const aFile = (await listFiles(api('clerk-a'), '新文件')).items[0]!;
@@ -891,7 +891,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await page.getByRole('heading', { name: 'Upload documents' }).waitFor();
     await page.getByRole('link', { name: 'Our unit’s files' }).click();
     await page.getByRole('heading', { name: 'Our unit’s files' }).waitFor();
-    await page.getByPlaceholder('Search by file name').waitFor();
+    await page.getByPlaceholder('Search by file or folder name').waitFor();
     await page.screenshot({ path: artifactPath('13-english.png') });
     await page.getByRole('button', { name: '中文' }).click();
     await page.getByRole('heading', { name: '本单位文件' }).waitFor();

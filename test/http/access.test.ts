@@ -101,6 +101,28 @@ for (const target of storeTargets) {
       );
     });
 
+    it('GET /api/files/:id?disposition=inline (a preview): as a download, the uploading unit and admins; others 404', async () => {
+      const expected: Record<Who, number> = { anonymous: 401, clerkA: 200, clerkB: 404, admin: 200 };
+      for (const who of WHO) {
+        const res = await as[who].fetch(`/api/files/${fileOfA}?disposition=inline`);
+        await expectStatus(who, res, expected[who]);
+        if (res.status === 200) assert.match(res.headers.get('content-disposition')!, /^inline; /);
+      }
+    });
+
+    it("GET /api/files/uploaders: clerks their unit's uploaders, admins everybody's", async () => {
+      await expectStatus('anonymous', await as.anonymous.fetch('/api/files/uploaders'), 401);
+      const uploaders = async (who: Who) => {
+        const res = await as[who].fetch('/api/files/uploaders');
+        await expectStatus(who, res, 200);
+        return ((await res.json()).items as Array<{ username: string }>).map((u) => u.username);
+      };
+      const [a, b, admin] = [await uploaders('clerkA'), await uploaders('clerkB'), await uploaders('admin')];
+      assert.ok(a.includes('clerkA') && !a.includes('clerkB'), a.join());
+      assert.ok(b.includes('clerkB') && !b.includes('clerkA'), b.join());
+      assert.ok(admin.includes('clerkA') && admin.includes('clerkB'), admin.join());
+    });
+
     it('POST /api/uploads/check and /api/uploads/prove: clerks and admins', async () => {
       const data = randomContent(500);
       await as.clerkA.upload('held.pdf', data);

@@ -75,6 +75,36 @@ for (const target of storeTargets) {
       await status('adminQ', await as.adminQ.fetch(`/api/files/${fileD}`), 404);
     });
 
+    it('GET /api/files/:id?disposition=inline (a preview): within reach only, as a download', async () => {
+      const expected: Record<Who, number> = { anonymous: 401, clerkQ: 200, adminQ: 200, adminD: 404, top: 200 };
+      for (const who of WHO)
+        await status(who, await as[who].fetch(`/api/files/${fileQ}?disposition=inline`), expected[who]);
+    });
+
+    it('GET /api/files/uploaders and ?uploader=: the uploaders of a reach only; one elsewhere is refused', async () => {
+      await status('anonymous', await as.anonymous.fetch('/api/files/uploaders'), 401);
+      const uploaders = async (who: Who) =>
+        (
+          (await (await status(who, await as[who].fetch('/api/files/uploaders'), 200)).json()).items as Array<{
+            username: string;
+          }>
+        ).map((u) => u.username);
+      assert.deepEqual(await uploaders('clerkQ'), ['clerkQ']);
+      assert.deepEqual(await uploaders('adminQ'), ['clerkQ']);
+      assert.deepEqual(await uploaders('adminD'), ['clerkD']);
+      assert.deepEqual(await uploaders('top'), ['clerkD', 'clerkQ']);
+      const byUploader = async (who: Who, uploader: string, expected: number) =>
+        status(who, await as[who].fetch(`/api/files?uploader=${uploader}`), expected);
+      const found = (await (await byUploader('adminQ', 'clerkQ', 200)).json()) as FileList;
+      assert.deepEqual(
+        found.items.map((f) => f.fileId),
+        [fileQ],
+      );
+      await byUploader('adminQ', 'clerkD', 400);
+      await byUploader('clerkQ', 'clerkD', 400);
+      await byUploader('top', 'clerkD', 200);
+    });
+
     for (const report of REPORTS) {
       it(`GET /api/reports/${report}: administrators, each on its reach; another county by name is not found`, async () => {
         const expected: Record<Who, number> = { anonymous: 401, clerkQ: 403, adminQ: 200, adminD: 200, top: 200 };

@@ -9,7 +9,15 @@ import Database from 'better-sqlite3';
 import { StagedBytesLostError } from '../../server/errors.js';
 import { openEmbeddedDatabase, openEmbeddedStore } from '../../server/store/embedded.js';
 import { EmbeddedNearDuplicateIndex } from '../../server/store/near-duplicates/embedded.js';
-import { keyOf, nearFingerprint, randomContent, readAll, testAccount } from '../support/content.js';
+import {
+  keyOf,
+  namesFoundByFirstName,
+  nearFingerprint,
+  randomContent,
+  readAll,
+  testAccount,
+  uploadUnderThreeNames,
+} from '../support/content.js';
 import { embeddedTarget, injectSyncFailures, tempDir } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
 
@@ -36,6 +44,34 @@ describe('embedded store specifics', () => {
       assert.equal((await reopened.accounts.findByUsername('alice'))?.id, newer.id, 'its exact name still finds it');
       assert.equal((await reopened.accounts.findByUsername('ALICE'))?.id, older.id, "the key is the older account's");
       await assert.rejects(reopened.accounts.create(testAccount({ username: 'ＡＬＩＣＥ' })), /taken/);
+    } finally {
+      await reopened.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('remembers the first and last names of ledger entries made before ledger_names existed, at open', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    const data = randomContent(100);
+    const staged = await store.content.stage(new Date());
+    await store.content.write(staged, 0, [data]);
+    const { entry } = await store.content.commit(staged, {
+      key: keyOf(data),
+      fileName: 'x.pdf',
+      contentType: 'application/pdf',
+      uploadDate: new Date(),
+    });
+    const clerk = testAccount();
+    await uploadUnderThreeNames(store, clerk, entry.fileId);
+    await store.close();
+    // As an earlier version left it: no names beside the ledger entry's first and last.
+    const db = new Database(path.join(dataDir, 'archive.sqlite'));
+    db.exec('DELETE FROM ledger_names');
+    db.close();
+    const reopened = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    try {
+      assert.deepEqual(await namesFoundByFirstName(reopened, clerk), ['旧/第一个名字.pdf', '旧/最后的名字.pdf']);
     } finally {
       await reopened.close();
       fs.rmSync(dataDir, { recursive: true, force: true });

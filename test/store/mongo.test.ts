@@ -16,6 +16,8 @@ import {
   stageBytes,
   testAccount,
   uploadAction,
+  uploadUnderThreeNames,
+  namesFoundByFirstName,
 } from '../support/content.js';
 import { dyingAfter, Killed, ledgerWrites } from '../support/dying-mongo.js';
 import { mongoTarget, TEST_CHUNK_SIZE, withMongoStore } from '../support/stores.js';
@@ -206,15 +208,34 @@ describe('MongoDB: who stored a file, in a database of an earlier version', { sk
   });
 });
 
+describe('MongoDB: the names of uploads, in a database of an earlier version', { skip: mongoTarget.skip }, () => {
+  it('remembers the first and last names of entries counted before userInfo.names existed, once, at start', async () => {
+    await withMongoStore(async (opened, db) => {
+      const { entry } = await commitBytes(opened.store, randomContent(10));
+      const clerk = testAccount();
+      await uploadUnderThreeNames(opened.store, clerk, entry.fileId);
+      // As an earlier version left it: the entry's first and last names only.
+      await db.collection('userInfo.names').deleteMany({});
+      const store = await opened.reopen({ chunkSize: TEST_CHUNK_SIZE });
+      assert.deepEqual(await namesFoundByFirstName(store, clerk), ['旧/第一个名字.pdf', '旧/最后的名字.pdf']);
+      assert.equal(
+        await db.collection('userInfo.names').countDocuments({ _id: 'earlier-names-remembered' as never }),
+        1,
+        'done once: a later start does not read the ledger again',
+      );
+    });
+  });
+});
+
 describe(
   'MongoDB: an upload killed between the steps of its counting is counted once',
   { skip: mongoTarget.skip },
   () => {
     // The steps: 1 the file's first-upload record, 2 the audit event (pending), 3 the ledger entry,
-    // 4 the day's tally, 5 the event done.
-    for (const writes of [0, 1, 2, 3, 4, 5]) {
+    // 4 the name, 5 the day's tally, 6 the event done.
+    for (const writes of [0, 1, 2, 3, 4, 5, 6]) {
       for (const recovery of ['the client retries', 'the sweep finishes it, then the client retries'] as const) {
-        it(`killed after ${writes} of its 5 writes: ${recovery}`, async () => {
+        it(`killed after ${writes} of its 6 writes: ${recovery}`, async () => {
           await withMongoStore(async (opened, db) => {
             const staged = await stageBytes(opened.store, randomContent(10));
             const { entry } = await opened.store.content.commit(staged.stagingId, {
@@ -240,13 +261,13 @@ describe(
             // An earlier upload of the same file by the same clerk: the count goes from 1 to 2.
             await countUpload(opened.store, { ...action.record, fileName: 'first.pdf' });
             const dying = new MongoLedger(dyingAfter(ledgerWrites(db), writes)).count(action);
-            // After its fifth write it is counted in full: killed before its answer was sent.
-            if (writes === 5) await dying;
+            // After its sixth write it is counted in full: killed before its answer was sent.
+            if (writes === 6) await dying;
             else await assert.rejects(dying, Killed);
             if (recovery !== 'the client retries')
               assert.equal(
                 await opened.store.ledger.finishInterrupted(new Date(Date.now() + 60_000)),
-                writes >= 2 && writes <= 4 ? 1 : 0,
+                writes >= 2 && writes <= 5 ? 1 : 0,
               );
             const answer = await opened.store.ledger.count(action);
             assert.equal(answer.uploadCount, 2);
@@ -260,12 +281,17 @@ describe(
             const events = await db.collection('audit.events').find({}).toArray();
             assert.equal(events.length, 2);
             assert.equal(events.filter((e) => e.pending).length, 0);
+            const names = await db
+              .collection('userInfo.names')
+              .find({ UploadFileID: new ObjectId(entry.fileId) })
+              .toArray();
+            assert.deepEqual(names.map((n) => n.Name).sort(), ['a.pdf', 'first.pdf'], 'each name kept once');
           });
         });
       }
     }
 
-    for (const writes of [1, 2, 3, 4]) {
+    for (const writes of [1, 2, 3, 4, 5]) {
       it(`counts the upload that stored a file as storing it, killed after ${writes} of its writes and retried`, async () => {
         await withMongoStore(async (opened, db) => {
           const { entry } = await commitBytes(opened.store, randomContent(10));

@@ -161,6 +161,26 @@ export async function commitBytes(
   });
 }
 
+/** The record of an upload that carried no bytes (a duplicate's). */
+export function uploadRecord(
+  account: Account,
+  fileId: string,
+  fileName = 'doc.pdf',
+  at = new Date(),
+  contentType = 'application/pdf',
+): UploadRecord {
+  return {
+    account,
+    fileId,
+    fileName,
+    contentType,
+    at,
+    day: at.toISOString().slice(0, 10),
+    fileLength: 1,
+    carriedBytes: false,
+  };
+}
+
 /** Counts one upload of a file by an account (a duplicate's: it stored no bytes). */
 export function recordUpload(
   store: Pick<ArchiveStore, 'ledger'>,
@@ -170,14 +190,28 @@ export function recordUpload(
   at = new Date(),
   contentType = 'application/pdf',
 ) {
-  return countUpload(store, {
-    account,
-    fileId,
-    fileName,
-    contentType,
-    at,
-    day: at.toISOString().slice(0, 10),
-    fileLength: 1,
-    carriedBytes: false,
+  return countUpload(store, uploadRecord(account, fileId, fileName, at, contentType));
+}
+
+/** Three names of one content uploaded by one clerk, a day apart: a ledger entry keeps the first and the last. */
+const THREE_NAMES = ['旧/第一个名字.pdf', '旧/中间的名字.pdf', '旧/最后的名字.pdf'];
+
+export async function uploadUnderThreeNames(store: Pick<ArchiveStore, 'ledger'>, account: Account, fileId: string) {
+  for (const [i, name] of THREE_NAMES.entries())
+    await recordUpload(store, account, fileId, name, new Date(Date.UTC(2025, 0, 1 + i)));
+}
+
+/** The names the account's unit lists for the file found by the first of the three names. */
+export async function namesFoundByFirstName(
+  store: Pick<ArchiveStore, 'catalog'>,
+  account: Account,
+): Promise<string[] | undefined> {
+  const list = await store.catalog.list({
+    unitId: account.unit.id,
+    accountId: account.id,
+    nameContains: '第一个',
+    limit: 10,
+    offset: 0,
   });
+  return list.items[0]?.names;
 }

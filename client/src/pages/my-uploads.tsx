@@ -1,97 +1,271 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { FileList } from '../../../shared/schemas.js';
+import { FILE_KINDS, type FileKind } from '../../../shared/file-types.js';
+import {
+  defaultFileOrder,
+  FILE_SORTS,
+  type FileList,
+  type FileSort,
+  type FileSummary,
+  type FileUploaders,
+} from '../../../shared/schemas.js';
 import type { ArchiveApi } from '../api.js';
-import { describeError, translator, type Language } from '../i18n/index.js';
-import { formatBytes } from './format.js';
-import { formText } from './form-text.js';
-import { Pager } from './controls.js';
+import { translator, type Language, type MessageKey } from '../i18n/index.js';
+import { go, pageHash, withParams } from '../route.js';
+import { canPreview, downloadUrl, FilePreview, type PreviewFile } from './file-preview.js';
+import { formatBytes, formatCount, formatTime } from './format.js';
+import { FilterForm, type Values } from './reports/filters.js';
+import { Problem } from './reports/problem.js';
+import { DEFAULT_PAGE_SIZE, pagingOf, type Paging, type Sorting } from './reports/query.js';
+import { Pager, ReportTable, type Column } from './reports/table.js';
 
-const PAGE_SIZE = 50;
+const FILTERS = ['q', 'uploader', 'from', 'to', 'type'] as const;
 
-/** The clerk's own and unit's files, searchable by name, with downloads and upload counts. */
-export function MyUploadsPage({ api, language }: { api: ArchiveApi; language: Language }) {
+const KIND_NAMES: Record<FileKind, MessageKey> = {
+  pdf: 'fileKindPdf',
+  image: 'fileKindImage',
+  document: 'fileKindDocument',
+  spreadsheet: 'fileKindSpreadsheet',
+  other: 'fileKindOther',
+};
+
+/** The sorting the address asks for, if it is one the API knows (else the API's default applies). */
+function sortingOf(params: URLSearchParams): Partial<Sorting> {
+  const sort = params.get('sort');
+  if (!(FILE_SORTS as readonly string[]).includes(sort ?? '')) return {};
+  const order = params.get('order');
+  return { sort: sort!, order: order === 'asc' || order === 'desc' ? order : defaultFileOrder(sort as FileSort) };
+}
+
+/** The API query of the view in the address: its filters, sorting and page (strict: nothing else). */
+function filesQuery(params: URLSearchParams): URLSearchParams {
+  const query = new URLSearchParams();
+  for (const name of FILTERS) {
+    const value = params.get(name)?.trim();
+    if (value && (name !== 'type' || (FILE_KINDS as readonly string[]).includes(value))) query.set(name, value);
+  }
+  const { sort, order } = sortingOf(params);
+  if (sort && order) {
+    query.set('sort', sort);
+    query.set('order', order);
+  }
+  const { limit, offset } = pagingOf(params);
+  query.set('limit', String(limit));
+  query.set('offset', String(offset));
+  return query;
+}
+
+/**
+ * 本单位文件: the unit's files (an administrator's: its reach's), found by any name or folder
+ * they were uploaded under, filtered by uploader, first-upload day and type, sorted by any
+ * column, a page at a time; every choice is kept in the address (reload, back and forward keep
+ * it). PDFs and images open in an in-page viewer.
+ */
+export function MyUploadsPage({
+  api,
+  language,
+  params,
+}: {
+  api: ArchiveApi;
+  language: Language;
+  params: URLSearchParams;
+}) {
   const t = translator(language);
-  const [query, setQuery] = useState('');
-  const [offset, setOffset] = useState(0);
-  const [list, setList] = useState<FileList | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const key = filesQuery(params).toString();
+  const [state, setState] = useState<{ key: string; list: FileList | null; error: unknown }>({
+    key: '',
+    list: null,
+    error: null,
+  });
+  const [uploaders, setUploaders] = useState<FileUploaders['items']>([]);
+  const [previewing, setPreviewing] = useState<PreviewFile | null>(null);
 
   useEffect(() => {
     let current = true;
-    setError(null);
-    api.files({ q: query || undefined, limit: PAGE_SIZE, offset }).then(
-      (result) => current && setList(result),
-      (e: unknown) => current && setError(e),
+    api.files(new URLSearchParams(key)).then(
+      (list) => current && setState({ key, list, error: null }),
+      (error: unknown) => current && setState({ key, list: null, error }),
     );
     return () => {
       current = false;
     };
-  }, [query, offset]);
+  }, [key]);
+  useEffect(() => {
+    // The choices of the uploader filter; without them the filter still works from the address.
+    api.fileUploaders().then(
+      (found) => setUploaders(found.items),
+      () => setUploaders([]),
+    );
+  }, []);
 
-  const search = (event: Event) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
-    setOffset(0);
-    setQuery(formText(form, 'q').trim());
+  const show = (next: URLSearchParams) => go(pageHash('files', next));
+  const filter = (values: Values) => show(withParams(params, { ...values, offset: null }));
+  const { list, error } = state;
+  const loading = state.key !== key;
+  const sorting: Sorting = list ? { sort: list.sort, order: list.order } : { sort: 'lastUpload', order: 'desc' };
+  const sortBy = (sort: string) => {
+    const order =
+      sort === sorting.sort ? (sorting.order === 'asc' ? 'desc' : 'asc') : defaultFileOrder(sort as FileSort);
+    show(withParams(params, { sort, order, offset: null }));
   };
-  const dateFormat = new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short' });
+  const page = (next: Paging) =>
+    show(
+      withParams(params, { limit: next.limit === DEFAULT_PAGE_SIZE ? null : next.limit, offset: next.offset || null }),
+    );
+  const n = (value: number) => formatCount(language, value);
+
+  const columns: Column<FileSummary>[] = [
+    { label: t('colName'), sort: 'name', className: 'name', cell: (f) => <FileNames language={language} file={f} /> },
+    { label: t('colUploaders'), className: 'uploaders', cell: (f) => uploadersText(language, f) },
+    { label: t('colSize'), sort: 'size', numeric: true, cell: (f) => formatBytes(f.fileLength) },
+    { label: t('colFirstUpload'), sort: 'firstUpload', cell: (f) => formatTime(language, f.uploadDate) },
+    { label: t('colLastUpload'), sort: 'lastUpload', cell: (f) => formatTime(language, f.lastUploadTime) },
+    { label: t('colUnitCount'), sort: 'unitCount', numeric: true, className: 'count', cell: (f) => n(f.uploadCount) },
+    { label: t('colMyCount'), sort: 'myCount', numeric: true, className: 'count', cell: (f) => n(f.myUploadCount) },
+    {
+      label: t('download'),
+      className: 'actions',
+      cell: (f) => (
+        <>
+          {canPreview(f) && (
+            <button
+              type="button"
+              class="secondary small"
+              aria-label={`${t('preview')} ${f.fileName}`}
+              onClick={() => setPreviewing(f)}
+            >
+              {t('preview')}
+            </button>
+          )}{' '}
+          <a href={downloadUrl(f.fileId)} download={baseName(f.fileName)} aria-label={`${t('download')} ${f.fileName}`}>
+            {t('download')}
+          </a>
+        </>
+      ),
+    },
+  ];
 
   return (
-    <main class="page" aria-labelledby="files-title">
+    <main class="page wide" aria-labelledby="files-title">
       <h1 id="files-title">{t('myUploadsTitle')}</h1>
-      <form role="search" class="search" onSubmit={search}>
-        <label>
-          <span class="visually-hidden">{t('search')}</span>
-          <input name="q" type="search" placeholder={t('search')} maxLength={200} defaultValue={query} />
-        </label>
-        <button type="submit">{t('searchButton')}</button>
-      </form>
-      {error !== null && (
-        <p role="alert" class="error">
-          {describeError(language, error)}
-        </p>
-      )}
+      <FilterForm key={params.toString()} language={language} names={FILTERS} onApply={filter}>
+        <div class="more-fields">
+          <label class="field wide">
+            <span>{t('filesSearch')}</span>
+            <input
+              type="search"
+              name="q"
+              maxLength={200}
+              placeholder={t('search')}
+              defaultValue={params.get('q') ?? ''}
+            />
+          </label>
+          <label class="field">
+            <span>{t('colUploaders')}</span>
+            <select name="uploader" defaultValue={params.get('uploader') ?? ''}>
+              <option value="">{t('filesAnyUploader')}</option>
+              {uploaders.map((u) => (
+                <option key={u.id} value={u.username}>
+                  {u.username}
+                </option>
+              ))}
+              {/* A login from a link that the list does not (yet) hold stays chosen. */}
+              {params.get('uploader') && !uploaders.some((u) => u.username === params.get('uploader')) && (
+                <option value={params.get('uploader')!}>{params.get('uploader')}</option>
+              )}
+            </select>
+          </label>
+          <label class="field">
+            <span>{t('filesType')}</span>
+            <select name="type" defaultValue={params.get('type') ?? ''}>
+              <option value="">{t('filesAnyType')}</option>
+              {FILE_KINDS.map((kind) => (
+                <option key={kind} value={kind}>
+                  {t(KIND_NAMES[kind])}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+        <fieldset class="dates">
+          <legend>{t('colFirstUpload')}</legend>
+          <label class="field">
+            <span>{t('fromDay')}</span>
+            <input type="date" name="from" defaultValue={params.get('from') ?? ''} />
+          </label>
+          <label class="field">
+            <span>{t('toDay')}</span>
+            <input type="date" name="to" defaultValue={params.get('to') ?? ''} />
+          </label>
+        </fieldset>
+      </FilterForm>
+      <Problem language={language} error={error} />
       {list === null && error === null && <p>{t('loading')}</p>}
-      {list !== null && list.items.length === 0 && <p>{t('noFiles')}</p>}
-      {list !== null && list.items.length > 0 && (
-        <table class="files">
-          <thead>
-            <tr>
-              <th scope="col">{t('colName')}</th>
-              <th scope="col">{t('colSize')}</th>
-              <th scope="col">{t('colFirstUpload')}</th>
-              <th scope="col">{t('colUnitCount')}</th>
-              <th scope="col">{t('colMyCount')}</th>
-              <th scope="col">
-                <span class="visually-hidden">{t('download')}</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.items.map((file) => (
-              <tr key={file.fileId} data-file-id={file.fileId}>
-                <td class="name">{file.fileName}</td>
-                <td>{formatBytes(file.fileLength)}</td>
-                <td>{dateFormat.format(new Date(file.uploadDate))}</td>
-                <td class="count">{file.uploadCount}</td>
-                <td class="count">{file.myUploadCount}</td>
-                <td>
-                  <a
-                    href={`/api/files/${file.fileId}`}
-                    download={file.fileName}
-                    aria-label={`${t('download')} ${file.fileName}`}
-                  >
-                    {t('download')}
-                  </a>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
       {list !== null && (
-        <Pager language={language} total={list.total} size={PAGE_SIZE} offset={offset} onOffset={setOffset} />
+        <section class="table-section" aria-label={t('myUploadsTitle')}>
+          <div class="table-tools">
+            <span class="count">{t('rowsTotal', { total: n(list.total) })}</span>
+            {loading && <span class="loading">{t('loading')}</span>}
+          </div>
+          {list.items.length === 0 ? (
+            <p class="empty">{t('noFiles')}</p>
+          ) : (
+            <ReportTable
+              language={language}
+              caption={t('myUploadsTitle')}
+              columns={columns}
+              rows={list.items}
+              rowKey={(f) => f.fileId}
+              sorting={sorting}
+              onSort={sortBy}
+              busy={loading}
+              tableClass="report files"
+            />
+          )}
+          {list.total > 0 && <Pager language={language} total={list.total} paging={pagingOf(params)} onPage={page} />}
+        </section>
       )}
+      {previewing && <FilePreview language={language} file={previewing} onClose={() => setPreviewing(null)} />}
     </main>
   );
+}
+
+const baseName = (path: string) => path.split('/').pop() ?? path;
+
+/** The name shown, and under it the other names the unit uploaded the same content under (folded away when many). */
+function FileNames({ language, file }: { language: Language; file: FileSummary }) {
+  const t = translator(language);
+  const others = file.names.filter((name) => name !== file.fileName);
+  const count = file.nameCount - (file.names.includes(file.fileName) ? 1 : 0);
+  const list = (
+    <ul>
+      {others.map((name) => (
+        <li key={name}>{name}</li>
+      ))}
+      {count > others.length && <li class="more">{t('moreNamesNotShown', { count: count - others.length })}</li>}
+    </ul>
+  );
+  return (
+    <>
+      <span class="file-name">{file.fileName}</span>
+      {count > 0 &&
+        (count <= 2 ? (
+          <div class="also">
+            <span>{t('alsoUploadedAs', { count })}</span>
+            {list}
+          </div>
+        ) : (
+          <details class="also">
+            <summary>{t('alsoUploadedAs', { count })}</summary>
+            {list}
+          </details>
+        ))}
+    </>
+  );
+}
+
+function uploadersText(language: Language, file: FileSummary): string {
+  const t = translator(language);
+  const names = file.uploaders.join(language === 'zh-CN' ? '、' : ', ');
+  const more = file.uploaderCount - file.uploaders.length;
+  return more > 0 ? `${names} ${t('moreUploaders', { count: file.uploaderCount })}` : names;
 }

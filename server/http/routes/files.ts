@@ -4,8 +4,10 @@ import { pipeline } from 'node:stream/promises';
 import contentDisposition from 'content-disposition';
 import { Router, type Request } from 'express';
 import multer from 'multer';
+import { z } from 'zod';
 import { cleanContentType, cleanFileName, cleanUploadPath } from '../../../shared/file-name.js';
-import { fileIdSchema, fileListQuery, uploadFields } from '../../../shared/schemas.js';
+import { previewOf } from '../../../shared/file-types.js';
+import { fileIdSchema, fileListQuery, fileReadQuery, uploadFields } from '../../../shared/schemas.js';
 import { BadRequestError, PayloadTooLargeError, RangeNotSatisfiableError, ValidationError } from '../../errors.js';
 import type { FileService, VisibleFile } from '../../services/files.js';
 import type { IngestService } from '../../services/ingest.js';
@@ -86,11 +88,26 @@ export function fileRoutes(deps: FileRouteDeps): Router {
     res.json(await deps.files.list(req.principal!, query));
   });
 
+  router.get('/uploaders', requireAuth(), async (req, res) => {
+    parse(z.strictObject({}), { ...req.query }, 'query');
+    res.json(await deps.files.uploaders(req.principal!));
+  });
+
   // Express answers HEAD with this GET handler; the body is skipped below.
   router.get('/:id', requireAuth(), async (req, res) => {
     const fileId = parse(fileIdSchema, req.params.id, 'file id');
+    const { disposition } = parse(fileReadQuery, { ...req.query }, 'query');
     const file = await deps.files.open(req.principal!, fileId);
     const { entry } = file;
+    // Shown in the browser only as what it can be nothing but (an image, a PDF): never HTML, SVG
+    // or anything else that could run as part of the page; asked after the file is found, so a
+    // caller who may not see it learns nothing more.
+    const preview = disposition === 'inline' ? previewOf(file.contentType, file.fileName) : undefined;
+    if (disposition === 'inline' && !preview)
+      throw new ValidationError(
+        'Invalid disposition: only PDF files and images (JPEG, PNG, GIF, WebP, BMP, AVIF) can be shown in the browser; download this file instead.',
+        { field: 'disposition' },
+      );
     res.set({
       'Accept-Ranges': 'bytes',
       ETag: `"${entry.md5}"`,
@@ -110,6 +127,7 @@ export function fileRoutes(deps: FileRouteDeps): Router {
           code: 'download',
           length: entry.length,
           ...(range ? { range: { start: range.start, end: range.end } } : {}),
+          ...(preview ? { preview: true } : {}),
         },
       });
     }
@@ -117,12 +135,13 @@ export function fileRoutes(deps: FileRouteDeps): Router {
     // content file, a range in lost bytes) gets a clear error instead of a cut-off download.
     const body = req.method === 'GET' ? await started(deps.files.read(file, range)) : undefined;
     res.set({
-      'Content-Disposition': contentDisposition(file.fileName),
-      // Stored documents are never run as part of this site, even if they are HTML.
+      'Content-Disposition': contentDisposition(file.fileName, { type: preview ? 'inline' : 'attachment' }),
+      // Stored documents are never run as part of this site, even if they are HTML; a preview
+      // too is a sandboxed document that may load nothing.
       'Content-Security-Policy': "default-src 'none'; sandbox",
     });
     // setHeader, not res.type(): Express would append a charset we do not know.
-    res.setHeader('Content-Type', file.contentType);
+    res.setHeader('Content-Type', preview?.type ?? file.contentType);
     if (range) {
       res.status(206).setHeader('Content-Range', `bytes ${range.start}-${range.end - 1}/${entry.length}`);
       res.setHeader('Content-Length', String(range.end - range.start));

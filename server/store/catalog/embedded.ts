@@ -1,7 +1,18 @@
+import { FILE_KIND_RULES, GENERIC_TYPES, type FileKind, type FileKindRule } from '../../../shared/file-types.js';
+import { defaultFileOrder, FILE_NAMES_SHOWN, FILE_UPLOADERS_SHOWN, type FileSort } from '../../../shared/schemas.js';
 import type { Db, EmbeddedSchema } from '../embedded/database.js';
 import { likePattern } from '../embedded/sql.js';
-import type { UnitSubtree } from '../ledger/port.js';
-import type { Catalog, CatalogEntry, CatalogListing, CatalogListQuery, ContentKey } from './port.js';
+import { scopeWhere } from '../ledger/embedded.js';
+import type { ViewScope } from '../ledger/port.js';
+import {
+  viewScopeOf,
+  type Catalog,
+  type CatalogEntry,
+  type CatalogListing,
+  type CatalogListQuery,
+  type CatalogPage,
+  type ContentKey,
+} from './port.js';
 
 export const catalogSchema: EmbeddedSchema = {
   tables: `
@@ -30,15 +41,59 @@ type ListingRow = CatalogRow & {
   mine: number;
   first_upload: number;
   last_upload: number;
+  /** Rows of the whole selection (a window over it), where the statement counts them. */
+  total?: number;
 };
 
-/** A listing's statement parameters: whose uploads are "mine", the name searched for, the page. */
+/** The columns of a sort, in a unit's (subtree's) listing; ties go by file id, so pages never overlap. */
+const SCOPE_SORT_COLUMNS: Record<FileSort, string> = {
+  name: 'sort_name',
+  size: 'size',
+  firstUpload: 'first_upload',
+  lastUpload: 'last_upload',
+  unitCount: 'uploads',
+  myCount: 'mine',
+};
+
+/** The columns of a sort, in the whole archive's listing. */
+const ALL_SORT_COLUMNS: Record<FileSort, string> = {
+  name: 'c.file_name',
+  size: 'c.length',
+  firstUpload: 'first_upload',
+  lastUpload: 'last_upload',
+  unitCount: 'uploads',
+  myCount: 'mine',
+};
+
+/** A listing's statement parameters: whose uploads are "mine", the filters, the page. */
 const listingParams = (q: CatalogListQuery) => ({
   accountId: q.accountId,
   pattern: q.nameContains ? likePattern(q.nameContains) : null,
+  uploader: q.uploaderId ?? null,
+  from: q.firstUploadFrom?.getTime() ?? null,
+  before: q.firstUploadBefore?.getTime() ?? null,
   limit: q.limit,
   offset: q.offset,
 });
+
+/** SQL text of a constant (the kind rules' types and extensions: the code's own, never a caller's). */
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+/** Whether the upload of media type `type` named `name` (SQL expressions) is of a kind (shared/file-types.ts). */
+function kindCondition(kind: FileKind, type: string, name: string): string {
+  const rule = (r: FileKindRule) =>
+    [
+      ...(r.types.length > 0 ? [`${type} IN (${r.types.map(literal).join(', ')})`] : []),
+      ...r.typePrefixes.map((prefix) => `substr(${type}, 1, ${prefix.length}) = ${literal(prefix)}`),
+      `(${type} IN (${GENERIC_TYPES.map(literal).join(', ')}) AND (${r.extensions
+        .map((e) => `${name} LIKE ${literal(`%.${e}`)}`)
+        .join(' OR ')}))`,
+    ].join(' OR ');
+  if (kind !== 'other') return `(${rule(FILE_KIND_RULES[kind])})`;
+  return `NOT (${Object.values(FILE_KIND_RULES)
+    .map((r) => `(${rule(r)})`)
+    .join(' OR ')})`;
+}
 
 export class EmbeddedCatalog implements Catalog {
   private readonly byId;
@@ -72,74 +127,167 @@ export class EmbeddedCatalog implements Catalog {
     return this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM catalog').get()!.n;
   }
 
-  async list(query: CatalogListQuery): Promise<{ items: CatalogListing[]; total: number }> {
-    if (query.unitId !== undefined) return this.listForUnits(query, { unitId: query.unitId });
-    if (query.subtree !== undefined) return this.listForUnits(query, query.subtree);
-    return this.listAll(query);
+  async list(query: CatalogListQuery): Promise<CatalogPage> {
+    const scope = viewScopeOf(query);
+    const sort = query.sort ?? (scope ? 'lastUpload' : 'firstUpload');
+    const order = query.order ?? defaultFileOrder(sort);
+    const { rows, total } = scope ? this.listInScope(query, scope, sort, order) : this.listAll(query, sort, order);
+    const ids = JSON.stringify(rows.map((r) => r.file_id));
+    const names = this.namesOf(ids, scope);
+    const uploaders = this.uploadersOf(ids, scope);
+    const items = rows.map((row) => {
+      const named = names.get(row.file_id);
+      const uploaded = uploaders.get(row.file_id);
+      return {
+        ...listingFromRow(row),
+        names: named?.values ?? [],
+        nameCount: named?.count ?? 0,
+        uploaders: uploaded?.values ?? [],
+        uploaderCount: uploaded?.count ?? 0,
+      };
+    });
+    return { items, total, sort, order };
   }
 
   /**
-   * A unit's view (or a subtree's): files its accounts uploaded, most recently uploaded first,
-   * under the names they gave them.
+   * A unit's view (or a subtree's): the files its accounts uploaded, under the names they gave
+   * them, summed from its ledger entries; the filters pick files, the sums stay the view's.
    */
-  private listForUnits(q: CatalogListQuery, who: { unitId: string } | UnitSubtree) {
-    const nameFilter = q.nameContains
-      ? `AND (l.upload_file_name LIKE @pattern ESCAPE '\\' OR l.last_upload_file_name LIKE @pattern ESCAPE '\\')`
+  private listInScope(q: CatalogListQuery, scope: ViewScope, sort: FileSort, order: 'asc' | 'desc') {
+    const where = scopeWhere('l', scope);
+    const params = { ...where.params, ...listingParams(q) };
+    const named = q.nameContains
+      ? `AND l.file_id IN (SELECT n.file_id FROM ledger_names n WHERE ${scopeWhere('n', scope).sql} AND n.name LIKE @pattern ESCAPE '\\')`
       : '';
-    const columns =
-      'unitId' in who
-        ? ['unit_id']
-        : ['city', 'county', 'town'].filter((c) => c in who && who[c as keyof UnitSubtree] !== undefined);
-    const match = (alias: string) => columns.map((c) => `${alias}.${c} = @${c}`).join(' AND ');
-    const params = {
-      ...('unitId' in who
-        ? { unit_id: who.unitId }
-        : Object.fromEntries(columns.map((c) => [c, who[c as keyof UnitSubtree]]))),
-      ...listingParams(q),
-    };
-    // SQLite takes bare columns from the row that holds the one MAX(), so display_name and
-    // display_type are the latest upload's (first_upload is a subquery to keep that MAX() the only aggregate of its kind).
+    const having = [
+      ...(q.uploaderId !== undefined ? ['SUM(l.user_id = @uploader) > 0'] : []),
+      ...(q.kind ? [`MAX(${kindCondition(q.kind, 'l.last_content_type', 'l.last_upload_file_name')}) = 1`] : []),
+      ...(q.firstUploadFrom ? ['MIN(l.upload_time) >= @from'] : []),
+      ...(q.firstUploadBefore ? ['MIN(l.upload_time) < @before'] : []),
+    ];
+    // Summed from an index that holds every column read (ledger_unit_files), so the unit's rows
+    // are read in index order, not one by one; the name shown is looked up for the page only,
+    // unless the files are sorted by it (then the largest "time + name" is the latest upload's).
+    const files = `
+      SELECT l.file_id AS fid,
+             MIN(l.upload_time) AS first_upload, MAX(l.last_upload_time) AS last_upload,
+             SUM(l.upload_count) AS uploads,
+             SUM(CASE WHEN l.user_id = @accountId THEN l.upload_count ELSE 0 END) AS mine
+             ${sort === 'name' ? `, substr(MAX(printf('%015d', l.last_upload_time) || l.last_upload_file_name), 16) AS sort_name` : ''}
+      FROM ledger l WHERE ${where.sql} ${named}
+      GROUP BY l.file_id ${having.length > 0 ? `HAVING ${having.join(' AND ')}` : ''}`;
+    const direction = order.toUpperCase();
+    const orderBy = `${SCOPE_SORT_COLUMNS[sort]} ${direction}, fid`;
+    // The page, with the selection's size beside each row (one pass); then its catalog entries
+    // and its latest names and types.
+    const latest = (column: string) =>
+      `(SELECT x.${column} FROM ledger x WHERE x.file_id = p.fid AND ${scopeWhere('x', scope).sql}
+        ORDER BY x.last_upload_time DESC, x.id DESC LIMIT 1)`;
     const rows = this.db
       .prepare<typeof params, ListingRow>(
-        `SELECT c.*, l.last_upload_file_name AS display_name, l.last_content_type AS display_type, MAX(l.last_upload_time) AS last_upload,
-                (SELECT MIN(f.upload_time) FROM ledger f WHERE ${match('f')} AND f.file_id = l.file_id) AS first_upload,
-                SUM(l.upload_count) AS uploads,
-                SUM(CASE WHEN l.user_id = @accountId THEN l.upload_count ELSE 0 END) AS mine
-         FROM ledger l JOIN catalog c ON c.file_id = l.file_id
-         WHERE ${match('l')} ${nameFilter}
-         GROUP BY l.file_id ORDER BY last_upload DESC, c.file_id LIMIT @limit OFFSET @offset`,
+        `WITH files AS (${files}),
+         page AS (
+           SELECT f.*, ${sort === 'size' ? 's.length AS size,' : ''} COUNT(*) OVER () AS total FROM files f
+           ${sort === 'size' ? 'JOIN catalog s ON s.file_id = f.fid' : ''}
+           ORDER BY ${orderBy} LIMIT @limit OFFSET @offset)
+         SELECT c.*, p.*, ${latest('last_upload_file_name')} AS display_name, ${latest('last_content_type')} AS display_type
+         FROM page p JOIN catalog c ON c.file_id = p.fid ORDER BY ${orderBy}`,
       )
       .all(params);
+    if (rows.length > 0 || q.offset === 0) return { rows, total: rows[0]?.total ?? 0 };
+    // A page past the end: counted on its own.
     const { total } = this.db
-      .prepare<typeof params, { total: number }>(
-        `SELECT COUNT(DISTINCT l.file_id) AS total FROM ledger l WHERE ${match('l')} ${nameFilter}`,
-      )
+      .prepare<typeof params, { total: number }>(`WITH files AS (${files}) SELECT COUNT(*) AS total FROM files`)
       .get(params)!;
-    return { items: rows.map(listingFromRow), total };
+    return { rows, total };
   }
 
-  /** The whole archive, newest content first; counts are computed per page only. */
-  private listAll(q: CatalogListQuery) {
-    const nameFilter = q.nameContains ? `WHERE c.file_name LIKE @pattern ESCAPE '\\'` : '';
+  /**
+   * The whole archive, from the catalog (every content held, under its first name); the ledger
+   * is summed per file shown, or per file selected when sorting by those sums.
+   */
+  private listAll(q: CatalogListQuery, sort: FileSort, order: 'asc' | 'desc') {
+    const orderBy = `${ALL_SORT_COLUMNS[sort]} ${order.toUpperCase()}, c.file_id`;
     const params = listingParams(q);
+    const filters = [
+      ...(q.nameContains
+        ? [
+            `(c.file_name LIKE @pattern ESCAPE '\\' OR c.file_id IN (SELECT n.file_id FROM ledger_names n WHERE n.name LIKE @pattern ESCAPE '\\'))`,
+          ]
+        : []),
+      ...(q.uploaderId !== undefined
+        ? ['c.file_id IN (SELECT u.file_id FROM ledger u WHERE u.user_id = @uploader)']
+        : []),
+      ...(q.kind ? [kindCondition(q.kind, 'c.content_type', 'c.file_name')] : []),
+      ...(q.firstUploadFrom ? ['c.upload_date >= @from'] : []),
+      ...(q.firstUploadBefore ? ['c.upload_date < @before'] : []),
+    ];
+    const where = filters.length > 0 ? `WHERE ${filters.join(' AND ')}` : '';
     const rows = this.db
       .prepare<typeof params, ListingRow>(
         `SELECT c.*, c.file_name AS display_name, c.content_type AS display_type, c.upload_date AS first_upload,
                 COALESCE((SELECT MAX(last_upload_time) FROM ledger WHERE file_id = c.file_id), c.upload_date) AS last_upload,
                 COALESCE((SELECT SUM(upload_count) FROM ledger WHERE file_id = c.file_id), 0) AS uploads,
                 COALESCE((SELECT SUM(upload_count) FROM ledger WHERE file_id = c.file_id AND user_id = @accountId), 0) AS mine
-         FROM catalog c ${nameFilter}
-         ORDER BY c.upload_date DESC, c.file_id LIMIT @limit OFFSET @offset`,
+         FROM catalog c ${where}
+         ORDER BY ${orderBy} LIMIT @limit OFFSET @offset`,
       )
       .all(params);
     const { total } = this.db
-      .prepare<typeof params, { total: number }>(`SELECT COUNT(*) AS total FROM catalog c ${nameFilter}`)
+      .prepare<typeof params, { total: number }>(`SELECT COUNT(*) AS total FROM catalog c ${where}`)
       .get(params)!;
-    return { items: rows.map(listingFromRow), total };
+    return { rows, total };
+  }
+
+  /**
+   * The first few of a per-file list for the page's files (`ids`: a JSON array) and how long each
+   * list is: `grouped` yields one row per file and item (file_id, value, and `rank`, the order).
+   */
+  private firstOfEach(grouped: string, params: Record<string, unknown>, shown: number) {
+    const rows = this.db
+      .prepare<Record<string, unknown>, { file_id: string; value: string; total: number }>(
+        `SELECT file_id, value, total FROM (
+           SELECT file_id, value, ROW_NUMBER() OVER (PARTITION BY file_id ORDER BY rank) AS nth,
+                  COUNT(*) OVER (PARTITION BY file_id) AS total
+           FROM (${grouped}))
+         WHERE nth <= @shown ORDER BY file_id, nth`,
+      )
+      .all({ ...params, shown });
+    const byFile = new Map<string, { values: string[]; count: number }>();
+    for (const r of rows) {
+      const file = byFile.get(r.file_id) ?? { values: [], count: r.total };
+      file.values.push(r.value);
+      byFile.set(r.file_id, file);
+    }
+    return byFile;
+  }
+
+  /** The view's names of each file, first used first (ties A→Z), at most FILE_NAMES_SHOWN each. */
+  private namesOf(ids: string, scope: ViewScope | undefined) {
+    const where = scopeWhere('n', scope);
+    return this.firstOfEach(
+      `SELECT n.file_id, n.name AS value, printf('%015d', MIN(n.first_used)) || n.name AS rank
+       FROM ledger_names n WHERE n.file_id IN (SELECT value FROM json_each(@ids)) AND ${where.sql}
+       GROUP BY n.file_id, n.name`,
+      { ...where.params, ids },
+      FILE_NAMES_SHOWN,
+    );
+  }
+
+  /** The view's uploaders of each file, by login, first uploader first, at most FILE_UPLOADERS_SHOWN each. */
+  private uploadersOf(ids: string, scope: ViewScope | undefined) {
+    const where = scopeWhere('l', scope);
+    return this.firstOfEach(
+      `SELECT l.file_id, MAX(l.user_name) AS value, printf('%015d', MIN(l.upload_time)) || l.user_id AS rank
+       FROM ledger l WHERE l.file_id IN (SELECT value FROM json_each(@ids)) AND ${where.sql}
+       GROUP BY l.file_id, l.user_id`,
+      { ...where.params, ids },
+      FILE_UPLOADERS_SHOWN,
+    );
   }
 }
 
-function listingFromRow(row: ListingRow): CatalogListing {
+function listingFromRow(row: ListingRow): Omit<CatalogListing, 'names' | 'nameCount' | 'uploaders' | 'uploaderCount'> {
   return {
     entry: catalogEntryFromRow(row),
     displayName: row.display_name,

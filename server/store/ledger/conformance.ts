@@ -233,6 +233,28 @@ export function ledgerConformance(target: StoreTarget): void {
         assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { city: '沧州市', county: null }), true);
       });
 
+      it('names who uploaded in a unit, a subtree or the whole archive, each account once, by login', async () => {
+        const { entry } = await commitBytes(store, randomContent(10));
+        const other = (await commitBytes(store, randomContent(11))).entry;
+        const zhang = testAccount({ username: 'zhang' });
+        const li = testAccount({ username: 'li' });
+        const wang = testAccount({ username: 'wang', unit: unit('unit-d', '东光县') });
+        await recordUpload(store, zhang, entry.fileId);
+        await recordUpload(store, zhang, other.fileId);
+        await recordUpload(store, li, entry.fileId);
+        await recordUpload(store, wang, entry.fileId);
+        const names = async (scope?: Parameters<typeof store.ledger.uploaders>[0]) =>
+          (await store.ledger.uploaders(scope)).map((u) => [u.id, u.username]);
+        assert.deepEqual(await names({ unitId: 'unit-a' }), [
+          [li.id, 'li'],
+          [zhang.id, 'zhang'],
+        ]);
+        assert.deepEqual(await names({ subtree: { city: '沧州市', county: '东光县' } }), [[wang.id, 'wang']]);
+        assert.deepEqual(await names({ subtree: { city: '沧州市' } }), await names(undefined));
+        assert.equal((await names(undefined)).length, 3);
+        assert.deepEqual(await names({ unitId: 'unit-none' }), []);
+      });
+
       it('tells whether a unit of a subtree (a city, a county, a town) has uploaded a file', async () => {
         const { entry } = await commitBytes(store, randomContent(10));
         await recordUpload(store, testAccount({ unit: unit('unit-q', '青县') }), entry.fileId);

@@ -2,7 +2,16 @@ import { monthOf, weekOf } from '../../../shared/calendar.js';
 import type { Unit } from '../../../shared/schemas.js';
 import { auditAppender } from '../audit/embedded.js';
 import { addMissingColumns, type Db, type EmbeddedSchema } from '../embedded/database.js';
-import type { CountedUpload, Ledger, LedgerEntry, UploadAction, UploaderScope, UploadRecord } from './port.js';
+import type {
+  CountedUpload,
+  Ledger,
+  LedgerEntry,
+  UploadAction,
+  Uploader,
+  UploaderScope,
+  UploadRecord,
+  ViewScope,
+} from './port.js';
 
 export const ledgerSchema: EmbeddedSchema = {
   tables: `
@@ -38,7 +47,10 @@ CREATE TABLE IF NOT EXISTS upload_keys (
   upload_count INTEGER NOT NULL,
   at           INTEGER NOT NULL
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS ledger_unit ON ledger (unit_id, file_id);
+-- A unit's entries by file, with what 本单位文件 sums and filters them by (the file list reads the
+-- index, not the table: a unit of 100,000 files in index order, not 100,000 rows one by one).
+CREATE INDEX IF NOT EXISTS ledger_unit_files ON ledger (unit_id, file_id, user_id, upload_count, upload_time, last_upload_time);
+DROP INDEX IF EXISTS ledger_unit;
 
 -- Uploads per unit, file and calendar day (report time zone): when space was saved, and where.
 -- saved_uploads counts the uploads that did not store bytes (all but the one that stored the file).
@@ -56,17 +68,49 @@ CREATE TABLE IF NOT EXISTS upload_days (
   saved_uploads INTEGER NOT NULL,
   PRIMARY KEY (file_id, unit_id, day)
 ) WITHOUT ROWID;
+
+-- Every name a unit uploaded a file under (the ledger entry keeps only its first and last), with
+-- the unit's levels for a reach's view and when the name was first used. Written in the count's
+-- transaction, once per name (INSERT OR IGNORE).
+CREATE TABLE IF NOT EXISTS ledger_names (
+  unit_id    TEXT NOT NULL,
+  file_id    TEXT NOT NULL,
+  name       TEXT NOT NULL,
+  first_used INTEGER NOT NULL,
+  city       TEXT NOT NULL,
+  county     TEXT,
+  town       TEXT,
+  PRIMARY KEY (unit_id, file_id, name)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS ledger_names_file ON ledger_names (file_id);
 `,
   upgrade(db) {
     // Data directories made before the reports: the ledger's unit levels as virtual columns.
     const level = (name: string) => `TEXT GENERATED ALWAYS AS (json_extract(unit, '$.${name}')) VIRTUAL`;
     addMissingColumns(db, 'ledger', { city: level('city'), county: level('county'), town: level('town') });
+    rememberEarlierNames(db);
   },
 };
+
+/**
+ * A data directory made before ledger_names: the names its entries kept (first and last) are
+ * remembered, once (the table is empty only then: every count since writes its name there).
+ */
+function rememberEarlierNames(db: Db): void {
+  db.transaction(() => {
+    if (db.prepare('SELECT 1 FROM ledger_names LIMIT 1').get()) return;
+    db.exec(`
+      INSERT OR IGNORE INTO ledger_names (unit_id, file_id, name, first_used, city, county, town)
+        SELECT unit_id, file_id, upload_file_name, upload_time, city, county, town FROM ledger;
+      INSERT OR IGNORE INTO ledger_names (unit_id, file_id, name, first_used, city, county, town)
+        SELECT unit_id, file_id, last_upload_file_name, last_upload_time, city, county, town FROM ledger;`);
+  }).immediate();
+}
 
 export class EmbeddedLedger implements Ledger {
   private readonly upsert;
   private readonly tally;
+  private readonly rememberName;
   private readonly keyed;
   private readonly remember;
   private readonly countOne;
@@ -94,6 +138,10 @@ export class EmbeddedLedger implements Ledger {
        VALUES (@fileId, @unitId, @day, @week, @month, @city, @county, @town, @fileLength, 1, @saved)
        ON CONFLICT (file_id, unit_id, day) DO UPDATE SET uploads = uploads + 1, saved_uploads = saved_uploads + excluded.saved_uploads`,
     );
+    this.rememberName = db.prepare(
+      `INSERT OR IGNORE INTO ledger_names (unit_id, file_id, name, first_used, city, county, town)
+       VALUES (@unitId, @fileId, @name, @at, @city, @county, @town)`,
+    );
     this.keyed = db.prepare<[string], KeyRow>(
       'SELECT account_id, file_id, status, stored, upload_count FROM upload_keys WHERE key = ?',
     );
@@ -111,6 +159,7 @@ export class EmbeddedLedger implements Ledger {
       const [entry, day] = ledgerRows(a.record, stored);
       const uploadCount = this.upsert.get(entry)!.upload_count;
       this.tally.run(day);
+      this.rememberName.run(nameRow(a.record));
       appendEvent(a.event(stored));
       const row: KeyRow = {
         account_id: a.record.account.id,
@@ -174,13 +223,11 @@ export class EmbeddedLedger implements Ledger {
 
   async hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean> {
     if ('subtree' in scope) {
-      const { city, county, town } = scope.subtree;
-      const levels = [county !== undefined ? 'AND county = @county' : '', town !== undefined ? 'AND town = @town' : ''];
+      const where = scopeWhere('l', scope);
       return (
         this.db
-          .prepare(`SELECT 1 AS found FROM ledger WHERE file_id = @fileId AND city = @city ${levels.join(' ')} LIMIT 1`)
-          .get({ fileId, city, ...(county !== undefined && { county }), ...(town !== undefined && { town }) }) !==
-        undefined
+          .prepare(`SELECT 1 AS found FROM ledger l WHERE l.file_id = @fileId AND ${where.sql} LIMIT 1`)
+          .get({ fileId, ...where.params }) !== undefined
       );
     }
     const row =
@@ -196,6 +243,47 @@ export class EmbeddedLedger implements Ledger {
   async entriesForFile(fileId: string): Promise<LedgerEntry[]> {
     return this.forFile.all(fileId).map(ledgerEntryFromRow);
   }
+
+  async uploaders(scope: ViewScope | undefined): Promise<Uploader[]> {
+    const where = scopeWhere('l', scope);
+    return this.db
+      .prepare<Record<string, unknown>, Uploader>(
+        `SELECT l.user_id AS id, MAX(l.user_name) AS username FROM ledger l WHERE ${where.sql}
+         GROUP BY l.user_id ORDER BY username, id`,
+      )
+      .all(where.params);
+  }
+}
+
+/**
+ * The rows of `alias` (a table with unit_id, city, county and town: the ledger, ledger_names) in a
+ * view's scope, as SQL and its named parameters (prefixed with `scope_`).
+ */
+export function scopeWhere(
+  alias: string,
+  scope: ViewScope | undefined,
+): { sql: string; params: Record<string, string> } {
+  if (!scope) return { sql: 'true', params: {} };
+  if ('unitId' in scope) return { sql: `${alias}.unit_id = @scope_unit`, params: { scope_unit: scope.unitId } };
+  const levels = (['city', 'county', 'town'] as const).filter((level) => scope.subtree[level] !== undefined);
+  return {
+    sql: levels.map((level) => `${alias}.${level} = @scope_${level}`).join(' AND '),
+    params: Object.fromEntries(levels.map((level) => [`scope_${level}`, scope.subtree[level]!])),
+  };
+}
+
+/** The parameters of the upload's name, for ledger_names. */
+function nameRow(r: UploadRecord): Record<string, unknown> {
+  const { unit } = r.account;
+  return {
+    unitId: unit.id,
+    fileId: r.fileId,
+    name: r.fileName,
+    at: r.at.getTime(),
+    city: unit.city,
+    county: unit.county ?? null,
+    town: unit.town ?? null,
+  };
 }
 
 /** The parameters of a ledger entry's upsert and of its day's tally. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Long, ObjectId, type Collection, type Db, type Filter, type UpdateFilter, type WithId } from 'mongodb';
 import { monthOf, weekOf } from '../../../shared/calendar.js';
 import type { ReportUnit } from '../../../shared/reports.js';
@@ -10,8 +11,10 @@ import type {
   LedgerEntry,
   UnitSubtree,
   UploadAction,
+  Uploader,
   UploaderScope,
   UploadRecord,
+  ViewScope,
 } from './port.js';
 
 /** An uploader entry in `userInfo.users`, with the seed design's field names. */
@@ -66,6 +69,52 @@ export interface FirstUploadDoc {
   Key: string;
 }
 
+/**
+ * `userInfo.names`: every name a unit uploaded a file under (the ledger entry keeps only its first
+ * and last), with the unit's address for a reach's view and when the name was first used. `_id`
+ * is made of unit, file and name, so one name is kept once (an upsert that only inserts).
+ */
+export interface NameDoc {
+  _id: string;
+  UnitID: string;
+  UploadFileID: ObjectId;
+  Name: string;
+  FirstUsed: Date;
+  CityName: string;
+  CountyName: string | null;
+  TownName: string | null;
+}
+
+/** The document that marks `userInfo.names` as holding the names of entries counted before it existed. */
+const EARLIER_NAMES_REMEMBERED = 'earlier-names-remembered';
+
+/**
+ * A name's `_id`: unit and file as they are, the name by its SHA-256 (a path of a thousand
+ * characters would make a long key; the digest keeps it short and still one per name).
+ */
+export function nameId(unitId: string, fileId: string, name: string): string {
+  return `${unitId}/${fileId}/${createHash('sha256').update(name).digest('base64url')}`;
+}
+
+/** A name's document (for an upsert that only inserts). */
+function nameDoc(
+  unit: Pick<Unit, 'id' | 'city' | 'county' | 'town'>,
+  fileId: ObjectId,
+  name: string,
+  at: Date,
+): NameDoc {
+  return {
+    _id: nameId(unit.id, fileId.toHexString(), name),
+    UnitID: unit.id,
+    UploadFileID: fileId,
+    Name: name,
+    FirstUsed: at,
+    CityName: unit.city,
+    CountyName: unit.county ?? null,
+    TownName: unit.town ?? null,
+  };
+}
+
 /** The key recorded for files whose uploads were counted before `userInfo.firstUploads` existed. */
 const EARLIER_UPLOADS = 'earlier-uploads';
 /** The document that marks `userInfo.firstUploads` as filled in for those files. */
@@ -76,6 +125,7 @@ export function ledgerCollections(db: Db) {
     ledger: db.collection<LedgerDoc>('userInfo.users'),
     uploadDays: db.collection<UploadDayDoc>('userInfo.uploadDays'),
     firstUploads: db.collection<FirstUploadDoc>('userInfo.firstUploads'),
+    names: db.collection<NameDoc>('userInfo.names'),
   };
 }
 
@@ -94,6 +144,10 @@ export async function createLedgerIndexes(c: LedgerCollections): Promise<void> {
       { name: 'file_county' },
     ),
     c.uploadDays.createIndex({ UploadFileID: 1, UnitID: 1, Day: 1 }, { unique: true, name: 'file_unit_day' }),
+    // A unit's names (its searches), a subtree's, and a page's files' names.
+    c.names.createIndex({ UnitID: 1, UploadFileID: 1 }, { name: 'unit_file' }),
+    c.names.createIndex({ CityName: 1, CountyName: 1, TownName: 1 }, { name: 'subtree' }),
+    c.names.createIndex({ UploadFileID: 1 }, { name: 'file' }),
   ]);
 }
 
@@ -161,12 +215,13 @@ export function ledgerEntryFromDoc(doc: LedgerDoc): LedgerEntry {
 const APPLIED_KEYS = 32;
 
 /**
- * Counting without transactions: each upload action is counted in four single-document steps that
+ * Counting without transactions: each upload action is counted in single-document steps that
  * can all be run again, so that a crash between any two is finished by a retry, a restart or the
  * sweep, never counted twice (docs/decisions/counting-once.md):
  *   1. its audit event, `_id` = the action's key, inserted once with `pending` (a duplicate key
  *      means it was recorded before: it is answered, or finished from what that event recorded);
  *   2. the ledger entry: UploadCount + 1 unless the entry's AppliedKeys has the key;
+ *   2b. the upload's name in `userInfo.names`, inserted only if not there (nothing to count);
  *   3. the day's tally, the same way;
  *   4. the event: `pending` removed and the answer kept, for retries.
  */
@@ -250,6 +305,46 @@ export class MongoLedger implements Ledger {
     );
   }
 
+  /**
+   * Remembers the names the entries counted before `userInfo.names` existed kept (first and last),
+   * once (a database upgraded in place); safe to run again if interrupted.
+   */
+  async rememberEarlierNames(): Promise<void> {
+    if (await this.c.names.findOne({ _id: EARLIER_NAMES_REMEMBERED })) return;
+    const entries = this.c.ledger.find(
+      {},
+      {
+        projection: {
+          UploadGeography: 1,
+          UploadGeoAddress: 1,
+          UploadFileID: 1,
+          UploadFileName: 1,
+          LastUploadFileName: 1,
+          UploadTime: 1,
+          LastUploadTime: 1,
+        },
+      },
+    );
+    let batch: NameDoc[] = [];
+    const remember = async () => {
+      if (batch.length === 0) return;
+      await insertNames(this.c.names, batch);
+      batch = [];
+    };
+    for await (const e of entries) {
+      const unit = unitFromLedgerDoc(e);
+      batch.push(nameDoc(unit, e.UploadFileID, e.UploadFileName, e.UploadTime));
+      batch.push(nameDoc(unit, e.UploadFileID, e.LastUploadFileName, e.LastUploadTime));
+      if (batch.length >= 1000) await remember();
+    }
+    await remember();
+    await this.c.names.updateOne(
+      { _id: EARLIER_NAMES_REMEMBERED },
+      { $setOnInsert: { Name: EARLIER_NAMES_REMEMBERED } },
+      { upsert: true },
+    );
+  }
+
   async countMany(actions: readonly UploadAction[]): Promise<CountedUpload[]> {
     // One at a time, in order: without transactions a batch is no more atomic than its parts.
     const counts: CountedUpload[] = [];
@@ -317,6 +412,8 @@ export class MongoLedger implements Ledger {
         },
       },
     );
+    // The name with its entry: inserted once, so a retry of this step changes nothing.
+    await insertNames(this.c.names, [nameDoc(unit, UploadFileID, doc.fileName!, doc.at)]);
     await applyOnce(this.c.uploadDays, { UploadFileID, UnitID: unit.id, Day: u.day }, key, {
       $inc: { Uploads: 1, SavedUploads: u.stored ? 0 : 1 },
       $setOnInsert: {
@@ -368,6 +465,52 @@ export class MongoLedger implements Ledger {
     if (!UploadFileID) return [];
     const docs = await this.c.ledger.find({ UploadFileID }).sort({ UploadTime: 1, _id: 1 }).toArray();
     return docs.map(ledgerEntryFromDoc);
+  }
+
+  async uploaders(scope: ViewScope | undefined): Promise<Uploader[]> {
+    const rows = await this.c.ledger
+      .aggregate<{ _id: string; username: string }>([
+        { $match: viewScopeMatch(scope) },
+        { $group: { _id: '$UserID', username: { $max: '$UserName' } } },
+        { $sort: { username: 1, _id: 1 } },
+      ])
+      .toArray();
+    return rows.map((r) => ({ id: r._id, username: r.username }));
+  }
+}
+
+/** The ledger entries in a view's scope (every entry without one). */
+export function viewScopeMatch(scope: ViewScope | undefined): Filter<LedgerDoc> {
+  if (!scope) return {};
+  return 'unitId' in scope ? { 'UploadGeography.UploadGeoNameID': scope.unitId } : subtreeMatch(scope.subtree);
+}
+
+/** The names in a view's scope (every name without one). */
+export function namesScopeMatch(scope: ViewScope | undefined): Filter<NameDoc> {
+  if (!scope) return {};
+  if ('unitId' in scope) return { UnitID: scope.unitId };
+  const { city, county, town } = scope.subtree;
+  return {
+    CityName: city,
+    ...(county !== undefined && { CountyName: county }),
+    ...(town !== undefined && { TownName: town }),
+  };
+}
+
+/** Inserts names not yet kept; those kept already (or inserted meanwhile by another request) are left as they are. */
+async function insertNames(names: Collection<NameDoc>, docs: NameDoc[]): Promise<void> {
+  try {
+    await names.bulkWrite(
+      docs.map(({ _id, ...fields }) => ({
+        updateOne: { filter: { _id }, update: { $setOnInsert: fields }, upsert: true },
+      })),
+      { ordered: false },
+    );
+  } catch (err) {
+    // Two upserts of one name raced to insert it: the name is kept, which is all that was asked
+    // (unordered, so the other names were written).
+    const writeErrors = (err as { writeErrors?: unknown[] }).writeErrors;
+    if (!(writeErrors?.length ? writeErrors.every(isDuplicateKey) : isDuplicateKey(err))) throw err;
   }
 }
 

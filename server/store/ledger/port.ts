@@ -48,6 +48,15 @@ export interface UnitSubtree {
  */
 export type UploaderScope = { unitId: string } | { city: string; county: string | null } | { subtree: UnitSubtree };
 
+/** Whose uploads a view of files shows: one unit's, or a subtree's (an administrator's reach). */
+export type ViewScope = { unitId: string } | { subtree: UnitSubtree };
+
+/** An account that uploaded in a view's scope, by the login it uploaded under. */
+export interface Uploader {
+  id: string;
+  username: string;
+}
+
 /**
  * One upload action (a tus upload, an instant upload, a batch's file, a multipart upload), to be
  * counted once under its key however often it is retried or interrupted: its audit event, its
@@ -102,4 +111,6 @@ export interface Ledger {
   /** The most recent upload of a file by a unit, if any (a unit's right to read it). */
   latestUnitUpload(unitId: string, fileId: string): Promise<LedgerEntry | undefined>;
   entriesForFile(fileId: string): Promise<LedgerEntry[]>;
+  /** Everybody who uploaded in the scope (the whole archive without one), by login. */
+  uploaders(scope: ViewScope | undefined): Promise<Uploader[]>;
 }

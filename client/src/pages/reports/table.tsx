@@ -12,6 +12,8 @@ export interface Column<Row> {
   sort?: string;
   /** Right-aligned figures. */
   numeric?: boolean;
+  /** The cells' class, beside `num` (for styles and tests). */
+  className?: string;
   cell(row: Row): ComponentChildren;
 }
 
@@ -26,6 +28,8 @@ interface TableProps<Row> {
   /** Shown under a row, across the table (an expanded row's details), or null. */
   detail?: (row: Row) => ComponentChildren | null;
   busy?: boolean;
+  /** The table's class (default `report`). */
+  tableClass?: string;
 }
 
 /** A report table: headers sort it (click again to reverse), as the server orders it. */
@@ -39,11 +43,12 @@ export function ReportTable<Row>({
   onSort,
   detail,
   busy,
+  tableClass = 'report',
 }: TableProps<Row>) {
   const t = translator(language);
   return (
     <div class="table-scroll">
-      <table class="report" aria-busy={busy ? 'true' : undefined}>
+      <table class={tableClass} aria-busy={busy ? 'true' : undefined}>
         <caption class="visually-hidden">{caption}</caption>
         <thead>
           <tr>
@@ -86,7 +91,10 @@ export function ReportTable<Row>({
               <Fragment key={key}>
                 <tr data-key={key}>
                   {columns.map((column) => (
-                    <td key={column.label} class={column.numeric ? 'num' : undefined}>
+                    <td
+                      key={column.label}
+                      class={[column.numeric && 'num', column.className].filter(Boolean).join(' ') || undefined}
+                    >
                       {column.cell(row)}
                     </td>
                   ))}
