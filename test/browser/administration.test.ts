@@ -5,21 +5,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { artifactPath, browserSkip, BrowserWindows } from '../support/browser.js';
-import { PASSWORD, TestServer } from '../support/server.js';
+import { artifactPath, browserSkip, BrowserWindows, login } from '../support/browser.js';
+import { TestServer } from '../support/server.js';
 import { embeddedTarget } from '../support/stores.js';
 
 /**
  * Administration in Debian's Chromium: accounts, units and tokens, as a county's archives bureau
  * and the archive's top level use them. Hebei is loaded; 青县 and 东光县 are counties of 沧州市.
  */
-
-async function login(page: Page, url: string, username: string, password = PASSWORD): Promise<void> {
-  await page.goto(url);
-  await page.getByLabel('用户名').fill(username);
-  await page.getByLabel('密码').fill(password);
-  await page.getByRole('button', { name: '登录' }).click();
-}
 
 async function usernamesListed(page: Page): Promise<string[]> {
   await page.locator('table.accounts').waitFor();

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { PASSWORD } from './server.js';
 
 /**
  * Debian's Chromium driven by playwright-core (no browser download). Browser tests are
@@ -92,4 +93,12 @@ export const ARTIFACTS_DIR = path.resolve(process.env.TEST_ARTIFACTS_DIR ?? 'tes
 export function artifactPath(name: string): string {
   fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
   return path.join(ARTIFACTS_DIR, name);
+}
+
+/** Logs in through the app's login form, in Chinese (the test server's password unless given). */
+export async function login(page: Page, url: string, username: string, password = PASSWORD): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('用户名').fill(username);
+  await page.getByLabel('密码').fill(password);
+  await page.getByRole('button', { name: '登录' }).click();
 }

@@ -169,7 +169,9 @@ export function AccountsPage({
                 <th scope="col">{t('unitLabel')}</th>
                 <th scope="col">{t('accountState')}</th>
                 <th scope="col">{t('accountLastLogin')}</th>
-                <th scope="col">{t('accountTokens')}</th>
+                <th scope="col" class="num">
+                  {t('accountTokens')}
+                </th>
                 <th scope="col">{t('accountActions')}</th>
               </tr>
             </thead>
@@ -231,7 +233,7 @@ function AccountRow({
         <span class={`badge state-${a.state}`}>{t(STATE_KEYS[a.state])}</span>
       </td>
       <td>{a.lastLoginAt ? formatTime(language, a.lastLoginAt) : t('accountNeverLoggedIn')}</td>
-      <td class="count">{a.tokens}</td>
+      <td class="num">{a.tokens}</td>
       <td class="actions">
         <RowAction label={t('accountReset')} on={a.username} onClick={onReset} />
         {a.state === 'throttled' && <RowAction label={t('accountUnblock')} on={a.username} onClick={onUnblock} />}

@@ -58,10 +58,16 @@ export function MyUploadsPage({ api, language }: { api: ArchiveApi; language: La
           <thead>
             <tr>
               <th scope="col">{t('colName')}</th>
-              <th scope="col">{t('colSize')}</th>
+              <th scope="col" class="num">
+                {t('colSize')}
+              </th>
               <th scope="col">{t('colFirstUpload')}</th>
-              <th scope="col">{t('colUnitCount')}</th>
-              <th scope="col">{t('colMyCount')}</th>
+              <th scope="col" class="num">
+                {t('colUnitCount')}
+              </th>
+              <th scope="col" class="num">
+                {t('colMyCount')}
+              </th>
               <th scope="col">
                 <span class="visually-hidden">{t('download')}</span>
               </th>
@@ -71,10 +77,10 @@ export function MyUploadsPage({ api, language }: { api: ArchiveApi; language: La
             {list.items.map((file) => (
               <tr key={file.fileId} data-file-id={file.fileId}>
                 <td class="name">{file.fileName}</td>
-                <td>{formatBytes(file.fileLength)}</td>
+                <td class="num">{formatBytes(file.fileLength)}</td>
                 <td>{dateFormat.format(new Date(file.uploadDate))}</td>
-                <td class="count">{file.uploadCount}</td>
-                <td class="count">{file.myUploadCount}</td>
+                <td class="num">{file.uploadCount}</td>
+                <td class="num">{file.myUploadCount}</td>
                 <td>
                   <a
                     href={`/api/files/${file.fileId}`}

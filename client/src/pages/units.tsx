@@ -134,12 +134,10 @@ function UnitNode({
         ) : (
           <button
             type="button"
-            class="twisty"
+            class={open ? 'twisty open' : 'twisty'}
             aria-label={open ? t('unitCollapse', { unit: name }) : t('unitExpand', { unit: name })}
             onClick={() => setOpen(!open)}
-          >
-            {open ? '▾' : '▸'}
-          </button>
+          ></button>
         )}
         <span class="unit-name">{name}</span>
         <span class="code">{unit.code ?? t('unitCustom')}</span>

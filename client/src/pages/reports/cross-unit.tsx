@@ -34,7 +34,6 @@ export function CrossUnitTab({ api, language, params, show }: TabProps) {
           onClick={() => toggle(row.fileId)}
           title={t(open.has(row.fileId) ? 'hideUploaders' : 'showUploaders')}
         >
-          <span aria-hidden="true">{open.has(row.fileId) ? '▾ ' : '▸ '}</span>
           <span class="name">{row.fileName}</span>
         </button>
       ),

@@ -52,7 +52,7 @@ export function NearDuplicatesTab({ api, language, params, show }: TabProps) {
   ];
 
   const differences = (row: NearDuplicateRow) => (
-    <div class="near-diff" aria-label={t('differsIn')}>
+    <div class="near-diff" role="group" aria-label={t('differsIn')}>
       <blockquote lang="zh">{row.a.snippet || t('noDifference')}</blockquote>
       <blockquote lang="zh">{row.b.snippet || t('noDifference')}</blockquote>
     </div>
