@@ -12,7 +12,7 @@ import {
   layoutProblems,
   type Finding,
 } from '../support/accessibility.js';
-import { artifactPath, browserSkip, BrowserWindows } from '../support/browser.js';
+import { artifactPath, browserSkip, BrowserWindows, fieldProblem, focused } from '../support/browser.js';
 import { MD5_COLLISION } from '../support/content.js';
 import { PASSWORD, TestServer } from '../support/server.js';
 import { damageContent, embeddedTarget, tempDir } from '../support/stores.js';
@@ -141,6 +141,12 @@ describe(
         await page.goto(server.url);
         await heading(page, m.loginTitle);
         await scan('login');
+        // Nothing filled in: said at the first field, which takes the keyboard; nothing is sent.
+        await page.getByRole('button', { name: m.loginButton, exact: true }).click();
+        const username = page.getByLabel(m.username, { exact: true });
+        assert.equal(await fieldProblem(username), m.fieldRequired);
+        assert.ok(await focused(username));
+        await scan('login, nothing filled in');
         await logIn(page, language, 'nobody-here', 'not the password');
         await page.getByRole('alert').waitFor();
         await scan('login refused');
@@ -175,6 +181,20 @@ describe(
 
         await visit(page, 'password', m.ownPasswordTitle);
         await scan('password');
+        // The new password typed differently twice: refused at the second, before anything is sent.
+        let sent = 0;
+        page.on('request', (r) => {
+          if (new URL(r.url()).pathname === '/api/session/password') sent++;
+        });
+        await page.getByLabel(m.currentPassword, { exact: true }).fill(PASSWORD);
+        await page.getByLabel(m.newPassword.replace('{min}', '10'), { exact: true }).fill('a brand new password');
+        const again = page.getByLabel(m.confirmPassword, { exact: true });
+        await again.fill('a brand new passwort');
+        await page.getByRole('button', { name: m.changePasswordButton }).click();
+        assert.equal(await fieldProblem(again), m.passwordsDiffer);
+        assert.ok(await focused(again));
+        assert.equal(sent, 0, 'nothing was sent');
+        await scan('password, the new one typed differently');
 
         await page.getByRole('button', { name: m.logout }).click();
         await logIn(page, language, `new-clerk-${language === 'en' ? 'en' : 'zh'}`);
@@ -211,7 +231,7 @@ describe(
         await tab('near-duplicates');
         await scan('reports, near-duplicates');
         await page.goto(`${server.url}/#/reports/savings?county=${encodeURIComponent('青县')}`);
-        await page.getByRole('alert').filter({ hasText: m.ruleCountyNeedsCity }).first().waitFor();
+        assert.equal(await fieldProblem(page.getByLabel(m.county, { exact: true })), m.ruleCountyNeedsCity);
         await scan('reports, a filter refused');
 
         await visit(page, 'audit', m.auditTitle, 'table.audit tbody tr');
@@ -228,6 +248,12 @@ describe(
         await page.getByRole('button', { name: m.accountCreate, exact: true }).click();
         await page.locator('.unit-picker select').first().waitFor();
         await scan('accounts, creating one');
+        await page.getByRole('button', { name: m.accountCreateButton, exact: true }).click();
+        const newUsername = page.getByRole('textbox', { name: m.username, exact: true });
+        assert.equal(await fieldProblem(newUsername), m.fieldRequired);
+        assert.ok(await focused(newUsername), 'the first field with a problem takes the keyboard');
+        assert.equal(await fieldProblem(page.getByLabel(m.unitSearch, { exact: true })), m.accountPickUnit);
+        await scan('accounts, creating one with nothing filled in');
         await page.getByRole('button', { name: m.accountImport, exact: true }).click();
         await page.locator('input[type=file][name=file]').waitFor();
         await scan('accounts, importing');

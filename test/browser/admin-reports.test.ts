@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { Role, Unit } from '../../shared/schemas.js';
-import { artifactPath, browserSkip, launchContext } from '../support/browser.js';
+import { artifactPath, browserSkip, fieldProblem, focused, launchContext } from '../support/browser.js';
 import { PASSWORD, TestServer, type Client } from '../support/server.js';
 import { MD5_COLLISION } from '../support/content.js';
 import { damageContent, embeddedTarget } from '../support/stores.js';
@@ -238,7 +238,10 @@ describe(
       await page.locator('[data-report="savings"] table.report', { hasText: '衡水市' }).waitFor();
       await page.getByLabel('县（市、区）').fill('青县');
       await page.getByRole('button', { name: '筛选', exact: true }).click();
-      await page.getByRole('alert').filter({ hasText: '填写县（市、区）时请同时填写所属的市' }).waitFor();
+      // Said at the county, which the server named, and the keyboard is taken there.
+      const county = page.getByLabel('县（市、区）');
+      assert.match(await fieldProblem(county), /^填写县（市、区）时请同时填写所属的市/);
+      assert.ok(await focused(county));
       await page.screenshot({ path: artifactPath('22-reports-filter-error.png'), fullPage: true });
 
       // One county: a row per town; 清州镇 saved one upload of A, 金牛镇 A and B.

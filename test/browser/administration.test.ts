@@ -76,7 +76,8 @@ describe(
       await login(clerk.page, server.url, 'wang.qz', oneTimePassword);
       await clerk.page.getByRole('heading', { name: '请先修改一次性密码' }).waitFor();
       await clerk.page.getByLabel('当前密码').fill(oneTimePassword);
-      await clerk.page.getByLabel('新密码').fill('a fresh password of mine');
+      await clerk.page.getByLabel(/^新密码/).fill('a fresh password of mine');
+      await clerk.page.getByLabel('再次输入新密码').fill('a fresh password of mine');
       await clerk.page.getByRole('button', { name: '修改密码' }).click();
       await clerk.page.getByRole('heading', { name: '上传档案' }).waitFor();
       await clerk.page.getByText('当前用户：wang.qz（沧州市 / 青县 / 清州镇）').waitFor();

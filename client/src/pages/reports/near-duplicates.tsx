@@ -86,7 +86,7 @@ export function NearDuplicatesTab({ api, language, params, show }: TabProps) {
           </ul>
         </div>
       )}
-      <ReportFilters view={view} daysLabel={t('filterFoundDays')} />
+      <ReportFilters view={view} error={loaded.error} daysLabel={t('filterFoundDays')} />
       <TableSection
         view={view}
         loaded={loaded}

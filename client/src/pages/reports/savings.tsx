@@ -104,7 +104,7 @@ export function SavingsTab({ api, language, params, show }: TabProps) {
 
   return (
     <div class="report-tab" data-report="savings">
-      <ReportFilters view={view} />
+      <ReportFilters view={view} error={table.error} />
       <Switch
         label={t('groupBy')}
         options={SAVINGS_GROUPS.map((g) => [g, t(GROUP_LABEL[g])])}
