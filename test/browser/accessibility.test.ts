@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import type { Page } from 'playwright-core';
+import { translator } from '../../client/src/i18n/index.js';
 import { MESSAGES, type Language } from '../../client/src/i18n/messages.js';
 import {
   accessibilityFindings,
@@ -135,6 +136,7 @@ describe(
 
     for (const language of ['zh-CN', 'en'] as const) {
       const m = MESSAGES[language];
+      const tr = translator(language);
 
       it(`as a clerk, in ${language}: login, upload (empty and finished with a failed file), files, receipts, tokens, password`, async (t) => {
         const { page, scan, verdict } = await open(language, 'clerk');
@@ -158,8 +160,43 @@ describe(
         fs.mkdirSync(folder, { recursive: true });
         fs.writeFileSync(path.join(folder, '新文件.pdf'), randomBytes(20_000));
         fs.writeFileSync(path.join(folder, '超大.tif'), randomBytes(MAX_FILE_SIZE + 1));
+        // What a screen reader is told while the list moves: the live region's every change.
+        await page.evaluate(() => {
+          const w = globalThis as unknown as {
+            told: string[];
+            document: { querySelector(s: string): { textContent: string | null } };
+            MutationObserver: new (cb: () => void) => { observe(node: unknown, options: object): void };
+          };
+          w.told = [];
+          const region = w.document.querySelector('[role="status"][aria-live="polite"].announcement');
+          new w.MutationObserver(() => w.told.push(region.textContent ?? '')).observe(region, {
+            childList: true,
+            characterData: true,
+            subtree: true,
+          });
+        });
+        // The batch held for a second, so the list is seen under way (a list over before the page
+        // first redraws is told its summary alone).
+        await page.route('**/api/uploads/batch', async (route) => {
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          await route.continue();
+        });
         await page.locator('input[type=file][webkitdirectory]').setInputFiles(folder);
         await page.locator('.results .summary[data-stored="1"][data-failed="1"]').waitFor({ timeout: 60_000 });
+        await page.unrouteAll();
+        const end = tr('announceEnd', { instant: 0, stored: 1, failed: 1 });
+        await page.getByRole('status').filter({ hasText: end }).waitFor();
+        const told = await page.evaluate(() => (globalThis as unknown as { told: string[] }).told);
+        assert.deepEqual(
+          told.filter((text, i) => text !== told[i - 1]),
+          [tr('announceStart', { count: 2 }), end],
+          'told the start and the end, not each redraw',
+        );
+        assert.equal(
+          await page.locator('.results .summary').getAttribute('aria-live'),
+          null,
+          'the summary itself is silent',
+        );
         await scan('upload, finished with a failed file');
 
         await visit(page, 'files', m.myUploadsTitle, 'table.files td');
@@ -187,7 +224,7 @@ describe(
           if (new URL(r.url()).pathname === '/api/session/password') sent++;
         });
         await page.getByLabel(m.currentPassword, { exact: true }).fill(PASSWORD);
-        await page.getByLabel(m.newPassword.replace('{min}', '10'), { exact: true }).fill('a brand new password');
+        await page.getByLabel(tr('newPassword', { min: 10 }), { exact: true }).fill('a brand new password');
         const again = page.getByLabel(m.confirmPassword, { exact: true });
         await again.fill('a brand new passwort');
         await page.getByRole('button', { name: m.changePasswordButton }).click();

@@ -53,6 +53,8 @@ const zh = {
   unfinishedBanner:
     '上次有 {count} 个文件没有完成。请再次拖入或选择同一个文件夹，将从中断处继续；已完成的文件不会重复上传，也不会重复计数。',
   progressAll: '已完成 {done} / {total}',
+  announceStart: '开始处理，共 {count} 个文件。',
+  announceEnd: '本批已结束：秒传 {instant} 个，已上传 {stored} 个，失败 {failed} 个。',
   summarySeparator: '：',
   pauseAll: '暂停',
   resumeAll: '继续',
@@ -435,6 +437,8 @@ const en: Record<MessageKey, string> = {
   unfinishedBanner:
     '{count} files were not finished last time. Drop or choose the same folder again to continue where it stopped; finished files are not uploaded or counted again.',
   progressAll: '{done} / {total} finished',
+  announceStart: 'Started: {count} files in all.',
+  announceEnd: 'This batch has ended: {instant} instant, {stored} uploaded, {failed} failed.',
   summarySeparator: ': ',
   pauseAll: 'Pause',
   resumeAll: 'Resume',
