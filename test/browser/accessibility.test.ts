@@ -14,6 +14,7 @@ import {
   type Finding,
 } from '../support/accessibility.js';
 import { artifactPath, browserSkip, BrowserWindows, fieldProblem, focused } from '../support/browser.js';
+import { chartBars } from '../support/chart.js';
 import { MD5_COLLISION } from '../support/content.js';
 import { PASSWORD, TestServer } from '../support/server.js';
 import { damageContent, embeddedTarget, tempDir } from '../support/stores.js';
@@ -260,6 +261,15 @@ describe(
         await scan('reports, savings per city with its chart');
         await tab('savings', `?city=${encodeURIComponent('沧州市')}`);
         await page.locator('.chart canvas').waitFor();
+        // The city's own uploads cannot be drilled into: hatched, said in the legend and in the chart's words.
+        const bars = await chartBars(page);
+        assert.deepEqual(bars.map((bar) => bar.hatched).sort(), [false, true], JSON.stringify(bars));
+        await page.locator('.chart-legend').getByText(m.chartLegendNoDrill).waitFor();
+        await page.locator('.chart-legend').getByText(m.chartLegendDrill).waitFor();
+        const words = (await page.locator('.chart canvas').getAttribute('aria-label'))!;
+        const ownUnits = tr('ownUnits', { unit: '沧州市' });
+        assert.ok(words.includes(`${ownUnits} 195.3 KB${m.chartNoDrillMark}`), words);
+        assert.ok(!words.includes(`青县 195.3 KB${m.chartNoDrillMark}`), words);
         await scan('reports, savings in a city (a bar that cannot be drilled into)');
         await tab('collisions');
         for (const summary of await page.locator('[data-report="collisions"] table.report summary').all())

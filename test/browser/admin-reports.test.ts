@@ -6,6 +6,7 @@ import type { Page } from 'playwright-core';
 import type { Role, Unit } from '../../shared/schemas.js';
 import { artifactPath, browserSkip, fieldProblem, focused, launchContext } from '../support/browser.js';
 import { PASSWORD, TestServer, type Client } from '../support/server.js';
+import { chartBars } from '../support/chart.js';
 import { MD5_COLLISION } from '../support/content.js';
 import { damageContent, embeddedTarget } from '../support/stores.js';
 import { NOTICE, NOTICE_FROM_THE_WEB, OTHER_NOTICE } from '../support/texts.js';
@@ -73,54 +74,6 @@ async function figures(page: Page): Promise<Record<string, string>> {
   for (const name of ['uploads', 'savedUploads', 'savedBytes'])
     out[name] = (await page.locator(`dd[data-figure="${name}"]`).innerText()).trim();
   return out;
-}
-
-/** The bars of the report chart, found by their colour in the canvas's pixels (CSS pixels, left to right). */
-async function chartBars(page: Page): Promise<Array<{ x: number; y: number; height: number }>> {
-  return page.locator('.chart canvas').evaluate((el) => {
-    const canvas = el as unknown as {
-      width: number;
-      height: number;
-      clientWidth: number;
-      getContext(t: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
-    };
-    const { width, height } = canvas;
-    const { data } = canvas.getContext('2d').getImageData(0, 0, width, height);
-    const isBar = (x: number, y: number) => {
-      const i = (y * width + x) * 4;
-      // #0b57d0 (selectable) or #8fb0e8 (not), opaque.
-      const [r, g, b, a] = [data[i]!, data[i + 1]!, data[i + 2]!, data[i + 3]!];
-      return (
-        a > 200 &&
-        ((Math.abs(r - 11) < 12 && Math.abs(g - 87) < 12 && Math.abs(b - 208) < 12) ||
-          (Math.abs(r - 143) < 12 && Math.abs(g - 176) < 12 && Math.abs(b - 232) < 12))
-      );
-    };
-    const scale = width / canvas.clientWidth;
-    const bars: Array<{ x: number; y: number; height: number }> = [];
-    let start = -1;
-    let top = height;
-    let bottom = 0;
-    for (let x = 0; x <= width; x++) {
-      let any = false;
-      for (let y = 0; x < width && y < height; y++) {
-        if (isBar(x, y)) {
-          any = true;
-          top = Math.min(top, y);
-          bottom = Math.max(bottom, y);
-        }
-      }
-      if (any && start < 0) start = x;
-      if (!any && start >= 0) {
-        if (x - start > 2)
-          bars.push({ x: (start + x) / 2 / scale, y: (top + bottom) / 2 / scale, height: (bottom - top) / scale });
-        start = -1;
-        top = height;
-        bottom = 0;
-      }
-    }
-    return bars;
-  });
 }
 
 describe(
@@ -219,6 +172,12 @@ describe(
       const bars = await chartBars(page);
       assert.equal(bars.length, 2, JSON.stringify(bars));
       assert.ok(bars[0]!.height > bars[1]!.height * 10, `900 KiB against 50 KiB: ${JSON.stringify(bars)}`);
+      assert.deepEqual(
+        bars.map((bar) => bar.hatched),
+        [false, false],
+        'both cities can be drilled into: solid bars',
+      );
+      assert.equal(await page.locator('.chart-legend').count(), 0, 'no legend for one kind of bar');
       const box = (await page.locator('.chart canvas').boundingBox())!;
       await page.mouse.click(box.x + bars[0]!.x, box.y + bars[0]!.y);
       await page.waitForFunction(() => decodeURIComponent(location.hash).includes('city=沧州市'));
