@@ -27,6 +27,9 @@ import { NOTICE, NOTICE_FROM_THE_WEB } from '../support/texts.js';
  * near-duplicate pair, a damaged file, a unit's own uploads that cannot be drilled into).
  */
 
+/** A file name as scanners make them: long, and nowhere to break a line. */
+const LONG_NAME = `二〇二三年度县档案馆移交档案目录及全部扫描件汇总_第一卷至第十二卷_${'SCAN20230315'.repeat(8)}.pdf`;
+
 /** The test server's upload limit: the failed file is one byte over it. */
 const MAX_FILE_SIZE = 1024 * 1024;
 
@@ -57,6 +60,7 @@ describe(
         });
       const A = randomBytes(100_000);
       const B = randomBytes(200_000);
+      const C = randomBytes(10_000);
       const uploads: Array<[typeof qz, string, Buffer, string?]> = [
         [qz, '县志.pdf', A],
         [qz, '县志（再次）.pdf', A],
@@ -68,6 +72,10 @@ describe(
         [jn, '碰撞-2.bin', MD5_COLLISION[1]!],
         [qz, '档案整理通知.txt', Buffer.from(NOTICE), 'text/plain'],
         [jn, '档案整理通知（网页）.txt', Buffer.from(NOTICE_FROM_THE_WEB), 'text/plain'],
+        // A long name without a space to break at: it wraps, or is cut with its full text kept.
+        [qz, LONG_NAME, C],
+        [qz, LONG_NAME, C],
+        [jn, LONG_NAME, C],
       ];
       for (const [account, name, data, type] of uploads) {
         const res = await (await server.tokenClient(account)).upload(name, data, {}, type);
@@ -212,7 +220,7 @@ describe(
         await scan('receipts');
 
         await visit(page, 'tokens', m.tokensTitle);
-        await page.getByLabel(m.tokenLabel, { exact: true }).fill('扫描仪');
+        await page.getByLabel(m.tokenLabel, { exact: true }).fill('二楼扫描仪-'.repeat(16));
         await page.getByRole('button', { name: m.tokenCreateButton }).click();
         await page.locator('code.token').waitFor();
         await scan('tokens, a new one shown');
