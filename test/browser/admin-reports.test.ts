@@ -394,6 +394,7 @@ describe(
         const rows = Array.from(document.querySelectorAll('table.audit tbody tr[data-action]'));
         return rows.length > 0 && rows.every((row) => row.getAttribute('data-action') === 'report_viewed');
       });
+      assert.equal(await page.getByLabel('操作').inputValue(), 'report_viewed', 'the filter in force stays chosen');
       const views = await tableRows(page, 'table.audit > tbody > tr');
       assert.ok(
         views.every((r) => r[1] === '查看报表' && r[2] === 'chief'),

@@ -121,10 +121,11 @@ export function AuditPage({ api, language, params }: { api: ArchiveApi; language
             <UnitFields language={language} params={params} errors={errors} />
             <div class="more-fields">
               <Field label={t('colAction')} errors={errors}>
-                <select name="action" defaultValue={params.get('action') ?? ''}>
+                {/* The filter in force stays chosen (a select's defaultValue is not read by Preact). */}
+                <select name="action">
                   <option value="">{t('allActions')}</option>
                   {AUDIT_ACTIONS.map((action) => (
-                    <option key={action} value={action}>
+                    <option key={action} value={action} selected={action === params.get('action')}>
                       {auditActionName(language, action)}
                     </option>
                   ))}

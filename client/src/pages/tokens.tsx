@@ -9,6 +9,7 @@ import { Field, FormProblem, useCheckedForm } from './field.js';
 
 /** The expiries offered; `never` for scripts that must not stop on their own. */
 const EXPIRIES = ['30', '90', '365', 'never'] as const;
+const DEFAULT_EXPIRY = '365';
 
 /**
  * 我的令牌: the caller's API tokens (for scanners and scripts): create with a label and expiry,
@@ -73,9 +74,10 @@ export function TokensPage({ api, language, admin }: { api: ArchiveApi; language
           <input name="label" maxLength={100} placeholder={t('tokenLabelPlaceholder')} />
         </Field>
         <Field label={t('tokenExpiry')} errors={creating.errors}>
-          <select name="expiry" defaultValue="365">
+          {/* `selected`, not the select's defaultValue: Preact leaves that attribute unread. */}
+          <select name="expiry">
             {EXPIRIES.map((e) => (
-              <option key={e} value={e}>
+              <option key={e} value={e} selected={e === DEFAULT_EXPIRY}>
                 {e === 'never' ? t('tokenNever') : t('tokenDays', { days: e })}
               </option>
             ))}
