@@ -47,7 +47,8 @@ export class AccountService {
   constructor(private readonly deps: AccountServiceDeps) {}
 
   async create(req: NewAccountRequest): Promise<Account> {
-    if (!validUsername(req.username)) throw new ValidationError(`Choose another username: ${USERNAME_RULE}.`);
+    if (!validUsername(req.username))
+      throw new ValidationError(`Choose another username: ${USERNAME_RULE}.`, { field: 'username' });
     checkPasswordPolicy(req.password, req.username);
     const account = {
       id: randomUUID(),
@@ -130,7 +131,7 @@ export class AccountService {
     await this.authenticate(account.username, change.currentPassword, address, 'password change');
     checkPasswordPolicy(change.newPassword, account.username);
     if (change.newPassword === change.currentPassword)
-      throw new ValidationError('Choose a new password that differs from the current one.');
+      throw new ValidationError('Choose a new password that differs from the current one.', { field: 'newPassword' });
     await this.deps.accounts.setPassword(account.id, await hashPassword(change.newPassword), false);
     await this.deps.sessions.deleteForAccount(account.id);
     const tokensRevoked = change.revokeTokens ? await this.deps.tokens.revokeForAccount(account.id) : 0;

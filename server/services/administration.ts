@@ -223,6 +223,7 @@ export class AccountAdministration {
       if (role !== 'admin')
         throw new ValidationError(
           'Only administrators belong to the whole archive; give a clerk the unit they work in.',
+          { field: 'unitId' },
         );
       return { unit: ARCHIVE_UNIT };
     }

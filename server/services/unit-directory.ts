@@ -154,12 +154,14 @@ export class UnitDirectory {
     if (geographyOf(unit).street !== undefined)
       throw new ValidationError(
         'An administrator belongs to the archive, a city, a county, a town or a unit added above a town’s level; give this account the town’s unit, or make it a clerk.',
+        { field: 'unitId' },
       );
     if (unit.level === 'province') {
       const cities = await this.deps.units.find({ parentId: unit.id, level: 'city', limit: 1, offset: 0 });
       if (cities.total > 0)
         throw new ValidationError(
           'An administrator of a whole province belongs to the archive itself (unit "archive"); a province’s cities, counties and towns take administrators of their own.',
+          { field: 'unitId' },
         );
     }
   }

@@ -5,21 +5,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { artifactPath, browserSkip, BrowserWindows } from '../support/browser.js';
-import { PASSWORD, TestServer } from '../support/server.js';
+import { artifactPath, browserSkip, BrowserWindows, login } from '../support/browser.js';
+import { TestServer } from '../support/server.js';
 import { embeddedTarget } from '../support/stores.js';
 
 /**
  * Administration in Debian's Chromium: accounts, units and tokens, as a county's archives bureau
  * and the archive's top level use them. Hebei is loaded; 青县 and 东光县 are counties of 沧州市.
  */
-
-async function login(page: Page, url: string, username: string, password = PASSWORD): Promise<void> {
-  await page.goto(url);
-  await page.getByLabel('用户名').fill(username);
-  await page.getByLabel('密码').fill(password);
-  await page.getByRole('button', { name: '登录' }).click();
-}
 
 async function usernamesListed(page: Page): Promise<string[]> {
   await page.locator('table.accounts').waitFor();
@@ -83,7 +76,8 @@ describe(
       await login(clerk.page, server.url, 'wang.qz', oneTimePassword);
       await clerk.page.getByRole('heading', { name: '请先修改一次性密码' }).waitFor();
       await clerk.page.getByLabel('当前密码').fill(oneTimePassword);
-      await clerk.page.getByLabel('新密码').fill('a fresh password of mine');
+      await clerk.page.getByLabel(/^新密码/).fill('a fresh password of mine');
+      await clerk.page.getByLabel('再次输入新密码').fill('a fresh password of mine');
       await clerk.page.getByRole('button', { name: '修改密码' }).click();
       await clerk.page.getByRole('heading', { name: '上传档案' }).waitFor();
       await clerk.page.getByText('当前用户：wang.qz（沧州市 / 青县 / 清州镇）').waitFor();
@@ -239,6 +233,7 @@ describe(
       await page.getByRole('link', { name: '我的令牌' }).click();
       await page.getByRole('heading', { name: '我的令牌', level: 1 }).waitFor();
       await page.getByLabel('用途').fill('二楼扫描仪');
+      assert.equal(await page.getByLabel('有效期').inputValue(), '365', 'a year unless chosen otherwise');
       await page.getByLabel('有效期').selectOption('90');
       await page.getByRole('button', { name: '创建令牌' }).click();
       const token = (await page.locator('code.token').innerText()).trim();

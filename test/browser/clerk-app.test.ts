@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import type { FileList } from '../../shared/schemas.js';
-import { artifactPath, browserSkip, BrowserWindows } from '../support/browser.js';
+import { artifactPath, browserSkip, BrowserWindows, fieldProblem, focused } from '../support/browser.js';
 import { cli, killServer, processStore, startServer, type ProcessStore, type Started } from '../support/process.js';
 import { Client } from '../support/server.js';
 import { embeddedTarget, tempDir } from '../support/stores.js';
@@ -272,11 +272,15 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await page.getByRole('heading', { name: '修改我的密码' }).waitFor();
     await page.getByLabel('当前密码').fill(PASSWORD);
     // A common password is refused, in the clerk's language, with what to do instead.
-    await page.getByLabel('新密码').fill('qwertyuiop');
+    const newPassword = page.getByLabel(/^新密码/);
+    await newPassword.fill('qwertyuiop');
+    await page.getByLabel('再次输入新密码').fill('qwertyuiop');
     await page.getByRole('button', { name: '修改密码' }).click();
-    await page.getByRole('alert').filter({ hasText: '这个密码太常见' }).waitFor();
+    assert.match(await fieldProblem(newPassword), /这个密码太常见/, 'said at the new password');
+    assert.ok(await focused(newPassword), 'which takes the focus');
     await page.screenshot({ path: artifactPath('03a-own-password-too-common.png') });
-    await page.getByLabel('新密码').fill('a brand new password');
+    await newPassword.fill('a brand new password');
+    await page.getByLabel('再次输入新密码').fill('a brand new password');
     await page.getByLabel('同时吊销我的全部 API 令牌', { exact: false }).check();
     await page.getByRole('button', { name: '修改密码' }).click();
     await page.getByRole('status').filter({ hasText: '密码已修改，其他登录已退出。 已吊销 1 个 API 令牌。' }).waitFor();

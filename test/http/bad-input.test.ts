@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { randomContent } from '../support/content.js';
-import { Client, TestServer } from '../support/server.js';
+import { Client, PASSWORD, TestServer } from '../support/server.js';
 import { countChunks, storeTargets } from '../support/stores.js';
 
 for (const target of storeTargets) {
@@ -62,6 +62,31 @@ for (const target of storeTargets) {
         'validation_failed',
       );
       assert.equal(await snapshot(), before);
+    });
+
+    it('names the field a form should point at when a rule of the archive refuses it', async () => {
+      await server.addAccount('form-admin', 'admin', 'archive');
+      const admin = await server.login('form-admin');
+      const refused = async (res: Response, field: string) => {
+        assert.equal(res.status, 400, await res.clone().text());
+        const body = await res.json();
+        assert.equal(body.error, 'validation_failed');
+        assert.equal(body.details?.field, field, body.message);
+      };
+      await refused(
+        await admin.json('/api/accounts', 'POST', { username: 'two words', role: 'admin', unitId: 'archive' }),
+        'username',
+      );
+      await refused(
+        await admin.json('/api/accounts', 'POST', { username: 'li.1', role: 'clerk', unitId: 'archive' }),
+        'unitId',
+      );
+      await refused(
+        await admin.json('/api/session/password', 'PUT', { currentPassword: PASSWORD, newPassword: PASSWORD }),
+        'newPassword',
+      );
+      // A schema's refusal names its field too (server/http/validate.ts).
+      await refused(await admin.json('/api/units', 'POST', { parentId: null, name: '' }), 'name');
     });
 
     it('refuses malformed and unknown file ids', async () => {

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { PASSWORD } from './server.js';
 
 /**
  * Debian's Chromium driven by playwright-core (no browser download). Browser tests are
@@ -92,4 +93,48 @@ export const ARTIFACTS_DIR = path.resolve(process.env.TEST_ARTIFACTS_DIR ?? 'tes
 export function artifactPath(name: string): string {
   fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
   return path.join(ARTIFACTS_DIR, name);
+}
+
+/** Logs in through the app's login form, in Chinese (the test server's password unless given). */
+export async function login(page: Page, url: string, username: string, password = PASSWORD): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('用户名').fill(username);
+  await page.getByLabel('密码').fill(password);
+  await page.getByRole('button', { name: '登录' }).click();
+}
+
+/**
+ * What a form field says is wrong with it, once it says so: aria-invalid="true", and the texts
+ * its aria-describedby names, as a screen reader reads them with the field.
+ */
+export async function fieldProblem(field: Locator, timeoutMs = 10_000): Promise<string> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const said = await field
+      .evaluate((el) => {
+        const e = el as unknown as {
+          getAttribute(name: string): string | null;
+          ownerDocument: { getElementById(id: string): { textContent: string | null } | null };
+        };
+        if (e.getAttribute('aria-invalid') !== 'true') return null;
+        const ids = (e.getAttribute('aria-describedby') ?? '').split(/\s+/).filter(Boolean);
+        return (
+          ids
+            .map((id) => e.ownerDocument.getElementById(id)?.textContent ?? '')
+            .join(' ')
+            .trim() || null
+        );
+      })
+      .catch(() => null);
+    if (said) return said;
+    if (Date.now() > end) throw new Error(`no problem was shown at ${field.toString()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Whether the keyboard is on this element. */
+export async function focused(element: Locator): Promise<boolean> {
+  return element.evaluate(
+    (el) => el === (el as unknown as { ownerDocument: { activeElement: unknown } }).ownerDocument.activeElement,
+  );
 }

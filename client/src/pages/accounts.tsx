@@ -10,6 +10,7 @@ import { ROLES, type Role } from '../../../shared/schemas.js';
 import { ARCHIVE_UNIT_ID } from '../../../shared/units.js';
 import { ImportRefused, type ArchiveApi } from '../api.js';
 import { describeError, translator, type Language, type Translate } from '../i18n/index.js';
+import { Field, FormProblem, useCheckedForm } from './field.js';
 import { formatTime } from './format.js';
 import { formText } from './form-text.js';
 import { ConfirmAction, CopyButton, ErrorNote, Pager, RowAction } from './controls.js';
@@ -169,7 +170,9 @@ export function AccountsPage({
                 <th scope="col">{t('unitLabel')}</th>
                 <th scope="col">{t('accountState')}</th>
                 <th scope="col">{t('accountLastLogin')}</th>
-                <th scope="col">{t('accountTokens')}</th>
+                <th scope="col" class="num">
+                  {t('accountTokens')}
+                </th>
                 <th scope="col">{t('accountActions')}</th>
               </tr>
             </thead>
@@ -231,7 +234,7 @@ function AccountRow({
         <span class={`badge state-${a.state}`}>{t(STATE_KEYS[a.state])}</span>
       </td>
       <td>{a.lastLoginAt ? formatTime(language, a.lastLoginAt) : t('accountNeverLoggedIn')}</td>
-      <td class="count">{a.tokens}</td>
+      <td class="num">{a.tokens}</td>
       <td class="actions">
         <RowAction label={t('accountReset')} on={a.username} onClick={onReset} />
         {a.state === 'throttled' && <RowAction label={t('accountUnblock')} on={a.username} onClick={onUnblock} />}
@@ -266,36 +269,28 @@ function CreateAccount({
   const t = translator(language);
   const [unit, setUnit] = useState<PickedUnit | null>(null);
   const [role, setRole] = useState<Role>('clerk');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
-    const username = formText(form, 'username').trim();
-    if (!unit) return setError(t('accountPickUnit'));
-    setBusy(true);
-    setError(null);
-    try {
-      const unitId = unit === ARCHIVE_UNIT_ID ? ARCHIVE_UNIT_ID : unit.id;
-      const created = await api.createAccount({ username, role, unitId });
+  const { ref, errors, busy, submit } = useCheckedForm({
+    language,
+    t,
+    places: {
+      fields: ['username', 'role', 'unitId'],
+      codes: { conflict: { field: 'username', text: t('usernameTaken') } },
+    },
+    check: (): Record<string, string> => (unit ? {} : { unitId: t('accountPickUnit') }),
+    send: async (form) => {
+      const unitId = unit === ARCHIVE_UNIT_ID ? ARCHIVE_UNIT_ID : unit!.id;
+      const created = await api.createAccount({ username: formText(form, 'username').trim(), role, unitId });
       onCreated({ username: created.account.username, password: created.oneTimePassword, kind: 'created' });
-    } catch (e) {
-      setError(describeError(language, e));
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+  });
 
   return (
-    <form class="card panel" onSubmit={(e) => void submit(e)} aria-labelledby="create-title">
+    <form class="card panel" ref={ref} onSubmit={submit} aria-labelledby="create-title" noValidate>
       <h2 id="create-title">{t('accountCreate')}</h2>
-      <label>
-        <span>{t('username')}</span>
+      <Field label={t('username')} errors={errors}>
         <input name="username" required maxLength={64} autoComplete="off" />
-      </label>
-      <label>
-        <span>{t('accountRole')}</span>
+      </Field>
+      <Field label={t('accountRole')} errors={errors}>
         <select name="role" value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
           {ROLES.map((r) => (
             <option key={r} value={r}>
@@ -303,7 +298,7 @@ function CreateAccount({
             </option>
           ))}
         </select>
-      </label>
+      </Field>
       <UnitPicker
         api={api}
         language={language}
@@ -311,8 +306,9 @@ function CreateAccount({
         onChange={setUnit}
         allowArchive={topLevel && role === 'admin'}
         idPrefix="create-unit"
+        error={errors.unitId}
       />
-      <ErrorNote error={error} />
+      <FormProblem errors={errors} />
       <button type="submit" disabled={busy}>
         {t('accountCreateButton')}
       </button>
@@ -330,36 +326,42 @@ function ImportAccounts({
   onImported: () => void;
 }) {
   const t = translator(language);
-  const [error, setError] = useState<string | null>(null);
   const [refused, setRefused] = useState<ImportRefused | null>(null);
   const [result, setResult] = useState<{ rows: string[][]; url: string } | null>(null);
   const [templateUrl] = useState(() => URL.createObjectURL(new Blob([TEMPLATE], { type: 'text/csv' })));
-
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setError(null);
-    setRefused(null);
-    setResult(null);
-    const file = new FormData(event.currentTarget as HTMLFormElement).get('file');
-    if (!(file instanceof File) || file.size === 0) return setError(t('importPickFile'));
-    try {
-      const csv = await api.importAccounts(file);
-      const rows = csv
-        .replace(/^\uFEFF/, '')
-        .trim()
-        .split(/\r?\n/)
-        .slice(1)
-        .map((line) => line.split(','));
-      setResult({ rows, url: URL.createObjectURL(new Blob([csv], { type: 'text/csv' })) });
-      onImported();
-    } catch (e) {
-      if (e instanceof ImportRefused) setRefused(e);
-      else setError(describeError(language, e));
-    }
+  const chosen = (form: FormData) => {
+    const file = form.get('file');
+    return file instanceof File && file.size > 0 ? file : null;
   };
+  const { ref, errors, submit } = useCheckedForm({
+    language,
+    t,
+    // A file the server cannot read as accounts is the file's problem.
+    places: { fields: ['file'], codes: { validation_failed: { field: 'file' }, payload_too_large: { field: 'file' } } },
+    check: (form): Record<string, string> => (chosen(form) ? {} : { file: t('importPickFile') }),
+    send: async (form) => {
+      setRefused(null);
+      setResult(null);
+      try {
+        const csv = await api.importAccounts(chosen(form)!);
+        const rows = csv
+          .replace(/^\uFEFF/, '')
+          .trim()
+          .split(/\r?\n/)
+          .slice(1)
+          .map((line) => line.split(','));
+        setResult({ rows, url: URL.createObjectURL(new Blob([csv], { type: 'text/csv' })) });
+        onImported();
+      } catch (e) {
+        // Refused rows are listed below the form, each with its line.
+        if (e instanceof ImportRefused) setRefused(e);
+        else throw e;
+      }
+    },
+  });
 
   return (
-    <form class="card panel" onSubmit={(e) => void submit(e)} aria-labelledby="import-title">
+    <form class="card panel" ref={ref} onSubmit={submit} aria-labelledby="import-title" noValidate>
       <h2 id="import-title">{t('accountImport')}</h2>
       <p class="hint">{t('importIntro')}</p>
       <p>
@@ -367,12 +369,11 @@ function ImportAccounts({
           {t('importTemplate')}
         </a>
       </p>
-      <label>
-        <span>{t('importFile')}</span>
+      <Field label={t('importFile')} errors={errors}>
         <input name="file" type="file" accept=".csv,text/csv" required />
-      </label>
+      </Field>
       <button type="submit">{t('importButton')}</button>
-      <ErrorNote error={error} />
+      <FormProblem errors={errors} />
       {refused && (
         <div role="alert" class="error">
           <p>{t('importRefused', { count: refused.rows.length })}</p>

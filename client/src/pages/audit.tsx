@@ -7,7 +7,7 @@ import { auditHash, go, withParams } from '../route.js';
 import { formatCount, formatTime, unitPlace } from './format.js';
 import { FilterForm, UnitFields, type Values } from './reports/filters.js';
 import { Technical } from './controls.js';
-import { Problem } from './reports/problem.js';
+import { Field } from './field.js';
 import { DEFAULT_PAGE_SIZE, pagingOf, type Paging } from './reports/query.js';
 import { ExportLink, Pager } from './reports/table.js';
 
@@ -108,42 +108,41 @@ export function AuditPage({ api, language, params }: { api: ArchiveApi; language
   return (
     <main class="page wide" aria-labelledby="audit-title">
       <h1 id="audit-title">{t('auditTitle')}</h1>
-      <FilterForm key={params.toString()} language={language} names={FILTERS} onApply={filter}>
-        <fieldset class="dates">
-          <legend>{t('filterTimes')}</legend>
-          <label class="field">
-            <span>{t('fromTime')}</span>
-            <input type="datetime-local" name="from" defaultValue={localInput(params.get('from'))} />
-          </label>
-          <label class="field">
-            <span>{t('toTime')}</span>
-            <input type="datetime-local" name="to" defaultValue={localInput(params.get('to'))} />
-          </label>
-        </fieldset>
-        <UnitFields language={language} params={params} />
-        <div class="more-fields">
-          <label class="field">
-            <span>{t('colAction')}</span>
-            <select name="action" defaultValue={params.get('action') ?? ''}>
-              <option value="">{t('allActions')}</option>
-              {AUDIT_ACTIONS.map((action) => (
-                <option key={action} value={action}>
-                  {auditActionName(language, action)}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label class="field">
-            <span>{t('filterUser')}</span>
-            <input name="user" maxLength={64} defaultValue={params.get('user') ?? ''} />
-          </label>
-          <label class="field wide">
-            <span>{t('filterText')}</span>
-            <input type="search" name="q" maxLength={200} defaultValue={params.get('q') ?? ''} />
-          </label>
-        </div>
+      <FilterForm key={params.toString()} language={language} names={FILTERS} onApply={filter} error={error}>
+        {(errors) => (
+          <>
+            <fieldset class="dates">
+              <legend>{t('filterTimes')}</legend>
+              <Field label={t('fromTime')} errors={errors}>
+                <input type="datetime-local" name="from" defaultValue={localInput(params.get('from'))} />
+              </Field>
+              <Field label={t('toTime')} errors={errors}>
+                <input type="datetime-local" name="to" defaultValue={localInput(params.get('to'))} />
+              </Field>
+            </fieldset>
+            <UnitFields language={language} params={params} errors={errors} />
+            <div class="more-fields">
+              <Field label={t('colAction')} errors={errors}>
+                {/* The filter in force stays chosen (a select's defaultValue is not read by Preact). */}
+                <select name="action">
+                  <option value="">{t('allActions')}</option>
+                  {AUDIT_ACTIONS.map((action) => (
+                    <option key={action} value={action} selected={action === params.get('action')}>
+                      {auditActionName(language, action)}
+                    </option>
+                  ))}
+                </select>
+              </Field>
+              <Field label={t('filterUser')} errors={errors}>
+                <input name="user" maxLength={64} defaultValue={params.get('user') ?? ''} />
+              </Field>
+              <Field label={t('filterText')} errors={errors} class="wide">
+                <input type="search" name="q" maxLength={200} defaultValue={params.get('q') ?? ''} />
+              </Field>
+            </div>
+          </>
+        )}
       </FilterForm>
-      <Problem language={language} error={error} />
       {list === null && error === null && <p>{t('loading')}</p>}
       {list !== null && (
         <section class="table-section" aria-label={t('auditTitle')}>

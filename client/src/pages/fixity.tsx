@@ -123,7 +123,9 @@ function Result({ language, result }: { language: Language; result: Verification
                 <tr>
                   <th scope="col">{t('colName')}</th>
                   <th scope="col">{t('fixityKind')}</th>
-                  <th scope="col">{t('fixityChunk')}</th>
+                  <th scope="col" class="num">
+                    {t('fixityChunk')}
+                  </th>
                   <th scope="col">{t('colDetail')}</th>
                 </tr>
               </thead>

@@ -1,8 +1,9 @@
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, Ref } from 'preact';
 import { useState } from 'preact/hooks';
 import { MIN_PASSWORD_LENGTH, type SessionView } from '../../../shared/schemas.js';
 import type { ArchiveApi } from '../api.js';
-import { describeError, translator, type Language } from '../i18n/index.js';
+import { translator, type Language, type Translate } from '../i18n/index.js';
+import { Field, FormProblem, useCheckedForm, type ErrorPlaces, type FieldErrors } from './field.js';
 import { formText } from './form-text.js';
 
 interface Props {
@@ -11,34 +12,10 @@ interface Props {
   languageSwitch: ComponentChildren;
 }
 
-/** A form that sends once at a time and keeps the last error to show. */
-function useFormAction(action: (form: FormData) => Promise<void>) {
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = (event: Event): void => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
-    setBusy(true);
-    setError(null);
-    action(form).catch((e: unknown) => {
-      setError(e);
-      setBusy(false);
-    });
-  };
-  return { error, busy, submit };
-}
-
-function ErrorMessage({ language, error }: { language: Language; error: unknown }) {
-  return error === null ? null : (
-    <p role="alert" class="error">
-      {describeError(language, error)}
-    </p>
-  );
-}
-
 /** A page of one form on a card, in the middle of the screen (before the app's own pages). */
 function CardPage(props: {
   languageSwitch: ComponentChildren;
+  form: Ref<HTMLFormElement>;
   onSubmit: (event: Event) => void;
   titleId: string;
   title: string;
@@ -47,7 +24,7 @@ function CardPage(props: {
   return (
     <main class="centered">
       <div class="corner">{props.languageSwitch}</div>
-      <form class="card" onSubmit={props.onSubmit} aria-labelledby={props.titleId}>
+      <form class="card" ref={props.form} onSubmit={props.onSubmit} aria-labelledby={props.titleId} noValidate>
         <h1 id={props.titleId}>{props.title}</h1>
         {props.children}
       </form>
@@ -57,22 +34,24 @@ function CardPage(props: {
 
 export function LoginPage({ api, language, languageSwitch, onLogin }: Props & { onLogin: (s: SessionView) => void }) {
   const t = translator(language);
-  const { error, busy, submit } = useFormAction(async (form) =>
-    onLogin(await api.login(formText(form, 'username'), formText(form, 'password'))),
-  );
+  // A wrong login is the form's: which of the two was wrong is not said.
+  const { ref, errors, busy, submit } = useCheckedForm({
+    language,
+    t,
+    places: { fields: ['username', 'password'] },
+    send: async (form) => onLogin(await api.login(formText(form, 'username'), formText(form, 'password'))),
+  });
 
   return (
-    <CardPage languageSwitch={languageSwitch} onSubmit={submit} titleId="login-title" title={t('appTitle')}>
+    <CardPage languageSwitch={languageSwitch} form={ref} onSubmit={submit} titleId="login-title" title={t('appTitle')}>
       <h2>{t('loginTitle')}</h2>
-      <label>
-        {t('username')}
+      <Field label={t('username')} errors={errors}>
         <input name="username" autoComplete="username" required maxLength={64} autoFocus />
-      </label>
-      <label>
-        {t('password')}
+      </Field>
+      <Field label={t('password')} errors={errors}>
         <input name="password" type="password" autoComplete="current-password" required maxLength={1024} />
-      </label>
-      <ErrorMessage language={language} error={error} />
+      </Field>
+      <FormProblem errors={errors} />
       <button type="submit" disabled={busy}>
         {busy ? t('loggingIn') : t('loginButton')}
       </button>
@@ -80,27 +59,54 @@ export function LoginPage({ api, language, languageSwitch, onLogin }: Props & { 
   );
 }
 
-/** The current and the new password, as both password forms ask for them. */
-function PasswordFields({ language }: { language: Language }) {
+/** The current password, and the new one twice, as both password forms ask for them. */
+function PasswordFields({ language, errors }: { language: Language; errors: FieldErrors }) {
   const t = translator(language);
   return (
     <>
-      <label>
-        {t('currentPassword')}
-        <input name="currentPassword" type="password" autoComplete="current-password" required />
-      </label>
-      <label>
-        {t('newPassword', { min: MIN_PASSWORD_LENGTH })}
+      <Field label={t('currentPassword')} errors={errors}>
+        <input name="currentPassword" type="password" autoComplete="current-password" required maxLength={1024} />
+      </Field>
+      <Field label={t('newPassword', { min: MIN_PASSWORD_LENGTH })} errors={errors}>
         <input
           name="newPassword"
           type="password"
           autoComplete="new-password"
           required
           minLength={MIN_PASSWORD_LENGTH}
+          maxLength={1024}
         />
-      </label>
+      </Field>
+      <Field label={t('confirmPassword')} errors={errors}>
+        <input name="confirmPassword" type="password" autoComplete="new-password" required maxLength={1024} />
+      </Field>
     </>
   );
+}
+
+/** What a password form refuses before sending: a new password typed differently twice, or the current one again. */
+function passwordProblems(t: Translate, form: FormData): Record<string, string> {
+  const current = formText(form, 'currentPassword');
+  const next = formText(form, 'newPassword');
+  const again = formText(form, 'confirmPassword');
+  const problems: Record<string, string> = {};
+  if (next && current && next === current) problems.newPassword = t('passwordSameAsCurrent');
+  if (next && again && next !== again) problems.confirmPassword = t('passwordsDiffer');
+  return problems;
+}
+
+/** The server's refusals at the password fields: its policy's codes at the new one, a wrong password at the current one. */
+function passwordPlaces(t: Translate): ErrorPlaces {
+  const atNew = { field: 'newPassword' };
+  return {
+    fields: ['currentPassword', 'newPassword'],
+    codes: {
+      login_failed: { field: 'currentPassword', text: t('currentPasswordWrong') },
+      password_too_short: atNew,
+      password_is_username: atNew,
+      password_too_common: atNew,
+    },
+  };
 }
 
 /** A clerk's own password change, from the top bar: other logins end; API tokens go too if asked. */
@@ -115,14 +121,20 @@ export function OwnPasswordPage({
 }) {
   const t = translator(language);
   const [done, setDone] = useState<number | null>(null);
-  const { error, busy, submit } = useFormAction(async (form) => {
-    const view = await api.changePassword(
-      formText(form, 'currentPassword'),
-      formText(form, 'newPassword'),
-      form.get('revokeTokens') === 'on',
-    );
-    setDone(view.tokensRevoked);
-    onChanged(view);
+  const { ref, errors, busy, submit } = useCheckedForm({
+    language,
+    t,
+    places: passwordPlaces(t),
+    check: (form) => passwordProblems(t, form),
+    send: async (form) => {
+      const view = await api.changePassword(
+        formText(form, 'currentPassword'),
+        formText(form, 'newPassword'),
+        form.get('revokeTokens') === 'on',
+      );
+      setDone(view.tokensRevoked);
+      onChanged(view);
+    },
   });
   if (done !== null) {
     return (
@@ -135,14 +147,14 @@ export function OwnPasswordPage({
   }
   return (
     <main class="page">
-      <form class="card" onSubmit={submit} aria-labelledby="own-password-title">
+      <form class="card" ref={ref} onSubmit={submit} aria-labelledby="own-password-title" noValidate>
         <h1 id="own-password-title">{t('ownPasswordTitle')}</h1>
         <p>{t('ownPasswordHint')}</p>
-        <PasswordFields language={language} />
+        <PasswordFields language={language} errors={errors} />
         <label class="check">
           <input name="revokeTokens" type="checkbox" /> {t('revokeTokens')}
         </label>
-        <ErrorMessage language={language} error={error} />
+        <FormProblem errors={errors} />
         <button type="submit" disabled={busy}>
           {t('changePasswordButton')}
         </button>
@@ -159,19 +171,25 @@ export function PasswordPage({
   onChanged,
 }: Props & { onChanged: (s: SessionView) => void }) {
   const t = translator(language);
-  const { error, busy, submit } = useFormAction(async (form) =>
-    onChanged(await api.changePassword(formText(form, 'currentPassword'), formText(form, 'newPassword'))),
-  );
+  const { ref, errors, busy, submit } = useCheckedForm({
+    language,
+    t,
+    places: passwordPlaces(t),
+    check: (form) => passwordProblems(t, form),
+    send: async (form) =>
+      onChanged(await api.changePassword(formText(form, 'currentPassword'), formText(form, 'newPassword'))),
+  });
 
   return (
     <CardPage
       languageSwitch={languageSwitch}
+      form={ref}
       onSubmit={submit}
       titleId="password-title"
       title={t('changePasswordTitle')}
     >
-      <PasswordFields language={language} />
-      <ErrorMessage language={language} error={error} />
+      <PasswordFields language={language} errors={errors} />
+      <FormProblem errors={errors} />
       <button type="submit" disabled={busy}>
         {t('changePasswordButton')}
       </button>

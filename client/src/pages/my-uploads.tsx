@@ -14,7 +14,7 @@ import { go, pageHash, withParams } from '../route.js';
 import { canPreview, downloadUrl, FilePreview, type PreviewFile } from './file-preview.js';
 import { formatBytes, formatCount, formatTime } from './format.js';
 import { FilterForm, type Values } from './reports/filters.js';
-import { Problem } from './reports/problem.js';
+import { Field } from './field.js';
 import { DEFAULT_PAGE_SIZE, pagingOf, type Paging, type Sorting } from './reports/query.js';
 import { Pager, ReportTable, type Column } from './reports/table.js';
 
@@ -147,58 +147,56 @@ export function MyUploadsPage({
   return (
     <main class="page wide" aria-labelledby="files-title">
       <h1 id="files-title">{t('myUploadsTitle')}</h1>
-      <FilterForm key={params.toString()} language={language} names={FILTERS} onApply={filter}>
-        <div class="more-fields">
-          <label class="field wide">
-            <span>{t('filesSearch')}</span>
-            <input
-              type="search"
-              name="q"
-              maxLength={200}
-              placeholder={t('search')}
-              defaultValue={params.get('q') ?? ''}
-            />
-          </label>
-          <label class="field">
-            <span>{t('colUploaders')}</span>
-            <select name="uploader" defaultValue={params.get('uploader') ?? ''}>
-              <option value="">{t('filesAnyUploader')}</option>
-              {uploaders.map((u) => (
-                <option key={u.id} value={u.username}>
-                  {u.username}
-                </option>
-              ))}
-              {/* A login from a link that the list does not (yet) hold stays chosen. */}
-              {params.get('uploader') && !uploaders.some((u) => u.username === params.get('uploader')) && (
-                <option value={params.get('uploader')!}>{params.get('uploader')}</option>
-              )}
-            </select>
-          </label>
-          <label class="field">
-            <span>{t('filesType')}</span>
-            <select name="type" defaultValue={params.get('type') ?? ''}>
-              <option value="">{t('filesAnyType')}</option>
-              {FILE_KINDS.map((kind) => (
-                <option key={kind} value={kind}>
-                  {t(KIND_NAMES[kind])}
-                </option>
-              ))}
-            </select>
-          </label>
-        </div>
-        <fieldset class="dates">
-          <legend>{t('colFirstUpload')}</legend>
-          <label class="field">
-            <span>{t('fromDay')}</span>
-            <input type="date" name="from" defaultValue={params.get('from') ?? ''} />
-          </label>
-          <label class="field">
-            <span>{t('toDay')}</span>
-            <input type="date" name="to" defaultValue={params.get('to') ?? ''} />
-          </label>
-        </fieldset>
+      <FilterForm key={params.toString()} language={language} names={FILTERS} onApply={filter} error={error}>
+        {(errors) => (
+          <>
+            <div class="more-fields">
+              <Field label={t('filesSearch')} errors={errors} class="wide">
+                <input
+                  type="search"
+                  name="q"
+                  maxLength={200}
+                  placeholder={t('search')}
+                  defaultValue={params.get('q') ?? ''}
+                />
+              </Field>
+              <Field label={t('colUploaders')} errors={errors}>
+                <select name="uploader" defaultValue={params.get('uploader') ?? ''}>
+                  <option value="">{t('filesAnyUploader')}</option>
+                  {uploaders.map((u) => (
+                    <option key={u.id} value={u.username}>
+                      {u.username}
+                    </option>
+                  ))}
+                  {/* A login from a link that the list does not (yet) hold stays chosen. */}
+                  {params.get('uploader') && !uploaders.some((u) => u.username === params.get('uploader')) && (
+                    <option value={params.get('uploader')!}>{params.get('uploader')}</option>
+                  )}
+                </select>
+              </Field>
+              <Field label={t('filesType')} errors={errors}>
+                <select name="type" defaultValue={params.get('type') ?? ''}>
+                  <option value="">{t('filesAnyType')}</option>
+                  {FILE_KINDS.map((kind) => (
+                    <option key={kind} value={kind}>
+                      {t(KIND_NAMES[kind])}
+                    </option>
+                  ))}
+                </select>
+              </Field>
+            </div>
+            <fieldset class="dates">
+              <legend>{t('colFirstUpload')}</legend>
+              <Field label={t('fromDay')} errors={errors}>
+                <input type="date" name="from" defaultValue={params.get('from') ?? ''} />
+              </Field>
+              <Field label={t('toDay')} errors={errors}>
+                <input type="date" name="to" defaultValue={params.get('to') ?? ''} />
+              </Field>
+            </fieldset>
+          </>
+        )}
       </FilterForm>
-      <Problem language={language} error={error} />
       {list === null && error === null && <p>{t('loading')}</p>}
       {list !== null && (
         <section class="table-section" aria-label={t('myUploadsTitle')}>

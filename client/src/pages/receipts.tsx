@@ -142,9 +142,11 @@ function ReceiptPage({ api, language, id }: { api: ArchiveApi; language: Languag
           <table class="files receipt-rows">
             <thead>
               <tr>
-                <th scope="col">{t('csvRow')}</th>
+                <th scope="col" class="num">
+                  {t('csvRow')}
+                </th>
                 <th scope="col">{t('csvPath')}</th>
-                <th scope="col" class="count">
+                <th scope="col" class="num">
                   {t('colSize')}
                 </th>
                 <th scope="col">{t('csvOutcome')}</th>
@@ -154,9 +156,9 @@ function ReceiptPage({ api, language, id }: { api: ArchiveApi; language: Languag
             <tbody>
               {receipt.rows.map((r, i) => (
                 <tr key={i} data-outcome={r.outcome}>
-                  <td class="count">{i + 1}</td>
+                  <td class="num">{i + 1}</td>
                   <td class="name">{r.path}</td>
-                  <td class="count">{formatBytes(r.size)}</td>
+                  <td class="num">{formatBytes(r.size)}</td>
                   <td>
                     {outcomeWord(language, r.outcome)}
                     {r.reason && `${t('summarySeparator')}${receiptReasonText(language, r.reason)}`}

@@ -5,9 +5,11 @@ import { describeError, translator, type Language } from '../i18n/index.js';
 import { formatTime } from './format.js';
 import { formText } from './form-text.js';
 import { ConfirmAction, CopyButton, ErrorNote } from './controls.js';
+import { Field, FormProblem, useCheckedForm } from './field.js';
 
 /** The expiries offered; `never` for scripts that must not stop on their own. */
 const EXPIRIES = ['30', '90', '365', 'never'] as const;
+const DEFAULT_EXPIRY = '365';
 
 /**
  * 我的令牌: the caller's API tokens (for scanners and scripts): create with a label and expiry,
@@ -33,23 +35,20 @@ export function TokensPage({ api, language, admin }: { api: ArchiveApi; language
       );
   }, [refresh]);
 
-  const create = async (event: Event) => {
-    event.preventDefault();
-    const form = event.currentTarget as HTMLFormElement;
-    const data = new FormData(form);
-    const expiry = formText(data, 'expiry');
-    setError(null);
-    try {
+  const creating = useCheckedForm({
+    language,
+    t,
+    places: { fields: ['label', 'expiry'], renamed: { expiresInDays: 'expiry' } },
+    send: async (data, form) => {
+      const expiry = formText(data, 'expiry');
       const label = formText(data, 'label').trim();
       const answer = await api.createToken({ label, expiresInDays: expiry === 'never' ? null : Number(expiry) });
       setCreated({ token: answer.token, label });
       // Not form.reset(): the expiry chosen stays for the next token.
       (form.elements.namedItem('label') as HTMLInputElement).value = '';
       setRefresh((r) => r + 1);
-    } catch (e) {
-      setError(describeError(language, e));
-    }
-  };
+    },
+  });
   const revoke = async (id: string) => {
     try {
       await api.revokeToken(id);
@@ -63,23 +62,31 @@ export function TokensPage({ api, language, admin }: { api: ArchiveApi; language
     <main class="page wide" aria-labelledby="tokens-title">
       <h1 id="tokens-title">{t('tokensTitle')}</h1>
       <p class="hint">{t('tokensIntro')}</p>
-      <form class="card panel" onSubmit={(e) => void create(e)} aria-labelledby="token-create-title">
+      <form
+        class="card panel"
+        ref={creating.ref}
+        onSubmit={creating.submit}
+        aria-labelledby="token-create-title"
+        noValidate
+      >
         <h2 id="token-create-title">{t('tokenCreate')}</h2>
-        <label>
-          <span>{t('tokenLabel')}</span>
+        <Field label={t('tokenLabel')} errors={creating.errors}>
           <input name="label" maxLength={100} placeholder={t('tokenLabelPlaceholder')} />
-        </label>
-        <label>
-          <span>{t('tokenExpiry')}</span>
-          <select name="expiry" defaultValue="365">
+        </Field>
+        <Field label={t('tokenExpiry')} errors={creating.errors}>
+          {/* `selected`, not the select's defaultValue: Preact leaves that attribute unread. */}
+          <select name="expiry">
             {EXPIRIES.map((e) => (
-              <option key={e} value={e}>
+              <option key={e} value={e} selected={e === DEFAULT_EXPIRY}>
                 {e === 'never' ? t('tokenNever') : t('tokenDays', { days: e })}
               </option>
             ))}
           </select>
-        </label>
-        <button type="submit">{t('tokenCreateButton')}</button>
+        </Field>
+        <FormProblem errors={creating.errors} />
+        <button type="submit" disabled={creating.busy}>
+          {t('tokenCreateButton')}
+        </button>
       </form>
       {created && (
         <section class="card handover" role="status" aria-labelledby="token-new-title">

@@ -1,8 +1,9 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ARCHIVE_UNIT_ID, type UnitView } from '../../../shared/units.js';
 import type { ArchiveApi } from '../api.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
 import { ErrorNote } from './controls.js';
+import { Control } from './field.js';
 
 /** A unit, or the archive itself (top-level administrators). */
 export type PickedUnit = UnitView | typeof ARCHIVE_UNIT_ID;
@@ -26,6 +27,7 @@ export function UnitPicker({
   onChange,
   allowArchive = false,
   idPrefix,
+  error: problem,
 }: {
   api: ArchiveApi;
   language: Language;
@@ -33,6 +35,8 @@ export function UnitPicker({
   onChange: (unit: PickedUnit | null) => void;
   allowArchive?: boolean;
   idPrefix: string;
+  /** What is wrong with the choice (none made, one refused): shown at the search, which then takes the focus. */
+  error?: string | undefined;
 }) {
   const t = translator(language);
   const [levels, setLevels] = useState<Level[]>([]);
@@ -40,6 +44,7 @@ export function UnitPicker({
   const [found, setFound] = useState<UnitView[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const searchTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const searchId = useId();
 
   useEffect(() => {
     api.units({ limit: 500 }).then(
@@ -99,16 +104,18 @@ export function UnitPicker({
       <p class="picked" aria-live="polite" id={`${idPrefix}-picked`}>
         {chosen ? t('unitChosen', { unit: chosen }) : t('unitNoneChosen')}
       </p>
-      <label>
-        <span>{t('unitSearch')}</span>
-        <input
-          type="search"
-          value={query}
-          maxLength={60}
-          placeholder={t('unitSearchPlaceholder')}
-          onInput={(e) => setQuery(e.currentTarget.value)}
-        />
-      </label>
+      <div class="field">
+        <label for={searchId}>{t('unitSearch')}</label>
+        <Control id={searchId} error={problem}>
+          <input
+            type="search"
+            value={query}
+            maxLength={60}
+            placeholder={t('unitSearchPlaceholder')}
+            onInput={(e) => setQuery(e.currentTarget.value)}
+          />
+        </Control>
+      </div>
       {found !== null && (
         <ul class="unit-results" aria-label={t('unitSearchResults')}>
           {found.length === 0 && <li>{t('unitNoMatch')}</li>}

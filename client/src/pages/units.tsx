@@ -5,6 +5,7 @@ import type { ArchiveApi } from '../api.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
 import { formText } from './form-text.js';
 import { ErrorNote } from './controls.js';
+import { Field, FormProblem, useCheckedForm } from './field.js';
 import { roleName } from './accounts.js';
 import { UnitPicker, type PickedUnit } from './unit-picker.js';
 
@@ -112,18 +113,6 @@ function UnitNode({
     );
   }, [open, version]);
 
-  const rename = async (event: Event) => {
-    event.preventDefault();
-    const next = formText(new FormData(event.currentTarget as HTMLFormElement), 'name').trim();
-    try {
-      setName((await api.renameUnit(unit.id, next)).name);
-      setMode('none');
-      setError(null);
-    } catch (e) {
-      setError(describeError(language, e));
-    }
-  };
-
   // Known to be a leaf once its children were asked for (a town may have units added under it).
   const leaf = children !== null && children.length === 0;
   return (
@@ -134,12 +123,10 @@ function UnitNode({
         ) : (
           <button
             type="button"
-            class="twisty"
+            class={open ? 'twisty open' : 'twisty'}
             aria-label={open ? t('unitCollapse', { unit: name }) : t('unitExpand', { unit: name })}
             onClick={() => setOpen(!open)}
-          >
-            {open ? '▾' : '▸'}
-          </button>
+          ></button>
         )}
         <span class="unit-name">{name}</span>
         <span class="code">{unit.code ?? t('unitCustom')}</span>
@@ -165,15 +152,16 @@ function UnitNode({
         />
       )}
       {mode === 'rename' && (
-        <form class="inline-form" onSubmit={(e) => void rename(e)}>
-          <label>
-            <span>{t('unitNewName')}</span>
-            <input name="name" defaultValue={name} required maxLength={60} />
-          </label>
-          <button type="submit" class="small">
-            {t('unitRenameButton')}
-          </button>
-        </form>
+        <UnitNameForm
+          language={language}
+          label={t('unitNewName')}
+          button={t('unitRenameButton')}
+          name={name}
+          onName={async (next) => {
+            setName((await api.renameUnit(unit.id, next)).name);
+            setMode('none');
+          }}
+        />
       )}
       <ErrorNote error={error} />
       {open && children && children.length > 0 && (
@@ -199,29 +187,55 @@ function AddUnit({
   onAdded: () => void;
 }) {
   const t = translator(language);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    const form = event.currentTarget as HTMLFormElement;
-    try {
-      await api.addUnit(parent?.id ?? null, formText(new FormData(form), 'name').trim());
-      form.reset();
-      setError(null);
-      onAdded();
-    } catch (e) {
-      setError(describeError(language, e));
-    }
-  };
   return (
-    <form class="inline-form" onSubmit={(e) => void submit(e)}>
-      <label>
-        <span>{parent ? t('unitAddUnder', { unit: parent.name }) : t('unitAddTop')}</span>
-        <input name="name" required maxLength={60} placeholder={t('unitAddPlaceholder')} />
-      </label>
+    <UnitNameForm
+      language={language}
+      label={parent ? t('unitAddUnder', { unit: parent.name }) : t('unitAddTop')}
+      button={t('unitAddButton')}
+      placeholder={t('unitAddPlaceholder')}
+      onName={async (name) => {
+        await api.addUnit(parent?.id ?? null, name);
+        onAdded();
+      }}
+    />
+  );
+}
+
+/** A unit's name, for a new unit or a new name: a name taken there already is refused at the field. */
+function UnitNameForm({
+  language,
+  label,
+  button,
+  name = '',
+  placeholder,
+  onName,
+}: {
+  language: Language;
+  label: string;
+  button: string;
+  name?: string;
+  placeholder?: string;
+  onName: (name: string) => Promise<void>;
+}) {
+  const t = translator(language);
+  const { ref, errors, submit } = useCheckedForm({
+    language,
+    t,
+    places: { fields: ['name'], codes: { conflict: { field: 'name', text: t('unitNameTaken') } } },
+    send: async (form, element) => {
+      await onName(formText(form, 'name').trim());
+      element.reset();
+    },
+  });
+  return (
+    <form class="inline-form" ref={ref} onSubmit={submit} noValidate>
+      <Field label={label} errors={errors}>
+        <input name="name" defaultValue={name} required maxLength={60} placeholder={placeholder} />
+      </Field>
       <button type="submit" class="small">
-        {t('unitAddButton')}
+        {button}
       </button>
-      <ErrorNote error={error} />
+      <FormProblem errors={errors} />
     </form>
   );
 }
@@ -265,18 +279,18 @@ function AssignUnit({
 }) {
   const t = translator(language);
   const [unit, setUnit] = useState<PickedUnit | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const assign = async () => {
-    if (!unit) return setError(t('accountPickUnit'));
-    try {
-      await api.updateAccount(account.id, { unitId: unit === ARCHIVE_UNIT_ID ? ARCHIVE_UNIT_ID : unit.id });
+  const { ref, errors, submit } = useCheckedForm({
+    language,
+    t,
+    places: { fields: ['unitId'] },
+    check: (): Record<string, string> => (unit ? {} : { unitId: t('accountPickUnit') }),
+    send: async () => {
+      await api.updateAccount(account.id, { unitId: unit === ARCHIVE_UNIT_ID ? ARCHIVE_UNIT_ID : unit!.id });
       onAssigned();
-    } catch (e) {
-      setError(describeError(language, e));
-    }
-  };
+    },
+  });
   return (
-    <div class="card panel" data-account={account.username}>
+    <form class="card panel" ref={ref} onSubmit={submit} data-account={account.username} noValidate>
       <p>
         <strong>{account.username}</strong> ({roleName(t, account.role)}) —{' '}
         {t('unmappedWas', { unit: account.unitText })}
@@ -288,11 +302,10 @@ function AssignUnit({
         onChange={setUnit}
         allowArchive={account.role === 'admin'}
         idPrefix={`assign-${account.id}`}
+        error={errors.unitId}
       />
-      <ErrorNote error={error} />
-      <button type="button" onClick={() => void assign()}>
-        {t('unmappedAssign')}
-      </button>
-    </div>
+      <FormProblem errors={errors} />
+      <button type="submit">{t('unmappedAssign')}</button>
+    </form>
   );
 }

@@ -7,6 +7,7 @@ import { filesFromDrop, filesFromInput, type ChosenFile } from '../upload/chosen
 import { byCodePoints, FolderUpload, type UploadItem } from '../upload/folder-upload.js';
 import { tusSender } from '../upload/large-upload.js';
 import { reasonText } from '../upload/outcome-text.js';
+import { ProgressAnnouncer } from '../upload/progress-announcement.js';
 import { ResumeIndex } from '../upload/resume-index.js';
 import { IndexedDbJournal } from '../upload/indexeddb-journal.js';
 import { MemoryJournal, type UploadJournal } from '../upload/upload-journal.js';
@@ -127,6 +128,8 @@ export function UploadPage({
     });
   }, [account.id]);
 
+  const announcer = useMemo(() => new ProgressAnnouncer(), [upload]);
+
   useEffect(() => {
     void upload.restore().then(() => setRestoredUnfinished(upload.items.filter((i) => !i.outcome).length));
     const leave = () => void upload.flush();
@@ -145,9 +148,14 @@ export function UploadPage({
     // Files dropped while a list is under way, or has files not finished (after a reload), join it
     // (the same folder continues); after a list that ended, failures included, a new one starts
     // (the ended one stays as its receipt).
-    if (!upload.active && upload.items.length > 0 && upload.items.every((i) => i.outcome))
-      void upload.clear().then(() => upload.add(files));
-    else void upload.add(files);
+    const ended = !upload.active && upload.items.length > 0 && upload.items.every((i) => i.outcome);
+    // Asked for once the ended list is gone, so its summary is not taken for the new one's.
+    const start = () => {
+      announcer.began();
+      return upload.add(files);
+    };
+    if (ended) void upload.clear().then(start);
+    else void start();
   };
 
   const items = upload.items;
@@ -174,6 +182,17 @@ export function UploadPage({
     group.items.sort((a, b) => rank(a) - rank(b) || byCodePoints(a.path, b.path));
     for (const item of group.items) rows.push({ kind: 'file', item });
   }
+
+  const n = (value: number) => formatCount(language, value);
+  const announcement = announcer.say(
+    { active: upload.active, total, finished },
+    {
+      start: (all) => t('announceStart', { count: n(all) }),
+      progress: (done, all) => t('progressAll', { done: n(done), total: n(all) }),
+      end: () => t('announceEnd', { instant: n(counts.instant), stored: n(counts.stored), failed: n(counts.failed) }),
+    },
+    Date.now(),
+  );
 
   const toggle = (folder: string) => {
     const next = new Set(collapsed);
@@ -248,6 +267,10 @@ export function UploadPage({
           }}
         />
       </div>
+      {/* The one live region for the list's progress: the summary above changes four times a second. */}
+      <p class="visually-hidden announcement" role="status" aria-live="polite">
+        {announcement}
+      </p>
       {restoredUnfinished > 0 && (
         <p class="notice" role="status">
           {t('unfinishedBanner', { count: formatCount(language, restoredUnfinished) })}
@@ -257,7 +280,6 @@ export function UploadPage({
         <h2 id="results-title">{t('resultsTitle')}</h2>
         <p
           class="summary"
-          aria-live="polite"
           data-total={total}
           data-instant={counts.instant}
           data-stored={counts.stored}
@@ -273,7 +295,7 @@ export function UploadPage({
             active: formatCount(language, counts.unfinished),
           })}
         </p>
-        <progress class="overall" max={Math.max(1, total)} value={finished} />
+        <progress class="overall" max={Math.max(1, total)} value={finished} aria-label={t('resultsTitle')} />
         <div class="upload-actions">
           {upload.active &&
             (upload.paused ? (
@@ -286,7 +308,13 @@ export function UploadPage({
               </button>
             ))}
           {retryable > 0 && !upload.paused && (
-            <button type="button" onClick={() => upload.retryFailed()}>
+            <button
+              type="button"
+              onClick={() => {
+                announcer.began();
+                upload.retryFailed();
+              }}
+            >
               {t('retryFailed', { count: formatCount(language, retryable) })}
             </button>
           )}

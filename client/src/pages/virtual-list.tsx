@@ -34,7 +34,9 @@ export function VirtualList({
       class={`virtual-list ${className ?? ''}`}
       style={{ height: `${height}px` }}
       onScroll={(event) => setScrollTop((event.currentTarget as HTMLElement).scrollTop)}
+      // Focusable, so the keyboard scrolls it; a named group, as a bare <div> may not carry a name.
       tabIndex={0}
+      role="group"
       aria-label={label}
     >
       <ul style={{ height: `${count * rowHeight}px`, paddingTop: `${first * rowHeight}px` }}>{shown}</ul>

@@ -226,14 +226,17 @@ export class MongoCatalog implements Catalog {
             { $match: filter },
             { $lookup: { from: 'userInfo.users', localField: '_id', foreignField: 'UploadFileID', as: 'entries' } },
             {
+              // One object, not dotted names: mongo-java-server takes 'sums.uploads' here as a field's name.
               $addFields: {
-                'sums.last': { $ifNull: [{ $max: '$entries.LastUploadTime' }, '$uploadDate'] },
-                'sums.uploads': { $sum: '$entries.UploadCount' },
-                'sums.mine': {
-                  $sum: {
-                    $map: {
-                      input: { $filter: { input: '$entries', cond: { $eq: ['$$this.UserID', q.accountId] } } },
-                      in: '$$this.UploadCount',
+                sums: {
+                  last: { $ifNull: [{ $max: '$entries.LastUploadTime' }, '$uploadDate'] },
+                  uploads: { $sum: '$entries.UploadCount' },
+                  mine: {
+                    $sum: {
+                      $map: {
+                        input: { $filter: { input: '$entries', cond: { $eq: ['$$this.UserID', q.accountId] } } },
+                        in: '$$this.UploadCount',
+                      },
                     },
                   },
                 },

@@ -45,7 +45,7 @@ export function CollisionsTab({ api, language, params, show }: TabProps) {
     <div class="report-tab" data-report="collisions">
       <p class="hint">{t('collisionsHint')}</p>
       <Technical language={language}>{t('collisionsDetails')}</Technical>
-      <ReportFilters view={view} min={{ least: 1, label: t('minUploads') }} />
+      <ReportFilters view={view} error={loaded.error} min={{ least: 1, label: t('minUploads') }} />
       <TableSection
         view={view}
         loaded={loaded}

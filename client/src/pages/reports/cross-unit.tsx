@@ -34,7 +34,6 @@ export function CrossUnitTab({ api, language, params, show }: TabProps) {
           onClick={() => toggle(row.fileId)}
           title={t(open.has(row.fileId) ? 'hideUploaders' : 'showUploaders')}
         >
-          <span aria-hidden="true">{open.has(row.fileId) ? '▾ ' : '▸ '}</span>
           <span class="name">{row.fileName}</span>
         </button>
       ),
@@ -84,7 +83,7 @@ export function CrossUnitTab({ api, language, params, show }: TabProps) {
 
   return (
     <div class="report-tab" data-report="cross-unit">
-      <ReportFilters view={view} min={{ least: 2, label: t('minUnits') }} />
+      <ReportFilters view={view} error={loaded.error} min={{ least: 2, label: t('minUnits') }} />
       <TableSection
         view={view}
         loaded={loaded}

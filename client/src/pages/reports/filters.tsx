@@ -1,7 +1,18 @@
 import type { ComponentChildren } from 'preact';
+import { useEffect } from 'preact/hooks';
 import { translator, type Language, type MessageKey } from '../../i18n/index.js';
+import {
+  Field,
+  FormProblem,
+  focusFirstInvalid,
+  NO_ERRORS,
+  placeError,
+  useCheckedForm,
+  type FieldErrors,
+} from '../field.js';
 import { formText } from '../form-text.js';
 import { PERIODS, periodDays, type Period } from './periods.js';
+import { describeReportError } from './problem.js';
 import type { View } from './view.js';
 
 export type Values = Record<string, string | null>;
@@ -9,28 +20,54 @@ export type Values = Record<string, string | null>;
 /**
  * A filter form over the hash parameters: its fields start from the current view, and applying
  * it replaces them (empty fields are dropped). Remounted (keyed) when the view changes elsewhere.
+ *
+ * A field the browser finds wrong stops the form; a view the server refuses (`error`, for the
+ * view the form shows) is shown at the field it names, or below the form. Either way the first
+ * field with a problem takes the focus, unless the reader is busy elsewhere on the page.
  */
 export function FilterForm({
   language,
   names,
   onApply,
+  error,
   children,
 }: {
   language: Language;
   /** The parameters this form owns: "clear" empties them. */
   names: readonly string[];
   onApply: (values: Values) => void;
-  children: ComponentChildren;
+  /** Why the server refused the view shown, if it did. */
+  error: unknown;
+  children: (errors: FieldErrors) => ComponentChildren;
 }) {
   const t = translator(language);
-  const apply = (event: Event) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
-    onApply(Object.fromEntries(names.map((name) => [name, formText(form, name).trim() || null])));
-  };
+  const checked = useCheckedForm({
+    language,
+    t,
+    places: { fields: names },
+    send: async (form) => onApply(Object.fromEntries(names.map((name) => [name, formText(form, name).trim() || null]))),
+  });
+  const refused =
+    error === null || error === undefined
+      ? NO_ERRORS
+      : placeError(language, error, { fields: names, describe: (e) => describeReportError(language, e) });
+  const errors = Object.keys(checked.errors).length > 0 ? checked.errors : refused;
+  const refusedKey = JSON.stringify(refused);
+  useEffect(() => {
+    const active = document.activeElement;
+    if (active === null || active === document.body || checked.ref.current?.contains(active))
+      focusFirstInvalid(checked.ref.current);
+  }, [refusedKey]);
   return (
-    <form class="filter-bar" role="search" aria-label={t('filters')} onSubmit={apply}>
-      {children}
+    <form
+      class="filter-bar"
+      role="search"
+      aria-label={t('filters')}
+      ref={checked.ref}
+      onSubmit={checked.submit}
+      noValidate
+    >
+      {children(errors)}
       <div class="actions">
         <button type="submit">{t('applyFilters')}</button>
         <button
@@ -41,32 +78,32 @@ export function FilterForm({
           {t('clearFilters')}
         </button>
       </div>
+      <FormProblem errors={errors} />
     </form>
   );
 }
 
-function Field({ label, children, wide }: { label: string; children: ComponentChildren; wide?: boolean }) {
-  return (
-    <label class={wide ? 'field wide' : 'field'}>
-      <span>{label}</span>
-      {children}
-    </label>
-  );
-}
-
 /** City, county, town: a unit subtree (the server insists each level names the one above it). */
-export function UnitFields({ language, params }: { language: Language; params: URLSearchParams }) {
+export function UnitFields({
+  language,
+  params,
+  errors,
+}: {
+  language: Language;
+  params: URLSearchParams;
+  errors: FieldErrors;
+}) {
   const t = translator(language);
   return (
     <fieldset class="unit-fields">
       <legend>{t('filterUnit')}</legend>
-      <Field label={t('city')}>
+      <Field label={t('city')} errors={errors}>
         <input name="city" maxLength={100} defaultValue={params.get('city') ?? ''} placeholder={t('cityExample')} />
       </Field>
-      <Field label={t('county')}>
+      <Field label={t('county')} errors={errors}>
         <input name="county" maxLength={100} defaultValue={params.get('county') ?? ''} />
       </Field>
-      <Field label={t('town')}>
+      <Field label={t('town')} errors={errors}>
         <input name="town" maxLength={100} defaultValue={params.get('town') ?? ''} />
       </Field>
     </fieldset>
@@ -78,12 +115,15 @@ export const REPORT_FILTERS = ['from', 'to', 'city', 'county', 'town', 'q', 'min
 /** The report tables' filters: days, unit subtree, minimum count (where the table has one), file name, user. */
 export function ReportFilters({
   view: { language, params, filter: onApply },
+  error,
   min,
   user,
   daysLabel,
 }: {
   /** The table's view: its filters are read from its parameters, and applied through it. */
   view: Pick<View, 'language' | 'params' | 'filter'>;
+  /** Why the server refused the table's view, if it did. */
+  error: unknown;
   /** The table's smallest `min`, when it takes one. */
   min?: { least: number; label: string };
   user?: boolean;
@@ -96,41 +136,45 @@ export function ReportFilters({
   const apply = (values: Values) =>
     onApply(min && values.min === String(min.least) ? { ...values, min: null } : values);
   return (
-    <FilterForm key={params.toString()} language={language} names={names} onApply={apply}>
-      <fieldset class="dates">
-        <legend>{daysLabel ?? t('filterDays')}</legend>
-        <Field label={t('fromDay')}>
-          <input type="date" name="from" defaultValue={params.get('from') ?? ''} />
-        </Field>
-        <Field label={t('toDay')}>
-          <input type="date" name="to" defaultValue={params.get('to') ?? ''} />
-        </Field>
-        <QuickPeriods language={language} params={params} />
-      </fieldset>
-      <UnitFields language={language} params={params} />
-      <div class="more-fields">
-        {min && (
-          <Field label={min.label}>
-            <input
-              type="number"
-              name="min"
-              min={min.least}
-              max={1_000_000}
-              step={1}
-              defaultValue={params.get('min') ?? String(min.least)}
-              class="narrow"
-            />
-          </Field>
-        )}
-        {user && (
-          <Field label={t('filterUser')}>
-            <input name="user" maxLength={64} defaultValue={params.get('user') ?? ''} />
-          </Field>
-        )}
-        <Field label={t('filterFileName')} wide>
-          <input type="search" name="q" maxLength={200} defaultValue={params.get('q') ?? ''} />
-        </Field>
-      </div>
+    <FilterForm key={params.toString()} language={language} names={names} onApply={apply} error={error}>
+      {(errors) => (
+        <>
+          <fieldset class="dates">
+            <legend>{daysLabel ?? t('filterDays')}</legend>
+            <Field label={t('fromDay')} errors={errors}>
+              <input type="date" name="from" defaultValue={params.get('from') ?? ''} />
+            </Field>
+            <Field label={t('toDay')} errors={errors}>
+              <input type="date" name="to" defaultValue={params.get('to') ?? ''} />
+            </Field>
+            <QuickPeriods language={language} params={params} />
+          </fieldset>
+          <UnitFields language={language} params={params} errors={errors} />
+          <div class="more-fields">
+            {min && (
+              <Field label={min.label} errors={errors}>
+                <input
+                  type="number"
+                  name="min"
+                  min={min.least}
+                  max={1_000_000}
+                  step={1}
+                  defaultValue={params.get('min') ?? String(min.least)}
+                  class="narrow"
+                />
+              </Field>
+            )}
+            {user && (
+              <Field label={t('filterUser')} errors={errors}>
+                <input name="user" maxLength={64} defaultValue={params.get('user') ?? ''} />
+              </Field>
+            )}
+            <Field label={t('filterFileName')} errors={errors} class="wide">
+              <input type="search" name="q" maxLength={200} defaultValue={params.get('q') ?? ''} />
+            </Field>
+          </div>
+        </>
+      )}
     </FilterForm>
   );
 }

@@ -52,7 +52,7 @@ export function NearDuplicatesTab({ api, language, params, show }: TabProps) {
   ];
 
   const differences = (row: NearDuplicateRow) => (
-    <div class="near-diff" aria-label={t('differsIn')}>
+    <div class="near-diff" role="group" aria-label={t('differsIn')}>
       <blockquote lang="zh">{row.a.snippet || t('noDifference')}</blockquote>
       <blockquote lang="zh">{row.b.snippet || t('noDifference')}</blockquote>
     </div>
@@ -86,7 +86,7 @@ export function NearDuplicatesTab({ api, language, params, show }: TabProps) {
           </ul>
         </div>
       )}
-      <ReportFilters view={view} daysLabel={t('filterFoundDays')} />
+      <ReportFilters view={view} error={loaded.error} daysLabel={t('filterFoundDays')} />
       <TableSection
         view={view}
         loaded={loaded}

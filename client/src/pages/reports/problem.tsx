@@ -16,11 +16,3 @@ export function describeReportError(language: Language, error: unknown): string 
   }
   return describeError(language, error);
 }
-
-export function Problem({ language, error }: { language: Language; error: unknown }) {
-  return error === null || error === undefined ? null : (
-    <p role="alert" class="error">
-      {describeReportError(language, error)}
-    </p>
-  );
-}

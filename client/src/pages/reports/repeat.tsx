@@ -145,7 +145,7 @@ export function RepeatTab({ api, language, params, show }: TabProps) {
 
   return (
     <div class="report-tab" data-report="repeat-uploaders">
-      <ReportFilters view={view} min={{ least: 2, label: t('minUploads') }} user />
+      <ReportFilters view={view} error={loaded.error} min={{ least: 2, label: t('minUploads') }} user />
       <Switch
         label={t('groupBy')}
         options={REPEAT_GROUPS.map((g) => [g, t(GROUP_LABEL[g])])}

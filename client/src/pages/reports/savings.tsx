@@ -99,12 +99,14 @@ export function SavingsTab({ api, language, params, show }: TabProps) {
   const chartTitle =
     group === 'unit' ? t('chartSavedPerUnit') : t('chartSavedOverTime', { period: t(GROUP_LABEL[group]) });
   const axis = byteUnit(Math.max(0, ...chartRows.map((row) => row.savedBytes)));
-  const described = chartRows.slice(0, 12).map((row) => `${label(row)} ${formatBytes(row.savedBytes)}`);
+  // A bar that cannot be drilled into is said to be one, as the legend says it of the hatched bars.
+  const noDrill = (row: SavingsRow) => (group === 'unit' && !canDrill(row) ? t('chartNoDrillMark') : '');
+  const described = chartRows.slice(0, 12).map((row) => `${label(row)} ${formatBytes(row.savedBytes)}${noDrill(row)}`);
   const chartSummary = `${chartTitle}: ${described.join(t('listSeparator'))}${chartRows.length > described.length ? t('andMore', { count: formatCount(language, chartRows.length - described.length) }) : ''}`;
 
   return (
     <div class="report-tab" data-report="savings">
-      <ReportFilters view={view} />
+      <ReportFilters view={view} error={table.error} />
       <Switch
         label={t('groupBy')}
         options={SAVINGS_GROUPS.map((g) => [g, t(GROUP_LABEL[g])])}
@@ -156,6 +158,7 @@ export function SavingsTab({ api, language, params, show }: TabProps) {
             describe={(i) => formatBytes(chartRows[i]!.savedBytes)}
             onSelect={group === 'unit' ? (i) => canDrill(chartRows[i]!) && drill(chartRows[i]) : undefined}
             inert={group === 'unit' ? (i) => !canDrill(chartRows[i]!) : undefined}
+            legend={{ selectable: t('chartLegendDrill'), inert: t('chartLegendNoDrill') }}
           />
         </figure>
       )}

@@ -71,9 +71,7 @@ export function ReportTable<Row>({
                       title={t('sortBy', { column: column.label })}
                     >
                       {column.label}
-                      <span aria-hidden="true" class="arrow">
-                        {active ? (sorting.order === 'asc' ? '▲' : '▼') : '↕'}
-                      </span>
+                      <span aria-hidden="true" class={`arrow ${active ? sorting.order : 'none'}`} />
                     </button>
                   ) : (
                     column.label

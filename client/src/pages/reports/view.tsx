@@ -5,7 +5,6 @@ import { translator, type Language } from '../../i18n/index.js';
 import { withParams } from '../../route.js';
 import { formatCount } from '../format.js';
 import type { Values } from './filters.js';
-import { Problem } from './problem.js';
 import { DEFAULT_PAGE_SIZE, nextSorting, pagingOf, reportQuery, sortingOf } from './query.js';
 import type { Paging } from './query.js';
 import { ExportLink, Pager, ReportTable, type Column } from './table.js';
@@ -53,7 +52,7 @@ export function useView(
   };
 }
 
-/** Loading, errors, the table, its pager and its CSV export. */
+/** Loading, the table, its pager and its CSV export (the filter form above says why a view was refused). */
 export function TableSection<Row>({
   view,
   loaded,
@@ -77,7 +76,6 @@ export function TableSection<Row>({
   const exportUrl = reportUrl(report, reportQuery(report, params));
   return (
     <section class="table-section" aria-label={caption}>
-      <Problem language={language} error={error} />
       {data === null && error === null && <p>{t('loading')}</p>}
       {data !== null && (
         <>

@@ -1,0 +1,82 @@
+/** Where an upload list stands, as the page shows it. */
+export interface ProgressState {
+  /** Something is being checked or sent (paused work included). */
+  active: boolean;
+  total: number;
+  /** Files with an outcome (failed ones included). */
+  finished: number;
+}
+
+/** The announcements, in the page's language. */
+export interface ProgressWords {
+  /** `total`: the whole list's files (some may have finished already: refused at once, held before). */
+  start(total: number): string;
+  progress(finished: number, total: number): string;
+  end(): string;
+}
+
+/** The least time between two progress announcements. */
+export const ANNOUNCE_EVERY_MS = 5_000;
+/** The least share of the list finished since the last progress announcement. */
+export const ANNOUNCE_STEP = 0.1;
+
+/**
+ * What the upload page's live region says, and when. The page redraws four times a second while
+ * files move; a screen reader must not hear each redraw. So the text changes when work starts
+ * (files chosen, failures retried: `began`), then at most every ANNOUNCE_EVERY_MS and only once
+ * another ANNOUNCE_STEP of the list has finished, and at once when the list has ended (its
+ * summary). A list over before the page first redraws gets its summary alone. Each change is read
+ * once, politely.
+ */
+export class ProgressAnnouncer {
+  #text = '';
+  #at = 0;
+  #running = false;
+  #starting = false;
+  /** Files finished when progress was last told. */
+  #told = 0;
+
+  constructor(
+    private readonly everyMs = ANNOUNCE_EVERY_MS,
+    private readonly step = ANNOUNCE_STEP,
+  ) {}
+
+  /** Work was asked for: the next text says so. */
+  began(): void {
+    this.#starting = true;
+  }
+
+  /** The live region's text for this state at `now` (ms): the last one, unless it is time for a new one. */
+  say(state: ProgressState, words: ProgressWords, now: number): string {
+    if (state.total === 0) {
+      // Cleared (a new list may be on its way: `began` stays asked for).
+      this.#running = false;
+      return this.#set('', now);
+    }
+    // Ended, not merely waiting for its work to start (or stopped with files to drop again: the page's notice says so).
+    const ended = !state.active && state.finished >= state.total;
+    if (this.#starting) {
+      this.#starting = false;
+      this.#running = !ended;
+      this.#told = state.finished;
+      return this.#set(ended ? words.end() : words.start(state.total), now);
+    }
+    if (!this.#running) return this.#text;
+    if (ended) {
+      this.#running = false;
+      return this.#set(words.end(), now);
+    }
+    const due = now - this.#at >= this.everyMs && state.finished - this.#told >= this.step * state.total;
+    if (!due) return this.#text;
+    this.#told = state.finished;
+    return this.#set(words.progress(state.finished, state.total), now);
+  }
+
+  #set(text: string, now: number): string {
+    if (text !== this.#text) {
+      this.#text = text;
+      this.#at = now;
+    }
+    return text;
+  }
+}
