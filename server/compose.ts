@@ -9,6 +9,7 @@ import { ReceiptService } from './services/receipts.js';
 import { UnitDirectory } from './services/unit-directory.js';
 import { AuditService } from './services/audit.js';
 import { ReportCalendar } from './services/calendar.js';
+import { PairReviews } from './services/near-duplicates/reviews.js';
 import { ReportService } from './services/reports.js';
 import { NearDuplicateService } from './services/near-duplicates/detection.js';
 import { Fingerprinter } from './services/near-duplicates/fingerprint.js';
@@ -148,6 +149,7 @@ export function composeServices(
       reports: new ReportService(store.reports, calendar),
       files: new FileService(store, directory, calendar),
       nearDuplicates,
+      pairReviews: new PairReviews({ store, directory, audit, clock }),
     },
   };
 }

@@ -31,7 +31,9 @@ export type AuditNote =
   | ({ code: 'password_reset'; tokensRevoked: number; byCommand?: boolean } & Partial<AccountNamed>)
   | { code: 'token_created'; tokenId: string; label: string; expiresInDays: number | null; byCommand?: boolean }
   | ({ code: 'token_revoked'; tokenId: string; label: string; byCommand?: boolean } & Partial<AccountNamed>)
-  | { code: 'viewed'; table?: string; filters: Array<[string, string]> };
+  | { code: 'viewed'; table?: string; filters: Array<[string, string]> }
+  | { code: 'pair_reviewed'; nameA: string; nameB: string; note: string }
+  | { code: 'pair_reopened'; nameA: string; nameB: string };
 
 export type AuditNoteCode = AuditNote['code'];
 export type UploadVia = 'direct' | 'tus' | 'batch';
@@ -129,7 +131,7 @@ const TABLE: Record<string, string> = {
   'cross-unit': '跨单位重复',
   savings: '节省空间',
   collisions: '待核查文件',
-  'near-duplicates': '相似文件',
+  'near-duplicates': '近似重复',
 };
 
 const checksums = (n: NoteOf<'checksum_mismatch'>) => `${n.algorithm} ${n.actual}, not the declared ${n.declared}`;
@@ -138,6 +140,8 @@ const tokenEn = (n: { tokenId: string; label: string }) => `token ${n.tokenId}${
 const tokenZh = (n: { tokenId: string; label: string }) => `令牌 ${n.tokenId}${n.label ? `（${n.label}）` : ''}`;
 
 const en: NoteWords = {
+  pair_reviewed: (n) => `"${n.nameA}" and "${n.nameB}" handled${n.note ? `: ${n.note}` : ''}`,
+  pair_reopened: (n) => `"${n.nameA}" and "${n.nameB}" open again`,
   wrong_password: () => 'wrong username or password',
   wrong_current_password: () => 'password change: wrong current password',
   throttled_account: (n) =>
@@ -187,6 +191,8 @@ const en: NoteWords = {
 };
 
 const zh: NoteWords = {
+  pair_reviewed: (n) => `「${n.nameA}」与「${n.nameB}」已处理${n.note ? `：${n.note}` : ''}`,
+  pair_reopened: (n) => `「${n.nameA}」与「${n.nameB}」改回待处理`,
   wrong_password: () => '用户名或密码错误',
   wrong_current_password: () => '修改密码时当前密码错误',
   throttled_account: (n) => `此账号从多个地址输错密码 ${n.failures} 次：未用过的地址须等待后再试`,
@@ -305,6 +311,8 @@ export const AUDIT_ACTION_NAMES: Record<WordsLanguage, Record<AuditAction, strin
     report_viewed: '查看报表',
     report_exported: '导出报表',
     verification_started: '启动完整性检查',
+    near_duplicate_reviewed: '近似重复已处理',
+    near_duplicate_reopened: '近似重复改回待处理',
   },
   en: {
     login: 'Log in',
@@ -332,5 +340,7 @@ export const AUDIT_ACTION_NAMES: Record<WordsLanguage, Record<AuditAction, strin
     report_viewed: 'Report viewed',
     report_exported: 'Report exported',
     verification_started: 'Fixity check started',
+    near_duplicate_reviewed: 'Similar files handled',
+    near_duplicate_reopened: 'Similar files reopened',
   },
 };

@@ -127,6 +127,8 @@ export const nearDuplicatesQuery = withFilterRules(
     ...filterFields,
     /** Only pairs found this way. */
     method: z.enum(['simhash', 'jaccard', 'containment']).optional(),
+    /** Pairs still to look at (the default), those marked handled (已处理), or both. */
+    status: z.enum(['open', 'reviewed', 'all']).default('open'),
     sort: z.string().max(40).optional(),
   }),
   () => NEAR_DUPLICATE_SORTS,
@@ -264,7 +266,17 @@ export interface NearDuplicateRow {
   jaccard: number;
   containment: number;
   foundAt: string;
+  /** Marked handled (已处理): by whom, when, and the administrator's note; null while open. */
+  review: { at: string; userName: string; note: string } | null;
 }
+
+/** `PUT /api/reports/near-duplicates/review`: a pair marked handled, with a note. */
+export const pairReviewRequest = z.strictObject({
+  fileA: z.string().regex(/^[0-9a-f]{24}$/, 'a file id is 24 hexadecimal digits'),
+  fileB: z.string().regex(/^[0-9a-f]{24}$/, 'a file id is 24 hexadecimal digits'),
+  note: z.string().trim().max(500, 'a note has at most 500 characters').default(''),
+});
+export const pairReopenRequest = pairReviewRequest.omit({ note: true });
 
 /** The fingerprinting behind the near-duplicate report: what is done, waiting, or failed. */
 export interface NearDuplicateStatus {

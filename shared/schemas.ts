@@ -304,6 +304,8 @@ export const AUDIT_ACTIONS = [
   'report_viewed',
   'report_exported',
   'verification_started',
+  'near_duplicate_reviewed',
+  'near_duplicate_reopened',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -156,6 +156,16 @@ export class ArchiveApi {
     return this.#call('GET', reportUrl(name, params));
   }
 
+  /** Marks a near-duplicate pair handled (已处理) with a note. */
+  reviewPair(fileA: string, fileB: string, note: string): Promise<{ at: string; userName: string; note: string }> {
+    return this.#call('PUT', '/api/reports/near-duplicates/review', { fileA, fileB, note });
+  }
+
+  /** Opens a handled pair again. */
+  reopenPair(fileA: string, fileB: string): Promise<void> {
+    return this.#call('DELETE', `/api/reports/near-duplicates/review?${new URLSearchParams({ fileA, fileB })}`);
+  }
+
   audit(params: URLSearchParams): Promise<AuditList> {
     return this.#call('GET', auditUrl(params));
   }

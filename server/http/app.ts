@@ -11,6 +11,7 @@ import type { ClaimService } from '../services/claims.js';
 import type { FileService } from '../services/files.js';
 import type { FixityService } from '../services/fixity.js';
 import type { IngestService } from '../services/ingest.js';
+import type { PairReviews } from '../services/near-duplicates/reviews.js';
 import type { NearDuplicateService } from '../services/near-duplicates/detection.js';
 import type { ResumableUploadService } from '../services/resumable-uploads.js';
 import type { SessionService, TokenService } from '../services/sessions.js';
@@ -50,6 +51,7 @@ export interface AppDeps {
     reports: ReportService;
     fixity: FixityService;
     nearDuplicates: NearDuplicateService;
+    pairReviews: PairReviews;
     directory: UnitDirectory;
     administration: AccountAdministration;
     receipts: ReceiptService;
@@ -170,6 +172,7 @@ export function createApp(deps: AppDeps): Express {
       services.nearDuplicates,
       services.directory,
       services.reports.calendar.timeZone,
+      services.pairReviews,
     ),
   );
   app.use(

@@ -535,6 +535,31 @@ describe(
       );
       await page.getByRole('status').filter({ hasText: '找到 1 对近似重复' }).waitFor();
       await page.screenshot({ path: artifactPath('34-reports-near-duplicates.png'), fullPage: true });
+      // Each document opens from its name (a text file is downloaded).
+      const firstName = page.locator('.near-file a.name').first();
+      assert.match((await firstName.getAttribute('href'))!, /^\/api\/files\/[0-9a-f]{24}$/);
+
+      // The administrator marks the pair handled, with a note: it says so, by whom, and leaves the open list.
+      await page.getByRole('button', { name: '标记为已处理' }).click();
+      await page.getByLabel('处理说明（可不填）').fill('网页转载稿，与原件内容一致，保留原件');
+      await page.getByRole('button', { name: '确认已处理' }).click();
+      const handled = page.locator('.pair-review[data-reviewed="true"]');
+      await handled.waitFor();
+      assert.match(await handled.innerText(), /已处理[\s\S]*chief[\s\S]*网页转载稿，与原件内容一致，保留原件/);
+      await page.getByRole('group', { name: '显示' }).getByRole('button', { name: '待处理' }).waitFor();
+      await page.getByRole('group', { name: '显示' }).getByRole('button', { name: '已处理' }).click();
+      await page.waitForFunction(() => decodeURIComponent(location.hash).includes('status=reviewed'));
+      await page.locator('.pair-review[data-reviewed="true"]').waitFor();
+      assert.equal((await tableRows(page)).length, 1);
+      await page.screenshot({ path: artifactPath('35-reports-near-duplicates-handled.png'), fullPage: true });
+      await page.getByRole('group', { name: '显示' }).getByRole('button', { name: '待处理' }).click();
+      await page.locator('p.empty').waitFor();
+      const audited = await server.store.audit.search({ action: 'near_duplicate_reviewed', limit: 1, offset: 0 });
+      assert.equal(audited.items[0]!.userName, 'chief');
+      // And opens it again.
+      await page.getByRole('group', { name: '显示' }).getByRole('button', { name: '全部' }).click();
+      await page.getByRole('button', { name: '改回待处理' }).click();
+      await page.getByRole('button', { name: '标记为已处理' }).waitFor();
       assert.deepEqual(await cspViolations(), []);
       assert.deepEqual(errors, []);
     });

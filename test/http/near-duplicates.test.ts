@@ -84,6 +84,82 @@ for (const target of storeTargets) {
       assert.match(lines[0]!, /^found,method,hamming distance,jaccard,containment,A: file id,A: file name/);
     });
 
+    it('marks a pair handled with a note: it leaves the open list, is listed as handled, audited, and can be opened again', async () => {
+      const open = await (await admin.fetch('/api/reports/near-duplicates?sort=jaccard')).json();
+      const row = open.items[0] as { a: { fileId: string; fileName: string }; b: { fileId: string; fileName: string } };
+      // Either order of the two files names the pair.
+      const marked = await admin.json('/api/reports/near-duplicates/review', 'PUT', {
+        fileA: row.b.fileId,
+        fileB: row.a.fileId,
+        note: '  修订稿，两份都保留  ',
+      });
+      assert.equal(marked.status, 200, await marked.clone().text());
+      assert.deepEqual(
+        { ...(await marked.json()), at: 'at' },
+        { at: 'at', userName: 'admin', note: '修订稿，两份都保留' },
+      );
+      const still = await (await admin.fetch('/api/reports/near-duplicates')).json();
+      assert.equal(still.total, 1, 'the handled pair leaves the open list');
+      const handled = await (await admin.fetch('/api/reports/near-duplicates?status=reviewed')).json();
+      assert.equal(handled.total, 1);
+      assert.equal(handled.items[0].review.note, '修订稿，两份都保留');
+      assert.equal((await (await admin.fetch('/api/reports/near-duplicates?status=all')).json()).total, 2);
+      const [event] = (await server.store.audit.search({ action: 'near_duplicate_reviewed', limit: 1, offset: 0 }))
+        .items;
+      assert.deepEqual(event!.note, {
+        code: 'pair_reviewed',
+        nameA: [row.a, row.b].sort((x, y) => (x.fileId < y.fileId ? -1 : 1))[0]!.fileName,
+        nameB: [row.a, row.b].sort((x, y) => (x.fileId < y.fileId ? -1 : 1))[1]!.fileName,
+        note: '修订稿，两份都保留',
+      });
+      // A rebuild of the index finds the pair again: it stays handled.
+      const near = server.archive.services.nearDuplicates;
+      await near.rebuild();
+      while ((await near.runDue()) > 0);
+      const afterRebuild = await (await admin.fetch('/api/reports/near-duplicates?status=reviewed')).json();
+      assert.equal(afterRebuild.total, 1, 'still handled after a rebuild');
+      const query = new URLSearchParams({ fileA: row.a.fileId, fileB: row.b.fileId }).toString();
+      const reopened = await admin.fetch(`/api/reports/near-duplicates/review?${query}`, { method: 'DELETE' });
+      assert.equal(reopened.status, 204);
+      assert.equal(
+        (await server.store.audit.search({ action: 'near_duplicate_reopened', limit: 5, offset: 0 })).total,
+        1,
+      );
+      // Opening an open pair again changes nothing and records nothing.
+      assert.equal(
+        (await admin.fetch(`/api/reports/near-duplicates/review?${query}`, { method: 'DELETE' })).status,
+        204,
+      );
+      assert.equal(
+        (await server.store.audit.search({ action: 'near_duplicate_reopened', limit: 5, offset: 0 })).total,
+        1,
+      );
+    });
+
+    it('lets only administrators who see a pair mark it, and refuses bad requests with what is wrong', async () => {
+      const { items } = await (await admin.fetch('/api/reports/near-duplicates?status=all')).json();
+      const pair = { fileA: items[0].a.fileId, fileB: items[0].b.fileId };
+      const put = (who: Client, body: unknown) => who.json('/api/reports/near-duplicates/review', 'PUT', body);
+      assert.equal((await put(server.anonymous(), pair)).status, 401);
+      assert.equal((await put(clerk, pair)).status, 403);
+      // The files were uploaded in 青县: its administrator sees the pair, 献县's does not.
+      await server.archive.services.directory.load(['13']);
+      await server.addAccountIn('admin-qing', 'admin', '130922');
+      await server.addAccountIn('admin-other', 'admin', '130923');
+      assert.equal((await put(await server.login('admin-qing'), pair)).status, 200);
+      const outside = await put(await server.login('admin-other'), pair);
+      assert.equal(outside.status, 404);
+      assert.match((await outside.json()).message, /No such pair/);
+      const unknown = await put(admin, { fileA: 'a'.repeat(24), fileB: 'b'.repeat(24) });
+      assert.equal(unknown.status, 404);
+      const badId = await put(admin, { ...pair, fileA: 'not-a-file' });
+      assert.equal(badId.status, 400);
+      assert.match((await badId.json()).message, /24 hexadecimal/);
+      assert.equal((await put(admin, { ...pair, note: '长'.repeat(501) })).status, 400);
+      assert.equal((await admin.fetch('/api/reports/near-duplicates?status=done')).status, 400);
+      assert.equal((await admin.fetch('/api/reports/near-duplicates/review', { method: 'DELETE' })).status, 400);
+    });
+
     it('is for administrators only, and refuses a bad query with the parameter named', async () => {
       assert.equal((await server.anonymous().fetch('/api/reports/near-duplicates')).status, 401);
       assert.equal((await clerk.fetch('/api/reports/near-duplicates')).status, 403);

@@ -43,6 +43,8 @@ const EXAMPLES: { [C in AuditNoteCode]: Extract<AuditNote, { code: C }> } = {
   password_reset: { code: 'password_reset', username: 'li', accountId: 'a-1', tokensRevoked: 1 },
   token_created: { code: 'token_created', tokenId: 't-1', label: '扫描仪', expiresInDays: null },
   token_revoked: { code: 'token_revoked', tokenId: 't-1', label: '', username: 'li', accountId: 'a-1' },
+  pair_reviewed: { code: 'pair_reviewed', nameA: '县志.pdf', nameB: '县志-修订.pdf', note: '修订版，保留两份' },
+  pair_reopened: { code: 'pair_reopened', nameA: '县志.pdf', nameB: '县志-修订.pdf' },
   viewed: {
     code: 'viewed',
     table: 'savings',

@@ -4,6 +4,8 @@ import {
   collisionsQuery,
   crossUnitQuery,
   nearDuplicatesQuery,
+  pairReopenRequest,
+  pairReviewRequest,
   repeatUploadersQuery,
   savingsQuery,
 } from '../../../shared/reports.js';
@@ -23,6 +25,7 @@ import type {
 } from '../../../shared/reports.js';
 import type { AuditService } from '../../services/audit.js';
 import type { NearDuplicateService } from '../../services/near-duplicates/detection.js';
+import type { PairReviews } from '../../services/near-duplicates/reviews.js';
 import type { ReportService } from '../../services/reports.js';
 import type { UnitDirectory } from '../../services/unit-directory.js';
 import { requireAuth } from '../auth.js';
@@ -181,9 +184,20 @@ export function reportRoutes(
   nearDuplicates: Pick<NearDuplicateService, 'report'>,
   directory: Pick<UnitDirectory, 'narrowToReach'>,
   timeZone: string,
+  reviews: PairReviews,
 ): Router {
   const router = Router();
   router.use(requireAuth(['admin']));
+
+  // A near-duplicate pair marked handled (已处理) with a note, or open again.
+  router.put('/near-duplicates/review', async (req, res) => {
+    const { note, ...pair } = parse(pairReviewRequest, req.body, 'body');
+    res.json(await reviews.review(req.principal!.account, pair, note, req.ip ?? null));
+  });
+  router.delete('/near-duplicates/review', async (req, res) => {
+    await reviews.reopen(req.principal!.account, parse(pairReopenRequest, { ...req.query }, 'query'), req.ip ?? null);
+    res.status(204).end();
+  });
 
   function table<S extends z.ZodType<{ format: 'json' | 'csv'; lang?: ExportLanguage }>, Row>(
     name: ReportName | 'near-duplicates',

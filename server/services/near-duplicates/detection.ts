@@ -251,7 +251,10 @@ export class NearDuplicateService {
   }
 
   /** The administrators' report: the pairs found (one page), and how the fingerprinting stands. */
-  async report(q: Omit<NearDuplicatesQuery, 'format'>): Promise<NearDuplicatesReport> {
+  async report(
+    q: Omit<NearDuplicatesQuery, 'format' | 'status'> & Partial<Pick<NearDuplicatesQuery, 'status'>>,
+  ): Promise<NearDuplicatesReport> {
+    const status = q.status ?? 'open';
     const sort = q.sort ?? NEAR_DUPLICATE_SORTS[0];
     const page = await this.deps.store.reports.nearDuplicates({
       from: q.from ? this.deps.calendar.startOf(q.from) : undefined,
@@ -259,6 +262,7 @@ export class NearDuplicateService {
       unit: q.city ? { city: q.city, county: q.county, town: q.town } : undefined,
       fileName: q.q,
       method: q.method,
+      ...(status !== 'all' ? { status } : {}),
       sort,
       order: q.order ?? defaultOrder(sort),
       limit: q.limit,

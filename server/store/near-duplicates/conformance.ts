@@ -92,6 +92,31 @@ export function nearDuplicateConformance(target: StoreTarget): void {
         assert.deepEqual(await store.nearDuplicates.candidates(c!, [s01], 10), []);
       });
 
+      it('keeps an administrator’s review of a pair apart from the pairs: it outlives a clear, and can be taken back', async () => {
+        const [a, b] = (await files(2)).sort();
+        const found = pair(a!, b!);
+        await store.nearDuplicates.addPairs([found]);
+        assert.deepEqual(await store.nearDuplicates.pair(a!, b!), found);
+        assert.equal(await store.nearDuplicates.pair(b!, a!), undefined, 'a pair is named in its order');
+        const review = {
+          fileA: a!,
+          fileB: b!,
+          at: new Date(Date.UTC(2026, 10, 3)),
+          userId: 'u1',
+          userName: 'chief',
+          note: '已核对',
+        };
+        await store.nearDuplicates.review(review);
+        await store.nearDuplicates.review({ ...review, note: '已核对，保留两份' });
+        assert.deepEqual(await store.nearDuplicates.getReview(a!, b!), { ...review, note: '已核对，保留两份' });
+        await store.nearDuplicates.clear();
+        assert.equal(await store.nearDuplicates.pair(a!, b!), undefined);
+        assert.equal((await store.nearDuplicates.getReview(a!, b!))?.note, '已核对，保留两份');
+        assert.equal(await store.nearDuplicates.reopen(a!, b!), true);
+        assert.equal(await store.nearDuplicates.reopen(a!, b!), false);
+        assert.equal(await store.nearDuplicates.getReview(a!, b!), undefined);
+      });
+
       it('reports pairs with both files named, their uploading units and the differences, filtered, sorted and paged', async () => {
         const [a, b, c, d] = await files(4);
         const east = testAccount({ unit: unit('east', '青县') });

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Db, EmbeddedSchema } from '../embedded/database.js';
-import type { NearDuplicateIndex, NearDuplicatePair, NearFingerprint } from './port.js';
+import type { NearDuplicateIndex, NearDuplicatePair, NearFingerprint, PairReview } from './port.js';
 import type { FingerprintJob, FingerprintQueue } from './port.js';
 
 /**
@@ -52,6 +52,16 @@ CREATE TABLE IF NOT EXISTS near_pairs (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS near_pairs_b ON near_pairs (file_b);
 CREATE INDEX IF NOT EXISTS near_pairs_found ON near_pairs (found_at);
+-- Pairs an administrator marked handled (已处理); not cleared with the index.
+CREATE TABLE IF NOT EXISTS near_reviews (
+  file_a    TEXT NOT NULL,
+  file_b    TEXT NOT NULL,
+  at        INTEGER NOT NULL,
+  user_id   TEXT NOT NULL,
+  user_name TEXT NOT NULL,
+  note      TEXT NOT NULL,
+  PRIMARY KEY (file_a, file_b)
+) WITHOUT ROWID;
 -- Files waiting to be fingerprinted (or failed), leased by one process at a time.
 CREATE TABLE IF NOT EXISTS fingerprint_jobs (
   file_id     TEXT PRIMARY KEY,
@@ -309,6 +319,45 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
     this.recentRows = 0;
   }
 
+  async pair(fileA: string, fileB: string): Promise<NearDuplicatePair | undefined> {
+    const r = this.db
+      .prepare<[string, string], PairRow>('SELECT * FROM near_pairs WHERE file_a = ? AND file_b = ?')
+      .get(fileA, fileB);
+    return r && pairOfRow(r);
+  }
+
+  async review(r: PairReview): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT OR REPLACE INTO near_reviews (file_a, file_b, at, user_id, user_name, note)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      )
+      .run(r.fileA, r.fileB, r.at.getTime(), r.userId, r.userName, r.note);
+  }
+
+  async reopen(fileA: string, fileB: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM near_reviews WHERE file_a = ? AND file_b = ?').run(fileA, fileB).changes > 0;
+  }
+
+  async getReview(fileA: string, fileB: string): Promise<PairReview | undefined> {
+    const r = this.db
+      .prepare<
+        [string, string],
+        { file_a: string; file_b: string; at: number; user_id: string; user_name: string; note: string }
+      >('SELECT * FROM near_reviews WHERE file_a = ? AND file_b = ?')
+      .get(fileA, fileB);
+    return (
+      r && {
+        fileA: r.file_a,
+        fileB: r.file_b,
+        at: new Date(r.at),
+        userId: r.user_id,
+        userName: r.user_name,
+        note: r.note,
+      }
+    );
+  }
+
   async counts(): Promise<{ fingerprinted: number; skipped: number; pairs: number }> {
     const f = this.db
       .prepare<[], { fingerprinted: number; skipped: number }>(
@@ -319,6 +368,30 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
     return { fingerprinted: f.fingerprinted, skipped: f.skipped, pairs: p.n };
   }
 }
+
+interface PairRow {
+  file_a: string;
+  file_b: string;
+  method: NearDuplicatePair['method'];
+  hamming: number | null;
+  jaccard: number;
+  containment: number;
+  snippet_a: string;
+  snippet_b: string;
+  found_at: number;
+}
+
+const pairOfRow = (r: PairRow): NearDuplicatePair => ({
+  fileA: r.file_a,
+  fileB: r.file_b,
+  method: r.method,
+  hamming: r.hamming,
+  jaccard: r.jaccard,
+  containment: r.containment,
+  snippetA: r.snippet_a,
+  snippetB: r.snippet_b,
+  foundAt: new Date(r.found_at),
+});
 
 interface JobRow {
   file_id: string;

@@ -1,5 +1,5 @@
 import { ObjectId, type Db } from 'mongodb';
-import type { NearDuplicateIndex, NearDuplicatePair, NearFingerprint } from './port.js';
+import type { NearDuplicateIndex, NearDuplicatePair, NearFingerprint, PairReview } from './port.js';
 import type { FingerprintJob, FingerprintQueue } from './port.js';
 
 /** A file's near-duplicate fingerprints (`nearDuplicates.fingerprints`); `keys` holds its lookup keys (multikey index). */
@@ -11,6 +11,9 @@ export type NearPairDoc = Omit<NearDuplicatePair, 'fileA' | 'fileB'> & {
   fileA: ObjectId;
   fileB: ObjectId;
 };
+
+/** A pair marked handled (`nearDuplicates.reviews`); `_id` is the pair's, "<fileA>:<fileB>". */
+export type PairReviewDoc = Omit<PairReview, 'fileA' | 'fileB'> & { _id: string; fileA: ObjectId; fileB: ObjectId };
 
 /** A file waiting to be fingerprinted, or whose fingerprinting failed (`nearDuplicates.jobs`); `_id` is the file id. */
 export type FingerprintJobDoc = Omit<FingerprintJob, 'fileId'> & {
@@ -24,6 +27,7 @@ export function nearDuplicateCollections(db: Db) {
     nearFingerprints: db.collection<NearFingerprintDoc>('nearDuplicates.fingerprints'),
     nearPairs: db.collection<NearPairDoc>('nearDuplicates.pairs'),
     fingerprintJobs: db.collection<FingerprintJobDoc>('nearDuplicates.jobs'),
+    nearReviews: db.collection<PairReviewDoc>('nearDuplicates.reviews'),
   };
 }
 
@@ -124,6 +128,33 @@ export class MongoNearDuplicateIndex implements NearDuplicateIndex {
   async clear(): Promise<void> {
     await this.c.nearFingerprints.deleteMany({});
     await this.c.nearPairs.deleteMany({});
+  }
+
+  async pair(fileA: string, fileB: string): Promise<NearDuplicatePair | undefined> {
+    const d = await this.c.nearPairs.findOne({ _id: `${fileA}:${fileB}` });
+    if (!d) return undefined;
+    const { _id, fileA: a, fileB: b, ...rest } = d;
+    return { ...rest, fileA: a.toHexString(), fileB: b.toHexString() };
+  }
+
+  async review(r: PairReview): Promise<void> {
+    const { fileA, fileB, ...rest } = r;
+    await this.c.nearReviews.replaceOne(
+      { _id: `${fileA}:${fileB}` },
+      { ...rest, fileA: new ObjectId(fileA), fileB: new ObjectId(fileB) },
+      { upsert: true },
+    );
+  }
+
+  async reopen(fileA: string, fileB: string): Promise<boolean> {
+    return (await this.c.nearReviews.deleteOne({ _id: `${fileA}:${fileB}` })).deletedCount > 0;
+  }
+
+  async getReview(fileA: string, fileB: string): Promise<PairReview | undefined> {
+    const d = await this.c.nearReviews.findOne({ _id: `${fileA}:${fileB}` });
+    if (!d) return undefined;
+    const { _id, fileA: a, fileB: b, ...rest } = d;
+    return { ...rest, fileA: a.toHexString(), fileB: b.toHexString() };
   }
 
   async counts(): Promise<{ fingerprinted: number; skipped: number; pairs: number }> {

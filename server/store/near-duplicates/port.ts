@@ -34,6 +34,19 @@ export interface NearDuplicatePair {
   foundAt: Date;
 }
 
+/**
+ * An administrator's word on a pair: handled (已处理), with a note. Kept apart from the pairs, so a
+ * rebuild of the index (which finds the pairs again) keeps it.
+ */
+export interface PairReview {
+  fileA: string;
+  fileB: string;
+  at: Date;
+  userId: string;
+  userName: string;
+  note: string;
+}
+
 /** The near-duplicate index: fingerprints with their lookup keys, and the pairs found. */
 export interface NearDuplicateIndex {
   /** Records files' fingerprints, each replacing an earlier one and its keys (the embedded store in one transaction). */
@@ -43,8 +56,15 @@ export interface NearDuplicateIndex {
   candidates(fileId: string, keys: readonly number[], limit: number): Promise<NearFingerprint[]>;
   /** Records pairs, replacing what was found of the same two files before. */
   addPairs(pairs: readonly NearDuplicatePair[]): Promise<void>;
-  /** Forgets every fingerprint and pair (a rebuild starts from nothing). */
+  /** Forgets every fingerprint and pair (a rebuild starts from nothing); reviews stay. */
   clear(): Promise<void>;
+  /** The pair, if it was found (`fileA` < `fileB`). */
+  pair(fileA: string, fileB: string): Promise<NearDuplicatePair | undefined>;
+  /** Marks a pair handled, replacing an earlier review of it. */
+  review(review: PairReview): Promise<void>;
+  /** Takes a pair's review back (it is open again); false when it had none. */
+  reopen(fileA: string, fileB: string): Promise<boolean>;
+  getReview(fileA: string, fileB: string): Promise<PairReview | undefined>;
   counts(): Promise<{ fingerprinted: number; skipped: number; pairs: number }>;
 }
 

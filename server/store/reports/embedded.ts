@@ -580,6 +580,7 @@ export class EmbeddedReports implements Reports {
     if (q.from) where.add('p.found_at >= @from', { from: q.from.getTime() });
     if (q.to) where.add('p.found_at < @to', { to: q.to.getTime() });
     if (q.method) where.add('p.method = @method', { method: q.method });
+    if (q.status) where.add(q.status === 'open' ? 'r.file_a IS NULL' : 'r.file_a IS NOT NULL');
     if (q.fileName)
       where.add("(a.file_name LIKE @name ESCAPE '\\' OR b.file_name LIKE @name ESCAPE '\\')", {
         name: likePattern(q.fileName),
@@ -617,6 +618,9 @@ export class EmbeddedReports implements Reports {
       a_length: number;
       a_type: string;
       a_date: number;
+      r_at: number | null;
+      r_user_name: string | null;
+      r_note: string | null;
       b_name: string;
       b_length: number;
       b_type: string;
@@ -624,8 +628,10 @@ export class EmbeddedReports implements Reports {
     };
     const { rows, total } = this.page<Row>(
       `SELECT p.*, a.file_name AS a_name, a.length AS a_length, a.content_type AS a_type, a.upload_date AS a_date,
-              b.file_name AS b_name, b.length AS b_length, b.content_type AS b_type, b.upload_date AS b_date, COUNT(*) OVER () AS total
+              b.file_name AS b_name, b.length AS b_length, b.content_type AS b_type, b.upload_date AS b_date,
+              r.at AS r_at, r.user_name AS r_user_name, r.note AS r_note, COUNT(*) OVER () AS total
        FROM near_pairs p JOIN catalog a ON a.file_id = p.file_a JOIN catalog b ON b.file_id = p.file_b
+       LEFT JOIN near_reviews r ON r.file_a = p.file_a AND r.file_b = p.file_b
        ${where.sql} ${order}`,
       where.params,
       q,
@@ -652,6 +658,7 @@ export class EmbeddedReports implements Reports {
         jaccard: r.jaccard,
         containment: r.containment,
         foundAt: iso(r.found_at),
+        review: r.r_at === null ? null : { at: iso(r.r_at), userName: r.r_user_name!, note: r.r_note! },
       })),
     };
   }

@@ -4,7 +4,7 @@ import { UPLOADERS_PER_ROW } from '../../../shared/reports.js';
 import type { CatalogCollections, CatalogDoc } from '../catalog/mongo.js';
 import { reportUnitFromDoc, type LedgerCollections, type LedgerDoc } from '../ledger/mongo.js';
 import { containsPattern, toNumber } from '../mongo/documents.js';
-import type { NearDuplicateCollections, NearPairDoc } from '../near-duplicates/mongo.js';
+import type { NearDuplicateCollections, NearPairDoc, PairReviewDoc } from '../near-duplicates/mongo.js';
 import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery } from './port.js';
 import type { Page, RepeatReportQuery, ReportFilter, ReportPaging, Reports, SavingsReportQuery } from './port.js';
 
@@ -499,6 +499,11 @@ export class MongoReports implements Reports {
       ...(q.from || q.to ? { foundAt: { ...(q.from && { $gte: q.from }), ...(q.to && { $lt: q.to }) } } : {}),
       ...(q.method ? { method: q.method } : {}),
     };
+    // Pairs and their reviews share their _id ("<fileA>:<fileB>").
+    const reviewed: Document[] = [
+      { $lookup: { from: 'nearDuplicates.reviews', localField: '_id', foreignField: '_id', as: 'review' } },
+      ...(q.status ? [{ $match: { review: q.status === 'open' ? { $size: 0 } : { $ne: [] } } }] : []),
+    ];
     const subtree = subtreeMatch(q, {
       city: 'UploadGeoAddress.CityName',
       county: 'UploadGeoAddress.CountyName',
@@ -506,6 +511,7 @@ export class MongoReports implements Reports {
     });
     const pairs: Document[] = [
       { $match: match },
+      ...reviewed,
       { $lookup: { from: this.c.catalog.collectionName, localField: 'fileA', foreignField: '_id', as: 'a' } },
       { $unwind: '$a' },
       { $lookup: { from: this.c.catalog.collectionName, localField: 'fileB', foreignField: '_id', as: 'b' } },
@@ -544,7 +550,7 @@ export class MongoReports implements Reports {
     ];
     // A short text has no SimHash: sorted by distance, it comes after every pair that has one.
     const sort = sortStage({ foundAt: ['foundAt'], jaccard: ['jaccard'], hamming: ['hammingOrLast'] }, q, ['_id']);
-    type Row = NearPairDoc & { a: CatalogDoc; b: CatalogDoc };
+    type Row = NearPairDoc & { a: CatalogDoc; b: CatalogDoc; review: PairReviewDoc[] };
     const { rows, total } = await this.page<Row>(
       this.c.nearPairs,
       [...pairs, { $addFields: { hammingOrLast: { $ifNull: ['$hamming', 65] } } }],
@@ -584,6 +590,9 @@ export class MongoReports implements Reports {
         jaccard: r.jaccard,
         containment: r.containment,
         foundAt: iso(r.foundAt),
+        review: r.review[0]
+          ? { at: iso(r.review[0].at), userName: r.review[0].userName, note: r.review[0].note }
+          : null,
       })),
     };
   }

@@ -36,7 +36,8 @@ export type CrossUnitReportQuery = ReportFilter & ReportPaging & { min: number }
 export type SavingsReportQuery = ReportFilter & ReportPaging & { group: 'unit' | 'day' | 'week' | 'month' };
 export type CollisionReportQuery = ReportFilter & ReportPaging & { min: number };
 /** `from`/`to` select pairs found in [from, to); the unit and name filters, pairs where either file matches. */
-export type NearDuplicateReportQuery = ReportFilter & ReportPaging & { method?: NearDuplicatePair['method'] };
+export type NearDuplicateReportQuery = ReportFilter &
+  ReportPaging & { method?: NearDuplicatePair['method']; status?: 'open' | 'reviewed' };
 
 export interface Page<Row> {
   items: Row[];

@@ -1,11 +1,25 @@
+import { useState } from 'preact/hooks';
 import type { NearDuplicateFile, NearDuplicateRow, NearDuplicatesReport } from '../../../../shared/reports.js';
-import { translator } from '../../i18n/index.js';
+import type { ArchiveApi } from '../../api.js';
+import { describeError, translator, type Language } from '../../i18n/index.js';
+import { withParams } from '../../route.js';
 import { Technical } from '../controls.js';
+import { formText } from '../form-text.js';
 import { formatBytes, formatCount, formatTime, unitPlace } from '../format.js';
 import { ReportFilters } from './filters.js';
 import type { Column } from './table.js';
 import { useReport } from './use-report.js';
-import { TableSection, useView, type TabProps } from './view.js';
+import { Switch, TableSection, useView, type TabProps } from './view.js';
+
+const STATUSES = ['open', 'reviewed', 'all'] as const;
+type Status = (typeof STATUSES)[number];
+const STATUS_LABEL = { open: 'pairsOpen', reviewed: 'pairsReviewed', all: 'pairsAll' } as const;
+type Review = NearDuplicateRow['review'];
+
+/** Opened in the browser where it can show it (PDF, pictures), else downloaded. */
+const PREVIEWABLE = /^(application\/pdf|image\/(jpeg|png|gif|webp|bmp|avif))$/;
+const openHref = (f: NearDuplicateFile) =>
+  PREVIEWABLE.test(f.contentType) ? `/api/files/${f.fileId}?disposition=inline` : `/api/files/${f.fileId}`;
 
 const percent = (x: number) => `${Math.round(x * 100)}%`;
 
@@ -21,10 +35,24 @@ export function NearDuplicatesTab({ api, language, params, show }: TabProps) {
   const loaded = useReport<NearDuplicatesReport>(api, 'near-duplicates', view.query);
   const n = (value: number) => formatCount(language, value);
   const status = loaded.data?.status;
+  const shown = (STATUSES as readonly string[]).includes(params.get('status') ?? '')
+    ? (params.get('status') as Status)
+    : 'open';
+  // Reviews given or taken back on this page, shown at once (the list is read again on the next view).
+  const [reviews, setReviews] = useState<Record<string, Review>>({});
+  const keyOf = (row: NearDuplicateRow) => `${row.a.fileId}:${row.b.fileId}`;
 
   const document = (f: NearDuplicateFile) => (
     <div class="near-file">
-      <span class="name">{f.fileName}</span>
+      <a
+        class="name"
+        href={openHref(f)}
+        target="_blank"
+        rel="noopener"
+        {...(PREVIEWABLE.test(f.contentType) ? {} : { download: f.fileName })}
+      >
+        {f.fileName}
+      </a>
       <span class="meta">
         {formatBytes(f.fileLength)} · {f.units.map(unitPlace).join(t('listSeparator'))}
       </span>
@@ -49,6 +77,21 @@ export function NearDuplicatesTab({ api, language, params, show }: TabProps) {
     { label: t('colDocumentB'), cell: (row) => document(row.b) },
     { label: t('colSimilarity'), sort: 'jaccard', cell: (row) => similarity(row) },
     { label: t('colFound'), sort: 'foundAt', cell: (row) => formatTime(language, row.foundAt) },
+    {
+      label: t('colHandled'),
+      cell: (row) => {
+        const key = keyOf(row);
+        return (
+          <PairReview
+            api={api}
+            language={language}
+            row={row}
+            review={key in reviews ? reviews[key]! : row.review}
+            onChange={(review) => setReviews((all) => ({ ...all, [key]: review }))}
+          />
+        );
+      },
+    },
   ];
 
   const differences = (row: NearDuplicateRow) => (
@@ -87,6 +130,12 @@ export function NearDuplicatesTab({ api, language, params, show }: TabProps) {
         </div>
       )}
       <ReportFilters view={view} error={loaded.error} daysLabel={t('filterFoundDays')} />
+      <Switch
+        label={t('pairsStatus')}
+        options={STATUSES.map((s) => [s, t(STATUS_LABEL[s])])}
+        value={shown}
+        onChange={(s) => show(withParams(params, { status: s === 'open' ? null : s, offset: null }))}
+      />
       <TableSection
         view={view}
         loaded={loaded}
@@ -97,5 +146,90 @@ export function NearDuplicatesTab({ api, language, params, show }: TabProps) {
         empty={t('noNearDuplicates')}
       />
     </div>
+  );
+}
+
+/**
+ * A pair's handling: 已处理 with who, when and the note, and a way back; or a button that asks
+ * for a note and marks it handled.
+ */
+function PairReview({
+  api,
+  language,
+  row,
+  review,
+  onChange,
+}: {
+  api: ArchiveApi;
+  language: Language;
+  row: NearDuplicateRow;
+  review: Review;
+  onChange: (review: Review) => void;
+}) {
+  const t = translator(language);
+  const [editing, setEditing] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const act = async (work: () => Promise<Review>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      onChange(await work());
+      setEditing(false);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const problem = error !== null && (
+    <p class="error" role="alert">
+      {describeError(language, error)}
+    </p>
+  );
+  if (review)
+    return (
+      <div class="pair-review" data-reviewed="true">
+        <strong>{t('pairHandled')}</strong>
+        <span class="meta">{t('pairHandledBy', { user: review.userName, time: formatTime(language, review.at) })}</span>
+        {review.note && <p class="note">{review.note}</p>}
+        <button
+          type="button"
+          class="secondary"
+          disabled={busy}
+          onClick={() => void act(async () => (await api.reopenPair(row.a.fileId, row.b.fileId), null))}
+        >
+          {t('pairReopen')}
+        </button>
+        {problem}
+      </div>
+    );
+  if (!editing)
+    return (
+      <button type="button" class="secondary" onClick={() => setEditing(true)}>
+        {t('pairMarkHandled')}
+      </button>
+    );
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const note = formText(new FormData(event.currentTarget as HTMLFormElement), 'note');
+    void act(() => api.reviewPair(row.a.fileId, row.b.fileId, note));
+  };
+  return (
+    <form class="pair-review" onSubmit={submit}>
+      <label>
+        <span>{t('pairNote')}</span>
+        <textarea name="note" maxLength={500} rows={2} />
+      </label>
+      <div class="actions">
+        <button type="submit" disabled={busy}>
+          {t('pairConfirm')}
+        </button>
+        <button type="button" class="secondary" onClick={() => setEditing(false)}>
+          {t('cancel')}
+        </button>
+      </div>
+      {problem}
+    </form>
   );
 }

@@ -26,7 +26,7 @@ const OWN_PARAMS: Record<ReportName, readonly string[]> = {
   'cross-unit': ['min'],
   savings: ['group'],
   collisions: ['min'],
-  'near-duplicates': ['method'],
+  'near-duplicates': ['method', 'status'],
 };
 
 export const REPEAT_GROUPS = ['entry', 'user', 'unit'] as const;
