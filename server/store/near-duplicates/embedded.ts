@@ -369,7 +369,8 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
   }
 }
 
-interface PairRow {
+/** A near_pairs row (the reports read it too). */
+export interface PairRow {
   file_a: string;
   file_b: string;
   method: NearDuplicatePair['method'];

@@ -2,6 +2,7 @@ import type { Unit } from '../../../shared/schemas.js';
 import type * as Rows from '../../../shared/reports.js';
 import { UPLOADERS_PER_ROW } from '../../../shared/reports.js';
 import type { Db, EmbeddedSchema } from '../embedded/database.js';
+import type { PairRow } from '../near-duplicates/embedded.js';
 import { joinedRows, likePattern, splitJoinedRows } from '../embedded/sql.js';
 import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery } from './port.js';
 import type { Page, RepeatReportQuery, ReportFilter, ReportPaging, Reports, SavingsReportQuery } from './port.js';
@@ -603,17 +604,8 @@ export class EmbeddedReports implements Reports {
       q,
       'p.file_a, p.file_b',
     );
-    type Row = {
+    type Row = PairRow & {
       total: number;
-      file_a: string;
-      file_b: string;
-      method: Rows.NearDuplicateRow['method'];
-      hamming: number | null;
-      jaccard: number;
-      containment: number;
-      snippet_a: string;
-      snippet_b: string;
-      found_at: number;
       a_name: string;
       a_length: number;
       a_type: string;
