@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../shared/errors.js';
+import type { ConflictReason, ErrorCode } from '../shared/errors.js';
 
 /**
  * Errors the archive's rules raise on purpose. Each carries a stable code; the HTTP layer
@@ -259,8 +259,8 @@ export class StoreUnreachableError extends Error {
 }
 
 export class ConflictError extends ArchiveError {
-  constructor(message: string) {
-    super('conflict', message);
+  constructor(message: string, reason?: ConflictReason) {
+    super('conflict', message, reason ? { reason } : undefined);
   }
 }
 

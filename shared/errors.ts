@@ -38,6 +38,17 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** What a `conflict` is about (its `details.reason`), so the client can say it in the reader's words. */
+export const CONFLICT_REASONS = [
+  'own_account_disabled',
+  'own_role',
+  'last_top_admin',
+  'fixity_running',
+  'unit_name_taken',
+  'username_taken',
+] as const;
+export type ConflictReason = (typeof CONFLICT_REASONS)[number];
+
 /** Body of every error response. */
 export interface ErrorBody {
   error: ErrorCode;

@@ -270,8 +270,9 @@ export class AccountAdministration {
     const before = target.account;
     const role = patch.role ?? before.role;
     const self = before.id === caller.id;
-    if (self && patch.disabled === true) throw new ConflictError('You cannot disable your own account.');
-    if (self && role !== before.role) throw new ConflictError('You cannot change your own role.');
+    if (self && patch.disabled === true)
+      throw new ConflictError('You cannot disable your own account.', 'own_account_disabled');
+    if (self && role !== before.role) throw new ConflictError('You cannot change your own role.', 'own_role');
     const moved = patch.unitId !== undefined && patch.unitId !== before.unit.id;
     let unit: Unit | undefined;
     let dir = target.unit;
@@ -285,6 +286,7 @@ export class AccountAdministration {
     if (wasTop && !staysTop && (await this.activeTopLevelAdmins(before.id)) === 0)
       throw new ConflictError(
         'This is the last active top-level administrator: make another account a top-level administrator first.',
+        'last_top_admin',
       );
     await this.deps.store.update(before.id, {
       ...(role !== before.role ? { role } : {}),

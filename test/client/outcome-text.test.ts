@@ -27,4 +27,16 @@ describe('why a file failed, in the clerk’s words', () => {
   it('tells a refused instant upload what happened instead', () => {
     assert.equal(reasonText('zh-CN', 'claim_rejected'), '无法秒传，已改为普通上传。');
   });
+
+  it('says what a conflict is about, and keeps the upload wording for the others', () => {
+    const own = new ApiError(409, 'conflict', 'You cannot disable your own account.', undefined, {
+      reason: 'own_account_disabled',
+    });
+    assert.equal(describeError('zh-CN', own), '不能停用自己的账号。');
+    assert.equal(describeError('en', own), 'You cannot disable your own account.');
+    const upload = new ApiError(409, 'conflict', 'The upload changed.', undefined, {});
+    assert.equal(describeError('zh-CN', upload), '上传状态冲突，请重试。');
+    const strange = new ApiError(409, 'conflict', 'x', undefined, { reason: 'toString' });
+    assert.equal(describeError('zh-CN', strange), '上传状态冲突，请重试。', 'only reasons of its own');
+  });
 });

@@ -335,8 +335,13 @@ for (const target of storeTargets) {
       it('refuses (409) that administrators disable or demote themselves, or that the last top-level administrator goes', async () => {
         const top = await accountId('top');
         const qing = await accountId('qing');
-        await body(await as.qing.json(`/api/accounts/${qing}`, 'PATCH', { disabled: true }), 409);
-        await body(await as.qing.json(`/api/accounts/${qing}`, 'PATCH', { role: 'clerk' }), 409);
+        // Each refusal says what it is about (details.reason), for the page to word it.
+        const reason = async (res: Response) => (await body<{ details: { reason: string } }>(res, 409)).details.reason;
+        assert.equal(
+          await reason(await as.qing.json(`/api/accounts/${qing}`, 'PATCH', { disabled: true })),
+          'own_account_disabled',
+        );
+        assert.equal(await reason(await as.qing.json(`/api/accounts/${qing}`, 'PATCH', { role: 'clerk' })), 'own_role');
         await body(await as.top.json(`/api/accounts/${top}`, 'PATCH', { disabled: true }), 409);
         // Another top-level administrator cannot remove the last one either.
         await server.addAccountIn('top2', 'admin', 'archive');
@@ -347,7 +352,7 @@ for (const target of storeTargets) {
           404,
         );
         const last = await top2.json(`/api/accounts/${await accountId('top2')}`, 'PATCH', { role: 'clerk' });
-        await body(last, 409);
+        assert.equal(await reason(last), 'own_role', 'its own role, before it would be the last');
         // A disabled top-level administrator does not count as the other one.
         await body(await top2.json(`/api/accounts/${top}`, 'PATCH', { unitId: 'archive' }), 200);
         await body(await top2.json(`/api/accounts/${top}`, 'PATCH', { disabled: true }), 200);

@@ -3,7 +3,7 @@ import type { AuditAction } from '../../../shared/schemas.js';
 import { ApiError, NetworkError } from '../errors.js';
 import { formatBytes } from '../pages/format.js';
 import { AUDIT_ACTION_NAMES } from '../../../shared/audit-notes.js';
-import { ERROR_MESSAGES, MESSAGES, type Language, type MessageKey } from './messages.js';
+import { CONFLICT_MESSAGES, ERROR_MESSAGES, MESSAGES, type Language, type MessageKey } from './messages.js';
 
 export type { Language, MessageKey };
 export { ApiError, NetworkError };
@@ -37,7 +37,9 @@ function waitWords(language: Language, seconds: number): string {
 export function describeError(language: Language, error: unknown): string {
   const t = translator(language);
   if (error instanceof ApiError) {
-    const { limitBytes } = error.details;
+    const { limitBytes, reason } = error.details;
+    if (error.code === 'conflict' && typeof reason === 'string' && Object.hasOwn(CONFLICT_MESSAGES[language], reason))
+      return CONFLICT_MESSAGES[language][reason as keyof (typeof CONFLICT_MESSAGES)[Language]];
     return fill(ERROR_MESSAGES[language][error.code], {
       wait: waitWords(language, error.retryAfterSeconds ?? 60),
       message: error.message,

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../../shared/errors.js';
+import type { ConflictReason, ErrorCode } from '../../../shared/errors.js';
 import { MIN_PASSWORD_LENGTH } from '../../../shared/schemas.js';
 
 /** Every text the clerks and administrators see, in Chinese (the default) and English. */
@@ -868,7 +868,7 @@ const zhErrors: Record<ErrorCode, string> = {
   cross_site_request: '请求来自其他网站，已被拒绝。请直接打开本系统的网址。',
   forbidden: '您没有权限执行此操作。',
   claim_rejected: '无法秒传，已改为普通上传。',
-  not_found: '找不到该文件或上传任务，它可能已过期或被删除。',
+  not_found: '找不到要找的内容：它可能已被删除或已过期，或不在您的权限范围内。请刷新页面后再试。',
   conflict: '上传状态冲突，请重试。',
   offset_mismatch: '上传进度与服务器不一致，请重试，系统会从服务器记录的位置继续。',
   upload_expired: '这个上传任务闲置太久已过期，请重新上传该文件。',
@@ -902,7 +902,8 @@ const enErrors: Record<ErrorCode, string> = {
   cross_site_request: 'The request came from another site and was refused. Open this system’s address directly.',
   forbidden: 'You are not allowed to do this.',
   claim_rejected: 'No instant upload possible: the file is uploaded normally instead.',
-  not_found: 'The file or upload was not found; it may have expired or been removed.',
+  not_found:
+    'What you asked for was not found: it may have been removed or expired, or it is outside what you may see. Reload the page and try again.',
   conflict: 'The upload changed meanwhile. Please retry.',
   offset_mismatch: 'The upload position differs from the server’s. Retry: it continues from where the server stopped.',
   upload_expired: 'This upload sat idle too long and expired. Upload the file again.',
@@ -934,3 +935,23 @@ export type Language = (typeof LANGUAGES)[number];
 
 export const MESSAGES: Record<Language, Record<MessageKey, string>> = { 'zh-CN': zh, en };
 export const ERROR_MESSAGES: Record<Language, Record<ErrorCode, string>> = { 'zh-CN': zhErrors, en: enErrors };
+
+/** A conflict's reason (its details.reason) in the reader's words; others keep the conflict's own text. */
+export const CONFLICT_MESSAGES: Record<Language, Record<ConflictReason, string>> = {
+  'zh-CN': {
+    own_account_disabled: '不能停用自己的账号。',
+    own_role: '不能修改自己的角色。',
+    last_top_admin: '这是最后一个在用的顶级管理员：请先让另一个账号成为顶级管理员。',
+    fixity_running: '完整性检查已在进行，进度见本页。',
+    unit_name_taken: '这里已有同名单位。',
+    username_taken: '用户名已被占用，请换一个。',
+  },
+  en: {
+    own_account_disabled: 'You cannot disable your own account.',
+    own_role: 'You cannot change your own role.',
+    last_top_admin: 'This is the last active top-level administrator: make another account one first.',
+    fixity_running: 'A fixity check is running already; its progress is shown here.',
+    unit_name_taken: 'There is a unit of that name there already.',
+    username_taken: 'That username is taken: choose another.',
+  },
+};

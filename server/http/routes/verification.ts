@@ -34,7 +34,7 @@ export function verificationRoutes(deps: {
         'The fixity check reads the whole archive: the archive’s top-level administrators start it.',
       );
     if ((await deps.fixity.last())?.state === 'running')
-      throw new ConflictError('A fixity check is running already; its progress is shown here.');
+      throw new ConflictError('A fixity check is running already; its progress is shown here.', 'fixity_running');
     await deps.audit.record('verification_started', req.principal!.account, { address: req.ip ?? null });
     // Runs in the background: it reads every stored file. The answer waits until the check is
     // recorded as running, so whoever asks next sees it, not the one before. Another instance may
@@ -49,7 +49,7 @@ export function verificationRoutes(deps: {
       (err: unknown) => deps.logger.error({ err }, 'fixity check failed'),
     );
     if ((await Promise.race([running, work])) === undefined)
-      throw new ConflictError('A fixity check is running already; its progress is shown here.');
+      throw new ConflictError('A fixity check is running already; its progress is shown here.', 'fixity_running');
     res.status(202).json({ status: 'started' });
   });
   return router;

@@ -108,7 +108,7 @@ export class EmbeddedAccountStore implements AccountStore {
         );
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE')
-        throw new ConflictError(`The username "${a.username}" is taken.`);
+        throw new ConflictError(`The username "${a.username}" is taken.`, 'username_taken');
       throw err;
     }
   }

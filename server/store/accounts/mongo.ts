@@ -90,7 +90,7 @@ export class MongoAccountStore implements AccountStore {
     try {
       await this.c.accounts.insertOne({ _id: id, ...rest, usernameKey: usernameKey(a.username) });
     } catch (err) {
-      if (isDuplicateKey(err)) throw new ConflictError(`The username "${a.username}" is taken.`);
+      if (isDuplicateKey(err)) throw new ConflictError(`The username "${a.username}" is taken.`, 'username_taken');
       throw err;
     }
   }

@@ -67,7 +67,7 @@ export class EmbeddedUnitStore implements UnitStore {
       this.db.prepare(INSERT).run(params(unit));
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE')
-        throw new ConflictError(`There is a unit named "${unit.name}" there already.`);
+        throw new ConflictError(`There is a unit named "${unit.name}" there already.`, 'unit_name_taken');
       throw err;
     }
   }
@@ -148,7 +148,7 @@ export class EmbeddedUnitStore implements UnitStore {
       })();
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE')
-        throw new ConflictError(`There is a unit named "${name}" there already.`);
+        throw new ConflictError(`There is a unit named "${name}" there already.`, 'unit_name_taken');
       throw err;
     }
   }

@@ -39,7 +39,7 @@ const unitOf = ({ _id, code, name, level, parentId, path, lineage }: UnitDoc): D
 
 const under = (lineage: string) => new RegExp(`^${escapeRegex(lineage)}`);
 
-const taken = (name: string) => new ConflictError(`There is a unit named "${name}" there already.`);
+const taken = (name: string) => new ConflictError(`There is a unit named "${name}" there already.`, 'unit_name_taken');
 
 export class MongoUnitStore implements UnitStore {
   constructor(private readonly c: UnitCollections) {}
