@@ -56,10 +56,7 @@ const ROLE: Record<WordsLanguage, Record<string, string>> = {
   'zh-CN': { clerk: '档案员', admin: '管理员' },
   en: { clerk: 'clerk', admin: 'admin' },
 };
-const VIA: Record<WordsLanguage, Record<UploadVia, string>> = {
-  'zh-CN': { direct: '网页上传', tus: '断点续传', batch: '批量上传' },
-  en: { direct: 'direct', tus: 'tus', batch: 'batch' },
-};
+const VIA: Record<UploadVia, string> = { direct: '网页上传', tus: '断点续传', batch: '批量上传' };
 const REFUSAL: Record<WordsLanguage, Record<ProofRefusal, string>> = {
   'zh-CN': {
     unknown_claim: '秒传请求不存在或已答复',
@@ -139,7 +136,8 @@ const who = (n: Partial<AccountNamed>) => (n.username ? `${n.username} (${n.acco
 const tokenEn = (n: { tokenId: string; label: string }) => `token ${n.tokenId}${n.label ? ` (${n.label})` : ''}`;
 const tokenZh = (n: { tokenId: string; label: string }) => `令牌 ${n.tokenId}${n.label ? `（${n.label}）` : ''}`;
 
-const en: NoteWords = {
+/** The log's own English (the event's detail, which its text search reads): as before notes. */
+const logWords: NoteWords = {
   pair_reviewed: (n) => `"${n.nameA}" and "${n.nameB}" handled${n.note ? `: ${n.note}` : ''}`,
   pair_reopened: (n) => `"${n.nameA}" and "${n.nameB}" open again`,
   wrong_password: () => 'wrong username or password',
@@ -198,8 +196,8 @@ const zh: NoteWords = {
   throttled_account: (n) => `此账号从多个地址输错密码 ${n.failures} 次：未用过的地址须等待后再试`,
   throttled_address: (n) => `此地址为多个账号输错密码 ${n.failures} 次：在此登录未用过的账号须等待后再试`,
   password_changed: (n) => `其他登录已退出${n.tokensRevoked === null ? '' : `，吊销 API 令牌 ${n.tokensRevoked} 个`}`,
-  upload: (n) => `${VIA['zh-CN'][n.via]}：${n.stored ? '首次上传，已保存' : '档案库已有，未重复保存'}`,
-  checksum_mismatch: (n) => `${VIA['zh-CN'][n.via]}：收到的文件与客户端声明的校验码（${n.algorithm}）不符，未保存`,
+  upload: (n) => `${VIA[n.via]}：${n.stored ? '首次上传，已保存' : '档案库已有，未重复保存'}`,
+  checksum_mismatch: (n) => `${VIA[n.via]}：收到的文件与客户端声明的校验码（${n.algorithm}）不符，未保存`,
   proof_refused: (n) => REFUSAL['zh-CN'][n.reason],
   proofs_refused: (n) =>
     `一次请求中 ${n.of} 个秒传有 ${n.count} 个被拒绝：${Object.entries(n.reasons)
@@ -249,12 +247,78 @@ const zh: NoteWords = {
       .join('：'),
 };
 
+const PLAIN_VIA: Record<UploadVia, string> = { direct: 'Web upload', tus: 'Resumable upload', batch: 'Batch upload' };
+const PLAIN_TABLE: Record<string, string> = {
+  'repeat-uploaders': 'Repeat uploads',
+  'cross-unit': 'Cross-unit duplicates',
+  savings: 'Space saved',
+  collisions: 'Files to check',
+  'near-duplicates': 'Near-duplicates',
+};
+const PLAIN_FILTER: Record<string, string> = {
+  q: 'name contains',
+  group: 'grouped',
+  sort: 'sorted by',
+  unitId: 'unit code',
+  min: 'at least',
+  town: 'township',
+};
+const PLAIN_VALUE: Record<string, string> = {
+  asc: 'ascending',
+  desc: 'descending',
+  savedBytes: 'space saved',
+  savedUploads: 'instant uploads',
+  uploadCount: 'uploads',
+  repeatUploads: 'repeat uploads',
+  repeatBytes: 'repeated size',
+  fileLength: 'size',
+  fileName: 'file name',
+  userName: 'user',
+  firstUploadTime: 'first upload',
+  lastUploadTime: 'last upload',
+  uploadDate: 'first upload',
+  foundAt: 'found',
+  md5: 'checksum',
+  jaccard: 'similarity',
+  hamming: 'similarity',
+};
+
+/** English for people: the log's words where they are plain, others where they are the engineers'. */
+const en: NoteWords = {
+  ...logWords,
+  upload: (n) =>
+    `${PLAIN_VIA[n.via]}: ${n.stored ? 'first upload, stored' : 'already in the archive, not stored again'}`,
+  checksum_mismatch: (n) =>
+    `${PLAIN_VIA[n.via]}: the bytes received do not match the checksum the browser declared; nothing stored`,
+  viewed: (n) => {
+    const asked = n.filters.filter(([k]) => !PAGING.has(k));
+    return [
+      n.table && (PLAIN_TABLE[n.table] ?? n.table),
+      asked.length > 0
+        ? asked
+            .map(
+              ([k, v]) =>
+                `${PLAIN_FILTER[k] ?? k} ${(k === 'sort' || k === 'order' || k === 'group' ? PLAIN_VALUE[v] : v) ?? v}`,
+            )
+            .join(', ')
+        : 'everything',
+    ]
+      .filter(Boolean)
+      .join(': ');
+  },
+};
+
 const WORDS: Record<WordsLanguage, NoteWords> = { 'zh-CN': zh, en };
 
-/** A note in a language's words. */
+/** A note in a language's words, for people (pages, exports for people). */
 export function auditNoteText(language: WordsLanguage, note: AuditNote): string {
   const words = WORDS[language][note.code] as (n: AuditNote) => string;
   return words(note);
+}
+
+/** A note as the log's English detail (kept as it was before notes: its text search reads it). */
+export function auditNoteDetail(note: AuditNote): string {
+  return (logWords[note.code] as (n: AuditNote) => string)(note);
 }
 
 /**
@@ -267,7 +331,7 @@ export function auditNoteTechnical(note: AuditNote): string | undefined {
   return undefined;
 }
 
-const CODES: ReadonlySet<string> = new Set(Object.keys(en));
+const CODES: ReadonlySet<string> = new Set(Object.keys(logWords));
 
 /** A note read back from a store: kept if its code is known to this version, else dropped (the detail remains). */
 export function storedAuditNote(value: unknown): AuditNote | null {

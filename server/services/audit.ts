@@ -1,4 +1,4 @@
-import { auditNoteText, type AuditNote } from '../../shared/audit-notes.js';
+import { auditNoteDetail, type AuditNote } from '../../shared/audit-notes.js';
 import type { AuditAction, AuditEventView, AuditQuery, Unit } from '../../shared/schemas.js';
 import type { AuditEvent, AuditLog } from '../store/audit/port.js';
 
@@ -51,7 +51,7 @@ export class AuditService {
       address: details.address,
       fileId: details.fileId ?? null,
       fileName: details.fileName ?? null,
-      detail: details.note ? auditNoteText('en', details.note) : '',
+      detail: details.note ? auditNoteDetail(details.note) : '',
       note: details.note ?? null,
     };
   }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  auditNoteDetail,
   auditNoteTechnical,
   auditNoteText,
   storedAuditNote,
@@ -69,12 +70,15 @@ describe('audit notes: what an event says, in each language', () => {
   });
 
   it('keeps the English words the log had before notes (its text search finds the same events)', () => {
-    assert.equal(auditNoteText('en', EXAMPLES.upload), 'tus: duplicate');
+    assert.equal(auditNoteDetail(EXAMPLES.upload), 'tus: duplicate');
     assert.equal(
-      auditNoteText('en', EXAMPLES.proofs_refused),
+      auditNoteDetail(EXAMPLES.proofs_refused),
       "3 of 5 proofs of one request: 2 wrong digests, 1 another account's claim",
     );
-    assert.equal(auditNoteText('en', EXAMPLES.viewed), 'savings: city=沧州市&sort=savedBytes');
+    assert.equal(auditNoteDetail(EXAMPLES.viewed), 'savings: city=沧州市&sort=savedBytes');
+    // For people, English says it plainly too.
+    assert.equal(auditNoteText('en', EXAMPLES.upload), 'Resumable upload: already in the archive, not stored again');
+    assert.equal(auditNoteText('en', EXAMPLES.viewed), 'Space saved: city 沧州市, sorted by space saved');
     assert.equal(auditNoteText('zh-CN', EXAMPLES.viewed), '节省空间：市=沧州市，排序=节省的空间');
     assert.equal(
       auditNoteText('zh-CN', {
