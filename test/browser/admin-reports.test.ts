@@ -307,6 +307,13 @@ describe(
       await page.locator('[data-report="cross-unit"] table.report').waitFor();
       const cross = await tableRows(page);
       assert.deepEqual(cross[0]!.slice(0, 3), ['年鉴.pdf', '200.0 KB', '3'], 'most units first');
+      // Each row leads to its file, which the administrator can fetch.
+      const fileHref = await page
+        .locator('[data-report="cross-unit"] table.report a[download="年鉴.pdf"]')
+        .first()
+        .getAttribute('href');
+      assert.match(fileHref!, /^\/api\/files\/[0-9a-f]{24}$/);
+      assert.equal(await page.evaluate(async (href) => (await fetch(href, { method: 'HEAD' })).status, fileHref!), 200);
       assert.deepEqual(
         cross
           .slice(1)

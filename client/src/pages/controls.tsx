@@ -126,3 +126,27 @@ export function Technical({ language, children }: { language: Language; children
     </details>
   );
 }
+
+/** Shown in the browser where it can show it (the server serves these inline); others are downloaded. */
+const PREVIEWABLE = /^(application\/pdf|image\/(jpeg|png|gif|webp|bmp|avif))$/;
+
+/** A file's name that opens it: a PDF or picture in a new tab, anything else (or of unknown type) downloaded. */
+export function FileLink({
+  fileId,
+  fileName,
+  contentType,
+}: {
+  fileId: string;
+  fileName: string;
+  contentType?: string;
+}) {
+  return contentType && PREVIEWABLE.test(contentType) ? (
+    <a class="name" href={`/api/files/${fileId}?disposition=inline`} target="_blank" rel="noopener">
+      {fileName}
+    </a>
+  ) : (
+    <a class="name" href={`/api/files/${fileId}`} download={fileName}>
+      {fileName}
+    </a>
+  );
+}

@@ -1,6 +1,6 @@
 import type { CollisionRow, ReportPage } from '../../../../shared/reports.js';
 import { translator } from '../../i18n/index.js';
-import { Technical } from '../controls.js';
+import { FileLink, Technical } from '../controls.js';
 import { formatBytes, formatCount, formatTime } from '../format.js';
 import { ReportFilters } from './filters.js';
 import type { Column } from './table.js';
@@ -15,7 +15,7 @@ export function CollisionsTab({ api, language, params, show }: TabProps) {
   const n = (value: number) => formatCount(language, value);
 
   const columns: Column<CollisionRow>[] = [
-    { label: t('colName'), sort: 'fileName', cell: (row) => <span class="name">{row.fileName}</span> },
+    { label: t('colName'), sort: 'fileName', cell: (row) => <FileLink fileId={row.fileId} fileName={row.fileName} /> },
     { label: t('colSize'), sort: 'fileLength', numeric: true, cell: (row) => formatBytes(row.fileLength) },
     { label: t('colFirstStored'), sort: 'uploadDate', cell: (row) => formatTime(language, row.uploadDate) },
     { label: t('colUploads'), sort: 'uploads', numeric: true, cell: (row) => n(row.uploads) },

@@ -44,6 +44,14 @@ export function CrossUnitTab({ api, language, params, show }: TabProps) {
     { label: t('colUploads'), sort: 'uploads', numeric: true, cell: (row) => n(row.uploads) },
     { label: t('colFirstUpload'), sort: 'firstUploadTime', cell: (row) => time(row.firstUploadTime) },
     { label: t('colLastUpload'), sort: 'lastUploadTime', cell: (row) => time(row.lastUploadTime) },
+    {
+      label: t('colOpen'),
+      cell: (row) => (
+        <a href={`/api/files/${row.fileId}`} download={row.fileName} aria-label={`${t('download')} ${row.fileName}`}>
+          {t('download')}
+        </a>
+      ),
+    },
   ];
 
   const uploaders = (row: CrossUnitRow) =>

@@ -3,7 +3,7 @@ import type { NearDuplicateFile, NearDuplicateRow, NearDuplicatesReport } from '
 import type { ArchiveApi } from '../../api.js';
 import { describeError, translator, type Language } from '../../i18n/index.js';
 import { withParams } from '../../route.js';
-import { Technical } from '../controls.js';
+import { FileLink, Technical } from '../controls.js';
 import { formText } from '../form-text.js';
 import { formatBytes, formatCount, formatTime, unitPlace } from '../format.js';
 import { ReportFilters } from './filters.js';
@@ -15,11 +15,6 @@ const STATUSES = ['open', 'reviewed', 'all'] as const;
 type Status = (typeof STATUSES)[number];
 const STATUS_LABEL = { open: 'pairsOpen', reviewed: 'pairsReviewed', all: 'pairsAll' } as const;
 type Review = NearDuplicateRow['review'];
-
-/** Opened in the browser where it can show it (PDF, pictures), else downloaded. */
-const PREVIEWABLE = /^(application\/pdf|image\/(jpeg|png|gif|webp|bmp|avif))$/;
-const openHref = (f: NearDuplicateFile) =>
-  PREVIEWABLE.test(f.contentType) ? `/api/files/${f.fileId}?disposition=inline` : `/api/files/${f.fileId}`;
 
 const percent = (x: number) => `${Math.round(x * 100)}%`;
 
@@ -44,15 +39,7 @@ export function NearDuplicatesTab({ api, language, params, show }: TabProps) {
 
   const document = (f: NearDuplicateFile) => (
     <div class="near-file">
-      <a
-        class="name"
-        href={openHref(f)}
-        target="_blank"
-        rel="noopener"
-        {...(PREVIEWABLE.test(f.contentType) ? {} : { download: f.fileName })}
-      >
-        {f.fileName}
-      </a>
+      <FileLink fileId={f.fileId} fileName={f.fileName} contentType={f.contentType} />
       <span class="meta">
         {formatBytes(f.fileLength)} · {f.units.map(unitPlace).join(t('listSeparator'))}
       </span>

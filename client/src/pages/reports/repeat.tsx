@@ -1,3 +1,4 @@
+import { FileLink } from '../controls.js';
 import type {
   RepeatEntryRow,
   RepeatUnitRow,
@@ -80,7 +81,7 @@ export function RepeatTab({ api, language, params, show }: TabProps) {
       {
         label: t('colName'),
         sort: 'fileName',
-        cell: (row: RepeatEntryRow) => <span class="name">{row.fileName}</span>,
+        cell: (row: RepeatEntryRow) => <FileLink fileId={row.fileId} fileName={row.fileName} />,
       },
       {
         label: t('colSize'),
