@@ -123,9 +123,6 @@ function Result({ language, result }: { language: Language; result: Verification
                 <tr>
                   <th scope="col">{t('colName')}</th>
                   <th scope="col">{t('fixityKind')}</th>
-                  <th scope="col" class="num">
-                    {t('fixityChunk')}
-                  </th>
                   <th scope="col">{t('colDetail')}</th>
                 </tr>
               </thead>
@@ -135,13 +132,28 @@ function Result({ language, result }: { language: Language; result: Verification
                     <td class="name">
                       {p.fileName}
                       <br />
-                      <code>{p.fileId}</code> · {formatBytes(p.fileLength)}
+                      {formatBytes(p.fileLength)}
                     </td>
                     <td>{t(p.kind === 'missing' ? 'fixityKindMissing' : 'fixityKindCorrupted')}</td>
-                    <td class="num">{p.chunk === null ? '' : n(p.chunk)}</td>
                     <td class="detail">
+                      {/* For whoever restores it from the backup: which file, where, and what was read. */}
                       <Technical language={language}>
-                        <code>{p.detail}</code>
+                        <dl class="technical-facts">
+                          <dt>{t('fixityFileId')}</dt>
+                          <dd>
+                            <code>{p.fileId}</code>
+                          </dd>
+                          {p.chunk !== null && (
+                            <>
+                              <dt>{t('fixityChunk')}</dt>
+                              <dd>{n(p.chunk)}</dd>
+                            </>
+                          )}
+                          <dt>{t('fixityRead')}</dt>
+                          <dd>
+                            <code>{p.detail}</code>
+                          </dd>
+                        </dl>
                       </Technical>
                     </td>
                   </tr>
