@@ -97,10 +97,18 @@ const HEADER_WORDS: Record<string, string> = {
   jaccard: 'Jaccard',
   containment: '包含度',
   'differs in': '不同之处',
+  'handled at': '处理时间',
+  'handled by': '处理人',
+  note: '处理说明',
+};
+/** Columns whose values are codes, in words. */
+const VALUE_WORDS: Record<ExportLanguage, Record<string, Record<string, string>>> = {
+  'zh-CN': { method: { simhash: '整体相似', jaccard: '内容重合', containment: '短文被包含' } },
+  en: { method: { simhash: 'similar throughout', jaccard: 'shared passages', containment: 'short text contained' } },
 };
 const ENGLISH_HEADERS: Record<string, string> = { 'size (bytes)': 'size', 'repeat bytes': 'repeated size' };
 const BYTE_COLUMNS = new Set(['size (bytes)', 'repeat bytes', 'saved bytes']);
-const TIME_COLUMNS = new Set(['time', 'first upload', 'last upload', 'first stored', 'found']);
+const TIME_COLUMNS = new Set(['time', 'first upload', 'last upload', 'first stored', 'found', 'handled at']);
 
 /** "A: file name" → its side and the column id. */
 function sideOf(id: string): { side: string; column: string } {
@@ -142,6 +150,8 @@ export function readableColumns(language: ExportLanguage, timeZone: string, ids:
       if (BYTE_COLUMNS.has(column) && typeof value === 'number') return readableBytes(value);
       if (TIME_COLUMNS.has(column) && typeof value === 'string' && !Number.isNaN(Date.parse(value)))
         return times.format(new Date(value));
+      const words = VALUE_WORDS[language][column];
+      if (words && typeof value === 'string') return words[value] ?? value;
       return value;
     });
   return { header, cells };

@@ -82,6 +82,18 @@ for (const target of storeTargets) {
         .split('\r\n');
       assert.equal(lines.length, 3);
       assert.match(lines[0]!, /^found,method,hamming distance,jaccard,containment,A: file id,A: file name/);
+      assert.match(lines[0]!, /,handled at,handled by,note$/);
+      // For people: Chinese columns, methods in words.
+      const readable = (await (await admin.fetch('/api/reports/near-duplicates?format=csv&lang=zh-CN')).text())
+        .replace(/^\uFEFF/, '')
+        .trim()
+        .split('\r\n');
+      assert.match(readable[0]!, /^发现时间,比对方法,海明距离,Jaccard,包含度,A：文件编号,A：文件名/);
+      assert.match(readable[0]!, /,处理时间,处理人,处理说明$/);
+      assert.ok(
+        readable.slice(1).every((l) => /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},(整体相似|内容重合|短文被包含),/.test(l)),
+        readable.join('\n'),
+      );
     });
 
     it('marks a pair handled with a note: it leaves the open list, is listed as handled, audited, and can be opened again', async () => {

@@ -162,6 +162,9 @@ const nearDuplicatesCsv: CsvTable<NearDuplicateRow> = {
     'containment',
     ...nearDuplicateFileHeader('A:'),
     ...nearDuplicateFileHeader('B:'),
+    'handled at',
+    'handled by',
+    'note',
   ],
   row: (r) => [
     r.foundAt,
@@ -171,12 +174,15 @@ const nearDuplicatesCsv: CsvTable<NearDuplicateRow> = {
     r.containment,
     ...nearDuplicateFileCells(r.a),
     ...nearDuplicateFileCells(r.b),
+    r.review?.at,
+    r.review?.userName,
+    r.review?.note,
   ],
 };
 
 /**
  * `/api/reports/*`: administrators only. JSON (a page, `total` over all pages, also as
- * X-Total-Count) or, with `format=csv`, the same page as CSV. Every view and export is audited.
+ * X-Total-Count) or, with `format=csv`, every row as CSV. Every view and export is audited.
  */
 export function reportRoutes(
   reports: ReportService,
