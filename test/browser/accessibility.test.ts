@@ -289,6 +289,12 @@ describe(
         await page.goto(`${server.url}/#/reports/savings?county=${encodeURIComponent('青县')}`);
         assert.equal(await fieldProblem(page.getByLabel(m.county, { exact: true })), m.ruleCountyNeedsCity);
         await scan('reports, a filter refused');
+        // The date field's calendar, open on the field's day.
+        await tab('savings', '?from=2026-03-01');
+        await page.getByRole('button', { name: tr('calendarOpen', { field: m.fromDay }), exact: true }).click();
+        await page.locator('.calendar td[data-day="2026-03-01"]:focus').waitFor();
+        await scan('reports, a calendar open');
+        await page.keyboard.press('Escape');
 
         await visit(page, 'audit', m.auditTitle, 'table.audit tbody tr');
         await scan('audit log');

@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core';
 import { PDFDocument, rgb, StandardFonts } from 'pdf-lib';
 import { ReportCalendar } from '../../server/services/calendar.js';
 import { nextDay } from '../../shared/calendar.js';
+import { dayText } from '../../client/src/pages/date-text.js';
 import { artifactPath, browserSkip, BrowserWindows } from '../support/browser.js';
 import { cli, killServer, processStore, startServer, type ProcessStore, type Started } from '../support/process.js';
 import { embeddedTarget, tempDir } from '../support/stores.js';
@@ -179,6 +180,8 @@ describe('本单位文件 in the browser (Debian Chromium, embedded store)', { s
     await page.locator('input[name=to]').fill(today);
     await apply.click();
     await page.waitForURL(new RegExp(`from=${today}`));
+    // Typed as YYYY-MM-DD, written back as the Chinese page writes days.
+    assert.equal(await page.locator('input[name=from]').inputValue(), dayText('zh-CN', today));
     await showsOnly(['2026年移交/副本/移交清单-副本.pdf', '2026年移交/照片/合影.png', '2026年移交/说明.txt']);
     await page.locator('input[name=from]').fill(nextDay(today));
     await page.locator('input[name=to]').fill(nextDay(today));

@@ -91,7 +91,8 @@ export async function layoutProblems(page: Page): Promise<string[]> {
     const problems: string[] = [];
     // Counts and sizes (1,000 · 12.5 KB), not addresses (127.0.0.1) or dates.
     const figure = /^(\d{1,3}(,\d{3})+|\d+)(\.\d+)?(\s?[KMGT]?B)?$/;
-    for (const table of Array.from(w.document.querySelectorAll('table'))) {
+    // A calendar's days are dates, not figures.
+    for (const table of Array.from(w.document.querySelectorAll('table:not(.calendar-days)'))) {
       const rows = Array.from(table.rows);
       const head = rows[0];
       if (!head || rows.length < 2) continue;

@@ -43,8 +43,14 @@ export const CHROMIUM_FLAGS = [
   '--disable-sync',
 ];
 
-/** A persistent context, so a test can reload pages and keep the browser's storage. */
-export async function launchContext(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+/**
+ * A persistent context, so a test can reload pages and keep the browser's storage. `locale` is the
+ * browser's language (navigator.language, Intl, Accept-Language): Chinese unless a test says.
+ */
+export async function launchContext({ locale = 'zh-CN' }: { locale?: string } = {}): Promise<{
+  context: BrowserContext;
+  close(): Promise<void>;
+}> {
   if (!chromiumPath)
     throw new Error('REQUIRE_BROWSER_TESTS=1 but no Chromium was found: install the Debian package "chromium".');
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-chromium-'));
@@ -53,7 +59,7 @@ export async function launchContext(): Promise<{ context: BrowserContext; close(
     headless: true,
     args: [...CHROMIUM_FLAGS],
     viewport: { width: 1280, height: 900 },
-    locale: 'zh-CN',
+    locale,
   });
   return {
     context,

@@ -51,5 +51,5 @@ export function AdminPages({
   if (route.page === 'fixity') return <pages.FixityPage api={api} language={language} />;
   if (route.page === 'accounts') return <pages.AccountsPage api={api} language={language} topLevel={topLevel} />;
   if (route.page === 'units') return <pages.UnitsPage api={api} language={language} topLevel={topLevel} />;
-  return <pages.AuditPage api={api} language={language} params={route.params} />;
+  return <pages.AuditPage api={api} language={language} params={route.params} reach={reach} />;
 }

@@ -1,36 +1,52 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { auditNoteTechnical, auditNoteText } from '../../../shared/audit-notes.js';
-import { AUDIT_ACTIONS, type AuditEventView, type AuditList } from '../../../shared/schemas.js';
+import { AUDIT_ACTIONS, type AuditEventView, type AuditList, type SessionView } from '../../../shared/schemas.js';
 import { auditUrl, type ArchiveApi } from '../api.js';
 import { auditActionName, translator, type Language } from '../i18n/index.js';
 import { auditHash, go, withParams } from '../route.js';
 import { formatCount, formatTime, unitPlace } from './format.js';
-import { FilterForm, UnitFields, type Values } from './reports/filters.js';
+import { FilterForm, type Values } from './reports/filters.js';
 import { Technical } from './controls.js';
+import { DateInput, TimeInput } from './date-field.js';
 import { Field } from './field.js';
+import { formText } from './form-text.js';
+import { UnitFields } from './unit-filter.js';
+import { UnitLevels } from './unit-levels.js';
 import { DEFAULT_PAGE_SIZE, pagingOf, type Paging } from './reports/query.js';
 import { ExportLink, Pager } from './reports/table.js';
 
 const FILTERS = ['from', 'to', 'action', 'user', 'city', 'county', 'town', 'q'] as const;
+/** The form's fields: the filters, the days of `from` and `to` with their times apart. */
+const FIELDS = [...FILTERS, 'fromClock', 'toClock'] as const;
 /**
  * The newest event of the first page, plus 1 ms: later pages ask for events before it, so events
  * recorded meanwhile (this page's own viewing among them) do not shift the pages being read.
  */
 const UNTIL = 'until';
 
-/** `<input type="datetime-local">` works in local time without a zone; the address keeps ISO 8601. */
-function localInput(iso: string | null): string {
-  if (!iso) return '';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '';
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * A moment of the address (ISO 8601) as the form shows it: the local day, and the local time
+ * unless it is the one an empty time stands for (the day's first minute for 从, its last for 至).
+ */
+function localParts(iso: string | null, emptyClock: string): { day: string; clock: string } {
+  const d = new Date(iso ?? '');
+  if (!iso || Number.isNaN(d.getTime())) return { day: '', clock: '' };
+  const clock = `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  return {
+    day: `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`,
+    clock: clock === emptyClock ? '' : clock,
+  };
 }
-function isoOf(local: string | null): string | null {
-  if (!local) return null;
-  const d = new Date(local);
+/** A local day and time (an empty time: `emptyClock`) as a moment of the address. */
+function isoOf(day: string | null | undefined, clock: string | null | undefined, emptyClock: string): string | null {
+  if (!day) return null;
+  const d = new Date(`${day}T${clock || emptyClock}`);
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
+const DAY_START = '00:00';
+const DAY_END = '23:59';
 
 /** 至 includes its minute, as every date range of the app includes its last day: the API's `to` is exclusive. */
 function endOfMinute(iso: string): string {
@@ -54,8 +70,20 @@ function auditQuery(params: URLSearchParams, overrides: Partial<Paging> = {}): U
 }
 
 /** The audit log for administrators: who did what, when, from where; newest first. */
-export function AuditPage({ api, language, params }: { api: ArchiveApi; language: Language; params: URLSearchParams }) {
+export function AuditPage({
+  api,
+  language,
+  params,
+  reach,
+}: {
+  api: ArchiveApi;
+  language: Language;
+  params: URLSearchParams;
+  /** What the administrator reaches (null: the whole archive): the unit filter's choices. */
+  reach: SessionView['reach'];
+}) {
   const t = translator(language);
+  const units = useMemo(() => new UnitLevels(api, reach), [api, reach]);
   const query = auditQuery(params);
   const key = query.toString();
   const [state, setState] = useState<{ key: string; list: AuditList | null; error: unknown }>({
@@ -97,30 +125,54 @@ export function AuditPage({ api, language, params }: { api: ArchiveApi; language
     show(
       withParams(params, {
         ...values,
-        from: isoOf(values.from ?? null),
-        to: isoOf(values.to ?? null),
+        from: isoOf(values.from, values.fromClock, DAY_START),
+        to: isoOf(values.to, values.toClock, DAY_END),
+        fromClock: null,
+        toClock: null,
         offset: null,
         [UNTIL]: null,
       }),
     );
+  // A time says nothing without its day.
+  const clockWithoutDay = (form: FormData) =>
+    Object.fromEntries(
+      (['from', 'to'] as const)
+        .filter((day) => formText(form, `${day}Clock`).trim() && !formText(form, day).trim())
+        .map((day) => [`${day}Clock`, t('timeNeedsDate')]),
+    );
+  const from = localParts(params.get('from'), DAY_START);
+  const to = localParts(params.get('to'), DAY_END);
   const n = (value: number) => formatCount(language, value);
 
   return (
     <main class="page wide" aria-labelledby="audit-title">
       <h1 id="audit-title">{t('auditTitle')}</h1>
-      <FilterForm key={params.toString()} language={language} names={FILTERS} onApply={filter} error={error}>
+      <FilterForm
+        key={params.toString()}
+        language={language}
+        names={FIELDS}
+        onApply={filter}
+        error={error}
+        check={clockWithoutDay}
+      >
         {(errors) => (
           <>
             <fieldset class="dates">
               <legend>{t('filterTimes')}</legend>
               <Field label={t('fromTime')} errors={errors}>
-                <input type="datetime-local" name="from" defaultValue={localInput(params.get('from'))} />
+                <DateInput name="from" language={language} label={t('fromTime')} defaultValue={from.day} />
+              </Field>
+              <Field label={t('fromClock')} errors={errors}>
+                <TimeInput name="fromClock" language={language} hint={t('fromClockHint')} defaultValue={from.clock} />
               </Field>
               <Field label={t('toTime')} errors={errors}>
-                <input type="datetime-local" name="to" defaultValue={localInput(params.get('to'))} />
+                <DateInput name="to" language={language} label={t('toTime')} defaultValue={to.day} />
+              </Field>
+              <Field label={t('toClock')} errors={errors}>
+                <TimeInput name="toClock" language={language} hint={t('toClockHint')} defaultValue={to.clock} />
               </Field>
             </fieldset>
-            <UnitFields language={language} params={params} errors={errors} />
+            <UnitFields language={language} params={params} errors={errors} levels={units} />
             <div class="more-fields">
               <Field label={t('colAction')} errors={errors}>
                 {/* The filter in force stays chosen (a select's defaultValue is not read by Preact). */}

@@ -104,6 +104,8 @@ function controlProblem(control: HTMLInputElement | HTMLSelectElement, t: Transl
   const { validity } = control;
   if (validity.valueMissing) return t(control.type === 'file' ? 'fieldChooseFile' : 'fieldRequired');
   if (!(control instanceof HTMLInputElement)) return undefined;
+  // A field that checks its own text (a date, a time) says what it expects.
+  if (validity.customError) return control.validationMessage;
   // Counted as the server counts a password: in characters, not UTF-16 units.
   const length = Array.from(control.value).length;
   if (control.minLength > 0 && length > 0 && length < control.minLength)

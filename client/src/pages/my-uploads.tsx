@@ -13,7 +13,7 @@ import { translator, type Language, type MessageKey } from '../i18n/index.js';
 import { go, pageHash, withParams } from '../route.js';
 import { canPreview, downloadUrl, FilePreview, type PreviewFile } from './file-preview.js';
 import { formatBytes, formatCount, formatTime } from './format.js';
-import { FilterForm, type Values } from './reports/filters.js';
+import { DayFields, FilterForm, type Values } from './reports/filters.js';
 import { Field } from './field.js';
 import { DEFAULT_PAGE_SIZE, pagingOf, type Paging, type Sorting } from './reports/query.js';
 import { Pager, ReportTable, type Column } from './reports/table.js';
@@ -187,12 +187,7 @@ export function MyUploadsPage({
             </div>
             <fieldset class="dates">
               <legend>{t('colFirstUpload')}</legend>
-              <Field label={t('fromDay')} errors={errors}>
-                <input type="date" name="from" defaultValue={params.get('from') ?? ''} />
-              </Field>
-              <Field label={t('toDay')} errors={errors}>
-                <input type="date" name="to" defaultValue={params.get('to') ?? ''} />
-              </Field>
+              <DayFields language={language} params={params} errors={errors} />
             </fieldset>
           </>
         )}

@@ -8,9 +8,9 @@ import { useReport } from './use-report.js';
 import { TableSection, useView, type TabProps } from './view.js';
 
 /** Stored files that share an MD5 with different content (待核查文件): the MD5 alone would have merged them. */
-export function CollisionsTab({ api, language, params, show }: TabProps) {
+export function CollisionsTab({ api, language, params, show, units }: TabProps) {
   const t = translator(language);
-  const view = useView('collisions', { language, params, show });
+  const view = useView('collisions', { language, params, show, units });
   const loaded = useReport<ReportPage<CollisionRow>>(api, 'collisions', view.query);
   const n = (value: number) => formatCount(language, value);
 

@@ -8,9 +8,9 @@ import { useReport } from './use-report.js';
 import { TableSection, useView, type TabProps } from './view.js';
 
 /** Files several units uploaded; a row opens to show each unit, its users and dates. */
-export function CrossUnitTab({ api, language, params, show }: TabProps) {
+export function CrossUnitTab({ api, language, params, show, units }: TabProps) {
   const t = translator(language);
-  const view = useView('cross-unit', { language, params, show });
+  const view = useView('cross-unit', { language, params, show, units });
   const loaded = useReport<ReportPage<CrossUnitRow>>(api, 'cross-unit', view.query);
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
   const n = (value: number) => formatCount(language, value);

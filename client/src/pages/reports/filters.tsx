@@ -11,6 +11,8 @@ import {
   type FieldErrors,
 } from '../field.js';
 import { formText } from '../form-text.js';
+import { DateInput, setDayField } from '../date-field.js';
+import { UnitFields } from '../unit-filter.js';
 import { PERIODS, periodDays, type Period } from './periods.js';
 import { describeReportError } from './problem.js';
 import type { View } from './view.js';
@@ -30,6 +32,7 @@ export function FilterForm({
   names,
   onApply,
   error,
+  check,
   children,
 }: {
   language: Language;
@@ -38,12 +41,15 @@ export function FilterForm({
   onApply: (values: Values) => void;
   /** Why the server refused the view shown, if it did. */
   error: unknown;
+  /** What the fields' own constraints cannot say is wrong, by field. */
+  check?: (form: FormData) => Record<string, string>;
   children: (errors: FieldErrors) => ComponentChildren;
 }) {
   const t = translator(language);
   const checked = useCheckedForm({
     language,
     t,
+    ...(check && { check }),
     places: { fields: names },
     send: async (form) => onApply(Object.fromEntries(names.map((name) => [name, formText(form, name).trim() || null]))),
   });
@@ -83,8 +89,8 @@ export function FilterForm({
   );
 }
 
-/** City, county, town: a unit subtree (the server insists each level names the one above it). */
-export function UnitFields({
+/** 从 … 至 …: two days, both included, in the page's language (the form sends `from` and `to` as YYYY-MM-DD). */
+export function DayFields({
   language,
   params,
   errors,
@@ -95,18 +101,14 @@ export function UnitFields({
 }) {
   const t = translator(language);
   return (
-    <fieldset class="unit-fields">
-      <legend>{t('filterUnit')}</legend>
-      <Field label={t('city')} errors={errors}>
-        <input name="city" maxLength={100} defaultValue={params.get('city') ?? ''} placeholder={t('cityExample')} />
+    <>
+      <Field label={t('fromDay')} errors={errors}>
+        <DateInput name="from" language={language} label={t('fromDay')} defaultValue={params.get('from') ?? ''} />
       </Field>
-      <Field label={t('county')} errors={errors}>
-        <input name="county" maxLength={100} defaultValue={params.get('county') ?? ''} />
+      <Field label={t('toDay')} errors={errors}>
+        <DateInput name="to" language={language} label={t('toDay')} defaultValue={params.get('to') ?? ''} />
       </Field>
-      <Field label={t('town')} errors={errors}>
-        <input name="town" maxLength={100} defaultValue={params.get('town') ?? ''} />
-      </Field>
-    </fieldset>
+    </>
   );
 }
 
@@ -114,14 +116,14 @@ export const REPORT_FILTERS = ['from', 'to', 'city', 'county', 'town', 'q', 'min
 
 /** The report tables' filters: days, unit subtree, minimum count (where the table has one), file name, user. */
 export function ReportFilters({
-  view: { language, params, filter: onApply },
+  view: { language, params, filter: onApply, units },
   error,
   min,
   user,
   daysLabel,
 }: {
   /** The table's view: its filters are read from its parameters, and applied through it. */
-  view: Pick<View, 'language' | 'params' | 'filter'>;
+  view: Pick<View, 'language' | 'params' | 'filter' | 'units'>;
   /** Why the server refused the table's view, if it did. */
   error: unknown;
   /** The table's smallest `min`, when it takes one. */
@@ -141,15 +143,10 @@ export function ReportFilters({
         <>
           <fieldset class="dates">
             <legend>{daysLabel ?? t('filterDays')}</legend>
-            <Field label={t('fromDay')} errors={errors}>
-              <input type="date" name="from" defaultValue={params.get('from') ?? ''} />
-            </Field>
-            <Field label={t('toDay')} errors={errors}>
-              <input type="date" name="to" defaultValue={params.get('to') ?? ''} />
-            </Field>
+            <DayFields language={language} params={params} errors={errors} />
             <QuickPeriods language={language} params={params} />
           </fieldset>
-          <UnitFields language={language} params={params} errors={errors} />
+          <UnitFields language={language} params={params} errors={errors} levels={units} />
           <div class="more-fields">
             {min && (
               <Field label={min.label} errors={errors}>
@@ -236,8 +233,8 @@ export function QuickPeriods({ language, params }: { language: Language; params:
     const form = (event.currentTarget as HTMLElement).closest('form');
     if (!form) return;
     const { from, to } = periodDays(period, today);
-    (form.elements.namedItem('from') as HTMLInputElement).value = from;
-    (form.elements.namedItem('to') as HTMLInputElement).value = to;
+    setDayField(form, 'from', from, language);
+    setDayField(form, 'to', to, language);
     form.requestSubmit();
   };
   return (

@@ -1,5 +1,5 @@
 import type { FunctionComponent } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { REPORTS, type CollisionRow, type ReportName, type ReportPage } from '../../../../shared/reports.js';
 import type { ArchiveApi } from '../../api.js';
 import { translator, type Language } from '../../i18n/index.js';
@@ -14,6 +14,7 @@ import { carriedFilters } from './query.js';
 import { RepeatTab } from './repeat.js';
 import { SavingsTab } from './savings.js';
 import type { TabProps } from './view.js';
+import { UnitLevels } from '../unit-levels.js';
 
 const TAB_LABEL = {
   'repeat-uploaders': 'tabRepeat',
@@ -47,6 +48,7 @@ export function ReportsPage({
 }) {
   const t = translator(language);
   const Tab = TABS[report];
+  const units = useMemo(() => new UnitLevels(api, reach), [api, reach]);
   const outsideReach = reach !== null && !params.get('city');
   useEffect(() => {
     // The server narrows every report to the reach anyway; the filters then say so.
@@ -69,7 +71,14 @@ export function ReportsPage({
         ))}
       </nav>
       <UnitTrail language={language} params={params} hrefFor={(next) => reportHash(report, next)} />
-      <Tab key={report} api={api} language={language} params={params} show={(next) => go(reportHash(report, next))} />
+      <Tab
+        key={report}
+        api={api}
+        language={language}
+        params={params}
+        show={(next) => go(reportHash(report, next))}
+        units={units}
+      />
     </main>
   );
 }

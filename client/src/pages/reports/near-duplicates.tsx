@@ -24,9 +24,9 @@ export function similarityOf(row: Pick<NearDuplicateRow, 'hamming' | 'jaccard' |
 }
 
 /** Pairs of documents found nearly the same; each row shows, below it, where the two texts differ. */
-export function NearDuplicatesTab({ api, language, params, show }: TabProps) {
+export function NearDuplicatesTab({ api, language, params, show, units }: TabProps) {
   const t = translator(language);
-  const view = useView('near-duplicates', { language, params, show });
+  const view = useView('near-duplicates', { language, params, show, units });
   const loaded = useReport<NearDuplicatesReport>(api, 'near-duplicates', view.query);
   const n = (value: number) => formatCount(language, value);
   const status = loaded.data?.status;

@@ -19,9 +19,9 @@ import { Switch, TableSection, useView, type TabProps } from './view.js';
 const GROUP_LABEL = { entry: 'groupEntry', user: 'groupUser', unit: 'groupUnit' } as const;
 
 /** Who keeps uploading the same files: per entry (user, unit, file), per user or per unit; a user or unit opens its entries. */
-export function RepeatTab({ api, language, params, show }: TabProps) {
+export function RepeatTab({ api, language, params, show, units }: TabProps) {
   const t = translator(language);
-  const view = useView('repeat-uploaders', { language, params, show });
+  const view = useView('repeat-uploaders', { language, params, show, units });
   const group = repeatGroup(params);
   const loaded = useReport<ReportPage<RepeatUploaderRow>>(api, 'repeat-uploaders', view.query);
   const n = (value: number) => formatCount(language, value);

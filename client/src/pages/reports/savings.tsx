@@ -32,9 +32,9 @@ function periodLabel(t: Translate, language: Language, group: SavingsGroup, peri
 const GROUP_LABEL = { unit: 'groupUnit', day: 'groupDay', week: 'groupWeek', month: 'groupMonth' } as const;
 
 /** Space saved: the totals, a chart (per unit, drilling down on click, or over time) and the table. */
-export function SavingsTab({ api, language, params, show }: TabProps) {
+export function SavingsTab({ api, language, params, show, units }: TabProps) {
   const t = translator(language);
-  const view = useView('savings', { language, params, show });
+  const view = useView('savings', { language, params, show, units });
   const group = savingsGroup(params);
   const level = levelOf(params);
   const table = useReport<SavingsReport>(api, 'savings', view.query);

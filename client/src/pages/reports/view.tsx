@@ -9,6 +9,7 @@ import { DEFAULT_PAGE_SIZE, nextSorting, pagingOf, reportQuery, sortingOf } from
 import type { Paging } from './query.js';
 import { ExportLink, Pager, ReportTable, type Column } from './table.js';
 import type { Loaded } from './use-report.js';
+import type { UnitLevels } from '../unit-levels.js';
 
 /** What every report table gets from the reports page. */
 export interface TabProps {
@@ -17,6 +18,8 @@ export interface TabProps {
   params: URLSearchParams;
   /** Shows another view of this table (a new history entry: Back returns). */
   show: (params: URLSearchParams) => void;
+  /** The unit filter's choices, kept while the reports are open. */
+  units: UnitLevels;
 }
 
 /** A table's view state from the hash, and the changes a reader can make to it. */
@@ -25,7 +28,7 @@ export type View = ReturnType<typeof useView>;
 /** A table's view state from the hash, and the changes a reader can make to it. */
 export function useView(
   report: ReportName,
-  { language, params, show }: Pick<TabProps, 'language' | 'params' | 'show'>,
+  { language, params, show, units }: Pick<TabProps, 'language' | 'params' | 'show' | 'units'>,
 ) {
   const sorting = sortingOf(report, params);
   const paging = pagingOf(params);
@@ -33,6 +36,7 @@ export function useView(
     report,
     language,
     params,
+    units,
     sorting,
     paging,
     query: reportQuery(report, params),
