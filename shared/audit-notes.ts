@@ -73,7 +73,7 @@ const REFUSAL: Record<WordsLanguage, Record<ProofRefusal, string>> = {
 };
 /** The names of the filters a report or the audit log was viewed with (query parameters). */
 const FILTER: Record<string, string> = {
-  from: '起',
+  from: '从',
   to: '至',
   city: '市',
   county: '县（市、区）',
