@@ -10,12 +10,16 @@ import { StagedBytesLostError } from '../../server/errors.js';
 import { openEmbeddedDatabase, openEmbeddedStore } from '../../server/store/embedded.js';
 import { EmbeddedNearDuplicateIndex } from '../../server/store/near-duplicates/embedded.js';
 import {
+  commitBytes,
+  countUpload,
   keyOf,
   namesFoundByFirstName,
   nearFingerprint,
   randomContent,
   readAll,
   testAccount,
+  unit,
+  uploadRecord,
   uploadUnderThreeNames,
 } from '../support/content.js';
 import { embeddedTarget, injectSyncFailures, tempDir } from '../support/stores.js';
@@ -24,6 +28,43 @@ import { storeConformance } from './conformance.js';
 storeConformance(embeddedTarget);
 
 describe('embedded store specifics', () => {
+  it('keeps each file’s sums (units, users, uploads, first and last upload) exact through repeat uploads and moved entries', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    const { entry } = await commitBytes(store, randomContent(100));
+    const east = testAccount({ unit: unit('east') });
+    const west = testAccount({ unit: unit('west') });
+    const day = (d: number) => new Date(Date.UTC(2026, 2, d, 9));
+    await countUpload(store, uploadRecord(east, entry.fileId, 'a.pdf', day(3)));
+    await countUpload(store, uploadRecord(west, entry.fileId, 'a.pdf', day(5)));
+    // Repeats, one of them recorded with an earlier time than the entry's last (a late retry).
+    await countUpload(store, uploadRecord(east, entry.fileId, 'a.pdf', day(9)));
+    await countUpload(store, uploadRecord(east, entry.fileId, 'a.pdf', day(7)));
+    await countUpload(store, uploadRecord(west, entry.fileId, 'a.pdf', day(8)));
+    await store.close();
+    const db = new Database(path.join(dataDir, 'archive.sqlite'));
+    const kept = () =>
+      db.prepare('SELECT units, users, uploads, first, last FROM ledger_files WHERE file_id = ?').get(entry.fileId);
+    const summed = () =>
+      db
+        .prepare(
+          `SELECT COUNT(DISTINCT unit_id) AS units, COUNT(DISTINCT user_id) AS users, SUM(upload_count) AS uploads,
+                  MIN(upload_time) AS first, MAX(last_upload_time) AS last FROM ledger WHERE file_id = ?`,
+        )
+        .get(entry.fileId);
+    assert.deepEqual(kept(), { units: 2, users: 2, uploads: 5, first: day(3).getTime(), last: day(9).getTime() });
+    assert.deepEqual(kept(), summed());
+    assert.ok(
+      db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'ledger_files_counted'").get(),
+      'repeats add in place',
+    );
+    // An entry moved to the other unit (as relabelling does): summed again.
+    db.prepare('UPDATE ledger SET unit_id = ? WHERE user_id = ?').run(west.unit.id, east.id);
+    assert.deepEqual(kept(), summed());
+    assert.equal((kept() as { units: number }).units, 1);
+    db.close();
+  });
+
   it('gives accounts of an earlier version their username keys at open: the older of two alike keeps the key, the other its exact name', async () => {
     const dataDir = tempDir();
     const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });

@@ -29,8 +29,29 @@ CREATE TABLE ledger_files (
   last    INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE TRIGGER ledger_files_insert AFTER INSERT ON ledger BEGIN ${sumFiles('file_id = new.file_id')} END;
-CREATE TRIGGER ledger_files_update AFTER UPDATE ON ledger BEGIN ${sumFiles('file_id IN (old.file_id, new.file_id)')} END;
 CREATE TRIGGER ledger_files_delete AFTER DELETE ON ledger BEGIN ${sumFiles('file_id = old.file_id')} END;
+`;
+
+/** An entry counted again: same file, unit and user, same first upload, a later or equal last one. */
+const COUNTED_AGAIN = `old.file_id = new.file_id AND old.unit_id = new.unit_id AND old.user_id = new.user_id
+  AND old.upload_time = new.upload_time AND new.last_upload_time >= old.last_upload_time`;
+
+/**
+ * How an updated entry changes its file's sums. A repeat upload (the common update) adds to them
+ * in place: re-summing every entry of a file that thousands of units hold, on each of its
+ * uploads, costs in proportion to them. Any other update (an entry moved or relabelled) re-sums.
+ * Replaced at every start, so data directories of earlier versions get it too.
+ */
+const LEDGER_FILES_UPDATES = `
+DROP TRIGGER IF EXISTS ledger_files_update;
+DROP TRIGGER IF EXISTS ledger_files_counted;
+CREATE TRIGGER ledger_files_counted AFTER UPDATE ON ledger WHEN ${COUNTED_AGAIN} BEGIN
+  UPDATE ledger_files SET uploads = uploads - old.upload_count + new.upload_count, last = MAX(last, new.last_upload_time)
+  WHERE file_id = new.file_id;
+END;
+CREATE TRIGGER ledger_files_update AFTER UPDATE ON ledger WHEN NOT (${COUNTED_AGAIN}) BEGIN
+  ${sumFiles('file_id IN (old.file_id, new.file_id)')}
+END;
 `;
 
 /**
@@ -72,9 +93,11 @@ export const reportSchema: EmbeddedSchema = {
     // ledger_files and its triggers, with the sums of the entries a data directory made before them
     // has: in one transaction, so no process sees them half made or writes an entry in between.
     db.transaction(() => {
-      if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'ledger_files'").get()) return;
-      db.exec(LEDGER_FILES);
-      db.exec(sumFiles('true'));
+      if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'ledger_files'").get()) {
+        db.exec(LEDGER_FILES);
+        db.exec(sumFiles('true'));
+      }
+      db.exec(LEDGER_FILES_UPDATES);
     }).immediate();
     db.exec(REPORT_INDEXES);
   },
