@@ -60,7 +60,14 @@ export async function benchAdministration(accounts: number, requests = 1000): Pr
     // Accounts straight into the store (one password hash for all: hashing is not measured here).
     const towns = units.filter((u) => u.level === 'town');
     const passwordHash = await hashPassword('bench password 1');
-    const base = { passwordHash, createdAt: new Date(), mustChangePassword: false, disabled: false, lastLoginAt: null };
+    const base = {
+      passwordHash,
+      createdAt: new Date(),
+      mustChangePassword: false,
+      disabled: false,
+      lastLoginAt: null,
+      displayName: null,
+    };
     for (let i = 0; i < accounts; i++)
       await store.accounts.create({
         ...base,

@@ -82,7 +82,7 @@ export function composeServices(
   });
   const scope = new DuplicateScope(config.instantUploadScope, store.ledger);
   const pool = new ChunkPool(store.content.chunkSize);
-  const audit = new AuditService(store.audit, clock);
+  const audit = new AuditService(store.audit, store.accounts, clock);
   const fixity = new FixityService({ store, digests, clock });
   const metrics = new ArchiveMetrics(() => fixity.last());
   const throttle = new LoginThrottle(store.loginAttempts, config.loginThrottle, clock);
@@ -146,7 +146,7 @@ export function composeServices(
       claims: new ClaimService(store, scope, audit, calendar, metrics, config.claimTtlMs, clock),
       quotas: new Quotas(store.rateCounts, store.claims, config.quotas, clock),
       fixity,
-      reports: new ReportService(store.reports, calendar),
+      reports: new ReportService(store.reports, calendar, store.accounts),
       files: new FileService(store, directory, calendar),
       nearDuplicates,
       pairReviews: new PairReviews({ store, directory, audit, clock }),

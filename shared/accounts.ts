@@ -11,6 +11,8 @@ export type AccountState = (typeof ACCOUNT_STATES)[number];
 export interface AccountSummary {
   id: string;
   username: string;
+  /** The person's name (姓名); null: none given, the login stands for them. */
+  displayName: string | null;
   role: Role;
   /** The account's unit; null for a unit of an earlier version that is not in the directory (see `unitText`). */
   unit: UnitView | null;
@@ -48,9 +50,45 @@ export type AccountListQuery = z.infer<typeof accountListQuery>;
 
 export const usernameField = z.string().trim().min(1, 'a username is needed').max(64);
 
+/** The longest display name, in characters (not UTF-16 units: a rare character of a name may take two). */
+export const DISPLAY_NAME_MAX = 50;
+// Characters that show as nothing or move text about (controls, bidi overrides, zero-width
+// marks, line breaks): a name holding one could pass for another person's.
+const HIDDEN_CHARACTERS = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
+
+/** What is wrong with a display name as typed (after trimming), or null: the server's rule, for the pages too. */
+export function displayNameProblem(trimmed: string): 'too_long' | 'hidden_characters' | null {
+  if ([...trimmed.normalize('NFC')].length > DISPLAY_NAME_MAX) return 'too_long';
+  if (HIDDEN_CHARACTERS.test(trimmed)) return 'hidden_characters';
+  return null;
+}
+
+/**
+ * An account's display name (姓名) as a request gives it: trimmed, 1 to DISPLAY_NAME_MAX
+ * characters without control characters; empty or null for none.
+ */
+export const displayNameField = z
+  .string()
+  .trim()
+  .refine((s) => displayNameProblem(s) !== 'too_long', `a name is at most ${DISPLAY_NAME_MAX} characters`)
+  .refine((s) => displayNameProblem(s) !== 'hidden_characters', 'a name has no control or invisible characters')
+  .nullable()
+  // NFC: a name typed with combining marks is the same name as one typed precomposed.
+  .transform((s) => (s === null || s === '' ? null : s.normalize('NFC')));
+
+/**
+ * How a person is shown wherever a page or export names one: 姓名（login）, or the login alone
+ * when the account has no name (or is not an account of this archive).
+ */
+export function personLabel(login: string, displayName: string | null | undefined, language: 'zh-CN' | 'en'): string {
+  if (!displayName) return login;
+  return language === 'zh-CN' ? `${displayName}（${login}）` : `${displayName} (${login})`;
+}
+
 /** `POST /api/accounts`: the password is made by the archive and shown once. */
 export const newAccountRequest = z.strictObject({
   username: usernameField,
+  displayName: displayNameField.optional(),
   role: z.enum(ROLES),
   unitId: accountUnitId,
 });
@@ -62,11 +100,18 @@ export const accountPatchRequest = z
     role: z.enum(ROLES).optional(),
     unitId: accountUnitId.optional(),
     disabled: z.boolean().optional(),
+    /** A new display name; "" or null removes it. */
+    displayName: displayNameField.optional(),
   })
-  .refine((p) => p.role !== undefined || p.unitId !== undefined || p.disabled !== undefined, {
-    message: 'say what to change: role, unitId or disabled',
-  });
+  .refine(
+    (p) => p.role !== undefined || p.unitId !== undefined || p.disabled !== undefined || p.displayName !== undefined,
+    { message: 'say what to change: role, unitId, disabled or displayName' },
+  );
 export type AccountPatchRequest = z.infer<typeof accountPatchRequest>;
+
+/** `PUT /api/session/name`: the caller's own display name ("" or null removes it). */
+export const ownDisplayNameRequest = z.strictObject({ displayName: displayNameField });
+export type OwnDisplayNameRequest = z.infer<typeof ownDisplayNameRequest>;
 
 /** The answer to creating an account or resetting its password: the one-time password, shown this once. */
 export interface OneTimePasswordView {
@@ -81,10 +126,13 @@ export interface ImportRowProblem {
   problems: string[];
 }
 
-/** The columns of an account import, in order; a first row naming them is skipped. */
-export const IMPORT_COLUMNS = ['username', 'role', 'unit'] as const;
+/**
+ * The columns of an account import, in order; a first row naming them is skipped. The fourth,
+ * the display name, may be left out (a header of the first three is recognised too).
+ */
+export const IMPORT_COLUMNS = ['username', 'role', 'unit', 'name'] as const;
 /** The same in the template offered for download (either header is recognised). */
-export const IMPORT_COLUMNS_ZH = ['用户名', '角色', '单位代码'] as const;
+export const IMPORT_COLUMNS_ZH = ['用户名', '角色', '单位代码', '姓名'] as const;
 /** Roles as a spreadsheet may name them. */
 export const ROLE_NAMES: Record<string, Role> = { clerk: 'clerk', admin: 'admin', 档案员: 'clerk', 管理员: 'admin' };
 /** A CSV import holds at most this many accounts. */
@@ -95,6 +143,8 @@ export interface TokenView {
   label: string;
   accountId: string;
   username: string;
+  /** The owner's display name (null: none). */
+  displayName: string | null;
   createdAt: string;
   /** null: never. */
   expiresAt: string | null;

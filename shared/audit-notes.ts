@@ -24,8 +24,8 @@ export type AuditNote =
       code: 'account_created';
       role: 'clerk' | 'admin';
       by: 'administrator' | 'csv' | 'command' | 'first_start';
-    } & Partial<AccountNamed & { unit: string }>)
-  | ({ code: 'account_updated'; role?: Change; unit?: Change } & AccountNamed)
+    } & Partial<AccountNamed & { unit: string; displayName: string }>)
+  | ({ code: 'account_updated'; role?: Change; unit?: Change; name?: NameChange } & AccountNamed)
   | ({ code: 'account_disabled' } & AccountNamed)
   | ({ code: 'account_named' } & AccountNamed)
   | ({ code: 'password_reset'; tokensRevoked: number; byCommand?: boolean } & Partial<AccountNamed>)
@@ -46,6 +46,11 @@ interface AccountNamed {
 interface Change {
   from: string;
   to: string;
+}
+/** A display name before and after (null: none). */
+interface NameChange {
+  from: string | null;
+  to: string | null;
 }
 
 type NoteOf<C extends AuditNoteCode> = Extract<AuditNote, { code: C }>;
@@ -133,6 +138,8 @@ const TABLE: Record<string, string> = {
 
 const checksums = (n: NoteOf<'checksum_mismatch'>) => `${n.algorithm} ${n.actual}, not the declared ${n.declared}`;
 const who = (n: Partial<AccountNamed>) => (n.username ? `${n.username} (${n.accountId})` : '');
+const nameEn = (name: string | null) => (name === null ? '(none)' : `"${name}"`);
+const nameZh = (name: string | null) => (name === null ? '（无）' : `“${name}”`);
 const tokenEn = (n: { tokenId: string; label: string }) => `token ${n.tokenId}${n.label ? ` (${n.label})` : ''}`;
 const tokenZh = (n: { tokenId: string; label: string }) => `令牌 ${n.tokenId}${n.label ? `（${n.label}）` : ''}`;
 
@@ -165,10 +172,14 @@ const logWords: NoteWords = {
     n.by === 'first_start'
       ? 'admin with a one-time password, at the first start'
       : n.by === 'command'
-        ? `${n.role}, by the archive command`
-        : `${who(n)}, ${n.role}, unit ${n.unit ?? ''}${n.by === 'csv' ? ', from a CSV import' : ''}`,
+        ? `${n.role}${n.displayName ? `, name ${nameEn(n.displayName)}` : ''}, by the archive command`
+        : `${who(n)}, ${n.displayName ? `name ${nameEn(n.displayName)}, ` : ''}${n.role}, unit ${n.unit ?? ''}${n.by === 'csv' ? ', from a CSV import' : ''}`,
   account_updated: (n) =>
-    `${who(n)}: ${[n.role && `role ${n.role.from} → ${n.role.to}`, n.unit && `unit ${n.unit.from} → ${n.unit.to}`]
+    `${who(n)}: ${[
+      n.role && `role ${n.role.from} → ${n.role.to}`,
+      n.unit && `unit ${n.unit.from} → ${n.unit.to}`,
+      n.name && `name ${nameEn(n.name.from)} → ${nameEn(n.name.to)}`,
+    ]
       .filter(Boolean)
       .join('; ')}`,
   account_disabled: (n) => `${who(n)}: sessions ended, API tokens suspended`,
@@ -212,12 +223,13 @@ const zh: NoteWords = {
     n.by === 'first_start'
       ? '首次启动时创建的管理员（一次性密码）'
       : n.by === 'command'
-        ? `${ROLE['zh-CN'][n.role]}，由服务器命令创建`
-        : `${who(n)}，${ROLE['zh-CN'][n.role]}，单位 ${n.unit ?? ''}${n.by === 'csv' ? '，批量导入' : ''}`,
+        ? `${ROLE['zh-CN'][n.role]}${n.displayName ? `，姓名 ${nameZh(n.displayName)}` : ''}，由服务器命令创建`
+        : `${who(n)}，${n.displayName ? `姓名 ${nameZh(n.displayName)}，` : ''}${ROLE['zh-CN'][n.role]}，单位 ${n.unit ?? ''}${n.by === 'csv' ? '，批量导入' : ''}`,
   account_updated: (n) =>
     `${who(n)}：${[
       n.role && `角色 ${ROLE['zh-CN'][n.role.from] ?? n.role.from} → ${ROLE['zh-CN'][n.role.to] ?? n.role.to}`,
       n.unit && `单位 ${n.unit.from} → ${n.unit.to}`,
+      n.name && `姓名 ${nameZh(n.name.from)} → ${nameZh(n.name.to)}`,
     ]
       .filter(Boolean)
       .join('；')}`,

@@ -141,7 +141,10 @@ export type ReportUnit = Pick<Unit, 'id' | 'geoType' | 'city' | 'county' | 'town
 /** `group=entry`: one ledger entry (a user of a unit uploading one file) uploaded `min`+ times. */
 export interface RepeatEntryRow {
   userId: string;
+  /** The uploader's login. */
   userName: string;
+  /** The uploader's account's display name now (null: none, or no such account). */
+  userDisplayName: string | null;
   unit: ReportUnit;
   fileId: string;
   /** The name this uploader first gave the file. */
@@ -170,6 +173,7 @@ export interface RepeatTotals {
 export interface RepeatUserRow extends RepeatTotals {
   userId: string;
   userName: string;
+  userDisplayName: string | null;
   unit: ReportUnit;
 }
 
@@ -202,7 +206,10 @@ export interface CrossUnitRow {
    */
   uploaders: Array<{
     unit: ReportUnit;
+    /** The unit's uploaders' logins, A→Z. */
     userNames: string[];
+    /** Their display names, in the same order (null: none). */
+    userDisplayNames: Array<string | null>;
     uploads: number;
     firstUploadTime: string;
     lastUploadTime: string;

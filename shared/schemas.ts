@@ -193,6 +193,8 @@ export interface Unit {
 export interface AccountView {
   id: string;
   username: string;
+  /** The person's name (姓名); null: none given. */
+  displayName: string | null;
   role: Role;
   unit: Unit;
 }
@@ -251,6 +253,8 @@ export interface FileSummary {
   nameCount: number;
   /** Who uploaded it there (logins), at most FILE_UPLOADERS_SHOWN; `uploaderCount` counts them all. */
   uploaders: string[];
+  /** The uploaders' display names, in the same order (null: none). */
+  uploaderDisplayNames: Array<string | null>;
   uploaderCount: number;
 }
 
@@ -269,7 +273,7 @@ export interface FileList {
 
 /** `GET /api/files/uploaders`: who uploaded the caller's files, for the uploader filter. */
 export interface FileUploaders {
-  items: Array<{ id: string; username: string }>;
+  items: Array<{ id: string; username: string; displayName: string | null }>;
 }
 
 /** `GET /api/files/:id`: `disposition=inline` shows a PDF or an image in the browser (a preview). */
@@ -371,6 +375,8 @@ export interface AuditEventFields {
 
 export interface AuditEventView extends AuditEventFields {
   id: string;
+  /** The display name the account has now (`userName` is the login the event recorded); null: none. */
+  userDisplayName: string | null;
   /** ISO 8601. */
   at: string;
 }

@@ -251,6 +251,16 @@ describe('starting the service and the archive command', () => {
         /Only administrators belong to the whole archive/,
       ],
       [['user', 'add', 'x', '--role', 'clerk'], 'a long password', /--unit <code> is required/],
+      [
+        ['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', 'c', '--name', '长'.repeat(51)],
+        'a long password',
+        /--name: a name is at most 50 characters/,
+      ],
+      [
+        ['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', 'c', '--name', '张\u202E三'],
+        'a long password',
+        /--name: a name has no control or invisible characters/,
+      ],
       [['token', 'create', '李四', '--days', '0'], undefined, /--days is a whole number of days/],
       [['units', 'find'], undefined, /units find needs a name/],
       [['user', 'remove', 'x'], undefined, /unknown command/],
@@ -371,6 +381,7 @@ describe('the archive command and the unit directory', () => {
         mustChangePassword: false,
         disabled: false,
         lastLoginAt: null,
+        displayName: null,
       });
     await legacy('qingzhou', { county: '青县', town: '清州镇' });
     await legacy('cangzhou', {});
@@ -382,16 +393,24 @@ describe('the archive command and the unit directory', () => {
     assert.match(unmapped.stdout, /^nowhere\tclerk\told-id\t沧州市 \/ 青县 \/ 无此镇$/m);
     assert.match(unmapped.stdout, /1 account\(s\) to assign a unit/);
     const list = cli(['user', 'list'], hebei).stdout;
-    assert.match(list, /^qingzhou\tclerk\t130922100\t沧州市 \/ 青县 \/ 清州镇$/m);
-    assert.match(list, /^cangzhou\tclerk\t130900\t沧州市$/m);
+    assert.match(list, /^qingzhou\tclerk\t130922100\t沧州市 \/ 青县 \/ 清州镇\t$/m);
+    assert.match(list, /^cangzhou\tclerk\t130900\t沧州市\t$/m);
   });
 
   it('adds an account in a unit given by its code, and one given by names the directory has', () => {
     const found = cli(['units', 'find', '清州'], hebei);
     assert.match(found.stdout, /^130922100\ttown\t河北省 \/ 沧州市 \/ 青县 \/ 清州镇$/m);
-    const byCode = cli(['user', 'add', 'zhang', '--role', 'clerk', '--unit', '130922101'], hebei, 'a long password');
+    const byCode = cli(
+      ['user', 'add', 'zhang', '--role', 'clerk', '--unit', '130922101', '--name', ' 张三 '],
+      hebei,
+      'a long password',
+    );
     assert.equal(byCode.status, 0, byCode.stderr);
-    assert.match(byCode.stdout, /in unit 130922101 \(沧州市 \/ 青县 \/ 金牛镇\)/);
+    assert.match(
+      byCode.stdout,
+      /^created clerk zhang named 张三 \(id .*\) in unit 130922101 \(沧州市 \/ 青县 \/ 金牛镇\)$/m,
+    );
+    assert.match(cli(['user', 'list'], hebei).stdout, /^zhang\tclerk\t130922101\t沧州市 \/ 青县 \/ 金牛镇\t张三$/m);
     // The flags of earlier versions: the names, down to a village the directory lacks.
     const addByNames = (username: string) =>
       cli(

@@ -76,6 +76,11 @@ export class ArchiveApi {
     this.csrfToken = null;
   }
 
+  /** The caller's own display name ("" removes it); the session as it is now. */
+  async setOwnName(displayName: string): Promise<SessionView> {
+    return this.#remember(await this.#call<SessionView>('PUT', '/api/session/name', { displayName }));
+  }
+
   async changePassword(
     currentPassword: string,
     newPassword: string,

@@ -7,7 +7,7 @@ import { ApiError, describeError, translator, type Language } from './i18n/index
 import { initialLanguage, saveLanguage } from './i18n/saved-language.js';
 import { AdminPages } from './pages/admin-pages.js';
 import { unitPlace } from './pages/format.js';
-import { LoginPage, OwnPasswordPage, PasswordPage } from './pages/login.js';
+import { LoginPage, OwnAccountPage, PasswordPage } from './pages/login.js';
 import { MyUploadsPage } from './pages/my-uploads.js';
 import { ReceiptsPage } from './pages/receipts.js';
 import { TokensPage } from './pages/tokens.js';
@@ -104,7 +104,11 @@ function App({ api }: { api: ArchiveApi }) {
             </>
           )}
         </nav>
-        <span class="who">{t('signedInAs', { user: session.account.username, unit })}</span>
+        <span class="who">
+          {session.account.displayName
+            ? t('signedInAsNamed', { name: session.account.displayName, user: session.account.username, unit })
+            : t('signedInAs', { user: session.account.username, unit })}
+        </span>
         <NavLink to="tokens" current={page}>
           {t('navTokens')}
         </NavLink>
@@ -131,7 +135,9 @@ function App({ api }: { api: ArchiveApi }) {
       />
       {page === 'files' && <MyUploadsPage api={api} language={language} params={route.params} />}
       {page === 'receipts' && <ReceiptsPage api={api} language={language} {...(route.id ? { id: route.id } : {})} />}
-      {page === 'password' && <OwnPasswordPage api={api} language={language} onChanged={setSession} />}
+      {page === 'password' && (
+        <OwnAccountPage api={api} language={language} account={session.account} onChanged={setSession} />
+      )}
       {page === 'tokens' && <TokensPage api={api} language={language} admin={isAdmin} />}
       {ADMIN_PAGES.has(page) && <AdminPages api={api} language={language} route={route} reach={session.reach} />}
     </>

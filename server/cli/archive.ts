@@ -14,18 +14,20 @@ import { openStore } from '../store/open.js';
 import { backupEmbedded, restoreEmbedded } from '../store/embedded/backup.js';
 import { ARCHIVE_UNIT_ID } from '../../shared/units.js';
 import { ARCHIVE_UNIT, geographyOf, legacyNames, type UnitDirectory } from '../services/unit-directory.js';
+import { checkedDisplayName } from '../services/accounts.js';
 
 const USAGE = `Usage: npm run archive -- <command>
 
-  user add <username> --role clerk|admin --unit <code>
+  user add <username> --role clerk|admin --unit <code> [--name <name>]
                              create an account in a unit of the directory (its code, or the id
-                             of a unit added here; "archive" for a top-level administrator);
+                             of a unit added here; "archive" for a top-level administrator),
+                             with the person's name (姓名, shown beside the login) if given;
                              the password is read from standard input
   user add <username> --role clerk|admin --unit <id> --city <name>
            [--county <name>] [--town <name>] [--street <name>] [--lng <deg> --lat <deg>]
                              the same with the unit's names, as earlier versions took it: the
                              directory unit of those names, or new units for names it lacks
-  user list                  list accounts
+  user list                  list accounts: login, role, unit id, unit, name
   units find <name or code>  search the unit directory (UNIT_REGIONS' provinces, units added here)
   units unmapped             accounts of an earlier version whose units are not in the directory:
                              assign them in the browser (单位 / Units) or with user add
@@ -71,6 +73,17 @@ async function readPassword(): Promise<string> {
 }
 
 const placeOf = (unit: Unit) => legacyNames(unit).join(' / ');
+
+/** `--name`, checked before the password is asked for, its problem told as the flag's. */
+function cliDisplayName(value: string | undefined): string | null {
+  try {
+    return checkedDisplayName(value);
+  } catch (err) {
+    if (err instanceof ValidationError)
+      throw new ValidationError(err.message.replace(/^Invalid displayName/, '--name'));
+    throw err;
+  }
+}
 
 /** An account the directory treats as a top-level administrator, to search it whole. */
 const ARCHIVE_ADMIN = { role: 'admin', unit: ARCHIVE_UNIT } as const;
@@ -172,6 +185,7 @@ async function run(argv: string[]): Promise<void> {
     options: {
       role: { type: 'string' },
       unit: { type: 'string' },
+      name: { type: 'string' },
       city: { type: 'string' },
       county: { type: 'string' },
       town: { type: 'string' },
@@ -244,17 +258,33 @@ async function run(argv: string[]): Promise<void> {
         if (!name) throw new ValidationError('user add needs a username.');
         const role = values.role as Role;
         if (!ROLES.includes(role)) throw new ValidationError('--role must be clerk or admin.');
+        const displayName = cliDisplayName(values.name);
         const unit = await unitOf(directory, values, role);
-        const account = await accounts.create({ username: name, password: await readPassword(), role, unit });
+        const account = await accounts.create({
+          username: name,
+          displayName,
+          password: await readPassword(),
+          role,
+          unit,
+        });
         await audit.record('account_created', account, {
           ...byCommand,
-          note: { code: 'account_created', role: account.role, by: 'command' },
+          note: {
+            code: 'account_created',
+            role: account.role,
+            ...(account.displayName !== null && { displayName: account.displayName }),
+            by: 'command',
+          },
         });
-        out(`created ${account.role} ${account.username} (id ${account.id}) in unit ${unit.id} (${placeOf(unit)})`);
+        const named = account.displayName === null ? '' : ` named ${account.displayName}`;
+        out(
+          `created ${account.role} ${account.username}${named} (id ${account.id}) in unit ${unit.id} (${placeOf(unit)})`,
+        );
         break;
       }
       case 'user list':
-        for (const a of await accounts.list()) out(`${a.username}\t${a.role}\t${a.unit.id}\t${placeOf(a.unit)}`);
+        for (const a of await accounts.list())
+          out(`${a.username}\t${a.role}\t${a.unit.id}\t${placeOf(a.unit)}\t${a.displayName ?? ''}`);
         break;
       case 'units find': {
         if (!name) throw new ValidationError('units find needs a name or the start of a code.');

@@ -62,6 +62,7 @@ const HEADER_WORDS: Record<string, string> = {
   time: '时间',
   action: '操作',
   user: '用户',
+  name: '姓名',
   'user id': '用户编号',
   'unit id': '单位代码',
   city: '市',

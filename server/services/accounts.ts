@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AccountView, PasswordChangeRequest, Role, Unit } from '../../shared/schemas.js';
+import { displayNameField } from '../../shared/accounts.js';
 import { cleanText } from '../../shared/file-name.js';
 import {
   AccountDisabledError,
@@ -28,6 +29,8 @@ export interface AccountServiceDeps {
 
 export interface NewAccountRequest {
   username: string;
+  /** The person's name (姓名); checked by displayNameField's rule. Absent, empty or null: none. */
+  displayName?: string | null;
   password: string;
   role: Role;
   unit: Unit;
@@ -43,16 +46,29 @@ export function validUsername(username: string): boolean {
   return USERNAME.test(username);
 }
 
+/**
+ * A display name as given by any way in (the API, a CSV row, the archive command), trimmed and
+ * checked: null for none; a name against the rule is refused, naming the field.
+ */
+export function checkedDisplayName(value: string | null | undefined): string | null {
+  const parsed = displayNameField.safeParse(value ?? null);
+  if (!parsed.success)
+    throw new ValidationError(`Invalid displayName: ${parsed.error.issues[0]!.message}.`, { field: 'displayName' });
+  return parsed.data;
+}
+
 export class AccountService {
   constructor(private readonly deps: AccountServiceDeps) {}
 
   async create(req: NewAccountRequest): Promise<Account> {
     if (!validUsername(req.username))
       throw new ValidationError(`Choose another username: ${USERNAME_RULE}.`, { field: 'username' });
+    const displayName = checkedDisplayName(req.displayName);
     checkPasswordPolicy(req.password, req.username);
     const account = {
       id: randomUUID(),
       username: req.username,
+      displayName,
       passwordHash: await hashPassword(req.password),
       role: req.role,
       unit: req.unit,
@@ -143,6 +159,26 @@ export class AccountService {
   }
 
   /**
+   * The owner's own display name (PUT /api/session/name): changed, and audited as the account
+   * changing itself (account_updated). Returns the account as it is now.
+   */
+  async setOwnDisplayName(account: Account, displayName: string | null, address: string | null): Promise<Account> {
+    const to = checkedDisplayName(displayName);
+    if (to === account.displayName) return account;
+    await this.deps.accounts.update(account.id, { displayName: to });
+    await this.deps.audit.record('account_updated', account, {
+      address,
+      note: {
+        code: 'account_updated',
+        username: account.username,
+        accountId: account.id,
+        name: { from: account.displayName, to },
+      },
+    });
+    return { ...account, displayName: to };
+  }
+
+  /**
    * An administrator's reset: the account must choose its own password at next login, and
    * whoever held its sessions or API tokens loses them.
    */
@@ -180,5 +216,6 @@ export class AccountService {
 }
 
 export function accountView(account: Account): AccountView {
-  return { id: account.id, username: account.username, role: account.role, unit: account.unit };
+  const { id, username, displayName, role, unit } = account;
+  return { id, username, displayName, role, unit };
 }

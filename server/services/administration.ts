@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { parse as parseCsv } from 'csv-parse/sync';
 import {
+  displayNameField,
   IMPORT_COLUMNS,
   IMPORT_COLUMNS_ZH,
   IMPORT_MAX_ROWS,
@@ -29,7 +30,7 @@ import {
 } from '../store/accounts/port.js';
 import type { DirectoryUnit } from '../store/units/port.js';
 import type { AccountService } from './accounts.js';
-import { USERNAME_RULE, validUsername } from './accounts.js';
+import { checkedDisplayName, USERNAME_RULE, validUsername } from './accounts.js';
 import type { AuditService } from './audit.js';
 import type { LoginThrottle } from './login-throttle.js';
 import type { TokenService } from './sessions.js';
@@ -122,6 +123,7 @@ export class AccountAdministration {
       return {
         id: a.id,
         username: a.username,
+        displayName: a.displayName,
         role: a.role,
         unit: p.unit ? unitView(p.unit) : null,
         unitText: p.unit
@@ -191,6 +193,7 @@ export class AccountAdministration {
       placed = placed.filter(
         (p) =>
           usernameKey(p.account.username).includes(q) ||
+          (p.account.displayName !== null && usernameKey(p.account.displayName).includes(q)) ||
           (p.unit ? p.unit.path.join('/') : legacyNames(p.account.unit).join('/')).includes(query.q!) ||
           p.unit?.code?.startsWith(query.q!),
       );
@@ -237,6 +240,7 @@ export class AccountAdministration {
     const password = oneTimePassword();
     const account = await this.deps.accounts.create({
       username: request.username,
+      displayName: request.displayName ?? null,
       password,
       role: request.role,
       unit,
@@ -247,6 +251,7 @@ export class AccountAdministration {
       note: {
         code: 'account_created',
         ...named(account),
+        ...(account.displayName !== null && { displayName: account.displayName }),
         role: account.role,
         unit: describeUnit(unit),
         by: 'administrator',
@@ -280,6 +285,8 @@ export class AccountAdministration {
     else if (role !== before.role && before.unit.id === ARCHIVE_UNIT_ID && role !== 'admin')
       throw new ValidationError('Only administrators belong to the whole archive; give the account a unit as well.');
     else if (role === 'admin' && before.role !== 'admin' && dir) await this.deps.directory.checkAdministratorUnit(dir);
+    const displayName = patch.displayName === undefined ? before.displayName : checkedDisplayName(patch.displayName);
+    const renamed = displayName !== before.displayName;
     const after: Placed = { account: { ...before, role, disabled: patch.disabled ?? before.disabled }, unit: dir };
     const wasTop = this.isTopLevel(target) && !before.disabled;
     const staysTop = this.isTopLevel(after) && !after.account.disabled;
@@ -292,9 +299,10 @@ export class AccountAdministration {
       ...(role !== before.role ? { role } : {}),
       ...(unit ? { unit } : {}),
       ...(patch.disabled !== undefined ? { disabled: patch.disabled } : {}),
+      ...(renamed ? { displayName } : {}),
     });
     const who = named(before);
-    if (role !== before.role || unit)
+    if (role !== before.role || unit || renamed)
       await this.deps.audit.record('account_updated', caller, {
         address,
         note: {
@@ -302,6 +310,7 @@ export class AccountAdministration {
           ...who,
           ...(role !== before.role ? { role: { from: before.role, to: role } } : {}),
           ...(unit ? { unit: { from: describeUnit(before.unit), to: describeUnit(unit) } } : {}),
+          ...(renamed ? { name: { from: before.displayName, to: displayName } } : {}),
         },
       });
     if (patch.disabled === true && !before.disabled) {
@@ -340,7 +349,8 @@ export class AccountAdministration {
   }
 
   /**
-   * Accounts from a CSV (username, role, unit code; a header row is recognised and skipped):
+   * Accounts from a CSV (username, role, unit code, and optionally the display name; a header
+   * row is recognised and skipped):
    * every row is checked first, and nothing is created if any row is wrong. Returns each
    * account with its one-time password, in the file's order.
    */
@@ -361,25 +371,33 @@ export class AccountAdministration {
       throw new ValidationError(`The file is not a CSV table: ${(err as Error).message}`);
     }
     const header = rows[0]?.map((c) => c.toLowerCase());
-    const skip =
-      header && (IMPORT_COLUMNS.every((c, i) => header[i] === c) || IMPORT_COLUMNS_ZH.every((c, i) => header[i] === c))
-        ? 1
-        : 0;
+    // A header names the first three columns, or all four (files made for the three-column import still read).
+    const names = (columns: readonly string[]) =>
+      header !== undefined &&
+      columns.slice(0, 3).every((c, i) => header[i] === c) &&
+      (header[3] === undefined || header[3] === '' || header[3] === columns[3]);
+    const skip = names(IMPORT_COLUMNS) || names(IMPORT_COLUMNS_ZH) ? 1 : 0;
     const body = rows.slice(skip);
     if (body.length === 0)
-      throw new ValidationError('The file has no accounts: one row per account, "username,role,unit code".');
+      throw new ValidationError(
+        'The file has no accounts: one row per account, "username,role,unit code" and, if you like, ",name".',
+      );
     if (body.length > IMPORT_MAX_ROWS)
       throw new ValidationError(
         `A file holds at most ${IMPORT_MAX_ROWS} accounts; this one has ${body.length}. Split it.`,
       );
     const problems: ImportRowProblem[] = [];
-    const planned: Array<{ username: string; role: Role; unit: Unit; unitText: string }> = [];
+    const planned: Array<{ username: string; displayName: string | null; role: Role; unit: Unit; unitText: string }> =
+      [];
     const seen = new Map<string, number>();
     for (const [i, row] of body.entries()) {
       const line = i + 1 + skip;
-      const [username = '', roleText = '', code = ''] = row;
+      const [username = '', roleText = '', code = '', nameText = ''] = row;
       const wrong: string[] = [];
-      if (row.length > 3 && row.slice(3).some((c) => c !== '')) wrong.push('more than three columns');
+      if (row.length > 4 && row.slice(4).some((c) => c !== '')) wrong.push('more than four columns');
+      const name = displayNameField.safeParse(nameText);
+      if (!name.success) wrong.push(`name: ${name.error.issues[0]!.message}`);
+      const displayName = name.success ? name.data : null;
       const role = ROLE_NAMES[roleText.toLowerCase()];
       if (!role) wrong.push(`role "${roleText}" is not clerk (档案员) or admin (管理员)`);
       if (!validUsername(username)) wrong.push(`username: ${USERNAME_RULE}`);
@@ -399,7 +417,14 @@ export class AccountAdministration {
           wrong.push(`unit "${code}" is not a unit within your reach`);
         }
       if (wrong.length > 0) problems.push({ line, username, problems: wrong });
-      else planned.push({ username, role: role!, unit: unit!.unit, unitText: unit!.dir?.path.join(' / ') ?? '' });
+      else
+        planned.push({
+          username,
+          displayName,
+          role: role!,
+          unit: unit!.unit,
+          unitText: unit!.dir?.path.join(' / ') ?? '',
+        });
     }
     if (problems.length > 0)
       throw new ValidationError(
@@ -414,6 +439,7 @@ export class AccountAdministration {
       const password = oneTimePassword();
       const account = await this.deps.accounts.create({
         username: p.username,
+        displayName: p.displayName,
         password,
         role: p.role,
         unit: p.unit,
@@ -421,19 +447,27 @@ export class AccountAdministration {
       });
       await this.deps.audit.record('account_created', caller, {
         address,
-        note: { code: 'account_created', ...named(account), role: account.role, unit: describeUnit(p.unit), by: 'csv' },
+        note: {
+          code: 'account_created',
+          ...named(account),
+          ...(account.displayName !== null && { displayName: account.displayName }),
+          role: account.role,
+          unit: describeUnit(p.unit),
+          by: 'csv',
+        },
       });
       created.push({ account, unitText: p.unitText, oneTimePassword: password });
     }
     return created;
   }
 
-  private tokenView(t: ApiTokenRecord, username: string): TokenView {
+  private tokenView(t: ApiTokenRecord, owner: Pick<Account, 'username' | 'displayName'>): TokenView {
     return {
       id: t.id,
       label: t.label,
       accountId: t.accountId,
-      username,
+      username: owner.username,
+      displayName: owner.displayName,
       createdAt: t.createdAt.toISOString(),
       expiresAt: t.expiresAt?.toISOString() ?? null,
       lastUsedAt: t.lastUsedAt?.toISOString() ?? null,
@@ -445,12 +479,12 @@ export class AccountAdministration {
   async listTokens(caller: Account, scope: 'mine' | 'reach'): Promise<TokenView[]> {
     const tokens = (await this.deps.tokens.list()).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     if (scope === 'mine' || caller.role !== 'admin')
-      return tokens.filter((t) => t.accountId === caller.id).map((t) => this.tokenView(t, caller.username));
+      return tokens.filter((t) => t.accountId === caller.id).map((t) => this.tokenView(t, caller));
     const reach = await this.deps.directory.reachOf(caller);
     const owners = new Map(
       (await this.placeAll(await this.deps.store.list()))
         .filter((p) => this.inReach(reach, p))
-        .map((p) => [p.account.id, p.account.username]),
+        .map((p) => [p.account.id, p.account]),
     );
     return tokens.filter((t) => owners.has(t.accountId)).map((t) => this.tokenView(t, owners.get(t.accountId)!));
   }
@@ -461,7 +495,7 @@ export class AccountAdministration {
       address,
       note: { code: 'token_created', tokenId: id, label: request.label ?? '', expiresInDays: request.expiresInDays },
     });
-    return { token, view: this.tokenView(record, caller.username) };
+    return { token, view: this.tokenView(record, caller) };
   }
 
   /** Revokes the caller's own token, or (administrators) a token of an account in reach. */

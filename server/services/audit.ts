@@ -1,5 +1,6 @@
 import { auditNoteDetail, type AuditNote } from '../../shared/audit-notes.js';
 import type { AuditAction, AuditEventView, AuditQuery, Unit } from '../../shared/schemas.js';
+import type { AccountStore } from '../store/accounts/port.js';
 import type { AuditEvent, AuditLog } from '../store/audit/port.js';
 
 /** Who acted: an account, or only the user name someone tried (a failed login). */
@@ -17,11 +18,13 @@ export interface AuditDetails {
 /**
  * The audit log's rules: every event gets the time from the service's clock and the actor's unit
  * at that moment. Recording fails closed: when the event cannot be stored, the action reports an
- * error instead of going unrecorded.
+ * error instead of going unrecorded. An event keeps the login of the moment; a page of events
+ * read back names each account by its display name now.
  */
 export class AuditService {
   constructor(
     private readonly log: AuditLog,
+    private readonly accounts: Pick<AccountStore, 'displayNames'>,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
@@ -71,10 +74,15 @@ export class AuditService {
       limit: query.limit,
       offset: query.offset,
     });
-    return { total, items: items.map(auditEventView) };
+    // Only an account's events: a failed login's attempted name is nobody's, whoever took it later.
+    const names = await this.accounts.displayNames(items.flatMap((e) => (e.userId === null ? [] : [e.userName])));
+    return {
+      total,
+      items: items.map((e) => auditEventView(e, e.userId === null ? null : (names.get(e.userName) ?? null))),
+    };
   }
 }
 
-export function auditEventView(e: AuditEvent & { id: string }): AuditEventView {
-  return { ...e, at: e.at.toISOString() };
+export function auditEventView(e: AuditEvent & { id: string }, userDisplayName: string | null): AuditEventView {
+  return { ...e, userDisplayName, at: e.at.toISOString() };
 }

@@ -59,6 +59,7 @@ export class FileService {
       limit: query.limit,
       offset: query.offset,
     });
+    const names = await this.store.accounts.displayNames(page.items.flatMap((l) => l.uploaders));
     return {
       items: page.items.map((l) => ({
         fileId: l.entry.fileId,
@@ -73,6 +74,7 @@ export class FileService {
         names: l.names,
         nameCount: l.nameCount,
         uploaders: l.uploaders,
+        uploaderDisplayNames: l.uploaders.map((login) => names.get(login) ?? null),
         uploaderCount: l.uploaderCount,
       })),
       total: page.total,
@@ -85,7 +87,9 @@ export class FileService {
 
   /** Everybody who uploaded files the caller sees (the uploader filter's choices). */
   async uploaders(principal: Principal): Promise<FileUploaders> {
-    return { items: await this.store.ledger.uploaders(await this.visibleTo(principal.account)) };
+    const uploaders = await this.store.ledger.uploaders(await this.visibleTo(principal.account));
+    const names = await this.store.accounts.displayNames(uploaders.map((u) => u.username));
+    return { items: uploaders.map((u) => ({ ...u, displayName: names.get(u.username) ?? null })) };
   }
 
   /**

@@ -10,7 +10,14 @@ import type {
   SavingsQuery,
   SavingsReport,
 } from '../../shared/reports.js';
-import type { ReportFilter, ReportPaging, Reports } from '../store/reports/port.js';
+import type { AccountStore } from '../store/accounts/port.js';
+import type {
+  ReportFilter,
+  ReportPaging,
+  Reports,
+  StoredCrossUnitRow,
+  StoredRepeatRow,
+} from '../store/reports/port.js';
 import type { ReportCalendar } from './calendar.js';
 
 /** A report's query as the API parsed it, without the output format. */
@@ -19,12 +26,14 @@ type CommonQuery = Parsed<SavingsQuery>;
 
 /**
  * The administrators' reports: turns the API's calendar days into the store's instants (in the
- * report time zone) and picks default sorting; the store computes. Each table is one page.
+ * report time zone) and picks default sorting; the store computes. Each table is one page, its
+ * uploaders named by their accounts' display names (looked up once for the page).
  */
 export class ReportService {
   constructor(
     private readonly reports: Reports,
     readonly calendar: ReportCalendar,
+    private readonly accounts: Pick<AccountStore, 'displayNames'>,
   ) {}
 
   async repeatUploaders(q: Parsed<RepeatUploadersQuery>): Promise<ReportPage<RepeatUploaderRow>> {
@@ -36,12 +45,24 @@ export class ReportService {
       unitId: q.unitId,
       min: q.min,
     });
-    return { ...page, limit: q.limit, offset: q.offset };
+    const names = await this.accounts.displayNames(page.items.flatMap((r) => ('userName' in r ? [r.userName] : [])));
+    const items = page.items.map((r: StoredRepeatRow): RepeatUploaderRow =>
+      'userName' in r ? { ...r, userDisplayName: names.get(r.userName) ?? null } : r,
+    );
+    return { items, total: page.total, limit: q.limit, offset: q.offset };
   }
 
   async crossUnit(q: Parsed<CrossUnitQuery>): Promise<ReportPage<CrossUnitRow>> {
     const page = await this.reports.crossUnit({ ...this.filter(q), ...paging(q, CROSS_UNIT_SORTS), min: q.min });
-    return { ...page, limit: q.limit, offset: q.offset };
+    const names = await this.accounts.displayNames(page.items.flatMap((r) => r.uploaders.flatMap((u) => u.userNames)));
+    const items = page.items.map((r: StoredCrossUnitRow): CrossUnitRow => ({
+      ...r,
+      uploaders: r.uploaders.map((u) => ({
+        ...u,
+        userDisplayNames: u.userNames.map((login) => names.get(login) ?? null),
+      })),
+    }));
+    return { items, total: page.total, limit: q.limit, offset: q.offset };
   }
 
   async savings(q: Parsed<SavingsQuery>): Promise<SavingsReport> {

@@ -319,6 +319,13 @@ describe(
         await page.getByRole('button', { name: m.accountImport, exact: true }).click();
         await page.locator('input[type=file][name=file]').waitFor();
         await scan('accounts, importing');
+        await page.getByRole('button', { name: `${m.accountRename} top`, exact: true }).click();
+        const rename = page.getByRole('textbox', { name: m.displayName, exact: true });
+        await rename.fill('档案馆\u200B管理员');
+        await page.getByRole('button', { name: m.saveNameButton, exact: true }).click();
+        const told = await fieldProblem(rename);
+        assert.ok(told.endsWith(m.displayNameHidden), `the field's hint, then its problem: ${told}`);
+        await scan('accounts, renaming one, a name refused');
 
         await visit(page, 'units', m.unitsTitle, '.tree > li');
         await scan('units');
@@ -329,6 +336,10 @@ describe(
 
         await visit(page, 'password', m.ownPasswordTitle);
         await scan('password');
+        await page.getByRole('textbox', { name: m.displayName, exact: true }).fill('档案馆管理员');
+        await page.getByRole('button', { name: m.saveNameButton, exact: true }).click();
+        await page.getByRole('status').filter({ hasText: m.ownNameSaved }).waitFor();
+        await scan('my account, a name saved (shown in the top bar)');
 
         await visit(page, 'files', m.myUploadsTitle, 'table.files td');
         await scan('our unit’s files');

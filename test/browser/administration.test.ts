@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { artifactPath, browserSkip, BrowserWindows, login } from '../support/browser.js';
+import { artifactPath, browserSkip, BrowserWindows, fieldProblem, login } from '../support/browser.js';
 import { TestServer } from '../support/server.js';
 import { embeddedTarget } from '../support/stores.js';
 
@@ -46,7 +46,7 @@ describe(
       fs.rmSync(files, { recursive: true, force: true });
     });
 
-    it('a county administrator creates a clerk in a town found by search; the clerk logs in with the one-time password, must change it, and uploads', async () => {
+    it('a county administrator creates a clerk, named, in a town found by search; the clerk logs in with the one-time password, must change it, and uploads; the name shows beside the login', async () => {
       const { page, errors } = await newPage();
       await login(page, server.url, 'qing-admin');
       await page.getByRole('link', { name: '账号管理' }).click();
@@ -54,6 +54,7 @@ describe(
       assert.deepEqual(await usernamesListed(page), ['qing-admin'], 'another county’s accounts are not shown');
       await page.getByRole('button', { name: '新建账号' }).click();
       await page.getByRole('textbox', { name: '用户名', exact: true }).fill('wang.qz');
+      await page.getByRole('textbox', { name: '姓名', exact: true }).fill(' 王芳 ');
       await page.getByLabel('按名称或代码查找单位').fill('清州');
       await page.getByRole('button', { name: '河北省 / 沧州市 / 青县 / 清州镇' }).click();
       await page.getByText('已选：河北省 / 沧州市 / 青县 / 清州镇 (130922100)').waitFor();
@@ -70,6 +71,7 @@ describe(
       await page.screenshot({ path: artifactPath('50-accounts-created.png'), fullPage: true });
       await page.getByRole('button', { name: '我已记下，关闭' }).click();
       await page.locator('tr[data-account="wang.qz"] .badge', { hasText: '待改密码' }).waitFor();
+      assert.equal(await page.locator('tr[data-account="wang.qz"] th').innerText(), '王芳（wang.qz）');
       await page.screenshot({ path: artifactPath('51-accounts-list.png'), fullPage: true });
 
       const clerk = await newPage();
@@ -80,7 +82,7 @@ describe(
       await clerk.page.getByLabel('再次输入新密码').fill('a fresh password of mine');
       await clerk.page.getByRole('button', { name: '修改密码' }).click();
       await clerk.page.getByRole('heading', { name: '上传档案' }).waitFor();
-      await clerk.page.getByText('当前用户：wang.qz（沧州市 / 青县 / 清州镇）').waitFor();
+      await clerk.page.getByText('当前用户：王芳（wang.qz，沧州市 / 青县 / 清州镇）').waitFor();
       const file = path.join(files, '清州镇-第一份.pdf');
       fs.writeFileSync(file, randomBytes(30_000));
       await clerk.page.locator('input[type=file]:not([webkitdirectory])').setInputFiles(file);
@@ -93,10 +95,14 @@ describe(
       const listed = await server.store.catalog.list({ accountId: '', limit: 10, offset: 0, nameContains: '清州镇' });
       const [entry] = await server.store.ledger.entriesForFile(listed.items[0]!.entry.fileId);
       assert.equal(entry!.unit.id, '130922100', 'the ledger records the town’s code');
+      // The same file again (by a script of the clerk's): a repeat upload, for the report below.
+      const script = await server.login('wang.qz', 'a fresh password of mine');
+      assert.equal((await script.upload('清州镇-第一份.pdf', fs.readFileSync(file))).status, 200);
 
       // The county administrator sees the clerk's file, and not the other county's.
       await page.getByRole('link', { name: '本单位文件' }).click();
       await page.getByText('清州镇-第一份.pdf').waitFor();
+      await page.getByRole('cell', { name: '王芳（wang.qz）', exact: true }).waitFor();
       assert.equal(await page.getByText('东光县档案.pdf').count(), 0);
       // Its reports count its county only: one upload here, one in 东光县.
       await page.goto(`${server.url}/#/reports/savings`);
@@ -105,15 +111,32 @@ describe(
       assert.equal(await page.getByLabel('县（市、区）').inputValue(), '青县');
       const uploads = page.locator('dd[data-figure="uploads"]');
       await uploads.waitFor();
-      assert.equal((await uploads.innerText()).trim(), '1');
+      assert.equal((await uploads.innerText()).trim(), '2');
       await page.screenshot({ path: artifactPath('58-reports-county.png'), fullPage: true });
+      // The repeat uploader is named as the top bar names them.
+      await page.goto(`${server.url}/#/reports/repeat-uploaders`);
+      await page.getByRole('cell', { name: '王芳（wang.qz）', exact: true }).waitFor();
       assert.deepEqual([...errors, ...clerk.errors], []);
     });
 
-    it('resets a password and disables an account, each shown once or confirmed first', async () => {
+    it('renames an account (a bad name refused at the field), resets its password and disables it, each shown once or confirmed first', async () => {
       const { page, errors } = await newPage();
       await login(page, server.url, 'qing-admin');
       await page.goto(`${server.url}/#/accounts`);
+      await page.getByRole('button', { name: '改姓名 wang.qz' }).click();
+      const name = page.getByRole('textbox', { name: '姓名', exact: true });
+      assert.equal(await name.inputValue(), '王芳');
+      await name.fill('王\u200B芳');
+      await page.getByRole('button', { name: '保存姓名' }).click();
+      assert.match(
+        await fieldProblem(name),
+        /姓名中不能有控制字符或看不见的字符/,
+        'refused at the field, before sending',
+      );
+      await name.fill('王小芳');
+      await page.getByRole('button', { name: '保存姓名' }).click();
+      await page.locator('tr[data-account="wang.qz"] th', { hasText: '王小芳（wang.qz）' }).waitFor();
+      assert.equal((await server.archive.services.accounts.getByUsername('wang.qz')).displayName, '王小芳');
       await page.getByRole('button', { name: '重置密码 wang.qz' }).click();
       await page.getByRole('heading', { name: 'wang.qz 的密码已重置' }).waitFor();
       await page.getByRole('button', { name: '我已记下，关闭' }).click();
@@ -137,7 +160,7 @@ describe(
         page.getByRole('link', { name: '下载模板' }).click(),
       ]);
       const templateText = fs.readFileSync(await template[0].path(), 'utf8');
-      assert.match(templateText, /^\uFEFF用户名,角色,单位代码\r\n/);
+      assert.match(templateText, /^\uFEFF用户名,角色,单位代码,姓名\r\n/);
       const wrong = path.join(files, 'wrong.csv');
       fs.writeFileSync(wrong, '\uFEFF用户名,角色,单位代码\r\nli.1,档案员,130922101\r\nli.2,档案员,130923100\r\n');
       await page.getByLabel('选择 CSV 文件').setInputFiles(wrong);
@@ -146,12 +169,27 @@ describe(
       await page.getByText('第 3 行（li.2）', { exact: false }).waitFor();
       await page.screenshot({ path: artifactPath('53-accounts-import-refused.png'), fullPage: true });
       const right = path.join(files, 'right.csv');
-      fs.writeFileSync(right, '\uFEFF用户名,角色,单位代码\r\nli.1,档案员,130922101\r\nli.2,档案员,130922102\r\n');
+      fs.writeFileSync(
+        right,
+        '\uFEFF用户名,角色,单位代码,姓名\r\nli.1,档案员,130922101,"李,一"\r\nli.2,档案员,130922102,\r\n',
+      );
       await page.getByLabel('选择 CSV 文件').setInputFiles(right);
       await page.getByRole('button', { name: '导入', exact: true }).click();
       await page.getByText('已创建 2 个账号', { exact: false }).waitFor();
       const passwords = await page.locator('.handover td.secret').allInnerTexts();
       assert.equal(passwords.length, 2);
+      assert.deepEqual(
+        await page
+          .locator('.handover tbody tr')
+          .evaluateAll((rows) =>
+            rows.map((r) => (r as unknown as { innerText: string }).innerText.split('\t').slice(0, 2)),
+          ),
+        [
+          ['li.1', '李,一'],
+          ['li.2', ''],
+        ],
+        'a name holding a comma stays whole',
+      );
       await server.login('li.2', passwords[1]!.trim());
       await page.screenshot({ path: artifactPath('54-accounts-imported.png'), fullPage: true });
       assert.deepEqual(errors, []);
@@ -192,6 +230,7 @@ describe(
         mustChangePassword: false,
         disabled: false,
         lastLoginAt: null,
+        displayName: null,
       });
       const { page, errors } = await newPage();
       await login(page, server.url, 'top');

@@ -265,11 +265,17 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     assert.deepEqual(errors, []);
   });
 
-  it('lets a clerk change their own password from the top bar, ending other logins and revoking API tokens when asked', async () => {
+  it('lets a clerk name themselves and change their own password from the top bar, ending other logins and revoking API tokens when asked', async () => {
     const { page, errors } = await newPage();
     await login(page, server.url, 'clerk-pw');
-    await page.getByRole('link', { name: '修改密码' }).click();
+    await page.getByRole('link', { name: '我的账号' }).click();
     await page.getByRole('heading', { name: '修改我的密码' }).waitFor();
+    // The clerk names themselves there: the top bar shows the name beside the login at once.
+    await page.getByRole('textbox', { name: '姓名', exact: true }).fill('改密码的档案员');
+    await page.getByRole('button', { name: '保存姓名' }).click();
+    await page.getByRole('status').filter({ hasText: '姓名已保存。' }).waitFor();
+    await page.getByText(/^当前用户：改密码的档案员（clerk-pw，/).waitFor();
+    assert.equal((await (await api('clerk-pw').fetch('/api/session')).json()).account.displayName, '改密码的档案员');
     await page.getByLabel('当前密码').fill(PASSWORD);
     // A common password is refused, in the clerk's language, with what to do instead.
     const newPassword = page.getByLabel(/^新密码/);

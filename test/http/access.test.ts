@@ -188,6 +188,20 @@ for (const target of storeTargets) {
       }
     });
 
+    it('PUT /api/session/name: logged-in accounts only, each naming itself', async () => {
+      for (const who of WHO) {
+        await expectStatus(
+          who,
+          await as[who].json('/api/session/name', 'PUT', { displayName: `${who} 的姓名` }),
+          who === 'anonymous' ? 401 : 200,
+        );
+        if (who !== 'anonymous')
+          assert.equal((await server.archive.services.accounts.getByUsername(who)).displayName, `${who} 的姓名`);
+      }
+      for (const who of ['clerkA', 'clerkB', 'admin'] as const)
+        await expectStatus(who, await as[who].json('/api/session/name', 'PUT', { displayName: null }), 200);
+    });
+
     it('DELETE /api/session: logged-in accounts only', async () => {
       for (const who of WHO) {
         const client = who === 'anonymous' ? as.anonymous : await server.login(who);

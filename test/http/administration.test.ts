@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { AccountSummary, OneTimePasswordView, TokenView } from '../../shared/accounts.js';
 import type { UnitList, UnitView } from '../../shared/units.js';
 import { randomContent } from '../support/content.js';
-import { Client, PASSWORD, TestServer } from '../support/server.js';
+import { body, Client, PASSWORD, TestServer } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
 
 /**
@@ -21,12 +21,6 @@ const DONGGUANG = '130923';
 const DONGGUANG_TOWN = '130923100';
 
 const NEW_PASSWORD = 'a long new password 2026';
-
-async function body<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  assert.equal(res.status, status, text);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
 
 for (const target of storeTargets) {
   describe(`administration in the browser's API (${target.name} store)`, { skip: target.skip }, () => {
@@ -437,7 +431,7 @@ for (const target of storeTargets) {
           .trim()
           .split(/\r\n/);
         assert.equal(lines.length, 4);
-        const [user, , , password] = lines[2]!.split(',');
+        const [user, , , , password] = lines[2]!.split(',');
         assert.equal(user, 'zhao2');
         assert.equal(await count(), before + 3);
         await server.login('zhao2', password);

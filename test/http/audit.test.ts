@@ -178,7 +178,7 @@ for (const target of storeTargets) {
       const lines = bytes.subarray(3).toString('utf8').split('\r\n');
       assert.equal(
         lines[0],
-        'time,action,user,user id,unit id,city,county,town,street,address,file id,file name,detail',
+        'time,action,user,name,user id,unit id,city,county,town,street,address,file id,file name,detail',
       );
       assert.equal(lines.length, 3, 'header, one event, final line end');
       assert.match(
@@ -197,7 +197,7 @@ for (const target of storeTargets) {
         .split('\r\n');
       assert.equal(
         lines[0],
-        '时间,操作,用户,用户编号,单位代码,市,县（市、区）,乡（镇、街道）,村（社区）,网络地址,文件编号,文件名,详情',
+        '时间,操作,用户,姓名,用户编号,单位代码,市,县（市、区）,乡（镇、街道）,村（社区）,网络地址,文件编号,文件名,详情',
       );
       assert.match(
         lines[1]!,

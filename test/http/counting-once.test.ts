@@ -64,8 +64,11 @@ for (const target of storeTargets) {
     const store = () => server.opened.store;
     /** Uploads in the days' tally, the whole archive's. */
     const tally = async () =>
-      (await new ReportService(store().reports, new ReportCalendar('Asia/Shanghai')).savings(savingsQuery.parse({})))
-        .summary.uploads;
+      (
+        await new ReportService(store().reports, new ReportCalendar('Asia/Shanghai'), store().accounts).savings(
+          savingsQuery.parse({}),
+        )
+      ).summary.uploads;
     let tallyBefore = 0;
     beforeEach(async () => (tallyBefore = await tally()));
     /** A file's UploadCounts (summed), its upload events in the audit log, and the uploads the tally gained in this test. */

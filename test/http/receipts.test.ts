@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { ReceiptSummary, ReceiptView } from '../../shared/receipts.js';
 import { checkBody, digestsFor, md5, randomContent, sha256 } from '../support/content.js';
-import { Client, TestServer } from '../support/server.js';
+import { body, Client, TestServer } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
 
 /**
@@ -14,12 +14,6 @@ import { storeTargets } from '../support/stores.js';
 const newKey = () => randomBytes(16).toString('hex');
 const newId = () => randomBytes(16).toString('hex');
 const at = '2026-11-25T08:00:00.000Z';
-
-async function body<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  assert.equal(res.status, status, text);
-  return JSON.parse(text) as T;
-}
 
 for (const target of storeTargets) {
   describe(`receipts of folder uploads (${target.name} store)`, { skip: target.skip }, () => {

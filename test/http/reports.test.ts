@@ -183,15 +183,21 @@ for (const target of storeTargets) {
       ]);
     });
 
-    it('exports repeat uploaders, cross-unit files (units in one cell) and collisions', async () => {
+    it('exports repeat uploaders (the login and the name beside it), cross-unit files (units in one cell) and collisions', async () => {
       const repeats = await csv('/api/reports/repeat-uploaders?format=csv&min=3');
       assert.equal(
         repeats.lines[0],
-        'user,user id,unit id,city,county,town,street,file id,file name,size (bytes),uploads,first upload,last upload',
+        'user,name,user id,unit id,city,county,town,street,file id,file name,size (bytes),uploads,first upload,last upload',
       );
       assert.match(
         repeats.lines[1]!,
-        /^alice,a-alice,u-dong,江城市,东县,,,[0-9a-f]{24},通知\.pdf,1000,3,2026-03-02T02:00:00\.000Z,2026-03-10T02:00:00\.000Z$/,
+        /^alice,艾丽,a-alice,u-dong,江城市,东县,,,[0-9a-f]{24},通知\.pdf,1000,3,2026-03-02T02:00:00\.000Z,2026-03-10T02:00:00\.000Z$/,
+      );
+      const perUser = await csv(`/api/reports/repeat-uploaders?format=csv&group=user&lang=zh-CN&sort=userName`);
+      assert.deepEqual(
+        perUser.lines.slice(0, 5).map((l) => l.split(',').slice(0, 3).join(',')),
+        ['用户,姓名,用户编号', 'alice,艾丽,a-alice', 'bob,鲍勃,a-bob', 'carol,柯萝,a-carol', 'dave,,a-dave'],
+        'no name: an empty cell',
       );
       assert.equal(repeats.lines.length, 4);
       const users = await csv('/api/reports/repeat-uploaders?format=csv&group=unit&limit=1');
@@ -203,8 +209,10 @@ for (const target of storeTargets) {
       const cross = await csv('/api/reports/cross-unit?format=csv&sort=units&limit=1');
       assert.match(
         cross.lines[1]!,
-        /^[0-9a-f]{24},通知\.pdf,1000,4,5,8,.*,"江城市\/东县 \(alice, bob: 4\); 河市 \(gina: 1\); 江城市\/东县\/城关镇 \(carol: 1\); 江城市\/西县 \(dave: 2\)"$/,
+        /^[0-9a-f]{24},通知\.pdf,1000,4,5,8,.*,"江城市\/东县 \(艾丽 \(alice\), 鲍勃 \(bob\): 4\); 河市 \(gina: 1\); 江城市\/东县\/城关镇 \(柯萝 \(carol\): 1\); 江城市\/西县 \(dave: 2\)"$/,
       );
+      const crossZh = await csv('/api/reports/cross-unit?format=csv&sort=units&limit=1&lang=zh-CN');
+      assert.match(crossZh.lines[1]!, /"江城市\/东县 \(艾丽（alice）, 鲍勃（bob）: 4\); 河市 \(gina: 1\);/);
       const collisions = await csv('/api/reports/collisions?format=csv');
       assert.equal(
         collisions.lines[0],

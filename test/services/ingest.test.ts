@@ -34,7 +34,7 @@ describe('ingest: one pass of chunking, MD5 and SHA-256', () => {
       pool: new ChunkPool(CS),
       scope: new DuplicateScope('archive', opened.store.ledger),
       maxFileSize: 40 * CS,
-      audit: new AuditService(opened.store.audit),
+      audit: new AuditService(opened.store.audit, opened.store.accounts),
       calendar: new ReportCalendar('Asia/Shanghai'),
       meter: { counted() {} },
     });
@@ -111,7 +111,7 @@ describe('ingest: two first uploads of one new file finishing together', () => {
       pool: new ChunkPool(CS),
       scope: new DuplicateScope('archive', store.ledger),
       maxFileSize: 40 * CS,
-      audit: new AuditService(store.audit),
+      audit: new AuditService(store.audit, store.accounts),
       calendar: new ReportCalendar('Asia/Shanghai'),
       meter: { counted() {} },
     });
@@ -128,7 +128,9 @@ describe('ingest: two first uploads of one new file finishing together', () => {
     const answers = await Promise.all([upload('first', 'tus:1'), upload('second', 'tus:2')]);
     assert.equal(answers[0].fileId, answers[1].fileId);
     const summary = (
-      await new ReportService(store.reports, new ReportCalendar('Asia/Shanghai')).savings(savingsQuery.parse({}))
+      await new ReportService(store.reports, new ReportCalendar('Asia/Shanghai'), store.accounts).savings(
+        savingsQuery.parse({}),
+      )
     ).summary;
     assert.deepEqual([summary.uploads, summary.savedUploads], [2, 1]);
     const details = (await store.audit.search({ limit: 10, offset: 0 })).items.map((e) => e.detail).sort();

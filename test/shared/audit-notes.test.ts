@@ -34,11 +34,18 @@ const EXAMPLES: { [C in AuditNoteCode]: Extract<AuditNote, { code: C }> } = {
     code: 'account_created',
     username: 'li',
     accountId: 'a-1',
+    displayName: '李四',
     role: 'clerk',
     unit: '沧州市 / 青县',
     by: 'csv',
   },
-  account_updated: { code: 'account_updated', username: 'li', accountId: 'a-1', role: { from: 'clerk', to: 'admin' } },
+  account_updated: {
+    code: 'account_updated',
+    username: 'li',
+    accountId: 'a-1',
+    role: { from: 'clerk', to: 'admin' },
+    name: { from: null, to: '李四' },
+  },
   account_disabled: { code: 'account_disabled', username: 'li', accountId: 'a-1' },
   account_named: { code: 'account_named', username: 'li', accountId: 'a-1' },
   password_reset: { code: 'password_reset', username: 'li', accountId: 'a-1', tokensRevoked: 1 },
@@ -92,6 +99,29 @@ describe('audit notes: what an event says, in each language', () => {
       'paging is left to the details',
     );
     assert.equal(auditNoteText('zh-CN', EXAMPLES.upload), '断点续传：档案库已有，未重复保存');
+  });
+
+  it('words a display name given, changed or removed, in each language', () => {
+    assert.equal(auditNoteText('en', EXAMPLES.account_updated), 'li (a-1): role clerk → admin; name (none) → "李四"');
+    assert.equal(
+      auditNoteText('zh-CN', EXAMPLES.account_updated),
+      'li (a-1)：角色 档案员 → 管理员；姓名 （无） → “李四”',
+    );
+    const removed: AuditNote = {
+      code: 'account_updated',
+      username: 'li',
+      accountId: 'a-1',
+      name: { from: '李四', to: null },
+    };
+    assert.equal(auditNoteText('zh-CN', removed), 'li (a-1)：姓名 “李四” → （无）');
+    assert.equal(
+      auditNoteText('zh-CN', EXAMPLES.account_created),
+      'li (a-1)，姓名 “李四”，档案员，单位 沧州市 / 青县，批量导入',
+    );
+    assert.equal(
+      auditNoteText('en', { code: 'account_created', role: 'clerk', displayName: '王五', by: 'command' }),
+      'clerk, name "王五", by the archive command',
+    );
   });
 
   it('keeps checksums out of the plain words, for the details area', () => {

@@ -91,6 +91,33 @@ describe('embedded store specifics', () => {
     }
   });
 
+  it('gives a database of an earlier version the display-name column at open: its accounts have no name, and may be given one', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    const old = testAccount({ username: 'old.clerk' });
+    await store.accounts.create(old);
+    await store.close();
+    // As a data directory of the earlier version holds its accounts: no display_name column.
+    const db = new Database(path.join(dataDir, 'archive.sqlite'));
+    db.exec('ALTER TABLE accounts DROP COLUMN display_name');
+    db.close();
+    const reopened = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    try {
+      assert.equal((await reopened.accounts.get(old.id))?.displayName, null);
+      assert.deepEqual(await reopened.accounts.displayNames(['old.clerk']), new Map());
+      await reopened.accounts.update(old.id, { displayName: '老档案员' });
+      assert.equal((await reopened.accounts.findByUsername('old.clerk'))?.displayName, '老档案员');
+      await reopened.accounts.create(testAccount({ username: 'new.clerk', displayName: '新档案员' }));
+      assert.deepEqual([...(await reopened.accounts.displayNames(['old.clerk', 'new.clerk']))].sort(), [
+        ['new.clerk', '新档案员'],
+        ['old.clerk', '老档案员'],
+      ]);
+    } finally {
+      await reopened.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('remembers the first and last names of ledger entries made before ledger_names existed, at open', async () => {
     const dataDir = tempDir();
     const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });

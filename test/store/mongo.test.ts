@@ -41,6 +41,22 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
     });
   });
 
+  it('reads accounts of an earlier version (no displayName field) as having no name, and gives them one', async () => {
+    await withMongoStore(async (opened, db) => {
+      const { id, displayName, ...rest } = testAccount({ username: 'old.clerk' });
+      assert.equal(displayName, null);
+      await db.collection('accounts').insertOne({ _id: id as never, ...rest, usernameKey: 'old.clerk' });
+      const store = opened.store;
+      assert.equal((await store.accounts.get(id))?.displayName, null);
+      assert.deepEqual(await store.accounts.displayNames(['old.clerk']), new Map());
+      await store.accounts.update(id, { displayName: '老档案员' });
+      assert.equal((await store.accounts.findByUsername('old.clerk'))?.displayName, '老档案员');
+      await store.accounts.update(id, { displayName: null });
+      const doc = await db.collection('accounts').findOne({ _id: id as never });
+      assert.equal('displayName' in doc!, false, 'no name is no field, as before');
+    });
+  });
+
   it('flags an MD5 collision when a commit is retried after a crash between its catalog entry and the flag', async () => {
     await withMongoStore(async (opened, db) => {
       const a = await stageBytes(opened.store, randomContent(100));

@@ -87,6 +87,7 @@ export function testAccount(overrides: Partial<Account> = {}): Account {
     mustChangePassword: false,
     disabled: false,
     lastLoginAt: null,
+    displayName: null,
     ...overrides,
   };
 }

@@ -38,17 +38,23 @@ export const UNITS = {
   he: { id: 'u-he', geoType: 'city', city: '河市' },
 } satisfies Record<string, Unit>;
 
-const person = (name: string, unit: Unit): Account => testAccount({ id: `a-${name}`, username: name, unit });
+const person = (name: string, unit: Unit, displayName: string | null = null): Account =>
+  testAccount({ id: `a-${name}`, username: name, unit, displayName });
 
+/**
+ * The uploaders. Their accounts are in the store with their display names (dave and frank have
+ * none), except gina's: an uploader of an earlier version whose account is not here.
+ */
 export const PEOPLE = {
-  alice: person('alice', UNITS.dong),
-  bob: person('bob', UNITS.dong),
-  carol: person('carol', UNITS.dongTown),
+  alice: person('alice', UNITS.dong, '艾丽'),
+  bob: person('bob', UNITS.dong, '鲍勃'),
+  carol: person('carol', UNITS.dongTown, '柯萝'),
   dave: person('dave', UNITS.xi),
-  erin: person('erin', UNITS.xiTown),
+  erin: person('erin', UNITS.xiTown, '尔琳'),
   frank: person('frank', UNITS.city),
   gina: person('gina', UNITS.he),
 };
+const WITHOUT_ACCOUNT: ReadonlySet<keyof typeof PEOPLE> = new Set(['gina']);
 
 export const FILES = {
   F1: { name: '通知.pdf', length: 1000 },
@@ -86,8 +92,10 @@ const UPLOADS: Upload[] = [
 
 export const REPORT_TIME_ZONE = 'Asia/Shanghai';
 
-/** Stores the six files and records the eighteen uploads; returns the catalog entries. */
+/** Creates the uploaders' accounts, stores the six files and records the eighteen uploads; returns the catalog entries. */
 export async function seedReportArchive(store: ArchiveStore): Promise<Record<FileKey, CatalogEntry>> {
+  for (const [who, account] of Object.entries(PEOPLE))
+    if (!WITHOUT_ACCOUNT.has(who as keyof typeof PEOPLE)) await store.accounts.create(account);
   const calendar = new ReportCalendar(REPORT_TIME_ZONE);
   const firstUpload = (file: FileKey) => new Date(UPLOADS.find((u) => u[1] === file)![2]);
   const entries = {} as Record<FileKey, CatalogEntry>;

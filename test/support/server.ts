@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import http from 'node:http';
 import { DEFAULT_LOGIN_THROTTLE } from '../../server/services/login-throttle.js';
 import { DEFAULT_QUOTAS } from '../../server/services/quotas.js';
@@ -210,6 +211,13 @@ export class Client {
     });
     return { check, res, body: await res.json() };
   }
+}
+
+/** An answer's body, once its status is the one expected (else the test fails, showing the body). */
+export async function body<T>(res: Response, status: number): Promise<T> {
+  const text = await res.text();
+  assert.equal(res.status, status, text);
+  return (text ? JSON.parse(text) : undefined) as T;
 }
 
 /** A GET with node:http, for headers fetch() would change. */

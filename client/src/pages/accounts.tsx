@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import {
   ACCOUNT_STATES,
   IMPORT_COLUMNS_ZH,
+  personLabel,
   type AccountList,
   type AccountState,
   type AccountSummary,
@@ -11,6 +12,7 @@ import { ARCHIVE_UNIT_ID } from '../../../shared/units.js';
 import { ImportRefused, type ArchiveApi } from '../api.js';
 import { describeError, translator, type Language, type Translate } from '../i18n/index.js';
 import { Field, FormProblem, useCheckedForm } from './field.js';
+import { displayNameProblems } from './display-name.js';
 import { formatTime } from './format.js';
 import { formText } from './form-text.js';
 import { ConfirmAction, CopyButton, ErrorNote, Pager, RowAction } from './controls.js';
@@ -35,7 +37,24 @@ const STATE_KEYS = {
 } as const satisfies Record<AccountState, string>;
 
 /** The template offered for download: the columns, and one example row. */
-const TEMPLATE = `\uFEFF${IMPORT_COLUMNS_ZH.join(',')}\r\nzhangsan,档案员,130922100\r\n`;
+const TEMPLATE = `\uFEFF${IMPORT_COLUMNS_ZH.join(',')}\r\nzhangsan,档案员,130922100,张三\r\n`;
+
+/**
+ * The rows of the import's answer, the header left out. Its fields may be quoted (a name with a
+ * comma) but never hold a line break: names, units and passwords cannot.
+ */
+function csvBody(text: string): string[][] {
+  const lines = text
+    .replace(/^\uFEFF/, '')
+    .trim()
+    .split(/\r?\n/)
+    .slice(1);
+  return lines.map((line) =>
+    Array.from(line.matchAll(/(?:^|,)(?:"((?:[^"]|"")*)"|([^,]*))/g), ([, quoted, plain]) =>
+      quoted !== undefined ? quoted.replace(/""/g, '"') : (plain ?? ''),
+    ),
+  );
+}
 
 /**
  * 账号管理: the accounts within the administrator's reach, searchable and paged, with creating,
@@ -57,6 +76,7 @@ export function AccountsPage({
   const [list, setList] = useState<AccountList | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [panel, setPanel] = useState<'none' | 'create' | 'import'>('none');
+  const [renaming, setRenaming] = useState<AccountSummary | null>(null);
   const [handover, setHandover] = useState<Handover | null>(null);
   const [refresh, setRefresh] = useState(0);
 
@@ -128,6 +148,18 @@ export function AccountsPage({
         <ImportAccounts api={api} language={language} onImported={() => setRefresh((r) => r + 1)} />
       )}
       {handover && <HandoverNote language={language} handover={handover} onClose={() => setHandover(null)} />}
+      {renaming && (
+        <RenameAccount
+          key={renaming.id}
+          api={api}
+          language={language}
+          account={renaming}
+          onDone={(changed) => {
+            setRenaming(null);
+            if (changed) setRefresh((r) => r + 1);
+          }}
+        />
+      )}
       <form role="search" class="search filters-row" onSubmit={search}>
         <label>
           <span class="visually-hidden">{t('accountSearch')}</span>
@@ -165,7 +197,7 @@ export function AccountsPage({
           <table class="files accounts">
             <thead>
               <tr>
-                <th scope="col">{t('username')}</th>
+                <th scope="col">{t('colUser')}</th>
                 <th scope="col">{t('accountRole')}</th>
                 <th scope="col">{t('unitLabel')}</th>
                 <th scope="col">{t('accountState')}</th>
@@ -189,6 +221,7 @@ export function AccountsPage({
                     })
                   }
                   onUnblock={() => void act(() => api.unblock(a.id))}
+                  onRename={() => setRenaming(a)}
                   onDisable={(disabled) =>
                     void act(async () => {
                       await api.updateAccount(a.id, { disabled });
@@ -210,12 +243,14 @@ function AccountRow({
   language,
   onReset,
   onUnblock,
+  onRename,
   onDisable,
 }: {
   account: AccountSummary;
   language: Language;
   onReset: () => void;
   onUnblock: () => void;
+  onRename: () => void;
   onDisable: (disabled: boolean) => void;
 }) {
   const t = translator(language);
@@ -223,7 +258,7 @@ function AccountRow({
   return (
     <tr data-account={a.username}>
       <th scope="row" class="name">
-        {a.username}
+        {personLabel(a.username, a.displayName, language)}
       </th>
       <td>{roleName(t, a.role)}</td>
       <td class="unit">
@@ -236,6 +271,7 @@ function AccountRow({
       <td>{a.lastLoginAt ? formatTime(language, a.lastLoginAt) : t('accountNeverLoggedIn')}</td>
       <td class="num">{a.tokens}</td>
       <td class="actions">
+        <RowAction label={t('accountRename')} on={a.username} onClick={onRename} />
         <RowAction label={t('accountReset')} on={a.username} onClick={onReset} />
         {a.state === 'throttled' && <RowAction label={t('accountUnblock')} on={a.username} onClick={onUnblock} />}
         {a.state === 'disabled' ? (
@@ -273,13 +309,22 @@ function CreateAccount({
     language,
     t,
     places: {
-      fields: ['username', 'role', 'unitId'],
+      fields: ['username', 'displayName', 'role', 'unitId'],
       codes: { conflict: { field: 'username', text: t('usernameTaken') } },
     },
-    check: (): Record<string, string> => (unit ? {} : { unitId: t('accountPickUnit') }),
+    check: (form): Record<string, string> => ({
+      ...displayNameProblems(t, formText(form, 'displayName')),
+      ...(unit ? {} : { unitId: t('accountPickUnit') }),
+    }),
     send: async (form) => {
       const unitId = unit === ARCHIVE_UNIT_ID ? ARCHIVE_UNIT_ID : unit!.id;
-      const created = await api.createAccount({ username: formText(form, 'username').trim(), role, unitId });
+      const displayName = formText(form, 'displayName').trim();
+      const created = await api.createAccount({
+        username: formText(form, 'username').trim(),
+        ...(displayName && { displayName }),
+        role,
+        unitId,
+      });
       onCreated({ username: created.account.username, password: created.oneTimePassword, kind: 'created' });
     },
   });
@@ -289,6 +334,9 @@ function CreateAccount({
       <h2 id="create-title">{t('accountCreate')}</h2>
       <Field label={t('username')} errors={errors}>
         <input name="username" required maxLength={64} autoComplete="off" />
+      </Field>
+      <Field label={t('displayName')} hint={t('displayNameOptional')} errors={errors}>
+        <input name="displayName" autoComplete="off" />
       </Field>
       <Field label={t('accountRole')} errors={errors}>
         <select name="role" value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
@@ -344,12 +392,7 @@ function ImportAccounts({
       setResult(null);
       try {
         const csv = await api.importAccounts(chosen(form)!);
-        const rows = csv
-          .replace(/^\uFEFF/, '')
-          .trim()
-          .split(/\r?\n/)
-          .slice(1)
-          .map((line) => line.split(','));
+        const rows = csvBody(csv);
         setResult({ rows, url: URL.createObjectURL(new Blob([csv], { type: 'text/csv' })) });
         onImported();
       } catch (e) {
@@ -398,20 +441,65 @@ function ImportAccounts({
             <thead>
               <tr>
                 <th scope="col">{t('username')}</th>
+                <th scope="col">{t('displayName')}</th>
                 <th scope="col">{t('oneTimePassword')}</th>
               </tr>
             </thead>
             <tbody>
+              {/* The answer's columns: username, name, role, unit, one-time password. */}
               {result.rows.map((r) => (
                 <tr key={r[0]}>
                   <td>{r[0]}</td>
-                  <td class="secret">{r[3]}</td>
+                  <td>{r[1]}</td>
+                  <td class="secret">{r[4]}</td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
+    </form>
+  );
+}
+
+/** An administrator changes an account's name (empty removes it), in a panel above the list. */
+function RenameAccount({
+  api,
+  language,
+  account,
+  onDone,
+}: {
+  api: ArchiveApi;
+  language: Language;
+  account: AccountSummary;
+  onDone: (changed: boolean) => void;
+}) {
+  const t = translator(language);
+  const { ref, errors, busy, submit } = useCheckedForm({
+    language,
+    t,
+    places: { fields: ['displayName'] },
+    check: (form) => displayNameProblems(t, formText(form, 'displayName')),
+    send: async (form) => {
+      await api.updateAccount(account.id, { displayName: formText(form, 'displayName').trim() });
+      onDone(true);
+    },
+  });
+  return (
+    <form class="card panel" ref={ref} onSubmit={submit} aria-labelledby="rename-title" noValidate>
+      <h2 id="rename-title">{t('accountRenameTitle', { user: account.username })}</h2>
+      <Field label={t('displayName')} hint={t('displayNameOptional')} errors={errors}>
+        <input name="displayName" autoComplete="off" defaultValue={account.displayName ?? ''} autoFocus />
+      </Field>
+      <FormProblem errors={errors} />
+      <div class="toolbar">
+        <button type="submit" disabled={busy}>
+          {t('saveNameButton')}
+        </button>
+        <button type="button" class="secondary" onClick={() => onDone(false)}>
+          {t('cancel')}
+        </button>
+      </div>
     </form>
   );
 }

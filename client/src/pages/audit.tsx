@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
+import { personLabel } from '../../../shared/accounts.js';
 import { auditNoteTechnical, auditNoteText } from '../../../shared/audit-notes.js';
 import { AUDIT_ACTIONS, type AuditEventView, type AuditList, type SessionView } from '../../../shared/schemas.js';
 import { auditUrl, type ArchiveApi } from '../api.js';
@@ -247,7 +248,8 @@ function EventRow({ language, event }: { language: Language; event: AuditEventVi
     <tr data-action={event.action}>
       <td class="time">{formatTime(language, event.at, true)}</td>
       <td class="action">{auditActionName(language, event.action)}</td>
-      <td class="user">{event.userName}</td>
+      {/* The login the event recorded, with the account's name now. */}
+      <td class="user">{personLabel(event.userName, event.userDisplayName, language)}</td>
       <td class="unit">{event.unit ? unitPlace(event.unit) : ''}</td>
       <td class="address">{event.address ?? ''}</td>
       <td class="name">{event.fileName ?? ''}</td>

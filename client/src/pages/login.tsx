@@ -1,9 +1,10 @@
 import type { ComponentChildren, Ref } from 'preact';
 import { useState } from 'preact/hooks';
-import { MIN_PASSWORD_LENGTH, type SessionView } from '../../../shared/schemas.js';
+import { MIN_PASSWORD_LENGTH, type AccountView, type SessionView } from '../../../shared/schemas.js';
 import type { ArchiveApi } from '../api.js';
 import { translator, type Language, type Translate } from '../i18n/index.js';
 import { Field, FormProblem, useCheckedForm, type ErrorPlaces, type FieldErrors } from './field.js';
+import { displayNameProblems } from './display-name.js';
 import { formText } from './form-text.js';
 
 interface Props {
@@ -109,16 +110,62 @@ function passwordPlaces(t: Translate): ErrorPlaces {
   };
 }
 
-/** A clerk's own password change, from the top bar: other logins end; API tokens go too if asked. */
-export function OwnPasswordPage({
-  api,
-  language,
-  onChanged,
-}: {
+/**
+ * 我的账号, from the top bar: the owner's own name (shown beside the login wherever the archive
+ * names them), and the password change.
+ */
+export function OwnAccountPage(props: OwnAccountProps) {
+  const t = translator(props.language);
+  return (
+    <main class="page own-account" aria-labelledby="own-account-title">
+      <h1 id="own-account-title">{t('navPassword')}</h1>
+      <OwnNameForm {...props} />
+      <OwnPasswordForm {...props} />
+    </main>
+  );
+}
+
+interface OwnAccountProps {
   api: ArchiveApi;
   language: Language;
+  account: AccountView;
+  /** The session as a change left it (a name shows in the top bar, a new password comes with a new session). */
   onChanged: (s: SessionView) => void;
-}) {
+}
+
+/** The owner names itself; empty removes the name. */
+function OwnNameForm({ api, language, account, onChanged }: OwnAccountProps) {
+  const t = translator(language);
+  const [saved, setSaved] = useState<'saved' | 'removed' | null>(null);
+  const { ref, errors, busy, submit } = useCheckedForm({
+    language,
+    t,
+    places: { fields: ['displayName'] },
+    check: (form) => displayNameProblems(t, formText(form, 'displayName')),
+    send: async (form) => {
+      setSaved(null);
+      const view = await api.setOwnName(formText(form, 'displayName').trim());
+      setSaved(view.account.displayName === null ? 'removed' : 'saved');
+      onChanged(view);
+    },
+  });
+  return (
+    <form class="card" ref={ref} onSubmit={submit} aria-labelledby="own-name-title" noValidate>
+      <h2 id="own-name-title">{t('ownNameTitle')}</h2>
+      <Field label={t('displayName')} hint={t('ownNameHint')} errors={errors}>
+        <input name="displayName" autoComplete="name" defaultValue={account.displayName ?? ''} />
+      </Field>
+      <FormProblem errors={errors} />
+      <p role="status">{saved && t(saved === 'saved' ? 'ownNameSaved' : 'ownNameRemoved')}</p>
+      <button type="submit" disabled={busy}>
+        {t('saveNameButton')}
+      </button>
+    </form>
+  );
+}
+
+/** The owner's password change: other logins end; API tokens go too if asked. */
+function OwnPasswordForm({ api, language, onChanged }: OwnAccountProps) {
   const t = translator(language);
   const [done, setDone] = useState<number | null>(null);
   const { ref, errors, busy, submit } = useCheckedForm({
@@ -138,28 +185,27 @@ export function OwnPasswordPage({
   });
   if (done !== null) {
     return (
-      <main class="page">
+      <section class="card" aria-labelledby="own-password-title">
+        <h2 id="own-password-title">{t('ownPasswordTitle')}</h2>
         <p role="status">
           {t('ownPasswordChanged')} {done > 0 ? t('tokensRevoked', { count: done }) : ''}
         </p>
-      </main>
+      </section>
     );
   }
   return (
-    <main class="page">
-      <form class="card" ref={ref} onSubmit={submit} aria-labelledby="own-password-title" noValidate>
-        <h1 id="own-password-title">{t('ownPasswordTitle')}</h1>
-        <p>{t('ownPasswordHint')}</p>
-        <PasswordFields language={language} errors={errors} />
-        <label class="check">
-          <input name="revokeTokens" type="checkbox" /> {t('revokeTokens')}
-        </label>
-        <FormProblem errors={errors} />
-        <button type="submit" disabled={busy}>
-          {t('changePasswordButton')}
-        </button>
-      </form>
-    </main>
+    <form class="card" ref={ref} onSubmit={submit} aria-labelledby="own-password-title" noValidate>
+      <h2 id="own-password-title">{t('ownPasswordTitle')}</h2>
+      <p>{t('ownPasswordHint')}</p>
+      <PasswordFields language={language} errors={errors} />
+      <label class="check">
+        <input name="revokeTokens" type="checkbox" /> {t('revokeTokens')}
+      </label>
+      <FormProblem errors={errors} />
+      <button type="submit" disabled={busy}>
+        {t('changePasswordButton')}
+      </button>
+    </form>
   );
 }
 

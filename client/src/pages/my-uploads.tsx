@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { personLabel } from '../../../shared/accounts.js';
 import { FILE_KINDS, type FileKind } from '../../../shared/file-types.js';
 import {
   defaultFileOrder,
@@ -165,7 +166,7 @@ export function MyUploadsPage({
                   <option value="">{t('filesAnyUploader')}</option>
                   {uploaders.map((u) => (
                     <option key={u.id} value={u.username}>
-                      {u.username}
+                      {personLabel(u.username, u.displayName, language)}
                     </option>
                   ))}
                   {/* A login from a link that the list does not (yet) hold stays chosen. */}
@@ -258,7 +259,9 @@ function FileNames({ language, file }: { language: Language; file: FileSummary }
 
 function uploadersText(language: Language, file: FileSummary): string {
   const t = translator(language);
-  const names = file.uploaders.join(language === 'zh-CN' ? '、' : ', ');
+  const names = file.uploaders
+    .map((login, i) => personLabel(login, file.uploaderDisplayNames[i], language))
+    .join(language === 'zh-CN' ? '、' : ', ');
   const more = file.uploaderCount - file.uploaders.length;
   return more > 0 ? `${names} ${t('moreUploaders', { count: file.uploaderCount })}` : names;
 }

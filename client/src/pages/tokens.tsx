@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { TokenView } from '../../../shared/accounts.js';
+import { personLabel, type TokenView } from '../../../shared/accounts.js';
 import type { ArchiveApi } from '../api.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
 import { formatTime } from './format.js';
@@ -143,7 +143,7 @@ function TokenTable({
         <thead>
           <tr>
             <th scope="col">{t('tokenLabel')}</th>
-            {owners && <th scope="col">{t('username')}</th>}
+            {owners && <th scope="col">{t('colUser')}</th>}
             <th scope="col">{t('tokenCreatedAt')}</th>
             <th scope="col">{t('tokenExpiresAt')}</th>
             <th scope="col">{t('tokenLastUsed')}</th>
@@ -154,7 +154,7 @@ function TokenTable({
           {tokens.map((tk) => (
             <tr key={tk.id} data-token={tk.id}>
               <td class="name">{tk.label || t('tokenNoLabel')}</td>
-              {owners && <td>{tk.username}</td>}
+              {owners && <td>{personLabel(tk.username, tk.displayName, language)}</td>}
               <td>{formatTime(language, tk.createdAt)}</td>
               <td>
                 {tk.expiresAt ? formatTime(language, tk.expiresAt) : t('tokenNever')}

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { AccountSummary } from '../../../shared/accounts.js';
+import { personLabel, type AccountSummary } from '../../../shared/accounts.js';
 import { ARCHIVE_UNIT_ID, type UnitView } from '../../../shared/units.js';
 import type { ArchiveApi } from '../api.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
@@ -292,7 +292,7 @@ function AssignUnit({
   return (
     <form class="card panel" ref={ref} onSubmit={submit} data-account={account.username} noValidate>
       <p>
-        <strong>{account.username}</strong> ({roleName(t, account.role)}) —{' '}
+        <strong>{personLabel(account.username, account.displayName, language)}</strong> ({roleName(t, account.role)}) —{' '}
         {t('unmappedWas', { unit: account.unitText })}
       </p>
       <UnitPicker

@@ -10,7 +10,7 @@ import { z } from 'zod';
 const accountId = z.string().min(1).max(64);
 
 /** What the import's answer says to hand out (the one-time passwords, shown this once). */
-const IMPORT_ANSWER_HEADER = ['用户名', '角色', '单位', '一次性密码（首次登录后须修改）'];
+const IMPORT_ANSWER_HEADER = ['用户名', '姓名', '角色', '单位', '一次性密码（首次登录后须修改）'];
 
 /** `/api/accounts`: the accounts an administrator keeps (all within its reach). */
 export function accountRoutes(admin: AccountAdministration): Router {
@@ -45,6 +45,7 @@ export function accountRoutes(admin: AccountAdministration): Router {
         IMPORT_ANSWER_HEADER,
         created.map((c) => [
           c.account.username,
+          c.account.displayName,
           c.account.role === 'admin' ? '管理员' : '档案员',
           c.unitText,
           c.oneTimePassword,

@@ -12,6 +12,7 @@ const CSV_HEADER = [
   'time',
   'action',
   'user',
+  'name',
   'user id',
   'unit id',
   'city',
@@ -28,6 +29,7 @@ const csvRow = (e: AuditEventView) => [
   e.at,
   e.action,
   e.userName,
+  e.userDisplayName,
   e.userId,
   e.unit?.id,
   e.unit?.city,
@@ -40,11 +42,14 @@ const csvRow = (e: AuditEventView) => [
   e.detail,
 ];
 
+const ACTION_COLUMN = CSV_HEADER.indexOf('action');
+const DETAIL_COLUMN = CSV_HEADER.indexOf('detail');
+
 /** The same row for people: the action's name and the note in their language. */
 const readableRow = (language: ExportLanguage, e: AuditEventView) => {
   const row = csvRow(e);
-  row[1] = AUDIT_ACTION_NAMES[language][e.action];
-  if (e.note) row[12] = auditNoteText(language, e.note);
+  row[ACTION_COLUMN] = AUDIT_ACTION_NAMES[language][e.action];
+  if (e.note) row[DETAIL_COLUMN] = auditNoteText(language, e.note);
   return row;
 };
 

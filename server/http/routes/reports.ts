@@ -23,6 +23,7 @@ import type {
   ReportUnit,
   SavingsRow,
 } from '../../../shared/reports.js';
+import { personLabel } from '../../../shared/accounts.js';
 import type { AuditService } from '../../services/audit.js';
 import type { NearDuplicateService } from '../../services/near-duplicates/detection.js';
 import type { PairReviews } from '../../services/near-duplicates/reviews.js';
@@ -58,6 +59,7 @@ const repeatCsv = (group: 'entry' | 'user' | 'unit'): CsvTable<RepeatUploaderRow
     return {
       header: [
         'user',
+        'name',
         'user id',
         ...UNIT_HEADER,
         'file id',
@@ -71,6 +73,7 @@ const repeatCsv = (group: 'entry' | 'user' | 'unit'): CsvTable<RepeatUploaderRow
         const r = row as RepeatEntryRow;
         return [
           r.userName,
+          r.userDisplayName,
           r.userId,
           ...unitCells(r.unit),
           r.fileId,
@@ -85,10 +88,10 @@ const repeatCsv = (group: 'entry' | 'user' | 'unit'): CsvTable<RepeatUploaderRow
   }
   if (group === 'user') {
     return {
-      header: ['user', 'user id', ...UNIT_HEADER, ...totalsHeader],
+      header: ['user', 'name', 'user id', ...UNIT_HEADER, ...totalsHeader],
       row: (row) => {
         const r = row as RepeatUserRow;
-        return [r.userName, r.userId, ...unitCells(r.unit), ...totals(r)];
+        return [r.userName, r.userDisplayName, r.userId, ...unitCells(r.unit), ...totals(r)];
       },
     };
   }
@@ -101,7 +104,7 @@ const repeatCsv = (group: 'entry' | 'user' | 'unit'): CsvTable<RepeatUploaderRow
   };
 };
 
-const crossUnitCsv: CsvTable<CrossUnitRow> = {
+const crossUnitCsv = (language: ExportLanguage): CsvTable<CrossUnitRow> => ({
   header: [
     'file id',
     'file name',
@@ -122,10 +125,15 @@ const crossUnitCsv: CsvTable<CrossUnitRow> = {
     r.uploads,
     r.firstUploadTime,
     r.lastUploadTime,
-    // One cell: "unit (user, user: uploads)" per unit, earliest first.
-    r.uploaders.map((u) => `${unitLabel(u.unit)} (${u.userNames.join(', ')}: ${u.uploads})`).join('; '),
+    // One cell: "unit (user, user: uploads)" per unit, earliest first; a user as "name (login)" where named.
+    r.uploaders
+      .map((u) => {
+        const users = u.userNames.map((login, i) => personLabel(login, u.userDisplayNames[i], language));
+        return `${unitLabel(u.unit)} (${users.join(', ')}: ${u.uploads})`;
+      })
+      .join('; '),
   ],
-};
+});
 
 const savingsCsv = (group: 'unit' | 'day' | 'week' | 'month'): CsvTable<SavingsRow> => ({
   header: [...(group === 'unit' ? ['city', 'county', 'town'] : [group]), 'uploads', 'saved uploads', 'saved bytes'],
@@ -246,7 +254,7 @@ export function reportRoutes(
     'cross-unit',
     crossUnitQuery,
     (q) => reports.crossUnit(q),
-    () => crossUnitCsv,
+    (q) => crossUnitCsv(q.lang ?? 'en'),
   );
   table(
     'savings',

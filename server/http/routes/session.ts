@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { loginRequest, passwordChangeRequest, type SessionView } from '../../../shared/schemas.js';
+import { ownDisplayNameRequest } from '../../../shared/accounts.js';
 import { accountView, type AccountService } from '../../services/accounts.js';
 import type { AuditService } from '../../services/audit.js';
 import type { Principal, SessionService } from '../../services/sessions.js';
@@ -38,7 +39,7 @@ async function view(
   };
 }
 
-/** `/api/session`: log in, who am I, log out, change password. */
+/** `/api/session`: log in, who am I, log out, change password, set one's own display name. */
 export function sessionRoutes(deps: SessionRouteDeps): Router {
   const router = Router();
   const startSession = async (req: Request, res: Response, account: Account) => {
@@ -79,6 +80,14 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
     const account = (await deps.accounts.get(p.account.id))!;
     const answer = p.via === 'session' ? await startSession(req, res, account) : await view(deps, account, undefined);
     res.json({ ...answer, tokensRevoked });
+  });
+
+  // The owner names itself (an administrator may too, for any account in reach: PATCH /api/accounts/:id).
+  router.put('/name', requireAuth(['clerk', 'admin']), async (req, res) => {
+    const p = req.principal!;
+    const { displayName } = parse(ownDisplayNameRequest, req.body, 'body');
+    const account = await deps.accounts.setOwnDisplayName(p.account, displayName, req.ip ?? null);
+    res.json(await view(deps, account, p.session));
   });
 
   return router;

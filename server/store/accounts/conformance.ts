@@ -167,6 +167,46 @@ export function accountConformance(target: StoreTarget): void {
         assert.equal((await store.accounts.get(a.id))?.role, 'admin', 'what a patch leaves out stays');
       });
 
+      it('keeps an account’s display name, changes and removes it, and leaves it alone when a patch says nothing of it', async () => {
+        const named = testAccount({ username: 'zhang', displayName: '张三' });
+        const unnamed = newAccount('li.si');
+        await store.accounts.create(named);
+        await store.accounts.create(unnamed);
+        assert.equal((await store.accounts.get(named.id))?.displayName, '张三');
+        assert.equal((await store.accounts.findByUsername('ZHANG'))?.displayName, '张三');
+        assert.equal((await store.accounts.get(unnamed.id))?.displayName, null, 'none given: null');
+        await store.accounts.update(unnamed.id, { displayName: '李四' });
+        await store.accounts.update(unnamed.id, { role: 'admin' });
+        assert.deepEqual(
+          (await store.accounts.list()).map((a) => [a.username, a.displayName, a.role]),
+          [
+            ['li.si', '李四', 'admin'],
+            ['zhang', '张三', 'clerk'],
+          ],
+        );
+        await store.accounts.update(named.id, { displayName: null });
+        assert.equal((await store.accounts.get(named.id))?.displayName, null, 'removed');
+        await store.accounts.update(named.id, { disabled: true, displayName: '张三丰' });
+        const both = await store.accounts.get(named.id);
+        assert.deepEqual([both?.displayName, both?.disabled], ['张三丰', true], 'a name changes with other fields');
+      });
+
+      it('looks up the display names of many logins at once: exact logins with a name only', async () => {
+        await store.accounts.create(testAccount({ username: 'wang', displayName: '王五' }));
+        await store.accounts.create(testAccount({ username: 'zhao', displayName: '赵六' }));
+        await store.accounts.create(newAccount('qian'));
+        assert.deepEqual(await store.accounts.displayNames([]), new Map());
+        const names = await store.accounts.displayNames(['wang', 'qian', 'nobody', 'ZHAO', 'zhao', 'wang']);
+        assert.deepEqual(
+          [...names].sort(),
+          [
+            ['wang', '王五'],
+            ['zhao', '赵六'],
+          ],
+          'no name, no account and another case of a login are left out',
+        );
+      });
+
       it('keeps sessions until they expire or are deleted', async () => {
         const now = new Date();
         const later = new Date(now.getTime() + 60_000);

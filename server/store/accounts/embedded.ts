@@ -18,7 +18,9 @@ CREATE TABLE IF NOT EXISTS accounts (
   -- usernameKey(username); NULL only for an account of an earlier version whose key another took.
   username_key         TEXT,
   disabled             INTEGER NOT NULL DEFAULT 0,
-  last_login_at        INTEGER
+  last_login_at        INTEGER,
+  -- The person's name (姓名); NULL: none given.
+  display_name         TEXT
 );
 
 CREATE TABLE IF NOT EXISTS sessions (
@@ -65,6 +67,7 @@ CREATE TABLE IF NOT EXISTS rate_counts (
       username_key: 'TEXT',
       disabled: 'INTEGER NOT NULL DEFAULT 0',
       last_login_at: 'INTEGER',
+      display_name: 'TEXT',
     });
     addMissingColumns(db, 'api_tokens', { expires_at: 'INTEGER', last_used_at: 'INTEGER' });
     db.transaction(() => {
@@ -91,13 +94,14 @@ export class EmbeddedAccountStore implements AccountStore {
     try {
       this.db
         .prepare(
-          `INSERT INTO accounts (id, username, username_key, password_hash, role, unit, created_at, must_change_password, disabled, last_login_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO accounts (id, username, username_key, display_name, password_hash, role, unit, created_at, must_change_password, disabled, last_login_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           a.id,
           a.username,
           usernameKey(a.username),
+          a.displayName,
           a.passwordHash,
           a.role,
           JSON.stringify(a.unit),
@@ -144,9 +148,11 @@ export class EmbeddedAccountStore implements AccountStore {
   }
 
   async update(id: string, patch: AccountPatch): Promise<void> {
+    // NULL keeps a column, except the display name, where NULL is a value (none): a flag says whether to set it.
     this.db
       .prepare(
-        `UPDATE accounts SET role = ifnull(@role, role), unit = ifnull(@unit, unit), disabled = ifnull(@disabled, disabled)
+        `UPDATE accounts SET role = ifnull(@role, role), unit = ifnull(@unit, unit), disabled = ifnull(@disabled, disabled),
+           display_name = IIF(@setName, @name, display_name)
          WHERE id = @id`,
       )
       .run({
@@ -154,11 +160,24 @@ export class EmbeddedAccountStore implements AccountStore {
         role: patch.role ?? null,
         unit: patch.unit ? JSON.stringify(patch.unit) : null,
         disabled: patch.disabled === undefined ? null : patch.disabled ? 1 : 0,
+        setName: patch.displayName === undefined ? 0 : 1,
+        name: patch.displayName ?? null,
       });
   }
 
   async recordLogin(id: string, at: Date): Promise<void> {
     this.db.prepare('UPDATE accounts SET last_login_at = ? WHERE id = ?').run(at.getTime(), id);
+  }
+
+  async displayNames(usernames: readonly string[]): Promise<Map<string, string>> {
+    if (usernames.length === 0) return new Map();
+    const rows = this.db
+      .prepare<[string], { username: string; display_name: string }>(
+        `SELECT username, display_name FROM accounts
+         WHERE username IN (SELECT value FROM json_each(?)) AND display_name IS NOT NULL`,
+      )
+      .all(JSON.stringify([...new Set(usernames)]));
+    return new Map(rows.map((r) => [r.username, r.display_name]));
   }
 }
 
@@ -382,6 +401,7 @@ export class EmbeddedRateCounts implements RateCounts {
 export interface AccountRow {
   id: string;
   username: string;
+  display_name: string | null;
   password_hash: string;
   role: Account['role'];
   unit: string;
@@ -395,6 +415,7 @@ export function accountFromRow(row: AccountRow): Account {
   return {
     id: row.id,
     username: row.username,
+    displayName: row.display_name,
     passwordHash: row.password_hash,
     role: row.role,
     unit: JSON.parse(row.unit) as Unit,

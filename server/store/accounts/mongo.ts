@@ -6,10 +6,12 @@ import type { ApiTokenRecord, SessionRecord, SessionStore, TokenStore } from './
 import type { LoginAttemptStore, LoginRecord, RateCounts } from './port.js';
 
 /** An account; accounts written before the login throttle may still carry failedLogins and lockedUntil. */
-export type AccountDoc = Omit<Account, 'id' | 'disabled' | 'lastLoginAt'> & {
+export type AccountDoc = Omit<Account, 'id' | 'disabled' | 'lastLoginAt' | 'displayName'> & {
   /** Absent on accounts of an earlier version. */
   disabled?: boolean;
   lastLoginAt?: Date | null;
+  /** The person's name; absent when none is given (and on accounts of an earlier version). */
+  displayName?: string;
   _id: string;
   /** usernameKey(username); absent only on an account of an earlier version whose key another took. */
   usernameKey?: string;
@@ -78,17 +80,37 @@ export async function createAccountIndexes(c: AccountCollections): Promise<void>
 export function accountFromDoc(doc: AccountDoc): Account {
   // Accounts written before the login throttle may still carry failedLogins and lockedUntil.
   const { _id, username, passwordHash, role, unit, createdAt, mustChangePassword } = doc;
-  const [disabled, lastLoginAt] = [doc.disabled ?? false, doc.lastLoginAt ?? null];
-  return { id: _id, username, passwordHash, role, unit, createdAt, mustChangePassword, disabled, lastLoginAt };
+  const [disabled, lastLoginAt, displayName] = [
+    doc.disabled ?? false,
+    doc.lastLoginAt ?? null,
+    doc.displayName ?? null,
+  ];
+  return {
+    id: _id,
+    username,
+    displayName,
+    passwordHash,
+    role,
+    unit,
+    createdAt,
+    mustChangePassword,
+    disabled,
+    lastLoginAt,
+  };
 }
 
 export class MongoAccountStore implements AccountStore {
   constructor(private readonly c: AccountCollections) {}
 
   async create(a: NewAccount): Promise<void> {
-    const { id, ...rest } = a;
+    const { id, displayName, ...rest } = a;
     try {
-      await this.c.accounts.insertOne({ _id: id, ...rest, usernameKey: usernameKey(a.username) });
+      await this.c.accounts.insertOne({
+        _id: id,
+        ...rest,
+        ...(displayName !== null && { displayName }),
+        usernameKey: usernameKey(a.username),
+      });
     } catch (err) {
       if (isDuplicateKey(err)) throw new ConflictError(`The username "${a.username}" is taken.`, 'username_taken');
       throw err;
@@ -144,17 +166,35 @@ export class MongoAccountStore implements AccountStore {
   }
 
   async update(id: string, patch: AccountPatch): Promise<void> {
-    const { role, unit, disabled } = patch;
+    const { role, unit, disabled, displayName } = patch;
     const set = {
       ...(role ? { role } : {}),
       ...(unit ? { unit } : {}),
       ...(disabled !== undefined ? { disabled } : {}),
+      ...(typeof displayName === 'string' ? { displayName } : {}),
     };
-    if (Object.keys(set).length > 0) await this.c.accounts.updateOne({ _id: id }, { $set: set });
+    // No name is no field, as on accounts that never had one.
+    const unset = displayName === null ? { displayName: '' as const } : undefined;
+    if (Object.keys(set).length > 0 || unset)
+      await this.c.accounts.updateOne(
+        { _id: id },
+        { ...(Object.keys(set).length > 0 && { $set: set }), ...(unset && { $unset: unset }) },
+      );
   }
 
   async recordLogin(id: string, at: Date): Promise<void> {
     await this.c.accounts.updateOne({ _id: id }, { $set: { lastLoginAt: at } });
+  }
+
+  async displayNames(usernames: readonly string[]): Promise<Map<string, string>> {
+    if (usernames.length === 0) return new Map();
+    const docs = await this.c.accounts
+      .find(
+        { username: { $in: [...new Set(usernames)] }, displayName: { $exists: true } },
+        { projection: { _id: 0, username: 1, displayName: 1 } },
+      )
+      .toArray();
+    return new Map(docs.map((d) => [d.username, d.displayName!]));
   }
 }
 

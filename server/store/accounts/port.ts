@@ -3,6 +3,8 @@ import type { Role, Unit } from '../../../shared/schemas.js';
 export interface Account {
   id: string;
   username: string;
+  /** The person's name (姓名), shown with the login; null: none given. */
+  displayName: string | null;
   passwordHash: string;
   role: Role;
   unit: Unit;
@@ -15,8 +17,8 @@ export interface Account {
 
 export type NewAccount = Account;
 
-/** What an administrator may change of an account. */
-export type AccountPatch = Partial<Pick<Account, 'role' | 'unit' | 'disabled'>>;
+/** What may change of an account (an administrator; the owner its display name); null removes the display name. */
+export type AccountPatch = Partial<Pick<Account, 'role' | 'unit' | 'disabled' | 'displayName'>>;
 
 /**
  * How usernames compare: as a person reads them, compatibility forms folded (NFKC: full-width
@@ -38,6 +40,11 @@ export interface AccountStore {
   setPassword(id: string, passwordHash: string, mustChangePassword: boolean): Promise<void>;
   update(id: string, patch: AccountPatch): Promise<void>;
   recordLogin(id: string, at: Date): Promise<void>;
+  /**
+   * The display names of the accounts with these exact usernames, by username; accounts without
+   * one (and logins no account has) are left out. One query however many: a page of rows asks once.
+   */
+  displayNames(usernames: readonly string[]): Promise<Map<string, string>>;
 }
 
 export interface SessionRecord {

@@ -93,8 +93,11 @@ export function ledgerConformance(target: StoreTarget): void {
         /** What the ledger, the day's tally and the audit log hold of a file. */
         const holdings = async (fileId: string) => ({
           ledger: (await store.ledger.entriesForFile(fileId)).map((e) => e.uploadCount),
-          tally: (await new ReportService(store.reports, new ReportCalendar('UTC')).savings(savingsQuery.parse({})))
-            .summary.uploads,
+          tally: (
+            await new ReportService(store.reports, new ReportCalendar('UTC'), store.accounts).savings(
+              savingsQuery.parse({}),
+            )
+          ).summary.uploads,
           audit: (await store.audit.search({ limit: 100, offset: 0 })).items.filter((e) => e.fileId === fileId).length,
         });
 
@@ -159,7 +162,11 @@ export function ledgerConformance(target: StoreTarget): void {
         const carrying = (account: Account, fileId: string) =>
           uploadAction(carryingUpload(account, fileId), randomUUID(), 'stored');
         const tally = async () =>
-          (await new ReportService(store.reports, new ReportCalendar('UTC')).savings(savingsQuery.parse({}))).summary;
+          (
+            await new ReportService(store.reports, new ReportCalendar('UTC'), store.accounts).savings(
+              savingsQuery.parse({}),
+            )
+          ).summary;
 
         it('counts only the first of uploads carrying the same new file as storing it, however they race', async () => {
           const { entry } = await commitBytes(store, randomContent(10));

@@ -9,9 +9,11 @@ import {
   repeatUploadersQuery,
   savingsQuery,
   UPLOADERS_PER_ROW,
+  type RepeatEntryRow,
+  type RepeatUserRow,
 } from '../../../shared/reports.js';
 import { countUpload, randomContent, stageBytes, testAccount } from '../../../test/support/content.js';
-import { FILES, REPORT_TIME_ZONE, seedReportArchive, UNITS } from '../../../test/support/report-dataset.js';
+import { FILES, PEOPLE, REPORT_TIME_ZONE, seedReportArchive, UNITS } from '../../../test/support/report-dataset.js';
 import type { FileKey } from '../../../test/support/report-dataset.js';
 import type { OpenedStore, StoreTarget } from '../../../test/support/stores.js';
 
@@ -31,7 +33,7 @@ export function reportsConformance(target: StoreTarget): void {
     before(async () => {
       opened = await target.open();
       files = await seedReportArchive(opened.store);
-      reports = new ReportService(opened.store.reports, new ReportCalendar(REPORT_TIME_ZONE));
+      reports = new ReportService(opened.store.reports, new ReportCalendar(REPORT_TIME_ZONE), opened.store.accounts);
     });
     after(async () => {
       await opened.dispose();
@@ -56,6 +58,7 @@ export function reportsConformance(target: StoreTarget): void {
         assert.deepEqual(page.items[0], {
           userId: 'a-alice',
           userName: 'alice',
+          userDisplayName: '艾丽',
           unit: UNITS.dong,
           fileId: id('F1'),
           fileName: '通知.pdf',
@@ -64,6 +67,40 @@ export function reportsConformance(target: StoreTarget): void {
           firstUploadTime: t('2026-03-02T02:00:00Z'),
           lastUploadTime: t('2026-03-10T02:00:00Z'),
         });
+      });
+
+      it('names each uploader by its account’s display name now, looked up once for the page', async () => {
+        let lookups = 0;
+        const counted = new ReportService(opened.store.reports, new ReportCalendar(REPORT_TIME_ZONE), {
+          displayNames: (logins) => {
+            lookups++;
+            return opened.store.accounts.displayNames(logins);
+          },
+        });
+        const page = await counted.repeatUploaders(repeatUploadersQuery.parse({}));
+        assert.deepEqual(
+          (page.items as RepeatEntryRow[]).map((r) => [r.userName, r.userDisplayName]),
+          [
+            ['alice', '艾丽'],
+            ['bob', '鲍勃'],
+            ['dave', null],
+            ['erin', '尔琳'],
+            ['carol', '柯萝'],
+          ],
+          'dave’s account has no name',
+        );
+        assert.equal(lookups, 1, 'one lookup for the five rows');
+        const alice = PEOPLE.alice.id;
+        await opened.store.accounts.update(alice, { displayName: '艾丽丝' });
+        try {
+          const renamed = await counted.repeatUploaders(repeatUploadersQuery.parse({ group: 'user', user: 'alice' }));
+          assert.equal((renamed.items[0] as RepeatUserRow).userDisplayName, '艾丽丝', 'the name of now');
+        } finally {
+          await opened.store.accounts.update(alice, { displayName: '艾丽' });
+        }
+        await counted.repeatUploaders(repeatUploadersQuery.parse({ group: 'unit' }));
+        await counted.crossUnit(crossUnitQuery.parse({}));
+        assert.equal(lookups, 4, 'one a page, whatever its rows');
       });
 
       it('filters by minimum count, unit subtree, user, file name and days with an upload', async () => {
@@ -140,6 +177,7 @@ export function reportsConformance(target: StoreTarget): void {
         assert.deepEqual(users.items[1], {
           userId: 'a-bob',
           userName: 'bob',
+          userDisplayName: '鲍勃',
           unit: UNITS.dong,
           files: 1,
           uploads: 3,
@@ -189,6 +227,7 @@ export function reportsConformance(target: StoreTarget): void {
             {
               unit: UNITS.dong,
               userNames: ['alice', 'bob'],
+              userDisplayNames: ['艾丽', '鲍勃'],
               uploads: 4,
               firstUploadTime: t('2026-03-02T02:00:00Z'),
               lastUploadTime: t('2026-03-10T02:00:00Z'),
@@ -196,6 +235,7 @@ export function reportsConformance(target: StoreTarget): void {
             {
               unit: UNITS.he,
               userNames: ['gina'],
+              userDisplayNames: [null],
               uploads: 1,
               firstUploadTime: t('2026-03-02T16:30:00Z'),
               lastUploadTime: t('2026-03-02T16:30:00Z'),
@@ -203,6 +243,7 @@ export function reportsConformance(target: StoreTarget): void {
             {
               unit: UNITS.dongTown,
               userNames: ['carol'],
+              userDisplayNames: ['柯萝'],
               uploads: 1,
               firstUploadTime: t('2026-03-04T02:00:00Z'),
               lastUploadTime: t('2026-03-04T02:00:00Z'),
@@ -210,6 +251,7 @@ export function reportsConformance(target: StoreTarget): void {
             {
               unit: UNITS.xi,
               userNames: ['dave'],
+              userDisplayNames: [null],
               uploads: 2,
               firstUploadTime: t('2026-03-04T05:00:00Z'),
               lastUploadTime: t('2026-03-05T05:00:00Z'),
@@ -311,7 +353,11 @@ export function reportsConformance(target: StoreTarget): void {
             carriedBytes: i === 0,
           });
         }
-        const wideReports = new ReportService(wide.store.reports, new ReportCalendar(REPORT_TIME_ZONE));
+        const wideReports = new ReportService(
+          wide.store.reports,
+          new ReportCalendar(REPORT_TIME_ZONE),
+          wide.store.accounts,
+        );
         const [row] = (await wideReports.crossUnit(crossUnitQuery.parse({}))).items;
         assert.equal(row!.units, 25);
         assert.deepEqual(

@@ -5,6 +5,7 @@ import type { Db, EmbeddedSchema } from '../embedded/database.js';
 import type { PairRow } from '../near-duplicates/embedded.js';
 import { joinedRows, likePattern, splitJoinedRows } from '../embedded/sql.js';
 import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery } from './port.js';
+import type { StoredCrossUnitRow, StoredRepeatRow } from './port.js';
 import type { Page, RepeatReportQuery, ReportFilter, ReportPaging, Reports, SavingsReportQuery } from './port.js';
 
 /** (Re)computes ledger_files for the files `where` picks, from their entries; a file without entries has no row. */
@@ -226,9 +227,7 @@ export class EmbeddedReports implements Reports {
     return this.db.prepare<Params, { n: number }>(countSql).get(params)!.n;
   }
 
-  async repeatUploaders(
-    q: RepeatReportQuery,
-  ): Promise<Page<Rows.RepeatEntryRow | Rows.RepeatUserRow | Rows.RepeatUnitRow>> {
+  async repeatUploaders(q: RepeatReportQuery): Promise<Page<StoredRepeatRow>> {
     const where = ledgerConditions(q, 'l.upload_file_name').add('l.upload_count >= @min', { min: q.min });
     if (q.userName) where.add('l.user_name = @userName', { userName: q.userName });
     if (q.unitId) where.add('l.unit_id = @unitId', { unitId: q.unitId });
@@ -342,7 +341,7 @@ export class EmbeddedReports implements Reports {
     };
   }
 
-  async crossUnit(q: CrossUnitReportQuery): Promise<Page<Rows.CrossUnitRow>> {
+  async crossUnit(q: CrossUnitReportQuery): Promise<Page<StoredCrossUnitRow>> {
     const where = ledgerConditions(q, 'catalog');
     type Row = {
       total: number;
@@ -400,7 +399,7 @@ export class EmbeddedReports implements Reports {
     // uploads, first and last upload time. The unit (its JSON, the most text) only where the
     // page's entries name a unit id more than one way; else it is the one way they do, read once
     // for the page.
-    const uploaders = new Map<string, Rows.CrossUnitRow['uploaders']>();
+    const uploaders = new Map<string, StoredCrossUnitRow['uploaders']>();
     const unitWhere = ledgerConditions({ ...q, fileName: undefined }, 'catalog');
     const pageUnits = this.db
       .prepare<Params, { id: string; unit: string }>(

@@ -6,6 +6,7 @@ import { reportUnitFromDoc, type LedgerCollections, type LedgerDoc } from '../le
 import { containsPattern, toNumber } from '../mongo/documents.js';
 import type { NearDuplicateCollections, NearPairDoc, PairReviewDoc } from '../near-duplicates/mongo.js';
 import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery } from './port.js';
+import type { StoredCrossUnitRow, StoredRepeatRow } from './port.js';
 import type { Page, RepeatReportQuery, ReportFilter, ReportPaging, Reports, SavingsReportQuery } from './port.js';
 
 /** The collections the reports read: the ledger and its day tallies, the catalog, the near-duplicate pairs. */
@@ -123,9 +124,7 @@ export class MongoReports implements Reports {
     return { rows, total: count?.n ?? 0 };
   }
 
-  async repeatUploaders(
-    q: RepeatReportQuery,
-  ): Promise<Page<Rows.RepeatEntryRow | Rows.RepeatUserRow | Rows.RepeatUnitRow>> {
+  async repeatUploaders(q: RepeatReportQuery): Promise<Page<StoredRepeatRow>> {
     const match = {
       ...ledgerMatch(q),
       UploadCount: { $gte: q.min },
@@ -239,7 +238,7 @@ export class MongoReports implements Reports {
     };
   }
 
-  async crossUnit(q: CrossUnitReportQuery): Promise<Page<Rows.CrossUnitRow>> {
+  async crossUnit(q: CrossUnitReportQuery): Promise<Page<StoredCrossUnitRow>> {
     const match = ledgerMatch(q);
     type Row = {
       _id: ObjectId;
@@ -319,7 +318,7 @@ export class MongoReports implements Reports {
               { $sort: { first: 1, '_id.unit': 1 } },
             ])
             .toArray();
-    const uploaders = new Map<string, Rows.CrossUnitRow['uploaders']>();
+    const uploaders = new Map<string, StoredCrossUnitRow['uploaders']>();
     for (const u of unitRows) {
       const fileId = u._id.file.toHexString();
       const list = uploaders.get(fileId) ?? [];

@@ -39,6 +39,13 @@ export type CollisionReportQuery = ReportFilter & ReportPaging & { min: number }
 export type NearDuplicateReportQuery = ReportFilter &
   ReportPaging & { method?: NearDuplicatePair['method']; status?: 'open' | 'reviewed' };
 
+/** A row as the store computes it, without the uploaders' display names: the service adds them (one lookup a page). */
+type Unnamed<Row> = Omit<Row, 'userDisplayName'>;
+export type StoredRepeatRow = Unnamed<Rows.RepeatEntryRow> | Unnamed<Rows.RepeatUserRow> | Rows.RepeatUnitRow;
+export type StoredCrossUnitRow = Omit<Rows.CrossUnitRow, 'uploaders'> & {
+  uploaders: Array<Omit<Rows.CrossUnitRow['uploaders'][number], 'userDisplayNames'>>;
+};
+
 export interface Page<Row> {
   items: Row[];
   /** Rows matching the filters, over all pages. */
@@ -48,8 +55,8 @@ export interface Page<Row> {
 /** Read-only aggregations for the administrators, computed by the database (never the whole ledger in memory). */
 export interface Reports {
   /** Rows of the shape `group` names. */
-  repeatUploaders(q: RepeatReportQuery): Promise<Page<Rows.RepeatEntryRow | Rows.RepeatUserRow | Rows.RepeatUnitRow>>;
-  crossUnit(q: CrossUnitReportQuery): Promise<Page<Rows.CrossUnitRow>>;
+  repeatUploaders(q: RepeatReportQuery): Promise<Page<StoredRepeatRow>>;
+  crossUnit(q: CrossUnitReportQuery): Promise<Page<StoredCrossUnitRow>>;
   savings(
     q: SavingsReportQuery,
   ): Promise<Page<Rows.SavingsUnitRow | Rows.SavingsPeriodRow> & { summary: Rows.SavingsFigures }>;

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { CrossUnitRow, ReportPage } from '../../../../shared/reports.js';
+import { personLabel } from '../../../../shared/accounts.js';
 import { translator } from '../../i18n/index.js';
 import { formatBytes, formatCount, formatTime, unitPlace } from '../format.js';
 import { ReportFilters } from './filters.js';
@@ -72,7 +73,11 @@ export function CrossUnitTab({ api, language, params, show, units }: TabProps) {
           {row.uploaders.map((u) => (
             <tr key={u.unit.id}>
               <td>{unitPlace(u.unit)}</td>
-              <td>{u.userNames.join(t('listSeparator'))}</td>
+              <td>
+                {u.userNames
+                  .map((login, i) => personLabel(login, u.userDisplayNames[i], language))
+                  .join(t('listSeparator'))}
+              </td>
               <td class="num">{n(u.uploads)}</td>
               <td>{time(u.firstUploadTime)}</td>
               <td>{time(u.lastUploadTime)}</td>

@@ -7,6 +7,7 @@ import type {
   ReportPage,
   ReportUnit,
 } from '../../../../shared/reports.js';
+import { personLabel } from '../../../../shared/accounts.js';
 import { translator } from '../../i18n/index.js';
 import { withParams } from '../../route.js';
 import { formatBytes, formatCount, formatTime, unitPlace } from '../format.js';
@@ -26,6 +27,7 @@ export function RepeatTab({ api, language, params, show, units }: TabProps) {
   const loaded = useReport<ReportPage<RepeatUploaderRow>>(api, 'repeat-uploaders', view.query);
   const n = (value: number) => formatCount(language, value);
   const time = (iso: string) => formatTime(language, iso);
+  const person = (row: RepeatEntryRow | RepeatUserRow) => personLabel(row.userName, row.userDisplayName, language);
 
   /** Entries of one user, or of one unit's subtree. */
   const entriesOf = (changes: Record<string, string | null>) =>
@@ -76,7 +78,7 @@ export function RepeatTab({ api, language, params, show, units }: TabProps) {
 
   const columns = {
     entry: [
-      { label: t('colUser'), sort: 'userName', cell: (row: RepeatEntryRow) => row.userName },
+      { label: t('colUser'), sort: 'userName', cell: (row: RepeatEntryRow) => person(row) },
       unitColumn,
       {
         label: t('colName'),
@@ -101,9 +103,9 @@ export function RepeatTab({ api, language, params, show, units }: TabProps) {
             type="button"
             class="link drill"
             onClick={() => ofUser(row)}
-            title={t('showEntriesOf', { name: row.userName })}
+            title={t('showEntriesOf', { name: person(row) })}
           >
-            {row.userName}
+            {person(row)}
           </button>
         ),
       },
