@@ -99,18 +99,18 @@ const FILTER: Record<string, string> = {
 const FILTER_VALUE: Record<string, string> = {
   asc: '升序',
   desc: '降序',
-  entry: '按上传记录',
+  entry: '按文件',
   user: '按用户',
   unit: '按单位',
   day: '按日',
   week: '按周',
   month: '按月',
-  savedBytes: '节省的空间',
+  savedBytes: '节省空间',
   savedUploads: '秒传次数',
   uploads: '上传次数',
   uploadCount: '上传次数',
   repeatUploads: '重复上传次数',
-  repeatBytes: '重复上传的大小',
+  repeatBytes: '重复上传量',
   files: '文件数',
   users: '用户数',
   units: '单位数',
@@ -125,7 +125,18 @@ const FILTER_VALUE: Record<string, string> = {
   foundAt: '发现时间',
   jaccard: '相似度',
   hamming: '相似度',
+  open: '待处理',
+  reviewed: '已处理',
+  all: '全部',
 };
+/** A filter's value in words: sort columns, orders and groupings, actions, a review status. */
+const valueWords = (language: WordsLanguage, name: string, value: string): string => {
+  if (name === 'action' && value in AUDIT_ACTION_NAMES[language])
+    return AUDIT_ACTION_NAMES[language][value as AuditAction];
+  const words = language === 'zh-CN' ? FILTER_VALUE : PLAIN_VALUE;
+  return (['sort', 'order', 'group', 'status'].includes(name) ? words[value] : undefined) ?? value;
+};
+
 /** Paging is how a page was read, not what was asked for: left to 详情. */
 const PAGING: ReadonlySet<string> = new Set(['limit', 'offset']);
 const TABLE: Record<string, string> = {
@@ -206,7 +217,7 @@ const zh: NoteWords = {
   wrong_current_password: () => '修改密码时当前密码错误',
   throttled_account: (n) => `此账号从多个地址输错密码 ${n.failures} 次：未用过的地址须等待后再试`,
   throttled_address: (n) => `此地址为多个账号输错密码 ${n.failures} 次：在此登录未用过的账号须等待后再试`,
-  password_changed: (n) => `其他登录已退出${n.tokensRevoked === null ? '' : `，吊销 API 令牌 ${n.tokensRevoked} 个`}`,
+  password_changed: (n) => `其他登录已退出${n.tokensRevoked === null ? '' : `，吊销令牌 ${n.tokensRevoked} 个`}`,
   upload: (n) => `${VIA[n.via]}：${n.stored ? '首次上传，已保存' : '档案库已有，未重复保存'}`,
   checksum_mismatch: (n) => `${VIA[n.via]}：收到的文件与客户端声明的校验码（${n.algorithm}）不符，未保存`,
   proof_refused: (n) => REFUSAL['zh-CN'][n.reason],
@@ -233,10 +244,10 @@ const zh: NoteWords = {
     ]
       .filter(Boolean)
       .join('；')}`,
-  account_disabled: (n) => `${who(n)}：已退出全部登录，API 令牌暂停使用`,
+  account_disabled: (n) => `${who(n)}：已退出全部登录，令牌暂停使用`,
   account_named: (n) => who(n),
   password_reset: (n) =>
-    `${n.byCommand ? '由服务器命令重置；' : `${who(n)}：`}已退出全部登录，吊销 API 令牌 ${n.tokensRevoked} 个`,
+    `${n.byCommand ? '由服务器命令重置；' : `${who(n)}：`}已退出全部登录，吊销令牌 ${n.tokensRevoked} 个`,
   token_created: (n) =>
     n.byCommand
       ? `${tokenZh(n)}，由服务器命令创建`
@@ -248,10 +259,7 @@ const zh: NoteWords = {
       n.filters.some(([k]) => !PAGING.has(k))
         ? n.filters
             .filter(([k]) => !PAGING.has(k))
-            .map(
-              ([k, v]) =>
-                `${FILTER[k] ?? k}=${(k === 'sort' || k === 'order' || k === 'group' ? FILTER_VALUE[v] : v) ?? v}`,
-            )
+            .map(([k, v]) => `${FILTER[k] ?? k}=${valueWords('zh-CN', k, v)}`)
             .join('，')
         : '全部',
     ]
@@ -293,11 +301,29 @@ const PLAIN_VALUE: Record<string, string> = {
   md5: 'checksum',
   jaccard: 'similarity',
   hamming: 'similarity',
+  entry: 'by file',
+  user: 'by user',
+  unit: 'by unit',
+  open: 'to look at',
+  reviewed: 'handled',
+  all: 'all',
 };
 
 /** English for people: the log's words where they are plain, others where they are the engineers'. */
+const PLAIN_REFUSAL: Record<ProofRefusal, string> = {
+  unknown_claim: 'instant-upload request unknown or already answered',
+  others_claim: 'instant-upload request made by another account',
+  expired_claim: 'instant-upload request expired',
+  wrong_digests: 'file content did not match',
+};
+
 const en: NoteWords = {
   ...logWords,
+  proof_refused: (n) => PLAIN_REFUSAL[n.reason],
+  proofs_refused: (n) =>
+    `${n.count} of ${n.of} instant uploads in one request refused: ${Object.entries(n.reasons)
+      .map(([why, count]) => `${count} × ${PLAIN_REFUSAL[why as ProofRefusal]}`)
+      .join(', ')}`,
   upload: (n) =>
     `${PLAIN_VIA[n.via]}: ${n.stored ? 'first upload, stored' : 'already in the archive, not stored again'}`,
   checksum_mismatch: (n) =>
@@ -307,12 +333,7 @@ const en: NoteWords = {
     return [
       n.table && (PLAIN_TABLE[n.table] ?? n.table),
       asked.length > 0
-        ? asked
-            .map(
-              ([k, v]) =>
-                `${PLAIN_FILTER[k] ?? k} ${(k === 'sort' || k === 'order' || k === 'group' ? PLAIN_VALUE[v] : v) ?? v}`,
-            )
-            .join(', ')
+        ? asked.map(([k, v]) => `${PLAIN_FILTER[k] ?? k} ${valueWords('en', k, v)}`).join(', ')
         : 'everything',
     ]
       .filter(Boolean)
@@ -364,7 +385,7 @@ export const AUDIT_ACTION_NAMES: Record<WordsLanguage, Record<AuditAction, strin
   'zh-CN': {
     login: '登录',
     login_failed: '登录失败',
-    login_throttled: '登录被限速（密码错误过多）',
+    login_throttled: '登录受限（密码错误过多）',
     logout: '退出登录',
     password_changed: '修改密码',
     upload: '上传',
@@ -376,17 +397,17 @@ export const AUDIT_ACTION_NAMES: Record<WordsLanguage, Record<AuditAction, strin
     account_updated: '修改账号',
     account_disabled: '停用账号',
     account_enabled: '启用账号',
-    account_unblocked: '解除登录限速',
+    account_unblocked: '解除登录限制',
     unit_created: '添加单位',
     unit_renamed: '单位改名',
     password_reset: '重置密码',
-    token_created: '创建 API 令牌',
-    token_revoked: '吊销 API 令牌',
+    token_created: '创建令牌',
+    token_revoked: '吊销令牌',
     audit_viewed: '查看审计日志',
     audit_exported: '导出审计日志',
     report_viewed: '查看报表',
     report_exported: '导出报表',
-    verification_started: '启动完整性检查',
+    verification_started: '启动完整性校验',
     near_duplicate_reviewed: '近似重复已处理',
     near_duplicate_reopened: '近似重复改回待处理',
   },

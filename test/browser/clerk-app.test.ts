@@ -287,9 +287,9 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await page.screenshot({ path: artifactPath('03a-own-password-too-common.png') });
     await newPassword.fill('a brand new password');
     await page.getByLabel('再次输入新密码').fill('a brand new password');
-    await page.getByLabel('同时吊销我的全部 API 令牌', { exact: false }).check();
+    await page.getByLabel('同时吊销我的全部令牌', { exact: false }).check();
     await page.getByRole('button', { name: '修改密码' }).click();
-    await page.getByRole('status').filter({ hasText: '密码已修改，其他登录已退出。 已吊销 1 个 API 令牌。' }).waitFor();
+    await page.getByRole('status').filter({ hasText: '密码已修改，其他登录已退出。 已吊销 1 个令牌。' }).waitFor();
     await page.screenshot({ path: artifactPath('03b-own-password-changed.png') });
     assert.equal((await api('clerk-pw').fetch('/api/files')).status, 401, 'the API token was revoked');
     await page.getByRole('link', { name: '本单位文件' }).click();
@@ -440,7 +440,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
       const [, filePath, , outcome, reason, , fileId] = line.split(',');
       if (outcome === '失败') {
         assert.equal(filePath, '清单测试/超大.tif');
-        assert.match(reason!, /^文件超过 [\d.]+ [KMG]?B 的上限，无法上传$/);
+        assert.match(reason!, /^文件超过 [\d.]+ [KMG]?B 的上限，无法上传。请拆分或压缩后再上传，或联系管理员$/);
         continue;
       }
       const held = listed.items.find((f) => f.fileId === fileId);

@@ -42,9 +42,9 @@ const zh = {
   saveNameButton: '保存姓名',
   ownPasswordTitle: '修改我的密码',
   ownPasswordHint: '修改后，您在其他电脑或浏览器上的登录都会退出。',
-  revokeTokens: '同时吊销我的全部 API 令牌（扫描仪和脚本需要在“我的令牌”中重新创建令牌）。如果密码可能已泄露，请勾选。',
+  revokeTokens: '同时吊销我的全部令牌（扫描仪和脚本需要在“我的令牌”中重新创建令牌）。如果密码可能已泄露，请勾选。',
   ownPasswordChanged: '密码已修改，其他登录已退出。',
-  tokensRevoked: '已吊销 {count} 个 API 令牌。',
+  tokensRevoked: '已吊销 {count} 个令牌。',
   uploadTitle: '上传档案',
   uploadHint:
     '把文件或整个文件夹拖到下面。每个文件先在本机检查：档案库已有的文件立即完成（秒传），其余文件上传到档案库。关闭页面后回来可从中断处继续。',
@@ -58,7 +58,7 @@ const zh = {
   chooseFolder: '选择文件夹',
   chooseFiles: '选择文件',
   sizeLimit: '单个文件不超过 {limit}',
-  fileTooLarge: '文件超过 {limit} 的上限，无法上传',
+  fileTooLarge: '文件超过 {limit} 的上限，无法上传。请拆分或压缩后再上传，或联系管理员',
   unfinishedBanner:
     '上次有 {count} 个文件没有完成。请再次拖入或选择同一个文件夹，将从中断处继续；已完成的文件不会重复上传，也不会重复计数。',
   progressAll: '已完成 {done} / {total}',
@@ -149,7 +149,7 @@ const zh = {
   loading: '正在加载…',
   networkError: '无法连接服务器，请检查网络后重试。',
   hashFailed: '无法读取该文件（可能已被移动或修改），请重新选择后重试。',
-  unknownError: '出现未知错误（{message}），请稍后重试；如仍失败请联系管理员。',
+  unknownError: '出现未知错误，请稍后重试；如仍失败请联系管理员。',
   loadFailed: '页面加载失败，请刷新页面后重试。',
   limitUnknown: '系统规定的大小',
   navReports: '报表',
@@ -294,10 +294,10 @@ const zh = {
   exportCsvAll: '导出 CSV（全部 {total} 条）',
   noRows: '没有符合条件的记录。',
   ruleCountyNeedsCity: '填写县（市、区）时请同时填写所属的市（不同市可能有同名的县）。',
-  ruleTownNeedsCounty: '填写乡（镇、街道）时请同时填写所属的县（市、区）（不同县可能有同名的乡镇）。',
+  ruleTownNeedsCounty: '填写乡（镇、街道）时请同时填写所属的县（市、区）：不同县（市、区）可能有同名的乡（镇、街道）。',
   ruleFromAfterTo: '开始日期不能晚于结束日期。',
   ruleUnitOutsideReach: '所选单位不在您的管理范围内，请在“单位范围”中重新选择。',
-  invalidFilter: '筛选条件不正确，请检查后重试（服务器说明：{message}）',
+  invalidFilter: '筛选条件不正确，请检查标红的项后重试。',
   auditTitle: '审计日志',
   filterTimes: '时间范围',
   fromTime: '从',
@@ -334,7 +334,7 @@ const zh = {
   fixityTriggerSchedule: '定时',
   fixityTriggerCommand: '手动',
   fixityCounts: '缺失 {missing} 个，损坏 {corrupted} 个',
-  fixityChecksummed: '{files} 个旧文件（保存于启用分块校验和之前）经验证无误，已补记分块校验和。',
+  fixityChecksummed: '{files} 个较早保存的文件经检查完好。',
   fixityProblemsShown: '列出前 {shown} 个问题文件（共 {total} 个）。',
   fixityKind: '问题',
   fixityKindMissing: '数据缺失',
@@ -369,8 +369,7 @@ const zh = {
   unitChooseTop: '逐级选择…',
   unitChooseBelow: '（下级单位）',
   unitNotInDirectory: '（未在单位目录中）',
-  unitDirectoryEmpty:
-    '单位目录还是空的：请先在“单位”页添加单位，或请系统管理员设置 UNIT_REGIONS（如 13 表示河北省）载入本省的行政区划。',
+  unitDirectoryEmpty: '单位目录还是空的：请先在“单位”页添加单位，或请系统管理员载入本省的行政区划。',
   accountsTitle: '账号管理',
   accountsIntro: '您可以管理本辖区内的账号：新建、批量导入、修改姓名、重置密码、解除登录限制、停用和启用。',
   accountCreate: '新建账号',
@@ -520,7 +519,8 @@ const en: Record<MessageKey, string> = {
   chooseFolder: 'Choose a folder',
   chooseFiles: 'Choose files',
   sizeLimit: 'Files up to {limit} each',
-  fileTooLarge: 'The file is larger than the {limit} the archive accepts',
+  fileTooLarge:
+    'The file is larger than the {limit} the archive accepts. Split or compress it, or ask your administrator',
   unfinishedBanner:
     '{count} files were not finished last time. Drop or choose the same folder again to continue where it stopped; finished files are not uploaded or counted again.',
   progressAll: '{done} / {total} finished',
@@ -612,8 +612,7 @@ const en: Record<MessageKey, string> = {
   loading: 'Loading…',
   networkError: 'The server cannot be reached. Check the network and try again.',
   hashFailed: 'This file could not be read (it may have been moved or changed). Select it again and retry.',
-  unknownError:
-    'Something unexpected went wrong ({message}). Try again later; if it keeps failing, contact your administrator.',
+  unknownError: 'Something unexpected went wrong. Try again later; if it keeps failing, contact your administrator.',
   loadFailed: 'This page could not be loaded. Reload the page and try again.',
   limitUnknown: 'its size limit',
   navReports: 'Reports',
@@ -763,7 +762,7 @@ const en: Record<MessageKey, string> = {
   ruleTownNeedsCounty: 'A township needs its county as well (township names repeat across counties).',
   ruleFromAfterTo: 'The first day is after the last day.',
   ruleUnitOutsideReach: 'The unit chosen is not within your reach; choose another under Units.',
-  invalidFilter: 'A filter is not valid: {message}',
+  invalidFilter: 'A filter is not valid. Check the marked fields and try again.',
   auditTitle: 'Audit log',
   filterTimes: 'Time range',
   fromTime: 'From',
@@ -801,7 +800,7 @@ const en: Record<MessageKey, string> = {
   fixityTriggerSchedule: 'scheduled',
   fixityTriggerCommand: 'by hand',
   fixityCounts: '{missing} missing, {corrupted} corrupted',
-  fixityChecksummed: '{files} older files (stored before chunk checksums) proved intact and got their chunk checksums.',
+  fixityChecksummed: '{files} older files were checked and found intact.',
   fixityProblemsShown: 'The first {shown} of {total} damaged files.',
   fixityKind: 'Problem',
   fixityKindMissing: 'Bytes missing',
@@ -838,7 +837,7 @@ const en: Record<MessageKey, string> = {
   unitChooseBelow: '(unit below)',
   unitNotInDirectory: '(not in the unit directory)',
   unitDirectoryEmpty:
-    'The unit directory is empty: add units on the Units page first, or ask the system administrator to set UNIT_REGIONS (e.g. 13 for Hebei) to load the province’s divisions.',
+    'The unit directory is empty: add units on the Units page first, or ask the system administrator to load the province’s divisions.',
   accountsTitle: 'Accounts',
   accountsIntro:
     'The accounts within your reach: create, import, change names, reset passwords, lift login slowdowns, disable and enable.',
@@ -944,7 +943,7 @@ const zhErrors: Record<ErrorCode, string> = {
   account_disabled: '此账号已停用。如需继续使用，请联系本单位的档案管理员启用。',
   csrf_failed: '页面已过期，请刷新页面后重试。',
   cross_site_request: '请求来自其他网站，已被拒绝。请直接打开本系统的网址。',
-  forbidden: '您没有权限执行此操作。',
+  forbidden: '您没有权限执行此操作。如需此权限，请联系本单位的管理员。',
   claim_rejected: '无法秒传，已改为普通上传。',
   not_found: '找不到要找的内容：它可能已被删除或已过期，或不在您的权限范围内。请刷新页面后再试。',
   conflict: '上传状态冲突，请重试。',
@@ -958,7 +957,7 @@ const zhErrors: Record<ErrorCode, string> = {
   request_timeout: '请求发送太慢，服务器已断开。请检查网络后重试。',
   checksum_mismatch: '档案库收到的内容与本机读取的文件不一致（文件可能在上传中被修改），请重新选择文件后重试。',
   idempotency_key_reused: '这个上传编号已用于另一个文件。请重新选择文件上传。',
-  range_not_satisfiable: '请求的范围无效。',
+  range_not_satisfiable: '请求的范围无效，请刷新页面后重试。',
   storage_full: '档案存储空间已满，文件未能保存。已上传的部分会保留，请稍后继续上传，并通知管理员。',
   content_damaged: '此文件在档案中保存的数据已损坏，无法下载。请联系管理员从备份中恢复。',
   store_unavailable: '档案存储暂时无法访问。请稍后再试；如果持续出现，请联系管理员。',
@@ -968,7 +967,8 @@ const zhErrors: Record<ErrorCode, string> = {
 
 const enErrors: Record<ErrorCode, string> = {
   bad_request: 'The request was malformed. Reload the page and try again.',
-  validation_failed: 'Some information is missing or malformed: {message}',
+  validation_failed:
+    'Some information is missing or not in the expected form. Check it and try again; if it keeps failing, contact your administrator.',
   password_too_short: `The new password is too short: it needs at least ${MIN_PASSWORD_LENGTH} characters. A sentence you remember works well.`,
   password_is_username: 'The new password must not contain your user name. Choose another.',
   password_too_common: 'This password is among the most common ones, which are tried first. Choose a less common one.',
@@ -978,7 +978,7 @@ const enErrors: Record<ErrorCode, string> = {
   account_disabled: 'This account is disabled. Ask your archive administrator to enable it.',
   csrf_failed: 'This page is out of date. Reload it and try again.',
   cross_site_request: 'The request came from another site and was refused. Open this system’s address directly.',
-  forbidden: 'You are not allowed to do this.',
+  forbidden: 'You are not allowed to do this. Ask your administrator if you need to.',
   claim_rejected: 'No instant upload possible: the file is uploaded normally instead.',
   not_found:
     'What you asked for was not found: it may have been removed or expired, or it is outside what you may see. Reload the page and try again.',
@@ -997,9 +997,9 @@ const enErrors: Record<ErrorCode, string> = {
     'What the archive received differs from the file read on this computer (the file may have changed during the upload). Select the file again and retry.',
   idempotency_key_reused:
     'This upload number was already used for a different file. Select the file again to upload it.',
-  range_not_satisfiable: 'The requested range is not valid.',
+  range_not_satisfiable: 'The requested range is not valid. Reload the page and try again.',
   storage_full:
-    "The archive's storage is full, so the file could not be stored. What was sent of a resumable upload is kept: continue later, and tell your administrator.",
+    "The archive's storage is full, so the file could not be stored. The part already sent is kept: continue later, and tell your administrator.",
   content_damaged:
     'The stored bytes of this file are damaged, so it cannot be downloaded. Ask an administrator to restore it from a backup.',
   store_unavailable:
@@ -1020,7 +1020,7 @@ export const CONFLICT_MESSAGES: Record<Language, Record<ConflictReason, string>>
     own_account_disabled: '不能停用自己的账号。',
     own_role: '不能修改自己的角色。',
     last_top_admin: '这是最后一个在用的顶级管理员：请先让另一个账号成为顶级管理员。',
-    fixity_running: '完整性检查已在进行，进度见本页。',
+    fixity_running: '完整性校验已在进行，进度见本页。',
     unit_name_taken: '这里已有同名单位。',
     username_taken: '用户名已被占用，请换一个。',
   },

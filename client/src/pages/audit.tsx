@@ -1,3 +1,4 @@
+import { ARCHIVE_UNIT_ID } from '../../../shared/units.js';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { personLabel } from '../../../shared/accounts.js';
 import { auditNoteTechnical, auditNoteText } from '../../../shared/audit-notes.js';
@@ -244,13 +245,16 @@ export function AuditPage({
 }
 
 function EventRow({ language, event }: { language: Language; event: AuditEventView }) {
+  const t = translator(language);
   return (
     <tr data-action={event.action}>
       <td class="time">{formatTime(language, event.at, true)}</td>
       <td class="action">{auditActionName(language, event.action)}</td>
       {/* The login the event recorded, with the account's name now. */}
       <td class="user">{personLabel(event.userName, event.userDisplayName, language)}</td>
-      <td class="unit">{event.unit ? unitPlace(event.unit) : ''}</td>
+      <td class="unit">
+        {event.unit === null ? '' : event.unit.id === ARCHIVE_UNIT_ID ? t('unitArchive') : unitPlace(event.unit)}
+      </td>
       <td class="address">{event.address ?? ''}</td>
       <td class="name">{event.fileName ?? ''}</td>
       <td class="detail">
