@@ -148,7 +148,9 @@ const TABLE: Record<string, string> = {
 };
 
 const checksums = (n: NoteOf<'checksum_mismatch'>) => `${n.algorithm} ${n.actual}, not the declared ${n.declared}`;
-const who = (n: Partial<AccountNamed>) => (n.username ? `${n.username} (${n.accountId})` : '');
+/** An account as the log names it: its login and id (the words for people leave the id to 详情). */
+const who = (n: Partial<AccountNamed>) =>
+  n.username ? (n.accountId ? `${n.username} (${n.accountId})` : n.username) : '';
 const nameEn = (name: string | null) => (name === null ? '(none)' : `"${name}"`);
 const nameZh = (name: string | null) => (name === null ? '（无）' : `“${name}”`);
 const tokenEn = (n: { tokenId: string; label: string }) => `token ${n.tokenId}${n.label ? ` (${n.label})` : ''}`;
@@ -235,24 +237,24 @@ const zh: NoteWords = {
       ? '首次启动时创建的管理员（一次性密码）'
       : n.by === 'command'
         ? `${ROLE['zh-CN'][n.role]}${n.displayName ? `，姓名 ${nameZh(n.displayName)}` : ''}，由服务器命令创建`
-        : `${who(n)}，${n.displayName ? `姓名 ${nameZh(n.displayName)}，` : ''}${ROLE['zh-CN'][n.role]}，单位 ${n.unit ?? ''}${n.by === 'csv' ? '，批量导入' : ''}`,
+        : `${n.username ?? ''}，${n.displayName ? `姓名 ${nameZh(n.displayName)}，` : ''}${ROLE['zh-CN'][n.role]}，单位 ${n.unit ?? ''}${n.by === 'csv' ? '，批量导入' : ''}`,
   account_updated: (n) =>
-    `${who(n)}：${[
+    `${n.username ?? ''}：${[
       n.role && `角色 ${ROLE['zh-CN'][n.role.from] ?? n.role.from} → ${ROLE['zh-CN'][n.role.to] ?? n.role.to}`,
       n.unit && `单位 ${n.unit.from} → ${n.unit.to}`,
       n.name && `姓名 ${nameZh(n.name.from)} → ${nameZh(n.name.to)}`,
     ]
       .filter(Boolean)
       .join('；')}`,
-  account_disabled: (n) => `${who(n)}：已退出全部登录，令牌暂停使用`,
-  account_named: (n) => who(n),
+  account_disabled: (n) => `${n.username ?? ''}：已退出全部登录，令牌暂停使用`,
+  account_named: (n) => n.username ?? '',
   password_reset: (n) =>
-    `${n.byCommand ? '由服务器命令重置；' : `${who(n)}：`}已退出全部登录，吊销令牌 ${n.tokensRevoked} 个`,
+    `${n.byCommand ? '由服务器命令重置；' : `${n.username ?? ''}：`}已退出全部登录，吊销令牌 ${n.tokensRevoked} 个`,
   token_created: (n) =>
     n.byCommand
       ? `${tokenZh(n)}，由服务器命令创建`
       : `${tokenZh(n)}，${n.expiresInDays === null ? '永不过期' : `${n.expiresInDays} 天后过期`}`,
-  token_revoked: (n) => (n.byCommand ? `${tokenZh(n)}，由服务器命令吊销` : `${who(n)} 的${tokenZh(n)}`),
+  token_revoked: (n) => (n.byCommand ? `${tokenZh(n)}，由服务器命令吊销` : `${n.username ?? ''} 的${tokenZh(n)}`),
   viewed: (n) =>
     [
       n.table && (TABLE[n.table] ?? n.table),
@@ -317,8 +319,20 @@ const PLAIN_REFUSAL: Record<ProofRefusal, string> = {
   wrong_digests: 'file content did not match',
 };
 
+/** The log's words for an account note, without the account's id (it is under 详情). */
+const withoutId =
+  <C extends AuditNoteCode>(code: C) =>
+  (n: NoteOf<C>): string =>
+    (logWords[code] as (n: NoteOf<C>) => string)({ ...n, accountId: undefined });
+
 const en: NoteWords = {
   ...logWords,
+  account_created: withoutId('account_created'),
+  account_updated: withoutId('account_updated'),
+  account_disabled: withoutId('account_disabled'),
+  account_named: withoutId('account_named'),
+  password_reset: withoutId('password_reset'),
+  token_revoked: withoutId('token_revoked'),
   proof_refused: (n) => PLAIN_REFUSAL[n.reason],
   proofs_refused: (n) =>
     `${n.count} of ${n.of} instant uploads in one request refused: ${Object.entries(n.reasons)
@@ -360,6 +374,7 @@ export function auditNoteDetail(note: AuditNote): string {
  */
 export function auditNoteTechnical(note: AuditNote): string | undefined {
   if (note.code === 'checksum_mismatch') return checksums(note);
+  if ('accountId' in note && note.accountId) return `account ${note.accountId}`;
   if (note.code === 'viewed' && note.filters.length > 0) return note.filters.map(([k, v]) => `${k}=${v}`).join('&');
   return undefined;
 }

@@ -18,7 +18,10 @@ describe('why a file failed, in the clerk’s words', () => {
   it('keeps an over-size file’s limit on its receipt, and says it when the receipt is read', () => {
     const reason = receiptReason('payload_too_large', String(2 * 1024 * 1024));
     assert.deepEqual(reasonParts(reason), { code: 'payload_too_large', limitBytes: 2 * 1024 * 1024 });
-    assert.equal(receiptReasonText('zh-CN', reason), '文件超过 2.0 MB 的上限，无法上传。请拆分或压缩后再上传，或联系管理员');
+    assert.equal(
+      receiptReasonText('zh-CN', reason),
+      '文件超过 2.0 MB 的上限，无法上传。请拆分或压缩后再上传，或联系管理员',
+    );
     // Other failures keep their code alone.
     assert.equal(receiptReason('checksum_mismatch', 'MD5 differs'), 'checksum_mismatch');
     assert.equal(receiptReasonText('zh-CN', 'claim_rejected'), reasonText('zh-CN', 'claim_rejected'));

@@ -101,21 +101,22 @@ describe('audit notes: what an event says, in each language', () => {
   });
 
   it('words a display name given, changed or removed, in each language', () => {
-    assert.equal(auditNoteText('en', EXAMPLES.account_updated), 'li (a-1): role clerk → admin; name (none) → "李四"');
-    assert.equal(
-      auditNoteText('zh-CN', EXAMPLES.account_updated),
-      'li (a-1)：角色 档案员 → 管理员；姓名 （无） → “李四”',
-    );
+    assert.equal(auditNoteDetail(EXAMPLES.account_updated), 'li (a-1): role clerk → admin; name (none) → "李四"');
+    // For people the account's id is left to the details.
+    assert.equal(auditNoteText('en', EXAMPLES.account_updated), 'li: role clerk → admin; name (none) → "李四"');
+    assert.equal(auditNoteTechnical(EXAMPLES.account_updated), 'account a-1');
+    assert.doesNotMatch(auditNoteText('zh-CN', EXAMPLES.account_updated), /a-1/);
+    assert.equal(auditNoteText('zh-CN', EXAMPLES.account_updated), 'li：角色 档案员 → 管理员；姓名 （无） → “李四”');
     const removed: AuditNote = {
       code: 'account_updated',
       username: 'li',
       accountId: 'a-1',
       name: { from: '李四', to: null },
     };
-    assert.equal(auditNoteText('zh-CN', removed), 'li (a-1)：姓名 “李四” → （无）');
+    assert.equal(auditNoteText('zh-CN', removed), 'li：姓名 “李四” → （无）');
     assert.equal(
       auditNoteText('zh-CN', EXAMPLES.account_created),
-      'li (a-1)，姓名 “李四”，档案员，单位 沧州市 / 青县，批量导入',
+      'li，姓名 “李四”，档案员，单位 沧州市 / 青县，批量导入',
     );
     assert.equal(
       auditNoteText('en', { code: 'account_created', role: 'clerk', displayName: '王五', by: 'command' }),
