@@ -123,8 +123,22 @@ export interface OneTimePasswordView {
 export interface ImportRowProblem {
   line: number;
   username: string;
+  /** What is wrong, in English (the server's words, for scripts and logs). */
   problems: string[];
+  /** The same as codes with their values, for the page to word in its language. */
+  codes: ImportProblem[];
 }
+
+/** One thing wrong with a row of an account import. */
+export type ImportProblem =
+  | { code: 'too_many_columns' }
+  | { code: 'bad_name' }
+  | { code: 'bad_role'; role: string }
+  | { code: 'bad_username' }
+  | { code: 'username_repeated'; line: number }
+  | { code: 'username_taken' }
+  | { code: 'no_unit' }
+  | { code: 'unit_outside_reach'; unit: string };
 
 /**
  * The columns of an account import, in order; a first row naming them is skipped. The fourth,

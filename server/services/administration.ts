@@ -11,6 +11,7 @@ import {
   type AccountPatchRequest,
   type AccountState,
   type AccountSummary,
+  type ImportProblem,
   type ImportRowProblem,
   type NewAccountRequest,
   type NewTokenRequest,
@@ -394,29 +395,41 @@ export class AccountAdministration {
       const line = i + 1 + skip;
       const [username = '', roleText = '', code = '', nameText = ''] = row;
       const wrong: string[] = [];
-      if (row.length > 4 && row.slice(4).some((c) => c !== '')) wrong.push('more than four columns');
+      const codes: ImportProblem[] = [];
+      const refuse = (problem: ImportProblem, words: string) => {
+        codes.push(problem);
+        wrong.push(words);
+      };
+      if (row.length > 4 && row.slice(4).some((c) => c !== ''))
+        refuse({ code: 'too_many_columns' }, 'more than four columns');
       const name = displayNameField.safeParse(nameText);
-      if (!name.success) wrong.push(`name: ${name.error.issues[0]!.message}`);
+      if (!name.success) refuse({ code: 'bad_name' }, `name: ${name.error.issues[0]!.message}`);
       const displayName = name.success ? name.data : null;
       const role = ROLE_NAMES[roleText.toLowerCase()];
-      if (!role) wrong.push(`role "${roleText}" is not clerk (档案员) or admin (管理员)`);
-      if (!validUsername(username)) wrong.push(`username: ${USERNAME_RULE}`);
+      if (!role)
+        refuse({ code: 'bad_role', role: roleText }, `role "${roleText}" is not clerk (档案员) or admin (管理员)`);
+      if (!validUsername(username)) refuse({ code: 'bad_username' }, `username: ${USERNAME_RULE}`);
       else {
         const key = usernameKey(username);
-        if (seen.has(key)) wrong.push(`username "${username}" is also on line ${seen.get(key)}`);
-        else if (await this.deps.store.findByUsername(username)) wrong.push(`username "${username}" is taken`);
+        if (seen.has(key))
+          refuse(
+            { code: 'username_repeated', line: seen.get(key)! },
+            `username "${username}" is also on line ${seen.get(key)}`,
+          );
+        else if (await this.deps.store.findByUsername(username))
+          refuse({ code: 'username_taken' }, `username "${username}" is taken`);
         seen.set(key, line);
       }
       let unit: { unit: Unit; dir?: DirectoryUnit } | undefined;
-      if (code === '') wrong.push('no unit code');
+      if (code === '') refuse({ code: 'no_unit' }, 'no unit code');
       else
         try {
           unit = await this.assignableUnit(caller, code, role ?? 'clerk');
         } catch (err) {
           if (!(err instanceof NotFoundError || err instanceof ValidationError)) throw err;
-          wrong.push(`unit "${code}" is not a unit within your reach`);
+          refuse({ code: 'unit_outside_reach', unit: code }, `unit "${code}" is not a unit within your reach`);
         }
-      if (wrong.length > 0) problems.push({ line, username, problems: wrong });
+      if (wrong.length > 0) problems.push({ line, username, problems: wrong, codes });
       else
         planned.push({
           username,

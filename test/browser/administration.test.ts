@@ -166,7 +166,7 @@ describe(
       await page.getByLabel('选择 CSV 文件').setInputFiles(wrong);
       await page.getByRole('button', { name: '导入', exact: true }).click();
       await page.getByText('有 1 行不正确，未创建任何账号', { exact: false }).waitFor();
-      await page.getByText('第 3 行（li.2）', { exact: false }).waitFor();
+      await page.getByText('第 3 行（li.2）：单位代码“130923100”不在您的管理范围内', { exact: false }).waitFor();
       await page.screenshot({ path: artifactPath('53-accounts-import-refused.png'), fullPage: true });
       const right = path.join(files, 'right.csv');
       fs.writeFileSync(

@@ -406,7 +406,10 @@ for (const target of storeTargets) {
           as[who].fetch('/api/accounts/import', { method: 'POST', headers: { 'content-type': 'text/csv' }, body: csv });
         const count = async () => (await server.archive.services.accounts.list()).length;
         const before = await count();
-        const wrong = await body<{ error: string; details: { rows: Array<{ line: number; problems: string[] }> } }>(
+        const wrong = await body<{
+          error: string;
+          details: { rows: Array<{ line: number; problems: string[]; codes: Array<{ code: string }> }> };
+        }>(
           await send(
             'qing',
             `\uFEFF用户名,角色,单位代码\r\nzhao1,档案员,${QINGZHOU}\r\nzhao2,chief,${QINGZHOU}\r\nZHAO1,clerk,${JINNIU}\r\nzhao3,clerk,${DONGGUANG_TOWN}\r\nclerk,clerk,${QINGZHOU}\r\n`,
@@ -418,6 +421,16 @@ for (const target of storeTargets) {
           [3, 4, 5, 6],
         );
         assert.match(wrong.details.rows[1]!.problems.join(), /also on line 2/);
+        // The same as codes, for the page to say in its language.
+        assert.deepEqual(
+          wrong.details.rows.map((r) => r.codes),
+          [
+            [{ code: 'bad_role', role: 'chief' }],
+            [{ code: 'username_repeated', line: 2 }],
+            [{ code: 'unit_outside_reach', unit: DONGGUANG_TOWN }],
+            [{ code: 'username_taken' }],
+          ],
+        );
         assert.equal(await count(), before, 'nothing created');
         await body(await send('clerk', `zhao1,clerk,${QINGZHOU}`), 403);
         const ok = await send(

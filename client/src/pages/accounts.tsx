@@ -6,6 +6,7 @@ import {
   type AccountList,
   type AccountState,
   type AccountSummary,
+  type ImportProblem,
 } from '../../../shared/accounts.js';
 import { ROLES, type Role } from '../../../shared/schemas.js';
 import { ARCHIVE_UNIT_ID } from '../../../shared/units.js';
@@ -423,7 +424,13 @@ function ImportAccounts({
           <ul>
             {refused.rows.map((r) => (
               <li key={r.line}>
-                {t('importRow', { line: r.line, user: r.username, problems: r.problems.join('；') })}
+                {t('importRow', {
+                  line: r.line,
+                  user: r.username,
+                  problems: (r.codes ?? [])
+                    .map((p) => importProblemText(t, p))
+                    .join(language === 'zh-CN' ? '；' : '; '),
+                })}
               </li>
             ))}
           </ul>
@@ -536,4 +543,26 @@ export function HandoverNote({
       </button>
     </section>
   );
+}
+
+/** A row's problem in the reader's words. */
+function importProblemText(t: Translate, p: ImportProblem): string {
+  switch (p.code) {
+    case 'too_many_columns':
+      return t('importTooManyColumns');
+    case 'bad_name':
+      return t('importBadName');
+    case 'bad_role':
+      return t('importBadRole', { role: p.role });
+    case 'bad_username':
+      return t('importBadUsername');
+    case 'username_repeated':
+      return t('importUsernameRepeated', { line: p.line });
+    case 'username_taken':
+      return t('importUsernameTaken');
+    case 'no_unit':
+      return t('importNoUnit');
+    case 'unit_outside_reach':
+      return t('importUnitOutside', { unit: p.unit });
+  }
 }
