@@ -323,7 +323,23 @@ const PLAIN_REFUSAL: Record<ProofRefusal, string> = {
 const withoutId =
   <C extends AuditNoteCode>(code: C) =>
   (n: NoteOf<C>): string =>
-    (logWords[code] as (n: NoteOf<C>) => string)({ ...n, accountId: undefined });
+    plainEnglish((logWords[code] as (n: NoteOf<C>) => string)(withRoleNames({ ...n, accountId: undefined })));
+
+const ROLE_NAME_EN: Record<string, string> = { clerk: 'Clerk', admin: 'Administrator' };
+/** A note's roles by their names (the values only: a login that reads "admin" stays as it is). */
+const withRoleNames = <N extends AuditNote>(n: N): N => {
+  const role = (n as { role?: unknown }).role;
+  if (typeof role === 'string') return { ...n, role: ROLE_NAME_EN[role] ?? role };
+  if (role && typeof role === 'object') {
+    const { from, to } = role as { from: string; to: string };
+    return { ...n, role: { from: ROLE_NAME_EN[from] ?? from, to: ROLE_NAME_EN[to] ?? to } };
+  }
+  return n;
+};
+
+/** The log's English as people say it: the server's command not named. */
+const plainEnglish = (words: string) =>
+  words.replace(/\bby the archive command\b/g, 'on the server, by its system administrator');
 
 const en: NoteWords = {
   ...logWords,
@@ -333,6 +349,7 @@ const en: NoteWords = {
   account_named: withoutId('account_named'),
   password_reset: withoutId('password_reset'),
   token_revoked: withoutId('token_revoked'),
+  token_created: (n) => plainEnglish(logWords.token_created(n)),
   proof_refused: (n) => PLAIN_REFUSAL[n.reason],
   proofs_refused: (n) =>
     `${n.count} of ${n.of} instant uploads in one request refused: ${Object.entries(n.reasons)

@@ -103,7 +103,13 @@ describe('audit notes: what an event says, in each language', () => {
   it('words a display name given, changed or removed, in each language', () => {
     assert.equal(auditNoteDetail(EXAMPLES.account_updated), 'li (a-1): role clerk → admin; name (none) → "李四"');
     // For people the account's id is left to the details.
-    assert.equal(auditNoteText('en', EXAMPLES.account_updated), 'li: role clerk → admin; name (none) → "李四"');
+    assert.equal(auditNoteText('en', EXAMPLES.account_updated), 'li: role Clerk → Administrator; name (none) → "李四"');
+    assert.equal(
+      auditNoteText('en', { code: 'account_created', role: 'clerk', by: 'command' }),
+      'Clerk, on the server, by its system administrator',
+    );
+    // A login that reads like a role stays as it is.
+    assert.equal(auditNoteText('en', { code: 'account_named', username: 'admin', accountId: 'a-9' }), 'admin');
     assert.equal(auditNoteTechnical(EXAMPLES.account_updated), 'account a-1');
     assert.doesNotMatch(auditNoteText('zh-CN', EXAMPLES.account_updated), /a-1/);
     assert.equal(auditNoteText('zh-CN', EXAMPLES.account_updated), 'li：角色 档案员 → 管理员；姓名 （无） → “李四”');
@@ -120,7 +126,7 @@ describe('audit notes: what an event says, in each language', () => {
     );
     assert.equal(
       auditNoteText('en', { code: 'account_created', role: 'clerk', displayName: '王五', by: 'command' }),
-      'clerk, name "王五", by the archive command',
+      'Clerk, name "王五", on the server, by its system administrator',
     );
   });
 
