@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { Response } from 'express';
 import contentDisposition from 'content-disposition';
+import { formatBytes } from '../../shared/sizes.js';
 import { csvLine } from './csv.js';
 
 export type Cell = string | number | null | undefined;
@@ -117,18 +118,6 @@ function sideOf(id: string): { side: string; column: string } {
   return m ? { side: m[1]!, column: m[2]! } : { side: '', column: id };
 }
 
-const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
-/** 1024 steps with one decimal, as the pages show sizes. */
-export function readableBytes(bytes: number): string {
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < UNITS.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${unit === 0 ? value : value.toFixed(1)} ${UNITS[unit]}`;
-}
-
 export function readableColumns(language: ExportLanguage, timeZone: string, ids: readonly string[]): ReadableColumns {
   // sv-SE writes "2026-11-27 09:05:00": sortable, and read the same way in both languages.
   const times = new Intl.DateTimeFormat('sv-SE', {
@@ -148,7 +137,7 @@ export function readableColumns(language: ExportLanguage, timeZone: string, ids:
   const cells = (row: readonly Cell[]) =>
     row.map((value, i) => {
       const { column } = columns[i]!;
-      if (BYTE_COLUMNS.has(column) && typeof value === 'number') return readableBytes(value);
+      if (BYTE_COLUMNS.has(column) && typeof value === 'number') return formatBytes(value);
       if (TIME_COLUMNS.has(column) && typeof value === 'string' && !Number.isNaN(Date.parse(value)))
         return times.format(new Date(value));
       const words = VALUE_WORDS[language][column];
