@@ -147,6 +147,8 @@ const TABLE: Record<string, string> = {
   'near-duplicates': '近似重复',
 };
 
+/** A number and its English noun, one or many. */
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 const checksums = (n: NoteOf<'checksum_mismatch'>) => `${n.algorithm} ${n.actual}, not the declared ${n.declared}`;
 /** An account as the log names it: its login and id (the words for people leave the id to 详情). */
 const who = (n: Partial<AccountNamed>) =>
@@ -167,7 +169,7 @@ const logWords: NoteWords = {
   throttled_address: (n) =>
     `${n.failures} wrong passwords from this address for several accounts: tries here for accounts not used here now wait`,
   password_changed: (n) =>
-    `other sessions ended${n.tokensRevoked === null ? '' : `; ${n.tokensRevoked} API token(s) revoked`}`,
+    `other sessions ended${n.tokensRevoked === null ? '' : `; ${count(n.tokensRevoked, 'API token')} revoked`}`,
   upload: (n) => `${n.via}: ${n.stored ? 'stored' : 'duplicate'}`,
   checksum_mismatch: (n) => `${n.via}: the received bytes have ${checksums(n)}`,
   proof_refused: (n) => REFUSAL.en[n.reason],
@@ -199,12 +201,12 @@ const logWords: NoteWords = {
   account_named: (n) => who(n),
   password_reset: (n) =>
     n.byCommand
-      ? `by the archive command; sessions ended, ${n.tokensRevoked} API token(s) revoked`
-      : `${who(n)}: sessions ended, ${n.tokensRevoked} API token(s) revoked`,
+      ? `by the archive command; sessions ended, ${count(n.tokensRevoked, 'API token')} revoked`
+      : `${who(n)}: sessions ended, ${count(n.tokensRevoked, 'API token')} revoked`,
   token_created: (n) =>
     n.byCommand
       ? `${tokenEn(n)}, by the archive command`
-      : `${tokenEn(n)}, ${n.expiresInDays === null ? 'never expires' : `expires in ${n.expiresInDays} day(s)`}`,
+      : `${tokenEn(n)}, ${n.expiresInDays === null ? 'never expires' : `expires in ${count(n.expiresInDays, 'day')}`}`,
   token_revoked: (n) => (n.byCommand ? `${tokenEn(n)}, by the archive command` : `${tokenEn(n)} of ${who(n)}`),
   viewed: (n) =>
     [n.table, n.filters.length > 0 ? n.filters.map(([k, v]) => `${k}=${v}`).join('&') : 'all']

@@ -8,8 +8,24 @@ import { CONFLICT_MESSAGES, ERROR_MESSAGES, MESSAGES, type Language, type Messag
 export type { Language, MessageKey };
 export { ApiError, NetworkError };
 
-function fill(template: string, vars: Record<string, string | number>): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole));
+const ENGLISH_PLURALS = new Intl.PluralRules('en');
+
+/**
+ * Puts values into a message. `{n, plural, one {# row} other {# rows}}` picks the English form
+ * for n (`#` is n); Chinese messages have no plural forms and never use it.
+ */
+export function fill(template: string, vars: Record<string, string | number>): string {
+  return template
+    .replace(
+      /\{(\w+), plural, one \{([^{}]*)\} other \{([^{}]*)\}\}/g,
+      (whole, name: string, one: string, other: string) => {
+        const value = vars[name];
+        if (value === undefined) return whole;
+        const form = ENGLISH_PLURALS.select(Number(String(value).replace(/,/g, ''))) === 'one' ? one : other;
+        return form.replace(/#/g, String(value));
+      },
+    )
+    .replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole));
 }
 
 export type Translate = (key: MessageKey, vars?: Record<string, string | number>) => string;
