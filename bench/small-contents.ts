@@ -8,9 +8,11 @@ import { openEmbeddedStore } from '../server/store/embedded.js';
 import { seconds } from './files.js';
 
 export interface SmallContentsResult {
+  /** files: one content file each (staged, written, committed: the per-file path); packs: storeMany (batch uploads, the importer). */
+  layout: 'files' | 'packs';
   contents: number;
   bytesEach: number;
-  /** Storing them through the store (stage, write, commit in batches of 1,000). */
+  /** Storing them through the store, in batches of 1,000. */
   storeSeconds: number;
   /** Inodes the content folder uses (files and folders), and its folders. */
   inodes: number;
@@ -22,18 +24,21 @@ export interface SmallContentsResult {
   contentBytes: number;
   /** `tar` of the content folder to /dev/null (the reference: what reading every file costs). */
   tarSeconds: number;
-  /** `archive backup` into an empty folder, then again with nothing new; and one file at a time (as it was). */
+  /** `archive backup` into an empty folder, then again with nothing new. */
   backupSeconds: number;
   backupAgainSeconds: number;
-  backupOneByOneSeconds: number;
 }
 
 /**
- * What many small contents cost the embedded store, which keeps one content file per content
- * (issue "A folder of ten thousand scanned pages"): inodes, folder sizes, disk, and the time a
- * backup takes, against reading the same files with tar.
+ * What many small contents cost the embedded store (issue "A folder of ten thousand scanned
+ * pages"), in either layout: inodes, folder sizes, disk, storing, and the time a backup takes,
+ * against reading the same files with tar.
  */
-export async function benchSmallContents(count: number, bytesEach: number): Promise<SmallContentsResult> {
+export async function benchSmallContents(
+  count: number,
+  bytesEach: number,
+  layout: SmallContentsResult['layout'],
+): Promise<SmallContentsResult> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-small-'));
   const dataDir = path.join(root, 'data');
   try {
@@ -43,17 +48,15 @@ export async function benchSmallContents(count: number, bytesEach: number): Prom
     const now = new Date();
     for (let done = 0; done < count;) {
       const batch = Math.min(1000, count - done);
-      const items = [];
+      const contents = [];
       for (let i = 0; i < batch; i++) {
         // Distinct contents: the seed with the content's number in front.
         const bytes = Buffer.from(seed);
         bytes.writeUInt32BE(done + i, 0);
-        const stagingId = await store.content.stage(now);
-        await store.content.write(stagingId, 0, [bytes]);
         const md5 = createHash('md5').update(bytes).digest('hex');
         const sha256 = createHash('sha256').update(bytes).digest('hex');
-        items.push({
-          stagingId,
+        contents.push({
+          bytes,
           entry: {
             key: { md5, sha256, length: bytes.length },
             fileName: `第${done + i}页.jpg`,
@@ -62,9 +65,18 @@ export async function benchSmallContents(count: number, bytesEach: number): Prom
           },
         });
       }
-      await store.content.commitMany(items);
+      if (layout === 'packs') await store.content.storeMany(contents);
+      else {
+        const items = [];
+        for (const { bytes, entry } of contents) {
+          const stagingId = await store.content.stage(now);
+          await store.content.write(stagingId, 0, [bytes]);
+          items.push({ stagingId, entry });
+        }
+        await store.content.commitMany(items);
+      }
       done += batch;
-      if (done % 100_000 === 0) process.stderr.write(`  ${done} contents stored\n`);
+      if (done % 100_000 === 0) process.stderr.write(`  ${done} contents stored (${layout})\n`);
     }
     const storeSeconds = (performance.now() - started) / 1000;
     await store.close();
@@ -92,10 +104,8 @@ export async function benchSmallContents(count: number, bytesEach: number): Prom
     const target = path.join(root, 'backup');
     const backupSeconds = await timed(() => backupEmbedded(dataDir, target));
     const backupAgainSeconds = await timed(() => backupEmbedded(dataDir, target));
-    const backupOneByOneSeconds = await timed(() =>
-      backupEmbedded(dataDir, path.join(root, 'backup-one-by-one'), undefined, 1),
-    );
     return {
+      layout,
       contents: count,
       bytesEach,
       storeSeconds,
@@ -107,7 +117,6 @@ export async function benchSmallContents(count: number, bytesEach: number): Prom
       tarSeconds,
       backupSeconds,
       backupAgainSeconds,
-      backupOneByOneSeconds,
     };
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

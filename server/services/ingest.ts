@@ -49,9 +49,6 @@ export interface BatchFile {
   sha256: string;
 }
 
-/** Files of a batch staged and written at the same time (each its own content file). */
-const BATCH_WRITES_AT_ONCE = 16;
-
 /** How an upload reached the archive, for the audit log. */
 export interface UploadSource {
   via: 'direct' | 'tus' | 'batch';
@@ -274,33 +271,12 @@ export class IngestService {
 
     const { content, ledger } = this.deps.store;
     const now = this.clock();
-    const stagingIds: string[] = [];
-    let outcomes;
-    try {
-      let next = 0;
-      const writers = Array.from({ length: Math.min(BATCH_WRITES_AT_ONCE, accepted.length) }, async () => {
-        while (next < accepted.length) {
-          const k = next++;
-          const { bytes } = accepted[k]!.file;
-          stagingIds[k] = await content.stage(now);
-          await content.write(stagingIds[k], 0, bytes.byteLength > 0 ? [bytes] : []);
-        }
-      });
-      // Every writer settles before a failure is acted on: no write may land after its discard.
-      const written = await Promise.allSettled(writers);
-      const failed = written.find((w): w is PromiseRejectedResult => w.status === 'rejected');
-      if (failed) throw failed.reason;
-      outcomes = await content.commitMany(
-        accepted.map(({ file, key }, k) => ({
-          stagingId: stagingIds[k]!,
-          entry: { key, fileName: file.fileName, contentType: file.contentType, uploadDate: now },
-        })),
-      );
-    } catch (err) {
-      // Not resumable: staged bytes are of no use (a committed file is never discarded).
-      await Promise.all(stagingIds.filter(Boolean).map((id) => content.discard(id).catch(() => {})));
-      throw err;
-    }
+    const outcomes = await content.storeMany(
+      accepted.map(({ file, key }) => ({
+        bytes: file.bytes,
+        entry: { key, fileName: file.fileName, contentType: file.contentType, uploadDate: now },
+      })),
+    );
     // Asked before these uploads are counted, as for one upload.
     const shown = await Promise.all(
       outcomes.map(async (o) => o.status === 'duplicate' && (await this.deps.scope.reveals(o.entry, uploader))),

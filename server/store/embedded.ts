@@ -12,7 +12,8 @@ import { auditSchema, EmbeddedAuditLog } from './audit/embedded.js';
 import { catalogSchema, EmbeddedCatalog } from './catalog/embedded.js';
 import { claimSchema, EmbeddedClaimStore } from './claims/embedded.js';
 import { ContentFiles } from './content/content-files.js';
-import { contentSchema, EmbeddedContentStore, recordLostBytes } from './content/embedded.js';
+import { contentSchema, EmbeddedContentStore, newFileId, recordLostBytes, recordPack } from './content/embedded.js';
+import { PackFiles } from './content/packs.js';
 import { openDatabase, type Db, type EmbeddedSchema } from './embedded/database.js';
 import { EmbeddedJobStore, jobSchema } from './jobs/embedded.js';
 import { EmbeddedLedger, ledgerSchema } from './ledger/embedded.js';
@@ -58,7 +59,11 @@ export function openEmbeddedStore(options: {
     syncEveryBytes: options.syncEveryBytes,
     onSyncFailed: (id, durable) => recordLostBytes(db, id, durable),
   });
-  const content = new EmbeddedContentStore(db, files, options.chunkSize);
+  const packs = new PackFiles(path.join(options.dataDir, 'content', 'packs'), {
+    onNewPack: (packId) => recordPack(db, packId, Date.now()),
+    newId: newFileId,
+  });
+  const content = new EmbeddedContentStore(db, files, packs, options.chunkSize);
   return {
     kind: 'embedded',
     audit: new EmbeddedAuditLog(db),

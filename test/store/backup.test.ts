@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { backupEmbedded, restoreEmbedded } from '../../server/store/embedded/backup.js';
 import { openEmbeddedStore } from '../../server/store/embedded.js';
-import { randomContent, readAll, stageBytes } from '../support/content.js';
+import { keyOf, randomContent, readAll, stageBytes } from '../support/content.js';
 import { damageContent, embeddedTarget, tempDir, type OpenedStore } from '../support/stores.js';
 
 const CS = 1024;
@@ -128,5 +128,58 @@ describe('embedded store backup', () => {
     // Run again, it completes.
     await backupEmbedded(opened.dataDir!, target);
     assert.deepEqual(await restoredFiles(target), [first.fileId, second.fileId].sort());
+  });
+  it('backs up contents kept in pack files: later backups copy only what a pack gained, damage is named, a restore reads them back', async () => {
+    const storeMany = async (contents: Buffer[]) =>
+      (
+        await opened.store.content.storeMany(
+          contents.map((bytes) => ({
+            bytes,
+            entry: { key: keyOf(bytes), fileName: '页.jpg', contentType: 'image/jpeg', uploadDate: new Date() },
+          })),
+        )
+      ).map((o) => o.entry);
+    const firstBatch = [randomContent(3 * CS + 1), randomContent(10), randomContent(CS)];
+    const first = await storeMany(firstBatch);
+    const own = await commit(randomContent(2 * CS));
+    const target = dir('archive-backup-');
+    const report = await backupEmbedded(opened.dataDir!, target);
+    assert.deepEqual([report.files, report.copiedFiles, report.damaged], [4, 4, []]);
+    const firstBytes = 3 * CS + 1 + 10 + CS;
+    assert.equal(report.copiedBytes, firstBytes + 2 * CS);
+
+    const later = [randomContent(2 * CS + 5)];
+    const [added] = await storeMany(later);
+    await damageContent(opened, added!.fileId, { kind: 'flip-byte', offset: CS + 1 });
+    const again = await backupEmbedded(opened.dataDir!, target);
+    assert.equal(again.copiedFiles, 1, 'only the content the pack gained');
+    assert.equal(again.copiedBytes, 2 * CS + 5);
+    assert.deepEqual(again.damaged, [{ fileId: added!.fileId, chunk: 1, kind: 'corrupted' }]);
+
+    const restored = dir('archive-restored-');
+    fs.rmSync(restored, { recursive: true });
+    await restoreEmbedded(target, restored);
+    const store = openEmbeddedStore({ dataDir: restored, chunkSize: CS });
+    try {
+      for (const [k, entry] of first.entries())
+        assert.deepEqual(await readAll(store.content.read(entry)), firstBatch[k], `packed content ${k}`);
+      assert.deepEqual(await readAll(store.content.read(own)), await readAll(opened.store.content.read(own)));
+      await assert.rejects(readAll(store.content.read(added!)), /does not match its checksum/);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses to restore a backup whose pack file is shorter than its contents need', async () => {
+    const bytes = randomContent(2 * CS);
+    await opened.store.content.storeMany([
+      { bytes, entry: { key: keyOf(bytes), fileName: 'p.jpg', contentType: 'image/jpeg', uploadDate: new Date() } },
+    ]);
+    const target = dir('archive-backup-');
+    await backupEmbedded(opened.dataDir!, target);
+    const packs = path.join(target, 'content', 'packs');
+    const [pack] = fs.readdirSync(packs);
+    fs.truncateSync(path.join(packs, pack!), CS);
+    await assert.rejects(restoreEmbedded(target, path.join(dir('archive-restored-'), 'data')), /too short .*damaged/);
   });
 });

@@ -22,6 +22,7 @@ import {
   uploadRecord,
   uploadUnderThreeNames,
 } from '../support/content.js';
+import type { CatalogEntry } from '../../server/store/catalog/port.js';
 import { embeddedTarget, injectSyncFailures, tempDir } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
 
@@ -168,46 +169,57 @@ describe('embedded store specifics', () => {
     fs.rmSync(dataDir, { recursive: true });
   });
 
-  it('shows no half-committed file after the process is killed while committing', async () => {
-    // A child process stages and commits files in a loop and is killed (SIGKILL) at a random
-    // moment, several times; every catalogued file must then read back whole and intact.
-    const dataDir = tempDir();
-    const storeModule = new URL('../../server/store/embedded.js', import.meta.url).href;
-    const script = `
-      import { createHash, randomBytes } from 'node:crypto';
-      import { openEmbeddedStore } from ${JSON.stringify(storeModule)};
-      const store = openEmbeddedStore({ dataDir: ${JSON.stringify(dataDir)}, chunkSize: 1024 });
-      process.stdout.write('ready\\n');
-      for (;;) {
-        const data = randomBytes(1 + Math.floor(Math.random() * 20000));
-        const id = await store.content.stage(new Date());
+  for (const [way, storing] of [
+    [
+      'one at a time',
+      `const id = await store.content.stage(new Date());
         const chunks = [];
         for (let i = 0; i < data.length; i += 1024) chunks.push(data.subarray(i, i + 1024));
         await store.content.write(id, 0, chunks);
-        const key = { md5: createHash('md5').update(data).digest('hex'), sha256: createHash('sha256').update(data).digest('hex'), length: data.length };
-        await store.content.commit(id, { key, fileName: 'f', contentType: 'application/octet-stream', uploadDate: new Date() });
+        await store.content.commit(id, { key: keyOf(data), fileName: 'f', contentType: 'application/octet-stream', uploadDate: new Date() });`,
+    ],
+    [
+      'in batches, in pack files',
+      `const more = Array.from({ length: Math.floor(Math.random() * 30) }, () => randomBytes(1 + Math.floor(Math.random() * 5000)));
+        await store.content.storeMany([data, ...more].map((bytes) => ({ bytes, entry: { key: keyOf(bytes), fileName: 'f', contentType: 'application/octet-stream', uploadDate: new Date() } })));`,
+    ],
+  ] as const)
+    it(`shows no half-committed file after the process is killed while committing ${way}`, async () => {
+      // A child process stores files in a loop and is killed (SIGKILL) at a random moment, several
+      // times; every catalogued file must then read back whole and intact.
+      const dataDir = tempDir();
+      const storeModule = new URL('../../server/store/embedded.js', import.meta.url).href;
+      const script = `
+      import { createHash, randomBytes } from 'node:crypto';
+      import { openEmbeddedStore } from ${JSON.stringify(storeModule)};
+      const store = openEmbeddedStore({ dataDir: ${JSON.stringify(dataDir)}, chunkSize: 1024 });
+      const keyOf = (data) => ({ md5: createHash('md5').update(data).digest('hex'), sha256: createHash('sha256').update(data).digest('hex'), length: data.length });
+      process.stdout.write('ready\\n');
+      for (;;) {
+        const data = randomBytes(1 + Math.floor(Math.random() * 20000));
+        ${storing}
       }
     `;
-    for (let round = 0; round < 5; round++) {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      await once(child.stdout, 'data');
-      await delay(50 + Math.random() * 200);
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    }
-    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
-    const { items, total } = await store.catalog.list({ accountId: 'nobody', limit: 200, offset: 0 });
-    assert.ok(total > 0, 'the child committed files before it was killed');
-    const sample = items.slice(0, 200);
-    for (const { entry } of sample) {
-      const bytes = await readAll(store.content.read(entry));
-      assert.deepEqual(keyOf(bytes), { md5: entry.md5, sha256: entry.sha256, length: entry.length });
-    }
-    await store.close();
-    fs.rmSync(dataDir, { recursive: true });
-  });
+      for (let round = 0; round < 5; round++) {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        await once(child.stdout, 'data');
+        await delay(50 + Math.random() * 200);
+        child.kill('SIGKILL');
+        await once(child, 'exit');
+      }
+      const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+      const { items, total } = await store.catalog.list({ accountId: 'nobody', limit: 200, offset: 0 });
+      assert.ok(total > 0, 'the child committed files before it was killed');
+      const sample = items.slice(0, 200);
+      for (const { entry } of sample) {
+        const bytes = await readAll(store.content.read(entry));
+        assert.deepEqual(keyOf(bytes), { md5: entry.md5, sha256: entry.sha256, length: entry.length });
+      }
+      await store.close();
+      fs.rmSync(dataDir, { recursive: true });
+    });
 
   it('collects content files that no record owns', async () => {
     const dataDir = tempDir();
@@ -224,6 +236,139 @@ describe('embedded store specifics', () => {
     assert.equal(fs.existsSync(orphan), false);
     await store.close();
     fs.rmSync(dataDir, { recursive: true });
+  });
+
+  describe('small contents in pack files', () => {
+    const entryOf = (data: Uint8Array) => ({
+      key: keyOf(data),
+      fileName: '第0001页.jpg',
+      contentType: 'image/jpeg',
+      uploadDate: new Date(),
+    });
+    const packFiles = (dataDir: string) =>
+      fs.existsSync(path.join(dataDir, 'content', 'packs'))
+        ? fs.readdirSync(path.join(dataDir, 'content', 'packs')).sort()
+        : [];
+    const fanOutFolders = (dataDir: string) =>
+      fs.readdirSync(path.join(dataDir, 'content')).filter((name) => name !== 'packs');
+    const packRows = (dataDir: string) => {
+      const db = new Database(path.join(dataDir, 'archive.sqlite'), { readonly: true });
+      try {
+        return db.prepare('SELECT pack_id FROM packs ORDER BY pack_id').pluck().all() as string[];
+      } finally {
+        db.close();
+      }
+    };
+
+    it('keeps a batch of small contents in one pack file, not one file each, and appends later batches to it', async () => {
+      const dataDir = tempDir();
+      const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+      const first = Array.from({ length: 200 }, () => randomContent(1 + Math.floor(Math.random() * 3000)));
+      await store.content.storeMany(first.map((bytes) => ({ bytes, entry: entryOf(bytes) })));
+      const packs = packFiles(dataDir);
+      assert.equal(packs.length, 1);
+      assert.match(packs[0]!, /^[0-9a-f]{24}\.pack$/);
+      assert.deepEqual(fanOutFolders(dataDir), [], 'no content file of its own for any of them');
+      const packed = path.join(dataDir, 'content', 'packs', packs[0]!);
+      const bytes = first.reduce((sum, data) => sum + data.length, 0);
+      assert.equal(fs.statSync(packed).size, bytes, 'the bytes back to back');
+      const second = [randomContent(500)];
+      const [outcome] = await store.content.storeMany(second.map((data) => ({ bytes: data, entry: entryOf(data) })));
+      assert.deepEqual(packFiles(dataDir), packs);
+      assert.equal(fs.statSync(packed).size, bytes + 500);
+      assert.deepEqual(fs.readFileSync(packed).subarray(bytes), second[0]);
+      await store.close();
+      // Another process reads them.
+      const reader = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+      assert.deepEqual(await readAll(reader.content.read(outcome!.entry)), second[0]);
+      for (const data of first.slice(0, 20))
+        assert.deepEqual(await readAll(reader.content.read((await reader.catalog.findByKey(keyOf(data)))!)), data);
+      await reader.close();
+      fs.rmSync(dataDir, { recursive: true });
+    });
+
+    it('collects packs that hold no catalogued content and pack files no record owns, never one being appended to', async () => {
+      const dataDir = tempDir();
+      const data = randomContent(2000);
+      let store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+      const [{ entry }] = (await store.content.storeMany([{ bytes: data, entry: entryOf(data) }])) as [
+        { entry: CatalogEntry },
+        ...unknown[],
+      ];
+      await store.close();
+      // Another run: a batch of duplicates only begins a pack that locates nothing.
+      store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+      await store.content.storeMany([{ bytes: data, entry: entryOf(data) }]);
+      assert.equal(packFiles(dataDir).length, 2);
+      const stray = path.join(dataDir, 'content', 'packs', 'abcd00000000000000000000.pack');
+      fs.writeFileSync(stray, randomContent(100));
+      const old = new Date(Date.now() - 3600_000);
+      fs.utimesSync(stray, old, old);
+      const later = new Date(Date.now() + 3600_000);
+      // The empty pack is the one this process appends to: kept. The stray file goes.
+      assert.deepEqual(await store.content.collectGarbage(later), { stagingAreas: 0, orphans: 1 });
+      assert.equal(packFiles(dataDir).length, 2);
+      await store.close();
+      store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+      assert.deepEqual(
+        await store.content.collectGarbage(new Date(Date.now() - 60_000)),
+        {
+          stagingAreas: 0,
+          orphans: 0,
+        },
+        'nothing before the cutoff',
+      );
+      assert.deepEqual(await store.content.collectGarbage(later), { stagingAreas: 0, orphans: 1 });
+      assert.equal(packFiles(dataDir).length, 1);
+      assert.equal(packRows(dataDir).length, 1);
+      assert.deepEqual(await readAll(store.content.read(entry)), data, 'the pack with content stays');
+      await store.close();
+      fs.rmSync(dataDir, { recursive: true });
+    });
+
+    it('fails a batch whose pack was collected before it was catalogued, cataloguing none of it; the next batch begins a new pack', async () => {
+      const dataDir = tempDir();
+      const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+      const a = randomContent(100);
+      await store.content.storeMany([{ bytes: a, entry: entryOf(a) }]);
+      // Another process's GC forgets the pack, as it would one that located nothing.
+      const db = new Database(path.join(dataDir, 'archive.sqlite'));
+      db.prepare('DELETE FROM packed').run();
+      db.prepare('DELETE FROM packs').run();
+      db.close();
+      const b = randomContent(200);
+      await assert.rejects(store.content.storeMany([{ bytes: b, entry: entryOf(b) }]), /was removed/);
+      assert.equal(await store.catalog.findByKey(keyOf(b)), undefined);
+      const [outcome] = await store.content.storeMany([{ bytes: b, entry: entryOf(b) }]);
+      assert.equal(outcome!.status, 'stored');
+      assert.deepEqual(await readAll(store.content.read(outcome!.entry)), b);
+      assert.equal(packRows(dataDir).length, 1, 'a new pack, recorded');
+      assert.equal(packFiles(dataDir).length, 2);
+      await store.close();
+      fs.rmSync(dataDir, { recursive: true });
+    });
+
+    it('fails a batch whose pack sync fails, cataloguing none of it, and puts the next batch in a new pack', async () => {
+      const dataDir = tempDir();
+      const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+      const a = randomContent(100);
+      await store.content.storeMany([{ bytes: a, entry: entryOf(a) }]);
+      const faults = await injectSyncFailures();
+      try {
+        faults.failing = 1;
+        const b = randomContent(300);
+        await assert.rejects(store.content.storeMany([{ bytes: b, entry: entryOf(b) }]), /fdatasync failed/);
+        assert.equal(await store.catalog.findByKey(keyOf(b)), undefined);
+        const [outcome] = await store.content.storeMany([{ bytes: b, entry: entryOf(b) }]);
+        assert.deepEqual(await readAll(store.content.read(outcome!.entry)), b);
+        assert.equal(packFiles(dataDir).length, 2, 'the failed pack takes no more bytes');
+      } finally {
+        faults.restore();
+      }
+      assert.deepEqual(await readAll(store.content.read((await store.catalog.findByKey(keyOf(a)))!)), a);
+      await store.close();
+      fs.rmSync(dataDir, { recursive: true });
+    });
   });
 
   it('reads what another process committed (two processes can share one DATA_DIR)', async () => {

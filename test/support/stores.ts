@@ -204,18 +204,41 @@ export async function damageContent(opened: OpenedStore, fileId: string, damage:
     }
     return;
   }
-  const file = path.join(opened.dataDir!, 'content', fileId.slice(0, 2), fileId.slice(2, 4), fileId);
+  // A packed content's bytes are a range of its pack (damage to it here assumes it is the pack's last).
+  const packed = await packedAt(opened, fileId);
+  const file = packed
+    ? path.join(opened.dataDir!, 'content', 'packs', `${packed.pack_id}.pack`)
+    : path.join(opened.dataDir!, 'content', fileId.slice(0, 2), fileId.slice(2, 4), fileId);
+  const base = packed?.pack_offset ?? 0;
   if (damage.kind === 'lose-file') fs.rmSync(file);
-  else if (damage.kind === 'lose-chunk') fs.truncateSync(file, damage.n * opened.chunkSize);
+  else if (damage.kind === 'lose-chunk') fs.truncateSync(file, base + damage.n * opened.chunkSize);
   // Chunks lie back to back in a content file: only the last can grow (bytes past the file's length).
   else if (damage.kind === 'grow-chunk') fs.appendFileSync(file, Buffer.alloc(16));
   else {
     const fd = fs.openSync(file, 'r+');
     const byte = Buffer.alloc(1);
-    fs.readSync(fd, byte, 0, 1, damage.offset);
+    fs.readSync(fd, byte, 0, 1, base + damage.offset);
     byte[0]! ^= 0xff;
-    fs.writeSync(fd, byte, 0, 1, damage.offset);
+    fs.writeSync(fd, byte, 0, 1, base + damage.offset);
     fs.closeSync(fd);
+  }
+}
+
+/** Where an embedded store keeps a packed content's bytes (undefined for a content file of its own). */
+export async function packedAt(
+  opened: OpenedStore,
+  fileId: string,
+): Promise<{ pack_id: string; pack_offset: number } | undefined> {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(path.join(opened.dataDir!, 'archive.sqlite'), { readonly: true });
+  try {
+    return db
+      .prepare<[string], { pack_id: string; pack_offset: number }>(
+        'SELECT pack_id, pack_offset FROM packed WHERE file_id = ?',
+      )
+      .get(fileId);
+  } finally {
+    db.close();
   }
 }
 

@@ -315,6 +315,88 @@ export function contentConformance(target: StoreTarget): void {
       });
     });
 
+    describe('small contents stored together (storeMany)', () => {
+      const entryOf = (data: Uint8Array, fileName = '第0001页.jpg') => ({
+        key: keyOf(data),
+        fileName,
+        contentType: 'image/jpeg',
+        uploadDate: new Date(),
+      });
+
+      it('stores contents given in memory, in order: new ones stored, held ones and repeats within the batch duplicates', async () => {
+        const held = randomContent(CS + 5);
+        const heldEntry = (await commitBytes(store, held)).entry;
+        const fresh = randomContent(3 * CS + 123);
+        const small = randomContent(17);
+        const empty = Buffer.alloc(0);
+        const outcomes = await store.content.storeMany(
+          [fresh, held, fresh, empty, small].map((bytes, i) => ({ bytes, entry: entryOf(bytes, `第${i}页.jpg`) })),
+        );
+        assert.deepEqual(
+          outcomes.map((o) => o.status),
+          ['stored', 'duplicate', 'duplicate', 'stored', 'stored'],
+        );
+        assert.equal(outcomes[1]!.entry.fileId, heldEntry.fileId);
+        assert.equal(outcomes[2]!.entry.fileId, outcomes[0]!.entry.fileId, 'a repeat is the first copy');
+        const stored = outcomes[0]!.entry;
+        assert.match(stored.fileId, /^[0-9a-f]{24}$/);
+        assert.deepEqual(
+          [stored.fileName, stored.chunkSize, stored.chunkCount, stored.length],
+          ['第0页.jpg', CS, 4, fresh.length],
+        );
+        assert.deepEqual(await store.catalog.findByKey(keyOf(fresh)), stored);
+        assert.deepEqual(await readAll(store.content.read(stored)), fresh);
+        for (const [start, end] of [
+          [0, 1],
+          [CS - 1, CS + 1],
+          [2 * CS, 3 * CS + 123],
+        ] as const)
+          assert.deepEqual(await readAll(store.content.read(stored, { start, end })), fresh.subarray(start, end));
+        assert.deepEqual(await readAll(store.content.read(outcomes[3]!.entry)), empty);
+        assert.deepEqual(await readAll(store.content.read(outcomes[4]!.entry)), small);
+        assert.deepEqual(
+          await readAll(store.content.read(outcomes[4]!.entry, { start: 3, end: 9 }, { unchecked: true })),
+          small.subarray(3, 9),
+        );
+        assert.equal(await store.content.lacksChunkSums(stored), false, 'every chunk has its checksum');
+        assert.equal(await store.catalog.count(), 4);
+        assert.deepEqual(await store.content.storeMany([]), []);
+      });
+
+      it('keeps contents of later batches apart from earlier ones, and garbage collection keeps them all', async () => {
+        const batches = [0, 1, 2].map(() => [randomContent(100), randomContent(CS), randomContent(CS + 1)]);
+        const entries = [];
+        for (const batch of batches)
+          entries.push(...(await store.content.storeMany(batch.map((bytes) => ({ bytes, entry: entryOf(bytes) })))));
+        await store.content.collectGarbage(new Date(Date.now() + 3_600_000));
+        for (const [k, data] of batches.flat().entries())
+          assert.deepEqual(await readAll(store.content.read(entries[k]!.entry)), data, `content ${k}`);
+      });
+
+      it('refuses a changed chunk of a content stored with others, and bytes missing from it', async () => {
+        const before = randomContent(CS + 9);
+        const data = randomContent(3 * CS + 5);
+        const [, outcome] = await store.content.storeMany(
+          [before, data].map((bytes) => ({ bytes, entry: entryOf(bytes) })),
+        );
+        const { entry } = outcome!;
+        await damageContent(opened, entry.fileId, { kind: 'flip-byte', offset: CS + 7 });
+        await assert.rejects(
+          readAll(store.content.read(entry)),
+          (err: unknown) => err instanceof ContentDamagedError && err.kind === 'corrupted' && err.offset === CS,
+        );
+        assert.deepEqual(await readAll(store.content.read(entry, { start: 10, end: 20 })), data.subarray(10, 20));
+        await damageContent(opened, entry.fileId, { kind: 'lose-chunk', n: 2 });
+        await assert.rejects(
+          readAll(store.content.read(entry, { start: 2 * CS, end: 2 * CS + 1 })),
+          (err: unknown) => err instanceof ContentDamagedError && err.kind === 'missing' && err.offset === 2 * CS,
+        );
+        // The content stored before it in the same batch is untouched.
+        const first = await store.catalog.findByKey(keyOf(before));
+        assert.deepEqual(await readAll(store.content.read(first!)), before);
+      });
+    });
+
     describe('damaged content', () => {
       it('fails a read that meets missing bytes with a ContentDamagedError naming the first, never a short stream', async () => {
         const data = randomContent(3 * CS + 5);

@@ -242,11 +242,8 @@ export class ContentFiles {
    * Bytes [start, end) of a file, also one still being written; in pieces of `piece` bytes (a
    * chunk) when given, so a reader checking chunks rarely has to join pieces.
    */
-  read(id: string, start: number, end: number, piece = 256 * 1024): Readable {
-    if (end <= start) return Readable.from([]);
-    // Small ranges (proofs of possession) in one positional read: a file stream costs more to set up.
-    if (end - start <= SMALL_READ_BYTES) return Readable.from(this.readSmall(id, start, end));
-    return fs.createReadStream(this.pathOf(id), { start, end: end - 1, highWaterMark: piece });
+  read(id: string, start: number, end: number, piece?: number): Readable {
+    return readRange(this.pathOf(id), start, end, piece);
   }
 
   /** The bytes a content file holds (0 when it does not exist). */
@@ -267,27 +264,11 @@ export class ContentFiles {
     }
   }
 
-  /**
-   * Synchronous on purpose: open, read and close of a small range cost about 30 µs together from
-   * the page cache, while each asynchronous file operation is a thread-pool round trip of
-   * 100-300 µs here; with 64 clients proving at once, those round trips queued up and a check
-   * took 160 ms (p50) instead of 2 ms. A cold read blocks the event loop for one disk read.
-   */
-  private async *readSmall(id: string, start: number, end: number): AsyncGenerator<Buffer> {
-    const fd = fs.openSync(this.pathOf(id), 'r');
-    try {
-      const buffer = Buffer.allocUnsafe(end - start);
-      const bytesRead = fs.readSync(fd, buffer, 0, buffer.length, start);
-      // A short file ends the read early, as a file stream does; the reader judges it.
-      if (bytesRead > 0) yield buffer.subarray(0, bytesRead);
-    } finally {
-      fs.closeSync(fd);
-    }
-  }
-
   /** Ids of the content files last modified before a time (for garbage collection). */
   async *ids(options: { modifiedBefore: Date }): AsyncGenerator<string> {
     for (const top of await fs.promises.readdir(this.dir)) {
+      // Fan-out folders only (packs/ holds pack files, which PackFiles lists).
+      if (!/^[0-9a-f]{2}$/.test(top)) continue;
       for (const middle of await fs.promises.readdir(path.join(this.dir, top)).catch(() => [] as string[])) {
         const folder = path.join(this.dir, top, middle);
         for (const name of await fs.promises.readdir(folder).catch(() => [] as string[])) {
@@ -325,5 +306,44 @@ export class ContentFiles {
         await file?.handle.close();
       }),
     );
+  }
+}
+
+/**
+ * Bytes [start, end) of a file on disk, in pieces of `piece` bytes when given (a chunk, so a reader
+ * checking chunks rarely has to join pieces).
+ */
+export function readRange(file: string, start: number, end: number, piece = 256 * 1024): Readable {
+  if (end <= start) return Readable.from([]);
+  // Small ranges (proofs of possession) in one positional read: a file stream costs more to set up.
+  if (end - start <= SMALL_READ_BYTES) return Readable.from(readSmall(file, start, end));
+  return fs.createReadStream(file, { start, end: end - 1, highWaterMark: piece });
+}
+
+/**
+ * Synchronous on purpose: open, read and close of a small range cost about 30 µs together from
+ * the page cache, while each asynchronous file operation is a thread-pool round trip of
+ * 100-300 µs here; with 64 clients proving at once, those round trips queued up and a check
+ * took 160 ms (p50) instead of 2 ms. A cold read blocks the event loop for one disk read.
+ */
+async function* readSmall(file: string, start: number, end: number): AsyncGenerator<Buffer> {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(end - start);
+    const bytesRead = fs.readSync(fd, buffer, 0, buffer.length, start);
+    // A short file ends the read early, as a file stream does; the reader judges it.
+    if (bytesRead > 0) yield buffer.subarray(0, bytesRead);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Makes the names in a directory (files renamed or made in it) durable. */
+export async function syncDirectory(dir: string): Promise<void> {
+  const handle = await fs.promises.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

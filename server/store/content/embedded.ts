@@ -6,6 +6,7 @@ import type { CatalogEntry, NewCatalogEntry } from '../catalog/port.js';
 import { addMissingColumns, type Db, type EmbeddedSchema } from '../embedded/database.js';
 import { ChunkSummer, checkedRead, chunkSpan, chunkSumAdoption, uncheckedRead } from './chunk-sums.js';
 import { ContentFiles, SyncFailedError } from './content-files.js';
+import type { PackFiles } from './packs.js';
 import type { ByteRange, ChunkSumAdoption, CommitOutcome, ContentStore, GarbageReport } from './port.js';
 
 export const contentSchema: EmbeddedSchema = {
@@ -19,6 +20,23 @@ CREATE TABLE IF NOT EXISTS staging (
   chunk_size INTEGER,
   lost_from  INTEGER
 );
+
+-- Pack files (content/packs/<pack_id>.pack): the bytes of many small contents back to back, only
+-- ever appended to. written_at: when a batch was last catalogued into it (or it was begun); GC
+-- removes a pack that locates no content once it is older than the staging TTL.
+CREATE TABLE IF NOT EXISTS packs (
+  pack_id    TEXT PRIMARY KEY,
+  written_at INTEGER NOT NULL
+);
+
+-- Where a packed content's bytes are: its pack, and where its first byte is there (chunk n at
+-- pack_offset + n × chunk_size). A content without a row has its own content file.
+CREATE TABLE IF NOT EXISTS packed (
+  file_id     TEXT PRIMARY KEY,
+  pack_id     TEXT NOT NULL,
+  pack_offset INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS packed_by_pack ON packed (pack_id);
 
 -- CRC-32 of each chunk of a content file (staged or committed), taken as it was written and
 -- checked as it is read.
@@ -35,6 +53,14 @@ CREATE TABLE IF NOT EXISTS chunk_sums (
     addMissingColumns(db, 'staging', { chunk_size: 'INTEGER', lost_from: 'INTEGER' });
   },
 };
+
+/** A content of a batch as it is catalogued from its pack. */
+interface PackedItem {
+  fileId: string;
+  offset: number;
+  entry: NewCatalogEntry;
+  sums: ReadonlyArray<readonly [number, number]>;
+}
 
 /** A 24-hex id, the same shape as a MongoDB ObjectId, so file ids look alike on both stores. */
 export function newFileId(): string {
@@ -54,6 +80,11 @@ export function recordLostBytes(db: Db, stagingId: string, from: number): void {
   );
 }
 
+/** Records that a pack is owned before its first byte is written (GC removes unrecorded pack files). */
+export function recordPack(db: Db, packId: string, now: number): void {
+  db.prepare('INSERT INTO packs (pack_id, written_at) VALUES (?, ?)').run(packId, now);
+}
+
 /**
  * Content in the embedded store: bytes in content files, bookkeeping in SQLite. A staging row
  * exists from the first byte until the file is committed or removed, so every content file is
@@ -70,12 +101,18 @@ export class EmbeddedContentStore implements ContentStore {
   private readonly dropSums;
   private readonly forgetLostBytes;
   private readonly adoptSums;
+  private readonly packedAt;
+  private readonly storePackedTx;
 
   constructor(
     private readonly db: Db,
     private readonly files: ContentFiles,
+    private readonly packs: PackFiles,
     readonly chunkSize: number,
   ) {
+    this.packedAt = db.prepare<[string], { pack_id: string; pack_offset: number }>(
+      'SELECT pack_id, pack_offset FROM packed WHERE file_id = ?',
+    );
     this.insertStaging = db.prepare('INSERT INTO staging (staging_id, created_at, chunk_size) VALUES (?, ?, ?)');
     this.deleteStaging = db.prepare('DELETE FROM staging WHERE staging_id = ?');
     this.stagingOf = db.prepare<[string], { chunk_size: number | null; lost_from: number | null }>(
@@ -117,23 +154,12 @@ export class EmbeddedContentStore implements ContentStore {
     const flagCollisions = db.prepare('UPDATE catalog SET md5_collision = 1 WHERE md5 = ? AND md5_collision = 0');
     const getEntry = db.prepare<[string], CatalogRow>('SELECT * FROM catalog WHERE file_id = ?');
 
-    // One transaction decides: the content becomes a catalog entry, or it is a duplicate. The
-    // unique index settles races, also between processes sharing DATA_DIR.
-    const commitOne = (stagingId: string, entry: NewCatalogEntry, stagedBytes: number): CommitOutcome => {
+    /** Catalogues a content whose bytes are on disk as `fileId`, unless the catalog holds it already. */
+    const catalogue = (fileId: string, entry: NewCatalogEntry, chunkSize: number): CommitOutcome => {
       const { md5, sha256, length } = entry.key;
-      const held = findByKey.get(sha256, md5, length);
-      // Held already: a duplicate, or this very staging area committed by an earlier attempt that
-      // did not get to say so. Neither needs the bytes (a retried commit of a duplicate finds its
-      // staging area gone); new content must have them all: lost bytes never become a short file.
-      if (held)
-        return { status: held.file_id === stagingId ? 'stored' : 'duplicate', entry: catalogEntryFromRow(held) };
-      if (stagedBytes < length)
-        throw new Error(`staging area ${stagingId} holds not all of the ${length} bytes to commit (${stagedBytes})`);
       const collision = findCollision.get(md5, sha256) !== undefined;
-      // Chunked as its staging area began, whatever CHUNK_SIZE says now: its sums are of those chunks.
-      const chunkSize = this.chunkSizeOf(stagingId);
       insertEntry.run({
-        fileId: stagingId,
+        fileId,
         md5,
         sha256,
         length,
@@ -144,10 +170,46 @@ export class EmbeddedContentStore implements ContentStore {
         uploadDate: entry.uploadDate.getTime(),
         md5Collision: collision ? 1 : 0,
       });
-      this.deleteStaging.run(stagingId);
       if (collision) flagCollisions.run(md5);
-      return { status: 'stored', entry: catalogEntryFromRow(getEntry.get(stagingId)!) };
+      return { status: 'stored', entry: catalogEntryFromRow(getEntry.get(fileId)!) };
     };
+    const held = (entry: NewCatalogEntry) => findByKey.get(entry.key.sha256, entry.key.md5, entry.key.length);
+
+    // One transaction decides: the content becomes a catalog entry, or it is a duplicate. The
+    // unique index settles races, also between processes sharing DATA_DIR.
+    const commitOne = (stagingId: string, entry: NewCatalogEntry, stagedBytes: number): CommitOutcome => {
+      const found = held(entry);
+      // Held already: a duplicate, or this very staging area committed by an earlier attempt that
+      // did not get to say so. Neither needs the bytes (a retried commit of a duplicate finds its
+      // staging area gone); new content must have them all: lost bytes never become a short file.
+      if (found)
+        return { status: found.file_id === stagingId ? 'stored' : 'duplicate', entry: catalogEntryFromRow(found) };
+      if (stagedBytes < entry.key.length)
+        throw new Error(
+          `staging area ${stagingId} holds not all of the ${entry.key.length} bytes to commit (${stagedBytes})`,
+        );
+      // Chunked as its staging area began, whatever CHUNK_SIZE says now: its sums are of those chunks.
+      const outcome = catalogue(stagingId, entry, this.chunkSizeOf(stagingId));
+      this.deleteStaging.run(stagingId);
+      return outcome;
+    };
+    const insertPacked = db.prepare('INSERT INTO packed (file_id, pack_id, pack_offset) VALUES (?, ?, ?)');
+    const touchPack = db.prepare('UPDATE packs SET written_at = ? WHERE pack_id = ?');
+    this.storePackedTx = db.transaction(
+      (packId: string, now: number, items: ReadonlyArray<PackedItem>): CommitOutcome[] => {
+        // GC removes a pack only when no content is in it: one found gone lost its bytes with it.
+        if (touchPack.run(now, packId).changes === 0)
+          throw new Error(`pack ${packId} was removed before its contents were catalogued`);
+        return items.map(({ fileId, offset, entry, sums }) => {
+          const found = held(entry);
+          if (found) return { status: 'duplicate', entry: catalogEntryFromRow(found) };
+          const outcome = catalogue(fileId, entry, this.chunkSize);
+          insertPacked.run(fileId, packId, offset);
+          for (const [n, crc] of sums) upsertSum.run(fileId, n, crc);
+          return outcome;
+        });
+      },
+    );
     this.commitTx = db.transaction(commitOne);
     this.commitAllTx = db.transaction((items: ReadonlyArray<readonly [string, NewCatalogEntry, number]>) =>
       items.map((item) => commitOne(...item)),
@@ -217,6 +279,29 @@ export class EmbeddedContentStore implements ContentStore {
     return outcomes;
   }
 
+  async storeMany(items: ReadonlyArray<{ bytes: Uint8Array; entry: NewCatalogEntry }>): Promise<CommitOutcome[]> {
+    if (items.length === 0) return [];
+    // Every item's bytes are written and synced, a duplicate's too: answering duplicates faster
+    // would tell a clerk outside the duplicate-reveal scope what the archive holds. A batch's
+    // duplicates (rare: the browser and the importer ask first) are bytes no entry locates.
+    for (const { bytes, entry } of items)
+      if (bytes.byteLength !== entry.key.length)
+        throw new Error(`a content of ${bytes.byteLength} bytes was declared as ${entry.key.length}`);
+    const { packId, offsets } = await this.packs.append(items.map((item) => item.bytes));
+    const packed = items.map(({ bytes, entry }, k): PackedItem => {
+      const summer = new ChunkSummer(this.chunkSize, 0);
+      summer.push(bytes);
+      return { fileId: newFileId(), offset: offsets[k]!, entry, sums: summer.finish() };
+    });
+    try {
+      return this.storePackedTx.immediate(packId, Date.now(), packed);
+    } catch (err) {
+      // Whatever went wrong (the pack removed under it, the database), the next batch begins a new pack.
+      await this.packs.end(packId);
+      throw err;
+    }
+  }
+
   /**
    * Syncs a staging area's file. When a sync of it failed (this one, or a background one before,
    * in any process), the bytes past what is known to be on disk are not to be trusted: a retried
@@ -269,18 +354,16 @@ export class EmbeddedContentStore implements ContentStore {
       (err as NodeJS.ErrnoException).code === 'ENOENT'
         ? new ContentDamagedError(entry.fileId, offset, 'missing', 'its content file is missing')
         : undefined;
-    if (options.unchecked) {
-      return uncheckedRead(this.files.read(entry.fileId, range.start, range.end), entry.fileId, range, missing);
-    }
+    // A packed content's bytes are a range of its pack; the others have their own content file.
+    const at = this.packedAt.get(entry.fileId);
+    const bytes = (start: number, end: number, piece?: number) =>
+      at
+        ? this.packs.read(at.pack_id, at.pack_offset + start, at.pack_offset + end, piece)
+        : this.files.read(entry.fileId, start, end, piece);
+    if (options.unchecked) return uncheckedRead(bytes(range.start, range.end), entry.fileId, range, missing);
     const span = chunkSpan(entry, range);
     const sums = new Map(this.sumsOf.all(entry.fileId, span.first, span.last).map((r) => [r.n, r.crc >>> 0]));
-    return checkedRead(
-      this.files.read(entry.fileId, span.start, span.end, entry.chunkSize),
-      entry,
-      range,
-      sums,
-      missing,
-    );
+    return checkedRead(bytes(span.start, span.end, entry.chunkSize), entry, range, sums, missing);
   }
 
   async lacksChunkSums(entry: CatalogEntry): Promise<boolean> {
@@ -315,6 +398,30 @@ export class EmbeddedContentStore implements ContentStore {
       this.dropSums.run(id);
       orphans++;
     }
+    // Packs that locate no content (every batch in them failed or was duplicates), and pack
+    // files no row owns; never the pack this process appends to, nor one written to lately.
+    const emptyPacks = this.db
+      .prepare<[number], { pack_id: string }>(
+        'SELECT pack_id FROM packs WHERE written_at < ? AND NOT EXISTS (SELECT 1 FROM packed WHERE packed.pack_id = packs.pack_id)',
+      )
+      .all(before.getTime());
+    const forgetPack = this.db.prepare(
+      'DELETE FROM packs WHERE pack_id = ? AND NOT EXISTS (SELECT 1 FROM packed WHERE pack_id = ?)',
+    );
+    for (const { pack_id } of emptyPacks) {
+      if (pack_id === this.packs.appending) continue;
+      // The row first: a batch catalogued into the pack meanwhile finds it gone and fails, rather
+      // than locate contents in a removed file; a crash before the file goes leaves it to the next run.
+      if (forgetPack.run(pack_id, pack_id).changes === 0) continue;
+      await this.packs.remove(pack_id);
+      orphans++;
+    }
+    const packExists = this.db.prepare('SELECT 1 FROM packs WHERE pack_id = ?');
+    for await (const id of this.packs.ids({ modifiedBefore: before })) {
+      if (packExists.get(id) !== undefined) continue;
+      await this.packs.remove(id);
+      orphans++;
+    }
     // Sums whose file is gone (a crash between removing a file and its sums).
     this.db.exec(
       'DELETE FROM chunk_sums WHERE file_id NOT IN (SELECT file_id FROM catalog) AND file_id NOT IN (SELECT staging_id FROM staging)',
@@ -330,7 +437,8 @@ export class EmbeddedContentStore implements ContentStore {
     return this.db.prepare('SELECT 1 FROM staging WHERE staging_id = ?').get(id) !== undefined;
   }
 
-  close(): Promise<void> {
-    return this.files.closeAll();
+  async close(): Promise<void> {
+    await this.packs.closeAll();
+    await this.files.closeAll();
   }
 }

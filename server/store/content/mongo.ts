@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { Binary, Long, ObjectId, type Collection, type Db, type OptionalUnlessRequiredId } from 'mongodb';
 import { ContentDamagedError } from '../../errors.js';
 import { catalogEntryFromDoc, type CatalogCollections } from '../catalog/mongo.js';
+import { storeByStaging } from './staged-batch.js';
 import type { CatalogEntry, NewCatalogEntry } from '../catalog/port.js';
 import { isDuplicateKey } from '../mongo/documents.js';
 import type { UploadCollections } from '../uploads/mongo.js';
@@ -159,6 +160,11 @@ export class MongoContentStore implements ContentStore {
     const outcomes: CommitOutcome[] = [];
     for (const item of items) outcomes.push(await this.commit(item.stagingId, item.entry));
     return outcomes;
+  }
+
+  async storeMany(items: ReadonlyArray<{ bytes: Uint8Array; entry: NewCatalogEntry }>): Promise<CommitOutcome[]> {
+    // GridFS chunks are what MongoDB stores anyway: staged and committed as any upload.
+    return storeByStaging(this, items, items[0]?.entry.uploadDate ?? new Date());
   }
 
   async commit(stagingId: string, entry: NewCatalogEntry): Promise<CommitOutcome> {

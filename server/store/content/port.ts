@@ -43,6 +43,13 @@ export interface ContentStore {
    * the same items is safe, as for `commit`).
    */
   commitMany(items: ReadonlyArray<{ stagingId: string; entry: NewCatalogEntry }>): Promise<CommitOutcome[]>;
+  /**
+   * Stores small contents given whole in memory (a batch upload's files), and commits them as
+   * `commitMany` would after staging each: in order, a later item with the content of an earlier
+   * one its duplicate. The embedded store appends them all to a pack file, synced once, and
+   * catalogues them in one transaction; a failure fails the call with nothing catalogued there.
+   */
+  storeMany(items: ReadonlyArray<{ bytes: Uint8Array; entry: NewCatalogEntry }>): Promise<CommitOutcome[]>;
   /** Removes a staging area and its chunks; harmless if already gone, and never a committed file. */
   discard(stagingId: string): Promise<void>;
   /**

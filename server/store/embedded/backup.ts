@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import Database from 'better-sqlite3';
 import { ConfigError } from '../../errors.js';
 import { ChunkSummer } from '../content/chunk-sums.js';
-import { ContentFiles } from '../content/content-files.js';
+import { ContentFiles, syncDirectory } from '../content/content-files.js';
 import { connect, databaseFile, type Db } from './database.js';
 
 const MANIFEST = 'backup.json';
@@ -148,13 +148,37 @@ export async function backupEmbedded(
       copiedBytes += Math.min(size, file.length);
     };
     await eachAtOnce(
-      files,
+      files.filter((file) => file.pack_id === null),
       copyOne,
       (done) => {
         if (done % 1000 === 0) onProgress?.(done, files.length);
       },
       copiesAtOnce,
     );
+    // Packs are only appended to: the bytes an earlier backup copied of one are still its bytes, so
+    // only what its catalogued contents need beyond them is copied (and a content found damaged
+    // before, again), each such content checked against its chunk checksums.
+    const packsDir = path.join(target, 'content', 'packs');
+    for (const [packId, pack] of packsOf(files)) {
+      const source = path.join(dataDir, 'content', 'packs', `${packId}.pack`);
+      const destination = path.join(packsDir, `${packId}.pack`);
+      fs.mkdirSync(packsDir, { recursive: true });
+      if (!fs.existsSync(destination)) {
+        fs.writeFileSync(destination, '');
+        written.add(packsDir);
+      }
+      const had = fs.statSync(destination).size;
+      const again = pack.files.filter((file) => recheck.has(file.file_id));
+      const copied = await copyRange(source, destination, had, pack.needed);
+      for (const file of again) await copyRange(source, destination, file.pack_offset, file.pack_offset + file.length);
+      for (const file of pack.files) {
+        const isNew = file.pack_offset + file.length > had;
+        if (!isNew && !recheck.has(file.file_id)) continue;
+        damaged.push(...(await damageIn(destination, file, snapshotDb, file.pack_offset)));
+        copiedFiles += 1;
+      }
+      copiedBytes += copied;
+    }
     damaged.sort((a, b) => a.fileId.localeCompare(b.fileId) || a.chunk - b.chunk);
   } finally {
     snapshotDb.close();
@@ -202,9 +226,9 @@ export async function backupEmbedded(
  * The damage in a file's copy: bytes missing from its end (named by the first chunk they are
  * missing from), and chunks whose bytes do not match the checksum taken when they were stored.
  */
-async function damageIn(copy: string, file: CataloguedFile, db: Db): Promise<BackupDamage[]> {
+async function damageIn(copy: string, file: CataloguedFile, db: Db, start = 0): Promise<BackupDamage[]> {
   const found: BackupDamage[] = [];
-  const size = Math.min(fs.statSync(copy).size, file.length);
+  const size = Math.max(0, Math.min(fs.statSync(copy).size - start, file.length));
   if (size < file.length)
     found.push({ fileId: file.file_id, chunk: Math.floor(size / file.chunk_size), kind: 'missing' });
   const sums = new Map(
@@ -216,7 +240,7 @@ async function damageIn(copy: string, file: CataloguedFile, db: Db): Promise<Bac
   // Files stored before chunk checksums have none: the fixity check's MD5 and SHA-256 judge them.
   if (sums.size === 0 || size === 0) return found;
   const summer = new ChunkSummer(file.chunk_size, 0);
-  for await (const part of fs.createReadStream(copy, { start: 0, end: size - 1, highWaterMark: file.chunk_size }))
+  for await (const part of fs.createReadStream(copy, { start, end: start + size - 1, highWaterMark: file.chunk_size }))
     summer.push(part as Buffer);
   const corrupted = summer
     .finish()
@@ -269,19 +293,40 @@ export async function restoreEmbedded(
   const to = new ContentFiles(path.join(dataDir, 'content'));
   let bytes = 0;
   try {
-    await eachAtOnce(files, async (file) => {
-      const source = from.pathOf(file.file_id);
-      const size = fs.statSync(source, { throwIfNoEntry: false })?.size;
-      const knownDamage = damagedIds.includes(file.file_id) && size !== undefined && size < file.length;
-      if (size !== file.length && !knownDamage)
+    const packs = packsOf(files);
+    await eachAtOnce([...packs], async ([packId, pack]) => {
+      const source = path.join(backup, 'content', 'packs', `${packId}.pack`);
+      const size = fs.statSync(source, { throwIfNoEntry: false })?.size ?? 0;
+      const short = pack.files.filter((file) => file.pack_offset + file.length > size);
+      const unexplained = short.find((file) => !damagedIds.includes(file.file_id));
+      if (unexplained)
         throw new ConfigError(
-          `the backup's content file of ${file.file_id} is ${size === undefined ? 'missing' : `${size} bytes, not ${file.length}`}: the backup is damaged`,
+          `the backup's pack ${packId} is ${size} bytes, too short for ${unexplained.file_id}: the backup is damaged`,
         );
-      fs.mkdirSync(path.dirname(to.pathOf(file.file_id)), { recursive: true });
-      await fs.promises.copyFile(source, to.pathOf(file.file_id), fs.constants.COPYFILE_FICLONE);
-      await durable(to.pathOf(file.file_id));
-      bytes += file.length;
+      const destination = path.join(dataDir, 'content', 'packs', `${packId}.pack`);
+      fs.mkdirSync(path.dirname(destination), { recursive: true });
+      if (fs.existsSync(source)) await fs.promises.copyFile(source, destination, fs.constants.COPYFILE_FICLONE);
+      else fs.writeFileSync(destination, '');
+      await durable(destination);
+      for (const file of pack.files) bytes += file.length;
     });
+    if (packs.size > 0) await syncDirectory(path.join(dataDir, 'content', 'packs'));
+    await eachAtOnce(
+      files.filter((file) => file.pack_id === null),
+      async (file) => {
+        const source = from.pathOf(file.file_id);
+        const size = fs.statSync(source, { throwIfNoEntry: false })?.size;
+        const knownDamage = damagedIds.includes(file.file_id) && size !== undefined && size < file.length;
+        if (size !== file.length && !knownDamage)
+          throw new ConfigError(
+            `the backup's content file of ${file.file_id} is ${size === undefined ? 'missing' : `${size} bytes, not ${file.length}`}: the backup is damaged`,
+          );
+        fs.mkdirSync(path.dirname(to.pathOf(file.file_id)), { recursive: true });
+        await fs.promises.copyFile(source, to.pathOf(file.file_id), fs.constants.COPYFILE_FICLONE);
+        await durable(to.pathOf(file.file_id));
+        bytes += file.length;
+      },
+    );
   } finally {
     await from.closeAll();
     await to.closeAll();
@@ -312,16 +357,6 @@ async function durable(file: string): Promise<void> {
   }
 }
 
-/** Makes the names in a directory (files renamed or made in it) durable. */
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await fs.promises.open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
 /** Syncs content directories files were renamed into, and the fan-out directories above them up to `top`. */
 async function syncDirectories(dirs: Iterable<string>, top: string): Promise<void> {
   const all = new Set<string>();
@@ -339,10 +374,65 @@ interface CataloguedFile {
   file_id: string;
   length: number;
   chunk_size: number;
+  /** A packed content's pack and where its bytes begin there (null for a content file of its own). */
+  pack_id: string | null;
+  pack_offset: number | null;
+}
+
+interface PackedFile extends CataloguedFile {
+  pack_id: string;
+  pack_offset: number;
+}
+
+/** The packs packed files are in, each with its files and the bytes of it they need. */
+function packsOf(files: readonly CataloguedFile[]): Map<string, { needed: number; files: PackedFile[] }> {
+  const packs = new Map<string, { needed: number; files: PackedFile[] }>();
+  for (const file of files) {
+    if (file.pack_id === null) continue;
+    const pack = packs.get(file.pack_id) ?? { needed: 0, files: [] };
+    pack.files.push(file as PackedFile);
+    pack.needed = Math.max(pack.needed, file.pack_offset! + file.length);
+    packs.set(file.pack_id, pack);
+  }
+  return packs;
+}
+
+/** Copies bytes [start, end) of `from` to the same place in `to` (which exists); returns how many the source had. */
+async function copyRange(from: string, to: string, start: number, end: number): Promise<number> {
+  if (end <= start) return 0;
+  const source = await fs.promises.open(from, 'r').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (!source) return 0;
+  const target = await fs.promises.open(to, 'r+');
+  try {
+    const buffer = Buffer.allocUnsafe(Math.min(end - start, 4 * 1024 * 1024));
+    let at = start;
+    while (at < end) {
+      const { bytesRead } = await source.read(buffer, 0, Math.min(buffer.length, end - at), at);
+      if (bytesRead === 0) break;
+      await target.write(buffer, 0, bytesRead, at);
+      at += bytesRead;
+    }
+    await target.datasync();
+    return at - start;
+  } finally {
+    await source.close();
+    await target.close();
+  }
 }
 
 /** The files a database catalogues, after `prepare` (SQL run on it first, if any). */
 function cataloguedFiles(db: Db, prepare?: string): CataloguedFile[] {
   if (prepare) db.exec(prepare);
-  return db.prepare<[], CataloguedFile>('SELECT file_id, length, chunk_size FROM catalog ORDER BY file_id').all();
+  // Databases of earlier versions have no packs.
+  const packed = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'packed'").get() !== undefined;
+  return db
+    .prepare<[], CataloguedFile>(
+      packed
+        ? 'SELECT file_id, length, chunk_size, pack_id, pack_offset FROM catalog LEFT JOIN packed USING (file_id) ORDER BY file_id'
+        : 'SELECT file_id, length, chunk_size, NULL AS pack_id, NULL AS pack_offset FROM catalog ORDER BY file_id',
+    )
+    .all();
 }

@@ -1,0 +1,178 @@
+import fs from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { readRange, syncDirectory } from './content-files.js';
+
+/** A pack takes no more appends once it holds this much (a batch never splits across packs). */
+const PACK_MAX_BYTES = 1024 * 1024 * 1024;
+/**
+ * A pack nobody appended to for this long takes no more appends: a new one is begun. GC may remove
+ * a pack that holds no catalogued content once it is older than the staging TTL (an hour at
+ * least), so no process ever appends to a pack that old.
+ */
+const PACK_IDLE_MS = 10 * 60_000;
+
+interface CurrentPack {
+  id: string;
+  handle: FileHandle;
+  end: number;
+  lastAppend: number;
+}
+
+/** Where a batch's bytes went: its pack, and each part's offset in it. */
+export interface Appended {
+  packId: string;
+  offsets: number[];
+}
+
+export interface PackFilesOptions {
+  maxBytes?: number;
+  idleMs?: number;
+  /** Called before the first byte goes into a new pack (the store records that the pack is owned). */
+  onNewPack: (packId: string) => void;
+  newId: () => string;
+}
+
+/**
+ * Append-only pack files under DATA_DIR/content/packs, one being appended to per process at a time:
+ * the bytes of many small contents back to back, where one file per content costs the kernel more
+ * than the content (a file made, named and synced per page of a scanned folder). Bytes are only
+ * ever appended, each batch's together and synced once, before the catalog entries that locate them
+ * exist; what a pack holds beyond its catalogued contents (a batch's duplicates, a batch whose
+ * commit failed) is never read. A sync that fails ends the pack: the next batch begins another.
+ */
+export class PackFiles {
+  private current: CurrentPack | undefined;
+  /** Appends, one after another. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly maxBytes: number;
+  private readonly idleMs: number;
+
+  constructor(
+    private readonly dir: string,
+    private readonly options: PackFilesOptions,
+  ) {
+    this.maxBytes = options.maxBytes ?? PACK_MAX_BYTES;
+    this.idleMs = options.idleMs ?? PACK_IDLE_MS;
+  }
+
+  pathOf(packId: string): string {
+    return path.join(this.dir, `${packId}.pack`);
+  }
+
+  /** The pack this process appends to now, if any (GC leaves it alone). */
+  get appending(): string | undefined {
+    return this.current?.id;
+  }
+
+  /** Appends `parts` back to back to one pack and makes them durable; one sync for all. */
+  append(parts: readonly Uint8Array[]): Promise<Appended> {
+    const next = this.queue.then(() => this.appendNow(parts));
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  private async appendNow(parts: readonly Uint8Array[]): Promise<Appended> {
+    let bytes = 0;
+    for (const part of parts) bytes += part.byteLength;
+    const pack = await this.packFor(bytes);
+    const offsets: number[] = [];
+    let at = pack.end;
+    for (const part of parts) {
+      offsets.push(at);
+      at += part.byteLength;
+    }
+    try {
+      const nonEmpty = parts.filter((part) => part.byteLength > 0);
+      // writev takes at most IOV_MAX (1,024) buffers at once.
+      for (let i = 0, offset = pack.end; i < nonEmpty.length; i += 1024) {
+        const group = nonEmpty.slice(i, i + 1024);
+        const want = group.reduce((sum, part) => sum + part.byteLength, 0);
+        const { bytesWritten } = await pack.handle.writev(group, offset);
+        if (bytesWritten !== want)
+          throw Object.assign(
+            new Error(`short write to pack ${pack.id}: ${bytesWritten} of ${want} bytes (disk full?)`),
+            {
+              code: 'ENOSPC',
+            },
+          );
+        offset += want;
+      }
+      await pack.handle.datasync();
+    } catch (err) {
+      // Whatever this pack holds past its last good sync is not to be trusted: begin another.
+      await this.endCurrent();
+      throw err;
+    }
+    pack.end = at;
+    pack.lastAppend = Date.now();
+    return { packId: pack.id, offsets };
+  }
+
+  /** The pack the next `bytes` go to: the current one, or a new one when it is full or idle. */
+  private async packFor(bytes: number): Promise<CurrentPack> {
+    const current = this.current;
+    if (
+      current &&
+      (Date.now() - current.lastAppend > this.idleMs || (current.end > 0 && current.end + bytes > this.maxBytes))
+    )
+      await this.endCurrent();
+    if (this.current) return this.current;
+    const id = this.options.newId();
+    this.options.onNewPack(id);
+    await fs.promises.mkdir(this.dir, { recursive: true });
+    const handle = await fs.promises.open(this.pathOf(id), 'wx', 0o640);
+    try {
+      // The pack's name is made durable once, so its synced bytes are found after a power cut.
+      await syncDirectory(this.dir);
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
+    this.current = { id, handle, end: 0, lastAppend: Date.now() };
+    return this.current;
+  }
+
+  /** Takes no more appends into `packId` (a batch written there could not be catalogued). */
+  async end(packId: string): Promise<void> {
+    await this.queue;
+    if (this.current?.id === packId) await this.endCurrent();
+  }
+
+  private async endCurrent(): Promise<void> {
+    const current = this.current;
+    this.current = undefined;
+    await current?.handle.close().catch(() => {});
+  }
+
+  /** Bytes [start, end) of a pack, in pieces of `piece` bytes when given. */
+  read(packId: string, start: number, end: number, piece?: number): Readable {
+    return readRange(this.pathOf(packId), start, end, piece);
+  }
+
+  /** The bytes a pack file holds (undefined when it does not exist). */
+  size(packId: string): number | undefined {
+    return fs.statSync(this.pathOf(packId), { throwIfNoEntry: false })?.size;
+  }
+
+  /** Ids of the pack files on disk last modified before a time. */
+  async *ids(options: { modifiedBefore: Date }): AsyncGenerator<string> {
+    for (const name of await fs.promises.readdir(this.dir).catch(() => [] as string[])) {
+      const id = /^([0-9a-f]{24})\.pack$/.exec(name)?.[1];
+      if (!id || id === this.current?.id) continue;
+      const stat = await fs.promises.stat(path.join(this.dir, name)).catch(() => undefined);
+      if (stat && stat.mtime < options.modifiedBefore) yield id;
+    }
+  }
+
+  async remove(packId: string): Promise<void> {
+    if (packId === this.current?.id) throw new Error(`pack ${packId} is being appended to`);
+    await fs.promises.rm(this.pathOf(packId), { force: true });
+  }
+
+  async closeAll(): Promise<void> {
+    await this.queue;
+    await this.endCurrent();
+  }
+}
