@@ -27,7 +27,8 @@ import { benchUnitFiles } from './unit-files.js';
  * BENCH_LOAD_SECONDS (default 60; the load test's clients and duration), BENCH_IMPORT_SMALL (default
  * 10000), BENCH_IMPORT_LARGE (default 10), BENCH_IMPORT_LARGE_MIB (default 100) and BENCH_NEARDUP
  * (default 1000000 fingerprints), BENCH_ABUSE_SECONDS (default 20), BENCH_ACCOUNTS (default 5000) and
- * BENCH_SMALL_CONTENTS (default 1000000) scale it down for a quick look;
+ * BENCH_SMALL_CONTENTS (default 1000000) scale it down for a quick look, and BENCH_SMALL_LAYOUTS
+ * (default "files,packs") picks the small-contents layouts measured;
  * BENCH_HEAP=1 makes the load part a soak run: the paced run only, with the server's live heap read
  * from heap snapshots after a 2-minute warm-up and at the end (each snapshot stalls the server ~2 s);
  * BENCH_FOLDER_SMALL (default 1000 files of 1 KiB, sent directly and again through a proxy adding 50 ms
@@ -53,6 +54,9 @@ const nearDuplicateCount = Number(process.env.BENCH_NEARDUP ?? 1_000_000);
 const abuseSeconds = Number(process.env.BENCH_ABUSE_SECONDS ?? 20);
 const benchAccounts = Number(process.env.BENCH_ACCOUNTS ?? 5000);
 const smallContents = Number(process.env.BENCH_SMALL_CONTENTS ?? 1_000_000);
+const smallLayouts = (process.env.BENCH_SMALL_LAYOUTS ?? 'files,packs').split(',').map((l) => l.trim()) as Array<
+  'files' | 'packs'
+>;
 const folderSmall = Number(process.env.BENCH_FOLDER_SMALL ?? 1000);
 const folderMany = Number(process.env.BENCH_FOLDER_MANY ?? 10_000);
 const folderLargeMiB = Number(process.env.BENCH_FOLDER_LARGE_MIB ?? 1024);
@@ -285,22 +289,20 @@ if (wanted('admin')) {
 
 if (wanted('smallstore')) {
   // The pack files of batch uploads against the per-file layout, the reference measured in the same run.
-  const [files, packs] = [
-    await benchSmallContents(smallContents, 20 * 1024, 'files'),
-    await benchSmallContents(smallContents, 20 * 1024, 'packs'),
-  ];
+  const results = [];
+  for (const layout of smallLayouts) results.push(await benchSmallContents(smallContents, 20 * 1024, layout));
   const gb = (bytes: number) => `${(bytes / 1e9).toFixed(2)} GB`;
-  console.log(
-    `smallstore  ${files.contents} contents of ${files.bytesEach / 1024} KiB in the embedded store, batches of 1,000`,
-  );
-  for (const r of [files, packs]) {
+  console.log(`smallstore  ${smallContents} contents of 20 KiB in the embedded store, batches of 1,000`);
+  for (const r of results) {
     console.log(
       `        ${r.layout === 'files' ? 'one content file each (reference)' : 'pack files (storeMany)          '}  stored in ${r.storeSeconds.toFixed(0)} s (${(r.contents / r.storeSeconds).toFixed(0)} contents/s); ${r.inodes} inodes (${r.folders} folders), at most ${r.largestFolder} files in a folder; ${gb(r.diskBytes)} on disk for ${gb(r.contentBytes)} (${((r.diskBytes / r.contentBytes - 1) * 100).toFixed(1)}% more); tar ${r.tarSeconds.toFixed(1)} s; archive backup ${r.backupSeconds.toFixed(1)} s, again with nothing new ${r.backupAgainSeconds.toFixed(1)} s`,
     );
   }
-  console.log(
-    `        packs against files: storing ${(files.storeSeconds / packs.storeSeconds).toFixed(1)}x as fast, ${(files.inodes / packs.inodes).toFixed(0)}x fewer inodes, first backup ${(files.backupSeconds / packs.backupSeconds).toFixed(1)}x as fast, backup with nothing new ${(files.backupAgainSeconds / packs.backupAgainSeconds).toFixed(1)}x as fast`,
-  );
+  const [files, packs] = [results.find((r) => r.layout === 'files'), results.find((r) => r.layout === 'packs')];
+  if (files && packs)
+    console.log(
+      `        packs against files: storing ${(files.storeSeconds / packs.storeSeconds).toFixed(1)}x as fast, ${(files.inodes / packs.inodes).toFixed(0)}x fewer inodes, first backup ${(files.backupSeconds / packs.backupSeconds).toFixed(1)}x as fast, backup with nothing new ${(files.backupAgainSeconds / packs.backupAgainSeconds).toFixed(1)}x as fast`,
+    );
 }
 
 if (wanted('neardup')) {

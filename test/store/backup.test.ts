@@ -156,6 +156,17 @@ describe('embedded store backup', () => {
     assert.equal(again.copiedBytes, 2 * CS + 5);
     assert.deepEqual(again.damaged, [{ fileId: added!.fileId, chunk: 1, kind: 'corrupted' }]);
 
+    // The pack cut short inside the last of two new contents: that one is missing bytes, the other intact.
+    const [whole, cut] = await storeMany([randomContent(CS + 3), randomContent(3 * CS)]);
+    await damageContent(opened, cut!.fileId, { kind: 'lose-chunk', n: 2 });
+    const third = await backupEmbedded(opened.dataDir!, target);
+    assert.equal(third.copiedFiles, 3, 'the two new ones, and the one found damaged before, again');
+    assert.deepEqual(
+      third.damaged.filter((d) => d.fileId !== added!.fileId),
+      [{ fileId: cut!.fileId, chunk: 2, kind: 'missing' }],
+    );
+    assert.ok(!third.damaged.some((d) => d.fileId === whole!.fileId));
+
     const restored = dir('archive-restored-');
     fs.rmSync(restored, { recursive: true });
     await restoreEmbedded(target, restored);

@@ -171,12 +171,11 @@ export async function backupEmbedded(
       const again = pack.files.filter((file) => recheck.has(file.file_id));
       const copied = await copyRange(source, destination, had, pack.needed);
       for (const file of again) await copyRange(source, destination, file.pack_offset, file.pack_offset + file.length);
-      for (const file of pack.files) {
-        const isNew = file.pack_offset + file.length > had;
-        if (!isNew && !recheck.has(file.file_id)) continue;
-        damaged.push(...(await damageIn(destination, file, snapshotDb, file.pack_offset)));
-        copiedFiles += 1;
-      }
+      const checked = pack.files
+        .filter((file) => file.pack_offset + file.length > had || recheck.has(file.file_id))
+        .sort((a, b) => a.pack_offset - b.pack_offset);
+      damaged.push(...(await damageInPack(destination, checked, snapshotDb)));
+      copiedFiles += checked.length;
       copiedBytes += copied;
     }
     damaged.sort((a, b) => a.fileId.localeCompare(b.fileId) || a.chunk - b.chunk);
@@ -222,35 +221,87 @@ export async function backupEmbedded(
   };
 }
 
-/**
- * The damage in a file's copy: bytes missing from its end (named by the first chunk they are
- * missing from), and chunks whose bytes do not match the checksum taken when they were stored.
- */
-async function damageIn(copy: string, file: CataloguedFile, db: Db, start = 0): Promise<BackupDamage[]> {
-  const found: BackupDamage[] = [];
-  const size = Math.max(0, Math.min(fs.statSync(copy).size - start, file.length));
-  if (size < file.length)
-    found.push({ fileId: file.file_id, chunk: Math.floor(size / file.chunk_size), kind: 'missing' });
-  const sums = new Map(
+/** The chunk checksums taken when a file's chunks were stored. */
+function storedSums(db: Db, fileId: string): Map<number, number> {
+  return new Map(
     db
       .prepare<[string], { n: number; crc: number }>('SELECT n, crc FROM chunk_sums WHERE file_id = ?')
-      .all(file.file_id)
+      .all(fileId)
       .map((r) => [r.n, r.crc >>> 0]),
   );
-  // Files stored before chunk checksums have none: the fixity check's MD5 and SHA-256 judge them.
-  if (sums.size === 0 || size === 0) return found;
-  const summer = new ChunkSummer(file.chunk_size, 0);
-  for await (const part of fs.createReadStream(copy, { start, end: start + size - 1, highWaterMark: file.chunk_size }))
-    summer.push(part as Buffer);
-  const corrupted = summer
-    .finish()
+}
+
+/**
+ * A file's damage, from the `size` bytes of it a copy holds and their chunk sums: bytes missing
+ * from its end (named by the first chunk they are missing from), and chunks whose bytes do not
+ * match the checksum taken when they were stored. Files stored before chunk checksums have none:
+ * the fixity check's MD5 and SHA-256 judge them.
+ */
+function judged(
+  file: CataloguedFile,
+  size: number,
+  summed: ReadonlyArray<readonly [number, number]>,
+  stored: ReadonlyMap<number, number>,
+): BackupDamage[] {
+  const corrupted = summed
     // Only whole chunks: the one cut short is missing bytes, not changed ones.
     .filter(
       ([n, crc]) =>
-        Math.min((n + 1) * file.chunk_size, file.length) <= size && sums.has(n) && sums.get(n) !== crc >>> 0,
+        Math.min((n + 1) * file.chunk_size, file.length) <= size && stored.has(n) && stored.get(n) !== crc >>> 0,
     )
     .map(([n]): BackupDamage => ({ fileId: file.file_id, chunk: n, kind: 'corrupted' }));
-  return [...corrupted, ...found];
+  const missing: BackupDamage[] =
+    size < file.length ? [{ fileId: file.file_id, chunk: Math.floor(size / file.chunk_size), kind: 'missing' }] : [];
+  return [...corrupted, ...missing];
+}
+
+/** The damage in a file's copy of its own. */
+async function damageIn(copy: string, file: CataloguedFile, db: Db): Promise<BackupDamage[]> {
+  const size = Math.min(fs.statSync(copy).size, file.length);
+  const stored = storedSums(db, file.file_id);
+  const summer = new ChunkSummer(file.chunk_size, 0);
+  if (stored.size > 0 && size > 0)
+    for await (const part of fs.createReadStream(copy, { start: 0, end: size - 1, highWaterMark: file.chunk_size }))
+      summer.push(part as Buffer);
+  return judged(file, size, summer.finish(), stored);
+}
+
+/**
+ * The damage in the copies of packed files, all in one pack copy and sorted by offset: the pack
+ * is read once, from the first of them to the last one's end, each file's bytes summed as they pass.
+ */
+async function damageInPack(copy: string, files: readonly PackedFile[], db: Db): Promise<BackupDamage[]> {
+  if (files.length === 0) return [];
+  const packSize = fs.statSync(copy).size;
+  const from = files[0]!.pack_offset;
+  const to = Math.min(
+    packSize,
+    files.reduce((end, f) => Math.max(end, f.pack_offset + f.length), 0),
+  );
+  const summers = files.map((file) => new ChunkSummer(file.chunk_size, 0));
+  let position = from;
+  let first = 0;
+  if (to > from)
+    for await (const piece of fs.createReadStream(copy, { start: from, end: to - 1, highWaterMark: 1024 * 1024 })) {
+      const part = piece as Buffer;
+      const end = position + part.length;
+      while (first < files.length && files[first]!.pack_offset + files[first]!.length <= position) first++;
+      for (let i = first; i < files.length && files[i]!.pack_offset < end; i++) {
+        const file = files[i]!;
+        const start = Math.max(file.pack_offset, position);
+        const stop = Math.min(file.pack_offset + file.length, end);
+        if (stop > start) summers[i]!.push(part.subarray(start - position, stop - position));
+      }
+      position = end;
+    }
+  return files.flatMap((file, i) =>
+    judged(
+      file,
+      Math.max(0, Math.min(packSize - file.pack_offset, file.length)),
+      summers[i]!.finish(),
+      storedSums(db, file.file_id),
+    ),
+  );
 }
 
 /**
