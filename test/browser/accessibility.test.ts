@@ -195,6 +195,19 @@ describe(
         await page.unrouteAll();
         const end = tr('announceEnd', { instant: 0, stored: 1, failed: 1 });
         await page.getByRole('status').filter({ hasText: end }).waitFor();
+        // The region lies outside the upload page, which stays mounted but hidden while the clerk
+        // reads another page: a hidden region would tell a screen reader nothing.
+        await page.getByRole('link', { name: m.navMyUploads, exact: true }).click();
+        await heading(page, m.myUploadsTitle);
+        assert.equal(
+          await page
+            .locator('[role="status"][aria-live="polite"].announcement')
+            .evaluate((region) => region.closest('[hidden]') === null),
+          true,
+          'the live region is not inside a hidden page',
+        );
+        await page.getByRole('link', { name: m.navUpload, exact: true }).click();
+        await heading(page, m.uploadTitle);
         // An emptied region says nothing; a text set again unchanged is not read again.
         const told = (await page.evaluate(() => (globalThis as unknown as { told: string[] }).told)).filter(Boolean);
         assert.deepEqual(

@@ -1,5 +1,5 @@
-import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { render, type ComponentChildren } from 'preact';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { translator, type Language } from '../i18n/index.js';
 
 /** A problem to show where it happened (nothing when there is none). */
@@ -149,4 +149,29 @@ export function FileLink({
       {fileName}
     </a>
   );
+}
+
+/**
+ * A polite live region at the end of the document, outside every page: a page kept mounted but
+ * hidden (the upload page while the clerk reads another) would silence a region of its own.
+ */
+export function BodyLiveRegion({ text }: { text: string }) {
+  const host = useMemo(() => document.body.appendChild(document.createElement('div')), []);
+  useEffect(
+    () => () => {
+      render(null, host);
+      host.remove();
+    },
+    [host],
+  );
+  // Made at once, empty: a screen reader reads a region's changes only once it knows the region.
+  useEffect(() => {
+    render(
+      <p class="visually-hidden announcement" role="status" aria-live="polite">
+        {text}
+      </p>,
+      host,
+    );
+  }, [host, text]);
+  return null;
 }

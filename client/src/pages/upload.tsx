@@ -11,6 +11,7 @@ import { ProgressAnnouncer } from '../upload/progress-announcement.js';
 import { ResumeIndex } from '../upload/resume-index.js';
 import { IndexedDbJournal } from '../upload/indexeddb-journal.js';
 import { MemoryJournal, type UploadJournal } from '../upload/upload-journal.js';
+import { BodyLiveRegion } from './controls.js';
 import { formatBytes, formatCount } from './format.js';
 import { VirtualList } from './virtual-list.js';
 
@@ -267,10 +268,9 @@ export function UploadPage({
           }}
         />
       </div>
-      {/* The one live region for the list's progress: the summary above changes four times a second. */}
-      <p class="visually-hidden announcement" role="status" aria-live="polite">
-        {announcement}
-      </p>
+      {/* The one live region for the list's progress (the summary above changes four times a second),
+          outside this page, so a clerk reading another page still hears how the upload goes. */}
+      <BodyLiveRegion text={announcement} />
       {restoredUnfinished > 0 && (
         <p class="notice" role="status">
           {t('unfinishedBanner', { count: formatCount(language, restoredUnfinished) })}
