@@ -79,7 +79,21 @@ const named = (account: Pick<Account, 'username' | 'id'>) => ({ username: accoun
  * subtree; everything for the archive's top-level administrators), and every action is audited.
  */
 export class AccountAdministration {
+  /**
+   * Changes to accounts, one after another: two top-level administrators disabling each other at
+   * once would each count the other as staying, and leave the archive with none. (Per process: a
+   * second server process on the same store is not held back; the archive command can always add
+   * a top-level administrator.)
+   */
+  #changes: Promise<unknown> = Promise.resolve();
+
   constructor(private readonly deps: AdministrationDeps) {}
+
+  #oneAtATime<T>(change: () => Promise<T>): Promise<T> {
+    const done = this.#changes.then(change);
+    this.#changes = done.catch(() => {});
+    return done;
+  }
 
   private async placeAll(accounts: Account[]): Promise<Placed[]> {
     const ids = [...new Set(accounts.map((a) => a.unit.id).filter((id) => id !== ARCHIVE_UNIT_ID))];
@@ -266,7 +280,11 @@ export class AccountAdministration {
     return placed.filter((p) => p.account.id !== except && !p.account.disabled && this.isTopLevel(p)).length;
   }
 
-  async update(
+  update(caller: Account, id: string, patch: AccountPatchRequest, address: string | null): Promise<AccountSummary> {
+    return this.#oneAtATime(() => this.#update(caller, id, patch, address));
+  }
+
+  async #update(
     caller: Account,
     id: string,
     patch: AccountPatchRequest,

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import type { AccountSummary, OneTimePasswordView, TokenView } from '../../shared/accounts.js';
 import type { UnitList, UnitView } from '../../shared/units.js';
+import type { ArchiveStore } from '../../server/store/archive-store.js';
 import { randomContent } from '../support/content.js';
 import { body, Client, PASSWORD, TestServer } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
@@ -553,4 +555,51 @@ for (const target of storeTargets) {
       assert.equal(disabled.userName, 'qing');
     });
   });
+
+  describe(
+    `two top-level administrators disabling each other at once (${target.name} store)`,
+    { skip: target.skip },
+    () => {
+      it('leaves one of them: the second change waits for the first, then is refused as the last one going', async () => {
+        // The count of top-level administrators takes a while, as over a network: both changes
+        // would count the other as staying, and both go through, unless one waits for the other.
+        const slowList = (accounts: ArchiveStore['accounts']) =>
+          new Proxy(accounts, {
+            get(store, name) {
+              const value: unknown = Reflect.get(store, name, store);
+              if (typeof value !== 'function') return value;
+              const method = value as (...args: unknown[]) => Promise<unknown>;
+              if (name !== 'list') return method.bind(store);
+              return async (...args: unknown[]) => {
+                const all = await method.apply(store, args);
+                await delay(50);
+                return all;
+              };
+            },
+          });
+        const server = await TestServer.start(target, {
+          wrapStore: (store) => ({ ...store, accounts: slowList(store.accounts) }),
+        });
+        try {
+          await server.addAccountIn('one', 'admin', 'archive');
+          await server.addAccountIn('two', 'admin', 'archive');
+          const [one, two] = [await server.login('one'), await server.login('two')];
+          const idOf = async (username: string) => (await server.archive.services.accounts.getByUsername(username)).id;
+          const [oneId, twoId] = [await idOf('one'), await idOf('two')];
+          const answers = await Promise.all([
+            one.json(`/api/accounts/${twoId}`, 'PATCH', { disabled: true }),
+            two.json(`/api/accounts/${oneId}`, 'PATCH', { disabled: true }),
+          ]);
+          const statuses = answers.map((a) => a.status).sort();
+          assert.equal(statuses[0], 200);
+          // Refused as the last one, or its session already ended with its account.
+          assert.ok([401, 409].includes(statuses[1]!), `the other change answered ${statuses[1]}`);
+          const active = (await server.opened.store.accounts.list()).filter((a) => a.role === 'admin' && !a.disabled);
+          assert.equal(active.length, 1, 'one top-level administrator is left');
+        } finally {
+          await server.close();
+        }
+      });
+    },
+  );
 }
