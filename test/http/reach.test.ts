@@ -277,5 +277,28 @@ for (const target of storeTargets) {
       assert.deepEqual(await damaged('adminQ'), [[fileQ], 1]);
       assert.deepEqual(await damaged('adminD'), [[fileD], 1]);
     });
+
+    // Last: it uploads more, which the counts of the tests above do not expect.
+    it('a preview or download within a reach names the file as the reach’s list does: its latest upload there', async () => {
+      // First stored by 东光县 under a name and type that cannot be shown; 青县 uploaded it as a PNG since.
+      const bytes = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), randomContent(100)]);
+      const clerkD = await server.login('clerkD');
+      const stored = await clerkD.upload('扫描件.bin', bytes, {}, 'application/octet-stream');
+      const fileId = ((await stored.json()) as { fileId: string }).fileId;
+      await as.clerkQ.upload('合影.png', bytes, {}, 'image/png');
+      const row = ((await (await as.adminQ.fetch('/api/files')).json()) as FileList).items.find(
+        (f) => f.fileId === fileId,
+      )!;
+      assert.deepEqual([row.fileName, row.contentType], ['合影.png', 'image/png']);
+      const shown = await status('adminQ', await as.adminQ.fetch(`/api/files/${fileId}?disposition=inline`), 200);
+      assert.equal(shown.headers.get('content-type'), 'image/png');
+      assert.match(shown.headers.get('content-disposition')!, /^inline; .*%E5%90%88%E5%BD%B1\.png/);
+      await shown.arrayBuffer();
+      // The whole archive's list names it by its catalog entry, so a preview there is refused as a listed one would be.
+      await status('top', await as.top.fetch(`/api/files/${fileId}?disposition=inline`), 400);
+      const adminD = await status('adminD', await as.adminD.fetch(`/api/files/${fileId}`), 200);
+      assert.match(adminD.headers.get('content-disposition')!, /^attachment; .*\.bin/);
+      await adminD.arrayBuffer();
+    });
   });
 }

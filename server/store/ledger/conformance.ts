@@ -262,6 +262,51 @@ export function ledgerConformance(target: StoreTarget): void {
         assert.deepEqual(await names({ unitId: 'unit-none' }), []);
       });
 
+      it('finds the latest upload of a file in a unit or a subtree: the name and type its view shows', async () => {
+        const { entry } = await commitBytes(store, randomContent(10));
+        const day = (d: number) => new Date(Date.UTC(2026, 0, d));
+        await recordUpload(
+          store,
+          testAccount({ unit: unit('unit-q', '青县') }),
+          entry.fileId,
+          '青县/第1页.bin',
+          day(1),
+          'application/octet-stream',
+        );
+        await recordUpload(
+          store,
+          testAccount({ unit: unit('unit-j', '青县') }),
+          entry.fileId,
+          '金牛/第1页.png',
+          day(3),
+          'image/png',
+        );
+        await recordUpload(
+          store,
+          testAccount({ unit: unit('unit-d', '东光县') }),
+          entry.fileId,
+          '东光/扫描.tif',
+          day(5),
+          'image/tiff',
+        );
+        const latest = async (scope: Parameters<typeof store.ledger.latestUploadInScope>[1]) => {
+          const found = await store.ledger.latestUploadInScope(entry.fileId, scope);
+          return found && [found.lastUploadFileName, found.lastContentType];
+        };
+        assert.deepEqual(await latest({ subtree: { city: '沧州市', county: '青县' } }), [
+          '金牛/第1页.png',
+          'image/png',
+        ]);
+        assert.deepEqual(await latest({ subtree: { city: '沧州市' } }), ['东光/扫描.tif', 'image/tiff']);
+        assert.deepEqual(await latest({ unitId: 'unit-q' }), ['青县/第1页.bin', 'application/octet-stream']);
+        assert.equal(await latest({ subtree: { city: '沧州市', county: '献县' } }), undefined);
+        assert.equal(await latest({ unitId: 'unit-none' }), undefined);
+        assert.equal(
+          await store.ledger.latestUploadInScope('000000000000000000000000', { subtree: { city: '沧州市' } }),
+          undefined,
+        );
+      });
+
       it('tells whether a unit of a subtree (a city, a county, a town) has uploaded a file', async () => {
         const { entry } = await commitBytes(store, randomContent(10));
         await recordUpload(store, testAccount({ unit: unit('unit-q', '青县') }), entry.fileId);

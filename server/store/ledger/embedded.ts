@@ -240,6 +240,18 @@ export class EmbeddedLedger implements Ledger {
     return row && ledgerEntryFromRow(row);
   }
 
+  async latestUploadInScope(fileId: string, scope: ViewScope): Promise<LedgerEntry | undefined> {
+    if ('unitId' in scope) return this.latestUnitUpload(scope.unitId, fileId);
+    const where = scopeWhere('l', scope);
+    // As the list of the view names a file: its entry uploaded last.
+    const row = this.db
+      .prepare<Record<string, unknown>, LedgerRow>(
+        `SELECT * FROM ledger l WHERE l.file_id = @fileId AND ${where.sql} ORDER BY l.last_upload_time DESC, l.id DESC LIMIT 1`,
+      )
+      .get({ fileId, ...where.params });
+    return row && ledgerEntryFromRow(row);
+  }
+
   async entriesForFile(fileId: string): Promise<LedgerEntry[]> {
     return this.forFile.all(fileId).map(ledgerEntryFromRow);
   }

@@ -460,6 +460,17 @@ export class MongoLedger implements Ledger {
     return doc ? ledgerEntryFromDoc(doc) : undefined;
   }
 
+  async latestUploadInScope(fileId: string, scope: ViewScope): Promise<LedgerEntry | undefined> {
+    if ('unitId' in scope) return this.latestUnitUpload(scope.unitId, fileId);
+    const UploadFileID = objectIdOf(fileId);
+    if (!UploadFileID) return undefined;
+    const doc = await this.c.ledger.findOne(
+      { UploadFileID, ...subtreeMatch(scope.subtree) },
+      { sort: { LastUploadTime: -1, _id: -1 } },
+    );
+    return doc ? ledgerEntryFromDoc(doc) : undefined;
+  }
+
   async entriesForFile(fileId: string): Promise<LedgerEntry[]> {
     const UploadFileID = objectIdOf(fileId);
     if (!UploadFileID) return [];

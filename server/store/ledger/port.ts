@@ -110,6 +110,8 @@ export interface Ledger {
   hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean>;
   /** The most recent upload of a file by a unit, if any (a unit's right to read it). */
   latestUnitUpload(unitId: string, fileId: string): Promise<LedgerEntry | undefined>;
+  /** The most recent upload of a file in a view's scope, if any: the name and type the view shows it under. */
+  latestUploadInScope(fileId: string, scope: ViewScope): Promise<LedgerEntry | undefined>;
   entriesForFile(fileId: string): Promise<LedgerEntry[]>;
   /** Everybody who uploaded in the scope (the whole archive without one), by login. */
   uploaders(scope: ViewScope | undefined): Promise<Uploader[]>;
