@@ -264,31 +264,19 @@ export function ledgerConformance(target: StoreTarget): void {
 
       it('finds the latest upload of a file in a unit or a subtree: the name and type its view shows', async () => {
         const { entry } = await commitBytes(store, randomContent(10));
-        const day = (d: number) => new Date(Date.UTC(2026, 0, d));
-        await recordUpload(
-          store,
-          testAccount({ unit: unit('unit-q', '青县') }),
-          entry.fileId,
-          '青县/第1页.bin',
-          day(1),
-          'application/octet-stream',
-        );
-        await recordUpload(
-          store,
-          testAccount({ unit: unit('unit-j', '青县') }),
-          entry.fileId,
-          '金牛/第1页.png',
-          day(3),
-          'image/png',
-        );
-        await recordUpload(
-          store,
-          testAccount({ unit: unit('unit-d', '东光县') }),
-          entry.fileId,
-          '东光/扫描.tif',
-          day(5),
-          'image/tiff',
-        );
+        for (const [unitId, county, name, day, type] of [
+          ['unit-q', '青县', '青县/第1页.bin', 1, 'application/octet-stream'],
+          ['unit-j', '青县', '金牛/第1页.png', 3, 'image/png'],
+          ['unit-d', '东光县', '东光/扫描.tif', 5, 'image/tiff'],
+        ] as const)
+          await recordUpload(
+            store,
+            testAccount({ unit: unit(unitId, county) }),
+            entry.fileId,
+            name,
+            new Date(Date.UTC(2026, 0, day)),
+            type,
+          );
         const latest = async (scope: Parameters<typeof store.ledger.latestUploadInScope>[1]) => {
           const found = await store.ledger.latestUploadInScope(entry.fileId, scope);
           return found && [found.lastUploadFileName, found.lastContentType];
