@@ -138,7 +138,7 @@ describe('starting the service and the archive command', () => {
           ['password_reset', '李四', null],
         ],
       );
-      assert.match(mine[5]!.detail, /sessions ended, 1 API token\(s\) revoked/);
+      assert.match(mine[5]!.detail, /sessions ended, 1 API token revoked$/);
       assert.match(mine[2]!.detail, /\(scanner\), by the archive command/);
       assert.equal(mine[1]!.unit?.town, '城关镇');
     } finally {
