@@ -67,7 +67,8 @@ function App({ api }: { api: ArchiveApi }) {
     setStartupError(null);
     setSession(null);
   };
-  const unit = session.account.unit.id === ARCHIVE_UNIT_ID ? t('unitArchive') : unitPlace(session.account.unit);
+  const unit =
+    session.account.unit.id === ARCHIVE_UNIT_ID ? t('unitArchiveInSentence') : unitPlace(session.account.unit);
   const isAdmin = session.account.role === 'admin';
   const page: PageName = ADMIN_PAGES.has(route.page) && !isAdmin ? 'upload' : route.page;
   return (
