@@ -92,7 +92,9 @@ export function DateInput({
   const wrapper = useRef<HTMLDivElement>(null);
   const [open, setOpen] = useState(false);
   const day = parseDay(defaultValue);
-  useEffect(() => {
+  // Before the page is painted in its new language, so the field never shows the old one's day
+  // beside the new headings (a test reading the field once the headings changed saw it, now and then).
+  useLayoutEffect(() => {
     // The page's language changed: the day in the field is written anew (typed text that is no day stays).
     const input = typed.ref.current;
     const shown = input && parseDay(input.value);
