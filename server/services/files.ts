@@ -130,16 +130,17 @@ export class FileService {
     const visible = admin ? await this.visibleTo(principal.account) : undefined;
     // The whole archive's view names a file by its catalog entry; a reach's, by the reach's latest
     // upload of it (as its list shows it: a preview offered there must be one the file allows).
-    if (entry && admin && !visible)
-      return { entry, fileName: entry.fileName, contentType: entry.contentType, since: entry.uploadDate };
-    const inReach = entry && admin && visible && (await this.store.ledger.latestUploadInScope(fileId, visible));
-    if (entry && inReach)
-      return {
-        entry,
-        fileName: cleanFileName(inReach.lastUploadFileName),
-        contentType: inReach.lastContentType,
-        since: inReach.uploadTime,
-      };
+    if (entry && admin) {
+      if (!visible) return { entry, fileName: entry.fileName, contentType: entry.contentType, since: entry.uploadDate };
+      const inReach = await this.store.ledger.latestUploadInScope(fileId, visible);
+      if (inReach)
+        return {
+          entry,
+          fileName: cleanFileName(inReach.lastUploadFileName),
+          contentType: inReach.lastContentType,
+          since: inReach.uploadTime,
+        };
+    }
     const upload = entry && (await this.store.ledger.latestUnitUpload(principal.account.unit.id, fileId));
     if (!entry || !upload)
       throw new NotFoundError(

@@ -13,7 +13,7 @@ import { catalogSchema, EmbeddedCatalog } from './catalog/embedded.js';
 import { claimSchema, EmbeddedClaimStore } from './claims/embedded.js';
 import { ContentFiles } from './content/content-files.js';
 import { contentSchema, EmbeddedContentStore, newFileId, recordLostBytes, recordPack } from './content/embedded.js';
-import { PackFiles } from './content/packs.js';
+import { PackFiles, packsFolder } from './content/packs.js';
 import { openDatabase, type Db, type EmbeddedSchema } from './embedded/database.js';
 import { EmbeddedJobStore, jobSchema } from './jobs/embedded.js';
 import { EmbeddedLedger, ledgerSchema } from './ledger/embedded.js';
@@ -59,7 +59,7 @@ export function openEmbeddedStore(options: {
     syncEveryBytes: options.syncEveryBytes,
     onSyncFailed: (id, durable) => recordLostBytes(db, id, durable),
   });
-  const packs = new PackFiles(path.join(options.dataDir, 'content', 'packs'), {
+  const packs = new PackFiles(packsFolder(options.dataDir), {
     onNewPack: (packId) => recordPack(db, packId, Date.now()),
     newId: newFileId,
   });

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe } from 'node:test';
 import { MongoClient, ObjectId, type Binary, type Db } from 'mongodb';
+import { packFile, packsFolder } from '../../server/store/content/packs.js';
 import { openEmbeddedStore } from '../../server/store/embedded.js';
 import { openMongoStore } from '../../server/store/mongo.js';
 import type { ArchiveStore } from '../../server/store/archive-store.js';
@@ -207,7 +208,7 @@ export async function damageContent(opened: OpenedStore, fileId: string, damage:
   // A packed content's bytes are a range of its pack (damage to it here assumes it is the pack's last).
   const packed = await packedAt(opened, fileId);
   const file = packed
-    ? path.join(opened.dataDir!, 'content', 'packs', `${packed.pack_id}.pack`)
+    ? packFile(packsFolder(opened.dataDir!), packed.pack_id)
     : path.join(opened.dataDir!, 'content', fileId.slice(0, 2), fileId.slice(2, 4), fileId);
   const base = packed?.pack_offset ?? 0;
   if (damage.kind === 'lose-file') fs.rmSync(file);

@@ -4,6 +4,16 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { readRange, syncDirectory } from './content-files.js';
 
+/** Where a data directory (or a backup of one) keeps its pack files. */
+export function packsFolder(root: string): string {
+  return path.join(root, 'content', 'packs');
+}
+
+/** A pack's file in a packs folder. */
+export function packFile(folder: string, packId: string): string {
+  return path.join(folder, `${packId}.pack`);
+}
+
 /** A pack takes no more appends once it holds this much (a batch never splits across packs). */
 const PACK_MAX_BYTES = 1024 * 1024 * 1024;
 /**
@@ -27,8 +37,6 @@ export interface Appended {
 }
 
 export interface PackFilesOptions {
-  maxBytes?: number;
-  idleMs?: number;
   /** Called before the first byte goes into a new pack (the store records that the pack is owned). */
   onNewPack: (packId: string) => void;
   newId: () => string;
@@ -46,19 +54,14 @@ export class PackFiles {
   private current: CurrentPack | undefined;
   /** Appends, one after another. */
   private queue: Promise<unknown> = Promise.resolve();
-  private readonly maxBytes: number;
-  private readonly idleMs: number;
 
   constructor(
     private readonly dir: string,
     private readonly options: PackFilesOptions,
-  ) {
-    this.maxBytes = options.maxBytes ?? PACK_MAX_BYTES;
-    this.idleMs = options.idleMs ?? PACK_IDLE_MS;
-  }
+  ) {}
 
   pathOf(packId: string): string {
-    return path.join(this.dir, `${packId}.pack`);
+    return packFile(this.dir, packId);
   }
 
   /** The pack this process appends to now, if any (GC leaves it alone). */
@@ -115,7 +118,7 @@ export class PackFiles {
     const current = this.current;
     if (
       current &&
-      (Date.now() - current.lastAppend > this.idleMs || (current.end > 0 && current.end + bytes > this.maxBytes))
+      (Date.now() - current.lastAppend > PACK_IDLE_MS || (current.end > 0 && current.end + bytes > PACK_MAX_BYTES))
     )
       await this.endCurrent();
     if (this.current) return this.current;
@@ -149,11 +152,6 @@ export class PackFiles {
   /** Bytes [start, end) of a pack, in pieces of `piece` bytes when given. */
   read(packId: string, start: number, end: number, piece?: number): Readable {
     return readRange(this.pathOf(packId), start, end, piece);
-  }
-
-  /** The bytes a pack file holds (undefined when it does not exist). */
-  size(packId: string): number | undefined {
-    return fs.statSync(this.pathOf(packId), { throwIfNoEntry: false })?.size;
   }
 
   /** Ids of the pack files on disk last modified before a time. */

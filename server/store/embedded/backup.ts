@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { ConfigError } from '../../errors.js';
 import { ChunkSummer } from '../content/chunk-sums.js';
 import { ContentFiles, syncDirectory } from '../content/content-files.js';
+import { packFile, packsFolder } from '../content/packs.js';
 import { connect, databaseFile, type Db } from './database.js';
 
 const MANIFEST = 'backup.json';
@@ -158,10 +159,10 @@ export async function backupEmbedded(
     // Packs are only appended to: the bytes an earlier backup copied of one are still its bytes, so
     // only what its catalogued contents need beyond them is copied (and a content found damaged
     // before, again), each such content checked against its chunk checksums.
-    const packsDir = path.join(target, 'content', 'packs');
+    const packsDir = packsFolder(target);
     for (const [packId, pack] of packsOf(files)) {
-      const source = path.join(dataDir, 'content', 'packs', `${packId}.pack`);
-      const destination = path.join(packsDir, `${packId}.pack`);
+      const source = packFile(packsFolder(dataDir), packId);
+      const destination = packFile(packsDir, packId);
       fs.mkdirSync(packsDir, { recursive: true });
       if (!fs.existsSync(destination)) {
         fs.writeFileSync(destination, '');
@@ -346,7 +347,7 @@ export async function restoreEmbedded(
   try {
     const packs = packsOf(files);
     await eachAtOnce([...packs], async ([packId, pack]) => {
-      const source = path.join(backup, 'content', 'packs', `${packId}.pack`);
+      const source = packFile(packsFolder(backup), packId);
       const size = fs.statSync(source, { throwIfNoEntry: false })?.size ?? 0;
       const short = pack.files.filter((file) => file.pack_offset + file.length > size);
       const unexplained = short.find((file) => !damagedIds.includes(file.file_id));
@@ -354,14 +355,14 @@ export async function restoreEmbedded(
         throw new ConfigError(
           `the backup's pack ${packId} is ${size} bytes, too short for ${unexplained.file_id}: the backup is damaged`,
         );
-      const destination = path.join(dataDir, 'content', 'packs', `${packId}.pack`);
+      const destination = packFile(packsFolder(dataDir), packId);
       fs.mkdirSync(path.dirname(destination), { recursive: true });
       if (fs.existsSync(source)) await fs.promises.copyFile(source, destination, fs.constants.COPYFILE_FICLONE);
       else fs.writeFileSync(destination, '');
       await durable(destination);
       for (const file of pack.files) bytes += file.length;
     });
-    if (packs.size > 0) await syncDirectory(path.join(dataDir, 'content', 'packs'));
+    if (packs.size > 0) await syncDirectory(packsFolder(dataDir));
     await eachAtOnce(
       files.filter((file) => file.pack_id === null),
       async (file) => {
