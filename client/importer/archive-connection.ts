@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import * as tus from 'tus-js-client';
 import type { ErrorCode } from '../../shared/errors.js';
 import { tusShouldRetry } from '../../shared/tus-retry.js';
+import { exchange, type HttpAnswer, type HttpBody } from './http-exchange.js';
 import {
   ARCHIVE_FILE_ID_HEADER,
   ARCHIVE_STATUS_HEADER,
@@ -57,23 +58,22 @@ export interface SendOptions {
 }
 
 /**
- * A batch's multipart body, made in one piece: cheaper than a FormData of Blobs, and the names
- * travel in the manifest (JSON), so no name is bent by multipart header quoting.
+ * A batch's multipart body, the files' bytes as they were read (not copied): cheaper than a
+ * FormData of Blobs, and the names travel in the manifest (JSON), so no name is bent by multipart
+ * header quoting.
  */
-function multipartBody(manifest: unknown, files: readonly Uint8Array[]): { type: string; data: Buffer } {
+function multipartBody(manifest: unknown, files: readonly Uint8Array[]): HttpBody {
   const boundary = `archive-batch-${randomBytes(16).toString('hex')}`;
-  const parts: Uint8Array[] = [
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="manifest"\r\n\r\n${JSON.stringify(manifest)}\r\n`,
-    ),
+  const pieces: Array<string | Uint8Array> = [
+    `--${boundary}\r\nContent-Disposition: form-data; name="manifest"\r\n\r\n${JSON.stringify(manifest)}\r\n`,
   ];
   const fileHead = Buffer.from(
     `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="file"\r\nContent-Type: application/octet-stream\r\n\r\n`,
   );
   const crlf = Buffer.from('\r\n');
-  for (const bytes of files) parts.push(fileHead, bytes, crlf);
-  parts.push(Buffer.from(`--${boundary}--\r\n`));
-  return { type: `multipart/form-data; boundary=${boundary}`, data: Buffer.concat(parts) };
+  for (const bytes of files) pieces.push(fileHead, bytes, crlf);
+  pieces.push(`--${boundary}--\r\n`);
+  return { type: `multipart/form-data; boundary=${boundary}`, pieces };
 }
 
 /** A small file for a batch upload, with the digests the importer took. */
@@ -164,7 +164,7 @@ export class ArchiveConnection {
     return this.#request(
       method,
       path,
-      body === undefined ? undefined : { type: 'application/json', data: JSON.stringify(body) },
+      body === undefined ? undefined : { type: 'application/json', pieces: [JSON.stringify(body)] },
       retry,
     );
   }
@@ -172,18 +172,14 @@ export class ArchiveConnection {
   async #request<T>(
     method: string,
     path: string,
-    body: { type: string; data: string | Buffer } | undefined,
+    body: HttpBody | undefined,
     retry: boolean,
     headers: Record<string, string> = {},
   ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
-      let res: Response;
+      let res: HttpAnswer;
       try {
-        res = await fetch(`${this.#base}${path}`, {
-          method,
-          headers: { ...this.#auth, ...headers, ...(body ? { 'content-type': body.type } : {}) },
-          ...(body ? { body: body.data } : {}),
-        });
+        res = await exchange(`${this.#base}${path}`, method, { ...this.#auth, ...headers }, body);
       } catch (err) {
         const error = new ArchiveAnswerError(
           0,
@@ -194,11 +190,11 @@ export class ArchiveConnection {
         await delay(this.retryDelays[attempt]!);
         continue;
       }
-      if (res.ok) return (await res.json()) as T;
-      const error = await answerError(res.status, await res.text(), res.headers.get('retry-after'));
+      if (res.ok) return JSON.parse(res.text) as T;
+      const error = await answerError(res.status, res.text, res.header('retry-after'));
       const transient = res.status >= 500 || res.status === 429;
       if (!retry || !transient || error.code === 'storage_full' || attempt >= this.retryDelays.length) throw error;
-      await delay(Math.max(this.retryDelays[attempt]!, 1000 * Number(res.headers.get('retry-after') ?? 0)));
+      await delay(Math.max(this.retryDelays[attempt]!, 1000 * Number(res.header('retry-after') ?? 0)));
     }
   }
 
@@ -308,9 +304,10 @@ async function answerError(status: number, text: string, retryAfter: string | nu
   return new ArchiveAnswerError(status, code, `${body.message ?? `the archive answered ${status}`}${hint}`);
 }
 
+/** A network error's code (ECONNREFUSED, ...), also when wrapped as a cause. */
 function causeOf(err: unknown): string {
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (err as Error).message;
+  const { code, cause } = err as { code?: string; cause?: { code?: string; message?: string } };
+  return cause?.code ?? cause?.message ?? code ?? (err as Error).message;
 }
 
 function delay(ms: number): Promise<void> {

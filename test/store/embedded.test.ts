@@ -287,6 +287,26 @@ describe('embedded store specifics', () => {
       fs.rmSync(dataDir, { recursive: true });
     });
 
+    it('writes a batch of more parts and bytes than one write takes, each content where it is catalogued', async () => {
+      const dataDir = tempDir();
+      const store = openEmbeddedStore({ dataDir, chunkSize: 64 * 1024 });
+      // 1,500 parts (writev takes 1,024 at most) and 13 MiB (written 4 MiB at a time), empty ones among them.
+      const batch = Array.from({ length: 1500 }, (_, i) =>
+        randomContent(i % 500 === 7 ? 3 * 1024 * 1024 + i : i % 100 === 3 ? 0 : 1 + ((i * 7919) % 3000)),
+      );
+      const outcomes = await store.content.storeMany(batch.map((bytes) => ({ bytes, entry: entryOf(bytes) })));
+      const [pack] = packFiles(dataDir);
+      const size = fs.statSync(path.join(dataDir, 'content', 'packs', pack!)).size;
+      assert.equal(
+        size,
+        batch.reduce((sum, data) => sum + data.length, 0),
+      );
+      for (const [i, data] of batch.entries())
+        assert.deepEqual(await readAll(store.content.read(outcomes[i]!.entry)), data, `content ${i}`);
+      await store.close();
+      fs.rmSync(dataDir, { recursive: true });
+    });
+
     it('collects packs that hold no catalogued content and pack files no record owns, never one being appended to', async () => {
       const dataDir = tempDir();
       const data = randomContent(2000);

@@ -23,6 +23,34 @@ const PACK_MAX_BYTES = 1024 * 1024 * 1024;
  */
 const PACK_IDLE_MS = 10 * 60_000;
 
+/**
+ * Bytes per write. One writev of a whole batch (32 MiB) cost the kernel 0.2 to 1 s per 512 MiB,
+ * writes of 4 MiB about 0.1 s (this VM, ext4; a batch's bytes are not in the CPU's caches any
+ * more either way).
+ */
+const WRITE_BYTES = 4 * 1024 * 1024;
+/** writev takes at most IOV_MAX buffers at once. */
+const WRITE_BUFFERS = 1024;
+
+/** `parts` (empty ones left out) in groups of at most WRITE_BYTES (or one larger part) and WRITE_BUFFERS. */
+function writeGroups(parts: readonly Uint8Array[]): Uint8Array[][] {
+  const groups: Uint8Array[][] = [];
+  let group: Uint8Array[] = [];
+  let bytes = 0;
+  for (const part of parts) {
+    if (part.byteLength === 0) continue;
+    if (group.length > 0 && (bytes + part.byteLength > WRITE_BYTES || group.length === WRITE_BUFFERS)) {
+      groups.push(group);
+      group = [];
+      bytes = 0;
+    }
+    group.push(part);
+    bytes += part.byteLength;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
+
 interface CurrentPack {
   id: string;
   handle: FileHandle;
@@ -87,10 +115,8 @@ export class PackFiles {
       at += part.byteLength;
     }
     try {
-      const nonEmpty = parts.filter((part) => part.byteLength > 0);
-      // writev takes at most IOV_MAX (1,024) buffers at once.
-      for (let i = 0, offset = pack.end; i < nonEmpty.length; i += 1024) {
-        const group = nonEmpty.slice(i, i + 1024);
+      let offset = pack.end;
+      for (const group of writeGroups(parts)) {
         const want = group.reduce((sum, part) => sum + part.byteLength, 0);
         const { bytesWritten } = await pack.handle.writev(group, offset);
         if (bytesWritten !== want)
