@@ -23,7 +23,10 @@ const TAG = /[\u{E0020}-\u{E007F}]/u;
  * emoji (☎️), an ideographic variation selector after its ideograph, and the tag characters of a subdivision flag (🏴 + tags).
  */
 export function cleanText(text: string): string {
-  const points = Array.from(text.normalize('NFC'));
+  const normalized = text.normalize('NFC');
+  // Most names have nothing to remove: one look at the whole, not one per character.
+  if (!INVISIBLE.test(normalized)) return normalized.trim();
+  const points = Array.from(normalized);
   const kept: string[] = [];
   points.forEach((c, i) => {
     if (!INVISIBLE.test(c)) return void kept.push(c);

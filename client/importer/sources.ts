@@ -108,16 +108,19 @@ export async function walkTree(root: string): Promise<ImportSource> {
       return;
     }
     entries.sort((a, b) => Buffer.compare(a.name, b.name));
-    for (const entry of entries) {
+    const children = entries.map((entry) => Buffer.concat([dir, SEP, entry.name]));
+    // stat follows links: a dangling one fails here, a looping one with ELOOP.
+    const looks = await statEach(children);
+    for (const [i, entry] of entries.entries()) {
       const { text, legacy } = decodeName(entry.name);
       if (legacy) source.legacyNames++;
       const childLabel = label ? `${label}/${text}` : text;
-      const child = Buffer.concat([dir, SEP, entry.name]);
+      const child = children[i]!;
+      const look = looks[i]!;
       let stats: fs.Stats;
-      try {
-        // stat follows links: a dangling one fails here, a looping one with ELOOP.
-        stats = await fs.promises.stat(child);
-      } catch (err) {
+      if ('stats' in look) stats = look.stats;
+      else {
+        const err = look.error;
         const code = (err as NodeJS.ErrnoException).code;
         if (entry.isSymbolicLink() && code === 'ENOENT') {
           const target = await fs.promises.readlink(child, { encoding: 'buffer' }).then(
@@ -152,6 +155,27 @@ export async function walkTree(root: string): Promise<ImportSource> {
   };
   await visit(Buffer.from(path.resolve(root)), '', new Set([`${rootStats.dev}:${rootStats.ino}`]));
   return source;
+}
+
+/** Stats asked of the file system at once: one after another, a folder of 10,000 files took 0.7 s to list. */
+const STATS_AT_ONCE = 64;
+
+/** Each path's stats (or why there are none), in order; several asked at a time (a network share answers them in parallel). */
+async function statEach(paths: readonly Buffer[]): Promise<Array<{ stats: fs.Stats } | { error: unknown }>> {
+  const looks = new Array<{ stats: fs.Stats } | { error: unknown }>(paths.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(STATS_AT_ONCE, paths.length) }, async () => {
+      while (next < paths.length) {
+        const i = next++;
+        looks[i] = await fs.promises.stat(paths[i]!).then(
+          (stats) => ({ stats }),
+          (error: unknown) => ({ error }),
+        );
+      }
+    }),
+  );
+  return looks;
 }
 
 function isUtf8Path(p: Buffer): boolean {

@@ -363,6 +363,42 @@ export function contentConformance(target: StoreTarget): void {
         assert.deepEqual(await store.content.storeMany([]), []);
       });
 
+      it("reads a proof's ranges of a content in one call, packed or not, and says which bytes are missing", async () => {
+        const [before, packed, after] = [randomContent(CS + 3), randomContent(2 * CS + 11), randomContent(50)];
+        const outcomes = await store.content.storeMany(
+          [before, packed, after].map((bytes) => ({ bytes, entry: entryOf(bytes) })),
+        );
+        const alone = randomContent(CS + 40);
+        const { entry: aloneEntry } = await commitBytes(store, alone);
+        for (const [entry, data] of [
+          [outcomes[1]!.entry, packed],
+          [aloneEntry, alone],
+        ] as const) {
+          const ranges = [
+            { start: 0, end: 7 },
+            { start: CS - 2, end: CS + 2 },
+            { start: data.length - 5, end: data.length },
+            { start: 3, end: 3 },
+          ];
+          const parts = await store.content.readRanges(entry, ranges);
+          assert.deepEqual(
+            parts.map((part) => Buffer.from(part)),
+            ranges.map(({ start, end }) => data.subarray(start, end)),
+          );
+          // Past the content's end (in a pack: into the next content's bytes) is missing, not read.
+          await assert.rejects(
+            store.content.readRanges(entry, [{ start: data.length - 2, end: data.length + 3 }]),
+            (err: unknown) =>
+              err instanceof ContentDamagedError && err.kind === 'missing' && err.offset === data.length,
+          );
+        }
+        await damageContent(opened, aloneEntry.fileId, { kind: 'lose-chunk', n: 1 });
+        await assert.rejects(
+          store.content.readRanges(aloneEntry, [{ start: CS + 1, end: CS + 5 }]),
+          (err: unknown) => err instanceof ContentDamagedError && err.kind === 'missing',
+        );
+      });
+
       it('keeps contents of later batches apart from earlier ones, and garbage collection keeps them all', async () => {
         const batches = [0, 1, 2].map(() => [randomContent(100), randomContent(CS), randomContent(CS + 1)]);
         const entries = [];
@@ -444,6 +480,12 @@ export function contentConformance(target: StoreTarget): void {
         const proof = await readAll(store.content.read(entry, { start: CS + 5, end: CS + 9 }, { unchecked: true }));
         assert.equal(proof.length, 4);
         assert.notDeepEqual(proof, data.subarray(CS + 5, CS + 9));
+        const [changed, intact] = await store.content.readRanges(entry, [
+          { start: CS + 5, end: CS + 9 },
+          { start: 1, end: 4 },
+        ]);
+        assert.deepEqual(Buffer.from(changed!), proof);
+        assert.deepEqual(Buffer.from(intact!), data.subarray(1, 4));
       });
 
       it('sums a chunk written in several pieces, also where an upload resumes and rewrites bytes', async () => {

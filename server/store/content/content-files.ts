@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import type { ByteRange } from './port.js';
 
 /** Once this much is written to a file without a sync, a background sync starts (by default). */
 const SYNC_EVERY_BYTES = 64 * 1024 * 1024;
@@ -333,6 +334,28 @@ async function* readSmall(file: string, start: number, end: number): AsyncGenera
     const bytesRead = fs.readSync(fd, buffer, 0, buffer.length, start);
     // A short file ends the read early, as a file stream does; the reader judges it.
     if (bytesRead > 0) yield buffer.subarray(0, bytesRead);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Small ranges of a file in memory, `base` bytes into it: opened once, read positionally, all
+ * synchronous, as readSmall and for the same reason. A range past the file's end comes back short.
+ */
+export function readRangesOf(file: string, base: number, ranges: readonly ByteRange[]): Buffer[] {
+  const fd = fs.openSync(file, 'r');
+  try {
+    return ranges.map(({ start, end }) => {
+      const buffer = Buffer.allocUnsafe(Math.max(end - start, 0));
+      let read = 0;
+      while (read < buffer.length) {
+        const n = fs.readSync(fd, buffer, read, buffer.length - read, base + start + read);
+        if (n === 0) break;
+        read += n;
+      }
+      return buffer.subarray(0, read);
+    });
   } finally {
     fs.closeSync(fd);
   }

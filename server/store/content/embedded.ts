@@ -5,7 +5,7 @@ import { catalogEntryFromRow, type CatalogRow } from '../catalog/embedded.js';
 import type { CatalogEntry, NewCatalogEntry } from '../catalog/port.js';
 import { addMissingColumns, type Db, type EmbeddedSchema } from '../embedded/database.js';
 import { ChunkSummer, checkedRead, chunkSpan, chunkSumAdoption, uncheckedRead } from './chunk-sums.js';
-import { ContentFiles, SyncFailedError } from './content-files.js';
+import { ContentFiles, SyncFailedError, readRangesOf } from './content-files.js';
 import type { PackFiles } from './packs.js';
 import type { ByteRange, ChunkSumAdoption, CommitOutcome, ContentStore, GarbageReport } from './port.js';
 
@@ -364,6 +364,29 @@ export class EmbeddedContentStore implements ContentStore {
     const span = chunkSpan(entry, range);
     const sums = new Map(this.sumsOf.all(entry.fileId, span.first, span.last).map((r) => [r.n, r.crc >>> 0]));
     return checkedRead(bytes(span.start, span.end, entry.chunkSize), entry, range, sums, missing);
+  }
+
+  async readRanges(entry: CatalogEntry, ranges: readonly ByteRange[]): Promise<Uint8Array[]> {
+    const at = this.packedAt.get(entry.fileId);
+    let parts: Buffer[];
+    try {
+      parts = at
+        ? readRangesOf(this.packs.pathOf(at.pack_id), at.pack_offset, ranges)
+        : readRangesOf(this.files.pathOf(entry.fileId), 0, ranges);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      throw new ContentDamagedError(entry.fileId, ranges[0]?.start ?? 0, 'missing', 'its content file is missing');
+    }
+    // A pack holds more than the content: a range past the content's end is not read from it.
+    return parts.map((part, i) => {
+      const { start, end } = ranges[i]!;
+      const wanted = Math.max(Math.min(end, entry.length) - start, 0);
+      if (part.byteLength < end - start || wanted < end - start) {
+        const from = start + Math.min(part.byteLength, wanted);
+        throw new ContentDamagedError(entry.fileId, from, 'missing', `its bytes from byte ${from} on are missing`);
+      }
+      return part;
+    });
   }
 
   async lacksChunkSums(entry: CatalogEntry): Promise<boolean> {

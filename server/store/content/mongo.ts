@@ -331,6 +331,16 @@ export class MongoContentStore implements ContentStore {
     return { stagingAreas: stale.length, orphans };
   }
 
+  async readRanges(entry: CatalogEntry, ranges: readonly ByteRange[]): Promise<Uint8Array[]> {
+    return Promise.all(
+      ranges.map(async (range) => {
+        const parts: Uint8Array[] = [];
+        for await (const part of this.read(entry, range, { unchecked: true })) parts.push(part as Uint8Array);
+        return Buffer.concat(parts);
+      }),
+    );
+  }
+
   read(
     entry: CatalogEntry,
     range: ByteRange = { start: 0, end: entry.length },
