@@ -56,7 +56,7 @@ export async function benchSmallContents(
         const md5 = createHash('md5').update(bytes).digest('hex');
         const sha256 = createHash('sha256').update(bytes).digest('hex');
         contents.push({
-          bytes,
+          parts: [bytes],
           entry: {
             key: { md5, sha256, length: bytes.length },
             fileName: `第${done + i}页.jpg`,
@@ -68,9 +68,9 @@ export async function benchSmallContents(
       if (layout === 'packs') await store.content.storeMany(contents);
       else {
         const items = [];
-        for (const { bytes, entry } of contents) {
+        for (const { parts, entry } of contents) {
           const stagingId = await store.content.stage(now);
-          await store.content.write(stagingId, 0, [bytes]);
+          await store.content.write(stagingId, 0, parts);
           items.push({ stagingId, entry });
         }
         await store.content.commitMany(items);

@@ -12,6 +12,7 @@ import { ClaimRejectedError } from '../errors.js';
 import type { Account } from '../store/accounts/port.js';
 import type { ArchiveStore } from '../store/archive-store.js';
 import type { ByteRange } from '../store/content/port.js';
+import type { ClaimRecord } from '../store/claims/port.js';
 import type { CountedUpload, UploadAction } from '../store/ledger/port.js';
 import type { AuditService } from './audit.js';
 import type { ReportCalendar } from './calendar.js';
@@ -76,18 +77,24 @@ export class ClaimService {
 
   async check(caller: Account, req: UploadCheckRequest): Promise<UploadCheckResult> {
     await this.store.claims.purgeExpired(this.clock());
-    return this.claim(caller, req);
+    const { result, claim } = await this.claim(caller, req);
+    if (claim) await this.store.claims.create(claim);
+    return result;
   }
 
-  /** Many checks, answered in order (a bulk import asks for hundreds of files at once). */
+  /** Many checks, answered in order (a bulk import asks for hundreds of files at once); their claims are made together. */
   async checkMany(caller: Account, reqs: readonly UploadCheckRequest[]): Promise<UploadCheckResult[]> {
     await this.store.claims.purgeExpired(this.clock());
     const results: UploadCheckResult[] = [];
+    const claims: ClaimRecord[] = [];
     const slice = new TimeSlice();
     for (const req of reqs) {
-      results.push(await this.claim(caller, req));
+      const { result, claim } = await this.claim(caller, req);
+      results.push(result);
+      if (claim) claims.push(claim);
       await slice.pause();
     }
+    await this.store.claims.createMany(claims);
     return results;
   }
 
@@ -109,6 +116,8 @@ export class ClaimService {
     // as its first proof was (as a proof sent again after a lost answer is).
     const judged: Judgement[] = [];
     const firstOf = new Map<string, number>();
+    // Taken together (one transaction on the embedded store); each claim goes to its first proof.
+    const taken = await this.store.claims.takeMany(reqs.map((req) => req.claimId));
     for (const [i, req] of reqs.entries()) {
       await slice.pause();
       const first = firstOf.get(req.claimId);
@@ -117,7 +126,9 @@ export class ClaimService {
         continue;
       }
       firstOf.set(req.claimId, i);
-      judged.push(await this.judge(caller, req, address));
+      const claim = taken.get(req.claimId);
+      taken.delete(req.claimId);
+      judged.push(await this.judge(caller, req, address, claim));
     }
     const toCount = judged.flatMap((j, i) => (j.kind === 'count' ? [{ i, j }] : []));
     const counted = await this.store.ledger.countMany(toCount.map(({ j }) => j.action));
@@ -139,9 +150,13 @@ export class ClaimService {
     return results;
   }
 
-  private async claim(caller: Account, req: UploadCheckRequest): Promise<UploadCheckResult> {
+  /** A check's answer, and the claim to make for it when the caller may see that the archive holds the file. */
+  private async claim(
+    caller: Account,
+    req: UploadCheckRequest,
+  ): Promise<{ result: UploadCheckResult; claim?: ClaimRecord }> {
     const entry = await this.store.catalog.findByKey({ md5: req.md5, sha256: req.sha256, length: req.size });
-    if (!entry || !(await this.scope.reveals(entry, caller))) return { status: 'upload' };
+    if (!entry || !(await this.scope.reveals(entry, caller))) return { result: { status: 'upload' } };
     const ranges = pickRanges(entry.length);
     // Unchecked: a damaged chunk makes the proof fail, which is safe; checking would read whole chunks.
     const expected = (await this.store.content.readRanges(entry, ranges)).map((bytes) =>
@@ -149,7 +164,7 @@ export class ClaimService {
     );
     const now = this.clock();
     const claimId = randomBytes(24).toString('base64url');
-    await this.store.claims.create({
+    const claim: ClaimRecord = {
       id: claimId,
       accountId: caller.id,
       fileId: entry.fileId,
@@ -159,8 +174,8 @@ export class ClaimService {
       ranges,
       expected,
       expiresAt: new Date(now.getTime() + this.ttlMs),
-    });
-    return { status: 'prove', claimId, ranges };
+    };
+    return { result: { status: 'prove', claimId, ranges }, claim };
   }
 
   /**
@@ -191,7 +206,7 @@ export class ClaimService {
     req: UploadProveRequest,
     address: string | null,
   ): Promise<UploadResult | { refused: Refusal }> {
-    const judged = await this.judge(caller, req, address);
+    const judged = await this.judge(caller, req, address, await this.store.claims.take(req.claimId));
     if (judged.kind === 'refused') return { refused: judged.refused };
     if (judged.kind === 'answered') return judged.result;
     if (judged.kind === 'same') throw new Error('a single proof has no earlier one');
@@ -199,12 +214,16 @@ export class ClaimService {
   }
 
   /**
-   * Takes the claim and judges the proof: the upload to count, the answer already counted (a
+   * Judges the proof against its claim (taken already, or undefined): the upload to count, the answer already counted (a
    * proof sent again after its answer was lost), or why it is refused (not yet audited).
    */
-  private async judge(caller: Account, req: UploadProveRequest, address: string | null): Promise<Judgement> {
+  private async judge(
+    caller: Account,
+    req: UploadProveRequest,
+    address: string | null,
+    claim: ClaimRecord | undefined,
+  ): Promise<Judgement> {
     const key = `claim:${req.claimId}`;
-    const claim = await this.store.claims.take(req.claimId);
     if (claim === undefined) {
       // Taken already: by this caller's proof whose answer was lost (answered again, as counted),
       // or never made, expired, another's.

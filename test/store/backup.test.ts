@@ -134,7 +134,7 @@ describe('embedded store backup', () => {
       (
         await opened.store.content.storeMany(
           contents.map((bytes) => ({
-            bytes,
+            parts: [bytes],
             entry: { key: keyOf(bytes), fileName: '页.jpg', contentType: 'image/jpeg', uploadDate: new Date() },
           })),
         )
@@ -184,7 +184,10 @@ describe('embedded store backup', () => {
   it('refuses to restore a backup whose pack file is shorter than its contents need', async () => {
     const bytes = randomContent(2 * CS);
     await opened.store.content.storeMany([
-      { bytes, entry: { key: keyOf(bytes), fileName: 'p.jpg', contentType: 'image/jpeg', uploadDate: new Date() } },
+      {
+        parts: [bytes],
+        entry: { key: keyOf(bytes), fileName: 'p.jpg', contentType: 'image/jpeg', uploadDate: new Date() },
+      },
     ]);
     const target = dir('archive-backup-');
     await backupEmbedded(opened.dataDir!, target);

@@ -181,7 +181,7 @@ describe('embedded store specifics', () => {
     [
       'in batches, in pack files',
       `const more = Array.from({ length: Math.floor(Math.random() * 30) }, () => randomBytes(1 + Math.floor(Math.random() * 5000)));
-        await store.content.storeMany([data, ...more].map((bytes) => ({ bytes, entry: { key: keyOf(bytes), fileName: 'f', contentType: 'application/octet-stream', uploadDate: new Date() } })));`,
+        await store.content.storeMany([data, ...more].map((bytes) => ({ parts: [bytes], entry: { key: keyOf(bytes), fileName: 'f', contentType: 'application/octet-stream', uploadDate: new Date() } })));`,
     ],
   ] as const)
     it(`shows no half-committed file after the process is killed while committing ${way}`, async () => {
@@ -264,7 +264,7 @@ describe('embedded store specifics', () => {
       const dataDir = tempDir();
       const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
       const first = Array.from({ length: 200 }, () => randomContent(1 + Math.floor(Math.random() * 3000)));
-      await store.content.storeMany(first.map((bytes) => ({ bytes, entry: entryOf(bytes) })));
+      await store.content.storeMany(first.map((bytes) => ({ parts: [bytes], entry: entryOf(bytes) })));
       const packs = packFiles(dataDir);
       assert.equal(packs.length, 1);
       assert.match(packs[0]!, /^[0-9a-f]{24}\.pack$/);
@@ -273,7 +273,7 @@ describe('embedded store specifics', () => {
       const bytes = first.reduce((sum, data) => sum + data.length, 0);
       assert.equal(fs.statSync(packed).size, bytes, 'the bytes back to back');
       const second = [randomContent(500)];
-      const [outcome] = await store.content.storeMany(second.map((data) => ({ bytes: data, entry: entryOf(data) })));
+      const [outcome] = await store.content.storeMany(second.map((data) => ({ parts: [data], entry: entryOf(data) })));
       assert.deepEqual(packFiles(dataDir), packs);
       assert.equal(fs.statSync(packed).size, bytes + 500);
       assert.deepEqual(fs.readFileSync(packed).subarray(bytes), second[0]);
@@ -294,7 +294,7 @@ describe('embedded store specifics', () => {
       const batch = Array.from({ length: 1500 }, (_, i) =>
         randomContent(i % 500 === 7 ? 3 * 1024 * 1024 + i : i % 100 === 3 ? 0 : 1 + ((i * 7919) % 3000)),
       );
-      const outcomes = await store.content.storeMany(batch.map((bytes) => ({ bytes, entry: entryOf(bytes) })));
+      const outcomes = await store.content.storeMany(batch.map((bytes) => ({ parts: [bytes], entry: entryOf(bytes) })));
       const [pack] = packFiles(dataDir);
       const size = fs.statSync(path.join(dataDir, 'content', 'packs', pack!)).size;
       assert.equal(
@@ -311,14 +311,14 @@ describe('embedded store specifics', () => {
       const dataDir = tempDir();
       const data = randomContent(2000);
       let store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
-      const [{ entry }] = (await store.content.storeMany([{ bytes: data, entry: entryOf(data) }])) as [
+      const [{ entry }] = (await store.content.storeMany([{ parts: [data], entry: entryOf(data) }])) as [
         { entry: CatalogEntry },
         ...unknown[],
       ];
       await store.close();
       // Another run: a batch of duplicates only begins a pack that locates nothing.
       store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
-      await store.content.storeMany([{ bytes: data, entry: entryOf(data) }]);
+      await store.content.storeMany([{ parts: [data], entry: entryOf(data) }]);
       assert.equal(packFiles(dataDir).length, 2);
       const stray = path.join(dataDir, 'content', 'packs', 'abcd00000000000000000000.pack');
       fs.writeFileSync(stray, randomContent(100));
@@ -350,16 +350,16 @@ describe('embedded store specifics', () => {
       const dataDir = tempDir();
       const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
       const a = randomContent(100);
-      await store.content.storeMany([{ bytes: a, entry: entryOf(a) }]);
+      await store.content.storeMany([{ parts: [a], entry: entryOf(a) }]);
       // Another process's GC forgets the pack, as it would one that located nothing.
       const db = new Database(path.join(dataDir, 'archive.sqlite'));
       db.prepare('DELETE FROM packed').run();
       db.prepare('DELETE FROM packs').run();
       db.close();
       const b = randomContent(200);
-      await assert.rejects(store.content.storeMany([{ bytes: b, entry: entryOf(b) }]), /was removed/);
+      await assert.rejects(store.content.storeMany([{ parts: [b], entry: entryOf(b) }]), /was removed/);
       assert.equal(await store.catalog.findByKey(keyOf(b)), undefined);
-      const [outcome] = await store.content.storeMany([{ bytes: b, entry: entryOf(b) }]);
+      const [outcome] = await store.content.storeMany([{ parts: [b], entry: entryOf(b) }]);
       assert.equal(outcome!.status, 'stored');
       assert.deepEqual(await readAll(store.content.read(outcome!.entry)), b);
       assert.equal(packRows(dataDir).length, 1, 'a new pack, recorded');
@@ -372,14 +372,14 @@ describe('embedded store specifics', () => {
       const dataDir = tempDir();
       const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
       const a = randomContent(100);
-      await store.content.storeMany([{ bytes: a, entry: entryOf(a) }]);
+      await store.content.storeMany([{ parts: [a], entry: entryOf(a) }]);
       const faults = await injectSyncFailures();
       try {
         faults.failing = 1;
         const b = randomContent(300);
-        await assert.rejects(store.content.storeMany([{ bytes: b, entry: entryOf(b) }]), /fdatasync failed/);
+        await assert.rejects(store.content.storeMany([{ parts: [b], entry: entryOf(b) }]), /fdatasync failed/);
         assert.equal(await store.catalog.findByKey(keyOf(b)), undefined);
-        const [outcome] = await store.content.storeMany([{ bytes: b, entry: entryOf(b) }]);
+        const [outcome] = await store.content.storeMany([{ parts: [b], entry: entryOf(b) }]);
         assert.deepEqual(await readAll(store.content.read(outcome!.entry)), b);
         assert.equal(packFiles(dataDir).length, 2, 'the failed pack takes no more bytes');
       } finally {

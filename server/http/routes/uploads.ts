@@ -18,6 +18,7 @@ import type { Quotas } from '../../services/quotas.js';
 import { requireAuth } from '../auth.js';
 import { actionKey, clientKey, fileKey } from '../idempotency-key.js';
 import { bulkLane } from '../bulk-lane.js';
+import { memoryParts, type FileInParts } from '../memory-parts.js';
 import { parse } from '../validate.js';
 
 /** Paths whose JSON bodies are larger than the app's default limit (parsed here, after authentication). */
@@ -67,7 +68,7 @@ export function uploadRoutes(claims: ClaimService, ingest: IngestService, quotas
   });
 
   router.post('/batch', requireAuth(), batchSizeGuard, lane, receiveBatch(), async (req, res) => {
-    const parts = (req.files as Express.Multer.File[] | undefined) ?? [];
+    const parts = (req.files as FileInParts[] | undefined) ?? [];
     const unknown = Object.keys(req.body as object).filter((name) => name !== 'manifest');
     if (unknown.length > 0)
       throw new ValidationError(
@@ -86,7 +87,7 @@ export function uploadRoutes(claims: ClaimService, ingest: IngestService, quotas
       path: cleanUploadPath(manifest[i]!.name ?? part.originalname),
       key: fileKey(req, manifest[i]!.key),
       contentType: cleanContentType(manifest[i]!.type ?? part.mimetype),
-      bytes: part.buffer,
+      parts: part.parts,
       md5: manifest[i]!.md5,
       sha256: manifest[i]!.sha256,
     }));
@@ -125,7 +126,7 @@ const batchSizeGuard: RequestHandler = (req, _res, next) => {
 
 function receiveBatch(): RequestHandler {
   const receive = multer({
-    storage: multer.memoryStorage(),
+    storage: memoryParts(),
     // Raw UTF-8 file names, as browsers and scripts send them (latin1, the default, garbles Chinese).
     defParamCharset: 'utf8',
     limits: {

@@ -25,6 +25,32 @@ export function claimConformance(target: StoreTarget): void {
         assert.equal(await store.claims.take('old'.padEnd(32, '0')), undefined);
       });
 
+      it('makes and hands out many claims at once, each once', async () => {
+        const claims = ['m1', 'm2', 'm3'].map((id) => ({
+          id: id.padEnd(32, '0'),
+          accountId: 'acc-m',
+          fileId: 'f'.repeat(24),
+          fileName: `${id}.pdf`,
+          contentType: 'application/pdf',
+          ranges: [{ start: 0, end: 4 }],
+          expected: ['a'.repeat(32)],
+          expiresAt: new Date(Date.now() + 60_000),
+        }));
+        await store.claims.createMany(claims);
+        await store.claims.createMany([]);
+        assert.equal(await store.claims.countOutstanding('acc-m', new Date()), 3);
+        const ids = claims.map((c) => c.id);
+        const [first, second] = await Promise.all([
+          store.claims.takeMany([ids[0]!, ids[1]!, ids[0]!, 'unknown'.padEnd(32, '0')]),
+          store.claims.takeMany([ids[1]!, ids[2]!]),
+        ]);
+        const handedOut = [...first.values(), ...second.values()].sort((a, b) => a.id.localeCompare(b.id));
+        assert.deepEqual(handedOut, claims, 'each claim to exactly one taker, once');
+        assert.deepEqual(first.get(ids[0]!), claims[0]);
+        assert.equal((await store.claims.takeMany(ids)).size, 0);
+        assert.equal((await store.claims.takeMany([])).size, 0);
+      });
+
       it("counts an account's outstanding claims: not answered, not expired", async () => {
         const now = new Date();
         const claim = (id: string, accountId: string, expiresAt: Date) => ({

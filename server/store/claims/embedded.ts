@@ -30,43 +30,52 @@ interface ClaimRow {
 }
 
 export class EmbeddedClaimStore implements ClaimStore {
-  private readonly takeStatement;
+  private readonly createAll;
+  private readonly takeAll;
 
   constructor(private readonly db: Db) {
-    this.takeStatement = db.prepare<[string], ClaimRow>('DELETE FROM claims WHERE id = ? RETURNING *');
+    const insert = db.prepare(
+      'INSERT INTO claims (id, account_id, file_id, file_name, content_type, ranges, expected, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    const takeOne = db.prepare<[string], ClaimRow>('DELETE FROM claims WHERE id = ? RETURNING *');
+    // One transaction for a bulk request's claims, not one commit (and WAL write) each.
+    this.createAll = db.transaction((claims: readonly ClaimRecord[]) => {
+      for (const c of claims)
+        insert.run(
+          c.id,
+          c.accountId,
+          c.fileId,
+          c.fileName,
+          c.contentType,
+          JSON.stringify(c.ranges),
+          JSON.stringify(c.expected),
+          c.expiresAt.getTime(),
+        );
+    });
+    this.takeAll = db.transaction((ids: readonly string[]) => {
+      const taken = new Map<string, ClaimRecord>();
+      for (const id of ids) {
+        const row = taken.has(id) ? undefined : takeOne.get(id);
+        if (row) taken.set(id, claimFromRow(row));
+      }
+      return taken;
+    });
   }
 
-  async create(c: ClaimRecord): Promise<void> {
-    this.db
-      .prepare(
-        'INSERT INTO claims (id, account_id, file_id, file_name, content_type, ranges, expected, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(
-        c.id,
-        c.accountId,
-        c.fileId,
-        c.fileName,
-        c.contentType,
-        JSON.stringify(c.ranges),
-        JSON.stringify(c.expected),
-        c.expiresAt.getTime(),
-      );
+  async create(claim: ClaimRecord): Promise<void> {
+    this.createAll([claim]);
+  }
+
+  async createMany(claims: readonly ClaimRecord[]): Promise<void> {
+    if (claims.length > 0) this.createAll(claims);
   }
 
   async take(id: string): Promise<ClaimRecord | undefined> {
-    const row = this.takeStatement.get(id);
-    return (
-      row && {
-        id: row.id,
-        accountId: row.account_id,
-        fileId: row.file_id,
-        fileName: row.file_name,
-        contentType: row.content_type,
-        ranges: JSON.parse(row.ranges) as ClaimRecord['ranges'],
-        expected: JSON.parse(row.expected) as string[],
-        expiresAt: new Date(row.expires_at),
-      }
-    );
+    return this.takeAll([id]).get(id);
+  }
+
+  async takeMany(ids: readonly string[]): Promise<Map<string, ClaimRecord>> {
+    return ids.length > 0 ? this.takeAll(ids) : new Map();
   }
 
   async countOutstanding(accountId: string, now: Date): Promise<number> {
@@ -80,4 +89,17 @@ export class EmbeddedClaimStore implements ClaimStore {
   async purgeExpired(now: Date): Promise<void> {
     this.db.prepare('DELETE FROM claims WHERE expires_at <= ?').run(now.getTime());
   }
+}
+
+function claimFromRow(row: ClaimRow): ClaimRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    fileId: row.file_id,
+    fileName: row.file_name,
+    contentType: row.content_type,
+    ranges: JSON.parse(row.ranges) as ClaimRecord['ranges'],
+    expected: JSON.parse(row.expected) as string[],
+    expiresAt: new Date(row.expires_at),
+  };
 }

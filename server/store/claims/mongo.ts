@@ -30,13 +30,28 @@ export class MongoClaimStore implements ClaimStore {
   constructor(private readonly c: ClaimCollections) {}
 
   async create(claim: ClaimRecord): Promise<void> {
-    const { id, ...rest } = claim;
-    await this.c.claims.insertOne({ _id: id, ...rest });
+    await this.createMany([claim]);
+  }
+
+  async createMany(claims: readonly ClaimRecord[]): Promise<void> {
+    if (claims.length > 0) await this.c.claims.insertMany(claims.map(({ id, ...rest }) => ({ _id: id, ...rest })));
   }
 
   async take(id: string): Promise<ClaimRecord | undefined> {
     const doc = await this.c.claims.findOneAndDelete({ _id: id });
     return doc ? recordFromDoc(doc) : undefined;
+  }
+
+  async takeMany(ids: readonly string[]): Promise<Map<string, ClaimRecord>> {
+    const taken = new Map<string, ClaimRecord>();
+    // Each taken on its own, atomically (no transactions needed); the driver pipelines them.
+    await Promise.all(
+      [...new Set(ids)].map(async (id) => {
+        const claim = await this.take(id);
+        if (claim) taken.set(id, claim);
+      }),
+    );
+    return taken;
   }
 
   async countOutstanding(accountId: string, now: Date): Promise<number> {

@@ -15,8 +15,12 @@ export interface ClaimRecord {
 
 export interface ClaimStore {
   create(claim: ClaimRecord): Promise<void>;
+  /** Many claims at once (a bulk check's): one transaction on the embedded store, one request on MongoDB. */
+  createMany(claims: readonly ClaimRecord[]): Promise<void>;
   /** Removes and returns a claim in one atomic step, so a claim can be answered once only. */
   take(id: string): Promise<ClaimRecord | undefined>;
+  /** Takes many claims (a bulk proof's), each as `take` does; those not found are not in the map. */
+  takeMany(ids: readonly string[]): Promise<Map<string, ClaimRecord>>;
   purgeExpired(now: Date): Promise<void>;
   /** Claims of the account not answered and not expired at `now`. */
   countOutstanding(accountId: string, now: Date): Promise<number>;

@@ -329,8 +329,16 @@ export function contentConformance(target: StoreTarget): void {
         const fresh = randomContent(3 * CS + 123);
         const small = randomContent(17);
         const empty = Buffer.alloc(0);
+        // Each as the parts it arrived in: the first cut across chunk edges and with an empty part.
+        const inParts = (bytes: Buffer, i: number) =>
+          i === 0
+            ? [bytes.subarray(0, 5), bytes.subarray(5, 5), bytes.subarray(5, CS + 1), bytes.subarray(CS + 1)]
+            : [bytes];
         const outcomes = await store.content.storeMany(
-          [fresh, held, fresh, empty, small].map((bytes, i) => ({ bytes, entry: entryOf(bytes, `第${i}页.jpg`) })),
+          [fresh, held, fresh, empty, small].map((bytes, i) => ({
+            parts: inParts(bytes, i),
+            entry: entryOf(bytes, `第${i}页.jpg`),
+          })),
         );
         assert.deepEqual(
           outcomes.map((o) => o.status),
@@ -366,7 +374,7 @@ export function contentConformance(target: StoreTarget): void {
       it("reads a proof's ranges of a content in one call, packed or not, and says which bytes are missing", async () => {
         const [before, packed, after] = [randomContent(CS + 3), randomContent(2 * CS + 11), randomContent(50)];
         const outcomes = await store.content.storeMany(
-          [before, packed, after].map((bytes) => ({ bytes, entry: entryOf(bytes) })),
+          [before, packed, after].map((bytes) => ({ parts: [bytes], entry: entryOf(bytes) })),
         );
         const alone = randomContent(CS + 40);
         const { entry: aloneEntry } = await commitBytes(store, alone);
@@ -403,7 +411,9 @@ export function contentConformance(target: StoreTarget): void {
         const batches = [0, 1, 2].map(() => [randomContent(100), randomContent(CS), randomContent(CS + 1)]);
         const entries = [];
         for (const batch of batches)
-          entries.push(...(await store.content.storeMany(batch.map((bytes) => ({ bytes, entry: entryOf(bytes) })))));
+          entries.push(
+            ...(await store.content.storeMany(batch.map((bytes) => ({ parts: [bytes], entry: entryOf(bytes) })))),
+          );
         await store.content.collectGarbage(new Date(Date.now() + 3_600_000));
         for (const [k, data] of batches.flat().entries())
           assert.deepEqual(await readAll(store.content.read(entries[k]!.entry)), data, `content ${k}`);
@@ -413,7 +423,7 @@ export function contentConformance(target: StoreTarget): void {
         const before = randomContent(CS + 9);
         const data = randomContent(3 * CS + 5);
         const [, outcome] = await store.content.storeMany(
-          [before, data].map((bytes) => ({ bytes, entry: entryOf(bytes) })),
+          [before, data].map((bytes) => ({ parts: [bytes], entry: entryOf(bytes) })),
         );
         const { entry } = outcome!;
         await damageContent(opened, entry.fileId, { kind: 'flip-byte', offset: CS + 7 });

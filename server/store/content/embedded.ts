@@ -7,7 +7,7 @@ import { addMissingColumns, type Db, type EmbeddedSchema } from '../embedded/dat
 import { ChunkSummer, checkedRead, chunkSpan, chunkSumAdoption, uncheckedRead } from './chunk-sums.js';
 import { ContentFiles, SyncFailedError, readRangesOf } from './content-files.js';
 import type { PackFiles } from './packs.js';
-import type { ByteRange, ChunkSumAdoption, CommitOutcome, ContentStore, GarbageReport } from './port.js';
+import type { ByteRange, ChunkSumAdoption, CommitOutcome, ContentStore, GarbageReport, StoredParts } from './port.js';
 
 export const contentSchema: EmbeddedSchema = {
   tables: `
@@ -279,18 +279,20 @@ export class EmbeddedContentStore implements ContentStore {
     return outcomes;
   }
 
-  async storeMany(items: ReadonlyArray<{ bytes: Uint8Array; entry: NewCatalogEntry }>): Promise<CommitOutcome[]> {
+  async storeMany(items: ReadonlyArray<StoredParts>): Promise<CommitOutcome[]> {
     if (items.length === 0) return [];
     // Every item's bytes are written and synced, a duplicate's too: answering duplicates faster
     // would tell a clerk outside the duplicate-reveal scope what the archive holds. A batch's
     // duplicates (rare: the browser and the importer ask first) are bytes no entry locates.
-    for (const { bytes, entry } of items)
-      if (bytes.byteLength !== entry.key.length)
-        throw new Error(`a content of ${bytes.byteLength} bytes was declared as ${entry.key.length}`);
-    const { packId, offsets } = await this.packs.append(items.map((item) => item.bytes));
-    const packed = items.map(({ bytes, entry }, k): PackedItem => {
+    for (const { parts, entry } of items) {
+      const length = parts.reduce((sum, part) => sum + part.byteLength, 0);
+      if (length !== entry.key.length)
+        throw new Error(`a content of ${length} bytes was declared as ${entry.key.length}`);
+    }
+    const { packId, offsets } = await this.packs.append(items.map((item) => item.parts));
+    const packed = items.map(({ parts, entry }, k): PackedItem => {
       const summer = new ChunkSummer(this.chunkSize, 0);
-      summer.push(bytes);
+      for (const part of parts) summer.push(part);
       return { fileId: newFileId(), offset: offsets[k]!, entry, sums: summer.finish() };
     });
     try {

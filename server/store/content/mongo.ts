@@ -8,7 +8,7 @@ import type { CatalogEntry, NewCatalogEntry } from '../catalog/port.js';
 import { isDuplicateKey } from '../mongo/documents.js';
 import type { UploadCollections } from '../uploads/mongo.js';
 import { checkedRead, chunkSpan, chunkSum, chunkSumAdoption, uncheckedRead } from './chunk-sums.js';
-import type { ByteRange, ChunkSumAdoption, CommitOutcome, ContentStore, GarbageReport } from './port.js';
+import type { ByteRange, ChunkSumAdoption, CommitOutcome, ContentStore, GarbageReport, StoredParts } from './port.js';
 
 /** A standard GridFS files document, so any GridFS reader can read the bytes. */
 export interface GridFileDoc {
@@ -162,7 +162,7 @@ export class MongoContentStore implements ContentStore {
     return outcomes;
   }
 
-  async storeMany(items: ReadonlyArray<{ bytes: Uint8Array; entry: NewCatalogEntry }>): Promise<CommitOutcome[]> {
+  async storeMany(items: ReadonlyArray<StoredParts>): Promise<CommitOutcome[]> {
     // GridFS chunks are what MongoDB stores anyway: staged and committed as any upload.
     return storeByStaging(this, items, items[0]?.entry.uploadDate ?? new Date());
   }

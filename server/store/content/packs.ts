@@ -58,7 +58,7 @@ interface CurrentPack {
   lastAppend: number;
 }
 
-/** Where a batch's bytes went: its pack, and each part's offset in it. */
+/** Where a batch's bytes went: its pack, and each content's offset in it. */
 export interface Appended {
   packId: string;
   offsets: number[];
@@ -97,26 +97,26 @@ export class PackFiles {
     return this.current?.id;
   }
 
-  /** Appends `parts` back to back to one pack and makes them durable; one sync for all. */
-  append(parts: readonly Uint8Array[]): Promise<Appended> {
-    const next = this.queue.then(() => this.appendNow(parts));
+  /** Appends contents (each as its parts) back to back to one pack and makes them durable; one sync for all. */
+  append(contents: ReadonlyArray<readonly Uint8Array[]>): Promise<Appended> {
+    const next = this.queue.then(() => this.appendNow(contents));
     this.queue = next.catch(() => {});
     return next;
   }
 
-  private async appendNow(parts: readonly Uint8Array[]): Promise<Appended> {
-    let bytes = 0;
-    for (const part of parts) bytes += part.byteLength;
-    const pack = await this.packFor(bytes);
+  private async appendNow(contents: ReadonlyArray<readonly Uint8Array[]>): Promise<Appended> {
     const offsets: number[] = [];
-    let at = pack.end;
-    for (const part of parts) {
-      offsets.push(at);
-      at += part.byteLength;
+    let bytes = 0;
+    for (const parts of contents) {
+      offsets.push(bytes);
+      for (const part of parts) bytes += part.byteLength;
     }
+    const pack = await this.packFor(bytes);
+    for (const [k, offset] of offsets.entries()) offsets[k] = pack.end + offset;
+    const at = pack.end + bytes;
     try {
       let offset = pack.end;
-      for (const group of writeGroups(parts)) {
+      for (const group of writeGroups(contents.flat())) {
         const want = group.reduce((sum, part) => sum + part.byteLength, 0);
         const { bytesWritten } = await pack.handle.writev(group, offset);
         if (bytesWritten !== want)

@@ -7,6 +7,12 @@ export type CommitOutcome =
   | { status: 'duplicate'; entry: CatalogEntry };
 
 /** A byte range, `end` exclusive (as Blob.slice). */
+/** A small content in memory, as the parts it arrived in, and its catalog entry (storeMany). */
+export interface StoredParts {
+  parts: readonly Uint8Array[];
+  entry: NewCatalogEntry;
+}
+
 export interface ByteRange {
   start: number;
   end: number;
@@ -44,12 +50,13 @@ export interface ContentStore {
    */
   commitMany(items: ReadonlyArray<{ stagingId: string; entry: NewCatalogEntry }>): Promise<CommitOutcome[]>;
   /**
-   * Stores small contents given whole in memory (a batch upload's files), and commits them as
+   * Stores small contents given whole in memory (a batch upload's files, each as the parts it
+   * arrived in: nothing copies them into one buffer), and commits them as
    * `commitMany` would after staging each: in order, a later item with the content of an earlier
    * one its duplicate. The embedded store appends them all to a pack file, synced once, and
    * catalogues them in one transaction; a failure fails the call with nothing catalogued there.
    */
-  storeMany(items: ReadonlyArray<{ bytes: Uint8Array; entry: NewCatalogEntry }>): Promise<CommitOutcome[]>;
+  storeMany(items: ReadonlyArray<StoredParts>): Promise<CommitOutcome[]>;
   /** Removes a staging area and its chunks; harmless if already gone, and never a committed file. */
   discard(stagingId: string): Promise<void>;
   /**

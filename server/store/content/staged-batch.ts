@@ -1,5 +1,4 @@
-import type { NewCatalogEntry } from '../catalog/port.js';
-import type { CommitOutcome, ContentStore } from './port.js';
+import type { CommitOutcome, ContentStore, StoredParts } from './port.js';
 
 /** Contents of a batch staged and written at the same time (each its own staging area). */
 const WRITES_AT_ONCE = 16;
@@ -10,7 +9,7 @@ const WRITES_AT_ONCE = 16;
  */
 export async function storeByStaging(
   content: Pick<ContentStore, 'stage' | 'write' | 'commitMany' | 'discard'>,
-  items: ReadonlyArray<{ bytes: Uint8Array; entry: NewCatalogEntry }>,
+  items: ReadonlyArray<StoredParts>,
   now: Date,
 ): Promise<CommitOutcome[]> {
   const stagingIds: string[] = [];
@@ -19,9 +18,13 @@ export async function storeByStaging(
     const writers = Array.from({ length: Math.min(WRITES_AT_ONCE, items.length) }, async () => {
       while (next < items.length) {
         const k = next++;
-        const { bytes } = items[k]!;
+        const { parts } = items[k]!;
         stagingIds[k] = await content.stage(now);
-        await content.write(stagingIds[k], 0, bytes.byteLength > 0 ? [bytes] : []);
+        await content.write(
+          stagingIds[k],
+          0,
+          parts.filter((part) => part.byteLength > 0),
+        );
       }
     });
     // Every writer settles before a failure is acted on: no write may land after its discard.
