@@ -165,12 +165,14 @@ export class Importer {
       maxItems: BATCH_ITEMS,
       waitMs: 5,
       concurrency: 2,
+      fillWhileBusy: true,
       send: (items) => connection.checkMany(items),
     });
     this.#proofs = new RequestBatcher<{ claimId: string; digests: string[] }, UploadResult>({
       maxItems: BATCH_ITEMS,
       waitMs: 5,
       concurrency: 2,
+      fillWhileBusy: true,
       send: async (items) =>
         (await connection.proveMany(items)).map((r) =>
           r.status === 'rejected' ? new ArchiveAnswerError(403, r.error, r.message) : r,
@@ -182,6 +184,7 @@ export class Importer {
       sizeOf: (item) => item.bytes.byteLength,
       waitMs: 10,
       concurrency: 2,
+      fillWhileBusy: true,
       send: async (items) =>
         (await connection.sendMany(items)).map((r) =>
           !(r instanceof ArchiveAnswerError) && r.status === 'failed'

@@ -4,13 +4,14 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { RequestBatcher } from '../../shared/request-batcher.js';
 
 /** A batcher whose requests wait until the test lets them answer; it records each batch sent. */
-function heldBatcher(options: { concurrency: number; waitMs: number; maxItems?: number }) {
+function heldBatcher(options: { concurrency: number; waitMs: number; maxItems?: number; fillWhileBusy?: boolean }) {
   const sent: number[][] = [];
   const answers: Array<() => void> = [];
   const batcher = new RequestBatcher<number, string>({
     maxItems: options.maxItems ?? 100,
     waitMs: options.waitMs,
     concurrency: options.concurrency,
+    fillWhileBusy: options.fillWhileBusy ?? false,
     send: async (items) => {
       sent.push(items);
       await new Promise<void>((resolve) => answers.push(resolve));
@@ -39,8 +40,8 @@ describe('request batcher', () => {
     await answered;
   });
 
-  it('keeps filling while every request is on its way, so batches grow as the archive slows down', async () => {
-    const { batcher, sent, answerNext } = heldBatcher({ concurrency: 1, waitMs: 5 });
+  it('keeps filling while every request is on its way when asked to, so batches grow as the archive slows down', async () => {
+    const { batcher, sent, answerNext } = heldBatcher({ concurrency: 1, waitMs: 5, fillWhileBusy: true });
     const answers = [batcher.add(1)];
     await delay(20);
     assert.deepEqual(sent, [[1]]);
@@ -57,6 +58,27 @@ describe('request batcher', () => {
     assert.deepEqual(
       await Promise.all(answers),
       [1, 2, 3, 4, 5].map((n) => `answer ${n}`),
+    );
+  });
+
+  it('otherwise seals a batch once it has waited, and sends it when its turn comes', async () => {
+    const { batcher, sent, answerNext } = heldBatcher({ concurrency: 1, waitMs: 5 });
+    const answers = [batcher.add(1)];
+    await delay(20);
+    for (const n of [2, 3]) {
+      answers.push(batcher.add(n));
+      await delay(20);
+    }
+    answerNext();
+    await delay(0);
+    assert.deepEqual(sent, [[1], [2]], 'the batch of 2 went as it was sealed, 3 waits its turn');
+    answerNext();
+    await delay(0);
+    assert.deepEqual(sent, [[1], [2], [3]]);
+    answerNext();
+    assert.deepEqual(
+      await Promise.all(answers),
+      [1, 2, 3].map((n) => `answer ${n}`),
     );
   });
 
