@@ -15,6 +15,9 @@ export interface HttpBody {
   pieces: readonly (string | Uint8Array)[];
 }
 
+/** A connection silent this long is given up (and the request retried), as fetch does after 300 s. */
+const SILENCE_MS = 300_000;
+
 // Connections kept open between requests, as fetch does: a batch import makes hundreds.
 const agents = {
   'http:': new http.Agent({ keepAlive: true }),
@@ -25,13 +28,15 @@ const agents = {
  * One HTTP exchange with node:http. Not fetch: fetch copies a request body twice more on its way
  * to the socket (into its own buffer, then through a web stream), 3 × 8 MiB for each batch of
  * small files; the importer's profile showed a quarter of its CPU time in the garbage collector
- * clearing those copies. Rejects on network errors with their code (ECONNREFUSED, ...).
+ * clearing those copies. Rejects on network errors with their code (ECONNREFUSED, ETIMEDOUT
+ * when the connection stays silent for 300 s, ...).
  */
 export function exchange(
   url: string,
   method: string,
   headers: Record<string, string>,
   body?: HttpBody,
+  silenceMs = SILENCE_MS,
 ): Promise<HttpAnswer> {
   const target = new URL(url);
   const client = target.protocol === 'https:' ? https : http;
@@ -64,6 +69,9 @@ export function exchange(
       },
     );
     req.once('error', reject);
+    req.setTimeout(silenceMs, () =>
+      req.destroy(Object.assign(new Error(`no answer for ${silenceMs / 1000} s`), { code: 'ETIMEDOUT' })),
+    );
     if (!body) return void req.end();
     // Corked: the pieces leave in one writev, not one system call each.
     req.cork();
