@@ -63,6 +63,38 @@ for (const target of storeTargets) {
         ]);
       });
 
+      it('keeps every file of batches that follow and overlap each other whole (the memory they arrive in is reused)', async () => {
+        const sent: Buffer[] = [];
+        const batchOf = (sizes: number[]) =>
+          sizes.map((size, i) => {
+            const data = randomContent(size);
+            sent.push(data);
+            return { name: `第${sent.length}页-${i}.jpg`, data };
+          });
+        const answers = [await clerkA.batch(batchOf([200_000, 5, 70_000]))];
+        // Two at once, then one laid out differently in the memory the first ones used.
+        answers.push(
+          ...(await Promise.all([clerkA.batch(batchOf([1, 300_000])), clerkA.batch(batchOf([64_000, 64_000]))])),
+        );
+        // A refused batch (its last file over the limit) between them takes nothing of theirs.
+        const refusedBatch = await clerkA.batch([
+          { name: 'small.jpg', data: randomContent(1000) },
+          { name: 'big.tif', data: randomContent(BATCH_FILE_MAX_BYTES + 1) },
+        ]);
+        assert.equal(refusedBatch.status, 413);
+        answers.push(await clerkA.batch(batchOf([3, 250_000, 17])));
+        const fileIds: string[] = [];
+        for (const res of answers) {
+          assert.equal(res.status, 200);
+          for (const result of (await res.json()).results) fileIds.push(result.fileId);
+        }
+        assert.equal(fileIds.length, sent.length);
+        for (const [i, fileId] of fileIds.entries()) {
+          const entry = (await store().catalog.get(fileId))!;
+          assert.deepEqual(await readAll(store().content.read(entry)), sent[i], `file ${i} as sent`);
+        }
+      });
+
       it('refuses a file whose bytes do not match its digests on its own: the others are stored, it leaves nothing behind', async () => {
         const good = randomContent(5000);
         const bad = randomContent(6000);

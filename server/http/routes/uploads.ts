@@ -10,6 +10,7 @@ import {
   uploadChecksRequest,
   uploadProofsRequest,
   uploadProveRequest,
+  type BatchFileResult,
 } from '../../../shared/schemas.js';
 import { PayloadTooLargeError, ValidationError } from '../../errors.js';
 import type { ClaimService } from '../../services/claims.js';
@@ -18,7 +19,7 @@ import type { Quotas } from '../../services/quotas.js';
 import { requireAuth } from '../auth.js';
 import { actionKey, clientKey, fileKey } from '../idempotency-key.js';
 import { bulkLane } from '../bulk-lane.js';
-import { memoryParts, type FileInParts } from '../memory-parts.js';
+import { BatchArenas, batchFileStorage, type FileInParts } from '../batch-files.js';
 import { parse } from '../validate.js';
 
 /** Paths whose JSON bodies are larger than the app's default limit (parsed here, after authentication). */
@@ -42,6 +43,7 @@ export function uploadRoutes(claims: ClaimService, ingest: IngestService, quotas
   const bulkJson = express.json({ limit: '4mb', strict: true });
   // One lane for every bulk route: parsing, checking and storing happen in it.
   const lane = bulkLane(BULK_REQUESTS_AT_ONCE);
+  const arenas = new BatchArenas(BULK_REQUESTS_AT_ONCE);
 
   router.post('/check', requireAuth(), async (req, res) => {
     const body = parse(uploadCheckRequest, req.body, 'body');
@@ -67,38 +69,46 @@ export function uploadRoutes(claims: ClaimService, ingest: IngestService, quotas
     res.json({ results: await claims.proveMany(req.principal!.account, body.proofs, req.ip ?? null) });
   });
 
-  router.post('/batch', requireAuth(), batchSizeGuard, lane, receiveBatch(), async (req, res) => {
-    const parts = (req.files as FileInParts[] | undefined) ?? [];
+  router.post('/batch', requireAuth(), batchSizeGuard, lane, receiveBatch(arenas), async (req, res) => {
+    try {
+      res.json({ results: await storeBatch(req) });
+    } finally {
+      // Stored or failed, nothing reads the files any more.
+      arenas.giveBack(req);
+    }
+  });
+
+  async function storeBatch(req: express.Request): Promise<BatchFileResult[]> {
+    const received = (req.files as FileInParts[] | undefined) ?? [];
     const unknown = Object.keys(req.body as object).filter((name) => name !== 'manifest');
     if (unknown.length > 0)
       throw new ValidationError(
         `Unknown form field "${unknown[0]}": a batch has a "manifest" field and its files, each in a field "file".`,
       );
-    if (parts.length === 0) throw new ValidationError('No files were attached: send each file in a form field "file".');
+    if (received.length === 0)
+      throw new ValidationError('No files were attached: send each file in a form field "file".');
     const manifest = parse(uploadBatchManifest, jsonField((req.body as { manifest?: unknown }).manifest), 'manifest');
-    if (manifest.length !== parts.length) {
+    if (manifest.length !== received.length) {
       throw new ValidationError(
-        `The manifest lists ${manifest.length} files but ${parts.length} were attached: list each file's md5 and sha256, in the order of the files.`,
+        `The manifest lists ${manifest.length} files but ${received.length} were attached: list each file's md5 and sha256, in the order of the files.`,
       );
     }
-    await quotas.take(req.principal!.account, 'batch', parts.length);
-    const files = parts.map((part, i) => ({
-      fileName: cleanFileName(manifest[i]!.name ?? part.originalname),
-      path: cleanUploadPath(manifest[i]!.name ?? part.originalname),
+    await quotas.take(req.principal!.account, 'batch', received.length);
+    const files = received.map((file, i) => ({
+      fileName: cleanFileName(manifest[i]!.name ?? file.originalname),
+      path: cleanUploadPath(manifest[i]!.name ?? file.originalname),
       key: fileKey(req, manifest[i]!.key),
-      contentType: cleanContentType(manifest[i]!.type ?? part.mimetype),
-      parts: part.parts,
+      contentType: cleanContentType(manifest[i]!.type ?? file.mimetype),
+      parts: file.parts,
       md5: manifest[i]!.md5,
       sha256: manifest[i]!.sha256,
     }));
-    res.json({
-      results: await ingest.storeMany(files, req.principal!.account, {
-        via: 'batch',
-        address: req.ip ?? null,
-        key: actionKey(req, 'batch'),
-      }),
+    return ingest.storeMany(files, req.principal!.account, {
+      via: 'batch',
+      address: req.ip ?? null,
+      key: actionKey(req, 'batch'),
     });
-  });
+  }
 
   return router;
 }
@@ -124,9 +134,9 @@ const batchSizeGuard: RequestHandler = (req, _res, next) => {
   next();
 };
 
-function receiveBatch(): RequestHandler {
+function receiveBatch(arenas: BatchArenas): RequestHandler {
   const receive = multer({
-    storage: memoryParts(),
+    storage: batchFileStorage(arenas),
     // Raw UTF-8 file names, as browsers and scripts send them (latin1, the default, garbles Chinese).
     defParamCharset: 'utf8',
     limits: {
@@ -138,8 +148,12 @@ function receiveBatch(): RequestHandler {
       headerPairs: 50,
     },
   }).array('file', BATCH_MAX_FILES);
-  return (req, res, next) =>
+  return (req, res, next) => {
+    // The declared body (checked by batchSizeGuard) bounds what its files hold.
+    arenas.lend(req, Number(req.get('content-length')));
     receive(req, res, (err: unknown) => {
+      // multer calls back once every file it began is stored or dropped: nothing writes the arena after.
+      if (err) arenas.giveBack(req);
       if (!(err instanceof multer.MulterError)) return next(err);
       if (err.code === 'LIMIT_FILE_SIZE') {
         return next(
@@ -159,6 +173,7 @@ function receiveBatch(): RequestHandler {
         ),
       );
     });
+  };
 }
 
 function jsonField(value: unknown): unknown {
