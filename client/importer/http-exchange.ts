@@ -31,12 +31,31 @@ const agents = {
  * clearing those copies. Rejects on network errors with their code (ECONNREFUSED, ETIMEDOUT
  * when the connection stays silent for 300 s, ...).
  */
-export function exchange(
+export async function exchange(
   url: string,
   method: string,
   headers: Record<string, string>,
   body?: HttpBody,
   silenceMs = SILENCE_MS,
+): Promise<HttpAnswer> {
+  try {
+    return await once(url, method, headers, body, silenceMs);
+  } catch (err) {
+    // A kept connection the server closed as it was reused (its idle timeout, 5 s by default,
+    // ran out meanwhile): sent again on a new one, as fetch does. Every request of the importer
+    // may be repeated (keys and claims count it once).
+    if (!(err as { reusedSocket?: boolean }).reusedSocket || (err as NodeJS.ErrnoException).code !== 'ECONNRESET')
+      throw err;
+    return once(url, method, headers, body, silenceMs);
+  }
+}
+
+function once(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: HttpBody | undefined,
+  silenceMs: number,
 ): Promise<HttpAnswer> {
   const target = new URL(url);
   const client = target.protocol === 'https:' ? https : http;
@@ -68,7 +87,7 @@ export function exchange(
         });
       },
     );
-    req.once('error', reject);
+    req.once('error', (err) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
     req.setTimeout(silenceMs, () =>
       req.destroy(Object.assign(new Error(`no answer for ${silenceMs / 1000} s`), { code: 'ETIMEDOUT' })),
     );

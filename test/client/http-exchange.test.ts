@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { exchange } from '../../client/importer/http-exchange.js';
@@ -60,5 +61,34 @@ describe("the importer's HTTP exchange", () => {
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     await assert.rejects(exchange(`http://127.0.0.1:${port}/`, 'GET', {}), { code: 'ECONNREFUSED' });
     await assert.rejects(exchange(`${base}/silent`, 'GET', {}, undefined, 100), { code: 'ETIMEDOUT' });
+  });
+
+  it('sends a request again on a new connection when the kept one was closed as it was reused', async () => {
+    // Answers the first request of a connection and keeps it open; resets it at the second.
+    let connections = 0;
+    const answered: string[] = [];
+    const sockets = new Set<net.Socket>();
+    const flaky = net.createServer((socket) => {
+      connections++;
+      sockets.add(socket);
+      let requests = 0;
+      socket.on('data', (data) => {
+        if (!data.toString('latin1').startsWith('GET ')) return;
+        if (++requests > 1) return void socket.resetAndDestroy();
+        answered.push(data.toString('latin1').split(' ')[1]!);
+        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok');
+      });
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+    const at = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}`;
+    try {
+      assert.equal((await exchange(`${at}/first`, 'GET', {})).text, 'ok');
+      assert.equal((await exchange(`${at}/second`, 'GET', {})).text, 'ok');
+      assert.deepEqual(answered, ['/first', '/second']);
+      assert.equal(connections, 2, 'the second went again on a new connection');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => flaky.close(() => resolve()));
+    }
   });
 });
