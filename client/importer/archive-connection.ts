@@ -103,6 +103,24 @@ async function openUnchanged(file: FileToSend): Promise<FileHandle> {
   return handle;
 }
 
+/**
+ * Which failures of a request are tried again (at most once per RETRY_DELAYS_MS): network errors
+ * and 5xx answers up to `failures` times, and 429 (a quota) as long as the delays last when
+ * `rateLimited`.
+ */
+interface RetryRule {
+  failures: number;
+  rateLimited: boolean;
+}
+const RETRY_ALL: RetryRule = { failures: Infinity, rateLimited: true };
+const NO_RETRY: RetryRule = { failures: 0, rateLimited: false };
+/**
+ * A batch failed twice more (1 and 3 s later, long enough for an instance to restart) is sent
+ * file by file with tus instead: a proxy or an instance that fails batches should not hold an
+ * import for a minute per batch.
+ */
+const BATCH_RETRY: RetryRule = { failures: 2, rateLimited: true };
+
 /** Waits before a retry of a failed request: long enough for a restarted instance. */
 const RETRY_DELAYS_MS = [0, 1000, 3000, 5000, 10_000, 20_000, 30_000];
 
@@ -126,7 +144,7 @@ export class ArchiveConnection {
 
   /** Who the token belongs to: checks server and token before any file is read (no retries: a wrong address fails at once). */
   async session(): Promise<SessionView> {
-    return this.#json<SessionView>('GET', '/api/session', undefined, false);
+    return this.#json<SessionView>('GET', '/api/session', undefined, NO_RETRY);
   }
 
   /** Checks in one request (at most BATCH_MAX_FILES), answered in order. */
@@ -154,13 +172,13 @@ export class ArchiveConnection {
       files.map((f) => f.bytes),
     );
     return (
-      await this.#request<{ results: BatchFileResult[] }>('POST', '/api/uploads/batch', body, true, {
+      await this.#request<{ results: BatchFileResult[] }>('POST', '/api/uploads/batch', body, BATCH_RETRY, {
         [IDEMPOTENCY_KEY_HEADER]: randomUUID(),
       })
     ).results;
   }
 
-  #json<T>(method: string, path: string, body?: unknown, retry = true): Promise<T> {
+  #json<T>(method: string, path: string, body?: unknown, retry = RETRY_ALL): Promise<T> {
     return this.#request(
       method,
       path,
@@ -173,9 +191,10 @@ export class ArchiveConnection {
     method: string,
     path: string,
     body: HttpBody | undefined,
-    retry: boolean,
+    retry: RetryRule,
     headers: Record<string, string> = {},
   ): Promise<T> {
+    let failures = 0;
     for (let attempt = 0; ; attempt++) {
       let res: HttpAnswer;
       try {
@@ -186,14 +205,17 @@ export class ArchiveConnection {
           'network',
           `the archive at ${this.#base} did not answer (${causeOf(err)})`,
         );
-        if (!retry || attempt >= this.retryDelays.length) throw error;
+        if (failures++ >= retry.failures || attempt >= this.retryDelays.length) throw error;
         await delay(this.retryDelays[attempt]!);
         continue;
       }
       if (res.ok) return JSON.parse(res.text) as T;
       const error = await answerError(res.status, res.text, res.header('retry-after'));
-      const transient = res.status >= 500 || res.status === 429;
-      if (!retry || !transient || error.code === 'storage_full' || attempt >= this.retryDelays.length) throw error;
+      const again =
+        res.status === 429
+          ? retry.rateLimited
+          : res.status >= 500 && error.code !== 'storage_full' && failures++ < retry.failures;
+      if (!again || attempt >= this.retryDelays.length) throw error;
       await delay(Math.max(this.retryDelays[attempt]!, 1000 * Number(res.header('retry-after') ?? 0)));
     }
   }
