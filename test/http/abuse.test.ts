@@ -23,10 +23,16 @@ describe('long work shares the event loop', () => {
     const app = express();
     const started: number[] = [];
     const release: Array<() => void> = [];
-    app.post('/bulk/:n', bulkLane(2), (req, res) => {
-      started.push(Number(req.params.n));
-      release.push(() => res.json({ n: req.params.n }));
-    });
+    const lane = bulkLane(2);
+    app.post(
+      '/bulk/:n',
+      lane.enter,
+      lane.work(async (req, res) => {
+        started.push(Number(req.params.n));
+        await new Promise<void>((resolve) => release.push(resolve));
+        res.json({ n: req.params.n });
+      }),
+    );
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -50,6 +56,42 @@ describe('long work shares the event loop', () => {
         [200, 200, 200, 200],
       );
       assert.deepEqual([...started].sort(), [1, 2, 3, 4]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("keeps a request's place while the archive still works on it after its client went away", async () => {
+    const app = express();
+    const started: number[] = [];
+    const finish: Array<() => void> = [];
+    const lane = bulkLane(1);
+    app.post(
+      '/bulk/:n',
+      lane.enter,
+      lane.work(async (req, res) => {
+        started.push(Number(req.params.n));
+        await new Promise<void>((resolve) => finish.push(resolve));
+        res.json({ n: req.params.n });
+      }),
+    );
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+    try {
+      const gone = new AbortController();
+      const first = fetch(`${url}/bulk/1`, { method: 'POST', signal: gone.signal }).catch(() => undefined);
+      while (started.length < 1) await settle();
+      gone.abort();
+      await first;
+      const second = fetch(`${url}/bulk/2`, { method: 'POST' });
+      await settle();
+      assert.deepEqual(started, [1], 'the first is still worked on: the second waits');
+      finish.shift()!();
+      while (started.length < 2) await settle();
+      finish.shift()!();
+      assert.equal((await second).status, 200);
     } finally {
       server.close();
     }

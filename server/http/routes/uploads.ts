@@ -51,11 +51,17 @@ export function uploadRoutes(claims: ClaimService, ingest: IngestService, quotas
     res.json(await claims.check(req.principal!.account, body));
   });
 
-  router.post('/checks', requireAuth(), lane, bulkJson, async (req, res) => {
-    const body = parse(uploadChecksRequest, req.body, 'body');
-    await quotas.take(req.principal!.account, 'checks', body.files.length);
-    res.json({ results: await claims.checkMany(req.principal!.account, body.files) });
-  });
+  router.post(
+    '/checks',
+    requireAuth(),
+    lane.enter,
+    bulkJson,
+    lane.work(async (req, res) => {
+      const body = parse(uploadChecksRequest, req.body, 'body');
+      await quotas.take(req.principal!.account, 'checks', body.files.length);
+      res.json({ results: await claims.checkMany(req.principal!.account, body.files) });
+    }),
+  );
 
   router.post('/prove', requireAuth(), async (req, res) => {
     const body = parse(uploadProveRequest, req.body, 'body');
@@ -63,20 +69,33 @@ export function uploadRoutes(claims: ClaimService, ingest: IngestService, quotas
     res.json(await claims.prove(req.principal!.account, body, req.ip ?? null));
   });
 
-  router.post('/proofs', requireAuth(), lane, bulkJson, async (req, res) => {
-    const body = parse(uploadProofsRequest, req.body, 'body');
-    await quotas.take(req.principal!.account, 'proofs', body.proofs.length);
-    res.json({ results: await claims.proveMany(req.principal!.account, body.proofs, req.ip ?? null) });
-  });
+  router.post(
+    '/proofs',
+    requireAuth(),
+    lane.enter,
+    bulkJson,
+    lane.work(async (req, res) => {
+      const body = parse(uploadProofsRequest, req.body, 'body');
+      await quotas.take(req.principal!.account, 'proofs', body.proofs.length);
+      res.json({ results: await claims.proveMany(req.principal!.account, body.proofs, req.ip ?? null) });
+    }),
+  );
 
-  router.post('/batch', requireAuth(), batchSizeGuard, lane, receiveBatch(arenas), async (req, res) => {
-    try {
-      res.json({ results: await storeBatch(req) });
-    } finally {
-      // Stored or failed, nothing reads the files any more.
-      arenas.giveBack(req);
-    }
-  });
+  router.post(
+    '/batch',
+    requireAuth(),
+    batchSizeGuard,
+    lane.enter,
+    receiveBatch(arenas),
+    lane.work(async (req, res) => {
+      try {
+        res.json({ results: await storeBatch(req) });
+      } finally {
+        // Stored or failed, nothing reads the files any more.
+        arenas.giveBack(req);
+      }
+    }),
+  );
 
   async function storeBatch(req: express.Request): Promise<BatchFileResult[]> {
     const received = (req.files as FileInParts[] | undefined) ?? [];
