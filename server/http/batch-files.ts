@@ -41,7 +41,8 @@ export class BatchArenas {
 
   /** Lends `request` an arena of at least `bytes` (its declared body: more than its files hold). */
   lend(request: object, bytes: number): void {
-    if (this.#lent.has(request)) return;
+    // No length to go by (the batch route refuses such a request anyway): its files keep their pieces.
+    if (this.#lent.has(request) || !Number.isSafeInteger(bytes) || bytes <= 0) return;
     const at = this.#pool.findIndex((arena) => arena.byteLength >= bytes);
     const arena =
       at >= 0

@@ -23,6 +23,9 @@ describe('batch arenas', () => {
     const arenas = new BatchArenas(2);
     const given = pieces('a', 'b');
     assert.equal(arenas.place(request(), given, 2), given, 'no arena lent');
+    const unknown = request();
+    arenas.lend(unknown, Number('not a length'));
+    assert.equal(arenas.place(unknown, given, 2), given, 'no arena for a length that is not one');
     const req = request();
     arenas.lend(req, 1);
     arenas.place(req, pieces('x'.repeat(8 * MiB - 3)), 8 * MiB - 3);
