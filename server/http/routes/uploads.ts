@@ -171,7 +171,8 @@ function receiveBatch(arenas: BatchArenas): RequestHandler {
     // The declared body (checked by batchSizeGuard) bounds what its files hold.
     arenas.lend(req, Number(req.get('content-length')));
     receive(req, res, (err: unknown) => {
-      // multer calls back once every file it began is stored or dropped: nothing writes the arena after.
+      // A failed request's handler never runs. multer may call back before a file it began has
+      // ended (a limit reached): that file is then not placed in the arena (BatchArenas.place).
       if (err) arenas.giveBack(req);
       if (!(err instanceof multer.MulterError)) return next(err);
       if (err.code === 'LIMIT_FILE_SIZE') {

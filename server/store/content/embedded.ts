@@ -370,21 +370,21 @@ export class EmbeddedContentStore implements ContentStore {
 
   async readRanges(entry: CatalogEntry, ranges: readonly ByteRange[]): Promise<Uint8Array[]> {
     const at = this.packedAt.get(entry.fileId);
+    // A pack holds more than the content: nothing past the content's end is read from it.
+    const within = ranges.map(({ start, end }) => ({ start, end: Math.max(Math.min(end, entry.length), start) }));
     let parts: Buffer[];
     try {
       parts = at
-        ? readRangesOf(this.packs.pathOf(at.pack_id), at.pack_offset, ranges)
-        : readRangesOf(this.files.pathOf(entry.fileId), 0, ranges);
+        ? readRangesOf(this.packs.pathOf(at.pack_id), at.pack_offset, within)
+        : readRangesOf(this.files.pathOf(entry.fileId), 0, within);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       throw new ContentDamagedError(entry.fileId, ranges[0]?.start ?? 0, 'missing', 'its content file is missing');
     }
-    // A pack holds more than the content: a range past the content's end is not read from it.
     return parts.map((part, i) => {
       const { start, end } = ranges[i]!;
-      const wanted = Math.max(Math.min(end, entry.length) - start, 0);
-      if (part.byteLength < end - start || wanted < end - start) {
-        const from = start + Math.min(part.byteLength, wanted);
+      if (part.byteLength < end - start) {
+        const from = start + part.byteLength;
         throw new ContentDamagedError(entry.fileId, from, 'missing', `its bytes from byte ${from} on are missing`);
       }
       return part;
