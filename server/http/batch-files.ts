@@ -44,8 +44,11 @@ export class BatchArenas {
     // No length to go by (the batch route refuses such a request anyway): its files keep their pieces.
     if (this.#lent.has(request) || !Number.isSafeInteger(bytes) || bytes <= 0) return;
     const at = this.#pool.findIndex((arena) => arena.byteLength >= bytes);
+    // Shared memory: the digest workers hash the files where they lie (DigestPool.digestMany).
     const arena =
-      at >= 0 ? this.#pool.splice(at, 1)[0]! : Buffer.allocUnsafe(Math.ceil(bytes / ARENA_STEP) * ARENA_STEP);
+      at >= 0
+        ? this.#pool.splice(at, 1)[0]!
+        : Buffer.from(new SharedArrayBuffer(Math.ceil(bytes / ARENA_STEP) * ARENA_STEP));
     this.#lent.set(request, { arena, used: 0 });
   }
 

@@ -1,17 +1,15 @@
 import { Worker } from 'node:worker_threads';
-import type { Algorithm, HashWorkerReply, HashWorkerRequest } from './hash-worker.js';
+import type { Algorithm, FileDigests, HashWorkerReply, HashWorkerRequest } from './hash-worker.js';
 
-export interface Digests {
-  md5: string;
-  sha256: string;
-}
+export type Digests = FileDigests;
 
 /** Bytes a stream may have waiting at a hash worker before `update` makes the caller wait. */
 const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
 
 interface Subscriber {
-  onHashed(): void;
-  onDigest(hex: string): void;
+  onHashed?(): void;
+  onDigest?(hex: string): void;
+  onDigests?(list: Digests[]): void;
   onError(err: Error): void;
 }
 
@@ -26,11 +24,10 @@ class HashWorker {
     this.worker.on('message', (m: HashWorkerReply) => {
       const job = this.jobs.get(m.job);
       if (!job) return;
-      if (m.op === 'hashed') job.onHashed();
-      else {
-        this.jobs.delete(m.job);
-        job.onDigest(m.hex);
-      }
+      if (m.op === 'hashed') return job.onHashed?.();
+      this.jobs.delete(m.job);
+      if (m.op === 'digest') job.onDigest?.(m.hex);
+      else job.onDigests?.(m.list);
     });
     this.worker.on('error', (err: Error) => this.fail(err));
     this.worker.on('exit', (code) => this.fail(new Error(`hash worker exited with code ${code}`)));
@@ -63,14 +60,51 @@ export class DigestPool {
 
   constructor(private readonly size = 2) {}
 
-  start(): DigestJob {
+  private live(): HashWorker[] {
     this.workers = this.workers.filter((w) => !w.dead);
     while (this.workers.length < this.size) this.workers.push(new HashWorker());
+    return this.workers;
+  }
+
+  start(): DigestJob {
     // The least busy workers take the stream's two digests.
-    const [first, second] = [...this.workers].sort((a, b) => a.jobs.size - b.jobs.size);
+    const [first, second] = [...this.live()].sort((a, b) => a.jobs.size - b.jobs.size);
     const id = this.nextJob;
     this.nextJob += 2;
     return new DigestJob(id, first!, second ?? first!);
+  }
+
+  /**
+   * Both digests of each of many small files (a batch upload), each given as its parts. The files
+   * are shared out among the workers by bytes, one message each, so the thread that receives
+   * uploads goes on reading requests meanwhile. Parts in a SharedArrayBuffer (a batch's arena)
+   * reach the workers without a copy, others are copied; none may change until this settles.
+   */
+  async digestMany(files: ReadonlyArray<readonly Uint8Array[]>): Promise<Digests[]> {
+    const sizes = files.map((parts) => parts.reduce((sum, part) => sum + part.byteLength, 0));
+    const total = sizes.reduce((sum, size) => sum + size, 0);
+    const workers = this.live();
+    // Consecutive files to each worker, about the same number of bytes each.
+    const shares = workers.map(() => [] as number[]);
+    let before = 0;
+    for (const [index, size] of sizes.entries()) {
+      shares[Math.min(workers.length - 1, Math.floor((before * workers.length) / Math.max(total, 1)))]!.push(index);
+      before += size;
+    }
+    const digests = new Array<Digests>(files.length);
+    await Promise.all(
+      shares.map(async (share, w) => {
+        if (share.length === 0) return;
+        const worker = workers[w]!;
+        const job = this.nextJob++;
+        const list = await new Promise<Digests[]>((resolve, reject) => {
+          worker.jobs.set(job, { onDigests: resolve, onError: reject });
+          worker.post({ op: 'digest-many', job, files: share.map((index) => files[index]!) });
+        });
+        for (const [k, index] of share.entries()) digests[index] = list[k]!;
+      }),
+    );
+    return digests;
   }
 
   async close(): Promise<void> {

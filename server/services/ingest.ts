@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { AuditNote } from '../../shared/audit-notes.js';
 import type { AuditService } from './audit.js';
 import type { ReportCalendar } from './calendar.js';
@@ -13,7 +12,6 @@ import { ChunkWriter, type ChunkPool } from './chunk-writer.js';
 import type { DigestPool } from './digest.js';
 import type { DuplicateScope } from './scope.js';
 import type { UploadMeter } from './upload-meter.js';
-import { TimeSlice } from './time-slice.js';
 
 /** Bytes received and hashed into a staging area, not yet part of the archive. */
 export interface StagedContent {
@@ -34,9 +32,6 @@ export interface IngestOptions {
   /** Told of new content once it is counted (near-duplicate detection queues it); never fails the upload. */
   onStored?: (fileIds: string[]) => Promise<void>;
 }
-
-/** Bytes of a batch file hashed between two looks at the event loop (about a millisecond). */
-const HASH_PIECE = 256 * 1024;
 
 /** A small file received whole (a batch upload), with the digests its sender computed. */
 export interface BatchFile {
@@ -235,23 +230,11 @@ export class IngestService {
     const results = new Array<BatchFileResult>(files.length);
     const refused: Array<{ path: string; error: ChecksumMismatchError }> = [];
     const accepted: Array<{ index: number; file: BatchFile; key: ContentKey }> = [];
-    // Up to 64 MiB are hashed here: in pieces, giving the event loop back between them.
-    const slice = new TimeSlice();
+    // Up to 64 MiB: hashed on the digest workers, while this thread goes on reading requests.
+    const digests = await this.deps.digests.digestMany(files.map((file) => file.parts));
     for (const [index, file] of files.entries()) {
-      const md5Hash = createHash('md5');
-      const sha256Hash = createHash('sha256');
-      let length = 0;
-      for (const part of file.parts) {
-        for (let at = 0; at < part.byteLength; at += HASH_PIECE) {
-          const piece = part.subarray(at, at + HASH_PIECE);
-          md5Hash.update(piece);
-          sha256Hash.update(piece);
-          await slice.pause();
-        }
-        length += part.byteLength;
-      }
-      const md5 = md5Hash.digest('hex');
-      const sha256 = sha256Hash.digest('hex');
+      const { md5, sha256 } = digests[index]!;
+      const length = file.parts.reduce((sum, part) => sum + part.byteLength, 0);
       const error =
         md5 !== file.md5
           ? new ChecksumMismatchError('MD5', file.md5, md5)

@@ -16,6 +16,7 @@ describe('batch arenas', () => {
     assert.equal(first!.toString(), '第一page');
     assert.equal(second!.toString(), 'second');
     assert.equal(first!.buffer, second!.buffer, 'one arena');
+    assert.ok(first!.buffer instanceof SharedArrayBuffer, 'shared with the digest workers, not copied to them');
     assert.equal(second!.byteOffset, first!.byteOffset + first!.byteLength, 'back to back');
   });
 
