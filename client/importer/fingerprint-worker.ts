@@ -104,20 +104,27 @@ function kept(fd: number, before: fs.Stats): FileFingerprint {
 
 class FingerprintError extends Error {}
 
+/**
+ * A few files at a time (small ones go in groups: one message each way for several files, not
+ * two per file); each answered once all are done, progress as it comes.
+ */
 const port = parentPort;
-port?.on('message', (request: FingerprintRequest) => {
-  const post = (reply: FingerprintReply) => port.postMessage(reply);
-  try {
-    const done = fingerprint(request, post);
-    port.postMessage(
-      { job: request.job, type: 'done', fingerprint: done } satisfies FingerprintReply,
-      done.bytes ? [done.bytes.buffer as ArrayBuffer] : [],
-    );
-  } catch (err) {
-    post({
-      job: request.job,
-      type: 'failed',
-      reason: err instanceof FingerprintError ? err.message : `${describeFsError(err)}; skipped`,
-    });
+port?.on('message', (requests: FingerprintRequest[]) => {
+  const post = (reply: FingerprintReply) => port.postMessage([reply]);
+  const replies: FingerprintReply[] = [];
+  const kept: ArrayBuffer[] = [];
+  for (const request of requests) {
+    try {
+      const done = fingerprint(request, post);
+      replies.push({ job: request.job, type: 'done', fingerprint: done });
+      if (done.bytes) kept.push(done.bytes.buffer as ArrayBuffer);
+    } catch (err) {
+      replies.push({
+        job: request.job,
+        type: 'failed',
+        reason: err instanceof FingerprintError ? err.message : `${describeFsError(err)}; skipped`,
+      });
+    }
   }
+  port.postMessage(replies, kept);
 });

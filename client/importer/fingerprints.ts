@@ -15,13 +15,17 @@ interface Job {
   onProgress: ((hashed: number) => void) | undefined;
 }
 
+/** At most this many small files go to a worker in one message. */
+const GROUP = 8;
+
 /**
  * Worker threads that hash files, one file per worker at a time, so several files are read and
- * hashed in parallel while memory stays at one read buffer per worker.
+ * hashed in parallel while memory stays at one read buffer per worker. Small files waiting their
+ * turn go to a worker a few at a time: a message each way per group, not per file.
  */
 export class FingerprintPool {
   readonly #idle: Worker[] = [];
-  readonly #busy = new Map<Worker, Job>();
+  readonly #busy = new Map<Worker, Job[]>();
   readonly #queue: Job[] = [];
   #nextJob = 1;
   #closed = false;
@@ -32,13 +36,23 @@ export class FingerprintPool {
 
   #start(): Worker {
     const worker = new Worker(new URL('./fingerprint-worker.js', import.meta.url));
-    worker.on('message', (reply: FingerprintReply) => {
-      const job = this.#busy.get(worker);
-      if (!job || job.request.job !== reply.job) return;
-      if (reply.type === 'progress') return job.onProgress?.(reply.hashed);
+    worker.on('message', (replies: FingerprintReply[]) => {
+      const jobs = this.#busy.get(worker);
+      if (!jobs) return;
+      for (const reply of replies) {
+        const at = jobs.findIndex((job) => job.request.job === reply.job);
+        if (at < 0) continue;
+        const job = jobs[at]!;
+        if (reply.type === 'progress') {
+          job.onProgress?.(reply.hashed);
+          continue;
+        }
+        jobs.splice(at, 1);
+        if (reply.type === 'done') job.resolve(reply.fingerprint);
+        else job.reject(new FingerprintFailure(reply.reason));
+      }
+      if (jobs.length > 0) return;
       this.#busy.delete(worker);
-      if (reply.type === 'done') job.resolve(reply.fingerprint);
-      else job.reject(new FingerprintFailure(reply.reason));
       this.#next(worker);
     });
     // A worker that dies fails its file and is replaced.
@@ -48,23 +62,29 @@ export class FingerprintPool {
   }
 
   #lost(worker: Worker, err: Error): void {
-    const job = this.#busy.get(worker);
+    const jobs = this.#busy.get(worker);
     const idle = this.#idle.indexOf(worker);
-    if (!job && idle < 0) return;
+    if (!jobs && idle < 0) return;
     this.#busy.delete(worker);
     if (idle >= 0) this.#idle.splice(idle, 1);
-    job?.reject(err);
+    for (const job of jobs ?? []) job.reject(err);
     if (!this.#closed) this.#next(this.#start());
   }
 
   #next(worker: Worker): void {
-    const job = this.#queue.shift();
-    if (!job) {
+    const first = this.#queue.shift();
+    if (!first) {
       this.#idle.push(worker);
       return;
     }
-    this.#busy.set(worker, job);
-    worker.postMessage(job.request);
+    const jobs = [first];
+    // Small files (kept whole) that wait go along, the workers sharing the queue evenly; a large
+    // one goes alone, so its progress and the files after it are not held up by one another.
+    const share = Math.min(GROUP, Math.ceil((this.#queue.length + 1) / this.size));
+    const small = (job: Job | undefined) => job !== undefined && job.request.keepUpTo > 0;
+    while (small(first) && jobs.length < share && small(this.#queue[0])) jobs.push(this.#queue.shift()!);
+    this.#busy.set(worker, jobs);
+    worker.postMessage(jobs.map((job) => job.request));
   }
 
   /**
@@ -85,7 +105,8 @@ export class FingerprintPool {
   async close(): Promise<void> {
     this.#closed = true;
     const all = [...this.#idle, ...this.#busy.keys()];
-    for (const job of [...this.#busy.values(), ...this.#queue.splice(0)]) job.reject(new Error('the import stopped'));
+    for (const job of [...[...this.#busy.values()].flat(), ...this.#queue.splice(0)])
+      job.reject(new Error('the import stopped'));
     this.#busy.clear();
     this.#idle.length = 0;
     await Promise.all(all.map((w) => w.terminate()));

@@ -222,8 +222,9 @@ export class Importer {
     const slots = new Semaphore(this.options.uploads);
     const copies: Promise<unknown>[] = [];
     let next = 0;
-    // Enough lanes that every hashing thread and every upload slot has work.
-    const lanes = this.options.pool.size + this.options.uploads + 1;
+    // Enough lanes that every hashing thread and every upload slot has work, and that small files
+    // wait for the hashing threads a few each (they go to a thread in groups: FingerprintPool).
+    const lanes = this.options.pool.size * 4 + this.options.uploads + 1;
     await Promise.all(
       Array.from({ length: lanes }, async () => {
         while (!this.#signal.aborted && next < source.items.length)
