@@ -41,13 +41,21 @@ export async function exchange(
   try {
     return await once(url, method, headers, body, silenceMs);
   } catch (err) {
-    // A kept connection the server closed as it was reused (its idle timeout, 5 s by default,
-    // ran out meanwhile): sent again on a new one, as fetch does. Every request of the importer
-    // may be repeated (keys and claims count it once).
-    if (!(err as { reusedSocket?: boolean }).reusedSocket || (err as NodeJS.ErrnoException).code !== 'ECONNRESET')
-      throw err;
+    // Sent again on a new connection, as fetch does. Every request of the importer may be
+    // repeated (keys and claims count it once).
+    if (!closedAsReused(err)) throw err;
     return once(url, method, headers, body, silenceMs);
   }
+}
+
+/**
+ * Whether a request failed because the kept connection it went on was closed by the server as it
+ * was reused (its idle timeout, 5 s by default, ran out meanwhile): reset as the request was read
+ * (ECONNRESET), or already gone while a batch's body was being written (EPIPE).
+ */
+export function closedAsReused(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return (err as { reusedSocket?: boolean }).reusedSocket === true && (code === 'ECONNRESET' || code === 'EPIPE');
 }
 
 function once(

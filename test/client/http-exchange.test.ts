@@ -3,7 +3,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { exchange } from '../../client/importer/http-exchange.js';
+import { closedAsReused, exchange } from '../../client/importer/http-exchange.js';
 
 describe("the importer's HTTP exchange", () => {
   let server: http.Server;
@@ -90,5 +90,15 @@ describe("the importer's HTTP exchange", () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => flaky.close(() => resolve()));
     }
+  });
+
+  it('counts a reset or a broken pipe on a reused connection as the server closing it, nothing else', () => {
+    const failure = (code: string, reusedSocket: boolean) => Object.assign(new Error(code), { code, reusedSocket });
+    // A batch written into a connection the server had just closed fails with EPIPE, not a reset.
+    assert.equal(closedAsReused(failure('EPIPE', true)), true);
+    assert.equal(closedAsReused(failure('ECONNRESET', true)), true);
+    assert.equal(closedAsReused(failure('ECONNRESET', false)), false, 'a new connection reset is a real failure');
+    assert.equal(closedAsReused(failure('ECONNREFUSED', true)), false);
+    assert.equal(closedAsReused(new Error('no code')), false);
   });
 });
