@@ -5,9 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ImportReport } from '../client/importer/import-report.js';
 import { makeFile, seconds } from './files.js';
-import { benchToken, startBenchServer } from './server.js';
+import { seedReportData } from './seed.js';
+import { benchToken, startBenchServer, type BenchServer } from './server.js';
 
 const IMPORTER = new URL('../client/importer/main.js', import.meta.url).pathname;
+const SEED_TIME_ZONE = 'Asia/Shanghai';
 
 export interface ImportPart {
   name: string;
@@ -18,6 +20,8 @@ export interface ImportPart {
   serverCpuSeconds: number;
   /** Of which the kernel's (file system, syncs, sockets). */
   serverSystemSeconds: number;
+  /** What the server wrote to disk meanwhile (content, database, its log of changes). */
+  serverDiskBytes: number;
   report: ImportReport;
 }
 
@@ -28,6 +32,8 @@ export interface ImportBenchResult {
   bytes: number;
   /** Throughput of the import over md5sum's on the same tree (both end to end). */
   ratio: number;
+  /** The small files again, into an archive that already holds many (when asked for). */
+  intoSeeded?: ImportPart & { seededFiles: number; seededEntries: number };
 }
 
 /** Small files, 4-128 KiB, a fifth of them copies of others (legacy archives are full of copies). */
@@ -85,6 +91,60 @@ function importTree(
   });
 }
 
+/** One import of `dir` into a running server: its time, the server's CPU and disk writes meanwhile. */
+async function timedImport(server: BenchServer, dir: string, token: string, work: string) {
+  const cpu = server.cpuTimes();
+  const written = server.diskWrittenBytes();
+  const run = await importTree(dir, server.url, token, path.join(work, `${path.basename(dir)}-${Date.now()}.jsonl`));
+  return {
+    importSeconds: run.seconds,
+    serverCpuSeconds: server.cpuSeconds() - cpu.user - cpu.system,
+    serverSystemSeconds: server.cpuTimes().system - cpu.system,
+    serverDiskBytes: server.diskWrittenBytes() - written,
+    report: run.report,
+  };
+}
+
+/**
+ * The small files again, into another archive that already holds `seededFiles` files (five ledger
+ * entries each, as the reports bench seeds them): what a batch costs once the indexes it writes to
+ * are large, the archive's everyday state.
+ */
+async function importIntoSeeded(
+  small: string,
+  files: number,
+  bytes: number,
+  md5sumSeconds: number,
+  seededFiles: number,
+  work: string,
+): Promise<ImportPart & { seededFiles: number; seededEntries: number }> {
+  // The seeded entries have no bytes behind them: no collection or fixity run looks at them.
+  const env = {
+    ...process.env,
+    DATA_DIR: path.join(work, 'seeded'),
+    MONGODB_URI: '',
+    REPORT_TIME_ZONE: SEED_TIME_ZONE,
+    GC_INTERVAL_SECONDS: '0',
+    VERIFY_INTERVAL_HOURS: '0',
+  };
+  const seed = seedReportData(env.DATA_DIR, seededFiles * 5, SEED_TIME_ZONE);
+  const token = benchToken(env);
+  const server = await startBenchServer(env);
+  try {
+    return {
+      name: `${files} small files into an archive of ${seed.files} files`,
+      files,
+      bytes,
+      md5sumSeconds,
+      seededFiles: seed.files,
+      seededEntries: seed.entries,
+      ...(await timedImport(server, small, token, work)),
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
 /**
  * The bulk importer end to end over loopback into the embedded store (hashing, the dedup
  * handshake and uploads, in batches and with tus, the server's re-hash and commit), against md5sum over the same tree:
@@ -94,6 +154,7 @@ export async function benchImport(
   smallFiles: number,
   largeFiles: number,
   largeMiB: number,
+  seededFiles = 0,
 ): Promise<ImportBenchResult> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-import-'));
   const env = { ...process.env, DATA_DIR: path.join(work, 'data'), MONGODB_URI: '' };
@@ -112,18 +173,7 @@ export async function benchImport(
         [`${largeFiles} files of ${largeMiB} MiB`, large, largeFiles, largeFiles * largeMiB * 1024 * 1024],
       ] as const) {
         const md5sumSeconds = md5sumTree(dir);
-        const cpu = server.cpuTimes();
-        const run = await importTree(dir, server.url, token, path.join(work, `${path.basename(dir)}.jsonl`));
-        parts.push({
-          name,
-          files,
-          bytes,
-          md5sumSeconds,
-          importSeconds: run.seconds,
-          serverCpuSeconds: server.cpuSeconds() - cpu.user - cpu.system,
-          serverSystemSeconds: server.cpuTimes().system - cpu.system,
-          report: run.report,
-        });
+        parts.push({ name, files, bytes, md5sumSeconds, ...(await timedImport(server, dir, token, work)) });
       }
       const md5sumSeconds = parts.reduce((s, p) => s + p.md5sumSeconds, 0);
       const importSeconds = parts.reduce((s, p) => s + p.importSeconds, 0);
@@ -133,6 +183,18 @@ export async function benchImport(
         importSeconds,
         bytes: parts.reduce((s, p) => s + p.bytes, 0),
         ratio: md5sumSeconds / importSeconds,
+        ...(seededFiles > 0
+          ? {
+              intoSeeded: await importIntoSeeded(
+                small,
+                smallFiles,
+                smallBytes,
+                parts[0]!.md5sumSeconds,
+                seededFiles,
+                work,
+              ),
+            }
+          : {}),
       };
     } finally {
       await server.stop();

@@ -27,6 +27,8 @@ export interface BenchServer {
   cpuSeconds(): number;
   /** The same, user and system (the kernel's work: file system, syncs, sockets) apart. */
   cpuTimes(): { user: number; system: number };
+  /** Bytes the process caused to be written to disk so far (Linux: write_bytes of /proc/PID/io). */
+  diskWrittenBytes(): number;
   /** Sends SIGTERM; resolves once the process has exited. */
   stop(): Promise<void>;
 }
@@ -150,6 +152,7 @@ export async function startNodeServer(script: string, args: string[], env: NodeJ
     peakRssMb: () => Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024,
     rssMb: () => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024,
     cpuTimes: () => cpuTimesOf(child.pid!),
+    diskWrittenBytes: () => Number(/^write_bytes: (\d+)$/m.exec(fs.readFileSync(`/proc/${child.pid}/io`, 'utf8'))![1]),
     cpuSeconds: () => {
       const { user, system } = cpuTimesOf(child.pid!);
       return user + system;
