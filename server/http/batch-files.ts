@@ -27,7 +27,8 @@ const ARENA_STEP = 8 * 1024 * 1024;
  * An arena is lent to one request from before its body is read until its handler has finished
  * with the files (stored, or failed): never shared, never given back while anything may still
  * read it. At most `keep` arenas are kept (the bulk lane's width), and none once no batch came for
- * `idleMs`, so an idle server holds no batch memory.
+ * `idleMs`, so an idle server holds no batch memory once it next collects garbage (the digest
+ * workers, which hold views of the arenas they hashed, end after a minute without work).
  */
 export class BatchArenas {
   readonly #pool: Buffer[] = [];

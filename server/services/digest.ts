@@ -16,12 +16,15 @@ interface Subscriber {
 class HashWorker {
   readonly jobs = new Map<number, Subscriber>();
   dead = false;
+  /** When it last had work (performance.now()). */
+  lastWork = performance.now();
   private readonly worker: Worker;
 
   constructor() {
     this.worker = new Worker(new URL('./hash-worker.js', import.meta.url));
     this.worker.unref();
     this.worker.on('message', (m: HashWorkerReply) => {
+      this.lastWork = performance.now();
       const job = this.jobs.get(m.job);
       if (!job) return;
       if (m.op === 'hashed') return job.onHashed?.();
@@ -34,6 +37,7 @@ class HashWorker {
   }
 
   post(m: HashWorkerRequest): void {
+    this.lastWork = performance.now();
     this.worker.postMessage(m);
   }
 
@@ -52,18 +56,41 @@ class HashWorker {
 /**
  * MD5 and SHA-256 of byte streams in one pass. Each digest runs on a worker thread of its own,
  * so the thread that receives uploads only moves bytes, and a stream is hashed at the speed of
- * the slower digest (MD5), not of both in turn. Workers start on first use.
+ * the slower digest (MD5), not of both in turn. Workers start on first use and end after
+ * `idleMs` without work: what they were sent (batch arenas among it) is then let go at once, not
+ * whenever an idle worker would next collect its garbage.
  */
 export class DigestPool {
   private workers: HashWorker[] = [];
   private nextJob = 1;
+  private sweeper: ReturnType<typeof setInterval> | undefined;
 
-  constructor(private readonly size = 2) {}
+  constructor(
+    private readonly size = 2,
+    private readonly idleMs = 60_000,
+  ) {}
 
   private live(): HashWorker[] {
     this.workers = this.workers.filter((w) => !w.dead);
     while (this.workers.length < this.size) this.workers.push(new HashWorker());
+    this.sweeper ??= setInterval(() => this.endIdle(), this.idleMs / 2);
+    this.sweeper.unref();
     return this.workers;
+  }
+
+  private endIdle(): void {
+    const idleSince = performance.now() - this.idleMs;
+    for (const worker of this.workers)
+      if (worker.jobs.size === 0 && worker.lastWork <= idleSince) void worker.terminate();
+    this.workers = this.workers.filter((w) => !w.dead);
+    if (this.workers.length > 0) return;
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
+  }
+
+  /** Worker threads running now (for tests). */
+  get running(): number {
+    return this.workers.filter((w) => !w.dead).length;
   }
 
   start(): DigestJob {
@@ -108,6 +135,8 @@ export class DigestPool {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
     await Promise.all(this.workers.splice(0).map((w) => w.terminate()));
   }
 }

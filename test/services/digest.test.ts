@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { DigestPool } from '../../server/services/digest.js';
 import { randomContent } from '../support/content.js';
 
@@ -52,6 +53,26 @@ describe('digest pool: the files of a batch', () => {
       assert.deepEqual(await crashing.digestMany([[data]]), [digestsOf(data)]);
     } finally {
       await crashing.close();
+    }
+  });
+
+  it('ends its threads after a while without work (letting go of what they were sent), never during a stream', async () => {
+    const pool = new DigestPool(2, 100);
+    try {
+      const data = randomContent(10_000);
+      await pool.digestMany([[inSharedMemory(data)]]);
+      assert.equal(pool.running, 2);
+      const stream = pool.start();
+      await stream.update(data.subarray(0, 5000));
+      await delay(350);
+      assert.equal(pool.running, 2, 'both hold a digest of the stream');
+      await stream.update(data.subarray(5000));
+      assert.deepEqual(await stream.finish(), digestsOf(data));
+      await delay(350);
+      assert.equal(pool.running, 0, 'idle threads ended');
+      assert.deepEqual(await pool.digestMany([[data]]), [digestsOf(data)], 'and start again when needed');
+    } finally {
+      await pool.close();
     }
   });
 });
