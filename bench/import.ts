@@ -91,11 +91,15 @@ function importTree(
   });
 }
 
-/** One import of `dir` into a running server: its time, the server's CPU and disk writes meanwhile. */
-async function timedImport(server: BenchServer, dir: string, token: string, work: string) {
+/**
+ * One import of `dir` into a running server, with a journal of its own (`journal`: a tree imported
+ * again into another archive must not find its files done): its time, the server's CPU and disk
+ * writes meanwhile.
+ */
+async function timedImport(server: BenchServer, dir: string, token: string, journal: string) {
   const cpu = server.cpuTimes();
   const written = server.diskWrittenBytes();
-  const run = await importTree(dir, server.url, token, path.join(work, `${path.basename(dir)}-${Date.now()}.jsonl`));
+  const run = await importTree(dir, server.url, token, journal);
   return {
     importSeconds: run.seconds,
     serverCpuSeconds: server.cpuSeconds() - cpu.user - cpu.system,
@@ -138,7 +142,7 @@ async function importIntoSeeded(
       md5sumSeconds,
       seededFiles: seed.files,
       seededEntries: seed.entries,
-      ...(await timedImport(server, small, token, work)),
+      ...(await timedImport(server, small, token, path.join(work, 'seeded.jsonl'))),
     };
   } finally {
     await server.stop();
@@ -173,7 +177,13 @@ export async function benchImport(
         [`${largeFiles} files of ${largeMiB} MiB`, large, largeFiles, largeFiles * largeMiB * 1024 * 1024],
       ] as const) {
         const md5sumSeconds = md5sumTree(dir);
-        parts.push({ name, files, bytes, md5sumSeconds, ...(await timedImport(server, dir, token, work)) });
+        parts.push({
+          name,
+          files,
+          bytes,
+          md5sumSeconds,
+          ...(await timedImport(server, dir, token, path.join(work, `${path.basename(dir)}.jsonl`))),
+        });
       }
       const md5sumSeconds = parts.reduce((s, p) => s + p.md5sumSeconds, 0);
       const importSeconds = parts.reduce((s, p) => s + p.importSeconds, 0);

@@ -9,6 +9,34 @@ import { checkBody, randomContent } from '../support/content.js';
 import { Client, TestServer } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
 
+/**
+ * A server whose one route goes through a bulk lane of `width` and holds each request until the
+ * test lets it finish: which requests the lane let in, in order, and how to finish the oldest.
+ */
+async function heldLane(width: number) {
+  const app = express();
+  const started: number[] = [];
+  const waiting: Array<() => void> = [];
+  const lane = bulkLane(width);
+  app.post(
+    '/bulk/:n',
+    lane.enter,
+    lane.work(async (req, res) => {
+      started.push(Number(req.params.n));
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      res.json({ n: req.params.n });
+    }),
+  );
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    started,
+    waiting,
+    close: () => server.close(),
+  };
+}
+
 describe('long work shares the event loop', () => {
   it('a loop that pauses on its time slice lets a timer run before the loop ends', async () => {
     let timerRan = false;
@@ -20,22 +48,7 @@ describe('long work shares the event loop', () => {
   });
 
   it('the bulk lane works on a set number of requests at once, the others in arrival order', async () => {
-    const app = express();
-    const started: number[] = [];
-    const release: Array<() => void> = [];
-    const lane = bulkLane(2);
-    app.post(
-      '/bulk/:n',
-      lane.enter,
-      lane.work(async (req, res) => {
-        started.push(Number(req.params.n));
-        await new Promise<void>((resolve) => release.push(resolve));
-        res.json({ n: req.params.n });
-      }),
-    );
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const { url, started, waiting: release, close } = await heldLane(2);
     try {
       const answers = [1, 2, 3, 4].map((n) => fetch(`${url}/bulk/${n}`, { method: 'POST' }));
       const until = async (count: number) => {
@@ -57,27 +70,12 @@ describe('long work shares the event loop', () => {
       );
       assert.deepEqual([...started].sort(), [1, 2, 3, 4]);
     } finally {
-      server.close();
+      close();
     }
   });
 
   it("keeps a request's place while the archive still works on it after its client went away", async () => {
-    const app = express();
-    const started: number[] = [];
-    const finish: Array<() => void> = [];
-    const lane = bulkLane(1);
-    app.post(
-      '/bulk/:n',
-      lane.enter,
-      lane.work(async (req, res) => {
-        started.push(Number(req.params.n));
-        await new Promise<void>((resolve) => finish.push(resolve));
-        res.json({ n: req.params.n });
-      }),
-    );
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const { url, started, waiting: finish, close } = await heldLane(1);
     const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
     try {
       const gone = new AbortController();
@@ -93,7 +91,7 @@ describe('long work shares the event loop', () => {
       finish.shift()!();
       assert.equal((await second).status, 200);
     } finally {
-      server.close();
+      close();
     }
   });
 });
