@@ -239,6 +239,8 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
   const ledger: Entry[] = [];
   type File = {
     fileId: string;
+    /** Its catalog number: files are numbered in the order they were stored. */
+    fileNo: number;
     md5: string;
     sha256: string;
     length: number;
@@ -253,15 +255,15 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
   db.pragma('synchronous = OFF');
   db.pragma('cache_size = -2000000');
   const insertDay = db.prepare(
-    `INSERT INTO upload_days (file_id, unit_id, day, week, month, city, county, town, file_length, uploads, saved_uploads)
+    `INSERT INTO upload_days (file_no, unit_id, day, week, month, city, county, town, file_length, uploads, saved_uploads)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertFile = db.prepare(
-    `INSERT INTO catalog (file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO catalog (file_no, file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertEntry = db.prepare(
-    `INSERT INTO ledger (user_id, user_name, unit_id, unit, file_id, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count)
+    `INSERT INTO ledger (user_id, user_name, unit_id, unit, file_no, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   // The secondary indexes are built once after the rows, which takes a fraction of the time of
@@ -279,7 +281,7 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
     db.exec(`DROP TRIGGER ${name}`);
   db.exec('DROP TABLE ledger_files');
   let uploads = 0;
-  let uploadDays = 0;
+  const dayRows: [file: number, ...row: unknown[]][] = [];
   const weeks = new Map(days.map((d) => [d, weekOf(d)]));
   db.transaction(() => {
     for (let f = 0; f < fileCount; f++) {
@@ -292,6 +294,7 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
       const stored = officeTime(day0);
       const file: File = {
         fileId: hex(24),
+        fileNo: 0,
         md5: hex(32),
         sha256: hex(64),
         // 10 KB to 50 MB, evenly on a log scale.
@@ -360,8 +363,8 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
       for (const t of tally.values()) {
         const d = days[t.day]!;
         const u = t.unit.unit;
-        insertDay.run(
-          file.fileId,
+        dayRows.push([
+          f,
           u.id,
           d,
           weeks.get(d)!,
@@ -372,8 +375,7 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
           file.length,
           t.uploads,
           t.saved,
-        );
-        uploadDays++;
+        ]);
       }
     }
 
@@ -388,8 +390,11 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
       a.collision = b.collision = true;
     }
     // Rows in the order the archive would have written them.
+    let fileNo = 0;
     for (const f of [...files].sort((a, b) => a.stored - b.stored)) {
+      f.fileNo = ++fileNo;
       insertFile.run(
+        f.fileNo,
         f.fileId,
         f.md5,
         f.sha256,
@@ -410,7 +415,7 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
         a.username,
         a.unit.unit.id,
         a.unit.json,
-        files[e.file]!.fileId,
+        files[e.file]!.fileNo,
         e.first,
         e.last,
         e.name,
@@ -419,6 +424,7 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
         e.count,
       );
     }
+    for (const [file, ...row] of dayRows) insertDay.run(files[file]!.fileNo, ...row);
   })();
   for (const index of indexes) db.exec(index.sql);
   db.pragma('journal_mode = WAL');
@@ -435,7 +441,7 @@ export function seedReportData(dataDir: string, entries: number, timeZone: strin
     files: fileCount,
     entries: ledger.length,
     uploads,
-    uploadDays,
+    uploadDays: dayRows.length,
     accounts: accountCount,
     units: units.length,
     collisionPairs: files.filter((f) => f.collision).length / 2,

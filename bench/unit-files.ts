@@ -43,11 +43,11 @@ async function run(dataDir: string, files: number, runs: number): Promise<UnitFi
      VALUES (@id, @md5, @sha, @length, 261120, 1, @name, @type, @at)`,
   );
   const ledger = db.prepare(
-    `INSERT INTO ledger (user_id, user_name, unit_id, unit, file_id, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count)
-     VALUES (@user, @user, @unitId, @unit, @id, @at, @last, @name, @lastName, @type, @count)`,
+    `INSERT INTO ledger (user_id, user_name, unit_id, unit, file_no, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count)
+     VALUES (@user, @user, @unitId, @unit, @no, @at, @last, @name, @lastName, @type, @count)`,
   );
   const name = db.prepare(
-    `INSERT OR IGNORE INTO ledger_names (unit_id, file_id, name, first_used, city, county, town) VALUES (@unitId, @id, @name, @at, '沧州市', '青县', @town)`,
+    `INSERT OR IGNORE INTO ledger_names (unit_id, file_no, name, first_used, city, county, town) VALUES (@unitId, @no, @name, @at, '沧州市', '青县', @town)`,
   );
   db.transaction(() => {
     for (let i = 0; i < 2 * files; i++) {
@@ -59,7 +59,7 @@ async function run(dataDir: string, files: number, runs: number): Promise<UnitFi
       const fileName = `${2020 + (i % 7)}年移交/卷${i % 500}/第${String(i).padStart(6, '0')}页.${pdf ? 'pdf' : 'jpg'}`;
       const type = pdf ? 'application/pdf' : 'image/jpeg';
       const at = start + Math.floor((i / (2 * files)) * 365) * DAY + (i % 1000);
-      catalog.run({
+      const no = catalog.run({
         id,
         md5: randomBytes(16).toString('hex'),
         sha: randomBytes(32).toString('hex'),
@@ -67,10 +67,10 @@ async function run(dataDir: string, files: number, runs: number): Promise<UnitFi
         name: fileName,
         type,
         at,
-      });
+      }).lastInsertRowid;
       const twice = i % 5 === 0;
       const copy = `副本/${fileName}`;
-      const row = { id, unitId, unit: unitJson(unitId, town), type, at, town };
+      const row = { no, unitId, unit: unitJson(unitId, town), type, at, town };
       ledger.run({
         ...row,
         user: `clerk${i % 5}`,
@@ -151,14 +151,15 @@ async function run(dataDir: string, files: number, runs: number): Promise<UnitFi
 function plansOf(dataDir: string): UnitFilesResult['plans'] {
   const db = new Database(databaseFile(dataDir), { readonly: true });
   const files = (extra: string) => `
-    SELECT l.file_id AS fid, MIN(l.upload_time) AS first_upload, MAX(l.last_upload_time) AS last_upload,
+    SELECT l.file_no AS fno, MIN(l.upload_time) AS first_upload, MAX(l.last_upload_time) AS last_upload,
            SUM(l.upload_count) AS uploads, SUM(CASE WHEN l.user_id = 'clerk1' THEN l.upload_count ELSE 0 END) AS mine
-    FROM ledger l WHERE l.unit_id = 'unit-a' ${extra} GROUP BY l.file_id`;
-  const latest = `(SELECT x.last_upload_file_name FROM ledger x WHERE x.file_id = p.fid AND x.unit_id = 'unit-a'
+    FROM ledger l WHERE l.unit_id = 'unit-a' ${extra} GROUP BY l.file_no`;
+  const latest = `(SELECT x.last_upload_file_name FROM ledger x WHERE x.file_no = p.fno AND x.unit_id = 'unit-a'
     ORDER BY x.last_upload_time DESC, x.id DESC LIMIT 1)`;
   const page = (extra: string) => `WITH files AS (${files(extra)}),
-    page AS (SELECT f.*, COUNT(*) OVER () AS total FROM files f ORDER BY last_upload DESC, fid LIMIT 50)
-    SELECT c.*, p.*, ${latest} AS display_name FROM page p JOIN catalog c ON c.file_id = p.fid
+    page AS (SELECT f.*, s.file_id AS fid, s.length AS size, COUNT(*) OVER () AS total
+             FROM files f JOIN catalog s INDEXED BY catalog_file_sizes ON s.file_no = f.fno ORDER BY last_upload DESC, fid LIMIT 50)
+    SELECT c.*, p.*, ${latest} AS display_name FROM page p JOIN catalog c ON c.file_no = p.fno
     ORDER BY last_upload DESC, fid`;
   const plan = (sql: string) =>
     (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((r) => r.detail).join('; ');
@@ -169,14 +170,14 @@ function plansOf(dataDir: string): UnitFilesResult['plans'] {
         label: 'unit page, q',
         plan: plan(
           page(
-            `AND l.file_id IN (SELECT n.file_id FROM ledger_names n WHERE n.unit_id = 'unit-a' AND n.name LIKE '%副本%')`,
+            `AND l.file_no IN (SELECT n.file_no FROM ledger_names n WHERE n.unit_id = 'unit-a' AND n.name LIKE '%副本%')`,
           ),
         ),
       },
       {
         label: 'names of a page',
         plan: plan(
-          `SELECT n.file_id, n.name FROM ledger_names n WHERE n.file_id IN (SELECT value FROM json_each('["a"]')) AND n.unit_id = 'unit-a'`,
+          `SELECT n.file_no, n.name FROM ledger_names n WHERE n.file_no IN (SELECT value FROM json_each('[1]')) AND n.unit_id = 'unit-a'`,
         ),
       },
     ];

@@ -23,6 +23,12 @@ import {
   uploadUnderThreeNames,
 } from '../support/content.js';
 import type { CatalogEntry } from '../../server/store/catalog/port.js';
+import type { ArchiveStore } from '../../server/store/archive-store.js';
+import { ReportCalendar } from '../../server/services/calendar.js';
+import { ReportService } from '../../server/services/reports.js';
+import { collisionsQuery, crossUnitQuery, repeatUploadersQuery, savingsQuery } from '../../shared/reports.js';
+import { downgradeToFileIds } from '../support/earlier-schema.js';
+import { PEOPLE, REPORT_TIME_ZONE, seedReportArchive, UNITS, type FileKey } from '../support/report-dataset.js';
 import { embeddedTarget, injectSyncFailures, tempDir } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
 
@@ -46,13 +52,16 @@ describe('embedded store specifics', () => {
     const db = new Database(path.join(dataDir, 'archive.sqlite'));
     const kept = () =>
       db.prepare('SELECT units, users, uploads, first, last FROM ledger_files WHERE file_id = ?').get(entry.fileId);
+    const fileNo = (
+      db.prepare('SELECT file_no FROM catalog WHERE file_id = ?').get(entry.fileId) as { file_no: number }
+    ).file_no;
     const summed = () =>
       db
         .prepare(
           `SELECT COUNT(DISTINCT unit_id) AS units, COUNT(DISTINCT user_id) AS users, SUM(upload_count) AS uploads,
-                  MIN(upload_time) AS first, MAX(last_upload_time) AS last FROM ledger WHERE file_id = ?`,
+                  MIN(upload_time) AS first, MAX(last_upload_time) AS last FROM ledger WHERE file_no = ?`,
         )
-        .get(entry.fileId);
+        .get(fileNo);
     assert.deepEqual(kept(), { units: 2, users: 2, uploads: 5, first: day(3).getTime(), last: day(9).getTime() });
     assert.deepEqual(kept(), summed());
     assert.ok(
@@ -145,6 +154,89 @@ describe('embedded store specifics', () => {
       await reopened.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+
+  describe('a data directory made before files were numbered (tables keyed by file id)', () => {
+    /** What the archive answers about its files: listings, reports and entries. */
+    async function answers(store: ArchiveStore, files: Record<FileKey, CatalogEntry>) {
+      const reports = new ReportService(store.reports, new ReportCalendar(REPORT_TIME_ZONE), store.accounts);
+      const page = { limit: 50, offset: 0 };
+      const account = PEOPLE.alice.id;
+      return {
+        all: await store.catalog.list({ accountId: account, ...page }),
+        bySize: await store.catalog.list({ accountId: account, sort: 'size', ...page }),
+        unit: await store.catalog.list({ unitId: UNITS.dong.id, accountId: account, sort: 'name', ...page }),
+        county: await store.catalog.list({ subtree: { city: '江城市', county: '东县' }, accountId: account, ...page }),
+        named: await store.catalog.list({ accountId: account, nameContains: '副本', ...page }),
+        uploadedBy: await store.catalog.list({ accountId: account, uploaderId: PEOPLE.bob.id, ...page }),
+        repeats: await reports.repeatUploaders(repeatUploadersQuery.parse({})),
+        repeatUnits: await reports.repeatUploaders(repeatUploadersQuery.parse({ group: 'unit' })),
+        crossUnit: await reports.crossUnit(crossUnitQuery.parse({})),
+        crossUnitInCity: await reports.crossUnit(crossUnitQuery.parse({ city: '江城市' })),
+        savings: await reports.savings(savingsQuery.parse({})),
+        savingsByDay: await reports.savings(savingsQuery.parse({ group: 'day' })),
+        collisions: await reports.collisions(collisionsQuery.parse({})),
+        entries: await Promise.all(Object.values(files).map((f) => store.ledger.entriesForFile(f.fileId))),
+        inScope: await Promise.all(
+          Object.values(files).map((f) => store.ledger.hasUploadInScope(f.fileId, { unitId: UNITS.dong.id })),
+        ),
+        latest: await Promise.all(
+          Object.values(files).map((f) => store.ledger.latestUploadInScope(f.fileId, { subtree: { city: '江城市' } })),
+        ),
+      };
+    }
+
+    it('opens with every file, count, name and report as before, and counts new uploads after them', async () => {
+      const dataDir = tempDir();
+      const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+      const files = await seedReportArchive(store);
+      const before = await answers(store, files);
+      assert.ok(
+        before.all.total >= 6 && before.repeats.total === 5 && before.crossUnit.total > 0,
+        'the archive answers',
+      );
+      await store.close();
+      const db = new Database(path.join(dataDir, 'archive.sqlite'));
+      downgradeToFileIds(db);
+      assert.equal(
+        db.prepare("SELECT COUNT(*) AS n FROM pragma_table_info('ledger') WHERE name = 'file_no'").pluck().get(),
+        0,
+      );
+      db.close();
+
+      const upgraded = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+      try {
+        assert.deepEqual(await answers(upgraded, files), before);
+        // Numbered in the order the files were first stored, and new files after them.
+        const { entry } = await commitBytes(upgraded, randomContent(300), '新.pdf');
+        await countUpload(upgraded, uploadRecord(PEOPLE.alice, entry.fileId, '新.pdf'));
+        await countUpload(upgraded, uploadRecord(PEOPLE.alice, files.F4.fileId, '又一个.pdf'));
+        const numbered = new Database(path.join(dataDir, 'archive.sqlite'), { readonly: true });
+        const order = numbered.prepare('SELECT upload_date FROM catalog ORDER BY file_no').pluck().all() as number[];
+        numbered.close();
+        assert.deepEqual(
+          order,
+          [...order].sort((a, b) => a - b),
+        );
+        assert.equal((await upgraded.ledger.entriesForFile(entry.fileId))[0]?.uploadCount, 1);
+        const f4 = await upgraded.ledger.entriesForFile(files.F4.fileId);
+        assert.deepEqual(
+          f4.map((e) => [e.userName, e.uploadCount]),
+          [
+            ['gina', 1],
+            ['alice', 1],
+          ],
+        );
+        const crossUnit = new ReportService(upgraded.reports, new ReportCalendar(REPORT_TIME_ZONE), upgraded.accounts);
+        const f4Row = (await crossUnit.crossUnit(crossUnitQuery.parse({}))).items.find(
+          (r) => r.fileId === files.F4.fileId,
+        );
+        assert.equal(f4Row?.units, 2, 'the kept sums follow new uploads');
+      } finally {
+        await upgraded.close();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
   });
 
   it('keeps its records in one SQLite file in WAL mode and the bytes in content files, all inside DATA_DIR', async () => {

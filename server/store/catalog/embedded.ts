@@ -1,6 +1,6 @@
 import { FILE_KIND_RULES, GENERIC_TYPES, type FileKind, type FileKindRule } from '../../../shared/file-types.js';
 import { defaultFileOrder, FILE_NAMES_SHOWN, FILE_UPLOADERS_SHOWN, type FileSort } from '../../../shared/schemas.js';
-import type { Db, EmbeddedSchema } from '../embedded/database.js';
+import { hasColumn, rebuildTable, type Db, type EmbeddedSchema } from '../embedded/database.js';
 import { likePattern } from '../embedded/sql.js';
 import { scopeWhere } from '../ledger/embedded.js';
 import type { ViewScope } from '../ledger/port.js';
@@ -14,10 +14,17 @@ import {
   type ContentKey,
 } from './port.js';
 
-export const catalogSchema: EmbeddedSchema = {
-  tables: `
-CREATE TABLE IF NOT EXISTS catalog (
-  file_id       TEXT PRIMARY KEY,
+/**
+ * The catalog's table, named `name`. file_no is the archive's own number for a file, in the order
+ * files were catalogued: the ledger and the other tables about files are keyed by it, so the rows
+ * of files stored together sit together in every index (the public file ids are random, and rows
+ * keyed by them land on a different page of each index per file). Never shown: an id must not
+ * tell when a file was first uploaded.
+ */
+const catalogTable = (name: string) => `
+CREATE TABLE IF NOT EXISTS ${name} (
+  file_no       INTEGER PRIMARY KEY,
+  file_id       TEXT NOT NULL UNIQUE,
   md5           TEXT NOT NULL,
   sha256        TEXT NOT NULL,
   length        INTEGER NOT NULL,
@@ -28,10 +35,30 @@ CREATE TABLE IF NOT EXISTS catalog (
   upload_date   INTEGER NOT NULL,
   md5_collision INTEGER NOT NULL DEFAULT 0,
   UNIQUE (sha256, md5, length)
-);
+);`;
+
+const CATALOG_INDEXES = `
 CREATE INDEX IF NOT EXISTS catalog_md5 ON catalog (md5);
 CREATE INDEX IF NOT EXISTS catalog_upload_date ON catalog (upload_date);
-`,
+`;
+
+export const catalogSchema: EmbeddedSchema = {
+  tables: catalogTable('catalog') + CATALOG_INDEXES,
+  upgrade(db) {
+    // A catalog made before file numbers: numbered in the order its files were first uploaded.
+    if (hasColumn(db, 'catalog', 'file_no')) return;
+    db.transaction(() => {
+      rebuildTable(
+        db,
+        'catalog',
+        catalogTable('catalog_next'),
+        `INSERT INTO catalog_next (file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision)
+           SELECT file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision
+           FROM catalog ORDER BY upload_date, rowid`,
+      );
+      db.exec(CATALOG_INDEXES);
+    }).immediate();
+  },
 };
 
 type ListingRow = CatalogRow & {
@@ -132,12 +159,12 @@ export class EmbeddedCatalog implements Catalog {
     const sort = query.sort ?? (scope ? 'lastUpload' : 'firstUpload');
     const order = query.order ?? defaultFileOrder(sort);
     const { rows, total } = scope ? this.listInScope(query, scope, sort, order) : this.listAll(query, sort, order);
-    const ids = JSON.stringify(rows.map((r) => r.file_id));
-    const names = this.namesOf(ids, scope);
-    const uploaders = this.uploadersOf(ids, scope);
+    const fileNos = JSON.stringify(rows.map((r) => r.file_no));
+    const names = this.namesOf(fileNos, scope);
+    const uploaders = this.uploadersOf(fileNos, scope);
     const items = rows.map((row) => {
-      const named = names.get(row.file_id);
-      const uploaded = uploaders.get(row.file_id);
+      const named = names.get(row.file_no);
+      const uploaded = uploaders.get(row.file_no);
       return {
         ...listingFromRow(row),
         names: named?.values ?? [],
@@ -157,7 +184,7 @@ export class EmbeddedCatalog implements Catalog {
     const where = scopeWhere('l', scope);
     const params = { ...where.params, ...listingParams(q) };
     const named = q.nameContains
-      ? `AND l.file_id IN (SELECT n.file_id FROM ledger_names n WHERE ${scopeWhere('n', scope).sql} AND n.name LIKE @pattern ESCAPE '\\')`
+      ? `AND l.file_no IN (SELECT n.file_no FROM ledger_names n WHERE ${scopeWhere('n', scope).sql} AND n.name LIKE @pattern ESCAPE '\\')`
       : '';
     const having = [
       ...(q.uploaderId !== undefined ? ['SUM(l.user_id = @uploader) > 0'] : []),
@@ -169,29 +196,30 @@ export class EmbeddedCatalog implements Catalog {
     // are read in index order, not one by one; the name shown is looked up for the page only,
     // unless the files are sorted by it (then the largest "time + name" is the latest upload's).
     const files = `
-      SELECT l.file_id AS fid,
+      SELECT l.file_no AS fno,
              MIN(l.upload_time) AS first_upload, MAX(l.last_upload_time) AS last_upload,
              SUM(l.upload_count) AS uploads,
              SUM(CASE WHEN l.user_id = @accountId THEN l.upload_count ELSE 0 END) AS mine
              ${sort === 'name' ? `, substr(MAX(printf('%015d', l.last_upload_time) || l.last_upload_file_name), 16) AS sort_name` : ''}
       FROM ledger l WHERE ${where.sql} ${named}
-      GROUP BY l.file_id ${having.length > 0 ? `HAVING ${having.join(' AND ')}` : ''}`;
+      GROUP BY l.file_no ${having.length > 0 ? `HAVING ${having.join(' AND ')}` : ''}`;
     const direction = order.toUpperCase();
     const orderBy = `${SCOPE_SORT_COLUMNS[sort]} ${direction}, fid`;
-    // The page, with the selection's size beside each row (one pass); then its catalog entries
+    // The page, with the selection's size beside each row (one pass; ties go by the files' public
+    // ids, read from the catalog's index of sizes in file number order); then its catalog entries
     // and its latest names and types.
     const latest = (column: string) =>
-      `(SELECT x.${column} FROM ledger x WHERE x.file_id = p.fid AND ${scopeWhere('x', scope).sql}
+      `(SELECT x.${column} FROM ledger x WHERE x.file_no = p.fno AND ${scopeWhere('x', scope).sql}
         ORDER BY x.last_upload_time DESC, x.id DESC LIMIT 1)`;
     const rows = this.db
       .prepare<typeof params, ListingRow>(
         `WITH files AS (${files}),
          page AS (
-           SELECT f.*, ${sort === 'size' ? 's.length AS size,' : ''} COUNT(*) OVER () AS total FROM files f
-           ${sort === 'size' ? 'JOIN catalog s ON s.file_id = f.fid' : ''}
+           SELECT f.*, s.file_id AS fid, s.length AS size, COUNT(*) OVER () AS total
+           FROM files f JOIN catalog s INDEXED BY catalog_file_sizes ON s.file_no = f.fno
            ORDER BY ${orderBy} LIMIT @limit OFFSET @offset)
          SELECT c.*, p.*, ${latest('last_upload_file_name')} AS display_name, ${latest('last_content_type')} AS display_type
-         FROM page p JOIN catalog c ON c.file_id = p.fid ORDER BY ${orderBy}`,
+         FROM page p JOIN catalog c ON c.file_no = p.fno ORDER BY ${orderBy}`,
       )
       .all(params);
     if (rows.length > 0 || q.offset === 0) return { rows, total: rows[0]?.total ?? 0 };
@@ -212,11 +240,11 @@ export class EmbeddedCatalog implements Catalog {
     const filters = [
       ...(q.nameContains
         ? [
-            `(c.file_name LIKE @pattern ESCAPE '\\' OR c.file_id IN (SELECT n.file_id FROM ledger_names n WHERE n.name LIKE @pattern ESCAPE '\\'))`,
+            `(c.file_name LIKE @pattern ESCAPE '\\' OR c.file_no IN (SELECT n.file_no FROM ledger_names n WHERE n.name LIKE @pattern ESCAPE '\\'))`,
           ]
         : []),
       ...(q.uploaderId !== undefined
-        ? ['c.file_id IN (SELECT u.file_id FROM ledger u WHERE u.user_id = @uploader)']
+        ? ['c.file_no IN (SELECT u.file_no FROM ledger u WHERE u.user_id = @uploader)']
         : []),
       ...(q.kind ? [kindCondition(q.kind, 'c.content_type', 'c.file_name')] : []),
       ...(q.firstUploadFrom ? ['c.upload_date >= @from'] : []),
@@ -226,9 +254,9 @@ export class EmbeddedCatalog implements Catalog {
     const rows = this.db
       .prepare<typeof params, ListingRow>(
         `SELECT c.*, c.file_name AS display_name, c.content_type AS display_type, c.upload_date AS first_upload,
-                COALESCE((SELECT MAX(last_upload_time) FROM ledger WHERE file_id = c.file_id), c.upload_date) AS last_upload,
-                COALESCE((SELECT SUM(upload_count) FROM ledger WHERE file_id = c.file_id), 0) AS uploads,
-                COALESCE((SELECT SUM(upload_count) FROM ledger WHERE file_id = c.file_id AND user_id = @accountId), 0) AS mine
+                COALESCE((SELECT MAX(last_upload_time) FROM ledger WHERE file_no = c.file_no), c.upload_date) AS last_upload,
+                COALESCE((SELECT SUM(upload_count) FROM ledger WHERE file_no = c.file_no), 0) AS uploads,
+                COALESCE((SELECT SUM(upload_count) FROM ledger WHERE file_no = c.file_no AND user_id = @accountId), 0) AS mine
          FROM catalog c ${where}
          ORDER BY ${orderBy} LIMIT @limit OFFSET @offset`,
       )
@@ -240,48 +268,48 @@ export class EmbeddedCatalog implements Catalog {
   }
 
   /**
-   * The first few of a per-file list for the page's files (`ids`: a JSON array) and how long each
-   * list is: `grouped` yields one row per file and item (file_id, value, and `rank`, the order).
+   * The first few of a per-file list for the page's files (`fileNos`: a JSON array) and how long
+   * each list is: `grouped` yields one row per file and item (file_no, value, and `rank`, the order).
    */
   private firstOfEach(grouped: string, params: Record<string, unknown>, shown: number) {
     const rows = this.db
-      .prepare<Record<string, unknown>, { file_id: string; value: string; total: number }>(
-        `SELECT file_id, value, total FROM (
-           SELECT file_id, value, ROW_NUMBER() OVER (PARTITION BY file_id ORDER BY rank) AS nth,
-                  COUNT(*) OVER (PARTITION BY file_id) AS total
+      .prepare<Record<string, unknown>, { file_no: number; value: string; total: number }>(
+        `SELECT file_no, value, total FROM (
+           SELECT file_no, value, ROW_NUMBER() OVER (PARTITION BY file_no ORDER BY rank) AS nth,
+                  COUNT(*) OVER (PARTITION BY file_no) AS total
            FROM (${grouped}))
-         WHERE nth <= @shown ORDER BY file_id, nth`,
+         WHERE nth <= @shown ORDER BY file_no, nth`,
       )
       .all({ ...params, shown });
-    const byFile = new Map<string, { values: string[]; count: number }>();
+    const byFile = new Map<number, { values: string[]; count: number }>();
     for (const r of rows) {
-      const file = byFile.get(r.file_id) ?? { values: [], count: r.total };
+      const file = byFile.get(r.file_no) ?? { values: [], count: r.total };
       file.values.push(r.value);
-      byFile.set(r.file_id, file);
+      byFile.set(r.file_no, file);
     }
     return byFile;
   }
 
   /** The view's names of each file, first used first (ties A→Z), at most FILE_NAMES_SHOWN each. */
-  private namesOf(ids: string, scope: ViewScope | undefined) {
+  private namesOf(fileNos: string, scope: ViewScope | undefined) {
     const where = scopeWhere('n', scope);
     return this.firstOfEach(
-      `SELECT n.file_id, n.name AS value, printf('%015d', MIN(n.first_used)) || n.name AS rank
-       FROM ledger_names n WHERE n.file_id IN (SELECT value FROM json_each(@ids)) AND ${where.sql}
-       GROUP BY n.file_id, n.name`,
-      { ...where.params, ids },
+      `SELECT n.file_no, n.name AS value, printf('%015d', MIN(n.first_used)) || n.name AS rank
+       FROM ledger_names n WHERE n.file_no IN (SELECT value FROM json_each(@fileNos)) AND ${where.sql}
+       GROUP BY n.file_no, n.name`,
+      { ...where.params, fileNos },
       FILE_NAMES_SHOWN,
     );
   }
 
   /** The view's uploaders of each file, by login, first uploader first, at most FILE_UPLOADERS_SHOWN each. */
-  private uploadersOf(ids: string, scope: ViewScope | undefined) {
+  private uploadersOf(fileNos: string, scope: ViewScope | undefined) {
     const where = scopeWhere('l', scope);
     return this.firstOfEach(
-      `SELECT l.file_id, MAX(l.user_name) AS value, printf('%015d', MIN(l.upload_time)) || l.user_id AS rank
-       FROM ledger l WHERE l.file_id IN (SELECT value FROM json_each(@ids)) AND ${where.sql}
-       GROUP BY l.file_id, l.user_id`,
-      { ...where.params, ids },
+      `SELECT l.file_no, MAX(l.user_name) AS value, printf('%015d', MIN(l.upload_time)) || l.user_id AS rank
+       FROM ledger l WHERE l.file_no IN (SELECT value FROM json_each(@fileNos)) AND ${where.sql}
+       GROUP BY l.file_no, l.user_id`,
+      { ...where.params, fileNos },
       FILE_UPLOADERS_SHOWN,
     );
   }
@@ -300,6 +328,7 @@ function listingFromRow(row: ListingRow): Omit<CatalogListing, 'names' | 'nameCo
 }
 
 export interface CatalogRow {
+  file_no: number;
   file_id: string;
   md5: string;
   sha256: string;

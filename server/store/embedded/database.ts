@@ -80,3 +80,30 @@ export function addMissingColumns(db: Db, table: string, definitions: Record<str
     if (!present.has(name)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${definition}`);
   }
 }
+
+/** Whether `table` has a column `column` (a table made by an earlier version may lack it). */
+export function hasColumn(db: Db, table: string, column: string): boolean {
+  return db.prepare(`SELECT 1 FROM pragma_table_xinfo('${table}') WHERE name = ?`).get(column) !== undefined;
+}
+
+/**
+ * Gives a table made by an earlier version its current form: `create` makes it anew (as
+ * `${table}_next`, which it must name), `copy` fills that from the old table (an INSERT … SELECT
+ * reading `${table}`), then the old one is dropped, with its indexes and triggers (the caller
+ * creates its current ones again), and the new one takes its name. Run inside the caller's
+ * transaction, so no process sees the table half made.
+ */
+export function rebuildTable(db: Db, table: string, create: string, copy: string): void {
+  db.exec(`DROP TABLE IF EXISTS ${table}_next`);
+  db.exec(create);
+  db.exec(copy);
+  db.exec(`DROP TABLE ${table}`);
+  // Legacy renaming leaves other tables' triggers as they are (SQLite's own recipe for changing
+  // a table): a trigger naming this table would otherwise fail the rename while it is dropped.
+  db.pragma('legacy_alter_table = ON');
+  try {
+    db.exec(`ALTER TABLE ${table}_next RENAME TO ${table}`);
+  } finally {
+    db.pragma('legacy_alter_table = OFF');
+  }
+}

@@ -1,7 +1,7 @@
 import { monthOf, weekOf } from '../../../shared/calendar.js';
 import type { Unit } from '../../../shared/schemas.js';
 import { auditAppender } from '../audit/embedded.js';
-import { addMissingColumns, type Db, type EmbeddedSchema } from '../embedded/database.js';
+import { hasColumn, rebuildTable, type Db, type EmbeddedSchema } from '../embedded/database.js';
 import type {
   CountedUpload,
   Ledger,
@@ -13,15 +13,15 @@ import type {
   ViewScope,
 } from './port.js';
 
-export const ledgerSchema: EmbeddedSchema = {
-  tables: `
-CREATE TABLE IF NOT EXISTS ledger (
+/** The ledger's table, named `name`: an entry per account, unit and file (the file by its catalog number). */
+const ledgerTable = (name: string) => `
+CREATE TABLE IF NOT EXISTS ${name} (
   id                    INTEGER PRIMARY KEY,
   user_id               TEXT NOT NULL,
   user_name             TEXT NOT NULL,
   unit_id               TEXT NOT NULL,
   unit                  TEXT NOT NULL,
-  file_id               TEXT NOT NULL,
+  file_no               INTEGER NOT NULL,
   upload_time           INTEGER NOT NULL,
   last_upload_time      INTEGER NOT NULL,
   upload_file_name      TEXT NOT NULL,
@@ -32,9 +32,61 @@ CREATE TABLE IF NOT EXISTS ledger (
   city   TEXT GENERATED ALWAYS AS (json_extract(unit, '$.city')) VIRTUAL,
   county TEXT GENERATED ALWAYS AS (json_extract(unit, '$.county')) VIRTUAL,
   town   TEXT GENERATED ALWAYS AS (json_extract(unit, '$.town')) VIRTUAL,
-  UNIQUE (user_id, unit_id, file_id)
-);
-CREATE INDEX IF NOT EXISTS ledger_file ON ledger (file_id);
+  UNIQUE (user_id, unit_id, file_no)
+);`;
+
+/**
+ * Uploads per unit, file and calendar day (report time zone): when space was saved, and where.
+ * saved_uploads counts the uploads that did not store bytes (all but the one that stored the file).
+ */
+const uploadDaysTable = (name: string) => `
+CREATE TABLE IF NOT EXISTS ${name} (
+  file_no       INTEGER NOT NULL,
+  unit_id       TEXT NOT NULL,
+  day           TEXT NOT NULL,
+  week          TEXT NOT NULL,
+  month         TEXT NOT NULL,
+  city          TEXT NOT NULL,
+  county        TEXT,
+  town          TEXT,
+  file_length   INTEGER NOT NULL,
+  uploads       INTEGER NOT NULL,
+  saved_uploads INTEGER NOT NULL,
+  PRIMARY KEY (file_no, unit_id, day)
+) WITHOUT ROWID;`;
+
+/**
+ * Every name a unit uploaded a file under (the ledger entry keeps only its first and last), with
+ * the unit's levels for a reach's view and when the name was first used. Written in the count's
+ * transaction, once per name (INSERT OR IGNORE).
+ */
+const ledgerNamesTable = (name: string) => `
+CREATE TABLE IF NOT EXISTS ${name} (
+  unit_id    TEXT NOT NULL,
+  file_no    INTEGER NOT NULL,
+  name       TEXT NOT NULL,
+  first_used INTEGER NOT NULL,
+  city       TEXT NOT NULL,
+  county     TEXT,
+  town       TEXT,
+  PRIMARY KEY (unit_id, file_no, name)
+) WITHOUT ROWID;`;
+
+/** Indexes on file numbers: made after the tables of an earlier version were given them. */
+const LEDGER_INDEXES = `
+-- A file's entries, with what the cross-unit report filters them by and what each unit's line
+-- shows (its uploaders' names, the unit: a page of widely shared files has 30,000 of them).
+CREATE INDEX IF NOT EXISTS ledger_file ON ledger (file_no, unit_id, user_id, upload_count, upload_time, last_upload_time, city, county, town, user_name, unit);
+-- A unit's entries by file, with what 本单位文件 sums and filters them by (the file list reads the
+-- index, not the table: a unit of 100,000 files in index order, not 100,000 rows one by one).
+CREATE INDEX IF NOT EXISTS ledger_unit_files ON ledger (unit_id, file_no, user_id, upload_count, upload_time, last_upload_time);
+CREATE INDEX IF NOT EXISTS ledger_names_file ON ledger_names (file_no);
+DROP INDEX IF EXISTS ledger_unit;
+`;
+
+export const ledgerSchema: EmbeddedSchema = {
+  tables: `
+${ledgerTable('ledger')}
 
 -- Upload actions counted, by key: a retry of one is answered as it was, never counted again.
 -- Written in the same transaction as its ledger entry, day's tally and audit event.
@@ -47,50 +99,51 @@ CREATE TABLE IF NOT EXISTS upload_keys (
   upload_count INTEGER NOT NULL,
   at           INTEGER NOT NULL
 ) WITHOUT ROWID;
--- A unit's entries by file, with what 本单位文件 sums and filters them by (the file list reads the
--- index, not the table: a unit of 100,000 files in index order, not 100,000 rows one by one).
-CREATE INDEX IF NOT EXISTS ledger_unit_files ON ledger (unit_id, file_id, user_id, upload_count, upload_time, last_upload_time);
-DROP INDEX IF EXISTS ledger_unit;
-
--- Uploads per unit, file and calendar day (report time zone): when space was saved, and where.
--- saved_uploads counts the uploads that did not store bytes (all but the one that stored the file).
-CREATE TABLE IF NOT EXISTS upload_days (
-  file_id       TEXT NOT NULL,
-  unit_id       TEXT NOT NULL,
-  day           TEXT NOT NULL,
-  week          TEXT NOT NULL,
-  month         TEXT NOT NULL,
-  city          TEXT NOT NULL,
-  county        TEXT,
-  town          TEXT,
-  file_length   INTEGER NOT NULL,
-  uploads       INTEGER NOT NULL,
-  saved_uploads INTEGER NOT NULL,
-  PRIMARY KEY (file_id, unit_id, day)
-) WITHOUT ROWID;
-
--- Every name a unit uploaded a file under (the ledger entry keeps only its first and last), with
--- the unit's levels for a reach's view and when the name was first used. Written in the count's
--- transaction, once per name (INSERT OR IGNORE).
-CREATE TABLE IF NOT EXISTS ledger_names (
-  unit_id    TEXT NOT NULL,
-  file_id    TEXT NOT NULL,
-  name       TEXT NOT NULL,
-  first_used INTEGER NOT NULL,
-  city       TEXT NOT NULL,
-  county     TEXT,
-  town       TEXT,
-  PRIMARY KEY (unit_id, file_id, name)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS ledger_names_file ON ledger_names (file_id);
+${uploadDaysTable('upload_days')}
+${ledgerNamesTable('ledger_names')}
 `,
   upgrade(db) {
-    // Data directories made before the reports: the ledger's unit levels as virtual columns.
-    const level = (name: string) => `TEXT GENERATED ALWAYS AS (json_extract(unit, '$.${name}')) VIRTUAL`;
-    addMissingColumns(db, 'ledger', { city: level('city'), county: level('county'), town: level('town') });
+    db.transaction(() => numberLedgerFiles(db)).immediate();
+    db.exec(LEDGER_INDEXES);
     rememberEarlierNames(db);
   },
 };
+
+/**
+ * Tables made before file numbers (keyed by file id) keyed by file number instead, once the
+ * catalog has them. A row whose file the catalog lacks fails the upgrade (file_no is NOT NULL)
+ * rather than be dropped.
+ */
+function numberLedgerFiles(db: Db): void {
+  const numbered = (table: string) => `FROM ${table} LEFT JOIN catalog c ON c.file_id = ${table}.file_id`;
+  if (!hasColumn(db, 'ledger', 'file_no'))
+    rebuildTable(
+      db,
+      'ledger',
+      ledgerTable('ledger_next'),
+      `INSERT INTO ledger_next (id, user_id, user_name, unit_id, unit, file_no, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count)
+         SELECT ledger.id, user_id, user_name, unit_id, unit, c.file_no, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count
+         ${numbered('ledger')}`,
+    );
+  if (!hasColumn(db, 'upload_days', 'file_no'))
+    rebuildTable(
+      db,
+      'upload_days',
+      uploadDaysTable('upload_days_next'),
+      `INSERT INTO upload_days_next (file_no, unit_id, day, week, month, city, county, town, file_length, uploads, saved_uploads)
+         SELECT c.file_no, unit_id, day, week, month, city, county, town, file_length, uploads, saved_uploads
+         ${numbered('upload_days')}`,
+    );
+  if (!hasColumn(db, 'ledger_names', 'file_no'))
+    rebuildTable(
+      db,
+      'ledger_names',
+      ledgerNamesTable('ledger_names_next'),
+      `INSERT INTO ledger_names_next (unit_id, file_no, name, first_used, city, county, town)
+         SELECT unit_id, c.file_no, name, first_used, ledger_names.city, ledger_names.county, ledger_names.town
+         ${numbered('ledger_names')}`,
+    );
+}
 
 /**
  * A data directory made before ledger_names: the names its entries kept (first and last) are
@@ -100,12 +153,15 @@ function rememberEarlierNames(db: Db): void {
   db.transaction(() => {
     if (db.prepare('SELECT 1 FROM ledger_names LIMIT 1').get()) return;
     db.exec(`
-      INSERT OR IGNORE INTO ledger_names (unit_id, file_id, name, first_used, city, county, town)
-        SELECT unit_id, file_id, upload_file_name, upload_time, city, county, town FROM ledger;
-      INSERT OR IGNORE INTO ledger_names (unit_id, file_id, name, first_used, city, county, town)
-        SELECT unit_id, file_id, last_upload_file_name, last_upload_time, city, county, town FROM ledger;`);
+      INSERT OR IGNORE INTO ledger_names (unit_id, file_no, name, first_used, city, county, town)
+        SELECT unit_id, file_no, upload_file_name, upload_time, city, county, town FROM ledger;
+      INSERT OR IGNORE INTO ledger_names (unit_id, file_no, name, first_used, city, county, town)
+        SELECT unit_id, file_no, last_upload_file_name, last_upload_time, city, county, town FROM ledger;`);
   }).immediate();
 }
+
+/** Ledger entries (`l`) with their files' public ids (`c.file_id`: a LedgerRow). */
+const ENTRIES = 'SELECT l.*, c.file_id FROM ledger l JOIN catalog c USING (file_no)';
 
 export class EmbeddedLedger implements Ledger {
   private readonly upsert;
@@ -117,6 +173,7 @@ export class EmbeddedLedger implements Ledger {
   private readonly countAll;
   private readonly latest;
   private readonly forFile;
+  private readonly fileNo;
   private readonly anyUpload;
   private readonly inUnit;
   private readonly inCounty;
@@ -124,9 +181,9 @@ export class EmbeddedLedger implements Ledger {
   constructor(private readonly db: Db) {
     // One statement: a new entry at 1, or UploadCount + 1; SQLite serialises writers, so no increment is lost.
     this.upsert = db.prepare<Record<string, unknown>, { upload_count: number }>(
-      `INSERT INTO ledger (user_id, user_name, unit_id, unit, file_id, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count)
-       VALUES (@userId, @userName, @unitId, @unit, @fileId, @at, @at, @fileName, @fileName, @contentType, 1)
-       ON CONFLICT (user_id, unit_id, file_id) DO UPDATE SET
+      `INSERT INTO ledger (user_id, user_name, unit_id, unit, file_no, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count)
+       VALUES (@userId, @userName, @unitId, @unit, @fileNo, @at, @at, @fileName, @fileName, @contentType, 1)
+       ON CONFLICT (user_id, unit_id, file_no) DO UPDATE SET
          upload_count = upload_count + 1,
          last_upload_time = MAX(last_upload_time, excluded.last_upload_time),
          last_upload_file_name = excluded.last_upload_file_name,
@@ -134,13 +191,13 @@ export class EmbeddedLedger implements Ledger {
        RETURNING upload_count`,
     );
     this.tally = db.prepare(
-      `INSERT INTO upload_days (file_id, unit_id, day, week, month, city, county, town, file_length, uploads, saved_uploads)
-       VALUES (@fileId, @unitId, @day, @week, @month, @city, @county, @town, @fileLength, 1, @saved)
-       ON CONFLICT (file_id, unit_id, day) DO UPDATE SET uploads = uploads + 1, saved_uploads = saved_uploads + excluded.saved_uploads`,
+      `INSERT INTO upload_days (file_no, unit_id, day, week, month, city, county, town, file_length, uploads, saved_uploads)
+       VALUES (@fileNo, @unitId, @day, @week, @month, @city, @county, @town, @fileLength, 1, @saved)
+       ON CONFLICT (file_no, unit_id, day) DO UPDATE SET uploads = uploads + 1, saved_uploads = saved_uploads + excluded.saved_uploads`,
     );
     this.rememberName = db.prepare(
-      `INSERT OR IGNORE INTO ledger_names (unit_id, file_id, name, first_used, city, county, town)
-       VALUES (@unitId, @fileId, @name, @at, @city, @county, @town)`,
+      `INSERT OR IGNORE INTO ledger_names (unit_id, file_no, name, first_used, city, county, town)
+       VALUES (@unitId, @fileNo, @name, @at, @city, @county, @town)`,
     );
     this.keyed = db.prepare<[string], KeyRow>(
       'SELECT account_id, file_id, status, stored, upload_count FROM upload_keys WHERE key = ?',
@@ -154,12 +211,15 @@ export class EmbeddedLedger implements Ledger {
     const countOne = (a: UploadAction): CountedUpload => {
       const done = this.keyed.get(a.key);
       if (done) return countedFrom(done, true);
+      const fileNo = this.fileNo.get(a.record.fileId)?.file_no;
+      if (fileNo === undefined)
+        throw new Error(`file ${a.record.fileId} is not in the catalog: its upload cannot be counted`);
       // Decided inside the transaction: of two first uploads racing, the first counted stored it.
-      const stored = a.record.carriedBytes && this.anyUpload.get(a.record.fileId) === undefined;
-      const [entry, day] = ledgerRows(a.record, stored);
+      const stored = a.record.carriedBytes && this.anyUpload.get(fileNo) === undefined;
+      const [entry, day] = ledgerRows(a.record, fileNo, stored);
       const uploadCount = this.upsert.get(entry)!.upload_count;
       this.tally.run(day);
-      this.rememberName.run(nameRow(a.record));
+      this.rememberName.run(nameRow(a.record, fileNo));
       appendEvent(a.event(stored));
       const row: KeyRow = {
         account_id: a.record.account.id,
@@ -182,15 +242,16 @@ export class EmbeddedLedger implements Ledger {
     this.countOne = db.transaction(countOne);
     this.countAll = db.transaction((actions: readonly UploadAction[]) => actions.map(countOne));
     this.latest = db.prepare<[string, string], LedgerRow>(
-      'SELECT * FROM ledger WHERE unit_id = ? AND file_id = ? ORDER BY last_upload_time DESC LIMIT 1',
+      `${ENTRIES} WHERE l.unit_id = ? AND c.file_id = ? ORDER BY l.last_upload_time DESC LIMIT 1`,
     );
-    this.forFile = db.prepare<[string], LedgerRow>('SELECT * FROM ledger WHERE file_id = ? ORDER BY upload_time, id');
-    this.anyUpload = db.prepare<[string], { found: number }>('SELECT 1 AS found FROM ledger WHERE file_id = ? LIMIT 1');
+    this.forFile = db.prepare<[string], LedgerRow>(`${ENTRIES} WHERE c.file_id = ? ORDER BY l.upload_time, l.id`);
+    this.fileNo = db.prepare<[string], { file_no: number }>('SELECT file_no FROM catalog WHERE file_id = ?');
+    this.anyUpload = db.prepare<[number], { found: number }>('SELECT 1 AS found FROM ledger WHERE file_no = ? LIMIT 1');
     this.inUnit = db.prepare<[string, string], { found: number }>(
-      'SELECT 1 AS found FROM ledger WHERE unit_id = ? AND file_id = ? LIMIT 1',
+      'SELECT 1 AS found FROM ledger l JOIN catalog c USING (file_no) WHERE l.unit_id = ? AND c.file_id = ? LIMIT 1',
     );
     this.inCounty = db.prepare<[string, string, string | null], { found: number }>(
-      "SELECT 1 AS found FROM ledger WHERE file_id = ? AND json_extract(unit, '$.city') = ? AND json_extract(unit, '$.county') IS ? LIMIT 1",
+      "SELECT 1 AS found FROM ledger l JOIN catalog c USING (file_no) WHERE c.file_id = ? AND json_extract(l.unit, '$.city') = ? AND json_extract(l.unit, '$.county') IS ? LIMIT 1",
     );
   }
 
@@ -226,7 +287,9 @@ export class EmbeddedLedger implements Ledger {
       const where = scopeWhere('l', scope);
       return (
         this.db
-          .prepare(`SELECT 1 AS found FROM ledger l WHERE l.file_id = @fileId AND ${where.sql} LIMIT 1`)
+          .prepare(
+            `SELECT 1 AS found FROM ledger l JOIN catalog c USING (file_no) WHERE c.file_id = @fileId AND ${where.sql} LIMIT 1`,
+          )
           .get({ fileId, ...where.params }) !== undefined
       );
     }
@@ -246,7 +309,7 @@ export class EmbeddedLedger implements Ledger {
     // As the list of the view names a file: its entry uploaded last.
     const row = this.db
       .prepare<Record<string, unknown>, LedgerRow>(
-        `SELECT * FROM ledger l WHERE l.file_id = @fileId AND ${where.sql} ORDER BY l.last_upload_time DESC, l.id DESC LIMIT 1`,
+        `${ENTRIES} WHERE c.file_id = @fileId AND ${where.sql} ORDER BY l.last_upload_time DESC, l.id DESC LIMIT 1`,
       )
       .get({ fileId, ...where.params });
     return row && ledgerEntryFromRow(row);
@@ -285,11 +348,11 @@ export function scopeWhere(
 }
 
 /** The parameters of the upload's name, for ledger_names. */
-function nameRow(r: UploadRecord): Record<string, unknown> {
+function nameRow(r: UploadRecord, fileNo: number): Record<string, unknown> {
   const { unit } = r.account;
   return {
     unitId: unit.id,
-    fileId: r.fileId,
+    fileNo,
     name: r.fileName,
     at: r.at.getTime(),
     city: unit.city,
@@ -299,7 +362,11 @@ function nameRow(r: UploadRecord): Record<string, unknown> {
 }
 
 /** The parameters of a ledger entry's upsert and of its day's tally. */
-function ledgerRows(r: UploadRecord, stored: boolean): [entry: Record<string, unknown>, day: Record<string, unknown>] {
+function ledgerRows(
+  r: UploadRecord,
+  fileNo: number,
+  stored: boolean,
+): [entry: Record<string, unknown>, day: Record<string, unknown>] {
   const { unit } = r.account;
   return [
     {
@@ -307,13 +374,13 @@ function ledgerRows(r: UploadRecord, stored: boolean): [entry: Record<string, un
       userName: r.account.username,
       unitId: unit.id,
       unit: JSON.stringify(unit),
-      fileId: r.fileId,
+      fileNo,
       at: r.at.getTime(),
       fileName: r.fileName,
       contentType: r.contentType,
     },
     {
-      fileId: r.fileId,
+      fileNo,
       unitId: unit.id,
       day: r.day,
       week: weekOf(r.day),

@@ -1,19 +1,22 @@
 import type { Unit } from '../../../shared/schemas.js';
 import type * as Rows from '../../../shared/reports.js';
 import { UPLOADERS_PER_ROW } from '../../../shared/reports.js';
-import type { Db, EmbeddedSchema } from '../embedded/database.js';
+import { hasColumn, type Db, type EmbeddedSchema } from '../embedded/database.js';
 import type { PairRow } from '../near-duplicates/embedded.js';
 import { joinedRows, likePattern, splitJoinedRows } from '../embedded/sql.js';
 import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery } from './port.js';
 import type { StoredCrossUnitRow, StoredRepeatRow } from './port.js';
 import type { Page, RepeatReportQuery, ReportFilter, ReportPaging, Reports, SavingsReportQuery } from './port.js';
 
-/** (Re)computes ledger_files for the files `where` picks, from their entries; a file without entries has no row. */
-const sumFiles = (where: string) => `
-  DELETE FROM ledger_files WHERE ${where};
-  INSERT INTO ledger_files (file_id, units, users, uploads, first, last)
-    SELECT file_id, COUNT(DISTINCT unit_id), COUNT(DISTINCT user_id), SUM(upload_count), MIN(upload_time), MAX(last_upload_time)
-    FROM ledger WHERE ${where} GROUP BY file_id;`;
+/**
+ * (Re)computes ledger_files for the files `where` picks (a condition on a `file_no` column), from
+ * their entries; a file without entries has no row.
+ */
+const sumFiles = (where: (fileNo: string) => string) => `
+  DELETE FROM ledger_files WHERE ${where('file_no')};
+  INSERT INTO ledger_files (file_no, file_id, units, users, uploads, first, last)
+    SELECT l.file_no, c.file_id, COUNT(DISTINCT l.unit_id), COUNT(DISTINCT l.user_id), SUM(l.upload_count), MIN(l.upload_time), MAX(l.last_upload_time)
+    FROM ledger l JOIN catalog c USING (file_no) WHERE ${where('l.file_no')} GROUP BY l.file_no;`;
 
 /**
  * Per file: its ledger entries' distinct units and users, uploads, first and last upload time;
@@ -22,19 +25,21 @@ const sumFiles = (where: string) => `
  */
 const LEDGER_FILES = `
 CREATE TABLE ledger_files (
-  file_id TEXT PRIMARY KEY,
+  file_no INTEGER PRIMARY KEY,
+  -- The file's public id: the report's order breaks ties by it (ledger_files_units).
+  file_id TEXT NOT NULL,
   units   INTEGER NOT NULL,
   users   INTEGER NOT NULL,
   uploads INTEGER NOT NULL,
   first   INTEGER NOT NULL,
   last    INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE TRIGGER ledger_files_insert AFTER INSERT ON ledger BEGIN ${sumFiles('file_id = new.file_id')} END;
-CREATE TRIGGER ledger_files_delete AFTER DELETE ON ledger BEGIN ${sumFiles('file_id = old.file_id')} END;
+);
+CREATE TRIGGER ledger_files_insert AFTER INSERT ON ledger BEGIN ${sumFiles((no) => `${no} = new.file_no`)} END;
+CREATE TRIGGER ledger_files_delete AFTER DELETE ON ledger BEGIN ${sumFiles((no) => `${no} = old.file_no`)} END;
 `;
 
 /** An entry counted again: same file, unit and user, same first upload, a later or equal last one. */
-const COUNTED_AGAIN = `old.file_id = new.file_id AND old.unit_id = new.unit_id AND old.user_id = new.user_id
+const COUNTED_AGAIN = `old.file_no = new.file_no AND old.unit_id = new.unit_id AND old.user_id = new.user_id
   AND old.upload_time = new.upload_time AND new.last_upload_time >= old.last_upload_time`;
 
 /**
@@ -48,10 +53,10 @@ DROP TRIGGER IF EXISTS ledger_files_update;
 DROP TRIGGER IF EXISTS ledger_files_counted;
 CREATE TRIGGER ledger_files_counted AFTER UPDATE ON ledger WHEN ${COUNTED_AGAIN} BEGIN
   UPDATE ledger_files SET uploads = uploads - old.upload_count + new.upload_count, last = MAX(last, new.last_upload_time)
-  WHERE file_id = new.file_id;
+  WHERE file_no = new.file_no;
 END;
 CREATE TRIGGER ledger_files_update AFTER UPDATE ON ledger WHEN NOT (${COUNTED_AGAIN}) BEGIN
-  ${sumFiles('file_id IN (old.file_id, new.file_id)')}
+  ${sumFiles((no) => `${no} IN (old.file_no, new.file_no)`)}
 END;
 `;
 
@@ -61,15 +66,14 @@ END;
  * ledger rows are a few seconds of random reads, the same in index order a fraction of one.
  */
 const REPORT_INDEXES = `
--- Cross-unit duplicates: the ledger per file, with what it is filtered by and what each unit's
--- line shows (its uploaders' names, the unit: a page of widely shared files has 30,000 of them).
-CREATE INDEX IF NOT EXISTS ledger_file_uploads ON ledger (file_id, unit_id, user_id, upload_count, upload_time, last_upload_time, city, county, town, user_name, unit);
+-- Cross-unit duplicates read the ledger per file through its own index, ledger_file.
 -- Repeat uploaders: entries uploaded twice or more (the report's least minimum), with what they
 -- are filtered and grouped by; in file order, so the catalog is read in order too.
-CREATE INDEX IF NOT EXISTS ledger_repeat_files ON ledger (file_id, unit_id, user_id, upload_count, upload_time, last_upload_time, user_name, city, county, town, upload_file_name, unit)
+CREATE INDEX IF NOT EXISTS ledger_repeat_files ON ledger (file_no, unit_id, user_id, upload_count, upload_time, last_upload_time, user_name, city, county, town, upload_file_name, unit)
   WHERE upload_count >= 2;
--- Sizes and names of files for joins (and name searches) without reading the catalog's rows.
-CREATE INDEX IF NOT EXISTS catalog_file_sizes ON catalog (file_id, length, file_name);
+-- Sizes, names and public ids of files for joins (and name searches) without reading the
+-- catalog's rows.
+CREATE INDEX IF NOT EXISTS catalog_file_sizes ON catalog (file_no, length, file_name, file_id);
 CREATE INDEX IF NOT EXISTS catalog_collisions ON catalog (md5) WHERE md5_collision = 1;
 -- Space saved: per unit subtree and per day (with its week and month), each with the other's
 -- columns, for filters on one and groups by the other.
@@ -77,7 +81,8 @@ CREATE INDEX IF NOT EXISTS upload_days_unit_sums ON upload_days (city, county, t
 CREATE INDEX IF NOT EXISTS upload_days_day_sums ON upload_days (day, week, month, city, county, town, uploads, saved_uploads, file_length);
 -- Cross-unit duplicates unfiltered by unit or time, in the default order (most units first).
 CREATE INDEX IF NOT EXISTS ledger_files_units ON ledger_files (units DESC, file_id);
--- Superseded by the ones above.
+-- Superseded by the ones above (and ledger_file).
+DROP INDEX IF EXISTS ledger_file_uploads;
 DROP INDEX IF EXISTS ledger_repeats;
 DROP INDEX IF EXISTS ledger_subtree;
 DROP INDEX IF EXISTS ledger_file_units;
@@ -93,10 +98,15 @@ export const reportSchema: EmbeddedSchema = {
   upgrade(db) {
     // ledger_files and its triggers, with the sums of the entries a data directory made before them
     // has: in one transaction, so no process sees them half made or writes an entry in between.
+    // Made again where it was keyed by file id (before file numbers).
     db.transaction(() => {
-      if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'ledger_files'").get()) {
+      const made = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'ledger_files'").get() !== undefined;
+      if (!made || !hasColumn(db, 'ledger_files', 'file_no')) {
+        db.exec(
+          'DROP TABLE IF EXISTS ledger_files; DROP TRIGGER IF EXISTS ledger_files_insert; DROP TRIGGER IF EXISTS ledger_files_delete;',
+        );
         db.exec(LEDGER_FILES);
-        db.exec(sumFiles('true'));
+        db.exec(sumFiles(() => 'true'));
       }
       db.exec(LEDGER_FILES_UPDATES);
     }).immediate();
@@ -131,7 +141,7 @@ class Conditions {
 }
 
 /** Files whose stored name is like @name (needs a table alias before it). */
-const NAMED_FILES = "file_id IN (SELECT file_id FROM catalog WHERE file_name LIKE @name ESCAPE '\\')";
+const NAMED_FILES = "file_no IN (SELECT file_no FROM catalog WHERE file_name LIKE @name ESCAPE '\\')";
 
 /** Filters on ledger rows (alias `l`): time overlap, unit subtree, and, for tables of stored files, the catalog name. */
 function ledgerConditions(f: ReportFilter, nameColumn: 'l.upload_file_name' | 'catalog'): Conditions {
@@ -237,7 +247,7 @@ export class EmbeddedReports implements Reports {
     // through its index of sizes, not its primary key, which would read each row.
     const repeats = q.min >= 2;
     if (repeats) where.add('l.upload_count >= 2');
-    const from = `FROM ledger l ${repeats ? 'INDEXED BY ledger_repeat_files' : ''} JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_id = l.file_id ${where.sql}`;
+    const from = `FROM ledger l ${repeats ? 'INDEXED BY ledger_repeat_files' : ''} JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = l.file_no ${where.sql}`;
     if (q.group === 'entry') {
       type Row = {
         user_id: string;
@@ -265,9 +275,9 @@ export class EmbeddedReports implements Reports {
       // The page's entries are picked from the index (narrow rows to sort), then read in full.
       const rows = this.db
         .prepare<Params, Row>(
-          `SELECT l.user_id, l.user_name, l.unit, l.file_id, l.upload_file_name, c.length, l.upload_count, l.upload_time, l.last_upload_time
+          `SELECT l.user_id, l.user_name, l.unit, c.file_id, l.upload_file_name, c.length, l.upload_count, l.upload_time, l.last_upload_time
            FROM (SELECT l.id ${from} ${order} LIMIT @limit OFFSET @offset) p
-           JOIN ledger l ON l.id = p.id JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_id = l.file_id ${order}`,
+           JOIN ledger l ON l.id = p.id JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = l.file_no ${order}`,
         )
         .all({ ...where.params, limit: q.limit, offset: q.offset });
       const total = this.total(`SELECT COUNT(*) AS n ${from}`, where.params, q, rows.length);
@@ -317,7 +327,7 @@ export class EmbeddedReports implements Reports {
     );
     // A user's entries in a unit are of distinct files (the ledger's key): counted, not told apart.
     const { rows, total } = this.page<Row>(
-      `SELECT l.user_id, MAX(l.user_name) AS user_name, MAX(l.unit) AS unit, ${byUser ? '1 AS users, COUNT(*) AS files' : 'COUNT(DISTINCT l.user_id) AS users, COUNT(DISTINCT l.file_id) AS files'},
+      `SELECT l.user_id, MAX(l.user_name) AS user_name, MAX(l.unit) AS unit, ${byUser ? '1 AS users, COUNT(*) AS files' : 'COUNT(DISTINCT l.user_id) AS users, COUNT(DISTINCT l.file_no) AS files'},
               SUM(l.upload_count) AS uploads, SUM(l.upload_count - 1) AS repeats, SUM((l.upload_count - 1) * c.length) AS repeat_bytes,
               MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last, COUNT(*) OVER () AS total
        ${from} GROUP BY ${groupBy} ${order}`,
@@ -345,6 +355,7 @@ export class EmbeddedReports implements Reports {
     const where = ledgerConditions(q, 'catalog');
     type Row = {
       total: number;
+      file_no: number;
       file_id: string;
       file_name: string;
       length: number;
@@ -354,29 +365,31 @@ export class EmbeddedReports implements Reports {
       first: number;
       last: number;
     };
-    const order = orderBy(
-      {
-        units: 'f.units',
-        uploads: 'f.uploads',
-        users: 'f.users',
-        fileLength: 'c.length',
-        lastUploadTime: 'f.last',
-        firstUploadTime: 'f.first',
-        fileName: 'c.file_name',
-      },
-      q,
-      'f.file_id',
-    );
+    // Ties go by the files' public ids (from ledger_files, whose index of units holds them).
+    const order = (tieBreak: string) =>
+      orderBy(
+        {
+          units: 'f.units',
+          uploads: 'f.uploads',
+          users: 'f.users',
+          fileLength: 'c.length',
+          lastUploadTime: 'f.last',
+          firstUploadTime: 'f.first',
+          fileName: 'c.file_name',
+        },
+        q,
+        tieBreak,
+      );
     const params = { ...where.params, min: q.min };
     let found: { rows: Row[]; total: number };
     if (q.unit || q.from || q.to) {
       // Summed over the entries the filters pick, once for the page and the total.
       found = this.page<Row>(
-        `SELECT f.*, c.file_name, c.length, COUNT(*) OVER () AS total
-         FROM (SELECT l.file_id, COUNT(DISTINCT l.unit_id) AS units, COUNT(DISTINCT l.user_id) AS users, SUM(l.upload_count) AS uploads,
+        `SELECT f.*, c.file_id, c.file_name, c.length, COUNT(*) OVER () AS total
+         FROM (SELECT l.file_no, COUNT(DISTINCT l.unit_id) AS units, COUNT(DISTINCT l.user_id) AS users, SUM(l.upload_count) AS uploads,
                       MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last
-               FROM ledger l ${where.sql} GROUP BY l.file_id HAVING COUNT(DISTINCT l.unit_id) >= @min) f
-         JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_id = f.file_id ${order}`,
+               FROM ledger l ${where.sql} GROUP BY l.file_no HAVING COUNT(DISTINCT l.unit_id) >= @min) f
+         JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = f.file_no ${order('c.file_id')}`,
         params,
         q,
       );
@@ -386,9 +399,11 @@ export class EmbeddedReports implements Reports {
       // key order alongside the catalog's, or by the units index when that is the order asked for.
       const files = new Conditions().add('+f.units >= @min');
       if (q.fileName) files.add(`f.${NAMED_FILES}`);
-      const from = `FROM ledger_files f JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_id = f.file_id ${files.sql}`;
+      const from = `FROM ledger_files f JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = f.file_no ${files.sql}`;
       const rows = this.db
-        .prepare<Params, Row>(`SELECT f.*, c.file_name, c.length ${from} ${order} LIMIT @limit OFFSET @offset`)
+        .prepare<Params, Row>(
+          `SELECT f.*, c.file_name, c.length ${from} ${order('f.file_id')} LIMIT @limit OFFSET @offset`,
+        )
         .all({ ...params, limit: q.limit, offset: q.offset });
       found = { rows, total: this.total(`SELECT COUNT(*) AS n ${from}`, params, q, rows.length) };
     }
@@ -403,24 +418,24 @@ export class EmbeddedReports implements Reports {
     const unitWhere = ledgerConditions({ ...q, fileName: undefined }, 'catalog');
     const pageUnits = this.db
       .prepare<Params, { id: string; unit: string }>(
-        `SELECT json_quote(l.unit_id) AS id, l.unit FROM ledger l ${unitWhere.and('l.file_id IN (SELECT value FROM json_each(@fileIds))').sql} GROUP BY l.unit_id, l.unit`,
+        `SELECT json_quote(l.unit_id) AS id, l.unit FROM ledger l ${unitWhere.and('l.file_no IN (SELECT value FROM json_each(@fileNos))').sql} GROUP BY l.unit_id, l.unit`,
       )
-      .all({ ...unitWhere.params, fileIds: JSON.stringify(rows.map((r) => r.file_id)) });
+      .all({ ...unitWhere.params, fileNos: JSON.stringify(rows.map((r) => r.file_no)) });
     // By unit id: the unit, or null where the page's entries name it more than one way.
     const units = new Map<string, Rows.ReportUnit | null>();
     for (const u of pageUnits) units.set(u.id, units.has(u.id) ? null : reportUnit(u.unit));
     const named = JSON.stringify(
       [...units].filter(([, unit]) => unit === null).map(([id]) => JSON.parse(id) as string),
     );
-    const fileWhere = unitWhere.and('l.file_id = @fileId', { named });
+    const fileWhere = unitWhere.and('l.file_no = @fileNo', { named });
     const unitsOfFile = this.db.prepare<Params, { uploaders: string | null }>(
       `SELECT ${joinedRows(['json_quote(unit_id)', 'unit', 'user_names', 'uploads', 'first', 'last'], 'first, unit_id')} AS uploaders
        FROM (SELECT l.unit_id, IIF(l.unit_id IN (SELECT value FROM json_each(@named)), MAX(l.unit), '') AS unit, json_group_array(DISTINCT l.user_name) AS user_names,
                     SUM(l.upload_count) AS uploads, MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last
              FROM ledger l ${fileWhere.sql} GROUP BY l.unit_id ORDER BY first, l.unit_id LIMIT ${UPLOADERS_PER_ROW})`,
     );
-    for (const { file_id } of rows) {
-      const text = unitsOfFile.get({ ...fileWhere.params, fileId: file_id })!.uploaders;
+    for (const { file_no, file_id } of rows) {
+      const text = unitsOfFile.get({ ...fileWhere.params, fileNo: file_no })!.uploaders;
       uploaders.set(
         file_id,
         splitJoinedRows(text).map((fields) => {
@@ -549,7 +564,7 @@ export class EmbeddedReports implements Reports {
     if (q.to) where.add('c.upload_date < @to', { to: q.to.getTime() });
     if (q.fileName) where.add("c.file_name LIKE @name ESCAPE '\\'", { name: likePattern(q.fileName) });
     // Uploads counted within the unit subtree; with a subtree, only files it uploaded.
-    const uploadsWhere = new Conditions().add('l.file_id = c.file_id');
+    const uploadsWhere = new Conditions().add('l.file_no = c.file_no');
     subtree(uploadsWhere, q, 'l.');
     const order = orderBy(
       {
@@ -611,13 +626,13 @@ export class EmbeddedReports implements Reports {
     if (q.unit) {
       // Pairs where either file was uploaded within the subtree.
       const inSubtree = (column: string) => {
-        const w = new Conditions().add(`l.file_id = ${column}`);
+        const w = new Conditions().add(`l.file_no = ${column}`);
         subtree(w, q, 'l.');
         return w;
       };
-      const a = inSubtree('p.file_a');
+      const a = inSubtree('a.file_no');
       where.add(
-        `(EXISTS (SELECT 1 FROM ledger l ${a.sql}) OR EXISTS (SELECT 1 FROM ledger l ${inSubtree('p.file_b').sql}))`,
+        `(EXISTS (SELECT 1 FROM ledger l ${a.sql}) OR EXISTS (SELECT 1 FROM ledger l ${inSubtree('b.file_no').sql}))`,
         a.params,
       );
     }
@@ -651,7 +666,7 @@ export class EmbeddedReports implements Reports {
       q,
     );
     const unitsOf = this.db.prepare<[string], { unit: string }>(
-      'SELECT DISTINCT unit FROM ledger WHERE file_id = ? ORDER BY unit_id',
+      'SELECT DISTINCT l.unit FROM ledger l JOIN catalog c USING (file_no) WHERE c.file_id = ? ORDER BY l.unit_id',
     );
     const file = (id: string, name: string, length: number, type: string, date: number, snippet: string) => ({
       fileId: id,
