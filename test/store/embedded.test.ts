@@ -190,6 +190,14 @@ describe('embedded store specifics', () => {
       const dataDir = tempDir();
       const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
       const files = await seedReportArchive(store);
+      // Small contents of a batch, in a pack file.
+      const small = [randomContent(700), randomContent(1500)];
+      const packed = await store.content.storeMany(
+        small.map((data) => ({
+          parts: [data],
+          entry: { key: keyOf(data), fileName: 'p.pdf', contentType: 'application/pdf', uploadDate: new Date() },
+        })),
+      );
       const before = await answers(store, files);
       assert.ok(
         before.all.total >= 6 && before.repeats.total === 5 && before.crossUnit.total > 0,
@@ -207,6 +215,15 @@ describe('embedded store specifics', () => {
       const upgraded = openEmbeddedStore({ dataDir, chunkSize: 1024 });
       try {
         assert.deepEqual(await answers(upgraded, files), before);
+        for (const [i, { entry }] of packed.entries())
+          assert.deepEqual(await readAll(upgraded.content.read(entry)), Buffer.from(small[i]!), 'packed bytes found');
+        const [again] = await upgraded.content.storeMany([
+          {
+            parts: [small[0]!],
+            entry: { key: keyOf(small[0]!), fileName: 'p.pdf', contentType: 'application/pdf', uploadDate: new Date() },
+          },
+        ]);
+        assert.equal(again?.status, 'duplicate', 'found by its key');
         // Numbered in the order the files were first stored, and new files after them.
         const { entry } = await commitBytes(upgraded, randomContent(300), '新.pdf');
         await countUpload(upgraded, uploadRecord(PEOPLE.alice, entry.fileId, '新.pdf'));

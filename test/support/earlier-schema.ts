@@ -82,6 +82,12 @@ CREATE TABLE ledger_files (
   last    INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX ledger_files_units ON ledger_files (units DESC, file_id);
+CREATE TABLE packed (
+  file_id     TEXT PRIMARY KEY,
+  pack_id     TEXT NOT NULL,
+  pack_offset INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX packed_by_pack ON packed (pack_id);
 CREATE TRIGGER ledger_files_insert AFTER INSERT ON ledger BEGIN
   DELETE FROM ledger_files WHERE file_id = new.file_id;
   INSERT INTO ledger_files (file_id, units, users, uploads, first, last)
@@ -96,7 +102,7 @@ END;
  */
 export function downgradeToFileIds(db: Database.Database): void {
   db.transaction(() => {
-    for (const table of ['catalog', 'ledger', 'upload_days', 'ledger_names', 'ledger_files'])
+    for (const table of ['catalog', 'ledger', 'upload_days', 'ledger_names', 'ledger_files', 'packed'])
       db.exec(`ALTER TABLE ${table} RENAME TO ${table}_now`);
     // Their indexes keep their names: dropped first, so the earlier ones can be made.
     for (const { type, name } of db
@@ -116,6 +122,7 @@ export function downgradeToFileIds(db: Database.Database): void {
       INSERT INTO ledger (id, user_id, user_name, unit_id, unit, file_id, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count)
         SELECT id, user_id, user_name, unit_id, unit, c.file_id, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count
         FROM ledger_now l JOIN catalog_now c USING (file_no);
-      DROP TABLE ledger_now; DROP TABLE upload_days_now; DROP TABLE ledger_names_now; DROP TABLE ledger_files_now; DROP TABLE catalog_now;`);
+      INSERT INTO packed SELECT c.file_id, pack_id, pack_offset FROM packed_now p JOIN catalog_now c USING (file_no);
+      DROP TABLE packed_now; DROP TABLE ledger_now; DROP TABLE upload_days_now; DROP TABLE ledger_names_now; DROP TABLE ledger_files_now; DROP TABLE catalog_now;`);
   })();
 }

@@ -235,7 +235,7 @@ export async function packedAt(
   try {
     return db
       .prepare<[string], { pack_id: string; pack_offset: number }>(
-        'SELECT pack_id, pack_offset FROM packed WHERE file_id = ?',
+        'SELECT p.pack_id, p.pack_offset FROM catalog c JOIN packed p USING (file_no) WHERE c.file_id = ?',
       )
       .get(fileId);
   } finally {

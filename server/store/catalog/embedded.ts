@@ -34,26 +34,40 @@ CREATE TABLE IF NOT EXISTS ${name} (
   content_type  TEXT NOT NULL,
   upload_date   INTEGER NOT NULL,
   md5_collision INTEGER NOT NULL DEFAULT 0,
-  UNIQUE (sha256, md5, length)
+  -- MD5 first: the same index finds a content by its key and every content with an MD5.
+  UNIQUE (md5, sha256, length)
 );`;
 
 const CATALOG_INDEXES = `
-CREATE INDEX IF NOT EXISTS catalog_md5 ON catalog (md5);
 CREATE INDEX IF NOT EXISTS catalog_upload_date ON catalog (upload_date);
+DROP INDEX IF EXISTS catalog_md5;
 `;
+
+/** Whether the catalog has its current form: file numbers, and its content key led by MD5. */
+function catalogIsCurrent(db: Db): boolean {
+  const keyedByMd5 = db
+    .prepare(
+      `SELECT 1 FROM pragma_index_list('catalog') AS l, pragma_index_info(l.name) AS i
+       WHERE l."unique" = 1 AND i.seqno = 0 AND i.name = 'md5'`,
+    )
+    .get();
+  return hasColumn(db, 'catalog', 'file_no') && keyedByMd5 !== undefined;
+}
 
 export const catalogSchema: EmbeddedSchema = {
   tables: catalogTable('catalog') + CATALOG_INDEXES,
   upgrade(db) {
     // A catalog made before file numbers: numbered in the order its files were first uploaded.
-    if (hasColumn(db, 'catalog', 'file_no')) return;
+    if (catalogIsCurrent(db)) return;
+    // (One numbered already keeps its numbers: other tables hold them.)
     db.transaction(() => {
+      const numbered = hasColumn(db, 'catalog', 'file_no') ? 'file_no, ' : '';
       rebuildTable(
         db,
         'catalog',
         catalogTable('catalog_next'),
-        `INSERT INTO catalog_next (file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision)
-           SELECT file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision
+        `INSERT INTO catalog_next (${numbered}file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision)
+           SELECT ${numbered}file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision
            FROM catalog ORDER BY upload_date, rowid`,
       );
       db.exec(CATALOG_INDEXES);

@@ -3,11 +3,24 @@ import type { Readable } from 'node:stream';
 import { ContentDamagedError, StagedBytesLostError } from '../../errors.js';
 import { catalogEntryFromRow, type CatalogRow } from '../catalog/embedded.js';
 import type { CatalogEntry, NewCatalogEntry } from '../catalog/port.js';
-import { addMissingColumns, type Db, type EmbeddedSchema } from '../embedded/database.js';
+import { addMissingColumns, hasColumn, rebuildTable, type Db, type EmbeddedSchema } from '../embedded/database.js';
 import { ChunkSummer, checkedRead, chunkSpan, chunkSumAdoption, uncheckedRead } from './chunk-sums.js';
 import { ContentFiles, SyncFailedError, readRangesOf } from './content-files.js';
 import type { PackFiles } from './packs.js';
 import type { ByteRange, ChunkSumAdoption, CommitOutcome, ContentStore, GarbageReport, StoredParts } from './port.js';
+
+/**
+ * Where a packed content's bytes are: its pack, and where its first byte is there (chunk n at
+ * pack_offset + n × chunk_size). A content (by its catalog number) without a row has its own
+ * content file.
+ */
+const packedTable = (name: string) => `
+CREATE TABLE IF NOT EXISTS ${name} (
+  file_no     INTEGER PRIMARY KEY,
+  pack_id     TEXT NOT NULL,
+  pack_offset INTEGER NOT NULL
+);`;
+const PACKED_INDEXES = 'CREATE INDEX IF NOT EXISTS packed_by_pack ON packed (pack_id);';
 
 export const contentSchema: EmbeddedSchema = {
   tables: `
@@ -29,14 +42,7 @@ CREATE TABLE IF NOT EXISTS packs (
   written_at INTEGER NOT NULL
 );
 
--- Where a packed content's bytes are: its pack, and where its first byte is there (chunk n at
--- pack_offset + n × chunk_size). A content without a row has its own content file.
-CREATE TABLE IF NOT EXISTS packed (
-  file_id     TEXT PRIMARY KEY,
-  pack_id     TEXT NOT NULL,
-  pack_offset INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS packed_by_pack ON packed (pack_id);
+${packedTable('packed')}
 
 -- CRC-32 of each chunk of a content file (staged or committed), taken as it was written and
 -- checked as it is read.
@@ -51,6 +57,18 @@ CREATE TABLE IF NOT EXISTS chunk_sums (
     // Data directories made before staging areas kept their chunk size and sync failures (their
     // areas read as chunked at the configured size, as they were then).
     addMissingColumns(db, 'staging', { chunk_size: 'INTEGER', lost_from: 'INTEGER' });
+    // Packed contents by file id (before file numbers): by number.
+    if (!hasColumn(db, 'packed', 'file_no'))
+      db.transaction(() =>
+        rebuildTable(
+          db,
+          'packed',
+          packedTable('packed_next'),
+          `INSERT INTO packed_next (file_no, pack_id, pack_offset)
+             SELECT c.file_no, p.pack_id, p.pack_offset FROM packed p LEFT JOIN catalog c USING (file_id)`,
+        ),
+      ).immediate();
+    db.exec(PACKED_INDEXES);
   },
 };
 
@@ -111,7 +129,7 @@ export class EmbeddedContentStore implements ContentStore {
     readonly chunkSize: number,
   ) {
     this.packedAt = db.prepare<[string], { pack_id: string; pack_offset: number }>(
-      'SELECT pack_id, pack_offset FROM packed WHERE file_id = ?',
+      'SELECT p.pack_id, p.pack_offset FROM catalog c JOIN packed p USING (file_no) WHERE c.file_id = ?',
     );
     this.insertStaging = db.prepare('INSERT INTO staging (staging_id, created_at, chunk_size) VALUES (?, ?, ?)');
     this.deleteStaging = db.prepare('DELETE FROM staging WHERE staging_id = ?');
@@ -154,11 +172,11 @@ export class EmbeddedContentStore implements ContentStore {
     const flagCollisions = db.prepare('UPDATE catalog SET md5_collision = 1 WHERE md5 = ? AND md5_collision = 0');
     const getEntry = db.prepare<[string], CatalogRow>('SELECT * FROM catalog WHERE file_id = ?');
 
-    /** Catalogues a content whose bytes are on disk as `fileId`, unless the catalog holds it already. */
-    const catalogue = (fileId: string, entry: NewCatalogEntry, chunkSize: number): CommitOutcome => {
+    /** Catalogues a content whose bytes are on disk as `fileId`: its outcome and catalog number. */
+    const catalogue = (fileId: string, entry: NewCatalogEntry, chunkSize: number) => {
       const { md5, sha256, length } = entry.key;
       const collision = findCollision.get(md5, sha256) !== undefined;
-      insertEntry.run({
+      const { lastInsertRowid: fileNo } = insertEntry.run({
         fileId,
         md5,
         sha256,
@@ -171,7 +189,8 @@ export class EmbeddedContentStore implements ContentStore {
         md5Collision: collision ? 1 : 0,
       });
       if (collision) flagCollisions.run(md5);
-      return { status: 'stored', entry: catalogEntryFromRow(getEntry.get(fileId)!) };
+      const outcome: CommitOutcome = { status: 'stored', entry: catalogEntryFromRow(getEntry.get(fileId)!) };
+      return { outcome, fileNo };
     };
     const held = (entry: NewCatalogEntry) => findByKey.get(entry.key.sha256, entry.key.md5, entry.key.length);
 
@@ -189,11 +208,11 @@ export class EmbeddedContentStore implements ContentStore {
           `staging area ${stagingId} holds not all of the ${entry.key.length} bytes to commit (${stagedBytes})`,
         );
       // Chunked as its staging area began, whatever CHUNK_SIZE says now: its sums are of those chunks.
-      const outcome = catalogue(stagingId, entry, this.chunkSizeOf(stagingId));
+      const { outcome } = catalogue(stagingId, entry, this.chunkSizeOf(stagingId));
       this.deleteStaging.run(stagingId);
       return outcome;
     };
-    const insertPacked = db.prepare('INSERT INTO packed (file_id, pack_id, pack_offset) VALUES (?, ?, ?)');
+    const insertPacked = db.prepare('INSERT INTO packed (file_no, pack_id, pack_offset) VALUES (?, ?, ?)');
     const touchPack = db.prepare('UPDATE packs SET written_at = ? WHERE pack_id = ?');
     this.storePackedTx = db.transaction(
       (packId: string, now: number, items: ReadonlyArray<PackedItem>): CommitOutcome[] => {
@@ -203,8 +222,8 @@ export class EmbeddedContentStore implements ContentStore {
         return items.map(({ fileId, offset, entry, sums }) => {
           const found = held(entry);
           if (found) return { status: 'duplicate', entry: catalogEntryFromRow(found) };
-          const outcome = catalogue(fileId, entry, this.chunkSize);
-          insertPacked.run(fileId, packId, offset);
+          const { outcome, fileNo } = catalogue(fileId, entry, this.chunkSize);
+          insertPacked.run(fileNo, packId, offset);
           for (const [n, crc] of sums) upsertSum.run(fileId, n, crc);
           return outcome;
         });

@@ -7,7 +7,7 @@ import { ConfigError } from '../../errors.js';
 import { ChunkSummer } from '../content/chunk-sums.js';
 import { ContentFiles, syncDirectory } from '../content/content-files.js';
 import { packFile, packsFolder } from '../content/packs.js';
-import { connect, databaseFile, type Db } from './database.js';
+import { connect, databaseFile, hasColumn, type Db } from './database.js';
 
 const MANIFEST = 'backup.json';
 
@@ -478,12 +478,13 @@ async function copyRange(from: string, to: string, start: number, end: number): 
 /** The files a database catalogues, after `prepare` (SQL run on it first, if any). */
 function cataloguedFiles(db: Db, prepare?: string): CataloguedFile[] {
   if (prepare) db.exec(prepare);
-  // Databases of earlier versions have no packs.
+  // Databases of earlier versions have no packs, or packed contents by file id, not number.
   const packed = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'packed'").get() !== undefined;
+  const key = packed && hasColumn(db, 'packed', 'file_no') ? 'file_no' : 'file_id';
   return db
     .prepare<[], CataloguedFile>(
       packed
-        ? 'SELECT file_id, length, chunk_size, pack_id, pack_offset FROM catalog LEFT JOIN packed USING (file_id) ORDER BY file_id'
+        ? `SELECT file_id, length, chunk_size, pack_id, pack_offset FROM catalog LEFT JOIN packed USING (${key}) ORDER BY file_id`
         : 'SELECT file_id, length, chunk_size, NULL AS pack_id, NULL AS pack_offset FROM catalog ORDER BY file_id',
     )
     .all();
