@@ -32,6 +32,8 @@ describe('starting the service and the archive command', () => {
     const s = await startServer(env);
     try {
       assert.doesNotMatch(s.stdout, /one-time password/);
+      // An operator sees the store being opened (an upgrade of its tables can take a while) and how long it took.
+      assert.match(s.stdout, /"store":"embedded".*opening the store[\s\S]*"ms":\d+.*store opened/);
       assert.equal((await fetch(`${s.url}/api/health`)).status, 200);
       const res = await fetch(`${s.url}/api/session`, {
         method: 'POST',

@@ -26,7 +26,7 @@ const sumFiles = (where: (fileNo: string) => string) => `
 const LEDGER_FILES = `
 CREATE TABLE ledger_files (
   file_no INTEGER PRIMARY KEY,
-  -- The file's public id: the report's order breaks ties by it (ledger_files_units).
+  -- The file's public id: the report's order breaks ties by it (ledger_files_shared).
   file_id TEXT NOT NULL,
   units   INTEGER NOT NULL,
   users   INTEGER NOT NULL,
@@ -79,8 +79,12 @@ CREATE INDEX IF NOT EXISTS catalog_collisions ON catalog (md5) WHERE md5_collisi
 -- columns, for filters on one and groups by the other.
 CREATE INDEX IF NOT EXISTS upload_days_unit_sums ON upload_days (city, county, town, day, week, month, uploads, saved_uploads, file_length);
 CREATE INDEX IF NOT EXISTS upload_days_day_sums ON upload_days (day, week, month, city, county, town, uploads, saved_uploads, file_length);
--- Cross-unit duplicates unfiltered by unit or time, in the default order (most units first).
-CREATE INDEX IF NOT EXISTS ledger_files_units ON ledger_files (units DESC, file_id);
+-- Cross-unit duplicates unfiltered by unit or time: the sums of files of two units or more (the
+-- report's least minimum), in the default order (most units first), with every column the report
+-- reads, so any order reads this and not the table. A new file's row (one unit) is not filed here
+-- by its random public id.
+CREATE INDEX IF NOT EXISTS ledger_files_shared ON ledger_files (units DESC, file_id, file_no, users, uploads, first, last) WHERE units >= 2;
+DROP INDEX IF EXISTS ledger_files_units;
 -- Superseded by the ones above (and ledger_file).
 DROP INDEX IF EXISTS ledger_file_uploads;
 DROP INDEX IF EXISTS ledger_repeats;
@@ -396,8 +400,11 @@ export class EmbeddedReports implements Reports {
     } else {
       // Sums over all of each file's entries are kept in ledger_files (a file name filter picks
       // whole files). `+f.units`: no index range for the minimum, so SQLite reads the files in
-      // key order alongside the catalog's, or by the units index when that is the order asked for.
+      // number order alongside the catalog's (25 ms for 200,000 files), or by the units index when
+      // that is the order asked for: its condition, implied by any minimum the API takes, stated
+      // for SQLite then only (else it reads that index and looks up each file's size: 200 ms).
       const files = new Conditions().add('+f.units >= @min');
+      if (q.min >= 2 && q.sort === 'units') files.add('f.units >= 2');
       if (q.fileName) files.add(`f.${NAMED_FILES}`);
       const from = `FROM ledger_files f JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = f.file_no ${files.sql}`;
       const rows = this.db
