@@ -198,6 +198,10 @@ describe('embedded store specifics', () => {
           entry: { key: keyOf(data), fileName: 'p.pdf', contentType: 'application/pdf', uploadDate: new Date() },
         })),
       );
+      // An upload under way: half its bytes staged.
+      const pending = randomContent(3000);
+      const stagingId = await store.content.stage(new Date());
+      await store.content.write(stagingId, 0, [pending.subarray(0, 1500)]);
       const before = await answers(store, files);
       assert.ok(
         before.all.total >= 6 && before.repeats.total === 5 && before.crossUnit.total > 0,
@@ -224,6 +228,19 @@ describe('embedded store specifics', () => {
           },
         ]);
         assert.equal(again?.status, 'duplicate', 'found by its key');
+        for (const entry of [...Object.values(files), ...packed.map((p) => p.entry)])
+          assert.equal(await upgraded.content.lacksChunkSums(entry), false, `the chunk sums of ${entry.fileName} kept`);
+        // The upload goes on where it stopped, its sums with it.
+        await upgraded.content.write(stagingId, 1500, [pending.subarray(1500)]);
+        const finished = await upgraded.content.commit(stagingId, {
+          key: keyOf(pending),
+          fileName: '续传.pdf',
+          contentType: 'application/pdf',
+          uploadDate: new Date(),
+        });
+        assert.equal(finished.status, 'stored');
+        assert.equal(await upgraded.content.lacksChunkSums(finished.entry), false);
+        assert.deepEqual(await readAll(upgraded.content.read(finished.entry)), pending);
         // Numbered in the order the files were first stored, and new files after them.
         const { entry } = await commitBytes(upgraded, randomContent(300), '新.pdf');
         await countUpload(upgraded, uploadRecord(PEOPLE.alice, entry.fileId, '新.pdf'));

@@ -88,6 +88,12 @@ CREATE TABLE packed (
   pack_offset INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX packed_by_pack ON packed (pack_id);
+CREATE TABLE chunk_sums (
+  file_id TEXT NOT NULL,
+  n       INTEGER NOT NULL,
+  crc     INTEGER NOT NULL,
+  PRIMARY KEY (file_id, n)
+) WITHOUT ROWID;
 CREATE TRIGGER ledger_files_insert AFTER INSERT ON ledger BEGIN
   DELETE FROM ledger_files WHERE file_id = new.file_id;
   INSERT INTO ledger_files (file_id, units, users, uploads, first, last)
@@ -102,7 +108,7 @@ END;
  */
 export function downgradeToFileIds(db: Database.Database): void {
   db.transaction(() => {
-    for (const table of ['catalog', 'ledger', 'upload_days', 'ledger_names', 'ledger_files', 'packed'])
+    for (const table of ['catalog', 'ledger', 'upload_days', 'ledger_names', 'ledger_files', 'packed', 'chunk_sums'])
       db.exec(`ALTER TABLE ${table} RENAME TO ${table}_now`);
     // Their indexes keep their names: dropped first, so the earlier ones can be made.
     for (const { type, name } of db
@@ -123,6 +129,8 @@ export function downgradeToFileIds(db: Database.Database): void {
         SELECT id, user_id, user_name, unit_id, unit, c.file_id, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count
         FROM ledger_now l JOIN catalog_now c USING (file_no);
       INSERT INTO packed SELECT c.file_id, pack_id, pack_offset FROM packed_now p JOIN catalog_now c USING (file_no);
-      DROP TABLE packed_now; DROP TABLE ledger_now; DROP TABLE upload_days_now; DROP TABLE ledger_names_now; DROP TABLE ledger_files_now; DROP TABLE catalog_now;`);
+      INSERT INTO chunk_sums SELECT c.file_id, n, crc FROM chunk_sums_now s JOIN catalog_now c USING (file_no);
+      INSERT INTO chunk_sums SELECT staging_id, n, crc FROM staged_sums;
+      DROP TABLE staged_sums; DROP TABLE chunk_sums_now; DROP TABLE packed_now; DROP TABLE ledger_now; DROP TABLE upload_days_now; DROP TABLE ledger_names_now; DROP TABLE ledger_files_now; DROP TABLE catalog_now;`);
   })();
 }

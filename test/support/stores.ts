@@ -260,7 +260,7 @@ export async function forgetChunkSums(opened: OpenedStore, fileId: string): Prom
   const { default: Database } = await import('better-sqlite3');
   const db = new Database(path.join(opened.dataDir!, 'archive.sqlite'));
   try {
-    db.prepare('DELETE FROM chunk_sums WHERE file_id = ?').run(fileId);
+    db.prepare('DELETE FROM chunk_sums WHERE file_no = (SELECT file_no FROM catalog WHERE file_id = ?)').run(fileId);
   } finally {
     db.close();
   }

@@ -22,6 +22,15 @@ CREATE TABLE IF NOT EXISTS ${name} (
 );`;
 const PACKED_INDEXES = 'CREATE INDEX IF NOT EXISTS packed_by_pack ON packed (pack_id);';
 
+/** CRC-32 of each chunk of a catalogued content (by number), taken as it was written and checked as it is read. */
+const chunkSumsTable = (name: string) => `
+CREATE TABLE IF NOT EXISTS ${name} (
+  file_no INTEGER NOT NULL,
+  n       INTEGER NOT NULL,
+  crc     INTEGER NOT NULL,
+  PRIMARY KEY (file_no, n)
+) WITHOUT ROWID;`;
+
 export const contentSchema: EmbeddedSchema = {
   tables: `
 -- Content files being written that no catalog entry owns yet. chunk_size: the chunking the area
@@ -44,30 +53,42 @@ CREATE TABLE IF NOT EXISTS packs (
 
 ${packedTable('packed')}
 
--- CRC-32 of each chunk of a content file (staged or committed), taken as it was written and
--- checked as it is read.
-CREATE TABLE IF NOT EXISTS chunk_sums (
-  file_id TEXT NOT NULL,
-  n       INTEGER NOT NULL,
-  crc     INTEGER NOT NULL,
-  PRIMARY KEY (file_id, n)
+${chunkSumsTable('chunk_sums')}
+
+-- The same for a staging area's chunks, until it is committed (its sums then move to chunk_sums,
+-- in the commit's transaction) or removed.
+CREATE TABLE IF NOT EXISTS staged_sums (
+  staging_id TEXT NOT NULL,
+  n          INTEGER NOT NULL,
+  crc        INTEGER NOT NULL,
+  PRIMARY KEY (staging_id, n)
 ) WITHOUT ROWID;
 `,
   upgrade(db) {
     // Data directories made before staging areas kept their chunk size and sync failures (their
     // areas read as chunked at the configured size, as they were then).
     addMissingColumns(db, 'staging', { chunk_size: 'INTEGER', lost_from: 'INTEGER' });
-    // Packed contents by file id (before file numbers): by number.
-    if (!hasColumn(db, 'packed', 'file_no'))
-      db.transaction(() =>
+    // Packed contents and chunk sums by file id (before file numbers): by number, the sums of
+    // staging areas apart (sums of neither, left by a crash, were GC's to remove).
+    db.transaction(() => {
+      if (!hasColumn(db, 'packed', 'file_no'))
         rebuildTable(
           db,
           'packed',
           packedTable('packed_next'),
           `INSERT INTO packed_next (file_no, pack_id, pack_offset)
              SELECT c.file_no, p.pack_id, p.pack_offset FROM packed p LEFT JOIN catalog c USING (file_id)`,
-        ),
-      ).immediate();
+        );
+      if (!hasColumn(db, 'chunk_sums', 'file_no'))
+        rebuildTable(
+          db,
+          'chunk_sums',
+          chunkSumsTable('chunk_sums_next'),
+          `INSERT INTO chunk_sums_next (file_no, n, crc) SELECT c.file_no, s.n, s.crc FROM chunk_sums s JOIN catalog c USING (file_id);
+           INSERT OR IGNORE INTO staged_sums (staging_id, n, crc)
+             SELECT s.file_id, s.n, s.crc FROM chunk_sums s JOIN staging g ON g.staging_id = s.file_id;`,
+        );
+    }).immediate();
     db.exec(PACKED_INDEXES);
   },
 };
@@ -137,28 +158,36 @@ export class EmbeddedContentStore implements ContentStore {
       'SELECT chunk_size, lost_from FROM staging WHERE staging_id = ?',
     );
     this.sumsOf = db.prepare<[string, number, number], { n: number; crc: number }>(
-      'SELECT n, crc FROM chunk_sums WHERE file_id = ? AND n BETWEEN ? AND ?',
+      'SELECT s.n, s.crc FROM catalog c JOIN chunk_sums s USING (file_no) WHERE c.file_id = ? AND s.n BETWEEN ? AND ?',
     );
-    const upsertSum = db.prepare(
-      'INSERT INTO chunk_sums (file_id, n, crc) VALUES (?, ?, ?) ON CONFLICT (file_id, n) DO UPDATE SET crc = excluded.crc',
+    const upsertStagedSum = db.prepare(
+      'INSERT INTO staged_sums (staging_id, n, crc) VALUES (?, ?, ?) ON CONFLICT (staging_id, n) DO UPDATE SET crc = excluded.crc',
     );
     this.saveSums = db.transaction((id: string, sums: ReadonlyArray<readonly [number, number]>) => {
-      for (const [n, crc] of sums) upsertSum.run(id, n, crc);
+      for (const [n, crc] of sums) upsertStagedSum.run(id, n, crc);
     });
-    this.dropSums = db.prepare('DELETE FROM chunk_sums WHERE file_id = ?');
+    this.dropSums = db.prepare('DELETE FROM staged_sums WHERE staging_id = ?');
     // Sums of chunks with bytes past `kept` (the chunk cut in two is summed again when it continues).
-    const dropSumsPast = db.prepare('DELETE FROM chunk_sums WHERE file_id = ? AND (n + 1) * ? > ?');
+    const dropSumsPast = db.prepare('DELETE FROM staged_sums WHERE staging_id = ? AND (n + 1) * ? > ?');
     const clearLost = db.prepare('UPDATE staging SET lost_from = NULL WHERE staging_id = ?');
     this.forgetLostBytes = db.transaction((id: string, kept: number, chunkSize: number) => {
       dropSumsPast.run(id, chunkSize, kept);
       clearLost.run(id);
     });
+    const fileNoOf = db.prepare<[string], { file_no: number }>('SELECT file_no FROM catalog WHERE file_id = ?');
     const insertMissingSum = db.prepare(
-      'INSERT INTO chunk_sums (file_id, n, crc) VALUES (?, ?, ?) ON CONFLICT (file_id, n) DO NOTHING',
+      'INSERT INTO chunk_sums (file_no, n, crc) VALUES (?, ?, ?) ON CONFLICT (file_no, n) DO NOTHING',
     );
-    this.adoptSums = db.transaction((id: string, sums: ReadonlyArray<readonly [number, number]>) => {
-      for (const [n, crc] of sums) insertMissingSum.run(id, n, crc);
+    this.adoptSums = db.transaction((fileId: string, sums: ReadonlyArray<readonly [number, number]>) => {
+      const fileNo = fileNoOf.get(fileId)?.file_no;
+      if (fileNo === undefined) throw new Error(`file ${fileId} is not in the catalog`);
+      for (const [n, crc] of sums) insertMissingSum.run(fileNo, n, crc);
     });
+    const insertSum = db.prepare('INSERT INTO chunk_sums (file_no, n, crc) VALUES (?, ?, ?)');
+    // A committed staging area's sums become its content's.
+    const commitSums = db.prepare(
+      'INSERT INTO chunk_sums (file_no, n, crc) SELECT ?, n, crc FROM staged_sums WHERE staging_id = ?',
+    );
     const insertEntry = db.prepare(
       `INSERT INTO catalog (file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision)
        VALUES (@fileId, @md5, @sha256, @length, @chunkSize, @chunkCount, @fileName, @contentType, @uploadDate, @md5Collision)`,
@@ -208,7 +237,9 @@ export class EmbeddedContentStore implements ContentStore {
           `staging area ${stagingId} holds not all of the ${entry.key.length} bytes to commit (${stagedBytes})`,
         );
       // Chunked as its staging area began, whatever CHUNK_SIZE says now: its sums are of those chunks.
-      const { outcome } = catalogue(stagingId, entry, this.chunkSizeOf(stagingId));
+      const { outcome, fileNo } = catalogue(stagingId, entry, this.chunkSizeOf(stagingId));
+      commitSums.run(fileNo, stagingId);
+      this.dropSums.run(stagingId);
       this.deleteStaging.run(stagingId);
       return outcome;
     };
@@ -224,7 +255,7 @@ export class EmbeddedContentStore implements ContentStore {
           if (found) return { status: 'duplicate', entry: catalogEntryFromRow(found) };
           const { outcome, fileNo } = catalogue(fileId, entry, this.chunkSize);
           insertPacked.run(fileNo, packId, offset);
-          for (const [n, crc] of sums) upsertSum.run(fileId, n, crc);
+          for (const [n, crc] of sums) insertSum.run(fileNo, n, crc);
           return outcome;
         });
       },
@@ -412,7 +443,9 @@ export class EmbeddedContentStore implements ContentStore {
 
   async lacksChunkSums(entry: CatalogEntry): Promise<boolean> {
     const { n } = this.db
-      .prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM chunk_sums WHERE file_id = ?')
+      .prepare<[string], { n: number }>(
+        'SELECT COUNT(*) AS n FROM catalog c JOIN chunk_sums s USING (file_no) WHERE c.file_id = ?',
+      )
       .get(entry.fileId)!;
     return n < entry.chunkCount;
   }
@@ -466,10 +499,8 @@ export class EmbeddedContentStore implements ContentStore {
       await this.packs.remove(id);
       orphans++;
     }
-    // Sums whose file is gone (a crash between removing a file and its sums).
-    this.db.exec(
-      'DELETE FROM chunk_sums WHERE file_id NOT IN (SELECT file_id FROM catalog) AND file_id NOT IN (SELECT staging_id FROM staging)',
-    );
+    // Sums whose staging area is gone (a crash between removing a file and its sums).
+    this.db.exec('DELETE FROM staged_sums WHERE staging_id NOT IN (SELECT staging_id FROM staging)');
     return { stagingAreas: stale.length, orphans };
   }
 

@@ -119,7 +119,12 @@ export async function backupEmbedded(
     files = cataloguedFiles(
       snapshotDb,
       `DELETE FROM uploads WHERE outcome IS NULL; DELETE FROM staging;
-      DELETE FROM chunk_sums WHERE file_id NOT IN (SELECT file_id FROM catalog); DELETE FROM rate_counts;`,
+      ${
+        // A data directory this version has not opened yet keeps staging areas' sums with the others.
+        hasColumn(snapshotDb, 'chunk_sums', 'file_no')
+          ? 'DELETE FROM staged_sums;'
+          : 'DELETE FROM chunk_sums WHERE file_id NOT IN (SELECT file_id FROM catalog);'
+      } DELETE FROM rate_counts;`,
     );
     bytes = files.reduce((sum, file) => sum + file.length, 0);
     const copyOne = async (file: CataloguedFile) => {
@@ -222,11 +227,14 @@ export async function backupEmbedded(
   };
 }
 
-/** The chunk checksums taken when a file's chunks were stored. */
+/** The chunk checksums taken when a file's chunks were stored (by file number, or by id in a backup of an earlier version). */
 function storedSums(db: Db, fileId: string): Map<number, number> {
+  const sql = hasColumn(db, 'chunk_sums', 'file_no')
+    ? 'SELECT s.n, s.crc FROM catalog c JOIN chunk_sums s USING (file_no) WHERE c.file_id = ?'
+    : 'SELECT n, crc FROM chunk_sums WHERE file_id = ?';
   return new Map(
     db
-      .prepare<[string], { n: number; crc: number }>('SELECT n, crc FROM chunk_sums WHERE file_id = ?')
+      .prepare<[string], { n: number; crc: number }>(sql)
       .all(fileId)
       .map((r) => [r.n, r.crc >>> 0]),
   );
