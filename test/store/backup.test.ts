@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import Database from 'better-sqlite3';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { backupEmbedded, restoreEmbedded } from '../../server/store/embedded/backup.js';
 import { openEmbeddedStore } from '../../server/store/embedded.js';
 import { keyOf, randomContent, readAll, stageBytes } from '../support/content.js';
 import { damageContent, embeddedTarget, tempDir, type OpenedStore } from '../support/stores.js';
+import { downgradeToFileIds } from '../support/earlier-schema.js';
 
 const CS = 1024;
 
@@ -176,6 +178,41 @@ describe('embedded store backup', () => {
         assert.deepEqual(await readAll(store.content.read(entry)), firstBatch[k], `packed content ${k}`);
       assert.deepEqual(await readAll(store.content.read(own)), await readAll(opened.store.content.read(own)));
       await assert.rejects(readAll(store.content.read(added!)), /does not match its checksum/);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('backs up a data directory of the version before file numbers, naming its damage, and its restore is brought up to date at open', async () => {
+    const contents = [randomContent(2 * CS + 7), randomContent(30)];
+    const packed = (
+      await opened.store.content.storeMany(
+        contents.map((bytes) => ({
+          parts: [bytes],
+          entry: { key: keyOf(bytes), fileName: '页.jpg', contentType: 'image/jpeg', uploadDate: new Date() },
+        })),
+      )
+    ).map((o) => o.entry);
+    const ownBytes = randomContent(2 * CS);
+    const own = await commit(ownBytes);
+    await damageContent(opened, packed[0]!.fileId, { kind: 'flip-byte', offset: CS + 2 });
+    // As the earlier version left it (this version has not opened it since).
+    const db = new Database(path.join(opened.dataDir!, 'archive.sqlite'));
+    downgradeToFileIds(db);
+    db.close();
+
+    const target = dir('archive-backup-');
+    const report = await backupEmbedded(opened.dataDir!, target);
+    assert.equal(report.files, 3);
+    assert.deepEqual(report.damaged, [{ fileId: packed[0]!.fileId, chunk: 1, kind: 'corrupted' }]);
+    const restored = dir('archive-restored-');
+    fs.rmSync(restored, { recursive: true });
+    await restoreEmbedded(target, restored);
+    const store = openEmbeddedStore({ dataDir: restored, chunkSize: CS });
+    try {
+      assert.deepEqual(await readAll(store.content.read(packed[1]!)), contents[1]);
+      assert.deepEqual(await readAll(store.content.read(own)), ownBytes);
+      await assert.rejects(readAll(store.content.read(packed[0]!)), /does not match its checksum/);
     } finally {
       await store.close();
     }

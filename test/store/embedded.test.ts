@@ -156,6 +156,55 @@ describe('embedded store specifics', () => {
     }
   });
 
+  it('breaks ties in lists and reports by the public file id, never by the order files were stored', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    try {
+      const contents = Array.from({ length: 16 }, () => randomContent(200));
+      const stored = await store.content.storeMany(
+        contents.map((data) => ({
+          parts: [data],
+          entry: { key: keyOf(data), fileName: 'a.pdf', contentType: 'application/pdf', uploadDate: new Date(0) },
+        })),
+      );
+      const at = new Date(Date.UTC(2026, 2, 2));
+      const east = testAccount({ unit: unit('east') });
+      const west = testAccount({ unit: unit('west') });
+      for (const { entry } of stored) {
+        await countUpload(store, uploadRecord(east, entry.fileId, 'a.pdf', at));
+        await countUpload(store, uploadRecord(west, entry.fileId, 'a.pdf', at));
+      }
+      const inStoredOrder = stored.map((o) => o.entry.fileId);
+      const byId = [...inStoredOrder].sort();
+      assert.notDeepEqual(inStoredOrder, byId, 'random ids: stored order is not id order');
+      const page = { accountId: east.id, limit: 50, offset: 0 };
+      for (const sort of ['unitCount', 'size', 'lastUpload', 'name'] as const) {
+        const unitList = await store.catalog.list({ ...page, unitId: east.unit.id, sort });
+        assert.deepEqual(
+          unitList.items.map((i) => i.entry.fileId),
+          byId,
+          `the unit's list sorted by ${sort}`,
+        );
+        const all = await store.catalog.list({ ...page, sort });
+        assert.deepEqual(
+          all.items.map((i) => i.entry.fileId),
+          byId,
+          `the archive's list sorted by ${sort}`,
+        );
+      }
+      const reports = new ReportService(store.reports, new ReportCalendar(REPORT_TIME_ZONE), store.accounts);
+      for (const sort of ['units', 'lastUploadTime'])
+        assert.deepEqual(
+          (await reports.crossUnit(crossUnitQuery.parse({ sort }))).items.map((r) => r.fileId),
+          byId,
+          `cross-unit duplicates sorted by ${sort}`,
+        );
+    } finally {
+      await store.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   describe('a data directory made before files were numbered (tables keyed by file id)', () => {
     /** What the archive answers about its files: listings, reports and entries. */
     async function answers(store: ArchiveStore, files: Record<FileKey, CatalogEntry>) {
