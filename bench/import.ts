@@ -165,6 +165,8 @@ export async function benchImport(
   try {
     const small = path.join(work, 'small');
     const large = path.join(work, 'large');
+    // Both folders exist, also when a part has no files (BENCH_IMPORT_SMALL=0 times the large ones only).
+    fs.mkdirSync(small);
     const smallBytes = makeSmallFiles(small, smallFiles);
     fs.mkdirSync(large);
     for (let i = 0; i < largeFiles; i++) await makeFile(path.join(large, `扫描件-${i}.tif`), largeMiB * 1024 * 1024);
