@@ -37,7 +37,7 @@ export async function streamCsv<Row>(
   try {
     for (let offset = 0; ;) {
       const text = page.items.map((r) => csvLine(row(r))).join('');
-      if (!res.write(text)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      if (!res.write(text)) await drained(res);
       offset += page.items.length;
       if (page.items.length < EXPORT_PAGE_ROWS || res.destroyed) break;
       page = await read(offset, EXPORT_PAGE_ROWS);
@@ -47,6 +47,20 @@ export async function streamCsv<Row>(
     return;
   }
   res.end();
+}
+
+/**
+ * Until the client has taken what was written, or is gone. The wait that did not end it is called
+ * off: its listeners would otherwise stay on the response, two more for every page of an export
+ * (Node warns past ten).
+ */
+async function drained(res: Response): Promise<void> {
+  const done = new AbortController();
+  try {
+    await Promise.race([once(res, 'drain', { signal: done.signal }), once(res, 'close', { signal: done.signal })]);
+  } finally {
+    done.abort();
+  }
 }
 
 /**
