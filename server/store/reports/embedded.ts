@@ -412,7 +412,9 @@ export class EmbeddedReports implements Reports {
           `SELECT f.*, c.file_name, c.length ${from} ${order('f.file_id')} LIMIT @limit OFFSET @offset`,
         )
         .all({ ...params, limit: q.limit, offset: q.offset });
-      found = { rows, total: this.total(`SELECT COUNT(*) AS n ${from}`, params, q, rows.length) };
+      // Counted without the catalog (every file summed there is catalogued): in the units index.
+      const count = `SELECT COUNT(*) AS n FROM ledger_files f ${files.sql}`;
+      found = { rows, total: this.total(count, params, q, rows.length) };
     }
     const { rows, total } = found;
     // The units of this page's files, with the same filters (the name filter holds for the whole
