@@ -58,9 +58,12 @@ export const catalogSchema: EmbeddedSchema = {
   tables: catalogTable('catalog') + CATALOG_INDEXES,
   upgrade(db) {
     // A catalog made before file numbers: numbered in the order its files were first uploaded.
+    // (One numbered already keeps its numbers: other tables hold them.) Looked at first without
+    // the write lock (every start), then again with it: of two processes starting at once, one
+    // rebuilds.
     if (catalogIsCurrent(db)) return;
-    // (One numbered already keeps its numbers: other tables hold them.)
     db.transaction(() => {
+      if (catalogIsCurrent(db)) return;
       const numbered = hasColumn(db, 'catalog', 'file_no') ? 'file_no, ' : '';
       rebuildTable(
         db,
