@@ -106,6 +106,12 @@ export function newFileId(): string {
   return randomBytes(12).toString('hex');
 }
 
+/** `count` new file ids at once (one call for the random bytes of a whole batch). */
+export function newFileIds(count: number): string[] {
+  const hex = randomBytes(12 * count).toString('hex');
+  return Array.from({ length: count }, (_, k) => hex.slice(24 * k, 24 * (k + 1)));
+}
+
 /**
  * Records that a sync of a staging area's file failed: bytes from `from` on may not be on disk,
  * whatever a later sync says. Kept in the database, so a commit in any process, also after the
@@ -190,7 +196,7 @@ export class EmbeddedContentStore implements ContentStore {
     );
     const insertEntry = db.prepare(
       `INSERT INTO catalog (file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision)
-       VALUES (@fileId, @md5, @sha256, @length, @chunkSize, @chunkCount, @fileName, @contentType, @uploadDate, @md5Collision)`,
+       VALUES (@file_id, @md5, @sha256, @length, @chunk_size, @chunk_count, @file_name, @content_type, @upload_date, @md5_collision)`,
     );
     const findByKey = db.prepare<[string, string, number], CatalogRow>(
       'SELECT * FROM catalog WHERE sha256 = ? AND md5 = ? AND length = ?',
@@ -199,26 +205,30 @@ export class EmbeddedContentStore implements ContentStore {
       'SELECT file_id FROM catalog WHERE md5 = ? AND sha256 <> ? LIMIT 1',
     );
     const flagCollisions = db.prepare('UPDATE catalog SET md5_collision = 1 WHERE md5 = ? AND md5_collision = 0');
-    const getEntry = db.prepare<[string], CatalogRow>('SELECT * FROM catalog WHERE file_id = ?');
 
     /** Catalogues a content whose bytes are on disk as `fileId`: its outcome and catalog number. */
     const catalogue = (fileId: string, entry: NewCatalogEntry, chunkSize: number) => {
       const { md5, sha256, length } = entry.key;
       const collision = findCollision.get(md5, sha256) !== undefined;
-      const { lastInsertRowid: fileNo } = insertEntry.run({
-        fileId,
+      const row: Omit<CatalogRow, 'file_no'> = {
+        file_id: fileId,
         md5,
         sha256,
         length,
-        chunkSize,
-        chunkCount: Math.ceil(length / chunkSize),
-        fileName: entry.fileName,
-        contentType: entry.contentType,
-        uploadDate: entry.uploadDate.getTime(),
-        md5Collision: collision ? 1 : 0,
-      });
+        chunk_size: chunkSize,
+        chunk_count: Math.ceil(length / chunkSize),
+        file_name: entry.fileName,
+        content_type: entry.contentType,
+        upload_date: entry.uploadDate.getTime(),
+        md5_collision: collision ? 1 : 0,
+      };
+      const { lastInsertRowid: fileNo } = insertEntry.run(row);
       if (collision) flagCollisions.run(md5);
-      const outcome: CommitOutcome = { status: 'stored', entry: catalogEntryFromRow(getEntry.get(fileId)!) };
+      // The entry as inserted (not read back: a lookup per new file).
+      const outcome: CommitOutcome = {
+        status: 'stored',
+        entry: catalogEntryFromRow({ ...row, file_no: Number(fileNo) }),
+      };
       return { outcome, fileNo };
     };
     const held = (entry: NewCatalogEntry) => findByKey.get(entry.key.sha256, entry.key.md5, entry.key.length);
@@ -340,10 +350,11 @@ export class EmbeddedContentStore implements ContentStore {
         throw new Error(`a content of ${length} bytes was declared as ${entry.key.length}`);
     }
     const { packId, offsets } = await this.packs.append(items.map((item) => item.parts));
+    const ids = newFileIds(items.length);
     const packed = items.map(({ parts, entry }, k): PackedItem => {
       const summer = new ChunkSummer(this.chunkSize, 0);
       for (const part of parts) summer.push(part);
-      return { fileId: newFileId(), offset: offsets[k]!, entry, sums: summer.finish() };
+      return { fileId: ids[k]!, offset: offsets[k]!, entry, sums: summer.finish() };
     });
     try {
       return this.storePackedTx.immediate(packId, Date.now(), packed);
