@@ -344,6 +344,12 @@ function listingFromRow(row: ListingRow): Omit<CatalogListing, 'names' | 'nameCo
   };
 }
 
+/** A catalogued file's number (catalog.file_no, what other tables key it by), from its public id. */
+export function fileNumberOf(db: Db, fileId: string): number | undefined {
+  return db.prepare<[string], { file_no: number }>('SELECT file_no FROM catalog WHERE file_id = ?').get(fileId)
+    ?.file_no;
+}
+
 export interface CatalogRow {
   file_no: number;
   file_id: string;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { ContentDamagedError, StagedBytesLostError } from '../../errors.js';
-import { catalogEntryFromRow, type CatalogRow } from '../catalog/embedded.js';
+import { catalogEntryFromRow, fileNumberOf, type CatalogRow } from '../catalog/embedded.js';
 import type { CatalogEntry, NewCatalogEntry } from '../catalog/port.js';
 import { addMissingColumns, hasColumn, rebuildTable, type Db, type EmbeddedSchema } from '../embedded/database.js';
 import { ChunkSummer, checkedRead, chunkSpan, chunkSumAdoption, uncheckedRead } from './chunk-sums.js';
@@ -180,12 +180,11 @@ export class EmbeddedContentStore implements ContentStore {
       dropSumsPast.run(id, chunkSize, kept);
       clearLost.run(id);
     });
-    const fileNoOf = db.prepare<[string], { file_no: number }>('SELECT file_no FROM catalog WHERE file_id = ?');
     const insertMissingSum = db.prepare(
       'INSERT INTO chunk_sums (file_no, n, crc) VALUES (?, ?, ?) ON CONFLICT (file_no, n) DO NOTHING',
     );
     this.adoptSums = db.transaction((fileId: string, sums: ReadonlyArray<readonly [number, number]>) => {
-      const fileNo = fileNoOf.get(fileId)?.file_no;
+      const fileNo = fileNumberOf(db, fileId);
       if (fileNo === undefined) throw new Error(`file ${fileId} is not in the catalog`);
       for (const [n, crc] of sums) insertMissingSum.run(fileNo, n, crc);
     });

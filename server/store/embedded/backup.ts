@@ -227,11 +227,19 @@ export async function backupEmbedded(
   };
 }
 
-/** The chunk checksums taken when a file's chunks were stored (by file number, or by id in a backup of an earlier version). */
+/** Per database, how its chunk sums are read: by file number, or by id in one of an earlier version. */
+const sumsQueries = new WeakMap<Db, string>();
+
+/** The chunk checksums taken when a file's chunks were stored. */
 function storedSums(db: Db, fileId: string): Map<number, number> {
-  const sql = hasColumn(db, 'chunk_sums', 'file_no')
-    ? 'SELECT s.n, s.crc FROM catalog c JOIN chunk_sums s USING (file_no) WHERE c.file_id = ?'
-    : 'SELECT n, crc FROM chunk_sums WHERE file_id = ?';
+  let sql = sumsQueries.get(db);
+  if (sql === undefined)
+    sumsQueries.set(
+      db,
+      (sql = hasColumn(db, 'chunk_sums', 'file_no')
+        ? 'SELECT s.n, s.crc FROM catalog c JOIN chunk_sums s USING (file_no) WHERE c.file_id = ?'
+        : 'SELECT n, crc FROM chunk_sums WHERE file_id = ?'),
+    );
   return new Map(
     db
       .prepare<[string], { n: number; crc: number }>(sql)

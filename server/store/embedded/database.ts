@@ -83,7 +83,7 @@ export function addMissingColumns(db: Db, table: string, definitions: Record<str
 
 /** Whether `table` has a column `column` (a table made by an earlier version may lack it). */
 export function hasColumn(db: Db, table: string, column: string): boolean {
-  return db.prepare(`SELECT 1 FROM pragma_table_xinfo('${table}') WHERE name = ?`).get(column) !== undefined;
+  return db.prepare('SELECT 1 FROM pragma_table_xinfo(?) WHERE name = ?').get(table, column) !== undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { monthOf, weekOf } from '../../../shared/calendar.js';
 import type { Unit } from '../../../shared/schemas.js';
 import { auditAppender } from '../audit/embedded.js';
+import { fileNumberOf } from '../catalog/embedded.js';
 import { hasColumn, rebuildTable, type Db, type EmbeddedSchema } from '../embedded/database.js';
 import type {
   CountedUpload,
@@ -115,34 +116,36 @@ ${ledgerNamesTable('ledger_names')}
  * rather than be dropped.
  */
 function numberLedgerFiles(db: Db): void {
-  const numbered = (table: string) => `FROM ${table} LEFT JOIN catalog c ON c.file_id = ${table}.file_id`;
-  if (!hasColumn(db, 'ledger', 'file_no'))
-    rebuildTable(
-      db,
+  // Each table: how it is made, and its columns with what fills them from the earlier one.
+  const tables: Array<[table: string, make: (name: string) => string, columns: string, values: string]> = [
+    [
       'ledger',
-      ledgerTable('ledger_next'),
-      `INSERT INTO ledger_next (id, user_id, user_name, unit_id, unit, file_no, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count)
-         SELECT ledger.id, user_id, user_name, unit_id, unit, c.file_no, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count
-         ${numbered('ledger')}`,
-    );
-  if (!hasColumn(db, 'upload_days', 'file_no'))
-    rebuildTable(
-      db,
+      ledgerTable,
+      'id, user_id, user_name, unit_id, unit, file_no, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count',
+      'ledger.id, user_id, user_name, unit_id, unit, c.file_no, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count',
+    ],
+    [
       'upload_days',
-      uploadDaysTable('upload_days_next'),
-      `INSERT INTO upload_days_next (file_no, unit_id, day, week, month, city, county, town, file_length, uploads, saved_uploads)
-         SELECT c.file_no, unit_id, day, week, month, city, county, town, file_length, uploads, saved_uploads
-         ${numbered('upload_days')}`,
-    );
-  if (!hasColumn(db, 'ledger_names', 'file_no'))
-    rebuildTable(
-      db,
+      uploadDaysTable,
+      'file_no, unit_id, day, week, month, city, county, town, file_length, uploads, saved_uploads',
+      'c.file_no, unit_id, day, week, month, city, county, town, file_length, uploads, saved_uploads',
+    ],
+    [
       'ledger_names',
-      ledgerNamesTable('ledger_names_next'),
-      `INSERT INTO ledger_names_next (unit_id, file_no, name, first_used, city, county, town)
-         SELECT unit_id, c.file_no, name, first_used, ledger_names.city, ledger_names.county, ledger_names.town
-         ${numbered('ledger_names')}`,
-    );
+      ledgerNamesTable,
+      'unit_id, file_no, name, first_used, city, county, town',
+      'unit_id, c.file_no, name, first_used, ledger_names.city, ledger_names.county, ledger_names.town',
+    ],
+  ];
+  for (const [table, make, columns, values] of tables)
+    if (!hasColumn(db, table, 'file_no'))
+      rebuildTable(
+        db,
+        table,
+        make(`${table}_next`),
+        `INSERT INTO ${table}_next (${columns})
+           SELECT ${values} FROM ${table} LEFT JOIN catalog c ON c.file_id = ${table}.file_id`,
+      );
 }
 
 /**
@@ -173,7 +176,6 @@ export class EmbeddedLedger implements Ledger {
   private readonly countAll;
   private readonly latest;
   private readonly forFile;
-  private readonly fileNo;
   private readonly anyUpload;
   private readonly inUnit;
   private readonly inCounty;
@@ -211,7 +213,7 @@ export class EmbeddedLedger implements Ledger {
     const countOne = (a: UploadAction): CountedUpload => {
       const done = this.keyed.get(a.key);
       if (done) return countedFrom(done, true);
-      const fileNo = this.fileNo.get(a.record.fileId)?.file_no;
+      const fileNo = fileNumberOf(db, a.record.fileId);
       if (fileNo === undefined)
         throw new Error(`file ${a.record.fileId} is not in the catalog: its upload cannot be counted`);
       // Decided inside the transaction: of two first uploads racing, the first counted stored it.
@@ -245,7 +247,6 @@ export class EmbeddedLedger implements Ledger {
       `${ENTRIES} WHERE l.unit_id = ? AND c.file_id = ? ORDER BY l.last_upload_time DESC LIMIT 1`,
     );
     this.forFile = db.prepare<[string], LedgerRow>(`${ENTRIES} WHERE c.file_id = ? ORDER BY l.upload_time, l.id`);
-    this.fileNo = db.prepare<[string], { file_no: number }>('SELECT file_no FROM catalog WHERE file_id = ?');
     this.anyUpload = db.prepare<[number], { found: number }>('SELECT 1 AS found FROM ledger WHERE file_no = ? LIMIT 1');
     this.inUnit = db.prepare<[string, string], { found: number }>(
       'SELECT 1 AS found FROM ledger l JOIN catalog c USING (file_no) WHERE l.unit_id = ? AND c.file_id = ? LIMIT 1',
