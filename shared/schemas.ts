@@ -89,10 +89,13 @@ export const uploadBatchManifest = z
   .min(1)
   .max(BATCH_MAX_FILES);
 
-/** `POST /api/uploads/prove`: the MD5 of each requested range, in the order given. */
+/**
+ * `POST /api/uploads/prove`: the MD5 of each requested range, in the order given (none when the
+ * check asked for none: the caller's own upload of the file).
+ */
 export const uploadProveRequest = z.strictObject({
   claimId: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, 'a claim id is the one returned by /api/uploads/check'),
-  digests: z.array(md5Hex).min(1).max(16),
+  digests: z.array(md5Hex).max(16),
 });
 export type UploadProveRequest = z.infer<typeof uploadProveRequest>;
 

@@ -68,6 +68,30 @@ for (const target of storeTargets) {
       assert.deepEqual(Buffer.from(await download.arrayBuffer()), data);
     });
 
+    it('asks a clerk who sent or proved the file before for no ranges, and counts its empty proof; anybody else still proves', async () => {
+      const data = randomContent(3 * TEST_CHUNK_SIZE);
+      const { fileId } = await (await clerkA.upload('卷1/第1页.jpg', data)).json();
+      const again = await clerkA.instantUpload(data, '卷1/副本/第1页.jpg');
+      assert.deepEqual(again.check.ranges, [], 'the sender of the bytes');
+      assert.deepEqual([again.res!.status, again.body], [200, { status: 'duplicate', fileId, uploadCount: 2 }]);
+
+      const colleague = await server.tokenClient(await server.addAccount('clerkA2', 'clerk', 'unit-a'));
+      const first = await colleague.instantUpload(data, '第1页.jpg');
+      assert.ok(first.check.ranges.length > 1, 'another account of the same unit proves');
+      assert.equal(first.body.status, 'duplicate');
+      const second = await colleague.instantUpload(data, '第1页.jpg');
+      assert.deepEqual(second.check.ranges, [], 'once proved, not again');
+      assert.deepEqual(second.body, { status: 'duplicate', fileId, uploadCount: 2 });
+
+      // An empty proof of a claim that asked for ranges is a wrong proof.
+      const stranger = await (await clerkB.json('/api/uploads/check', 'POST', checkBody(data))).json();
+      assert.ok(stranger.ranges.length > 1);
+      const before = JSON.stringify(await server.store.ledger.entriesForFile(fileId));
+      const empty = await clerkB.json('/api/uploads/prove', 'POST', { claimId: stranger.claimId, digests: [] });
+      assert.equal(empty.status, 403);
+      assert.equal(JSON.stringify(await server.store.ledger.entriesForFile(fileId)), before);
+    });
+
     it("refuses wrong digests, expired and other accounts' claims with 403, recording nothing; a proof sent again is answered as counted", async () => {
       const data = randomContent(2 * TEST_CHUNK_SIZE);
       const { fileId } = await (await clerkA.upload('x.pdf', data)).json();
@@ -153,8 +177,9 @@ for (const target of storeTargets) {
       }
       for (const bad of [
         { claimId: 'short', digests: [good.md5] },
-        { claimId: 'x'.repeat(32), digests: [] },
+        { claimId: 'x'.repeat(32), digests: Array(17).fill(good.md5) },
         { claimId: 'x'.repeat(32), digests: ['nothex'] },
+        { claimId: 'x'.repeat(32) },
         { claimId: { $ne: '' }, digests: [good.md5] },
       ]) {
         assert.equal((await clerkA.json('/api/uploads/prove', 'POST', bad)).status, 400, JSON.stringify(bad));

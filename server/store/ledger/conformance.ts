@@ -240,6 +240,25 @@ export function ledgerConformance(target: StoreTarget): void {
         assert.equal(await store.ledger.hasUploadInScope(entry.fileId, { city: '沧州市', county: null }), true);
       });
 
+      it('tells whether an account has an entry for a file in a unit: sent or proved there before', async () => {
+        const { entry } = await commitBytes(store, randomContent(10));
+        const clerk = testAccount({ unit: unit('unit-q', '青县') });
+        const colleague = testAccount({ unit: unit('unit-q', '青县') });
+        assert.equal(await store.ledger.uploadedBy(entry.fileId, clerk.id, 'unit-q'), false);
+        await recordUpload(store, clerk, entry.fileId);
+        assert.equal(await store.ledger.uploadedBy(entry.fileId, clerk.id, 'unit-q'), true);
+        assert.equal(await store.ledger.uploadedBy(entry.fileId, colleague.id, 'unit-q'), false, 'another account');
+        assert.equal(
+          await store.ledger.uploadedBy(entry.fileId, clerk.id, 'unit-x'),
+          false,
+          'the same account elsewhere',
+        );
+        const other = await commitBytes(store, randomContent(11));
+        assert.equal(await store.ledger.uploadedBy(other.entry.fileId, clerk.id, 'unit-q'), false, 'another file');
+        assert.equal(await store.ledger.uploadedBy('0123456789abcdef01234567', clerk.id, 'unit-q'), false);
+        assert.equal(await store.ledger.uploadedBy('not an id', clerk.id, 'unit-q'), false);
+      });
+
       it('names who uploaded in a unit, a subtree or the whole archive, each account once, by login', async () => {
         const { entry } = await commitBytes(store, randomContent(10));
         const other = (await commitBytes(store, randomContent(11))).entry;

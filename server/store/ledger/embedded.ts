@@ -179,6 +179,7 @@ export class EmbeddedLedger implements Ledger {
   private readonly anyUpload;
   private readonly inUnit;
   private readonly inCounty;
+  private readonly byAccount;
 
   constructor(private readonly db: Db) {
     // One statement: a new entry at 1, or UploadCount + 1; SQLite serialises writers, so no increment is lost.
@@ -254,6 +255,9 @@ export class EmbeddedLedger implements Ledger {
     this.inCounty = db.prepare<[string, string, string | null], { found: number }>(
       "SELECT 1 AS found FROM ledger l JOIN catalog c USING (file_no) WHERE c.file_id = ? AND json_extract(l.unit, '$.city') = ? AND json_extract(l.unit, '$.county') IS ? LIMIT 1",
     );
+    this.byAccount = db.prepare<[string, string, string], { found: number }>(
+      'SELECT 1 AS found FROM ledger l JOIN catalog c USING (file_no) WHERE c.file_id = ? AND l.user_id = ? AND l.unit_id = ?',
+    );
   }
 
   async count(action: UploadAction): Promise<CountedUpload> {
@@ -297,6 +301,10 @@ export class EmbeddedLedger implements Ledger {
     const row =
       'unitId' in scope ? this.inUnit.get(scope.unitId, fileId) : this.inCounty.get(fileId, scope.city, scope.county);
     return row !== undefined;
+  }
+
+  async uploadedBy(fileId: string, accountId: string, unitId: string): Promise<boolean> {
+    return this.byAccount.get(fileId, accountId, unitId) !== undefined;
   }
 
   async latestUnitUpload(unitId: string, fileId: string): Promise<LedgerEntry | undefined> {

@@ -450,6 +450,13 @@ export class MongoLedger implements Ledger {
     return (await this.c.ledger.findOne(filter, { projection: { _id: 1 } })) !== null;
   }
 
+  async uploadedBy(fileId: string, accountId: string, unitId: string): Promise<boolean> {
+    const UploadFileID = objectIdOf(fileId);
+    if (!UploadFileID) return false;
+    const filter = { UserID: accountId, 'UploadGeography.UploadGeoNameID': unitId, UploadFileID };
+    return (await this.c.ledger.findOne(filter, { projection: { _id: 1 } })) !== null;
+  }
+
   async latestUnitUpload(unitId: string, fileId: string): Promise<LedgerEntry | undefined> {
     const UploadFileID = objectIdOf(fileId);
     if (!UploadFileID) return undefined;

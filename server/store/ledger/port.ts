@@ -108,6 +108,11 @@ export interface Ledger {
   finishInterrupted(before: Date): Promise<number>;
   /** Whether anybody in the scope has uploaded the file. */
   hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean>;
+  /**
+   * Whether the account has an entry for the file in the unit: it sent the bytes, or proved it
+   * held them, before (so a claim of it again asks for no ranges).
+   */
+  uploadedBy(fileId: string, accountId: string, unitId: string): Promise<boolean>;
   /** The most recent upload of a file by a unit, if any (a unit's right to read it). */
   latestUnitUpload(unitId: string, fileId: string): Promise<LedgerEntry | undefined>;
   /** The most recent upload of a file in a view's scope, if any: the name and type the view shows it under. */
