@@ -35,7 +35,7 @@ import { storeConformance } from './conformance.js';
 storeConformance(embeddedTarget);
 
 describe('embedded store specifics', () => {
-  it('keeps each file’s sums (units, users, uploads, first and last upload) exact through repeat uploads and moved entries', async () => {
+  it('keeps each file’s sums (units, users, uploads, first and last upload) exact through new holders, repeat uploads and moved entries', async () => {
     const dataDir = tempDir();
     const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
     const { entry } = await commitBytes(store, randomContent(100));
@@ -48,6 +48,10 @@ describe('embedded store specifics', () => {
     await countUpload(store, uploadRecord(east, entry.fileId, 'a.pdf', day(9)));
     await countUpload(store, uploadRecord(east, entry.fileId, 'a.pdf', day(7)));
     await countUpload(store, uploadRecord(west, entry.fileId, 'a.pdf', day(8)));
+    // New holders, each added in place: the same user in a third unit (a unit more, no user more),
+    // a colleague in a unit that holds it (a user more, no unit more), with an earlier first upload.
+    await countUpload(store, uploadRecord({ ...east, unit: unit('north') }, entry.fileId, 'a.pdf', day(10)));
+    await countUpload(store, uploadRecord(testAccount({ unit: unit('west') }), entry.fileId, 'b.pdf', day(1)));
     await store.close();
     const db = new Database(path.join(dataDir, 'archive.sqlite'));
     const kept = () =>
@@ -62,16 +66,20 @@ describe('embedded store specifics', () => {
                   MIN(upload_time) AS first, MAX(last_upload_time) AS last FROM ledger WHERE file_no = ?`,
         )
         .get(fileNo);
-    assert.deepEqual(kept(), { units: 2, users: 2, uploads: 5, first: day(3).getTime(), last: day(9).getTime() });
+    assert.deepEqual(kept(), { units: 3, users: 3, uploads: 7, first: day(1).getTime(), last: day(10).getTime() });
     assert.deepEqual(kept(), summed());
     assert.ok(
       db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'ledger_files_counted'").get(),
       'repeats add in place',
     );
+    const insertTrigger = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'ledger_files_insert'").get() as {
+      sql: string;
+    };
+    assert.doesNotMatch(insertTrigger.sql, /DELETE/, 'a new holder adds in place: no re-sum of every entry');
     // An entry moved to the other unit (as relabelling does): summed again.
-    db.prepare('UPDATE ledger SET unit_id = ? WHERE user_id = ?').run(west.unit.id, east.id);
+    db.prepare('UPDATE ledger SET unit_id = ? WHERE user_id = ? AND unit_id = ?').run(west.unit.id, east.id, 'east');
     assert.deepEqual(kept(), summed());
-    assert.equal((kept() as { units: number }).units, 1);
+    assert.equal((kept() as { units: number }).units, 2);
     db.close();
   });
 

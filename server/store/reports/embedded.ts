@@ -34,7 +34,6 @@ CREATE TABLE ledger_files (
   first   INTEGER NOT NULL,
   last    INTEGER NOT NULL
 );
-CREATE TRIGGER ledger_files_insert AFTER INSERT ON ledger BEGIN ${sumFiles((no) => `${no} = new.file_no`)} END;
 CREATE TRIGGER ledger_files_delete AFTER DELETE ON ledger BEGIN ${sumFiles((no) => `${no} = old.file_no`)} END;
 `;
 
@@ -43,12 +42,26 @@ const COUNTED_AGAIN = `old.file_no = new.file_no AND old.unit_id = new.unit_id A
   AND old.upload_time = new.upload_time AND new.last_upload_time >= old.last_upload_time`;
 
 /**
- * How an updated entry changes its file's sums. A repeat upload (the common update) adds to them
- * in place: re-summing every entry of a file that thousands of units hold, on each of its
- * uploads, costs in proportion to them. Any other update (an entry moved or relabelled) re-sums.
- * Replaced at every start, so data directories of earlier versions get it too.
+ * How a new or updated entry changes its file's sums. A new entry (a file's first upload, or a new
+ * holder's) and a repeat upload (the common update) add to them in place: re-summing every entry
+ * of a file that thousands of units hold, on each new holder or upload, costs in proportion to
+ * them. A new entry adds a unit or a user only if the file had no entry of it yet (ledger_file
+ * finds both by the file's number). Any other update (an entry moved or relabelled) re-sums.
+ * Replaced at every start, so data directories of earlier versions get them too.
  */
 const LEDGER_FILES_UPDATES = `
+DROP TRIGGER IF EXISTS ledger_files_insert;
+CREATE TRIGGER ledger_files_insert AFTER INSERT ON ledger BEGIN
+  INSERT INTO ledger_files (file_no, file_id, units, users, uploads, first, last)
+    VALUES (new.file_no, (SELECT file_id FROM catalog WHERE file_no = new.file_no), 1, 1, new.upload_count,
+      new.upload_time, new.last_upload_time)
+  ON CONFLICT (file_no) DO UPDATE SET
+    units = units + NOT EXISTS (SELECT 1 FROM ledger WHERE file_no = new.file_no AND unit_id = new.unit_id AND id <> new.id),
+    users = users + NOT EXISTS (SELECT 1 FROM ledger WHERE file_no = new.file_no AND user_id = new.user_id AND id <> new.id),
+    uploads = uploads + new.upload_count,
+    first = MIN(first, new.upload_time),
+    last = MAX(last, new.last_upload_time);
+END;
 DROP TRIGGER IF EXISTS ledger_files_update;
 DROP TRIGGER IF EXISTS ledger_files_counted;
 CREATE TRIGGER ledger_files_counted AFTER UPDATE ON ledger WHEN ${COUNTED_AGAIN} BEGIN
