@@ -1,4 +1,4 @@
-import { dictionary } from '@zxcvbn-ts/language-common';
+import { createRequire } from 'node:module';
 import { MIN_PASSWORD_LENGTH } from '../../shared/schemas.js';
 import { WeakPasswordError } from '../errors.js';
 import { usernameKey } from '../store/accounts/port.js';
@@ -10,6 +10,17 @@ import { usernameKey } from '../store/accounts/port.js';
  */
 let common: Set<string> | undefined;
 
+/**
+ * The list, read when a password is first set: zxcvbn-ts's dictionaries take 6 MB of the
+ * server's memory, which a server that sets no password (most hours) should not hold.
+ */
+function commonPasswords(): Set<string> {
+  const { dictionary } = createRequire(import.meta.url)('@zxcvbn-ts/language-common') as {
+    dictionary: Record<string, string[]>;
+  };
+  return new Set(dictionary['passwords-common']!.map(usernameKey));
+}
+
 export function checkPasswordPolicy(password: string, username: string): void {
   if (Array.from(password).length < MIN_PASSWORD_LENGTH) {
     throw new WeakPasswordError('password_too_short', `A password has at least ${MIN_PASSWORD_LENGTH} characters.`);
@@ -20,7 +31,7 @@ export function checkPasswordPolicy(password: string, username: string): void {
   if (name.length > 0 && folded.includes(name)) {
     throw new WeakPasswordError('password_is_username', 'A password must not contain the username.');
   }
-  common ??= new Set(dictionary['passwords-common'].map(usernameKey));
+  common ??= commonPasswords();
   if (common.has(folded)) {
     throw new WeakPasswordError(
       'password_too_common',

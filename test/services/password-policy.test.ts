@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import { WeakPasswordError } from '../../server/errors.js';
 import { checkPasswordPolicy } from '../../server/services/password-policy.js';
@@ -14,6 +15,15 @@ const refusal = (password: string, username = 'zhangsan') => {
 };
 
 describe('the password policy', () => {
+  // First in this file: nothing before it has checked a password in this process.
+  it('reads the list of common passwords only when a password is first checked (6 MB a server need not hold)', () => {
+    const loaded = () =>
+      Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes('@zxcvbn-ts/language-common'));
+    assert.equal(loaded(), false);
+    assert.equal(refusal('qwertyuiop'), 'password_too_common');
+    assert.equal(loaded(), true);
+  });
+
   it('takes a long password that is neither the username nor a common one', () => {
     assert.equal(refusal('correct horse battery'), undefined);
     assert.equal(refusal('档案室的钥匙在左边抽屉'), undefined, 'ten characters of any script');
