@@ -10,7 +10,12 @@ import * as OpenCC from 'opencc-js';
 // opencc-js's bundled types do not resolve under NodeNext (the checker sees an error type): its one
 // function used here, typed.
 const { Converter } = OpenCC as unknown as { Converter: (o: { from: string; to: string }) => (text: string) => string };
-const toSimplified = Converter({ from: 't', to: 'cn' });
+/**
+ * Made when a text is first normalised: building its tables takes about 15 MB of a process's
+ * memory, and the server's main thread, which loads this module, normalises no text unless a
+ * near-duplicate pair is shown (documents are read on a thread of their own).
+ */
+let toSimplified: ((text: string) => string) | undefined;
 
 /** Han characters (CJK ideographs, the extensions included) and the other scripts written without spaces. */
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
@@ -23,6 +28,7 @@ const UNIT =
 
 /** NFKC (full-width forms, compatibility characters), simplified script, lower case. */
 export function normalise(text: string): string {
+  toSimplified ??= Converter({ from: 't', to: 'cn' });
   return toSimplified(text.normalize('NFKC')).toLowerCase();
 }
 
