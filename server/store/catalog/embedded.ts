@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import { FILE_KIND_RULES, GENERIC_TYPES, type FileKind, type FileKindRule } from '../../../shared/file-types.js';
 import { defaultFileOrder, FILE_NAMES_SHOWN, FILE_UPLOADERS_SHOWN, type FileSort } from '../../../shared/schemas.js';
 import { hasColumn, rebuildTable, type Db, type EmbeddedSchema } from '../embedded/database.js';
@@ -344,10 +345,17 @@ function listingFromRow(row: ListingRow): Omit<CatalogListing, 'names' | 'nameCo
   };
 }
 
+/** Per database, its statement for fileNumberOf: prepared once (every counted upload asks). */
+const fileNumberStatements = new WeakMap<Db, Statement<[string], { file_no: number }>>();
+
 /** A catalogued file's number (catalog.file_no, what other tables key it by), from its public id. */
 export function fileNumberOf(db: Db, fileId: string): number | undefined {
-  return db.prepare<[string], { file_no: number }>('SELECT file_no FROM catalog WHERE file_id = ?').get(fileId)
-    ?.file_no;
+  let statement = fileNumberStatements.get(db);
+  if (!statement) {
+    statement = db.prepare<[string], { file_no: number }>('SELECT file_no FROM catalog WHERE file_id = ?');
+    fileNumberStatements.set(db, statement);
+  }
+  return statement.get(fileId)?.file_no;
 }
 
 export interface CatalogRow {

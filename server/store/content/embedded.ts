@@ -103,7 +103,7 @@ interface PackedItem {
 
 /** A 24-hex id, the same shape as a MongoDB ObjectId, so file ids look alike on both stores. */
 export function newFileId(): string {
-  return randomBytes(12).toString('hex');
+  return newFileIds(1)[0]!;
 }
 
 /** `count` new file ids at once (one call for the random bytes of a whole batch). */
