@@ -20,7 +20,14 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
+# The entrypoint puts the secrets that *_FILE variables name (MONGODB_PASSWORD_FILE) into the
+# environment, then becomes the command (exec): under Docker's init (init: true in
+# docker-compose.yml, PID 1, which passes SIGTERM on), node is the one process below it.
+# "archive" is the archive command with the same secrets (docker compose exec app1 archive ...).
+COPY --chmod=755 deploy/app/archive-entrypoint.sh /usr/local/bin/archive-entrypoint
+COPY --chmod=755 deploy/app/archive.sh /usr/local/bin/archive
 USER node
 EXPOSE 3000
+ENTRYPOINT ["archive-entrypoint"]
 # The same flags as "npm run serve" (package.json).
 CMD ["node", "--max-semi-space-size=1", "dist/server/main.js"]
