@@ -74,16 +74,21 @@ describe('deploy/nginx', () => {
     );
   });
 
+  it('defines in each site the scheme it passes on', () => {
+    assert.match(
+      readRepoFile('deploy/nginx/archive.conf'),
+      /^proxy_set_header X-Forwarded-Proto \$archive_forwarded_proto;/m,
+    );
+    for (const site of SITES)
+      assert.match(uncommented(readRepoFile(`deploy/nginx/${site}`)), /^map \S+ \$archive_forwarded_proto \{/m, site);
+  });
+
   it('has every variable its templates use set in the nginx service', () => {
     const environment = loadCompose('docker-compose.yml').services.nginx?.environment ?? {};
     for (const file of ['archive.conf', ...SITES]) {
       // The image replaces only variables its environment defines; any other stays as written.
       for (const [, name] of uncommented(readRepoFile(`deploy/nginx/${file}`)).matchAll(/\$\{([A-Z_][A-Z0-9_]*)\}/g))
         assert.ok(name! in environment, `${name} (${file}) in the nginx service's environment`);
-      assert.match(
-        readRepoFile(`deploy/nginx/${file}`),
-        /\$archive_forwarded_proto|proxy_set_header X-Forwarded-Proto/,
-      );
     }
   });
 
