@@ -56,40 +56,39 @@ class FakeReplicaSet {
   connect(uri: string) {
     this.log.push(`connect ${uri}`);
     let authenticated = false;
-    const set = this;
     const requireLogin = (what: string) => {
-      if (set.users.size > 0 && !authenticated) throw new MongoError(13, `command ${what} requires authentication`);
+      if (this.users.size > 0 && !authenticated) throw new MongoError(13, `command ${what} requires authentication`);
     };
     return {
-      getDB(dbName: string) {
+      getDB: (dbName: string) => {
         return {
-          runCommand(command: Record<string, unknown>) {
-            if ('hello' in command) return set.hello();
+          runCommand: (command: Record<string, unknown>) => {
+            if ('hello' in command) return this.hello();
             if ('replSetInitiate' in command) {
-              set.initiateCalls++;
+              this.initiateCalls++;
               requireLogin('replSetInitiate');
-              if (set.initiated) throw new MongoError(23, 'already initialized');
-              set.initiated = true;
+              if (this.initiated) throw new MongoError(23, 'already initialized');
+              this.initiated = true;
               return { ok: 1 };
             }
             throw new Error(`unexpected command ${JSON.stringify(command)}`);
           },
-          auth(user: string, pwd: string) {
-            if (set.users.get(`${dbName}.${user}`)?.pwd !== pwd) throw new MongoError(18, 'Authentication failed.');
+          auth: (user: string, pwd: string) => {
+            if (this.users.get(`${dbName}.${user}`)?.pwd !== pwd) throw new MongoError(18, 'Authentication failed.');
             authenticated = true;
             return { ok: 1 };
           },
-          createUser({ user, pwd, roles }: { user: string } & User) {
+          createUser: ({ user, pwd, roles }: { user: string } & User) => {
             requireLogin('createUser');
-            set.users.set(`${dbName}.${user}`, plain({ pwd, roles }));
+            this.users.set(`${dbName}.${user}`, plain({ pwd, roles }));
           },
-          getUser(user: string) {
+          getUser: (user: string) => {
             requireLogin('usersInfo');
-            return set.users.get(`${dbName}.${user}`) ?? null;
+            return this.users.get(`${dbName}.${user}`) ?? null;
           },
-          updateUser(user: string, { pwd, roles }: User) {
+          updateUser: (user: string, { pwd, roles }: User) => {
             requireLogin('updateUser');
-            set.users.set(`${dbName}.${user}`, plain({ pwd, roles }));
+            this.users.set(`${dbName}.${user}`, plain({ pwd, roles }));
           },
         };
       },
