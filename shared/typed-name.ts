@@ -74,9 +74,9 @@ export function nameProblemText(problem: NameProblem): string {
     case 'empty':
       return 'a name is needed';
     case 'too_long':
-      return `a name has at most ${problem.max} characters`;
+      return `a name is at most ${problem.max} characters`;
     case 'hidden_character':
-      return `a name has no control, invisible or blank-looking characters (such as a line break, a zero-width space, a bidirectional override or a Hangul filler), but character ${problem.at} is ${problem.character}`;
+      return `a name has no control or invisible characters (such as a line break, a zero-width space, a bidirectional override or a blank-looking Hangul filler), but character ${problem.at} is ${problem.character}`;
     case 'path_separator':
       return `a unit name has no "/" or character drawn like it, because " / " separates the units of a path, but character ${problem.at} is ${problem.character}`;
     case 'no_visible_character':
