@@ -45,7 +45,7 @@ const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
 const PATH_SEPARATOR = /[/\u1735\u2044\u2215\u2571\u27CB\u29F8\u2F03\u3033\u31D3\uFF0F\u{1F67C}]/u;
 // Any run of spaces (the ideographic space U+3000 of a Chinese keyboard, the no-break space of
 // a pasted text, the thin and wide spaces U+2000–U+200A…) is one ordinary space: "清州 镇" and
-// "清州　镇" would look alike, so they are the same name.
+// "清州\u3000镇" would look alike, so they are the same name.
 const SPACES = /\p{Zs}+/gu;
 
 /** A name as typed, normalised (NFC, trimmed, each run of spaces one space) and checked. */

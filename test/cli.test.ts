@@ -225,12 +225,12 @@ describe('starting the service and the archive command', () => {
       [
         ['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', '\u200B\u2028'],
         'a long password',
-        /--city needs a name that shows/,
+        /^archive: --city: a name has no control or invisible characters .*character 1 is U\+200B/,
       ],
       [
         ['user', 'add', 'x', '--role', 'clerk', '--unit', 'u', '--city', 'c', '--county', ' \uFEFF'],
         'a long password',
-        /--county needs a name that shows/,
+        /^archive: --county: a name is needed/,
       ],
       [
         ['user', 'add', '\u3164', '--role', 'clerk', '--unit', 'u', '--city', 'c'],

@@ -8,6 +8,8 @@ import { ValidationError } from '../errors.js';
  */
 export function checkedName(value: string, rule: NameRule, field: string): string {
   const typed = typedName(value, rule);
-  if (!typed.ok) throw new ValidationError(`Invalid ${field}: ${nameProblemText(typed)}.`, { field });
-  return typed.name;
+  if (typed.ok) return typed.name;
+  // A command's flag is named as typed ("--city: …"); a request's field as the schemas name it.
+  const what = field.startsWith('--') ? field : `Invalid ${field}`;
+  throw new ValidationError(`${what}: ${nameProblemText(typed)}.`, { field });
 }

@@ -146,7 +146,7 @@ describe('the request schemas of typed names', () => {
     assert.equal(typedNameField(UNIT).parse(' 清州\u3000镇 '), '清州 镇');
     const refused = typedNameField(UNIT).safeParse('清州镇\u3164');
     assert.equal(refused.success, false);
-    assert.match(refused.error!.issues[0]!.message, /character 4 is U\+3164/);
+    assert.match(refused.error.issues[0]!.message, /character 4 is U\+3164/);
   });
 
   it('are the ones of unit names, display names and token labels', () => {
