@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ROLES, type Role } from './schemas.js';
+import { typedNameField, type NameRule } from './typed-name.js';
 import { ARCHIVE_UNIT_ID, unitIdSchema, type UnitView } from './units.js';
 
 /** Accounts and API tokens as administrators and their owners see them over HTTP. */
@@ -52,29 +53,16 @@ export const usernameField = z.string().trim().min(1, 'a username is needed').ma
 
 /** The longest display name, in characters (not UTF-16 units: a rare character of a name may take two). */
 export const DISPLAY_NAME_MAX = 50;
-// Characters that show as nothing or move text about (controls, bidi overrides, zero-width
-// marks, line breaks): a name holding one could pass for another person's.
-const HIDDEN_CHARACTERS = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
-
-/** What is wrong with a display name as typed (after trimming), or null: the server's rule, for the pages too. */
-export function displayNameProblem(trimmed: string): 'too_long' | 'hidden_characters' | null {
-  if ([...trimmed.normalize('NFC')].length > DISPLAY_NAME_MAX) return 'too_long';
-  if (HIDDEN_CHARACTERS.test(trimmed)) return 'hidden_characters';
-  return null;
-}
+/** A display name: typed by a person (shared/typed-name.ts); empty for none. */
+export const DISPLAY_NAME_RULE: NameRule = { max: DISPLAY_NAME_MAX, optional: true };
 
 /**
- * An account's display name (姓名) as a request gives it: trimmed, 1 to DISPLAY_NAME_MAX
- * characters without control characters; empty or null for none.
+ * An account's display name (姓名) as a request gives it, normalised and checked as every typed
+ * name is (typedName); empty or null for none.
  */
-export const displayNameField = z
-  .string()
-  .trim()
-  .refine((s) => displayNameProblem(s) !== 'too_long', `a name is at most ${DISPLAY_NAME_MAX} characters`)
-  .refine((s) => displayNameProblem(s) !== 'hidden_characters', 'a name has no control or invisible characters')
+export const displayNameField = typedNameField(DISPLAY_NAME_RULE)
   .nullable()
-  // NFC: a name typed with combining marks is the same name as one typed precomposed.
-  .transform((s) => (s === null || s === '' ? null : s.normalize('NFC')));
+  .transform((s) => (s === null || s === '' ? null : s));
 
 /**
  * How a person is shown wherever a page or export names one: 姓名（login）, or the login alone
@@ -166,9 +154,12 @@ export interface TokenView {
   expired: boolean;
 }
 
+/** A token's label (what it is used for): typed by a person, shown to administrators; empty for none. */
+export const TOKEN_LABEL_RULE: NameRule = { max: 100, optional: true };
+
 /** `POST /api/tokens`. */
 export const newTokenRequest = z.strictObject({
-  label: z.string().trim().max(100).default(''),
+  label: typedNameField(TOKEN_LABEL_RULE).default(''),
   /** null: never expires. */
   expiresInDays: z.number().int().min(1).max(3650).nullable().default(365),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { typedNameField, type NameRule } from './typed-name.js';
 
 /**
  * The unit directory: the administrative divisions (GB/T 2260 codes for provinces, cities and
@@ -39,17 +40,9 @@ export const unitIdSchema = z
   .string()
   .regex(/^(?:\d{6}|\d{9}|u[0-9a-z]{12})$/, 'a unit id is a 6- or 9-digit code, or the id of a unit added here');
 
-/** A custom unit's name: shows in reports and paths, so nothing invisible and no path separator. */
-export const unitName = z
-  .string()
-  .transform((s) => s.normalize('NFC').trim())
-  .pipe(
-    z
-      .string()
-      .min(1, 'a unit needs a name')
-      .max(60, 'a unit name has at most 60 characters')
-      .regex(/^[^/\p{C}]+$/u, 'a unit name has no "/" and no invisible characters'),
-  );
+/** A custom unit's name: shows in reports and paths beside its siblings (shared/typed-name.ts). */
+export const UNIT_NAME_RULE: NameRule = { max: 60, inPaths: true };
+export const unitName = typedNameField(UNIT_NAME_RULE);
 
 /** `GET /api/units`: one parent's children, or a search by name or code within the caller's reach. */
 export const unitListQuery = z.strictObject({

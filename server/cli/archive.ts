@@ -6,15 +6,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { GEO_TYPES, ROLES, type GeoType, type Role, type Unit } from '../../shared/schemas.js';
-import { cleanText } from '../../shared/file-name.js';
+import { TOKEN_LABEL_RULE } from '../../shared/accounts.js';
 import { composeServices } from '../compose.js';
 import { loadConfig } from '../config.js';
 import { ArchiveError, ConfigError, ValidationError } from '../errors.js';
 import { openStore } from '../store/open.js';
 import { backupEmbedded, restoreEmbedded } from '../store/embedded/backup.js';
-import { ARCHIVE_UNIT_ID } from '../../shared/units.js';
+import { ARCHIVE_UNIT_ID, UNIT_NAME_RULE } from '../../shared/units.js';
 import { ARCHIVE_UNIT, geographyOf, legacyNames, type UnitDirectory } from '../services/unit-directory.js';
 import { checkedDisplayName } from '../services/accounts.js';
+import { checkedName } from '../services/typed-names.js';
 
 const USAGE = `Usage: npm run archive -- <command>
 
@@ -123,14 +124,10 @@ async function unitOf(directory: UnitDirectory, values: UnitFlags, role: Role): 
 
 function unitFrom(values: UnitFlags): Unit {
   const { unit, lng, lat } = values;
-  // Place names show in reports and on screens: no invisible characters, never blank.
-  const [city, county, town, street] = (['city', 'county', 'town', 'street'] as const).map((level) => {
-    if (values[level] === undefined) return undefined;
-    const name = cleanText(values[level]);
-    if (name === '')
-      throw new ValidationError(`--${level} needs a name that shows: it was blank or made of invisible characters.`);
-    return name;
-  });
+  // Place names become units' names: the rule of every unit name typed (shared/typed-name.ts).
+  const [city, county, town, street] = (['city', 'county', 'town', 'street'] as const).map((level) =>
+    values[level] === undefined ? undefined : checkedName(values[level], UNIT_NAME_RULE, `--${level}`),
+  );
   if (!unit || !/^[\w.-]{1,64}$/.test(unit))
     throw new ValidationError('--unit <unit-id> is required: 1 to 64 letters, digits, ".", "_" or "-".');
   if (!city) throw new ValidationError('--city <name> is required.');
@@ -319,7 +316,7 @@ async function run(argv: string[]): Promise<void> {
       case 'token create': {
         if (!name) throw new ValidationError('token create needs a username.');
         const account = await accounts.getByUsername(name);
-        const label = cleanText(values.label ?? '');
+        const label = checkedName(values.label ?? '', TOKEN_LABEL_RULE, '--label');
         const days = values.days === undefined ? null : Number(values.days);
         if (days !== null && !(Number.isInteger(days) && days >= 1 && days <= 3650))
           throw new ValidationError('--days is a whole number of days from 1 to 3650.');

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Unit } from '../../shared/schemas.js';
 import {
   ARCHIVE_UNIT_ID,
+  UNIT_NAME_RULE,
   type NewUnitRequest,
   type UnitList,
   type UnitListQuery,
@@ -12,6 +13,7 @@ import type { Account, AccountStore } from '../store/accounts/port.js';
 import type { UnitSubtree } from '../store/ledger/port.js';
 import type { DirectoryUnit, UnitStore } from '../store/units/port.js';
 import { divisionsOf } from './divisions.js';
+import { checkedName } from './typed-names.js';
 
 /**
  * What an account reaches: everything (the archive's top-level administrators), the subtree of
@@ -217,7 +219,9 @@ export class UnitDirectory {
     return this.addUnder(parent, request.name);
   }
 
-  private async addUnder(parent: DirectoryUnit | undefined, name: string): Promise<DirectoryUnit> {
+  private async addUnder(parent: DirectoryUnit | undefined, typed: string): Promise<DirectoryUnit> {
+    // Checked here as well as by the request's schema: the archive command adds units too.
+    const name = checkedName(typed, UNIT_NAME_RULE, 'name');
     const id = `u${randomBytes(8).readBigUInt64BE().toString(36).padStart(12, '0').slice(-12)}`;
     const unit: DirectoryUnit = {
       id,
@@ -236,7 +240,8 @@ export class UnitDirectory {
    * Renames a custom unit (divisions keep their official names); the accounts of the unit and of
    * the units under it get the new name in their geography.
    */
-  async rename(caller: Caller, id: string, name: string): Promise<{ before: DirectoryUnit; after: DirectoryUnit }> {
+  async rename(caller: Caller, id: string, typed: string): Promise<{ before: DirectoryUnit; after: DirectoryUnit }> {
+    const name = checkedName(typed, UNIT_NAME_RULE, 'name');
     const unit = await this.unitInReach(caller, id);
     if (unit.level !== 'custom')
       throw new ValidationError('Divisions keep their official names; only units added here can be renamed.');

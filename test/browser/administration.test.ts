@@ -208,7 +208,20 @@ describe(
       assert.deepEqual(top, ['130922'], 'a county administrator’s tree starts at the county');
       await page.locator('li[data-unit="130922100"]').waitFor();
       await page.locator('li[data-unit="130922"] > .node').getByRole('button', { name: '添加下级' }).click();
-      await page.getByLabel('在“青县”下添加单位').fill('县档案馆');
+      const newName = page.getByLabel('在“青县”下添加单位');
+      const children = async () => (await server.store.units.find({ parentId: '130922', limit: 1, offset: 0 })).total;
+      const before = await children();
+      // A blank lookalike of the official town, and a name drawn as a path: refused at the field, before sending.
+      for (const [typed, problem] of [
+        ['清州镇\u3164', /不能有控制字符、看不见或看似空白的字符.*U\+3164/],
+        ['青县\u2215清州镇', /不能有“\/”或形似“\/”的字符.*U\+2215/],
+      ] as const) {
+        await newName.fill(typed);
+        await page.getByRole('button', { name: '添加', exact: true }).click();
+        assert.match(await fieldProblem(newName), problem);
+      }
+      assert.equal(await children(), before, 'nothing was added');
+      await newName.fill('县档案馆');
       await page.getByRole('button', { name: '添加', exact: true }).click();
       await page.getByText('县档案馆').waitFor();
       await page.locator('.node', { hasText: '县档案馆' }).getByRole('button', { name: '改名' }).click();

@@ -16,6 +16,11 @@ const zh = {
   displayName: '姓名',
   displayNameTooLong: '姓名最多 {max} 个字。',
   displayNameHidden: '姓名中不能有控制字符或看不见的字符（如从别处复制来的换行、零宽字符），请重新输入。',
+  nameTooLong: '最多 {max} 个字。',
+  nameHidden:
+    '不能有控制字符、看不见或看似空白的字符（如从别处复制来的换行、零宽字符、韩文填充符 ㅤ），这里有一个：{character}。请重新输入。',
+  nameNoVisible: '请至少输入一个看得见的字：文字、数字、标点或符号。',
+  unitNameSlash: '单位名称中不能有“/”或形似“/”的字符（这里有 {character}）：单位的路径用“ / ”分隔。',
   password: '密码',
   loginButton: '登录',
   loggingIn: '正在登录…',
@@ -484,6 +489,12 @@ const en: Record<MessageKey, string> = {
   displayNameTooLong: 'A name has at most {max} characters.',
   displayNameHidden:
     'A name cannot hold control or invisible characters (such as a line break or zero-width space copied from elsewhere). Type it again.',
+  nameTooLong: 'At most {max} characters.',
+  nameHidden:
+    'No control, invisible or blank-looking characters (such as a line break, a zero-width space or a Hangul filler copied from elsewhere); this has {character}. Type it again.',
+  nameNoVisible: 'Type at least one character that shows: a letter, digit, punctuation mark or symbol.',
+  unitNameSlash:
+    'A unit’s name has no “/” or character drawn like it (this has {character}): “ / ” separates the units of a path.',
   password: 'Password',
   loginButton: 'Log in',
   loggingIn: 'Logging in…',

@@ -13,7 +13,7 @@ import { ARCHIVE_UNIT_ID } from '../../../shared/units.js';
 import { ImportRefused, type ArchiveApi } from '../api.js';
 import { describeError, translator, type Language, type Translate } from '../i18n/index.js';
 import { Field, FormProblem, useCheckedForm } from './field.js';
-import { displayNameProblems } from './display-name.js';
+import { displayNameProblems } from './typed-name.js';
 import { formatTime } from './format.js';
 import { formText } from './form-text.js';
 import { ConfirmAction, CopyButton, ErrorNote, Pager, RowAction } from './controls.js';

@@ -4,7 +4,7 @@ import { MIN_PASSWORD_LENGTH, type AccountView, type SessionView } from '../../.
 import type { ArchiveApi } from '../api.js';
 import { translator, type Language, type Translate } from '../i18n/index.js';
 import { Field, FormProblem, useCheckedForm, type ErrorPlaces, type FieldErrors } from './field.js';
-import { displayNameProblems } from './display-name.js';
+import { displayNameProblems } from './typed-name.js';
 import { formText } from './form-text.js';
 
 interface Props {

@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
-import { personLabel, type TokenView } from '../../../shared/accounts.js';
+import { personLabel, TOKEN_LABEL_RULE, type TokenView } from '../../../shared/accounts.js';
 import type { ArchiveApi } from '../api.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
 import { formatTime } from './format.js';
 import { formText } from './form-text.js';
 import { ConfirmAction, CopyButton, ErrorNote } from './controls.js';
 import { Field, FormProblem, useCheckedForm } from './field.js';
+import { nameProblems } from './typed-name.js';
 
 /** The expiries offered; `never` for scripts that must not stop on their own. */
 const EXPIRIES = ['30', '90', '365', 'never'] as const;
@@ -39,6 +40,7 @@ export function TokensPage({ api, language, admin }: { api: ArchiveApi; language
     language,
     t,
     places: { fields: ['label', 'expiry'], renamed: { expiresInDays: 'expiry' } },
+    check: (data) => nameProblems(t, formText(data, 'label'), TOKEN_LABEL_RULE, 'label'),
     send: async (data, form) => {
       const expiry = formText(data, 'expiry');
       const label = formText(data, 'label').trim();

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { personLabel, type AccountSummary } from '../../../shared/accounts.js';
-import { ARCHIVE_UNIT_ID, type UnitView } from '../../../shared/units.js';
+import { ARCHIVE_UNIT_ID, UNIT_NAME_RULE, type UnitView } from '../../../shared/units.js';
 import type { ArchiveApi } from '../api.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
 import { formText } from './form-text.js';
@@ -8,6 +8,7 @@ import { ErrorNote } from './controls.js';
 import { Field, FormProblem, useCheckedForm } from './field.js';
 import { roleName } from './accounts.js';
 import { UnitPicker, type PickedUnit } from './unit-picker.js';
+import { nameProblems } from './typed-name.js';
 
 /**
  * 单位: the unit directory as a tree, limited to the administrator's reach, with search; adding
@@ -222,6 +223,7 @@ function UnitNameForm({
     language,
     t,
     places: { fields: ['name'], codes: { conflict: { field: 'name', text: t('unitNameTaken') } } },
+    check: (form) => nameProblems(t, formText(form, 'name'), UNIT_NAME_RULE, 'name'),
     send: async (form, element) => {
       await onName(formText(form, 'name').trim());
       element.reset();
