@@ -16,11 +16,17 @@ async function serving(): Promise<{
 }> {
   let finish!: () => void;
   const answered = new Promise<void>((resolve) => (finish = resolve));
-  const server = http.createServer((_req, res) => void answered.then(() => res.end('done')));
+  let arrived!: () => void;
+  const received = new Promise<void>((resolve) => (arrived = resolve));
+  const server = http.createServer((_req, res) => {
+    arrived();
+    void answered.then(() => res.end('done'));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const inProgress = fetch(url).then((r) => r.status);
-  await new Promise((r) => setTimeout(r, 50));
+  // In progress means the server has the request (on a busy machine the connection can take a while).
+  await received;
   return { server, url, inProgress, finish };
 }
 
