@@ -36,6 +36,7 @@ export type ServiceConfig = Pick<
   | 'sessionTtlMs'
   | 'loginThrottle'
   | 'quotas'
+  | 'tokensPerAccount'
   | 'trustProxy'
   | 'publicUrl'
   | 'instantUploadScope'
@@ -95,7 +96,7 @@ export function composeServices(
     audit,
     clock,
   });
-  const tokens = new TokenService(store.tokens, store.accounts, clock);
+  const tokens = new TokenService(store.tokens, store.accounts, clock, config.tokensPerAccount);
   const directory = new UnitDirectory({ units: store.units, accounts: store.accounts });
   const ingest = new IngestService({
     store,

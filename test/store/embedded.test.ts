@@ -136,6 +136,38 @@ describe('embedded store specifics', () => {
     }
   });
 
+  it('gives API tokens of an earlier version the scopes column at open: they keep working, with no scope', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    const created = new Date('2026-05-01T00:00:00Z');
+    const old = {
+      id: 'a1b2c3d4e5f6',
+      accountId: 'acc',
+      secretHash: 'f'.repeat(64),
+      label: 'scanner',
+      createdAt: created,
+      expiresAt: null,
+      lastUsedAt: null,
+      scopes: [],
+    };
+    await store.tokens.create(old);
+    await store.close();
+    // As a data directory of the earlier version holds its tokens: no scopes column, no account index.
+    const db = new Database(path.join(dataDir, 'archive.sqlite'));
+    db.exec('DROP INDEX api_tokens_account; ALTER TABLE api_tokens DROP COLUMN scopes');
+    db.close();
+    const reopened = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    try {
+      assert.deepEqual(await reopened.tokens.get(old.id), old);
+      assert.equal(await reopened.tokens.countLive('acc', created), 1);
+      await reopened.tokens.create({ ...old, id: 'b1b2c3d4e5f6', scopes: ['accounts'] });
+      assert.deepEqual((await reopened.tokens.get('b1b2c3d4e5f6'))?.scopes, ['accounts']);
+    } finally {
+      await reopened.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('remembers the first and last names of ledger entries made before ledger_names existed, at open', async () => {
     const dataDir = tempDir();
     const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });

@@ -1,3 +1,4 @@
+import type { TokenScope } from '../../../shared/accounts.js';
 import type { Role, Unit } from '../../../shared/schemas.js';
 
 export interface Account {
@@ -75,12 +76,16 @@ export interface ApiTokenRecord {
   /** null: never expires. */
   expiresAt: Date | null;
   lastUsedAt: Date | null;
+  /** What it may do beyond uploading, reading and reports; tokens of earlier versions have none. */
+  scopes: TokenScope[];
 }
 
 export interface TokenStore {
   create(token: ApiTokenRecord): Promise<void>;
   get(id: string): Promise<ApiTokenRecord | undefined>;
   list(): Promise<ApiTokenRecord[]>;
+  /** How many of the account's tokens work at `now` (not expired; revoked ones are gone). */
+  countLive(accountId: string, now: Date): Promise<number>;
   /** Returns false when no such token existed. */
   revoke(id: string): Promise<boolean>;
   /** Revokes every token of the account; returns how many there were. */
