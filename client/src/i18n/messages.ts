@@ -465,6 +465,11 @@ const zh = {
   tokenExpired: '已过期',
   tokenRevoke: '吊销',
   tokenRevokeConfirm: '吊销后使用它的程序将无法上传，确定？',
+  tokenScopes: '额外权限',
+  tokenScopesHint: '不勾选时，令牌只能上传、查看和导出报表。只勾选程序确实需要的权限。',
+  tokenScopesNone: '无',
+  tokenScopeTokens: '创建令牌（不超过本令牌的有效期和权限）',
+  tokenScopeAccounts: '管理账号（新建、导入、修改、重置密码、解除锁定）',
 } as const;
 
 export type MessageKey = keyof typeof zh;
@@ -950,6 +955,12 @@ const en: Record<MessageKey, string> = {
   tokenExpired: 'expired',
   tokenRevoke: 'Revoke',
   tokenRevokeConfirm: 'Programs using it will no longer upload. Revoke?',
+  tokenScopes: 'Also allowed',
+  tokenScopesHint:
+    'Without these, a token uploads, reads and exports reports only. Tick only what the program really needs.',
+  tokenScopesNone: 'nothing more',
+  tokenScopeTokens: 'Create tokens (ending no later than this one, with no more rights)',
+  tokenScopeAccounts: 'Administer accounts (create, import, change, reset passwords, unblock)',
 };
 
 /** What each server error code means to a clerk, and what to do about it. */
