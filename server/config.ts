@@ -46,6 +46,14 @@ const configSchema = z.object({
   QUOTA_PROOFS_PER_MINUTE: positiveInt(DEFAULT_QUOTAS.proofsPerMinute),
   QUOTA_BATCH_FILES_PER_MINUTE: positiveInt(DEFAULT_QUOTAS.batchFilesPerMinute),
   QUOTA_CLAIMS_OUTSTANDING: positiveInt(DEFAULT_QUOTAS.claimsOutstanding),
+  QUOTA_RECEIPTS_PER_DAY: positiveInt(DEFAULT_QUOTAS.receiptsPerDay),
+  QUOTA_RECEIPT_BYTES_PER_DAY: z.coerce
+    .number()
+    .int()
+    // Below this a big folder's receipt (10,000 files: about 2 MB) could never be kept.
+    .min(4 * 1024 * 1024, 'QUOTA_RECEIPT_BYTES_PER_DAY is at least 4194304 (4 MiB): one big folder’s receipt')
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(DEFAULT_QUOTAS.receiptBytesPerDay),
   TOKENS_PER_ACCOUNT: z.coerce
     .number()
     .int()
@@ -230,6 +238,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       proofsPerMinute: c.QUOTA_PROOFS_PER_MINUTE,
       batchFilesPerMinute: c.QUOTA_BATCH_FILES_PER_MINUTE,
       claimsOutstanding: c.QUOTA_CLAIMS_OUTSTANDING,
+      receiptsPerDay: c.QUOTA_RECEIPTS_PER_DAY,
+      receiptBytesPerDay: c.QUOTA_RECEIPT_BYTES_PER_DAY,
     },
     tokensPerAccount: c.TOKENS_PER_ACCOUNT,
     loginThrottle: {
