@@ -105,6 +105,7 @@ export function accountConformance(target: StoreTarget): void {
           [1000, 1005],
           'a hit may count many',
         );
+        assert.equal(await store.rateCounts.hit('bulk', w1, -1000), 5, 'a negative hit takes back');
       });
     });
 

@@ -125,7 +125,10 @@ export interface LoginAttemptStore {
  * instance on the store. A window's counts vanish after it ends.
  */
 export interface RateCounts {
-  /** Adds `by` (one by default) to the key's count in the window ending at `windowEnd`; returns the new count. */
+  /**
+   * Adds `by` (one by default; negative takes back what a refused request added) to the key's
+   * count in the window ending at `windowEnd`; returns the new count.
+   */
   hit(key: string, windowEnd: Date, by?: number): Promise<number>;
   /** Takes one back (a request that should not count). */
   undo(key: string, windowEnd: Date): Promise<void>;
