@@ -106,7 +106,13 @@ for (const target of storeTargets) {
     before(async () => {
       server = await TestServer.start(target, {
         clock: () => new Date(now),
-        quotas: { ...DEFAULT_QUOTAS, checksPerMinute: 8, proofsPerMinute: 6, batchFilesPerMinute: 3, claimsOutstanding: 5 },
+        quotas: {
+          ...DEFAULT_QUOTAS,
+          checksPerMinute: 8,
+          proofsPerMinute: 6,
+          batchFilesPerMinute: 3,
+          claimsOutstanding: 5,
+        },
       });
       owner = await server.tokenClient(await server.addAccount('owner', 'clerk', 'unit-o'));
       for (let i = 0; i < 4; i++) {
