@@ -36,6 +36,7 @@ export type ServiceConfig = Pick<
   | 'sessionTtlMs'
   | 'loginThrottle'
   | 'quotas'
+  | 'tokensPerAccount'
   | 'trustProxy'
   | 'publicUrl'
   | 'instantUploadScope'
@@ -95,7 +96,8 @@ export function composeServices(
     audit,
     clock,
   });
-  const tokens = new TokenService(store.tokens, store.accounts, clock);
+  const quotas = new Quotas(store.rateCounts, store.claims, config.quotas, clock, calendar);
+  const tokens = new TokenService(store.tokens, store.accounts, clock, config.tokensPerAccount);
   const directory = new UnitDirectory({ units: store.units, accounts: store.accounts });
   const ingest = new IngestService({
     store,
@@ -142,9 +144,9 @@ export function composeServices(
       }),
       ingest,
       resumable,
-      receipts: new ReceiptService(store, clock),
+      receipts: new ReceiptService(store, quotas, clock),
       claims: new ClaimService(store, scope, audit, calendar, metrics, config.claimTtlMs, clock),
-      quotas: new Quotas(store.rateCounts, store.claims, config.quotas, clock),
+      quotas,
       fixity,
       reports: new ReportService(store.reports, calendar, store.accounts),
       files: new FileService(store, directory, calendar),

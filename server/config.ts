@@ -4,6 +4,7 @@ import { INSTANT_UPLOAD_SCOPES, type InstantUploadScope } from '../shared/schema
 import { ConfigError } from './errors.js';
 import { DEFAULT_LOGIN_THROTTLE, type LoginThrottlePolicy } from './services/login-throttle.js';
 import { DEFAULT_QUOTAS, type QuotaPolicy } from './services/quotas.js';
+import { DEFAULT_TOKENS_PER_ACCOUNT } from './services/sessions.js';
 
 const GiB = 1024 ** 3;
 
@@ -45,6 +46,20 @@ const configSchema = z.object({
   QUOTA_PROOFS_PER_MINUTE: positiveInt(DEFAULT_QUOTAS.proofsPerMinute),
   QUOTA_BATCH_FILES_PER_MINUTE: positiveInt(DEFAULT_QUOTAS.batchFilesPerMinute),
   QUOTA_CLAIMS_OUTSTANDING: positiveInt(DEFAULT_QUOTAS.claimsOutstanding),
+  QUOTA_RECEIPTS_PER_DAY: positiveInt(DEFAULT_QUOTAS.receiptsPerDay),
+  QUOTA_RECEIPT_BYTES_PER_DAY: z.coerce
+    .number()
+    .int()
+    // Below this a big folder's receipt (10,000 files: about 2 MB) could never be kept.
+    .min(4 * 1024 * 1024, 'QUOTA_RECEIPT_BYTES_PER_DAY is at least 4194304 (4 MiB): one big folder’s receipt')
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(DEFAULT_QUOTAS.receiptBytesPerDay),
+  TOKENS_PER_ACCOUNT: z.coerce
+    .number()
+    .int()
+    .min(1, 'TOKENS_PER_ACCOUNT is a whole number from 1 to 1000')
+    .max(1000, 'TOKENS_PER_ACCOUNT is a whole number from 1 to 1000')
+    .default(DEFAULT_TOKENS_PER_ACCOUNT),
   LOGIN_FREE_FAILURES: positiveInt(DEFAULT_LOGIN_THROTTLE.freeFailures),
   LOGIN_MAX_DELAY_MINUTES: positiveInt(DEFAULT_LOGIN_THROTTLE.maxDelayMs / 60_000),
   LOGIN_ACCOUNT_FAILURES: positiveInt(DEFAULT_LOGIN_THROTTLE.accountFailures),
@@ -159,6 +174,8 @@ export interface Config {
   loginThrottle: LoginThrottlePolicy;
   /** What one account may ask of the archive per minute (README, "Limits"). */
   quotas: QuotaPolicy;
+  /** Working API tokens one account may hold. */
+  tokensPerAccount: number;
   /** The provinces (two-digit codes) whose divisions the unit directory holds. */
   unitRegions: string[];
   /** Where an instant (proof-based) upload may find its duplicate; see README. */
@@ -221,7 +238,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       proofsPerMinute: c.QUOTA_PROOFS_PER_MINUTE,
       batchFilesPerMinute: c.QUOTA_BATCH_FILES_PER_MINUTE,
       claimsOutstanding: c.QUOTA_CLAIMS_OUTSTANDING,
+      receiptsPerDay: c.QUOTA_RECEIPTS_PER_DAY,
+      receiptBytesPerDay: c.QUOTA_RECEIPT_BYTES_PER_DAY,
     },
+    tokensPerAccount: c.TOKENS_PER_ACCOUNT,
     loginThrottle: {
       ...DEFAULT_LOGIN_THROTTLE,
       freeFailures: c.LOGIN_FREE_FAILURES,

@@ -1,3 +1,4 @@
+import type { TokenScope } from '../shared/accounts.js';
 import type { ConflictReason, ErrorCode } from '../shared/errors.js';
 
 /**
@@ -63,6 +64,16 @@ export class LoginThrottledError extends ArchiveError {
 export class ForbiddenError extends ArchiveError {
   constructor(message = 'Your account may not do this.') {
     super('forbidden', message);
+  }
+}
+
+/** A request over an API token made without the scope it needs (shared/accounts.ts, TOKEN_SCOPES). */
+export class TokenScopeError extends ArchiveError {
+  constructor(
+    readonly scope: TokenScope,
+    message = `This API token was made without the "${scope}" scope, so it may not do this. Do it in the browser, or use a token made with that scope (POST /api/tokens with "scopes": ["${scope}"], from a browser session).`,
+  ) {
+    super('token_scope_missing', message, { scope });
   }
 }
 

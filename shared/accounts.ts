@@ -140,6 +140,15 @@ export const ROLE_NAMES: Record<string, Role> = { clerk: 'clerk', admin: 'admin'
 /** A CSV import holds at most this many accounts. */
 export const IMPORT_MAX_ROWS = 1000;
 
+/**
+ * What an API token may do beyond uploading, reading and reports, chosen when it is made (none by
+ * default): `tokens` make further tokens (never outliving it, never with a scope it lacks);
+ * `accounts` create, import and change accounts, reset their passwords and unblock them
+ * (administrators' tokens only). A browser session needs no scope.
+ */
+export const TOKEN_SCOPES = ['tokens', 'accounts'] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
 export interface TokenView {
   id: string;
   label: string;
@@ -152,6 +161,8 @@ export interface TokenView {
   expiresAt: string | null;
   lastUsedAt: string | null;
   expired: boolean;
+  /** What the token may do beyond uploading, reading and reports (TOKEN_SCOPES); empty: nothing more. */
+  scopes: TokenScope[];
 }
 
 /** A token's label (what it is used for): typed by a person, shown to administrators; empty for none. */
@@ -162,6 +173,12 @@ export const newTokenRequest = z.strictObject({
   label: typedNameField(TOKEN_LABEL_RULE).default(''),
   /** null: never expires. */
   expiresInDays: z.number().int().min(1).max(3650).nullable().default(365),
+  /** Scopes beyond uploading, reading and reports (none by default); each named once. */
+  scopes: z
+    .array(z.enum(TOKEN_SCOPES))
+    .max(TOKEN_SCOPES.length)
+    .refine((s) => new Set(s).size === s.length, 'name each scope once')
+    .default([]),
 });
 export type NewTokenRequest = z.infer<typeof newTokenRequest>;
 

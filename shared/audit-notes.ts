@@ -1,3 +1,4 @@
+import type { TokenScope } from './accounts.js';
 import type { AuditAction } from './schemas.js';
 
 /**
@@ -29,7 +30,17 @@ export type AuditNote =
   | ({ code: 'account_disabled' } & AccountNamed)
   | ({ code: 'account_named' } & AccountNamed)
   | ({ code: 'password_reset'; tokensRevoked: number; byCommand?: boolean } & Partial<AccountNamed>)
-  | { code: 'token_created'; tokenId: string; label: string; expiresInDays: number | null; byCommand?: boolean }
+  | {
+      code: 'token_created';
+      tokenId: string;
+      label: string;
+      expiresInDays: number | null;
+      byCommand?: boolean;
+      /** Absent on events of earlier versions (and from the command): no scope. */
+      scopes?: TokenScope[];
+      /** The token it was made with (absent: a browser session or the command). */
+      withToken?: string;
+    }
   | ({ code: 'token_revoked'; tokenId: string; label: string; byCommand?: boolean } & Partial<AccountNamed>)
   | { code: 'viewed'; table?: string; filters: Array<[string, string]> }
   | { code: 'pair_reviewed'; nameA: string; nameB: string; note: string }
@@ -158,6 +169,8 @@ const nameZh = (name: string | null) => (name === null ? '（无）' : `“${nam
 const tokenEn = (n: { tokenId: string; label: string }) => `token ${n.tokenId}${n.label ? ` (${n.label})` : ''}`;
 const tokenZh = (n: { tokenId: string; label: string }) => `令牌 ${n.tokenId}${n.label ? `（${n.label}）` : ''}`;
 
+const SCOPE_ZH: Record<TokenScope, string> = { tokens: '创建令牌', accounts: '管理账号' };
+
 /** The log's own English (the event's detail, which its text search reads): as before notes. */
 const logWords: NoteWords = {
   pair_reviewed: (n) => `"${n.nameA}" and "${n.nameB}" handled${n.note ? `: ${n.note}` : ''}`,
@@ -206,7 +219,9 @@ const logWords: NoteWords = {
   token_created: (n) =>
     n.byCommand
       ? `${tokenEn(n)}, by the archive command`
-      : `${tokenEn(n)}, ${n.expiresInDays === null ? 'never expires' : `expires in ${count(n.expiresInDays, 'day')}`}`,
+      : `${tokenEn(n)}, ${n.expiresInDays === null ? 'never expires' : `expires in ${count(n.expiresInDays, 'day')}`}, ${
+          n.scopes?.length ? `scopes: ${n.scopes.join(', ')}` : 'no scope'
+        }${n.withToken ? `, made with token ${n.withToken}` : ''}`,
   token_revoked: (n) => (n.byCommand ? `${tokenEn(n)}, by the archive command` : `${tokenEn(n)} of ${who(n)}`),
   viewed: (n) =>
     [n.table, n.filters.length > 0 ? n.filters.map(([k, v]) => `${k}=${v}`).join('&') : 'all']
@@ -255,7 +270,9 @@ const zh: NoteWords = {
   token_created: (n) =>
     n.byCommand
       ? `${tokenZh(n)}，由服务器命令创建`
-      : `${tokenZh(n)}，${n.expiresInDays === null ? '永不过期' : `${n.expiresInDays} 天后过期`}`,
+      : `${tokenZh(n)}，${n.expiresInDays === null ? '永不过期' : `${n.expiresInDays} 天后过期`}，${
+          n.scopes?.length ? `权限：${n.scopes.map((s) => SCOPE_ZH[s]).join('、')}` : '无额外权限'
+        }${n.withToken ? `，用令牌 ${n.withToken} 创建` : ''}`,
   token_revoked: (n) => (n.byCommand ? `${tokenZh(n)}，由服务器命令吊销` : `${n.username ?? ''} 的${tokenZh(n)}`),
   viewed: (n) =>
     [

@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   'csrf_failed',
   'cross_site_request',
   'forbidden',
+  'token_scope_missing',
   'claim_rejected',
   'not_found',
   'conflict',
@@ -46,6 +47,7 @@ export const CONFLICT_REASONS = [
   'fixity_running',
   'unit_name_taken',
   'username_taken',
+  'too_many_tokens',
 ] as const;
 export type ConflictReason = (typeof CONFLICT_REASONS)[number];
 

@@ -320,7 +320,7 @@ async function run(argv: string[]): Promise<void> {
         const days = values.days === undefined ? null : Number(values.days);
         if (days !== null && !(Number.isInteger(days) && days >= 1 && days <= 3650))
           throw new ValidationError('--days is a whole number of days from 1 to 3650.');
-        const { id, token } = await tokens.create(account, label, days);
+        const { id, token } = await tokens.create(account, { label, expiresInDays: days });
         out(`token id ${id} for ${name}; keep the token secret, it is not shown again:`);
         out(token);
         await audit.record('token_created', account, {

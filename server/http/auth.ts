@@ -1,6 +1,7 @@
 import type { CookieOptions, Request, RequestHandler } from 'express';
+import type { TokenScope } from '../../shared/accounts.js';
 import type { Role } from '../../shared/schemas.js';
-import { CrossSiteError, ForbiddenError, UnauthenticatedError } from '../errors.js';
+import { CrossSiteError, ForbiddenError, TokenScopeError, UnauthenticatedError } from '../errors.js';
 import { SessionService, type TokenService } from '../services/sessions.js';
 import './request.js';
 
@@ -45,6 +46,18 @@ export function requireAuth(
     }
     if (!roles.includes(principal.account.role))
       throw new ForbiddenError(`Only ${roles.join(' or ')} accounts may do this.`);
+    next();
+  };
+}
+
+/**
+ * Over an API token, lets through only a token made with `scope` (a browser session needs none):
+ * making tokens and administering accounts are not for every script that uploads. After requireAuth.
+ */
+export function requireScope(scope: TokenScope): RequestHandler {
+  return (req, _res, next) => {
+    const principal = req.principal!;
+    if (principal.via === 'token' && !principal.token?.scopes.includes(scope)) throw new TokenScopeError(scope);
     next();
   };
 }

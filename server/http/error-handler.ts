@@ -31,6 +31,7 @@ export const STATUS: Record<ErrorCode, number> = {
   csrf_failed: 403,
   cross_site_request: 403,
   forbidden: 403,
+  token_scope_missing: 403,
   claim_rejected: 403,
   not_found: 404,
   conflict: 409,

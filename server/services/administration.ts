@@ -503,6 +503,7 @@ export class AccountAdministration {
       expiresAt: t.expiresAt?.toISOString() ?? null,
       lastUsedAt: t.lastUsedAt?.toISOString() ?? null,
       expired: t.expiresAt !== null && t.expiresAt <= this.deps.clock(),
+      scopes: t.scopes,
     };
   }
 
@@ -520,11 +521,24 @@ export class AccountAdministration {
     return tokens.filter((t) => owners.has(t.accountId)).map((t) => this.tokenView(t, owners.get(t.accountId)!));
   }
 
-  async createToken(caller: Account, request: NewTokenRequest, address: string | null): Promise<NewTokenView> {
-    const { id, token, record } = await this.deps.tokens.create(caller, request.label, request.expiresInDays);
+  /** A token of the caller's own; `parent`: the token the request came with (the new one stays within it). */
+  async createToken(
+    caller: Account,
+    request: NewTokenRequest,
+    address: string | null,
+    parent?: ApiTokenRecord,
+  ): Promise<NewTokenView> {
+    const { id, token, record } = await this.deps.tokens.create(caller, { ...request, ...(parent && { parent }) });
     await this.deps.audit.record('token_created', caller, {
       address,
-      note: { code: 'token_created', tokenId: id, label: request.label ?? '', expiresInDays: request.expiresInDays },
+      note: {
+        code: 'token_created',
+        tokenId: id,
+        label: request.label ?? '',
+        expiresInDays: request.expiresInDays,
+        scopes: record.scopes,
+        ...(parent && { withToken: parent.id }),
+      },
     });
     return { token, view: this.tokenView(record, caller) };
   }

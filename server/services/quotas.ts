@@ -1,6 +1,7 @@
-import { RateLimitedError } from '../errors.js';
+import { PayloadTooLargeError, RateLimitedError } from '../errors.js';
 import type { Account, RateCounts } from '../store/accounts/port.js';
 import type { ClaimStore } from '../store/claims/port.js';
+import { nextDay } from '../../shared/calendar.js';
 
 /** What one account may ask of the archive; sized so that no real clerk's folder or import meets them. */
 export interface QuotaPolicy {
@@ -12,6 +13,10 @@ export interface QuotaPolicy {
   batchFilesPerMinute: number;
   /** Claims asked for and not yet answered (each expires after CLAIM_TTL_SECONDS) past which checks wait. */
   claimsOutstanding: number;
+  /** New receipts kept per day (PUT /api/receipts/:id of an id not kept before). */
+  receiptsPerDay: number;
+  /** Bytes receipts may add to what the account keeps per day (a receipt sent again counts only its growth). */
+  receiptBytesPerDay: number;
 }
 
 export const DEFAULT_QUOTAS: QuotaPolicy = {
@@ -19,7 +24,17 @@ export const DEFAULT_QUOTAS: QuotaPolicy = {
   proofsPerMinute: 60_000,
   batchFilesPerMinute: 60_000,
   claimsOutstanding: 10_000,
+  // A folder upload's receipt takes about 200 bytes a file (10,000 files: 2.0 MB). A clerk who
+  // sends 100,000 files a day (20 MB) and a receipt a minute for eight hours (480) stays far below.
+  receiptsPerDay: 1000,
+  receiptBytesPerDay: 100 * 1024 * 1024,
 };
+
+/** The calendar whose days the daily quotas count in (the report time zone's). */
+export interface QuotaDays {
+  dayOf(at: Date): string;
+  startOf(day: string): Date;
+}
 
 export type QuotaKind = 'checks' | 'proofs' | 'batch' | 'receipts';
 
@@ -36,6 +51,7 @@ export class Quotas {
     private readonly claims: Pick<ClaimStore, 'countOutstanding'>,
     private readonly policy: QuotaPolicy,
     private readonly clock: () => Date,
+    private readonly days: QuotaDays,
   ) {}
 
   /** Counts `files` against the account's quota of this kind; throws RateLimitedError when over it. */
@@ -67,4 +83,47 @@ export class Quotas {
       }
     }
   }
+
+  /**
+   * Counts a receipt about to be kept against the account's daily quotas: one more receipt when
+   * it is new, and the bytes it adds to what is kept (none when it shrinks). A refusal takes its
+   * counts back, so a receipt refused now is not held against the ones that fit.
+   */
+  async keepReceipt(account: Account, receipt: { isNew: boolean; addsBytes: number }): Promise<void> {
+    const now = this.clock();
+    const day = this.dayAround(now);
+    const wait = Math.max(1, Math.ceil((day.end.getTime() - now.getTime()) / 1000));
+    const { receiptsPerDay, receiptBytesPerDay } = this.policy;
+    if (receipt.addsBytes > receiptBytesPerDay)
+      throw new PayloadTooLargeError(
+        receiptBytesPerDay,
+        `This receipt adds ${mb(receipt.addsBytes)}, more than an account may keep in a day (${mb(receiptBytesPerDay)}). The files themselves are uploaded; split the folder into smaller uploads to have receipts of them.`,
+      );
+    const countKey = `quota\nreceipts-day\n${account.id}`;
+    const bytesKey = `quota\nreceipt-bytes-day\n${account.id}`;
+    const refuse = (why: string) =>
+      new RateLimitedError(
+        wait,
+        `${why} The files themselves are uploaded; only this receipt was not kept. The upload page sends it again when you open it after ${day.next} begins.`,
+      );
+    if (receipt.isNew && (await this.counts.hit(countKey, day.end)) > receiptsPerDay) {
+      await this.counts.hit(countKey, day.end, -1);
+      throw refuse(`This account has kept ${receiptsPerDay} receipts today, as many as it may keep in a day.`);
+    }
+    if (receipt.addsBytes > 0 && (await this.counts.hit(bytesKey, day.end, receipt.addsBytes)) > receiptBytesPerDay) {
+      await this.counts.hit(bytesKey, day.end, -receipt.addsBytes);
+      if (receipt.isNew) await this.counts.hit(countKey, day.end, -1);
+      throw refuse(
+        `Today's receipts of this account would take more than ${mb(receiptBytesPerDay)}, as much as it may keep in a day.`,
+      );
+    }
+  }
+
+  /** The day `at` falls in, in the report time zone: when it ends, and the next one's date. */
+  private dayAround(at: Date): { end: Date; next: string } {
+    const next = nextDay(this.days.dayOf(at));
+    return { end: this.days.startOf(next), next };
+  }
 }
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;

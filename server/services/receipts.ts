@@ -11,6 +11,7 @@ import { NotFoundError, ValidationError } from '../errors.js';
 import type { Account } from '../store/accounts/port.js';
 import type { ArchiveStore } from '../store/archive-store.js';
 import type { ReceiptHeader, ReceiptRecord } from '../store/receipts/port.js';
+import type { Quotas } from './quotas.js';
 
 /** Problems named one by one in a refusal; past that, counted. */
 const NAMED_PROBLEMS = 20;
@@ -23,6 +24,7 @@ const NAMED_PROBLEMS = 20;
 export class ReceiptService {
   constructor(
     private readonly store: Pick<ArchiveStore, 'receipts' | 'ledger'>,
+    private readonly quotas: Pick<Quotas, 'keepReceipt'>,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
@@ -67,8 +69,15 @@ export class ReceiptService {
       startedAt: new Date(request.startedAt),
       updatedAt: this.clock(),
       counts,
+      bytes: receiptBytes(request.title, rows),
       rows,
     };
+    // Sent again as retries finish, a receipt counts only what it adds to the one kept.
+    const kept = await this.store.receipts.sizeOf(account.id, id);
+    await this.quotas.keepReceipt(account, {
+      isNew: kept === undefined,
+      addsBytes: Math.max(0, record.bytes - (kept ?? 0)),
+    });
     await this.store.receipts.put(record);
     return summaryOf(record);
   }
@@ -83,6 +92,11 @@ export class ReceiptService {
     const { items, total } = await this.store.receipts.list(account.id, page);
     return { items: items.map(summaryOf), total, ...page };
   }
+}
+
+/** What a receipt takes to keep: its title and rows as JSON, in UTF-8 (as the embedded store holds them). */
+export function receiptBytes(title: string, rows: ReceiptRow[]): number {
+  return Buffer.byteLength(title) + Buffer.byteLength(JSON.stringify(rows));
 }
 
 /** The key the archive counted the upload under (server/http/idempotency-key.ts, the tus service, claims). */

@@ -7,7 +7,15 @@ import type {
   SessionStore,
   TokenStore,
 } from '../store/accounts/port.js';
-import { CsrfError, NotFoundError, UnauthenticatedError } from '../errors.js';
+import type { TokenScope } from '../../shared/accounts.js';
+import {
+  ConflictError,
+  CsrfError,
+  NotFoundError,
+  TokenScopeError,
+  UnauthenticatedError,
+  ValidationError,
+} from '../errors.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const secret = () => randomBytes(32).toString('base64url');
@@ -17,6 +25,8 @@ export interface Principal {
   account: Account;
   via: 'session' | 'token';
   session?: SessionRecord;
+  /** The API token, when `via` is 'token': its scopes and expiry bound what it may do and make. */
+  token?: ApiTokenRecord;
 }
 
 /** Browser sessions: a random cookie value, stored only as its hash, with a CSRF token. */
@@ -73,31 +83,75 @@ export const TOKEN_PREFIX = 'adt';
 /** A use of a token is written down at most this often, so a busy script does not write on every request. */
 const TOKEN_USE_RESOLUTION_MS = 60_000;
 
+/** Working tokens one account may hold (TOKENS_PER_ACCOUNT): a scanner or script each, with room to spare. */
+export const DEFAULT_TOKENS_PER_ACCOUNT = 20;
+
+const DAY_MS = 86_400_000;
+
+export interface NewToken {
+  label?: string;
+  /** null: never expires. */
+  expiresInDays?: number | null;
+  scopes?: readonly TokenScope[];
+  /** The token the request came with, when a token makes a token: the new one may not outlive it or exceed its scopes. */
+  parent?: ApiTokenRecord;
+}
+
 /** API tokens for scripts: `adt_<id>_<secret>`; only the secret's hash is stored. */
 export class TokenService {
   constructor(
     private readonly tokens: TokenStore,
     private readonly accounts: AccountStore,
     private readonly clock: () => Date = () => new Date(),
+    private readonly perAccount = DEFAULT_TOKENS_PER_ACCOUNT,
   ) {}
 
-  /** A new token; it expires after `expiresInDays` (null: never). The token itself is shown once. */
-  async create(
+  /**
+   * A new token; it expires after `expiresInDays` (null: never). The token itself is shown once.
+   * An account holds at most `perAccount` working tokens; a token made over a token expires no
+   * later than that token and has no scope it lacks; only administrators' tokens may administer accounts.
+   */
+  create(
     account: Account,
-    label = '',
-    expiresInDays: number | null = null,
+    { label = '', expiresInDays = null, scopes = [], parent }: NewToken = {},
   ): Promise<{ id: string; token: string; record: ApiTokenRecord }> {
+    // One after another (per process), so two requests at once cannot both take the last place.
+    const done = this.#creating.then(() => this.#create(account, label, expiresInDays, [...scopes], parent));
+    this.#creating = done.catch(() => {});
+    return done;
+  }
+
+  #creating: Promise<unknown> = Promise.resolve();
+
+  async #create(
+    account: Account,
+    label: string,
+    expiresInDays: number | null,
+    scopes: TokenScope[],
+    parent: ApiTokenRecord | undefined,
+  ): Promise<{ id: string; token: string; record: ApiTokenRecord }> {
+    const now = this.clock();
+    const expiresAt = expiresInDays === null ? null : new Date(now.getTime() + expiresInDays * DAY_MS);
+    if (scopes.includes('accounts') && account.role !== 'admin')
+      throw new ValidationError('Only administrators’ tokens may have the "accounts" scope.', { field: 'scopes' });
+    if (parent) checkWithin(parent, expiresAt, scopes, now);
+    const live = await this.tokens.countLive(account.id, now);
+    if (live >= this.perAccount)
+      throw new ConflictError(
+        `This account already has ${live} working API tokens (at most ${this.perAccount}). Revoke the ones no longer used (DELETE /api/tokens/<id>, or "My tokens"), then create this one.`,
+        'too_many_tokens',
+      );
     const id = randomBytes(6).toString('hex');
     const tokenSecret = secret();
-    const now = this.clock();
     const record: ApiTokenRecord = {
       id,
       accountId: account.id,
       secretHash: sha256(tokenSecret),
       label,
       createdAt: now,
-      expiresAt: expiresInDays === null ? null : new Date(now.getTime() + expiresInDays * 86_400_000),
+      expiresAt,
       lastUsedAt: null,
+      scopes,
     };
     await this.tokens.create(record);
     return { id, token: `${TOKEN_PREFIX}_${id}_${tokenSecret}`, record };
@@ -123,7 +177,7 @@ export class TokenService {
       throw new UnauthenticatedError('The account of this API token is disabled; its administrator can enable it.');
     if (!record.lastUsedAt || now.getTime() - record.lastUsedAt.getTime() >= TOKEN_USE_RESOLUTION_MS)
       await this.tokens.touch(record.id, now);
-    return { account, via: 'token' };
+    return { account, via: 'token', token: record };
   }
 
   list(): Promise<ApiTokenRecord[]> {
@@ -137,4 +191,25 @@ export class TokenService {
   async revoke(id: string): Promise<void> {
     if (!(await this.tokens.revoke(id))) throw new NotFoundError(`No API token has the id "${id}".`);
   }
+}
+
+/**
+ * A token made over a token stays within it: no later expiry (so a token that ends tomorrow
+ * cannot leave behind one that never does) and no scope it lacks.
+ */
+function checkWithin(parent: ApiTokenRecord, expiresAt: Date | null, scopes: TokenScope[], now: Date): void {
+  const lacking = scopes.find((s) => !parent.scopes.includes(s));
+  if (lacking)
+    throw new TokenScopeError(
+      lacking,
+      `A token made with an API token gets no scope that token lacks, and yours lacks "${lacking}". Create this token from a browser session instead.`,
+    );
+  if (parent.expiresAt === null || (expiresAt !== null && expiresAt <= parent.expiresAt)) return;
+  const days = Math.floor((parent.expiresAt.getTime() - now.getTime()) / DAY_MS);
+  throw new ValidationError(
+    `A token made with an API token cannot outlive it: yours expires at ${parent.expiresAt.toISOString()}, so ask for ${
+      days >= 1 ? `at most ${days} day(s) ("expiresInDays": ${days})` : 'a token from a browser session instead'
+    }.`,
+    { field: 'expiresInDays' },
+  );
 }

@@ -235,8 +235,12 @@ describe(
 
         await visit(page, 'tokens', m.tokensTitle);
         await page.getByLabel(m.tokenLabel, { exact: true }).fill('二楼扫描仪-'.repeat(16));
+        // A clerk may let a token make tokens, not administer accounts.
+        assert.equal(await page.getByLabel(m.tokenScopeAccounts).count(), 0);
+        await page.getByLabel(m.tokenScopeTokens).check();
         await page.getByRole('button', { name: m.tokenCreateButton }).click();
         await page.locator('code.token').waitFor();
+        await page.locator('td.scopes', { hasText: m.tokenScopeTokens }).waitFor();
         await scan('tokens, a new one shown');
 
         await visit(page, 'password', m.ownPasswordTitle);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { DEFAULT_QUOTAS } from '../../server/services/quotas.js';
 import { randomBytes } from 'node:crypto';
 import express from 'express';
 import { after, before, describe, it } from 'node:test';
@@ -105,7 +106,13 @@ for (const target of storeTargets) {
     before(async () => {
       server = await TestServer.start(target, {
         clock: () => new Date(now),
-        quotas: { checksPerMinute: 8, proofsPerMinute: 6, batchFilesPerMinute: 3, claimsOutstanding: 5 },
+        quotas: {
+          ...DEFAULT_QUOTAS,
+          checksPerMinute: 8,
+          proofsPerMinute: 6,
+          batchFilesPerMinute: 3,
+          claimsOutstanding: 5,
+        },
       });
       owner = await server.tokenClient(await server.addAccount('owner', 'clerk', 'unit-o'));
       for (let i = 0; i < 4; i++) {

@@ -242,7 +242,7 @@ for (const target of storeTargets) {
           'DELETE /api/tokens/:id (another account’s)',
           async (c) => {
             const owner = (await accounts.get(victim.id))!;
-            const { id } = await tokens.create(owner, fresh());
+            const { id } = await tokens.create(owner, { label: fresh() });
             return c.fetch(`/api/tokens/${id}`, { method: 'DELETE' });
           },
           { anonymous: 401, clerkQ: 404, adminQ: 204, adminD: 404, top: 204 },

@@ -18,6 +18,7 @@ const config = {
   sessionTtlMs: 3600_000,
   loginThrottle: DEFAULT_LOGIN_THROTTLE,
   quotas: DEFAULT_QUOTAS,
+  tokensPerAccount: 20,
   trustProxy: false,
   publicUrl: undefined,
   instantUploadScope: 'archive' as const,

@@ -26,6 +26,7 @@ import type { CatalogEntry } from '../../server/store/catalog/port.js';
 import type { ArchiveStore } from '../../server/store/archive-store.js';
 import { ReportCalendar } from '../../server/services/calendar.js';
 import { ReportService } from '../../server/services/reports.js';
+import { receiptBytes } from '../../server/services/receipts.js';
 import { collisionsQuery, crossUnitQuery, repeatUploadersQuery, savingsQuery } from '../../shared/reports.js';
 import { downgradeToFileIds } from '../support/earlier-schema.js';
 import { PEOPLE, REPORT_TIME_ZONE, seedReportArchive, UNITS, type FileKey } from '../support/report-dataset.js';
@@ -130,6 +131,70 @@ describe('embedded store specifics', () => {
         ['new.clerk', '新档案员'],
         ['old.clerk', '老档案员'],
       ]);
+    } finally {
+      await reopened.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('gives API tokens of an earlier version the scopes column at open: they keep working, with no scope', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    const created = new Date('2026-05-01T00:00:00Z');
+    const old = {
+      id: 'a1b2c3d4e5f6',
+      accountId: 'acc',
+      secretHash: 'f'.repeat(64),
+      label: 'scanner',
+      createdAt: created,
+      expiresAt: null,
+      lastUsedAt: null,
+      scopes: [],
+    };
+    await store.tokens.create(old);
+    await store.close();
+    // As a data directory of the earlier version holds its tokens: no scopes column, no account index.
+    const db = new Database(path.join(dataDir, 'archive.sqlite'));
+    db.exec('DROP INDEX api_tokens_account; ALTER TABLE api_tokens DROP COLUMN scopes');
+    db.close();
+    const reopened = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    try {
+      assert.deepEqual(await reopened.tokens.get(old.id), old);
+      assert.equal(await reopened.tokens.countLive('acc', created), 1);
+      await reopened.tokens.create({ ...old, id: 'b1b2c3d4e5f6', scopes: ['accounts'] });
+      assert.deepEqual((await reopened.tokens.get('b1b2c3d4e5f6'))?.scopes, ['accounts']);
+    } finally {
+      await reopened.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('measures receipts of an earlier version once, at open, as the service measures new ones', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    const rows = [
+      { path: '卷/第1页.jpg', size: 10, outcome: 'failed' as const, reason: 'network', at: '2026-11-25T08:00:00.000Z' },
+    ];
+    const old = {
+      id: 'a'.repeat(32),
+      accountId: 'acc',
+      title: '2026年移交',
+      startedAt: new Date('2026-11-25T08:00:00Z'),
+      updatedAt: new Date('2026-11-25T09:00:00Z'),
+      counts: { stored: 0, duplicate: 0, instant: 0, failed: 1 },
+      bytes: 0,
+      rows,
+    };
+    await store.receipts.put(old);
+    await store.close();
+    // As a data directory of the earlier version holds its receipts: no bytes column.
+    const db = new Database(path.join(dataDir, 'archive.sqlite'));
+    db.exec('ALTER TABLE receipts DROP COLUMN bytes');
+    db.close();
+    const reopened = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    try {
+      assert.equal(await reopened.receipts.sizeOf('acc', old.id), receiptBytes(old.title, rows));
+      assert.deepEqual(await reopened.receipts.get('acc', old.id), { ...old, bytes: receiptBytes(old.title, rows) });
     } finally {
       await reopened.close();
       fs.rmSync(dataDir, { recursive: true, force: true });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { DEFAULT_LOGIN_THROTTLE } from '../../server/services/login-throttle.js';
 import { DEFAULT_QUOTAS } from '../../server/services/quotas.js';
+import { DEFAULT_TOKENS_PER_ACCOUNT } from '../../server/services/sessions.js';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Role } from '../../shared/schemas.js';
@@ -10,6 +11,7 @@ import { createApp } from '../../server/http/app.js';
 import { answerUnparsableRequests } from '../../server/http/unparsable-requests.js';
 import { createLogger } from '../../server/log.js';
 import type { Account } from '../../server/store/accounts/port.js';
+import type { TokenScope } from '../../shared/accounts.js';
 import type { ArchiveStore } from '../../server/store/archive-store.js';
 import { ARCHIVE_UNIT_ID } from '../../shared/units.js';
 import { ARCHIVE_UNIT, geographyOf } from '../../server/services/unit-directory.js';
@@ -45,6 +47,7 @@ export class TestServer {
       sessionTtlMs: 3600_000,
       loginThrottle: DEFAULT_LOGIN_THROTTLE,
       quotas: DEFAULT_QUOTAS,
+      tokensPerAccount: DEFAULT_TOKENS_PER_ACCOUNT,
       trustProxy: false,
       publicUrl: undefined,
       instantUploadScope: 'archive',
@@ -134,9 +137,9 @@ export class TestServer {
     return { anonymous: this.anonymous(), ...Object.fromEntries(clients) } as Record<N | 'anonymous', Client>;
   }
 
-  /** A client using an API token, like a script. */
-  async tokenClient(account: Account): Promise<Client> {
-    const { token } = await this.archive.services.tokens.create(account, 'test');
+  /** A client using an API token, like a script (with no scope unless given: uploading, reading, reports). */
+  async tokenClient(account: Account, scopes: TokenScope[] = []): Promise<Client> {
+    const { token } = await this.archive.services.tokens.create(account, { label: 'test', scopes });
     return new Client(this.url, { bearer: token });
   }
 

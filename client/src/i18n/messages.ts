@@ -470,6 +470,11 @@ const zh = {
   tokenExpired: '已过期',
   tokenRevoke: '吊销',
   tokenRevokeConfirm: '吊销后使用它的程序将无法上传，确定？',
+  tokenScopes: '额外权限',
+  tokenScopesHint: '不勾选时，令牌只能上传、查看和导出报表。只勾选程序确实需要的权限。',
+  tokenScopesNone: '无',
+  tokenScopeTokens: '创建令牌（不超过本令牌的有效期和权限）',
+  tokenScopeAccounts: '管理账号（新建、导入、修改、重置密码、解除锁定）',
 } as const;
 
 export type MessageKey = keyof typeof zh;
@@ -961,6 +966,12 @@ const en: Record<MessageKey, string> = {
   tokenExpired: 'expired',
   tokenRevoke: 'Revoke',
   tokenRevokeConfirm: 'Programs using it will no longer upload. Revoke?',
+  tokenScopes: 'Also allowed',
+  tokenScopesHint:
+    'Without these, a token uploads, reads and exports reports only. Tick only what the program really needs.',
+  tokenScopesNone: 'nothing more',
+  tokenScopeTokens: 'Create tokens (ending no later than this one, with no more rights)',
+  tokenScopeAccounts: 'Administer accounts (create, import, change, reset passwords, unblock)',
 };
 
 /** What each server error code means to a clerk, and what to do about it. */
@@ -977,6 +988,7 @@ const zhErrors: Record<ErrorCode, string> = {
   csrf_failed: '页面已过期，请刷新页面后重试。',
   cross_site_request: '请求来自其他网站，已被拒绝。请直接打开本系统的网址。',
   forbidden: '您没有权限执行此操作。如需此权限，请联系本单位的管理员。',
+  token_scope_missing: '这个令牌创建时未授予此项权限，不能执行此操作。请在浏览器中操作，或另建一个带此权限的令牌。',
   claim_rejected: '无法秒传，已改为普通上传。',
   not_found: '找不到要找的内容：它可能已被删除或已过期，或不在您的权限范围内。请刷新页面后再试。',
   conflict: '上传状态冲突，请重试。',
@@ -1012,6 +1024,8 @@ const enErrors: Record<ErrorCode, string> = {
   csrf_failed: 'This page is out of date. Reload it and try again.',
   cross_site_request: 'The request came from another site and was refused. Open this system’s address directly.',
   forbidden: 'You are not allowed to do this. Ask your administrator if you need to.',
+  token_scope_missing:
+    'This API token was made without the permission this needs. Do it in the browser, or make a token with that permission.',
   claim_rejected: 'No instant upload possible: the file is uploaded normally instead.',
   not_found:
     'What you asked for was not found: it may have been removed or expired, or it is outside what you may see. Reload the page and try again.',
@@ -1056,6 +1070,7 @@ export const CONFLICT_MESSAGES: Record<Language, Record<ConflictReason, string>>
     fixity_running: '完整性校验已在进行，进度见本页。',
     unit_name_taken: '这里已有同名单位。',
     username_taken: '用户名已被占用，请换一个。',
+    too_many_tokens: '有效令牌已达上限：请先吊销不再使用的令牌。',
   },
   en: {
     own_account_disabled: 'You cannot disable your own account.',
@@ -1064,5 +1079,6 @@ export const CONFLICT_MESSAGES: Record<Language, Record<ConflictReason, string>>
     fixity_running: 'A fixity check is running already; its progress is shown here.',
     unit_name_taken: 'There is a unit of that name there already.',
     username_taken: 'That username is taken: choose another.',
+    too_many_tokens: 'You have as many working tokens as an account may have: revoke ones no longer used first.',
   },
 };

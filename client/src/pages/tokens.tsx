@@ -1,5 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
-import { personLabel, TOKEN_LABEL_RULE, type TokenView } from '../../../shared/accounts.js';
+import {
+  personLabel,
+  TOKEN_LABEL_RULE,
+  TOKEN_SCOPES,
+  type TokenScope,
+  type TokenView,
+} from '../../../shared/accounts.js';
 import type { ArchiveApi } from '../api.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
 import { formatTime } from './format.js';
@@ -11,6 +17,10 @@ import { nameProblems } from './typed-name.js';
 /** The expiries offered; `never` for scripts that must not stop on their own. */
 const EXPIRIES = ['30', '90', '365', 'never'] as const;
 const DEFAULT_EXPIRY = '365';
+/** The scopes each role may give its tokens ("accounts": administrators only). */
+const offeredScopes = (admin: boolean): readonly TokenScope[] =>
+  admin ? TOKEN_SCOPES : TOKEN_SCOPES.filter((s) => s !== 'accounts');
+const SCOPE_WORDS = { tokens: 'tokenScopeTokens', accounts: 'tokenScopeAccounts' } as const;
 
 /**
  * 我的令牌: the caller's API tokens (for scanners and scripts): create with a label and expiry,
@@ -39,12 +49,17 @@ export function TokensPage({ api, language, admin }: { api: ArchiveApi; language
   const creating = useCheckedForm({
     language,
     t,
-    places: { fields: ['label', 'expiry'], renamed: { expiresInDays: 'expiry' } },
+    places: { fields: ['label', 'expiry', 'scopes'], renamed: { expiresInDays: 'expiry' } },
     check: (data) => nameProblems(t, formText(data, 'label'), TOKEN_LABEL_RULE, 'label'),
     send: async (data, form) => {
       const expiry = formText(data, 'expiry');
       const label = formText(data, 'label').trim();
-      const answer = await api.createToken({ label, expiresInDays: expiry === 'never' ? null : Number(expiry) });
+      const scopes = offeredScopes(admin).filter((s) => data.getAll('scopes').includes(s));
+      const answer = await api.createToken({
+        label,
+        expiresInDays: expiry === 'never' ? null : Number(expiry),
+        scopes,
+      });
       setCreated({ token: answer.token, label });
       // Not form.reset(): the expiry chosen stays for the next token.
       (form.elements.namedItem('label') as HTMLInputElement).value = '';
@@ -85,6 +100,15 @@ export function TokensPage({ api, language, admin }: { api: ArchiveApi; language
             ))}
           </select>
         </Field>
+        <fieldset class="scopes">
+          <legend>{t('tokenScopes')}</legend>
+          <p class="hint">{t('tokenScopesHint')}</p>
+          {offeredScopes(admin).map((scope) => (
+            <label class="check" key={scope}>
+              <input name="scopes" type="checkbox" value={scope} /> {t(SCOPE_WORDS[scope])}
+            </label>
+          ))}
+        </fieldset>
         <FormProblem errors={creating.errors} />
         <button type="submit" disabled={creating.busy}>
           {t('tokenCreateButton')}
@@ -146,6 +170,7 @@ function TokenTable({
           <tr>
             <th scope="col">{t('tokenLabel')}</th>
             {owners && <th scope="col">{t('colUser')}</th>}
+            <th scope="col">{t('tokenScopes')}</th>
             <th scope="col">{t('tokenCreatedAt')}</th>
             <th scope="col">{t('tokenExpiresAt')}</th>
             <th scope="col">{t('tokenLastUsed')}</th>
@@ -157,6 +182,11 @@ function TokenTable({
             <tr key={tk.id} data-token={tk.id}>
               <td class="name">{tk.label || t('tokenNoLabel')}</td>
               {owners && <td>{personLabel(tk.username, tk.displayName, language)}</td>}
+              <td class="scopes">
+                {tk.scopes.length === 0
+                  ? t('tokenScopesNone')
+                  : tk.scopes.map((s) => t(SCOPE_WORDS[s])).join(t('listSeparator'))}
+              </td>
               <td>{formatTime(language, tk.createdAt)}</td>
               <td>
                 {tk.expiresAt ? formatTime(language, tk.expiresAt) : t('tokenNever')}

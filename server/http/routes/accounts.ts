@@ -2,7 +2,7 @@ import express, { Router } from 'express';
 import { accountListQuery, accountPatchRequest, newAccountRequest } from '../../../shared/accounts.js';
 import type { AccountAdministration } from '../../services/administration.js';
 import { BadRequestError } from '../../errors.js';
-import { requireAuth } from '../auth.js';
+import { requireAuth, requireScope } from '../auth.js';
 import { sendCsv } from '../csv.js';
 import { parse } from '../validate.js';
 import { z } from 'zod';
@@ -26,13 +26,17 @@ export function accountRoutes(admin: AccountAdministration): Router {
     res.json(await admin.list(req.principal!.account, parse(accountListQuery, req.query, 'query')));
   });
 
-  router.post('/', async (req, res) => {
+  // Changes to accounts (and the one-time passwords they answer with) over a token need its "accounts" scope.
+  const administering = requireScope('accounts');
+
+  router.post('/', administering, async (req, res) => {
     const body = parse(newAccountRequest, req.body, 'body');
     res.status(201).json(await admin.create(req.principal!.account, body, req.ip ?? null));
   });
 
   router.post(
     '/import',
+    administering,
     express.text({ type: ['text/csv', 'text/plain', 'application/csv', 'application/vnd.ms-excel'], limit: '2mb' }),
     async (req, res) => {
       if (typeof req.body !== 'string')
@@ -54,18 +58,18 @@ export function accountRoutes(admin: AccountAdministration): Router {
     },
   );
 
-  router.patch('/:id', async (req, res) => {
+  router.patch('/:id', administering, async (req, res) => {
     const id = parse(accountId, req.params.id, 'account id');
     const patch = parse(accountPatchRequest, req.body, 'body');
     res.json(await admin.update(req.principal!.account, id, patch, req.ip ?? null));
   });
 
-  router.post('/:id/password-reset', async (req, res) => {
+  router.post('/:id/password-reset', administering, async (req, res) => {
     const id = parse(accountId, req.params.id, 'account id');
     res.json(await admin.resetPassword(req.principal!.account, id, req.ip ?? null));
   });
 
-  router.post('/:id/unblock', async (req, res) => {
+  router.post('/:id/unblock', administering, async (req, res) => {
     const id = parse(accountId, req.params.id, 'account id');
     res.json(await admin.unblock(req.principal!.account, id, req.ip ?? null));
   });

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { newTokenRequest, tokenListQuery } from '../../../shared/accounts.js';
 import type { AccountAdministration } from '../../services/administration.js';
-import { requireAuth } from '../auth.js';
+import { requireAuth, requireScope } from '../auth.js';
 import { parse } from '../validate.js';
 
 const tokenId = z.string().regex(/^[0-9a-f]{12}$/, 'a token id is 12 hexadecimal characters');
@@ -17,10 +17,12 @@ export function tokenRoutes(admin: AccountAdministration): Router {
     res.json({ items: await admin.listTokens(req.principal!.account, scope) });
   });
 
-  router.post('/', async (req, res) => {
+  // Over a token: only one made with the "tokens" scope, and the new one stays within it.
+  router.post('/', requireScope('tokens'), async (req, res) => {
     const body = parse(newTokenRequest, req.body, 'body');
     res.set('Cache-Control', 'no-store');
-    res.status(201).json(await admin.createToken(req.principal!.account, body, req.ip ?? null));
+    const { account, token } = req.principal!;
+    res.status(201).json(await admin.createToken(account, body, req.ip ?? null, token));
   });
 
   router.delete('/:id', async (req, res) => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConflictError } from '../../errors.js';
+import type { ApiTokenRecord } from './port.js';
 import { testAccount } from '../../../test/support/content.js';
 import { conformanceSuite, type StoreTarget } from '../../../test/support/stores.js';
 
@@ -104,12 +105,13 @@ export function accountConformance(target: StoreTarget): void {
           [1000, 1005],
           'a hit may count many',
         );
+        assert.equal(await store.rateCounts.hit('bulk', w1, -1000), 5, 'a negative hit takes back');
       });
     });
 
     describe('accounts, sessions and tokens', () => {
       const newAccount = (username: string) => testAccount({ username });
-      const token = (id: string, accountId: string) => ({
+      const token = (id: string, accountId: string): ApiTokenRecord => ({
         id,
         accountId,
         secretHash: 'f'.repeat(64),
@@ -117,6 +119,7 @@ export function accountConformance(target: StoreTarget): void {
         createdAt: new Date(),
         expiresAt: null,
         lastUsedAt: null,
+        scopes: [],
       });
 
       it('creates, finds and lists accounts, and refuses a taken username', async () => {
@@ -227,7 +230,7 @@ export function accountConformance(target: StoreTarget): void {
       it('creates, lists, notes the use of and revokes API tokens', async () => {
         const createdAt = new Date('2026-05-01T00:00:00Z');
         const expiresAt = new Date('2026-06-01T00:00:00Z');
-        const t = { ...token('abc', 'acc'), label: 'scanner', createdAt, expiresAt };
+        const t = { ...token('abc', 'acc'), label: 'scanner', createdAt, expiresAt, scopes: ['tokens' as const] };
         await store.tokens.create(t);
         assert.deepEqual(await store.tokens.get('abc'), t);
         const used = new Date('2026-05-02T00:00:00Z');
@@ -240,6 +243,32 @@ export function accountConformance(target: StoreTarget): void {
         assert.equal(await store.tokens.revoke('abc'), true);
         assert.equal(await store.tokens.revoke('abc'), false);
         assert.equal(await store.tokens.get('abc'), undefined);
+      });
+
+      it('keeps the scopes a token was made with', async () => {
+        const [first, second] = [new Date('2026-05-01T00:00:00Z'), new Date('2026-05-02T00:00:00Z')];
+        await store.tokens.create({ ...token('both', 'acc'), scopes: ['tokens', 'accounts'], createdAt: first });
+        await store.tokens.create({ ...token('none', 'acc'), createdAt: second });
+        assert.deepEqual((await store.tokens.get('both'))?.scopes, ['tokens', 'accounts']);
+        assert.deepEqual((await store.tokens.get('none'))?.scopes, []);
+        assert.deepEqual(
+          (await store.tokens.list()).map((t) => t.scopes),
+          [['tokens', 'accounts'], []],
+        );
+      });
+
+      it("counts an account's working tokens: the expired and other accounts' left out", async () => {
+        const now = new Date('2026-05-10T00:00:00Z');
+        await store.tokens.create(token('forever', 'acc1'));
+        await store.tokens.create({ ...token('later', 'acc1'), expiresAt: new Date('2026-05-11T00:00:00Z') });
+        await store.tokens.create({ ...token('ended', 'acc1'), expiresAt: new Date('2026-05-09T00:00:00Z') });
+        await store.tokens.create({ ...token('at-now', 'acc1'), expiresAt: now });
+        await store.tokens.create(token('other', 'acc2'));
+        assert.equal(await store.tokens.countLive('acc1', now), 2);
+        assert.equal(await store.tokens.countLive('acc2', now), 1);
+        assert.equal(await store.tokens.countLive('nobody', now), 0);
+        await store.tokens.revoke('forever');
+        assert.equal(await store.tokens.countLive('acc1', now), 1);
       });
 
       it('revokes every token of one account, and only those', async () => {

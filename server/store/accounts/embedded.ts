@@ -39,8 +39,11 @@ CREATE TABLE IF NOT EXISTS api_tokens (
   label       TEXT NOT NULL,
   created_at  INTEGER NOT NULL,
   expires_at  INTEGER,
-  last_used_at INTEGER
+  last_used_at INTEGER,
+  -- TOKEN_SCOPES as a JSON array; tokens of earlier versions get none.
+  scopes      TEXT NOT NULL DEFAULT '[]'
 );
+CREATE INDEX IF NOT EXISTS api_tokens_account ON api_tokens (account_id);
 
 -- What the login throttle remembers per key (account and address, account, address).
 -- (Databases made before it keep two unused columns in accounts: failed_logins, locked_until.)
@@ -69,7 +72,11 @@ CREATE TABLE IF NOT EXISTS rate_counts (
       last_login_at: 'INTEGER',
       display_name: 'TEXT',
     });
-    addMissingColumns(db, 'api_tokens', { expires_at: 'INTEGER', last_used_at: 'INTEGER' });
+    addMissingColumns(db, 'api_tokens', {
+      expires_at: 'INTEGER',
+      last_used_at: 'INTEGER',
+      scopes: "TEXT NOT NULL DEFAULT '[]'",
+    });
     db.transaction(() => {
       const keyless = db
         .prepare<[], { id: string; username: string }>(
@@ -234,6 +241,7 @@ interface TokenRow {
   created_at: number;
   expires_at: number | null;
   last_used_at: number | null;
+  scopes: string;
 }
 
 const dateOrNull = (ms: number | null) => (ms === null ? null : new Date(ms));
@@ -246,6 +254,7 @@ const tokenFromRow = (row: TokenRow): ApiTokenRecord => ({
   createdAt: new Date(row.created_at),
   expiresAt: dateOrNull(row.expires_at),
   lastUsedAt: dateOrNull(row.last_used_at),
+  scopes: JSON.parse(row.scopes) as ApiTokenRecord['scopes'],
 });
 
 export class EmbeddedTokenStore implements TokenStore {
@@ -254,7 +263,7 @@ export class EmbeddedTokenStore implements TokenStore {
   async create(t: ApiTokenRecord): Promise<void> {
     this.db
       .prepare(
-        'INSERT INTO api_tokens (id, account_id, secret_hash, label, created_at, expires_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO api_tokens (id, account_id, secret_hash, label, created_at, expires_at, last_used_at, scopes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       )
       .run(
         t.id,
@@ -264,6 +273,7 @@ export class EmbeddedTokenStore implements TokenStore {
         t.createdAt.getTime(),
         t.expiresAt?.getTime() ?? null,
         t.lastUsedAt?.getTime() ?? null,
+        JSON.stringify(t.scopes),
       );
   }
 
@@ -274,6 +284,14 @@ export class EmbeddedTokenStore implements TokenStore {
 
   async list(): Promise<ApiTokenRecord[]> {
     return this.db.prepare<[], TokenRow>('SELECT * FROM api_tokens ORDER BY created_at').all().map(tokenFromRow);
+  }
+
+  async countLive(accountId: string, now: Date): Promise<number> {
+    return this.db
+      .prepare<[string, number], { n: number }>(
+        'SELECT COUNT(*) AS n FROM api_tokens WHERE account_id = ? AND (expires_at IS NULL OR expires_at > ?)',
+      )
+      .get(accountId, now.getTime())!.n;
   }
 
   async revoke(id: string): Promise<boolean> {

@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import type { TokenScope } from '../../../shared/accounts.js';
 import { ConflictError } from '../../errors.js';
 import { escapeRegex, isDuplicateKey, recordFromDoc } from '../mongo/documents.js';
 import { usernameKey, type Account, type AccountPatch, type AccountStore, type NewAccount } from './port.js';
@@ -34,6 +35,8 @@ export interface TokenDoc {
   /** Absent on tokens of an earlier version: they never expire. */
   expiresAt?: Date | null;
   lastUsedAt?: Date | null;
+  /** Absent on tokens of an earlier version: they have no scope. */
+  scopes?: TokenScope[];
 }
 
 /** A login throttle record (`loginAttempts`): `_id` is its key; removed by a TTL index at `expiresAt`. */
@@ -244,6 +247,13 @@ export class MongoTokenStore implements TokenStore {
     return (await this.c.tokens.find().sort({ createdAt: 1 }).toArray()).map(tokenFromDoc);
   }
 
+  async countLive(accountId: string, now: Date): Promise<number> {
+    return this.c.tokens.countDocuments({
+      accountId,
+      $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }],
+    });
+  }
+
   async revoke(id: string): Promise<boolean> {
     return (await this.c.tokens.deleteOne({ _id: id })).deletedCount > 0;
   }
@@ -258,8 +268,8 @@ export class MongoTokenStore implements TokenStore {
 }
 
 const tokenFromDoc = (doc: TokenDoc): ApiTokenRecord => {
-  const { expiresAt, lastUsedAt, ...rest } = recordFromDoc(doc);
-  return { ...rest, expiresAt: expiresAt ?? null, lastUsedAt: lastUsedAt ?? null };
+  const { expiresAt, lastUsedAt, scopes, ...rest } = recordFromDoc(doc);
+  return { ...rest, expiresAt: expiresAt ?? null, lastUsedAt: lastUsedAt ?? null, scopes: scopes ?? [] };
 };
 
 const record = (d: LoginAttemptDoc): LoginRecord => ({

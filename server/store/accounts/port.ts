@@ -1,3 +1,4 @@
+import type { TokenScope } from '../../../shared/accounts.js';
 import type { Role, Unit } from '../../../shared/schemas.js';
 
 export interface Account {
@@ -75,12 +76,16 @@ export interface ApiTokenRecord {
   /** null: never expires. */
   expiresAt: Date | null;
   lastUsedAt: Date | null;
+  /** What it may do beyond uploading, reading and reports; tokens of earlier versions have none. */
+  scopes: TokenScope[];
 }
 
 export interface TokenStore {
   create(token: ApiTokenRecord): Promise<void>;
   get(id: string): Promise<ApiTokenRecord | undefined>;
   list(): Promise<ApiTokenRecord[]>;
+  /** How many of the account's tokens work at `now` (not expired; revoked ones are gone). */
+  countLive(accountId: string, now: Date): Promise<number>;
   /** Returns false when no such token existed. */
   revoke(id: string): Promise<boolean>;
   /** Revokes every token of the account; returns how many there were. */
@@ -120,7 +125,10 @@ export interface LoginAttemptStore {
  * instance on the store. A window's counts vanish after it ends.
  */
 export interface RateCounts {
-  /** Adds `by` (one by default) to the key's count in the window ending at `windowEnd`; returns the new count. */
+  /**
+   * Adds `by` (one by default; negative takes back what a refused request added) to the key's
+   * count in the window ending at `windowEnd`; returns the new count.
+   */
   hit(key: string, windowEnd: Date, by?: number): Promise<number>;
   /** Takes one back (a request that should not count). */
   undo(key: string, windowEnd: Date): Promise<void>;

@@ -14,6 +14,7 @@ export function receiptConformance(target: StoreTarget): void {
         startedAt: new Date('2026-11-25T08:00:00Z'),
         updatedAt,
         counts: { stored: rows, duplicate: 0, instant: 0, failed: 0 },
+        bytes: 1000 + rows,
         rows: Array.from({ length: rows }, (_, i) => ({
           path: `2026年移交/第${i}页.jpg`,
           size: i,
@@ -31,6 +32,17 @@ export function receiptConformance(target: StoreTarget): void {
         const again = { ...receipt('acc-r', first.id, 3, new Date('2026-11-25T10:00:00Z')), title: '又一次' };
         await store.receipts.put(again);
         assert.deepEqual(await store.receipts.get('acc-r', first.id), again);
+      });
+
+      it("tells a receipt's size without its rows, and nothing for one that is not there", async () => {
+        const r = receipt('acc-s', 'e'.repeat(32), 10, new Date('2026-11-25T09:00:00Z'));
+        assert.equal(await store.receipts.sizeOf('acc-s', r.id), undefined);
+        await store.receipts.put(r);
+        assert.equal(await store.receipts.sizeOf('acc-s', r.id), 1010);
+        await store.receipts.put({ ...r, bytes: 77 });
+        assert.equal(await store.receipts.sizeOf('acc-s', r.id), 77);
+        assert.equal(await store.receipts.sizeOf('acc-other', r.id), undefined, "another account's id is its own");
+        assert.equal((await store.receipts.list('acc-s', { limit: 1, offset: 0 })).items[0]!.bytes, 77);
       });
 
       it("lists an account's receipts, the latest first, without rows; another account's stay apart", async () => {

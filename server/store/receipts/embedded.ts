@@ -1,4 +1,4 @@
-import type { Db, EmbeddedSchema } from '../embedded/database.js';
+import { addMissingColumns, hasColumn, type Db, type EmbeddedSchema } from '../embedded/database.js';
 import type { ReceiptHeader, ReceiptRecord, ReceiptStore } from './port.js';
 
 export const receiptSchema: EmbeddedSchema = {
@@ -11,10 +11,19 @@ CREATE TABLE IF NOT EXISTS receipts (
   updated_at INTEGER NOT NULL,
   counts     TEXT NOT NULL,
   rows       TEXT NOT NULL,
+  -- receiptBytes of title and rows (the daily quota counts what a receipt adds).
+  bytes      INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (account_id, id)
 );
 CREATE INDEX IF NOT EXISTS receipts_recent ON receipts (account_id, updated_at DESC);
 `,
+  upgrade(db) {
+    // Receipts of an earlier version are measured once, when the column arrives (as stored: the
+    // same JSON the service measures).
+    if (hasColumn(db, 'receipts', 'bytes')) return;
+    addMissingColumns(db, 'receipts', { bytes: 'INTEGER NOT NULL DEFAULT 0' });
+    db.exec('UPDATE receipts SET bytes = length(CAST(title AS BLOB)) + length(CAST(rows AS BLOB))');
+  },
 };
 
 interface ReceiptRow {
@@ -24,6 +33,7 @@ interface ReceiptRow {
   started_at: number;
   updated_at: number;
   counts: string;
+  bytes: number;
   rows?: string;
 }
 
@@ -34,6 +44,7 @@ const header = (row: ReceiptRow): ReceiptHeader => ({
   startedAt: new Date(row.started_at),
   updatedAt: new Date(row.updated_at),
   counts: JSON.parse(row.counts) as ReceiptHeader['counts'],
+  bytes: row.bytes,
 });
 
 export class EmbeddedReceiptStore implements ReceiptStore {
@@ -42,10 +53,10 @@ export class EmbeddedReceiptStore implements ReceiptStore {
   async put(r: ReceiptRecord): Promise<void> {
     this.db
       .prepare(
-        `INSERT INTO receipts (account_id, id, title, started_at, updated_at, counts, rows)
-         VALUES (?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO receipts (account_id, id, title, started_at, updated_at, counts, rows, bytes)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (account_id, id) DO UPDATE SET title = excluded.title, started_at = excluded.started_at,
-           updated_at = excluded.updated_at, counts = excluded.counts, rows = excluded.rows`,
+           updated_at = excluded.updated_at, counts = excluded.counts, rows = excluded.rows, bytes = excluded.bytes`,
       )
       .run(
         r.accountId,
@@ -55,7 +66,14 @@ export class EmbeddedReceiptStore implements ReceiptStore {
         r.updatedAt.getTime(),
         JSON.stringify(r.counts),
         JSON.stringify(r.rows),
+        r.bytes,
       );
+  }
+
+  async sizeOf(accountId: string, id: string): Promise<number | undefined> {
+    return this.db
+      .prepare<[string, string], { bytes: number }>('SELECT bytes FROM receipts WHERE account_id = ? AND id = ?')
+      .get(accountId, id)?.bytes;
   }
 
   async get(accountId: string, id: string): Promise<ReceiptRecord | undefined> {
@@ -71,7 +89,7 @@ export class EmbeddedReceiptStore implements ReceiptStore {
   ): Promise<{ items: ReceiptHeader[]; total: number }> {
     const rows = this.db
       .prepare<[string, number, number], ReceiptRow>(
-        'SELECT account_id, id, title, started_at, updated_at, counts FROM receipts WHERE account_id = ? ORDER BY updated_at DESC, id LIMIT ? OFFSET ?',
+        'SELECT account_id, id, title, started_at, updated_at, counts, bytes FROM receipts WHERE account_id = ? ORDER BY updated_at DESC, id LIMIT ? OFFSET ?',
       )
       .all(accountId, page.limit, page.offset);
     const total = this.db

@@ -11,6 +11,8 @@ export interface ReceiptDoc {
   startedAt: Date;
   updatedAt: Date;
   counts: ReceiptHeader['counts'];
+  /** receiptBytes of title and rows; absent on receipts of an earlier version (taken as 0). */
+  bytes?: number;
   /** The version of the rows this receipt shows, and in how many pieces. */
   version: string;
   pieces: number;
@@ -46,6 +48,7 @@ const header = (doc: ReceiptDoc): ReceiptHeader => ({
   startedAt: doc.startedAt,
   updatedAt: doc.updatedAt,
   counts: doc.counts,
+  bytes: doc.bytes ?? 0,
 });
 
 /**
@@ -68,6 +71,7 @@ export class MongoReceiptStore implements ReceiptStore {
       startedAt: r.startedAt,
       updatedAt: r.updatedAt,
       counts: r.counts,
+      bytes: r.bytes,
       version,
       pieces,
     };
@@ -92,6 +96,11 @@ export class MongoReceiptStore implements ReceiptStore {
     const pieces = await this.c.receiptPieces.find({ _id: { $in: ids } }).toArray();
     const byId = new Map(pieces.map((p) => [p._id, p.rows]));
     return { ...header(doc), rows: ids.flatMap((pid) => byId.get(pid) ?? []) };
+  }
+
+  async sizeOf(accountId: string, id: string): Promise<number | undefined> {
+    const doc = await this.c.receipts.findOne({ _id: `${accountId}:${id}` }, { projection: { bytes: 1 } });
+    return doc ? (doc.bytes ?? 0) : undefined;
   }
 
   async list(

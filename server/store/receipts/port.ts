@@ -8,6 +8,8 @@ export interface ReceiptRecord {
   startedAt: Date;
   updatedAt: Date;
   counts: Record<ReceiptOutcome, number>;
+  /** What it takes to keep, as the service measured it (receiptBytes: its title and rows as JSON, UTF-8). */
+  bytes: number;
   rows: ReceiptRow[];
 }
 
@@ -17,6 +19,8 @@ export interface ReceiptStore {
   /** Stores the receipt, replacing the account's receipt of the same id (the page sends it again as retries finish). */
   put(receipt: ReceiptRecord): Promise<void>;
   get(accountId: string, id: string): Promise<ReceiptRecord | undefined>;
+  /** The `bytes` of the account's receipt of this id, without reading its rows; undefined: there is none. */
+  sizeOf(accountId: string, id: string): Promise<number | undefined>;
   /** The account's receipts, the most recently updated first, without their rows. */
   list(accountId: string, page: { limit: number; offset: number }): Promise<{ items: ReceiptHeader[]; total: number }>;
 }
