@@ -418,6 +418,7 @@ const zh = {
   importBadUsername: '用户名不符合要求（1–64 个字母、数字或 . _ @ -）',
   importUsernameRepeated: '用户名与第 {line} 行重复',
   importUsernameTaken: '用户名已被占用，请换一个',
+  importUsernameUnavailable: '这个用户名不能使用，请换一个',
   importNoUnit: '缺少单位代码',
   importUnitOutside: '单位代码“{unit}”不在您的管理范围内，请改为本辖区的单位代码（可在“单位”页查找）',
   importDone: '已创建 {count} 个账号。请下载一次性密码清单分发给本人，此清单只显示这一次。',
@@ -900,6 +901,7 @@ const en: Record<MessageKey, string> = {
   importBadUsername: 'the user name is not valid (1–64 letters, digits, ".", "_", "@" or "-")',
   importUsernameRepeated: 'the user name repeats line {line}',
   importUsernameTaken: 'the user name is taken: choose another',
+  importUsernameUnavailable: 'the user name cannot be used: choose another',
   importNoUnit: 'no unit code',
   importUnitOutside: 'unit code {unit} is outside your reach: use a unit code from the Units page',
   importDone:
@@ -1045,6 +1047,7 @@ export const CONFLICT_MESSAGES: Record<Language, Record<ConflictReason, string>>
     fixity_running: '完整性校验已在进行，进度见本页。',
     unit_name_taken: '这里已有同名单位。',
     username_taken: '用户名已被占用，请换一个。',
+    username_unavailable: '这个用户名不能使用，请换一个。',
   },
   en: {
     own_account_disabled: 'You cannot disable your own account.',
@@ -1053,5 +1056,6 @@ export const CONFLICT_MESSAGES: Record<Language, Record<ConflictReason, string>>
     fixity_running: 'A fixity check is running already; its progress is shown here.',
     unit_name_taken: 'There is a unit of that name there already.',
     username_taken: 'That username is taken: choose another.',
+    username_unavailable: 'That username cannot be used: choose another.',
   },
 };

@@ -560,6 +560,8 @@ function importProblemText(t: Translate, p: ImportProblem): string {
       return t('importUsernameRepeated', { line: p.line });
     case 'username_taken':
       return t('importUsernameTaken');
+    case 'username_unavailable':
+      return t('importUsernameUnavailable');
     case 'no_unit':
       return t('importNoUnit');
     case 'unit_outside_reach':
