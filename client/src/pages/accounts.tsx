@@ -469,7 +469,9 @@ function ImportAccounts({
               href={result.url}
               download={t('importResultName')}
               // Saved here: the server's copy is no longer needed (if forgetting fails, it stays listed).
-              onClick={() => result.keptUrl && api.forgetKeptImport(result.keptUrl).catch(() => {})}
+              onClick={() => {
+                if (result.keptUrl) api.forgetKeptImport(result.keptUrl).catch(() => {});
+              }}
             >
               {t('importDownload')}
             </a>
