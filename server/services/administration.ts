@@ -53,7 +53,7 @@ export interface AdministrationDeps {
   accounts: AccountService;
   store: Pick<
     AccountStore,
-    'list' | 'get' | 'update' | 'findByUsername' | 'createMany' | 'takenUsernames' | 'keptImports' | 'takeKeptImport'
+    'list' | 'get' | 'update' | 'createMany' | 'takenUsernames' | 'keptImports' | 'takeKeptImport'
   >;
   sessions: Pick<SessionStore, 'deleteForAccount'>;
   tokens: Pick<TokenService, 'list' | 'create' | 'get' | 'revoke'>;
