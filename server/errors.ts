@@ -275,6 +275,13 @@ export class ConflictError extends ArchiveError {
   }
 }
 
+/** A username an account has already (exactly, or another case or width of it: usernameKey). */
+export class UsernameTakenError extends ConflictError {
+  constructor(readonly username: string) {
+    super(`The username "${username}" is taken.`, 'username_taken');
+  }
+}
+
 /** A proof of possession that failed, or a claim that expired, was used, or is someone else's. */
 export class ClaimRejectedError extends ArchiveError {
   /** Also each refused proof's message in a bulk answer. */

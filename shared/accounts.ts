@@ -107,6 +107,16 @@ export interface OneTimePasswordView {
   oneTimePassword: string;
 }
 
+/** `GET /api/accounts/imports`: an import of the caller's whose answer (the one-time passwords) is kept, not yet downloaded. */
+export interface KeptImportView {
+  id: string;
+  createdAt: string;
+  /** Forgotten then, if not downloaded before. */
+  expiresAt: string;
+  /** How many accounts it created. */
+  count: number;
+}
+
 /** One refused row of an account import (`line` counts from 1, the header included). */
 export interface ImportRowProblem {
   line: number;
@@ -125,6 +135,8 @@ export type ImportProblem =
   | { code: 'bad_username' }
   | { code: 'username_repeated'; line: number }
   | { code: 'username_taken' }
+  /** To administrators below the top level, who are not told whether another county has the name. */
+  | { code: 'username_unavailable' }
   | { code: 'no_unit' }
   | { code: 'unit_outside_reach'; unit: string };
 

@@ -48,6 +48,8 @@ export const CONFLICT_REASONS = [
   'unit_name_taken',
   'username_taken',
   'too_many_tokens',
+  /** Said to administrators below the top level: the name may be another county's (issue 39). */
+  'username_unavailable',
 ] as const;
 export type ConflictReason = (typeof CONFLICT_REASONS)[number];
 

@@ -17,6 +17,7 @@ import type {
   AccountPatchRequest,
   AccountSummary,
   ImportRowProblem,
+  KeptImportView,
   NewAccountRequest,
   NewTokenRequest,
   NewTokenView,
@@ -220,10 +221,10 @@ export class ArchiveApi {
   }
 
   /**
-   * Accounts from a CSV file: the one-time passwords as CSV text, or an ImportRefused naming
-   * each bad row.
+   * Accounts from a CSV file: the one-time passwords as CSV text, and where the server keeps a
+   * copy of it until downloaded or forgotten (keptUrl); or an ImportRefused naming each bad row.
    */
-  async importAccounts(csv: Blob): Promise<string> {
+  async importAccounts(csv: Blob): Promise<{ csv: string; keptUrl: string | null }> {
     let response: Response;
     try {
       response = await fetch('/api/accounts/import', {
@@ -235,11 +236,21 @@ export class ArchiveApi {
     } catch (error) {
       throw new NetworkError(error);
     }
-    if (response.ok) return response.text();
+    if (response.ok) return { csv: await response.text(), keptUrl: response.headers.get('Location') };
     const payload = (await response.json().catch(() => undefined)) as Partial<ErrorBody> | undefined;
     const rows = (payload?.details as { rows?: ImportRowProblem[] } | undefined)?.rows;
     if (rows) throw new ImportRefused(rows);
     throw errorFromResponse(response.status, payload, response.headers.get('Retry-After'));
+  }
+
+  /** The caller's imports whose one-time passwords the server still keeps (each downloads once from keptImportUrl). */
+  keptImports(): Promise<{ items: KeptImportView[] }> {
+    return this.#call('GET', '/api/accounts/imports');
+  }
+
+  /** The kept copy of an import's passwords is no longer needed (they were saved). */
+  forgetKeptImport(keptUrl: string): Promise<void> {
+    return this.#call('DELETE', keptUrl);
   }
 
   tokens(scope: 'mine' | 'reach' = 'mine'): Promise<{ items: TokenView[] }> {
@@ -275,6 +286,8 @@ function query(params: Record<string, string | number | undefined>): URLSearchPa
   return q;
 }
 
+/** A kept import's passwords as a download (a plain link: the session cookie goes along); served once. */
+export const keptImportUrl = (id: string) => `/api/accounts/imports/${encodeURIComponent(id)}`;
 export const reportUrl = (name: ReportName, params: URLSearchParams) => `/api/reports/${name}?${params}`;
 export const auditUrl = (params: URLSearchParams) => `/api/audit?${params}`;
 

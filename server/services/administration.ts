@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { parse as parseCsv } from 'csv-parse/sync';
 import {
   displayNameField,
@@ -13,6 +13,7 @@ import {
   type AccountSummary,
   type ImportProblem,
   type ImportRowProblem,
+  type KeptImportView,
   type NewAccountRequest,
   type NewTokenRequest,
   type NewTokenView,
@@ -21,12 +22,14 @@ import {
 } from '../../shared/accounts.js';
 import type { Role, Unit } from '../../shared/schemas.js';
 import { ARCHIVE_UNIT_ID, type NewUnitRequest } from '../../shared/units.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, NotFoundError, UsernameTakenError, ValidationError } from '../errors.js';
 import {
   usernameKey,
   type Account,
   type AccountStore,
   type ApiTokenRecord,
+  type ImportedAccount,
+  type KeptImport,
   type SessionStore,
 } from '../store/accounts/port.js';
 import type { DirectoryUnit } from '../store/units/port.js';
@@ -34,6 +37,7 @@ import type { AccountService } from './accounts.js';
 import { checkedDisplayName, USERNAME_RULE, validUsername } from './accounts.js';
 import type { AuditService } from './audit.js';
 import type { LoginThrottle } from './login-throttle.js';
+import { hashOneTimePassword } from './password.js';
 import type { TokenService } from './sessions.js';
 import {
   ARCHIVE_UNIT,
@@ -47,12 +51,15 @@ import {
 
 export interface AdministrationDeps {
   accounts: AccountService;
-  store: Pick<AccountStore, 'list' | 'get' | 'update' | 'findByUsername'>;
+  store: Pick<
+    AccountStore,
+    'list' | 'get' | 'update' | 'createMany' | 'takenUsernames' | 'keptImports' | 'takeKeptImport'
+  >;
   sessions: Pick<SessionStore, 'deleteForAccount'>;
   tokens: Pick<TokenService, 'list' | 'create' | 'get' | 'revoke'>;
   directory: UnitDirectory;
   throttle: Pick<LoginThrottle, 'throttledUsernames' | 'forget'>;
-  audit: Pick<AuditService, 'record'>;
+  audit: Pick<AuditService, 'record' | 'recordMany'>;
   clock: () => Date;
 }
 
@@ -69,6 +76,57 @@ const READABLE = 'abcdefghjkmnpqrstuvwxyz23456789';
 export function oneTimePassword(): string {
   const group = () => Array.from({ length: 4 }, () => READABLE[randomInt(READABLE.length)]).join('');
   return `${group()}-${group()}-${group()}`;
+}
+
+/** How long an import's answer is kept for its administrator, when it is not downloaded sooner. */
+export const KEPT_IMPORT_MS = 24 * 3600_000;
+/** One-time passwords hashed at once by an import: leaves the other threads of libuv's pool (4) to logins and files. */
+const HASHING_LANES = 2;
+
+/** An import's answer: its id (to take the kept copy) and each account with its one-time password. */
+export interface KeptImportAnswer {
+  id: string;
+  accounts: ImportedAccount[];
+}
+
+/** A role as a spreadsheet names it; only the names themselves (a cell "__proto__" is no role). */
+function roleNamed(text: string): Role | undefined {
+  const key = text.toLowerCase();
+  return Object.hasOwn(ROLE_NAMES, key) ? ROLE_NAMES[key] : undefined;
+}
+
+/**
+ * A taken username as the caller is told it: top-level administrators, who see every account,
+ * that it is taken; others only that it cannot be used, not whether another county has it.
+ */
+function takenProblem(username: string, reach: Reach): [ImportProblem, string] {
+  return reach.kind === 'everything'
+    ? [{ code: 'username_taken' }, `username "${username}" is taken`]
+    : [{ code: 'username_unavailable' }, `username "${username}" cannot be used: choose another`];
+}
+
+function importRefused(problems: ImportRowProblem[]): ValidationError {
+  return new ValidationError(
+    `${problems.length} row(s) are wrong, so no account was created: ${problems
+      .slice(0, 5)
+      .map((p) => `line ${p.line}: ${p.problems.join('; ')}`)
+      .join(' | ')}${problems.length > 5 ? ' | …' : ''}`,
+    { rows: problems },
+  );
+}
+
+/** `work` on every item, at most `lanes` at a time; the results in the items' order. */
+async function inLanes<T, R>(lanes: number, items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, items.length) }, lane));
+  return results;
 }
 
 const describeUnit = (unit: Unit) => `${legacyNames(unit).join(' / ')} (${unit.id})`;
@@ -253,14 +311,21 @@ export class AccountAdministration {
   async create(caller: Account, request: NewAccountRequest, address: string | null): Promise<OneTimePasswordView> {
     const { unit } = await this.assignableUnit(caller, request.unitId, request.role);
     const password = oneTimePassword();
-    const account = await this.deps.accounts.create({
-      username: request.username,
-      displayName: request.displayName ?? null,
-      password,
-      role: request.role,
-      unit,
-      mustChangePassword: true,
-    });
+    const account = await this.deps.accounts
+      .create({
+        username: request.username,
+        displayName: request.displayName ?? null,
+        password,
+        role: request.role,
+        unit,
+        mustChangePassword: true,
+      })
+      .catch(async (err: unknown) => {
+        // Only top-level administrators, who see every account, are told that an account has the name.
+        if (err instanceof UsernameTakenError && (await this.deps.directory.reachOf(caller)).kind !== 'everything')
+          throw new ConflictError('This username cannot be used: choose another.', 'username_unavailable');
+        throw err;
+      });
     await this.deps.audit.record('account_created', caller, {
       address,
       note: {
@@ -369,15 +434,150 @@ export class AccountAdministration {
 
   /**
    * Accounts from a CSV (username, role, unit code, and optionally the display name; a header
-   * row is recognised and skipped):
-   * every row is checked first, and nothing is created if any row is wrong. Returns each
-   * account with its one-time password, in the file's order.
+   * row is recognised and skipped): every row is checked first, and nothing is created if any row
+   * is wrong, or if a username is taken meanwhile. The accounts are created together
+   * (AccountStore.createMany), and the answer, each account with its one-time password in the
+   * file's order, is kept for the caller until it takes it once (takeKeptImport) or it expires.
    */
-  async importCsv(
-    caller: Account,
-    text: string,
-    address: string | null,
-  ): Promise<Array<{ account: Account; unitText: string; oneTimePassword: string }>> {
+  async importCsv(caller: Account, text: string, address: string | null): Promise<KeptImportAnswer> {
+    const rows = this.importRows(text);
+    const reach = await this.deps.directory.reachOf(caller);
+    const taken = await this.deps.store.takenUsernames(rows.map((r) => r.cells[0] ?? '').filter(validUsername));
+    const problems: ImportRowProblem[] = [];
+    const planned: Array<{
+      line: number;
+      username: string;
+      displayName: string | null;
+      role: Role;
+      unit: Unit;
+      unitText: string;
+    }> = [];
+    const seen = new Map<string, number>();
+    // Rows of one unit and role ask the directory once.
+    const units = new Map<string, Promise<{ unit: Unit; dir?: DirectoryUnit } | undefined>>();
+    const unitFor = (code: string, role: Role) => {
+      const key = `${role}\n${code}`;
+      if (!units.has(key))
+        units.set(
+          key,
+          this.assignableUnit(caller, code, role).catch((err: unknown) => {
+            if (err instanceof NotFoundError || err instanceof ValidationError) return undefined;
+            throw err;
+          }),
+        );
+      return units.get(key)!;
+    };
+    for (const { line, cells: row } of rows) {
+      const [username = '', roleText = '', code = '', nameText = ''] = row;
+      const wrong: string[] = [];
+      const codes: ImportProblem[] = [];
+      const refuse = (problem: ImportProblem, words: string) => {
+        codes.push(problem);
+        wrong.push(words);
+      };
+      if (row.length > 4 && row.slice(4).some((c) => c !== ''))
+        refuse({ code: 'too_many_columns' }, 'more than four columns');
+      const name = displayNameField.safeParse(nameText);
+      if (!name.success) refuse({ code: 'bad_name' }, `name: ${name.error.issues[0]!.message}`);
+      const displayName = name.success ? name.data : null;
+      const role = roleNamed(roleText);
+      if (!role)
+        refuse({ code: 'bad_role', role: roleText }, `role "${roleText}" is not clerk (档案员) or admin (管理员)`);
+      if (!validUsername(username)) refuse({ code: 'bad_username' }, `username: ${USERNAME_RULE}`);
+      else {
+        const key = usernameKey(username);
+        if (seen.has(key))
+          refuse(
+            { code: 'username_repeated', line: seen.get(key)! },
+            `username "${username}" is also on line ${seen.get(key)}`,
+          );
+        else if (taken.has(username)) refuse(...takenProblem(username, reach));
+        seen.set(key, line);
+      }
+      let unit: { unit: Unit; dir?: DirectoryUnit } | undefined;
+      if (code === '') refuse({ code: 'no_unit' }, 'no unit code');
+      else {
+        unit = await unitFor(code, role ?? 'clerk');
+        if (!unit) refuse({ code: 'unit_outside_reach', unit: code }, `unit "${code}" is not a unit within your reach`);
+      }
+      if (wrong.length > 0) problems.push({ line, username, problems: wrong, codes });
+      else
+        planned.push({
+          line,
+          username,
+          displayName,
+          role: role!,
+          unit: unit!.unit,
+          unitText: unit!.dir?.path.join(' / ') ?? '',
+        });
+    }
+    if (problems.length > 0) throw importRefused(problems);
+
+    const now = this.deps.clock();
+    const made = await inLanes(HASHING_LANES, planned, async (p) => {
+      const password = oneTimePassword();
+      const account: Account = {
+        id: randomUUID(),
+        username: p.username,
+        displayName: p.displayName,
+        passwordHash: await hashOneTimePassword(password),
+        role: p.role,
+        unit: p.unit,
+        createdAt: now,
+        mustChangePassword: true,
+        disabled: false,
+        lastLoginAt: null,
+      };
+      const shown: ImportedAccount = {
+        username: p.username,
+        displayName: p.displayName,
+        role: p.role,
+        unitText: p.unitText,
+        oneTimePassword: password,
+      };
+      return { account, shown };
+    });
+    const kept: KeptImport = {
+      id: randomUUID(),
+      accountId: caller.id,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + KEPT_IMPORT_MS),
+      accounts: made.map((m) => m.shown),
+    };
+    try {
+      await this.deps.store.createMany(
+        made.map((m) => m.account),
+        kept,
+      );
+    } catch (err) {
+      if (!(err instanceof UsernameTakenError)) throw err;
+      // Taken since the rows were checked: the same answer as if it had been taken before.
+      const row = planned.find((p) => usernameKey(p.username) === usernameKey(err.username)) ?? planned[0]!;
+      const [problem, words] = takenProblem(row.username, reach);
+      throw importRefused([{ line: row.line, username: row.username, problems: [words], codes: [problem] }]);
+    }
+    await this.deps.audit.recordMany(
+      caller,
+      made.map(({ account }, i) => ({
+        action: 'account_created' as const,
+        details: {
+          address,
+          note: {
+            code: 'account_created' as const,
+            ...named(account),
+            ...(account.displayName !== null && { displayName: account.displayName }),
+            role: account.role,
+            unit: describeUnit(planned[i]!.unit),
+            by: 'csv' as const,
+          },
+        },
+      })),
+    );
+    return { id: kept.id, accounts: kept.accounts };
+  }
+
+  /** The body rows of an import's CSV, each with its line (from 1, the header included); checks the file as a whole. */
+  private importRows(text: string): Array<{ line: number; cells: string[] }> {
     // Excel's plain "CSV" on a Chinese Windows is GBK: its bytes do not read as UTF-8.
     if (text.includes('\uFFFD'))
       throw new ValidationError(
@@ -405,91 +605,27 @@ export class AccountAdministration {
       throw new ValidationError(
         `A file holds at most ${IMPORT_MAX_ROWS} accounts; this one has ${body.length}. Split it.`,
       );
-    const problems: ImportRowProblem[] = [];
-    const planned: Array<{ username: string; displayName: string | null; role: Role; unit: Unit; unitText: string }> =
-      [];
-    const seen = new Map<string, number>();
-    for (const [i, row] of body.entries()) {
-      const line = i + 1 + skip;
-      const [username = '', roleText = '', code = '', nameText = ''] = row;
-      const wrong: string[] = [];
-      const codes: ImportProblem[] = [];
-      const refuse = (problem: ImportProblem, words: string) => {
-        codes.push(problem);
-        wrong.push(words);
-      };
-      if (row.length > 4 && row.slice(4).some((c) => c !== ''))
-        refuse({ code: 'too_many_columns' }, 'more than four columns');
-      const name = displayNameField.safeParse(nameText);
-      if (!name.success) refuse({ code: 'bad_name' }, `name: ${name.error.issues[0]!.message}`);
-      const displayName = name.success ? name.data : null;
-      const role = ROLE_NAMES[roleText.toLowerCase()];
-      if (!role)
-        refuse({ code: 'bad_role', role: roleText }, `role "${roleText}" is not clerk (档案员) or admin (管理员)`);
-      if (!validUsername(username)) refuse({ code: 'bad_username' }, `username: ${USERNAME_RULE}`);
-      else {
-        const key = usernameKey(username);
-        if (seen.has(key))
-          refuse(
-            { code: 'username_repeated', line: seen.get(key)! },
-            `username "${username}" is also on line ${seen.get(key)}`,
-          );
-        else if (await this.deps.store.findByUsername(username))
-          refuse({ code: 'username_taken' }, `username "${username}" is taken`);
-        seen.set(key, line);
-      }
-      let unit: { unit: Unit; dir?: DirectoryUnit } | undefined;
-      if (code === '') refuse({ code: 'no_unit' }, 'no unit code');
-      else
-        try {
-          unit = await this.assignableUnit(caller, code, role ?? 'clerk');
-        } catch (err) {
-          if (!(err instanceof NotFoundError || err instanceof ValidationError)) throw err;
-          refuse({ code: 'unit_outside_reach', unit: code }, `unit "${code}" is not a unit within your reach`);
-        }
-      if (wrong.length > 0) problems.push({ line, username, problems: wrong, codes });
-      else
-        planned.push({
-          username,
-          displayName,
-          role: role!,
-          unit: unit!.unit,
-          unitText: unit!.dir?.path.join(' / ') ?? '',
-        });
-    }
-    if (problems.length > 0)
-      throw new ValidationError(
-        `${problems.length} row(s) are wrong, so no account was created: ${problems
-          .slice(0, 5)
-          .map((p) => `line ${p.line}: ${p.problems.join('; ')}`)
-          .join(' | ')}${problems.length > 5 ? ' | …' : ''}`,
-        { rows: problems },
+    return body.map((cells, i) => ({ line: i + 1 + skip, cells }));
+  }
+
+  /** The caller's own imports whose answers are still kept (not yet taken, not expired). */
+  async keptImports(caller: Account): Promise<KeptImportView[]> {
+    return (await this.deps.store.keptImports(caller.id, this.deps.clock())).map((k) => ({
+      id: k.id,
+      createdAt: k.createdAt.toISOString(),
+      expiresAt: k.expiresAt.toISOString(),
+      count: k.count,
+    }));
+  }
+
+  /** Hands over the answer of one of the caller's own imports, once; it is then forgotten. */
+  async takeKeptImport(caller: Account, id: string): Promise<KeptImportAnswer> {
+    const kept = await this.deps.store.takeKeptImport(id, caller.id, this.deps.clock());
+    if (!kept)
+      throw new NotFoundError(
+        `No kept import "${id}" of yours: its passwords were downloaded already, or it expired (after ${KEPT_IMPORT_MS / 3600_000} hours).`,
       );
-    const created = [];
-    for (const p of planned) {
-      const password = oneTimePassword();
-      const account = await this.deps.accounts.create({
-        username: p.username,
-        displayName: p.displayName,
-        password,
-        role: p.role,
-        unit: p.unit,
-        mustChangePassword: true,
-      });
-      await this.deps.audit.record('account_created', caller, {
-        address,
-        note: {
-          code: 'account_created',
-          ...named(account),
-          ...(account.displayName !== null && { displayName: account.displayName }),
-          role: account.role,
-          unit: describeUnit(p.unit),
-          by: 'csv',
-        },
-      });
-      created.push({ account, unitText: p.unitText, oneTimePassword: password });
-    }
-    return created;
+    return { id: kept.id, accounts: kept.accounts };
   }
 
   private tokenView(t: ApiTokenRecord, owner: Pick<Account, 'username' | 'displayName'>): TokenView {

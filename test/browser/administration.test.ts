@@ -190,8 +190,21 @@ describe(
         ],
         'a name holding a comma stays whole',
       );
-      await server.login('li.2', passwords[1]!.trim());
       await page.screenshot({ path: artifactPath('54-accounts-imported.png'), fullPage: true });
+      // The page is reloaded before the passwords were saved: the server kept them, to download once.
+      await page.reload();
+      await page.getByRole('heading', { name: '有 1 次导入的一次性密码清单尚未下载' }).waitFor();
+      const kept = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('link', { name: '下载一次性密码清单（仅一次）' }).click(),
+      ]);
+      const keptText = fs.readFileSync(await kept[0].path(), 'utf8');
+      for (const password of passwords) assert.ok(keptText.includes(password.trim()), 'the same passwords');
+      await page.getByRole('heading', { name: '有 1 次导入的一次性密码清单尚未下载' }).waitFor({ state: 'detached' });
+      await page.reload();
+      await page.locator('table.accounts').waitFor();
+      assert.equal(await page.getByText('一次性密码清单尚未下载').count(), 0, 'downloaded once, then gone');
+      await server.login('li.2', passwords[1]!.trim());
       assert.deepEqual(errors, []);
     });
 

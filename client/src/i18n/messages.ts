@@ -423,11 +423,16 @@ const zh = {
   importBadUsername: '用户名不符合要求（1–64 个字母、数字或 . _ @ -）',
   importUsernameRepeated: '用户名与第 {line} 行重复',
   importUsernameTaken: '用户名已被占用，请换一个',
+  importUsernameUnavailable: '这个用户名不能使用，请换一个',
   importNoUnit: '缺少单位代码',
   importUnitOutside: '单位代码“{unit}”不在您的管理范围内，请改为本辖区的单位代码（可在“单位”页查找）',
-  importDone: '已创建 {count} 个账号。请下载一次性密码清单分发给本人，此清单只显示这一次。',
+  importDone: '已创建 {count} 个账号。请下载一次性密码清单分发给本人；下载之前，服务器为您保留一份（24 小时）。',
   importDownload: '下载一次性密码清单',
   importResultName: '一次性密码清单.csv',
+  keptImportsTitle: '有 {count} 次导入的一次性密码清单尚未下载',
+  keptImportsHint: '服务器只为导入的管理员保留这些清单 24 小时；每份只能下载一次，下载后即删除。',
+  keptImport: '{time} 导入的 {count} 个账号',
+  keptImportDownload: '下载一次性密码清单（仅一次）',
   unitsTitle: '单位',
   unitsIntro:
     '本辖区的单位目录：乡（镇、街道）以上来自国家统计局区划代码；可在任何单位下添加本单位的科室、社区等，并可改名。',
@@ -916,12 +921,18 @@ const en: Record<MessageKey, string> = {
   importBadUsername: 'the user name is not valid (1–64 letters, digits, ".", "_", "@" or "-")',
   importUsernameRepeated: 'the user name repeats line {line}',
   importUsernameTaken: 'the user name is taken: choose another',
+  importUsernameUnavailable: 'the user name cannot be used: choose another',
   importNoUnit: 'no unit code',
   importUnitOutside: 'unit code {unit} is outside your reach: use a unit code from the Units page',
   importDone:
-    '{count, plural, one {# account} other {# accounts}} created. Download the one-time passwords to hand out: they are shown only this once.',
+    '{count, plural, one {# account} other {# accounts}} created. Download the one-time passwords to hand out; until you do, the server keeps a copy for you (24 hours).',
   importDownload: 'Download the one-time passwords',
   importResultName: 'one-time-passwords.csv',
+  keptImportsTitle: '{count, plural, one {# import} other {# imports}} with one-time passwords not yet downloaded',
+  keptImportsHint:
+    'The server keeps them for 24 hours for the administrator who imported them; each downloads once, and is then deleted.',
+  keptImport: '{count, plural, one {# account} other {# accounts}} imported {time}',
+  keptImportDownload: 'Download the one-time passwords (once)',
   unitsTitle: 'Units',
   unitsIntro:
     'The unit directory within your reach: townships and above come from the national statistics codes; add departments, communities and the like under any unit, and rename them.',
@@ -1071,6 +1082,7 @@ export const CONFLICT_MESSAGES: Record<Language, Record<ConflictReason, string>>
     unit_name_taken: '这里已有同名单位。',
     username_taken: '用户名已被占用，请换一个。',
     too_many_tokens: '有效令牌已达上限：请先吊销不再使用的令牌。',
+    username_unavailable: '这个用户名不能使用，请换一个。',
   },
   en: {
     own_account_disabled: 'You cannot disable your own account.',
@@ -1080,5 +1092,6 @@ export const CONFLICT_MESSAGES: Record<Language, Record<ConflictReason, string>>
     unit_name_taken: 'There is a unit of that name there already.',
     username_taken: 'That username is taken: choose another.',
     too_many_tokens: 'You have as many working tokens as an account may have: revoke ones no longer used first.',
+    username_unavailable: 'That username cannot be used: choose another.',
   },
 };

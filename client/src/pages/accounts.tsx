@@ -7,10 +7,11 @@ import {
   type AccountState,
   type AccountSummary,
   type ImportProblem,
+  type KeptImportView,
 } from '../../../shared/accounts.js';
 import { ROLES, type Role } from '../../../shared/schemas.js';
 import { ARCHIVE_UNIT_ID } from '../../../shared/units.js';
-import { ImportRefused, type ArchiveApi } from '../api.js';
+import { ImportRefused, keptImportUrl, type ArchiveApi } from '../api.js';
 import { describeError, translator, type Language, type Translate } from '../i18n/index.js';
 import { Field, FormProblem, useCheckedForm } from './field.js';
 import { displayNameProblems } from './typed-name.js';
@@ -80,6 +81,16 @@ export function AccountsPage({
   const [renaming, setRenaming] = useState<AccountSummary | null>(null);
   const [handover, setHandover] = useState<Handover | null>(null);
   const [refresh, setRefresh] = useState(0);
+  // Imports whose passwords the server keeps (a reload or a dropped connection lost the answer).
+  const [kept, setKept] = useState<KeptImportView[]>([]);
+  const [shownImport, setShownImport] = useState<string | null>(null);
+
+  useEffect(() => {
+    api.keptImports().then(
+      (r) => setKept(r.items),
+      () => {},
+    );
+  }, [refresh]);
 
   useEffect(() => {
     let current = true;
@@ -146,8 +157,21 @@ export function AccountsPage({
         />
       )}
       {panel === 'import' && (
-        <ImportAccounts api={api} language={language} onImported={() => setRefresh((r) => r + 1)} />
+        <ImportAccounts
+          api={api}
+          language={language}
+          onImported={(keptUrl) => {
+            setShownImport(keptUrl);
+            setRefresh((r) => r + 1);
+          }}
+        />
       )}
+      {/* The import whose answer the panel shows is not listed again. */}
+      <KeptImports
+        language={language}
+        items={kept.filter((k) => keptImportUrl(k.id) !== shownImport)}
+        onTaken={(id) => setKept((items) => items.filter((k) => k.id !== id))}
+      />
       {handover && <HandoverNote language={language} handover={handover} onClose={() => setHandover(null)} />}
       {renaming && (
         <RenameAccount
@@ -372,11 +396,12 @@ function ImportAccounts({
 }: {
   api: ArchiveApi;
   language: Language;
-  onImported: () => void;
+  /** keptUrl: where the server keeps a copy of the answer until it is downloaded. */
+  onImported: (keptUrl: string | null) => void;
 }) {
   const t = translator(language);
   const [refused, setRefused] = useState<ImportRefused | null>(null);
-  const [result, setResult] = useState<{ rows: string[][]; url: string } | null>(null);
+  const [result, setResult] = useState<{ rows: string[][]; url: string; keptUrl: string | null } | null>(null);
   const [templateUrl] = useState(() => URL.createObjectURL(new Blob([TEMPLATE], { type: 'text/csv' })));
   const chosen = (form: FormData) => {
     const file = form.get('file');
@@ -392,10 +417,10 @@ function ImportAccounts({
       setRefused(null);
       setResult(null);
       try {
-        const csv = await api.importAccounts(chosen(form)!);
+        const { csv, keptUrl } = await api.importAccounts(chosen(form)!);
         const rows = csvBody(csv);
-        setResult({ rows, url: URL.createObjectURL(new Blob([csv], { type: 'text/csv' })) });
-        onImported();
+        setResult({ rows, url: URL.createObjectURL(new Blob([csv], { type: 'text/csv' })), keptUrl });
+        onImported(keptUrl);
       } catch (e) {
         // Refused rows are listed below the form, each with its line.
         if (e instanceof ImportRefused) setRefused(e);
@@ -440,7 +465,14 @@ function ImportAccounts({
         <div class="handover" role="status">
           <p>{t('importDone', { count: result.rows.length })}</p>
           <p>
-            <a href={result.url} download={t('importResultName')}>
+            <a
+              href={result.url}
+              download={t('importResultName')}
+              // Saved here: the server's copy is no longer needed (if forgetting fails, it stays listed).
+              onClick={() => {
+                if (result.keptUrl) api.forgetKeptImport(result.keptUrl).catch(() => {});
+              }}
+            >
               {t('importDownload')}
             </a>
           </p>
@@ -466,6 +498,39 @@ function ImportAccounts({
         </div>
       )}
     </form>
+  );
+}
+
+/**
+ * The caller's imports whose one-time passwords the server still keeps, each a download served
+ * once (a plain link: the session cookie goes along); nothing when there are none.
+ */
+function KeptImports({
+  language,
+  items,
+  onTaken,
+}: {
+  language: Language;
+  items: KeptImportView[];
+  onTaken: (id: string) => void;
+}) {
+  const t = translator(language);
+  if (items.length === 0) return null;
+  return (
+    <section class="card handover" role="status" aria-labelledby="kept-imports-title">
+      <h2 id="kept-imports-title">{t('keptImportsTitle', { count: items.length })}</h2>
+      <p class="hint">{t('keptImportsHint')}</p>
+      <ul>
+        {items.map((k) => (
+          <li key={k.id}>
+            {t('keptImport', { count: k.count, time: formatTime(language, k.createdAt) })}{' '}
+            <a href={keptImportUrl(k.id)} download={t('importResultName')} onClick={() => onTaken(k.id)}>
+              {t('keptImportDownload')}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
@@ -560,6 +625,8 @@ function importProblemText(t: Translate, p: ImportProblem): string {
       return t('importUsernameRepeated', { line: p.line });
     case 'username_taken':
       return t('importUsernameTaken');
+    case 'username_unavailable':
+      return t('importUsernameUnavailable');
     case 'no_unit':
       return t('importNoUnit');
     case 'unit_outside_reach':

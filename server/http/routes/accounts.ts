@@ -1,6 +1,6 @@
-import express, { Router } from 'express';
+import express, { Router, type Response } from 'express';
 import { accountListQuery, accountPatchRequest, newAccountRequest } from '../../../shared/accounts.js';
-import type { AccountAdministration } from '../../services/administration.js';
+import type { AccountAdministration, KeptImportAnswer } from '../../services/administration.js';
 import { BadRequestError } from '../../errors.js';
 import { requireAuth, requireScope } from '../auth.js';
 import { sendCsv } from '../csv.js';
@@ -11,6 +11,23 @@ const accountId = z.string().min(1).max(64);
 
 /** What the import's answer says to hand out (the one-time passwords, shown this once). */
 const IMPORT_ANSWER_HEADER = ['用户名', '姓名', '角色', '单位', '一次性密码（首次登录后须修改）'];
+
+const importId = z.string().min(1).max(64);
+
+function sendImportAnswer(res: Response, answer: KeptImportAnswer): void {
+  sendCsv(
+    res,
+    'accounts-one-time-passwords',
+    IMPORT_ANSWER_HEADER,
+    answer.accounts.map((c) => [
+      c.username,
+      c.displayName,
+      c.role === 'admin' ? '管理员' : '档案员',
+      c.unitText,
+      c.oneTimePassword,
+    ]),
+  );
+}
 
 /** `/api/accounts`: the accounts an administrator keeps (all within its reach). */
 export function accountRoutes(admin: AccountAdministration): Router {
@@ -41,22 +58,31 @@ export function accountRoutes(admin: AccountAdministration): Router {
     async (req, res) => {
       if (typeof req.body !== 'string')
         throw new BadRequestError('Send the CSV file itself as the body, with Content-Type: text/csv.');
-      const created = await admin.importCsv(req.principal!.account, req.body, req.ip ?? null);
-      res.status(201);
-      sendCsv(
-        res,
-        'accounts-one-time-passwords',
-        IMPORT_ANSWER_HEADER,
-        created.map((c) => [
-          c.account.username,
-          c.account.displayName,
-          c.account.role === 'admin' ? '管理员' : '档案员',
-          c.unitText,
-          c.oneTimePassword,
-        ]),
-      );
+      const answer = await admin.importCsv(req.principal!.account, req.body, req.ip ?? null);
+      // The answer is kept there too, for this administrator, until downloaded once (or 24 hours).
+      res.status(201).location(`/api/accounts/imports/${answer.id}`);
+      sendImportAnswer(res, answer);
     },
   );
+
+  // One-time passwords are account administration: over a token, only with the accounts scope.
+  /** The caller's imports whose passwords are kept, not yet downloaded. */
+  router.get('/imports', administering, async (req, res) => {
+    res.json({ items: await admin.keptImports(req.principal!.account) });
+  });
+
+  /** A kept import's answer, once: it is forgotten as it is handed over. */
+  router.get('/imports/:id', administering, async (req, res) => {
+    const id = parse(importId, req.params.id, 'import id');
+    sendImportAnswer(res, await admin.takeKeptImport(req.principal!.account, id));
+  });
+
+  /** The administrator has the passwords (saved from the import's answer): the kept copy is forgotten. */
+  router.delete('/imports/:id', administering, async (req, res) => {
+    const id = parse(importId, req.params.id, 'import id');
+    await admin.takeKeptImport(req.principal!.account, id);
+    res.status(204).end();
+  });
 
   router.patch('/:id', administering, async (req, res) => {
     const id = parse(accountId, req.params.id, 'account id');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConflictError } from '../../errors.js';
-import type { ApiTokenRecord } from './port.js';
+import { ConflictError, UsernameTakenError } from '../../errors.js';
+import type { ApiTokenRecord, KeptImport, NewAccount } from './port.js';
 import { testAccount } from '../../../test/support/content.js';
 import { conformanceSuite, type StoreTarget } from '../../../test/support/stores.js';
 
@@ -141,6 +141,92 @@ export function accountConformance(target: StoreTarget): void {
         }
         assert.equal(await store.accounts.count(), 1);
         assert.equal(await store.accounts.findByUsername('zhang.si'), undefined);
+      });
+
+      describe('an import: its accounts created together, its answer kept once', () => {
+        const t0 = new Date('2026-11-25T08:00:00Z');
+        const inHours = (h: number) => new Date(t0.getTime() + h * 3600_000);
+        const keptFor = (id: string, accountId: string, accounts: NewAccount[]): KeptImport => ({
+          id,
+          accountId,
+          createdAt: t0,
+          expiresAt: inHours(24),
+          accounts: accounts.map((a) => ({
+            username: a.username,
+            displayName: a.displayName,
+            role: a.role,
+            unitText: '青县 / 清州镇',
+            oneTimePassword: `otp-of-${a.username}`,
+          })),
+        });
+
+        it('creates every account and keeps the answer for its administrator, handed over once', async () => {
+          const accounts = ['imp1', 'imp2', 'imp3'].map(newAccount);
+          const kept = keptFor('import-1', 'admin-1', accounts);
+          await store.accounts.createMany(accounts, kept);
+          assert.deepEqual(
+            (await store.accounts.list()).map((a) => a.username),
+            ['imp1', 'imp2', 'imp3'],
+          );
+          assert.deepEqual(await store.accounts.get(accounts[1]!.id), accounts[1]);
+          assert.deepEqual(await store.accounts.keptImports('admin-1', inHours(1)), [
+            { id: 'import-1', accountId: 'admin-1', createdAt: t0, expiresAt: inHours(24), count: 3 },
+          ]);
+          assert.deepEqual(
+            await store.accounts.keptImports('admin-2', inHours(1)),
+            [],
+            'another’s imports are not listed',
+          );
+          assert.equal(await store.accounts.takeKeptImport('import-1', 'admin-2', inHours(1)), undefined, 'nor given');
+          assert.deepEqual(await store.accounts.takeKeptImport('import-1', 'admin-1', inHours(1)), kept);
+          assert.equal(await store.accounts.takeKeptImport('import-1', 'admin-1', inHours(1)), undefined, 'once');
+          assert.deepEqual(await store.accounts.keptImports('admin-1', inHours(1)), []);
+        });
+
+        it('gives a kept answer to one of two takes at once, and none once it expired', async () => {
+          await store.accounts.createMany([newAccount('imp4')], keptFor('import-2', 'admin-1', []));
+          const takes = await Promise.all([1, 2].map(() => store.accounts.takeKeptImport('import-2', 'admin-1', t0)));
+          assert.equal(takes.filter((t) => t !== undefined).length, 1);
+          await store.accounts.createMany([newAccount('imp5')], keptFor('import-3', 'admin-1', []));
+          assert.deepEqual(await store.accounts.keptImports('admin-1', inHours(24)), [], 'expired at expiresAt');
+          assert.equal(await store.accounts.takeKeptImport('import-3', 'admin-1', inHours(24)), undefined);
+        });
+
+        it('creates none of them, and keeps nothing, when one username is taken (any case or width)', async () => {
+          await store.accounts.create(newAccount('Taken.Name'));
+          const accounts = ['fresh1', 'fresh2', 'ＴＡＫＥＮ．ｎａｍｅ', 'fresh3'].map(newAccount);
+          const refused = await store.accounts.createMany(accounts, keptFor('import-4', 'admin-1', accounts)).then(
+            () => undefined,
+            (err: unknown) => err,
+          );
+          assert.ok(refused instanceof UsernameTakenError, String(refused));
+          assert.equal(refused.username, 'ＴＡＫＥＮ．ｎａｍｅ');
+          assert.deepEqual(
+            (await store.accounts.list()).map((a) => a.username),
+            ['Taken.Name'],
+          );
+          for (const a of accounts) assert.equal(await store.accounts.get(a.id), undefined, a.username);
+          assert.deepEqual(await store.accounts.keptImports('admin-1', t0), []);
+          assert.equal(await store.accounts.takeKeptImport('import-4', 'admin-1', t0), undefined);
+        });
+
+        it('creates none of them when two of the set share a username’s key', async () => {
+          const accounts = ['same', 'other', 'SAME'].map(newAccount);
+          await assert.rejects(store.accounts.createMany(accounts, keptFor('import-5', 'admin-1', accounts)), {
+            username: 'SAME',
+          });
+          assert.equal(await store.accounts.count(), 0);
+        });
+
+        it('tells which of many usernames are taken, exactly or by key, in one call', async () => {
+          await store.accounts.create(newAccount('Wang.Wu'));
+          await store.accounts.create(newAccount('li'));
+          assert.deepEqual(await store.accounts.takenUsernames([]), new Set());
+          assert.deepEqual(
+            [...(await store.accounts.takenUsernames(['wang.wu', 'li', 'zhao', 'ＬＩ', 'Wang.Wu']))].sort(),
+            ['li', 'wang.wu', 'Wang.Wu', 'ＬＩ'].sort(),
+          );
+        });
       });
 
       it('changes a password and whether it must be changed', async () => {

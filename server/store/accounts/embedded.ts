@@ -1,7 +1,8 @@
 import type { Unit } from '../../../shared/schemas.js';
-import { ConflictError } from '../../errors.js';
+import { UsernameTakenError } from '../../errors.js';
 import { addMissingColumns, type Db, type EmbeddedSchema } from '../embedded/database.js';
 import { usernameKey, type Account, type AccountPatch, type AccountStore, type NewAccount } from './port.js';
+import type { ImportedAccount, KeptImport, KeptImportSummary } from './port.js';
 import type { ApiTokenRecord, SessionRecord, SessionStore, TokenStore } from './port.js';
 import type { LoginAttemptStore, LoginRecord, RateCounts } from './port.js';
 
@@ -44,6 +45,18 @@ CREATE TABLE IF NOT EXISTS api_tokens (
   scopes      TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX IF NOT EXISTS api_tokens_account ON api_tokens (account_id);
+
+-- An account import's answer (its one-time passwords, JSON), kept for the administrator who ran it
+-- until taken once or expired.
+CREATE TABLE IF NOT EXISTS kept_imports (
+  id         TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  count      INTEGER NOT NULL,
+  accounts   TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS kept_imports_account ON kept_imports (account_id, created_at);
 
 -- What the login throttle remembers per key (account and address, account, address).
 -- (Databases made before it keep two unused columns in accounts: failed_logins, locked_until.)
@@ -98,6 +111,10 @@ export class EmbeddedAccountStore implements AccountStore {
   constructor(private readonly db: Db) {}
 
   async create(a: NewAccount): Promise<void> {
+    this.insert(a);
+  }
+
+  private insert(a: NewAccount): void {
     try {
       this.db
         .prepare(
@@ -118,10 +135,82 @@ export class EmbeddedAccountStore implements AccountStore {
           a.lastLoginAt?.getTime() ?? null,
         );
     } catch (err) {
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE')
-        throw new ConflictError(`The username "${a.username}" is taken.`, 'username_taken');
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new UsernameTakenError(a.username);
       throw err;
     }
+  }
+
+  async createMany(accounts: readonly NewAccount[], kept: KeptImport): Promise<void> {
+    // One transaction: a taken username rolls back the accounts before it and the answer.
+    this.db
+      .transaction(() => {
+        for (const a of accounts) this.insert(a);
+        this.db
+          .prepare(
+            'INSERT INTO kept_imports (id, account_id, created_at, expires_at, count, accounts) VALUES (?, ?, ?, ?, ?, ?)',
+          )
+          .run(
+            kept.id,
+            kept.accountId,
+            kept.createdAt.getTime(),
+            kept.expiresAt.getTime(),
+            kept.accounts.length,
+            JSON.stringify(kept.accounts),
+          );
+        // The expired ones go now and then: whenever another is kept.
+        this.db.prepare('DELETE FROM kept_imports WHERE expires_at <= ?').run(kept.createdAt.getTime());
+      })
+      .immediate();
+  }
+
+  async takenUsernames(usernames: readonly string[]): Promise<Set<string>> {
+    if (usernames.length === 0) return new Set();
+    const found = (column: 'username' | 'username_key', values: string[]) =>
+      new Set(
+        this.db
+          .prepare<[string], { v: string }>(
+            `SELECT ${column} AS v FROM accounts WHERE ${column} IN (SELECT value FROM json_each(?))`,
+          )
+          .all(JSON.stringify(values))
+          .map((r) => r.v),
+      );
+    const names = found('username', [...usernames]);
+    const keys = found('username_key', usernames.map(usernameKey));
+    return new Set(usernames.filter((u) => names.has(u) || keys.has(usernameKey(u))));
+  }
+
+  async keptImports(accountId: string, now: Date): Promise<KeptImportSummary[]> {
+    return this.db
+      .prepare<[string, number], Omit<KeptImportRow, 'accounts'>>(
+        `SELECT id, account_id, created_at, expires_at, count FROM kept_imports
+         WHERE account_id = ? AND expires_at > ? ORDER BY created_at, id`,
+      )
+      .all(accountId, now.getTime())
+      .map((r) => ({
+        id: r.id,
+        accountId: r.account_id,
+        createdAt: new Date(r.created_at),
+        expiresAt: new Date(r.expires_at),
+        count: r.count,
+      }));
+  }
+
+  async takeKeptImport(id: string, accountId: string, now: Date): Promise<KeptImport | undefined> {
+    // One statement: of two takes at once, one gets it.
+    const row = this.db
+      .prepare<[string, string, number], KeptImportRow>(
+        'DELETE FROM kept_imports WHERE id = ? AND account_id = ? AND expires_at > ? RETURNING *',
+      )
+      .get(id, accountId, now.getTime());
+    return (
+      row && {
+        id: row.id,
+        accountId: row.account_id,
+        createdAt: new Date(row.created_at),
+        expiresAt: new Date(row.expires_at),
+        accounts: JSON.parse(row.accounts) as ImportedAccount[],
+      }
+    );
   }
 
   async get(id: string): Promise<Account | undefined> {
@@ -186,6 +275,15 @@ export class EmbeddedAccountStore implements AccountStore {
       .all(JSON.stringify([...new Set(usernames)]));
     return new Map(rows.map((r) => [r.username, r.display_name]));
   }
+}
+
+interface KeptImportRow {
+  id: string;
+  account_id: string;
+  created_at: number;
+  expires_at: number;
+  count: number;
+  accounts: string;
 }
 
 interface SessionRow {

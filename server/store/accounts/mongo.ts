@@ -1,8 +1,9 @@
 import type { Db } from 'mongodb';
 import type { TokenScope } from '../../../shared/accounts.js';
-import { ConflictError } from '../../errors.js';
+import { UsernameTakenError } from '../../errors.js';
 import { escapeRegex, isDuplicateKey, recordFromDoc } from '../mongo/documents.js';
 import { usernameKey, type Account, type AccountPatch, type AccountStore, type NewAccount } from './port.js';
+import type { ImportedAccount, KeptImport, KeptImportSummary } from './port.js';
 import type { ApiTokenRecord, SessionRecord, SessionStore, TokenStore } from './port.js';
 import type { LoginAttemptStore, LoginRecord, RateCounts } from './port.js';
 
@@ -17,6 +18,16 @@ export type AccountDoc = Omit<Account, 'id' | 'disabled' | 'lastLoginAt' | 'disp
   /** usernameKey(username); absent only on an account of an earlier version whose key another took. */
   usernameKey?: string;
 };
+
+/** An account import's answer kept for its administrator (`accountImports`); a TTL index removes it at `expiresAt`. */
+export interface KeptImportDoc {
+  _id: string;
+  accountId: string;
+  createdAt: Date;
+  expiresAt: Date;
+  count: number;
+  accounts: ImportedAccount[];
+}
 
 export interface SessionDoc {
   _id: string;
@@ -62,6 +73,7 @@ export function accountCollections(db: Db) {
     tokens: db.collection<TokenDoc>('apiTokens'),
     loginAttempts: db.collection<LoginAttemptDoc>('loginAttempts'),
     rateCounts: db.collection<RateCountDoc>('rateCounts'),
+    keptImports: db.collection<KeptImportDoc>('accountImports'),
   };
 }
 
@@ -77,6 +89,8 @@ export async function createAccountIndexes(c: AccountCollections): Promise<void>
     c.tokens.createIndex({ accountId: 1 }, { name: 'account' }),
     c.loginAttempts.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0, name: 'expiry' }),
     c.rateCounts.createIndex({ windowEnd: 1 }, { expireAfterSeconds: 0, name: 'expiry' }),
+    c.keptImports.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0, name: 'expiry' }),
+    c.keptImports.createIndex({ accountId: 1, createdAt: 1 }, { name: 'account' }),
   ]);
 }
 
@@ -102,22 +116,85 @@ export function accountFromDoc(doc: AccountDoc): Account {
   };
 }
 
+function accountDoc(a: NewAccount): AccountDoc {
+  const { id, displayName, ...rest } = a;
+  return { _id: id, ...rest, ...(displayName !== null && { displayName }), usernameKey: usernameKey(a.username) };
+}
+
 export class MongoAccountStore implements AccountStore {
   constructor(private readonly c: AccountCollections) {}
 
   async create(a: NewAccount): Promise<void> {
-    const { id, displayName, ...rest } = a;
     try {
-      await this.c.accounts.insertOne({
-        _id: id,
-        ...rest,
-        ...(displayName !== null && { displayName }),
-        usernameKey: usernameKey(a.username),
-      });
+      await this.c.accounts.insertOne(accountDoc(a));
     } catch (err) {
-      if (isDuplicateKey(err)) throw new ConflictError(`The username "${a.username}" is taken.`, 'username_taken');
+      if (isDuplicateKey(err)) throw new UsernameTakenError(a.username);
       throw err;
     }
+  }
+
+  /**
+   * Without transactions (decisions/no-multi-document-transactions.md): the answer is kept first,
+   * then the accounts inserted in order; a taken username stops the insert, and this import's
+   * accounts (by their fresh ids) and then its answer are deleted. A crash between the steps
+   * leaves an answer kept for accounts not (all) created, never an account whose password is
+   * lost; nobody has seen those passwords yet, so undoing the accounts takes nothing from anyone.
+   */
+  async createMany(accounts: readonly NewAccount[], kept: KeptImport): Promise<void> {
+    const { id, accounts: rows, ...rest } = kept;
+    await this.c.keptImports.insertOne({ _id: id, ...rest, count: rows.length, accounts: rows });
+    try {
+      if (accounts.length > 0) await this.c.accounts.insertMany(accounts.map(accountDoc), { ordered: true });
+    } catch (err) {
+      await this.c.accounts.deleteMany({ _id: { $in: accounts.map((a) => a.id) } });
+      await this.c.keptImports.deleteOne({ _id: id });
+      if (isDuplicateKey(err)) {
+        const index = (err as { writeErrors?: Array<{ index?: number }> }).writeErrors?.[0]?.index;
+        throw new UsernameTakenError(accounts[index ?? 0]!.username);
+      }
+      throw err;
+    }
+  }
+
+  async takenUsernames(usernames: readonly string[]): Promise<Set<string>> {
+    if (usernames.length === 0) return new Set();
+    const docs = await this.c.accounts
+      .find(
+        { $or: [{ username: { $in: [...usernames] } }, { usernameKey: { $in: usernames.map(usernameKey) } }] },
+        { projection: { _id: 0, username: 1, usernameKey: 1 } },
+      )
+      .toArray();
+    const names = new Set(docs.map((d) => d.username));
+    const keys = new Set(docs.map((d) => d.usernameKey));
+    return new Set(usernames.filter((u) => names.has(u) || keys.has(usernameKey(u))));
+  }
+
+  async keptImports(accountId: string, now: Date): Promise<KeptImportSummary[]> {
+    // The TTL index removes expired ones eventually; the filter makes expiry exact.
+    const docs = await this.c.keptImports
+      .find({ accountId, expiresAt: { $gt: now } }, { projection: { accounts: 0 } })
+      .sort({ createdAt: 1, _id: 1 })
+      .toArray();
+    return docs.map((d) => ({
+      id: d._id,
+      accountId: d.accountId,
+      createdAt: d.createdAt,
+      expiresAt: d.expiresAt,
+      count: d.count,
+    }));
+  }
+
+  async takeKeptImport(id: string, accountId: string, now: Date): Promise<KeptImport | undefined> {
+    // findOneAndDelete: of two takes at once, one gets it.
+    const doc = await this.c.keptImports.findOneAndDelete({ _id: id, accountId, expiresAt: { $gt: now } });
+    if (!doc) return undefined;
+    return {
+      id: doc._id,
+      accountId: doc.accountId,
+      createdAt: doc.createdAt,
+      expiresAt: doc.expiresAt,
+      accounts: doc.accounts,
+    };
   }
 
   async get(id: string): Promise<Account | undefined> {

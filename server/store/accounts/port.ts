@@ -30,9 +30,48 @@ export function usernameKey(username: string): string {
   return username.normalize('NFKC').toLowerCase();
 }
 
+/** One account of an import as its answer lists it, with the one-time password handed out. */
+export interface ImportedAccount {
+  username: string;
+  displayName: string | null;
+  role: Role;
+  /** The unit's path, as the answer shows it ('' for the archive's own). */
+  unitText: string;
+  oneTimePassword: string;
+}
+
+/**
+ * An account import's answer, kept for the administrator who ran it until handed over once or
+ * expired: the only other copy of its one-time passwords is the answer, which a dropped
+ * connection loses.
+ */
+export interface KeptImport {
+  id: string;
+  /** The administrator who ran the import: nobody else is given it. */
+  accountId: string;
+  createdAt: Date;
+  expiresAt: Date;
+  accounts: ImportedAccount[];
+}
+
+/** A kept import as listed: how many accounts, not who they are or their passwords. */
+export type KeptImportSummary = Omit<KeptImport, 'accounts'> & { count: number };
+
 export interface AccountStore {
-  /** Throws ConflictError when the username, or one with the same key, is taken. */
+  /** Throws UsernameTakenError when the username, or one with the same key, is taken. */
   create(account: NewAccount): Promise<void>;
+  /**
+   * Creates the accounts of one import and keeps its answer, all or none: when a username is
+   * taken (one checked free may have been taken meanwhile), throws UsernameTakenError naming it,
+   * and neither an account nor the answer is left.
+   */
+  createMany(accounts: readonly NewAccount[], kept: KeptImport): Promise<void>;
+  /** Which of these usernames an account has (exactly or by key, see usernameKey), as given; one query. */
+  takenUsernames(usernames: readonly string[]): Promise<Set<string>>;
+  /** The account's kept imports that have not expired at `now`, oldest first. */
+  keptImports(accountId: string, now: Date): Promise<KeptImportSummary[]>;
+  /** Hands a kept import over once: returns and forgets it (undefined: not the account's, expired or taken). */
+  takeKeptImport(id: string, accountId: string, now: Date): Promise<KeptImport | undefined>;
   get(id: string): Promise<Account | undefined>;
   /** The account of exactly this username, else the one whose username has its key (see usernameKey). */
   findByUsername(username: string): Promise<Account | undefined>;
