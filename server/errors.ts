@@ -23,7 +23,10 @@ export class ValidationError extends ArchiveError {
 
 /** A password the policy refuses (server/services/password-policy.ts); the code names the rule. */
 export class WeakPasswordError extends ArchiveError {
-  constructor(rule: 'password_too_short' | 'password_is_username' | 'password_too_common', message: string) {
+  constructor(
+    rule: 'password_too_short' | 'password_is_username' | 'password_repetitive' | 'password_too_common',
+    message: string,
+  ) {
     super(rule, message);
   }
 }

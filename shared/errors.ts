@@ -7,6 +7,7 @@ export const ERROR_CODES = [
   'validation_failed',
   'password_too_short',
   'password_is_username',
+  'password_repetitive',
   'password_too_common',
   'unauthenticated',
   'login_failed',

@@ -25,6 +25,7 @@ export const STATUS: Record<ErrorCode, number> = {
   validation_failed: 400,
   password_too_short: 400,
   password_is_username: 400,
+  password_repetitive: 400,
   password_too_common: 400,
   unauthenticated: 401,
   login_failed: 401,

@@ -958,6 +958,7 @@ const zhErrors: Record<ErrorCode, string> = {
   validation_failed: '提交的信息不完整或格式不正确，请检查后重试；如仍失败请联系管理员。',
   password_too_short: `新密码太短：至少需要 ${MIN_PASSWORD_LENGTH} 个字符。可以用一句好记的话。`,
   password_is_username: '新密码不能包含用户名，请换一个。',
+  password_repetitive: '新密码不能是同一个字符或一小段字符的重复（如 aaaaaaaaaa、abcabcabcabc），请换一个。',
   password_too_common: '这个密码太常见，别人最先会试它，请换一个不常见的密码。',
   unauthenticated: '登录已过期，请重新登录。',
   login_failed: '用户名或密码错误，请重新输入。',
@@ -993,6 +994,8 @@ const enErrors: Record<ErrorCode, string> = {
     'Some information is missing or not in the expected form. Check it and try again; if it keeps failing, contact your administrator.',
   password_too_short: `The new password is too short: it needs at least ${MIN_PASSWORD_LENGTH} characters. A sentence you remember works well.`,
   password_is_username: 'The new password must not contain your user name. Choose another.',
+  password_repetitive:
+    'The new password must not be one character or a short pattern repeated (like aaaaaaaaaa or abcabcabcabc). Choose another.',
   password_too_common: 'This password is among the most common ones, which are tried first. Choose a less common one.',
   unauthenticated: 'Your session has ended. Please log in again.',
   login_failed: 'Wrong user name or password. Please try again.',
