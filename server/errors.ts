@@ -63,6 +63,16 @@ export class LoginThrottledError extends ArchiveError {
   }
 }
 
+/** Too many password checks waiting (password-hashing.ts): nothing was checked or counted. */
+export class LoginBusyError extends ArchiveError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(
+      'login_busy',
+      `The archive is checking many passwords right now. Wait ${waitText(retryAfterSeconds)} and try again.`,
+    );
+  }
+}
+
 export class ForbiddenError extends ArchiveError {
   constructor(message = 'Your account may not do this.') {
     super('forbidden', message);

@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   'unauthenticated',
   'login_failed',
   'login_throttled',
+  'login_busy',
   'account_disabled',
   'csrf_failed',
   'cross_site_request',
