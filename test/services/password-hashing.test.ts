@@ -68,7 +68,8 @@ function refusal(promise: Promise<unknown>): Promise<LoginBusyError> {
   );
 }
 
-describe('the bound on login password checks', () => {
+// A check taken out of turn leaves the test waiting for one that never starts: fail instead.
+describe('the bound on login password checks', { timeout: 10_000 }, () => {
   it('runs at most `concurrency` checks at once, and the waiting ones as checks end', async () => {
     const hashing = new PasswordHashing({ concurrency: 2, queueLength: 10, perKey: 4 });
     const order: string[] = [];
@@ -93,10 +94,7 @@ describe('the bound on login password checks', () => {
     const first = new Check(hashing, { address: '10.0.0.1' }, 'guess 1', order);
     const guesses = [2, 3, 4].map((i) => new Check(hashing, { address: `10.0.0.${i}` }, `guess ${i}`, order));
     const clerk = new Check(hashing, { address: '192.0.2.7', knownPair: 'clerk\n192.0.2.7' }, 'clerk', order);
-    await first.end();
-    await clerk.running();
-    assert.deepEqual(order, ['guess 1', 'clerk']);
-    await drain([clerk, ...guesses]);
+    await drain([first, clerk, ...guesses]);
     assert.deepEqual(order, ['guess 1', 'clerk', 'guess 2', 'guess 3', 'guess 4']);
   });
 
