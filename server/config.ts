@@ -51,8 +51,8 @@ const configSchema = z.object({
   LOGIN_MAX_DELAY_MINUTES: positiveInt(DEFAULT_LOGIN_THROTTLE.maxDelayMs / 60_000),
   LOGIN_ACCOUNT_FAILURES: positiveInt(DEFAULT_LOGIN_THROTTLE.accountFailures),
   LOGIN_ADDRESS_FAILURES: positiveInt(DEFAULT_LOGIN_THROTTLE.addressFailures),
-  // A core left to the event loop, so a flood of logins does not slow every other request; 4 at most (32 MiB each).
-  PASSWORD_HASH_CONCURRENCY: positiveInt(Math.min(4, Math.max(1, os.availableParallelism() - 1))),
+  // One a core, 2 to 4 (32 MiB each): one is kept for clerks at their usual address (password-hashing.ts).
+  PASSWORD_HASH_CONCURRENCY: positiveInt(Math.min(4, Math.max(2, os.availableParallelism()))),
   PASSWORD_HASH_QUEUE: positiveInt(DEFAULT_PASSWORD_HASHING.queueLength),
   // Settings of the account lock-out the throttle replaced: refused, so nobody believes they still apply.
   LOGIN_MAX_FAILURES: retired('LOGIN_FREE_FAILURES (accounts are no longer locked: tries slow down)'),

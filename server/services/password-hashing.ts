@@ -7,7 +7,7 @@ import { LoginBusyError } from '../errors.js';
  * guessers from many addresses fill libuv's threads and a clerk's login waits seconds behind them.
  */
 export interface PasswordHashingPolicy {
-  /** Password checks computed at once. */
+  /** Password checks computed at once; all but one of them at most for tries from addresses not known for their account. */
   concurrency: number;
   /** Checks waiting in each lane; past it a try is refused (503 login_busy, with Retry-After). */
   queueLength: number;
@@ -15,7 +15,7 @@ export interface PasswordHashingPolicy {
   perKey: number;
 }
 
-export const DEFAULT_PASSWORD_HASHING: PasswordHashingPolicy = { concurrency: 1, queueLength: 32, perKey: 4 };
+export const DEFAULT_PASSWORD_HASHING: PasswordHashingPolicy = { concurrency: 2, queueLength: 32, perKey: 4 };
 
 /** Who a check is for: its client address, and the account and address pair when the pair is known. */
 export interface HashingClaimant {
@@ -70,8 +70,10 @@ class Lane {
 
 /**
  * A bound on the password checks of logins (and password changes), in two lanes: tries from an
- * address the account has logged in from lately (a clerk at the office) go first; all others
- * (new addresses, unknown usernames, guessers) share the second lane in turn by address. Which
+ * address the account has logged in from lately (a clerk at the office) go first, and one place
+ * is kept for them (with one concurrency, none), so a clerk's check starts at once rather than
+ * after a guess's; all others (new addresses, unknown usernames, guessers) share the second lane
+ * in turn by address. Which
  * lane a try takes never depends on whether its username exists (an unknown username is never
  * "known" anywhere), so neither the queue nor its refusals tell a guesser which names exist.
  * A guesser cannot get into the first lane without a password that works. Each instance bounds
@@ -79,6 +81,8 @@ class Lane {
  */
 export class PasswordHashing {
   private running = 0;
+  /** Of the running checks, those of the second lane. */
+  private runningOther = 0;
   private readonly known = new Lane();
   private readonly other = new Lane();
   /** A running mean of a check's time, for the Retry-After of a refusal. */
@@ -98,6 +102,7 @@ export class PasswordHashing {
       } finally {
         this.meanMs = 0.8 * this.meanMs + 0.2 * (performance.now() - started);
         this.running--;
+        if (lane === this.other) this.runningOther--;
         this.next();
       }
     } finally {
@@ -123,11 +128,12 @@ export class PasswordHashing {
     return [this.other, key];
   }
 
+  /** Places the second lane may take: all but the one kept for the first. */
+  private get otherPlaces(): number {
+    return Math.max(1, this.policy.concurrency - 1);
+  }
+
   private turn(lane: Lane, key: string): Promise<void> {
-    if (this.running < this.policy.concurrency && this.known.size + this.other.size === 0) {
-      this.running++;
-      return Promise.resolve();
-    }
     return new Promise((resolve) => {
       lane.wait(key, resolve);
       this.next();
@@ -136,7 +142,11 @@ export class PasswordHashing {
 
   private next(): void {
     while (this.running < this.policy.concurrency) {
-      const start = this.known.take() ?? this.other.take();
+      let start = this.known.take();
+      if (!start && this.runningOther < this.otherPlaces) {
+        start = this.other.take();
+        if (start) this.runningOther++;
+      }
       if (!start) return;
       this.running++;
       start();

@@ -71,7 +71,7 @@ function refusal(promise: Promise<unknown>): Promise<LoginBusyError> {
 // A check taken out of turn leaves the test waiting for one that never starts: fail instead.
 describe('the bound on login password checks', { timeout: 10_000 }, () => {
   it('runs at most `concurrency` checks at once, and the waiting ones as checks end', async () => {
-    const hashing = new PasswordHashing({ concurrency: 2, queueLength: 10, perKey: 4 });
+    const hashing = new PasswordHashing({ concurrency: 3, queueLength: 10, perKey: 4 });
     const order: string[] = [];
     const checks = ['a', 'b', 'c', 'd'].map((name) => new Check(hashing, { address: `10.0.0.${name}` }, name, order));
     await Promise.all([checks[0]!.running(), checks[1]!.running()]);
@@ -96,6 +96,20 @@ describe('the bound on login password checks', { timeout: 10_000 }, () => {
     const clerk = new Check(hashing, { address: '192.0.2.7', knownPair: 'clerk\n192.0.2.7' }, 'clerk', order);
     await drain([first, clerk, ...guesses]);
     assert.deepEqual(order, ['guess 1', 'clerk', 'guess 2', 'guess 3', 'guess 4']);
+  });
+
+  it("keeps one place for tries from an address the account logs in from: a clerk's check starts at once", async () => {
+    const hashing = new PasswordHashing({ concurrency: 2, queueLength: 10, perKey: 4 });
+    const order: string[] = [];
+    const guesses = [1, 2, 3].map((i) => new Check(hashing, { address: `10.0.0.${i}` }, `guess ${i}`, order));
+    await guesses[0]!.running();
+    assert.deepEqual(hashing.load(), { running: 1, known: 0, other: 2 }, 'guesses take all places but one');
+    const clerk = new Check(hashing, { address: '192.0.2.7', knownPair: 'clerk\n192.0.2.7' }, 'clerk', order);
+    await clerk.running();
+    assert.deepEqual(hashing.load(), { running: 2, known: 0, other: 2 });
+    assert.equal(guesses[0]!.started && !guesses[1]!.started, true, 'while the first guess is still being checked');
+    await drain([clerk, ...guesses]);
+    assert.deepEqual(order, ['guess 1', 'clerk', 'guess 2', 'guess 3']);
   });
 
   it('takes the waiting checks of the addresses in turn, so one busy address delays another by one check a round', async () => {
