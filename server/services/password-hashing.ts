@@ -15,7 +15,7 @@ export interface PasswordHashingPolicy {
   perKey: number;
 }
 
-export const DEFAULT_PASSWORD_HASHING: PasswordHashingPolicy = { concurrency: 2, queueLength: 32, perKey: 4 };
+export const DEFAULT_PASSWORD_HASHING: PasswordHashingPolicy = { concurrency: 2, queueLength: 64, perKey: 4 };
 
 /** Who a check is for: its client address, and the account and address pair when the pair is known. */
 export interface HashingClaimant {
