@@ -17,6 +17,7 @@ import { benchImport } from './import.js';
 import { benchNearDuplicateIndex } from './near-duplicate-index.js';
 import { benchAbuse, type AbuseResult } from './abuse.js';
 import { benchAccountImport } from './account-import.js';
+import { benchLogins } from './logins.js';
 import { benchAdministration } from './administration.js';
 import { benchSmallContents } from './small-contents.js';
 import { benchUnitFiles } from './unit-files.js';
@@ -27,7 +28,8 @@ import { benchUnitFiles } from './unit-files.js';
  * BENCH_LEDGER (default 1000000; files = ledger / 5), BENCH_LOAD_CLIENTS (default 200) and
  * BENCH_LOAD_SECONDS (default 60; the load test's clients and duration), BENCH_IMPORT_SMALL (default
  * 10000), BENCH_IMPORT_LARGE (default 10), BENCH_IMPORT_LARGE_MIB (default 100) and BENCH_NEARDUP
- * (default 1000000 fingerprints), BENCH_ABUSE_SECONDS (default 20), BENCH_ACCOUNTS (default 5000) and
+ * (default 1000000 fingerprints), BENCH_ABUSE_SECONDS (default 20), BENCH_LOGINS_GUESSERS (default 50) and
+ * BENCH_LOGINS_SECONDS (default 20; the password guessers of the logins part), BENCH_ACCOUNTS (default 5000) and
  * BENCH_SMALL_CONTENTS (default 1000000) scale it down for a quick look, and BENCH_SMALL_LAYOUTS
  * (default "files,packs") picks the small-contents layouts measured;
  * BENCH_IMPORT_SEEDED=N (default 0) imports the small files again into an archive seeded with N files
@@ -41,9 +43,9 @@ import { benchUnitFiles } from './unit-files.js';
  * runs may take before it is reported unfinished with the files that ended (the large file: 0.2 s per MiB),
  * and BENCH_FOLDER_RUNS (e.g. "many,large") picks its runs: small, many, proxied, large;
  * BENCH_ONLY (e.g. "import,tus") runs only the named parts: ingest, tus, browser, folder, lookup,
- * claims, reports, load, import, neardup, abuse, admin, accountimport, smallstore, unitfiles; BENCH_UNIT_FILES
- * (default 100000) is the size of the unit whose file list (本单位文件) is timed; BENCH_ACCOUNT_IMPORT
- * (default 1000) is the rows of the account import (accountimport).
+ * claims, reports, load, import, neardup, abuse, logins, admin, accountimport, smallstore, unitfiles;
+ * BENCH_UNIT_FILES (default 100000) is the size of the unit whose file list (本单位文件) is timed;
+ * BENCH_ACCOUNT_IMPORT (default 1000) is the rows of the account import (accountimport).
  */
 const ingestMiB = Number(process.env.BENCH_INGEST_MIB ?? 1024);
 const browserMiB = Number(process.env.BENCH_BROWSER_MIB ?? 1024);
@@ -57,6 +59,8 @@ const importLargeMiB = Number(process.env.BENCH_IMPORT_LARGE_MIB ?? 100);
 const importSeeded = Number(process.env.BENCH_IMPORT_SEEDED ?? 0);
 const nearDuplicateCount = Number(process.env.BENCH_NEARDUP ?? 1_000_000);
 const abuseSeconds = Number(process.env.BENCH_ABUSE_SECONDS ?? 20);
+const loginGuessers = Number(process.env.BENCH_LOGINS_GUESSERS ?? 50);
+const loginSeconds = Number(process.env.BENCH_LOGINS_SECONDS ?? 20);
 const benchAccounts = Number(process.env.BENCH_ACCOUNTS ?? 5000);
 const smallContents = Number(process.env.BENCH_SMALL_CONTENTS ?? 1_000_000);
 const smallLayouts = (process.env.BENCH_SMALL_LAYOUTS ?? 'files,packs').split(',').map((l) => l.trim()) as Array<
@@ -285,6 +289,31 @@ if (wanted('abuse')) {
     `abuse   16 closed-loop clients each sending POST /api/uploads/checks of 1,000 files another unit holds, for ${abuseSeconds} s, embedded store; GET /api/health timed every 10 ms from another client`,
   );
   for (const accounts of [16, 1]) printAbuse(await benchAbuse(16, accounts, abuseSeconds));
+}
+
+if (wanted('logins')) {
+  // Anonymous guessing from many addresses: 2.4-3.8 s for a clerk's login with 24 guessers before
+  // the password checks were bounded (issue 39).
+  const r = await benchLogins(loginGuessers, loginSeconds, 30);
+  const ms = (l: { p50Ms: number; p99Ms: number; maxMs: number }) =>
+    `p50 ${l.p50Ms.toFixed(0)} ms  p99 ${l.p99Ms.toFixed(0)} ms  max ${l.maxMs.toFixed(0)} ms`;
+  console.log(
+    `logins  ${r.guessers} anonymous clients on ${r.guessers} loopback addresses guessing passwords for ${r.seconds} s (closed loop, never waiting as told), embedded store, default settings`,
+  );
+  console.log(
+    `        one password check alone (reference)          ${r.hashMs.toFixed(0)} ms (scrypt N=2^15, median of 5)`,
+  );
+  console.log(`        the clerk's login, nobody guessing (reference)  ${ms(r.idle)} over ${r.idle.count}`);
+  console.log(
+    `        the clerk's login from its office while guessed  ${ms(r.during)} over ${r.during.count}, p99 ${(r.during.p99Ms / r.idle.p99Ms).toFixed(1)}x idle, ${(r.during.p99Ms / r.hashMs).toFixed(1)} checks' time  (target p99 <= 500 ms: ${verdict(r.during.p99Ms <= 500)})`,
+  );
+  console.log(
+    `        first logins from new addresses while guessed   ${r.newcomers.count ? ms(r.newcomers) : 'none'} over ${r.newcomers.count}, ${r.newcomers.refused} refused (no target: they queue with the guesses)`,
+  );
+  const g = r.guesses;
+  console.log(
+    `        guesses  ${g.wrong + g.throttled + g.busy + g.other}: ${g.wrong} checked (401), ${g.throttled} throttled (429), ${g.busy} refused busy (503), ${g.other} other; ${r.auditEvents} audit events; server peak RSS ${r.serverPeakRssMb.toFixed(0)} MB`,
+  );
 }
 
 if (wanted('admin')) {

@@ -22,7 +22,9 @@ import { FixityService } from './services/fixity.js';
 import { ArchiveMetrics } from './http/metrics.js';
 import { GarbageCollector } from './services/gc.js';
 import { IngestService } from './services/ingest.js';
+import { FailedLoginLog } from './services/failed-logins.js';
 import { LoginThrottle } from './services/login-throttle.js';
+import { PasswordHashing } from './services/password-hashing.js';
 import { Quotas } from './services/quotas.js';
 import { ResumableUploadService } from './services/resumable-uploads.js';
 import { LockIdentity } from './services/upload-lock.js';
@@ -35,6 +37,7 @@ export type ServiceConfig = Pick<
   | 'maxFileSize'
   | 'sessionTtlMs'
   | 'loginThrottle'
+  | 'passwordHashing'
   | 'quotas'
   | 'tokensPerAccount'
   | 'trustProxy'
@@ -58,6 +61,8 @@ export interface Archive {
   textReader: TextReader;
   gc: GarbageCollector;
   metrics: ArchiveMetrics;
+  /** The bound on login password checks (tests fill it to see what a flood does). */
+  passwordHashing: PasswordHashing;
 }
 
 /** Wires the services over a store: the one place that knows every dependency. */
@@ -87,12 +92,15 @@ export function composeServices(
   const fixity = new FixityService({ store, digests, clock });
   const metrics = new ArchiveMetrics(() => fixity.last());
   const throttle = new LoginThrottle(store.loginAttempts, config.loginThrottle, clock);
+  const passwordHashing = new PasswordHashing(config.passwordHashing);
   const accounts = new AccountService({
     accounts: store.accounts,
     sessions: store.sessions,
     tokens: store.tokens,
     throttle,
     throttlePolicy: config.loginThrottle,
+    hashing: passwordHashing,
+    failedLogins: new FailedLoginLog(audit, store.rateCounts, clock),
     audit,
     clock,
   });
@@ -125,6 +133,7 @@ export function composeServices(
     digests,
     textReader,
     metrics,
+    passwordHashing,
     gc: new GarbageCollector(store.content, resumable, config.stagingTtlMs, store.ledger, clock),
     services: {
       audit,

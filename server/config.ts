@@ -1,8 +1,10 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { INSTANT_UPLOAD_SCOPES, type InstantUploadScope } from '../shared/schemas.js';
 import { ConfigError } from './errors.js';
 import { DEFAULT_LOGIN_THROTTLE, type LoginThrottlePolicy } from './services/login-throttle.js';
+import { DEFAULT_PASSWORD_HASHING, type PasswordHashingPolicy } from './services/password-hashing.js';
 import { DEFAULT_QUOTAS, type QuotaPolicy } from './services/quotas.js';
 import { DEFAULT_TOKENS_PER_ACCOUNT } from './services/sessions.js';
 
@@ -64,6 +66,9 @@ const configSchema = z.object({
   LOGIN_MAX_DELAY_MINUTES: positiveInt(DEFAULT_LOGIN_THROTTLE.maxDelayMs / 60_000),
   LOGIN_ACCOUNT_FAILURES: positiveInt(DEFAULT_LOGIN_THROTTLE.accountFailures),
   LOGIN_ADDRESS_FAILURES: positiveInt(DEFAULT_LOGIN_THROTTLE.addressFailures),
+  // One a core, 2 to 4 (32 MiB each): one is kept for clerks at their usual address (password-hashing.ts).
+  PASSWORD_HASH_CONCURRENCY: positiveInt(Math.min(4, Math.max(2, os.availableParallelism()))),
+  PASSWORD_HASH_QUEUE: positiveInt(DEFAULT_PASSWORD_HASHING.queueLength),
   // Settings of the account lock-out the throttle replaced: refused, so nobody believes they still apply.
   LOGIN_MAX_FAILURES: retired('LOGIN_FREE_FAILURES (accounts are no longer locked: tries slow down)'),
   LOGIN_LOCK_MINUTES: retired('LOGIN_MAX_DELAY_MINUTES (accounts are no longer locked: tries slow down)'),
@@ -172,6 +177,8 @@ export interface Config {
   sessionTtlMs: number;
   /** When wrong passwords make the next try wait (README, "Logging in"). */
   loginThrottle: LoginThrottlePolicy;
+  /** How many password checks run at once and wait (README, "Logging in"). */
+  passwordHashing: PasswordHashingPolicy;
   /** What one account may ask of the archive per minute (README, "Limits"). */
   quotas: QuotaPolicy;
   /** Working API tokens one account may hold. */
@@ -248,6 +255,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxDelayMs: c.LOGIN_MAX_DELAY_MINUTES * 60_000,
       accountFailures: c.LOGIN_ACCOUNT_FAILURES,
       addressFailures: c.LOGIN_ADDRESS_FAILURES,
+    },
+    passwordHashing: {
+      ...DEFAULT_PASSWORD_HASHING,
+      concurrency: c.PASSWORD_HASH_CONCURRENCY,
+      queueLength: c.PASSWORD_HASH_QUEUE,
     },
     instantUploadScope: c.INSTANT_UPLOAD_SCOPE,
     unitRegions: c.UNIT_REGIONS,

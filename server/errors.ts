@@ -24,7 +24,10 @@ export class ValidationError extends ArchiveError {
 
 /** A password the policy refuses (server/services/password-policy.ts); the code names the rule. */
 export class WeakPasswordError extends ArchiveError {
-  constructor(rule: 'password_too_short' | 'password_is_username' | 'password_too_common', message: string) {
+  constructor(
+    rule: 'password_too_short' | 'password_is_username' | 'password_repetitive' | 'password_too_common',
+    message: string,
+  ) {
     super(rule, message);
   }
 }
@@ -57,6 +60,16 @@ export class LoginThrottledError extends ArchiveError {
     super(
       'login_throttled',
       `Too many wrong passwords for this account. Wait ${waitText(retryAfterSeconds)} and try again: the right password works then.`,
+    );
+  }
+}
+
+/** Too many password checks waiting (password-hashing.ts): nothing was checked or counted. */
+export class LoginBusyError extends ArchiveError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(
+      'login_busy',
+      `The archive is checking many passwords right now. Wait ${waitText(retryAfterSeconds)} and try again.`,
     );
   }
 }

@@ -12,6 +12,8 @@ export type AuditNote =
   | { code: 'wrong_current_password' }
   | { code: 'throttled_account'; failures: number }
   | { code: 'throttled_address'; failures: number }
+  /** Failed logins summed up: from one address, or (`all`) from all together, this hour so far. */
+  | { code: 'wrong_passwords'; count: number; from: 'address' | 'all'; recorded: number }
   | { code: 'password_changed'; tokensRevoked: number | null }
   | { code: 'upload'; via: UploadVia; stored: boolean }
   | { code: 'checksum_mismatch'; via: UploadVia; algorithm: 'MD5' | 'SHA-256'; declared: string; actual: string }
@@ -181,6 +183,10 @@ const logWords: NoteWords = {
     `${n.failures} wrong passwords for this account from several addresses: tries from addresses it has not logged in from now wait`,
   throttled_address: (n) =>
     `${n.failures} wrong passwords from this address for several accounts: tries here for accounts not used here now wait`,
+  wrong_passwords: (n) =>
+    n.from === 'address'
+      ? `${n.count} wrong passwords from this address this hour; the first ${n.recorded} are recorded one by one`
+      : `${n.count} wrong passwords from all addresses together this hour; the first ${n.recorded} are recorded one by one, the rest only in these sums`,
   password_changed: (n) =>
     `other sessions ended${n.tokensRevoked === null ? '' : `; ${count(n.tokensRevoked, 'API token')} revoked`}`,
   upload: (n) => `${n.via}: ${n.stored ? 'stored' : 'duplicate'}`,
@@ -236,6 +242,10 @@ const zh: NoteWords = {
   wrong_current_password: () => '修改密码时当前密码错误',
   throttled_account: (n) => `此账号从多个地址输错密码 ${n.failures} 次：未用过的地址须等待后再试`,
   throttled_address: (n) => `此地址为多个账号输错密码 ${n.failures} 次：在此登录未用过的账号须等待后再试`,
+  wrong_passwords: (n) =>
+    n.from === 'address'
+      ? `本小时此地址已输错密码 ${n.count} 次（前 ${n.recorded} 次逐条记录）`
+      : `本小时所有地址共输错密码 ${n.count} 次（前 ${n.recorded} 次逐条记录，其余只计入此类汇总）`,
   password_changed: (n) => `其他登录已退出${n.tokensRevoked === null ? '' : `，吊销令牌 ${n.tokensRevoked} 个`}`,
   upload: (n) => `${VIA[n.via]}：${n.stored ? '首次上传，已保存' : '档案库已有，未重复保存'}`,
   checksum_mismatch: (n) => `${VIA[n.via]}：收到的文件与客户端声明的校验码（${n.algorithm}）不符，未保存`,

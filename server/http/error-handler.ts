@@ -4,6 +4,7 @@ import multer from 'multer';
 import type { ErrorBody, ErrorCode } from '../../shared/errors.js';
 import {
   ArchiveError,
+  LoginBusyError,
   LoginThrottledError,
   BadRequestError,
   ContentDamagedError,
@@ -25,6 +26,7 @@ export const STATUS: Record<ErrorCode, number> = {
   validation_failed: 400,
   password_too_short: 400,
   password_is_username: 400,
+  password_repetitive: 400,
   password_too_common: 400,
   unauthenticated: 401,
   login_failed: 401,
@@ -47,6 +49,7 @@ export const STATUS: Record<ErrorCode, number> = {
   checksum_mismatch: 422,
   idempotency_key_reused: 422,
   login_throttled: 429,
+  login_busy: 503,
   account_disabled: 403,
   rate_limited: 429,
   content_damaged: 500,
@@ -135,7 +138,7 @@ export function errorHandler(
     let body: ErrorBody;
     if (err instanceof ArchiveError) {
       body = { error: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
-      if (err instanceof LoginThrottledError || err instanceof RateLimitedError)
+      if (err instanceof LoginThrottledError || err instanceof LoginBusyError || err instanceof RateLimitedError)
         res.setHeader('Retry-After', String(err.retryAfterSeconds));
       if (err instanceof RangeNotSatisfiableError) res.setHeader('Content-Range', `bytes */${err.size}`);
       if (err instanceof PayloadTooLargeError) res.setHeader('Connection', 'close');

@@ -10,9 +10,17 @@ import {
   NotFoundError,
   ValidationError,
 } from '../errors.js';
-import type { Account, AccountStore, SessionStore, TokenStore } from '../store/accounts/port.js';
+import {
+  usernameKey,
+  type Account,
+  type AccountStore,
+  type SessionStore,
+  type TokenStore,
+} from '../store/accounts/port.js';
 import type { AuditService } from './audit.js';
+import type { FailedLoginLog } from './failed-logins.js';
 import type { LoginThrottle, LoginThrottlePolicy } from './login-throttle.js';
+import type { PasswordHashing } from './password-hashing.js';
 import { checkPasswordPolicy } from './password-policy.js';
 import { ARCHIVE_UNIT } from './unit-directory.js';
 import { hashPassword, UNMATCHABLE_HASH, verifyPassword } from './password.js';
@@ -23,6 +31,9 @@ export interface AccountServiceDeps {
   tokens: Pick<TokenStore, 'revokeForAccount'>;
   throttle: LoginThrottle;
   throttlePolicy: Pick<LoginThrottlePolicy, 'accountFailures' | 'addressFailures'>;
+  /** The bound on the password checks of logins. */
+  hashing: PasswordHashing;
+  failedLogins: Pick<FailedLoginLog, 'failed'>;
   audit: Pick<AuditService, 'record'>;
   clock: () => Date;
 }
@@ -97,8 +108,11 @@ export class AccountService {
 
   /**
    * Checks a username and password, through the login throttle (login-throttle.ts): a try that
-   * must wait is refused before the password is looked at; a wrong password is counted and
-   * audited. Unknown usernames cost the same hashing and get the same answers as existing ones.
+   * must wait is refused before the password is looked at; the others wait their turn for the
+   * password check (password-hashing.ts: a try from an address the account logs in from goes
+   * first; too many waiting, 503 login_busy); a wrong password is counted and audited
+   * (failed-logins.ts). Unknown usernames cost the same hashing, take the same lane and get the
+   * same answers as existing ones.
    */
   async authenticate(
     username: string,
@@ -108,8 +122,12 @@ export class AccountService {
   ): Promise<Account> {
     const wait = await this.deps.throttle.wait(username, address);
     if (wait.ms > 0) throw new LoginThrottledError(Math.ceil(wait.ms / 1000));
-    const account = await this.deps.accounts.findByUsername(username);
-    const ok = await verifyPassword(password, account?.passwordHash ?? UNMATCHABLE_HASH);
+    const claimant = { address, ...(wait.known && { knownPair: `${usernameKey(username)}\n${address ?? '-'}` }) };
+    // Looked up in its turn: a try refused as busy costs no more than the throttle's read.
+    const { account, ok } = await this.deps.hashing.run(claimant, async () => {
+      const account = await this.deps.accounts.findByUsername(username);
+      return { account, ok: await verifyPassword(password, account?.passwordHash ?? UNMATCHABLE_HASH) };
+    });
     if (account && ok) {
       await this.deps.throttle.succeeded(username, address);
       // Said only to whoever knows the password, so a guesser learns nothing of the account.
@@ -119,9 +137,8 @@ export class AccountService {
     }
     const crossed = await this.deps.throttle.failed(username, address);
     const actor = account ?? { attemptedUserName: cleanText(username).slice(0, 200) || '(blank)' };
-    await this.deps.audit.record('login_failed', actor, {
-      address,
-      note: { code: purpose === 'login' ? 'wrong_password' : 'wrong_current_password' },
+    await this.deps.failedLogins.failed(actor, address, {
+      code: purpose === 'login' ? 'wrong_password' : 'wrong_current_password',
     });
     const { accountFailures, addressFailures } = this.deps.throttlePolicy;
     for (const scope of crossed) {

@@ -27,6 +27,14 @@ export const DEFAULT_LOGIN_THROTTLE: LoginThrottlePolicy = {
 /** Which counter made a try wait, or crossed its threshold with a failure. */
 export type ThrottleScope = 'pair' | 'account' | 'address';
 
+export interface ThrottleVerdict {
+  /** How long the try must still wait; 0: its password is checked now. */
+  ms: number;
+  scope: ThrottleScope | undefined;
+  /** The account logged in from this address within `knownForMs` (for an unknown username: never). */
+  known: boolean;
+}
+
 /**
  * The login throttle. It never locks: after a counter's free failures each further try must wait
  * (1 s, 2 s, 4 s… up to `maxDelayMs`) after the last failure, and then the right password works.
@@ -36,7 +44,7 @@ export type ThrottleScope = 'pair' | 'account' | 'address';
  * - per account, over all addresses: a distributed attack slows the account, except from
  *   addresses it has logged in from within `knownForMs` (its owner's office keeps working);
  * - per address, over all accounts: one address trying many accounts slows down, except for
- *   accounts that already log in there.
+ *   accounts that already log in there, and accounts with no wrong password of their own.
  * One address adds at most `freeFailures` to the two wide counters, so it cannot trip them alone.
  * Unknown usernames are counted exactly like existing ones, so the answers do not tell them apart.
  */
@@ -47,20 +55,28 @@ export class LoginThrottle {
     private readonly clock: () => Date,
   ) {}
 
-  /** Milliseconds this try must still wait (0: go ahead), and which counter says so. */
-  async wait(username: string, address: string | null): Promise<{ ms: number; scope: ThrottleScope | undefined }> {
+  /**
+   * Milliseconds this try must still wait (0: go ahead), which counter says so, and whether the
+   * account has logged in from this address lately (its password check goes first: password-hashing.ts).
+   */
+  async wait(username: string, address: string | null): Promise<ThrottleVerdict> {
     const now = this.clock();
     const keys = keysOf(username, address);
     const records = await this.store.get([keys.pair, keys.account, keys.address], now);
     const pair = records.get(keys.pair);
+    const account = records.get(keys.account);
     const known = pair?.knownUntil != null && pair.knownUntil > now;
     const waits: Array<[ThrottleScope, number]> = [['pair', this.waitOf(pair, this.policy.freeFailures, now)]];
     if (!known) {
-      waits.push(['account', this.waitOf(records.get(keys.account), this.policy.accountFailures, now)]);
-      waits.push(['address', this.waitOf(records.get(keys.address), this.policy.addressFailures, now)]);
+      waits.push(['account', this.waitOf(account, this.policy.accountFailures, now)]);
+      // A busy address (an office NAT, where someone tried many names) does not hold up an
+      // account with no wrong password of its own, here or anywhere: its password is checked. A
+      // guesser gets one try per name that way; its failure counts, and the next try waits.
+      if ((pair?.failures ?? 0) > 0 || (account?.failures ?? 0) > 0)
+        waits.push(['address', this.waitOf(records.get(keys.address), this.policy.addressFailures, now)]);
     }
     const [scope, ms] = waits.reduce((a, b) => (b[1] > a[1] ? b : a));
-    return { ms, scope: ms > 0 ? scope : undefined };
+    return { ms, scope: ms > 0 ? scope : undefined, known };
   }
 
   /** Counts a wrong password; returns the wide counters this failure took past their free failures. */

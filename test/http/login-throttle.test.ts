@@ -111,10 +111,28 @@ for (const target of storeTargets) {
         'an account known at the address is not slowed',
       );
       await server.addAccount('newcomer', 'clerk');
-      const slowed = await login(server, 'newcomer', PASSWORD, office);
-      assert.equal(slowed.status, 429, 'an account never used at the busy address waits');
+      assert.equal(
+        (await login(server, 'newcomer', PASSWORD, office)).status,
+        201,
+        'an account with no wrong password of its own gets in at once, though it never logged in there',
+      );
+      await server.addAccount('typo', 'clerk');
+      assert.equal(
+        (await login(server, 'typo', WRONG, office)).status,
+        401,
+        "a new account's password is checked there, and a wrong one counted",
+      );
+      const slowed = await login(server, 'typo', PASSWORD, office);
+      assert.equal(slowed.status, 429, 'with a wrong password of its own, it waits at the busy address as before');
+      await server.addAccount('tried-elsewhere', 'clerk');
+      assert.equal((await login(server, 'tried-elsewhere', WRONG, '198.51.100.99')).status, 401);
+      assert.equal(
+        (await login(server, 'tried-elsewhere', PASSWORD, office)).status,
+        429,
+        'an account with a wrong password from anywhere waits at the busy address',
+      );
       wait(Number(slowed.headers.get('retry-after')) * 1000);
-      assert.equal((await login(server, 'newcomer', PASSWORD, office)).status, 201, '...and then gets in');
+      assert.equal((await login(server, 'typo', PASSWORD, office)).status, 201, '...and then gets in');
     });
 
     it('slows a distributed attack on one account from new addresses, audits it once, and lets the owner in where it logs in', async () => {
@@ -156,6 +174,81 @@ for (const target of storeTargets) {
       assert.equal((await res.json()).error, 'login_throttled');
     });
   });
+
+  describe(
+    `password checks are bounded: a flood waits its turn, the office goes first (${target.name} store)`,
+    {
+      skip: target.skip,
+    },
+    () => {
+      let server: TestServer;
+      before(async () => {
+        server = await TestServer.start(target, {
+          trustProxy: 'loopback',
+          passwordHashing: { concurrency: 1, queueLength: 2, perKey: 1 },
+        });
+      });
+      after(() => server.close());
+
+      it('refuses a try with 503 login_busy and Retry-After while too many checks wait, whatever name it gives, and counts nothing', async () => {
+        const hashing = server.archive.passwordHashing;
+        await server.addAccount('regular', 'clerk');
+        assert.equal(
+          (await login(server, 'regular', PASSWORD, '192.0.2.7')).status,
+          201,
+          'the clerk logs in at the office',
+        );
+        await server.addAccount('newface', 'clerk');
+        // Guesses from three addresses: one being checked, two waiting (the queue's length).
+        let release!: () => void;
+        const released = new Promise<boolean>((resolve) => (release = () => resolve(false)));
+        const knownWaitingWhenStarted: number[] = [];
+        const guesses = ['10.0.0.1', '10.0.0.2', '10.0.0.3'].map((address) =>
+          hashing.run({ address }, () => {
+            knownWaitingWhenStarted.push(hashing.load().known);
+            return released;
+          }),
+        );
+        assert.deepEqual(hashing.load(), { running: 1, known: 0, other: 2 });
+
+        const refused = [
+          await answer(await login(server, 'newface', PASSWORD, '198.51.100.1')),
+          await answer(await login(server, 'no-such-name', PASSWORD, '198.51.100.2')),
+        ];
+        assert.equal(refused[0]!.status, 503);
+        assert.equal((refused[0]!.body as { error: string }).error, 'login_busy');
+        assert.match(refused[0]!.retryAfter ?? '', /^[1-9]\d*$/);
+        assert.deepEqual(refused[1], refused[0], 'an unknown username is answered exactly as an existing one');
+
+        // The clerk at its office goes ahead of the guesses waiting.
+        const regular = login(server, 'regular', PASSWORD, '192.0.2.7');
+        while (hashing.load().known === 0) await new Promise((resolve) => setImmediate(resolve));
+        release();
+        assert.equal((await regular).status, 201);
+        await Promise.all(guesses);
+        assert.deepEqual(knownWaitingWhenStarted, [0, 0, 0], 'no guess was checked while the clerk waited');
+
+        const failed = await server.archive.services.audit.search({ action: 'login_failed', limit: 10, offset: 0 });
+        assert.equal(failed.total, 0, 'a refused try is no failed login');
+        assert.equal(
+          (await login(server, 'newface', PASSWORD, '198.51.100.1')).status,
+          201,
+          'nor counted by the throttle',
+        );
+      });
+
+      it('records wrong passwords in the audit log one by one up to five an address and hour, then summed up', async () => {
+        await server.addAccount('victim', 'clerk');
+        for (let i = 0; i < 10; i++) assert.equal((await login(server, `name${i}`, WRONG, '203.0.113.50')).status, 401);
+        const { items } = await server.archive.services.audit.search({ action: 'login_failed', limit: 20, offset: 0 });
+        assert.deepEqual(
+          items.map((e) => [e.userName, e.address]),
+          [['*', '203.0.113.50'], ...[4, 3, 2, 1, 0].map((i) => [`name${i}`, '203.0.113.50'])],
+        );
+        assert.match(items[0]!.detail, /^10 wrong passwords from this address this hour/);
+      });
+    },
+  );
 
   describe(`a changed password ends what the old one opened (${target.name} store)`, { skip: target.skip }, () => {
     let server: TestServer;

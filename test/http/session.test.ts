@@ -134,6 +134,7 @@ for (const target of storeTargets) {
         ['short', 'password_too_short', /at least 10/],
         ['my name is Changer!', 'password_is_username', /must not contain the username/],
         ['qwertyuiop', 'password_too_common', /most common/],
+        ['abcabcabcabc', 'password_repetitive', /short pattern repeated/],
       ] as const) {
         const refused = await first.json('/api/session/password', 'PUT', { currentPassword: PASSWORD, newPassword });
         assert.equal(refused.status, 400, newPassword);

@@ -40,6 +40,38 @@ describe('the password policy', () => {
     assert.equal(refusal('ｚｈａｎｇｓａｎ 的新密码'), 'password_is_username', 'full-width letters (NFKC)');
   });
 
+  it('refuses one character, or a unit shorter than the minimum, repeated (the password is no stronger than the unit)', () => {
+    for (const repeated of [
+      'aaaaaaaaaa',
+      '我我我我我我我我我我',
+      'abcabcabcabc',
+      'AbcABCabcAbC',
+      '12121212121',
+      'qwertyqwerty',
+      'xyz1xyz1xyz1x',
+      '😀🙂😀🙂😀🙂😀🙂😀🙂',
+    ]) {
+      assert.equal(refusal(repeated), 'password_repetitive', repeated);
+    }
+    assert.match(
+      (() => {
+        try {
+          checkPasswordPolicy('aaaaaaaaaa', 'zhangsan');
+        } catch (err) {
+          return (err as Error).message;
+        }
+      })() ?? '',
+      /must not be one character or a short pattern repeated/,
+    );
+  });
+
+  it('takes a repetition whose unit is itself long enough, and a password that only starts or ends with a repeat', () => {
+    assert.equal(refusal('correct horse correct horse'), undefined, 'a unit of 14 characters, said twice');
+    assert.equal(refusal('aaaaaaaaab'), undefined, 'one character breaks the pattern');
+    assert.equal(refusal('abababababX'), undefined);
+    assert.equal(refusal('abcdefghia'), undefined, 'a repeat of one character at the ends is no pattern');
+  });
+
   it('refuses the common passwords of the maintained list, whatever their case', () => {
     for (const common of ['1234567890', 'qwertyuiop', 'password123', 'PASSWORD123', '1q2w3e4r5t']) {
       assert.equal(refusal(common), 'password_too_common', common);

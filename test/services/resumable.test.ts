@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { DEFAULT_LOGIN_THROTTLE } from '../../server/services/login-throttle.js';
+import { DEFAULT_PASSWORD_HASHING } from '../../server/services/password-hashing.js';
 import { DEFAULT_QUOTAS } from '../../server/services/quotas.js';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -17,6 +18,7 @@ const config = {
   maxFileSize: 1024 ** 3,
   sessionTtlMs: 3600_000,
   loginThrottle: DEFAULT_LOGIN_THROTTLE,
+  passwordHashing: DEFAULT_PASSWORD_HASHING,
   quotas: DEFAULT_QUOTAS,
   tokensPerAccount: 20,
   trustProxy: false,

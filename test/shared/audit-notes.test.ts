@@ -15,6 +15,7 @@ const EXAMPLES: { [C in AuditNoteCode]: Extract<AuditNote, { code: C }> } = {
   wrong_current_password: { code: 'wrong_current_password' },
   throttled_account: { code: 'throttled_account', failures: 8 },
   throttled_address: { code: 'throttled_address', failures: 20 },
+  wrong_passwords: { code: 'wrong_passwords', count: 200, from: 'all', recorded: 100 },
   password_changed: { code: 'password_changed', tokensRevoked: 2 },
   upload: { code: 'upload', via: 'tus', stored: false },
   checksum_mismatch: {

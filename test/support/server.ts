@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { DEFAULT_LOGIN_THROTTLE } from '../../server/services/login-throttle.js';
+import { DEFAULT_PASSWORD_HASHING } from '../../server/services/password-hashing.js';
 import { DEFAULT_QUOTAS } from '../../server/services/quotas.js';
 import { DEFAULT_TOKENS_PER_ACCOUNT } from '../../server/services/sessions.js';
 import type { AddressInfo } from 'node:net';
@@ -46,6 +47,7 @@ export class TestServer {
       maxFileSize: 20 * 1024 ** 3,
       sessionTtlMs: 3600_000,
       loginThrottle: DEFAULT_LOGIN_THROTTLE,
+      passwordHashing: DEFAULT_PASSWORD_HASHING,
       quotas: DEFAULT_QUOTAS,
       tokensPerAccount: DEFAULT_TOKENS_PER_ACCOUNT,
       trustProxy: false,

@@ -105,6 +105,7 @@ function passwordPlaces(t: Translate): ErrorPlaces {
       login_failed: { field: 'currentPassword', text: t('currentPasswordWrong') },
       password_too_short: atNew,
       password_is_username: atNew,
+      password_repetitive: atNew,
       password_too_common: atNew,
     },
   };
