@@ -30,7 +30,15 @@ import type { PairReviews } from '../../services/near-duplicates/reviews.js';
 import type { ReportService } from '../../services/reports.js';
 import type { UnitDirectory } from '../../services/unit-directory.js';
 import { requireAuth } from '../auth.js';
-import { readableColumns, streamCsv, type Cell, type ExportLanguage } from '../export.js';
+import {
+  EXPORT_BATCH_ROWS,
+  pagedBatches,
+  readableColumns,
+  streamCsv,
+  type Cell,
+  type ExportLanguage,
+  type RowBatches,
+} from '../export.js';
 import { parse } from '../validate.js';
 import { recordViewing } from '../viewing.js';
 
@@ -218,6 +226,9 @@ export function reportRoutes(
     schema: S,
     run: (q: Omit<z.output<S>, 'format' | 'lang'>) => Promise<ReportPage<Row>>,
     csv: (q: z.output<S>) => CsvTable<Row>,
+    // Every row for an export, a batch at a time; by default the pages of `run`.
+    rows: (q: Omit<z.output<S>, 'format' | 'lang'>) => RowBatches<Row> = (q) =>
+      pagedBatches((offset, limit) => run({ ...q, offset, limit })),
   ) {
     router.get(`/${name}`, async (req: Request, res: Response) => {
       const query = parse(schema, { ...req.query }, 'query');
@@ -228,12 +239,8 @@ export function reportRoutes(
         await recordViewing(audit, req, { view: 'report_viewed', export: 'report_exported' }, name);
         const { header, row } = csv(query);
         const readable = lang && readableColumns(lang, timeZone, header);
-        await streamCsv(
-          res,
-          name,
-          readable ? readable.header : header,
-          (offset, limit) => run({ ...asked, offset, limit }),
-          (r) => (readable ? readable.cells(row(r)) : row(r)),
+        await streamCsv(res, name, readable ? readable.header : header, rows(asked), (r) =>
+          readable ? readable.cells(row(r)) : row(r),
         );
         return;
       }
@@ -249,24 +256,28 @@ export function reportRoutes(
     repeatUploadersQuery,
     (q) => reports.repeatUploaders(q),
     (q) => repeatCsv(q.group),
+    (q) => reports.repeatUploaderRows(q, EXPORT_BATCH_ROWS),
   );
   table(
     'cross-unit',
     crossUnitQuery,
     (q) => reports.crossUnit(q),
     (q) => crossUnitCsv(q.lang ?? 'en'),
+    (q) => reports.crossUnitRows(q, EXPORT_BATCH_ROWS),
   );
   table(
     'savings',
     savingsQuery,
     (q) => reports.savings(q),
     (q) => savingsCsv(q.group),
+    (q) => reports.savingsRows(q, EXPORT_BATCH_ROWS),
   );
   table(
     'collisions',
     collisionsQuery,
     (q) => reports.collisions(q),
     () => collisionsCsv,
+    (q) => reports.collisionRows(q, EXPORT_BATCH_ROWS),
   );
   table(
     'near-duplicates',
