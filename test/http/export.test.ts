@@ -94,27 +94,31 @@ describe('CSV exports', () => {
     }
   });
 
-  it('let go of their rows when the client goes away half-way (the statement or cursor is closed)', async () => {
-    let table: ReturnType<typeof numberedRows> | undefined;
-    let exported: Promise<void> | undefined;
-    const { server, url } = await serve((res) => {
-      table = numberedRows(1_000 * EXPORT_BATCH_ROWS, EXPORT_BATCH_ROWS, () => res);
-      exported = streamCsv(res as unknown as Response, 'table', ['n', 'text'], table.batches, (n) => [
-        n,
-        'x'.repeat(200),
-      ]);
-    });
-    try {
-      const abort = new AbortController();
-      const res = await fetch(url, { signal: abort.signal });
-      const reader = res.body!.getReader();
-      await reader.read();
-      abort.abort();
-      await table!.released;
-      await exported;
-      assert.ok(table!.seen.batches < 1_000, `read ${table!.seen.batches} of 1,000 batches`);
-    } finally {
-      server.close();
-    }
-  });
+  it(
+    'let go of their rows when the client goes away half-way (the statement or cursor is closed)',
+    { timeout: 60_000 },
+    async () => {
+      let table: ReturnType<typeof numberedRows> | undefined;
+      let exported: Promise<void> | undefined;
+      const { server, url } = await serve((res) => {
+        table = numberedRows(1_000 * EXPORT_BATCH_ROWS, EXPORT_BATCH_ROWS, () => res);
+        exported = streamCsv(res as unknown as Response, 'table', ['n', 'text'], table.batches, (n) => [
+          n,
+          'x'.repeat(200),
+        ]);
+      });
+      try {
+        const abort = new AbortController();
+        const res = await fetch(url, { signal: abort.signal });
+        const reader = res.body!.getReader();
+        await reader.read();
+        abort.abort();
+        await table!.released;
+        await exported;
+        assert.ok(table!.seen.batches < 1_000, `read ${table!.seen.batches} of 1,000 batches`);
+      } finally {
+        server.close();
+      }
+    },
+  );
 });
