@@ -17,18 +17,6 @@ export type RowBatches<Row> = AsyncIterable<{ items: readonly Row[]; total: numb
  */
 export const EXPORT_BATCH_ROWS = 1_000;
 
-/** A report that is read a page at a time (offset, limit) as batches: for tables whose store has no batches. */
-export async function* pagedBatches<Row>(
-  read: (offset: number, limit: number) => Promise<{ items: readonly Row[]; total: number }>,
-  batch = EXPORT_BATCH_ROWS,
-): AsyncGenerator<{ items: readonly Row[]; total: number }> {
-  for (let offset = 0; ; offset += batch) {
-    const page = await read(offset, batch);
-    yield page;
-    if (page.items.length < batch) return;
-  }
-}
-
 /**
  * A whole table as CSV, streamed: every row the filters select (not one page), a batch at a time,
  * each written as the client takes it before the next is read, so memory stays bounded whatever

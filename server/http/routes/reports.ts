@@ -32,7 +32,6 @@ import type { UnitDirectory } from '../../services/unit-directory.js';
 import { requireAuth } from '../auth.js';
 import {
   EXPORT_BATCH_ROWS,
-  pagedBatches,
   readableColumns,
   streamCsv,
   type Cell,
@@ -203,7 +202,7 @@ const nearDuplicatesCsv: CsvTable<NearDuplicateRow> = {
 export function reportRoutes(
   reports: ReportService,
   audit: AuditService,
-  nearDuplicates: Pick<NearDuplicateService, 'report'>,
+  nearDuplicates: Pick<NearDuplicateService, 'report' | 'reportRows'>,
   directory: Pick<UnitDirectory, 'narrowToReach'>,
   timeZone: string,
   reviews: PairReviews,
@@ -226,9 +225,8 @@ export function reportRoutes(
     schema: S,
     run: (q: Omit<z.output<S>, 'format' | 'lang'>) => Promise<ReportPage<Row>>,
     csv: (q: z.output<S>) => CsvTable<Row>,
-    // Every row for an export, a batch at a time; by default the pages of `run`.
-    rows: (q: Omit<z.output<S>, 'format' | 'lang'>) => RowBatches<Row> = (q) =>
-      pagedBatches((offset, limit) => run({ ...q, offset, limit })),
+    // Every row for an export, a batch at a time (one statement or cursor, no pages).
+    rows: (q: Omit<z.output<S>, 'format' | 'lang'>) => RowBatches<Row>,
   ) {
     router.get(`/${name}`, async (req: Request, res: Response) => {
       const query = parse(schema, { ...req.query }, 'query');
@@ -284,6 +282,7 @@ export function reportRoutes(
     nearDuplicatesQuery,
     (q) => nearDuplicates.report(q),
     () => nearDuplicatesCsv,
+    (q) => nearDuplicates.reportRows(q, EXPORT_BATCH_ROWS),
   );
   return router;
 }

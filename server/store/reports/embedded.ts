@@ -330,6 +330,22 @@ const collisionItem = (r: CollisionSqlRow): Rows.CollisionRow => ({
   filesWithMd5: r.files_with_md5,
 });
 
+/** A near-duplicate pair with its files and review, as its statement reads it. */
+type PairSqlRow = PairRow & {
+  total: number;
+  a_name: string;
+  a_length: number;
+  a_type: string;
+  a_date: number;
+  r_at: number | null;
+  r_user_name: string | null;
+  r_note: string | null;
+  b_name: string;
+  b_length: number;
+  b_type: string;
+  b_date: number;
+};
+
 /**
  * The reports in SQL, reading covering indexes (database.ts, REPORT_INDEXES). A page that groups
  * also returns the number of rows over all pages (`COUNT(*) OVER ()`, computed before LIMIT), so
@@ -718,6 +734,19 @@ export class EmbeddedReports implements Reports {
   }
 
   async nearDuplicates(q: NearDuplicateReportQuery): Promise<Page<Rows.NearDuplicateRow>> {
+    const s = this.nearDuplicateSelection(q);
+    const { rows, total } = this.page<PairSqlRow>(s.sql, s.params, q);
+    return { total, items: this.nearDuplicateItems(rows) };
+  }
+
+  nearDuplicateBatches(q: Unpaged<NearDuplicateReportQuery>, batch: number): Batches<Rows.NearDuplicateRow> {
+    return selectionBatches<PairSqlRow, Rows.NearDuplicateRow>(this.db, this.nearDuplicateSelection(q), batch, (rows) =>
+      this.nearDuplicateItems(rows),
+    );
+  }
+
+  /** The near-duplicate pairs in the table's order (all of them: a page adds its LIMIT). */
+  private nearDuplicateSelection(q: Unpaged<NearDuplicateReportQuery>): Selection {
     const where = new Conditions();
     if (q.from) where.add('p.found_at >= @from', { from: q.from.getTime() });
     if (q.to) where.add('p.found_at < @to', { to: q.to.getTime() });
@@ -745,30 +774,19 @@ export class EmbeddedReports implements Reports {
       q,
       'p.file_a, p.file_b',
     );
-    type Row = PairRow & {
-      total: number;
-      a_name: string;
-      a_length: number;
-      a_type: string;
-      a_date: number;
-      r_at: number | null;
-      r_user_name: string | null;
-      r_note: string | null;
-      b_name: string;
-      b_length: number;
-      b_type: string;
-      b_date: number;
-    };
-    const { rows, total } = this.page<Row>(
-      `SELECT p.*, a.file_name AS a_name, a.length AS a_length, a.content_type AS a_type, a.upload_date AS a_date,
+    return {
+      sql: `SELECT p.*, a.file_name AS a_name, a.length AS a_length, a.content_type AS a_type, a.upload_date AS a_date,
               b.file_name AS b_name, b.length AS b_length, b.content_type AS b_type, b.upload_date AS b_date,
               r.at AS r_at, r.user_name AS r_user_name, r.note AS r_note, COUNT(*) OVER () AS total
        FROM near_pairs p JOIN catalog a ON a.file_id = p.file_a JOIN catalog b ON b.file_id = p.file_b
        LEFT JOIN near_reviews r ON r.file_a = p.file_a AND r.file_b = p.file_b
        ${where.sql} ${order}`,
-      where.params,
-      q,
-    );
+      params: where.params,
+    };
+  }
+
+  /** The table's rows of these pairs, each file with its units. */
+  private nearDuplicateItems(rows: PairSqlRow[]): Rows.NearDuplicateRow[] {
     const unitsOf = this.db.prepare<[string], { unit: string }>(
       'SELECT DISTINCT l.unit FROM ledger l JOIN catalog c USING (file_no) WHERE c.file_id = ? ORDER BY l.unit_id',
     );
@@ -781,18 +799,15 @@ export class EmbeddedReports implements Reports {
       units: unitsOf.all(id).map((u) => reportUnit(u.unit)),
       snippet,
     });
-    return {
-      total,
-      items: rows.map((r) => ({
-        a: file(r.file_a, r.a_name, r.a_length, r.a_type, r.a_date, r.snippet_a),
-        b: file(r.file_b, r.b_name, r.b_length, r.b_type, r.b_date, r.snippet_b),
-        method: r.method,
-        hamming: r.hamming,
-        jaccard: r.jaccard,
-        containment: r.containment,
-        foundAt: iso(r.found_at),
-        review: r.r_at === null ? null : { at: iso(r.r_at), userName: r.r_user_name!, note: r.r_note! },
-      })),
-    };
+    return rows.map((r) => ({
+      a: file(r.file_a, r.a_name, r.a_length, r.a_type, r.a_date, r.snippet_a),
+      b: file(r.file_b, r.b_name, r.b_length, r.b_type, r.b_date, r.snippet_b),
+      method: r.method,
+      hamming: r.hamming,
+      jaccard: r.jaccard,
+      containment: r.containment,
+      foundAt: iso(r.found_at),
+      review: r.r_at === null ? null : { at: iso(r.r_at), userName: r.r_user_name!, note: r.r_note! },
+    }));
   }
 }

@@ -139,6 +139,9 @@ const SUMS_AGAIN = {
   savedBytes: { $sum: '$savedBytes' },
 };
 
+/** A near-duplicate pair with its files and review. */
+type PairDoc = NearPairDoc & { a: CatalogDoc; b: CatalogDoc; review: PairReviewDoc[] };
+
 export class MongoReports implements Reports {
   constructor(private readonly c: ReportCollections) {}
 
@@ -618,6 +621,20 @@ export class MongoReports implements Reports {
   }
 
   async nearDuplicates(q: NearDuplicateReportQuery): Promise<Page<Rows.NearDuplicateRow>> {
+    const p = this.nearDuplicatePipeline(q);
+    const { rows, total } = await this.page<PairDoc>(this.c.nearPairs, p.stages, p.sort, q, p.after);
+    return { total, items: await this.nearDuplicateItems(rows) };
+  }
+
+  nearDuplicateBatches(q: Unpaged<NearDuplicateReportQuery>, batch: number): Batches<Rows.NearDuplicateRow> {
+    const p = this.nearDuplicatePipeline(q);
+    return this.batches<PairDoc, Rows.NearDuplicateRow>(this.c.nearPairs, p.stages, p.sort, p.after, batch, (rows) =>
+      this.nearDuplicateItems(rows),
+    );
+  }
+
+  /** The near-duplicate pairs, with their files and reviews. */
+  private nearDuplicatePipeline(q: Unpaged<NearDuplicateReportQuery>): Omit<Pipeline<never>, 'item'> {
     const match = {
       ...(q.from || q.to ? { foundAt: { ...(q.from && { $gte: q.from }), ...(q.to && { $lt: q.to }) } } : {}),
       ...(q.method ? { method: q.method } : {}),
@@ -673,13 +690,15 @@ export class MongoReports implements Reports {
     ];
     // A short text has no SimHash: sorted by distance, it comes after every pair that has one.
     const sort = sortStage({ foundAt: ['foundAt'], jaccard: ['jaccard'], hamming: ['hammingOrLast'] }, q, ['_id']);
-    type Row = NearPairDoc & { a: CatalogDoc; b: CatalogDoc; review: PairReviewDoc[] };
-    const { rows, total } = await this.page<Row>(
-      this.c.nearPairs,
-      [...pairs, { $addFields: { hammingOrLast: { $ifNull: ['$hamming', 65] } } }],
+    return {
+      stages: [...pairs, { $addFields: { hammingOrLast: { $ifNull: ['$hamming', 65] } } }],
       sort,
-      q,
-    );
+      after: [],
+    };
+  }
+
+  /** The table's rows of these pairs, each file with its units. */
+  private async nearDuplicateItems(rows: PairDoc[]): Promise<Rows.NearDuplicateRow[]> {
     const ids = [...new Set(rows.flatMap((r) => [r.fileA.toHexString(), r.fileB.toHexString()]))];
     const entries = await this.c.ledger
       .find(
@@ -703,20 +722,15 @@ export class MongoReports implements Reports {
       ),
       snippet,
     });
-    return {
-      total,
-      items: rows.map((r) => ({
-        a: file(r.a, r.snippetA),
-        b: file(r.b, r.snippetB),
-        method: r.method,
-        hamming: r.hamming,
-        jaccard: r.jaccard,
-        containment: r.containment,
-        foundAt: iso(r.foundAt),
-        review: r.review[0]
-          ? { at: iso(r.review[0].at), userName: r.review[0].userName, note: r.review[0].note }
-          : null,
-      })),
-    };
+    return rows.map((r) => ({
+      a: file(r.a, r.snippetA),
+      b: file(r.b, r.snippetB),
+      method: r.method,
+      hamming: r.hamming,
+      jaccard: r.jaccard,
+      containment: r.containment,
+      foundAt: iso(r.foundAt),
+      review: r.review[0] ? { at: iso(r.review[0].at), userName: r.review[0].userName, note: r.review[0].note } : null,
+    }));
   }
 }
