@@ -16,6 +16,8 @@ export interface QueryTiming {
   csv?: boolean;
   p50Ms: number;
   maxMs: number;
+  /** The server's peak RSS once this query's runs are done (from the start: it tells which query raised it). */
+  peakRssMb: number;
 }
 
 export interface ReportsResult {
@@ -150,6 +152,7 @@ export async function benchReports(entries: number, runs = 7): Promise<ReportsRe
           ...(q.csv && { csv: true }),
           p50Ms: median(times),
           maxMs: Math.max(...times),
+          peakRssMb: server.peakRssMb(),
         });
       }
       const serverPeakRssMb = server.peakRssMb();

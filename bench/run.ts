@@ -223,13 +223,13 @@ if (wanted('reports')) {
       // An export is every row selected: held to the target per 1,000 rows (the first page's size).
       const perThousand = (q.p50Ms * 1000) / Math.max(q.total, 1);
       console.log(
-        `        ${q.label.padEnd(38)} p50 ${q.p50Ms.toFixed(0).padStart(5)} ms  max ${q.maxMs.toFixed(0).padStart(5)} ms  every row: ${q.total} rows, ${perThousand.toFixed(0)} ms per 1,000  (target <= 1 s per 1,000 rows: ${verdict(perThousand <= 1000)})`,
+        `        ${q.label.padEnd(38)} p50 ${q.p50Ms.toFixed(0).padStart(5)} ms  max ${q.maxMs.toFixed(0).padStart(5)} ms  every row: ${q.total} rows, ${perThousand.toFixed(0)} ms per 1,000  (target <= 1 s per 1,000 rows: ${verdict(perThousand <= 1000)}); peak RSS ${q.peakRssMb.toFixed(0)} MB`,
       );
       continue;
     }
     const ratios = `${(q.p50Ms / 1000).toFixed(2)}x of target, ${(q.p50Ms / reports.scanP50Ms).toFixed(1)}x scan`;
     console.log(
-      `        ${q.label.padEnd(38)} p50 ${q.p50Ms.toFixed(0).padStart(5)} ms  max ${q.maxMs.toFixed(0).padStart(5)} ms  ${ratios}  (target p50 <= 1 s: ${verdict(q.p50Ms <= 1000)})`,
+      `        ${q.label.padEnd(38)} p50 ${q.p50Ms.toFixed(0).padStart(5)} ms  max ${q.maxMs.toFixed(0).padStart(5)} ms  ${ratios}  (target p50 <= 1 s: ${verdict(q.p50Ms <= 1000)}); peak RSS ${q.peakRssMb.toFixed(0)} MB`,
     );
   }
   console.log(

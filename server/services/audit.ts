@@ -1,7 +1,7 @@
 import { auditNoteDetail, type AuditNote } from '../../shared/audit-notes.js';
 import type { AuditAction, AuditEventView, AuditQuery, Unit } from '../../shared/schemas.js';
 import type { AccountStore } from '../store/accounts/port.js';
-import type { AuditEvent, AuditLog } from '../store/audit/port.js';
+import type { AuditEvent, AuditLog, AuditSearch } from '../store/audit/port.js';
 
 /** Who acted: an account, or only the user name someone tried (a failed login). */
 export type AuditActor = { id: string; username: string; unit: Unit } | { attemptedUserName: string };
@@ -60,27 +60,31 @@ export class AuditService {
   }
 
   async search(query: Omit<AuditQuery, 'format'>): Promise<{ items: AuditEventView[]; total: number }> {
-    const unit =
-      query.city || query.county || query.town
-        ? { city: query.city, county: query.county, town: query.town }
-        : undefined;
-    const { items, total } = await this.log.search({
-      from: query.from,
-      to: query.to,
-      action: query.action,
-      userName: query.user,
-      unit,
-      text: query.q,
-      limit: query.limit,
-      offset: query.offset,
-    });
+    const { items, total } = await this.log.search({ ...auditSearch(query), limit: query.limit, offset: query.offset });
+    return { total, items: await this.viewed(items) };
+  }
+
+  /** Every event the query selects, newest first, `batch` at a time (an export). */
+  async *searchRows(
+    query: Omit<AuditQuery, 'format' | 'limit' | 'offset'>,
+    batch: number,
+  ): AsyncGenerator<{ items: AuditEventView[]; total: number }> {
+    for await (const { items, total } of this.log.searchBatches(auditSearch(query), batch))
+      yield { total, items: await this.viewed(items) };
+  }
+
+  /** Events as shown, their accounts' display names looked up once for them. */
+  private async viewed(items: Array<AuditEvent & { id: string }>): Promise<AuditEventView[]> {
     // Only an account's events: a failed login's attempted name is nobody's, whoever took it later.
     const names = await this.accounts.displayNames(items.flatMap((e) => (e.userId === null ? [] : [e.userName])));
-    return {
-      total,
-      items: items.map((e) => auditEventView(e, e.userId === null ? null : (names.get(e.userName) ?? null))),
-    };
+    return items.map((e) => auditEventView(e, e.userId === null ? null : (names.get(e.userName) ?? null)));
   }
+}
+
+function auditSearch(query: Omit<AuditQuery, 'format' | 'limit' | 'offset'>): Omit<AuditSearch, 'limit' | 'offset'> {
+  const unit =
+    query.city || query.county || query.town ? { city: query.city, county: query.county, town: query.town } : undefined;
+  return { from: query.from, to: query.to, action: query.action, userName: query.user, unit, text: query.q };
 }
 
 export function auditEventView(e: AuditEvent & { id: string }, userDisplayName: string | null): AuditEventView {

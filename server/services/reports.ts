@@ -9,12 +9,18 @@ import type {
   ReportPage,
   SavingsQuery,
   SavingsReport,
+  SavingsRow,
 } from '../../shared/reports.js';
 import type { AccountStore } from '../store/accounts/port.js';
 import type {
+  Batches,
+  CollisionReportQuery,
+  CrossUnitReportQuery,
+  RepeatReportQuery,
   ReportFilter,
   ReportPaging,
   Reports,
+  SavingsReportQuery,
   StoredCrossUnitRow,
   StoredRepeatRow,
 } from '../store/reports/port.js';
@@ -22,6 +28,8 @@ import type { ReportCalendar } from './calendar.js';
 
 /** A report's query as the API parsed it, without the output format. */
 type Parsed<Q> = Omit<Q, 'format'>;
+/** The same for an export: every row, no page. */
+type Unpaged<Q> = Omit<Q, 'format' | 'limit' | 'offset'>;
 type CommonQuery = Parsed<SavingsQuery>;
 
 /**
@@ -37,46 +45,84 @@ export class ReportService {
   ) {}
 
   async repeatUploaders(q: Parsed<RepeatUploadersQuery>): Promise<ReportPage<RepeatUploaderRow>> {
-    const page = await this.reports.repeatUploaders({
+    const page = await this.reports.repeatUploaders({ ...this.repeatQuery(q), limit: q.limit, offset: q.offset });
+    return { items: await this.namedRepeats(page.items), total: page.total, limit: q.limit, offset: q.offset };
+  }
+
+  /** Every row of the table, `batch` at a time (an export). */
+  async *repeatUploaderRows(q: Unpaged<RepeatUploadersQuery>, batch: number): Batches<RepeatUploaderRow> {
+    for await (const page of this.reports.repeatUploaderBatches(this.repeatQuery(q), batch))
+      yield { items: await this.namedRepeats(page.items), total: page.total };
+  }
+
+  async crossUnit(q: Parsed<CrossUnitQuery>): Promise<ReportPage<CrossUnitRow>> {
+    const page = await this.reports.crossUnit({ ...this.crossUnitQuery(q), limit: q.limit, offset: q.offset });
+    return { items: await this.namedCrossUnit(page.items), total: page.total, limit: q.limit, offset: q.offset };
+  }
+
+  async *crossUnitRows(q: Unpaged<CrossUnitQuery>, batch: number): Batches<CrossUnitRow> {
+    for await (const page of this.reports.crossUnitBatches(this.crossUnitQuery(q), batch))
+      yield { items: await this.namedCrossUnit(page.items), total: page.total };
+  }
+
+  async savings(q: Parsed<SavingsQuery>): Promise<SavingsReport> {
+    const page = await this.reports.savings({ ...this.savingsQuery(q), limit: q.limit, offset: q.offset });
+    return { ...page, limit: q.limit, offset: q.offset };
+  }
+
+  savingsRows(q: Unpaged<SavingsQuery>, batch: number): Batches<SavingsRow> {
+    return this.reports.savingsBatches(this.savingsQuery(q), batch);
+  }
+
+  async collisions(q: Parsed<CollisionsQuery>): Promise<ReportPage<CollisionRow>> {
+    const page = await this.reports.collisions({ ...this.collisionQuery(q), limit: q.limit, offset: q.offset });
+    return { ...page, limit: q.limit, offset: q.offset };
+  }
+
+  collisionRows(q: Unpaged<CollisionsQuery>, batch: number): Batches<CollisionRow> {
+    return this.reports.collisionBatches(this.collisionQuery(q), batch);
+  }
+
+  private repeatQuery(q: Unpaged<RepeatUploadersQuery>): Unpaged<RepeatReportQuery> {
+    return {
       ...this.filter(q),
-      ...paging(q, REPEAT_SORTS[q.group]),
+      ...order(q, REPEAT_SORTS[q.group]),
       group: q.group,
       userName: q.user,
       unitId: q.unitId,
       min: q.min,
-    });
-    const names = await this.accounts.displayNames(page.items.flatMap((r) => ('userName' in r ? [r.userName] : [])));
-    const items = page.items.map((r: StoredRepeatRow): RepeatUploaderRow =>
-      'userName' in r ? { ...r, userDisplayName: names.get(r.userName) ?? null } : r,
-    );
-    return { items, total: page.total, limit: q.limit, offset: q.offset };
+    };
   }
 
-  async crossUnit(q: Parsed<CrossUnitQuery>): Promise<ReportPage<CrossUnitRow>> {
-    const page = await this.reports.crossUnit({ ...this.filter(q), ...paging(q, CROSS_UNIT_SORTS), min: q.min });
-    const names = await this.accounts.displayNames(page.items.flatMap((r) => r.uploaders.flatMap((u) => u.userNames)));
-    const items = page.items.map((r: StoredCrossUnitRow): CrossUnitRow => ({
+  private crossUnitQuery(q: Unpaged<CrossUnitQuery>): Unpaged<CrossUnitReportQuery> {
+    return { ...this.filter(q), ...order(q, CROSS_UNIT_SORTS), min: q.min };
+  }
+
+  private savingsQuery(q: Unpaged<SavingsQuery>): Unpaged<SavingsReportQuery> {
+    return { ...this.filter(q), ...order(q, SAVINGS_SORTS[q.group]), group: q.group };
+  }
+
+  private collisionQuery(q: Unpaged<CollisionsQuery>): Unpaged<CollisionReportQuery> {
+    return { ...this.filter(q), ...order(q, COLLISION_SORTS), min: q.min };
+  }
+
+  /** Rows named by their accounts' display names, looked up once for the rows. */
+  private async namedRepeats(rows: StoredRepeatRow[]): Promise<RepeatUploaderRow[]> {
+    const names = await this.accounts.displayNames(rows.flatMap((r) => ('userName' in r ? [r.userName] : [])));
+    return rows.map((r): RepeatUploaderRow =>
+      'userName' in r ? { ...r, userDisplayName: names.get(r.userName) ?? null } : r,
+    );
+  }
+
+  private async namedCrossUnit(rows: StoredCrossUnitRow[]): Promise<CrossUnitRow[]> {
+    const names = await this.accounts.displayNames(rows.flatMap((r) => r.uploaders.flatMap((u) => u.userNames)));
+    return rows.map((r): CrossUnitRow => ({
       ...r,
       uploaders: r.uploaders.map((u) => ({
         ...u,
         userDisplayNames: u.userNames.map((login) => names.get(login) ?? null),
       })),
     }));
-    return { items, total: page.total, limit: q.limit, offset: q.offset };
-  }
-
-  async savings(q: Parsed<SavingsQuery>): Promise<SavingsReport> {
-    const page = await this.reports.savings({
-      ...this.filter(q),
-      ...paging(q, SAVINGS_SORTS[q.group]),
-      group: q.group,
-    });
-    return { ...page, limit: q.limit, offset: q.offset };
-  }
-
-  async collisions(q: Parsed<CollisionsQuery>): Promise<ReportPage<CollisionRow>> {
-    const page = await this.reports.collisions({ ...this.filter(q), ...paging(q, COLLISION_SORTS), min: q.min });
-    return { ...page, limit: q.limit, offset: q.offset };
   }
 
   private filter(q: Pick<CommonQuery, 'from' | 'to' | 'city' | 'county' | 'town' | 'q'>): ReportFilter {
@@ -91,7 +137,7 @@ export class ReportService {
   }
 }
 
-function paging(q: Pick<CommonQuery, 'sort' | 'order' | 'limit' | 'offset'>, sorts: readonly string[]): ReportPaging {
+function order(q: Pick<CommonQuery, 'sort' | 'order'>, sorts: readonly string[]): Pick<ReportPaging, 'sort' | 'order'> {
   const sort = q.sort ?? sorts[0]!;
-  return { sort, order: q.order ?? defaultOrder(sort), limit: q.limit, offset: q.offset };
+  return { sort, order: q.order ?? defaultOrder(sort) };
 }

@@ -4,7 +4,7 @@ import { auditQuery, type AuditEventView, type AuditList } from '../../../shared
 import type { AuditService } from '../../services/audit.js';
 import type { UnitDirectory } from '../../services/unit-directory.js';
 import { requireAuth } from '../auth.js';
-import { readableColumns, streamCsv, type ExportLanguage } from '../export.js';
+import { EXPORT_BATCH_ROWS, readableColumns, streamCsv, type ExportLanguage } from '../export.js';
 import { parse } from '../validate.js';
 import { recordViewing } from '../viewing.js';
 
@@ -69,8 +69,8 @@ export function auditRoutes(
     const query = await directory.narrowToReach(req.principal!.account, asked);
     if (format === 'csv') {
       await recordViewing(audit, req, { view: 'audit_viewed', export: 'audit_exported' });
-      // Held at this moment (its own export event included), so events recorded while it is
-      // written do not shift the pages it reads.
+      // Held at this moment (its own export event included): the export is the log as it was
+      // then, on either store (a cursor may see documents written while it reads).
       const until = new Date(Date.now() + 1);
       const to = query.to && query.to < until ? query.to : until;
       const readable = lang && readableColumns(lang, timeZone, CSV_HEADER);
@@ -78,7 +78,7 @@ export function auditRoutes(
         res,
         'audit',
         readable ? readable.header : CSV_HEADER,
-        (offset, limit) => audit.search({ ...query, to, offset, limit }),
+        audit.searchRows({ ...query, to }, EXPORT_BATCH_ROWS),
         (e) => (lang && readable ? readable.cells(readableRow(lang, e)) : csvRow(e)),
       );
       return;

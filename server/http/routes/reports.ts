@@ -30,7 +30,14 @@ import type { PairReviews } from '../../services/near-duplicates/reviews.js';
 import type { ReportService } from '../../services/reports.js';
 import type { UnitDirectory } from '../../services/unit-directory.js';
 import { requireAuth } from '../auth.js';
-import { readableColumns, streamCsv, type Cell, type ExportLanguage } from '../export.js';
+import {
+  EXPORT_BATCH_ROWS,
+  readableColumns,
+  streamCsv,
+  type Cell,
+  type ExportLanguage,
+  type RowBatches,
+} from '../export.js';
 import { parse } from '../validate.js';
 import { recordViewing } from '../viewing.js';
 
@@ -195,7 +202,7 @@ const nearDuplicatesCsv: CsvTable<NearDuplicateRow> = {
 export function reportRoutes(
   reports: ReportService,
   audit: AuditService,
-  nearDuplicates: Pick<NearDuplicateService, 'report'>,
+  nearDuplicates: Pick<NearDuplicateService, 'report' | 'reportRows'>,
   directory: Pick<UnitDirectory, 'narrowToReach'>,
   timeZone: string,
   reviews: PairReviews,
@@ -218,6 +225,8 @@ export function reportRoutes(
     schema: S,
     run: (q: Omit<z.output<S>, 'format' | 'lang'>) => Promise<ReportPage<Row>>,
     csv: (q: z.output<S>) => CsvTable<Row>,
+    // Every row for an export, a batch at a time (one statement or cursor, no pages).
+    rows: (q: Omit<z.output<S>, 'format' | 'lang'>) => RowBatches<Row>,
   ) {
     router.get(`/${name}`, async (req: Request, res: Response) => {
       const query = parse(schema, { ...req.query }, 'query');
@@ -228,12 +237,8 @@ export function reportRoutes(
         await recordViewing(audit, req, { view: 'report_viewed', export: 'report_exported' }, name);
         const { header, row } = csv(query);
         const readable = lang && readableColumns(lang, timeZone, header);
-        await streamCsv(
-          res,
-          name,
-          readable ? readable.header : header,
-          (offset, limit) => run({ ...asked, offset, limit }),
-          (r) => (readable ? readable.cells(row(r)) : row(r)),
+        await streamCsv(res, name, readable ? readable.header : header, rows(asked), (r) =>
+          readable ? readable.cells(row(r)) : row(r),
         );
         return;
       }
@@ -249,30 +254,35 @@ export function reportRoutes(
     repeatUploadersQuery,
     (q) => reports.repeatUploaders(q),
     (q) => repeatCsv(q.group),
+    (q) => reports.repeatUploaderRows(q, EXPORT_BATCH_ROWS),
   );
   table(
     'cross-unit',
     crossUnitQuery,
     (q) => reports.crossUnit(q),
     (q) => crossUnitCsv(q.lang ?? 'en'),
+    (q) => reports.crossUnitRows(q, EXPORT_BATCH_ROWS),
   );
   table(
     'savings',
     savingsQuery,
     (q) => reports.savings(q),
     (q) => savingsCsv(q.group),
+    (q) => reports.savingsRows(q, EXPORT_BATCH_ROWS),
   );
   table(
     'collisions',
     collisionsQuery,
     (q) => reports.collisions(q),
     () => collisionsCsv,
+    (q) => reports.collisionRows(q, EXPORT_BATCH_ROWS),
   );
   table(
     'near-duplicates',
     nearDuplicatesQuery,
     (q) => nearDuplicates.report(q),
     () => nearDuplicatesCsv,
+    (q) => nearDuplicates.reportRows(q, EXPORT_BATCH_ROWS),
   );
   return router;
 }

@@ -1,10 +1,16 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { NearDuplicateStatus, NearDuplicatesQuery, NearDuplicatesReport } from '../../../shared/reports.js';
+import type {
+  NearDuplicateRow,
+  NearDuplicateStatus,
+  NearDuplicatesQuery,
+  NearDuplicatesReport,
+} from '../../../shared/reports.js';
 import { NEAR_DUPLICATE_SORTS, defaultOrder } from '../../../shared/reports.js';
 import type { Logger } from '../../log.js';
 import type { ArchiveStore } from '../../store/archive-store.js';
 import type { CatalogEntry } from '../../store/catalog/port.js';
 import type { NearDuplicatePair, NearFingerprint } from '../../store/near-duplicates/port.js';
+import type { Batches, NearDuplicateReportQuery, Unpaged } from '../../store/reports/port.js';
 import type { ReportCalendar } from '../calendar.js';
 import { EXTRACTABLE_MAX_BYTES } from './extraction.js';
 import { DEFAULT_SETTINGS, nearDuplicateMethod, similarity } from './fingerprint.js';
@@ -254,9 +260,30 @@ export class NearDuplicateService {
   async report(
     q: Omit<NearDuplicatesQuery, 'format' | 'status'> & Partial<Pick<NearDuplicatesQuery, 'status'>>,
   ): Promise<NearDuplicatesReport> {
+    const page = await this.deps.store.reports.nearDuplicates({
+      ...this.pairQuery(q),
+      limit: q.limit,
+      offset: q.offset,
+    });
+    return { ...page, limit: q.limit, offset: q.offset, status: await this.status() };
+  }
+
+  /** Every pair the report selects, `batch` at a time (an export). */
+  reportRows(
+    q: Omit<NearDuplicatesQuery, 'format' | 'status' | 'limit' | 'offset'> &
+      Partial<Pick<NearDuplicatesQuery, 'status'>>,
+    batch: number,
+  ): Batches<NearDuplicateRow> {
+    return this.deps.store.reports.nearDuplicateBatches(this.pairQuery(q), batch);
+  }
+
+  private pairQuery(
+    q: Omit<NearDuplicatesQuery, 'format' | 'status' | 'limit' | 'offset'> &
+      Partial<Pick<NearDuplicatesQuery, 'status'>>,
+  ): Unpaged<NearDuplicateReportQuery> {
     const status = q.status ?? 'open';
     const sort = q.sort ?? NEAR_DUPLICATE_SORTS[0];
-    const page = await this.deps.store.reports.nearDuplicates({
+    return {
       from: q.from ? this.deps.calendar.startOf(q.from) : undefined,
       to: q.to ? this.deps.calendar.endOf(q.to) : undefined,
       unit: q.city ? { city: q.city, county: q.county, town: q.town } : undefined,
@@ -265,10 +292,7 @@ export class NearDuplicateService {
       ...(status !== 'all' ? { status } : {}),
       sort,
       order: q.order ?? defaultOrder(sort),
-      limit: q.limit,
-      offset: q.offset,
-    });
-    return { ...page, limit: q.limit, offset: q.offset, status: await this.status() };
+    };
   }
 
   private async fingerprintFile(fileId: string, texts: Map<string, Read>, round: Round): Promise<void> {

@@ -99,6 +99,38 @@ export function auditConformance(target: StoreTarget): void {
           2,
         );
       });
+
+      it('exports every event the search selects, newest first, a batch at a time (same-time events by recording)', async () => {
+        // Two events in the same millisecond: the later recorded comes first, in the export as in pages.
+        await store.audit.appendMany([event(1), event(2, { userName: 'clerk-2' }), event(2), event(3), event(4)]);
+        await store.audit.append(event(5, { action: 'upload' }));
+        const exported = async (query: Omit<AuditSearch, 'limit' | 'offset'>, batch: number) => {
+          const sizes: number[] = [];
+          const totals = new Set<number>();
+          const items: Array<AuditEvent & { id: string }> = [];
+          for await (const b of store.audit.searchBatches(query, batch)) {
+            sizes.push(b.items.length);
+            totals.add(b.total);
+            items.push(...b.items);
+          }
+          return { items, sizes, totals: [...totals] };
+        };
+        const all = await exported({}, 2);
+        assert.deepEqual(all.sizes, [2, 2, 2]);
+        assert.deepEqual(all.totals, [6]);
+        assert.deepEqual(all.items, (await store.audit.search({ limit: 10, offset: 0 })).items);
+        assert.deepEqual(
+          all.items.map((e) => `${e.at.getUTCMinutes()} ${e.userName}`),
+          ['5 clerk-1', '4 clerk-1', '3 clerk-1', '2 clerk-1', '2 clerk-2', '1 clerk-1'],
+        );
+        const filtered = await exported({ action: 'download', to: new Date(Date.UTC(2026, 10, 1, 8, 4)) }, 3);
+        assert.deepEqual(
+          filtered.items.map((e) => e.at.getUTCMinutes()),
+          [3, 2, 2, 1],
+        );
+        assert.deepEqual(filtered.sizes, [3, 1]);
+        assert.deepEqual(await exported({ userName: 'nobody' }, 2), { items: [], sizes: [0], totals: [0] });
+      });
     });
   });
 }

@@ -1,6 +1,7 @@
 import type { AuditAction, Unit } from '../../../shared/schemas.js';
 import { storedAuditNote } from '../../../shared/audit-notes.js';
 import { addMissingColumns, type Db, type EmbeddedSchema } from '../embedded/database.js';
+import { selectionBatches } from '../embedded/batches.js';
 import type { AuditEvent, AuditLog, AuditSearch } from './port.js';
 
 export const auditSchema: EmbeddedSchema = {
@@ -97,44 +98,70 @@ export class EmbeddedAuditLog implements AuditLog {
   }
 
   async search(q: AuditSearch): Promise<{ items: Array<AuditEvent & { id: string }>; total: number }> {
-    const where: string[] = [];
-    const params: Record<string, unknown> = {};
-    const add = (clause: string, name: string, value: unknown) => {
-      where.push(clause);
-      params[name] = value;
-    };
-    if (q.from) add('at >= @from', 'from', q.from.getTime());
-    if (q.to) add('at < @to', 'to', q.to.getTime());
-    if (q.action) add('action = @action', 'action', q.action);
-    if (q.userName) add('user_name = @userName', 'userName', q.userName);
-    if (q.unit?.city) add('city = @city', 'city', q.unit.city);
-    if (q.unit?.county) add('county = @county', 'county', q.unit.county);
-    if (q.unit?.town) add('town = @town', 'town', q.unit.town);
-    if (q.text) add("(file_name LIKE @text ESCAPE '\\' OR detail LIKE @text ESCAPE '\\')", 'text', likeText(q.text));
-    const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+    const { filter, params } = searchConditions(q);
     const total = this.db
       .prepare<Record<string, unknown>, { n: number }>(`SELECT COUNT(*) AS n FROM audit ${filter}`)
       .get(params)!.n;
     const rows = this.db
       .prepare<Record<string, unknown>, AuditRow>(
-        `SELECT * FROM audit ${filter} ORDER BY at DESC, id DESC LIMIT @limit OFFSET @offset`,
+        `SELECT * FROM audit ${filter} ${NEWEST_FIRST} LIMIT @limit OFFSET @offset`,
       )
       .all({ ...params, limit: q.limit, offset: q.offset });
-    return {
-      total,
-      items: rows.map((r) => ({
-        id: String(r.id),
-        at: new Date(r.at),
-        action: r.action,
-        userId: r.user_id,
-        userName: r.user_name,
-        unit: r.unit === null ? null : (JSON.parse(r.unit) as Unit),
-        address: r.address,
-        fileId: r.file_id,
-        fileName: r.file_name,
-        detail: r.detail,
-        note: storedAuditNote(r.note),
-      })),
-    };
+    return { total, items: rows.map(auditEvent) };
+  }
+
+  searchBatches(
+    q: Omit<AuditSearch, 'limit' | 'offset'>,
+    batch: number,
+  ): AsyncIterable<{ items: Array<AuditEvent & { id: string }>; total: number }> {
+    const { filter, params } = searchConditions(q);
+    return selectionBatches<AuditRow, AuditEvent & { id: string }>(
+      this.db,
+      {
+        sql: `SELECT * FROM audit ${filter} ${NEWEST_FIRST}`,
+        params,
+        count: `SELECT COUNT(*) AS n FROM audit ${filter}`,
+      },
+      batch,
+      (rows) => rows.map(auditEvent),
+    );
   }
 }
+
+/** Newest first; events of the same millisecond, the later recorded first. */
+const NEWEST_FIRST = 'ORDER BY at DESC, id DESC';
+
+function searchConditions(q: Omit<AuditSearch, 'limit' | 'offset'>): {
+  filter: string;
+  params: Record<string, unknown>;
+} {
+  const where: string[] = [];
+  const params: Record<string, unknown> = {};
+  const add = (clause: string, name: string, value: unknown) => {
+    where.push(clause);
+    params[name] = value;
+  };
+  if (q.from) add('at >= @from', 'from', q.from.getTime());
+  if (q.to) add('at < @to', 'to', q.to.getTime());
+  if (q.action) add('action = @action', 'action', q.action);
+  if (q.userName) add('user_name = @userName', 'userName', q.userName);
+  if (q.unit?.city) add('city = @city', 'city', q.unit.city);
+  if (q.unit?.county) add('county = @county', 'county', q.unit.county);
+  if (q.unit?.town) add('town = @town', 'town', q.unit.town);
+  if (q.text) add("(file_name LIKE @text ESCAPE '\\' OR detail LIKE @text ESCAPE '\\')", 'text', likeText(q.text));
+  return { filter: where.length > 0 ? `WHERE ${where.join(' AND ')}` : '', params };
+}
+
+const auditEvent = (r: AuditRow): AuditEvent & { id: string } => ({
+  id: String(r.id),
+  at: new Date(r.at),
+  action: r.action,
+  userId: r.user_id,
+  userName: r.user_name,
+  unit: r.unit === null ? null : (JSON.parse(r.unit) as Unit),
+  address: r.address,
+  fileId: r.file_id,
+  fileName: r.file_name,
+  detail: r.detail,
+  note: storedAuditNote(r.note),
+});

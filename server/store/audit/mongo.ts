@@ -60,36 +60,69 @@ export class MongoAuditLog implements AuditLog {
   }
 
   async search(q: AuditSearch): Promise<{ items: Array<AuditEvent & { id: string }>; total: number }> {
-    const filter: Filter<AuditDoc> = {};
-    if (q.from || q.to) filter.at = { ...(q.from && { $gte: q.from }), ...(q.to && { $lt: q.to }) };
-    if (q.action) filter.action = q.action;
-    if (q.userName) filter.userName = q.userName;
-    if (q.unit?.city) filter['unit.city'] = q.unit.city;
-    if (q.unit?.county) filter['unit.county'] = q.unit.county;
-    if (q.unit?.town) filter['unit.town'] = q.unit.town;
-    if (q.text) {
-      const pattern = new RegExp(escapeRegex(q.text), 'i');
-      filter.$or = [{ fileName: pattern }, { detail: pattern }];
-    }
+    const filter = searchFilter(q);
     const [total, docs] = await Promise.all([
       this.c.audit.countDocuments(filter),
-      this.c.audit.find(filter).sort({ at: -1, _id: -1 }).skip(q.offset).limit(q.limit).toArray(),
+      this.c.audit.find(filter).sort(NEWEST_FIRST).skip(q.offset).limit(q.limit).toArray(),
     ]);
-    return {
-      total,
-      items: docs.map((d) => ({
-        id: typeof d._id === 'string' ? d._id : d._id.toHexString(),
-        at: d.at,
-        action: d.action,
-        userId: d.userId,
-        userName: d.userName,
-        unit: d.unit,
-        address: d.address,
-        fileId: d.fileId,
-        fileName: d.fileName,
-        detail: d.detail,
-        note: storedAuditNote(d.note),
-      })),
-    };
+    return { total, items: docs.map(auditEvent) };
+  }
+
+  async *searchBatches(
+    q: Omit<AuditSearch, 'limit' | 'offset'>,
+    batch: number,
+  ): AsyncGenerator<{ items: Array<AuditEvent & { id: string }>; total: number }> {
+    const filter = searchFilter(q);
+    const total = await this.c.audit.countDocuments(filter);
+    // One cursor, `batch` documents a fetch, closed however the iteration ends.
+    const cursor = this.c.audit.find(filter).sort(NEWEST_FIRST).batchSize(batch);
+    try {
+      let items: Array<AuditEvent & { id: string }> = [];
+      let sent = false;
+      for await (const doc of cursor) {
+        items.push(auditEvent(doc));
+        if (items.length === batch) {
+          const page = { items, total };
+          items = [];
+          sent = true;
+          yield page;
+        }
+      }
+      if (items.length > 0 || !sent) yield { items, total };
+    } finally {
+      await cursor.close();
+    }
   }
 }
+
+/** Newest first; events of the same instant by id, the later made first. */
+const NEWEST_FIRST = { at: -1, _id: -1 } as const;
+
+function searchFilter(q: Omit<AuditSearch, 'limit' | 'offset'>): Filter<AuditDoc> {
+  const filter: Filter<AuditDoc> = {};
+  if (q.from || q.to) filter.at = { ...(q.from && { $gte: q.from }), ...(q.to && { $lt: q.to }) };
+  if (q.action) filter.action = q.action;
+  if (q.userName) filter.userName = q.userName;
+  if (q.unit?.city) filter['unit.city'] = q.unit.city;
+  if (q.unit?.county) filter['unit.county'] = q.unit.county;
+  if (q.unit?.town) filter['unit.town'] = q.unit.town;
+  if (q.text) {
+    const pattern = new RegExp(escapeRegex(q.text), 'i');
+    filter.$or = [{ fileName: pattern }, { detail: pattern }];
+  }
+  return filter;
+}
+
+const auditEvent = (d: AuditDoc): AuditEvent & { id: string } => ({
+  id: typeof d._id === 'string' ? d._id : d._id.toHexString(),
+  at: d.at,
+  action: d.action,
+  userId: d.userId,
+  userName: d.userName,
+  unit: d.unit,
+  address: d.address,
+  fileId: d.fileId,
+  fileName: d.fileName,
+  detail: d.detail,
+  note: storedAuditNote(d.note),
+});

@@ -26,4 +26,13 @@ export interface AuditLog {
   appendMany(events: readonly AuditEvent[]): Promise<void>;
   /** Newest first. */
   search(query: AuditSearch): Promise<{ items: Array<AuditEvent & { id: string }>; total: number }>;
+  /**
+   * Every event the search selects, newest first, `batch` at a time, each batch with the number
+   * of events in all (an export): one statement or cursor read through, released when the
+   * iteration ends, however it ends. At least one batch (perhaps empty).
+   */
+  searchBatches(
+    query: Omit<AuditSearch, 'limit' | 'offset'>,
+    batch: number,
+  ): AsyncIterable<{ items: Array<AuditEvent & { id: string }>; total: number }>;
 }

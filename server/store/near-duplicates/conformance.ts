@@ -193,6 +193,43 @@ export function nearDuplicateConformance(target: StoreTarget): void {
         const paged = await store.reports.nearDuplicates({ ...base, limit: 1, offset: 1 });
         assert.deepEqual([paged.total, paged.items.length], [2, 1]);
       });
+
+      it('exports every pair, a batch at a time, as the report orders and filters them', async () => {
+        const [a, b, c, d, e] = await files(5);
+        const east = testAccount({ unit: unit('east', '青县') });
+        for (const [file, name] of [
+          [a, 'a.txt'],
+          [b, 'b.txt'],
+          [c, 'c.txt'],
+          [d, 'd.txt'],
+          [e, 'e.txt'],
+        ] as const)
+          await recordUpload(store, east, file!, name);
+        // Two pairs found at the same moment: their order is the files' ids.
+        await store.nearDuplicates.addPairs([
+          pair(a!, b!, { jaccard: 0.9, foundAt: new Date(Date.UTC(2026, 10, 3)) }),
+          pair(c!, d!, { jaccard: 0.8, foundAt: new Date(Date.UTC(2026, 10, 4)) }),
+          pair(a!, e!, { jaccard: 0.7, foundAt: new Date(Date.UTC(2026, 10, 4)) }),
+          pair(d!, e!, { jaccard: 0.6, method: 'jaccard', foundAt: new Date(Date.UTC(2026, 10, 5)) }),
+        ]);
+        const base = { sort: 'foundAt', order: 'desc' as const };
+        for (const q of [
+          base,
+          { ...base, sort: 'jaccard', order: 'asc' as const },
+          { ...base, method: 'jaccard' as const },
+        ]) {
+          const items = [];
+          const sizes = [];
+          for await (const batch of store.reports.nearDuplicateBatches(q, 3)) {
+            assert.ok(batch.items.length <= 3);
+            sizes.push(batch.items.length);
+            items.push(...batch.items);
+          }
+          const page = await store.reports.nearDuplicates({ ...q, limit: 100, offset: 0 });
+          assert.deepEqual(items, page.items);
+          if (!('method' in q)) assert.deepEqual(sizes, [3, 1]);
+        }
+      });
     });
 
     describe('fingerprint queue', () => {

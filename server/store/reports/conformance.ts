@@ -531,5 +531,97 @@ export function reportsConformance(target: StoreTarget): void {
         assert.deepEqual(await ids({ city: '河市' }), []);
       });
     });
+
+    describe('exports: every row, a batch at a time', () => {
+      /** Reads an export through, checking each batch's size and the total each carries. */
+      async function readAll<Row>(batches: AsyncIterable<{ items: Row[]; total: number }>, batch: number) {
+        const items: Row[] = [];
+        const sizes: number[] = [];
+        const totals = new Set<number>();
+        for await (const b of batches) {
+          assert.ok(b.items.length <= batch, `a batch of ${b.items.length} rows, asked for ${batch}`);
+          sizes.push(b.items.length);
+          totals.add(b.total);
+          items.push(...b.items);
+        }
+        assert.equal(totals.size, 1, 'every batch tells the same total');
+        return { items, sizes, total: [...totals][0]! };
+      }
+      /** The export equals the table read as one page of every row: same rows, once each, same order. */
+      async function sameAsPage<Row>(
+        exported: AsyncIterable<{ items: Row[]; total: number }>,
+        page: Promise<{ items: Row[]; total: number }>,
+      ) {
+        const all = await readAll(exported, 2);
+        const whole = await page;
+        assert.deepEqual(all.items, whole.items);
+        assert.equal(all.total, whole.total);
+        assert.equal(all.items.length, all.total);
+        return all;
+      }
+      const everyRow = { limit: '1000' };
+
+      it('repeat uploaders: two rows a batch, in the table’s order with ties in their stable order', async () => {
+        const all = await readAll(reports.repeatUploaderRows(repeatUploadersQuery.parse({}), 2), 2);
+        assert.deepEqual(entries(all.items), ['alice F1 3', 'bob F3 3', 'dave F1 2', 'erin F2 2', 'carol C2 2']);
+        assert.deepEqual(all.sizes, [2, 2, 1]);
+        assert.equal(all.total, 5);
+        assert.deepEqual(all.items[0], (await repeat()).items[0], 'rows as the page has them, display names too');
+      });
+
+      it('repeat uploaders: filters, sorts and groups as the table does', async () => {
+        for (const q of [
+          { city: '江城市', county: '东县' },
+          { sort: 'fileLength', order: 'asc' },
+          { sort: 'userName' },
+          { from: '2026-03-06', to: '2026-03-08' },
+          { group: 'user' },
+          { group: 'unit', sort: 'repeatUploads', order: 'asc' },
+          { q: '通知' },
+          { city: '河市' },
+        ]) {
+          await sameAsPage(reports.repeatUploaderRows(repeatUploadersQuery.parse(q), 2), repeat({ ...q, ...everyRow }));
+        }
+      });
+
+      it('cross-unit duplicates: each file once with its units, filtered and sorted as the table', async () => {
+        for (const q of [
+          {},
+          { min: '3' },
+          { city: '江城市', county: '东县' },
+          { sort: 'fileName' },
+          { from: '2026-03-06' },
+        ]) {
+          await sameAsPage(reports.crossUnitRows(crossUnitQuery.parse(q), 2), cross({ ...q, ...everyRow }));
+        }
+      });
+
+      it('space saved and MD5 collisions: every row of the selection, in order', async () => {
+        for (const q of [{}, { group: 'day' }, { group: 'month', order: 'asc' }, { city: '江城市' }, { q: '通知' }]) {
+          const all = await sameAsPage(reports.savingsRows(savingsQuery.parse(q), 2), savings({ ...q, ...everyRow }));
+          if (q.group === 'day')
+            assert.ok(all.sizes.length >= 2, `${all.items.length} days in ${all.sizes.length} batches`);
+        }
+        for (const q of [{}, { sort: 'fileLength' }, { city: '江城市', county: '东县' }]) {
+          await sameAsPage(reports.collisionRows(collisionsQuery.parse(q), 1), collisions({ ...q, ...everyRow }));
+        }
+      });
+
+      it('an export that selects nothing is one empty batch with a total of 0', async () => {
+        const all = await readAll(reports.crossUnitRows(crossUnitQuery.parse({ city: '河市' }), 2), 2);
+        assert.deepEqual(all, { items: [], sizes: [0], total: 0 });
+      });
+
+      it('an export stopped after its first batch reads no further, and the store goes on answering', async () => {
+        let batches = 0;
+        for await (const b of reports.repeatUploaderRows(repeatUploadersQuery.parse({}), 1)) {
+          batches++;
+          assert.equal(b.items.length, 1);
+          break;
+        }
+        assert.equal(batches, 1);
+        assert.equal((await repeat()).total, 5);
+      });
+    });
   });
 }

@@ -6,7 +6,17 @@ import type { PairRow } from '../near-duplicates/embedded.js';
 import { joinedRows, likePattern, splitJoinedRows } from '../embedded/sql.js';
 import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery } from './port.js';
 import type { StoredCrossUnitRow, StoredRepeatRow } from './port.js';
-import type { Page, RepeatReportQuery, ReportFilter, ReportPaging, Reports, SavingsReportQuery } from './port.js';
+import type {
+  Batches,
+  Page,
+  RepeatReportQuery,
+  ReportFilter,
+  ReportPaging,
+  Reports,
+  SavingsReportQuery,
+  Unpaged,
+} from './port.js';
+import { selectionBatches, type Selection } from '../embedded/batches.js';
 
 /**
  * (Re)computes ledger_files for the files `where` picks (a condition on a `file_no` column), from
@@ -182,7 +192,11 @@ function subtree(where: Conditions, f: ReportFilter, prefix: string): void {
 }
 
 /** ORDER BY for a sort field, with a unique key after it so pages never overlap. */
-function orderBy(columns: Record<string, string>, paging: ReportPaging, tieBreak: string): string {
+function orderBy(
+  columns: Record<string, string>,
+  paging: Pick<ReportPaging, 'sort' | 'order'>,
+  tieBreak: string,
+): string {
   const direction = paging.order === 'asc' ? 'ASC' : 'DESC';
   const column = columns[paging.sort];
   if (!column) throw new Error(`unknown sort field ${paging.sort}`);
@@ -224,6 +238,114 @@ const iso = (ms: number): string => {
   ].join('');
 };
 
+/** A repeat entry's columns (aliases `l`, the ledger, and `c`, the catalog). */
+const ENTRY_COLUMNS =
+  'l.user_id, l.user_name, l.unit, c.file_id, l.upload_file_name, c.length, l.upload_count, l.upload_time, l.last_upload_time';
+type EntryRow = {
+  user_id: string;
+  user_name: string;
+  unit: string;
+  file_id: string;
+  upload_file_name: string;
+  length: number;
+  upload_count: number;
+  upload_time: number;
+  last_upload_time: number;
+};
+const entryItem = (r: EntryRow): StoredRepeatRow => ({
+  userId: r.user_id,
+  userName: r.user_name,
+  unit: reportUnit(r.unit),
+  fileId: r.file_id,
+  fileName: r.upload_file_name,
+  fileLength: r.length,
+  uploadCount: r.upload_count,
+  firstUploadTime: iso(r.upload_time),
+  lastUploadTime: iso(r.last_upload_time),
+});
+/** A repeat uploaders' row grouped by user or unit. */
+type RepeatGroupRow = {
+  total: number;
+  user_id: string;
+  user_name: string;
+  unit: string;
+  users: number;
+  files: number;
+  uploads: number;
+  repeats: number;
+  repeat_bytes: number;
+  first: number;
+  last: number;
+};
+
+/** A file of the cross-unit table, as its statement reads it. */
+type CrossUnitFileRow = {
+  total?: number;
+  file_no: number;
+  file_id: string;
+  file_name: string;
+  length: number;
+  units: number;
+  users: number;
+  uploads: number;
+  first: number;
+  last: number;
+};
+
+/** A row of the savings table, with the sums over all rows. */
+type SavingsRow = {
+  total: number;
+  city: string;
+  county: string | null;
+  town: string | null;
+  period: string;
+  uploads: number;
+  saved_uploads: number;
+  saved_bytes: number;
+  all_uploads: number;
+  all_saved_uploads: number;
+  all_saved_bytes: number;
+};
+
+/** A row of the collisions table, as its statement reads it. */
+type CollisionSqlRow = {
+  total: number;
+  md5: string;
+  file_id: string;
+  sha256: string;
+  length: number;
+  file_name: string;
+  upload_date: number;
+  uploads: number;
+  files_with_md5: number;
+};
+const collisionItem = (r: CollisionSqlRow): Rows.CollisionRow => ({
+  md5: r.md5,
+  fileId: r.file_id,
+  sha256: r.sha256,
+  fileLength: r.length,
+  fileName: r.file_name,
+  uploadDate: iso(r.upload_date),
+  uploads: r.uploads,
+  filesWithMd5: r.files_with_md5,
+});
+
+/** A near-duplicate pair with its files and review, as its statement reads it. */
+type PairSqlRow = PairRow & {
+  total: number;
+  a_name: string;
+  a_length: number;
+  a_type: string;
+  a_date: number;
+  r_at: number | null;
+  r_user_name: string | null;
+  r_note: string | null;
+  b_name: string;
+  b_length: number;
+  b_type: string;
+  b_date: number;
+};
+
 /**
  * The reports in SQL, reading covering indexes (database.ts, REPORT_INDEXES). A page that groups
  * also returns the number of rows over all pages (`COUNT(*) OVER ()`, computed before LIMIT), so
@@ -234,7 +356,7 @@ const iso = (ms: number): string => {
 export class EmbeddedReports implements Reports {
   constructor(private readonly db: Db) {}
 
-  private page<Row extends { total: number }>(
+  private page<Row extends { total?: number }>(
     sql: string,
     params: Params,
     paging: ReportPaging,
@@ -255,6 +377,32 @@ export class EmbeddedReports implements Reports {
   }
 
   async repeatUploaders(q: RepeatReportQuery): Promise<Page<StoredRepeatRow>> {
+    const s = this.repeatSelection(q);
+    if (s.kind === 'entry') {
+      // The page's entries are picked from the index (narrow rows to sort), then read in full.
+      const rows = this.db
+        .prepare<Params, EntryRow>(
+          `SELECT ${ENTRY_COLUMNS}
+           FROM (SELECT l.id ${s.from} ${s.order} LIMIT @limit OFFSET @offset) p
+           JOIN ledger l ON l.id = p.id JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = l.file_no ${s.order}`,
+        )
+        .all({ ...s.params, limit: q.limit, offset: q.offset });
+      const total = this.total(s.count, s.params, q, rows.length);
+      return { total, items: rows.map(entryItem) };
+    }
+    const { rows, total } = this.page<RepeatGroupRow>(s.sql, s.params, q);
+    return { total, items: rows.map(s.item) };
+  }
+
+  repeatUploaderBatches(q: Unpaged<RepeatReportQuery>, batch: number): Batches<StoredRepeatRow> {
+    const s = this.repeatSelection(q);
+    return s.kind === 'entry'
+      ? selectionBatches<EntryRow, StoredRepeatRow>(this.db, s, batch, (rows) => rows.map(entryItem))
+      : selectionBatches<RepeatGroupRow, StoredRepeatRow>(this.db, s, batch, (rows) => rows.map(s.item));
+  }
+
+  /** The repeat uploaders' rows, in the table's order (all of them: a page adds its LIMIT). */
+  private repeatSelection(q: Unpaged<RepeatReportQuery>) {
     const where = ledgerConditions(q, 'l.upload_file_name').add('l.upload_count >= @min', { min: q.min });
     if (q.userName) where.add('l.user_name = @userName', { userName: q.userName });
     if (q.unitId) where.add('l.unit_id = @unitId', { unitId: q.unitId });
@@ -266,17 +414,6 @@ export class EmbeddedReports implements Reports {
     if (repeats) where.add('l.upload_count >= 2');
     const from = `FROM ledger l ${repeats ? 'INDEXED BY ledger_repeat_files' : ''} JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = l.file_no ${where.sql}`;
     if (q.group === 'entry') {
-      type Row = {
-        user_id: string;
-        user_name: string;
-        unit: string;
-        file_id: string;
-        upload_file_name: string;
-        length: number;
-        upload_count: number;
-        upload_time: number;
-        last_upload_time: number;
-      };
       const order = orderBy(
         {
           uploadCount: 'l.upload_count',
@@ -289,43 +426,15 @@ export class EmbeddedReports implements Reports {
         q,
         'l.id',
       );
-      // The page's entries are picked from the index (narrow rows to sort), then read in full.
-      const rows = this.db
-        .prepare<Params, Row>(
-          `SELECT l.user_id, l.user_name, l.unit, c.file_id, l.upload_file_name, c.length, l.upload_count, l.upload_time, l.last_upload_time
-           FROM (SELECT l.id ${from} ${order} LIMIT @limit OFFSET @offset) p
-           JOIN ledger l ON l.id = p.id JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = l.file_no ${order}`,
-        )
-        .all({ ...where.params, limit: q.limit, offset: q.offset });
-      const total = this.total(`SELECT COUNT(*) AS n ${from}`, where.params, q, rows.length);
       return {
-        total,
-        items: rows.map((r) => ({
-          userId: r.user_id,
-          userName: r.user_name,
-          unit: reportUnit(r.unit),
-          fileId: r.file_id,
-          fileName: r.upload_file_name,
-          fileLength: r.length,
-          uploadCount: r.upload_count,
-          firstUploadTime: iso(r.upload_time),
-          lastUploadTime: iso(r.last_upload_time),
-        })),
+        kind: 'entry' as const,
+        from,
+        order,
+        params: where.params,
+        sql: `SELECT ${ENTRY_COLUMNS} ${from} ${order}`,
+        count: `SELECT COUNT(*) AS n ${from}`,
       };
     }
-    type Row = {
-      total: number;
-      user_id: string;
-      user_name: string;
-      unit: string;
-      users: number;
-      files: number;
-      uploads: number;
-      repeats: number;
-      repeat_bytes: number;
-      first: number;
-      last: number;
-    };
     const byUser = q.group === 'user';
     const groupBy = byUser ? 'l.user_id, l.unit_id' : 'l.unit_id';
     const order = orderBy(
@@ -343,45 +452,49 @@ export class EmbeddedReports implements Reports {
       groupBy,
     );
     // A user's entries in a unit are of distinct files (the ledger's key): counted, not told apart.
-    const { rows, total } = this.page<Row>(
-      `SELECT l.user_id, MAX(l.user_name) AS user_name, MAX(l.unit) AS unit, ${byUser ? '1 AS users, COUNT(*) AS files' : 'COUNT(DISTINCT l.user_id) AS users, COUNT(DISTINCT l.file_no) AS files'},
+    const sql = `SELECT l.user_id, MAX(l.user_name) AS user_name, MAX(l.unit) AS unit, ${byUser ? '1 AS users, COUNT(*) AS files' : 'COUNT(DISTINCT l.user_id) AS users, COUNT(DISTINCT l.file_no) AS files'},
               SUM(l.upload_count) AS uploads, SUM(l.upload_count - 1) AS repeats, SUM((l.upload_count - 1) * c.length) AS repeat_bytes,
               MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last, COUNT(*) OVER () AS total
-       ${from} GROUP BY ${groupBy} ${order}`,
-      where.params,
-      q,
-    );
-    return {
-      total,
-      items: rows.map((r) => {
-        const totals = {
-          unit: reportUnit(r.unit),
-          files: r.files,
-          uploads: r.uploads,
-          repeatUploads: r.repeats,
-          repeatBytes: r.repeat_bytes,
-          firstUploadTime: iso(r.first),
-          lastUploadTime: iso(r.last),
-        };
-        return byUser ? { userId: r.user_id, userName: r.user_name, ...totals } : { ...totals, users: r.users };
-      }),
+       ${from} GROUP BY ${groupBy} ${order}`;
+    const item = (r: RepeatGroupRow): StoredRepeatRow => {
+      const totals = {
+        unit: reportUnit(r.unit),
+        files: r.files,
+        uploads: r.uploads,
+        repeatUploads: r.repeats,
+        repeatBytes: r.repeat_bytes,
+        firstUploadTime: iso(r.first),
+        lastUploadTime: iso(r.last),
+      };
+      return byUser ? { userId: r.user_id, userName: r.user_name, ...totals } : { ...totals, users: r.users };
     };
+    return { kind: 'group' as const, sql, params: where.params, item };
   }
 
   async crossUnit(q: CrossUnitReportQuery): Promise<Page<StoredCrossUnitRow>> {
+    const s = this.crossUnitSelection(q);
+    let found: { rows: CrossUnitFileRow[]; total: number };
+    if (!s.count) {
+      // Summed over the entries the filters pick, once for the page and the total.
+      found = this.page<CrossUnitFileRow>(s.sql, s.params, q);
+    } else {
+      const rows = this.db
+        .prepare<Params, CrossUnitFileRow>(`${s.sql} LIMIT @limit OFFSET @offset`)
+        .all({ ...s.params, limit: q.limit, offset: q.offset });
+      found = { rows, total: this.total(s.count, s.params, q, rows.length) };
+    }
+    return { total: found.total, items: this.crossUnitItems(q, found.rows) };
+  }
+
+  crossUnitBatches(q: Unpaged<CrossUnitReportQuery>, batch: number): Batches<StoredCrossUnitRow> {
+    return selectionBatches<CrossUnitFileRow, StoredCrossUnitRow>(this.db, this.crossUnitSelection(q), batch, (rows) =>
+      this.crossUnitItems(q, rows),
+    );
+  }
+
+  /** The cross-unit table's files, in its order, without their units (all of them: a page adds its LIMIT). */
+  private crossUnitSelection(q: Unpaged<CrossUnitReportQuery>): Selection {
     const where = ledgerConditions(q, 'catalog');
-    type Row = {
-      total: number;
-      file_no: number;
-      file_id: string;
-      file_name: string;
-      length: number;
-      units: number;
-      users: number;
-      uploads: number;
-      first: number;
-      last: number;
-    };
     // Ties go by the files' public ids (from ledger_files, whose index of units holds them).
     const order = (tieBreak: string) =>
       orderBy(
@@ -398,38 +511,36 @@ export class EmbeddedReports implements Reports {
         tieBreak,
       );
     const params = { ...where.params, min: q.min };
-    let found: { rows: Row[]; total: number };
     if (q.unit || q.from || q.to) {
-      // Summed over the entries the filters pick, once for the page and the total.
-      found = this.page<Row>(
-        `SELECT f.*, c.file_id, c.file_name, c.length, COUNT(*) OVER () AS total
+      // Summed over the entries the filters pick, with the number of rows (a window count).
+      return {
+        sql: `SELECT f.*, c.file_id, c.file_name, c.length, COUNT(*) OVER () AS total
          FROM (SELECT l.file_no, COUNT(DISTINCT l.unit_id) AS units, COUNT(DISTINCT l.user_id) AS users, SUM(l.upload_count) AS uploads,
                       MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last
                FROM ledger l ${where.sql} GROUP BY l.file_no HAVING COUNT(DISTINCT l.unit_id) >= @min) f
          JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = f.file_no ${order('c.file_id')}`,
         params,
-        q,
-      );
-    } else {
-      // Sums over all of each file's entries are kept in ledger_files (a file name filter picks
-      // whole files). `+f.units`: no index range for the minimum, so SQLite reads the files in
-      // number order alongside the catalog's (25 ms for 200,000 files), or by the units index when
-      // that is the order asked for: its condition, implied by any minimum the API takes, stated
-      // for SQLite then only (else it reads that index and looks up each file's size: 200 ms).
-      const files = new Conditions().add('+f.units >= @min');
-      if (q.min >= 2 && q.sort === 'units') files.add('f.units >= 2');
-      if (q.fileName) files.add(`f.${NAMED_FILES}`);
-      const from = `FROM ledger_files f JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = f.file_no ${files.sql}`;
-      const rows = this.db
-        .prepare<Params, Row>(
-          `SELECT f.*, c.file_name, c.length ${from} ${order('f.file_id')} LIMIT @limit OFFSET @offset`,
-        )
-        .all({ ...params, limit: q.limit, offset: q.offset });
-      // Counted without the catalog (every file summed there is catalogued): in the units index.
-      const count = `SELECT COUNT(*) AS n FROM ledger_files f ${files.sql}`;
-      found = { rows, total: this.total(count, params, q, rows.length) };
+      };
     }
-    const { rows, total } = found;
+    // Sums over all of each file's entries are kept in ledger_files (a file name filter picks
+    // whole files). `+f.units`: no index range for the minimum, so SQLite reads the files in
+    // number order alongside the catalog's (25 ms for 200,000 files), or by the units index when
+    // that is the order asked for: its condition, implied by any minimum the API takes, stated
+    // for SQLite then only (else it reads that index and looks up each file's size: 200 ms).
+    const files = new Conditions().add('+f.units >= @min');
+    if (q.min >= 2 && q.sort === 'units') files.add('f.units >= 2');
+    if (q.fileName) files.add(`f.${NAMED_FILES}`);
+    const from = `FROM ledger_files f JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = f.file_no ${files.sql}`;
+    return {
+      sql: `SELECT f.*, c.file_name, c.length ${from} ${order('f.file_id')}`,
+      params,
+      // Counted without the catalog (every file summed there is catalogued): in the units index.
+      count: `SELECT COUNT(*) AS n FROM ledger_files f ${files.sql}`,
+    };
+  }
+
+  /** The table's rows of these files, each with its units (the filters' entries). */
+  private crossUnitItems(q: Unpaged<CrossUnitReportQuery>, rows: CrossUnitFileRow[]): StoredCrossUnitRow[] {
     // The units of this page's files, with the same filters (the name filter holds for the whole
     // file). A page of widely shared files has tens of thousands of them, so per file one text of
     // joined rows: its units earliest first, each as unit id (JSON), unit, user names (JSON),
@@ -479,30 +590,62 @@ export class EmbeddedReports implements Reports {
         }),
       );
     }
-    return {
-      total,
-      items: rows.map((r) => ({
-        fileId: r.file_id,
-        fileName: r.file_name,
-        fileLength: r.length,
-        units: r.units,
-        users: r.users,
-        uploads: r.uploads,
-        firstUploadTime: iso(r.first),
-        lastUploadTime: iso(r.last),
-        uploaders: uploaders.get(r.file_id) ?? [],
-      })),
-    };
+    return rows.map((r) => ({
+      fileId: r.file_id,
+      fileName: r.file_name,
+      fileLength: r.length,
+      units: r.units,
+      users: r.users,
+      uploads: r.uploads,
+      firstUploadTime: iso(r.first),
+      lastUploadTime: iso(r.last),
+      uploaders: uploaders.get(r.file_id) ?? [],
+    }));
   }
 
   async savings(
     q: SavingsReportQuery,
   ): Promise<Page<Rows.SavingsUnitRow | Rows.SavingsPeriodRow> & { summary: Rows.SavingsFigures }> {
+    const { sql, params: where, item } = this.savingsSelection(q);
+    const { rows, total } = this.page<SavingsRow>(sql, where, q);
+    let summary: Rows.SavingsFigures;
+    if (rows[0]) {
+      summary = {
+        uploads: rows[0].all_uploads,
+        savedUploads: rows[0].all_saved_uploads,
+        savedBytes: rows[0].all_saved_bytes,
+      };
+    } else {
+      const s = this.db
+        .prepare<Params, { uploads: number | null; saved_uploads: number | null; saved_bytes: number | null }>(
+          `SELECT SUM(d.uploads) AS uploads, SUM(d.saved_uploads) AS saved_uploads, SUM(d.saved_uploads * d.file_length) AS saved_bytes FROM upload_days d ${this.savingsWhere(q).sql}`,
+        )
+        .get(where)!;
+      summary = { uploads: s.uploads ?? 0, savedUploads: s.saved_uploads ?? 0, savedBytes: s.saved_bytes ?? 0 };
+    }
+    return { total, summary, items: rows.map(item) };
+  }
+
+  savingsBatches(q: Unpaged<SavingsReportQuery>, batch: number): Batches<Rows.SavingsUnitRow | Rows.SavingsPeriodRow> {
+    const s = this.savingsSelection(q);
+    return selectionBatches<SavingsRow, Rows.SavingsUnitRow | Rows.SavingsPeriodRow>(this.db, s, batch, (rows) =>
+      rows.map(s.item),
+    );
+  }
+
+  /** The upload days the filters pick. */
+  private savingsWhere(q: Unpaged<SavingsReportQuery>): Conditions {
     const where = new Conditions();
     if (q.fromDay) where.add('d.day >= @fromDay', { fromDay: q.fromDay });
     if (q.toDay) where.add('d.day <= @toDay', { toDay: q.toDay });
     subtree(where, q, 'd.');
     if (q.fileName) where.add(`d.${NAMED_FILES}`, { name: likePattern(q.fileName) });
+    return where;
+  }
+
+  /** The savings table's rows in its order, each with the sums over all rows (all of them: a page adds its LIMIT). */
+  private savingsSelection(q: Unpaged<SavingsReportQuery>) {
+    const where = this.savingsWhere(q);
     // Per unit: one level below the filter (a town filter keeps the town itself).
     const keys =
       q.group !== 'unit'
@@ -522,19 +665,6 @@ export class EmbeddedReports implements Reports {
     // days in a row, but SQLite does not know that and would sort every row by it), then per row.
     const fine =
       q.group === 'unit' ? ['city', 'county', 'town'] : q.group === 'day' ? ['day'] : ['day', 'week', 'month'];
-    type Row = {
-      total: number;
-      city: string;
-      county: string | null;
-      town: string | null;
-      period: string;
-      uploads: number;
-      saved_uploads: number;
-      saved_bytes: number;
-      all_uploads: number;
-      all_saved_uploads: number;
-      all_saved_bytes: number;
-    };
     const sql = `SELECT ${keys.map((k) => `${k} AS ${q.group === 'unit' ? k : 'period'}`).join(', ')},
                    SUM(uploads) AS uploads, SUM(saved_uploads) AS saved_uploads, SUM(saved_bytes) AS saved_bytes,
                    SUM(SUM(uploads)) OVER () AS all_uploads, SUM(SUM(saved_uploads)) OVER () AS all_saved_uploads,
@@ -543,44 +673,37 @@ export class EmbeddedReports implements Reports {
                               SUM(d.uploads) AS uploads, SUM(d.saved_uploads) AS saved_uploads, SUM(d.saved_uploads * d.file_length) AS saved_bytes
                        FROM upload_days d ${where.sql} GROUP BY ${fine.map((k) => `d.${k}`).join(', ')})
                  GROUP BY ${key} ${order}`;
-    const { rows, total } = this.page<Row>(sql, where.params, q);
-    let summary: Rows.SavingsFigures;
-    if (rows[0]) {
-      summary = {
-        uploads: rows[0].all_uploads,
-        savedUploads: rows[0].all_saved_uploads,
-        savedBytes: rows[0].all_saved_bytes,
-      };
-    } else {
-      const s = this.db
-        .prepare<Params, { uploads: number | null; saved_uploads: number | null; saved_bytes: number | null }>(
-          `SELECT SUM(d.uploads) AS uploads, SUM(d.saved_uploads) AS saved_uploads, SUM(d.saved_uploads * d.file_length) AS saved_bytes FROM upload_days d ${where.sql}`,
-        )
-        .get(where.params)!;
-      summary = { uploads: s.uploads ?? 0, savedUploads: s.saved_uploads ?? 0, savedBytes: s.saved_bytes ?? 0 };
-    }
-    const figures = (r: Row): Rows.SavingsFigures => ({
+    const figures = (r: SavingsRow): Rows.SavingsFigures => ({
       uploads: r.uploads,
       savedUploads: r.saved_uploads,
       savedBytes: r.saved_bytes,
     });
-    return {
-      total,
-      summary,
-      items: rows.map((r) =>
-        q.group === 'unit'
-          ? {
-              city: r.city,
-              ...(keys.includes('county') && { county: r.county }),
-              ...(keys.includes('town') && { town: r.town }),
-              ...figures(r),
-            }
-          : { period: r.period, ...figures(r) },
-      ),
-    };
+    const item = (r: SavingsRow): Rows.SavingsUnitRow | Rows.SavingsPeriodRow =>
+      q.group === 'unit'
+        ? {
+            city: r.city,
+            ...(keys.includes('county') && { county: r.county }),
+            ...(keys.includes('town') && { town: r.town }),
+            ...figures(r),
+          }
+        : { period: r.period, ...figures(r) };
+    return { sql, params: where.params, item };
   }
 
   async collisions(q: CollisionReportQuery): Promise<Page<Rows.CollisionRow>> {
+    const s = this.collisionSelection(q);
+    const { rows, total } = this.page<CollisionSqlRow>(s.sql, s.params, q);
+    return { total, items: rows.map(collisionItem) };
+  }
+
+  collisionBatches(q: Unpaged<CollisionReportQuery>, batch: number): Batches<Rows.CollisionRow> {
+    return selectionBatches<CollisionSqlRow, Rows.CollisionRow>(this.db, this.collisionSelection(q), batch, (rows) =>
+      rows.map(collisionItem),
+    );
+  }
+
+  /** The collisions table's rows in its order (all of them: a page adds its LIMIT). */
+  private collisionSelection(q: Unpaged<CollisionReportQuery>): Selection {
     const where = new Conditions().add('c.md5_collision = 1');
     if (q.from) where.add('c.upload_date >= @from', { from: q.from.getTime() });
     if (q.to) where.add('c.upload_date < @to', { to: q.to.getTime() });
@@ -599,43 +722,31 @@ export class EmbeddedReports implements Reports {
       q,
       'file_id',
     );
-    type Row = {
-      total: number;
-      md5: string;
-      file_id: string;
-      sha256: string;
-      length: number;
-      file_name: string;
-      upload_date: number;
-      uploads: number;
-      files_with_md5: number;
-    };
-    const { rows, total } = this.page<Row>(
-      `SELECT *, COUNT(*) OVER () AS total FROM (
+    return {
+      sql: `SELECT *, COUNT(*) OVER () AS total FROM (
          SELECT c.md5, c.file_id, c.sha256, c.length, c.file_name, c.upload_date,
                 (SELECT COALESCE(SUM(l.upload_count), 0) FROM ledger l ${uploadsWhere.sql}) AS uploads,
                 (SELECT COUNT(*) FROM catalog m WHERE m.md5 = c.md5) AS files_with_md5
          FROM catalog c ${where.sql})
        WHERE uploads >= @min ${q.unit ? 'AND uploads > 0' : ''} ${order}`,
-      { ...where.params, ...uploadsWhere.params, min: q.min },
-      q,
-    );
-    return {
-      total,
-      items: rows.map((r) => ({
-        md5: r.md5,
-        fileId: r.file_id,
-        sha256: r.sha256,
-        fileLength: r.length,
-        fileName: r.file_name,
-        uploadDate: iso(r.upload_date),
-        uploads: r.uploads,
-        filesWithMd5: r.files_with_md5,
-      })),
+      params: { ...where.params, ...uploadsWhere.params, min: q.min },
     };
   }
 
   async nearDuplicates(q: NearDuplicateReportQuery): Promise<Page<Rows.NearDuplicateRow>> {
+    const s = this.nearDuplicateSelection(q);
+    const { rows, total } = this.page<PairSqlRow>(s.sql, s.params, q);
+    return { total, items: this.nearDuplicateItems(rows) };
+  }
+
+  nearDuplicateBatches(q: Unpaged<NearDuplicateReportQuery>, batch: number): Batches<Rows.NearDuplicateRow> {
+    return selectionBatches<PairSqlRow, Rows.NearDuplicateRow>(this.db, this.nearDuplicateSelection(q), batch, (rows) =>
+      this.nearDuplicateItems(rows),
+    );
+  }
+
+  /** The near-duplicate pairs in the table's order (all of them: a page adds its LIMIT). */
+  private nearDuplicateSelection(q: Unpaged<NearDuplicateReportQuery>): Selection {
     const where = new Conditions();
     if (q.from) where.add('p.found_at >= @from', { from: q.from.getTime() });
     if (q.to) where.add('p.found_at < @to', { to: q.to.getTime() });
@@ -663,30 +774,19 @@ export class EmbeddedReports implements Reports {
       q,
       'p.file_a, p.file_b',
     );
-    type Row = PairRow & {
-      total: number;
-      a_name: string;
-      a_length: number;
-      a_type: string;
-      a_date: number;
-      r_at: number | null;
-      r_user_name: string | null;
-      r_note: string | null;
-      b_name: string;
-      b_length: number;
-      b_type: string;
-      b_date: number;
-    };
-    const { rows, total } = this.page<Row>(
-      `SELECT p.*, a.file_name AS a_name, a.length AS a_length, a.content_type AS a_type, a.upload_date AS a_date,
+    return {
+      sql: `SELECT p.*, a.file_name AS a_name, a.length AS a_length, a.content_type AS a_type, a.upload_date AS a_date,
               b.file_name AS b_name, b.length AS b_length, b.content_type AS b_type, b.upload_date AS b_date,
               r.at AS r_at, r.user_name AS r_user_name, r.note AS r_note, COUNT(*) OVER () AS total
        FROM near_pairs p JOIN catalog a ON a.file_id = p.file_a JOIN catalog b ON b.file_id = p.file_b
        LEFT JOIN near_reviews r ON r.file_a = p.file_a AND r.file_b = p.file_b
        ${where.sql} ${order}`,
-      where.params,
-      q,
-    );
+      params: where.params,
+    };
+  }
+
+  /** The table's rows of these pairs, each file with its units. */
+  private nearDuplicateItems(rows: PairSqlRow[]): Rows.NearDuplicateRow[] {
     const unitsOf = this.db.prepare<[string], { unit: string }>(
       'SELECT DISTINCT l.unit FROM ledger l JOIN catalog c USING (file_no) WHERE c.file_id = ? ORDER BY l.unit_id',
     );
@@ -699,18 +799,15 @@ export class EmbeddedReports implements Reports {
       units: unitsOf.all(id).map((u) => reportUnit(u.unit)),
       snippet,
     });
-    return {
-      total,
-      items: rows.map((r) => ({
-        a: file(r.file_a, r.a_name, r.a_length, r.a_type, r.a_date, r.snippet_a),
-        b: file(r.file_b, r.b_name, r.b_length, r.b_type, r.b_date, r.snippet_b),
-        method: r.method,
-        hamming: r.hamming,
-        jaccard: r.jaccard,
-        containment: r.containment,
-        foundAt: iso(r.found_at),
-        review: r.r_at === null ? null : { at: iso(r.r_at), userName: r.r_user_name!, note: r.r_note! },
-      })),
-    };
+    return rows.map((r) => ({
+      a: file(r.file_a, r.a_name, r.a_length, r.a_type, r.a_date, r.snippet_a),
+      b: file(r.file_b, r.b_name, r.b_length, r.b_type, r.b_date, r.snippet_b),
+      method: r.method,
+      hamming: r.hamming,
+      jaccard: r.jaccard,
+      containment: r.containment,
+      foundAt: iso(r.found_at),
+      review: r.r_at === null ? null : { at: iso(r.r_at), userName: r.r_user_name!, note: r.r_note! },
+    }));
   }
 }

@@ -7,7 +7,16 @@ import { containsPattern, toNumber } from '../mongo/documents.js';
 import type { NearDuplicateCollections, NearPairDoc, PairReviewDoc } from '../near-duplicates/mongo.js';
 import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery } from './port.js';
 import type { StoredCrossUnitRow, StoredRepeatRow } from './port.js';
-import type { Page, RepeatReportQuery, ReportFilter, ReportPaging, Reports, SavingsReportQuery } from './port.js';
+import type {
+  Batches,
+  Page,
+  RepeatReportQuery,
+  ReportFilter,
+  ReportPaging,
+  Reports,
+  SavingsReportQuery,
+  Unpaged,
+} from './port.js';
 
 /** The collections the reports read: the ledger and its day tallies, the catalog, the near-duplicate pairs. */
 export type ReportCollections = LedgerCollections & CatalogCollections & NearDuplicateCollections;
@@ -74,7 +83,7 @@ function joinCatalog(c: ReportCollections, localField: string): Document[] {
 /** $sort by a sort field's columns, then a unique key ascending so pages never overlap. */
 function sortStage(
   columns: Record<string, readonly string[]>,
-  paging: ReportPaging,
+  paging: Pick<ReportPaging, 'sort' | 'order'>,
   tieBreak: readonly string[],
 ): Document {
   const fields = columns[paging.sort];
@@ -96,6 +105,42 @@ const uploadSpan = {
 };
 
 const iso = (d: Date) => d.toISOString();
+
+/** A report's rows as one pipeline: its stages, their order, stages for the rows picked, and each row's item. */
+interface Pipeline<Item> {
+  stages: Document[];
+  sort: Document;
+  after: Document[];
+  item: (row: Document) => Item;
+}
+
+/** A file of the cross-unit table, before its units are read. */
+type CrossUnitFileDoc = {
+  _id: ObjectId;
+  units: number;
+  users: number;
+  uploads: number;
+  first: Date;
+  last: Date;
+  file: CatalogDoc;
+};
+
+/** Sums of the savings table, as the pipeline reads them. */
+type SavingsFigureDoc = { uploads: number; savedUploads: number; savedBytes: Long };
+const savingsFigures = (r: SavingsFigureDoc): Rows.SavingsFigures => ({
+  uploads: r.uploads,
+  savedUploads: r.savedUploads,
+  savedBytes: toNumber(r.savedBytes),
+});
+/** Sums of sums (savings per row, or over all rows). */
+const SUMS_AGAIN = {
+  uploads: { $sum: '$uploads' },
+  savedUploads: { $sum: '$savedUploads' },
+  savedBytes: { $sum: '$savedBytes' },
+};
+
+/** A near-duplicate pair with its files and review. */
+type PairDoc = NearPairDoc & { a: CatalogDoc; b: CatalogDoc; review: PairReviewDoc[] };
 
 export class MongoReports implements Reports {
   constructor(private readonly c: ReportCollections) {}
@@ -124,7 +169,58 @@ export class MongoReports implements Reports {
     return { rows, total: count?.n ?? 0 };
   }
 
+  /**
+   * Every row of `stages` in `sort`'s order, `batch` at a time, each batch turned into items as it
+   * is read: one cursor (no $skip re-reading the rows before a page), fetched `batch` documents
+   * at a time and closed when the iteration ends, however it ends. The number of rows is counted
+   * first (a second run of `stages`).
+   */
+  private async *batches<Row extends Document, Item>(
+    collection: Pick<Collection, 'aggregate'>,
+    stages: Document[],
+    sort: Document,
+    after: Document[],
+    batch: number,
+    items: (rows: Row[]) => Item[] | Promise<Item[]>,
+  ): AsyncGenerator<Page<Item>> {
+    const [count] = await collection
+      .aggregate<{ n: number }>([...stages, { $count: 'n' }], { allowDiskUse: true })
+      .toArray();
+    const total = count?.n ?? 0;
+    const cursor = collection.aggregate<Row>([...stages, sort, ...after], { allowDiskUse: true, batchSize: batch });
+    try {
+      let rows: Row[] = [];
+      let sent = false;
+      for await (const row of cursor) {
+        rows.push(row);
+        if (rows.length === batch) {
+          const page = { items: await items(rows), total };
+          rows = [];
+          sent = true;
+          yield page;
+        }
+      }
+      if (rows.length > 0 || !sent) yield { items: await items(rows), total };
+    } finally {
+      await cursor.close();
+    }
+  }
+
   async repeatUploaders(q: RepeatReportQuery): Promise<Page<StoredRepeatRow>> {
+    const p = this.repeatPipeline(q);
+    const { rows, total } = await this.page<Document>(this.c.ledger, p.stages, p.sort, q, p.after);
+    return { total, items: rows.map(p.item) };
+  }
+
+  repeatUploaderBatches(q: Unpaged<RepeatReportQuery>, batch: number): Batches<StoredRepeatRow> {
+    const p = this.repeatPipeline(q);
+    return this.batches<Document, StoredRepeatRow>(this.c.ledger, p.stages, p.sort, p.after, batch, (rows) =>
+      rows.map(p.item),
+    );
+  }
+
+  /** The repeat uploaders' rows: stages, their order, stages for the rows picked, and each row's item. */
+  private repeatPipeline(q: Unpaged<RepeatReportQuery>): Pipeline<StoredRepeatRow> {
     const match = {
       ...ledgerMatch(q),
       UploadCount: { $gte: q.min },
@@ -150,26 +246,24 @@ export class MongoReports implements Reports {
         // Entries in the order they were first recorded (a client-made ObjectId, see ledger.ts).
         ['_id'],
       );
-      const { rows, total } = await this.page<Row>(
-        this.c.ledger,
-        bySize ? entries : [{ $match: match }],
-        sort,
-        q,
-        bySize ? [] : joinCatalog(this.c, 'UploadFileID'),
-      );
       return {
-        total,
-        items: rows.map((r) => ({
-          userId: r.UserID,
-          userName: r.UserName,
-          unit: reportUnitFromDoc(r),
-          fileId: r.UploadFileID.toHexString(),
-          fileName: r.UploadFileName,
-          fileLength: toNumber(r.file.fileLength),
-          uploadCount: r.UploadCount,
-          firstUploadTime: iso(r.UploadTime),
-          lastUploadTime: iso(r.LastUploadTime),
-        })),
+        stages: bySize ? entries : [{ $match: match }],
+        sort,
+        after: bySize ? [] : joinCatalog(this.c, 'UploadFileID'),
+        item: (doc) => {
+          const r = doc as Row;
+          return {
+            userId: r.UserID,
+            userName: r.UserName,
+            unit: reportUnitFromDoc(r),
+            fileId: r.UploadFileID.toHexString(),
+            fileName: r.UploadFileName,
+            fileLength: toNumber(r.file.fileLength),
+            uploadCount: r.UploadCount,
+            firstUploadTime: iso(r.UploadTime),
+            lastUploadTime: iso(r.LastUploadTime),
+          };
+        },
       };
     }
     const byUser = q.group === 'user';
@@ -220,10 +314,12 @@ export class MongoReports implements Reports {
       q,
       byUser ? ['_id.user', '_id.unit'] : ['_id.unit'],
     );
-    const { rows, total } = await this.page<Row>(this.c.ledger, groups, sort, q);
     return {
-      total,
-      items: rows.map((r) => {
+      stages: groups,
+      sort,
+      after: [],
+      item: (doc) => {
+        const r = doc as Row;
         const totals = {
           unit: reportUnitFromDoc(r.who),
           files: r.files,
@@ -234,21 +330,26 @@ export class MongoReports implements Reports {
           lastUploadTime: iso(r.last),
         };
         return byUser ? { userId: r._id.user!, userName: r.userName, ...totals } : { ...totals, users: r.users };
-      }),
+      },
     };
   }
 
   async crossUnit(q: CrossUnitReportQuery): Promise<Page<StoredCrossUnitRow>> {
+    const p = this.crossUnitPipeline(q);
+    const { rows, total } = await this.page<CrossUnitFileDoc>(this.c.ledger, p.stages, p.sort, q, p.after);
+    return { total, items: await this.crossUnitItems(q, rows) };
+  }
+
+  crossUnitBatches(q: Unpaged<CrossUnitReportQuery>, batch: number): Batches<StoredCrossUnitRow> {
+    const p = this.crossUnitPipeline(q);
+    return this.batches<CrossUnitFileDoc, StoredCrossUnitRow>(this.c.ledger, p.stages, p.sort, p.after, batch, (rows) =>
+      this.crossUnitItems(q, rows),
+    );
+  }
+
+  /** The cross-unit table's files, without their units. */
+  private crossUnitPipeline(q: Unpaged<CrossUnitReportQuery>): Omit<Pipeline<never>, 'item'> {
     const match = ledgerMatch(q);
-    type Row = {
-      _id: ObjectId;
-      units: number;
-      users: number;
-      uploads: number;
-      first: Date;
-      last: Date;
-      file: CatalogDoc;
-    };
     const files: Document[] = [
       { $match: match },
       {
@@ -284,15 +385,16 @@ export class MongoReports implements Reports {
       q,
       ['_id'],
     );
-    const { rows, total } = await this.page<Row>(
-      this.c.ledger,
-      files,
-      sort,
-      q,
-      catalogFirst ? [] : joinCatalog(this.c, '_id'),
-    );
+    return { stages: files, sort, after: catalogFirst ? [] : joinCatalog(this.c, '_id') };
+  }
 
-    // The units of this page's files only, with the same filters.
+  /** The table's rows of these files, each with its units (the filters' entries). */
+  private async crossUnitItems(
+    q: Unpaged<CrossUnitReportQuery>,
+    rows: CrossUnitFileDoc[],
+  ): Promise<StoredCrossUnitRow[]> {
+    const match = ledgerMatch(q);
+    // The units of these files only, with the same filters.
     type UnitRow = {
       _id: { file: ObjectId; unit: string };
       who: Unit;
@@ -332,25 +434,47 @@ export class MongoReports implements Reports {
       });
       uploaders.set(fileId, list);
     }
-    return {
-      total,
-      items: rows.map((r) => ({
-        fileId: r._id.toHexString(),
-        fileName: r.file.fileName,
-        fileLength: toNumber(r.file.fileLength),
-        units: r.units,
-        users: r.users,
-        uploads: r.uploads,
-        firstUploadTime: iso(r.first),
-        lastUploadTime: iso(r.last),
-        uploaders: uploaders.get(r._id.toHexString()) ?? [],
-      })),
-    };
+    return rows.map((r) => ({
+      fileId: r._id.toHexString(),
+      fileName: r.file.fileName,
+      fileLength: toNumber(r.file.fileLength),
+      units: r.units,
+      users: r.users,
+      uploads: r.uploads,
+      firstUploadTime: iso(r.first),
+      lastUploadTime: iso(r.last),
+      uploaders: uploaders.get(r._id.toHexString()) ?? [],
+    }));
   }
 
   async savings(
     q: SavingsReportQuery,
   ): Promise<Page<Rows.SavingsUnitRow | Rows.SavingsPeriodRow> & { summary: Rows.SavingsFigures }> {
+    const p = this.savingsPipeline(q);
+    const days = this.c.uploadDays;
+    const [rows, [all]] = await Promise.all([
+      days.aggregate([...p.stages, p.sort, { $skip: q.offset }, { $limit: q.limit }], { allowDiskUse: true }).toArray(),
+      days
+        .aggregate<SavingsFigureDoc & { total: number }>(
+          [...p.stages, { $group: { _id: null, total: { $sum: 1 }, ...SUMS_AGAIN } }],
+          { allowDiskUse: true },
+        )
+        .toArray(),
+    ]);
+    return {
+      total: all?.total ?? 0,
+      summary: all ? savingsFigures(all) : { uploads: 0, savedUploads: 0, savedBytes: 0 },
+      items: rows.map(p.item),
+    };
+  }
+
+  savingsBatches(q: Unpaged<SavingsReportQuery>, batch: number): Batches<Rows.SavingsUnitRow | Rows.SavingsPeriodRow> {
+    const p = this.savingsPipeline(q);
+    return this.batches(this.c.uploadDays, p.stages, p.sort, p.after, batch, (rows) => rows.map(p.item));
+  }
+
+  /** The savings table's rows. */
+  private savingsPipeline(q: Unpaged<SavingsReportQuery>): Pipeline<Rows.SavingsUnitRow | Rows.SavingsPeriodRow> {
     const match = {
       ...(q.fromDay || q.toDay
         ? { Day: { ...(q.fromDay ? { $gte: q.fromDay } : {}), ...(q.toDay ? { $lte: q.toDay } : {}) } }
@@ -375,11 +499,6 @@ export class MongoReports implements Reports {
       savedUploads: { $sum: '$SavedUploads' },
       savedBytes: { $sum: { $multiply: ['$SavedUploads', '$FileLength'] } },
     };
-    const again = {
-      uploads: { $sum: '$uploads' },
-      savedUploads: { $sum: '$savedUploads' },
-      savedBytes: { $sum: '$savedBytes' },
-    };
     const groups: Document[] = q.fileName
       ? [
           // Per file first, so the catalog is read once per file and group, not once per day.
@@ -387,7 +506,7 @@ export class MongoReports implements Reports {
           { $group: { _id: { key, file: '$UploadFileID' }, ...sums } },
           ...joinCatalog(this.c, '_id.file'),
           { $match: { 'file.fileName': containsPattern(q.fileName) } },
-          { $group: { _id: '$_id.key', ...again } },
+          { $group: { _id: '$_id.key', ...SUMS_AGAIN } },
         ]
       : [{ $match: match }, { $group: { _id: key, ...sums } }];
     const keyFields = Object.keys(key).map((k) => `_id.${k}`);
@@ -402,41 +521,40 @@ export class MongoReports implements Reports {
       q,
       keyFields,
     );
-    type Figures = { uploads: number; savedUploads: number; savedBytes: Long };
-    type Row = Figures & { _id: { period?: string; city?: string; county?: string | null; town?: string | null } };
-    const days = this.c.uploadDays;
-    const [rows, [all]] = await Promise.all([
-      days
-        .aggregate<Row>([...groups, sort, { $skip: q.offset }, { $limit: q.limit }], { allowDiskUse: true })
-        .toArray(),
-      days
-        .aggregate<Figures & { total: number }>([...groups, { $group: { _id: null, total: { $sum: 1 }, ...again } }], {
-          allowDiskUse: true,
-        })
-        .toArray(),
-    ]);
-    const figuresOf = (r: Figures): Rows.SavingsFigures => ({
-      uploads: r.uploads,
-      savedUploads: r.savedUploads,
-      savedBytes: toNumber(r.savedBytes),
-    });
+    type Row = SavingsFigureDoc & {
+      _id: { period?: string; city?: string; county?: string | null; town?: string | null };
+    };
     return {
-      total: all?.total ?? 0,
-      summary: all ? figuresOf(all) : { uploads: 0, savedUploads: 0, savedBytes: 0 },
-      items: rows.map((r) =>
-        q.group === 'unit'
+      stages: groups,
+      sort,
+      after: [],
+      item: (doc) => {
+        const r = doc as Row;
+        return q.group === 'unit'
           ? {
               city: r._id.city!,
               ...('county' in key && { county: r._id.county ?? null }),
               ...('town' in key && { town: r._id.town ?? null }),
-              ...figuresOf(r),
+              ...savingsFigures(r),
             }
-          : { period: r._id.period!, ...figuresOf(r) },
-      ),
+          : { period: r._id.period!, ...savingsFigures(r) };
+      },
     };
   }
 
   async collisions(q: CollisionReportQuery): Promise<Page<Rows.CollisionRow>> {
+    const p = this.collisionPipeline(q);
+    const { rows, total } = await this.page<Document>(this.c.catalog, p.stages, p.sort, q, p.after);
+    return { total, items: rows.map(p.item) };
+  }
+
+  collisionBatches(q: Unpaged<CollisionReportQuery>, batch: number): Batches<Rows.CollisionRow> {
+    const p = this.collisionPipeline(q);
+    return this.batches(this.c.catalog, p.stages, p.sort, p.after, batch, (rows) => rows.map(p.item));
+  }
+
+  /** The collisions table's rows. */
+  private collisionPipeline(q: Unpaged<CollisionReportQuery>): Pipeline<Rows.CollisionRow> {
     const match = {
       md5Collision: true,
       ...(q.from || q.to ? { uploadDate: { ...(q.from && { $gte: q.from }), ...(q.to && { $lt: q.to }) } } : {}),
@@ -471,29 +589,52 @@ export class MongoReports implements Reports {
       ['_id'],
     );
     type Row = CatalogDoc & { uploads: number; sameMd5: number };
-    const { rows, total } = await this.page<Row>(this.c.catalog, files, sort, q, [
-      // Counted for this page only.
-      {
-        $lookup: { from: this.c.catalog.collectionName, localField: 'fileMD5', foreignField: 'fileMD5', as: 'sameMd5' },
-      },
-      { $addFields: { sameMd5: { $size: '$sameMd5' } } },
-    ]);
     return {
-      total,
-      items: rows.map((r) => ({
-        md5: r.fileMD5,
-        fileId: r._id.toHexString(),
-        sha256: r.fileSHA256,
-        fileLength: toNumber(r.fileLength),
-        fileName: r.fileName,
-        uploadDate: iso(r.uploadDate),
-        uploads: r.uploads,
-        filesWithMd5: r.sameMd5,
-      })),
+      stages: files,
+      sort,
+      after: [
+        // Counted for the rows picked only.
+        {
+          $lookup: {
+            from: this.c.catalog.collectionName,
+            localField: 'fileMD5',
+            foreignField: 'fileMD5',
+            as: 'sameMd5',
+          },
+        },
+        { $addFields: { sameMd5: { $size: '$sameMd5' } } },
+      ],
+      item: (doc) => {
+        const r = doc as Row;
+        return {
+          md5: r.fileMD5,
+          fileId: r._id.toHexString(),
+          sha256: r.fileSHA256,
+          fileLength: toNumber(r.fileLength),
+          fileName: r.fileName,
+          uploadDate: iso(r.uploadDate),
+          uploads: r.uploads,
+          filesWithMd5: r.sameMd5,
+        };
+      },
     };
   }
 
   async nearDuplicates(q: NearDuplicateReportQuery): Promise<Page<Rows.NearDuplicateRow>> {
+    const p = this.nearDuplicatePipeline(q);
+    const { rows, total } = await this.page<PairDoc>(this.c.nearPairs, p.stages, p.sort, q, p.after);
+    return { total, items: await this.nearDuplicateItems(rows) };
+  }
+
+  nearDuplicateBatches(q: Unpaged<NearDuplicateReportQuery>, batch: number): Batches<Rows.NearDuplicateRow> {
+    const p = this.nearDuplicatePipeline(q);
+    return this.batches<PairDoc, Rows.NearDuplicateRow>(this.c.nearPairs, p.stages, p.sort, p.after, batch, (rows) =>
+      this.nearDuplicateItems(rows),
+    );
+  }
+
+  /** The near-duplicate pairs, with their files and reviews. */
+  private nearDuplicatePipeline(q: Unpaged<NearDuplicateReportQuery>): Omit<Pipeline<never>, 'item'> {
     const match = {
       ...(q.from || q.to ? { foundAt: { ...(q.from && { $gte: q.from }), ...(q.to && { $lt: q.to }) } } : {}),
       ...(q.method ? { method: q.method } : {}),
@@ -549,13 +690,15 @@ export class MongoReports implements Reports {
     ];
     // A short text has no SimHash: sorted by distance, it comes after every pair that has one.
     const sort = sortStage({ foundAt: ['foundAt'], jaccard: ['jaccard'], hamming: ['hammingOrLast'] }, q, ['_id']);
-    type Row = NearPairDoc & { a: CatalogDoc; b: CatalogDoc; review: PairReviewDoc[] };
-    const { rows, total } = await this.page<Row>(
-      this.c.nearPairs,
-      [...pairs, { $addFields: { hammingOrLast: { $ifNull: ['$hamming', 65] } } }],
+    return {
+      stages: [...pairs, { $addFields: { hammingOrLast: { $ifNull: ['$hamming', 65] } } }],
       sort,
-      q,
-    );
+      after: [],
+    };
+  }
+
+  /** The table's rows of these pairs, each file with its units. */
+  private async nearDuplicateItems(rows: PairDoc[]): Promise<Rows.NearDuplicateRow[]> {
     const ids = [...new Set(rows.flatMap((r) => [r.fileA.toHexString(), r.fileB.toHexString()]))];
     const entries = await this.c.ledger
       .find(
@@ -579,20 +722,15 @@ export class MongoReports implements Reports {
       ),
       snippet,
     });
-    return {
-      total,
-      items: rows.map((r) => ({
-        a: file(r.a, r.snippetA),
-        b: file(r.b, r.snippetB),
-        method: r.method,
-        hamming: r.hamming,
-        jaccard: r.jaccard,
-        containment: r.containment,
-        foundAt: iso(r.foundAt),
-        review: r.review[0]
-          ? { at: iso(r.review[0].at), userName: r.review[0].userName, note: r.review[0].note }
-          : null,
-      })),
-    };
+    return rows.map((r) => ({
+      a: file(r.a, r.snippetA),
+      b: file(r.b, r.snippetB),
+      method: r.method,
+      hamming: r.hamming,
+      jaccard: r.jaccard,
+      containment: r.containment,
+      foundAt: iso(r.foundAt),
+      review: r.review[0] ? { at: iso(r.review[0].at), userName: r.review[0].userName, note: r.review[0].note } : null,
+    }));
   }
 }

@@ -62,4 +62,21 @@ export interface Reports {
   ): Promise<Page<Rows.SavingsUnitRow | Rows.SavingsPeriodRow> & { summary: Rows.SavingsFigures }>;
   collisions(q: CollisionReportQuery): Promise<Page<Rows.CollisionRow>>;
   nearDuplicates(q: NearDuplicateReportQuery): Promise<Page<Rows.NearDuplicateRow>>;
+  /** The same tables whole, for exports: `batch` rows at a time. */
+  repeatUploaderBatches(q: Unpaged<RepeatReportQuery>, batch: number): Batches<StoredRepeatRow>;
+  crossUnitBatches(q: Unpaged<CrossUnitReportQuery>, batch: number): Batches<StoredCrossUnitRow>;
+  savingsBatches(q: Unpaged<SavingsReportQuery>, batch: number): Batches<Rows.SavingsUnitRow | Rows.SavingsPeriodRow>;
+  collisionBatches(q: Unpaged<CollisionReportQuery>, batch: number): Batches<Rows.CollisionRow>;
+  nearDuplicateBatches(q: Unpaged<NearDuplicateReportQuery>, batch: number): Batches<Rows.NearDuplicateRow>;
 }
+
+/** A report's query for all of its rows (an export): no page. */
+export type Unpaged<Q> = Omit<Q, 'limit' | 'offset'>;
+
+/**
+ * Every row a report selects, in its order, a batch of at most `batch` rows at a time, each with
+ * the number of rows in all: what an export writes out as it reads, never holding more than a
+ * batch. One statement or cursor read through (no OFFSET re-reading the rows before a page); the
+ * adapter releases it when the iteration ends, however it ends. At least one batch (perhaps empty).
+ */
+export type Batches<Row> = AsyncIterable<Page<Row>>;

@@ -1,0 +1,55 @@
+import Database from 'better-sqlite3';
+import type { Db } from './database.js';
+
+/** One statement's rows, all of them, and how many there are. */
+export interface Selection {
+  /** A SELECT with its ORDER BY and no LIMIT; its rows may carry the number of rows as `total` (a window count). */
+  sql: string;
+  params: Record<string, unknown>;
+  /** A statement answering `n`, the number of rows, where the rows do not carry it. */
+  count?: string;
+}
+
+/**
+ * The rows of `selection`, `batch` at a time, each batch turned into items as it is read: an
+ * export holds one batch, however many rows there are, and reads each row once (a page at an
+ * OFFSET reads every row before it again).
+ *
+ * Read on a read-only connection of its own, opened for the export and closed when the iteration
+ * ends, however it ends: a statement being iterated keeps its connection busy, so the store's
+ * connection could run nothing else meanwhile. Count and rows are read in one transaction, one
+ * snapshot (WAL: writers go on meanwhile). Sorts that outgrow a few MiB go to a temporary file,
+ * not memory (the store's own connection keeps them in memory, for small ones).
+ */
+export async function* selectionBatches<Row extends object, Item>(
+  db: Db,
+  selection: Selection,
+  batch: number,
+  items: (rows: Row[]) => Item[],
+): AsyncGenerator<{ items: Item[]; total: number }> {
+  const reader = new Database(db.name, { readonly: true, fileMustExist: true });
+  try {
+    reader.pragma('busy_timeout = 10000');
+    reader.pragma('cache_size = -8192');
+    reader.pragma('temp_store = FILE');
+    reader.exec('BEGIN');
+    let total = selection.count
+      ? reader.prepare<Record<string, unknown>, { n: number }>(selection.count).get(selection.params)!.n
+      : undefined;
+    let rows: Row[] = [];
+    let sent = false;
+    for (const row of reader.prepare<Record<string, unknown>, Row>(selection.sql).iterate(selection.params)) {
+      total ??= (row as { total?: number }).total;
+      rows.push(row);
+      if (rows.length === batch) {
+        const page = { items: items(rows), total: total ?? 0 };
+        rows = [];
+        sent = true;
+        yield page;
+      }
+    }
+    if (rows.length > 0 || !sent) yield { items: items(rows), total: total ?? 0 };
+  } finally {
+    reader.close();
+  }
+}
