@@ -131,8 +131,11 @@ async function settled(upload: FolderUpload): Promise<void> {
     await new Promise((r) => setTimeout(r, 10));
 }
 
-/** Lets the pipeline run until every file of it waits on the archive. */
-const briefly = () => new Promise((r) => setTimeout(r, 200));
+/** Lets the pipeline run until `reached` holds (what the test waits on has happened), or fails after 10 s. */
+async function until(reached: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 1000 && !reached(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(reached(), `never reached: ${what}`);
+}
 
 describe('a folder upload in the browser', () => {
   it('checks and sends small files many to a request, finishes held ones instantly, and twins once', async () => {
@@ -175,9 +178,8 @@ describe('a folder upload in the browser', () => {
     archive.trouble.batch = 'lost';
     const first = pipeline(archive, journal);
     await first.add(files);
-    await briefly();
+    await until(() => archive.counted.size === 50, 'the archive counted the batch; its answer never came');
     const keys = first.items.map((i) => i.key);
-    assert.equal(archive.counted.size, 50, 'the archive counted the batch; its answer never came');
 
     // The page is reloaded: a new pipeline over the same journal, and the same folder dropped again.
     archive.trouble = {};
@@ -217,7 +219,7 @@ describe('a folder upload in the browser', () => {
     archive.trouble.proofs = 'lost';
     const first = pipeline(archive, journal);
     await first.add([held!]);
-    await briefly();
+    await until(() => archive.calls.proofs.length === 1, 'the proof was sent; its answer never came');
     archive.trouble = {};
     const second = pipeline(archive, journal);
     await second.restore();
