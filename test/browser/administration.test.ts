@@ -298,8 +298,12 @@ describe(
       await page.getByRole('link', { name: '我的令牌' }).click();
       await page.getByRole('heading', { name: '我的令牌', level: 1 }).waitFor();
       await page.getByLabel('用途').fill('二楼扫描仪');
-      assert.equal(await page.getByLabel('有效期').inputValue(), '365', 'a year unless chosen otherwise');
-      await page.getByLabel('有效期').selectOption('90');
+      assert.equal(
+        await page.getByLabel('有效期', { exact: true }).inputValue(),
+        '365',
+        'a year unless chosen otherwise',
+      );
+      await page.getByLabel('有效期', { exact: true }).selectOption('90');
       await page.getByRole('button', { name: '创建令牌' }).click();
       const token = (await page.locator('code.token').innerText()).trim();
       assert.match(token, /^adt_[0-9a-f]{12}_[\w-]{43}$/);
