@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Pool } from 'undici';
 import { hashPassword, verifyPassword } from '../server/services/password.js';
 import { benchToken, startBenchServer, type BenchServer } from './server.js';
+import type { Latency } from './abuse.js';
 
 /** What anonymous password guessing from many addresses does to a clerk's login. */
 export interface LoginsResult {
@@ -23,13 +24,6 @@ export interface LoginsResult {
   /** Audit events the guessing left (login_failed and login_throttled). */
   auditEvents: number;
   serverPeakRssMb: number;
-}
-
-export interface Latency {
-  count: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
 }
 
 const PASSWORD = 'a long measuring password'; // benchToken's

@@ -5,7 +5,6 @@ import { hasColumn, type Db, type EmbeddedSchema } from '../embedded/database.js
 import type { PairRow } from '../near-duplicates/embedded.js';
 import { joinedRows, likePattern, splitJoinedRows } from '../embedded/sql.js';
 import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery } from './port.js';
-import type { StoredCrossUnitRow, StoredRepeatRow } from './port.js';
 import type {
   Batches,
   Page,
@@ -14,6 +13,8 @@ import type {
   ReportPaging,
   Reports,
   SavingsReportQuery,
+  StoredCrossUnitRow,
+  StoredRepeatRow,
   Unpaged,
 } from './port.js';
 import { selectionBatches, type Selection } from '../embedded/batches.js';

@@ -6,7 +6,6 @@ import { reportUnitFromDoc, type LedgerCollections, type LedgerDoc } from '../le
 import { containsPattern, toNumber } from '../mongo/documents.js';
 import type { NearDuplicateCollections, NearPairDoc, PairReviewDoc } from '../near-duplicates/mongo.js';
 import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery } from './port.js';
-import type { StoredCrossUnitRow, StoredRepeatRow } from './port.js';
 import type {
   Batches,
   Page,
@@ -15,6 +14,8 @@ import type {
   ReportPaging,
   Reports,
   SavingsReportQuery,
+  StoredCrossUnitRow,
+  StoredRepeatRow,
   Unpaged,
 } from './port.js';
 
