@@ -108,6 +108,13 @@ for (const target of storeTargets) {
           }),
         201,
       ],
+      // The kept answers of imports hold one-time passwords: account administration too.
+      ['GET /api/accounts/imports', async (c) => c.fetch('/api/accounts/imports'), 200],
+      [
+        'DELETE /api/accounts/imports/:id (none kept under that id)',
+        async (c) => c.fetch('/api/accounts/imports/no-such-import', { method: 'DELETE' }),
+        404,
+      ],
       [
         'PATCH /api/accounts/:id',
         async (c) => c.json(`/api/accounts/${await target_()}`, 'PATCH', { displayName: '张三' }),
