@@ -15,10 +15,14 @@ function derive(password: string, salt: Buffer, p: typeof PARAMS): Promise<Buffe
 }
 
 /** `scrypt$N$r$p$salt$hash` (base64), so parameters can be raised later without a migration. */
-export async function hashPassword(password: string): Promise<string> {
+async function hashWith(password: string, p: typeof PARAMS): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, PARAMS);
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64'), key.toString('base64')].join('$');
+  const key = await derive(password, salt, p);
+  return ['scrypt', p.N, p.r, p.p, salt.toString('base64'), key.toString('base64')].join('$');
+}
+
+export function hashPassword(password: string): Promise<string> {
+  return hashWith(password, PARAMS);
 }
 
 /**
@@ -26,17 +30,8 @@ export async function hashPassword(password: string): Promise<string> {
  * first login, it needs no slow hash to be out of reach, so an import of 1,000 accounts hashes
  * in a second instead of two minutes (docs/decisions/one-time-password-hash.md).
  */
-export async function hashOneTimePassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await derive(password, salt, ONE_TIME_PARAMS);
-  return [
-    'scrypt',
-    ONE_TIME_PARAMS.N,
-    ONE_TIME_PARAMS.r,
-    ONE_TIME_PARAMS.p,
-    salt.toString('base64'),
-    key.toString('base64'),
-  ].join('$');
+export function hashOneTimePassword(password: string): Promise<string> {
+  return hashWith(password, ONE_TIME_PARAMS);
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
