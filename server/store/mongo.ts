@@ -9,13 +9,13 @@ import {
   MongoTokenStore,
 } from './accounts/mongo.js';
 import type { ArchiveStore } from './archive-store.js';
-import { auditCollections, createAuditIndexes, MongoAuditLog } from './audit/mongo.js';
-import { catalogCollections, createCatalogIndexes, MongoCatalog } from './catalog/mongo.js';
+import { createAuditIndexes, MongoAuditLog } from './audit/mongo.js';
+import { createCatalogIndexes, MongoCatalog } from './catalog/mongo.js';
 import { claimCollections, createClaimIndexes, MongoClaimStore } from './claims/mongo.js';
 import { createReceiptIndexes, MongoReceiptStore, receiptCollections } from './receipts/mongo.js';
 import { contentCollections, createContentIndexes, MongoContentStore } from './content/mongo.js';
 import { jobCollections, MongoJobStore } from './jobs/mongo.js';
-import { createLedgerIndexes, ledgerCollections, MongoLedger } from './ledger/mongo.js';
+import { createLedgerIndexes, MongoLedger } from './ledger/mongo.js';
 import {
   createNearDuplicateIndexes,
   MongoFingerprintQueue,
@@ -23,9 +23,13 @@ import {
   nearDuplicateCollections,
 } from './near-duplicates/mongo.js';
 import { createReportIndexes, MongoReports } from './reports/mongo.js';
-import { createUploadIndexes, MongoUploadStore, uploadCollections } from './uploads/mongo.js';
+import { createUploadIndexes, MongoUploadStore } from './uploads/mongo.js';
 import { createUnitIndexes, MongoUnitStore, unitCollections } from './units/mongo.js';
+import { auditCollections } from './mongo/audit-documents.js';
+import { catalogCollections } from './mongo/catalog-documents.js';
 import { connectMongo, type MongoConnectionOptions } from './mongo/connection.js';
+import { ledgerCollections } from './mongo/ledger-documents.js';
+import { uploadCollections } from './mongo/upload-documents.js';
 export interface MongoStoreOptions extends MongoConnectionOptions {
   chunkSize: number;
 }

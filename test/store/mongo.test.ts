@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GridFSBucket, ObjectId } from 'mongodb';
-import { catalogCollections } from '../../server/store/catalog/mongo.js';
+import { catalogCollections } from '../../server/store/mongo/catalog-documents.js';
 import { contentCollections, MongoContentStore } from '../../server/store/content/mongo.js';
 import { MongoLedger } from '../../server/store/ledger/mongo.js';
-import { uploadCollections } from '../../server/store/uploads/mongo.js';
+import { uploadCollections } from '../../server/store/mongo/upload-documents.js';
 import {
   carryingUpload,
   commitBytes,

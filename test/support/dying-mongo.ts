@@ -1,6 +1,7 @@
 import { MongoClient, type Db } from 'mongodb';
-import { auditCollections } from '../../server/store/audit/mongo.js';
-import { ledgerCollections, MongoLedger } from '../../server/store/ledger/mongo.js';
+import { MongoLedger } from '../../server/store/ledger/mongo.js';
+import { auditCollections } from '../../server/store/mongo/audit-documents.js';
+import { ledgerCollections } from '../../server/store/mongo/ledger-documents.js';
 
 /** Thrown by every write once the "process" has died. */
 export class Killed extends Error {}

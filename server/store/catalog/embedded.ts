@@ -1,9 +1,9 @@
-import type { Statement } from 'better-sqlite3';
 import { FILE_KIND_RULES, GENERIC_TYPES, type FileKind, type FileKindRule } from '../../../shared/file-types.js';
 import { defaultFileOrder, FILE_NAMES_SHOWN, FILE_UPLOADERS_SHOWN, type FileSort } from '../../../shared/schemas.js';
 import { hasColumn, rebuildTable, type Db, type EmbeddedSchema } from '../embedded/database.js';
 import { likePattern } from '../embedded/sql.js';
-import { scopeWhere } from '../ledger/embedded.js';
+import { catalogEntryFromRow, type CatalogRow } from '../embedded/catalog-rows.js';
+import { scopeWhere } from '../embedded/scopes.js';
 import type { ViewScope } from '../ledger/port.js';
 import {
   viewScopeOf,
@@ -342,47 +342,5 @@ function listingFromRow(row: ListingRow): Omit<CatalogListing, 'names' | 'nameCo
     myUploadCount: row.mine,
     firstUploadTime: new Date(row.first_upload),
     lastUploadTime: new Date(row.last_upload),
-  };
-}
-
-/** Per database, its statement for fileNumberOf: prepared once (every counted upload asks). */
-const fileNumberStatements = new WeakMap<Db, Statement<[string], { file_no: number }>>();
-
-/** A catalogued file's number (catalog.file_no, what other tables key it by), from its public id. */
-export function fileNumberOf(db: Db, fileId: string): number | undefined {
-  let statement = fileNumberStatements.get(db);
-  if (!statement) {
-    statement = db.prepare<[string], { file_no: number }>('SELECT file_no FROM catalog WHERE file_id = ?');
-    fileNumberStatements.set(db, statement);
-  }
-  return statement.get(fileId)?.file_no;
-}
-
-export interface CatalogRow {
-  file_no: number;
-  file_id: string;
-  md5: string;
-  sha256: string;
-  length: number;
-  chunk_size: number;
-  chunk_count: number;
-  file_name: string;
-  content_type: string;
-  upload_date: number;
-  md5_collision: number;
-}
-
-export function catalogEntryFromRow(row: CatalogRow): CatalogEntry {
-  return {
-    fileId: row.file_id,
-    md5: row.md5,
-    sha256: row.sha256,
-    length: row.length,
-    chunkSize: row.chunk_size,
-    chunkCount: row.chunk_count,
-    fileName: row.file_name,
-    contentType: row.content_type,
-    uploadDate: new Date(row.upload_date),
-    md5Collision: row.md5_collision === 1,
   };
 }

@@ -1,8 +1,10 @@
-import { Long, type Db, type Document, type Filter, type ObjectId } from 'mongodb';
+import { Long, type Document, type Filter, type ObjectId } from 'mongodb';
 import { FILE_KIND_RULES, GENERIC_TYPES, type FileKind, type FileKindRule } from '../../../shared/file-types.js';
 import { defaultFileOrder, FILE_NAMES_SHOWN, FILE_UPLOADERS_SHOWN, type FileSort } from '../../../shared/schemas.js';
-import { containsPattern, escapeRegex, objectIdOf, toNumber } from '../mongo/documents.js';
-import { namesScopeMatch, viewScopeMatch, type LedgerCollections, type LedgerDoc } from '../ledger/mongo.js';
+import { containsPattern, escapeRegex, objectIdOf } from '../mongo/documents.js';
+import { catalogEntryFromDoc, type CatalogCollections, type CatalogDoc } from '../mongo/catalog-documents.js';
+import type { LedgerCollections, LedgerDoc } from '../mongo/ledger-documents.js';
+import { namesScopeMatch, viewScopeMatch } from '../mongo/scopes.js';
 import type { ViewScope } from '../ledger/port.js';
 import {
   viewScopeOf,
@@ -13,51 +15,12 @@ import {
   type ContentKey,
 } from './port.js';
 
-/** A catalog entry in `fileInfo.files`, with the seed design's field names. */
-export type CatalogDoc = Omit<CatalogEntry, 'fileId' | 'md5' | 'sha256' | 'length'> & {
-  _id: ObjectId;
-  fileMD5: string;
-  fileSHA256: string;
-  fileLength: Long | number;
-};
-
-export function catalogCollections(db: Db) {
-  return {
-    catalog: db.collection<CatalogDoc>('fileInfo.files'),
-    /**
-     * The catalog read as the primary holds it now. After a duplicate-key error the winner is on
-     * the primary but perhaps not yet majority-committed: a majority read could miss it.
-     */
-    catalogOnPrimary: db.collection<CatalogDoc>('fileInfo.files', {
-      readConcern: { level: 'local' },
-      readPreference: 'primary',
-    }),
-  };
-}
-
-export type CatalogCollections = ReturnType<typeof catalogCollections>;
-
 export async function createCatalogIndexes(c: CatalogCollections): Promise<void> {
   await Promise.all([
     c.catalog.createIndex({ fileSHA256: 1, fileMD5: 1, fileLength: 1 }, { unique: true, name: 'content_identity' }),
     c.catalog.createIndex({ fileMD5: 1 }, { name: 'md5' }),
     c.catalog.createIndex({ uploadDate: -1 }, { name: 'upload_date' }),
   ]);
-}
-
-export function catalogEntryFromDoc(doc: CatalogDoc): CatalogEntry {
-  return {
-    fileId: doc._id.toHexString(),
-    md5: doc.fileMD5,
-    sha256: doc.fileSHA256,
-    length: toNumber(doc.fileLength),
-    chunkSize: doc.chunkSize,
-    chunkCount: doc.chunkCount,
-    fileName: doc.fileName,
-    contentType: doc.contentType,
-    uploadDate: doc.uploadDate,
-    md5Collision: doc.md5Collision,
-  };
 }
 
 export class MongoCatalog implements Catalog {

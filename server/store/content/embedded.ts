@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { ContentDamagedError, StagedBytesLostError } from '../../errors.js';
-import { catalogEntryFromRow, fileNumberOf, type CatalogRow } from '../catalog/embedded.js';
+import { catalogEntryFromRow, type CatalogRow } from '../embedded/catalog-rows.js';
+import { fileNumberOf } from '../embedded/file-numbers.js';
 import type { CatalogEntry, NewCatalogEntry } from '../catalog/port.js';
 import { addMissingColumns, hasColumn, rebuildTable, type Db, type EmbeddedSchema } from '../embedded/database.js';
 import { ChunkSummer, checkedRead, chunkSpan, chunkSumAdoption, uncheckedRead } from './chunk-sums.js';

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Binary, Long, ObjectId, type Collection, type Db, type OptionalUnlessRequiredId } from 'mongodb';
 import { ContentDamagedError } from '../../errors.js';
-import { catalogEntryFromDoc, type CatalogCollections } from '../catalog/mongo.js';
+import { catalogEntryFromDoc, type CatalogCollections } from '../mongo/catalog-documents.js';
 import { storeByStaging } from './staged-batch.js';
 import type { CatalogEntry, NewCatalogEntry } from '../catalog/port.js';
 import { isDuplicateKey } from '../mongo/documents.js';
-import type { UploadCollections } from '../uploads/mongo.js';
+import type { UploadCollections } from '../mongo/upload-documents.js';
 import { checkedRead, chunkSpan, chunkSum, chunkSumAdoption, uncheckedRead } from './chunk-sums.js';
 import type { ByteRange, ChunkSumAdoption, CommitOutcome, ContentStore, GarbageReport, StoredParts } from './port.js';
 

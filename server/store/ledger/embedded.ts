@@ -1,8 +1,9 @@
 import { monthOf, weekOf } from '../../../shared/calendar.js';
 import type { Unit } from '../../../shared/schemas.js';
 import { auditAppender } from '../audit/embedded.js';
-import { fileNumberOf } from '../catalog/embedded.js';
 import { hasColumn, rebuildTable, type Db, type EmbeddedSchema } from '../embedded/database.js';
+import { fileNumberOf } from '../embedded/file-numbers.js';
+import { scopeWhere } from '../embedded/scopes.js';
 import type {
   CountedUpload,
   Ledger,
@@ -337,23 +338,6 @@ export class EmbeddedLedger implements Ledger {
       )
       .all(where.params);
   }
-}
-
-/**
- * The rows of `alias` (a table with unit_id, city, county and town: the ledger, ledger_names) in a
- * view's scope, as SQL and its named parameters (prefixed with `scope_`).
- */
-export function scopeWhere(
-  alias: string,
-  scope: ViewScope | undefined,
-): { sql: string; params: Record<string, string> } {
-  if (!scope) return { sql: 'true', params: {} };
-  if ('unitId' in scope) return { sql: `${alias}.unit_id = @scope_unit`, params: { scope_unit: scope.unitId } };
-  const levels = (['city', 'county', 'town'] as const).filter((level) => scope.subtree[level] !== undefined);
-  return {
-    sql: levels.map((level) => `${alias}.${level} = @scope_${level}`).join(' AND '),
-    params: Object.fromEntries(levels.map((level) => [`scope_${level}`, scope.subtree[level]!])),
-  };
 }
 
 /** The parameters of the upload's name, for ledger_names. */

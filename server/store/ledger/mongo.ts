@@ -1,89 +1,21 @@
 import { createHash } from 'node:crypto';
-import { Long, ObjectId, type Collection, type Db, type Filter, type UpdateFilter, type WithId } from 'mongodb';
+import { Long, ObjectId, type Collection, type Filter, type UpdateFilter, type WithId } from 'mongodb';
 import { monthOf, weekOf } from '../../../shared/calendar.js';
-import type { ReportUnit } from '../../../shared/reports.js';
-import type { GeoType, Unit } from '../../../shared/schemas.js';
-import type { AuditCollections, AuditDoc } from '../audit/mongo.js';
+import type { Unit } from '../../../shared/schemas.js';
+import type { AuditCollections, AuditDoc } from '../mongo/audit-documents.js';
+import { unitFromLedgerDoc, type LedgerCollections, type LedgerDoc, type NameDoc } from '../mongo/ledger-documents.js';
+import { subtreeMatch, viewScopeMatch } from '../mongo/scopes.js';
 import { isDuplicateKey, objectIdOf } from '../mongo/documents.js';
 import type {
   CountedUpload,
   Ledger,
   LedgerEntry,
-  UnitSubtree,
   UploadAction,
   Uploader,
   UploaderScope,
   UploadRecord,
   ViewScope,
 } from './port.js';
-
-/** An uploader entry in `userInfo.users`, with the seed design's field names. */
-export interface LedgerDoc {
-  _id?: ObjectId;
-  UserID: string;
-  UserName: string;
-  UploadGeography: { GeoType: GeoType; UploadGeoName: string; UploadGeoNameID: string };
-  UploadGeoAddress: { CityName: string; CountyName: string | null; TownName: string | null; StreetName: string | null };
-  GeoPts?: { Type: 'Point'; GeoCoordinates: [number, number] };
-  UploadFileID: ObjectId;
-  UploadTime: Date;
-  LastUploadTime: Date;
-  UploadFileName: string;
-  LastUploadFileName: string;
-  LastUploadContentType: string;
-  UploadCount: number;
-  /** Keys of the last upload actions counted here (bounded): counting one again changes nothing. */
-  AppliedKeys?: string[];
-}
-
-/**
- * `userInfo.uploadDays`: uploads per (file, unit, calendar day in the report time zone), for the
- * savings report. SavedUploads counts the uploads that did not store the bytes.
- */
-export interface UploadDayDoc {
-  _id?: ObjectId;
-  UploadFileID: ObjectId;
-  UnitID: string;
-  /** YYYY-MM-DD; Week is its Monday, Month is YYYY-MM. */
-  Day: string;
-  Week: string;
-  Month: string;
-  CityName: string;
-  CountyName: string | null;
-  TownName: string | null;
-  FileLength: Long | number;
-  Uploads: number;
-  SavedUploads: number;
-  /** As in the ledger: keys of the last upload actions counted here. */
-  AppliedKeys?: string[];
-}
-
-/**
- * `userInfo.firstUploads`: the first upload action counted of each file (it stored the file if it
- * carried the bytes), decided by one upsert on the file's `_id`, so that two first uploads racing
- * each other cannot both be counted as storing it. `Key` is the action's key, or EARLIER_UPLOADS for files
- * counted before this record existed.
- */
-export interface FirstUploadDoc {
-  _id: ObjectId | string;
-  Key: string;
-}
-
-/**
- * `userInfo.names`: every name a unit uploaded a file under (the ledger entry keeps only its first
- * and last), with the unit's address for a reach's view and when the name was first used. `_id`
- * is made of unit, file and name, so one name is kept once (an upsert that only inserts).
- */
-export interface NameDoc {
-  _id: string;
-  UnitID: string;
-  UploadFileID: ObjectId;
-  Name: string;
-  FirstUsed: Date;
-  CityName: string;
-  CountyName: string | null;
-  TownName: string | null;
-}
 
 /** The document that marks `userInfo.names` as holding the names of entries counted before it existed. */
 const EARLIER_NAMES_REMEMBERED = 'earlier-names-remembered';
@@ -120,17 +52,6 @@ const EARLIER_UPLOADS = 'earlier-uploads';
 /** The document that marks `userInfo.firstUploads` as filled in for those files. */
 const EARLIER_UPLOADS_CLAIMED = 'earlier-uploads-claimed';
 
-export function ledgerCollections(db: Db) {
-  return {
-    ledger: db.collection<LedgerDoc>('userInfo.users'),
-    uploadDays: db.collection<UploadDayDoc>('userInfo.uploadDays'),
-    firstUploads: db.collection<FirstUploadDoc>('userInfo.firstUploads'),
-    names: db.collection<NameDoc>('userInfo.names'),
-  };
-}
-
-export type LedgerCollections = ReturnType<typeof ledgerCollections>;
-
 export async function createLedgerIndexes(c: LedgerCollections): Promise<void> {
   await Promise.all([
     c.ledger.createIndex(
@@ -166,34 +87,6 @@ export function ledgerIdentity(account: UploadRecord['account']) {
     },
     ...(u.coordinates ? { GeoPts: { Type: 'Point' as const, GeoCoordinates: u.coordinates } } : {}),
   };
-}
-
-/** The ledger entries of a unit subtree, by their address names. */
-export function subtreeMatch(subtree: UnitSubtree): Filter<LedgerDoc> {
-  return {
-    'UploadGeoAddress.CityName': subtree.city,
-    ...(subtree.county !== undefined && { 'UploadGeoAddress.CountyName': subtree.county }),
-    ...(subtree.town !== undefined && { 'UploadGeoAddress.TownName': subtree.town }),
-  };
-}
-
-export function unitFromLedgerDoc(doc: Pick<LedgerDoc, 'UploadGeography' | 'UploadGeoAddress' | 'GeoPts'>): Unit {
-  const a = doc.UploadGeoAddress;
-  return {
-    id: doc.UploadGeography.UploadGeoNameID,
-    geoType: doc.UploadGeography.GeoType,
-    city: a.CityName,
-    ...(a.CountyName ? { county: a.CountyName } : {}),
-    ...(a.TownName ? { town: a.TownName } : {}),
-    ...(a.StreetName ? { street: a.StreetName } : {}),
-    ...(doc.GeoPts ? { coordinates: doc.GeoPts.GeoCoordinates } : {}),
-  };
-}
-
-/** A unit as reports show it: absent levels omitted, no coordinates. */
-export function reportUnitFromDoc(doc: Pick<LedgerDoc, 'UploadGeography' | 'UploadGeoAddress'>): ReportUnit {
-  const { coordinates: _, ...unit } = unitFromLedgerDoc(doc);
-  return unit;
 }
 
 export function ledgerEntryFromDoc(doc: LedgerDoc): LedgerEntry {
@@ -495,24 +388,6 @@ export class MongoLedger implements Ledger {
       .toArray();
     return rows.map((r) => ({ id: r._id, username: r.username }));
   }
-}
-
-/** The ledger entries in a view's scope (every entry without one). */
-export function viewScopeMatch(scope: ViewScope | undefined): Filter<LedgerDoc> {
-  if (!scope) return {};
-  return 'unitId' in scope ? { 'UploadGeography.UploadGeoNameID': scope.unitId } : subtreeMatch(scope.subtree);
-}
-
-/** The names in a view's scope (every name without one). */
-export function namesScopeMatch(scope: ViewScope | undefined): Filter<NameDoc> {
-  if (!scope) return {};
-  if ('unitId' in scope) return { UnitID: scope.unitId };
-  const { city, county, town } = scope.subtree;
-  return {
-    CityName: city,
-    ...(county !== undefined && { CountyName: county }),
-    ...(town !== undefined && { TownName: town }),
-  };
 }
 
 /** Inserts names not yet kept; those kept already (or inserted meanwhile by another request) are left as they are. */

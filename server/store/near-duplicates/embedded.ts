@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Db, EmbeddedSchema } from '../embedded/database.js';
 import type { NearDuplicateIndex, NearDuplicatePair, NearFingerprint, PairReview } from './port.js';
 import type { FingerprintJob, FingerprintQueue } from './port.js';
+import type { PairRow } from '../embedded/pair-rows.js';
 
 /**
  * Near-duplicates: each file's fingerprint, and its lookup keys (the SimHash's 16-bit blocks, the
@@ -367,19 +368,6 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
     const p = this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM near_pairs').get()!;
     return { fingerprinted: f.fingerprinted, skipped: f.skipped, pairs: p.n };
   }
-}
-
-/** A near_pairs row (the reports read it too). */
-export interface PairRow {
-  file_a: string;
-  file_b: string;
-  method: NearDuplicatePair['method'];
-  hamming: number | null;
-  jaccard: number;
-  containment: number;
-  snippet_a: string;
-  snippet_b: string;
-  found_at: number;
 }
 
 const pairOfRow = (r: PairRow): NearDuplicatePair => ({

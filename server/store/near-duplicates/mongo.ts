@@ -1,19 +1,10 @@
 import { ObjectId, type Db } from 'mongodb';
 import type { NearDuplicateIndex, NearDuplicatePair, NearFingerprint, PairReview } from './port.js';
 import type { FingerprintJob, FingerprintQueue } from './port.js';
+import { pairCollections } from '../mongo/pair-documents.js';
 
 /** A file's near-duplicate fingerprints (`nearDuplicates.fingerprints`); `keys` holds its lookup keys (multikey index). */
 export type NearFingerprintDoc = Omit<NearFingerprint, 'fileId'> & { _id: ObjectId };
-
-/** Two files found nearly the same (`nearDuplicates.pairs`); `_id` is "<fileA>:<fileB>". */
-export type NearPairDoc = Omit<NearDuplicatePair, 'fileA' | 'fileB'> & {
-  _id: string;
-  fileA: ObjectId;
-  fileB: ObjectId;
-};
-
-/** A pair marked handled (`nearDuplicates.reviews`); `_id` is the pair's, "<fileA>:<fileB>". */
-export type PairReviewDoc = Omit<PairReview, 'fileA' | 'fileB'> & { _id: string; fileA: ObjectId; fileB: ObjectId };
 
 /** A file waiting to be fingerprinted, or whose fingerprinting failed (`nearDuplicates.jobs`); `_id` is the file id. */
 export type FingerprintJobDoc = Omit<FingerprintJob, 'fileId'> & {
@@ -24,10 +15,9 @@ export type FingerprintJobDoc = Omit<FingerprintJob, 'fileId'> & {
 
 export function nearDuplicateCollections(db: Db) {
   return {
+    ...pairCollections(db),
     nearFingerprints: db.collection<NearFingerprintDoc>('nearDuplicates.fingerprints'),
-    nearPairs: db.collection<NearPairDoc>('nearDuplicates.pairs'),
     fingerprintJobs: db.collection<FingerprintJobDoc>('nearDuplicates.jobs'),
-    nearReviews: db.collection<PairReviewDoc>('nearDuplicates.reviews'),
   };
 }
 

@@ -2,7 +2,7 @@ import type { Unit } from '../../../shared/schemas.js';
 import type * as Rows from '../../../shared/reports.js';
 import { UPLOADERS_PER_ROW } from '../../../shared/reports.js';
 import { hasColumn, type Db, type EmbeddedSchema } from '../embedded/database.js';
-import type { PairRow } from '../near-duplicates/embedded.js';
+import type { PairRow } from '../embedded/pair-rows.js';
 import { joinedRows, likePattern, splitJoinedRows } from '../embedded/sql.js';
 import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery } from './port.js';
 import type {

@@ -1,10 +1,10 @@
 import type { Collection, Document, ObjectId } from 'mongodb';
 import type * as Rows from '../../../shared/reports.js';
 import { UPLOADERS_PER_ROW } from '../../../shared/reports.js';
-import type { CatalogCollections, CatalogDoc } from '../catalog/mongo.js';
-import { reportUnitFromDoc, type LedgerCollections, type LedgerDoc } from '../ledger/mongo.js';
+import type { CatalogCollections, CatalogDoc } from '../mongo/catalog-documents.js';
+import { reportUnitFromDoc, type LedgerCollections, type LedgerDoc } from '../mongo/ledger-documents.js';
 import { containsPattern, toNumber } from '../mongo/documents.js';
-import type { NearDuplicateCollections, NearPairDoc, PairReviewDoc } from '../near-duplicates/mongo.js';
+import type { NearPairDoc, PairCollections, PairReviewDoc } from '../mongo/pair-documents.js';
 import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery } from './port.js';
 import type {
   Batches,
@@ -20,7 +20,7 @@ import type {
 } from './port.js';
 
 /** The collections the reports read: the ledger and its day tallies, the catalog, the near-duplicate pairs. */
-export type ReportCollections = LedgerCollections & CatalogCollections & NearDuplicateCollections;
+export type ReportCollections = LedgerCollections & CatalogCollections & PairCollections;
 
 /** The indexes the reports read through. */
 export async function createReportIndexes(c: ReportCollections): Promise<void> {

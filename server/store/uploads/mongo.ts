@@ -1,28 +1,7 @@
-import { Long, ObjectId, type Db } from 'mongodb';
+import { Long, ObjectId } from 'mongodb';
 import type { ContentKey } from '../catalog/port.js';
+import type { UploadCollections, UploadDoc } from '../mongo/upload-documents.js';
 import type { LockAttempt, NewUpload, UploadLock, UploadOutcome, UploadState, UploadStore } from './port.js';
-
-/** A resumable (tus) upload's state; `_id` is the upload id. */
-export interface UploadDoc {
-  _id: string;
-  ownerId: string;
-  stagingId: ObjectId;
-  length: Long | number;
-  offset: Long | number;
-  metadata: Record<string, string | null>;
-  createdAt: Date;
-  activeAt: Date;
-  expiresAt: Date;
-  lock: { holder: string; host: string; pid: number; until: Date } | null;
-  completing?: { md5: string; sha256: string; length: Long | number } | null;
-  outcome: { status: 'stored' | 'duplicate'; fileId: string; uploadCount: number } | null;
-}
-
-export function uploadCollections(db: Db) {
-  return { uploads: db.collection<UploadDoc>('uploads.resumable') };
-}
-
-export type UploadCollections = ReturnType<typeof uploadCollections>;
 
 export async function createUploadIndexes(c: UploadCollections): Promise<void> {
   await Promise.all([

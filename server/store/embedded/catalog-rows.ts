@@ -1,0 +1,35 @@
+import type { CatalogEntry } from '../catalog/port.js';
+
+/**
+ * A catalog row as it is read (`SELECT * FROM catalog`, or a read model's columns with the same
+ * names), and the entry it is: shared by the catalog, the content's commit (which answers with
+ * the entry it catalogued) and the listing of a unit's files.
+ */
+export interface CatalogRow {
+  file_no: number;
+  file_id: string;
+  md5: string;
+  sha256: string;
+  length: number;
+  chunk_size: number;
+  chunk_count: number;
+  file_name: string;
+  content_type: string;
+  upload_date: number;
+  md5_collision: number;
+}
+
+export function catalogEntryFromRow(row: CatalogRow): CatalogEntry {
+  return {
+    fileId: row.file_id,
+    md5: row.md5,
+    sha256: row.sha256,
+    length: row.length,
+    chunkSize: row.chunk_size,
+    chunkCount: row.chunk_count,
+    fileName: row.file_name,
+    contentType: row.content_type,
+    uploadDate: new Date(row.upload_date),
+    md5Collision: row.md5_collision === 1,
+  };
+}

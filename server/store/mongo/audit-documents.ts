@@ -1,0 +1,36 @@
+import type { Db, ObjectId } from 'mongodb';
+import type { AuditEvent } from '../audit/port.js';
+
+/**
+ * The audit log's documents (`audit.events`). The audit log appends them; the ledger also writes
+ * the upload action's event, which is its record of counting (docs/decisions/counting-once.md).
+ */
+
+/**
+ * An audit event in `audit.events`. What it says is never changed. An upload action's event has
+ * the action's key as `_id` and is its record of counting (server/store/ledger/mongo.ts): written
+ * first with `pending`, which is removed, with the answer set, once the ledger and the day's tally
+ * have counted it.
+ */
+export interface AuditDoc extends AuditEvent {
+  _id: ObjectId | string;
+  upload?: UploadActionDoc;
+  pending?: true;
+}
+
+/** What an upload action's event holds to count it (again after a crash) and to answer retries. */
+export interface UploadActionDoc {
+  contentType: string;
+  day: string;
+  fileLength: number;
+  stored: boolean;
+  status: 'stored' | 'duplicate';
+  /** Set when the action was counted. */
+  uploadCount?: number;
+}
+
+export function auditCollections(db: Db) {
+  return { audit: db.collection<AuditDoc>('audit.events') };
+}
+
+export type AuditCollections = ReturnType<typeof auditCollections>;

@@ -1,0 +1,108 @@
+import type { Db, Long, ObjectId } from 'mongodb';
+import type { ReportUnit } from '../../../shared/reports.js';
+import type { GeoType, Unit } from '../../../shared/schemas.js';
+
+/**
+ * The ledger's documents (`userInfo.users`, `.uploadDays`, `.firstUploads`, `.names`), in the
+ * seed design's field names. Written only by the ledger (server/store/ledger/mongo.ts); read also by
+ * the reports and the listing of a unit's files, which is why their shape is declared here and not
+ * in the ledger's folder.
+ */
+
+/** An uploader entry in `userInfo.users`, with the seed design's field names. */
+export interface LedgerDoc {
+  _id?: ObjectId;
+  UserID: string;
+  UserName: string;
+  UploadGeography: { GeoType: GeoType; UploadGeoName: string; UploadGeoNameID: string };
+  UploadGeoAddress: { CityName: string; CountyName: string | null; TownName: string | null; StreetName: string | null };
+  GeoPts?: { Type: 'Point'; GeoCoordinates: [number, number] };
+  UploadFileID: ObjectId;
+  UploadTime: Date;
+  LastUploadTime: Date;
+  UploadFileName: string;
+  LastUploadFileName: string;
+  LastUploadContentType: string;
+  UploadCount: number;
+  /** Keys of the last upload actions counted here (bounded): counting one again changes nothing. */
+  AppliedKeys?: string[];
+}
+
+/**
+ * `userInfo.uploadDays`: uploads per (file, unit, calendar day in the report time zone), for the
+ * savings report. SavedUploads counts the uploads that did not store the bytes.
+ */
+export interface UploadDayDoc {
+  _id?: ObjectId;
+  UploadFileID: ObjectId;
+  UnitID: string;
+  /** YYYY-MM-DD; Week is its Monday, Month is YYYY-MM. */
+  Day: string;
+  Week: string;
+  Month: string;
+  CityName: string;
+  CountyName: string | null;
+  TownName: string | null;
+  FileLength: Long | number;
+  Uploads: number;
+  SavedUploads: number;
+  /** As in the ledger: keys of the last upload actions counted here. */
+  AppliedKeys?: string[];
+}
+
+/**
+ * `userInfo.firstUploads`: the first upload action counted of each file (it stored the file if it
+ * carried the bytes), decided by one upsert on the file's `_id`, so that two first uploads racing
+ * each other cannot both be counted as storing it. `Key` is the action's key, or EARLIER_UPLOADS for files
+ * counted before this record existed.
+ */
+export interface FirstUploadDoc {
+  _id: ObjectId | string;
+  Key: string;
+}
+
+/**
+ * `userInfo.names`: every name a unit uploaded a file under (the ledger entry keeps only its first
+ * and last), with the unit's address for a reach's view and when the name was first used. `_id`
+ * is made of unit, file and name, so one name is kept once (an upsert that only inserts).
+ */
+export interface NameDoc {
+  _id: string;
+  UnitID: string;
+  UploadFileID: ObjectId;
+  Name: string;
+  FirstUsed: Date;
+  CityName: string;
+  CountyName: string | null;
+  TownName: string | null;
+}
+
+export function ledgerCollections(db: Db) {
+  return {
+    ledger: db.collection<LedgerDoc>('userInfo.users'),
+    uploadDays: db.collection<UploadDayDoc>('userInfo.uploadDays'),
+    firstUploads: db.collection<FirstUploadDoc>('userInfo.firstUploads'),
+    names: db.collection<NameDoc>('userInfo.names'),
+  };
+}
+
+export type LedgerCollections = ReturnType<typeof ledgerCollections>;
+
+export function unitFromLedgerDoc(doc: Pick<LedgerDoc, 'UploadGeography' | 'UploadGeoAddress' | 'GeoPts'>): Unit {
+  const a = doc.UploadGeoAddress;
+  return {
+    id: doc.UploadGeography.UploadGeoNameID,
+    geoType: doc.UploadGeography.GeoType,
+    city: a.CityName,
+    ...(a.CountyName ? { county: a.CountyName } : {}),
+    ...(a.TownName ? { town: a.TownName } : {}),
+    ...(a.StreetName ? { street: a.StreetName } : {}),
+    ...(doc.GeoPts ? { coordinates: doc.GeoPts.GeoCoordinates } : {}),
+  };
+}
+
+/** A unit as reports show it: absent levels omitted, no coordinates. */
+export function reportUnitFromDoc(doc: Pick<LedgerDoc, 'UploadGeography' | 'UploadGeoAddress'>): ReportUnit {
+  const { coordinates: _, ...unit } = unitFromLedgerDoc(doc);
+  return unit;
+}
