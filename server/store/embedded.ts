@@ -23,7 +23,7 @@ import {
   nearDuplicateSchema,
 } from './near-duplicates/embedded.js';
 import { EmbeddedReceiptStore, receiptSchema } from './receipts/embedded.js';
-import { EmbeddedReports, reportSchema } from './reports/embedded.js';
+import { EmbeddedReports } from './reports/embedded.js';
 import { EmbeddedUploadStore, uploadSchema } from './uploads/embedded.js';
 import { EmbeddedUnitStore, unitSchema } from './units/embedded.js';
 
@@ -39,7 +39,6 @@ const SCHEMAS: readonly EmbeddedSchema[] = [
   auditSchema,
   jobSchema,
   nearDuplicateSchema,
-  reportSchema,
   receiptSchema,
 ];
 

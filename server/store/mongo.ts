@@ -22,7 +22,7 @@ import {
   MongoNearDuplicateIndex,
   nearDuplicateCollections,
 } from './near-duplicates/mongo.js';
-import { createReportIndexes, MongoReports } from './reports/mongo.js';
+import { MongoReports } from './reports/mongo.js';
 import { createUploadIndexes, MongoUploadStore } from './uploads/mongo.js';
 import { createUnitIndexes, MongoUnitStore, unitCollections } from './units/mongo.js';
 import { auditCollections } from './mongo/audit-documents.js';
@@ -79,7 +79,6 @@ async function createIndexes(c: Collections): Promise<void> {
     createAccountIndexes(c),
     createAuditIndexes(c),
     createNearDuplicateIndexes(c),
-    createReportIndexes(c),
     createReceiptIndexes(c),
   ]);
 }

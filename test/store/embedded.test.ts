@@ -29,11 +29,41 @@ import { ReportService } from '../../server/services/reports.js';
 import { receiptBytes } from '../../server/services/receipts.js';
 import { collisionsQuery, crossUnitQuery, repeatUploadersQuery, savingsQuery } from '../../shared/reports.js';
 import { downgradeToFileIds } from '../support/earlier-schema.js';
+import { TOTALS_BEFORE_LEDGER_OWNED_THEM } from '../support/totals-before-2026-11-28.js';
 import { PEOPLE, REPORT_TIME_ZONE, seedReportArchive, UNITS, type FileKey } from '../support/report-dataset.js';
 import { embeddedTarget, injectSyncFailures, tempDir } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
 
 storeConformance(embeddedTarget);
+
+/** What the archive answers about its files: listings, reports and entries. */
+async function answers(store: ArchiveStore, files: Record<FileKey, CatalogEntry>) {
+  const reports = new ReportService(store.reports, new ReportCalendar(REPORT_TIME_ZONE), store.accounts);
+  const page = { limit: 50, offset: 0 };
+  const account = PEOPLE.alice.id;
+  return {
+    all: await store.catalog.list({ accountId: account, ...page }),
+    bySize: await store.catalog.list({ accountId: account, sort: 'size', ...page }),
+    unit: await store.catalog.list({ unitId: UNITS.dong.id, accountId: account, sort: 'name', ...page }),
+    county: await store.catalog.list({ subtree: { city: '江城市', county: '东县' }, accountId: account, ...page }),
+    named: await store.catalog.list({ accountId: account, nameContains: '副本', ...page }),
+    uploadedBy: await store.catalog.list({ accountId: account, uploaderId: PEOPLE.bob.id, ...page }),
+    repeats: await reports.repeatUploaders(repeatUploadersQuery.parse({})),
+    repeatUnits: await reports.repeatUploaders(repeatUploadersQuery.parse({ group: 'unit' })),
+    crossUnit: await reports.crossUnit(crossUnitQuery.parse({})),
+    crossUnitInCity: await reports.crossUnit(crossUnitQuery.parse({ city: '江城市' })),
+    savings: await reports.savings(savingsQuery.parse({})),
+    savingsByDay: await reports.savings(savingsQuery.parse({ group: 'day' })),
+    collisions: await reports.collisions(collisionsQuery.parse({})),
+    entries: await Promise.all(Object.values(files).map((f) => store.ledger.entriesForFile(f.fileId))),
+    inScope: await Promise.all(
+      Object.values(files).map((f) => store.ledger.hasUploadInScope(f.fileId, { unitId: UNITS.dong.id })),
+    ),
+    latest: await Promise.all(
+      Object.values(files).map((f) => store.ledger.latestUploadInScope(f.fileId, { subtree: { city: '江城市' } })),
+    ),
+  };
+}
 
 describe('embedded store specifics', () => {
   it('keeps each file’s sums (units, users, uploads, first and last upload) exact through new holders, repeat uploads and moved entries', async () => {
@@ -279,35 +309,6 @@ describe('embedded store specifics', () => {
   });
 
   describe('a data directory made before files were numbered (tables keyed by file id)', () => {
-    /** What the archive answers about its files: listings, reports and entries. */
-    async function answers(store: ArchiveStore, files: Record<FileKey, CatalogEntry>) {
-      const reports = new ReportService(store.reports, new ReportCalendar(REPORT_TIME_ZONE), store.accounts);
-      const page = { limit: 50, offset: 0 };
-      const account = PEOPLE.alice.id;
-      return {
-        all: await store.catalog.list({ accountId: account, ...page }),
-        bySize: await store.catalog.list({ accountId: account, sort: 'size', ...page }),
-        unit: await store.catalog.list({ unitId: UNITS.dong.id, accountId: account, sort: 'name', ...page }),
-        county: await store.catalog.list({ subtree: { city: '江城市', county: '东县' }, accountId: account, ...page }),
-        named: await store.catalog.list({ accountId: account, nameContains: '副本', ...page }),
-        uploadedBy: await store.catalog.list({ accountId: account, uploaderId: PEOPLE.bob.id, ...page }),
-        repeats: await reports.repeatUploaders(repeatUploadersQuery.parse({})),
-        repeatUnits: await reports.repeatUploaders(repeatUploadersQuery.parse({ group: 'unit' })),
-        crossUnit: await reports.crossUnit(crossUnitQuery.parse({})),
-        crossUnitInCity: await reports.crossUnit(crossUnitQuery.parse({ city: '江城市' })),
-        savings: await reports.savings(savingsQuery.parse({})),
-        savingsByDay: await reports.savings(savingsQuery.parse({ group: 'day' })),
-        collisions: await reports.collisions(collisionsQuery.parse({})),
-        entries: await Promise.all(Object.values(files).map((f) => store.ledger.entriesForFile(f.fileId))),
-        inScope: await Promise.all(
-          Object.values(files).map((f) => store.ledger.hasUploadInScope(f.fileId, { unitId: UNITS.dong.id })),
-        ),
-        latest: await Promise.all(
-          Object.values(files).map((f) => store.ledger.latestUploadInScope(f.fileId, { subtree: { city: '江城市' } })),
-        ),
-      };
-    }
-
     it('opens with every file, count, name and report as before, and counts new uploads after them', async () => {
       const dataDir = tempDir();
       const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
@@ -390,6 +391,69 @@ describe('embedded store specifics', () => {
         assert.equal(f4Row?.units, 2, 'the kept sums follow new uploads');
       } finally {
         await upgraded.close();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe('a data directory made before the ledger declared its totals (per-file sums and report indexes declared by the reports)', () => {
+    /** The indexes and triggers on the catalog, the ledger and its totals, as sqlite_master holds them. */
+    const totalsObjects = (dataDir: string) => {
+      const db = new Database(path.join(dataDir, 'archive.sqlite'), { readonly: true });
+      try {
+        return db
+          .prepare<[], { type: 'index' | 'trigger'; name: string; sql: string }>(
+            `SELECT type, name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL
+               AND tbl_name IN ('catalog', 'ledger', 'ledger_files', 'upload_days', 'ledger_names') ORDER BY type, name`,
+          )
+          .all();
+      } finally {
+        db.close();
+      }
+    };
+
+    it('opens with the same triggers and indexes, answers as before, and counts a new upload once in every total', async () => {
+      const dataDir = tempDir();
+      const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+      try {
+        const files = await seedReportArchive(store);
+        const before = await answers(store, files);
+        await store.close();
+        // Its triggers and indexes exactly as that version made them.
+        const db = new Database(path.join(dataDir, 'archive.sqlite'));
+        for (const { type, name } of totalsObjects(dataDir)) db.exec(`DROP ${type.toUpperCase()} ${name}`);
+        for (const { sql } of TOTALS_BEFORE_LEDGER_OWNED_THEM) db.exec(sql);
+        db.close();
+
+        const upgraded = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+        try {
+          assert.deepEqual(
+            totalsObjects(dataDir),
+            TOTALS_BEFORE_LEDGER_OWNED_THEM,
+            'nothing added, renamed or changed',
+          );
+          assert.deepEqual(await answers(upgraded, files), before);
+          const reports = new ReportService(upgraded.reports, new ReportCalendar(REPORT_TIME_ZONE), upgraded.accounts);
+          const f1 = async () =>
+            (await reports.crossUnit(crossUnitQuery.parse({}))).items.find((r) => r.fileId === files.F1.fileId);
+          const f1Before = await f1();
+          const savedBefore = (await reports.savings(savingsQuery.parse({}))).summary;
+          // A new holder's upload, then a repeat of it.
+          const north = testAccount({ unit: unit('north') });
+          await countUpload(upgraded, uploadRecord(north, files.F1.fileId, '北.pdf'));
+          await countUpload(upgraded, uploadRecord(north, files.F1.fileId, '北.pdf'));
+          const f1After = await f1();
+          assert.deepEqual(
+            [f1After?.units, f1After?.users, f1After?.uploads],
+            [f1Before!.units + 1, f1Before!.users + 1, f1Before!.uploads + 2],
+          );
+          const savedAfter = (await reports.savings(savingsQuery.parse({}))).summary;
+          assert.equal(savedAfter.uploads, savedBefore.uploads + 2);
+          assert.equal(savedAfter.savedUploads, savedBefore.savedUploads + 2);
+        } finally {
+          await upgraded.close();
+        }
+      } finally {
         fs.rmSync(dataDir, { recursive: true, force: true });
       }
     });

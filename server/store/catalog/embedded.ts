@@ -13,6 +13,7 @@ import {
   type CatalogListQuery,
   type CatalogPage,
   type ContentKey,
+  type NewCatalogEntry,
 } from './port.js';
 
 /**
@@ -44,6 +45,17 @@ CREATE INDEX IF NOT EXISTS catalog_upload_date ON catalog (upload_date);
 DROP INDEX IF EXISTS catalog_md5;
 `;
 
+/**
+ * Indexes others read the catalog through (after the upgrade: the first needs file numbers). Most
+ * hold every column a report reads, so a report reads the index and not the table.
+ */
+const CATALOG_READ_INDEXES = `
+-- Sizes, names and public ids of files for joins (and name searches) without reading the
+-- catalog's rows.
+CREATE INDEX IF NOT EXISTS catalog_file_sizes ON catalog (file_no, length, file_name, file_id);
+CREATE INDEX IF NOT EXISTS catalog_collisions ON catalog (md5) WHERE md5_collision = 1;
+`;
+
 /** Whether the catalog has its current form: file numbers, and its content key led by MD5. */
 function catalogIsCurrent(db: Db): boolean {
   const keyedByMd5 = db
@@ -58,26 +70,86 @@ function catalogIsCurrent(db: Db): boolean {
 export const catalogSchema: EmbeddedSchema = {
   tables: catalogTable('catalog') + CATALOG_INDEXES,
   upgrade(db) {
-    // A catalog made before file numbers: numbered in the order its files were first uploaded.
-    // (One numbered already keeps its numbers: other tables hold them.) Looked at first without
-    // the write lock (every start), then again with it: of two processes starting at once, one
-    // rebuilds.
-    if (catalogIsCurrent(db)) return;
-    db.transaction(() => {
-      if (catalogIsCurrent(db)) return;
-      const numbered = hasColumn(db, 'catalog', 'file_no') ? 'file_no, ' : '';
-      rebuildTable(
-        db,
-        'catalog',
-        catalogTable('catalog_next'),
-        `INSERT INTO catalog_next (${numbered}file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision)
-           SELECT ${numbered}file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision
-           FROM catalog ORDER BY upload_date, rowid`,
-      );
-      db.exec(CATALOG_INDEXES);
-    }).immediate();
+    numberCatalog(db);
+    db.exec(CATALOG_READ_INDEXES);
   },
 };
+
+function numberCatalog(db: Db): void {
+  // A catalog made before file numbers: numbered in the order its files were first uploaded.
+  // (One numbered already keeps its numbers: other tables hold them.) Looked at first without
+  // the write lock (every start), then again with it: of two processes starting at once, one
+  // rebuilds.
+  if (catalogIsCurrent(db)) return;
+  db.transaction(() => {
+    if (catalogIsCurrent(db)) return;
+    const numbered = hasColumn(db, 'catalog', 'file_no') ? 'file_no, ' : '';
+    rebuildTable(
+      db,
+      'catalog',
+      catalogTable('catalog_next'),
+      `INSERT INTO catalog_next (${numbered}file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision)
+           SELECT ${numbered}file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision
+           FROM catalog ORDER BY upload_date, rowid`,
+    );
+    db.exec(CATALOG_INDEXES);
+  }).immediate();
+}
+
+/**
+ * The catalog's writes that the content's commit makes inside its own transaction (the entry and
+ * the bytes' location are committed together, or neither): the only way into the catalog's table
+ * from outside the catalog.
+ */
+export interface CatalogEntries {
+  /** The entry that holds a content, if one does. */
+  held(key: ContentKey): CatalogEntry | undefined;
+  /**
+   * Catalogues a content whose bytes are stored as `fileId`, chunked by `chunkSize`; flags every
+   * entry sharing its MD5 if another content has it. Answers the entry as inserted and its file number.
+   */
+  insert(fileId: string, entry: NewCatalogEntry, chunkSize: number): { entry: CatalogEntry; fileNo: number };
+}
+
+export function catalogEntries(db: Db): CatalogEntries {
+  const insertEntry = db.prepare(
+    `INSERT INTO catalog (file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision)
+     VALUES (@file_id, @md5, @sha256, @length, @chunk_size, @chunk_count, @file_name, @content_type, @upload_date, @md5_collision)`,
+  );
+  const findByKey = db.prepare<[string, string, number], CatalogRow>(
+    'SELECT * FROM catalog WHERE sha256 = ? AND md5 = ? AND length = ?',
+  );
+  const findCollision = db.prepare<[string, string], { file_id: string }>(
+    'SELECT file_id FROM catalog WHERE md5 = ? AND sha256 <> ? LIMIT 1',
+  );
+  const flagCollisions = db.prepare('UPDATE catalog SET md5_collision = 1 WHERE md5 = ? AND md5_collision = 0');
+  return {
+    held(key) {
+      const row = findByKey.get(key.sha256, key.md5, key.length);
+      return row && catalogEntryFromRow(row);
+    },
+    insert(fileId, entry, chunkSize) {
+      const { md5, sha256, length } = entry.key;
+      const collision = findCollision.get(md5, sha256) !== undefined;
+      const row: Omit<CatalogRow, 'file_no'> = {
+        file_id: fileId,
+        md5,
+        sha256,
+        length,
+        chunk_size: chunkSize,
+        chunk_count: Math.ceil(length / chunkSize),
+        file_name: entry.fileName,
+        content_type: entry.contentType,
+        upload_date: entry.uploadDate.getTime(),
+        md5_collision: collision ? 1 : 0,
+      };
+      const fileNo = Number(insertEntry.run(row).lastInsertRowid);
+      if (collision) flagCollisions.run(md5);
+      // The entry as inserted (not read back: a lookup per new file).
+      return { entry: catalogEntryFromRow({ ...row, file_no: fileNo }), fileNo };
+    },
+  };
+}
 
 type ListingRow = CatalogRow & {
   display_name: string;

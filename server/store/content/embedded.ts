@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { ContentDamagedError, StagedBytesLostError } from '../../errors.js';
-import { catalogEntryFromRow, type CatalogRow } from '../embedded/catalog-rows.js';
+import { catalogEntries } from '../catalog/embedded.js';
 import { fileNumberOf } from '../embedded/file-numbers.js';
 import type { CatalogEntry, NewCatalogEntry } from '../catalog/port.js';
 import { addMissingColumns, hasColumn, rebuildTable, type Db, type EmbeddedSchema } from '../embedded/database.js';
@@ -156,16 +156,16 @@ export class EmbeddedContentStore implements ContentStore {
     private readonly packs: PackFiles,
     readonly chunkSize: number,
   ) {
-    this.packedAt = db.prepare<[string], { pack_id: string; pack_offset: number }>(
-      'SELECT p.pack_id, p.pack_offset FROM catalog c JOIN packed p USING (file_no) WHERE c.file_id = ?',
+    this.packedAt = db.prepare<[number], { pack_id: string; pack_offset: number }>(
+      'SELECT pack_id, pack_offset FROM packed WHERE file_no = ?',
     );
     this.insertStaging = db.prepare('INSERT INTO staging (staging_id, created_at, chunk_size) VALUES (?, ?, ?)');
     this.deleteStaging = db.prepare('DELETE FROM staging WHERE staging_id = ?');
     this.stagingOf = db.prepare<[string], { chunk_size: number | null; lost_from: number | null }>(
       'SELECT chunk_size, lost_from FROM staging WHERE staging_id = ?',
     );
-    this.sumsOf = db.prepare<[string, number, number], { n: number; crc: number }>(
-      'SELECT s.n, s.crc FROM catalog c JOIN chunk_sums s USING (file_no) WHERE c.file_id = ? AND s.n BETWEEN ? AND ?',
+    this.sumsOf = db.prepare<[number, number, number], { n: number; crc: number }>(
+      'SELECT n, crc FROM chunk_sums WHERE file_no = ? AND n BETWEEN ? AND ?',
     );
     const upsertStagedSum = db.prepare(
       'INSERT INTO staged_sums (staging_id, n, crc) VALUES (?, ?, ?) ON CONFLICT (staging_id, n) DO UPDATE SET crc = excluded.crc',
@@ -194,44 +194,14 @@ export class EmbeddedContentStore implements ContentStore {
     const commitSums = db.prepare(
       'INSERT INTO chunk_sums (file_no, n, crc) SELECT ?, n, crc FROM staged_sums WHERE staging_id = ?',
     );
-    const insertEntry = db.prepare(
-      `INSERT INTO catalog (file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date, md5_collision)
-       VALUES (@file_id, @md5, @sha256, @length, @chunk_size, @chunk_count, @file_name, @content_type, @upload_date, @md5_collision)`,
-    );
-    const findByKey = db.prepare<[string, string, number], CatalogRow>(
-      'SELECT * FROM catalog WHERE sha256 = ? AND md5 = ? AND length = ?',
-    );
-    const findCollision = db.prepare<[string, string], { file_id: string }>(
-      'SELECT file_id FROM catalog WHERE md5 = ? AND sha256 <> ? LIMIT 1',
-    );
-    const flagCollisions = db.prepare('UPDATE catalog SET md5_collision = 1 WHERE md5 = ? AND md5_collision = 0');
-
+    const catalog = catalogEntries(db);
     /** Catalogues a content whose bytes are on disk as `fileId`: its outcome and catalog number. */
     const catalogue = (fileId: string, entry: NewCatalogEntry, chunkSize: number) => {
-      const { md5, sha256, length } = entry.key;
-      const collision = findCollision.get(md5, sha256) !== undefined;
-      const row: Omit<CatalogRow, 'file_no'> = {
-        file_id: fileId,
-        md5,
-        sha256,
-        length,
-        chunk_size: chunkSize,
-        chunk_count: Math.ceil(length / chunkSize),
-        file_name: entry.fileName,
-        content_type: entry.contentType,
-        upload_date: entry.uploadDate.getTime(),
-        md5_collision: collision ? 1 : 0,
-      };
-      const { lastInsertRowid: fileNo } = insertEntry.run(row);
-      if (collision) flagCollisions.run(md5);
-      // The entry as inserted (not read back: a lookup per new file).
-      const outcome: CommitOutcome = {
-        status: 'stored',
-        entry: catalogEntryFromRow({ ...row, file_no: Number(fileNo) }),
-      };
+      const { entry: catalogued, fileNo } = catalog.insert(fileId, entry, chunkSize);
+      const outcome: CommitOutcome = { status: 'stored', entry: catalogued };
       return { outcome, fileNo };
     };
-    const held = (entry: NewCatalogEntry) => findByKey.get(entry.key.sha256, entry.key.md5, entry.key.length);
+    const held = (entry: NewCatalogEntry) => catalog.held(entry.key);
 
     // One transaction decides: the content becomes a catalog entry, or it is a duplicate. The
     // unique index settles races, also between processes sharing DATA_DIR.
@@ -240,8 +210,7 @@ export class EmbeddedContentStore implements ContentStore {
       // Held already: a duplicate, or this very staging area committed by an earlier attempt that
       // did not get to say so. Neither needs the bytes (a retried commit of a duplicate finds its
       // staging area gone); new content must have them all: lost bytes never become a short file.
-      if (found)
-        return { status: found.file_id === stagingId ? 'stored' : 'duplicate', entry: catalogEntryFromRow(found) };
+      if (found) return { status: found.fileId === stagingId ? 'stored' : 'duplicate', entry: found };
       if (stagedBytes < entry.key.length)
         throw new Error(
           `staging area ${stagingId} holds not all of the ${entry.key.length} bytes to commit (${stagedBytes})`,
@@ -262,7 +231,7 @@ export class EmbeddedContentStore implements ContentStore {
           throw new Error(`pack ${packId} was removed before its contents were catalogued`);
         return items.map(({ fileId, offset, entry, sums }) => {
           const found = held(entry);
-          if (found) return { status: 'duplicate', entry: catalogEntryFromRow(found) };
+          if (found) return { status: 'duplicate', entry: found };
           const { outcome, fileNo } = catalogue(fileId, entry, this.chunkSize);
           insertPacked.run(fileNo, packId, offset);
           for (const [n, crc] of sums) insertSum.run(fileNo, n, crc);
@@ -418,19 +387,20 @@ export class EmbeddedContentStore implements ContentStore {
         ? new ContentDamagedError(entry.fileId, offset, 'missing', 'its content file is missing')
         : undefined;
     // A packed content's bytes are a range of its pack; the others have their own content file.
-    const at = this.packedAt.get(entry.fileId);
+    const fileNo = fileNumberOf(this.db, entry.fileId) ?? -1;
+    const at = this.packedAt.get(fileNo);
     const bytes = (start: number, end: number, piece?: number) =>
       at
         ? this.packs.read(at.pack_id, at.pack_offset + start, at.pack_offset + end, piece)
         : this.files.read(entry.fileId, start, end, piece);
     if (options.unchecked) return uncheckedRead(bytes(range.start, range.end), entry.fileId, range, missing);
     const span = chunkSpan(entry, range);
-    const sums = new Map(this.sumsOf.all(entry.fileId, span.first, span.last).map((r) => [r.n, r.crc >>> 0]));
+    const sums = new Map(this.sumsOf.all(fileNo, span.first, span.last).map((r) => [r.n, r.crc >>> 0]));
     return checkedRead(bytes(span.start, span.end, entry.chunkSize), entry, range, sums, missing);
   }
 
   async readRanges(entry: CatalogEntry, ranges: readonly ByteRange[]): Promise<Uint8Array[]> {
-    const at = this.packedAt.get(entry.fileId);
+    const at = this.packedAt.get(fileNumberOf(this.db, entry.fileId) ?? -1);
     // A pack holds more than the content: nothing past the content's end is read from it.
     const within = ranges.map(({ start, end }) => ({ start, end: Math.max(Math.min(end, entry.length), start) }));
     let parts: Buffer[];
@@ -453,11 +423,10 @@ export class EmbeddedContentStore implements ContentStore {
   }
 
   async lacksChunkSums(entry: CatalogEntry): Promise<boolean> {
+    const fileNo = fileNumberOf(this.db, entry.fileId);
     const { n } = this.db
-      .prepare<[string], { n: number }>(
-        'SELECT COUNT(*) AS n FROM catalog c JOIN chunk_sums s USING (file_no) WHERE c.file_id = ?',
-      )
-      .get(entry.fileId)!;
+      .prepare<[number], { n: number }>('SELECT COUNT(*) AS n FROM chunk_sums WHERE file_no = ?')
+      .get(fileNo ?? -1)!;
     return n < entry.chunkCount;
   }
 
@@ -516,7 +485,7 @@ export class EmbeddedContentStore implements ContentStore {
   }
 
   private isCatalogued(id: string): boolean {
-    return this.db.prepare('SELECT 1 FROM catalog WHERE file_id = ?').get(id) !== undefined;
+    return fileNumberOf(this.db, id) !== undefined;
   }
 
   private isStaged(id: string): boolean {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Binary, Long, ObjectId, type Collection, type Db, type OptionalUnlessRequiredId } from 'mongodb';
 import { ContentDamagedError } from '../../errors.js';
+import { catalogEntries, type MongoCatalogEntries } from '../catalog/mongo.js';
 import { catalogEntryFromDoc, type CatalogCollections } from '../mongo/catalog-documents.js';
 import { storeByStaging } from './staged-batch.js';
 import type { CatalogEntry, NewCatalogEntry } from '../catalog/port.js';
@@ -61,10 +62,14 @@ export async function createContentIndexes(c: ContentCollections): Promise<void>
  * unique content index on the catalog decides races.
  */
 export class MongoContentStore implements ContentStore {
+  private readonly catalogEntries: MongoCatalogEntries;
+
   constructor(
     private readonly c: CatalogCollections & ContentCollections & UploadCollections,
     readonly chunkSize: number,
-  ) {}
+  ) {
+    this.catalogEntries = catalogEntries(c);
+  }
 
   async stage(now: Date): Promise<string> {
     // Random, not time-based: an ObjectId's timestamp would tell a clerk answered "stored" for a
@@ -139,21 +144,6 @@ export class MongoContentStore implements ContentStore {
     );
   }
 
-  /**
-   * Flags every entry with this MD5 as a collision when another content shares it; says whether one
-   * does. Checked after the entry's insert, so of two colliding uploads racing, the later one sees
-   * the other; idempotent, so a retried commit flags what a crash left unflagged.
-   */
-  private async flagCollision(md5: string, sha256: string): Promise<boolean> {
-    const collision = await this.c.catalog.findOne(
-      { fileMD5: md5, fileSHA256: { $ne: sha256 } },
-      { projection: { _id: 1 } },
-    );
-    if (collision)
-      await this.c.catalog.updateMany({ fileMD5: md5, md5Collision: false }, { $set: { md5Collision: true } });
-    return collision !== null;
-  }
-
   async commitMany(items: ReadonlyArray<{ stagingId: string; entry: NewCatalogEntry }>): Promise<CommitOutcome[]> {
     // One at a time, in order (the unique index decides each, as for one commit): chunks written
     // with a majority write concern are durable already, so there is no sync to share.
@@ -192,11 +182,7 @@ export class MongoContentStore implements ContentStore {
       const tail = length - (doc.chunkCount - 1) * chunkSize;
       if (!last || binaryBytes(last.data).byteLength < tail) {
         // A duplicate needs no bytes (a retried commit of one finds its staging area gone).
-        const held = await this.c.catalog.findOne({
-          fileSHA256: sha256,
-          fileMD5: md5,
-          fileLength: Long.fromNumber(length),
-        });
+        const held = await this.catalogEntries.held(entry.key);
         if (held) return { status: held._id.equals(_id) ? 'stored' : 'duplicate', entry: catalogEntryFromDoc(held) };
         throw new Error(`staging area ${stagingId} holds not all of the ${length} bytes to commit (its last chunk)`);
       }
@@ -212,14 +198,10 @@ export class MongoContentStore implements ContentStore {
         metadata: { contentType: entry.contentType, md5, sha256 },
       });
       // 2. The catalog entry, written last, is what makes the file part of the archive.
-      await this.c.catalog.insertOne(doc);
+      await this.catalogEntries.insert(doc);
     } catch (err) {
       if (isDuplicateKey(err)) {
-        const existing = await this.c.catalogOnPrimary.findOne({
-          fileSHA256: sha256,
-          fileMD5: md5,
-          fileLength: Long.fromNumber(length),
-        });
+        const existing = await this.catalogEntries.held(entry.key, { onPrimary: true });
         if (!existing)
           throw new Error(`duplicate key on commit of ${stagingId}, but no catalog entry holds its content`, {
             cause: err,
@@ -227,7 +209,7 @@ export class MongoContentStore implements ContentStore {
         // This very staging area, committed by an earlier attempt that did not get to say so (nor,
         // perhaps, to flag an MD5 collision).
         if (existing._id.equals(_id)) {
-          if (await this.flagCollision(md5, sha256)) existing.md5Collision = true;
+          if (await this.catalogEntries.flagCollision(md5, sha256)) existing.md5Collision = true;
           await this.c.staging.deleteOne({ _id });
           return { status: 'stored', entry: catalogEntryFromDoc(existing) };
         }
@@ -239,7 +221,7 @@ export class MongoContentStore implements ContentStore {
       // network error) may have made them the archive's.
       throw err;
     }
-    if (await this.flagCollision(md5, sha256)) doc.md5Collision = true;
+    if (await this.catalogEntries.flagCollision(md5, sha256)) doc.md5Collision = true;
     await this.c.staging.deleteOne({ _id });
     return { status: 'stored', entry: catalogEntryFromDoc(doc) };
   }

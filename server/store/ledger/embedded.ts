@@ -4,6 +4,7 @@ import { auditAppender } from '../audit/embedded.js';
 import { hasColumn, rebuildTable, type Db, type EmbeddedSchema } from '../embedded/database.js';
 import { fileNumberOf } from '../embedded/file-numbers.js';
 import { scopeWhere } from '../embedded/scopes.js';
+import { keepLedgerTotals } from './embedded-totals.js';
 import type {
   CountedUpload,
   Ledger,
@@ -108,6 +109,7 @@ ${ledgerNamesTable('ledger_names')}
     db.transaction(() => numberLedgerFiles(db)).immediate();
     db.exec(LEDGER_INDEXES);
     rememberEarlierNames(db);
+    keepLedgerTotals(db);
   },
 };
 

@@ -69,6 +69,16 @@ export async function createLedgerIndexes(c: LedgerCollections): Promise<void> {
     c.names.createIndex({ UnitID: 1, UploadFileID: 1 }, { name: 'unit_file' }),
     c.names.createIndex({ CityName: 1, CountyName: 1, TownName: 1 }, { name: 'subtree' }),
     c.names.createIndex({ UploadFileID: 1 }, { name: 'file' }),
+    // What the reports read the entries and the day tallies through (created by the reports
+    // until 2026-11-28, under the same names).
+    c.ledger.createIndex({ UploadCount: 1 }, { name: 'repeats' }),
+    c.ledger.createIndex(
+      { 'UploadGeoAddress.CityName': 1, 'UploadGeoAddress.CountyName': 1, 'UploadGeoAddress.TownName': 1 },
+      { name: 'subtree' },
+    ),
+    c.ledger.createIndex({ UploadFileID: 1, 'UploadGeography.UploadGeoNameID': 1 }, { name: 'file_unit' }),
+    c.uploadDays.createIndex({ Day: 1 }, { name: 'day' }),
+    c.uploadDays.createIndex({ CityName: 1, CountyName: 1, TownName: 1, Day: 1 }, { name: 'subtree_day' }),
   ]);
 }
 

@@ -1,7 +1,7 @@
 import type { Unit } from '../../../shared/schemas.js';
 import type * as Rows from '../../../shared/reports.js';
 import { UPLOADERS_PER_ROW } from '../../../shared/reports.js';
-import { hasColumn, type Db, type EmbeddedSchema } from '../embedded/database.js';
+import type { Db } from '../embedded/database.js';
 import type { PairRow } from '../embedded/pair-rows.js';
 import { joinedRows, likePattern, splitJoinedRows } from '../embedded/sql.js';
 import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery } from './port.js';
@@ -18,129 +18,6 @@ import type {
   Unpaged,
 } from './port.js';
 import { selectionBatches, type Selection } from '../embedded/batches.js';
-
-/**
- * (Re)computes ledger_files for the files `where` picks (a condition on a `file_no` column), from
- * their entries; a file without entries has no row.
- */
-const sumFiles = (where: (fileNo: string) => string) => `
-  DELETE FROM ledger_files WHERE ${where('file_no')};
-  INSERT INTO ledger_files (file_no, file_id, units, users, uploads, first, last)
-    SELECT l.file_no, c.file_id, COUNT(DISTINCT l.unit_id), COUNT(DISTINCT l.user_id), SUM(l.upload_count), MIN(l.upload_time), MAX(l.last_upload_time)
-    FROM ledger l JOIN catalog c USING (file_no) WHERE ${where('l.file_no')} GROUP BY l.file_no;`;
-
-/**
- * Per file: its ledger entries' distinct units and users, uploads, first and last upload time;
- * what the cross-unit report lists unless a filter picks entries (summing a million entries per
- * file takes a second, reading this a few milliseconds). Triggers on the ledger keep it.
- */
-const LEDGER_FILES = `
-CREATE TABLE ledger_files (
-  file_no INTEGER PRIMARY KEY,
-  -- The file's public id: the report's order breaks ties by it (ledger_files_shared).
-  file_id TEXT NOT NULL,
-  units   INTEGER NOT NULL,
-  users   INTEGER NOT NULL,
-  uploads INTEGER NOT NULL,
-  first   INTEGER NOT NULL,
-  last    INTEGER NOT NULL
-);
-CREATE TRIGGER ledger_files_delete AFTER DELETE ON ledger BEGIN ${sumFiles((no) => `${no} = old.file_no`)} END;
-`;
-
-/** An entry counted again: same file, unit and user, same first upload, a later or equal last one. */
-const COUNTED_AGAIN = `old.file_no = new.file_no AND old.unit_id = new.unit_id AND old.user_id = new.user_id
-  AND old.upload_time = new.upload_time AND new.last_upload_time >= old.last_upload_time`;
-
-/**
- * How a new or updated entry changes its file's sums. A new entry (a file's first upload, or a new
- * holder's) and a repeat upload (the common update) add to them in place: re-summing every entry
- * of a file that thousands of units hold, on each new holder or upload, costs in proportion to
- * them. A new entry adds a unit or a user only if the file had no entry of it yet (ledger_file
- * finds both by the file's number). Any other update (an entry moved or relabelled) re-sums.
- * Replaced at every start, so data directories of earlier versions get them too.
- */
-const LEDGER_FILES_UPDATES = `
-DROP TRIGGER IF EXISTS ledger_files_insert;
-CREATE TRIGGER ledger_files_insert AFTER INSERT ON ledger BEGIN
-  INSERT INTO ledger_files (file_no, file_id, units, users, uploads, first, last)
-    VALUES (new.file_no, (SELECT file_id FROM catalog WHERE file_no = new.file_no), 1, 1, new.upload_count,
-      new.upload_time, new.last_upload_time)
-  ON CONFLICT (file_no) DO UPDATE SET
-    units = units + NOT EXISTS (SELECT 1 FROM ledger WHERE file_no = new.file_no AND unit_id = new.unit_id AND id <> new.id),
-    users = users + NOT EXISTS (SELECT 1 FROM ledger WHERE file_no = new.file_no AND user_id = new.user_id AND id <> new.id),
-    uploads = uploads + new.upload_count,
-    first = MIN(first, new.upload_time),
-    last = MAX(last, new.last_upload_time);
-END;
-DROP TRIGGER IF EXISTS ledger_files_update;
-DROP TRIGGER IF EXISTS ledger_files_counted;
-CREATE TRIGGER ledger_files_counted AFTER UPDATE ON ledger WHEN ${COUNTED_AGAIN} BEGIN
-  UPDATE ledger_files SET uploads = uploads - old.upload_count + new.upload_count, last = MAX(last, new.last_upload_time)
-  WHERE file_no = new.file_no;
-END;
-CREATE TRIGGER ledger_files_update AFTER UPDATE ON ledger WHEN NOT (${COUNTED_AGAIN}) BEGIN
-  ${sumFiles((no) => `${no} IN (old.file_no, new.file_no)`)}
-END;
-`;
-
-/**
- * Indexes the reports read through (after the migrations, which add the columns some use). Most
- * hold every column their report reads, so a report reads the index and not the table: a million
- * ledger rows are a few seconds of random reads, the same in index order a fraction of one.
- */
-const REPORT_INDEXES = `
--- Cross-unit duplicates read the ledger per file through its own index, ledger_file.
--- Repeat uploaders: entries uploaded twice or more (the report's least minimum), with what they
--- are filtered and grouped by; in file order, so the catalog is read in order too.
-CREATE INDEX IF NOT EXISTS ledger_repeat_files ON ledger (file_no, unit_id, user_id, upload_count, upload_time, last_upload_time, user_name, city, county, town, upload_file_name, unit)
-  WHERE upload_count >= 2;
--- Sizes, names and public ids of files for joins (and name searches) without reading the
--- catalog's rows.
-CREATE INDEX IF NOT EXISTS catalog_file_sizes ON catalog (file_no, length, file_name, file_id);
-CREATE INDEX IF NOT EXISTS catalog_collisions ON catalog (md5) WHERE md5_collision = 1;
--- Space saved: per unit subtree and per day (with its week and month), each with the other's
--- columns, for filters on one and groups by the other.
-CREATE INDEX IF NOT EXISTS upload_days_unit_sums ON upload_days (city, county, town, day, week, month, uploads, saved_uploads, file_length);
-CREATE INDEX IF NOT EXISTS upload_days_day_sums ON upload_days (day, week, month, city, county, town, uploads, saved_uploads, file_length);
--- Cross-unit duplicates unfiltered by unit or time: the sums of files of two units or more (the
--- report's least minimum), in the default order (most units first), with every column the report
--- reads, so any order reads this and not the table. A new file's row (one unit) is not filed here
--- by its random public id.
-CREATE INDEX IF NOT EXISTS ledger_files_shared ON ledger_files (units DESC, file_id, file_no, users, uploads, first, last) WHERE units >= 2;
-DROP INDEX IF EXISTS ledger_files_units;
--- Superseded by the ones above (and ledger_file).
-DROP INDEX IF EXISTS ledger_file_uploads;
-DROP INDEX IF EXISTS ledger_repeats;
-DROP INDEX IF EXISTS ledger_subtree;
-DROP INDEX IF EXISTS ledger_file_units;
-DROP INDEX IF EXISTS upload_days_day;
-DROP INDEX IF EXISTS upload_days_unit;
-`;
-
-/** The reports' own table (sums per file, kept by triggers on the ledger) and the indexes they read through. */
-export const reportSchema: EmbeddedSchema = {
-  tables: `
-
-`,
-  upgrade(db) {
-    // ledger_files and its triggers, with the sums of the entries a data directory made before them
-    // has: in one transaction, so no process sees them half made or writes an entry in between.
-    // Made again where it was keyed by file id (before file numbers).
-    db.transaction(() => {
-      const made = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'ledger_files'").get() !== undefined;
-      if (!made || !hasColumn(db, 'ledger_files', 'file_no')) {
-        db.exec(
-          'DROP TABLE IF EXISTS ledger_files; DROP TRIGGER IF EXISTS ledger_files_insert; DROP TRIGGER IF EXISTS ledger_files_delete;',
-        );
-        db.exec(LEDGER_FILES);
-        db.exec(sumFiles(() => 'true'));
-      }
-      db.exec(LEDGER_FILES_UPDATES);
-    }).immediate();
-    db.exec(REPORT_INDEXES);
-  },
-};
 
 type Params = Record<string, unknown>;
 

@@ -22,24 +22,6 @@ import type {
 /** The collections the reports read: the ledger and its day tallies, the catalog, the near-duplicate pairs. */
 export type ReportCollections = LedgerCollections & CatalogCollections & PairCollections;
 
-/** The indexes the reports read through. */
-export async function createReportIndexes(c: ReportCollections): Promise<void> {
-  await Promise.all([
-    c.ledger.createIndex({ UploadCount: 1 }, { name: 'repeats' }),
-    c.ledger.createIndex(
-      { 'UploadGeoAddress.CityName': 1, 'UploadGeoAddress.CountyName': 1, 'UploadGeoAddress.TownName': 1 },
-      { name: 'subtree' },
-    ),
-    c.ledger.createIndex({ UploadFileID: 1, 'UploadGeography.UploadGeoNameID': 1 }, { name: 'file_unit' }),
-    c.catalog.createIndex(
-      { md5Collision: 1, uploadDate: 1 },
-      { name: 'collisions', partialFilterExpression: { md5Collision: true } },
-    ),
-    c.uploadDays.createIndex({ Day: 1 }, { name: 'day' }),
-    c.uploadDays.createIndex({ CityName: 1, CountyName: 1, TownName: 1, Day: 1 }, { name: 'subtree_day' }),
-  ]);
-}
-
 /**
  * The reports as aggregation pipelines, computed by the database: $match (indexed fields first),
  * $group, $sort with a unique tie-break, $skip/$limit, and $lookup (localField/foreignField) to
