@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { openEmbeddedStore } from '../server/store/embedded.js';
 import { databaseFile } from '../server/store/embedded/database.js';
-import type { CatalogListQuery } from '../server/store/catalog/port.js';
+import type { UnitFilesQuery } from '../server/store/unit-files/port.js';
 
 export interface UnitFilesResult {
   /** Files of the unit listed, and ledger entries in the whole database. */
@@ -102,9 +102,9 @@ async function run(dataDir: string, files: number, runs: number): Promise<UnitFi
   db.close();
 
   const store = openEmbeddedStore({ dataDir, chunkSize: 261_120 });
-  const unit = { unitId: 'unit-a', accountId: 'clerk1', limit: 50, offset: 0 } satisfies CatalogListQuery;
+  const unit = { unitId: 'unit-a', accountId: 'clerk1', limit: 50, offset: 0 } satisfies UnitFilesQuery;
   const month = { firstUploadFrom: new Date(start + 30 * DAY), firstUploadBefore: new Date(start + 61 * DAY) };
-  const cases: Array<[string, CatalogListQuery]> = [
+  const cases: Array<[string, UnitFilesQuery]> = [
     ['unit, latest upload first (the page as it opens)', unit],
     ['unit, a page half-way down', { ...unit, offset: Math.floor(files / 2) }],
     ['unit, q = a folder (1 in 500)', { ...unit, nameContains: '/卷123/' }],
@@ -136,7 +136,7 @@ async function run(dataDir: string, files: number, runs: number): Promise<UnitFi
       let total = 0;
       for (let r = 0; r < runs; r++) {
         const t = process.hrtime.bigint();
-        total = (await store.catalog.list(query)).total;
+        total = (await store.unitFiles.list(query)).total;
         times.push(Number(process.hrtime.bigint() - t) / 1e6);
       }
       queries.push({ label, total, p50Ms: median(times), maxMs: Math.max(...times) });

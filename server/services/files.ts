@@ -30,7 +30,7 @@ export interface VisibleFile {
  */
 export class FileService {
   constructor(
-    private readonly store: Pick<ArchiveStore, 'catalog' | 'ledger' | 'content' | 'accounts'>,
+    private readonly store: Pick<ArchiveStore, 'catalog' | 'ledger' | 'unitFiles' | 'content' | 'accounts'>,
     private readonly directory: Pick<UnitDirectory, 'reachSubtree'>,
     private readonly calendar: Pick<ReportCalendar, 'startOf' | 'endOf'>,
   ) {}
@@ -46,7 +46,7 @@ export class FileService {
     const { account } = principal;
     const scope = await this.visibleTo(account);
     const uploaderId = query.uploader === undefined ? undefined : await this.uploaderIn(scope, query.uploader);
-    const page = await this.store.catalog.list({
+    const page = await this.store.unitFiles.list({
       ...scope,
       accountId: account.id,
       ...(query.q ? { nameContains: query.q } : {}),

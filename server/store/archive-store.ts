@@ -9,6 +9,7 @@ import type { FingerprintQueue, NearDuplicateIndex } from './near-duplicates/por
 import type { ReceiptStore } from './receipts/port.js';
 import type { Reports } from './reports/port.js';
 import type { UploadStore } from './uploads/port.js';
+import type { UnitFiles } from './unit-files/port.js';
 import type { UnitStore } from './units/port.js';
 
 /**
@@ -23,6 +24,8 @@ export interface ArchiveStore {
   readonly content: ContentStore;
   readonly catalog: Catalog;
   readonly ledger: Ledger;
+  /** 本单位文件: where the catalog's and the ledger's data meet, read only. */
+  readonly unitFiles: UnitFiles;
   readonly reports: Reports;
   readonly units: UnitStore;
   readonly accounts: AccountStore;

@@ -25,6 +25,7 @@ import {
 import { EmbeddedReceiptStore, receiptSchema } from './receipts/embedded.js';
 import { EmbeddedReports } from './reports/embedded.js';
 import { EmbeddedUploadStore, uploadSchema } from './uploads/embedded.js';
+import { EmbeddedUnitFiles } from './unit-files/embedded.js';
 import { EmbeddedUnitStore, unitSchema } from './units/embedded.js';
 
 /** Every capability's tables, in the order their upgrades run (the reports' last: they index the others' tables). */
@@ -69,6 +70,7 @@ export function openEmbeddedStore(options: {
     content,
     catalog: new EmbeddedCatalog(db),
     ledger: new EmbeddedLedger(db),
+    unitFiles: new EmbeddedUnitFiles(db),
     reports: new EmbeddedReports(db),
     units: new EmbeddedUnitStore(db),
     accounts: new EmbeddedAccountStore(db),

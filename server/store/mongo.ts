@@ -24,6 +24,7 @@ import {
 } from './near-duplicates/mongo.js';
 import { MongoReports } from './reports/mongo.js';
 import { createUploadIndexes, MongoUploadStore } from './uploads/mongo.js';
+import { MongoUnitFiles } from './unit-files/mongo.js';
 import { createUnitIndexes, MongoUnitStore, unitCollections } from './units/mongo.js';
 import { auditCollections } from './mongo/audit-documents.js';
 import { catalogCollections } from './mongo/catalog-documents.js';
@@ -90,6 +91,7 @@ function storeOver(client: MongoClient, db: Db, c: Collections, chunkSize: numbe
     content: new MongoContentStore(c, chunkSize),
     catalog: new MongoCatalog(c),
     ledger: new MongoLedger(c),
+    unitFiles: new MongoUnitFiles(c),
     reports: new MongoReports(c),
     units: new MongoUnitStore(c),
     accounts: new MongoAccountStore(c),

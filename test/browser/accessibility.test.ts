@@ -82,7 +82,7 @@ describe(
         assert.ok(res.status === 200 || res.status === 201, `${name}: ${res.status}`);
       }
       while ((await server.archive.services.nearDuplicates.runDue()) > 0);
-      const { items } = await server.store.catalog.list({ accountId: '', limit: 1, offset: 0, nameContains: '年鉴' });
+      const { items } = await server.store.unitFiles.list({ accountId: '', limit: 1, offset: 0, nameContains: '年鉴' });
       await damageContent(server.opened, items[0]!.entry.fileId, { kind: 'flip-byte', offset: 1234 });
     });
     after(async () => {

@@ -92,7 +92,7 @@ describe(
         ).document.querySelector('.results .summary');
         return s?.dataset.stored === '1';
       });
-      const listed = await server.store.catalog.list({ accountId: '', limit: 10, offset: 0, nameContains: '清州镇' });
+      const listed = await server.store.unitFiles.list({ accountId: '', limit: 10, offset: 0, nameContains: '清州镇' });
       const [entry] = await server.store.ledger.entriesForFile(listed.items[0]!.entry.fileId);
       assert.equal(entry!.unit.id, '130922100', 'the ledger records the town’s code');
       // The same file again (by a script of the clerk's): a repeat upload, for the report below.

@@ -18,7 +18,7 @@ for (const target of storeTargets) {
       snapshot = async () =>
         JSON.stringify([
           await countChunks(server.opened),
-          await server.store.catalog.list({ accountId: 'x', limit: 200, offset: 0 }),
+          await server.store.unitFiles.list({ accountId: 'x', limit: 200, offset: 0 }),
           await server.store.ledger.entriesForFile(fileId),
         ]);
     });

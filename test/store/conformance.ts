@@ -9,6 +9,7 @@ import { nearDuplicateConformance } from '../../server/store/near-duplicates/con
 import { receiptConformance } from '../../server/store/receipts/conformance.js';
 import { reportsConformance } from '../../server/store/reports/conformance.js';
 import { unitConformance } from '../../server/store/units/conformance.js';
+import { unitFilesConformance } from '../../server/store/unit-files/conformance.js';
 import { uploadConformance } from '../../server/store/uploads/conformance.js';
 import type { StoreTarget } from '../support/stores.js';
 
@@ -20,6 +21,7 @@ export function storeConformance(target: StoreTarget): void {
   for (const suite of [
     contentConformance,
     catalogConformance,
+    unitFilesConformance,
     ledgerConformance,
     uploadConformance,
     claimConformance,

@@ -42,12 +42,12 @@ async function answers(store: ArchiveStore, files: Record<FileKey, CatalogEntry>
   const page = { limit: 50, offset: 0 };
   const account = PEOPLE.alice.id;
   return {
-    all: await store.catalog.list({ accountId: account, ...page }),
-    bySize: await store.catalog.list({ accountId: account, sort: 'size', ...page }),
-    unit: await store.catalog.list({ unitId: UNITS.dong.id, accountId: account, sort: 'name', ...page }),
-    county: await store.catalog.list({ subtree: { city: '江城市', county: '东县' }, accountId: account, ...page }),
-    named: await store.catalog.list({ accountId: account, nameContains: '副本', ...page }),
-    uploadedBy: await store.catalog.list({ accountId: account, uploaderId: PEOPLE.bob.id, ...page }),
+    all: await store.unitFiles.list({ accountId: account, ...page }),
+    bySize: await store.unitFiles.list({ accountId: account, sort: 'size', ...page }),
+    unit: await store.unitFiles.list({ unitId: UNITS.dong.id, accountId: account, sort: 'name', ...page }),
+    county: await store.unitFiles.list({ subtree: { city: '江城市', county: '东县' }, accountId: account, ...page }),
+    named: await store.unitFiles.list({ accountId: account, nameContains: '副本', ...page }),
+    uploadedBy: await store.unitFiles.list({ accountId: account, uploaderId: PEOPLE.bob.id, ...page }),
     repeats: await reports.repeatUploaders(repeatUploadersQuery.parse({})),
     repeatUnits: await reports.repeatUploaders(repeatUploadersQuery.parse({ group: 'unit' })),
     crossUnit: await reports.crossUnit(crossUnitQuery.parse({})),
@@ -282,13 +282,13 @@ describe('embedded store specifics', () => {
       assert.notDeepEqual(inStoredOrder, byId, 'random ids: stored order is not id order');
       const page = { accountId: east.id, limit: 50, offset: 0 };
       for (const sort of ['unitCount', 'size', 'lastUpload', 'name'] as const) {
-        const unitList = await store.catalog.list({ ...page, unitId: east.unit.id, sort });
+        const unitList = await store.unitFiles.list({ ...page, unitId: east.unit.id, sort });
         assert.deepEqual(
           unitList.items.map((i) => i.entry.fileId),
           byId,
           `the unit's list sorted by ${sort}`,
         );
-        const all = await store.catalog.list({ ...page, sort });
+        const all = await store.unitFiles.list({ ...page, sort });
         assert.deepEqual(
           all.items.map((i) => i.entry.fileId),
           byId,
@@ -522,7 +522,7 @@ describe('embedded store specifics', () => {
         await once(child, 'exit');
       }
       const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
-      const { items, total } = await store.catalog.list({ accountId: 'nobody', limit: 200, offset: 0 });
+      const { items, total } = await store.unitFiles.list({ accountId: 'nobody', limit: 200, offset: 0 });
       assert.ok(total > 0, 'the child committed files before it was killed');
       const sample = items.slice(0, 200);
       for (const { entry } of sample) {

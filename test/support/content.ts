@@ -210,10 +210,10 @@ export async function uploadUnderThreeNames(store: Pick<ArchiveStore, 'ledger'>,
 
 /** The names the account's unit lists for the file found by the first of the three names. */
 export async function namesFoundByFirstName(
-  store: Pick<ArchiveStore, 'catalog'>,
+  store: Pick<ArchiveStore, 'unitFiles'>,
   account: Account,
 ): Promise<string[] | undefined> {
-  const list = await store.catalog.list({
+  const list = await store.unitFiles.list({
     unitId: account.unit.id,
     accountId: account.id,
     nameContains: '第一个',

@@ -1,0 +1,321 @@
+import type { Document, Filter, ObjectId } from 'mongodb';
+import { FILE_KIND_RULES, GENERIC_TYPES, type FileKind, type FileKindRule } from '../../../shared/file-types.js';
+import { defaultFileOrder, FILE_NAMES_SHOWN, FILE_UPLOADERS_SHOWN, type FileSort } from '../../../shared/schemas.js';
+import type { ViewScope } from '../ledger/port.js';
+import { catalogEntryFromDoc, type CatalogCollections, type CatalogDoc } from '../mongo/catalog-documents.js';
+import { containsPattern, escapeRegex } from '../mongo/documents.js';
+import type { LedgerCollections, LedgerDoc } from '../mongo/ledger-documents.js';
+import { namesScopeMatch, viewScopeMatch } from '../mongo/scopes.js';
+import { viewScopeOf, type UnitFilesPage, type UnitFilesQuery, type UnitFiles } from './port.js';
+
+/**
+ * 本单位文件 on MongoDB: the ledger's entries and names (`userInfo.users`, `.names`) grouped per file
+ * and looked up in the catalog (`fileInfo.files`), read only; the collections and their indexes are
+ * their owners'.
+ */
+export class MongoUnitFiles implements UnitFiles {
+  constructor(private readonly c: CatalogCollections & LedgerCollections) {}
+
+  async list(query: UnitFilesQuery): Promise<UnitFilesPage> {
+    const scope = viewScopeOf(query);
+    const sort = query.sort ?? (scope ? 'lastUpload' : 'firstUpload');
+    const order = query.order ?? defaultFileOrder(sort);
+    const { rows, total } = scope
+      ? await this.listInScope(query, scope, sort, order)
+      : await this.listAll(query, sort, order);
+    const ids = rows.map((r) => r.entry._id);
+    const [names, uploaders] = await Promise.all([this.namesOf(ids, scope), this.uploadersOf(ids, scope)]);
+    const items = rows.map(({ entry, ...sums }) => {
+      const id = entry._id.toHexString();
+      return {
+        entry: catalogEntryFromDoc(entry),
+        ...sums,
+        ...(names.get(id) ?? { names: [], nameCount: 0 }),
+        ...(uploaders.get(id) ?? { uploaders: [], uploaderCount: 0 }),
+      };
+    });
+    return { items, total, sort, order };
+  }
+
+  /**
+   * A unit's view (or a subtree's), grouped from its ledger entries by the database; the filters
+   * pick files, the sums stay the view's (the semantics of the embedded store's SQL).
+   */
+  private async listInScope(q: UnitFilesQuery, scope: ViewScope, sort: FileSort, order: 'asc' | 'desc') {
+    const match: Filter<LedgerDoc> = viewScopeMatch(scope);
+    if (q.nameContains) {
+      const named = await this.c.names.distinct('UploadFileID', {
+        ...namesScopeMatch(scope),
+        Name: containsPattern(q.nameContains),
+      });
+      match.UploadFileID = { $in: named };
+    }
+    const picked: Document = {
+      ...(q.uploaderId !== undefined && { byUploader: true }),
+      ...(q.kind && { ofKind: true }),
+      ...((q.firstUploadFrom || q.firstUploadBefore) && {
+        first: {
+          ...(q.firstUploadFrom && { $gte: q.firstUploadFrom }),
+          ...(q.firstUploadBefore && { $lt: q.firstUploadBefore }),
+        },
+      }),
+    };
+    const grouped: Document[] = [
+      { $match: match },
+      { $sort: { LastUploadTime: -1, _id: -1 } },
+      {
+        $group: {
+          _id: '$UploadFileID',
+          first: { $min: '$UploadTime' },
+          last: { $max: '$LastUploadTime' },
+          displayName: { $first: '$LastUploadFileName' },
+          displayType: { $first: '$LastUploadContentType' },
+          uploads: { $sum: '$UploadCount' },
+          mine: { $sum: { $cond: [{ $eq: ['$UserID', q.accountId] }, '$UploadCount', 0] } },
+          ...(q.uploaderId !== undefined && { byUploader: { $max: { $eq: ['$UserID', q.uploaderId] } } }),
+          ...(q.kind && { ofKind: { $max: kindExpression(q.kind, '$LastUploadContentType', '$LastUploadFileName') } }),
+        },
+      },
+      ...(Object.keys(picked).length > 0 ? [{ $match: picked }] : []),
+    ];
+    const entry = { $lookup: { from: 'fileInfo.files', localField: '_id', foreignField: '_id', as: 'entry' } };
+    const direction = order === 'asc' ? 1 : -1;
+    const [countRow] = await this.c.ledger
+      .aggregate<{ total: number }>([...grouped, { $group: { _id: null, total: { $sum: 1 } } }])
+      .toArray();
+    const rows = await this.c.ledger
+      .aggregate<{
+        _id: ObjectId;
+        first: Date;
+        last: Date;
+        displayName: string;
+        displayType: string;
+        uploads: number;
+        mine: number;
+        entry: CatalogDoc[];
+      }>([
+        ...grouped,
+        // Sizes are the catalog's: looked up for every file when sorting by them, else for the page only.
+        ...(sort === 'size' ? [entry] : []),
+        { $sort: { [SCOPE_SORT_FIELDS[sort]]: direction, _id: 1 } },
+        { $skip: q.offset },
+        { $limit: q.limit },
+        ...(sort === 'size' ? [] : [entry]),
+      ])
+      .toArray();
+    return {
+      rows: rows
+        .filter((r) => r.entry.length > 0)
+        .map((r) => ({
+          entry: r.entry[0]!,
+          displayName: r.displayName,
+          displayType: r.displayType,
+          uploadCount: r.uploads,
+          myUploadCount: r.mine,
+          firstUploadTime: r.first,
+          lastUploadTime: r.last,
+        })),
+      total: countRow?.total ?? 0,
+    };
+  }
+
+  /**
+   * The whole archive, from the catalog (every content held, under its first name); the ledger
+   * is summed per file shown, or per file selected when sorting by those sums.
+   */
+  private async listAll(q: UnitFilesQuery, sort: FileSort, order: 'asc' | 'desc') {
+    const and: Array<Filter<CatalogDoc>> = [];
+    if (q.nameContains) {
+      const pattern = containsPattern(q.nameContains);
+      const named = await this.c.names.distinct('UploadFileID', { Name: pattern });
+      and.push({ $or: [{ fileName: pattern }, { _id: { $in: named } }] });
+    }
+    if (q.uploaderId !== undefined)
+      and.push({ _id: { $in: await this.c.ledger.distinct('UploadFileID', { UserID: q.uploaderId }) } });
+    if (q.kind) and.push(kindFilter(q.kind));
+    if (q.firstUploadFrom || q.firstUploadBefore)
+      and.push({
+        uploadDate: {
+          ...(q.firstUploadFrom && { $gte: q.firstUploadFrom }),
+          ...(q.firstUploadBefore && { $lt: q.firstUploadBefore }),
+        },
+      });
+    const filter: Filter<CatalogDoc> = and.length > 0 ? { $and: and } : {};
+    const direction = order === 'asc' ? 1 : -1;
+    const total = await this.c.catalog.countDocuments(filter);
+    const summed = sort === 'lastUpload' || sort === 'unitCount' || sort === 'myCount';
+    const docs: Array<CatalogDoc & { sums?: LedgerSums }> = summed
+      ? await this.c.catalog
+          .aggregate<CatalogDoc & { sums: LedgerSums }>([
+            { $match: filter },
+            { $lookup: { from: 'userInfo.users', localField: '_id', foreignField: 'UploadFileID', as: 'entries' } },
+            {
+              // One object, not dotted names: mongo-java-server takes 'sums.uploads' here as a field's name.
+              $addFields: {
+                sums: {
+                  last: { $ifNull: [{ $max: '$entries.LastUploadTime' }, '$uploadDate'] },
+                  uploads: { $sum: '$entries.UploadCount' },
+                  mine: {
+                    $sum: {
+                      $map: {
+                        input: { $filter: { input: '$entries', cond: { $eq: ['$$this.UserID', q.accountId] } } },
+                        in: '$$this.UploadCount',
+                      },
+                    },
+                  },
+                },
+              },
+            },
+            { $project: { entries: 0 } },
+            { $sort: { [ALL_SORT_FIELDS[sort]]: direction, _id: 1 } },
+            { $skip: q.offset },
+            { $limit: q.limit },
+          ])
+          .toArray()
+      : await this.c.catalog
+          .find(filter)
+          .sort({ [ALL_SORT_FIELDS[sort]]: direction, _id: 1 })
+          .skip(q.offset)
+          .limit(q.limit)
+          .toArray();
+    const sums = summed ? undefined : await this.ledgerSums(docs, q.accountId);
+    const rows = docs.map(({ sums: own, ...doc }) => {
+      const s = own ?? sums?.get(doc._id.toHexString());
+      return {
+        entry: doc,
+        displayName: doc.fileName,
+        displayType: doc.contentType,
+        uploadCount: s?.uploads ?? 0,
+        myUploadCount: s?.mine ?? 0,
+        firstUploadTime: doc.uploadDate,
+        lastUploadTime: s?.last ?? doc.uploadDate,
+      };
+    });
+    return { rows, total };
+  }
+
+  /** Per file: its last upload, its uploads, and those of the account. */
+  private async ledgerSums(docs: CatalogDoc[], accountId: string): Promise<Map<string, LedgerSums>> {
+    const sums = await this.c.ledger
+      .aggregate<LedgerSums & { _id: ObjectId }>([
+        { $match: { UploadFileID: { $in: docs.map((d) => d._id) } } },
+        {
+          $group: {
+            _id: '$UploadFileID',
+            last: { $max: '$LastUploadTime' },
+            uploads: { $sum: '$UploadCount' },
+            mine: { $sum: { $cond: [{ $eq: ['$UserID', accountId] }, '$UploadCount', 0] } },
+          },
+        },
+      ])
+      .toArray();
+    return new Map(sums.map((s) => [s._id.toHexString(), s]));
+  }
+
+  /** The view's names of each file, first used first, at most FILE_NAMES_SHOWN each. */
+  private async namesOf(ids: ObjectId[], scope: ViewScope | undefined) {
+    const docs = await this.c.names
+      .find({ UploadFileID: { $in: ids }, ...namesScopeMatch(scope) }, { projection: { UploadFileID: 1, Name: 1 } })
+      .sort({ FirstUsed: 1, Name: 1 })
+      .toArray();
+    const seen = new Map<string, Set<string>>();
+    for (const d of docs) {
+      const id = d.UploadFileID.toHexString();
+      seen.set(id, (seen.get(id) ?? new Set()).add(d.Name));
+    }
+    return new Map(
+      [...seen].map(([id, names]) => [id, { names: [...names].slice(0, FILE_NAMES_SHOWN), nameCount: names.size }]),
+    );
+  }
+
+  /** The view's uploaders of each file, by login, first uploader first, at most FILE_UPLOADERS_SHOWN each. */
+  private async uploadersOf(ids: ObjectId[], scope: ViewScope | undefined) {
+    const docs = await this.c.ledger
+      .find(
+        { UploadFileID: { $in: ids }, ...viewScopeMatch(scope) },
+        { projection: { UploadFileID: 1, UserID: 1, UserName: 1 } },
+      )
+      .sort({ UploadTime: 1, UserID: 1 })
+      .toArray();
+    const seen = new Map<string, Map<string, string>>();
+    for (const d of docs) {
+      const id = d.UploadFileID.toHexString();
+      const users = seen.get(id) ?? new Map<string, string>();
+      if (!users.has(d.UserID)) users.set(d.UserID, d.UserName);
+      seen.set(id, users);
+    }
+    return new Map(
+      [...seen].map(([id, users]) => [
+        id,
+        { uploaders: [...users.values()].slice(0, FILE_UPLOADERS_SHOWN), uploaderCount: users.size },
+      ]),
+    );
+  }
+}
+
+interface LedgerSums {
+  last: Date;
+  uploads: number;
+  mine: number;
+}
+
+/** The grouped fields a unit's (subtree's) view sorts by. */
+const SCOPE_SORT_FIELDS: Record<FileSort, string> = {
+  name: 'displayName',
+  size: 'entry.fileLength',
+  firstUpload: 'first',
+  lastUpload: 'last',
+  unitCount: 'uploads',
+  myCount: 'mine',
+};
+
+/** The catalog fields (and ledger sums) the whole archive's view sorts by. */
+const ALL_SORT_FIELDS: Record<FileSort, string> = {
+  name: 'fileName',
+  size: 'fileLength',
+  firstUpload: 'uploadDate',
+  lastUpload: 'sums.last',
+  unitCount: 'sums.uploads',
+  myCount: 'sums.mine',
+};
+
+/** Catalog documents of a kind, by their (first upload's) media type and name. */
+function kindFilter(kind: FileKind): Filter<CatalogDoc> {
+  const rule = (r: FileKindRule): Array<Filter<CatalogDoc>> => [
+    ...(r.types.length > 0 ? [{ contentType: { $in: [...r.types] } }] : []),
+    ...r.typePrefixes.map((prefix) => ({ contentType: new RegExp(`^${escapeRegex(prefix)}`) })),
+    {
+      contentType: { $in: [...GENERIC_TYPES] },
+      fileName: new RegExp(`\\.(${r.extensions.map(escapeRegex).join('|')})$`, 'i'),
+    },
+  ];
+  if (kind !== 'other') return { $or: rule(FILE_KIND_RULES[kind]) };
+  return { $nor: Object.values(FILE_KIND_RULES).flatMap(rule) };
+}
+
+/**
+ * Whether a ledger entry (its media type and name, as expressions) is of a kind, as an
+ * aggregation expression: extensions are compared as suffixes (no $regexMatch, which not every
+ * server the archive runs on has).
+ */
+function kindExpression(kind: FileKind, type: string, name: string): Document {
+  const suffix = (length: number) => ({
+    $toLower: { $substrCP: [name, { $max: [0, { $subtract: [{ $strLenCP: name }, length] }] }, length] },
+  });
+  const rule = (r: FileKindRule): Document[] => {
+    const byLength = new Map<number, string[]>();
+    for (const e of r.extensions) byLength.set(e.length + 1, [...(byLength.get(e.length + 1) ?? []), `.${e}`]);
+    return [
+      { $in: [type, [...r.types]] },
+      ...r.typePrefixes.map((prefix) => ({ $eq: [{ $substrCP: [type, 0, prefix.length] }, prefix] })),
+      {
+        $and: [
+          { $in: [type, [...GENERIC_TYPES]] },
+          { $or: [...byLength].map(([length, endings]) => ({ $in: [suffix(length), endings] })) },
+        ],
+      },
+    ];
+  };
+  if (kind !== 'other') return { $or: rule(FILE_KIND_RULES[kind]) };
+  return { $not: [{ $or: Object.values(FILE_KIND_RULES).flatMap(rule) }] };
+}
