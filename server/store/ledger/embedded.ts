@@ -166,8 +166,17 @@ function rememberEarlierNames(db: Db): void {
   }).immediate();
 }
 
-/** Ledger entries (`l`) with their files' public ids (`c.file_id`: a LedgerRow). */
-const ENTRIES = 'SELECT l.*, c.file_id FROM ledger l JOIN catalog c USING (file_no)';
+/**
+ * Ledger entries (`l`), of one file: asked by its public id, found by its number (file-numbers.ts),
+ * so the ledger never joins the catalog's table; the id is the caller's (withFileId).
+ */
+const ENTRIES = 'SELECT l.* FROM ledger l';
+
+/** A file's number for a lookup: -1 (no entry has it) for a file not catalogued. */
+const numberOf = (db: Db, fileId: string): number => fileNumberOf(db, fileId) ?? -1;
+
+const withFileId = (row: Omit<LedgerRow, 'file_id'>, fileId: string): LedgerEntry =>
+  ledgerEntryFromRow({ ...row, file_id: fileId });
 
 export class EmbeddedLedger implements Ledger {
   private readonly upsert;
@@ -247,19 +256,21 @@ export class EmbeddedLedger implements Ledger {
     };
     this.countOne = db.transaction(countOne);
     this.countAll = db.transaction((actions: readonly UploadAction[]) => actions.map(countOne));
-    this.latest = db.prepare<[string, string], LedgerRow>(
-      `${ENTRIES} WHERE l.unit_id = ? AND c.file_id = ? ORDER BY l.last_upload_time DESC LIMIT 1`,
+    this.latest = db.prepare<[string, number], Omit<LedgerRow, 'file_id'>>(
+      `${ENTRIES} WHERE l.unit_id = ? AND l.file_no = ? ORDER BY l.last_upload_time DESC LIMIT 1`,
     );
-    this.forFile = db.prepare<[string], LedgerRow>(`${ENTRIES} WHERE c.file_id = ? ORDER BY l.upload_time, l.id`);
+    this.forFile = db.prepare<[number], Omit<LedgerRow, 'file_id'>>(
+      `${ENTRIES} WHERE l.file_no = ? ORDER BY l.upload_time, l.id`,
+    );
     this.anyUpload = db.prepare<[number], { found: number }>('SELECT 1 AS found FROM ledger WHERE file_no = ? LIMIT 1');
-    this.inUnit = db.prepare<[string, string], { found: number }>(
-      'SELECT 1 AS found FROM ledger l JOIN catalog c USING (file_no) WHERE l.unit_id = ? AND c.file_id = ? LIMIT 1',
+    this.inUnit = db.prepare<[string, number], { found: number }>(
+      'SELECT 1 AS found FROM ledger l WHERE l.unit_id = ? AND l.file_no = ? LIMIT 1',
     );
-    this.inCounty = db.prepare<[string, string, string | null], { found: number }>(
-      "SELECT 1 AS found FROM ledger l JOIN catalog c USING (file_no) WHERE c.file_id = ? AND json_extract(l.unit, '$.city') = ? AND json_extract(l.unit, '$.county') IS ? LIMIT 1",
+    this.inCounty = db.prepare<[number, string, string | null], { found: number }>(
+      "SELECT 1 AS found FROM ledger l WHERE l.file_no = ? AND json_extract(l.unit, '$.city') = ? AND json_extract(l.unit, '$.county') IS ? LIMIT 1",
     );
-    this.byAccount = db.prepare<[string, string, string], { found: number }>(
-      'SELECT 1 AS found FROM ledger l JOIN catalog c USING (file_no) WHERE c.file_id = ? AND l.user_id = ? AND l.unit_id = ?',
+    this.byAccount = db.prepare<[number, string, string], { found: number }>(
+      'SELECT 1 AS found FROM ledger l WHERE l.file_no = ? AND l.user_id = ? AND l.unit_id = ?',
     );
   }
 
@@ -295,24 +306,24 @@ export class EmbeddedLedger implements Ledger {
       const where = scopeWhere('l', scope);
       return (
         this.db
-          .prepare(
-            `SELECT 1 AS found FROM ledger l JOIN catalog c USING (file_no) WHERE c.file_id = @fileId AND ${where.sql} LIMIT 1`,
-          )
-          .get({ fileId, ...where.params }) !== undefined
+          .prepare(`SELECT 1 AS found FROM ledger l WHERE l.file_no = @fileNo AND ${where.sql} LIMIT 1`)
+          .get({ fileNo: numberOf(this.db, fileId), ...where.params }) !== undefined
       );
     }
     const row =
-      'unitId' in scope ? this.inUnit.get(scope.unitId, fileId) : this.inCounty.get(fileId, scope.city, scope.county);
+      'unitId' in scope
+        ? this.inUnit.get(scope.unitId, numberOf(this.db, fileId))
+        : this.inCounty.get(numberOf(this.db, fileId), scope.city, scope.county);
     return row !== undefined;
   }
 
   async uploadedBy(fileId: string, accountId: string, unitId: string): Promise<boolean> {
-    return this.byAccount.get(fileId, accountId, unitId) !== undefined;
+    return this.byAccount.get(numberOf(this.db, fileId), accountId, unitId) !== undefined;
   }
 
   async latestUnitUpload(unitId: string, fileId: string): Promise<LedgerEntry | undefined> {
-    const row = this.latest.get(unitId, fileId);
-    return row && ledgerEntryFromRow(row);
+    const row = this.latest.get(unitId, numberOf(this.db, fileId));
+    return row && withFileId(row, fileId);
   }
 
   async latestUploadInScope(fileId: string, scope: ViewScope): Promise<LedgerEntry | undefined> {
@@ -320,15 +331,15 @@ export class EmbeddedLedger implements Ledger {
     const where = scopeWhere('l', scope);
     // As the list of the view names a file: its entry uploaded last.
     const row = this.db
-      .prepare<Record<string, unknown>, LedgerRow>(
-        `${ENTRIES} WHERE c.file_id = @fileId AND ${where.sql} ORDER BY l.last_upload_time DESC, l.id DESC LIMIT 1`,
+      .prepare<Record<string, unknown>, Omit<LedgerRow, 'file_id'>>(
+        `${ENTRIES} WHERE l.file_no = @fileNo AND ${where.sql} ORDER BY l.last_upload_time DESC, l.id DESC LIMIT 1`,
       )
-      .get({ fileId, ...where.params });
-    return row && ledgerEntryFromRow(row);
+      .get({ fileNo: numberOf(this.db, fileId), ...where.params });
+    return row && withFileId(row, fileId);
   }
 
   async entriesForFile(fileId: string): Promise<LedgerEntry[]> {
-    return this.forFile.all(fileId).map(ledgerEntryFromRow);
+    return this.forFile.all(numberOf(this.db, fileId)).map((row) => withFileId(row, fileId));
   }
 
   async uploaders(scope: ViewScope | undefined): Promise<Uploader[]> {
