@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../server/config.js';
 import { Fingerprinter, type NearDuplicateSettings } from '../server/services/near-duplicates/fingerprint.js';
 import { openEmbeddedStore } from '../server/store/embedded.js';
-import { cli, runServerToExit, startServer, stopServer } from './support/process.js';
+import { cli, EMBEDDED_STORE, runServerToExit, startServer, stopServer } from './support/process.js';
 import { stageBytes } from './support/content.js';
 import { tempDir } from './support/stores.js';
 import { NOTICE, NOTICE_FROM_THE_WEB } from './support/texts.js';
@@ -14,7 +14,7 @@ import { NOTICE, NOTICE_FROM_THE_WEB } from './support/texts.js';
 describe('starting the service and the archive command', () => {
   const dataDir = tempDir();
   // The default set-up: the embedded store, even when the test run itself has a MongoDB.
-  const env = { DATA_DIR: dataDir, MONGODB_URI: '' };
+  const env = { DATA_DIR: dataDir, ...EMBEDDED_STORE };
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   let firstPassword: string;
@@ -330,6 +330,33 @@ describe('starting the service and the archive command', () => {
     assert.match(lowJaccard.stderr, /^archive: invalid setting NEAR_DUPLICATE_MIN_JACCARD: a similarity from 0.3 to 1/);
   });
 
+  it('will not start the server or the archive command on a STORE that MONGODB_URI contradicts or lacks', () => {
+    const unreachable = 'mongodb://127.0.0.1:1/archive';
+    for (const [settings, message] of [
+      [{ STORE: 'mongodb', MONGODB_URI: '' }, /^archive: STORE=mongodb needs MONGODB_URI, the MongoDB to run on/],
+      [
+        { STORE: 'embedded', MONGODB_URI: unreachable },
+        /^archive: STORE=embedded and MONGODB_URI choose different stores: remove MONGODB_URI .*, or remove STORE/,
+      ],
+      [{ STORE: 'sqlite', MONGODB_URI: '' }, /^archive: invalid setting STORE: STORE is embedded or mongodb\n$/],
+    ] as const) {
+      const server = runServerToExit({ ...env, ...settings });
+      assert.equal(server.status, 2, `server, ${JSON.stringify(settings)}: ${server.stderr}`);
+      assert.match(server.stderr, message);
+      assert.doesNotMatch(server.stdout, /opening the store/, 'refused before any store is opened');
+      const command = cli(['user', 'list'], { ...env, ...settings });
+      assert.equal(command.status, 2, `archive user list, ${JSON.stringify(settings)}: ${command.stderr}`);
+      assert.match(command.stderr, message);
+    }
+    // MONGODB_URI alone still chooses MongoDB, as before STORE existed; STORE=mongodb says so outright.
+    for (const store of ['', 'mongodb']) {
+      const r = runServerToExit({ ...env, STORE: store, MONGODB_URI: unreachable, STORE_CONNECT_TIMEOUT_SECONDS: '0' });
+      assert.equal(r.status, 2, `STORE=${store}: ${r.stderr}`);
+      assert.match(r.stdout, /"store":"mongodb".*opening the store/, `STORE=${store}`);
+      assert.match(r.stderr, /^archive: cannot reach MongoDB at MONGODB_URI/, `STORE=${store}`);
+    }
+  });
+
   it('reads PUBLIC_URL as an address without query or fragment, relative upload URLs without it', () => {
     assert.equal(loadConfig({}).publicUrl, undefined);
     assert.equal(loadConfig({ PUBLIC_URL: 'https://archive.example.gov/' }).publicUrl, 'https://archive.example.gov');
@@ -385,7 +412,7 @@ describe('starting the service and the archive command', () => {
 
 describe('the archive command and the unit directory', () => {
   const dataDir = tempDir();
-  const earlier = { DATA_DIR: dataDir, MONGODB_URI: '' };
+  const earlier = { DATA_DIR: dataDir, ...EMBEDDED_STORE };
   const hebei = { ...earlier, UNIT_REGIONS: '13' };
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 

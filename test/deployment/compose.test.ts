@@ -72,6 +72,8 @@ describe('docker-compose.yml, profile production', () => {
         mode: 0o400,
       });
       assert.equal(app.environment?.MONGODB_PASSWORD_FILE, '/run/secrets/archive_db_password');
+      // Said outright, so an instance that lost its MONGODB_URI refuses to start instead of starting empty.
+      assert.equal(app.environment?.STORE, 'mongodb', `${name} runs on MongoDB, said outright`);
       // The entrypoint adds the password: the URI names the user only.
       assert.equal(
         app.environment?.MONGODB_URI,

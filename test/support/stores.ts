@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe } from 'node:test';
 import { MongoClient, ObjectId, type Binary, type Db } from 'mongodb';
+import { storeChoice } from '../../server/config.js';
 import { packFile, packsFolder } from '../../server/store/content/packs.js';
 import { openEmbeddedStore } from '../../server/store/embedded.js';
 import { openMongoStore } from '../../server/store/mongo.js';
@@ -95,11 +96,18 @@ export const embeddedTarget: StoreTarget = {
   },
 };
 
-const mongoUri = process.env.MONGODB_URI;
+/**
+ * The MongoDB of the test run: the one the environment chooses as it would for the server (STORE,
+ * MONGODB_URI), so a pair the server refuses stops the tests too, rather than skipping MongoDB's
+ * suites unnoticed. The embedded suites need nothing and always run.
+ */
+export const mongoUri = storeChoice(process.env).mongodbUri;
 
 export const mongoTarget: StoreTarget = {
   name: 'mongodb',
-  skip: mongoUri ? false : 'MONGODB_URI is not set (start MongoDB, e.g. with docker compose, and set it to run these)',
+  skip: mongoUri
+    ? false
+    : 'MongoDB is not chosen (start MongoDB, e.g. with docker compose, and set MONGODB_URI to run these)',
   async open(options = {}) {
     const dbName = `archive_test_${randomBytes(6).toString('hex')}`;
     const chunkSize = options.chunkSize ?? TEST_CHUNK_SIZE;
