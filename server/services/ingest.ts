@@ -8,8 +8,8 @@ import type { ArchiveStore } from '../store/archive-store.js';
 import type { CommitOutcome } from '../store/content/port.js';
 import type { ContentKey } from '../store/catalog/port.js';
 import type { CountedUpload, UploadAction } from '../store/ledger/port.js';
-import { ChunkWriter, type ChunkPool } from './chunk-writer.js';
-import type { DigestPool } from './digest.js';
+import { ChunkWriter, type ChunkPool } from '../threads/chunk-writer.js';
+import type { DigestPool } from '../threads/digest.js';
 import type { DuplicateScope } from './scope.js';
 import type { UploadMeter } from './upload-meter.js';
 
