@@ -53,6 +53,8 @@ const FILES = [
   { category: 'limits', pattern: 'server/limits.ts' },
   { category: 'errors', pattern: 'server/errors.ts' },
   { category: 'log', pattern: 'server/log.ts' },
+  // The tests at the top of test/ (a new folder of tests needs its own element).
+  { category: 'process test', pattern: 'test/*.ts' },
 ].map((file) => ({ partialMatch: false, ...file }));
 
 const inFolder = (type) => ({ element: { type } });
@@ -87,7 +89,7 @@ const PARTS = {
   'client tests': [inFolder('client tests')],
   'shared tests': [inFolder('shared tests')],
   'deployment tests': [inFolder('deployment tests')],
-  'process tests': [inFolder('process tests')],
+  'process tests': [file('process test', 'process tests')],
   faults: [inFolder('faults')],
   bench: [inFolder('bench')],
 };
@@ -214,7 +216,9 @@ export const boundaryConfig = {
   plugins: { boundaries },
   settings: {
     // TypeScript's resolution, so that `./port.js` is the file port.ts.
-    'import/resolver': { typescript: {} },
+    'import/resolver': { typescript: { project: `${import.meta.dirname}/tsconfig.json` } },
+    // Patterns are paths from the repository's root, wherever ESLint runs from.
+    'boundaries/root-path': import.meta.dirname,
     'boundaries/elements': ELEMENTS,
     'boundaries/files': FILES,
     'boundaries/files-single-match': true,
