@@ -1,8 +1,10 @@
 // The limits the archive's rules keep, with the values they keep when no setting changes them
-// (README, "Configuration" and "Limits"). config.ts reads the settings over these defaults; the
-// services that keep each limit receive it in their constructor. Here, not in those services, so
-// that reading the settings needs no service (docs/architecture.md, "Import boundaries").
+// (README, "Configuration" and "Limits and figures"). config.ts reads the settings over these
+// defaults; the services that keep each limit receive it in their constructor. Here, not in those
+// services, so that reading the settings needs no service (docs/architecture.md, "Import
+// boundaries").
 
+/** When wrong passwords make the next login try wait (services/login-throttle.ts). */
 export interface LoginThrottlePolicy {
   /** Wrong passwords an account may have from one address before each further try waits. */
   freeFailures: number;
@@ -31,7 +33,8 @@ export const DEFAULT_LOGIN_THROTTLE: LoginThrottlePolicy = {
  * How much password hashing logins may cost at once. Every login try that the throttle lets
  * through costs one scrypt (password.ts: ~60–100 ms of a core and 32 MiB), whoever asks, an
  * unknown username included (its answer must not be quicker); without a bound, anonymous
- * guessers from many addresses fill libuv's threads and a clerk's login waits seconds behind them.
+ * guessers from many addresses fill libuv's threads and a clerk's login waits seconds behind them
+ * (services/password-hashing.ts).
  */
 export interface PasswordHashingPolicy {
   /** Password checks computed at once; all but one of them at most for tries from addresses not known for their account. */
@@ -44,7 +47,7 @@ export interface PasswordHashingPolicy {
 
 export const DEFAULT_PASSWORD_HASHING: PasswordHashingPolicy = { concurrency: 2, queueLength: 64, perKey: 4 };
 
-/** What one account may ask of the archive; sized so that no real clerk's folder or import meets them. */
+/** What one account may ask of the archive; sized so that no real clerk's folder or import meets them (services/quotas.ts). */
 export interface QuotaPolicy {
   /** Files checked per minute (POST /api/uploads/check and /checks); also files listed on receipts (PUT /api/receipts/:id). */
   checksPerMinute: number;
@@ -71,5 +74,5 @@ export const DEFAULT_QUOTAS: QuotaPolicy = {
   receiptBytesPerDay: 100 * 1024 * 1024,
 };
 
-/** Working tokens one account may hold (TOKENS_PER_ACCOUNT): a scanner or script each, with room to spare. */
+/** Working API tokens one account may hold (TOKENS_PER_ACCOUNT): a scanner or script each, with room to spare (services/sessions.ts). */
 export const DEFAULT_TOKENS_PER_ACCOUNT = 20;
