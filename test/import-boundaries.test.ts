@@ -73,6 +73,21 @@ describe('the import boundaries of docs/architecture.md, as the lint checks them
     await assertRefused('server/services/probe.ts', '../http/app.js', 'server/http/app.ts');
   });
 
+  it('checks re-exports and dynamic imports as it checks imports', async () => {
+    const file = 'server/services/probe.ts';
+    for (const code of [
+      "export { LedgerEmbedded } from '../store/ledger/embedded.js';\n",
+      "export const ledger = await import('../store/ledger/embedded.js');\n",
+    ]) {
+      const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
+      assert.deepEqual(
+        result!.messages.map((m) => m.ruleId),
+        ['boundaries/dependencies'],
+        code,
+      );
+    }
+  });
+
   it('lets routes call services, never a store adapter', async () => {
     await assertAllowed('server/http/probe.ts', '../services/claims.js');
     await assertAllowed('server/http/probe.ts', '../store/uploads/port.js');
