@@ -3,10 +3,15 @@ import path from 'node:path';
 import { z } from 'zod';
 import { INSTANT_UPLOAD_SCOPES, type InstantUploadScope } from '../shared/schemas.js';
 import { ConfigError } from './errors.js';
-import { DEFAULT_LOGIN_THROTTLE, type LoginThrottlePolicy } from './services/login-throttle.js';
-import { DEFAULT_PASSWORD_HASHING, type PasswordHashingPolicy } from './services/password-hashing.js';
-import { DEFAULT_QUOTAS, type QuotaPolicy } from './services/quotas.js';
-import { DEFAULT_TOKENS_PER_ACCOUNT } from './services/sessions.js';
+import {
+  DEFAULT_LOGIN_THROTTLE,
+  DEFAULT_PASSWORD_HASHING,
+  DEFAULT_QUOTAS,
+  DEFAULT_TOKENS_PER_ACCOUNT,
+  type LoginThrottlePolicy,
+  type PasswordHashingPolicy,
+  type QuotaPolicy,
+} from './limits.js';
 import { STORE_KINDS, type StoreChoice } from './store/open.js';
 
 const GiB = 1024 ** 3;

@@ -5,10 +5,9 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../server/config.js';
 import { Fingerprinter, type NearDuplicateSettings } from '../server/services/near-duplicates/fingerprint.js';
-import { openEmbeddedStore } from '../server/store/embedded.js';
 import { cli, EMBEDDED_STORE, runServerToExit, startServer, stopServer } from './support/process.js';
 import { stageBytes } from './support/content.js';
-import { tempDir } from './support/stores.js';
+import { openEmbeddedAt, tempDir } from './support/stores.js';
 import { NOTICE, NOTICE_FROM_THE_WEB } from './support/texts.js';
 
 describe('starting the service and the archive command', () => {
@@ -123,7 +122,7 @@ describe('starting the service and the archive command', () => {
   });
 
   it('leaves what it did to accounts and tokens in the audit log, and so does the first start', async () => {
-    const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
+    const store = openEmbeddedAt(dataDir);
     try {
       const { items } = await store.audit.search({ limit: 100, offset: 0 });
       const mine = items
@@ -149,7 +148,7 @@ describe('starting the service and the archive command', () => {
   });
 
   it('sweeps abandoned uploads while it runs', async () => {
-    const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
+    const store = openEmbeddedAt(dataDir);
     const abandoned = await store.content.stage(new Date(Date.now() - 2 * 3600_000));
     await store.content.write(abandoned, 0, [randomBytes(1000)]);
     await store.close();
@@ -171,7 +170,7 @@ describe('starting the service and the archive command', () => {
   });
 
   it('fingerprints the queued files with `near-duplicates run` (reading them on a thread of its own) and says what it found', async () => {
-    const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
+    const store = openEmbeddedAt(dataDir);
     for (const [name, text] of [
       ['通知.txt', NOTICE],
       ['通知-网页版.txt', NOTICE_FROM_THE_WEB],
@@ -418,7 +417,7 @@ describe('the archive command and the unit directory', () => {
 
   it('places accounts of an earlier version in the directory once it is loaded, and lists those it cannot place', async () => {
     // Before the directory (no UNIT_REGIONS), as an earlier version did: free-text units.
-    const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
+    const store = openEmbeddedAt(dataDir);
     const legacy = (username: string, unit: Record<string, string>) =>
       store.accounts.create({
         id: `legacy-${username}`,

@@ -19,7 +19,8 @@ import {
 } from '../store/accounts/port.js';
 import type { AuditService } from './audit.js';
 import type { FailedLoginLog } from './failed-logins.js';
-import type { LoginThrottle, LoginThrottlePolicy } from './login-throttle.js';
+import type { LoginThrottlePolicy } from '../limits.js';
+import type { LoginThrottle } from './login-throttle.js';
 import type { PasswordHashing } from './password-hashing.js';
 import { checkPasswordPolicy } from './password-policy.js';
 import { ARCHIVE_UNIT } from './unit-directory.js';

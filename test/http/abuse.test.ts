@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { DEFAULT_QUOTAS } from '../../server/services/quotas.js';
+import { DEFAULT_QUOTAS } from '../../server/limits.js';
 import { randomBytes } from 'node:crypto';
 import express from 'express';
 import { after, before, describe, it } from 'node:test';

@@ -24,12 +24,10 @@ import {
 } from '../support/content.js';
 import type { CatalogEntry } from '../../server/store/catalog/port.js';
 import type { ArchiveStore } from '../../server/store/archive-store.js';
-import { ReportCalendar } from '../../server/services/calendar.js';
-import { ReportService } from '../../server/services/reports.js';
-import { receiptBytes } from '../../server/services/receipts.js';
 import { collisionsQuery, crossUnitQuery, repeatUploadersQuery, savingsQuery } from '../../shared/reports.js';
 import { downgradeToFileIds } from '../support/earlier-schema.js';
 import { PEOPLE, REPORT_TIME_ZONE, seedReportArchive, UNITS, type FileKey } from '../support/report-dataset.js';
+import { receiptBytes, ReportCalendar, ReportService } from '../support/services.js';
 import { embeddedTarget, injectSyncFailures, tempDir } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
 

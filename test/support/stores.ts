@@ -72,6 +72,14 @@ export function tempDir(prefix = 'archive-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
+/**
+ * The embedded store of a data directory a server process keeps (CHUNK_SIZE at its default), opened
+ * in the test's own process to seed or read what the server keeps there.
+ */
+export function openEmbeddedAt(dataDir: string, chunkSize = 255 * 1024): ArchiveStore {
+  return openEmbeddedStore({ dataDir, chunkSize });
+}
+
 export const embeddedTarget: StoreTarget = {
   name: 'embedded',
   skip: false,
