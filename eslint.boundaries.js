@@ -86,7 +86,6 @@ const PARTS = {
   'store tests': [inFolder('store tests')],
   'service tests': [inFolder('service tests')],
   'thread tests': [inFolder('thread tests')],
-  'thread tests': [...BASE, 'thread tests', 'test support', 'log', 'threads', 'store port'],
   'http tests': [inFolder('http tests')],
   'browser tests': [inFolder('browser tests')],
   'client tests': [inFolder('client tests')],
@@ -155,6 +154,7 @@ const ARROWS = {
   'store tests': [...BASE, 'store tests', 'test support', 'log', ...STORE],
   'service tests': [...BASE, 'service tests', 'test support', 'log', 'limits', 'services', 'threads', 'store port'],
   'http tests': [...BASE, 'http tests', 'test support', 'log', 'limits', 'http', 'services', 'threads', 'store port'],
+  'thread tests': [...BASE, 'thread tests', 'test support', 'log', 'threads', 'store port'],
   // Browser tests drive the browser app against a server in process: the http tests' reach, and the app.
   'browser tests': [
     ...[...BASE, 'browser tests', 'test support', 'log', 'limits', 'http', 'services', 'threads', 'store port'],

@@ -32,9 +32,11 @@ export async function* selectionBatches<Row extends object, Item>(
   batch: number,
   items: (rows: Row[], lookups: () => Db) => Item[],
 ): AsyncGenerator<{ items: Item[]; total: number }> {
-  const reader = exportConnection(db);
+  // The selection reads its index in order, each page once: 2 MiB of cache do. Lookups jump
+  // about the ledger's index, whose inner pages a larger cache keeps.
+  const reader = exportConnection(db, 2048);
   let side: Db | undefined;
-  const lookups = () => (side ??= exportConnection(db));
+  const lookups = () => (side ??= exportConnection(db, 8192));
   try {
     reader.exec('BEGIN');
     let total = selection.count
@@ -59,11 +61,11 @@ export async function* selectionBatches<Row extends object, Item>(
   }
 }
 
-/** A read-only connection for one export: a small page cache, and sorts spilled to a file. */
-function exportConnection(db: Db): Db {
+/** A read-only connection for one export: a small page cache (KiB), and sorts spilled to a file. */
+function exportConnection(db: Db, cacheKiB: number): Db {
   const connection = new Database(db.name, { readonly: true, fileMustExist: true });
   connection.pragma('busy_timeout = 10000');
-  connection.pragma('cache_size = -8192');
+  connection.pragma(`cache_size = -${cacheKiB}`);
   connection.pragma('temp_store = FILE');
   return connection;
 }
