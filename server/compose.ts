@@ -32,7 +32,8 @@ import { DuplicateScope } from './services/scope.js';
 import { SessionService, TokenService } from './services/sessions.js';
 import type { ArchiveStore } from './store/archive-store.js';
 
-export type ServiceConfig = Pick<
+/** What the services are built with: the configuration's, and scrypt's N for passwords when not the archive's (tests). */
+export type ServiceConfig = { passwordCost?: number } & Pick<
   Config,
   | 'maxFileSize'
   | 'sessionTtlMs'
@@ -103,6 +104,7 @@ export function composeServices(
     failedLogins: new FailedLoginLog(audit, store.rateCounts, clock),
     audit,
     clock,
+    passwordCost: config.passwordCost,
   });
   const quotas = new Quotas(store.rateCounts, store.claims, config.quotas, clock, calendar);
   const tokens = new TokenService(store.tokens, store.accounts, clock, config.tokensPerAccount);

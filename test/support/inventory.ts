@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { MongoClient } from 'mongodb';
 import { storeChoice } from '../../server/config.js';
 
 /**
@@ -73,6 +72,8 @@ function embeddedInventory(dataDir: string): StoreInventory {
 }
 
 async function mongoInventory(uri: string, dbName: string): Promise<StoreInventory> {
+  // Loaded here: the driver costs a test process a quarter of a second of CPU to load (stores.ts).
+  const { MongoClient } = await import('mongodb');
   const client = await MongoClient.connect(uri);
   try {
     const db = client.db(dbName);

@@ -24,6 +24,14 @@ import { DEFAULT_SETTINGS } from '../../server/services/near-duplicates/fingerpr
 
 export const PASSWORD = 'correct horse battery';
 
+/**
+ * scrypt's N for the test servers' passwords: 2^10 (~3 ms a hash) rather than the archive's 2^15
+ * (~110 ms), which was most of the HTTP tests' CPU time; still above the one-time passwords' 2^8,
+ * so a login pads their check as in the archive. test/services/password-cost.test.ts holds the
+ * archive's own cost.
+ */
+export const TEST_PASSWORD_COST = 2 ** 10;
+
 export interface TestServerOptions extends Partial<ServiceConfig> {
   clock?: () => Date;
   /** What /api/ready is told about shutting down. */
@@ -52,6 +60,7 @@ export function serviceConfig(options: Partial<ServiceConfig> = {}): ServiceConf
     verifyIntervalMs: 0,
     uploadStallMs: 30_000,
     nearDuplicateSettings: DEFAULT_SETTINGS,
+    passwordCost: TEST_PASSWORD_COST,
     ...options,
     reportTimeZone: options.reportTimeZone ?? 'Asia/Shanghai',
   };

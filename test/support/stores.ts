@@ -3,11 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe } from 'node:test';
-import { MongoClient, ObjectId, type Binary, type Db } from 'mongodb';
+import type { Binary, Db } from 'mongodb';
 import { storeChoice } from '../../server/config.js';
 import { packFile, packsFolder } from '../../server/store/content/packs.js';
 import { openEmbeddedStore } from '../../server/store/embedded.js';
-import { openMongoStore } from '../../server/store/mongo.js';
 import type { ArchiveStore } from '../../server/store/archive-store.js';
 
 /** A small chunk size in tests, so multi-chunk files stay small. */
@@ -111,6 +110,13 @@ export const embeddedTarget: StoreTarget = {
  */
 export const mongoUri = storeChoice(process.env).mongodbUri;
 
+/**
+ * The MongoDB driver and adapter, loaded when a MongoDB store is first used: loading them costs
+ * every test process a quarter of a second of CPU, for nothing when MONGODB_URI is not set.
+ */
+const mongodb = () => import('mongodb');
+const mongoAdapter = () => import('../../server/store/mongo.js');
+
 export const mongoTarget: StoreTarget = {
   name: 'mongodb',
   skip: mongoUri
@@ -119,6 +125,7 @@ export const mongoTarget: StoreTarget = {
   async open(options = {}) {
     const dbName = `archive_test_${randomBytes(6).toString('hex')}`;
     const chunkSize = options.chunkSize ?? TEST_CHUNK_SIZE;
+    const { openMongoStore } = await mongoAdapter();
     const connect = (chunkSize: number) =>
       openMongoStore({ uri: mongoUri!, dbName, chunkSize, connectTimeoutMs: 5000 });
     const opened: OpenedStore = {
@@ -132,6 +139,7 @@ export const mongoTarget: StoreTarget = {
       },
       async dispose() {
         await opened.store.close();
+        const { MongoClient } = await mongodb();
         const client = await MongoClient.connect(mongoUri!);
         await client.db(dbName).dropDatabase();
         await client.close();
@@ -149,6 +157,7 @@ export const storeTargets: StoreTarget[] = [embeddedTarget, mongoTarget];
  */
 export async function withMongoStore(use: (opened: OpenedStore, db: Db) => Promise<void>): Promise<void> {
   const opened = await mongoTarget.open();
+  const { MongoClient } = await mongodb();
   const client = await MongoClient.connect(opened.mongo!.uri);
   try {
     await use(opened, client.db(opened.mongo!.dbName));
@@ -161,6 +170,7 @@ export async function withMongoStore(use: (opened: OpenedStore, db: Db) => Promi
 /** Chunks a store holds in all (committed and staged): test-only peeking into each database. */
 export async function countChunks(opened: OpenedStore): Promise<number> {
   if (opened.mongo) {
+    const { MongoClient } = await mongodb();
     const client = await MongoClient.connect(opened.mongo.uri);
     try {
       return await client.db(opened.mongo.dbName).collection('fileContent.chunks').countDocuments();
@@ -195,6 +205,7 @@ export type Damage =
  */
 export async function damageContent(opened: OpenedStore, fileId: string, damage: Damage): Promise<void> {
   if (opened.mongo) {
+    const { MongoClient, ObjectId } = await mongodb();
     const client = await MongoClient.connect(opened.mongo.uri);
     try {
       const chunks = client.db(opened.mongo.dbName).collection('fileContent.chunks');
@@ -262,6 +273,7 @@ export async function packedAt(
 /** Removes a file's chunk checksums, as a file stored before they existed has none. */
 export async function forgetChunkSums(opened: OpenedStore, fileId: string): Promise<void> {
   if (opened.mongo) {
+    const { MongoClient, ObjectId } = await mongodb();
     const client = await MongoClient.connect(opened.mongo.uri);
     try {
       await client
