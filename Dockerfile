@@ -1,5 +1,5 @@
-# The archive service. Used by docker-compose.yml; data lives in MongoDB (MONGODB_URI)
-# or, without it, in the embedded store under /data.
+# The archive service. Used by docker-compose.yml; data lives in MongoDB (STORE=mongodb,
+# MONGODB_URI) or, without them, in the embedded store under /data.
 FROM node:24-trixie-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -30,4 +30,4 @@ USER node
 EXPOSE 3000
 ENTRYPOINT ["archive-entrypoint"]
 # The same flags as "npm run serve" (package.json).
-CMD ["node", "--max-semi-space-size=1", "dist/server/main.js"]
+CMD ["node", "--max-semi-space-size=1", "--max-old-space-size=384", "dist/server/main.js"]

@@ -1,8 +1,10 @@
 // ESLint with type-aware rules (typescript-eslint) over every TypeScript file of the project;
-// Prettier formats (eslint-config-prettier turns off the rules that would argue with it).
+// Prettier formats (eslint-config-prettier turns off the rules that would argue with it); the
+// import boundaries of docs/architecture.md are checked by the rules in eslint.boundaries.js.
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
+import { boundaryConfig } from './eslint.boundaries.js';
 
 /** node:test's describe, it and hooks return promises the runner itself awaits. */
 const NODE_TEST = {
@@ -61,5 +63,6 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+  boundaryConfig,
   prettier,
 );

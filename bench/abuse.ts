@@ -62,7 +62,7 @@ async function probeHealth(url: string, until: Promise<void>): Promise<Latency> 
  */
 export async function benchAbuse(clients: number, accounts: number, seconds: number): Promise<AbuseResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-abuse-'));
-  const env = { ...process.env, DATA_DIR: dataDir, MONGODB_URI: '' };
+  const env = { ...process.env, DATA_DIR: dataDir, STORE: 'embedded', MONGODB_URI: '' };
   let server: BenchServer | undefined;
   try {
     const owner = benchToken(env, { username: 'owner', unit: 'held', city: '江城' });

@@ -44,7 +44,12 @@ export async function benchAccountImport(rows: number): Promise<AccountImportRes
       .concat(Array.from({ length: rows }, (_, i) => `imported${i},档案员,${towns[i % towns.length]!.id},职员${i}`))
       .join('\r\n');
 
-    const server = await startBenchServer({ DATA_DIR: dataDir, MONGODB_URI: '', UNIT_REGIONS: PROVINCE });
+    const server = await startBenchServer({
+      DATA_DIR: dataDir,
+      STORE: 'embedded',
+      MONGODB_URI: '',
+      UNIT_REGIONS: PROVINCE,
+    });
     try {
       let start = performance.now();
       const login = await fetch(`${server.url}/api/session`, {

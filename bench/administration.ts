@@ -85,7 +85,12 @@ export async function benchAdministration(accounts: number, requests = 1000): Pr
     });
     await store.close();
 
-    const server = await startBenchServer({ DATA_DIR: dataDir, MONGODB_URI: '', UNIT_REGIONS: PROVINCE });
+    const server = await startBenchServer({
+      DATA_DIR: dataDir,
+      STORE: 'embedded',
+      MONGODB_URI: '',
+      UNIT_REGIONS: PROVINCE,
+    });
     try {
       const login = await fetch(`${server.url}/api/session`, {
         method: 'POST',

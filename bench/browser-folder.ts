@@ -130,7 +130,7 @@ export async function benchBrowserFolder(options: FolderBenchOptions): Promise<F
   if (unknown !== undefined) throw new Error(`no folder run "${unknown}": the runs are ${FOLDER_RUNS.join(', ')}`);
   const wanted = (run: FolderRunName) => !options.runs || options.runs.includes(run);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-folder-'));
-  const env = { ...process.env, DATA_DIR: path.join(work, 'data'), MONGODB_URI: '' };
+  const env = { ...process.env, DATA_DIR: path.join(work, 'data'), STORE: 'embedded', MONGODB_URI: '' };
   try {
     // Accounts before the server starts (the archive command writes the store directly).
     const holderToken = benchToken(env, { username: 'folder-holder', unit: 'folder-holder', city: 'Bench' });

@@ -93,7 +93,7 @@ const md5 = (data: Uint8Array) => createHash('md5').update(data).digest('hex');
  */
 export async function benchClaims(catalogued: number, clients = 64, count = 4000): Promise<ClaimsResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-claims-'));
-  const env = { ...process.env, DATA_DIR: dataDir, MONGODB_URI: '' };
+  const env = { ...process.env, DATA_DIR: dataDir, STORE: 'embedded', MONGODB_URI: '' };
   try {
     const token = benchToken(env);
     seedCatalog(dataDir, catalogued);

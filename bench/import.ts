@@ -126,6 +126,7 @@ async function importIntoSeeded(
   const env = {
     ...process.env,
     DATA_DIR: path.join(work, 'seeded'),
+    STORE: 'embedded',
     MONGODB_URI: '',
     REPORT_TIME_ZONE: SEED_TIME_ZONE,
     GC_INTERVAL_SECONDS: '0',
@@ -161,7 +162,7 @@ export async function benchImport(
   seededFiles = 0,
 ): Promise<ImportBenchResult> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-import-'));
-  const env = { ...process.env, DATA_DIR: path.join(work, 'data'), MONGODB_URI: '' };
+  const env = { ...process.env, DATA_DIR: path.join(work, 'data'), STORE: 'embedded', MONGODB_URI: '' };
   try {
     const small = path.join(work, 'small');
     const large = path.join(work, 'large');

@@ -22,7 +22,7 @@ export async function benchIngest(sizeMiB: number): Promise<IngestResult> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-'));
   const dataDir = path.join(work, 'data');
   const file = path.join(work, 'input.bin');
-  const env = { ...process.env, DATA_DIR: dataDir, MONGODB_URI: '' };
+  const env = { ...process.env, DATA_DIR: dataDir, STORE: 'embedded', MONGODB_URI: '' };
   try {
     await makeFile(file, sizeMiB * 1024 * 1024);
     execFileSync('md5sum', [file]); // warm the page cache for both contenders

@@ -190,7 +190,7 @@ function multipart(data: Buffer, name: string): { body: Buffer; type: string } {
  */
 export async function benchLoad(clients = 200, seconds = 60, thinkMs = 0): Promise<LoadResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-load-'));
-  const env = { ...process.env, DATA_DIR: dataDir, MONGODB_URI: '' };
+  const env = { ...process.env, DATA_DIR: dataDir, STORE: 'embedded', MONGODB_URI: '' };
   let server: BenchServer | undefined;
   try {
     const tokens = UNITS.map((unit, u) =>

@@ -61,7 +61,7 @@ async function login(pool: Pool, username: string, password: string): Promise<{ 
  */
 export async function benchLogins(guessers: number, seconds: number, logins: number): Promise<LoginsResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-logins-'));
-  const env = { ...process.env, DATA_DIR: dataDir, MONGODB_URI: '' };
+  const env = { ...process.env, DATA_DIR: dataDir, STORE: 'embedded', MONGODB_URI: '' };
   let server: BenchServer | undefined;
   const pools: Pool[] = [];
   const poolAt = (address: string) => {

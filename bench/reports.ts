@@ -111,7 +111,14 @@ function tableSizes(file: string): Array<{ name: string; rows: number; mb: numbe
  */
 export async function benchReports(entries: number, runs = 7): Promise<ReportsResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-reports-'));
-  const env = { ...process.env, DATA_DIR: dataDir, MONGODB_URI: '', REPORT_TIME_ZONE, GC_INTERVAL_SECONDS: '0' };
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    STORE: 'embedded',
+    MONGODB_URI: '',
+    REPORT_TIME_ZONE,
+    GC_INTERVAL_SECONDS: '0',
+  };
   try {
     const token = benchToken(env, { username: 'bench-admin', role: 'admin', unit: 'archive', city: 'Archive' });
     const seedStart = performance.now();

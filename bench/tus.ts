@@ -197,7 +197,7 @@ export async function benchTus(sizeMiB: number): Promise<TusResult> {
 
     const archiveRun = async (run: number): Promise<Measured> => {
       const dataDir = path.join(work, `archive-${run}`);
-      const env = { ...process.env, DATA_DIR: dataDir, MONGODB_URI: '' };
+      const env = { ...process.env, DATA_DIR: dataDir, STORE: 'embedded', MONGODB_URI: '' };
       const headers = { Authorization: `Bearer ${benchToken(env)}` };
       const server = await start(startBenchServer(env));
       try {
@@ -239,7 +239,7 @@ export async function benchTus(sizeMiB: number): Promise<TusResult> {
     // The lost running hash: in one data directory, an uninterrupted upload of the same size,
     // then a second file (new content) whose server is stopped half-way and started again.
     const dataDir = path.join(work, 'archive-restart');
-    const env = { ...process.env, DATA_DIR: dataDir, MONGODB_URI: '' };
+    const env = { ...process.env, DATA_DIR: dataDir, STORE: 'embedded', MONGODB_URI: '' };
     const headers = { Authorization: `Bearer ${benchToken(env)}` };
     const other = path.join(work, 'other.bin');
     await makeFile(other, size);

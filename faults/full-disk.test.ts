@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ArchiveStore } from '../server/store/archive-store.js';
 import type { ContentStore } from '../server/store/content/port.js';
 import { md5, randomContent } from '../test/support/content.js';
-import { clerkToken, startServer, stopServer, type Started } from '../test/support/process.js';
+import { clerkToken, EMBEDDED_STORE, startServer, stopServer, type Started } from '../test/support/process.js';
 import { Client, TestServer } from '../test/support/server.js';
 import { storeTargets, tempDir } from '../test/support/stores.js';
 import { TUS, tusMetadata, tusRequest, tusUpload, uploadPath } from '../test/support/tus.js';
@@ -163,7 +163,7 @@ describe('a really full disk (embedded store on a small tmpfs)', () => {
       t.skip(`cannot mount a tmpfs to fill up (${mountError}); the injected full disk above still runs`);
       return;
     }
-    const env = { DATA_DIR: mountPoint, MONGODB_URI: '', GC_INTERVAL_SECONDS: '0', VERIFY_INTERVAL_HOURS: '0' };
+    const env = { DATA_DIR: mountPoint, ...EMBEDDED_STORE, GC_INTERVAL_SECONDS: '0', VERIFY_INTERVAL_HOURS: '0' };
     const token = clerkToken(env);
     server = await startServer(env);
     const clerk = new Client(server.url, { bearer: token });

@@ -14,9 +14,9 @@ import { ReportService } from './services/reports.js';
 import { NearDuplicateService } from './services/near-duplicates/detection.js';
 import { Fingerprinter } from './services/near-duplicates/fingerprint.js';
 import { ThreadTextReader, type TextReader } from './services/near-duplicates/text-reader.js';
-import { ChunkPool } from './services/chunk-writer.js';
+import { ChunkPool } from './threads/chunk-writer.js';
 import { ClaimService } from './services/claims.js';
-import { DigestPool } from './services/digest.js';
+import { DigestPool } from './threads/digest.js';
 import { FileService } from './services/files.js';
 import { FixityService } from './services/fixity.js';
 import { ArchiveMetrics } from './http/metrics.js';
@@ -27,12 +27,13 @@ import { LoginThrottle } from './services/login-throttle.js';
 import { PasswordHashing } from './services/password-hashing.js';
 import { Quotas } from './services/quotas.js';
 import { ResumableUploadService } from './services/resumable-uploads.js';
-import { LockIdentity } from './services/upload-lock.js';
+import { LockIdentity } from './threads/upload-lock.js';
 import { DuplicateScope } from './services/scope.js';
 import { SessionService, TokenService } from './services/sessions.js';
 import type { ArchiveStore } from './store/archive-store.js';
 
-export type ServiceConfig = Pick<
+/** What the services are built with: the configuration's, and scrypt's N for passwords when not the archive's (tests). */
+export type ServiceConfig = { passwordCost?: number } & Pick<
   Config,
   | 'maxFileSize'
   | 'sessionTtlMs'
@@ -103,6 +104,7 @@ export function composeServices(
     failedLogins: new FailedLoginLog(audit, store.rateCounts, clock),
     audit,
     clock,
+    passwordCost: config.passwordCost,
   });
   const quotas = new Quotas(store.rateCounts, store.claims, config.quotas, clock, calendar);
   const tokens = new TokenService(store.tokens, store.accounts, clock, config.tokensPerAccount);

@@ -3,10 +3,16 @@ import path from 'node:path';
 import { z } from 'zod';
 import { INSTANT_UPLOAD_SCOPES, type InstantUploadScope } from '../shared/schemas.js';
 import { ConfigError } from './errors.js';
-import { DEFAULT_LOGIN_THROTTLE, type LoginThrottlePolicy } from './services/login-throttle.js';
-import { DEFAULT_PASSWORD_HASHING, type PasswordHashingPolicy } from './services/password-hashing.js';
-import { DEFAULT_QUOTAS, type QuotaPolicy } from './services/quotas.js';
-import { DEFAULT_TOKENS_PER_ACCOUNT } from './services/sessions.js';
+import {
+  DEFAULT_LOGIN_THROTTLE,
+  DEFAULT_PASSWORD_HASHING,
+  DEFAULT_QUOTAS,
+  DEFAULT_TOKENS_PER_ACCOUNT,
+  type LoginThrottlePolicy,
+  type PasswordHashingPolicy,
+  type QuotaPolicy,
+} from './limits.js';
+import { STORE_KINDS, type StoreChoice } from './store/open.js';
 
 const GiB = 1024 ** 3;
 
@@ -17,16 +23,24 @@ const share = z.coerce.number().min(0.3, 'a similarity from 0.3 to 1').max(1, 'a
 const retired = (instead: string) =>
   z.undefined({ error: `this setting was retired; see ${instead} in README, "Configuration"` }).optional();
 
-/** Every setting, read from the environment once at start-up (see README, "Configuration"). */
-const configSchema = z.object({
-  HOST: z.string().min(1).default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  DATA_DIR: z.string().min(1).default('./data'),
+/** The settings that choose the store; an empty one counts as unset. */
+const storeSettings = z.object({
+  STORE: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.enum(STORE_KINDS, { error: `STORE is ${STORE_KINDS.join(' or ')}` }).optional(),
+  ),
   MONGODB_URI: z
     .string()
     .regex(/^mongodb(\+srv)?:\/\//, 'MONGODB_URI must start with mongodb:// or mongodb+srv://')
     .optional()
     .or(z.literal('').transform(() => undefined)),
+});
+
+/** Every setting, read from the environment once at start-up (see README, "Configuration"). */
+const configSchema = storeSettings.extend({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATA_DIR: z.string().min(1).default('./data'),
   MONGODB_DB: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,63}$/)
@@ -166,11 +180,13 @@ const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
-export interface Config {
+/** The configuration: the settings, and the store they chose (`store`, with MongoDB's URI). */
+export type Config = Settings & StoreChoice;
+
+interface Settings {
   host: string;
   port: number;
   dataDir: string;
-  mongodbUri: string | undefined;
   mongodbDb: string | undefined;
   chunkSize: number;
   maxFileSize: number;
@@ -225,17 +241,12 @@ export interface Config {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(env);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`invalid setting ${issue.path.join('.')}: ${issue.message}`);
-  }
-  const c = parsed.data;
+  const c = parsedOrRefused(configSchema, env);
   return {
+    ...storeChosen(c.STORE, c.MONGODB_URI),
     host: c.HOST,
     port: c.PORT,
     dataDir: path.resolve(c.DATA_DIR),
-    mongodbUri: c.MONGODB_URI,
     mongodbDb: c.MONGODB_DB,
     chunkSize: c.CHUNK_SIZE,
     maxFileSize: c.MAX_FILE_SIZE,
@@ -285,6 +296,40 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storeConnectTimeoutMs: c.STORE_CONNECT_TIMEOUT_SECONDS * 1000,
     logLevel: c.LOG_LEVEL,
   };
+}
+
+/**
+ * The store the environment chooses, refused as loadConfig refuses it: for what must agree with
+ * the server without reading every other setting (the tests' choice of MongoDB suites).
+ */
+export function storeChoice(env: NodeJS.ProcessEnv = process.env): StoreChoice {
+  const c = parsedOrRefused(storeSettings, env);
+  return storeChosen(c.STORE, c.MONGODB_URI);
+}
+
+/**
+ * STORE names the store; without it MONGODB_URI alone chooses MongoDB (as before STORE existed),
+ * and nothing chooses the embedded store. A pair that disagrees is refused rather than guessed.
+ */
+function storeChosen(store: (typeof STORE_KINDS)[number] | undefined, uri: string | undefined): StoreChoice {
+  if (store === 'embedded' && uri !== undefined)
+    throw new ConfigError(
+      'STORE=embedded and MONGODB_URI choose different stores: remove MONGODB_URI to run on the embedded store in DATA_DIR, or remove STORE (or set STORE=mongodb) to run on MongoDB',
+    );
+  if (store === 'mongodb' && uri === undefined)
+    throw new ConfigError(
+      'STORE=mongodb needs MONGODB_URI, the MongoDB to run on (such as mongodb://host:27017/archive)',
+    );
+  return uri === undefined ? { store: 'embedded' } : { store: 'mongodb', mongodbUri: uri };
+}
+
+function parsedOrRefused<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.output<T> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`invalid setting ${issue.path.join('.')}: ${issue.message}`);
+  }
+  return parsed.data;
 }
 
 /** The settings given a value (an absent one must not hide its default where the object is spread). */

@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   // Said before and after: the first start of a version that changes the embedded store's tables
   // rebuilds them (a minute or so for a million ledger entries), with nothing else to show for it.
   const opening = Date.now();
-  logger.info({ store: config.mongodbUri ? 'mongodb' : 'embedded' }, 'opening the store');
+  logger.info({ store: config.store }, 'opening the store');
   const store = await openStoreRetrying(config, config.storeConnectTimeoutMs, (attempt, delayMs, err) =>
     logger.warn({ attempt, retryInSeconds: delayMs / 1000 }, `${err.message}; retrying`),
   );

@@ -336,13 +336,13 @@ export function withUnitLevels<T extends z.ZodType<{ city?: string; county?: str
     });
 }
 
-/** `GET /api/audit`: newest first, every filter optional. */
 /**
  * A CSV export's language: headers, sizes, times and codes for people to read. Without it an
  * export is for scripts: column ids, bytes, ISO 8601 times, codes.
  */
 export const exportLanguage = z.enum(['zh-CN', 'en']).optional();
 
+/** `GET /api/audit`: newest first, every filter optional. */
 export const auditQuery = withUnitLevels(
   z.strictObject({
     from: isoDate.optional(),

@@ -5,16 +5,15 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../server/config.js';
 import { Fingerprinter, type NearDuplicateSettings } from '../server/services/near-duplicates/fingerprint.js';
-import { openEmbeddedStore } from '../server/store/embedded.js';
-import { cli, runServerToExit, startServer, stopServer } from './support/process.js';
+import { cli, EMBEDDED_STORE, runServerToExit, startServer, stopServer } from './support/process.js';
 import { stageBytes } from './support/content.js';
-import { tempDir } from './support/stores.js';
+import { openEmbeddedAt, tempDir } from './support/stores.js';
 import { NOTICE, NOTICE_FROM_THE_WEB } from './support/texts.js';
 
 describe('starting the service and the archive command', () => {
   const dataDir = tempDir();
   // The default set-up: the embedded store, even when the test run itself has a MongoDB.
-  const env = { DATA_DIR: dataDir, MONGODB_URI: '' };
+  const env = { DATA_DIR: dataDir, ...EMBEDDED_STORE };
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   let firstPassword: string;
@@ -123,7 +122,7 @@ describe('starting the service and the archive command', () => {
   });
 
   it('leaves what it did to accounts and tokens in the audit log, and so does the first start', async () => {
-    const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
+    const store = openEmbeddedAt(dataDir);
     try {
       const { items } = await store.audit.search({ limit: 100, offset: 0 });
       const mine = items
@@ -149,7 +148,7 @@ describe('starting the service and the archive command', () => {
   });
 
   it('sweeps abandoned uploads while it runs', async () => {
-    const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
+    const store = openEmbeddedAt(dataDir);
     const abandoned = await store.content.stage(new Date(Date.now() - 2 * 3600_000));
     await store.content.write(abandoned, 0, [randomBytes(1000)]);
     await store.close();
@@ -171,7 +170,7 @@ describe('starting the service and the archive command', () => {
   });
 
   it('fingerprints the queued files with `near-duplicates run` (reading them on a thread of its own) and says what it found', async () => {
-    const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
+    const store = openEmbeddedAt(dataDir);
     for (const [name, text] of [
       ['通知.txt', NOTICE],
       ['通知-网页版.txt', NOTICE_FROM_THE_WEB],
@@ -330,6 +329,33 @@ describe('starting the service and the archive command', () => {
     assert.match(lowJaccard.stderr, /^archive: invalid setting NEAR_DUPLICATE_MIN_JACCARD: a similarity from 0.3 to 1/);
   });
 
+  it('will not start the server or the archive command on a STORE that MONGODB_URI contradicts or lacks', () => {
+    const unreachable = 'mongodb://127.0.0.1:1/archive';
+    for (const [settings, message] of [
+      [{ STORE: 'mongodb', MONGODB_URI: '' }, /^archive: STORE=mongodb needs MONGODB_URI, the MongoDB to run on/],
+      [
+        { STORE: 'embedded', MONGODB_URI: unreachable },
+        /^archive: STORE=embedded and MONGODB_URI choose different stores: remove MONGODB_URI .*, or remove STORE/,
+      ],
+      [{ STORE: 'sqlite', MONGODB_URI: '' }, /^archive: invalid setting STORE: STORE is embedded or mongodb\n$/],
+    ] as const) {
+      const server = runServerToExit({ ...env, ...settings });
+      assert.equal(server.status, 2, `server, ${JSON.stringify(settings)}: ${server.stderr}`);
+      assert.match(server.stderr, message);
+      assert.doesNotMatch(server.stdout, /opening the store/, 'refused before any store is opened');
+      const command = cli(['user', 'list'], { ...env, ...settings });
+      assert.equal(command.status, 2, `archive user list, ${JSON.stringify(settings)}: ${command.stderr}`);
+      assert.match(command.stderr, message);
+    }
+    // MONGODB_URI alone still chooses MongoDB, as before STORE existed; STORE=mongodb says so outright.
+    for (const store of ['', 'mongodb']) {
+      const r = runServerToExit({ ...env, STORE: store, MONGODB_URI: unreachable, STORE_CONNECT_TIMEOUT_SECONDS: '0' });
+      assert.equal(r.status, 2, `STORE=${store}: ${r.stderr}`);
+      assert.match(r.stdout, /"store":"mongodb".*opening the store/, `STORE=${store}`);
+      assert.match(r.stderr, /^archive: cannot reach MongoDB at MONGODB_URI/, `STORE=${store}`);
+    }
+  });
+
   it('reads PUBLIC_URL as an address without query or fragment, relative upload URLs without it', () => {
     assert.equal(loadConfig({}).publicUrl, undefined);
     assert.equal(loadConfig({ PUBLIC_URL: 'https://archive.example.gov/' }).publicUrl, 'https://archive.example.gov');
@@ -385,13 +411,13 @@ describe('starting the service and the archive command', () => {
 
 describe('the archive command and the unit directory', () => {
   const dataDir = tempDir();
-  const earlier = { DATA_DIR: dataDir, MONGODB_URI: '' };
+  const earlier = { DATA_DIR: dataDir, ...EMBEDDED_STORE };
   const hebei = { ...earlier, UNIT_REGIONS: '13' };
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   it('places accounts of an earlier version in the directory once it is loaded, and lists those it cannot place', async () => {
     // Before the directory (no UNIT_REGIONS), as an earlier version did: free-text units.
-    const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
+    const store = openEmbeddedAt(dataDir);
     const legacy = (username: string, unit: Record<string, string>) =>
       store.accounts.create({
         id: `legacy-${username}`,

@@ -12,6 +12,7 @@ import {
   addAccount,
   clerkToken,
   createToken,
+  EMBEDDED_STORE,
   freePort,
   killServer,
   processStore,
@@ -136,7 +137,7 @@ describe('embedded store backup and restore (archive backup / restore)', () => {
     assert.equal(Number(total), files.size, again.stdout);
     assert.ok(Number(copied) >= 3 && Number(copied) < files.size, again.stdout);
 
-    const restoredEnv = { DATA_DIR: restoredDir, MONGODB_URI: '' };
+    const restoredEnv = { DATA_DIR: restoredDir, ...EMBEDDED_STORE };
     const restore = await cliAsync(['restore', backupDir], restoredEnv);
     assert.equal(restore.status, 0, restore.stderr);
     assert.match(restore.stdout, new RegExp(`^restored ${files.size} file\\(s\\)`));
@@ -162,10 +163,13 @@ describe('embedded store backup and restore (archive backup / restore)', () => {
     const over = await cliAsync(['restore', backupDir], store.env);
     assert.equal(over.status, 2);
     assert.match(over.stderr, /^archive: DATA_DIR .* already holds an archive; restore into an empty directory/);
-    const notBackup = await cliAsync(['restore', restoredDir], { DATA_DIR: tempDir(), MONGODB_URI: '' });
+    const notBackup = await cliAsync(['restore', restoredDir], { DATA_DIR: tempDir(), ...EMBEDDED_STORE });
     assert.equal(notBackup.status, 2);
     assert.match(notBackup.stderr, /is not a complete archive backup/);
-    const mongo = await cliAsync(['backup', backupDir], { MONGODB_URI: 'mongodb://127.0.0.1:1/archive' });
+    const mongo = await cliAsync(['backup', backupDir], {
+      STORE: 'mongodb',
+      MONGODB_URI: 'mongodb://127.0.0.1:1/archive',
+    });
     assert.equal(mongo.status, 2);
     assert.match(mongo.stderr, /mongodump/);
     assert.equal((await cliAsync(['backup'], store.env)).status, 2);
@@ -282,6 +286,7 @@ describe('start-up with an unreachable store', () => {
     const port = await freePort();
     const started = Date.now();
     const r = runServerToExit({
+      STORE: 'mongodb',
       MONGODB_URI: `mongodb://127.0.0.1:${port}/archive`,
       STORE_CONNECT_TIMEOUT_SECONDS: '3',
     });
@@ -302,6 +307,7 @@ describe('start-up with an unreachable store', () => {
       env: {
         ...process.env,
         PORT: '0',
+        STORE: 'mongodb',
         MONGODB_URI: `mongodb://127.0.0.1:${port}/archive`,
         STORE_CONNECT_TIMEOUT_SECONDS: '6',
       },
@@ -321,6 +327,7 @@ describe('start-up with an unreachable store', () => {
 
   it('does not retry settings that cannot work', () => {
     const r = runServerToExit({
+      STORE: 'mongodb',
       MONGODB_URI: 'mongodb://127.0.0.1:1/archive?maxPoolSize=-1',
       STORE_CONNECT_TIMEOUT_SECONDS: '60',
     });

@@ -291,8 +291,11 @@ export const keptImportUrl = (id: string) => `/api/accounts/imports/${encodeURIC
 export const reportUrl = (name: ReportName, params: URLSearchParams) => `/api/reports/${name}?${params}`;
 export const auditUrl = (params: URLSearchParams) => `/api/audit?${params}`;
 
-/** The same request as a CSV download (a plain link: the session cookie goes along). */
-/** A table's export: every row its filters select, with headers, sizes and times in the reader's language. */
+/**
+ * A table's export: the same request as a CSV download (a plain link: the session cookie goes
+ * along), every row its filters select (no limit or offset), with headers, sizes and times in the
+ * reader's language.
+ */
 export function csvUrl(url: string, language: string): string {
   const [path, query = ''] = url.split('?', 2);
   const params = new URLSearchParams(query);

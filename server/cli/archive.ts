@@ -56,8 +56,8 @@ const USAGE = `Usage: npm run archive -- <command>
                              --manifest, a path table) into a running archive over its API,
                              deduplicating as it goes; see npm run import -- --help
 
-All but import act on the store the server uses: MONGODB_URI if set, else the embedded store
-in DATA_DIR.`;
+All but import act on the store the server uses, as the same settings choose it: STORE=mongodb
+(or MONGODB_URI alone) for MongoDB, else the embedded store in DATA_DIR.`;
 
 async function readPassword(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write('Password (then Enter and Ctrl-D): ');
@@ -204,7 +204,7 @@ async function run(argv: string[]): Promise<void> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   if (group === 'backup' || group === 'restore') {
     if (!command || name) throw new ValidationError(`${group} needs one directory: npm run archive -- ${group} <dir>`);
-    if (config.mongodbUri)
+    if (config.store === 'mongodb')
       throw new ValidationError(
         `${group} is for the embedded store; back up MongoDB with mongodump and mongorestore (docs/deployment.md).`,
       );

@@ -19,11 +19,12 @@ import {
 } from '../store/accounts/port.js';
 import type { AuditService } from './audit.js';
 import type { FailedLoginLog } from './failed-logins.js';
-import type { LoginThrottle, LoginThrottlePolicy } from './login-throttle.js';
+import type { LoginThrottlePolicy } from '../limits.js';
+import type { LoginThrottle } from './login-throttle.js';
 import type { PasswordHashing } from './password-hashing.js';
 import { checkPasswordPolicy } from './password-policy.js';
 import { ARCHIVE_UNIT } from './unit-directory.js';
-import { hashPassword, UNMATCHABLE_HASH, verifyPassword } from './password.js';
+import { hashPassword, unmatchableHash, verifyPassword } from './password.js';
 
 export interface AccountServiceDeps {
   accounts: AccountStore;
@@ -36,6 +37,8 @@ export interface AccountServiceDeps {
   failedLogins: Pick<FailedLoginLog, 'failed'>;
   audit: Pick<AuditService, 'record'>;
   clock: () => Date;
+  /** scrypt's N for passwords (password.ts); the archive's own unless given (tests give a cheaper one). */
+  passwordCost?: number;
 }
 
 export interface NewAccountRequest {
@@ -69,7 +72,12 @@ export function checkedDisplayName(value: string | null | undefined): string | n
 }
 
 export class AccountService {
-  constructor(private readonly deps: AccountServiceDeps) {}
+  /** Verified against when a username is unknown, at the cost of a real one. */
+  private readonly unmatchable: string;
+
+  constructor(private readonly deps: AccountServiceDeps) {
+    this.unmatchable = unmatchableHash(deps.passwordCost);
+  }
 
   async create(req: NewAccountRequest): Promise<Account> {
     if (!validUsername(req.username))
@@ -80,7 +88,7 @@ export class AccountService {
       id: randomUUID(),
       username: req.username,
       displayName,
-      passwordHash: await hashPassword(req.password),
+      passwordHash: await hashPassword(req.password, this.deps.passwordCost),
       role: req.role,
       unit: req.unit,
       createdAt: this.deps.clock(),
@@ -126,7 +134,10 @@ export class AccountService {
     // Looked up in its turn: a try refused as busy costs no more than the throttle's read.
     const { account, ok } = await this.deps.hashing.run(claimant, async () => {
       const account = await this.deps.accounts.findByUsername(username);
-      return { account, ok: await verifyPassword(password, account?.passwordHash ?? UNMATCHABLE_HASH) };
+      return {
+        account,
+        ok: await verifyPassword(password, account?.passwordHash ?? this.unmatchable, this.deps.passwordCost),
+      };
     });
     if (account && ok) {
       await this.deps.throttle.succeeded(username, address);
@@ -165,7 +176,11 @@ export class AccountService {
     checkPasswordPolicy(change.newPassword, account.username);
     if (change.newPassword === change.currentPassword)
       throw new ValidationError('Choose a new password that differs from the current one.', { field: 'newPassword' });
-    await this.deps.accounts.setPassword(account.id, await hashPassword(change.newPassword), false);
+    await this.deps.accounts.setPassword(
+      account.id,
+      await hashPassword(change.newPassword, this.deps.passwordCost),
+      false,
+    );
     await this.deps.sessions.deleteForAccount(account.id);
     const tokensRevoked = change.revokeTokens ? await this.deps.tokens.revokeForAccount(account.id) : 0;
     await this.deps.audit.record('password_changed', account, {
@@ -201,7 +216,7 @@ export class AccountService {
    */
   async resetPassword(account: Account, password: string): Promise<{ tokensRevoked: number }> {
     checkPasswordPolicy(password, account.username);
-    await this.deps.accounts.setPassword(account.id, await hashPassword(password), true);
+    await this.deps.accounts.setPassword(account.id, await hashPassword(password, this.deps.passwordCost), true);
     await this.deps.sessions.deleteForAccount(account.id);
     return { tokensRevoked: await this.deps.tokens.revokeForAccount(account.id) };
   }

@@ -17,7 +17,7 @@ import type { CountedUpload, UploadAction } from '../store/ledger/port.js';
 import type { AuditService } from './audit.js';
 import type { ReportCalendar } from './calendar.js';
 import type { DuplicateScope } from './scope.js';
-import { TimeSlice } from './time-slice.js';
+import { TimeSlice } from '../threads/time-slice.js';
 import type { UploadMeter } from './upload-meter.js';
 
 /** At most this many bytes are asked for in a proof. */

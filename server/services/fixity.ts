@@ -6,7 +6,7 @@ import type { VerificationProblem, VerificationResult } from '../../shared/verif
 import { ContentDamagedError } from '../errors.js';
 import type { ArchiveStore } from '../store/archive-store.js';
 import type { CatalogEntry } from '../store/catalog/port.js';
-import type { DigestPool } from './digest.js';
+import type { DigestPool } from '../threads/digest.js';
 
 export const FIXITY_JOB = 'fixity';
 /**

@@ -8,8 +8,8 @@ import type { ArchiveStore } from '../store/archive-store.js';
 import type { CommitOutcome } from '../store/content/port.js';
 import type { ContentKey } from '../store/catalog/port.js';
 import type { CountedUpload, UploadAction } from '../store/ledger/port.js';
-import { ChunkWriter, type ChunkPool } from './chunk-writer.js';
-import type { DigestPool } from './digest.js';
+import { ChunkWriter, type ChunkPool } from '../threads/chunk-writer.js';
+import type { DigestPool } from '../threads/digest.js';
 import type { DuplicateScope } from './scope.js';
 import type { UploadMeter } from './upload-meter.js';
 
@@ -60,11 +60,6 @@ export interface UploadSource {
   key: string;
 }
 
-/**
- * Ingest: stream bytes into fixed-size chunks while hashing them (one pass, memory flat in
- * file size), then commit: the catalog decides whether the content is new, and the ledger
- * counts the upload either way.
- */
 /** A refused upload's audit note: which checksum did not match, and how. */
 const mismatchNote = (via: UploadSource['via'], { algorithm, declared, actual }: ChecksumMismatchError): AuditNote => ({
   code: 'checksum_mismatch',
@@ -74,6 +69,12 @@ const mismatchNote = (via: UploadSource['via'], { algorithm, declared, actual }:
   actual,
 });
 
+/**
+ * Ingest: stream bytes into fixed-size chunks while hashing them (one pass, memory flat in
+ * file size), then commit: the catalog decides whether the content is new, and the ledger
+ * counts the upload either way. A batch's small files are hashed where they lie and stored,
+ * committed and counted together (storeMany).
+ */
 export class IngestService {
   private readonly clock: () => Date;
 

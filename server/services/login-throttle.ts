@@ -1,28 +1,5 @@
+import type { LoginThrottlePolicy } from '../limits.js';
 import { usernameKey, type LoginAttemptStore, type LoginRecord } from '../store/accounts/port.js';
-
-export interface LoginThrottlePolicy {
-  /** Wrong passwords an account may have from one address before each further try waits. */
-  freeFailures: number;
-  /** The longest wait between two tries (the delay doubles from one second up to this). */
-  maxDelayMs: number;
-  /** Wrong passwords for one account, from all addresses, before tries from addresses it never logged in from wait too. */
-  accountFailures: number;
-  /** Wrong passwords from one address, for all accounts, before tries there for accounts never used there wait too. */
-  addressFailures: number;
-  /** How long a successful login makes an address "known" for its account. */
-  knownForMs: number;
-  /** Failures are forgotten this long after the last one. */
-  rememberMs: number;
-}
-
-export const DEFAULT_LOGIN_THROTTLE: LoginThrottlePolicy = {
-  freeFailures: 5,
-  maxDelayMs: 15 * 60_000,
-  accountFailures: 20,
-  addressFailures: 100,
-  knownForMs: 30 * 24 * 3600_000,
-  rememberMs: 24 * 3600_000,
-};
 
 /** Which counter made a try wait, or crossed its threshold with a failure. */
 export type ThrottleScope = 'pair' | 'account' | 'address';

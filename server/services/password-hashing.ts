@@ -1,21 +1,5 @@
 import { LoginBusyError } from '../errors.js';
-
-/**
- * How much password hashing logins may cost at once. Every login try that the throttle lets
- * through costs one scrypt (password.ts: ~60–100 ms of a core and 32 MiB), whoever asks, an
- * unknown username included (its answer must not be quicker); without a bound, anonymous
- * guessers from many addresses fill libuv's threads and a clerk's login waits seconds behind them.
- */
-export interface PasswordHashingPolicy {
-  /** Password checks computed at once; all but one of them at most for tries from addresses not known for their account. */
-  concurrency: number;
-  /** Checks waiting in each lane; past it a try is refused (503 login_busy, with Retry-After). */
-  queueLength: number;
-  /** Checks one address (in the known lane: one account at one address) may have waiting or running. */
-  perKey: number;
-}
-
-export const DEFAULT_PASSWORD_HASHING: PasswordHashingPolicy = { concurrency: 2, queueLength: 64, perKey: 4 };
+import type { PasswordHashingPolicy } from '../limits.js';
 
 /** Who a check is for: its client address, and the account and address pair when the pair is known. */
 export interface HashingClaimant {

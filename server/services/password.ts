@@ -2,7 +2,9 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 
 // OWASP's scrypt minimum (N=2^17, r=8, p=1) costs ~128 MiB per hash; 2^15 keeps a login
 // under ~100 ms and 32 MiB here while staying far beyond brute-force reach for our password rules.
-const PARAMS = { N: 2 ** 15, r: 8, p: 1 };
+/** scrypt's N for the passwords people choose: the archive's, unless its services are composed with another (tests). */
+export const PASSWORD_COST = 2 ** 15;
+const PARAMS = { N: PASSWORD_COST, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 /** For one-time passwords only: 2^8 (256 KiB, within a core's cache; well under a millisecond). */
 const ONE_TIME_PARAMS = { N: 2 ** 8, r: 8, p: 1 };
@@ -21,8 +23,8 @@ async function hashWith(password: string, p: typeof PARAMS): Promise<string> {
   return ['scrypt', p.N, p.r, p.p, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
-export function hashPassword(password: string): Promise<string> {
-  return hashWith(password, PARAMS);
+export function hashPassword(password: string, cost = PASSWORD_COST): Promise<string> {
+  return hashWith(password, { ...PARAMS, N: cost });
 }
 
 /**
@@ -34,16 +36,19 @@ export function hashOneTimePassword(password: string): Promise<string> {
   return hashWith(password, ONE_TIME_PARAMS);
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+/** Checks a password against its stored hash; one cheaper than `cost` is padded to cost as much. */
+export async function verifyPassword(password: string, stored: string, cost = PASSWORD_COST): Promise<boolean> {
   const [scheme, N, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
   const key = await derive(password, Buffer.from(salt, 'base64'), { N: Number(N), r: Number(r), p: Number(p) });
   // A cheaper hash (a one-time password's) takes as long to check as any other, so the time a
   // login takes does not tell that the account exists and has not logged in yet.
-  if (Number(N) < PARAMS.N) await derive(password, Buffer.alloc(16), PARAMS);
+  if (Number(N) < cost) await derive(password, Buffer.alloc(16), { ...PARAMS, N: cost });
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 
 /** A hash that matches no password, verified against when a username is unknown so timing does not reveal it. */
-export const UNMATCHABLE_HASH = `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(KEY_LENGTH).toString('base64')}`;
+export function unmatchableHash(cost = PASSWORD_COST): string {
+  return `scrypt$${cost}$${PARAMS.r}$${PARAMS.p}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(KEY_LENGTH).toString('base64')}`;
+}

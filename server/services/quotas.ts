@@ -1,34 +1,8 @@
 import { PayloadTooLargeError, RateLimitedError } from '../errors.js';
+import type { QuotaPolicy } from '../limits.js';
 import type { Account, RateCounts } from '../store/accounts/port.js';
 import type { ClaimStore } from '../store/claims/port.js';
 import { nextDay } from '../../shared/calendar.js';
-
-/** What one account may ask of the archive; sized so that no real clerk's folder or import meets them. */
-export interface QuotaPolicy {
-  /** Files checked per minute (POST /api/uploads/check and /checks); also files listed on receipts (PUT /api/receipts/:id). */
-  checksPerMinute: number;
-  /** Files proved per minute (POST /api/uploads/prove and /proofs). */
-  proofsPerMinute: number;
-  /** Files sent per minute in batches (POST /api/uploads/batch). */
-  batchFilesPerMinute: number;
-  /** Claims asked for and not yet answered (each expires after CLAIM_TTL_SECONDS) past which checks wait. */
-  claimsOutstanding: number;
-  /** New receipts kept per day (PUT /api/receipts/:id of an id not kept before). */
-  receiptsPerDay: number;
-  /** Bytes receipts may add to what the account keeps per day (a receipt sent again counts only its growth). */
-  receiptBytesPerDay: number;
-}
-
-export const DEFAULT_QUOTAS: QuotaPolicy = {
-  checksPerMinute: 60_000,
-  proofsPerMinute: 60_000,
-  batchFilesPerMinute: 60_000,
-  claimsOutstanding: 10_000,
-  // A folder upload's receipt takes about 200 bytes a file (10,000 files: 2.0 MB). A clerk who
-  // sends 100,000 files a day (20 MB) and a receipt a minute for eight hours (480) stays far below.
-  receiptsPerDay: 1000,
-  receiptBytesPerDay: 100 * 1024 * 1024,
-};
 
 /** The calendar whose days the daily quotas count in (the report time zone's). */
 export interface QuotaDays {

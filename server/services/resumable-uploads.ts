@@ -15,10 +15,10 @@ import {
 import type { Account } from '../store/accounts/port.js';
 import type { ArchiveStore } from '../store/archive-store.js';
 import type { UploadLock, UploadOutcome, UploadState } from '../store/uploads/port.js';
-import { ChunkWriter, type ChunkPool } from './chunk-writer.js';
-import type { DigestJob, DigestPool, Digests } from './digest.js';
+import { ChunkWriter, type ChunkPool } from '../threads/chunk-writer.js';
+import type { DigestJob, DigestPool, Digests } from '../threads/digest.js';
 import type { IngestService } from './ingest.js';
-import type { LockIdentity } from './upload-lock.js';
+import type { LockIdentity } from '../threads/upload-lock.js';
 
 /** A write lock is a lease: renewed while its request runs, free once it lapses (a crashed holder). */
 const LOCK_LEASE_MS = 30_000;

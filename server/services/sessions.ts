@@ -8,6 +8,7 @@ import type {
   TokenStore,
 } from '../store/accounts/port.js';
 import type { TokenScope } from '../../shared/accounts.js';
+import { DEFAULT_TOKENS_PER_ACCOUNT } from '../limits.js';
 import {
   ConflictError,
   CsrfError,
@@ -82,9 +83,6 @@ export const TOKEN_PREFIX = 'adt';
 
 /** A use of a token is written down at most this often, so a busy script does not write on every request. */
 const TOKEN_USE_RESOLUTION_MS = 60_000;
-
-/** Working tokens one account may hold (TOKENS_PER_ACCOUNT): a scanner or script each, with room to spare. */
-export const DEFAULT_TOKENS_PER_ACCOUNT = 20;
 
 const DAY_MS = 86_400_000;
 

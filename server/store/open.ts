@@ -1,20 +1,25 @@
 import { ConfigError, StoreUnreachableError } from '../errors.js';
 import type { ArchiveStore } from './archive-store.js';
 
-/** Which store to open, and how (from the configuration: MONGODB_URI, MONGODB_DB, DATA_DIR, CHUNK_SIZE). */
-export interface StoreConfig {
-  mongodbUri?: string | undefined;
+/** The stores the archive can run on (the setting STORE). */
+export const STORE_KINDS = ['embedded', 'mongodb'] as const;
+
+/** Which store runs, as the configuration decided it (STORE, MONGODB_URI): MongoDB's comes with its URI. */
+export type StoreChoice = { store: 'embedded'; mongodbUri?: undefined } | { store: 'mongodb'; mongodbUri: string };
+
+/** Which store to open, and how (from the configuration: STORE, MONGODB_URI, MONGODB_DB, DATA_DIR, CHUNK_SIZE). */
+export type StoreConfig = StoreChoice & {
   mongodbDb?: string | undefined;
   dataDir: string;
   chunkSize: number;
-}
+};
 
 /**
- * MongoDB when MONGODB_URI is set, the embedded store in DATA_DIR otherwise. Each adapter is
+ * The store the configuration chose: MongoDB, or the embedded store in DATA_DIR. Each adapter is
  * loaded only when chosen: the MongoDB driver alone holds ~25 MB the embedded store never needs.
  */
 export async function openStore(config: StoreConfig, attemptTimeoutMs?: number): Promise<ArchiveStore> {
-  if (config.mongodbUri) {
+  if (config.store === 'mongodb') {
     const { openMongoStore } = await import('./mongo.js');
     return openMongoStore({
       uri: config.mongodbUri,

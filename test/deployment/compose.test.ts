@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
-import { loadCompose, ROOT } from './files.js';
+import { loadCompose, readRepoFile, ROOT } from './files.js';
 import type { Service, ServiceSecret } from './files.js';
 
 const PRODUCTION = ['mongo-keyfile', 'mongo1', 'mongo2', 'mongo3', 'mongo-init', 'app1', 'app2', 'nginx'];
@@ -72,6 +72,8 @@ describe('docker-compose.yml, profile production', () => {
         mode: 0o400,
       });
       assert.equal(app.environment?.MONGODB_PASSWORD_FILE, '/run/secrets/archive_db_password');
+      // Said outright, so an instance that lost its MONGODB_URI refuses to start instead of starting empty.
+      assert.equal(app.environment?.STORE, 'mongodb', `${name} runs on MongoDB, said outright`);
       // The entrypoint adds the password: the URI names the user only.
       assert.equal(
         app.environment?.MONGODB_URI,
@@ -113,6 +115,19 @@ describe('docker-compose.yml, profile production', () => {
     assert.equal(service('mongo1', { MONGO_MEMORY_LIMIT: '6g' }).mem_limit, '6g');
     for (const name of ['app1', 'app2']) assert.equal(service(name).mem_limit, '512m', name);
     assert.equal(service('nginx').mem_limit, '256m');
+  });
+
+  it('runs each instance with the flags of npm run serve, its heap limit well inside the container’s', () => {
+    const serve = (JSON.parse(readRepoFile('package.json')) as { scripts: { serve: string } }).scripts.serve;
+    const cmd = /^CMD (\[.*\])$/m.exec(readRepoFile('Dockerfile'));
+    assert.ok(cmd, 'the Dockerfile has a CMD in exec form');
+    assert.deepEqual(JSON.parse(cmd[1]!), serve.split(/\s+/), 'the image and npm run serve start the server alike');
+    // V8 sizes its collections from this limit: left at its default (a quarter of the host's memory),
+    // the old generation grows to four times what is live before it is collected.
+    const heap = /--max-old-space-size=(\d+)/.exec(serve);
+    assert.ok(heap, 'a heap limit is set');
+    const container = Number(/^(\d+)m$/.exec(service('app1').mem_limit ?? '')?.[1]);
+    assert.ok(Number(heap[1]) <= 0.75 * container, `heap limit ${heap[1]} MB, container ${container} MB`);
   });
 
   it('sets no CPU limit unless asked, so the instances start on a one-CPU host', () => {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { DEFAULT_QUOTAS } from '../../server/services/quotas.js';
+import { DEFAULT_QUOTAS } from '../../server/limits.js';
 import { randomBytes } from 'node:crypto';
 import express from 'express';
 import { after, before, describe, it } from 'node:test';
 import { bulkLane } from '../../server/http/bulk-lane.js';
 import { AUDITED_REFUSALS_PER_MINUTE } from '../../server/services/claims.js';
-import { TimeSlice } from '../../server/services/time-slice.js';
+import { TimeSlice } from '../../server/threads/time-slice.js';
 import { checkBody, randomContent } from '../support/content.js';
 import { Client, TestServer } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';

@@ -94,6 +94,35 @@ describe('CSV exports', () => {
     }
   });
 
+  it('write a batch as pieces far below V8 large-object size, so that no written text outlives a young collection', async () => {
+    const writes: number[] = [];
+    let exported: Promise<void> | undefined;
+    const { server, url } = await serve((res) => {
+      const write = res.write.bind(res) as (chunk: string) => boolean;
+      res.write = ((chunk: string) => {
+        writes.push(chunk.length);
+        return write(chunk);
+      }) as typeof res.write;
+      exported = streamCsv(
+        res as unknown as Response,
+        'table',
+        ['n', 'text'],
+        numberedRows(3 * EXPORT_BATCH_ROWS, EXPORT_BATCH_ROWS, () => res).batches,
+        (n) => [n, '档'.repeat(200)],
+      );
+    });
+    try {
+      const text = await (await fetch(url)).text();
+      await exported;
+      assert.equal(text.split('\r\n').filter(Boolean).length, 3 * EXPORT_BATCH_ROWS + 1, 'the header and every row');
+      // A batch is about 200,000 characters: one write of it would be one such string.
+      assert.ok(writes.length > 3 * 10, `${writes.length} writes`);
+      assert.ok(Math.max(...writes) <= 20_000, `the largest write held ${Math.max(...writes)} characters`);
+    } finally {
+      server.close();
+    }
+  });
+
   it(
     'let go of their rows when the client goes away half-way (the statement or cursor is closed)',
     { timeout: 60_000 },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { DEFAULT_QUOTAS } from '../../server/services/quotas.js';
+import { DEFAULT_QUOTAS } from '../../server/limits.js';
 import { body, type Client, TestServer } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
 

@@ -277,3 +277,39 @@ for (const target of storeTargets) {
     },
   );
 }
+
+// The login throttle counts in the store, so two instances (without the proxy) share one count.
+for (const target of storeTargets) {
+  describe(`login throttle across server instances (${target.name} store)`, { skip: target.skip }, () => {
+    let store: ProcessStore;
+    const servers: Started[] = [];
+    before(async () => {
+      store = processStore(target);
+      for (let i = 0; i < 2; i++)
+        servers.push(
+          await startServer({
+            ...store.env,
+            LOGIN_FREE_FAILURES: '4',
+            VERIFY_INTERVAL_HOURS: '0',
+            GC_INTERVAL_SECONDS: '0',
+          }),
+        );
+    });
+    after(async () => {
+      for (const s of servers) await stopServer(s);
+      await store.dispose();
+    });
+
+    it('counts wrong passwords on every instance together: alternating does not double the free failures', async () => {
+      const attempt = (i: number) =>
+        fetch(`${servers[i % 2]!.url}/api/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ username: 'nobody', password: 'not a password' }),
+        });
+      for (let i = 0; i < 4; i++) assert.equal((await attempt(i)).status, 401, `attempt ${i + 1}`);
+      for (let i = 4; i < 6; i++)
+        assert.equal((await attempt(i)).status, 429, `attempt ${i + 1}, on instance ${i % 2}`);
+    });
+  });
+}

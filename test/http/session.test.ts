@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { randomContent } from '../support/content.js';
-import { processStore, startServer, stopServer, type ProcessStore, type Started } from '../support/process.js';
 import { Client, PASSWORD, TestServer } from '../support/server.js';
 import { embeddedTarget, storeTargets } from '../support/stores.js';
 
@@ -196,41 +195,6 @@ for (const target of storeTargets) {
       const log = server.logLines.join('');
       assert.ok(log.includes('/api/files'), 'requests are logged');
       for (const secret of [PASSWORD, token, cookie, csrfToken]) assert.equal(log.includes(secret), false);
-    });
-  });
-}
-
-for (const target of storeTargets) {
-  describe(`login throttle across server instances (${target.name} store)`, { skip: target.skip }, () => {
-    let store: ProcessStore;
-    const servers: Started[] = [];
-    before(async () => {
-      store = processStore(target);
-      for (let i = 0; i < 2; i++)
-        servers.push(
-          await startServer({
-            ...store.env,
-            LOGIN_FREE_FAILURES: '4',
-            VERIFY_INTERVAL_HOURS: '0',
-            GC_INTERVAL_SECONDS: '0',
-          }),
-        );
-    });
-    after(async () => {
-      for (const s of servers) await stopServer(s);
-      await store.dispose();
-    });
-
-    it('counts wrong passwords on every instance together: alternating does not double the free failures', async () => {
-      const attempt = (i: number) =>
-        fetch(`${servers[i % 2]!.url}/api/session`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ username: 'nobody', password: 'not a password' }),
-        });
-      for (let i = 0; i < 4; i++) assert.equal((await attempt(i)).status, 401, `attempt ${i + 1}`);
-      for (let i = 4; i < 6; i++)
-        assert.equal((await attempt(i)).status, 429, `attempt ${i + 1}, on instance ${i % 2}`);
     });
   });
 }

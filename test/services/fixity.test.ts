@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { DigestPool } from '../../server/services/digest.js';
+import { DigestPool } from '../../server/threads/digest.js';
 import { FixityService } from '../../server/services/fixity.js';
 import type { VerificationResult } from '../../shared/verification.js';
 import { readAll, randomContent, stageBytes } from '../support/content.js';

@@ -1,11 +1,11 @@
 import { ReportCalendar } from '../../server/services/calendar.js';
 import { AuditService } from '../../server/services/audit.js';
-import { ChunkPool } from '../../server/services/chunk-writer.js';
+import { ChunkPool } from '../../server/threads/chunk-writer.js';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { PayloadTooLargeError } from '../../server/errors.js';
-import { DigestPool } from '../../server/services/digest.js';
+import { DigestPool } from '../../server/threads/digest.js';
 import { IngestService } from '../../server/services/ingest.js';
 import { DuplicateScope } from '../../server/services/scope.js';
 import { keyOf, randomContent, readAll, testAccount } from '../support/content.js';

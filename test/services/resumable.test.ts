@@ -1,39 +1,17 @@
 import assert from 'node:assert/strict';
-import { DEFAULT_LOGIN_THROTTLE } from '../../server/services/login-throttle.js';
-import { DEFAULT_PASSWORD_HASHING } from '../../server/services/password-hashing.js';
-import { DEFAULT_QUOTAS } from '../../server/services/quotas.js';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ServerStoppingError } from '../../server/errors.js';
-import { composeServices, type Archive } from '../../server/compose.js';
 import type { Account } from '../../server/store/accounts/port.js';
 import type { ArchiveStore } from '../../server/store/archive-store.js';
 import type { UploadStore } from '../../server/store/uploads/port.js';
 import { keyOf, randomContent, readAll, testAccount } from '../support/content.js';
+import { composeArchive, type Archive } from '../support/server.js';
 import { countChunks, storeTargets, type OpenedStore } from '../support/stores.js';
-import { DEFAULT_SETTINGS } from '../../server/services/near-duplicates/fingerprint.js';
 
-const config = {
-  maxFileSize: 1024 ** 3,
-  sessionTtlMs: 3600_000,
-  loginThrottle: DEFAULT_LOGIN_THROTTLE,
-  passwordHashing: DEFAULT_PASSWORD_HASHING,
-  quotas: DEFAULT_QUOTAS,
-  tokensPerAccount: 20,
-  trustProxy: false,
-  publicUrl: undefined,
-  instantUploadScope: 'archive' as const,
-  claimTtlMs: 60_000,
-  stagingTtlMs: 24 * 3600_000,
-  uploadIdleMs: 3600_000,
-  corsOrigins: [],
-  reportTimeZone: 'Asia/Shanghai',
-  metricsToken: undefined,
-  verifyIntervalMs: 0,
-  uploadStallMs: 30_000,
-  nearDuplicateSettings: DEFAULT_SETTINGS,
-};
+/** Where these services' settings differ from the test servers' (test/support/server.ts). */
+const config = { maxFileSize: 1024 ** 3, claimTtlMs: 60_000, uploadIdleMs: 3600_000 };
 
 async function* bytes(data: Buffer) {
   yield data;
@@ -60,7 +38,7 @@ for (const target of storeTargets) {
           return opened.store.uploads.finish(...args);
         };
         const store: ArchiveStore = { ...opened.store, uploads };
-        archive = composeServices(store, config);
+        archive = composeArchive(store, config);
         clerk = testAccount();
       });
       afterEach(async () => {
@@ -135,7 +113,7 @@ for (const target of storeTargets) {
             );
           const store: ArchiveStore = { ...opened.store, content };
           const instance = () => {
-            const archive = composeServices(store, config);
+            const archive = composeArchive(store, config);
             archives.push(archive);
             return archive.services.resumable;
           };

@@ -24,13 +24,11 @@ import {
 } from '../support/content.js';
 import type { CatalogEntry } from '../../server/store/catalog/port.js';
 import type { ArchiveStore } from '../../server/store/archive-store.js';
-import { ReportCalendar } from '../../server/services/calendar.js';
-import { ReportService } from '../../server/services/reports.js';
-import { receiptBytes } from '../../server/services/receipts.js';
 import { collisionsQuery, crossUnitQuery, repeatUploadersQuery, savingsQuery } from '../../shared/reports.js';
 import { downgradeToFileIds } from '../support/earlier-schema.js';
 import { TOTALS_BEFORE_LEDGER_OWNED_THEM } from '../support/totals-before-2026-11-28.js';
 import { PEOPLE, REPORT_TIME_ZONE, seedReportArchive, UNITS, type FileKey } from '../support/report-dataset.js';
+import { receiptBytes, ReportCalendar, ReportService } from '../support/services.js';
 import { embeddedTarget, injectSyncFailures, tempDir } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
 

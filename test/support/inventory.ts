@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { MongoClient } from 'mongodb';
+import { storeChoice } from '../../server/config.js';
 
 /**
  * What a store holds, read straight from its database and files (test-only peeking), for
@@ -22,7 +22,10 @@ export interface StoreInventory {
 }
 
 export async function inventory(env: Record<string, string>): Promise<StoreInventory> {
-  return env.MONGODB_URI ? mongoInventory(env.MONGODB_URI, env.MONGODB_DB!) : embeddedInventory(env.DATA_DIR!);
+  const chosen = storeChoice(env);
+  return chosen.store === 'mongodb'
+    ? mongoInventory(chosen.mongodbUri, env.MONGODB_DB!)
+    : embeddedInventory(env.DATA_DIR!);
 }
 
 function embeddedInventory(dataDir: string): StoreInventory {
@@ -69,6 +72,8 @@ function embeddedInventory(dataDir: string): StoreInventory {
 }
 
 async function mongoInventory(uri: string, dbName: string): Promise<StoreInventory> {
+  // Loaded here: the driver costs a test process a quarter of a second of CPU to load (stores.ts).
+  const { MongoClient } = await import('mongodb');
   const client = await MongoClient.connect(uri);
   try {
     const db = client.db(dbName);

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
 import { MongoClient } from 'mongodb';
-import { tempDir, type StoreTarget } from './stores.js';
+import { mongoUri, tempDir, type StoreTarget } from './stores.js';
 
 /** Real server processes and the archive command, for tests that kill, restart or run two servers. */
 
@@ -79,19 +79,25 @@ export interface ProcessStore {
   dispose(): Promise<void>;
 }
 
+/**
+ * The settings that choose the embedded store for a process, whatever store the test run itself
+ * was given (its STORE and MONGODB_URI are overridden, not inherited).
+ */
+export const EMBEDDED_STORE = { STORE: 'embedded', MONGODB_URI: '' } as const;
+
 /** A fresh store for server processes: an embedded DATA_DIR, or a fresh MongoDB database. */
 export function processStore(target: StoreTarget): ProcessStore {
   const dataDir = tempDir();
   if (target.name === 'embedded') {
     return {
-      env: { DATA_DIR: dataDir, MONGODB_URI: '' },
+      env: { DATA_DIR: dataDir, ...EMBEDDED_STORE },
       dispose: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
     };
   }
-  const uri = process.env.MONGODB_URI!;
+  const uri = mongoUri!;
   const dbName = `archive_test_${randomBytes(6).toString('hex')}`;
   return {
-    env: { DATA_DIR: dataDir, MONGODB_URI: uri, MONGODB_DB: dbName },
+    env: { DATA_DIR: dataDir, STORE: 'mongodb', MONGODB_URI: uri, MONGODB_DB: dbName },
     async dispose() {
       fs.rmSync(dataDir, { recursive: true, force: true });
       const client = await MongoClient.connect(uri);

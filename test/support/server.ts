@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { DEFAULT_LOGIN_THROTTLE } from '../../server/services/login-throttle.js';
-import { DEFAULT_PASSWORD_HASHING } from '../../server/services/password-hashing.js';
-import { DEFAULT_QUOTAS } from '../../server/services/quotas.js';
-import { DEFAULT_TOKENS_PER_ACCOUNT } from '../../server/services/sessions.js';
+import {
+  DEFAULT_LOGIN_THROTTLE,
+  DEFAULT_PASSWORD_HASHING,
+  DEFAULT_QUOTAS,
+  DEFAULT_TOKENS_PER_ACCOUNT,
+} from '../../server/limits.js';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Role } from '../../shared/schemas.js';
@@ -22,6 +24,14 @@ import { DEFAULT_SETTINGS } from '../../server/services/near-duplicates/fingerpr
 
 export const PASSWORD = 'correct horse battery';
 
+/**
+ * scrypt's N for the test servers' passwords: 2^10 (~3 ms a hash) rather than the archive's 2^15
+ * (~110 ms), which was most of the HTTP tests' CPU time; still above the one-time passwords' 2^8,
+ * so a login pads their check as in the archive. test/services/password-cost.test.ts holds the
+ * archive's own cost.
+ */
+export const TEST_PASSWORD_COST = 2 ** 10;
+
 export interface TestServerOptions extends Partial<ServiceConfig> {
   clock?: () => Date;
   /** What /api/ready is told about shutting down. */
@@ -29,6 +39,39 @@ export interface TestServerOptions extends Partial<ServiceConfig> {
   /** Puts something between the services and the store (to inject failures). */
   wrapStore?: (store: ArchiveStore) => ArchiveStore;
 }
+
+/** The services' settings the test servers run with: the defaults, over which `options` are laid. */
+export function serviceConfig(options: Partial<ServiceConfig> = {}): ServiceConfig {
+  return {
+    maxFileSize: 20 * 1024 ** 3,
+    sessionTtlMs: 3600_000,
+    loginThrottle: DEFAULT_LOGIN_THROTTLE,
+    passwordHashing: DEFAULT_PASSWORD_HASHING,
+    quotas: DEFAULT_QUOTAS,
+    tokensPerAccount: DEFAULT_TOKENS_PER_ACCOUNT,
+    trustProxy: false,
+    publicUrl: undefined,
+    instantUploadScope: 'archive',
+    claimTtlMs: 5 * 60_000,
+    stagingTtlMs: 24 * 3600_000,
+    uploadIdleMs: 24 * 3600_000,
+    corsOrigins: [],
+    metricsToken: undefined,
+    verifyIntervalMs: 0,
+    uploadStallMs: 30_000,
+    nearDuplicateSettings: DEFAULT_SETTINGS,
+    passwordCost: TEST_PASSWORD_COST,
+    ...options,
+    reportTimeZone: options.reportTimeZone ?? 'Asia/Shanghai',
+  };
+}
+
+/** The services composed over a store as the server composes them (without HTTP), for service tests. */
+export function composeArchive(store: ArchiveStore, options: Partial<ServiceConfig> = {}): Archive {
+  return composeServices(store, serviceConfig(options));
+}
+
+export type { Archive };
 
 /** A real listening server on 127.0.0.1 over a fresh store, with helpers to act as users. */
 export class TestServer {
@@ -43,27 +86,7 @@ export class TestServer {
 
   static async start(target: StoreTarget, options: TestServerOptions = {}): Promise<TestServer> {
     const opened = await target.open();
-    const config: ServiceConfig = {
-      maxFileSize: 20 * 1024 ** 3,
-      sessionTtlMs: 3600_000,
-      loginThrottle: DEFAULT_LOGIN_THROTTLE,
-      passwordHashing: DEFAULT_PASSWORD_HASHING,
-      quotas: DEFAULT_QUOTAS,
-      tokensPerAccount: DEFAULT_TOKENS_PER_ACCOUNT,
-      trustProxy: false,
-      publicUrl: undefined,
-      instantUploadScope: 'archive',
-      claimTtlMs: 5 * 60_000,
-      stagingTtlMs: 24 * 3600_000,
-      uploadIdleMs: 24 * 3600_000,
-      corsOrigins: [],
-      metricsToken: undefined,
-      verifyIntervalMs: 0,
-      uploadStallMs: 30_000,
-      nearDuplicateSettings: DEFAULT_SETTINGS,
-      ...options,
-      reportTimeZone: options.reportTimeZone ?? 'Asia/Shanghai',
-    };
+    const config = serviceConfig(options);
     const store = options.wrapStore ? options.wrapStore(opened.store) : opened.store;
     const archive = composeServices(store, config, options.clock);
     const lines: string[] = [];

@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe } from 'node:test';
-import { MongoClient, ObjectId, type Binary, type Db } from 'mongodb';
+import type { Binary, Db } from 'mongodb';
+import { storeChoice } from '../../server/config.js';
 import { packFile, packsFolder } from '../../server/store/content/packs.js';
 import { openEmbeddedStore } from '../../server/store/embedded.js';
-import { openMongoStore } from '../../server/store/mongo.js';
 import type { ArchiveStore } from '../../server/store/archive-store.js';
 
 /** A small chunk size in tests, so multi-chunk files stay small. */
@@ -71,6 +71,14 @@ export function tempDir(prefix = 'archive-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
+/**
+ * The embedded store of a data directory a server process keeps (CHUNK_SIZE at its default), opened
+ * in the test's own process to seed or read what the server keeps there.
+ */
+export function openEmbeddedAt(dataDir: string, chunkSize = 255 * 1024): ArchiveStore {
+  return openEmbeddedStore({ dataDir, chunkSize });
+}
+
 export const embeddedTarget: StoreTarget = {
   name: 'embedded',
   skip: false,
@@ -95,14 +103,29 @@ export const embeddedTarget: StoreTarget = {
   },
 };
 
-const mongoUri = process.env.MONGODB_URI;
+/**
+ * The MongoDB of the test run: the one the environment chooses as it would for the server (STORE,
+ * MONGODB_URI), so a pair the server refuses stops the tests too, rather than skipping MongoDB's
+ * suites unnoticed. The embedded suites need nothing and always run.
+ */
+export const mongoUri = storeChoice(process.env).mongodbUri;
+
+/**
+ * The MongoDB driver and adapter, loaded when a MongoDB store is first used: loading them costs
+ * every test process a quarter of a second of CPU, for nothing when MONGODB_URI is not set.
+ */
+const mongodb = () => import('mongodb');
+const mongoAdapter = () => import('../../server/store/mongo.js');
 
 export const mongoTarget: StoreTarget = {
   name: 'mongodb',
-  skip: mongoUri ? false : 'MONGODB_URI is not set (start MongoDB, e.g. with docker compose, and set it to run these)',
+  skip: mongoUri
+    ? false
+    : 'MongoDB is not chosen (start MongoDB, e.g. with docker compose, and set MONGODB_URI to run these)',
   async open(options = {}) {
     const dbName = `archive_test_${randomBytes(6).toString('hex')}`;
     const chunkSize = options.chunkSize ?? TEST_CHUNK_SIZE;
+    const { openMongoStore } = await mongoAdapter();
     const connect = (chunkSize: number) =>
       openMongoStore({ uri: mongoUri!, dbName, chunkSize, connectTimeoutMs: 5000 });
     const opened: OpenedStore = {
@@ -116,6 +139,7 @@ export const mongoTarget: StoreTarget = {
       },
       async dispose() {
         await opened.store.close();
+        const { MongoClient } = await mongodb();
         const client = await MongoClient.connect(mongoUri!);
         await client.db(dbName).dropDatabase();
         await client.close();
@@ -133,6 +157,7 @@ export const storeTargets: StoreTarget[] = [embeddedTarget, mongoTarget];
  */
 export async function withMongoStore(use: (opened: OpenedStore, db: Db) => Promise<void>): Promise<void> {
   const opened = await mongoTarget.open();
+  const { MongoClient } = await mongodb();
   const client = await MongoClient.connect(opened.mongo!.uri);
   try {
     await use(opened, client.db(opened.mongo!.dbName));
@@ -145,6 +170,7 @@ export async function withMongoStore(use: (opened: OpenedStore, db: Db) => Promi
 /** Chunks a store holds in all (committed and staged): test-only peeking into each database. */
 export async function countChunks(opened: OpenedStore): Promise<number> {
   if (opened.mongo) {
+    const { MongoClient } = await mongodb();
     const client = await MongoClient.connect(opened.mongo.uri);
     try {
       return await client.db(opened.mongo.dbName).collection('fileContent.chunks').countDocuments();
@@ -179,6 +205,7 @@ export type Damage =
  */
 export async function damageContent(opened: OpenedStore, fileId: string, damage: Damage): Promise<void> {
   if (opened.mongo) {
+    const { MongoClient, ObjectId } = await mongodb();
     const client = await MongoClient.connect(opened.mongo.uri);
     try {
       const chunks = client.db(opened.mongo.dbName).collection('fileContent.chunks');
@@ -246,6 +273,7 @@ export async function packedAt(
 /** Removes a file's chunk checksums, as a file stored before they existed has none. */
 export async function forgetChunkSums(opened: OpenedStore, fileId: string): Promise<void> {
   if (opened.mongo) {
+    const { MongoClient, ObjectId } = await mongodb();
     const client = await MongoClient.connect(opened.mongo.uri);
     try {
       await client

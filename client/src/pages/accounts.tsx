@@ -1,9 +1,9 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import {
   ACCOUNT_STATES,
   IMPORT_COLUMNS_ZH,
   personLabel,
-  type AccountList,
   type AccountState,
   type AccountSummary,
   type ImportProblem,
@@ -19,6 +19,9 @@ import { formatTime } from './format.js';
 import { formText } from './form-text.js';
 import { ConfirmAction, CopyButton, ErrorNote, Pager, RowAction } from './controls.js';
 import { UnitPicker, type PickedUnit } from './unit-picker.js';
+import type { Column } from './table/data-table.js';
+import { TableSection } from './table/table-section.js';
+import { useLoaded } from './table/use-loaded.js';
 
 const PAGE_SIZE = 50;
 
@@ -75,7 +78,6 @@ export function AccountsPage({
   const t = translator(language);
   const [filters, setFilters] = useState<{ q: string; role: string; state: string }>({ q: '', role: '', state: '' });
   const [offset, setOffset] = useState(0);
-  const [list, setList] = useState<AccountList | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [panel, setPanel] = useState<'none' | 'create' | 'import'>('none');
   const [renaming, setRenaming] = useState<AccountSummary | null>(null);
@@ -92,19 +94,9 @@ export function AccountsPage({
     );
   }, [refresh]);
 
-  useEffect(() => {
-    let current = true;
-    api.accounts({ ...filters, limit: PAGE_SIZE, offset }).then(
-      (result) => {
-        if (!current) return;
-        setList(result);
-      },
-      (e: unknown) => current && setError(describeError(language, e)),
-    );
-    return () => {
-      current = false;
-    };
-  }, [filters, offset, refresh]);
+  const loaded = useLoaded(JSON.stringify({ filters, offset, refresh }), () =>
+    api.accounts({ ...filters, limit: PAGE_SIZE, offset }),
+  );
 
   const act = async (work: () => Promise<unknown>) => {
     setError(null);
@@ -215,55 +207,80 @@ export function AccountsPage({
         <button type="submit">{t('searchButton')}</button>
       </form>
       <ErrorNote error={error} />
-      {list === null && !error && <p>{t('loading')}</p>}
-      {list && <p class="count-line">{t('accountsCount', { total: list.total })}</p>}
-      {list && list.items.length > 0 && (
-        <div class="table-scroll">
-          <table class="files accounts">
-            <thead>
-              <tr>
-                <th scope="col">{t('colUser')}</th>
-                <th scope="col">{t('accountRole')}</th>
-                <th scope="col">{t('unitLabel')}</th>
-                <th scope="col">{t('accountState')}</th>
-                <th scope="col">{t('accountLastLogin')}</th>
-                <th scope="col" class="num">
-                  {t('accountTokens')}
-                </th>
-                <th scope="col">{t('accountActions')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.map((a) => (
-                <AccountRow
-                  key={a.id}
-                  account={a}
-                  language={language}
-                  onReset={() =>
-                    void act(async () => {
-                      const r = await api.resetPassword(a.id);
-                      setHandover({ username: a.username, password: r.oneTimePassword, kind: 'reset' });
-                    })
-                  }
-                  onUnblock={() => void act(() => api.unblock(a.id))}
-                  onRename={() => setRenaming(a)}
-                  onDisable={(disabled) =>
-                    void act(async () => {
-                      await api.updateAccount(a.id, { disabled });
-                    })
-                  }
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {list && <Pager language={language} total={list.total} size={PAGE_SIZE} offset={offset} onOffset={setOffset} />}
+      <TableSection
+        language={language}
+        label={t('accountsTitle')}
+        loaded={loaded}
+        count={(total) => t('accountsCount', { total })}
+        empty={t('noRows')}
+        columns={accountColumns(language, (a) => (
+          <AccountActions
+            account={a}
+            language={language}
+            onReset={() =>
+              void act(async () => {
+                const r = await api.resetPassword(a.id);
+                setHandover({ username: a.username, password: r.oneTimePassword, kind: 'reset' });
+              })
+            }
+            onUnblock={() => void act(() => api.unblock(a.id))}
+            onRename={() => setRenaming(a)}
+            onDisable={(disabled) =>
+              void act(async () => {
+                await api.updateAccount(a.id, { disabled });
+              })
+            }
+          />
+        ))}
+        rowKey={(a) => a.id}
+        rowAttributes={(a) => ({ 'data-account': a.username })}
+        tableClass="files accounts"
+        pager={(total) => (
+          <Pager language={language} total={total} size={PAGE_SIZE} offset={offset} onOffset={setOffset} />
+        )}
+      />
     </main>
   );
 }
 
-function AccountRow({
+/** Who, with which role, in which unit, in what state, last seen when, with how many tokens; and what can be done. */
+function accountColumns(
+  language: Language,
+  actions: (account: AccountSummary) => ComponentChildren,
+): Column<AccountSummary>[] {
+  const t = translator(language);
+  return [
+    {
+      label: t('colUser'),
+      rowHeader: true,
+      className: 'name',
+      cell: (a) => personLabel(a.username, a.displayName, language),
+    },
+    { label: t('accountRole'), cell: (a) => roleName(t, a.role) },
+    {
+      label: t('unitLabel'),
+      className: 'unit',
+      cell: (a) => (
+        <>
+          {a.topLevel && !a.unitText ? t('unitArchive') : a.unitText || t('unitNotInDirectory')}
+          {a.unit?.code && <span class="code"> {a.unit.code}</span>}
+        </>
+      ),
+    },
+    {
+      label: t('accountState'),
+      cell: (a) => <span class={`badge state-${a.state}`}>{t(STATE_KEYS[a.state])}</span>,
+    },
+    {
+      label: t('accountLastLogin'),
+      cell: (a) => (a.lastLoginAt ? formatTime(language, a.lastLoginAt) : t('accountNeverLoggedIn')),
+    },
+    { label: t('accountTokens'), numeric: true, cell: (a) => a.tokens },
+    { label: t('accountActions'), className: 'actions', cell: actions },
+  ];
+}
+
+function AccountActions({
   account: a,
   language,
   onReset,
@@ -279,40 +296,24 @@ function AccountRow({
   onDisable: (disabled: boolean) => void;
 }) {
   const t = translator(language);
-  const unit = a.topLevel && !a.unitText ? t('unitArchive') : a.unitText || t('unitNotInDirectory');
   return (
-    <tr data-account={a.username}>
-      <th scope="row" class="name">
-        {personLabel(a.username, a.displayName, language)}
-      </th>
-      <td>{roleName(t, a.role)}</td>
-      <td class="unit">
-        {unit}
-        {a.unit?.code && <span class="code"> {a.unit.code}</span>}
-      </td>
-      <td>
-        <span class={`badge state-${a.state}`}>{t(STATE_KEYS[a.state])}</span>
-      </td>
-      <td>{a.lastLoginAt ? formatTime(language, a.lastLoginAt) : t('accountNeverLoggedIn')}</td>
-      <td class="num">{a.tokens}</td>
-      <td class="actions">
-        <RowAction label={t('accountRename')} on={a.username} onClick={onRename} />
-        <RowAction label={t('accountReset')} on={a.username} onClick={onReset} />
-        {a.state === 'throttled' && <RowAction label={t('accountUnblock')} on={a.username} onClick={onUnblock} />}
-        {a.state === 'disabled' ? (
-          <RowAction label={t('accountEnable')} on={a.username} onClick={() => onDisable(false)} />
-        ) : (
-          <ConfirmAction
-            language={language}
-            label={t('accountDisable')}
-            on={a.username}
-            question={t('accountDisableConfirm', { user: a.username })}
-            confirm={t('accountDisableYes')}
-            onConfirm={() => onDisable(true)}
-          />
-        )}
-      </td>
-    </tr>
+    <>
+      <RowAction label={t('accountRename')} on={a.username} onClick={onRename} />
+      <RowAction label={t('accountReset')} on={a.username} onClick={onReset} />
+      {a.state === 'throttled' && <RowAction label={t('accountUnblock')} on={a.username} onClick={onUnblock} />}
+      {a.state === 'disabled' ? (
+        <RowAction label={t('accountEnable')} on={a.username} onClick={() => onDisable(false)} />
+      ) : (
+        <ConfirmAction
+          language={language}
+          label={t('accountDisable')}
+          on={a.username}
+          question={t('accountDisableConfirm', { user: a.username })}
+          confirm={t('accountDisableYes')}
+          onConfirm={() => onDisable(true)}
+        />
+      )}
+    </>
   );
 }
 

@@ -1,12 +1,12 @@
 import { ARCHIVE_UNIT_ID } from '../../../shared/units.js';
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useMemo } from 'preact/hooks';
 import { personLabel } from '../../../shared/accounts.js';
 import { auditNoteTechnical, auditNoteText } from '../../../shared/audit-notes.js';
-import { AUDIT_ACTIONS, type AuditEventView, type AuditList, type SessionView } from '../../../shared/schemas.js';
+import { AUDIT_ACTIONS, type AuditEventView, type SessionView } from '../../../shared/schemas.js';
 import { auditUrl, type ArchiveApi } from '../api.js';
 import { auditActionName, translator, type Language } from '../i18n/index.js';
 import { auditHash, go, withParams } from '../route.js';
-import { formatCount, formatTime, unitPlace } from './format.js';
+import { formatTime, unitPlace } from './format.js';
 import { FilterForm, type Values } from './reports/filters.js';
 import { Technical } from './controls.js';
 import { DateInput, TimeInput } from './date-field.js';
@@ -16,6 +16,9 @@ import { UnitFields } from './unit-filter.js';
 import { UnitLevels } from './unit-levels.js';
 import { DEFAULT_PAGE_SIZE, pagingOf, type Paging } from './reports/query.js';
 import { ExportLink, Pager } from './reports/table.js';
+import type { Column } from './table/data-table.js';
+import { TableSection } from './table/table-section.js';
+import { useLoaded } from './table/use-loaded.js';
 
 const FILTERS = ['from', 'to', 'action', 'user', 'city', 'county', 'town', 'q'] as const;
 /** The form's fields: the filters, the days of `from` and `to` with their times apart. */
@@ -88,26 +91,11 @@ export function AuditPage({
   const units = useMemo(() => new UnitLevels(api, reach), [api, reach]);
   const query = auditQuery(params);
   const key = query.toString();
-  const [state, setState] = useState<{ key: string; list: AuditList | null; error: unknown }>({
-    key: '',
-    list: null,
-    error: null,
-  });
-  useEffect(() => {
-    let current = true;
-    api.audit(new URLSearchParams(key)).then(
-      (list) => current && setState({ key, list, error: null }),
-      (error: unknown) => current && setState({ key, list: null, error }),
-    );
-    return () => {
-      current = false;
-    };
-  }, [key]);
+  const loaded = useLoaded(key, (query) => api.audit(new URLSearchParams(query)));
 
   const show = (next: URLSearchParams) => go(auditHash(next));
   const paging = pagingOf(params);
-  const { list, error } = state;
-  const loading = state.key !== key;
+  const { data: list, error, loading } = loaded;
   // Pages are held at the newest event of the first page shown for these filters; a list still
   // shown for the filters before (its answer not back yet) must not set it, or the events after
   // its newest one would vanish from every page.
@@ -144,7 +132,6 @@ export function AuditPage({
     );
   const from = localParts(params.get('from'), DAY_START);
   const to = localParts(params.get('to'), DAY_END);
-  const n = (value: number) => formatCount(language, value);
 
   return (
     <main class="page wide" aria-labelledby="audit-title">
@@ -197,71 +184,52 @@ export function AuditPage({
           </>
         )}
       </FilterForm>
-      {list === null && error === null && <p>{t('loading')}</p>}
-      {list !== null && (
-        <section class="table-section" aria-label={t('auditTitle')}>
-          <div class="table-tools">
-            <span class="count">{t('rowsTotal', { total: n(list.total) })}</span>
+      <TableSection
+        language={language}
+        label={t('auditTitle')}
+        loaded={loaded}
+        showError={false}
+        empty={t('noRows')}
+        tools={(found) => (
+          <>
             {params.get(UNTIL) && (
               <span class="held">
                 {t('auditHeld', { time: formatTime(language, params.get(UNTIL)!, true) })}{' '}
                 <a href={auditHash(withParams(params, { [UNTIL]: null, offset: null }))}>{t('auditNewest')}</a>
               </span>
             )}
-            {loading && <span class="loading">{t('loading')}</span>}
-            <ExportLink language={language} url={auditUrl(auditQuery(params))} total={list.total} />
-          </div>
-          {list.items.length === 0 ? (
-            <p class="empty">{t('noRows')}</p>
-          ) : (
-            <div class="table-scroll">
-              <table class="report audit" aria-busy={loading ? 'true' : undefined}>
-                <thead>
-                  <tr>
-                    <th scope="col" aria-sort="descending">
-                      {t('colTime')}
-                    </th>
-                    <th scope="col">{t('colAction')}</th>
-                    <th scope="col">{t('colUser')}</th>
-                    <th scope="col">{t('colUnit')}</th>
-                    <th scope="col">{t('colAddress')}</th>
-                    <th scope="col">{t('colName')}</th>
-                    <th scope="col">{t('colDetail')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.items.map((e) => (
-                    <EventRow key={e.id} language={language} event={e} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-          {list.total > 0 && <Pager language={language} total={list.total} paging={paging} onPage={page} />}
-        </section>
-      )}
+            <ExportLink language={language} url={auditUrl(auditQuery(params))} total={found.total} />
+          </>
+        )}
+        columns={eventColumns(language)}
+        rowKey={(e) => e.id}
+        rowAttributes={(e) => ({ 'data-action': e.action })}
+        // Newest first, always: the time column says so, and no header sorts.
+        sorting={{ sort: 'at', order: 'desc' }}
+        tableClass="report audit"
+        pager={(total) => <Pager language={language} total={total} paging={paging} onPage={page} />}
+      />
     </main>
   );
 }
 
-function EventRow({ language, event }: { language: Language; event: AuditEventView }) {
+/** The log's columns: when, what, who, in which unit, from where, on which file, and the note. */
+function eventColumns(language: Language): Column<AuditEventView>[] {
   const t = translator(language);
-  return (
-    <tr data-action={event.action}>
-      <td class="time">{formatTime(language, event.at, true)}</td>
-      <td class="action">{auditActionName(language, event.action)}</td>
-      {/* The login the event recorded, with the account's name now. */}
-      <td class="user">{personLabel(event.userName, event.userDisplayName, language)}</td>
-      <td class="unit">
-        {event.unit === null ? '' : event.unit.id === ARCHIVE_UNIT_ID ? t('unitArchive') : unitPlace(event.unit)}
-      </td>
-      <td class="address">{event.address ?? ''}</td>
-      <td class="name">{event.fileName ?? ''}</td>
-      <td class="detail">
-        <AuditDetail language={language} event={event} />
-      </td>
-    </tr>
-  );
+  return [
+    { label: t('colTime'), sort: 'at', className: 'time', cell: (e) => formatTime(language, e.at, true) },
+    { label: t('colAction'), className: 'action', cell: (e) => auditActionName(language, e.action) },
+    // The login the event recorded, with the account's name now.
+    { label: t('colUser'), className: 'user', cell: (e) => personLabel(e.userName, e.userDisplayName, language) },
+    {
+      label: t('colUnit'),
+      className: 'unit',
+      cell: (e) => (e.unit === null ? '' : e.unit.id === ARCHIVE_UNIT_ID ? t('unitArchive') : unitPlace(e.unit)),
+    },
+    { label: t('colAddress'), className: 'address', cell: (e) => e.address ?? '' },
+    { label: t('colName'), className: 'name', cell: (e) => e.fileName ?? '' },
+    { label: t('colDetail'), className: 'detail', cell: (e) => <AuditDetail language={language} event={e} /> },
+  ];
 }
 
 /** The note in the reader's words, what only an investigator needs under 详情; an older event's English detail there. */

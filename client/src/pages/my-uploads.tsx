@@ -4,7 +4,6 @@ import { FILE_KINDS, type FileKind } from '../../../shared/file-types.js';
 import {
   defaultFileOrder,
   FILE_SORTS,
-  type FileList,
   type FileSort,
   type FileSummary,
   type FileUploaders,
@@ -17,7 +16,10 @@ import { formatBytes, formatCount, formatTime } from './format.js';
 import { DayFields, FilterForm, type Values } from './reports/filters.js';
 import { Field } from './field.js';
 import { DEFAULT_PAGE_SIZE, pagingOf, type Paging, type Sorting } from './reports/query.js';
-import { Pager, ReportTable, type Column } from './reports/table.js';
+import { Pager } from './reports/table.js';
+import type { Column } from './table/data-table.js';
+import { TableSection } from './table/table-section.js';
+import { useLoaded } from './table/use-loaded.js';
 
 const FILTERS = ['q', 'uploader', 'from', 'to', 'type'] as const;
 
@@ -72,24 +74,10 @@ export function MyUploadsPage({
 }) {
   const t = translator(language);
   const key = filesQuery(params).toString();
-  const [state, setState] = useState<{ key: string; list: FileList | null; error: unknown }>({
-    key: '',
-    list: null,
-    error: null,
-  });
+  const loaded = useLoaded(key, (query) => api.files(new URLSearchParams(query)));
   const [uploaders, setUploaders] = useState<FileUploaders['items']>([]);
   const [previewing, setPreviewing] = useState<PreviewFile | null>(null);
 
-  useEffect(() => {
-    let current = true;
-    api.files(new URLSearchParams(key)).then(
-      (list) => current && setState({ key, list, error: null }),
-      (error: unknown) => current && setState({ key, list: null, error }),
-    );
-    return () => {
-      current = false;
-    };
-  }, [key]);
   useEffect(() => {
     // The choices of the uploader filter; without them the filter still works from the address.
     api.fileUploaders().then(
@@ -100,8 +88,7 @@ export function MyUploadsPage({
 
   const show = (next: URLSearchParams) => go(pageHash('files', next));
   const filter = (values: Values) => show(withParams(params, { ...values, offset: null }));
-  const { list, error } = state;
-  const loading = state.key !== key;
+  const { data: list, error } = loaded;
   const sorting: Sorting = list ? { sort: list.sort, order: list.order } : { sort: 'lastUpload', order: 'desc' };
   const sortBy = (sort: string) => {
     const order =
@@ -193,31 +180,19 @@ export function MyUploadsPage({
           </>
         )}
       </FilterForm>
-      {list === null && error === null && <p>{t('loading')}</p>}
-      {list !== null && (
-        <section class="table-section" aria-label={t('myUploadsTitle')}>
-          <div class="table-tools">
-            <span class="count">{t('rowsTotal', { total: n(list.total) })}</span>
-            {loading && <span class="loading">{t('loading')}</span>}
-          </div>
-          {list.items.length === 0 ? (
-            <p class="empty">{t('noFiles')}</p>
-          ) : (
-            <ReportTable
-              language={language}
-              caption={t('myUploadsTitle')}
-              columns={columns}
-              rows={list.items}
-              rowKey={(f) => f.fileId}
-              sorting={sorting}
-              onSort={sortBy}
-              busy={loading}
-              tableClass="report files"
-            />
-          )}
-          {list.total > 0 && <Pager language={language} total={list.total} paging={pagingOf(params)} onPage={page} />}
-        </section>
-      )}
+      <TableSection
+        language={language}
+        label={t('myUploadsTitle')}
+        loaded={loaded}
+        showError={false}
+        empty={t('noFiles')}
+        columns={columns}
+        rowKey={(f) => f.fileId}
+        sorting={sorting}
+        onSort={sortBy}
+        tableClass="report files"
+        pager={(total) => <Pager language={language} total={total} paging={pagingOf(params)} onPage={page} />}
+      />
       {previewing && <FilePreview language={language} file={previewing} onClose={() => setPreviewing(null)} />}
     </main>
   );

@@ -5,6 +5,8 @@ import { describeError, translator, type Language } from '../i18n/index.js';
 import { outcomeWord, receiptReasonText } from '../upload/outcome-text.js';
 import { ErrorNote, Pager } from './controls.js';
 import { formatBytes, formatCount, formatTime } from './format.js';
+import { TableSection } from './table/table-section.js';
+import { useLoaded } from './table/use-loaded.js';
 
 const PAGE_SIZE = 20;
 
@@ -26,40 +28,28 @@ function countsText(language: Language, r: ReceiptSummary): string {
 function ReceiptList({ api, language }: { api: ArchiveApi; language: Language }) {
   const t = translator(language);
   const [offset, setOffset] = useState(0);
-  const [list, setList] = useState<{ items: ReceiptSummary[]; total: number } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    api.receipts({ limit: PAGE_SIZE, offset }).then(setList, (e: unknown) => setError(describeError(language, e)));
-  }, [offset]);
+  const loaded = useLoaded(String(offset), () => api.receipts({ limit: PAGE_SIZE, offset }));
   return (
     <main class="page" aria-labelledby="receipts-title">
       <h1 id="receipts-title">{t('receiptsTitle')}</h1>
       <p class="hint">{t('receiptsHint')}</p>
-      <ErrorNote error={error} />
-      {list && list.items.length === 0 && <p>{t('receiptsEmpty')}</p>}
-      {list && list.items.length > 0 && (
-        <table class="files receipts">
-          <thead>
-            <tr>
-              <th scope="col">{t('receiptTitle')}</th>
-              <th scope="col">{t('receiptStarted')}</th>
-              <th scope="col">{t('receiptFiles')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.items.map((r) => (
-              <tr key={r.id}>
-                <td class="name">
-                  <a href={`#/receipts/${r.id}`}>{r.title}</a>
-                </td>
-                <td>{formatTime(language, r.startedAt)}</td>
-                <td>{countsText(language, r)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      {list && <Pager language={language} total={list.total} size={PAGE_SIZE} offset={offset} onOffset={setOffset} />}
+      <TableSection
+        language={language}
+        label={t('receiptsTitle')}
+        loaded={loaded}
+        count={null}
+        empty={t('receiptsEmpty')}
+        columns={[
+          { label: t('receiptTitle'), className: 'name', cell: (r) => <a href={`#/receipts/${r.id}`}>{r.title}</a> },
+          { label: t('receiptStarted'), cell: (r) => formatTime(language, r.startedAt) },
+          { label: t('receiptFiles'), cell: (r) => countsText(language, r) },
+        ]}
+        rowKey={(r) => r.id}
+        tableClass="files receipts"
+        pager={(total) => (
+          <Pager language={language} total={total} size={PAGE_SIZE} offset={offset} onOffset={setOffset} />
+        )}
+      />
     </main>
   );
 }

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import {
   personLabel,
   TOKEN_LABEL_RULE,
@@ -13,6 +13,9 @@ import { formText } from './form-text.js';
 import { ConfirmAction, CopyButton, ErrorNote } from './controls.js';
 import { Field, FormProblem, useCheckedForm } from './field.js';
 import { nameProblems } from './typed-name.js';
+import type { Column } from './table/data-table.js';
+import { TableSection, type ListPage } from './table/table-section.js';
+import { useLoaded, type Loaded } from './table/use-loaded.js';
 
 /** The expiries offered; `never` for scripts that must not stop on their own. */
 const EXPIRIES = ['30', '90', '365', 'never'] as const;
@@ -28,23 +31,17 @@ const SCOPE_WORDS = { tokens: 'tokenScopeTokens', accounts: 'tokenScopeAccounts'
  */
 export function TokensPage({ api, language, admin }: { api: ArchiveApi; language: Language; admin: boolean }) {
   const t = translator(language);
-  const [mine, setMine] = useState<TokenView[] | null>(null);
-  const [others, setOthers] = useState<TokenView[] | null>(null);
   const [created, setCreated] = useState<{ token: string; label: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [refresh, setRefresh] = useState(0);
 
-  useEffect(() => {
-    api.tokens('mine').then(
-      (r) => setMine(r.items),
-      (e: unknown) => setError(describeError(language, e)),
-    );
-    if (admin)
-      api.tokens('reach').then(
-        (r) => setOthers(r.items),
-        (e: unknown) => setError(describeError(language, e)),
-      );
-  }, [refresh]);
+  const mine = useLoaded(`mine ${refresh}`, () => api.tokens('mine').then(listOf));
+  const reach = useLoaded(admin ? `reach ${refresh}` : null, () => api.tokens('reach').then(listOf));
+  // The caller's own tokens are listed once, above.
+  const others = {
+    ...reach,
+    data: reach.data && listOf({ items: reach.data.items.filter((tk) => !isIn(mine.data, tk)) }),
+  };
 
   const creating = useCheckedForm({
     language,
@@ -133,80 +130,87 @@ export function TokensPage({ api, language, admin }: { api: ArchiveApi; language
       )}
       <ErrorNote error={error} />
       <h2>{t('tokensMine')}</h2>
-      <TokenTable language={language} tokens={mine} owners={false} onRevoke={(id) => void revoke(id)} />
+      <TokenTable language={language} label={t('tokensMine')} tokens={mine} owners={false} onRevoke={revoke} />
       {admin && (
         <>
           <h2>{t('tokensOfReach')}</h2>
-          <TokenTable
-            language={language}
-            tokens={others?.filter((tk) => !mine?.some((m) => m.id === tk.id)) ?? null}
-            owners
-            onRevoke={(id) => void revoke(id)}
-          />
+          <TokenTable language={language} label={t('tokensOfReach')} tokens={others} owners onRevoke={revoke} />
         </>
       )}
     </main>
   );
 }
 
+const listOf = ({ items }: { items: TokenView[] }): ListPage<TokenView> => ({ items, total: items.length });
+const isIn = (list: ListPage<TokenView> | null, token: TokenView) => !!list?.items.some((tk) => tk.id === token.id);
+
 function TokenTable({
   language,
+  label,
   tokens,
   owners,
   onRevoke,
 }: {
   language: Language;
-  tokens: TokenView[] | null;
+  label: string;
+  tokens: Loaded<ListPage<TokenView>>;
   owners: boolean;
-  onRevoke: (id: string) => void;
+  onRevoke: (id: string) => Promise<void>;
 }) {
   const t = translator(language);
-  if (tokens === null) return <p>{t('loading')}</p>;
-  if (tokens.length === 0) return <p>{t('tokensNone')}</p>;
+  const columns: Column<TokenView>[] = [
+    { label: t('tokenLabel'), className: 'name', cell: (tk) => tk.label || t('tokenNoLabel') },
+    ...(owners
+      ? [{ label: t('colUser'), cell: (tk: TokenView) => personLabel(tk.username, tk.displayName, language) }]
+      : []),
+    {
+      label: t('tokenScopes'),
+      className: 'scopes',
+      cell: (tk) =>
+        tk.scopes.length === 0
+          ? t('tokenScopesNone')
+          : tk.scopes.map((s) => t(SCOPE_WORDS[s])).join(t('listSeparator')),
+    },
+    { label: t('tokenCreatedAt'), cell: (tk) => formatTime(language, tk.createdAt) },
+    {
+      label: t('tokenExpiresAt'),
+      cell: (tk) => (
+        <>
+          {tk.expiresAt ? formatTime(language, tk.expiresAt) : t('tokenNever')}
+          {tk.expired && <span class="badge state-disabled"> {t('tokenExpired')}</span>}
+        </>
+      ),
+    },
+    {
+      label: t('tokenLastUsed'),
+      cell: (tk) => (tk.lastUsedAt ? formatTime(language, tk.lastUsedAt) : t('tokenNeverUsed')),
+    },
+    {
+      label: t('accountActions'),
+      className: 'actions',
+      cell: (tk) => (
+        <ConfirmAction
+          language={language}
+          label={t('tokenRevoke')}
+          on={tk.label || tk.id}
+          question={t('tokenRevokeConfirm')}
+          confirm={t('tokenRevoke')}
+          onConfirm={() => void onRevoke(tk.id)}
+        />
+      ),
+    },
+  ];
   return (
-    <div class="table-scroll">
-      <table class="files">
-        <thead>
-          <tr>
-            <th scope="col">{t('tokenLabel')}</th>
-            {owners && <th scope="col">{t('colUser')}</th>}
-            <th scope="col">{t('tokenScopes')}</th>
-            <th scope="col">{t('tokenCreatedAt')}</th>
-            <th scope="col">{t('tokenExpiresAt')}</th>
-            <th scope="col">{t('tokenLastUsed')}</th>
-            <th scope="col">{t('accountActions')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {tokens.map((tk) => (
-            <tr key={tk.id} data-token={tk.id}>
-              <td class="name">{tk.label || t('tokenNoLabel')}</td>
-              {owners && <td>{personLabel(tk.username, tk.displayName, language)}</td>}
-              <td class="scopes">
-                {tk.scopes.length === 0
-                  ? t('tokenScopesNone')
-                  : tk.scopes.map((s) => t(SCOPE_WORDS[s])).join(t('listSeparator'))}
-              </td>
-              <td>{formatTime(language, tk.createdAt)}</td>
-              <td>
-                {tk.expiresAt ? formatTime(language, tk.expiresAt) : t('tokenNever')}
-                {tk.expired && <span class="badge state-disabled"> {t('tokenExpired')}</span>}
-              </td>
-              <td>{tk.lastUsedAt ? formatTime(language, tk.lastUsedAt) : t('tokenNeverUsed')}</td>
-              <td class="actions">
-                <ConfirmAction
-                  language={language}
-                  label={t('tokenRevoke')}
-                  on={tk.label || tk.id}
-                  question={t('tokenRevokeConfirm')}
-                  confirm={t('tokenRevoke')}
-                  onConfirm={() => onRevoke(tk.id)}
-                />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <TableSection
+      language={language}
+      label={label}
+      loaded={tokens}
+      count={null}
+      empty={t('tokensNone')}
+      columns={columns}
+      rowKey={(tk) => tk.id}
+      rowAttributes={(tk) => ({ 'data-token': tk.id })}
+      tableClass="files"
+    />
   );
 }

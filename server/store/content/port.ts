@@ -6,13 +6,13 @@ export type CommitOutcome =
   /** The catalog already held this content; the staged chunks were removed. */
   | { status: 'duplicate'; entry: CatalogEntry };
 
-/** A byte range, `end` exclusive (as Blob.slice). */
 /** A small content in memory, as the parts it arrived in, and its catalog entry (storeMany). */
 export interface StoredParts {
   parts: readonly Uint8Array[];
   entry: NewCatalogEntry;
 }
 
+/** A byte range, `end` exclusive (as Blob.slice). */
 export interface ByteRange {
   start: number;
   end: number;

@@ -39,16 +39,6 @@ type Manifest = {
   bytes: number;
 } & ({ format: 1; damaged: string[] } | { format: 2; damaged: BackupDamage[]; database: { sha256: string } });
 
-/**
- * An online, consistent backup of an embedded store into `target`, while the service runs: the
- * database as of one moment (VACUUM INTO reads one snapshot; writers go on), then the content
- * file of every file catalogued at that moment. Committed content files never change and are
- * made durable before their catalog entry exists, so every file of the snapshot is complete on
- * disk. Each copy is checked against the chunk checksums, so damage already in the archive (bytes
- * missing or changed) is named, file and chunk, in the report and the manifest; the copy goes on.
- * Content already in `target` (an earlier backup) is not copied again. Unfinished uploads are left
- * out: their bytes are still arriving.
- */
 /** Content files copied at the same time. */
 const COPIES_AT_ONCE = 16;
 
@@ -82,6 +72,17 @@ async function eachAtOnce<T>(
   if (failure) throw failure.reason;
 }
 
+/**
+ * An online, consistent backup of an embedded store into `target`, while the service runs: the
+ * database as of one moment (VACUUM INTO reads one snapshot; writers go on), then the bytes of
+ * every file catalogued at that moment: its content file, or its range of a pack file. Committed
+ * bytes never change (packs are only appended to) and are made durable before their catalog entry
+ * exists, so every file of the snapshot is complete on disk. Each copy is checked against the
+ * chunk checksums, so damage already in the archive (bytes missing or changed) is named, file and
+ * chunk, in the report and the manifest; the copy goes on. What an earlier backup in `target`
+ * already holds is not copied again (save files it found damaged). Unfinished uploads are left
+ * out: their bytes are still arriving.
+ */
 export async function backupEmbedded(
   dataDir: string,
   target: string,

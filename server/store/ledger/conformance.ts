@@ -2,8 +2,6 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { savingsQuery } from '../../../shared/reports.js';
-import { ReportCalendar } from '../../services/calendar.js';
-import { ReportService } from '../../services/reports.js';
 import type { Account } from '../accounts/port.js';
 import {
   carryingUpload,
@@ -15,6 +13,7 @@ import {
   unit,
   uploadAction,
 } from '../../../test/support/content.js';
+import { ReportCalendar, ReportService } from '../../../test/support/services.js';
 import { conformanceSuite, type StoreTarget } from '../../../test/support/stores.js';
 
 /** What every store adapter's ledger must do (run against each adapter by test/store/). */

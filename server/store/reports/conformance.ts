@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ReportCalendar } from '../../services/calendar.js';
-import { ReportService } from '../../services/reports.js';
 import type { CatalogEntry } from '../catalog/port.js';
 import {
   collisionsQuery,
@@ -15,6 +13,7 @@ import {
 import { countUpload, randomContent, stageBytes, testAccount } from '../../../test/support/content.js';
 import { FILES, PEOPLE, REPORT_TIME_ZONE, seedReportArchive, UNITS } from '../../../test/support/report-dataset.js';
 import type { FileKey } from '../../../test/support/report-dataset.js';
+import { ReportCalendar, ReportService } from '../../../test/support/services.js';
 import type { OpenedStore, StoreTarget } from '../../../test/support/stores.js';
 
 const t = (utc: string) => new Date(utc).toISOString();

@@ -365,8 +365,11 @@ export class EmbeddedReports implements Reports {
   }
 
   crossUnitBatches(q: Unpaged<CrossUnitReportQuery>, batch: number): Batches<StoredCrossUnitRow> {
-    return selectionBatches<CrossUnitFileRow, StoredCrossUnitRow>(this.db, this.crossUnitSelection(q), batch, (rows) =>
-      this.crossUnitItems(q, rows),
+    return selectionBatches<CrossUnitFileRow, StoredCrossUnitRow>(
+      this.db,
+      this.crossUnitSelection(q),
+      batch,
+      (rows, lookups) => this.crossUnitItems(q, rows, lookups()),
     );
   }
 
@@ -417,8 +420,12 @@ export class EmbeddedReports implements Reports {
     };
   }
 
-  /** The table's rows of these files, each with its units (the filters' entries). */
-  private crossUnitItems(q: Unpaged<CrossUnitReportQuery>, rows: CrossUnitFileRow[]): StoredCrossUnitRow[] {
+  /** The table's rows of these files, each with its units (the filters' entries), read on `db`. */
+  private crossUnitItems(
+    q: Unpaged<CrossUnitReportQuery>,
+    rows: CrossUnitFileRow[],
+    db: Db = this.db,
+  ): StoredCrossUnitRow[] {
     // The units of this page's files, with the same filters (the name filter holds for the whole
     // file). A page of widely shared files has tens of thousands of them, so per file one text of
     // joined rows: its units earliest first, each as unit id (JSON), unit, user names (JSON),
@@ -427,7 +434,7 @@ export class EmbeddedReports implements Reports {
     // for the page.
     const uploaders = new Map<string, StoredCrossUnitRow['uploaders']>();
     const unitWhere = ledgerConditions({ ...q, fileName: undefined }, 'catalog');
-    const pageUnits = this.db
+    const pageUnits = db
       .prepare<Params, { id: string; unit: string }>(
         `SELECT json_quote(l.unit_id) AS id, l.unit FROM ledger l ${unitWhere.and('l.file_no IN (SELECT value FROM json_each(@fileNos))').sql} GROUP BY l.unit_id, l.unit`,
       )
@@ -439,7 +446,7 @@ export class EmbeddedReports implements Reports {
       [...units].filter(([, unit]) => unit === null).map(([id]) => JSON.parse(id) as string),
     );
     const fileWhere = unitWhere.and('l.file_no = @fileNo', { named });
-    const unitsOfFile = this.db.prepare<Params, { uploaders: string | null }>(
+    const unitsOfFile = db.prepare<Params, { uploaders: string | null }>(
       `SELECT ${joinedRows(['json_quote(unit_id)', 'unit', 'user_names', 'uploads', 'first', 'last'], 'first, unit_id')} AS uploaders
        FROM (SELECT l.unit_id, IIF(l.unit_id IN (SELECT value FROM json_each(@named)), MAX(l.unit), '') AS unit, json_group_array(DISTINCT l.user_name) AS user_names,
                     SUM(l.upload_count) AS uploads, MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last
@@ -618,8 +625,11 @@ export class EmbeddedReports implements Reports {
   }
 
   nearDuplicateBatches(q: Unpaged<NearDuplicateReportQuery>, batch: number): Batches<Rows.NearDuplicateRow> {
-    return selectionBatches<PairSqlRow, Rows.NearDuplicateRow>(this.db, this.nearDuplicateSelection(q), batch, (rows) =>
-      this.nearDuplicateItems(rows),
+    return selectionBatches<PairSqlRow, Rows.NearDuplicateRow>(
+      this.db,
+      this.nearDuplicateSelection(q),
+      batch,
+      (rows, lookups) => this.nearDuplicateItems(rows, lookups()),
     );
   }
 
@@ -664,8 +674,9 @@ export class EmbeddedReports implements Reports {
   }
 
   /** The table's rows of these pairs, each file with its units. */
-  private nearDuplicateItems(rows: PairSqlRow[]): Rows.NearDuplicateRow[] {
-    const unitsOf = this.db.prepare<[string], { unit: string }>(
+  /** The pairs' rows, each file with its units, read on `db`. */
+  private nearDuplicateItems(rows: PairSqlRow[], db: Db = this.db): Rows.NearDuplicateRow[] {
+    const unitsOf = db.prepare<[string], { unit: string }>(
       'SELECT DISTINCT l.unit FROM ledger l JOIN catalog c USING (file_no) WHERE c.file_id = ? ORDER BY l.unit_id',
     );
     const file = (id: string, name: string, length: number, type: string, date: number, snippet: string) => ({

@@ -226,7 +226,7 @@ export class MongoReports implements Reports {
           fileLength: ['file.fileLength'],
         },
         q,
-        // Entries in the order they were first recorded (a client-made ObjectId, see ledger.ts).
+        // Entries in the order they were first recorded (a client-made ObjectId, see ledger/mongo.ts).
         ['_id'],
       );
       return {

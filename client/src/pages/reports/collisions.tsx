@@ -3,9 +3,9 @@ import { translator } from '../../i18n/index.js';
 import { FileLink, Technical } from '../controls.js';
 import { formatBytes, formatCount, formatTime } from '../format.js';
 import { ReportFilters } from './filters.js';
-import type { Column } from './table.js';
+import type { Column } from '../table/data-table.js';
 import { useReport } from './use-report.js';
-import { TableSection, useView, type TabProps } from './view.js';
+import { ReportSection, useView, type TabProps } from './view.js';
 
 /** Stored files that share an MD5 with different content (待核查文件): the MD5 alone would have merged them. */
 export function CollisionsTab({ api, language, params, show, units }: TabProps) {
@@ -46,7 +46,7 @@ export function CollisionsTab({ api, language, params, show, units }: TabProps) 
       <p class="hint">{t('collisionsHint')}</p>
       <Technical language={language}>{t('collisionsDetails')}</Technical>
       <ReportFilters view={view} error={loaded.error} min={{ least: 1, label: t('minUploads') }} />
-      <TableSection
+      <ReportSection
         view={view}
         loaded={loaded}
         caption={t('tabCollisions')}

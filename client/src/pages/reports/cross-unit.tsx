@@ -4,9 +4,9 @@ import { personLabel } from '../../../../shared/accounts.js';
 import { translator } from '../../i18n/index.js';
 import { formatBytes, formatCount, formatTime, unitPlace } from '../format.js';
 import { ReportFilters } from './filters.js';
-import type { Column } from './table.js';
+import type { Column } from '../table/data-table.js';
 import { useReport } from './use-report.js';
-import { TableSection, useView, type TabProps } from './view.js';
+import { ReportSection, useView, type TabProps } from './view.js';
 
 /** Files several units uploaded; a row opens to show each unit, its users and dates. */
 export function CrossUnitTab({ api, language, params, show, units }: TabProps) {
@@ -97,7 +97,7 @@ export function CrossUnitTab({ api, language, params, show, units }: TabProps) {
   return (
     <div class="report-tab" data-report="cross-unit">
       <ReportFilters view={view} error={loaded.error} min={{ least: 2, label: t('minUnits') }} />
-      <TableSection
+      <ReportSection
         view={view}
         loaded={loaded}
         caption={t('tabCrossUnit')}

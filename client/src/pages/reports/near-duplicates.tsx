@@ -7,9 +7,9 @@ import { FileLink, Technical } from '../controls.js';
 import { formText } from '../form-text.js';
 import { formatBytes, formatCount, formatTime, unitPlace } from '../format.js';
 import { ReportFilters } from './filters.js';
-import type { Column } from './table.js';
+import type { Column } from '../table/data-table.js';
 import { useReport } from './use-report.js';
-import { Switch, TableSection, useView, type TabProps } from './view.js';
+import { ReportSection, Switch, useView, type TabProps } from './view.js';
 
 const STATUSES = ['open', 'reviewed', 'all'] as const;
 type Status = (typeof STATUSES)[number];
@@ -123,7 +123,7 @@ export function NearDuplicatesTab({ api, language, params, show, units }: TabPro
         value={shown}
         onChange={(s) => show(withParams(params, { status: s === 'open' ? null : s, offset: null }))}
       />
-      <TableSection
+      <ReportSection
         view={view}
         loaded={loaded}
         caption={t('tabNearDuplicates')}

@@ -13,9 +13,9 @@ import { withParams } from '../../route.js';
 import { formatBytes, formatCount, formatTime, unitPlace } from '../format.js';
 import { ReportFilters } from './filters.js';
 import { REPEAT_GROUPS, repeatGroup } from './query.js';
-import type { Column } from './table.js';
+import type { Column } from '../table/data-table.js';
 import { useReport } from './use-report.js';
-import { Switch, TableSection, useView, type TabProps } from './view.js';
+import { ReportSection, Switch, useView, type TabProps } from './view.js';
 
 const GROUP_LABEL = { entry: 'groupEntry', user: 'groupUser', unit: 'groupUnit' } as const;
 
@@ -173,7 +173,7 @@ export function RepeatTab({ api, language, params, show, units }: TabProps) {
           </button>
         </p>
       )}
-      <TableSection view={view} loaded={loaded} caption={t('tabRepeat')} columns={columns} rowKey={rowKey} />
+      <ReportSection view={view} loaded={loaded} caption={t('tabRepeat')} columns={columns} rowKey={rowKey} />
     </div>
   );
 }

@@ -5,9 +5,9 @@ import { withParams } from '../../route.js';
 import { byteUnit, formatBytes, formatCount, formatDay, formatMonth } from '../format.js';
 import { ReportFilters } from './filters.js';
 import { CHART_LIMIT, reportQuery, SAVINGS_GROUPS, savingsGroup, type SavingsGroup } from './query.js';
-import type { Column } from './table.js';
+import type { Column } from '../table/data-table.js';
 import { useReport } from './use-report.js';
-import { Switch, TableSection, useView, type TabProps } from './view.js';
+import { ReportSection, Switch, useView, type TabProps } from './view.js';
 
 /** The unit level the rows are at: one below the filter (a town filter keeps the town). */
 type Level = 'city' | 'county' | 'town';
@@ -162,7 +162,7 @@ export function SavingsTab({ api, language, params, show, units }: TabProps) {
           />
         </figure>
       )}
-      <TableSection
+      <ReportSection
         view={view}
         loaded={table}
         caption={chartTitle}

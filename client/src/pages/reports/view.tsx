@@ -3,12 +3,13 @@ import type { ReportName, ReportPage } from '../../../../shared/reports.js';
 import { reportUrl, type ArchiveApi } from '../../api.js';
 import { translator, type Language } from '../../i18n/index.js';
 import { withParams } from '../../route.js';
-import { formatCount } from '../format.js';
 import type { Values } from './filters.js';
 import { DEFAULT_PAGE_SIZE, nextSorting, pagingOf, reportQuery, sortingOf } from './query.js';
 import type { Paging } from './query.js';
-import { ExportLink, Pager, ReportTable, type Column } from './table.js';
-import type { Loaded } from './use-report.js';
+import type { Column } from '../table/data-table.js';
+import { TableSection } from '../table/table-section.js';
+import type { Loaded } from '../table/use-loaded.js';
+import { ExportLink, Pager } from './table.js';
 import type { UnitLevels } from '../unit-levels.js';
 
 /** What every report table gets from the reports page. */
@@ -56,8 +57,8 @@ export function useView(
   };
 }
 
-/** Loading, the table, its pager and its CSV export (the filter form above says why a view was refused). */
-export function TableSection<Row>({
+/** A report's table with its pager and its CSV export (the filter form above says why a view was refused). */
+export function ReportSection<Row>({
   view,
   loaded,
   caption,
@@ -76,37 +77,23 @@ export function TableSection<Row>({
 }) {
   const { language, report, params } = view;
   const t = translator(language);
-  const { data, error, loading } = loaded;
-  const exportUrl = reportUrl(report, reportQuery(report, params));
   return (
-    <section class="table-section" aria-label={caption}>
-      {data === null && error === null && <p>{t('loading')}</p>}
-      {data !== null && (
-        <>
-          <div class="table-tools">
-            <span class="count">{t('rowsTotal', { total: formatCount(language, data.total) })}</span>
-            {loading && <span class="loading">{t('loading')}</span>}
-            <ExportLink language={language} url={exportUrl} total={data.total} />
-          </div>
-          {data.items.length === 0 ? (
-            <p class="empty">{empty ?? t('noRows')}</p>
-          ) : (
-            <ReportTable
-              language={language}
-              caption={caption}
-              columns={columns}
-              rows={data.items}
-              rowKey={rowKey}
-              sorting={view.sorting}
-              onSort={view.sort}
-              detail={detail}
-              busy={loading}
-            />
-          )}
-          {data.total > 0 && <Pager language={language} total={data.total} paging={view.paging} onPage={view.page} />}
-        </>
+    <TableSection
+      language={language}
+      label={caption}
+      loaded={loaded}
+      showError={false}
+      empty={empty ?? t('noRows')}
+      tools={(page) => (
+        <ExportLink language={language} url={reportUrl(report, reportQuery(report, params))} total={page.total} />
       )}
-    </section>
+      columns={columns}
+      rowKey={rowKey}
+      detail={detail}
+      sorting={view.sorting}
+      onSort={view.sort}
+      pager={(total) => <Pager language={language} total={total} paging={view.paging} onPage={view.page} />}
+    />
   );
 }
 

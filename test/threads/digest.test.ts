@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { DigestPool } from '../../server/services/digest.js';
+import { DigestPool } from '../../server/threads/digest.js';
 import { randomContent } from '../support/content.js';
 
 const digestsOf = (data: Uint8Array) => ({

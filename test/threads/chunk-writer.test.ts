@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ChunkPool, ChunkWriter } from '../../server/services/chunk-writer.js';
-import { DigestPool } from '../../server/services/digest.js';
+import { ChunkPool, ChunkWriter } from '../../server/threads/chunk-writer.js';
+import { DigestPool } from '../../server/threads/digest.js';
 import { randomContent } from '../support/content.js';
 
 /** A pool that counts the buffers out of it. */

@@ -1,0 +1,112 @@
+import { useState } from 'preact/hooks';
+import { translator, type Language, type MessageKey } from '../../i18n/index.js';
+import type { UploadItem } from '../../upload/folder-upload.js';
+import { formatBytes, formatCount } from '../format.js';
+import { VirtualList } from '../virtual-list.js';
+import { FILTERS, statusText, transferRows, type Counts, type Filter, type Row } from './transfer-rows.js';
+
+const ROW_HEIGHT = 34;
+const FILTER_LABEL: Record<Filter, MessageKey> = {
+  all: 'filterAll',
+  instant: 'filterInstant',
+  stored: 'filterStored',
+  failed: 'filterFailed',
+  unfinished: 'filterUnfinished',
+};
+
+/** The files of the list by folder, filtered by outcome; a folder's heading folds it away. */
+export function TransferList({
+  language,
+  items,
+  counts,
+}: {
+  language: Language;
+  items: readonly UploadItem[];
+  counts: Counts;
+}) {
+  const t = translator(language);
+  const [filter, setFilter] = useState<Filter>('all');
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
+  const rows = transferRows(items, filter, collapsed);
+  const toggle = (folder: string) => {
+    const next = new Set(collapsed);
+    if (next.has(folder)) next.delete(folder);
+    else next.add(folder);
+    setCollapsed(next);
+  };
+  return (
+    <>
+      <div class="filters" role="group" aria-label={t('resultsTitle')}>
+        {FILTERS.map((f) => (
+          <button type="button" aria-pressed={filter === f} onClick={() => setFilter(f)}>
+            {t(FILTER_LABEL[f])}
+            {f !== 'all' && ` (${formatCount(language, counts[f])})`}
+          </button>
+        ))}
+      </div>
+      <VirtualList
+        key={filter}
+        class="outcomes"
+        label={t('resultsTitle')}
+        count={rows.length}
+        rowHeight={ROW_HEIGHT}
+        maxHeight={ROW_HEIGHT * 14}
+        row={(index) => {
+          const row = rows[index]!;
+          return (
+            <TransferRow
+              key={row.kind === 'folder' ? `folder:${row.folder}` : row.item.path}
+              language={language}
+              row={row}
+              collapsed={collapsed}
+              onToggle={toggle}
+            />
+          );
+        }}
+      />
+    </>
+  );
+}
+
+function TransferRow({
+  language,
+  row,
+  collapsed,
+  onToggle,
+}: {
+  language: Language;
+  row: Row;
+  collapsed: ReadonlySet<string>;
+  onToggle: (folder: string) => void;
+}) {
+  const t = translator(language);
+  if (row.kind === 'folder')
+    return (
+      <li class="folder" data-folder={row.folder}>
+        <button
+          type="button"
+          class="link"
+          aria-expanded={!collapsed.has(row.folder)}
+          onClick={() => onToggle(row.folder)}
+        >
+          {row.folder || t('looseFiles')}
+        </button>
+        <span class="count">
+          {formatCount(language, row.finished)} / {formatCount(language, row.total)}
+          {row.failed > 0 && ` · ${t('folderFailed', { count: formatCount(language, row.failed) })}`}
+        </span>
+      </li>
+    );
+  const { item } = row;
+  const name = item.folder ? item.path.slice(item.folder.length + 1) : item.path;
+  const status = statusText(language, item);
+  return (
+    <li data-name={item.path} data-status={item.outcome?.kind ?? item.phase} title={item.path}>
+      <span class="name">{name}</span>
+      <span class="size">{formatBytes(item.size)}</span>
+      <span class="status" title={status}>
+        {status}
+      </span>
+    </li>
+  );
+}

@@ -1,0 +1,98 @@
+import { translator, type Language } from '../../i18n/index.js';
+import { byCodePoints, type UploadItem } from '../../upload/folder-upload.js';
+import { reasonText } from '../../upload/outcome-text.js';
+
+/** The list's filters: everything, or one kind of outcome. */
+export type Filter = 'all' | 'instant' | 'stored' | 'failed' | 'unfinished';
+export const FILTERS: readonly Filter[] = ['all', 'instant', 'stored', 'failed', 'unfinished'];
+
+/** A row of the transfer list: a folder's heading (with its tally) or one file. */
+export type Row =
+  | { kind: 'folder'; folder: string; total: number; finished: number; failed: number }
+  | { kind: 'file'; item: UploadItem };
+
+/** How many files of the list stand where. */
+export type Counts = Record<Exclude<Filter, 'all'>, number>;
+
+export function kindOf(item: UploadItem): Exclude<Filter, 'all'> {
+  if (item.outcome?.kind === 'failed') return 'failed';
+  if (item.outcome?.kind === 'instant') return 'instant';
+  if (item.outcome) return 'stored';
+  return 'unfinished';
+}
+
+/** Finished (in any way) first? No: failures first, then what is moving, then the rest in path order. */
+function rank(item: UploadItem): number {
+  if (item.phase === 'failed') return 0;
+  if (!item.outcome && item.phase !== 'waiting') return 1;
+  return 2;
+}
+
+export function countItems(items: readonly UploadItem[]): Counts {
+  const counts = { instant: 0, stored: 0, failed: 0, unfinished: 0 };
+  for (const item of items) counts[kindOf(item)]++;
+  return counts;
+}
+
+/**
+ * The rows shown: files grouped by folder (folders in code-point order, a heading each unless the
+ * list is one unnamed folder), those of `filter` only, none under a collapsed folder.
+ */
+export function transferRows(items: readonly UploadItem[], filter: Filter, collapsed: ReadonlySet<string>): Row[] {
+  const folders = new Map<string, { total: number; finished: number; failed: number; items: UploadItem[] }>();
+  for (const item of items) {
+    let folder = folders.get(item.folder);
+    if (!folder) folders.set(item.folder, (folder = { total: 0, finished: 0, failed: 0, items: [] }));
+    folder.total++;
+    if (item.outcome) folder.finished++;
+    if (item.outcome?.kind === 'failed') folder.failed++;
+    if (filter === 'all' || kindOf(item) === filter) folder.items.push(item);
+  }
+  const rows: Row[] = [];
+  const byFolder = [...folders].sort(([a], [b]) => byCodePoints(a, b));
+  for (const [folder, group] of byFolder) {
+    if (group.items.length === 0) continue;
+    if (byFolder.length > 1 || folder !== '') rows.push({ kind: 'folder', folder, ...group });
+    if (collapsed.has(folder)) continue;
+    group.items.sort((a, b) => rank(a) - rank(b) || byCodePoints(a.path, b.path));
+    for (const item of group.items) rows.push({ kind: 'file', item });
+  }
+  return rows;
+}
+
+function failureText(language: Language, item: UploadItem): string {
+  return item.outcome?.kind === 'failed' ? reasonText(language, item.outcome.code, item.outcome.message) : '';
+}
+
+/** Where one file stands, in words (with its percentage while it is hashed or sent). */
+export function statusText(language: Language, item: UploadItem): string {
+  const t = translator(language);
+  const outcome = item.outcome;
+  if (outcome) {
+    switch (outcome.kind) {
+      case 'instant':
+        return t('statusInstant', { count: outcome.uploadCount });
+      case 'stored':
+        return t('statusStored');
+      case 'duplicate':
+        return t('statusDuplicate', { count: outcome.uploadCount });
+      case 'failed':
+        return t('statusFailed', { reason: failureText(language, item) });
+    }
+  }
+  const percent = item.size > 0 ? ` ${Math.floor((100 * item.progress) / item.size)}%` : '';
+  switch (item.phase) {
+    case 'hashing':
+      return item.progress > 0 ? `${t('hashing')}${percent}` : t('hashing');
+    case 'twin':
+      return t('waitingForTwin');
+    case 'checking':
+      return t('checking');
+    case 'proving':
+      return t('proving');
+    case 'sending':
+      return item.progress > 0 ? `${t('sending')}${percent}` : t('sending');
+    default:
+      return item.file ? t('waiting') : t('needsFile');
+  }
+}

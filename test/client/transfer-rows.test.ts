@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { countItems, statusText, transferRows, type Row } from '../../client/src/pages/upload/transfer-rows.js';
+import type { Outcome, Phase, UploadItem } from '../../client/src/upload/folder-upload.js';
+
+function item(path: string, phase: Phase, outcome?: Outcome, size = 100, progress = 0): UploadItem {
+  const slash = path.lastIndexOf('/');
+  return {
+    path,
+    folder: slash < 0 ? '' : path.slice(0, slash),
+    size,
+    lastModified: 0,
+    type: '',
+    file: undefined,
+    key: path,
+    phase,
+    progress,
+    outcome,
+    running: false,
+  };
+}
+const instant: Outcome = { kind: 'instant', fileId: 'f', uploadCount: 2, claimId: 'c' };
+const stored: Outcome = { kind: 'stored', fileId: 'g', uploadCount: 1, via: 'batch' };
+const failed: Outcome = { kind: 'failed', code: 'checksum_mismatch', message: 'MD5 differs', retry: true };
+const shown = (rows: Row[]) => rows.map((r) => (r.kind === 'folder' ? `[${r.folder}]` : r.item.path));
+
+describe('the upload page’s transfer list', () => {
+  const items = [
+    item('卷宗/b.pdf', 'done', stored),
+    item('卷宗/a.pdf', 'waiting'),
+    item('卷宗/c.pdf', 'failed', failed),
+    item('卷宗/d.pdf', 'sending', undefined, 200, 50),
+    item('附件/e.jpg', 'done', instant),
+  ];
+
+  it('groups files by folder, failures first, then what moves, then the rest by path', () => {
+    assert.deepEqual(shown(transferRows(items, 'all', new Set())), [
+      '[卷宗]',
+      '卷宗/c.pdf',
+      '卷宗/d.pdf',
+      '卷宗/a.pdf',
+      '卷宗/b.pdf',
+      '[附件]',
+      '附件/e.jpg',
+    ]);
+    const heading = transferRows(items, 'all', new Set())[0]!;
+    assert.ok(heading.kind === 'folder');
+    assert.deepEqual([heading.total, heading.finished, heading.failed], [4, 2, 1]);
+  });
+
+  it('shows one kind of outcome, hides folders with none of it, and folds a folder away', () => {
+    assert.deepEqual(shown(transferRows(items, 'instant', new Set())), ['[附件]', '附件/e.jpg']);
+    assert.deepEqual(shown(transferRows(items, 'unfinished', new Set(['卷宗']))), ['[卷宗]']);
+  });
+
+  it('leaves out the heading of a list of loose files', () => {
+    assert.deepEqual(shown(transferRows([item('x.pdf', 'waiting')], 'all', new Set())), ['x.pdf']);
+  });
+
+  it('counts the outcomes, and says where a file stands', () => {
+    assert.deepEqual(countItems(items), { instant: 1, stored: 1, failed: 1, unfinished: 2 });
+    assert.equal(statusText('zh-CN', items[3]!), `${statusText('zh-CN', item('p', 'sending'))} 25%`);
+    assert.match(statusText('en', items[2]!), /^Failed: /);
+  });
+});
