@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { syncBuiltinESMExports } from 'node:module';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
-import { composeServices, type Archive, type ServiceConfig } from '../../server/compose.js';
-import { loadConfig } from '../../server/config.js';
-import { hashOneTimePassword } from '../../server/services/password.js';
-import { ARCHIVE_UNIT } from '../../server/services/unit-directory.js';
-import { embeddedTarget, type OpenedStore } from '../support/stores.js';
+import { composeServices, type Archive, type ServiceConfig } from '../server/compose.js';
+import { loadConfig } from '../server/config.js';
+import { hashOneTimePassword } from '../server/services/password.js';
+import { ARCHIVE_UNIT } from '../server/services/unit-directory.js';
+import { embeddedTarget, type OpenedStore } from './support/stores.js';
 
 const PASSWORD = 'correct horse battery';
 
