@@ -8,6 +8,7 @@ import { Client } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
 import { md5, offsetOf, openPatch, sha256 } from '../support/tus.js';
 import { TUS, tusMetadata, tusRequest, tusUpload, uploadPath } from '../support/tus.js';
+import { until } from '../support/until.js';
 
 for (const target of storeTargets) {
   describe(`resumable uploads across server processes (${target.name} store)`, { skip: target.skip }, () => {
@@ -112,18 +113,18 @@ for (const target of storeTargets) {
       slow.write(data.subarray(0, 4 * 1024 * 1024));
       // Once process A has persisted some bytes it holds the lock; B continues at the offset it reports.
       let refused: Response | undefined;
-      for (let i = 0; i < 200 && refused?.status !== 423; i++) {
+      await until(async () => {
         const offset = await offsetOf(clientB, upload);
-        if (offset > 0) {
-          refused = await tusRequest(
-            clientB,
-            upload,
-            'PATCH',
-            { 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) },
-            data.subarray(offset, offset + 10),
-          );
-        } else await new Promise((r) => setTimeout(r, 20));
-      }
+        if (offset === 0) return false;
+        refused = await tusRequest(
+          clientB,
+          upload,
+          'PATCH',
+          { 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) },
+          data.subarray(offset, offset + 10),
+        );
+        return refused.status === 423;
+      }, 'process B refused a PATCH while process A held the upload');
       assert.equal(refused!.status, 423);
       assert.equal((await refused!.json()).error, 'upload_locked');
       slow.end(data.subarray(4 * 1024 * 1024));

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import * as tus from 'tus-js-client';
 import { Client } from './server.js';
+import { until } from './until.js';
 
 export const TUS = '/api/tus';
 
@@ -146,7 +147,10 @@ export async function openPatch(
     if (!req.write(data.subarray(at, Math.min(upTo, at + 256 * 1024)))) await once(req, 'drain');
   }
   const client = new Client(url, { bearer: token });
-  for (let i = 0; i < 200 && (await offsetOf(client, upload)) <= from; i++) await new Promise((r) => setTimeout(r, 10));
+  await until(
+    async () => (await offsetOf(client, upload)) > from,
+    `the server persisted bytes of ${upload} past ${from}`,
+  );
   return req;
 }
 
