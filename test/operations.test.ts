@@ -56,12 +56,27 @@ async function download(client: Client, fileId: string): Promise<Buffer> {
 /** Opens a PATCH of all of `data` and sends its `first` bytes; the request stays open. */
 function startPatch(url: string, uploadPath: string, token: string, data: Buffer, first: number) {
   const req = patchRequest(url, uploadPath, token, 0, data.length);
+  // The server answers "100 Continue" as it takes the request in: from then on it is in progress
+  // (a busy machine can take a while to get there, and a signal before it finds no request).
+  req.setHeader('expect', '100-continue');
+  const arrived = once(req, 'continue');
   const answer = new Promise<http.IncomingMessage | Error>((resolve) => {
     req.on('response', resolve);
     req.on('error', resolve);
   });
   req.write(data.subarray(0, first));
-  return { req, answer };
+  return { req, arrived, answer };
+}
+
+/** Resolves once the server process has written `text` to its log. */
+function logged(child: Started['child'], text: string): Promise<void> {
+  let out = '';
+  return new Promise((resolve) =>
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes(text)) resolve();
+    }),
+  );
 }
 
 describe('embedded store backup and restore (archive backup / restore)', () => {
@@ -232,9 +247,11 @@ for (const target of storeTargets) {
       const data = randomContent(3 * 1024 * 1024);
       const uploadPath = await createUpload(server.url, data);
       const patch = startPatch(server.url, uploadPath, token, data, 1024 * 1024);
-      await new Promise((r) => setTimeout(r, 300));
+      await patch.arrived;
+      const stopping = logged(server.child, 'shutting down');
       server.child.kill('SIGTERM');
-      await new Promise((r) => setTimeout(r, 300));
+      // The rest comes once the server is stopping.
+      await stopping;
       patch.req.end(data.subarray(1024 * 1024));
       const answer = await patch.answer;
       assert.ok(!(answer instanceof Error), answer instanceof Error ? answer.message : '');
@@ -253,7 +270,7 @@ for (const target of storeTargets) {
       // Less than one checkpoint batch: only an orderly stop records these bytes.
       const sent = 300_000;
       const patch = startPatch(server.url, uploadPath, token, data, sent);
-      await new Promise((r) => setTimeout(r, 500));
+      await patch.arrived;
       const started = Date.now();
       server.child.kill('SIGTERM');
       const [code] = await once(server.child, 'exit');
