@@ -44,6 +44,7 @@ for (const target of storeTargets) {
         const from = await offsetOf(client(), upload);
         // A PATCH announcing all the rest, of which part is sent; the server dies while it waits for more.
         const inFlight = await openPatch(server.url, upload, token, data, from, Math.floor(killAt * data.length));
+        await until(async () => (await offsetOf(client(), upload)) > from, `the server persisted bytes past ${from}`);
         await killServer(server);
         inFlight.destroy();
         server = await start(port);
