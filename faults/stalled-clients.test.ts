@@ -8,6 +8,7 @@ import type { ProcessStore, Started } from '../test/support/process.js';
 import { Client } from '../test/support/server.js';
 import { storeTargets } from '../test/support/stores.js';
 import { md5, offsetOf, openPatch, patchRequest, sha256 } from '../test/support/tus.js';
+import { until } from '../test/support/until.js';
 import { TUS, tusMetadata, tusRequest, tusUpload, uploadPath } from '../test/support/tus.js';
 
 /**
@@ -193,7 +194,10 @@ for (const target of storeTargets) {
       assert.ok(idle >= BODY_IDLE_S - 1 && idle < BODY_IDLE_S + 45, `cut off after ${idle.toFixed(1)} s`);
       // The server writes out what arrived as the request ends; the offset gets there at once or very soon.
       let offset = 0;
-      for (let i = 0; i < 50 && (offset = await offsetOf(client, stalledPath)) < stalledSent; i++) await sleep(100);
+      await until(
+        async () => (offset = await offsetOf(client, stalledPath)) >= stalledSent,
+        `the server recorded the ${stalledSent} bytes that arrived`,
+      );
       assert.equal(offset, stalledSent);
     });
 

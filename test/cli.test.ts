@@ -9,6 +9,7 @@ import { cli, EMBEDDED_STORE, runServerToExit, startServer, stopServer } from '.
 import { stageBytes } from './support/content.js';
 import { openEmbeddedAt, tempDir } from './support/stores.js';
 import { NOTICE, NOTICE_FROM_THE_WEB } from './support/texts.js';
+import { until } from './support/until.js';
 
 describe('starting the service and the archive command', () => {
   const dataDir = tempDir();
@@ -156,8 +157,7 @@ describe('starting the service and the archive command', () => {
     assert.ok(fs.existsSync(file));
     const s = await startServer({ ...env, STAGING_TTL_HOURS: '1', GC_INTERVAL_SECONDS: '1' });
     try {
-      for (let i = 0; i < 100 && fs.existsSync(file); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.equal(fs.existsSync(file), false, 'the sweeper removed the abandoned upload');
+      await until(() => !fs.existsSync(file), 'the sweeper removed the abandoned upload');
     } finally {
       await stopServer(s);
     }

@@ -57,12 +57,27 @@ async function download(client: Client, fileId: string): Promise<Buffer> {
 /** Opens a PATCH of all of `data` and sends its `first` bytes; the request stays open. */
 function startPatch(url: string, uploadPath: string, token: string, data: Buffer, first: number) {
   const req = patchRequest(url, uploadPath, token, 0, data.length);
+  // The server answers "100 Continue" as it takes the request in: from then on it is in progress
+  // (a busy machine can take a while to get there, and a signal before it finds no request).
+  req.setHeader('expect', '100-continue');
+  const arrived = once(req, 'continue');
   const answer = new Promise<http.IncomingMessage | Error>((resolve) => {
     req.on('response', resolve);
     req.on('error', resolve);
   });
   req.write(data.subarray(0, first));
-  return { req, answer };
+  return { req, arrived, answer };
+}
+
+/** Resolves once the server process has written `text` to its log. */
+function logged(child: Started['child'], text: string): Promise<void> {
+  let out = '';
+  return new Promise((resolve) =>
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes(text)) resolve();
+    }),
+  );
 }
 
 describe('embedded store backup and restore (archive backup / restore)', () => {
@@ -236,9 +251,11 @@ for (const target of storeTargets) {
       const data = randomContent(3 * 1024 * 1024);
       const uploadPath = await createUpload(server.url, data);
       const patch = startPatch(server.url, uploadPath, token, data, 1024 * 1024);
-      await new Promise((r) => setTimeout(r, 300));
+      await patch.arrived;
+      const stopping = logged(server.child, 'shutting down');
       server.child.kill('SIGTERM');
-      await new Promise((r) => setTimeout(r, 300));
+      // The rest comes once the server is stopping.
+      await stopping;
       patch.req.end(data.subarray(1024 * 1024));
       const answer = await patch.answer;
       assert.ok(!(answer instanceof Error), answer instanceof Error ? answer.message : '');
@@ -257,7 +274,7 @@ for (const target of storeTargets) {
       // Less than one checkpoint batch: only an orderly stop records these bytes.
       const sent = 300_000;
       const patch = startPatch(server.url, uploadPath, token, data, sent);
-      await new Promise((r) => setTimeout(r, 500));
+      await patch.arrived;
       const started = Date.now();
       server.child.kill('SIGTERM');
       const [code] = await once(server.child, 'exit');
@@ -282,11 +299,19 @@ for (const target of storeTargets) {
 }
 
 describe('start-up with an unreachable store', () => {
+  // The MongoDB driver (25 MB of code) is loaded before the server starts. The server counts
+  // STORE_CONNECT_TIMEOUT_SECONDS from before its first attempt loads the driver, and on a busy
+  // machine the loading took most of 3 s: one attempt, no retry. Tested here is the retrying.
+  const DRIVER_LOADED = {
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${import.meta.resolve('mongodb')}`,
+  };
+
   it('retries an unreachable MongoDB with backoff, then gives up with one line and exit code 2', async () => {
     const port = await freePort();
     const started = Date.now();
     const r = runServerToExit({
       STORE: 'mongodb',
+      ...DRIVER_LOADED,
       MONGODB_URI: `mongodb://127.0.0.1:${port}/archive`,
       STORE_CONNECT_TIMEOUT_SECONDS: '3',
     });
@@ -306,6 +331,7 @@ describe('start-up with an unreachable store', () => {
     const child = spawn(process.execPath, [SERVER_MAIN], {
       env: {
         ...process.env,
+        ...DRIVER_LOADED,
         PORT: '0',
         STORE: 'mongodb',
         MONGODB_URI: `mongodb://127.0.0.1:${port}/archive`,
@@ -313,10 +339,16 @@ describe('start-up with an unreachable store', () => {
       },
     });
     let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    for (let waited = 0; !stdout.includes('retrying') && waited < 15_000; waited += 50)
-      await new Promise((r) => setTimeout(r, 50));
-    assert.match(stdout, /retrying/);
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    // Waiting for the store: its first attempt failed and it waits to try again.
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (stdout.includes('retrying')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`the server exited (${code}) before retrying: ${stderr}`)));
+    });
     const signalled = Date.now();
     child.kill('SIGTERM');
     const [code, signal] = await once(child, 'exit');
@@ -355,17 +387,24 @@ describe('the fixity check in a running server', () => {
     try {
       const client = new Client(server.url, { bearer: admin });
       assert.equal((await client.fetch('/api/verification', { method: 'POST' })).status, 202);
+      // Counted, not timed: a check that starved the event loop would answer nothing until its
+      // end, whereas how long one answer takes depends on what else the machine is doing.
       let slowest = 0;
+      let answeredWhileRunning = 0;
       let state = 'running';
-      for (const until = Date.now() + 60_000; state === 'running' && Date.now() < until;) {
+      for (const until = Date.now() + 600_000; state === 'running' && Date.now() < until;) {
         const started = performance.now();
         assert.equal((await fetch(`${server.url}/api/health`)).status, 200);
         slowest = Math.max(slowest, performance.now() - started);
         state = (await (await client.fetch('/api/verification')).json()).last?.state ?? 'running';
+        if (state === 'running') answeredWhileRunning += 1;
       }
       const { last } = await (await client.fetch('/api/verification')).json();
       assert.equal(last.missing, 12_000);
-      assert.ok(slowest < 1_000, `a request waited ${slowest.toFixed(0)} ms while the check ran`);
+      assert.ok(
+        answeredWhileRunning >= 3,
+        `requests answered while the check ran: ${answeredWhileRunning} (the slowest took ${slowest.toFixed(0)} ms)`,
+      );
     } finally {
       await stopServer(server);
       await store.dispose();

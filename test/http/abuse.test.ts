@@ -43,8 +43,10 @@ describe('long work shares the event loop', () => {
     let timerRan = false;
     setTimeout(() => (timerRan = true), 0);
     const slice = new TimeSlice(2);
-    const end = performance.now() + 30;
-    while (performance.now() < end) await slice.pause();
+    // Busy until the timer runs; the end is a safety net. (A loop of a fixed 30 ms could be over
+    // before its first pause when a busy machine took the CPU away for those 30 ms.)
+    const end = performance.now() + 10_000;
+    while (!timerRan && performance.now() < end) await slice.pause();
     assert.equal(timerRan, true, 'the timer ran while the loop was still busy');
   });
 

@@ -42,7 +42,7 @@ describe('CSV exports', () => {
     const warnings: Error[] = [];
     const onWarning = (w: Error) => warnings.push(w);
     process.on('warning', onWarning);
-    let listeners: Record<string, number> = {};
+    let streamed: Promise<Record<string, number>> | undefined;
     let table: ReturnType<typeof numberedRows> | undefined;
     let fullWrites = 0;
     const { server, url } = await serve((res) => {
@@ -53,12 +53,10 @@ describe('CSV exports', () => {
         if (!ok) fullWrites++;
         return ok;
       }) as typeof res.write;
-      void streamCsv(res as unknown as Response, 'table', ['n', 'text'], table.batches, (n) => [
+      streamed = streamCsv(res as unknown as Response, 'table', ['n', 'text'], table.batches, (n) => [
         n,
         'x'.repeat(200),
-      ]).then(() => {
-        listeners = { close: res.listenerCount('close'), error: res.listenerCount('error') };
-      });
+      ]).then(() => ({ close: res.listenerCount('close'), error: res.listenerCount('error') }));
     });
     try {
       const res = await fetch(url);
@@ -82,8 +80,11 @@ describe('CSV exports', () => {
       assert.ok(fullWrites > 0, 'the client fell behind (a batch filled the socket)');
       assert.equal(table!.seen.batches, batches);
       assert.equal(table!.seen.pulledWhileClientBehind, 0, 'no batch read while the client had not taken the last');
-      await delay(50);
+      // Once the export has ended (the client has every row before the server is done with it)...
+      const listeners = await streamed!;
       assert.ok(listeners.close! <= 2 && listeners.error! <= 2, `listeners left: ${JSON.stringify(listeners)}`);
+      // ...and a warning it raised has been emitted (on a later tick).
+      await new Promise((resolve) => setImmediate(resolve));
       assert.deepEqual(
         warnings.filter((w) => w.name === 'MaxListenersExceededWarning'),
         [],

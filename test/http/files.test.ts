@@ -1,20 +1,12 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { md5, randomContent } from '../support/content.js';
 import { Client, rawGet, TestServer } from '../support/server.js';
 import { countChunks, storeTargets, TEST_CHUNK_SIZE } from '../support/stores.js';
+import { until } from '../support/until.js';
 
 const CS = TEST_CHUNK_SIZE;
-
-async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await delay(50);
-  }
-  assert.fail(`timed out waiting until ${what}`);
-}
 
 for (const target of storeTargets) {
   describe(`uploading and downloading over HTTP (${target.name} store)`, { skip: target.skip }, () => {
@@ -232,7 +224,7 @@ for (const target of storeTargets) {
         req.end(`\r\n--${boundary}--\r\n`);
       });
       assert.equal(status, 413);
-      await eventually(async () => (await chunks()) === before, 'the partial upload is removed');
+      await until(async () => (await chunks()) === before, 'the partial upload is removed');
     });
 
     it('removes the staged bytes of an upload the client abandons mid-stream', async () => {
@@ -249,9 +241,9 @@ for (const target of storeTargets) {
       req.on('error', () => {});
       req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="half.bin"\r\n\r\n`);
       req.write(randomContent(20 * CS));
-      await eventually(async () => (await chunks()) > before, 'the first chunks are staged');
+      await until(async () => (await chunks()) > before, 'the first chunks are staged');
       req.destroy();
-      await eventually(async () => (await chunks()) === before, 'the abandoned upload is removed');
+      await until(async () => (await chunks()) === before, 'the abandoned upload is removed');
       assert.equal((await clerk.fetch('/api/files?limit=200')).status, 200, 'the server is still up');
     });
 

@@ -8,6 +8,7 @@ type VerificationView = { last: VerificationResult | null };
 import { randomContent } from '../support/content.js';
 import { type Client, TestServer } from '../support/server.js';
 import { damageContent, storeTargets } from '../support/stores.js';
+import { until } from '../support/until.js';
 
 /**
  * Reach: every endpoint whose answer depends on who asks, for the five kinds of caller. Two
@@ -263,12 +264,9 @@ for (const target of storeTargets) {
       const start: Record<Who, number> = { anonymous: 401, clerkQ: 403, adminQ: 403, adminD: 403, top: 202 };
       for (const who of WHO)
         await status(who, await as[who].fetch('/api/verification', { method: 'POST' }), start[who]);
-      let last: VerificationResult | null = null;
-      for (let i = 0; i < 200 && last?.state !== 'failed'; i++) {
-        await new Promise((r) => setTimeout(r, 25));
-        last = ((await (await as.top.fetch('/api/verification')).json()) as VerificationView).last;
-      }
-      assert.equal(last?.state, 'failed');
+      const last = async () => ((await (await as.top.fetch('/api/verification')).json()) as VerificationView).last;
+      await until(async () => ((await last())?.state ?? 'running') !== 'running', 'the fixity check has finished');
+      assert.equal((await last())?.state, 'failed');
       const damaged = async (who: Who) => {
         const view = (await (await as[who].fetch('/api/verification')).json()) as VerificationView;
         return [view.last!.problems.map((p) => p.fileId).sort(), view.last!.corrupted];

@@ -8,6 +8,7 @@ import { Client } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
 import { md5, offsetOf, openPatch, sha256 } from '../support/tus.js';
 import { TUS, tusMetadata, tusRequest, tusUpload, uploadPath } from '../support/tus.js';
+import { until } from '../support/until.js';
 
 for (const target of storeTargets) {
   describe(`resumable uploads across server processes (${target.name} store)`, { skip: target.skip }, () => {
@@ -43,6 +44,7 @@ for (const target of storeTargets) {
         const from = await offsetOf(client(), upload);
         // A PATCH announcing all the rest, of which part is sent; the server dies while it waits for more.
         const inFlight = await openPatch(server.url, upload, token, data, from, Math.floor(killAt * data.length));
+        await until(async () => (await offsetOf(client(), upload)) > from, `the server persisted bytes past ${from}`);
         await killServer(server);
         inFlight.destroy();
         server = await start(port);
@@ -112,18 +114,18 @@ for (const target of storeTargets) {
       slow.write(data.subarray(0, 4 * 1024 * 1024));
       // Once process A has persisted some bytes it holds the lock; B continues at the offset it reports.
       let refused: Response | undefined;
-      for (let i = 0; i < 200 && refused?.status !== 423; i++) {
+      await until(async () => {
         const offset = await offsetOf(clientB, upload);
-        if (offset > 0) {
-          refused = await tusRequest(
-            clientB,
-            upload,
-            'PATCH',
-            { 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) },
-            data.subarray(offset, offset + 10),
-          );
-        } else await new Promise((r) => setTimeout(r, 20));
-      }
+        if (offset === 0) return false;
+        refused = await tusRequest(
+          clientB,
+          upload,
+          'PATCH',
+          { 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) },
+          data.subarray(offset, offset + 10),
+        );
+        return refused.status === 423;
+      }, 'process B refused a PATCH while process A held the upload');
       assert.equal(refused!.status, 423);
       assert.equal((await refused!.json()).error, 'upload_locked');
       slow.end(data.subarray(4 * 1024 * 1024));

@@ -97,6 +97,7 @@ for (const target of storeTargets) {
         const archives: Archive[] = [];
         try {
           let slow = true;
+          let reReadEnded = false;
           let reading!: () => void;
           const readBegan = new Promise<void>((resolve) => (reading = resolve));
           const content = Object.create(opened.store.content) as ArchiveStore['content'];
@@ -109,6 +110,7 @@ for (const target of storeTargets) {
                   if (slow) await delay(100);
                   yield part as Buffer;
                 }
+                reReadEnded = true;
               })(),
             );
           const store: ArchiveStore = { ...opened.store, content };
@@ -129,9 +131,9 @@ for (const target of storeTargets) {
           const completing = restarted.receive(clerk, 'stopping', last, bytes(data.subarray(last)));
           completing.catch(() => {});
           await readBegan;
-          const stopAt = Date.now();
           await restarted.drain();
-          assert.ok(Date.now() - stopAt < 1000, `drained in ${Date.now() - stopAt} ms, not after the whole re-read`);
+          // Not timed: on a busy machine a drain can take longer than the whole re-read would on an idle one.
+          assert.equal(reReadEnded, false, 'drained before the re-read reached its end');
           await assert.rejects(completing, (err: Error) => err instanceof ServerStoppingError);
           const cut = (await opened.store.uploads.get('stopping'))!;
           assert.equal(cut.outcome, null, 'nothing committed');

@@ -111,9 +111,10 @@ export async function login(page: Page, url: string, username: string, password 
 
 /**
  * What a form field says is wrong with it, once it says so: aria-invalid="true", and the texts
- * its aria-describedby names, as a screen reader reads them with the field.
+ * its aria-describedby names, as a screen reader reads them with the field. The deadline is a safety
+ * net, Playwright's own 30 s: a busy machine can take seconds to show it.
  */
-export async function fieldProblem(field: Locator, timeoutMs = 10_000): Promise<string> {
+export async function fieldProblem(field: Locator, timeoutMs = 30_000): Promise<string> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const said = await field

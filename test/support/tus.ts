@@ -128,9 +128,11 @@ export async function offsetOf(client: Client, path: string): Promise<number> {
 }
 
 /**
- * Opens a PATCH for all of `data` from `from` and sends it up to `upTo`, then waits until the
- * server has persisted some of it; the request stays open (a client that stopped sending, or one
- * whose server is about to be killed). Errors on it are ignored: it is expected to be cut off.
+ * Opens a PATCH for all of `data` from `from`, sends it up to `upTo` and waits until the server
+ * has taken the request in (its "100 Continue"); the request stays open (a client that stopped
+ * sending, or one whose server is about to be killed). Whether any of it is persisted yet is the
+ * caller's to wait for: bytes short of a write batch are recorded only when the request ends.
+ * Errors on it are ignored: it is expected to be cut off.
  */
 export async function openPatch(
   url: string,
@@ -141,12 +143,13 @@ export async function openPatch(
   upTo: number,
 ): Promise<http.ClientRequest> {
   const req = patchRequest(url, upload, token, from, data.length - from);
+  req.setHeader('expect', '100-continue');
+  const takenIn = once(req, 'continue');
   req.on('error', () => {});
   for (let at = from; at < upTo; at += 256 * 1024) {
     if (!req.write(data.subarray(at, Math.min(upTo, at + 256 * 1024)))) await once(req, 'drain');
   }
-  const client = new Client(url, { bearer: token });
-  for (let i = 0; i < 200 && (await offsetOf(client, upload)) <= from; i++) await new Promise((r) => setTimeout(r, 10));
+  await takenIn;
   return req;
 }
 

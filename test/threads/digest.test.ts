@@ -4,6 +4,7 @@ import { after, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { DigestPool } from '../../server/threads/digest.js';
 import { randomContent } from '../support/content.js';
+import { until } from '../support/until.js';
 
 const digestsOf = (data: Uint8Array) => ({
   md5: createHash('md5').update(data).digest('hex'),
@@ -70,8 +71,7 @@ describe('digest pool: the files of a batch', () => {
       await stream.update(data.subarray(5000));
       assert.deepEqual(await stream.finish(), digestsOf(data));
       // Ended within a few sweeps; a loaded machine takes a while to stop a thread.
-      for (const deadline = Date.now() + 5000; pool.running > 0 && Date.now() < deadline;) await delay(50);
-      assert.equal(pool.running, 0, 'idle threads ended');
+      await until(() => pool.running === 0, 'the idle threads ended');
       assert.deepEqual(await pool.digestMany([[data]]), [digestsOf(data)], 'and start again when needed');
     } finally {
       await pool.close();
