@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
-import { syncBuiltinESMExports } from 'node:module';
-import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { afterEach, beforeEach, describe, it } from 'node:test';
 import { composeServices, type Archive, type ServiceConfig } from '../server/compose.js';
 import { loadConfig } from '../server/config.js';
 import { hashOneTimePassword } from '../server/services/password.js';
 import { ARCHIVE_UNIT } from '../server/services/unit-directory.js';
+import { recordScryptCosts } from './support/scrypt-costs.js';
 import { embeddedTarget, type OpenedStore } from './support/stores.js';
 
 const PASSWORD = 'correct horse battery';
@@ -16,21 +15,8 @@ const PASSWORD = 'correct horse battery';
  * every hash, check and unknown-username check of those services then takes instead.
  */
 describe('the password cost the services are composed with', () => {
-  // Every scrypt run, by its cost N (node:crypto's export replaced, and synced to ESM imports).
-  const costs: number[] = [];
-  const real = crypto.scrypt;
-  before(() => {
-    crypto.scrypt = ((...args: Parameters<typeof real>) => {
-      const options = args[3];
-      costs.push(options.N ?? options.cost ?? 0);
-      return (real as (...a: unknown[]) => void)(...args);
-    }) as typeof real;
-    syncBuiltinESMExports();
-  });
-  after(() => {
-    crypto.scrypt = real;
-    syncBuiltinESMExports();
-  });
+  // Every scrypt run, by its cost N.
+  const costs = recordScryptCosts();
 
   let opened: OpenedStore;
   let archive: Archive | undefined;

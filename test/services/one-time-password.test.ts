@@ -1,30 +1,16 @@
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
-import { syncBuiltinESMExports } from 'node:module';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { oneTimePassword } from '../../server/services/administration.js';
 import { hashOneTimePassword, hashPassword, verifyPassword } from '../../server/services/password.js';
+import { recordScryptCosts } from '../support/scrypt-costs.js';
 
 /**
  * One-time passwords' own cheaper hash (docs/decisions/one-time-password-hash.md): it verifies like
  * any other, and costs a login as much time, so the time does not tell a fresh account.
  */
 describe('one-time password hashes', () => {
-  // Every scrypt the module runs, by its cost N (node:crypto's export replaced, and synced to ESM imports).
-  const costs: number[] = [];
-  const real = crypto.scrypt;
-  before(() => {
-    crypto.scrypt = ((...args: Parameters<typeof real>) => {
-      const options = args[3];
-      costs.push(options.N ?? options.cost ?? 0);
-      return (real as (...a: unknown[]) => void)(...args);
-    }) as typeof real;
-    syncBuiltinESMExports();
-  });
-  after(() => {
-    crypto.scrypt = real;
-    syncBuiltinESMExports();
-  });
+  // Every scrypt run, by its cost N.
+  const costs = recordScryptCosts();
 
   it('stores a one-time password with scrypt N=2^8, and verifies it (and nothing else) against it', async () => {
     const password = oneTimePassword();
