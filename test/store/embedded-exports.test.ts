@@ -48,4 +48,40 @@ describe('embedded store exports', () => {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  it('sort a grouped report page in a temporary file past the page cache, then keep the store’s statements’ sorts in memory again', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    const clerk = testAccount({ unit: unit('east') });
+    const { entry } = await commitBytes(store, randomContent(100));
+    for (const day of [3, 4])
+      await countUpload(store, uploadRecord(clerk, entry.fileId, 'a.pdf', new Date(Date.UTC(2026, 2, day))));
+    await store.close();
+    const db = openEmbeddedDatabase(dataDir);
+    const settings: string[] = [];
+    const pragma = db.pragma.bind(db);
+    db.pragma = (source: string, options?: { simple?: boolean }) => {
+      if (source.startsWith('temp_store')) settings.push(source);
+      return pragma(source, options);
+    };
+    try {
+      const page = await new EmbeddedReports(db).repeatUploaders({
+        group: 'user',
+        min: 2,
+        sort: 'repeatUploads',
+        order: 'desc',
+        limit: 50,
+        offset: 0,
+      });
+      assert.deepEqual(
+        page.items.map((r) => 'repeatUploads' in r && r.repeatUploads),
+        [1],
+      );
+      assert.deepEqual(settings, ['temp_store = FILE', 'temp_store = MEMORY']);
+      assert.equal(pragma('temp_store', { simple: true }), 2, 'MEMORY, as the store opened it');
+    } finally {
+      db.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });
