@@ -23,45 +23,15 @@ import {
   uploadUnderThreeNames,
 } from '../support/content.js';
 import type { CatalogEntry } from '../../server/store/catalog/port.js';
-import type { ArchiveStore } from '../../server/store/archive-store.js';
-import { collisionsQuery, crossUnitQuery, repeatUploadersQuery, savingsQuery } from '../../shared/reports.js';
+import { crossUnitQuery, savingsQuery } from '../../shared/reports.js';
 import { downgradeToFileIds } from '../support/earlier-schema.js';
 import { TOTALS_BEFORE_LEDGER_OWNED_THEM } from '../support/totals-before-2026-11-28.js';
-import { PEOPLE, REPORT_TIME_ZONE, seedReportArchive, UNITS, type FileKey } from '../support/report-dataset.js';
+import { archiveAnswers, PEOPLE, REPORT_TIME_ZONE, seedReportArchive } from '../support/report-dataset.js';
 import { receiptBytes, ReportCalendar, ReportService } from '../support/services.js';
 import { embeddedTarget, injectSyncFailures, tempDir } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
 
 storeConformance(embeddedTarget);
-
-/** What the archive answers about its files: listings, reports and entries. */
-async function answers(store: ArchiveStore, files: Record<FileKey, CatalogEntry>) {
-  const reports = new ReportService(store.reports, new ReportCalendar(REPORT_TIME_ZONE), store.accounts);
-  const page = { limit: 50, offset: 0 };
-  const account = PEOPLE.alice.id;
-  return {
-    all: await store.unitFiles.list({ accountId: account, ...page }),
-    bySize: await store.unitFiles.list({ accountId: account, sort: 'size', ...page }),
-    unit: await store.unitFiles.list({ unitId: UNITS.dong.id, accountId: account, sort: 'name', ...page }),
-    county: await store.unitFiles.list({ subtree: { city: '江城市', county: '东县' }, accountId: account, ...page }),
-    named: await store.unitFiles.list({ accountId: account, nameContains: '副本', ...page }),
-    uploadedBy: await store.unitFiles.list({ accountId: account, uploaderId: PEOPLE.bob.id, ...page }),
-    repeats: await reports.repeatUploaders(repeatUploadersQuery.parse({})),
-    repeatUnits: await reports.repeatUploaders(repeatUploadersQuery.parse({ group: 'unit' })),
-    crossUnit: await reports.crossUnit(crossUnitQuery.parse({})),
-    crossUnitInCity: await reports.crossUnit(crossUnitQuery.parse({ city: '江城市' })),
-    savings: await reports.savings(savingsQuery.parse({})),
-    savingsByDay: await reports.savings(savingsQuery.parse({ group: 'day' })),
-    collisions: await reports.collisions(collisionsQuery.parse({})),
-    entries: await Promise.all(Object.values(files).map((f) => store.ledger.entriesForFile(f.fileId))),
-    inScope: await Promise.all(
-      Object.values(files).map((f) => store.ledger.hasUploadInScope(f.fileId, { unitId: UNITS.dong.id })),
-    ),
-    latest: await Promise.all(
-      Object.values(files).map((f) => store.ledger.latestUploadInScope(f.fileId, { subtree: { city: '江城市' } })),
-    ),
-  };
-}
 
 describe('embedded store specifics', () => {
   it('keeps each file’s sums (units, users, uploads, first and last upload) exact through new holders, repeat uploads and moved entries', async () => {
@@ -323,7 +293,7 @@ describe('embedded store specifics', () => {
       const pending = randomContent(3000);
       const stagingId = await store.content.stage(new Date());
       await store.content.write(stagingId, 0, [pending.subarray(0, 1500)]);
-      const before = await answers(store, files);
+      const before = await archiveAnswers(store, files);
       assert.ok(
         before.all.total >= 6 && before.repeats.total === 5 && before.crossUnit.total > 0,
         'the archive answers',
@@ -339,7 +309,7 @@ describe('embedded store specifics', () => {
 
       const upgraded = openEmbeddedStore({ dataDir, chunkSize: 1024 });
       try {
-        assert.deepEqual(await answers(upgraded, files), before);
+        assert.deepEqual(await archiveAnswers(upgraded, files), before);
         for (const [i, { entry }] of packed.entries())
           assert.deepEqual(await readAll(upgraded.content.read(entry)), Buffer.from(small[i]!), 'packed bytes found');
         const [again] = await upgraded.content.storeMany([
@@ -415,7 +385,7 @@ describe('embedded store specifics', () => {
       const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
       try {
         const files = await seedReportArchive(store);
-        const before = await answers(store, files);
+        const before = await archiveAnswers(store, files);
         await store.close();
         // Its triggers and indexes exactly as that version made them.
         const db = new Database(path.join(dataDir, 'archive.sqlite'));
@@ -430,7 +400,7 @@ describe('embedded store specifics', () => {
             TOTALS_BEFORE_LEDGER_OWNED_THEM,
             'nothing added, renamed or changed',
           );
-          assert.deepEqual(await answers(upgraded, files), before);
+          assert.deepEqual(await archiveAnswers(upgraded, files), before);
           const reports = new ReportService(upgraded.reports, new ReportCalendar(REPORT_TIME_ZONE), upgraded.accounts);
           const f1 = async () =>
             (await reports.crossUnit(crossUnitQuery.parse({}))).items.find((r) => r.fileId === files.F1.fileId);

@@ -2,7 +2,9 @@ import { ReportCalendar } from '../../server/services/calendar.js';
 import type { Account } from '../../server/store/accounts/port.js';
 import type { ArchiveStore } from '../../server/store/archive-store.js';
 import type { CatalogEntry } from '../../server/store/catalog/port.js';
+import { collisionsQuery, crossUnitQuery, repeatUploadersQuery, savingsQuery } from '../../shared/reports.js';
 import type { Unit } from '../../shared/schemas.js';
+import { ReportService } from '../../server/services/reports.js';
 import { countUpload, randomContent, stageBytes, testAccount } from './content.js';
 
 /**
@@ -127,4 +129,33 @@ export async function seedReportArchive(store: ArchiveStore): Promise<Record<Fil
     seen.add(file);
   }
   return entries;
+}
+
+/** What the archive answers about its files: listings, reports and entries. */
+export async function archiveAnswers(store: ArchiveStore, files: Record<FileKey, CatalogEntry>) {
+  const reports = new ReportService(store.reports, new ReportCalendar(REPORT_TIME_ZONE), store.accounts);
+  const page = { limit: 50, offset: 0 };
+  const account = PEOPLE.alice.id;
+  return {
+    all: await store.unitFiles.list({ accountId: account, ...page }),
+    bySize: await store.unitFiles.list({ accountId: account, sort: 'size', ...page }),
+    unit: await store.unitFiles.list({ unitId: UNITS.dong.id, accountId: account, sort: 'name', ...page }),
+    county: await store.unitFiles.list({ subtree: { city: '江城市', county: '东县' }, accountId: account, ...page }),
+    named: await store.unitFiles.list({ accountId: account, nameContains: '副本', ...page }),
+    uploadedBy: await store.unitFiles.list({ accountId: account, uploaderId: PEOPLE.bob.id, ...page }),
+    repeats: await reports.repeatUploaders(repeatUploadersQuery.parse({})),
+    repeatUnits: await reports.repeatUploaders(repeatUploadersQuery.parse({ group: 'unit' })),
+    crossUnit: await reports.crossUnit(crossUnitQuery.parse({})),
+    crossUnitInCity: await reports.crossUnit(crossUnitQuery.parse({ city: '江城市' })),
+    savings: await reports.savings(savingsQuery.parse({})),
+    savingsByDay: await reports.savings(savingsQuery.parse({ group: 'day' })),
+    collisions: await reports.collisions(collisionsQuery.parse({})),
+    entries: await Promise.all(Object.values(files).map((f) => store.ledger.entriesForFile(f.fileId))),
+    inScope: await Promise.all(
+      Object.values(files).map((f) => store.ledger.hasUploadInScope(f.fileId, { unitId: UNITS.dong.id })),
+    ),
+    latest: await Promise.all(
+      Object.values(files).map((f) => store.ledger.latestUploadInScope(f.fileId, { subtree: { city: '江城市' } })),
+    ),
+  };
 }

@@ -11,6 +11,9 @@ export async function createAuditIndexes(c: AuditCollections): Promise<void> {
     c.audit.createIndex({ 'unit.city': 1, 'unit.county': 1, 'unit.town': 1, at: -1 }, { name: 'unit_at' }),
     // Upload actions whose counting a crash interrupted (the field exists only until it is done).
     c.audit.createIndex({ pending: 1, at: 1 }, { sparse: true, name: 'pending' }),
+    // The ledger's: an entry's upload actions, and a unit's of a file, when one of them is reversed
+    // (server/store/ledger/mongo-totals.ts).
+    c.audit.createIndex({ fileId: 1, 'unit.id': 1, userId: 1 }, { name: 'upload_entry' }),
   ]);
 }
 

@@ -12,7 +12,10 @@ import {
   testAccount,
   unit,
   uploadAction,
+  uploadRecord,
 } from '../../../test/support/content.js';
+import { archiveAnswers, PEOPLE, seedReportArchive } from '../../../test/support/report-dataset.js';
+import type { UploadRecord } from './port.js';
 import { ReportCalendar, ReportService } from '../../../test/support/services.js';
 import { conformanceSuite, type StoreTarget } from '../../../test/support/stores.js';
 
@@ -205,6 +208,120 @@ export function ledgerConformance(target: StoreTarget): void {
           const { entry } = await commitBytes(store, randomContent(10));
           await recordUpload(store, testAccount(), entry.fileId);
           assert.equal((await store.ledger.count(carrying(testAccount(), entry.fileId))).stored, false);
+        });
+      });
+
+      describe('an upload counted is reversed once under its key', () => {
+        const at = (day: number, hour = 8) => new Date(Date.UTC(2026, 4, day, hour));
+        /** Counts an upload under a new key; answers the key. */
+        const counted = async (record: UploadRecord) => {
+          const action = uploadAction(record);
+          await store.ledger.count(action);
+          return action.key;
+        };
+        const savings = async () =>
+          (
+            await new ReportService(store.reports, new ReportCalendar('UTC'), store.accounts).savings(
+              savingsQuery.parse({}),
+            )
+          ).summary;
+
+        it('leaves every total and report answer as they were before the uploads it reverses were counted', async () => {
+          const files = await seedReportArchive(store);
+          const newFile = (await commitBytes(store, randomContent(64))).entry;
+          const before = await archiveAnswers(store, files);
+          const north = testAccount({ username: 'north', unit: unit('u-north', '东县') });
+          const keys = [
+            // A new holder of a shared file: a unit, a user, a name and a day more; then a repeat of it.
+            await counted(uploadRecord(north, files.F1.fileId, '北/通知.pdf', at(1))),
+            await counted(uploadRecord(north, files.F1.fileId, '北/通知-再传.pdf', at(2))),
+            // Repeats of entries already there: a later last upload under a new name and type, a
+            // repeat on a day with uploads, an upload in the middle of an entry's.
+            await counted(uploadRecord(PEOPLE.alice, files.F1.fileId, '通知(改).pdf', at(20), 'image/png')),
+            await counted({
+              ...uploadRecord(PEOPLE.bob, files.F3.fileId, '报表.xlsx', new Date('2026-03-06T03:00:00Z')),
+              day: '2026-03-06',
+              fileLength: 500,
+            }),
+            await counted(uploadRecord(PEOPLE.carol, files.C2.fileId, '扫描件B.pdf', new Date('2026-03-01T01:00:00Z'))),
+            // The only upload of a new file, which stored it.
+            await counted(carryingUpload(north, newFile.fileId, at(3))),
+          ];
+          assert.notDeepEqual(await archiveAnswers(store, files), before);
+          for (const [i, key] of keys.entries())
+            assert.equal(await store.ledger.reverse(key, `reversal:${i}`), 'reversed');
+          assert.deepEqual(await archiveAnswers(store, files), before);
+          assert.deepEqual(await store.ledger.entriesForFile(newFile.fileId), []);
+          assert.equal(await store.ledger.uploadedBy(files.F1.fileId, north.id, 'u-north'), false);
+          assert.deepEqual(
+            (await store.ledger.uploaders(undefined)).filter((u) => u.id === north.id),
+            [],
+            'no longer an uploader',
+          );
+        });
+
+        it('gives an entry the first and last upload, name and type of its uploads left', async () => {
+          const { entry } = await commitBytes(store, randomContent(10));
+          const clerk = testAccount();
+          const first = await counted(uploadRecord(clerk, entry.fileId, '一.pdf', at(1)));
+          await counted(uploadRecord(clerk, entry.fileId, '二.pdf', at(2), 'image/tiff'));
+          await counted(uploadRecord(clerk, entry.fileId, '三.pdf', at(3)));
+          const last = await counted(uploadRecord(clerk, entry.fileId, '四.png', at(4), 'image/png'));
+          await store.ledger.reverse(first, 'r1');
+          await store.ledger.reverse(last, 'r2');
+          const [e] = await store.ledger.entriesForFile(entry.fileId);
+          assert.deepEqual(
+            [
+              e!.uploadCount,
+              e!.uploadTime,
+              e!.uploadFileName,
+              e!.lastUploadTime,
+              e!.lastUploadFileName,
+              e!.lastContentType,
+            ],
+            [2, at(2), '二.pdf', at(3), '三.pdf', 'application/pdf'],
+          );
+          const names = await store.unitFiles.list({
+            unitId: clerk.unit.id,
+            accountId: clerk.id,
+            limit: 10,
+            offset: 0,
+          });
+          assert.deepEqual(names.items[0]?.names.slice().sort(), ['三.pdf', '二.pdf'], 'the names of the uploads left');
+        });
+
+        it('reverses once: again under its key changes nothing, under another key it is already reversed', async () => {
+          const { entry } = await commitBytes(store, randomContent(10));
+          const clerk = testAccount();
+          await counted(uploadRecord(clerk, entry.fileId, 'a.pdf', at(1)));
+          const key = await counted(uploadRecord(clerk, entry.fileId, 'a.pdf', at(2)));
+          const answers = await Promise.all(Array.from({ length: 5 }, () => store.ledger.reverse(key, 'r')));
+          assert.deepEqual(answers.sort(), ['repeated', 'repeated', 'repeated', 'repeated', 'reversed']);
+          const others = await Promise.all(['s1', 's2', 's3'].map((k) => store.ledger.reverse(key, k)));
+          assert.deepEqual(others, ['already reversed', 'already reversed', 'already reversed']);
+          assert.equal(await store.ledger.reverse(key, 'r'), 'repeated');
+          assert.equal(await store.ledger.reverse('tus:never-counted', 'r'), 'not counted');
+          assert.equal((await store.ledger.entriesForFile(entry.fileId))[0]!.uploadCount, 1);
+          assert.deepEqual([(await savings()).uploads, (await savings()).savedUploads], [1, 1]);
+          assert.equal(await store.ledger.finishInterrupted(new Date(Date.now() + 60_000)), 0);
+        });
+
+        it('keeps a reversed action counted for its retries, and counts the file anew under a new key', async () => {
+          const { entry } = await commitBytes(store, randomContent(10));
+          const action = uploadAction(carryingUpload(testAccount(), entry.fileId), 'tus:first', 'stored');
+          const answer = await store.ledger.count(action);
+          assert.equal(answer.stored, true);
+          assert.equal(await store.ledger.reverse(action.key, 'r'), 'reversed');
+          // A retry of the reversed action is answered as it was counted, and counts nothing.
+          assert.deepEqual(await store.ledger.count(action), { ...answer, repeated: true });
+          assert.deepEqual(await store.ledger.entriesForFile(entry.fileId), []);
+          assert.deepEqual([(await savings()).uploads, (await savings()).savedUploads], [0, 0]);
+          // As if the reversed upload had never been counted: the next carrying the bytes stored them.
+          const again = await store.ledger.count(
+            uploadAction(carryingUpload(testAccount(), entry.fileId), 'tus:again'),
+          );
+          assert.deepEqual([again.uploadCount, again.stored], [1, true]);
+          assert.deepEqual([(await savings()).uploads, (await savings()).savedUploads], [1, 0]);
         });
       });
 

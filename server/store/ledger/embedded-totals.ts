@@ -1,4 +1,7 @@
+import { monthOf, weekOf } from '../../../shared/calendar.js';
+import type { Unit } from '../../../shared/schemas.js';
 import { hasColumn, type Db } from '../embedded/database.js';
+import { entryWithout, type KnownUpload } from './entry-without.js';
 
 /**
  * The ledger's derived totals on the embedded store, beyond each entry's upload_count and the day
@@ -123,4 +126,181 @@ export function keepLedgerTotals(db: Db): void {
     db.exec(LEDGER_FILES_UPDATES);
   }).immediate();
   db.exec(TOTALS_INDEXES);
+}
+
+/** An upload as the totals apply it: whose entry, which file, day and name, and whether it stored the bytes. */
+export interface TotalsEvent {
+  userId: string;
+  userName: string;
+  unit: Unit;
+  fileNo: number;
+  fileName: string;
+  contentType: string;
+  /** Milliseconds since the epoch. */
+  at: number;
+  day: string;
+  fileLength: number;
+  stored: boolean;
+}
+
+/** What reversing an upload needs of it (its row in upload_keys). */
+export type ReversedEvent = Pick<TotalsEvent, 'userId' | 'fileNo' | 'fileName' | 'at' | 'day' | 'stored'> & {
+  unitId: string;
+};
+
+interface EntryRow {
+  upload_count: number;
+  upload_time: number;
+  upload_file_name: string;
+  last_upload_time: number;
+  last_upload_file_name: string;
+  last_content_type: string;
+}
+
+/**
+ * The only writer of the ledger's totals on the embedded store (docs/decisions/counts.md): each
+ * entry's upload_count with its first and last upload, the day tallies, the names; the per-file
+ * sums follow the entries through the triggers above. `apply` and `reverse` run inside the
+ * ledger's transaction, which records the upload's key and state with them, so each runs once per
+ * upload and state change.
+ */
+export class EmbeddedTotals {
+  private readonly upsert;
+  private readonly tally;
+  private readonly rememberName;
+  private readonly entry;
+  private readonly dropEntry;
+  private readonly setEntry;
+  private readonly entryUploads;
+  private readonly untally;
+  private readonly dropDay;
+  private readonly nameUses;
+  private readonly nameInEntries;
+  private readonly firstUsed;
+  private readonly forgetName;
+  private readonly renameFirstUse;
+
+  constructor(db: Db) {
+    // One statement: a new entry at 1, or UploadCount + 1; SQLite serialises writers, so no increment is lost.
+    this.upsert = db.prepare<Record<string, unknown>, { upload_count: number }>(
+      `INSERT INTO ledger (user_id, user_name, unit_id, unit, file_no, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count)
+       VALUES (@userId, @userName, @unitId, @unit, @fileNo, @at, @at, @fileName, @fileName, @contentType, 1)
+       ON CONFLICT (user_id, unit_id, file_no) DO UPDATE SET
+         upload_count = upload_count + 1,
+         last_upload_time = MAX(last_upload_time, excluded.last_upload_time),
+         last_upload_file_name = excluded.last_upload_file_name,
+         last_content_type = excluded.last_content_type
+       RETURNING upload_count`,
+    );
+    this.tally = db.prepare(
+      `INSERT INTO upload_days (file_no, unit_id, day, week, month, city, county, town, file_length, uploads, saved_uploads)
+       VALUES (@fileNo, @unitId, @day, @week, @month, @city, @county, @town, @fileLength, 1, @saved)
+       ON CONFLICT (file_no, unit_id, day) DO UPDATE SET uploads = uploads + 1, saved_uploads = saved_uploads + excluded.saved_uploads`,
+    );
+    this.rememberName = db.prepare(
+      `INSERT OR IGNORE INTO ledger_names (unit_id, file_no, name, first_used, city, county, town)
+       VALUES (@unitId, @fileNo, @fileName, @at, @city, @county, @town)`,
+    );
+    const entryKey = 'user_id = @userId AND unit_id = @unitId AND file_no = @fileNo';
+    this.entry = db.prepare<Record<string, unknown>, EntryRow>(
+      `SELECT upload_count, upload_time, upload_file_name, last_upload_time, last_upload_file_name, last_content_type
+       FROM ledger WHERE ${entryKey}`,
+    );
+    this.dropEntry = db.prepare(`DELETE FROM ledger WHERE ${entryKey}`);
+    this.setEntry = db.prepare(
+      `UPDATE ledger SET upload_count = @uploadCount, upload_time = @firstTime, upload_file_name = @firstName,
+         last_upload_time = @lastTime, last_upload_file_name = @lastName, last_content_type = @lastType
+       WHERE ${entryKey}`,
+    );
+    // The entry's uploads still counted (the one being reversed is no longer), in count order.
+    this.entryUploads = db.prepare<Record<string, unknown>, KnownUpload>(
+      `SELECT at, file_name AS fileName, content_type AS contentType FROM upload_keys INDEXED BY upload_keys_entry
+       WHERE file_no = @fileNo AND unit_id = @unitId AND account_id = @userId AND state = 'counted' ORDER BY at, key`,
+    );
+    const dayKey = 'file_no = @fileNo AND unit_id = @unitId AND day = @day';
+    this.untally = db.prepare(
+      `UPDATE upload_days SET uploads = uploads - 1, saved_uploads = saved_uploads - @saved WHERE ${dayKey}`,
+    );
+    this.dropDay = db.prepare(`DELETE FROM upload_days WHERE ${dayKey} AND uploads <= 0`);
+    // Where a unit's name of a file is still used: its uploads still counted, and (for uploads
+    // counted before upload_keys recorded names) its entries' first and last names.
+    this.nameUses = db.prepare<Record<string, unknown>, { first: number | null }>(
+      `SELECT MIN(at) AS first FROM upload_keys INDEXED BY upload_keys_entry
+       WHERE file_no = @fileNo AND unit_id = @unitId AND state = 'counted' AND file_name = @fileName`,
+    );
+    this.nameInEntries = db.prepare<Record<string, unknown>, { first: number | null }>(
+      `SELECT MIN(CASE WHEN upload_file_name = @fileName THEN upload_time ELSE last_upload_time END) AS first
+       FROM ledger WHERE file_no = @fileNo AND unit_id = @unitId
+         AND (upload_file_name = @fileName OR last_upload_file_name = @fileName)`,
+    );
+    const nameKey = 'unit_id = @unitId AND file_no = @fileNo AND name = @fileName';
+    this.firstUsed = db.prepare<Record<string, unknown>, { first_used: number }>(
+      `SELECT first_used FROM ledger_names WHERE ${nameKey}`,
+    );
+    this.forgetName = db.prepare(`DELETE FROM ledger_names WHERE ${nameKey}`);
+    this.renameFirstUse = db.prepare(`UPDATE ledger_names SET first_used = @first WHERE ${nameKey}`);
+  }
+
+  /** Counts an upload in every total; answers its entry's UploadCount. */
+  apply(e: TotalsEvent): number {
+    const { unit } = e;
+    const levels = { city: unit.city, county: unit.county ?? null, town: unit.town ?? null };
+    const uploadCount = this.upsert.get({
+      userId: e.userId,
+      userName: e.userName,
+      unitId: unit.id,
+      unit: JSON.stringify(unit),
+      fileNo: e.fileNo,
+      at: e.at,
+      fileName: e.fileName,
+      contentType: e.contentType,
+    })!.upload_count;
+    this.tally.run({
+      fileNo: e.fileNo,
+      unitId: unit.id,
+      day: e.day,
+      week: weekOf(e.day),
+      month: monthOf(e.day),
+      ...levels,
+      fileLength: e.fileLength,
+      saved: e.stored ? 0 : 1,
+    });
+    this.rememberName.run({ unitId: unit.id, fileNo: e.fileNo, fileName: e.fileName, at: e.at, ...levels });
+    return uploadCount;
+  }
+
+  /**
+   * Takes an upload out of every total, as if it had never been counted: its entry counts one
+   * upload fewer (and is gone at none), its first and last upload are those of the uploads left,
+   * its day's tally one fewer (gone at none), its name gone unless another upload of the unit
+   * used it. Run after the upload's state says it no longer counts.
+   */
+  reverse(e: ReversedEvent): void {
+    const key = { userId: e.userId, unitId: e.unitId, fileNo: e.fileNo };
+    const entry = this.entry.get(key);
+    if (entry) {
+      if (entry.upload_count <= 1) this.dropEntry.run(key);
+      else {
+        const before = {
+          uploadCount: entry.upload_count,
+          firstTime: entry.upload_time,
+          firstName: entry.upload_file_name,
+          lastTime: entry.last_upload_time,
+          lastName: entry.last_upload_file_name,
+          lastType: entry.last_content_type,
+        };
+        this.setEntry.run({ ...key, ...entryWithout(before, this.entryUploads.all(key)) });
+      }
+    }
+    const day = { fileNo: e.fileNo, unitId: e.unitId, day: e.day };
+    this.untally.run({ ...day, saved: e.stored ? 0 : 1 });
+    this.dropDay.run(day);
+    const name = { unitId: e.unitId, fileNo: e.fileNo, fileName: e.fileName };
+    const uses = [this.nameUses.get(name)?.first, this.nameInEntries.get(name)?.first].filter(
+      (t): t is number => t !== null && t !== undefined,
+    );
+    if (uses.length === 0) this.forgetName.run(name);
+    else if (this.firstUsed.get(name)?.first_used === e.at)
+      this.renameFirstUse.run({ ...name, first: Math.min(...uses) });
+  }
 }

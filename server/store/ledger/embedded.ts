@@ -1,18 +1,17 @@
-import { monthOf, weekOf } from '../../../shared/calendar.js';
 import type { Unit } from '../../../shared/schemas.js';
 import { auditAppender } from '../audit/embedded.js';
-import { hasColumn, rebuildTable, type Db, type EmbeddedSchema } from '../embedded/database.js';
+import { addMissingColumns, hasColumn, rebuildTable, type Db, type EmbeddedSchema } from '../embedded/database.js';
 import { fileNumberOf } from '../embedded/file-numbers.js';
 import { scopeWhere } from '../embedded/scopes.js';
-import { keepLedgerTotals } from './embedded-totals.js';
+import { EmbeddedTotals, keepLedgerTotals } from './embedded-totals.js';
 import type {
   CountedUpload,
   Ledger,
   LedgerEntry,
+  Reversal,
   UploadAction,
   Uploader,
   UploaderScope,
-  UploadRecord,
   ViewScope,
 } from './port.js';
 
@@ -87,12 +86,35 @@ CREATE INDEX IF NOT EXISTS ledger_names_file ON ledger_names (file_no);
 DROP INDEX IF EXISTS ledger_unit;
 `;
 
+/**
+ * What upload_keys records of an action beyond its answer, for reversing it (added 2026-11-28:
+ * actions counted before have none of it, and cannot be reversed). state: 'counted' or 'reversed'.
+ */
+const UPLOAD_DETAIL_COLUMNS = {
+  unit_id: 'TEXT',
+  file_no: 'INTEGER',
+  file_name: 'TEXT',
+  content_type: 'TEXT',
+  day: 'TEXT',
+  file_length: 'INTEGER',
+  state: "TEXT NOT NULL DEFAULT 'counted'",
+};
+const UPLOAD_DETAILS = Object.entries(UPLOAD_DETAIL_COLUMNS)
+  .map(([name, definition]) => `${name} ${definition}`)
+  .join(',\n  ');
+
+/** An entry's actions (its uploads still counted, when one is reversed), and a unit's of a file (its names). */
+const UPLOAD_KEYS_INDEX =
+  'CREATE INDEX IF NOT EXISTS upload_keys_entry ON upload_keys (file_no, unit_id, account_id) WHERE file_no IS NOT NULL';
+
 export const ledgerSchema: EmbeddedSchema = {
   tables: `
 ${ledgerTable('ledger')}
 
--- Upload actions counted, by key: a retry of one is answered as it was, never counted again.
--- Written in the same transaction as its ledger entry, day's tally and audit event.
+-- The ledger's record of upload actions, one per key (its events): a retry of one is answered as
+-- it was, never counted again; what it counted (entry, day, name, whether it stored the bytes)
+-- and whether it still counts (state), so that its effects can be reversed. Written in the same
+-- transaction as its ledger entry, day's tally and audit event.
 CREATE TABLE IF NOT EXISTS upload_keys (
   key          TEXT PRIMARY KEY,
   account_id   TEXT NOT NULL,
@@ -100,13 +122,25 @@ CREATE TABLE IF NOT EXISTS upload_keys (
   status       TEXT NOT NULL,
   stored       INTEGER NOT NULL,
   upload_count INTEGER NOT NULL,
-  at           INTEGER NOT NULL
+  at           INTEGER NOT NULL,
+  ${UPLOAD_DETAILS}
+) WITHOUT ROWID;
+-- Changes to counted actions, by the action's key and the change's (a reversal's): each made
+-- once, however often it is asked for again.
+CREATE TABLE IF NOT EXISTS upload_changes (
+  upload_key TEXT NOT NULL,
+  key        TEXT NOT NULL,
+  kind       TEXT NOT NULL,
+  at         INTEGER NOT NULL,
+  PRIMARY KEY (upload_key, key)
 ) WITHOUT ROWID;
 ${uploadDaysTable('upload_days')}
 ${ledgerNamesTable('ledger_names')}
 `,
   upgrade(db) {
     db.transaction(() => numberLedgerFiles(db)).immediate();
+    addMissingColumns(db, 'upload_keys', UPLOAD_DETAIL_COLUMNS);
+    db.exec(UPLOAD_KEYS_INDEX);
     db.exec(LEDGER_INDEXES);
     rememberEarlierNames(db);
     keepLedgerTotals(db);
@@ -179,13 +213,10 @@ const withFileId = (row: Omit<LedgerRow, 'file_id'>, fileId: string): LedgerEntr
   ledgerEntryFromRow({ ...row, file_id: fileId });
 
 export class EmbeddedLedger implements Ledger {
-  private readonly upsert;
-  private readonly tally;
-  private readonly rememberName;
   private readonly keyed;
-  private readonly remember;
   private readonly countOne;
   private readonly countAll;
+  private readonly reverseOne;
   private readonly latest;
   private readonly forFile;
   private readonly anyUpload;
@@ -194,31 +225,13 @@ export class EmbeddedLedger implements Ledger {
   private readonly byAccount;
 
   constructor(private readonly db: Db) {
-    // One statement: a new entry at 1, or UploadCount + 1; SQLite serialises writers, so no increment is lost.
-    this.upsert = db.prepare<Record<string, unknown>, { upload_count: number }>(
-      `INSERT INTO ledger (user_id, user_name, unit_id, unit, file_no, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count)
-       VALUES (@userId, @userName, @unitId, @unit, @fileNo, @at, @at, @fileName, @fileName, @contentType, 1)
-       ON CONFLICT (user_id, unit_id, file_no) DO UPDATE SET
-         upload_count = upload_count + 1,
-         last_upload_time = MAX(last_upload_time, excluded.last_upload_time),
-         last_upload_file_name = excluded.last_upload_file_name,
-         last_content_type = excluded.last_content_type
-       RETURNING upload_count`,
-    );
-    this.tally = db.prepare(
-      `INSERT INTO upload_days (file_no, unit_id, day, week, month, city, county, town, file_length, uploads, saved_uploads)
-       VALUES (@fileNo, @unitId, @day, @week, @month, @city, @county, @town, @fileLength, 1, @saved)
-       ON CONFLICT (file_no, unit_id, day) DO UPDATE SET uploads = uploads + 1, saved_uploads = saved_uploads + excluded.saved_uploads`,
-    );
-    this.rememberName = db.prepare(
-      `INSERT OR IGNORE INTO ledger_names (unit_id, file_no, name, first_used, city, county, town)
-       VALUES (@unitId, @fileNo, @name, @at, @city, @county, @town)`,
-    );
+    const totals = new EmbeddedTotals(db);
     this.keyed = db.prepare<[string], KeyRow>(
       'SELECT account_id, file_id, status, stored, upload_count FROM upload_keys WHERE key = ?',
     );
-    this.remember = db.prepare(
-      'INSERT INTO upload_keys (key, account_id, file_id, status, stored, upload_count, at) VALUES (@key, @accountId, @fileId, @status, @stored, @uploadCount, @at)',
+    const remember = db.prepare(
+      `INSERT INTO upload_keys (key, account_id, file_id, status, stored, upload_count, at, unit_id, file_no, file_name, content_type, day, file_length)
+       VALUES (@key, @accountId, @fileId, @status, @stored, @uploadCount, @at, @unitId, @fileNo, @fileName, @contentType, @day, @fileLength)`,
     );
     const appendEvent = auditAppender(db);
     // The key, the entry, its day's tally and the audit event change together or not at all: a
@@ -226,36 +239,80 @@ export class EmbeddedLedger implements Ledger {
     const countOne = (a: UploadAction): CountedUpload => {
       const done = this.keyed.get(a.key);
       if (done) return countedFrom(done, true);
-      const fileNo = fileNumberOf(db, a.record.fileId);
-      if (fileNo === undefined)
-        throw new Error(`file ${a.record.fileId} is not in the catalog: its upload cannot be counted`);
+      const r = a.record;
+      const fileNo = fileNumberOf(db, r.fileId);
+      if (fileNo === undefined) throw new Error(`file ${r.fileId} is not in the catalog: its upload cannot be counted`);
       // Decided inside the transaction: of two first uploads racing, the first counted stored it.
-      const stored = a.record.carriedBytes && this.anyUpload.get(fileNo) === undefined;
-      const [entry, day] = ledgerRows(a.record, fileNo, stored);
-      const uploadCount = this.upsert.get(entry)!.upload_count;
-      this.tally.run(day);
-      this.rememberName.run(nameRow(a.record, fileNo));
+      const stored = r.carriedBytes && this.anyUpload.get(fileNo) === undefined;
+      const event = {
+        userId: r.account.id,
+        userName: r.account.username,
+        unit: r.account.unit,
+        fileNo,
+        fileName: r.fileName,
+        contentType: r.contentType,
+        at: r.at.getTime(),
+        day: r.day,
+        fileLength: r.fileLength,
+        stored,
+      };
+      const uploadCount = totals.apply(event);
       appendEvent(a.event(stored));
       const row: KeyRow = {
-        account_id: a.record.account.id,
-        file_id: a.record.fileId,
+        account_id: r.account.id,
+        file_id: r.fileId,
         status: stored ? 'stored' : a.statusUnlessStored,
         stored: stored ? 1 : 0,
         upload_count: uploadCount,
       };
-      this.remember.run({
+      remember.run({
         key: a.key,
         accountId: row.account_id,
         fileId: row.file_id,
         status: row.status,
         stored: row.stored,
         uploadCount,
-        at: a.record.at.getTime(),
+        at: event.at,
+        unitId: event.unit.id,
+        fileNo,
+        fileName: event.fileName,
+        contentType: event.contentType,
+        day: event.day,
+        fileLength: event.fileLength,
       });
       return countedFrom(row, false);
     };
     this.countOne = db.transaction(countOne);
     this.countAll = db.transaction((actions: readonly UploadAction[]) => actions.map(countOne));
+    const changed = db.prepare<[string, string], { found: number }>(
+      'SELECT 1 AS found FROM upload_changes WHERE upload_key = ? AND key = ?',
+    );
+    const recorded = db.prepare<[string], RecordedRow>(
+      `SELECT account_id, unit_id, file_no, file_name, day, at, stored, state FROM upload_keys WHERE key = ?`,
+    );
+    const setState = db.prepare('UPDATE upload_keys SET state = ? WHERE key = ?');
+    const change = db.prepare('INSERT INTO upload_changes (upload_key, key, kind, at) VALUES (?, ?, ?, ?)');
+    // The state, the totals and the change's key in one transaction: reversed once, or not at all.
+    this.reverseOne = db.transaction((actionKey: string, reversalKey: string): Reversal => {
+      if (changed.get(actionKey, reversalKey)) return 'repeated';
+      const action = recorded.get(actionKey);
+      if (!action) return 'not counted';
+      if (action.file_no === null || action.unit_id === null || action.file_name === null || action.day === null)
+        return 'unrecorded';
+      if (action.state !== 'counted') return 'already reversed';
+      setState.run('reversed', actionKey);
+      totals.reverse({
+        userId: action.account_id,
+        unitId: action.unit_id,
+        fileNo: action.file_no,
+        fileName: action.file_name,
+        at: action.at,
+        day: action.day,
+        stored: action.stored === 1,
+      });
+      change.run(actionKey, reversalKey, 'reversed', Date.now());
+      return 'reversed';
+    });
     this.latest = db.prepare<[string, number], Omit<LedgerRow, 'file_id'>>(
       `${ENTRIES} WHERE l.unit_id = ? AND l.file_no = ? ORDER BY l.last_upload_time DESC LIMIT 1`,
     );
@@ -296,7 +353,11 @@ export class EmbeddedLedger implements Ledger {
     return found;
   }
 
-  /** Nothing to finish: an action is counted in one transaction. */
+  async reverse(actionKey: string, reversalKey: string): Promise<Reversal> {
+    return this.reverseOne.immediate(actionKey, reversalKey);
+  }
+
+  /** Nothing to finish: an action is counted, and reversed, in one transaction. */
   async finishInterrupted(): Promise<number> {
     return 0;
   }
@@ -353,51 +414,16 @@ export class EmbeddedLedger implements Ledger {
   }
 }
 
-/** The parameters of the upload's name, for ledger_names. */
-function nameRow(r: UploadRecord, fileNo: number): Record<string, unknown> {
-  const { unit } = r.account;
-  return {
-    unitId: unit.id,
-    fileNo,
-    name: r.fileName,
-    at: r.at.getTime(),
-    city: unit.city,
-    county: unit.county ?? null,
-    town: unit.town ?? null,
-  };
-}
-
-/** The parameters of a ledger entry's upsert and of its day's tally. */
-function ledgerRows(
-  r: UploadRecord,
-  fileNo: number,
-  stored: boolean,
-): [entry: Record<string, unknown>, day: Record<string, unknown>] {
-  const { unit } = r.account;
-  return [
-    {
-      userId: r.account.id,
-      userName: r.account.username,
-      unitId: unit.id,
-      unit: JSON.stringify(unit),
-      fileNo,
-      at: r.at.getTime(),
-      fileName: r.fileName,
-      contentType: r.contentType,
-    },
-    {
-      fileNo,
-      unitId: unit.id,
-      day: r.day,
-      week: weekOf(r.day),
-      month: monthOf(r.day),
-      city: unit.city,
-      county: unit.county ?? null,
-      town: unit.town ?? null,
-      fileLength: r.fileLength,
-      saved: stored ? 0 : 1,
-    },
-  ];
+/** An action as upload_keys records it, for reversing it (the details are null for actions counted before they were recorded). */
+interface RecordedRow {
+  account_id: string;
+  unit_id: string | null;
+  file_no: number | null;
+  file_name: string | null;
+  day: string | null;
+  at: number;
+  stored: number;
+  state: string;
 }
 
 interface KeyRow {

@@ -1,51 +1,28 @@
-import { createHash } from 'node:crypto';
-import { Long, ObjectId, type Collection, type Filter, type UpdateFilter, type WithId } from 'mongodb';
-import { monthOf, weekOf } from '../../../shared/calendar.js';
-import type { Unit } from '../../../shared/schemas.js';
+import { ObjectId } from 'mongodb';
 import type { AuditCollections, AuditDoc } from '../mongo/audit-documents.js';
-import { unitFromLedgerDoc, type LedgerCollections, type LedgerDoc, type NameDoc } from '../mongo/ledger-documents.js';
+import {
+  unitFromLedgerDoc,
+  type LedgerCollections,
+  type LedgerDoc,
+  type NameDoc,
+  type UploadStateDoc,
+} from '../mongo/ledger-documents.js';
+import { insertNames, MongoTotals, nameDoc } from './mongo-totals.js';
 import { subtreeMatch, viewScopeMatch } from '../mongo/scopes.js';
 import { isDuplicateKey, objectIdOf } from '../mongo/documents.js';
 import type {
   CountedUpload,
   Ledger,
   LedgerEntry,
+  Reversal,
   UploadAction,
   Uploader,
   UploaderScope,
-  UploadRecord,
   ViewScope,
 } from './port.js';
 
 /** The document that marks `userInfo.names` as holding the names of entries counted before it existed. */
 const EARLIER_NAMES_REMEMBERED = 'earlier-names-remembered';
-
-/**
- * A name's `_id`: unit and file as they are, the name by its SHA-256 (a path of a thousand
- * characters would make a long key; the digest keeps it short and still one per name).
- */
-export function nameId(unitId: string, fileId: string, name: string): string {
-  return `${unitId}/${fileId}/${createHash('sha256').update(name).digest('base64url')}`;
-}
-
-/** A name's document (for an upsert that only inserts). */
-function nameDoc(
-  unit: Pick<Unit, 'id' | 'city' | 'county' | 'town'>,
-  fileId: ObjectId,
-  name: string,
-  at: Date,
-): NameDoc {
-  return {
-    _id: nameId(unit.id, fileId.toHexString(), name),
-    UnitID: unit.id,
-    UploadFileID: fileId,
-    Name: name,
-    FirstUsed: at,
-    CityName: unit.city,
-    CountyName: unit.county ?? null,
-    TownName: unit.town ?? null,
-  };
-}
 
 /** The key recorded for files whose uploads were counted before `userInfo.firstUploads` existed. */
 const EARLIER_UPLOADS = 'earlier-uploads';
@@ -79,24 +56,9 @@ export async function createLedgerIndexes(c: LedgerCollections): Promise<void> {
     c.ledger.createIndex({ UploadFileID: 1, 'UploadGeography.UploadGeoNameID': 1 }, { name: 'file_unit' }),
     c.uploadDays.createIndex({ Day: 1 }, { name: 'day' }),
     c.uploadDays.createIndex({ CityName: 1, CountyName: 1, TownName: 1, Day: 1 }, { name: 'subtree_day' }),
+    // Changes to counted uploads that a crash interrupted (the field exists only until each is done).
+    c.uploadStates.createIndex({ 'Pending.At': 1 }, { sparse: true, name: 'pending' }),
   ]);
-}
-
-/** The ledger fields that describe who uploaded, from the authenticated account. */
-export function ledgerIdentity(account: UploadRecord['account']) {
-  const u = account.unit;
-  return {
-    UserName: account.username,
-    'UploadGeography.GeoType': u.geoType,
-    'UploadGeography.UploadGeoName': u[u.geoType] ?? u.city,
-    UploadGeoAddress: {
-      CityName: u.city,
-      CountyName: u.county ?? null,
-      TownName: u.town ?? null,
-      StreetName: u.street ?? null,
-    },
-    ...(u.coordinates ? { GeoPts: { Type: 'Point' as const, GeoCoordinates: u.coordinates } } : {}),
-  };
 }
 
 export function ledgerEntryFromDoc(doc: LedgerDoc): LedgerEntry {
@@ -114,22 +76,23 @@ export function ledgerEntryFromDoc(doc: LedgerDoc): LedgerEntry {
   };
 }
 
-/** Keys kept on a ledger entry or a day's tally: far more than the actions of one uploader, unit and file in flight at once. */
-const APPLIED_KEYS = 32;
-
 /**
  * Counting without transactions: each upload action is counted in single-document steps that
  * can all be run again, so that a crash between any two is finished by a retry, a restart or the
  * sweep, never counted twice (docs/decisions/counting-once.md):
  *   1. its audit event, `_id` = the action's key, inserted once with `pending` (a duplicate key
  *      means it was recorded before: it is answered, or finished from what that event recorded);
- *   2. the ledger entry: UploadCount + 1 unless the entry's AppliedKeys has the key;
+ *   2. the ledger entry: UploadCount + 1 unless the entry's AppliedKeys has the key (2 to 3: MongoTotals.apply);
  *   2b. the upload's name in `userInfo.names`, inserted only if not there (nothing to count);
  *   3. the day's tally, the same way;
  *   4. the event: `pending` removed and the answer kept, for retries.
  */
 export class MongoLedger implements Ledger {
-  constructor(private readonly c: LedgerCollections & AuditCollections) {}
+  private readonly totals: MongoTotals;
+
+  constructor(private readonly c: LedgerCollections & AuditCollections) {
+    this.totals = new MongoTotals(c);
+  }
 
   async count(action: UploadAction): Promise<CountedUpload> {
     const { record: r } = action;
@@ -278,6 +241,25 @@ export class MongoLedger implements Ledger {
   }
 
   async finishInterrupted(before: Date): Promise<number> {
+    return (await this.finishCounts(before)) + (await this.finishChanges(before));
+  }
+
+  /** Changes (reversals) begun before `before` and interrupted. */
+  private async finishChanges(before: Date): Promise<number> {
+    let finished = 0;
+    for (;;) {
+      const states = await this.c.uploadStates
+        .find({ 'Pending.At': { $lt: before } })
+        .limit(100)
+        .toArray();
+      for (const state of states) await this.finishChange(state);
+      finished += states.length;
+      if (states.length < 100) return finished;
+    }
+  }
+
+  /** Counts recorded before `before` and interrupted. */
+  private async finishCounts(before: Date): Promise<number> {
     let finished = 0;
     for (;;) {
       const docs = await this.c.audit
@@ -290,44 +272,73 @@ export class MongoLedger implements Ledger {
     }
   }
 
+  /**
+   * Reversal without transactions, in single-document steps that can all be run again:
+   *   1. the action's state (`userInfo.uploads`, `_id` = its key): 'reversed', with the change's
+   *      key recorded and pending, taken by one conditional upsert (another reversal found there
+   *      means it was reversed already);
+   *   2. the totals take its upload (entry, day's tally), once per change key (MongoTotals.take);
+   *   3. the change's step: 'applied';
+   *   4. the totals settle: what is left with no upload goes, first and last upload, name, who
+   *      stored the file (MongoTotals.settle);
+   *   5. the change done (`Pending` removed).
+   * A retry of the same change key, or the sweep (finishInterrupted), finishes an interrupted one.
+   */
+  async reverse(actionKey: string, reversalKey: string): Promise<Reversal> {
+    const counted = await this.c.audit.findOne({ _id: actionKey });
+    if (!counted?.upload) return 'not counted';
+    // Its count finished first: the totals must hold the upload before they can give it back.
+    if (counted.pending) await this.finish(counted, true);
+    for (let attempt = 0; ; attempt++) {
+      let state: UploadStateDoc | null;
+      let claimed = false;
+      try {
+        state = await this.c.uploadStates.findOneAndUpdate(
+          { _id: actionKey, State: { $ne: 'reversed' }, Changes: { $ne: reversalKey }, Pending: { $exists: false } },
+          {
+            $set: {
+              State: 'reversed',
+              Pending: { Key: reversalKey, Kind: 'reversed', Step: 'claimed', At: new Date() },
+            },
+            $push: { Changes: reversalKey },
+          },
+          { upsert: true, returnDocument: 'after' },
+        );
+        claimed = true;
+      } catch (err) {
+        // The filter missed an action's state that exists: it was changed before.
+        if (!isDuplicateKey(err)) throw err;
+        state = await this.c.uploadStates.findOne({ _id: actionKey });
+      }
+      if (!state) continue;
+      if (state.Pending) await this.finishChange(state, counted);
+      if (state.Changes.includes(reversalKey)) return claimed ? 'reversed' : 'repeated';
+      if (state.State === 'reversed') return 'already reversed';
+      // Another change finished meanwhile (none but reversals yet): ask again.
+      if (attempt >= 3) throw new Error(`upload ${actionKey}: its state keeps changing under a reversal`);
+    }
+  }
+
+  /** Steps 2 to 5 of a change recorded in step 1, from where it stopped. */
+  private async finishChange(state: UploadStateDoc, event?: AuditDoc | null): Promise<void> {
+    const pending = state.Pending!;
+    const counted = event ?? (await this.c.audit.findOne({ _id: state._id }));
+    if (!counted?.upload) throw new Error(`upload ${state._id}: changed, but its count is not recorded`);
+    if (pending.Step === 'claimed') {
+      await this.totals.take(counted, pending.Key);
+      await this.c.uploadStates.updateOne(
+        { _id: state._id, 'Pending.Key': pending.Key },
+        { $set: { 'Pending.Step': 'applied' } },
+      );
+    }
+    await this.totals.settle(counted, pending.Key);
+    await this.c.uploadStates.updateOne({ _id: state._id, 'Pending.Key': pending.Key }, { $unset: { Pending: '' } });
+  }
+
   /** Steps 2 to 4 for an event recorded in step 1; each can run again without counting again. */
   private async finish(doc: AuditDoc, repeated: boolean): Promise<CountedUpload> {
     const key = String(doc._id);
-    const u = doc.upload!;
-    const unit = doc.unit!;
-    const account = { id: doc.userId!, username: doc.userName, unit };
-    const UploadFileID = new ObjectId(doc.fileId!);
-    const entry = await applyOnce(
-      this.c.ledger,
-      { UserID: account.id, 'UploadGeography.UploadGeoNameID': unit.id, UploadFileID },
-      key,
-      {
-        $inc: { UploadCount: 1 },
-        $max: { LastUploadTime: doc.at },
-        $set: { LastUploadFileName: doc.fileName!, LastUploadContentType: u.contentType },
-        // A client-made _id (time, then a counter) orders entries as they were first recorded,
-        // the reports' tie-break, on any server.
-        $setOnInsert: {
-          _id: new ObjectId(),
-          ...ledgerIdentity(account),
-          UploadTime: doc.at,
-          UploadFileName: doc.fileName!,
-        },
-      },
-    );
-    // The name with its entry: inserted once, so a retry of this step changes nothing.
-    await insertNames(this.c.names, [nameDoc(unit, UploadFileID, doc.fileName!, doc.at)]);
-    await applyOnce(this.c.uploadDays, { UploadFileID, UnitID: unit.id, Day: u.day }, key, {
-      $inc: { Uploads: 1, SavedUploads: u.stored ? 0 : 1 },
-      $setOnInsert: {
-        Week: weekOf(u.day),
-        Month: monthOf(u.day),
-        CityName: unit.city,
-        CountyName: unit.county ?? null,
-        TownName: unit.town ?? null,
-        FileLength: Long.fromNumber(u.fileLength),
-      },
-    });
+    const entry = await this.totals.apply(doc);
     // The first to finish sets the answer; a concurrent retry answers the same.
     const done = await this.c.audit.updateOne(
       { _id: key, pending: true },
@@ -400,23 +411,6 @@ export class MongoLedger implements Ledger {
   }
 }
 
-/** Inserts names not yet kept; those kept already (or inserted meanwhile by another request) are left as they are. */
-async function insertNames(names: Collection<NameDoc>, docs: NameDoc[]): Promise<void> {
-  try {
-    await names.bulkWrite(
-      docs.map(({ _id, ...fields }) => ({
-        updateOne: { filter: { _id }, update: { $setOnInsert: fields }, upsert: true },
-      })),
-      { ordered: false },
-    );
-  } catch (err) {
-    // Two upserts of one name raced to insert it: the name is kept, which is all that was asked
-    // (unordered, so the other names were written).
-    const writeErrors = (err as { writeErrors?: unknown[] }).writeErrors;
-    if (!(writeErrors?.length ? writeErrors.every(isDuplicateKey) : isDuplicateKey(err))) throw err;
-  }
-}
-
 const countedFromDoc = (doc: AuditDoc, uploadCount: number, repeated: boolean): CountedUpload => ({
   accountId: doc.userId!,
   fileId: doc.fileId!,
@@ -425,35 +419,3 @@ const countedFromDoc = (doc: AuditDoc, uploadCount: number, repeated: boolean): 
   stored: doc.upload!.stored,
   repeated,
 });
-
-/**
- * Applies an upsert to the document `identity` names unless its AppliedKeys holds `key`, and
- * returns the document as it is then. The filter excludes a document that has the key, so the
- * upsert then tries to insert and the unique index refuses it: a duplicate key is either that (the
- * key was applied: nothing to do) or a lost race between two first inserts (try again, now an
- * update of the winner's document).
- */
-async function applyOnce<T extends { AppliedKeys?: string[] }>(
-  collection: Collection<T>,
-  identity: Filter<T>,
-  key: string,
-  update: UpdateFilter<T>,
-): Promise<WithId<T>> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const doc = await collection.findOneAndUpdate(
-        { ...identity, AppliedKeys: { $ne: key } },
-        { ...update, $push: { AppliedKeys: { $each: [key], $slice: -APPLIED_KEYS } } } as unknown as UpdateFilter<T>,
-        {
-          upsert: true,
-          returnDocument: 'after',
-        },
-      );
-      return doc!;
-    } catch (err) {
-      if (!isDuplicateKey(err) || attempt >= 3) throw err;
-      const existing = await collection.findOne(identity);
-      if (existing?.AppliedKeys?.includes(key)) return existing;
-    }
-  }
-}

@@ -88,6 +88,14 @@ export interface CountedUpload {
   repeated: boolean;
 }
 
+/**
+ * What `Ledger.reverse` did: `reversed` by this call; `repeated`, reversed by an earlier call under
+ * the same reversal key (nothing changed now); `already reversed` under another key; `not counted`,
+ * no action was counted under that key; `unrecorded`, counted by a version that did not record
+ * what a reversal needs (embedded data directories, before 2026-11-28): it stays counted.
+ */
+export type Reversal = 'reversed' | 'repeated' | 'already reversed' | 'not counted' | 'unrecorded';
+
 export interface Ledger {
   /**
    * Counts an action once per key: a key counted before is answered as it was then, and one whose
@@ -106,6 +114,16 @@ export interface Ledger {
    * (and `archive gc`); a retry of the action finishes it at once (`count`, `counted`).
    */
   finishInterrupted(before: Date): Promise<number>;
+  /**
+   * Reverses every effect of the action counted under `actionKey` on the ledger's totals (its
+   * entry's UploadCount, the day's tally, the per-file sums, the names), once under `reversalKey`
+   * however often it is retried or interrupted: the totals and reports are then as if the action
+   * had never been counted (docs/decisions/counts.md). The action stays recorded (a retry of it
+   * is answered as it was counted, never counted again); counting another action under a new key
+   * counts anew. A reversal key belongs to its action (the same key may reverse another action).
+   * Internal until withdrawals (issue 41 part 2) give it an endpoint.
+   */
+  reverse(actionKey: string, reversalKey: string): Promise<Reversal>;
   /** Whether anybody in the scope has uploaded the file. */
   hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean>;
   /**

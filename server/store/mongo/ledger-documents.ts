@@ -3,7 +3,7 @@ import type { ReportUnit } from '../../../shared/reports.js';
 import type { GeoType, Unit } from '../../../shared/schemas.js';
 
 /**
- * The ledger's documents (`userInfo.users`, `.uploadDays`, `.firstUploads`, `.names`), in the
+ * The ledger's documents (`userInfo.users`, `.uploadDays`, `.firstUploads`, `.names`, `.uploads`), in the
  * seed design's field names. Written only by the ledger (server/store/ledger/mongo.ts); read also by
  * the reports and the listing of a unit's files, which is why their shape is declared here and not
  * in the ledger's folder.
@@ -26,6 +26,8 @@ export interface LedgerDoc {
   UploadCount: number;
   /** Keys of the last upload actions counted here (bounded): counting one again changes nothing. */
   AppliedKeys?: string[];
+  /** Keys of the changes (reversals) applied here and not yet finished: applying one again changes nothing. */
+  PendingChanges?: string[];
 }
 
 /**
@@ -48,6 +50,28 @@ export interface UploadDayDoc {
   SavedUploads: number;
   /** As in the ledger: keys of the last upload actions counted here. */
   AppliedKeys?: string[];
+  /** As in the ledger: changes applied here and not yet finished. */
+  PendingChanges?: string[];
+}
+
+/**
+ * `userInfo.uploads`: an upload action's state once it has been changed after its count (a
+ * reversal), `_id` = the action's key; an action without one is counted as its audit event says
+ * (docs/decisions/counts.md). The audit event (`audit.events`, same `_id`) keeps what was counted.
+ */
+export interface UploadStateDoc {
+  _id: string;
+  State: 'counted' | 'reversed';
+  /** The keys of the changes made to it, each once (few: an action is changed a few times at most). */
+  Changes: string[];
+  /** The change under way until every total has it; a crash leaves it here for a retry or the sweep to finish. */
+  Pending?: {
+    Key: string;
+    Kind: 'reversed';
+    /** claimed: the totals may not have it yet; applied: they have it, what is left is tidying. */
+    Step: 'claimed' | 'applied';
+    At: Date;
+  };
 }
 
 /**
@@ -83,6 +107,7 @@ export function ledgerCollections(db: Db) {
     uploadDays: db.collection<UploadDayDoc>('userInfo.uploadDays'),
     firstUploads: db.collection<FirstUploadDoc>('userInfo.firstUploads'),
     names: db.collection<NameDoc>('userInfo.names'),
+    uploadStates: db.collection<UploadStateDoc>('userInfo.uploads'),
   };
 }
 

@@ -1,0 +1,309 @@
+import { createHash } from 'node:crypto';
+import { Long, ObjectId, type Collection, type Filter, type UpdateFilter, type WithId } from 'mongodb';
+import { monthOf, weekOf } from '../../../shared/calendar.js';
+import type { Unit } from '../../../shared/schemas.js';
+import type { AuditCollections, AuditDoc } from '../mongo/audit-documents.js';
+import { isDuplicateKey } from '../mongo/documents.js';
+import type { LedgerCollections, LedgerDoc, NameDoc } from '../mongo/ledger-documents.js';
+import { entryWithout, type KnownUpload } from './entry-without.js';
+import type { UploadRecord } from './port.js';
+
+/**
+ * The only writer of the ledger's totals on MongoDB (docs/decisions/counts.md): each entry's
+ * UploadCount with its first and last upload (`userInfo.users`), the day tallies
+ * (`userInfo.uploadDays`), the names (`userInfo.names`) and who stored a file
+ * (`userInfo.firstUploads`, released when its upload no longer counts). Without transactions each
+ * write is its own, and each is safe to run again: a count is applied once per key (AppliedKeys),
+ * a change such as a reversal once per change key (PendingChanges, until the change is finished;
+ * the ledger keeps the change's progress in `userInfo.uploads`).
+ */
+
+/**
+ * A name's `_id`: unit and file as they are, the name by its SHA-256 (a path of a thousand
+ * characters would make a long key; the digest keeps it short and still one per name).
+ */
+export function nameId(unitId: string, fileId: string, name: string): string {
+  return `${unitId}/${fileId}/${createHash('sha256').update(name).digest('base64url')}`;
+}
+
+/** A name's document (for an upsert that only inserts). */
+export function nameDoc(
+  unit: Pick<Unit, 'id' | 'city' | 'county' | 'town'>,
+  fileId: ObjectId,
+  name: string,
+  at: Date,
+): NameDoc {
+  return {
+    _id: nameId(unit.id, fileId.toHexString(), name),
+    UnitID: unit.id,
+    UploadFileID: fileId,
+    Name: name,
+    FirstUsed: at,
+    CityName: unit.city,
+    CountyName: unit.county ?? null,
+    TownName: unit.town ?? null,
+  };
+}
+
+/** The ledger fields that describe who uploaded, from the authenticated account. */
+export function ledgerIdentity(account: UploadRecord['account']) {
+  const u = account.unit;
+  return {
+    UserName: account.username,
+    'UploadGeography.GeoType': u.geoType,
+    'UploadGeography.UploadGeoName': u[u.geoType] ?? u.city,
+    UploadGeoAddress: {
+      CityName: u.city,
+      CountyName: u.county ?? null,
+      TownName: u.town ?? null,
+      StreetName: u.street ?? null,
+    },
+    ...(u.coordinates ? { GeoPts: { Type: 'Point' as const, GeoCoordinates: u.coordinates } } : {}),
+  };
+}
+
+/** Keys kept on a ledger entry or a day's tally: far more than the actions of one uploader, unit and file in flight at once. */
+const APPLIED_KEYS = 32;
+
+/** The documents an upload action's event changes: its entry, its day's tally, its name. */
+function targetsOf(event: AuditDoc) {
+  const unit = event.unit!;
+  const UploadFileID = new ObjectId(event.fileId!);
+  return {
+    unit,
+    UploadFileID,
+    entry: { UserID: event.userId!, 'UploadGeography.UploadGeoNameID': unit.id, UploadFileID },
+    day: { UploadFileID, UnitID: unit.id, Day: event.upload!.day },
+    name: nameId(unit.id, UploadFileID.toHexString(), event.fileName!),
+  };
+}
+
+export class MongoTotals {
+  constructor(private readonly c: LedgerCollections & AuditCollections) {}
+
+  /**
+   * Counts the action whose event (`_id` = its key) is `event` in every total, each write once per
+   * key however often it runs: the entry (UploadCount + 1), its name, its day's tally. Answers the
+   * entry as it is then.
+   */
+  async apply(event: AuditDoc): Promise<WithId<LedgerDoc>> {
+    const key = String(event._id);
+    const u = event.upload!;
+    const { unit, UploadFileID, entry: identity, day } = targetsOf(event);
+    const account = { id: event.userId!, username: event.userName, unit };
+    const entry = await applyOnce(this.c.ledger, identity, key, {
+      $inc: { UploadCount: 1 },
+      $max: { LastUploadTime: event.at },
+      $set: { LastUploadFileName: event.fileName!, LastUploadContentType: u.contentType },
+      // A client-made _id (time, then a counter) orders entries as they were first recorded,
+      // the reports' tie-break, on any server.
+      $setOnInsert: {
+        _id: new ObjectId(),
+        ...ledgerIdentity(account),
+        UploadTime: event.at,
+        UploadFileName: event.fileName!,
+      },
+    });
+    // The name with its entry: inserted once, so a retry of this step changes nothing.
+    await insertNames(this.c.names, [nameDoc(unit, UploadFileID, event.fileName!, event.at)]);
+    await applyOnce(this.c.uploadDays, day, key, {
+      $inc: { Uploads: 1, SavedUploads: u.stored ? 0 : 1 },
+      $setOnInsert: {
+        Week: weekOf(u.day),
+        Month: monthOf(u.day),
+        CityName: unit.city,
+        CountyName: unit.county ?? null,
+        TownName: unit.town ?? null,
+        FileLength: Long.fromNumber(u.fileLength),
+      },
+    });
+    return entry;
+  }
+
+  /**
+   * A reversal's first part: the entry and the day's tally count the action's upload no more,
+   * each once under the change's key (kept on the document until `settle` has run). Run while the
+   * change's step is 'claimed' (the documents are then still there: only `settle` removes them).
+   */
+  async take(event: AuditDoc, change: string): Promise<void> {
+    const { entry, day } = targetsOf(event);
+    const once = { PendingChanges: { $ne: change } };
+    await this.c.ledger.updateOne(
+      { ...entry, ...once },
+      { $inc: { UploadCount: -1 }, $push: { PendingChanges: change } },
+    );
+    await this.c.uploadDays.updateOne(
+      { ...day, ...once },
+      { $inc: { Uploads: -1, SavedUploads: event.upload!.stored ? 0 : -1 }, $push: { PendingChanges: change } },
+    );
+  }
+
+  /**
+   * A reversal's second part, once `take` is done (every write here is safe to run again): an
+   * entry or tally left with no upload goes, the entry's first and last upload become those of its
+   * uploads left, the name goes unless the unit's other uploads of the file use it, the file's
+   * first-upload record is given back if no entry of the file is left, and the change's keys are
+   * taken off the documents.
+   */
+  async settle(event: AuditDoc, change: string): Promise<void> {
+    const { unit, UploadFileID, entry: identity, day } = targetsOf(event);
+    // Only documents that still carry the change's key: once it is taken off, this part is done
+    // (and a document made anew since, by a count, is not this reversal's to change).
+    const mine = { PendingChanges: change };
+    const entry = await this.c.ledger.findOne({ ...identity, ...mine });
+    if (entry && entry.UploadCount <= 0) await this.c.ledger.deleteOne({ _id: entry._id, UploadCount: { $lte: 0 } });
+    else if (entry) {
+      const before = {
+        // As it was before this reversal took its upload: the rule works from there.
+        uploadCount: entry.UploadCount + 1,
+        firstTime: entry.UploadTime.getTime(),
+        firstName: entry.UploadFileName,
+        lastTime: entry.LastUploadTime.getTime(),
+        lastName: entry.LastUploadFileName,
+        lastType: entry.LastUploadContentType,
+      };
+      const after = entryWithout(before, await this.entryUploads(event));
+      if (
+        after.firstTime !== before.firstTime ||
+        after.firstName !== before.firstName ||
+        after.lastTime !== before.lastTime ||
+        after.lastName !== before.lastName ||
+        after.lastType !== before.lastType
+      )
+        // Only if no count changed it meanwhile (a count sets the last upload itself).
+        await this.c.ledger.updateOne(
+          {
+            _id: entry._id,
+            UploadTime: entry.UploadTime,
+            LastUploadTime: entry.LastUploadTime,
+            LastUploadFileName: entry.LastUploadFileName,
+          },
+          {
+            $set: {
+              UploadTime: new Date(after.firstTime),
+              UploadFileName: after.firstName,
+              LastUploadTime: new Date(after.lastTime),
+              LastUploadFileName: after.lastName,
+              LastUploadContentType: after.lastType,
+            },
+          },
+        );
+    }
+    await this.c.uploadDays.deleteOne({ ...day, ...mine, Uploads: { $lte: 0 } });
+    await this.settleName(event, unit, UploadFileID);
+    const firstUpload = await this.c.firstUploads.findOne({ _id: UploadFileID });
+    if (
+      firstUpload?.Key === String(event._id) &&
+      !(await this.c.ledger.findOne({ UploadFileID }, { projection: { _id: 1 } }))
+    )
+      await this.c.firstUploads.deleteOne({ _id: UploadFileID, Key: firstUpload.Key });
+    await this.c.ledger.updateOne(identity, { $pull: { PendingChanges: change } });
+    await this.c.uploadDays.updateOne(day, { $pull: { PendingChanges: change } });
+  }
+
+  /** The name goes unless still used; its first use becomes the first of the uses left. */
+  private async settleName(event: AuditDoc, unit: Unit, UploadFileID: ObjectId): Promise<void> {
+    const _id = nameId(unit.id, UploadFileID.toHexString(), event.fileName!);
+    const uses = await this.nameUses(event);
+    if (uses.length > 0) {
+      const first = new Date(Math.min(...uses));
+      await this.c.names.updateOne({ _id, FirstUsed: event.at }, { $set: { FirstUsed: first } });
+      return;
+    }
+    await this.c.names.deleteOne({ _id });
+    // A count of the same name meanwhile recorded its event before its name, so it is seen here:
+    // the name is put back.
+    const late = await this.nameUses(event);
+    if (late.length > 0)
+      await insertNames(this.c.names, [nameDoc(unit, UploadFileID, event.fileName!, new Date(Math.min(...late)))]);
+  }
+
+  /** The uploads of an action's entry that still count (not the action's own, reversed), by time. */
+  private async entryUploads(event: AuditDoc): Promise<KnownUpload[]> {
+    const events = await this.counting({ fileId: event.fileId, 'unit.id': event.unit!.id, userId: event.userId });
+    return events
+      .map((e) => ({ at: e.at.getTime(), fileName: e.fileName!, contentType: e.upload!.contentType }))
+      .sort((a, b) => a.at - b.at);
+  }
+
+  /** When the unit's uploads of the file that still count used the event's name, and its entries' first and last names. */
+  private async nameUses(event: AuditDoc): Promise<number[]> {
+    const unitId = event.unit!.id;
+    const name = event.fileName!;
+    const events = await this.counting({ fileId: event.fileId, 'unit.id': unitId, fileName: name });
+    const entries = await this.c.ledger
+      .find({
+        UploadFileID: new ObjectId(event.fileId!),
+        'UploadGeography.UploadGeoNameID': unitId,
+        $or: [{ UploadFileName: name }, { LastUploadFileName: name }],
+      })
+      .toArray();
+    return [
+      ...events.map((e) => e.at.getTime()),
+      ...entries.map((e) => (e.UploadFileName === name ? e.UploadTime : e.LastUploadTime).getTime()),
+    ];
+  }
+
+  /** Upload actions' events matching `filter` that still count (through the audit index `upload_entry`). */
+  private async counting(filter: Filter<AuditDoc>): Promise<AuditDoc[]> {
+    const events = await this.c.audit.find({ ...filter, upload: { $exists: true } }).toArray();
+    if (events.length === 0) return [];
+    const reversed = new Set(
+      (
+        await this.c.uploadStates
+          .find({ _id: { $in: events.map((e) => String(e._id)) }, State: 'reversed' }, { projection: { _id: 1 } })
+          .toArray()
+      ).map((s) => s._id),
+    );
+    return events.filter((e) => !reversed.has(String(e._id)));
+  }
+}
+
+/** Inserts names not yet kept; those kept already (or inserted meanwhile by another request) are left as they are. */
+export async function insertNames(names: Collection<NameDoc>, docs: NameDoc[]): Promise<void> {
+  try {
+    await names.bulkWrite(
+      docs.map(({ _id, ...fields }) => ({
+        updateOne: { filter: { _id }, update: { $setOnInsert: fields }, upsert: true },
+      })),
+      { ordered: false },
+    );
+  } catch (err) {
+    // Two upserts of one name raced to insert it: the name is kept, which is all that was asked
+    // (unordered, so the other names were written).
+    const writeErrors = (err as { writeErrors?: unknown[] }).writeErrors;
+    if (!(writeErrors?.length ? writeErrors.every(isDuplicateKey) : isDuplicateKey(err))) throw err;
+  }
+}
+
+/**
+ * Applies an upsert to the document `identity` names unless its AppliedKeys holds `key`, and
+ * returns the document as it is then. The filter excludes a document that has the key, so the
+ * upsert then tries to insert and the unique index refuses it: a duplicate key is either that (the
+ * key was applied: nothing to do) or a lost race between two first inserts (try again, now an
+ * update of the winner's document).
+ */
+async function applyOnce<T extends { AppliedKeys?: string[] }>(
+  collection: Collection<T>,
+  identity: Filter<T>,
+  key: string,
+  update: UpdateFilter<T>,
+): Promise<WithId<T>> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const doc = await collection.findOneAndUpdate(
+        { ...identity, AppliedKeys: { $ne: key } },
+        { ...update, $push: { AppliedKeys: { $each: [key], $slice: -APPLIED_KEYS } } } as unknown as UpdateFilter<T>,
+        {
+          upsert: true,
+          returnDocument: 'after',
+        },
+      );
+      return doc!;
+    } catch (err) {
+      if (!isDuplicateKey(err) || attempt >= 3) throw err;
+      const existing = await collection.findOne(identity);
+      if (existing?.AppliedKeys?.includes(key)) return existing;
+    }
+  }
+}
