@@ -111,9 +111,13 @@ export class MongoLedger implements Ledger {
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
       const earlier = (await this.counted(action.key))!;
-      // The key was counted for another file (a client reusing it, refused by the caller): the
-      // record taken for this file is given back, for the next upload of it to take.
-      if (earlier.fileId !== r.fileId)
+      // The key was counted for another file (a client reusing it, refused by the caller), or its
+      // upload was reversed since (which gave the record back): the record taken for this file
+      // now is given back, for the next upload of it to take.
+      if (
+        earlier.fileId !== r.fileId ||
+        (await this.c.uploadStates.findOne({ _id: action.key, State: 'reversed' }, { projection: { _id: 1 } }))
+      )
         await this.c.firstUploads.deleteOne({ _id: new ObjectId(r.fileId), Key: action.key });
       return earlier;
     }
