@@ -15,10 +15,13 @@ import {
   recordUpload,
   stageBytes,
   testAccount,
+  unit,
   uploadAction,
+  uploadRecord,
   uploadUnderThreeNames,
   namesFoundByFirstName,
 } from '../support/content.js';
+import type { Account } from '../../server/store/accounts/port.js';
 import { dyingAfter, Killed, ledgerWrites } from '../support/dying-mongo.js';
 import { mongoTarget, TEST_CHUNK_SIZE, withMongoStore } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
@@ -331,3 +334,79 @@ describe(
     }
   },
 );
+
+describe('MongoDB: a reversal killed between its steps is finished once', { skip: mongoTarget.skip }, () => {
+  for (const recovery of [
+    'the reversal is asked for again',
+    'the sweep finishes it, then it is asked for again',
+  ] as const) {
+    it(`killed after each of its writes in turn: ${recovery}`, async () => {
+      for (let writes = 0; ; writes++) {
+        let finished = false;
+        await withMongoStore(async (opened, db) => {
+          const { entry } = await commitBytes(opened.store, randomContent(10));
+          const fileId = new ObjectId(entry.fileId);
+          const clerk = testAccount();
+          const other = testAccount({ unit: unit('unit-b') });
+          const day = (d: number) => new Date(Date.UTC(2026, 2, d, 8));
+          const count = (key: string, account: Account, name: string, d: number, carried = false) =>
+            opened.store.ledger.count(
+              uploadAction({ ...uploadRecord(account, entry.fileId, name, day(d)), carriedBytes: carried }, key),
+            );
+          await count('a1', clerk, 'a.pdf', 1, true);
+          await count('a2', clerk, 'b.pdf', 2);
+          await count('b1', other, 'a.pdf', 1);
+          // The clerk's first upload (its entry keeps its second), then the other unit's only one.
+          const dying = new MongoLedger(dyingAfter(ledgerWrites(db), writes));
+          try {
+            await dying.reverse('a1', 'r1');
+            await dying.reverse('b1', 'r2');
+            finished = true;
+          } catch (err) {
+            if (!(err instanceof Killed)) throw err;
+          }
+          if (recovery !== 'the reversal is asked for again')
+            await opened.store.ledger.finishInterrupted(new Date(Date.now() + 60_000));
+          for (const [key, change] of [
+            ['a1', 'r1'],
+            ['b1', 'r2'],
+          ] as const)
+            assert.ok(['reversed', 'repeated'].includes(await opened.store.ledger.reverse(key, change)));
+
+          const entries = await opened.store.ledger.entriesForFile(entry.fileId);
+          assert.deepEqual(
+            entries.map((e) => [e.userId, e.uploadCount, e.uploadFileName, e.uploadTime, e.lastUploadFileName]),
+            [[clerk.id, 1, 'b.pdf', day(2), 'b.pdf']],
+            `killed after ${writes} writes`,
+          );
+          const days = await db.collection('userInfo.uploadDays').find({}).sort({ Day: 1 }).toArray();
+          assert.deepEqual(
+            days.map((d) => [d.UnitID, d.Day, d.Uploads, d.SavedUploads]),
+            [[clerk.unit.id, '2026-03-02', 1, 1]],
+          );
+          const names = await db.collection('userInfo.names').find({ UploadFileID: fileId }).toArray();
+          assert.deepEqual(
+            names.map((n) => [n.UnitID, n.Name]),
+            [[clerk.unit.id, 'b.pdf']],
+          );
+          assert.equal(await db.collection('userInfo.uploads').countDocuments({ Pending: { $exists: true } }), 0);
+          assert.equal(
+            await db.collection('userInfo.users').countDocuments({ 'PendingChanges.0': { $exists: true } }),
+            0,
+          );
+          assert.equal(
+            await db.collection('userInfo.uploadDays').countDocuments({ 'PendingChanges.0': { $exists: true } }),
+            0,
+          );
+          // Reversed once: asked again under other keys, nothing changes.
+          assert.equal(await opened.store.ledger.reverse('a1', 'r9'), 'already reversed');
+          assert.equal((await opened.store.ledger.entriesForFile(entry.fileId))[0]!.uploadCount, 1);
+        });
+        if (finished) {
+          assert.ok(writes > 8, `the reversals write in several steps (${writes})`);
+          return;
+        }
+      }
+    });
+  }
+});

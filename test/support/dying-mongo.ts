@@ -6,7 +6,16 @@ import { ledgerCollections } from '../../server/store/mongo/ledger-documents.js'
 /** Thrown by every write once the "process" has died. */
 export class Killed extends Error {}
 
-const WRITES = ['insertOne', 'updateOne', 'findOneAndUpdate', 'insertMany', 'updateMany', 'bulkWrite'];
+const WRITES = [
+  'insertOne',
+  'updateOne',
+  'findOneAndUpdate',
+  'insertMany',
+  'updateMany',
+  'bulkWrite',
+  'deleteOne',
+  'deleteMany',
+];
 
 /**
  * The store's collections as a process sees them that is killed after `writes` writes: the
