@@ -19,6 +19,7 @@ import {
   readAll,
   testAccount,
   unit,
+  uploadAction,
   uploadRecord,
   uploadUnderThreeNames,
 } from '../support/content.js';
@@ -906,5 +907,55 @@ describe('embedded store specifics', () => {
         fs.rmSync(dir, { recursive: true, force: true });
       }
     });
+  });
+});
+
+describe('a data directory made before the ledger recorded what each upload action counted', () => {
+  it('opens, answers the actions it counted, leaves them counted, and reverses those counted since', async () => {
+    const dataDir = tempDir();
+    try {
+      const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+      const { entry } = await commitBytes(store, randomContent(100));
+      const clerk = testAccount();
+      const earlier = uploadAction(
+        uploadRecord(clerk, entry.fileId, '旧.pdf', new Date(Date.UTC(2026, 0, 1))),
+        'tus:old',
+      );
+      const answer = await store.ledger.count(earlier);
+      await store.close();
+      // As that version made them: the keys with their answers only, no changes.
+      const db = new Database(path.join(dataDir, 'archive.sqlite'));
+      db.exec(`
+        DROP INDEX upload_keys_entry;
+        DROP TABLE upload_changes;
+        CREATE TABLE upload_keys_before (key TEXT PRIMARY KEY, account_id TEXT NOT NULL, file_id TEXT NOT NULL,
+          status TEXT NOT NULL, stored INTEGER NOT NULL, upload_count INTEGER NOT NULL, at INTEGER NOT NULL) WITHOUT ROWID;
+        INSERT INTO upload_keys_before SELECT key, account_id, file_id, status, stored, upload_count, at FROM upload_keys;
+        DROP TABLE upload_keys;
+        ALTER TABLE upload_keys_before RENAME TO upload_keys;`);
+      db.close();
+
+      const upgraded = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+      try {
+        assert.deepEqual(await upgraded.ledger.count(earlier), { ...answer, repeated: true });
+        assert.equal(await upgraded.ledger.reverse('tus:old', 'r1'), 'unrecorded');
+        const later = uploadAction(
+          uploadRecord(clerk, entry.fileId, '新.pdf', new Date(Date.UTC(2026, 0, 5))),
+          'tus:new',
+        );
+        assert.equal((await upgraded.ledger.count(later)).uploadCount, 2);
+        assert.equal(await upgraded.ledger.reverse('tus:new', 'r2'), 'reversed');
+        // The upload counted before, known by its entry only, is the entry's first and last.
+        const [e] = await upgraded.ledger.entriesForFile(entry.fileId);
+        assert.deepEqual(
+          [e!.uploadCount, e!.uploadFileName, e!.lastUploadFileName, e!.lastUploadTime],
+          [1, '旧.pdf', '旧.pdf', new Date(Date.UTC(2026, 0, 1))],
+        );
+      } finally {
+        await upgraded.close();
+      }
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
