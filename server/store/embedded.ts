@@ -64,6 +64,7 @@ export function openEmbeddedStore(options: {
     newId: newFileId,
   });
   const content = new EmbeddedContentStore(db, files, packs, options.chunkSize);
+  const reports = EmbeddedReports.open(db);
   return {
     kind: 'embedded',
     audit: new EmbeddedAuditLog(db),
@@ -71,7 +72,7 @@ export function openEmbeddedStore(options: {
     catalog: new EmbeddedCatalog(db),
     ledger: new EmbeddedLedger(db),
     unitFiles: new EmbeddedUnitFiles(db),
-    reports: new EmbeddedReports(db),
+    reports,
     units: new EmbeddedUnitStore(db),
     accounts: new EmbeddedAccountStore(db),
     sessions: new EmbeddedSessionStore(db),
@@ -89,6 +90,7 @@ export function openEmbeddedStore(options: {
     },
     async close() {
       await content.close();
+      reports.close();
       if (db.open) db.close();
     },
   };
