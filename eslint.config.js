@@ -1,10 +1,12 @@
 // ESLint with type-aware rules (typescript-eslint) over every TypeScript file of the project;
 // Prettier formats (eslint-config-prettier turns off the rules that would argue with it); the
-// import boundaries of docs/architecture.md are checked by the rules in eslint.boundaries.js.
+// import boundaries of docs/architecture.md are checked by the rules in eslint.boundaries.js, and
+// circles of imports are refused by the rule in eslint.cycles.js.
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 import { boundaryConfig } from './eslint.boundaries.js';
+import { cycleConfig } from './eslint.cycles.js';
 
 /** node:test's describe, it and hooks return promises the runner itself awaits. */
 const NODE_TEST = {
@@ -64,5 +66,6 @@ export default tseslint.config(
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
   boundaryConfig,
+  cycleConfig,
   prettier,
 );

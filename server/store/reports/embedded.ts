@@ -4,9 +4,11 @@ import { UPLOADERS_PER_ROW } from '../../../shared/reports.js';
 import { readConnection, type Db } from '../embedded/database.js';
 import type { PairRow } from '../embedded/pair-rows.js';
 import { joinedRows, likePattern, splitJoinedRows } from '../embedded/sql.js';
-import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery } from './port.js';
 import type {
   Batches,
+  CollisionReportQuery,
+  CrossUnitReportQuery,
+  NearDuplicateReportQuery,
   Page,
   RepeatReportQuery,
   ReportFilter,
