@@ -111,20 +111,17 @@ export interface StoreSeeding {
 
 /**
  * The embedded store's seeding, on a connection of its own to the database in `dataDir` (made or
- * upgraded as the store makes it). Its writes are not synced (a seeding that a crash interrupts is
- * made again), nor journalled when no other connection has the database open.
+ * upgraded as the store makes it). Its writes are not synced: a seeding that a crash interrupts is
+ * made again.
  */
 export function openEmbeddedSeeding(options: { dataDir: string; chunkSize: number }): StoreSeeding {
   const db = openEmbeddedDatabase(options.dataDir);
   db.pragma('synchronous = OFF');
   db.pragma('cache_size = -2000000');
-  // Out of WAL only when no other connection holds the database (else it stays in WAL).
-  const journal = db.pragma('journal_mode = OFF', { simple: true });
   return {
     catalog: new EmbeddedCatalogSeeding(db, options.chunkSize),
     ledger: new EmbeddedLedgerSeeding(db),
     async close() {
-      if (journal === 'off') db.pragma('journal_mode = WAL');
       db.close();
     },
   };

@@ -72,10 +72,15 @@ export class EmbeddedLedgerSeeding implements LedgerSeeding {
           e.uploadCount,
         );
       }
-      for (const d of totals.days) {
+      // Tallies and names in the order of their tables' keys (both are kept in it): each row goes
+      // at the end of its table's tree, not to a page of it at random.
+      const days = totals.days
+        .map((d) => ({ d, fileNo: numbers.get(d.fileId)! }))
+        .sort((a, b) => a.fileNo - b.fileNo || compare(a.d.unit.id, b.d.unit.id) || compare(a.d.day, b.d.day));
+      for (const { d, fileNo } of days) {
         const week = weeks.get(d.day) ?? weeks.set(d.day, weekOf(d.day)).get(d.day)!;
         insertDay.run(
-          numbers.get(d.fileId)!,
+          fileNo,
           d.unit.id,
           d.day,
           week,
@@ -86,8 +91,11 @@ export class EmbeddedLedgerSeeding implements LedgerSeeding {
           d.savedUploads,
         );
       }
-      for (const n of totals.names)
-        insertName.run(n.unit.id, numbers.get(n.fileId)!, n.name, n.firstUsed.getTime(), ...units.levels(n.unit));
+      const names = totals.names
+        .map((n) => ({ n, fileNo: numbers.get(n.fileId)! }))
+        .sort((a, b) => compare(a.n.unit.id, b.n.unit.id) || a.fileNo - b.fileNo || compare(a.n.name, b.n.name));
+      for (const { n, fileNo } of names)
+        insertName.run(n.unit.id, fileNo, n.name, n.firstUsed.getTime(), ...units.levels(n.unit));
       for (const { sql } of indexes) db.exec(sql);
     })();
     keepLedgerTotals(db);
@@ -99,6 +107,9 @@ export class EmbeddedLedgerSeeding implements LedgerSeeding {
     };
   }
 }
+
+/** Strings in about SQLite's order (UTF-16 units, not UTF-8 bytes: only the speed depends on it). */
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** A unit's columns as the count writes them, made once per unit object (a seeding has a million rows and a few thousand units). */
 class UnitColumns {

@@ -76,56 +76,68 @@ export interface SeededTotals {
  * tally and a name keep their first upload's unit levels (and length, time).
  */
 export function countInMemory(uploads: Iterable<UploadRecord>): SeededTotals {
-  const entries = new Map<string, SeededEntry>();
-  const days = new Map<string, SeededDay>();
-  const names = new Map<string, SeededName>();
+  const entries: SeededEntry[] = [];
+  const days: SeededDay[] = [];
+  const names: SeededName[] = [];
   const files = new Map<string, { storedBy: UploadRecord | undefined }>();
+  // Each file's entries, tallies and names, looked through one by one: a file has a few, and
+  // keys made of strings joined would cost more than the rest of the count (millions of them).
+  const byFile = new Map<string, FileCounts>();
   let count = 0;
   for (const r of uploads) {
     count++;
     const { unit } = r.account;
     let stored = false;
-    if (!files.has(r.fileId)) {
+    let file = byFile.get(r.fileId);
+    if (!file) {
       stored = r.carriedBytes;
       files.set(r.fileId, { storedBy: stored ? r : undefined });
+      byFile.set(r.fileId, (file = { entries: [], days: [], names: [] }));
     }
-    const entryKey = `${r.account.id}\n${unit.id}\n${r.fileId}`;
-    const entry = entries.get(entryKey);
+    const entry = file.entries.find((e) => e.first.account.id === r.account.id && e.first.account.unit.id === unit.id);
     if (entry) {
       entry.uploadCount++;
       if (r.at > entry.lastUploadTime) entry.lastUploadTime = r.at;
       entry.lastUploadFileName = r.fileName;
       entry.lastContentType = r.contentType;
-    } else
-      entries.set(entryKey, {
+    } else {
+      const made: SeededEntry = {
         first: r,
         uploadCount: 1,
         lastUploadTime: r.at,
         lastUploadFileName: r.fileName,
         lastContentType: r.contentType,
-      });
-    const dayKey = `${r.fileId}\n${unit.id}\n${r.day}`;
-    const day = days.get(dayKey);
+      };
+      file.entries.push(made);
+      entries.push(made);
+    }
+    const day = file.days.find((d) => d.day === r.day && d.unit.id === unit.id);
     if (day) {
       day.uploads++;
       day.savedUploads += stored ? 0 : 1;
-    } else
-      days.set(dayKey, {
+    } else {
+      const made: SeededDay = {
         fileId: r.fileId,
         unit,
         day: r.day,
         fileLength: r.fileLength,
         uploads: 1,
         savedUploads: stored ? 0 : 1,
-      });
-    const nameKey = `${unit.id}\n${r.fileId}\n${r.fileName}`;
-    if (!names.has(nameKey)) names.set(nameKey, { unit, fileId: r.fileId, name: r.fileName, firstUsed: r.at });
+      };
+      file.days.push(made);
+      days.push(made);
+    }
+    if (!file.names.some((n) => n.name === r.fileName && n.unit.id === unit.id)) {
+      const made: SeededName = { unit, fileId: r.fileId, name: r.fileName, firstUsed: r.at };
+      file.names.push(made);
+      names.push(made);
+    }
   }
-  return {
-    uploads: count,
-    entries: [...entries.values()],
-    days: [...days.values()],
-    names: [...names.values()],
-    files,
-  };
+  return { uploads: count, entries, days, names, files };
+}
+
+interface FileCounts {
+  entries: SeededEntry[];
+  days: SeededDay[];
+  names: SeededName[];
 }
