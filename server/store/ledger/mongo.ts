@@ -29,7 +29,7 @@ export function nameId(unitId: string, fileId: string, name: string): string {
 }
 
 /** A name's document (for an upsert that only inserts). */
-function nameDoc(
+export function nameDoc(
   unit: Pick<Unit, 'id' | 'city' | 'county' | 'town'>,
   fileId: ObjectId,
   name: string,
