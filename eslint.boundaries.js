@@ -184,7 +184,8 @@ const ARROWS = {
     ...[...BASE, 'faults', 'test support', 'log', 'limits', 'config', 'composition root'],
     ...['services', 'store port', 'store opening'],
   ],
-  // The benchmarks measure any part of the product, seeding stores directly; nothing imports them.
+  // The benchmarks measure any part of the product (seeding stores through the store's seeding
+  // modules: benchSeedingConfig in eslint.config.js); nothing imports them.
   bench: ['bench', 'test support', ...PRODUCT],
 };
 

@@ -96,7 +96,7 @@ export async function benchClaims(catalogued: number, clients = 64, count = 4000
   const env = { ...process.env, DATA_DIR: dataDir, STORE: 'embedded', MONGODB_URI: '' };
   try {
     const token = benchToken(env);
-    seedCatalog(dataDir, catalogued);
+    await seedCatalog(dataDir, catalogued);
     const server = await startBenchServer(env);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     // node:http with kept-alive connections, like a browser's: fetch() costs the load generator,

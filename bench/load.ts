@@ -196,7 +196,7 @@ export async function benchLoad(clients = 200, seconds = 60, thinkMs = 0): Promi
     const tokens = UNITS.map((unit, u) =>
       Array.from({ length: CLERKS_PER_UNIT }, (_, c) => benchToken(env, { username: `clerk${u}${c}`, ...unit })),
     );
-    seedCatalog(dataDir, CATALOGUED);
+    await seedCatalog(dataDir, CATALOGUED);
     // Soak runs (BENCH_HEAP=1): the live heap after warm-up and at the end, from heap snapshots.
     const heapDir =
       process.env.BENCH_HEAP === '1' ? fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-heap-')) : undefined;

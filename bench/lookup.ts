@@ -20,7 +20,7 @@ export async function benchLookup(count: number, lookups = 20000): Promise<Looku
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-lookup-'));
   try {
     const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
-    seedCatalog(dataDir, count);
+    await seedCatalog(dataDir, count);
 
     const times: number[] = [];
     for (let i = 0; i < lookups; i++) {

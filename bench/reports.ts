@@ -122,7 +122,7 @@ export async function benchReports(entries: number, runs = 7): Promise<ReportsRe
   try {
     const token = benchToken(env, { username: 'bench-admin', role: 'admin', unit: 'archive', city: 'Archive' });
     const seedStart = performance.now();
-    const seed = seedReportData(dataDir, entries, REPORT_TIME_ZONE);
+    const seed = await seedReportData(dataDir, entries, REPORT_TIME_ZONE);
     const seedSeconds = (performance.now() - seedStart) / 1000;
     const file = databaseFile(dataDir);
     const tables = tableSizes(file);

@@ -3,9 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { openEmbeddedStore } from '../server/store/embedded.js';
+import type { SeededCatalogEntry } from '../server/store/catalog/seeding.js';
+import { openEmbeddedSeeding, openEmbeddedStore } from '../server/store/embedded.js';
 import { databaseFile } from '../server/store/embedded/database.js';
+import type { UploadRecord } from '../server/store/ledger/port.js';
 import type { UnitFilesQuery } from '../server/store/unit-files/port.js';
+import type { Unit } from '../shared/schemas.js';
 
 export interface UnitFilesResult {
   /** Files of the unit listed, and ledger entries in the whole database. */
@@ -33,73 +36,14 @@ export function benchUnitFiles(files: number, runs = 5): Promise<UnitFilesResult
 
 async function run(dataDir: string, files: number, runs: number): Promise<UnitFilesResult> {
   await openEmbeddedStore({ dataDir, chunkSize: 261_120 }).close();
-  const db = new Database(databaseFile(dataDir));
   const started = process.hrtime.bigint();
   const start = Date.UTC(2025, 0, 1);
-  const unitJson = (id: string, town: string) =>
-    JSON.stringify({ id, geoType: 'town', city: '沧州市', county: '青县', town });
-  const catalog = db.prepare(
-    `INSERT INTO catalog (file_id, md5, sha256, length, chunk_size, chunk_count, file_name, content_type, upload_date)
-     VALUES (@id, @md5, @sha, @length, 261120, 1, @name, @type, @at)`,
-  );
-  const ledger = db.prepare(
-    `INSERT INTO ledger (user_id, user_name, unit_id, unit, file_no, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count)
-     VALUES (@user, @user, @unitId, @unit, @no, @at, @last, @name, @lastName, @type, @count)`,
-  );
-  const name = db.prepare(
-    `INSERT OR IGNORE INTO ledger_names (unit_id, file_no, name, first_used, city, county, town) VALUES (@unitId, @no, @name, @at, '沧州市', '青县', @town)`,
-  );
-  db.transaction(() => {
-    for (let i = 0; i < 2 * files; i++) {
-      const own = i < files;
-      const unitId = own ? 'unit-a' : `unit-${i % 50}`;
-      const town = own ? '清州镇' : `第${i % 50}镇`;
-      const id = randomBytes(12).toString('hex');
-      const pdf = i % 4 === 0;
-      const fileName = `${2020 + (i % 7)}年移交/卷${i % 500}/第${String(i).padStart(6, '0')}页.${pdf ? 'pdf' : 'jpg'}`;
-      const type = pdf ? 'application/pdf' : 'image/jpeg';
-      const at = start + Math.floor((i / (2 * files)) * 365) * DAY + (i % 1000);
-      const no = catalog.run({
-        id,
-        md5: randomBytes(16).toString('hex'),
-        sha: randomBytes(32).toString('hex'),
-        length: 1000 + ((i * 7919) % 5_000_000),
-        name: fileName,
-        type,
-        at,
-      }).lastInsertRowid;
-      const twice = i % 5 === 0;
-      const copy = `副本/${fileName}`;
-      const row = { no, unitId, unit: unitJson(unitId, town), type, at, town };
-      ledger.run({
-        ...row,
-        user: `clerk${i % 5}`,
-        last: twice ? at + DAY : at,
-        name: fileName,
-        lastName: twice ? copy : fileName,
-        count: twice ? 2 : 1,
-      });
-      name.run({ ...row, name: fileName });
-      if (twice) {
-        ledger.run({
-          ...row,
-          user: `clerk${(i + 1) % 5}`,
-          at: at + 2 * DAY,
-          last: at + 2 * DAY,
-          name: copy,
-          lastName: copy,
-          count: 1,
-        });
-        name.run({ ...row, at: at + DAY, name: copy });
-      }
-    }
-  })();
+  const { ledgerRows, nameRows } = await seed(dataDir, files, start);
+  // SQLite's statistics of the seeded tables, which its query planner reads (no table is written).
+  const db = new Database(databaseFile(dataDir));
   db.exec('ANALYZE');
-  const seedSeconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
-  const ledgerRows = count('ledger');
-  const nameRows = count('ledger_names');
   db.close();
+  const seedSeconds = Number(process.hrtime.bigint() - started) / 1e9;
 
   const store = openEmbeddedStore({ dataDir, chunkSize: 261_120 });
   const unit = { unitId: 'unit-a', accountId: 'clerk1', limit: 50, offset: 0 } satisfies UnitFilesQuery;
@@ -145,6 +89,73 @@ async function run(dataDir: string, files: number, runs: number): Promise<UnitFi
     await store.close();
   }
   return { unitFiles: files, ledgerRows, nameRows, seedSeconds, queries, plans: plansOf(dataDir) };
+}
+
+/**
+ * The unit's files and the other units', through the seeding of the catalog and of the ledger
+ * (server/store/catalog/seeding.ts, ledger/seeding.ts): each file uploaded once by a clerk of its
+ * unit, every fifth again by that clerk a day later under a second name in 副本/, and by another
+ * clerk the day after under that name.
+ */
+async function seed(dataDir: string, files: number, start: number): Promise<{ ledgerRows: number; nameRows: number }> {
+  const seeding = openEmbeddedSeeding({ dataDir, chunkSize: 261_120 });
+  try {
+    const unitOf = new Map<string, Unit>();
+    const unit = (i: number): Unit => {
+      const id = i < files ? 'unit-a' : `unit-${i % 50}`;
+      const town = i < files ? '清州镇' : `第${i % 50}镇`;
+      return unitOf.get(id) ?? unitOf.set(id, { id, geoType: 'town', city: '沧州市', county: '青县', town }).get(id)!;
+    };
+    const clerk = (i: number, u: Unit) => ({ id: `clerk${i % 5}`, username: `clerk${i % 5}`, unit: u });
+    type File = SeededCatalogEntry & { at: number; twice: boolean; unit: Unit; i: number };
+    const catalogued: File[] = [];
+    for (let i = 0; i < 2 * files; i++) {
+      const pdf = i % 4 === 0;
+      const fileName = `${2020 + (i % 7)}年移交/卷${i % 500}/第${String(i).padStart(6, '0')}页.${pdf ? 'pdf' : 'jpg'}`;
+      const at = start + Math.floor((i / (2 * files)) * 365) * DAY + (i % 1000);
+      catalogued.push({
+        fileId: randomBytes(12).toString('hex'),
+        key: {
+          md5: randomBytes(16).toString('hex'),
+          sha256: randomBytes(32).toString('hex'),
+          length: 1000 + ((i * 7919) % 5_000_000),
+        },
+        fileName,
+        contentType: pdf ? 'application/pdf' : 'image/jpeg',
+        uploadDate: new Date(at),
+        at,
+        twice: i % 5 === 0,
+        unit: unit(i),
+        i,
+      });
+    }
+    await seeding.catalog.seed(catalogued);
+    const uploads: UploadRecord[] = [];
+    const uploadOf = (f: File, account: UploadRecord['account'], at: number, fileName: string): UploadRecord => ({
+      account,
+      fileId: f.fileId,
+      fileName,
+      contentType: f.contentType,
+      at: new Date(at),
+      day: new Date(at).toISOString().slice(0, 10),
+      fileLength: f.key.length,
+      carriedBytes: at === f.at,
+    });
+    for (const f of catalogued) {
+      const first = clerk(f.i, f.unit);
+      uploads.push(uploadOf(f, first, f.at, f.fileName));
+      if (f.twice) {
+        const copy = `副本/${f.fileName}`;
+        uploads.push(uploadOf(f, first, f.at + DAY, copy), uploadOf(f, clerk(f.i + 1, f.unit), f.at + 2 * DAY, copy));
+      }
+    }
+    // In the order they were counted.
+    uploads.sort((a, b) => a.at.getTime() - b.at.getTime());
+    const seeded = await seeding.ledger.seed(uploads);
+    return { ledgerRows: seeded.entries, nameRows: seeded.names };
+  } finally {
+    await seeding.close();
+  }
 }
 
 /** EXPLAIN QUERY PLAN of the unit's listing statements, as server/store/catalog/embedded.ts builds them. */

@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { ROLES, type Role } from './schemas.js';
 import { typedNameField, type NameRule } from './typed-name.js';
 import { ARCHIVE_UNIT_ID, unitIdSchema, type UnitView } from './units.js';
 
 /** Accounts and API tokens as administrators and their owners see them over HTTP. */
+
+export const ROLES = ['clerk', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
 
 /** Where an account stands; the first that applies. */
 export const ACCOUNT_STATES = ['disabled', 'throttled', 'must_change_password', 'active'] as const;

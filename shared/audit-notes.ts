@@ -1,5 +1,36 @@
 import type { TokenScope } from './accounts.js';
-import type { AuditAction } from './schemas.js';
+
+/** What the audit log records (append-only; nothing in the service edits or removes an event). */
+export const AUDIT_ACTIONS = [
+  'login',
+  'login_failed',
+  'login_throttled',
+  'logout',
+  'password_changed',
+  'upload',
+  'upload_failed',
+  'instant_upload',
+  'proof_failed',
+  'download',
+  'account_created',
+  'account_updated',
+  'account_disabled',
+  'account_enabled',
+  'account_unblocked',
+  'unit_created',
+  'unit_renamed',
+  'password_reset',
+  'token_created',
+  'token_revoked',
+  'audit_viewed',
+  'audit_exported',
+  'report_viewed',
+  'report_exported',
+  'verification_started',
+  'near_duplicate_reviewed',
+  'near_duplicate_reopened',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /**
  * What an audit event says beyond its action, as data: each language words it (AUDIT_NOTE_WORDS),

@@ -1,6 +1,10 @@
-import type { AuditNote } from './audit-notes.js';
 import { z } from 'zod';
+import { ROLES, type Role } from './accounts.js';
+import { AUDIT_ACTIONS, type AuditAction, type AuditNote } from './audit-notes.js';
 import { FILE_KINDS } from './file-types.js';
+
+// Owned by the accounts and the audit log, kept importable from here with the other shapes.
+export { ROLES, type Role, AUDIT_ACTIONS, type AuditAction };
 
 /** One schema per request, shared by the browser client and the server. */
 
@@ -178,8 +182,6 @@ export type FileListQuery = z.infer<typeof fileListQuery>;
 
 export const GEO_TYPES = ['city', 'county', 'town', 'street'] as const;
 export type GeoType = (typeof GEO_TYPES)[number];
-export const ROLES = ['clerk', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
 
 /** An administrative unit an account belongs to; its deepest named level is its GeoType. */
 export interface Unit {
@@ -283,38 +285,6 @@ export interface FileUploaders {
 export const fileReadQuery = z.strictObject({
   disposition: z.enum(['attachment', 'inline'], { message: 'disposition is attachment or inline' }).optional(),
 });
-
-/** What the audit log records (append-only; nothing in the service edits or removes an event). */
-export const AUDIT_ACTIONS = [
-  'login',
-  'login_failed',
-  'login_throttled',
-  'logout',
-  'password_changed',
-  'upload',
-  'upload_failed',
-  'instant_upload',
-  'proof_failed',
-  'download',
-  'account_created',
-  'account_updated',
-  'account_disabled',
-  'account_enabled',
-  'account_unblocked',
-  'unit_created',
-  'unit_renamed',
-  'password_reset',
-  'token_created',
-  'token_revoked',
-  'audit_viewed',
-  'audit_exported',
-  'report_viewed',
-  'report_exported',
-  'verification_started',
-  'near_duplicate_reviewed',
-  'near_duplicate_reopened',
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 const isoDate = z.iso
   .datetime({ offset: true, message: 'a time is ISO 8601, e.g. 2026-01-31T00:00:00Z' })

@@ -10,6 +10,8 @@ import {
 import type { ArchiveStore } from './archive-store.js';
 import { auditSchema, EmbeddedAuditLog } from './audit/embedded.js';
 import { catalogSchema, EmbeddedCatalog } from './catalog/embedded.js';
+import { EmbeddedCatalogSeeding } from './catalog/embedded-seeding.js';
+import type { CatalogSeeding } from './catalog/seeding.js';
 import { claimSchema, EmbeddedClaimStore } from './claims/embedded.js';
 import { ContentFiles } from './content/content-files.js';
 import { contentSchema, EmbeddedContentStore, newFileId, recordLostBytes, recordPack } from './content/embedded.js';
@@ -17,6 +19,8 @@ import { PackFiles, packsFolder } from './content/packs.js';
 import { openDatabase, type Db, type EmbeddedSchema } from './embedded/database.js';
 import { EmbeddedJobStore, jobSchema } from './jobs/embedded.js';
 import { EmbeddedLedger, ledgerSchema } from './ledger/embedded.js';
+import { EmbeddedLedgerSeeding } from './ledger/embedded-seeding.js';
+import type { LedgerSeeding } from './ledger/seeding.js';
 import {
   EmbeddedFingerprintQueue,
   EmbeddedNearDuplicateIndex,
@@ -64,6 +68,7 @@ export function openEmbeddedStore(options: {
     newId: newFileId,
   });
   const content = new EmbeddedContentStore(db, files, packs, options.chunkSize);
+  const reports = EmbeddedReports.open(db);
   return {
     kind: 'embedded',
     audit: new EmbeddedAuditLog(db),
@@ -71,7 +76,7 @@ export function openEmbeddedStore(options: {
     catalog: new EmbeddedCatalog(db),
     ledger: new EmbeddedLedger(db),
     unitFiles: new EmbeddedUnitFiles(db),
-    reports: new EmbeddedReports(db),
+    reports,
     units: new EmbeddedUnitStore(db),
     accounts: new EmbeddedAccountStore(db),
     sessions: new EmbeddedSessionStore(db),
@@ -89,7 +94,37 @@ export function openEmbeddedStore(options: {
     },
     async close() {
       await content.close();
+      reports.close();
       if (db.open) db.close();
+    },
+  };
+}
+
+/**
+ * A store's seeding: what the benchmarks fill a store with, through the modules of the capabilities
+ * that own the tables (catalog/seeding.ts, ledger/seeding.ts; each checked by its conformance
+ * suite). Not part of ArchiveStore: no service seeds.
+ */
+export interface StoreSeeding {
+  readonly catalog: CatalogSeeding;
+  readonly ledger: LedgerSeeding;
+  close(): Promise<void>;
+}
+
+/**
+ * The embedded store's seeding, on a connection of its own to the database in `dataDir` (made or
+ * upgraded as the store makes it). Its writes are not synced: a seeding that a crash interrupts is
+ * made again.
+ */
+export function openEmbeddedSeeding(options: { dataDir: string; chunkSize: number }): StoreSeeding {
+  const db = openEmbeddedDatabase(options.dataDir);
+  db.pragma('synchronous = OFF');
+  db.pragma('cache_size = -2000000');
+  return {
+    catalog: new EmbeddedCatalogSeeding(db, options.chunkSize),
+    ledger: new EmbeddedLedgerSeeding(db),
+    async close() {
+      db.close();
     },
   };
 }

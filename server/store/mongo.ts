@@ -9,13 +9,16 @@ import {
   MongoTokenStore,
 } from './accounts/mongo.js';
 import type { ArchiveStore } from './archive-store.js';
+import type { StoreSeeding } from './embedded.js';
 import { createAuditIndexes, MongoAuditLog } from './audit/mongo.js';
 import { createCatalogIndexes, MongoCatalog } from './catalog/mongo.js';
+import { MongoCatalogSeeding } from './catalog/mongo-seeding.js';
 import { claimCollections, createClaimIndexes, MongoClaimStore } from './claims/mongo.js';
 import { createReceiptIndexes, MongoReceiptStore, receiptCollections } from './receipts/mongo.js';
 import { contentCollections, createContentIndexes, MongoContentStore } from './content/mongo.js';
 import { jobCollections, MongoJobStore } from './jobs/mongo.js';
 import { createLedgerIndexes, MongoLedger } from './ledger/mongo.js';
+import { MongoLedgerSeeding } from './ledger/mongo-seeding.js';
 import {
   createNearDuplicateIndexes,
   MongoFingerprintQueue,
@@ -37,6 +40,12 @@ export interface MongoStoreOptions extends MongoConnectionOptions {
 
 /** The production store (see connectMongo for where it runs and what it throws). */
 export async function openMongoStore(options: MongoStoreOptions): Promise<ArchiveStore> {
+  const { client, db, c } = await connectPrepared(options);
+  return storeOver(client, db, c, options.chunkSize);
+}
+
+/** Connects, with the indexes created and earlier versions' data brought up to date. */
+async function connectPrepared(options: MongoStoreOptions) {
   let c: Collections | undefined;
   const { client, db } = await connectMongo(options, async (db) => {
     c = collectionsOf(db);
@@ -46,7 +55,19 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Archiv
     await new MongoLedger(c).claimEarlierFirstUploads();
     await new MongoLedger(c).rememberEarlierNames();
   });
-  return storeOver(client, db, c!, options.chunkSize);
+  return { client, db, c: c! };
+}
+
+/** The MongoDB store's seeding (StoreSeeding, server/store/embedded.ts), on a connection of its own. */
+export async function openMongoSeeding(options: MongoStoreOptions): Promise<StoreSeeding> {
+  const { client, c } = await connectPrepared(options);
+  return {
+    catalog: new MongoCatalogSeeding(c, options.chunkSize),
+    ledger: new MongoLedgerSeeding(c),
+    async close() {
+      await client.close();
+    },
+  };
 }
 
 /** Every capability's collections, under the names its adapter uses (the product fixes the collection names). */

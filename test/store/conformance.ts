@@ -1,10 +1,10 @@
 import { accountConformance } from '../../server/store/accounts/conformance.js';
 import { auditConformance } from '../../server/store/audit/conformance.js';
-import { catalogConformance } from '../../server/store/catalog/conformance.js';
+import { catalogConformance, catalogSeedingConformance } from '../../server/store/catalog/conformance.js';
 import { claimConformance } from '../../server/store/claims/conformance.js';
 import { contentConformance } from '../../server/store/content/conformance.js';
 import { jobConformance } from '../../server/store/jobs/conformance.js';
-import { ledgerConformance } from '../../server/store/ledger/conformance.js';
+import { ledgerConformance, ledgerSeedingConformance } from '../../server/store/ledger/conformance.js';
 import { nearDuplicateConformance } from '../../server/store/near-duplicates/conformance.js';
 import { receiptConformance } from '../../server/store/receipts/conformance.js';
 import { reportsConformance } from '../../server/store/reports/conformance.js';
@@ -21,8 +21,10 @@ export function storeConformance(target: StoreTarget): void {
   for (const suite of [
     contentConformance,
     catalogConformance,
+    catalogSeedingConformance,
     unitFilesConformance,
     ledgerConformance,
+    ledgerSeedingConformance,
     uploadConformance,
     claimConformance,
     unitConformance,

@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { openEmbeddedDatabase, openEmbeddedStore } from '../../server/store/embedded.js';
+import { readConnection } from '../../server/store/embedded/database.js';
 import { EmbeddedReports } from '../../server/store/reports/embedded.js';
 import { commitBytes, countUpload, randomContent, testAccount, unit, uploadRecord } from '../support/content.js';
 import { tempDir } from '../support/stores.js';
 
-describe('embedded store exports', () => {
-  it('read each cross-unit file’s units on connections of the export’s own, never on the store’s (whose page cache the uploads need)', async () => {
+describe('embedded store reports and exports', () => {
+  it('read pages and each exported cross-unit file’s units on connections of their own, never on the store’s (whose page cache the uploads need)', async () => {
     const dataDir = tempDir();
     const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
     const east = testAccount({ unit: unit('east') });
@@ -26,7 +27,7 @@ describe('embedded store exports', () => {
       return prepare(sql);
     };
     try {
-      const reports = new EmbeddedReports(db);
+      const reports = EmbeddedReports.open(db);
       const query = { min: 2, sort: 'units', order: 'desc' } as const;
       const rows = [];
       for await (const batch of reports.crossUnitBatches(query, 2)) rows.push(...batch.items);
@@ -40,46 +41,46 @@ describe('embedded store exports', () => {
           ],
         );
       assert.deepEqual(onStoreConnection, [], 'statements the export ran on the store’s connection');
-      // The page of the same table is read on the store's connection, as before.
-      await reports.crossUnit({ ...query, limit: 50, offset: 0 });
-      assert.ok(onStoreConnection.length > 0);
+      const page = await reports.crossUnit({ ...query, limit: 50, offset: 0 });
+      assert.equal(page.total, 3);
+      assert.deepEqual(onStoreConnection, [], 'statements the page ran on the store’s connection');
+      reports.close();
     } finally {
       db.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 
-  it('sort a grouped report page in a temporary file past the page cache, then keep the store’s statements’ sorts in memory again', async () => {
+  it('read on a read-only connection that sees what the store committed, sorts past its small cache in a file, and leaves the store’s settings as they are', async () => {
     const dataDir = tempDir();
     const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
     const clerk = testAccount({ unit: unit('east') });
     const { entry } = await commitBytes(store, randomContent(100));
-    for (const day of [3, 4])
-      await countUpload(store, uploadRecord(clerk, entry.fileId, 'a.pdf', new Date(Date.UTC(2026, 2, day))));
     await store.close();
     const db = openEmbeddedDatabase(dataDir);
-    const settings: string[] = [];
-    const pragma = db.pragma.bind(db);
-    db.pragma = (source: string, options?: { simple?: boolean }) => {
-      if (source.startsWith('temp_store')) settings.push(source);
-      return pragma(source, options);
-    };
+    const reads = readConnection(db, 1024);
+    const reports = EmbeddedReports.open(db);
     try {
-      const page = await new EmbeddedReports(db).repeatUploaders({
-        group: 'user',
-        min: 2,
-        sort: 'repeatUploads',
-        order: 'desc',
-        limit: 50,
-        offset: 0,
-      });
+      assert.equal(reads.pragma('temp_store', { simple: true }), 1, 'FILE');
+      assert.equal(reads.pragma('cache_size', { simple: true }), -1024);
+      assert.throws(() => reads.exec('DELETE FROM ledger'), /readonly/);
+      const grouped = { group: 'user', min: 2, sort: 'repeatUploads', order: 'desc', limit: 50, offset: 0 } as const;
+      assert.equal((await reports.repeatUploaders(grouped)).total, 0);
+      // Uploads counted on the store's connection after the reports' was opened.
+      const store2 = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+      for (const day of [3, 4])
+        await countUpload(store2, uploadRecord(clerk, entry.fileId, 'a.pdf', new Date(Date.UTC(2026, 2, day))));
+      await store2.close();
+      const page = await reports.repeatUploaders(grouped);
       assert.deepEqual(
         page.items.map((r) => 'repeatUploads' in r && r.repeatUploads),
         [1],
       );
-      assert.deepEqual(settings, ['temp_store = FILE', 'temp_store = MEMORY']);
-      assert.equal(pragma('temp_store', { simple: true }), 2, 'MEMORY, as the store opened it');
+      assert.equal(db.pragma('temp_store', { simple: true }), 2, 'MEMORY, as the store opened it');
+      assert.equal(db.pragma('cache_size', { simple: true }), -32768);
     } finally {
+      reports.close();
+      reads.close();
       db.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }

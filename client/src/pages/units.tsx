@@ -6,7 +6,7 @@ import { describeError, translator, type Language } from '../i18n/index.js';
 import { formText } from './form-text.js';
 import { ErrorNote } from './controls.js';
 import { Field, FormProblem, useCheckedForm } from './field.js';
-import { roleName } from './accounts.js';
+import { roleName } from './accounts/account-words.js';
 import { UnitPicker, type PickedUnit } from './unit-picker.js';
 import { nameProblems } from './typed-name.js';
 

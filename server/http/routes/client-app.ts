@@ -27,7 +27,9 @@ export function clientAppRoutes(clientDir: string): Router {
   );
   router.get('/', (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
-    res.sendFile(indexFile);
+    // Relative to the app's folder: `send` refuses a path with a dot-folder in it (an installation
+    // under ~/.local) unless the dots are in its root.
+    res.sendFile('index.html', { root: clientDir });
   });
   return router;
 }

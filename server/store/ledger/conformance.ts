@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { savingsQuery } from '../../../shared/reports.js';
+import { collisionsQuery, crossUnitQuery, repeatUploadersQuery, savingsQuery } from '../../../shared/reports.js';
 import type { Account } from '../accounts/port.js';
+import type { ArchiveStore } from '../archive-store.js';
+import type { UnitFilesQuery } from '../unit-files/port.js';
+import type { UploadRecord } from './port.js';
 import {
   carryingUpload,
   commitBytes,
@@ -17,7 +20,8 @@ import {
 import { archiveAnswers, PEOPLE, seedReportArchive } from '../../../test/support/report-dataset.js';
 import type { UploadRecord } from './port.js';
 import { ReportCalendar, ReportService } from '../../../test/support/services.js';
-import { conformanceSuite, type StoreTarget } from '../../../test/support/stores.js';
+import { seedingOf, type SeededCatalogEntry } from '../../../test/support/seeding.js';
+import { conformanceSuite, useFreshStore, type OpenedStore, type StoreTarget } from '../../../test/support/stores.js';
 
 /** What every store adapter's ledger must do (run against each adapter by test/store/). */
 export function ledgerConformance(target: StoreTarget): void {
@@ -444,4 +448,212 @@ export function ledgerConformance(target: StoreTarget): void {
       });
     });
   });
+}
+
+/**
+ * The ledger's seeding (seeding.ts), what the benchmarks fill a store with: the same uploads
+ * seeded into one store and counted one by one through `Ledger.count` into another of the same
+ * adapter leave the same ledger, totals and answers (run against each adapter by test/store/).
+ */
+export function ledgerSeedingConformance(target: StoreTarget): void {
+  describe(`ledger seeding conformance: ${target.name}`, { skip: target.skip }, () => {
+    let counted: OpenedStore;
+    let seeded: OpenedStore;
+    useFreshStore(target, (opened) => (counted = opened));
+    useFreshStore(target, (opened) => (seeded = opened));
+
+    /** Seeds the catalog of both stores, and the uploads into `seeded`'s ledger; counts them into `counted`'s. */
+    async function fill(uploads: UploadRecord[]) {
+      for (const opened of [counted, seeded]) {
+        const seeding = await seedingOf(opened);
+        try {
+          await seeding.catalog.seed(SEEDED_FILES);
+          if (opened === seeded) await seeding.ledger.seed(uploads);
+        } finally {
+          await seeding.close();
+        }
+      }
+      for (const upload of uploads) await counted.store.ledger.count(uploadAction(upload));
+    }
+
+    it('leaves every entry, total and answer as counting the same uploads one by one does', async () => {
+      const uploads = seedingUploads();
+      await fill(uploads);
+      assert.deepEqual(await observe(seeded.store), await observe(counted.store));
+      // What it checks is not empty.
+      const seen = await observe(counted.store);
+      assert.equal(seen.savings.unit.summary.uploads, uploads.length);
+      assert.ok(seen.crossUnit.total >= 2 && seen.repeats.total >= 3 && seen.unitFiles.unit.total >= 3);
+    });
+
+    it('leaves counting afterwards as it would be: no seeded file is stored again, every total kept', async () => {
+      const uploads = seedingUploads();
+      await fill(uploads);
+      const [, , , , dave] = SEEDING_PEOPLE;
+      const newcomer = testAccount({ username: 'newcomer', unit: unit('u-new', '献县') });
+      const later = new Date('2026-04-01T03:00:00Z');
+      const more = [
+        // A new holder carrying the bytes of a file stored already, and of one only claimed before.
+        carryingUpload(newcomer, SEEDED_FILES[0]!.fileId, later),
+        carryingUpload(newcomer, SEEDED_FILES[2]!.fileId, later),
+        // An entry seeded, counted again under another name.
+        { ...carryingUpload(dave!, SEEDED_FILES[1]!.fileId, later), fileName: '再次.pdf', carriedBytes: false },
+        // The first upload of a file nobody had uploaded: it stores it.
+        carryingUpload(newcomer, SEEDED_FILES[5]!.fileId, later),
+      ];
+      for (const record of more) {
+        const action = uploadAction(record, `after:${randomUUID()}`);
+        const [a, b] = [await counted.store.ledger.count(action), await seeded.store.ledger.count(action)];
+        assert.deepEqual(b, a);
+      }
+      assert.deepEqual(await observe(seeded.store), await observe(counted.store));
+    });
+
+    it('refuses to seed a ledger that has entries', async () => {
+      await fill(seedingUploads().slice(0, 2));
+      const seeding = await seedingOf(seeded);
+      try {
+        await assert.rejects(seeding.ledger.seed(seedingUploads()), /empty ledger/);
+      } finally {
+        await seeding.close();
+      }
+    });
+  });
+}
+
+/** The catalogued files of the seeding checks: the last two share an MD5 (a collision), the last is never uploaded. */
+const SEEDED_FILES: SeededCatalogEntry[] = Array.from({ length: 6 }, (_, i) => ({
+  fileId: randomBytes(12).toString('hex'),
+  key: {
+    md5: (i >= 4 ? 'c' : String(i)).repeat(32),
+    sha256: String(i).repeat(64),
+    length: 1000 * (i + 1),
+  },
+  fileName: `文件${i}.pdf`,
+  contentType: 'application/pdf',
+  uploadDate: new Date(Date.UTC(2026, 2, 1, i)),
+}));
+
+/** Who uploads: two clerks of one town, one of them in another town too, a county's and a city's own. */
+const SEEDING_PEOPLE = (() => {
+  const alice = testAccount({ username: 'alice', unit: unit('u-q', '青县') });
+  return [
+    alice,
+    { ...alice, unit: { ...unit('u-j', '青县'), coordinates: [116.5, 38.6] as [number, number] } },
+    testAccount({ username: 'bob', unit: unit('u-q', '青县') }),
+    testAccount({ username: 'carol', unit: { id: 'c-dg', geoType: 'county', city: '沧州市', county: '东光县' } }),
+    testAccount({ username: 'dave', unit: { id: 'city', geoType: 'city', city: '沧州市' } }),
+  ];
+})();
+
+/**
+ * Uploads in the order they are counted: files stored by a carrying first upload or never (an
+ * instant upload first), repeats on one day and on others, under other names, one counted after a
+ * later one (its time earlier), a name two clerks of a unit share, a file of four units.
+ */
+function seedingUploads(): UploadRecord[] {
+  const [alice, aliceInJ, bob, carol, dave] = SEEDING_PEOPLE as [Account, Account, Account, Account, Account];
+  const [f0, f1, f2, f3, f4] = SEEDED_FILES.map((f) => f.fileId) as [string, string, string, string, string];
+  const at = (iso: string) => new Date(iso);
+  const u = (
+    account: Account,
+    fileId: string,
+    when: string,
+    fileName: string,
+    carriedBytes = false,
+    contentType = 'application/pdf',
+  ): UploadRecord => ({
+    account,
+    fileId,
+    fileName,
+    contentType,
+    at: at(when),
+    day: when.slice(0, 10),
+    fileLength: SEEDED_FILES.find((f) => f.fileId === fileId)!.key.length,
+    carriedBytes,
+  });
+  return [
+    u(alice, f0, '2026-03-02T01:00:00Z', '通知.pdf', true),
+    u(alice, f0, '2026-03-02T02:00:00Z', '通知.pdf', true),
+    u(bob, f0, '2026-03-02T03:00:00Z', '通知.pdf'),
+    u(aliceInJ, f0, '2026-03-03T01:00:00Z', '副本/通知.pdf'),
+    u(carol, f0, '2026-03-04T01:00:00Z', '东光/通知.pdf', true),
+    u(dave, f0, '2026-03-09T01:00:00Z', '市/通知.pdf'),
+    u(alice, f0, '2026-03-10T01:00:00Z', '通知(2).pdf', true),
+    // Counted after alice's upload of 03-10, but sent 03-05: the later time stays the last.
+    u(alice, f0, '2026-03-05T01:00:00Z', '通知(3).pdf'),
+    u(dave, f1, '2026-03-02T05:00:00Z', '请示.docx', true, 'application/msword'),
+    u(dave, f1, '2026-03-16T05:00:00Z', '请示-终稿.docx', false, 'application/msword'),
+    u(bob, f1, '2026-03-16T06:00:00Z', '请示.docx'),
+    // An instant upload first: no later upload stores the file.
+    u(carol, f2, '2026-03-03T08:00:00Z', '批复.pdf'),
+    u(bob, f2, '2026-03-03T09:00:00Z', '批复.pdf', true),
+    u(bob, f2, '2026-03-03T10:00:00Z', '批复.pdf', true),
+    u(alice, f3, '2026-03-20T23:30:00Z', '照片.jpg', true, 'image/jpeg'),
+    u(aliceInJ, f3, '2026-03-21T00:30:00Z', '照片.jpg', false, 'image/jpeg'),
+    u(carol, f4, '2026-03-22T01:00:00Z', '碰撞.bin', true, 'application/octet-stream'),
+    u(carol, f4, '2026-03-22T02:00:00Z', '碰撞.bin', false, 'application/octet-stream'),
+  ];
+}
+
+/** Everything a store answers of the seeding checks' files: the ledger's, the reports', the unit files listing's. */
+async function observe(store: ArchiveStore) {
+  const reports = new ReportService(store.reports, new ReportCalendar('UTC'), store.accounts);
+  const files = SEEDED_FILES.map((f) => f.fileId);
+  const units = ['u-q', 'u-j', 'c-dg', 'city', 'u-new', 'u-none'];
+  const subtrees = [
+    { city: '沧州市' },
+    { city: '沧州市', county: '青县' },
+    { city: '沧州市', county: '青县', town: 'u-j镇' },
+  ];
+  const list = (q: Omit<UnitFilesQuery, 'limit' | 'offset'>) => store.unitFiles.list({ limit: 50, offset: 0, ...q });
+  return {
+    entries: await Promise.all(files.map((f) => store.ledger.entriesForFile(f))),
+    latest: await Promise.all(
+      files.flatMap((f) => [
+        ...units.map((unitId) => store.ledger.latestUnitUpload(unitId, f)),
+        ...subtrees.map((subtree) => store.ledger.latestUploadInScope(f, { subtree })),
+      ]),
+    ),
+    inScope: await Promise.all(
+      files.flatMap((f) => [
+        ...units.map((unitId) => store.ledger.hasUploadInScope(f, { unitId })),
+        store.ledger.hasUploadInScope(f, { city: '沧州市', county: null }),
+        store.ledger.hasUploadInScope(f, { city: '沧州市', county: '青县' }),
+      ]),
+    ),
+    uploaders: await Promise.all(
+      [undefined, { unitId: 'u-q' }, { subtree: subtrees[1]! }].map((s) => store.ledger.uploaders(s)),
+    ),
+    savings: {
+      unit: await reports.savings(savingsQuery.parse({})),
+      county: await reports.savings(savingsQuery.parse({ city: '沧州市', county: '青县' })),
+      day: await reports.savings(savingsQuery.parse({ group: 'day' })),
+      week: await reports.savings(savingsQuery.parse({ group: 'week', from: '2026-03-03', to: '2026-03-16' })),
+      month: await reports.savings(savingsQuery.parse({ group: 'month' })),
+    },
+    repeats: await reports.repeatUploaders(repeatUploadersQuery.parse({})),
+    repeatGroups: await Promise.all(
+      [{ group: 'user' }, { group: 'unit' }, { q: '通知' }, { from: '2026-03-06', to: '2026-03-31' }].map((q) =>
+        reports.repeatUploaders(repeatUploadersQuery.parse(q)),
+      ),
+    ),
+    crossUnit: await reports.crossUnit(crossUnitQuery.parse({})),
+    crossUnitFiltered: await Promise.all(
+      [
+        { sort: 'uploads' },
+        { city: '沧州市', county: '青县' },
+        { from: '2026-03-03', to: '2026-03-09' },
+        { q: '通知' },
+      ].map((q) => reports.crossUnit(crossUnitQuery.parse(q))),
+    ),
+    collisions: await reports.collisions(collisionsQuery.parse({})),
+    unitFiles: {
+      unit: await list({ unitId: 'u-q', accountId: SEEDING_PEOPLE[0]!.id }),
+      named: await list({ unitId: 'u-q', accountId: SEEDING_PEOPLE[0]!.id, nameContains: '(2)' }),
+      county: await list({ subtree: subtrees[1]!, accountId: 'nobody', sort: 'unitCount' }),
+      archive: await list({ accountId: SEEDING_PEOPLE[2]!.id, sort: 'name' }),
+      searched: await list({ accountId: 'nobody', nameContains: '副本' }),
+    },
+  };
 }

@@ -1,12 +1,14 @@
 import type { Unit } from '../../../shared/schemas.js';
 import type * as Rows from '../../../shared/reports.js';
 import { UPLOADERS_PER_ROW } from '../../../shared/reports.js';
-import type { Db } from '../embedded/database.js';
+import { readConnection, type Db } from '../embedded/database.js';
 import type { PairRow } from '../embedded/pair-rows.js';
 import { joinedRows, likePattern, splitJoinedRows } from '../embedded/sql.js';
-import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery } from './port.js';
 import type {
   Batches,
+  CollisionReportQuery,
+  CrossUnitReportQuery,
+  NearDuplicateReportQuery,
   Page,
   RepeatReportQuery,
   ReportFilter,
@@ -230,38 +232,36 @@ type PairSqlRow = PairRow & {
  * the grouping runs once per request; only a page past the end needs a second query for the
  * total. A page read in an index's order (entries, files' kept sums) stops at its last row, and
  * its total is counted apart.
+ *
+ * Read on a connection of the reports' own (`readConnection`), never the store's: a report scans
+ * far more of the ledger than any upload, and a grouped page sorts every entry it sums (200,000 at
+ * 10^6 ledger entries, with their units' text: about 45 MB). On the store's connection those pages
+ * filled its 32 MiB cache and the sort took as much again in memory; here they take 4 MiB, and
+ * the sort goes to a temporary file past that.
  */
 export class EmbeddedReports implements Reports {
-  constructor(private readonly db: Db) {}
+  /** The reports of `db`'s archive, on a read-only connection of their own that `close` closes. */
+  static open(db: Db): EmbeddedReports {
+    return new EmbeddedReports(readConnection(db, 4096));
+  }
+
+  private constructor(private readonly db: Db) {}
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
 
   private page<Row extends { total?: number }>(
     sql: string,
     params: Params,
     paging: ReportPaging,
   ): { rows: Row[]; total: number } {
-    return this.spillingSorts(() => {
-      const rows = this.db
-        .prepare<Params, Row>(`${sql} LIMIT @limit OFFSET @offset`)
-        .all({ ...params, limit: paging.limit, offset: paging.offset });
-      if (rows.length > 0 || paging.offset === 0) return { rows, total: rows[0]?.total ?? 0 };
-      const total = this.db.prepare<Params, { n: number }>(`SELECT COUNT(*) AS n FROM (${sql})`).get(params)!.n;
-      return { rows, total };
-    });
-  }
-
-  /**
-   * `read` with the connection's sorts and window tables in a temporary file past its page
-   * cache's size, not all in memory: a grouped page sorts every entry it sums (200,000 at 10^6
-   * ledger entries, with their units' text: about 45 MB). The store's own statements keep theirs
-   * in memory (database.ts); a read here runs to its end before anything else runs on it.
-   */
-  private spillingSorts<T>(read: () => T): T {
-    this.db.pragma('temp_store = FILE');
-    try {
-      return read();
-    } finally {
-      this.db.pragma('temp_store = MEMORY');
-    }
+    const rows = this.db
+      .prepare<Params, Row>(`${sql} LIMIT @limit OFFSET @offset`)
+      .all({ ...params, limit: paging.limit, offset: paging.offset });
+    if (rows.length > 0 || paging.offset === 0) return { rows, total: rows[0]?.total ?? 0 };
+    const total = this.db.prepare<Params, { n: number }>(`SELECT COUNT(*) AS n FROM (${sql})`).get(params)!.n;
+    return { rows, total };
   }
 
   /** Rows over all pages for a page read without a window total: counted only when the page does not tell. */

@@ -5,9 +5,11 @@ import type { CatalogCollections, CatalogDoc } from '../mongo/catalog-documents.
 import { reportUnitFromDoc, type LedgerCollections, type LedgerDoc } from '../mongo/ledger-documents.js';
 import { containsPattern, toNumber } from '../mongo/documents.js';
 import type { NearPairDoc, PairCollections, PairReviewDoc } from '../mongo/pair-documents.js';
-import type { CollisionReportQuery, CrossUnitReportQuery, NearDuplicateReportQuery } from './port.js';
 import type {
   Batches,
+  CollisionReportQuery,
+  CrossUnitReportQuery,
+  NearDuplicateReportQuery,
   Page,
   RepeatReportQuery,
   ReportFilter,

@@ -13,11 +13,20 @@ import {
 import { formText } from '../form-text.js';
 import { DateInput, setDayField } from '../date-field.js';
 import { UnitFields } from '../unit-filter.js';
+import type { UnitLevels } from '../unit-levels.js';
 import { PERIODS, periodDays, type Period } from './periods.js';
 import { describeReportError } from './problem.js';
-import type { View } from './view.js';
 
 export type Values = Record<string, string | null>;
+
+/** What the report filters need of a table's view (useView's, in view.tsx, is one). */
+export interface FilteredView {
+  language: Language;
+  params: URLSearchParams;
+  units: UnitLevels;
+  /** Applies new filters. */
+  filter: (values: Values) => void;
+}
 
 /**
  * A filter form over the hash parameters: its fields start from the current view, and applying
@@ -123,7 +132,7 @@ export function ReportFilters({
   daysLabel,
 }: {
   /** The table's view: its filters are read from its parameters, and applied through it. */
-  view: Pick<View, 'language' | 'params' | 'filter' | 'units'>;
+  view: FilteredView;
   /** Why the server refused the table's view, if it did. */
   error: unknown;
   /** The table's smallest `min`, when it takes one. */

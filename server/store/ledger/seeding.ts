@@ -1,0 +1,143 @@
+import type { Unit } from '../../../shared/schemas.js';
+import type { UploadRecord } from './port.js';
+
+/**
+ * Fills an empty ledger in bulk: what the benchmarks seed a store with (a million entries counted
+ * one by one through `Ledger.count` take too long), and nothing else. Not part of `ArchiveStore`:
+ * no service seeds. The uploads are taken as counted in the order given, and leave the ledger and
+ * every total derived from them (entries with their UploadCount, day tallies, per-file sums, names,
+ * which upload stored a file) as `Ledger.count` of each would, without the count's record of each
+ * action: no upload key (a seeded upload is never retried) and no audit event. The ledger's
+ * conformance suite checks exactly that, on both stores. For a store no other process writes
+ * meanwhile (the embedded one rebuilds the ledger's indexes and per-file sums around the rows).
+ */
+export interface LedgerSeeding {
+  /**
+   * Throws if the ledger has entries already (the embedded store also if an upload's file is not
+   * catalogued: it keys its rows by the catalog's file numbers).
+   */
+  seed(uploads: Iterable<UploadRecord>): Promise<SeededLedger>;
+}
+
+/** What a seeding wrote. */
+export interface SeededLedger {
+  uploads: number;
+  entries: number;
+  uploadDays: number;
+  names: number;
+}
+
+/** A ledger entry as counting its uploads in order leaves it. */
+export interface SeededEntry {
+  /** Its first upload counted: the entry's account, unit, file, first name and time. */
+  first: UploadRecord;
+  uploadCount: number;
+  lastUploadTime: Date;
+  /** Of the upload counted last (not the latest in time: as `Ledger.count` keeps them). */
+  lastUploadFileName: string;
+  lastContentType: string;
+}
+
+/** A day's tally of a file in a unit. */
+export interface SeededDay {
+  fileId: string;
+  /** The unit of its first upload counted (its levels are the tally's). */
+  unit: Unit;
+  day: string;
+  fileLength: number;
+  uploads: number;
+  /** Uploads that did not store the file. */
+  savedUploads: number;
+}
+
+/** A name a unit uploaded a file under, first used by its first upload counted. */
+export interface SeededName {
+  unit: Unit;
+  fileId: string;
+  name: string;
+  firstUsed: Date;
+}
+
+/** What counting `uploads` in order into an empty ledger makes, whatever the store. */
+export interface SeededTotals {
+  uploads: number;
+  /** In the order each was first counted (the order entries are made in). */
+  entries: SeededEntry[];
+  days: SeededDay[];
+  names: SeededName[];
+  /** The files, each once, in the order their first upload was counted; with whether it stored the file. */
+  files: Map<string, { storedBy: UploadRecord | undefined }>;
+}
+
+/**
+ * Counts uploads in memory as `Ledger.count` counts each into an empty ledger: the first upload of
+ * a file counted stored it if it carried the bytes; an entry keeps its first upload's account,
+ * unit, name and time, the latest time, and the name and type of the upload counted last; a day's
+ * tally and a name keep their first upload's unit levels (and length, time).
+ */
+export function countInMemory(uploads: Iterable<UploadRecord>): SeededTotals {
+  const entries: SeededEntry[] = [];
+  const days: SeededDay[] = [];
+  const names: SeededName[] = [];
+  const files = new Map<string, { storedBy: UploadRecord | undefined }>();
+  // Each file's entries, tallies and names, looked through one by one: a file has a few, and
+  // keys made of strings joined would cost more than the rest of the count (millions of them).
+  const byFile = new Map<string, FileCounts>();
+  let count = 0;
+  for (const r of uploads) {
+    count++;
+    const { unit } = r.account;
+    let stored = false;
+    let file = byFile.get(r.fileId);
+    if (!file) {
+      stored = r.carriedBytes;
+      files.set(r.fileId, { storedBy: stored ? r : undefined });
+      byFile.set(r.fileId, (file = { entries: [], days: [], names: [] }));
+    }
+    const entry = file.entries.find((e) => e.first.account.id === r.account.id && e.first.account.unit.id === unit.id);
+    if (entry) {
+      entry.uploadCount++;
+      if (r.at > entry.lastUploadTime) entry.lastUploadTime = r.at;
+      entry.lastUploadFileName = r.fileName;
+      entry.lastContentType = r.contentType;
+    } else {
+      const made: SeededEntry = {
+        first: r,
+        uploadCount: 1,
+        lastUploadTime: r.at,
+        lastUploadFileName: r.fileName,
+        lastContentType: r.contentType,
+      };
+      file.entries.push(made);
+      entries.push(made);
+    }
+    const day = file.days.find((d) => d.day === r.day && d.unit.id === unit.id);
+    if (day) {
+      day.uploads++;
+      day.savedUploads += stored ? 0 : 1;
+    } else {
+      const made: SeededDay = {
+        fileId: r.fileId,
+        unit,
+        day: r.day,
+        fileLength: r.fileLength,
+        uploads: 1,
+        savedUploads: stored ? 0 : 1,
+      };
+      file.days.push(made);
+      days.push(made);
+    }
+    if (!file.names.some((n) => n.name === r.fileName && n.unit.id === unit.id)) {
+      const made: SeededName = { unit, fileId: r.fileId, name: r.fileName, firstUsed: r.at };
+      file.names.push(made);
+      names.push(made);
+    }
+  }
+  return { uploads: count, entries, days, names, files };
+}
+
+interface FileCounts {
+  entries: SeededEntry[];
+  days: SeededDay[];
+  names: SeededName[];
+}
