@@ -18,7 +18,6 @@ import {
   uploadRecord,
 } from '../../../test/support/content.js';
 import { archiveAnswers, PEOPLE, seedReportArchive } from '../../../test/support/report-dataset.js';
-import type { UploadRecord } from './port.js';
 import { ReportCalendar, ReportService } from '../../../test/support/services.js';
 import { seedingOf, type SeededCatalogEntry } from '../../../test/support/seeding.js';
 import { conformanceSuite, useFreshStore, type OpenedStore, type StoreTarget } from '../../../test/support/stores.js';
