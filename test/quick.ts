@@ -8,7 +8,15 @@ import { spec } from 'node:test/reporters';
  * service, HTTP and unit tests, without the browser, fault and whole-process suites, which
  * `npm test` runs with everything else.
  */
-const WHOLE_PROCESS = ['import', 'cli', 'operations', 'shutdown', 'http/tus-process', 'http/scale-out'];
+const WHOLE_PROCESS = [
+  'import',
+  'cli',
+  'operations',
+  'shutdown',
+  'http/tus-process',
+  'http/scale-out',
+  'kept-connections',
+];
 
 /**
  * The files that take longest, started first so none of them starts last with the other core
