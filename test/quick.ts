@@ -8,7 +8,15 @@ import { spec } from 'node:test/reporters';
  * service, HTTP and unit tests, without the browser, fault and whole-process suites, which
  * `npm test` runs with everything else.
  */
-const WHOLE_PROCESS = ['import', 'cli', 'operations', 'shutdown', 'http/tus-process', 'http/scale-out'];
+const WHOLE_PROCESS = [
+  'import',
+  'cli',
+  'operations',
+  'shutdown',
+  'http/tus-process',
+  'http/scale-out',
+  'kept-connections',
+];
 /** The quick build's own test: it holds that build to tsc -b's, which `npm test` makes first. */
 const AFTER_TSC = ['quick-build'];
 
