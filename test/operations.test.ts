@@ -279,7 +279,8 @@ for (const target of storeTargets) {
       server.child.kill('SIGTERM');
       const [code] = await once(server.child, 'exit');
       assert.equal(code, 0);
-      assert.ok(Date.now() - started < 10_000, 'within the grace period and the drain');
+      // A safety net: a stop that waited for the PATCH would wait forever (its client sends no more).
+      assert.ok(Date.now() - started < 60_000, 'within the grace period and the drain');
       assert.ok((await patch.answer) instanceof Error, 'the cut-off request gets no answer');
 
       server = await startServer(env);
@@ -335,7 +336,8 @@ describe('start-up with an unreachable store', () => {
         PORT: '0',
         STORE: 'mongodb',
         MONGODB_URI: `mongodb://127.0.0.1:${port}/archive`,
-        STORE_CONNECT_TIMEOUT_SECONDS: '6',
+        // Long, so that "at once" is far from "once it gave up", also on a busy machine.
+        STORE_CONNECT_TIMEOUT_SECONDS: '60',
       },
     });
     let stdout = '';
@@ -353,7 +355,7 @@ describe('start-up with an unreachable store', () => {
     child.kill('SIGTERM');
     const [code, signal] = await once(child, 'exit');
     assert.deepEqual([code, signal], [0, null], 'exits by itself, not killed by the signal');
-    assert.ok(Date.now() - signalled < 3_000);
+    assert.ok(Date.now() - signalled < 30_000, `stopped ${Date.now() - signalled} ms after the signal`);
     assert.match(stdout, /stopping during start-up/);
   });
 

@@ -8,7 +8,17 @@ import { spec } from 'node:test/reporters';
  * service, HTTP and unit tests, without the browser, fault and whole-process suites, which
  * `npm test` runs with everything else.
  */
-const WHOLE_PROCESS = ['import', 'cli', 'operations', 'shutdown', 'http/tus-process', 'http/scale-out'];
+const WHOLE_PROCESS = [
+  'import',
+  'cli',
+  'operations',
+  'shutdown',
+  'http/tus-process',
+  'http/scale-out',
+  'kept-connections',
+];
+/** The quick build's own test: it holds that build to tsc -b's, which `npm test` makes first. */
+const AFTER_TSC = ['quick-build'];
 
 /**
  * The files that take longest, started first so none of them starts last with the other core
@@ -28,7 +38,7 @@ const root = import.meta.dirname;
 const name = (file: string) => file.replace(/\.test\.js$/, '');
 const all = (fs.readdirSync(root, { recursive: true }) as string[])
   .filter((f) => f.endsWith('.test.js'))
-  .filter((f) => !f.startsWith('browser/') && !WHOLE_PROCESS.includes(name(f)))
+  .filter((f) => !f.startsWith('browser/') && ![...WHOLE_PROCESS, ...AFTER_TSC].includes(name(f)))
   .sort();
 const first = LONGEST.map((n) => `${n}.test.js`).filter((f) => all.includes(f));
 const files = [...first, ...all.filter((f) => !first.includes(f))].map((f) => path.join(root, f));

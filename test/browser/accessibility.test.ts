@@ -184,10 +184,15 @@ describe(
             subtree: true,
           });
         });
-        // The batch held for a second, so the list is seen under way (a list over before the page
-        // first redraws is told its summary alone).
+        // The batch held until the start is told, so the list is seen under way (a list over
+        // before the page first redraws is told its summary alone).
+        const start = tr('announceStart', { count: 2 });
         await page.route('**/api/uploads/batch', async (route) => {
-          await new Promise((resolve) => setTimeout(resolve, 1000));
+          await page.waitForFunction(
+            (text) => (globalThis as unknown as { told: string[] }).told.includes(text),
+            start,
+            { timeout: 60_000 },
+          );
           await route.continue();
         });
         await page.locator('input[type=file][webkitdirectory]').setInputFiles(folder);
@@ -212,7 +217,7 @@ describe(
         const told = (await page.evaluate(() => (globalThis as unknown as { told: string[] }).told)).filter(Boolean);
         assert.deepEqual(
           told.filter((text, i) => text !== told[i - 1]),
-          [tr('announceStart', { count: 2 }), end],
+          [start, end],
           'told the start and the end, not each redraw',
         );
         assert.equal(

@@ -58,6 +58,9 @@ const fileInput = (page: Page) => page.locator('input[type=file]:not([webkitdire
 const folderInput = (page: Page) => page.locator('input[type=file][webkitdirectory]');
 const sha256Hex = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
 
+/** Numbers the page's events as the test hears of them (in the order the browser reports them). */
+let eventOrder = 0;
+
 /**
  * What the page asks the archive while it uploads: checked names, proofs' claims, batched files
  * (read from the batch's manifest as the page builds it: Chromium does not show bodies of files).
@@ -89,7 +92,7 @@ async function recordUploadRequests(page: Page) {
     requests++;
     if (pathname === '/api/uploads/checks') {
       checked.push(...(r.postDataJSON() as { files: Array<{ name: string }> }).files.map((f) => f.name));
-      lastCheckAt = Date.now();
+      lastCheckAt = ++eventOrder;
     } else if (pathname === '/api/uploads/proofs')
       claims.push(...(r.postDataJSON() as { proofs: Array<{ claimId: string }> }).proofs.map((p) => p.claimId));
   });
@@ -174,13 +177,96 @@ function recordTus(page: Page) {
   return { requests, created };
 }
 
+/** An entry of the page's own log: a tus request as it is sent, or a click on a button. */
+type PageEvent = { method?: string; offset?: number; click?: string };
+
+/**
+ * What the page itself does, in the order it does it: each tus request as it is sent (method and
+ * Upload-Offset) and each click on a button, logged before the app handles the click. The test's
+ * view of the network comes later and by another way; in this log, a request after the click on
+ * 暂停 was sent while paused. Call before the page is opened.
+ */
+async function logInPage(page: Page): Promise<() => Promise<PageEvent[]>> {
+  await page.addInitScript(() => {
+    type Sent = { tus?: PageEvent };
+    const w = globalThis as unknown as {
+      pageLog: PageEvent[];
+      location: { href: string };
+      XMLHttpRequest: {
+        prototype: {
+          open: (this: Sent, method: string, url: string, ...rest: unknown[]) => void;
+          setRequestHeader: (this: Sent, name: string, value: string) => void;
+          send: (this: Sent, body?: unknown) => void;
+        };
+      };
+      document: { addEventListener(type: 'click', listener: (e: { target: unknown }) => void, capture: true): void };
+    };
+    w.pageLog = [];
+    const xhr = w.XMLHttpRequest.prototype;
+    const { open, setRequestHeader, send } = xhr;
+    xhr.open = function (method, url, ...rest) {
+      this.tus = new URL(String(url), w.location.href).pathname.startsWith('/api/tus') ? { method } : undefined;
+      open.call(this, method, url, ...rest);
+    };
+    xhr.setRequestHeader = function (name, value) {
+      if (this.tus && name.toLowerCase() === 'upload-offset') this.tus.offset = Number(value);
+      setRequestHeader.call(this, name, value);
+    };
+    xhr.send = function (body) {
+      if (this.tus) w.pageLog.push(this.tus);
+      send.call(this, body);
+    };
+    w.document.addEventListener(
+      'click',
+      (e) => {
+        const button = (e.target as { closest?(s: string): { textContent: string | null } | null }).closest?.('button');
+        if (button) w.pageLog.push({ click: button.textContent?.trim() ?? '' });
+      },
+      true,
+    );
+  });
+  return () => page.evaluate(() => (globalThis as unknown as { pageLog: PageEvent[] }).pageLog);
+}
+
+/** The tus requests of the log between a click on `from` and the next on `to` (or its end). */
+function sentBetween(log: PageEvent[], from: string, to?: string): PageEvent[] {
+  const start = log.findIndex((e) => e.click === from);
+  assert.ok(start >= 0, `${from} was clicked`);
+  const end = to === undefined ? -1 : log.findIndex((e, i) => i > start && e.click === to);
+  return log.slice(start + 1, end < 0 ? undefined : end).filter((e) => e.method);
+}
+
+/**
+ * The upload's offset once no request writes to it: a PATCH of no bytes at its offset is taken
+ * (204) only when no other PATCH holds the upload (423) and the offset has not moved since (409).
+ * A PATCH the page broke off ends at the server only when the server has read what arrived of it.
+ */
+async function offsetAtRest(client: Client, uploadPath: string): Promise<number> {
+  let offset = 0;
+  await until(async () => {
+    offset = await serverOffset(client, uploadPath);
+    const probe = await client.fetch(uploadPath, {
+      method: 'PATCH',
+      headers: {
+        'tus-resumable': '1.0.0',
+        'content-type': 'application/offset+octet-stream',
+        'upload-offset': String(offset),
+      },
+      body: new Uint8Array(0),
+    });
+    await probe.arrayBuffer();
+    return probe.status === 204;
+  }, 'no request writes to the upload');
+  return offset;
+}
+
 async function serverOffset(client: Client, uploadPath: string): Promise<number> {
   const head = await client.fetch(uploadPath, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0' } });
   assert.equal(head.status, 200);
   return Number(head.headers.get('upload-offset'));
 }
 
-async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
@@ -646,36 +732,76 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     const folder = path.join(files, 'pause-all');
     for (let i = 0; i < 6; i++) writeFile(folder, `批次-${i}.pdf`, randomBytes(20 * 1024 * 1024));
     const { page, errors } = await newPage();
-    const tus = recordTus(page);
+    const pageLog = await logInPage(page);
+    const checks = { named: new Set<string>(), asked: 0, answered: 0 };
+    const isCheck = (r: { url(): string }) => new URL(r.url()).pathname === '/api/uploads/checks';
+    page.on('request', (r) => {
+      if (!isCheck(r)) return;
+      checks.asked++;
+      for (const f of (r.postDataJSON() as { files: Array<{ name: string }> }).files) checks.named.add(f.name);
+    });
+    page.on('requestfinished', (r) => void (isCheck(r) && checks.answered++));
+    page.on('requestfailed', (r) => void (isCheck(r) && checks.answered++));
     await login(page, server.url, 'clerk-b');
     await page.getByRole('heading', { name: '上传档案' }).waitFor();
     await folderInput(page).setInputFiles(folder);
     await page.getByRole('button', { name: '暂停' }).click();
-    // A file already past its checks when the button was clicked may still reach the server.
-    await page.waitForTimeout(300);
-    const createdAtPause = tus.created.length;
-    assert.ok(createdAtPause < 6, 'paused before every file reached the server');
-    await page.waitForTimeout(4000);
-    assert.equal(tus.created.length, createdAtPause, 'no upload starts while everything is paused');
+    await page.getByRole('button', { name: '继续' }).waitFor();
+    // Paused, files go on only as far as the pause lets them: a file being fingerprinted is
+    // fingerprinted and checked, and is then held like the others. Once none is on its way there,
+    // each file not paused would be sent.
+    const statuses = () =>
+      page
+        .locator('.outcomes li[data-name]')
+        .evaluateAll((els) => els.map((e) => [e.getAttribute('data-name')!, e.getAttribute('data-status')!] as const));
+    await until(async () => {
+      const now = await statuses();
+      return (
+        now.length === 6 &&
+        now.every(([name, status]) => status !== 'hashing' && (status !== 'checking' || checks.named.has(name))) &&
+        checks.answered === checks.asked
+      );
+    }, 'every file is held: not started, or fingerprinted and checked, or stopped while sending');
     await page.getByRole('button', { name: '继续' }).click();
     await waitForSummary(page, { instant: 0, stored: 6 });
+    const log = await pageLog();
+    const createdBeforePause = log
+      .slice(
+        0,
+        log.findIndex((e) => e.click === '暂停'),
+      )
+      .filter((e) => e.method === 'POST');
+    assert.ok(createdBeforePause.length < 6, 'paused before every file reached the server');
+    assert.deepEqual(sentBetween(log, '暂停', '继续'), [], 'no upload starts or goes on while everything is paused');
+    assert.equal(
+      sentBetween(log, '继续').filter((e) => e.method === 'POST').length + createdBeforePause.length,
+      6,
+      'each file created once',
+    );
     assert.deepEqual(errors, []);
   });
 
   it('on a shared browser, the next clerk sees nothing of the previous one’s upload after logout', async () => {
     const { page } = await newPage();
-    await login(page, server.url, 'clerk-a');
-    await page.getByRole('heading', { name: '上传档案' }).waitFor();
-    await fileInput(page).setInputFiles(writeFile(path.join(files, 'shared'), '共用电脑.pdf', randomBytes(20_000)));
-    await waitForSummary(page, { instant: 0, stored: 1 });
-    await page.getByRole('button', { name: '退出登录' }).click();
-    await page.getByRole('heading', { name: '登录' }).waitFor();
+    const uploadAs = async (username: string, name: string) => {
+      await login(page, server.url, username);
+      await page.getByRole('heading', { name: '上传档案' }).waitFor();
+      await fileInput(page).setInputFiles(writeFile(path.join(files, 'shared', username), name, randomBytes(20_000)));
+      await waitForSummary(page, { instant: 0, stored: 1 });
+      await page.getByRole('button', { name: '退出登录' }).click();
+      await page.getByRole('heading', { name: '登录' }).waitFor();
+    };
+    // Each clerk uploads on this browser; the second clerk comes back.
+    await uploadAs('clerk-b', '自己的.pdf');
+    await uploadAs('clerk-a', '共用电脑.pdf');
     await login(page, server.url, 'clerk-b');
     await page.getByRole('heading', { name: '上传档案' }).waitFor();
     await page.reload();
     await page.getByRole('heading', { name: '上传档案' }).waitFor();
-    await page.waitForTimeout(500);
-    assert.equal(await page.locator('.outcomes li').count(), 0);
+    // The page has read what this browser remembers for clerk-b (it shows clerk-b's own list),
+    // and shows only that.
+    await page.locator('.outcomes li[data-name="自己的.pdf"]').waitFor();
+    assert.equal(await page.locator('.outcomes li[data-name]').count(), 1);
     assert.equal(await page.getByText('共用电脑').count(), 0);
     const keys = await page.evaluate(() =>
       Object.keys((globalThis as unknown as { localStorage: Record<string, string> }).localStorage),
@@ -688,6 +814,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     const file = writeFile(path.join(files, 'pause'), '暂停测试.pdf', data);
     const { context, page, errors } = await newPage();
     const tus = recordTus(page);
+    const pageLog = await logInPage(page);
     await login(page, server.url, 'clerk-a');
     await page.getByRole('heading', { name: '上传档案' }).waitFor();
     await throttleUploads(context, page, 1024 * 1024);
@@ -699,16 +826,16 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await page.getByRole('button', { name: '暂停' }).click();
     await page.getByRole('button', { name: '继续' }).waitFor();
     await page.screenshot({ path: artifactPath('08-paused.png') });
-    await new Promise((r) => setTimeout(r, 1000));
-    const pausedAt = await serverOffset(api('clerk-a'), upload);
-    await new Promise((r) => setTimeout(r, 1500));
-    assert.equal(await serverOffset(api('clerk-a'), upload), pausedAt, 'no bytes while paused');
-    const before = tus.requests.length;
+    // The PATCH the pause broke off ends at the server, which keeps what arrived of it.
+    const pausedAt = await offsetAtRest(api('clerk-a'), upload);
+    assert.ok(pausedAt > 1024 * 1024 && pausedAt < data.length, `paused at ${pausedAt}`);
 
     await throttleUploads(context, page, 64 * 1024 * 1024);
     await page.getByRole('button', { name: '继续' }).click();
     await waitForSummary(page, { instant: 0, stored: 1 });
-    const resumed = tus.requests.slice(before).find((r) => r.method === 'PATCH');
+    const log = await pageLog();
+    assert.deepEqual(sentBetween(log, '暂停', '继续'), [], 'nothing was sent while paused');
+    const resumed = sentBetween(log, '继续').find((r) => r.method === 'PATCH');
     assert.equal(resumed?.offset, pausedAt, 'the first PATCH after resuming starts at the server’s offset');
     assert.equal(tus.created.length, 1, 'no second upload was created');
     const stored = (await listFiles(api('clerk-a'), '暂停测试')).items[0]!;
@@ -727,17 +854,14 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await page.getByRole('heading', { name: '上传档案' }).waitFor();
     await throttleUploads(context, page, 2 * 1024 * 1024);
     page.on('response', (r) => {
-      if (r.request().method() === 'PATCH' && r.status() === 204) finished.set(r.url(), Date.now());
+      if (r.request().method() === 'PATCH' && r.status() === 204) finished.set(r.url(), ++eventOrder);
     });
     await folderInput(page).setInputFiles(folder);
     await waitForSummary(page, { instant: 0, stored: 2 });
     assert.deepEqual([...sent.checked].sort(), ['overlap/一.pdf', 'overlap/二.pdf']);
     assert.equal(finished.size, 2, 'both uploads finished with a 204');
     const firstUploadDone = Math.min(...finished.values());
-    assert.ok(
-      sent.lastCheckAt < firstUploadDone,
-      `the second file was checked ${firstUploadDone - sent.lastCheckAt} ms before the first upload finished`,
-    );
+    assert.ok(sent.lastCheckAt < firstUploadDone, 'the second file was checked before the first upload finished');
   });
 
   it('after a reload mid-upload, says what was not finished; the same content chosen from another folder resumes from the server’s offset', async () => {

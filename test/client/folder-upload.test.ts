@@ -3,7 +3,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { ReceiptRequest } from '../../shared/receipts.js';
 import type { BatchFileResult, ProofResult, UploadCheckRequest, UploadCheckResult } from '../../shared/schemas.js';
-import { FolderUpload, type UploadApi, type UploadHasher } from '../../client/src/upload/folder-upload.js';
+import {
+  FolderUpload,
+  SMALL_FILE_MAX_BYTES,
+  type UploadApi,
+  type UploadHasher,
+} from '../../client/src/upload/folder-upload.js';
 import { MemoryJournal } from '../../client/src/upload/upload-journal.js';
 import { NetworkError } from '../../client/src/errors.js';
 
@@ -41,6 +46,8 @@ class FakeArchive implements UploadApi {
   #claims = new Map<string, { content: string; key: string }>();
   /** Makes the next calls of a kind fail or never answer (after the archive did its work). */
   trouble: Partial<Record<'batch' | 'proofs', 'lost' | 'network'>> = {};
+  /** Holds each check and batch request until it settles (lets a test see what the page gathers meanwhile). */
+  gate: (() => Promise<void>) | undefined;
 
   hold(data: Uint8Array): void {
     this.held.set(`${md5(data)}:${sha256(data)}`, data);
@@ -48,6 +55,7 @@ class FakeArchive implements UploadApi {
 
   async checks(files: UploadCheckRequest[]): Promise<UploadCheckResult[]> {
     this.calls.checks.push(files.map((f) => f.name));
+    await this.gate?.();
     return files.map((f) => {
       const content = `${f.md5}:${f.sha256}`;
       if (!this.held.has(content)) return { status: 'upload' };
@@ -73,6 +81,7 @@ class FakeArchive implements UploadApi {
 
   async batch(files: Parameters<UploadApi['batch']>[0]): Promise<BatchFileResult[]> {
     this.calls.batch.push(files.map((f) => f.name));
+    await this.gate?.();
     const results: BatchFileResult[] = [];
     for (const f of files) {
       const bytes = await bytesOf(f.file);
@@ -126,16 +135,18 @@ function pipeline(
   });
 }
 
-async function settled(upload: FolderUpload): Promise<void> {
-  for (let i = 0; i < 500 && (upload.active || upload.items.some((item) => !item.outcome)); i++)
-    await new Promise((r) => setTimeout(r, 10));
+/**
+ * Lets the pipeline run until `reached` holds (what the test waits on has happened). The deadline
+ * is a safety net, generous: a machine running other work can be many times slower.
+ */
+async function until(reached: () => boolean, what: string): Promise<void> {
+  for (const end = Date.now() + 60_000; !reached(); await new Promise((r) => setTimeout(r, 10)))
+    assert.ok(Date.now() < end, `never reached: ${what}`);
 }
 
-/** Lets the pipeline run until `reached` holds (what the test waits on has happened), or fails after 10 s. */
-async function until(reached: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1000 && !reached(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(reached(), `never reached: ${what}`);
-}
+/** Until every file has ended and nothing runs. */
+const settled = (upload: FolderUpload) =>
+  until(() => !upload.active && upload.items.every((item) => item.outcome), 'every file ended');
 
 describe('a folder upload in the browser', () => {
   it('checks and sends small files many to a request, finishes held ones instantly, and twins once', async () => {
@@ -144,6 +155,11 @@ describe('a folder upload in the browser', () => {
     for (const f of files.slice(0, 30)) archive.hold(f.data);
     const twin = { ...files[40]!, path: '副本/twin.jpg', file: new File([files[40]!.data], 'twin.jpg') };
     const upload = pipeline(archive);
+    // The archive answers once every file has come as far as it can meanwhile, as a busy archive
+    // would: then the requests hold what the page gathered, however slowly it hashes (under load,
+    // answered at once, files hashed late went in requests of their own).
+    const gathered = new Set(['checking', 'twin', 'proving', 'sending', 'done']);
+    archive.gate = () => until(() => upload.items.every((i) => gathered.has(i.phase)), 'every file gathered');
     await upload.add([...files, twin]);
     await settled(upload);
     const kinds = upload.items.map((i) => i.outcome?.kind);
@@ -317,5 +333,56 @@ describe('a folder upload in the browser', () => {
     assert.equal(archive.calls.batch.flat().length, 4, 'only the changed file went again');
     assert.notEqual(second.items[2]!.key, oldKey);
     assert.equal(second.items[2]!.outcome?.kind, 'stored');
+  });
+
+  it('a large file paused while its journal entry is written does not start sending until resumed', async () => {
+    // The journal (IndexedDB) takes its time writing that the file is being sent; the clerk
+    // pauses meanwhile.
+    let written!: () => void;
+    const writing = new Promise<void>((resolve) => (written = resolve));
+    let sendingSaved = false;
+    class SlowJournal extends MemoryJournal {
+      override async save(entries: Parameters<MemoryJournal['save']>[0]) {
+        if (entries.some((e) => e.state === 'sending')) {
+          sendingSaved = true;
+          await writing;
+        }
+        return super.save(entries);
+      }
+    }
+    const sends: Array<{ whilePaused: boolean; aborted: boolean }> = [];
+    const upload = new FolderUpload({
+      api: new FakeArchive(),
+      hasher,
+      journal: new SlowJournal(),
+      maxFileSize: 1 << 30,
+      retryDelaysMs: [],
+      // As tus-js-client's sender does: a stopped signal rejects at once, and nothing is sent.
+      sendLarge: (item, _progress, signal) => {
+        sends.push({ whilePaused: upload.paused, aborted: signal.aborted });
+        if (signal.aborted) return Promise.reject(signal.reason as Error);
+        return Promise.resolve({ status: 'stored', fileId: item.md5.slice(0, 24), uploadCount: 1 });
+      },
+      onChange: () => {},
+    });
+    const [large] = folder(1, SMALL_FILE_MAX_BYTES + 1);
+    await upload.add([large!]);
+    await until(() => sendingSaved, 'the file is being written down as sent');
+    upload.pause();
+    written();
+    await until(
+      () => sends.length > 0 || upload.items[0]!.outcome !== undefined,
+      'the sender was asked, or the file ended',
+    );
+    assert.deepEqual(
+      sends.filter((s) => s.whilePaused && !s.aborted),
+      [],
+      'no upload started while paused',
+    );
+    assert.equal(upload.items.filter((i) => i.outcome).length, 0, 'held, not finished');
+    upload.resume();
+    await settled(upload);
+    assert.equal(upload.items[0]!.outcome?.kind, 'stored');
+    assert.deepEqual(sends.at(-1), { whilePaused: false, aborted: false }, 'sent once resumed');
   });
 });

@@ -59,7 +59,8 @@ describe('long work shares the event loop', () => {
       };
       await until(2);
       await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.deepEqual(started, [1, 2], 'two at once; the third waits');
+      // Which two went first is the network's: the four requests race to the server.
+      assert.equal(started.length, 2, 'two at once; the others wait');
       release.shift()!();
       await until(3);
       assert.equal(started.length, 3, 'one finished: the next one starts');

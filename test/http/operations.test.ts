@@ -8,6 +8,7 @@ import type { JobStore } from '../../server/store/jobs/port.js';
 import { TestServer, type Client } from '../support/server.js';
 import { damageContent, storeTargets } from '../support/stores.js';
 import { tusUpload } from '../support/tus.js';
+import { until } from '../support/until.js';
 
 const METRICS_TOKEN = 'metrics-token-0123456789';
 
@@ -171,12 +172,12 @@ for (const target of storeTargets) {
         return (await res.json()).last;
       };
       const finished = async (): Promise<VerificationResult> => {
-        for (let i = 0; i < 200; i++) {
-          const result = await last();
-          if (result && result.state !== 'running') return result;
-          await delay(50);
-        }
-        throw new Error('the fixity check did not finish');
+        let result: VerificationResult | null = null;
+        await until(async () => {
+          result = await last();
+          return result !== null && result.state !== 'running';
+        }, 'the fixity check finished');
+        return result!;
       };
 
       it('is shown and started by administrators only', async () => {
@@ -307,8 +308,10 @@ for (const target of storeTargets) {
         assert.equal((await admin.fetch('/api/verification', { method: 'POST' })).status, 202);
         const shown: VerificationResult | null = (await (await admin.fetch('/api/verification')).json()).last;
         assert.equal(shown?.trigger, 'command', 'the check just started is shown');
-        for (let i = 0; i < 100 && (await server.archive.services.fixity.last())?.state === 'running'; i++)
-          await delay(50);
+        await until(
+          async () => (await server.archive.services.fixity.last())?.state !== 'running',
+          'the check ended (before the store closes)',
+        );
       } finally {
         await server.close();
       }

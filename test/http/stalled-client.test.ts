@@ -6,6 +6,7 @@ import { md5, randomContent } from '../support/content.js';
 import { TestServer, type Client } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
 import { patchRequest, TUS, tusMetadata, tusRequest, tusUpload, uploadPath } from '../support/tus.js';
+import { until } from '../support/until.js';
 
 /** A PATCH whose client stops sending: cut off after UPLOAD_STALL_SECONDS, keeping what arrived. */
 for (const target of storeTargets) {
@@ -68,14 +69,14 @@ for (const target of storeTargets) {
         /^answered 408 close \{"error":"request_timeout","message":"No bytes arrived for 1 s, so the request was ended\. The bytes that arrived are kept/,
       );
       const waited = answeredAt - started;
-      assert.ok(waited >= 900 && waited < 10_000, `cut off after ${waited} ms`);
+      // Not before the stall time; the upper bound only says it was not left hanging (a busy
+      // machine can be many times slower).
+      assert.ok(waited >= 900 && waited < 60_000, `cut off after ${waited} ms`);
       // The server persists what arrived just after cutting the connection: a client asks again.
-      let offset = '';
-      for (let i = 0; i < 100 && offset !== String(sent); i++) {
-        offset = (await tusRequest(clerk, path, 'HEAD')).headers.get('upload-offset')!;
-        if (offset !== String(sent)) await new Promise((r) => setTimeout(r, 50));
-      }
-      assert.equal(offset, String(sent), 'every byte that arrived is kept');
+      await until(
+        async () => (await tusRequest(clerk, path, 'HEAD')).headers.get('upload-offset') === String(sent),
+        'every byte that arrived is kept',
+      );
       // Free at once: resuming does not meet a lock.
       const resumed = await tusUpload(clerk, data, { uploadUrl: `${server.url}${path}` });
       assert.equal(resumed.status, 'stored');

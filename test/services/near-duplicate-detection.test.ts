@@ -82,7 +82,7 @@ for (const target of storeTargets) {
 
     it(
       'gives way to uploads: while files keep arriving a round is followed by a pause (rounds take a fifth of the time), and once they stop the queue is worked through',
-      { timeout: 30_000 },
+      { timeout: 120_000 },
       async () => {
         // Virtual time: each reading of the clock is 10 ms after the last (a round takes 10 ms), and a pause passes its length.
         let t = 0;

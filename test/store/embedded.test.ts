@@ -475,18 +475,27 @@ describe('embedded store specifics', () => {
       import { openEmbeddedStore } from ${JSON.stringify(storeModule)};
       const store = openEmbeddedStore({ dataDir: ${JSON.stringify(dataDir)}, chunkSize: 1024 });
       const keyOf = (data) => ({ md5: createHash('md5').update(data).digest('hex'), sha256: createHash('sha256').update(data).digest('hex'), length: data.length });
-      process.stdout.write('ready\\n');
-      for (;;) {
+      for (let told = false; ; ) {
         const data = randomBytes(1 + Math.floor(Math.random() * 20000));
         ${storing}
+        if (!told) {
+          told = true;
+          process.stdout.write('committed\\n');
+        }
       }
     `;
       for (let round = 0; round < 5; round++) {
         const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
           stdio: ['ignore', 'pipe', 'inherit'],
         });
-        await once(child.stdout, 'data');
-        await delay(50 + Math.random() * 200);
+        // Killed at a random moment once it has committed a file (on a busy machine, a fixed
+        // 50-250 ms after it started could all fall before its first commit).
+        let said = '';
+        await new Promise<void>((resolve, reject) => {
+          child.stdout.on('data', (d: Buffer) => (said += d.toString()).includes('committed') && resolve());
+          child.once('exit', (code) => reject(new Error(`the child exited (${code}) before it committed a file`)));
+        });
+        await delay(Math.random() * 200);
         child.kill('SIGKILL');
         await once(child, 'exit');
       }

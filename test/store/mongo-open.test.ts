@@ -13,7 +13,8 @@ describe('opening the MongoDB store', () => {
       assert.match(err.message, /no server answered within 500 ms/);
       return true;
     });
-    // The served client waits 10 s for a server (a failover); the attempt does not.
-    assert.ok(Date.now() - started < 3000, `gave up after ${Date.now() - started} ms`);
+    // The served client waits 10 s for a server (a failover); the attempt does not (well under
+    // that even on a busy machine, where the 500 ms can take a few seconds).
+    assert.ok(Date.now() - started < 8000, `gave up after ${Date.now() - started} ms`);
   });
 });

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
 import { MongoClient } from 'mongodb';
+import { forgetKeptConnections } from './kept-connections.js';
 import { mongoUri, tempDir, type StoreTarget } from './stores.js';
 
 /** Real server processes and the archive command, for tests that kill, restart or run two servers. */
@@ -52,15 +53,20 @@ export async function killServer(s: Started): Promise<void> {
 
 /** Runs the server process to its exit (for start-up failures). */
 export function runServerToExit(env: Record<string, string>) {
-  return spawnSync(process.execPath, [MAIN], { env: { ...process.env, PORT: '0', ...env }, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [MAIN], { env: { ...process.env, PORT: '0', ...env }, encoding: 'utf8' });
+  forgetKeptConnections();
+  return run;
 }
 
+/** Runs the archive command to its exit (this process waits, its event loop blocked). */
 export function cli(args: string[], env: Record<string, string>, input?: string) {
-  return spawnSync(process.execPath, [CLI, ...args], {
+  const run = spawnSync(process.execPath, [CLI, ...args], {
     env: { ...process.env, ...env },
     input: input ?? '',
     encoding: 'utf8',
   });
+  forgetKeptConnections();
+  return run;
 }
 
 /** A loopback port nobody listens on right now (a restarted server keeps its upload URLs). */

@@ -561,6 +561,8 @@ export class FolderUpload {
       await this.#largeTurn();
       const controller = new AbortController();
       this.#pauseControllers.add(controller);
+      // Paused while this file waited for its journal entry or its turn: it starts once resumed.
+      if (this.#paused) controller.abort(new PausedError());
       try {
         return await this.options.sendLarge(
           large,
