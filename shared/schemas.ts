@@ -140,7 +140,25 @@ export interface ByteRangeView {
   end: number;
 }
 
-export type UploadCheckResult = { status: 'upload' } | { status: 'prove'; claimId: string; ranges: ByteRangeView[] };
+/**
+ * The caller's own earlier upload of a content into its unit (its ledger entry there): a folder
+ * dropped again is asked about before it counts again. Never about another account's or unit's.
+ */
+export interface OwnUpload {
+  fileId: string;
+  /** ISO 8601: when this account last uploaded it into its unit. */
+  lastUploadTime: string;
+  /** This account's uploads of it into its unit so far. */
+  uploadCount: number;
+}
+
+/**
+ * A check's answer: send the file (`upload`), or prove holding it (`prove`); `ownUpload` when
+ * the caller uploaded this content into its unit before. Not proving counts nothing: a page or a
+ * script skips such a file by letting its claim expire.
+ */
+export type UploadCheckResult =
+  { status: 'upload' } | { status: 'prove'; claimId: string; ranges: ByteRangeView[]; ownUpload?: OwnUpload };
 
 export const INSTANT_UPLOAD_SCOPES = ['archive', 'county', 'unit'] as const;
 export type InstantUploadScope = (typeof INSTANT_UPLOAD_SCOPES)[number];
