@@ -475,6 +475,11 @@ describe('a folder dropped again: asked once, skipped by default', () => {
     (await asked(upload)).answer('count');
     await settled(upload);
     assert.equal(upload.items.filter((i) => i.outcome?.kind === 'instant').length, 20);
+    assert.equal(
+      archive.calls.checks.flat().length,
+      60,
+      'checked again after the answer: a claim may have expired while the clerk read the question',
+    );
     assert.ok(
       [...archive.own.values()].every((o) => o.uploadCount === 2),
       'each counted a second time',

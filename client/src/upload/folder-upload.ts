@@ -567,13 +567,18 @@ export class FolderUpload {
   /** Check, and prove when the archive holds the content: true when counted without its bytes (or skipped). */
   async #instant(item: UploadItem, file: File, release: () => void): Promise<boolean> {
     this.#set(item, 'checking');
-    const check = await this.#checks.add(item);
+    let check = await this.#checks.add(item);
     const earlier = check.status === 'prove' && !this.#countedHere.has(contentOf(item)) ? check.ownUpload : undefined;
     if (!earlier) item.question?.settle(item);
-    else if ((await this.#askRepeat(item, earlier, release)) === 'skip') {
-      // Counted nowhere: the claim is left to expire.
-      this.#finish(item, { kind: 'skipped', ...earlier });
-      return true;
+    else {
+      const waits = item.question?.choice === undefined;
+      if ((await this.#askRepeat(item, earlier, release)) === 'skip') {
+        // Counted nowhere: the claim is left to expire.
+        this.#finish(item, { kind: 'skipped', ...earlier });
+        return true;
+      }
+      // The clerk may have read the question for longer than a claim lives: a fresh one.
+      if (waits) check = await this.#checks.add(item);
     }
     if (check.status !== 'prove') return false;
     this.#set(item, 'proving');
