@@ -46,6 +46,11 @@ export const uploadCheckRequest = z.strictObject({
   size: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   name: z.string().min(1).max(1000),
   type: z.string().max(255).optional(),
+  /**
+   * A script that skips files it uploaded into its unit before (the importer by default): for
+   * such a file the answer is `skip` with its `ownUpload`, and no claim is made.
+   */
+  skipOwnUpload: z.boolean().optional(),
 });
 export type UploadCheckRequest = z.infer<typeof uploadCheckRequest>;
 
@@ -154,11 +159,14 @@ export interface OwnUpload {
 
 /**
  * A check's answer: send the file (`upload`), or prove holding it (`prove`); `ownUpload` when
- * the caller uploaded this content into its unit before. Not proving counts nothing: a page or a
- * script skips such a file by letting its claim expire.
+ * the caller uploaded this content into its unit before. Not proving counts nothing: a page
+ * skips such a file by letting its claim expire; a check that asked to `skipOwnUpload` is
+ * answered `skip`, with no claim.
  */
 export type UploadCheckResult =
-  { status: 'upload' } | { status: 'prove'; claimId: string; ranges: ByteRangeView[]; ownUpload?: OwnUpload };
+  | { status: 'upload' }
+  | { status: 'prove'; claimId: string; ranges: ByteRangeView[]; ownUpload?: OwnUpload }
+  | { status: 'skip'; ownUpload: OwnUpload };
 
 export const INSTANT_UPLOAD_SCOPES = ['archive', 'county', 'unit'] as const;
 export type InstantUploadScope = (typeof INSTANT_UPLOAD_SCOPES)[number];

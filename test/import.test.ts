@@ -524,6 +524,9 @@ describe('bulk import of a legacy file-system archive (npm run import)', () => {
     const myCount = async (data: Uint8Array) =>
       (await archiveFiles(clerk)).find((f) => f.fileMD5 === md5(data))?.myUploadCount;
     const results = path.join(work, 'sent-before.csv');
+    const importer = (await server.store.accounts.findByUsername('importer'))!;
+    const claimsHeld = () => server.store.claims.countOutstanding(importer.id, new Date());
+    const heldBefore = await claimsHeld();
 
     const run = await runImport([
       root,
@@ -545,6 +548,7 @@ describe('bulk import of a legacy file-system archive (npm run import)', () => {
       /skipped, you uploaded them into your unit before: 3 \(counted nowhere; --count-again counts them\)/,
     );
     assert.deepEqual([await myCount(mine), await myCount(alsoMine)], [1, 1], 'counted nowhere');
+    assert.equal(await claimsHeld(), heldBefore, 'the archive made no claim for a skipped file');
     const rows = parseCsv<Record<string, string>>(fs.readFileSync(results), { bom: true, columns: true });
     const mineId = (await archiveFiles(clerk)).find((f) => f.fileMD5 === md5(mine))!.fileId;
     assert.deepEqual(

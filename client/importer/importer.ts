@@ -399,10 +399,9 @@ export class Importer {
       if (group?.inArchive) this.findings.inArchive.push(file.label);
       return { as: 'inArchive' };
     }
-    const check = await this.#checks.add(checkRequest(file, fp));
+    const check = await this.#checks.add(this.#checkRequest(file, fp));
     if (check.status === 'upload') return { as: 'upload' };
-    const ownUpload = this.#earlier(check, fp);
-    if (ownUpload) return { as: 'skipped', ownUpload };
+    if (check.status === 'skip') return { as: 'skipped', ownUpload: check.ownUpload };
     const group = this.#firsts.get(`${fp.md5}:${fp.sha256}:${fp.size}`)?.group;
     if (group) group.inArchive = true;
     this.findings.inArchive.push(file.label);
@@ -411,10 +410,9 @@ export class Importer {
 
   async #import(file: ImportItem, fp: FileFingerprint, role: Role, resumeUrl: string | undefined): Promise<Ending> {
     if (!resumeUrl) {
-      const check = await this.#checks.add(checkRequest(file, fp));
-      const ownUpload = this.#earlier(check, fp);
-      // Its claim is left to expire: nothing is counted.
-      if (ownUpload) return { as: 'skipped', ownUpload };
+      const check = await this.#checks.add(this.#checkRequest(file, fp));
+      // Nothing is counted, and the archive made no claim for it.
+      if (check.status === 'skip') return { as: 'skipped', ownUpload: check.ownUpload };
       if (check.status === 'prove') {
         const digests = fp.bytes
           ? check.ranges.map((r) => createHash('md5').update(fp.bytes!.subarray(r.start, r.end)).digest('hex'))
@@ -484,10 +482,21 @@ export class Importer {
     return { as: 'uploaded', fileId: result.fileId };
   }
 
-  /** This account's earlier upload of the file into its unit, to skip it (unless counted again, or counted by this run). */
-  #earlier(check: UploadCheckResult, fp: FileFingerprint): OwnUpload | undefined {
-    if (check.status !== 'prove' || !check.ownUpload || this.options.countAgain) return undefined;
-    return this.#countedHere.has(contentKey(fp)) ? undefined : check.ownUpload;
+  /**
+   * The check of a file: the archive answers `skip` for one this account uploaded into its unit
+   * before, unless it is counted again (--count-again) or this run counted its content (a copy
+   * within the source).
+   */
+  #checkRequest(file: ImportItem, fp: FileFingerprint): UploadCheckRequest {
+    const skipOwnUpload = !this.options.countAgain && !this.#countedHere.has(contentKey(fp));
+    return {
+      md5: fp.md5,
+      sha256: fp.sha256,
+      size: fp.size,
+      name: file.name,
+      type: contentType(file.name),
+      ...(skipOwnUpload ? { skipOwnUpload } : {}),
+    };
   }
 
   #finished(size: number): void {
@@ -528,10 +537,6 @@ function contentKey(fp: FileFingerprint): string {
 
 function skippedReason(own: OwnUpload): string {
   return `uploaded into this unit by this account before (${own.uploadCount} time(s), last ${own.lastUploadTime}); --count-again counts it again`;
-}
-
-function checkRequest(file: ImportItem, fp: FileFingerprint) {
-  return { md5: fp.md5, sha256: fp.sha256, size: fp.size, name: file.name, type: contentType(file.name) };
 }
 
 function contentType(name: string): string {

@@ -161,6 +161,13 @@ export class ClaimService {
     // or a copy of a file sent a moment ago, costs neither side a read. It is also told so (and
     // when), to ask before counting it again; only its own entry in its own unit is read.
     const own = await this.store.ledger.uploadOf(entry.fileId, caller.id, caller.unit.id);
+    const ownUpload = own && {
+      fileId: entry.fileId,
+      lastUploadTime: own.lastUploadTime.toISOString(),
+      uploadCount: own.uploadCount,
+    };
+    // Skipped by the caller's own choice: no claim is held for it (nor counted among its outstanding ones).
+    if (ownUpload && req.skipOwnUpload) return { result: { status: 'skip', ownUpload } };
     const ranges = own ? [] : pickRanges(entry.length);
     // Unchecked: a damaged chunk makes the proof fail, which is safe; checking would read whole chunks.
     const expected =
@@ -181,11 +188,6 @@ export class ClaimService {
       ranges,
       expected,
       expiresAt: new Date(now.getTime() + this.ttlMs),
-    };
-    const ownUpload = own && {
-      fileId: entry.fileId,
-      lastUploadTime: own.lastUploadTime.toISOString(),
-      uploadCount: own.uploadCount,
     };
     return { result: { status: 'prove', claimId, ranges, ...(ownUpload ? { ownUpload } : {}) }, claim };
   }

@@ -119,6 +119,35 @@ for (const target of storeTargets) {
         assert.equal('ownUpload' in answer, false, JSON.stringify(answer));
       });
 
+      it('answers "skip", holding no claim, to a check that asks to skip its own earlier upload; other callers prove as before', async () => {
+        const data = randomContent(26_000);
+        const fileId = await uploadAs('clerkQ', data);
+        const skipping = { ...checkBody(data, '卷/第1页.jpg'), skipOwnUpload: true };
+        const claimsOf = async (who: string) => {
+          const account = (await server.store.accounts.findByUsername(who))!;
+          return server.store.claims.countOutstanding(account.id, new Date(now));
+        };
+        const held = await claimsOf('clerkQ');
+        const own = await body<UploadCheckResult>(await as.clerkQ.json('/api/uploads/check', 'POST', skipping), 200);
+        assert.deepEqual(own, {
+          status: 'skip',
+          ownUpload: { fileId, lastUploadTime: new Date(now).toISOString(), uploadCount: 1 },
+        });
+        const many = await body<{ results: UploadCheckResult[] }>(
+          await as.clerkQ.json('/api/uploads/checks', 'POST', { files: [skipping] }),
+          200,
+        );
+        assert.deepEqual(many.results, [own]);
+        assert.equal(await claimsOf('clerkQ'), held, 'no claim is held for a skipped file');
+        for (const who of ['colleagueQ', 'adminQ', 'top'] as const) {
+          const answer = await body<UploadCheckResult>(await as[who].json('/api/uploads/check', 'POST', skipping), 200);
+          assert.equal(answer.status, 'prove', `${who}: not its own upload, nothing to skip`);
+        }
+        const bad = await as.clerkQ.json('/api/uploads/check', 'POST', { ...skipping, skipOwnUpload: 'yes' });
+        assert.equal(bad.status, 400);
+        assert.match(((await bad.json()) as { message: string }).message, /skipOwnUpload/);
+      });
+
       it('refuses an anonymous check with 401 and says nothing of any upload', async () => {
         const data = randomContent(24_000);
         await uploadAs('clerkQ', data);
