@@ -8,7 +8,8 @@ import { z } from 'zod';
 /** A receipt lists at most this many files (a folder of scanned pages rarely holds more). */
 export const RECEIPT_MAX_ROWS = 50_000;
 
-export const RECEIPT_OUTCOMES = ['stored', 'duplicate', 'instant', 'failed'] as const;
+/** `skipped`: a file this clerk had uploaded into its unit before, not counted again (the clerk's choice). */
+export const RECEIPT_OUTCOMES = ['stored', 'duplicate', 'instant', 'failed', 'skipped'] as const;
 export type ReceiptOutcome = (typeof RECEIPT_OUTCOMES)[number];
 
 /** A receipt's id: made by the page when the folder upload starts. */
@@ -19,7 +20,8 @@ export const receiptIdSchema = z
 /**
  * One file as the page reports it. A finished upload names how it was counted: `key`, the
  * file's upload key (a batch or tus upload), or `claimId` (an instant upload); the archive looks
- * the count up and records its own answer. A failed one says why (`reason`: the error code).
+ * the count up and records its own answer. A failed one says why (`reason`: the error code); a
+ * skipped one was counted nowhere (`reason`: SKIPPED_AS_UPLOADED unless it says otherwise).
  */
 export const receiptRowRequest = z.strictObject({
   path: z.string().min(1).max(1000),
@@ -39,6 +41,9 @@ export const receiptRowRequest = z.strictObject({
 });
 export type ReceiptRowRequest = z.infer<typeof receiptRowRequest>;
 
+/** A skipped file's reason: this clerk uploaded it into its unit before (跳过：本单位已上传). */
+export const SKIPPED_AS_UPLOADED = 'already_uploaded';
+
 export const receiptRequest = z.strictObject({
   /** The folder (or the first file's name) the clerk chose. */
   title: z.string().min(1).max(1000),
@@ -55,7 +60,7 @@ export interface ReceiptRow {
   fileId?: string;
   /** The clerk's upload count of the file once this upload was counted. */
   uploadCount?: number;
-  /** Why it failed: an error code of the archive's or the page's. */
+  /** Why it failed (an error code of the archive's or the page's), or why it was skipped. */
   reason?: string;
   at: string;
 }

@@ -46,6 +46,11 @@ export const uploadCheckRequest = z.strictObject({
   size: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   name: z.string().min(1).max(1000),
   type: z.string().max(255).optional(),
+  /**
+   * A script that skips files it uploaded into its unit before (the importer by default): for
+   * such a file the answer is `skip` with its `ownUpload`, and no claim is made.
+   */
+  skipOwnUpload: z.boolean().optional(),
 });
 export type UploadCheckRequest = z.infer<typeof uploadCheckRequest>;
 
@@ -140,7 +145,28 @@ export interface ByteRangeView {
   end: number;
 }
 
-export type UploadCheckResult = { status: 'upload' } | { status: 'prove'; claimId: string; ranges: ByteRangeView[] };
+/**
+ * The caller's own earlier upload of a content into its unit (its ledger entry there): a folder
+ * dropped again is asked about before it counts again. Never about another account's or unit's.
+ */
+export interface OwnUpload {
+  fileId: string;
+  /** ISO 8601: when this account last uploaded it into its unit. */
+  lastUploadTime: string;
+  /** This account's uploads of it into its unit so far. */
+  uploadCount: number;
+}
+
+/**
+ * A check's answer: send the file (`upload`), or prove holding it (`prove`); `ownUpload` when
+ * the caller uploaded this content into its unit before. Not proving counts nothing: a page
+ * skips such a file by letting its claim expire; a check that asked to `skipOwnUpload` is
+ * answered `skip`, with no claim.
+ */
+export type UploadCheckResult =
+  | { status: 'upload' }
+  | { status: 'prove'; claimId: string; ranges: ByteRangeView[]; ownUpload?: OwnUpload }
+  | { status: 'skip'; ownUpload: OwnUpload };
 
 export const INSTANT_UPLOAD_SCOPES = ['archive', 'county', 'unit'] as const;
 export type InstantUploadScope = (typeof INSTANT_UPLOAD_SCOPES)[number];

@@ -370,6 +370,7 @@ describe('bulk import of a legacy file-system archive (npm run import)', () => {
       instant: 1,
       duplicatesInTree: 3,
       alreadyImported: 0,
+      skipped: 0,
       bytesSent: 0,
       bytesSaved: 2 * a.length + 2 * known.length,
       errors: [],
@@ -500,6 +501,85 @@ describe('bulk import of a legacy file-system archive (npm run import)', () => {
       [14, 0],
       'both rows are known to the journal',
     );
+  });
+
+  it('skips files this account uploaded into its unit before, counted nowhere and listed; --count-again counts them', async () => {
+    const root = path.join(work, 'sent-before');
+    const [fresh, others, mine, alsoMine] = [
+      randomContent(610),
+      randomContent(620),
+      randomContent(630),
+      randomContent(640),
+    ];
+    writeTree(root, [
+      ['new.pdf', fresh],
+      ['theirs.pdf', others],
+      ['mine.pdf', mine],
+      ['copy/mine.pdf', mine],
+      ['also-mine.pdf', alsoMine],
+    ]);
+    // Sent before by this account (in the browser, say: no journal knows them), and one by a colleague.
+    for (const data of [mine, alsoMine]) assert.equal((await tusUpload(clerk, data)).status, 'stored');
+    assert.equal((await tusUpload(other, others)).status, 'stored');
+    const myCount = async (data: Uint8Array) =>
+      (await archiveFiles(clerk)).find((f) => f.fileMD5 === md5(data))?.myUploadCount;
+    const results = path.join(work, 'sent-before.csv');
+    const importer = (await server.store.accounts.findByUsername('importer'))!;
+    const claimsHeld = () => server.store.claims.countOutstanding(importer.id, new Date());
+    const heldBefore = await claimsHeld();
+
+    const run = await runImport([
+      root,
+      ...common(),
+      '--journal',
+      path.join(work, 'sent-before-1.jsonl'),
+      '--results',
+      results,
+    ]);
+    assert.equal(run.status, 0, run.stderr);
+    const r = run.report!;
+    assert.deepEqual(
+      [r.uploaded, r.instant, r.duplicatesInTree, r.skipped],
+      [1, 1, 0, 3],
+      'the new file sent, the colleague’s counted, this account’s own three (a copy among them) skipped',
+    );
+    assert.match(
+      run.stdout,
+      /skipped, you uploaded them into your unit before: 3 \(counted nowhere; --count-again counts them\)/,
+    );
+    assert.deepEqual([await myCount(mine), await myCount(alsoMine)], [1, 1], 'counted nowhere');
+    assert.equal(await claimsHeld(), heldBefore, 'the archive made no claim for a skipped file');
+    const rows = parseCsv<Record<string, string>>(fs.readFileSync(results), { bom: true, columns: true });
+    const mineId = (await archiveFiles(clerk)).find((f) => f.fileMD5 === md5(mine))!.fileId;
+    assert.deepEqual(
+      rows
+        .filter((row) => row.outcome === 'skipped')
+        .map((row) => [row.path, row.file_id])
+        .sort(),
+      [
+        ['also-mine.pdf', (await archiveFiles(clerk)).find((f) => f.fileMD5 === md5(alsoMine))!.fileId],
+        ['copy/mine.pdf', mineId],
+        ['mine.pdf', mineId],
+      ],
+    );
+    assert.match(
+      rows.find((row) => row.path === 'mine.pdf')!.reason!,
+      /uploaded into this unit by this account before/,
+    );
+
+    const again = await runImport([
+      root,
+      ...common(),
+      '--journal',
+      path.join(work, 'sent-before-2.jsonl'),
+      '--count-again',
+    ]);
+    assert.equal(again.status, 0, again.stderr);
+    assert.deepEqual(
+      [again.report!.uploaded, again.report!.instant, again.report!.duplicatesInTree, again.report!.skipped],
+      [0, 4, 1, 0],
+    );
+    assert.deepEqual([await myCount(mine), await myCount(alsoMine), await myCount(fresh)], [3, 2, 2]);
   });
 
   it('runs as `npm run archive -- import` too, as scripts written before `npm run import` call it', async () => {

@@ -26,16 +26,21 @@ holds is recorded without sending it, the rest is sent resumably (tus).
                         row with a "path" column, and optionally "record_id" and "name" (the name
                         the archive records); relative paths are taken from <dir>, or else from
                         the folder of the table; UTF-8 or GB18030
+  --count-again         also count files this account uploaded into its unit before (by an
+                        earlier import with another journal, or in the browser); by default
+                        they are skipped, counted nowhere, and listed as skipped
   --dry-run             only hash and ask: list identical files within the tree and files the
                         archive already holds; nothing is uploaded or recorded
   --json                end standard output with one line of JSON: seen, uploaded, instant,
-                        duplicatesInTree, bytesSent, bytesSaved, errors (path, reason), …
+                        duplicatesInTree, skipped, bytesSent, bytesSaved, errors (path,
+                        reason), …
   --journal <file>      where to keep the journal that lets a re-run skip finished files and
                         resume unfinished uploads (default: one per server, account and source
                         under ~/.local/state/archive-dedup/imports)
   --results <file.csv>  write one row per file: path, record_id, outcome (uploaded, instant,
-                        duplicateInTree, alreadyImported, error), file_id (the archive's), md5,
-                        size, reason: the map from the old paths and records to the archive
+                        duplicateInTree, alreadyImported, skipped, error), file_id (the
+                        archive's), md5, size, reason: the map from the old paths and records
+                        to the archive
   --threads <n>         files hashed at the same time (default: 2)
   --uploads <n>         files checked or sent at the same time (default: 3)
 
@@ -76,6 +81,7 @@ export async function runImportCommand(argv: string[]): Promise<number> {
       token: { type: 'string' },
       manifest: { type: 'string' },
       'dry-run': { type: 'boolean' },
+      'count-again': { type: 'boolean' },
       json: { type: 'boolean' },
       journal: { type: 'string' },
       results: { type: 'string' },
@@ -190,6 +196,7 @@ export async function runImportCommand(argv: string[]): Promise<number> {
     journal,
     uploads: settings.uploads,
     dryRun,
+    countAgain: values['count-again'] === true,
     signal: interrupt.signal,
     onProblem,
     onFile: results && ((r) => results.write(r)),

@@ -8,7 +8,8 @@ export interface ImportProblem {
 /**
  * The figures of an import. Every file seen ends in exactly one of: uploaded, instant (the
  * archive held it already), duplicatesInTree (same content as an earlier file of this import),
- * alreadyImported (finished by an earlier run, per the journal) or errors.
+ * alreadyImported (finished by an earlier run, per the journal), skipped (uploaded into this
+ * account's unit by this account before, not counted again: --count-again counts them) or errors.
  */
 export interface ImportReport {
   seen: number;
@@ -16,6 +17,8 @@ export interface ImportReport {
   instant: number;
   duplicatesInTree: number;
   alreadyImported: number;
+  /** Files this account had uploaded into its unit before (found by the archive, not the journal): counted nowhere. */
+  skipped: number;
   /** Bytes put on the wire, this run. */
   bytesSent: number;
   /** Bytes of the files recorded without sending their content (instant and in-tree duplicates). */
@@ -38,6 +41,7 @@ export function emptyReport(dryRun: boolean): ImportReport {
     instant: 0,
     duplicatesInTree: 0,
     alreadyImported: 0,
+    skipped: 0,
     bytesSent: 0,
     bytesSaved: 0,
     errors: [],
@@ -102,6 +106,10 @@ export function summaryLines(r: ImportReport): string[] {
   }
   lines.push(`  duplicates within the tree:  ${r.duplicatesInTree}`);
   if (r.alreadyImported > 0) lines.push(`  done by an earlier run:      ${r.alreadyImported}`);
+  if (r.skipped > 0)
+    lines.push(
+      `  skipped, you uploaded them into your unit before: ${r.skipped} (counted nowhere; --count-again counts them)`,
+    );
   lines.push(`  errors:                      ${r.errors.length}`);
   lines.push(
     `Bytes sent: ${formatBytes(r.bytesSent)}; ${r.dryRun ? 'deduplication would save' : 'saved by deduplication'}: ${formatBytes(r.bytesSaved)}`,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import mime from 'mime-types';
 import { BATCH_FILE_MAX_BYTES, BATCH_MAX_FILES } from '../../shared/schemas.js';
-import type { UploadCheckRequest, UploadCheckResult, UploadResult } from '../../shared/schemas.js';
+import type { OwnUpload, UploadCheckRequest, UploadCheckResult, UploadResult } from '../../shared/schemas.js';
 import { ArchiveAnswerError, type ArchiveConnection, type BatchSend } from './archive-connection.js';
 import { RequestBatcher } from '../../shared/request-batcher.js';
 import { FingerprintFailure, type FileFingerprint, type FingerprintPool } from './fingerprints.js';
@@ -19,6 +19,11 @@ export interface ImporterOptions {
   /** Files checked, proved or sent at the same time. */
   uploads: number;
   dryRun: boolean;
+  /**
+   * Count again files this account uploaded into its unit before (an earlier import, another
+   * journal, the browser): by default they are skipped and counted nowhere (--count-again).
+   */
+  countAgain?: boolean;
   /** Ctrl-C: no new file is started, uploads stop where they are (the journal knows where). */
   signal: AbortSignal;
   /** Each problem as it is found (the summary lists them all again). */
@@ -31,7 +36,7 @@ export interface ImporterOptions {
 export interface FileResult {
   path: string;
   recordId?: string;
-  outcome: FinishedAs | 'alreadyImported' | 'error';
+  outcome: FinishedAs | 'alreadyImported' | 'skipped' | 'error';
   fileId?: string;
   md5?: string;
   size?: number;
@@ -44,7 +49,11 @@ export class ImportStoppedError extends Error {
 }
 
 /** How one file ended. */
-type Ending = { as: FinishedAs; fileId: string } | { as: 'upload' | 'inArchive' };
+type Ending =
+  | { as: FinishedAs; fileId: string }
+  | { as: 'upload' | 'inArchive' }
+  /** Uploaded into this unit by this account before (not in this run): not counted again. */
+  | { as: 'skipped'; ownUpload: OwnUpload };
 
 type Role = 'first' | 'copy';
 
@@ -152,6 +161,8 @@ export class Importer {
   readonly #proofs: RequestBatcher<{ claimId: string; digests: string[] }, UploadResult>;
   readonly #smallUploads: RequestBatcher<BatchSend, UploadResult>;
   readonly #smallRoom = new SmallFileRoom(SMALL_FILES_UNDER_WAY, SMALL_BYTES_UNDER_WAY);
+  /** Contents this run counted: a copy of one is a duplicate within the tree, not an earlier upload. */
+  readonly #countedHere = new Set<string>();
 
   /** Why the import stopped before its end on its own (the token refused, the archive's disk full). */
   get stopped(): ImportStoppedError | undefined {
@@ -340,6 +351,21 @@ export class Importer {
       const ending = this.options.dryRun
         ? await this.#checkOnly(file, fp, role)
         : await this.#import(file, fp, role, resumeUrl);
+      if (ending.as === 'skipped') {
+        // Not journalled: a later run with --count-again still counts it.
+        this.report.skipped++;
+        this.options.onFile?.({
+          ...whose(file),
+          outcome: 'skipped',
+          fileId: ending.ownUpload.fileId,
+          md5: fp.md5,
+          size: fp.size,
+          reason: skippedReason(ending.ownUpload),
+        });
+        this.#finished(fp.size);
+        return ending;
+      }
+      if ('fileId' in ending) this.#countedHere.add(contentKey(fp));
       if (ending.as === 'uploaded' || ending.as === 'upload') this.report.uploaded++;
       else {
         this.report.bytesSaved += fp.size;
@@ -373,8 +399,9 @@ export class Importer {
       if (group?.inArchive) this.findings.inArchive.push(file.label);
       return { as: 'inArchive' };
     }
-    const check = await this.#checks.add(checkRequest(file, fp));
+    const check = await this.#checks.add(this.#checkRequest(file, fp));
     if (check.status === 'upload') return { as: 'upload' };
+    if (check.status === 'skip') return { as: 'skipped', ownUpload: check.ownUpload };
     const group = this.#firsts.get(`${fp.md5}:${fp.sha256}:${fp.size}`)?.group;
     if (group) group.inArchive = true;
     this.findings.inArchive.push(file.label);
@@ -383,7 +410,9 @@ export class Importer {
 
   async #import(file: ImportItem, fp: FileFingerprint, role: Role, resumeUrl: string | undefined): Promise<Ending> {
     if (!resumeUrl) {
-      const check = await this.#checks.add(checkRequest(file, fp));
+      const check = await this.#checks.add(this.#checkRequest(file, fp));
+      // Nothing is counted, and the archive made no claim for it.
+      if (check.status === 'skip') return { as: 'skipped', ownUpload: check.ownUpload };
       if (check.status === 'prove') {
         const digests = fp.bytes
           ? check.ranges.map((r) => createHash('md5').update(fp.bytes!.subarray(r.start, r.end)).digest('hex'))
@@ -453,6 +482,23 @@ export class Importer {
     return { as: 'uploaded', fileId: result.fileId };
   }
 
+  /**
+   * The check of a file: the archive answers `skip` for one this account uploaded into its unit
+   * before, unless it is counted again (--count-again) or this run counted its content (a copy
+   * within the source).
+   */
+  #checkRequest(file: ImportItem, fp: FileFingerprint): UploadCheckRequest {
+    const skipOwnUpload = !this.options.countAgain && !this.#countedHere.has(contentKey(fp));
+    return {
+      md5: fp.md5,
+      sha256: fp.sha256,
+      size: fp.size,
+      name: file.name,
+      type: contentType(file.name),
+      ...(skipOwnUpload ? { skipOwnUpload } : {}),
+    };
+  }
+
   #finished(size: number): void {
     this.progress.filesDone++;
     this.progress.bytesDone += size;
@@ -485,8 +531,12 @@ function whose(item: ImportItem): Pick<FileResult, 'path' | 'recordId'> {
   return { path: item.label, ...(item.recordId ? { recordId: item.recordId } : {}) };
 }
 
-function checkRequest(file: ImportItem, fp: FileFingerprint) {
-  return { md5: fp.md5, sha256: fp.sha256, size: fp.size, name: file.name, type: contentType(file.name) };
+function contentKey(fp: FileFingerprint): string {
+  return `${fp.md5}:${fp.sha256}:${fp.size}`;
+}
+
+function skippedReason(own: OwnUpload): string {
+  return `uploaded into this unit by this account before (${own.uploadCount} time(s), last ${own.lastUploadTime}); --count-again counts it again`;
 }
 
 function contentType(name: string): string {

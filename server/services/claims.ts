@@ -158,10 +158,17 @@ export class ClaimService {
     const entry = await this.store.catalog.findByKey({ md5: req.md5, sha256: req.sha256, length: req.size });
     if (!entry || !(await this.scope.reveals(entry, caller))) return { result: { status: 'upload' } };
     // A clerk who sent (or proved) these bytes before is asked for none: a folder dropped again,
-    // or a copy of a file sent a moment ago, costs neither side a read.
-    const ranges = (await this.store.ledger.uploadedBy(entry.fileId, caller.id, caller.unit.id))
-      ? []
-      : pickRanges(entry.length);
+    // or a copy of a file sent a moment ago, costs neither side a read. It is also told so (and
+    // when), to ask before counting it again; only its own entry in its own unit is read.
+    const own = await this.store.ledger.uploadOf(entry.fileId, caller.id, caller.unit.id);
+    const ownUpload = own && {
+      fileId: entry.fileId,
+      lastUploadTime: own.lastUploadTime.toISOString(),
+      uploadCount: own.uploadCount,
+    };
+    // Skipped by the caller's own choice: no claim is held for it (nor counted among its outstanding ones).
+    if (ownUpload && req.skipOwnUpload) return { result: { status: 'skip', ownUpload } };
+    const ranges = own ? [] : pickRanges(entry.length);
     // Unchecked: a damaged chunk makes the proof fail, which is safe; checking would read whole chunks.
     const expected =
       ranges.length === 0
@@ -182,7 +189,7 @@ export class ClaimService {
       expected,
       expiresAt: new Date(now.getTime() + this.ttlMs),
     };
-    return { result: { status: 'prove', claimId, ranges }, claim };
+    return { result: { status: 'prove', claimId, ranges, ...(ownUpload ? { ownUpload } : {}) }, claim };
   }
 
   /**

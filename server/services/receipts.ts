@@ -1,5 +1,6 @@
 import {
   RECEIPT_OUTCOMES,
+  SKIPPED_AS_UPLOADED,
   type ReceiptOutcome,
   type ReceiptRequest,
   type ReceiptRow,
@@ -36,6 +37,9 @@ export class ReceiptService {
       const path = cleanUploadPath(row.path);
       if (row.outcome === 'failed')
         return { path, size: row.size, outcome: 'failed', reason: row.reason ?? 'unknown', at: row.at };
+      // Counted nowhere, so there is no count to look up (and no file id to vouch for).
+      if (row.outcome === 'skipped')
+        return { path, size: row.size, outcome: 'skipped', reason: row.reason ?? SKIPPED_AS_UPLOADED, at: row.at };
       const key = keys[i];
       const answer = key === undefined ? undefined : counted.get(key);
       if (!answer || answer.accountId !== account.id) {
@@ -60,7 +64,7 @@ export class ReceiptService {
         `${problems.length} finished file(s) of the receipt do not match what the archive counted, e.g. row ${problems[0]!.row} (${problems[0]!.path}) ${problems[0]!.problem}.`,
         { rows: problems.slice(0, NAMED_PROBLEMS), count: problems.length },
       );
-    const counts = Object.fromEntries(RECEIPT_OUTCOMES.map((o) => [o, 0])) as Record<ReceiptOutcome, number>;
+    const counts = { ...ZERO_COUNTS };
     for (const row of rows) counts[row.outcome]++;
     const record: ReceiptRecord = {
       id,
@@ -101,11 +105,13 @@ export function receiptBytes(title: string, rows: ReceiptRow[]): number {
 
 /** The key the archive counted the upload under (server/http/idempotency-key.ts, the tus service, claims). */
 function countedKey(account: Account, row: ReceiptRequest['rows'][number]): string | undefined {
-  if (row.outcome === 'failed') return undefined;
+  if (row.outcome === 'failed' || row.outcome === 'skipped') return undefined;
   if (row.claimId) return `claim:${row.claimId}`;
   if (!row.key) return undefined;
   return row.via === 'tus' ? `tus:${account.id}:${row.key}` : `file:${account.id}:${row.key}`;
 }
+
+const ZERO_COUNTS = Object.fromEntries(RECEIPT_OUTCOMES.map((o) => [o, 0])) as Record<ReceiptOutcome, number>;
 
 function summaryOf(record: ReceiptHeader): ReceiptSummary {
   return {
@@ -113,7 +119,8 @@ function summaryOf(record: ReceiptHeader): ReceiptSummary {
     title: record.title,
     startedAt: record.startedAt.toISOString(),
     updatedAt: record.updatedAt.toISOString(),
-    counts: record.counts,
+    // Receipts kept before files could be skipped have no count of them.
+    counts: { ...ZERO_COUNTS, ...record.counts },
     total: Object.values(record.counts).reduce((a, b) => a + b, 0),
   };
 }

@@ -43,7 +43,7 @@ function receipts(from: number, count: number): ReceiptSummary[] {
     title: `移交-${from + i}`,
     startedAt: '2026-03-01T02:00:00.000Z',
     updatedAt: '2026-03-01T02:00:00.000Z',
-    counts: { instant: 1, stored: 1, duplicate: 0, failed: 0 },
+    counts: { instant: 1, stored: 1, duplicate: 0, failed: 0, skipped: 0 },
     total: 2,
   }));
 }

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { ReceiptRequest } from '../../shared/receipts.js';
-import type { BatchFileResult, ProofResult, UploadCheckRequest, UploadCheckResult } from '../../shared/schemas.js';
+import type {
+  BatchFileResult,
+  OwnUpload,
+  ProofResult,
+  UploadCheckRequest,
+  UploadCheckResult,
+} from '../../shared/schemas.js';
 import {
   FolderUpload,
   SMALL_FILE_MAX_BYTES,
@@ -42,6 +48,8 @@ const hasher: UploadHasher & { hashed: number } = {
 class FakeArchive implements UploadApi {
   readonly held = new Map<string, Uint8Array>();
   readonly counted = new Map<string, string>();
+  /** This clerk's own uploads into its unit, by content (what a check tells it). */
+  readonly own = new Map<string, OwnUpload>();
   readonly calls = { checks: [] as string[][], proofs: [] as string[][], batch: [] as string[][] };
   #claims = new Map<string, { content: string; key: string }>();
   /** Makes the next calls of a kind fail or never answer (after the archive did its work). */
@@ -61,7 +69,13 @@ class FakeArchive implements UploadApi {
       if (!this.held.has(content)) return { status: 'upload' };
       const claimId = randomBytes(12).toString('hex');
       this.#claims.set(claimId, { content, key: `claim:${claimId}` });
-      return { status: 'prove', claimId, ranges: [{ start: 0, end: Math.min(4, f.size) }] };
+      const ownUpload = this.own.get(content);
+      return {
+        status: 'prove',
+        claimId,
+        ranges: [{ start: 0, end: Math.min(4, f.size) }],
+        ...(ownUpload ? { ownUpload } : {}),
+      };
     });
   }
 
@@ -74,6 +88,7 @@ class FakeArchive implements UploadApi {
       if (p.digests[0] !== md5(bytes.subarray(0, 4)))
         return { status: 'rejected', error: 'claim_rejected', message: 'wrong' };
       this.counted.set(claim.key, claim.content);
+      this.#countOwn(claim.content);
       return { status: 'duplicate', fileId: claim.content.slice(0, 24), uploadCount: this.counted.size };
     });
     return this.#answer('proofs', results);
@@ -93,9 +108,24 @@ class FakeArchive implements UploadApi {
       const stored = !this.held.has(content);
       this.held.set(content, bytes);
       this.counted.set(`file:${f.key}`, content);
+      this.#countOwn(content);
       results.push({ status: stored ? 'stored' : 'duplicate', fileId: content.slice(0, 24), uploadCount: 1 });
     }
     return this.#answer('batch', results);
+  }
+
+  #countOwn(content: string): void {
+    const earlier = this.own.get(content);
+    this.own.set(content, {
+      fileId: content.slice(0, 24),
+      lastUploadTime: new Date().toISOString(),
+      uploadCount: (earlier?.uploadCount ?? 0) + 1,
+    });
+  }
+
+  /** Counts of the ledger: uploads counted, and this clerk's per content. */
+  ledger(): string {
+    return JSON.stringify([this.counted.size, [...this.own.values()].map((o) => o.uploadCount)]);
   }
 
   #answer<T>(kind: 'batch' | 'proofs', results: T): Promise<T> {
@@ -384,5 +414,137 @@ describe('a folder upload in the browser', () => {
     await settled(upload);
     assert.equal(upload.items[0]!.outcome?.kind, 'stored');
     assert.deepEqual(sends.at(-1), { whilePaused: false, aborted: false }, 'sent once resumed');
+  });
+});
+
+/** A folder this clerk uploaded, finished, and then cleared from the list (the page starts a new one). */
+async function uploadedBefore(archive: FakeArchive, count: number) {
+  const files = folder(count, 64);
+  const first = pipeline(archive);
+  await first.add(files);
+  await settled(first);
+  return files;
+}
+
+/** Until the upload asks its question; then the question. */
+async function asked(upload: FolderUpload) {
+  await until(() => upload.question !== undefined, 'the question is asked');
+  return upload.question!;
+}
+
+describe('a folder dropped again: asked once, skipped by default', () => {
+  it('asks once, after every file of the drop was checked, with their count and the latest earlier upload; skipping counts nothing', async () => {
+    const archive = new FakeArchive();
+    const files = await uploadedBefore(archive, 50);
+    const latest = [...archive.own.values()].map((o) => o.lastUploadTime).sort()[49]!;
+    const before = archive.ledger();
+    const kept: ReceiptRequest[] = [];
+    const upload = pipeline(archive, new MemoryJournal(), 1 << 30, async (_id, r) => void kept.push(r));
+    const fresh = folder(5, 64).map((f) => ({ ...f, path: f.path.replace('卷', '新卷') }));
+    await upload.add([...files, ...fresh]);
+    const question = await asked(upload);
+    assert.deepEqual([question.count, question.latest], [50, latest]);
+    assert.equal(archive.calls.checks.flat().length, 105, 'every file of the drop was checked before it was asked');
+    assert.ok(
+      upload.items.filter((i) => files.some((f) => f.path === i.path)).every((i) => i.phase === 'asking'),
+      'the files sent before wait for the answer',
+    );
+    assert.equal(archive.calls.proofs.flat().length, 0, 'none of them proved');
+    question.answer('skip');
+    await settled(upload);
+    assert.equal(upload.question, undefined);
+    assert.equal(upload.items.filter((i) => i.outcome?.kind === 'skipped').length, 50);
+    assert.equal(upload.items.filter((i) => i.outcome?.kind === 'stored').length, 5, 'the new files went as usual');
+    assert.equal(archive.calls.proofs.flat().length, 0, 'no proof for a skipped file');
+    assert.equal(
+      JSON.parse(archive.ledger())[0],
+      JSON.parse(before)[0] + 5,
+      'the ledger counted the five new files only',
+    );
+    await until(() => kept.length > 0, 'the receipt is sent');
+    const rows = kept[kept.length - 1]!.rows;
+    assert.equal(rows.filter((r) => r.outcome === 'skipped' && r.reason === 'already_uploaded').length, 50);
+    assert.equal(rows.filter((r) => r.outcome === 'stored').length, 5);
+  });
+
+  it('counts them again when the clerk says 仍要再次登记', async () => {
+    const archive = new FakeArchive();
+    const files = await uploadedBefore(archive, 20);
+    const upload = pipeline(archive);
+    await upload.add(files);
+    (await asked(upload)).answer('count');
+    await settled(upload);
+    assert.equal(upload.items.filter((i) => i.outcome?.kind === 'instant').length, 20);
+    assert.equal(
+      archive.calls.checks.flat().length,
+      60,
+      'checked again after the answer: a claim may have expired while the clerk read the question',
+    );
+    assert.ok(
+      [...archive.own.values()].every((o) => o.uploadCount === 2),
+      'each counted a second time',
+    );
+  });
+
+  it('asks about a drop larger than the files under way at once as a whole (the waiting ones give way)', async () => {
+    const archive = new FakeArchive();
+    const files = await uploadedBefore(archive, 2100);
+    const upload = pipeline(archive);
+    await upload.add(files);
+    const question = await asked(upload);
+    assert.equal(question.count, 2100);
+    question.answer('skip');
+    await settled(upload);
+    assert.equal(upload.items.filter((i) => i.outcome?.kind === 'skipped').length, 2100);
+  });
+
+  it('copies within the upload are not asked about; copies of a file sent before are, with it', async () => {
+    const archive = new FakeArchive();
+    const [sent] = await uploadedBefore(archive, 1);
+    const upload = pipeline(archive);
+    const [fresh] = folder(1, 64);
+    const copyOf = (f: { data: Uint8Array }, path: string) => ({
+      data: f.data,
+      path,
+      file: new File([f.data], 'c.jpg'),
+    });
+    await upload.add([
+      { ...fresh!, path: '新/a.jpg' },
+      copyOf(fresh!, '新/副本/a.jpg'),
+      sent!,
+      copyOf(sent!, '卷/副本/第000页.jpg'),
+    ]);
+    const question = await asked(upload);
+    assert.equal(question.count, 2, 'the file sent before and its copy; not the new file’s twin');
+    question.answer('skip');
+    await settled(upload);
+    assert.deepEqual(
+      upload.items.map((i) => [i.path, i.outcome?.kind]),
+      [
+        ['新/a.jpg', 'stored'],
+        ['新/副本/a.jpg', 'instant'],
+        ['卷/第000页.jpg', 'skipped'],
+        ['卷/副本/第000页.jpg', 'skipped'],
+      ],
+    );
+  });
+
+  it('the same folder dropped again while the first drop waits for the answer adds nothing and asks nothing more', async () => {
+    const archive = new FakeArchive();
+    const files = await uploadedBefore(archive, 10);
+    const upload = pipeline(archive);
+    await upload.add(files);
+    const question = await asked(upload);
+    await upload.add(files);
+    assert.equal(upload.items.length, 10);
+    assert.equal(upload.question, question);
+    assert.equal(question.count, 10);
+    question.answer('skip');
+    await settled(upload);
+    assert.equal(
+      archive.calls.checks.flat().length,
+      20,
+      'ten checks the first time, ten now, none for the second drop',
+    );
   });
 });

@@ -58,8 +58,23 @@ describe('the upload page’s transfer list', () => {
   });
 
   it('counts the outcomes, and says where a file stands', () => {
-    assert.deepEqual(countItems(items), { instant: 1, stored: 1, failed: 1, unfinished: 2 });
+    assert.deepEqual(countItems(items), { instant: 1, stored: 1, failed: 1, skipped: 0, unfinished: 2 });
     assert.equal(statusText('zh-CN', items[3]!), `${statusText('zh-CN', item('p', 'sending'))} 25%`);
     assert.match(statusText('en', items[2]!), /^Failed: /);
+  });
+
+  it('counts a file skipped as sent before apart from the uploaded ones, filters it, and says when it was sent', () => {
+    const skipped: Outcome = {
+      kind: 'skipped',
+      fileId: 'f',
+      lastUploadTime: '2026-11-28T01:56:00.000Z',
+      uploadCount: 11,
+    };
+    const list = [...items, item('卷宗/旧.pdf', 'done', skipped), item('卷宗/问.pdf', 'asking')];
+    assert.deepEqual(countItems(list), { instant: 1, stored: 1, failed: 1, skipped: 1, unfinished: 3 });
+    assert.deepEqual(shown(transferRows(list, 'skipped', new Set())), ['[卷宗]', '卷宗/旧.pdf']);
+    assert.match(statusText('zh-CN', list[5]!), /^跳过：本单位已于 2026年11月28日 \d{2}:56 上传过，本次未登记$/);
+    assert.match(statusText('en', list[5]!), /^Skipped: already uploaded to your unit on Nov 28, 2026/);
+    assert.equal(statusText('zh-CN', list[6]!), '等待您确认：本单位已上传过此文件');
   });
 });

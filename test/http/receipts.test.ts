@@ -74,7 +74,7 @@ for (const target of storeTargets) {
         await as.clerk.json(`/api/receipts/${id}`, 'PUT', { title: '卷', startedAt: at, rows }),
         200,
       );
-      assert.deepEqual(summary.counts, { stored: 2, duplicate: 0, instant: 1, failed: 1 });
+      assert.deepEqual(summary.counts, { stored: 2, duplicate: 0, instant: 1, failed: 1, skipped: 0 });
       const receipt = await body<ReceiptView>(await as.clerk.fetch(`/api/receipts/${id}`), 200);
       assert.deepEqual(
         receipt.rows.map((r) => [r.path, r.outcome, r.fileId, r.uploadCount, r.reason]),
@@ -94,6 +94,19 @@ for (const target of storeTargets) {
       await body(await as.clerk.json(`/api/receipts/${id}`, 'PUT', { title: '卷', startedAt: at, rows: retried }), 200);
       assert.equal((await body<ReceiptView>(await as.clerk.fetch(`/api/receipts/${id}`), 200)).rows.length, 3);
       assert.equal((await body<{ total: number }>(await as.clerk.fetch('/api/receipts'), 200)).total, 1);
+    });
+
+    it('keeps a file the clerk chose to skip (uploaded into its unit before) as skipped, with no file or count of its own', async () => {
+      const { rows } = await uploadFolder();
+      const id = newId();
+      const skipped = { path: '卷/旧/第1页.jpg', size: 1000, outcome: 'skipped', at };
+      const summary = await body<ReceiptSummary>(
+        await as.clerk.json(`/api/receipts/${id}`, 'PUT', { title: '卷', startedAt: at, rows: [...rows, skipped] }),
+        200,
+      );
+      assert.deepEqual(summary.counts, { stored: 2, duplicate: 0, instant: 1, failed: 1, skipped: 1 });
+      const receipt = await body<ReceiptView>(await as.clerk.fetch(`/api/receipts/${id}`), 200);
+      assert.deepEqual(receipt.rows[4], { ...skipped, reason: 'already_uploaded' });
     });
 
     it('refuses a receipt that claims an upload not counted for the clerk, keeping nothing', async () => {

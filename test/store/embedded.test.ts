@@ -180,7 +180,7 @@ describe('embedded store specifics', () => {
       title: '2026年移交',
       startedAt: new Date('2026-11-25T08:00:00Z'),
       updatedAt: new Date('2026-11-25T09:00:00Z'),
-      counts: { stored: 0, duplicate: 0, instant: 0, failed: 1 },
+      counts: { stored: 0, duplicate: 0, instant: 0, failed: 1, skipped: 0 },
       bytes: 0,
       rows,
     };

@@ -17,12 +17,15 @@ export function ReceiptsPage({ api, language, id }: { api: ArchiveApi; language:
 
 function countsText(language: Language, r: ReceiptSummary): string {
   const t = translator(language);
-  return t('receiptCounts', {
+  const counts = t('receiptCounts', {
     total: formatCount(language, r.total),
     instant: formatCount(language, r.counts.instant),
     stored: formatCount(language, r.counts.stored + r.counts.duplicate),
     failed: formatCount(language, r.counts.failed),
   });
+  return r.counts.skipped > 0
+    ? counts + t('summarySkipped', { skipped: formatCount(language, r.counts.skipped) })
+    : counts;
 }
 
 function ReceiptList({ api, language }: { api: ArchiveApi; language: Language }) {

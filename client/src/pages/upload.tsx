@@ -5,6 +5,7 @@ import { BodyLiveRegion } from './controls.js';
 import { formatCount } from './format.js';
 import { DropZone } from './upload/drop-zone.js';
 import { ReceiptPanel } from './upload/receipt-panel.js';
+import { RepeatPrompt } from './upload/repeat-prompt.js';
 import { TransferList } from './upload/transfer-list.js';
 import { countItems } from './upload/transfer-rows.js';
 import { TransferSummary } from './upload/transfer-summary.js';
@@ -32,7 +33,7 @@ export function UploadPage({
   });
   const counts = countItems(upload.items);
   const total = upload.items.length;
-  const finished = counts.instant + counts.stored + counts.failed;
+  const finished = counts.instant + counts.stored + counts.failed + counts.skipped;
 
   const n = (value: number) => formatCount(language, value);
   const announcement = announcer.say(
@@ -40,7 +41,9 @@ export function UploadPage({
     {
       start: (all) => t('announceStart', { count: n(all) }),
       progress: (done, all) => t('progressAll', { done: n(done), total: n(all) }),
-      end: () => t('announceEnd', { instant: n(counts.instant), stored: n(counts.stored), failed: n(counts.failed) }),
+      end: () =>
+        t('announceEnd', { instant: n(counts.instant), stored: n(counts.stored), failed: n(counts.failed) }) +
+        (counts.skipped > 0 ? t('announceSkipped', { skipped: n(counts.skipped) }) : ''),
     },
     Date.now(),
   );
@@ -60,6 +63,7 @@ export function UploadPage({
       )}
       <section aria-labelledby="results-title" class="results" hidden={total === 0}>
         <h2 id="results-title">{t('resultsTitle')}</h2>
+        {upload.question && <RepeatPrompt language={language} question={upload.question} />}
         <TransferSummary language={language} upload={upload} counts={counts} onRetry={retryFailed} onClear={clear} />
         <ReceiptPanel language={language} upload={upload} />
         <TransferList language={language} items={upload.items} counts={counts} />

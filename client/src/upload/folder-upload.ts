@@ -4,6 +4,7 @@ import {
   BATCH_MAX_FILES,
   type BatchFileResult,
   type ByteRangeView,
+  type OwnUpload,
   type ProofResult,
   type UploadCheckRequest,
   type UploadCheckResult,
@@ -11,11 +12,12 @@ import {
 } from '../../../shared/schemas.js';
 import type { ContentDigest } from '../hashing/content-hash.js';
 import { ApiError, NetworkError } from '../errors.js';
-import { receiptReason, type ReceiptRequest } from '../../../shared/receipts.js';
+import { receiptReason, SKIPPED_AS_UPLOADED, type ReceiptRequest } from '../../../shared/receipts.js';
+import { RepeatQuestion, type RepeatChoice } from './repeat-question.js';
 import type { JournalEntry, JournalOutcome, JournalState, UploadAction, UploadJournal } from './upload-journal.js';
 
 /** Where a file stands, as the clerk sees it. */
-export type Phase = 'waiting' | 'hashing' | 'twin' | 'checking' | 'proving' | 'sending' | 'done' | 'failed';
+export type Phase = 'waiting' | 'hashing' | 'twin' | 'checking' | 'asking' | 'proving' | 'sending' | 'done' | 'failed';
 
 export type Outcome = JournalOutcome;
 
@@ -42,6 +44,10 @@ export interface UploadItem {
   outcome?: Outcome;
   finishedAt?: number;
   running: boolean;
+  /** The question of the drop it came in (sent into this unit before: skip or count again?). */
+  question?: RepeatQuestion;
+  /** Waiting for that answer, it gave its place among the files under way to the next. */
+  slotLent?: boolean;
 }
 
 export interface UploadApi {
@@ -146,6 +152,13 @@ export class FolderUpload {
   #restoring: Promise<void> = Promise.resolve();
   #receiptTimer: ReturnType<typeof setTimeout> | undefined;
   receipt: ReceiptState = { kind: 'none' };
+  /** Each drop's question, in the order dropped. */
+  readonly #questions: RepeatQuestion[] = [];
+  /**
+   * Contents this upload counted: a file of them is a copy within the upload (a twin, the same
+   * page in two folders), not one sent before, and is not asked about.
+   */
+  readonly #countedHere = new Set<string>();
 
   constructor(private readonly options: FolderUploadOptions) {
     const { api, hasher } = options;
@@ -236,6 +249,7 @@ export class FolderUpload {
       this.items.push(item);
       this.#byPath.set(item.path, item);
       if (!item.outcome) this.#withoutBytes.add(item);
+      if (counts(item.outcome)) this.#countedHere.add(contentOf(item));
     }
     // The page may have been closed before the receipt was kept: it is sent again (it replaces).
     if (this.#action && this.items.some((i) => i.outcome) && this.#action.kept !== this.#receiptShape())
@@ -259,16 +273,26 @@ export class FolderUpload {
       };
       void this.options.journal.saveAction(this.#action).catch(() => undefined);
     }
+    // One question for the drop, not asked before every file of it is in the list.
+    const question = new RepeatQuestion(this.options.onChange);
+    this.#questions.push(question);
+    question.join(files);
     // A file's size and time are read from the disk the first time they are asked (a few
     // tenths of a millisecond each in Chromium): they are taken a slice at a time, each in a task
     // of its own (not in the one that handed them over), and the list fills as they come.
     for (let at = 0; at < files.length; at += ADD_SLICE) {
       await new Promise((resolve) => setTimeout(resolve, 0));
-      this.#addSlice(files.slice(at, at + ADD_SLICE));
+      this.#addSlice(files.slice(at, at + ADD_SLICE), question);
     }
+    question.settle(files);
   }
 
-  #addSlice(files: ReadonlyArray<{ file: File; path: string }>): void {
+  /** The question of a drop to show: all its files checked, some sent into this unit before. */
+  get question(): RepeatQuestion | undefined {
+    return this.#questions.find((q) => q.open);
+  }
+
+  #addSlice(files: ReadonlyArray<{ file: File; path: string }>, question: RepeatQuestion): void {
     const added: UploadItem[] = [];
     for (const { file, path } of files) {
       let item = this.#byPath.get(path);
@@ -307,6 +331,8 @@ export class FolderUpload {
       this.#withoutBytes.delete(item);
       if (item.phase === 'done' || item.running) continue;
       if (item.outcome?.kind === 'failed' && !item.outcome.retry) continue;
+      item.question = question;
+      question.join(item);
       this.#start(item);
     }
     void this.#remember(added);
@@ -330,8 +356,14 @@ export class FolderUpload {
     this.#running++;
     if (this.#underWay < MAX_UNDER_WAY) {
       this.#underWay++;
-      void this.#run(item).finally(() => this.#next());
+      void this.#run(item).finally(() => this.#ended(item));
     } else this.#queue.push(item);
+  }
+
+  /** A file's way ended: its place goes to the next, unless it gave it away while it waited for an answer. */
+  #ended(item: UploadItem): void {
+    if (item.slotLent) item.slotLent = false;
+    else this.#next();
   }
 
   #next(): void {
@@ -341,7 +373,7 @@ export class FolderUpload {
       return;
     }
     // A new task for each: the files queued behind do not all start in one.
-    setTimeout(() => void this.#run(item).finally(() => this.#next()), 0);
+    setTimeout(() => void this.#run(item).finally(() => this.#ended(item)), 0);
   }
 
   /** Tries every failed file again that can succeed and whose bytes are at hand. */
@@ -385,6 +417,8 @@ export class FolderUpload {
     this.#withoutBytes.clear();
     this.#action = undefined;
     this.receipt = { kind: 'none' };
+    this.#questions.length = 0;
+    this.#countedHere.clear();
     await this.options.journal.clear().catch(() => undefined);
     this.options.onChange();
   }
@@ -425,7 +459,7 @@ export class FolderUpload {
       }
       for (let attempt = 0; ; attempt++) {
         try {
-          if (item.pending !== 'send' && (await this.#instant(item, file))) return;
+          if (item.pending !== 'send' && (await this.#instant(item, file, release))) return;
           await this.#whileRunning();
           this.#set(item, 'sending');
           const answer = await this.#send(item, file);
@@ -520,16 +554,32 @@ export class FolderUpload {
     }
     let release!: () => void;
     this.#leaders.set(content, new Promise<void>((resolve) => (release = resolve)));
+    let released = false;
+    // Called early by a file that waits for the clerk's answer (its twins are then checked too).
     return () => {
+      if (released) return;
+      released = true;
       this.#leaders.delete(content);
       release();
     };
   }
 
-  /** Check, and prove when the archive holds the content: true when counted without its bytes. */
-  async #instant(item: UploadItem, file: File): Promise<boolean> {
+  /** Check, and prove when the archive holds the content: true when counted without its bytes (or skipped). */
+  async #instant(item: UploadItem, file: File, release: () => void): Promise<boolean> {
     this.#set(item, 'checking');
-    const check = await this.#checks.add(item);
+    let check = await this.#checks.add(item);
+    const earlier = check.status === 'prove' && !this.#countedHere.has(contentOf(item)) ? check.ownUpload : undefined;
+    if (!earlier) item.question?.settle(item);
+    else {
+      const waits = item.question?.choice === undefined;
+      if ((await this.#askRepeat(item, earlier, release)) === 'skip') {
+        // Counted nowhere: the claim is left to expire.
+        this.#finish(item, { kind: 'skipped', ...earlier });
+        return true;
+      }
+      // The clerk may have read the question for longer than a claim lives: a fresh one.
+      if (waits) check = await this.#checks.add(item);
+    }
     if (check.status !== 'prove') return false;
     this.#set(item, 'proving');
     let digests: string[];
@@ -550,6 +600,24 @@ export class FolderUpload {
     }
     this.#finish(item, { kind: 'instant', ...counted(answer), claimId: check.claimId });
     return true;
+  }
+
+  /**
+   * The clerk's answer for a file it sent into this unit before. While it waits, the file gives its
+   * place among the files under way to the next (a drop larger than those is checked whole before
+   * the question), and its twins go on to their own checks (they are asked about with it).
+   */
+  async #askRepeat(item: UploadItem, earlier: OwnUpload, release: () => void): Promise<RepeatChoice> {
+    const question = (item.question ??= new RepeatQuestion(this.options.onChange));
+    if (!this.#questions.includes(question)) this.#questions.push(question);
+    if (question.choice) return question.choice;
+    this.#set(item, 'asking');
+    release();
+    if (!item.slotLent) {
+      item.slotLent = true;
+      this.#next();
+    }
+    return question.ask(item, earlier.lastUploadTime);
   }
 
   async #send(item: UploadItem, file: File): Promise<UploadResult> {
@@ -598,6 +666,8 @@ export class FolderUpload {
 
   #finish(item: UploadItem, outcome: Outcome): void {
     item.outcome = outcome;
+    item.question?.settle(item);
+    if (counts(outcome)) this.#countedHere.add(contentOf(item));
     item.finishedAt = Date.now();
     // A failed file keeps what it sent unanswered: tried again, it goes the same way, under the
     // same key or claim, so an answer lost on the way cannot make it count twice.
@@ -714,6 +784,8 @@ function receiptRowOf(item: UploadItem): ReceiptRequest['rows'][number] {
       return { path, size, outcome: 'failed', reason: receiptReason(outcome.code, outcome.message), at };
     case 'instant':
       return { path, size, outcome: 'instant', claimId: outcome.claimId, at };
+    case 'skipped':
+      return { path, size, outcome: 'skipped', reason: SKIPPED_AS_UPLOADED, at };
     default:
       return { path, size, outcome: outcome.kind, via: outcome.via, key: item.key, at };
   }
@@ -737,6 +809,16 @@ function entryOf(item: UploadItem): JournalEntry {
     ...(item.outcome ? { outcome: item.outcome } : {}),
     ...(item.finishedAt ? { finishedAt: item.finishedAt } : {}),
   };
+}
+
+/** Whether a file's outcome counted it (in the ledger). */
+function counts(outcome: Outcome | undefined): boolean {
+  return outcome !== undefined && outcome.kind !== 'failed' && outcome.kind !== 'skipped';
+}
+
+/** A file's content, as the archive knows it. */
+function contentOf(item: UploadItem): string {
+  return `${item.md5}:${item.sha256}:${item.size}`;
 }
 
 /** Code-point order: the same every time, and cheap enough to sort ten thousand paths often (localeCompare is not). */

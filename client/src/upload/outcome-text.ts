@@ -1,4 +1,4 @@
-import { reasonParts, type ReceiptOutcome } from '../../../shared/receipts.js';
+import { reasonParts, SKIPPED_AS_UPLOADED, type ReceiptOutcome } from '../../../shared/receipts.js';
 import { ApiError, NetworkError } from '../errors.js';
 import { describeError, isErrorCode, translator, type Language } from '../i18n/index.js';
 import { formatBytes } from '../pages/format.js';
@@ -12,6 +12,7 @@ export function reasonText(language: Language, code: string, message = ''): stri
   if (code === 'payload_too_large' && /^\d+$/.test(message))
     return t('fileTooLarge', { limit: formatBytes(Number(message)) });
   if (code === 'unreadable') return t('hashFailed');
+  if (code === SKIPPED_AS_UPLOADED) return t('reasonAlreadyUploaded');
   if (code === 'network') return describeError(language, new NetworkError());
   if (isErrorCode(code)) return describeError(language, new ApiError(0, code, message));
   return describeError(language, new Error(message || code));
@@ -33,6 +34,8 @@ export function outcomeWord(language: Language, outcome: ReceiptOutcome): string
         ? 'outcomeStored'
         : outcome === 'duplicate'
           ? 'outcomeDuplicate'
-          : 'outcomeFailed',
+          : outcome === 'skipped'
+            ? 'outcomeSkipped'
+            : 'outcomeFailed',
   );
 }

@@ -10,7 +10,9 @@ export type JournalState = 'waiting' | 'proving' | 'sending' | 'done' | 'failed'
 export type JournalOutcome =
   | { kind: 'instant'; fileId: string; uploadCount: number; claimId: string }
   | { kind: 'stored' | 'duplicate'; fileId: string; uploadCount: number; via: 'batch' | 'tus' }
-  | { kind: 'failed'; code: string; message: string; retry: boolean };
+  | { kind: 'failed'; code: string; message: string; retry: boolean }
+  /** Sent into this unit by this clerk before, and not counted again (the clerk's choice). */
+  | { kind: 'skipped'; fileId: string; lastUploadTime: string; uploadCount: number };
 
 /** The folder upload itself: its receipt's id, what it is called, when it started. */
 export interface UploadAction {

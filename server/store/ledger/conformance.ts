@@ -378,6 +378,25 @@ export function ledgerConformance(target: StoreTarget): void {
         assert.equal(await store.ledger.uploadedBy('not an id', clerk.id, 'unit-q'), false);
       });
 
+      it("gives an account's own entry for a file in a unit, with its last upload and count; nobody else's", async () => {
+        const { entry } = await commitBytes(store, randomContent(12));
+        const clerk = testAccount({ unit: unit('unit-q', '青县') });
+        const colleague = testAccount({ unit: unit('unit-q', '青县') });
+        assert.equal(await store.ledger.uploadOf(entry.fileId, clerk.id, 'unit-q'), undefined);
+        await recordUpload(store, clerk, entry.fileId, '卷1/第1页.jpg', new Date('2026-11-28T01:56:00Z'));
+        await recordUpload(store, colleague, entry.fileId, '别人的.jpg', new Date('2026-11-28T05:00:00Z'));
+        await recordUpload(store, clerk, entry.fileId, '卷1/第1页.jpg', new Date('2026-11-28T03:10:00Z'));
+        const own = await store.ledger.uploadOf(entry.fileId, clerk.id, 'unit-q');
+        assert.deepEqual(
+          [own?.userId, own?.unit.id, own?.fileId, own?.uploadCount, own?.lastUploadTime.toISOString()],
+          [clerk.id, 'unit-q', entry.fileId, 2, '2026-11-28T03:10:00.000Z'],
+          "the clerk's own entry, not the colleague's later upload",
+        );
+        assert.equal(await store.ledger.uploadOf(entry.fileId, clerk.id, 'unit-x'), undefined, 'another unit');
+        assert.equal(await store.ledger.uploadOf('0123456789abcdef01234567', clerk.id, 'unit-q'), undefined);
+        assert.equal(await store.ledger.uploadOf('not an id', clerk.id, 'unit-q'), undefined);
+      });
+
       it('names who uploaded in a unit, a subtree or the whole archive, each account once, by login', async () => {
         const { entry } = await commitBytes(store, randomContent(10));
         const other = (await commitBytes(store, randomContent(11))).entry;

@@ -223,6 +223,7 @@ export class EmbeddedLedger implements Ledger {
   private readonly inUnit;
   private readonly inCounty;
   private readonly byAccount;
+  private readonly accountEntry;
 
   constructor(private readonly db: Db) {
     const totals = new EmbeddedTotals(db);
@@ -329,6 +330,9 @@ export class EmbeddedLedger implements Ledger {
     this.byAccount = db.prepare<[number, string, string], { found: number }>(
       'SELECT 1 AS found FROM ledger l WHERE l.file_no = ? AND l.user_id = ? AND l.unit_id = ?',
     );
+    this.accountEntry = db.prepare<[number, string, string], Omit<LedgerRow, 'file_id'>>(
+      `${ENTRIES} WHERE l.file_no = ? AND l.user_id = ? AND l.unit_id = ?`,
+    );
   }
 
   async count(action: UploadAction): Promise<CountedUpload> {
@@ -380,6 +384,11 @@ export class EmbeddedLedger implements Ledger {
 
   async uploadedBy(fileId: string, accountId: string, unitId: string): Promise<boolean> {
     return this.byAccount.get(numberOf(this.db, fileId), accountId, unitId) !== undefined;
+  }
+
+  async uploadOf(fileId: string, accountId: string, unitId: string): Promise<LedgerEntry | undefined> {
+    const row = this.accountEntry.get(numberOf(this.db, fileId), accountId, unitId);
+    return row && withFileId(row, fileId);
   }
 
   async latestUnitUpload(unitId: string, fileId: string): Promise<LedgerEntry | undefined> {

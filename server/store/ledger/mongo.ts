@@ -375,6 +375,17 @@ export class MongoLedger implements Ledger {
     return (await this.c.ledger.findOne(filter, { projection: { _id: 1 } })) !== null;
   }
 
+  async uploadOf(fileId: string, accountId: string, unitId: string): Promise<LedgerEntry | undefined> {
+    const UploadFileID = objectIdOf(fileId);
+    if (!UploadFileID) return undefined;
+    const doc = await this.c.ledger.findOne({
+      UserID: accountId,
+      'UploadGeography.UploadGeoNameID': unitId,
+      UploadFileID,
+    });
+    return doc ? ledgerEntryFromDoc(doc) : undefined;
+  }
+
   async latestUnitUpload(unitId: string, fileId: string): Promise<LedgerEntry | undefined> {
     const UploadFileID = objectIdOf(fileId);
     if (!UploadFileID) return undefined;

@@ -131,6 +131,11 @@ export interface Ledger {
    * held them, before (so a claim of it again asks for no ranges).
    */
   uploadedBy(fileId: string, accountId: string, unitId: string): Promise<boolean>;
+  /**
+   * The account's entry for the file in the unit, if it has one: when it last uploaded it there
+   * and how often (a check tells a clerk "you sent this here before", never about anyone else).
+   */
+  uploadOf(fileId: string, accountId: string, unitId: string): Promise<LedgerEntry | undefined>;
   /** The most recent upload of a file by a unit, if any (a unit's right to read it). */
   latestUnitUpload(unitId: string, fileId: string): Promise<LedgerEntry | undefined>;
   /** The most recent upload of a file in a view's scope, if any: the name and type the view shows it under. */

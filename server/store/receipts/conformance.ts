@@ -13,7 +13,7 @@ export function receiptConformance(target: StoreTarget): void {
         title: '2026年移交',
         startedAt: new Date('2026-11-25T08:00:00Z'),
         updatedAt,
-        counts: { stored: rows, duplicate: 0, instant: 0, failed: 0 },
+        counts: { stored: rows, duplicate: 0, instant: 0, failed: 0, skipped: 0 },
         bytes: 1000 + rows,
         rows: Array.from({ length: rows }, (_, i) => ({
           path: `2026年移交/第${i}页.jpg`,

@@ -11,6 +11,7 @@ const FILTER_LABEL: Record<Filter, MessageKey> = {
   instant: 'filterInstant',
   stored: 'filterStored',
   failed: 'filterFailed',
+  skipped: 'filterSkipped',
   unfinished: 'filterUnfinished',
 };
 
@@ -37,7 +38,8 @@ export function TransferList({
   return (
     <>
       <div class="filters" role="group" aria-label={t('resultsTitle')}>
-        {FILTERS.map((f) => (
+        {/* 跳过 only once something was skipped: most uploads never ask. */}
+        {FILTERS.filter((f) => f !== 'skipped' || counts.skipped > 0).map((f) => (
           <button type="button" aria-pressed={filter === f} onClick={() => setFilter(f)}>
             {t(FILTER_LABEL[f])}
             {f !== 'all' && ` (${formatCount(language, counts[f])})`}

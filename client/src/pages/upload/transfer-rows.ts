@@ -1,10 +1,11 @@
 import { translator, type Language } from '../../i18n/index.js';
 import { byCodePoints, type UploadItem } from '../../upload/folder-upload.js';
 import { reasonText } from '../../upload/outcome-text.js';
+import { formatTime } from '../format.js';
 
 /** The list's filters: everything, or one kind of outcome. */
-export type Filter = 'all' | 'instant' | 'stored' | 'failed' | 'unfinished';
-export const FILTERS: readonly Filter[] = ['all', 'instant', 'stored', 'failed', 'unfinished'];
+export type Filter = 'all' | 'instant' | 'stored' | 'failed' | 'skipped' | 'unfinished';
+export const FILTERS: readonly Filter[] = ['all', 'instant', 'stored', 'failed', 'skipped', 'unfinished'];
 
 /** A row of the transfer list: a folder's heading (with its tally) or one file. */
 export type Row =
@@ -17,6 +18,7 @@ export type Counts = Record<Exclude<Filter, 'all'>, number>;
 export function kindOf(item: UploadItem): Exclude<Filter, 'all'> {
   if (item.outcome?.kind === 'failed') return 'failed';
   if (item.outcome?.kind === 'instant') return 'instant';
+  if (item.outcome?.kind === 'skipped') return 'skipped';
   if (item.outcome) return 'stored';
   return 'unfinished';
 }
@@ -29,7 +31,7 @@ function rank(item: UploadItem): number {
 }
 
 export function countItems(items: readonly UploadItem[]): Counts {
-  const counts = { instant: 0, stored: 0, failed: 0, unfinished: 0 };
+  const counts = { instant: 0, stored: 0, failed: 0, skipped: 0, unfinished: 0 };
   for (const item of items) counts[kindOf(item)]++;
   return counts;
 }
@@ -78,6 +80,8 @@ export function statusText(language: Language, item: UploadItem): string {
         return t('statusDuplicate', { count: outcome.uploadCount });
       case 'failed':
         return t('statusFailed', { reason: failureText(language, item) });
+      case 'skipped':
+        return t('statusSkipped', { time: formatTime(language, outcome.lastUploadTime) });
     }
   }
   const percent = item.size > 0 ? ` ${Math.floor((100 * item.progress) / item.size)}%` : '';
@@ -88,6 +92,8 @@ export function statusText(language: Language, item: UploadItem): string {
       return t('waitingForTwin');
     case 'checking':
       return t('checking');
+    case 'asking':
+      return t('statusAsking');
     case 'proving':
       return t('proving');
     case 'sending':

@@ -21,7 +21,7 @@ export function TransferSummary({
   const n = (value: number) => formatCount(language, value);
   const items = upload.items;
   const total = items.length;
-  const finished = counts.instant + counts.stored + counts.failed;
+  const finished = counts.instant + counts.stored + counts.failed + counts.skipped;
   const retryable = items.filter((i) => i.outcome?.kind === 'failed' && i.outcome.retry && i.file).length;
   return (
     <>
@@ -31,6 +31,7 @@ export function TransferSummary({
         data-instant={counts.instant}
         data-stored={counts.stored}
         data-failed={counts.failed}
+        data-skipped={counts.skipped}
       >
         {t('progressAll', { done: n(finished), total: n(total) })}
         {t('summarySeparator')}
@@ -41,6 +42,7 @@ export function TransferSummary({
           failed: n(counts.failed),
           active: n(counts.unfinished),
         })}
+        {counts.skipped > 0 && t('summarySkipped', { skipped: n(counts.skipped) })}
       </p>
       <progress class="overall" max={Math.max(1, total)} value={finished} aria-label={t('resultsTitle')} />
       <div class="upload-actions">
