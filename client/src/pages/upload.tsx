@@ -5,6 +5,7 @@ import { BodyLiveRegion } from './controls.js';
 import { formatCount } from './format.js';
 import { DropZone } from './upload/drop-zone.js';
 import { ReceiptPanel } from './upload/receipt-panel.js';
+import { RetryBanner } from './upload/retry-banner.js';
 import { TransferList } from './upload/transfer-list.js';
 import { countItems } from './upload/transfer-rows.js';
 import { TransferSummary } from './upload/transfer-summary.js';
@@ -25,7 +26,7 @@ export function UploadPage({
   hidden: boolean;
 }) {
   const t = translator(language);
-  const { upload, announcer, restoredUnfinished, add, retryFailed, clear } = useFolderUpload({
+  const { upload, announcer, meter, restoredUnfinished, add, retryFailed, clear } = useFolderUpload({
     api,
     account,
     maxFileSize,
@@ -33,14 +34,17 @@ export function UploadPage({
   const counts = countItems(upload.items);
   const total = upload.items.length;
   const finished = counts.instant + counts.stored + counts.failed;
+  const waiting = upload.waits.state;
 
   const n = (value: number) => formatCount(language, value);
   const announcement = announcer.say(
-    { active: upload.active, total, finished },
+    { active: upload.active, total, finished, waiting: waiting?.cause === 'offline' },
     {
       start: (all) => t('announceStart', { count: n(all) }),
       progress: (done, all) => t('progressAll', { done: n(done), total: n(all) }),
       end: () => t('announceEnd', { instant: n(counts.instant), stored: n(counts.stored), failed: n(counts.failed) }),
+      waiting: () => t('announceOutage'),
+      recovered: () => t('announceRecovered'),
     },
     Date.now(),
   );
@@ -49,7 +53,8 @@ export function UploadPage({
     <main class="page" hidden={hidden} aria-labelledby="upload-title">
       <h1 id="upload-title">{t('uploadTitle')}</h1>
       <p class="hint">{t('uploadHint')}</p>
-      <DropZone language={language} maxFileSize={maxFileSize} onFiles={add} />
+      <DropZone language={language} maxFileSize={maxFileSize} onFiles={add} compact={upload.active} />
+      <RetryBanner language={language} waiting={waiting} onRetryNow={() => upload.waits.retryNow()} />
       {/* The one live region for the list's progress (the summary above changes four times a second),
           outside this page, so a clerk reading another page still hears how the upload goes. */}
       <BodyLiveRegion text={announcement} />
@@ -60,7 +65,14 @@ export function UploadPage({
       )}
       <section aria-labelledby="results-title" class="results" hidden={total === 0}>
         <h2 id="results-title">{t('resultsTitle')}</h2>
-        <TransferSummary language={language} upload={upload} counts={counts} onRetry={retryFailed} onClear={clear} />
+        <TransferSummary
+          language={language}
+          upload={upload}
+          counts={counts}
+          onRetry={retryFailed}
+          onClear={clear}
+          meter={meter}
+        />
         <ReceiptPanel language={language} upload={upload} />
         <TransferList language={language} items={upload.items} counts={counts} />
       </section>

@@ -3,7 +3,7 @@ import { translator, type Language, type MessageKey } from '../../i18n/index.js'
 import type { UploadItem } from '../../upload/folder-upload.js';
 import { formatBytes, formatCount } from '../format.js';
 import { VirtualList } from '../virtual-list.js';
-import { FILTERS, statusText, transferRows, type Counts, type Filter, type Row } from './transfer-rows.js';
+import { FILTERS, rowStatus, statusText, transferRows, type Counts, type Filter, type Row } from './transfer-rows.js';
 
 const ROW_HEIGHT = 34;
 const FILTER_LABEL: Record<Filter, MessageKey> = {
@@ -101,7 +101,7 @@ function TransferRow({
   const name = item.folder ? item.path.slice(item.folder.length + 1) : item.path;
   const status = statusText(language, item);
   return (
-    <li data-name={item.path} data-status={item.outcome?.kind ?? item.phase} title={item.path}>
+    <li data-name={item.path} data-status={rowStatus(item)} title={item.path}>
       <span class="name">{name}</span>
       <span class="size">{formatBytes(item.size)}</span>
       <span class="status" title={status}>

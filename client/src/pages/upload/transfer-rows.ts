@@ -1,6 +1,7 @@
 import { translator, type Language } from '../../i18n/index.js';
 import { byCodePoints, type UploadItem } from '../../upload/folder-upload.js';
 import { reasonText } from '../../upload/outcome-text.js';
+import { formatBytes } from '../format.js';
 
 /** The list's filters: everything, or one kind of outcome. */
 export type Filter = 'all' | 'instant' | 'stored' | 'failed' | 'unfinished';
@@ -64,10 +65,25 @@ function failureText(language: Language, item: UploadItem): string {
   return item.outcome?.kind === 'failed' ? reasonText(language, item.outcome.code, item.outcome.message) : '';
 }
 
+/** A path as the clerk knows it inside the folder they dropped ("案卷007/第0033页.jpg"). */
+export function pathInDrop(path: string): string {
+  const slash = path.indexOf('/');
+  return slash < 0 ? path : path.slice(slash + 1);
+}
+
+/** The row's `data-status`: how it ended, or its phase (`retrying` while its request waits to be tried again). */
+export function rowStatus(item: UploadItem): string {
+  if (item.outcome) return item.outcome.kind;
+  return item.retrying ? 'retrying' : item.phase;
+}
+
 /** Where one file stands, in words (with its percentage while it is hashed or sent). */
 export function statusText(language: Language, item: UploadItem): string {
   const t = translator(language);
   const outcome = item.outcome;
+  // A copy of a page of this very list: counted, but it is not a repeated upload to tell the clerk about.
+  if (item.sameAs && (outcome?.kind === 'instant' || outcome?.kind === 'duplicate'))
+    return t('statusSameAs', { path: pathInDrop(item.sameAs) });
   if (outcome) {
     switch (outcome.kind) {
       case 'instant':
@@ -80,6 +96,7 @@ export function statusText(language: Language, item: UploadItem): string {
         return t('statusFailed', { reason: failureText(language, item) });
     }
   }
+  if (item.retrying) return t('statusRetrying');
   const percent = item.size > 0 ? ` ${Math.floor((100 * item.progress) / item.size)}%` : '';
   switch (item.phase) {
     case 'hashing':
@@ -91,7 +108,14 @@ export function statusText(language: Language, item: UploadItem): string {
     case 'proving':
       return t('proving');
     case 'sending':
-      return item.progress > 0 ? `${t('sending')}${percent}` : t('sending');
+      // Bytes as well as the share: a large file's row moves visibly, a megabyte at a time.
+      return item.progress > 0
+        ? t('sendingBytes', {
+            sent: formatBytes(item.progress),
+            size: formatBytes(item.size),
+            percent: Math.floor((100 * item.progress) / item.size),
+          })
+        : t('sending');
     default:
       return item.file ? t('waiting') : t('needsFile');
   }
