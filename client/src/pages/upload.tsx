@@ -52,7 +52,8 @@ export function UploadPage({
   return (
     <main class="page" hidden={hidden} aria-labelledby="upload-title">
       <h1 id="upload-title">{t('uploadTitle')}</h1>
-      <p class="hint">{t('uploadHint')}</p>
+      {/* Read before the first drop; while files move, the list needs the room more. */}
+      {!upload.active && <p class="hint">{t('uploadHint')}</p>}
       <DropZone language={language} maxFileSize={maxFileSize} onFiles={add} compact={upload.active} />
       <RetryBanner language={language} waiting={waiting} onRetryNow={() => upload.waits.retryNow()} />
       {/* The one live region for the list's progress (the summary above changes four times a second),

@@ -46,29 +46,32 @@ export function TransferSummary({
         })}
       </p>
       <progress class="overall" max={Math.max(1, total)} value={finished} aria-label={t('resultsTitle')} />
-      <TransferRate language={language} upload={upload} meter={meter} />
-      <div class="upload-actions">
-        {upload.active &&
-          (upload.paused ? (
-            <button type="button" onClick={() => upload.resume()}>
-              {t('resumeAll')}
+      {/* One line: what is left and how fast on the left, what can be done on the right (as a 网盘 transfer list). */}
+      <div class="transfer-bar">
+        <TransferRate language={language} upload={upload} meter={meter} />
+        <div class="upload-actions">
+          {upload.active &&
+            (upload.paused ? (
+              <button type="button" onClick={() => upload.resume()}>
+                {t('resumeAll')}
+              </button>
+            ) : (
+              <button type="button" class="secondary" onClick={() => upload.pause()}>
+                {t('pauseAll')}
+              </button>
+            ))}
+          {retryable > 0 && !upload.paused && (
+            <button type="button" onClick={onRetry}>
+              {t('retryFailed', { count: n(retryable) })}
             </button>
-          ) : (
-            <button type="button" class="secondary" onClick={() => upload.pause()}>
-              {t('pauseAll')}
+          )}
+          {/* Only a list that ended may be cleared: an unfinished one holds the keys that keep its files from counting twice. */}
+          {!upload.active && total > 0 && counts.unfinished === 0 && (
+            <button type="button" class="secondary" onClick={onClear}>
+              {t('clearList')}
             </button>
-          ))}
-        {retryable > 0 && !upload.paused && (
-          <button type="button" onClick={onRetry}>
-            {t('retryFailed', { count: n(retryable) })}
-          </button>
-        )}
-        {/* Only a list that ended may be cleared: an unfinished one holds the keys that keep its files from counting twice. */}
-        {!upload.active && total > 0 && counts.unfinished === 0 && (
-          <button type="button" class="secondary" onClick={onClear}>
-            {t('clearList')}
-          </button>
-        )}
+          )}
+        </div>
       </div>
     </>
   );
