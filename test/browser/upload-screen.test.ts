@@ -200,6 +200,13 @@ describe(
         (await page.locator('.results .summary').getAttribute('data-stored')) !== String(datas.length + 1),
         'the upload has not finished',
       );
+      assert.equal(
+        await page
+          .locator('.outcomes li:is([data-status="checking"], [data-status="proving"], [data-status="sending"])')
+          .count(),
+        0,
+        'no row claims to be checking or sending while nothing reaches the archive',
+      );
       await page.screenshot({ path: shot('outage-zh.png') });
       await noSeriousViolations(page, 'upload, outage banner, zh');
       await page.getByRole('button', { name: 'English' }).click();

@@ -82,10 +82,18 @@ describe('the upload page’s transfer list', () => {
     assert.equal(rowStatus(waiting), 'retrying');
     assert.equal(rowStatus({ ...waiting, outcome: stored }), 'stored', 'an outcome wins');
     assert.equal(rowStatus(item('卷宗/g.pdf', 'sending')), 'sending');
+    // Queued behind the requests that wait (the batches' slots are theirs): waiting as well.
+    assert.equal(rowStatus(item('卷宗/h.pdf', 'checking'), true), 'retrying');
+    assert.equal(statusText('en', item('卷宗/h.pdf', 'checking'), true), 'Waiting to retry');
+    assert.equal(rowStatus(item('卷宗/i.pdf', 'hashing'), true), 'hashing', 'work on this computer goes on');
+    assert.equal(rowStatus(item('卷宗/j.pdf', 'done', stored), true), 'stored');
   });
 
   it('says of a page identical to another of the same drop which one, by its path in the drop, not a repeat count', () => {
-    const copy = { ...item('2026年移交/案卷007/第0034页.jpg', 'done', instant), sameAs: '2026年移交/案卷007/第0033页.jpg' };
+    const copy = {
+      ...item('2026年移交/案卷007/第0034页.jpg', 'done', instant),
+      sameAs: '2026年移交/案卷007/第0033页.jpg',
+    };
     assert.equal(statusText('zh-CN', copy), '与本批 案卷007/第0033页.jpg 相同，只保存一份');
     assert.equal(statusText('en', copy), 'Identical to 案卷007/第0033页.jpg in this batch: kept once');
     assert.equal(pathInDrop('单独.jpg'), '单独.jpg');

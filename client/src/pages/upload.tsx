@@ -75,7 +75,7 @@ export function UploadPage({
           meter={meter}
         />
         <ReceiptPanel language={language} upload={upload} />
-        <TransferList language={language} items={upload.items} counts={counts} />
+        <TransferList language={language} items={upload.items} counts={counts} stalled={waiting !== undefined} />
       </section>
     </main>
   );

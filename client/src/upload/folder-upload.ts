@@ -708,7 +708,7 @@ export class FolderUpload {
     const delays = this.options.retryDelaysMs ?? RETRY_DELAYS_MS;
     let wait: RetryWait | undefined;
     try {
-      for (let attempt = 0; ; ) {
+      for (let attempt = 0; ;) {
         try {
           const answer = await send();
           wait?.end();

@@ -19,10 +19,13 @@ export function TransferList({
   language,
   items,
   counts,
+  stalled,
 }: {
   language: Language;
   items: readonly UploadItem[];
   counts: Counts;
+  /** Requests wait to be retried: files that need the archive wait with them. */
+  stalled: boolean;
 }) {
   const t = translator(language);
   const [filter, setFilter] = useState<Filter>('all');
@@ -60,6 +63,7 @@ export function TransferList({
               row={row}
               collapsed={collapsed}
               onToggle={toggle}
+              stalled={stalled}
             />
           );
         }}
@@ -73,11 +77,13 @@ function TransferRow({
   row,
   collapsed,
   onToggle,
+  stalled,
 }: {
   language: Language;
   row: Row;
   collapsed: ReadonlySet<string>;
   onToggle: (folder: string) => void;
+  stalled: boolean;
 }) {
   const t = translator(language);
   if (row.kind === 'folder')
@@ -99,9 +105,9 @@ function TransferRow({
     );
   const { item } = row;
   const name = item.folder ? item.path.slice(item.folder.length + 1) : item.path;
-  const status = statusText(language, item);
+  const status = statusText(language, item, stalled);
   return (
-    <li data-name={item.path} data-status={rowStatus(item)} title={item.path}>
+    <li data-name={item.path} data-status={rowStatus(item, stalled)} title={item.path}>
       <span class="name">{name}</span>
       <span class="size">{formatBytes(item.size)}</span>
       <span class="status" title={status}>

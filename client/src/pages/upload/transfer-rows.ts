@@ -71,14 +71,25 @@ export function pathInDrop(path: string): string {
   return slash < 0 ? path : path.slice(slash + 1);
 }
 
-/** The row's `data-status`: how it ended, or its phase (`retrying` while its request waits to be tried again). */
-export function rowStatus(item: UploadItem): string {
+/** Phases that need the archive's answer to move on. */
+const ASKING: ReadonlySet<string> = new Set(['checking', 'proving', 'sending']);
+
+/**
+ * Whether a file waits to be tried again: its own request failed, or (`stalled`: requests of the
+ * list wait to be retried) it queues behind those requests for the archive.
+ */
+function retrying(item: UploadItem, stalled: boolean): boolean {
+  return !item.outcome && (item.retrying === true || (stalled && ASKING.has(item.phase)));
+}
+
+/** The row's `data-status`: how it ended, or its phase (`retrying` while it waits to be tried again). */
+export function rowStatus(item: UploadItem, stalled = false): string {
   if (item.outcome) return item.outcome.kind;
-  return item.retrying ? 'retrying' : item.phase;
+  return retrying(item, stalled) ? 'retrying' : item.phase;
 }
 
 /** Where one file stands, in words (with its percentage while it is hashed or sent). */
-export function statusText(language: Language, item: UploadItem): string {
+export function statusText(language: Language, item: UploadItem, stalled = false): string {
   const t = translator(language);
   const outcome = item.outcome;
   // A copy of a page of this very list: counted, but it is not a repeated upload to tell the clerk about.
@@ -96,7 +107,7 @@ export function statusText(language: Language, item: UploadItem): string {
         return t('statusFailed', { reason: failureText(language, item) });
     }
   }
-  if (item.retrying) return t('statusRetrying');
+  if (retrying(item, stalled)) return t('statusRetrying');
   const percent = item.size > 0 ? ` ${Math.floor((100 * item.progress) / item.size)}%` : '';
   switch (item.phase) {
     case 'hashing':
