@@ -453,11 +453,11 @@ describe('a folder upload in the browser', () => {
     const busySlept = busy.sleep(600_000, 'busy');
     assert.equal(upload.waits.state?.cause, 'offline');
     upload.waits.answered();
-    assert.equal(await offlineSlept, true, 'woken');
+    assert.equal(await offlineSlept, 'answer', 'woken');
     offline.end();
     assert.deepEqual(upload.waits.state?.cause, 'busy', 'the busy one still waits');
     upload.waits.retryNow();
-    assert.equal(await busySlept, true, 'woken by 立即重试');
+    assert.equal(await busySlept, 'clerk', 'woken by 立即重试');
     busy.end();
     assert.equal(upload.waits.state, undefined);
   });

@@ -13,7 +13,7 @@ import type { ContentDigest } from '../hashing/content-hash.js';
 import { ApiError, NetworkError } from '../errors.js';
 import { receiptReason, type ReceiptRequest } from '../../../shared/receipts.js';
 import type { JournalEntry, JournalOutcome, JournalState, UploadAction, UploadJournal } from './upload-journal.js';
-import { RetryWaits, type RetryWait, type WaitCause } from './retry-waits.js';
+import { RetryWaits, waitCause, type RetryWait, type WaitCause, type WokenBy } from './retry-waits.js';
 
 /** Where a file stands, as the clerk sees it. */
 export type Phase = 'waiting' | 'hashing' | 'twin' | 'checking' | 'proving' | 'sending' | 'done' | 'failed';
@@ -72,7 +72,7 @@ export interface UploadHasher {
  * waits `ms` before trying again (`wake` tries at once), a request went out, the archive answered.
  */
 export interface RetryWatch {
-  waiting(ms: number, cause: WaitCause, wake: () => void): void;
+  waiting(ms: number, cause: WaitCause, wake: (by: WokenBy) => void): void;
   trying(): void;
   answered(): void;
 }
@@ -702,7 +702,8 @@ export class FolderUpload {
   /**
    * A request for `items` sent again after a network failure, a 5xx or a 429 (the same body: keys
    * and claims make that safe). While it waits, its files show 等待重试 and the page its countdown;
-   * a wait cut short (立即重试, or the archive answering another request) costs no attempt.
+   * a wait the clerk cut short (立即重试) costs no attempt (one cut short by another request's
+   * answer does: a request that fails on its own while others pass must not loop).
    */
   async #retrying<T>(items: readonly UploadItem[], send: () => Promise<T>): Promise<T> {
     const delays = this.options.retryDelaysMs ?? RETRY_DELAYS_MS;
@@ -719,7 +720,7 @@ export class FolderUpload {
           if (!cause || attempt >= delays.length) throw error;
           const ms = Math.max(delays[attempt]!, 1000 * ((error as ApiError).retryAfterSeconds ?? 0));
           wait ??= this.waits.begin(items);
-          if (!(await wait.sleep(ms, cause))) attempt++;
+          if ((await wait.sleep(ms, cause)) !== 'clerk') attempt++;
         }
       }
     } finally {
@@ -730,10 +731,10 @@ export class FolderUpload {
 
 /** Whether a failed request is tried again, and why: no answer, a 5xx (but a full disk), or a 429. */
 function transientCause(error: unknown): WaitCause | undefined {
-  if (error instanceof NetworkError) return 'offline';
+  if (error instanceof NetworkError) return waitCause(0);
   if (!(error instanceof ApiError)) return undefined;
-  if (error.status === 429) return 'busy';
-  return error.status >= 500 && error.code !== 'storage_full' ? 'offline' : undefined;
+  const again = error.status === 429 || (error.status >= 500 && error.code !== 'storage_full');
+  return again ? waitCause(error.status) : undefined;
 }
 
 /** The file could not be read (moved, changed, a permission): tried again, it is read again. */

@@ -7,6 +7,7 @@ import {
   type UploadResult,
 } from '../../../shared/schemas.js';
 import { tusShouldRetry } from '../../../shared/tus-retry.js';
+import { waitCause } from './retry-waits.js';
 import { errorFromResponse } from '../api.js';
 import { NetworkError } from '../errors.js';
 import type { LargeSender } from './folder-upload.js';
@@ -50,7 +51,7 @@ export function tusSender(csrfToken: () => string | null, resumeIndex: ResumeInd
           // tus-js-client waits retryDelays[attempt] next; 立即重试 cuts the wait short (abort
           // clears its timer; start goes on from the server's offset).
           if (again)
-            retries?.waiting(options.retryDelays![attempt]!, status === 429 ? 'busy' : 'offline', () => {
+            retries?.waiting(options.retryDelays![attempt]!, waitCause(status), () => {
               void upload.abort(false).then(() => {
                 if (!signal.aborted) upload.start();
               });

@@ -1,5 +1,16 @@
-/** Why a request waits before it is tried again: no answer (or the proxy's 5xx), or the archive asked for patience (429). */
+/**
+ * Why a request waits before it is tried again: `offline`, the archive could not be reached (no
+ * answer, or a proxy's 502 or 504); `busy`, it answered but asked for patience (429, 503, 423) or failed (5xx).
+ */
 export type WaitCause = 'offline' | 'busy';
+
+/** What ended a sleep: its timer, the clerk (立即重试), or an answer the archive gave another request. */
+export type WokenBy = 'timer' | 'clerk' | 'answer';
+
+/** The cause of a failed request's wait, from its HTTP status (0: no answer). */
+export function waitCause(status: number): WaitCause {
+  return status === 0 || status === 502 || status === 504 ? 'offline' : 'busy';
+}
 
 /** What the page shows while requests wait to be tried again. */
 export interface WaitingState {
@@ -21,7 +32,7 @@ export interface Waiter {
 export class RetryWait {
   cause: WaitCause = 'offline';
   retryAt: number | undefined;
-  #wake: (() => void) | undefined;
+  #wake: ((by: WokenBy) => void) | undefined;
 
   constructor(
     private readonly owner: RetryWaits,
@@ -32,23 +43,23 @@ export class RetryWait {
    * The request's next try goes in `ms` by someone else's timer (tus-js-client's); `wake` starts it at
    * once. Cleared by `trying()` when the try goes.
    */
-  holding(ms: number, cause: WaitCause, wake: () => void): void {
+  holding(ms: number, cause: WaitCause, wake: (by: WokenBy) => void): void {
     this.cause = cause;
     this.retryAt = Date.now() + ms;
     this.#wake = wake;
     this.owner.changed();
   }
 
-  /** Sleeps `ms` before the next try; true when woken early (立即重试, or the archive answered another request). */
-  sleep(ms: number, cause: WaitCause): Promise<boolean> {
+  /** Sleeps `ms` before the next try; says what woke it. */
+  sleep(ms: number, cause: WaitCause): Promise<WokenBy> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.trying();
-        resolve(false);
+        resolve('timer');
       }, ms);
-      this.holding(ms, cause, () => {
+      this.holding(ms, cause, (by) => {
         clearTimeout(timer);
-        resolve(true);
+        resolve(by);
       });
     });
   }
@@ -62,10 +73,10 @@ export class RetryWait {
   }
 
   /** Tries at once, if it sleeps. */
-  wake(): void {
+  wake(by: WokenBy): void {
     const wake = this.#wake;
     this.trying();
-    wake?.();
+    wake?.(by);
   }
 
   /** Answered or given up: its files are no longer marked. */
@@ -96,12 +107,12 @@ export class RetryWaits {
 
   /** 立即重试: every sleeping request goes now. */
   retryNow(): void {
-    for (const wait of [...this.#waits]) wait.wake();
+    for (const wait of [...this.#waits]) wait.wake('clerk');
   }
 
-  /** The archive answered a request: those that got no answer go now. */
+  /** The archive answered a request: those that could not reach it go now. */
   answered(): void {
-    for (const wait of [...this.#waits]) if (wait.cause === 'offline') wait.wake();
+    for (const wait of [...this.#waits]) if (wait.cause === 'offline') wait.wake('answer');
   }
 
   /** Undefined when nothing waits. */
