@@ -746,7 +746,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await page.getByRole('heading', { name: '上传档案' }).waitFor();
     await folderInput(page).setInputFiles(folder);
     await page.getByRole('button', { name: '暂停' }).click();
-    await page.getByRole('button', { name: '继续' }).waitFor();
+    await page.getByRole('button', { name: '继续', exact: true }).waitFor();
     // Paused, files go on only as far as the pause lets them: a file being fingerprinted is
     // fingerprinted and checked, and is then held like the others. Once none is on its way there,
     // each file not paused would be sent.
@@ -762,7 +762,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
         checks.answered === checks.asked
       );
     }, 'every file is held: not started, or fingerprinted and checked, or stopped while sending');
-    await page.getByRole('button', { name: '继续' }).click();
+    await page.getByRole('button', { name: '继续', exact: true }).click();
     await waitForSummary(page, { instant: 0, stored: 6 });
     const log = await pageLog();
     const createdBeforePause = log
@@ -824,14 +824,14 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await until(async () => (await serverOffset(api('clerk-a'), upload)) > 1024 * 1024, 'a megabyte arrived');
 
     await page.getByRole('button', { name: '暂停' }).click();
-    await page.getByRole('button', { name: '继续' }).waitFor();
+    await page.getByRole('button', { name: '继续', exact: true }).waitFor();
     await page.screenshot({ path: artifactPath('08-paused.png') });
     // The PATCH the pause broke off ends at the server, which keeps what arrived of it.
     const pausedAt = await offsetAtRest(api('clerk-a'), upload);
     assert.ok(pausedAt > 1024 * 1024 && pausedAt < data.length, `paused at ${pausedAt}`);
 
     await throttleUploads(context, page, 64 * 1024 * 1024);
-    await page.getByRole('button', { name: '继续' }).click();
+    await page.getByRole('button', { name: '继续', exact: true }).click();
     await waitForSummary(page, { instant: 0, stored: 1 });
     const log = await pageLog();
     assert.deepEqual(sentBetween(log, '暂停', '继续'), [], 'nothing was sent while paused');

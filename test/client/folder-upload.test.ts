@@ -415,6 +415,105 @@ describe('a folder upload in the browser', () => {
     assert.equal(upload.items[0]!.outcome?.kind, 'stored');
     assert.deepEqual(sends.at(-1), { whilePaused: false, aborted: false }, 'sent once resumed');
   });
+
+  it('while the archive does not answer, shows the wait (files marked, next try’s time); 立即重试 sends at once and the answer ends it', async () => {
+    class DownArchive extends FakeArchive {
+      down = true;
+      tries = 0;
+      override async batch(files: Parameters<UploadApi['batch']>[0]): Promise<BatchFileResult[]> {
+        this.tries++;
+        if (this.down) throw new NetworkError();
+        return super.batch(files);
+      }
+    }
+    const archive = new DownArchive();
+    let changes = 0;
+    const upload = new FolderUpload({
+      api: archive,
+      hasher,
+      journal: new MemoryJournal(),
+      maxFileSize: 1 << 30,
+      // One try, longer than the test’s own deadline: only 立即重试 can end the wait in time, and
+      // being woken must not use the try up.
+      retryDelaysMs: [600_000],
+      sendLarge: () => Promise.reject(new Error('no large files here')),
+      onChange: () => changes++,
+    });
+    const files = folder(5);
+    assert.equal(upload.waits.state, undefined, 'nothing waits before anything failed');
+    await upload.add(files);
+    await until(() => upload.waits.state?.retryAt !== undefined, 'the failed batch waits for its next try');
+    const { cause, retryAt } = upload.waits.state!;
+    assert.equal(cause, 'offline');
+    assert.ok(retryAt! - Date.now() > 590_000, 'its next try is the first delay away');
+    assert.deepEqual(
+      upload.items.map((i) => i.retrying),
+      [true, true, true, true, true],
+      'its files are marked 等待重试',
+    );
+    const seen = changes;
+    // Still down: woken, it fails again and waits again, without using up a try.
+    upload.waits.retryNow();
+    await until(() => archive.tries === 2 && upload.waits.state?.retryAt !== undefined, 'tried at once, waits again');
+    assert.ok(changes > seen, 'the page heard of it');
+    archive.down = false;
+    upload.waits.retryNow();
+    await settled(upload);
+    assert.equal(archive.tries, 3);
+    assert.equal(upload.waits.state, undefined, 'nothing waits once answered');
+    assert.deepEqual(
+      upload.items.map((i) => [i.retrying, i.outcome?.kind]),
+      files.map(() => [false, 'stored']),
+    );
+    assert.equal(archive.counted.size, 5, 'each file counted once');
+  });
+
+  it('an answer from the archive wakes the requests that got none; one the archive asked to wait (429) keeps waiting', async () => {
+    const upload = new FolderUpload({
+      api: new FakeArchive(),
+      hasher,
+      journal: new MemoryJournal(),
+      maxFileSize: 1 << 30,
+      sendLarge: () => Promise.reject(new Error('no large files here')),
+      onChange: () => {},
+    });
+    const offline = upload.waits.begin([]);
+    const busy = upload.waits.begin([]);
+    const offlineSlept = offline.sleep(600_000, 'offline');
+    const busySlept = busy.sleep(600_000, 'busy');
+    assert.equal(upload.waits.state?.cause, 'offline');
+    upload.waits.answered();
+    assert.equal(await offlineSlept, 'answer', 'woken');
+    offline.end();
+    assert.deepEqual(upload.waits.state?.cause, 'busy', 'the busy one still waits');
+    upload.waits.retryNow();
+    assert.equal(await busySlept, 'clerk', 'woken by 立即重试');
+    busy.end();
+    assert.equal(upload.waits.state, undefined);
+  });
+
+  it('says of identical files in one list which file each equals: the first of that content counted, for every copy', async () => {
+    const archive = new FakeArchive();
+    const [page, other] = folder(2);
+    const copies = ['卷/第101页.jpg', '卷/第102页.jpg'].map((path) => ({
+      path,
+      file: new File([page!.data], path, { lastModified: 1000 }),
+    }));
+    const upload = pipeline(archive);
+    await upload.add([page!, ...copies, other!]);
+    await settled(upload);
+    const byPath = new Map(upload.items.map((i) => [i.path, i]));
+    const group = [page!.path, ...copies.map((c) => c.path)].map((p) => byPath.get(p)!);
+    const firsts = group.filter((i) => i.sameAs === undefined);
+    assert.equal(firsts.length, 1, 'one of the three went first');
+    assert.equal(firsts[0]!.outcome?.kind, 'stored');
+    for (const copy of group.filter((i) => i !== firsts[0])) {
+      assert.equal(copy.sameAs, firsts[0]!.path, `${copy.path} names the first, not the copy before it`);
+      assert.equal(copy.outcome?.kind, 'instant', 'counted (a proof), not sent');
+    }
+    assert.equal(byPath.get(other!.path)!.sameAs, undefined);
+    assert.equal(archive.counted.size, 4, 'every file is still counted: the ledger is not this page’s to change');
+  });
 });
 
 /** A folder this clerk uploaded, finished, and then cleared from the list (the page starts a new one). */

@@ -119,4 +119,16 @@ describe('the upload page’s live region', () => {
     announcer.say({ active: true, total: 5, finished: 0 }, words, 0);
     assert.equal(announcer.say({ active: false, total: 5, finished: 3 }, words, 1_000), 'start 5');
   });
+
+  it('tells an outage once (not each second of its countdown), then that the archive answers again', () => {
+    const outage = { ...words, waiting: () => 'outage', recovered: () => 'recovered' };
+    const announcer = new ProgressAnnouncer();
+    announcer.began();
+    assert.equal(announcer.say({ active: true, total: 100, finished: 0 }, outage, 0), 'start 100');
+    assert.equal(announcer.say({ active: true, total: 100, finished: 10, waiting: true }, outage, 250), 'outage');
+    assert.equal(announcer.say({ active: true, total: 100, finished: 10, waiting: true }, outage, 60_000), 'outage');
+    assert.equal(announcer.say({ active: true, total: 100, finished: 10 }, outage, 60_250), 'recovered');
+    assert.equal(announcer.say({ active: true, total: 100, finished: 11 }, outage, 60_500), 'recovered');
+    assert.equal(announcer.say({ active: false, total: 100, finished: 100 }, outage, 61_000), 'end');
+  });
 });

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { countItems, statusText, transferRows, type Row } from '../../client/src/pages/upload/transfer-rows.js';
+import {
+  countItems,
+  pathInDrop,
+  rowStatus,
+  statusText,
+  transferRows,
+  type Row,
+} from '../../client/src/pages/upload/transfer-rows.js';
 import type { Outcome, Phase, UploadItem } from '../../client/src/upload/folder-upload.js';
 
 function item(path: string, phase: Phase, outcome?: Outcome, size = 100, progress = 0): UploadItem {
@@ -59,7 +66,7 @@ describe('the upload page’s transfer list', () => {
 
   it('counts the outcomes, and says where a file stands', () => {
     assert.deepEqual(countItems(items), { instant: 1, stored: 1, failed: 1, skipped: 0, unfinished: 2 });
-    assert.equal(statusText('zh-CN', items[3]!), `${statusText('zh-CN', item('p', 'sending'))} 25%`);
+    assert.equal(statusText('zh-CN', items[3]!), '正在上传 50 B / 200 B（25%）');
     assert.match(statusText('en', items[2]!), /^Failed: /);
   });
 
@@ -76,5 +83,36 @@ describe('the upload page’s transfer list', () => {
     assert.match(statusText('zh-CN', list[5]!), /^跳过：本单位已于 2026年11月28日 \d{2}:56 上传过，本次未登记$/);
     assert.match(statusText('en', list[5]!), /^Skipped: already uploaded to your unit on Nov 28, 2026/);
     assert.equal(statusText('zh-CN', list[6]!), '等待您确认：本单位已上传过此文件');
+  });
+
+  it('shows a large file’s bytes as they are sent, so its row moves a megabyte at a time', () => {
+    const large = item('卷宗/全卷.tif', 'sending', undefined, 50 * 1024 * 1024, 12 * 1024 * 1024 + 1);
+    assert.equal(statusText('zh-CN', large), '正在上传 12.0 MB / 50.0 MB（24%）');
+    assert.equal(statusText('en', large), 'Uploading 12.0 MB / 50.0 MB (24%)');
+  });
+
+  it('marks a file whose request waits to be tried again, in words and in its data-status', () => {
+    const waiting = { ...item('卷宗/f.pdf', 'sending'), retrying: true };
+    assert.equal(statusText('zh-CN', waiting), '等待重试');
+    assert.equal(rowStatus(waiting), 'retrying');
+    assert.equal(rowStatus({ ...waiting, outcome: stored }), 'stored', 'an outcome wins');
+    assert.equal(rowStatus(item('卷宗/g.pdf', 'sending')), 'sending');
+    // Queued behind the requests that wait (the batches' slots are theirs): waiting as well.
+    assert.equal(rowStatus(item('卷宗/h.pdf', 'checking'), true), 'retrying');
+    assert.equal(statusText('en', item('卷宗/h.pdf', 'checking'), true), 'Waiting to retry');
+    assert.equal(rowStatus(item('卷宗/i.pdf', 'hashing'), true), 'hashing', 'work on this computer goes on');
+    assert.equal(rowStatus(item('卷宗/j.pdf', 'done', stored), true), 'stored');
+  });
+
+  it('says of a page identical to another of the same drop which one, by its path in the drop, not a repeat count', () => {
+    const copy = {
+      ...item('2026年移交/案卷007/第0034页.jpg', 'done', instant),
+      sameAs: '2026年移交/案卷007/第0033页.jpg',
+    };
+    assert.equal(statusText('zh-CN', copy), '与本批 案卷007/第0033页.jpg 相同，只保存一份');
+    assert.equal(statusText('en', copy), 'Identical to 案卷007/第0033页.jpg in this batch: kept once');
+    assert.equal(pathInDrop('单独.jpg'), '单独.jpg');
+    // Not the same as another page of the drop: the archive's count is told, as before.
+    assert.equal(statusText('zh-CN', item('a.jpg', 'done', instant)), '秒传完成（档案库已有），您第 2 次上传此文件');
   });
 });

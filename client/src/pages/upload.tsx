@@ -6,6 +6,7 @@ import { formatCount } from './format.js';
 import { DropZone } from './upload/drop-zone.js';
 import { ReceiptPanel } from './upload/receipt-panel.js';
 import { RepeatPrompt } from './upload/repeat-prompt.js';
+import { RetryBanner } from './upload/retry-banner.js';
 import { TransferList } from './upload/transfer-list.js';
 import { countItems } from './upload/transfer-rows.js';
 import { TransferSummary } from './upload/transfer-summary.js';
@@ -26,7 +27,7 @@ export function UploadPage({
   hidden: boolean;
 }) {
   const t = translator(language);
-  const { upload, announcer, restoredUnfinished, add, retryFailed, clear } = useFolderUpload({
+  const { upload, announcer, meter, restoredUnfinished, add, retryFailed, clear } = useFolderUpload({
     api,
     account,
     maxFileSize,
@@ -34,16 +35,19 @@ export function UploadPage({
   const counts = countItems(upload.items);
   const total = upload.items.length;
   const finished = counts.instant + counts.stored + counts.failed + counts.skipped;
+  const waiting = upload.waits.state;
 
   const n = (value: number) => formatCount(language, value);
   const announcement = announcer.say(
-    { active: upload.active, total, finished },
+    { active: upload.active, total, finished, waiting: waiting?.cause === 'offline' },
     {
       start: (all) => t('announceStart', { count: n(all) }),
       progress: (done, all) => t('progressAll', { done: n(done), total: n(all) }),
       end: () =>
         t('announceEnd', { instant: n(counts.instant), stored: n(counts.stored), failed: n(counts.failed) }) +
         (counts.skipped > 0 ? t('announceSkipped', { skipped: n(counts.skipped) }) : ''),
+      waiting: () => t('announceOutage'),
+      recovered: () => t('announceRecovered'),
     },
     Date.now(),
   );
@@ -51,8 +55,10 @@ export function UploadPage({
   return (
     <main class="page" hidden={hidden} aria-labelledby="upload-title">
       <h1 id="upload-title">{t('uploadTitle')}</h1>
-      <p class="hint">{t('uploadHint')}</p>
-      <DropZone language={language} maxFileSize={maxFileSize} onFiles={add} />
+      {/* Read before the first drop; while files move, the list needs the room more. */}
+      {!upload.active && <p class="hint">{t('uploadHint')}</p>}
+      <DropZone language={language} maxFileSize={maxFileSize} onFiles={add} compact={upload.active} />
+      <RetryBanner language={language} waiting={waiting} onRetryNow={() => upload.waits.retryNow()} />
       {/* The one live region for the list's progress (the summary above changes four times a second),
           outside this page, so a clerk reading another page still hears how the upload goes. */}
       <BodyLiveRegion text={announcement} />
@@ -64,9 +70,16 @@ export function UploadPage({
       <section aria-labelledby="results-title" class="results" hidden={total === 0}>
         <h2 id="results-title">{t('resultsTitle')}</h2>
         {upload.question && <RepeatPrompt language={language} question={upload.question} />}
-        <TransferSummary language={language} upload={upload} counts={counts} onRetry={retryFailed} onClear={clear} />
+        <TransferSummary
+          language={language}
+          upload={upload}
+          counts={counts}
+          onRetry={retryFailed}
+          onClear={clear}
+          meter={meter}
+        />
         <ReceiptPanel language={language} upload={upload} />
-        <TransferList language={language} items={upload.items} counts={counts} />
+        <TransferList language={language} items={upload.items} counts={counts} stalled={waiting !== undefined} />
       </section>
     </main>
   );

@@ -15,6 +15,7 @@ import { ApiError, NetworkError } from '../errors.js';
 import { receiptReason, SKIPPED_AS_UPLOADED, type ReceiptRequest } from '../../../shared/receipts.js';
 import { RepeatQuestion, type RepeatChoice } from './repeat-question.js';
 import type { JournalEntry, JournalOutcome, JournalState, UploadAction, UploadJournal } from './upload-journal.js';
+import { RetryWaits, waitCause, type RetryWait, type WaitCause, type WokenBy } from './retry-waits.js';
 
 /** Where a file stands, as the clerk sees it. */
 export type Phase = 'waiting' | 'hashing' | 'twin' | 'checking' | 'asking' | 'proving' | 'sending' | 'done' | 'failed';
@@ -48,6 +49,13 @@ export interface UploadItem {
   question?: RepeatQuestion;
   /** Waiting for that answer, it gave its place among the files under way to the next. */
   slotLent?: boolean;
+  /** A request for it failed and is to be tried again (等待重试). */
+  retrying?: boolean;
+  /**
+   * Counted without its bytes because an identical file of this list (this path) went first: the
+   * archive keeps one copy.
+   */
+  sameAs?: string;
 }
 
 export interface UploadApi {
@@ -65,11 +73,22 @@ export interface UploadHasher {
   proofs(file: Blob, ranges: ByteRangeView[]): Promise<string[]>;
 }
 
+/**
+ * How a large file's sender tells of its own retries (tus-js-client retries on its own): it
+ * waits `ms` before trying again (`wake` tries at once), a request went out, the archive answered.
+ */
+export interface RetryWatch {
+  waiting(ms: number, cause: WaitCause, wake: (by: WokenBy) => void): void;
+  trying(): void;
+  answered(): void;
+}
+
 /** Sends one large file (tus, resumable); rejects with the signal's reason when it fires. */
 export type LargeSender = (
   item: UploadItem & { md5: string; sha256: string; file: File },
   onProgress: (sent: number) => void,
   signal: AbortSignal,
+  retries?: RetryWatch,
 ) => Promise<UploadResult>;
 
 export interface FolderUploadOptions {
@@ -132,6 +151,10 @@ export class FolderUpload {
   readonly items: UploadItem[] = [];
   readonly #byPath = new Map<string, UploadItem>();
   readonly #leaders = new Map<string, Promise<void>>();
+  /** The first file of each content in this list that was counted: what its identical files are said to equal. */
+  readonly #firstOf = new Map<string, string>();
+  /** Requests that failed and wait to be tried again: the page shows them (与档案库的连接中断…). */
+  readonly waits: RetryWaits;
   readonly #dirty = new Set<UploadItem>();
   #flushTimer: ReturnType<typeof setTimeout> | undefined;
   #paused: { promise: Promise<void>; resume: () => void } | undefined;
@@ -162,6 +185,7 @@ export class FolderUpload {
 
   constructor(private readonly options: FolderUploadOptions) {
     const { api, hasher } = options;
+    this.waits = new RetryWaits(() => options.onChange());
     this.#hashes = new RequestBatcher({
       maxItems: 64,
       maxBytes: 4 * 1024 * 1024,
@@ -175,7 +199,7 @@ export class FolderUpload {
       waitMs: 20,
       concurrency: 2,
       send: (items) =>
-        this.#retrying(() =>
+        this.#retrying(items, () =>
           api.checks(
             items.map((i) => ({
               md5: i.md5!,
@@ -194,7 +218,7 @@ export class FolderUpload {
       send: async (items) => {
         for (const item of items) item.pending = 'proof';
         await this.#journalNow(items);
-        return this.#retrying(() => api.proofs(items.map((i) => i.claim!)));
+        return this.#retrying(items, () => api.proofs(items.map((i) => i.claim!)));
       },
     });
     this.#sends = new RequestBatcher({
@@ -206,7 +230,7 @@ export class FolderUpload {
       send: async (items) => {
         for (const item of items) item.pending = 'send';
         await this.#journalNow(items);
-        const results = await this.#retrying(() =>
+        const results = await this.#retrying(items, () =>
           api.batch(
             items.map((i) => ({
               file: i.file!,
@@ -413,6 +437,7 @@ export class FolderUpload {
     if (this.active) return;
     this.items.length = 0;
     this.#byPath.clear();
+    this.#firstOf.clear();
     this.#dirty.clear();
     this.#withoutBytes.clear();
     this.#action = undefined;
@@ -631,6 +656,17 @@ export class FolderUpload {
       this.#pauseControllers.add(controller);
       // Paused while this file waited for its journal entry or its turn: it starts once resumed.
       if (this.#paused) controller.abort(new PausedError());
+      // tus-js-client retries on its own; it tells of its waits here, so the page shows them too.
+      let wait: RetryWait | undefined;
+      const retries: RetryWatch = {
+        waiting: (ms, cause, wake) => (wait ??= this.waits.begin([item])).holding(ms, cause, wake),
+        trying: () => wait?.trying(),
+        answered: () => {
+          wait?.end();
+          wait = undefined;
+          this.waits.answered();
+        },
+      };
       try {
         return await this.options.sendLarge(
           large,
@@ -639,11 +675,13 @@ export class FolderUpload {
             this.options.onChange();
           },
           controller.signal,
+          retries,
         );
       } catch (error) {
         if (!(error instanceof PausedError)) throw error;
         await this.#whileRunning();
       } finally {
+        wait?.end();
         this.#pauseControllers.delete(controller);
         this.#largeDone();
       }
@@ -667,7 +705,15 @@ export class FolderUpload {
   #finish(item: UploadItem, outcome: Outcome): void {
     item.outcome = outcome;
     item.question?.settle(item);
-    if (counts(outcome)) this.#countedHere.add(contentOf(item));
+    item.sameAs = undefined;
+    if (counts(outcome)) {
+      const content = contentOf(item);
+      this.#countedHere.add(content);
+      // Identical files of one list wait for the first (#leadOrWait): each is counted, one copy kept.
+      const first = this.#firstOf.get(content);
+      if (first === undefined) this.#firstOf.set(content, item.path);
+      else if (first !== item.path && outcome.kind !== 'stored') item.sameAs = first;
+    }
     item.finishedAt = Date.now();
     // A failed file keeps what it sent unanswered: tried again, it goes the same way, under the
     // same key or claim, so an answer lost on the way cannot make it count twice.
@@ -723,23 +769,42 @@ export class FolderUpload {
     while (this.#paused) await this.#paused.promise;
   }
 
-  /** A request sent again after a network failure, a 5xx or a 429 (the same body: keys and claims make that safe). */
-  async #retrying<T>(send: () => Promise<T>): Promise<T> {
+  /**
+   * A request for `items` sent again after a network failure, a 5xx or a 429 (the same body: keys
+   * and claims make that safe). While it waits, its files show 等待重试 and the page its countdown;
+   * a wait the clerk cut short (立即重试) costs no attempt (one cut short by another request's
+   * answer does: a request that fails on its own while others pass must not loop).
+   */
+  async #retrying<T>(items: readonly UploadItem[], send: () => Promise<T>): Promise<T> {
     const delays = this.options.retryDelaysMs ?? RETRY_DELAYS_MS;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await send();
-      } catch (error) {
-        const transient =
-          error instanceof NetworkError ||
-          (error instanceof ApiError &&
-            ((error.status >= 500 && error.code !== 'storage_full') || error.status === 429));
-        if (!transient || attempt >= delays.length) throw error;
-        const wait = Math.max(delays[attempt]!, 1000 * ((error as ApiError).retryAfterSeconds ?? 0));
-        await new Promise((resolve) => setTimeout(resolve, wait));
+    let wait: RetryWait | undefined;
+    try {
+      for (let attempt = 0; ;) {
+        try {
+          const answer = await send();
+          wait?.end();
+          this.waits.answered();
+          return answer;
+        } catch (error) {
+          const cause = transientCause(error);
+          if (!cause || attempt >= delays.length) throw error;
+          const ms = Math.max(delays[attempt]!, 1000 * ((error as ApiError).retryAfterSeconds ?? 0));
+          wait ??= this.waits.begin(items);
+          if ((await wait.sleep(ms, cause)) !== 'clerk') attempt++;
+        }
       }
+    } finally {
+      wait?.end();
     }
   }
+}
+
+/** Whether a failed request is tried again, and why: no answer, a 5xx (but a full disk), or a 429. */
+function transientCause(error: unknown): WaitCause | undefined {
+  if (error instanceof NetworkError) return waitCause(0);
+  if (!(error instanceof ApiError)) return undefined;
+  const again = error.status === 429 || (error.status >= 500 && error.code !== 'storage_full');
+  return again ? waitCause(error.status) : undefined;
 }
 
 /** The file could not be read (moved, changed, a permission): tried again, it is read again. */
@@ -808,6 +873,7 @@ function entryOf(item: UploadItem): JournalEntry {
     ...(item.claim ? { claim: item.claim } : {}),
     ...(item.outcome ? { outcome: item.outcome } : {}),
     ...(item.finishedAt ? { finishedAt: item.finishedAt } : {}),
+    ...(item.sameAs ? { sameAs: item.sameAs } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import {
   type UploadResult,
 } from '../../../shared/schemas.js';
 import { tusShouldRetry } from '../../../shared/tus-retry.js';
+import { waitCause } from './retry-waits.js';
 import { errorFromResponse } from '../api.js';
 import { NetworkError } from '../errors.js';
 import type { LargeSender } from './folder-upload.js';
@@ -25,7 +26,7 @@ const RETRY_DELAYS_MS = [0, 1000, 3000, 5000, 10_000, 15_000, 20_000, 30_000];
  * against the bytes it received and counts the upload once under the file's key.
  */
 export function tusSender(csrfToken: () => string | null, resumeIndex: ResumeIndex): LargeSender {
-  return (item, onProgress, signal) =>
+  return (item, onProgress, signal, retries) =>
     new Promise<UploadResult>((resolve, reject) => {
       const content = { md5: item.md5, sha256: item.sha256, size: item.size };
       const csrf = csrfToken();
@@ -44,8 +45,24 @@ export function tusSender(csrfToken: () => string | null, resumeIndex: ResumeInd
         // The resume index (per account, by content) does this; tus-js-client's own would keep
         // names and digests in storage shared by every account on this browser.
         storeFingerprintForResuming: false,
-        onShouldRetry: (error, attempt, options) =>
-          tusShouldRetry(error.originalResponse?.getStatus() ?? 0, attempt, options.retryDelays?.length ?? 0),
+        onShouldRetry: (error, attempt, options) => {
+          const status = error.originalResponse?.getStatus() ?? 0;
+          const again = tusShouldRetry(status, attempt, options.retryDelays?.length ?? 0);
+          // tus-js-client waits retryDelays[attempt] next; 立即重试 cuts the wait short (abort
+          // clears its timer; start goes on from the server's offset).
+          if (again)
+            retries?.waiting(options.retryDelays![attempt]!, waitCause(status), () => {
+              void upload.abort(false).then(() => {
+                if (!signal.aborted) upload.start();
+              });
+            });
+          return again;
+        },
+        onBeforeRequest: () => retries?.trying(),
+        onAfterResponse: (_request, response) => {
+          const status = response.getStatus();
+          if (status < 500 && status !== 423 && status !== 409 && status !== 429) retries?.answered();
+        },
         onUploadUrlAvailable: () => {
           if (upload.url) resumeIndex.set(content, upload.url);
         },

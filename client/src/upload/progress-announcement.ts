@@ -5,6 +5,8 @@ export interface ProgressState {
   total: number;
   /** Files with an outcome (failed ones included). */
   finished: number;
+  /** Requests wait to be tried again (the archive does not answer). */
+  waiting?: boolean;
 }
 
 /** The announcements, in the page's language. */
@@ -13,6 +15,10 @@ export interface ProgressWords {
   start(total: number): string;
   progress(finished: number, total: number): string;
   end(): string;
+  /** The archive does not answer; the page retries on its own (said once, not each second of its countdown). */
+  waiting?(): string;
+  /** It answers again. */
+  recovered?(): string;
 }
 
 /** The least time between two progress announcements. */
@@ -35,6 +41,8 @@ export class ProgressAnnouncer {
   #starting = false;
   /** Files finished when progress was last told. */
   #told = 0;
+  /** The outage was told and has not ended. */
+  #waiting = false;
 
   constructor(
     private readonly everyMs = ANNOUNCE_EVERY_MS,
@@ -64,7 +72,17 @@ export class ProgressAnnouncer {
     if (!this.#running) return this.#text;
     if (ended) {
       this.#running = false;
+      this.#waiting = false;
       return this.#set(words.end(), now);
+    }
+    if (state.waiting && words.waiting) {
+      this.#waiting = true;
+      return this.#set(words.waiting(), now);
+    }
+    if (this.#waiting) {
+      this.#waiting = false;
+      this.#told = state.finished;
+      return this.#set(words.recovered?.() ?? words.progress(state.finished, state.total), now);
     }
     const due = now - this.#at >= this.everyMs && state.finished - this.#told >= this.step * state.total;
     if (!due) return this.#text;

@@ -37,6 +37,8 @@ export interface JournalEntry {
   claim?: { claimId: string; digests: string[] };
   outcome?: JournalOutcome;
   finishedAt?: number;
+  /** Counted without its bytes as identical to this file of the same list (see UploadItem.sameAs). */
+  sameAs?: string;
 }
 
 export interface UploadJournal {

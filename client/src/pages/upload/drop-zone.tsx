@@ -3,15 +3,20 @@ import { translator, type Language } from '../../i18n/index.js';
 import { filesFromDrop, filesFromInput, type ChosenFile } from '../../upload/chosen-files.js';
 import { formatBytes } from '../format.js';
 
-/** Where a clerk drops a folder or files, or chooses them with the two buttons. */
+/**
+ * Where a clerk drops a folder or files, or chooses them with the two buttons. `compact` while an
+ * upload runs: one line (继续添加), so the transfer list has the screen, as in 网盘 transfer lists.
+ */
 export function DropZone({
   language,
   maxFileSize,
   onFiles,
+  compact = false,
 }: {
   language: Language;
   maxFileSize: number;
   onFiles: (files: ChosenFile[]) => void;
+  compact?: boolean;
 }) {
   const t = translator(language);
   const [dragging, setDragging] = useState(false);
@@ -24,7 +29,7 @@ export function DropZone({
   };
   return (
     <div
-      class={`dropzone${dragging ? ' dragging' : ''}`}
+      class={`dropzone${compact ? ' compact' : ''}${dragging ? ' dragging' : ''}`}
       onDragOver={(event) => {
         event.preventDefault();
         setDragging(true);
@@ -36,16 +41,31 @@ export function DropZone({
         if (event.dataTransfer) void filesFromDrop(event.dataTransfer).then(onFiles);
       }}
     >
-      <p class="drop-text">{t('dropHere')}</p>
-      <div class="drop-actions">
-        <button type="button" onClick={() => folderInput.current?.click()}>
-          {t('chooseFolder')}
-        </button>
-        <button type="button" class="secondary" onClick={() => fileInput.current?.click()}>
-          {t('chooseFiles')}
-        </button>
-      </div>
-      <p class="drop-limit">{t('sizeLimit', { limit: formatBytes(maxFileSize) })}</p>
+      {compact ? (
+        <>
+          <button type="button" onClick={() => folderInput.current?.click()}>
+            {t('addMore')}
+          </button>
+          <button type="button" class="secondary" onClick={() => fileInput.current?.click()}>
+            {t('addMoreFiles')}
+          </button>
+          <span class="drop-text">{t('addMoreHint')}</span>
+          <span class="drop-limit">{t('sizeLimit', { limit: formatBytes(maxFileSize) })}</span>
+        </>
+      ) : (
+        <>
+          <p class="drop-text">{t('dropHere')}</p>
+          <div class="drop-actions">
+            <button type="button" onClick={() => folderInput.current?.click()}>
+              {t('chooseFolder')}
+            </button>
+            <button type="button" class="secondary" onClick={() => fileInput.current?.click()}>
+              {t('chooseFiles')}
+            </button>
+          </div>
+          <p class="drop-limit">{t('sizeLimit', { limit: formatBytes(maxFileSize) })}</p>
+        </>
+      )}
       <input
         ref={folderInput}
         type="file"

@@ -3,7 +3,7 @@ import { translator, type Language, type MessageKey } from '../../i18n/index.js'
 import type { UploadItem } from '../../upload/folder-upload.js';
 import { formatBytes, formatCount } from '../format.js';
 import { VirtualList } from '../virtual-list.js';
-import { FILTERS, statusText, transferRows, type Counts, type Filter, type Row } from './transfer-rows.js';
+import { FILTERS, rowStatus, statusText, transferRows, type Counts, type Filter, type Row } from './transfer-rows.js';
 
 const ROW_HEIGHT = 34;
 const FILTER_LABEL: Record<Filter, MessageKey> = {
@@ -20,10 +20,13 @@ export function TransferList({
   language,
   items,
   counts,
+  stalled,
 }: {
   language: Language;
   items: readonly UploadItem[];
   counts: Counts;
+  /** Requests wait to be retried: files that need the archive wait with them. */
+  stalled: boolean;
 }) {
   const t = translator(language);
   const [filter, setFilter] = useState<Filter>('all');
@@ -62,6 +65,7 @@ export function TransferList({
               row={row}
               collapsed={collapsed}
               onToggle={toggle}
+              stalled={stalled}
             />
           );
         }}
@@ -75,11 +79,13 @@ function TransferRow({
   row,
   collapsed,
   onToggle,
+  stalled,
 }: {
   language: Language;
   row: Row;
   collapsed: ReadonlySet<string>;
   onToggle: (folder: string) => void;
+  stalled: boolean;
 }) {
   const t = translator(language);
   if (row.kind === 'folder')
@@ -101,9 +107,9 @@ function TransferRow({
     );
   const { item } = row;
   const name = item.folder ? item.path.slice(item.folder.length + 1) : item.path;
-  const status = statusText(language, item);
+  const status = statusText(language, item, stalled);
   return (
-    <li data-name={item.path} data-status={item.outcome?.kind ?? item.phase} title={item.path}>
+    <li data-name={item.path} data-status={rowStatus(item, stalled)} title={item.path}>
       <span class="name">{name}</span>
       <span class="size">{formatBytes(item.size)}</span>
       <span class="status" title={status}>

@@ -1,7 +1,7 @@
 import { translator, type Language } from '../../i18n/index.js';
 import { byCodePoints, type UploadItem } from '../../upload/folder-upload.js';
 import { reasonText } from '../../upload/outcome-text.js';
-import { formatTime } from '../format.js';
+import { formatBytes, formatTime } from '../format.js';
 
 /** The list's filters: everything, or one kind of outcome. */
 export type Filter = 'all' | 'instant' | 'stored' | 'failed' | 'skipped' | 'unfinished';
@@ -66,10 +66,36 @@ function failureText(language: Language, item: UploadItem): string {
   return item.outcome?.kind === 'failed' ? reasonText(language, item.outcome.code, item.outcome.message) : '';
 }
 
+/** A path as the clerk knows it inside the folder they dropped ("案卷007/第0033页.jpg"). */
+export function pathInDrop(path: string): string {
+  const slash = path.indexOf('/');
+  return slash < 0 ? path : path.slice(slash + 1);
+}
+
+/** Phases that need the archive's answer to move on. */
+const ASKING: ReadonlySet<string> = new Set(['checking', 'proving', 'sending']);
+
+/**
+ * Whether a file waits to be tried again: its own request failed, or (`stalled`: requests of the
+ * list wait to be retried) it queues behind those requests for the archive.
+ */
+function retrying(item: UploadItem, stalled: boolean): boolean {
+  return !item.outcome && (item.retrying === true || (stalled && ASKING.has(item.phase)));
+}
+
+/** The row's `data-status`: how it ended, or its phase (`retrying` while it waits to be tried again). */
+export function rowStatus(item: UploadItem, stalled = false): string {
+  if (item.outcome) return item.outcome.kind;
+  return retrying(item, stalled) ? 'retrying' : item.phase;
+}
+
 /** Where one file stands, in words (with its percentage while it is hashed or sent). */
-export function statusText(language: Language, item: UploadItem): string {
+export function statusText(language: Language, item: UploadItem, stalled = false): string {
   const t = translator(language);
   const outcome = item.outcome;
+  // A copy of a page of this very list: counted, but it is not a repeated upload to tell the clerk about.
+  if (item.sameAs && (outcome?.kind === 'instant' || outcome?.kind === 'duplicate'))
+    return t('statusSameAs', { path: pathInDrop(item.sameAs) });
   if (outcome) {
     switch (outcome.kind) {
       case 'instant':
@@ -84,6 +110,7 @@ export function statusText(language: Language, item: UploadItem): string {
         return t('statusSkipped', { time: formatTime(language, outcome.lastUploadTime) });
     }
   }
+  if (retrying(item, stalled)) return t('statusRetrying');
   const percent = item.size > 0 ? ` ${Math.floor((100 * item.progress) / item.size)}%` : '';
   switch (item.phase) {
     case 'hashing':
@@ -97,7 +124,14 @@ export function statusText(language: Language, item: UploadItem): string {
     case 'proving':
       return t('proving');
     case 'sending':
-      return item.progress > 0 ? `${t('sending')}${percent}` : t('sending');
+      // Bytes as well as the share: a large file's row moves visibly, a megabyte at a time.
+      return item.progress > 0
+        ? t('sendingBytes', {
+            sent: formatBytes(item.progress),
+            size: formatBytes(item.size),
+            percent: Math.floor((100 * item.progress) / item.size),
+          })
+        : t('sending');
     default:
       return item.file ? t('waiting') : t('needsFile');
   }

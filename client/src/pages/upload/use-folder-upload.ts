@@ -8,6 +8,7 @@ import { IndexedDbJournal } from '../../upload/indexeddb-journal.js';
 import { tusSender } from '../../upload/large-upload.js';
 import { ProgressAnnouncer } from '../../upload/progress-announcement.js';
 import { ResumeIndex } from '../../upload/resume-index.js';
+import { RateMeter } from '../../upload/transfer-rate.js';
 import { MemoryJournal, type UploadJournal } from '../../upload/upload-journal.js';
 
 /** The list re-renders at most this often, whatever the number of files. */
@@ -62,6 +63,7 @@ export function useFolderUpload({
   }, [account.id]);
 
   const announcer = useMemo(() => new ProgressAnnouncer(), [upload]);
+  const meter = useMemo(() => new RateMeter(), [upload]);
 
   useEffect(() => {
     void upload.restore().then(() => setRestoredUnfinished(upload.items.filter((i) => !i.outcome).length));
@@ -94,6 +96,7 @@ export function useFolderUpload({
   return {
     upload,
     announcer,
+    meter,
     /** Files a reload found not finished (0 once the clerk adds files or clears the list). */
     restoredUnfinished,
     add,
