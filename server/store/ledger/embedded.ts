@@ -8,6 +8,7 @@ import type {
   CountedUpload,
   Ledger,
   LedgerEntry,
+  Restoral,
   Reversal,
   UploadAction,
   Uploader,
@@ -355,6 +356,10 @@ export class EmbeddedLedger implements Ledger {
 
   async reverse(actionKey: string, reversalKey: string): Promise<Reversal> {
     return this.reverseOne.immediate(actionKey, reversalKey);
+  }
+
+  async restore(actionKey: string, restoreKey: string): Promise<Restoral> {
+    throw new Error(`restoring ${actionKey} under ${restoreKey}: not yet built`);
   }
 
   /** Nothing to finish: an action is counted, and reversed, in one transaction. */

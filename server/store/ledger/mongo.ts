@@ -14,6 +14,7 @@ import type {
   CountedUpload,
   Ledger,
   LedgerEntry,
+  Restoral,
   Reversal,
   UploadAction,
   Uploader,
@@ -321,6 +322,10 @@ export class MongoLedger implements Ledger {
       // Another change finished meanwhile (none but reversals yet): ask again.
       if (attempt >= 3) throw new Error(`upload ${actionKey}: its state keeps changing under a reversal`);
     }
+  }
+
+  async restore(actionKey: string, restoreKey: string): Promise<Restoral> {
+    throw new Error(`restoring ${actionKey} under ${restoreKey}: not yet built`);
   }
 
   /** Steps 2 to 5 of a change recorded in step 1, from where it stopped. */
