@@ -157,7 +157,8 @@ export class MongoTotals {
       {
         $inc: { UploadCount: 1 },
         $setOnInsert: {
-          _id: new ObjectId(),
+          // Under its id when the upload was counted: the reports' tie-breaks as if never gone.
+          _id: u.entryId ?? new ObjectId(),
           ...ledgerIdentity(account),
           UploadTime: event.at,
           UploadFileName: event.fileName!,
