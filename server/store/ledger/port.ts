@@ -96,6 +96,14 @@ export interface CountedUpload {
  */
 export type Reversal = 'reversed' | 'repeated' | 'already reversed' | 'not counted' | 'unrecorded';
 
+/**
+ * What `Ledger.restore` did: `restored` by this call; `repeated`, restored by an earlier call under
+ * the same restore key (nothing changed now); `not reversed`, the action counts now (never reversed,
+ * or restored already under another key); `not counted`, no action was counted under that key;
+ * `unrecorded`, as for `Reversal`.
+ */
+export type Restoral = 'restored' | 'repeated' | 'not reversed' | 'not counted' | 'unrecorded';
+
 export interface Ledger {
   /**
    * Counts an action once per key: a key counted before is answered as it was then, and one whose
@@ -124,6 +132,15 @@ export interface Ledger {
    * Internal until withdrawals (issue 41 part 2) give it an endpoint.
    */
   reverse(actionKey: string, reversalKey: string): Promise<Reversal>;
+  /**
+   * Counts the action under `actionKey` again in every total after a reversal, once under
+   * `restoreKey` however often it is retried or interrupted: the totals and reports are then as if
+   * it had never been reversed (docs/decisions/counts.md), who holds the file's bytes included. An
+   * action goes counted, reversed, counted, reversed... each change once by its own key: any
+   * change key used before for the action (a reversal's or a restore's) is answered `repeated`
+   * and changes nothing, by `reverse` and `restore` alike. A change key belongs to its action.
+   */
+  restore(actionKey: string, restoreKey: string): Promise<Restoral>;
   /** Whether anybody in the scope has uploaded the file. */
   hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean>;
   /**
