@@ -1,7 +1,10 @@
-import { IMPORT_COLUMNS_ZH } from '../../../../shared/accounts.js';
+import { IMPORT_COLUMNS_ZH, IMPORT_EXAMPLE_MARK } from '../../../../shared/accounts.js';
 
-/** The template offered for download: the columns, and one example row. */
-export const IMPORT_TEMPLATE = `\uFEFF${IMPORT_COLUMNS_ZH.join(',')}\r\nzhangsan,档案员,130922100,张三\r\n`;
+/**
+ * The template offered for download: the columns, and one example row, marked as one in its
+ * first cell so that it is never imported (left in the file, it is skipped and said so).
+ */
+export const IMPORT_TEMPLATE = `\uFEFF${IMPORT_COLUMNS_ZH.join(',')}\r\n${IMPORT_EXAMPLE_MARK}：zhangsan,档案员,130922100,张三\r\n`;
 
 /**
  * The rows of the import's answer, the header left out. Its fields may be quoted (a name with a
