@@ -196,6 +196,12 @@ export const ROLE_NAMES: Record<string, Role> = { clerk: 'clerk', admin: 'admin'
 export const IMPORT_MAX_ROWS = 1000;
 
 /**
+ * The template the accounts page offers for download: the columns, and one example row, marked
+ * as one in its first cell so that it is never imported (left in the file, it is skipped and said so).
+ */
+export const IMPORT_TEMPLATE = `\uFEFF${IMPORT_COLUMNS_ZH.join(',')}\r\n${IMPORT_EXAMPLE_MARK}：zhangsan,档案员,130922100,张三\r\n`;
+
+/**
  * What an API token may do beyond uploading, reading and reports, chosen when it is made (none by
  * default): `tokens` make further tokens (never outliving it, never with a scope it lacks);
  * `accounts` create, import and change accounts, reset their passwords and unblock them

@@ -598,7 +598,9 @@ export class AccountAdministration {
       if (!(err instanceof NotFoundError)) throw err;
     }
     if (code === ARCHIVE_UNIT_ID || (await this.deps.directory.get(code)))
-      return { refused: [{ code: 'unit_outside_reach', unit: code }, `unit "${code}" is not a unit within your reach`] };
+      return {
+        refused: [{ code: 'unit_outside_reach', unit: code }, `unit "${code}" is not a unit within your reach`],
+      };
     const closest = await nearestUnit(this.deps.directory, caller, code);
     return {
       refused: [

@@ -37,17 +37,25 @@ export async function nearestUnit(
       ];
   for (const [shared, levels] of attempts) {
     if (typed.length < shared) continue;
-    let best: { unit: UnitView; edits: number } | undefined;
+    let best: { unit: UnitView; edits: number; prefix: number } | undefined;
     for (const level of levels)
       for (const unit of await find(typed.slice(0, shared), level)) {
         if (unit.code === null) continue;
         const edits = editDistance(typed, unit.code);
-        // Ties: the first in code order (the list's order).
-        if (edits <= MAX_EDITS && (!best || edits < best.edits)) best = { unit, edits };
+        const prefix = commonPrefix(typed, unit.code);
+        // Ties: the one agreeing longer from the start (a slip is likelier late), then code order.
+        if (edits <= MAX_EDITS && (!best || edits < best.edits || (edits === best.edits && prefix > best.prefix)))
+          best = { unit, edits, prefix };
       }
     if (best) return suggestion(best.unit);
   }
   return undefined;
+}
+
+function commonPrefix(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return i;
 }
 
 const suggestion = (unit: UnitView): UnitSuggestion => ({ id: unit.id, name: unit.name, path: unit.path });
@@ -61,7 +69,8 @@ export function editDistance(a: string, b: string): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, d[i - 2]![j - 2]! + 1);
       d[i]![j] = best;
     }
   return d[a.length]![b.length]!;

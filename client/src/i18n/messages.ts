@@ -434,9 +434,12 @@ const zh = {
   importUnitNotForClerk: '档案员不能属于“{unit}”（全部单位），请填写其所在单位的代码',
   importSkippedExamples: '已跳过示例行（第 {lines} 行）：示例行从不导入。',
   importSkippedBlank: '已跳过 {count} 个空行。',
-  importNotTable: '这个文件不是 CSV 表格（{problem}）。请在 Excel 或 WPS 中另存为 Excel 工作簿（.xlsx）或 CSV 后重新导入。',
-  importNotWorkbook: '无法读取这个文件：它既不是 CSV 表格，也不是完好的 Excel 工作簿（.xlsx）。请在 Excel 或 WPS 中重新另存为 .xlsx 或 CSV 后导入。',
-  importOldExcel: '这是旧版 Excel 工作簿（.xls），无法读取。请在 Excel 或 WPS 中另存为“Excel 工作簿 (*.xlsx)”或 CSV 后重新导入。',
+  importNotTable:
+    '这个文件不是 CSV 表格（{problem}）。请在 Excel 或 WPS 中另存为 Excel 工作簿（.xlsx）或 CSV 后重新导入。',
+  importNotWorkbook:
+    '无法读取这个文件：它既不是 CSV 表格，也不是完好的 Excel 工作簿（.xlsx）。请在 Excel 或 WPS 中重新另存为 .xlsx 或 CSV 后导入。',
+  importOldExcel:
+    '这是旧版 Excel 工作簿（.xls），无法读取。请在 Excel 或 WPS 中另存为“Excel 工作簿 (*.xlsx)”或 CSV 后重新导入。',
   importSheetTooLarge: '这个工作簿解压后超过 {limit}，无法导入。请只保留账号所在的工作表，或另存为 CSV 后导入。',
   importNoAccounts: '文件中没有账号：每行一个账号，依次为用户名、角色、单位代码，姓名可不填。',
   importNoAccountsExample: '文件中除了示例行没有其他账号（示例行从不导入）。请在示例行下面每行填写一个账号。',
@@ -451,7 +454,8 @@ const zh = {
   sheetUnit: '单位',
   sheetSigned: '领取人签字',
   sheetReset: '（密码已重置）',
-  sheetFirstLogin: '请用账号和一次性密码登录本系统；首次登录后系统会要求设置自己的新密码。一次性密码只能用一次，请勿告诉他人。',
+  sheetFirstLogin:
+    '请用账号和一次性密码登录本系统；首次登录后系统会要求设置自己的新密码。一次性密码只能用一次，请勿告诉他人。',
   sheetPrint: '打印账号开通单',
   sheetClose: '关闭开通单',
   sheetCloseConfirm: '关闭后这些一次性密码无法再查看（遗失只能重置密码）。确定已打印或记下？',

@@ -44,7 +44,11 @@ export function ImportAccounts({
     // A file the server cannot read as accounts is the file's problem.
     places: {
       fields: ['file'],
-      codes: { validation_failed: { field: 'file' }, payload_too_large: { field: 'file' }, bad_request: { field: 'file' } },
+      codes: {
+        validation_failed: { field: 'file' },
+        payload_too_large: { field: 'file' },
+        bad_request: { field: 'file' },
+      },
       describe: (e) => describeImportError(language, e),
     },
     check: (form): Record<string, string> => (chosen(form) ? {} : { file: t('importPickFile') }),
