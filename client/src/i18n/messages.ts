@@ -405,10 +405,6 @@ const zh = {
   accountPickUnit: '请先选择单位。',
   usernameTaken: '这个用户名已被使用，请换一个。',
   oneTimePassword: '一次性密码',
-  handoverCreated: '账号 {user} 已创建',
-  handoverReset: '{user} 的密码已重置',
-  handoverTell: '请把用户名“{user}”和这个一次性密码当面或电话告诉本人：首次登录后系统会要求设置自己的新密码。',
-  handoverOnce: '一次性密码只显示这一次，关闭后无法再查看；如遗失，请再次重置密码。',
   handoverDone: '我已记下，关闭',
   importIntro:
     '用 Excel 或 WPS 按模板填写（每行一个账号：用户名、角色“档案员”或“管理员”、单位代码，姓名可不填），直接上传 Excel 工作簿（.xlsx）或 CSV 文件（UTF-8 或 GBK 均可）。第一列以“示例”开头的行和空行不会导入。任一行有误时不会创建任何账号，并列出每一行的问题。',
@@ -934,11 +930,6 @@ const en: Record<MessageKey, string> = {
   accountPickUnit: 'Choose a unit first.',
   usernameTaken: 'This user name is taken. Choose another.',
   oneTimePassword: 'One-time password',
-  handoverCreated: 'Account {user} created',
-  handoverReset: 'Password of {user} reset',
-  handoverTell:
-    'Tell {user} the user name and this one-time password in person or by phone: at the first login they must choose their own password.',
-  handoverOnce: 'The one-time password is shown only this once; if it is lost, reset the password again.',
   handoverDone: 'Noted, close',
   importIntro:
     'Fill in the template in Excel or WPS (one account a row: user name, role "clerk" or "admin", unit code, and optionally the name) and upload the workbook (.xlsx) or a CSV file (UTF-8 or GBK). Rows whose first cell starts with "示例" (example) and empty rows are never imported. If any row is wrong, no account is created and every problem is listed.',
