@@ -156,8 +156,9 @@ describe(
       });
 
       it(`${language}: 重置密码 is asked first like 停用, is not offered on one's own row, and puts the new password on the sheet`, async () => {
+        const user = `reset.${tag}`;
+        await server.addAccountIn(user, 'clerk', '130922101');
         const { page, m, errors } = await accountsPage(language);
-        const user = `first.${tag}`;
         await page.locator(`tr[data-account="${user}"]`).waitFor();
         assert.equal(
           await page.getByRole('button', { name: `${m.accountReset} qing-admin`, exact: true }).count(),
