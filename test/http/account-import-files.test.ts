@@ -61,8 +61,11 @@ for (const target of storeTargets) {
   describe(`account import from the files offices make (${target.name} store)`, { skip: target.skip }, () => {
     let server: TestServer;
     let as: Record<Who, Client>;
+    /** 8 MB of sheet declared as 1 KB; made before any connection opens (it takes a while, longer than a socket idles). */
+    let lyingBomb: Uint8Array;
 
     before(async () => {
+      lyingBomb = bombWorkbook(8 << 20, 1024);
       server = await TestServer.start(target);
       await server.archive.services.directory.load(['13']);
       await server.addAccountIn('top', 'admin', 'archive');
@@ -143,10 +146,9 @@ for (const target of storeTargets) {
       assert.equal(honest.details.reason, 'sheet_too_large');
       assert.equal(honest.details.maxBytes, 16 << 20);
       assert.match(honest.message, /keep only the accounts' sheet, or save it as "CSV UTF-8"/);
-      // 24 MB declared as 1 KB: unpacked no further than the 1 KB it declares.
-      const lying = bombWorkbook(24 << 20, 1024);
-      assert.ok(lying.length < 1 << 20, `the bomb is small: ${lying.length} bytes`);
-      assert.equal((await body<Refusal>(await send('top', lying, XLSX), 400)).details.reason, 'sheet_too_large');
+      // 8 MB declared as 1 KB: unpacked no further than the 1 KB it declares.
+      assert.ok(lyingBomb.length < 1 << 20, `the bomb is small: ${lyingBomb.length} bytes`);
+      assert.equal((await body<Refusal>(await send('top', lyingBomb, XLSX), 400)).details.reason, 'sheet_too_large');
       // An Excel 97–2003 workbook, and a zip that is no workbook.
       const xls = new Uint8Array([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, ...new Uint8Array(504)]);
       const old = await body<Refusal>(await send('qing', xls, 'application/vnd.ms-excel'), 400);
