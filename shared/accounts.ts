@@ -140,7 +140,48 @@ export type ImportProblem =
   /** To administrators below the top level, who are not told whether another county has the name. */
   | { code: 'username_unavailable' }
   | { code: 'no_unit' }
-  | { code: 'unit_outside_reach'; unit: string };
+  /** A unit that exists, outside the caller's reach. */
+  | { code: 'unit_outside_reach'; unit: string }
+  /** No unit has this code (or id); `closest`: the unit within the caller's reach it most likely meant. */
+  | { code: 'unit_unknown'; unit: string; closest?: UnitSuggestion }
+  /**
+   * A unit within reach that an account of this role cannot belong to: an administrator below a
+   * town or in a province with cities, a clerk in the whole archive.
+   */
+  | { code: 'unit_not_for_role'; unit: string; role: Role };
+
+/** A unit offered instead of one that does not exist: "是否为 陈嘴乡 130922203？". */
+export interface UnitSuggestion {
+  /** What the row should say: the code, or a custom unit's id. */
+  id: string;
+  name: string;
+  /** Its path, top down, e.g. 河北省 / 沧州市 / 青县 / 陈嘴乡. */
+  path: string;
+}
+
+/**
+ * Why an import's file as a whole was refused (`details` of its 400, beside the English
+ * message), for the page to say in its language.
+ */
+export type ImportFileReason =
+  | { reason: 'not_a_table'; problem: string }
+  | { reason: 'not_a_workbook' }
+  | { reason: 'old_excel' }
+  | { reason: 'sheet_too_large'; maxBytes: number }
+  | { reason: 'no_accounts'; examples: number }
+  | { reason: 'too_many_rows'; rows: number; max: number };
+
+/**
+ * A row whose first cell starts with this is an example (the template's is one) and never
+ * imported; so is one starting with "#". Usernames cannot start with either.
+ */
+export const IMPORT_EXAMPLE_MARK = '示例';
+/**
+ * Headers of an import's answer (201): the lines of the example rows skipped (comma-separated;
+ * absent: none), and how many rows of empty cells were skipped (absent: none).
+ */
+export const IMPORT_SKIPPED_EXAMPLES_HEADER = 'Import-Skipped-Examples';
+export const IMPORT_SKIPPED_BLANK_HEADER = 'Import-Skipped-Blank';
 
 /**
  * The columns of an account import, in order; a first row naming them is skipped. The fourth,
@@ -153,6 +194,12 @@ export const IMPORT_COLUMNS_ZH = ['用户名', '角色', '单位代码', '姓名
 export const ROLE_NAMES: Record<string, Role> = { clerk: 'clerk', admin: 'admin', 档案员: 'clerk', 管理员: 'admin' };
 /** A CSV import holds at most this many accounts. */
 export const IMPORT_MAX_ROWS = 1000;
+
+/**
+ * The template the accounts page offers for download: the columns, and one example row, marked
+ * as one in its first cell so that it is never imported (left in the file, it is skipped and said so).
+ */
+export const IMPORT_TEMPLATE = `\uFEFF${IMPORT_COLUMNS_ZH.join(',')}\r\n${IMPORT_EXAMPLE_MARK}：zhangsan,档案员,130922100,张三\r\n`;
 
 /**
  * What an API token may do beyond uploading, reading and reports, chosen when it is made (none by

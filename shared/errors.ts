@@ -45,6 +45,8 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 export const CONFLICT_REASONS = [
   'own_account_disabled',
   'own_role',
+  /** An administrator resets its own password: it would end its session; it changes it instead. */
+  'own_password_reset',
   'last_top_admin',
   'fixity_running',
   'unit_name_taken',

@@ -24,6 +24,7 @@ import type {
   OneTimePasswordView,
   TokenView,
 } from '../../shared/accounts.js';
+import { IMPORT_SKIPPED_BLANK_HEADER, IMPORT_SKIPPED_EXAMPLES_HEADER } from '../../shared/accounts.js';
 import type { ReceiptRequest, ReceiptSummary, ReceiptView } from '../../shared/receipts.js';
 import type { UnitList, UnitView } from '../../shared/units.js';
 import { ApiError, isErrorCode, NetworkError } from './i18n/index.js';
@@ -221,22 +222,33 @@ export class ArchiveApi {
   }
 
   /**
-   * Accounts from a CSV file: the one-time passwords as CSV text, and where the server keeps a
+   * Accounts from a CSV or Excel (.xlsx) file: the one-time passwords as CSV text, the rows skipped, and where the server keeps a
    * copy of it until downloaded or forgotten (keptUrl); or an ImportRefused naming each bad row.
    */
-  async importAccounts(csv: Blob): Promise<{ csv: string; keptUrl: string | null }> {
+  async importAccounts(file: File): Promise<ImportedFile> {
     let response: Response;
     try {
       response = await fetch('/api/accounts/import', {
         method: 'POST',
-        headers: { 'Content-Type': 'text/csv', 'X-CSRF-Token': this.csrfToken ?? '' },
-        body: csv,
+        // The server reads the bytes (a workbook, a CSV in UTF-8 or GBK); the type only says it is a file.
+        headers: { 'Content-Type': importType(file), 'X-CSRF-Token': this.csrfToken ?? '' },
+        body: file,
         credentials: 'same-origin',
       });
     } catch (error) {
       throw new NetworkError(error);
     }
-    if (response.ok) return { csv: await response.text(), keptUrl: response.headers.get('Location') };
+    if (response.ok) {
+      const examples = response.headers.get(IMPORT_SKIPPED_EXAMPLES_HEADER);
+      return {
+        csv: await response.text(),
+        keptUrl: response.headers.get('Location'),
+        skipped: {
+          examples: examples ? examples.split(',').map(Number) : [],
+          blank: Number(response.headers.get(IMPORT_SKIPPED_BLANK_HEADER) ?? 0),
+        },
+      };
+    }
     const payload = (await response.json().catch(() => undefined)) as Partial<ErrorBody> | undefined;
     const rows = (payload?.details as { rows?: ImportRowProblem[] } | undefined)?.rows;
     if (rows) throw new ImportRefused(rows);
@@ -272,6 +284,21 @@ export class ArchiveApi {
 }
 
 /** An account import refused: every bad row and why (nothing was created). */
+/** An import's answer: the CSV with the one-time passwords, where the server keeps it, and the rows it skipped. */
+export interface ImportedFile {
+  csv: string;
+  keptUrl: string | null;
+  skipped: { examples: number[]; blank: number };
+}
+
+const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/** The type to send a chosen file as (Windows often gives a CSV none, or Excel's). */
+function importType(file: File): string {
+  if (/\.xlsx$/i.test(file.name)) return XLSX_TYPE;
+  return file.type === XLSX_TYPE ? XLSX_TYPE : 'text/csv';
+}
+
 export class ImportRefused extends Error {
   constructor(readonly rows: ImportRowProblem[]) {
     super(`${rows.length} row(s) refused`);

@@ -140,7 +140,9 @@ function App({ api }: { api: ArchiveApi }) {
         <OwnAccountPage api={api} language={language} account={session.account} onChanged={setSession} />
       )}
       {page === 'tokens' && <TokensPage api={api} language={language} admin={isAdmin} />}
-      {ADMIN_PAGES.has(page) && <AdminPages api={api} language={language} route={route} reach={session.reach} />}
+      {ADMIN_PAGES.has(page) && (
+        <AdminPages api={api} language={language} route={route} reach={session.reach} self={session.account.id} />
+      )}
     </>
   );
 }

@@ -1,10 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { parse as parseCsv } from 'csv-parse/sync';
 import {
   displayNameField,
-  IMPORT_COLUMNS,
-  IMPORT_COLUMNS_ZH,
-  IMPORT_MAX_ROWS,
   ROLE_NAMES,
   type AccountList,
   type AccountListQuery,
@@ -36,9 +32,11 @@ import type { DirectoryUnit } from '../store/units/port.js';
 import type { AccountService } from './accounts.js';
 import { checkedDisplayName, USERNAME_RULE, validUsername } from './accounts.js';
 import type { AuditService } from './audit.js';
+import { importRows, importTable, type SkippedRows } from './import-file.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { hashOneTimePassword } from './password.js';
 import type { TokenService } from './sessions.js';
+import { nearestUnit } from './unit-suggestion.js';
 import {
   ARCHIVE_UNIT,
   geographyOf,
@@ -88,6 +86,14 @@ export interface KeptImportAnswer {
   id: string;
   accounts: ImportedAccount[];
 }
+
+/** An import's answer as the import gives it: also the rows it skipped. */
+export interface ImportAnswer extends KeptImportAnswer {
+  skipped: SkippedRows;
+}
+
+/** A row's unit, or why the row cannot have it (its problem in both forms). */
+type ImportUnit = { unit: Unit; dir?: DirectoryUnit } | { refused: [ImportProblem, string] };
 
 /** A role as a spreadsheet names it; only the names themselves (a cell "__proto__" is no role). */
 function roleNamed(text: string): Role | undefined {
@@ -412,6 +418,12 @@ export class AccountAdministration {
   /** A new one-time password: the account's sessions end and its API tokens are revoked. */
   async resetPassword(caller: Account, id: string, address: string | null): Promise<OneTimePasswordView> {
     const { account } = await this.accountInReach(caller, id);
+    // It would end the caller's own session ("登录已过期"): one's own password is changed, not reset.
+    if (account.id === caller.id)
+      throw new ConflictError(
+        'You cannot reset your own password: change it under your account (修改密码) instead.',
+        'own_password_reset',
+      );
     const password = oneTimePassword();
     const { tokensRevoked } = await this.deps.accounts.resetPassword(account, password);
     await this.deps.audit.record('password_reset', caller, {
@@ -433,14 +445,16 @@ export class AccountAdministration {
   }
 
   /**
-   * Accounts from a CSV (username, role, unit code, and optionally the display name; a header
-   * row is recognised and skipped): every row is checked first, and nothing is created if any row
-   * is wrong, or if a username is taken meanwhile. The accounts are created together
-   * (AccountStore.createMany), and the answer, each account with its one-time password in the
-   * file's order, is kept for the caller until it takes it once (takeKeptImport) or it expires.
+   * Accounts from a CSV or an Excel workbook (import-file.ts: username, role, unit code, and
+   * optionally the display name; a header row is recognised and skipped, and so are rows of empty
+   * cells and example rows, which the answer counts): every row is checked first, and nothing is
+   * created if any row is wrong, or if a username is taken meanwhile. The accounts are created
+   * together (AccountStore.createMany), and the answer, each account with its one-time password
+   * in the file's order, is kept for the caller until it takes it once (takeKeptImport) or it
+   * expires.
    */
-  async importCsv(caller: Account, text: string, address: string | null): Promise<KeptImportAnswer> {
-    const rows = this.importRows(text);
+  async importFile(caller: Account, file: Uint8Array, address: string | null): Promise<ImportAnswer> {
+    const { rows, skipped } = importRows(await importTable(file));
     const reach = await this.deps.directory.reachOf(caller);
     const taken = await this.deps.store.takenUsernames(rows.map((r) => r.cells[0] ?? '').filter(validUsername));
     const problems: ImportRowProblem[] = [];
@@ -454,17 +468,10 @@ export class AccountAdministration {
     }> = [];
     const seen = new Map<string, number>();
     // Rows of one unit and role ask the directory once.
-    const units = new Map<string, Promise<{ unit: Unit; dir?: DirectoryUnit } | undefined>>();
+    const units = new Map<string, Promise<ImportUnit>>();
     const unitFor = (code: string, role: Role) => {
       const key = `${role}\n${code}`;
-      if (!units.has(key))
-        units.set(
-          key,
-          this.assignableUnit(caller, code, role).catch((err: unknown) => {
-            if (err instanceof NotFoundError || err instanceof ValidationError) return undefined;
-            throw err;
-          }),
-        );
+      if (!units.has(key)) units.set(key, this.importUnit(caller, code, role));
       return units.get(key)!;
     };
     for (const { line, cells: row } of rows) {
@@ -497,8 +504,9 @@ export class AccountAdministration {
       let unit: { unit: Unit; dir?: DirectoryUnit } | undefined;
       if (code === '') refuse({ code: 'no_unit' }, 'no unit code');
       else {
-        unit = await unitFor(code, role ?? 'clerk');
-        if (!unit) refuse({ code: 'unit_outside_reach', unit: code }, `unit "${code}" is not a unit within your reach`);
+        const found = await unitFor(code, role ?? 'clerk');
+        if ('refused' in found) refuse(...found.refused);
+        else unit = found;
       }
       if (wrong.length > 0) problems.push({ line, username, problems: wrong, codes });
       else
@@ -573,39 +581,33 @@ export class AccountAdministration {
         },
       })),
     );
-    return { id: kept.id, accounts: kept.accounts };
+    return { id: kept.id, accounts: kept.accounts, skipped };
   }
 
-  /** The body rows of an import's CSV, each with its line (from 1, the header included); checks the file as a whole. */
-  private importRows(text: string): Array<{ line: number; cells: string[] }> {
-    // Excel's plain "CSV" on a Chinese Windows is GBK: its bytes do not read as UTF-8.
-    if (text.includes('\uFFFD'))
-      throw new ValidationError(
-        'The file is not in UTF-8. In Excel choose "CSV UTF-8 (逗号分隔)" when saving (in WPS: UTF-8 encoding), then import it again.',
-      );
-    let rows: string[][];
+  /**
+   * The unit a row's code names, if the caller may give it to an account of that role; else why
+   * not: a unit outside the reach is told as such, a code that names no unit as unknown (with
+   * the unit within the reach it most likely meant), never the one for the other.
+   */
+  private async importUnit(caller: Account, code: string, role: Role): Promise<ImportUnit> {
     try {
-      rows = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: true, trim: true });
+      return await this.assignableUnit(caller, code, role);
     } catch (err) {
-      throw new ValidationError(`The file is not a CSV table: ${(err as Error).message}`);
+      if (err instanceof ValidationError)
+        return { refused: [{ code: 'unit_not_for_role', unit: code, role }, `unit "${code}": ${err.message}`] };
+      if (!(err instanceof NotFoundError)) throw err;
     }
-    const header = rows[0]?.map((c) => c.toLowerCase());
-    // A header names the first three columns, or all four (files made for the three-column import still read).
-    const names = (columns: readonly string[]) =>
-      header !== undefined &&
-      columns.slice(0, 3).every((c, i) => header[i] === c) &&
-      (header[3] === undefined || header[3] === '' || header[3] === columns[3]);
-    const skip = names(IMPORT_COLUMNS) || names(IMPORT_COLUMNS_ZH) ? 1 : 0;
-    const body = rows.slice(skip);
-    if (body.length === 0)
-      throw new ValidationError(
-        'The file has no accounts: one row per account, "username,role,unit code" and, if you like, ",name".',
-      );
-    if (body.length > IMPORT_MAX_ROWS)
-      throw new ValidationError(
-        `A file holds at most ${IMPORT_MAX_ROWS} accounts; this one has ${body.length}. Split it.`,
-      );
-    return body.map((cells, i) => ({ line: i + 1 + skip, cells }));
+    if (code === ARCHIVE_UNIT_ID || (await this.deps.directory.get(code)))
+      return {
+        refused: [{ code: 'unit_outside_reach', unit: code }, `unit "${code}" is not a unit within your reach`],
+      };
+    const closest = await nearestUnit(this.deps.directory, caller, code);
+    return {
+      refused: [
+        { code: 'unit_unknown', unit: code, ...(closest && { closest }) },
+        `no unit has the code "${code}"${closest ? `: did you mean ${closest.name} ${closest.id}?` : ''}`,
+      ],
+    };
   }
 
   /** The caller's own imports whose answers are still kept (not yet taken, not expired). */

@@ -351,6 +351,13 @@ describe(
         const told = await fieldProblem(rename);
         assert.ok(told.endsWith(m.displayNameHidden), `the field's hint, then its problem: ${told}`);
         await scan('accounts, renaming one, a name refused');
+        // A password reset, asked first; its one-time password on the 账号开通单.
+        await page.getByRole('button', { name: `${m.accountReset} cz-clerk`, exact: true }).click();
+        await page.getByText(tr('accountResetConfirm', { user: 'cz-clerk' })).waitFor();
+        await scan('accounts, a password reset asked first');
+        await page.getByRole('button', { name: m.accountResetYes, exact: true }).click();
+        await page.locator('.opening-sheet tr[data-sheet-account="cz-clerk"]').waitFor();
+        await scan('accounts, the account sheet');
 
         await visit(page, 'units', m.unitsTitle, '.tree > li');
         await scan('units');

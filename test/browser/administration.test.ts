@@ -67,9 +67,9 @@ describe(
       await secret.waitFor();
       const oneTimePassword = (await secret.innerText()).trim();
       assert.match(oneTimePassword, /^[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}$/);
-      await page.getByText('请把用户名“wang.qz”和这个一次性密码当面或电话告诉本人', { exact: false }).waitFor();
+      // On the 账号开通单 (account-sheet.test.ts), with what the clerk does with it.
+      await page.getByText('首次登录后系统会要求设置自己的新密码', { exact: false }).waitFor();
       await page.screenshot({ path: artifactPath('50-accounts-created.png'), fullPage: true });
-      await page.getByRole('button', { name: '我已记下，关闭' }).click();
       await page.locator('tr[data-account="wang.qz"] .badge', { hasText: '待改密码' }).waitFor();
       assert.equal(await page.locator('tr[data-account="wang.qz"] th').innerText(), '王芳（wang.qz）');
       await page.screenshot({ path: artifactPath('51-accounts-list.png'), fullPage: true });
@@ -138,8 +138,8 @@ describe(
       await page.locator('tr[data-account="wang.qz"] th', { hasText: '王小芳（wang.qz）' }).waitFor();
       assert.equal((await server.archive.services.accounts.getByUsername('wang.qz')).displayName, '王小芳');
       await page.getByRole('button', { name: '重置密码 wang.qz' }).click();
-      await page.getByRole('heading', { name: 'wang.qz 的密码已重置' }).waitFor();
-      await page.getByRole('button', { name: '我已记下，关闭' }).click();
+      await page.getByRole('button', { name: '确定重置' }).click();
+      await page.locator('.opening-sheet tr[data-sheet-account="wang.qz"]').getByText('（密码已重置）').waitFor();
       await page.getByRole('button', { name: '停用 wang.qz' }).click();
       await page.getByText('确定停用 wang.qz？', { exact: false }).waitFor();
       await page.screenshot({ path: artifactPath('52-accounts-disable-confirm.png'), fullPage: true });
@@ -163,7 +163,7 @@ describe(
       assert.match(templateText, /^\uFEFF用户名,角色,单位代码,姓名\r\n/);
       const wrong = path.join(files, 'wrong.csv');
       fs.writeFileSync(wrong, '\uFEFF用户名,角色,单位代码\r\nli.1,档案员,130922101\r\nli.2,档案员,130923100\r\n');
-      await page.getByLabel('选择 CSV 文件').setInputFiles(wrong);
+      await page.getByLabel('选择 Excel 或 CSV 文件').setInputFiles(wrong);
       await page.getByRole('button', { name: '导入', exact: true }).click();
       await page.getByText('有 1 行不正确，未创建任何账号', { exact: false }).waitFor();
       await page.getByText('第 3 行（li.2）：单位代码“130923100”不在您的管理范围内', { exact: false }).waitFor();
@@ -173,14 +173,14 @@ describe(
         right,
         '\uFEFF用户名,角色,单位代码,姓名\r\nli.1,档案员,130922101,"李,一"\r\nli.2,档案员,130922102,\r\n',
       );
-      await page.getByLabel('选择 CSV 文件').setInputFiles(right);
+      await page.getByLabel('选择 Excel 或 CSV 文件').setInputFiles(right);
       await page.getByRole('button', { name: '导入', exact: true }).click();
       await page.getByText('已创建 2 个账号', { exact: false }).waitFor();
-      const passwords = await page.locator('.handover td.secret').allInnerTexts();
+      const passwords = await page.locator('.opening-sheet code.secret').allInnerTexts();
       assert.equal(passwords.length, 2);
       assert.deepEqual(
         await page
-          .locator('.handover tbody tr')
+          .locator('.opening-sheet tbody tr')
           .evaluateAll((rows) =>
             rows.map((r) => (r as unknown as { innerText: string }).innerText.split('\t').slice(0, 2)),
           ),

@@ -29,10 +29,10 @@ describe("the accounts import's answer, read for the page", () => {
     assert.deepEqual(answerRows(`${HEADER}\nzhaoliu,赵六,档案员,x,pw\n`), [['zhaoliu', '赵六', '档案员', 'x', 'pw']]);
   });
 
-  it('offers a template whose header the import recognises and one example row', () => {
+  it('offers a template whose header the import recognises and one example row, marked so it is never imported', () => {
     const [header, example, ...rest] = IMPORT_TEMPLATE.replace(/^\uFEFF/, '').split('\r\n');
     assert.equal(header, '用户名,角色,单位代码,姓名');
-    assert.equal(example, 'zhangsan,档案员,130922100,张三');
+    assert.equal(example, '示例：zhangsan,档案员,130922100,张三');
     assert.deepEqual(rest, ['']);
   });
 });

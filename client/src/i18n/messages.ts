@@ -429,20 +429,18 @@ const zh = {
   accountEnable: '启用',
   accountDisableConfirm: '确定停用 {user}？停用后其登录立即失效，令牌暂停使用。',
   accountDisableYes: '确定停用',
+  accountResetConfirm: '确定重置 {user} 的密码？原密码立即失效，其登录和令牌随之失效；新的一次性密码记在账号开通单上。',
+  accountResetYes: '确定重置',
   accountPickUnit: '请先选择单位。',
   usernameTaken: '这个用户名已被使用，请换一个。',
   oneTimePassword: '一次性密码',
-  handoverCreated: '账号 {user} 已创建',
-  handoverReset: '{user} 的密码已重置',
-  handoverTell: '请把用户名“{user}”和这个一次性密码当面或电话告诉本人：首次登录后系统会要求设置自己的新密码。',
-  handoverOnce: '一次性密码只显示这一次，关闭后无法再查看；如遗失，请再次重置密码。',
   handoverDone: '我已记下，关闭',
   importIntro:
-    '用 Excel 或 WPS 按模板填写（每行一个账号：用户名、角色“档案员”或“管理员”、单位代码，姓名可不填），另存为 CSV 后上传。任一行有误时不会创建任何账号，并列出每一行的问题。',
+    '用 Excel 或 WPS 按模板填写（每行一个账号：用户名、角色“档案员”或“管理员”、单位代码，姓名可不填），直接上传 Excel 工作簿（.xlsx）或 CSV 文件（UTF-8 或 GBK 均可）。第一列以“示例”开头的行和空行不会导入。任一行有误时不会创建任何账号，并列出每一行的问题。',
   importTemplate: '下载模板',
   importTemplateName: '账号导入模板.csv',
-  importFile: '选择 CSV 文件',
-  importPickFile: '请先选择要导入的 CSV 文件。',
+  importFile: '选择 Excel 或 CSV 文件',
+  importPickFile: '请先选择要导入的 Excel 或 CSV 文件。',
   importButton: '导入',
   importRefused: '有 {count} 行不正确，未创建任何账号。请修改后重新导入：',
   importRow: '第 {line} 行（{user}）：{problems}',
@@ -455,9 +453,39 @@ const zh = {
   importUsernameUnavailable: '这个用户名不能使用，请换一个',
   importNoUnit: '缺少单位代码',
   importUnitOutside: '单位代码“{unit}”不在您的管理范围内，请改为本辖区的单位代码（可在“单位”页查找）',
+  importUnitUnknown: '单位代码“{unit}”：没有这个代码，请在“单位”页查找正确的代码',
+  importUnitUnknownClosest: '单位代码“{unit}”：没有这个代码。是否为 {name} {code}？（{path}）',
+  importUnitNotForAdmin: '单位“{unit}”不能设管理员：管理员属于市、县、乡镇或乡镇以上添加的单位；也可把此账号设为档案员',
+  importUnitNotForClerk: '档案员不能属于“{unit}”（全部单位），请填写其所在单位的代码',
+  importSkippedExamples: '已跳过示例行（第 {lines} 行）：示例行从不导入。',
+  importSkippedBlank: '已跳过 {count} 个空行。',
+  importNotTable:
+    '这个文件不是 CSV 表格（{problem}）。请在 Excel 或 WPS 中另存为 Excel 工作簿（.xlsx）或 CSV 后重新导入。',
+  importNotWorkbook:
+    '无法读取这个文件：它既不是 CSV 表格，也不是完好的 Excel 工作簿（.xlsx）。请在 Excel 或 WPS 中重新另存为 .xlsx 或 CSV 后导入。',
+  importOldExcel:
+    '这是旧版 Excel 工作簿（.xls），无法读取。请在 Excel 或 WPS 中另存为“Excel 工作簿 (*.xlsx)”或 CSV 后重新导入。',
+  importSheetTooLarge: '这个工作簿解压后超过 {limit}，无法导入。请只保留账号所在的工作表，或另存为 CSV 后导入。',
+  importNoAccounts: '文件中没有账号：每行一个账号，依次为用户名、角色、单位代码，姓名可不填。',
+  importNoAccountsExample: '文件中除了示例行没有其他账号（示例行从不导入）。请在示例行下面每行填写一个账号。',
+  importTooManyRows: '一个文件最多导入 {max} 个账号，这个文件有 {rows} 个。请分成几个文件导入。',
   importDone: '已创建 {count} 个账号。请下载一次性密码清单分发给本人；下载之前，服务器为您保留一份（24 小时）。',
   importDownload: '下载一次性密码清单',
   importResultName: '一次性密码清单.csv',
+  sheetTitle: '账号开通单',
+  sheetIntro: '本次新建、导入和重置密码的账号都记在这里，直到您关闭。请打印后交给本人，或当面、电话告知。',
+  sheetDate: '日期：{date}',
+  sheetAccount: '账号',
+  sheetUnit: '单位',
+  sheetSigned: '领取人签字',
+  sheetReset: '（密码已重置）',
+  sheetFirstLogin:
+    '请用账号和一次性密码登录本系统；首次登录后系统会要求设置自己的新密码。一次性密码只能用一次，请勿告诉他人。',
+  sheetPrint: '打印账号开通单',
+  sheetClose: '关闭开通单',
+  sheetCloseConfirm: '关闭后这些一次性密码无法再查看（遗失只能重置密码）。确定已打印或记下？',
+  sheetCloseYes: '确定关闭',
+  sheetAdded: '已记入账号开通单：{user}',
   keptImportsTitle: '有 {count} 次导入的一次性密码清单尚未下载',
   keptImportsHint: '服务器只为导入的管理员保留这些清单 24 小时；每份只能下载一次，下载后即删除。',
   keptImport: '{time} 导入的 {count} 个账号',
@@ -957,21 +985,19 @@ const en: Record<MessageKey, string> = {
   accountEnable: 'Enable',
   accountDisableConfirm: 'Disable {user}? Their logins end at once and their tokens are suspended.',
   accountDisableYes: 'Disable',
+  accountResetConfirm:
+    'Reset the password of {user}? The old password stops working at once, and so do their sessions and tokens; the new one-time password goes on the account sheet.',
+  accountResetYes: 'Reset',
   accountPickUnit: 'Choose a unit first.',
   usernameTaken: 'This user name is taken. Choose another.',
   oneTimePassword: 'One-time password',
-  handoverCreated: 'Account {user} created',
-  handoverReset: 'Password of {user} reset',
-  handoverTell:
-    'Tell {user} the user name and this one-time password in person or by phone: at the first login they must choose their own password.',
-  handoverOnce: 'The one-time password is shown only this once; if it is lost, reset the password again.',
   handoverDone: 'Noted, close',
   importIntro:
-    'Fill in the template in Excel or WPS (one account a row: user name, role "clerk" or "admin", unit code, and optionally the name), save it as CSV and upload it. If any row is wrong, no account is created and every problem is listed.',
+    'Fill in the template in Excel or WPS (one account a row: user name, role "clerk" or "admin", unit code, and optionally the name) and upload the workbook (.xlsx) or a CSV file (UTF-8 or GBK). Rows whose first cell starts with "示例" (example) and empty rows are never imported. If any row is wrong, no account is created and every problem is listed.',
   importTemplate: 'Download the template',
   importTemplateName: 'accounts-template.csv',
-  importFile: 'CSV file',
-  importPickFile: 'Choose the CSV file to import first.',
+  importFile: 'Excel or CSV file',
+  importPickFile: 'Choose the Excel or CSV file to import first.',
   importButton: 'Import',
   importRefused:
     '{count, plural, one {# row is} other {# rows are}} wrong, so no account was created. Correct them and import again:',
@@ -985,10 +1011,45 @@ const en: Record<MessageKey, string> = {
   importUsernameUnavailable: 'the user name cannot be used: choose another',
   importNoUnit: 'no unit code',
   importUnitOutside: 'unit code {unit} is outside your reach: use a unit code from the Units page',
+  importUnitUnknown: 'unit code {unit}: there is no such code; look the right one up on the Units page',
+  importUnitUnknownClosest: 'unit code {unit}: there is no such code. Did you mean {name} {code}? ({path})',
+  importUnitNotForAdmin:
+    'unit {unit} cannot have administrators: they belong to a city, a county, a town or a unit added above a town; or make this account a clerk',
+  importUnitNotForClerk: 'a clerk cannot belong to {unit} (the whole archive): give the code of the unit they work in',
+  importSkippedExamples: 'Skipped the example row (line {lines}): example rows are never imported.',
+  importSkippedBlank: 'Skipped {count, plural, one {# empty row} other {# empty rows}}.',
+  importNotTable:
+    'The file is not a CSV table ({problem}). Save it from Excel or WPS as an Excel workbook (.xlsx) or as CSV, and import it again.',
+  importNotWorkbook:
+    'The file cannot be read: it is neither a CSV table nor a sound Excel workbook (.xlsx). Save it again from Excel or WPS as .xlsx or CSV, and import it.',
+  importOldExcel:
+    'This is an Excel 97–2003 workbook (.xls), which cannot be read. Save it as "Excel Workbook (*.xlsx)" or as CSV, and import it again.',
+  importSheetTooLarge:
+    'The workbook unpacks to more than {limit} and cannot be imported. Keep only the sheet of accounts, or save it as CSV.',
+  importNoAccounts: 'The file has no accounts: one a row, with user name, role, unit code and optionally the name.',
+  importNoAccountsExample:
+    'The file has no accounts besides the example row (which is never imported). Fill in one account a row below it.',
+  importTooManyRows: 'A file holds at most {max} accounts; this one has {rows}. Split it into several files.',
   importDone:
     '{count, plural, one {# account} other {# accounts}} created. Download the one-time passwords to hand out; until you do, the server keeps a copy for you (24 hours).',
   importDownload: 'Download the one-time passwords',
   importResultName: 'one-time-passwords.csv',
+  sheetTitle: 'Account sheet',
+  sheetIntro:
+    'Accounts created, imported or reset here stay on this sheet until you close it. Print it and hand it over, or tell each person in person or by phone.',
+  sheetDate: 'Date: {date}',
+  sheetAccount: 'Account',
+  sheetUnit: 'Unit',
+  sheetSigned: 'Received (signature)',
+  sheetReset: '(password reset)',
+  sheetFirstLogin:
+    'Log in with the account and its one-time password; at the first login you must choose your own password. The one-time password works once: tell it to no one.',
+  sheetPrint: 'Print the account sheet',
+  sheetClose: 'Close the sheet',
+  sheetCloseConfirm:
+    'Once closed, these one-time passwords cannot be seen again (a lost one needs a reset). Printed or noted them?',
+  sheetCloseYes: 'Close it',
+  sheetAdded: 'Added to the account sheet: {user}',
   keptImportsTitle: '{count, plural, one {# import} other {# imports}} with one-time passwords not yet downloaded',
   keptImportsHint:
     'The server keeps them for 24 hours for the administrator who imported them; each downloads once, and is then deleted.',
@@ -1048,8 +1109,8 @@ const en: Record<MessageKey, string> = {
 
 /** What each server error code means to a clerk, and what to do about it. */
 const zhErrors: Record<ErrorCode, string> = {
-  bad_request: '请求格式不正确，请刷新页面后重试。',
-  validation_failed: '提交的信息不完整或格式不正确，请检查后重试；如仍失败请联系管理员。',
+  bad_request: '请求未被接受，请按服务器的说明修改后重试：{message}',
+  validation_failed: '提交的信息不符合要求，请按服务器的说明修改后重试：{message}',
   password_too_short: `新密码太短：至少需要 ${MIN_PASSWORD_LENGTH} 个字符。可以用一句好记的话。`,
   password_is_username: '新密码不能包含用户名，请换一个。',
   password_repetitive: '新密码不能是同一个字符或一小段字符的重复（如 aaaaaaaaaa、abcabcabcabc），请换一个。',
@@ -1085,9 +1146,8 @@ const zhErrors: Record<ErrorCode, string> = {
 };
 
 const enErrors: Record<ErrorCode, string> = {
-  bad_request: 'The request was malformed. Reload the page and try again.',
-  validation_failed:
-    'Some information is missing or not in the expected form. Check it and try again; if it keeps failing, contact your administrator.',
+  bad_request: 'The request was not accepted. Do as the server says, then try again: {message}',
+  validation_failed: 'What was sent is not acceptable. Do as the server says, then try again: {message}',
   password_too_short: `The new password is too short: it needs at least ${MIN_PASSWORD_LENGTH} characters. A sentence you remember works well.`,
   password_is_username: 'The new password must not contain your user name. Choose another.',
   password_repetitive:
@@ -1143,6 +1203,7 @@ export const CONFLICT_MESSAGES: Record<Language, Record<ConflictReason, string>>
   'zh-CN': {
     own_account_disabled: '不能停用自己的账号。',
     own_role: '不能修改自己的角色。',
+    own_password_reset: '不能重置自己的密码：请在“修改密码”中修改自己的密码。',
     last_top_admin: '这是最后一个在用的顶级管理员：请先让另一个账号成为顶级管理员。',
     fixity_running: '完整性校验已在进行，进度见本页。',
     unit_name_taken: '这里已有同名单位。',
@@ -1153,6 +1214,7 @@ export const CONFLICT_MESSAGES: Record<Language, Record<ConflictReason, string>>
   en: {
     own_account_disabled: 'You cannot disable your own account.',
     own_role: 'You cannot change your own role.',
+    own_password_reset: 'You cannot reset your own password: change it under Change password instead.',
     last_top_admin: 'This is the last active top-level administrator: make another account one first.',
     fixity_running: 'A fixity check is running already; its progress is shown here.',
     unit_name_taken: 'There is a unit of that name there already.',

@@ -6,35 +6,39 @@ import { ErrorNote } from './controls.js';
 import { AccountFilters, NO_ACCOUNT_FILTERS, type AccountFilterValues } from './accounts/account-filters.js';
 import { AccountList } from './accounts/account-list.js';
 import { CreateAccount } from './accounts/create-account.js';
-import { HandoverNote, type Handover } from './accounts/handover-note.js';
 import { ImportAccounts } from './accounts/import-accounts.js';
 import { KeptImports, useKeptImports } from './accounts/kept-imports.js';
+import { OpeningSheet, useOpeningSheet } from './accounts/opening-sheet.js';
 import { RenameAccount } from './accounts/rename-account.js';
 import { useAccountActions } from './accounts/use-account-actions.js';
 
 /**
  * 账号管理: the accounts within the administrator's reach, searchable and paged, with creating,
- * importing, password resets, unblocking, disabling and enabling.
+ * importing, password resets, unblocking, disabling and enabling; the one-time passwords made
+ * here gather on the 账号开通单 until it is closed.
  */
 export function AccountsPage({
   api,
   language,
   topLevel,
+  self,
 }: {
   api: ArchiveApi;
   language: Language;
   /** The caller belongs to the archive itself: it may make top-level administrators. */
   topLevel: boolean;
+  /** The caller's own account id: its row offers no password reset (it changes its own password). */
+  self: string;
 }) {
   const t = translator(language);
   const [filters, setFilters] = useState<AccountFilterValues>(NO_ACCOUNT_FILTERS);
   const [offset, setOffset] = useState(0);
   const [panel, setPanel] = useState<'none' | 'create' | 'import'>('none');
   const [renaming, setRenaming] = useState<AccountSummary | null>(null);
-  const [handover, setHandover] = useState<Handover | null>(null);
+  const sheet = useOpeningSheet();
   // The import whose answer the import panel shows (its kept copy is not listed again).
   const [shownImport, setShownImport] = useState<string | null>(null);
-  const actions = useAccountActions({ api, language, onHandover: setHandover });
+  const actions = useAccountActions({ api, language, onHandover: (entry) => sheet.add([entry]) });
   const { kept, taken } = useKeptImports(api, actions.refresh);
   const toggle = (which: 'create' | 'import') => setPanel(panel === which ? 'none' : which);
 
@@ -55,8 +59,8 @@ export function AccountsPage({
           api={api}
           language={language}
           topLevel={topLevel}
-          onCreated={(h) => {
-            setHandover(h);
+          onCreated={(entry) => {
+            sheet.add([entry]);
             setPanel('none');
             actions.changed();
           }}
@@ -66,8 +70,9 @@ export function AccountsPage({
         <ImportAccounts
           api={api}
           language={language}
-          onImported={(keptUrl) => {
+          onImported={(keptUrl, entries) => {
             setShownImport(keptUrl);
+            sheet.add(entries);
             actions.changed();
           }}
         />
@@ -77,7 +82,7 @@ export function AccountsPage({
         items={kept.filter((k) => keptImportUrl(k.id) !== shownImport)}
         onTaken={taken}
       />
-      {handover && <HandoverNote language={language} handover={handover} onClose={() => setHandover(null)} />}
+      <OpeningSheet language={language} entries={sheet.entries} onClose={sheet.close} />
       {renaming && (
         <RenameAccount
           key={renaming.id}
@@ -106,6 +111,7 @@ export function AccountsPage({
         offset={offset}
         onOffset={setOffset}
         refresh={actions.refresh}
+        self={self}
         actions={{ ...actions, rename: setRenaming }}
       />
     </main>

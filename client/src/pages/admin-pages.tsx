@@ -16,12 +16,15 @@ export function AdminPages({
   language,
   route,
   reach,
+  self,
 }: {
   api: ArchiveApi;
   language: Language;
   route: Route;
   /** What the administrator reaches (null: the whole archive). */
   reach: SessionView['reach'];
+  /** The administrator's own account id. */
+  self: string;
 }) {
   const topLevel = reach === null;
   const t = translator(language);
@@ -49,7 +52,8 @@ export function AdminPages({
       <pages.ReportsPage api={api} language={language} report={route.report} params={route.params} reach={reach} />
     );
   if (route.page === 'fixity') return <pages.FixityPage api={api} language={language} />;
-  if (route.page === 'accounts') return <pages.AccountsPage api={api} language={language} topLevel={topLevel} />;
+  if (route.page === 'accounts')
+    return <pages.AccountsPage api={api} language={language} topLevel={topLevel} self={self} />;
   if (route.page === 'units') return <pages.UnitsPage api={api} language={language} topLevel={topLevel} />;
   return <pages.AuditPage api={api} language={language} params={route.params} reach={reach} />;
 }

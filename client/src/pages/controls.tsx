@@ -15,7 +15,7 @@ export function ErrorNote({ error }: { error: string | null }) {
 /** A small secondary button for a row's action, named for screen readers with what it acts on. */
 export function RowAction({ label, on, onClick }: { label: string; on: string; onClick: () => void }) {
   return (
-    <button type="button" class="secondary small" onClick={onClick} aria-label={`${label} ${on}`}>
+    <button type="button" class="secondary small" onClick={onClick} aria-label={on ? `${label} ${on}` : undefined}>
       {label}
     </button>
   );

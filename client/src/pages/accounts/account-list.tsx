@@ -31,6 +31,7 @@ export function AccountList({
   offset,
   onOffset,
   refresh,
+  self,
   actions,
 }: {
   api: ArchiveApi;
@@ -39,6 +40,8 @@ export function AccountList({
   offset: number;
   onOffset: (offset: number) => void;
   refresh: number;
+  /** The caller's own account id. */
+  self: string;
   actions: AccountRowActions;
 }) {
   const t = translator(language);
@@ -53,7 +56,7 @@ export function AccountList({
       count={(total) => t('accountsCount', { total })}
       empty={t('noRows')}
       columns={accountColumns(language, (a) => (
-        <AccountActions account={a} language={language} actions={actions} />
+        <AccountActions account={a} own={a.id === self} language={language} actions={actions} />
       ))}
       rowKey={(a) => a.id}
       rowAttributes={(a) => ({ 'data-account': a.username })}
@@ -102,13 +105,19 @@ function accountColumns(
   ];
 }
 
-/** A row's actions: rename, reset the password, unblock (when throttled), disable (asked first) or enable. */
+/**
+ * A row's actions: rename, reset the password (asked first; not one's own, which is changed, not
+ * reset: a reset would end one's session), unblock (when throttled), disable (asked first) or enable.
+ */
 function AccountActions({
   account: a,
+  own,
   language,
   actions,
 }: {
   account: AccountSummary;
+  /** The caller's own account. */
+  own: boolean;
   language: Language;
   actions: AccountRowActions;
 }) {
@@ -116,7 +125,16 @@ function AccountActions({
   return (
     <>
       <RowAction label={t('accountRename')} on={a.username} onClick={() => actions.rename(a)} />
-      <RowAction label={t('accountReset')} on={a.username} onClick={() => actions.reset(a)} />
+      {!own && (
+        <ConfirmAction
+          language={language}
+          label={t('accountReset')}
+          on={a.username}
+          question={t('accountResetConfirm', { user: a.username })}
+          confirm={t('accountResetYes')}
+          onConfirm={() => actions.reset(a)}
+        />
+      )}
       {a.state === 'throttled' && (
         <RowAction label={t('accountUnblock')} on={a.username} onClick={() => actions.unblock(a)} />
       )}

@@ -8,9 +8,9 @@ import { formText } from '../form-text.js';
 import { displayNameProblems } from '../typed-name.js';
 import { UnitPicker, type PickedUnit } from '../unit-picker.js';
 import { roleName } from './account-words.js';
-import type { Handover } from './handover-note.js';
+import type { SheetEntry } from './opening-sheet.js';
 
-/** An administrator creates an account in a unit of their reach; its one-time password goes to the handover. */
+/** An administrator creates an account in a unit of their reach; it goes, with its one-time password, to the 账号开通单. */
 export function CreateAccount({
   api,
   language,
@@ -21,7 +21,7 @@ export function CreateAccount({
   language: Language;
   /** The caller belongs to the archive itself: it may make top-level administrators. */
   topLevel: boolean;
-  onCreated: (handover: Handover) => void;
+  onCreated: (entry: SheetEntry) => void;
 }) {
   const t = translator(language);
   const [unit, setUnit] = useState<PickedUnit | null>(null);
@@ -46,7 +46,13 @@ export function CreateAccount({
         role,
         unitId,
       });
-      onCreated({ username: created.account.username, password: created.oneTimePassword, kind: 'created' });
+      onCreated({
+        username: created.account.username,
+        displayName: created.account.displayName,
+        unitText: created.account.unitText,
+        password: created.oneTimePassword,
+        kind: 'created',
+      });
     },
   });
 

@@ -1,7 +1,5 @@
-import { IMPORT_COLUMNS_ZH } from '../../../../shared/accounts.js';
-
-/** The template offered for download: the columns, and one example row. */
-export const IMPORT_TEMPLATE = `\uFEFF${IMPORT_COLUMNS_ZH.join(',')}\r\nzhangsan,档案员,130922100,张三\r\n`;
+/** The template offered for download (shared: the server knows its example row). */
+export { IMPORT_TEMPLATE } from '../../../../shared/accounts.js';
 
 /**
  * The rows of the import's answer, the header left out. Its fields may be quoted (a name with a

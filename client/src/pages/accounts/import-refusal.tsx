@@ -44,5 +44,16 @@ function importProblemText(t: Translate, p: ImportProblem): string {
       return t('importNoUnit');
     case 'unit_outside_reach':
       return t('importUnitOutside', { unit: p.unit });
+    case 'unit_unknown':
+      return p.closest
+        ? t('importUnitUnknownClosest', {
+            unit: p.unit,
+            name: p.closest.name,
+            code: p.closest.id,
+            path: p.closest.path,
+          })
+        : t('importUnitUnknown', { unit: p.unit });
+    case 'unit_not_for_role':
+      return t(p.role === 'admin' ? 'importUnitNotForAdmin' : 'importUnitNotForClerk', { unit: p.unit });
   }
 }

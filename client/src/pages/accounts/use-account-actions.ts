@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { AccountSummary } from '../../../../shared/accounts.js';
 import type { ArchiveApi } from '../../api.js';
 import { describeError, type Language } from '../../i18n/index.js';
-import type { Handover } from './handover-note.js';
+import type { SheetEntry } from './opening-sheet.js';
 
 /**
  * What an administrator does to a listed account (reset its password, unblock, disable or enable
@@ -16,8 +16,8 @@ export function useAccountActions({
 }: {
   api: ArchiveApi;
   language: Language;
-  /** A reset's one-time password, to hand over. */
-  onHandover: (handover: Handover) => void;
+  /** A reset's one-time password, to hand over (on the 账号开通单). */
+  onHandover: (entry: SheetEntry) => void;
 }) {
   const [error, setError] = useState<string | null>(null);
   const [refresh, setRefresh] = useState(0);
@@ -40,7 +40,13 @@ export function useAccountActions({
     reset: (a: AccountSummary) =>
       void act(async () => {
         const r = await api.resetPassword(a.id);
-        onHandover({ username: a.username, password: r.oneTimePassword, kind: 'reset' });
+        onHandover({
+          username: a.username,
+          displayName: r.account.displayName,
+          unitText: r.account.unitText,
+          password: r.oneTimePassword,
+          kind: 'reset',
+        });
       }),
     unblock: (a: AccountSummary) => void act(() => api.unblock(a.id)),
     setDisabled: (a: AccountSummary, disabled: boolean) =>
