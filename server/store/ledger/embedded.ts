@@ -8,6 +8,7 @@ import type {
   CountedUpload,
   Ledger,
   LedgerEntry,
+  RecordedUpload,
   Restoral,
   Reversal,
   UploadAction,
@@ -417,6 +418,41 @@ export class EmbeddedLedger implements Ledger {
       )
       .all(where.params);
   }
+
+  async recordedUploads(keys: readonly string[]): Promise<Map<string, RecordedUpload>> {
+    const found = new Map<string, RecordedUpload>();
+    const unique = [...new Set(keys)];
+    for (let at = 0; at < unique.length; at += 500) {
+      const some = unique.slice(at, at + 500);
+      const rows = this.db
+        .prepare<string[], RecordedUploadRow>(
+          `SELECT key, account_id, unit_id, file_id, file_name, file_length, at FROM upload_keys
+           WHERE key IN (${some.map(() => '?').join(', ')}) AND unit_id IS NOT NULL AND file_no IS NOT NULL`,
+        )
+        .all(...some);
+      for (const r of rows)
+        found.set(r.key, {
+          key: r.key,
+          accountId: r.account_id,
+          unitId: r.unit_id,
+          fileId: r.file_id,
+          fileName: r.file_name,
+          fileLength: r.file_length,
+          at: new Date(r.at),
+        });
+    }
+    return found;
+  }
+}
+
+interface RecordedUploadRow {
+  key: string;
+  account_id: string;
+  unit_id: string;
+  file_id: string;
+  file_name: string;
+  file_length: number;
+  at: number;
 }
 
 /** An action as upload_keys records it, for reversing it (the details are null for actions counted before they were recorded). */
