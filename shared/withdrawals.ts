@@ -32,16 +32,20 @@ export const uploadIdSchema = z
 /** At most this many uploads by id in one request (a whole folder goes by its receipt). */
 export const WITHDRAW_MAX_UPLOADS = 1000;
 
-const reasoned = {
-  reason: z.enum(WITHDRAWAL_REASONS, { error: `reason is one of ${WITHDRAWAL_REASONS.join(', ')}` }),
-  note: z.string().trim().max(500).optional(),
-};
-
+/** By upload ids, or a whole folder's upload by its receipt (one of the two). */
 export const withdrawalRequest = z
-  .union([
-    z.strictObject({ uploads: z.array(uploadIdSchema).min(1).max(WITHDRAW_MAX_UPLOADS), ...reasoned }),
-    z.strictObject({ receipt: receiptIdSchema, ...reasoned }),
-  ])
+  .strictObject({
+    uploads: z.array(uploadIdSchema).min(1).max(WITHDRAW_MAX_UPLOADS).optional(),
+    receipt: receiptIdSchema.optional(),
+    reason: z.enum(WITHDRAWAL_REASONS, {
+      error: `reason is one of ${WITHDRAWAL_REASONS.join(', ')} (传错文件 / 传错单位 / 重复上传 / 含不应保存的信息 / 其他)`,
+    }),
+    note: z.string().trim().max(500).optional(),
+  })
+  .refine((r) => (r.uploads === undefined) !== (r.receipt === undefined), {
+    message: '请给出要撤回的上传（uploads：上传编号列表）或上传清单（receipt），二者选一',
+    path: ['uploads'],
+  })
   .refine((r) => r.reason !== 'other' || (r.note !== undefined && r.note.length > 0), {
     message: '撤回原因选“其他”时请填写说明（note）',
     path: ['note'],

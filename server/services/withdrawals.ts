@@ -60,7 +60,7 @@ export class WithdrawalService {
     const { store } = this.deps;
     let keys: string[];
     let skippedRows = 0;
-    if ('receipt' in request) {
+    if (request.receipt !== undefined) {
       const receipt = await store.receipts.get(account.id, request.receipt);
       if (!receipt) throw new NotFoundError('没有这个上传清单，或它不是您的。请从“我的上传清单”中打开它。');
       keys = [];
@@ -71,6 +71,7 @@ export class WithdrawalService {
       if (keys.length === 0)
         throw new ValidationError('这份上传清单里没有可撤回的文件（只有上传失败的文件，或清单是旧版本生成的）。');
     } else keys = [...new Set(request.uploads)];
+    if (keys.length === 0) throw new ValidationError('请给出要撤回的上传（uploads）或上传清单（receipt）。');
 
     const recorded = await store.ledger.recordedUploads(keys);
     const reach = account.role === 'admin' ? await this.deps.directory.reachSubtree(account) : null;
@@ -219,11 +220,18 @@ export class WithdrawalService {
     let finished = 0;
     for (;;) {
       const records = await this.deps.store.withdrawals.unfinished(before, 100);
+      // One that cannot be finished now does not hold up the others; the sweep says so after them.
+      let failure: unknown;
       for (const record of records) {
-        if (record.state === 'withdrawing') await this.finishWithdrawal(record, null);
-        else await this.finishRestore(record, null);
+        try {
+          if (record.state === 'withdrawing') await this.finishWithdrawal(record, null);
+          else await this.finishRestore(record, null);
+          finished++;
+        } catch (err) {
+          failure ??= err;
+        }
       }
-      finished += records.length;
+      if (failure !== undefined) throw failure;
       if (records.length < 100) return finished;
     }
   }
