@@ -286,7 +286,14 @@ export class WithdrawalTooLateError extends ArchiveError {
 
 /** Every upload of the request is withdrawn already: nothing changed. */
 export class AlreadyWithdrawnError extends ArchiveError {
-  constructor(withdrawals: ReadonlyArray<{ id: string; fileName: string; withdrawnBy: { username: string }; withdrawnAt: string }>) {
+  constructor(
+    withdrawals: ReadonlyArray<{
+      id: string;
+      fileName: string;
+      withdrawnBy: { username: string };
+      withdrawnAt: string;
+    }>,
+  ) {
     const first = withdrawals[0]!;
     super(
       'already_withdrawn',
@@ -297,7 +304,12 @@ export class AlreadyWithdrawnError extends ArchiveError {
 }
 
 export class AlreadyRestoredError extends ArchiveError {
-  constructor(withdrawal: { id: string; fileName: string; restoredBy: { username: string } | null; restoredAt: string | null }) {
+  constructor(withdrawal: {
+    id: string;
+    fileName: string;
+    restoredBy: { username: string } | null;
+    restoredAt: string | null;
+  }) {
     super(
       'already_restored',
       `“${withdrawal.fileName}”已由 ${withdrawal.restoredBy?.username ?? '他人'} 于 ${withdrawal.restoredAt ?? ''} 恢复，重新计数了，不必再恢复。`,

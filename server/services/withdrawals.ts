@@ -231,7 +231,7 @@ export class WithdrawalService {
           failure ??= err;
         }
       }
-      if (failure !== undefined) throw failure;
+      if (failure !== undefined) throw failure instanceof Error ? failure : new Error(String(failure));
       if (records.length < 100) return finished;
     }
   }

@@ -64,13 +64,17 @@ for (const target of storeTargets) {
         key: keys[i],
         at: now.toISOString(),
       }));
-      await body(await client.json(`/api/receipts/${receipt}`, 'PUT', { title, startedAt: now.toISOString(), rows }), 200);
+      await body(
+        await client.json(`/api/receipts/${receipt}`, 'PUT', { title, startedAt: now.toISOString(), rows }),
+        200,
+      );
       const view = await body<ReceiptView>(await client.fetch(`/api/receipts/${receipt}`), 200);
       return { receipt, uploadIds: view.rows.map((r) => r.uploadId!), fileIds: batch.results.map((r) => r.fileId) };
     }
 
     /** One file the client uploads: its upload id. */
-    const uploadOne = async (client: Client, data = randomContent(2000)) => (await uploadFolder(client, [data])).uploadIds[0]!;
+    const uploadOne = async (client: Client, data = randomContent(2000)) =>
+      (await uploadFolder(client, [data])).uploadIds[0]!;
 
     const withdraw = (who: Who, request: object) =>
       as[who].json('/api/withdrawals', 'POST', { reason: 'wrong_file', ...request });
@@ -102,12 +106,18 @@ for (const target of storeTargets) {
         assert.match(refusal.message, /找不到1 个上传.*不在您的范围内/);
       }
       // Another clerk of the same unit is told whose it is not.
-      const notYours = await body<{ error: string; message: string }>(await withdraw('clerkQ2', { uploads: [theirs] }), 403);
+      const notYours = await body<{ error: string; message: string }>(
+        await withdraw('clerkQ2', { uploads: [theirs] }),
+        403,
+      );
       assert.equal(notYours.error, 'forbidden');
       assert.match(notYours.message, /只能撤回自己的上传/);
       for (const who of ['clerkQ', 'adminQ', 'top'] as const) {
         const upload = who === 'clerkQ' ? theirs : await uploadOne(as.clerkQ);
-        const answer = await body<WithdrawalAnswer>(await status(who, await withdraw(who, { uploads: [upload] }), 200), 200);
+        const answer = await body<WithdrawalAnswer>(
+          await status(who, await withdraw(who, { uploads: [upload] }), 200),
+          200,
+        );
         assert.deepEqual(
           answer.withdrawn.map((w) => [w.uploadId, w.withdrawnBy.username, w.uploader.username, w.state]),
           [[upload, who, 'clerkQ', 'withdrawn']],
@@ -123,7 +133,10 @@ for (const target of storeTargets) {
         now = new Date(started.getTime() + 29 * DAY);
         await status('clerkQ at 29 days', await withdraw('clerkQ', { uploads: [early] }), 200);
         now = new Date(started.getTime() + 30 * DAY + 60_000);
-        const refusal = await body<{ error: string; message: string }>(await withdraw('clerkQ', { uploads: [late] }), 403);
+        const refusal = await body<{ error: string; message: string }>(
+          await withdraw('clerkQ', { uploads: [late] }),
+          403,
+        );
         assert.equal(refusal.error, 'withdrawal_too_late');
         assert.match(refusal.message, /^上传已超过 30 天，请联系管理员撤回/);
         await status('adminQ at 30 days', await withdraw('adminQ', { uploads: [late] }), 200);
@@ -172,7 +185,10 @@ for (const target of storeTargets) {
       const { uploads } = await counted('');
       await body(await withdraw('clerkQ', { uploads: [folder.uploadIds[1]!] }), 200);
       assert.equal((await counted('')).uploads, uploads - 1);
-      const answer = await body<WithdrawalAnswer>(await withdraw('clerkQ', { receipt: folder.receipt, reason: 'wrong_unit' }), 200);
+      const answer = await body<WithdrawalAnswer>(
+        await withdraw('clerkQ', { receipt: folder.receipt, reason: 'wrong_unit' }),
+        200,
+      );
       assert.deepEqual(
         answer.withdrawn.map((w) => [w.uploadId, w.reason]),
         [
@@ -265,7 +281,9 @@ for (const target of storeTargets) {
       const withdrawals: string[] = [];
       for (let i = 0; i < 3; i++) {
         const upload = await uploadOne(as.clerkQ, data);
-        withdrawals.push((await body<WithdrawalAnswer>(await withdraw('clerkQ', { uploads: [upload] }), 200)).withdrawn[0]!.id);
+        withdrawals.push(
+          (await body<WithdrawalAnswer>(await withdraw('clerkQ', { uploads: [upload] }), 200)).withdrawn[0]!.id,
+        );
       }
       const withdrawnCounts = await counted(fileId);
       assert.equal(withdrawnCounts.uploadCount, 2);
@@ -326,7 +344,10 @@ for (const target of storeTargets) {
     it('keeps each withdrawal and restore in the audit log: who, when, which upload and why', async () => {
       const upload = await uploadOne(as.clerkQ);
       const [w] = (
-        await body<WithdrawalAnswer>(await withdraw('clerkQ', { uploads: [upload], reason: 'other', note: '含身份证号' }), 200)
+        await body<WithdrawalAnswer>(
+          await withdraw('clerkQ', { uploads: [upload], reason: 'other', note: '含身份证号' }),
+          200,
+        )
       ).withdrawn;
       await body(await as.adminQ.fetch(`/api/withdrawals/${w!.id}/restore`, { method: 'POST' }), 200);
       const events = async (action: string) =>
@@ -389,7 +410,10 @@ for (const target of storeTargets) {
       assert.equal((await counted(fileId)).uploadCount, before.uploadCount - 1);
       // The clerk's retry finishes A under its own key (not reversed twice) …
       const retried = await body<WithdrawalAnswer>(await withdraw('clerkQ', { uploads: [a] }), 200);
-      assert.deepEqual(retried.withdrawn.map((w) => w.id), [recA!.id]);
+      assert.deepEqual(
+        retried.withdrawn.map((w) => w.id),
+        [recA!.id],
+      );
       assert.equal((await counted(fileId)).uploadCount, before.uploadCount - 1);
       // … and the sweep, a minute on, finishes B.
       const started = now;

@@ -74,7 +74,10 @@ export function withdrawalConformance(target: StoreTarget): void {
           [...(await store.withdrawals.openOf(['claim:abc', 'claim:none']))].map(([k, r]) => [k, r.state]),
           [['claim:abc', 'restoring']],
         );
-        assert.equal(await store.withdrawals.advance(w.id, 'restoring', 'restored', new Date('2026-11-22T08:00:01Z')), true);
+        assert.equal(
+          await store.withdrawals.advance(w.id, 'restoring', 'restored', new Date('2026-11-22T08:00:01Z')),
+          true,
+        );
         assert.deepEqual(await store.withdrawals.get(w.id), {
           ...w,
           state: 'restored',
@@ -156,7 +159,9 @@ export function withdrawalConformance(target: StoreTarget): void {
         const { entry } = await commitBytes(store, randomContent(10));
         const clerk = testAccount({ unit: unit('unit-q') });
         const at = new Date('2026-11-02T09:30:00Z');
-        await store.ledger.count(uploadAction({ ...uploadRecord(clerk, entry.fileId, '卷/a.pdf', at), fileLength: 10 }, 'tus:q1'));
+        await store.ledger.count(
+          uploadAction({ ...uploadRecord(clerk, entry.fileId, '卷/a.pdf', at), fileLength: 10 }, 'tus:q1'),
+        );
         const found = await store.ledger.recordedUploads(['tus:q1', 'tus:never', 'tus:q1']);
         assert.deepEqual(
           [...found],

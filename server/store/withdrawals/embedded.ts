@@ -166,9 +166,13 @@ export class EmbeddedWithdrawalStore implements WithdrawalStore {
   ): Promise<{ items: WithdrawalRecord[]; total: number }> {
     const where = scopeWhere('w', scope);
     const filter = `FROM withdrawals w WHERE w.open_key IS NOT NULL AND ${where.sql}`;
-    const total = this.db.prepare<Record<string, string>, { n: number }>(`SELECT COUNT(*) AS n ${filter}`).get(where.params)!.n;
+    const total = this.db
+      .prepare<Record<string, string>, { n: number }>(`SELECT COUNT(*) AS n ${filter}`)
+      .get(where.params)!.n;
     const rows = this.db
-      .prepare<Record<string, unknown>, Row>(`SELECT w.* ${filter} ORDER BY w.at DESC, w.id LIMIT @limit OFFSET @offset`)
+      .prepare<Record<string, unknown>, Row>(
+        `SELECT w.* ${filter} ORDER BY w.at DESC, w.id LIMIT @limit OFFSET @offset`,
+      )
       .all({ ...where.params, limit: page.limit, offset: page.offset });
     return { items: rows.map(recordOf), total };
   }

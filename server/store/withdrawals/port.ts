@@ -54,13 +54,7 @@ export interface WithdrawalStore {
    * Moves a withdrawal from one state to the next (`withdrawing` → `withdrawn`, `withdrawn` →
    * `restoring` with who and when, `restoring` → `restored`); true if this call moved it.
    */
-  advance(
-    id: string,
-    from: WithdrawalState,
-    to: WithdrawalState,
-    at: Date,
-    restoredBy?: Person,
-  ): Promise<boolean>;
+  advance(id: string, from: WithdrawalState, to: WithdrawalState, at: Date, restoredBy?: Person): Promise<boolean>;
   /** Removes a withdrawal still `withdrawing` whose upload the ledger would not reverse. */
   drop(id: string): Promise<void>;
   get(id: string): Promise<WithdrawalRecord | undefined>;
