@@ -920,7 +920,7 @@ describe('embedded store specifics', () => {
 });
 
 describe('a data directory made before the ledger recorded what each upload action counted', () => {
-  it('opens, answers the actions it counted, leaves them counted, and reverses those counted since', async () => {
+  it('opens, answers the actions it counted, leaves them counted, and reverses and restores those counted since', async () => {
     const dataDir = tempDir();
     try {
       const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
@@ -959,6 +959,13 @@ describe('a data directory made before the ledger recorded what each upload acti
         assert.deepEqual(
           [e!.uploadCount, e!.uploadFileName, e!.lastUploadFileName, e!.lastUploadTime],
           [1, '旧.pdf', '旧.pdf', new Date(Date.UTC(2026, 0, 1))],
+        );
+        assert.equal(await upgraded.ledger.restore('tus:old', 's1'), 'unrecorded');
+        assert.equal(await upgraded.ledger.restore('tus:new', 's2'), 'restored');
+        const [restored] = await upgraded.ledger.entriesForFile(entry.fileId);
+        assert.deepEqual(
+          [restored!.uploadCount, restored!.uploadFileName, restored!.lastUploadFileName, restored!.lastUploadTime],
+          [2, '旧.pdf', '新.pdf', new Date(Date.UTC(2026, 0, 5))],
         );
       } finally {
         await upgraded.close();

@@ -382,7 +382,8 @@ describe('MongoDB: a reversal killed between its steps is finished once', { skip
           const days = await db.collection('userInfo.uploadDays').find({}).sort({ Day: 1 }).toArray();
           assert.deepEqual(
             days.map((d) => [d.UnitID, d.Day, d.Uploads, d.SavedUploads]),
-            [[clerk.unit.id, '2026-03-02', 1, 1]],
+            [[clerk.unit.id, '2026-03-02', 1, 0]],
+            'the upload left holds the bytes the reversed one stored',
           );
           const names = await db.collection('userInfo.names').find({ UploadFileID: fileId }).toArray();
           assert.deepEqual(
@@ -390,20 +391,86 @@ describe('MongoDB: a reversal killed between its steps is finished once', { skip
             [[clerk.unit.id, 'b.pdf']],
           );
           assert.equal(await db.collection('userInfo.uploads').countDocuments({ Pending: { $exists: true } }), 0);
-          assert.equal(
-            await db.collection('userInfo.users').countDocuments({ 'PendingChanges.0': { $exists: true } }),
-            0,
-          );
-          assert.equal(
-            await db.collection('userInfo.uploadDays').countDocuments({ 'PendingChanges.0': { $exists: true } }),
-            0,
-          );
           // Reversed once: asked again under other keys, nothing changes.
           assert.equal(await opened.store.ledger.reverse('a1', 'r9'), 'already reversed');
           assert.equal((await opened.store.ledger.entriesForFile(entry.fileId))[0]!.uploadCount, 1);
         });
         if (finished) {
           assert.ok(writes > 8, `the reversals write in several steps (${writes})`);
+          return;
+        }
+      }
+    });
+  }
+});
+
+describe('MongoDB: a restore killed between its steps is finished once', { skip: mongoTarget.skip }, () => {
+  for (const recovery of [
+    'the restore is asked for again',
+    'the sweep finishes it, then it is asked for again',
+  ] as const) {
+    it(`killed after each of its writes in turn: ${recovery}`, async () => {
+      for (let writes = 0; ; writes++) {
+        let finished = false;
+        await withMongoStore(async (opened, db) => {
+          const { entry } = await commitBytes(opened.store, randomContent(10));
+          const fileId = new ObjectId(entry.fileId);
+          const clerk = testAccount();
+          const other = testAccount({ unit: unit('unit-b') });
+          const day = (d: number, hour = 8) => new Date(Date.UTC(2026, 2, d, hour));
+          const count = (key: string, account: Account, name: string, at: Date, carried = false) =>
+            opened.store.ledger.count(
+              uploadAction({ ...uploadRecord(account, entry.fileId, name, at), carriedBytes: carried }, key),
+            );
+          await count('a1', clerk, 'a.pdf', day(1), true);
+          await count('a2', clerk, 'b.pdf', day(2));
+          await count('b1', other, 'a.pdf', day(1, 9));
+          /** Every total of the file, as the reports and listings read them. */
+          const totals = async () => ({
+            entries: (await opened.store.ledger.entriesForFile(entry.fileId)).map((e) => [
+              e.userId,
+              e.uploadCount,
+              e.uploadFileName,
+              e.uploadTime,
+              e.lastUploadFileName,
+              e.lastUploadTime,
+            ]),
+            days: (await db.collection('userInfo.uploadDays').find({}).sort({ UnitID: 1, Day: 1 }).toArray()).map(
+              (d) => [d.UnitID, d.Day, d.Uploads, d.SavedUploads],
+            ),
+            names: (
+              await db.collection('userInfo.names').find({ UploadFileID: fileId }).sort({ _id: 1 }).toArray()
+            ).map((n) => [n.UnitID, n.Name, n.FirstUsed]),
+          });
+          const counted = await totals();
+          // The clerk's first upload, which stored the file (its holder passes to the other unit's),
+          // then the other unit's only one (it passes to the clerk's second).
+          assert.equal(await opened.store.ledger.reverse('a1', 'r1'), 'reversed');
+          assert.equal(await opened.store.ledger.reverse('b1', 'r2'), 'reversed');
+          assert.deepEqual((await totals()).days, [[clerk.unit.id, '2026-03-02', 1, 0]]);
+          const dying = new MongoLedger(dyingAfter(ledgerWrites(db), writes));
+          try {
+            await dying.restore('a1', 's1');
+            await dying.restore('b1', 's2');
+            finished = true;
+          } catch (err) {
+            if (!(err instanceof Killed)) throw err;
+          }
+          if (recovery !== 'the restore is asked for again')
+            await opened.store.ledger.finishInterrupted(new Date(Date.now() + 60_000));
+          for (const [key, change] of [
+            ['a1', 's1'],
+            ['b1', 's2'],
+          ] as const)
+            assert.ok(['restored', 'repeated'].includes(await opened.store.ledger.restore(key, change)));
+          assert.deepEqual(await totals(), counted, `killed after ${writes} writes`);
+          assert.equal(await db.collection('userInfo.uploads').countDocuments({ Pending: { $exists: true } }), 0);
+          // Restored once: asked again under other keys, nothing changes; the next upload stores nothing.
+          assert.equal(await opened.store.ledger.restore('a1', 's9'), 'not reversed');
+          assert.equal((await count('c1', other, 'c.pdf', day(3), true)).stored, false);
+        });
+        if (finished) {
+          assert.ok(writes > 10, `the restores write in several steps (${writes})`);
           return;
         }
       }

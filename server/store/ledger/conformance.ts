@@ -328,6 +328,168 @@ export function ledgerConformance(target: StoreTarget): void {
         });
       });
 
+      describe('an upload reversed is restored once under its key', () => {
+        const at = (day: number, hour = 8) => new Date(Date.UTC(2026, 4, day, hour));
+        /** Counts an upload under a new key; answers the key. */
+        const counted = async (record: UploadRecord) => {
+          const action = uploadAction(record);
+          await store.ledger.count(action);
+          return action.key;
+        };
+        const savings = async (group?: 'day') =>
+          await new ReportService(store.reports, new ReportCalendar('UTC'), store.accounts).savings(
+            savingsQuery.parse(group ? { group } : {}),
+          );
+
+        it('leaves every total as counting only the actions that count would, however often they are reversed and restored', async () => {
+          const files = await seedReportArchive(store);
+          const newFile = (await commitBytes(store, randomContent(64))).entry;
+          const north = testAccount({ username: 'north', unit: unit('u-north', '东县') });
+          const south = testAccount({ username: 'south', unit: unit('u-south', '西县') });
+          const everything = { ...files, NEW: newFile } as typeof files;
+          const neverCounted = await archiveAnswers(store, everything);
+          const keys = [
+            await counted(uploadRecord(north, files.F1.fileId, '北/通知.pdf', at(1))),
+            await counted(uploadRecord(north, files.F1.fileId, '北/通知-再传.pdf', at(2))),
+            await counted(uploadRecord(PEOPLE.alice, files.F1.fileId, '通知(改).pdf', at(20), 'image/png')),
+            // (Each later than its entry's uploads: a count out of time order keeps its name as the
+            // entry's last, which a change of the entry then orders by time, docs/decisions/counts.md.)
+            await counted(uploadRecord(PEOPLE.carol, files.C2.fileId, '扫描件B.pdf', at(21))),
+            // A new file: stored by the first, then uploaded by two units on later days.
+            await counted(carryingUpload(north, newFile.fileId, at(3))),
+            await counted({ ...uploadRecord(south, newFile.fileId, '南/副本.pdf', at(5)), fileLength: 64 }),
+            await counted({ ...carryingUpload(north, newFile.fileId, at(7)), fileName: '北/再传.pdf', fileLength: 64 }),
+          ];
+          // The model: the totals are those of the actions that count, whatever way led there.
+          const seen = new Map<string, Awaited<ReturnType<typeof archiveAnswers>>>();
+          const reversed = new Set<number>();
+          const check = async (step: string) => {
+            const answers = await archiveAnswers(store, everything);
+            const state = [...reversed].sort().join(',');
+            if (reversed.size === keys.length) assert.deepEqual(answers, neverCounted, step);
+            const before = seen.get(state);
+            if (before) assert.deepEqual(answers, before, `${step}: as when {${state}} were reversed before`);
+            else seen.set(state, answers);
+          };
+          await check('all counted');
+          // A walk that comes back to the same sets of reversed actions by other ways (a fixed
+          // pseudo-random order, so a failure is the same every run).
+          let seed = 41;
+          const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % keys.length;
+          let changes = 0;
+          for (let step = 0; step < 40; step++) {
+            const i = next();
+            const changeKey = `change:${changes++}`;
+            if (reversed.has(i)) {
+              assert.equal(await store.ledger.restore(keys[i]!, changeKey), 'restored');
+              reversed.delete(i);
+            } else {
+              assert.equal(await store.ledger.reverse(keys[i]!, changeKey), 'reversed');
+              reversed.add(i);
+            }
+            await check(`step ${step}: ${reversed.has(i) ? 'reversed' : 'restored'} ${i}`);
+          }
+          for (const [i, key] of keys.entries())
+            if (!reversed.has(i)) {
+              assert.equal(await store.ledger.reverse(key, `change:${changes++}`), 'reversed');
+              reversed.add(i);
+            }
+          await check('all reversed');
+          for (const [i, key] of keys.entries()) {
+            assert.equal(await store.ledger.restore(key, `change:${changes++}`), 'restored');
+            reversed.delete(i);
+          }
+          await check('all restored');
+          assert.ok(seen.size >= 8, `the walk visits many states (${seen.size})`);
+        });
+
+        it('counts every change once by its own key: retries of any earlier key repeat and change nothing', async () => {
+          const { entry } = await commitBytes(store, randomContent(10));
+          const clerk = testAccount();
+          await counted(uploadRecord(clerk, entry.fileId, 'a.pdf', at(1)));
+          const key = await counted(uploadRecord(clerk, entry.fileId, 'b.pdf', at(2)));
+          const never = await counted(uploadRecord(clerk, entry.fileId, 'c.pdf', at(3)));
+          const count = async () => (await store.ledger.entriesForFile(entry.fileId))[0]!.uploadCount;
+          assert.equal(await store.ledger.restore(key, 's0'), 'not reversed', 'never reversed');
+          assert.equal(await store.ledger.reverse(key, 'r1'), 'reversed');
+          assert.equal(await store.ledger.restore(key, 's1'), 'restored');
+          assert.equal(await count(), 3);
+          assert.equal(await store.ledger.reverse(key, 'r2'), 'reversed');
+          assert.equal(await count(), 2);
+          assert.equal(await store.ledger.restore(key, 's2'), 'restored');
+          assert.equal(await count(), 3);
+          for (const change of ['r1', 's1', 'r2', 's2']) {
+            assert.equal(await store.ledger.reverse(key, change), 'repeated', `reversed again under ${change}`);
+            assert.equal(await store.ledger.restore(key, change), 'repeated', `restored again under ${change}`);
+          }
+          assert.equal(await count(), 3);
+          assert.equal(await store.ledger.restore(key, 's3'), 'not reversed', 'restored already');
+          assert.equal(await store.ledger.restore(never, 's1'), 'not reversed', 'a change key belongs to its action');
+          assert.equal(await store.ledger.restore('tus:never-counted', 's1'), 'not counted');
+          assert.equal(await store.ledger.reverse(key, 'r3'), 'reversed');
+          assert.equal(await store.ledger.reverse(key, 'r4'), 'already reversed');
+          assert.equal(await count(), 2);
+          assert.deepEqual([(await savings()).summary.uploads, (await savings()).summary.savedUploads], [2, 2]);
+          assert.equal(await store.ledger.finishInterrupted(new Date(Date.now() + 60_000)), 0);
+        });
+
+        it('restores once when restores race: one restores, the others find it counting or repeat', async () => {
+          const { entry } = await commitBytes(store, randomContent(10));
+          const clerk = testAccount();
+          await counted(uploadRecord(clerk, entry.fileId, 'a.pdf', at(1)));
+          const key = await counted(uploadRecord(clerk, entry.fileId, 'b.pdf', at(2)));
+          assert.equal(await store.ledger.reverse(key, 'r'), 'reversed');
+          const others = await Promise.all(['s1', 's2'].map((k) => store.ledger.restore(key, k)));
+          assert.deepEqual(others.sort(), ['not reversed', 'restored']);
+          assert.equal(await store.ledger.reverse(key, 'r2'), 'reversed');
+          const same = await Promise.all(Array.from({ length: 5 }, () => store.ledger.restore(key, 's3')));
+          assert.deepEqual(same.sort(), ['repeated', 'repeated', 'repeated', 'repeated', 'restored']);
+          const [e] = await store.ledger.entriesForFile(entry.fileId);
+          assert.deepEqual([e!.uploadCount, e!.lastUploadFileName], [2, 'b.pdf']);
+          assert.deepEqual([(await savings()).summary.uploads, (await savings()).summary.savedUploads], [2, 2]);
+        });
+
+        it("keeps a file's uploads that count, less one, saved: the holder of its bytes passes on and back", async () => {
+          const { entry } = await commitBytes(store, randomContent(10));
+          const [a, b, c] = ['u-a', 'u-b', 'u-c'].map((id) => testAccount({ unit: unit(id) })) as [
+            Account,
+            Account,
+            Account,
+          ];
+          // a's stored the file (day 1); b's and c's did not (days 2 and 3, b's an instant upload).
+          const storer = await counted(carryingUpload(a, entry.fileId, at(1)));
+          const second = await counted(uploadRecord(b, entry.fileId, 'b.pdf', at(2)));
+          const third = await counted(carryingUpload(c, entry.fileId, at(3)));
+          /** Per day: [uploads, saved uploads]. */
+          const days = async () =>
+            Object.fromEntries(
+              (await savings('day')).items.map((r) => [(r as { period: string }).period, [r.uploads, r.savedUploads]]),
+            ) as Record<string, [number, number]>;
+          const original = { '2026-05-01': [1, 0], '2026-05-02': [1, 1], '2026-05-03': [1, 1] };
+          assert.deepEqual(await days(), original);
+          await store.ledger.reverse(storer, 'r1');
+          assert.deepEqual(await days(), { '2026-05-02': [1, 0], '2026-05-03': [1, 1] }, 'the earliest left holds it');
+          await store.ledger.restore(storer, 's1');
+          assert.deepEqual(await days(), original, 'the upload that stored it takes it back');
+          await store.ledger.reverse(storer, 'r2');
+          await store.ledger.reverse(second, 'r3');
+          assert.deepEqual(await days(), { '2026-05-03': [1, 0] });
+          await store.ledger.restore(second, 's3');
+          assert.deepEqual(await days(), { '2026-05-02': [1, 0], '2026-05-03': [1, 1] }, 'as if never reversed');
+          await store.ledger.reverse(second, 'r4');
+          await store.ledger.reverse(third, 'r5');
+          assert.deepEqual(await days(), {});
+          await store.ledger.restore(third, 's5');
+          assert.deepEqual(await days(), { '2026-05-03': [1, 0] }, 'restored alone, it holds the bytes');
+          // The file counts again: a new upload carrying its bytes did not store them.
+          const later = await store.ledger.count(uploadAction(carryingUpload(b, entry.fileId, at(4))));
+          assert.equal(later.stored, false);
+          await store.ledger.restore(storer, 's2');
+          await store.ledger.restore(second, 's4');
+          assert.deepEqual(await days(), { ...original, '2026-05-04': [1, 1] });
+        });
+      });
+
       it('never loses an increment when one user repeats an upload concurrently', async () => {
         const { entry } = await commitBytes(store, randomContent(10));
         const clerk = testAccount();

@@ -1,7 +1,7 @@
 import { monthOf, weekOf } from '../../../shared/calendar.js';
 import type { Unit } from '../../../shared/schemas.js';
 import { hasColumn, type Db } from '../embedded/database.js';
-import { entryWithout, type KnownUpload } from './entry-without.js';
+import { entryOf, type KnownUpload } from './entry-without.js';
 
 /**
  * The ledger's derived totals on the embedded store, beyond each entry's upload_count and the day
@@ -143,10 +143,8 @@ export interface TotalsEvent {
   stored: boolean;
 }
 
-/** What reversing an upload needs of it (its row in upload_keys). */
-export type ReversedEvent = Pick<TotalsEvent, 'userId' | 'fileNo' | 'fileName' | 'at' | 'day' | 'stored'> & {
-  unitId: string;
-};
+/** An upload the ledger recorded (its row in upload_keys), as its reversal or restore changes the totals. */
+export type RecordedUpload = Omit<TotalsEvent, 'stored'> & { key: string };
 
 interface EntryRow {
   upload_count: number;
@@ -179,6 +177,13 @@ export class EmbeddedTotals {
   private readonly firstUsed;
   private readonly forgetName;
   private readonly renameFirstUse;
+  private readonly restoreName;
+  private readonly holding;
+  private readonly setHolds;
+  private readonly holders;
+  private readonly heir;
+  private readonly storedEver;
+  private readonly resave;
 
   constructor(db: Db) {
     // One statement: a new entry at 1, or UploadCount + 1; SQLite serialises writers, so no increment is lost.
@@ -239,6 +244,29 @@ export class EmbeddedTotals {
     );
     this.forgetName = db.prepare(`DELETE FROM ledger_names WHERE ${nameKey}`);
     this.renameFirstUse = db.prepare(`UPDATE ledger_names SET first_used = @first WHERE ${nameKey}`);
+    this.restoreName = db.prepare(
+      `INSERT INTO ledger_names (unit_id, file_no, name, first_used, city, county, town)
+       VALUES (@unitId, @fileNo, @fileName, @at, @city, @county, @town)
+       ON CONFLICT (unit_id, file_no, name) DO UPDATE SET first_used = MIN(first_used, excluded.first_used)`,
+    );
+    // Who holds a file's bytes in the tallies (docs/decisions/counts.md, "Who holds the bytes").
+    this.holding = db.prepare<[string], { holds: number }>(
+      'SELECT COALESCE(holds, stored) AS holds FROM upload_keys WHERE key = ?',
+    );
+    this.setHolds = db.prepare('UPDATE upload_keys SET holds = ? WHERE key = ?');
+    const fileActions = 'upload_keys INDEXED BY upload_keys_entry WHERE file_no = ?';
+    this.holders = db.prepare<[number], HolderRow>(
+      `SELECT key, unit_id AS unitId, day FROM ${fileActions} AND state = 'counted' AND COALESCE(holds, stored) = 1`,
+    );
+    this.heir = db.prepare<[number], HolderRow>(
+      `SELECT key, unit_id AS unitId, day FROM ${fileActions} AND state = 'counted' ORDER BY stored DESC, at, key LIMIT 1`,
+    );
+    this.storedEver = db.prepare<[number], { found: number }>(
+      `SELECT 1 AS found FROM ${fileActions} AND stored = 1 LIMIT 1`,
+    );
+    this.resave = db.prepare(
+      'UPDATE upload_days SET saved_uploads = saved_uploads + @saved WHERE file_no = @fileNo AND unit_id = @unitId AND day = @day',
+    );
   }
 
   /** Counts an upload in every total; answers its entry's UploadCount. */
@@ -273,34 +301,109 @@ export class EmbeddedTotals {
    * Takes an upload out of every total, as if it had never been counted: its entry counts one
    * upload fewer (and is gone at none), its first and last upload are those of the uploads left,
    * its day's tally one fewer (gone at none), its name gone unless another upload of the unit
-   * used it. Run after the upload's state says it no longer counts.
+   * used it; if it held the file's bytes, the file's holder passes on (`settleHolder`). Run after
+   * the upload's state says it no longer counts.
    */
-  reverse(e: ReversedEvent): void {
-    const key = { userId: e.userId, unitId: e.unitId, fileNo: e.fileNo };
+  reverse(e: RecordedUpload): void {
+    const held = this.holding.get(e.key)?.holds === 1;
+    this.setHolds.run(0, e.key);
+    const key = { userId: e.userId, unitId: e.unit.id, fileNo: e.fileNo };
     const entry = this.entry.get(key);
     if (entry) {
       if (entry.upload_count <= 1) this.dropEntry.run(key);
-      else {
-        const before = {
-          uploadCount: entry.upload_count,
-          firstTime: entry.upload_time,
-          firstName: entry.upload_file_name,
-          lastTime: entry.last_upload_time,
-          lastName: entry.last_upload_file_name,
-          lastType: entry.last_content_type,
-        };
-        this.setEntry.run({ ...key, ...entryWithout(before, this.entryUploads.all(key)) });
-      }
+      else
+        this.setEntry.run({
+          ...key,
+          ...entryOf(entry.upload_count - 1, entryUploadsOf(entry), this.entryUploads.all(key)),
+        });
     }
-    const day = { fileNo: e.fileNo, unitId: e.unitId, day: e.day };
-    this.untally.run({ ...day, saved: e.stored ? 0 : 1 });
+    const day = { fileNo: e.fileNo, unitId: e.unit.id, day: e.day };
+    this.untally.run({ ...day, saved: held ? 0 : 1 });
     this.dropDay.run(day);
-    const name = { unitId: e.unitId, fileNo: e.fileNo, fileName: e.fileName };
+    const name = { unitId: e.unit.id, fileNo: e.fileNo, fileName: e.fileName };
     const uses = [this.nameUses.get(name)?.first, this.nameInEntries.get(name)?.first].filter(
       (t): t is number => t !== null && t !== undefined,
     );
     if (uses.length === 0) this.forgetName.run(name);
     else if (this.firstUsed.get(name)?.first_used === e.at)
       this.renameFirstUse.run({ ...name, first: Math.min(...uses) });
+    this.settleHolder(e.fileNo);
+  }
+
+  /**
+   * Counts a reversed upload again in every total, as if it had never been reversed: its entry
+   * (made again if it was gone) one upload more, with the first and last upload of those that
+   * count, its day's tally, its name (first used no later than this upload); the file's holder as
+   * `settleHolder` says (the upload that stored the file takes it back). Run after the upload's
+   * state says it counts again.
+   */
+  restore(e: RecordedUpload): void {
+    const { unit } = e;
+    const levels = { city: unit.city, county: unit.county ?? null, town: unit.town ?? null };
+    const key = { userId: e.userId, unitId: unit.id, fileNo: e.fileNo };
+    const entry = this.entry.get(key);
+    if (entry)
+      this.setEntry.run({
+        ...key,
+        ...entryOf(entry.upload_count + 1, entryUploadsOf(entry), this.entryUploads.all(key)),
+      });
+    else
+      this.upsert.get({
+        ...key,
+        userName: e.userName,
+        unit: JSON.stringify(unit),
+        at: e.at,
+        fileName: e.fileName,
+        contentType: e.contentType,
+      });
+    // Counted as saved; settleHolder makes it the holder if it is the one.
+    this.setHolds.run(0, e.key);
+    this.tally.run({
+      fileNo: e.fileNo,
+      unitId: unit.id,
+      day: e.day,
+      week: weekOf(e.day),
+      month: monthOf(e.day),
+      ...levels,
+      fileLength: e.fileLength,
+      saved: 1,
+    });
+    this.restoreName.run({ unitId: unit.id, fileNo: e.fileNo, fileName: e.fileName, at: e.at, ...levels });
+    this.settleHolder(e.fileNo);
+  }
+
+  /**
+   * Makes the file's holder of its bytes the one the rule names (docs/decisions/counts.md): of its
+   * uploads that count, the earliest counted as storing it; if none of those counts but one
+   * stored it, the earliest that counts (the archive stores the bytes once for them all); none if
+   * no upload stored it. The holder's day counts it as not saved, every other upload as saved.
+   */
+  private settleHolder(fileNo: number): void {
+    const heir = this.storedEver.get(fileNo) ? this.heir.get(fileNo) : undefined;
+    for (const holder of this.holders.all(fileNo)) {
+      if (holder.key === heir?.key) continue;
+      this.setHolds.run(0, holder.key);
+      this.resave.run({ fileNo, unitId: holder.unitId, day: holder.day, saved: 1 });
+    }
+    if (heir && this.holding.get(heir.key)?.holds !== 1) {
+      this.setHolds.run(1, heir.key);
+      this.resave.run({ fileNo, unitId: heir.unitId, day: heir.day, saved: -1 });
+    }
   }
 }
+
+/** A counted upload of a file, as the holder's rule reads it. */
+interface HolderRow {
+  key: string;
+  unitId: string;
+  day: string;
+}
+
+const entryUploadsOf = (entry: EntryRow) => ({
+  uploadCount: entry.upload_count,
+  firstTime: entry.upload_time,
+  firstName: entry.upload_file_name,
+  lastTime: entry.last_upload_time,
+  lastName: entry.last_upload_file_name,
+  lastType: entry.last_content_type,
+});

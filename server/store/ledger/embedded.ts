@@ -3,7 +3,7 @@ import { auditAppender } from '../audit/embedded.js';
 import { addMissingColumns, hasColumn, rebuildTable, type Db, type EmbeddedSchema } from '../embedded/database.js';
 import { fileNumberOf } from '../embedded/file-numbers.js';
 import { scopeWhere } from '../embedded/scopes.js';
-import { EmbeddedTotals, keepLedgerTotals } from './embedded-totals.js';
+import { EmbeddedTotals, keepLedgerTotals, type RecordedUpload } from './embedded-totals.js';
 import type {
   CountedUpload,
   Ledger,
@@ -89,10 +89,15 @@ DROP INDEX IF EXISTS ledger_unit;
 `;
 
 /**
- * What upload_keys records of an action beyond its answer, for reversing it (added 2026-11-28:
- * actions counted before have none of it, and cannot be reversed). state: 'counted' or 'reversed'.
+ * What upload_keys records of an action beyond its answer, for reversing and restoring it (added
+ * 2026-11-28: actions counted before have none of it, and cannot be reversed). state: 'counted' or
+ * 'reversed'. holds: the upload is the one of its file the tallies count as holding the bytes (not
+ * saved): at first whether it stored them, then as reversals and restores pass it on
+ * (docs/decisions/counts.md); NULL read as `stored`.
  */
 const UPLOAD_DETAIL_COLUMNS = {
+  user_name: 'TEXT',
+  unit: 'TEXT',
   unit_id: 'TEXT',
   file_no: 'INTEGER',
   file_name: 'TEXT',
@@ -100,6 +105,7 @@ const UPLOAD_DETAIL_COLUMNS = {
   day: 'TEXT',
   file_length: 'INTEGER',
   state: "TEXT NOT NULL DEFAULT 'counted'",
+  holds: 'INTEGER',
 };
 const UPLOAD_DETAILS = Object.entries(UPLOAD_DETAIL_COLUMNS)
   .map(([name, definition]) => `${name} ${definition}`)
@@ -219,6 +225,7 @@ export class EmbeddedLedger implements Ledger {
   private readonly countOne;
   private readonly countAll;
   private readonly reverseOne;
+  private readonly restoreOne;
   private readonly latest;
   private readonly forFile;
   private readonly anyUpload;
@@ -232,8 +239,8 @@ export class EmbeddedLedger implements Ledger {
       'SELECT account_id, file_id, status, stored, upload_count FROM upload_keys WHERE key = ?',
     );
     const remember = db.prepare(
-      `INSERT INTO upload_keys (key, account_id, file_id, status, stored, upload_count, at, unit_id, file_no, file_name, content_type, day, file_length)
-       VALUES (@key, @accountId, @fileId, @status, @stored, @uploadCount, @at, @unitId, @fileNo, @fileName, @contentType, @day, @fileLength)`,
+      `INSERT INTO upload_keys (key, account_id, file_id, status, stored, upload_count, at, user_name, unit, unit_id, file_no, file_name, content_type, day, file_length, holds)
+       VALUES (@key, @accountId, @fileId, @status, @stored, @uploadCount, @at, @userName, @unit, @unitId, @fileNo, @fileName, @contentType, @day, @fileLength, @stored)`,
     );
     const appendEvent = auditAppender(db);
     // The key, the entry, its day's tally and the audit event change together or not at all: a
@@ -275,6 +282,8 @@ export class EmbeddedLedger implements Ledger {
         stored: row.stored,
         uploadCount,
         at: event.at,
+        userName: event.userName,
+        unit: JSON.stringify(event.unit),
         unitId: event.unit.id,
         fileNo,
         fileName: event.fileName,
@@ -290,31 +299,31 @@ export class EmbeddedLedger implements Ledger {
       'SELECT 1 AS found FROM upload_changes WHERE upload_key = ? AND key = ?',
     );
     const recorded = db.prepare<[string], RecordedRow>(
-      `SELECT account_id, unit_id, file_no, file_name, day, at, stored, state FROM upload_keys WHERE key = ?`,
+      `SELECT account_id, user_name, unit, file_no, file_name, content_type, day, file_length, at, state
+       FROM upload_keys WHERE key = ?`,
     );
     const setState = db.prepare('UPDATE upload_keys SET state = ? WHERE key = ?');
     const change = db.prepare('INSERT INTO upload_changes (upload_key, key, kind, at) VALUES (?, ?, ?, ?)');
-    // The state, the totals and the change's key in one transaction: reversed once, or not at all.
-    this.reverseOne = db.transaction((actionKey: string, reversalKey: string): Reversal => {
-      if (changed.get(actionKey, reversalKey)) return 'repeated';
-      const action = recorded.get(actionKey);
-      if (!action) return 'not counted';
-      if (action.file_no === null || action.unit_id === null || action.file_name === null || action.day === null)
-        return 'unrecorded';
-      if (action.state !== 'counted') return 'already reversed';
-      setState.run('reversed', actionKey);
-      totals.reverse({
-        userId: action.account_id,
-        unitId: action.unit_id,
-        fileNo: action.file_no,
-        fileName: action.file_name,
-        at: action.at,
-        day: action.day,
-        stored: action.stored === 1,
+    /**
+     * The action's state changed to `to` once under `changeKey`, with its effect on the totals, in
+     * one transaction: changed once, or not at all. Answers `done`, or why nothing changed.
+     */
+    const changeState = <A extends string>(to: 'counted' | 'reversed', done: A, unchanged: A) =>
+      db.transaction((actionKey: string, changeKey: string): A | 'repeated' | 'not counted' | 'unrecorded' => {
+        if (changed.get(actionKey, changeKey)) return 'repeated';
+        const action = recorded.get(actionKey);
+        if (!action) return 'not counted';
+        const upload = recordedUpload(actionKey, action);
+        if (!upload) return 'unrecorded';
+        if (action.state === to) return unchanged;
+        setState.run(to, actionKey);
+        if (to === 'reversed') totals.reverse(upload);
+        else totals.restore(upload);
+        change.run(actionKey, changeKey, done, Date.now());
+        return done;
       });
-      change.run(actionKey, reversalKey, 'reversed', Date.now());
-      return 'reversed';
-    });
+    this.reverseOne = changeState<Reversal>('reversed', 'reversed', 'already reversed');
+    this.restoreOne = changeState<Restoral>('counted', 'restored', 'not reversed');
     this.latest = db.prepare<[string, number], Omit<LedgerRow, 'file_id'>>(
       `${ENTRIES} WHERE l.unit_id = ? AND l.file_no = ? ORDER BY l.last_upload_time DESC LIMIT 1`,
     );
@@ -360,10 +369,10 @@ export class EmbeddedLedger implements Ledger {
   }
 
   async restore(actionKey: string, restoreKey: string): Promise<Restoral> {
-    throw new Error(`restoring ${actionKey} under ${restoreKey}: not yet built`);
+    return this.restoreOne.immediate(actionKey, restoreKey);
   }
 
-  /** Nothing to finish: an action is counted, and reversed, in one transaction. */
+  /** Nothing to finish: an action is counted, reversed and restored in one transaction. */
   async finishInterrupted(): Promise<number> {
     return 0;
   }
@@ -455,16 +464,44 @@ interface RecordedUploadRow {
   at: number;
 }
 
-/** An action as upload_keys records it, for reversing it (the details are null for actions counted before they were recorded). */
+/** An action as upload_keys records it, for changing its state (the details are null for actions counted before they were recorded). */
 interface RecordedRow {
   account_id: string;
-  unit_id: string | null;
+  user_name: string | null;
+  unit: string | null;
   file_no: number | null;
   file_name: string | null;
+  content_type: string | null;
   day: string | null;
+  file_length: number | null;
   at: number;
-  stored: number;
   state: string;
+}
+
+/** The upload an action counted, as the totals change it; undefined if it was counted before its details were recorded. */
+function recordedUpload(key: string, r: RecordedRow): RecordedUpload | undefined {
+  if (
+    r.user_name === null ||
+    r.unit === null ||
+    r.file_no === null ||
+    r.file_name === null ||
+    r.content_type === null ||
+    r.day === null ||
+    r.file_length === null
+  )
+    return undefined;
+  return {
+    key,
+    userId: r.account_id,
+    userName: r.user_name,
+    unit: JSON.parse(r.unit) as Unit,
+    fileNo: r.file_no,
+    fileName: r.file_name,
+    contentType: r.content_type,
+    at: r.at,
+    day: r.day,
+    fileLength: r.file_length,
+  };
 }
 
 interface KeyRow {

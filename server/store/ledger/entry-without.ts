@@ -1,6 +1,6 @@
 /**
- * An entry's count, first and last upload once one of its uploads no longer counts: the same rule
- * on both stores (docs/decisions/counts.md).
+ * An entry's count, first and last upload once one of its uploads no longer counts, or counts
+ * again: the same rule on both stores (docs/decisions/counts.md).
  */
 
 /** An entry's count and its first and last upload, in the ledger's terms. */
@@ -21,15 +21,22 @@ export interface KnownUpload {
 }
 
 /**
- * The entry `before` less one upload, given its uploads that still count (`known`, by time): its
- * first and last upload are the earliest and the latest of them, by time (a count keeps them in
- * the order uploads were counted, which is their time order but for a late retry). Uploads counted
- * before the ledger recorded each one's details are known only by number (the count left less the
- * known): they came before the recorded ones, so the first upload is then the entry's own, and the
- * last, if none recorded is left, is known only as that first.
+ * The entry `before` less one upload, given its uploads that still count (`known`, by time): see
+ * `entryOf`.
  */
 export function entryWithout(before: EntryUploads, known: readonly KnownUpload[]): EntryUploads {
-  const uploadCount = before.uploadCount - 1;
+  return entryOf(before.uploadCount - 1, before, known);
+}
+
+/**
+ * The entry `before` once it counts `uploadCount` uploads, given those of them the ledger recorded
+ * (`known`, by time): its first and last upload are the earliest and the latest of them, by time
+ * (a count keeps them in the order uploads were counted, which is their time order but for a late
+ * retry). Uploads counted before the ledger recorded each one's details are known only by number
+ * (the count less the known): they came before the recorded ones, so the first upload is then the
+ * entry's own, and the last, if none recorded is left, is known only as that first.
+ */
+export function entryOf(uploadCount: number, before: EntryUploads, known: readonly KnownUpload[]): EntryUploads {
   const earliest = known[0];
   const latest = known.at(-1);
   const first =

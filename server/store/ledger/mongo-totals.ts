@@ -4,19 +4,26 @@ import { monthOf, weekOf } from '../../../shared/calendar.js';
 import type { Unit } from '../../../shared/schemas.js';
 import type { AuditCollections, AuditDoc } from '../mongo/audit-documents.js';
 import { isDuplicateKey } from '../mongo/documents.js';
-import type { LedgerCollections, LedgerDoc, NameDoc } from '../mongo/ledger-documents.js';
-import { entryWithout, type KnownUpload } from './entry-without.js';
+import type { HolderMove, LedgerCollections, LedgerDoc, NameDoc } from '../mongo/ledger-documents.js';
+import { entryOf, type KnownUpload } from './entry-without.js';
 import type { UploadRecord } from './port.js';
 
 /**
  * The only writer of the ledger's totals on MongoDB (docs/decisions/counts.md): each entry's
  * UploadCount with its first and last upload (`userInfo.users`), the day tallies
  * (`userInfo.uploadDays`), the names (`userInfo.names`) and who stored a file
- * (`userInfo.firstUploads`, released when its upload no longer counts). Without transactions each
+ * (`userInfo.firstUploads`, with who holds its bytes in the tallies). Without transactions each
  * write is its own, and each is safe to run again: a count is applied once per key (AppliedKeys),
- * a change such as a reversal once per change key (PendingChanges, until the change is finished;
- * the ledger keeps the change's progress in `userInfo.uploads`).
+ * a change (a reversal, a restore) once per token of its action and key (AppliedChanges; the
+ * ledger keeps the change's progress in `userInfo.uploads`).
  */
+
+/**
+ * What marks a document as changed by one change of one action (a change key belongs to its
+ * action: two actions may be changed under the same key), and by its moves of the file's holder.
+ */
+export const changeToken = (actionKey: string, change: string, part: 'upload' | 'from' | 'to' = 'upload') =>
+  `${part}:${change}:${actionKey}`;
 
 /**
  * A name's `_id`: unit and file as they are, the name by its SHA-256 (a path of a thousand
@@ -122,83 +129,226 @@ export class MongoTotals {
 
   /**
    * A reversal's first part: the entry and the day's tally count the action's upload no more,
-   * each once under the change's key (kept on the document until `settle` has run). Run while the
-   * change's step is 'claimed' (the documents are then still there: only `settle` removes them).
+   * each once under the change's token; the day counts one saved upload fewer unless the upload
+   * held the file's bytes. Run while the change's step is 'claimed' (the documents are then still
+   * there: only `settle` removes them).
    */
-  async take(event: AuditDoc, change: string): Promise<void> {
+  async take(event: AuditDoc, change: string, held: boolean): Promise<void> {
     const { entry, day } = targetsOf(event);
-    const once = { PendingChanges: { $ne: change } };
-    await this.c.ledger.updateOne(
-      { ...entry, ...once },
-      { $inc: { UploadCount: -1 }, $push: { PendingChanges: change } },
+    const token = changeToken(String(event._id), change);
+    await changeOnce(this.c.ledger, entry, token, { $inc: { UploadCount: -1 } });
+    await changeOnce(this.c.uploadDays, day, token, { $inc: { Uploads: -1, SavedUploads: held ? 0 : -1 } });
+  }
+
+  /**
+   * A restore's first part: the entry (made again if it was gone) and the day's tally count the
+   * action's upload again, each once under the change's token; as a saved upload unless it is
+   * to hold the file's bytes. Run while the change's step is 'claimed'.
+   */
+  async give(event: AuditDoc, change: string, holds: boolean): Promise<void> {
+    const u = event.upload!;
+    const { unit, entry, day } = targetsOf(event);
+    const token = changeToken(String(event._id), change);
+    const account = { id: event.userId!, username: event.userName, unit };
+    await changeOnce(
+      this.c.ledger,
+      entry,
+      token,
+      {
+        $inc: { UploadCount: 1 },
+        $setOnInsert: {
+          _id: new ObjectId(),
+          ...ledgerIdentity(account),
+          UploadTime: event.at,
+          UploadFileName: event.fileName!,
+          LastUploadTime: event.at,
+          LastUploadFileName: event.fileName!,
+          LastUploadContentType: u.contentType,
+        },
+      },
+      true,
     );
-    await this.c.uploadDays.updateOne(
-      { ...day, ...once },
-      { $inc: { Uploads: -1, SavedUploads: event.upload!.stored ? 0 : -1 }, $push: { PendingChanges: change } },
+    await changeOnce(
+      this.c.uploadDays,
+      day,
+      token,
+      {
+        $inc: { Uploads: 1, SavedUploads: holds ? 0 : 1 },
+        $setOnInsert: {
+          Week: weekOf(u.day),
+          Month: monthOf(u.day),
+          CityName: unit.city,
+          CountyName: unit.county ?? null,
+          TownName: unit.town ?? null,
+          FileLength: Long.fromNumber(u.fileLength),
+        },
+      },
+      true,
     );
   }
 
   /**
    * A reversal's second part, once `take` is done (every write here is safe to run again): an
    * entry or tally left with no upload goes, the entry's first and last upload become those of its
-   * uploads left, the name goes unless the unit's other uploads of the file use it, the file's
-   * first-upload record is given back if no entry of the file is left, and the change's keys are
-   * taken off the documents.
+   * uploads left, the name goes unless the unit's other uploads of the file use it, and the file's
+   * first-upload record is given back if no entry of the file is left.
    */
   async settle(event: AuditDoc, change: string): Promise<void> {
-    const { unit, UploadFileID, entry: identity, day } = targetsOf(event);
-    // Only documents that still carry the change's key: once it is taken off, this part is done
-    // (and a document made anew since, by a count, is not this reversal's to change).
-    const mine = { PendingChanges: change };
-    const entry = await this.c.ledger.findOne({ ...identity, ...mine });
-    if (entry && entry.UploadCount <= 0) await this.c.ledger.deleteOne({ _id: entry._id, UploadCount: { $lte: 0 } });
-    else if (entry) {
-      const before = {
-        // As it was before this reversal took its upload: the rule works from there.
-        uploadCount: entry.UploadCount + 1,
-        firstTime: entry.UploadTime.getTime(),
-        firstName: entry.UploadFileName,
-        lastTime: entry.LastUploadTime.getTime(),
-        lastName: entry.LastUploadFileName,
-        lastType: entry.LastUploadContentType,
-      };
-      const after = entryWithout(before, await this.entryUploads(event));
-      if (
-        after.firstTime !== before.firstTime ||
-        after.firstName !== before.firstName ||
-        after.lastTime !== before.lastTime ||
-        after.lastName !== before.lastName ||
-        after.lastType !== before.lastType
-      )
-        // Only if no count changed it meanwhile (a count sets the last upload itself).
-        await this.c.ledger.updateOne(
-          {
-            _id: entry._id,
-            UploadTime: entry.UploadTime,
-            LastUploadTime: entry.LastUploadTime,
-            LastUploadFileName: entry.LastUploadFileName,
-          },
-          {
-            $set: {
-              UploadTime: new Date(after.firstTime),
-              UploadFileName: after.firstName,
-              LastUploadTime: new Date(after.lastTime),
-              LastUploadFileName: after.lastName,
-              LastUploadContentType: after.lastType,
-            },
-          },
-        );
-    }
-    await this.c.uploadDays.deleteOne({ ...day, ...mine, Uploads: { $lte: 0 } });
+    const { unit, UploadFileID, day } = targetsOf(event);
+    const token = changeToken(String(event._id), change);
+    await this.settleEntry(event, token);
+    // Only a tally that carries the change's token (one made anew since, by a count, is not this
+    // reversal's to change).
+    await this.c.uploadDays.deleteOne({ ...day, AppliedChanges: token, Uploads: { $lte: 0 } });
     await this.settleName(event, unit, UploadFileID);
     const firstUpload = await this.c.firstUploads.findOne({ _id: UploadFileID });
-    if (
-      firstUpload?.Key === String(event._id) &&
-      !(await this.c.ledger.findOne({ UploadFileID }, { projection: { _id: 1 } }))
-    )
+    if (firstUpload && !(await this.c.ledger.findOne({ UploadFileID }, { projection: { _id: 1 } })))
       await this.c.firstUploads.deleteOne({ _id: UploadFileID, Key: firstUpload.Key });
-    await this.c.ledger.updateOne(identity, { $pull: { PendingChanges: change } });
-    await this.c.uploadDays.updateOne(day, { $pull: { PendingChanges: change } });
+  }
+
+  /**
+   * A restore's second part, once `give` is done (every write safe to run again): the entry's
+   * first and last upload are those of its uploads that count, the name is kept (first used no
+   * later than this upload), and the file's first-upload record is taken if nobody holds it (the
+   * upload counts again, so no later upload of the file stores it).
+   */
+  async settleRestore(event: AuditDoc, change: string): Promise<void> {
+    const { unit, UploadFileID } = targetsOf(event);
+    await this.settleEntry(event, changeToken(String(event._id), change));
+    const name = nameDoc(unit, UploadFileID, event.fileName!, event.at);
+    await insertNames(this.c.names, [name]);
+    await this.c.names.updateOne({ _id: name._id, FirstUsed: { $gt: event.at } }, { $set: { FirstUsed: event.at } });
+    try {
+      await this.c.firstUploads.updateOne(
+        { _id: UploadFileID },
+        { $setOnInsert: { Key: String(event._id) } },
+        { upsert: true },
+      );
+    } catch (err) {
+      // A count took it meanwhile: it is taken, which is all that was asked.
+      if (!isDuplicateKey(err)) throw err;
+    }
+  }
+
+  /**
+   * The entry the change's token marks: gone if it has no upload left, else its first and last
+   * upload those of the uploads that count (only if no count changed it meanwhile: a count sets
+   * the last upload itself).
+   */
+  private async settleEntry(event: AuditDoc, token: string): Promise<void> {
+    const { entry: identity } = targetsOf(event);
+    const entry = await this.c.ledger.findOne({ ...identity, AppliedChanges: token });
+    if (!entry) return;
+    if (entry.UploadCount <= 0) {
+      await this.c.ledger.deleteOne({ _id: entry._id, UploadCount: { $lte: 0 } });
+      return;
+    }
+    const before = {
+      uploadCount: entry.UploadCount,
+      firstTime: entry.UploadTime.getTime(),
+      firstName: entry.UploadFileName,
+      lastTime: entry.LastUploadTime.getTime(),
+      lastName: entry.LastUploadFileName,
+      lastType: entry.LastUploadContentType,
+    };
+    const after = entryOf(entry.UploadCount, before, await this.entryUploads(event));
+    if (
+      after.firstTime !== before.firstTime ||
+      after.firstName !== before.firstName ||
+      after.lastTime !== before.lastTime ||
+      after.lastName !== before.lastName ||
+      after.lastType !== before.lastType
+    )
+      await this.c.ledger.updateOne(
+        {
+          _id: entry._id,
+          UploadTime: entry.UploadTime,
+          LastUploadTime: entry.LastUploadTime,
+          LastUploadFileName: entry.LastUploadFileName,
+        },
+        {
+          $set: {
+            UploadTime: new Date(after.firstTime),
+            UploadFileName: after.firstName,
+            LastUploadTime: new Date(after.lastTime),
+            LastUploadFileName: after.lastName,
+            LastUploadContentType: after.lastType,
+          },
+        },
+      );
+  }
+
+  /**
+   * Who holds the file's bytes in the tallies before the change of the action `event` records,
+   * and who is to hold them after it, by the rule of docs/decisions/counts.md: of the file's
+   * uploads that count, the earliest counted as storing it; if none of those counts but one stored
+   * it, the earliest that counts; none if no upload stored it. Read once the action's state is
+   * changed (it counts, or not, as the change makes it).
+   */
+  async holderMove(event: AuditDoc, kind: 'reversed' | 'restored'): Promise<HolderMove> {
+    const key = String(event._id);
+    const UploadFileID = new ObjectId(event.fileId!);
+    const uploads = await this.c.audit
+      .find(
+        { fileId: event.fileId, upload: { $exists: true } },
+        { projection: { _id: 1, at: 1, 'upload.stored': 1, pending: 1 } },
+      )
+      .toArray();
+    const reversed = await this.reversed(uploads.map((e) => String(e._id)));
+    // An upload whose count is not finished yet is not in the totals to hold anything.
+    const counting = uploads.filter((e) => !reversed.has(String(e._id)) && !e.pending);
+    const storedOnce = uploads.some((e) => e.upload!.stored);
+    const heir = storedOnce
+      ? counting.sort(
+          (a, b) =>
+            Number(b.upload!.stored) - Number(a.upload!.stored) ||
+            a.at.getTime() - b.at.getTime() ||
+            (String(a._id) < String(b._id) ? -1 : 1),
+        )[0]
+      : undefined;
+    const record = await this.c.firstUploads.findOne({ _id: UploadFileID });
+    let from: string | null = null;
+    if (record && record.Holder !== undefined) from = record.Holder;
+    else if (record && uploads.find((e) => String(e._id) === record.Key)?.upload!.stored)
+      // Nobody moved it yet: the upload that stored the file, while it counted (the action
+      // reversed now counted until this change).
+      from = record.Key === key ? (kind === 'reversed' ? key : null) : reversed.has(record.Key) ? null : record.Key;
+    return { From: from, To: heir ? String(heir._id) : null };
+  }
+
+  /**
+   * Moves the file's holder as the change decided (`holderMove`): the day of the one that held the
+   * bytes counts it as saved, the day of the one that holds them now as not; each once under the
+   * change's tokens (the changed action's own day is `take`'s or `give`'s).
+   */
+  async moveHolder(event: AuditDoc, change: string, move: HolderMove): Promise<void> {
+    if (move.From === move.To) return;
+    const key = String(event._id);
+    for (const [holder, saved, part] of [
+      [move.From, 1, 'from'],
+      [move.To, -1, 'to'],
+    ] as const) {
+      if (holder === null || holder === key) continue;
+      const upload = await this.c.audit.findOne({ _id: holder });
+      if (!upload?.upload) continue;
+      await this.c.uploadDays.updateOne(
+        { ...targetsOf(upload).day, AppliedChanges: { $ne: changeToken(key, change, part) } },
+        {
+          $inc: { SavedUploads: saved },
+          $push: { AppliedChanges: { $each: [changeToken(key, change, part)], $slice: -APPLIED_KEYS } },
+        },
+      );
+    }
+    await this.c.firstUploads.updateOne({ _id: new ObjectId(event.fileId!) }, { $set: { Holder: move.To } });
+  }
+
+  /** Which of the actions `keys` are reversed now. */
+  private async reversed(keys: string[]): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    const states = await this.c.uploadStates
+      .find({ _id: { $in: keys }, State: 'reversed' }, { projection: { _id: 1 } })
+      .toArray();
+    return new Set(states.map((s) => s._id));
   }
 
   /** The name goes unless still used; its first use becomes the first of the uses left. */
@@ -218,7 +368,7 @@ export class MongoTotals {
       await insertNames(this.c.names, [nameDoc(unit, UploadFileID, event.fileName!, new Date(Math.min(...late)))]);
   }
 
-  /** The uploads of an action's entry that still count (not the action's own, reversed), by time. */
+  /** The uploads of an action's entry that count (its own too once restored, not once reversed), by time. */
   private async entryUploads(event: AuditDoc): Promise<KnownUpload[]> {
     const events = await this.counting({ fileId: event.fileId, 'unit.id': event.unit!.id, userId: event.userId });
     return events
@@ -247,14 +397,7 @@ export class MongoTotals {
   /** Upload actions' events matching `filter` that still count (through the audit index `upload_entry`). */
   private async counting(filter: Filter<AuditDoc>): Promise<AuditDoc[]> {
     const events = await this.c.audit.find({ ...filter, upload: { $exists: true } }).toArray();
-    if (events.length === 0) return [];
-    const reversed = new Set(
-      (
-        await this.c.uploadStates
-          .find({ _id: { $in: events.map((e) => String(e._id)) }, State: 'reversed' }, { projection: { _id: 1 } })
-          .toArray()
-      ).map((s) => s._id),
-    );
+    const reversed = await this.reversed(events.map((e) => String(e._id)));
     return events.filter((e) => !reversed.has(String(e._id)));
   }
 }
@@ -304,6 +447,38 @@ async function applyOnce<T extends { AppliedKeys?: string[] }>(
       if (!isDuplicateKey(err) || attempt >= 3) throw err;
       const existing = await collection.findOne(identity);
       if (existing?.AppliedKeys?.includes(key)) return existing;
+    }
+  }
+}
+
+/**
+ * Applies `update` to the document `identity` names unless its AppliedChanges holds `token` (then
+ * it was applied: nothing to do), pushing the token (the last APPLIED_KEYS kept). With `upsert`,
+ * a missing document is made (a restore's entry or day); a duplicate key then means the token was
+ * there, or another request made the document first (try again, now as an update).
+ */
+async function changeOnce<T extends { AppliedChanges?: string[] }>(
+  collection: Collection<T>,
+  identity: Filter<T>,
+  token: string,
+  update: UpdateFilter<T>,
+  upsert = false,
+): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await collection.updateOne(
+        { ...identity, AppliedChanges: { $ne: token } },
+        {
+          ...update,
+          $push: { AppliedChanges: { $each: [token], $slice: -APPLIED_KEYS } },
+        } as unknown as UpdateFilter<T>,
+        { upsert },
+      );
+      return;
+    } catch (err) {
+      if (!isDuplicateKey(err) || attempt >= 3) throw err;
+      const existing = await collection.findOne(identity);
+      if (existing?.AppliedChanges?.includes(token)) return;
     }
   }
 }

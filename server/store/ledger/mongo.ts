@@ -250,7 +250,7 @@ export class MongoLedger implements Ledger {
     return (await this.finishCounts(before)) + (await this.finishChanges(before));
   }
 
-  /** Changes (reversals) begun before `before` and interrupted. */
+  /** Changes (reversals, restores) begun before `before` and interrupted. */
   private async finishChanges(before: Date): Promise<number> {
     let finished = 0;
     for (;;) {
@@ -283,66 +283,107 @@ export class MongoLedger implements Ledger {
    *   1. the action's state (`userInfo.uploads`, `_id` = its key): 'reversed', with the change's
    *      key recorded and pending, taken by one conditional upsert (another reversal found there
    *      means it was reversed already);
-   *   2. the totals take its upload (entry, day's tally), once per change key (MongoTotals.take);
-   *   3. the change's step: 'applied';
-   *   4. the totals settle: what is left with no upload goes, first and last upload, name, who
-   *      stored the file (MongoTotals.settle);
-   *   5. the change done (`Pending` removed).
+   *   2. who holds the file's bytes before and after it, decided once (`Pending.Holder`);
+   *   3. the totals take its upload (entry, day's tally), once per change (MongoTotals.take);
+   *   4. the change's step: 'applied';
+   *   5. the totals settle: what is left with no upload goes, first and last upload, name, the
+   *      file's first-upload record (MongoTotals.settle), the holder moved (MongoTotals.moveHolder);
+   *   6. the change done (`Pending` removed).
    * A retry of the same change key, or the sweep (finishInterrupted), finishes an interrupted one.
    */
   async reverse(actionKey: string, reversalKey: string): Promise<Reversal> {
+    const done = await this.change(actionKey, reversalKey, 'reversed');
+    return done === 'changed' ? 'reversed' : done === 'unchanged' ? 'already reversed' : done;
+  }
+
+  /**
+   * A restore, in the steps of a reversal: the state 'counted' again (a conditional update of a
+   * reversed action's state), the holder decided, the totals given the upload back (MongoTotals.give),
+   * 'applied', settled (MongoTotals.settleRestore, moveHolder), done.
+   */
+  async restore(actionKey: string, restoreKey: string): Promise<Restoral> {
+    const done = await this.change(actionKey, restoreKey, 'restored');
+    return done === 'changed' ? 'restored' : done === 'unchanged' ? 'not reversed' : done;
+  }
+
+  /**
+   * Changes the action's state once under `changeKey` (step 1: one conditional write, which only
+   * one change of an action can win at a time) and finishes the change. `unchanged`: the action
+   * is in that state already (by another change key).
+   */
+  private async change(
+    actionKey: string,
+    changeKey: string,
+    kind: 'reversed' | 'restored',
+  ): Promise<'changed' | 'repeated' | 'unchanged' | 'not counted'> {
     const counted = await this.c.audit.findOne({ _id: actionKey });
     if (!counted?.upload) return 'not counted';
     // Its count finished first: the totals must hold the upload before they can give it back.
     if (counted.pending) await this.finish(counted, true);
+    const to = kind === 'reversed' ? 'reversed' : 'counted';
     for (let attempt = 0; ; attempt++) {
-      let state: UploadStateDoc | null;
       let claimed = false;
       try {
-        state = await this.c.uploadStates.findOneAndUpdate(
-          { _id: actionKey, State: { $ne: 'reversed' }, Changes: { $ne: reversalKey }, Pending: { $exists: false } },
+        const write = await this.c.uploadStates.updateOne(
           {
-            $set: {
-              State: 'reversed',
-              Pending: { Key: reversalKey, Kind: 'reversed', Step: 'claimed', At: new Date() },
-            },
-            $push: { Changes: reversalKey },
+            _id: actionKey,
+            // An action never changed has no state: it counts (a reversal makes it, a restore finds none).
+            State: kind === 'reversed' ? { $ne: 'reversed' } : 'reversed',
+            Changes: { $ne: changeKey },
+            Pending: { $exists: false },
           },
-          { upsert: true, returnDocument: 'after' },
+          {
+            $set: { State: to, Pending: { Key: changeKey, Kind: kind, Step: 'claimed', At: new Date() } },
+            $push: { Changes: changeKey },
+          },
+          { upsert: kind === 'reversed' },
         );
-        claimed = true;
+        claimed = write.modifiedCount + write.upsertedCount === 1;
       } catch (err) {
         // The filter missed an action's state that exists: it was changed before.
         if (!isDuplicateKey(err)) throw err;
-        state = await this.c.uploadStates.findOne({ _id: actionKey });
       }
-      if (!state) continue;
+      const state = await this.c.uploadStates.findOne({ _id: actionKey });
+      if (!state) {
+        if (kind === 'restored') return 'unchanged';
+        continue;
+      }
       if (state.Pending) await this.finishChange(state, counted);
-      if (state.Changes.includes(reversalKey)) return claimed ? 'reversed' : 'repeated';
-      if (state.State === 'reversed') return 'already reversed';
-      // Another change finished meanwhile (none but reversals yet): ask again.
-      if (attempt >= 3) throw new Error(`upload ${actionKey}: its state keeps changing under a reversal`);
+      if (state.Changes.includes(changeKey)) return claimed ? 'changed' : 'repeated';
+      if (state.State === to) return 'unchanged';
+      // Another change was under way (finished now): ask again.
+      if (attempt >= 3) throw new Error(`upload ${actionKey}: its state keeps changing under a change`);
     }
   }
 
-  async restore(actionKey: string, restoreKey: string): Promise<Restoral> {
-    throw new Error(`restoring ${actionKey} under ${restoreKey}: not yet built`);
-  }
-
-  /** Steps 2 to 5 of a change recorded in step 1, from where it stopped. */
+  /** Steps 2 to 6 of a change recorded in step 1, from where it stopped. */
   private async finishChange(state: UploadStateDoc, event?: AuditDoc | null): Promise<void> {
     const pending = state.Pending!;
-    const counted = event ?? (await this.c.audit.findOne({ _id: state._id }));
-    if (!counted?.upload) throw new Error(`upload ${state._id}: changed, but its count is not recorded`);
-    if (pending.Step === 'claimed') {
-      await this.totals.take(counted, pending.Key);
+    const key = state._id;
+    const counted = event ?? (await this.c.audit.findOne({ _id: key }));
+    if (!counted?.upload) throw new Error(`upload ${key}: changed, but its count is not recorded`);
+    const mine = { _id: key, 'Pending.Key': pending.Key };
+    let move = pending.Holder;
+    if (!move) {
+      const decided = await this.totals.holderMove(counted, pending.Kind);
       await this.c.uploadStates.updateOne(
-        { _id: state._id, 'Pending.Key': pending.Key },
-        { $set: { 'Pending.Step': 'applied' } },
+        { ...mine, 'Pending.Holder': { $exists: false } },
+        { $set: { 'Pending.Holder': decided } },
       );
+      // Decided once: another request finishing the same change may have decided first.
+      const now = await this.c.uploadStates.findOne(mine);
+      if (!now?.Pending?.Holder) return; // finished meanwhile by that other request
+      move = now.Pending.Holder;
     }
-    await this.totals.settle(counted, pending.Key);
-    await this.c.uploadStates.updateOne({ _id: state._id, 'Pending.Key': pending.Key }, { $unset: { Pending: '' } });
+    if (pending.Step === 'claimed') {
+      if (pending.Kind === 'reversed') await this.totals.take(counted, pending.Key, move.From === key);
+      else await this.totals.give(counted, pending.Key, move.To === key);
+      await this.c.uploadStates.updateOne(mine, { $set: { 'Pending.Step': 'applied' } });
+    }
+    if (pending.Kind === 'reversed') await this.totals.settle(counted, pending.Key);
+    else await this.totals.settleRestore(counted, pending.Key);
+    await this.totals.moveHolder(counted, pending.Key, move);
+    await this.c.uploadStates.updateOne(mine, { $unset: { Pending: '' } });
   }
 
   /** Steps 2 to 4 for an event recorded in step 1; each can run again without counting again. */

@@ -26,8 +26,11 @@ export interface LedgerDoc {
   UploadCount: number;
   /** Keys of the last upload actions counted here (bounded): counting one again changes nothing. */
   AppliedKeys?: string[];
-  /** Keys of the changes (reversals) applied here and not yet finished: applying one again changes nothing. */
-  PendingChanges?: string[];
+  /**
+   * Tokens of the changes (reversals, restores) applied here, the last 32 (bounded as AppliedKeys):
+   * applying one again changes nothing (server/store/ledger/mongo-totals.ts, `changeToken`).
+   */
+  AppliedChanges?: string[];
 }
 
 /**
@@ -50,14 +53,15 @@ export interface UploadDayDoc {
   SavedUploads: number;
   /** As in the ledger: keys of the last upload actions counted here. */
   AppliedKeys?: string[];
-  /** As in the ledger: changes applied here and not yet finished. */
-  PendingChanges?: string[];
+  /** As in the ledger: tokens of the last changes applied here, the file's holder moving included. */
+  AppliedChanges?: string[];
 }
 
 /**
  * `userInfo.uploads`: an upload action's state once it has been changed after its count (a
- * reversal), `_id` = the action's key; an action without one is counted as its audit event says
- * (docs/decisions/counts.md). The audit event (`audit.events`, same `_id`) keeps what was counted.
+ * reversal, a restore), `_id` = the action's key; an action without one is counted as its audit
+ * event says (docs/decisions/counts.md). The audit event (`audit.events`, same `_id`) keeps what
+ * was counted.
  */
 export interface UploadStateDoc {
   _id: string;
@@ -67,11 +71,22 @@ export interface UploadStateDoc {
   /** The change under way until every total has it; a crash leaves it here for a retry or the sweep to finish. */
   Pending?: {
     Key: string;
-    Kind: 'reversed';
-    /** claimed: the totals may not have it yet; applied: they have it, what is left is tidying. */
+    Kind: 'reversed' | 'restored';
+    /**
+     * claimed: the totals may not have it yet; applied: the entry and the day's tally have it,
+     * what is left is settling the rest (first and last upload, name, who holds the file's bytes).
+     */
     Step: 'claimed' | 'applied';
     At: Date;
+    /** Who holds the file's bytes before and after the change, decided once before any total changes. */
+    Holder?: HolderMove;
   };
+}
+
+/** The upload actions (keys) holding a file's bytes in the tallies before and after a change; null for none. */
+export interface HolderMove {
+  From: string | null;
+  To: string | null;
 }
 
 /**
@@ -83,6 +98,12 @@ export interface UploadStateDoc {
 export interface FirstUploadDoc {
   _id: ObjectId | string;
   Key: string;
+  /**
+   * The action whose upload holds the file's bytes in the tallies (the one not saved), once a
+   * reversal or a restore has moved it (null: none); until then the action under `Key` if it
+   * stored the file (docs/decisions/counts.md).
+   */
+  Holder?: string | null;
 }
 
 /**
