@@ -17,7 +17,7 @@ import {
 } from '../errors.js';
 import type { Account } from '../store/accounts/port.js';
 import type { ArchiveStore } from '../store/archive-store.js';
-import type { RecordedUpload, UnitSubtree, ViewScope } from '../store/ledger/port.js';
+import type { UploadDetails, UnitSubtree, ViewScope } from '../store/ledger/port.js';
 import { withdrawalKeys, type Person, type WithdrawalRecord } from '../store/withdrawals/port.js';
 import type { AuditService } from './audit.js';
 import { geographyOf, type UnitDirectory } from './unit-directory.js';
@@ -77,7 +77,7 @@ export class WithdrawalService {
     const reach = account.role === 'admin' ? await this.deps.directory.reachSubtree(account) : null;
     const unknown: string[] = [];
     const notYours: string[] = [];
-    const tooLate: RecordedUpload[] = [];
+    const tooLate: UploadDetails[] = [];
     const units = new Map<string, Unit>();
     for (const key of keys) {
       const upload = recorded.get(key);
@@ -221,17 +221,17 @@ export class WithdrawalService {
     for (;;) {
       const records = await this.deps.store.withdrawals.unfinished(before, 100);
       // One that cannot be finished now does not hold up the others; the sweep says so after them.
-      let failure: unknown;
+      let failure: Error | undefined;
       for (const record of records) {
         try {
           if (record.state === 'withdrawing') await this.finishWithdrawal(record, null);
           else await this.finishRestore(record, null);
           finished++;
         } catch (err) {
-          failure ??= err;
+          failure ??= err instanceof Error ? err : new Error('a withdrawal could not be finished', { cause: err });
         }
       }
-      if (failure !== undefined) throw failure instanceof Error ? failure : new Error(String(failure));
+      if (failure) throw failure;
       if (records.length < 100) return finished;
     }
   }
@@ -303,7 +303,7 @@ export class WithdrawalService {
   }
 
   /** The unit an upload was counted in, with its geography (the uploader's, unless they moved since). */
-  private async unitOf(upload: RecordedUpload, known: Map<string, Unit>): Promise<Unit> {
+  private async unitOf(upload: UploadDetails, known: Map<string, Unit>): Promise<Unit> {
     let unit = known.get(upload.unitId);
     if (!unit) {
       const uploader = await this.deps.store.accounts.get(upload.accountId);

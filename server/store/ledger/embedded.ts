@@ -8,10 +8,10 @@ import type {
   CountedUpload,
   Ledger,
   LedgerEntry,
-  RecordedUpload,
   Restoral,
   Reversal,
   UploadAction,
+  UploadDetails,
   Uploader,
   UploaderScope,
   ViewScope,
@@ -428,13 +428,13 @@ export class EmbeddedLedger implements Ledger {
       .all(where.params);
   }
 
-  async recordedUploads(keys: readonly string[]): Promise<Map<string, RecordedUpload>> {
-    const found = new Map<string, RecordedUpload>();
+  async recordedUploads(keys: readonly string[]): Promise<Map<string, UploadDetails>> {
+    const found = new Map<string, UploadDetails>();
     const unique = [...new Set(keys)];
     for (let at = 0; at < unique.length; at += 500) {
       const some = unique.slice(at, at + 500);
       const rows = this.db
-        .prepare<string[], RecordedUploadRow>(
+        .prepare<string[], UploadDetailsRow>(
           `SELECT key, account_id, unit_id, file_id, file_name, file_length, at FROM upload_keys
            WHERE key IN (${some.map(() => '?').join(', ')}) AND unit_id IS NOT NULL AND file_no IS NOT NULL`,
         )
@@ -454,7 +454,7 @@ export class EmbeddedLedger implements Ledger {
   }
 }
 
-interface RecordedUploadRow {
+interface UploadDetailsRow {
   key: string;
   account_id: string;
   unit_id: string;

@@ -14,7 +14,7 @@ import type {
   CountedUpload,
   Ledger,
   LedgerEntry,
-  RecordedUpload,
+  UploadDetails,
   Restoral,
   Reversal,
   UploadAction,
@@ -461,8 +461,8 @@ export class MongoLedger implements Ledger {
     return rows.map((r) => ({ id: r._id, username: r.username }));
   }
 
-  async recordedUploads(keys: readonly string[]): Promise<Map<string, RecordedUpload>> {
-    const found = new Map<string, RecordedUpload>();
+  async recordedUploads(keys: readonly string[]): Promise<Map<string, UploadDetails>> {
+    const found = new Map<string, UploadDetails>();
     const unique = [...new Set(keys)];
     for (let at = 0; at < unique.length; at += 1000) {
       const docs = await this.c.audit.find({ _id: { $in: unique.slice(at, at + 1000) } }).toArray();

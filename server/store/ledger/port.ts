@@ -160,11 +160,11 @@ export interface Ledger {
    * unit, file, name, size and time): keys never counted, or counted before the ledger recorded
    * their details (they cannot be reversed: `unrecorded`), are absent. Read only.
    */
-  recordedUploads(keys: readonly string[]): Promise<Map<string, RecordedUpload>>;
+  recordedUploads(keys: readonly string[]): Promise<Map<string, UploadDetails>>;
 }
 
 /** An upload action as the ledger recorded it (`Ledger.recordedUploads`). */
-export interface RecordedUpload {
+export interface UploadDetails {
   key: string;
   accountId: string;
   unitId: string;
