@@ -425,6 +425,50 @@ for (const target of storeTargets) {
       }
       assert.equal((await server.store.withdrawals.get(recB!.id))!.state, 'withdrawn');
       assert.deepEqual(await counted(fileId), { uploadCount: before.uploadCount - 2, uploads: before.uploads - 2 });
+
+      // A restore interrupted after the ledger's restore: the retry finishes it, counting A back once.
+      await server.store.withdrawals.advance(recA!.id, 'withdrawn', 'restoring', now, {
+        id: clerk.id,
+        username: 'clerkQ',
+      });
+      await server.store.ledger.restore(a, `restore:${recA!.id}`);
+      const restored = await body<WithdrawalView>(
+        await as.clerkQ.fetch(`/api/withdrawals/${recA!.id}/restore`, { method: 'POST' }),
+        200,
+      );
+      assert.equal(restored.state, 'restored');
+      assert.deepEqual(await counted(fileId), { uploadCount: before.uploadCount - 1, uploads: before.uploads - 1 });
+    });
+
+    it('withdraws and restores once however many of the same request race', async () => {
+      const data = randomContent(6500);
+      const { fileIds } = await uploadFolder(as.clerkQ, [data]);
+      await uploadOne(as.clerkQ, data);
+      const upload = await uploadOne(as.clerkQ, data);
+      const before = await counted(fileIds[0]!);
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () => withdraw('clerkQ', { uploads: [upload] }).then((r) => r.status)),
+      );
+      // One withdrew it; the others found it withdrawn (or finished the same withdrawal).
+      assert.ok(
+        answers.every((code) => code === 200 || code === 409),
+        String(answers),
+      );
+      assert.deepEqual(await counted(fileIds[0]!), { uploadCount: 2, uploads: before.uploads - 1 });
+      const trash = await body<TrashList>(await as.clerkQ.fetch('/api/trash?limit=500'), 200);
+      const ours = trash.items.filter((i) => i.uploadId === upload);
+      assert.equal(ours.length, 1);
+      const restores = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          as.clerkQ.fetch(`/api/withdrawals/${ours[0]!.id}/restore`, { method: 'POST' }).then((r) => r.status),
+        ),
+      );
+      assert.ok(
+        restores.every((code) => code === 200 || code === 409),
+        String(restores),
+      );
+      assert.ok(restores.includes(200));
+      assert.deepEqual(await counted(fileIds[0]!), before);
     });
   });
 }
