@@ -144,7 +144,11 @@ export interface TotalsEvent {
 }
 
 /** An upload the ledger recorded (its row in upload_keys), as its reversal or restore changes the totals. */
-export type RecordedUpload = Omit<TotalsEvent, 'stored'> & { key: string };
+export type RecordedUpload = Omit<TotalsEvent, 'stored'> & {
+  key: string;
+  /** Its entry's id when it was counted (null if not recorded). */
+  entryId: number | null;
+};
 
 interface EntryRow {
   upload_count: number;
@@ -164,6 +168,7 @@ interface EntryRow {
  */
 export class EmbeddedTotals {
   private readonly upsert;
+  private readonly remake;
   private readonly tally;
   private readonly rememberName;
   private readonly entry;
@@ -187,7 +192,7 @@ export class EmbeddedTotals {
 
   constructor(db: Db) {
     // One statement: a new entry at 1, or UploadCount + 1; SQLite serialises writers, so no increment is lost.
-    this.upsert = db.prepare<Record<string, unknown>, { upload_count: number }>(
+    this.upsert = db.prepare<Record<string, unknown>, { upload_count: number; id: number }>(
       `INSERT INTO ledger (user_id, user_name, unit_id, unit, file_no, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count)
        VALUES (@userId, @userName, @unitId, @unit, @fileNo, @at, @at, @fileName, @fileName, @contentType, 1)
        ON CONFLICT (user_id, unit_id, file_no) DO UPDATE SET
@@ -195,7 +200,11 @@ export class EmbeddedTotals {
          last_upload_time = MAX(last_upload_time, excluded.last_upload_time),
          last_upload_file_name = excluded.last_upload_file_name,
          last_content_type = excluded.last_content_type
-       RETURNING upload_count`,
+       RETURNING upload_count, id`,
+    );
+    this.remake = db.prepare(
+      `INSERT INTO ledger (id, user_id, user_name, unit_id, unit, file_no, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count)
+       VALUES ((SELECT @id WHERE NOT EXISTS (SELECT 1 FROM ledger WHERE id = @id)), @userId, @userName, @unitId, @unit, @fileNo, @at, @at, @fileName, @fileName, @contentType, 1)`,
     );
     this.tally = db.prepare(
       `INSERT INTO upload_days (file_no, unit_id, day, week, month, city, county, town, file_length, uploads, saved_uploads)
@@ -269,11 +278,11 @@ export class EmbeddedTotals {
     );
   }
 
-  /** Counts an upload in every total; answers its entry's UploadCount. */
-  apply(e: TotalsEvent): number {
+  /** Counts an upload in every total; answers its entry's UploadCount and id. */
+  apply(e: TotalsEvent): { uploadCount: number; entryId: number } {
     const { unit } = e;
     const levels = { city: unit.city, county: unit.county ?? null, town: unit.town ?? null };
-    const uploadCount = this.upsert.get({
+    const entry = this.upsert.get({
       userId: e.userId,
       userName: e.userName,
       unitId: unit.id,
@@ -282,7 +291,7 @@ export class EmbeddedTotals {
       at: e.at,
       fileName: e.fileName,
       contentType: e.contentType,
-    })!.upload_count;
+    })!;
     this.tally.run({
       fileNo: e.fileNo,
       unitId: unit.id,
@@ -294,7 +303,7 @@ export class EmbeddedTotals {
       saved: e.stored ? 0 : 1,
     });
     this.rememberName.run({ unitId: unit.id, fileNo: e.fileNo, fileName: e.fileName, at: e.at, ...levels });
-    return uploadCount;
+    return { uploadCount: entry.upload_count, entryId: entry.id };
   }
 
   /**
@@ -348,8 +357,10 @@ export class EmbeddedTotals {
         ...entryOf(entry.upload_count + 1, entryUploadsOf(entry), this.entryUploads.all(key)),
       });
     else
-      this.upsert.get({
+      // Under its id when the upload was counted, unless another entry has it since.
+      this.remake.run({
         ...key,
+        id: e.entryId,
         userName: e.userName,
         unit: JSON.stringify(unit),
         at: e.at,

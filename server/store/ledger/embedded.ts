@@ -106,6 +106,9 @@ const UPLOAD_DETAIL_COLUMNS = {
   file_length: 'INTEGER',
   state: "TEXT NOT NULL DEFAULT 'counted'",
   holds: 'INTEGER',
+  // The entry's id when the action was counted: a restore makes a gone entry again under it, so
+  // the reports' tie-breaks (by entry id) are as if it had never been gone.
+  entry_id: 'INTEGER',
 };
 const UPLOAD_DETAILS = Object.entries(UPLOAD_DETAIL_COLUMNS)
   .map(([name, definition]) => `${name} ${definition}`)
@@ -239,8 +242,8 @@ export class EmbeddedLedger implements Ledger {
       'SELECT account_id, file_id, status, stored, upload_count FROM upload_keys WHERE key = ?',
     );
     const remember = db.prepare(
-      `INSERT INTO upload_keys (key, account_id, file_id, status, stored, upload_count, at, user_name, unit, unit_id, file_no, file_name, content_type, day, file_length, holds)
-       VALUES (@key, @accountId, @fileId, @status, @stored, @uploadCount, @at, @userName, @unit, @unitId, @fileNo, @fileName, @contentType, @day, @fileLength, @stored)`,
+      `INSERT INTO upload_keys (key, account_id, file_id, status, stored, upload_count, at, user_name, unit, unit_id, file_no, file_name, content_type, day, file_length, holds, entry_id)
+       VALUES (@key, @accountId, @fileId, @status, @stored, @uploadCount, @at, @userName, @unit, @unitId, @fileNo, @fileName, @contentType, @day, @fileLength, @stored, @entryId)`,
     );
     const appendEvent = auditAppender(db);
     // The key, the entry, its day's tally and the audit event change together or not at all: a
@@ -265,7 +268,7 @@ export class EmbeddedLedger implements Ledger {
         fileLength: r.fileLength,
         stored,
       };
-      const uploadCount = totals.apply(event);
+      const { uploadCount, entryId } = totals.apply(event);
       appendEvent(a.event(stored));
       const row: KeyRow = {
         account_id: r.account.id,
@@ -290,6 +293,7 @@ export class EmbeddedLedger implements Ledger {
         contentType: event.contentType,
         day: event.day,
         fileLength: event.fileLength,
+        entryId,
       });
       return countedFrom(row, false);
     };
@@ -299,7 +303,7 @@ export class EmbeddedLedger implements Ledger {
       'SELECT 1 AS found FROM upload_changes WHERE upload_key = ? AND key = ?',
     );
     const recorded = db.prepare<[string], RecordedRow>(
-      `SELECT account_id, user_name, unit, file_no, file_name, content_type, day, file_length, at, state
+      `SELECT account_id, user_name, unit, file_no, file_name, content_type, day, file_length, at, state, entry_id
        FROM upload_keys WHERE key = ?`,
     );
     const setState = db.prepare('UPDATE upload_keys SET state = ? WHERE key = ?');
@@ -476,6 +480,7 @@ interface RecordedRow {
   file_length: number | null;
   at: number;
   state: string;
+  entry_id: number | null;
 }
 
 /** The upload an action counted, as the totals change it; undefined if it was counted before its details were recorded. */
@@ -501,6 +506,7 @@ function recordedUpload(key: string, r: RecordedRow): RecordedUpload | undefined
     at: r.at,
     day: r.day,
     fileLength: r.file_length,
+    entryId: r.entry_id,
   };
 }
 

@@ -157,7 +157,8 @@ export class MongoTotals {
       {
         $inc: { UploadCount: 1 },
         $setOnInsert: {
-          _id: new ObjectId(),
+          // Under its id when the upload was counted: the reports' tie-breaks as if never gone.
+          _id: u.entryId ?? new ObjectId(),
           ...ledgerIdentity(account),
           UploadTime: event.at,
           UploadFileName: event.fileName!,
@@ -339,7 +340,12 @@ export class MongoTotals {
         },
       );
     }
-    await this.c.firstUploads.updateOne({ _id: new ObjectId(event.fileId!) }, { $set: { Holder: move.To } });
+    // Only from the holder it moves from (a request finishing this change late must not move back
+    // a holder that a later change has moved on).
+    await this.c.firstUploads.updateOne(
+      { _id: new ObjectId(event.fileId!), $or: [{ Holder: move.From }, { Holder: { $exists: false } }] },
+      { $set: { Holder: move.To } },
+    );
   }
 
   /** Which of the actions `keys` are reversed now. */

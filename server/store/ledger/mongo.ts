@@ -316,10 +316,13 @@ export class MongoLedger implements Ledger {
     changeKey: string,
     kind: 'reversed' | 'restored',
   ): Promise<'changed' | 'repeated' | 'unchanged' | 'not counted'> {
-    const counted = await this.c.audit.findOne({ _id: actionKey });
+    let counted = await this.c.audit.findOne({ _id: actionKey });
     if (!counted?.upload) return 'not counted';
     // Its count finished first: the totals must hold the upload before they can give it back.
-    if (counted.pending) await this.finish(counted, true);
+    if (counted.pending) {
+      await this.finish(counted, true);
+      counted = (await this.c.audit.findOne({ _id: actionKey }))!;
+    }
     const to = kind === 'reversed' ? 'reversed' : 'counted';
     for (let attempt = 0; ; attempt++) {
       let claimed = false;
@@ -393,7 +396,7 @@ export class MongoLedger implements Ledger {
     // The first to finish sets the answer; a concurrent retry answers the same.
     const done = await this.c.audit.updateOne(
       { _id: key, pending: true },
-      { $set: { 'upload.uploadCount': entry.UploadCount }, $unset: { pending: '' } },
+      { $set: { 'upload.uploadCount': entry.UploadCount, 'upload.entryId': entry._id }, $unset: { pending: '' } },
     );
     if (done.modifiedCount === 1) return countedFromDoc(doc, entry.UploadCount, repeated);
     // Another request finished it first (a retry that found it pending): the answer is the one it

@@ -27,6 +27,11 @@ export interface UploadActionDoc {
   status: 'stored' | 'duplicate';
   /** Set when the action was counted. */
   uploadCount?: number;
+  /**
+   * Its ledger entry's `_id`, set when the action was counted: a restore makes a gone entry again
+   * under it, so the reports' tie-breaks (by entry `_id`) are as if it had never been gone.
+   */
+  entryId?: ObjectId;
 }
 
 export function auditCollections(db: Db) {
