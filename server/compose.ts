@@ -6,6 +6,7 @@ import type { Logger } from './log.js';
 import { AccountService } from './services/accounts.js';
 import { AccountAdministration } from './services/administration.js';
 import { ReceiptService } from './services/receipts.js';
+import { WithdrawalService } from './services/withdrawals.js';
 import { UnitDirectory } from './services/unit-directory.js';
 import { AuditService } from './services/audit.js';
 import { ReportCalendar } from './services/calendar.js';
@@ -46,6 +47,8 @@ export type ServiceConfig = { passwordCost?: number } & Pick<
   | 'instantUploadScope'
   | 'claimTtlMs'
   | 'stagingTtlMs'
+  | 'withdrawDays'
+  | 'trashDays'
   | 'uploadIdleMs'
   | 'corsOrigins'
   | 'reportTimeZone'
@@ -131,12 +134,19 @@ export function composeServices(
     idleMs: config.uploadIdleMs,
     clock,
   });
+  const withdrawals = new WithdrawalService({
+    store,
+    directory,
+    audit,
+    settings: { withdrawDays: config.withdrawDays, trashDays: config.trashDays },
+    clock,
+  });
   return {
     digests,
     textReader,
     metrics,
     passwordHashing,
-    gc: new GarbageCollector(store.content, resumable, config.stagingTtlMs, store.ledger, clock),
+    gc: new GarbageCollector(store.content, resumable, config.stagingTtlMs, store.ledger, clock, withdrawals),
     services: {
       audit,
       accounts,
@@ -156,6 +166,7 @@ export function composeServices(
       ingest,
       resumable,
       receipts: new ReceiptService(store, quotas, clock),
+      withdrawals,
       claims: new ClaimService(store, scope, audit, calendar, metrics, config.claimTtlMs, clock),
       quotas,
       fixity,

@@ -108,6 +108,18 @@ const configSchema = storeSettings.extend({
     ),
   CLAIM_TTL_SECONDS: positiveInt(300),
   STAGING_TTL_HOURS: positiveInt(24),
+  WITHDRAW_DAYS: z.coerce
+    .number({ error: 'WITHDRAW_DAYS is a whole number of days, e.g. 30' })
+    .int('WITHDRAW_DAYS is a whole number of days, e.g. 30')
+    .min(0, 'WITHDRAW_DAYS is 0 (clerks never withdraw themselves) or more days')
+    .max(3650, 'WITHDRAW_DAYS is at most 3650 (ten years)')
+    .default(30),
+  TRASH_DAYS: z.coerce
+    .number({ error: 'TRASH_DAYS is a whole number of days, e.g. 30' })
+    .int('TRASH_DAYS is a whole number of days, e.g. 30')
+    .min(1, 'TRASH_DAYS is at least 1 day')
+    .max(3650, 'TRASH_DAYS is at most 3650 (ten years)')
+    .default(30),
   UPLOAD_IDLE_HOURS: positiveInt(24),
   UPLOAD_STALL_SECONDS: positiveInt(30),
   CORS_ORIGINS: z
@@ -206,6 +218,10 @@ interface Settings {
   claimTtlMs: number;
   /** Staging areas (unfinished uploads) older than this are garbage. */
   stagingTtlMs: number;
+  /** A clerk withdraws their own uploads within this many days of each (administrators at any time). */
+  withdrawDays: number;
+  /** A withdrawn upload stays in its unit's trash this many days (then 待清除: docs/decisions/withdrawal.md). */
+  trashDays: number;
   /** A resumable upload that receives no bytes for this long expires. */
   uploadIdleMs: number;
   /** A tus request that sends no bytes for this long is cut off (its upload's lock freed). */
@@ -276,6 +292,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     unitRegions: c.UNIT_REGIONS,
     claimTtlMs: c.CLAIM_TTL_SECONDS * 1000,
     stagingTtlMs: c.STAGING_TTL_HOURS * 3600_000,
+    withdrawDays: c.WITHDRAW_DAYS,
+    trashDays: c.TRASH_DAYS,
     uploadIdleMs: c.UPLOAD_IDLE_HOURS * 3600_000,
     uploadStallMs: c.UPLOAD_STALL_SECONDS * 1000,
     corsOrigins: c.CORS_ORIGINS,

@@ -112,8 +112,8 @@ export class CrossSiteError extends ArchiveError {
 }
 
 export class NotFoundError extends ArchiveError {
-  constructor(message: string) {
-    super('not_found', message);
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('not_found', message, details);
   }
 }
 
@@ -269,6 +269,51 @@ export class ServerStoppingError extends ArchiveError {
     super(
       'store_unavailable',
       'The archive is restarting. Try again in a moment: uploads continue where they stopped.',
+    );
+  }
+}
+
+/** A clerk's own upload older than WITHDRAW_DAYS: only an administrator withdraws it now. */
+export class WithdrawalTooLateError extends ArchiveError {
+  constructor(withdrawDays: number, count: number, uploads: string[]) {
+    super(
+      'withdrawal_too_late',
+      `${count > 1 ? `${count} 个` : ''}上传已超过 ${withdrawDays} 天，请联系管理员撤回（${uploads.join('、')}）。`,
+      { withdrawDays, uploads, count },
+    );
+  }
+}
+
+/** Every upload of the request is withdrawn already: nothing changed. */
+export class AlreadyWithdrawnError extends ArchiveError {
+  constructor(
+    withdrawals: ReadonlyArray<{
+      id: string;
+      fileName: string;
+      withdrawnBy: { username: string };
+      withdrawnAt: string;
+    }>,
+  ) {
+    const first = withdrawals[0]!;
+    super(
+      'already_withdrawn',
+      `“${first.fileName}”${withdrawals.length > 1 ? `等 ${withdrawals.length} 个上传` : ''}已由 ${first.withdrawnBy.username} 于 ${first.withdrawnAt} 撤回，不必再撤回；要恢复，请到回收站。`,
+      { withdrawals: withdrawals.map((w) => w.id) },
+    );
+  }
+}
+
+export class AlreadyRestoredError extends ArchiveError {
+  constructor(withdrawal: {
+    id: string;
+    fileName: string;
+    restoredBy: { username: string } | null;
+    restoredAt: string | null;
+  }) {
+    super(
+      'already_restored',
+      `“${withdrawal.fileName}”已由 ${withdrawal.restoredBy?.username ?? '他人'} 于 ${withdrawal.restoredAt ?? ''} 恢复，重新计数了，不必再恢复。`,
+      { withdrawal: withdrawal.id },
     );
   }
 }

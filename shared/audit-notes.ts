@@ -1,4 +1,5 @@
 import type { TokenScope } from './accounts.js';
+import { WITHDRAWAL_REASON_NAMES, type WithdrawalReason } from './withdrawals.js';
 
 /** What the audit log records (append-only; nothing in the service edits or removes an event). */
 export const AUDIT_ACTIONS = [
@@ -29,6 +30,8 @@ export const AUDIT_ACTIONS = [
   'verification_started',
   'near_duplicate_reviewed',
   'near_duplicate_reopened',
+  'upload_withdrawn',
+  'upload_restored',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -77,7 +80,19 @@ export type AuditNote =
   | ({ code: 'token_revoked'; tokenId: string; label: string; byCommand?: boolean } & Partial<AccountNamed>)
   | { code: 'viewed'; table?: string; filters: Array<[string, string]> }
   | { code: 'pair_reviewed'; nameA: string; nameB: string; note: string }
-  | { code: 'pair_reopened'; nameA: string; nameB: string };
+  | { code: 'pair_reopened'; nameA: string; nameB: string }
+  | ({ code: 'withdrawn' } & WithdrawalNoted)
+  | ({ code: 'restored' } & WithdrawalNoted);
+
+/** A withdrawal or restore of an upload: whose upload, of which unit and when, and why it was withdrawn. */
+interface WithdrawalNoted {
+  withdrawalId: string;
+  uploader: string;
+  unit: string;
+  uploadedAt: string;
+  reason: WithdrawalReason;
+  note?: string;
+}
 
 export type AuditNoteCode = AuditNote['code'];
 export type UploadVia = 'direct' | 'tus' | 'batch';
@@ -202,12 +217,24 @@ const nameZh = (name: string | null) => (name === null ? '（无）' : `“${nam
 const tokenEn = (n: { tokenId: string; label: string }) => `token ${n.tokenId}${n.label ? ` (${n.label})` : ''}`;
 const tokenZh = (n: { tokenId: string; label: string }) => `令牌 ${n.tokenId}${n.label ? `（${n.label}）` : ''}`;
 
+const REASON_EN: Record<WithdrawalReason, string> = {
+  wrong_file: 'wrong file',
+  wrong_unit: 'wrong unit',
+  repeated: 'uploaded again',
+  must_not_keep: 'holds what must not be kept',
+  other: 'other',
+};
+
 const SCOPE_ZH: Record<TokenScope, string> = { tokens: '创建令牌', accounts: '管理账号' };
 
 /** The log's own English (the event's detail, which its text search reads): as before notes. */
 const logWords: NoteWords = {
   pair_reviewed: (n) => `"${n.nameA}" and "${n.nameB}" handled${n.note ? `: ${n.note}` : ''}`,
   pair_reopened: (n) => `"${n.nameA}" and "${n.nameB}" open again`,
+  withdrawn: (n) =>
+    `upload by ${n.uploader} (${n.unit}, ${n.uploadedAt}) withdrawn: ${REASON_EN[n.reason]}${n.note ? `: ${n.note}` : ''} (withdrawal ${n.withdrawalId})`,
+  restored: (n) =>
+    `upload by ${n.uploader} (${n.unit}, ${n.uploadedAt}) restored, counted again (withdrawal ${n.withdrawalId})`,
   wrong_password: () => 'wrong username or password',
   wrong_current_password: () => 'password change: wrong current password',
   throttled_account: (n) =>
@@ -269,6 +296,9 @@ const logWords: NoteWords = {
 const zh: NoteWords = {
   pair_reviewed: (n) => `「${n.nameA}」与「${n.nameB}」已处理${n.note ? `：${n.note}` : ''}`,
   pair_reopened: (n) => `「${n.nameA}」与「${n.nameB}」改回待处理`,
+  withdrawn: (n) =>
+    `撤回 ${n.uploader} 于 ${n.uploadedAt} 的上传：${WITHDRAWAL_REASON_NAMES[n.reason]}${n.note ? `（${n.note}）` : ''}`,
+  restored: (n) => `恢复 ${n.uploader} 于 ${n.uploadedAt} 的上传，重新计数`,
   wrong_password: () => '用户名或密码错误',
   wrong_current_password: () => '修改密码时当前密码错误',
   throttled_account: (n) => `此账号从多个地址输错密码 ${n.failures} 次：未用过的地址须等待后再试`,
@@ -502,6 +532,8 @@ export const AUDIT_ACTION_NAMES: Record<WordsLanguage, Record<AuditAction, strin
     verification_started: '启动完整性校验',
     near_duplicate_reviewed: '近似重复已处理',
     near_duplicate_reopened: '近似重复改回待处理',
+    upload_withdrawn: '撤回上传',
+    upload_restored: '恢复上传',
   },
   en: {
     login: 'Log in',
@@ -531,5 +563,7 @@ export const AUDIT_ACTION_NAMES: Record<WordsLanguage, Record<AuditAction, strin
     verification_started: 'Fixity check started',
     near_duplicate_reviewed: 'Similar files handled',
     near_duplicate_reopened: 'Similar files reopened',
+    upload_withdrawn: 'Upload withdrawn',
+    upload_restored: 'Upload restored',
   },
 };

@@ -60,6 +60,11 @@ export interface ReceiptRow {
   fileId?: string;
   /** The clerk's upload count of the file once this upload was counted. */
   uploadCount?: number;
+  /**
+   * The upload as the archive counted it (its key): what `POST /api/withdrawals` names. Absent on
+   * failed and skipped rows and on receipts kept before withdrawals (2026-11-28).
+   */
+  uploadId?: string;
   /** Why it failed (an error code of the archive's or the page's), or why it was skipped. */
   reason?: string;
   at: string;
@@ -74,8 +79,13 @@ export interface ReceiptSummary {
   total: number;
 }
 
+/** A receipt's row as shown: a withdrawn upload says so (a restored one counts again and says nothing). */
+export interface ReceiptRowView extends ReceiptRow {
+  withdrawal?: { id: string; withdrawnAt: string; withdrawnBy: string; reason: string; note: string | null };
+}
+
 export interface ReceiptView extends ReceiptSummary {
-  rows: ReceiptRow[];
+  rows: ReceiptRowView[];
 }
 
 export const receiptListQuery = z.strictObject({

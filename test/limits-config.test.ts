@@ -34,3 +34,28 @@ describe('the limits of API tokens and receipts, as configured', () => {
       );
   });
 });
+
+/** How long a clerk may withdraw their uploads, and how long the trash keeps them. */
+describe('the days of withdrawal and of the trash, as configured', () => {
+  it('are 30 days each unless set', () => {
+    const defaults = loadConfig({});
+    assert.deepEqual([defaults.withdrawDays, defaults.trashDays], [30, 30]);
+    const set = loadConfig({ WITHDRAW_DAYS: '0', TRASH_DAYS: '90' });
+    assert.deepEqual([set.withdrawDays, set.trashDays], [0, 90]);
+  });
+
+  it('refuse what is not a whole number of days in range, naming the setting', () => {
+    for (const [name, value, words] of [
+      ['WITHDRAW_DAYS', '-1', /0 \(clerks never withdraw themselves\) or more/],
+      ['WITHDRAW_DAYS', '7.5', /whole number of days/],
+      ['WITHDRAW_DAYS', 'thirty', /whole number of days/],
+      ['TRASH_DAYS', '0', /at least 1 day/],
+      ['TRASH_DAYS', '4000', /at most 3650/],
+    ] as const)
+      assert.throws(
+        () => loadConfig({ [name]: value }),
+        (err: Error) => err.message.startsWith(`invalid setting ${name}:`) && words.test(err.message),
+        `${name}=${value}`,
+      );
+  });
+});

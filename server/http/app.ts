@@ -22,6 +22,8 @@ import { accountRoutes } from './routes/accounts.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { RECEIPTS_PATH, receiptRoutes } from './routes/receipts.js';
 import type { ReceiptService } from '../services/receipts.js';
+import type { WithdrawalService } from '../services/withdrawals.js';
+import { trashRoutes, withdrawalRoutes } from './routes/withdrawals.js';
 import { unitRoutes } from './routes/units.js';
 import type { AccountAdministration } from '../services/administration.js';
 import type { UnitDirectory } from '../services/unit-directory.js';
@@ -55,6 +57,7 @@ export interface AppDeps {
     directory: UnitDirectory;
     administration: AccountAdministration;
     receipts: ReceiptService;
+    withdrawals: WithdrawalService;
   };
   ping: () => Promise<void>;
   metrics: ArchiveMetrics;
@@ -163,6 +166,8 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/accounts', accountRoutes(services.administration));
   app.use('/api/tokens', tokenRoutes(services.administration));
   app.use(RECEIPTS_PATH, receiptRoutes(services.receipts, services.quotas));
+  app.use('/api/withdrawals', withdrawalRoutes(services.withdrawals));
+  app.use('/api/trash', trashRoutes(services.withdrawals));
   app.use('/api/audit', auditRoutes(services.audit, services.directory, services.reports.calendar.timeZone));
   app.use(
     '/api/reports',

@@ -1,6 +1,7 @@
 import type { ContentStore, GarbageReport } from '../store/content/port.js';
 import type { Ledger } from '../store/ledger/port.js';
 import type { ResumableUploadService } from './resumable-uploads.js';
+import type { WithdrawalService } from './withdrawals.js';
 
 /**
  * Garbage collection of bytes the archive does not own: resumable uploads idle past their
@@ -16,12 +17,15 @@ export class GarbageCollector {
     private readonly stagingTtlMs: number,
     private readonly ledger: Pick<Ledger, 'finishInterrupted'>,
     private readonly clock: () => Date = () => new Date(),
+    private readonly withdrawals?: Pick<WithdrawalService, 'finishInterrupted'>,
   ) {}
 
   async run(): Promise<GarbageReport & { expiredUploads: number; finishedCounts: number }> {
     const now = this.clock().getTime();
     // A counting in progress for a minute was interrupted; finishing one still running is harmless.
-    const finishedCounts = await this.ledger.finishInterrupted(new Date(now - 60_000));
+    const finishedCounts =
+      (await this.ledger.finishInterrupted(new Date(now - 60_000))) +
+      ((await this.withdrawals?.finishInterrupted(new Date(now - 60_000))) ?? 0);
     const expiredUploads = await this.uploads.expire();
     const report = await this.content.collectGarbage(new Date(now - this.stagingTtlMs));
     return { expiredUploads, finishedCounts, ...report };

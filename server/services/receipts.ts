@@ -4,6 +4,7 @@ import {
   type ReceiptOutcome,
   type ReceiptRequest,
   type ReceiptRow,
+  type ReceiptRowView,
   type ReceiptSummary,
   type ReceiptView,
 } from '../../shared/receipts.js';
@@ -24,7 +25,7 @@ const NAMED_PROBLEMS = 20;
  */
 export class ReceiptService {
   constructor(
-    private readonly store: Pick<ArchiveStore, 'receipts' | 'ledger'>,
+    private readonly store: Pick<ArchiveStore, 'receipts' | 'ledger' | 'withdrawals'>,
     private readonly quotas: Pick<Quotas, 'keepReceipt'>,
     private readonly clock: () => Date = () => new Date(),
   ) {}
@@ -56,6 +57,7 @@ export class ReceiptService {
         outcome: row.claimId ? 'instant' : answer.status,
         fileId: answer.fileId,
         uploadCount: answer.uploadCount,
+        uploadId: key,
         at: row.at,
       };
     });
@@ -89,7 +91,22 @@ export class ReceiptService {
   async get(account: Account, id: string): Promise<ReceiptView> {
     const record = await this.store.receipts.get(account.id, id);
     if (!record) throw new NotFoundError('No receipt with this id is yours. Open it from your list of receipts.');
-    return { ...summaryOf(record), rows: record.rows };
+    const withdrawn = await this.store.withdrawals.openOf(
+      record.rows.flatMap((row) => (row.uploadId === undefined ? [] : [row.uploadId])),
+    );
+    const rows = record.rows.map((row): ReceiptRowView => {
+      const w = row.uploadId === undefined ? undefined : withdrawn.get(row.uploadId);
+      if (!w) return row;
+      const withdrawal = {
+        id: w.id,
+        withdrawnAt: w.withdrawnAt.toISOString(),
+        withdrawnBy: w.withdrawnBy.username,
+        reason: w.reason,
+        note: w.note,
+      };
+      return { ...row, withdrawal };
+    });
+    return { ...summaryOf(record), rows };
   }
 
   async list(account: Account, page: { limit: number; offset: number }) {

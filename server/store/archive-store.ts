@@ -11,6 +11,7 @@ import type { Reports } from './reports/port.js';
 import type { UploadStore } from './uploads/port.js';
 import type { UnitFiles } from './unit-files/port.js';
 import type { UnitStore } from './units/port.js';
+import type { WithdrawalStore } from './withdrawals/port.js';
 
 /**
  * The whole store as the services see it: one port per capability (each in its own folder, with
@@ -34,6 +35,8 @@ export interface ArchiveStore {
   readonly claims: ClaimStore;
   readonly uploads: UploadStore;
   readonly receipts: ReceiptStore;
+  /** 撤回 and 回收站: withdrawals of uploads and their restores (the counts are the ledger's). */
+  readonly withdrawals: WithdrawalStore;
   readonly jobs: JobStore;
   readonly rateCounts: RateCounts;
   readonly loginAttempts: LoginAttemptStore;

@@ -31,6 +31,7 @@ import { EmbeddedReports } from './reports/embedded.js';
 import { EmbeddedUploadStore, uploadSchema } from './uploads/embedded.js';
 import { EmbeddedUnitFiles } from './unit-files/embedded.js';
 import { EmbeddedUnitStore, unitSchema } from './units/embedded.js';
+import { EmbeddedWithdrawalStore, withdrawalSchema } from './withdrawals/embedded.js';
 
 /** Every capability's tables, in the order their upgrades run (the reports' last: they index the others' tables). */
 const SCHEMAS: readonly EmbeddedSchema[] = [
@@ -45,6 +46,7 @@ const SCHEMAS: readonly EmbeddedSchema[] = [
   jobSchema,
   nearDuplicateSchema,
   receiptSchema,
+  withdrawalSchema,
 ];
 
 /** Opens (creating or upgrading if needed) the embedded store's database in `dataDir`. */
@@ -84,6 +86,7 @@ export function openEmbeddedStore(options: {
     claims: new EmbeddedClaimStore(db),
     uploads: new EmbeddedUploadStore(db),
     receipts: new EmbeddedReceiptStore(db),
+    withdrawals: new EmbeddedWithdrawalStore(db),
     jobs: new EmbeddedJobStore(db),
     rateCounts: new EmbeddedRateCounts(db),
     loginAttempts: new EmbeddedLoginAttempts(db),

@@ -15,6 +15,7 @@ import { createCatalogIndexes, MongoCatalog } from './catalog/mongo.js';
 import { MongoCatalogSeeding } from './catalog/mongo-seeding.js';
 import { claimCollections, createClaimIndexes, MongoClaimStore } from './claims/mongo.js';
 import { createReceiptIndexes, MongoReceiptStore, receiptCollections } from './receipts/mongo.js';
+import { createWithdrawalIndexes, MongoWithdrawalStore, withdrawalCollections } from './withdrawals/mongo.js';
 import { contentCollections, createContentIndexes, MongoContentStore } from './content/mongo.js';
 import { jobCollections, MongoJobStore } from './jobs/mongo.js';
 import { createLedgerIndexes, MongoLedger } from './ledger/mongo.js';
@@ -83,6 +84,7 @@ function collectionsOf(db: Db) {
     ...auditCollections(db),
     ...jobCollections(db),
     ...receiptCollections(db),
+    ...withdrawalCollections(db),
     ...nearDuplicateCollections(db),
   };
 }
@@ -102,6 +104,7 @@ async function createIndexes(c: Collections): Promise<void> {
     createAuditIndexes(c),
     createNearDuplicateIndexes(c),
     createReceiptIndexes(c),
+    createWithdrawalIndexes(c),
   ]);
 }
 
@@ -121,6 +124,7 @@ function storeOver(client: MongoClient, db: Db, c: Collections, chunkSize: numbe
     claims: new MongoClaimStore(c),
     uploads: new MongoUploadStore(c),
     receipts: new MongoReceiptStore(c),
+    withdrawals: new MongoWithdrawalStore(c),
     jobs: new MongoJobStore(c),
     rateCounts: new MongoRateCounts(c),
     loginAttempts: new MongoLoginAttempts(c),

@@ -54,6 +54,23 @@ const EXAMPLES: { [C in AuditNoteCode]: Extract<AuditNote, { code: C }> } = {
   token_revoked: { code: 'token_revoked', tokenId: 't-1', label: '', username: 'li', accountId: 'a-1' },
   pair_reviewed: { code: 'pair_reviewed', nameA: '县志.pdf', nameB: '县志-修订.pdf', note: '修订版，保留两份' },
   pair_reopened: { code: 'pair_reopened', nameA: '县志.pdf', nameB: '县志-修订.pdf' },
+  withdrawn: {
+    code: 'withdrawn',
+    withdrawalId: 'a'.repeat(32),
+    uploader: 'li',
+    unit: '130922',
+    uploadedAt: '2026-11-25T08:00:00.000Z',
+    reason: 'other',
+    note: '扫描件含身份证号',
+  },
+  restored: {
+    code: 'restored',
+    withdrawalId: 'a'.repeat(32),
+    uploader: 'li',
+    unit: '130922',
+    uploadedAt: '2026-11-25T08:00:00.000Z',
+    reason: 'wrong_unit',
+  },
   viewed: {
     code: 'viewed',
     table: 'savings',

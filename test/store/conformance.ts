@@ -11,6 +11,7 @@ import { reportsConformance } from '../../server/store/reports/conformance.js';
 import { unitConformance } from '../../server/store/units/conformance.js';
 import { unitFilesConformance } from '../../server/store/unit-files/conformance.js';
 import { uploadConformance } from '../../server/store/uploads/conformance.js';
+import { withdrawalConformance } from '../../server/store/withdrawals/conformance.js';
 import type { StoreTarget } from '../support/stores.js';
 
 /**
@@ -34,6 +35,7 @@ export function storeConformance(target: StoreTarget): void {
     nearDuplicateConformance,
     reportsConformance,
     receiptConformance,
+    withdrawalConformance,
   ]) {
     suite(target);
   }

@@ -54,6 +54,8 @@ export function serviceConfig(options: Partial<ServiceConfig> = {}): ServiceConf
     instantUploadScope: 'archive',
     claimTtlMs: 5 * 60_000,
     stagingTtlMs: 24 * 3600_000,
+    withdrawDays: 30,
+    trashDays: 30,
     uploadIdleMs: 24 * 3600_000,
     corsOrigins: [],
     metricsToken: undefined,

@@ -1143,6 +1143,9 @@ const zhErrors: Record<ErrorCode, string> = {
   store_unavailable: '档案存储暂时无法访问。请稍后再试；如果持续出现，请联系管理员。',
   rate_limited: '请求过于频繁，请等待 {wait} 后再试。',
   internal: '服务器内部错误，请稍后重试；如仍失败请联系管理员。',
+  withdrawal_too_late: '上传已超过可自行撤回的期限，请联系管理员撤回。',
+  already_withdrawn: '这些上传已经撤回，不必再撤回；要恢复，请到回收站。',
+  already_restored: '这个上传已经恢复，重新计数了，不必再恢复。',
 };
 
 const enErrors: Record<ErrorCode, string> = {
@@ -1190,6 +1193,9 @@ const enErrors: Record<ErrorCode, string> = {
     'The archive store cannot be reached right now. Try again later; if it persists, tell your administrator.',
   rate_limited: 'Too many requests. Wait {wait} and try again.',
   internal: 'The server had an internal error. Try again later; if it keeps failing, contact your administrator.',
+  withdrawal_too_late: 'This upload is older than clerks may withdraw themselves. Ask an administrator to withdraw it.',
+  already_withdrawn: 'These uploads are withdrawn already. To restore one, open the trash.',
+  already_restored: 'This upload was restored already and counts again.',
 };
 
 export const LANGUAGES = ['zh-CN', 'en'] as const;

@@ -11,6 +11,7 @@ import type {
   Restoral,
   Reversal,
   UploadAction,
+  UploadDetails,
   Uploader,
   UploaderScope,
   ViewScope,
@@ -439,6 +440,41 @@ export class EmbeddedLedger implements Ledger {
       )
       .all(where.params);
   }
+
+  async recordedUploads(keys: readonly string[]): Promise<Map<string, UploadDetails>> {
+    const found = new Map<string, UploadDetails>();
+    const unique = [...new Set(keys)];
+    for (let at = 0; at < unique.length; at += 500) {
+      const some = unique.slice(at, at + 500);
+      const rows = this.db
+        .prepare<string[], UploadDetailsRow>(
+          `SELECT key, account_id, unit_id, file_id, file_name, file_length, at FROM upload_keys
+           WHERE key IN (${some.map(() => '?').join(', ')}) AND unit_id IS NOT NULL AND file_no IS NOT NULL`,
+        )
+        .all(...some);
+      for (const r of rows)
+        found.set(r.key, {
+          key: r.key,
+          accountId: r.account_id,
+          unitId: r.unit_id,
+          fileId: r.file_id,
+          fileName: r.file_name,
+          fileLength: r.file_length,
+          at: new Date(r.at),
+        });
+    }
+    return found;
+  }
+}
+
+interface UploadDetailsRow {
+  key: string;
+  account_id: string;
+  unit_id: string;
+  file_id: string;
+  file_name: string;
+  file_length: number;
+  at: number;
 }
 
 /** An action as upload_keys records it, for changing its state (the details are null for actions counted before they were recorded). */

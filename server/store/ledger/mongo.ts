@@ -14,6 +14,7 @@ import type {
   CountedUpload,
   Ledger,
   LedgerEntry,
+  UploadDetails,
   Restoral,
   Reversal,
   UploadAction,
@@ -472,6 +473,27 @@ export class MongoLedger implements Ledger {
       ])
       .toArray();
     return rows.map((r) => ({ id: r._id, username: r.username }));
+  }
+
+  async recordedUploads(keys: readonly string[]): Promise<Map<string, UploadDetails>> {
+    const found = new Map<string, UploadDetails>();
+    const unique = [...new Set(keys)];
+    for (let at = 0; at < unique.length; at += 1000) {
+      const docs = await this.c.audit.find({ _id: { $in: unique.slice(at, at + 1000) } }).toArray();
+      for (const doc of docs) {
+        if (!doc.upload || !doc.unit || !doc.userId || !doc.fileId || doc.fileName === null) continue;
+        found.set(String(doc._id), {
+          key: String(doc._id),
+          accountId: doc.userId,
+          unitId: doc.unit.id,
+          fileId: doc.fileId,
+          fileName: doc.fileName,
+          fileLength: doc.upload.fileLength,
+          at: doc.at,
+        });
+      }
+    }
+    return found;
   }
 }
 

@@ -160,4 +160,21 @@ export interface Ledger {
   entriesForFile(fileId: string): Promise<LedgerEntry[]>;
   /** Everybody who uploaded in the scope (the whole archive without one), by login. */
   uploaders(scope: ViewScope | undefined): Promise<Uploader[]>;
+  /**
+   * What the ledger recorded of each action counted under these keys (a withdrawal's: whose, which
+   * unit, file, name, size and time): keys never counted, or counted before the ledger recorded
+   * their details (they cannot be reversed: `unrecorded`), are absent. Read only.
+   */
+  recordedUploads(keys: readonly string[]): Promise<Map<string, UploadDetails>>;
+}
+
+/** An upload action as the ledger recorded it (`Ledger.recordedUploads`). */
+export interface UploadDetails {
+  key: string;
+  accountId: string;
+  unitId: string;
+  fileId: string;
+  fileName: string;
+  fileLength: number;
+  at: Date;
 }

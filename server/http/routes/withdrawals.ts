@@ -1,0 +1,41 @@
+import { Router } from 'express';
+import { trashQuery, withdrawalIdSchema, withdrawalRequest } from '../../../shared/withdrawals.js';
+import type { WithdrawalService } from '../../services/withdrawals.js';
+import { requireAuth } from '../auth.js';
+import { parse } from '../validate.js';
+
+/**
+ * `/api/withdrawals`: 撤回 uploads (by their upload ids, or a receipt's), a withdrawal as recorded,
+ * and its restore. Who may do what is the service's (its uploader within WITHDRAW_DAYS, an
+ * administrator of its reach at any time).
+ */
+export function withdrawalRoutes(withdrawals: WithdrawalService): Router {
+  const router = Router();
+  router.use(requireAuth(['clerk', 'admin']));
+
+  router.post('/', async (req, res) => {
+    const request = parse(withdrawalRequest, req.body, 'body');
+    res.json(await withdrawals.withdraw(req.principal!.account, request, req.ip ?? null));
+  });
+
+  router.get('/:id', async (req, res) => {
+    res.json(await withdrawals.get(req.principal!.account, parse(withdrawalIdSchema, req.params.id, 'withdrawal id')));
+  });
+
+  router.post('/:id/restore', async (req, res) => {
+    const id = parse(withdrawalIdSchema, req.params.id, 'withdrawal id');
+    res.json(await withdrawals.restore(req.principal!.account, id, req.ip ?? null));
+  });
+
+  return router;
+}
+
+/** `/api/trash`: 回收站, the withdrawn uploads of a unit (or of an administrator's reach), restorable. */
+export function trashRoutes(withdrawals: WithdrawalService): Router {
+  const router = Router();
+  router.use(requireAuth(['clerk', 'admin']));
+  router.get('/', async (req, res) => {
+    res.json(await withdrawals.trash(req.principal!.account, parse(trashQuery, req.query, 'query')));
+  });
+  return router;
+}

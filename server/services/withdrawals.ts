@@ -1,0 +1,351 @@
+import { randomBytes } from 'node:crypto';
+import type { Unit } from '../../shared/schemas.js';
+import {
+  type TrashList,
+  type TrashQuery,
+  type WithdrawalAnswer,
+  type WithdrawalRequest,
+  type WithdrawalView,
+} from '../../shared/withdrawals.js';
+import {
+  AlreadyRestoredError,
+  AlreadyWithdrawnError,
+  ForbiddenError,
+  NotFoundError,
+  ValidationError,
+  WithdrawalTooLateError,
+} from '../errors.js';
+import type { Account } from '../store/accounts/port.js';
+import type { ArchiveStore } from '../store/archive-store.js';
+import type { UploadDetails, UnitSubtree, ViewScope } from '../store/ledger/port.js';
+import { withdrawalKeys, type Person, type WithdrawalRecord } from '../store/withdrawals/port.js';
+import type { AuditService } from './audit.js';
+import { geographyOf, type UnitDirectory } from './unit-directory.js';
+
+const DAY_MS = 86_400_000;
+
+/** Problems named one by one in a refusal. */
+const NAMED = 5;
+
+export interface WithdrawalSettings {
+  /** A clerk withdraws their own uploads within this many days of each. */
+  withdrawDays: number;
+  /** A withdrawn upload stays restorable in the trash this long (and after, as 待清除, until part 3 purges it). */
+  trashDays: number;
+}
+
+/**
+ * 撤回, 回收站 and 恢复. A withdrawal is recorded first (`withdrawing`), then the ledger reverses the
+ * upload under a key made from the withdrawal's id, then the record says `withdrawn`; a restore
+ * goes the same way (`restoring`, the ledger's restore under its own derived key, `restored`). Each
+ * step can be run again, so a retry of the request, or the sweep (`finishInterrupted`), finishes
+ * one a crash interrupted, without transactions (docs/decisions/withdrawal.md).
+ */
+export class WithdrawalService {
+  constructor(
+    private readonly deps: {
+      store: Pick<ArchiveStore, 'ledger' | 'withdrawals' | 'receipts' | 'accounts'>;
+      directory: Pick<UnitDirectory, 'reachSubtree' | 'get' | 'unitInReach'>;
+      audit: Pick<AuditService, 'record'>;
+      settings: WithdrawalSettings;
+      clock?: () => Date;
+    },
+  ) {}
+
+  private now(): Date {
+    return (this.deps.clock ?? (() => new Date()))();
+  }
+
+  async withdraw(account: Account, request: WithdrawalRequest, address: string | null): Promise<WithdrawalAnswer> {
+    const { store } = this.deps;
+    let keys: string[];
+    let skippedRows = 0;
+    if (request.receipt !== undefined) {
+      const receipt = await store.receipts.get(account.id, request.receipt);
+      if (!receipt) throw new NotFoundError('没有这个上传清单，或它不是您的。请从“我的上传清单”中打开它。');
+      keys = [];
+      for (const row of receipt.rows) {
+        if (row.uploadId) keys.push(row.uploadId);
+        else skippedRows++;
+      }
+      if (keys.length === 0)
+        throw new ValidationError('这份上传清单里没有可撤回的文件（只有上传失败的文件，或清单是旧版本生成的）。');
+    } else keys = [...new Set(request.uploads)];
+    if (keys.length === 0) throw new ValidationError('请给出要撤回的上传（uploads）或上传清单（receipt）。');
+
+    const recorded = await store.ledger.recordedUploads(keys);
+    const reach = account.role === 'admin' ? await this.deps.directory.reachSubtree(account) : null;
+    const unknown: string[] = [];
+    const notYours: string[] = [];
+    const tooLate: UploadDetails[] = [];
+    const units = new Map<string, Unit>();
+    for (const key of keys) {
+      const upload = recorded.get(key);
+      if (!upload) {
+        unknown.push(key);
+        continue;
+      }
+      const unit = await this.unitOf(upload, units);
+      if (account.role === 'admin') {
+        if (reach === null || !inSubtree(unit, reach)) unknown.push(key);
+      } else if (upload.accountId !== account.id) {
+        // Another clerk's upload of the clerk's own unit may be named; elsewhere it is unknown.
+        (unit.id === account.unit.id ? notYours : unknown).push(key);
+      } else if (this.now().getTime() - upload.at.getTime() > this.deps.settings.withdrawDays * DAY_MS) {
+        tooLate.push(upload);
+      }
+    }
+    if (unknown.length > 0)
+      throw new NotFoundError(
+        `找不到${unknown.length} 个上传（${named(unknown)}），或不在您的范围内：请核对上传编号（上传清单中的 uploadId）。`,
+        { uploads: unknown.slice(0, NAMED), count: unknown.length },
+      );
+    if (notYours.length > 0)
+      throw new ForbiddenError(
+        `${notYours.length} 个上传（${named(notYours)}）是本单位其他人上传的：办事员只能撤回自己的上传，请联系上传者或管理员。`,
+      );
+    if (tooLate.length > 0)
+      throw new WithdrawalTooLateError(
+        this.deps.settings.withdrawDays,
+        tooLate.length,
+        tooLate.slice(0, NAMED).map((u) => u.key),
+      );
+
+    const withdrawer: Person = { id: account.id, username: account.username };
+    const open = await store.withdrawals.openOf(keys);
+    const withdrawn: WithdrawalView[] = [];
+    const alreadyWithdrawn: WithdrawalView[] = [];
+    for (const key of keys) {
+      let record = open.get(key);
+      if (record?.state === 'restoring') {
+        await this.finishRestore(record);
+        record = undefined;
+      }
+      if (!record) {
+        const upload = recorded.get(key)!;
+        const uploader = await store.accounts.get(upload.accountId);
+        const now = this.now();
+        const opened = await store.withdrawals.open({
+          id: randomBytes(16).toString('hex'),
+          uploadKey: key,
+          upload: {
+            account: { id: upload.accountId, username: uploader?.username ?? upload.accountId },
+            unit: units.get(upload.unitId)!,
+            fileId: upload.fileId,
+            fileName: upload.fileName,
+            fileLength: upload.fileLength,
+            at: upload.at,
+          },
+          withdrawnBy: withdrawer,
+          withdrawnAt: now,
+          reason: request.reason,
+          note: request.note || null,
+          state: 'withdrawing',
+          changedAt: now,
+          restoredBy: null,
+          restoredAt: null,
+        });
+        record = opened.record;
+        if (opened.opened || record.state === 'withdrawing') {
+          withdrawn.push(viewOf(await this.finishWithdrawal(record, address, account)));
+          continue;
+        }
+      } else if (record.state === 'withdrawing') {
+        withdrawn.push(viewOf(await this.finishWithdrawal(record, address, account)));
+        continue;
+      }
+      alreadyWithdrawn.push(viewOf(record));
+    }
+    if (withdrawn.length === 0 && alreadyWithdrawn.length > 0) throw new AlreadyWithdrawnError(alreadyWithdrawn);
+    return { withdrawn, alreadyWithdrawn, skippedRows };
+  }
+
+  async restore(account: Account, id: string, address: string | null): Promise<WithdrawalView> {
+    let record = await this.visible(account, id);
+    if (account.role !== 'admin' && record.upload.account.id !== account.id)
+      throw new ForbiddenError('只有上传者本人或管理员可以恢复这个上传，请联系上传者或管理员。');
+    if (record.state === 'restored') throw new AlreadyRestoredError(viewOf(record));
+    if (record.state === 'withdrawing') record = await this.finishWithdrawal(record, address);
+    if (record.state === 'withdrawn') {
+      const now = this.now();
+      const by = { id: account.id, username: account.username };
+      // Of two restores racing, the one that moves it restores it; the other finishes the same step.
+      await this.deps.store.withdrawals.advance(record.id, 'withdrawn', 'restoring', now, by);
+      record = (await this.deps.store.withdrawals.get(record.id))!;
+    }
+    return viewOf(await this.finishRestore(record, address, account));
+  }
+
+  async get(account: Account, id: string): Promise<WithdrawalView> {
+    return viewOf(await this.visible(account, id));
+  }
+
+  async trash(account: Account, query: TrashQuery): Promise<TrashList> {
+    const page = { limit: query.limit, offset: query.offset };
+    let scope: ViewScope | undefined;
+    if (account.role !== 'admin') {
+      if (query.unit !== undefined && query.unit !== account.unit.id)
+        throw new NotFoundError(`单位“${query.unit}”不在您的范围内：办事员只能查看本单位的回收站。`);
+      scope = { unitId: account.unit.id };
+    } else if (query.unit !== undefined) {
+      await this.deps.directory.unitInReach(account, query.unit);
+      scope = { unitId: query.unit };
+    } else {
+      const reach = await this.deps.directory.reachSubtree(account);
+      if (reach === null) return { items: [], total: 0, ...page };
+      scope = reach && { subtree: reach };
+    }
+    const { items, total } = await this.deps.store.withdrawals.trash(scope, page);
+    const now = this.now().getTime();
+    return {
+      items: items.map((r) => {
+        const left = this.deps.settings.trashDays - (now - r.withdrawnAt.getTime()) / DAY_MS;
+        return {
+          ...viewOf(r),
+          daysLeft: Math.max(0, Math.ceil(left)),
+          expired: left <= 0,
+          canRestore: account.role === 'admin' || r.upload.account.id === account.id,
+        };
+      }),
+      total,
+      ...page,
+    };
+  }
+
+  /**
+   * Finishes withdrawals and restores a crash interrupted (recorded before `before`, never
+   * finished by a retry): run by the garbage collector's sweep. Returns how many.
+   */
+  async finishInterrupted(before: Date): Promise<number> {
+    let finished = 0;
+    for (;;) {
+      const records = await this.deps.store.withdrawals.unfinished(before, 100);
+      // One that cannot be finished now does not hold up the others; the sweep says so after them.
+      let failure: Error | undefined;
+      for (const record of records) {
+        try {
+          if (record.state === 'withdrawing') await this.finishWithdrawal(record, null);
+          else await this.finishRestore(record, null);
+          finished++;
+        } catch (err) {
+          failure ??= err instanceof Error ? err : new Error('a withdrawal could not be finished', { cause: err });
+        }
+      }
+      if (failure) throw failure;
+      if (records.length < 100) return finished;
+    }
+  }
+
+  /** A withdrawal the caller may see: of their unit (a clerk), of their reach (an administrator); else unknown. */
+  private async visible(account: Account, id: string): Promise<WithdrawalRecord> {
+    const record = await this.deps.store.withdrawals.get(id);
+    const unknown = () => new NotFoundError('找不到这条撤回记录，或它不在您的范围内：请从回收站打开它。');
+    if (!record) throw unknown();
+    if (account.role === 'admin') {
+      const reach = await this.deps.directory.reachSubtree(account);
+      if (reach === null || !inSubtree(record.upload.unit, reach)) throw unknown();
+    } else if (record.upload.unit.id !== account.unit.id && record.upload.account.id !== account.id) throw unknown();
+    return record;
+  }
+
+  /** Steps 2 and 3 of a withdrawal: the ledger's reversal under the withdrawal's key, then `withdrawn`. */
+  private async finishWithdrawal(record: WithdrawalRecord, address: string | null, actor?: Account) {
+    const { store } = this.deps;
+    const reversal = await store.ledger.reverse(record.uploadKey, withdrawalKeys(record.id).reversal);
+    if (reversal !== 'reversed' && reversal !== 'repeated') {
+      // Nothing of it changed the counts: the record goes, and the request says why.
+      await store.withdrawals.drop(record.id);
+      throw new Error(`upload ${record.uploadKey}: the ledger answered "${reversal}" to its withdrawal ${record.id}`);
+    }
+    const now = this.now();
+    if (await store.withdrawals.advance(record.id, 'withdrawing', 'withdrawn', now))
+      await this.audit('upload_withdrawn', record, record.withdrawnBy, address, actor);
+    return (await store.withdrawals.get(record.id))!;
+  }
+
+  /** Steps 2 and 3 of a restore: the ledger's restore under the withdrawal's restore key, then `restored`. */
+  private async finishRestore(record: WithdrawalRecord, address: string | null = null, actor?: Account) {
+    const { store } = this.deps;
+    const restoral = await store.ledger.restore(record.uploadKey, withdrawalKeys(record.id).restore);
+    if (restoral !== 'restored' && restoral !== 'repeated' && restoral !== 'not reversed')
+      throw new Error(`upload ${record.uploadKey}: the ledger answered "${restoral}" to the restore of ${record.id}`);
+    if (await store.withdrawals.advance(record.id, 'restoring', 'restored', this.now()))
+      await this.audit('upload_restored', record, record.restoredBy!, address, actor);
+    return (await store.withdrawals.get(record.id))!;
+  }
+
+  private async audit(
+    action: 'upload_withdrawn' | 'upload_restored',
+    record: WithdrawalRecord,
+    by: Person,
+    address: string | null,
+    actor?: Account,
+  ): Promise<void> {
+    const account = actor?.id === by.id ? actor : await this.deps.store.accounts.get(by.id);
+    await this.deps.audit.record(
+      action,
+      { id: by.id, username: by.username, unit: account?.unit ?? record.upload.unit },
+      {
+        address,
+        fileId: record.upload.fileId,
+        fileName: record.upload.fileName,
+        note: {
+          code: action === 'upload_withdrawn' ? 'withdrawn' : 'restored',
+          withdrawalId: record.id,
+          uploader: record.upload.account.username,
+          unit: record.upload.unit.id,
+          uploadedAt: record.upload.at.toISOString(),
+          reason: record.reason,
+          ...(record.note !== null && { note: record.note }),
+        },
+      },
+    );
+  }
+
+  /** The unit an upload was counted in, with its geography (the uploader's, unless they moved since). */
+  private async unitOf(upload: UploadDetails, known: Map<string, Unit>): Promise<Unit> {
+    let unit = known.get(upload.unitId);
+    if (!unit) {
+      const uploader = await this.deps.store.accounts.get(upload.accountId);
+      if (uploader?.unit.id === upload.unitId) unit = uploader.unit;
+      else {
+        const inDirectory = await this.deps.directory.get(upload.unitId);
+        unit = inDirectory ? geographyOf(inDirectory) : { id: upload.unitId, geoType: 'city', city: '' };
+      }
+      known.set(upload.unitId, unit);
+    }
+    return unit;
+  }
+}
+
+function inSubtree(unit: Unit, reach: UnitSubtree | undefined): boolean {
+  if (reach === undefined) return true;
+  return (
+    unit.city === reach.city &&
+    (reach.county === undefined || unit.county === reach.county) &&
+    (reach.town === undefined || unit.town === reach.town)
+  );
+}
+
+const named = (keys: string[]) => keys.slice(0, NAMED).join('、') + (keys.length > NAMED ? ' 等' : '');
+
+export function viewOf(r: WithdrawalRecord): WithdrawalView {
+  const { id, city, county, town } = r.upload.unit;
+  return {
+    id: r.id,
+    uploadId: r.uploadKey,
+    fileId: r.upload.fileId,
+    fileName: r.upload.fileName,
+    size: r.upload.fileLength,
+    unit: { id, city, ...(county !== undefined && { county }), ...(town !== undefined && { town }) },
+    uploader: r.upload.account,
+    uploadedAt: r.upload.at.toISOString(),
+    withdrawnBy: r.withdrawnBy,
+    withdrawnAt: r.withdrawnAt.toISOString(),
+    reason: r.reason,
+    note: r.note,
+    state: r.state === 'restored' ? 'restored' : 'withdrawn',
+    restoredBy: r.state === 'restored' ? r.restoredBy : null,
+    restoredAt: r.state === 'restored' ? (r.restoredAt?.toISOString() ?? null) : null,
+  };
+}

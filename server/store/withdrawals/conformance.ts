@@ -1,0 +1,186 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import type { Unit } from '../../../shared/schemas.js';
+import {
+  commitBytes,
+  randomContent,
+  testAccount,
+  unit,
+  uploadAction,
+  uploadRecord,
+} from '../../../test/support/content.js';
+import { conformanceSuite, type StoreTarget } from '../../../test/support/stores.js';
+import type { WithdrawalRecord } from './port.js';
+
+const newId = () => randomBytes(16).toString('hex');
+
+/** A withdrawal of the upload under `uploadKey`, as the service records one (`withdrawing`). */
+function withdrawal(uploadKey: string, overrides: Partial<WithdrawalRecord> & { unit?: Unit } = {}): WithdrawalRecord {
+  const { unit: of = unit('unit-a'), ...rest } = overrides;
+  return {
+    id: newId(),
+    uploadKey,
+    upload: {
+      account: { id: 'acc-1', username: 'li' },
+      unit: of,
+      fileId: 'f'.repeat(24),
+      fileName: '卷/第1页.pdf',
+      fileLength: 1234,
+      at: new Date('2026-11-01T08:00:00Z'),
+    },
+    withdrawnBy: { id: 'acc-1', username: 'li' },
+    withdrawnAt: new Date('2026-11-20T08:00:00Z'),
+    reason: 'wrong_file',
+    note: null,
+    state: 'withdrawing',
+    changedAt: new Date('2026-11-20T08:00:00Z'),
+    restoredBy: null,
+    restoredAt: null,
+    ...rest,
+  };
+}
+
+/** What every store adapter's withdrawals must do (run against each adapter by test/store/). */
+export function withdrawalConformance(target: StoreTarget): void {
+  conformanceSuite('withdrawals', target, (store) => {
+    describe('withdrawals', () => {
+      it('keeps a withdrawal as recorded, and at most one open per upload however many race', async () => {
+        const first = withdrawal('tus:acc-1:k1', { note: '扫描错了' });
+        assert.deepEqual(await store.withdrawals.open(first), { record: first, opened: true });
+        assert.deepEqual(await store.withdrawals.get(first.id), first);
+        // A second withdrawal of the same upload answers the one open.
+        assert.deepEqual(await store.withdrawals.open(withdrawal('tus:acc-1:k1')), { record: first, opened: false });
+        const racing = await Promise.all(
+          Array.from({ length: 8 }, () => store.withdrawals.open(withdrawal('tus:acc-1:k2'))),
+        );
+        assert.equal(racing.filter((r) => r.opened).length, 1);
+        const winner = racing.find((r) => r.opened)!.record.id;
+        assert.ok(racing.every((r) => r.record.id === winner));
+        assert.equal(await store.withdrawals.get(newId()), undefined);
+      });
+
+      it('moves a withdrawal only from the state named, and frees its upload once restored', async () => {
+        const w = withdrawal('claim:abc');
+        await store.withdrawals.open(w);
+        const at = new Date('2026-11-21T08:00:00Z');
+        assert.equal(await store.withdrawals.advance(w.id, 'restoring', 'restored', at), false);
+        assert.equal(await store.withdrawals.advance(w.id, 'withdrawing', 'withdrawn', at), true);
+        assert.equal(await store.withdrawals.advance(w.id, 'withdrawing', 'withdrawn', at), false);
+        const by = { id: 'adm-1', username: 'wang' };
+        const later = new Date('2026-11-22T08:00:00Z');
+        assert.equal(await store.withdrawals.advance(w.id, 'withdrawn', 'restoring', later, by), true);
+        assert.deepEqual(
+          [...(await store.withdrawals.openOf(['claim:abc', 'claim:none']))].map(([k, r]) => [k, r.state]),
+          [['claim:abc', 'restoring']],
+        );
+        assert.equal(
+          await store.withdrawals.advance(w.id, 'restoring', 'restored', new Date('2026-11-22T08:00:01Z')),
+          true,
+        );
+        assert.deepEqual(await store.withdrawals.get(w.id), {
+          ...w,
+          state: 'restored',
+          changedAt: new Date('2026-11-22T08:00:01Z'),
+          restoredBy: by,
+          restoredAt: later,
+        });
+        assert.equal((await store.withdrawals.openOf(['claim:abc'])).size, 0);
+        // Withdrawn again: a new withdrawal, the restored one kept as it was.
+        const again = withdrawal('claim:abc');
+        assert.equal((await store.withdrawals.open(again)).opened, true);
+        assert.equal((await store.withdrawals.openOf(['claim:abc'])).get('claim:abc')!.id, again.id);
+        assert.equal((await store.withdrawals.get(w.id))!.state, 'restored');
+      });
+
+      it('drops only a withdrawal still being made', async () => {
+        const made = withdrawal('file:acc-1:a');
+        const done = withdrawal('file:acc-1:b');
+        await store.withdrawals.open(made);
+        await store.withdrawals.open(done);
+        await store.withdrawals.advance(done.id, 'withdrawing', 'withdrawn', new Date());
+        await store.withdrawals.drop(made.id);
+        await store.withdrawals.drop(done.id);
+        assert.equal(await store.withdrawals.get(made.id), undefined);
+        assert.equal((await store.withdrawals.get(done.id))!.state, 'withdrawn');
+        assert.equal((await store.withdrawals.open(withdrawal('file:acc-1:a'))).opened, true);
+      });
+
+      it('lists the trash of a unit, a subtree or everything, the latest first, without the restored', async () => {
+        const day = (d: number) => new Date(Date.UTC(2026, 10, d, 8));
+        const a1 = withdrawal('k:a1', { unit: unit('unit-a'), withdrawnAt: day(1) });
+        const a2 = withdrawal('k:a2', { unit: unit('unit-a'), withdrawnAt: day(3) });
+        const b = withdrawal('k:b', { unit: unit('unit-b'), withdrawnAt: day(2) });
+        const x = withdrawal('k:x', { unit: unit('unit-x', '献县'), withdrawnAt: day(4) });
+        const gone = withdrawal('k:gone', { unit: unit('unit-a'), withdrawnAt: day(5) });
+        for (const w of [a1, a2, b, x, gone]) await store.withdrawals.open(w);
+        await store.withdrawals.advance(gone.id, 'withdrawing', 'restored', day(6));
+        const ids = async (...args: Parameters<typeof store.withdrawals.trash>) => {
+          const { items, total } = await store.withdrawals.trash(...args);
+          return { ids: items.map((w) => w.id), total };
+        };
+        const all = { limit: 10, offset: 0 };
+        assert.deepEqual(await ids({ unitId: 'unit-a' }, all), { ids: [a2.id, a1.id], total: 2 });
+        assert.deepEqual(await ids({ subtree: { city: '沧州市', county: '青县' } }, all), {
+          ids: [a2.id, b.id, a1.id],
+          total: 3,
+        });
+        assert.deepEqual(await ids({ subtree: { city: '沧州市', county: '青县', town: 'unit-b镇' } }, all), {
+          ids: [b.id],
+          total: 1,
+        });
+        assert.deepEqual(await ids(undefined, all), { ids: [x.id, a2.id, b.id, a1.id], total: 4 });
+        assert.deepEqual(await ids(undefined, { limit: 2, offset: 1 }), { ids: [a2.id, b.id], total: 4 });
+      });
+
+      it('finds withdrawals and restores left unfinished since before a time, for the sweep', async () => {
+        const t = (m: number) => new Date(Date.UTC(2026, 10, 20, 8, m));
+        const stuck = withdrawal('k:1', { changedAt: t(0) });
+        const fresh = withdrawal('k:2', { changedAt: t(10) });
+        const finished = withdrawal('k:3', { changedAt: t(0) });
+        const restoring = withdrawal('k:4', { changedAt: t(0) });
+        for (const w of [stuck, fresh, finished, restoring]) await store.withdrawals.open(w);
+        await store.withdrawals.advance(finished.id, 'withdrawing', 'withdrawn', t(1));
+        await store.withdrawals.advance(restoring.id, 'withdrawing', 'withdrawn', t(1));
+        await store.withdrawals.advance(restoring.id, 'withdrawn', 'restoring', t(2), { id: 'a', username: 'a' });
+        const found = await store.withdrawals.unfinished(t(5), 10);
+        assert.deepEqual(
+          found.map((w) => [w.id, w.state]),
+          [
+            [stuck.id, 'withdrawing'],
+            [restoring.id, 'restoring'],
+          ],
+        );
+      });
+    });
+
+    describe("the ledger's record of an upload, as a withdrawal reads it", () => {
+      it('tells whose upload a key counted, in which unit, of which file, name, size and time', async () => {
+        const { entry } = await commitBytes(store, randomContent(10));
+        const clerk = testAccount({ unit: unit('unit-q') });
+        const at = new Date('2026-11-02T09:30:00Z');
+        await store.ledger.count(
+          uploadAction({ ...uploadRecord(clerk, entry.fileId, '卷/a.pdf', at), fileLength: 10 }, 'tus:q1'),
+        );
+        const found = await store.ledger.recordedUploads(['tus:q1', 'tus:never', 'tus:q1']);
+        assert.deepEqual(
+          [...found],
+          [
+            [
+              'tus:q1',
+              {
+                key: 'tus:q1',
+                accountId: clerk.id,
+                unitId: 'unit-q',
+                fileId: entry.fileId,
+                fileName: '卷/a.pdf',
+                fileLength: 10,
+                at,
+              },
+            ],
+          ],
+        );
+      });
+    });
+  });
+}

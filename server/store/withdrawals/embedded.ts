@@ -1,0 +1,188 @@
+import type { Unit } from '../../../shared/schemas.js';
+import type { WithdrawalReason } from '../../../shared/withdrawals.js';
+import type { Db, EmbeddedSchema } from '../embedded/database.js';
+import { scopeWhere } from '../embedded/scopes.js';
+import type { ViewScope } from '../ledger/port.js';
+import type { Person, WithdrawalRecord, WithdrawalState, WithdrawalStore } from './port.js';
+
+export const withdrawalSchema: EmbeddedSchema = {
+  tables: `
+-- Withdrawals of upload actions (撤回) and their restores; kept after a restore as the record.
+-- open_key is the upload's key while the withdrawal is not restored (NULL after): at most one
+-- open withdrawal per upload.
+CREATE TABLE IF NOT EXISTS withdrawals (
+  id           TEXT PRIMARY KEY,
+  upload_key   TEXT NOT NULL,
+  open_key     TEXT UNIQUE,
+  account_id   TEXT NOT NULL,
+  account_name TEXT NOT NULL,
+  unit_id      TEXT NOT NULL,
+  unit         TEXT NOT NULL,
+  city         TEXT,
+  county       TEXT,
+  town         TEXT,
+  file_id      TEXT NOT NULL,
+  file_name    TEXT NOT NULL,
+  file_length  INTEGER NOT NULL,
+  uploaded_at  INTEGER NOT NULL,
+  by_id        TEXT NOT NULL,
+  by_name      TEXT NOT NULL,
+  at           INTEGER NOT NULL,
+  reason       TEXT NOT NULL,
+  note         TEXT,
+  state        TEXT NOT NULL,
+  changed_at   INTEGER NOT NULL,
+  restored_by_id   TEXT,
+  restored_by_name TEXT,
+  restored_at      INTEGER
+);
+CREATE INDEX IF NOT EXISTS withdrawals_trash ON withdrawals (city, county, town, at) WHERE open_key IS NOT NULL;
+CREATE INDEX IF NOT EXISTS withdrawals_unfinished ON withdrawals (changed_at) WHERE state IN ('withdrawing', 'restoring');
+`,
+};
+
+interface Row {
+  id: string;
+  upload_key: string;
+  account_id: string;
+  account_name: string;
+  unit: string;
+  file_id: string;
+  file_name: string;
+  file_length: number;
+  uploaded_at: number;
+  by_id: string;
+  by_name: string;
+  at: number;
+  reason: WithdrawalReason;
+  note: string | null;
+  state: WithdrawalState;
+  changed_at: number;
+  restored_by_id: string | null;
+  restored_by_name: string | null;
+  restored_at: number | null;
+}
+
+const recordOf = (r: Row): WithdrawalRecord => ({
+  id: r.id,
+  uploadKey: r.upload_key,
+  upload: {
+    account: { id: r.account_id, username: r.account_name },
+    unit: JSON.parse(r.unit) as Unit,
+    fileId: r.file_id,
+    fileName: r.file_name,
+    fileLength: r.file_length,
+    at: new Date(r.uploaded_at),
+  },
+  withdrawnBy: { id: r.by_id, username: r.by_name },
+  withdrawnAt: new Date(r.at),
+  reason: r.reason,
+  note: r.note,
+  state: r.state,
+  changedAt: new Date(r.changed_at),
+  restoredBy: r.restored_by_id === null ? null : { id: r.restored_by_id, username: r.restored_by_name! },
+  restoredAt: r.restored_at === null ? null : new Date(r.restored_at),
+});
+
+export class EmbeddedWithdrawalStore implements WithdrawalStore {
+  private readonly insert;
+  private readonly byOpenKey;
+  private readonly byId;
+
+  constructor(private readonly db: Db) {
+    this.insert = db.prepare(
+      `INSERT INTO withdrawals (id, upload_key, open_key, account_id, account_name, unit_id, unit, city, county, town,
+         file_id, file_name, file_length, uploaded_at, by_id, by_name, at, reason, note, state, changed_at)
+       VALUES (@id, @uploadKey, @uploadKey, @accountId, @accountName, @unitId, @unit, @city, @county, @town,
+         @fileId, @fileName, @fileLength, @uploadedAt, @byId, @byName, @at, @reason, @note, @state, @changedAt)
+       ON CONFLICT (open_key) DO NOTHING`,
+    );
+    this.byOpenKey = db.prepare<[string], Row>('SELECT * FROM withdrawals WHERE open_key = ?');
+    this.byId = db.prepare<[string], Row>('SELECT * FROM withdrawals WHERE id = ?');
+  }
+
+  async open(r: WithdrawalRecord): Promise<{ record: WithdrawalRecord; opened: boolean }> {
+    const u = r.upload;
+    const { changes } = this.insert.run({
+      id: r.id,
+      uploadKey: r.uploadKey,
+      accountId: u.account.id,
+      accountName: u.account.username,
+      unitId: u.unit.id,
+      unit: JSON.stringify(u.unit),
+      city: u.unit.city,
+      county: u.unit.county ?? null,
+      town: u.unit.town ?? null,
+      fileId: u.fileId,
+      fileName: u.fileName,
+      fileLength: u.fileLength,
+      uploadedAt: u.at.getTime(),
+      byId: r.withdrawnBy.id,
+      byName: r.withdrawnBy.username,
+      at: r.withdrawnAt.getTime(),
+      reason: r.reason,
+      note: r.note,
+      state: r.state,
+      changedAt: r.changedAt.getTime(),
+    });
+    if (changes === 1) return { record: r, opened: true };
+    return { record: recordOf(this.byOpenKey.get(r.uploadKey)!), opened: false };
+  }
+
+  async advance(id: string, from: WithdrawalState, to: WithdrawalState, at: Date, by?: Person): Promise<boolean> {
+    const { changes } = this.db
+      .prepare(
+        `UPDATE withdrawals SET state = @to, changed_at = @at,
+           open_key = CASE WHEN @to = 'restored' THEN NULL ELSE open_key END,
+           restored_by_id = COALESCE(@byId, restored_by_id), restored_by_name = COALESCE(@byName, restored_by_name),
+           restored_at = CASE WHEN @byId IS NULL THEN restored_at ELSE @at END
+         WHERE id = @id AND state = @from`,
+      )
+      .run({ id, from, to, at: at.getTime(), byId: by?.id ?? null, byName: by?.username ?? null });
+    return changes === 1;
+  }
+
+  async drop(id: string): Promise<void> {
+    this.db.prepare("DELETE FROM withdrawals WHERE id = ? AND state = 'withdrawing'").run(id);
+  }
+
+  async get(id: string): Promise<WithdrawalRecord | undefined> {
+    const row = this.byId.get(id);
+    return row && recordOf(row);
+  }
+
+  async openOf(uploadKeys: readonly string[]): Promise<Map<string, WithdrawalRecord>> {
+    const found = new Map<string, WithdrawalRecord>();
+    for (const key of new Set(uploadKeys)) {
+      const row = this.byOpenKey.get(key);
+      if (row) found.set(key, recordOf(row));
+    }
+    return found;
+  }
+
+  async trash(
+    scope: ViewScope | undefined,
+    page: { limit: number; offset: number },
+  ): Promise<{ items: WithdrawalRecord[]; total: number }> {
+    const where = scopeWhere('w', scope);
+    const filter = `FROM withdrawals w WHERE w.open_key IS NOT NULL AND ${where.sql}`;
+    const total = this.db
+      .prepare<Record<string, string>, { n: number }>(`SELECT COUNT(*) AS n ${filter}`)
+      .get(where.params)!.n;
+    const rows = this.db
+      .prepare<Record<string, unknown>, Row>(
+        `SELECT w.* ${filter} ORDER BY w.at DESC, w.id LIMIT @limit OFFSET @offset`,
+      )
+      .all({ ...where.params, limit: page.limit, offset: page.offset });
+    return { items: rows.map(recordOf), total };
+  }
+
+  async unfinished(before: Date, limit: number): Promise<WithdrawalRecord[]> {
+    return this.db
+      .prepare<[number, number], Row>(
+        "SELECT * FROM withdrawals WHERE state IN ('withdrawing', 'restoring') AND changed_at < ? ORDER BY changed_at LIMIT ?",
+      )
+      .all(before.getTime(), limit)
+      .map(recordOf);
+  }
+}

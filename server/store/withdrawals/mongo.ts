@@ -1,0 +1,168 @@
+import type { Db, Filter } from 'mongodb';
+import type { Unit } from '../../../shared/schemas.js';
+import type { WithdrawalReason } from '../../../shared/withdrawals.js';
+import { isDuplicateKey } from '../mongo/documents.js';
+import type { ViewScope } from '../ledger/port.js';
+import type { Person, WithdrawalRecord, WithdrawalState, WithdrawalStore } from './port.js';
+
+/** One withdrawal; `OpenKey` (the upload's key) only while it is not restored: unique, so one open per upload. */
+export interface WithdrawalDoc {
+  _id: string;
+  UploadKey: string;
+  OpenKey?: string;
+  Upload: { Account: Person; Unit: Unit; FileID: string; FileName: string; FileLength: number; At: Date };
+  By: Person;
+  At: Date;
+  Reason: WithdrawalReason;
+  Note: string | null;
+  State: WithdrawalState;
+  ChangedAt: Date;
+  RestoredBy: Person | null;
+  RestoredAt: Date | null;
+}
+
+export function withdrawalCollections(db: Db) {
+  return { withdrawals: db.collection<WithdrawalDoc>('uploads.withdrawals') };
+}
+
+export type WithdrawalCollections = ReturnType<typeof withdrawalCollections>;
+
+export async function createWithdrawalIndexes(c: WithdrawalCollections): Promise<void> {
+  await Promise.all([
+    c.withdrawals.createIndex({ OpenKey: 1 }, { name: 'open_upload', unique: true, sparse: true }),
+    c.withdrawals.createIndex(
+      { 'Upload.Unit.city': 1, 'Upload.Unit.county': 1, 'Upload.Unit.town': 1, At: -1 },
+      { name: 'trash' },
+    ),
+    c.withdrawals.createIndex({ State: 1, ChangedAt: 1 }, { name: 'unfinished' }),
+  ]);
+}
+
+const docOf = (r: WithdrawalRecord): WithdrawalDoc => ({
+  _id: r.id,
+  UploadKey: r.uploadKey,
+  ...(r.state !== 'restored' && { OpenKey: r.uploadKey }),
+  Upload: {
+    Account: r.upload.account,
+    Unit: r.upload.unit,
+    FileID: r.upload.fileId,
+    FileName: r.upload.fileName,
+    FileLength: r.upload.fileLength,
+    At: r.upload.at,
+  },
+  By: r.withdrawnBy,
+  At: r.withdrawnAt,
+  Reason: r.reason,
+  Note: r.note,
+  State: r.state,
+  ChangedAt: r.changedAt,
+  RestoredBy: r.restoredBy,
+  RestoredAt: r.restoredAt,
+});
+
+const person = (p: Person): Person => ({ id: p.id, username: p.username });
+
+const recordOf = (d: WithdrawalDoc): WithdrawalRecord => ({
+  id: d._id,
+  uploadKey: d.UploadKey,
+  upload: {
+    account: person(d.Upload.Account),
+    unit: d.Upload.Unit,
+    fileId: d.Upload.FileID,
+    fileName: d.Upload.FileName,
+    fileLength: d.Upload.FileLength,
+    at: d.Upload.At,
+  },
+  withdrawnBy: person(d.By),
+  withdrawnAt: d.At,
+  reason: d.Reason,
+  note: d.Note,
+  state: d.State,
+  changedAt: d.ChangedAt,
+  restoredBy: d.RestoredBy && person(d.RestoredBy),
+  restoredAt: d.RestoredAt,
+});
+
+function scopeFilter(scope: ViewScope | undefined): Filter<WithdrawalDoc> {
+  if (!scope) return {};
+  if ('unitId' in scope) return { 'Upload.Unit.id': scope.unitId };
+  const { city, county, town } = scope.subtree;
+  return {
+    'Upload.Unit.city': city,
+    ...(county !== undefined && { 'Upload.Unit.county': county }),
+    ...(town !== undefined && { 'Upload.Unit.town': town }),
+  };
+}
+
+/** Every write is one document's: a withdrawal's steps are finished by the service from its state. */
+export class MongoWithdrawalStore implements WithdrawalStore {
+  constructor(private readonly c: WithdrawalCollections) {}
+
+  async open(r: WithdrawalRecord): Promise<{ record: WithdrawalRecord; opened: boolean }> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.c.withdrawals.insertOne(docOf(r));
+        return { record: r, opened: true };
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+      }
+      const open = await this.c.withdrawals.findOne({ OpenKey: r.uploadKey });
+      if (open) return { record: recordOf(open), opened: false };
+      // Restored between the insert and the read: try again. The same id twice is a retry.
+      const same = await this.c.withdrawals.findOne({ _id: r.id });
+      if (same) return { record: recordOf(same), opened: false };
+      if (attempt >= 3) throw new Error(`upload ${r.uploadKey}: its withdrawals keep changing`);
+    }
+  }
+
+  async advance(id: string, from: WithdrawalState, to: WithdrawalState, at: Date, by?: Person): Promise<boolean> {
+    const { modifiedCount } = await this.c.withdrawals.updateOne(
+      { _id: id, State: from },
+      {
+        $set: { State: to, ChangedAt: at, ...(by && { RestoredBy: person(by), RestoredAt: at }) },
+        ...(to === 'restored' && { $unset: { OpenKey: '' as const } }),
+      },
+    );
+    return modifiedCount === 1;
+  }
+
+  async drop(id: string): Promise<void> {
+    await this.c.withdrawals.deleteOne({ _id: id, State: 'withdrawing' });
+  }
+
+  async get(id: string): Promise<WithdrawalRecord | undefined> {
+    const doc = await this.c.withdrawals.findOne({ _id: id });
+    return doc ? recordOf(doc) : undefined;
+  }
+
+  async openOf(uploadKeys: readonly string[]): Promise<Map<string, WithdrawalRecord>> {
+    const found = new Map<string, WithdrawalRecord>();
+    const unique = [...new Set(uploadKeys)];
+    for (let at = 0; at < unique.length; at += 1000) {
+      const docs = await this.c.withdrawals.find({ OpenKey: { $in: unique.slice(at, at + 1000) } }).toArray();
+      for (const doc of docs) found.set(doc.UploadKey, recordOf(doc));
+    }
+    return found;
+  }
+
+  async trash(
+    scope: ViewScope | undefined,
+    page: { limit: number; offset: number },
+  ): Promise<{ items: WithdrawalRecord[]; total: number }> {
+    const filter: Filter<WithdrawalDoc> = { OpenKey: { $exists: true }, ...scopeFilter(scope) };
+    const [docs, total] = await Promise.all([
+      this.c.withdrawals.find(filter).sort({ At: -1, _id: 1 }).skip(page.offset).limit(page.limit).toArray(),
+      this.c.withdrawals.countDocuments(filter),
+    ]);
+    return { items: docs.map(recordOf), total };
+  }
+
+  async unfinished(before: Date, limit: number): Promise<WithdrawalRecord[]> {
+    const docs = await this.c.withdrawals
+      .find({ State: { $in: ['withdrawing', 'restoring'] }, ChangedAt: { $lt: before } })
+      .sort({ ChangedAt: 1 })
+      .limit(limit)
+      .toArray();
+    return docs.map(recordOf);
+  }
+}

@@ -1,0 +1,70 @@
+import type { Unit } from '../../../shared/schemas.js';
+import type { WithdrawalReason } from '../../../shared/withdrawals.js';
+import type { ViewScope } from '../ledger/port.js';
+
+/**
+ * A withdrawal's steps: `withdrawing` (recorded, the ledger's reversal perhaps not yet made),
+ * `withdrawn` (out of every count, in the trash), `restoring` (the ledger's restore perhaps not yet
+ * made), `restored` (counted again; kept as the record of what happened).
+ */
+export type WithdrawalState = 'withdrawing' | 'withdrawn' | 'restoring' | 'restored';
+
+export interface Person {
+  id: string;
+  username: string;
+}
+
+/** One withdrawal of one upload action, and its restore. */
+export interface WithdrawalRecord {
+  /** 32 hex characters; the ledger's change keys are made from it (withdrawalKeys). */
+  id: string;
+  /** The upload action's key in the ledger. */
+  uploadKey: string;
+  upload: {
+    account: Person;
+    unit: Unit;
+    fileId: string;
+    fileName: string;
+    fileLength: number;
+    at: Date;
+  };
+  withdrawnBy: Person;
+  withdrawnAt: Date;
+  reason: WithdrawalReason;
+  note: string | null;
+  state: WithdrawalState;
+  /** When the state last changed: a step begun and not finished after a while was interrupted. */
+  changedAt: Date;
+  restoredBy: Person | null;
+  restoredAt: Date | null;
+}
+
+/** The ledger's change keys of a withdrawal: derived from its id, so a retry or the sweep makes the same change. */
+export function withdrawalKeys(id: string): { reversal: string; restore: string } {
+  return { reversal: `withdrawal:${id}`, restore: `restore:${id}` };
+}
+
+export interface WithdrawalStore {
+  /**
+   * Records a withdrawal (`withdrawing`), unless the upload has one not restored: then answers
+   * that one (`opened: false`). At most one per upload is ever open, however many race.
+   */
+  open(record: WithdrawalRecord): Promise<{ record: WithdrawalRecord; opened: boolean }>;
+  /**
+   * Moves a withdrawal from one state to the next (`withdrawing` → `withdrawn`, `withdrawn` →
+   * `restoring` with who and when, `restoring` → `restored`); true if this call moved it.
+   */
+  advance(id: string, from: WithdrawalState, to: WithdrawalState, at: Date, restoredBy?: Person): Promise<boolean>;
+  /** Removes a withdrawal still `withdrawing` whose upload the ledger would not reverse. */
+  drop(id: string): Promise<void>;
+  get(id: string): Promise<WithdrawalRecord | undefined>;
+  /** The withdrawals not restored of these uploads, by upload key. */
+  openOf(uploadKeys: readonly string[]): Promise<Map<string, WithdrawalRecord>>;
+  /** The trash: withdrawals not restored (any step but `restored`) in the scope (all without one), the latest first. */
+  trash(
+    scope: ViewScope | undefined,
+    page: { limit: number; offset: number },
+  ): Promise<{ items: WithdrawalRecord[]; total: number }>;
+  /** Withdrawals `withdrawing` or `restoring` since before `before`: interrupted, for the sweep to finish. */
+  unfinished(before: Date, limit: number): Promise<WithdrawalRecord[]>;
+}
