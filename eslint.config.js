@@ -6,6 +6,7 @@ import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 import { boundaryConfig } from './eslint.boundaries.js';
+import { oldBrowserConfig } from './eslint.browsers.js';
 import { cycleConfig } from './eslint.cycles.js';
 
 /** node:test's describe, it and hooks return promises the runner itself awaits. */
@@ -91,5 +92,6 @@ export default tseslint.config(
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
   boundaryConfig,
   cycleConfig,
+  oldBrowserConfig,
   prettier,
 );

@@ -7,7 +7,9 @@ export default defineConfig({
   build: {
     outDir: '../dist/public',
     emptyOutDir: true,
-    target: 'es2022',
+    // The county offices' browsers: Chromium 86 (360 Secure Browser 13) and 109 (Windows 7's last
+    // Chrome); esbuild lowers newer syntax for them (docs/decisions/old-chromium.md).
+    target: 'chrome86',
     sourcemap: true,
     // pdf.js (1.6 MB, the PDF preview's) is a chunk of its own, loaded when a clerk first previews a PDF.
     chunkSizeWarningLimit: 2048,

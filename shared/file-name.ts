@@ -30,7 +30,7 @@ export function cleanText(text: string): string {
   const kept: string[] = [];
   points.forEach((c, i) => {
     if (!INVISIBLE.test(c)) return void kept.push(c);
-    const before = kept.at(-1);
+    const before = kept[kept.length - 1];
     if (c === '\u200D' && before && PICTOGRAPH.test(lastPicture(kept)) && PICTOGRAPH.test(points[i + 1] ?? ''))
       kept.push(c);
     else if (

@@ -18,7 +18,9 @@ export class ApiError extends Error {
 /** The request never got an answer (offline, server down). */
 export class NetworkError extends Error {
   constructor(cause?: unknown) {
-    super('network error', { cause });
+    // Set by hand: Chromium 86 ignores Error's `{ cause }` option.
+    super('network error');
     this.name = 'NetworkError';
+    this.cause = cause;
   }
 }

@@ -54,7 +54,11 @@ export function describeError(language: Language, error: unknown): string {
   const t = translator(language);
   if (error instanceof ApiError) {
     const { limitBytes, reason } = error.details;
-    if (error.code === 'conflict' && typeof reason === 'string' && Object.hasOwn(CONFLICT_MESSAGES[language], reason))
+    if (
+      error.code === 'conflict' &&
+      typeof reason === 'string' &&
+      Object.prototype.hasOwnProperty.call(CONFLICT_MESSAGES[language], reason)
+    )
       return CONFLICT_MESSAGES[language][reason as keyof (typeof CONFLICT_MESSAGES)[Language]];
     return fill(ERROR_MESSAGES[language][error.code], {
       wait: waitWords(language, error.retryAfterSeconds ?? 60),
