@@ -6,7 +6,7 @@ import { ArchiveApi } from './api.js';
 import { ApiError, describeError, translator, type Language } from './i18n/index.js';
 import { initialLanguage, saveLanguage } from './i18n/saved-language.js';
 import { AdminPages } from './pages/admin-pages.js';
-import { unitPlace } from './pages/format.js';
+import { showTimesIn, unitPlace } from './pages/format.js';
 import { LoginPage, OwnAccountPage, PasswordPage } from './pages/login.js';
 import { MyUploadsPage } from './pages/my-uploads.js';
 import { ReceiptsPage } from './pages/receipts.js';
@@ -67,6 +67,8 @@ function App({ api }: { api: ArchiveApi }) {
     setStartupError(null);
     setSession(null);
   };
+  // Before the pages render: their times are the archive's, as in its exports.
+  showTimesIn(session.timeZone);
   const unit =
     session.account.unit.id === ARCHIVE_UNIT_ID ? t('unitArchiveInSentence') : unitPlace(session.account.unit);
   const isAdmin = session.account.role === 'admin';

@@ -6,7 +6,7 @@ import { AUDIT_ACTIONS, type AuditEventView, type SessionView } from '../../../s
 import { auditUrl, type ArchiveApi } from '../api.js';
 import { auditActionName, translator, type Language } from '../i18n/index.js';
 import { auditHash, go, withParams } from '../route.js';
-import { formatTime, unitPlace } from './format.js';
+import { archiveDayAndClock, formatTime, momentOnArchiveClock, unitPlace } from './format.js';
 import { FilterForm, type Values } from './reports/filters.js';
 import { Technical } from './controls.js';
 import { DateInput, TimeInput } from './date-field.js';
@@ -29,26 +29,20 @@ const FIELDS = [...FILTERS, 'fromClock', 'toClock'] as const;
  */
 const UNTIL = 'until';
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
 /**
- * A moment of the address (ISO 8601) as the form shows it: the local day, and the local time
- * unless it is the one an empty time stands for (the day's first minute for 从, its last for 至).
+ * A moment of the address (ISO 8601) as the form shows it: the day on the archive's clock (the
+ * times of the table and the export), and its time unless it is the one an empty time stands for
+ * (the day's first minute for 从, its last for 至).
  */
 function localParts(iso: string | null, emptyClock: string): { day: string; clock: string } {
-  const d = new Date(iso ?? '');
-  if (!iso || Number.isNaN(d.getTime())) return { day: '', clock: '' };
-  const clock = `${pad(d.getHours())}:${pad(d.getMinutes())}`;
-  return {
-    day: `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`,
-    clock: clock === emptyClock ? '' : clock,
-  };
+  const parts = iso ? archiveDayAndClock(iso) : null;
+  if (!parts) return { day: '', clock: '' };
+  return { day: parts.day, clock: parts.clock === emptyClock ? '' : parts.clock };
 }
-/** A local day and time (an empty time: `emptyClock`) as a moment of the address. */
+/** A day and time on the archive's clock (an empty time: `emptyClock`) as a moment of the address. */
 function isoOf(day: string | null | undefined, clock: string | null | undefined, emptyClock: string): string | null {
   if (!day) return null;
-  const d = new Date(`${day}T${clock || emptyClock}`);
-  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+  return momentOnArchiveClock(day, clock || emptyClock);
 }
 const DAY_START = '00:00';
 const DAY_END = '23:59';

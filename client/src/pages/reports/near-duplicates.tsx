@@ -1,5 +1,10 @@
 import { useState } from 'preact/hooks';
-import type { NearDuplicateFile, NearDuplicateRow, NearDuplicatesReport } from '../../../../shared/reports.js';
+import {
+  similarityOf,
+  type NearDuplicateFile,
+  type NearDuplicateRow,
+  type NearDuplicatesReport,
+} from '../../../../shared/reports.js';
 import type { ArchiveApi } from '../../api.js';
 import { describeError, translator, type Language } from '../../i18n/index.js';
 import { withParams } from '../../route.js';
@@ -17,11 +22,6 @@ const STATUS_LABEL = { open: 'pairsOpen', reviewed: 'pairsReviewed', all: 'pairs
 type Review = NearDuplicateRow['review'];
 
 const percent = (x: number) => `${Math.round(x * 100)}%`;
-
-/** How alike two documents are, 0 to 1: the highest of the measures that found them (64-bit SimHash). */
-export function similarityOf(row: Pick<NearDuplicateRow, 'hamming' | 'jaccard' | 'containment'>): number {
-  return Math.max(row.jaccard, row.containment, row.hamming === null ? 0 : 1 - row.hamming / 64);
-}
 
 /** Pairs of documents found nearly the same; each row shows, below it, where the two texts differ. */
 export function NearDuplicatesTab({ api, language, params, show, units }: TabProps) {
