@@ -72,6 +72,9 @@ function App({ api }: { api: ArchiveApi }) {
   const unit =
     session.account.unit.id === ARCHIVE_UNIT_ID ? t('unitArchiveInSentence') : unitPlace(session.account.unit);
   const isAdmin = session.account.role === 'admin';
+  const who = session.account.displayName
+    ? t('signedInAsNamed', { name: session.account.displayName, user: session.account.username, unit })
+    : t('signedInAs', { user: session.account.username, unit });
   const page: PageName = ADMIN_PAGES.has(route.page) && !isAdmin ? 'upload' : route.page;
   return (
     <>
@@ -107,19 +110,17 @@ function App({ api }: { api: ArchiveApi }) {
             </>
           )}
         </nav>
-        <span class="who">
-          {session.account.displayName
-            ? t('signedInAsNamed', { name: session.account.displayName, user: session.account.username, unit })
-            : t('signedInAs', { user: session.account.username, unit })}
+        {/* Cut short where the bar is full: the whole of it as the title. */}
+        <span class="who" title={who}>
+          {who}
         </span>
-        <NavLink to="tokens" current={page}>
-          {t('navTokens')}
-        </NavLink>
-        <NavLink to="password" current={page}>
+        {/* Tokens (扫描仪和程序接入) are reached from 我的账号: few clerks need them. */}
+        <NavLink to="password" current={page === 'tokens' ? 'password' : page}>
           {t('navPassword')}
         </NavLink>
         {switchLanguage}
-        <button type="button" onClick={() => void logout()}>
+        {/* Quiet: logging out is not what the page is for. */}
+        <button type="button" class="link logout" onClick={() => void logout()}>
           {t('logout')}
         </button>
       </header>

@@ -70,7 +70,7 @@ export function ReportsPage({
           </a>
         ))}
       </nav>
-      <UnitTrail language={language} params={params} hrefFor={(next) => reportHash(report, next)} />
+      <UnitTrail language={language} params={params} reach={reach} hrefFor={(next) => reportHash(report, next)} />
       <Tab
         key={report}
         api={api}

@@ -12,6 +12,7 @@ import { FileLink, Technical } from '../controls.js';
 import { formText } from '../form-text.js';
 import { formatBytes, formatCount, formatTime, unitPlace } from '../format.js';
 import { ReportFilters } from './filters.js';
+import { textDifferences, type DiffPart } from './text-diff.js';
 import type { Column } from '../table/data-table.js';
 import { useReport } from './use-report.js';
 import { ReportSection, Switch, useView, type TabProps } from './view.js';
@@ -81,12 +82,23 @@ export function NearDuplicatesTab({ api, language, params, show, units }: TabPro
     },
   ];
 
-  const differences = (row: NearDuplicateRow) => (
-    <div class="near-diff" role="group" aria-label={t('differsIn')}>
-      <blockquote lang="zh">{row.a.snippet || t('noDifference')}</blockquote>
-      <blockquote lang="zh">{row.b.snippet || t('noDifference')}</blockquote>
-    </div>
-  );
+  const differences = (row: NearDuplicateRow) => {
+    const [a, b] = textDifferences(row.a.snippet, row.b.snippet);
+    const quote = (snippet: string, parts: DiffPart[]) => (
+      <blockquote lang="zh">
+        {snippet
+          ? parts.map((part, i) => (part.differs ? <mark key={i}>{part.text}</mark> : part.text))
+          : t('noDifference')}
+      </blockquote>
+    );
+    return (
+      <div class="near-diff" role="group" aria-label={t('differsIn')}>
+        {quote(row.a.snippet, a)}
+        {quote(row.b.snippet, b)}
+        <p class="hint">{t('diffMarked')}</p>
+      </div>
+    );
+  };
 
   return (
     <div class="report-tab" data-report="near-duplicates">
