@@ -273,19 +273,45 @@ describe('the bureau’s screens (Debian Chromium, embedded store)', { skip: bro
       assert.deepEqual(errors, []);
     });
 
-  it('English screens too, and axe-core finds nothing serious or critical on any of them', async () => {
-    for (const [who, hash, name] of [
-      ['qing-admin', 'fixity', 'fixity-county-en'],
-      ['top', 'audit', 'audit-administration-en'],
-      ['qz-clerk', 'password', 'own-account-en'],
-      ['qz-clerk', 'tokens', 'tokens-en'],
-    ] as const) {
-      const { page, errors } = await open(who, 'en');
+  it('English screens too, the administration pages with their 操作 columns, and axe-core finds nothing serious or critical on any of them', async () => {
+    const screens: Array<[string, Language, string, string]> = [
+      ['qing-admin', 'en', 'fixity', 'fixity-county-en'],
+      ['top', 'en', 'fixity', 'fixity-top-en'],
+      ['top', 'en', 'audit', 'audit-administration-en'],
+      ['qz-clerk', 'en', 'password', 'own-account-en'],
+      ['qz-clerk', 'en', 'tokens', 'tokens-en'],
+      ['top', 'zh-CN', 'accounts', 'accounts-zh'],
+      ['top', 'en', 'accounts', 'accounts-en'],
+      ['qing-admin', 'zh-CN', 'units', 'units-county-zh'],
+      ['qing-admin', 'en', 'reports/savings', 'reports-county-en'],
+    ];
+    for (const [who, language, hash, name] of screens) {
+      const { page, errors, close } = await open(who, language);
       await page.goto(`${server.url}/#/${hash}`);
       await page.locator('main h1:visible').waitFor();
       await page.waitForLoadState('networkidle');
       await look(page, name);
+      if (hash === 'accounts') {
+        // Each row's actions start at the same left edge, on whichever line they fall.
+        const edges = await page.locator('table.accounts td.actions').evaluateAll((cells) =>
+          cells.map((cell) => {
+            const c = cell as unknown as {
+              getBoundingClientRect(): { left: number };
+              querySelectorAll(s: string): ArrayLike<{ getBoundingClientRect(): { left: number; top: number } }>;
+            };
+            const lineStarts = Array.from(c.querySelectorAll(':scope > button')).filter((b, i, all) =>
+              i === 0 ? true : b.getBoundingClientRect().top > all[i - 1]!.getBoundingClientRect().top + 2,
+            );
+            return lineStarts.map((b) => Math.round(b.getBoundingClientRect().left - c.getBoundingClientRect().left));
+          }),
+        );
+        assert.ok(
+          edges.length > 0 && edges.every((lines) => Math.max(...lines) - Math.min(...lines) <= 1),
+          `every line of a row's actions starts at the same edge: ${JSON.stringify(edges)}`,
+        );
+      }
       assert.deepEqual(errors, []);
+      await close();
     }
     noSeriousFindings();
   });

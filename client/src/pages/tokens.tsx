@@ -78,6 +78,7 @@ export function TokensPage({ api, language, admin }: { api: ArchiveApi; language
       <nav class="trail" aria-label={t('navPassword')}>
         <a href="#/password">{t('navPassword')}</a>
         <span aria-hidden="true"> › </span>
+        <span aria-current="page">{t('tokensTitle')}</span>
       </nav>
       <h1 id="tokens-title">{t('tokensTitle')}</h1>
       <p class="hint">{t('tokensIntro')}</p>
