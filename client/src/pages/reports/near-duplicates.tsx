@@ -46,16 +46,15 @@ export function NearDuplicatesTab({ api, language, params, show, units }: TabPro
       </span>
     </div>
   );
-  // One figure for everyone; how it was found (the methods' own measures) only in the details.
+  // One figure for everyone; how it was found, in words, under 详情 (the algorithms and their
+  // measures are in the tab's help text).
   const similarity = (row: NearDuplicateRow) => (
     <>
       {t('similarityValue', { percent: percent(similarityOf(row)) })}
       <Technical language={language}>
-        {row.method === 'simhash'
-          ? t('methodSimhash', { hamming: n(row.hamming ?? 0) })
-          : row.method === 'jaccard'
-            ? t('methodJaccard', { jaccard: percent(row.jaccard) })
-            : t('methodContainment', { containment: percent(row.containment) })}
+        {t(
+          row.method === 'simhash' ? 'methodSimhash' : row.method === 'jaccard' ? 'methodJaccard' : 'methodContainment',
+        )}
       </Technical>
     </>
   );
