@@ -289,7 +289,8 @@ describe('the bureau’s screens (Debian Chromium, embedded store)', { skip: bro
       ['qing-admin', 'en', 'reports/savings', 'reports-county-en'],
     ];
     for (const [who, language, hash, name] of screens) {
-      const { page, errors, close } = await open(who, language);
+      const window = await open(who, language);
+      const { page, errors } = window;
       await page.goto(`${server.url}/#/${hash}`);
       await page.locator('main h1:visible').waitFor();
       await page.waitForLoadState('networkidle');
@@ -314,7 +315,7 @@ describe('the bureau’s screens (Debian Chromium, embedded store)', { skip: bro
         );
       }
       assert.deepEqual(errors, []);
-      await close();
+      await window.close();
     }
     noSeriousFindings();
   });
