@@ -98,6 +98,7 @@ describe('the bureau’s screens (Debian Chromium, embedded store)', { skip: bro
     await county.page.getByRole('heading', { name: '存储完整性校验' }).waitFor();
     await county.page.getByText('由档案馆（全部单位）的管理员启动').waitFor();
     assert.equal(await county.page.getByRole('button', { name: '立即开始校验' }).count(), 0);
+    assert.equal(await county.page.getByText('可以在此处手动开始').count(), 0, 'not told to start one here');
     await county.page.getByRole('heading', { name: '没有需要校验的文件' }).waitFor();
     assert.equal(await county.page.getByText('通过：没有发现问题').count(), 0, 'not "passed" for 0 of 0 files');
     await county.page.getByText('这次校验开始时档案库中还没有保存文件').waitFor();

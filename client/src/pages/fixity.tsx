@@ -62,7 +62,8 @@ export function FixityPage({ api, language, topLevel }: { api: ArchiveApi; langu
       <p>{t('fixityIntro')}</p>
       <Technical language={language}>{t('fixityDetails')}</Technical>
       {view && view.intervalHours > 0 && <p>{t('fixitySchedule', { hours: n(view.intervalHours) })}</p>}
-      {view && view.intervalHours === 0 && (
+      {/* "Start a check here" is for those who may. */}
+      {view && view.intervalHours === 0 && topLevel && (
         <>
           <p>{t('fixityScheduleOff')}</p>
           <Technical language={language}>{t('fixityScheduleOffDetails')}</Technical>
