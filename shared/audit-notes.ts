@@ -36,6 +36,47 @@ export const AUDIT_ACTIONS = [
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /**
+ * The audit log's presets: groups of actions a reader looks at together. `administration`
+ * (管理操作) is what the page opens on: what administrators changed, and what left the archive as
+ * an export, not the thousands of uploads and views around them.
+ */
+export const AUDIT_GROUPS = {
+  administration: [
+    'account_created',
+    'account_updated',
+    'account_disabled',
+    'account_enabled',
+    'account_unblocked',
+    'password_reset',
+    'unit_created',
+    'unit_renamed',
+    'token_created',
+    'token_revoked',
+    'verification_started',
+    'near_duplicate_reviewed',
+    'near_duplicate_reopened',
+    'audit_exported',
+    'report_exported',
+    // Corrections change every count: the bureau reviews them with its own actions.
+    'upload_withdrawn',
+    'upload_restored',
+  ],
+  signIn: ['login', 'login_failed', 'login_throttled', 'logout', 'password_changed'],
+  files: [
+    'upload',
+    'upload_failed',
+    'instant_upload',
+    'proof_failed',
+    'download',
+    'upload_withdrawn',
+    'upload_restored',
+  ],
+  viewing: ['audit_viewed', 'audit_exported', 'report_viewed', 'report_exported'],
+} as const satisfies Record<string, readonly AuditAction[]>;
+export type AuditGroup = keyof typeof AUDIT_GROUPS;
+export const AUDIT_GROUP_NAMES = Object.keys(AUDIT_GROUPS) as AuditGroup[];
+
+/**
  * What an audit event says beyond its action, as data: each language words it (AUDIT_NOTE_WORDS),
  * so a Chinese page and a Chinese export read Chinese. The event's `detail` keeps the English
  * wording too, for the text search and for readers of the raw log; events recorded before notes

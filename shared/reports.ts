@@ -277,6 +277,11 @@ export interface NearDuplicateRow {
   review: { at: string; userName: string; note: string } | null;
 }
 
+/** How alike two documents are, 0 to 1: the highest of the measures that found them (64-bit SimHash). */
+export function similarityOf(row: Pick<NearDuplicateRow, 'hamming' | 'jaccard' | 'containment'>): number {
+  return Math.max(row.jaccard, row.containment, row.hamming === null ? 0 : 1 - row.hamming / 64);
+}
+
 /** `PUT /api/reports/near-duplicates/review`: a pair marked handled, with a note. */
 export const pairReviewRequest = z.strictObject({
   fileA: z.string().regex(/^[0-9a-f]{24}$/, 'a file id is 24 hexadecimal digits'),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ROLES, type Role } from './accounts.js';
-import { AUDIT_ACTIONS, type AuditAction, type AuditNote } from './audit-notes.js';
+import { AUDIT_ACTIONS, AUDIT_GROUP_NAMES, type AuditAction, type AuditNote } from './audit-notes.js';
 import { FILE_KINDS } from './file-types.js';
 
 // Owned by the accounts and the audit log, kept importable from here with the other shapes.
@@ -242,6 +242,8 @@ export interface SessionView {
   reach: { city: string; county?: string; town?: string } | null;
   /** The largest file the archive takes, in bytes (MAX_FILE_SIZE). */
   maxFileSize: number;
+  /** The archive's time zone (REPORT_TIME_ZONE): pages show times in it, as the exports do. */
+  timeZone: string;
 }
 
 /** The answer to `PUT /api/session/password`: the new session, and how many API tokens were revoked. */
@@ -344,6 +346,8 @@ export const auditQuery = withUnitLevels(
     from: isoDate.optional(),
     to: isoDate.optional(),
     action: z.enum(AUDIT_ACTIONS).optional(),
+    /** A preset: one of a group of actions (with `action` too, both apply). */
+    group: z.enum(AUDIT_GROUP_NAMES).optional(),
     user: z.string().min(1).max(64).optional(),
     city: z.string().min(1).max(100).optional(),
     county: z.string().min(1).max(100).optional(),

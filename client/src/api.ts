@@ -163,6 +163,11 @@ export class ArchiveApi {
     return this.#call('GET', reportUrl(name, params));
   }
 
+  /** How many MD5 collisions the caller's reach holds (the reports' banner; not recorded as a view). */
+  collisionCount(): Promise<{ total: number }> {
+    return this.#call('GET', '/api/reports/collisions/count');
+  }
+
   /** Marks a near-duplicate pair handled (已处理) with a note. */
   reviewPair(fileA: string, fileB: string, note: string): Promise<{ at: string; userName: string; note: string }> {
     return this.#call('PUT', '/api/reports/near-duplicates/review', { fileA, fileB, note });

@@ -6,7 +6,7 @@ import { ArchiveApi } from './api.js';
 import { ApiError, describeError, translator, type Language } from './i18n/index.js';
 import { initialLanguage, saveLanguage } from './i18n/saved-language.js';
 import { AdminPages } from './pages/admin-pages.js';
-import { unitPlace } from './pages/format.js';
+import { showTimesIn, unitPlace } from './pages/format.js';
 import { LoginPage, OwnAccountPage, PasswordPage } from './pages/login.js';
 import { MyUploadsPage } from './pages/my-uploads.js';
 import { ReceiptsPage } from './pages/receipts.js';
@@ -67,9 +67,14 @@ function App({ api }: { api: ArchiveApi }) {
     setStartupError(null);
     setSession(null);
   };
+  // Before the pages render: their times are the archive's, as in its exports.
+  showTimesIn(session.timeZone);
   const unit =
     session.account.unit.id === ARCHIVE_UNIT_ID ? t('unitArchiveInSentence') : unitPlace(session.account.unit);
   const isAdmin = session.account.role === 'admin';
+  const who = session.account.displayName
+    ? t('signedInAsNamed', { name: session.account.displayName, user: session.account.username, unit })
+    : t('signedInAs', { user: session.account.username, unit });
   const page: PageName = ADMIN_PAGES.has(route.page) && !isAdmin ? 'upload' : route.page;
   return (
     <>
@@ -105,19 +110,17 @@ function App({ api }: { api: ArchiveApi }) {
             </>
           )}
         </nav>
-        <span class="who">
-          {session.account.displayName
-            ? t('signedInAsNamed', { name: session.account.displayName, user: session.account.username, unit })
-            : t('signedInAs', { user: session.account.username, unit })}
+        {/* Cut short where the bar is full: the whole of it as the title. */}
+        <span class="who" title={who}>
+          {who}
         </span>
-        <NavLink to="tokens" current={page}>
-          {t('navTokens')}
-        </NavLink>
-        <NavLink to="password" current={page}>
+        {/* Tokens (扫描仪和程序接入) are reached from 我的账号: few clerks need them. */}
+        <NavLink to="password" current={page === 'tokens' ? 'password' : page}>
           {t('navPassword')}
         </NavLink>
         {switchLanguage}
-        <button type="button" onClick={() => void logout()}>
+        {/* Quiet: logging out is not what the page is for. */}
+        <button type="button" class="link logout" onClick={() => void logout()}>
           {t('logout')}
         </button>
       </header>

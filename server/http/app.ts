@@ -150,6 +150,7 @@ export function createApp(deps: AppDeps): Express {
       sessions: services.sessions,
       sessionTtlMs: settings.sessionTtlMs,
       maxFileSize: settings.maxFileSize,
+      timeZone: services.reports.calendar.timeZone,
     }),
   );
   app.use(

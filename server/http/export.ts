@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import type { Response } from 'express';
 import contentDisposition from 'content-disposition';
-import { formatBytes } from '../../shared/sizes.js';
 import { csvLine } from './csv.js';
 
 export type Cell = string | number | null | undefined;
@@ -85,8 +84,11 @@ async function drained(res: Response): Promise<void> {
 }
 
 /**
- * A table's columns for people (`lang` given): its headers in their language, sizes and times
- * readable. Without `lang`, exports stay as scripts read them: column ids, bytes, ISO 8601.
+ * A table's columns for people (`lang` given): its headers in their language, sizes in bytes and
+ * times in REPORT_TIME_ZONE, each header saying which (a number column Excel can add up, one time
+ * zone for the whole file), and the columns only a program needs (account ids, the near-duplicate
+ * methods' own measures) left out. Without `lang`, exports stay as scripts read them: column ids,
+ * bytes, ISO 8601.
  */
 export interface ReadableColumns {
   header: string[];
@@ -99,7 +101,6 @@ const HEADER_WORDS: Record<string, string> = {
   action: '操作',
   user: '用户',
   name: '姓名',
-  'user id': '用户编号',
   'unit id': '单位代码',
   city: '市',
   county: '县（市、区）',
@@ -109,48 +110,64 @@ const HEADER_WORDS: Record<string, string> = {
   'file id': '文件编号',
   'file name': '文件名',
   detail: '详情',
-  'size (bytes)': '大小',
+  'size (bytes)': '大小（字节）',
   uploads: '上传次数',
   'first upload': '首次上传',
   'last upload': '最近上传',
   files: '文件数',
   'repeat uploads': '重复上传次数',
-  'repeat bytes': '重复上传的大小',
+  'repeat bytes': '重复上传的大小（字节）',
   users: '用户数',
   units: '单位数',
+  'uploading units': '上传单位',
   uploaders: '上传者',
   day: '日',
   week: '周',
   month: '月',
   'saved uploads': '秒传次数',
-  'saved bytes': '节省的空间',
+  'saved bytes': '节省的空间（字节）',
   md5: 'MD5',
   sha256: 'SHA-256',
   'first stored': '首次上传',
   'files with this md5': '校验码相同的文件数',
   found: '发现时间',
-  method: '比对方法',
-  'hamming distance': '海明距离',
-  jaccard: 'Jaccard',
-  containment: '包含度',
+  similarity: '相似度（%）',
   'differs in': '不同之处',
   'handled at': '处理时间',
   'handled by': '处理人',
   note: '处理说明',
 };
-/** Columns whose values are codes, in words. */
-const VALUE_WORDS: Record<ExportLanguage, Record<string, Record<string, string>>> = {
-  'zh-CN': { method: { simhash: '整体相似', jaccard: '内容重合', containment: '短文被包含' } },
-  en: { method: { simhash: 'similar throughout', jaccard: 'shared passages', containment: 'short text contained' } },
+const ENGLISH_HEADERS: Record<string, string> = {
+  'repeat bytes': 'repeated size (bytes)',
+  'saved bytes': 'saved size (bytes)',
+  similarity: 'similarity (%)',
 };
-const ENGLISH_HEADERS: Record<string, string> = { 'size (bytes)': 'size', 'repeat bytes': 'repeated size' };
-const BYTE_COLUMNS = new Set(['size (bytes)', 'repeat bytes', 'saved bytes']);
+/** Ids and measures for programs (the machine export has them): people get names and one similarity. */
+const PROGRAM_COLUMNS = new Set(['user id', 'method', 'hamming distance', 'jaccard', 'containment']);
 const TIME_COLUMNS = new Set(['time', 'first upload', 'last upload', 'first stored', 'found', 'handled at']);
 
 /** "A: file name" → its side and the column id. */
 function sideOf(id: string): { side: string; column: string } {
   const m = /^([AB]):\s*(.*)$/.exec(id);
   return m ? { side: m[1]!, column: m[2]! } : { side: '', column: id };
+}
+
+/** Zones that China calls 北京时间 (the IANA names of the one zone, past and present). */
+const BEIJING = new Set(['Asia/Shanghai', 'Asia/Chongqing', 'Asia/Chungking', 'Asia/Harbin', 'PRC']);
+
+/**
+ * The report time zone as a header says it: "北京时间 UTC+8" / "Beijing time, UTC+8", or another
+ * zone's name with its offset now.
+ */
+export function timeZoneLabel(language: ExportLanguage, timeZone: string, at = new Date()): string {
+  const offset =
+    new Intl.DateTimeFormat('en', { timeZone, timeZoneName: 'shortOffset' })
+      .formatToParts(at)
+      .find((p) => p.type === 'timeZoneName')
+      ?.value.replace(/^GMT/, 'UTC') ?? '';
+  const utc = offset === 'UTC' ? 'UTC+0' : offset;
+  if (BEIJING.has(timeZone)) return language === 'zh-CN' ? `北京时间 ${utc}` : `Beijing time, ${utc}`;
+  return language === 'zh-CN' ? `${timeZone} ${utc}` : `${timeZone}, ${utc}`;
 }
 
 export function readableColumns(language: ExportLanguage, timeZone: string, ids: readonly string[]): ReadableColumns {
@@ -164,19 +181,23 @@ export function readableColumns(language: ExportLanguage, timeZone: string, ids:
     minute: '2-digit',
     second: '2-digit',
   });
+  const zone = timeZoneLabel(language, timeZone);
   const columns = ids.map(sideOf);
-  const header = columns.map(({ side, column }) => {
-    const words = language === 'zh-CN' ? (HEADER_WORDS[column] ?? column) : (ENGLISH_HEADERS[column] ?? column);
+  const kept = columns.flatMap((c, i) => (PROGRAM_COLUMNS.has(c.column) ? [] : [i]));
+  const header = kept.map((i) => {
+    const { side, column } = columns[i]!;
+    let words = language === 'zh-CN' ? (HEADER_WORDS[column] ?? column) : (ENGLISH_HEADERS[column] ?? column);
+    if (TIME_COLUMNS.has(column)) words = language === 'zh-CN' ? `${words}（${zone}）` : `${words} (${zone})`;
     return side ? `${side}${language === 'zh-CN' ? '：' : ': '}${words}` : words;
   });
   const cells = (row: readonly Cell[]) =>
-    row.map((value, i) => {
+    kept.map((i) => {
+      const value = row[i];
       const { column } = columns[i]!;
-      if (BYTE_COLUMNS.has(column) && typeof value === 'number') return formatBytes(value);
       if (TIME_COLUMNS.has(column) && typeof value === 'string' && !Number.isNaN(Date.parse(value)))
         return times.format(new Date(value));
-      const words = VALUE_WORDS[language][column];
-      if (words && typeof value === 'string') return words[value] ?? value;
+      // A share (0–1) as a whole percentage.
+      if (column === 'similarity' && typeof value === 'number') return Math.round(value * 100);
       return value;
     });
   return { header, cells };

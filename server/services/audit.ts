@@ -1,4 +1,4 @@
-import { auditNoteDetail, type AuditNote } from '../../shared/audit-notes.js';
+import { AUDIT_GROUPS, auditNoteDetail, type AuditNote } from '../../shared/audit-notes.js';
 import type { AuditAction, AuditEventView, AuditQuery, Unit } from '../../shared/schemas.js';
 import type { AccountStore } from '../store/accounts/port.js';
 import type { AuditEvent, AuditLog, AuditSearch } from '../store/audit/port.js';
@@ -84,7 +84,15 @@ export class AuditService {
 function auditSearch(query: Omit<AuditQuery, 'format' | 'limit' | 'offset'>): Omit<AuditSearch, 'limit' | 'offset'> {
   const unit =
     query.city || query.county || query.town ? { city: query.city, county: query.county, town: query.town } : undefined;
-  return { from: query.from, to: query.to, action: query.action, userName: query.user, unit, text: query.q };
+  return {
+    from: query.from,
+    to: query.to,
+    action: query.action,
+    ...(query.group && { actions: AUDIT_GROUPS[query.group] }),
+    userName: query.user,
+    unit,
+    text: query.q,
+  };
 }
 
 export function auditEventView(e: AuditEvent & { id: string }, userDisplayName: string | null): AuditEventView {

@@ -373,7 +373,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await page.screenshot({ path: artifactPath('03a-own-password-too-common.png') });
     await newPassword.fill('a brand new password');
     await page.getByLabel('再次输入新密码').fill('a brand new password');
-    await page.getByLabel('同时吊销我的全部令牌', { exact: false }).check();
+    await page.getByLabel('同时吊销我的全部接入令牌', { exact: false }).check();
     await page.getByRole('button', { name: '修改密码' }).click();
     await page.getByRole('status').filter({ hasText: '密码已修改，其他登录已退出。 已吊销 1 个令牌。' }).waitFor();
     await page.screenshot({ path: artifactPath('03b-own-password-changed.png') });

@@ -164,6 +164,25 @@ for (const target of storeTargets) {
       assert.equal(page2.total, 9);
     });
 
+    it('the 管理操作 preset (group=administration) lists what administrators changed, not uploads, logins or views', async () => {
+      const created = await admin.json('/api/tokens', 'POST', { label: '扫描仪' });
+      assert.equal(created.status, 201, await created.clone().text());
+      const administration = await search('group=administration');
+      assert.deepEqual(
+        administration.items.map((e) => e.action),
+        ['token_created'],
+        'the clerks’ uploads and logins and the administrator’s views are left out',
+      );
+      assert.deepEqual(
+        (await search('group=signIn&user=clerk-qing')).items.map((e) => e.action),
+        ['logout', 'login', 'password_changed', 'login', 'login_failed'],
+      );
+      assert.equal((await search('group=administration&action=upload')).total, 0, 'a group and an action: both apply');
+      const refused = await admin.fetch('/api/audit?group=everything');
+      assert.equal(refused.status, 400);
+      assert.match(await refused.text(), /group/);
+    });
+
     it('records its own viewing and exports', async () => {
       await search('action=download');
       const viewed = (await search('action=audit_viewed&user=admin&limit=1')).items[0]!;
@@ -199,7 +218,7 @@ for (const target of storeTargets) {
         .split('\r\n');
       assert.equal(
         lines[0],
-        '时间,操作,用户,姓名,用户编号,单位代码,市,县（市、区）,乡（镇、街道）,村（社区）,网络地址,文件编号,文件名,详情',
+        '时间（北京时间 UTC+8）,操作,用户,姓名,单位代码,市,县（市、区）,乡（镇、街道）,村（社区）,网络地址,文件编号,文件名,详情',
       );
       assert.match(
         lines[1]!,

@@ -364,7 +364,7 @@ for (const target of storeTargets) {
         const csv = new TextDecoder()
           .decode(await (await as.top.fetch('/api/audit?format=csv&action=upload&user=clerk&lang=zh-CN')).arrayBuffer())
           .split('\r\n');
-        assert.match(csv[0]!, /^时间,操作,用户,姓名,用户编号,/);
+        assert.match(csv[0]!, /^时间（北京时间 UTC\+8）,操作,用户,姓名,单位代码,/);
         assert.match(csv[1]!, /,上传,clerk,李清,/);
       });
 

@@ -81,17 +81,18 @@ for (const target of storeTargets) {
         .trim()
         .split('\r\n');
       assert.equal(lines.length, 3);
-      assert.match(lines[0]!, /^found,method,hamming distance,jaccard,containment,A: file id,A: file name/);
+      assert.match(lines[0]!, /^found,similarity,method,hamming distance,jaccard,containment,A: file id,A: file name/);
       assert.match(lines[0]!, /,handled at,handled by,note$/);
-      // For people: Chinese columns, methods in words.
+      // For people: Chinese columns, one similarity in per cent (the methods' measures are for programs).
       const readable = (await (await admin.fetch('/api/reports/near-duplicates?format=csv&lang=zh-CN')).text())
         .replace(/^\uFEFF/, '')
         .trim()
         .split('\r\n');
-      assert.match(readable[0]!, /^发现时间,比对方法,海明距离,Jaccard,包含度,A：文件编号,A：文件名/);
-      assert.match(readable[0]!, /,处理时间,处理人,处理说明$/);
+      assert.match(readable[0]!, /^发现时间（北京时间 UTC\+8）,相似度（%）,A：文件编号,A：文件名,A：大小（字节）,/);
+      assert.doesNotMatch(readable[0]!, /比对方法|海明距离|Jaccard|包含度/);
+      assert.match(readable[0]!, /,A：上传单位,A：不同之处,.*,处理时间（北京时间 UTC\+8）,处理人,处理说明$/);
       assert.ok(
-        readable.slice(1).every((l) => /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},(整体相似|内容重合|短文被包含),/.test(l)),
+        readable.slice(1).every((l) => /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},(100|[1-9]\d),[0-9a-f]{24},/.test(l)),
         readable.join('\n'),
       );
     });

@@ -121,6 +121,14 @@ for (const target of storeTargets) {
       });
     }
 
+    it('GET /api/reports/collisions/count (the reports’ banner): administrators, each on its reach', async () => {
+      const expected: Record<Who, number> = { anonymous: 401, clerkQ: 403, adminQ: 200, adminD: 200, top: 200 };
+      for (const who of WHO) {
+        const res = await status(who, await as[who].fetch('/api/reports/collisions/count'), expected[who]);
+        if (res.status === 200) assert.deepEqual(await res.json(), { total: 0 });
+      }
+    });
+
     it('the reports count the reach only', async () => {
       const counties = async (who: Who) => {
         const res = await as[who].fetch('/api/reports/repeat-uploaders?group=unit');

@@ -196,7 +196,7 @@ for (const target of storeTargets) {
       const perUser = await csv(`/api/reports/repeat-uploaders?format=csv&group=user&lang=zh-CN&sort=userName`);
       assert.deepEqual(
         perUser.lines.slice(0, 5).map((l) => l.split(',').slice(0, 3).join(',')),
-        ['用户,姓名,用户编号', 'alice,艾丽,a-alice', 'bob,鲍勃,a-bob', 'carol,柯萝,a-carol', 'dave,,a-dave'],
+        ['用户,姓名,单位代码', 'alice,艾丽,u-dong', 'bob,鲍勃,u-dong', 'carol,柯萝,u-dong-cg', 'dave,,u-xi'],
         'no name: an empty cell',
       );
       assert.equal(repeats.lines.length, 4);
@@ -219,6 +219,46 @@ for (const target of storeTargets) {
         'md5,file id,sha256,size (bytes),file name,first stored,uploads,files with this md5',
       );
       assert.equal(collisions.lines.length, 4);
+    });
+
+    it('exports for people give sizes as numbers in bytes and times in the report time zone, both said in the header', async () => {
+      const zh = await csv('/api/reports/repeat-uploaders?format=csv&min=3&lang=zh-CN');
+      assert.equal(
+        zh.lines[0],
+        '用户,姓名,单位代码,市,县（市、区）,乡（镇、街道）,村（社区）,文件编号,文件名,大小（字节）,上传次数,首次上传（北京时间 UTC+8）,最近上传（北京时间 UTC+8）',
+        'no account id: the login and the name say who',
+      );
+      // 02:00 UTC is 10:00 in Beijing; 1000 bytes a number a spreadsheet adds up (not "1000 B").
+      assert.match(
+        zh.lines[1]!,
+        /^alice,艾丽,u-dong,江城市,东县,,,[0-9a-f]{24},通知\.pdf,1000,3,2026-03-02 10:00:00,2026-03-10 10:00:00$/,
+      );
+      const en = await csv('/api/reports/repeat-uploaders?format=csv&group=unit&limit=1&lang=en');
+      assert.equal(
+        en.lines[0],
+        'unit id,city,county,town,street,users,files,uploads,repeat uploads,repeated size (bytes),first upload (Beijing time, UTC+8),last upload (Beijing time, UTC+8)'.replace(
+          /(first|last) upload \(Beijing time, UTC\+8\)/g,
+          '"$&"',
+        ),
+      );
+      assert.match(en.lines[1]!, /^u-dong,江城市,东县,,,2,2,6,4,3000,2026-03-02 10:00:00,2026-03-10 10:00:00$/);
+      const saved = await csv(`/api/reports/savings?format=csv&city=${encodeURIComponent('江城市')}&lang=zh-CN`);
+      assert.deepEqual(saved.lines.slice(0, 2), [
+        '市,县（市、区）,乡（镇、街道）,上传次数,秒传次数,节省的空间（字节）',
+        '江城市,东县,,10,7,5300',
+      ]);
+    });
+
+    it('the banner’s count of collisions is not a view: it answers the report’s total and writes no audit event', async () => {
+      const events = async () => ((await (await admin.fetch('/api/audit?limit=1')).json()) as AuditList).total;
+      const report = (await (await admin.fetch('/api/reports/collisions?limit=1')).json()) as { total: number };
+      assert.ok(report.total > 0, 'the dataset holds collisions');
+      const before = await events();
+      const res = await admin.fetch('/api/reports/collisions/count');
+      assert.equal(res.status, 200);
+      assert.deepEqual(await res.json(), { total: report.total });
+      // Reading the log is itself an event: one more, from the second look only.
+      assert.equal(await events(), before + 1, 'the count wrote nothing');
     });
 
     it('records every view and export in the audit log, with the report and its filters', async () => {

@@ -374,6 +374,11 @@ for (const target of storeTargets) {
       );
       const [restored] = await events('upload_restored');
       assert.deepEqual([restored?.userName, restored?.note?.code], ['adminQ', 'restored']);
+      // The audit page opens on 管理操作: corrections are among them.
+      const administration = (
+        await body<AuditList>(await as.top.fetch('/api/audit?group=administration&limit=1000'), 200)
+      ).items.filter((e) => e.fileId === w!.fileId);
+      assert.deepEqual(administration.map((e) => e.action).sort(), ['upload_restored', 'upload_withdrawn']);
     });
 
     it('finishes a withdrawal a crash interrupted, on a retry or at the sweep, counting it out once', async () => {

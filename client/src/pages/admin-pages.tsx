@@ -51,7 +51,7 @@ export function AdminPages({
     return (
       <pages.ReportsPage api={api} language={language} report={route.report} params={route.params} reach={reach} />
     );
-  if (route.page === 'fixity') return <pages.FixityPage api={api} language={language} />;
+  if (route.page === 'fixity') return <pages.FixityPage api={api} language={language} topLevel={topLevel} />;
   if (route.page === 'accounts')
     return <pages.AccountsPage api={api} language={language} topLevel={topLevel} self={self} />;
   if (route.page === 'units') return <pages.UnitsPage api={api} language={language} topLevel={topLevel} />;

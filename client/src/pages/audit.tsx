@@ -3,10 +3,11 @@ import { useMemo } from 'preact/hooks';
 import { personLabel } from '../../../shared/accounts.js';
 import { auditNoteTechnical, auditNoteText } from '../../../shared/audit-notes.js';
 import { AUDIT_ACTIONS, type AuditEventView, type SessionView } from '../../../shared/schemas.js';
+import { AUDIT_GROUP_NAMES } from '../../../shared/audit-notes.js';
 import { auditUrl, type ArchiveApi } from '../api.js';
-import { auditActionName, translator, type Language } from '../i18n/index.js';
+import { auditActionName, translator, type Language, type MessageKey } from '../i18n/index.js';
 import { auditHash, go, withParams } from '../route.js';
-import { formatTime, unitPlace } from './format.js';
+import { archiveDayAndClock, formatTime, momentOnArchiveClock, unitPlace } from './format.js';
 import { FilterForm, type Values } from './reports/filters.js';
 import { Technical } from './controls.js';
 import { DateInput, TimeInput } from './date-field.js';
@@ -16,11 +17,34 @@ import { UnitFields } from './unit-filter.js';
 import { UnitLevels } from './unit-levels.js';
 import { DEFAULT_PAGE_SIZE, pagingOf, type Paging } from './reports/query.js';
 import { ExportLink, Pager } from './reports/table.js';
+import { Switch } from './reports/view.js';
 import type { Column } from './table/data-table.js';
 import { TableSection } from './table/table-section.js';
 import { useLoaded } from './table/use-loaded.js';
 
 const FILTERS = ['from', 'to', 'action', 'user', 'city', 'county', 'town', 'q'] as const;
+/**
+ * The presets above the table. The page opens on 管理操作 (what administrators changed), not on
+ * the thousands of uploads around it; 全部 (`group=all`) and the others are one click away. An
+ * action chosen in the form is looked for among all events.
+ */
+const PRESETS = [...AUDIT_GROUP_NAMES, 'all'] as const;
+type Preset = (typeof PRESETS)[number];
+const PRESET_WORDS = {
+  administration: 'auditGroupAdministration',
+  signIn: 'auditGroupSignIn',
+  files: 'auditGroupFiles',
+  viewing: 'auditGroupViewing',
+  all: 'auditGroupAll',
+} as const satisfies Record<Preset, MessageKey>;
+const DEFAULT_PRESET: Preset = 'administration';
+
+/** The preset in force: the address's, or 全部 where an action is chosen, or the default. */
+function presetOf(params: URLSearchParams): Preset {
+  const given = params.get('group');
+  if ((PRESETS as readonly string[]).includes(given ?? '')) return given as Preset;
+  return params.get('action') ? 'all' : DEFAULT_PRESET;
+}
 /** The form's fields: the filters, the days of `from` and `to` with their times apart. */
 const FIELDS = [...FILTERS, 'fromClock', 'toClock'] as const;
 /**
@@ -29,26 +53,20 @@ const FIELDS = [...FILTERS, 'fromClock', 'toClock'] as const;
  */
 const UNTIL = 'until';
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
 /**
- * A moment of the address (ISO 8601) as the form shows it: the local day, and the local time
- * unless it is the one an empty time stands for (the day's first minute for 从, its last for 至).
+ * A moment of the address (ISO 8601) as the form shows it: the day on the archive's clock (the
+ * times of the table and the export), and its time unless it is the one an empty time stands for
+ * (the day's first minute for 从, its last for 至).
  */
 function localParts(iso: string | null, emptyClock: string): { day: string; clock: string } {
-  const d = new Date(iso ?? '');
-  if (!iso || Number.isNaN(d.getTime())) return { day: '', clock: '' };
-  const clock = `${pad(d.getHours())}:${pad(d.getMinutes())}`;
-  return {
-    day: `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`,
-    clock: clock === emptyClock ? '' : clock,
-  };
+  const parts = iso ? archiveDayAndClock(iso) : null;
+  if (!parts) return { day: '', clock: '' };
+  return { day: parts.day, clock: parts.clock === emptyClock ? '' : parts.clock };
 }
-/** A local day and time (an empty time: `emptyClock`) as a moment of the address. */
+/** A day and time on the archive's clock (an empty time: `emptyClock`) as a moment of the address. */
 function isoOf(day: string | null | undefined, clock: string | null | undefined, emptyClock: string): string | null {
   if (!day) return null;
-  const d = new Date(`${day}T${clock || emptyClock}`);
-  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+  return momentOnArchiveClock(day, clock || emptyClock);
 }
 const DAY_START = '00:00';
 const DAY_END = '23:59';
@@ -66,6 +84,8 @@ function auditQuery(params: URLSearchParams, overrides: Partial<Paging> = {}): U
     const value = params.get(name)?.trim();
     if (value) query.set(name, name === 'to' ? endOfMinute(value) : value);
   }
+  const preset = presetOf(params);
+  if (preset !== 'all') query.set('group', preset);
   const until = params.get(UNTIL);
   if (until) query.set('to', until);
   const { limit, offset } = { ...pagingOf(params), ...overrides };
@@ -115,6 +135,8 @@ export function AuditPage({
     show(
       withParams(params, {
         ...values,
+        // An action chosen is looked for among all events (a preset's group might not hold it).
+        group: values.action ? null : params.get('group'),
         from: isoOf(values.from, values.fromClock, DAY_START),
         to: isoOf(values.to, values.toClock, DAY_END),
         fromClock: null,
@@ -184,6 +206,16 @@ export function AuditPage({
           </>
         )}
       </FilterForm>
+      <Switch
+        label={t('auditPresets')}
+        options={PRESETS.map((p) => [p, t(PRESET_WORDS[p])])}
+        value={presetOf(params)}
+        onChange={(p) =>
+          show(
+            withParams(params, { group: p === DEFAULT_PRESET ? null : p, action: null, offset: null, [UNTIL]: null }),
+          )
+        }
+      />
       <TableSection
         language={language}
         label={t('auditTitle')}

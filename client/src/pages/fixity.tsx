@@ -8,13 +8,18 @@ import { formatBytes, formatCount, formatTime } from './format.js';
 /** How often the page asks again while a check runs (its progress is saved every few seconds). */
 const POLL_MS = 2_000;
 
-/** The fixity check for administrators: the last result (or the progress of one running), and starting one. */
-export function FixityPage({ api, language }: { api: ArchiveApi; language: Language }) {
+/**
+ * The fixity check for administrators: the last result (or the progress of one running), and, for
+ * the archive's top level (the server lets only them: the check reads the whole archive), starting one.
+ */
+export function FixityPage({ api, language, topLevel }: { api: ArchiveApi; language: Language; topLevel: boolean }) {
   const t = translator(language);
   const n = (value: number) => formatCount(language, value);
   const [view, setView] = useState<VerificationView | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  // Apart from the view's: reading the view again after a refusal must not clear why it was refused.
+  const [startError, setStartError] = useState<string | null>(null);
   const [refresh, setRefresh] = useState(0);
   const running = view?.last?.state === 'running';
 
@@ -40,11 +45,12 @@ export function FixityPage({ api, language }: { api: ArchiveApi; language: Langu
 
   const start = async () => {
     setNotice(null);
+    setStartError(null);
     try {
       await api.startVerification();
       setNotice(t('fixityStarted'));
     } catch (e) {
-      setError(describeError(language, e));
+      setStartError(describeError(language, e));
     }
     setRefresh((r) => r + 1);
   };
@@ -56,7 +62,8 @@ export function FixityPage({ api, language }: { api: ArchiveApi; language: Langu
       <p>{t('fixityIntro')}</p>
       <Technical language={language}>{t('fixityDetails')}</Technical>
       {view && view.intervalHours > 0 && <p>{t('fixitySchedule', { hours: n(view.intervalHours) })}</p>}
-      {view && view.intervalHours === 0 && (
+      {/* "Start a check here" is for those who may. */}
+      {view && view.intervalHours === 0 && topLevel && (
         <>
           <p>{t('fixityScheduleOff')}</p>
           <Technical language={language}>{t('fixityScheduleOffDetails')}</Technical>
@@ -67,12 +74,21 @@ export function FixityPage({ api, language }: { api: ArchiveApi; language: Langu
           {error}
         </p>
       )}
-      <p>
-        <button type="button" onClick={() => void start()} disabled={!view || running}>
-          {t('fixityStart')}
-        </button>{' '}
-        {notice && <span role="status">{notice}</span>}
-      </p>
+      {topLevel ? (
+        <p>
+          <button type="button" onClick={() => void start()} disabled={!view || running}>
+            {t('fixityStart')}
+          </button>{' '}
+          <span role="status">{notice}</span>
+        </p>
+      ) : (
+        <p class="hint">{t('fixityTopLevelOnly')}</p>
+      )}
+      {startError && (
+        <p role="alert" class="error">
+          {startError}
+        </p>
+      )}
       {view && !last && <p class="empty">{t('fixityNever')}</p>}
       {last && <Result language={language} result={last} />}
     </main>
@@ -90,11 +106,15 @@ function Result({ language, result }: { language: Language; result: Verification
   const t = translator(language);
   const n = (value: number) => formatCount(language, value);
   const problems = result.missing + result.corrupted;
+  // A check of an empty archive passes, but says so: "no problems" of nothing read would reassure wrongly.
+  const empty = result.state === 'passed' && result.totalFiles === 0;
+  const state = empty ? 'empty' : result.state;
   return (
     <section class="fixity-result" aria-live="polite">
-      <h2 class={`fixity-state ${result.state}`} data-state={result.state}>
-        {t(STATE_KEYS[result.state])}
+      <h2 class={`fixity-state ${state}`} data-state={state}>
+        {t(empty ? 'fixityStateEmpty' : STATE_KEYS[result.state])}
       </h2>
+      {empty && <p>{t('fixityEmpty')}</p>}
       <ul class="fixity-facts">
         <li>
           {t('fixityStartedAt', {

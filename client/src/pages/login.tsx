@@ -122,6 +122,11 @@ export function OwnAccountPage(props: OwnAccountProps) {
       <h1 id="own-account-title">{t('navPassword')}</h1>
       <OwnNameForm {...props} />
       <OwnPasswordForm {...props} />
+      <section class="card" aria-labelledby="own-access-title">
+        <h2 id="own-access-title">{t('accessTitle')}</h2>
+        <p>{t('accessIntro')}</p>
+        <a href="#/tokens">{t('accessManage')}</a>
+      </section>
     </main>
   );
 }

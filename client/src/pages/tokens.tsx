@@ -26,7 +26,7 @@ const offeredScopes = (admin: boolean): readonly TokenScope[] =>
 const SCOPE_WORDS = { tokens: 'tokenScopeTokens', accounts: 'tokenScopeAccounts' } as const;
 
 /**
- * 我的令牌: the caller's API tokens (for scanners and scripts): create with a label and expiry,
+ * 扫描仪和程序接入 (under 我的账号): the caller's API tokens (for scanners and scripts): create with a label and expiry,
  * copy it once, revoke. Administrators also see and revoke the tokens of the accounts they reach.
  */
 export function TokensPage({ api, language, admin }: { api: ArchiveApi; language: Language; admin: boolean }) {
@@ -74,6 +74,12 @@ export function TokensPage({ api, language, admin }: { api: ArchiveApi; language
 
   return (
     <main class="page wide" aria-labelledby="tokens-title">
+      {/* Reached from 我的账号: the way back. */}
+      <nav class="trail" aria-label={t('navPassword')}>
+        <a href="#/password">{t('navPassword')}</a>
+        <span aria-hidden="true"> › </span>
+        <span aria-current="page">{t('tokensTitle')}</span>
+      </nav>
       <h1 id="tokens-title">{t('tokensTitle')}</h1>
       <p class="hint">{t('tokensIntro')}</p>
       <form

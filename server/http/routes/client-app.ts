@@ -25,6 +25,9 @@ export function clientAppRoutes(clientDir: string): Router {
       throw new NotFoundError('This part of the app no longer exists: reload the page.');
     },
   );
+  // The tab's icon: the page links the SVG; browsers and tools that ask for /favicon.ico get it too.
+  for (const icon of ['favicon.svg', 'favicon.ico'])
+    router.get(`/${icon}`, (_req, res) => res.sendFile(icon, { root: clientDir, maxAge: '1d' }));
   router.get('/', (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
     // Relative to the app's folder: `send` refuses a path with a dot-folder in it (an installation

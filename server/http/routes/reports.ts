@@ -8,6 +8,7 @@ import {
   pairReviewRequest,
   repeatUploadersQuery,
   savingsQuery,
+  similarityOf,
 } from '../../../shared/reports.js';
 import type {
   CollisionRow,
@@ -157,7 +158,7 @@ const nearDuplicateFileHeader = (side: string) => [
   `${side} file name`,
   `${side} size (bytes)`,
   `${side} first stored`,
-  `${side} units`,
+  `${side} uploading units`,
   `${side} differs in`,
 ];
 const nearDuplicateFileCells = (f: NearDuplicateFile): Cell[] => [
@@ -171,6 +172,7 @@ const nearDuplicateFileCells = (f: NearDuplicateFile): Cell[] => [
 const nearDuplicatesCsv: CsvTable<NearDuplicateRow> = {
   header: [
     'found',
+    'similarity',
     'method',
     'hamming distance',
     'jaccard',
@@ -183,6 +185,7 @@ const nearDuplicatesCsv: CsvTable<NearDuplicateRow> = {
   ],
   row: (r) => [
     r.foundAt,
+    similarityOf(r),
     r.method,
     r.hamming,
     r.jaccard,
@@ -218,6 +221,15 @@ export function reportRoutes(
   router.delete('/near-duplicates/review', async (req, res) => {
     await reviews.reopen(req.principal!.account, parse(pairReopenRequest, { ...req.query }, 'query'), req.ip ?? null);
     res.status(204).end();
+  });
+
+  // How many collisions the caller's reach holds, for the banner on top of every table: a number
+  // only, not a view of the report, so not recorded (each view of a table would otherwise write two events).
+  router.get('/collisions/count', async (req, res) => {
+    const { format: _format, lang: _lang, ...all } = parse(collisionsQuery, { limit: '1' }, 'query');
+    const query = await directory.narrowToReach(req.principal!.account, all);
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ total: (await reports.collisions(query)).total });
   });
 
   function table<S extends z.ZodType<{ format: 'json' | 'csv'; lang?: ExportLanguage }>, Row>(

@@ -17,10 +17,12 @@ export interface SessionRouteDeps {
   sessionTtlMs: number;
   /** The largest file the archive takes, told to the page so it refuses larger ones before reading them. */
   maxFileSize: number;
+  /** REPORT_TIME_ZONE: the page shows times in it, as the exports do. */
+  timeZone: string;
 }
 
 async function view(
-  { directory, maxFileSize }: Pick<SessionRouteDeps, 'directory' | 'maxFileSize'>,
+  { directory, maxFileSize, timeZone }: Pick<SessionRouteDeps, 'directory' | 'maxFileSize' | 'timeZone'>,
   account: Account,
   session: SessionRecord | undefined,
 ): Promise<SessionView> {
@@ -36,6 +38,7 @@ async function view(
     mustChangePassword: account.mustChangePassword,
     reach,
     maxFileSize,
+    timeZone,
   };
 }
 

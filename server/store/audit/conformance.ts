@@ -85,6 +85,10 @@ export function auditConformance(target: StoreTarget): void {
           [3, 2],
         );
         assert.deepEqual(await find({ action: 'upload' }), [1]);
+        assert.deepEqual(await find({ actions: ['upload', 'login'] }), [1], 'a group of actions');
+        assert.deepEqual(await find({ actions: ['download', 'upload'] }), [4, 3, 2, 1]);
+        assert.deepEqual(await find({ actions: ['download'], action: 'upload' }), [], 'a group and an action: both');
+        assert.deepEqual(await find({ actions: [] }), [], 'an empty group: nothing');
         assert.deepEqual(await find({ userName: 'clerk-2' }), [2]);
         assert.deepEqual(await find({ unit: { city: '沧州市' } }), [4, 3, 2, 1]);
         assert.deepEqual(await find({ unit: { city: '沧州市', county: '青县' } }), [4, 1]);

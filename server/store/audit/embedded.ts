@@ -144,6 +144,11 @@ function searchConditions(q: Omit<AuditSearch, 'limit' | 'offset'>): {
   if (q.from) add('at >= @from', 'from', q.from.getTime());
   if (q.to) add('at < @to', 'to', q.to.getTime());
   if (q.action) add('action = @action', 'action', q.action);
+  if (q.actions) {
+    const names = q.actions.map((_, i) => `@action${i}`);
+    where.push(names.length > 0 ? `action IN (${names.join(', ')})` : '0');
+    q.actions.forEach((action, i) => (params[`action${i}`] = action));
+  }
   if (q.userName) add('user_name = @userName', 'userName', q.userName);
   if (q.unit?.city) add('city = @city', 'city', q.unit.city);
   if (q.unit?.county) add('county = @county', 'county', q.unit.county);

@@ -77,6 +77,7 @@ function searchFilter(q: Omit<AuditSearch, 'limit' | 'offset'>): Filter<AuditDoc
   const filter: Filter<AuditDoc> = {};
   if (q.from || q.to) filter.at = { ...(q.from && { $gte: q.from }), ...(q.to && { $lt: q.to }) };
   if (q.action) filter.action = q.action;
+  if (q.actions) filter.$and = [{ action: { $in: [...q.actions] } }];
   if (q.userName) filter.userName = q.userName;
   if (q.unit?.city) filter['unit.city'] = q.unit.city;
   if (q.unit?.county) filter['unit.county'] = q.unit.county;

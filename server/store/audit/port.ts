@@ -10,6 +10,8 @@ export interface AuditSearch {
   /** Exclusive. */
   to?: Date;
   action?: AuditAction;
+  /** One of these actions (a group, as 管理操作); with `action` too, both apply. */
+  actions?: readonly AuditAction[];
   userName?: string;
   /** A unit subtree: every event of a unit at or below this city / county / town. */
   unit?: { city?: string; county?: string; town?: string };

@@ -185,37 +185,58 @@ export function ReportFilters({
   );
 }
 
-/** The unit filter as a path (all units › city › county › town), each step a link up to it. */
+/**
+ * The unit filter as a path (all units › city › county › town), each step a link up to it. An
+ * administrator of a subtree starts at its own unit (沧州市 / 青县 › 清州镇): the steps above it
+ * are out of its reach, so they are neither shown as places to go nor links (the server would
+ * narrow them back anyway).
+ */
 export function UnitTrail({
   language,
   params,
   hrefFor,
+  reach,
 }: {
   language: Language;
   params: URLSearchParams;
   hrefFor: (params: URLSearchParams) => string;
+  /** What the administrator reaches (null: the whole archive). */
+  reach: { city: string; county?: string; town?: string } | null;
 }) {
   const t = translator(language);
-  const levels = (['city', 'county', 'town'] as const).filter((name, i, all) =>
-    all.slice(0, i + 1).every((n) => params.get(n)),
-  );
-  if (levels.length === 0) return null;
+  const names = ['city', 'county', 'town'] as const;
+  const levels = names.filter((name, i, all) => all.slice(0, i + 1).every((n) => params.get(n)));
+  // The levels the reach fixes (one for a city's administrator, two for a county's) make one step.
+  const fixed = reach ? names.filter((n) => reach[n]).length : 0;
+  if (levels.length === 0 || levels.length < fixed) return null;
   const upTo = (depth: number) => {
     const next = new URLSearchParams(params);
     next.delete('offset');
-    (['city', 'county', 'town'] as const).slice(depth).forEach((name) => next.delete(name));
+    names.slice(depth).forEach((name) => next.delete(name));
     return hrefFor(next);
   };
+  const steps: Array<{ key: string; text: string; depth: number }> = [
+    fixed === 0
+      ? { key: 'all', text: t('allUnits'), depth: 0 }
+      : {
+          key: 'own',
+          text: levels
+            .slice(0, fixed)
+            .map((n) => params.get(n))
+            .join(' / '),
+          depth: fixed,
+        },
+    ...levels.slice(fixed).map((name, i) => ({ key: name, text: params.get(name)!, depth: fixed + i + 1 })),
+  ];
   return (
     <nav class="trail" aria-label={t('unitTrail')}>
-      <a href={upTo(0)}>{t('allUnits')}</a>
-      {levels.map((name, i) => (
-        <span key={name}>
-          <span aria-hidden="true"> › </span>
-          {i === levels.length - 1 ? (
-            <strong aria-current="location">{params.get(name)}</strong>
+      {steps.map((step, i) => (
+        <span key={step.key}>
+          {i > 0 && <span aria-hidden="true"> › </span>}
+          {i === steps.length - 1 ? (
+            <strong aria-current="location">{step.text}</strong>
           ) : (
-            <a href={upTo(i + 1)}>{params.get(name)}</a>
+            <a href={upTo(step.depth)}>{step.text}</a>
           )}
         </span>
       ))}

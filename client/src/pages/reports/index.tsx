@@ -1,6 +1,6 @@
 import type { FunctionComponent } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { REPORTS, type CollisionRow, type ReportName, type ReportPage } from '../../../../shared/reports.js';
+import { REPORTS, type ReportName } from '../../../../shared/reports.js';
 import type { ArchiveApi } from '../../api.js';
 import { translator, type Language } from '../../i18n/index.js';
 import { go, reportHash, withParams } from '../../route.js';
@@ -70,7 +70,7 @@ export function ReportsPage({
           </a>
         ))}
       </nav>
-      <UnitTrail language={language} params={params} hrefFor={(next) => reportHash(report, next)} />
+      <UnitTrail language={language} params={params} reach={reach} hrefFor={(next) => reportHash(report, next)} />
       <Tab
         key={report}
         api={api}
@@ -89,8 +89,8 @@ function CollisionBanner({ api, language }: { api: ArchiveApi; language: Languag
   const [total, setTotal] = useState(0);
   useEffect(() => {
     // Whether the banner shows is not worth an error of its own: the tables report failures.
-    api.report<ReportPage<CollisionRow>>('collisions', new URLSearchParams({ limit: '1' })).then(
-      (page) => setTotal(page.total),
+    api.collisionCount().then(
+      (count) => setTotal(count.total),
       () => undefined,
     );
   }, []);

@@ -1,5 +1,10 @@
 import { useState } from 'preact/hooks';
-import type { NearDuplicateFile, NearDuplicateRow, NearDuplicatesReport } from '../../../../shared/reports.js';
+import {
+  similarityOf,
+  type NearDuplicateFile,
+  type NearDuplicateRow,
+  type NearDuplicatesReport,
+} from '../../../../shared/reports.js';
 import type { ArchiveApi } from '../../api.js';
 import { describeError, translator, type Language } from '../../i18n/index.js';
 import { withParams } from '../../route.js';
@@ -7,6 +12,7 @@ import { FileLink, Technical } from '../controls.js';
 import { formText } from '../form-text.js';
 import { formatBytes, formatCount, formatTime, unitPlace } from '../format.js';
 import { ReportFilters } from './filters.js';
+import { textDifferences, type DiffPart } from './text-diff.js';
 import type { Column } from '../table/data-table.js';
 import { useReport } from './use-report.js';
 import { ReportSection, Switch, useView, type TabProps } from './view.js';
@@ -17,11 +23,6 @@ const STATUS_LABEL = { open: 'pairsOpen', reviewed: 'pairsReviewed', all: 'pairs
 type Review = NearDuplicateRow['review'];
 
 const percent = (x: number) => `${Math.round(x * 100)}%`;
-
-/** How alike two documents are, 0 to 1: the highest of the measures that found them (64-bit SimHash). */
-export function similarityOf(row: Pick<NearDuplicateRow, 'hamming' | 'jaccard' | 'containment'>): number {
-  return Math.max(row.jaccard, row.containment, row.hamming === null ? 0 : 1 - row.hamming / 64);
-}
 
 /** Pairs of documents found nearly the same; each row shows, below it, where the two texts differ. */
 export function NearDuplicatesTab({ api, language, params, show, units }: TabProps) {
@@ -45,16 +46,15 @@ export function NearDuplicatesTab({ api, language, params, show, units }: TabPro
       </span>
     </div>
   );
-  // One figure for everyone; how it was found (the methods' own measures) only in the details.
+  // One figure for everyone; how it was found, in words, under 详情 (the algorithms and their
+  // measures are in the tab's help text).
   const similarity = (row: NearDuplicateRow) => (
     <>
       {t('similarityValue', { percent: percent(similarityOf(row)) })}
       <Technical language={language}>
-        {row.method === 'simhash'
-          ? t('methodSimhash', { hamming: n(row.hamming ?? 0) })
-          : row.method === 'jaccard'
-            ? t('methodJaccard', { jaccard: percent(row.jaccard) })
-            : t('methodContainment', { containment: percent(row.containment) })}
+        {t(
+          row.method === 'simhash' ? 'methodSimhash' : row.method === 'jaccard' ? 'methodJaccard' : 'methodContainment',
+        )}
       </Technical>
     </>
   );
@@ -81,12 +81,23 @@ export function NearDuplicatesTab({ api, language, params, show, units }: TabPro
     },
   ];
 
-  const differences = (row: NearDuplicateRow) => (
-    <div class="near-diff" role="group" aria-label={t('differsIn')}>
-      <blockquote lang="zh">{row.a.snippet || t('noDifference')}</blockquote>
-      <blockquote lang="zh">{row.b.snippet || t('noDifference')}</blockquote>
-    </div>
-  );
+  const differences = (row: NearDuplicateRow) => {
+    const [a, b] = textDifferences(row.a.snippet, row.b.snippet);
+    const quote = (snippet: string, parts: DiffPart[]) => (
+      <blockquote lang="zh">
+        {snippet
+          ? parts.map((part, i) => (part.differs ? <mark key={i}>{part.text}</mark> : part.text))
+          : t('noDifference')}
+      </blockquote>
+    );
+    return (
+      <div class="near-diff" role="group" aria-label={t('differsIn')}>
+        {quote(row.a.snippet, a)}
+        {quote(row.b.snippet, b)}
+        <p class="hint">{t('diffMarked')}</p>
+      </div>
+    );
+  };
 
   return (
     <div class="report-tab" data-report="near-duplicates">
