@@ -129,7 +129,7 @@ export interface Ledger {
    * had never been counted (docs/decisions/counts.md). The action stays recorded (a retry of it
    * is answered as it was counted, never counted again); counting another action under a new key
    * counts anew. A reversal key belongs to its action (the same key may reverse another action).
-   * Internal until withdrawals (issue 41 part 2) give it an endpoint.
+   * Withdrawals call it (server/services/withdrawals.ts).
    */
   reverse(actionKey: string, reversalKey: string): Promise<Reversal>;
   /**
