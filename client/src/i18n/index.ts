@@ -53,13 +53,15 @@ function waitWords(language: Language, seconds: number): string {
 export function describeError(language: Language, error: unknown): string {
   const t = translator(language);
   if (error instanceof ApiError) {
-    const { limitBytes, reason } = error.details;
+    const { limitBytes, reason, withdrawDays } = error.details;
     if (error.code === 'conflict' && typeof reason === 'string' && Object.hasOwn(CONFLICT_MESSAGES[language], reason))
       return CONFLICT_MESSAGES[language][reason as keyof (typeof CONFLICT_MESSAGES)[Language]];
     return fill(ERROR_MESSAGES[language][error.code], {
       wait: waitWords(language, error.retryAfterSeconds ?? 60),
       message: error.message,
       limit: typeof limitBytes === 'number' ? formatBytes(limitBytes) : t('limitUnknown'),
+      // WITHDRAW_DAYS as the server has it (30 unless configured).
+      days: typeof withdrawDays === 'number' ? withdrawDays : 30,
     });
   }
   if (error instanceof NetworkError) return t('networkError');
