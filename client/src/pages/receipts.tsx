@@ -111,7 +111,7 @@ function ReceiptPage({ api, language, id }: { api: ArchiveApi; language: Languag
   const [csvUrl, setCsvUrl] = useState<string | null>(null);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [withdrawing, setWithdrawing] = useState<Withdrawing | null>(null);
-  const [done, setDone] = useState<string | null>(null);
+  const [done, setDone] = useState<number | null>(null);
   const load = () =>
     api.receipt(id).then(
       (r) => {
@@ -135,7 +135,7 @@ function ReceiptPage({ api, language, id }: { api: ArchiveApi; language: Languag
     const answer = await api.withdraw(
       'receipt' in w ? { ...request, receipt: id } : { ...request, uploads: w.uploads },
     );
-    setDone(t('withdrawDone', { count: formatCount(language, answer.withdrawn.length) }));
+    setDone(answer.withdrawn.length);
     await load();
   };
   useEffect(() => {
@@ -177,7 +177,7 @@ function ReceiptPage({ api, language, id }: { api: ArchiveApi; language: Languag
                   onClick={() =>
                     setWithdrawing({
                       uploads: [...selected],
-                      what: t('withdrawSelected', { count: formatCount(language, selected.size) }),
+                      what: t('withdrawSelectedWhat'),
                     })
                   }
                 >
@@ -186,16 +186,22 @@ function ReceiptPage({ api, language, id }: { api: ArchiveApi; language: Languag
                 <button
                   type="button"
                   class="secondary"
-                  onClick={() => setWithdrawing({ receipt: true, what: t('withdrawWhole'), count: open.length })}
+                  onClick={() =>
+                    setWithdrawing({
+                      receipt: true,
+                      what: t('withdrawWholeWhat', { title: receipt.title }),
+                      count: open.length,
+                    })
+                  }
                 >
                   {t('withdrawWhole')}
                 </button>
               </>
             )}
           </div>
-          {done && (
+          {done !== null && (
             <p role="status" class="notice">
-              {done} <a href="#/trash">{t('navTrash')}</a>
+              {t('withdrawDone', { count: formatCount(language, done) })} <a href="#/trash">{t('navTrash')}</a>
             </p>
           )}
           <table class="files receipt-rows">

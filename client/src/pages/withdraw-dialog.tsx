@@ -77,7 +77,10 @@ export function WithdrawDialog({
                 name="withdraw-reason"
                 value={r}
                 checked={reason === r}
-                onChange={() => setReason(r)}
+                onChange={() => {
+                  setReason(r);
+                  setError(null);
+                }}
               />{' '}
               {t(REASON_KEYS[r])}
             </label>
@@ -89,7 +92,8 @@ export function WithdrawDialog({
             <textarea
               rows={2}
               maxLength={500}
-              required
+              // Said by the dialog in the page's words, not the browser's own bubble.
+              aria-required="true"
               value={note}
               onInput={(e) => setNote((e.target as HTMLTextAreaElement).value)}
             />
