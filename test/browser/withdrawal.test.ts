@@ -81,6 +81,14 @@ describe(
         '--county',
         '青县',
       ]);
+      tokens['colleague'] = account(store.env, 'colleague', 'clerk', [
+        '--unit',
+        'unit-a',
+        '--city',
+        '沧州市',
+        '--county',
+        '青县',
+      ]);
       tokens['top'] = account(store.env, 'top', 'admin', ['--unit', 'archive']);
       server = await startServer({ ...store.env, GC_INTERVAL_SECONDS: '0' });
     });
@@ -188,6 +196,27 @@ describe(
       assert.deepEqual(await counts(), { mine: 0, everybody: 0 });
       assert.equal(await page.getByRole('button', { name: '整批撤回' }).count(), 0, 'nothing left to withdraw');
       assert.deepEqual(errors, []);
+    });
+
+    it('shows the unit’s trash to a colleague without 恢复, and to an administrator with the unit and 恢复', async () => {
+      const colleague = await windows.open();
+      await colleague.page.setViewportSize({ width: 1280, height: 800 });
+      await login(colleague.page, server.url, 'colleague');
+      await colleague.page.getByRole('link', { name: '回收站' }).click();
+      await trashRows(colleague.page, 3);
+      assert.equal(await colleague.page.getByRole('button', { name: /^恢复 / }).count(), 0);
+      assert.equal(await colleague.page.getByText('仅上传人或管理员可恢复').count(), 3);
+
+      const top = await windows.open();
+      await top.page.setViewportSize({ width: 1280, height: 800 });
+      await login(top.page, server.url, 'top');
+      await top.page.getByRole('link', { name: '回收站' }).click();
+      await trashRows(top.page, 3);
+      assert.equal(await top.page.locator('table.trash tbody tr', { hasText: '沧州市 / 青县' }).count(), 3);
+      assert.equal(await top.page.getByRole('button', { name: /^恢复 / }).count(), 3);
+      await top.page.screenshot({ path: path.join(SHOTS, 'trash-admin-zh.png') });
+      await noBlockingFindings(top.page, 'the trash as an administrator sees it');
+      assert.deepEqual([...colleague.errors, ...top.errors], []);
     });
   },
 );

@@ -56,7 +56,7 @@ export function TrashPage({ api, language, admin }: { api: ArchiveApi; language:
           { label: t('colSize'), numeric: true, cell: (item) => formatBytes(item.size) },
           ...(admin ? [{ label: t('trashUnit'), cell: (item: TrashItem) => unitPlace(item.unit) }] : []),
           { label: t('trashUploader'), cell: (item) => item.uploader.username },
-          { label: t('trashUploadedAt'), cell: (item) => formatTime(language, item.uploadedAt) },
+          { label: t('trashUploadedAt'), className: 'when', cell: (item) => formatTime(language, item.uploadedAt) },
           {
             label: t('trashWithdrawn'),
             cell: (item) =>
@@ -78,6 +78,7 @@ export function TrashPage({ api, language, admin }: { api: ArchiveApi; language:
           },
           {
             label: t('trashAction'),
+            className: 'action',
             cell: (item) =>
               item.canRestore ? (
                 <ConfirmAction
