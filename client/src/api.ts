@@ -27,6 +27,7 @@ import type {
 import { IMPORT_SKIPPED_BLANK_HEADER, IMPORT_SKIPPED_EXAMPLES_HEADER } from '../../shared/accounts.js';
 import type { ReceiptRequest, ReceiptSummary, ReceiptView } from '../../shared/receipts.js';
 import type { UnitList, UnitView } from '../../shared/units.js';
+import type { TrashList, WithdrawalAnswer, WithdrawalRequest, WithdrawalView } from '../../shared/withdrawals.js';
 import { ApiError, isErrorCode, NetworkError } from './i18n/index.js';
 
 export interface VerificationView {
@@ -146,6 +147,21 @@ export class ArchiveApi {
 
   receipt(id: string): Promise<ReceiptView> {
     return this.#call('GET', `/api/receipts/${encodeURIComponent(id)}`);
+  }
+
+  /** 撤回: uploads by their ids, or a whole receipt's; they leave every count and go to the trash. */
+  withdraw(request: WithdrawalRequest): Promise<WithdrawalAnswer> {
+    return this.#call('POST', '/api/withdrawals', request);
+  }
+
+  /** 回收站: the caller's unit's withdrawn uploads (an administrator's: their reach's). */
+  trash(page: { limit: number; offset: number }): Promise<TrashList> {
+    return this.#call('GET', `/api/trash?${query(page)}`);
+  }
+
+  /** 恢复: the upload counts again. */
+  restoreWithdrawal(id: string): Promise<WithdrawalView> {
+    return this.#call('POST', `/api/withdrawals/${encodeURIComponent(id)}/restore`);
   }
 
   /** 本单位文件: `params` are the API's own (q, uploader, from, to, type, sort, order, limit, offset). */

@@ -10,6 +10,7 @@ import { showTimesIn, unitPlace } from './pages/format.js';
 import { LoginPage, OwnAccountPage, PasswordPage } from './pages/login.js';
 import { MyUploadsPage } from './pages/my-uploads.js';
 import { ReceiptsPage } from './pages/receipts.js';
+import { TrashPage } from './pages/trash.js';
 import { TokensPage } from './pages/tokens.js';
 import { ARCHIVE_UNIT_ID } from '../../shared/units.js';
 import { UploadPage } from './pages/upload.js';
@@ -90,6 +91,9 @@ function App({ api }: { api: ArchiveApi }) {
           <NavLink to="receipts" current={page}>
             {t('navReceipts')}
           </NavLink>
+          <NavLink to="trash" current={page}>
+            {t('navTrash')}
+          </NavLink>
           {isAdmin && (
             <>
               <NavLink to="reports" current={page}>
@@ -139,6 +143,7 @@ function App({ api }: { api: ArchiveApi }) {
       />
       {page === 'files' && <MyUploadsPage api={api} language={language} params={route.params} />}
       {page === 'receipts' && <ReceiptsPage api={api} language={language} {...(route.id ? { id: route.id } : {})} />}
+      {page === 'trash' && <TrashPage api={api} language={language} admin={isAdmin} />}
       {page === 'password' && (
         <OwnAccountPage api={api} language={language} account={session.account} onChanged={setSession} />
       )}

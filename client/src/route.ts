@@ -2,13 +2,24 @@ import { REPORTS, type ReportName } from '../../shared/reports.js';
 
 /**
  * Where the app is, read from the location hash: `#/upload`, `#/files`, `#/reports/<table>?…`,
- * `#/audit?…`, `#/fixity`, `#/password`, `#/accounts`, `#/units`, `#/tokens`, `#/receipts[/<id>]`. Filters live in the hash's query, so a reload or a shared link shows the same view.
+ * `#/audit?…`, `#/fixity`, `#/password`, `#/accounts`, `#/units`, `#/tokens`, `#/receipts[/<id>]`, `#/trash`. Filters live in the hash's query, so a reload or a shared link shows the same view.
  */
 export type PageName =
-  'upload' | 'files' | 'receipts' | 'reports' | 'audit' | 'fixity' | 'password' | 'accounts' | 'units' | 'tokens';
+  | 'upload'
+  | 'files'
+  | 'receipts'
+  | 'trash'
+  | 'reports'
+  | 'audit'
+  | 'fixity'
+  | 'password'
+  | 'accounts'
+  | 'units'
+  | 'tokens';
 
 const PLAIN_PAGES: ReadonlySet<string> = new Set([
   'files',
+  'trash',
   'audit',
   'fixity',
   'password',

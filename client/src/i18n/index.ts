@@ -53,7 +53,7 @@ function waitWords(language: Language, seconds: number): string {
 export function describeError(language: Language, error: unknown): string {
   const t = translator(language);
   if (error instanceof ApiError) {
-    const { limitBytes, reason } = error.details;
+    const { limitBytes, reason, withdrawDays } = error.details;
     if (
       error.code === 'conflict' &&
       typeof reason === 'string' &&
@@ -64,6 +64,8 @@ export function describeError(language: Language, error: unknown): string {
       wait: waitWords(language, error.retryAfterSeconds ?? 60),
       message: error.message,
       limit: typeof limitBytes === 'number' ? formatBytes(limitBytes) : t('limitUnknown'),
+      // WITHDRAW_DAYS as the server has it (30 unless configured).
+      days: typeof withdrawDays === 'number' ? withdrawDays : 30,
     });
   }
   if (error instanceof NetworkError) return t('networkError');

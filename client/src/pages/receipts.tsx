@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { ReceiptSummary, ReceiptView } from '../../../shared/receipts.js';
+import type { ReceiptRowView, ReceiptSummary, ReceiptView } from '../../../shared/receipts.js';
+import type { WithdrawalReason } from '../../../shared/withdrawals.js';
 import type { ArchiveApi } from '../api.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
 import { outcomeWord, receiptReasonText } from '../upload/outcome-text.js';
@@ -7,6 +8,7 @@ import { ErrorNote, Pager } from './controls.js';
 import { formatBytes, formatCount, formatTime } from './format.js';
 import { TableSection } from './table/table-section.js';
 import { useLoaded } from './table/use-loaded.js';
+import { WithdrawDialog } from './withdraw-dialog.js';
 
 const PAGE_SIZE = 20;
 
@@ -81,7 +83,9 @@ function receiptCsv(language: Language, receipt: ReceiptView): string {
       i + 1,
       r.path,
       r.size,
-      outcomeWord(language, r.outcome),
+      r.withdrawal
+        ? t('withdrawnAt', { time: formatTime(language, r.withdrawal.withdrawnAt) })
+        : outcomeWord(language, r.outcome),
       r.reason ? receiptReasonText(language, r.reason) : '',
       formatTime(language, r.at, true),
       r.fileId ?? '',
@@ -93,14 +97,47 @@ function receiptCsv(language: Language, receipt: ReceiptView): string {
   return `\uFEFF${[header.map(cell).join(','), ...lines].join('\r\n')}\r\n`;
 }
 
+/** A row the clerk may still withdraw: counted (it names its upload) and not withdrawn. */
+const withdrawable = (r: ReceiptRowView): r is ReceiptRowView & { uploadId: string } =>
+  r.uploadId !== undefined && r.withdrawal === undefined;
+
+/** What the withdrawal dialog is open for: some rows by their uploads, or the whole receipt. */
+type Withdrawing = { uploads: string[]; what: string } | { receipt: true; what: string; count: number };
+
 function ReceiptPage({ api, language, id }: { api: ArchiveApi; language: Language; id: string }) {
   const t = translator(language);
   const [receipt, setReceipt] = useState<ReceiptView | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [csvUrl, setCsvUrl] = useState<string | null>(null);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [withdrawing, setWithdrawing] = useState<Withdrawing | null>(null);
+  const [done, setDone] = useState<number | null>(null);
+  const load = () =>
+    api.receipt(id).then(
+      (r) => {
+        setReceipt(r);
+        setSelected(new Set());
+      },
+      (e: unknown) => setError(describeError(language, e)),
+    );
   useEffect(() => {
-    api.receipt(id).then(setReceipt, (e: unknown) => setError(describeError(language, e)));
+    void load();
   }, [id]);
+  const open = receipt ? receipt.rows.filter(withdrawable) : [];
+  const toggle = (upload: string, on: boolean) => {
+    const next = new Set(selected);
+    if (on) next.add(upload);
+    else next.delete(upload);
+    setSelected(next);
+  };
+  const withdraw = async (w: Withdrawing, reason: WithdrawalReason, note: string) => {
+    const request = { reason, ...(note ? { note } : {}) };
+    const answer = await api.withdraw(
+      'receipt' in w ? { ...request, receipt: id } : { ...request, uploads: w.uploads },
+    );
+    setDone(answer.withdrawn.length);
+    await load();
+  };
   useEffect(() => {
     if (!receipt) return;
     const url = URL.createObjectURL(new Blob([receiptCsv(language, receipt)], { type: 'text/csv;charset=utf-8' }));
@@ -131,10 +168,48 @@ function ReceiptPage({ api, language, id }: { api: ArchiveApi; language: Languag
             <button type="button" class="secondary" onClick={() => print()}>
               {t('receiptPrint')}
             </button>
+            {open.length > 0 && (
+              <>
+                <button
+                  type="button"
+                  class="secondary"
+                  disabled={selected.size === 0}
+                  onClick={() =>
+                    setWithdrawing({
+                      uploads: [...selected],
+                      what: t('withdrawSelectedWhat'),
+                    })
+                  }
+                >
+                  {t('withdrawSelected', { count: formatCount(language, selected.size) })}
+                </button>
+                <button
+                  type="button"
+                  class="secondary"
+                  onClick={() =>
+                    setWithdrawing({
+                      receipt: true,
+                      what: t('withdrawWholeWhat', { title: receipt.title }),
+                      count: open.length,
+                    })
+                  }
+                >
+                  {t('withdrawWhole')}
+                </button>
+              </>
+            )}
           </div>
+          {done !== null && (
+            <p role="status" class="notice">
+              {t('withdrawDone', { count: formatCount(language, done) })} <a href="#/trash">{t('navTrash')}</a>
+            </p>
+          )}
           <table class="files receipt-rows">
             <thead>
               <tr>
+                <th scope="col" class="pick no-print">
+                  <span class="visually-hidden">{t('withdrawPick')}</span>
+                </th>
                 <th scope="col" class="num">
                   {t('csvRow')}
                 </th>
@@ -144,23 +219,65 @@ function ReceiptPage({ api, language, id }: { api: ArchiveApi; language: Languag
                 </th>
                 <th scope="col">{t('csvOutcome')}</th>
                 <th scope="col">{t('csvTime')}</th>
+                <th scope="col" class="no-print">
+                  <span class="visually-hidden">{t('withdraw')}</span>
+                </th>
               </tr>
             </thead>
             <tbody>
               {receipt.rows.map((r, i) => (
-                <tr key={i} data-outcome={r.outcome}>
+                <tr key={i} data-outcome={r.outcome} data-withdrawn={r.withdrawal ? 'yes' : undefined}>
+                  <td class="pick no-print">
+                    {withdrawable(r) && (
+                      <input
+                        type="checkbox"
+                        aria-label={t('withdrawPickRow', { name: r.path })}
+                        checked={selected.has(r.uploadId)}
+                        onChange={(e) => toggle(r.uploadId, (e.target as HTMLInputElement).checked)}
+                      />
+                    )}
+                  </td>
                   <td class="num">{i + 1}</td>
                   <td class="name">{r.path}</td>
                   <td class="num">{formatBytes(r.size)}</td>
                   <td>
-                    {outcomeWord(language, r.outcome)}
-                    {r.reason && `${t('summarySeparator')}${receiptReasonText(language, r.reason)}`}
+                    {r.withdrawal ? (
+                      <span class="withdrawn">
+                        {t('withdrawnAt', { time: formatTime(language, r.withdrawal.withdrawnAt) })}
+                      </span>
+                    ) : (
+                      <>
+                        {outcomeWord(language, r.outcome)}
+                        {r.reason && `${t('summarySeparator')}${receiptReasonText(language, r.reason)}`}
+                      </>
+                    )}
                   </td>
                   <td>{formatTime(language, r.at, true)}</td>
+                  <td class="no-print">
+                    {withdrawable(r) && (
+                      <button
+                        type="button"
+                        class="secondary small"
+                        aria-label={`${t('withdraw')} ${r.path}`}
+                        onClick={() => setWithdrawing({ uploads: [r.uploadId], what: r.path })}
+                      >
+                        {t('withdraw')}
+                      </button>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
+          {withdrawing && (
+            <WithdrawDialog
+              language={language}
+              what={withdrawing.what}
+              count={'receipt' in withdrawing ? withdrawing.count : withdrawing.uploads.length}
+              onWithdraw={(reason, note) => withdraw(withdrawing, reason, note)}
+              onClose={() => setWithdrawing(null)}
+            />
+          )}
         </>
       )}
     </main>
