@@ -244,6 +244,9 @@ export interface SessionView {
   maxFileSize: number;
   /** The archive's time zone (REPORT_TIME_ZONE): pages show times in it, as the exports do. */
   timeZone: string;
+  /** WITHDRAW_DAYS and TRASH_DAYS: what the withdrawal dialog and the trash promise. */
+  withdrawDays: number;
+  trashDays: number;
 }
 
 /** The answer to `PUT /api/session/password`: the new session, and how many API tokens were revoked. */

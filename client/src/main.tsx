@@ -142,8 +142,15 @@ function App({ api }: { api: ArchiveApi }) {
         hidden={page !== 'upload'}
       />
       {page === 'files' && <MyUploadsPage api={api} language={language} params={route.params} />}
-      {page === 'receipts' && <ReceiptsPage api={api} language={language} {...(route.id ? { id: route.id } : {})} />}
-      {page === 'trash' && <TrashPage api={api} language={language} admin={isAdmin} />}
+      {page === 'receipts' && (
+        <ReceiptsPage
+          api={api}
+          language={language}
+          trashDays={session.trashDays}
+          {...(route.id ? { id: route.id } : {})}
+        />
+      )}
+      {page === 'trash' && <TrashPage api={api} language={language} admin={isAdmin} trashDays={session.trashDays} />}
       {page === 'password' && (
         <OwnAccountPage api={api} language={language} account={session.account} onChanged={setSession} />
       )}

@@ -151,6 +151,7 @@ export function createApp(deps: AppDeps): Express {
       sessionTtlMs: settings.sessionTtlMs,
       maxFileSize: settings.maxFileSize,
       timeZone: services.reports.calendar.timeZone,
+      withdrawal: services.withdrawals.settings,
     }),
   );
   app.use(

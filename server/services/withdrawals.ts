@@ -52,6 +52,11 @@ export class WithdrawalService {
     },
   ) {}
 
+  /** WITHDRAW_DAYS and TRASH_DAYS (the page is told them with the session). */
+  get settings(): WithdrawalSettings {
+    return this.deps.settings;
+  }
+
   private now(): Date {
     return (this.deps.clock ?? (() => new Date()))();
   }

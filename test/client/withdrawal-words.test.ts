@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../../client/src/errors.js';
-import { describeError } from '../../client/src/i18n/index.js';
+import { describeError, translator } from '../../client/src/i18n/index.js';
 
 describe('撤回 refused, in the clerk’s words', () => {
   it('says how many days a clerk may withdraw their own uploads, as the server has it, and whom to ask', () => {
@@ -13,5 +13,13 @@ describe('撤回 refused, in the clerk’s words', () => {
       describeError('en', tooLate(7)),
       'This upload is more than 7 days old. Ask an administrator to withdraw it.',
     );
+  });
+
+  it('promises a restore within the trash’s days, as the server keeps them', () => {
+    assert.equal(
+      translator('zh-CN')('withdrawEffect', { days: 14 }),
+      '撤回后，这些文件不再计入上传次数和各类统计；14 天内可在回收站恢复。',
+    );
+    assert.match(translator('en')('trashHint', { days: 14 }), /^Withdrawn files stay here for 14 days/);
   });
 });

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { ReceiptView } from '../../shared/receipts.js';
 import type { ReportPage, RepeatEntryRow, SavingsReport } from '../../shared/reports.js';
-import type { AuditList } from '../../shared/schemas.js';
+import type { AuditList, SessionView } from '../../shared/schemas.js';
 import type { TrashList, WithdrawalAnswer, WithdrawalView } from '../../shared/withdrawals.js';
 import { md5, randomContent, sha256 } from '../support/content.js';
 import { body, type Client, TestServer } from '../support/server.js';
@@ -477,3 +477,18 @@ for (const target of storeTargets) {
     });
   });
 }
+
+describe('the session tells the page WITHDRAW_DAYS and TRASH_DAYS, so its dialog and trash promise what the server keeps', () => {
+  it('answers the configured days to every logged-in account', async () => {
+    const server = await TestServer.start(storeTargets[0]!, { withdrawDays: 7, trashDays: 14 });
+    try {
+      await server.archive.services.directory.load(['13']);
+      await server.addAccountIn('clerkQ', 'clerk', TOWN_Q);
+      const clerk = await server.login('clerkQ');
+      const session = await body<SessionView>(await clerk.fetch('/api/session'), 200);
+      assert.deepEqual([session.withdrawDays, session.trashDays], [7, 14]);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -13,8 +13,23 @@ import { WithdrawDialog } from './withdraw-dialog.js';
 const PAGE_SIZE = 20;
 
 /** 上传清单: the clerk's receipts of folder uploads, and one receipt, printable and as CSV. */
-export function ReceiptsPage({ api, language, id }: { api: ArchiveApi; language: Language; id?: string }) {
-  return id ? <ReceiptPage api={api} language={language} id={id} /> : <ReceiptList api={api} language={language} />;
+export function ReceiptsPage({
+  api,
+  language,
+  id,
+  trashDays,
+}: {
+  api: ArchiveApi;
+  language: Language;
+  id?: string;
+  /** TRASH_DAYS, from the session: what the withdrawal dialog promises. */
+  trashDays: number;
+}) {
+  return id ? (
+    <ReceiptPage api={api} language={language} id={id} trashDays={trashDays} />
+  ) : (
+    <ReceiptList api={api} language={language} />
+  );
 }
 
 function countsText(language: Language, r: ReceiptSummary): string {
@@ -104,7 +119,17 @@ const withdrawable = (r: ReceiptRowView): r is ReceiptRowView & { uploadId: stri
 /** What the withdrawal dialog is open for: some rows by their uploads, or the whole receipt. */
 type Withdrawing = { uploads: string[]; what: string } | { receipt: true; what: string; count: number };
 
-function ReceiptPage({ api, language, id }: { api: ArchiveApi; language: Language; id: string }) {
+function ReceiptPage({
+  api,
+  language,
+  id,
+  trashDays,
+}: {
+  api: ArchiveApi;
+  language: Language;
+  id: string;
+  trashDays: number;
+}) {
   const t = translator(language);
   const [receipt, setReceipt] = useState<ReceiptView | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -274,6 +299,7 @@ function ReceiptPage({ api, language, id }: { api: ArchiveApi; language: Languag
               language={language}
               what={withdrawing.what}
               count={'receipt' in withdrawing ? withdrawing.count : withdrawing.uploads.length}
+              trashDays={trashDays}
               onWithdraw={(reason, note) => withdraw(withdrawing, reason, note)}
               onClose={() => setWithdrawing(null)}
             />

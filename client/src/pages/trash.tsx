@@ -15,7 +15,18 @@ const PAGE_SIZE = 50;
  * days each has left; 恢复 where the caller may (its uploader, or an administrator), after a
  * confirmation that says the counts come back.
  */
-export function TrashPage({ api, language, admin }: { api: ArchiveApi; language: Language; admin: boolean }) {
+export function TrashPage({
+  api,
+  language,
+  admin,
+  trashDays,
+}: {
+  api: ArchiveApi;
+  language: Language;
+  admin: boolean;
+  /** TRASH_DAYS, from the session. */
+  trashDays: number;
+}) {
   const t = translator(language);
   const [offset, setOffset] = useState(0);
   // Bumped after a restore, so the list is read again.
@@ -39,7 +50,7 @@ export function TrashPage({ api, language, admin }: { api: ArchiveApi; language:
   return (
     <main class="page" aria-labelledby="trash-title">
       <h1 id="trash-title">{t('trashTitle')}</h1>
-      <p class="hint">{t('trashHint')}</p>
+      <p class="hint">{t('trashHint', { days: trashDays })}</p>
       <ErrorNote error={error} />
       {done && (
         <p role="status" class="notice">

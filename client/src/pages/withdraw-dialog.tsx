@@ -20,10 +20,13 @@ export function WithdrawDialog({
   language,
   what,
   count,
+  trashDays,
   onWithdraw,
   onClose,
 }: {
   language: Language;
+  /** TRASH_DAYS: how long a restore stays possible. */
+  trashDays: number;
   /** What is withdrawn, in words: a file's name, or "整批" for a receipt. */
   what: string;
   count: number;
@@ -66,7 +69,7 @@ export function WithdrawDialog({
       <form onSubmit={(e) => void submit(e)}>
         <h2 id="withdraw-title">{t('withdrawTitle', { what, count: formatCount(language, count) })}</h2>
         <p id="withdraw-effect" class="withdraw-effect">
-          {t('withdrawEffect')}
+          {t('withdrawEffect', { days: trashDays })}
         </p>
         <fieldset>
           <legend>{t('withdrawReason')}</legend>

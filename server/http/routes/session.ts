@@ -19,10 +19,17 @@ export interface SessionRouteDeps {
   maxFileSize: number;
   /** REPORT_TIME_ZONE: the page shows times in it, as the exports do. */
   timeZone: string;
+  /** WITHDRAW_DAYS and TRASH_DAYS, told to the page so its promises are the server's. */
+  withdrawal: { withdrawDays: number; trashDays: number };
 }
 
 async function view(
-  { directory, maxFileSize, timeZone }: Pick<SessionRouteDeps, 'directory' | 'maxFileSize' | 'timeZone'>,
+  {
+    directory,
+    maxFileSize,
+    timeZone,
+    withdrawal,
+  }: Pick<SessionRouteDeps, 'directory' | 'maxFileSize' | 'timeZone' | 'withdrawal'>,
   account: Account,
   session: SessionRecord | undefined,
 ): Promise<SessionView> {
@@ -39,6 +46,8 @@ async function view(
     reach,
     maxFileSize,
     timeZone,
+    withdrawDays: withdrawal.withdrawDays,
+    trashDays: withdrawal.trashDays,
   };
 }
 
