@@ -119,7 +119,8 @@ const zh = {
   reasonOther: '其他',
   navTrash: '回收站',
   trashTitle: '回收站',
-  trashHint: '撤回的文件在这里保留 {days} 天，不计入上传次数和统计；恢复后重新计入。过期的标为“待清除”，清除前仍可恢复。',
+  trashHint:
+    '撤回的文件在这里保留 {days} 天，不计入上传次数和统计；恢复后重新计入。过期的标为“待清除”，清除前仍可恢复。',
   trashEmpty: '回收站是空的。',
   colFileName: '文件名',
   trashUnit: '单位',
