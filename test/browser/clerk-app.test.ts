@@ -490,8 +490,16 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await page.getByRole('link', { name: '查看上传清单' }).click();
     await page.getByRole('heading', { name: '上传清单：清单测试' }).waitFor();
     await page.getByText('共 5 个：秒传 1 个，已上传 3 个，失败 1 个').waitFor();
-    const rows = (await page.locator('table.receipt-rows tbody tr').allInnerTexts()).map((text) => text.split('\t'));
-    const outcomes = new Map(rows.map((r) => [r[1]!.trim(), r[3]!.split('：')[0]!.trim()]));
+    // Read by the header's column names, not positions: the table has more columns (撤回's pick box) than it reads.
+    const rows = await page.locator('table.receipt-rows').evaluate((table) => {
+      const names = [...table.querySelectorAll('thead th')].map((th) => th.textContent?.trim() ?? '');
+      const [path, outcome] = [names.indexOf('文件路径'), names.indexOf('结果')];
+      return [...table.querySelectorAll('tbody tr')].map((tr) => {
+        const cells = [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim() ?? '');
+        return [cells[path] ?? '', cells[outcome] ?? ''];
+      });
+    });
+    const outcomes = new Map(rows.map(([path, outcome]) => [path!, outcome!.split('：')[0]!.trim()]));
     assert.deepEqual([...outcomes.keys()].sort(), [
       '清单测试/副本/第1页.jpg',
       '清单测试/正本/第1页.jpg',

@@ -147,7 +147,13 @@ describe('a folder dropped again (Debian Chromium, embedded store)', { skip: bro
     await page.getByRole('link', { name: '查看上传清单' }).click();
     await page.getByRole('heading', { name: '上传清单：2026年移交' }).waitFor();
     await page.getByText('共 7 个：秒传 0 个，已上传 1 个，失败 0 个，跳过 6 个').waitFor();
-    const outcomes = await page.locator('table.receipt-rows tbody tr td:nth-child(4)').allInnerTexts();
+    // The 结果 column by its header: the table has more columns (撤回's pick box) than this reads.
+    const outcomes = await page.locator('table.receipt-rows').evaluate((table) => {
+      const column = [...table.querySelectorAll('thead th')].findIndex((th) => th.textContent?.trim() === '结果');
+      return [...table.querySelectorAll('tbody tr')].map(
+        (tr) => tr.querySelectorAll('td')[column]?.textContent?.trim() ?? '',
+      );
+    });
     assert.deepEqual(outcomes.filter((o) => o === '跳过：本单位已上传').length, 6);
     await page.screenshot({ path: path.join(SHOTS, 'repeat-drop-receipt-zh.png'), fullPage: true });
     await page.getByRole('button', { name: 'English' }).click();
