@@ -22,6 +22,7 @@ import { ConflictError, NotFoundError, UsernameTakenError, ValidationError } fro
 import {
   usernameKey,
   type Account,
+  type AccountSelection,
   type AccountStore,
   type ApiTokenRecord,
   type ImportedAccount,
@@ -51,7 +52,7 @@ export interface AdministrationDeps {
   accounts: AccountService;
   store: Pick<
     AccountStore,
-    'list' | 'get' | 'update' | 'createMany' | 'takenUsernames' | 'keptImports' | 'takeKeptImport'
+    'list' | 'page' | 'get' | 'update' | 'createMany' | 'takenUsernames' | 'keptImports' | 'takeKeptImport'
   >;
   sessions: Pick<SessionStore, 'deleteForAccount'>;
   tokens: Pick<TokenService, 'list' | 'create' | 'get' | 'revoke'>;
@@ -252,7 +253,10 @@ export class AccountAdministration {
     return this.summaries(await this.placeAll(await this.deps.directory.unmapped()));
   }
 
-  /** The accounts in the caller's reach, filtered, by username. */
+  /**
+   * The accounts in the caller's reach, filtered, by username: one page of them read from the
+   * store, the reach and the filters given to it as units (the directory says which).
+   */
   async list(caller: Account, query: AccountListQuery): Promise<AccountList> {
     const reach = await this.deps.directory.reachOf(caller);
     const filterUnit =
@@ -263,31 +267,37 @@ export class AccountAdministration {
           : await this.deps.directory.unitInReach(caller, query.unit);
     if (filterUnit === ARCHIVE_UNIT_ID && reach.kind !== 'everything')
       throw new NotFoundError(`No unit with the id "${ARCHIVE_UNIT_ID}" is within your reach.`);
-    let placed = (await this.placeAll(await this.deps.store.list())).filter((p) => this.inReach(reach, p));
-    if (filterUnit === ARCHIVE_UNIT_ID) placed = placed.filter((p) => p.account.unit.id === ARCHIVE_UNIT_ID);
-    else if (filterUnit) placed = placed.filter((p) => p.unit && p.unit.lineage.startsWith(filterUnit.lineage));
-    if (query.role) placed = placed.filter((p) => p.account.role === query.role);
+    const page = { limit: query.limit, offset: query.offset };
+    if (reach.kind === 'nothing') return { items: [], total: 0, ...page };
+    const selection: AccountSelection = { ...(query.role && { role: query.role }) };
+    if (filterUnit === ARCHIVE_UNIT_ID) selection.units = [ARCHIVE_UNIT_ID];
+    else if (filterUnit)
+      selection.units = (await this.deps.directory.unitsIn({ kind: 'subtree', root: filterUnit })).map((u) => u.id);
+    const reachUnits = reach.kind === 'subtree' ? await this.deps.directory.unitsIn(reach) : undefined;
+    if (reachUnits && !selection.units) selection.units = reachUnits.map((u) => u.id);
     if (query.q) {
-      const q = usernameKey(query.q);
-      placed = placed.filter(
-        (p) =>
-          usernameKey(p.account.username).includes(q) ||
-          (p.account.displayName !== null && usernameKey(p.account.displayName).includes(q)) ||
-          (p.unit ? p.unit.path.join('/') : legacyNames(p.account.unit).join('/')).includes(query.q!) ||
-          p.unit?.code?.startsWith(query.q!),
+      // A unit matches by its path (so a county's name takes its towns) or the start of its code.
+      const q = query.q;
+      const matching = (reachUnits ?? (await this.deps.directory.unitsIn(reach))).filter(
+        (u) => u.path.join('/').includes(q) || u.code?.startsWith(q),
+      );
+      selection.text = { key: usernameKey(q), name: q.toLowerCase(), units: matching.map((u) => u.id) };
+    }
+    if (query.state) {
+      const throttled = { in: [...(await this.deps.throttle.throttledUsernames())] };
+      const notThrottled = { notIn: throttled.in };
+      Object.assign(
+        selection,
+        {
+          disabled: { disabled: true },
+          throttled: { disabled: false, usernameKeys: throttled },
+          must_change_password: { disabled: false, usernameKeys: notThrottled, mustChangePassword: true },
+          active: { disabled: false, usernameKeys: notThrottled, mustChangePassword: false },
+        }[query.state],
       );
     }
-    let summaries = await this.summaries(placed);
-    if (query.state) summaries = summaries.filter((s) => s.state === query.state);
-    summaries.sort(
-      (a, b) => usernameKey(a.username).localeCompare(usernameKey(b.username)) || a.id.localeCompare(b.id),
-    );
-    return {
-      items: summaries.slice(query.offset, query.offset + query.limit),
-      total: summaries.length,
-      limit: query.limit,
-      offset: query.offset,
-    };
+    const found = await this.deps.store.page(selection, query.offset, query.limit);
+    return { items: await this.summaries(await this.placeAll(found.items)), total: found.total, ...page };
   }
 
   /**

@@ -184,6 +184,13 @@ export class UnitDirectory {
     return this.deps.units.getMany(ids);
   }
 
+  /** Every unit of a reach: a subtree's, or the whole directory's (a province has a few thousand). */
+  async unitsIn(reach: Exclude<Reach, { kind: 'nothing' }>): Promise<DirectoryUnit[]> {
+    const within = reach.kind === 'subtree' ? reach.root.lineage : undefined;
+    return (await this.deps.units.find({ ...(within !== undefined && { within }), limit: 10_000_000, offset: 0 }))
+      .items;
+  }
+
   /**
    * One parent's children (`parent`), or a search (`q`, at every depth), within the caller's
    * reach. Without either: the top of the caller's reach (the provinces and top-level custom

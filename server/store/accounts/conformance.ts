@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConflictError, UsernameTakenError } from '../../errors.js';
-import type { ApiTokenRecord, KeptImport, NewAccount } from './port.js';
+import type { Account, ApiTokenRecord, KeptImport, NewAccount } from './port.js';
 import { testAccount } from '../../../test/support/content.js';
 import { conformanceSuite, type StoreTarget } from '../../../test/support/stores.js';
 
@@ -130,6 +130,69 @@ export function accountConformance(target: StoreTarget): void {
         assert.equal(await store.accounts.count(), 1);
         await assert.rejects(store.accounts.create({ ...newAccount('王五') }), ConflictError);
         assert.equal((await store.accounts.list()).length, 1);
+      });
+
+      describe('a page of the accounts a selection takes', () => {
+        const town = (id: string) => ({ id, geoType: 'town' as const, city: '沧州市', county: '青县', town: id });
+        const names = ['Wang', 'li', 'zhao', '孙', 'Zhou', 'wu', 'zheng', 'feng'];
+        const setUp = async () => {
+          const made = names.map((username, i) =>
+            testAccount({
+              username,
+              unit: town(`u${i % 3}`),
+              role: i === 7 ? 'admin' : 'clerk',
+              displayName: i === 3 ? '孙小明' : i === 4 ? 'Zhou Ming' : null,
+              disabled: i === 5,
+              mustChangePassword: i === 6,
+            }),
+          );
+          for (const a of made) await store.accounts.create(a);
+          return made;
+        };
+        const usernames = (page: { items: Account[] }) => page.items.map((a) => a.username);
+
+        it('pages every account by username key, and counts them all', async () => {
+          await setUp();
+          const byKey = ['feng', 'li', 'Wang', 'wu', 'zhao', 'zheng', 'Zhou', '孙'];
+          assert.deepEqual(usernames(await store.accounts.page({}, 0, 100)), byKey);
+          const second = await store.accounts.page({}, 3, 3);
+          assert.deepEqual([usernames(second), second.total], [byKey.slice(3, 6), 8]);
+          assert.deepEqual(await store.accounts.page({}, 8, 3), { items: [], total: 8 });
+        });
+
+        it('takes the accounts of some units, of a role, of a state', async () => {
+          await setUp();
+          const some = await store.accounts.page({ units: ['u0', 'u2'] }, 0, 100);
+          assert.deepEqual([usernames(some), some.total], [['Wang', 'wu', 'zhao', 'zheng', '孙'], 5]);
+          assert.deepEqual(usernames(await store.accounts.page({ units: [] }, 0, 100)), []);
+          assert.deepEqual(usernames(await store.accounts.page({ role: 'admin' }, 0, 100)), ['feng']);
+          assert.deepEqual(usernames(await store.accounts.page({ disabled: true }, 0, 100)), ['wu']);
+          assert.deepEqual(
+            usernames(await store.accounts.page({ disabled: false, mustChangePassword: true }, 0, 100)),
+            ['zheng'],
+          );
+          const keys = await store.accounts.page({ usernameKeys: { in: ['li', 'zhou'] } }, 0, 100);
+          assert.deepEqual(usernames(keys), ['li', 'Zhou']);
+          const others = await store.accounts.page(
+            { disabled: false, mustChangePassword: false, usernameKeys: { notIn: ['li', 'zhou'] } },
+            0,
+            100,
+          );
+          assert.deepEqual(usernames(others), ['feng', 'Wang', 'zhao', '孙']);
+        });
+
+        it('finds a part of a username or a display name, in any case, or an account of the units named', async () => {
+          await setUp();
+          const text = (q: string, units: string[] = []) =>
+            store.accounts.page({ text: { key: q.toLowerCase(), name: q.toLowerCase(), units } }, 0, 100);
+          assert.deepEqual(usernames(await text('zh')), ['zhao', 'zheng', 'Zhou']);
+          assert.deepEqual(usernames(await text('ming')), ['Zhou'], 'a display name, in another case');
+          assert.deepEqual(usernames(await text('小明')), ['孙']);
+          assert.deepEqual(usernames(await text('nobody', ['u1'])), ['feng', 'li', 'Zhou']);
+          assert.deepEqual(usernames(await text('.*')), [], 'a pattern is text');
+          const both = await store.accounts.page({ units: ['u1'], text: { key: 'zh', name: 'zh', units: [] } }, 0, 100);
+          assert.deepEqual(usernames(both), ['Zhou'], 'every part of a selection applies');
+        });
       });
 
       it('takes usernames as people read them: another case or width of a taken one is taken, and finds it', async () => {

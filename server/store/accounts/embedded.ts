@@ -1,7 +1,14 @@
 import type { Unit } from '../../../shared/schemas.js';
 import { UsernameTakenError } from '../../errors.js';
 import { addMissingColumns, type Db, type EmbeddedSchema } from '../embedded/database.js';
-import { usernameKey, type Account, type AccountPatch, type AccountStore, type NewAccount } from './port.js';
+import {
+  usernameKey,
+  type Account,
+  type AccountPatch,
+  type AccountSelection,
+  type AccountStore,
+  type NewAccount,
+} from './port.js';
 import type { ImportedAccount, KeptImport, KeptImportSummary } from './port.js';
 import type { ApiTokenRecord, SessionRecord, SessionStore, TokenStore } from './port.js';
 import type { LoginAttemptStore, LoginRecord, RateCounts } from './port.js';
@@ -104,8 +111,57 @@ CREATE TABLE IF NOT EXISTS rate_counts (
       }
       db.exec('CREATE UNIQUE INDEX IF NOT EXISTS accounts_username_key ON accounts (username_key)');
     }).immediate();
+    // The accounts page: pages in name order, and an account's unit (a reach, a filter, a search).
+    db.exec(`CREATE INDEX IF NOT EXISTS accounts_by_name ON accounts (${BY_NAME}, id);
+             CREATE INDEX IF NOT EXISTS accounts_by_unit ON accounts (${UNIT_ID}, ${BY_NAME}, id)`);
   },
 };
+
+/** The name order of the accounts page (an account of an earlier version may lack a key). */
+const BY_NAME = 'COALESCE(username_key, username)';
+const UNIT_ID = "json_extract(unit, '$.id')";
+
+/** A selection's WHERE clause, with its named parameters (lists as JSON arrays, for json_each). */
+function selectionWhere(selection: AccountSelection): { where: string; params: Record<string, string | number> } {
+  const parts: string[] = [];
+  const params: Record<string, string | number> = {};
+  if (selection.units) {
+    parts.push(`${UNIT_ID} IN (SELECT value FROM json_each(@units))`);
+    params.units = JSON.stringify(selection.units);
+  }
+  if (selection.role) {
+    parts.push('role = @role');
+    params.role = selection.role;
+  }
+  if (selection.text) {
+    parts.push(
+      `(instr(username_key, @key) > 0 OR instr(lower(username), @name) > 0 OR instr(lower(display_name), @name) > 0
+        OR ${UNIT_ID} IN (SELECT value FROM json_each(@textUnits)))`,
+    );
+    Object.assign(params, {
+      key: selection.text.key,
+      name: selection.text.name,
+      textUnits: JSON.stringify(selection.text.units),
+    });
+  }
+  if (selection.disabled !== undefined) {
+    parts.push('disabled = @disabled');
+    params.disabled = selection.disabled ? 1 : 0;
+  }
+  if (selection.mustChangePassword !== undefined) {
+    parts.push('must_change_password = @mustChange');
+    params.mustChange = selection.mustChangePassword ? 1 : 0;
+  }
+  const keys = selection.usernameKeys;
+  if (keys && 'in' in keys) {
+    parts.push('username_key IN (SELECT value FROM json_each(@keys))');
+    params.keys = JSON.stringify(keys.in);
+  } else if (keys) {
+    parts.push('(username_key IS NULL OR username_key NOT IN (SELECT value FROM json_each(@keys)))');
+    params.keys = JSON.stringify(keys.notIn);
+  }
+  return { where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
+}
 
 export class EmbeddedAccountStore implements AccountStore {
   constructor(private readonly db: Db) {}
@@ -231,6 +287,20 @@ export class EmbeddedAccountStore implements AccountStore {
 
   async list(): Promise<Account[]> {
     return this.db.prepare<[], AccountRow>('SELECT * FROM accounts ORDER BY username').all().map(accountFromRow);
+  }
+
+  async page(selection: AccountSelection, offset: number, limit: number): Promise<{ items: Account[]; total: number }> {
+    const { where, params } = selectionWhere(selection);
+    const items = this.db
+      .prepare<Record<string, string | number>, AccountRow>(
+        `SELECT * FROM accounts ${where} ORDER BY ${BY_NAME}, id LIMIT @limit OFFSET @offset`,
+      )
+      .all({ ...params, limit, offset })
+      .map(accountFromRow);
+    const total = this.db
+      .prepare<Record<string, string | number>, { n: number }>(`SELECT COUNT(*) AS n FROM accounts ${where}`)
+      .get(params)!.n;
+    return { items, total };
   }
 
   async count(): Promise<number> {

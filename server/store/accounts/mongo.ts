@@ -1,8 +1,15 @@
-import type { Db } from 'mongodb';
+import type { Db, Filter } from 'mongodb';
 import type { TokenScope } from '../../../shared/accounts.js';
 import { UsernameTakenError } from '../../errors.js';
 import { escapeRegex, isDuplicateKey, recordFromDoc } from '../mongo/documents.js';
-import { usernameKey, type Account, type AccountPatch, type AccountStore, type NewAccount } from './port.js';
+import {
+  usernameKey,
+  type Account,
+  type AccountPatch,
+  type AccountSelection,
+  type AccountStore,
+  type NewAccount,
+} from './port.js';
 import type { ImportedAccount, KeptImport, KeptImportSummary } from './port.js';
 import type { ApiTokenRecord, SessionRecord, SessionStore, TokenStore } from './port.js';
 import type { LoginAttemptStore, LoginRecord, RateCounts } from './port.js';
@@ -79,11 +86,38 @@ export function accountCollections(db: Db) {
 
 export type AccountCollections = ReturnType<typeof accountCollections>;
 
+/** A selection as a query (a part of a name: an unanchored match, a scan of the unit's accounts). */
+function selectionFilter(selection: AccountSelection): Filter<AccountDoc> {
+  const all: Array<Filter<AccountDoc>> = [];
+  if (selection.units) all.push({ 'unit.id': { $in: [...selection.units] } });
+  if (selection.role) all.push({ role: selection.role });
+  if (selection.text) {
+    const { key, name, units } = selection.text;
+    all.push({
+      $or: [
+        { usernameKey: { $regex: escapeRegex(key) } },
+        { username: { $regex: escapeRegex(name), $options: 'i' } },
+        { displayName: { $regex: escapeRegex(name), $options: 'i' } },
+        { 'unit.id': { $in: [...units] } },
+      ],
+    });
+  }
+  if (selection.disabled !== undefined) all.push(selection.disabled ? { disabled: true } : { disabled: { $ne: true } });
+  if (selection.mustChangePassword !== undefined)
+    all.push(selection.mustChangePassword ? { mustChangePassword: true } : { mustChangePassword: { $ne: true } });
+  const keys = selection.usernameKeys;
+  if (keys && 'in' in keys) all.push({ usernameKey: { $in: [...keys.in] } });
+  else if (keys) all.push({ usernameKey: { $nin: [...keys.notIn] } });
+  return all.length ? { $and: all } : {};
+}
+
 export async function createAccountIndexes(c: AccountCollections): Promise<void> {
   await Promise.all([
     c.accounts.createIndex({ username: 1 }, { unique: true }),
     // Sparse: an account of an earlier version left without a key is not in it.
     c.accounts.createIndex({ usernameKey: 1 }, { unique: true, sparse: true, name: 'username_key' }),
+    // The accounts page: a unit's accounts (a reach, a filter) in name order.
+    c.accounts.createIndex({ 'unit.id': 1, usernameKey: 1, _id: 1 }, { name: 'unit_by_name' }),
     c.sessions.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
     c.sessions.createIndex({ accountId: 1 }),
     c.tokens.createIndex({ accountId: 1 }, { name: 'account' }),
@@ -232,6 +266,15 @@ export class MongoAccountStore implements AccountStore {
 
   async list(): Promise<Account[]> {
     return (await this.c.accounts.find().sort({ username: 1 }).toArray()).map(accountFromDoc);
+  }
+
+  async page(selection: AccountSelection, offset: number, limit: number): Promise<{ items: Account[]; total: number }> {
+    const filter = selectionFilter(selection);
+    const [docs, total] = await Promise.all([
+      this.c.accounts.find(filter).sort({ usernameKey: 1, _id: 1 }).skip(offset).limit(limit).toArray(),
+      this.c.accounts.countDocuments(filter),
+    ]);
+    return { items: docs.map(accountFromDoc), total };
   }
 
   async count(): Promise<number> {

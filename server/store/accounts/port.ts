@@ -57,6 +57,25 @@ export interface KeptImport {
 /** A kept import as listed: how many accounts, not who they are or their passwords. */
 export type KeptImportSummary = Omit<KeptImport, 'accounts'> & { count: number };
 
+/**
+ * Which accounts a page takes; every part optional, all parts together. Units are named by id:
+ * the directory (another capability) says which units a reach or a search covers.
+ */
+export interface AccountSelection {
+  /** Only accounts of these units. */
+  units?: readonly string[];
+  role?: Role;
+  /**
+   * Accounts whose username key contains `key` (usernameKey of what was typed), whose display
+   * name contains `name` (ASCII letters in any case), or whose unit is one of `units`.
+   */
+  text?: { key: string; name: string; units: readonly string[] };
+  disabled?: boolean;
+  mustChangePassword?: boolean;
+  /** Only accounts whose username key is among these (`in`), or is not (`notIn`): throttled logins. */
+  usernameKeys?: { in: readonly string[] } | { notIn: readonly string[] };
+}
+
 export interface AccountStore {
   /** Throws UsernameTakenError when the username, or one with the same key, is taken. */
   create(account: NewAccount): Promise<void>;
@@ -76,6 +95,11 @@ export interface AccountStore {
   /** The account of exactly this username, else the one whose username has its key (see usernameKey). */
   findByUsername(username: string): Promise<Account | undefined>;
   list(): Promise<Account[]>;
+  /**
+   * One page of the accounts a selection takes, by username key (then id), and how many it takes
+   * in all: what the accounts page shows, at 100,000 accounts, without reading them all.
+   */
+  page(selection: AccountSelection, offset: number, limit: number): Promise<{ items: Account[]; total: number }>;
   count(): Promise<number>;
   setPassword(id: string, passwordHash: string, mustChangePassword: boolean): Promise<void>;
   update(id: string, patch: AccountPatch): Promise<void>;
