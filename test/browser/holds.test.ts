@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { ReceiptView } from '../../shared/receipts.js';
 import { accessibilityFindings, blocking, findingsTable, layoutProblems } from '../support/accessibility.js';
-import { artifactPath, browserSkip, BrowserWindows, login } from '../support/browser.js';
+import { browserSkip, BrowserWindows, login } from '../support/browser.js';
 import { md5, sha256 } from '../support/content.js';
 import { body, type Client, TestServer } from '../support/server.js';
 import { embeddedTarget } from '../support/stores.js';

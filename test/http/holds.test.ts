@@ -171,7 +171,6 @@ for (const target of storeTargets) {
       for (const who of Object.keys(readers) as Who[])
         await status(who, await as[who].fetch('/api/holds'), readers[who]);
       const q = await upload(as.clerkQ);
-      const d = await upload(as.clerkD);
       const onQ = await body<HoldView>(await place('adminQ', { files: [q.fileId], reason: '青县' }), 201);
       const onD = await body<HoldView>(await place('adminD', { unit: TOWN_D, reason: '东光' }), 201);
       const liftedQ = await body<HoldView>(await place('adminQ', { unit: TOWN_Q, reason: '青县镇' }), 201);

@@ -12,6 +12,11 @@ import { UnitPicker, type PickedUnit } from './unit-picker.js';
 
 const PAGE_SIZE = 50;
 
+const reasonOf = (form: FormData): string => {
+  const reason = form.get('reason');
+  return typeof reason === 'string' ? reason.trim() : '';
+};
+
 const STATE_KEYS: Record<HoldState, MessageKey> = {
   active: 'holdsStateActive',
   lifted: 'holdsStateLifted',
@@ -174,11 +179,11 @@ function PlaceUnitHold({
     places: { fields: ['unit', 'reason'] },
     check: (form): Record<string, string> => ({
       ...(unit && unit !== ARCHIVE_UNIT_ID ? {} : { unit: t('holdsPickUnit') }),
-      ...(String(form.get('reason') ?? '').trim() ? {} : { reason: t('holdsReasonRequired') }),
+      ...(reasonOf(form) ? {} : { reason: t('holdsReasonRequired') }),
     }),
     send: async (form) => {
       const picked = unit as Exclude<PickedUnit, typeof ARCHIVE_UNIT_ID>;
-      await api.placeHold({ unit: picked.id, reason: String(form.get('reason')).trim() });
+      await api.placeHold({ unit: picked.id, reason: reasonOf(form) });
       setUnit(null);
       setFormKey((k) => k + 1);
       onPlaced(picked.path);
