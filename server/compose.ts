@@ -7,6 +7,7 @@ import { AccountService } from './services/accounts.js';
 import { AccountAdministration } from './services/administration.js';
 import { ReceiptService } from './services/receipts.js';
 import { WithdrawalService } from './services/withdrawals.js';
+import { HoldService } from './services/holds.js';
 import { UnitDirectory } from './services/unit-directory.js';
 import { AuditService } from './services/audit.js';
 import { ReportCalendar } from './services/calendar.js';
@@ -134,10 +135,12 @@ export function composeServices(
     idleMs: config.uploadIdleMs,
     clock,
   });
+  const holds = new HoldService({ store, directory, audit, clock });
   const withdrawals = new WithdrawalService({
     store,
     directory,
     audit,
+    holds,
     settings: { withdrawDays: config.withdrawDays, trashDays: config.trashDays },
     clock,
   });
@@ -167,6 +170,7 @@ export function composeServices(
       resumable,
       receipts: new ReceiptService(store, quotas, clock),
       withdrawals,
+      holds,
       claims: new ClaimService(store, scope, audit, calendar, metrics, config.claimTtlMs, clock),
       quotas,
       fixity,

@@ -318,6 +318,32 @@ export class AlreadyRestoredError extends ArchiveError {
   }
 }
 
+/** What a hold (冻结) keeps a file from. */
+export type HeldAction = 'withdraw' | 'purge' | 'dispose';
+const HELD_ACTION_WORDS: Record<HeldAction, string> = { withdraw: '撤回', purge: '清除', dispose: '销毁' };
+
+/** Some of the files a request names are on hold: the request is refused whole, nothing changed. */
+export class FileOnHoldError extends ArchiveError {
+  constructor(
+    action: HeldAction,
+    held: ReadonlyArray<{ fileId: string; fileName: string; holdId: string; reason: string }>,
+  ) {
+    const first = held[0]!;
+    super(
+      'file_on_hold',
+      `文件“${first.fileName}”${held.length > 1 ? `等 ${held.length} 个文件` : ''}已被冻结（原因：${first.reason}），不能${HELD_ACTION_WORDS[action]}；请联系管理员。`,
+      {
+        action,
+        fileName: first.fileName,
+        holdReason: first.reason,
+        count: held.length,
+        files: held.slice(0, 5).map((h) => h.fileId),
+        holds: [...new Set(held.map((h) => h.holdId))].slice(0, 5),
+      },
+    );
+  }
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }

@@ -32,6 +32,8 @@ export const AUDIT_ACTIONS = [
   'near_duplicate_reopened',
   'upload_withdrawn',
   'upload_restored',
+  'hold_placed',
+  'hold_lifted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -60,6 +62,9 @@ export const AUDIT_GROUPS = {
     // Corrections change every count: the bureau reviews them with its own actions.
     'upload_withdrawn',
     'upload_restored',
+    // 冻结 stops withdrawals, purges and disposals: who held what, and who let it go.
+    'hold_placed',
+    'hold_lifted',
   ],
   signIn: ['login', 'login_failed', 'login_throttled', 'logout', 'password_changed'],
   files: [
@@ -123,7 +128,17 @@ export type AuditNote =
   | { code: 'pair_reviewed'; nameA: string; nameB: string; note: string }
   | { code: 'pair_reopened'; nameA: string; nameB: string }
   | ({ code: 'withdrawn' } & WithdrawalNoted)
-  | ({ code: 'restored' } & WithdrawalNoted);
+  | ({ code: 'restored' } & WithdrawalNoted)
+  | ({ code: 'hold_placed' } & HoldNoted)
+  | ({ code: 'hold_lifted' } & HoldNoted);
+
+/** A hold placed or lifted: on how many files, or on which unit (its path), and why it was placed. */
+interface HoldNoted {
+  holdId: string;
+  files?: number;
+  unit?: string;
+  reason: string;
+}
 
 /** A withdrawal or restore of an upload: whose upload, of which unit and when, and why it was withdrawn. */
 interface WithdrawalNoted {
@@ -276,6 +291,10 @@ const logWords: NoteWords = {
     `upload by ${n.uploader} (${n.unit}, ${n.uploadedAt}) withdrawn: ${REASON_EN[n.reason]}${n.note ? `: ${n.note}` : ''} (withdrawal ${n.withdrawalId})`,
   restored: (n) =>
     `upload by ${n.uploader} (${n.unit}, ${n.uploadedAt}) restored, counted again (withdrawal ${n.withdrawalId})`,
+  hold_placed: (n) =>
+    `hold placed on ${n.unit === undefined ? count(n.files ?? 0, 'file') : `every file of ${n.unit}`}: ${n.reason} (hold ${n.holdId})`,
+  hold_lifted: (n) =>
+    `hold lifted from ${n.unit === undefined ? count(n.files ?? 0, 'file') : `every file of ${n.unit}`}, placed for: ${n.reason} (hold ${n.holdId})`,
   wrong_password: () => 'wrong username or password',
   wrong_current_password: () => 'password change: wrong current password',
   throttled_account: (n) =>
@@ -340,6 +359,9 @@ const zh: NoteWords = {
   withdrawn: (n) =>
     `撤回 ${n.uploader} 于 ${n.uploadedAt} 的上传：${WITHDRAWAL_REASON_NAMES[n.reason]}${n.note ? `（${n.note}）` : ''}`,
   restored: (n) => `恢复 ${n.uploader} 于 ${n.uploadedAt} 的上传，重新计数`,
+  hold_placed: (n) => `冻结${n.unit === undefined ? ` ${n.files ?? 0} 个文件` : `“${n.unit}”的全部文件`}：${n.reason}`,
+  hold_lifted: (n) =>
+    `解除冻结${n.unit === undefined ? ` ${n.files ?? 0} 个文件` : `“${n.unit}”的全部文件`}（冻结原因：${n.reason}）`,
   wrong_password: () => '用户名或密码错误',
   wrong_current_password: () => '修改密码时当前密码错误',
   throttled_account: (n) => `此账号从多个地址输错密码 ${n.failures} 次：未用过的地址须等待后再试`,
@@ -575,6 +597,8 @@ export const AUDIT_ACTION_NAMES: Record<WordsLanguage, Record<AuditAction, strin
     near_duplicate_reopened: '近似重复改回待处理',
     upload_withdrawn: '撤回上传',
     upload_restored: '恢复上传',
+    hold_placed: '冻结',
+    hold_lifted: '解除冻结',
   },
   en: {
     login: 'Log in',
@@ -606,5 +630,7 @@ export const AUDIT_ACTION_NAMES: Record<WordsLanguage, Record<AuditAction, strin
     near_duplicate_reopened: 'Similar files reopened',
     upload_withdrawn: 'Upload withdrawn',
     upload_restored: 'Upload restored',
+    hold_placed: 'Hold placed',
+    hold_lifted: 'Hold lifted',
   },
 };

@@ -28,6 +28,7 @@ import { IMPORT_SKIPPED_BLANK_HEADER, IMPORT_SKIPPED_EXAMPLES_HEADER } from '../
 import type { ReceiptRequest, ReceiptSummary, ReceiptView } from '../../shared/receipts.js';
 import type { UnitList, UnitView } from '../../shared/units.js';
 import type { TrashList, WithdrawalAnswer, WithdrawalRequest, WithdrawalView } from '../../shared/withdrawals.js';
+import type { HoldList, HoldRequest, HoldState, HoldView } from '../../shared/holds.js';
 import { ApiError, isErrorCode, NetworkError } from './i18n/index.js';
 
 export interface VerificationView {
@@ -162,6 +163,21 @@ export class ArchiveApi {
   /** 恢复: the upload counts again. */
   restoreWithdrawal(id: string): Promise<WithdrawalView> {
     return this.#call('POST', `/api/withdrawals/${encodeURIComponent(id)}/restore`);
+  }
+
+  /** 冻结: the holds of the administrator's reach, latest first. */
+  holds(filter: { state: HoldState; limit: number; offset: number }): Promise<HoldList> {
+    return this.#call('GET', `/api/holds?${query(filter)}`);
+  }
+
+  /** 冻结: files by id, or a unit, with a reason. */
+  placeHold(request: HoldRequest): Promise<HoldView> {
+    return this.#call('POST', '/api/holds', request);
+  }
+
+  /** 解除冻结. */
+  liftHold(id: string): Promise<HoldView> {
+    return this.#call('POST', `/api/holds/${encodeURIComponent(id)}/lift`);
   }
 
   /** 本单位文件: `params` are the API's own (q, uploader, from, to, type, sort, order, limit, offset). */

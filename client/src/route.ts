@@ -2,7 +2,7 @@ import { REPORTS, type ReportName } from '../../shared/reports.js';
 
 /**
  * Where the app is, read from the location hash: `#/upload`, `#/files`, `#/reports/<table>?…`,
- * `#/audit?…`, `#/fixity`, `#/password`, `#/accounts`, `#/units`, `#/tokens`, `#/receipts[/<id>]`, `#/trash`. Filters live in the hash's query, so a reload or a shared link shows the same view.
+ * `#/audit?…`, `#/fixity`, `#/password`, `#/accounts`, `#/units`, `#/tokens`, `#/receipts[/<id>]`, `#/trash`, `#/holds`. Filters live in the hash's query, so a reload or a shared link shows the same view.
  */
 export type PageName =
   | 'upload'
@@ -15,7 +15,8 @@ export type PageName =
   | 'password'
   | 'accounts'
   | 'units'
-  | 'tokens';
+  | 'tokens'
+  | 'holds';
 
 const PLAIN_PAGES: ReadonlySet<string> = new Set([
   'files',
@@ -26,6 +27,7 @@ const PLAIN_PAGES: ReadonlySet<string> = new Set([
   'accounts',
   'units',
   'tokens',
+  'holds',
 ]);
 
 export interface Route {

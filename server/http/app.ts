@@ -24,6 +24,8 @@ import { RECEIPTS_PATH, receiptRoutes } from './routes/receipts.js';
 import type { ReceiptService } from '../services/receipts.js';
 import type { WithdrawalService } from '../services/withdrawals.js';
 import { trashRoutes, withdrawalRoutes } from './routes/withdrawals.js';
+import type { HoldService } from '../services/holds.js';
+import { holdRoutes } from './routes/holds.js';
 import { unitRoutes } from './routes/units.js';
 import type { AccountAdministration } from '../services/administration.js';
 import type { UnitDirectory } from '../services/unit-directory.js';
@@ -58,6 +60,7 @@ export interface AppDeps {
     administration: AccountAdministration;
     receipts: ReceiptService;
     withdrawals: WithdrawalService;
+    holds: HoldService;
   };
   ping: () => Promise<void>;
   metrics: ArchiveMetrics;
@@ -170,6 +173,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(RECEIPTS_PATH, receiptRoutes(services.receipts, services.quotas));
   app.use('/api/withdrawals', withdrawalRoutes(services.withdrawals));
   app.use('/api/trash', trashRoutes(services.withdrawals));
+  app.use('/api/holds', holdRoutes(services.holds));
   app.use('/api/audit', auditRoutes(services.audit, services.directory, services.reports.calendar.timeZone));
   app.use(
     '/api/reports',

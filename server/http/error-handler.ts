@@ -51,6 +51,8 @@ export const STATUS: Record<ErrorCode, number> = {
   withdrawal_too_late: 403,
   already_withdrawn: 409,
   already_restored: 409,
+  // 冻结: the file is locked against withdrawal, purge and disposal until the hold is lifted.
+  file_on_hold: 423,
   login_throttled: 429,
   login_busy: 503,
   account_disabled: 403,

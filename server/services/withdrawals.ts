@@ -20,6 +20,7 @@ import type { ArchiveStore } from '../store/archive-store.js';
 import type { UploadDetails, UnitSubtree, ViewScope } from '../store/ledger/port.js';
 import { withdrawalKeys, type Person, type WithdrawalRecord } from '../store/withdrawals/port.js';
 import type { AuditService } from './audit.js';
+import type { HoldService } from './holds.js';
 import { geographyOf, type UnitDirectory } from './unit-directory.js';
 
 const DAY_MS = 86_400_000;
@@ -47,6 +48,8 @@ export class WithdrawalService {
       store: Pick<ArchiveStore, 'ledger' | 'withdrawals' | 'receipts' | 'accounts'>;
       directory: Pick<UnitDirectory, 'reachSubtree' | 'get' | 'unitInReach'>;
       audit: Pick<AuditService, 'record'>;
+      /** 冻结: a held file is not withdrawn. */
+      holds: Pick<HoldService, 'refuseHeld'>;
       settings: WithdrawalSettings;
       clock?: () => Date;
     },
@@ -115,6 +118,11 @@ export class WithdrawalService {
         tooLate.length,
         tooLate.slice(0, NAMED).map((u) => u.key),
       );
+    // A held file (冻结) is not withdrawn: the whole request is refused before anything changes.
+    await this.deps.holds.refuseHeld(
+      'withdraw',
+      keys.map((key) => recorded.get(key)!),
+    );
 
     const withdrawer: Person = { id: account.id, username: account.username };
     const open = await store.withdrawals.openOf(keys);

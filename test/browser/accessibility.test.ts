@@ -324,6 +324,8 @@ describe(
         // Every event (the page opens on administrators' actions, none yet here).
         await visit(page, 'audit?group=all', m.auditTitle, 'table.audit tbody tr');
         await scan('audit log');
+        await visit(page, 'holds', m.holdsTitle, '.table-section .count');
+        await scan('holds (冻结)');
 
         await visit(page, 'fixity', m.fixityTitle);
         await page.getByRole('button', { name: m.fixityStart }).click();

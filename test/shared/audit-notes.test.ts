@@ -71,6 +71,8 @@ const EXAMPLES: { [C in AuditNoteCode]: Extract<AuditNote, { code: C }> } = {
     uploadedAt: '2026-11-25T08:00:00.000Z',
     reason: 'wrong_unit',
   },
+  hold_placed: { code: 'hold_placed', holdId: 'b'.repeat(32), unit: '河北省 / 沧州市 / 青县', reason: '纪检调查' },
+  hold_lifted: { code: 'hold_lifted', holdId: 'b'.repeat(32), files: 2, reason: '纪检调查' },
   viewed: {
     code: 'viewed',
     table: 'savings',

@@ -53,7 +53,7 @@ function waitWords(language: Language, seconds: number): string {
 export function describeError(language: Language, error: unknown): string {
   const t = translator(language);
   if (error instanceof ApiError) {
-    const { limitBytes, reason, withdrawDays } = error.details;
+    const { limitBytes, reason, withdrawDays, fileName, holdReason, action } = error.details;
     if (
       error.code === 'conflict' &&
       typeof reason === 'string' &&
@@ -66,6 +66,12 @@ export function describeError(language: Language, error: unknown): string {
       limit: typeof limitBytes === 'number' ? formatBytes(limitBytes) : t('limitUnknown'),
       // WITHDRAW_DAYS as the server has it (30 unless configured).
       days: typeof withdrawDays === 'number' ? withdrawDays : 30,
+      // 冻结: the held file, the hold's reason, and what it was kept from.
+      fileName: typeof fileName === 'string' ? fileName : '',
+      holdReason: typeof holdReason === 'string' ? holdReason : '',
+      heldAction: t(
+        action === 'purge' ? 'heldActionPurge' : action === 'dispose' ? 'heldActionDispose' : 'heldActionWithdraw',
+      ),
     });
   }
   if (error instanceof NetworkError) return t('networkError');

@@ -15,6 +15,7 @@ import { canPreview, downloadUrl, FilePreview, type PreviewFile } from './file-p
 import { formatBytes, formatCount, formatTime } from './format.js';
 import { DayFields, FilterForm, type Values } from './reports/filters.js';
 import { Field } from './field.js';
+import { HoldFileButton } from './hold-file.js';
 import { DEFAULT_PAGE_SIZE, pagingOf, type Paging, type Sorting } from './reports/query.js';
 import { Pager } from './reports/table.js';
 import type { Column } from './table/data-table.js';
@@ -67,10 +68,13 @@ export function MyUploadsPage({
   api,
   language,
   params,
+  admin = false,
 }: {
   api: ArchiveApi;
   language: Language;
   params: URLSearchParams;
+  /** An administrator may hold (冻结) a file from here. */
+  admin?: boolean;
 }) {
   const t = translator(language);
   const key = filesQuery(params).toString();
@@ -127,6 +131,7 @@ export function MyUploadsPage({
           <a href={downloadUrl(f.fileId)} download={baseName(f.fileName)} aria-label={`${t('download')} ${f.fileName}`}>
             {t('download')}
           </a>
+          {admin && <HoldFileButton api={api} language={language} file={f} />}
         </>
       ),
     },

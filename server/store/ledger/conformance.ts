@@ -629,6 +629,49 @@ export function ledgerConformance(target: StoreTarget): void {
         assert.equal(await inSubtree({ city: '沧州市', county: '献县' }), false);
         assert.equal(await inSubtree({ city: '廊坊市' }), false);
       });
+
+      it('names the units with an upload of each file, counted or withdrawn, among some units when asked', async () => {
+        const [{ entry: shared }, { entry: alone }, { entry: never }] = [
+          await commitBytes(store, randomContent(10)),
+          await commitBytes(store, randomContent(11)),
+          await commitBytes(store, randomContent(12)),
+        ];
+        const [q, d, x] = ['unit-q', 'unit-d', 'unit-x'].map((id) => testAccount({ unit: unit(id) })) as [
+          Account,
+          Account,
+          Account,
+        ];
+        await recordUpload(store, q, shared.fileId);
+        await recordUpload(store, q, shared.fileId);
+        await recordUpload(store, testAccount({ unit: unit('unit-q') }), shared.fileId);
+        await recordUpload(store, d, alone.fileId);
+        // A withdrawn upload (in the trash) still has its unit: a hold of that unit keeps the file.
+        const key = randomUUID();
+        await store.ledger.count(uploadAction(uploadRecord(x, shared.fileId), key));
+        assert.equal(await store.ledger.reverse(key, `withdrawal:${key}`), 'reversed');
+        const sorted = (m: Map<string, string[]>) =>
+          [...m]
+            .map(([fileId, units]) => [fileId, [...units].sort()])
+            .sort(([a], [b]) => String(a).localeCompare(String(b)));
+        const unknown = '0123456789abcdef01234567';
+        assert.deepEqual(
+          sorted(
+            await store.ledger.unitsWithUploads([shared.fileId, alone.fileId, never.fileId, unknown, shared.fileId]),
+          ),
+          sorted(
+            new Map([
+              [shared.fileId, ['unit-q', 'unit-x']],
+              [alone.fileId, ['unit-d']],
+            ]),
+          ),
+        );
+        assert.deepEqual(
+          sorted(await store.ledger.unitsWithUploads([shared.fileId, alone.fileId], ['unit-x', 'unit-none'])),
+          [[shared.fileId, ['unit-x']]],
+        );
+        assert.equal((await store.ledger.unitsWithUploads([shared.fileId], [])).size, 0);
+        assert.equal((await store.ledger.unitsWithUploads([])).size, 0);
+      });
     });
   });
 }

@@ -465,6 +465,38 @@ export class EmbeddedLedger implements Ledger {
     }
     return found;
   }
+
+  async unitsWithUploads(fileIds: readonly string[], among?: readonly string[]): Promise<Map<string, string[]>> {
+    const found = new Map<string, string[]>();
+    const units = among && [...new Set(among)];
+    if (units?.length === 0) return found;
+    const idOf = new Map<number, string>();
+    for (const fileId of new Set(fileIds)) {
+      const fileNo = fileNumberOf(this.db, fileId);
+      if (fileNo !== undefined) idOf.set(fileNo, fileId);
+    }
+    const numbers = [...idOf.keys()];
+    const inUnits = units ? ` AND unit_id IN (${units.map(() => '?').join(', ')})` : '';
+    for (let at = 0; at < numbers.length; at += 500) {
+      const some = numbers.slice(at, at + 500);
+      const list = some.map(() => '?').join(', ');
+      // Recorded actions, counted or reversed (upload_keys_entry), and entries counted before the
+      // ledger recorded its actions' details (ledger_file): both read by their indexes.
+      const rows = this.db
+        .prepare<unknown[], { file_no: number; unit_id: string }>(
+          `SELECT file_no, unit_id FROM upload_keys WHERE file_no IN (${list})${inUnits}
+           UNION SELECT file_no, unit_id FROM ledger WHERE file_no IN (${list})${inUnits}`,
+        )
+        .all(...some, ...(units ?? []), ...some, ...(units ?? []));
+      for (const r of rows) {
+        const fileId = idOf.get(r.file_no)!;
+        const list = found.get(fileId);
+        if (list) list.push(r.unit_id);
+        else found.set(fileId, [r.unit_id]);
+      }
+    }
+    return found;
+  }
 }
 
 interface UploadDetailsRow {

@@ -495,6 +495,51 @@ export class MongoLedger implements Ledger {
     }
     return found;
   }
+
+  async unitsWithUploads(fileIds: readonly string[], among?: readonly string[]): Promise<Map<string, string[]>> {
+    const found = new Map<string, Set<string>>();
+    const units = among && [...new Set(among)];
+    const unique = [...new Set(fileIds)].filter((id) => objectIdOf(id) !== undefined);
+    if (units?.length === 0) return new Map();
+    const add = (fileId: string, unitId: string) => {
+      const set = found.get(fileId);
+      if (set) set.add(unitId);
+      else found.set(fileId, new Set([unitId]));
+    };
+    for (let at = 0; at < unique.length; at += 1000) {
+      const some = unique.slice(at, at + 1000);
+      // The actions counted (their audit events, counted or reversed since), by the index
+      // upload_entry; and entries counted before actions kept their events (seeded, the seed's data).
+      const [actions, entries] = await Promise.all([
+        this.c.audit
+          .aggregate<{ _id: { file: string; unit: string } }>([
+            {
+              $match: {
+                fileId: { $in: some },
+                upload: { $exists: true },
+                ...(units ? { 'unit.id': { $in: units } } : { 'unit.id': { $exists: true } }),
+              },
+            },
+            { $group: { _id: { file: '$fileId', unit: '$unit.id' } } },
+          ])
+          .toArray(),
+        this.c.ledger
+          .aggregate<{ _id: { file: ObjectId; unit: string } }>([
+            {
+              $match: {
+                UploadFileID: { $in: some.map((id) => new ObjectId(id)) },
+                ...(units && { 'UploadGeography.UploadGeoNameID': { $in: units } }),
+              },
+            },
+            { $group: { _id: { file: '$UploadFileID', unit: '$UploadGeography.UploadGeoNameID' } } },
+          ])
+          .toArray(),
+      ]);
+      for (const { _id } of actions) add(_id.file, _id.unit);
+      for (const { _id } of entries) add(_id.file.toHexString(), _id.unit);
+    }
+    return new Map([...found].map(([fileId, set]) => [fileId, [...set]]));
+  }
 }
 
 const countedFromDoc = (doc: AuditDoc, uploadCount: number, repeated: boolean): CountedUpload => ({

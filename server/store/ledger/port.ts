@@ -166,6 +166,12 @@ export interface Ledger {
    * their details (they cannot be reversed: `unrecorded`), are absent. Read only.
    */
   recordedUploads(keys: readonly string[]): Promise<Map<string, UploadDetails>>;
+  /**
+   * The units with an upload of each file, counted or withdrawn (reversed: in the trash), by file
+   * id; only units among `among` when it is given. Files without one are absent. What a unit's hold
+   * covers, and the reach a file is held in (server/services/holds.ts). Read only.
+   */
+  unitsWithUploads(fileIds: readonly string[], among?: readonly string[]): Promise<Map<string, string[]>>;
 }
 
 /** An upload action as the ledger recorded it (`Ledger.recordedUploads`). */

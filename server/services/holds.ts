@@ -1,0 +1,217 @@
+import { randomBytes } from 'node:crypto';
+import type { HoldList, HoldRequest, HoldsQuery, HoldView } from '../../shared/holds.js';
+import { FileOnHoldError, ForbiddenError, NotFoundError, type HeldAction } from '../errors.js';
+import type { Account } from '../store/accounts/port.js';
+import type { ArchiveStore } from '../store/archive-store.js';
+import type { HeldFile, HoldRecord, Person } from '../store/holds/port.js';
+import type { AuditService } from './audit.js';
+import { reaches, type UnitDirectory } from './unit-directory.js';
+
+/** Files named one by one in a refusal. */
+const NAMED = 5;
+
+/**
+ * 冻结: holds on files, or on every file of a unit, placed and lifted by administrators within
+ * their reach. A held file cannot be withdrawn, purged or disposed of: those ask `heldAmong`
+ * (or `refuseHeld`) first. A file is held when an active hold names it, or a unit hold covers a
+ * unit that has an upload of it, counted or in the trash (the ledger says which units:
+ * `Ledger.unitsWithUploads`); nothing here reads another capability's tables
+ * (docs/decisions/holds.md).
+ */
+export class HoldService {
+  constructor(
+    private readonly deps: {
+      store: Pick<ArchiveStore, 'holds' | 'ledger'>;
+      directory: Pick<UnitDirectory, 'reachOf' | 'reachSubtree' | 'unitInReach' | 'getMany'>;
+      audit: Pick<AuditService, 'record'>;
+      clock?: () => Date;
+    },
+  ) {}
+
+  private now(): Date {
+    return (this.deps.clock ?? (() => new Date()))();
+  }
+
+  /** Places a hold on files that have an upload in the administrator's reach, or on a unit of it. */
+  async place(account: Account, request: HoldRequest, address: string | null): Promise<HoldView> {
+    admin(account);
+    const reach = await this.deps.directory.reachOf(account);
+    if (reach.kind === 'nothing') throw new NotFoundError('您的单位不在单位目录中，不能冻结：请联系上级管理员。');
+    const by: Person = { id: account.id, username: account.username };
+    let files: HeldFile[] | null = null;
+    let unit: HoldRecord['unit'] = null;
+    let area: string;
+    if (request.unit !== undefined) {
+      const held = await this.deps.directory.unitInReach(account, request.unit);
+      unit = { id: held.id, name: held.name, path: held.path.join(' / ') };
+      area = held.lineage;
+    } else {
+      files = await this.filesInReach(account, [...new Set(request.files)]);
+      area = reach.kind === 'subtree' ? reach.root.lineage : '';
+    }
+    const hold: HoldRecord = {
+      id: randomBytes(16).toString('hex'),
+      files,
+      unit,
+      area,
+      reason: request.reason,
+      placedBy: by,
+      placedAt: this.now(),
+      liftedBy: null,
+      liftedAt: null,
+    };
+    await this.deps.store.holds.place(hold);
+    await this.audit('hold_placed', hold, account, address);
+    return viewOf(hold);
+  }
+
+  /** Lifts a hold the administrator sees; a hold lifted already is answered as it is (a retry changes nothing). */
+  async lift(account: Account, id: string, address: string | null): Promise<HoldView> {
+    const hold = await this.visible(account, id);
+    if (hold.liftedAt !== null) return viewOf(hold);
+    if (await this.deps.store.holds.lift(id, { id: account.id, username: account.username }, this.now()))
+      await this.audit('hold_lifted', hold, account, address);
+    return viewOf((await this.deps.store.holds.get(id))!);
+  }
+
+  async get(account: Account, id: string): Promise<HoldView> {
+    return viewOf(await this.visible(account, id));
+  }
+
+  /** The holds of the administrator's reach (units in it, files held by its administrators or below), the latest first. */
+  async list(account: Account, query: HoldsQuery): Promise<HoldList> {
+    admin(account);
+    const page = { limit: query.limit, offset: query.offset };
+    const reach = await this.deps.directory.reachOf(account);
+    if (reach.kind === 'nothing') return { items: [], total: 0, ...page };
+    const area = reach.kind === 'subtree' ? reach.root.lineage : undefined;
+    const { items, total } = await this.deps.store.holds.list(area, query.state, page);
+    return { items: items.map(viewOf), total, ...page };
+  }
+
+  /** Which of these files are on hold (purge and disposal skip or refuse them). */
+  async heldAmong(fileIds: readonly string[]): Promise<Set<string>> {
+    return new Set((await this.holdsOn(fileIds)).keys());
+  }
+
+  /** The active holds on each of these files that is held (files not held are absent). */
+  async holdsOn(fileIds: readonly string[]): Promise<Map<string, HoldRecord[]>> {
+    const files = [...new Set(fileIds)];
+    const found = new Map<string, HoldRecord[]>();
+    if (files.length === 0) return found;
+    const { holds, ledger } = this.deps.store;
+    // Unit holds are few: the ledger is asked only about the units held, by its index.
+    const heldUnits = await holds.heldUnits();
+    const unitsOf =
+      heldUnits.length > 0 ? await ledger.unitsWithUploads(files, heldUnits) : new Map<string, string[]>();
+    const covering = await holds.covering(files, [...new Set([...unitsOf.values()].flat())]);
+    for (const fileId of files) {
+      const units = unitsOf.get(fileId) ?? [];
+      const on = covering.filter(
+        (h) => h.files?.some((f) => f.id === fileId) || (h.unit !== null && units.includes(h.unit.id)),
+      );
+      if (on.length > 0) found.set(fileId, on);
+    }
+    return found;
+  }
+
+  /**
+   * Refuses, before anything changes, an action on files some of which are on hold: throws
+   * `FileOnHoldError` (423 `file_on_hold`) naming the first held file, its name and the hold's reason.
+   */
+  async refuseHeld(action: HeldAction, files: ReadonlyArray<{ fileId: string; fileName: string }>): Promise<void> {
+    const held = await this.holdsOn(files.map((f) => f.fileId));
+    if (held.size === 0) return;
+    const named = new Map(files.map((f) => [f.fileId, f.fileName]));
+    throw new FileOnHoldError(
+      action,
+      [...held].map(([fileId, holds]) => ({
+        fileId,
+        fileName: named.get(fileId) ?? fileId,
+        holdId: holds[0]!.id,
+        reason: holds[0]!.reason,
+      })),
+    );
+  }
+
+  /**
+   * The files named, each with an upload in the caller's reach (counted or in its trash), with the
+   * name the reach last uploaded it under; any other is "not found", as elsewhere.
+   */
+  private async filesInReach(account: Account, fileIds: string[]): Promise<HeldFile[]> {
+    const { ledger } = this.deps.store;
+    const reach = await this.deps.directory.reachOf(account);
+    const unitsOf = await ledger.unitsWithUploads(fileIds);
+    let inReach: (fileId: string) => boolean = (fileId) => unitsOf.has(fileId);
+    if (reach.kind === 'subtree') {
+      const units = await this.deps.directory.getMany([...new Set([...unitsOf.values()].flat())]);
+      const reached = new Set(units.filter((u) => reaches(reach, u)).map((u) => u.id));
+      inReach = (fileId) => (unitsOf.get(fileId) ?? []).some((u) => reached.has(u));
+    }
+    const unknown = fileIds.filter((id) => !inReach(id));
+    if (unknown.length > 0)
+      throw new NotFoundError(
+        `找不到${unknown.length} 个文件（${unknown.slice(0, NAMED).join('、')}${unknown.length > NAMED ? ' 等' : ''}），或不在您的范围内：请从本单位文件中选择。`,
+        { files: unknown.slice(0, NAMED), count: unknown.length },
+      );
+    const subtree = await this.deps.directory.reachSubtree(account);
+    const named: HeldFile[] = [];
+    for (const id of fileIds) {
+      const latest = subtree
+        ? await ledger.latestUploadInScope(id, { subtree })
+        : (await ledger.entriesForFile(id)).sort((a, b) => b.lastUploadTime.getTime() - a.lastUploadTime.getTime())[0];
+      // Only in the trash: no entry names it; its id stands for its name.
+      named.push({ id, name: latest?.lastUploadFileName ?? id });
+    }
+    return named;
+  }
+
+  /** A hold the administrator sees: its area within their reach; any other is "not found". */
+  private async visible(account: Account, id: string): Promise<HoldRecord> {
+    admin(account);
+    const hold = await this.deps.store.holds.get(id);
+    const reach = await this.deps.directory.reachOf(account);
+    if (!hold || reach.kind === 'nothing' || (reach.kind === 'subtree' && !hold.area.startsWith(reach.root.lineage)))
+      throw new NotFoundError('找不到这项冻结，或它不在您的范围内：请从“冻结”页面打开它。');
+    return hold;
+  }
+
+  private async audit(
+    action: 'hold_placed' | 'hold_lifted',
+    hold: HoldRecord,
+    account: Account,
+    address: string | null,
+  ): Promise<void> {
+    await this.deps.audit.record(
+      action,
+      { id: account.id, username: account.username, unit: account.unit },
+      {
+        address,
+        ...(hold.files?.length === 1 && { fileId: hold.files[0]!.id, fileName: hold.files[0]!.name }),
+        note: {
+          code: action,
+          holdId: hold.id,
+          reason: hold.reason,
+          ...(hold.unit ? { unit: hold.unit.path } : { files: hold.files?.length ?? 0 }),
+        },
+      },
+    );
+  }
+}
+
+function admin(account: Account): void {
+  if (account.role !== 'admin') throw new ForbiddenError('只有管理员可以冻结或解除冻结文件。');
+}
+
+export function viewOf(h: HoldRecord): HoldView {
+  return {
+    id: h.id,
+    scope: h.unit ? { kind: 'unit', unit: h.unit } : { kind: 'files', files: h.files ?? [] },
+    reason: h.reason,
+    placedBy: h.placedBy,
+    placedAt: h.placedAt.toISOString(),
+    liftedBy: h.liftedBy,
+    liftedAt: h.liftedAt?.toISOString() ?? null,
+    active: h.liftedAt === null,
+  };
+}
