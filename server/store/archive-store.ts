@@ -12,6 +12,7 @@ import type { UploadStore } from './uploads/port.js';
 import type { UnitFiles } from './unit-files/port.js';
 import type { UnitStore } from './units/port.js';
 import type { WithdrawalStore } from './withdrawals/port.js';
+import type { DisposalStore } from './disposals/port.js';
 
 /**
  * The whole store as the services see it: one port per capability (each in its own folder, with
@@ -37,6 +38,8 @@ export interface ArchiveStore {
   readonly receipts: ReceiptStore;
   /** 撤回 and 回收站: withdrawals of uploads and their restores (the counts are the ledger's). */
   readonly withdrawals: WithdrawalStore;
+  /** 销毁清册: the disposal register, kept for ever (the counts are the ledger's, the bytes the content's). */
+  readonly disposals: DisposalStore;
   readonly jobs: JobStore;
   readonly rateCounts: RateCounts;
   readonly loginAttempts: LoginAttemptStore;

@@ -32,6 +32,7 @@ import { EmbeddedUploadStore, uploadSchema } from './uploads/embedded.js';
 import { EmbeddedUnitFiles } from './unit-files/embedded.js';
 import { EmbeddedUnitStore, unitSchema } from './units/embedded.js';
 import { EmbeddedWithdrawalStore, withdrawalSchema } from './withdrawals/embedded.js';
+import { disposalSchema, EmbeddedDisposalStore } from './disposals/embedded.js';
 
 /** Every capability's tables, in the order their upgrades run (the reports' last: they index the others' tables). */
 const SCHEMAS: readonly EmbeddedSchema[] = [
@@ -47,6 +48,7 @@ const SCHEMAS: readonly EmbeddedSchema[] = [
   nearDuplicateSchema,
   receiptSchema,
   withdrawalSchema,
+  disposalSchema,
 ];
 
 /** Opens (creating or upgrading if needed) the embedded store's database in `dataDir`. */
@@ -87,6 +89,7 @@ export function openEmbeddedStore(options: {
     uploads: new EmbeddedUploadStore(db),
     receipts: new EmbeddedReceiptStore(db),
     withdrawals: new EmbeddedWithdrawalStore(db),
+    disposals: new EmbeddedDisposalStore(db),
     jobs: new EmbeddedJobStore(db),
     rateCounts: new EmbeddedRateCounts(db),
     loginAttempts: new EmbeddedLoginAttempts(db),

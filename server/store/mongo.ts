@@ -16,6 +16,7 @@ import { MongoCatalogSeeding } from './catalog/mongo-seeding.js';
 import { claimCollections, createClaimIndexes, MongoClaimStore } from './claims/mongo.js';
 import { createReceiptIndexes, MongoReceiptStore, receiptCollections } from './receipts/mongo.js';
 import { createWithdrawalIndexes, MongoWithdrawalStore, withdrawalCollections } from './withdrawals/mongo.js';
+import { createDisposalIndexes, disposalCollections, MongoDisposalStore } from './disposals/mongo.js';
 import { contentCollections, createContentIndexes, MongoContentStore } from './content/mongo.js';
 import { jobCollections, MongoJobStore } from './jobs/mongo.js';
 import { createLedgerIndexes, MongoLedger } from './ledger/mongo.js';
@@ -85,6 +86,7 @@ function collectionsOf(db: Db) {
     ...jobCollections(db),
     ...receiptCollections(db),
     ...withdrawalCollections(db),
+    ...disposalCollections(db),
     ...nearDuplicateCollections(db),
   };
 }
@@ -105,6 +107,7 @@ async function createIndexes(c: Collections): Promise<void> {
     createNearDuplicateIndexes(c),
     createReceiptIndexes(c),
     createWithdrawalIndexes(c),
+    createDisposalIndexes(c),
   ]);
 }
 
@@ -125,6 +128,7 @@ function storeOver(client: MongoClient, db: Db, c: Collections, chunkSize: numbe
     uploads: new MongoUploadStore(c),
     receipts: new MongoReceiptStore(c),
     withdrawals: new MongoWithdrawalStore(c),
+    disposals: new MongoDisposalStore(c),
     jobs: new MongoJobStore(c),
     rateCounts: new MongoRateCounts(c),
     loginAttempts: new MongoLoginAttempts(c),

@@ -12,6 +12,7 @@ import { unitConformance } from '../../server/store/units/conformance.js';
 import { unitFilesConformance } from '../../server/store/unit-files/conformance.js';
 import { uploadConformance } from '../../server/store/uploads/conformance.js';
 import { withdrawalConformance } from '../../server/store/withdrawals/conformance.js';
+import { disposalConformance } from '../../server/store/disposals/conformance.js';
 import type { StoreTarget } from '../support/stores.js';
 
 /**
@@ -36,6 +37,7 @@ export function storeConformance(target: StoreTarget): void {
     reportsConformance,
     receiptConformance,
     withdrawalConformance,
+    disposalConformance,
   ]) {
     suite(target);
   }

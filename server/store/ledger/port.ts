@@ -166,6 +166,17 @@ export interface Ledger {
    * their details (they cannot be reversed: `unrecorded`), are absent. Read only.
    */
   recordedUploads(keys: readonly string[]): Promise<Map<string, UploadDetails>>;
+  /**
+   * Every upload action of the file the ledger recorded, whether it counts now or is reversed (a
+   * disposal's: it reverses those that count and closes the withdrawals of the others), in time
+   * order. Actions counted before the ledger recorded their details are absent. Read only.
+   */
+  uploadsOfFile(fileId: string): Promise<FileUpload[]>;
+}
+
+/** An upload action of a file (`Ledger.uploadsOfFile`): its details, and whether it counts now. */
+export interface FileUpload extends UploadDetails {
+  counted: boolean;
 }
 
 /** An upload action as the ledger recorded it (`Ledger.recordedUploads`). */
