@@ -32,6 +32,7 @@ export const AUDIT_ACTIONS = [
   'near_duplicate_reopened',
   'upload_withdrawn',
   'upload_restored',
+  'content_disposed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -60,6 +61,7 @@ export const AUDIT_GROUPS = {
     // Corrections change every count: the bureau reviews them with its own actions.
     'upload_withdrawn',
     'upload_restored',
+    'content_disposed',
   ],
   signIn: ['login', 'login_failed', 'login_throttled', 'logout', 'password_changed'],
   files: [
@@ -70,6 +72,7 @@ export const AUDIT_GROUPS = {
     'download',
     'upload_withdrawn',
     'upload_restored',
+    'content_disposed',
   ],
   viewing: ['audit_viewed', 'audit_exported', 'report_viewed', 'report_exported'],
 } as const satisfies Record<string, readonly AuditAction[]>;
@@ -123,7 +126,9 @@ export type AuditNote =
   | { code: 'pair_reviewed'; nameA: string; nameB: string; note: string }
   | { code: 'pair_reopened'; nameA: string; nameB: string }
   | ({ code: 'withdrawn' } & WithdrawalNoted)
-  | ({ code: 'restored' } & WithdrawalNoted);
+  | ({ code: 'restored' } & WithdrawalNoted)
+  /** A file disposed of (销毁): why, under which approval, and how many uploads left the counts. */
+  | { code: 'disposed'; disposalId: string; reason: string; approvalRef: string; uploads: number; withdrawn: number };
 
 /** A withdrawal or restore of an upload: whose upload, of which unit and when, and why it was withdrawn. */
 interface WithdrawalNoted {
@@ -276,6 +281,8 @@ const logWords: NoteWords = {
     `upload by ${n.uploader} (${n.unit}, ${n.uploadedAt}) withdrawn: ${REASON_EN[n.reason]}${n.note ? `: ${n.note}` : ''} (withdrawal ${n.withdrawalId})`,
   restored: (n) =>
     `upload by ${n.uploader} (${n.unit}, ${n.uploadedAt}) restored, counted again (withdrawal ${n.withdrawalId})`,
+  disposed: (n) =>
+    `disposed of under ${n.approvalRef}: ${n.reason}; ${n.uploads} uploads left every count, ${n.withdrawn} left the trash (disposal ${n.disposalId})`,
   wrong_password: () => 'wrong username or password',
   wrong_current_password: () => 'password change: wrong current password',
   throttled_account: (n) =>
@@ -340,6 +347,8 @@ const zh: NoteWords = {
   withdrawn: (n) =>
     `撤回 ${n.uploader} 于 ${n.uploadedAt} 的上传：${WITHDRAWAL_REASON_NAMES[n.reason]}${n.note ? `（${n.note}）` : ''}`,
   restored: (n) => `恢复 ${n.uploader} 于 ${n.uploadedAt} 的上传，重新计数`,
+  disposed: (n) =>
+    `依 ${n.approvalRef} 销毁：${n.reason}；${n.uploads} 次上传不再计数，${n.withdrawn} 个撤回的上传移出回收站`,
   wrong_password: () => '用户名或密码错误',
   wrong_current_password: () => '修改密码时当前密码错误',
   throttled_account: (n) => `此账号从多个地址输错密码 ${n.failures} 次：未用过的地址须等待后再试`,
@@ -575,6 +584,7 @@ export const AUDIT_ACTION_NAMES: Record<WordsLanguage, Record<AuditAction, strin
     near_duplicate_reopened: '近似重复改回待处理',
     upload_withdrawn: '撤回上传',
     upload_restored: '恢复上传',
+    content_disposed: '销毁文件',
   },
   en: {
     login: 'Log in',
@@ -606,5 +616,6 @@ export const AUDIT_ACTION_NAMES: Record<WordsLanguage, Record<AuditAction, strin
     near_duplicate_reopened: 'Similar files reopened',
     upload_withdrawn: 'Upload withdrawn',
     upload_restored: 'Upload restored',
+    content_disposed: 'File disposed of',
   },
 };

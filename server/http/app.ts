@@ -24,6 +24,8 @@ import { RECEIPTS_PATH, receiptRoutes } from './routes/receipts.js';
 import type { ReceiptService } from '../services/receipts.js';
 import type { WithdrawalService } from '../services/withdrawals.js';
 import { trashRoutes, withdrawalRoutes } from './routes/withdrawals.js';
+import type { DisposalService } from '../services/disposals.js';
+import { disposalRoutes } from './routes/disposals.js';
 import { unitRoutes } from './routes/units.js';
 import type { AccountAdministration } from '../services/administration.js';
 import type { UnitDirectory } from '../services/unit-directory.js';
@@ -58,6 +60,7 @@ export interface AppDeps {
     administration: AccountAdministration;
     receipts: ReceiptService;
     withdrawals: WithdrawalService;
+    disposals: DisposalService;
   };
   ping: () => Promise<void>;
   metrics: ArchiveMetrics;
@@ -170,6 +173,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(RECEIPTS_PATH, receiptRoutes(services.receipts, services.quotas));
   app.use('/api/withdrawals', withdrawalRoutes(services.withdrawals));
   app.use('/api/trash', trashRoutes(services.withdrawals));
+  app.use('/api', disposalRoutes(services.disposals, services.audit, services.reports.calendar.timeZone));
   app.use('/api/audit', auditRoutes(services.audit, services.directory, services.reports.calendar.timeZone));
   app.use(
     '/api/reports',

@@ -71,6 +71,14 @@ const EXAMPLES: { [C in AuditNoteCode]: Extract<AuditNote, { code: C }> } = {
     uploadedAt: '2026-11-25T08:00:00.000Z',
     reason: 'wrong_unit',
   },
+  disposed: {
+    code: 'disposed',
+    disposalId: 'b'.repeat(32),
+    reason: '保管期满，经鉴定无保存价值',
+    approvalRef: '沧档销〔2026〕7号',
+    uploads: 3,
+    withdrawn: 1,
+  },
   viewed: {
     code: 'viewed',
     table: 'savings',

@@ -1259,6 +1259,9 @@ const zhErrors: Record<ErrorCode, string> = {
   withdrawal_too_late: '上传已超过 {days} 天，请联系管理员撤回。',
   already_withdrawn: '这些上传已经撤回，不必再撤回；要恢复，请到回收站。',
   already_restored: '这个上传已经恢复，重新计数了，不必再恢复。',
+  already_disposed: '这些文件已经销毁，见销毁清册，不必再销毁。',
+  file_held: '有文件已被冻结，不能销毁：请先解除冻结。',
+  disposal_unavailable: '销毁功能尚未启用，请联系系统管理员。',
 };
 
 const enErrors: Record<ErrorCode, string> = {
@@ -1309,6 +1312,9 @@ const enErrors: Record<ErrorCode, string> = {
   withdrawal_too_late: 'This upload is more than {days} days old. Ask an administrator to withdraw it.',
   already_withdrawn: 'These uploads are withdrawn already. To restore one, open the trash.',
   already_restored: 'This upload was restored already and counts again.',
+  already_disposed: 'These files were disposed of already: see the disposal register.',
+  file_held: 'A file is on hold and cannot be disposed of: lift the hold first.',
+  disposal_unavailable: 'Disposal is not enabled yet. Ask the system administrator.',
 };
 
 export const LANGUAGES = ['zh-CN', 'en'] as const;

@@ -25,8 +25,8 @@ function disposal(fileId: string, overrides: Partial<DisposalRecord> = {}): Disp
     storedAt: day(1),
     units: [unit('unit-a'), unit('unit-x', '献县')],
     uploaders: [
-      { id: 'acc-1', username: 'li' },
-      { id: 'acc-2', username: 'zhao' },
+      { id: 'acc-1', username: 'li', unitId: 'unit-a' },
+      { id: 'acc-2', username: 'zhao', unitId: 'unit-x' },
     ],
     firstUploadAt: day(1),
     lastUploadAt: day(3),

@@ -1,7 +1,7 @@
 import type { Unit } from '../../../shared/schemas.js';
 import type { Db, EmbeddedSchema } from '../embedded/database.js';
 import { scopeWhere } from '../embedded/scopes.js';
-import type { DisposalRecord, DisposalState, DisposalStore, Person, RegisterFilter } from './port.js';
+import type { DisposalRecord, DisposalState, DisposalStore, RegisterFilter, Uploader } from './port.js';
 
 export const disposalSchema: EmbeddedSchema = {
   tables: `
@@ -73,7 +73,7 @@ const recordOf = (r: Row): DisposalRecord => ({
   fileLength: r.file_length,
   storedAt: new Date(r.stored_at),
   units: JSON.parse(r.units) as Unit[],
-  uploaders: JSON.parse(r.uploaders) as Person[],
+  uploaders: JSON.parse(r.uploaders) as Uploader[],
   firstUploadAt: dateOf(r.first_upload_at),
   lastUploadAt: dateOf(r.last_upload_at),
   countedUploads: r.counted_uploads,

@@ -1,7 +1,7 @@
 import type { Db, Filter } from 'mongodb';
 import type { Unit } from '../../../shared/schemas.js';
 import { isDuplicateKey } from '../mongo/documents.js';
-import type { DisposalRecord, DisposalState, DisposalStore, Person, RegisterFilter } from './port.js';
+import type { DisposalRecord, DisposalState, DisposalStore, Person, RegisterFilter, Uploader } from './port.js';
 
 /** One entry of the disposal register (销毁清册), kept for ever; `FileID` unique: a file is disposed of once. */
 export interface DisposalDoc {
@@ -11,7 +11,7 @@ export interface DisposalDoc {
   FileLength: number;
   StoredAt: Date;
   Units: Unit[];
-  Uploaders: Person[];
+  Uploaders: Uploader[];
   FirstUploadAt: Date | null;
   LastUploadAt: Date | null;
   CountedUploads: number;
@@ -41,6 +41,7 @@ export async function createDisposalIndexes(c: DisposalCollections): Promise<voi
 }
 
 const person = (p: Person): Person => ({ id: p.id, username: p.username });
+const uploader = (u: Uploader): Uploader => ({ id: u.id, username: u.username, unitId: u.unitId });
 
 const docOf = (r: DisposalRecord): DisposalDoc => ({
   _id: r.id,
@@ -49,7 +50,7 @@ const docOf = (r: DisposalRecord): DisposalDoc => ({
   FileLength: r.fileLength,
   StoredAt: r.storedAt,
   Units: r.units,
-  Uploaders: r.uploaders.map(person),
+  Uploaders: r.uploaders.map(uploader),
   FirstUploadAt: r.firstUploadAt,
   LastUploadAt: r.lastUploadAt,
   CountedUploads: r.countedUploads,
@@ -69,7 +70,7 @@ const recordOf = (d: DisposalDoc): DisposalRecord => ({
   fileLength: d.FileLength,
   storedAt: d.StoredAt,
   units: d.Units,
-  uploaders: d.Uploaders.map(person),
+  uploaders: d.Uploaders.map(uploader),
   firstUploadAt: d.FirstUploadAt,
   lastUploadAt: d.LastUploadAt,
   countedUploads: d.CountedUploads,

@@ -14,6 +14,11 @@ export interface Person {
   username: string;
 }
 
+/** An account that uploaded the file, in one unit (an account that moved appears once per unit). */
+export interface Uploader extends Person {
+  unitId: string;
+}
+
 /**
  * One entry of the disposal register (销毁清册): one file disposed of, with what the register
  * shows of it, read from the ledger and the catalog before anything was deleted. Kept for ever:
@@ -29,9 +34,9 @@ export interface DisposalRecord {
   fileLength: number;
   /** When the archive first stored the content. */
   storedAt: Date;
-  /** Units that held an upload of the file (counted or in the trash), and who uploaded it. */
+  /** Units that held an upload of the file (counted or in the trash), and who uploaded it there. */
   units: Unit[];
-  uploaders: Person[];
+  uploaders: Uploader[];
   firstUploadAt: Date | null;
   lastUploadAt: Date | null;
   /** Its uploads that counted when it was disposed of (the counts it left), and those in the trash. */
