@@ -146,6 +146,11 @@ for (const target of storeTargets) {
         trash.items.some((w) => w.fileId === fileId),
         false,
       );
+      // Its withdrawal is closed: not restorable, as its bytes are gone.
+      const withdrawal = trashBefore.items.find((w) => w.fileId === fileId)!;
+      const restore = await as.top.json(`/api/withdrawals/${withdrawal.id}/restore`, 'POST', {});
+      assert.equal(restore.status, 404, await restore.clone().text());
+      assert.match(((await restore.json()) as { message: string }).message, /已经销毁/);
       assert.deepEqual(
         {
           fileName: entry!.fileName,
