@@ -28,6 +28,7 @@ import { IMPORT_SKIPPED_BLANK_HEADER, IMPORT_SKIPPED_EXAMPLES_HEADER } from '../
 import type { ReceiptRequest, ReceiptSummary, ReceiptView } from '../../shared/receipts.js';
 import type { UnitList, UnitView } from '../../shared/units.js';
 import type { TrashList, WithdrawalAnswer, WithdrawalRequest, WithdrawalView } from '../../shared/withdrawals.js';
+import type { DisposalAnswer, DisposalList, DisposalRequest } from '../../shared/disposals.js';
 import { ApiError, isErrorCode, NetworkError } from './i18n/index.js';
 
 export interface VerificationView {
@@ -162,6 +163,16 @@ export class ArchiveApi {
   /** 恢复: the upload counts again. */
   restoreWithdrawal(id: string): Promise<WithdrawalView> {
     return this.#call('POST', `/api/withdrawals/${encodeURIComponent(id)}/restore`);
+  }
+
+  /** 销毁 (top-level administrators): files by id, or a receipt's; their bytes go and their uploads leave every count. */
+  dispose(request: DisposalRequest): Promise<DisposalAnswer> {
+    return this.#call('POST', '/api/disposals', request);
+  }
+
+  /** 销毁清册: the register, as far as the caller reaches. */
+  disposals(params: URLSearchParams): Promise<DisposalList> {
+    return this.#call('GET', `/api/disposals?${params}`);
   }
 
   /** 本单位文件: `params` are the API's own (q, uploader, from, to, type, sort, order, limit, offset). */
@@ -333,6 +344,9 @@ function query(params: Record<string, string | number | undefined>): URLSearchPa
     if (value !== undefined && value !== '') q.set(name, String(value));
   return q;
 }
+
+/** The disposal register as CSV, with the same filters (a plain link: the session cookie goes along). */
+export const disposalsCsvUrl = (params: URLSearchParams) => `/api/disposals.csv?${params}`;
 
 /** A kept import's passwords as a download (a plain link: the session cookie goes along); served once. */
 export const keptImportUrl = (id: string) => `/api/accounts/imports/${encodeURIComponent(id)}`;

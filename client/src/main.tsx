@@ -18,7 +18,7 @@ import { routeFromHash, type PageName, type Route } from './route.js';
 import './styles.css';
 
 /** Pages for administrators only: a clerk who follows a link to one gets the upload page (the API refuses them anyway). */
-const ADMIN_PAGES: ReadonlySet<PageName> = new Set(['reports', 'audit', 'fixity', 'accounts', 'units']);
+const ADMIN_PAGES: ReadonlySet<PageName> = new Set(['reports', 'audit', 'fixity', 'accounts', 'units', 'disposals']);
 
 function App({ api }: { api: ArchiveApi }) {
   const [language, setLanguage] = useState<Language>(initialLanguage);
@@ -111,6 +111,9 @@ function App({ api }: { api: ArchiveApi }) {
               <NavLink to="units" current={page}>
                 {t('navUnits')}
               </NavLink>
+              <NavLink to="disposals" current={page}>
+                {t('navDisposals')}
+              </NavLink>
             </>
           )}
         </nav>
@@ -141,12 +144,20 @@ function App({ api }: { api: ArchiveApi }) {
         maxFileSize={session.maxFileSize}
         hidden={page !== 'upload'}
       />
-      {page === 'files' && <MyUploadsPage api={api} language={language} params={route.params} />}
+      {page === 'files' && (
+        <MyUploadsPage
+          api={api}
+          language={language}
+          params={route.params}
+          canDispose={isAdmin && session.reach === null}
+        />
+      )}
       {page === 'receipts' && (
         <ReceiptsPage
           api={api}
           language={language}
           trashDays={session.trashDays}
+          canDispose={isAdmin && session.reach === null}
           {...(route.id ? { id: route.id } : {})}
         />
       )}

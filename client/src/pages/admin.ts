@@ -4,3 +4,4 @@ export { FixityPage } from './fixity.js';
 export { ReportsPage } from './reports/index.js';
 export { AccountsPage } from './accounts.js';
 export { UnitsPage } from './units.js';
+export { DisposalsPage } from './disposals.js';

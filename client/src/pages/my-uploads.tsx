@@ -12,6 +12,7 @@ import type { ArchiveApi } from '../api.js';
 import { translator, type Language, type MessageKey } from '../i18n/index.js';
 import { go, pageHash, withParams } from '../route.js';
 import { canPreview, downloadUrl, FilePreview, type PreviewFile } from './file-preview.js';
+import { DisposeButton } from './dispose-dialog.js';
 import { formatBytes, formatCount, formatTime } from './format.js';
 import { DayFields, FilterForm, type Values } from './reports/filters.js';
 import { Field } from './field.js';
@@ -67,10 +68,13 @@ export function MyUploadsPage({
   api,
   language,
   params,
+  canDispose = false,
 }: {
   api: ArchiveApi;
   language: Language;
   params: URLSearchParams;
+  /** A top-level administrator: each file offers 销毁. */
+  canDispose?: boolean;
 }) {
   const t = translator(language);
   const key = filesQuery(params).toString();
@@ -127,6 +131,19 @@ export function MyUploadsPage({
           <a href={downloadUrl(f.fileId)} download={baseName(f.fileName)} aria-label={`${t('download')} ${f.fileName}`}>
             {t('download')}
           </a>
+          {canDispose && (
+            <>
+              {' '}
+              <DisposeButton
+                api={api}
+                language={language}
+                small
+                what={t('disposeFileWhat', { name: f.fileName })}
+                label={`${t('dispose')} ${f.fileName}`}
+                target={{ fileIds: [f.fileId] }}
+              />
+            </>
+          )}
         </>
       ),
     },
