@@ -51,7 +51,7 @@ export function DisposalsPage({
   const apply = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.target as HTMLFormElement);
-    show(cleanParams(Object.fromEntries(FILTERS.map((name) => [name, String(form.get(name) ?? '')]))));
+    show(cleanParams(Object.fromEntries(FILTERS.map((name) => [name, (form.get(name) as string | null) ?? '']))));
   };
   const units = (d: DisposalView) => [
     ...d.units.map((u) => unitPlace(u)),
