@@ -8,6 +8,7 @@ import { AccountAdministration } from './services/administration.js';
 import { ReceiptService } from './services/receipts.js';
 import { WithdrawalService } from './services/withdrawals.js';
 import { HoldService } from './services/holds.js';
+import { DisposalService, type ContentDeletion } from './services/disposals.js';
 import { UnitDirectory } from './services/unit-directory.js';
 import { AuditService } from './services/audit.js';
 import { ReportCalendar } from './services/calendar.js';
@@ -35,7 +36,11 @@ import { SessionService, TokenService } from './services/sessions.js';
 import type { ArchiveStore } from './store/archive-store.js';
 
 /** What the services are built with: the configuration's, and scrypt's N for passwords when not the archive's (tests). */
-export type ServiceConfig = { passwordCost?: number } & Pick<
+export type ServiceConfig = {
+  passwordCost?: number;
+  /** Tests: what disposal deletes content and checks holds with (the archive's own once they are wired below). */
+  disposal?: { deleteContent: ContentDeletion };
+} & Pick<
   Config,
   | 'maxFileSize'
   | 'sessionTtlMs'
@@ -144,12 +149,31 @@ export function composeServices(
     settings: { withdrawDays: config.withdrawDays, trashDays: config.trashDays },
     clock,
   });
+  const disposals = new DisposalService({
+    store,
+    directory,
+    audit,
+    calendar,
+    // Until the purge's deletion of content (issue 41 part 3) and holds (part 4) are wired here,
+    // POST /api/disposals answers 503 "销毁功能尚未启用" and changes nothing.
+    deleteContent: config.disposal?.deleteContent ?? null,
+    holds,
+    clock,
+  });
   return {
     digests,
     textReader,
     metrics,
     passwordHashing,
-    gc: new GarbageCollector(store.content, resumable, config.stagingTtlMs, store.ledger, clock, withdrawals),
+    gc: new GarbageCollector(
+      store.content,
+      resumable,
+      config.stagingTtlMs,
+      store.ledger,
+      clock,
+      withdrawals,
+      disposals,
+    ),
     services: {
       audit,
       accounts,
@@ -171,6 +195,7 @@ export function composeServices(
       receipts: new ReceiptService(store, quotas, clock),
       withdrawals,
       holds,
+      disposals,
       claims: new ClaimService(store, scope, audit, calendar, metrics, config.claimTtlMs, clock),
       quotas,
       fixity,

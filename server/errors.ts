@@ -344,6 +344,27 @@ export class FileOnHoldError extends ArchiveError {
   }
 }
 
+/** Every file of a disposal is in the register already: nothing changed. */
+export class AlreadyDisposedError extends ArchiveError {
+  constructor(
+    disposals: ReadonlyArray<{ id: string; fileName: string; disposedBy: { username: string }; disposedAt: string }>,
+  ) {
+    const first = disposals[0]!;
+    super(
+      'already_disposed',
+      `“${first.fileName}”${disposals.length > 1 ? `等 ${disposals.length} 个文件` : ''}已由 ${first.disposedBy.username} 于 ${first.disposedAt} 销毁，见销毁清册，不必再销毁。`,
+      { disposals: disposals.map((d) => d.id) },
+    );
+  }
+}
+
+/** Disposal is not wired to a deletion of content (or to holds) yet: nothing is changed. */
+export class DisposalUnavailableError extends ArchiveError {
+  constructor() {
+    super('disposal_unavailable', '销毁功能尚未启用');
+  }
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }

@@ -34,6 +34,7 @@ export const AUDIT_ACTIONS = [
   'upload_restored',
   'hold_placed',
   'hold_lifted',
+  'content_disposed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -65,6 +66,7 @@ export const AUDIT_GROUPS = {
     // 冻结 stops withdrawals, purges and disposals: who held what, and who let it go.
     'hold_placed',
     'hold_lifted',
+    'content_disposed',
   ],
   signIn: ['login', 'login_failed', 'login_throttled', 'logout', 'password_changed'],
   files: [
@@ -75,6 +77,7 @@ export const AUDIT_GROUPS = {
     'download',
     'upload_withdrawn',
     'upload_restored',
+    'content_disposed',
   ],
   viewing: ['audit_viewed', 'audit_exported', 'report_viewed', 'report_exported'],
 } as const satisfies Record<string, readonly AuditAction[]>;
@@ -130,7 +133,9 @@ export type AuditNote =
   | ({ code: 'withdrawn' } & WithdrawalNoted)
   | ({ code: 'restored' } & WithdrawalNoted)
   | ({ code: 'hold_placed' } & HoldNoted)
-  | ({ code: 'hold_lifted' } & HoldNoted);
+  | ({ code: 'hold_lifted' } & HoldNoted)
+  /** A file disposed of (销毁): why, under which approval, and how many uploads left the counts. */
+  | { code: 'disposed'; disposalId: string; reason: string; approvalRef: string; uploads: number; withdrawn: number };
 
 /** A hold placed or lifted: on how many files, or on which unit (its path), and why it was placed. */
 interface HoldNoted {
@@ -295,6 +300,8 @@ const logWords: NoteWords = {
     `hold placed on ${n.unit === undefined ? count(n.files ?? 0, 'file') : `every file of ${n.unit}`}: ${n.reason} (hold ${n.holdId})`,
   hold_lifted: (n) =>
     `hold lifted from ${n.unit === undefined ? count(n.files ?? 0, 'file') : `every file of ${n.unit}`}, placed for: ${n.reason} (hold ${n.holdId})`,
+  disposed: (n) =>
+    `disposed of under ${n.approvalRef}: ${n.reason}; ${n.uploads} uploads left every count, ${n.withdrawn} left the trash (disposal ${n.disposalId})`,
   wrong_password: () => 'wrong username or password',
   wrong_current_password: () => 'password change: wrong current password',
   throttled_account: (n) =>
@@ -362,6 +369,8 @@ const zh: NoteWords = {
   hold_placed: (n) => `冻结${n.unit === undefined ? ` ${n.files ?? 0} 个文件` : `“${n.unit}”的全部文件`}：${n.reason}`,
   hold_lifted: (n) =>
     `解除冻结${n.unit === undefined ? ` ${n.files ?? 0} 个文件` : `“${n.unit}”的全部文件`}（冻结原因：${n.reason}）`,
+  disposed: (n) =>
+    `依 ${n.approvalRef} 销毁：${n.reason}；${n.uploads} 次上传不再计数，${n.withdrawn} 个撤回的上传移出回收站`,
   wrong_password: () => '用户名或密码错误',
   wrong_current_password: () => '修改密码时当前密码错误',
   throttled_account: (n) => `此账号从多个地址输错密码 ${n.failures} 次：未用过的地址须等待后再试`,
@@ -599,6 +608,7 @@ export const AUDIT_ACTION_NAMES: Record<WordsLanguage, Record<AuditAction, strin
     upload_restored: '恢复上传',
     hold_placed: '冻结',
     hold_lifted: '解除冻结',
+    content_disposed: '销毁文件',
   },
   en: {
     login: 'Log in',
@@ -632,5 +642,6 @@ export const AUDIT_ACTION_NAMES: Record<WordsLanguage, Record<AuditAction, strin
     upload_restored: 'Upload restored',
     hold_placed: 'Hold placed',
     hold_lifted: 'Hold lifted',
+    content_disposed: 'File disposed of',
   },
 };

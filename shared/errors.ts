@@ -35,6 +35,8 @@ export const ERROR_CODES = [
   'already_withdrawn',
   'already_restored',
   'file_on_hold',
+  'already_disposed',
+  'disposal_unavailable',
   'range_not_satisfiable',
   'rate_limited',
   'content_damaged',

@@ -29,6 +29,7 @@ import type { ReceiptRequest, ReceiptSummary, ReceiptView } from '../../shared/r
 import type { UnitList, UnitView } from '../../shared/units.js';
 import type { TrashList, WithdrawalAnswer, WithdrawalRequest, WithdrawalView } from '../../shared/withdrawals.js';
 import type { HoldList, HoldRequest, HoldState, HoldView } from '../../shared/holds.js';
+import type { DisposalAnswer, DisposalList, DisposalRequest } from '../../shared/disposals.js';
 import { ApiError, isErrorCode, NetworkError } from './i18n/index.js';
 
 export interface VerificationView {
@@ -178,6 +179,16 @@ export class ArchiveApi {
   /** 解除冻结. */
   liftHold(id: string): Promise<HoldView> {
     return this.#call('POST', `/api/holds/${encodeURIComponent(id)}/lift`);
+  }
+
+  /** 销毁 (top-level administrators): files by id, or a receipt's; their bytes go and their uploads leave every count. */
+  dispose(request: DisposalRequest): Promise<DisposalAnswer> {
+    return this.#call('POST', '/api/disposals', request);
+  }
+
+  /** 销毁清册: the register, as far as the caller reaches. */
+  disposals(params: URLSearchParams): Promise<DisposalList> {
+    return this.#call('GET', `/api/disposals?${params}`);
   }
 
   /** 本单位文件: `params` are the API's own (q, uploader, from, to, type, sort, order, limit, offset). */
@@ -349,6 +360,9 @@ function query(params: Record<string, string | number | undefined>): URLSearchPa
     if (value !== undefined && value !== '') q.set(name, String(value));
   return q;
 }
+
+/** The disposal register as CSV, with the same filters (a plain link: the session cookie goes along). */
+export const disposalsCsvUrl = (params: URLSearchParams) => `/api/disposals.csv?${params}`;
 
 /** A kept import's passwords as a download (a plain link: the session cookie goes along); served once. */
 export const keptImportUrl = (id: string) => `/api/accounts/imports/${encodeURIComponent(id)}`;

@@ -18,7 +18,15 @@ import { routeFromHash, type PageName, type Route } from './route.js';
 import './styles.css';
 
 /** Pages for administrators only: a clerk who follows a link to one gets the upload page (the API refuses them anyway). */
-const ADMIN_PAGES: ReadonlySet<PageName> = new Set(['reports', 'audit', 'fixity', 'accounts', 'units', 'holds']);
+const ADMIN_PAGES: ReadonlySet<PageName> = new Set([
+  'reports',
+  'audit',
+  'fixity',
+  'accounts',
+  'units',
+  'holds',
+  'disposals',
+]);
 
 function App({ api }: { api: ArchiveApi }) {
   const [language, setLanguage] = useState<Language>(initialLanguage);
@@ -114,6 +122,9 @@ function App({ api }: { api: ArchiveApi }) {
               <NavLink to="holds" current={page}>
                 {t('navHolds')}
               </NavLink>
+              <NavLink to="disposals" current={page}>
+                {t('navDisposals')}
+              </NavLink>
             </>
           )}
         </nav>
@@ -144,12 +155,21 @@ function App({ api }: { api: ArchiveApi }) {
         maxFileSize={session.maxFileSize}
         hidden={page !== 'upload'}
       />
-      {page === 'files' && <MyUploadsPage api={api} language={language} params={route.params} admin={isAdmin} />}
+      {page === 'files' && (
+        <MyUploadsPage
+          api={api}
+          language={language}
+          params={route.params}
+          admin={isAdmin}
+          canDispose={isAdmin && session.reach === null}
+        />
+      )}
       {page === 'receipts' && (
         <ReceiptsPage
           api={api}
           language={language}
           trashDays={session.trashDays}
+          canDispose={isAdmin && session.reach === null}
           {...(route.id ? { id: route.id } : {})}
         />
       )}

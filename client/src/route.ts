@@ -2,13 +2,15 @@ import { REPORTS, type ReportName } from '../../shared/reports.js';
 
 /**
  * Where the app is, read from the location hash: `#/upload`, `#/files`, `#/reports/<table>?…`,
- * `#/audit?…`, `#/fixity`, `#/password`, `#/accounts`, `#/units`, `#/tokens`, `#/receipts[/<id>]`, `#/trash`, `#/holds`. Filters live in the hash's query, so a reload or a shared link shows the same view.
+ * `#/audit?…`, `#/fixity`, `#/password`, `#/accounts`, `#/units`, `#/tokens`, `#/receipts[/<id>]`, `#/trash`, `#/holds`,
+ * `#/disposals?…`. Filters live in the hash's query, so a reload or a shared link shows the same view.
  */
 export type PageName =
   | 'upload'
   | 'files'
   | 'receipts'
   | 'trash'
+  | 'disposals'
   | 'reports'
   | 'audit'
   | 'fixity'
@@ -21,6 +23,7 @@ export type PageName =
 const PLAIN_PAGES: ReadonlySet<string> = new Set([
   'files',
   'trash',
+  'disposals',
   'audit',
   'fixity',
   'password',

@@ -26,6 +26,8 @@ import type { WithdrawalService } from '../services/withdrawals.js';
 import { trashRoutes, withdrawalRoutes } from './routes/withdrawals.js';
 import type { HoldService } from '../services/holds.js';
 import { holdRoutes } from './routes/holds.js';
+import type { DisposalService } from '../services/disposals.js';
+import { disposalRoutes } from './routes/disposals.js';
 import { unitRoutes } from './routes/units.js';
 import type { AccountAdministration } from '../services/administration.js';
 import type { UnitDirectory } from '../services/unit-directory.js';
@@ -61,6 +63,7 @@ export interface AppDeps {
     receipts: ReceiptService;
     withdrawals: WithdrawalService;
     holds: HoldService;
+    disposals: DisposalService;
   };
   ping: () => Promise<void>;
   metrics: ArchiveMetrics;
@@ -174,6 +177,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/withdrawals', withdrawalRoutes(services.withdrawals));
   app.use('/api/trash', trashRoutes(services.withdrawals));
   app.use('/api/holds', holdRoutes(services.holds));
+  app.use('/api', disposalRoutes(services.disposals, services.audit, services.reports.calendar.timeZone));
   app.use('/api/audit', auditRoutes(services.audit, services.directory, services.reports.calendar.timeZone));
   app.use(
     '/api/reports',

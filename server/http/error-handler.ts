@@ -53,6 +53,8 @@ export const STATUS: Record<ErrorCode, number> = {
   already_restored: 409,
   // 冻结: the file is locked against withdrawal, purge and disposal until the hold is lifted.
   file_on_hold: 423,
+  already_disposed: 409,
+  disposal_unavailable: 503,
   login_throttled: 429,
   login_busy: 503,
   account_disabled: 403,

@@ -2,6 +2,7 @@ import type { ContentStore, GarbageReport } from '../store/content/port.js';
 import type { Ledger } from '../store/ledger/port.js';
 import type { ResumableUploadService } from './resumable-uploads.js';
 import type { WithdrawalService } from './withdrawals.js';
+import type { DisposalService } from './disposals.js';
 
 /**
  * Garbage collection of bytes the archive does not own: resumable uploads idle past their
@@ -18,6 +19,7 @@ export class GarbageCollector {
     private readonly ledger: Pick<Ledger, 'finishInterrupted'>,
     private readonly clock: () => Date = () => new Date(),
     private readonly withdrawals?: Pick<WithdrawalService, 'finishInterrupted'>,
+    private readonly disposals?: Pick<DisposalService, 'finishInterrupted'>,
   ) {}
 
   async run(): Promise<GarbageReport & { expiredUploads: number; finishedCounts: number }> {
@@ -25,7 +27,8 @@ export class GarbageCollector {
     // A counting in progress for a minute was interrupted; finishing one still running is harmless.
     const finishedCounts =
       (await this.ledger.finishInterrupted(new Date(now - 60_000))) +
-      ((await this.withdrawals?.finishInterrupted(new Date(now - 60_000))) ?? 0);
+      ((await this.withdrawals?.finishInterrupted(new Date(now - 60_000))) ?? 0) +
+      ((await this.disposals?.finishInterrupted(new Date(now - 60_000))) ?? 0);
     const expiredUploads = await this.uploads.expire();
     const report = await this.content.collectGarbage(new Date(now - this.stagingTtlMs));
     return { expiredUploads, finishedCounts, ...report };

@@ -178,6 +178,8 @@ export class WithdrawalService {
     if (account.role !== 'admin' && record.upload.account.id !== account.id)
       throw new ForbiddenError('只有上传者本人或管理员可以恢复这个上传，请联系上传者或管理员。');
     if (record.state === 'restored') throw new AlreadyRestoredError(viewOf(record));
+    // Its file was disposed of (销毁): restoring would count an upload of bytes that are gone.
+    if (record.state === 'disposed') throw new NotFoundError('这个上传的文件已经销毁（见销毁清册），不能恢复。');
     if (record.state === 'withdrawing') record = await this.finishWithdrawal(record, address);
     if (record.state === 'withdrawn') {
       const now = this.now();

@@ -13,6 +13,7 @@ import type { UnitFiles } from './unit-files/port.js';
 import type { UnitStore } from './units/port.js';
 import type { WithdrawalStore } from './withdrawals/port.js';
 import type { HoldStore } from './holds/port.js';
+import type { DisposalStore } from './disposals/port.js';
 
 /**
  * The whole store as the services see it: one port per capability (each in its own folder, with
@@ -40,6 +41,8 @@ export interface ArchiveStore {
   readonly withdrawals: WithdrawalStore;
   /** 冻结: holds on files or units, which withdrawal, purge and disposal ask about. */
   readonly holds: HoldStore;
+  /** 销毁清册: the disposal register, kept for ever (the counts are the ledger's, the bytes the content's). */
+  readonly disposals: DisposalStore;
   readonly jobs: JobStore;
   readonly rateCounts: RateCounts;
   readonly loginAttempts: LoginAttemptStore;

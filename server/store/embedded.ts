@@ -33,6 +33,7 @@ import { EmbeddedUnitFiles } from './unit-files/embedded.js';
 import { EmbeddedUnitStore, unitSchema } from './units/embedded.js';
 import { EmbeddedWithdrawalStore, withdrawalSchema } from './withdrawals/embedded.js';
 import { EmbeddedHoldStore, holdSchema } from './holds/embedded.js';
+import { disposalSchema, EmbeddedDisposalStore } from './disposals/embedded.js';
 
 /** Every capability's tables, in the order their upgrades run (the reports' last: they index the others' tables). */
 const SCHEMAS: readonly EmbeddedSchema[] = [
@@ -49,6 +50,7 @@ const SCHEMAS: readonly EmbeddedSchema[] = [
   receiptSchema,
   withdrawalSchema,
   holdSchema,
+  disposalSchema,
 ];
 
 /** Opens (creating or upgrading if needed) the embedded store's database in `dataDir`. */
@@ -90,6 +92,7 @@ export function openEmbeddedStore(options: {
     receipts: new EmbeddedReceiptStore(db),
     withdrawals: new EmbeddedWithdrawalStore(db),
     holds: new EmbeddedHoldStore(db),
+    disposals: new EmbeddedDisposalStore(db),
     jobs: new EmbeddedJobStore(db),
     rateCounts: new EmbeddedRateCounts(db),
     loginAttempts: new EmbeddedLoginAttempts(db),

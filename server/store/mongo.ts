@@ -17,6 +17,7 @@ import { claimCollections, createClaimIndexes, MongoClaimStore } from './claims/
 import { createReceiptIndexes, MongoReceiptStore, receiptCollections } from './receipts/mongo.js';
 import { createWithdrawalIndexes, MongoWithdrawalStore, withdrawalCollections } from './withdrawals/mongo.js';
 import { createHoldIndexes, holdCollections, MongoHoldStore } from './holds/mongo.js';
+import { createDisposalIndexes, disposalCollections, MongoDisposalStore } from './disposals/mongo.js';
 import { contentCollections, createContentIndexes, MongoContentStore } from './content/mongo.js';
 import { jobCollections, MongoJobStore } from './jobs/mongo.js';
 import { createLedgerIndexes, MongoLedger } from './ledger/mongo.js';
@@ -87,6 +88,7 @@ function collectionsOf(db: Db) {
     ...receiptCollections(db),
     ...withdrawalCollections(db),
     ...holdCollections(db),
+    ...disposalCollections(db),
     ...nearDuplicateCollections(db),
   };
 }
@@ -108,6 +110,7 @@ async function createIndexes(c: Collections): Promise<void> {
     createReceiptIndexes(c),
     createWithdrawalIndexes(c),
     createHoldIndexes(c),
+    createDisposalIndexes(c),
   ]);
 }
 
@@ -129,6 +132,7 @@ function storeOver(client: MongoClient, db: Db, c: Collections, chunkSize: numbe
     receipts: new MongoReceiptStore(c),
     withdrawals: new MongoWithdrawalStore(c),
     holds: new MongoHoldStore(c),
+    disposals: new MongoDisposalStore(c),
     jobs: new MongoJobStore(c),
     rateCounts: new MongoRateCounts(c),
     loginAttempts: new MongoLoginAttempts(c),

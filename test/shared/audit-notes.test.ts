@@ -73,6 +73,14 @@ const EXAMPLES: { [C in AuditNoteCode]: Extract<AuditNote, { code: C }> } = {
   },
   hold_placed: { code: 'hold_placed', holdId: 'b'.repeat(32), unit: '河北省 / 沧州市 / 青县', reason: '纪检调查' },
   hold_lifted: { code: 'hold_lifted', holdId: 'b'.repeat(32), files: 2, reason: '纪检调查' },
+  disposed: {
+    code: 'disposed',
+    disposalId: 'b'.repeat(32),
+    reason: '保管期满，经鉴定无保存价值',
+    approvalRef: '沧档销〔2026〕7号',
+    uploads: 3,
+    withdrawn: 1,
+  },
   viewed: {
     code: 'viewed',
     table: 'savings',

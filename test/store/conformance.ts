@@ -13,6 +13,7 @@ import { unitFilesConformance } from '../../server/store/unit-files/conformance.
 import { uploadConformance } from '../../server/store/uploads/conformance.js';
 import { withdrawalConformance } from '../../server/store/withdrawals/conformance.js';
 import { holdConformance } from '../../server/store/holds/conformance.js';
+import { disposalConformance } from '../../server/store/disposals/conformance.js';
 import type { StoreTarget } from '../support/stores.js';
 
 /**
@@ -38,6 +39,7 @@ export function storeConformance(target: StoreTarget): void {
     receiptConformance,
     withdrawalConformance,
     holdConformance,
+    disposalConformance,
   ]) {
     suite(target);
   }

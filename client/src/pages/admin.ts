@@ -5,3 +5,4 @@ export { ReportsPage } from './reports/index.js';
 export { AccountsPage } from './accounts.js';
 export { UnitsPage } from './units.js';
 export { HoldsPage } from './holds.js';
+export { DisposalsPage } from './disposals.js';

@@ -12,6 +12,7 @@ import type { ArchiveApi } from '../api.js';
 import { translator, type Language, type MessageKey } from '../i18n/index.js';
 import { go, pageHash, withParams } from '../route.js';
 import { canPreview, downloadUrl, FilePreview, type PreviewFile } from './file-preview.js';
+import { DisposeButton } from './dispose-dialog.js';
 import { formatBytes, formatCount, formatTime } from './format.js';
 import { DayFields, FilterForm, type Values } from './reports/filters.js';
 import { Field } from './field.js';
@@ -69,12 +70,15 @@ export function MyUploadsPage({
   language,
   params,
   admin = false,
+  canDispose = false,
 }: {
   api: ArchiveApi;
   language: Language;
   params: URLSearchParams;
   /** An administrator may hold (冻结) a file from here. */
   admin?: boolean;
+  /** A top-level administrator: each file offers 销毁. */
+  canDispose?: boolean;
 }) {
   const t = translator(language);
   const key = filesQuery(params).toString();
@@ -132,6 +136,19 @@ export function MyUploadsPage({
             {t('download')}
           </a>
           {admin && <HoldFileButton api={api} language={language} file={f} />}
+          {canDispose && (
+            <>
+              {' '}
+              <DisposeButton
+                api={api}
+                language={language}
+                small
+                what={t('disposeFileWhat', { name: f.fileName })}
+                label={`${t('dispose')} ${f.fileName}`}
+                target={{ fileIds: [f.fileId] }}
+              />
+            </>
+          )}
         </>
       ),
     },

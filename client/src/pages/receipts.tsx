@@ -9,6 +9,7 @@ import { formatBytes, formatCount, formatTime } from './format.js';
 import { TableSection } from './table/table-section.js';
 import { useLoaded } from './table/use-loaded.js';
 import { WithdrawDialog } from './withdraw-dialog.js';
+import { DisposeButton } from './dispose-dialog.js';
 
 const PAGE_SIZE = 20;
 
@@ -18,15 +19,18 @@ export function ReceiptsPage({
   language,
   id,
   trashDays,
+  canDispose = false,
 }: {
   api: ArchiveApi;
   language: Language;
   id?: string;
   /** TRASH_DAYS, from the session: what the withdrawal dialog promises. */
   trashDays: number;
+  /** A top-level administrator: a receipt offers 销毁 of its files. */
+  canDispose?: boolean;
 }) {
   return id ? (
-    <ReceiptPage api={api} language={language} id={id} trashDays={trashDays} />
+    <ReceiptPage api={api} language={language} id={id} trashDays={trashDays} canDispose={canDispose} />
   ) : (
     <ReceiptList api={api} language={language} />
   );
@@ -124,11 +128,13 @@ function ReceiptPage({
   language,
   id,
   trashDays,
+  canDispose,
 }: {
   api: ArchiveApi;
   language: Language;
   id: string;
   trashDays: number;
+  canDispose: boolean;
 }) {
   const t = translator(language);
   const [receipt, setReceipt] = useState<ReceiptView | null>(null);
@@ -193,6 +199,14 @@ function ReceiptPage({
             <button type="button" class="secondary" onClick={() => print()}>
               {t('receiptPrint')}
             </button>
+            {canDispose && receipt.rows.some((r) => r.fileId) && (
+              <DisposeButton
+                api={api}
+                language={language}
+                what={t('disposeReceiptWhat', { title: receipt.title })}
+                target={{ receipt: id }}
+              />
+            )}
             {open.length > 0 && (
               <>
                 <button

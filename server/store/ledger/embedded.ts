@@ -6,6 +6,7 @@ import { scopeWhere } from '../embedded/scopes.js';
 import { EmbeddedTotals, keepLedgerTotals, type RecordedUpload } from './embedded-totals.js';
 import type {
   CountedUpload,
+  FileUpload,
   Ledger,
   LedgerEntry,
   Restoral,
@@ -496,6 +497,27 @@ export class EmbeddedLedger implements Ledger {
       }
     }
     return found;
+  }
+
+  async uploadsOfFile(fileId: string): Promise<FileUpload[]> {
+    const fileNo = fileNumberOf(this.db, fileId);
+    if (fileNo === undefined) return [];
+    return this.db
+      .prepare<[number], UploadDetailsRow & { state: string }>(
+        `SELECT key, account_id, unit_id, file_id, file_name, file_length, at, state FROM upload_keys
+         INDEXED BY upload_keys_entry WHERE file_no = ? AND unit_id IS NOT NULL ORDER BY at, key`,
+      )
+      .all(fileNo)
+      .map((r) => ({
+        key: r.key,
+        accountId: r.account_id,
+        unitId: r.unit_id,
+        fileId: r.file_id,
+        fileName: r.file_name,
+        fileLength: r.file_length,
+        at: new Date(r.at),
+        counted: r.state === 'counted',
+      }));
   }
 }
 

@@ -12,6 +12,7 @@ import { subtreeMatch, viewScopeMatch } from '../mongo/scopes.js';
 import { isDuplicateKey, objectIdOf } from '../mongo/documents.js';
 import type {
   CountedUpload,
+  FileUpload,
   Ledger,
   LedgerEntry,
   UploadDetails,
@@ -539,6 +540,37 @@ export class MongoLedger implements Ledger {
       for (const { _id } of entries) add(_id.file.toHexString(), _id.unit);
     }
     return new Map([...found].map(([fileId, set]) => [fileId, [...set]]));
+  }
+
+  async uploadsOfFile(fileId: string): Promise<FileUpload[]> {
+    // The file's upload events, through the audit index upload_entry (fileId first), and their states.
+    const events = await this.c.audit
+      .find({ fileId, upload: { $exists: true } })
+      .sort({ at: 1, _id: 1 })
+      .toArray();
+    const reversed = new Set<string>();
+    const keys = events.map((e) => String(e._id));
+    for (let at = 0; at < keys.length; at += 1000) {
+      const states = await this.c.uploadStates
+        .find({ _id: { $in: keys.slice(at, at + 1000) }, State: { $ne: 'counted' } }, { projection: { _id: 1 } })
+        .toArray();
+      for (const s of states) reversed.add(s._id);
+    }
+    const uploads: FileUpload[] = [];
+    for (const doc of events) {
+      if (!doc.upload || !doc.unit || !doc.userId || !doc.fileId || doc.fileName === null) continue;
+      uploads.push({
+        key: String(doc._id),
+        accountId: doc.userId,
+        unitId: doc.unit.id,
+        fileId: doc.fileId,
+        fileName: doc.fileName,
+        fileLength: doc.upload.fileLength,
+        at: doc.at,
+        counted: !reversed.has(String(doc._id)),
+      });
+    }
+    return uploads;
   }
 }
 

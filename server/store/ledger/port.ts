@@ -172,6 +172,18 @@ export interface Ledger {
    * covers, and the reach a file is held in (server/services/holds.ts). Read only.
    */
   unitsWithUploads(fileIds: readonly string[], among?: readonly string[]): Promise<Map<string, string[]>>;
+
+  /**
+   * Every upload action of the file the ledger recorded, whether it counts now or is reversed (a
+   * disposal's: it reverses those that count and closes the withdrawals of the others), in time
+   * order. Actions counted before the ledger recorded their details are absent. Read only.
+   */
+  uploadsOfFile(fileId: string): Promise<FileUpload[]>;
+}
+
+/** An upload action of a file (`Ledger.uploadsOfFile`): its details, and whether it counts now. */
+export interface FileUpload extends UploadDetails {
+  counted: boolean;
 }
 
 /** An upload action as the ledger recorded it (`Ledger.recordedUploads`). */

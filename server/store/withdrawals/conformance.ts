@@ -93,6 +93,27 @@ export function withdrawalConformance(target: StoreTarget): void {
         assert.equal((await store.withdrawals.get(w.id))!.state, 'restored');
       });
 
+      it('closes a withdrawal not restored when its file is disposed of: out of the trash, kept as the record', async () => {
+        const [made, done, restoring, restored] = ['k:c1', 'k:c2', 'k:c3', 'k:c4'].map((k) => withdrawal(k));
+        for (const w of [made, done, restoring, restored]) await store.withdrawals.open(w!);
+        const t = new Date('2026-11-23T08:00:00Z');
+        await store.withdrawals.advance(done!.id, 'withdrawing', 'withdrawn', t);
+        await store.withdrawals.advance(restoring!.id, 'withdrawing', 'withdrawn', t);
+        await store.withdrawals.advance(restoring!.id, 'withdrawn', 'restoring', t, { id: 'a', username: 'a' });
+        await store.withdrawals.advance(restored!.id, 'withdrawing', 'restored', t);
+        const at = new Date('2026-11-24T08:00:00Z');
+        const closed = [];
+        for (const w of [made, done, restoring, restored]) closed.push(await store.withdrawals.close(w!.id, at));
+        assert.deepEqual(closed, [true, true, true, false]);
+        assert.equal(await store.withdrawals.close(done!.id, at), false, 'closed once');
+        assert.deepEqual(await store.withdrawals.get(done!.id), { ...done, state: 'disposed', changedAt: at });
+        assert.equal((await store.withdrawals.get(restored!.id))!.state, 'restored');
+        assert.equal((await store.withdrawals.openOf(['k:c1', 'k:c2', 'k:c3', 'k:c4'])).size, 0);
+        assert.equal((await store.withdrawals.trash(undefined, { limit: 10, offset: 0 })).total, 0);
+        assert.deepEqual(await store.withdrawals.unfinished(new Date('2027-01-01'), 10), []);
+        assert.equal(await store.withdrawals.advance(done!.id, 'withdrawn', 'restoring', at), false);
+      });
+
       it('drops only a withdrawal still being made', async () => {
         const made = withdrawal('file:acc-1:a');
         const done = withdrawal('file:acc-1:b');

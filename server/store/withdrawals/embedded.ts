@@ -142,6 +142,16 @@ export class EmbeddedWithdrawalStore implements WithdrawalStore {
     return changes === 1;
   }
 
+  async close(id: string, at: Date): Promise<boolean> {
+    const { changes } = this.db
+      .prepare(
+        `UPDATE withdrawals SET state = 'disposed', changed_at = ?, open_key = NULL
+         WHERE id = ? AND state NOT IN ('restored', 'disposed')`,
+      )
+      .run(at.getTime(), id);
+    return changes === 1;
+  }
+
   async drop(id: string): Promise<void> {
     this.db.prepare("DELETE FROM withdrawals WHERE id = ? AND state = 'withdrawing'").run(id);
   }

@@ -41,7 +41,7 @@ export async function createWithdrawalIndexes(c: WithdrawalCollections): Promise
 const docOf = (r: WithdrawalRecord): WithdrawalDoc => ({
   _id: r.id,
   UploadKey: r.uploadKey,
-  ...(r.state !== 'restored' && { OpenKey: r.uploadKey }),
+  ...(r.state !== 'restored' && r.state !== 'disposed' && { OpenKey: r.uploadKey }),
   Upload: {
     Account: r.upload.account,
     Unit: r.upload.unit,
@@ -122,6 +122,14 @@ export class MongoWithdrawalStore implements WithdrawalStore {
         $set: { State: to, ChangedAt: at, ...(by && { RestoredBy: person(by), RestoredAt: at }) },
         ...(to === 'restored' && { $unset: { OpenKey: '' as const } }),
       },
+    );
+    return modifiedCount === 1;
+  }
+
+  async close(id: string, at: Date): Promise<boolean> {
+    const { modifiedCount } = await this.c.withdrawals.updateOne(
+      { _id: id, State: { $nin: ['restored', 'disposed'] } },
+      { $set: { State: 'disposed', ChangedAt: at }, $unset: { OpenKey: '' } },
     );
     return modifiedCount === 1;
   }

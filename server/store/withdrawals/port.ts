@@ -5,9 +5,10 @@ import type { ViewScope } from '../ledger/port.js';
 /**
  * A withdrawal's steps: `withdrawing` (recorded, the ledger's reversal perhaps not yet made),
  * `withdrawn` (out of every count, in the trash), `restoring` (the ledger's restore perhaps not yet
- * made), `restored` (counted again; kept as the record of what happened).
+ * made), `restored` (counted again; kept as the record of what happened), `disposed` (its file was
+ * disposed of, 销毁, while it was not restored: out of the trash for good, kept as the record).
  */
-export type WithdrawalState = 'withdrawing' | 'withdrawn' | 'restoring' | 'restored';
+export type WithdrawalState = 'withdrawing' | 'withdrawn' | 'restoring' | 'restored' | 'disposed';
 
 export interface Person {
   id: string;
@@ -55,6 +56,11 @@ export interface WithdrawalStore {
    * `restoring` with who and when, `restoring` → `restored`); true if this call moved it.
    */
   advance(id: string, from: WithdrawalState, to: WithdrawalState, at: Date, restoredBy?: Person): Promise<boolean>;
+  /**
+   * Closes a withdrawal not restored (any state but `restored`) because its file is disposed of:
+   * `disposed`, out of the trash, its upload free. True if this call closed it.
+   */
+  close(id: string, at: Date): Promise<boolean>;
   /** Removes a withdrawal still `withdrawing` whose upload the ledger would not reverse. */
   drop(id: string): Promise<void>;
   get(id: string): Promise<WithdrawalRecord | undefined>;
