@@ -139,6 +139,7 @@ function App({ api }: { api: ArchiveApi }) {
         language={language}
         account={session.account}
         maxFileSize={session.maxFileSize}
+        trashDays={session.trashDays}
         hidden={page !== 'upload'}
       />
       {page === 'files' && <MyUploadsPage api={api} language={language} params={route.params} />}

@@ -23,7 +23,7 @@ import { tokenRoutes } from './routes/tokens.js';
 import { RECEIPTS_PATH, receiptRoutes } from './routes/receipts.js';
 import type { ReceiptService } from '../services/receipts.js';
 import type { WithdrawalService } from '../services/withdrawals.js';
-import { trashRoutes, withdrawalRoutes } from './routes/withdrawals.js';
+import { fileUploadRoutes, trashRoutes, withdrawalRoutes } from './routes/withdrawals.js';
 import { unitRoutes } from './routes/units.js';
 import type { AccountAdministration } from '../services/administration.js';
 import type { UnitDirectory } from '../services/unit-directory.js';
@@ -170,6 +170,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(RECEIPTS_PATH, receiptRoutes(services.receipts, services.quotas));
   app.use('/api/withdrawals', withdrawalRoutes(services.withdrawals));
   app.use('/api/trash', trashRoutes(services.withdrawals));
+  app.use('/api/files', fileUploadRoutes(services.withdrawals));
   app.use('/api/audit', auditRoutes(services.audit, services.directory, services.reports.calendar.timeZone));
   app.use(
     '/api/reports',

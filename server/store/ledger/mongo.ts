@@ -1,4 +1,4 @@
-import { ObjectId } from 'mongodb';
+import { ObjectId, type Filter } from 'mongodb';
 import type { AuditCollections, AuditDoc } from '../mongo/audit-documents.js';
 import {
   unitFromLedgerDoc,
@@ -12,6 +12,7 @@ import { subtreeMatch, viewScopeMatch } from '../mongo/scopes.js';
 import { isDuplicateKey, objectIdOf } from '../mongo/documents.js';
 import type {
   CountedUpload,
+  FileUpload,
   Ledger,
   LedgerEntry,
   UploadDetails,
@@ -495,6 +496,56 @@ export class MongoLedger implements Ledger {
     }
     return found;
   }
+
+  async fileUploads(
+    fileId: string,
+    scope: ViewScope | undefined,
+    page: { limit: number; offset: number },
+  ): Promise<{ items: FileUpload[]; total: number }> {
+    // The actions' events, by the index on fileId (upload_entry); finished ones only (a pending one is not counted yet).
+    const filter: Filter<AuditDoc> = {
+      fileId,
+      upload: { $exists: true },
+      pending: { $exists: false },
+      'unit.id': { $exists: true },
+      ...auditScopeMatch(scope),
+    };
+    const [total, docs] = await Promise.all([
+      this.c.audit.countDocuments(filter),
+      this.c.audit.find(filter).sort({ at: -1, _id: 1 }).skip(page.offset).limit(page.limit).toArray(),
+    ]);
+    const states = await this.c.uploadStates
+      .find({ _id: { $in: docs.map((d) => String(d._id)) }, State: 'reversed' }, { projection: { _id: 1 } })
+      .toArray();
+    const reversed = new Set(states.map((state) => state._id));
+    return {
+      total,
+      items: docs.map((doc) => ({
+        key: String(doc._id),
+        accountId: doc.userId!,
+        userName: doc.userName,
+        unitId: doc.unit!.id,
+        unit: doc.unit!,
+        fileId,
+        fileName: doc.fileName ?? '',
+        fileLength: doc.upload!.fileLength,
+        at: doc.at,
+        counts: !reversed.has(String(doc._id)),
+      })),
+    };
+  }
+}
+
+/** The upload events counted in a view's scope, by the unit each event recorded. */
+function auditScopeMatch(scope: ViewScope | undefined): Filter<AuditDoc> {
+  if (!scope) return {};
+  if ('unitId' in scope) return { 'unit.id': scope.unitId };
+  const { city, county, town } = scope.subtree;
+  return {
+    'unit.city': city,
+    ...(county !== undefined && { 'unit.county': county }),
+    ...(town !== undefined && { 'unit.town': town }),
+  };
 }
 
 const countedFromDoc = (doc: AuditDoc, uploadCount: number, repeated: boolean): CountedUpload => ({

@@ -166,6 +166,26 @@ export interface Ledger {
    * their details (they cannot be reversed: `unrecorded`), are absent. Read only.
    */
   recordedUploads(keys: readonly string[]): Promise<Map<string, UploadDetails>>;
+  /**
+   * A file's upload actions in a view's scope (by the unit each was counted in; every one without
+   * a scope), newest first, reversed ones too (`counts: false`): who, where, when, under which key
+   * (what a withdrawal names). Actions counted before the ledger recorded their details are not
+   * listed. Read only.
+   */
+  fileUploads(
+    fileId: string,
+    scope: ViewScope | undefined,
+    page: { limit: number; offset: number },
+  ): Promise<{ items: FileUpload[]; total: number }>;
+}
+
+/** One upload action of a file as `Ledger.fileUploads` lists it. */
+export interface FileUpload extends UploadDetails {
+  userName: string;
+  /** The unit it was counted in, with its place names then. */
+  unit: Unit;
+  /** It counts now (not reversed). */
+  counts: boolean;
 }
 
 /** An upload action as the ledger recorded it (`Ledger.recordedUploads`). */
