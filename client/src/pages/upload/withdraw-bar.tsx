@@ -1,4 +1,3 @@
-import { useState } from 'preact/hooks';
 import { translator, type Language } from '../../i18n/index.js';
 import { formatCount } from '../format.js';
 import { WithdrawDialog } from '../withdraw-dialog.js';
@@ -9,7 +8,7 @@ export type Withdrawing = { uploads: string[]; what: string } | { receipt: true;
 
 /**
  * 撤回 for an ended drop: 撤回所选 (the files ticked in the list) and 撤回本次上传 (the whole drop,
- * by its receipt), each through the reason dialog; after it, how many went and a link to 回收站.
+ * by its receipt), each through the reason dialog; how many of the drop are withdrawn, with a link to 回收站.
  * A row's own 撤回 opens the same dialog (`withdrawing` is the page's).
  */
 export function WithdrawBar({
@@ -31,10 +30,8 @@ export function WithdrawBar({
 }) {
   const t = translator(language);
   const n = (value: number) => formatCount(language, value);
-  const [done, setDone] = useState<number | null>(null);
   const withdraw = async (w: Withdrawing, reason: Parameters<DropWithdrawal['withdraw']>[1], note: string) => {
-    const count = await withdrawal.withdraw('receipt' in w ? { receipt: true } : { uploads: w.uploads }, reason, note);
-    setDone(count);
+    await withdrawal.withdraw('receipt' in w ? { receipt: true } : { uploads: w.uploads }, reason, note);
     onWithdrawn();
   };
   return (
@@ -64,12 +61,10 @@ export function WithdrawBar({
           </button>
         </div>
       )}
-      {(done !== null || withdrawal.withdrawn > 0) && (
+      {/* As the archive has it now (a restore in 回收站 shows here once the page is shown again). */}
+      {withdrawal.withdrawn > 0 && (
         <p role="status" class="notice withdrawn-note">
-          {done !== null
-            ? t('withdrawDone', { count: n(done) })
-            : t('dropWithdrawn', { count: n(withdrawal.withdrawn) })}{' '}
-          <a href="#/trash">{t('navTrash')}</a>
+          {t('dropWithdrawn', { count: n(withdrawal.withdrawn) })} <a href="#/trash">{t('navTrash')}</a>
         </p>
       )}
       {withdrawing && (
