@@ -109,8 +109,10 @@ export function FileUploadsPage({
                 />
               ),
           },
-          { label: t('trashUploader'), cell: (u) => u.uploader.username },
-          ...(admin ? [{ label: t('trashUnit'), cell: (u: FileUploadView) => unitPlace(u.unit) }] : []),
+          { label: t('trashUploader'), className: 'who', cell: (u) => u.uploader.username },
+          ...(admin
+            ? [{ label: t('trashUnit'), className: 'unit', cell: (u: FileUploadView) => unitPlace(u.unit) }]
+            : []),
           { label: t('trashUploadedAt'), className: 'when', cell: (u) => formatTime(language, u.uploadedAt, true) },
           { label: t('colFileName'), className: 'name', cell: (u) => u.fileName },
           { label: t('colSize'), numeric: true, cell: (u) => formatBytes(u.size) },
