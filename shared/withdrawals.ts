@@ -106,3 +106,43 @@ export interface WithdrawalAnswer {
   /** A receipt's rows that name no counted upload (failed files, or rows of an earlier version). */
   skippedRows: number;
 }
+
+/** `GET /api/files/:id/uploads`: a page of a file's uploads (newest first). */
+export const fileUploadsQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+});
+export type FileUploadsQuery = z.infer<typeof fileUploadsQuery>;
+
+/**
+ * One upload of a file as its uploads' list shows it (who, from which unit, when, under which
+ * upload id), with its withdrawal while it is withdrawn, and whether the caller may withdraw it.
+ */
+export interface FileUploadView {
+  uploadId: string;
+  uploader: { id: string; username: string };
+  unit: { id: string; city: string; county?: string; town?: string };
+  /** The name (its path in the uploader's folder) it was uploaded under. */
+  fileName: string;
+  size: number;
+  uploadedAt: string;
+  /** It counts now: neither withdrawn nor otherwise taken back. */
+  counts: boolean;
+  withdrawal: {
+    id: string;
+    withdrawnAt: string;
+    withdrawnBy: string;
+    reason: WithdrawalReason;
+    note: string | null;
+  } | null;
+  /** An administrator of its reach, or its uploader within WITHDRAW_DAYS, while it counts. */
+  canWithdraw: boolean;
+}
+
+export interface FileUploadList {
+  fileId: string;
+  items: FileUploadView[];
+  total: number;
+  limit: number;
+  offset: number;
+}

@@ -27,7 +27,13 @@ import type {
 import { IMPORT_SKIPPED_BLANK_HEADER, IMPORT_SKIPPED_EXAMPLES_HEADER } from '../../shared/accounts.js';
 import type { ReceiptRequest, ReceiptSummary, ReceiptView } from '../../shared/receipts.js';
 import type { UnitList, UnitView } from '../../shared/units.js';
-import type { TrashList, WithdrawalAnswer, WithdrawalRequest, WithdrawalView } from '../../shared/withdrawals.js';
+import type {
+  FileUploadList,
+  TrashList,
+  WithdrawalAnswer,
+  WithdrawalRequest,
+  WithdrawalView,
+} from '../../shared/withdrawals.js';
 import type { HoldList, HoldRequest, HoldState, HoldView } from '../../shared/holds.js';
 import type { DisposalAnswer, DisposalList, DisposalRequest } from '../../shared/disposals.js';
 import { ApiError, isErrorCode, NetworkError } from './i18n/index.js';
@@ -159,6 +165,11 @@ export class ArchiveApi {
   /** 回收站: the caller's unit's withdrawn uploads (an administrator's: their reach's). */
   trash(page: { limit: number; offset: number }): Promise<TrashList> {
     return this.#call('GET', `/api/trash?${query(page)}`);
+  }
+
+  /** 上传记录: a file's uploads the caller sees, with their upload ids and whether each may be withdrawn. */
+  fileUploads(fileId: string, page: { limit: number; offset: number }): Promise<FileUploadList> {
+    return this.#call('GET', `/api/files/${encodeURIComponent(fileId)}/uploads?${query(page)}`);
   }
 
   /** 恢复: the upload counts again. */

@@ -11,6 +11,7 @@ import { LoginPage, OwnAccountPage, PasswordPage } from './pages/login.js';
 import { MyUploadsPage } from './pages/my-uploads.js';
 import { ReceiptsPage } from './pages/receipts.js';
 import { TrashPage } from './pages/trash.js';
+import { FileUploadsPage } from './pages/file-uploads.js';
 import { TokensPage } from './pages/tokens.js';
 import { ARCHIVE_UNIT_ID } from '../../shared/units.js';
 import { UploadPage } from './pages/upload.js';
@@ -153,6 +154,7 @@ function App({ api }: { api: ArchiveApi }) {
         language={language}
         account={session.account}
         maxFileSize={session.maxFileSize}
+        trashDays={session.trashDays}
         hidden={page !== 'upload'}
       />
       {page === 'files' && (
@@ -174,6 +176,15 @@ function App({ api }: { api: ArchiveApi }) {
         />
       )}
       {page === 'trash' && <TrashPage api={api} language={language} admin={isAdmin} trashDays={session.trashDays} />}
+      {page === 'file-uploads' && route.id && (
+        <FileUploadsPage
+          api={api}
+          language={language}
+          fileId={route.id}
+          admin={isAdmin}
+          trashDays={session.trashDays}
+        />
+      )}
       {page === 'password' && (
         <OwnAccountPage api={api} language={language} account={session.account} onChanged={setSession} />
       )}

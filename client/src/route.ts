@@ -3,7 +3,7 @@ import { REPORTS, type ReportName } from '../../shared/reports.js';
 /**
  * Where the app is, read from the location hash: `#/upload`, `#/files`, `#/reports/<table>?…`,
  * `#/audit?…`, `#/fixity`, `#/password`, `#/accounts`, `#/units`, `#/tokens`, `#/receipts[/<id>]`, `#/trash`, `#/holds`,
- * `#/disposals?…`. Filters live in the hash's query, so a reload or a shared link shows the same view.
+ * `#/disposals?…`, `#/file-uploads/<file id>`. Filters live in the hash's query, so a reload or a shared link shows the same view.
  */
 export type PageName =
   | 'upload'
@@ -11,6 +11,7 @@ export type PageName =
   | 'receipts'
   | 'trash'
   | 'disposals'
+  | 'file-uploads'
   | 'reports'
   | 'audit'
   | 'fixity'
@@ -38,7 +39,7 @@ export interface Route {
   /** The report table, for `reports`. */
   report: ReportName;
   params: URLSearchParams;
-  /** The receipt, for `receipts/<id>`. */
+  /** The receipt, for `receipts/<id>`; the file, for `file-uploads/<id>`. */
   id?: string;
 }
 
@@ -54,6 +55,7 @@ export function routeFromHash(hash: string): Route {
     return { page, report, params };
   }
   if (page === 'receipts') return { page, report: DEFAULT_REPORT, params, ...(sub ? { id: sub } : {}) };
+  if (page === 'file-uploads' && sub) return { page, report: DEFAULT_REPORT, params, id: sub };
   if (PLAIN_PAGES.has(page)) return { page: page as PageName, report: DEFAULT_REPORT, params };
   return { page: 'upload', report: DEFAULT_REPORT, params };
 }

@@ -23,11 +23,11 @@ import { tokenRoutes } from './routes/tokens.js';
 import { RECEIPTS_PATH, receiptRoutes } from './routes/receipts.js';
 import type { ReceiptService } from '../services/receipts.js';
 import type { WithdrawalService } from '../services/withdrawals.js';
-import { trashRoutes, withdrawalRoutes } from './routes/withdrawals.js';
 import type { HoldService } from '../services/holds.js';
 import { holdRoutes } from './routes/holds.js';
 import type { DisposalService } from '../services/disposals.js';
 import { disposalRoutes } from './routes/disposals.js';
+import { fileUploadRoutes, trashRoutes, withdrawalRoutes } from './routes/withdrawals.js';
 import { unitRoutes } from './routes/units.js';
 import type { AccountAdministration } from '../services/administration.js';
 import type { UnitDirectory } from '../services/unit-directory.js';
@@ -178,6 +178,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/trash', trashRoutes(services.withdrawals));
   app.use('/api/holds', holdRoutes(services.holds));
   app.use('/api', disposalRoutes(services.disposals, services.audit, services.reports.calendar.timeZone));
+  app.use('/api/files', fileUploadRoutes(services.withdrawals));
   app.use('/api/audit', auditRoutes(services.audit, services.directory, services.reports.calendar.timeZone));
   app.use(
     '/api/reports',

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Unit } from '../../shared/schemas.js';
 import {
+  type FileUploadList,
+  type FileUploadsQuery,
   type TrashList,
   type TrashQuery,
   type WithdrawalAnswer,
@@ -225,6 +227,70 @@ export class WithdrawalService {
       total,
       ...page,
     };
+  }
+
+  /**
+   * A file's uploads the caller sees (a clerk, their unit's; an administrator, their reach's), with
+   * their upload ids and whether the caller may withdraw each: where an administrator finds the
+   * uploads of others to withdraw (the reports lead there). A file with no upload in sight is
+   * unknown (404), as in GET /api/files/:id.
+   */
+  async fileUploads(account: Account, fileId: string, query: FileUploadsQuery): Promise<FileUploadList> {
+    const { store } = this.deps;
+    const page = { limit: query.limit, offset: query.offset };
+    const unknown = () =>
+      new NotFoundError('No file with this id is visible to you. Check the link, or ask your archive administrator.');
+    let scope: ViewScope | undefined = { unitId: account.unit.id };
+    let reach: UnitSubtree | undefined;
+    if (account.role === 'admin') {
+      const reached = await this.deps.directory.reachSubtree(account);
+      if (reached === null) throw unknown();
+      reach = reached;
+      scope = reach && { subtree: reach };
+    }
+    const { items, total } = await store.ledger.fileUploads(fileId, scope, page);
+    // None listed: still visible if uploaded in sight before the ledger recorded uploads' details.
+    if (
+      total === 0 &&
+      !(scope
+        ? await store.ledger.hasUploadInScope(fileId, scope)
+        : (await store.ledger.entriesForFile(fileId)).length > 0)
+    )
+      throw unknown();
+    const open = await store.withdrawals.openOf(items.map((u) => u.key));
+    const units = new Map<string, Unit>();
+    const now = this.now().getTime();
+    const views = [];
+    for (const upload of items) {
+      const w = open.get(upload.key);
+      const withdrawn = w && (w.state === 'withdrawing' || w.state === 'withdrawn') ? w : undefined;
+      // The same rule as withdraw(): an administrator's reach by the unit's geography now.
+      const mayWithdraw =
+        account.role === 'admin'
+          ? inSubtree(await this.unitOf(upload, units), reach)
+          : upload.accountId === account.id && now - upload.at.getTime() <= this.deps.settings.withdrawDays * DAY_MS;
+      const { id, city, county, town } = upload.unit;
+      views.push({
+        uploadId: upload.key,
+        uploader: { id: upload.accountId, username: upload.userName },
+        unit: { id, city, ...(county !== undefined && { county }), ...(town !== undefined && { town }) },
+        fileName: upload.fileName,
+        size: upload.fileLength,
+        uploadedAt: upload.at.toISOString(),
+        counts: upload.counts,
+        withdrawal: withdrawn
+          ? {
+              id: withdrawn.id,
+              withdrawnAt: withdrawn.withdrawnAt.toISOString(),
+              withdrawnBy: withdrawn.withdrawnBy.username,
+              reason: withdrawn.reason,
+              note: withdrawn.note,
+            }
+          : null,
+        canWithdraw: upload.counts && !withdrawn && mayWithdraw,
+      });
+    }
+    return { fileId, items: views, total, ...page };
   }
 
   /**

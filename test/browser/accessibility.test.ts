@@ -290,6 +290,10 @@ describe(
         await page.locator('table.report button.expand').first().click();
         await page.locator('table.uploaders').waitFor();
         await scan('reports, cross-unit, a row opened');
+        // 上传记录, from a file's upload count: where an administrator withdraws others' uploads.
+        await page.locator('[data-report="cross-unit"] a.uploads-link').first().click();
+        await page.locator('main[aria-labelledby="file-uploads-title"] :is(table.file-uploads, p.empty)').waitFor();
+        await scan('a file’s uploads, withdrawable');
         await tab('savings');
         await page.locator('.chart canvas').waitFor();
         await scan('reports, savings per city with its chart');

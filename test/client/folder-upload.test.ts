@@ -293,7 +293,7 @@ describe('a folder upload in the browser', () => {
     assert.equal(archive.calls.checks.length, 1, 'not checked again (a check would prove and count it again)');
   });
 
-  it('sends the receipt once the upload comes to rest, and after a reload only if it was not kept', async () => {
+  it('sends the receipt once the upload comes to rest, and after a reload only if it was not kept (else shows it kept)', async () => {
     const archive = new FakeArchive();
     const journal = new MemoryJournal();
     const kept: Array<{ id: string; receipt: ReceiptRequest }> = [];
@@ -314,6 +314,11 @@ describe('a folder upload in the browser', () => {
     await second.restore();
     await new Promise((r) => setTimeout(r, 400));
     assert.equal(kept.length, 1, 'a receipt kept is not sent again on every reload');
+    assert.deepEqual(
+      second.receipt,
+      { kind: 'saved', id: kept[0]!.id },
+      'the receipt kept is offered again (its link, and 撤回 of its files)',
+    );
     // Closed before the receipt was kept (the journal says it was not): sent again, replacing it.
     await journal.saveAction({ ...(await journal.loadAction())!, kept: undefined });
     const third = pipeline(archive, journal, 1 << 30, keep);

@@ -1,8 +1,10 @@
+import { useEffect, useState } from 'preact/hooks';
 import type { AccountView } from '../../../shared/schemas.js';
 import type { ArchiveApi } from '../api.js';
 import { translator, type Language } from '../i18n/index.js';
 import { BodyLiveRegion } from './controls.js';
 import { formatCount } from './format.js';
+import { useDropWithdrawal } from './upload/drop-withdrawal.js';
 import { DropZone } from './upload/drop-zone.js';
 import { ReceiptPanel } from './upload/receipt-panel.js';
 import { RepeatPrompt } from './upload/repeat-prompt.js';
@@ -11,19 +13,26 @@ import { TransferList } from './upload/transfer-list.js';
 import { countItems } from './upload/transfer-rows.js';
 import { TransferSummary } from './upload/transfer-summary.js';
 import { useFolderUpload } from './upload/use-folder-upload.js';
+import { WithdrawBar, type Withdrawing } from './upload/withdraw-bar.js';
 
-/** 上传档案: a folder or files dropped or chosen, hashed, checked, sent; the list's outcomes and its receipt. */
+/**
+ * 上传档案: a folder or files dropped or chosen, hashed, checked, sent; the list's outcomes and its
+ * receipt; once it ended, 撤回 for a file, the files picked, or the whole drop.
+ */
 export function UploadPage({
   api,
   language,
   account,
   maxFileSize,
+  trashDays,
   hidden,
 }: {
   api: ArchiveApi;
   language: Language;
   account: AccountView;
   maxFileSize: number;
+  /** TRASH_DAYS, from the session: what the withdrawal dialog promises. */
+  trashDays: number;
   hidden: boolean;
 }) {
   const t = translator(language);
@@ -36,6 +45,17 @@ export function UploadPage({
   const total = upload.items.length;
   const finished = counts.instant + counts.stored + counts.failed + counts.skipped;
   const waiting = upload.waits.state;
+  const withdrawal = useDropWithdrawal({ api, upload, hidden });
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [withdrawing, setWithdrawing] = useState<Withdrawing | null>(null);
+  // A new drop, or the list read again, starts with nothing picked.
+  useEffect(() => setSelected(new Set()), [withdrawal?.receiptId, withdrawal?.open]);
+  const pick = (uploadId: string, on: boolean) => {
+    const next = new Set(selected);
+    if (on) next.add(uploadId);
+    else next.delete(uploadId);
+    setSelected(next);
+  };
 
   const n = (value: number) => formatCount(language, value);
   const announcement = announcer.say(
@@ -79,7 +99,31 @@ export function UploadPage({
           meter={meter}
         />
         <ReceiptPanel language={language} upload={upload} />
-        <TransferList language={language} items={upload.items} counts={counts} stalled={waiting !== undefined} />
+        {withdrawal && (
+          <WithdrawBar
+            language={language}
+            withdrawal={withdrawal}
+            selected={selected}
+            withdrawing={withdrawing}
+            onWithdrawing={setWithdrawing}
+            onWithdrawn={() => setSelected(new Set())}
+            trashDays={trashDays}
+          />
+        )}
+        <TransferList
+          language={language}
+          items={upload.items}
+          counts={counts}
+          stalled={waiting !== undefined}
+          withdrawal={
+            withdrawal && {
+              withdrawal,
+              selected,
+              onPick: pick,
+              onWithdraw: (uploadId, path) => setWithdrawing({ uploads: [uploadId], what: path }),
+            }
+          }
+        />
       </section>
     </main>
   );

@@ -278,6 +278,8 @@ export class FolderUpload {
     // The page may have been closed before the receipt was kept: it is sent again (it replaces).
     if (this.#action && this.items.some((i) => i.outcome) && this.#action.kept !== this.#receiptShape())
       this.#receiptSoon();
+    // Kept as it is: its link (and 撤回 of its files) is offered again after the reload.
+    else if (this.#action?.kept !== undefined) this.receipt = { kind: 'saved', id: this.#action.receiptId };
     this.options.onChange();
   }
 

@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { trashQuery, withdrawalIdSchema, withdrawalRequest } from '../../../shared/withdrawals.js';
+import { fileIdSchema } from '../../../shared/schemas.js';
+import { fileUploadsQuery, trashQuery, withdrawalIdSchema, withdrawalRequest } from '../../../shared/withdrawals.js';
 import type { WithdrawalService } from '../../services/withdrawals.js';
 import { requireAuth } from '../auth.js';
 import { parse } from '../validate.js';
@@ -36,6 +37,22 @@ export function trashRoutes(withdrawals: WithdrawalService): Router {
   router.use(requireAuth(['clerk', 'admin']));
   router.get('/', async (req, res) => {
     res.json(await withdrawals.trash(req.principal!.account, parse(trashQuery, req.query, 'query')));
+  });
+  return router;
+}
+
+/**
+ * `/api/files/:id/uploads`: a file's uploads the caller sees, each with its upload id (what
+ * `POST /api/withdrawals` names) and whether the caller may withdraw it. Mounted beside the files'
+ * routes, here because what it answers is the withdrawals' rules.
+ */
+export function fileUploadRoutes(withdrawals: WithdrawalService): Router {
+  const router = Router();
+  router.get('/:id/uploads', requireAuth(['clerk', 'admin']), async (req, res) => {
+    const fileId = parse(fileIdSchema, req.params.id, 'file id');
+    res.json(
+      await withdrawals.fileUploads(req.principal!.account, fileId, parse(fileUploadsQuery, req.query, 'query')),
+    );
   });
   return router;
 }

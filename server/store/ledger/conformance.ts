@@ -672,6 +672,80 @@ export function ledgerConformance(target: StoreTarget): void {
         assert.equal((await store.ledger.unitsWithUploads([shared.fileId], [])).size, 0);
         assert.equal((await store.ledger.unitsWithUploads([])).size, 0);
       });
+
+      it("lists a file's uploads in a unit, a subtree or everywhere, newest first, reversed ones too", async () => {
+        const { entry } = await commitBytes(store, randomContent(10));
+        const other = (await commitBytes(store, randomContent(11))).entry;
+        const clerk = testAccount({ username: 'clerk-q', unit: unit('unit-q', '青县') });
+        const east = testAccount({ username: 'clerk-d', unit: unit('unit-d', '东光县') });
+        const day = (d: number) => new Date(Date.UTC(2026, 4, d, 8));
+        const keyed = async (record: UploadRecord, key: string) =>
+          void (await store.ledger.count(uploadAction(record, key)));
+        await keyed(uploadRecord(clerk, entry.fileId, '青县/第1页.pdf', day(1)), 'file:q1');
+        await keyed(uploadRecord(clerk, entry.fileId, '青县/第1页.pdf', day(3)), 'file:q2');
+        await keyed(uploadRecord(east, entry.fileId, '东光/扫描.pdf', day(2)), 'tus:d1');
+        await keyed(uploadRecord(clerk, other.fileId, 'other.pdf', day(4)), 'file:other');
+        assert.equal(await store.ledger.reverse('file:q2', 'withdrawal:w1'), 'reversed');
+
+        const listed = async (
+          scope: Parameters<typeof store.ledger.fileUploads>[1],
+          page = { limit: 10, offset: 0 },
+        ) => {
+          const { items, total } = await store.ledger.fileUploads(entry.fileId, scope, page);
+          return { keys: items.map((u) => [u.key, u.counts]), total };
+        };
+        assert.deepEqual(await listed(undefined), {
+          keys: [
+            ['file:q2', false],
+            ['tus:d1', true],
+            ['file:q1', true],
+          ],
+          total: 3,
+        });
+        assert.deepEqual(await listed({ unitId: 'unit-q' }), {
+          keys: [
+            ['file:q2', false],
+            ['file:q1', true],
+          ],
+          total: 2,
+        });
+        assert.deepEqual(await listed({ subtree: { city: '沧州市', county: '东光县' } }), {
+          keys: [['tus:d1', true]],
+          total: 1,
+        });
+        assert.deepEqual(await listed({ subtree: { city: '沧州市', county: '青县', town: 'unit-q镇' } }), {
+          keys: [
+            ['file:q2', false],
+            ['file:q1', true],
+          ],
+          total: 2,
+        });
+        assert.deepEqual(await listed({ subtree: { city: '廊坊市' } }), { keys: [], total: 0 });
+        assert.deepEqual(await listed(undefined, { limit: 1, offset: 1 }), { keys: [['tus:d1', true]], total: 3 });
+
+        const { items } = await store.ledger.fileUploads(entry.fileId, { unitId: 'unit-d' }, { limit: 10, offset: 0 });
+        assert.deepEqual(items, [
+          {
+            key: 'tus:d1',
+            accountId: east.id,
+            userName: 'clerk-d',
+            unitId: 'unit-d',
+            unit: east.unit,
+            fileId: entry.fileId,
+            fileName: '东光/扫描.pdf',
+            fileLength: 1,
+            at: day(2),
+            counts: true,
+          },
+        ]);
+        assert.deepEqual(
+          await store.ledger.fileUploads('000000000000000000000000', undefined, { limit: 10, offset: 0 }),
+          {
+            items: [],
+            total: 0,
+          },
+        );
+      });
     });
   });
 }

@@ -7,6 +7,7 @@ import { EmbeddedTotals, keepLedgerTotals, type RecordedUpload } from './embedde
 import type {
   CountedUpload,
   FileUpload,
+  FileUploadState,
   Ledger,
   LedgerEntry,
   Restoral,
@@ -499,7 +500,7 @@ export class EmbeddedLedger implements Ledger {
     return found;
   }
 
-  async uploadsOfFile(fileId: string): Promise<FileUpload[]> {
+  async uploadsOfFile(fileId: string): Promise<FileUploadState[]> {
     const fileNo = fileNumberOf(this.db, fileId);
     if (fileNo === undefined) return [];
     return this.db
@@ -518,6 +519,46 @@ export class EmbeddedLedger implements Ledger {
         at: new Date(r.at),
         counted: r.state === 'counted',
       }));
+  }
+
+  async fileUploads(
+    fileId: string,
+    scope: ViewScope | undefined,
+    page: { limit: number; offset: number },
+  ): Promise<{ items: FileUpload[]; total: number }> {
+    const fileNo = fileNumberOf(this.db, fileId);
+    if (fileNo === undefined) return { items: [], total: 0 };
+    // upload_keys keeps the unit as JSON: its place names are read from it (through the index on file_no).
+    const where = scopeWhere('u', scope);
+    const sql = `FROM (SELECT *, json_extract(unit, '$.city') AS city, json_extract(unit, '$.county') AS county,
+                        json_extract(unit, '$.town') AS town FROM upload_keys
+                      WHERE file_no = @fileNo AND unit_id IS NOT NULL AND unit IS NOT NULL) u
+                 WHERE ${where.sql}`;
+    const params = { fileNo, ...where.params };
+    const { total } = this.db
+      .prepare<Record<string, unknown>, { total: number }>(`SELECT COUNT(*) AS total ${sql}`)
+      .get(params)!;
+    const rows = this.db
+      .prepare<Record<string, unknown>, UploadDetailsRow & { user_name: string | null; unit: string; state: string }>(
+        `SELECT key, account_id, unit_id, file_id, file_name, file_length, at, user_name, unit, state ${sql}
+         ORDER BY at DESC, key LIMIT @limit OFFSET @offset`,
+      )
+      .all({ ...params, limit: page.limit, offset: page.offset });
+    return {
+      total,
+      items: rows.map((r) => ({
+        key: r.key,
+        accountId: r.account_id,
+        userName: r.user_name ?? r.account_id,
+        unitId: r.unit_id,
+        unit: JSON.parse(r.unit) as Unit,
+        fileId: r.file_id,
+        fileName: r.file_name,
+        fileLength: r.file_length,
+        at: new Date(r.at),
+        counts: r.state !== 'reversed',
+      })),
+    };
   }
 }
 

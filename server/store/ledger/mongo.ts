@@ -1,4 +1,4 @@
-import { ObjectId } from 'mongodb';
+import { ObjectId, type Filter } from 'mongodb';
 import type { AuditCollections, AuditDoc } from '../mongo/audit-documents.js';
 import {
   unitFromLedgerDoc,
@@ -13,6 +13,7 @@ import { isDuplicateKey, objectIdOf } from '../mongo/documents.js';
 import type {
   CountedUpload,
   FileUpload,
+  FileUploadState,
   Ledger,
   LedgerEntry,
   UploadDetails,
@@ -542,7 +543,7 @@ export class MongoLedger implements Ledger {
     return new Map([...found].map(([fileId, set]) => [fileId, [...set]]));
   }
 
-  async uploadsOfFile(fileId: string): Promise<FileUpload[]> {
+  async uploadsOfFile(fileId: string): Promise<FileUploadState[]> {
     // The file's upload events, through the audit index upload_entry (fileId first), and their states.
     const events = await this.c.audit
       .find({ fileId, upload: { $exists: true } })
@@ -556,7 +557,7 @@ export class MongoLedger implements Ledger {
         .toArray();
       for (const s of states) reversed.add(s._id);
     }
-    const uploads: FileUpload[] = [];
+    const uploads: FileUploadState[] = [];
     for (const doc of events) {
       if (!doc.upload || !doc.unit || !doc.userId || !doc.fileId || doc.fileName === null) continue;
       uploads.push({
@@ -572,6 +573,56 @@ export class MongoLedger implements Ledger {
     }
     return uploads;
   }
+
+  async fileUploads(
+    fileId: string,
+    scope: ViewScope | undefined,
+    page: { limit: number; offset: number },
+  ): Promise<{ items: FileUpload[]; total: number }> {
+    // The actions' events, by the index on fileId (upload_entry); finished ones only (a pending one is not counted yet).
+    const filter: Filter<AuditDoc> = {
+      fileId,
+      upload: { $exists: true },
+      pending: { $exists: false },
+      'unit.id': { $exists: true },
+      ...auditScopeMatch(scope),
+    };
+    const [total, docs] = await Promise.all([
+      this.c.audit.countDocuments(filter),
+      this.c.audit.find(filter).sort({ at: -1, _id: 1 }).skip(page.offset).limit(page.limit).toArray(),
+    ]);
+    const states = await this.c.uploadStates
+      .find({ _id: { $in: docs.map((d) => String(d._id)) }, State: 'reversed' }, { projection: { _id: 1 } })
+      .toArray();
+    const reversed = new Set(states.map((state) => state._id));
+    return {
+      total,
+      items: docs.map((doc) => ({
+        key: String(doc._id),
+        accountId: doc.userId!,
+        userName: doc.userName,
+        unitId: doc.unit!.id,
+        unit: doc.unit!,
+        fileId,
+        fileName: doc.fileName ?? '',
+        fileLength: doc.upload!.fileLength,
+        at: doc.at,
+        counts: !reversed.has(String(doc._id)),
+      })),
+    };
+  }
+}
+
+/** The upload events counted in a view's scope, by the unit each event recorded. */
+function auditScopeMatch(scope: ViewScope | undefined): Filter<AuditDoc> {
+  if (!scope) return {};
+  if ('unitId' in scope) return { 'unit.id': scope.unitId };
+  const { city, county, town } = scope.subtree;
+  return {
+    'unit.city': city,
+    ...(county !== undefined && { 'unit.county': county }),
+    ...(town !== undefined && { 'unit.town': town }),
+  };
 }
 
 const countedFromDoc = (doc: AuditDoc, uploadCount: number, repeated: boolean): CountedUpload => ({

@@ -178,12 +178,33 @@ export interface Ledger {
    * disposal's: it reverses those that count and closes the withdrawals of the others), in time
    * order. Actions counted before the ledger recorded their details are absent. Read only.
    */
-  uploadsOfFile(fileId: string): Promise<FileUpload[]>;
+  uploadsOfFile(fileId: string): Promise<FileUploadState[]>;
+
+  /**
+   * A file's upload actions in a view's scope (by the unit each was counted in; every one without
+   * a scope), newest first, reversed ones too (`counts: false`): who, where, when, under which key
+   * (what a withdrawal names). Actions counted before the ledger recorded their details are not
+   * listed. Read only.
+   */
+  fileUploads(
+    fileId: string,
+    scope: ViewScope | undefined,
+    page: { limit: number; offset: number },
+  ): Promise<{ items: FileUpload[]; total: number }>;
 }
 
 /** An upload action of a file (`Ledger.uploadsOfFile`): its details, and whether it counts now. */
-export interface FileUpload extends UploadDetails {
+export interface FileUploadState extends UploadDetails {
   counted: boolean;
+}
+
+/** One upload action of a file as `Ledger.fileUploads` lists it. */
+export interface FileUpload extends UploadDetails {
+  userName: string;
+  /** The unit it was counted in, with its place names then. */
+  unit: Unit;
+  /** It counts now (not reversed). */
+  counts: boolean;
 }
 
 /** An upload action as the ledger recorded it (`Ledger.recordedUploads`). */

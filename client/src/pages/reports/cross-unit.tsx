@@ -42,7 +42,17 @@ export function CrossUnitTab({ api, language, params, show, units }: TabProps) {
     { label: t('colSize'), sort: 'fileLength', numeric: true, cell: (row) => formatBytes(row.fileLength) },
     { label: t('colUnits'), sort: 'units', numeric: true, cell: (row) => n(row.units) },
     { label: t('colUsers'), sort: 'users', numeric: true, cell: (row) => n(row.users) },
-    { label: t('colUploads'), sort: 'uploads', numeric: true, cell: (row) => n(row.uploads) },
+    {
+      label: t('colUploads'),
+      sort: 'uploads',
+      numeric: true,
+      // Every upload of the file, where each can be withdrawn.
+      cell: (row) => (
+        <a href={`#/file-uploads/${row.fileId}`} class="uploads-link" title={t('fileUploadsLink')}>
+          {n(row.uploads)}
+        </a>
+      ),
+    },
     { label: t('colFirstUpload'), sort: 'firstUploadTime', cell: (row) => time(row.firstUploadTime) },
     { label: t('colLastUpload'), sort: 'lastUploadTime', cell: (row) => time(row.lastUploadTime) },
     {

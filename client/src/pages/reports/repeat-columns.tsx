@@ -81,7 +81,17 @@ export function repeatColumns(
         numeric: true,
         cell: (row: RepeatEntryRow) => formatBytes(row.fileLength),
       },
-      { label: t('colUploads'), sort: 'uploadCount', numeric: true, cell: (row: RepeatEntryRow) => n(row.uploadCount) },
+      {
+        label: t('colUploads'),
+        sort: 'uploadCount',
+        numeric: true,
+        // The uploads behind the count, where each can be withdrawn.
+        cell: (row: RepeatEntryRow) => (
+          <a href={`#/file-uploads/${row.fileId}`} class="uploads-link" title={t('fileUploadsLink')}>
+            {n(row.uploadCount)}
+          </a>
+        ),
+      },
       ...timeColumns,
     ] as Column<RepeatEntryRow>[],
     user: [
