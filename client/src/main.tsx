@@ -141,7 +141,9 @@ function App({ api }: { api: ArchiveApi }) {
         maxFileSize={session.maxFileSize}
         hidden={page !== 'upload'}
       />
-      {page === 'files' && <MyUploadsPage api={api} language={language} params={route.params} />}
+      {page === 'files' && (
+        <MyUploadsPage api={api} language={language} params={route.params} trashDays={session.trashDays} />
+      )}
       {page === 'receipts' && (
         <ReceiptsPage
           api={api}
