@@ -149,6 +149,7 @@ function App({ api }: { api: ArchiveApi }) {
           api={api}
           language={language}
           trashDays={session.trashDays}
+          account={session.account}
           {...(route.id ? { id: route.id } : {})}
         />
       )}

@@ -527,7 +527,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
       .replace(/^\uFEFF/, '')
       .trimEnd()
       .split('\r\n');
-    assert.equal(header, '序号,文件路径,大小（字节）,结果,原因,时间,档案编号,您的上传次数');
+    assert.equal(header, '序号,文件路径,大小（字节）,结果,原因,时间,系统编号,您的上传次数');
     assert.equal(lines.length, 5);
     const listed = await listFiles(api('clerk-a2'), '清单测试');
     for (const line of lines) {

@@ -145,7 +145,7 @@ export function MyUploadsPage({
   return (
     <main class="page wide" aria-labelledby="files-title">
       <h1 id="files-title">{t('myUploadsTitle')}</h1>
-      <nav class="view-switch" aria-label={t('filesView')}>
+      <nav class="tabs view-switch" aria-label={t('filesView')}>
         <a href={pageHash('files', new URLSearchParams())} aria-current={latest ? undefined : 'page'}>
           {t('viewFolders')}
         </a>
