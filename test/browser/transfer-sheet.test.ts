@@ -166,14 +166,12 @@ describe(
         assert.match(second!, /系统编号/, `${name}: the internal id is the 系统编号`);
         assert.doesNotMatch(text.join(''), /档案编号/);
       }
+      /** Page 1 without its figures and folder name: what it says, whatever the numbers. */
+      const shape = (text: string, title: string) => text.replaceAll(title, 'T').replace(/[\d.,]+(?:[KMG]?B)?/g, '#');
       assert.equal(
-        pages.big![0],
-        pages
-          .small![0]!.replace(/补充移交/g, '2026年移交')
-          .replace(/合计10/, '合计1,000')
-          .replace(/(案卷\d{3})1/g, '$1100')
-          .replace(/文件明细10/, '文件明细1,000'),
-        'page 1 of 1,000 files says what page 1 of 10 does, only the counts differ',
+        shape(pages.big![0]!, '2026年移交'),
+        shape(pages.small![0]!, '补充移交'),
+        'page 1 of 1,000 files says what page 1 of 10 does, only the figures differ',
       );
       assert.ok(pages.big!.length > pages.small!.length, '1,000 files take more pages of appendix');
 
@@ -201,8 +199,8 @@ describe(
       const rows = page.locator('table.folders tbody tr');
       await page.locator('table.folders a.folder-name').first().waitFor();
       assert.deepEqual(
-        await page.locator('table.folders a.folder-name').allInnerTexts(),
-        ['2026年移交', '补充移交'].map((n) => n),
+        (await page.locator('table.folders a.folder-name').allInnerTexts()).map((n) => n.replace(/^📁\s*/, '')),
+        ['2026年移交', '补充移交'],
       );
       assert.match(await rows.first().innerText(), /1,000 个文件/);
       await page.screenshot({ path: path.join(SHOTS, 'files-folders-top-zh.png') });

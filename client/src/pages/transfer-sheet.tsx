@@ -95,13 +95,13 @@ export function TransferSheet({
         <p>
           <span>{t('transferClerkSign')}</span>
           <span class="line" />
-          <span>{t('transferDate')}</span>
+          <span>{t('transferSignDate')}</span>
           <span class="line short" />
         </p>
         <p>
           <span>{t('transferReceiverSign')}</span>
           <span class="line" />
-          <span>{t('transferDate')}</span>
+          <span>{t('transferSignDate')}</span>
           <span class="line short" />
         </p>
       </div>
