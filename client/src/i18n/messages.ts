@@ -230,6 +230,7 @@ const zh = {
   folderFiles: '{count} 个文件',
   folderEmpty: '这个文件夹里没有文件。',
   colActions: '操作',
+  colEntryName: '名称',
   withdrawFolder: '撤回整个文件夹',
   withdrawNothing: '这里没有您可以撤回的上传。',
   withdrawOthers: '其中 {count} 个是他人上传的，只有上传者本人或管理员可以撤回。',
@@ -866,6 +867,7 @@ const en: Record<MessageKey, string> = {
   folderFiles: '{count, plural, one {# file} other {# files}}',
   folderEmpty: 'This folder is empty.',
   colActions: 'Actions',
+  colEntryName: 'Name',
   withdrawFolder: 'Withdraw the whole folder',
   withdrawNothing: 'Nothing here is yours to withdraw.',
   withdrawOthers:

@@ -25,6 +25,12 @@ function folderQuery(params: URLSearchParams): URLSearchParams {
 /** What 撤回 is asked for: some files (by id), or a whole folder (by path); and its words. */
 type Target = { what: string } & ({ files: string[] } | { folder: string });
 
+/** What the page says after 撤回: done (and what was left), nothing to withdraw, or a refusal. */
+type Notice =
+  | { kind: 'done'; withdrawn: number; found: WithdrawableUploads }
+  | { kind: 'nothing'; found: WithdrawableUploads }
+  | { kind: 'error'; error: unknown };
+
 /** 撤回 once the archive has said which uploads it would take back. */
 type Withdrawing = { target: Target; found: WithdrawableUploads };
 
@@ -53,7 +59,8 @@ export function FolderView({
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [previewing, setPreviewing] = useState<PreviewFile | null>(null);
   const [withdrawing, setWithdrawing] = useState<Withdrawing | null>(null);
-  const [notice, setNotice] = useState<{ text: string; trash?: boolean } | null>(null);
+  // Kept as what happened, not as words: a change of language says it again in the new one.
+  const [notice, setNotice] = useState<Notice | null>(null);
   const path = (params.get('path') ?? '').replace(/^\/+|\/+$/g, '');
   const steps = path === '' ? [] : path.split('/');
   const n = (value: number) => formatCount(language, value);
@@ -85,9 +92,9 @@ export function FolderView({
     try {
       const found = await api.withdrawable('folder' in target ? { folder: target.folder } : { files: target.files });
       if (found.uploads.length > 0) setWithdrawing({ target, found });
-      else setNotice({ text: `${t('withdrawNothing')} ${refusedText(language, found)}`.trim() });
+      else setNotice({ kind: 'nothing', found });
     } catch (e) {
-      setNotice({ text: describeError(language, e) });
+      setNotice({ kind: 'error', error: e });
     }
   };
   const withdraw = async ({ found }: Withdrawing, reason: WithdrawalReason, note: string) => {
@@ -102,7 +109,7 @@ export function FolderView({
       withdrawn += answer.withdrawn.length;
     }
     setSelected(new Set());
-    setNotice({ text: `${t('withdrawDone', { count: n(withdrawn) })} ${refusedText(language, found)}`, trash: true });
+    setNotice({ kind: 'done', withdrawn, found });
     setReloads(reloads + 1);
   };
 
@@ -162,7 +169,12 @@ export function FolderView({
       </div>
       {notice && (
         <p role="status" class="notice">
-          {notice.text} {notice.trash && <a href="#/trash">{t('navTrash')}</a>}
+          {notice.kind === 'error'
+            ? describeError(language, notice.error)
+            : notice.kind === 'nothing'
+              ? `${t('withdrawNothing')} ${refusedText(language, notice.found)}`
+              : `${t('withdrawDone', { count: n(notice.withdrawn) })} ${refusedText(language, notice.found)}`}{' '}
+          {notice.kind === 'done' && <a href="#/trash">{t('navTrash')}</a>}
         </p>
       )}
       {error !== null && error !== undefined && (
@@ -176,7 +188,7 @@ export function FolderView({
             <th scope="col" class="pick">
               <span class="visually-hidden">{t('withdrawPick')}</span>
             </th>
-            <th scope="col">{t('colName')}</th>
+            <th scope="col">{t('colEntryName')}</th>
             <th scope="col" class="num">
               {t('colSize')}
             </th>
@@ -197,7 +209,7 @@ export function FolderView({
                   href={pageHash('files', withParams(params, { path: inside(folder.name), offset: null }))}
                   class="folder-name"
                 >
-                  <span aria-hidden="true">📁 </span>
+                  <FolderIcon />
                   {folder.name}
                 </a>
               </td>
@@ -254,6 +266,19 @@ export function FolderView({
         />
       )}
     </section>
+  );
+}
+
+/** A folder's outline (drawn: the fonts of an office PC may have no emoji). */
+function FolderIcon() {
+  return (
+    <svg class="folder-icon" aria-hidden="true" viewBox="0 0 20 16" width="20" height="16">
+      <path
+        d="M1 3a1 1 0 0 1 1-1h5l2 2h9a1 1 0 0 1 1 1v9a1 1 0 0 1-1 1H2a1 1 0 0 1-1-1z"
+        fill="#f4c542"
+        stroke="#b8860b"
+      />
+    </svg>
   );
 }
 
