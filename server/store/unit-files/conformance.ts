@@ -456,6 +456,11 @@ export function unitFilesConformance(target: StoreTarget): void {
           [keys.page2],
           'a withdrawn upload is not named again',
         );
+        assert.deepEqual(
+          await uploads({ fileIds: [files.page1.fileId] }),
+          [keys.page1Again],
+          "a withdrawn upload is not named by its file either, while the file's other upload is",
+        );
       });
     });
   });
