@@ -7,7 +7,7 @@ import type { SeededCatalogEntry } from '../server/store/catalog/seeding.js';
 import { openEmbeddedSeeding, openEmbeddedStore } from '../server/store/embedded.js';
 import { databaseFile } from '../server/store/embedded/database.js';
 import type { UploadRecord } from '../server/store/ledger/port.js';
-import type { UnitFilesQuery } from '../server/store/unit-files/port.js';
+import type { FolderQuery, UnitFilesQuery } from '../server/store/unit-files/port.js';
 import type { Unit } from '../shared/schemas.js';
 
 export interface UnitFilesResult {
@@ -81,6 +81,35 @@ async function run(dataDir: string, files: number, runs: number): Promise<UnitFi
       for (let r = 0; r < runs; r++) {
         const t = process.hrtime.bigint();
         total = (await store.unitFiles.list(query)).total;
+        times.push(Number(process.hrtime.bigint() - t) / 1e6);
+      }
+      queries.push({ label, total, p50Ms: median(times), maxMs: Math.max(...times) });
+    }
+    // By folder (网盘): the top (every name of the unit grouped), a year, a volume of it; and the
+    // uploads 撤回 would take back for a volume.
+    const folder = { unitId: 'unit-a', accountId: 'clerk1', folder: '', limit: 50, offset: 0 } satisfies FolderQuery;
+    const folderCases: Array<[string, () => Promise<number>]> = [
+      ['unit folder, the top', async () => (await store.unitFiles.folder({ ...folder, folder: '' })).folderTotal],
+      [
+        'unit folder, one year (a seventh)',
+        async () => (await store.unitFiles.folder({ ...folder, folder: '2021年移交' })).folderTotal,
+      ],
+      [
+        'unit folder, one volume',
+        async () => (await store.unitFiles.folder({ ...folder, folder: '2021年移交/卷123' })).fileTotal,
+      ],
+      [
+        'unit folder, the uploads of one volume (撤回)',
+        async () =>
+          (await store.unitFiles.uploads({ unitId: 'unit-a', folder: '2021年移交/卷123', limit: 10_001 })).length,
+      ],
+    ];
+    for (const [label, query] of folderCases) {
+      const times: number[] = [];
+      let total = 0;
+      for (let r = 0; r < runs; r++) {
+        const t = process.hrtime.bigint();
+        total = await query();
         times.push(Number(process.hrtime.bigint() - t) / 1e6);
       }
       queries.push({ label, total, p50Ms: median(times), maxMs: Math.max(...times) });

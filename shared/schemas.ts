@@ -206,6 +206,61 @@ export const fileListQuery = z
   });
 export type FileListQuery = z.infer<typeof fileListQuery>;
 
+/** A folder of 本单位文件 by its path (`2026年/案卷007`; '' or absent: the top), without '/' at either end. */
+const folderPath = z
+  .string()
+  .max(1000, 'a folder path has at most 1,000 characters')
+  .transform((path) => path.replace(/^\/+|\/+$/g, ''));
+
+/** `GET /api/files/folders`: one folder of the caller's files, as a 网盘 shows it, a page at a time. */
+export const folderListQuery = z.strictObject({
+  path: folderPath.default(''),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+});
+export type FolderListQuery = z.infer<typeof folderListQuery>;
+
+/** A file of a folder: the listing's summary, and its name in the folder (its path's last part). */
+export interface FolderFileSummary extends FileSummary {
+  path: string;
+}
+
+export interface FolderList {
+  path: string;
+  /** The page's sub-folders (first), each with how many file names lie under it at any depth… */
+  folders: Array<{ name: string; files: number }>;
+  /** …then its files, each by name. */
+  files: FolderFileSummary[];
+  folderTotal: number;
+  fileTotal: number;
+  limit: number;
+  offset: number;
+}
+
+/** At most this many uploads are named for one 撤回 from 本单位文件 (the client sends them 1,000 a request). */
+export const WITHDRAWABLE_MAX = 10_000;
+
+/** `GET /api/files/withdrawable`: the uploads 撤回 would take back for some files (`file`, repeated) or a folder. */
+export const withdrawableQuery = z
+  .strictObject({
+    folder: folderPath.optional(),
+    file: z.union([fileIdSchema, z.array(fileIdSchema).max(200, 'at most 200 files at once')]).optional(),
+  })
+  .refine((q) => (q.folder === undefined) !== (q.file === undefined), {
+    message: 'name the files (file=…) or one folder (folder=…), one of the two',
+    path: ['file'],
+  });
+export type WithdrawableQuery = z.infer<typeof withdrawableQuery>;
+
+export interface WithdrawableUploads {
+  /** The caller's to withdraw: a clerk's own within WITHDRAW_DAYS, an administrator's any in reach. */
+  uploads: Array<{ uploadId: string; fileId: string; fileName: string; uploadedAt: string }>;
+  /** Uploads there a clerk may not withdraw: a colleague's… */
+  othersUploads: number;
+  /** …or the clerk's own, made more than WITHDRAW_DAYS ago. */
+  tooOld: number;
+}
+
 export const GEO_TYPES = ['city', 'county', 'town', 'street'] as const;
 export type GeoType = (typeof GEO_TYPES)[number];
 

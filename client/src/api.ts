@@ -4,6 +4,8 @@ import type {
   AuditList,
   BatchFileResult,
   FileList,
+  FolderList,
+  WithdrawableUploads,
   FileUploaders,
   ProofResult,
   PasswordChangeView,
@@ -205,6 +207,19 @@ export class ArchiveApi {
   /** 本单位文件: `params` are the API's own (q, uploader, from, to, type, sort, order, limit, offset). */
   files(params: URLSearchParams): Promise<FileList> {
     return this.#call('GET', `/api/files?${params}`);
+  }
+
+  /** One folder of the caller's files (本单位文件 as a 网盘): its sub-folders, then its files. */
+  folder(params: URLSearchParams): Promise<FolderList> {
+    return this.#call('GET', `/api/files/folders?${params}`);
+  }
+
+  /** The uploads 撤回 would take back for some files or a folder, and how many the caller may not. */
+  withdrawable(target: { files: string[] } | { folder: string }): Promise<WithdrawableUploads> {
+    const params = new URLSearchParams();
+    if ('folder' in target) params.set('folder', target.folder);
+    else for (const file of target.files) params.append('file', file);
+    return this.#call('GET', `/api/files/withdrawable?${params}`);
   }
 
   /** Who uploaded the caller's files: the uploader filter's choices. */

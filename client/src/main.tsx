@@ -164,6 +164,7 @@ function App({ api }: { api: ArchiveApi }) {
           params={route.params}
           admin={isAdmin}
           canDispose={isAdmin && session.reach === null}
+          trashDays={session.trashDays}
         />
       )}
       {page === 'receipts' && (
@@ -172,6 +173,7 @@ function App({ api }: { api: ArchiveApi }) {
           language={language}
           trashDays={session.trashDays}
           canDispose={isAdmin && session.reach === null}
+          account={session.account}
           {...(route.id ? { id: route.id } : {})}
         />
       )}

@@ -166,6 +166,7 @@ export function createApp(deps: AppDeps): Express {
       ingest: services.ingest,
       audit: services.audit,
       files: services.files,
+      withdrawals: services.withdrawals,
       maxFileSize: settings.maxFileSize,
     }),
   );

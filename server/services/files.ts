@@ -1,6 +1,14 @@
 import { cleanFileName } from '../../shared/file-name.js';
 import type { Readable } from 'node:stream';
-import type { FileList, FileListQuery, FileUploaders, Unit } from '../../shared/schemas.js';
+import type {
+  FileList,
+  FileListQuery,
+  FileSummary,
+  FileUploaders,
+  FolderList,
+  FolderListQuery,
+  Unit,
+} from '../../shared/schemas.js';
 import type { VerificationProblem, VerificationResult } from '../../shared/verification.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import type { ArchiveStore } from '../store/archive-store.js';
@@ -8,6 +16,7 @@ import type { ByteRange } from '../store/content/port.js';
 import type { CatalogEntry } from '../store/catalog/port.js';
 import type { Account } from '../store/accounts/port.js';
 import type { ViewScope } from '../store/ledger/port.js';
+import type { UnitFileListing } from '../store/unit-files/port.js';
 import type { ReportCalendar } from './calendar.js';
 import type { Principal } from './sessions.js';
 import type { UnitDirectory } from './unit-directory.js';
@@ -61,27 +70,34 @@ export class FileService {
     });
     const names = await this.store.accounts.displayNames(page.items.flatMap((l) => l.uploaders));
     return {
-      items: page.items.map((l) => ({
-        fileId: l.entry.fileId,
-        fileName: l.displayName,
-        contentType: l.displayType,
-        fileLength: l.entry.length,
-        fileMD5: l.entry.md5,
-        uploadDate: l.firstUploadTime.toISOString(),
-        uploadCount: l.uploadCount,
-        myUploadCount: l.myUploadCount,
-        lastUploadTime: l.lastUploadTime.toISOString(),
-        names: l.names,
-        nameCount: l.nameCount,
-        uploaders: l.uploaders,
-        uploaderDisplayNames: l.uploaders.map((login) => names.get(login) ?? null),
-        uploaderCount: l.uploaderCount,
-      })),
+      items: page.items.map((l) => summaryOf(l, names)),
       total: page.total,
       limit: query.limit,
       offset: query.offset,
       sort: page.sort,
       order: page.order,
+    };
+  }
+
+  /** One folder of the files the caller sees, as a 网盘 shows it: its sub-folders, then its files. */
+  async folder(principal: Principal, query: FolderListQuery): Promise<FolderList> {
+    const { account } = principal;
+    const page = await this.store.unitFiles.folder({
+      ...(await this.visibleTo(account)),
+      accountId: account.id,
+      folder: query.path,
+      limit: query.limit,
+      offset: query.offset,
+    });
+    const names = await this.store.accounts.displayNames(page.files.flatMap((l) => l.uploaders));
+    return {
+      path: query.path,
+      folders: page.folders,
+      files: page.files.map((l) => ({ ...summaryOf(l, names), path: l.path })),
+      folderTotal: page.folderTotal,
+      fileTotal: page.fileTotal,
+      limit: query.limit,
+      offset: query.offset,
     };
   }
 
@@ -158,6 +174,26 @@ export class FileService {
   read(file: VisibleFile, range?: ByteRange): Readable {
     return this.store.content.read(file.entry, range);
   }
+}
+
+/** A listing's file as the API answers it (`names`: the uploaders' display names by login). */
+function summaryOf(l: UnitFileListing, names: Map<string, string>): FileSummary {
+  return {
+    fileId: l.entry.fileId,
+    fileName: l.displayName,
+    contentType: l.displayType,
+    fileLength: l.entry.length,
+    fileMD5: l.entry.md5,
+    uploadDate: l.firstUploadTime.toISOString(),
+    uploadCount: l.uploadCount,
+    myUploadCount: l.myUploadCount,
+    lastUploadTime: l.lastUploadTime.toISOString(),
+    names: l.names,
+    nameCount: l.nameCount,
+    uploaders: l.uploaders,
+    uploaderDisplayNames: l.uploaders.map((login) => names.get(login) ?? null),
+    uploaderCount: l.uploaderCount,
+  };
 }
 
 /** Whether a unit lies in a view's scope (every unit is in the whole archive's). */

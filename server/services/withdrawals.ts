@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Unit } from '../../shared/schemas.js';
+import { WITHDRAWABLE_MAX, type Unit, type WithdrawableQuery, type WithdrawableUploads } from '../../shared/schemas.js';
 import {
   type FileUploadList,
   type FileUploadsQuery,
@@ -47,7 +47,7 @@ export interface WithdrawalSettings {
 export class WithdrawalService {
   constructor(
     private readonly deps: {
-      store: Pick<ArchiveStore, 'ledger' | 'withdrawals' | 'receipts' | 'accounts'>;
+      store: Pick<ArchiveStore, 'ledger' | 'withdrawals' | 'receipts' | 'accounts' | 'unitFiles'>;
       directory: Pick<UnitDirectory, 'reachSubtree' | 'get' | 'unitInReach'>;
       audit: Pick<AuditService, 'record'>;
       /** 冻结: a held file is not withdrawn. */
@@ -173,6 +173,43 @@ export class WithdrawalService {
     }
     if (withdrawn.length === 0 && alreadyWithdrawn.length > 0) throw new AlreadyWithdrawnError(alreadyWithdrawn);
     return { withdrawn, alreadyWithdrawn, skippedRows };
+  }
+
+  /**
+   * What 撤回 from 本单位文件 would take back, for some files or a whole folder: the uploads there
+   * that count now and that the caller may withdraw (a clerk's own within WITHDRAW_DAYS, an
+   * administrator's any in reach), and how many others a clerk may not. Read only: `withdraw`
+   * checks each again.
+   */
+  async withdrawable(account: Account, query: WithdrawableQuery): Promise<WithdrawableUploads> {
+    let scope: ViewScope | undefined;
+    if (account.role === 'admin') {
+      const reach = await this.deps.directory.reachSubtree(account);
+      if (reach === null) return { uploads: [], othersUploads: 0, tooOld: 0 };
+      scope = reach && { subtree: reach };
+    } else scope = { unitId: account.unit.id };
+    const found = await this.deps.store.unitFiles.uploads({
+      ...scope,
+      ...(query.folder !== undefined
+        ? { folder: query.folder }
+        : { fileIds: typeof query.file === 'string' ? [query.file] : (query.file ?? []) }),
+      limit: WITHDRAWABLE_MAX + 1,
+    });
+    const cutoff = this.now().getTime() - this.deps.settings.withdrawDays * DAY_MS;
+    let othersUploads = 0;
+    let tooOld = 0;
+    const uploads: WithdrawableUploads['uploads'] = [];
+    for (const u of found) {
+      if (account.role !== 'admin' && u.accountId !== account.id) othersUploads++;
+      else if (account.role !== 'admin' && u.at.getTime() < cutoff) tooOld++;
+      else uploads.push({ uploadId: u.key, fileId: u.fileId, fileName: u.fileName, uploadedAt: u.at.toISOString() });
+    }
+    if (found.length > WITHDRAWABLE_MAX)
+      throw new ValidationError(
+        `这个文件夹里的上传超过 ${WITHDRAWABLE_MAX} 个，不能一次撤回：请打开它的子文件夹，分批撤回。`,
+        { field: 'folder' },
+      );
+    return { uploads, othersUploads, tooOld };
   }
 
   async restore(account: Account, id: string, address: string | null): Promise<WithdrawalView> {

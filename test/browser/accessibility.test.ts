@@ -229,6 +229,11 @@ describe(
 
         await visit(page, 'files', m.myUploadsTitle, 'table.files td');
         await scan('our unit’s files');
+        await page.locator('table.folders a.folder-name').first().click();
+        await page.locator('table.folders td.name .file-name').first().waitFor();
+        await scan('our unit’s files, a folder');
+        await visit(page, 'files?view=latest', m.myUploadsTitle, 'table.files td');
+        await scan('our unit’s files, latest uploads');
 
         await visit(page, 'receipts', m.receiptsTitle);
         await page.getByRole('link', { name: `移交-${language}` }).click();

@@ -443,7 +443,9 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     const mine = await newPage();
     await login(mine.page, server.url, 'clerk-a');
     await mine.page.getByRole('link', { name: '本单位文件' }).click();
-    const table = mine.page.locator('table.files');
+    // The flat list (本单位文件 opens on the folders).
+    await mine.page.getByRole('link', { name: '最近上传的文件' }).click();
+    const table = mine.page.locator('table.files:not(.folders)');
     await table.waitFor();
     const names = await table.locator('td.name .file-name').allInnerTexts();
     // Four contents: the new file (under its unit's latest name), the one the unit held, the note, the large scan.
@@ -464,7 +466,8 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     assert.equal((await api('clerk-b').upload('献县卷宗.pdf', theirs)).status, 201);
     await login(other.page, server.url, 'clerk-b');
     await other.page.getByRole('link', { name: '本单位文件' }).click();
-    await other.page.locator('table.files').waitFor();
+    await other.page.getByRole('link', { name: '最近上传的文件' }).click();
+    await other.page.locator('table.files:not(.folders)').waitFor();
     assert.deepEqual(await other.page.locator('table.files td.name .file-name').allInnerTexts(), ['献县卷宗.pdf']);
     await other.page.getByPlaceholder('按文件名或文件夹搜索').fill('新文件');
     await other.page.getByRole('button', { name: '筛选' }).click();
@@ -527,7 +530,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
       .replace(/^\uFEFF/, '')
       .trimEnd()
       .split('\r\n');
-    assert.equal(header, '序号,文件路径,大小（字节）,结果,原因,时间,档案编号,您的上传次数');
+    assert.equal(header, '序号,文件路径,大小（字节）,结果,原因,时间,系统编号,您的上传次数');
     assert.equal(lines.length, 5);
     const listed = await listFiles(api('clerk-a2'), '清单测试');
     for (const line of lines) {

@@ -119,7 +119,10 @@ describe('本单位文件 in the browser (Debian Chromium, embedded store)', { s
     );
 
     await page.getByRole('link', { name: '本单位文件' }).click();
-    const table = page.locator('table.files');
+    // It opens on the folders (the folder uploaded); the flat list is one click away.
+    await page.locator('table.folders a.folder-name', { hasText: '2026年移交' }).waitFor();
+    await page.getByRole('link', { name: '最近上传的文件' }).click();
+    const table = page.locator('table.files:not(.folders)');
     const names = () => table.locator('td.name .file-name').allInnerTexts();
     await table.waitFor();
     assert.equal((await names()).length, 3, 'three contents: the PDF under two names, the photo, the note');

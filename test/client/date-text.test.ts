@@ -51,6 +51,15 @@ describe('date fields: days written in the page’s language, read back as YYYY-
     assert.equal(parseDay('2028-02-29'), '2028-02-29', 'a leap day');
   });
 
+  it('reads a day typed without its year as one of the current year', () => {
+    for (const typed of ['11月28日', '11月28', '11-28', '11/28', '11.28', ' １１月２８日 ', '11 月 28 日'])
+      assert.equal(parseDay(typed, '2026-03-05'), '2026-11-28', typed);
+    assert.equal(parseDay('2月29日', '2028-01-10'), '2028-02-29', 'a leap day of a leap year');
+    assert.equal(parseDay('2月29日', '2026-01-10'), undefined, 'no leap day this year');
+    assert.equal(parseDay('13月1日', '2026-01-10'), undefined);
+    assert.equal(parseDay('11月28日'), `${new Date().getFullYear()}-11-28`, 'the year of the clock by default');
+  });
+
   it('reads a 24-hour time', () => {
     assert.equal(parseTime('9:05'), '09:05');
     assert.equal(parseTime('09:05'), '09:05');

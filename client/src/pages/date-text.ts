@@ -24,16 +24,20 @@ export function dayText(language: string, day: string): string {
 
 /**
  * A typed day: `2026-11-27` (also with `/` or `.`, and one-digit months and days), `20261127`,
- * or `2026年11月27日`, in full-width digits too (a Chinese input method types those).
+ * or `2026年11月27日`, in full-width digits too (a Chinese input method types those); a day
+ * without its year (`11月28日`, `11-28`) is one of the current year, the year of `today`
+ * (`YYYY-MM-DD`), as a clerk writing a date on a form means it.
  * Empty: null. Anything else, or a day that does not exist: undefined.
  */
-export function parseDay(text: string): string | null | undefined {
+export function parseDay(text: string, today: string = localToday()): string | null | undefined {
   const typed = text.normalize('NFKC').trim();
   if (typed === '') return null;
   const written = /^(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*日?$/.exec(typed);
   const compact = /^(\d{4})(\d{2})(\d{2})$/.exec(typed);
   const parts = written ?? compact;
-  return parts ? dayOf(Number(parts[1]), Number(parts[2]), Number(parts[3])) : undefined;
+  if (parts) return dayOf(Number(parts[1]), Number(parts[2]), Number(parts[3]));
+  const yearless = /^(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*日?$/.exec(typed);
+  return yearless ? dayOf(Number(today.slice(0, 4)), Number(yearless[1]), Number(yearless[2])) : undefined;
 }
 
 /** A typed time of day, 24-hour: `9:05`, `09:05`, `0905`, `9时5分`; empty: null; else undefined. */

@@ -55,11 +55,24 @@ export function FilePreview({
         </button>
       </header>
       <div class="preview-body">
-        {kind === 'image' && <img src={inlineUrl(file.fileId)} alt={t('previewOf', { name: file.fileName })} />}
+        {kind === 'image' && <ImagePreview language={language} file={file} />}
         {kind === 'pdf' && <PdfPages language={language} file={file} />}
         {kind === undefined && <p role="alert">{t('previewFailed')}</p>}
       </div>
     </dialog>
+  );
+}
+
+/**
+ * An image as the browser draws it; one it cannot draw (a TIFF or HEIC sent as image/*, a damaged
+ * file) says so instead of showing a broken image.
+ */
+function ImagePreview({ language, file }: { language: Language; file: PreviewFile }) {
+  const t = translator(language);
+  const [failed, setFailed] = useState(false);
+  if (failed) return <p role="alert">{t('previewFailed')}</p>;
+  return (
+    <img src={inlineUrl(file.fileId)} alt={t('previewOf', { name: file.fileName })} onError={() => setFailed(true)} />
   );
 }
 

@@ -22,6 +22,7 @@ import { Pager } from './reports/table.js';
 import type { Column } from './table/data-table.js';
 import { TableSection } from './table/table-section.js';
 import { useLoaded } from './table/use-loaded.js';
+import { FolderView } from './unit-folders.js';
 
 const FILTERS = ['q', 'uploader', 'from', 'to', 'type'] as const;
 
@@ -71,6 +72,7 @@ export function MyUploadsPage({
   params,
   admin = false,
   canDispose = false,
+  trashDays,
 }: {
   api: ArchiveApi;
   language: Language;
@@ -79,9 +81,14 @@ export function MyUploadsPage({
   admin?: boolean;
   /** A top-level administrator: each file offers 销毁. */
   canDispose?: boolean;
+  /** TRASH_DAYS, from the session: what the withdrawal dialog promises. */
+  trashDays: number;
 }) {
   const t = translator(language);
-  const key = filesQuery(params).toString();
+  // By folder unless the address asks for the latest uploads, or searches or sorts (across folders).
+  const latest =
+    params.get('view') === 'latest' || FILTERS.some((name) => params.get(name)) || params.get('sort') !== null;
+  const key = latest ? filesQuery(params).toString() : null;
   const loaded = useLoaded(key, (query) => api.files(new URLSearchParams(query)));
   const [uploaders, setUploaders] = useState<FileUploaders['items']>([]);
   const [previewing, setPreviewing] = useState<PreviewFile | null>(null);
@@ -95,7 +102,8 @@ export function MyUploadsPage({
   }, []);
 
   const show = (next: URLSearchParams) => go(pageHash('files', next));
-  const filter = (values: Values) => show(withParams(params, { ...values, offset: null }));
+  // A search or filter lists the matching files of every folder, newest first unless sorted otherwise.
+  const filter = (values: Values) => show(withParams(params, { ...values, offset: null, path: null, view: 'latest' }));
   const { data: list, error } = loaded;
   const sorting: Sorting = list ? { sort: list.sort, order: list.order } : { sort: 'lastUpload', order: 'desc' };
   const sortBy = (sort: string) => {
@@ -122,7 +130,7 @@ export function MyUploadsPage({
       className: 'actions',
       cell: (f) => (
         <>
-          {canPreview(f) && (
+          {canPreview(f) ? (
             <button
               type="button"
               class="secondary small"
@@ -131,6 +139,8 @@ export function MyUploadsPage({
             >
               {t('preview')}
             </button>
+          ) : (
+            <span class="no-preview">{t('noPreview')}</span>
           )}{' '}
           <a href={downloadUrl(f.fileId)} download={baseName(f.fileName)} aria-label={`${t('download')} ${f.fileName}`}>
             {t('download')}
@@ -157,6 +167,14 @@ export function MyUploadsPage({
   return (
     <main class="page wide" aria-labelledby="files-title">
       <h1 id="files-title">{t('myUploadsTitle')}</h1>
+      <nav class="tabs view-switch" aria-label={t('filesView')}>
+        <a href={pageHash('files', new URLSearchParams())} aria-current={latest ? undefined : 'page'}>
+          {t('viewFolders')}
+        </a>
+        <a href={pageHash('files', new URLSearchParams({ view: 'latest' }))} aria-current={latest ? 'page' : undefined}>
+          {t('viewLatest')}
+        </a>
+      </nav>
       <FilterForm key={params.toString()} language={language} names={FILTERS} onApply={filter} error={error}>
         {(errors) => (
           <>
@@ -202,19 +220,22 @@ export function MyUploadsPage({
           </>
         )}
       </FilterForm>
-      <TableSection
-        language={language}
-        label={t('myUploadsTitle')}
-        loaded={loaded}
-        showError={false}
-        empty={t('noFiles')}
-        columns={columns}
-        rowKey={(f) => f.fileId}
-        sorting={sorting}
-        onSort={sortBy}
-        tableClass="report files"
-        pager={(total) => <Pager language={language} total={total} paging={pagingOf(params)} onPage={page} />}
-      />
+      {!latest && <FolderView api={api} language={language} params={params} trashDays={trashDays} />}
+      {latest && (
+        <TableSection
+          language={language}
+          label={t('myUploadsTitle')}
+          loaded={loaded}
+          showError={false}
+          empty={t('noFiles')}
+          columns={columns}
+          rowKey={(f) => f.fileId}
+          sorting={sorting}
+          onSort={sortBy}
+          tableClass="report files"
+          pager={(total) => <Pager language={language} total={total} paging={pagingOf(params)} onPage={page} />}
+        />
+      )}
       {previewing && <FilePreview language={language} file={previewing} onClose={() => setPreviewing(null)} />}
     </main>
   );

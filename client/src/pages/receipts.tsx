@@ -1,12 +1,16 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ReceiptRowView, ReceiptSummary, ReceiptView } from '../../../shared/receipts.js';
 import type { WithdrawalReason } from '../../../shared/withdrawals.js';
+import { personLabel } from '../../../shared/accounts.js';
+import type { AccountView } from '../../../shared/schemas.js';
+import { ARCHIVE_UNIT_ID } from '../../../shared/units.js';
 import type { ArchiveApi } from '../api.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
 import { outcomeWord, receiptReasonText } from '../upload/outcome-text.js';
 import { ErrorNote, Pager } from './controls.js';
-import { formatBytes, formatCount, formatTime } from './format.js';
+import { formatBytes, formatCount, formatTime, unitPlace } from './format.js';
 import { TableSection } from './table/table-section.js';
+import { TransferSheet } from './transfer-sheet.js';
 import { useLoaded } from './table/use-loaded.js';
 import { WithdrawDialog } from './withdraw-dialog.js';
 import { DisposeButton } from './dispose-dialog.js';
@@ -20,6 +24,7 @@ export function ReceiptsPage({
   id,
   trashDays,
   canDispose = false,
+  account,
 }: {
   api: ArchiveApi;
   language: Language;
@@ -28,9 +33,18 @@ export function ReceiptsPage({
   trashDays: number;
   /** A top-level administrator: a receipt offers 销毁 of its files. */
   canDispose?: boolean;
+  /** The clerk: 移交人 and 移交单位 of the printed 移交清单. */
+  account: AccountView;
 }) {
   return id ? (
-    <ReceiptPage api={api} language={language} id={id} trashDays={trashDays} canDispose={canDispose} />
+    <ReceiptPage
+      api={api}
+      language={language}
+      id={id}
+      trashDays={trashDays}
+      canDispose={canDispose}
+      account={account}
+    />
   ) : (
     <ReceiptList api={api} language={language} />
   );
@@ -129,12 +143,14 @@ function ReceiptPage({
   id,
   trashDays,
   canDispose,
+  account,
 }: {
   api: ArchiveApi;
   language: Language;
   id: string;
   trashDays: number;
   canDispose: boolean;
+  account: AccountView;
 }) {
   const t = translator(language);
   const [receipt, setReceipt] = useState<ReceiptView | null>(null);
@@ -181,10 +197,19 @@ function ReceiptPage({
       <p class="no-print">
         <a href="#/receipts">{t('receiptsBack')}</a>
       </p>
-      <h1 id="receipt-title">{t('receiptHeading', { title: receipt?.title ?? '' })}</h1>
+      <h1 id="receipt-title" class="no-print">
+        {t('receiptHeading', { title: receipt?.title ?? '' })}
+      </h1>
       <ErrorNote error={error} />
       {receipt && (
         <>
+          <TransferSheet
+            language={language}
+            receipt={receipt}
+            unit={account.unit.id === ARCHIVE_UNIT_ID ? t('unitArchiveInSentence') : unitPlace(account.unit)}
+            clerk={personLabel(account.username, account.displayName, language)}
+          />
+          <h2 class="print-only appendix-title">{t('transferAppendix', { title: receipt.title })}</h2>
           <p class="receipt-meta">
             {t('receiptStartedAt', { time: formatTime(language, receipt.startedAt) })}
             {' · '}
@@ -258,6 +283,9 @@ function ReceiptPage({
                 </th>
                 <th scope="col">{t('csvOutcome')}</th>
                 <th scope="col">{t('csvTime')}</th>
+                <th scope="col" class="print-only">
+                  {t('csvFileId')}
+                </th>
                 <th scope="col" class="no-print">
                   <span class="visually-hidden">{t('withdraw')}</span>
                 </th>
@@ -292,6 +320,7 @@ function ReceiptPage({
                     )}
                   </td>
                   <td>{formatTime(language, r.at, true)}</td>
+                  <td class="print-only system-id">{r.fileId ?? ''}</td>
                   <td class="no-print">
                     {withdrawable(r) && (
                       <button

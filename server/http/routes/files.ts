@@ -7,10 +7,18 @@ import multer from 'multer';
 import { z } from 'zod';
 import { cleanContentType, cleanFileName, cleanUploadPath } from '../../../shared/file-name.js';
 import { previewOf } from '../../../shared/file-types.js';
-import { fileIdSchema, fileListQuery, fileReadQuery, uploadFields } from '../../../shared/schemas.js';
+import {
+  fileIdSchema,
+  fileListQuery,
+  fileReadQuery,
+  folderListQuery,
+  uploadFields,
+  withdrawableQuery,
+} from '../../../shared/schemas.js';
 import { BadRequestError, PayloadTooLargeError, RangeNotSatisfiableError, ValidationError } from '../../errors.js';
 import type { FileService, VisibleFile } from '../../services/files.js';
 import type { IngestService } from '../../services/ingest.js';
+import type { WithdrawalService } from '../../services/withdrawals.js';
 import type { ByteRange } from '../../store/content/port.js';
 import { requireAuth } from '../auth.js';
 import { actionKey, clientKey } from '../idempotency-key.js';
@@ -21,6 +29,8 @@ export interface FileRouteDeps {
   ingest: IngestService;
   audit: AuditService;
   files: FileService;
+  /** What 撤回 from 本单位文件 would take back (GET /api/files/withdrawable). */
+  withdrawals: Pick<WithdrawalService, 'withdrawable'>;
   maxFileSize: number;
 }
 
@@ -86,6 +96,16 @@ export function fileRoutes(deps: FileRouteDeps): Router {
   router.get('/', requireAuth(), async (req, res) => {
     const query = parse(fileListQuery, { ...req.query }, 'query');
     res.json(await deps.files.list(req.principal!, query));
+  });
+
+  router.get('/folders', requireAuth(), async (req, res) => {
+    const query = parse(folderListQuery, { ...req.query }, 'query');
+    res.json(await deps.files.folder(req.principal!, query));
+  });
+
+  router.get('/withdrawable', requireAuth(['clerk', 'admin']), async (req, res) => {
+    const query = parse(withdrawableQuery, { ...req.query }, 'query');
+    res.json(await deps.withdrawals.withdrawable(req.principal!.account, query));
   });
 
   router.get('/uploaders', requireAuth(), async (req, res) => {

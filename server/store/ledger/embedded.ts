@@ -87,6 +87,8 @@ CREATE INDEX IF NOT EXISTS ledger_file ON ledger (file_no, unit_id, user_id, upl
 -- index, not the table: a unit of 100,000 files in index order, not 100,000 rows one by one).
 CREATE INDEX IF NOT EXISTS ledger_unit_files ON ledger (unit_id, file_no, user_id, upload_count, upload_time, last_upload_time);
 CREATE INDEX IF NOT EXISTS ledger_names_file ON ledger_names (file_no);
+-- A unit's names in name order: 本单位文件's folders read the names under a path from it alone.
+CREATE INDEX IF NOT EXISTS ledger_names_unit_paths ON ledger_names (unit_id, name, file_no);
 DROP INDEX IF EXISTS ledger_unit;
 `;
 

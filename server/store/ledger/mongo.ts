@@ -50,6 +50,8 @@ export async function createLedgerIndexes(c: LedgerCollections): Promise<void> {
     c.names.createIndex({ UnitID: 1, UploadFileID: 1 }, { name: 'unit_file' }),
     c.names.createIndex({ CityName: 1, CountyName: 1, TownName: 1 }, { name: 'subtree' }),
     c.names.createIndex({ UploadFileID: 1 }, { name: 'file' }),
+    // 本单位文件's folders: a unit's names under a path, in name order (server/store/unit-files).
+    c.names.createIndex({ UnitID: 1, Name: 1 }, { name: 'unit_name' }),
     // What the reports read the entries and the day tallies through (created by the reports
     // until 2026-11-28, under the same names).
     c.ledger.createIndex({ UploadCount: 1 }, { name: 'repeats' }),

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FILE_NAMES_SHOWN, type FileSort } from '../../../shared/schemas.js';
 import type { Account } from '../accounts/port.js';
-import type { UnitFilesQuery } from './port.js';
+import { randomUUID } from 'node:crypto';
+import type { FolderPage, UnitFilesQuery, ViewUploadsQuery } from './port.js';
 import {
   commitBytes,
   randomContent,
@@ -293,6 +294,173 @@ export function unitFilesConformance(target: StoreTarget): void {
         assert.deepEqual(await all({ sort: 'myCount' }), [a.fileId, b.fileId]);
         assert.deepEqual(await all({ sort: 'name', order: 'desc' }), [b.fileId, a.fileId]);
         assert.deepEqual(await all({ firstUploadFrom: new Date(Date.now() + 60_000) }), []);
+      });
+    });
+
+    describe('unit files by folder (网盘)', () => {
+      /** A unit's folder upload: each path a content (the same content under two paths where named twice). */
+      async function folderUpload() {
+        const clerk = testAccount();
+        const colleague = testAccount();
+        const elsewhere = testAccount({ unit: unit('unit-b') });
+        const page1 = (await commitBytes(store, randomContent(100), 'p1.tif')).entry;
+        const page2 = (await commitBytes(store, randomContent(200), 'p2.tif')).entry;
+        const note = (await commitBytes(store, randomContent(300), 'note.txt')).entry;
+        const cover = (await commitBytes(store, randomContent(400), 'cover.pdf')).entry;
+        const copy = (await commitBytes(store, randomContent(500), 'copy.pdf')).entry;
+        const other = (await commitBytes(store, randomContent(600), 'other.pdf')).entry;
+        const t = Date.now() - 60_000;
+        const count = (account: Account, fileId: string, name: string, at: number, key = randomUUID()) =>
+          store.ledger.count(uploadAction(uploadRecord(account, fileId, name, new Date(at)), key)).then(() => key);
+        const keys = {
+          page1: await count(clerk, page1.fileId, '2026年/案卷001/第0001页.tif', t),
+          page2: await count(clerk, page2.fileId, '2026年/案卷001/第0002页.tif', t + 1),
+          // The same page in another folder: one content, two paths.
+          page1Again: await count(clerk, page1.fileId, '2026年/案卷002/第0001页.tif', t + 2),
+          note: await count(colleague, note.fileId, '2026年/说明.txt', t + 3),
+          cover: await count(clerk, cover.fileId, '封面.pdf', t + 4),
+          // Names that begin as the folder's but lie outside it ('-' and '0' sort around '/').
+          copy: await count(clerk, copy.fileId, '2026年-副本/封面.pdf', t + 5),
+          other: await count(elsewhere, other.fileId, '2026年/案卷001/外单位.pdf', t + 6),
+        };
+        return { clerk, colleague, elsewhere, files: { page1, page2, note, cover, copy, other }, keys, t };
+      }
+      const shown = (page: FolderPage) => ({
+        folders: page.folders.map((f) => [f.name, f.files]),
+        files: page.files.map((f) => f.path),
+        totals: [page.folderTotal, page.fileTotal],
+      });
+
+      it('lists a folder as a 网盘 does: its sub-folders with their counts first, then its files, each by name', async () => {
+        const { clerk, files } = await folderUpload();
+        const folder = (path: string, limit = 10, offset = 0) =>
+          store.unitFiles.folder({ unitId: 'unit-a', accountId: clerk.id, folder: path, limit, offset });
+        assert.deepEqual(shown(await folder('')), {
+          folders: [
+            ['2026年', 4],
+            ['2026年-副本', 1],
+          ],
+          files: ['封面.pdf'],
+          totals: [2, 1],
+        });
+        assert.deepEqual(shown(await folder('2026年')), {
+          folders: [
+            ['案卷001', 2],
+            ['案卷002', 1],
+          ],
+          files: ['说明.txt'],
+          totals: [2, 1],
+        });
+        const volume = await folder('2026年/案卷001');
+        assert.deepEqual(shown(volume), { folders: [], files: ['第0001页.tif', '第0002页.tif'], totals: [0, 2] });
+        assert.deepEqual(
+          volume.files.map((f) => [f.entry.fileId, f.entry.length, f.uploadCount, f.myUploadCount]),
+          [
+            [files.page1.fileId, 100, 2, 2],
+            [files.page2.fileId, 200, 1, 1],
+          ],
+          'a file row is the listing of the file in the view (its uploads under every name)',
+        );
+        assert.deepEqual(shown(await folder('2026年/案卷002/')), {
+          folders: [],
+          files: ['第0001页.tif'],
+          totals: [0, 1],
+        });
+        assert.deepEqual(shown(await folder('没有这个文件夹')), { folders: [], files: [], totals: [0, 0] });
+      });
+
+      it('pages over the sub-folders and then the files', async () => {
+        const { clerk } = await folderUpload();
+        const folder = (limit: number, offset: number) =>
+          store.unitFiles.folder({ unitId: 'unit-a', accountId: clerk.id, folder: '2026年', limit, offset });
+        assert.deepEqual(shown(await folder(1, 0)).folders, [['案卷001', 2]]);
+        assert.deepEqual(shown(await folder(1, 1)), { folders: [['案卷002', 1]], files: [], totals: [2, 1] });
+        assert.deepEqual(shown(await folder(2, 1)), {
+          folders: [['案卷002', 1]],
+          files: ['说明.txt'],
+          totals: [2, 1],
+        });
+        assert.deepEqual(shown(await folder(5, 2)), { folders: [], files: ['说明.txt'], totals: [2, 1] });
+        assert.deepEqual(shown(await folder(5, 3)), { folders: [], files: [], totals: [2, 1] });
+      });
+
+      it("shows a reach's folders across its units, and a withdrawn upload's name no more", async () => {
+        const { clerk, keys } = await folderUpload();
+        const reach = await store.unitFiles.folder({
+          subtree: { city: '沧州市', county: '青县' },
+          accountId: clerk.id,
+          folder: '2026年/案卷001',
+          limit: 10,
+          offset: 0,
+        });
+        assert.deepEqual(shown(reach).files, ['外单位.pdf', '第0001页.tif', '第0002页.tif']);
+
+        assert.equal(await store.ledger.reverse(keys.note, 'withdrawal-note'), 'reversed');
+        const folder = (path: string) =>
+          store.unitFiles.folder({ unitId: 'unit-a', accountId: clerk.id, folder: path, limit: 10, offset: 0 });
+        assert.deepEqual(shown(await folder('2026年')), {
+          folders: [
+            ['案卷001', 2],
+            ['案卷002', 1],
+          ],
+          files: [],
+          totals: [2, 0],
+        });
+        assert.deepEqual(shown(await folder('')).folders, [
+          ['2026年', 3],
+          ['2026年-副本', 1],
+        ]);
+        assert.equal(await store.ledger.reverse(keys.page1Again, 'withdrawal-page1-again'), 'reversed');
+        assert.deepEqual(shown(await folder('2026年')).folders, [['案卷001', 2]], 'a folder left empty is gone');
+        assert.equal(await store.ledger.restore(keys.note, 'restore-note'), 'restored');
+        assert.deepEqual(shown(await folder('2026年')).files, ['说明.txt'], 'a restored upload is listed again');
+      });
+
+      it('names the uploads that count behind some files or a folder, by uploader and since when', async () => {
+        const { clerk, colleague, files, keys, t } = await folderUpload();
+        const uploads = async (q: Partial<ViewUploadsQuery>) =>
+          (await store.unitFiles.uploads({ unitId: 'unit-a', limit: 100, ...q })).map((u) => u.key);
+        assert.deepEqual(await uploads({ folder: '2026年' }), [keys.page1, keys.page2, keys.page1Again, keys.note]);
+        assert.deepEqual(
+          await uploads({ folder: '2026年/案卷002' }),
+          [keys.page1Again],
+          "only the uploads under the folder's names, not the same content's elsewhere",
+        );
+        assert.deepEqual(await uploads({ folder: '2026年', accountId: clerk.id }), [
+          keys.page1,
+          keys.page2,
+          keys.page1Again,
+        ]);
+        assert.deepEqual(await uploads({ folder: '2026年', accountId: colleague.id }), [keys.note]);
+        assert.deepEqual(await uploads({ folder: '2026年', since: new Date(t + 2) }), [keys.page1Again, keys.note]);
+        assert.deepEqual(await uploads({ folder: '2026年', limit: 2 }), [keys.page1, keys.page2]);
+        assert.deepEqual(await uploads({ fileIds: [files.page1.fileId, files.cover.fileId] }), [
+          keys.page1,
+          keys.page1Again,
+          keys.cover,
+        ]);
+        assert.deepEqual(
+          await uploads({ fileIds: [files.other.fileId] }),
+          [],
+          "another unit's upload is not the view's",
+        );
+        assert.deepEqual(
+          (
+            await store.unitFiles.uploads({ subtree: { city: '沧州市' }, fileIds: [files.other.fileId], limit: 10 })
+          ).map((u) => [u.key, u.fileName]),
+          [[keys.other, '2026年/案卷001/外单位.pdf']],
+        );
+        assert.equal(await store.ledger.reverse(keys.page1, 'withdrawal-page1'), 'reversed');
+        assert.deepEqual(
+          await uploads({ folder: '2026年/案卷001' }),
+          [keys.page2],
+          'a withdrawn upload is not named again',
+        );
+        assert.deepEqual(
+          await uploads({ fileIds: [files.page1.fileId] }),
+          [keys.page1Again],
+          "a withdrawn upload is not named by its file either, while the file's other upload is",
+        );
       });
     });
   });

@@ -5,7 +5,18 @@ import type { Db } from '../embedded/database.js';
 import { scopeWhere } from '../embedded/scopes.js';
 import { likePattern } from '../embedded/sql.js';
 import type { ViewScope } from '../ledger/port.js';
-import { viewScopeOf, type UnitFileListing, type UnitFilesPage, type UnitFilesQuery, type UnitFiles } from './port.js';
+import {
+  viewScopeOf,
+  type FolderPage,
+  type FolderQuery,
+  type UnitFileListing,
+  type UnitFilesPage,
+  type UnitFilesQuery,
+  type UnitFiles,
+  type ViewUpload,
+  type ViewUploadsQuery,
+} from './port.js';
+import { folderRange } from './folders.js';
 
 /**
  * 本单位文件 on the embedded store: the ledger's entries and names (ledger, ledger_names) summed per
@@ -104,9 +115,16 @@ export class EmbeddedUnitFiles implements UnitFiles {
    * A unit's view (or a subtree's): the files its accounts uploaded, under the names they gave
    * them, summed from its ledger entries; the filters pick files, the sums stay the view's.
    */
-  private listInScope(q: UnitFilesQuery, scope: ViewScope, sort: FileSort, order: 'asc' | 'desc') {
+  private listInScope(
+    q: UnitFilesQuery,
+    scope: ViewScope,
+    sort: FileSort,
+    order: 'asc' | 'desc',
+    /** Only these files (a JSON array of file numbers): a folder's page. */
+    only?: string,
+  ) {
     const where = scopeWhere('l', scope);
-    const params = { ...where.params, ...listingParams(q) };
+    const params = { ...where.params, ...listingParams(q), ...(only !== undefined && { only }) };
     const named = q.nameContains
       ? `AND l.file_no IN (SELECT n.file_no FROM ledger_names n WHERE ${scopeWhere('n', scope).sql} AND n.name LIKE @pattern ESCAPE '\\')`
       : '';
@@ -126,6 +144,7 @@ export class EmbeddedUnitFiles implements UnitFiles {
              SUM(CASE WHEN l.user_id = @accountId THEN l.upload_count ELSE 0 END) AS mine
              ${sort === 'name' ? `, substr(MAX(printf('%015d', l.last_upload_time) || l.last_upload_file_name), 16) AS sort_name` : ''}
       FROM ledger l WHERE ${where.sql} ${named}
+      ${only !== undefined ? 'AND l.file_no IN (SELECT value FROM json_each(@only))' : ''}
       GROUP BY l.file_no ${having.length > 0 ? `HAVING ${having.join(' AND ')}` : ''}`;
     const direction = order.toUpperCase();
     const orderBy = `${SCOPE_SORT_COLUMNS[sort]} ${direction}, fid`;
@@ -155,13 +174,148 @@ export class EmbeddedUnitFiles implements UnitFiles {
   }
 
   /**
+   * One folder: its sub-folders and files read from the names the view's units uploaded files
+   * under, through the index ledger_names_unit_paths (unit_id, name, file_no) in a unit's view:
+   * only the names under the folder are read, in name order, from the index alone (a unit of
+   * 100,000 files reads the folder's names, never the table). A reach's or the archive's view
+   * reads its units' names (ledger_names_file's table by its levels), then the same way.
+   */
+  async folder(q: FolderQuery): Promise<FolderPage> {
+    const scope = viewScopeOf(q);
+    const where = scopeWhere('n', scope);
+    const range = folderRange(q.folder);
+    const params = { ...where.params, low: range.low, high: range.high, start: range.start };
+    // The names under the folder, each (name, file) once (a reach's units may share one), with
+    // what follows the folder's path: `rest`.
+    const under = `SELECT DISTINCT n.name, n.file_no, substr(n.name, @start) AS rest FROM ledger_names n
+      WHERE ${where.sql} ${range.low !== null ? 'AND n.name >= @low AND n.name < @high' : ''}`;
+    const counts = this.db
+      .prepare<typeof params, { folders: number; files: number }>(
+        `WITH under AS (${under})
+         SELECT COUNT(DISTINCT CASE WHEN instr(rest, '/') > 0 THEN substr(rest, 1, instr(rest, '/') - 1) END) AS folders,
+                COALESCE(SUM(instr(rest, '/') = 0), 0) AS files
+         FROM under`,
+      )
+      .get(params)!;
+    const folderOffset = Math.min(q.offset, counts.folders);
+    const folders = this.db
+      .prepare<typeof params & { limit: number; offset: number }, { name: string; files: number }>(
+        `WITH under AS (${under})
+         SELECT substr(rest, 1, instr(rest, '/') - 1) AS name, COUNT(*) AS files
+         FROM under WHERE instr(rest, '/') > 0
+         GROUP BY 1 ORDER BY 1 LIMIT @limit OFFSET @offset`,
+      )
+      .all({ ...params, limit: q.limit, offset: folderOffset });
+    const fileLimit = q.limit - folders.length;
+    const named =
+      fileLimit > 0
+        ? this.db
+            .prepare<
+              typeof params & { limit: number; offset: number },
+              { name: string; file_no: number; rest: string }
+            >(
+              `WITH under AS (${under})
+               SELECT name, file_no, rest FROM under WHERE instr(rest, '/') = 0
+               ORDER BY name, file_no LIMIT @limit OFFSET @offset`,
+            )
+            .all({ ...params, limit: fileLimit, offset: Math.max(0, q.offset - counts.folders) })
+        : [];
+    const listed = await this.filesOf(
+      q,
+      scope,
+      named.map((n) => n.file_no),
+    );
+    const files = named.flatMap((n) => {
+      const listing = listed.get(n.file_no);
+      return listing ? [{ ...listing, path: n.rest }] : [];
+    });
+    return { folders, files, folderTotal: counts.folders, fileTotal: counts.files };
+  }
+
+  /** The listing's rows of some files (by file number), summed in the view as `list` sums them. */
+  private async filesOf(q: FolderQuery, scope: ViewScope | undefined, fileNos: number[]) {
+    const byNumber = new Map<number, UnitFileListing>();
+    if (fileNos.length === 0) return byNumber;
+    const only = JSON.stringify([...new Set(fileNos)]);
+    const query: UnitFilesQuery = { ...q, limit: fileNos.length, offset: 0 };
+    const { rows } = scope
+      ? this.listInScope(query, scope, 'name', 'asc', only)
+      : this.listAll(query, 'name', 'asc', only);
+    const names = this.namesOf(only, scope);
+    const uploaders = this.uploadersOf(only, scope);
+    for (const row of rows) {
+      const named = names.get(row.file_no);
+      const uploaded = uploaders.get(row.file_no);
+      byNumber.set(row.file_no, {
+        ...listingFromRow(row),
+        names: named?.values ?? [],
+        nameCount: named?.count ?? 0,
+        uploaders: uploaded?.values ?? [],
+        uploaderCount: uploaded?.count ?? 0,
+      });
+    }
+    return byNumber;
+  }
+
+  /**
+   * The actions recorded in upload_keys that count now (state 'counted'), of some files or of the
+   * names under a folder, through upload_keys_entry (file_no, unit_id, account_id): the folder's
+   * files are found through its names first (ledger_names_unit_paths), their actions then by file.
+   */
+  async uploads(q: ViewUploadsQuery): Promise<ViewUpload[]> {
+    const scope = viewScopeOf(q);
+    const names = scopeWhere('n', scope);
+    const range = q.folder !== undefined ? folderRange(q.folder) : undefined;
+    const params = {
+      ...names.params,
+      fileIds: JSON.stringify(q.fileIds ?? []),
+      low: range?.low ?? null,
+      high: range?.high ?? null,
+      account: q.accountId ?? null,
+      since: q.since?.getTime() ?? null,
+      limit: q.limit,
+    };
+    const files = range
+      ? `SELECT DISTINCT n.file_no FROM ledger_names n WHERE ${names.sql}
+         ${range.low !== null ? 'AND n.name >= @low AND n.name < @high' : ''}`
+      : 'SELECT c.file_no FROM catalog c WHERE c.file_id IN (SELECT value FROM json_each(@fileIds))';
+    const inScope = !scope
+      ? 'true'
+      : 'unitId' in scope
+        ? 'k.unit_id = @scope_unit'
+        : (['city', 'county', 'town'] as const)
+            .filter((level) => scope.subtree[level] !== undefined)
+            .map((level) => `json_extract(k.unit, '$.${level}') = @scope_${level}`)
+            .join(' AND ');
+    const rows = this.db
+      .prepare<typeof params, { key: string; file_id: string; file_name: string; account_id: string; at: number }>(
+        `SELECT k.key, k.file_id, k.file_name, k.account_id, k.at
+         FROM upload_keys k INDEXED BY upload_keys_entry
+         WHERE k.file_no IN (${files}) AND ${inScope} AND k.state = 'counted'
+           ${range && range.low !== null ? 'AND k.file_name >= @low AND k.file_name < @high' : ''}
+           ${q.accountId !== undefined ? 'AND k.account_id = @account' : ''}
+           ${q.since !== undefined ? 'AND k.at >= @since' : ''}
+         ORDER BY k.at, k.key LIMIT @limit`,
+      )
+      .all(params);
+    return rows.map((r) => ({
+      key: r.key,
+      fileId: r.file_id,
+      fileName: r.file_name,
+      accountId: r.account_id,
+      at: new Date(r.at),
+    }));
+  }
+
+  /**
    * The whole archive, from the catalog (every content held, under its first name); the ledger
    * is summed per file shown, or per file selected when sorting by those sums.
    */
-  private listAll(q: UnitFilesQuery, sort: FileSort, order: 'asc' | 'desc') {
+  private listAll(q: UnitFilesQuery, sort: FileSort, order: 'asc' | 'desc', only?: string) {
     const orderBy = `${ALL_SORT_COLUMNS[sort]} ${order.toUpperCase()}, c.file_id`;
-    const params = listingParams(q);
+    const params = { ...listingParams(q), ...(only !== undefined && { only }) };
     const filters = [
+      ...(only !== undefined ? ['c.file_no IN (SELECT value FROM json_each(@only))'] : []),
       ...(q.nameContains
         ? [
             `(c.file_name LIKE @pattern ESCAPE '\\' OR c.file_no IN (SELECT n.file_no FROM ledger_names n WHERE n.name LIKE @pattern ESCAPE '\\'))`,

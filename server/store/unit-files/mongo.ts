@@ -4,9 +4,21 @@ import { defaultFileOrder, FILE_NAMES_SHOWN, FILE_UPLOADERS_SHOWN, type FileSort
 import type { ViewScope } from '../ledger/port.js';
 import { catalogEntryFromDoc, type CatalogCollections, type CatalogDoc } from '../mongo/catalog-documents.js';
 import { containsPattern, escapeRegex } from '../mongo/documents.js';
-import type { LedgerCollections, LedgerDoc } from '../mongo/ledger-documents.js';
+import type { LedgerCollections, LedgerDoc, NameDoc } from '../mongo/ledger-documents.js';
 import { namesScopeMatch, viewScopeMatch } from '../mongo/scopes.js';
-import { viewScopeOf, type UnitFilesPage, type UnitFilesQuery, type UnitFiles } from './port.js';
+import type { AuditCollections, AuditDoc } from '../mongo/audit-documents.js';
+import { folderRange } from './folders.js';
+import {
+  viewScopeOf,
+  type FolderPage,
+  type FolderQuery,
+  type UnitFileListing,
+  type UnitFilesPage,
+  type UnitFilesQuery,
+  type UnitFiles,
+  type ViewUpload,
+  type ViewUploadsQuery,
+} from './port.js';
 
 /**
  * 本单位文件 on MongoDB: the ledger's entries and names (`userInfo.users`, `.names`) grouped per file
@@ -14,15 +26,15 @@ import { viewScopeOf, type UnitFilesPage, type UnitFilesQuery, type UnitFiles } 
  * their owners'.
  */
 export class MongoUnitFiles implements UnitFiles {
-  constructor(private readonly c: CatalogCollections & LedgerCollections) {}
+  constructor(private readonly c: CatalogCollections & LedgerCollections & AuditCollections) {}
 
-  async list(query: UnitFilesQuery): Promise<UnitFilesPage> {
+  async list(query: UnitFilesQuery, only?: ObjectId[]): Promise<UnitFilesPage> {
     const scope = viewScopeOf(query);
     const sort = query.sort ?? (scope ? 'lastUpload' : 'firstUpload');
     const order = query.order ?? defaultFileOrder(sort);
     const { rows, total } = scope
-      ? await this.listInScope(query, scope, sort, order)
-      : await this.listAll(query, sort, order);
+      ? await this.listInScope(query, scope, sort, order, only)
+      : await this.listAll(query, sort, order, only);
     const ids = rows.map((r) => r.entry._id);
     const [names, uploaders] = await Promise.all([this.namesOf(ids, scope), this.uploadersOf(ids, scope)]);
     const items = rows.map(({ entry, ...sums }) => {
@@ -41,8 +53,15 @@ export class MongoUnitFiles implements UnitFiles {
    * A unit's view (or a subtree's), grouped from its ledger entries by the database; the filters
    * pick files, the sums stay the view's (the semantics of the embedded store's SQL).
    */
-  private async listInScope(q: UnitFilesQuery, scope: ViewScope, sort: FileSort, order: 'asc' | 'desc') {
+  private async listInScope(
+    q: UnitFilesQuery,
+    scope: ViewScope,
+    sort: FileSort,
+    order: 'asc' | 'desc',
+    only?: ObjectId[],
+  ) {
     const match: Filter<LedgerDoc> = viewScopeMatch(scope);
+    if (only) match.UploadFileID = { $in: only };
     if (q.nameContains) {
       const named = await this.c.names.distinct('UploadFileID', {
         ...namesScopeMatch(scope),
@@ -123,8 +142,8 @@ export class MongoUnitFiles implements UnitFiles {
    * The whole archive, from the catalog (every content held, under its first name); the ledger
    * is summed per file shown, or per file selected when sorting by those sums.
    */
-  private async listAll(q: UnitFilesQuery, sort: FileSort, order: 'asc' | 'desc') {
-    const and: Array<Filter<CatalogDoc>> = [];
+  private async listAll(q: UnitFilesQuery, sort: FileSort, order: 'asc' | 'desc', only?: ObjectId[]) {
+    const and: Array<Filter<CatalogDoc>> = only ? [{ _id: { $in: only } }] : [];
     if (q.nameContains) {
       const pattern = containsPattern(q.nameContains);
       const named = await this.c.names.distinct('UploadFileID', { Name: pattern });
@@ -192,6 +211,137 @@ export class MongoUnitFiles implements UnitFiles {
       };
     });
     return { rows, total };
+  }
+
+  /**
+   * One folder: its sub-folders and files from the names the view's units uploaded files under
+   * (`userInfo.names`), in a unit's view through the index `unit_name` (UnitID, Name): the anchored
+   * pattern of the folder's path reads only the names under it, in name order.
+   */
+  async folder(q: FolderQuery): Promise<FolderPage> {
+    const scope = viewScopeOf(q);
+    const range = folderRange(q.folder);
+    const match: Filter<NameDoc> = {
+      ...namesScopeMatch(scope),
+      ...(range.low !== null && { Name: new RegExp(`^${escapeRegex(range.prefix)}`) }),
+    };
+    // Each (name, file) once (a reach's units may share one), with what follows the folder's path.
+    const under: Document[] = [
+      { $match: match },
+      ...('unitId' in (scope ?? {}) ? [] : [{ $group: { _id: { n: '$Name', f: '$UploadFileID' } } }]),
+      ...('unitId' in (scope ?? {})
+        ? [{ $project: { _id: 0, name: '$Name', file: '$UploadFileID' } }]
+        : [{ $project: { _id: 0, name: '$_id.n', file: '$_id.f' } }]),
+      { $addFields: { rest: { $substrCP: ['$name', range.start - 1, { $strLenCP: '$name' }] } } },
+      { $addFields: { slash: { $indexOfCP: ['$rest', '/'] } } },
+    ];
+    const subFolders: Document[] = [
+      ...under,
+      { $match: { slash: { $gt: 0 } } },
+      { $group: { _id: { $substrCP: ['$rest', 0, '$slash'] }, files: { $sum: 1 } } },
+    ];
+    const [folderCount] = await this.c.names
+      .aggregate<{ n: number }>([...subFolders, { $group: { _id: null, n: { $sum: 1 } } }])
+      .toArray();
+    const [fileCount] = await this.c.names
+      .aggregate<{ n: number }>([...under, { $match: { slash: -1 } }, { $group: { _id: null, n: { $sum: 1 } } }])
+      .toArray();
+    const folderTotal = folderCount?.n ?? 0;
+    const folders =
+      q.offset < folderTotal
+        ? await this.c.names
+            .aggregate<{ _id: string; files: number }>([
+              ...subFolders,
+              { $sort: { _id: 1 } },
+              { $skip: q.offset },
+              { $limit: q.limit },
+            ])
+            .toArray()
+        : [];
+    const fileLimit = q.limit - folders.length;
+    const named =
+      fileLimit > 0
+        ? await this.c.names
+            .aggregate<{ name: string; file: ObjectId; rest: string }>([
+              ...under,
+              { $match: { slash: -1 } },
+              { $sort: { name: 1, file: 1 } },
+              { $skip: Math.max(0, q.offset - folderTotal) },
+              { $limit: fileLimit },
+            ])
+            .toArray()
+        : [];
+    const ids = [...new Map(named.map((n) => [n.file.toHexString(), n.file])).values()];
+    const listed = new Map<string, UnitFileListing>();
+    if (ids.length > 0) {
+      const page = await this.list({ ...q, sort: 'name', order: 'asc', limit: ids.length, offset: 0 }, ids);
+      for (const item of page.items) listed.set(item.entry.fileId, item);
+    }
+    return {
+      folders: folders.map((f) => ({ name: f._id, files: f.files })),
+      files: named.flatMap((n) => {
+        const listing = listed.get(n.file.toHexString());
+        return listing ? [{ ...listing, path: n.rest }] : [];
+      }),
+      folderTotal,
+      fileTotal: fileCount?.n ?? 0,
+    };
+  }
+
+  /**
+   * The upload actions that count now, of some files or of a folder's names: their events
+   * (`audit.events`, through its index `upload_entry` by file), less those reversed
+   * (`userInfo.uploads`) and those whose counting was interrupted (`pending`).
+   */
+  async uploads(q: ViewUploadsQuery): Promise<ViewUpload[]> {
+    const scope = viewScopeOf(q);
+    const range = q.folder !== undefined ? folderRange(q.folder) : undefined;
+    const pattern = range && range.low !== null ? new RegExp(`^${escapeRegex(range.prefix)}`) : undefined;
+    const fileIds = range
+      ? (
+          await this.c.names.distinct('UploadFileID', {
+            ...namesScopeMatch(scope),
+            ...(pattern && { Name: pattern }),
+          })
+        ).map((id) => id.toHexString())
+      : (q.fileIds ?? []);
+    const inScope: Filter<AuditDoc> = !scope
+      ? {}
+      : 'unitId' in scope
+        ? { 'unit.id': scope.unitId }
+        : {
+            'unit.city': scope.subtree.city,
+            ...(scope.subtree.county !== undefined && { 'unit.county': scope.subtree.county }),
+            ...(scope.subtree.town !== undefined && { 'unit.town': scope.subtree.town }),
+          };
+    const found: ViewUpload[] = [];
+    for (let at = 0; at < fileIds.length; at += 1000) {
+      const events = await this.c.audit
+        .find({
+          fileId: { $in: fileIds.slice(at, at + 1000) },
+          ...inScope,
+          upload: { $exists: true },
+          pending: { $exists: false },
+          ...(pattern && { fileName: pattern }),
+          ...(q.accountId !== undefined && { userId: q.accountId }),
+          ...(q.since && { at: { $gte: q.since } }),
+        })
+        .toArray();
+      const keys = events.map((e) => String(e._id));
+      const reversed = new Set(
+        (
+          await this.c.uploadStates
+            .find({ _id: { $in: keys }, State: 'reversed' }, { projection: { _id: 1 } })
+            .toArray()
+        ).map((d) => d._id),
+      );
+      for (const e of events)
+        if (!reversed.has(String(e._id)))
+          found.push({ key: String(e._id), fileId: e.fileId!, fileName: e.fileName!, accountId: e.userId!, at: e.at });
+    }
+    return found
+      .sort((a, b) => a.at.getTime() - b.at.getTime() || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .slice(0, q.limit);
   }
 
   /** Per file: its last upload, its uploads, and those of the account. */

@@ -70,6 +70,75 @@ export interface UnitFilesPage {
   order: 'asc' | 'desc';
 }
 
+/**
+ * One folder of the view, as a 网盘 shows it: the names the view's units uploaded files under are
+ * paths (`案卷007/第0033页.tif`), so a folder holds the sub-folders and the files whose names
+ * continue its path. A file uploaded under two paths is in both folders.
+ */
+export interface FolderQuery {
+  unitId?: string;
+  subtree?: UnitSubtree;
+  accountId: string;
+  /** The folder's path without a trailing '/' (`案卷007`, `2026年/案卷007`); '' the top. */
+  folder: string;
+  /** Sub-folders first, then files, each by name (A→Z, by code point); one page over both. */
+  limit: number;
+  offset: number;
+}
+
+/** A sub-folder, and how many file names lie under it at any depth. */
+export interface FolderEntry {
+  name: string;
+  files: number;
+}
+
+export interface FolderFile extends UnitFileListing {
+  /** The name in the folder (its path's last part); the whole path is the folder's and this. */
+  path: string;
+}
+
+export interface FolderPage {
+  /** The page's sub-folders (the page begins with them), then its files. */
+  folders: FolderEntry[];
+  files: FolderFile[];
+  /** All sub-folders and all files of the folder (the page's total is their sum). */
+  folderTotal: number;
+  fileTotal: number;
+}
+
+/**
+ * The upload actions of a view that count now, of some files or of a folder (at any depth), as
+ * 撤回 names them: by the uploader within a time when given (a clerk's own, within WITHDRAW_DAYS).
+ */
+export interface ViewUploadsQuery {
+  unitId?: string;
+  subtree?: UnitSubtree;
+  /** Uploads of these files (public ids)… */
+  fileIds?: string[];
+  /** …or uploads recorded under a name in this folder, at any depth (one of the two). */
+  folder?: string;
+  /** Only this account's uploads. */
+  accountId?: string;
+  /** Only uploads made at or after this instant. */
+  since?: Date;
+  /** At most this many (the earliest first). */
+  limit: number;
+}
+
+export interface ViewUpload {
+  /** The key the upload was counted under: what POST /api/withdrawals names. */
+  key: string;
+  fileId: string;
+  /** The name (path) it was uploaded under. */
+  fileName: string;
+  accountId: string;
+  at: Date;
+}
+
 export interface UnitFiles {
   list(query: UnitFilesQuery): Promise<UnitFilesPage>;
+  /** One folder of the view: its sub-folders with their counts, then its files, a page at a time. */
+  folder(query: FolderQuery): Promise<FolderPage>;
+  /** The counted (not withdrawn) uploads behind some files or a folder of the view. */
+  uploads(query: ViewUploadsQuery): Promise<ViewUpload[]>;
 }
