@@ -113,10 +113,12 @@ async function halfDeadPack(
   // 16 MiB of new contents a batch, interleaved with duplicates of the batch before (all of it
   // appended, the duplicates never located); at the end, the last batch's duplicates alone: every
   // content is in the pack twice, once live.
-  while (liveBytes < bytes / 2) {
+  while (liveBytes + 16 <= bytes / 2) {
     const fresh: Buffer[] = [];
-    for (let batchBytes = 0; batchBytes < 16 * 1024 * 1024 && liveBytes + batchBytes < bytes / 2; ) {
-      const length = 16 * 1024 + Math.floor(Math.random() * 240 * 1024);
+    for (let batchBytes = 0; batchBytes < 16 * 1024 * 1024;) {
+      // The last one cut to fit: the pack ends at `bytes` exactly (a pack takes up to 1 GiB).
+      const length = Math.min(16 * 1024 + Math.floor(Math.random() * 240 * 1024), bytes / 2 - liveBytes - batchBytes);
+      if (length < 16) break;
       const data = Buffer.from(seed.subarray(0, length));
       data.writeUInt32BE(contents++, 0);
       fresh.push(data);

@@ -307,7 +307,9 @@ describe('compaction of pack files (embedded store)', () => {
         await store.content.compact(new Date(Date.now() + 3600_000));
         process.stdout.write('finished without being killed\\n');
       `;
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       let said = '';
       child.stdout.on('data', (d: Buffer) => (said += d.toString()));
       const [, signal] = (await once(child, 'exit')) as [number | null, string | null];

@@ -421,8 +421,9 @@ export function contentConformance(target: StoreTarget): void {
 
       it('compacts with every content reading the same, byte for byte and checked, and then has nothing left to do', async () => {
         const batch = [randomContent(100), randomContent(3 * CS + 7), randomContent(CS)];
-        const entries = (await store.content.storeMany(batch.map((bytes) => ({ parts: [bytes], entry: entryOf(bytes) }))))
-          .map((o) => o.entry);
+        const entries = (
+          await store.content.storeMany(batch.map((bytes) => ({ parts: [bytes], entry: entryOf(bytes) })))
+        ).map((o) => o.entry);
         // Duplicates, twice over: bytes (on the embedded store, in the same pack) that nothing locates.
         for (let i = 0; i < 2; i++)
           await store.content.storeMany(batch.map((bytes) => ({ parts: [bytes], entry: entryOf(bytes) })));

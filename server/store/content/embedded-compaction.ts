@@ -15,8 +15,10 @@ import type { CompactionReport } from './port.js';
  */
 export const COMPACT_DEAD_SHARE = 0.5;
 
-/** Bytes copied per read and write (two buffers: one is read while the other is written). */
+/** Bytes read at once (two buffers: one is read while the other is written). */
 const COPY_BYTES = 8 * 1024 * 1024;
+/** writev takes at most IOV_MAX buffers at once. */
+const WRITE_BUFFERS = 1024;
 
 /** The steps of a pack's compaction, in order (tests crash the process after each). */
 export type CompactionStep = 'begun' | 'copied' | 'switched' | 'removed';
@@ -205,19 +207,18 @@ export class PackCompaction {
       const from = output.end;
       const source = await fs.promises.open(this.packs.pathOf(pack.pack_id), 'r');
       try {
-        // Contents that lie back to back are copied as one run.
-        for (let k = 0; k < live.length; ) {
-          const start = live[k]!.pack_offset;
-          const at = output.end;
-          let end = start;
-          while (k < live.length && live[k]!.pack_offset === end) {
-            moves.push({ fileNo: live[k]!.file_no, was: end, at: at + (end - start) });
-            end += live[k]!.length;
-            k += 1;
-          }
-          output.end += await copy(source, output.handle, start, end, at);
-          if (this.stopping) return undefined;
+        // Contents that lie back to back make one run; the runs go back to back into the new pack.
+        const runs: Run[] = [];
+        let at = output.end;
+        for (const content of live) {
+          const last = runs.at(-1);
+          if (last && last.end === content.pack_offset) last.end += content.length;
+          else runs.push({ start: content.pack_offset, end: content.pack_offset + content.length });
+          moves.push({ fileNo: content.file_no, was: content.pack_offset, at });
+          at += content.length;
         }
+        output.end += await copyRuns(source, output.handle, runs, output.end, () => this.stopping);
+        if (this.stopping) return undefined;
       } catch (err) {
         // What was written of this pack is overwritten by the next.
         output.end = from;
@@ -268,28 +269,69 @@ export class PackCompaction {
   }
 }
 
-/** Copies bytes [start, end) of `source` to `target` at `at`, reading one buffer while writing the other. */
-async function copy(source: FileHandle, target: FileHandle, start: number, end: number, at: number): Promise<number> {
-  const buffers = [Buffer.allocUnsafe(Math.min(COPY_BYTES, end - start)), Buffer.allocUnsafe(0)];
+/** Bytes [start, end) of a pack. */
+interface Run {
+  start: number;
+  end: number;
+}
+
+/**
+ * Copies `runs` (in offset order) of `source` back to back into `target` from `at`: the bytes they
+ * hold. The source is read in windows of up to COPY_BYTES, dead bytes between runs included (a
+ * read of them from the page cache costs less than a system call per run, and live and dead
+ * contents alternate in a pack of batches), each window's live parts written with one writev
+ * while the next window is read. A gap larger than a window is skipped.
+ */
+async function copyRuns(
+  source: FileHandle,
+  target: FileHandle,
+  runs: readonly Run[],
+  at: number,
+  stopping: () => boolean,
+): Promise<number> {
+  const buffers = [Buffer.allocUnsafe(COPY_BYTES), Buffer.allocUnsafe(COPY_BYTES)];
   let writing: Promise<unknown> = Promise.resolve();
-  let position = start;
-  for (let k = 0; position < end; k ^= 1) {
-    if (buffers[k]!.byteLength === 0) buffers[k] = Buffer.allocUnsafe(buffers[0]!.byteLength);
-    const buffer = buffers[k]!;
-    const want = Math.min(buffer.byteLength, end - position);
-    const { bytesRead } = await source.read(buffer, 0, want, position);
+  let written = at;
+  let k = 0;
+  let position = runs[0]?.start ?? 0;
+  for (let b = 0; k < runs.length && !stopping(); b ^= 1) {
+    const windowStart = position;
+    let windowEnd = windowStart;
+    const parts: Array<{ from: number; to: number }> = [];
+    while (k < runs.length && parts.length < WRITE_BUFFERS) {
+      const run = runs[k]!;
+      const from = Math.max(position, run.start);
+      if (from - windowStart >= COPY_BYTES) break;
+      const to = Math.min(run.end, windowStart + COPY_BYTES);
+      if (to > from) parts.push({ from: from - windowStart, to: to - windowStart });
+      windowEnd = Math.max(windowEnd, to);
+      if (to < run.end) {
+        position = to;
+        break;
+      }
+      k += 1;
+      position = runs[k]?.start ?? position;
+    }
+    if (parts.length === 0) continue;
+    const buffer = buffers[b]!;
+    const want = windowEnd - windowStart;
+    let bytesRead = 0;
+    for (let n = -1; bytesRead < want && n !== 0; bytesRead += n)
+      ({ bytesRead: n } = await source.read(buffer, bytesRead, want - bytesRead, windowStart + bytesRead));
     if (bytesRead < want)
-      throw new ShortPackError(`a pack ends at ${position + bytesRead}, before a content it locates`);
+      throw new ShortPackError(`a pack ends at ${windowStart + bytesRead}, before a content it locates`);
     await writing;
-    const writeAt = at + (position - start);
-    writing = target.write(buffer, 0, want, writeAt).then(({ bytesWritten }) => {
-      if (bytesWritten !== want)
-        throw Object.assign(new Error(`short write to a pack: ${bytesWritten} of ${want} bytes (disk full?)`), {
+    const pieces = parts.map(({ from, to }) => buffer.subarray(from, to));
+    const bytes = parts.reduce((sum, { from, to }) => sum + to - from, 0);
+    const writeAt = written;
+    written += bytes;
+    writing = target.writev(pieces, writeAt).then(({ bytesWritten }) => {
+      if (bytesWritten !== bytes)
+        throw Object.assign(new Error(`short write to a pack: ${bytesWritten} of ${bytes} bytes (disk full?)`), {
           code: 'ENOSPC',
         });
     });
-    position += want;
   }
   await writing;
-  return end - start;
+  return written - at;
 }
