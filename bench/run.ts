@@ -21,6 +21,7 @@ import { benchLogins } from './logins.js';
 import { benchAdministration } from './administration.js';
 import { benchSmallContents } from './small-contents.js';
 import { benchUnitFiles } from './unit-files.js';
+import { benchCompaction } from './compaction.js';
 
 /**
  * `npm run bench`: speed and memory against references measured in the same run.
@@ -43,9 +44,11 @@ import { benchUnitFiles } from './unit-files.js';
  * runs may take before it is reported unfinished with the files that ended (the large file: 0.2 s per MiB),
  * and BENCH_FOLDER_RUNS (e.g. "many,large") picks its runs: small, many, proxied, large;
  * BENCH_ONLY (e.g. "import,tus") runs only the named parts: ingest, tus, browser, folder, lookup,
- * claims, reports, load, import, neardup, abuse, logins, admin, accountimport, smallstore, unitfiles;
+ * claims, reports, load, import, neardup, abuse, logins, admin, accountimport, smallstore, unitfiles,
+ * compaction;
  * BENCH_UNIT_FILES (default 100000) is the size of the unit whose file list (本单位文件) is timed;
- * BENCH_ACCOUNT_IMPORT (default 1000) is the rows of the account import (accountimport).
+ * BENCH_ACCOUNT_IMPORT (default 1000) is the rows of the account import (accountimport);
+ * BENCH_COMPACTION_MIB (default 1024) is the size of the half-dead pack compacted (compaction).
  */
 const ingestMiB = Number(process.env.BENCH_INGEST_MIB ?? 1024);
 const browserMiB = Number(process.env.BENCH_BROWSER_MIB ?? 1024);
@@ -73,6 +76,7 @@ const folderPatience = Number(process.env.BENCH_FOLDER_PATIENCE ?? 3);
 const folderRuns = process.env.BENCH_FOLDER_RUNS?.split(',').map((run) => run.trim()) as FolderRunName[] | undefined;
 const unitFiles = Number(process.env.BENCH_UNIT_FILES ?? 100_000);
 const accountImportRows = Number(process.env.BENCH_ACCOUNT_IMPORT ?? 1000);
+const compactionMiB = Number(process.env.BENCH_COMPACTION_MIB ?? 1024);
 const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim());
 const wanted = (part: string) => !only || only.includes(part);
 /** The bulk import's targets for the tree's small files (issue "A folder of ten thousand scanned pages"). */
@@ -351,6 +355,21 @@ if (wanted('accountimport')) {
   console.log(
     `        the import                                         ${(r.importMs / 1000).toFixed(2)} s, ${(r.importMs / r.rows).toFixed(2)} ms a row  (target <= ${(targetMs / 1000).toFixed(1)} s: ${verdict(r.importMs <= targetMs)})`,
   );
+}
+
+if (wanted('compaction')) {
+  // A pack of batch uploads half of whose bytes are duplicates, against cp of the same pack file.
+  const c = await benchCompaction(compactionMiB);
+  const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+  console.log(
+    `compaction  one pack of ${mib(c.packBytes)} MiB, ${mib(c.liveBytes)} MiB of it live (${c.contents} contents of 16-256 KiB, live and dead alternating); cp of the pack, then compaction, ${c.rounds.length} rounds`,
+  );
+  for (const [k, r] of c.rounds.entries()) {
+    const ratio = r.compactSeconds / r.cpSeconds;
+    console.log(
+      `        round ${k + 1}: cp (reference) ${r.cpSeconds.toFixed(2)} s, cp + sync ${r.cpSyncSeconds.toFixed(2)} s; compaction ${r.compactSeconds.toFixed(2)} s (${mib(r.reclaimedBytes)} MiB given back, synced), ratio compaction/cp ${ratio.toFixed(2)}x (target <= 2.00x: ${verdict(ratio <= 2)}); peak RSS ${r.peakRssMb.toFixed(0)} MB`,
+    );
+  }
 }
 
 if (wanted('smallstore')) {

@@ -3,10 +3,11 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { loadConfig } from '../server/config.js';
 import { Fingerprinter, type NearDuplicateSettings } from '../server/services/near-duplicates/fingerprint.js';
 import { cli, EMBEDDED_STORE, runServerToExit, startServer, stopServer } from './support/process.js';
-import { stageBytes } from './support/content.js';
+import { keyOf, readAll, stageBytes } from './support/content.js';
 import { openEmbeddedAt, tempDir } from './support/stores.js';
 import { NOTICE, NOTICE_FROM_THE_WEB } from './support/texts.js';
 import { until } from './support/until.js';
@@ -167,6 +168,30 @@ describe('starting the service and the archive command', () => {
     const gc = cli(['gc'], env);
     assert.equal(gc.status, 0, gc.stderr);
     assert.match(gc.stdout, /removed 0 expired upload\(s\), 0 abandoned staging area\(s\) and 0 unowned file\(s\)/);
+  });
+
+  it('compacts with `gc` a pack of batch uploads half of which is duplicates, once it is idle past STAGING_TTL_HOURS', async () => {
+    const contents = [randomBytes(3000), randomBytes(5000)];
+    const batch = () =>
+      contents.map((data) => ({
+        parts: [data],
+        entry: { key: keyOf(data), fileName: 'p.jpg', contentType: 'image/jpeg', uploadDate: new Date() },
+      }));
+    let store = openEmbeddedAt(dataDir);
+    const entries = (await store.content.storeMany(batch())).map((o) => o.entry);
+    await store.content.storeMany(batch()); // duplicates: 8,000 bytes nothing locates
+    await store.close();
+    const ttlEnv = { ...env, STAGING_TTL_HOURS: '1' };
+    assert.match(cli(['gc'], ttlEnv).stdout, /compacted 0 pack\(s\), 0 byte\(s\) given back/, 'written to lately');
+    const db = new Database(path.join(dataDir, 'archive.sqlite'));
+    db.prepare('UPDATE packs SET written_at = ?').run(Date.now() - 2 * 3600_000);
+    db.close();
+    const gc = cli(['gc'], ttlEnv);
+    assert.equal(gc.status, 0, gc.stderr);
+    assert.match(gc.stdout, /compacted 1 pack\(s\), 8000 byte\(s\) given back/);
+    store = openEmbeddedAt(dataDir);
+    for (const [k, data] of contents.entries()) assert.deepEqual(await readAll(store.content.read(entries[k]!)), data);
+    await store.close();
   });
 
   it('fingerprints the queued files with `near-duplicates run` (reading them on a thread of its own) and says what it found', async () => {

@@ -27,6 +27,7 @@ const AFTER_TSC = ['quick-build'];
  */
 const LONGEST = [
   'store/embedded',
+  'store/embedded-compaction',
   'client/content-hash',
   'http/tus',
   'http/token-scopes',

@@ -40,7 +40,9 @@ const USAGE = `Usage: npm run archive -- <command>
   token revoke <token-id>    revoke an API token
   gc                         remove what interrupted uploads left behind: resumable uploads idle
                              longer than UPLOAD_IDLE_HOURS, staging areas older than
-                             STAGING_TTL_HOURS, and bytes no record owns
+                             STAGING_TTL_HOURS, and bytes no record owns; then compact the
+                             embedded store's pack files that are half dead or hold removed
+                             contents (idle longer than STAGING_TTL_HOURS)
   verify [--json]            fixity check: read every stored file back and recompute its MD5 and
                              SHA-256; lists missing and corrupted files; exit code 1 if any
   near-duplicates rebuild    forget every near-duplicate fingerprint and pair, fingerprint every
@@ -350,7 +352,7 @@ async function run(argv: string[]): Promise<void> {
       case 'gc': {
         const report = await archive.gc.run();
         out(
-          `removed ${report.expiredUploads} expired upload(s), ${report.stagingAreas} abandoned staging area(s) and ${report.orphans} unowned file(s); finished counting ${report.finishedCounts} interrupted upload(s)`,
+          `removed ${report.expiredUploads} expired upload(s), ${report.stagingAreas} abandoned staging area(s) and ${report.orphans} unowned file(s); finished counting ${report.finishedCounts} interrupted upload(s); compacted ${report.compacted.packs} pack(s), ${report.compacted.reclaimedBytes} byte(s) given back`,
         );
         break;
       }

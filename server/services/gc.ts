@@ -1,4 +1,4 @@
-import type { ContentStore, GarbageReport } from '../store/content/port.js';
+import type { CompactionReport, ContentStore, GarbageReport } from '../store/content/port.js';
 import type { Ledger } from '../store/ledger/port.js';
 import type { ResumableUploadService } from './resumable-uploads.js';
 import type { WithdrawalService } from './withdrawals.js';
@@ -9,11 +9,13 @@ import type { DisposalService } from './disposals.js';
  * expiry, staging areas idle longer than the time to live (their request died with a crash)
  * and bytes no record owns at all. Committed files and live uploads are never touched. It also
  * finishes counting uploads whose counting a crash interrupted (MongoDB: counting takes several
- * writes) and whose client never came back to retry.
+ * writes) and whose client never came back to retry. Last, it compacts the bytes it may: the
+ * embedded store's pack files with many dead bytes, or bytes of removed contents, are rewritten
+ * without them (docs/decisions/compaction.md).
  */
 export class GarbageCollector {
   constructor(
-    private readonly content: Pick<ContentStore, 'collectGarbage'>,
+    private readonly content: Pick<ContentStore, 'collectGarbage' | 'compact'>,
     private readonly uploads: Pick<ResumableUploadService, 'expire'>,
     private readonly stagingTtlMs: number,
     private readonly ledger: Pick<Ledger, 'finishInterrupted'>,
@@ -22,7 +24,9 @@ export class GarbageCollector {
     private readonly disposals?: Pick<DisposalService, 'finishInterrupted'>,
   ) {}
 
-  async run(): Promise<GarbageReport & { expiredUploads: number; finishedCounts: number }> {
+  async run(): Promise<
+    GarbageReport & { expiredUploads: number; finishedCounts: number; compacted: CompactionReport }
+  > {
     const now = this.clock().getTime();
     // A counting in progress for a minute was interrupted; finishing one still running is harmless.
     const finishedCounts =
@@ -31,6 +35,9 @@ export class GarbageCollector {
       ((await this.disposals?.finishInterrupted(new Date(now - 60_000))) ?? 0);
     const expiredUploads = await this.uploads.expire();
     const report = await this.content.collectGarbage(new Date(now - this.stagingTtlMs));
-    return { expiredUploads, finishedCounts, ...report };
+    // After the collection: packs it removed whole need no compaction. Packs written to within
+    // the staging TTL are left alone (a process may still append to one idle for less).
+    const compacted = await this.content.compact(new Date(now - this.stagingTtlMs));
+    return { expiredUploads, finishedCounts, ...report, compacted };
   }
 }

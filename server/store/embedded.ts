@@ -14,6 +14,7 @@ import { EmbeddedCatalogSeeding } from './catalog/embedded-seeding.js';
 import type { CatalogSeeding } from './catalog/seeding.js';
 import { claimSchema, EmbeddedClaimStore } from './claims/embedded.js';
 import { ContentFiles } from './content/content-files.js';
+import type { CompactionOptions } from './content/embedded-compaction.js';
 import { contentSchema, EmbeddedContentStore, newFileId, recordLostBytes, recordPack } from './content/embedded.js';
 import { PackFiles, packsFolder } from './content/packs.js';
 import { openDatabase, type Db, type EmbeddedSchema } from './embedded/database.js';
@@ -63,6 +64,7 @@ export function openEmbeddedStore(options: {
   dataDir: string;
   chunkSize: number;
   /** Tests: sync content files more often. */ syncEveryBytes?: number;
+  /** Tests: see each step of a pack's compaction (and crash there). */ compaction?: CompactionOptions;
 }): ArchiveStore {
   const db = openEmbeddedDatabase(options.dataDir);
   const files = new ContentFiles(path.join(options.dataDir, 'content'), {
@@ -73,7 +75,7 @@ export function openEmbeddedStore(options: {
     onNewPack: (packId) => recordPack(db, packId, Date.now()),
     newId: newFileId,
   });
-  const content = new EmbeddedContentStore(db, files, packs, options.chunkSize);
+  const content = new EmbeddedContentStore(db, files, packs, options.chunkSize, options.compaction);
   const reports = EmbeddedReports.open(db);
   return {
     kind: 'embedded',

@@ -419,6 +419,26 @@ export function contentConformance(target: StoreTarget): void {
           assert.deepEqual(await readAll(store.content.read(entries[k]!.entry)), data, `content ${k}`);
       });
 
+      it('compacts with every content reading the same, byte for byte and checked, and then has nothing left to do', async () => {
+        const batch = [randomContent(100), randomContent(3 * CS + 7), randomContent(CS)];
+        const entries = (
+          await store.content.storeMany(batch.map((bytes) => ({ parts: [bytes], entry: entryOf(bytes) })))
+        ).map((o) => o.entry);
+        // Duplicates, twice over: bytes (on the embedded store, in the same pack) that nothing locates.
+        for (let i = 0; i < 2; i++)
+          await store.content.storeMany(batch.map((bytes) => ({ parts: [bytes], entry: entryOf(bytes) })));
+        // After a restart: no process appends to the bytes any more.
+        store = await opened.reopen({ chunkSize: CS });
+        const first = await store.content.compact(new Date(Date.now() + 3_600_000));
+        assert.ok(first.reclaimedBytes >= 0 && first.packs >= 0);
+        for (const [k, data] of batch.entries())
+          assert.deepEqual(await readAll(store.content.read(entries[k]!)), data, `content ${k}`);
+        assert.deepEqual(await store.content.compact(new Date(Date.now() + 3_600_000)), {
+          packs: 0,
+          reclaimedBytes: 0,
+        });
+      });
+
       it('refuses a changed chunk of a content stored with others, and bytes missing from it', async () => {
         const before = randomContent(CS + 9);
         const data = randomContent(3 * CS + 5);

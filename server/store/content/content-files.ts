@@ -321,6 +321,24 @@ export function readRange(file: string, start: number, end: number, piece = 256 
   return fs.createReadStream(file, { start, end: end - 1, highWaterMark: piece });
 }
 
+/**
+ * The same from a file opened already (`fd`, closed when the stream ends or is destroyed): a pack
+ * opened before compaction removed it is still read whole (POSIX keeps an unlinked file's bytes
+ * while a descriptor holds it).
+ */
+export function readRangeOfOpen(fd: number, start: number, end: number, piece = 256 * 1024): Readable {
+  if (end <= start || end - start <= SMALL_READ_BYTES) {
+    let bytes: Buffer[];
+    try {
+      bytes = end <= start ? [] : readRangesOfOpen(fd, 0, [{ start, end }]);
+    } finally {
+      fs.closeSync(fd);
+    }
+    return Readable.from(bytes.filter((b) => b.byteLength > 0));
+  }
+  return fs.createReadStream('', { fd, start, end: end - 1, highWaterMark: piece, autoClose: true });
+}
+
 async function* readSmall(file: string, start: number, end: number): AsyncGenerator<Buffer> {
   const [bytes] = readRangesOf(file, 0, [{ start, end }]);
   // A short file ends the read early, as a file stream does; the reader judges it.
@@ -339,19 +357,24 @@ async function* readSmall(file: string, start: number, end: number): AsyncGenera
 export function readRangesOf(file: string, base: number, ranges: readonly ByteRange[]): Buffer[] {
   const fd = fs.openSync(file, 'r');
   try {
-    return ranges.map(({ start, end }) => {
-      const buffer = Buffer.allocUnsafe(Math.max(end - start, 0));
-      let read = 0;
-      while (read < buffer.length) {
-        const n = fs.readSync(fd, buffer, read, buffer.length - read, base + start + read);
-        if (n === 0) break;
-        read += n;
-      }
-      return buffer.subarray(0, read);
-    });
+    return readRangesOfOpen(fd, base, ranges);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The same from a file opened already (left open). */
+export function readRangesOfOpen(fd: number, base: number, ranges: readonly ByteRange[]): Buffer[] {
+  return ranges.map(({ start, end }) => {
+    const buffer = Buffer.allocUnsafe(Math.max(end - start, 0));
+    let read = 0;
+    while (read < buffer.length) {
+      const n = fs.readSync(fd, buffer, read, buffer.length - read, base + start + read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.subarray(0, read);
+  });
 }
 
 /** Makes the names in a directory (files renamed or made in it) durable. */

@@ -7,8 +7,17 @@ import type { CatalogEntry, NewCatalogEntry } from '../catalog/port.js';
 import { addMissingColumns, hasColumn, rebuildTable, type Db, type EmbeddedSchema } from '../embedded/database.js';
 import { ChunkSummer, checkedRead, chunkSpan, chunkSumAdoption, uncheckedRead } from './chunk-sums.js';
 import { ContentFiles, SyncFailedError, readRangesOf } from './content-files.js';
+import { PackCompaction, type CompactionOptions } from './embedded-compaction.js';
 import type { PackFiles } from './packs.js';
-import type { ByteRange, ChunkSumAdoption, CommitOutcome, ContentStore, GarbageReport, StoredParts } from './port.js';
+import type {
+  ByteRange,
+  ChunkSumAdoption,
+  CommitOutcome,
+  CompactionReport,
+  ContentStore,
+  GarbageReport,
+  StoredParts,
+} from './port.js';
 
 /**
  * Where a packed content's bytes are: its pack, and where its first byte is there (chunk n at
@@ -47,9 +56,12 @@ CREATE TABLE IF NOT EXISTS staging (
 -- Pack files (content/packs/<pack_id>.pack): the bytes of many small contents back to back, only
 -- ever appended to. written_at: when a batch was last catalogued into it (or it was begun); GC
 -- removes a pack that locates no content once it is older than the staging TTL.
+-- erase: a content located here left the catalog, so compaction must rewrite the pack without it
+-- whatever share of the pack is dead (docs/decisions/compaction.md).
 CREATE TABLE IF NOT EXISTS packs (
   pack_id    TEXT PRIMARY KEY,
-  written_at INTEGER NOT NULL
+  written_at INTEGER NOT NULL,
+  erase      INTEGER NOT NULL DEFAULT 0
 );
 
 ${packedTable('packed')}
@@ -69,6 +81,8 @@ CREATE TABLE IF NOT EXISTS staged_sums (
     // Data directories made before staging areas kept their chunk size and sync failures (their
     // areas read as chunked at the configured size, as they were then).
     addMissingColumns(db, 'staging', { chunk_size: 'INTEGER', lost_from: 'INTEGER' });
+    // Packs made before compaction hold no removed content.
+    addMissingColumns(db, 'packs', { erase: 'INTEGER NOT NULL DEFAULT 0' });
     // Packed contents and chunk sums by file id (before file numbers): by number, the sums of
     // staging areas apart (sums of neither, left by a crash, were GC's to remove).
     db.transaction(() => {
@@ -102,6 +116,12 @@ interface PackedItem {
   sums: ReadonlyArray<readonly [number, number]>;
 }
 
+/** A source of bytes that fails at once with `err`. */
+async function* failing(err: unknown): AsyncGenerator<Uint8Array> {
+  yield* [];
+  throw err;
+}
+
 /** A 24-hex id, the same shape as a MongoDB ObjectId, so file ids look alike on both stores. */
 export function newFileId(): string {
   return newFileIds(1)[0]!;
@@ -124,6 +144,21 @@ export function recordLostBytes(db: Db, stagingId: string, from: number): void {
     from,
     stagingId,
   );
+}
+
+/**
+ * Forgets where a packed content is, in the caller's transaction (the one that removes it from
+ * the catalog), with its chunk sums, and marks its pack for erasure: the next compaction rewrites
+ * the pack without its bytes, whatever share of the pack is dead. Does nothing for a content with
+ * a file of its own.
+ */
+export function forgetPackedContent(db: Db, fileNo: number): void {
+  const row = db
+    .prepare<[number], { pack_id: string }>('DELETE FROM packed WHERE file_no = ? RETURNING pack_id')
+    .get(fileNo);
+  if (!row) return;
+  db.prepare('DELETE FROM chunk_sums WHERE file_no = ?').run(fileNo);
+  db.prepare('UPDATE packs SET erase = 1 WHERE pack_id = ?').run(row.pack_id);
 }
 
 /** Records that a pack is owned before its first byte is written (GC removes unrecorded pack files). */
@@ -149,13 +184,16 @@ export class EmbeddedContentStore implements ContentStore {
   private readonly adoptSums;
   private readonly packedAt;
   private readonly storePackedTx;
+  private readonly compaction: PackCompaction;
 
   constructor(
     private readonly db: Db,
     private readonly files: ContentFiles,
     private readonly packs: PackFiles,
     readonly chunkSize: number,
+    compaction: CompactionOptions = {},
   ) {
+    this.compaction = new PackCompaction(db, packs, newFileId, compaction);
     this.packedAt = db.prepare<[number], { pack_id: string; pack_offset: number }>(
       'SELECT pack_id, pack_offset FROM packed WHERE file_no = ?',
     );
@@ -388,11 +426,15 @@ export class EmbeddedContentStore implements ContentStore {
         : undefined;
     // A packed content's bytes are a range of its pack; the others have their own content file.
     const fileNo = fileNumberOf(this.db, entry.fileId) ?? -1;
-    const at = this.packedAt.get(fileNo);
-    const bytes = (start: number, end: number, piece?: number) =>
-      at
-        ? this.packs.read(at.pack_id, at.pack_offset + start, at.pack_offset + end, piece)
-        : this.files.read(entry.fileId, start, end, piece);
+    const locate = () => this.packedAt.get(fileNo);
+    const bytes = (start: number, end: number, piece?: number): AsyncIterable<Uint8Array> => {
+      try {
+        return this.packs.read(locate, start, end, piece) ?? this.files.read(entry.fileId, start, end, piece);
+      } catch (err) {
+        // A pack found gone (and the content in no other): failed as the stream would fail.
+        return failing(err);
+      }
+    };
     if (options.unchecked) return uncheckedRead(bytes(range.start, range.end), entry.fileId, range, missing);
     const span = chunkSpan(entry, range);
     const sums = new Map(this.sumsOf.all(fileNo, span.first, span.last).map((r) => [r.n, r.crc >>> 0]));
@@ -400,14 +442,14 @@ export class EmbeddedContentStore implements ContentStore {
   }
 
   async readRanges(entry: CatalogEntry, ranges: readonly ByteRange[]): Promise<Uint8Array[]> {
-    const at = this.packedAt.get(fileNumberOf(this.db, entry.fileId) ?? -1);
+    const fileNo = fileNumberOf(this.db, entry.fileId) ?? -1;
     // A pack holds more than the content: nothing past the content's end is read from it.
     const within = ranges.map(({ start, end }) => ({ start, end: Math.max(Math.min(end, entry.length), start) }));
     let parts: Buffer[];
     try {
-      parts = at
-        ? readRangesOf(this.packs.pathOf(at.pack_id), at.pack_offset, within)
-        : readRangesOf(this.files.pathOf(entry.fileId), 0, within);
+      parts =
+        this.packs.readRanges(() => this.packedAt.get(fileNo), within) ??
+        readRangesOf(this.files.pathOf(entry.fileId), 0, within);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       throw new ContentDamagedError(entry.fileId, ranges[0]?.start ?? 0, 'missing', 'its content file is missing');
@@ -484,6 +526,10 @@ export class EmbeddedContentStore implements ContentStore {
     return { stagingAreas: stale.length, orphans };
   }
 
+  compact(before: Date): Promise<CompactionReport> {
+    return this.compaction.run(before);
+  }
+
   private isCatalogued(id: string): boolean {
     return fileNumberOf(this.db, id) !== undefined;
   }
@@ -493,6 +539,7 @@ export class EmbeddedContentStore implements ContentStore {
   }
 
   async close(): Promise<void> {
+    await this.compaction.stop();
     await this.packs.closeAll();
     await this.files.closeAll();
   }

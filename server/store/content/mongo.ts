@@ -9,7 +9,15 @@ import type { CatalogEntry, NewCatalogEntry } from '../catalog/port.js';
 import { isDuplicateKey } from '../mongo/documents.js';
 import type { UploadCollections } from '../mongo/upload-documents.js';
 import { checkedRead, chunkSpan, chunkSum, chunkSumAdoption, uncheckedRead } from './chunk-sums.js';
-import type { ByteRange, ChunkSumAdoption, CommitOutcome, ContentStore, GarbageReport, StoredParts } from './port.js';
+import type {
+  ByteRange,
+  ChunkSumAdoption,
+  CommitOutcome,
+  CompactionReport,
+  ContentStore,
+  GarbageReport,
+  StoredParts,
+} from './port.js';
 
 /** A standard GridFS files document, so any GridFS reader can read the bytes. */
 export interface GridFileDoc {
@@ -311,6 +319,15 @@ export class MongoContentStore implements ContentStore {
     for (const id of orphanIds) await this.discard(id);
     const orphans = orphanIds.size;
     return { stagingAreas: stale.length, orphans };
+  }
+
+  /**
+   * Nothing to do, truly: GridFS keeps each file's chunks as documents of their own, never bytes
+   * of several files in one, so no dead bytes share storage with live ones; chunks no entry owns
+   * are collectGarbage's.
+   */
+  async compact(): Promise<CompactionReport> {
+    return { packs: 0, reclaimedBytes: 0 };
   }
 
   async readRanges(entry: CatalogEntry, ranges: readonly ByteRange[]): Promise<Uint8Array[]> {

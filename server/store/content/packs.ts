@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { readRange, syncDirectory } from './content-files.js';
+import { readRangeOfOpen, readRangesOfOpen, syncDirectory } from './content-files.js';
+import type { ByteRange } from './port.js';
 
 /** Where a data directory (or a backup of one) keeps its pack files. */
 export function packsFolder(root: string): string {
@@ -15,13 +16,19 @@ export function packFile(folder: string, packId: string): string {
 }
 
 /** A pack takes no more appends once it holds this much (a batch never splits across packs). */
-const PACK_MAX_BYTES = 1024 * 1024 * 1024;
+export const PACK_MAX_BYTES = 1024 * 1024 * 1024;
 /**
  * A pack nobody appended to for this long takes no more appends: a new one is begun. GC may remove
  * a pack that holds no catalogued content once it is older than the staging TTL (an hour at
  * least), so no process ever appends to a pack that old.
  */
 const PACK_IDLE_MS = 10 * 60_000;
+
+/** Where a packed content's bytes are: its pack, and its first byte's offset there. */
+export interface PackPlace {
+  pack_id: string;
+  pack_offset: number;
+}
 
 /**
  * Bytes per write. One writev of a whole batch (32 MiB) cost the kernel 0.2 to 1 s per 512 MiB,
@@ -175,9 +182,45 @@ export class PackFiles {
     await current?.handle.close().catch(() => {});
   }
 
-  /** Bytes [start, end) of a pack, in pieces of `piece` bytes when given. */
-  read(packId: string, start: number, end: number, piece?: number): Readable {
-    return readRange(this.pathOf(packId), start, end, piece);
+  /**
+   * Opens the pack a content is in, where `locate` (read from the database) says it is now. Found
+   * and opened in one synchronous step, so this process's compaction cannot move the content and
+   * remove the pack in between; a pack another process's compaction removed meanwhile is noticed
+   * (ENOENT) and the content located again, in the pack it was moved to. Undefined when the
+   * content is in no pack.
+   */
+  open(locate: () => PackPlace | undefined): { fd: number; place: PackPlace } | undefined {
+    let place = locate();
+    for (;;) {
+      if (!place) return undefined;
+      try {
+        return { fd: fs.openSync(this.pathOf(place.pack_id), 'r'), place };
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        const now = locate();
+        if (now?.pack_id === place.pack_id || now === undefined) throw err;
+        place = now;
+      }
+    }
+  }
+
+  /** Bytes [start, end) of a content located by `locate`, in pieces of `piece` bytes when given. */
+  read(locate: () => PackPlace | undefined, start: number, end: number, piece?: number): Readable | undefined {
+    const opened = this.open(locate);
+    if (!opened) return undefined;
+    const { fd, place } = opened;
+    return readRangeOfOpen(fd, place.pack_offset + start, place.pack_offset + end, piece);
+  }
+
+  /** Small ranges of a content located by `locate`, in memory (a range past the pack's end comes back short). */
+  readRanges(locate: () => PackPlace | undefined, ranges: readonly ByteRange[]): Buffer[] | undefined {
+    const opened = this.open(locate);
+    if (!opened) return undefined;
+    try {
+      return readRangesOfOpen(opened.fd, opened.place.pack_offset, ranges);
+    } finally {
+      fs.closeSync(opened.fd);
+    }
   }
 
   /** Ids of the pack files on disk last modified before a time. */

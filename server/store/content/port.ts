@@ -89,6 +89,22 @@ export interface ContentStore {
    * area owns. Never touches a committed file, a younger staging area or a live upload's.
    */
   collectGarbage(before: Date): Promise<GarbageReport>;
+  /**
+   * Gives back the disk that bytes no catalog entry locates take where they share a file with
+   * live bytes, among the bytes nobody wrote to since `before`, and erases those of contents
+   * removed from the catalog: the embedded store compacts its pack files (the live contents
+   * copied into a new pack, then the old one removed; docs/decisions/compaction.md). Every
+   * catalogued content reads the same before, during and after. MongoDB has nothing to do: GridFS
+   * keeps each file's chunks as documents of their own, and a file removed takes its chunks with it.
+   */
+  compact(before: Date): Promise<CompactionReport>;
+}
+
+export interface CompactionReport {
+  /** Packs compacted (their live contents moved to a new pack, the old one removed). */
+  packs: number;
+  /** Disk given back: the removed packs' bytes less what the new packs hold of them. */
+  reclaimedBytes: number;
 }
 
 /** Checksums being taken of a file's bytes as they pass, to be recorded for chunks that lack one. */
