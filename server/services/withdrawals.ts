@@ -149,6 +149,8 @@ export class WithdrawalService {
           changedAt: now,
           restoredBy: null,
           restoredAt: null,
+          purgedBy: null,
+          purgedAt: null,
         });
         record = opened.record;
         if (opened.opened || record.state === 'withdrawing') {
