@@ -7,6 +7,7 @@ import { AccountService } from './services/accounts.js';
 import { AccountAdministration } from './services/administration.js';
 import { ReceiptService } from './services/receipts.js';
 import { WithdrawalService } from './services/withdrawals.js';
+import { PurgeService } from './services/purge.js';
 import { UnitDirectory } from './services/unit-directory.js';
 import { AuditService } from './services/audit.js';
 import { ReportCalendar } from './services/calendar.js';
@@ -141,12 +142,14 @@ export function composeServices(
     settings: { withdrawDays: config.withdrawDays, trashDays: config.trashDays },
     clock,
   });
+  // Holds (冻结) are wired in here once they exist: `isHeld` (none held until then).
+  const purge = new PurgeService({ store, directory, audit, settings: { trashDays: config.trashDays }, clock });
   return {
     digests,
     textReader,
     metrics,
     passwordHashing,
-    gc: new GarbageCollector(store.content, resumable, config.stagingTtlMs, store.ledger, clock, withdrawals),
+    gc: new GarbageCollector(store.content, resumable, config.stagingTtlMs, store.ledger, clock, withdrawals, purge),
     services: {
       audit,
       accounts,
@@ -167,6 +170,7 @@ export function composeServices(
       resumable,
       receipts: new ReceiptService(store, quotas, clock),
       withdrawals,
+      purge,
       claims: new ClaimService(store, scope, audit, calendar, metrics, config.claimTtlMs, clock),
       quotas,
       fixity,

@@ -32,6 +32,8 @@ export const AUDIT_ACTIONS = [
   'near_duplicate_reopened',
   'upload_withdrawn',
   'upload_restored',
+  'upload_purged',
+  'content_deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -60,6 +62,8 @@ export const AUDIT_GROUPS = {
     // Corrections change every count: the bureau reviews them with its own actions.
     'upload_withdrawn',
     'upload_restored',
+    'upload_purged',
+    'content_deleted',
   ],
   signIn: ['login', 'login_failed', 'login_throttled', 'logout', 'password_changed'],
   files: [
@@ -70,6 +74,8 @@ export const AUDIT_GROUPS = {
     'download',
     'upload_withdrawn',
     'upload_restored',
+    'upload_purged',
+    'content_deleted',
   ],
   viewing: ['audit_viewed', 'audit_exported', 'report_viewed', 'report_exported'],
 } as const satisfies Record<string, readonly AuditAction[]>;
@@ -123,7 +129,11 @@ export type AuditNote =
   | { code: 'pair_reviewed'; nameA: string; nameB: string; note: string }
   | { code: 'pair_reopened'; nameA: string; nameB: string }
   | ({ code: 'withdrawn' } & WithdrawalNoted)
-  | ({ code: 'restored' } & WithdrawalNoted);
+  | ({ code: 'restored' } & WithdrawalNoted)
+  /** Out of the trash for good (`expired`: its time there was over, purged by the sweep). */
+  | ({ code: 'purged'; expired: boolean } & WithdrawalNoted)
+  /** A content no upload holds any more, deleted with its bytes: why (the purge of its last upload, or a disposal). */
+  | { code: 'content_deleted'; length: number; why: string };
 
 /** A withdrawal or restore of an upload: whose upload, of which unit and when, and why it was withdrawn. */
 interface WithdrawalNoted {
@@ -137,7 +147,13 @@ interface WithdrawalNoted {
 
 export type AuditNoteCode = AuditNote['code'];
 export type UploadVia = 'direct' | 'tus' | 'batch';
-export const PROOF_REFUSALS = ['unknown_claim', 'others_claim', 'expired_claim', 'wrong_digests'] as const;
+export const PROOF_REFUSALS = [
+  'unknown_claim',
+  'others_claim',
+  'expired_claim',
+  'wrong_digests',
+  'content_gone',
+] as const;
 export type ProofRefusal = (typeof PROOF_REFUSALS)[number];
 interface AccountNamed {
   username: string;
@@ -168,12 +184,14 @@ const REFUSAL: Record<WordsLanguage, Record<ProofRefusal, string>> = {
     others_claim: '他人的秒传请求',
     expired_claim: '秒传请求已过期',
     wrong_digests: '文件内容不符',
+    content_gone: '文件正在删除',
   },
   en: {
     unknown_claim: 'unknown or already answered claim',
     others_claim: "another account's claim",
     expired_claim: 'expired claim',
     wrong_digests: 'wrong digests',
+    content_gone: 'content being deleted',
   },
 };
 /** The names of the filters a report or the audit log was viewed with (query parameters). */
@@ -274,6 +292,9 @@ const logWords: NoteWords = {
   pair_reopened: (n) => `"${n.nameA}" and "${n.nameB}" open again`,
   withdrawn: (n) =>
     `upload by ${n.uploader} (${n.unit}, ${n.uploadedAt}) withdrawn: ${REASON_EN[n.reason]}${n.note ? `: ${n.note}` : ''} (withdrawal ${n.withdrawalId})`,
+  purged: (n) =>
+    `upload by ${n.uploader} (${n.unit}, ${n.uploadedAt}) purged from the trash${n.expired ? ' (its time there was over)' : ''}: it can no longer be restored (withdrawal ${n.withdrawalId})`,
+  content_deleted: (n) => `content deleted with its bytes (${n.length} bytes): ${n.why}`,
   restored: (n) =>
     `upload by ${n.uploader} (${n.unit}, ${n.uploadedAt}) restored, counted again (withdrawal ${n.withdrawalId})`,
   wrong_password: () => 'wrong username or password',
@@ -340,6 +361,9 @@ const zh: NoteWords = {
   withdrawn: (n) =>
     `撤回 ${n.uploader} 于 ${n.uploadedAt} 的上传：${WITHDRAWAL_REASON_NAMES[n.reason]}${n.note ? `（${n.note}）` : ''}`,
   restored: (n) => `恢复 ${n.uploader} 于 ${n.uploadedAt} 的上传，重新计数`,
+  purged: (n) =>
+    `彻底删除 ${n.uploader} 于 ${n.uploadedAt} 的上传${n.expired ? '（回收站保留期已满）' : ''}，不能再恢复`,
+  content_deleted: (n) => `删除文件内容（${n.length} 字节）：${n.why}`,
   wrong_password: () => '用户名或密码错误',
   wrong_current_password: () => '修改密码时当前密码错误',
   throttled_account: (n) => `此账号从多个地址输错密码 ${n.failures} 次：未用过的地址须等待后再试`,
@@ -448,6 +472,7 @@ const PLAIN_REFUSAL: Record<ProofRefusal, string> = {
   others_claim: 'instant-upload request made by another account',
   expired_claim: 'instant-upload request expired',
   wrong_digests: 'file content did not match',
+  content_gone: 'the file is being deleted from the archive',
 };
 
 /** The log's words for an account note, without the account's id (it is under 详情). */
@@ -575,6 +600,8 @@ export const AUDIT_ACTION_NAMES: Record<WordsLanguage, Record<AuditAction, strin
     near_duplicate_reopened: '近似重复改回待处理',
     upload_withdrawn: '撤回上传',
     upload_restored: '恢复上传',
+    upload_purged: '彻底删除上传',
+    content_deleted: '删除文件内容',
   },
   en: {
     login: 'Log in',
@@ -606,5 +633,7 @@ export const AUDIT_ACTION_NAMES: Record<WordsLanguage, Record<AuditAction, strin
     near_duplicate_reopened: 'Similar files reopened',
     upload_withdrawn: 'Upload withdrawn',
     upload_restored: 'Upload restored',
+    upload_purged: 'Upload purged',
+    content_deleted: 'Content deleted',
   },
 };

@@ -34,6 +34,7 @@ export const ERROR_CODES = [
   'withdrawal_too_late',
   'already_withdrawn',
   'already_restored',
+  'already_purged',
   'range_not_satisfiable',
   'rate_limited',
   'content_damaged',

@@ -23,6 +23,7 @@ import { tokenRoutes } from './routes/tokens.js';
 import { RECEIPTS_PATH, receiptRoutes } from './routes/receipts.js';
 import type { ReceiptService } from '../services/receipts.js';
 import type { WithdrawalService } from '../services/withdrawals.js';
+import type { PurgeService } from '../services/purge.js';
 import { trashRoutes, withdrawalRoutes } from './routes/withdrawals.js';
 import { unitRoutes } from './routes/units.js';
 import type { AccountAdministration } from '../services/administration.js';
@@ -58,6 +59,7 @@ export interface AppDeps {
     administration: AccountAdministration;
     receipts: ReceiptService;
     withdrawals: WithdrawalService;
+    purge: PurgeService;
   };
   ping: () => Promise<void>;
   metrics: ArchiveMetrics;
@@ -169,7 +171,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/tokens', tokenRoutes(services.administration));
   app.use(RECEIPTS_PATH, receiptRoutes(services.receipts, services.quotas));
   app.use('/api/withdrawals', withdrawalRoutes(services.withdrawals));
-  app.use('/api/trash', trashRoutes(services.withdrawals));
+  app.use('/api/trash', trashRoutes(services.withdrawals, services.purge));
   app.use('/api/audit', auditRoutes(services.audit, services.directory, services.reports.calendar.timeZone));
   app.use(
     '/api/reports',

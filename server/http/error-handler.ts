@@ -51,6 +51,8 @@ export const STATUS: Record<ErrorCode, number> = {
   withdrawal_too_late: 403,
   already_withdrawn: 409,
   already_restored: 409,
+  // Gone for good: the purge deleted it from the trash (and its content, if nobody else held it).
+  already_purged: 410,
   login_throttled: 429,
   login_busy: 503,
   account_disabled: 403,

@@ -1,6 +1,7 @@
 import type { ContentStore, GarbageReport } from '../store/content/port.js';
 import type { Ledger } from '../store/ledger/port.js';
 import type { ResumableUploadService } from './resumable-uploads.js';
+import type { PurgeService } from './purge.js';
 import type { WithdrawalService } from './withdrawals.js';
 
 /**
@@ -8,7 +9,7 @@ import type { WithdrawalService } from './withdrawals.js';
  * expiry, staging areas idle longer than the time to live (their request died with a crash)
  * and bytes no record owns at all. Committed files and live uploads are never touched. It also
  * finishes counting uploads whose counting a crash interrupted (MongoDB: counting takes several
- * writes) and whose client never came back to retry.
+ * writes) and whose client never came back to retry, and purges the trash past TRASH_DAYS.
  */
 export class GarbageCollector {
   constructor(
@@ -18,16 +19,20 @@ export class GarbageCollector {
     private readonly ledger: Pick<Ledger, 'finishInterrupted'>,
     private readonly clock: () => Date = () => new Date(),
     private readonly withdrawals?: Pick<WithdrawalService, 'finishInterrupted'>,
+    private readonly purge?: Pick<PurgeService, 'finishInterrupted' | 'purgeExpired'>,
   ) {}
 
-  async run(): Promise<GarbageReport & { expiredUploads: number; finishedCounts: number }> {
+  async run(): Promise<GarbageReport & { expiredUploads: number; finishedCounts: number; purgedUploads: number }> {
     const now = this.clock().getTime();
     // A counting in progress for a minute was interrupted; finishing one still running is harmless.
     const finishedCounts =
       (await this.ledger.finishInterrupted(new Date(now - 60_000))) +
-      ((await this.withdrawals?.finishInterrupted(new Date(now - 60_000))) ?? 0);
+      ((await this.withdrawals?.finishInterrupted(new Date(now - 60_000))) ?? 0) +
+      ((await this.purge?.finishInterrupted(new Date(now - 60_000))) ?? 0);
+    // Withdrawals whose TRASH_DAYS are over leave the trash, and the contents nobody holds go.
+    const purgedUploads = (await this.purge?.purgeExpired()) ?? 0;
     const expiredUploads = await this.uploads.expire();
     const report = await this.content.collectGarbage(new Date(now - this.stagingTtlMs));
-    return { expiredUploads, finishedCounts, ...report };
+    return { expiredUploads, finishedCounts, purgedUploads, ...report };
   }
 }

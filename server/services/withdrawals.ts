@@ -8,6 +8,7 @@ import {
   type WithdrawalView,
 } from '../../shared/withdrawals.js';
 import {
+  AlreadyPurgedError,
   AlreadyRestoredError,
   AlreadyWithdrawnError,
   ForbiddenError,
@@ -30,7 +31,7 @@ const NAMED = 5;
 export interface WithdrawalSettings {
   /** A clerk withdraws their own uploads within this many days of each. */
   withdrawDays: number;
-  /** A withdrawn upload stays restorable in the trash this long (and after, as 待清除, until part 3 purges it). */
+  /** A withdrawn upload stays restorable in the trash this long (and after, as 待清除, until the next sweep purges it). */
   trashDays: number;
 }
 
@@ -172,6 +173,7 @@ export class WithdrawalService {
     if (account.role !== 'admin' && record.upload.account.id !== account.id)
       throw new ForbiddenError('只有上传者本人或管理员可以恢复这个上传，请联系上传者或管理员。');
     if (record.state === 'restored') throw new AlreadyRestoredError(viewOf(record));
+    if (record.state === 'purging' || record.state === 'purged') refuseRestoreOfPurged(record);
     if (record.state === 'withdrawing') record = await this.finishWithdrawal(record, address);
     if (record.state === 'withdrawn') {
       const now = this.now();
@@ -351,8 +353,20 @@ export function viewOf(r: WithdrawalRecord): WithdrawalView {
     withdrawnAt: r.withdrawnAt.toISOString(),
     reason: r.reason,
     note: r.note,
-    state: r.state === 'restored' ? 'restored' : 'withdrawn',
+    state: r.state === 'restored' ? 'restored' : r.state === 'purging' || r.state === 'purged' ? 'purged' : 'withdrawn',
     restoredBy: r.state === 'restored' ? r.restoredBy : null,
     restoredAt: r.state === 'restored' ? (r.restoredAt?.toISOString() ?? null) : null,
+    purgedBy: r.purgedBy,
+    purgedAt: r.purgedAt?.toISOString() ?? null,
   };
+}
+
+/** A purged withdrawal is never restored (docs/decisions/purge.md). */
+function refuseRestoreOfPurged(record: WithdrawalRecord): never {
+  throw new AlreadyPurgedError({
+    id: record.id,
+    fileName: record.upload.fileName,
+    purgedBy: record.purgedBy,
+    purgedAt: record.purgedAt?.toISOString() ?? null,
+  });
 }

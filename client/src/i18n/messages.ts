@@ -1259,6 +1259,7 @@ const zhErrors: Record<ErrorCode, string> = {
   withdrawal_too_late: '上传已超过 {days} 天，请联系管理员撤回。',
   already_withdrawn: '这些上传已经撤回，不必再撤回；要恢复，请到回收站。',
   already_restored: '这个上传已经恢复，重新计数了，不必再恢复。',
+  already_purged: '这个上传已从回收站彻底删除，不能再恢复。',
 };
 
 const enErrors: Record<ErrorCode, string> = {
@@ -1309,6 +1310,7 @@ const enErrors: Record<ErrorCode, string> = {
   withdrawal_too_late: 'This upload is more than {days} days old. Ask an administrator to withdraw it.',
   already_withdrawn: 'These uploads are withdrawn already. To restore one, open the trash.',
   already_restored: 'This upload was restored already and counts again.',
+  already_purged: 'This upload was purged from the trash: it can no longer be restored.',
 };
 
 export const LANGUAGES = ['zh-CN', 'en'] as const;

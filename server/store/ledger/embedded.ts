@@ -402,6 +402,17 @@ export class EmbeddedLedger implements Ledger {
     return this.purgeOne.immediate(actionKey, purgeKey);
   }
 
+  async countingKeys(fileId: string): Promise<string[]> {
+    const fileNo = fileNumberOf(this.db, fileId);
+    if (fileNo === undefined) return [];
+    return this.db
+      .prepare<[number], { key: string }>(
+        "SELECT key FROM upload_keys WHERE file_no = ? AND state = 'counted' ORDER BY at, key",
+      )
+      .all(fileNo)
+      .map((r) => r.key);
+  }
+
   async countingUploads(fileId: string): Promise<number> {
     // Counted in one transaction: the entries hold every action that counts (and those counted
     // before actions were recorded).

@@ -332,6 +332,17 @@ export class MongoLedger implements Ledger {
     }
   }
 
+  async countingKeys(fileId: string): Promise<string[]> {
+    const events = await this.c.audit.find({ fileId, upload: { $exists: true } }, { projection: { _id: 1 } }).toArray();
+    const keys = events.map((e) => String(e._id));
+    const reversed = new Set(
+      (
+        await this.c.uploadStates.find({ _id: { $in: keys }, State: 'reversed' }, { projection: { _id: 1 } }).toArray()
+      ).map((s) => s._id),
+    );
+    return keys.filter((k) => !reversed.has(k)).sort();
+  }
+
   async countingUploads(fileId: string): Promise<number> {
     const UploadFileID = objectIdOf(fileId);
     if (!UploadFileID) return 0;

@@ -159,6 +159,8 @@ export interface Ledger {
    * the file's content, for its purge to see (docs/decisions/purge.md).
    */
   countingUploads(fileId: string): Promise<number>;
+  /** The keys of the file's actions that count now, as recorded (a disposal reverses each; unrecorded ones are not known by key). */
+  countingKeys(fileId: string): Promise<string[]>;
   /** Whether anybody in the scope has uploaded the file. */
   hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean>;
   /**
