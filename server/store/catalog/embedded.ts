@@ -25,6 +25,8 @@ CREATE TABLE IF NOT EXISTS ${name} (
   -- When its content began to be deleted (NULL: live); its sha256 is then suffixed with '~' and
   -- its file id, so the content's identity is free for a new upload of it.
   deleting_at   INTEGER,
+  -- 1: deleted, a tombstone that keeps its file number (see EmbeddedCatalog.remove).
+  removed       INTEGER,
   -- MD5 first: the same index finds a content by its key and every content with an MD5.
   UNIQUE (md5, sha256, length)
 );`;
@@ -43,7 +45,7 @@ const CATALOG_READ_INDEXES = `
 -- catalog's rows.
 CREATE INDEX IF NOT EXISTS catalog_file_sizes ON catalog (file_no, length, file_name, file_id);
 CREATE INDEX IF NOT EXISTS catalog_collisions ON catalog (md5) WHERE md5_collision = 1;
-CREATE INDEX IF NOT EXISTS catalog_deleting ON catalog (deleting_at) WHERE deleting_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS catalog_being_deleted ON catalog (deleting_at) WHERE deleting_at IS NOT NULL AND removed IS NULL;
 `;
 
 /** Whether the catalog has its current form: file numbers, and its content key led by MD5. */
@@ -61,7 +63,7 @@ export const catalogSchema: EmbeddedSchema = {
   tables: catalogTable('catalog') + CATALOG_INDEXES,
   upgrade(db) {
     numberCatalog(db);
-    addMissingColumns(db, 'catalog', { deleting_at: 'INTEGER' });
+    addMissingColumns(db, 'catalog', { deleting_at: 'INTEGER', removed: 'INTEGER' });
     db.exec(CATALOG_READ_INDEXES);
   },
 };
@@ -193,7 +195,7 @@ export class EmbeddedCatalog implements Catalog {
       return (
         this.db
           .prepare(
-            'UPDATE catalog SET deleting_at = NULL, sha256 = substr(sha256, 1, 64) WHERE file_id = ? AND deleting_at IS NOT NULL',
+            'UPDATE catalog SET deleting_at = NULL, sha256 = substr(sha256, 1, 64) WHERE file_id = ? AND deleting_at IS NOT NULL AND removed IS NULL',
           )
           .run(fileId).changes > 0
       );
@@ -202,7 +204,9 @@ export class EmbeddedCatalog implements Catalog {
       if ((err as { code?: string }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw err;
       return (
         this.db
-          .prepare('UPDATE catalog SET deleting_at = NULL WHERE file_id = ? AND deleting_at IS NOT NULL')
+          .prepare(
+            'UPDATE catalog SET deleting_at = NULL WHERE file_id = ? AND deleting_at IS NOT NULL AND removed IS NULL',
+          )
           .run(fileId).changes > 0
       );
     }
@@ -211,18 +215,26 @@ export class EmbeddedCatalog implements Catalog {
   async deletions(before: Date, limit: number): Promise<DeletingEntry[]> {
     return this.db
       .prepare<[number, number], CatalogRow>(
-        'SELECT * FROM catalog WHERE deleting_at IS NOT NULL AND deleting_at < ? ORDER BY deleting_at LIMIT ?',
+        'SELECT * FROM catalog WHERE deleting_at IS NOT NULL AND removed IS NULL AND deleting_at < ? ORDER BY deleting_at LIMIT ?',
       )
       .all(before.getTime(), limit)
       .flatMap((row) => deletingEntryOf(row) ?? []);
   }
 
+  /**
+   * The row stays, as a tombstone no read offers: every table about files is keyed by file number,
+   * and SQLite gives a new row the number after the highest, so deleting the last row would give
+   * the next content its number, and with it the rows kept of the deleted one (the ledger's record
+   * of its purged uploads).
+   */
   async remove(fileId: string): Promise<void> {
-    this.db.prepare('DELETE FROM catalog WHERE file_id = ? AND deleting_at IS NOT NULL').run(fileId);
+    this.db
+      .prepare('UPDATE catalog SET removed = 1, md5_collision = 0 WHERE file_id = ? AND deleting_at IS NOT NULL')
+      .run(fileId);
   }
 }
 
 function deletingEntryOf(row: CatalogRow): DeletingEntry | undefined {
-  if (row.deleting_at === null || row.deleting_at === undefined) return undefined;
+  if (row.deleting_at === null || row.deleting_at === undefined || row.removed) return undefined;
   return { ...catalogEntryFromRow(row), deletingSince: new Date(row.deleting_at) };
 }

@@ -162,6 +162,8 @@ export class EmbeddedUnitFiles implements UnitFiles {
     const orderBy = `${ALL_SORT_COLUMNS[sort]} ${order.toUpperCase()}, c.file_id`;
     const params = listingParams(q);
     const filters = [
+      // Not a content being deleted, nor a deleted one's tombstone.
+      'c.deleting_at IS NULL',
       ...(q.nameContains
         ? [
             `(c.file_name LIKE @pattern ESCAPE '\\' OR c.file_no IN (SELECT n.file_no FROM ledger_names n WHERE n.name LIKE @pattern ESCAPE '\\'))`,

@@ -124,7 +124,8 @@ export class MongoUnitFiles implements UnitFiles {
    * is summed per file shown, or per file selected when sorting by those sums.
    */
   private async listAll(q: UnitFilesQuery, sort: FileSort, order: 'asc' | 'desc') {
-    const and: Array<Filter<CatalogDoc>> = [];
+    // Not a content being deleted.
+    const and: Array<Filter<CatalogDoc>> = [{ deletingAt: { $exists: false } }];
     if (q.nameContains) {
       const pattern = containsPattern(q.nameContains);
       const named = await this.c.names.distinct('UploadFileID', { Name: pattern });
