@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { AuditList } from '../../shared/schemas.js';
+import type { ArchiveStore } from '../../server/store/archive-store.js';
+import type { Ledger } from '../../server/store/ledger/port.js';
 import type { PurgeAnswer, TrashList, WithdrawalAnswer } from '../../shared/withdrawals.js';
 import { checkBody, digestsFor, md5, randomContent, sha256 } from '../support/content.js';
 import { body, type Client, TestServer } from '../support/server.js';
@@ -22,9 +24,26 @@ for (const target of storeTargets) {
     let server: TestServer;
     let as: Record<Who, Client>;
     let now = new Date('2026-11-02T08:00:00Z');
+    /** Set: the next count is followed at once by a deletion's mark of its file (a purge racing it). */
+    let markAfterNextCount = false;
 
     before(async () => {
-      server = await TestServer.start(target, { clock: () => now, sessionTtlMs: 400 * DAY });
+      server = await TestServer.start(target, {
+        clock: () => now,
+        sessionTtlMs: 400 * DAY,
+        wrapStore: (store: ArchiveStore) => {
+          const ledger: Ledger = Object.create(store.ledger) as Ledger;
+          ledger.count = async (action) => {
+            const counted = await store.ledger.count(action);
+            if (markAfterNextCount) {
+              markAfterNextCount = false;
+              await store.catalog.beginDeletion(action.record.fileId, now);
+            }
+            return counted;
+          };
+          return { ...store, ledger };
+        },
+      });
       await server.archive.services.directory.load(['13']);
       await server.addAccountIn('clerkQ', 'clerk', TOWN_Q);
       await server.addAccountIn('clerkQ2', 'clerk', TOWN_Q);
@@ -192,6 +211,29 @@ for (const target of storeTargets) {
       const stored = await uploadOne(as.clerkQ2, data);
       const res = await status('the new copy', await download(stored.fileId), 200);
       assert.deepEqual(Buffer.from(await res.arrayBuffer()), data);
+    });
+
+    it('a proof counted just as its content begins to be deleted is taken back and refused: never counted for bytes about to go', async () => {
+      const data = randomContent(70_000);
+      const { fileId } = await uploadOne(as.clerkQ, data);
+      const check = await (await as.clerkQ2.json('/api/uploads/check', 'POST', checkBody(data, 'race.pdf'))).json();
+      assert.equal(check.status, 'prove');
+      markAfterNextCount = true;
+      const proof = await as.clerkQ2.json('/api/uploads/prove', 'POST', {
+        claimId: check.claimId,
+        digests: digestsFor(data, check.ranges),
+      });
+      assert.equal((await body<{ error: string }>(proof, 403)).error, 'claim_rejected');
+      assert.equal(await server.store.ledger.countingUploads(fileId), 1, "only the first clerk's upload counts");
+      // The same proof sent again (its answer lost) is refused too.
+      const again = await as.clerkQ2.json('/api/uploads/prove', 'POST', {
+        claimId: check.claimId,
+        digests: digestsFor(data, check.ranges),
+      });
+      assert.equal((await body<{ error: string }>(again, 403)).error, 'claim_rejected');
+      // The deletion that raced it sees the first clerk's upload and is cancelled: the file stays.
+      assert.equal(await server.store.catalog.cancelDeletion(fileId), true);
+      await status('the file', await download(fileId), 200);
     });
   });
 }
