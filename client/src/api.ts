@@ -27,7 +27,13 @@ import type {
 import { IMPORT_SKIPPED_BLANK_HEADER, IMPORT_SKIPPED_EXAMPLES_HEADER } from '../../shared/accounts.js';
 import type { ReceiptRequest, ReceiptSummary, ReceiptView } from '../../shared/receipts.js';
 import type { UnitList, UnitView } from '../../shared/units.js';
-import type { TrashList, WithdrawalAnswer, WithdrawalRequest, WithdrawalView } from '../../shared/withdrawals.js';
+import type {
+  PurgeAnswer,
+  TrashList,
+  WithdrawalAnswer,
+  WithdrawalRequest,
+  WithdrawalView,
+} from '../../shared/withdrawals.js';
 import { ApiError, isErrorCode, NetworkError } from './i18n/index.js';
 
 export interface VerificationView {
@@ -162,6 +168,16 @@ export class ArchiveApi {
   /** 恢复: the upload counts again. */
   restoreWithdrawal(id: string): Promise<WithdrawalView> {
     return this.#call('POST', `/api/withdrawals/${encodeURIComponent(id)}/restore`);
+  }
+
+  /** 彻底删除 (administrators): these withdrawals leave the trash for good. */
+  purgeWithdrawals(ids: string[]): Promise<PurgeAnswer> {
+    return this.#call('POST', '/api/trash/purge', { withdrawals: ids });
+  }
+
+  /** 清空回收站 (administrators): everything in the trash of their reach. */
+  emptyTrash(): Promise<PurgeAnswer> {
+    return this.#call('POST', '/api/trash/empty', {});
   }
 
   /** 本单位文件: `params` are the API's own (q, uploader, from, to, type, sort, order, limit, offset). */
