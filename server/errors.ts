@@ -320,7 +320,12 @@ export class AlreadyRestoredError extends ArchiveError {
 
 /** A withdrawal purged from the trash: its upload can never be restored. */
 export class AlreadyPurgedError extends ArchiveError {
-  constructor(withdrawal: { id: string; fileName: string; purgedBy: { username: string } | null; purgedAt: string | null }) {
+  constructor(withdrawal: {
+    id: string;
+    fileName: string;
+    purgedBy: { username: string } | null;
+    purgedAt: string | null;
+  }) {
     super(
       'already_purged',
       `“${withdrawal.fileName}”已于 ${withdrawal.purgedAt ?? ''} 被${withdrawal.purgedBy?.username === 'system' ? '回收站到期' : ` ${withdrawal.purgedBy?.username ?? '管理员'} `}彻底删除，不能再恢复。`,

@@ -36,7 +36,9 @@ for (const target of storeTargets) {
     afterEach(() => opened.dispose());
 
     /** The purge service over the store, every administrator reaching everything. */
-    const purgeService = (options: { isHeld?: HeldFiles; afterStep?: (step: DeletionStep) => void } = {}) =>
+    const purgeService = (
+      options: { isHeld?: HeldFiles; afterStep?: (step: DeletionStep) => Promise<void> | void } = {},
+    ) =>
       new PurgeService({
         store,
         directory: { reachSubtree: async () => undefined, unitInReach: async () => ({}) as never },

@@ -397,7 +397,8 @@ describe('embedded store specifics', () => {
         const upgraded = openEmbeddedStore({ dataDir, chunkSize: 1024 });
         try {
           assert.deepEqual(
-            totalsObjects(dataDir),
+            // Less the catalog's index of contents being deleted, which later versions add (the purge).
+            totalsObjects(dataDir).filter((o) => o.name !== 'catalog_being_deleted'),
             TOTALS_BEFORE_LEDGER_OWNED_THEM,
             'nothing added, renamed or changed',
           );

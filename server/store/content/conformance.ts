@@ -570,14 +570,14 @@ export function contentConformance(target: StoreTarget): void {
         const again = await commitBytes(store, data);
         assert.equal(again.status, 'stored');
         assert.notEqual(again.entry.fileId, entry.fileId);
-        await store.content.remove(deleting!);
+        await store.content.remove(deleting);
         await store.catalog.remove(entry.fileId);
         assert.deepEqual(await bytesKept(opened, entry.fileId, fileNo), noBytes);
         assert.deepEqual(await store.catalog.deletions(new Date(), 10), []);
         assert.deepEqual(await store.catalog.findByKey(keyOf(data)), again.entry);
         assert.deepEqual(await readAll(store.content.read(again.entry)), data);
         // Both steps again (a sweep finishing a deletion a crash interrupted): nothing more happens.
-        await store.content.remove(deleting!);
+        await store.content.remove(deleting);
         await store.catalog.remove(entry.fileId);
         assert.deepEqual(await readAll(store.content.read(again.entry)), data);
         assert.equal(await store.catalog.count(), 1);
