@@ -9,6 +9,7 @@ import { ReceiptService } from './services/receipts.js';
 import { WithdrawalService } from './services/withdrawals.js';
 import { HoldService } from './services/holds.js';
 import { DisposalService, type ContentDeletion } from './services/disposals.js';
+import { PurgeService } from './services/purge.js';
 import { UnitDirectory } from './services/unit-directory.js';
 import { AuditService } from './services/audit.js';
 import { ReportCalendar } from './services/calendar.js';
@@ -149,14 +150,23 @@ export function composeServices(
     settings: { withdrawDays: config.withdrawDays, trashDays: config.trashDays },
     clock,
   });
+  const purge = new PurgeService({
+    store,
+    directory,
+    audit,
+    settings: { trashDays: config.trashDays },
+    isHeld: (fileIds) => holds.heldAmong(fileIds),
+    clock,
+  });
   const disposals = new DisposalService({
     store,
     directory,
     audit,
     calendar,
-    // Until the purge's deletion of content (issue 41 part 3) and holds (part 4) are wired here,
-    // POST /api/disposals answers 503 "销毁功能尚未启用" and changes nothing.
-    deleteContent: config.disposal?.deleteContent ?? null,
+    // The purge's deletion of a content, held or not (a held file's disposal is refused before).
+    deleteContent:
+      config.disposal?.deleteContent ??
+      ((fileId, by, why) => purge.deleteContent(fileId, by, why, { ignoreHolds: true })),
     holds,
     clock,
   });
@@ -173,6 +183,7 @@ export function composeServices(
       clock,
       withdrawals,
       disposals,
+      purge,
     ),
     services: {
       audit,
@@ -196,6 +207,7 @@ export function composeServices(
       withdrawals,
       holds,
       disposals,
+      purge,
       claims: new ClaimService(store, scope, audit, calendar, metrics, config.claimTtlMs, clock),
       quotas,
       fixity,

@@ -344,6 +344,22 @@ export class FileOnHoldError extends ArchiveError {
   }
 }
 
+/** A withdrawal purged from the trash: its upload can never be restored. */
+export class AlreadyPurgedError extends ArchiveError {
+  constructor(withdrawal: {
+    id: string;
+    fileName: string;
+    purgedBy: { username: string } | null;
+    purgedAt: string | null;
+  }) {
+    super(
+      'already_purged',
+      `“${withdrawal.fileName}”已于 ${withdrawal.purgedAt ?? ''} 被${withdrawal.purgedBy?.username === 'system' ? '回收站到期' : ` ${withdrawal.purgedBy?.username ?? '管理员'} `}彻底删除，不能再恢复。`,
+      { withdrawal: withdrawal.id },
+    );
+  }
+}
+
 /** Every file of a disposal is in the register already: nothing changed. */
 export class AlreadyDisposedError extends ArchiveError {
   constructor(

@@ -35,6 +35,8 @@ export const AUDIT_ACTIONS = [
   'hold_placed',
   'hold_lifted',
   'content_disposed',
+  'upload_purged',
+  'content_deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -67,6 +69,8 @@ export const AUDIT_GROUPS = {
     'hold_placed',
     'hold_lifted',
     'content_disposed',
+    'upload_purged',
+    'content_deleted',
   ],
   signIn: ['login', 'login_failed', 'login_throttled', 'logout', 'password_changed'],
   files: [
@@ -78,6 +82,8 @@ export const AUDIT_GROUPS = {
     'upload_withdrawn',
     'upload_restored',
     'content_disposed',
+    'upload_purged',
+    'content_deleted',
   ],
   viewing: ['audit_viewed', 'audit_exported', 'report_viewed', 'report_exported'],
 } as const satisfies Record<string, readonly AuditAction[]>;
@@ -135,7 +141,11 @@ export type AuditNote =
   | ({ code: 'hold_placed' } & HoldNoted)
   | ({ code: 'hold_lifted' } & HoldNoted)
   /** A file disposed of (销毁): why, under which approval, and how many uploads left the counts. */
-  | { code: 'disposed'; disposalId: string; reason: string; approvalRef: string; uploads: number; withdrawn: number };
+  | { code: 'disposed'; disposalId: string; reason: string; approvalRef: string; uploads: number; withdrawn: number }
+  /** Out of the trash for good (`expired`: its time there was over, purged by the sweep). */
+  | ({ code: 'purged'; expired: boolean } & WithdrawalNoted)
+  /** A content no upload holds any more, deleted with its bytes: why (the purge of its last upload, or a disposal). */
+  | { code: 'content_deleted'; length: number; why: string };
 
 /** A hold placed or lifted: on how many files, or on which unit (its path), and why it was placed. */
 interface HoldNoted {
@@ -157,7 +167,13 @@ interface WithdrawalNoted {
 
 export type AuditNoteCode = AuditNote['code'];
 export type UploadVia = 'direct' | 'tus' | 'batch';
-export const PROOF_REFUSALS = ['unknown_claim', 'others_claim', 'expired_claim', 'wrong_digests'] as const;
+export const PROOF_REFUSALS = [
+  'unknown_claim',
+  'others_claim',
+  'expired_claim',
+  'wrong_digests',
+  'content_gone',
+] as const;
 export type ProofRefusal = (typeof PROOF_REFUSALS)[number];
 interface AccountNamed {
   username: string;
@@ -188,12 +204,14 @@ const REFUSAL: Record<WordsLanguage, Record<ProofRefusal, string>> = {
     others_claim: '他人的秒传请求',
     expired_claim: '秒传请求已过期',
     wrong_digests: '文件内容不符',
+    content_gone: '文件正在删除',
   },
   en: {
     unknown_claim: 'unknown or already answered claim',
     others_claim: "another account's claim",
     expired_claim: 'expired claim',
     wrong_digests: 'wrong digests',
+    content_gone: 'content being deleted',
   },
 };
 /** The names of the filters a report or the audit log was viewed with (query parameters). */
@@ -294,6 +312,9 @@ const logWords: NoteWords = {
   pair_reopened: (n) => `"${n.nameA}" and "${n.nameB}" open again`,
   withdrawn: (n) =>
     `upload by ${n.uploader} (${n.unit}, ${n.uploadedAt}) withdrawn: ${REASON_EN[n.reason]}${n.note ? `: ${n.note}` : ''} (withdrawal ${n.withdrawalId})`,
+  purged: (n) =>
+    `upload by ${n.uploader} (${n.unit}, ${n.uploadedAt}) purged from the trash${n.expired ? ' (its time there was over)' : ''}: it can no longer be restored (withdrawal ${n.withdrawalId})`,
+  content_deleted: (n) => `content deleted with its bytes (${n.length} bytes): ${n.why}`,
   restored: (n) =>
     `upload by ${n.uploader} (${n.unit}, ${n.uploadedAt}) restored, counted again (withdrawal ${n.withdrawalId})`,
   hold_placed: (n) =>
@@ -371,6 +392,9 @@ const zh: NoteWords = {
     `解除冻结${n.unit === undefined ? ` ${n.files ?? 0} 个文件` : `“${n.unit}”的全部文件`}（冻结原因：${n.reason}）`,
   disposed: (n) =>
     `依 ${n.approvalRef} 销毁：${n.reason}；${n.uploads} 次上传不再计数，${n.withdrawn} 个撤回的上传移出回收站`,
+  purged: (n) =>
+    `彻底删除 ${n.uploader} 于 ${n.uploadedAt} 的上传${n.expired ? '（回收站保留期已满）' : ''}，不能再恢复`,
+  content_deleted: (n) => `删除文件内容（${n.length} 字节）：${n.why}`,
   wrong_password: () => '用户名或密码错误',
   wrong_current_password: () => '修改密码时当前密码错误',
   throttled_account: (n) => `此账号从多个地址输错密码 ${n.failures} 次：未用过的地址须等待后再试`,
@@ -479,6 +503,7 @@ const PLAIN_REFUSAL: Record<ProofRefusal, string> = {
   others_claim: 'instant-upload request made by another account',
   expired_claim: 'instant-upload request expired',
   wrong_digests: 'file content did not match',
+  content_gone: 'the file is being deleted from the archive',
 };
 
 /** The log's words for an account note, without the account's id (it is under 详情). */
@@ -609,6 +634,8 @@ export const AUDIT_ACTION_NAMES: Record<WordsLanguage, Record<AuditAction, strin
     hold_placed: '冻结',
     hold_lifted: '解除冻结',
     content_disposed: '销毁文件',
+    upload_purged: '彻底删除上传',
+    content_deleted: '删除文件内容',
   },
   en: {
     login: 'Log in',
@@ -643,5 +670,7 @@ export const AUDIT_ACTION_NAMES: Record<WordsLanguage, Record<AuditAction, strin
     hold_placed: 'Hold placed',
     hold_lifted: 'Hold lifted',
     content_disposed: 'File disposed of',
+    upload_purged: 'Upload purged',
+    content_deleted: 'Content deleted',
   },
 };

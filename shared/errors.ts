@@ -37,6 +37,7 @@ export const ERROR_CODES = [
   'file_on_hold',
   'already_disposed',
   'disposal_unavailable',
+  'already_purged',
   'range_not_satisfiable',
   'rate_limited',
   'content_damaged',

@@ -78,13 +78,16 @@ export interface WithdrawalView {
   withdrawnAt: string;
   reason: WithdrawalReason;
   note: string | null;
-  state: 'withdrawn' | 'restored';
+  state: 'withdrawn' | 'restored' | 'purged';
   restoredBy: { id: string; username: string } | null;
   restoredAt: string | null;
+  /** Who purged it (`system`: the sweep, once its time in the trash was over) and when; null until then. */
+  purgedBy: { id: string; username: string } | null;
+  purgedAt: string | null;
 }
 
 export interface TrashItem extends WithdrawalView {
-  /** Whole days left in the trash; 0 once expired: 待清除, still restorable until the purge (issue 41 part 3). */
+  /** Whole days left in the trash; 0 once expired: 待清除, still restorable until the next sweep purges it. */
   daysLeft: number;
   expired: boolean;
   /** Whether the caller may restore it (its uploader, or an administrator of its reach). */
@@ -145,4 +148,31 @@ export interface FileUploadList {
   total: number;
   limit: number;
   offset: number;
+}
+
+/** At most this many withdrawals purged by id in one request. */
+export const PURGE_MAX_WITHDRAWALS = 1000;
+
+/**
+ * 彻底删除 (administrators only): chosen withdrawals of the trash, ahead of their time; or 清空回收站:
+ * every withdrawal in the trash of one unit, or of the administrator's whole reach (`{}`).
+ */
+export const purgeRequest = z.strictObject({
+  withdrawals: z.array(withdrawalIdSchema).min(1).max(PURGE_MAX_WITHDRAWALS),
+});
+export type PurgeRequest = z.infer<typeof purgeRequest>;
+
+export const emptyTrashRequest = z.strictObject({
+  /** One unit of the administrator's reach; without it, all of their reach. */
+  unit: z.string().min(1).max(100).optional(),
+});
+export type EmptyTrashRequest = z.infer<typeof emptyTrashRequest>;
+
+export interface PurgeAnswer {
+  /** Purged by this request: out of the trash for good. */
+  purged: WithdrawalView[];
+  /** Left in the trash: `held` (冻结: a hold on its file), `busy` (being withdrawn or restored right now: try again). */
+  skipped: Array<{ id: string; fileName: string; reason: 'held' | 'busy' }>;
+  /** Contents deleted with their bytes because no upload holds them any more. */
+  contentsDeleted: number;
 }

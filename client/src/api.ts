@@ -31,6 +31,7 @@ import type { ReceiptRequest, ReceiptSummary, ReceiptView } from '../../shared/r
 import type { UnitList, UnitView } from '../../shared/units.js';
 import type {
   FileUploadList,
+  PurgeAnswer,
   TrashList,
   WithdrawalAnswer,
   WithdrawalRequest,
@@ -202,6 +203,16 @@ export class ArchiveApi {
   /** 销毁清册: the register, as far as the caller reaches. */
   disposals(params: URLSearchParams): Promise<DisposalList> {
     return this.#call('GET', `/api/disposals?${params}`);
+  }
+
+  /** 彻底删除 (administrators): these withdrawals leave the trash for good. */
+  purgeWithdrawals(ids: string[]): Promise<PurgeAnswer> {
+    return this.#call('POST', '/api/trash/purge', { withdrawals: ids });
+  }
+
+  /** 清空回收站 (administrators): everything in the trash of their reach. */
+  emptyTrash(): Promise<PurgeAnswer> {
+    return this.#call('POST', '/api/trash/empty', {});
   }
 
   /** 本单位文件: `params` are the API's own (q, uploader, from, to, type, sort, order, limit, offset). */

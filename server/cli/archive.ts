@@ -352,7 +352,7 @@ async function run(argv: string[]): Promise<void> {
       case 'gc': {
         const report = await archive.gc.run();
         out(
-          `removed ${report.expiredUploads} expired upload(s), ${report.stagingAreas} abandoned staging area(s) and ${report.orphans} unowned file(s); finished counting ${report.finishedCounts} interrupted upload(s); compacted ${report.compacted.packs} pack(s), ${report.compacted.reclaimedBytes} byte(s) given back`,
+          `removed ${report.expiredUploads} expired upload(s), ${report.stagingAreas} abandoned staging area(s) and ${report.orphans} unowned file(s); finished counting ${report.finishedCounts} interrupted upload(s); purged ${report.purgedUploads} upload(s) past their time in the trash; compacted ${report.compacted.packs} pack(s), ${report.compacted.reclaimedBytes} byte(s) given back`,
         );
         break;
       }

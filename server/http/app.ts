@@ -28,6 +28,7 @@ import { holdRoutes } from './routes/holds.js';
 import type { DisposalService } from '../services/disposals.js';
 import { disposalRoutes } from './routes/disposals.js';
 import { fileUploadRoutes, trashRoutes, withdrawalRoutes } from './routes/withdrawals.js';
+import type { PurgeService } from '../services/purge.js';
 import { unitRoutes } from './routes/units.js';
 import type { AccountAdministration } from '../services/administration.js';
 import type { UnitDirectory } from '../services/unit-directory.js';
@@ -64,6 +65,7 @@ export interface AppDeps {
     withdrawals: WithdrawalService;
     holds: HoldService;
     disposals: DisposalService;
+    purge: PurgeService;
   };
   ping: () => Promise<void>;
   metrics: ArchiveMetrics;
@@ -176,7 +178,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/tokens', tokenRoutes(services.administration));
   app.use(RECEIPTS_PATH, receiptRoutes(services.receipts, services.quotas));
   app.use('/api/withdrawals', withdrawalRoutes(services.withdrawals));
-  app.use('/api/trash', trashRoutes(services.withdrawals));
+  app.use('/api/trash', trashRoutes(services.withdrawals, services.purge));
   app.use('/api/holds', holdRoutes(services.holds));
   app.use('/api', disposalRoutes(services.disposals, services.audit, services.reports.calendar.timeZone));
   app.use('/api/files', fileUploadRoutes(services.withdrawals));

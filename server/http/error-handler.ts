@@ -55,6 +55,8 @@ export const STATUS: Record<ErrorCode, number> = {
   file_on_hold: 423,
   already_disposed: 409,
   disposal_unavailable: 503,
+  // Gone for good: the purge deleted it from the trash (and its content, if nobody else held it).
+  already_purged: 410,
   login_throttled: 429,
   login_busy: 503,
   account_disabled: 403,

@@ -133,6 +133,11 @@ export class ClaimService {
     const toCount = judged.flatMap((j, i) => (j.kind === 'count' ? [{ i, j }] : []));
     const counted = await this.store.ledger.countMany(toCount.map(({ j }) => j.action));
     const answers = new Map(toCount.map(({ i, j }, k) => [i, this.finish(j, counted[k]!)]));
+    for (const { i, j } of toCount) {
+      if (await this.contentStayed(j)) continue;
+      answers.delete(i);
+      judged[i] = { kind: 'refused', refused: { fileId: j.action.record.fileId, reason: 'content_gone' } };
+    }
     for (const [i, j] of judged.entries()) {
       if (j.kind === 'refused') {
         refused.set(j.refused.reason, (refused.get(j.refused.reason) ?? 0) + 1);
@@ -224,7 +229,28 @@ export class ClaimService {
     if (judged.kind === 'refused') return { refused: judged.refused };
     if (judged.kind === 'answered') return judged.result;
     if (judged.kind === 'same') throw new Error('a single proof has no earlier one');
-    return this.finish(judged, await this.store.ledger.count(judged.action));
+    const counted = await this.store.ledger.count(judged.action);
+    if (!(await this.contentStayed(judged)))
+      return {
+        refused: {
+          fileId: judged.action.record.fileId,
+          fileName: judged.action.record.fileName,
+          reason: 'content_gone',
+        },
+      };
+    return this.finish(judged, counted);
+  }
+
+  /**
+   * Whether the content an upload was just counted for is still in the catalog. Its deletion marks
+   * the entry and then looks for uploads that count (docs/decisions/purge.md): a count that raced
+   * it is seen by one of the two looks. Not seen by the deletion, the count is taken back here,
+   * and the proof refused: the client uploads the file instead, never counted for bytes gone.
+   */
+  private async contentStayed(judged: Extract<Judgement, { kind: 'count' }>): Promise<boolean> {
+    if (await this.store.catalog.get(judged.action.record.fileId)) return true;
+    await this.store.ledger.reverse(judged.action.key, `gone:${judged.action.key}`);
+    return false;
   }
 
   /**
@@ -242,7 +268,8 @@ export class ClaimService {
       // Taken already: by this caller's proof whose answer was lost (answered again, as counted),
       // or never made, expired, another's.
       const counted = await this.store.ledger.counted(key);
-      if (counted && counted.accountId === caller.id)
+      // Counted, then taken back as its content was being deleted: refused again (below).
+      if (counted && counted.accountId === caller.id && (await this.store.catalog.get(counted.fileId)))
         return {
           kind: 'answered',
           result: { status: counted.status, fileId: counted.fileId, uploadCount: counted.uploadCount },
@@ -274,7 +301,9 @@ export class ClaimService {
       };
     }
     const entry = await this.store.catalog.get(claim.fileId);
-    if (!entry) throw new Error(`claimed file ${claim.fileId} is not in the catalog`);
+    // Deleted (or being deleted) since the check: nothing to count the upload for.
+    if (!entry)
+      return { kind: 'refused', refused: { fileId: claim.fileId, fileName: claim.fileName, reason: 'content_gone' } };
     const at = this.clock();
     // Counted once under the claim: a crash before the count leaves the claim taken and nothing
     // counted (the client's retry is refused and checks again); after it, a retry is answered above.

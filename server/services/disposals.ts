@@ -20,6 +20,7 @@ import { disposalKey, type DisposalRecord, type Uploader } from '../store/dispos
 import type { UnitSubtree, ViewScope } from '../store/ledger/port.js';
 import type { AuditService } from './audit.js';
 import type { HoldService } from './holds.js';
+import type { Person } from '../store/withdrawals/port.js';
 import type { ReportCalendar } from './calendar.js';
 import { ARCHIVE_UNIT, type UnitDirectory } from './unit-directory.js';
 
@@ -30,7 +31,7 @@ const NAMED = 5;
  * Deletes a content for good: its catalog entry and its bytes (issue 41 part 3's purge of content
  * nobody holds). Safe to call again for a content already gone.
  */
-export type ContentDeletion = (fileId: string) => Promise<void>;
+export type ContentDeletion = (fileId: string, by: Person, why: string) => Promise<'deleted' | 'held' | 'gone'>;
 
 export interface DisposalDeps {
   store: Pick<ArchiveStore, 'ledger' | 'catalog' | 'withdrawals' | 'disposals' | 'receipts' | 'accounts'>;
@@ -243,31 +244,46 @@ export class DisposalService {
   ): Promise<DisposalRecord> {
     const { store } = this.deps;
     if (record.state === 'disposing') {
-      const key = disposalKey(record.id);
-      // Read again after the changes: an upload counted or a withdrawal restored meanwhile is
-      // caught by the next round (three, then the bytes go whatever was missed: see disposal.md).
-      for (let round = 0; round < 3; round++) {
-        const uploads = await store.ledger.uploadsOfFile(record.fileId);
-        let changed = false;
-        for (const upload of uploads) {
-          if (!upload.counted) continue;
-          const reversal = await store.ledger.reverse(upload.key, key);
-          if (reversal === 'reversed') changed = true;
-        }
-        const open = await store.withdrawals.openOf(uploads.map((u) => u.key));
-        for (const withdrawal of open.values()) await store.withdrawals.close(withdrawal.id, this.now());
-        if (!changed && open.size === 0) break;
-      }
+      await this.takeOutOfCounts(record);
       await store.disposals.advance(record.id, 'disposing', 'deleting', this.now());
       record = (await store.disposals.get(record.id))!;
     }
     if (record.state === 'deleting') {
-      await deleteContent(record.fileId);
+      const why = `销毁（${record.approvalRef}）`;
+      // The deletion reads the holders again after marking the content: an upload counted since
+      // the rounds above keeps it ('held'), so it is taken out of the counts again and the deletion
+      // tried again; still held, the disposal stays 'deleting' for the sweep.
+      let fate = await deleteContent(record.fileId, record.disposedBy, why);
+      for (let retry = 0; fate === 'held' && retry < 2; retry++) {
+        await this.takeOutOfCounts(record);
+        fate = await deleteContent(record.fileId, record.disposedBy, why);
+      }
+      if (fate === 'held') throw new Error(`disposal ${record.id}: an upload of ${record.fileId} keeps counting`);
       if (await store.disposals.advance(record.id, 'deleting', 'disposed', this.now()))
         await this.audit(record, address, actor);
       record = (await store.disposals.get(record.id))!;
     }
     return record;
+  }
+
+  /** Every upload of the file that counts reversed, its withdrawals in the trash closed. */
+  private async takeOutOfCounts(record: DisposalRecord): Promise<void> {
+    const { store } = this.deps;
+    const key = disposalKey(record.id);
+    // Read again after the changes: an upload counted or a withdrawal restored meanwhile is
+    // caught by the next round (three; the deletion checks once more: see disposal.md).
+    for (let round = 0; round < 3; round++) {
+      const uploads = await store.ledger.uploadsOfFile(record.fileId);
+      let changed = false;
+      for (const upload of uploads) {
+        if (!upload.counted) continue;
+        const reversal = await store.ledger.reverse(upload.key, key);
+        if (reversal === 'reversed') changed = true;
+      }
+      const open = await store.withdrawals.openOf(uploads.map((u) => u.key));
+      for (const withdrawal of open.values()) await store.withdrawals.close(withdrawal.id, this.now());
+      if (!changed && open.size === 0) break;
+    }
   }
 
   private async audit(record: DisposalRecord, address: string | null, actor?: Account): Promise<void> {

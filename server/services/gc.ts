@@ -1,6 +1,7 @@
 import type { CompactionReport, ContentStore, GarbageReport } from '../store/content/port.js';
 import type { Ledger } from '../store/ledger/port.js';
 import type { ResumableUploadService } from './resumable-uploads.js';
+import type { PurgeService } from './purge.js';
 import type { WithdrawalService } from './withdrawals.js';
 import type { DisposalService } from './disposals.js';
 
@@ -9,9 +10,9 @@ import type { DisposalService } from './disposals.js';
  * expiry, staging areas idle longer than the time to live (their request died with a crash)
  * and bytes no record owns at all. Committed files and live uploads are never touched. It also
  * finishes counting uploads whose counting a crash interrupted (MongoDB: counting takes several
- * writes) and whose client never came back to retry. Last, it compacts the bytes it may: the
- * embedded store's pack files with many dead bytes, or bytes of removed contents, are rewritten
- * without them (docs/decisions/compaction.md).
+ * writes) and whose client never came back to retry, and purges the trash past TRASH_DAYS. Last,
+ * it compacts the bytes it may: the embedded store's pack files with many dead bytes, or bytes of
+ * removed contents, are rewritten without them (docs/decisions/compaction.md).
  */
 export class GarbageCollector {
   constructor(
@@ -22,22 +23,31 @@ export class GarbageCollector {
     private readonly clock: () => Date = () => new Date(),
     private readonly withdrawals?: Pick<WithdrawalService, 'finishInterrupted'>,
     private readonly disposals?: Pick<DisposalService, 'finishInterrupted'>,
+    private readonly purge?: Pick<PurgeService, 'finishInterrupted' | 'purgeExpired'>,
   ) {}
 
   async run(): Promise<
-    GarbageReport & { expiredUploads: number; finishedCounts: number; compacted: CompactionReport }
+    GarbageReport & {
+      expiredUploads: number;
+      finishedCounts: number;
+      purgedUploads: number;
+      compacted: CompactionReport;
+    }
   > {
     const now = this.clock().getTime();
     // A counting in progress for a minute was interrupted; finishing one still running is harmless.
     const finishedCounts =
       (await this.ledger.finishInterrupted(new Date(now - 60_000))) +
       ((await this.withdrawals?.finishInterrupted(new Date(now - 60_000))) ?? 0) +
-      ((await this.disposals?.finishInterrupted(new Date(now - 60_000))) ?? 0);
+      ((await this.disposals?.finishInterrupted(new Date(now - 60_000))) ?? 0) +
+      ((await this.purge?.finishInterrupted(new Date(now - 60_000))) ?? 0);
+    // Withdrawals whose TRASH_DAYS are over leave the trash, and the contents nobody holds go.
+    const purgedUploads = (await this.purge?.purgeExpired()) ?? 0;
     const expiredUploads = await this.uploads.expire();
     const report = await this.content.collectGarbage(new Date(now - this.stagingTtlMs));
     // After the collection: packs it removed whole need no compaction. Packs written to within
     // the staging TTL are left alone (a process may still append to one idle for less).
     const compacted = await this.content.compact(new Date(now - this.stagingTtlMs));
-    return { expiredUploads, finishedCounts, ...report, compacted };
+    return { expiredUploads, finishedCounts, purgedUploads, ...report, compacted };
   }
 }

@@ -10,6 +10,7 @@ import {
   type WithdrawalView,
 } from '../../shared/withdrawals.js';
 import {
+  AlreadyPurgedError,
   AlreadyRestoredError,
   AlreadyWithdrawnError,
   ForbiddenError,
@@ -33,7 +34,7 @@ const NAMED = 5;
 export interface WithdrawalSettings {
   /** A clerk withdraws their own uploads within this many days of each. */
   withdrawDays: number;
-  /** A withdrawn upload stays restorable in the trash this long (and after, as 待清除, until part 3 purges it). */
+  /** A withdrawn upload stays restorable in the trash this long (and after, as 待清除, until the next sweep purges it). */
   trashDays: number;
 }
 
@@ -159,6 +160,8 @@ export class WithdrawalService {
           changedAt: now,
           restoredBy: null,
           restoredAt: null,
+          purgedBy: null,
+          purgedAt: null,
         });
         record = opened.record;
         if (opened.opened || record.state === 'withdrawing') {
@@ -219,6 +222,7 @@ export class WithdrawalService {
     if (record.state === 'restored') throw new AlreadyRestoredError(viewOf(record));
     // Its file was disposed of (销毁): restoring would count an upload of bytes that are gone.
     if (record.state === 'disposed') throw new NotFoundError('这个上传的文件已经销毁（见销毁清册），不能恢复。');
+    if (record.state === 'purging' || record.state === 'purged') refuseRestoreOfPurged(record);
     if (record.state === 'withdrawing') record = await this.finishWithdrawal(record, address);
     if (record.state === 'withdrawn') {
       const now = this.now();
@@ -462,8 +466,20 @@ export function viewOf(r: WithdrawalRecord): WithdrawalView {
     withdrawnAt: r.withdrawnAt.toISOString(),
     reason: r.reason,
     note: r.note,
-    state: r.state === 'restored' ? 'restored' : 'withdrawn',
+    state: r.state === 'restored' ? 'restored' : r.state === 'purging' || r.state === 'purged' ? 'purged' : 'withdrawn',
     restoredBy: r.state === 'restored' ? r.restoredBy : null,
     restoredAt: r.state === 'restored' ? (r.restoredAt?.toISOString() ?? null) : null,
+    purgedBy: r.purgedBy,
+    purgedAt: r.purgedAt?.toISOString() ?? null,
   };
+}
+
+/** A purged withdrawal is never restored (docs/decisions/purge.md). */
+function refuseRestoreOfPurged(record: WithdrawalRecord): never {
+  throw new AlreadyPurgedError({
+    id: record.id,
+    fileName: record.upload.fileName,
+    purgedBy: record.purgedBy,
+    purgedAt: record.purgedAt?.toISOString() ?? null,
+  });
 }

@@ -409,6 +409,8 @@ for (const target of storeTargets) {
         changedAt: now,
         restoredBy: null,
         restoredAt: null,
+        purgedBy: null,
+        purgedAt: null,
       }));
       for (const rec of [recA!, recB!]) await server.store.withdrawals.open(rec);
       await server.store.ledger.reverse(a, `withdrawal:${recA!.id}`);

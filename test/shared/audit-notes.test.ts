@@ -81,6 +81,16 @@ const EXAMPLES: { [C in AuditNoteCode]: Extract<AuditNote, { code: C }> } = {
     uploads: 3,
     withdrawn: 1,
   },
+  purged: {
+    code: 'purged',
+    expired: true,
+    withdrawalId: 'a'.repeat(32),
+    uploader: 'li',
+    unit: '130922',
+    uploadedAt: '2026-11-25T08:00:00.000Z',
+    reason: 'repeated',
+  },
+  content_deleted: { code: 'content_deleted', length: 1234, why: 'last upload purged' },
   viewed: {
     code: 'viewed',
     table: 'savings',

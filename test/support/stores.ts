@@ -341,3 +341,59 @@ export async function injectSyncFailures(): Promise<SyncFaults> {
   };
   return faults;
 }
+
+/**
+ * What a store still keeps of a content's bytes, behind its back: MongoDB, its GridFS files
+ * document and chunks; embedded, its content file and the rows that locate it in a pack and check
+ * its chunks (by the number it was catalogued under, `fileNo`, when it was packed or summed).
+ */
+export async function bytesKept(
+  opened: OpenedStore,
+  fileId: string,
+  fileNo?: number,
+): Promise<{ files: number; chunks: number; rows: number }> {
+  if (opened.mongo) {
+    const { MongoClient, ObjectId } = await mongodb();
+    const client = await MongoClient.connect(opened.mongo.uri);
+    try {
+      const db = client.db(opened.mongo.dbName);
+      const _id = new ObjectId(fileId);
+      return {
+        files: await db.collection('fileContent.files').countDocuments({ _id }),
+        chunks: await db.collection('fileContent.chunks').countDocuments({ files_id: _id }),
+        rows: 0,
+      };
+    } finally {
+      await client.close();
+    }
+  }
+  const file = path.join(opened.dataDir!, 'content', fileId.slice(0, 2), fileId.slice(2, 4), fileId);
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(path.join(opened.dataDir!, 'archive.sqlite'), { readonly: true });
+  try {
+    const rows =
+      fileNo === undefined
+        ? 0
+        : db
+            .prepare<[number, number], { n: number }>(
+              'SELECT (SELECT COUNT(*) FROM packed WHERE file_no = ?) + (SELECT COUNT(*) FROM chunk_sums WHERE file_no = ?) AS n',
+            )
+            .get(fileNo, fileNo)!.n;
+    return { files: fs.existsSync(file) ? 1 : 0, chunks: 0, rows };
+  } finally {
+    db.close();
+  }
+}
+
+/** An embedded store's number for a catalogued file (undefined on MongoDB, or when not catalogued). */
+export async function fileNumber(opened: OpenedStore, fileId: string): Promise<number | undefined> {
+  if (opened.mongo) return undefined;
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(path.join(opened.dataDir!, 'archive.sqlite'), { readonly: true });
+  try {
+    return db.prepare<[string], { file_no: number }>('SELECT file_no FROM catalog WHERE file_id = ?').get(fileId)
+      ?.file_no;
+  } finally {
+    db.close();
+  }
+}

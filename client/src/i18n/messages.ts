@@ -178,7 +178,7 @@ const zh = {
   navTrash: '回收站',
   trashTitle: '回收站',
   trashHint:
-    '撤回的文件在这里保留 {days} 天，不计入上传次数和统计；恢复后重新计入。过期的标为“待清除”，清除前仍可恢复。',
+    '撤回的文件在这里保留 {days} 天，不计入上传次数和统计；恢复后重新计入。过期的标为“待清除”，下次清理时彻底删除，之前仍可恢复。',
   trashEmpty: '回收站是空的。',
   colFileName: '文件名',
   trashUnit: '单位',
@@ -230,6 +230,14 @@ const zh = {
   heldActionWithdraw: '撤回',
   heldActionPurge: '清除',
   heldActionDispose: '销毁',
+  purge: '彻底删除',
+  purgeQuestion: '彻底删除后不能再恢复；没有其他上传的文件内容将被删除。',
+  purgeConfirm: '确认彻底删除',
+  emptyTrash: '清空回收站',
+  emptyTrashQuestion: '回收站中的全部上传将被彻底删除，不能再恢复；没有其他上传的文件内容将被删除。',
+  emptyTrashConfirm: '确认清空',
+  trashPurged: '已彻底删除 {count} 个上传，删除文件内容 {contents} 个。',
+  trashPurgeSkipped: '{count} 个因冻结或正在处理而保留。',
   csvRow: '序号',
   csvPath: '文件路径',
   csvSize: '大小（字节）',
@@ -907,7 +915,7 @@ const en: Record<MessageKey, string> = {
   navTrash: 'Trash',
   trashTitle: 'Trash',
   trashHint:
-    'Withdrawn files stay here for {days} days and count nowhere; restored, they count again. Expired ones are marked “To be purged” and can be restored until then.',
+    'Withdrawn files stay here for {days} days and count nowhere; restored, they count again. Expired ones are marked “To be purged”, purged for good by the next clean-up, and can be restored until then.',
   trashEmpty: 'The trash is empty.',
   colFileName: 'File name',
   trashUnit: 'Unit',
@@ -960,6 +968,16 @@ const en: Record<MessageKey, string> = {
   heldActionWithdraw: 'withdrawn',
   heldActionPurge: 'purged',
   heldActionDispose: 'disposed of',
+  purge: 'Delete for good',
+  purgeQuestion: 'Deleted for good, it can no longer be restored; a file no other upload holds is deleted with it.',
+  purgeConfirm: 'Delete it for good',
+  emptyTrash: 'Empty the trash',
+  emptyTrashQuestion:
+    'Every upload in the trash is deleted for good and can no longer be restored; files no other upload holds are deleted with them.',
+  emptyTrashConfirm: 'Empty it',
+  trashPurged:
+    'Deleted {count, plural, one {# upload} other {# uploads}} for good and {contents, plural, one {# file} other {# files}} with them.',
+  trashPurgeSkipped: '{count, plural, one {# upload} other {# uploads}} kept: on hold, or being withdrawn or restored.',
   csvRow: 'No.',
   csvPath: 'Path',
   csvSize: 'Size (bytes)',
@@ -1518,6 +1536,7 @@ const zhErrors: Record<ErrorCode, string> = {
   file_on_hold: '文件“{fileName}”已被冻结（原因：{holdReason}），不能{heldAction}；请联系管理员。',
   already_disposed: '这些文件已经销毁，见销毁清册，不必再销毁。',
   disposal_unavailable: '销毁功能尚未启用，请联系系统管理员。',
+  already_purged: '这个上传已从回收站彻底删除，不能再恢复。',
 };
 
 const enErrors: Record<ErrorCode, string> = {
@@ -1571,6 +1590,7 @@ const enErrors: Record<ErrorCode, string> = {
   file_on_hold: '“{fileName}” is on hold ({holdReason}): it cannot be {heldAction}. Ask an administrator.',
   already_disposed: 'These files were disposed of already: see the disposal register.',
   disposal_unavailable: 'Disposal is not enabled yet. Ask the system administrator.',
+  already_purged: 'This upload was purged from the trash: it can no longer be restored.',
 };
 
 export const LANGUAGES = ['zh-CN', 'en'] as const;

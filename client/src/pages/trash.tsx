@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { TrashItem } from '../../../shared/withdrawals.js';
+import type { PurgeAnswer, TrashItem } from '../../../shared/withdrawals.js';
 import type { ArchiveApi } from '../api.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
 import { ConfirmAction, ErrorNote, Pager } from './controls.js';
@@ -13,7 +13,8 @@ const PAGE_SIZE = 50;
 /**
  * 回收站: the withdrawn uploads of the clerk's unit (an administrator's: of their reach), with the
  * days each has left; 恢复 where the caller may (its uploader, or an administrator), after a
- * confirmation that says the counts come back.
+ * confirmation that says the counts come back. Administrators also 彻底删除 one, or 清空回收站,
+ * after a confirmation that says it cannot be undone.
  */
 export function TrashPage({
   api,
@@ -45,12 +46,36 @@ export function TrashPage({
       (e: unknown) => setError(describeError(language, e)),
     );
   };
+  const purged = (answer: PurgeAnswer) => {
+    const skipped = answer.skipped.length > 0 ? ` ${t('trashPurgeSkipped', { count: answer.skipped.length })}` : '';
+    setDone(t('trashPurged', { count: answer.purged.length, contents: answer.contentsDeleted }) + skipped);
+    setVersion(version + 1);
+  };
+  const purge = (ids: string[] | 'all') => {
+    setError(null);
+    setDone(null);
+    (ids === 'all' ? api.emptyTrash() : api.purgeWithdrawals(ids)).then(purged, (e: unknown) =>
+      setError(describeError(language, e)),
+    );
+  };
   const reason = (item: TrashItem) =>
     item.reason === 'other' && item.note ? `${t(REASON_KEYS.other)}：${item.note}` : t(REASON_KEYS[item.reason]);
   return (
     <main class="page" aria-labelledby="trash-title">
       <h1 id="trash-title">{t('trashTitle')}</h1>
       <p class="hint">{t('trashHint', { days: trashDays })}</p>
+      {admin && (
+        <p class="actions">
+          <ConfirmAction
+            language={language}
+            label={t('emptyTrash')}
+            on={t('trashTitle')}
+            question={t('emptyTrashQuestion')}
+            confirm={t('emptyTrashConfirm')}
+            onConfirm={() => purge('all')}
+          />
+        </p>
+      )}
       <ErrorNote error={error} />
       {done && (
         <p role="status" class="notice">
@@ -90,19 +115,32 @@ export function TrashPage({
           {
             label: t('trashAction'),
             className: 'action',
-            cell: (item) =>
-              item.canRestore ? (
-                <ConfirmAction
-                  language={language}
-                  label={t('restore')}
-                  on={item.fileName}
-                  question={t('restoreQuestion')}
-                  confirm={t('restoreConfirm')}
-                  onConfirm={() => restore(item)}
-                />
-              ) : (
-                <span class="hint">{t('restoreNotYours')}</span>
-              ),
+            cell: (item) => (
+              <>
+                {item.canRestore ? (
+                  <ConfirmAction
+                    language={language}
+                    label={t('restore')}
+                    on={item.fileName}
+                    question={t('restoreQuestion')}
+                    confirm={t('restoreConfirm')}
+                    onConfirm={() => restore(item)}
+                  />
+                ) : (
+                  <span class="hint">{t('restoreNotYours')}</span>
+                )}
+                {admin && (
+                  <ConfirmAction
+                    language={language}
+                    label={t('purge')}
+                    on={item.fileName}
+                    question={t('purgeQuestion')}
+                    confirm={t('purgeConfirm')}
+                    onConfirm={() => purge([item.id])}
+                  />
+                )}
+              </>
+            ),
           },
         ]}
         rowKey={(item) => item.id}

@@ -1,6 +1,14 @@
 import { Router } from 'express';
 import { fileIdSchema } from '../../../shared/schemas.js';
-import { fileUploadsQuery, trashQuery, withdrawalIdSchema, withdrawalRequest } from '../../../shared/withdrawals.js';
+import {
+  emptyTrashRequest,
+  fileUploadsQuery,
+  purgeRequest,
+  trashQuery,
+  withdrawalIdSchema,
+  withdrawalRequest,
+} from '../../../shared/withdrawals.js';
+import type { PurgeService } from '../../services/purge.js';
 import type { WithdrawalService } from '../../services/withdrawals.js';
 import { requireAuth } from '../auth.js';
 import { parse } from '../validate.js';
@@ -31,12 +39,23 @@ export function withdrawalRoutes(withdrawals: WithdrawalService): Router {
   return router;
 }
 
-/** `/api/trash`: 回收站, the withdrawn uploads of a unit (or of an administrator's reach), restorable. */
-export function trashRoutes(withdrawals: WithdrawalService): Router {
+/**
+ * `/api/trash`: 回收站, the withdrawn uploads of a unit (or of an administrator's reach), restorable;
+ * 彻底删除 and 清空回收站 for administrators of the reach (a clerk is refused by the service: 403).
+ */
+export function trashRoutes(withdrawals: WithdrawalService, purge: PurgeService): Router {
   const router = Router();
   router.use(requireAuth(['clerk', 'admin']));
   router.get('/', async (req, res) => {
     res.json(await withdrawals.trash(req.principal!.account, parse(trashQuery, req.query, 'query')));
+  });
+  router.post('/purge', async (req, res) => {
+    const { withdrawals: ids } = parse(purgeRequest, req.body, 'body');
+    res.json(await purge.purge(req.principal!.account, ids, req.ip ?? null));
+  });
+  router.post('/empty', async (req, res) => {
+    const { unit } = parse(emptyTrashRequest, req.body ?? {}, 'body');
+    res.json(await purge.emptyTrash(req.principal!.account, unit, req.ip ?? null));
   });
   return router;
 }

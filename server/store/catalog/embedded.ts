@@ -1,6 +1,6 @@
 import { catalogEntryFromRow, type CatalogRow } from '../embedded/catalog-rows.js';
-import { hasColumn, rebuildTable, type Db, type EmbeddedSchema } from '../embedded/database.js';
-import type { Catalog, CatalogEntry, ContentKey, NewCatalogEntry } from './port.js';
+import { addMissingColumns, hasColumn, rebuildTable, type Db, type EmbeddedSchema } from '../embedded/database.js';
+import type { Catalog, CatalogEntry, ContentKey, DeletingEntry, NewCatalogEntry } from './port.js';
 
 /**
  * The catalog's table, named `name`. file_no is the archive's own number for a file, in the order
@@ -22,6 +22,11 @@ CREATE TABLE IF NOT EXISTS ${name} (
   content_type  TEXT NOT NULL,
   upload_date   INTEGER NOT NULL,
   md5_collision INTEGER NOT NULL DEFAULT 0,
+  -- When its content began to be deleted (NULL: live); its sha256 is then suffixed with '~' and
+  -- its file id, so the content's identity is free for a new upload of it.
+  deleting_at   INTEGER,
+  -- 1: deleted, a tombstone that keeps its file number (see EmbeddedCatalog.remove).
+  removed       INTEGER,
   -- MD5 first: the same index finds a content by its key and every content with an MD5.
   UNIQUE (md5, sha256, length)
 );`;
@@ -40,6 +45,7 @@ const CATALOG_READ_INDEXES = `
 -- catalog's rows.
 CREATE INDEX IF NOT EXISTS catalog_file_sizes ON catalog (file_no, length, file_name, file_id);
 CREATE INDEX IF NOT EXISTS catalog_collisions ON catalog (md5) WHERE md5_collision = 1;
+CREATE INDEX IF NOT EXISTS catalog_being_deleted ON catalog (deleting_at) WHERE deleting_at IS NOT NULL AND removed IS NULL;
 `;
 
 /** Whether the catalog has its current form: file numbers, and its content key led by MD5. */
@@ -57,6 +63,7 @@ export const catalogSchema: EmbeddedSchema = {
   tables: catalogTable('catalog') + CATALOG_INDEXES,
   upgrade(db) {
     numberCatalog(db);
+    addMissingColumns(db, 'catalog', { deleting_at: 'INTEGER', removed: 'INTEGER' });
     db.exec(CATALOG_READ_INDEXES);
   },
 };
@@ -106,7 +113,8 @@ export function catalogEntries(db: Db): CatalogEntries {
     'SELECT * FROM catalog WHERE sha256 = ? AND md5 = ? AND length = ?',
   );
   const findCollision = db.prepare<[string, string], { file_id: string }>(
-    'SELECT file_id FROM catalog WHERE md5 = ? AND sha256 <> ? LIMIT 1',
+    // Another content: an entry of this one being deleted (its SHA-256 suffixed) is no collision.
+    'SELECT file_id FROM catalog WHERE md5 = ? AND substr(sha256, 1, 64) <> ? LIMIT 1',
   );
   const flagCollisions = db.prepare('UPDATE catalog SET md5_collision = 1 WHERE md5 = ? AND md5_collision = 0');
   return {
@@ -142,7 +150,7 @@ export class EmbeddedCatalog implements Catalog {
   private readonly byKey;
 
   constructor(private readonly db: Db) {
-    this.byId = db.prepare<[string], CatalogRow>('SELECT * FROM catalog WHERE file_id = ?');
+    this.byId = db.prepare<[string], CatalogRow>('SELECT * FROM catalog WHERE file_id = ? AND deleting_at IS NULL');
     this.byKey = db.prepare<[string, string, number], CatalogRow>(
       'SELECT * FROM catalog WHERE sha256 = ? AND md5 = ? AND length = ?',
     );
@@ -160,12 +168,73 @@ export class EmbeddedCatalog implements Catalog {
 
   async scan(afterFileId: string | undefined, limit: number): Promise<CatalogEntry[]> {
     return this.db
-      .prepare<[string, number], CatalogRow>('SELECT * FROM catalog WHERE file_id > ? ORDER BY file_id LIMIT ?')
+      .prepare<[string, number], CatalogRow>(
+        'SELECT * FROM catalog WHERE file_id > ? AND deleting_at IS NULL ORDER BY file_id LIMIT ?',
+      )
       .all(afterFileId ?? '', limit)
       .map(catalogEntryFromRow);
   }
 
   async count(): Promise<number> {
-    return this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM catalog').get()!.n;
+    return this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM catalog WHERE deleting_at IS NULL').get()!.n;
   }
+
+  async beginDeletion(fileId: string, at: Date): Promise<DeletingEntry | undefined> {
+    // One statement: of a deletion and a commit racing, SQLite orders them.
+    this.db
+      .prepare(
+        `UPDATE catalog SET deleting_at = ?, sha256 = sha256 || '~' || file_id WHERE file_id = ? AND deleting_at IS NULL`,
+      )
+      .run(at.getTime(), fileId);
+    const row = this.db.prepare<[string], CatalogRow>('SELECT * FROM catalog WHERE file_id = ?').get(fileId);
+    return row ? deletingEntryOf(row) : undefined;
+  }
+
+  async cancelDeletion(fileId: string): Promise<boolean> {
+    try {
+      return (
+        this.db
+          .prepare(
+            'UPDATE catalog SET deleting_at = NULL, sha256 = substr(sha256, 1, 64) WHERE file_id = ? AND deleting_at IS NOT NULL AND removed IS NULL',
+          )
+          .run(fileId).changes > 0
+      );
+    } catch (err) {
+      // The content was stored anew meanwhile: this entry stays live out of its identity.
+      if ((err as { code?: string }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw err;
+      return (
+        this.db
+          .prepare(
+            'UPDATE catalog SET deleting_at = NULL WHERE file_id = ? AND deleting_at IS NOT NULL AND removed IS NULL',
+          )
+          .run(fileId).changes > 0
+      );
+    }
+  }
+
+  async deletions(before: Date, limit: number): Promise<DeletingEntry[]> {
+    return this.db
+      .prepare<[number, number], CatalogRow>(
+        'SELECT * FROM catalog WHERE deleting_at IS NOT NULL AND removed IS NULL AND deleting_at < ? ORDER BY deleting_at LIMIT ?',
+      )
+      .all(before.getTime(), limit)
+      .flatMap((row) => deletingEntryOf(row) ?? []);
+  }
+
+  /**
+   * The row stays, as a tombstone no read offers: every table about files is keyed by file number,
+   * and SQLite gives a new row the number after the highest, so deleting the last row would give
+   * the next content its number, and with it the rows kept of the deleted one (the ledger's record
+   * of its purged uploads).
+   */
+  async remove(fileId: string): Promise<void> {
+    this.db
+      .prepare('UPDATE catalog SET removed = 1, md5_collision = 0 WHERE file_id = ? AND deleting_at IS NOT NULL')
+      .run(fileId);
+  }
+}
+
+function deletingEntryOf(row: CatalogRow): DeletingEntry | undefined {
+  if (row.deleting_at === null || row.deleting_at === undefined || row.removed) return undefined;
+  return { ...catalogEntryFromRow(row), deletingSince: new Date(row.deleting_at) };
 }

@@ -1,7 +1,7 @@
 import { Long } from 'mongodb';
-import { objectIdOf } from '../mongo/documents.js';
+import { isDuplicateKey, objectIdOf } from '../mongo/documents.js';
 import { catalogEntryFromDoc, type CatalogCollections, type CatalogDoc } from '../mongo/catalog-documents.js';
-import type { Catalog, CatalogEntry, ContentKey } from './port.js';
+import type { Catalog, CatalogEntry, ContentKey, DeletingEntry } from './port.js';
 
 export async function createCatalogIndexes(c: CatalogCollections): Promise<void> {
   await Promise.all([
@@ -13,6 +13,8 @@ export async function createCatalogIndexes(c: CatalogCollections): Promise<void>
       { md5Collision: 1, uploadDate: 1 },
       { name: 'collisions', partialFilterExpression: { md5Collision: true } },
     ),
+    // Entries being deleted, for the sweep that finishes deletions a crash interrupted.
+    c.catalog.createIndex({ deletingAt: 1 }, { name: 'deleting', sparse: true }),
   ]);
 }
 
@@ -45,13 +47,14 @@ export function catalogEntries(c: CatalogCollections): MongoCatalogEntries {
       await c.catalog.insertOne(doc);
     },
     async flagCollision(md5, sha256) {
-      const collision = await c.catalog.findOne(
-        { fileMD5: md5, fileSHA256: { $ne: sha256 } },
-        { projection: { _id: 1 } },
-      );
+      // Another content: an entry of this one being deleted (its SHA-256 suffixed) is no collision.
+      const sharing = await c.catalog
+        .find({ fileMD5: md5, fileSHA256: { $ne: sha256 } }, { projection: { fileSHA256: 1 } })
+        .toArray();
+      const collision = sharing.some((doc) => doc.fileSHA256.slice(0, 64) !== sha256);
       if (collision)
         await c.catalog.updateMany({ fileMD5: md5, md5Collision: false }, { $set: { md5Collision: true } });
-      return collision !== null;
+      return collision;
     },
   };
 }
@@ -61,7 +64,7 @@ export class MongoCatalog implements Catalog {
 
   async get(fileId: string): Promise<CatalogEntry | undefined> {
     const _id = objectIdOf(fileId);
-    const doc = _id && (await this.c.catalog.findOne({ _id }));
+    const doc = _id && (await this.c.catalog.findOne({ _id, deletingAt: { $exists: false } }));
     return doc ? catalogEntryFromDoc(doc) : undefined;
   }
 
@@ -77,14 +80,67 @@ export class MongoCatalog implements Catalog {
   async scan(afterFileId: string | undefined, limit: number): Promise<CatalogEntry[]> {
     const after = afterFileId === undefined ? undefined : objectIdOf(afterFileId);
     const docs = await this.c.catalog
-      .find(after ? { _id: { $gt: after } } : {})
+      .find(after ? { _id: { $gt: after }, deletingAt: { $exists: false } } : { deletingAt: { $exists: false } })
       .sort({ _id: 1 })
       .limit(limit)
       .toArray();
     return docs.map(catalogEntryFromDoc);
   }
 
+  /** An estimate (the collection's count), entries being deleted included: a progress figure. */
   async count(): Promise<number> {
     return this.c.catalog.estimatedDocumentCount();
+  }
+
+  async beginDeletion(fileId: string, at: Date): Promise<DeletingEntry | undefined> {
+    const _id = objectIdOf(fileId);
+    if (!_id) return undefined;
+    const doc = await this.c.catalogOnPrimary.findOne({ _id });
+    if (!doc) return undefined;
+    if (!doc.deletingAt) {
+      // One conditional write: the mark and the identity freed together (the filter's SHA-256
+      // makes it apply once, whoever races).
+      await this.c.catalog.updateOne(
+        { _id, deletingAt: { $exists: false }, fileSHA256: doc.fileSHA256 },
+        { $set: { deletingAt: at, fileSHA256: `${doc.fileSHA256.slice(0, 64)}~${fileId}` } },
+      );
+    }
+    const now = await this.c.catalogOnPrimary.findOne({ _id });
+    return now?.deletingAt ? { ...catalogEntryFromDoc(now), deletingSince: now.deletingAt } : undefined;
+  }
+
+  async cancelDeletion(fileId: string): Promise<boolean> {
+    const _id = objectIdOf(fileId);
+    const doc = _id && (await this.c.catalogOnPrimary.findOne({ _id, deletingAt: { $exists: true } }));
+    if (!_id || !doc) return false;
+    try {
+      const { modifiedCount } = await this.c.catalog.updateOne(
+        { _id, deletingAt: { $exists: true } },
+        { $unset: { deletingAt: '' }, $set: { fileSHA256: doc.fileSHA256.slice(0, 64) } },
+      );
+      return modifiedCount > 0;
+    } catch (err) {
+      // The content was stored anew meanwhile: this entry stays live out of its identity.
+      if (!isDuplicateKey(err)) throw err;
+      const { modifiedCount } = await this.c.catalog.updateOne(
+        { _id, deletingAt: { $exists: true } },
+        { $unset: { deletingAt: '' } },
+      );
+      return modifiedCount > 0;
+    }
+  }
+
+  async deletions(before: Date, limit: number): Promise<DeletingEntry[]> {
+    const docs = await this.c.catalog
+      .find({ deletingAt: { $exists: true, $lt: before } })
+      .sort({ deletingAt: 1 })
+      .limit(limit)
+      .toArray();
+    return docs.map((doc) => ({ ...catalogEntryFromDoc(doc), deletingSince: doc.deletingAt! }));
+  }
+
+  async remove(fileId: string): Promise<void> {
+    const _id = objectIdOf(fileId);
+    if (_id) await this.c.catalog.deleteOne({ _id, deletingAt: { $exists: true } });
   }
 }

@@ -28,10 +28,36 @@ export interface NewCatalogEntry {
   uploadDate: Date;
 }
 
+/** An entry whose content is being deleted (`Catalog.beginDeletion`), and since when. */
+export interface DeletingEntry extends CatalogEntry {
+  deletingSince: Date;
+}
+
+/**
+ * The catalog offers only live entries: `get`, `findByKey`, `scan` and `count` leave out an entry
+ * being deleted (docs/decisions/purge.md), so a download, a check or a proof treats it as absent.
+ */
 export interface Catalog {
   get(fileId: string): Promise<CatalogEntry | undefined>;
   findByKey(key: ContentKey): Promise<CatalogEntry | undefined>;
   /** Every entry in file id order, a page at a time: the entries after `afterFileId`. */
   scan(afterFileId: string | undefined, limit: number): Promise<CatalogEntry[]>;
   count(): Promise<number>;
+  /**
+   * Marks an entry as being deleted, by one conditional write, and takes it out of the content's
+   * identity at once: `get` and `findByKey` no longer find it, and a commit of the same content
+   * stores it anew under a new file id. Answers the entry (its identity as it was) when it is being
+   * deleted now, by this call or an earlier one; undefined when the catalog has no such entry.
+   */
+  beginDeletion(fileId: string, at: Date): Promise<DeletingEntry | undefined>;
+  /**
+   * Makes an entry being deleted live again (an upload counted it meanwhile); true if this call
+   * did. Its identity comes back unless a commit stored the same content anew meanwhile: then it
+   * stays live under its file id, found by `get` but not by `findByKey` (the newer entry is).
+   */
+  cancelDeletion(fileId: string): Promise<boolean>;
+  /** Entries being deleted since before `before`, the oldest first (the sweep finishes them). */
+  deletions(before: Date, limit: number): Promise<DeletingEntry[]>;
+  /** Removes an entry being deleted (a live one never); harmless when it is gone already. */
+  remove(fileId: string): Promise<void>;
 }

@@ -4,8 +4,10 @@ import { ContentDamagedError } from '../../errors.js';
 import type { ArchiveStore } from '../archive-store.js';
 import { commitBytes, keyOf, randomContent, readAll, stageBytes } from '../../../test/support/content.js';
 import {
+  bytesKept,
   countChunks,
   damageContent,
+  fileNumber,
   forgetChunkSums,
   TEST_CHUNK_SIZE,
   useFreshStore,
@@ -561,6 +563,87 @@ export function contentConformance(target: StoreTarget): void {
           readAll(store.content.read(entry)),
           (err: unknown) => err instanceof ContentDamagedError && err.offset === 0,
         );
+      });
+    });
+
+    describe('deleting a content (purge)', () => {
+      const noBytes = { files: 0, chunks: 0, rows: 0 };
+
+      it('takes an entry out of the catalog at once, stores the same content anew meanwhile, then deletes the old bytes only', async () => {
+        const data = randomContent(2 * CS + 7);
+        const { entry } = await commitBytes(store, data);
+        const fileNo = await fileNumber(opened, entry.fileId);
+        const at = new Date('2026-12-01T00:00:00Z');
+        const deleting = await store.catalog.beginDeletion(entry.fileId, at);
+        assert.deepEqual(deleting, { ...entry, deletingSince: at }, 'the entry as it was, with its identity');
+        assert.deepEqual(await store.catalog.beginDeletion(entry.fileId, new Date()), deleting, 'once');
+        assert.equal(await store.catalog.get(entry.fileId), undefined);
+        assert.equal(await store.catalog.findByKey(keyOf(data)), undefined);
+        assert.deepEqual(await store.catalog.scan(undefined, 10), []);
+        assert.deepEqual(
+          (await store.catalog.deletions(new Date(at.getTime() + 1), 10)).map((e) => e.fileId),
+          [entry.fileId],
+        );
+        assert.deepEqual(await store.catalog.deletions(at, 10), [], 'only those begun before');
+
+        // An upload of the same content while it is being deleted stores it anew.
+        const again = await commitBytes(store, data);
+        assert.equal(again.status, 'stored');
+        assert.notEqual(again.entry.fileId, entry.fileId);
+        await store.content.remove(deleting);
+        await store.catalog.remove(entry.fileId);
+        assert.deepEqual(await bytesKept(opened, entry.fileId, fileNo), noBytes);
+        assert.deepEqual(await store.catalog.deletions(new Date(), 10), []);
+        assert.deepEqual(await store.catalog.findByKey(keyOf(data)), again.entry);
+        assert.deepEqual(await readAll(store.content.read(again.entry)), data);
+        // Both steps again (a sweep finishing a deletion a crash interrupted): nothing more happens.
+        await store.content.remove(deleting);
+        await store.catalog.remove(entry.fileId);
+        assert.deepEqual(await readAll(store.content.read(again.entry)), data);
+        assert.equal(await store.catalog.count(), 1);
+      });
+
+      it('never removes a live entry or its bytes', async () => {
+        const data = randomContent(CS + 1);
+        const { entry } = await commitBytes(store, data);
+        await assert.rejects(store.content.remove(entry), /live/);
+        await store.catalog.remove(entry.fileId);
+        assert.deepEqual(await store.catalog.get(entry.fileId), entry);
+        assert.deepEqual(await readAll(store.content.read(entry)), data);
+      });
+
+      it('makes an entry live again when its deletion is cancelled: with its identity, or without it once the content was stored anew', async () => {
+        const data = randomContent(100);
+        const { entry } = await commitBytes(store, data);
+        await store.catalog.beginDeletion(entry.fileId, new Date());
+        assert.equal(await store.catalog.cancelDeletion(entry.fileId), true);
+        assert.equal(await store.catalog.cancelDeletion(entry.fileId), false, 'once');
+        assert.deepEqual(await store.catalog.findByKey(keyOf(data)), entry);
+        assert.deepEqual(await store.catalog.deletions(new Date(Date.now() + 1000), 10), []);
+
+        await store.catalog.beginDeletion(entry.fileId, new Date());
+        const anew = (await commitBytes(store, data)).entry;
+        assert.equal(await store.catalog.cancelDeletion(entry.fileId), true);
+        assert.deepEqual(await store.catalog.get(entry.fileId), entry, 'live under its id');
+        assert.deepEqual(await store.catalog.findByKey(keyOf(data)), anew, "the identity stays the newer entry's");
+        assert.deepEqual(await readAll(store.content.read(entry)), data);
+      });
+
+      it('deletes a packed content by forgetting its place in the pack; the others of the pack stay readable', async () => {
+        const [a, b] = [randomContent(CS + 3), randomContent(500)];
+        const [sa, sb] = await store.content.storeMany(
+          [a, b].map((bytes) => ({
+            parts: [bytes],
+            entry: { key: keyOf(bytes), fileName: 'p.jpg', contentType: 'image/jpeg', uploadDate: new Date() },
+          })),
+        );
+        const fileNo = await fileNumber(opened, sa!.entry.fileId);
+        const deleting = await store.catalog.beginDeletion(sa!.entry.fileId, new Date());
+        await store.content.remove(deleting!);
+        await store.catalog.remove(sa!.entry.fileId);
+        assert.deepEqual(await bytesKept(opened, sa!.entry.fileId, fileNo), noBytes);
+        assert.deepEqual(await readAll(store.content.read(sb!.entry)), b);
+        assert.equal(await store.catalog.findByKey(keyOf(a)), undefined);
       });
     });
 

@@ -185,6 +185,7 @@ export class EmbeddedContentStore implements ContentStore {
   private readonly packedAt;
   private readonly storePackedTx;
   private readonly compaction: PackCompaction;
+  private readonly forgetBytes;
 
   constructor(
     private readonly db: Db,
@@ -277,6 +278,14 @@ export class EmbeddedContentStore implements ContentStore {
         });
       },
     );
+    // A packed content's row goes with its sums: its bytes in the pack are then dead, for the
+    // pack's compaction (or, when the pack locates nothing else, the garbage collector) to reclaim.
+    const dropPacked = db.prepare('DELETE FROM packed WHERE file_no = ?');
+    const dropChunkSums = db.prepare('DELETE FROM chunk_sums WHERE file_no = ?');
+    this.forgetBytes = db.transaction((fileNo: number) => {
+      dropPacked.run(fileNo);
+      dropChunkSums.run(fileNo);
+    });
     this.commitTx = db.transaction(commitOne);
     this.commitAllTx = db.transaction((items: ReadonlyArray<readonly [string, NewCatalogEntry, number]>) =>
       items.map((item) => commitOne(...item)),
@@ -403,6 +412,20 @@ export class EmbeddedContentStore implements ContentStore {
       kept,
       failed?.cause ?? new Error(`an earlier sync of staging area ${stagingId} failed`),
     );
+  }
+
+  async remove(entry: CatalogEntry): Promise<void> {
+    const row = this.db
+      .prepare<[string], { file_no: number; deleting_at: number | null }>(
+        'SELECT file_no, deleting_at FROM catalog WHERE file_id = ?',
+      )
+      .get(entry.fileId);
+    if (row && row.deleting_at === null) throw new Error(`file ${entry.fileId} is live: its bytes are not removed`);
+    const at = row && this.packedAt.get(row.file_no);
+    // The content file first, then the rows that locate and check it: a crash in between leaves
+    // rows of bytes already gone, for a run again (the entry is still being deleted) to drop.
+    if (!at) await this.files.remove(entry.fileId);
+    if (row) this.forgetBytes(row.file_no);
   }
 
   async discard(stagingId: string): Promise<void> {

@@ -246,6 +246,15 @@ export class MongoContentStore implements ContentStore {
     }
   }
 
+  async remove(entry: CatalogEntry): Promise<void> {
+    const _id = new ObjectId(entry.fileId);
+    if (await this.c.catalog.findOne({ _id, deletingAt: { $exists: false } }, { projection: { _id: 1 } }))
+      throw new Error(`file ${entry.fileId} is live: its bytes are not removed`);
+    // The files document first, so a GridFS reader never sees a file with missing chunks.
+    await this.c.gridFiles.deleteOne({ _id });
+    await this.c.chunks.deleteMany({ files_id: _id });
+  }
+
   async discard(stagingId: string): Promise<void> {
     const _id = new ObjectId(stagingId);
     // A committed file is never removed, whatever path asks for it.

@@ -60,6 +60,13 @@ export interface ContentStore {
   /** Removes a staging area and its chunks; harmless if already gone, and never a committed file. */
   discard(stagingId: string): Promise<void>;
   /**
+   * Deletes the bytes of a content the catalog no longer offers (its entry being deleted, or gone:
+   * `Catalog.beginDeletion`) and their checksums; refuses a live entry's. MongoDB: the GridFS
+   * files document, then every chunk; embedded: the content file, or, for a packed content, its
+   * place in its pack (the pack's compaction reclaims the bytes). Harmless when done already.
+   */
+  remove(entry: CatalogEntry): Promise<void>;
+  /**
    * Streams a committed file's bytes, or a range of them. Bytes found missing (a chunk, the tail,
    * the whole file) or a chunk that does not match the checksum taken when it was written fail
    * the stream with a ContentDamagedError before any of that chunk is sent, never a short or

@@ -17,13 +17,18 @@ export interface CatalogRow {
   content_type: string;
   upload_date: number;
   md5_collision: number;
+  /** When its content began to be deleted; NULL (or absent from a read model's columns): live. */
+  deleting_at?: number | null;
+  /** 1: a deleted content's tombstone (the catalog's own reads only). */
+  removed?: number | null;
 }
 
 export function catalogEntryFromRow(row: CatalogRow): CatalogEntry {
   return {
     fileId: row.file_id,
     md5: row.md5,
-    sha256: row.sha256,
+    // An entry being deleted has its SHA-256 suffixed (out of the content's identity): the first 64 are the content's.
+    sha256: row.sha256.slice(0, 64),
     length: row.length,
     chunkSize: row.chunk_size,
     chunkCount: row.chunk_count,

@@ -452,6 +452,34 @@ export function ledgerConformance(target: StoreTarget): void {
           assert.deepEqual([(await savings()).summary.uploads, (await savings()).summary.savedUploads], [2, 2]);
         });
 
+        it('purges a reversed action once: it stays reversed, changes no total and is never restored; a purge and restores racing, one wins', async () => {
+          const { entry } = await commitBytes(store, randomContent(10));
+          const clerk = testAccount();
+          const kept = await counted(uploadRecord(clerk, entry.fileId, 'a.pdf', at(1)));
+          const key = await counted(uploadRecord(clerk, entry.fileId, 'b.pdf', at(2)));
+          assert.equal(await store.ledger.countingUploads(entry.fileId), 2);
+          assert.equal(await store.ledger.purge(key, 'p'), 'not reversed');
+          assert.equal(await store.ledger.purge('tus:nobody:x', 'p'), 'not counted');
+          assert.equal(await store.ledger.reverse(key, 'r'), 'reversed');
+          assert.equal(await store.ledger.countingUploads(entry.fileId), 1);
+          const before = await store.ledger.entriesForFile(entry.fileId);
+          const raced = await Promise.all([store.ledger.purge(key, 'p'), store.ledger.restore(key, 's')]);
+          if (raced[0] === 'purged') {
+            assert.equal(raced[1], 'purged', 'the restore lost: it says so');
+            assert.deepEqual(await store.ledger.entriesForFile(entry.fileId), before, 'no total changed');
+            assert.equal(await store.ledger.purge(key, 'p'), 'repeated');
+            assert.equal(await store.ledger.purge(key, 'p2'), 'already purged');
+            assert.equal(await store.ledger.restore(key, 's2'), 'purged');
+            assert.equal(await store.ledger.reverse(key, 'r2'), 'already reversed');
+            assert.equal(await store.ledger.countingUploads(entry.fileId), 1);
+          } else {
+            assert.deepEqual(raced, ['not reversed', 'restored']);
+            assert.equal(await store.ledger.countingUploads(entry.fileId), 2);
+          }
+          assert.equal(await store.ledger.reverse(kept, 'r3'), 'reversed');
+          assert.equal(await store.ledger.countingUploads(entry.fileId), raced[0] === 'purged' ? 0 : 1);
+        });
+
         it("keeps a file's uploads that count, less one, saved: the holder of its bytes passes on and back", async () => {
           const { entry } = await commitBytes(store, randomContent(10));
           const [a, b, c] = ['u-a', 'u-b', 'u-c'].map((id) => testAccount({ unit: unit(id) })) as [

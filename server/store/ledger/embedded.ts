@@ -10,6 +10,7 @@ import type {
   FileUploadState,
   Ledger,
   LedgerEntry,
+  Purge,
   Restoral,
   Reversal,
   UploadAction,
@@ -233,6 +234,7 @@ export class EmbeddedLedger implements Ledger {
   private readonly countAll;
   private readonly reverseOne;
   private readonly restoreOne;
+  private readonly purgeOne;
   private readonly latest;
   private readonly forFile;
   private readonly anyUpload;
@@ -313,6 +315,9 @@ export class EmbeddedLedger implements Ledger {
     );
     const setState = db.prepare('UPDATE upload_keys SET state = ? WHERE key = ?');
     const change = db.prepare('INSERT INTO upload_changes (upload_key, key, kind, at) VALUES (?, ?, ?, ?)');
+    const purged = db.prepare<[string], { found: number }>(
+      "SELECT 1 AS found FROM upload_changes WHERE upload_key = ? AND kind = 'purged'",
+    );
     /**
      * The action's state changed to `to` once under `changeKey`, with its effect on the totals, in
      * one transaction: changed once, or not at all. Answers `done`, or why nothing changed.
@@ -325,6 +330,8 @@ export class EmbeddedLedger implements Ledger {
         const upload = recordedUpload(actionKey, action);
         if (!upload) return 'unrecorded';
         if (action.state === to) return unchanged;
+        // A purged action stays reversed for good (purge, below).
+        if (to === 'counted' && purged.get(actionKey)) return 'purged' as A;
         setState.run(to, actionKey);
         if (to === 'reversed') totals.reverse(upload);
         else totals.restore(upload);
@@ -333,6 +340,17 @@ export class EmbeddedLedger implements Ledger {
       });
     this.reverseOne = changeState<Reversal>('reversed', 'reversed', 'already reversed');
     this.restoreOne = changeState<Restoral>('counted', 'restored', 'not reversed');
+    this.purgeOne = db.transaction((actionKey: string, purgeKey: string): Purge => {
+      if (changed.get(actionKey, purgeKey)) return 'repeated';
+      const action = recorded.get(actionKey);
+      if (!action) return 'not counted';
+      if (!recordedUpload(actionKey, action)) return 'unrecorded';
+      if (action.state !== 'reversed') return 'not reversed';
+      if (purged.get(actionKey)) return 'already purged';
+      // The state stays 'reversed' (every total reads it so); the change of kind 'purged' is the record.
+      change.run(actionKey, purgeKey, 'purged', Date.now());
+      return 'purged';
+    });
     this.latest = db.prepare<[string, number], Omit<LedgerRow, 'file_id'>>(
       `${ENTRIES} WHERE l.unit_id = ? AND l.file_no = ? ORDER BY l.last_upload_time DESC LIMIT 1`,
     );
@@ -382,6 +400,31 @@ export class EmbeddedLedger implements Ledger {
 
   async restore(actionKey: string, restoreKey: string): Promise<Restoral> {
     return this.restoreOne.immediate(actionKey, restoreKey);
+  }
+
+  async purge(actionKey: string, purgeKey: string): Promise<Purge> {
+    return this.purgeOne.immediate(actionKey, purgeKey);
+  }
+
+  async countingKeys(fileId: string): Promise<string[]> {
+    const fileNo = fileNumberOf(this.db, fileId);
+    if (fileNo === undefined) return [];
+    return this.db
+      .prepare<[number], { key: string }>(
+        "SELECT key FROM upload_keys WHERE file_no = ? AND state = 'counted' ORDER BY at, key",
+      )
+      .all(fileNo)
+      .map((r) => r.key);
+  }
+
+  async countingUploads(fileId: string): Promise<number> {
+    // Counted in one transaction: the entries hold every action that counts (and those counted
+    // before actions were recorded).
+    const fileNo = fileNumberOf(this.db, fileId);
+    if (fileNo === undefined) return 0;
+    return this.db
+      .prepare<[number], { n: number }>('SELECT COALESCE(SUM(upload_count), 0) AS n FROM ledger WHERE file_no = ?')
+      .get(fileNo)!.n;
   }
 
   /** Nothing to finish: an action is counted, reversed and restored in one transaction. */

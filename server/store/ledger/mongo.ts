@@ -17,6 +17,7 @@ import type {
   Ledger,
   LedgerEntry,
   UploadDetails,
+  Purge,
   Restoral,
   Reversal,
   UploadAction,
@@ -297,7 +298,8 @@ export class MongoLedger implements Ledger {
    */
   async reverse(actionKey: string, reversalKey: string): Promise<Reversal> {
     const done = await this.change(actionKey, reversalKey, 'reversed');
-    return done === 'changed' ? 'reversed' : done === 'unchanged' ? 'already reversed' : done;
+    // A purged action is reversed (a reversal's filter never matches it).
+    return done === 'changed' ? 'reversed' : done === 'unchanged' || done === 'purged' ? 'already reversed' : done;
   }
 
   /**
@@ -311,6 +313,50 @@ export class MongoLedger implements Ledger {
   }
 
   /**
+   * A purge: one conditional write of the reversed action's state (no change under way, no purge
+   * yet), which a restore's own conditional write excludes: of the two racing, one wins.
+   */
+  async purge(actionKey: string, purgeKey: string): Promise<Purge> {
+    const counted = await this.c.audit.findOne({ _id: actionKey }, { projection: { upload: 1 } });
+    if (!counted?.upload) return 'not counted';
+    for (let attempt = 0; ; attempt++) {
+      let state = await this.c.uploadStates.findOne({ _id: actionKey });
+      if (state?.Pending) {
+        await this.finishChange(state);
+        state = await this.c.uploadStates.findOne({ _id: actionKey });
+      }
+      if (state?.Purged) return state.Purged.Key === purgeKey ? 'repeated' : 'already purged';
+      if (state?.State !== 'reversed') return 'not reversed';
+      const write = await this.c.uploadStates.updateOne(
+        { _id: actionKey, State: 'reversed', Pending: { $exists: false }, Purged: { $exists: false } },
+        { $set: { Purged: { Key: purgeKey, At: new Date() } }, $push: { Changes: purgeKey } },
+      );
+      if (write.modifiedCount === 1) return 'purged';
+      if (attempt >= 3) throw new Error(`upload ${actionKey}: its state keeps changing under a purge`);
+    }
+  }
+
+  async countingKeys(fileId: string): Promise<string[]> {
+    const events = await this.c.audit.find({ fileId, upload: { $exists: true } }, { projection: { _id: 1 } }).toArray();
+    const keys = events.map((e) => String(e._id));
+    const reversed = new Set(
+      (
+        await this.c.uploadStates.find({ _id: { $in: keys }, State: 'reversed' }, { projection: { _id: 1 } }).toArray()
+      ).map((s) => s._id),
+    );
+    return keys.filter((k) => !reversed.has(k)).sort();
+  }
+
+  async countingUploads(fileId: string): Promise<number> {
+    const UploadFileID = objectIdOf(fileId);
+    if (!UploadFileID) return 0;
+    const entries = await this.c.ledger.find({ UploadFileID }, { projection: { UploadCount: 1 } }).toArray();
+    // A count begun (its event written) and not yet in the entry counts too.
+    const begun = await this.c.audit.countDocuments({ fileId, pending: true });
+    return entries.reduce((sum, e) => sum + e.UploadCount, 0) + begun;
+  }
+
+  /**
    * Changes the action's state once under `changeKey` (step 1: one conditional write, which only
    * one change of an action can win at a time) and finishes the change. `unchanged`: the action
    * is in that state already (by another change key).
@@ -319,7 +365,7 @@ export class MongoLedger implements Ledger {
     actionKey: string,
     changeKey: string,
     kind: 'reversed' | 'restored',
-  ): Promise<'changed' | 'repeated' | 'unchanged' | 'not counted'> {
+  ): Promise<'changed' | 'repeated' | 'unchanged' | 'not counted' | 'purged'> {
     let counted = await this.c.audit.findOne({ _id: actionKey });
     if (!counted?.upload) return 'not counted';
     // Its count finished first: the totals must hold the upload before they can give it back.
@@ -336,6 +382,8 @@ export class MongoLedger implements Ledger {
             _id: actionKey,
             // An action never changed has no state: it counts (a reversal makes it, a restore finds none).
             State: kind === 'reversed' ? { $ne: 'reversed' } : 'reversed',
+            // A purged action is never restored.
+            ...(kind === 'restored' && { Purged: { $exists: false } }),
             Changes: { $ne: changeKey },
             Pending: { $exists: false },
           },
@@ -358,6 +406,7 @@ export class MongoLedger implements Ledger {
       if (state.Pending) await this.finishChange(state, counted);
       if (state.Changes.includes(changeKey)) return claimed ? 'changed' : 'repeated';
       if (state.State === to) return 'unchanged';
+      if (kind === 'restored' && state.Purged) return 'purged';
       // Another change was under way (finished now): ask again.
       if (attempt >= 3) throw new Error(`upload ${actionKey}: its state keeps changing under a change`);
     }

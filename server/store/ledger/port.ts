@@ -102,7 +102,14 @@ export type Reversal = 'reversed' | 'repeated' | 'already reversed' | 'not count
  * or restored already under another key); `not counted`, no action was counted under that key;
  * `unrecorded`, as for `Reversal`.
  */
-export type Restoral = 'restored' | 'repeated' | 'not reversed' | 'not counted' | 'unrecorded';
+export type Restoral = 'restored' | 'repeated' | 'not reversed' | 'not counted' | 'unrecorded' | 'purged';
+
+/**
+ * What `Ledger.purge` did: `purged` by this call; `repeated`, by an earlier call under the same
+ * key; `already purged` under another key; `not reversed`, the action counts (only a reversed one
+ * is purged); `not counted`, `unrecorded` as for `Reversal`.
+ */
+export type Purge = 'purged' | 'repeated' | 'already purged' | 'not reversed' | 'not counted' | 'unrecorded';
 
 export interface Ledger {
   /**
@@ -141,6 +148,19 @@ export interface Ledger {
    * and changes nothing, by `reverse` and `restore` alike. A change key belongs to its action.
    */
   restore(actionKey: string, restoreKey: string): Promise<Restoral>;
+  /**
+   * Records that a reversed action was purged (its withdrawal left the trash for good): it stays
+   * reversed, changes no total, and can never be restored (`restore` answers `purged`). Once
+   * under `purgeKey`, by one conditional write: of a purge and a restore racing, one wins.
+   */
+  purge(actionKey: string, purgeKey: string): Promise<Purge>;
+  /**
+   * How many actions of the file count now (their counting finished or not): an upload that holds
+   * the file's content, for its purge to see (docs/decisions/purge.md).
+   */
+  countingUploads(fileId: string): Promise<number>;
+  /** The keys of the file's actions that count now, as recorded (a disposal reverses each; unrecorded ones are not known by key). */
+  countingKeys(fileId: string): Promise<string[]>;
   /** Whether anybody in the scope has uploaded the file. */
   hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean>;
   /**

@@ -14,6 +14,8 @@ export type CatalogDoc = Omit<CatalogEntry, 'fileId' | 'md5' | 'sha256' | 'lengt
   fileMD5: string;
   fileSHA256: string;
   fileLength: Long | number;
+  /** When its content began to be deleted (absent: live); its fileSHA256 is then suffixed with `~<id>`. */
+  deletingAt?: Date;
 };
 
 export function catalogCollections(db: Db) {
@@ -36,7 +38,8 @@ export function catalogEntryFromDoc(doc: CatalogDoc): CatalogEntry {
   return {
     fileId: doc._id.toHexString(),
     md5: doc.fileMD5,
-    sha256: doc.fileSHA256,
+    // An entry being deleted has its SHA-256 suffixed (out of the content's identity): the first 64 are the content's.
+    sha256: doc.fileSHA256.slice(0, 64),
     length: toNumber(doc.fileLength),
     chunkSize: doc.chunkSize,
     chunkCount: doc.chunkCount,

@@ -68,6 +68,8 @@ export interface UploadStateDoc {
   State: 'counted' | 'reversed';
   /** The keys of the changes made to it, each once (few: an action is changed a few times at most). */
   Changes: string[];
+  /** Its purge (a reversed action's, for good: it is never restored), by its key. */
+  Purged?: { Key: string; At: Date };
   /** The change under way until every total has it; a crash leaves it here for a retry or the sweep to finish. */
   Pending?: {
     Key: string;

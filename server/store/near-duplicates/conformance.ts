@@ -92,6 +92,34 @@ export function nearDuplicateConformance(target: StoreTarget): void {
         assert.deepEqual(await store.nearDuplicates.candidates(c!, [s01], 10), []);
       });
 
+      it('forgets one file: its fingerprint, keys, pairs and their reviews; the others stay', async () => {
+        const [a, b, c] = await files(3);
+        await store.nearDuplicates.put([fingerprint(a!, [s01, j0x]), fingerprint(b!, [s01]), fingerprint(c!, [s01])]);
+        await store.nearDuplicates.addPairs([pair(a!, b!), pair(b!, c!), pair(a!, c!)]);
+        const [lo, hi] = [a!, b!].sort() as [string, string];
+        await store.nearDuplicates.review({
+          fileA: lo,
+          fileB: hi,
+          at: new Date(),
+          userId: 'u',
+          userName: 'zhang',
+          note: '',
+        });
+        await store.nearDuplicates.forget(a!);
+        await store.nearDuplicates.forget(a!);
+        assert.equal(await store.nearDuplicates.get(a!), undefined);
+        assert.deepEqual(
+          (await store.nearDuplicates.candidates(c!, [s01, j0x], 10)).map((f) => f.fileId),
+          [b],
+          'found by no key of its own',
+        );
+        assert.deepEqual(await store.nearDuplicates.counts(), { fingerprinted: 2, skipped: 0, pairs: 1 });
+        assert.equal(await store.nearDuplicates.pair(lo, hi), undefined);
+        assert.equal(await store.nearDuplicates.getReview(lo, hi), undefined);
+        const [bc0, bc1] = [b!, c!].sort() as [string, string];
+        assert.ok(await store.nearDuplicates.pair(bc0, bc1));
+      });
+
       it('keeps an administrator’s review of a pair apart from the pairs: it outlives a clear, and can be taken back', async () => {
         const [a, b] = (await files(2)).sort();
         const found = pair(a!, b!);
@@ -271,6 +299,14 @@ export function nearDuplicateConformance(target: StoreTarget): void {
         );
         await store.fingerprintQueue.done('f1', 'h2');
         assert.equal((await store.fingerprintQueue.counts(later(60_026))).running, 2);
+      });
+
+      it("forgets a file's job, whatever its state", async () => {
+        await store.fingerprintQueue.enqueue(['f1', 'f2'], t0);
+        await store.fingerprintQueue.take('h1', later(1), 60_000, 1);
+        await store.fingerprintQueue.forget('f1');
+        await store.fingerprintQueue.forget('f9');
+        assert.deepEqual(await store.fingerprintQueue.counts(later(2)), { queued: 1, running: 0, failed: 0 });
       });
 
       it('retries a failure when due, and keeps one that failed for good visible until it is queued again', async () => {

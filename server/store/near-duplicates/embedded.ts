@@ -320,6 +320,27 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
     this.recentRows = 0;
   }
 
+  async forget(fileId: string): Promise<void> {
+    this.db
+      .transaction(() => {
+        const fp = this.db
+          .prepare<[string], { id: number; keys: Buffer }>('SELECT id, keys FROM near_fingerprints WHERE file_id = ?')
+          .get(fileId);
+        if (fp) {
+          const dropKey = this.db.prepare('DELETE FROM near_keys WHERE key = ? AND fingerprint = ?');
+          const dropRecentKey = this.db.prepare('DELETE FROM near_keys_recent WHERE key = ? AND fingerprint = ?');
+          for (const key of keysOf(fp.keys)) {
+            dropKey.run(key, fp.id);
+            dropRecentKey.run(key, fp.id);
+          }
+          this.db.prepare('DELETE FROM near_fingerprints WHERE id = ?').run(fp.id);
+        }
+        this.db.prepare('DELETE FROM near_pairs WHERE file_a = ? OR file_b = ?').run(fileId, fileId);
+        this.db.prepare('DELETE FROM near_reviews WHERE file_a = ? OR file_b = ?').run(fileId, fileId);
+      })
+      .immediate();
+  }
+
   async pair(fileA: string, fileB: string): Promise<NearDuplicatePair | undefined> {
     const r = this.db
       .prepare<[string, string], PairRow>('SELECT * FROM near_pairs WHERE file_a = ? AND file_b = ?')
@@ -414,6 +435,10 @@ export class EmbeddedFingerprintQueue implements FingerprintQueue {
       for (const r of rows) lease.run(holder, now + leaseMs, r.file_id);
       return rows.map((r) => jobOf({ ...r, state: 'running', attempts: r.attempts + 1 }));
     });
+  }
+
+  async forget(fileId: string): Promise<void> {
+    this.db.prepare('DELETE FROM fingerprint_jobs WHERE file_id = ?').run(fileId);
   }
 
   async enqueue(fileIds: readonly string[], now: Date): Promise<void> {

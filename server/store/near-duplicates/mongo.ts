@@ -120,6 +120,17 @@ export class MongoNearDuplicateIndex implements NearDuplicateIndex {
     await this.c.nearPairs.deleteMany({});
   }
 
+  async forget(fileId: string): Promise<void> {
+    const _id = new ObjectId(fileId);
+    await this.c.nearFingerprints.deleteOne({ _id });
+    // Pairs and reviews are keyed "<fileA>:<fileB>": the file's as A by a prefix of the key, as B by its index.
+    await this.c.nearPairs.deleteMany({ _id: new RegExp(`^${fileId}:`) });
+    await this.c.nearPairs.deleteMany({ fileB: _id });
+    await this.c.nearReviews.deleteMany({
+      $or: [{ _id: new RegExp(`^${fileId}:`) }, { _id: new RegExp(`:${fileId}$`) }],
+    });
+  }
+
   async pair(fileA: string, fileB: string): Promise<NearDuplicatePair | undefined> {
     const d = await this.c.nearPairs.findOne({ _id: `${fileA}:${fileB}` });
     if (!d) return undefined;
@@ -178,6 +189,10 @@ const queuedJob = (now: Date): Omit<FingerprintJobDoc, '_id'> => ({
 /** The fingerprinting queue: each job taken with one atomic findOneAndUpdate, so instances never take the same one. */
 export class MongoFingerprintQueue implements FingerprintQueue {
   constructor(private readonly c: NearDuplicateCollections) {}
+
+  async forget(fileId: string): Promise<void> {
+    await this.c.fingerprintJobs.deleteOne({ _id: fileId });
+  }
 
   async enqueue(fileIds: readonly string[], now: Date): Promise<void> {
     if (fileIds.length === 0) return;

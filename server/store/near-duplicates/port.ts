@@ -58,6 +58,8 @@ export interface NearDuplicateIndex {
   addPairs(pairs: readonly NearDuplicatePair[]): Promise<void>;
   /** Forgets every fingerprint and pair (a rebuild starts from nothing); reviews stay. */
   clear(): Promise<void>;
+  /** Forgets one file: its fingerprint and lookup keys, the pairs it is in and their reviews (its content was purged). */
+  forget(fileId: string): Promise<void>;
   /** The pair, if it was found (`fileA` < `fileB`). */
   pair(fileA: string, fileB: string): Promise<NearDuplicatePair | undefined>;
   /** Marks a pair handled, replacing an earlier review of it. */
@@ -88,6 +90,8 @@ export interface FingerprintQueue {
   enqueue(fileIds: readonly string[], now: Date): Promise<void>;
   /** Queues files afresh, whatever their state: a rebuild, or a retry of failures. */
   requeue(fileIds: readonly string[], now: Date): Promise<void>;
+  /** Removes a file's job, whatever its state (its content was purged). */
+  forget(fileId: string): Promise<void>;
   /** Leases up to `limit` due jobs (queued, or running under a lease that ran out), oldest first. */
   take(holder: string, now: Date, leaseMs: number, limit: number): Promise<FingerprintJob[]>;
   /** Removes a finished job (nothing when `holder` lost its lease). */

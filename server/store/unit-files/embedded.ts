@@ -316,6 +316,8 @@ export class EmbeddedUnitFiles implements UnitFiles {
     const params = { ...listingParams(q), ...(only !== undefined && { only }) };
     const filters = [
       ...(only !== undefined ? ['c.file_no IN (SELECT value FROM json_each(@only))'] : []),
+      // Not a content being deleted, nor a deleted one's tombstone.
+      'c.deleting_at IS NULL',
       ...(q.nameContains
         ? [
             `(c.file_name LIKE @pattern ESCAPE '\\' OR c.file_no IN (SELECT n.file_no FROM ledger_names n WHERE n.name LIKE @pattern ESCAPE '\\'))`,

@@ -143,7 +143,11 @@ export class MongoUnitFiles implements UnitFiles {
    * is summed per file shown, or per file selected when sorting by those sums.
    */
   private async listAll(q: UnitFilesQuery, sort: FileSort, order: 'asc' | 'desc', only?: ObjectId[]) {
-    const and: Array<Filter<CatalogDoc>> = only ? [{ _id: { $in: only } }] : [];
+    // Not a content being deleted.
+    const and: Array<Filter<CatalogDoc>> = [
+      { deletingAt: { $exists: false } },
+      ...(only ? [{ _id: { $in: only } }] : []),
+    ];
     if (q.nameContains) {
       const pattern = containsPattern(q.nameContains);
       const named = await this.c.names.distinct('UploadFileID', { Name: pattern });

@@ -37,6 +37,8 @@ function withdrawal(uploadKey: string, overrides: Partial<WithdrawalRecord> & { 
     changedAt: new Date('2026-11-20T08:00:00Z'),
     restoredBy: null,
     restoredAt: null,
+    purgedBy: null,
+    purgedAt: null,
     ...rest,
   };
 }
@@ -172,6 +174,73 @@ export function withdrawalConformance(target: StoreTarget): void {
             [restoring.id, 'restoring'],
           ],
         );
+      });
+    });
+
+    describe('purging withdrawals', () => {
+      it('purges a withdrawn one with who and when: out of the trash for good, its upload never withdrawn again', async () => {
+        const w = withdrawal('tus:acc-1:p1', { state: 'withdrawn' });
+        await store.withdrawals.open(w);
+        const admin = { id: 'adm-1', username: 'zhang' };
+        const at = new Date('2026-12-30T00:00:00Z');
+        assert.equal(await store.withdrawals.advance(w.id, 'withdrawing', 'purging', at, admin), false);
+        assert.equal(await store.withdrawals.advance(w.id, 'withdrawn', 'purging', at, admin), true);
+        assert.equal(
+          await store.withdrawals.advance(w.id, 'withdrawn', 'restoring', at, admin),
+          false,
+          'no restore now',
+        );
+        assert.deepEqual(
+          (await store.withdrawals.unfinished(new Date(at.getTime() + 1), 10)).map((r) => r.id),
+          [w.id],
+        );
+        assert.deepEqual(
+          (await store.withdrawals.ofFile(w.upload.fileId)).map((r) => r.state),
+          ['purging'],
+        );
+        assert.equal(await store.withdrawals.advance(w.id, 'purging', 'purged', new Date(at.getTime() + 5)), true);
+        assert.deepEqual(await store.withdrawals.get(w.id), {
+          ...w,
+          state: 'purged',
+          changedAt: new Date(at.getTime() + 5),
+          purgedBy: admin,
+          purgedAt: at,
+        });
+        assert.deepEqual((await store.withdrawals.trash(undefined, { limit: 10, offset: 0 })).total, 0);
+        assert.deepEqual(await store.withdrawals.ofFile(w.upload.fileId), []);
+        assert.deepEqual(await store.withdrawals.unfinished(new Date(), 10), []);
+        const again = await store.withdrawals.open(withdrawal('tus:acc-1:p1'));
+        assert.equal(again.opened, false, "the purged withdrawal stays the upload's");
+        assert.equal(again.record.state, 'purged');
+      });
+
+      it("finds withdrawals past their time in the trash, the oldest first, and a file's in the trash", async () => {
+        const day = (d: number) => new Date(Date.UTC(2026, 10, d));
+        const file = 'a'.repeat(24);
+        const at = (d: number, fileId = file) => ({
+          withdrawnAt: day(d),
+          upload: { ...withdrawal('x').upload, fileId },
+        });
+        const old = withdrawal('tus:acc-1:e1', { state: 'withdrawn', ...at(2) });
+        const older = withdrawal('tus:acc-1:e2', { state: 'withdrawn', ...at(1, 'b'.repeat(24)) });
+        const young = withdrawal('tus:acc-1:e3', { state: 'withdrawn', ...at(20) });
+        const making = withdrawal('tus:acc-1:e4', at(1));
+        for (const w of [old, older, young, making]) await store.withdrawals.open(w);
+        assert.deepEqual(
+          (await store.withdrawals.expired(day(10), 10)).map((r) => r.id),
+          [older.id, old.id],
+        );
+        assert.deepEqual(
+          (await store.withdrawals.expired(day(10), 1)).map((r) => r.id),
+          [older.id],
+        );
+        assert.deepEqual(
+          (await store.withdrawals.ofFile(file)).map((r) => r.id).sort(),
+          [old.id, young.id, making.id].sort(),
+        );
+        await store.withdrawals.advance(young.id, 'withdrawn', 'restoring', day(21), { id: 'acc-1', username: 'li' });
+        await store.withdrawals.advance(young.id, 'restoring', 'restored', day(21));
+        assert.deepEqual((await store.withdrawals.ofFile(file)).map((r) => r.id).sort(), [old.id, making.id].sort());
       });
     });
 

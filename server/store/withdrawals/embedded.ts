@@ -1,6 +1,6 @@
 import type { Unit } from '../../../shared/schemas.js';
 import type { WithdrawalReason } from '../../../shared/withdrawals.js';
-import type { Db, EmbeddedSchema } from '../embedded/database.js';
+import { addMissingColumns, type Db, type EmbeddedSchema } from '../embedded/database.js';
 import { scopeWhere } from '../embedded/scopes.js';
 import type { ViewScope } from '../ledger/port.js';
 import type { Person, WithdrawalRecord, WithdrawalState, WithdrawalStore } from './port.js';
@@ -34,11 +34,23 @@ CREATE TABLE IF NOT EXISTS withdrawals (
   changed_at   INTEGER NOT NULL,
   restored_by_id   TEXT,
   restored_by_name TEXT,
-  restored_at      INTEGER
+  restored_at      INTEGER,
+  purged_by_id     TEXT,
+  purged_by_name   TEXT,
+  purged_at        INTEGER
 );
 CREATE INDEX IF NOT EXISTS withdrawals_trash ON withdrawals (city, county, town, at) WHERE open_key IS NOT NULL;
-CREATE INDEX IF NOT EXISTS withdrawals_unfinished ON withdrawals (changed_at) WHERE state IN ('withdrawing', 'restoring');
 `,
+  upgrade(db) {
+    // Data directories made before purging (2026-11-28) lack who purged and when.
+    addMissingColumns(db, 'withdrawals', { purged_by_id: 'TEXT', purged_by_name: 'TEXT', purged_at: 'INTEGER' });
+    db.exec(`
+DROP INDEX IF EXISTS withdrawals_unfinished;
+CREATE INDEX IF NOT EXISTS withdrawals_unfinished_steps ON withdrawals (changed_at) WHERE state IN ('withdrawing', 'restoring', 'purging');
+CREATE INDEX IF NOT EXISTS withdrawals_expiring ON withdrawals (at) WHERE state = 'withdrawn';
+CREATE INDEX IF NOT EXISTS withdrawals_file ON withdrawals (file_id) WHERE open_key IS NOT NULL;
+`);
+  },
 };
 
 interface Row {
@@ -61,6 +73,9 @@ interface Row {
   restored_by_id: string | null;
   restored_by_name: string | null;
   restored_at: number | null;
+  purged_by_id: string | null;
+  purged_by_name: string | null;
+  purged_at: number | null;
 }
 
 const recordOf = (r: Row): WithdrawalRecord => ({
@@ -82,6 +97,8 @@ const recordOf = (r: Row): WithdrawalRecord => ({
   changedAt: new Date(r.changed_at),
   restoredBy: r.restored_by_id === null ? null : { id: r.restored_by_id, username: r.restored_by_name! },
   restoredAt: r.restored_at === null ? null : new Date(r.restored_at),
+  purgedBy: r.purged_by_id === null ? null : { id: r.purged_by_id, username: r.purged_by_name! },
+  purgedAt: r.purged_at === null ? null : new Date(r.purged_at),
 });
 
 export class EmbeddedWithdrawalStore implements WithdrawalStore {
@@ -134,11 +151,22 @@ export class EmbeddedWithdrawalStore implements WithdrawalStore {
       .prepare(
         `UPDATE withdrawals SET state = @to, changed_at = @at,
            open_key = CASE WHEN @to = 'restored' THEN NULL ELSE open_key END,
-           restored_by_id = COALESCE(@byId, restored_by_id), restored_by_name = COALESCE(@byName, restored_by_name),
-           restored_at = CASE WHEN @byId IS NULL THEN restored_at ELSE @at END
+           restored_by_id = COALESCE(@restorerId, restored_by_id), restored_by_name = COALESCE(@restorerName, restored_by_name),
+           restored_at = CASE WHEN @restorerId IS NULL THEN restored_at ELSE @at END,
+           purged_by_id = COALESCE(@purgerId, purged_by_id), purged_by_name = COALESCE(@purgerName, purged_by_name),
+           purged_at = CASE WHEN @purgerId IS NULL THEN purged_at ELSE @at END
          WHERE id = @id AND state = @from`,
       )
-      .run({ id, from, to, at: at.getTime(), byId: by?.id ?? null, byName: by?.username ?? null });
+      .run({
+        id,
+        from,
+        to,
+        at: at.getTime(),
+        restorerId: to === 'purging' ? null : (by?.id ?? null),
+        restorerName: to === 'purging' ? null : (by?.username ?? null),
+        purgerId: to === 'purging' ? (by?.id ?? null) : null,
+        purgerName: to === 'purging' ? (by?.username ?? null) : null,
+      });
     return changes === 1;
   }
 
@@ -175,7 +203,7 @@ export class EmbeddedWithdrawalStore implements WithdrawalStore {
     page: { limit: number; offset: number },
   ): Promise<{ items: WithdrawalRecord[]; total: number }> {
     const where = scopeWhere('w', scope);
-    const filter = `FROM withdrawals w WHERE w.open_key IS NOT NULL AND ${where.sql}`;
+    const filter = `FROM withdrawals w WHERE w.open_key IS NOT NULL AND w.state <> 'purged' AND ${where.sql}`;
     const total = this.db
       .prepare<Record<string, string>, { n: number }>(`SELECT COUNT(*) AS n ${filter}`)
       .get(where.params)!.n;
@@ -190,9 +218,27 @@ export class EmbeddedWithdrawalStore implements WithdrawalStore {
   async unfinished(before: Date, limit: number): Promise<WithdrawalRecord[]> {
     return this.db
       .prepare<[number, number], Row>(
-        "SELECT * FROM withdrawals WHERE state IN ('withdrawing', 'restoring') AND changed_at < ? ORDER BY changed_at LIMIT ?",
+        "SELECT * FROM withdrawals WHERE state IN ('withdrawing', 'restoring', 'purging') AND changed_at < ? ORDER BY changed_at LIMIT ?",
       )
       .all(before.getTime(), limit)
+      .map(recordOf);
+  }
+
+  async expired(before: Date, limit: number): Promise<WithdrawalRecord[]> {
+    return this.db
+      .prepare<[number, number], Row>(
+        "SELECT * FROM withdrawals WHERE state = 'withdrawn' AND at < ? ORDER BY at LIMIT ?",
+      )
+      .all(before.getTime(), limit)
+      .map(recordOf);
+  }
+
+  async ofFile(fileId: string): Promise<WithdrawalRecord[]> {
+    return this.db
+      .prepare<[string], Row>(
+        "SELECT * FROM withdrawals WHERE file_id = ? AND open_key IS NOT NULL AND state <> 'purged' ORDER BY at",
+      )
+      .all(fileId)
       .map(recordOf);
   }
 }

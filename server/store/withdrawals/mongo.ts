@@ -19,6 +19,9 @@ export interface WithdrawalDoc {
   ChangedAt: Date;
   RestoredBy: Person | null;
   RestoredAt: Date | null;
+  /** Absent before its purge. */
+  PurgedBy?: Person | null;
+  PurgedAt?: Date | null;
 }
 
 export function withdrawalCollections(db: Db) {
@@ -35,6 +38,8 @@ export async function createWithdrawalIndexes(c: WithdrawalCollections): Promise
       { name: 'trash' },
     ),
     c.withdrawals.createIndex({ State: 1, ChangedAt: 1 }, { name: 'unfinished' }),
+    c.withdrawals.createIndex({ State: 1, At: 1 }, { name: 'expiring' }),
+    c.withdrawals.createIndex({ 'Upload.FileID': 1 }, { name: 'file' }),
   ]);
 }
 
@@ -58,6 +63,8 @@ const docOf = (r: WithdrawalRecord): WithdrawalDoc => ({
   ChangedAt: r.changedAt,
   RestoredBy: r.restoredBy,
   RestoredAt: r.restoredAt,
+  PurgedBy: r.purgedBy,
+  PurgedAt: r.purgedAt,
 });
 
 const person = (p: Person): Person => ({ id: p.id, username: p.username });
@@ -81,6 +88,8 @@ const recordOf = (d: WithdrawalDoc): WithdrawalRecord => ({
   changedAt: d.ChangedAt,
   restoredBy: d.RestoredBy && person(d.RestoredBy),
   restoredAt: d.RestoredAt,
+  purgedBy: d.PurgedBy ? person(d.PurgedBy) : null,
+  purgedAt: d.PurgedAt ?? null,
 });
 
 function scopeFilter(scope: ViewScope | undefined): Filter<WithdrawalDoc> {
@@ -119,7 +128,12 @@ export class MongoWithdrawalStore implements WithdrawalStore {
     const { modifiedCount } = await this.c.withdrawals.updateOne(
       { _id: id, State: from },
       {
-        $set: { State: to, ChangedAt: at, ...(by && { RestoredBy: person(by), RestoredAt: at }) },
+        $set: {
+          State: to,
+          ChangedAt: at,
+          ...(by &&
+            (to === 'purging' ? { PurgedBy: person(by), PurgedAt: at } : { RestoredBy: person(by), RestoredAt: at })),
+        },
         ...(to === 'restored' && { $unset: { OpenKey: '' as const } }),
       },
     );
@@ -157,7 +171,11 @@ export class MongoWithdrawalStore implements WithdrawalStore {
     scope: ViewScope | undefined,
     page: { limit: number; offset: number },
   ): Promise<{ items: WithdrawalRecord[]; total: number }> {
-    const filter: Filter<WithdrawalDoc> = { OpenKey: { $exists: true }, ...scopeFilter(scope) };
+    const filter: Filter<WithdrawalDoc> = {
+      OpenKey: { $exists: true },
+      State: { $ne: 'purged' },
+      ...scopeFilter(scope),
+    };
     const [docs, total] = await Promise.all([
       this.c.withdrawals.find(filter).sort({ At: -1, _id: 1 }).skip(page.offset).limit(page.limit).toArray(),
       this.c.withdrawals.countDocuments(filter),
@@ -167,9 +185,26 @@ export class MongoWithdrawalStore implements WithdrawalStore {
 
   async unfinished(before: Date, limit: number): Promise<WithdrawalRecord[]> {
     const docs = await this.c.withdrawals
-      .find({ State: { $in: ['withdrawing', 'restoring'] }, ChangedAt: { $lt: before } })
+      .find({ State: { $in: ['withdrawing', 'restoring', 'purging'] }, ChangedAt: { $lt: before } })
       .sort({ ChangedAt: 1 })
       .limit(limit)
+      .toArray();
+    return docs.map(recordOf);
+  }
+
+  async expired(before: Date, limit: number): Promise<WithdrawalRecord[]> {
+    const docs = await this.c.withdrawals
+      .find({ State: 'withdrawn', At: { $lt: before } })
+      .sort({ At: 1 })
+      .limit(limit)
+      .toArray();
+    return docs.map(recordOf);
+  }
+
+  async ofFile(fileId: string): Promise<WithdrawalRecord[]> {
+    const docs = await this.c.withdrawals
+      .find({ 'Upload.FileID': fileId, OpenKey: { $exists: true }, State: { $ne: 'purged' } })
+      .sort({ At: 1 })
       .toArray();
     return docs.map(recordOf);
   }

@@ -6,9 +6,15 @@ import type { ViewScope } from '../ledger/port.js';
  * A withdrawal's steps: `withdrawing` (recorded, the ledger's reversal perhaps not yet made),
  * `withdrawn` (out of every count, in the trash), `restoring` (the ledger's restore perhaps not yet
  * made), `restored` (counted again; kept as the record of what happened), `disposed` (its file was
- * disposed of, 销毁, while it was not restored: out of the trash for good, kept as the record).
+ * disposed of, 销毁, while it was not restored: out of the trash for good, kept as the record); or,
+ * from `withdrawn`, `purging` (out of the trash for good, its content perhaps not yet deleted) and
+ * `purged` (kept as the record; it can never be restored: docs/decisions/purge.md).
  */
-export type WithdrawalState = 'withdrawing' | 'withdrawn' | 'restoring' | 'restored' | 'disposed';
+export type WithdrawalState =
+  'withdrawing' | 'withdrawn' | 'restoring' | 'restored' | 'disposed' | 'purging' | 'purged';
+
+/** The states of a withdrawal in the trash (restorable, or on its way there or back). */
+export const IN_TRASH: readonly WithdrawalState[] = ['withdrawing', 'withdrawn', 'restoring'];
 
 export interface Person {
   id: string;
@@ -38,6 +44,9 @@ export interface WithdrawalRecord {
   changedAt: Date;
   restoredBy: Person | null;
   restoredAt: Date | null;
+  /** Who purged it (the sweep: `system`) and when, from `purging` on. */
+  purgedBy: Person | null;
+  purgedAt: Date | null;
 }
 
 /** The ledger's change keys of a withdrawal: derived from its id, so a retry or the sweep makes the same change. */
@@ -53,7 +62,9 @@ export interface WithdrawalStore {
   open(record: WithdrawalRecord): Promise<{ record: WithdrawalRecord; opened: boolean }>;
   /**
    * Moves a withdrawal from one state to the next (`withdrawing` → `withdrawn`, `withdrawn` →
-   * `restoring` with who and when, `restoring` → `restored`); true if this call moved it.
+   * `restoring` with who and when, `restoring` → `restored`, `withdrawn` → `purging` with who and
+   * when, `purging` → `purged`); true if this call moved it. A purged withdrawal stays the
+   * upload's open one: the upload cannot be withdrawn again.
    */
   advance(id: string, from: WithdrawalState, to: WithdrawalState, at: Date, restoredBy?: Person): Promise<boolean>;
   /**
@@ -66,11 +77,15 @@ export interface WithdrawalStore {
   get(id: string): Promise<WithdrawalRecord | undefined>;
   /** The withdrawals not restored of these uploads, by upload key. */
   openOf(uploadKeys: readonly string[]): Promise<Map<string, WithdrawalRecord>>;
-  /** The trash: withdrawals not restored (any step but `restored`) in the scope (all without one), the latest first. */
+  /** The trash: withdrawals neither restored nor purged in the scope (all without one), the latest first. */
   trash(
     scope: ViewScope | undefined,
     page: { limit: number; offset: number },
   ): Promise<{ items: WithdrawalRecord[]; total: number }>;
-  /** Withdrawals `withdrawing` or `restoring` since before `before`: interrupted, for the sweep to finish. */
+  /** Withdrawals `withdrawing`, `restoring` or `purging` since before `before`: interrupted, for the sweep to finish. */
   unfinished(before: Date, limit: number): Promise<WithdrawalRecord[]>;
+  /** Withdrawals `withdrawn` before `before` (their time in the trash is over), the oldest first. */
+  expired(before: Date, limit: number): Promise<WithdrawalRecord[]>;
+  /** A file's withdrawals neither restored nor purged (in the trash, or being purged). */
+  ofFile(fileId: string): Promise<WithdrawalRecord[]>;
 }
