@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createCipheriv, createHash, randomInt } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import type * as tus from 'tus-js-client';
@@ -22,6 +22,7 @@ import type { ProcessStore, Started } from '../test/support/process.js';
 import { Client } from '../test/support/server.js';
 import { storeTargets } from '../test/support/stores.js';
 import { md5, sha256, tusUpload, type TusResult } from '../test/support/tus.js';
+import { contentBytes as seededBytes, faultSeed, generator } from './seeded.js';
 
 /**
  * Fault test: 100 uploads of random sizes (some of the same content, some instant) while the
@@ -35,7 +36,7 @@ import { md5, sha256, tusUpload, type TusResult } from '../test/support/tus.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
-const SEED = process.env.FAULT_SEED ? Number(process.env.FAULT_SEED) : randomInt(2 ** 31);
+const SEED = faultSeed();
 const UPLOADS = 100;
 const DISTINCT = 70;
 const WORKERS = 6;
@@ -48,23 +49,8 @@ const RESTART_PATIENCE_MS = 120_000;
 /** Past every time to live (uploads idle 24 h, staging areas 24 h by default). */
 const LATER_MS = 3 * 24 * 3600_000;
 
-/** mulberry32: a small seeded generator, so a failing plan can be replayed. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Deterministic bytes for content `index` of a run (AES-CTR keystream: fast and seed-derived). */
-function contentBytes(index: number, size: number, attempt: number): Buffer {
-  const key = createHash('sha256').update(`${SEED}/${index}/${attempt}`).digest().subarray(0, 16);
-  return createCipheriv('aes-128-ctr', key, Buffer.alloc(16)).update(Buffer.alloc(size));
-}
+/** Deterministic bytes for content `index` of this run. */
+const contentBytes = (index: number, size: number, attempt: number) => seededBytes(SEED, index, size, attempt);
 
 interface Content {
   data: Buffer;
