@@ -493,6 +493,105 @@ export function ledgerConformance(target: StoreTarget): void {
         });
       });
 
+      describe('many changes at once: each as reverse or restore alone makes it, once by its key', () => {
+        const at = (day: number, hour = 8) => new Date(Date.UTC(2026, 4, day, hour));
+        const counted = async (record: UploadRecord) => {
+          const action = uploadAction(record);
+          await store.ledger.count(action);
+          return action.key;
+        };
+
+        it('reverses a batch, several of one entry and one file among them, and restores it: every total back and forth', async () => {
+          const files = await seedReportArchive(store);
+          const newFile = (await commitBytes(store, randomContent(64))).entry;
+          const before = await archiveAnswers(store, files);
+          const north = testAccount({ username: 'north', unit: unit('u-north', '东县') });
+          const keys = [
+            await counted(uploadRecord(north, files.F1.fileId, '北/通知.pdf', at(1))),
+            await counted(uploadRecord(north, files.F1.fileId, '北/通知-再传.pdf', at(2))),
+            await counted(uploadRecord(PEOPLE.alice, files.F1.fileId, '通知(改).pdf', at(20), 'image/png')),
+            // A new file's upload that stored it, then another of it that holds the bytes after it.
+            await counted(carryingUpload(north, newFile.fileId, at(3))),
+            await counted(carryingUpload(PEOPLE.alice, newFile.fileId, at(4))),
+          ];
+          const countedAll = await archiveAnswers(store, files);
+          assert.notDeepEqual(countedAll, before);
+          const reversals = keys.map((actionKey, i) => ({ actionKey, changeKey: `batch-r:${i}` }));
+          assert.deepEqual(
+            await store.ledger.reverseMany(reversals),
+            keys.map(() => 'reversed'),
+          );
+          assert.deepEqual(await archiveAnswers(store, files), before, 'as if never counted');
+          assert.deepEqual(await store.ledger.entriesForFile(newFile.fileId), []);
+          const restores = keys.map((actionKey, i) => ({ actionKey, changeKey: `batch-s:${i}` }));
+          assert.deepEqual(
+            await store.ledger.restoreMany(restores),
+            keys.map(() => 'restored'),
+          );
+          assert.deepEqual(await archiveAnswers(store, files), countedAll, 'as if never reversed');
+          // Sent again whole: every change repeated, nothing changes.
+          assert.deepEqual(
+            await store.ledger.reverseMany(reversals),
+            keys.map(() => 'repeated'),
+          );
+          assert.deepEqual(
+            await store.ledger.restoreMany(restores),
+            keys.map(() => 'repeated'),
+          );
+          assert.deepEqual(await archiveAnswers(store, files), countedAll);
+          assert.deepEqual(await store.ledger.reverseMany([]), []);
+          assert.equal(await store.ledger.finishInterrupted(new Date(Date.now() + 60_000)), 0);
+        });
+
+        it('answers each change as alone, mixed with single calls: repeated, already reversed, not reversed, not counted', async () => {
+          const { entry } = await commitBytes(store, randomContent(10));
+          const clerk = testAccount();
+          const [a, b, c] = [
+            await counted(uploadRecord(clerk, entry.fileId, 'a.pdf', at(1))),
+            await counted(uploadRecord(clerk, entry.fileId, 'b.pdf', at(2))),
+            await counted(uploadRecord(clerk, entry.fileId, 'c.pdf', at(3))),
+          ];
+          const count = async () => (await store.ledger.entriesForFile(entry.fileId))[0]?.uploadCount ?? 0;
+          assert.equal(await store.ledger.reverse(a, 'r-a'), 'reversed');
+          assert.deepEqual(
+            await store.ledger.reverseMany([
+              { actionKey: a, changeKey: 'r-a' },
+              { actionKey: b, changeKey: 'r-b' },
+              { actionKey: b, changeKey: 'r-b' },
+              { actionKey: a, changeKey: 'r-a2' },
+              { actionKey: 'tus:never-counted', changeKey: 'r' },
+            ]),
+            ['repeated', 'reversed', 'repeated', 'already reversed', 'not counted'],
+          );
+          assert.equal(await count(), 1);
+          assert.equal(await store.ledger.reverse(b, 'r-b'), 'repeated', 'a key of a batch, alone');
+          assert.equal(await store.ledger.restore(b, 's-b'), 'restored');
+          assert.deepEqual(
+            await store.ledger.restoreMany([
+              { actionKey: b, changeKey: 's-b' },
+              { actionKey: a, changeKey: 's-a' },
+              { actionKey: c, changeKey: 's-c' },
+              { actionKey: a, changeKey: 'r-a' },
+              { actionKey: 'tus:never-counted', changeKey: 's' },
+            ]),
+            ['repeated', 'restored', 'not reversed', 'repeated', 'not counted'],
+          );
+          assert.equal(await count(), 3);
+          // One action changed back and forth in one batch, in the order given.
+          assert.deepEqual(
+            await store.ledger.reverseMany([
+              { actionKey: c, changeKey: 'r-c' },
+              { actionKey: c, changeKey: 'r-c2' },
+            ]),
+            ['reversed', 'already reversed'],
+          );
+          assert.equal(await store.ledger.restore(c, 's-c2'), 'restored');
+          assert.equal(await count(), 3);
+          const [e] = await store.ledger.entriesForFile(entry.fileId);
+          assert.deepEqual([e!.uploadFileName, e!.lastUploadFileName], ['a.pdf', 'c.pdf']);
+        });
+      });
+
       it('never loses an increment when one user repeats an upload concurrently', async () => {
         const { entry } = await commitBytes(store, randomContent(10));
         const clerk = testAccount();

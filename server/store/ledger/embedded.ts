@@ -7,6 +7,7 @@ import { EmbeddedTotals, keepLedgerTotals, type RecordedUpload } from './embedde
 import type {
   CountedUpload,
   Ledger,
+  LedgerChange,
   LedgerEntry,
   Restoral,
   Reversal,
@@ -229,6 +230,8 @@ export class EmbeddedLedger implements Ledger {
   private readonly countAll;
   private readonly reverseOne;
   private readonly restoreOne;
+  private readonly reverseAll;
+  private readonly restoreAll;
   private readonly latest;
   private readonly forFile;
   private readonly anyUpload;
@@ -313,8 +316,9 @@ export class EmbeddedLedger implements Ledger {
      * The action's state changed to `to` once under `changeKey`, with its effect on the totals, in
      * one transaction: changed once, or not at all. Answers `done`, or why nothing changed.
      */
-    const changeState = <A extends string>(to: 'counted' | 'reversed', done: A, unchanged: A) =>
-      db.transaction((actionKey: string, changeKey: string): A | 'repeated' | 'not counted' | 'unrecorded' => {
+    const changeState =
+      <A extends string>(to: 'counted' | 'reversed', done: A, unchanged: A) =>
+      (actionKey: string, changeKey: string): A | 'repeated' | 'not counted' | 'unrecorded' => {
         if (changed.get(actionKey, changeKey)) return 'repeated';
         const action = recorded.get(actionKey);
         if (!action) return 'not counted';
@@ -326,9 +330,18 @@ export class EmbeddedLedger implements Ledger {
         else totals.restore(upload);
         change.run(actionKey, changeKey, done, Date.now());
         return done;
-      });
-    this.reverseOne = changeState<Reversal>('reversed', 'reversed', 'already reversed');
-    this.restoreOne = changeState<Restoral>('counted', 'restored', 'not reversed');
+      };
+    const reverseOne = changeState<Reversal>('reversed', 'reversed', 'already reversed');
+    const restoreOne = changeState<Restoral>('counted', 'restored', 'not reversed');
+    this.reverseOne = db.transaction(reverseOne);
+    this.restoreOne = db.transaction(restoreOne);
+    // Many changes in one transaction: one commit (and sync) for the lot, not one each.
+    this.reverseAll = db.transaction((changes: readonly LedgerChange[]) =>
+      changes.map((c) => reverseOne(c.actionKey, c.changeKey)),
+    );
+    this.restoreAll = db.transaction((changes: readonly LedgerChange[]) =>
+      changes.map((c) => restoreOne(c.actionKey, c.changeKey)),
+    );
     this.latest = db.prepare<[string, number], Omit<LedgerRow, 'file_id'>>(
       `${ENTRIES} WHERE l.unit_id = ? AND l.file_no = ? ORDER BY l.last_upload_time DESC LIMIT 1`,
     );
@@ -378,6 +391,14 @@ export class EmbeddedLedger implements Ledger {
 
   async restore(actionKey: string, restoreKey: string): Promise<Restoral> {
     return this.restoreOne.immediate(actionKey, restoreKey);
+  }
+
+  async reverseMany(changes: readonly LedgerChange[]): Promise<Reversal[]> {
+    return inBatches(changes, (some) => this.reverseAll.immediate(some));
+  }
+
+  async restoreMany(changes: readonly LedgerChange[]): Promise<Restoral[]> {
+    return inBatches(changes, (some) => this.restoreAll.immediate(some));
   }
 
   /** Nothing to finish: an action is counted, reversed and restored in one transaction. */
@@ -465,6 +486,25 @@ export class EmbeddedLedger implements Ledger {
     }
     return found;
   }
+}
+
+/**
+ * Changes made a transaction of CHANGES_PER_TRANSACTION at a time: a receipt's 10,000 in a few
+ * commits, while no transaction holds the write lock long (each yields to the event loop and to
+ * other writers between them).
+ */
+const CHANGES_PER_TRANSACTION = 500;
+
+async function inBatches<T>(
+  changes: readonly LedgerChange[],
+  make: (some: readonly LedgerChange[]) => T[],
+): Promise<T[]> {
+  const answers: T[] = [];
+  for (let at = 0; at < changes.length; at += CHANGES_PER_TRANSACTION) {
+    if (at > 0) await new Promise((resolve) => setImmediate(resolve));
+    answers.push(...make(changes.slice(at, at + CHANGES_PER_TRANSACTION)));
+  }
+  return answers;
 }
 
 interface UploadDetailsRow {
