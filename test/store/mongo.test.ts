@@ -541,7 +541,7 @@ describe(
             const done = kind === 'reverseMany' ? 'reversed' : 'restored';
             assert.ok(
               again.every((answer) => answer === done || answer === 'repeated'),
-              `${again}`,
+              again.join(', '),
             );
             if (finished) assert.deepEqual(again, ['repeated', 'repeated', 'repeated']);
             assert.equal(await db.collection('userInfo.uploads').countDocuments({ Pending: { $exists: true } }), 0);

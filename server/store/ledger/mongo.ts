@@ -342,14 +342,14 @@ export class MongoLedger implements Ledger {
     });
     const answers: A[] = new Array<A>(changes.length);
     const queue = [...lines.values()];
-    let failure: unknown;
+    let failure: Error | undefined;
     const worker = async () => {
       try {
         for (let line = queue.shift(); line; line = queue.shift())
           for (const i of line) answers[i] = await one(changes[i]!);
       } catch (err) {
         // No change begins after a failure; those under way end (each is finished by a retry).
-        failure ??= err;
+        failure ??= err instanceof Error ? err : new Error('a change failed', { cause: err });
         queue.length = 0;
       }
     };
