@@ -1,12 +1,12 @@
 import { Router } from 'express';
-import { trashQuery, withdrawalIdSchema, withdrawalRequest } from '../../../shared/withdrawals.js';
+import { restoreRequest, trashQuery, withdrawalIdSchema, withdrawalRequest } from '../../../shared/withdrawals.js';
 import type { WithdrawalService } from '../../services/withdrawals.js';
 import { requireAuth } from '../auth.js';
 import { parse } from '../validate.js';
 
 /**
  * `/api/withdrawals`: 撤回 uploads (by their upload ids, or a receipt's), a withdrawal as recorded,
- * and its restore. Who may do what is the service's (its uploader within WITHDRAW_DAYS, an
+ * and its restore, or the restore of many (by withdrawal ids, or a receipt's). Who may do what is the service's (its uploader within WITHDRAW_DAYS, an
  * administrator of its reach at any time).
  */
 export function withdrawalRoutes(withdrawals: WithdrawalService): Router {
@@ -16,6 +16,11 @@ export function withdrawalRoutes(withdrawals: WithdrawalService): Router {
   router.post('/', async (req, res) => {
     const request = parse(withdrawalRequest, req.body, 'body');
     res.json(await withdrawals.withdraw(req.principal!.account, request, req.ip ?? null));
+  });
+
+  router.post('/restore', async (req, res) => {
+    const request = parse(restoreRequest, req.body, 'body');
+    res.json(await withdrawals.restoreMany(req.principal!.account, request, req.ip ?? null));
   });
 
   router.get('/:id', async (req, res) => {
