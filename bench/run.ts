@@ -214,7 +214,7 @@ if (wanted('reports')) {
   const reports = await benchReports(ledgerSize);
   const { seed } = reports;
   console.log(
-    `reports GET /api/reports/* over HTTP, embedded store: ${seed.entries} ledger entries, ${seed.files} files, ${seed.uploadDays} upload days (${seed.uploads} uploads by ${seed.accounts} accounts in ${seed.units} units, ${seed.firstDay} to ${seed.lastDay}), p50 of ${reports.runs} runs each`,
+    `reports GET /api/reports/* over HTTP, embedded store: ${seed.entries} ledger entries, ${seed.files} files, ${seed.uploadDays} upload days (${seed.uploads} uploads by ${seed.accounts} accounts in ${seed.units} units, ${seed.firstDay} to ${seed.lastDay}; ${seed.withdrawn} of the uploads, ${((100 * seed.withdrawn) / seed.uploads).toFixed(0)}%, withdrawn: out of every count), p50 of ${reports.runs} runs each`,
   );
   console.log(
     `        seeded in ${reports.seedSeconds.toFixed(0)} s; database ${reports.databaseMb.toFixed(0)} MB: ${reports.tables.map((t) => `${t.name} ${t.rows} rows ${t.mb.toFixed(0)} MB`).join(', ')} (with indexes)`,

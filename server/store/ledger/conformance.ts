@@ -745,7 +745,8 @@ export function ledgerSeedingConformance(target: StoreTarget): void {
     useFreshStore(target, (opened) => (seeded = opened));
 
     /** Seeds the catalog of both stores, and the uploads into `seeded`'s ledger; counts them into `counted`'s. */
-    async function fill(uploads: UploadRecord[]) {
+    /** Uploads with a key are seeded with their record (seeding.ts, SeededUpload) and counted under it. */
+    async function fill(uploads: Array<UploadRecord & { key?: string }>) {
       for (const opened of [counted, seeded]) {
         const seeding = await seedingOf(opened);
         try {
@@ -755,7 +756,7 @@ export function ledgerSeedingConformance(target: StoreTarget): void {
           await seeding.close();
         }
       }
-      for (const upload of uploads) await counted.store.ledger.count(uploadAction(upload));
+      for (const upload of uploads) await counted.store.ledger.count(uploadAction(upload, upload.key));
     }
 
     it('leaves every entry, total and answer as counting the same uploads one by one does', async () => {
@@ -789,6 +790,34 @@ export function ledgerSeedingConformance(target: StoreTarget): void {
         assert.deepEqual(b, a);
       }
       assert.deepEqual(await observe(seeded.store), await observe(counted.store));
+    });
+
+    it('records the uploads seeded under keys as counting records them: reversed and restored alike', async () => {
+      const uploads = seedingUploads().map((u, i) => ({ ...u, key: `seed:${String(i).padStart(4, '0')}` }));
+      await fill(uploads);
+      assert.deepEqual(await observe(seeded.store), await observe(counted.store));
+      const keys = uploads.map((u) => u.key);
+      assert.deepEqual(
+        [...(await seeded.store.ledger.recordedUploads(keys)).values()],
+        [...(await counted.store.ledger.recordedUploads(keys)).values()],
+      );
+      // Every other upload withdrawn, the first of each file among them (those that stored them).
+      const changes = keys
+        .filter((_, i) => i % 2 === 0)
+        .map((actionKey) => ({ actionKey, changeKey: `w:${actionKey}` }));
+      const [a, b] = [await counted.store.ledger.reverseMany(changes), await seeded.store.ledger.reverseMany(changes)];
+      assert.deepEqual(b, a);
+      assert.ok(a.every((answer) => answer === 'reversed'));
+      assert.deepEqual(await observe(seeded.store), await observe(counted.store));
+      const restores = changes.map((c) => ({ ...c, changeKey: `r:${c.actionKey}` }));
+      assert.deepEqual(
+        await seeded.store.ledger.restoreMany(restores),
+        await counted.store.ledger.restoreMany(restores),
+      );
+      assert.deepEqual(await observe(seeded.store), await observe(counted.store));
+      // A retry of a seeded action is answered as counted, and counts nothing.
+      const retry = uploadAction(uploads[3]!, uploads[3]!.key);
+      assert.deepEqual(await seeded.store.ledger.count(retry), await counted.store.ledger.count(retry));
     });
 
     it('refuses to seed a ledger that has entries', async () => {
