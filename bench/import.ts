@@ -132,7 +132,7 @@ async function importIntoSeeded(
     GC_INTERVAL_SECONDS: '0',
     VERIFY_INTERVAL_HOURS: '0',
   };
-  const seed = await seedReportData(env.DATA_DIR, seededFiles * 5, SEED_TIME_ZONE);
+  const seed = await seedReportData(env.DATA_DIR, seededFiles * 5, SEED_TIME_ZONE, 0);
   const token = benchToken(env);
   const server = await startBenchServer(env);
   try {

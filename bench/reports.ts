@@ -106,7 +106,8 @@ function tableSizes(file: string): Array<{ name: string; rows: number; mb: numbe
 
 /**
  * The administrators' reports over HTTP against the real server process on the embedded store,
- * seeded with `entries` ledger entries (and entries / 5 files). Each query runs `runs` times in a
+ * seeded with `entries` ledger entries (and entries / 5 files), a tenth of the uploads then
+ * withdrawn (reversed by the ledger, bench/seed.ts). Each query runs `runs` times in a
  * row; references in the same run: GET /api/health, and a full scan of the ledger in-process.
  */
 export async function benchReports(entries: number, runs = 7): Promise<ReportsResult> {

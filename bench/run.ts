@@ -22,6 +22,7 @@ import { benchAdministration } from './administration.js';
 import { benchSmallContents } from './small-contents.js';
 import { benchUnitFiles } from './unit-files.js';
 import { benchCompaction } from './compaction.js';
+import { benchWithdrawals, type WithdrawalsResult } from './withdrawals.js';
 
 /**
  * `npm run bench`: speed and memory against references measured in the same run.
@@ -45,7 +46,9 @@ import { benchCompaction } from './compaction.js';
  * and BENCH_FOLDER_RUNS (e.g. "many,large") picks its runs: small, many, proxied, large;
  * BENCH_ONLY (e.g. "import,tus") runs only the named parts: ingest, tus, browser, folder, lookup,
  * claims, reports, load, import, neardup, abuse, logins, admin, accountimport, smallstore, unitfiles,
- * compaction;
+ * compaction, withdrawals;
+ * BENCH_WITHDRAWALS (default 10000) is the files of the receipt withdrawn and restored (withdrawals), and
+ * BENCH_WITHDRAWALS_MONGODB_URI (unset: the embedded store only) runs it on MongoDB too;
  * BENCH_UNIT_FILES (default 100000) is the size of the unit whose file list (本单位文件) is timed;
  * BENCH_ACCOUNT_IMPORT (default 1000) is the rows of the account import (accountimport);
  * BENCH_COMPACTION_MIB (default 1024) is the size of the half-dead pack compacted (compaction).
@@ -77,6 +80,8 @@ const folderRuns = process.env.BENCH_FOLDER_RUNS?.split(',').map((run) => run.tr
 const unitFiles = Number(process.env.BENCH_UNIT_FILES ?? 100_000);
 const accountImportRows = Number(process.env.BENCH_ACCOUNT_IMPORT ?? 1000);
 const compactionMiB = Number(process.env.BENCH_COMPACTION_MIB ?? 1024);
+const withdrawalFiles = Number(process.env.BENCH_WITHDRAWALS ?? 10_000);
+const withdrawalsMongoUri = process.env.BENCH_WITHDRAWALS_MONGODB_URI;
 const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim());
 const wanted = (part: string) => !only || only.includes(part);
 /** The bulk import's targets for the tree's small files (issue "A folder of ten thousand scanned pages"). */
@@ -213,7 +218,7 @@ if (wanted('reports')) {
   const reports = await benchReports(ledgerSize);
   const { seed } = reports;
   console.log(
-    `reports GET /api/reports/* over HTTP, embedded store: ${seed.entries} ledger entries, ${seed.files} files, ${seed.uploadDays} upload days (${seed.uploads} uploads by ${seed.accounts} accounts in ${seed.units} units, ${seed.firstDay} to ${seed.lastDay}), p50 of ${reports.runs} runs each`,
+    `reports GET /api/reports/* over HTTP, embedded store: ${seed.entries} ledger entries, ${seed.files} files, ${seed.uploadDays} upload days (${seed.uploads} uploads by ${seed.accounts} accounts in ${seed.units} units, ${seed.firstDay} to ${seed.lastDay}; ${seed.withdrawn} of the uploads, ${((100 * seed.withdrawn) / seed.uploads).toFixed(0)}%, withdrawn: out of every count), p50 of ${reports.runs} runs each`,
   );
   console.log(
     `        seeded in ${reports.seedSeconds.toFixed(0)} s; database ${reports.databaseMb.toFixed(0)} MB: ${reports.tables.map((t) => `${t.name} ${t.rows} rows ${t.mb.toFixed(0)} MB`).join(', ')} (with indexes)`,
@@ -609,4 +614,32 @@ if (wanted('unitfiles')) {
   for (const q of r.queries)
     console.log(`        ${q.label}: ${q.total} files, p50 ${q.p50Ms.toFixed(1)} ms, max ${q.maxMs.toFixed(1)} ms`);
   for (const p of r.plans) console.log(`        plan, ${p.label}: ${p.plan}`);
+}
+
+if (wanted('withdrawals')) {
+  printWithdrawals(await benchWithdrawals(withdrawalFiles));
+  if (withdrawalsMongoUri) printWithdrawals(await benchWithdrawals(withdrawalFiles, withdrawalsMongoUri));
+}
+
+/** Withdrawing and restoring a whole receipt: each against the target, scaled to the files, and against counting them. */
+function printWithdrawals(r: WithdrawalsResult): void {
+  const target = (10 * r.files) / 10_000;
+  const scaled = r.files === 10_000 ? '' : `, scaled from 10 s for 10,000 files`;
+  console.log(
+    `withdrawals  a receipt of ${r.files} files (1 KiB each, new) withdrawn and restored over HTTP, ${r.store} store, one request each`,
+  );
+  console.log(
+    `        counting them (reference)      ${r.uploadSeconds.toFixed(2)} s  (POST /api/uploads/batch, 1,000 files a request)`,
+  );
+  for (const [label, seconds] of [
+    ['POST /api/withdrawals {receipt}', r.withdrawSeconds],
+    ['POST /api/withdrawals/restore', r.restoreSeconds],
+  ] as const)
+    console.log(
+      `        ${label.padEnd(30)} ${seconds.toFixed(2)} s  ${(seconds / r.uploadSeconds).toFixed(2)}x counting  (target <= ${target.toFixed(1)} s${scaled}: ${verdict(seconds <= target)})`,
+    );
+  const { before, withdrawn, restored } = r.counted;
+  console.log(
+    `        uploads the reports count      ${before} before, ${withdrawn} withdrawn, ${restored} restored  (${withdrawn === before - r.files && restored === before ? 'every count gone and back' : 'COUNTS WRONG'}); server peak RSS ${r.serverPeakRssMb.toFixed(0)} MB`,
+  );
 }

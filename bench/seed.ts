@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { ReportCalendar } from '../server/services/calendar.js';
 import type { ContentKey } from '../server/store/catalog/port.js';
 import type { SeededCatalogEntry } from '../server/store/catalog/seeding.js';
-import { openEmbeddedSeeding } from '../server/store/embedded.js';
-import type { UploadRecord } from '../server/store/ledger/port.js';
+import { openEmbeddedSeeding, openEmbeddedStore } from '../server/store/embedded.js';
+import type { SeededUpload } from '../server/store/ledger/seeding.js';
 import { nextDay } from '../shared/calendar.js';
 import type { Unit } from '../shared/schemas.js';
 
@@ -110,6 +110,8 @@ export interface ReportSeed {
   files: number;
   entries: number;
   uploads: number;
+  /** Of them, withdrawn after the seeding (reversed by the ledger: out of every count). */
+  withdrawn: number;
   uploadDays: number;
   accounts: number;
   units: number;
@@ -129,9 +131,17 @@ export interface ReportSeed {
  * order, would write; no bytes behind the catalog entries). Units: 10 cities x 10 counties x 20
  * towns plus the county and city units; a few thousand accounts; each file uploaded by ~5
  * entries, some by hundreds of units; upload counts mostly 1, ~15% 2, ~5% 3-20; two years of days
- * in `timeZone`. Deterministic.
+ * in `timeZone`. Every upload is recorded under its key (`seedActionKey`), and `withdrawnShare` of
+ * them (every tenth by default, in count order) is then withdrawn: reversed through the ledger's
+ * `reverseMany`, as withdrawals reverse them, so every total is as if they had never been counted.
+ * Deterministic.
  */
-export async function seedReportData(dataDir: string, entries: number, timeZone: string): Promise<ReportSeed> {
+export async function seedReportData(
+  dataDir: string,
+  entries: number,
+  timeZone: string,
+  withdrawnShare = 0.1,
+): Promise<ReportSeed> {
   const random = prng(20260301);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
   const hex = (chars: number) => {
@@ -376,12 +386,13 @@ export async function seedReportData(dataDir: string, entries: number, timeZone:
     );
     const order = Uint32Array.from(upload.at.keys()).sort((a, b) => upload.at[a]! - upload.at[b]! || a - b);
     seeded = await seeding.ledger.seed(
-      (function* (): Generator<UploadRecord> {
-        for (const u of order) {
+      (function* (): Generator<SeededUpload> {
+        for (const [n, u] of order.entries()) {
           const e = ledger[upload.entry[u]!]!;
           const file = files[e.file]!;
           const kind = upload.kind[u]!;
           yield {
+            key: seedActionKey(n),
             account: accounts[e.account]!.record,
             fileId: file.fileId,
             fileName: kind === 1 ? e.lastName : e.name,
@@ -397,6 +408,7 @@ export async function seedReportData(dataDir: string, entries: number, timeZone:
   } finally {
     await seeding.close();
   }
+  const withdrawn = await withdrawShare(dataDir, seeded.uploads, withdrawnShare);
   // The county with the most entries, and its city.
   const perCounty = new Map<number, number>();
   for (const e of ledger)
@@ -408,6 +420,7 @@ export async function seedReportData(dataDir: string, entries: number, timeZone:
     files: fileCount,
     entries: ledger.length,
     uploads: seeded.uploads,
+    withdrawn,
     uploadDays: seeded.uploadDays,
     accounts: accountCount,
     units: units.length,
@@ -424,4 +437,46 @@ export async function seedReportData(dataDir: string, entries: number, timeZone:
 function uploadCount(random: () => number): number {
   const r = random();
   return r < 0.8 ? 1 : r < 0.95 ? 2 : 3 + Math.floor(random() ** 2 * 18);
+}
+
+/** The key of the seeded upload counted `n`th (0-based): in count order, so the ledger's records are written in key order. */
+export const seedActionKey = (n: number) => `seed:${String(n).padStart(8, '0')}`;
+
+/** Reversals made at once (one call of `reverseMany`, a few transactions). */
+const WITHDRAW_BATCH = 5000;
+
+/**
+ * Withdraws `share` of the `uploads` seeded (evenly spread: every 1/share-th in count order)
+ * through the ledger's `reverseMany`, printing its progress; answers how many.
+ */
+async function withdrawShare(dataDir: string, uploads: number, share: number): Promise<number> {
+  if (share <= 0) return 0;
+  const step = Math.max(1, Math.round(1 / share));
+  const keys: string[] = [];
+  for (let n = step - 1; n < uploads; n += step) keys.push(seedActionKey(n));
+  const store = openEmbeddedStore({ dataDir, chunkSize: CHUNK_SIZE });
+  const started = performance.now();
+  try {
+    let reported = 0;
+    for (let at = 0; at < keys.length; at += WITHDRAW_BATCH) {
+      const answers = await store.ledger.reverseMany(
+        keys
+          .slice(at, at + WITHDRAW_BATCH)
+          .map((actionKey) => ({ actionKey, changeKey: `bench-withdrawal:${actionKey}` })),
+      );
+      const refused = answers.find((a) => a !== 'reversed');
+      if (refused) throw new Error(`seeding: the ledger answered "${refused}" to a withdrawal`);
+      const done = Math.min(keys.length, at + WITHDRAW_BATCH);
+      if (done === keys.length || done - reported >= keys.length / 10) {
+        reported = done;
+        const seconds = (performance.now() - started) / 1000;
+        console.log(
+          `        seeding: ${done} of ${keys.length} uploads withdrawn (${Math.round((100 * done) / keys.length)}%, ${seconds.toFixed(0)} s, ${(done / seconds).toFixed(0)}/s)`,
+        );
+      }
+    }
+  } finally {
+    await store.close();
+  }
+  return keys.length;
 }

@@ -57,6 +57,21 @@ export const withdrawalIdSchema = z
   .string()
   .regex(/^[0-9a-f]{32}$/, 'a withdrawal id is 32 lowercase hexadecimal characters');
 
+/** At most this many withdrawals by id in one restore (a whole folder goes by its receipt). */
+export const RESTORE_MAX_WITHDRAWALS = 1000;
+
+/** 恢复 of many: withdrawals by id, or every withdrawn upload of one of the caller's receipts (one of the two). */
+export const restoreRequest = z
+  .strictObject({
+    withdrawals: z.array(withdrawalIdSchema).min(1).max(RESTORE_MAX_WITHDRAWALS).optional(),
+    receipt: receiptIdSchema.optional(),
+  })
+  .refine((r) => (r.withdrawals === undefined) !== (r.receipt === undefined), {
+    message: '请给出要恢复的撤回记录（withdrawals：撤回编号列表）或上传清单（receipt），二者选一',
+    path: ['withdrawals'],
+  });
+export type RestoreRequest = z.infer<typeof restoreRequest>;
+
 export const trashQuery = z.strictObject({
   /** One unit's trash; without it, the clerk's unit, or everything an administrator reaches. */
   unit: z.string().min(1).max(100).optional(),
@@ -99,6 +114,13 @@ export interface TrashList {
   total: number;
   limit: number;
   offset: number;
+}
+
+export interface RestoreAnswer {
+  /** Restored by this request (or finished by it after an interrupted one): they count again. */
+  restored: WithdrawalView[];
+  /** Restored before: left as they were. */
+  alreadyRestored: WithdrawalView[];
 }
 
 export interface WithdrawalAnswer {

@@ -3,6 +3,8 @@ import { WITHDRAWABLE_MAX, type Unit, type WithdrawableQuery, type WithdrawableU
 import {
   type FileUploadList,
   type FileUploadsQuery,
+  type RestoreAnswer,
+  type RestoreRequest,
   type TrashList,
   type TrashQuery,
   type WithdrawalAnswer,
@@ -50,7 +52,7 @@ export class WithdrawalService {
     private readonly deps: {
       store: Pick<ArchiveStore, 'ledger' | 'withdrawals' | 'receipts' | 'accounts' | 'unitFiles'>;
       directory: Pick<UnitDirectory, 'reachSubtree' | 'get' | 'unitInReach'>;
-      audit: Pick<AuditService, 'record'>;
+      audit: Pick<AuditService, 'record' | 'recordMany'>;
       /** 冻结: a held file is not withdrawn. */
       holds: Pick<HoldService, 'refuseHeld'>;
       settings: WithdrawalSettings;
@@ -81,6 +83,7 @@ export class WithdrawalService {
       }
       if (keys.length === 0)
         throw new ValidationError('这份上传清单里没有可撤回的文件（只有上传失败的文件，或清单是旧版本生成的）。');
+      keys = [...new Set(keys)];
     } else keys = [...new Set(request.uploads)];
     if (keys.length === 0) throw new ValidationError('请给出要撤回的上传（uploads）或上传清单（receipt）。');
 
@@ -129,50 +132,54 @@ export class WithdrawalService {
 
     const withdrawer: Person = { id: account.id, username: account.username };
     const open = await store.withdrawals.openOf(keys);
+    // A restore under way is finished first (its upload counts again), then withdrawn anew.
+    const restoring = [...open.values()].filter((r) => r.state === 'restoring');
+    await this.finishRestores(restoring, address);
+    for (const r of restoring) open.delete(r.uploadKey);
+    const uploaders = new Map<string, string>();
+    for (const upload of recorded.values())
+      if (!uploaders.has(upload.accountId))
+        uploaders.set(upload.accountId, (await store.accounts.get(upload.accountId))?.username ?? upload.accountId);
+    const now = this.now();
+    const opened = await store.withdrawals.openMany(
+      keys
+        .filter((key) => !open.has(key))
+        .map((key): WithdrawalRecord => {
+          const upload = recorded.get(key)!;
+          return {
+            id: randomBytes(16).toString('hex'),
+            uploadKey: key,
+            upload: {
+              account: { id: upload.accountId, username: uploaders.get(upload.accountId)! },
+              unit: units.get(upload.unitId)!,
+              fileId: upload.fileId,
+              fileName: upload.fileName,
+              fileLength: upload.fileLength,
+              at: upload.at,
+            },
+            withdrawnBy: withdrawer,
+            withdrawnAt: now,
+            reason: request.reason,
+            note: request.note || null,
+            state: 'withdrawing',
+            changedAt: now,
+            restoredBy: null,
+            restoredAt: null,
+            purgedBy: null,
+            purgedAt: null,
+          };
+        }),
+    );
+    for (const { record } of opened) open.set(record.uploadKey, record);
+    // Begun by this request, or by an earlier one a crash interrupted: finished here, all at once.
+    const unfinished = keys.map((key) => open.get(key)!).filter((r) => r.state === 'withdrawing');
+    const finished = new Map((await this.finishWithdrawals(unfinished, address, account)).map((r) => [r.id, r]));
     const withdrawn: WithdrawalView[] = [];
     const alreadyWithdrawn: WithdrawalView[] = [];
     for (const key of keys) {
-      let record = open.get(key);
-      if (record?.state === 'restoring') {
-        await this.finishRestore(record);
-        record = undefined;
-      }
-      if (!record) {
-        const upload = recorded.get(key)!;
-        const uploader = await store.accounts.get(upload.accountId);
-        const now = this.now();
-        const opened = await store.withdrawals.open({
-          id: randomBytes(16).toString('hex'),
-          uploadKey: key,
-          upload: {
-            account: { id: upload.accountId, username: uploader?.username ?? upload.accountId },
-            unit: units.get(upload.unitId)!,
-            fileId: upload.fileId,
-            fileName: upload.fileName,
-            fileLength: upload.fileLength,
-            at: upload.at,
-          },
-          withdrawnBy: withdrawer,
-          withdrawnAt: now,
-          reason: request.reason,
-          note: request.note || null,
-          state: 'withdrawing',
-          changedAt: now,
-          restoredBy: null,
-          restoredAt: null,
-          purgedBy: null,
-          purgedAt: null,
-        });
-        record = opened.record;
-        if (opened.opened || record.state === 'withdrawing') {
-          withdrawn.push(viewOf(await this.finishWithdrawal(record, address, account)));
-          continue;
-        }
-      } else if (record.state === 'withdrawing') {
-        withdrawn.push(viewOf(await this.finishWithdrawal(record, address, account)));
-        continue;
-      }
-      alreadyWithdrawn.push(viewOf(record));
+      const record = open.get(key)!;
+      if (finished.has(record.id)) withdrawn.push(viewOf(finished.get(record.id)!));
+      else alreadyWithdrawn.push(viewOf(record));
     }
     if (withdrawn.length === 0 && alreadyWithdrawn.length > 0) throw new AlreadyWithdrawnError(alreadyWithdrawn);
     return { withdrawn, alreadyWithdrawn, skippedRows };
@@ -223,7 +230,7 @@ export class WithdrawalService {
     // Its file was disposed of (销毁): restoring would count an upload of bytes that are gone.
     if (record.state === 'disposed') throw new NotFoundError('这个上传的文件已经销毁（见销毁清册），不能恢复。');
     if (record.state === 'purging' || record.state === 'purged') refuseRestoreOfPurged(record);
-    if (record.state === 'withdrawing') record = await this.finishWithdrawal(record, address);
+    if (record.state === 'withdrawing') record = (await this.finishWithdrawals([record], address))[0]!;
     if (record.state === 'withdrawn') {
       const now = this.now();
       const by = { id: account.id, username: account.username };
@@ -231,7 +238,71 @@ export class WithdrawalService {
       await this.deps.store.withdrawals.advance(record.id, 'withdrawn', 'restoring', now, by);
       record = (await this.deps.store.withdrawals.get(record.id))!;
     }
-    return viewOf(await this.finishRestore(record, address, account));
+    return viewOf((await this.finishRestores([record], address, account))[0]!);
+  }
+
+  /**
+   * 恢复 of many: withdrawals by id (each visible to the caller, restorable by them), or every
+   * upload of one of the caller's receipts that is withdrawn. Refused whole (`404`, `403`) before
+   * anything changes; restored ones are left as they are and listed (`409` if that is all).
+   */
+  async restoreMany(account: Account, request: RestoreRequest, address: string | null): Promise<RestoreAnswer> {
+    const { store } = this.deps;
+    let records: WithdrawalRecord[];
+    if (request.receipt !== undefined) {
+      const receipt = await store.receipts.get(account.id, request.receipt);
+      if (!receipt) throw new NotFoundError('没有这个上传清单，或它不是您的。请从“我的上传清单”中打开它。');
+      const keys = receipt.rows.flatMap((row) => (row.uploadId ? [row.uploadId] : []));
+      records = [...(await store.withdrawals.openOf(keys)).values()];
+      if (records.length === 0) throw new ValidationError('这份上传清单里没有已撤回、可恢复的文件。');
+    } else {
+      const ids = [...new Set(request.withdrawals)];
+      const found = await store.withdrawals.getMany(ids);
+      const reach = account.role === 'admin' ? await this.deps.directory.reachSubtree(account) : null;
+      const unknown = ids.filter((id) => {
+        const record = found.get(id);
+        if (!record) return true;
+        if (account.role === 'admin') return reach === null || !inSubtree(record.upload.unit, reach);
+        return record.upload.unit.id !== account.unit.id && record.upload.account.id !== account.id;
+      });
+      if (unknown.length > 0)
+        throw new NotFoundError(
+          `找不到${unknown.length} 条撤回记录（${named(unknown)}），或不在您的范围内：请从回收站打开它们。`,
+          { withdrawals: unknown.slice(0, NAMED), count: unknown.length },
+        );
+      records = ids.map((id) => found.get(id)!);
+    }
+    const notYours = records.filter((r) => account.role !== 'admin' && r.upload.account.id !== account.id);
+    if (notYours.length > 0)
+      throw new ForbiddenError(
+        `${notYours.length} 个上传（${named(notYours.map((r) => r.upload.fileName))}）是本单位其他人上传的：只有上传者本人或管理员可以恢复，请联系上传者或管理员。`,
+      );
+    // Refused whole, as one restore is: an upload whose file was disposed of, or purged from the trash.
+    const gone = records.find((r) => r.state === 'disposed' || r.state === 'purging' || r.state === 'purged');
+    if (gone?.state === 'disposed')
+      throw new NotFoundError(`“${gone.upload.fileName}”的文件已经销毁（见销毁清册），不能恢复。`);
+    if (gone) refuseRestoreOfPurged(gone);
+    const alreadyRestored = records.filter((r) => r.state === 'restored');
+    if (alreadyRestored.length === records.length) throw new AlreadyRestoredError(viewOf(records[0]!));
+    const withdrawing = records.filter((r) => r.state === 'withdrawing');
+    const finished = new Map((await this.finishWithdrawals(withdrawing, address)).map((r) => [r.id, r]));
+    const pending = records.filter((r) => r.state !== 'restored').map((r) => finished.get(r.id) ?? r);
+    const by = { id: account.id, username: account.username };
+    // Of two restores racing, the one that moves a withdrawal restores it; the other finishes the same step.
+    await store.withdrawals.advanceMany(
+      pending.filter((r) => r.state === 'withdrawn').map((r) => r.id),
+      'withdrawn',
+      'restoring',
+      this.now(),
+      by,
+    );
+    const now = await store.withdrawals.getMany(pending.map((r) => r.id));
+    const restored = await this.finishRestores(
+      pending.map((r) => now.get(r.id)!).filter((r) => r.state === 'restoring' || r.state === 'restored'),
+      address,
+      account,
+    );
+    return { restored: restored.map(viewOf), alreadyRestored: alreadyRestored.map(viewOf) };
   }
 
   async get(account: Account, id: string): Promise<WithdrawalView> {
@@ -346,8 +417,8 @@ export class WithdrawalService {
       let failure: Error | undefined;
       for (const record of records) {
         try {
-          if (record.state === 'withdrawing') await this.finishWithdrawal(record, null);
-          else await this.finishRestore(record, null);
+          if (record.state === 'withdrawing') await this.finishWithdrawals([record], null);
+          else await this.finishRestores([record], null);
           finished++;
         } catch (err) {
           failure ??= err instanceof Error ? err : new Error('a withdrawal could not be finished', { cause: err });
@@ -370,49 +441,106 @@ export class WithdrawalService {
     return record;
   }
 
-  /** Steps 2 and 3 of a withdrawal: the ledger's reversal under the withdrawal's key, then `withdrawn`. */
-  private async finishWithdrawal(record: WithdrawalRecord, address: string | null, actor?: Account) {
+  /**
+   * Steps 2 and 3 of withdrawals: the ledger's reversals under the withdrawals' keys (all in one
+   * call: a receipt's in a few transactions), then `withdrawn`, the audit events of those this
+   * call moved. One the ledger would not reverse (nothing of it changed the counts) is dropped,
+   * after the others are finished, and the request says why.
+   */
+  private async finishWithdrawals(
+    records: readonly WithdrawalRecord[],
+    address: string | null,
+    actor?: Account,
+  ): Promise<WithdrawalRecord[]> {
+    if (records.length === 0) return [];
     const { store } = this.deps;
-    const reversal = await store.ledger.reverse(record.uploadKey, withdrawalKeys(record.id).reversal);
-    if (reversal !== 'reversed' && reversal !== 'repeated') {
-      // Nothing of it changed the counts: the record goes, and the request says why.
-      await store.withdrawals.drop(record.id);
-      throw new Error(`upload ${record.uploadKey}: the ledger answered "${reversal}" to its withdrawal ${record.id}`);
+    const answers = await store.ledger.reverseMany(
+      records.map((r) => ({ actionKey: r.uploadKey, changeKey: withdrawalKeys(r.id).reversal })),
+    );
+    const refused = records.flatMap((r, i) =>
+      answers[i] === 'reversed' || answers[i] === 'repeated' ? [] : [{ record: r, answer: answers[i]! }],
+    );
+    const done = records.filter((_, i) => answers[i] === 'reversed' || answers[i] === 'repeated');
+    const moved = await store.withdrawals.advanceMany(
+      done.map((r) => r.id),
+      'withdrawing',
+      'withdrawn',
+      this.now(),
+    );
+    await this.audit(
+      'upload_withdrawn',
+      done.filter((r) => moved.has(r.id)),
+      (r) => r.withdrawnBy,
+      address,
+      actor,
+    );
+    for (const { record } of refused) await store.withdrawals.drop(record.id);
+    if (refused.length > 0) {
+      const [{ record, answer }] = refused as [(typeof refused)[number]];
+      throw new Error(`upload ${record.uploadKey}: the ledger answered "${answer}" to its withdrawal ${record.id}`);
     }
-    const now = this.now();
-    if (await store.withdrawals.advance(record.id, 'withdrawing', 'withdrawn', now))
-      await this.audit('upload_withdrawn', record, record.withdrawnBy, address, actor);
-    return (await store.withdrawals.get(record.id))!;
+    return this.fresh(done);
   }
 
-  /** Steps 2 and 3 of a restore: the ledger's restore under the withdrawal's restore key, then `restored`. */
-  private async finishRestore(record: WithdrawalRecord, address: string | null = null, actor?: Account) {
+  /** Steps 2 and 3 of restores: the ledger's restores under the withdrawals' restore keys, then `restored`. */
+  private async finishRestores(
+    records: readonly WithdrawalRecord[],
+    address: string | null = null,
+    actor?: Account,
+  ): Promise<WithdrawalRecord[]> {
+    if (records.length === 0) return [];
     const { store } = this.deps;
-    const restoral = await store.ledger.restore(record.uploadKey, withdrawalKeys(record.id).restore);
-    if (restoral !== 'restored' && restoral !== 'repeated' && restoral !== 'not reversed')
-      throw new Error(`upload ${record.uploadKey}: the ledger answered "${restoral}" to the restore of ${record.id}`);
-    if (await store.withdrawals.advance(record.id, 'restoring', 'restored', this.now()))
-      await this.audit('upload_restored', record, record.restoredBy!, address, actor);
-    return (await store.withdrawals.get(record.id))!;
+    const answers = await store.ledger.restoreMany(
+      records.map((r) => ({ actionKey: r.uploadKey, changeKey: withdrawalKeys(r.id).restore })),
+    );
+    const refused = records.findIndex(
+      (_, i) => answers[i] !== 'restored' && answers[i] !== 'repeated' && answers[i] !== 'not reversed',
+    );
+    if (refused !== -1)
+      throw new Error(
+        `upload ${records[refused]!.uploadKey}: the ledger answered "${answers[refused]}" to the restore of ${records[refused]!.id}`,
+      );
+    const moved = await store.withdrawals.advanceMany(
+      records.map((r) => r.id),
+      'restoring',
+      'restored',
+      this.now(),
+    );
+    await this.audit(
+      'upload_restored',
+      records.filter((r) => moved.has(r.id)),
+      (r) => r.restoredBy!,
+      address,
+      actor,
+    );
+    return this.fresh(records);
   }
 
+  /** The records as they are now, in the same order. */
+  private async fresh(records: readonly WithdrawalRecord[]): Promise<WithdrawalRecord[]> {
+    const now = await this.deps.store.withdrawals.getMany(records.map((r) => r.id));
+    return records.map((r) => now.get(r.id)!);
+  }
+
+  /** The audit events of steps, together per person who took them (one write each on the embedded store). */
   private async audit(
     action: 'upload_withdrawn' | 'upload_restored',
-    record: WithdrawalRecord,
-    by: Person,
+    records: readonly WithdrawalRecord[],
+    byOf: (r: WithdrawalRecord) => Person,
     address: string | null,
     actor?: Account,
   ): Promise<void> {
-    const account = actor?.id === by.id ? actor : await this.deps.store.accounts.get(by.id);
-    await this.deps.audit.record(
-      action,
-      { id: by.id, username: by.username, unit: account?.unit ?? record.upload.unit },
-      {
+    const byPerson = new Map<string, WithdrawalRecord[]>();
+    for (const r of records) (byPerson.get(byOf(r).id) ?? byPerson.set(byOf(r).id, []).get(byOf(r).id)!).push(r);
+    for (const [id, theirs] of byPerson) {
+      const by = byOf(theirs[0]!);
+      const account = actor?.id === id ? actor : await this.deps.store.accounts.get(id);
+      const details = (record: WithdrawalRecord) => ({
         address,
         fileId: record.upload.fileId,
         fileName: record.upload.fileName,
         note: {
-          code: action === 'upload_withdrawn' ? 'withdrawn' : 'restored',
+          code: action === 'upload_withdrawn' ? ('withdrawn' as const) : ('restored' as const),
           withdrawalId: record.id,
           uploader: record.upload.account.username,
           unit: record.upload.unit.id,
@@ -420,8 +548,16 @@ export class WithdrawalService {
           reason: record.reason,
           ...(record.note !== null && { note: record.note }),
         },
-      },
-    );
+      });
+      if (account)
+        await this.deps.audit.recordMany(
+          { id: by.id, username: by.username, unit: account.unit },
+          theirs.map((r) => ({ action, details: details(r) })),
+        );
+      else
+        for (const r of theirs)
+          await this.deps.audit.record(action, { id: by.id, username: by.username, unit: r.upload.unit }, details(r));
+    }
   }
 
   /** The unit an upload was counted in, with its geography (the uploader's, unless they moved since). */

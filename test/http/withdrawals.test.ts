@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ReceiptView } from '../../shared/receipts.js';
 import type { ReportPage, RepeatEntryRow, SavingsReport } from '../../shared/reports.js';
 import type { AuditList, SessionView } from '../../shared/schemas.js';
-import type { TrashList, WithdrawalAnswer, WithdrawalView } from '../../shared/withdrawals.js';
+import type { RestoreAnswer, TrashList, WithdrawalAnswer, WithdrawalView } from '../../shared/withdrawals.js';
 import { md5, randomContent, sha256 } from '../support/content.js';
 import { body, type Client, TestServer } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
@@ -310,6 +310,75 @@ for (const target of storeTargets) {
       assert.deepEqual(await counted(fileId), { uploadCount: 5, uploads: withdrawnCounts.uploads + 3 });
       const trash = await body<TrashList>(await as.clerkQ.fetch('/api/trash?limit=500'), 200);
       assert.ok(!trash.items.some((i) => withdrawals.includes(i.id)));
+    });
+
+    it('POST /api/withdrawals/restore: many at once, by withdrawal ids or a receipt; the uploader or administrators of its reach', async () => {
+      const folder = await uploadFolder(as.clerkQ, [randomContent(310), randomContent(320), randomContent(330)]);
+      const { uploads } = await counted('');
+      const ids = (
+        await body<WithdrawalAnswer>(await withdraw('clerkQ', { receipt: folder.receipt }), 200)
+      ).withdrawn.map((w) => w.id);
+      assert.equal((await counted('')).uploads, uploads - 3);
+      const restoreMany = (who: Who, request: object) => as[who].json('/api/withdrawals/restore', 'POST', request);
+      await status('anonymous', await restoreMany('anonymous', { withdrawals: ids }), 401);
+      // Outside the unit, or outside an administrator's reach, the withdrawals are unknown.
+      for (const who of ['clerkD', 'adminD'] as const) {
+        const refusal = await body<{ error: string; message: string }>(
+          await restoreMany(who, { withdrawals: ids }),
+          404,
+        );
+        assert.match(refusal.message, /找不到3 条撤回记录.*不在您的范围内/);
+      }
+      const notYours = await body<{ error: string; message: string }>(
+        await restoreMany('clerkQ2', { withdrawals: ids }),
+        403,
+      );
+      assert.match(notYours.message, /只有上传者本人或管理员可以恢复/);
+      // A receipt is its owner's to name.
+      await status('clerkQ2', await restoreMany('clerkQ2', { receipt: folder.receipt }), 404);
+      await status('adminQ', await restoreMany('adminQ', { receipt: folder.receipt }), 404);
+      assert.equal((await counted('')).uploads, uploads - 3, 'a refused request restores nothing');
+
+      const restored = async (who: Who, request: object) => {
+        const answer = await body<RestoreAnswer>(await status(who, await restoreMany(who, request), 200), 200);
+        return [
+          answer.restored.map((w) => [w.id, w.state, w.restoredBy?.username]),
+          answer.alreadyRestored.map((w) => w.id),
+        ];
+      };
+      assert.deepEqual(await restored('adminQ', { withdrawals: [ids[0]] }), [[[ids[0], 'restored', 'adminQ']], []]);
+      assert.equal((await counted('')).uploads, uploads - 2);
+      assert.deepEqual(await restored('top', { withdrawals: [ids[0], ids[1]] }), [
+        [[ids[1], 'restored', 'top']],
+        [ids[0]],
+      ]);
+      assert.equal((await counted('')).uploads, uploads - 1);
+      assert.deepEqual(await restored('clerkQ', { receipt: folder.receipt }), [[[ids[2], 'restored', 'clerkQ']], []]);
+      assert.equal((await counted('')).uploads, uploads, 'every count back, once');
+      const receipt = await body<ReceiptView>(await as.clerkQ.fetch(`/api/receipts/${folder.receipt}`), 200);
+      assert.ok(receipt.rows.every((r) => r.withdrawal === undefined));
+      // All restored already: refused, nothing counts twice.
+      const again = await body<{ error: string }>(await restoreMany('clerkQ', { withdrawals: ids }), 409);
+      assert.equal(again.error, 'already_restored');
+      const none = await body<{ message: string }>(await restoreMany('clerkQ', { receipt: folder.receipt }), 400);
+      assert.match(none.message, /没有已撤回、可恢复的文件/);
+      assert.equal((await counted('')).uploads, uploads);
+    });
+
+    it('refuses a restore of many that a clerk can correct: neither or both, too many, a bad id', async () => {
+      for (const request of [
+        {},
+        { withdrawals: ['0'.repeat(32)], receipt: randomBytes(16).toString('hex') },
+        { withdrawals: [] },
+        { withdrawals: Array.from({ length: 1001 }, () => randomBytes(16).toString('hex')) },
+        { withdrawals: ['x'] },
+      ]) {
+        const refusal = await body<{ error: string; message: string }>(
+          await as.clerkQ.json('/api/withdrawals/restore', 'POST', request),
+          400,
+        );
+        assert.equal(refusal.error, 'validation_failed', JSON.stringify(request).slice(0, 80));
+      }
     });
 
     it('a restored upload counts again on its receipt, and can be withdrawn anew', async () => {

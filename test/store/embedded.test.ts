@@ -980,3 +980,36 @@ describe('a data directory made before the ledger recorded what each upload acti
     }
   });
 });
+
+describe('embedded store: a batch of reversals fails whole within its transaction', () => {
+  it('leaves every change of a failed batch unmade, and the batch sent again makes each once', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    try {
+      const { entry } = await commitBytes(store, randomContent(100));
+      const clerk = testAccount();
+      const keys: string[] = [];
+      for (const d of [1, 2, 3]) {
+        const action = uploadAction(uploadRecord(clerk, entry.fileId, `${d}.pdf`, new Date(Date.UTC(2026, 2, d))));
+        await store.ledger.count(action);
+        keys.push(action.key);
+      }
+      // The disk "fails" at the second change's record (another connection's trigger, as a full disk would).
+      const db = new Database(path.join(dataDir, 'archive.sqlite'));
+      db.exec(
+        "CREATE TRIGGER failing BEFORE INSERT ON upload_changes WHEN new.key = 'r1' BEGIN SELECT RAISE(ABORT, 'disk full'); END",
+      );
+      const batch = keys.map((actionKey, i) => ({ actionKey, changeKey: `r${i}` }));
+      await assert.rejects(store.ledger.reverseMany(batch), /disk full/);
+      const uploadCount = async () => (await store.ledger.entriesForFile(entry.fileId))[0]?.uploadCount ?? 0;
+      assert.equal(await uploadCount(), 3, 'the first change, made before the failure, was rolled back with it');
+      db.exec('DROP TRIGGER failing');
+      db.close();
+      assert.deepEqual(await store.ledger.reverseMany(batch), ['reversed', 'reversed', 'reversed']);
+      assert.deepEqual(await store.ledger.reverseMany(batch), ['repeated', 'repeated', 'repeated']);
+      assert.equal(await uploadCount(), 0);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -477,3 +477,92 @@ describe('MongoDB: a restore killed between its steps is finished once', { skip:
     });
   }
 });
+
+describe(
+  'MongoDB: a batch of reversals or restores killed between its writes is finished once',
+  { skip: mongoTarget.skip },
+  () => {
+    for (const kind of ['reverseMany', 'restoreMany'] as const) {
+      it(`${kind} killed after each of its writes in turn, then sent again whole`, async () => {
+        for (let writes = 0; ; writes++) {
+          let finished = false;
+          await withMongoStore(async (opened, db) => {
+            const a = (await commitBytes(opened.store, randomContent(10))).entry.fileId;
+            const b = (await commitBytes(opened.store, randomContent(11))).entry.fileId;
+            const clerk = testAccount();
+            const other = testAccount({ unit: unit('unit-b') });
+            const day = (d: number) => new Date(Date.UTC(2026, 2, d, 8));
+            const count = (key: string, account: Account, fileId: string, name: string, d: number, carried = false) =>
+              opened.store.ledger.count(
+                uploadAction({ ...uploadRecord(account, fileId, name, day(d)), carriedBytes: carried }, key),
+              );
+            await count('a1', clerk, a, 'a.pdf', 1, true);
+            await count('a2', clerk, a, 'a2.pdf', 2);
+            await count('b1', other, b, 'b.pdf', 1, true);
+            await count('b2', clerk, b, 'b2.pdf', 3);
+            /** Every total of both files. */
+            const totals = async () => ({
+              entries: [
+                ...(await opened.store.ledger.entriesForFile(a)),
+                ...(await opened.store.ledger.entriesForFile(b)),
+              ].map((e) => [e.fileId, e.userId, e.uploadCount, e.uploadFileName, e.lastUploadFileName]),
+              days: (
+                await db
+                  .collection('userInfo.uploadDays')
+                  .find({})
+                  .sort({ UploadFileID: 1, UnitID: 1, Day: 1 })
+                  .toArray()
+              ).map((d) => [String(d.UploadFileID), d.UnitID, d.Day, d.Uploads, d.SavedUploads]),
+              names: (
+                await db
+                  .collection('userInfo.names')
+                  .find({ UnitID: { $exists: true } })
+                  .sort({ _id: 1 })
+                  .toArray()
+              ).map((n) => n.Name),
+            });
+            const countedAll = await totals();
+            const batch = [
+              { actionKey: 'a1', changeKey: 'x1' },
+              { actionKey: 'b1', changeKey: 'x2' },
+              { actionKey: 'b2', changeKey: 'x3' },
+            ];
+            if (kind === 'restoreMany')
+              await opened.store.ledger.reverseMany(batch.map((c) => ({ ...c, changeKey: `r${c.changeKey}` })));
+            const dying = new MongoLedger(dyingAfter(ledgerWrites(db), writes));
+            try {
+              await dying[kind](batch);
+              finished = true;
+            } catch (err) {
+              if (!(err instanceof Killed)) throw err;
+            }
+            if (writes % 2 === 1) await opened.store.ledger.finishInterrupted(new Date(Date.now() + 60_000));
+            const again = await opened.store.ledger[kind](batch);
+            const done = kind === 'reverseMany' ? 'reversed' : 'restored';
+            assert.ok(
+              again.every((answer) => answer === done || answer === 'repeated'),
+              again.join(', '),
+            );
+            if (finished) assert.deepEqual(again, ['repeated', 'repeated', 'repeated']);
+            assert.equal(await db.collection('userInfo.uploads').countDocuments({ Pending: { $exists: true } }), 0);
+            if (kind === 'restoreMany') assert.deepEqual(await totals(), countedAll, `killed after ${writes} writes`);
+            else
+              assert.deepEqual(
+                await totals(),
+                {
+                  entries: [[a, clerk.id, 1, 'a2.pdf', 'a2.pdf']],
+                  days: [[a, clerk.unit.id, '2026-03-02', 1, 0]],
+                  names: ['a2.pdf'],
+                },
+                `killed after ${writes} writes: the upload left of file a holds its bytes, file b counts nothing`,
+              );
+          });
+          if (finished) {
+            assert.ok(writes > 10, `the batch writes in several steps (${writes})`);
+            return;
+          }
+        }
+      });
+    }
+  },
+);

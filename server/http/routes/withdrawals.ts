@@ -4,6 +4,7 @@ import {
   emptyTrashRequest,
   fileUploadsQuery,
   purgeRequest,
+  restoreRequest,
   trashQuery,
   withdrawalIdSchema,
   withdrawalRequest,
@@ -15,7 +16,7 @@ import { parse } from '../validate.js';
 
 /**
  * `/api/withdrawals`: 撤回 uploads (by their upload ids, or a receipt's), a withdrawal as recorded,
- * and its restore. Who may do what is the service's (its uploader within WITHDRAW_DAYS, an
+ * and its restore, or the restore of many (by withdrawal ids, or a receipt's). Who may do what is the service's (its uploader within WITHDRAW_DAYS, an
  * administrator of its reach at any time).
  */
 export function withdrawalRoutes(withdrawals: WithdrawalService): Router {
@@ -25,6 +26,11 @@ export function withdrawalRoutes(withdrawals: WithdrawalService): Router {
   router.post('/', async (req, res) => {
     const request = parse(withdrawalRequest, req.body, 'body');
     res.json(await withdrawals.withdraw(req.principal!.account, request, req.ip ?? null));
+  });
+
+  router.post('/restore', async (req, res) => {
+    const request = parse(restoreRequest, req.body, 'body');
+    res.json(await withdrawals.restoreMany(req.principal!.account, request, req.ip ?? null));
   });
 
   router.get('/:id', async (req, res) => {

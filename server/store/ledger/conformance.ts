@@ -521,6 +521,105 @@ export function ledgerConformance(target: StoreTarget): void {
         });
       });
 
+      describe('many changes at once: each as reverse or restore alone makes it, once by its key', () => {
+        const at = (day: number, hour = 8) => new Date(Date.UTC(2026, 4, day, hour));
+        const counted = async (record: UploadRecord) => {
+          const action = uploadAction(record);
+          await store.ledger.count(action);
+          return action.key;
+        };
+
+        it('reverses a batch, several of one entry and one file among them, and restores it: every total back and forth', async () => {
+          const files = await seedReportArchive(store);
+          const newFile = (await commitBytes(store, randomContent(64))).entry;
+          const before = await archiveAnswers(store, files);
+          const north = testAccount({ username: 'north', unit: unit('u-north', '东县') });
+          const keys = [
+            await counted(uploadRecord(north, files.F1.fileId, '北/通知.pdf', at(1))),
+            await counted(uploadRecord(north, files.F1.fileId, '北/通知-再传.pdf', at(2))),
+            await counted(uploadRecord(PEOPLE.alice, files.F1.fileId, '通知(改).pdf', at(20), 'image/png')),
+            // A new file's upload that stored it, then another of it that holds the bytes after it.
+            await counted(carryingUpload(north, newFile.fileId, at(3))),
+            await counted(carryingUpload(PEOPLE.alice, newFile.fileId, at(4))),
+          ];
+          const countedAll = await archiveAnswers(store, files);
+          assert.notDeepEqual(countedAll, before);
+          const reversals = keys.map((actionKey, i) => ({ actionKey, changeKey: `batch-r:${i}` }));
+          assert.deepEqual(
+            await store.ledger.reverseMany(reversals),
+            keys.map(() => 'reversed'),
+          );
+          assert.deepEqual(await archiveAnswers(store, files), before, 'as if never counted');
+          assert.deepEqual(await store.ledger.entriesForFile(newFile.fileId), []);
+          const restores = keys.map((actionKey, i) => ({ actionKey, changeKey: `batch-s:${i}` }));
+          assert.deepEqual(
+            await store.ledger.restoreMany(restores),
+            keys.map(() => 'restored'),
+          );
+          assert.deepEqual(await archiveAnswers(store, files), countedAll, 'as if never reversed');
+          // Sent again whole: every change repeated, nothing changes.
+          assert.deepEqual(
+            await store.ledger.reverseMany(reversals),
+            keys.map(() => 'repeated'),
+          );
+          assert.deepEqual(
+            await store.ledger.restoreMany(restores),
+            keys.map(() => 'repeated'),
+          );
+          assert.deepEqual(await archiveAnswers(store, files), countedAll);
+          assert.deepEqual(await store.ledger.reverseMany([]), []);
+          assert.equal(await store.ledger.finishInterrupted(new Date(Date.now() + 60_000)), 0);
+        });
+
+        it('answers each change as alone, mixed with single calls: repeated, already reversed, not reversed, not counted', async () => {
+          const { entry } = await commitBytes(store, randomContent(10));
+          const clerk = testAccount();
+          const [a, b, c] = [
+            await counted(uploadRecord(clerk, entry.fileId, 'a.pdf', at(1))),
+            await counted(uploadRecord(clerk, entry.fileId, 'b.pdf', at(2))),
+            await counted(uploadRecord(clerk, entry.fileId, 'c.pdf', at(3))),
+          ];
+          const count = async () => (await store.ledger.entriesForFile(entry.fileId))[0]?.uploadCount ?? 0;
+          assert.equal(await store.ledger.reverse(a, 'r-a'), 'reversed');
+          assert.deepEqual(
+            await store.ledger.reverseMany([
+              { actionKey: a, changeKey: 'r-a' },
+              { actionKey: b, changeKey: 'r-b' },
+              { actionKey: b, changeKey: 'r-b' },
+              { actionKey: a, changeKey: 'r-a2' },
+              { actionKey: 'tus:never-counted', changeKey: 'r' },
+            ]),
+            ['repeated', 'reversed', 'repeated', 'already reversed', 'not counted'],
+          );
+          assert.equal(await count(), 1);
+          assert.equal(await store.ledger.reverse(b, 'r-b'), 'repeated', 'a key of a batch, alone');
+          assert.equal(await store.ledger.restore(b, 's-b'), 'restored');
+          assert.deepEqual(
+            await store.ledger.restoreMany([
+              { actionKey: b, changeKey: 's-b' },
+              { actionKey: a, changeKey: 's-a' },
+              { actionKey: c, changeKey: 's-c' },
+              { actionKey: a, changeKey: 'r-a' },
+              { actionKey: 'tus:never-counted', changeKey: 's' },
+            ]),
+            ['repeated', 'restored', 'not reversed', 'repeated', 'not counted'],
+          );
+          assert.equal(await count(), 3);
+          // One action changed back and forth in one batch, in the order given.
+          assert.deepEqual(
+            await store.ledger.reverseMany([
+              { actionKey: c, changeKey: 'r-c' },
+              { actionKey: c, changeKey: 'r-c2' },
+            ]),
+            ['reversed', 'already reversed'],
+          );
+          assert.equal(await store.ledger.restore(c, 's-c2'), 'restored');
+          assert.equal(await count(), 3);
+          const [e] = await store.ledger.entriesForFile(entry.fileId);
+          assert.deepEqual([e!.uploadFileName, e!.lastUploadFileName], ['a.pdf', 'c.pdf']);
+        });
+      });
+
       it('never loses an increment when one user repeats an upload concurrently', async () => {
         const { entry } = await commitBytes(store, randomContent(10));
         const clerk = testAccount();
@@ -791,7 +890,8 @@ export function ledgerSeedingConformance(target: StoreTarget): void {
     useFreshStore(target, (opened) => (seeded = opened));
 
     /** Seeds the catalog of both stores, and the uploads into `seeded`'s ledger; counts them into `counted`'s. */
-    async function fill(uploads: UploadRecord[]) {
+    /** Uploads with a key are seeded with their record (seeding.ts, SeededUpload) and counted under it. */
+    async function fill(uploads: Array<UploadRecord & { key?: string }>) {
       for (const opened of [counted, seeded]) {
         const seeding = await seedingOf(opened);
         try {
@@ -801,7 +901,7 @@ export function ledgerSeedingConformance(target: StoreTarget): void {
           await seeding.close();
         }
       }
-      for (const upload of uploads) await counted.store.ledger.count(uploadAction(upload));
+      for (const upload of uploads) await counted.store.ledger.count(uploadAction(upload, upload.key));
     }
 
     it('leaves every entry, total and answer as counting the same uploads one by one does', async () => {
@@ -835,6 +935,34 @@ export function ledgerSeedingConformance(target: StoreTarget): void {
         assert.deepEqual(b, a);
       }
       assert.deepEqual(await observe(seeded.store), await observe(counted.store));
+    });
+
+    it('records the uploads seeded under keys as counting records them: reversed and restored alike', async () => {
+      const uploads = seedingUploads().map((u, i) => ({ ...u, key: `seed:${String(i).padStart(4, '0')}` }));
+      await fill(uploads);
+      assert.deepEqual(await observe(seeded.store), await observe(counted.store));
+      const keys = uploads.map((u) => u.key);
+      assert.deepEqual(
+        [...(await seeded.store.ledger.recordedUploads(keys)).values()],
+        [...(await counted.store.ledger.recordedUploads(keys)).values()],
+      );
+      // Every other upload withdrawn, the first of each file among them (those that stored them).
+      const changes = keys
+        .filter((_, i) => i % 2 === 0)
+        .map((actionKey) => ({ actionKey, changeKey: `w:${actionKey}` }));
+      const [a, b] = [await counted.store.ledger.reverseMany(changes), await seeded.store.ledger.reverseMany(changes)];
+      assert.deepEqual(b, a);
+      assert.ok(a.every((answer) => answer === 'reversed'));
+      assert.deepEqual(await observe(seeded.store), await observe(counted.store));
+      const restores = changes.map((c) => ({ ...c, changeKey: `r:${c.actionKey}` }));
+      assert.deepEqual(
+        await seeded.store.ledger.restoreMany(restores),
+        await counted.store.ledger.restoreMany(restores),
+      );
+      assert.deepEqual(await observe(seeded.store), await observe(counted.store));
+      // A retry of a seeded action is answered as counted, and counts nothing.
+      const retry = uploadAction(uploads[3]!, uploads[3]!.key);
+      assert.deepEqual(await seeded.store.ledger.count(retry), await counted.store.ledger.count(retry));
     });
 
     it('refuses to seed a ledger that has entries', async () => {

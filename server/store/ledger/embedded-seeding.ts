@@ -3,8 +3,7 @@ import type { Unit } from '../../../shared/schemas.js';
 import type { Db } from '../embedded/database.js';
 import { fileNumberOf } from '../embedded/file-numbers.js';
 import { keepLedgerTotals } from './embedded-totals.js';
-import type { UploadRecord } from './port.js';
-import { countInMemory, type LedgerSeeding, type SeededLedger } from './seeding.js';
+import { countInMemory, type LedgerSeeding, type SeededLedger, type SeededUpload } from './seeding.js';
 
 /** The ledger's tables whose indexes a seeding drops and makes again around its rows. */
 const TABLES = ['ledger', 'upload_days', 'ledger_names'];
@@ -19,7 +18,7 @@ const TABLES = ['ledger', 'upload_days', 'ledger_names'];
 export class EmbeddedLedgerSeeding implements LedgerSeeding {
   constructor(private readonly db: Db) {}
 
-  async seed(uploads: Iterable<UploadRecord>): Promise<SeededLedger> {
+  async seed(uploads: Iterable<SeededUpload>): Promise<SeededLedger> {
     const { db } = this;
     if (db.prepare('SELECT 1 FROM ledger LIMIT 1').get())
       throw new Error('a seeding fills an empty ledger: this one has entries');
@@ -32,9 +31,14 @@ export class EmbeddedLedgerSeeding implements LedgerSeeding {
     }
     const units = new UnitColumns();
     const weeks = new Map<string, string>();
+    // Entries numbered as counting makes them (1, 2, … in the order first counted): an action's record names its entry by it.
     const insertEntry = db.prepare(
-      `INSERT INTO ledger (user_id, user_name, unit_id, unit, file_no, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO ledger (id, user_id, user_name, unit_id, unit, file_no, upload_time, last_upload_time, upload_file_name, last_upload_file_name, last_content_type, upload_count)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const insertAction = db.prepare(
+      `INSERT INTO upload_keys (key, account_id, file_id, status, stored, upload_count, at, user_name, unit, unit_id, file_no, file_name, content_type, day, file_length, holds, entry_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insertDay = db.prepare(
       `INSERT INTO upload_days (file_no, unit_id, day, week, month, city, county, town, file_length, uploads, saved_uploads)
@@ -56,9 +60,10 @@ export class EmbeddedLedgerSeeding implements LedgerSeeding {
       for (const { name } of indexes) db.exec(`DROP INDEX ${name}`);
       for (const { name } of triggers) db.exec(`DROP TRIGGER ${name}`);
       db.exec('DROP TABLE ledger_files');
-      for (const e of totals.entries) {
+      for (const [i, e] of totals.entries.entries()) {
         const { account } = e.first;
         insertEntry.run(
+          i + 1,
           account.id,
           account.username,
           account.unit.id,
@@ -97,10 +102,34 @@ export class EmbeddedLedgerSeeding implements LedgerSeeding {
       for (const { n, fileNo } of names)
         insertName.run(n.unit.id, fileNo, n.name, n.firstUsed.getTime(), ...units.levels(n.unit));
       for (const { sql } of indexes) db.exec(sql);
+      // The actions' records, as the count writes them (the one that stored a file holds its bytes).
+      for (const a of totals.actions) {
+        const u = a.upload;
+        insertAction.run(
+          u.key,
+          u.account.id,
+          u.fileId,
+          a.stored ? 'stored' : 'duplicate',
+          a.stored ? 1 : 0,
+          a.uploadCount,
+          u.at.getTime(),
+          u.account.username,
+          units.json(u.account.unit),
+          u.account.unit.id,
+          numbers.get(u.fileId)!,
+          u.fileName,
+          u.contentType,
+          u.day,
+          u.fileLength,
+          a.stored ? 1 : 0,
+          a.entry + 1,
+        );
+      }
     })();
     keepLedgerTotals(db);
     return {
       uploads: totals.uploads,
+      recorded: totals.actions.length,
       entries: totals.entries.length,
       uploadDays: totals.days.length,
       names: totals.names.length,

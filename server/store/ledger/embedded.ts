@@ -9,6 +9,7 @@ import type {
   FileUpload,
   FileUploadState,
   Ledger,
+  LedgerChange,
   LedgerEntry,
   Purge,
   Restoral,
@@ -235,6 +236,8 @@ export class EmbeddedLedger implements Ledger {
   private readonly reverseOne;
   private readonly restoreOne;
   private readonly purgeOne;
+  private readonly reverseAll;
+  private readonly restoreAll;
   private readonly latest;
   private readonly forFile;
   private readonly anyUpload;
@@ -322,8 +325,9 @@ export class EmbeddedLedger implements Ledger {
      * The action's state changed to `to` once under `changeKey`, with its effect on the totals, in
      * one transaction: changed once, or not at all. Answers `done`, or why nothing changed.
      */
-    const changeState = <A extends string>(to: 'counted' | 'reversed', done: A, unchanged: A) =>
-      db.transaction((actionKey: string, changeKey: string): A | 'repeated' | 'not counted' | 'unrecorded' => {
+    const changeState =
+      <A extends string>(to: 'counted' | 'reversed', done: A, unchanged: A) =>
+      (actionKey: string, changeKey: string): A | 'repeated' | 'not counted' | 'unrecorded' => {
         if (changed.get(actionKey, changeKey)) return 'repeated';
         const action = recorded.get(actionKey);
         if (!action) return 'not counted';
@@ -337,9 +341,18 @@ export class EmbeddedLedger implements Ledger {
         else totals.restore(upload);
         change.run(actionKey, changeKey, done, Date.now());
         return done;
-      });
-    this.reverseOne = changeState<Reversal>('reversed', 'reversed', 'already reversed');
-    this.restoreOne = changeState<Restoral>('counted', 'restored', 'not reversed');
+      };
+    const reverseOne = changeState<Reversal>('reversed', 'reversed', 'already reversed');
+    const restoreOne = changeState<Restoral>('counted', 'restored', 'not reversed');
+    this.reverseOne = db.transaction(reverseOne);
+    this.restoreOne = db.transaction(restoreOne);
+    // Many changes in one transaction: one commit (and sync) for the lot, not one each.
+    this.reverseAll = db.transaction((changes: readonly LedgerChange[]) =>
+      changes.map((c) => reverseOne(c.actionKey, c.changeKey)),
+    );
+    this.restoreAll = db.transaction((changes: readonly LedgerChange[]) =>
+      changes.map((c) => restoreOne(c.actionKey, c.changeKey)),
+    );
     this.purgeOne = db.transaction((actionKey: string, purgeKey: string): Purge => {
       if (changed.get(actionKey, purgeKey)) return 'repeated';
       const action = recorded.get(actionKey);
@@ -425,6 +438,14 @@ export class EmbeddedLedger implements Ledger {
     return this.db
       .prepare<[number], { n: number }>('SELECT COALESCE(SUM(upload_count), 0) AS n FROM ledger WHERE file_no = ?')
       .get(fileNo)!.n;
+  }
+
+  async reverseMany(changes: readonly LedgerChange[]): Promise<Reversal[]> {
+    return inBatches(changes, (some) => this.reverseAll.immediate(some));
+  }
+
+  async restoreMany(changes: readonly LedgerChange[]): Promise<Restoral[]> {
+    return inBatches(changes, (some) => this.restoreAll.immediate(some));
   }
 
   /** Nothing to finish: an action is counted, reversed and restored in one transaction. */
@@ -605,6 +626,25 @@ export class EmbeddedLedger implements Ledger {
       })),
     };
   }
+}
+
+/**
+ * Changes made a transaction of CHANGES_PER_TRANSACTION at a time: a receipt's 10,000 in a few
+ * commits, while no transaction holds the write lock long (each yields to the event loop and to
+ * other writers between them).
+ */
+const CHANGES_PER_TRANSACTION = 500;
+
+async function inBatches<T>(
+  changes: readonly LedgerChange[],
+  make: (some: readonly LedgerChange[]) => T[],
+): Promise<T[]> {
+  const answers: T[] = [];
+  for (let at = 0; at < changes.length; at += CHANGES_PER_TRANSACTION) {
+    if (at > 0) await new Promise((resolve) => setImmediate(resolve));
+    answers.push(...make(changes.slice(at, at + CHANGES_PER_TRANSACTION)));
+  }
+  return answers;
 }
 
 interface UploadDetailsRow {

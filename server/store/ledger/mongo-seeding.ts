@@ -2,8 +2,8 @@ import { Long, ObjectId } from 'mongodb';
 import { monthOf, weekOf } from '../../../shared/calendar.js';
 import type { LedgerCollections, LedgerDoc, NameDoc, UploadDayDoc } from '../mongo/ledger-documents.js';
 import { ledgerIdentity, nameDoc } from './mongo-totals.js';
-import type { UploadRecord } from './port.js';
-import { countInMemory, type LedgerSeeding, type SeededLedger } from './seeding.js';
+import type { AuditCollections, AuditDoc } from '../mongo/audit-documents.js';
+import { countInMemory, type LedgerSeeding, type SeededLedger, type SeededUpload } from './seeding.js';
 
 /** Documents written at once. */
 const BATCH = 10_000;
@@ -22,19 +22,20 @@ const SEEDED = 'seeded';
  * audit events.
  */
 export class MongoLedgerSeeding implements LedgerSeeding {
-  constructor(private readonly c: LedgerCollections) {}
+  constructor(private readonly c: LedgerCollections & AuditCollections) {}
 
-  async seed(uploads: Iterable<UploadRecord>): Promise<SeededLedger> {
+  async seed(uploads: Iterable<SeededUpload>): Promise<SeededLedger> {
     if (await this.c.ledger.findOne({}, { projection: { _id: 1 } }))
       throw new Error('a seeding fills an empty ledger: this one has entries');
     const totals = countInMemory(uploads);
+    const entryIds = totals.entries.map(() => new ObjectId());
     await insertAll(
       this.c.ledger,
-      totals.entries.map((e): LedgerDoc => {
+      totals.entries.map((e, i): LedgerDoc => {
         const { account, fileId } = e.first;
         const identity = ledgerIdentity(account);
         return {
-          _id: new ObjectId(),
+          _id: entryIds[i]!,
           UserID: account.id,
           UserName: identity.UserName,
           UploadGeography: {
@@ -74,12 +75,43 @@ export class MongoLedgerSeeding implements LedgerSeeding {
       this.c.names,
       totals.names.map((n): NameDoc => nameDoc(n.unit, new ObjectId(n.fileId), n.name, n.firstUsed)),
     );
+    // Each file's first upload counted took its record: under its key if it has one.
     await insertAll(
       this.c.firstUploads,
-      [...totals.files.keys()].map((fileId) => ({ _id: new ObjectId(fileId), Key: SEEDED })),
+      [...totals.files].map(([fileId, { first }]) => ({ _id: new ObjectId(fileId), Key: first.key ?? SEEDED })),
+    );
+    // The actions' records: their upload events, as the count leaves them (done, with the answer).
+    await insertAll(
+      this.c.audit,
+      totals.actions.map(({ upload: u, stored, uploadCount, entry }): AuditDoc => {
+        const status = stored ? 'stored' : 'duplicate';
+        return {
+          _id: u.key,
+          at: u.at,
+          action: 'upload',
+          userId: u.account.id,
+          userName: u.account.username,
+          unit: u.account.unit,
+          address: null,
+          fileId: u.fileId,
+          fileName: u.fileName,
+          detail: `seeded: ${status}`,
+          note: null,
+          upload: {
+            contentType: u.contentType,
+            day: u.day,
+            fileLength: u.fileLength,
+            stored,
+            status,
+            uploadCount,
+            entryId: entryIds[entry]!,
+          },
+        };
+      }),
     );
     return {
       uploads: totals.uploads,
+      recorded: totals.actions.length,
       entries: totals.entries.length,
       uploadDays: totals.days.length,
       names: totals.names.length,

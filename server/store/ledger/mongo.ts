@@ -15,6 +15,7 @@ import type {
   FileUpload,
   FileUploadState,
   Ledger,
+  LedgerChange,
   LedgerEntry,
   UploadDetails,
   Purge,
@@ -25,6 +26,9 @@ import type {
   UploaderScope,
   ViewScope,
 } from './port.js';
+
+/** Changes of different files made side by side by `reverseMany` and `restoreMany`. */
+const CHANGES_AT_ONCE = 16;
 
 /** The document that marks `userInfo.names` as holding the names of entries counted before it existed. */
 const EARLIER_NAMES_REMEMBERED = 'earlier-names-remembered';
@@ -310,6 +314,54 @@ export class MongoLedger implements Ledger {
   async restore(actionKey: string, restoreKey: string): Promise<Restoral> {
     const done = await this.change(actionKey, restoreKey, 'restored');
     return done === 'changed' ? 'restored' : done === 'unchanged' ? 'not reversed' : done;
+  }
+
+  async reverseMany(changes: readonly LedgerChange[]): Promise<Reversal[]> {
+    return this.changeMany(changes, (c) => this.reverse(c.actionKey, c.changeKey));
+  }
+
+  async restoreMany(changes: readonly LedgerChange[]): Promise<Restoral[]> {
+    return this.changeMany(changes, (c) => this.restore(c.actionKey, c.changeKey));
+  }
+
+  /**
+   * Many changes, each by the single-document steps of one (`change`): as safe against a crash,
+   * and made once by its key, as each alone. Changes of different files write different documents
+   * (entries, tallies, names, first-upload records, the actions' states are all a file's own), so
+   * they run side by side, CHANGES_AT_ONCE at a time, their round trips overlapping; the changes
+   * of one file (its holder is decided from all its uploads) one after another, in the order given.
+   */
+  private async changeMany<A>(changes: readonly LedgerChange[], one: (c: LedgerChange) => Promise<A>): Promise<A[]> {
+    const files = new Map<string, string>();
+    const keys = [...new Set(changes.map((c) => c.actionKey))];
+    for (let at = 0; at < keys.length; at += 1000) {
+      const events = await this.c.audit
+        .find({ _id: { $in: keys.slice(at, at + 1000) } }, { projection: { _id: 1, fileId: 1 } })
+        .toArray();
+      for (const e of events) if (e.fileId) files.set(String(e._id), e.fileId);
+    }
+    // Each file's changes in order (an action unknown here is its own: it changes nothing).
+    const lines = new Map<string, number[]>();
+    changes.forEach((c, i) => {
+      const file = files.get(c.actionKey) ?? `action:${c.actionKey}`;
+      (lines.get(file) ?? lines.set(file, []).get(file)!).push(i);
+    });
+    const answers: A[] = new Array<A>(changes.length);
+    const queue = [...lines.values()];
+    let failure: Error | undefined;
+    const worker = async () => {
+      try {
+        for (let line = queue.shift(); line; line = queue.shift())
+          for (const i of line) answers[i] = await one(changes[i]!);
+      } catch (err) {
+        // No change begins after a failure; those under way end (each is finished by a retry).
+        failure ??= err instanceof Error ? err : new Error('a change failed', { cause: err });
+        queue.length = 0;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CHANGES_AT_ONCE, queue.length) }, worker));
+    if (failure !== undefined) throw failure;
+    return answers;
   }
 
   /**

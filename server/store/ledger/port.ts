@@ -161,6 +161,17 @@ export interface Ledger {
   countingUploads(fileId: string): Promise<number>;
   /** The keys of the file's actions that count now, as recorded (a disposal reverses each; unrecorded ones are not known by key). */
   countingKeys(fileId: string): Promise<string[]>;
+  /**
+   * `reverse` of many actions, each once under its own key exactly as `reverse` makes it (a key
+   * used before is `repeated`, an action reversed already `already reversed`…), answered in the
+   * order asked: a whole receipt's withdrawal. Changes of one action, or of one file's actions,
+   * are made in the order given. The embedded store makes a few hundred in one transaction; MongoDB
+   * makes the single-document steps of changes of different files side by side. Interrupted, it
+   * leaves each change made or not (or, on MongoDB, finished by a retry or the sweep), as `reverse`.
+   */
+  reverseMany(changes: readonly LedgerChange[]): Promise<Reversal[]>;
+  /** `restore` of many actions, as `reverseMany` is `reverse` of many. */
+  restoreMany(changes: readonly LedgerChange[]): Promise<Restoral[]>;
   /** Whether anybody in the scope has uploaded the file. */
   hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean>;
   /**
@@ -225,6 +236,12 @@ export interface FileUpload extends UploadDetails {
   unit: Unit;
   /** It counts now (not reversed). */
   counts: boolean;
+}
+
+/** One change of one action: its key and the change's (`Ledger.reverseMany`, `restoreMany`). */
+export interface LedgerChange {
+  actionKey: string;
+  changeKey: string;
 }
 
 /** An upload action as the ledger recorded it (`Ledger.recordedUploads`). */

@@ -16,12 +16,21 @@ export interface LedgerSeeding {
    * Throws if the ledger has entries already (the embedded store also if an upload's file is not
    * catalogued: it keys its rows by the catalog's file numbers).
    */
-  seed(uploads: Iterable<UploadRecord>): Promise<SeededLedger>;
+  seed(uploads: Iterable<SeededUpload>): Promise<SeededLedger>;
 }
+
+/**
+ * An upload to seed. With a `key`, the action is also recorded as `Ledger.count` records it (its
+ * details, its answer, its entry: embedded `upload_keys`, MongoDB its audit event), so that it can
+ * be reversed and restored (withdrawn, in the benchmarks) like one counted; without, it only counts.
+ */
+export type SeededUpload = UploadRecord & { key?: string };
 
 /** What a seeding wrote. */
 export interface SeededLedger {
   uploads: number;
+  /** Of them, recorded under their keys. */
+  recorded: number;
   entries: number;
   uploadDays: number;
   names: number;
@@ -66,7 +75,19 @@ export interface SeededTotals {
   days: SeededDay[];
   names: SeededName[];
   /** The files, each once, in the order their first upload was counted; with whether it stored the file. */
-  files: Map<string, { storedBy: UploadRecord | undefined }>;
+  files: Map<string, { storedBy: UploadRecord | undefined; first: SeededUpload }>;
+  /** The uploads seeded with a key, in order, as `Ledger.count` would have answered each. */
+  actions: SeededAction[];
+}
+
+/** An upload seeded under its key: what its count answered and which entry it counted in. */
+export interface SeededAction {
+  upload: SeededUpload & { key: string };
+  stored: boolean;
+  /** Its entry's UploadCount once it was counted. */
+  uploadCount: number;
+  /** Its entry's place in `SeededTotals.entries`. */
+  entry: number;
 }
 
 /**
@@ -75,11 +96,13 @@ export interface SeededTotals {
  * unit, name and time, the latest time, and the name and type of the upload counted last; a day's
  * tally and a name keep their first upload's unit levels (and length, time).
  */
-export function countInMemory(uploads: Iterable<UploadRecord>): SeededTotals {
+export function countInMemory(uploads: Iterable<SeededUpload>): SeededTotals {
   const entries: SeededEntry[] = [];
+  const actions: SeededAction[] = [];
+  const entryIndex = new Map<SeededEntry, number>();
   const days: SeededDay[] = [];
   const names: SeededName[] = [];
-  const files = new Map<string, { storedBy: UploadRecord | undefined }>();
+  const files = new Map<string, { storedBy: UploadRecord | undefined; first: SeededUpload }>();
   // Each file's entries, tallies and names, looked through one by one: a file has a few, and
   // keys made of strings joined would cost more than the rest of the count (millions of them).
   const byFile = new Map<string, FileCounts>();
@@ -91,26 +114,34 @@ export function countInMemory(uploads: Iterable<UploadRecord>): SeededTotals {
     let file = byFile.get(r.fileId);
     if (!file) {
       stored = r.carriedBytes;
-      files.set(r.fileId, { storedBy: stored ? r : undefined });
+      files.set(r.fileId, { storedBy: stored ? r : undefined, first: r });
       byFile.set(r.fileId, (file = { entries: [], days: [], names: [] }));
     }
-    const entry = file.entries.find((e) => e.first.account.id === r.account.id && e.first.account.unit.id === unit.id);
+    let entry = file.entries.find((e) => e.first.account.id === r.account.id && e.first.account.unit.id === unit.id);
     if (entry) {
       entry.uploadCount++;
       if (r.at > entry.lastUploadTime) entry.lastUploadTime = r.at;
       entry.lastUploadFileName = r.fileName;
       entry.lastContentType = r.contentType;
     } else {
-      const made: SeededEntry = {
+      entry = {
         first: r,
         uploadCount: 1,
         lastUploadTime: r.at,
         lastUploadFileName: r.fileName,
         lastContentType: r.contentType,
       };
-      file.entries.push(made);
-      entries.push(made);
+      file.entries.push(entry);
+      entryIndex.set(entry, entries.length);
+      entries.push(entry);
     }
+    if (r.key !== undefined)
+      actions.push({
+        upload: r as SeededUpload & { key: string },
+        stored,
+        uploadCount: entry.uploadCount,
+        entry: entryIndex.get(entry)!,
+      });
     const day = file.days.find((d) => d.day === r.day && d.unit.id === unit.id);
     if (day) {
       day.uploads++;
@@ -133,7 +164,7 @@ export function countInMemory(uploads: Iterable<UploadRecord>): SeededTotals {
       names.push(made);
     }
   }
-  return { uploads: count, entries, days, names, files };
+  return { uploads: count, entries, days, names, files, actions };
 }
 
 interface FileCounts {

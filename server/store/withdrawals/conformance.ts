@@ -62,6 +62,49 @@ export function withdrawalConformance(target: StoreTarget): void {
         assert.equal(await store.withdrawals.get(newId()), undefined);
       });
 
+      it('opens, moves and reads many at once, each as alone: one open per upload, moved only from the state named', async () => {
+        const earlier = withdrawal('batch:acc-1:k:0');
+        await store.withdrawals.open(earlier);
+        const records = Array.from({ length: 5 }, (_, i) => withdrawal(`batch:acc-1:k:${i}`));
+        // The same upload twice in one batch: the first opens it.
+        const twice = withdrawal('batch:acc-1:k:4');
+        const opened = await store.withdrawals.openMany([...records, twice]);
+        assert.deepEqual(
+          opened.map((o) => [o.record.id, o.opened]),
+          [[earlier.id, false], ...records.slice(1).map((r) => [r.id, true]), [records[4]!.id, false]],
+        );
+        // Sent again: every one answered as open, none twice.
+        assert.ok((await store.withdrawals.openMany(records.slice(1))).every((o) => !o.opened));
+        const ids = [earlier.id, ...records.slice(1).map((r) => r.id)];
+        const at = new Date('2026-11-21T08:00:00Z');
+        assert.equal(await store.withdrawals.advance(ids[1]!, 'withdrawing', 'withdrawn', at), true);
+        const moved = await store.withdrawals.advanceMany([...ids, newId()], 'withdrawing', 'withdrawn', at);
+        assert.deepEqual([...moved].sort(), ids.filter((id) => id !== ids[1]).sort(), 'not the one moved before');
+        assert.equal((await store.withdrawals.advanceMany(ids, 'withdrawing', 'withdrawn', at)).size, 0);
+        const by = { id: 'adm-1', username: 'wang' };
+        assert.equal((await store.withdrawals.advanceMany(ids, 'withdrawn', 'restoring', at, by)).size, 5);
+        assert.equal((await store.withdrawals.advanceMany(ids.slice(0, 2), 'restoring', 'restored', at)).size, 2);
+        const read = await store.withdrawals.getMany([...ids, newId()]);
+        assert.deepEqual(
+          ids.map((id) => [read.get(id)?.state, read.get(id)?.restoredBy]),
+          [
+            ['restored', by],
+            ['restored', by],
+            ['restoring', by],
+            ['restoring', by],
+            ['restoring', by],
+          ],
+        );
+        assert.equal(read.size, 5);
+        assert.deepEqual(read.get(ids[4]!), { ...(await store.withdrawals.get(ids[4]!)) });
+        // Restored ones free their uploads: a new withdrawal of them opens.
+        const anew = await store.withdrawals.openMany([withdrawal('batch:acc-1:k:0'), withdrawal('batch:acc-1:k:2')]);
+        assert.deepEqual(
+          anew.map((o) => o.opened),
+          [true, false],
+        );
+      });
+
       it('moves a withdrawal only from the state named, and frees its upload once restored', async () => {
         const w = withdrawal('claim:abc');
         await store.withdrawals.open(w);

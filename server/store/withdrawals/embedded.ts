@@ -101,10 +101,14 @@ const recordOf = (r: Row): WithdrawalRecord => ({
   purgedAt: r.purged_at === null ? null : new Date(r.purged_at),
 });
 
+/** Withdrawals written in one transaction: a receipt's 10,000 in a few commits. */
+const PER_TRANSACTION = 500;
+
 export class EmbeddedWithdrawalStore implements WithdrawalStore {
   private readonly insert;
   private readonly byOpenKey;
   private readonly byId;
+  private readonly move;
 
   constructor(private readonly db: Db) {
     this.insert = db.prepare(
@@ -116,9 +120,63 @@ export class EmbeddedWithdrawalStore implements WithdrawalStore {
     );
     this.byOpenKey = db.prepare<[string], Row>('SELECT * FROM withdrawals WHERE open_key = ?');
     this.byId = db.prepare<[string], Row>('SELECT * FROM withdrawals WHERE id = ?');
+    this.move = db.prepare(
+      `UPDATE withdrawals SET state = @to, changed_at = @at,
+         open_key = CASE WHEN @to = 'restored' THEN NULL ELSE open_key END,
+         restored_by_id = COALESCE(@restorerId, restored_by_id), restored_by_name = COALESCE(@restorerName, restored_by_name),
+         restored_at = CASE WHEN @restorerId IS NULL THEN restored_at ELSE @at END,
+         purged_by_id = COALESCE(@purgerId, purged_by_id), purged_by_name = COALESCE(@purgerName, purged_by_name),
+         purged_at = CASE WHEN @purgerId IS NULL THEN purged_at ELSE @at END
+       WHERE id = @id AND state = @from`,
+    );
+    this.openAll = db.transaction((records: readonly WithdrawalRecord[]) => records.map((r) => this.openOne(r)));
+    this.advanceAll = db.transaction(
+      (ids: readonly string[], from: WithdrawalState, to: WithdrawalState, at: Date, by?: Person) =>
+        ids.filter((id) => this.advanceOne(id, from, to, at, by)),
+    );
   }
 
+  private readonly openAll;
+  private readonly advanceAll;
+
   async open(r: WithdrawalRecord): Promise<{ record: WithdrawalRecord; opened: boolean }> {
+    return this.openOne(r);
+  }
+
+  async openMany(records: readonly WithdrawalRecord[]): Promise<Array<{ record: WithdrawalRecord; opened: boolean }>> {
+    const answers: Array<{ record: WithdrawalRecord; opened: boolean }> = [];
+    for (let at = 0; at < records.length; at += PER_TRANSACTION)
+      answers.push(...this.openAll.immediate(records.slice(at, at + PER_TRANSACTION)));
+    return answers;
+  }
+
+  async advanceMany(
+    ids: readonly string[],
+    from: WithdrawalState,
+    to: WithdrawalState,
+    at: Date,
+    by?: Person,
+  ): Promise<Set<string>> {
+    const moved = new Set<string>();
+    for (let i = 0; i < ids.length; i += PER_TRANSACTION)
+      for (const id of this.advanceAll.immediate(ids.slice(i, i + PER_TRANSACTION), from, to, at, by)) moved.add(id);
+    return moved;
+  }
+
+  async getMany(ids: readonly string[]): Promise<Map<string, WithdrawalRecord>> {
+    const found = new Map<string, WithdrawalRecord>();
+    const unique = [...new Set(ids)];
+    for (let at = 0; at < unique.length; at += 500) {
+      const some = unique.slice(at, at + 500);
+      const rows = this.db
+        .prepare<string[], Row>(`SELECT * FROM withdrawals WHERE id IN (${some.map(() => '?').join(', ')})`)
+        .all(...some);
+      for (const row of rows) found.set(row.id, recordOf(row));
+    }
+    return found;
+  }
+
+  private openOne(r: WithdrawalRecord): { record: WithdrawalRecord; opened: boolean } {
     const u = r.upload;
     const { changes } = this.insert.run({
       id: r.id,
@@ -147,26 +205,21 @@ export class EmbeddedWithdrawalStore implements WithdrawalStore {
   }
 
   async advance(id: string, from: WithdrawalState, to: WithdrawalState, at: Date, by?: Person): Promise<boolean> {
-    const { changes } = this.db
-      .prepare(
-        `UPDATE withdrawals SET state = @to, changed_at = @at,
-           open_key = CASE WHEN @to = 'restored' THEN NULL ELSE open_key END,
-           restored_by_id = COALESCE(@restorerId, restored_by_id), restored_by_name = COALESCE(@restorerName, restored_by_name),
-           restored_at = CASE WHEN @restorerId IS NULL THEN restored_at ELSE @at END,
-           purged_by_id = COALESCE(@purgerId, purged_by_id), purged_by_name = COALESCE(@purgerName, purged_by_name),
-           purged_at = CASE WHEN @purgerId IS NULL THEN purged_at ELSE @at END
-         WHERE id = @id AND state = @from`,
-      )
-      .run({
-        id,
-        from,
-        to,
-        at: at.getTime(),
-        restorerId: to === 'purging' ? null : (by?.id ?? null),
-        restorerName: to === 'purging' ? null : (by?.username ?? null),
-        purgerId: to === 'purging' ? (by?.id ?? null) : null,
-        purgerName: to === 'purging' ? (by?.username ?? null) : null,
-      });
+    return this.advanceOne(id, from, to, at, by);
+  }
+
+  private advanceOne(id: string, from: WithdrawalState, to: WithdrawalState, at: Date, by?: Person): boolean {
+    const { changes } = this.move.run({
+      id,
+      from,
+      to,
+      at: at.getTime(),
+      // Who moved it: the restorer, or, into `purging`, the purger.
+      restorerId: to === 'purging' ? null : (by?.id ?? null),
+      restorerName: to === 'purging' ? null : (by?.username ?? null),
+      purgerId: to === 'purging' ? (by?.id ?? null) : null,
+      purgerName: to === 'purging' ? (by?.username ?? null) : null,
+    });
     return changes === 1;
   }
 

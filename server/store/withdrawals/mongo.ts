@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Db, Filter } from 'mongodb';
 import type { Unit } from '../../../shared/schemas.js';
 import type { WithdrawalReason } from '../../../shared/withdrawals.js';
@@ -22,6 +23,8 @@ export interface WithdrawalDoc {
   /** Absent before its purge. */
   PurgedBy?: Person | null;
   PurgedAt?: Date | null;
+  /** Which `advanceMany` moved it last (a random token of that call). */
+  MovedBy?: string;
 }
 
 export function withdrawalCollections(db: Db) {
@@ -122,6 +125,70 @@ export class MongoWithdrawalStore implements WithdrawalStore {
       if (same) return { record: recordOf(same), opened: false };
       if (attempt >= 3) throw new Error(`upload ${r.uploadKey}: its withdrawals keep changing`);
     }
+  }
+
+  async openMany(records: readonly WithdrawalRecord[]): Promise<Array<{ record: WithdrawalRecord; opened: boolean }>> {
+    const answers: Array<{ record: WithdrawalRecord; opened: boolean }> = [];
+    for (let at = 0; at < records.length; at += 1000) {
+      const some = records.slice(at, at + 1000);
+      const refused = new Set<number>();
+      try {
+        await this.c.withdrawals.insertMany(some.map(docOf), { ordered: false });
+      } catch (err) {
+        // Unordered: the others were inserted. Those the unique index refused (an upload with a
+        // withdrawal open, or a retry of the same id) are answered as `open` answers them.
+        const errors = (err as { writeErrors?: Array<{ index: number; code?: number }> }).writeErrors;
+        if (!errors?.length || !errors.every(isDuplicateKey)) throw err;
+        for (const e of errors) refused.add(e.index);
+      }
+      for (const [i, r] of some.entries())
+        answers.push(refused.has(i) ? await this.open(r) : { record: r, opened: true });
+    }
+    return answers;
+  }
+
+  async advanceMany(
+    ids: readonly string[],
+    from: WithdrawalState,
+    to: WithdrawalState,
+    at: Date,
+    by?: Person,
+  ): Promise<Set<string>> {
+    const moved = new Set<string>();
+    for (let i = 0; i < ids.length; i += 1000) {
+      const some = ids.slice(i, i + 1000);
+      // Each document moved once, by its own conditional update; the token tells this call's from
+      // those another request moved (the one that moves a withdrawal writes its audit event).
+      const token = randomBytes(8).toString('hex');
+      await this.c.withdrawals.updateMany(
+        { _id: { $in: some }, State: from },
+        {
+          $set: {
+            State: to,
+            ChangedAt: at,
+            MovedBy: token,
+            ...(by &&
+              (to === 'purging' ? { PurgedBy: person(by), PurgedAt: at } : { RestoredBy: person(by), RestoredAt: at })),
+          },
+          ...(to === 'restored' && { $unset: { OpenKey: '' as const } }),
+        },
+      );
+      const docs = await this.c.withdrawals
+        .find({ _id: { $in: some }, MovedBy: token }, { projection: { _id: 1 } })
+        .toArray();
+      for (const d of docs) moved.add(d._id);
+    }
+    return moved;
+  }
+
+  async getMany(ids: readonly string[]): Promise<Map<string, WithdrawalRecord>> {
+    const found = new Map<string, WithdrawalRecord>();
+    const unique = [...new Set(ids)];
+    for (let at = 0; at < unique.length; at += 1000) {
+      const docs = await this.c.withdrawals.find({ _id: { $in: unique.slice(at, at + 1000) } }).toArray();
+      for (const doc of docs) found.set(doc._id, recordOf(doc));
+    }
+    return found;
   }
 
   async advance(id: string, from: WithdrawalState, to: WithdrawalState, at: Date, by?: Person): Promise<boolean> {
