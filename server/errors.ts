@@ -374,13 +374,6 @@ export class AlreadyDisposedError extends ArchiveError {
   }
 }
 
-/** Disposal is not wired to a deletion of content (or to holds) yet: nothing is changed. */
-export class DisposalUnavailableError extends ArchiveError {
-  constructor() {
-    super('disposal_unavailable', '销毁功能尚未启用');
-  }
-}
-
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }

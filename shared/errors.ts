@@ -36,7 +36,6 @@ export const ERROR_CODES = [
   'already_restored',
   'file_on_hold',
   'already_disposed',
-  'disposal_unavailable',
   'already_purged',
   'range_not_satisfiable',
   'rate_limited',

@@ -54,7 +54,6 @@ export const STATUS: Record<ErrorCode, number> = {
   // 冻结: the file is locked against withdrawal, purge and disposal until the hold is lifted.
   file_on_hold: 423,
   already_disposed: 409,
-  disposal_unavailable: 503,
   // Gone for good: the purge deleted it from the trash (and its content, if nobody else held it).
   already_purged: 410,
   login_throttled: 429,

@@ -7,13 +7,7 @@ import type {
   RegisterQuery,
 } from '../../shared/disposals.js';
 import type { Unit } from '../../shared/schemas.js';
-import {
-  AlreadyDisposedError,
-  DisposalUnavailableError,
-  ForbiddenError,
-  NotFoundError,
-  ValidationError,
-} from '../errors.js';
+import { AlreadyDisposedError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import type { Account } from '../store/accounts/port.js';
 import type { ArchiveStore } from '../store/archive-store.js';
 import { disposalKey, type DisposalRecord, type Uploader } from '../store/disposals/port.js';
@@ -38,8 +32,8 @@ export interface DisposalDeps {
   directory: Pick<UnitDirectory, 'reachOf' | 'reachSubtree' | 'unitInReach'>;
   audit: Pick<AuditService, 'record'>;
   calendar: Pick<ReportCalendar, 'startOf' | 'endOf'>;
-  /** null until the archive has a deletion of content: every disposal is refused (503), nothing changed. */
-  deleteContent: ContentDeletion | null;
+  /** The content's deletion (the purge's): 'held' when an upload counted since its reversal keeps it. */
+  deleteContent: ContentDeletion;
   /** 冻结: a held file is never disposed of (the request is refused whole, 423 file_on_hold). */
   holds: Pick<HoldService, 'refuseHeld'>;
   clock?: () => Date;
@@ -64,7 +58,6 @@ export class DisposalService {
   async dispose(account: Account, request: DisposalRequest, address: string | null): Promise<DisposalAnswer> {
     await this.requireTopLevel(account);
     const { deleteContent } = this.deps;
-    if (!deleteContent) throw new DisposalUnavailableError();
     const { store } = this.deps;
 
     let fileIds: string[];
@@ -181,7 +174,6 @@ export class DisposalService {
    */
   async finishInterrupted(before: Date): Promise<number> {
     const { deleteContent } = this.deps;
-    if (!deleteContent) return 0;
     let finished = 0;
     for (;;) {
       const records = await this.deps.store.disposals.unfinished(before, 100);

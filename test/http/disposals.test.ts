@@ -342,29 +342,3 @@ for (const target of storeTargets) {
     });
   });
 }
-
-describe('disposal before a deletion of content is wired', () => {
-  it('answers 503 销毁功能尚未启用 and changes nothing', async () => {
-    const server = await TestServer.start(storeTargets[0]!);
-    try {
-      await server.addAccountIn('top', 'admin', 'archive');
-      const top = await server.login('top');
-      const data = randomContent(400);
-      const { fileId } = await body<{ fileId: string }>(await top.upload('doc.pdf', data), 201);
-      const refusal = await body<{ error: string; message: string }>(
-        await top.json('/api/disposals', 'POST', {
-          fileIds: [fileId],
-          reason: '保管期满',
-          approvalRef: '沧档销〔2026〕7号',
-          confirm: '销毁',
-        }),
-        503,
-      );
-      assert.deepEqual(refusal, { error: 'disposal_unavailable', message: '销毁功能尚未启用' });
-      assert.equal((await body<DisposalList>(await top.fetch('/api/disposals'), 200)).total, 0);
-      assert.equal((await top.fetch(`/api/files/${fileId}`)).status, 200);
-    } finally {
-      await server.close();
-    }
-  });
-});

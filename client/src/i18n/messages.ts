@@ -1535,7 +1535,6 @@ const zhErrors: Record<ErrorCode, string> = {
   already_restored: '这个上传已经恢复，重新计数了，不必再恢复。',
   file_on_hold: '文件“{fileName}”已被冻结（原因：{holdReason}），不能{heldAction}；请联系管理员。',
   already_disposed: '这些文件已经销毁，见销毁清册，不必再销毁。',
-  disposal_unavailable: '销毁功能尚未启用，请联系系统管理员。',
   already_purged: '这个上传已从回收站彻底删除，不能再恢复。',
 };
 
@@ -1589,7 +1588,6 @@ const enErrors: Record<ErrorCode, string> = {
   already_restored: 'This upload was restored already and counts again.',
   file_on_hold: '“{fileName}” is on hold ({holdReason}): it cannot be {heldAction}. Ask an administrator.',
   already_disposed: 'These files were disposed of already: see the disposal register.',
-  disposal_unavailable: 'Disposal is not enabled yet. Ask the system administrator.',
   already_purged: 'This upload was purged from the trash: it can no longer be restored.',
 };
 
