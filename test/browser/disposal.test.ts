@@ -55,6 +55,8 @@ describe('销毁 and 销毁清册 (Debian Chromium, embedded store)', { skip: br
     await page.setViewportSize({ width: 1280, height: 800 });
     await login(page, server.url, 'top');
     await page.getByRole('link', { name: '本单位文件', exact: true }).click();
+    // The files one by one (the page opens on its folders).
+    await page.getByRole('link', { name: '最近上传的文件' }).click();
     const button = page.getByRole('button', { name: '销毁 临时名册-2010.pdf', exact: true });
     await button.waitFor();
     await shot(page, '1-files-with-dispose');

@@ -158,6 +158,8 @@ describe(
       );
       await login(page, server.url, 'qing-admin');
       await page.getByRole('link', { name: '本单位文件' }).click();
+      // The files one by one (the page opens on its folders).
+      await page.getByRole('link', { name: '最近上传的文件' }).click();
       await page.getByRole('button', { name: /^冻结 .*预算\.pdf$/ }).click();
       const dialog = page.getByRole('dialog');
       await dialog.getByRole('button', { name: '冻结' }).click();
