@@ -638,9 +638,15 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
 
           const started = performance.now();
           let failure: unknown;
+          // Operations keep pace with the killer: no more than their share runs before each kill it
+          // has still to make, so a run that goes fast meets every kill all the same (one that
+          // outran the killer was killed five times only, and failed MIN_KILLS).
+          let killing = true;
+          const atGate = () => killing && tally.done >= Math.ceil(((kills.length + 1) * OPERATION_COUNT) / (KILLS + 1));
           const worker = async (w: number) => {
             const wrng = generator(SEED + 7919 * (w + 1));
             for (let n = 0; n < OPERATION_COUNT / WORKERS && failure === undefined; n++) {
+              while (atGate() && failure === undefined) await sleep(10);
               const total = OPERATIONS.reduce((sum, o) => sum + o.weight, 0);
               for (;;) {
                 let draw = wrng() * total;
@@ -669,10 +675,11 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
           const aims: Array<RequestKind | 'any'> = ['withdraw', 'withdraw', 'restore', 'restore', 'upload', 'any'];
           for (let k = 0; k < KILLS && !finished; k++) {
             const doneBefore = tally.done;
-            while (!finished && tally.done < doneBefore + 1) await sleep(10);
+            while (!finished && tally.done < doneBefore + 1 && !atGate()) await sleep(10);
             const aim = aims[Math.floor(krng() * aims.length)]!;
             const sent = new Promise<void>((resolve) => (waiting = { kind: aim, resolve }));
-            await Promise.race([sent, sleep(5000), allDone]);
+            // At the gate no new request comes: the kill lands between operations.
+            await Promise.race([sent, sleep(atGate() ? 0 : 5000), allDone]);
             waiting = undefined;
             const taken = durations.get(aim === 'any' ? 'upload' : aim) ?? [20];
             await Promise.race([sleep(krng() * 1.2 * (taken.reduce((a, b) => a + b, 0) / taken.length)), allDone]);
@@ -682,6 +689,7 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
             await sleep(krng() * 200);
             server = await startServer(env());
           }
+          killing = false;
           await allDone;
           // eslint-disable-next-line @typescript-eslint/only-throw-error
           if (failure !== undefined) throw failure;
