@@ -296,7 +296,12 @@ describe(
         await page.locator('table.uploaders').waitFor();
         await scan('reports, cross-unit, a row opened');
         // 上传记录, from a file's upload count: where an administrator withdraws others' uploads.
-        await page.locator('[data-report="cross-unit"] a.uploads-link').first().click();
+        // The file of the long name: its title must wrap too (which row comes first varies).
+        await page
+          .locator('[data-report="cross-unit"] tr', { hasText: 'SCAN20230315' })
+          .locator('a.uploads-link')
+          .first()
+          .click();
         await page.locator('main[aria-labelledby="file-uploads-title"] :is(table.file-uploads, p.empty)').waitFor();
         await scan('a file’s uploads, withdrawable');
         await tab('savings');
