@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
+import { useModal } from './modal.js';
 import { DISPOSAL_CONFIRMATION, type DisposalRequest } from '../../../shared/disposals.js';
 import type { ArchiveApi } from '../api.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
@@ -23,18 +24,13 @@ export function DisposeDialog({
   onClose: () => void;
 }) {
   const t = translator(language);
-  const dialog = useRef<HTMLDialogElement>(null);
+  const dialog = useModal();
   const [step, setStep] = useState<1 | 2>(1);
   const [reason, setReason] = useState('');
   const [approvalRef, setApprovalRef] = useState('');
   const [typed, setTyped] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  useEffect(() => {
-    const shown = dialog.current;
-    shown?.showModal();
-    return () => shown?.close();
-  }, []);
   const submit = async (event: Event) => {
     event.preventDefault();
     if (step === 1) return setStep(2);

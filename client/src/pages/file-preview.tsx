@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { useModal } from './modal.js';
 import type { PDFDocumentProxy } from 'unpdf/pdfjs';
 import { previewOf } from '../../../shared/file-types.js';
 import { translator, type Language } from '../i18n/index.js';
@@ -31,12 +32,7 @@ export function FilePreview({
   onClose: () => void;
 }) {
   const t = translator(language);
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const shown = dialog.current;
-    shown?.showModal();
-    return () => shown?.close();
-  }, []);
+  const dialog = useModal();
   const kind = previewOf(file.contentType, file.fileName)?.kind;
   return (
     <dialog ref={dialog} class="preview" aria-labelledby="preview-title" onClose={onClose}>

@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
+import { useModal } from './modal.js';
 import { HOLD_REASON_MAX } from '../../../shared/holds.js';
 import type { ArchiveApi } from '../api.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
@@ -55,15 +56,10 @@ function HoldFileDialog({
   onClose: () => void;
 }) {
   const t = translator(language);
-  const dialog = useRef<HTMLDialogElement>(null);
+  const dialog = useModal();
   const [reason, setReason] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  useEffect(() => {
-    const shown = dialog.current;
-    shown?.showModal();
-    return () => shown?.close();
-  }, []);
   const submit = async (event: Event) => {
     event.preventDefault();
     if (!reason.trim()) return setError(t('holdsReasonRequired'));

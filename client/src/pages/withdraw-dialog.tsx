@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
+import { useModal } from './modal.js';
 import { WITHDRAWAL_REASONS, type WithdrawalReason } from '../../../shared/withdrawals.js';
 import { describeError, translator, type Language, type MessageKey } from '../i18n/index.js';
 import { formatCount } from './format.js';
@@ -34,16 +35,11 @@ export function WithdrawDialog({
   onClose: () => void;
 }) {
   const t = translator(language);
-  const dialog = useRef<HTMLDialogElement>(null);
+  const dialog = useModal();
   const [reason, setReason] = useState<WithdrawalReason | null>(null);
   const [note, setNote] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  useEffect(() => {
-    const shown = dialog.current;
-    shown?.showModal();
-    return () => shown?.close();
-  }, []);
   const submit = async (event: Event) => {
     event.preventDefault();
     if (!reason) return setError(t('withdrawPickReason'));
