@@ -133,8 +133,10 @@ export class ClaimService {
     const toCount = judged.flatMap((j, i) => (j.kind === 'count' ? [{ i, j }] : []));
     const counted = await this.store.ledger.countMany(toCount.map(({ j }) => j.action));
     const answers = new Map(toCount.map(({ i, j }, k) => [i, this.finish(j, counted[k]!)]));
+    const stayed = await this.stillCatalogued(toCount.map(({ j }) => j.action.record.fileId));
     for (const { i, j } of toCount) {
-      if (await this.contentStayed(j)) continue;
+      if (stayed.has(j.action.record.fileId)) continue;
+      await this.takeBack(j);
       answers.delete(i);
       judged[i] = { kind: 'refused', refused: { fileId: j.action.record.fileId, reason: 'content_gone' } };
     }
@@ -230,7 +232,9 @@ export class ClaimService {
     if (judged.kind === 'answered') return judged.result;
     if (judged.kind === 'same') throw new Error('a single proof has no earlier one');
     const counted = await this.store.ledger.count(judged.action);
-    if (!(await this.contentStayed(judged)))
+    const { fileId } = judged.action.record;
+    if (!(await this.stillCatalogued([fileId])).has(fileId)) {
+      await this.takeBack(judged);
       return {
         refused: {
           fileId: judged.action.record.fileId,
@@ -238,19 +242,27 @@ export class ClaimService {
           reason: 'content_gone',
         },
       };
+    }
     return this.finish(judged, counted);
   }
 
   /**
-   * Whether the content an upload was just counted for is still in the catalog. Its deletion marks
+   * Which of the contents uploads were just counted for are still in the catalog (read side by
+   * side: a batch's proofs ask once per file, not one after another). A content's deletion marks
    * the entry and then looks for uploads that count (docs/decisions/purge.md): a count that raced
-   * it is seen by one of the two looks. Not seen by the deletion, the count is taken back here,
-   * and the proof refused: the client uploads the file instead, never counted for bytes gone.
+   * it is seen by one of the two looks. Not seen by the deletion, the count is taken back
+   * (`takeBack`) and the proof refused: the client uploads the file instead, never counted for
+   * bytes gone.
    */
-  private async contentStayed(judged: Extract<Judgement, { kind: 'count' }>): Promise<boolean> {
-    if (await this.store.catalog.get(judged.action.record.fileId)) return true;
+  private async stillCatalogued(fileIds: readonly string[]): Promise<Set<string>> {
+    const unique = [...new Set(fileIds)];
+    const found = await Promise.all(unique.map((fileId) => this.store.catalog.get(fileId)));
+    return new Set(unique.filter((_, k) => found[k] !== undefined));
+  }
+
+  /** Takes back the count of an upload whose content went as it was counted. */
+  private async takeBack(judged: Extract<Judgement, { kind: 'count' }>): Promise<void> {
     await this.store.ledger.reverse(judged.action.key, `gone:${judged.action.key}`);
-    return false;
   }
 
   /**
