@@ -165,10 +165,10 @@ const EFFECTS: { [K in Effect['kind']]: (model: Model, effect: Extract<Effect, {
       const none = !model.counted().some((x) => x.content === u.content);
       const first = u.carries && none;
       assert.equal(u.status, first ? 'stored' : 'duplicate', `upload ${u.id} of content ${u.content}`);
-      // A count never moves the holder: into a file none of whose uploads counts, it holds the
-      // bytes if it carried them; an instant upload holds nothing until the file's next change
-      // (counts.md, "Who holds the bytes"; the report's gap this leaves: faults/README.md).
-      if (none) model.holders.set(u.content, first ? u.id : undefined);
+      // Into a file none of whose uploads counts, a count holds the bytes if it carried them, or
+      // if an upload of the file ever stored them (counts.md, "Who holds the bytes").
+      const storedEver = [...model.uploads.values()].some((x) => x.content === u.content && x.stored);
+      if (none) model.holders.set(u.content, first || storedEver ? u.id : undefined);
       model.uploads.set(u.id, {
         id: u.id,
         seq: model.nextSeq(),

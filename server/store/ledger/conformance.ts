@@ -340,6 +340,11 @@ export function ledgerConformance(target: StoreTarget): void {
           await new ReportService(store.reports, new ReportCalendar('UTC'), store.accounts).savings(
             savingsQuery.parse(group ? { group } : {}),
           );
+        /** Per day of the space-saved report: [uploads, saved uploads]. */
+        const days = async () =>
+          Object.fromEntries(
+            (await savings('day')).items.map((r) => [(r as { period: string }).period, [r.uploads, r.savedUploads]]),
+          ) as Record<string, [number, number]>;
 
         it('leaves every total as counting only the actions that count would, however often they are reversed and restored', async () => {
           const files = await seedReportArchive(store);
@@ -491,11 +496,6 @@ export function ledgerConformance(target: StoreTarget): void {
           const storer = await counted(carryingUpload(a, entry.fileId, at(1)));
           const second = await counted(uploadRecord(b, entry.fileId, 'b.pdf', at(2)));
           const third = await counted(carryingUpload(c, entry.fileId, at(3)));
-          /** Per day: [uploads, saved uploads]. */
-          const days = async () =>
-            Object.fromEntries(
-              (await savings('day')).items.map((r) => [(r as { period: string }).period, [r.uploads, r.savedUploads]]),
-            ) as Record<string, [number, number]>;
           const original = { '2026-05-01': [1, 0], '2026-05-02': [1, 1], '2026-05-03': [1, 1] };
           assert.deepEqual(await days(), original);
           await store.ledger.reverse(storer, 'r1');
@@ -518,6 +518,34 @@ export function ledgerConformance(target: StoreTarget): void {
           await store.ledger.restore(storer, 's2');
           await store.ledger.restore(second, 's4');
           assert.deepEqual(await days(), { ...original, '2026-05-04': [1, 1] });
+        });
+
+        it('lets an upload counted into a file none of whose uploads counts hold its bytes, and give them back', async () => {
+          const { entry } = await commitBytes(store, randomContent(10));
+          const [a, b] = ['u-a', 'u-b'].map((id) => testAccount({ unit: unit(id) })) as [Account, Account];
+          const storer = await counted(carryingUpload(a, entry.fileId, at(1)));
+          await store.ledger.reverse(storer, 'r1');
+          assert.deepEqual(await days(), {});
+          // Every upload of the file withdrawn, its bytes kept for the trash: an instant upload of
+          // it is the one upload the archive keeps them for, so nothing is saved.
+          const instant = await store.ledger.count(uploadAction(uploadRecord(b, entry.fileId, 'b.pdf', at(2))));
+          assert.equal(instant.stored, false);
+          assert.deepEqual(await days(), { '2026-05-02': [1, 0] });
+          await store.ledger.restore(storer, 's1');
+          assert.deepEqual(
+            await days(),
+            { '2026-05-01': [1, 0], '2026-05-02': [1, 1] },
+            'the upload that stored it takes it back',
+          );
+        });
+
+        it('saves every upload of a file no upload ever stored, however many are withdrawn first', async () => {
+          const { entry } = await commitBytes(store, randomContent(10));
+          const [a, b] = ['u-a', 'u-b'].map((id) => testAccount({ unit: unit(id) })) as [Account, Account];
+          const first = await counted(uploadRecord(a, entry.fileId, 'a.pdf', at(1)));
+          await store.ledger.reverse(first, 'r1');
+          await counted(uploadRecord(b, entry.fileId, 'b.pdf', at(2)));
+          assert.deepEqual(await days(), { '2026-05-02': [1, 1] });
         });
       });
 

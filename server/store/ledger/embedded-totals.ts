@@ -389,7 +389,7 @@ export class EmbeddedTotals {
    * stored it, the earliest that counts (the archive stores the bytes once for them all); none if
    * no upload stored it. The holder's day counts it as not saved, every other upload as saved.
    */
-  private settleHolder(fileNo: number): void {
+  settleHolder(fileNo: number): void {
     const heir = this.storedEver.get(fileNo) ? this.heir.get(fileNo) : undefined;
     for (const holder of this.holders.all(fileNo)) {
       if (holder.key === heir?.key) continue;

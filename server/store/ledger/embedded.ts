@@ -265,7 +265,8 @@ export class EmbeddedLedger implements Ledger {
       const fileNo = fileNumberOf(db, r.fileId);
       if (fileNo === undefined) throw new Error(`file ${r.fileId} is not in the catalog: its upload cannot be counted`);
       // Decided inside the transaction: of two first uploads racing, the first counted stored it.
-      const stored = r.carriedBytes && this.anyUpload.get(fileNo) === undefined;
+      const alone = this.anyUpload.get(fileNo) === undefined;
+      const stored = r.carriedBytes && alone;
       const event = {
         userId: r.account.id,
         userName: r.account.username,
@@ -305,6 +306,9 @@ export class EmbeddedLedger implements Ledger {
         fileLength: event.fileLength,
         entryId,
       });
+      // Counted into a file none of whose uploads counts (all withdrawn, the bytes kept for the
+      // trash): if an upload of it ever stored the bytes, this one holds them now.
+      if (alone && !stored) totals.settleHolder(fileNo);
       return countedFrom(row, false);
     };
     this.countOne = db.transaction(countOne);

@@ -114,7 +114,7 @@ export class MongoTotals {
     // The name with its entry: inserted once, so a retry of this step changes nothing.
     await insertNames(this.c.names, [nameDoc(unit, UploadFileID, event.fileName!, event.at)]);
     await applyOnce(this.c.uploadDays, day, key, {
-      $inc: { Uploads: 1, SavedUploads: u.stored ? 0 : 1 },
+      $inc: { Uploads: 1, SavedUploads: u.stored || u.holds ? 0 : 1 },
       $setOnInsert: {
         Week: weekOf(u.day),
         Month: monthOf(u.day),
@@ -292,7 +292,7 @@ export class MongoTotals {
     const uploads = await this.c.audit
       .find(
         { fileId: event.fileId, upload: { $exists: true } },
-        { projection: { _id: 1, at: 1, 'upload.stored': 1, pending: 1 } },
+        { projection: { _id: 1, at: 1, 'upload.stored': 1, 'upload.holds': 1, pending: 1 } },
       )
       .toArray();
     const reversed = await this.reversed(uploads.map((e) => String(e._id)));
@@ -310,9 +310,9 @@ export class MongoTotals {
     const record = await this.c.firstUploads.findOne({ _id: UploadFileID });
     let from: string | null = null;
     if (record && record.Holder !== undefined) from = record.Holder;
-    else if (record && uploads.find((e) => String(e._id) === record.Key)?.upload!.stored)
-      // Nobody moved it yet: the upload that stored the file, while it counted (the action
-      // reversed now counted until this change).
+    else if (record && holdsFromCount(uploads.find((e) => String(e._id) === record.Key)))
+      // Nobody moved it yet: the upload that stored the file (or held it from its count), while it
+      // counted (the action reversed now counted until this change).
       from = record.Key === key ? (kind === 'reversed' ? key : null) : reversed.has(record.Key) ? null : record.Key;
     return { From: from, To: heir ? String(heir._id) : null };
   }
@@ -488,3 +488,6 @@ async function changeOnce<T extends { AppliedChanges?: string[] }>(
     }
   }
 }
+
+/** Whether an upload held its file's bytes from its count: it stored them, or counted first after all were withdrawn. */
+const holdsFromCount = (e: AuditDoc | undefined) => e?.upload?.stored === true || e?.upload?.holds === true;

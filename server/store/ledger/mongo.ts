@@ -108,13 +108,24 @@ export class MongoLedger implements Ledger {
   async count(action: UploadAction): Promise<CountedUpload> {
     const { record: r } = action;
     // Every action takes part (an instant upload too), so that "first" means first counted.
-    const stored = (await this.firstCounted(r.fileId, action.key)) && r.carriedBytes;
+    const first = await this.firstCounted(r.fileId, action.key);
+    const stored = first && r.carriedBytes;
+    // Counted first into a file whose uploads all left the counts (withdrawn, the bytes kept for
+    // the trash): if an upload of it ever stored the bytes, this one holds them now.
+    const holds = first && !r.carriedBytes && (await this.storedEver(r.fileId));
     const event = action.event(stored);
     const status = stored ? 'stored' : action.statusUnlessStored;
     const doc: AuditDoc = {
       ...event,
       _id: action.key,
-      upload: { contentType: r.contentType, day: r.day, fileLength: r.fileLength, stored, status },
+      upload: {
+        contentType: r.contentType,
+        day: r.day,
+        fileLength: r.fileLength,
+        stored,
+        status,
+        ...(holds && { holds: true as const }),
+      },
       pending: true,
     };
     try {
@@ -154,6 +165,12 @@ export class MongoLedger implements Ledger {
         if (!isDuplicateKey(err) || attempt >= 3) throw err;
       }
     }
+  }
+
+  /** Whether an upload of the file was ever counted as storing its bytes. */
+  private async storedEver(fileId: string): Promise<boolean> {
+    const found = await this.c.audit.findOne({ fileId, 'upload.stored': true }, { projection: { _id: 1 } });
+    return found !== null;
   }
 
   /**

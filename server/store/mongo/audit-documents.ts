@@ -25,6 +25,11 @@ export interface UploadActionDoc {
   fileLength: number;
   stored: boolean;
   status: 'stored' | 'duplicate';
+  /**
+   * The action did not store the bytes but holds them in the tallies from its count (counted first
+   * into a file whose uploads had all been withdrawn after one stored it; docs/decisions/counts.md).
+   */
+  holds?: true;
   /** Set when the action was counted. */
   uploadCount?: number;
   /**
