@@ -27,7 +27,7 @@ import type { HoldService } from '../services/holds.js';
 import { holdRoutes } from './routes/holds.js';
 import type { DisposalService } from '../services/disposals.js';
 import { disposalRoutes } from './routes/disposals.js';
-import { fileUploadRoutes, trashRoutes, withdrawalRoutes } from './routes/withdrawals.js';
+import { fileUploadRoutes, trashRoutes, WITHDRAWAL_LIST_PATHS, withdrawalRoutes } from './routes/withdrawals.js';
 import type { PurgeService } from '../services/purge.js';
 import { unitRoutes } from './routes/units.js';
 import type { AccountAdministration } from '../services/administration.js';
@@ -133,10 +133,13 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use(TUS_PATH, tusResponseHeaders(settings.corsOrigins));
   app.use(cookieParser());
-  // Bulk check and proof lists, and receipts, are parsed by their routes, with a larger limit, once the caller is known.
+  // Bulk check and proof lists, withdrawal lists and receipts are parsed by their routes, with a
+  // larger limit, once the caller is known.
   const bulkJson = (req: { url?: string | undefined }) => {
     const path = req.url?.split('?')[0] ?? '';
-    return BULK_JSON_PATHS.includes(path) || path.startsWith(`${RECEIPTS_PATH}/`);
+    return (
+      BULK_JSON_PATHS.includes(path) || WITHDRAWAL_LIST_PATHS.includes(path) || path.startsWith(`${RECEIPTS_PATH}/`)
+    );
   };
   app.use(
     express.json({

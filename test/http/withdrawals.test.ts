@@ -4,7 +4,14 @@ import { after, before, describe, it } from 'node:test';
 import type { ReceiptView } from '../../shared/receipts.js';
 import type { ReportPage, RepeatEntryRow, SavingsReport } from '../../shared/reports.js';
 import type { AuditList, SessionView } from '../../shared/schemas.js';
-import type { RestoreAnswer, TrashList, WithdrawalAnswer, WithdrawalView } from '../../shared/withdrawals.js';
+import {
+  RESTORE_MAX_WITHDRAWALS,
+  type RestoreAnswer,
+  type TrashList,
+  WITHDRAW_MAX_UPLOADS,
+  type WithdrawalAnswer,
+  type WithdrawalView,
+} from '../../shared/withdrawals.js';
 import { md5, randomContent, sha256 } from '../support/content.js';
 import { body, type Client, TestServer } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
@@ -161,6 +168,17 @@ for (const target of storeTargets) {
       await refused({ receipt: '0'.repeat(32), reason: 'wrong_file' }, 404, /没有这个上传清单/);
       // Nothing of a refused request was withdrawn: with a reason the same upload goes.
       await status('clerkQ', await withdraw('clerkQ', { uploads: [upload], reason: 'other', note: '扫描件缺页' }), 200);
+    });
+
+    it('reads a list of 1,000 upload ids of the longest form, as a selection in 本单位文件 sends them', async () => {
+      const longest = Array.from({ length: WITHDRAW_MAX_UPLOADS }, (_, i) => `tus:${String(i).padStart(200, 'x')}`);
+      const res = await withdraw('clerkQ', { uploads: longest });
+      // Answered about the uploads (none of them known), not refused for the request's size.
+      assert.match((await body<{ message: string }>(res, 404)).message, /找不到1000 个上传/);
+      const restore = await as.clerkQ.json('/api/withdrawals/restore', 'POST', {
+        withdrawals: Array.from({ length: RESTORE_MAX_WITHDRAWALS }, (_, i) => i.toString(16).padStart(32, '0')),
+      });
+      assert.equal(restore.status, 404, await restore.clone().text());
     });
 
     it('a withdrawn upload leaves the counts at once; a request sent again changes nothing', async () => {

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import express, { Router } from 'express';
 import { fileIdSchema } from '../../../shared/schemas.js';
 import {
   emptyTrashRequest,
@@ -14,6 +14,9 @@ import type { WithdrawalService } from '../../services/withdrawals.js';
 import { requireAuth } from '../auth.js';
 import { parse } from '../validate.js';
 
+/** Paths whose lists are larger than the app's 64 kB body limit: their routes read them. */
+export const WITHDRAWAL_LIST_PATHS = ['/api/withdrawals', '/api/withdrawals/restore'];
+
 /**
  * `/api/withdrawals`: 撤回 uploads (by their upload ids, or a receipt's), a withdrawal as recorded,
  * and its restore, or the restore of many (by withdrawal ids, or a receipt's). Who may do what is the service's (its uploader within WITHDRAW_DAYS, an
@@ -22,13 +25,15 @@ import { parse } from '../validate.js';
 export function withdrawalRoutes(withdrawals: WithdrawalService): Router {
   const router = Router();
   router.use(requireAuth(['clerk', 'admin']));
+  // 1,000 upload ids of up to 205 characters each: read only once the caller is known.
+  const listJson = express.json({ limit: '512kb', strict: true });
 
-  router.post('/', async (req, res) => {
+  router.post('/', listJson, async (req, res) => {
     const request = parse(withdrawalRequest, req.body, 'body');
     res.json(await withdrawals.withdraw(req.principal!.account, request, req.ip ?? null));
   });
 
-  router.post('/restore', async (req, res) => {
+  router.post('/restore', listJson, async (req, res) => {
     const request = parse(restoreRequest, req.body, 'body');
     res.json(await withdrawals.restoreMany(req.principal!.account, request, req.ip ?? null));
   });
