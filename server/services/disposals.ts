@@ -42,7 +42,7 @@ export interface DisposalDeps {
 /**
  * 销毁 and 销毁清册. A top-level administrator disposes of files: for each, the register entry
  * first (`disposing`, with what the 清册 shows, read before anything changes), then every upload
- * of the file that counts reversed by the ledger under a key made from the entry's id, and its
+ * of the file that counts reversed by the ledger under a key made from the entry's id (`reverseOnce`), and its
  * withdrawals still in the trash closed; then `deleting`, the content's bytes and catalog entry
  * deleted, and `disposed`. Each step can be run again, so a retry or the sweep
  * (`finishInterrupted`) finishes one a crash interrupted, without transactions
@@ -269,12 +269,23 @@ export class DisposalService {
       let changed = false;
       for (const upload of uploads) {
         if (!upload.counted) continue;
-        const reversal = await store.ledger.reverse(upload.key, key);
-        if (reversal === 'reversed') changed = true;
+        if ((await this.reverseOnce(upload.key, key)) === 'reversed') changed = true;
       }
       const open = await store.withdrawals.openOf(uploads.map((u) => u.key));
       for (const withdrawal of open.values()) await store.withdrawals.close(withdrawal.id, this.now());
       if (!changed && open.size === 0) break;
+    }
+  }
+
+  /**
+   * Reverses a counting upload under the disposal's key; if that key reversed it before (a restore
+   * raced the disposal since), under the key's next numbered successor, so that a retry after a
+   * crash finishes the same change rather than making another.
+   */
+  private async reverseOnce(actionKey: string, key: string): Promise<string> {
+    for (let n = 1; ; n++) {
+      const reversal = await this.deps.store.ledger.reverse(actionKey, n === 1 ? key : `${key}#${n}`);
+      if (reversal !== 'repeated' || n >= MAX_REVERSALS_OF_ONE_UPLOAD) return reversal;
     }
   }
 
@@ -319,6 +330,9 @@ function inSubtree(unit: Unit, reach: UnitSubtree): boolean {
     (reach.town === undefined || unit.town === reach.town)
   );
 }
+
+/** How many times one disposal reverses an upload that restores keep counting again, at most. */
+const MAX_REVERSALS_OF_ONE_UPLOAD = 20;
 
 const named = (ids: string[]) => ids.slice(0, NAMED).join('、') + (ids.length > NAMED ? ' 等' : '');
 

@@ -271,6 +271,26 @@ for (const target of storeTargets) {
       assert.equal((await savings()).uploads, before.uploads - 3);
     });
 
+    it('a disposal cut short is finished even when one of its reversed uploads was restored meanwhile', async () => {
+      const fileId = await widelyHeldFile();
+      const before = await savings();
+      failDeletion = true;
+      try {
+        assert.equal((await dispose('top', { fileIds: [fileId] })).status, 500);
+      } finally {
+        failDeletion = false;
+      }
+      // A restore that raced the disposal: one of the uploads it reversed counts again.
+      const reversed = (await server.store.ledger.uploadsOfFile(fileId)).find((u) => !u.counted)!;
+      assert.equal(await server.store.ledger.restore(reversed.key, 'a restore racing the disposal'), 'restored');
+      assert.equal((await savings()).uploads, before.uploads - 2);
+      assert.equal(await server.archive.services.disposals.finishInterrupted(new Date(Date.now() + 120_000)), 1);
+      const list = await body<DisposalList>(await as.top.fetch('/api/disposals'), 200);
+      assert.equal(list.items.find((d) => d.fileId === fileId)!.state, 'disposed');
+      assert.equal((await savings()).uploads, before.uploads - 3, 'out of every count again');
+      assert.ok((await server.store.ledger.uploadsOfFile(fileId)).every((u) => !u.counted));
+    });
+
     it('GET /api/disposals: administrators read the register of their reach, a county its own units only', async () => {
       const fileId = await widelyHeldFile();
       const onlyD = (await uploadFolder(as.clerkD, [randomContent(1200)], '东光')).fileIds[0]!;
