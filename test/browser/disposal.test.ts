@@ -3,11 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { accessibilityFindings, blocking, findingsTable, layoutProblems } from '../support/accessibility.js';
-import { browserSkip, BrowserWindows, login } from '../support/browser.js';
+import { noBlockingFindings } from '../support/accessibility.js';
+import { browserSkip, BrowserWindows, hebeiArchive, login } from '../support/browser.js';
 import { randomContent } from '../support/content.js';
-import { body, TestServer } from '../support/server.js';
-import { embeddedTarget } from '../support/stores.js';
+import { body, type TestServer } from '../support/server.js';
 
 /**
  * 销毁 as a top-level administrator does it (issue 41 parts 4 and 5): from 本单位文件, a file is
@@ -25,21 +24,15 @@ const shot = (page: Page, name: string) => {
   return page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: false });
 };
 
-async function noBlockingFindings(page: Page, view: string): Promise<void> {
-  const findings = blocking(await accessibilityFindings(page, view));
-  assert.deepEqual(findings, [], findingsTable(findings));
-  assert.deepEqual(await layoutProblems(page), [], view);
-}
-
 describe('销毁 and 销毁清册 (Debian Chromium, embedded store)', { skip: browserSkip, timeout: 300_000 }, () => {
   let server: TestServer;
   const windows = new BrowserWindows();
 
   before(async () => {
-    server = await TestServer.start(embeddedTarget);
-    await server.archive.services.directory.load(['13']);
-    await server.addAccountIn('clerk', 'clerk', '130922100');
-    await server.addAccountIn('top', 'admin', 'archive');
+    ({ server } = await hebeiArchive([
+      ['clerk', 'clerk', '130922100'],
+      ['top', 'admin', 'archive'],
+    ]));
   });
   after(async () => {
     await windows.closeAll();

@@ -1,16 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
 import type { ReceiptView } from '../../shared/receipts.js';
-import { accessibilityFindings, blocking, findingsTable, layoutProblems } from '../support/accessibility.js';
-import { browserSkip, BrowserWindows, login } from '../support/browser.js';
+import { noBlockingFindings } from '../support/accessibility.js';
+import { browserSkip, BrowserWindows, hebeiArchive, login, rowsShown as rows } from '../support/browser.js';
 import { md5, sha256 } from '../support/content.js';
-import { body, type Client, TestServer } from '../support/server.js';
-import { embeddedTarget } from '../support/stores.js';
-
-/** The page's document, as the callbacks run inside the browser see it. */
-declare const document: { querySelectorAll(selector: string): ArrayLike<unknown> };
+import { body, type Client, type TestServer } from '../support/server.js';
 
 /**
  * 冻结 end to end (issue 41 parts 4 and 5): an administrator of 青县 holds the town 清州镇 from
@@ -20,16 +15,6 @@ declare const document: { querySelectorAll(selector: string): ArrayLike<unknown>
  */
 const TOWN = '130922100'; // 河北省 / 沧州市 / 青县 / 清州镇
 const REASON = '县纪委调查，暂停处理';
-
-async function noBlockingFindings(page: Page, view: string): Promise<void> {
-  const findings = blocking(await accessibilityFindings(page, view));
-  assert.deepEqual(findings, [], findingsTable(findings));
-  assert.deepEqual(await layoutProblems(page), [], view);
-}
-
-async function rows(page: Page, selector: string, count: number): Promise<void> {
-  await page.waitForFunction(([s, n]) => document.querySelectorAll(s).length === n, [selector, count] as const);
-}
 
 describe(
   '冻结: a held unit’s file refuses withdrawal until the hold is lifted (Debian Chromium)',
@@ -44,10 +29,12 @@ describe(
     let receipt: string;
 
     before(async () => {
-      server = await TestServer.start(embeddedTarget);
-      await server.archive.services.directory.load(['13']);
-      clerk = await server.tokenClient(await server.addAccountIn('qz-clerk', 'clerk', TOWN));
-      await server.addAccountIn('qing-admin', 'admin', '130922');
+      let accounts;
+      ({ server, accounts } = await hebeiArchive([
+        ['qz-clerk', 'clerk', TOWN],
+        ['qing-admin', 'admin', '130922'],
+      ]));
+      clerk = await server.tokenClient(accounts['qz-clerk']!);
       // The clerk's folder of one file, and its receipt (the page's 撤回 is on it).
       const data = randomBytes(4000);
       const key = randomBytes(16).toString('hex');

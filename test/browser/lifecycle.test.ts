@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { accessibilityFindings, blocking, findingsTable, layoutProblems } from '../support/accessibility.js';
+import { noBlockingFindings } from '../support/accessibility.js';
 import { browserSkip, BrowserWindows, login } from '../support/browser.js';
 import { md5, sha256 } from '../support/content.js';
 import { cli, killServer, processStore, startServer, type ProcessStore, type Started } from '../support/process.js';
@@ -37,12 +37,6 @@ function account(env: Record<string, string>, username: string, role: 'clerk' | 
   const token = cli(['token', 'create', username], env);
   assert.equal(token.status, 0, token.stderr);
   return token.stdout.trim().split('\n').pop()!;
-}
-
-async function noBlockingFindings(page: Page, view: string): Promise<void> {
-  const findings = blocking(await accessibilityFindings(page, view));
-  assert.deepEqual(findings, [], findingsTable(findings));
-  assert.deepEqual(await layoutProblems(page), [], view);
 }
 
 describe(

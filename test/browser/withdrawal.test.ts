@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { FileList } from '../../shared/schemas.js';
-import { accessibilityFindings, blocking, findingsTable, layoutProblems } from '../support/accessibility.js';
+import { noBlockingFindings } from '../support/accessibility.js';
 import { browserSkip, BrowserWindows, login } from '../support/browser.js';
 import { cli, killServer, processStore, startServer, type ProcessStore, type Started } from '../support/process.js';
 import { Client, PASSWORD } from '../support/server.js';
@@ -51,12 +51,6 @@ async function withdrawnRows(page: Page, count: number): Promise<void> {
 
 async function trashRows(page: Page, count: number): Promise<void> {
   await page.waitForFunction((n) => document.querySelectorAll('table.trash tbody tr').length === n, count);
-}
-
-async function noBlockingFindings(page: Page, view: string): Promise<void> {
-  const findings = blocking(await accessibilityFindings(page, view));
-  assert.deepEqual(findings, [], findingsTable(findings));
-  assert.deepEqual(await layoutProblems(page), [], view);
 }
 
 describe(

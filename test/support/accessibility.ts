@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import axe from 'axe-core';
 import type { Page } from 'playwright-core';
 
@@ -115,4 +116,14 @@ export async function layoutProblems(page: Page): Promise<string[]> {
     if (scrollWidth > clientWidth) problems.push(`the page is ${scrollWidth - clientWidth} px wider than the window`);
     return problems;
   });
+}
+
+/**
+ * Fails the test on what a view must not have: an axe finding that blocks (serious or critical),
+ * or a layout problem at the window's size (figures not right-aligned, a page wider than the window).
+ */
+export async function noBlockingFindings(page: Page, view: string): Promise<void> {
+  const findings = blocking(await accessibilityFindings(page, view));
+  assert.deepEqual(findings, [], findingsTable(findings));
+  assert.deepEqual(await layoutProblems(page), [], view);
 }

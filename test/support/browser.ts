@@ -3,7 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
-import { PASSWORD } from './server.js';
+import type { Account } from '../../server/store/accounts/port.js';
+import type { Role } from '../../shared/schemas.js';
+import { PASSWORD, TestServer } from './server.js';
+import { embeddedTarget } from './stores.js';
+
+/** The page's document, as the callbacks run inside the browser see it. */
+declare const document: { querySelectorAll(selector: string): ArrayLike<unknown> };
 
 /**
  * Debian's Chromium driven by playwright-core (no browser download). Browser tests are
@@ -144,4 +150,57 @@ export async function focused(element: Locator): Promise<boolean> {
   return element.evaluate(
     (el) => el === (el as unknown as { ownerDocument: { activeElement: unknown } }).ownerDocument.activeElement,
   );
+}
+
+/** Waits until the page shows `count` elements matching `selector` (a table's rows, mostly). */
+export async function rowsShown(page: Page, selector: string, count: number): Promise<void> {
+  await page.waitForFunction(([s, n]) => document.querySelectorAll(s).length === n, [selector, count] as const);
+}
+
+/**
+ * The archive in process on the embedded store, with 河北省's units (code 13) and these accounts
+ * (username, role, unit code or `archive`), each by its username: what the screens of 撤回, 冻结
+ * and 销毁 are tried on.
+ */
+export async function hebeiArchive(
+  accounts: ReadonlyArray<readonly [username: string, role: Role, unit: string]>,
+): Promise<{ server: TestServer; accounts: Record<string, Account> }> {
+  const server = await TestServer.start(embeddedTarget);
+  try {
+    await server.archive.services.directory.load(['13']);
+    const made: Record<string, Account> = {};
+    for (const [username, role, unit] of accounts) made[username] = await server.addAccountIn(username, role, unit);
+    return { server, accounts: made };
+  } catch (e) {
+    await server.close();
+    throw e;
+  }
+}
+
+/**
+ * Whether an element is shown whole without scrolling anything: inside the window, and inside the
+ * box of a table's scroller (`.table-scroll`) when it is in one. A page no wider than the window
+ * can still hide a row's button past its table's edge.
+ */
+export async function shownWhole(element: Locator): Promise<boolean> {
+  return element.evaluate((el) => {
+    interface Box {
+      left: number;
+      right: number;
+      top: number;
+      bottom: number;
+    }
+    const e = el as unknown as {
+      getBoundingClientRect(): Box;
+      closest(selector: string): { getBoundingClientRect(): Box } | null;
+    };
+    const { innerWidth, innerHeight } = globalThis as unknown as { innerWidth: number; innerHeight: number };
+    const frames: Box[] = [{ left: 0, top: 0, right: innerWidth, bottom: innerHeight }];
+    const scroller = e.closest('.table-scroll');
+    if (scroller) frames.push(scroller.getBoundingClientRect());
+    const box = e.getBoundingClientRect();
+    return frames.every(
+      (f) => box.left >= f.left && box.right <= f.right && box.top >= f.top && box.bottom <= f.bottom,
+    );
+  });
 }

@@ -231,10 +231,11 @@ const zh = {
   heldActionPurge: '清除',
   heldActionDispose: '销毁',
   purge: '彻底删除',
-  purgeQuestion: '彻底删除后不能再恢复；没有其他上传的文件内容将被删除。',
+  purgeQuestion: '彻底删除后不能再恢复；它已不计入统计，统计数字不变；没有其他上传的文件内容将被删除。',
   purgeConfirm: '确认彻底删除',
   emptyTrash: '清空回收站',
-  emptyTrashQuestion: '回收站中的全部上传将被彻底删除，不能再恢复；没有其他上传的文件内容将被删除。',
+  emptyTrashQuestion:
+    '回收站中的全部上传将被彻底删除，不能再恢复；它们已不计入统计，统计数字不变；没有其他上传的文件内容将被删除。',
   emptyTrashConfirm: '确认清空',
   trashPurged: '已彻底删除 {count} 个上传，删除文件内容 {contents} 个。',
   trashPurgeSkipped: '{count} 个因冻结或正在处理而保留。',
@@ -969,11 +970,12 @@ const en: Record<MessageKey, string> = {
   heldActionPurge: 'purged',
   heldActionDispose: 'disposed of',
   purge: 'Delete for good',
-  purgeQuestion: 'Deleted for good, it can no longer be restored; a file no other upload holds is deleted with it.',
+  purgeQuestion:
+    'Deleted for good, it can no longer be restored; it already counts nowhere, so no count changes; a file no other upload holds is deleted with it.',
   purgeConfirm: 'Delete it for good',
   emptyTrash: 'Empty the trash',
   emptyTrashQuestion:
-    'Every upload in the trash is deleted for good and can no longer be restored; files no other upload holds are deleted with them.',
+    'Every upload in the trash is deleted for good and can no longer be restored; they already count nowhere, so no count changes; files no other upload holds are deleted with them.',
   emptyTrashConfirm: 'Empty it',
   trashPurged:
     'Deleted {count, plural, one {# upload} other {# uploads}} for good and {contents, plural, one {# file} other {# files}} with them.',
