@@ -14,9 +14,6 @@ import { body, type TestServer } from '../support/server.js';
  * the 销毁清册 lists it, and its printed view has the register's columns and signature lines.
  * Debian's Chromium against an in-process server on the embedded store, at 1280×800; screenshots
  * under SHOTS_DIR for a person to look at.
- *
- * TEST DOUBLE: the deletion of a content (issue 41 part 3's) is not in this branch; the server is
- * given one that records which files it was asked to delete, and a hold check that holds nothing.
  */
 const SHOTS = path.resolve(process.env.SHOTS_DIR ?? 'test-artifacts/shots-d');
 const shot = (page: Page, name: string) => {
@@ -81,6 +78,9 @@ describe('销毁 and 销毁清册 (Debian Chromium, embedded store)', { skip: br
     const text = await row.innerText();
     for (const shown of [expired.fileId, '沧档销〔2026〕7号', '保管期满', 'clerk', 'top', '青县'])
       assert.ok(text.includes(shown), `${shown} in ${text}`);
+    // Uploaded once, on one day: the day is named once, not "X 至 X".
+    const dates = (await row.locator('td.when').first().innerText()).trim();
+    assert.match(dates, /^\S+$/, `one upload day: ${dates}`);
     assert.equal(await page.locator('table.register tbody tr', { hasText: '县志-保留.pdf' }).count(), 0);
     assert.notEqual(kept.fileId, expired.fileId);
     await noBlockingFindings(page, 'disposal register');

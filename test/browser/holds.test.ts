@@ -3,7 +3,14 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { ReceiptView } from '../../shared/receipts.js';
 import { noBlockingFindings } from '../support/accessibility.js';
-import { browserSkip, BrowserWindows, hebeiArchive, login, rowsShown as rows } from '../support/browser.js';
+import {
+  artifactPath,
+  browserSkip,
+  BrowserWindows,
+  hebeiArchive,
+  login,
+  rowsShown as rows,
+} from '../support/browser.js';
 import { md5, sha256 } from '../support/content.js';
 import { body, type Client, type TestServer } from '../support/server.js';
 
@@ -79,7 +86,7 @@ describe(
       await form.getByRole('searchbox').fill('清州');
       await form.getByRole('button', { name: '河北省 / 沧州市 / 青县 / 清州镇' }).click();
       await form.getByLabel('冻结原因').fill(REASON);
-      await admin.page.screenshot({ path: '/work/shots/h/holds-place-unit-zh.png' });
+      await admin.page.screenshot({ path: artifactPath('holds-place-unit-zh.png') });
       await noBlockingFindings(admin.page, 'placing a hold on a unit');
       await form.getByRole('button', { name: '冻结' }).click();
       await admin.page.getByText('已冻结“河北省 / 沧州市 / 青县 / 清州镇”。').waitFor();
@@ -87,7 +94,7 @@ describe(
       const row = admin.page.locator('table.holds tbody tr');
       assert.match(await row.innerText(), /单位“河北省 \/ 沧州市 \/ 青县 \/ 清州镇”的全部文件/);
       assert.match(await row.innerText(), new RegExp(`${REASON}[\\s\\S]*qing-admin[\\s\\S]*冻结中`));
-      await admin.page.screenshot({ path: '/work/shots/h/holds-list-zh.png' });
+      await admin.page.screenshot({ path: artifactPath('holds-list-zh.png') });
       await noBlockingFindings(admin.page, 'the holds');
 
       // The clerk withdraws the file from the receipt: refused, with the hold's reason, nothing withdrawn.
@@ -108,7 +115,7 @@ describe(
         await refusal.innerText(),
         `文件“2026年卷/会议纪要.pdf”已被冻结（原因：${REASON}），不能撤回；请联系管理员。`,
       );
-      await page.screenshot({ path: '/work/shots/h/withdrawal-refused-held-zh.png' });
+      await page.screenshot({ path: artifactPath('withdrawal-refused-held-zh.png') });
       assert.equal(await page.locator('table.receipt-rows tr[data-withdrawn="yes"]').count(), 0);
 
       // The administrator lifts it, after saying yes to what that lets happen.
@@ -122,7 +129,7 @@ describe(
       assert.match(await row.innerText(), /qing-admin 于 .* 解除/);
       await admin.page.getByRole('button', { name: 'English' }).click();
       await admin.page.getByRole('heading', { name: 'Holds' }).waitFor();
-      await admin.page.screenshot({ path: '/work/shots/h/holds-lifted-en.png' });
+      await admin.page.screenshot({ path: artifactPath('holds-lifted-en.png') });
       await noBlockingFindings(admin.page, 'the holds, in English');
 
       // The same withdrawal now goes through.
@@ -152,7 +159,7 @@ describe(
       await dialog.getByRole('button', { name: '冻结' }).click();
       await dialog.getByText('请填写冻结原因。').waitFor();
       await dialog.getByLabel('冻结原因').fill('审计抽查');
-      await page.screenshot({ path: '/work/shots/h/hold-file-dialog-zh.png' });
+      await page.screenshot({ path: artifactPath('hold-file-dialog-zh.png') });
       await noBlockingFindings(page, 'holding a file');
       await dialog.getByRole('button', { name: '冻结' }).click();
       await page.getByRole('status').getByText('冻结中').waitFor();

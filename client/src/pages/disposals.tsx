@@ -97,10 +97,12 @@ export function DisposalsPage({
           {
             label: t('colDisposalDates'),
             className: 'when',
-            cell: (d) =>
-              d.firstUploadAt === null
-                ? ''
-                : t('disposalDates', { first: day(language, d.firstUploadAt), last: day(language, d.lastUploadAt) }),
+            cell: (d) => {
+              if (d.firstUploadAt === null) return '';
+              const [first, last] = [day(language, d.firstUploadAt), day(language, d.lastUploadAt)];
+              // One day is named once, not "5月3日 至 5月3日".
+              return first === last ? first : t('disposalDates', { first, last });
+            },
           },
           { label: t('colDisposalSize'), numeric: true, cell: (d) => formatBytes(d.size) },
           { label: t('colSystemNo'), className: 'system-no', cell: (d) => <code>{d.fileId}</code> },
