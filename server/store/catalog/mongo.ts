@@ -15,6 +15,11 @@ export async function createCatalogIndexes(c: CatalogCollections): Promise<void>
     ),
     // Entries being deleted, for the sweep that finishes deletions a crash interrupted.
     c.catalog.createIndex({ deletingAt: 1 }, { name: 'deleting', sparse: true }),
+    // 本单位文件 of the whole archive, a page at a time in each sort's default order (ties by _id):
+    // read in index order, not sorted whole (docs/deployment.md, Queries and their indexes).
+    c.catalog.createIndex({ uploadDate: -1, _id: 1 }, { name: 'listing_first_upload' }),
+    c.catalog.createIndex({ fileName: 1, _id: 1 }, { name: 'listing_name' }),
+    c.catalog.createIndex({ fileLength: -1, _id: 1 }, { name: 'listing_size' }),
   ]);
 }
 

@@ -57,9 +57,13 @@ export async function createLedgerIndexes(c: LedgerCollections): Promise<void> {
     c.names.createIndex({ UploadFileID: 1 }, { name: 'file' }),
     // 本单位文件's folders: a unit's names under a path, in name order (server/store/unit-files).
     c.names.createIndex({ UnitID: 1, Name: 1 }, { name: 'unit_name' }),
+    // The whole archive's folders: the names under a path, whatever their unit.
+    c.names.createIndex({ Name: 1 }, { name: 'name' }),
     // What the reports read the entries and the day tallies through (created by the reports
     // until 2026-11-28, under the same names).
     c.ledger.createIndex({ UploadCount: 1 }, { name: 'repeats' }),
+    // The repeat uploaders' filter by login (`repeats` alone would read every repeated entry).
+    c.ledger.createIndex({ UserName: 1, UploadCount: 1 }, { name: 'user_repeats' }),
     c.ledger.createIndex(
       { 'UploadGeoAddress.CityName': 1, 'UploadGeoAddress.CountyName': 1, 'UploadGeoAddress.TownName': 1 },
       { name: 'subtree' },

@@ -265,25 +265,59 @@ export class MongoReports implements Reports {
       last: Date;
     };
     const repeats = { $subtract: ['$UploadCount', 1] };
+    // Per unit, its files and its accounts are each counted once with no list of either (a unit's
+    // file ids outgrow one document near a million files): every entry passes twice, as its file
+    // (weight 1) and as its account (weight 0), grouped per unit and file or per unit and account,
+    // then per unit; the sums are the file passes' only. A user has one entry per file and unit:
+    // counting a user's entries counts its files.
+    const twice = [
+      {
+        $addFields: {
+          pass: [
+            { file: '$UploadFileID', n: 1 },
+            { user: '$UserID', n: 0 },
+          ],
+        },
+      },
+      { $unwind: '$pass' },
+    ];
+    const weighed = (sum: Document | string) => (byUser ? sum : { $multiply: ['$pass.n', sum] });
     const groups = [
       ...entries,
+      ...(byUser ? [] : twice),
       {
         $group: {
           _id: byUser
             ? { user: '$UserID', unit: '$UploadGeography.UploadGeoNameID' }
-            : { unit: '$UploadGeography.UploadGeoNameID' },
+            : { unit: '$UploadGeography.UploadGeoNameID', file: '$pass.file', user: '$pass.user' },
           userName: { $max: '$UserName' },
           who: groupUnit,
-          // Bounded by a unit's accounts.
-          users: { $addToSet: '$UserID' },
-          // A user has one entry per file and unit: counting entries counts files, without a list.
-          files: byUser ? { $sum: 1 } : { $addToSet: '$UploadFileID' },
-          ...uploadSpan,
-          repeats: { $sum: repeats },
-          repeatBytes: { $sum: { $multiply: [repeats, '$file.fileLength'] } },
+          files: byUser ? { $sum: 1 } : { $max: '$pass.n' },
+          uploads: { $sum: weighed('$UploadCount') },
+          first: uploadSpan.first,
+          last: uploadSpan.last,
+          repeats: { $sum: weighed(repeats) },
+          repeatBytes: { $sum: weighed({ $multiply: [repeats, '$file.fileLength'] }) },
         },
       },
-      { $addFields: { users: { $size: '$users' }, files: byUser ? '$files' : { $size: '$files' } } },
+      ...(byUser
+        ? []
+        : [
+            {
+              $group: {
+                _id: { unit: '$_id.unit' },
+                userName: { $max: '$userName' },
+                who: { $max: '$who' },
+                users: { $sum: { $subtract: [1, '$files'] } },
+                files: { $sum: '$files' },
+                uploads: { $sum: '$uploads' },
+                first: { $min: '$first' },
+                last: { $max: '$last' },
+                repeats: { $sum: '$repeats' },
+                repeatBytes: { $sum: '$repeatBytes' },
+              },
+            },
+          ]),
     ];
     const sort = sortStage(
       {
@@ -340,6 +374,9 @@ export class MongoReports implements Reports {
       {
         $group: {
           _id: '$UploadFileID',
+          // Lists bounded by the directory, not by the archive's size: a file's units (at most the
+          // units of the directory, a province's few thousand) and its accounts (at most every
+          // account, 100,000 for a province: about 3 MB of ids, well within one document).
           units: { $addToSet: '$UploadGeography.UploadGeoNameID' },
           users: { $addToSet: '$UserID' },
           ...uploadSpan,
@@ -398,6 +435,7 @@ export class MongoReports implements Reports {
                 $group: {
                   _id: { file: '$UploadFileID', unit: '$UploadGeography.UploadGeoNameID' },
                   who: groupUnit,
+                  // Bounded by the unit's accounts.
                   userNames: { $addToSet: '$UserName' },
                   ...uploadSpan,
                 },

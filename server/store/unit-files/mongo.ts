@@ -62,13 +62,6 @@ export class MongoUnitFiles implements UnitFiles {
   ) {
     const match: Filter<LedgerDoc> = viewScopeMatch(scope);
     if (only) match.UploadFileID = { $in: only };
-    if (q.nameContains) {
-      const named = await this.c.names.distinct('UploadFileID', {
-        ...namesScopeMatch(scope),
-        Name: containsPattern(q.nameContains),
-      });
-      match.UploadFileID = { $in: named };
-    }
     const picked: Document = {
       ...(q.uploaderId !== undefined && { byUploader: true }),
       ...(q.kind && { ofKind: true }),
@@ -96,6 +89,10 @@ export class MongoUnitFiles implements UnitFiles {
         },
       },
       ...(Object.keys(picked).length > 0 ? [{ $match: picked }] : []),
+      // Files the view uploaded under a name containing the text: looked up per file grouped.
+      ...(q.nameContains
+        ? this.having('named', this.c.names, { ...namesScopeMatch(scope), Name: containsPattern(q.nameContains) })
+        : []),
     ];
     const entry = { $lookup: { from: 'fileInfo.files', localField: '_id', foreignField: '_id', as: 'entry' } };
     const direction = order === 'asc' ? 1 : -1;
@@ -148,13 +145,18 @@ export class MongoUnitFiles implements UnitFiles {
       { deletingAt: { $exists: false } },
       ...(only ? [{ _id: { $in: only } }] : []),
     ];
+    // The filters on other collections, as lookups per catalog entry (a list of the files matching
+    // them would outgrow one document, as the name search's did near 600,000 files).
+    const joined: Document[] = [];
     if (q.nameContains) {
       const pattern = containsPattern(q.nameContains);
-      const named = await this.c.names.distinct('UploadFileID', { Name: pattern });
-      and.push({ $or: [{ fileName: pattern }, { _id: { $in: named } }] });
+      joined.push(
+        { $lookup: this.lookupOne('named', this.c.names, { Name: pattern }) },
+        { $match: { $or: [{ fileName: pattern }, { named: { $ne: [] } }] } },
+      );
     }
-    if (q.uploaderId !== undefined)
-      and.push({ _id: { $in: await this.c.ledger.distinct('UploadFileID', { UserID: q.uploaderId }) } });
+    if (q.uploaderId !== undefined) joined.push(...this.having('byUploader', this.c.ledger, { UserID: q.uploaderId }));
+    if (joined.length > 0) joined.push({ $project: { named: 0, byUploader: 0 } });
     if (q.kind) and.push(kindFilter(q.kind));
     if (q.firstUploadFrom || q.firstUploadBefore)
       and.push({
@@ -165,12 +167,20 @@ export class MongoUnitFiles implements UnitFiles {
       });
     const filter: Filter<CatalogDoc> = and.length > 0 ? { $and: and } : {};
     const direction = order === 'asc' ? 1 : -1;
-    const total = await this.c.catalog.countDocuments(filter);
+    const total =
+      joined.length === 0
+        ? await this.c.catalog.countDocuments(filter)
+        : ((
+            await this.c.catalog
+              .aggregate<{ n: number }>([{ $match: filter }, ...joined, { $count: 'n' }], { allowDiskUse: true })
+              .toArray()
+          )[0]?.n ?? 0);
     const summed = sort === 'lastUpload' || sort === 'unitCount' || sort === 'myCount';
     const docs: Array<CatalogDoc & { sums?: LedgerSums }> = summed
       ? await this.c.catalog
           .aggregate<CatalogDoc & { sums: LedgerSums }>([
             { $match: filter },
+            ...joined,
             { $lookup: { from: 'userInfo.users', localField: '_id', foreignField: 'UploadFileID', as: 'entries' } },
             {
               // One object, not dotted names: mongo-java-server takes 'sums.uploads' here as a field's name.
@@ -195,12 +205,25 @@ export class MongoUnitFiles implements UnitFiles {
             { $limit: q.limit },
           ])
           .toArray()
-      : await this.c.catalog
-          .find(filter)
-          .sort({ [ALL_SORT_FIELDS[sort]]: direction, _id: 1 })
-          .skip(q.offset)
-          .limit(q.limit)
-          .toArray();
+      : joined.length > 0
+        ? await this.c.catalog
+            .aggregate<CatalogDoc>(
+              [
+                { $match: filter },
+                ...joined,
+                { $sort: { [ALL_SORT_FIELDS[sort]]: direction, _id: 1 } },
+                { $skip: q.offset },
+                { $limit: q.limit },
+              ],
+              { allowDiskUse: true },
+            )
+            .toArray()
+        : await this.c.catalog
+            .find(filter)
+            .sort({ [ALL_SORT_FIELDS[sort]]: direction, _id: 1 })
+            .skip(q.offset)
+            .limit(q.limit)
+            .toArray();
     const sums = summed ? undefined : await this.ledgerSums(docs, q.accountId);
     const rows = docs.map(({ sums: own, ...doc }) => {
       const s = own ?? sums?.get(doc._id.toHexString());
@@ -301,13 +324,9 @@ export class MongoUnitFiles implements UnitFiles {
     const scope = viewScopeOf(q);
     const range = q.folder !== undefined ? folderRange(q.folder) : undefined;
     const pattern = range && range.low !== null ? new RegExp(`^${escapeRegex(range.prefix)}`) : undefined;
-    const fileIds = range
-      ? (
-          await this.c.names.distinct('UploadFileID', {
-            ...namesScopeMatch(scope),
-            ...(pattern && { Name: pattern }),
-          })
-        ).map((id) => id.toHexString())
+    // A folder's files through a cursor (not `distinct`, whose answer is one document).
+    const fileIds: AsyncIterable<string> | string[] = range
+      ? this.folderFiles({ ...namesScopeMatch(scope), ...(pattern && { Name: pattern }) })
       : (q.fileIds ?? []);
     const inScope: Filter<AuditDoc> = !scope
       ? {}
@@ -319,10 +338,10 @@ export class MongoUnitFiles implements UnitFiles {
             ...(scope.subtree.town !== undefined && { 'unit.town': scope.subtree.town }),
           };
     const found: ViewUpload[] = [];
-    for (let at = 0; at < fileIds.length; at += 1000) {
+    for await (const some of inBatches(fileIds, 1000)) {
       const events = await this.c.audit
         .find({
-          fileId: { $in: fileIds.slice(at, at + 1000) },
+          fileId: { $in: some },
           ...inScope,
           upload: { $exists: true },
           pending: { $exists: false },
@@ -346,6 +365,40 @@ export class MongoUnitFiles implements UnitFiles {
     return found
       .sort((a, b) => a.at.getTime() - b.at.getTime() || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
       .slice(0, q.limit);
+  }
+
+  /** The files with names matching `names` (each once), read through a cursor. */
+  private async *folderFiles(names: Filter<NameDoc>): AsyncGenerator<string> {
+    const files = this.c.names.aggregate<{ _id: ObjectId }>([{ $match: names }, { $group: { _id: '$UploadFileID' } }], {
+      allowDiskUse: true,
+    });
+    try {
+      for await (const f of files) yield f._id.toHexString();
+    } finally {
+      await files.close();
+    }
+  }
+
+  /**
+   * A $lookup into `as` of at most one document of `from` about the file of the document looked
+   * from (its `_id`) that matches `filter`: through `from`'s index on UploadFileID.
+   */
+  private lookupOne(as: string, from: { collectionName: string }, filter: Document): Document {
+    return {
+      from: from.collectionName,
+      let: { file: '$_id' },
+      pipeline: [
+        { $match: { $expr: { $eq: ['$UploadFileID', '$$file'] }, ...filter } },
+        { $limit: 1 },
+        { $project: { _id: 1 } },
+      ],
+      as,
+    };
+  }
+
+  /** Only the files (`_id`) that have a document of `from` matching `filter`. */
+  private having(as: string, from: { collectionName: string }, filter: Document): Document[] {
+    return [{ $lookup: this.lookupOne(as, from, filter) }, { $match: { [as]: { $ne: [] } } }];
   }
 
   /** Per file: its last upload, its uploads, and those of the account. */
@@ -472,4 +525,17 @@ function kindExpression(kind: FileKind, type: string, name: string): Document {
   };
   if (kind !== 'other') return { $or: rule(FILE_KIND_RULES[kind]) };
   return { $not: [{ $or: Object.values(FILE_KIND_RULES).flatMap(rule) }] };
+}
+
+/** `items` (an array or a cursor) in arrays of at most `size`. */
+async function* inBatches<T>(items: AsyncIterable<T> | Iterable<T>, size: number): AsyncGenerator<T[]> {
+  let batch: T[] = [];
+  for await (const item of items) {
+    batch.push(item);
+    if (batch.length === size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
 }
