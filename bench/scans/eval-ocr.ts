@@ -30,6 +30,8 @@ const { values } = parseArgs({
     keep: { type: 'string' },
     /** Engines read this many scans at once. */
     parallel: { type: 'string', default: String(Math.min(2, os.availableParallelism())) },
+    /** Print each scan's CER, and what was read where it is over 20%. */
+    verbose: { type: 'boolean', default: false },
   },
 });
 const PAGES = Number(values.pages);
@@ -88,7 +90,13 @@ async function readAll(engines: OcrEngine[], todo: ScanToRead[]): Promise<Readin
         const scan = todo[next++]!;
         const image = await scannedImage(fs.readFileSync(scan.file), scan.format);
         const text = await engine.recognise(image);
-        readings.push({ ...characterErrors(scan.text, text), language: scan.language });
+        const reading = { ...characterErrors(scan.text, text), language: scan.language };
+        readings.push(reading);
+        if (values.verbose) {
+          const cer = reading.errors / reading.characters;
+          console.log(`    ${path.basename(scan.file)} (${scan.language}): CER ${percent(cer)}`);
+          if (cer > 0.2) console.log(`      printed: ${JSON.stringify(scan.text.slice(0, 300))}\n      read: ${JSON.stringify(text.slice(0, 300))}`);
+        }
       }
     }),
   );
