@@ -77,14 +77,15 @@ export type PageToPrint = Omit<ScannedPage, 'text' | 'scans'> & { spec: PageSpec
 
 /**
  * The pages drawn from the documents: each original, and for about one in three an edited copy
- * printed after it; every third original under one of two letterheads.
+ * printed after it; every other original under one of two letterheads.
  */
 export function pagesToPrint(documents: readonly CorpusDoc[], originals: number, rng: Random): PageToPrint[] {
   const specs: PageToPrint[] = [];
   const drawn = drawOriginals(documents, originals, rng);
   let number = 1;
   drawn.forEach((doc, i) => {
-    const office = i % 3 === 2 ? OFFICES[(i / 3) % 2 | 0]! : undefined;
+    // Every other original is a 红头文件: two of one office, then two of the other.
+    const office = i % 2 === 1 ? OFFICES[(i >> 2) % 2]! : undefined;
     const head: Letterhead | undefined = office && {
       office: office.office,
       number: `${office.prefix}〔2019〕${number++}号`,
@@ -162,7 +163,8 @@ export function labelledPairs(manifest: Manifest): {
   for (let i = 0; i < pages.length; i++)
     for (let j = i + 1; j < pages.length; j++) {
       const [p, q] = [pages[i]!, pages[j]!];
-      const into = p.cluster === q.cluster ? edited : p.template && p.template === q.template ? templateNegatives : null;
+      const into =
+        p.cluster === q.cluster ? edited : p.template && p.template === q.template ? templateNegatives : null;
       if (into) for (const s of p.scans) for (const t of q.scans) into.push([s.file, t.file]);
     }
   return { rescans, edited, templateNegatives };

@@ -95,7 +95,10 @@ async function readAll(engines: OcrEngine[], todo: ScanToRead[]): Promise<Readin
         if (values.verbose) {
           const cer = reading.errors / reading.characters;
           console.log(`    ${path.basename(scan.file)} (${scan.language}): CER ${percent(cer)}`);
-          if (cer > 0.2) console.log(`      printed: ${JSON.stringify(scan.text.slice(0, 300))}\n      read: ${JSON.stringify(text.slice(0, 300))}`);
+          if (cer > 0.2)
+            console.log(
+              `      printed: ${JSON.stringify(scan.text.slice(0, 300))}\n      read: ${JSON.stringify(text.slice(0, 300))}`,
+            );
         }
       }
     }),
