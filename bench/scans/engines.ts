@@ -91,7 +91,7 @@ async function paddle(): Promise<OcrEngine | null> {
       // Detection runs at the image's full size: two engines reading 300 dpi A4 pages grew to
       // 7.3 GB and the kernel killed them, for no better text than at 150 dpi. Pages are read
       // at about 150 dpi, whatever they were scanned at.
-      const small = await sharp(image).resize({ width: 1280, height: 1800, fit: 'inside', withoutEnlargement: true });
+      const small = sharp(image).resize({ width: 1280, height: 1800, fit: 'inside', withoutEnlargement: true });
       const lines = await ocr.detect(await decoded(await small.toBuffer()));
       const top = (l: PaddleLine) => (l.box ? Math.min(...l.box.map((p) => p[1]!)) : 0);
       const left = (l: PaddleLine) => (l.box ? Math.min(...l.box.map((p) => p[0]!)) : 0);
