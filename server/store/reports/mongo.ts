@@ -213,14 +213,24 @@ export class MongoReports implements Reports {
       ...(q.unitId ? { 'UploadGeography.UploadGeoNameID': q.unitId } : {}),
       ...(q.fileName ? { UploadFileName: containsPattern(q.fileName) } : {}),
     };
-    const entries = [{ $match: match }, ...joinCatalog(this.c, 'UploadFileID')];
+    // Copies inside one upload (CopyCount, absent: none) counted as uploads, or left out.
+    const copies = { $ifNull: ['$CopyCount', 0] };
+    const exclude = q.copies === 'exclude';
+    const uploads = exclude ? { $subtract: ['$UploadCount', copies] } : '$UploadCount';
+    const resends = { $subtract: [{ $subtract: ['$UploadCount', 1] }, copies] };
+    // Without copies, the minimum holds for the uploads left (UploadCount's own match still picks by index).
+    const first: Document[] = [{ $match: match }];
+    if (exclude) first.push({ $match: { $expr: { $gte: [uploads, q.min] } } });
+    const entries = [...first, ...joinCatalog(this.c, 'UploadFileID')];
     if (q.group === 'entry') {
       // The catalog is read for the page's entries only, unless the sort needs every length first.
       const bySize = q.sort === 'fileLength';
-      type Row = LedgerDoc & { _id: ObjectId; file: CatalogDoc };
+      type Row = LedgerDoc & { _id: ObjectId; file: CatalogDoc; uploads: number; copies: number; resends: number };
+      const counts = { $addFields: { uploads, copies, resends } };
       const sort = sortStage(
         {
-          uploadCount: ['UploadCount'],
+          // With copies, by the stored count (its index); without, by the uploads left.
+          uploadCount: [exclude ? 'uploads' : 'UploadCount'],
           lastUploadTime: ['LastUploadTime'],
           firstUploadTime: ['UploadTime'],
           userName: ['UserName'],
@@ -232,9 +242,9 @@ export class MongoReports implements Reports {
         ['_id'],
       );
       return {
-        stages: bySize ? entries : [{ $match: match }],
+        stages: [...(bySize ? entries : first), ...(exclude ? [counts] : [])],
         sort,
-        after: bySize ? [] : joinCatalog(this.c, 'UploadFileID'),
+        after: [...(bySize ? [] : joinCatalog(this.c, 'UploadFileID')), ...(exclude ? [] : [counts])],
         item: (doc) => {
           const r = doc as Row;
           return {
@@ -244,7 +254,9 @@ export class MongoReports implements Reports {
             fileId: r.UploadFileID.toHexString(),
             fileName: r.UploadFileName,
             fileLength: toNumber(r.file.fileLength),
-            uploadCount: r.UploadCount,
+            uploadCount: r.uploads,
+            copies: r.copies,
+            resends: r.resends,
             firstUploadTime: iso(r.UploadTime),
             lastUploadTime: iso(r.LastUploadTime),
           };
@@ -261,10 +273,12 @@ export class MongoReports implements Reports {
       uploads: number;
       repeats: number;
       repeatBytes: Long;
+      copies: number;
+      resends: number;
       first: Date;
       last: Date;
     };
-    const repeats = { $subtract: ['$UploadCount', 1] };
+    const repeats = { $subtract: [uploads, 1] };
     const groups = [
       ...entries,
       {
@@ -279,8 +293,11 @@ export class MongoReports implements Reports {
           // A user has one entry per file and unit: counting entries counts files, without a list.
           files: byUser ? { $sum: 1 } : { $addToSet: '$UploadFileID' },
           ...uploadSpan,
+          uploads: { $sum: uploads },
           repeats: { $sum: repeats },
           repeatBytes: { $sum: { $multiply: [repeats, '$file.fileLength'] } },
+          copies: { $sum: copies },
+          resends: { $sum: resends },
         },
       },
       { $addFields: { users: { $size: '$users' }, files: byUser ? '$files' : { $size: '$files' } } },
@@ -311,6 +328,8 @@ export class MongoReports implements Reports {
           uploads: r.uploads,
           repeatUploads: r.repeats,
           repeatBytes: toNumber(r.repeatBytes),
+          copies: r.copies,
+          resends: r.resends,
           firstUploadTime: iso(r.first),
           lastUploadTime: iso(r.last),
         };
