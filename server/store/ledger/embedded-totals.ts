@@ -289,9 +289,7 @@ export class EmbeddedTotals {
       `SELECT COUNT(receipt_id) - COUNT(DISTINCT receipt_id) AS copies FROM upload_keys INDEXED BY upload_keys_entry
        WHERE file_no = @fileNo AND unit_id = @unitId AND account_id = @userId AND state = 'counted'`,
     );
-    this.setCopies = db.prepare(
-      `UPDATE ledger SET copies = @copies WHERE ${entryKey} AND copies <> @copies`,
-    );
+    this.setCopies = db.prepare(`UPDATE ledger SET copies = @copies WHERE ${entryKey} AND copies <> @copies`);
     this.resave = db.prepare(
       'UPDATE upload_days SET saved_uploads = saved_uploads + @saved WHERE file_no = @fileNo AND unit_id = @unitId AND day = @day',
     );

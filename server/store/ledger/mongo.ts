@@ -405,10 +405,7 @@ export class MongoLedger implements Ledger {
       // Only an entry with two uploads or more in this receipt has copies in it to count (again,
       // if a crash came between; the recount is safe to repeat).
       const placed = await this.c.audit
-        .find(
-          { _id: { $in: some }, 'upload.receiptId': receiptId },
-          { projection: { fileId: 1, unit: 1, userId: 1 } },
-        )
+        .find({ _id: { $in: some }, 'upload.receiptId': receiptId }, { projection: { fileId: 1, unit: 1, userId: 1 } })
         .toArray();
       const perEntry = new Map<string, { event: (typeof placed)[number]; uploads: number }>();
       for (const event of placed) {
@@ -417,8 +414,7 @@ export class MongoLedger implements Ledger {
         if (seen) seen.uploads++;
         else perEntry.set(id, { event, uploads: 1 });
       }
-      for (const { event, uploads } of perEntry.values())
-        if (uploads > 1) await this.totals.recountCopies(event);
+      for (const { event, uploads } of perEntry.values()) if (uploads > 1) await this.totals.recountCopies(event);
     }
   }
 

@@ -661,9 +661,19 @@ export function reportsConformance(target: StoreTarget): void {
         keys[key] = `copies-test:${key}`;
         await opened.store.ledger.count(uploadAction(uploadRecord(who, files[file], `${file}.pdf`, at), keys[key]));
       };
-      for (const [key, file] of [['p1', 'P'], ['p2', 'P'], ['p3', 'P'], ['q1', 'Q'], ['s1', 'S'], ['s2', 'S']] as const)
+      for (const [key, file] of [
+        ['p1', 'P'],
+        ['p2', 'P'],
+        ['p3', 'P'],
+        ['q1', 'Q'],
+        ['s1', 'S'],
+        ['s2', 'S'],
+      ] as const)
         await count(key, zhang, file);
-      await opened.store.ledger.placeInReceipt('r1', ['p1', 'p2', 'p3', 'q1', 's1', 's2'].map((k) => keys[k]!));
+      await opened.store.ledger.placeInReceipt(
+        'r1',
+        ['p1', 'p2', 'p3', 'q1', 's1', 's2'].map((k) => keys[k]!),
+      );
       await count('p4', zhang, 'P');
       await count('q2', zhang, 'Q');
       await opened.store.ledger.placeInReceipt('r2', [keys.p4!, keys.q2!]);
