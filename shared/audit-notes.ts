@@ -232,6 +232,7 @@ const FILTER: Record<string, string> = {
   status: '状态',
   min: '至少',
   unitId: '单位代码',
+  copies: '同批重复',
 };
 /** Filter values that are codes (sort columns, orders, groupings), in Chinese. */
 const FILTER_VALUE: Record<string, string> = {
@@ -266,13 +267,15 @@ const FILTER_VALUE: Record<string, string> = {
   open: '待处理',
   reviewed: '已处理',
   all: '全部',
+  include: '计入',
+  exclude: '不计（只看重复发送）',
 };
 /** A filter's value in words: sort columns, orders and groupings, actions, a review status. */
 const valueWords = (language: WordsLanguage, name: string, value: string): string => {
   if (name === 'action' && value in AUDIT_ACTION_NAMES[language])
     return AUDIT_ACTION_NAMES[language][value as AuditAction];
   const words = language === 'zh-CN' ? FILTER_VALUE : PLAIN_VALUE;
-  return (['sort', 'order', 'group', 'status'].includes(name) ? words[value] : undefined) ?? value;
+  return (['sort', 'order', 'group', 'status', 'copies'].includes(name) ? words[value] : undefined) ?? value;
 };
 
 /** Paging is how a page was read, not what was asked for: left to 详情. */
@@ -470,6 +473,7 @@ const PLAIN_FILTER: Record<string, string> = {
   unitId: 'unit code',
   min: 'at least',
   town: 'township',
+  copies: 'copies within one upload',
 };
 const PLAIN_VALUE: Record<string, string> = {
   asc: 'ascending',
@@ -495,6 +499,8 @@ const PLAIN_VALUE: Record<string, string> = {
   open: 'to look at',
   reviewed: 'handled',
   all: 'all',
+  include: 'counted',
+  exclude: 'left out (re-sends only)',
 };
 
 /** English for people: the log's words where they are plain, others where they are the engineers'. */

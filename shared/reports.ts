@@ -83,6 +83,12 @@ export const repeatUploadersQuery = withFilterRules(
     unitId: z.string().min(1).max(100).optional(),
     /** Entries uploaded at least this many times. */
     min: z.coerce.number().int().min(2).max(1_000_000).default(2),
+    /**
+     * Copies inside one upload (the same content twice or more in one folder upload, one
+     * receipt): counted as uploads (`include`), or left out, so that only re-sends count
+     * (`exclude`, 只看重复发送): each row's uploads, repeats and minimum without them.
+     */
+    copies: z.enum(['include', 'exclude']).default('include'),
     sort: z.string().max(40).optional(),
   }),
   (group) => REPEAT_SORTS[(group ?? 'entry') as keyof typeof REPEAT_SORTS],
@@ -151,6 +157,10 @@ export interface RepeatEntryRow {
   fileName: string;
   fileLength: number;
   uploadCount: number;
+  /** Of the uploads beyond the first, copies inside one upload (the same content again in one receipt). */
+  copies: number;
+  /** Of the uploads beyond the first, re-sends: sent again in a later upload (all the others). */
+  resends: number;
   firstUploadTime: string;
   lastUploadTime: string;
 }
@@ -163,6 +173,10 @@ export interface RepeatTotals {
   uploads: number;
   /** Uploads beyond each entry's first. */
   repeatUploads: number;
+  /** Of those, copies inside one upload (the same content again in one receipt). */
+  copies: number;
+  /** Of those, re-sends: the same content sent again in a later upload. */
+  resends: number;
   /** Bytes sent again by those repeats. */
   repeatBytes: number;
   firstUploadTime: string;

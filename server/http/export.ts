@@ -116,6 +116,8 @@ const HEADER_WORDS: Record<string, string> = {
   'last upload': '最近上传',
   files: '文件数',
   'repeat uploads': '重复上传次数',
+  'copies within one upload': '其中同批重复次数',
+  're-sends': '其中重复发送次数',
   'repeat bytes': '重复上传的大小（字节）',
   users: '用户数',
   units: '单位数',

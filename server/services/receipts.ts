@@ -85,6 +85,12 @@ export class ReceiptService {
       addsBytes: Math.max(0, record.bytes - (kept ?? 0)),
     });
     await this.store.receipts.put(record);
+    // The ledger learns which counted uploads came in this one folder upload: the same content
+    // twice in it is a copy, not a re-send (the repeat-uploaders report tells them apart).
+    await this.store.ledger.placeInReceipt(
+      id,
+      rows.flatMap((row) => (row.uploadId === undefined ? [] : [row.uploadId])),
+    );
     return summaryOf(record);
   }
 

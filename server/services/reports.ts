@@ -91,6 +91,7 @@ export class ReportService {
       userName: q.user,
       unitId: q.unitId,
       min: q.min,
+      copies: q.copies,
     };
   }
 

@@ -187,11 +187,11 @@ for (const target of storeTargets) {
       const repeats = await csv('/api/reports/repeat-uploaders?format=csv&min=3');
       assert.equal(
         repeats.lines[0],
-        'user,name,user id,unit id,city,county,town,street,file id,file name,size (bytes),uploads,first upload,last upload',
+        'user,name,user id,unit id,city,county,town,street,file id,file name,size (bytes),uploads,copies within one upload,re-sends,first upload,last upload',
       );
       assert.match(
         repeats.lines[1]!,
-        /^alice,艾丽,a-alice,u-dong,江城市,东县,,,[0-9a-f]{24},通知\.pdf,1000,3,2026-03-02T02:00:00\.000Z,2026-03-10T02:00:00\.000Z$/,
+        /^alice,艾丽,a-alice,u-dong,江城市,东县,,,[0-9a-f]{24},通知\.pdf,1000,3,0,2,2026-03-02T02:00:00\.000Z,2026-03-10T02:00:00\.000Z$/,
       );
       const perUser = await csv(`/api/reports/repeat-uploaders?format=csv&group=user&lang=zh-CN&sort=userName`);
       assert.deepEqual(
@@ -202,8 +202,8 @@ for (const target of storeTargets) {
       assert.equal(repeats.lines.length, 4);
       const users = await csv('/api/reports/repeat-uploaders?format=csv&group=unit&limit=1');
       assert.deepEqual(users.lines.slice(0, 2), [
-        'unit id,city,county,town,street,users,files,uploads,repeat uploads,repeat bytes,first upload,last upload',
-        'u-dong,江城市,东县,,,2,2,6,4,3000,2026-03-02T02:00:00.000Z,2026-03-10T02:00:00.000Z',
+        'unit id,city,county,town,street,users,files,uploads,repeat uploads,copies within one upload,re-sends,repeat bytes,first upload,last upload',
+        'u-dong,江城市,东县,,,2,2,6,4,0,4,3000,2026-03-02T02:00:00.000Z,2026-03-10T02:00:00.000Z',
       ]);
       assert.equal(users.total, '4');
       const cross = await csv('/api/reports/cross-unit?format=csv&sort=units&limit=1');
@@ -225,23 +225,23 @@ for (const target of storeTargets) {
       const zh = await csv('/api/reports/repeat-uploaders?format=csv&min=3&lang=zh-CN');
       assert.equal(
         zh.lines[0],
-        '用户,姓名,单位代码,市,县（市、区）,乡（镇、街道）,村（社区）,文件编号,文件名,大小（字节）,上传次数,首次上传（北京时间 UTC+8）,最近上传（北京时间 UTC+8）',
+        '用户,姓名,单位代码,市,县（市、区）,乡（镇、街道）,村（社区）,文件编号,文件名,大小（字节）,上传次数,其中同批重复次数,其中重复发送次数,首次上传（北京时间 UTC+8）,最近上传（北京时间 UTC+8）',
         'no account id: the login and the name say who',
       );
       // 02:00 UTC is 10:00 in Beijing; 1000 bytes a number a spreadsheet adds up (not "1000 B").
       assert.match(
         zh.lines[1]!,
-        /^alice,艾丽,u-dong,江城市,东县,,,[0-9a-f]{24},通知\.pdf,1000,3,2026-03-02 10:00:00,2026-03-10 10:00:00$/,
+        /^alice,艾丽,u-dong,江城市,东县,,,[0-9a-f]{24},通知\.pdf,1000,3,0,2,2026-03-02 10:00:00,2026-03-10 10:00:00$/,
       );
       const en = await csv('/api/reports/repeat-uploaders?format=csv&group=unit&limit=1&lang=en');
       assert.equal(
         en.lines[0],
-        'unit id,city,county,town,street,users,files,uploads,repeat uploads,repeated size (bytes),first upload (Beijing time, UTC+8),last upload (Beijing time, UTC+8)'.replace(
+        'unit id,city,county,town,street,users,files,uploads,repeat uploads,copies within one upload,re-sends,repeated size (bytes),first upload (Beijing time, UTC+8),last upload (Beijing time, UTC+8)'.replace(
           /(first|last) upload \(Beijing time, UTC\+8\)/g,
           '"$&"',
         ),
       );
-      assert.match(en.lines[1]!, /^u-dong,江城市,东县,,,2,2,6,4,3000,2026-03-02 10:00:00,2026-03-10 10:00:00$/);
+      assert.match(en.lines[1]!, /^u-dong,江城市,东县,,,2,2,6,4,0,4,3000,2026-03-02 10:00:00,2026-03-10 10:00:00$/);
       const saved = await csv(`/api/reports/savings?format=csv&city=${encodeURIComponent('江城市')}&lang=zh-CN`);
       assert.deepEqual(saved.lines.slice(0, 2), [
         '市,县（市、区）,乡（镇、街道）,上传次数,秒传次数,节省的空间（字节）',

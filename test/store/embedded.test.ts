@@ -402,8 +402,13 @@ describe('embedded store specifics', () => {
             totalsObjects(dataDir).filter(
               (o) => o.name !== 'ledger_names_unit_paths' && o.name !== 'catalog_being_deleted',
             ),
-            TOTALS_BEFORE_LEDGER_OWNED_THEM,
-            'nothing added, renamed or changed',
+            // The repeat uploaders' index holds each entry's copies inside one upload now (made again once).
+            TOTALS_BEFORE_LEDGER_OWNED_THEM.map((o) =>
+              o.name === 'ledger_repeat_files'
+                ? { ...o, sql: o.sql.replace('upload_file_name, unit)', 'upload_file_name, unit, copies)') }
+                : o,
+            ),
+            'nothing else added, renamed or changed',
           );
           assert.ok(totalsObjects(dataDir).some((o) => o.name === 'ledger_names_unit_paths'));
           assert.deepEqual(await archiveAnswers(upgraded, files), before);

@@ -54,11 +54,23 @@ interface CsvTable<Row> {
 }
 
 const repeatCsv = (group: 'entry' | 'user' | 'unit'): CsvTable<RepeatUploaderRow> => {
-  const totalsHeader = ['files', 'uploads', 'repeat uploads', 'repeat bytes', 'first upload', 'last upload'];
+  // Next to the repeats: how many were copies inside one upload, how many re-sends.
+  const totalsHeader = [
+    'files',
+    'uploads',
+    'repeat uploads',
+    'copies within one upload',
+    're-sends',
+    'repeat bytes',
+    'first upload',
+    'last upload',
+  ];
   const totals = (r: RepeatUserRow | RepeatUnitRow): Cell[] => [
     r.files,
     r.uploads,
     r.repeatUploads,
+    r.copies,
+    r.resends,
     r.repeatBytes,
     r.firstUploadTime,
     r.lastUploadTime,
@@ -74,6 +86,8 @@ const repeatCsv = (group: 'entry' | 'user' | 'unit'): CsvTable<RepeatUploaderRow
         'file name',
         'size (bytes)',
         'uploads',
+        'copies within one upload',
+        're-sends',
         'first upload',
         'last upload',
       ],
@@ -88,6 +102,8 @@ const repeatCsv = (group: 'entry' | 'user' | 'unit'): CsvTable<RepeatUploaderRow
           r.fileName,
           r.fileLength,
           r.uploadCount,
+          r.copies,
+          r.resends,
           r.firstUploadTime,
           r.lastUploadTime,
         ];

@@ -86,7 +86,7 @@ const TOTALS_INDEXES = `
 -- Cross-unit duplicates read the ledger per file through its own index, ledger_file.
 -- Repeat uploaders: entries uploaded twice or more (the report's least minimum), with what they
 -- are filtered and grouped by; in file order, so the catalog is read in order too.
-CREATE INDEX IF NOT EXISTS ledger_repeat_files ON ledger (file_no, unit_id, user_id, upload_count, upload_time, last_upload_time, user_name, city, county, town, upload_file_name, unit)
+CREATE INDEX IF NOT EXISTS ledger_repeat_files ON ledger (file_no, unit_id, user_id, upload_count, upload_time, last_upload_time, user_name, city, county, town, upload_file_name, unit, copies)
   WHERE upload_count >= 2;
 -- Space saved: per unit subtree and per day (with its week and month), each with the other's
 -- columns, for filters on one and groups by the other.
@@ -125,6 +125,11 @@ export function keepLedgerTotals(db: Db): void {
     }
     db.exec(LEDGER_FILES_UPDATES);
   }).immediate();
+  // The repeat uploaders' index as made before it held copies: made again with them (once).
+  const repeatIndex = db
+    .prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'ledger_repeat_files'")
+    .get();
+  if (repeatIndex && !repeatIndex.sql.includes('copies')) db.exec('DROP INDEX ledger_repeat_files');
   db.exec(TOTALS_INDEXES);
 }
 
@@ -189,6 +194,9 @@ export class EmbeddedTotals {
   private readonly heir;
   private readonly storedEver;
   private readonly resave;
+  private readonly receiptOf;
+  private readonly entryCopies;
+  private readonly setCopies;
 
   constructor(db: Db) {
     // One statement: a new entry at 1, or UploadCount + 1; SQLite serialises writers, so no increment is lost.
@@ -273,6 +281,15 @@ export class EmbeddedTotals {
     this.storedEver = db.prepare<[number], { found: number }>(
       `SELECT 1 AS found FROM ${fileActions} AND stored = 1 LIMIT 1`,
     );
+    this.receiptOf = db.prepare<[string], { receipt_id: string | null }>(
+      'SELECT receipt_id FROM upload_keys WHERE key = ?',
+    );
+    // An entry's copies: of its uploads that count, in each receipt all but one.
+    this.entryCopies = db.prepare<Record<string, unknown>, { copies: number }>(
+      `SELECT COUNT(receipt_id) - COUNT(DISTINCT receipt_id) AS copies FROM upload_keys INDEXED BY upload_keys_entry
+       WHERE file_no = @fileNo AND unit_id = @unitId AND account_id = @userId AND state = 'counted'`,
+    );
+    this.setCopies = db.prepare(`UPDATE ledger SET copies = @copies WHERE ${entryKey} AND copies <> @copies`);
     this.resave = db.prepare(
       'UPDATE upload_days SET saved_uploads = saved_uploads + @saved WHERE file_no = @fileNo AND unit_id = @unitId AND day = @day',
     );
@@ -326,6 +343,7 @@ export class EmbeddedTotals {
           ...entryOf(entry.upload_count - 1, entryUploadsOf(entry), this.entryUploads.all(key)),
         });
     }
+    if (entry && entry.upload_count > 1 && this.receiptOf.get(e.key)?.receipt_id) this.recountCopies(key);
     const day = { fileNo: e.fileNo, unitId: e.unit.id, day: e.day };
     this.untally.run({ ...day, saved: held ? 0 : 1 });
     this.dropDay.run(day);
@@ -367,6 +385,7 @@ export class EmbeddedTotals {
         fileName: e.fileName,
         contentType: e.contentType,
       });
+    if (this.receiptOf.get(e.key)?.receipt_id) this.recountCopies(key);
     // Counted as saved; settleHolder makes it the holder if it is the one.
     this.setHolds.run(0, e.key);
     this.tally.run({
@@ -381,6 +400,16 @@ export class EmbeddedTotals {
     });
     this.restoreName.run({ unitId: unit.id, fileNo: e.fileNo, fileName: e.fileName, at: e.at, ...levels });
     this.settleHolder(e.fileNo);
+  }
+
+  /**
+   * Sets an entry's copies (the repeat-uploaders report's copies inside one upload) from its
+   * uploads that count: in each receipt, all but one of them. Run when an upload of the entry
+   * gets its receipt (Ledger.placeInReceipt), and when one with a receipt is reversed or restored.
+   */
+  recountCopies(entry: { userId: string; unitId: string; fileNo: number }): void {
+    const key = { userId: entry.userId, unitId: entry.unitId, fileNo: entry.fileNo };
+    this.setCopies.run({ ...key, copies: this.entryCopies.get(key)!.copies });
   }
 
   /**

@@ -36,6 +36,8 @@ CREATE TABLE IF NOT EXISTS ${name} (
   last_upload_file_name TEXT NOT NULL,
   last_content_type     TEXT NOT NULL,
   upload_count          INTEGER NOT NULL,
+  -- Of upload_count, copies inside one upload (EmbeddedTotals.recountCopies).
+  copies                INTEGER NOT NULL DEFAULT 0,
   -- The unit's levels, for reports on a unit subtree (computed from unit, never stored twice).
   city   TEXT GENERATED ALWAYS AS (json_extract(unit, '$.city')) VIRTUAL,
   county TEXT GENERATED ALWAYS AS (json_extract(unit, '$.county')) VIRTUAL,
@@ -115,6 +117,8 @@ const UPLOAD_DETAIL_COLUMNS = {
   // The entry's id when the action was counted: a restore makes a gone entry again under it, so
   // the reports' tie-breaks (by entry id) are as if it had never been gone.
   entry_id: 'INTEGER',
+  // The receipt (folder upload) it was sent in, once the receipt names it (Ledger.placeInReceipt).
+  receipt_id: 'TEXT',
 };
 const UPLOAD_DETAILS = Object.entries(UPLOAD_DETAIL_COLUMNS)
   .map(([name, definition]) => `${name} ${definition}`)
@@ -157,6 +161,7 @@ ${ledgerNamesTable('ledger_names')}
   upgrade(db) {
     db.transaction(() => numberLedgerFiles(db)).immediate();
     addMissingColumns(db, 'upload_keys', UPLOAD_DETAIL_COLUMNS);
+    addMissingColumns(db, 'ledger', { copies: 'INTEGER NOT NULL DEFAULT 0' });
     db.exec(UPLOAD_KEYS_INDEX);
     db.exec(LEDGER_INDEXES);
     rememberEarlierNames(db);
@@ -245,6 +250,7 @@ export class EmbeddedLedger implements Ledger {
   private readonly inCounty;
   private readonly byAccount;
   private readonly accountEntry;
+  private readonly placeAll;
 
   constructor(private readonly db: Db) {
     const totals = new EmbeddedTotals(db);
@@ -368,6 +374,20 @@ export class EmbeddedLedger implements Ledger {
       change.run(actionKey, purgeKey, 'purged', Date.now());
       return 'purged';
     });
+    // An action's receipt, once: its entry's copies follow if it counts (a reversed one counts
+    // nowhere; a restore recounts them).
+    const place = db.prepare<{ receiptId: string; key: string }, EntryOfAction>(
+      `UPDATE upload_keys SET receipt_id = @receiptId WHERE key = @key AND receipt_id IS NULL AND file_no IS NOT NULL
+       RETURNING account_id AS userId, unit_id AS unitId, file_no AS fileNo, state`,
+    );
+    this.placeAll = db.transaction((receiptId: string, keys: readonly string[]) => {
+      const entries = new Map<string, EntryOfAction>();
+      for (const key of keys) {
+        const placed = place.get({ receiptId, key });
+        if (placed?.state === 'counted') entries.set(`${placed.userId}\n${placed.unitId}\n${placed.fileNo}`, placed);
+      }
+      for (const entry of entries.values()) totals.recountCopies(entry);
+    });
     this.latest = db.prepare<[string, number], Omit<LedgerRow, 'file_id'>>(
       `${ENTRIES} WHERE l.unit_id = ? AND l.file_no = ? ORDER BY l.last_upload_time DESC LIMIT 1`,
     );
@@ -421,6 +441,10 @@ export class EmbeddedLedger implements Ledger {
 
   async purge(actionKey: string, purgeKey: string): Promise<Purge> {
     return this.purgeOne.immediate(actionKey, purgeKey);
+  }
+
+  async placeInReceipt(receiptId: string, actionKeys: readonly string[]): Promise<void> {
+    this.placeAll.immediate(receiptId, actionKeys);
   }
 
   async countingKeys(fileId: string): Promise<string[]> {
@@ -662,6 +686,14 @@ interface UploadDetailsRow {
 }
 
 /** An action as upload_keys records it, for changing its state (the details are null for actions counted before they were recorded). */
+/** The entry an action counts in. */
+interface EntryOfAction {
+  userId: string;
+  unitId: string;
+  fileNo: number;
+  state: string;
+}
+
 interface RecordedRow {
   account_id: string;
   user_name: string | null;

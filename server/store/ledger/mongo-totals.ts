@@ -202,6 +202,7 @@ export class MongoTotals {
     // reversal's to change).
     await this.c.uploadDays.deleteOne({ ...day, AppliedChanges: token, Uploads: { $lte: 0 } });
     await this.settleName(event, unit, UploadFileID);
+    if (event.upload?.receiptId) await this.recountCopies(event);
     const firstUpload = await this.c.firstUploads.findOne({ _id: UploadFileID });
     if (firstUpload && !(await this.c.ledger.findOne({ UploadFileID }, { projection: { _id: 1 } })))
       await this.c.firstUploads.deleteOne({ _id: UploadFileID, Key: firstUpload.Key });
@@ -216,6 +217,7 @@ export class MongoTotals {
   async settleRestore(event: AuditDoc, change: string): Promise<void> {
     const { unit, UploadFileID } = targetsOf(event);
     await this.settleEntry(event, changeToken(String(event._id), change));
+    if (event.upload?.receiptId) await this.recountCopies(event);
     const name = nameDoc(unit, UploadFileID, event.fileName!, event.at);
     await insertNames(this.c.names, [name]);
     await this.c.names.updateOne({ _id: name._id, FirstUsed: { $gt: event.at } }, { $set: { FirstUsed: event.at } });
@@ -380,6 +382,39 @@ export class MongoTotals {
     return events
       .map((e) => ({ at: e.at.getTime(), fileName: e.fileName!, contentType: e.upload!.contentType }))
       .sort((a, b) => a.at - b.at);
+  }
+
+  /**
+   * Sets the entry of the action `event` records to its copies (the repeat-uploaders report's
+   * copies inside one upload): of its uploads that count, in each receipt all but one. Safe to run
+   * again and again; written only if the entry's UploadCount is still the one read with them (a
+   * change meanwhile recounts, or this reads again), so a stale count does not stay.
+   */
+  async recountCopies(event: Pick<AuditDoc, 'fileId' | 'unit' | 'userId'>): Promise<void> {
+    const identity = {
+      UserID: event.userId!,
+      'UploadGeography.UploadGeoNameID': event.unit!.id,
+      UploadFileID: new ObjectId(event.fileId!),
+    };
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const entry = await this.c.ledger.findOne(identity, { projection: { UploadCount: 1, CopyCount: 1 } });
+      if (!entry) return;
+      const uploads = (
+        await this.counting({
+          fileId: event.fileId,
+          'unit.id': event.unit!.id,
+          userId: event.userId,
+          'upload.receiptId': { $exists: true },
+        })
+      ).filter((e) => !e.pending);
+      const copies = uploads.length - new Set(uploads.map((e) => e.upload!.receiptId)).size;
+      if ((entry.CopyCount ?? 0) === copies) return;
+      const set = await this.c.ledger.updateOne(
+        { _id: entry._id, UploadCount: entry.UploadCount },
+        { $set: { CopyCount: copies } },
+      );
+      if (set.matchedCount === 1) return;
+    }
   }
 
   /** When the unit's uploads of the file that still count used the event's name, and its entries' first and last names. */

@@ -409,6 +409,36 @@ export class MongoLedger implements Ledger {
     }
   }
 
+  async placeInReceipt(receiptId: string, actionKeys: readonly string[]): Promise<void> {
+    const keys = [...new Set(actionKeys)];
+    for (let at = 0; at < keys.length; at += 1000) {
+      const some = keys.slice(at, at + 1000);
+      // Each action's receipt once: the first receipt to name it stays.
+      await this.c.audit.bulkWrite(
+        some.map((_id) => ({
+          updateOne: {
+            filter: { _id, upload: { $exists: true }, 'upload.receiptId': { $exists: false } },
+            update: { $set: { 'upload.receiptId': receiptId } },
+          },
+        })),
+        { ordered: false },
+      );
+      // Only an entry with two uploads or more in this receipt has copies in it to count (again,
+      // if a crash came between; the recount is safe to repeat).
+      const placed = await this.c.audit
+        .find({ _id: { $in: some }, 'upload.receiptId': receiptId }, { projection: { fileId: 1, unit: 1, userId: 1 } })
+        .toArray();
+      const perEntry = new Map<string, { event: (typeof placed)[number]; uploads: number }>();
+      for (const event of placed) {
+        const id = `${event.userId}\n${event.unit!.id}\n${event.fileId}`;
+        const seen = perEntry.get(id);
+        if (seen) seen.uploads++;
+        else perEntry.set(id, { event, uploads: 1 });
+      }
+      for (const { event, uploads } of perEntry.values()) if (uploads > 1) await this.totals.recountCopies(event);
+    }
+  }
+
   async countingKeys(fileId: string): Promise<string[]> {
     const events = await this.c.audit.find({ fileId, upload: { $exists: true } }, { projection: { _id: 1 } }).toArray();
     const keys = events.map((e) => String(e._id));

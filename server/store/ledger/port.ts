@@ -172,6 +172,15 @@ export interface Ledger {
   reverseMany(changes: readonly LedgerChange[]): Promise<Reversal[]>;
   /** `restore` of many actions, as `reverseMany` is `reverse` of many. */
   restoreMany(changes: readonly LedgerChange[]): Promise<Restoral[]>;
+  /**
+   * Records that these actions (one account's, each counted) were sent in one folder upload, its
+   * receipt (上传清单): each action once, its first receipt staying whatever a later call says.
+   * An entry's uploads counted in one receipt are one upload and its copies: the entry's copies
+   * (what the repeat-uploaders report tells apart from re-sends) are, over its receipts, its
+   * counted uploads in each but one. Kept with the other totals: a reversal takes an upload out of
+   * them, a restore puts it back. Actions never counted, or unrecorded, are passed over.
+   */
+  placeInReceipt(receiptId: string, actionKeys: readonly string[]): Promise<void>;
   /** Whether anybody in the scope has uploaded the file. */
   hasUploadInScope(fileId: string, scope: UploaderScope): Promise<boolean>;
   /**

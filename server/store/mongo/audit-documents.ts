@@ -37,6 +37,8 @@ export interface UploadActionDoc {
    * under it, so the reports' tie-breaks (by entry `_id`) are as if it had never been gone.
    */
   entryId?: ObjectId;
+  /** The receipt (folder upload) it was sent in, once the receipt names it (Ledger.placeInReceipt). */
+  receiptId?: string;
 }
 
 export function auditCollections(db: Db) {

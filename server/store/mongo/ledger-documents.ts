@@ -24,6 +24,8 @@ export interface LedgerDoc {
   LastUploadFileName: string;
   LastUploadContentType: string;
   UploadCount: number;
+  /** Of UploadCount, copies inside one upload (absent: none; MongoTotals.recountCopies). */
+  CopyCount?: number;
   /** Keys of the last upload actions counted here (bounded): counting one again changes nothing. */
   AppliedKeys?: string[];
   /**

@@ -8,9 +8,18 @@ import {
   savingsQuery,
   UPLOADERS_PER_ROW,
   type RepeatEntryRow,
+  type RepeatUnitRow,
   type RepeatUserRow,
 } from '../../../shared/reports.js';
-import { countUpload, randomContent, stageBytes, testAccount } from '../../../test/support/content.js';
+import {
+  commitBytes,
+  countUpload,
+  randomContent,
+  stageBytes,
+  testAccount,
+  uploadAction,
+  uploadRecord,
+} from '../../../test/support/content.js';
 import { FILES, PEOPLE, REPORT_TIME_ZONE, seedReportArchive, UNITS } from '../../../test/support/report-dataset.js';
 import type { FileKey } from '../../../test/support/report-dataset.js';
 import { ReportCalendar, ReportService } from '../../../test/support/services.js';
@@ -63,6 +72,8 @@ export function reportsConformance(target: StoreTarget): void {
           fileName: '通知.pdf',
           fileLength: 1000,
           uploadCount: 3,
+          copies: 0,
+          resends: 2,
           firstUploadTime: t('2026-03-02T02:00:00Z'),
           lastUploadTime: t('2026-03-10T02:00:00Z'),
         });
@@ -181,6 +192,8 @@ export function reportsConformance(target: StoreTarget): void {
           files: 1,
           uploads: 3,
           repeatUploads: 2,
+          copies: 0,
+          resends: 2,
           repeatBytes: 1000,
           firstUploadTime: t('2026-03-06T01:00:00Z'),
           lastUploadTime: t('2026-03-07T01:00:00Z'),
@@ -198,6 +211,8 @@ export function reportsConformance(target: StoreTarget): void {
           files: 2,
           uploads: 6,
           repeatUploads: 4,
+          copies: 0,
+          resends: 4,
           repeatBytes: 3000,
           firstUploadTime: t('2026-03-02T02:00:00Z'),
           lastUploadTime: t('2026-03-10T02:00:00Z'),
@@ -621,6 +636,131 @@ export function reportsConformance(target: StoreTarget): void {
         assert.equal(batches, 1);
         assert.equal((await repeat()).total, 5);
       });
+    });
+  });
+
+  describe(`repeat uploaders, copies inside one upload: ${target.name}`, { skip: target.skip }, () => {
+    let opened: OpenedStore;
+    let reports: ReportService;
+    // Two clerks of one unit. 张: page P three times in one folder upload (receipt r1) and once
+    // more later (r2); Q once in each; S twice in r1 only. 李: R sent five times, each a folder
+    // upload of its own (r3 to r7).
+    const zhang = testAccount({ username: 'zhang' });
+    const li = testAccount({ username: 'li', unit: zhang.unit });
+    const files: Record<'P' | 'Q' | 'S' | 'R', string> = { P: '', Q: '', S: '', R: '' };
+    const keys: Record<string, string> = {};
+
+    before(async () => {
+      opened = await target.open();
+      reports = new ReportService(opened.store.reports, new ReportCalendar(REPORT_TIME_ZONE), opened.store.accounts);
+      for (const f of Object.keys(files) as Array<keyof typeof files>)
+        files[f] = (await commitBytes(opened.store, randomContent(100), `${f}.pdf`)).entry.fileId;
+      let minute = 0;
+      const count = async (key: string, who: typeof zhang, file: keyof typeof files) => {
+        const at = new Date(Date.UTC(2026, 2, 2, 2, minute++));
+        keys[key] = `copies-test:${key}`;
+        await opened.store.ledger.count(uploadAction(uploadRecord(who, files[file], `${file}.pdf`, at), keys[key]));
+      };
+      for (const [key, file] of [
+        ['p1', 'P'],
+        ['p2', 'P'],
+        ['p3', 'P'],
+        ['q1', 'Q'],
+        ['s1', 'S'],
+        ['s2', 'S'],
+      ] as const)
+        await count(key, zhang, file);
+      await opened.store.ledger.placeInReceipt(
+        'r1',
+        ['p1', 'p2', 'p3', 'q1', 's1', 's2'].map((k) => keys[k]!),
+      );
+      await count('p4', zhang, 'P');
+      await count('q2', zhang, 'Q');
+      await opened.store.ledger.placeInReceipt('r2', [keys.p4!, keys.q2!]);
+      for (const [i, receipt] of ['r3', 'r4', 'r5', 'r6', 'r7'].entries()) {
+        await count(`r${i}`, li, 'R');
+        await opened.store.ledger.placeInReceipt(receipt, [keys[`r${i}`]!]);
+      }
+    });
+    after(async () => {
+      await opened.dispose();
+    });
+
+    const repeat = (q: Record<string, unknown> = {}) => reports.repeatUploaders(repeatUploadersQuery.parse(q));
+    const name = (fileId: string) => (Object.keys(files) as Array<keyof typeof files>).find((f) => files[f] === fileId);
+    const entryCounts = async (q: Record<string, unknown> = {}) =>
+      ((await repeat(q)).items as RepeatEntryRow[]).map(
+        (r) => `${r.userName} ${name(r.fileId)} ${r.uploadCount} copies ${r.copies} re-sends ${r.resends}`,
+      );
+    const userCounts = async (q: Record<string, unknown> = {}) =>
+      ((await repeat({ group: 'user', ...q })).items as RepeatUserRow[]).map((r) => [
+        r.userName,
+        r.files,
+        r.uploads,
+        r.repeatUploads,
+        r.copies,
+        r.resends,
+        r.repeatBytes,
+      ]);
+
+    it('tells copies inside one receipt from re-sends in later ones, per file, user and unit', async () => {
+      assert.deepEqual(await entryCounts(), [
+        'li R 5 copies 0 re-sends 4',
+        'zhang P 4 copies 2 re-sends 1',
+        'zhang Q 2 copies 0 re-sends 1',
+        'zhang S 2 copies 1 re-sends 0',
+      ]);
+      // [user, files, uploads, repeats, copies, re-sends, repeated bytes]
+      assert.deepEqual(await userCounts(), [
+        ['zhang', 3, 8, 5, 3, 2, 500],
+        ['li', 1, 5, 4, 0, 4, 400],
+      ]);
+      const unit = (await repeat({ group: 'unit' })).items[0] as RepeatUnitRow;
+      assert.deepEqual([unit.repeatUploads, unit.copies, unit.resends], [9, 3, 6]);
+    });
+
+    it('without copies (只看重复发送), counts each receipt once and ranks by re-sends only', async () => {
+      assert.deepEqual(await entryCounts({ copies: 'exclude' }), [
+        'li R 5 copies 0 re-sends 4',
+        'zhang P 2 copies 2 re-sends 1',
+        'zhang Q 2 copies 0 re-sends 1',
+      ]);
+      // S was sent in one upload only: no re-send, so not a repeat entry at all.
+      assert.deepEqual(await userCounts({ copies: 'exclude' }), [
+        ['li', 1, 5, 4, 0, 4, 400],
+        ['zhang', 2, 4, 2, 2, 2, 200],
+      ]);
+      assert.deepEqual(await entryCounts({ copies: 'exclude', min: '3' }), ['li R 5 copies 0 re-sends 4']);
+    });
+
+    it('keeps an action’s first receipt, however often or under whichever receipt it is named again', async () => {
+      await opened.store.ledger.placeInReceipt('r1', [keys.p1!, keys.p2!, keys.p3!]);
+      await opened.store.ledger.placeInReceipt('r9', [keys.p4!, keys.q2!, keys.s1!, 'copies-test:never-counted']);
+      assert.deepEqual(await entryCounts(), [
+        'li R 5 copies 0 re-sends 4',
+        'zhang P 4 copies 2 re-sends 1',
+        'zhang Q 2 copies 0 re-sends 1',
+        'zhang S 2 copies 1 re-sends 0',
+      ]);
+    });
+
+    it('leaves a withdrawn upload out of both numbers, and counts it again when restored', async () => {
+      assert.equal(await opened.store.ledger.reverse(keys.p2!, 'copies-test:w1'), 'reversed');
+      assert.equal(await opened.store.ledger.reverse(keys.q2!, 'copies-test:w2'), 'reversed');
+      assert.deepEqual(await entryCounts(), [
+        'li R 5 copies 0 re-sends 4',
+        'zhang P 3 copies 1 re-sends 1',
+        'zhang S 2 copies 1 re-sends 0',
+      ]);
+      assert.equal(await opened.store.ledger.reverse(keys.s1!, 'copies-test:w3'), 'reversed');
+      assert.deepEqual(await entryCounts(), ['li R 5 copies 0 re-sends 4', 'zhang P 3 copies 1 re-sends 1']);
+      assert.equal(await opened.store.ledger.restore(keys.p2!, 'copies-test:u1'), 'restored');
+      assert.equal(await opened.store.ledger.restore(keys.s1!, 'copies-test:u3'), 'restored');
+      assert.deepEqual(await entryCounts(), [
+        'li R 5 copies 0 re-sends 4',
+        'zhang P 4 copies 2 re-sends 1',
+        'zhang S 2 copies 1 re-sends 0',
+      ]);
     });
   });
 }

@@ -118,9 +118,15 @@ const iso = (ms: number): string => {
   ].join('');
 };
 
-/** A repeat entry's columns (aliases `l`, the ledger, and `c`, the catalog). */
-const ENTRY_COLUMNS =
-  'l.user_id, l.user_name, l.unit, c.file_id, l.upload_file_name, c.length, l.upload_count, l.upload_time, l.last_upload_time';
+/**
+ * A repeat entry's columns (aliases `l`, the ledger, and `c`, the catalog), its uploads counted
+ * as `count` says (with or without its copies inside one upload).
+ */
+const entryColumns = (count: string) =>
+  `l.user_id, l.user_name, l.unit, c.file_id, l.upload_file_name, c.length, ${count} AS upload_count, l.copies, l.upload_count - 1 - l.copies AS resends, l.upload_time, l.last_upload_time`;
+/** An entry's uploads: all, or without its copies inside one upload (each receipt once). */
+const uploadsOf = (copies: RepeatReportQuery['copies']) =>
+  copies === 'exclude' ? '(l.upload_count - l.copies)' : 'l.upload_count';
 type EntryRow = {
   user_id: string;
   user_name: string;
@@ -129,6 +135,8 @@ type EntryRow = {
   upload_file_name: string;
   length: number;
   upload_count: number;
+  copies: number;
+  resends: number;
   upload_time: number;
   last_upload_time: number;
 };
@@ -140,6 +148,8 @@ const entryItem = (r: EntryRow): StoredRepeatRow => ({
   fileName: r.upload_file_name,
   fileLength: r.length,
   uploadCount: r.upload_count,
+  copies: r.copies,
+  resends: r.resends,
   firstUploadTime: iso(r.upload_time),
   lastUploadTime: iso(r.last_upload_time),
 });
@@ -154,6 +164,8 @@ type RepeatGroupRow = {
   uploads: number;
   repeats: number;
   repeat_bytes: number;
+  copies: number;
+  resends: number;
   first: number;
   last: number;
 };
@@ -277,7 +289,7 @@ export class EmbeddedReports implements Reports {
       // The page's entries are picked from the index (narrow rows to sort), then read in full.
       const rows = this.db
         .prepare<Params, EntryRow>(
-          `SELECT ${ENTRY_COLUMNS}
+          `SELECT ${entryColumns(s.uploads)}
            FROM (SELECT l.id ${s.from} ${s.order} LIMIT @limit OFFSET @offset) p
            JOIN ledger l ON l.id = p.id JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = l.file_no ${s.order}`,
         )
@@ -298,7 +310,8 @@ export class EmbeddedReports implements Reports {
 
   /** The repeat uploaders' rows, in the table's order (all of them: a page adds its LIMIT). */
   private repeatSelection(q: Unpaged<RepeatReportQuery>) {
-    const where = ledgerConditions(q, 'l.upload_file_name').add('l.upload_count >= @min', { min: q.min });
+    const count = uploadsOf(q.copies);
+    const where = ledgerConditions(q, 'l.upload_file_name').add(`${count} >= @min`, { min: q.min });
     if (q.userName) where.add('l.user_name = @userName', { userName: q.userName });
     if (q.unitId) where.add('l.unit_id = @unitId', { unitId: q.unitId });
     // The repeat entries' own index (its condition, implied by any minimum the API takes, is
@@ -311,7 +324,7 @@ export class EmbeddedReports implements Reports {
     if (q.group === 'entry') {
       const order = orderBy(
         {
-          uploadCount: 'l.upload_count',
+          uploadCount: count,
           lastUploadTime: 'l.last_upload_time',
           firstUploadTime: 'l.upload_time',
           userName: 'l.user_name',
@@ -325,8 +338,9 @@ export class EmbeddedReports implements Reports {
         kind: 'entry' as const,
         from,
         order,
+        uploads: count,
         params: where.params,
-        sql: `SELECT ${ENTRY_COLUMNS} ${from} ${order}`,
+        sql: `SELECT ${entryColumns(count)} ${from} ${order}`,
         count: `SELECT COUNT(*) AS n ${from}`,
       };
     }
@@ -348,8 +362,8 @@ export class EmbeddedReports implements Reports {
     );
     // A user's entries in a unit are of distinct files (the ledger's key): counted, not told apart.
     const sql = `SELECT l.user_id, MAX(l.user_name) AS user_name, MAX(l.unit) AS unit, ${byUser ? '1 AS users, COUNT(*) AS files' : 'COUNT(DISTINCT l.user_id) AS users, COUNT(DISTINCT l.file_no) AS files'},
-              SUM(l.upload_count) AS uploads, SUM(l.upload_count - 1) AS repeats, SUM((l.upload_count - 1) * c.length) AS repeat_bytes,
-              MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last, COUNT(*) OVER () AS total
+              SUM(${count}) AS uploads, SUM(${count} - 1) AS repeats, SUM((${count} - 1) * c.length) AS repeat_bytes,
+              SUM(l.copies) AS copies, SUM(l.upload_count - 1 - l.copies) AS resends, MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last, COUNT(*) OVER () AS total
        ${from} GROUP BY ${groupBy} ${order}`;
     const item = (r: RepeatGroupRow): StoredRepeatRow => {
       const totals = {
@@ -358,6 +372,8 @@ export class EmbeddedReports implements Reports {
         uploads: r.uploads,
         repeatUploads: r.repeats,
         repeatBytes: r.repeat_bytes,
+        copies: r.copies,
+        resends: r.resends,
         firstUploadTime: iso(r.first),
         lastUploadTime: iso(r.last),
       };

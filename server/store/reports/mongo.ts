@@ -213,14 +213,24 @@ export class MongoReports implements Reports {
       ...(q.unitId ? { 'UploadGeography.UploadGeoNameID': q.unitId } : {}),
       ...(q.fileName ? { UploadFileName: containsPattern(q.fileName) } : {}),
     };
-    const entries = [{ $match: match }, ...joinCatalog(this.c, 'UploadFileID')];
+    // Copies inside one upload (CopyCount, absent: none) counted as uploads, or left out.
+    const copies = { $ifNull: ['$CopyCount', 0] };
+    const exclude = q.copies === 'exclude';
+    const uploads = exclude ? { $subtract: ['$UploadCount', copies] } : '$UploadCount';
+    const resends = { $subtract: [{ $subtract: ['$UploadCount', 1] }, copies] };
+    // Without copies, the minimum holds for the uploads left (UploadCount's own match still picks by index).
+    const first: Document[] = [{ $match: match }];
+    if (exclude) first.push({ $match: { $expr: { $gte: [uploads, q.min] } } });
+    const entries = [...first, ...joinCatalog(this.c, 'UploadFileID')];
     if (q.group === 'entry') {
       // The catalog is read for the page's entries only, unless the sort needs every length first.
       const bySize = q.sort === 'fileLength';
-      type Row = LedgerDoc & { _id: ObjectId; file: CatalogDoc };
+      type Row = LedgerDoc & { _id: ObjectId; file: CatalogDoc; uploads: number; copies: number; resends: number };
+      const counts = { $addFields: { uploads, copies, resends } };
       const sort = sortStage(
         {
-          uploadCount: ['UploadCount'],
+          // With copies, by the stored count (its index); without, by the uploads left.
+          uploadCount: [exclude ? 'uploads' : 'UploadCount'],
           lastUploadTime: ['LastUploadTime'],
           firstUploadTime: ['UploadTime'],
           userName: ['UserName'],
@@ -232,9 +242,9 @@ export class MongoReports implements Reports {
         ['_id'],
       );
       return {
-        stages: bySize ? entries : [{ $match: match }],
+        stages: [...(bySize ? entries : first), ...(exclude ? [counts] : [])],
         sort,
-        after: bySize ? [] : joinCatalog(this.c, 'UploadFileID'),
+        after: [...(bySize ? [] : joinCatalog(this.c, 'UploadFileID')), ...(exclude ? [] : [counts])],
         item: (doc) => {
           const r = doc as Row;
           return {
@@ -244,7 +254,9 @@ export class MongoReports implements Reports {
             fileId: r.UploadFileID.toHexString(),
             fileName: r.UploadFileName,
             fileLength: toNumber(r.file.fileLength),
-            uploadCount: r.UploadCount,
+            uploadCount: r.uploads,
+            copies: r.copies,
+            resends: r.resends,
             firstUploadTime: iso(r.UploadTime),
             lastUploadTime: iso(r.LastUploadTime),
           };
@@ -261,10 +273,12 @@ export class MongoReports implements Reports {
       uploads: number;
       repeats: number;
       repeatBytes: Long;
+      copies: number;
+      resends: number;
       first: Date;
       last: Date;
     };
-    const repeats = { $subtract: ['$UploadCount', 1] };
+    const repeats = { $subtract: [uploads, 1] };
     // Per unit, its files and its accounts are each counted once with no list of either (a unit's
     // file ids outgrow one document near a million files): every entry passes twice, as its file
     // (weight 1) and as its account (weight 0), grouped per unit and file or per unit and account,
@@ -293,11 +307,13 @@ export class MongoReports implements Reports {
           userName: { $max: '$UserName' },
           who: groupUnit,
           files: byUser ? { $sum: 1 } : { $max: '$pass.n' },
-          uploads: { $sum: weighed('$UploadCount') },
+          uploads: { $sum: weighed(uploads) },
           first: uploadSpan.first,
           last: uploadSpan.last,
           repeats: { $sum: weighed(repeats) },
           repeatBytes: { $sum: weighed({ $multiply: [repeats, '$file.fileLength'] }) },
+          copies: { $sum: weighed(copies) },
+          resends: { $sum: weighed(resends) },
         },
       },
       ...(byUser
@@ -315,6 +331,8 @@ export class MongoReports implements Reports {
                 last: { $max: '$last' },
                 repeats: { $sum: '$repeats' },
                 repeatBytes: { $sum: '$repeatBytes' },
+                copies: { $sum: '$copies' },
+                resends: { $sum: '$resends' },
               },
             },
           ]),
@@ -345,6 +363,8 @@ export class MongoReports implements Reports {
           uploads: r.uploads,
           repeatUploads: r.repeats,
           repeatBytes: toNumber(r.repeatBytes),
+          copies: r.copies,
+          resends: r.resends,
           firstUploadTime: iso(r.first),
           lastUploadTime: iso(r.last),
         };

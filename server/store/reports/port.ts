@@ -31,7 +31,14 @@ export interface ReportPaging {
 }
 
 export type RepeatReportQuery = ReportFilter &
-  ReportPaging & { group: 'entry' | 'user' | 'unit'; userName?: string; unitId?: string; min: number };
+  ReportPaging & {
+    group: 'entry' | 'user' | 'unit';
+    userName?: string;
+    unitId?: string;
+    min: number;
+    /** `exclude`: copies inside one upload are not counted as uploads (shared/reports.ts); absent: `include`. */
+    copies?: 'include' | 'exclude';
+  };
 export type CrossUnitReportQuery = ReportFilter & ReportPaging & { min: number };
 export type SavingsReportQuery = ReportFilter & ReportPaging & { group: 'unit' | 'day' | 'week' | 'month' };
 export type CollisionReportQuery = ReportFilter & ReportPaging & { min: number };

@@ -22,7 +22,7 @@ export const CHART_LIMIT = 1000;
 /** Filters every table takes; they are kept when switching tables. */
 export const COMMON_FILTERS = ['from', 'to', 'city', 'county', 'town', 'q'] as const;
 const OWN_PARAMS: Record<ReportName, readonly string[]> = {
-  'repeat-uploaders': ['group', 'user', 'unitId', 'min'],
+  'repeat-uploaders': ['group', 'user', 'unitId', 'min', 'copies'],
   'cross-unit': ['min'],
   savings: ['group'],
   collisions: ['min'],

@@ -58,6 +58,17 @@ export function repeatColumns(
       numeric: true,
       cell: (row: RepeatUserRow | RepeatUnitRow) => n(row.repeatUploads),
     },
+    // Next to the repeats: which of them were copies inside one upload, which re-sends.
+    {
+      label: t('colCopies'),
+      numeric: true,
+      cell: (row: RepeatUserRow | RepeatUnitRow) => n(row.copies),
+    },
+    {
+      label: t('colResends'),
+      numeric: true,
+      cell: (row: RepeatUserRow | RepeatUnitRow) => n(row.resends),
+    },
     {
       label: t('colRepeatBytes'),
       sort: 'repeatBytes',
@@ -92,6 +103,8 @@ export function repeatColumns(
           </a>
         ),
       },
+      { label: t('colCopies'), numeric: true, cell: (row: RepeatEntryRow) => n(row.copies) },
+      { label: t('colResends'), numeric: true, cell: (row: RepeatEntryRow) => n(row.resends) },
       ...timeColumns,
     ] as Column<RepeatEntryRow>[],
     user: [

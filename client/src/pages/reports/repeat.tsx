@@ -50,6 +50,16 @@ export function RepeatTab({ api, language, params, show, units }: TabProps) {
           )
         }
       />
+      <Switch
+        label={t('copiesSwitch')}
+        options={[
+          ['include', t('copiesInclude')],
+          ['exclude', t('copiesExclude')],
+        ]}
+        value={params.get('copies') === 'exclude' ? 'exclude' : 'include'}
+        onChange={(c) => show(withParams(params, { copies: c === 'include' ? null : c, offset: null }))}
+      />
+      <p class="hint">{t('copiesHint')}</p>
       {params.get('unitId') && (
         <p class="hint">
           {t('onlyUnit', { unit: onlyUnitName(params.get('unitId')!) })}{' '}

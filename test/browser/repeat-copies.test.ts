@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { browserSkip, BrowserWindows, login } from '../support/browser.js';
+import { cli, killServer, processStore, startServer, type ProcessStore, type Started } from '../support/process.js';
+import { PASSWORD } from '../support/server.js';
+import { embeddedTarget, tempDir } from '../support/stores.js';
+
+/** The page's document, as the callbacks run inside the browser see it. */
+declare const document: {
+  querySelector(selector: string): { dataset: Record<string, string | undefined> } | null;
+};
+
+/**
+ * Identical pages inside one folder upload are copies, not re-sends (issue 42, item 6): a clerk
+ * drops a folder where one scan is there three times, then sends that page again in a later
+ * upload; the administrator's repeat-uploaders report shows, next to the repeats, 2 copies inside
+ * one upload and 1 re-send, and 只看重复发送 counts the re-send only. Debian's Chromium against a
+ * server process on the embedded store, the uploads made by the clerk's own page.
+ */
+
+/** Screenshots a person looks at (outside the repository): SHOTS_DIR, or the worktree's test-artifacts. */
+const SHOTS = path.resolve(process.env.SHOTS_DIR ?? 'test-artifacts');
+
+function account(env: Record<string, string>, username: string, role: 'clerk' | 'admin', unit: string[]): void {
+  const add = cli(['user', 'add', username, '--role', role, ...unit], env, `${PASSWORD}\n`);
+  assert.equal(add.status, 0, add.stderr);
+}
+
+function writeFile(dir: string, name: string, data: Uint8Array): void {
+  const file = path.join(dir, name);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, data);
+}
+
+const folderInput = (page: Page) => page.locator('input[type=file][webkitdirectory]');
+
+/** Waits until the drop's summary says every file finished, none failed. */
+async function finished(page: Page, files: number): Promise<void> {
+  await page.waitForFunction((n) => {
+    const s = document.querySelector('.results .summary');
+    if (!s || s.dataset.failed !== '0') return false;
+    const done = ['instant', 'stored', 'skipped'].reduce((sum, k) => sum + Number(s.dataset[k] ?? 0), 0);
+    return done === n;
+  }, files);
+}
+
+/** The report table's rows, cells as the reader sees them. */
+async function tableRows(page: Page): Promise<string[][]> {
+  return page
+    .locator('[data-report="repeat-uploaders"] table.report > tbody > tr')
+    .evaluateAll((rows) =>
+      rows.map((row) =>
+        Array.from((row as unknown as { cells: ArrayLike<{ innerText: string }> }).cells, (cell) =>
+          cell.innerText.trim(),
+        ),
+      ),
+    );
+}
+
+async function headers(page: Page): Promise<string[]> {
+  return (await page.locator('[data-report="repeat-uploaders"] table.report > thead th').allInnerTexts()).map((h) =>
+    h.trim(),
+  );
+}
+
+describe(
+  'copies inside one upload vs re-sends (Debian Chromium, embedded store)',
+  { skip: browserSkip, timeout: 600_000 },
+  () => {
+    let store: ProcessStore;
+    let server: Started;
+    let files: string;
+    const windows = new BrowserWindows();
+
+    before(async () => {
+      store = processStore(embeddedTarget);
+      files = tempDir('archive-repeat-copies-');
+      account(store.env, 'clerk', 'clerk', ['--unit', 'unit-a', '--city', '沧州市', '--county', '青县']);
+      account(store.env, 'top', 'admin', ['--unit', 'archive']);
+      server = await startServer({ ...store.env, GC_INTERVAL_SECONDS: '0' });
+    });
+    after(async () => {
+      await windows.closeAll();
+      if (server) await killServer(server);
+      await store?.dispose();
+      fs.rmSync(files, { recursive: true, force: true });
+    });
+
+    it('shows copies inside one upload and re-sends beside the repeats, and ranks by re-sends alone when asked', async () => {
+      const page33 = randomBytes(5000);
+      const first = path.join(files, '2026年移交');
+      writeFile(first, '案卷007/第0033页.jpg', page33);
+      writeFile(first, '案卷007/第0034页.jpg', page33);
+      writeFile(first, '案卷007/第0035页.jpg', page33);
+      writeFile(first, '案卷007/第0036页.jpg', randomBytes(6000));
+      const later = path.join(files, '补交');
+      writeFile(later, '案卷007/第0033页.jpg', page33);
+
+      const clerk = await windows.open();
+      await clerk.page.setViewportSize({ width: 1280, height: 800 });
+      await login(clerk.page, server.url, 'clerk');
+      await clerk.page.getByRole('heading', { name: '上传档案' }).waitFor();
+      await folderInput(clerk.page).setInputFiles(first);
+      await finished(clerk.page, 4);
+      // The later upload: the page was sent before; the clerk means to register it again.
+      await folderInput(clerk.page).setInputFiles(later);
+      await clerk.page.getByRole('alertdialog').waitFor();
+      await clerk.page.getByRole('button', { name: '仍要再次登记' }).click();
+      await finished(clerk.page, 1);
+      assert.deepEqual(clerk.errors, []);
+
+      const admin = await windows.open();
+      const { page } = admin;
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await login(page, server.url, 'top');
+      await page.goto(`${server.url}/#/reports/repeat-uploaders?group=user`);
+      await page.locator('[data-report="repeat-uploaders"] table.report tbody tr').first().waitFor();
+      const columns = await headers(page);
+      const at = (row: string[], column: string) => row[columns.findIndex((h) => h.startsWith(column))];
+      const figures = (row: string[]) =>
+        ['上传次数', '重复上传次数', '其中同批重复', '其中重复发送'].map((column) => at(row, column));
+      assert.equal(
+        columns.findIndex((h) => h.startsWith('其中同批重复')),
+        columns.findIndex((h) => h.startsWith('重复上传次数')) + 1,
+        'next to the repeats',
+      );
+      const [withCopies] = await tableRows(page);
+      // Four uploads of the page: 3 in one folder upload (2 copies), 1 later (a re-send).
+      assert.deepEqual(figures(withCopies!), ['4', '3', '2', '1']);
+      await page.getByText('同批重复：一次上传（一份上传清单）里内容相同的文件').waitFor();
+      await page.screenshot({ path: path.join(SHOTS, 'repeat-copies-zh.png') });
+
+      await page.getByRole('button', { name: '不算（只看重复发送）' }).click();
+      // The table read again without copies: its uploads cell says 2.
+      await page.waitForFunction(
+        (column) => {
+          const row = document.querySelector(
+            '[data-report="repeat-uploaders"] table.report > tbody > tr',
+          ) as unknown as {
+            cells: ArrayLike<{ innerText: string }>;
+          } | null;
+          return row?.cells[column]?.innerText.trim() === '2';
+        },
+        columns.findIndex((h) => h.startsWith('上传次数')),
+      );
+      const [resendsOnly] = await tableRows(page);
+      // Each folder upload once: two uploads, one repeat, which is the re-send.
+      assert.deepEqual(figures(resendsOnly!), ['2', '1', '2', '1']);
+      assert.equal(
+        await page.getByRole('button', { name: '不算（只看重复发送）' }).getAttribute('aria-pressed'),
+        'true',
+      );
+      await page.screenshot({ path: path.join(SHOTS, 'repeat-copies-resends-only-zh.png') });
+      assert.deepEqual(admin.errors, []);
+
+      // The same in English, from the top bar's language switch.
+      await page
+        .getByRole('button', { name: 'English' })
+        .or(page.getByRole('link', { name: 'English' }))
+        .click();
+      await page.getByRole('columnheader', { name: /Copies in one upload/ }).waitFor();
+      assert.equal(
+        await page.getByRole('button', { name: 'Leave out (re-sends only)' }).getAttribute('aria-pressed'),
+        'true',
+      );
+      await page.screenshot({ path: path.join(SHOTS, 'repeat-copies-resends-only-en.png') });
+      assert.deepEqual(admin.errors, []);
+    });
+  },
+);

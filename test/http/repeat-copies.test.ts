@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { RepeatEntryRow, RepeatUserRow, ReportPage } from '../../shared/reports.js';
+import { md5, randomContent, sha256 } from '../support/content.js';
+import { body, Client, TestServer } from '../support/server.js';
+import { storeTargets } from '../support/stores.js';
+
+/**
+ * The repeat-uploaders report tells copies inside one upload (the same page twice in one folder
+ * upload, one receipt) from re-sends (the same page sent again in a later upload), over HTTP:
+ * the JSON's columns, the filter that leaves copies out (`copies=exclude`, 只看重复发送), the CSV.
+ */
+const newId = () => randomBytes(16).toString('hex');
+const at = '2026-11-25T08:00:00.000Z';
+
+type Who = 'anonymous' | 'clerkQ' | 'adminQ' | 'adminD' | 'top';
+
+for (const target of storeTargets) {
+  describe(
+    `repeat uploaders: copies inside one upload vs re-sends (${target.name} store)`,
+    { skip: target.skip },
+    () => {
+      let server: TestServer;
+      let as: Record<Who, Client>;
+
+      before(async () => {
+        server = await TestServer.start(target);
+        await server.archive.services.directory.load(['13']);
+        await server.addAccountIn('clerkQ', 'clerk', '130922100');
+        await server.addAccountIn('adminQ', 'admin', '130922');
+        await server.addAccountIn('adminD', 'admin', '130923');
+        await server.addAccountIn('top', 'admin', 'archive');
+        as = await server.loginAll(['clerkQ', 'adminQ', 'adminD', 'top']);
+
+        // A folder where 第0033页 is the same scan as 第0034页 and 第0035页, with one other page;
+        // then, in a later folder upload, 第0033页 once more.
+        const [page, other] = [randomContent(2000), randomContent(3000)];
+        const sendFolder = async (files: Array<[path: string, data: Uint8Array]>) => {
+          const keys = files.map(() => newId());
+          await body(
+            await as.clerkQ.batch(
+              files.map(([path, data]) => ({ name: path, data })),
+              files.map(([path, data], i) => ({ md5: md5(data), sha256: sha256(data), name: path, key: keys[i] })),
+            ),
+            200,
+          );
+          const rows = files.map(([path, data], i) => ({
+            path,
+            size: data.length,
+            outcome: 'stored',
+            via: 'batch',
+            key: keys[i],
+            at,
+          }));
+          await body(
+            await as.clerkQ.json(`/api/receipts/${newId()}`, 'PUT', { title: '案卷007', startedAt: at, rows }),
+            200,
+          );
+        };
+        await sendFolder([
+          ['案卷007/第0033页.jpg', page],
+          ['案卷007/第0034页.jpg', page],
+          ['案卷007/第0035页.jpg', page],
+          ['案卷007/第0036页.jpg', other],
+        ]);
+        await sendFolder([['案卷007/第0033页.jpg', page]]);
+      });
+      after(() => server.close());
+
+      const report = async <Row>(who: Who, query: string, expected = 200) => {
+        const res = await as[who].fetch(`/api/reports/repeat-uploaders?${query}`);
+        assert.equal(res.status, expected, `${who}: ${res.status} ${await res.clone().text()}`);
+        return expected === 200 ? ((await res.json()) as ReportPage<Row>) : undefined;
+      };
+
+      it('shows, next to the repeat uploads, how many were copies inside one upload and how many re-sends', async () => {
+        const entries = (await report<RepeatEntryRow>('top', ''))!;
+        assert.deepEqual(
+          entries.items.map((r) => [r.fileName, r.uploadCount, r.copies, r.resends]),
+          [['案卷007/第0033页.jpg', 4, 2, 1]],
+        );
+        const users = (await report<RepeatUserRow>('top', 'group=user'))!;
+        assert.deepEqual(
+          users.items.map((r) => [r.userName, r.uploads, r.repeatUploads, r.copies, r.resends, r.repeatBytes]),
+          [['clerkQ', 4, 3, 2, 1, 6000]],
+        );
+      });
+
+      it('只看重复发送 (copies=exclude): each folder upload counts once, so only the re-send is a repeat', async () => {
+        const users = (await report<RepeatUserRow>('top', 'group=user&copies=exclude'))!;
+        assert.deepEqual(
+          users.items.map((r) => [r.userName, r.uploads, r.repeatUploads, r.copies, r.resends, r.repeatBytes]),
+          [['clerkQ', 2, 1, 2, 1, 2000]],
+        );
+        // Uploaded three times or more counting copies, but twice without them.
+        assert.equal((await report('top', 'min=3'))!.total, 1);
+        assert.equal((await report('top', 'min=3&copies=exclude'))!.total, 0);
+      });
+
+      it('refuses a value of the filter it does not know, saying which it takes', async () => {
+        const res = await as.top.fetch('/api/reports/repeat-uploaders?copies=some');
+        assert.equal(res.status, 400);
+        const answer = (await res.json()) as { message: string };
+        assert.match(answer.message, /copies/);
+        assert.match(answer.message, /include|exclude/);
+      });
+
+      it('exports both columns in CSV, headed in Chinese for people', async () => {
+        const res = await as.top.fetch('/api/reports/repeat-uploaders?format=csv&group=user&lang=zh-CN&copies=exclude');
+        assert.equal(res.status, 200);
+        const lines = new TextDecoder('utf-8', { ignoreBOM: true })
+          .decode(await res.arrayBuffer())
+          .slice(1)
+          .split('\r\n');
+        const header = lines[0]!.split(',');
+        const row = lines[1]!.split(',');
+        const cell = (column: string) => row[header.indexOf(column)];
+        assert.deepEqual(['上传次数', '重复上传次数', '其中同批重复次数', '其中重复发送次数'].map(cell), [
+          '2',
+          '1',
+          '2',
+          '1',
+        ]);
+        assert.ok(header.indexOf('其中同批重复次数') === header.indexOf('重复上传次数') + 1, 'next to the repeats');
+      });
+
+      it('is for administrators, each within its reach, with the filter as without it', async () => {
+        await report('anonymous', 'copies=exclude', 401);
+        await report('clerkQ', 'copies=exclude', 403);
+        const seen = async (who: Who) =>
+          (await report<RepeatUserRow>(who, 'group=user&copies=exclude'))!.items.map((r) => [r.userName, r.resends]);
+        assert.deepEqual(await seen('adminQ'), [['clerkQ', 1]]);
+        assert.deepEqual(await seen('adminD'), [], 'another county’s administrator sees none of 青县’s');
+        assert.deepEqual(await seen('top'), [['clerkQ', 1]]);
+      });
+    },
+  );
+}
