@@ -535,7 +535,10 @@ export class WithdrawalService {
     change: Partial<WithdrawalRecord>,
   ): Promise<WithdrawalRecord[]> {
     const others = records.filter((r) => !moved.has(r.id));
-    const now = others.length > 0 ? await this.deps.store.withdrawals.getMany(others.map((r) => r.id)) : new Map();
+    const now =
+      others.length > 0
+        ? await this.deps.store.withdrawals.getMany(others.map((r) => r.id))
+        : new Map<string, WithdrawalRecord>();
     return records.map((r) => (moved.has(r.id) ? { ...r, ...change } : now.get(r.id)!));
   }
 
