@@ -99,7 +99,8 @@ export class WithdrawalService {
         unknown.push(key);
         continue;
       }
-      const unit = await this.unitOf(upload, units);
+      // Known after the first of its unit (a receipt's 10,000 uploads are mostly of one).
+      const unit = units.get(upload.unitId) ?? (await this.unitOf(upload, units));
       if (account.role === 'admin') {
         if (reach === null || !inSubtree(unit, reach)) unknown.push(key);
       } else if (upload.accountId !== account.id) {
@@ -288,17 +289,23 @@ export class WithdrawalService {
     const finished = new Map((await this.finishWithdrawals(withdrawing, address)).map((r) => [r.id, r]));
     const pending = records.filter((r) => r.state !== 'restored').map((r) => finished.get(r.id) ?? r);
     const by = { id: account.id, username: account.username };
+    const at = this.now();
     // Of two restores racing, the one that moves a withdrawal restores it; the other finishes the same step.
-    await store.withdrawals.advanceMany(
+    const moved = await store.withdrawals.advanceMany(
       pending.filter((r) => r.state === 'withdrawn').map((r) => r.id),
       'withdrawn',
       'restoring',
-      this.now(),
+      at,
       by,
     );
-    const now = await store.withdrawals.getMany(pending.map((r) => r.id));
+    const now = await this.afterMove(pending, moved, {
+      state: 'restoring',
+      changedAt: at,
+      restoredBy: by,
+      restoredAt: at,
+    });
     const restored = await this.finishRestores(
-      pending.map((r) => now.get(r.id)!).filter((r) => r.state === 'restoring' || r.state === 'restored'),
+      now.filter((r) => r.state === 'restoring' || r.state === 'restored'),
       address,
       account,
     );
@@ -461,11 +468,12 @@ export class WithdrawalService {
       answers[i] === 'reversed' || answers[i] === 'repeated' ? [] : [{ record: r, answer: answers[i]! }],
     );
     const done = records.filter((_, i) => answers[i] === 'reversed' || answers[i] === 'repeated');
+    const at = this.now();
     const moved = await store.withdrawals.advanceMany(
       done.map((r) => r.id),
       'withdrawing',
       'withdrawn',
-      this.now(),
+      at,
     );
     await this.audit(
       'upload_withdrawn',
@@ -479,7 +487,7 @@ export class WithdrawalService {
       const [{ record, answer }] = refused as [(typeof refused)[number]];
       throw new Error(`upload ${record.uploadKey}: the ledger answered "${answer}" to its withdrawal ${record.id}`);
     }
-    return this.fresh(done);
+    return this.afterMove(done, moved, { state: 'withdrawn', changedAt: at });
   }
 
   /** Steps 2 and 3 of restores: the ledger's restores under the withdrawals' restore keys, then `restored`. */
@@ -500,11 +508,12 @@ export class WithdrawalService {
       throw new Error(
         `upload ${records[refused]!.uploadKey}: the ledger answered "${answers[refused]}" to the restore of ${records[refused]!.id}`,
       );
+    const at = this.now();
     const moved = await store.withdrawals.advanceMany(
       records.map((r) => r.id),
       'restoring',
       'restored',
-      this.now(),
+      at,
     );
     await this.audit(
       'upload_restored',
@@ -513,13 +522,24 @@ export class WithdrawalService {
       address,
       actor,
     );
-    return this.fresh(records);
+    return this.afterMove(records, moved, { state: 'restored', changedAt: at });
   }
 
-  /** The records as they are now, in the same order. */
-  private async fresh(records: readonly WithdrawalRecord[]): Promise<WithdrawalRecord[]> {
-    const now = await this.deps.store.withdrawals.getMany(records.map((r) => r.id));
-    return records.map((r) => now.get(r.id)!);
+  /**
+   * The records as they are now, in the same order: those this call moved as the move left them
+   * (`change`, what the store wrote), the others read again (another request moved them).
+   */
+  private async afterMove(
+    records: readonly WithdrawalRecord[],
+    moved: ReadonlySet<string>,
+    change: Partial<WithdrawalRecord>,
+  ): Promise<WithdrawalRecord[]> {
+    const others = records.filter((r) => !moved.has(r.id));
+    const now =
+      others.length > 0
+        ? await this.deps.store.withdrawals.getMany(others.map((r) => r.id))
+        : new Map<string, WithdrawalRecord>();
+    return records.map((r) => (moved.has(r.id) ? { ...r, ...change } : now.get(r.id)!));
   }
 
   /** The audit events of steps, together per person who took them (one write each on the embedded store). */

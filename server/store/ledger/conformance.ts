@@ -599,6 +599,55 @@ export function ledgerConformance(target: StoreTarget): void {
           assert.equal(await store.ledger.finishInterrupted(new Date(Date.now() + 60_000)), 0);
         });
 
+        it("passes the holder of a file's bytes on in a batch of its uploads as one by one: every day's saved uploads", async () => {
+          const { entry } = await commitBytes(store, randomContent(10));
+          const [a, b, c, d] = ['u-a', 'u-b', 'u-c', 'u-d'].map((id) => testAccount({ unit: unit(id) })) as [
+            Account,
+            Account,
+            Account,
+            Account,
+          ];
+          // a's stored the file (day 1); c's carried its bytes too (day 3); b's and d's did not.
+          const storer = await counted(carryingUpload(a, entry.fileId, at(1)));
+          const second = await counted(uploadRecord(b, entry.fileId, 'b.pdf', at(2)));
+          const third = await counted(carryingUpload(c, entry.fileId, at(3)));
+          const fourth = await counted(uploadRecord(d, entry.fileId, 'd.pdf', at(4)));
+          /** Per day: [uploads, saved uploads]. */
+          const days = async () =>
+            Object.fromEntries(
+              (
+                await new ReportService(store.reports, new ReportCalendar('UTC'), store.accounts).savings(
+                  savingsQuery.parse({ group: 'day' }),
+                )
+              ).items.map((r) => [(r as { period: string }).period, [r.uploads, r.savedUploads]]),
+            ) as Record<string, [number, number]>;
+          const original = { '2026-05-01': [1, 0], '2026-05-02': [1, 1], '2026-05-03': [1, 1], '2026-05-04': [1, 1] };
+          assert.deepEqual(await days(), original);
+          const changes = (keys: string[], kind: string) =>
+            keys.map((actionKey) => ({ actionKey, changeKey: `${kind}:${actionKey}` }));
+          // The holder and the one after it in one batch, the holder not first: the last left holds it.
+          await store.ledger.reverseMany(changes([second, storer, fourth], 'r1'));
+          assert.deepEqual(await days(), { '2026-05-03': [1, 0] });
+          // Restored with the one that stored it among them, it first: it takes the bytes back.
+          await store.ledger.restoreMany(changes([fourth, storer], 's1'));
+          assert.deepEqual(await days(), { '2026-05-01': [1, 0], '2026-05-03': [1, 1], '2026-05-04': [1, 1] });
+          // Reversed and restored in one batch each, the holder in the middle of both.
+          await store.ledger.reverseMany(changes([third, storer, fourth], 'r2'));
+          assert.deepEqual(await days(), {});
+          await store.ledger.restoreMany(changes([third, storer, second, fourth], 's2'));
+          assert.deepEqual(await days(), original, 'as if never reversed');
+          // A batch changing one upload back and forth, and the holder with it.
+          await store.ledger.reverseMany([
+            { actionKey: storer, changeKey: 'r3' },
+            { actionKey: third, changeKey: 'r4' },
+          ]);
+          await store.ledger.restoreMany([
+            { actionKey: third, changeKey: 's4' },
+            { actionKey: storer, changeKey: 's3' },
+          ]);
+          assert.deepEqual(await days(), original);
+        });
+
         it('answers each change as alone, mixed with single calls: repeated, already reversed, not reversed, not counted', async () => {
           const { entry } = await commitBytes(store, randomContent(10));
           const clerk = testAccount();

@@ -179,7 +179,7 @@ export class EmbeddedTotals {
   private readonly entry;
   private readonly dropEntry;
   private readonly setEntry;
-  private readonly entryUploads;
+  private readonly entryUploadRows;
   private readonly untally;
   private readonly dropDay;
   private readonly nameUses;
@@ -190,8 +190,7 @@ export class EmbeddedTotals {
   private readonly restoreName;
   private readonly holding;
   private readonly setHolds;
-  private readonly holders;
-  private readonly heir;
+  private readonly counting;
   private readonly storedEver;
   private readonly resave;
   private readonly receiptOf;
@@ -234,27 +233,35 @@ export class EmbeddedTotals {
          last_upload_time = @lastTime, last_upload_file_name = @lastName, last_content_type = @lastType
        WHERE ${entryKey}`,
     );
-    // The entry's uploads still counted (the one being reversed is no longer), in count order.
-    this.entryUploads = db.prepare<Record<string, unknown>, KnownUpload>(
-      `SELECT at, file_name AS fileName, content_type AS contentType FROM upload_keys INDEXED BY upload_keys_entry
-       WHERE file_no = @fileNo AND unit_id = @unitId AND account_id = @userId AND state = 'counted' ORDER BY at, key`,
+    // The entry's uploads still counted (the one being reversed is no longer), put in count order
+    // by entryUploads. No aggregate, ORDER BY or GROUP BY with a bound parameter in these
+    // statements run for each upload: SQLite then costs about as much as compiling the statement
+    // again on each run (docs/decisions/withdrawal-speed.md); the few rows are ordered here.
+    this.entryUploadRows = db.prepare<Record<string, unknown>, KnownUpload & { key: string }>(
+      `SELECT at, file_name AS fileName, content_type AS contentType, key FROM upload_keys INDEXED BY upload_keys_entry
+       WHERE file_no = @fileNo AND unit_id = @unitId AND account_id = @userId AND state = 'counted'`,
     );
     const dayKey = 'file_no = @fileNo AND unit_id = @unitId AND day = @day';
     this.untally = db.prepare(
       `UPDATE upload_days SET uploads = uploads - 1, saved_uploads = saved_uploads - @saved WHERE ${dayKey}`,
     );
-    this.dropDay = db.prepare(`DELETE FROM upload_days WHERE ${dayKey} AND uploads <= 0`);
+    // The day's last upload of the file gone: its tally goes (one write, not an update then a delete).
+    this.dropDay = db.prepare(`DELETE FROM upload_days WHERE ${dayKey} AND uploads <= 1`);
     // Where a unit's name of a file is still used: its uploads still counted, and (for uploads
     // counted before upload_keys recorded names) its entries' first and last names.
-    this.nameUses = db.prepare<Record<string, unknown>, { first: number | null }>(
-      `SELECT MIN(at) AS first FROM upload_keys INDEXED BY upload_keys_entry
-       WHERE file_no = @fileNo AND unit_id = @unitId AND state = 'counted' AND file_name = @fileName`,
-    );
-    this.nameInEntries = db.prepare<Record<string, unknown>, { first: number | null }>(
-      `SELECT MIN(CASE WHEN upload_file_name = @fileName THEN upload_time ELSE last_upload_time END) AS first
-       FROM ledger WHERE file_no = @fileNo AND unit_id = @unitId
-         AND (upload_file_name = @fileName OR last_upload_file_name = @fileName)`,
-    );
+    this.nameUses = db
+      .prepare<Record<string, unknown>, number>(
+        `SELECT at FROM upload_keys INDEXED BY upload_keys_entry
+         WHERE file_no = @fileNo AND unit_id = @unitId AND state = 'counted' AND file_name = @fileName`,
+      )
+      .pluck();
+    this.nameInEntries = db
+      .prepare<Record<string, unknown>, number>(
+        `SELECT CASE WHEN upload_file_name = @fileName THEN upload_time ELSE last_upload_time END
+         FROM ledger WHERE file_no = @fileNo AND unit_id = @unitId
+           AND (upload_file_name = @fileName OR last_upload_file_name = @fileName)`,
+      )
+      .pluck();
     const nameKey = 'unit_id = @unitId AND file_no = @fileNo AND name = @fileName';
     this.firstUsed = db.prepare<Record<string, unknown>, { first_used: number }>(
       `SELECT first_used FROM ledger_names WHERE ${nameKey}`,
@@ -272,11 +279,9 @@ export class EmbeddedTotals {
     );
     this.setHolds = db.prepare('UPDATE upload_keys SET holds = ? WHERE key = ?');
     const fileActions = 'upload_keys INDEXED BY upload_keys_entry WHERE file_no = ?';
-    this.holders = db.prepare<[number], HolderRow>(
-      `SELECT key, unit_id AS unitId, day FROM ${fileActions} AND state = 'counted' AND COALESCE(holds, stored) = 1`,
-    );
-    this.heir = db.prepare<[number], HolderRow>(
-      `SELECT key, unit_id AS unitId, day FROM ${fileActions} AND state = 'counted' ORDER BY stored DESC, at, key LIMIT 1`,
+    // The file's uploads that count, for its holders and its heir (ordered here, see entryUploadRows).
+    this.counting = db.prepare<[number], CountingRow>(
+      `SELECT key, unit_id AS unitId, day, stored, at, COALESCE(holds, stored) AS holds FROM ${fileActions} AND state = 'counted'`,
     );
     this.storedEver = db.prepare<[number], { found: number }>(
       `SELECT 1 AS found FROM ${fileActions} AND stored = 1 LIMIT 1`,
@@ -293,6 +298,14 @@ export class EmbeddedTotals {
     this.resave = db.prepare(
       'UPDATE upload_days SET saved_uploads = saved_uploads + @saved WHERE file_no = @fileNo AND unit_id = @unitId AND day = @day',
     );
+  }
+
+  /** The entry's uploads that count, in count order (by time, then key). */
+  private entryUploads(key: { userId: string; unitId: string; fileNo: number }): KnownUpload[] {
+    return this.entryUploadRows
+      .all(key)
+      .sort((a, b) => a.at - b.at || byBytes(a.key, b.key))
+      .map(({ at, fileName, contentType }) => ({ at, fileName, contentType }));
   }
 
   /** Counts an upload in every total; answers its entry's UploadCount and id. */
@@ -327,8 +340,9 @@ export class EmbeddedTotals {
    * Takes an upload out of every total, as if it had never been counted: its entry counts one
    * upload fewer (and is gone at none), its first and last upload are those of the uploads left,
    * its day's tally one fewer (gone at none), its name gone unless another upload of the unit
-   * used it; if it held the file's bytes, the file's holder passes on (`settleHolder`). Run after
-   * the upload's state says it no longer counts.
+   * used it; if it held the file's bytes, the file's holder passes on (`settleHolders`, which the
+   * caller runs once for the files of all the uploads it changed). Run after the upload's state
+   * says it no longer counts.
    */
   reverse(e: RecordedUpload): void {
     const held = this.holding.get(e.key)?.holds === 1;
@@ -340,29 +354,27 @@ export class EmbeddedTotals {
       else
         this.setEntry.run({
           ...key,
-          ...entryOf(entry.upload_count - 1, entryUploadsOf(entry), this.entryUploads.all(key)),
+          ...entryOf(entry.upload_count - 1, entryUploadsOf(entry), this.entryUploads(key)),
         });
     }
     if (entry && entry.upload_count > 1 && this.receiptOf.get(e.key)?.receipt_id) this.recountCopies(key);
     const day = { fileNo: e.fileNo, unitId: e.unit.id, day: e.day };
-    this.untally.run({ ...day, saved: held ? 0 : 1 });
-    this.dropDay.run(day);
+    if (this.dropDay.run(day).changes === 0) this.untally.run({ ...day, saved: held ? 0 : 1 });
     const name = { unitId: e.unit.id, fileNo: e.fileNo, fileName: e.fileName };
-    const uses = [this.nameUses.get(name)?.first, this.nameInEntries.get(name)?.first].filter(
+    const uses = [...this.nameUses.all(name), ...this.nameInEntries.all(name)].filter(
       (t): t is number => t !== null && t !== undefined,
     );
     if (uses.length === 0) this.forgetName.run(name);
     else if (this.firstUsed.get(name)?.first_used === e.at)
-      this.renameFirstUse.run({ ...name, first: Math.min(...uses) });
-    this.settleHolder(e.fileNo);
+      this.renameFirstUse.run({ ...name, first: uses.reduce((a, b) => Math.min(a, b)) });
   }
 
   /**
    * Counts a reversed upload again in every total, as if it had never been reversed: its entry
    * (made again if it was gone) one upload more, with the first and last upload of those that
    * count, its day's tally, its name (first used no later than this upload); the file's holder as
-   * `settleHolder` says (the upload that stored the file takes it back). Run after the upload's
-   * state says it counts again.
+   * `settleHolders` says (the upload that stored the file takes it back; run by the caller, as
+   * after `reverse`). Run after the upload's state says it counts again.
    */
   restore(e: RecordedUpload): void {
     const { unit } = e;
@@ -372,7 +384,7 @@ export class EmbeddedTotals {
     if (entry)
       this.setEntry.run({
         ...key,
-        ...entryOf(entry.upload_count + 1, entryUploadsOf(entry), this.entryUploads.all(key)),
+        ...entryOf(entry.upload_count + 1, entryUploadsOf(entry), this.entryUploads(key)),
       });
     else
       // Under its id when the upload was counted, unless another entry has it since.
@@ -386,7 +398,7 @@ export class EmbeddedTotals {
         contentType: e.contentType,
       });
     if (this.receiptOf.get(e.key)?.receipt_id) this.recountCopies(key);
-    // Counted as saved; settleHolder makes it the holder if it is the one.
+    // Counted as saved; settleHolders makes it the holder if it is the one.
     this.setHolds.run(0, e.key);
     this.tally.run({
       fileNo: e.fileNo,
@@ -399,7 +411,18 @@ export class EmbeddedTotals {
       saved: 1,
     });
     this.restoreName.run({ unitId: unit.id, fileNo: e.fileNo, fileName: e.fileName, at: e.at, ...levels });
-    this.settleHolder(e.fileNo);
+  }
+
+  /**
+   * Settles the holder of each of these files' bytes, after reversals and restores of their
+   * uploads: once per file for a batch, not once per upload (a receipt of many uploads of one file
+   * reads its uploads once). Each step before keeps every day's tally true to the holds it
+   * records (a reversed holder takes no saved upload away, a restored upload counts as saved), so
+   * the holder the rule names from the uploads that count at the end is the one it would name
+   * after each step.
+   */
+  settleHolders(fileNos: Iterable<number>): void {
+    for (const fileNo of new Set(fileNos)) this.settleHolder(fileNo);
   }
 
   /**
@@ -418,14 +441,26 @@ export class EmbeddedTotals {
    * stored it, the earliest that counts (the archive stores the bytes once for them all); none if
    * no upload stored it. The holder's day counts it as not saved, every other upload as saved.
    */
-  settleHolder(fileNo: number): void {
-    const heir = this.storedEver.get(fileNo) ? this.heir.get(fileNo) : undefined;
-    for (const holder of this.holders.all(fileNo)) {
-      if (holder.key === heir?.key) continue;
+  private settleHolder(fileNo: number): void {
+    const counting = this.counting.all(fileNo);
+    // The earliest counted as storing it (stored first, then by time, then by key, as SQLite orders them).
+    const heir = this.storedEver.get(fileNo)
+      ? counting.reduce<CountingRow | undefined>(
+          (best, u) =>
+            !best ||
+            u.stored > best.stored ||
+            (u.stored === best.stored && (u.at < best.at || (u.at === best.at && byBytes(u.key, best.key) < 0)))
+              ? u
+              : best,
+          undefined,
+        )
+      : undefined;
+    for (const holder of counting) {
+      if (holder.holds !== 1 || holder.key === heir?.key) continue;
       this.setHolds.run(0, holder.key);
       this.resave.run({ fileNo, unitId: holder.unitId, day: holder.day, saved: 1 });
     }
-    if (heir && this.holding.get(heir.key)?.holds !== 1) {
+    if (heir && heir.holds !== 1) {
       this.setHolds.run(1, heir.key);
       this.resave.run({ fileNo, unitId: heir.unitId, day: heir.day, saved: -1 });
     }
@@ -433,11 +468,18 @@ export class EmbeddedTotals {
 }
 
 /** A counted upload of a file, as the holder's rule reads it. */
-interface HolderRow {
+interface CountingRow {
   key: string;
   unitId: string;
   day: string;
+  stored: number;
+  at: number;
+  /** 1 if the tallies count it as holding the bytes. */
+  holds: number;
 }
+
+/** SQLite's order of text (BINARY: its UTF-8 bytes), which JavaScript's differs from past U+FFFF. */
+const byBytes = (a: string, b: string): number => (a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b)));
 
 const entryUploadsOf = (entry: EntryRow) => ({
   uploadCount: entry.upload_count,

@@ -314,7 +314,7 @@ export class EmbeddedLedger implements Ledger {
       });
       // Counted into a file none of whose uploads counts (all withdrawn, the bytes kept for the
       // trash): if an upload of it ever stored the bytes, this one holds them now.
-      if (alone && !stored) totals.settleHolder(fileNo);
+      if (alone && !stored) totals.settleHolders([fileNo]);
       return countedFrom(row, false);
     };
     this.countOne = db.transaction(countOne);
@@ -333,11 +333,12 @@ export class EmbeddedLedger implements Ledger {
     );
     /**
      * The action's state changed to `to` once under `changeKey`, with its effect on the totals, in
-     * one transaction: changed once, or not at all. Answers `done`, or why nothing changed.
+     * one transaction: changed once, or not at all. Answers `done`, or why nothing changed; the
+     * file of an action changed goes into `unsettled`, whose holders the transaction settles last.
      */
     const changeState =
       <A extends string>(to: 'counted' | 'reversed', done: A, unchanged: A) =>
-      (actionKey: string, changeKey: string): A | 'repeated' | 'not counted' | 'unrecorded' => {
+      (actionKey: string, changeKey: string, unsettled: Set<number>): A | 'repeated' | 'not counted' | 'unrecorded' => {
         if (changed.get(actionKey, changeKey)) return 'repeated';
         const action = recorded.get(actionKey);
         if (!action) return 'not counted';
@@ -349,20 +350,30 @@ export class EmbeddedLedger implements Ledger {
         setState.run(to, actionKey);
         if (to === 'reversed') totals.reverse(upload);
         else totals.restore(upload);
+        unsettled.add(upload.fileNo);
         change.run(actionKey, changeKey, done, Date.now());
         return done;
       };
-    const reverseOne = changeState<Reversal>('reversed', 'reversed', 'already reversed');
-    const restoreOne = changeState<Restoral>('counted', 'restored', 'not reversed');
-    this.reverseOne = db.transaction(reverseOne);
-    this.restoreOne = db.transaction(restoreOne);
+    /** Changes made in one transaction, the files' holders settled once at its end. */
+    const changeAll =
+      <A>(changeOne: (actionKey: string, changeKey: string, unsettled: Set<number>) => A) =>
+      (changes: readonly LedgerChange[]): A[] => {
+        const unsettled = new Set<number>();
+        const answers = changes.map((c) => changeOne(c.actionKey, c.changeKey, unsettled));
+        totals.settleHolders(unsettled);
+        return answers;
+      };
+    const reverseSome = changeAll(changeState<Reversal>('reversed', 'reversed', 'already reversed'));
+    const restoreSome = changeAll(changeState<Restoral>('counted', 'restored', 'not reversed'));
+    this.reverseOne = db.transaction(
+      (actionKey: string, changeKey: string) => reverseSome([{ actionKey, changeKey }])[0]!,
+    );
+    this.restoreOne = db.transaction(
+      (actionKey: string, changeKey: string) => restoreSome([{ actionKey, changeKey }])[0]!,
+    );
     // Many changes in one transaction: one commit (and sync) for the lot, not one each.
-    this.reverseAll = db.transaction((changes: readonly LedgerChange[]) =>
-      changes.map((c) => reverseOne(c.actionKey, c.changeKey)),
-    );
-    this.restoreAll = db.transaction((changes: readonly LedgerChange[]) =>
-      changes.map((c) => restoreOne(c.actionKey, c.changeKey)),
-    );
+    this.reverseAll = db.transaction(reverseSome);
+    this.restoreAll = db.transaction(restoreSome);
     this.purgeOne = db.transaction((actionKey: string, purgeKey: string): Purge => {
       if (changed.get(actionKey, purgeKey)) return 'repeated';
       const action = recorded.get(actionKey);
