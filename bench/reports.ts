@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { databaseFile } from '../server/store/embedded/database.js';
-import { benchToken, startBenchServer } from './server.js';
-import { seedReportData, type ReportSeed } from './seed.js';
+import { benchToken, startBenchServer, type BenchServer } from './server.js';
+import { seedReportData, withdrawSeededShare, type ReportSeed } from './seed.js';
 
 export interface QueryTiming {
   /** e.g. "cross-unit by county". */
@@ -15,33 +15,49 @@ export interface QueryTiming {
   /** A CSV export: every row of the selection, timed whole. */
   csv?: boolean;
   p50Ms: number;
+  /** Nearest rank: of a handful of runs, the slowest. */
+  p99Ms: number;
   maxMs: number;
   /** The server's peak RSS once this query's runs are done (from the start: it tells which query raised it). */
   peakRssMb: number;
 }
 
+/** The reports measured on one server over one state of the data set. */
+export interface ReportsPass {
+  /** Uploads withdrawn when measured. */
+  withdrawn: number;
+  /** Reference: GET /api/health on the same server. */
+  healthP50Ms: number;
+  queries: QueryTiming[];
+  serverPeakRssMb: number;
+}
+
 export interface ReportsResult {
   seed: ReportSeed;
   seedSeconds: number;
-  /** Rows and MB (data and indexes) per table, and the whole database file. */
+  /** Withdrawing a tenth of the uploads through the ledger's reverseMany, between the passes. */
+  withdrawSeconds: number;
+  /** Rows and MB (data and indexes) per table, and the whole database file (after the withdrawals). */
   tables: Array<{ name: string; rows: number; mb: number }>;
   databaseMb: number;
   runs: number;
-  /** Reference: GET /api/health on the same server. */
-  healthP50Ms: number;
   /** Reference: `SELECT SUM(upload_count) FROM ledger` in-process (better-sqlite3) on the same file, and how SQLite reads it. */
   scanP50Ms: number;
   scanPlan: string;
-  queries: QueryTiming[];
-  serverPeakRssMb: number;
+  /** The same data set with none of its uploads withdrawn, then with a tenth withdrawn. */
+  before: ReportsPass;
+  after: ReportsPass;
 }
 
 const REPORT_TIME_ZONE = 'Asia/Shanghai';
 
 const median = (times: number[]) => [...times].sort((a, b) => a - b)[Math.floor((times.length - 1) / 2)]!;
+/** Nearest-rank quantile. */
+const quantile = (times: number[], q: number) =>
+  [...times].sort((a, b) => a - b)[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)]!;
 
 /** The queries an administrator runs, per report: filters, sorts, groupings, a deep page, an export. */
-function reportQueries(seed: ReportSeed): Array<{ label: string; path: string; deep?: boolean; csv?: boolean }> {
+export function reportQueries(seed: ReportSeed): Array<{ label: string; path: string; deep?: boolean; csv?: boolean }> {
   const city = `city=${encodeURIComponent(seed.city)}`;
   const county = `${city}&county=${encodeURIComponent(seed.county)}`;
   const range = 'from=2025-03-01&to=2025-05-31';
@@ -84,7 +100,7 @@ function reportQueries(seed: ReportSeed): Array<{ label: string; path: string; d
 }
 
 /** Rows and size per table (with its indexes), from SQLite's dbstat. */
-function tableSizes(file: string): Array<{ name: string; rows: number; mb: number }> {
+export function tableSizes(file: string): Array<{ name: string; rows: number; mb: number }> {
   const db = new Database(file, { readonly: true });
   try {
     return ['ledger', 'upload_days', 'catalog'].map((name) => ({
@@ -104,11 +120,73 @@ function tableSizes(file: string): Array<{ name: string; rows: number; mb: numbe
   }
 }
 
+/** A GET of the bench's server as one account: its time, and the total it answered. */
+export type TimedGet = (path: string) => Promise<{ ms: number; total: number }>;
+
+export function timedGet(url: string, authorization: Record<string, string>): TimedGet {
+  return async (p) => {
+    const start = performance.now();
+    const res = await fetch(`${url}${p}`, { headers: authorization });
+    const body = await res.text();
+    const ms = performance.now() - start;
+    if (res.status !== 200) throw new Error(`${p} answered ${res.status}: ${body.slice(0, 200)}`);
+    const header = res.headers.get('x-total-count');
+    // A page answers its total in its body too (`{items, total}`; the header where there is one).
+    const total = header !== null ? Number(header) : Number((JSON.parse(body) as { total?: number }).total ?? 0);
+    return { ms, total };
+  };
+}
+
+/**
+ * Times every query of `reportQueries` on a running server, `runs` times in a row each
+ * (`csvRuns` for an export), answering each to `measured` as soon as it is done.
+ */
+export async function timeReports(
+  server: BenchServer,
+  get: TimedGet,
+  seed: ReportSeed,
+  runs: number,
+  csvRuns: number,
+  measured: (q: QueryTiming) => void = () => {},
+  /** Which of them: the pages (false), the exports (true), or all (undefined). */
+  exports?: boolean,
+): Promise<QueryTiming[]> {
+  const queries: QueryTiming[] = [];
+  for (const q of reportQueries(seed)) {
+    if (exports !== undefined && !!q.csv !== exports) continue;
+    const p = q.deep ? `${q.path}offset=${Math.floor((await get(q.path)).total / 100) * 50}` : q.path;
+    const times: number[] = [];
+    let total = 0;
+    for (let i = 0; i < (q.csv ? csvRuns : runs); i++) {
+      const answer = await get(p);
+      times.push(answer.ms);
+      total = answer.total;
+    }
+    const timing: QueryTiming = {
+      label: q.label,
+      path: decodeURIComponent(p),
+      total,
+      ...(q.csv && { csv: true }),
+      p50Ms: median(times),
+      p99Ms: quantile(times, 0.99),
+      maxMs: Math.max(...times),
+      peakRssMb: server.peakRssMb(),
+    };
+    measured(timing);
+    queries.push(timing);
+  }
+  return queries;
+}
+
 /**
  * The administrators' reports over HTTP against the real server process on the embedded store,
- * seeded with `entries` ledger entries (and entries / 5 files), a tenth of the uploads then
- * withdrawn (reversed by the ledger, bench/seed.ts). Each query runs `runs` times in a
- * row; references in the same run: GET /api/health, and a full scan of the ledger in-process.
+ * seeded with `entries` ledger entries (and entries / 5 files), measured twice on the same data
+ * set: first with none of its uploads withdrawn, then (the server stopped) with a tenth of them
+ * withdrawn through the ledger's `reverseMany`, as withdrawals reverse them (bench/seed.ts), on a
+ * new server. One data set rather than two, so the only difference between the passes is the
+ * withdrawals (the same files, names, entries and times) and seeding is paid once. Each query runs
+ * `runs` times in a row (an export 3); references in the same run: GET /api/health, and a full
+ * scan of the ledger in-process.
  */
 export async function benchReports(entries: number, runs = 7): Promise<ReportsResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-reports-'));
@@ -123,76 +201,55 @@ export async function benchReports(entries: number, runs = 7): Promise<ReportsRe
   try {
     const token = benchToken(env, { username: 'bench-admin', role: 'admin', unit: 'archive', city: 'Archive' });
     const seedStart = performance.now();
-    const seed = await seedReportData(dataDir, entries, REPORT_TIME_ZONE);
+    const seed = await seedReportData(dataDir, entries, REPORT_TIME_ZONE, 0);
     const seedSeconds = (performance.now() - seedStart) / 1000;
+    const pass = async (withdrawn: number): Promise<ReportsPass> => {
+      const server = await startBenchServer(env);
+      try {
+        const get = timedGet(server.url, { authorization: `Bearer ${token}` });
+        const health: number[] = [];
+        for (let i = 0; i < 50; i++) health.push((await get('/api/health')).ms);
+        // A whole export takes seconds: three runs of it.
+        const queries = await timeReports(server, get, seed, runs, Math.min(runs, 3));
+        return { withdrawn, healthP50Ms: median(health), queries, serverPeakRssMb: server.peakRssMb() };
+      } finally {
+        await server.stop();
+      }
+    };
+    const before = await pass(0);
+    const withdrawStart = performance.now();
+    const withdrawn = await withdrawSeededShare(dataDir, seed.uploads, 0.1);
+    const withdrawSeconds = (performance.now() - withdrawStart) / 1000;
+    const after = await pass(withdrawn);
+
     const file = databaseFile(dataDir);
     const tables = tableSizes(file);
     const databaseMb = fs.statSync(file).size / 1e6;
-
-    const server = await startBenchServer(env);
-    try {
-      const get = async (p: string): Promise<{ ms: number; total: number }> => {
-        const start = performance.now();
-        const res = await fetch(`${server.url}${p}`, { headers: { authorization: `Bearer ${token}` } });
-        const body = await res.text();
-        const ms = performance.now() - start;
-        if (res.status !== 200) throw new Error(`${p} answered ${res.status}: ${body.slice(0, 200)}`);
-        return { ms, total: Number(res.headers.get('x-total-count') ?? 0) };
-      };
-      const health: number[] = [];
-      for (let i = 0; i < 50; i++) health.push((await get('/api/health')).ms);
-
-      const queries: QueryTiming[] = [];
-      for (const q of reportQueries(seed)) {
-        const p = q.deep ? `${q.path}offset=${Math.floor((await get(q.path)).total / 100) * 50}` : q.path;
-        const times: number[] = [];
-        let total = 0;
-        // A whole export takes seconds: three runs of it.
-        for (let i = 0; i < (q.csv ? Math.min(runs, 3) : runs); i++) {
-          const answer = await get(p);
-          times.push(answer.ms);
-          total = answer.total;
-        }
-        queries.push({
-          label: q.label,
-          path: decodeURIComponent(p),
-          total,
-          ...(q.csv && { csv: true }),
-          p50Ms: median(times),
-          maxMs: Math.max(...times),
-          peakRssMb: server.peakRssMb(),
-        });
-      }
-      const serverPeakRssMb = server.peakRssMb();
-
-      const db = new Database(file, { readonly: true });
-      const scanSql = 'SELECT SUM(upload_count) FROM ledger';
-      const scanPlan = (db.prepare(`EXPLAIN QUERY PLAN ${scanSql}`).all() as Array<{ detail: string }>)
-        .map((r) => r.detail)
-        .join('; ');
-      const scan = db.prepare(scanSql);
-      const scans: number[] = [];
-      for (let i = 0; i < runs; i++) {
-        const start = performance.now();
-        scan.get();
-        scans.push(performance.now() - start);
-      }
-      db.close();
-      return {
-        seed,
-        seedSeconds,
-        tables,
-        databaseMb,
-        runs,
-        healthP50Ms: median(health),
-        scanP50Ms: median(scans),
-        scanPlan,
-        queries,
-        serverPeakRssMb,
-      };
-    } finally {
-      await server.stop();
+    const db = new Database(file, { readonly: true });
+    const scanSql = 'SELECT SUM(upload_count) FROM ledger';
+    const scanPlan = (db.prepare(`EXPLAIN QUERY PLAN ${scanSql}`).all() as Array<{ detail: string }>)
+      .map((r) => r.detail)
+      .join('; ');
+    const scan = db.prepare(scanSql);
+    const scans: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const start = performance.now();
+      scan.get();
+      scans.push(performance.now() - start);
     }
+    db.close();
+    return {
+      seed: { ...seed, withdrawn },
+      seedSeconds,
+      withdrawSeconds,
+      tables,
+      databaseMb,
+      runs,
+      scanP50Ms: median(scans),
+      scanPlan,
+      before,
+      after,
+    };
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

@@ -122,6 +122,16 @@ export interface ReportSeed {
   city: string;
   county: string;
   fileWord: string;
+  /** The unit with the most ledger entries (its 本单位文件 is the longest), how many, and one of its clerks' login. */
+  largestUnit: { unit: Unit; entries: number; clerk: string };
+}
+
+/** An account the seeding is to upload as, in an area of neighbouring units (a county and its towns). */
+export interface SeedAccount {
+  id: string;
+  username: string;
+  unit: Unit;
+  area: string;
 }
 
 /**
@@ -134,13 +144,15 @@ export interface ReportSeed {
  * in `timeZone`. Every upload is recorded under its key (`seedActionKey`), and `withdrawnShare` of
  * them (every tenth by default, in count order) is then withdrawn: reversed through the ledger's
  * `reverseMany`, as withdrawals reverse them, so every total is as if they had never been counted.
- * Deterministic.
+ * `given` accounts (the province-scale run's, in the divisions of UNIT_REGIONS, made in the
+ * accounts store beforehand) take the place of the made-up units' clerks. Deterministic.
  */
 export async function seedReportData(
   dataDir: string,
   entries: number,
   timeZone: string,
   withdrawnShare = 0.1,
+  given?: SeedAccount[],
 ): Promise<ReportSeed> {
   const random = prng(20260301);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
@@ -163,7 +175,7 @@ export async function seedReportData(
   const officeTime = (d: number) => dayStart[d]! + Math.floor((8 + random() * 10) * HOUR_MS);
 
   // Units: the cities, their counties, their towns; accounts in them.
-  type SeedUnit = { unit: Unit; area: number };
+  type SeedUnit = { unit: Unit; area: number | string };
   const units: SeedUnit[] = [];
   const addUnit = (unit: Unit, area: number) => units.push({ unit, area });
   CITIES.forEach((name, c) => {
@@ -200,7 +212,7 @@ export async function seedReportData(
       });
     });
   });
-  const accountCount = Math.min(3000, Math.max(60, Math.round(entries / 330)));
+  const accountCount = given?.length ?? Math.min(3000, Math.max(60, Math.round(entries / 330)));
   const uuid = () => {
     const h = hex(32);
     return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20)}`;
@@ -211,14 +223,19 @@ export async function seedReportData(
     const j = Math.floor(random() * (i + 1));
     [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
   }
-  const accounts = Array.from({ length: accountCount }, (_, i) => {
-    const id = uuid();
-    const username = `clerk${String(i + 1).padStart(4, '0')}`;
-    const unit = i < shuffled.length ? shuffled[i]! : pick(units);
-    return { unit, record: { id, username, unit: unit.unit } };
-  });
+  const accounts: Array<{ unit: SeedUnit; record: { id: string; username: string; unit: Unit } }> = given
+    ? given.map((a) => ({
+        unit: { unit: a.unit, area: a.area },
+        record: { id: a.id, username: a.username, unit: a.unit },
+      }))
+    : Array.from({ length: accountCount }, (_, i) => {
+        const id = uuid();
+        const username = `clerk${String(i + 1).padStart(4, '0')}`;
+        const unit = i < shuffled.length ? shuffled[i]! : pick(units);
+        return { unit, record: { id, username, unit: unit.unit } };
+      });
   // A county's accounts (with its towns'); a city's own units form an area of their own.
-  const byArea = new Map<number, number[]>();
+  const byArea = new Map<number | string, number[]>();
   accounts.forEach((a, i) => (byArea.get(a.unit.area) ?? byArea.set(a.unit.area, []).get(a.unit.area)!).push(i));
 
   // Entries per file: 1 (the upload that stored it) plus a heavy-tailed share (Lomax, alpha 1.67)
@@ -277,6 +294,10 @@ export async function seedReportData(
     upload.kind.push(kind);
   };
   for (let f = 0; f < fileCount; f++) {
+    if (f > 0 && f % Math.ceil(fileCount / 10) === 0)
+      console.log(
+        `        seeding: ${f} of ${fileCount} files and their uploads drawn (${Math.round((100 * f) / fileCount)}%)`,
+      );
     const [topic, ext] = pick(TOPICS);
     const name = `${topic}${2020 + Math.floor(random() * 7)}第${1 + Math.floor(random() * 300)}号.${ext}`;
     const variant = () =>
@@ -385,9 +406,17 @@ export async function seedReportData(
         })),
     );
     const order = Uint32Array.from(upload.at.keys()).sort((a, b) => upload.at[a]! - upload.at[b]! || a - b);
+    const started = performance.now();
     seeded = await seeding.ledger.seed(
       (function* (): Generator<SeededUpload> {
         for (const [n, u] of order.entries()) {
+          // A progress line every tenth (the province-scale run seeds for many minutes).
+          if (n > 0 && n % Math.ceil(order.length / 10) === 0) {
+            const seconds = (performance.now() - started) / 1000;
+            console.log(
+              `        seeding: ${n} of ${order.length} uploads counted (${Math.round((100 * n) / order.length)}%, ${seconds.toFixed(0)} s, ${(n / seconds).toFixed(0)}/s)`,
+            );
+          }
           const e = ledger[upload.entry[u]!]!;
           const file = files[e.file]!;
           const kind = upload.kind[u]!;
@@ -408,14 +437,24 @@ export async function seedReportData(
   } finally {
     await seeding.close();
   }
-  const withdrawn = await withdrawShare(dataDir, seeded.uploads, withdrawnShare);
-  // The county with the most entries, and its city.
-  const perCounty = new Map<number, number>();
-  for (const e of ledger)
-    if (accounts[e.account]!.unit.unit.county)
-      perCounty.set(accounts[e.account]!.unit.area, (perCounty.get(accounts[e.account]!.unit.area) ?? 0) + 1);
-  const busiestArea = [...perCounty].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
-  const busiest = units.find((u) => u.area === busiestArea && u.unit.geoType === 'county')!.unit;
+  const withdrawn = await withdrawSeededShare(dataDir, seeded.uploads, withdrawnShare);
+  // The county with the most entries, and its city; and the unit with the most files (本单位文件).
+  const perCounty = new Map<string, number>();
+  const perUnit = new Map<string, number>();
+  for (const e of ledger) {
+    const { unit } = accounts[e.account]!.unit;
+    if (unit.county) {
+      const county = `${unit.city}\u0000${unit.county}`;
+      perCounty.set(county, (perCounty.get(county) ?? 0) + 1);
+    }
+    perUnit.set(unit.id, (perUnit.get(unit.id) ?? 0) + 1);
+  }
+  const [busiestCity, busiestCounty] = [...perCounty].reduce((a, b) => (b[1] > a[1] ? b : a))[0].split('\u0000') as [
+    string,
+    string,
+  ];
+  const [largestUnit, largestEntries] = [...perUnit].reduce((a, b) => (b[1] > a[1] ? b : a));
+  const largestClerk = accounts.find((a) => a.record.unit.id === largestUnit)!.record;
   return {
     files: fileCount,
     entries: ledger.length,
@@ -427,9 +466,10 @@ export async function seedReportData(
     collisionPairs: files.filter((f) => f.collision).length / 2,
     firstDay: days[0]!,
     lastDay: days[DAYS - 1]!,
-    city: busiest.city,
-    county: busiest.county!,
+    city: busiestCity,
+    county: busiestCounty,
     fileWord: '通知',
+    largestUnit: { unit: largestClerk.unit, entries: largestEntries, clerk: largestClerk.username },
   };
 }
 
@@ -447,9 +487,10 @@ const WITHDRAW_BATCH = 5000;
 
 /**
  * Withdraws `share` of the `uploads` seeded (evenly spread: every 1/share-th in count order)
- * through the ledger's `reverseMany`, printing its progress; answers how many.
+ * through the ledger's `reverseMany`, printing its progress; answers how many. For a store no
+ * process has open.
  */
-async function withdrawShare(dataDir: string, uploads: number, share: number): Promise<number> {
+export async function withdrawSeededShare(dataDir: string, uploads: number, share: number): Promise<number> {
   if (share <= 0) return 0;
   const step = Math.max(1, Math.round(1 / share));
   const keys: string[] = [];
