@@ -18,18 +18,23 @@ import { contentBytes, faultSeed, generator } from './seeded.js';
 /**
  * Fault test of correcting the archive (issue 41): a seeded random schedule of uploads (single
  * files, batches with their receipts, instant claims of content the archive holds), withdrawals
- * (one upload, several, a whole receipt; by the clerk or an administrator), restores, and
- * requests sent twice (an answer lost on purpose), while the server is killed with SIGKILL at
- * random moments, many of them in the middle of a withdrawal or a restore. A request that lost
- * its answer to a kill is sent again, or sometimes given up, left for the garbage collector's
- * sweep (`finishInterrupted`). Then every total the archive keeps is compared with a model's:
- * each entry's UploadCount, the day tallies and space saved (per county: who holds the bytes),
- * repeat uploaders, cross-unit duplicates, the trash, the receipts' withdrawal markers, and the
- * audit log's withdrawals and restores (one each, or none where a kill fell after the step and
- * before its event: never two; docs/decisions/withdrawal.md).
+ * (one upload, several, a whole receipt; by the clerk or an administrator), restores, purges
+ * (chosen withdrawals, or the whole trash emptied), disposals (销毁, by the top-level
+ * administrator), and requests sent twice (an answer lost on purpose), while the server is killed
+ * with SIGKILL at random moments, many of them in the middle of a withdrawal, a restore, a purge
+ * or a disposal. A request that lost its answer to a kill is sent again, or sometimes given up,
+ * left for the garbage collector's sweep (`finishInterrupted`), which then runs with its
+ * compaction. Then every total the archive keeps is compared with a model's: each entry's
+ * UploadCount, the day tallies and space saved (per county: who holds the bytes), repeat
+ * uploaders, cross-unit duplicates, the trash, the receipts' withdrawal markers, and the audit
+ * log's withdrawals, restores, purges and disposals (one each, or none where a kill fell after the
+ * step and before its event: never two; docs/decisions/withdrawal.md); and no byte of a content
+ * purged or disposed of is readable: its download is refused, and its bytes are in no content
+ * file, pack or GridFS chunk (docs/decisions/purge.md, disposal.md).
  *
  * The operations are a table (OPERATIONS: how each is chosen from the model and sent) and so
- * are their effects on the model (EFFECTS): purge and disposal are one row in each.
+ * are their effects on the model (EFFECTS): purge and disposal are one row in each (emptying the
+ * trash is a purge of all of it, and runs alone).
  *
  * Replay a run with FAULT_SEED=<the printed seed> (the schedule and the kills' targets are the
  * seed's; where a kill lands in a request also depends on timing). FAULT_OPERATIONS sets the
@@ -291,7 +296,7 @@ class Unexpected extends Error {}
 // FAULT_STORE=embedded or mongodb: one store only (the seeds of each can then run side by side).
 for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.name === process.env.FAULT_STORE)) {
   describe(
-    `uploads, withdrawals and restores while the server is killed (kill -9) at random moments (${target.name} store)`,
+    `uploads, withdrawals, restores, purges and disposals while the server is killed (kill -9) at random moments (${target.name} store)`,
     { skip: target.skip, timeout: 900_000 },
     () => {
       const rng = generator(SEED);
