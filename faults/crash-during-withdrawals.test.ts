@@ -329,6 +329,8 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
       const statuses = new Map<number, number>();
       const operationsRun = new Map<string, number>();
       const tally = { lostAnswers: 0, givenUp: 0, repeated: 0, swept: 0, done: 0 };
+      /** Contents a batch carried when the archive held them already: their bytes were written to a pack and never located. */
+      const batchDuplicates = new Set<number>();
       let waiting: { kind: RequestKind | 'any'; resolve: () => void } | undefined;
       let finished = false;
 
@@ -519,6 +521,7 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
                   `batch ${n} sent again`,
                 );
               }
+              for (const [i, c] of files.entries()) if (results[i]!.status === 'duplicate') batchDuplicates.add(c);
               const receipt = createHash('md5').update(`${SEED}/${worker}/${n}`).digest('hex');
               const at = new Date().toISOString();
               const rows = files.map((c, i) => ({
@@ -1201,7 +1204,10 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
           .map((c) => ({ content: c, bytes: contents[c]!.data.subarray(0, 64) }));
         const lookIn = (where: string, data: Buffer) => {
           for (const n of needles)
-            if (data.includes(n.bytes)) problems.push(`content ${n.content}'s bytes in ${where}`);
+            if (data.includes(n.bytes))
+              problems.push(
+                `content ${n.content}'s bytes in ${where}${batchDuplicates.has(n.content) ? ' (a batch carried it as a duplicate)' : ''}`,
+              );
         };
         if (target.name === 'mongodb') {
           const client = await MongoClient.connect(store.env.MONGODB_URI!);
@@ -1238,6 +1244,29 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
             throw err;
           }
           lookIn(path.relative(dataDir, file), data);
+        }
+        if (problems.length > 0 && target.name === 'embedded') {
+          // What the store knows of the packs holding them: located contents, and whether marked for erasure.
+          const { default: Database } = await import('better-sqlite3');
+          const db = new Database(path.join(dataDir, 'archive.sqlite'), { readonly: true });
+          try {
+            const packs = db
+              .prepare(
+                `SELECT p.pack_id, p.erase, COUNT(k.file_no) AS located, COALESCE(SUM(c.length), 0) AS live
+                   FROM packs p LEFT JOIN packed k ON k.pack_id = p.pack_id LEFT JOIN catalog c ON c.file_no = k.file_no
+                  GROUP BY p.pack_id`,
+              )
+              .all() as Array<{ pack_id: string; erase: number; located: number; live: number }>;
+            for (const p of packs)
+              if (problems.some((x) => x.includes(p.pack_id))) {
+                const size = fs.statSync(path.join(dataDir, 'content', 'packs', `${p.pack_id}.pack`)).size;
+                problems.push(
+                  `pack ${p.pack_id}: ${size} bytes, ${p.live} live in ${p.located} content(s), erase ${p.erase}`,
+                );
+              }
+          } finally {
+            db.close();
+          }
         }
         assert.deepEqual(problems, [], `${model.goneFiles.size} file(s) deleted, ${gone.length} content(s) gone`);
       });
