@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
+import { MongoClient, ObjectId } from 'mongodb';
 import { composeServices } from '../server/compose.js';
 import { loadConfig } from '../server/config.js';
 import { openStore } from '../server/store/open.js';
@@ -15,18 +18,23 @@ import { contentBytes, faultSeed, generator } from './seeded.js';
 /**
  * Fault test of correcting the archive (issue 41): a seeded random schedule of uploads (single
  * files, batches with their receipts, instant claims of content the archive holds), withdrawals
- * (one upload, several, a whole receipt; by the clerk or an administrator), restores, and
- * requests sent twice (an answer lost on purpose), while the server is killed with SIGKILL at
- * random moments, many of them in the middle of a withdrawal or a restore. A request that lost
- * its answer to a kill is sent again, or sometimes given up, left for the garbage collector's
- * sweep (`finishInterrupted`). Then every total the archive keeps is compared with a model's:
- * each entry's UploadCount, the day tallies and space saved (per county: who holds the bytes),
- * repeat uploaders, cross-unit duplicates, the trash, the receipts' withdrawal markers, and the
- * audit log's withdrawals and restores (one each, or none where a kill fell after the step and
- * before its event: never two; docs/decisions/withdrawal.md).
+ * (one upload, several, a whole receipt; by the clerk or an administrator), restores, purges
+ * (chosen withdrawals, or the whole trash emptied), disposals (销毁, by the top-level
+ * administrator), and requests sent twice (an answer lost on purpose), while the server is killed
+ * with SIGKILL at random moments, many of them in the middle of a withdrawal, a restore, a purge
+ * or a disposal. A request that lost its answer to a kill is sent again, or sometimes given up,
+ * left for the garbage collector's sweep (`finishInterrupted`), which then runs with its
+ * compaction. Then every total the archive keeps is compared with a model's: each entry's
+ * UploadCount, the day tallies and space saved (per county: who holds the bytes), repeat
+ * uploaders, cross-unit duplicates, the trash, the receipts' withdrawal markers, and the audit
+ * log's withdrawals, restores, purges and disposals (one each, or none where a kill fell after the
+ * step and before its event: never two; docs/decisions/withdrawal.md); and no byte of a content
+ * purged or disposed of is readable: its download is refused, and its bytes are in no content
+ * file, pack or GridFS chunk (docs/decisions/purge.md, disposal.md).
  *
  * The operations are a table (OPERATIONS: how each is chosen from the model and sent) and so
- * are their effects on the model (EFFECTS): purge and disposal are one row in each.
+ * are their effects on the model (EFFECTS): purge and disposal are one row in each (emptying the
+ * trash is a purge of all of it, and runs alone).
  *
  * Replay a run with FAULT_SEED=<the printed seed> (the schedule and the kills' targets are the
  * seed's; where a kill lands in a request also depends on timing). FAULT_OPERATIONS sets the
@@ -61,8 +69,10 @@ const CLERKS = [
   { name: 'clerk-b', unit: 'unit-b', county: '献县' },
 ] as const;
 const ADMIN = 'boss';
+/** The top-level administrator: disposals (销毁) are theirs alone. */
+const TOP = 'top';
 
-type RequestKind = 'upload' | 'receipt' | 'withdraw' | 'restore';
+type RequestKind = 'upload' | 'receipt' | 'withdraw' | 'restore' | 'purge' | 'dispose';
 
 interface Content {
   data: Buffer;
@@ -76,13 +86,17 @@ interface ModelUpload {
   seq: number;
   clerk: number;
   content: number;
+  /** The file it was counted into (a content deleted and uploaded again is a new file). */
+  fileId: string;
   /** Whether it was counted as storing the bytes (it carried them and no upload of the file counted). */
   stored: boolean;
   counted: boolean;
   /** Its open withdrawal. */
   withdrawal?: string;
-  /** A withdrawal or restore of it was given up after a kill: what happened is read back after the sweep. */
-  uncertain?: boolean;
+  /** A withdrawal, restore, purge or disposal of it was given up after a kill: what happened is read back after the sweep. */
+  uncertain?: 'withdrawal' | 'purge' | 'disposal';
+  /** Out of the archive for good: its withdrawal purged from the trash, or its file disposed of. */
+  gone?: 'purged' | 'disposed';
   day: string;
 }
 
@@ -95,6 +109,9 @@ interface ModelWithdrawal {
   mayLoseWithdrawnEvent: boolean;
   restores: number;
   mayLoseRestoredEvents: number;
+  /** Purged from the trash (it stays the upload's withdrawal, never restorable). */
+  purged: boolean;
+  mayLosePurgedEvent: boolean;
 }
 
 class Model {
@@ -104,6 +121,10 @@ class Model {
   readonly fileIds = new Map<number, string>();
   /** Per content, the upload that holds its bytes (not saved), as the ledger keeps it (counts.md). */
   readonly holders = new Map<number, string | undefined>();
+  /** Files deleted (their content purged or disposed of), by file id: their content's index. */
+  readonly goneFiles = new Map<string, number>();
+  /** Files disposed of, by file id: whether the request that did it lost an answer (its audit event may be lost). */
+  readonly disposals = new Map<string, { lostAnswer: boolean }>();
   private seq = 0;
   nextSeq(): number {
     return this.seq++;
@@ -113,7 +134,7 @@ class Model {
   }
   /** Uploads an operation may pick: the worker's own contents, and none whose state is unknown. */
   certain(worker: number, contents: Content[]): ModelUpload[] {
-    return [...this.uploads.values()].filter((u) => !u.uncertain && contents[u.content]!.worker === worker);
+    return [...this.uploads.values()].filter((u) => !u.uncertain && !u.gone && contents[u.content]!.worker === worker);
   }
   /**
    * Contents an upload may be of: the worker's own, none with an upload whose state is unknown
@@ -134,6 +155,19 @@ class Model {
       .sort((a, b) => a.seq - b.seq);
     this.holders.set(content, (counted.find((u) => u.stored) ?? counted[0])?.id);
   }
+  /**
+   * After a purge of some of its uploads: the content is deleted, bytes and all, when none of its
+   * file's uploads counts or waits in the trash (no holds here; docs/decisions/purge.md).
+   */
+  deleteUnheld(content: number): void {
+    const fileId = this.fileIds.get(content);
+    if (fileId === undefined) return;
+    const holds = (u: ModelUpload) =>
+      u.fileId === fileId && (u.counted || (u.withdrawal !== undefined && this.withdrawals.get(u.withdrawal)!.open));
+    if ([...this.uploads.values()].some(holds)) return;
+    this.fileIds.delete(content);
+    this.goneFiles.set(fileId, content);
+  }
 }
 
 /** What an operation did, as its answers said. */
@@ -145,14 +179,18 @@ type Effect =
     }
   | { kind: 'withdrawn'; by: string; withdrawals: Array<{ id: string; uploadId: string }>; lostAnswer: boolean }
   | { kind: 'restored'; withdrawalId: string; lostAnswer: boolean }
-  | { kind: 'given up'; uploadIds: string[] };
+  | { kind: 'purged'; withdrawalIds: string[]; lostAnswer: boolean }
+  | { kind: 'disposed'; content: number; fileId: string; lostAnswer: boolean }
+  | { kind: 'given up'; what: 'withdrawal' | 'purge' | 'disposal'; uploadIds: string[] };
 
 const today = (at = new Date()) => at.toLocaleDateString('sv-SE', { timeZone: TIME_ZONE });
 
 /**
- * Each effect's change to the model. Purge (the content leaves the catalog: its uploads counted
- * nowhere, its bytes unreadable) and disposal (every holder's upload out of every count, the
- * content's bytes gone at once) are to be added here, with their operations below.
+ * Each effect's change to the model: counted, withdrawn, restored, purged (the withdrawals leave
+ * the trash for good, and a content none of whose uploads counts or waits in the trash leaves the
+ * catalog, its bytes unreadable) and disposed (every upload of the file out of every count and the
+ * trash, the content's bytes gone at once). A content uploaded again after its deletion is a new
+ * file, stored anew.
  */
 const EFFECTS: { [K in Effect['kind']]: (model: Model, effect: Extract<Effect, { kind: K }>) => void } = {
   counted(model, { uploads, receipt }) {
@@ -174,6 +212,7 @@ const EFFECTS: { [K in Effect['kind']]: (model: Model, effect: Extract<Effect, {
         seq: model.nextSeq(),
         clerk: u.clerk,
         content: u.content,
+        fileId: u.fileId,
         stored: first,
         counted: true,
         day: today(),
@@ -199,6 +238,8 @@ const EFFECTS: { [K in Effect['kind']]: (model: Model, effect: Extract<Effect, {
         mayLoseWithdrawnEvent: lostAnswer,
         restores: 0,
         mayLoseRestoredEvents: 0,
+        purged: false,
+        mayLosePurgedEvent: false,
       });
     }
   },
@@ -213,8 +254,37 @@ const EFFECTS: { [K in Effect['kind']]: (model: Model, effect: Extract<Effect, {
     w.restores++;
     if (lostAnswer) w.mayLoseRestoredEvents++;
   },
-  'given up'(model, { uploadIds }) {
-    for (const id of uploadIds) model.uploads.get(id)!.uncertain = true;
+  purged(model, { withdrawalIds, lostAnswer }) {
+    const touched = new Set<number>();
+    for (const id of withdrawalIds) {
+      const w = model.withdrawals.get(id)!;
+      const upload = model.uploads.get(w.uploadId)!;
+      assert.ok(w.open && upload.withdrawal === id, `withdrawal ${id} was in the trash when purged`);
+      w.open = false;
+      w.purged = true;
+      w.mayLosePurgedEvent = lostAnswer;
+      upload.gone = 'purged';
+      touched.add(upload.content);
+    }
+    for (const content of touched) model.deleteUnheld(content);
+  },
+  disposed(model, { content, fileId, lostAnswer }) {
+    assert.equal(model.fileIds.get(content), fileId, `content ${content} is disposed of under its file id`);
+    for (const u of model.uploads.values()) {
+      if (u.fileId !== fileId) continue;
+      u.counted = false;
+      u.gone = 'disposed';
+      // Its withdrawal, in the trash or purged, is closed: out of the trash and off the receipt.
+      if (u.withdrawal !== undefined) model.withdrawals.get(u.withdrawal)!.open = false;
+      u.withdrawal = undefined;
+    }
+    model.settleHolder(content);
+    model.fileIds.delete(content);
+    model.goneFiles.set(fileId, content);
+    model.disposals.set(fileId, { lostAnswer });
+  },
+  'given up'(model, { what, uploadIds }) {
+    for (const id of uploadIds) model.uploads.get(id)!.uncertain = what;
   },
 };
 
@@ -226,7 +296,7 @@ class Unexpected extends Error {}
 // FAULT_STORE=embedded or mongodb: one store only (the seeds of each can then run side by side).
 for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.name === process.env.FAULT_STORE)) {
   describe(
-    `uploads, withdrawals and restores while the server is killed (kill -9) at random moments (${target.name} store)`,
+    `uploads, withdrawals, restores, purges and disposals while the server is killed (kill -9) at random moments (${target.name} store)`,
     { skip: target.skip, timeout: 900_000 },
     () => {
       const rng = generator(SEED);
@@ -250,6 +320,7 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
       let clerks: Client[];
       let accountIds: string[];
       let admin: Client;
+      let top: Client;
       const kills: number[] = [];
       /** Requests from sending to answer (or failure), for what a kill fell into. */
       const windows: Array<{ kind: RequestKind; start: number; end: number }> = [];
@@ -258,6 +329,8 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
       const statuses = new Map<number, number>();
       const operationsRun = new Map<string, number>();
       const tally = { lostAnswers: 0, givenUp: 0, repeated: 0, swept: 0, done: 0 };
+      /** Contents a batch carried when the archive held them already: their bytes were written to a pack and never located. */
+      const batchDuplicates = new Set<number>();
       let waiting: { kind: RequestKind | 'any'; resolve: () => void } | undefined;
       let finished = false;
 
@@ -270,6 +343,27 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
 
       const clientOf = (actor: string) =>
         actor === ADMIN ? admin : clerks[CLERKS.findIndex((c) => c.name === actor)]!;
+
+      /**
+       * Operations run side by side, one worker's on its own contents; emptying the trash touches
+       * every worker's, so it runs alone: a worker holds `shared` from planning an operation to
+       * applying its effect, and `alone` waits for both workers to be between operations.
+       */
+      const lock = { active: 0, alone: undefined as Promise<void> | undefined };
+      async function acquire(alone: boolean): Promise<() => void> {
+        while (lock.alone) await lock.alone;
+        if (!alone) {
+          lock.active++;
+          return () => void lock.active--;
+        }
+        let release!: () => void;
+        lock.alone = new Promise((r) => (release = r));
+        while (lock.active > 0) await sleep(10);
+        return () => {
+          lock.alone = undefined;
+          release();
+        };
+      }
 
       /**
        * One request of an operation, sent until it is answered (the server restarting under it), or
@@ -371,6 +465,8 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
         weight: number;
         /** What to do, chosen from the model (undefined: nothing it could be done to yet). */
         plan(worker: number, wrng: () => number, n: number): (() => Promise<Effect>) | undefined;
+        /** Runs with no other operation under way (it touches every worker's contents). */
+        alone?: boolean;
       }> = [
         {
           name: 'single upload',
@@ -425,6 +521,7 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
                   `batch ${n} sent again`,
                 );
               }
+              for (const [i, c] of files.entries()) if (results[i]!.status === 'duplicate') batchDuplicates.add(c);
               const receipt = createHash('md5').update(`${SEED}/${worker}/${n}`).digest('hex');
               const at = new Date().toISOString();
               const rows = files.map((c, i) => ({
@@ -538,6 +635,8 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
               ([, r]) =>
                 contents[model.uploads.get(r.uploadIds[0]!)!.content]!.worker === worker &&
                 r.uploadIds.every((id) => !model.uploads.get(id)!.uncertain) &&
+                // A purged upload is listed as withdrawn before; one of a disposed file is not asked about.
+                r.uploadIds.every((id) => model.uploads.get(id)!.gone !== 'disposed') &&
                 r.uploadIds.some((id) => model.uploads.get(id)!.counted),
             );
             if (receipts.length === 0) return undefined;
@@ -557,7 +656,7 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
             return async () => {
               const send = post(clientOf(actor), `/api/withdrawals/${id}/restore`, {});
               const answer = await exchange('restore', send, () => wrng() < ABANDON);
-              if (!answer) return { kind: 'given up', uploadIds: [upload.id] };
+              if (!answer) return { kind: 'given up', what: 'withdrawal', uploadIds: [upload.id] };
               const restored =
                 answer.status === 200 ||
                 (answer.lost && answer.status === 409 && answer.body.error === 'already_restored');
@@ -571,13 +670,110 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
             };
           },
         },
+        {
+          name: 'purge',
+          weight: 1.5,
+          plan(worker, wrng) {
+            // Of contents none of whose uploads is uncertain: whether the content goes depends on all.
+            const settled = new Set(model.uploadable(worker, contents));
+            const inTrash = model
+              .certain(worker, contents)
+              .filter((u) => !u.counted && u.withdrawal !== undefined && settled.has(u.content));
+            if (inTrash.length === 0) return undefined;
+            const picked = inTrash.filter(() => wrng() < 0.4).slice(0, 3);
+            if (picked.length === 0) picked.push(inTrash[Math.floor(wrng() * inTrash.length)]!);
+            const ids = picked.map((u) => u.withdrawal!);
+            return async () => {
+              const send = post(admin, '/api/trash/purge', { withdrawals: ids });
+              const answer = await exchange('purge', send, () => wrng() < ABANDON);
+              if (!answer) return { kind: 'given up', what: 'purge', uploadIds: picked.map((u) => u.id) };
+              if (answer.status !== 200)
+                throw new Unexpected(`purge of ${ids.join(', ')}: ${answer.status} ${JSON.stringify(answer.body)}`);
+              // A first try that lost its answer may have purged some or all: this one lists the rest.
+              const purged = (answer.body.purged as Array<{ id: string }>).map((w) => w.id);
+              if (!answer.lost) assert.deepEqual(purged.sort(), [...ids].sort(), `purge of ${ids.join(', ')}`);
+              assert.deepEqual(answer.body.skipped, [], `purge of ${ids.join(', ')}: nothing skipped`);
+              if (repeatNow(wrng)) {
+                const again = (await exchange('purge', send))!;
+                assert.deepEqual(
+                  [again.status, again.body.purged, again.body.skipped],
+                  [200, [], []],
+                  `purge of ${ids.join(', ')} again`,
+                );
+              }
+              return { kind: 'purged', withdrawalIds: ids, lostAnswer: answer.lost };
+            };
+          },
+        },
+        {
+          name: 'emptying the trash',
+          weight: 0.3,
+          alone: true,
+          plan() {
+            // Every worker's trash: only when nothing is uncertain (a withdrawal given up may be half done).
+            if ([...model.uploads.values()].some((u) => u.uncertain)) return undefined;
+            const open = [...model.withdrawals.values()].filter((w) => w.open).map((w) => w.id);
+            if (open.length === 0) return undefined;
+            return async () => {
+              const answer = (await exchange('purge', post(admin, '/api/trash/empty', {})))!;
+              if (answer.status !== 200)
+                throw new Unexpected(`emptying: ${answer.status} ${JSON.stringify(answer.body)}`);
+              if (!answer.lost)
+                assert.deepEqual(
+                  (answer.body.purged as Array<{ id: string }>).map((w) => w.id).sort(),
+                  open.sort(),
+                  'emptying the trash purges every withdrawal in it',
+                );
+              assert.deepEqual(answer.body.skipped, [], 'emptying the trash: nothing skipped');
+              return { kind: 'purged', withdrawalIds: open, lostAnswer: answer.lost };
+            };
+          },
+        },
+        {
+          name: 'disposal',
+          weight: 1,
+          plan(worker, wrng, n) {
+            const live = model.uploadable(worker, contents).filter((c) => model.fileIds.has(c));
+            if (live.length === 0) return undefined;
+            const content = live[Math.floor(wrng() * live.length)]!;
+            const fileId = model.fileIds.get(content)!;
+            const uploadIds = [...model.uploads.values()].filter((u) => u.fileId === fileId).map((u) => u.id);
+            return async () => {
+              const send = post(top, '/api/disposals', {
+                fileIds: [fileId],
+                reason: '保管期满，经鉴定无继续保存价值',
+                approvalRef: `沧档销〔2026〕${SEED}-${worker}-${n}号`,
+                confirm: '销毁',
+              });
+              const answer = await exchange('dispose', send, () => wrng() < ABANDON);
+              if (!answer) return { kind: 'given up', what: 'disposal', uploadIds };
+              const disposed =
+                (answer.status === 200 &&
+                  [...answer.body.disposed, ...answer.body.alreadyDisposed].some(
+                    (d: { fileId: string; state: string }) => d.fileId === fileId && d.state === 'disposed',
+                  )) ||
+                (answer.lost && answer.status === 409 && answer.body.error === 'already_disposed');
+              if (!disposed)
+                throw new Unexpected(`disposal of ${fileId}: ${answer.status} ${JSON.stringify(answer.body)}`);
+              if (repeatNow(wrng)) {
+                const again = (await exchange('dispose', send))!;
+                assert.deepEqual(
+                  [again.status, again.body.error],
+                  [409, 'already_disposed'],
+                  `disposal of ${fileId} again`,
+                );
+              }
+              return { kind: 'disposed', content, fileId, lostAnswer: answer.lost };
+            };
+          },
+        },
       ];
 
       /** `POST /api/withdrawals`; `named`: the uploads it names (a receipt's rows). */
       async function withdraw(actor: string, by: object, named: string[], wrng: () => number): Promise<Effect> {
         const send = post(clientOf(actor), '/api/withdrawals', { reason: 'wrong_file', ...by });
         const answer = await exchange('withdraw', send, () => wrng() < ABANDON);
-        if (!answer) return { kind: 'given up', uploadIds: named };
+        if (!answer) return { kind: 'given up', what: 'withdrawal', uploadIds: named };
         let withdrawals: Array<{ id: string; uploadId: string }>;
         if (answer.status === 200) {
           const body = answer.body as { withdrawn: typeof withdrawals; alreadyWithdrawn: typeof withdrawals };
@@ -628,11 +824,13 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
           store = processStore(target);
           for (const c of CLERKS) addAccount(store.env, c.name, { unit: c.unit, county: c.county });
           addAccount(store.env, ADMIN, { role: 'admin', unit: 'city' });
+          addAccount(store.env, TOP, { role: 'admin', unit: 'archive' });
           port = await freePort();
           server = await startServer(env());
           url = server.url;
           clerks = CLERKS.map((c) => new Client(url, { bearer: createToken(store.env, c.name) }));
           admin = new Client(url, { bearer: createToken(store.env, ADMIN) });
+          top = new Client(url, { bearer: createToken(store.env, TOP) });
           accountIds = [];
           for (const clerk of clerks) accountIds.push((await (await clerk.fetch('/api/session')).json()).account.id);
 
@@ -651,9 +849,10 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
               for (;;) {
                 let draw = wrng() * total;
                 const op = OPERATIONS.find((o) => (draw -= o.weight) < 0) ?? OPERATIONS[0]!;
-                const run = op.plan(w, wrng, n);
-                if (!run) continue;
+                const release = await acquire(op.alone === true);
                 try {
+                  const run = op.plan(w, wrng, n);
+                  if (!run) continue;
                   const effect = await run();
                   if (effect.kind === 'given up') tally.givenUp++;
                   (EFFECTS[effect.kind] as (m: Model, e: Effect) => void)(model, effect);
@@ -661,6 +860,8 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
                   tally.done++;
                 } catch (err) {
                   failure ??= err;
+                } finally {
+                  release();
                 }
                 break;
               }
@@ -672,7 +873,17 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
           // The killer: each kill aims at a kind of request (mostly withdrawals and restores), waits
           // for the next one to be sent, and lands within about as long as such a request takes.
           const krng = generator(SEED ^ 0x5eed);
-          const aims: Array<RequestKind | 'any'> = ['withdraw', 'withdraw', 'restore', 'restore', 'upload', 'any'];
+          const aims: Array<RequestKind | 'any'> = [
+            'withdraw',
+            'withdraw',
+            'restore',
+            'restore',
+            'purge',
+            'purge',
+            'dispose',
+            'upload',
+            'any',
+          ];
           for (let k = 0; k < KILLS && !finished; k++) {
             const doneBefore = tally.done;
             while (!finished && tally.done < doneBefore + 1 && !atGate()) await sleep(10);
@@ -717,7 +928,31 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
           const trash = (await (await admin.fetch('/api/trash?limit=500')).json()) as {
             items: Array<{ id: string; uploadId: string; withdrawnBy: { username: string } }>;
           };
+          const register = (await (await top.fetch('/api/disposals?limit=500')).json()) as {
+            items: Array<{ fileId: string; state: string }>;
+          };
           for (const upload of model.uploads.values()) {
+            if (upload.uncertain === 'disposal') {
+              // Begun (an entry in the register, which the sweep finished) or never begun.
+              const entry = register.items.find((d) => d.fileId === upload.fileId);
+              if (entry) {
+                assert.equal(entry.state, 'disposed', `the sweep finished the disposal of ${upload.fileId}`);
+                if (!model.disposals.has(upload.fileId))
+                  EFFECTS.disposed(model, {
+                    kind: 'disposed',
+                    content: upload.content,
+                    fileId: upload.fileId,
+                    lostAnswer: true,
+                  });
+              }
+              continue;
+            }
+            if (upload.uncertain === 'purge') {
+              // Purged (the sweep finishes one begun) or still in the trash.
+              if (!trash.items.some((w) => w.id === upload.withdrawal))
+                EFFECTS.purged(model, { kind: 'purged', withdrawalIds: [upload.withdrawal!], lostAnswer: true });
+              continue;
+            }
             if (!upload.uncertain) continue;
             const open = trash.items.find((w) => w.uploadId === upload.id);
             if (upload.withdrawal && (!open || open.id !== upload.withdrawal)) {
@@ -735,10 +970,13 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
             windows.filter((w) => w.kind === kind && kills.some((k) => w.start < k && k < w.end)).length;
           console.log(
             `${tally.done} operations in ${runSeconds.toFixed(1)} s with ${kills.length} kills (requests hit: ` +
-              `withdraw ${hits('withdraw')}, restore ${hits('restore')}, upload ${hits('upload')}, receipt ${hits('receipt')}); ` +
+              `withdraw ${hits('withdraw')}, restore ${hits('restore')}, purge ${hits('purge')}, dispose ${hits('dispose')}, ` +
+              `upload ${hits('upload')}, receipt ${hits('receipt')}); ` +
               `${tally.lostAnswers} lost answers, ${tally.givenUp} given up, ${tally.repeated} sent twice, ${tally.swept} finished by the sweep; ` +
               `${[...operationsRun].map(([k, v]) => `${k} ${v}`).join(', ')}; ` +
-              `${model.uploads.size} uploads, ${model.counted().length} counted, ${model.withdrawals.size} withdrawals; ` +
+              `${model.uploads.size} uploads, ${model.counted().length} counted, ${model.withdrawals.size} withdrawals, ` +
+              `${[...model.withdrawals.values()].filter((w) => w.purged).length} purged, ${model.disposals.size} files disposed of, ` +
+              `${model.goneFiles.size} contents deleted; ` +
               `statuses: ${[...statuses].map(([s, c]) => `${s}×${c}`).join(' ')}`,
           );
         },
@@ -951,9 +1189,91 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
         }
       });
 
-      it('the audit log has each withdrawal and restore once, or none where a kill fell before its event; never twice', async () => {
+      it('no byte of a purged or disposed content is readable: not downloaded, not in a content file, pack or GridFS chunk', async () => {
+        const problems: string[] = [];
+        for (const fileId of model.goneFiles.keys()) {
+          const res = await top.fetch(`/api/files/${fileId}`);
+          await res.arrayBuffer();
+          if (res.status !== 404 && res.status !== 410) problems.push(`${fileId}: downloaded with ${res.status}`);
+        }
+        // A content uploaded again after its deletion is stored anew: its bytes are live again.
+        const gone = [...new Set(model.goneFiles.values())].filter((c) => !model.fileIds.has(c));
+        // Contents of 16 bytes or more are looked for by their first 64 bytes (random: found only where they were written).
+        const needles = gone
+          .filter((c) => contents[c]!.data.length >= 16)
+          .map((c) => ({ content: c, bytes: contents[c]!.data.subarray(0, 64) }));
+        const lookIn = (where: string, data: Buffer) => {
+          for (const n of needles)
+            if (data.includes(n.bytes))
+              problems.push(
+                `content ${n.content}'s bytes in ${where}${batchDuplicates.has(n.content) ? ' (a batch carried it as a duplicate)' : ''}`,
+              );
+        };
+        if (target.name === 'mongodb') {
+          const client = await MongoClient.connect(store.env.MONGODB_URI!);
+          try {
+            const db = client.db(store.env.MONGODB_DB);
+            for (const fileId of model.goneFiles.keys()) {
+              const _id = new ObjectId(fileId);
+              if (await db.collection('fileContent.files').countDocuments({ _id }))
+                problems.push(`${fileId}: its GridFS files document is left`);
+              const chunks = await db.collection('fileContent.chunks').countDocuments({ files_id: _id });
+              if (chunks > 0) problems.push(`${fileId}: ${chunks} GridFS chunk(s) left`);
+            }
+            for await (const chunk of db.collection('fileContent.chunks').find({}, { projection: { data: 1 } }))
+              lookIn(`chunk ${String(chunk._id)}`, Buffer.from((chunk.data as { buffer: Uint8Array }).buffer));
+          } finally {
+            await client.close();
+          }
+        }
+        // Every file of the data directory (content files, packs, staging; on MongoDB what it keeps there).
+        const walk = (dir: string): string[] =>
+          fs
+            .readdirSync(dir, { withFileTypes: true })
+            .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+        const dataDir = store.env.DATA_DIR!;
+        for (const file of walk(dataDir)) {
+          if (model.goneFiles.has(path.basename(file)))
+            problems.push(`${path.relative(dataDir, file)}: a deleted file's content file`);
+          // A file the server removes meanwhile (a journal) holds nothing to find.
+          let data: Buffer;
+          try {
+            data = fs.readFileSync(file);
+          } catch (err) {
+            if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+            throw err;
+          }
+          lookIn(path.relative(dataDir, file), data);
+        }
+        if (problems.length > 0 && target.name === 'embedded') {
+          // What the store knows of the packs holding them: located contents, and whether marked for erasure.
+          const { default: Database } = await import('better-sqlite3');
+          const db = new Database(path.join(dataDir, 'archive.sqlite'), { readonly: true });
+          try {
+            const packs = db
+              .prepare(
+                `SELECT p.pack_id, p.erase, COUNT(k.file_no) AS located, COALESCE(SUM(c.length), 0) AS live
+                   FROM packs p LEFT JOIN packed k ON k.pack_id = p.pack_id LEFT JOIN catalog c ON c.file_no = k.file_no
+                  GROUP BY p.pack_id`,
+              )
+              .all() as Array<{ pack_id: string; erase: number; located: number; live: number }>;
+            for (const p of packs)
+              if (problems.some((x) => x.includes(p.pack_id))) {
+                const size = fs.statSync(path.join(dataDir, 'content', 'packs', `${p.pack_id}.pack`)).size;
+                problems.push(
+                  `pack ${p.pack_id}: ${size} bytes, ${p.live} live in ${p.located} content(s), erase ${p.erase}`,
+                );
+              }
+          } finally {
+            db.close();
+          }
+        }
+        assert.deepEqual(problems, [], `${model.goneFiles.size} file(s) deleted, ${gone.length} content(s) gone`);
+      });
+
+      it('the audit log has each withdrawal, restore, purge and disposal once, or none where a kill fell before its event; never twice', async () => {
         const events = async (action: string) => {
-          const list = await (await admin.fetch(`/api/audit?action=${action}&limit=1000`)).json();
+          const list = await (await top.fetch(`/api/audit?action=${action}&limit=1000`)).json();
           const per = new Map<string, number>();
           for (const e of list.items as Array<{ note: { withdrawalId: string } }>)
             per.set(e.note.withdrawalId, (per.get(e.note.withdrawalId) ?? 0) + 1);
@@ -961,6 +1281,7 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
         };
         const withdrawn = await events('upload_withdrawn');
         const restored = await events('upload_restored');
+        const purged = await events('upload_purged');
         const problems: string[] = [];
         let lost = 0;
         for (const w of model.withdrawals.values()) {
@@ -970,12 +1291,26 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
           if (r > w.restores || r < w.restores - w.mayLoseRestoredEvents)
             problems.push(`${w.id}: ${r} upload_restored for ${w.restores}`);
           lost += 1 - n + w.restores - r;
+          const p = purged.get(w.id) ?? 0;
+          if (p > (w.purged ? 1 : 0) || (w.purged && p === 0 && !w.mayLosePurgedEvent))
+            problems.push(`${w.id}: ${p} upload_purged, ${w.purged ? '' : 'not '}purged`);
+          if (w.purged) lost += 1 - p;
         }
-        for (const id of [...withdrawn.keys(), ...restored.keys()])
+        for (const id of [...withdrawn.keys(), ...restored.keys(), ...purged.keys()])
           if (!model.withdrawals.has(id)) problems.push(`${id}: an event of a withdrawal nobody made`);
+        const disposedEvents = new Map<string, number>();
+        const list = await (await top.fetch('/api/audit?action=content_disposed&limit=1000')).json();
+        for (const e of list.items as Array<{ fileId: string }>)
+          disposedEvents.set(e.fileId, (disposedEvents.get(e.fileId) ?? 0) + 1);
+        for (const [fileId, { lostAnswer }] of model.disposals) {
+          const n = disposedEvents.get(fileId) ?? 0;
+          if (n > 1 || (n === 0 && !lostAnswer)) problems.push(`${fileId}: ${n} content_disposed`);
+        }
+        for (const fileId of disposedEvents.keys())
+          if (!model.disposals.has(fileId)) problems.push(`${fileId}: content_disposed of a file nobody disposed of`);
         assert.deepEqual(problems, []);
         console.log(
-          `audit: ${withdrawn.size} withdrawals and ${[...restored.values()].reduce((a, b) => a + b, 0)} restores recorded, ${lost} event(s) lost to kills`,
+          `audit: ${withdrawn.size} withdrawals, ${[...restored.values()].reduce((a, b) => a + b, 0)} restores, ${purged.size} purges and ${disposedEvents.size} disposals recorded, ${lost} event(s) lost to kills`,
         );
         const uploads = new Map<string, number>();
         for (const action of ['upload', 'instant_upload']) {
@@ -984,10 +1319,7 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
             uploads.set(e.fileId, (uploads.get(e.fileId) ?? 0) + 1);
         }
         const made = new Map<string, number>();
-        for (const u of model.uploads.values()) {
-          const fileId = model.fileIds.get(u.content)!;
-          made.set(fileId, (made.get(fileId) ?? 0) + 1);
-        }
+        for (const u of model.uploads.values()) made.set(u.fileId, (made.get(u.fileId) ?? 0) + 1);
         assert.deepEqual(
           new Map([...uploads].sort()),
           new Map([...made].sort()),

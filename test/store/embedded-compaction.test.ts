@@ -205,6 +205,22 @@ describe('compaction of pack files (embedded store)', () => {
     fs.rmSync(archive.dataDir, { recursive: true });
   });
 
+  it('erases the bytes of a content deleted as a purge deletes it (marked, bytes removed, entry removed), however little of its pack is dead', async () => {
+    const archive = await halfDeadPack(false);
+    const store = openEmbeddedStore({ dataDir: archive.dataDir, chunkSize: CHUNK });
+    const [gone] = archive.live.splice(50, 1);
+    const entry = await store.catalog.beginDeletion(gone!.entry.fileId, new Date());
+    await store.content.remove(entry!);
+    await store.catalog.remove(gone!.entry.fileId);
+    archive.removed.push(gone!.data);
+    assert.equal((await store.content.compact(later())).packs, 1);
+    assert.equal(packBytes(archive.dataDir), archive.liveBytes);
+    await assertReadable(store, archive);
+    assertErased(archive);
+    await store.close();
+    fs.rmSync(archive.dataDir, { recursive: true });
+  });
+
   it('never compacts the pack this process appends to', async () => {
     const dataDir = tempDir();
     const store = openEmbeddedStore({ dataDir, chunkSize: CHUNK });

@@ -278,12 +278,11 @@ export class EmbeddedContentStore implements ContentStore {
         });
       },
     );
-    // A packed content's row goes with its sums: its bytes in the pack are then dead, for the
-    // pack's compaction (or, when the pack locates nothing else, the garbage collector) to reclaim.
-    const dropPacked = db.prepare('DELETE FROM packed WHERE file_no = ?');
+    // A packed content's row goes with its sums, and its pack is marked for erasure: its bytes
+    // must go at the next compaction, however little of the pack is dead (forgetPackedContent).
     const dropChunkSums = db.prepare('DELETE FROM chunk_sums WHERE file_no = ?');
     this.forgetBytes = db.transaction((fileNo: number) => {
-      dropPacked.run(fileNo);
+      forgetPackedContent(db, fileNo);
       dropChunkSums.run(fileNo);
     });
     this.commitTx = db.transaction(commitOne);
