@@ -230,6 +230,11 @@ export class PurgeService {
     const done = await store.ledger.purge(record.uploadKey, purgeKeyOf(record.id));
     if (done !== 'purged' && done !== 'repeated' && done !== 'already purged')
       throw new Error(`upload ${record.uploadKey}: the ledger answered "${done}" to the purge of ${record.id}`);
+    // The last holder going: the catalog entry is marked before the withdrawal says `purged`, which
+    // no retry or sweep looks at again; a crash from here on leaves the mark, which the sweep finishes.
+    const fileId = record.upload.fileId;
+    if (!(await this.isHeld([fileId])).has(fileId) && !(await this.holdersOf(fileId, record.id)))
+      await store.catalog.beginDeletion(fileId, this.now());
     if (await store.withdrawals.advance(record.id, 'purging', 'purged', this.now())) {
       await this.deps.audit.record('upload_purged', await this.actorOf(by, record.upload.unit), {
         address,
@@ -247,6 +252,7 @@ export class PurgeService {
         },
       });
     }
+    await this.deps.afterStep?.('purged');
     return (await store.withdrawals.get(record.id))!;
   }
 
@@ -302,13 +308,16 @@ export class PurgeService {
     return 'deleted';
   }
 
-  /** Whether an upload holds the file: one counting (read twice, around the trash), or one in the trash. */
-  private async holdersOf(fileId: string): Promise<boolean> {
+  /**
+   * Whether an upload holds the file: one counting (read twice, around the trash), or one in the
+   * trash (but the withdrawal `purging` being purged, if named).
+   */
+  private async holdersOf(fileId: string, purging?: string): Promise<boolean> {
     const { ledger, withdrawals } = this.deps.store;
     if ((await ledger.countingUploads(fileId)) > 0) return true;
     // A withdrawal opens its record before the ledger reverses; a restore counts before closing it:
     // read in this order, an upload moving between the two is seen in one of them.
-    if ((await withdrawals.ofFile(fileId)).some((r) => IN_TRASH.includes(r.state))) return true;
+    if ((await withdrawals.ofFile(fileId)).some((r) => r.id !== purging && IN_TRASH.includes(r.state))) return true;
     return (await ledger.countingUploads(fileId)) > 0;
   }
 
@@ -326,7 +335,8 @@ export class PurgeService {
 }
 
 /** Steps of a content's deletion after which a test may inject a crash. */
-export type DeletionStep = 'marked' | 'derived' | 'bytes' | 'catalog';
+/** Where a test may cut a purge short: the withdrawal recorded `purged`, then the deletion's steps. */
+export type DeletionStep = 'purged' | 'marked' | 'derived' | 'bytes' | 'catalog';
 
 function inSubtree(unit: { city: string; county?: string; town?: string }, reach: UnitSubtree | undefined): boolean {
   if (reach === undefined) return true;

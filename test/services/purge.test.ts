@@ -81,7 +81,7 @@ for (const target of storeTargets) {
       return { entry, key: action.key, id, data };
     }
 
-    for (const step of ['marked', 'derived', 'bytes', 'catalog'] as const) {
+    for (const step of ['purged', 'marked', 'derived', 'bytes', 'catalog'] as const) {
       it(`a crash after the deletion's step "${step}": never an entry without bytes; an upload stores it anew; the sweep finishes`, async () => {
         const { entry, id, data } = await withdrawnUpload();
         const fileNo = await fileNumber(opened, entry.fileId);
