@@ -221,6 +221,35 @@ describe('compaction of pack files (embedded store)', () => {
     fs.rmSync(archive.dataDir, { recursive: true });
   });
 
+  it('erases the dead copy a later batch wrote of a content once that content is deleted, however little of its pack is dead', async () => {
+    const dataDir = tempDir();
+    const deleted = randomContent(3000);
+    let store = openEmbeddedStore({ dataDir, chunkSize: CHUNK });
+    const [first] = await store.content.storeMany([{ parts: [deleted], entry: entryOf(deleted) }]);
+    await store.close();
+    // Another process's batch, in a pack of its own: 30 new contents and the same bytes again.
+    store = openEmbeddedStore({ dataDir, chunkSize: CHUNK });
+    const fresh = Array.from({ length: 30 }, (_, i) => randomContent(2000 + i));
+    const outcomes = await store.content.storeMany(
+      [...fresh, deleted].map((data) => ({ parts: [data], entry: entryOf(data) })),
+    );
+    assert.equal(outcomes.at(-1)!.status, 'duplicate');
+    assert.equal(packFiles(dataDir).length, 2);
+    await store.close();
+    store = openEmbeddedStore({ dataDir, chunkSize: CHUNK });
+    const entry = await store.catalog.beginDeletion(first!.entry.fileId, new Date());
+    await store.content.remove(entry!);
+    await store.catalog.remove(first!.entry.fileId);
+    assert.equal((await store.content.compact(later())).packs, 1, 'the pack holding the copy');
+    // Its own pack holds nothing live any more: the garbage collector removes it.
+    await store.content.collectGarbage(later());
+    const live = fresh.map((data, i) => ({ data, entry: outcomes[i]!.entry }));
+    await assertReadable(store, { dataDir, live, removed: [deleted], liveBytes: 0 });
+    assertErased({ dataDir, live, removed: [deleted], liveBytes: 0 });
+    await store.close();
+    fs.rmSync(dataDir, { recursive: true });
+  });
+
   it('never compacts the pack this process appends to', async () => {
     const dataDir = tempDir();
     const store = openEmbeddedStore({ dataDir, chunkSize: CHUNK });

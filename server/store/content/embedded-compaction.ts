@@ -81,6 +81,7 @@ export class PackCompaction {
   private readonly movePacked;
   private readonly forgetUncatalogued;
   private readonly forgetPack;
+  private readonly forgetCopies;
   private readonly stillPacked;
   private readonly markErase;
   private readonly recordOutput;
@@ -120,6 +121,7 @@ export class PackCompaction {
     );
     this.stillPacked = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM packed WHERE pack_id = ?');
     this.forgetPack = db.prepare('DELETE FROM packs WHERE pack_id = ?');
+    this.forgetCopies = db.prepare('DELETE FROM pack_copies WHERE pack_id = ?');
     this.markErase = db.prepare('UPDATE packs SET erase = 1 WHERE pack_id = ?');
     this.recordOutput = db.prepare('INSERT INTO packs (pack_id, written_at) VALUES (?, ?)');
   }
@@ -258,6 +260,8 @@ export class PackCompaction {
       this.forgetUncatalogued.run(pack.pack_id);
       if (this.stillPacked.get(pack.pack_id)!.n > 0) throw new Error(`pack ${pack.pack_id} changed while compacted`);
       this.forgetPack.run(pack.pack_id);
+      // Its dead copies went with it: the new pack holds live contents only.
+      this.forgetCopies.run(pack.pack_id);
       return true;
     });
     this.db.pragma('synchronous = FULL');

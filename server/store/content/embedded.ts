@@ -66,6 +66,15 @@ CREATE TABLE IF NOT EXISTS packs (
 
 ${packedTable('packed')}
 
+-- Packs holding the dead bytes of a batch's duplicate of a catalogued content (the batch wrote
+-- them before it knew): when the content leaves the catalog, those packs are marked for erasure
+-- too, so that no byte of it stays readable after compaction. A pack's rows go with the pack.
+CREATE TABLE IF NOT EXISTS pack_copies (
+  file_no INTEGER NOT NULL,
+  pack_id TEXT NOT NULL,
+  PRIMARY KEY (file_no, pack_id)
+) WITHOUT ROWID;
+
 ${chunkSumsTable('chunk_sums')}
 
 -- The same for a staging area's chunks, until it is committed (its sums then move to chunk_sums,
@@ -153,6 +162,11 @@ export function recordLostBytes(db: Db, stagingId: string, from: number): void {
  * a file of its own.
  */
 export function forgetPackedContent(db: Db, fileNo: number): void {
+  // Packs holding dead copies of it (a batch's duplicates), whether or not it is packed itself.
+  db.prepare('UPDATE packs SET erase = 1 WHERE pack_id IN (SELECT pack_id FROM pack_copies WHERE file_no = ?)').run(
+    fileNo,
+  );
+  db.prepare('DELETE FROM pack_copies WHERE file_no = ?').run(fileNo);
   const row = db
     .prepare<[number], { pack_id: string }>('DELETE FROM packed WHERE file_no = ? RETURNING pack_id')
     .get(fileNo);
@@ -262,6 +276,9 @@ export class EmbeddedContentStore implements ContentStore {
       return outcome;
     };
     const insertPacked = db.prepare('INSERT INTO packed (file_no, pack_id, pack_offset) VALUES (?, ?, ?)');
+    const rememberCopy = db.prepare(
+      'INSERT OR IGNORE INTO pack_copies (file_no, pack_id) SELECT file_no, ? FROM catalog WHERE file_id = ?',
+    );
     const touchPack = db.prepare('UPDATE packs SET written_at = ? WHERE pack_id = ?');
     this.storePackedTx = db.transaction(
       (packId: string, now: number, items: ReadonlyArray<PackedItem>): CommitOutcome[] => {
@@ -270,7 +287,10 @@ export class EmbeddedContentStore implements ContentStore {
           throw new Error(`pack ${packId} was removed before its contents were catalogued`);
         return items.map(({ fileId, offset, entry, sums }) => {
           const found = held(entry);
-          if (found) return { status: 'duplicate', entry: found };
+          if (found) {
+            rememberCopy.run(packId, found.fileId);
+            return { status: 'duplicate', entry: found };
+          }
           const { outcome, fileNo } = catalogue(fileId, entry, this.chunkSize);
           insertPacked.run(fileNo, packId, offset);
           for (const [n, crc] of sums) insertSum.run(fileNo, n, crc);
@@ -529,11 +549,13 @@ export class EmbeddedContentStore implements ContentStore {
     const forgetPack = this.db.prepare(
       'DELETE FROM packs WHERE pack_id = ? AND NOT EXISTS (SELECT 1 FROM packed WHERE pack_id = ?)',
     );
+    const forgetCopies = this.db.prepare('DELETE FROM pack_copies WHERE pack_id = ?');
     for (const { pack_id } of emptyPacks) {
       if (pack_id === this.packs.appending) continue;
       // The row first: a batch catalogued into the pack meanwhile finds it gone and fails, rather
       // than locate contents in a removed file; a crash before the file goes leaves it to the next run.
       if (forgetPack.run(pack_id, pack_id).changes === 0) continue;
+      forgetCopies.run(pack_id);
       await this.packs.remove(pack_id);
       orphans++;
     }
