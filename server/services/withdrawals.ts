@@ -50,7 +50,7 @@ export interface WithdrawalSettings {
 export class WithdrawalService {
   constructor(
     private readonly deps: {
-      store: Pick<ArchiveStore, 'ledger' | 'withdrawals' | 'receipts' | 'accounts' | 'unitFiles'>;
+      store: Pick<ArchiveStore, 'ledger' | 'withdrawals' | 'receipts' | 'accounts' | 'unitFiles' | 'catalog'>;
       directory: Pick<UnitDirectory, 'reachSubtree' | 'get' | 'unitInReach'>;
       audit: Pick<AuditService, 'record' | 'recordMany'>;
       /** 冻结: a held file is not withdrawn. */
@@ -125,6 +125,13 @@ export class WithdrawalService {
         tooLate.length,
         tooLate.slice(0, NAMED).map((u) => u.key),
       );
+    // An upload whose file was disposed of (销毁) or purged is out of every count for good.
+    const gone = await this.goneFiles(keys.map((key) => recorded.get(key)!));
+    if (gone.length > 0)
+      throw new NotFoundError(
+        `${gone.length} 个上传（${named(gone.map((u) => u.fileName))}）的文件已经销毁或彻底删除（见销毁清册），不必再撤回：它们已不计入任何统计。`,
+        { uploads: gone.slice(0, NAMED).map((u) => u.key), count: gone.length },
+      );
     // A held file (冻结) is not withdrawn: the whole request is refused before anything changes.
     await this.deps.holds.refuseHeld(
       'withdraw',
@@ -182,7 +189,12 @@ export class WithdrawalService {
       if (finished.has(record.id)) withdrawn.push(viewOf(finished.get(record.id)!));
       else alreadyWithdrawn.push(viewOf(record));
     }
-    if (withdrawn.length === 0 && alreadyWithdrawn.length > 0) throw new AlreadyWithdrawnError(alreadyWithdrawn);
+    if (withdrawn.length === 0 && alreadyWithdrawn.length > 0) {
+      // Purged from the trash: not to be found there, so the answer says it is gone for good.
+      const records = keys.map((key) => open.get(key)!);
+      if (records.every((r) => r.state === 'purged' || r.state === 'purging')) refusePurged(records[0]!);
+      throw new AlreadyWithdrawnError(alreadyWithdrawn);
+    }
     return { withdrawn, alreadyWithdrawn, skippedRows };
   }
 
@@ -230,7 +242,7 @@ export class WithdrawalService {
     if (record.state === 'restored') throw new AlreadyRestoredError(viewOf(record));
     // Its file was disposed of (销毁): restoring would count an upload of bytes that are gone.
     if (record.state === 'disposed') throw new NotFoundError('这个上传的文件已经销毁（见销毁清册），不能恢复。');
-    if (record.state === 'purging' || record.state === 'purged') refuseRestoreOfPurged(record);
+    if (record.state === 'purging' || record.state === 'purged') refusePurged(record);
     if (record.state === 'withdrawing') record = (await this.finishWithdrawals([record], address))[0]!;
     if (record.state === 'withdrawn') {
       const now = this.now();
@@ -282,7 +294,7 @@ export class WithdrawalService {
     const gone = records.find((r) => r.state === 'disposed' || r.state === 'purging' || r.state === 'purged');
     if (gone?.state === 'disposed')
       throw new NotFoundError(`“${gone.upload.fileName}”的文件已经销毁（见销毁清册），不能恢复。`);
-    if (gone) refuseRestoreOfPurged(gone);
+    if (gone) refusePurged(gone);
     const alreadyRestored = records.filter((r) => r.state === 'restored');
     if (alreadyRestored.length === records.length) throw new AlreadyRestoredError(viewOf(records[0]!));
     const withdrawing = records.filter((r) => r.state === 'withdrawing');
@@ -490,6 +502,18 @@ export class WithdrawalService {
     return this.afterMove(done, moved, { state: 'withdrawn', changedAt: at });
   }
 
+  /** The uploads whose file the catalog no longer has (disposed of, or purged), each file read once. */
+  private async goneFiles(uploads: readonly UploadDetails[]): Promise<UploadDetails[]> {
+    const fileIds = [...new Set(uploads.map((u) => u.fileId))];
+    const missing = new Set<string>();
+    for (let at = 0; at < fileIds.length; at += 50) {
+      const some = fileIds.slice(at, at + 50);
+      const entries = await Promise.all(some.map((id) => this.deps.store.catalog.get(id)));
+      some.forEach((id, i) => entries[i] === undefined && missing.add(id));
+    }
+    return uploads.filter((u) => missing.has(u.fileId));
+  }
+
   /** Steps 2 and 3 of restores: the ledger's restores under the withdrawals' restore keys, then `restored`. */
   private async finishRestores(
     records: readonly WithdrawalRecord[],
@@ -630,8 +654,8 @@ export function viewOf(r: WithdrawalRecord): WithdrawalView {
   };
 }
 
-/** A purged withdrawal is never restored (docs/decisions/purge.md). */
-function refuseRestoreOfPurged(record: WithdrawalRecord): never {
+/** A purged withdrawal is gone for good: never restored, nor withdrawn again (docs/decisions/purge.md). */
+function refusePurged(record: WithdrawalRecord): never {
   throw new AlreadyPurgedError({
     id: record.id,
     fileName: record.upload.fileName,

@@ -291,6 +291,16 @@ for (const target of storeTargets) {
       assert.ok((await server.store.ledger.uploadsOfFile(fileId)).every((u) => !u.counted));
     });
 
+    it('answers a withdrawal of an upload whose file was disposed of with what happened, changing nothing', async () => {
+      const { uploadIds, fileIds } = await uploadFolder(as.clerkQ, [randomContent(2500)], '已销毁');
+      assert.equal((await dispose('top', { fileIds })).status, 200);
+      const before = await savings();
+      const res = await as.clerkQ.json('/api/withdrawals', 'POST', { uploads: uploadIds, reason: 'wrong_file' });
+      assert.ok(res.status >= 400 && res.status < 500, `${res.status} ${await res.clone().text()}`);
+      assert.match(((await res.json()) as { message: string }).message, /销毁/);
+      assert.deepEqual(await savings(), before);
+    });
+
     it('GET /api/disposals: administrators read the register of their reach, a county its own units only', async () => {
       const fileId = await widelyHeldFile();
       const onlyD = (await uploadFolder(as.clerkD, [randomContent(1200)], '东光')).fileIds[0]!;

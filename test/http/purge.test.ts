@@ -151,6 +151,20 @@ for (const target of storeTargets) {
       await status('nobody holds it', await download(first.fileId), 404);
     });
 
+    it('answers a withdrawal of a purged upload, its content kept for another, with what happened', async () => {
+      const data = randomContent(3100);
+      const { uploadId } = await uploadOne(as.clerkQ, data);
+      await uploadOne(as.clerkD, data);
+      const answer = await body<WithdrawalAnswer>(
+        await as.clerkQ.json('/api/withdrawals', 'POST', { uploads: [uploadId], reason: 'wrong_file' }),
+        200,
+      );
+      await body(await purge('top', [answer.withdrawn[0]!.id]), 200);
+      const again = await as.clerkQ.json('/api/withdrawals', 'POST', { uploads: [uploadId], reason: 'wrong_file' });
+      assert.ok(again.status >= 400 && again.status < 500, `${again.status} ${await again.clone().text()}`);
+      assert.match(((await again.json()) as { message: string }).message, /彻底删除/);
+    });
+
     it('POST /api/trash/empty: an administrator empties their reach, or one unit of it; clerks are refused', async () => {
       const q = await withdrawn();
       const d = await withdrawn(undefined, 'clerkD');
