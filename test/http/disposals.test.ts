@@ -90,6 +90,16 @@ for (const target of storeTargets) {
 
     const savings = async () => (await body<SavingsReport>(await as.top.fetch('/api/reports/savings'), 200)).summary;
 
+    /** A disposal of the file whose deletion is cut short (500): out of every count, its bytes kept. */
+    async function disposeCutShort(fileId: string) {
+      failDeletion = true;
+      try {
+        assert.equal((await dispose('top', { fileIds: [fileId] })).status, 500);
+      } finally {
+        failDeletion = false;
+      }
+    }
+
     /**
      * A file held in three ways: clerkQ uploaded it twice, clerkD once (another county), and
      * clerkQ2's upload of it is in the trash.
@@ -248,12 +258,7 @@ for (const target of storeTargets) {
     it('a disposal cut short is finished by the sweep, its uploads reversed once', async () => {
       const fileId = await widelyHeldFile();
       const before = await savings();
-      failDeletion = true;
-      try {
-        assert.equal((await dispose('top', { fileIds: [fileId] })).status, 500);
-      } finally {
-        failDeletion = false;
-      }
+      await disposeCutShort(fileId);
       // Out of every count already, its bytes not yet deleted: listed as being disposed of.
       assert.equal((await savings()).uploads, before.uploads - 3);
       const list = await body<DisposalList>(await as.top.fetch('/api/disposals'), 200);
@@ -274,12 +279,7 @@ for (const target of storeTargets) {
     it('a disposal cut short is finished even when one of its reversed uploads was restored meanwhile', async () => {
       const fileId = await widelyHeldFile();
       const before = await savings();
-      failDeletion = true;
-      try {
-        assert.equal((await dispose('top', { fileIds: [fileId] })).status, 500);
-      } finally {
-        failDeletion = false;
-      }
+      await disposeCutShort(fileId);
       // A restore that raced the disposal: one of the uploads it reversed counts again.
       const reversed = (await server.store.ledger.uploadsOfFile(fileId)).find((u) => !u.counted)!;
       assert.equal(await server.store.ledger.restore(reversed.key, 'a restore racing the disposal'), 'restored');

@@ -116,6 +116,13 @@ async function assertReadable(store: ArchiveStore, archive: Archive): Promise<vo
   }
 }
 
+/** Deletes a content as the purge does: its entry marked, its bytes removed, then the entry. */
+async function deleteAsPurgeDoes(store: ArchiveStore, fileId: string): Promise<void> {
+  const entry = await store.catalog.beginDeletion(fileId, new Date());
+  await store.content.remove(entry!);
+  await store.catalog.remove(fileId);
+}
+
 /** No stored file holds any of the removed contents' bytes. */
 function assertErased(archive: Archive): void {
   const files = everyStoredFile(archive.dataDir);
@@ -209,9 +216,7 @@ describe('compaction of pack files (embedded store)', () => {
     const archive = await halfDeadPack(false);
     const store = openEmbeddedStore({ dataDir: archive.dataDir, chunkSize: CHUNK });
     const [gone] = archive.live.splice(50, 1);
-    const entry = await store.catalog.beginDeletion(gone!.entry.fileId, new Date());
-    await store.content.remove(entry!);
-    await store.catalog.remove(gone!.entry.fileId);
+    await deleteAsPurgeDoes(store, gone!.entry.fileId);
     archive.removed.push(gone!.data);
     assert.equal((await store.content.compact(later())).packs, 1);
     assert.equal(packBytes(archive.dataDir), archive.liveBytes);
@@ -237,9 +242,7 @@ describe('compaction of pack files (embedded store)', () => {
     assert.equal(packFiles(dataDir).length, 2);
     await store.close();
     store = openEmbeddedStore({ dataDir, chunkSize: CHUNK });
-    const entry = await store.catalog.beginDeletion(first!.entry.fileId, new Date());
-    await store.content.remove(entry!);
-    await store.catalog.remove(first!.entry.fileId);
+    await deleteAsPurgeDoes(store, first!.entry.fileId);
     assert.equal((await store.content.compact(later())).packs, 1, 'the pack holding the copy');
     // Its own pack holds nothing live any more: the garbage collector removes it.
     await store.content.collectGarbage(later());

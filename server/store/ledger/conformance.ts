@@ -26,6 +26,27 @@ import { conformanceSuite, useFreshStore, type OpenedStore, type StoreTarget } f
 export function ledgerConformance(target: StoreTarget): void {
   conformanceSuite('ledger', target, (store) => {
     describe('ledger', () => {
+      const at = (day: number, hour = 8) => new Date(Date.UTC(2026, 4, day, hour));
+      /** Counts an upload under a new key; answers the key. */
+      const counted = async (record: UploadRecord) => {
+        const action = uploadAction(record);
+        await store.ledger.count(action);
+        return action.key;
+      };
+      /** The space-saved report, whole or per day, as an administrator of everything reads it. */
+      const savingsReport = async (group?: 'day') =>
+        await new ReportService(store.reports, new ReportCalendar('UTC'), store.accounts).savings(
+          savingsQuery.parse(group ? { group } : {}),
+        );
+      /** Per day of the space-saved report: [uploads, saved uploads]. */
+      const days = async () =>
+        Object.fromEntries(
+          (await savingsReport('day')).items.map((r) => [
+            (r as { period: string }).period,
+            [r.uploads, r.savedUploads],
+          ]),
+        ) as Record<string, [number, number]>;
+
       it('starts an entry at 1 and counts repeats by the same user in the same unit', async () => {
         const { entry } = await commitBytes(store, randomContent(10));
         const clerk = testAccount();
@@ -98,11 +119,7 @@ export function ledgerConformance(target: StoreTarget): void {
         /** What the ledger, the day's tally and the audit log hold of a file. */
         const holdings = async (fileId: string) => ({
           ledger: (await store.ledger.entriesForFile(fileId)).map((e) => e.uploadCount),
-          tally: (
-            await new ReportService(store.reports, new ReportCalendar('UTC'), store.accounts).savings(
-              savingsQuery.parse({}),
-            )
-          ).summary.uploads,
+          tally: (await savingsReport()).summary.uploads,
           audit: (await store.audit.search({ limit: 100, offset: 0 })).items.filter((e) => e.fileId === fileId).length,
         });
 
@@ -166,12 +183,7 @@ export function ledgerConformance(target: StoreTarget): void {
       describe('who stored a file', () => {
         const carrying = (account: Account, fileId: string) =>
           uploadAction(carryingUpload(account, fileId), randomUUID(), 'stored');
-        const tally = async () =>
-          (
-            await new ReportService(store.reports, new ReportCalendar('UTC'), store.accounts).savings(
-              savingsQuery.parse({}),
-            )
-          ).summary;
+        const tally = async () => (await savingsReport()).summary;
 
         it('counts only the first of uploads carrying the same new file as storing it, however they race', async () => {
           const { entry } = await commitBytes(store, randomContent(10));
@@ -215,19 +227,7 @@ export function ledgerConformance(target: StoreTarget): void {
       });
 
       describe('an upload counted is reversed once under its key', () => {
-        const at = (day: number, hour = 8) => new Date(Date.UTC(2026, 4, day, hour));
-        /** Counts an upload under a new key; answers the key. */
-        const counted = async (record: UploadRecord) => {
-          const action = uploadAction(record);
-          await store.ledger.count(action);
-          return action.key;
-        };
-        const savings = async () =>
-          (
-            await new ReportService(store.reports, new ReportCalendar('UTC'), store.accounts).savings(
-              savingsQuery.parse({}),
-            )
-          ).summary;
+        const savings = async () => (await savingsReport()).summary;
 
         it('leaves every total and report answer as they were before the uploads it reverses were counted', async () => {
           const files = await seedReportArchive(store);
@@ -329,23 +329,6 @@ export function ledgerConformance(target: StoreTarget): void {
       });
 
       describe('an upload reversed is restored once under its key', () => {
-        const at = (day: number, hour = 8) => new Date(Date.UTC(2026, 4, day, hour));
-        /** Counts an upload under a new key; answers the key. */
-        const counted = async (record: UploadRecord) => {
-          const action = uploadAction(record);
-          await store.ledger.count(action);
-          return action.key;
-        };
-        const savings = async (group?: 'day') =>
-          await new ReportService(store.reports, new ReportCalendar('UTC'), store.accounts).savings(
-            savingsQuery.parse(group ? { group } : {}),
-          );
-        /** Per day of the space-saved report: [uploads, saved uploads]. */
-        const days = async () =>
-          Object.fromEntries(
-            (await savings('day')).items.map((r) => [(r as { period: string }).period, [r.uploads, r.savedUploads]]),
-          ) as Record<string, [number, number]>;
-
         it('leaves every total as counting only the actions that count would, however often they are reversed and restored', async () => {
           const files = await seedReportArchive(store);
           const newFile = (await commitBytes(store, randomContent(64))).entry;
@@ -437,7 +420,10 @@ export function ledgerConformance(target: StoreTarget): void {
           assert.equal(await store.ledger.reverse(key, 'r3'), 'reversed');
           assert.equal(await store.ledger.reverse(key, 'r4'), 'already reversed');
           assert.equal(await count(), 2);
-          assert.deepEqual([(await savings()).summary.uploads, (await savings()).summary.savedUploads], [2, 2]);
+          assert.deepEqual(
+            [(await savingsReport()).summary.uploads, (await savingsReport()).summary.savedUploads],
+            [2, 2],
+          );
           assert.equal(await store.ledger.finishInterrupted(new Date(Date.now() + 60_000)), 0);
         });
 
@@ -454,7 +440,10 @@ export function ledgerConformance(target: StoreTarget): void {
           assert.deepEqual(same.sort(), ['repeated', 'repeated', 'repeated', 'repeated', 'restored']);
           const [e] = await store.ledger.entriesForFile(entry.fileId);
           assert.deepEqual([e!.uploadCount, e!.lastUploadFileName], [2, 'b.pdf']);
-          assert.deepEqual([(await savings()).summary.uploads, (await savings()).summary.savedUploads], [2, 2]);
+          assert.deepEqual(
+            [(await savingsReport()).summary.uploads, (await savingsReport()).summary.savedUploads],
+            [2, 2],
+          );
         });
 
         it('purges a reversed action once: it stays reversed, changes no total and is never restored; a purge and restores racing, one wins', async () => {
@@ -550,13 +539,6 @@ export function ledgerConformance(target: StoreTarget): void {
       });
 
       describe('many changes at once: each as reverse or restore alone makes it, once by its key', () => {
-        const at = (day: number, hour = 8) => new Date(Date.UTC(2026, 4, day, hour));
-        const counted = async (record: UploadRecord) => {
-          const action = uploadAction(record);
-          await store.ledger.count(action);
-          return action.key;
-        };
-
         it('reverses a batch, several of one entry and one file among them, and restores it: every total back and forth', async () => {
           const files = await seedReportArchive(store);
           const newFile = (await commitBytes(store, randomContent(64))).entry;
@@ -612,15 +594,6 @@ export function ledgerConformance(target: StoreTarget): void {
           const second = await counted(uploadRecord(b, entry.fileId, 'b.pdf', at(2)));
           const third = await counted(carryingUpload(c, entry.fileId, at(3)));
           const fourth = await counted(uploadRecord(d, entry.fileId, 'd.pdf', at(4)));
-          /** Per day: [uploads, saved uploads]. */
-          const days = async () =>
-            Object.fromEntries(
-              (
-                await new ReportService(store.reports, new ReportCalendar('UTC'), store.accounts).savings(
-                  savingsQuery.parse({ group: 'day' }),
-                )
-              ).items.map((r) => [(r as { period: string }).period, [r.uploads, r.savedUploads]]),
-            ) as Record<string, [number, number]>;
           const original = { '2026-05-01': [1, 0], '2026-05-02': [1, 1], '2026-05-03': [1, 1], '2026-05-04': [1, 1] };
           assert.deepEqual(await days(), original);
           const changes = (keys: string[], kind: string) =>
