@@ -128,7 +128,7 @@ export interface WithdrawalAnswer {
   withdrawn: WithdrawalView[];
   /** Already withdrawn before: left as they were. */
   alreadyWithdrawn: WithdrawalView[];
-  /** A receipt's rows that name no counted upload (failed files, or rows of an earlier version). */
+  /** A receipt's rows that name no counted upload (failed files, rows of an earlier version, files disposed of or deleted). */
   skippedRows: number;
 }
 

@@ -88,6 +88,18 @@ export class WithdrawalService {
     if (keys.length === 0) throw new ValidationError('请给出要撤回的上传（uploads）或上传清单（receipt）。');
 
     const recorded = await store.ledger.recordedUploads(keys);
+    // An upload whose file was disposed of (销毁) or deleted is out of every count for good: a
+    // receipt's such rows are skipped, uploads named one by one are refused.
+    const gone = await this.goneFiles(keys.flatMap((key) => recorded.get(key) ?? []));
+    if (gone.length > 0 && request.receipt !== undefined && gone.length < keys.length) {
+      const goneKeys = new Set(gone.map((u) => u.key));
+      keys = keys.filter((key) => !goneKeys.has(key));
+      skippedRows += gone.length;
+    } else if (gone.length > 0)
+      throw new NotFoundError(
+        `${gone.length} 个上传（${named(gone.map((u) => u.fileName))}）的文件已经销毁或彻底删除（见销毁清册），不必再撤回：它们已不计入任何统计。`,
+        { uploads: gone.slice(0, NAMED).map((u) => u.key), count: gone.length },
+      );
     const reach = account.role === 'admin' ? await this.deps.directory.reachSubtree(account) : null;
     const unknown: string[] = [];
     const notYours: string[] = [];
@@ -124,13 +136,6 @@ export class WithdrawalService {
         this.deps.settings.withdrawDays,
         tooLate.length,
         tooLate.slice(0, NAMED).map((u) => u.key),
-      );
-    // An upload whose file was disposed of (销毁) or purged is out of every count for good.
-    const gone = await this.goneFiles(keys.map((key) => recorded.get(key)!));
-    if (gone.length > 0)
-      throw new NotFoundError(
-        `${gone.length} 个上传（${named(gone.map((u) => u.fileName))}）的文件已经销毁或彻底删除（见销毁清册），不必再撤回：它们已不计入任何统计。`,
-        { uploads: gone.slice(0, NAMED).map((u) => u.key), count: gone.length },
       );
     // A held file (冻结) is not withdrawn: the whole request is refused before anything changes.
     await this.deps.holds.refuseHeld(

@@ -299,6 +299,14 @@ for (const target of storeTargets) {
       assert.ok(res.status >= 400 && res.status < 500, `${res.status} ${await res.clone().text()}`);
       assert.match(((await res.json()) as { message: string }).message, /销毁/);
       assert.deepEqual(await savings(), before);
+      // By receipt, the disposed row is skipped and the rest withdrawn.
+      const folder = await uploadFolder(as.clerkQ, [randomContent(2600), randomContent(2700)], '半销毁');
+      assert.equal((await dispose('top', { fileIds: [folder.fileIds[0]] })).status, 200);
+      const byReceipt = await body<WithdrawalAnswer>(
+        await as.clerkQ.json('/api/withdrawals', 'POST', { receipt: folder.receipt, reason: 'wrong_file' }),
+        200,
+      );
+      assert.deepEqual([byReceipt.withdrawn.map((w) => w.uploadId), byReceipt.skippedRows], [[folder.uploadIds[1]], 1]);
     });
 
     it('GET /api/disposals: administrators read the register of their reach, a county its own units only', async () => {
