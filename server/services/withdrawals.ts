@@ -90,7 +90,12 @@ export class WithdrawalService {
     const recorded = await store.ledger.recordedUploads(keys);
     // An upload whose file was disposed of (销毁) or deleted is out of every count for good: a
     // receipt's such rows are skipped, uploads named one by one are refused.
-    const gone = await this.goneFiles(keys.flatMap((key) => recorded.get(key) ?? []));
+    let gone = await this.goneFiles(keys.flatMap((key) => recorded.get(key) ?? []));
+    // A purged one keeps its record, and is answered from it (already withdrawn, or 410) as before.
+    if (gone.length > 0) {
+      const withdrawn = await store.withdrawals.openOf(gone.map((u) => u.key));
+      gone = gone.filter((u) => !withdrawn.has(u.key));
+    }
     if (gone.length > 0 && request.receipt !== undefined && gone.length < keys.length) {
       const goneKeys = new Set(gone.map((u) => u.key));
       keys = keys.filter((key) => !goneKeys.has(key));
