@@ -107,7 +107,7 @@ describe('销毁 and 销毁清册 (Debian Chromium, embedded store)', { skip: br
     const from = page.getByRole('textbox', { name: '销毁日期从' });
     await from.fill('2099-1-1');
     await page.getByRole('button', { name: '筛选' }).click();
-    await page.getByText('没有销毁记录。').waitFor();
+    await page.getByText('没有符合筛选条件的销毁记录。').waitFor();
     assert.equal(await from.inputValue(), '2099年1月1日');
     assert.match(page.url(), /from=2099-01-01/);
 

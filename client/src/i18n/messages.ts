@@ -137,6 +137,7 @@ const zh = {
   disposalsTitle: '销毁清册',
   disposalsHint: '顶级管理员依审批销毁的文件，记录永久保存。可按销毁日期和单位筛选，导出 CSV 或打印。',
   disposalsEmpty: '没有销毁记录。',
+  disposalsNoneMatch: '没有符合筛选条件的销毁记录。',
   disposalsExport: '导出 CSV',
   disposalsPrint: '打印清册',
   disposalsFrom: '销毁日期从',
@@ -882,6 +883,7 @@ const en: Record<MessageKey, string> = {
   disposalsHint:
     'Files disposed of by top-level administrators under an approval; the record is kept for ever. Filter by day and unit, export as CSV or print.',
   disposalsEmpty: 'Nothing has been disposed of.',
+  disposalsNoneMatch: 'No disposals match the filters.',
   disposalsExport: 'Export CSV',
   disposalsPrint: 'Print register',
   disposalsFrom: 'Disposed of from',

@@ -95,7 +95,7 @@ export function DisposalsPage({
         language={language}
         label={t('disposalsTitle')}
         loaded={loaded}
-        empty={t('disposalsEmpty')}
+        empty={filters.toString() !== '' ? t('disposalsNoneMatch') : t('disposalsEmpty')}
         columns={[
           { label: t('colDisposalFile'), className: 'name', cell: (d: DisposalView) => d.fileName },
           { label: t('colDisposalUnits'), cell: (d) => units(d).join(sep) },
