@@ -115,7 +115,9 @@ describe(
 
     // The second folder is dropped as soon as the first finished, as a clerk does: the page
     // clears the ended list then, and the first drop's receipt must still be kept (it was lost,
-    // and its copies counted as re-sends, before FolderUpload.clear sent it).
+    // and its copies counted as re-sends, before FolderUpload.clear sent it). The first receipt
+    // sent is refused once (no network), so that the list is cleared before the archive holds
+    // its receipt whichever comes first, the page's own send or the next drop.
     it('shows copies inside one upload and re-sends beside the repeats, and ranks by re-sends alone when asked', async () => {
       const page33 = randomBytes(5000);
       const first = path.join(files, '2026年移交');
@@ -130,6 +132,12 @@ describe(
       await clerk.page.setViewportSize({ width: 1280, height: 800 });
       await login(clerk.page, server.url, 'clerk');
       await clerk.page.getByRole('heading', { name: '上传档案' }).waitFor();
+      let refused = false;
+      await clerk.page.route('**/api/receipts/*', (route) => {
+        if (refused || route.request().method() !== 'PUT') return route.continue();
+        refused = true;
+        return route.abort('internetdisconnected');
+      });
       await folderInput(clerk.page).setInputFiles(first);
       await finished(clerk.page, 4);
       // The later upload: the page was sent before; the clerk means to register it again.
@@ -140,6 +148,7 @@ describe(
       // The report counts copies from each drop's receipt (上传清单), which the page saves after
       // its uploads have finished: the five rows of the two drops are waited for.
       await receiptRowsSaved(clerk.page, 5);
+      assert.ok(refused, 'the first receipt sent was refused once');
       assert.deepEqual(clerk.errors, []);
 
       const admin = await windows.open();
