@@ -660,4 +660,8 @@ function printWithdrawals(r: WithdrawalsResult): void {
   console.log(
     `        uploads the reports count      ${before} before, ${withdrawn} withdrawn, ${restored} restored  (${withdrawn === before - r.files && restored === before ? 'every count gone and back' : 'COUNTS WRONG'}); server peak RSS ${r.serverPeakRssMb.toFixed(0)} MB`,
   );
+  const rss = r.serverRssMb;
+  console.log(
+    `        server RSS                     ${rss.started.toFixed(0)} MB started; peak while counting ${rss.counting.toFixed(0)} MB, the receipt saved ${rss.receipt.toFixed(0)} MB, withdrawing ${rss.withdraw.toFixed(0)} MB, restoring ${rss.restore.toFixed(0)} MB`,
+  );
 }
