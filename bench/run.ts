@@ -55,7 +55,8 @@ import { benchWithdrawals, type WithdrawalsResult } from './withdrawals.js';
  * BENCH_COMPACTION_MIB (default 1024) is the size of the half-dead pack compacted (compaction);
  * BENCH_SCALE=N (unset: not run; 10 is the province of issue 43) with BENCH_ONLY=scale is the opt-in
  * province-scale run: N million ledger entries, N x 200,000 files, N x 10,000 accounts over the units of
- * UNIT_REGIONS=13, a tenth withdrawn (bench/scale.ts); BENCH_SCALE_RUNS (default 5) runs of each page.
+ * UNIT_REGIONS=13, a tenth withdrawn (bench/scale.ts); BENCH_SCALE_RUNS (default 5) runs of each page;
+ * BENCH_SCALE_ACCOUNTS sets the accounts (the issue's 100,000 at BENCH_SCALE=1, say).
  */
 const ingestMiB = Number(process.env.BENCH_INGEST_MIB ?? 1024);
 const browserMiB = Number(process.env.BENCH_BROWSER_MIB ?? 1024);
@@ -63,6 +64,7 @@ const catalogSize = Number(process.env.BENCH_CATALOG ?? 1_000_000);
 const ledgerSize = Number(process.env.BENCH_LEDGER ?? 1_000_000);
 const scale = Number(process.env.BENCH_SCALE ?? 0);
 const scaleRuns = Number(process.env.BENCH_SCALE_RUNS ?? 5);
+const scaleAccounts = process.env.BENCH_SCALE_ACCOUNTS ? Number(process.env.BENCH_SCALE_ACCOUNTS) : undefined;
 const loadClients = Number(process.env.BENCH_LOAD_CLIENTS ?? 200);
 const loadSeconds = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
 const importSmall = Number(process.env.BENCH_IMPORT_SMALL ?? 10_000);
@@ -262,7 +264,7 @@ if (wanted('reports')) {
   );
 }
 
-if (scale > 0 && wanted('scale')) await benchScale(scale, scaleRuns, (line) => console.log(line));
+if (scale > 0 && wanted('scale')) await benchScale(scale, scaleRuns, (line) => console.log(line), scaleAccounts);
 
 if (wanted('load')) {
   // Clerks at a clerk's pace (an operation about every second each), where the targets apply; then
