@@ -800,8 +800,64 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
         };
       }
 
+      /**
+       * On MongoDB, where the whole archive's saved uploads differ from the model's: each file whose
+       * day tallies differ, with its first-upload record and its uploads' counts and states, printed
+       * to read the failure by.
+       */
+      async function explainSavings(): Promise<void> {
+        if (target.name !== 'mongodb') return;
+        const client = await MongoClient.connect(store.env.MONGODB_URI!);
+        try {
+          const db = client.db(store.env.MONGODB_DB);
+          const tallies = new Map<string, { uploads: number; saved: number }>();
+          for await (const day of db.collection('userInfo.uploadDays').find({})) {
+            const t = tallies.get(String(day.UploadFileID)) ?? { uploads: 0, saved: 0 };
+            t.uploads += Number(day.Uploads);
+            t.saved += Number(day.SavedUploads);
+            tallies.set(String(day.UploadFileID), t);
+          }
+          const holders = new Set(model.holders.values());
+          const expected = new Map<string, { uploads: number; saved: number }>();
+          for (const u of model.counted()) {
+            const e = expected.get(u.fileId) ?? { uploads: 0, saved: 0 };
+            e.uploads++;
+            if (!holders.has(u.id)) e.saved++;
+            expected.set(u.fileId, e);
+          }
+          for (const fileId of new Set([...tallies.keys(), ...expected.keys()])) {
+            const [got, want] = [tallies.get(fileId), expected.get(fileId)];
+            if ((got?.uploads ?? 0) === (want?.uploads ?? 0) && (got?.saved ?? 0) === (want?.saved ?? 0)) continue;
+            const events = await db
+              .collection('audit.events')
+              .find({ fileId, upload: { $exists: true } })
+              .project({ at: 1, upload: 1, pending: 1 })
+              .toArray();
+            const states = await db
+              .collection('userInfo.uploads')
+              .find({ _id: { $in: events.map((e) => e._id) } } as object)
+              .toArray();
+            console.log(
+              `savings of file ${fileId}: the store ${JSON.stringify(got)}, the model ${JSON.stringify(want)}; ` +
+                `first upload ${JSON.stringify(await db.collection('userInfo.firstUploads').findOne({ _id: new ObjectId(fileId) }))}; ` +
+                `days ${JSON.stringify(
+                  await db
+                    .collection('userInfo.uploadDays')
+                    .find({ UploadFileID: new ObjectId(fileId) })
+                    .toArray(),
+                )}; ` +
+                `counts ${JSON.stringify(events)}; states ${JSON.stringify(states)}; ` +
+                `model ${JSON.stringify([...model.uploads.values()].filter((u) => u.fileId === fileId))}`,
+            );
+          }
+        } finally {
+          await client.close();
+        }
+      }
+
       it('the day tallies and space saved are the model’s, per day and per county (who holds the bytes)', async () => {
         const summary = await (await admin.fetch('/api/reports/savings')).json();
+        if (summary.summary.savedUploads !== savedOf(() => true).savedUploads) await explainSavings();
         assert.deepEqual(
           summary.summary,
           savedOf(() => true),
