@@ -184,6 +184,9 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
             statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
             if (res.status >= 500) {
               serverErrors.push(`${res.status} on ${kind}: ${text.slice(0, 300)}`);
+              trace(`${res.status} on ${kind}: ${text.slice(0, 300)}`);
+              // Not sent again for ever: a 5xx that keeps coming fails the run with what it said.
+              if (performance.now() > giveUpAt) throw new Unexpected(`${kind}: ${serverErrors.at(-1)}`);
               lost = true;
               await sleep(200);
               continue;
