@@ -435,14 +435,21 @@ export class WithdrawalService {
    */
   async finishInterrupted(before: Date): Promise<number> {
     let finished = 0;
+    // Purges under way are listed too, and stay: the purge's sweep finishes them (PurgeService).
+    let purging = 0;
     for (;;) {
-      const records = await this.deps.store.withdrawals.unfinished(before, 100);
+      const records = (await this.deps.store.withdrawals.unfinished(before, 100 + purging)).slice(purging);
       // One that cannot be finished now does not hold up the others; the sweep says so after them.
       let failure: Error | undefined;
       for (const record of records) {
         try {
           if (record.state === 'withdrawing') await this.finishWithdrawals([record], null);
-          else await this.finishRestores([record], null);
+          else if (record.state === 'restoring') await this.finishRestores([record], null);
+          else {
+            // Never restored: that would count its upload again, and leave the purge nothing to purge.
+            purging++;
+            continue;
+          }
           finished++;
         } catch (err) {
           failure ??= err instanceof Error ? err : new Error('a withdrawal could not be finished', { cause: err });
