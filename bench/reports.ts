@@ -176,18 +176,9 @@ export async function timeReports(
       times.push(answer.ms);
       total = answer.total;
     }
-    const timing: QueryTiming = {
-      label: q.label,
-      path: decodeURIComponent(p),
-      total,
-      ...(q.csv && { csv: true }),
-      p50Ms: median(times),
-      p99Ms: quantile(times, 0.99),
-      maxMs: Math.max(...times),
-      peakRssMb: server.peakRssMb(),
-    };
-    measured(timing);
-    queries.push(timing);
+    const timed = timing(q, p, times, total, server);
+    measured(timed);
+    queries.push(timed);
   }
   return queries;
 }

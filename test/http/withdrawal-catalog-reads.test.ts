@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { ReceiptView } from '../../shared/receipts.js';
 import type { PurgeAnswer, RestoreAnswer, WithdrawalAnswer } from '../../shared/withdrawals.js';
 import type { ArchiveStore } from '../../server/store/archive-store.js';
 import type { Catalog } from '../../server/store/catalog/port.js';
-import { md5, randomContent, sha256 } from '../support/content.js';
+import { randomContent } from '../support/content.js';
 import { body, type Client, TestServer } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
+import { uploadFolder } from '../support/receipts.js';
 
 /**
  * What a withdrawal asks the catalog (issue 41): only about uploads the ledger no longer counts,
@@ -17,7 +16,6 @@ import { storeTargets } from '../support/stores.js';
  */
 type Who = 'clerkQ' | 'top';
 const TOWN_Q = '130922100';
-const newKey = () => randomBytes(16).toString('hex');
 
 for (const target of storeTargets) {
   describe(`the catalog reads of a withdrawal (${target.name} store)`, { skip: target.skip }, () => {
@@ -44,32 +42,6 @@ for (const target of storeTargets) {
     });
     after(() => server.close());
 
-    /** A folder clerkQ uploads in one batch, and its receipt: the upload ids and file ids. */
-    async function uploadFolder(files: Buffer[], title = '卷') {
-      const keys = files.map(() => newKey());
-      const paths = files.map((_, i) => `${title}/第${i + 1}页.pdf`);
-      const batch = await body<{ results: Array<{ fileId: string }> }>(
-        await as.clerkQ.batch(
-          files.map((data, i) => ({ name: `p${i}.pdf`, data })),
-          files.map((data, i) => ({ md5: md5(data), sha256: sha256(data), name: paths[i], key: keys[i] })),
-        ),
-        200,
-      );
-      const receipt = newKey();
-      const at = new Date().toISOString();
-      const rows = files.map((data, i) => ({
-        path: paths[i],
-        size: data.length,
-        outcome: 'stored',
-        via: 'batch',
-        key: keys[i],
-        at,
-      }));
-      await body(await as.clerkQ.json(`/api/receipts/${receipt}`, 'PUT', { title, startedAt: at, rows }), 200);
-      const view = await body<ReceiptView>(await as.clerkQ.fetch(`/api/receipts/${receipt}`), 200);
-      return { receipt, uploadIds: view.rows.map((r) => r.uploadId!), fileIds: batch.results.map((r) => r.fileId) };
-    }
-
     /** The catalog reads of these files while `request` runs, and its answer. */
     async function readsDuring(fileIds: readonly string[], request: () => Promise<Response>) {
       reads.length = 0;
@@ -81,7 +53,10 @@ for (const target of storeTargets) {
       as.clerkQ.json('/api/withdrawals', 'POST', { reason: 'wrong_unit', ...request });
 
     it('withdraws a receipt the ledger counts whole, again, and restores it, without reading the catalog', async () => {
-      const { receipt, fileIds } = await uploadFolder([1, 2, 3, 4, 5].map((n) => randomContent(1000 + n)));
+      const { receipt, fileIds } = await uploadFolder(
+        as.clerkQ,
+        [1, 2, 3, 4, 5].map((n) => randomContent(1000 + n)),
+      );
       const withdrawal = await readsDuring(fileIds, () => withdraw({ receipt }));
       assert.equal((await body<WithdrawalAnswer>(withdrawal.res, 200)).withdrawn.length, 5);
       assert.deepEqual(withdrawal.reads, [], 'uploads that count were not disposed of: nothing to ask');
@@ -96,6 +71,7 @@ for (const target of storeTargets) {
 
     it("asks the catalog about a receipt's disposed file alone, and skips its row", async () => {
       const { receipt, fileIds } = await uploadFolder(
+        as.clerkQ,
         [2001, 2002, 2003].map((n) => randomContent(n)),
         '半销毁',
       );
@@ -116,7 +92,7 @@ for (const target of storeTargets) {
     });
 
     it('answers a purged upload from its withdrawal record (410), without reading the catalog', async () => {
-      const { uploadIds, fileIds } = await uploadFolder([randomContent(3001)], '已清除');
+      const { uploadIds, fileIds } = await uploadFolder(as.clerkQ, [randomContent(3001)], '已清除');
       const [withdrawn] = (await body<WithdrawalAnswer>(await withdraw({ uploads: uploadIds }), 200)).withdrawn;
       const purged = await as.top.json('/api/trash/purge', 'POST', { withdrawals: [withdrawn!.id] });
       assert.equal((await body<PurgeAnswer>(purged, 200)).contentsDeleted, 1);
