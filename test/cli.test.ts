@@ -104,21 +104,24 @@ describe('starting the service and the archive command', () => {
     }
   });
 
-  it("makes an administrator's token that may keep accounts only when --scopes says so", async () => {
-    const add = cli(['user', 'add', 'keeper', '--role', 'admin', '--unit', 'archive'], env, 'a long password\n');
+  it("makes an administrator's token that may keep accounts only when --scopes says so", async (t) => {
+    // An archive of its own: the audit log's test below reads this one's events in full.
+    const own = { DATA_DIR: tempDir(), ...EMBEDDED_STORE };
+    t.after(() => fs.rmSync(own.DATA_DIR, { recursive: true, force: true }));
+    const add = cli(['user', 'add', 'keeper', '--role', 'admin', '--unit', 'archive'], own, 'a long password\n');
     assert.equal(add.status, 0, add.stderr);
     const make = (...more: string[]) => {
-      const r = cli(['token', 'create', 'keeper', ...more], env);
+      const r = cli(['token', 'create', 'keeper', ...more], own);
       assert.equal(r.status, 0, r.stderr);
       return r.stdout.trim().split('\n').pop()!;
     };
     const plain = make();
     const scoped = make('--scopes', 'accounts, tokens');
     assert.match(
-      cli(['token', 'list'], env).stdout,
+      cli(['token', 'list'], own).stdout,
       new RegExp(`${scoped.split('_')[1]}\tkeeper\t.*\taccounts,tokens$`, 'm'),
     );
-    const s = await startServer(env);
+    const s = await startServer(own);
     try {
       const create = (token: string, username: string) =>
         fetch(`${s.url}/api/accounts`, {
