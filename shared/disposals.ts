@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { receiptIdSchema } from './receipts.js';
-import { calendarDay, fileIdSchema } from './schemas.js';
+import { calendarDay, fileIdSchema, withUnitLevels } from './schemas.js';
 
 /**
  * 销毁 and 销毁清册: a top-level administrator disposes of files, with a reason and an approval
@@ -44,19 +44,30 @@ export const disposalIdSchema = z
   .string()
   .regex(/^[0-9a-f]{32}$/, 'a disposal id is 32 lowercase hexadecimal characters');
 
-/** The register: disposed of from `from` to `to` (days, both included, in the archive's time zone), of a unit. */
-export const registerQuery = z
-  .strictObject({
+/**
+ * The register: disposed of from `from` to `to` (days, both included, in the archive's time zone),
+ * of a unit (by its id, for scripts) or of a place (市, 县, 乡 by name, as the reports filter).
+ */
+export const registerQuery = withUnitLevels(
+  z.strictObject({
     from: calendarDay.optional(),
     to: calendarDay.optional(),
     /** Entries with an upload of this unit (an id of the directory); without it, everything the caller reaches. */
     unit: z.string().min(1).max(100).optional(),
+    city: z.string().trim().min(1).max(100).optional(),
+    county: z.string().trim().min(1).max(100).optional(),
+    town: z.string().trim().min(1).max(100).optional(),
     limit: z.coerce.number().int().min(1).max(500).default(100),
     offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
-  })
+  }),
+)
   .refine((q) => q.from === undefined || q.to === undefined || q.from <= q.to, {
     message: '起始日期不能晚于截止日期',
     path: ['from'],
+  })
+  .refine((q) => q.unit === undefined || q.city === undefined, {
+    message: 'filter by a unit id (unit) or by a place (city, county, town), not both',
+    path: ['unit'],
   });
 export type RegisterQuery = z.infer<typeof registerQuery>;
 

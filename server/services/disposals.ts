@@ -29,7 +29,7 @@ export type ContentDeletion = (fileId: string, by: Person, why: string) => Promi
 
 export interface DisposalDeps {
   store: Pick<ArchiveStore, 'ledger' | 'catalog' | 'withdrawals' | 'disposals' | 'receipts' | 'accounts'>;
-  directory: Pick<UnitDirectory, 'reachOf' | 'reachSubtree' | 'unitInReach'>;
+  directory: Pick<UnitDirectory, 'reachOf' | 'reachSubtree' | 'unitInReach' | 'narrowToReach'>;
   audit: Pick<AuditService, 'record'>;
   calendar: Pick<ReportCalendar, 'startOf' | 'endOf'>;
   /** The content's deletion (the purge's): 'held' when an upload counted since its reversal keeps it. */
@@ -133,6 +133,13 @@ export class DisposalService {
       // Everything is in a top-level administrator's reach, units gone from the directory too.
       if (reach !== undefined) await this.deps.directory.unitInReach(account, query.unit);
       scope = { unitId: query.unit };
+    } else if (query.city !== undefined) {
+      const { city, county, town } = await this.deps.directory.narrowToReach(account, {
+        city: query.city,
+        ...(query.county !== undefined && { county: query.county }),
+        ...(query.town !== undefined && { town: query.town }),
+      });
+      scope = { subtree: { city, ...(county !== undefined && { county }), ...(town !== undefined && { town }) } };
     }
     const { calendar } = this.deps;
     const { items, total } = await this.deps.store.disposals.list(

@@ -102,6 +102,24 @@ describe('销毁 and 销毁清册 (Debian Chromium, embedded store)', { skip: br
     fs.writeFileSync(path.join(SHOTS, 'register.pdf'), pdf);
     await page.emulateMedia({ media: 'screen' });
 
+    // By place, as the reports filter (a bureau knows 青县, not a unit's id): 沧州市 / 青县 keeps
+    // the entry, 东光县 has none; the choices are in the address, so a reload shows the same.
+    const city = page.getByLabel('市', { exact: true });
+    const county = page.getByLabel('县（市、区）', { exact: true });
+    await city.selectOption('沧州市');
+    await county.locator('option', { hasText: '青县' }).waitFor({ state: 'attached' });
+    await county.selectOption('青县');
+    await page.getByRole('button', { name: '筛选' }).click();
+    await page.waitForURL(/county=%E9%9D%92%E5%8E%BF/);
+    await row.waitFor();
+    await county.selectOption('东光县');
+    await page.getByRole('button', { name: '筛选' }).click();
+    await page.getByText('没有符合筛选条件的销毁记录。').waitFor();
+    await shot(page, '5b-register-by-place');
+    await city.selectOption('');
+    await page.getByRole('button', { name: '筛选' }).click();
+    await row.waitFor();
+
     // The date filters are the page's own fields (never the browser's mm/dd/yyyy): a day typed as
     // a clerk writes it filters the register, and shows in the page's language.
     const from = page.getByRole('textbox', { name: '销毁日期从' });

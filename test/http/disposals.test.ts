@@ -312,6 +312,17 @@ for (const target of storeTargets) {
       assert.equal((await as.adminQ.fetch(`/api/disposals?unit=${TOWN_D}`)).status, 404);
       const ofTownD = await body<DisposalList>(await as.adminD.fetch(`/api/disposals?unit=${TOWN_D}&limit=500`), 200);
       assert.ok(ofTownD.items.some((d) => d.id === ofD.id));
+      // By place, as the reports filter: the names a bureau knows, narrowed to the caller's reach.
+      const ids = (list: DisposalList) => list.items.map((d) => d.id).sort();
+      const place = (who: 'top' | 'adminQ', query: string) => as[who].fetch(`/api/disposals?${query}&limit=500`);
+      const inD = await body<DisposalList>(await place('top', 'city=沧州市&county=东光县'), 200);
+      assert.ok(ids(inD).includes(ofD.id) && ids(inD).includes(entry!.id), 'both files have an upload in 东光县');
+      const inQ = await body<DisposalList>(await place('top', 'city=沧州市&county=青县'), 200);
+      assert.deepEqual([ids(inQ).includes(entry!.id), ids(inQ).includes(ofD.id)], [true, false]);
+      assert.deepEqual(ids(await body<DisposalList>(await place('adminQ', 'city=沧州市'), 200)), ids(inQ));
+      assert.equal((await place('adminQ', 'city=沧州市&county=东光县')).status, 404, 'another county is not reached');
+      assert.equal((await place('top', 'county=青县')).status, 400, 'a county needs its city');
+      assert.equal((await place('top', `city=沧州市&unit=${TOWN_D}`)).status, 400, 'a unit id or a place, not both');
       // By date, in the archive's time zone.
       const today = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Asia/Shanghai' }).format(new Date());
       const byDay = await body<DisposalList>(

@@ -54,7 +54,8 @@ export function AdminPages({
   if (route.page === 'fixity') return <pages.FixityPage api={api} language={language} topLevel={topLevel} />;
   if (route.page === 'accounts')
     return <pages.AccountsPage api={api} language={language} topLevel={topLevel} self={self} />;
-  if (route.page === 'disposals') return <pages.DisposalsPage api={api} language={language} params={route.params} />;
+  if (route.page === 'disposals')
+    return <pages.DisposalsPage api={api} language={language} params={route.params} reach={reach} />;
   if (route.page === 'units') return <pages.UnitsPage api={api} language={language} topLevel={topLevel} />;
   if (route.page === 'holds') return <pages.HoldsPage api={api} language={language} />;
   return <pages.AuditPage api={api} language={language} params={route.params} reach={reach} />;

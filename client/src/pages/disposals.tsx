@@ -1,4 +1,6 @@
+import { useMemo } from 'preact/hooks';
 import type { DisposalView } from '../../../shared/disposals.js';
+import type { SessionView } from '../../../shared/schemas.js';
 import { disposalsCsvUrl, type ArchiveApi } from '../api.js';
 import { translator, type Language } from '../i18n/index.js';
 import { cleanParams, go, pageHash, withParams } from '../route.js';
@@ -8,9 +10,12 @@ import { Field, NO_ERRORS } from './field.js';
 import { formatBytes, formatCount, formatTime, timeZoneShown, unitPlace } from './format.js';
 import { TableSection } from './table/table-section.js';
 import { useLoaded } from './table/use-loaded.js';
+import { UnitFields } from './unit-filter.js';
+import { UnitLevels } from './unit-levels.js';
 
 const PAGE_SIZE = 100;
-const FILTERS = ['from', 'to', 'unit'] as const;
+/** `unit` (a unit's id) is for scripts and links; the form filters by place, as the reports do. */
+const FILTERS = ['from', 'to', 'unit', 'city', 'county', 'town'] as const;
 
 /** The register's query in the address: its filters and page. */
 function registerQuery(params: URLSearchParams): URLSearchParams {
@@ -39,12 +44,16 @@ export function DisposalsPage({
   api,
   language,
   params,
+  reach,
 }: {
   api: ArchiveApi;
   language: Language;
   params: URLSearchParams;
+  /** What the administrator reaches (null: the whole archive): the unit filter's choices. */
+  reach: SessionView['reach'];
 }) {
   const t = translator(language);
+  const levels = useMemo(() => new UnitLevels(api, reach), [api, reach]);
   const filters = registerQuery(params);
   const offset = Number(params.get('offset')) || 0;
   const key = `${filters}&limit=${PAGE_SIZE}&offset=${offset}`;
@@ -77,10 +86,7 @@ export function DisposalsPage({
         <Field label={t('disposalsTo')} errors={NO_ERRORS}>
           <DateInput name="to" language={language} label={t('disposalsTo')} defaultValue={params.get('to') ?? ''} />
         </Field>
-        <label class="field">
-          <span>{t('disposalsUnit')}</span>
-          <input type="text" name="unit" maxLength={100} defaultValue={params.get('unit') ?? ''} />
-        </label>
+        <UnitFields language={language} params={params} errors={NO_ERRORS} levels={levels} />
         <div class="actions">
           <button type="submit">{t('disposalsApply')}</button>
           <a class="button secondary" href={disposalsCsvUrl(filters)} download>
