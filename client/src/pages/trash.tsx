@@ -91,7 +91,7 @@ export function TrashPage({
           { label: t('colFileName'), className: 'name', cell: (item: TrashItem) => item.fileName },
           { label: t('colSize'), numeric: true, cell: (item) => formatBytes(item.size) },
           ...(admin ? [{ label: t('trashUnit'), cell: (item: TrashItem) => unitPlace(item.unit) }] : []),
-          { label: t('trashUploader'), cell: (item) => item.uploader.username },
+          { label: t('trashUploader'), className: 'who', cell: (item) => item.uploader.username },
           { label: t('trashUploadedAt'), className: 'when', cell: (item) => formatTime(language, item.uploadedAt) },
           {
             label: t('trashWithdrawn'),
