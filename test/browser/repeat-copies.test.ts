@@ -104,6 +104,7 @@ describe(
       account(store.env, 'clerk', 'clerk', ['--unit', 'unit-a', '--city', '沧州市', '--county', '青县']);
       account(store.env, 'top', 'admin', ['--unit', 'archive']);
       account(store.env, 'clerkb', 'clerk', ['--unit', 'unit-b', '--city', '沧州市', '--county', '青县']);
+      account(store.env, 'clerkc', 'clerk', ['--unit', 'unit-b', '--city', '沧州市', '--county', '青县']);
       server = await startServer({ ...store.env, GC_INTERVAL_SECONDS: '0' });
     });
     after(async () => {
@@ -248,6 +249,38 @@ describe(
         cells.join('\n'),
       );
       await clerk.page.screenshot({ path: path.join(SHOTS, 'repeat-copies-receipt-zh.png') });
+      assert.deepEqual(clerk.errors, []);
+    });
+
+    // The network is gone while two folders go up one after the other: the first one's list is
+    // cleared by the second drop before the archive has its receipt. The page is then reloaded
+    // (closed and opened again): the receipt owed is kept in the browser and sent then.
+    it('a receipt owed when the page is reloaded is sent after the reload', async () => {
+      const first = path.join(files, '断网甲');
+      writeFile(first, '卷1/第1页.jpg', randomBytes(3000));
+      writeFile(first, '卷1/第2页.jpg', randomBytes(3100));
+      const second = path.join(files, '断网乙');
+      writeFile(second, '卷2/第1页.jpg', randomBytes(3200));
+      const clerk = await windows.open();
+      await clerk.page.setViewportSize({ width: 1280, height: 800 });
+      await login(clerk.page, server.url, 'clerkc');
+      await clerk.page.getByRole('heading', { name: '上传档案' }).waitFor();
+      let refusedReceipts = 0;
+      await clerk.page.route('**/api/receipts/*', (route) => {
+        if (route.request().method() !== 'PUT') return route.continue();
+        refusedReceipts++;
+        return route.abort('internetdisconnected');
+      });
+      await folderInput(clerk.page).setInputFiles(first);
+      await finished(clerk.page, 2);
+      await folderInput(clerk.page).setInputFiles(second);
+      await finished(clerk.page, 1);
+      await clerk.page.getByText('上传清单未能保存', { exact: false }).waitFor();
+      assert.ok(refusedReceipts >= 2, `both receipts were tried: ${refusedReceipts}`);
+      await clerk.page.unroute('**/api/receipts/*');
+      await clerk.page.reload();
+      await clerk.page.getByRole('heading', { name: '上传档案' }).waitFor();
+      await receiptRowsSaved(clerk.page, 3);
       assert.deepEqual(clerk.errors, []);
     });
   },

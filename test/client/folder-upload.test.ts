@@ -389,6 +389,32 @@ describe('a folder upload in the browser', () => {
     await until(() => upload.receipt.kind === 'saved', 'the list’s own receipt shown kept');
   });
 
+  it('a receipt owed when the page is closed is sent after the reload, and then forgotten', async () => {
+    const archive = new FakeArchive();
+    const journal = new MemoryJournal();
+    const sent: Array<{ id: string; rows: number }> = [];
+    // The list is cleared (the next folder dropped) and the page closed before the archive answers.
+    const closed = pipeline(archive, journal, 1 << 30, () => new Promise(() => undefined));
+    await closed.add(folder(2));
+    await settled(closed);
+    await closed.clear();
+    const [owed, ...more] = await journal.loadOwed();
+    assert.ok(owed && more.length === 0, 'the receipt is owed in the journal, not only in the page');
+    // Opened again: the owed receipt goes before anything is dropped.
+    const reloaded = pipeline(archive, journal, 1 << 30, async (id, receipt) => {
+      sent.push({ id, rows: receipt.rows.length });
+    });
+    await reloaded.restore();
+    await until(() => sent.length === 1, 'the owed receipt sent after the reload');
+    assert.deepEqual(sent, [{ id: owed.action.receiptId, rows: 2 }]);
+    for (
+      const end = Date.now() + 60_000;
+      (await journal.loadOwed()).length > 0;
+      await new Promise((r) => setTimeout(r, 10))
+    )
+      assert.ok(Date.now() < end, 'kept by the archive, the receipt is no longer owed');
+  });
+
   it('files dropped while the page still reads what it remembers are uploaded under a receipt all the same', async () => {
     // A slow journal (IndexedDB on a busy machine): it has read that nothing is remembered, and
     // answers so only after the clerk has dropped the files.

@@ -14,7 +14,14 @@ import type { ContentDigest } from '../hashing/content-hash.js';
 import { ApiError, NetworkError } from '../errors.js';
 import { receiptReason, SKIPPED_AS_UPLOADED, type ReceiptRequest } from '../../../shared/receipts.js';
 import { RepeatQuestion, type RepeatChoice } from './repeat-question.js';
-import type { JournalEntry, JournalOutcome, JournalState, UploadAction, UploadJournal } from './upload-journal.js';
+import type {
+  JournalEntry,
+  JournalOutcome,
+  JournalState,
+  KeptReceipt,
+  UploadAction,
+  UploadJournal,
+} from './upload-journal.js';
 import { RetryWaits, waitCause, type RetryWait, type WaitCause, type WokenBy } from './retry-waits.js';
 
 /** Where a file stands, as the clerk sees it. */
@@ -177,8 +184,9 @@ export class FolderUpload {
   /** Receipts on their way, by id, with the shape each holds: the same is not sent twice at once. */
   readonly #inFlight = new Map<string, string>();
   /**
-   * Receipts of lists cleared before the archive kept them (their save failed): sent again with
-   * the next list's receipt, so that their uploads are still known as one upload each.
+   * Receipts of lists cleared before the archive kept them: sent again with the next list's
+   * receipt, and after a reload, so that their uploads are still known as one upload each. Kept
+   * in the journal until the archive has them.
    */
   readonly #owed = new Map<string, KeptReceipt>();
   receipt: ReceiptState = { kind: 'none' };
@@ -263,6 +271,9 @@ export class FolderUpload {
   }
 
   async #restore(): Promise<void> {
+    for (const owed of await this.options.journal.loadOwed().catch(() => []))
+      if (!this.#owed.has(owed.action.receiptId)) this.#owed.set(owed.action.receiptId, owed);
+    this.#keepOwed();
     this.#action = await this.options.journal.loadAction().catch(() => undefined);
     const entries = await this.options.journal.load().catch(() => []);
     entries.sort((a, b) => byCodePoints(a.path, b.path));
@@ -452,7 +463,12 @@ export class FolderUpload {
     clearTimeout(this.#receiptTimer);
     this.#receiptTimer = undefined;
     const receipt = this.#receiptNow();
-    if (receipt && receipt.action.kept !== receipt.shape) this.#keep(receipt);
+    if (receipt && receipt.action.kept !== receipt.shape) {
+      // Owed until the archive has it: the page may be closed before the answer comes.
+      this.#owed.set(receipt.action.receiptId, receipt);
+      await this.#saveOwed();
+      this.#keep(receipt);
+    }
     this.items.length = 0;
     this.#byPath.clear();
     this.#firstOf.clear();
@@ -569,7 +585,10 @@ export class FolderUpload {
     save(id, request).then(
       () => {
         if (this.#inFlight.get(id) === shape) this.#inFlight.delete(id);
-        if (this.#owed.get(id)?.shape === shape) this.#owed.delete(id);
+        if (this.#owed.get(id)?.shape === shape) {
+          this.#owed.delete(id);
+          void this.#saveOwed();
+        }
         action.kept = shape;
         if (this.#action === action) {
           this.receipt = { kind: 'saved', id };
@@ -580,7 +599,10 @@ export class FolderUpload {
       (error: unknown) => {
         if (this.#inFlight.get(id) === shape) this.#inFlight.delete(id);
         if (this.#action === action) this.receipt = { kind: 'failed', error };
-        else if (action.kept !== shape) this.#owed.set(id, receipt);
+        else if (action.kept !== shape && this.#owed.get(id) !== receipt) {
+          this.#owed.set(id, receipt);
+          void this.#saveOwed();
+        }
         this.options.onChange();
       },
     );
@@ -589,6 +611,10 @@ export class FolderUpload {
   /** Receipts of cleared lists the archive has not kept yet, sent again. */
   #keepOwed(): void {
     for (const owed of this.#owed.values()) this.#keep(owed);
+  }
+
+  #saveOwed(): Promise<void> {
+    return this.options.journal.saveOwed([...this.#owed.values()]).catch(() => undefined);
   }
 
   /** The finished files by outcome: what a receipt of them holds, in short. */
@@ -849,13 +875,6 @@ export class FolderUpload {
       wait?.end();
     }
   }
-}
-
-/** A list's receipt as it stands: its action, the request that keeps it, and its shape (FolderUpload.#receiptShape). */
-interface KeptReceipt {
-  action: UploadAction;
-  request: ReceiptRequest;
-  shape: string;
 }
 
 /** Whether a failed request is tried again, and why: no answer, a 5xx (but a full disk), or a 429. */

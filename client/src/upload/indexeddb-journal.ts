@@ -1,8 +1,10 @@
-import type { JournalEntry, UploadAction, UploadJournal } from './upload-journal.js';
+import type { JournalEntry, KeptReceipt, UploadAction, UploadJournal } from './upload-journal.js';
 
 const DB_NAME = 'archive-upload';
 const STORE = 'entries';
 const ACTIONS = 'actions';
+/** Receipts owed, per account: `{account, receipts}`. */
+const OWED = 'owed';
 
 function request<T>(req: IDBRequest<T>): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -22,12 +24,13 @@ let opened: Promise<IDBDatabase> | undefined;
 
 function database(): Promise<IDBDatabase> {
   opened ??= new Promise<IDBDatabase>((resolve, reject) => {
-    const req = indexedDB.open(DB_NAME, 2);
+    const req = indexedDB.open(DB_NAME, 3);
     req.onupgradeneeded = () => {
       const db = req.result;
       if (!db.objectStoreNames.contains(STORE))
         db.createObjectStore(STORE, { keyPath: ['account', 'path'] }).createIndex('account', 'account');
       if (!db.objectStoreNames.contains(ACTIONS)) db.createObjectStore(ACTIONS, { keyPath: 'account' });
+      if (!db.objectStoreNames.contains(OWED)) db.createObjectStore(OWED, { keyPath: 'account' });
     };
     req.onsuccess = () => resolve(req.result);
     req.onerror = () => reject(req.error ?? new Error('IndexedDB could not be opened'));
@@ -87,6 +90,21 @@ export class IndexedDbJournal implements UploadJournal {
     const range = IDBKeyRange.bound([this.account], [this.account, []]);
     tx.objectStore(STORE).delete(range);
     tx.objectStore(ACTIONS).delete(this.account);
+    await done(tx);
+  }
+
+  async loadOwed(): Promise<KeptReceipt[]> {
+    const db = await database();
+    const row = (await request(db.transaction(OWED).objectStore(OWED).get(this.account))) as
+      { receipts: KeptReceipt[] } | undefined;
+    return row?.receipts ?? [];
+  }
+
+  async saveOwed(owed: readonly KeptReceipt[]): Promise<void> {
+    const db = await database();
+    const tx = db.transaction(OWED, 'readwrite');
+    if (owed.length === 0) tx.objectStore(OWED).delete(this.account);
+    else tx.objectStore(OWED).put({ account: this.account, receipts: owed });
     await done(tx);
   }
 }

@@ -1,3 +1,5 @@
+import type { ReceiptRequest } from '../../../shared/receipts.js';
+
 /**
  * What this browser remembers of a clerk's folder upload, so that a reload, a crash or a closed
  * tab loses nothing and counts nothing twice: each file by its path in the folder, with its own
@@ -41,6 +43,13 @@ export interface JournalEntry {
   sameAs?: string;
 }
 
+/** A list's receipt as it stands: its action, the request that keeps it, and its shape (rows by outcome). */
+export interface KeptReceipt {
+  action: UploadAction;
+  request: ReceiptRequest;
+  shape: string;
+}
+
 export interface UploadJournal {
   load(): Promise<JournalEntry[]>;
   loadAction(): Promise<UploadAction | undefined>;
@@ -48,14 +57,19 @@ export interface UploadJournal {
   /** Written before a request that may count the entries is sent. */
   save(entries: readonly JournalEntry[]): Promise<void>;
   remove(paths: readonly string[]): Promise<void>;
-  /** Forgets the entries and the action. */
+  /** Forgets the entries and the action (not the receipts owed). */
   clear(): Promise<void>;
+  /** Receipts of cleared lists that the archive has not kept yet: a reload sends them again. */
+  loadOwed(): Promise<KeptReceipt[]>;
+  /** Replaces the receipts owed. */
+  saveOwed(owed: readonly KeptReceipt[]): Promise<void>;
 }
 
 /** A journal that forgets (IndexedDB unavailable: a private window's quota, an old browser). */
 export class MemoryJournal implements UploadJournal {
   #entries = new Map<string, JournalEntry>();
   #action: UploadAction | undefined;
+  #owed: KeptReceipt[] = [];
   async loadAction(): Promise<UploadAction | undefined> {
     return this.#action;
   }
@@ -74,5 +88,12 @@ export class MemoryJournal implements UploadJournal {
   async clear(): Promise<void> {
     this.#entries.clear();
     this.#action = undefined;
+  }
+  async loadOwed(): Promise<KeptReceipt[]> {
+    return JSON.parse(JSON.stringify(this.#owed)) as KeptReceipt[];
+  }
+  async saveOwed(owed: readonly KeptReceipt[]): Promise<void> {
+    // A copy, as IndexedDB keeps one (structuredClone is not in Chromium 86).
+    this.#owed = JSON.parse(JSON.stringify(owed)) as KeptReceipt[];
   }
 }
