@@ -1,5 +1,4 @@
-import { parse as parseCsv } from 'csv-parse/sync';
-import { readSheet, type CellValue, type SheetData } from 'read-excel-file/universal';
+import type { CellValue, SheetData } from 'read-excel-file/universal';
 import {
   IMPORT_COLUMNS,
   IMPORT_COLUMNS_ZH,
@@ -47,6 +46,11 @@ export async function importTable(bytes: Uint8Array): Promise<string[][]> {
   return csvRows(decodeText(bytes));
 }
 
+// The readers of CSV and workbooks are loaded on the first import, not at start: imports are
+// rare, and the two with their zip reader hold about 3 MB of the server's heap.
+const csvParser = () => import('csv-parse/sync');
+const sheetReader = () => import('read-excel-file/universal');
+
 /** UTF-8 when the bytes are UTF-8; else GB18030, which every GBK (and GB2312) file is. */
 export function decodeText(bytes: Uint8Array): string {
   try {
@@ -58,9 +62,10 @@ export function decodeText(bytes: Uint8Array): string {
   }
 }
 
-function csvRows(text: string): string[][] {
+async function csvRows(text: string): Promise<string[][]> {
+  const { parse } = await csvParser();
   try {
-    const rows: string[][] = parseCsv(text, {
+    const rows: string[][] = parse(text, {
       bom: true,
       skip_empty_lines: false,
       relax_column_count: true,
@@ -87,6 +92,7 @@ async function workbookRows(bytes: Uint8Array): Promise<string[][]> {
       { reason: 'sheet_too_large', maxBytes: XLSX_MAX_XML_BYTES },
     );
   }
+  const { readSheet } = await sheetReader();
   let sheet: SheetData;
   try {
     const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
