@@ -435,21 +435,15 @@ export class WithdrawalService {
    */
   async finishInterrupted(before: Date): Promise<number> {
     let finished = 0;
-    // Purges under way are listed too, and stay: the purge's sweep finishes them (PurgeService).
-    let purging = 0;
+    // Purges under way (`purging`) are the purge's sweep's to finish (PurgeService), never restored.
     for (;;) {
-      const records = (await this.deps.store.withdrawals.unfinished(before, 100 + purging)).slice(purging);
+      const records = await this.deps.store.withdrawals.unfinished(['withdrawing', 'restoring'], before, 100);
       // One that cannot be finished now does not hold up the others; the sweep says so after them.
       let failure: Error | undefined;
       for (const record of records) {
         try {
           if (record.state === 'withdrawing') await this.finishWithdrawals([record], null);
-          else if (record.state === 'restoring') await this.finishRestores([record], null);
-          else {
-            // Never restored: that would count its upload again, and leave the purge nothing to purge.
-            purging++;
-            continue;
-          }
+          else await this.finishRestores([record], null);
           finished++;
         } catch (err) {
           failure ??= err instanceof Error ? err : new Error('a withdrawal could not be finished', { cause: err });

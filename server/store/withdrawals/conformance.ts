@@ -155,7 +155,10 @@ export function withdrawalConformance(target: StoreTarget): void {
         assert.equal((await store.withdrawals.get(restored!.id))!.state, 'restored');
         assert.equal((await store.withdrawals.openOf(['k:c1', 'k:c2', 'k:c3', 'k:c4'])).size, 0);
         assert.equal((await store.withdrawals.trash(undefined, { limit: 10, offset: 0 })).total, 0);
-        assert.deepEqual(await store.withdrawals.unfinished(new Date('2027-01-01'), 10), []);
+        assert.deepEqual(
+          await store.withdrawals.unfinished(['withdrawing', 'restoring', 'purging'], new Date('2027-01-01'), 10),
+          [],
+        );
         assert.equal(await store.withdrawals.advance(done!.id, 'withdrawn', 'restoring', at), false);
       });
 
@@ -209,7 +212,7 @@ export function withdrawalConformance(target: StoreTarget): void {
         await store.withdrawals.advance(finished.id, 'withdrawing', 'withdrawn', t(1));
         await store.withdrawals.advance(restoring.id, 'withdrawing', 'withdrawn', t(1));
         await store.withdrawals.advance(restoring.id, 'withdrawn', 'restoring', t(2), { id: 'a', username: 'a' });
-        const found = await store.withdrawals.unfinished(t(5), 10);
+        const found = await store.withdrawals.unfinished(['withdrawing', 'restoring'], t(5), 10);
         assert.deepEqual(
           found.map((w) => [w.id, w.state]),
           [
@@ -217,6 +220,36 @@ export function withdrawalConformance(target: StoreTarget): void {
             [restoring.id, 'restoring'],
           ],
         );
+      });
+
+      it('finds only the states asked for, in the order of the last change, page after page', async () => {
+        const t = (m: number) => new Date(Date.UTC(2026, 10, 20, 8, m));
+        // Three withdrawing at the same moment (a receipt's), one later, one restoring, one purging.
+        const same = ['k:s1', 'k:s2', 'k:s3'].map((k) => withdrawal(k, { changedAt: t(1) }));
+        const later = withdrawal('k:s4', { changedAt: t(2) });
+        const restoring = withdrawal('k:s5', { changedAt: t(0) });
+        const purging = withdrawal('k:s6', { state: 'withdrawn', changedAt: t(0) });
+        for (const w of [...same, later, restoring, purging]) await store.withdrawals.open(w);
+        await store.withdrawals.advance(restoring.id, 'withdrawing', 'withdrawn', t(0));
+        await store.withdrawals.advance(restoring.id, 'withdrawn', 'restoring', t(0), { id: 'a', username: 'a' });
+        await store.withdrawals.advance(purging.id, 'withdrawn', 'purging', t(0), { id: 'a', username: 'a' });
+        const withdrawing = [...same.sort((a, b) => (a.id < b.id ? -1 : 1)), later].map((w) => w.id);
+        const ids = (records: WithdrawalRecord[]) => records.map((r) => r.id);
+        assert.deepEqual(ids(await store.withdrawals.unfinished(['withdrawing'], t(5), 10)), withdrawing);
+        assert.deepEqual(ids(await store.withdrawals.unfinished(['purging'], t(5), 10)), [purging.id]);
+        assert.deepEqual(ids(await store.withdrawals.unfinished(['restoring'], t(5), 10)), [restoring.id]);
+        assert.deepEqual(ids(await store.withdrawals.unfinished([], t(5), 10)), []);
+        assert.deepEqual(ids(await store.withdrawals.unfinished(['withdrawing'], t(2), 10)), withdrawing.slice(0, 3));
+        // Two at a time, each page after the last of the one before: ties on the time split by id.
+        const pages: string[][] = [];
+        let last: WithdrawalRecord | undefined;
+        for (;;) {
+          const page = await store.withdrawals.unfinished(['withdrawing'], t(5), 2, last);
+          if (page.length === 0) break;
+          pages.push(ids(page));
+          last = page.at(-1);
+        }
+        assert.deepEqual(pages, [withdrawing.slice(0, 2), withdrawing.slice(2, 4)]);
       });
     });
 
@@ -234,7 +267,7 @@ export function withdrawalConformance(target: StoreTarget): void {
           'no restore now',
         );
         assert.deepEqual(
-          (await store.withdrawals.unfinished(new Date(at.getTime() + 1), 10)).map((r) => r.id),
+          (await store.withdrawals.unfinished(['purging'], new Date(at.getTime() + 1), 10)).map((r) => r.id),
           [w.id],
         );
         assert.deepEqual(
@@ -251,7 +284,10 @@ export function withdrawalConformance(target: StoreTarget): void {
         });
         assert.deepEqual((await store.withdrawals.trash(undefined, { limit: 10, offset: 0 })).total, 0);
         assert.deepEqual(await store.withdrawals.ofFile(w.upload.fileId), []);
-        assert.deepEqual(await store.withdrawals.unfinished(new Date(), 10), []);
+        assert.deepEqual(
+          await store.withdrawals.unfinished(['withdrawing', 'restoring', 'purging'], new Date(), 10),
+          [],
+        );
         const again = await store.withdrawals.open(withdrawal('tus:acc-1:p1'));
         assert.equal(again.opened, false, "the purged withdrawal stays the upload's");
         assert.equal(again.record.state, 'purged');

@@ -46,7 +46,8 @@ CREATE INDEX IF NOT EXISTS withdrawals_trash ON withdrawals (city, county, town,
     addMissingColumns(db, 'withdrawals', { purged_by_id: 'TEXT', purged_by_name: 'TEXT', purged_at: 'INTEGER' });
     db.exec(`
 DROP INDEX IF EXISTS withdrawals_unfinished;
-CREATE INDEX IF NOT EXISTS withdrawals_unfinished_steps ON withdrawals (changed_at) WHERE state IN ('withdrawing', 'restoring', 'purging');
+DROP INDEX IF EXISTS withdrawals_unfinished_steps;
+CREATE INDEX IF NOT EXISTS withdrawals_by_state ON withdrawals (state, changed_at, id);
 CREATE INDEX IF NOT EXISTS withdrawals_expiring ON withdrawals (at) WHERE state = 'withdrawn';
 CREATE INDEX IF NOT EXISTS withdrawals_file ON withdrawals (file_id) WHERE open_key IS NOT NULL;
 `);
@@ -273,12 +274,27 @@ export class EmbeddedWithdrawalStore implements WithdrawalStore {
     return { items: rows.map(recordOf), total };
   }
 
-  async unfinished(before: Date, limit: number): Promise<WithdrawalRecord[]> {
+  async unfinished(
+    states: readonly WithdrawalState[],
+    before: Date,
+    limit: number,
+    after?: Pick<WithdrawalRecord, 'id' | 'changedAt'>,
+  ): Promise<WithdrawalRecord[]> {
+    if (states.length === 0) return [];
+    const from = after ? 'AND (changed_at, id) > (@afterAt, @afterId)' : '';
     return this.db
-      .prepare<[number, number], Row>(
-        "SELECT * FROM withdrawals WHERE state IN ('withdrawing', 'restoring', 'purging') AND changed_at < ? ORDER BY changed_at LIMIT ?",
+      .prepare<Record<string, unknown>, Row>(
+        `SELECT * FROM withdrawals
+         WHERE state IN (${states.map((_, i) => `@s${i}`).join(', ')}) AND changed_at < @before ${from}
+         ORDER BY changed_at, id LIMIT @limit`,
       )
-      .all(before.getTime(), limit)
+      .all({
+        ...Object.fromEntries(states.map((state, i) => [`s${i}`, state])),
+        before: before.getTime(),
+        afterAt: after?.changedAt.getTime() ?? null,
+        afterId: after?.id ?? null,
+        limit,
+      })
       .map(recordOf);
   }
 

@@ -40,6 +40,7 @@ export async function createWithdrawalIndexes(c: WithdrawalCollections): Promise
       { 'Upload.Unit.city': 1, 'Upload.Unit.county': 1, 'Upload.Unit.town': 1, At: -1 },
       { name: 'trash' },
     ),
+    // `unfinished`: the states asked for, each a range of ChangedAt (ties by _id, few).
     c.withdrawals.createIndex({ State: 1, ChangedAt: 1 }, { name: 'unfinished' }),
     c.withdrawals.createIndex({ State: 1, At: 1 }, { name: 'expiring' }),
     c.withdrawals.createIndex({ 'Upload.FileID': 1 }, { name: 'file' }),
@@ -250,10 +251,22 @@ export class MongoWithdrawalStore implements WithdrawalStore {
     return { items: docs.map(recordOf), total };
   }
 
-  async unfinished(before: Date, limit: number): Promise<WithdrawalRecord[]> {
+  async unfinished(
+    states: readonly WithdrawalState[],
+    before: Date,
+    limit: number,
+    after?: Pick<WithdrawalRecord, 'id' | 'changedAt'>,
+  ): Promise<WithdrawalRecord[]> {
+    if (states.length === 0) return [];
     const docs = await this.c.withdrawals
-      .find({ State: { $in: ['withdrawing', 'restoring', 'purging'] }, ChangedAt: { $lt: before } })
-      .sort({ ChangedAt: 1 })
+      .find({
+        State: { $in: [...states] },
+        ChangedAt: { $lt: before },
+        ...(after && {
+          $or: [{ ChangedAt: { $gt: after.changedAt } }, { ChangedAt: after.changedAt, _id: { $gt: after.id } }],
+        }),
+      })
+      .sort({ ChangedAt: 1, _id: 1 })
       .limit(limit)
       .toArray();
     return docs.map(recordOf);

@@ -97,8 +97,18 @@ export interface WithdrawalStore {
     scope: ViewScope | undefined,
     page: { limit: number; offset: number },
   ): Promise<{ items: WithdrawalRecord[]; total: number }>;
-  /** Withdrawals `withdrawing`, `restoring` or `purging` since before `before`: interrupted, for the sweep to finish. */
-  unfinished(before: Date, limit: number): Promise<WithdrawalRecord[]>;
+  /**
+   * Withdrawals in one of `states` since before `before` (a step begun then and not finished was
+   * interrupted), in the order of their last change, then id; a page starts after `after`, the last
+   * of the page before. The withdrawal sweep asks for `withdrawing` and `restoring`, the purge's
+   * for `purging`.
+   */
+  unfinished(
+    states: readonly WithdrawalState[],
+    before: Date,
+    limit: number,
+    after?: Pick<WithdrawalRecord, 'id' | 'changedAt'>,
+  ): Promise<WithdrawalRecord[]>;
   /** Withdrawals `withdrawn` before `before` (their time in the trash is over), the oldest first. */
   expired(before: Date, limit: number): Promise<WithdrawalRecord[]>;
   /** A file's withdrawals neither restored nor purged (in the trash, or being purged). */
