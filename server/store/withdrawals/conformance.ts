@@ -34,6 +34,7 @@ function withdrawal(uploadKey: string, overrides: Partial<WithdrawalRecord> & { 
     reason: 'wrong_file',
     note: null,
     state: 'withdrawing',
+    cleared: false,
     changedAt: new Date('2026-11-20T08:00:00Z'),
     restoredBy: null,
     restoredAt: null,
@@ -173,6 +174,37 @@ export function withdrawalConformance(target: StoreTarget): void {
         assert.equal(await store.withdrawals.get(made.id), undefined);
         assert.equal((await store.withdrawals.get(done.id))!.state, 'withdrawn');
         assert.equal((await store.withdrawals.open(withdrawal('file:acc-1:a'))).opened, true);
+      });
+
+      it('clears a withdrawal being made of holds, or a hold stops it: never both, and never a cleared one', async () => {
+        const [a, b, c, d] = ['k:h1', 'k:h2', 'k:h3', 'k:h4'].map((k) => withdrawal(k)) as [
+          WithdrawalRecord,
+          WithdrawalRecord,
+          WithdrawalRecord,
+          WithdrawalRecord,
+        ];
+        for (const w of [a, b, c, d]) await store.withdrawals.open(w);
+        await store.withdrawals.advance(d.id, 'withdrawing', 'withdrawn', new Date('2026-11-21T08:00:00Z'));
+        assert.deepEqual(
+          [...(await store.withdrawals.clearMany([a.id, d.id, newId()]))],
+          [a.id],
+          'only one being made',
+        );
+        assert.deepEqual(await store.withdrawals.get(a.id), { ...a, cleared: true });
+        assert.deepEqual([...(await store.withdrawals.clearMany([a.id]))], [a.id], 'cleared before: still cleared');
+        assert.deepEqual([...(await store.withdrawals.stopMany([a.id, b.id, d.id]))], [b.id], 'only one not cleared');
+        assert.equal(await store.withdrawals.get(b.id), undefined);
+        assert.equal((await store.withdrawals.get(a.id))!.state, 'withdrawing');
+        assert.equal((await store.withdrawals.get(d.id))!.state, 'withdrawn');
+        assert.deepEqual([...(await store.withdrawals.clearMany([b.id]))], [], 'a stopped one is not cleared');
+        assert.equal((await store.withdrawals.open(withdrawal('k:h2'))).opened, true, 'its upload is free');
+        // A clear and a stop racing: exactly one of them takes it.
+        const [cleared, stopped] = await Promise.all([
+          store.withdrawals.clearMany([c.id]),
+          store.withdrawals.stopMany([c.id]),
+        ]);
+        assert.equal(cleared.size + stopped.size, 1);
+        assert.deepEqual((await store.withdrawals.get(c.id))?.cleared, cleared.size === 1 ? true : undefined);
       });
 
       it('lists the trash of a unit, a subtree or everything, the latest first, without the restored', async () => {

@@ -40,6 +40,12 @@ export interface WithdrawalRecord {
   reason: WithdrawalReason;
   note: string | null;
   state: WithdrawalState;
+  /**
+   * While `withdrawing`: whether holds (冻结) were asked about after it was recorded and none held
+   * its file, so the ledger may reverse its upload. One not cleared may yet be stopped by a hold
+   * (`stopMany`); a cleared one is finished, held or not (docs/decisions/holds.md).
+   */
+  cleared: boolean;
   /** When the state last changed: a step begun and not finished after a while was interrupted. */
   changedAt: Date;
   restoredBy: Person | null;
@@ -85,6 +91,16 @@ export interface WithdrawalStore {
     at: Date,
     restoredBy?: Person,
   ): Promise<Set<string>>;
+  /**
+   * Marks withdrawals still `withdrawing` and not stopped as cleared of holds. Answers the ids among
+   * these that are `withdrawing` and cleared now, by this call or before; not those `stopMany` took.
+   */
+  clearMany(ids: readonly string[]): Promise<Set<string>>;
+  /**
+   * Removes withdrawals still `withdrawing` and not cleared (a hold stops them, or their request
+   * backs out): the ids this call removed. A cleared one is never removed: its reversal may be under way.
+   */
+  stopMany(ids: readonly string[]): Promise<Set<string>>;
   /** `get` of many: those that exist, by id. */
   getMany(ids: readonly string[]): Promise<Map<string, WithdrawalRecord>>;
   /** Removes a withdrawal still `withdrawing` whose upload the ledger would not reverse. */
