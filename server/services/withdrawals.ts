@@ -78,7 +78,7 @@ export class WithdrawalService {
     request: WithdrawalRequest,
     address: string | null,
     attempt = 1,
-  ): Promise<WithdrawalAnswer> {
+  ): Promise<Lazy<WithdrawalAnswer>> {
     const { store } = this.deps;
     let keys: string[];
     let skippedRows = 0;
@@ -225,20 +225,20 @@ export class WithdrawalService {
       if (attempt >= 3) throw new Error('the holds on these files keep changing; withdraw them again');
       return this.withdraw(account, request, address, attempt + 1);
     }
-    const withdrawn: WithdrawalView[] = [];
-    const alreadyWithdrawn: WithdrawalView[] = [];
+    const withdrawn: WithdrawalRecord[] = [];
+    const alreadyWithdrawn: WithdrawalRecord[] = [];
     for (const key of keys) {
       const record = open.get(key)!;
-      if (finished.has(record.id)) withdrawn.push(viewOf(finished.get(record.id)!));
-      else alreadyWithdrawn.push(viewOf(record));
+      if (finished.has(record.id)) withdrawn.push(finished.get(record.id)!);
+      else alreadyWithdrawn.push(record);
     }
     if (withdrawn.length === 0 && alreadyWithdrawn.length > 0) {
       // Purged from the trash: not to be found there, so the answer says it is gone for good.
-      const records = keys.map((key) => open.get(key)!);
-      if (records.every((r) => r.state === 'purged' || r.state === 'purging')) refusePurged(records[0]!);
-      throw new AlreadyWithdrawnError(alreadyWithdrawn);
+      if (alreadyWithdrawn.every((r) => r.state === 'purged' || r.state === 'purging'))
+        refusePurged(alreadyWithdrawn[0]!);
+      throw new AlreadyWithdrawnError(alreadyWithdrawn.map(viewOf));
     }
-    return { withdrawn, alreadyWithdrawn, skippedRows };
+    return { withdrawn: viewsOf(withdrawn), alreadyWithdrawn: viewsOf(alreadyWithdrawn), skippedRows };
   }
 
   /**
@@ -307,7 +307,7 @@ export class WithdrawalService {
    * upload of one of the caller's receipts that is withdrawn. Refused whole (`404`, `403`) before
    * anything changes; restored ones are left as they are and listed (`409` if that is all).
    */
-  async restoreMany(account: Account, request: RestoreRequest, address: string | null): Promise<RestoreAnswer> {
+  async restoreMany(account: Account, request: RestoreRequest, address: string | null): Promise<Lazy<RestoreAnswer>> {
     const { store } = this.deps;
     let records: WithdrawalRecord[];
     if (request.receipt !== undefined) {
@@ -372,7 +372,7 @@ export class WithdrawalService {
       address,
       account,
     );
-    return { restored: restored.map(viewOf), alreadyRestored: alreadyRestored.map(viewOf) };
+    return { restored: viewsOf(restored), alreadyRestored: viewsOf(alreadyRestored) };
   }
 
   async get(account: Account, id: string): Promise<WithdrawalView> {
@@ -763,6 +763,26 @@ function inSubtree(unit: Unit, reach: UnitSubtree | undefined): boolean {
 }
 
 const named = (keys: string[]) => keys.slice(0, NAMED).join('、') + (keys.length > NAMED ? ' 等' : '');
+
+/**
+ * Withdrawals as an answer lists them, each made a view only when it is read: a receipt's 10,000
+ * are written out one by one (server/http/json-answer.ts), never all views, nor one text, at once.
+ */
+export interface Views extends Iterable<WithdrawalView> {
+  readonly length: number;
+}
+
+/** An answer whose lists of withdrawals are `Views`: the same JSON once written. */
+export type Lazy<Answer> = { [K in keyof Answer]: Answer[K] extends WithdrawalView[] ? Views : Answer[K] };
+
+function viewsOf(records: readonly WithdrawalRecord[]): Views {
+  return {
+    length: records.length,
+    *[Symbol.iterator]() {
+      for (const r of records) yield viewOf(r);
+    },
+  };
+}
 
 export function viewOf(r: WithdrawalRecord): WithdrawalView {
   const { id, city, county, town } = r.upload.unit;
