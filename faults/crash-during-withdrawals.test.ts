@@ -716,7 +716,7 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
           try {
             tally.swept = (await archive.gc.run()).finishedCounts;
             assert.deepEqual(
-              await opened.withdrawals.unfinished(later(), 10),
+              await opened.withdrawals.unfinished(['withdrawing', 'restoring', 'purging'], later(), 10),
               [],
               'the sweep leaves nothing unfinished',
             );

@@ -141,7 +141,14 @@ export function composeServices(
     idleMs: config.uploadIdleMs,
     clock,
   });
-  const holds = new HoldService({ store, directory, audit, clock });
+  const holds = new HoldService({
+    store,
+    directory,
+    audit,
+    // A hold placed stops, or waits for, the withdrawals under way of what it holds.
+    settleWithdrawals: (covered): Promise<void> => withdrawals.settleHeld(covered),
+    clock,
+  });
   const withdrawals = new WithdrawalService({
     store,
     directory,

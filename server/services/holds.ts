@@ -24,6 +24,11 @@ export class HoldService {
       store: Pick<ArchiveStore, 'holds' | 'ledger'>;
       directory: Pick<UnitDirectory, 'reachOf' | 'reachSubtree' | 'unitInReach' | 'getMany'>;
       audit: Pick<AuditService, 'record'>;
+      /**
+       * Settles the withdrawals under way of the files a new hold covers (`WithdrawalService.settleHeld`),
+       * so that none takes effect after the hold has answered. Wired by the composition root.
+       */
+      settleWithdrawals?: (covered: (fileIds: readonly string[]) => Promise<Set<string>>) => Promise<void>;
       clock?: () => Date;
     },
   ) {}
@@ -62,6 +67,9 @@ export class HoldService {
     };
     await this.deps.store.holds.place(hold);
     await this.audit('hold_placed', hold, account, address);
+    // Recorded first, then the withdrawals under way looked for: one that asked about holds before
+    // this one was recorded is found here (docs/decisions/holds.md).
+    await this.deps.settleWithdrawals?.((fileIds) => this.covers(hold, fileIds));
     return viewOf(hold);
   }
 
@@ -113,6 +121,16 @@ export class HoldService {
       if (on.length > 0) found.set(fileId, on);
     }
     return found;
+  }
+
+  /** Which of these files one hold covers: named by it, or with an upload of its unit. */
+  private async covers(hold: HoldRecord, fileIds: readonly string[]): Promise<Set<string>> {
+    if (hold.files) {
+      const named = new Set(hold.files.map((f) => f.id));
+      return new Set(fileIds.filter((id) => named.has(id)));
+    }
+    if (!hold.unit || fileIds.length === 0) return new Set();
+    return new Set((await this.deps.store.ledger.unitsWithUploads(fileIds, [hold.unit.id])).keys());
   }
 
   /**

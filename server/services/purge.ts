@@ -159,10 +159,14 @@ export class PurgeService {
    */
   async finishInterrupted(before: Date): Promise<number> {
     let finished = 0;
-    for (const record of await this.deps.store.withdrawals.unfinished(before, 1000)) {
-      if (record.state !== 'purging') continue;
-      await this.finishPurge(record, record.purgedBy ?? SWEEP, null, false);
-      finished++;
+    for (;;) {
+      const records = await this.deps.store.withdrawals.unfinished(['purging'], before, 100);
+      // Each finished leaves `purging`: the next page is what is left.
+      for (const record of records) {
+        await this.finishPurge(record, record.purgedBy ?? SWEEP, null, false);
+        finished++;
+      }
+      if (records.length < 100) break;
     }
     for (const entry of await this.deps.store.catalog.deletions(before, 1000)) {
       await this.decideDeletion(entry, SWEEP, 'a deletion a crash interrupted, finished by the sweep', {});

@@ -15,6 +15,7 @@ import {
   AlreadyPurgedError,
   AlreadyRestoredError,
   AlreadyWithdrawnError,
+  FileOnHoldError,
   ForbiddenError,
   NotFoundError,
   ValidationError,
@@ -29,6 +30,9 @@ import type { HoldService } from './holds.js';
 import { geographyOf, type UnitDirectory } from './unit-directory.js';
 
 const DAY_MS = 86_400_000;
+
+/** Later than any withdrawal's last change: `unfinished` before it lists all. */
+const EVER = new Date(8.64e15);
 
 /** Problems named one by one in a refusal. */
 const NAMED = 5;
@@ -54,7 +58,7 @@ export class WithdrawalService {
       directory: Pick<UnitDirectory, 'reachSubtree' | 'get' | 'unitInReach'>;
       audit: Pick<AuditService, 'record' | 'recordMany'>;
       /** 冻结: a held file is not withdrawn. */
-      holds: Pick<HoldService, 'refuseHeld'>;
+      holds: Pick<HoldService, 'refuseHeld' | 'heldAmong'>;
       settings: WithdrawalSettings;
       clock?: () => Date;
     },
@@ -69,7 +73,12 @@ export class WithdrawalService {
     return (this.deps.clock ?? (() => new Date()))();
   }
 
-  async withdraw(account: Account, request: WithdrawalRequest, address: string | null): Promise<WithdrawalAnswer> {
+  async withdraw(
+    account: Account,
+    request: WithdrawalRequest,
+    address: string | null,
+    attempt = 1,
+  ): Promise<Lazy<WithdrawalAnswer>> {
     const { store } = this.deps;
     let keys: string[];
     let skippedRows = 0;
@@ -137,12 +146,6 @@ export class WithdrawalService {
         tooLate.length,
         tooLate.slice(0, NAMED).map((u) => u.key),
       );
-    // A held file (冻结) is not withdrawn: the whole request is refused before anything changes.
-    await this.deps.holds.refuseHeld(
-      'withdraw',
-      keys.map((key) => recorded.get(key)!),
-    );
-
     const withdrawer: Person = { id: account.id, username: account.username };
     const open = await store.withdrawals.openOf(keys);
     // A restore under way is finished first (its upload counts again), then withdrawn anew.
@@ -175,6 +178,7 @@ export class WithdrawalService {
             reason: request.reason,
             note: request.note || null,
             state: 'withdrawing',
+            cleared: false,
             changedAt: now,
             restoredBy: null,
             restoredAt: null,
@@ -184,23 +188,57 @@ export class WithdrawalService {
         }),
     );
     for (const { record } of opened) open.set(record.uploadKey, record);
-    // Begun by this request, or by an earlier one a crash interrupted: finished here, all at once.
+    const mine = opened.flatMap(({ record, opened }) => (opened ? [record.id] : []));
+    // 冻结, asked once the withdrawals are recorded: a hold placed before is seen here; one placed
+    // after finds them (HoldService.place) and stops those not yet cleared (docs/decisions/holds.md).
+    try {
+      await this.deps.holds.refuseHeld(
+        'withdraw',
+        keys.map((key) => recorded.get(key)!),
+      );
+    } catch (err) {
+      // Refused whole: none of this request's withdrawals is cleared, so none has changed a count.
+      if (err instanceof FileOnHoldError) await store.withdrawals.stopMany(mine);
+      throw err;
+    }
+    // Begun by this request, or by an earlier one a crash interrupted: cleared, then finished, all at once.
     const unfinished = keys.map((key) => open.get(key)!).filter((r) => r.state === 'withdrawing');
-    const finished = new Map((await this.finishWithdrawals(unfinished, address, account)).map((r) => [r.id, r]));
-    const withdrawn: WithdrawalView[] = [];
-    const alreadyWithdrawn: WithdrawalView[] = [];
+    const cleared = await store.withdrawals.clearMany(unfinished.map((r) => r.id));
+    const finished = new Map(
+      (
+        await this.finishWithdrawals(
+          unfinished.filter((r) => cleared.has(r.id)),
+          address,
+          account,
+        )
+      ).map((r) => [r.id, r]),
+    );
+    // Not cleared: a hold placed since the look above stopped it (or another request finished it).
+    const stopped = await this.stoppedOf(unfinished.filter((r) => !cleared.has(r.id)));
+    if (stopped.length > 0) {
+      // The others are withdrawn; these are refused as held …
+      await this.deps.holds.refuseHeld(
+        'withdraw',
+        stopped.map((r) => ({ fileId: r.upload.fileId, fileName: r.upload.fileName })),
+      );
+      // … unless the hold was lifted already: then asked again (what is withdrawn stays so).
+      if (attempt >= 3) throw new Error('the holds on these files keep changing; withdraw them again');
+      return this.withdraw(account, request, address, attempt + 1);
+    }
+    const withdrawn: WithdrawalRecord[] = [];
+    const alreadyWithdrawn: WithdrawalRecord[] = [];
     for (const key of keys) {
       const record = open.get(key)!;
-      if (finished.has(record.id)) withdrawn.push(viewOf(finished.get(record.id)!));
-      else alreadyWithdrawn.push(viewOf(record));
+      if (finished.has(record.id)) withdrawn.push(finished.get(record.id)!);
+      else alreadyWithdrawn.push(record);
     }
     if (withdrawn.length === 0 && alreadyWithdrawn.length > 0) {
       // Purged from the trash: not to be found there, so the answer says it is gone for good.
-      const records = keys.map((key) => open.get(key)!);
-      if (records.every((r) => r.state === 'purged' || r.state === 'purging')) refusePurged(records[0]!);
-      throw new AlreadyWithdrawnError(alreadyWithdrawn);
+      if (alreadyWithdrawn.every((r) => r.state === 'purged' || r.state === 'purging'))
+        refusePurged(alreadyWithdrawn[0]!);
+      throw new AlreadyWithdrawnError(alreadyWithdrawn.map(viewOf));
     }
-    return { withdrawn, alreadyWithdrawn, skippedRows };
+    return { withdrawn: viewsOf(withdrawn), alreadyWithdrawn: viewsOf(alreadyWithdrawn), skippedRows };
   }
 
   /**
@@ -248,7 +286,12 @@ export class WithdrawalService {
     // Its file was disposed of (销毁): restoring would count an upload of bytes that are gone.
     if (record.state === 'disposed') throw new NotFoundError('这个上传的文件已经销毁（见销毁清册），不能恢复。');
     if (record.state === 'purging' || record.state === 'purged') refusePurged(record);
-    if (record.state === 'withdrawing') record = (await this.finishWithdrawals([record], address))[0]!;
+    if (record.state === 'withdrawing') {
+      const [settled] = await this.settle([record], address);
+      // Stopped by a hold before it changed any count: nothing to restore.
+      if (!settled) throw new NotFoundError('这次撤回没有完成（文件已被冻结），上传仍计入统计，不需要恢复。');
+      record = settled;
+    }
     if (record.state === 'withdrawn') {
       const now = this.now();
       const by = { id: account.id, username: account.username };
@@ -264,7 +307,7 @@ export class WithdrawalService {
    * upload of one of the caller's receipts that is withdrawn. Refused whole (`404`, `403`) before
    * anything changes; restored ones are left as they are and listed (`409` if that is all).
    */
-  async restoreMany(account: Account, request: RestoreRequest, address: string | null): Promise<RestoreAnswer> {
+  async restoreMany(account: Account, request: RestoreRequest, address: string | null): Promise<Lazy<RestoreAnswer>> {
     const { store } = this.deps;
     let records: WithdrawalRecord[];
     if (request.receipt !== undefined) {
@@ -303,8 +346,11 @@ export class WithdrawalService {
     const alreadyRestored = records.filter((r) => r.state === 'restored');
     if (alreadyRestored.length === records.length) throw new AlreadyRestoredError(viewOf(records[0]!));
     const withdrawing = records.filter((r) => r.state === 'withdrawing');
-    const finished = new Map((await this.finishWithdrawals(withdrawing, address)).map((r) => [r.id, r]));
-    const pending = records.filter((r) => r.state !== 'restored').map((r) => finished.get(r.id) ?? r);
+    const finished = new Map((await this.settle(withdrawing, address)).map((r) => [r.id, r]));
+    // One a hold stopped before it changed any count has nothing to restore.
+    const pending = records
+      .filter((r) => r.state !== 'restored' && (r.state !== 'withdrawing' || finished.has(r.id)))
+      .map((r) => finished.get(r.id) ?? r);
     const by = { id: account.id, username: account.username };
     const at = this.now();
     // Of two restores racing, the one that moves a withdrawal restores it; the other finishes the same step.
@@ -326,7 +372,7 @@ export class WithdrawalService {
       address,
       account,
     );
-    return { restored: restored.map(viewOf), alreadyRestored: alreadyRestored.map(viewOf) };
+    return { restored: viewsOf(restored), alreadyRestored: viewsOf(alreadyRestored) };
   }
 
   async get(account: Account, id: string): Promise<WithdrawalView> {
@@ -435,21 +481,15 @@ export class WithdrawalService {
    */
   async finishInterrupted(before: Date): Promise<number> {
     let finished = 0;
-    // Purges under way are listed too, and stay: the purge's sweep finishes them (PurgeService).
-    let purging = 0;
+    // Purges under way (`purging`) are the purge's sweep's to finish (PurgeService), never restored.
     for (;;) {
-      const records = (await this.deps.store.withdrawals.unfinished(before, 100 + purging)).slice(purging);
+      const records = await this.deps.store.withdrawals.unfinished(['withdrawing', 'restoring'], before, 100);
       // One that cannot be finished now does not hold up the others; the sweep says so after them.
       let failure: Error | undefined;
       for (const record of records) {
         try {
-          if (record.state === 'withdrawing') await this.finishWithdrawals([record], null);
-          else if (record.state === 'restoring') await this.finishRestores([record], null);
-          else {
-            // Never restored: that would count its upload again, and leave the purge nothing to purge.
-            purging++;
-            continue;
-          }
+          if (record.state === 'withdrawing') await this.settle([record], null);
+          else await this.finishRestores([record], null);
           finished++;
         } catch (err) {
           failure ??= err instanceof Error ? err : new Error('a withdrawal could not be finished', { cause: err });
@@ -458,6 +498,76 @@ export class WithdrawalService {
       if (failure) throw failure;
       if (records.length < 100) return finished;
     }
+  }
+
+  /**
+   * 冻结 placed: the withdrawals under way of files it holds (`covered`) are settled before the hold
+   * answers. One not cleared yet (its request has not asked about holds since recording it, or
+   * asked before this hold) is stopped, before it changed any count: its request then refuses it.
+   * One cleared already is finished here: in the trash, where the hold keeps it from the purge.
+   * After this, no withdrawal of a held file takes effect (docs/decisions/holds.md).
+   */
+  async settleHeld(covered: (fileIds: readonly string[]) => Promise<Set<string>>): Promise<void> {
+    const { withdrawals } = this.deps.store;
+    let after: WithdrawalRecord | undefined;
+    for (;;) {
+      // Under way at any moment: few, but a receipt's may be 10,000; read by pages.
+      const page = await withdrawals.unfinished(['withdrawing'], EVER, 500, after);
+      if (page.length === 0) return;
+      after = page.at(-1);
+      const held = await covered([...new Set(page.map((r) => r.upload.fileId))]);
+      const underWay = page.filter((r) => held.has(r.upload.fileId));
+      if (underWay.length === 0) continue;
+      const stopped = await withdrawals.stopMany(underWay.filter((r) => !r.cleared).map((r) => r.id));
+      // Cleared (before, or since it was read): its reversal may be under way; made here, once by its key.
+      const now = await withdrawals.getMany(underWay.filter((r) => !stopped.has(r.id)).map((r) => r.id));
+      await this.finishWithdrawals(
+        [...now.values()].filter((r) => r.state === 'withdrawing' && r.cleared),
+        null,
+      );
+    }
+  }
+
+  /**
+   * Withdrawals found `withdrawing` that this request did not begin (a crash's, another request's):
+   * those not cleared are asked about holds now; a held one is stopped, the others cleared and
+   * finished. Answers them as they are after, in order, without the stopped.
+   */
+  private async settle(records: readonly WithdrawalRecord[], address: string | null): Promise<WithdrawalRecord[]> {
+    if (records.length === 0) return [];
+    const { withdrawals } = this.deps.store;
+    const uncleared = records.filter((r) => !r.cleared);
+    const held = await this.deps.holds.heldAmong(uncleared.map((r) => r.upload.fileId));
+    await withdrawals.stopMany(uncleared.filter((r) => held.has(r.upload.fileId)).map((r) => r.id));
+    const cleared = await withdrawals.clearMany(records.map((r) => r.id));
+    const finished = new Map(
+      (
+        await this.finishWithdrawals(
+          records.filter((r) => cleared.has(r.id)),
+          address,
+        )
+      ).map((r) => [r.id, r]),
+    );
+    const stopped = new Set((await this.stoppedOf(records.filter((r) => !cleared.has(r.id)))).map((r) => r.id));
+    const others = await withdrawals.getMany(
+      records.filter((r) => !cleared.has(r.id) && !stopped.has(r.id)).map((r) => r.id),
+    );
+    return records.flatMap((r) => {
+      const now = finished.get(r.id) ?? others.get(r.id);
+      return now ? [now] : [];
+    });
+  }
+
+  /**
+   * Of withdrawals that could not be cleared, those a hold stopped: gone, or still `withdrawing`
+   * not cleared (a stop a crash cut short, finished here). The others moved on (another request).
+   */
+  private async stoppedOf(records: readonly WithdrawalRecord[]): Promise<WithdrawalRecord[]> {
+    if (records.length === 0) return [];
+    const { withdrawals } = this.deps.store;
+    await withdrawals.stopMany(records.map((r) => r.id));
+    const now = await withdrawals.getMany(records.map((r) => r.id));
+    return records.filter((r) => !now.has(r.id));
   }
 
   /** A withdrawal the caller may see: of their unit (a clerk), of their reach (an administrator); else unknown. */
@@ -653,6 +763,26 @@ function inSubtree(unit: Unit, reach: UnitSubtree | undefined): boolean {
 }
 
 const named = (keys: string[]) => keys.slice(0, NAMED).join('、') + (keys.length > NAMED ? ' 等' : '');
+
+/**
+ * Withdrawals as an answer lists them, each made a view only when it is read: a receipt's 10,000
+ * are written out one by one (server/http/json-answer.ts), never all views, nor one text, at once.
+ */
+export interface Views extends Iterable<WithdrawalView> {
+  readonly length: number;
+}
+
+/** An answer whose lists of withdrawals are `Views`: the same JSON once written. */
+export type Lazy<Answer> = { [K in keyof Answer]: Answer[K] extends WithdrawalView[] ? Views : Answer[K] };
+
+function viewsOf(records: readonly WithdrawalRecord[]): Views {
+  return {
+    length: records.length,
+    *[Symbol.iterator]() {
+      for (const r of records) yield viewOf(r);
+    },
+  };
+}
 
 export function viewOf(r: WithdrawalRecord): WithdrawalView {
   const { id, city, county, town } = r.upload.unit;

@@ -475,6 +475,8 @@ for (const target of storeTargets) {
         reason: 'wrong_file' as const,
         note: null,
         state: 'withdrawing' as const,
+        // Past the look at holds (A's reversal is made only then); B's sweep clears it the same way.
+        cleared: key === a,
         changedAt: now,
         restoredBy: null,
         restoredAt: null,

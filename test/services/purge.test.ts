@@ -70,6 +70,7 @@ for (const target of storeTargets) {
         reason: 'wrong_file',
         note: null,
         state: 'withdrawing',
+        cleared: true,
         changedAt: now,
         restoredBy: null,
         restoredAt: null,

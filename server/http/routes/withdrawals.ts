@@ -12,6 +12,7 @@ import {
 import type { PurgeService } from '../../services/purge.js';
 import type { WithdrawalService } from '../../services/withdrawals.js';
 import { requireAuth } from '../auth.js';
+import { sendJson } from '../json-answer.js';
 import { parse } from '../validate.js';
 
 /** Paths whose lists are larger than the app's 64 kB body limit: their routes read them. */
@@ -30,12 +31,13 @@ export function withdrawalRoutes(withdrawals: WithdrawalService): Router {
 
   router.post('/', listJson, async (req, res) => {
     const request = parse(withdrawalRequest, req.body, 'body');
-    res.json(await withdrawals.withdraw(req.principal!.account, request, req.ip ?? null));
+    // A receipt's 10,000 withdrawals: written as the client takes them, not as one text.
+    await sendJson(res, await withdrawals.withdraw(req.principal!.account, request, req.ip ?? null));
   });
 
   router.post('/restore', listJson, async (req, res) => {
     const request = parse(restoreRequest, req.body, 'body');
-    res.json(await withdrawals.restoreMany(req.principal!.account, request, req.ip ?? null));
+    await sendJson(res, await withdrawals.restoreMany(req.principal!.account, request, req.ip ?? null));
   });
 
   router.get('/:id', async (req, res) => {

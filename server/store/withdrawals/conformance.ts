@@ -34,6 +34,7 @@ function withdrawal(uploadKey: string, overrides: Partial<WithdrawalRecord> & { 
     reason: 'wrong_file',
     note: null,
     state: 'withdrawing',
+    cleared: false,
     changedAt: new Date('2026-11-20T08:00:00Z'),
     restoredBy: null,
     restoredAt: null,
@@ -155,7 +156,10 @@ export function withdrawalConformance(target: StoreTarget): void {
         assert.equal((await store.withdrawals.get(restored!.id))!.state, 'restored');
         assert.equal((await store.withdrawals.openOf(['k:c1', 'k:c2', 'k:c3', 'k:c4'])).size, 0);
         assert.equal((await store.withdrawals.trash(undefined, { limit: 10, offset: 0 })).total, 0);
-        assert.deepEqual(await store.withdrawals.unfinished(new Date('2027-01-01'), 10), []);
+        assert.deepEqual(
+          await store.withdrawals.unfinished(['withdrawing', 'restoring', 'purging'], new Date('2027-01-01'), 10),
+          [],
+        );
         assert.equal(await store.withdrawals.advance(done!.id, 'withdrawn', 'restoring', at), false);
       });
 
@@ -170,6 +174,37 @@ export function withdrawalConformance(target: StoreTarget): void {
         assert.equal(await store.withdrawals.get(made.id), undefined);
         assert.equal((await store.withdrawals.get(done.id))!.state, 'withdrawn');
         assert.equal((await store.withdrawals.open(withdrawal('file:acc-1:a'))).opened, true);
+      });
+
+      it('clears a withdrawal being made of holds, or a hold stops it: never both, and never a cleared one', async () => {
+        const [a, b, c, d] = ['k:h1', 'k:h2', 'k:h3', 'k:h4'].map((k) => withdrawal(k)) as [
+          WithdrawalRecord,
+          WithdrawalRecord,
+          WithdrawalRecord,
+          WithdrawalRecord,
+        ];
+        for (const w of [a, b, c, d]) await store.withdrawals.open(w);
+        await store.withdrawals.advance(d.id, 'withdrawing', 'withdrawn', new Date('2026-11-21T08:00:00Z'));
+        assert.deepEqual(
+          [...(await store.withdrawals.clearMany([a.id, d.id, newId()]))],
+          [a.id],
+          'only one being made',
+        );
+        assert.deepEqual(await store.withdrawals.get(a.id), { ...a, cleared: true });
+        assert.deepEqual([...(await store.withdrawals.clearMany([a.id]))], [a.id], 'cleared before: still cleared');
+        assert.deepEqual([...(await store.withdrawals.stopMany([a.id, b.id, d.id]))], [b.id], 'only one not cleared');
+        assert.equal(await store.withdrawals.get(b.id), undefined);
+        assert.equal((await store.withdrawals.get(a.id))!.state, 'withdrawing');
+        assert.equal((await store.withdrawals.get(d.id))!.state, 'withdrawn');
+        assert.deepEqual([...(await store.withdrawals.clearMany([b.id]))], [], 'a stopped one is not cleared');
+        assert.equal((await store.withdrawals.open(withdrawal('k:h2'))).opened, true, 'its upload is free');
+        // A clear and a stop racing: exactly one of them takes it.
+        const [cleared, stopped] = await Promise.all([
+          store.withdrawals.clearMany([c.id]),
+          store.withdrawals.stopMany([c.id]),
+        ]);
+        assert.equal(cleared.size + stopped.size, 1);
+        assert.deepEqual((await store.withdrawals.get(c.id))?.cleared, cleared.size === 1 ? true : undefined);
       });
 
       it('lists the trash of a unit, a subtree or everything, the latest first, without the restored', async () => {
@@ -209,7 +244,7 @@ export function withdrawalConformance(target: StoreTarget): void {
         await store.withdrawals.advance(finished.id, 'withdrawing', 'withdrawn', t(1));
         await store.withdrawals.advance(restoring.id, 'withdrawing', 'withdrawn', t(1));
         await store.withdrawals.advance(restoring.id, 'withdrawn', 'restoring', t(2), { id: 'a', username: 'a' });
-        const found = await store.withdrawals.unfinished(t(5), 10);
+        const found = await store.withdrawals.unfinished(['withdrawing', 'restoring'], t(5), 10);
         assert.deepEqual(
           found.map((w) => [w.id, w.state]),
           [
@@ -217,6 +252,36 @@ export function withdrawalConformance(target: StoreTarget): void {
             [restoring.id, 'restoring'],
           ],
         );
+      });
+
+      it('finds only the states asked for, in the order of the last change, page after page', async () => {
+        const t = (m: number) => new Date(Date.UTC(2026, 10, 20, 8, m));
+        // Three withdrawing at the same moment (a receipt's), one later, one restoring, one purging.
+        const same = ['k:s1', 'k:s2', 'k:s3'].map((k) => withdrawal(k, { changedAt: t(1) }));
+        const later = withdrawal('k:s4', { changedAt: t(2) });
+        const restoring = withdrawal('k:s5', { changedAt: t(0) });
+        const purging = withdrawal('k:s6', { state: 'withdrawn', changedAt: t(0) });
+        for (const w of [...same, later, restoring, purging]) await store.withdrawals.open(w);
+        await store.withdrawals.advance(restoring.id, 'withdrawing', 'withdrawn', t(0));
+        await store.withdrawals.advance(restoring.id, 'withdrawn', 'restoring', t(0), { id: 'a', username: 'a' });
+        await store.withdrawals.advance(purging.id, 'withdrawn', 'purging', t(0), { id: 'a', username: 'a' });
+        const withdrawing = [...same.sort((a, b) => (a.id < b.id ? -1 : 1)), later].map((w) => w.id);
+        const ids = (records: WithdrawalRecord[]) => records.map((r) => r.id);
+        assert.deepEqual(ids(await store.withdrawals.unfinished(['withdrawing'], t(5), 10)), withdrawing);
+        assert.deepEqual(ids(await store.withdrawals.unfinished(['purging'], t(5), 10)), [purging.id]);
+        assert.deepEqual(ids(await store.withdrawals.unfinished(['restoring'], t(5), 10)), [restoring.id]);
+        assert.deepEqual(ids(await store.withdrawals.unfinished([], t(5), 10)), []);
+        assert.deepEqual(ids(await store.withdrawals.unfinished(['withdrawing'], t(2), 10)), withdrawing.slice(0, 3));
+        // Two at a time, each page after the last of the one before: ties on the time split by id.
+        const pages: string[][] = [];
+        let last: WithdrawalRecord | undefined;
+        for (;;) {
+          const page = await store.withdrawals.unfinished(['withdrawing'], t(5), 2, last);
+          if (page.length === 0) break;
+          pages.push(ids(page));
+          last = page.at(-1);
+        }
+        assert.deepEqual(pages, [withdrawing.slice(0, 2), withdrawing.slice(2, 4)]);
       });
     });
 
@@ -234,7 +299,7 @@ export function withdrawalConformance(target: StoreTarget): void {
           'no restore now',
         );
         assert.deepEqual(
-          (await store.withdrawals.unfinished(new Date(at.getTime() + 1), 10)).map((r) => r.id),
+          (await store.withdrawals.unfinished(['purging'], new Date(at.getTime() + 1), 10)).map((r) => r.id),
           [w.id],
         );
         assert.deepEqual(
@@ -251,7 +316,10 @@ export function withdrawalConformance(target: StoreTarget): void {
         });
         assert.deepEqual((await store.withdrawals.trash(undefined, { limit: 10, offset: 0 })).total, 0);
         assert.deepEqual(await store.withdrawals.ofFile(w.upload.fileId), []);
-        assert.deepEqual(await store.withdrawals.unfinished(new Date(), 10), []);
+        assert.deepEqual(
+          await store.withdrawals.unfinished(['withdrawing', 'restoring', 'purging'], new Date(), 10),
+          [],
+        );
         const again = await store.withdrawals.open(withdrawal('tus:acc-1:p1'));
         assert.equal(again.opened, false, "the purged withdrawal stays the upload's");
         assert.equal(again.record.state, 'purged');

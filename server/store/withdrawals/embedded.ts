@@ -31,6 +31,7 @@ CREATE TABLE IF NOT EXISTS withdrawals (
   reason       TEXT NOT NULL,
   note         TEXT,
   state        TEXT NOT NULL,
+  cleared      INTEGER NOT NULL DEFAULT 1,
   changed_at   INTEGER NOT NULL,
   restored_by_id   TEXT,
   restored_by_name TEXT,
@@ -44,9 +45,12 @@ CREATE INDEX IF NOT EXISTS withdrawals_trash ON withdrawals (city, county, town,
   upgrade(db) {
     // Data directories made before purging (2026-11-28) lack who purged and when.
     addMissingColumns(db, 'withdrawals', { purged_by_id: 'TEXT', purged_by_name: 'TEXT', purged_at: 'INTEGER' });
+    // Before holds were asked after a withdrawal was recorded (2026-11-29), they were asked before: cleared.
+    addMissingColumns(db, 'withdrawals', { cleared: 'INTEGER NOT NULL DEFAULT 1' });
     db.exec(`
 DROP INDEX IF EXISTS withdrawals_unfinished;
-CREATE INDEX IF NOT EXISTS withdrawals_unfinished_steps ON withdrawals (changed_at) WHERE state IN ('withdrawing', 'restoring', 'purging');
+DROP INDEX IF EXISTS withdrawals_unfinished_steps;
+CREATE INDEX IF NOT EXISTS withdrawals_by_state ON withdrawals (state, changed_at, id);
 CREATE INDEX IF NOT EXISTS withdrawals_expiring ON withdrawals (at) WHERE state = 'withdrawn';
 CREATE INDEX IF NOT EXISTS withdrawals_file ON withdrawals (file_id) WHERE open_key IS NOT NULL;
 `);
@@ -69,6 +73,7 @@ interface Row {
   reason: WithdrawalReason;
   note: string | null;
   state: WithdrawalState;
+  cleared: number;
   changed_at: number;
   restored_by_id: string | null;
   restored_by_name: string | null;
@@ -94,6 +99,7 @@ const recordOf = (r: Row): WithdrawalRecord => ({
   reason: r.reason,
   note: r.note,
   state: r.state,
+  cleared: r.cleared === 1,
   changedAt: new Date(r.changed_at),
   restoredBy: r.restored_by_id === null ? null : { id: r.restored_by_id, username: r.restored_by_name! },
   restoredAt: r.restored_at === null ? null : new Date(r.restored_at),
@@ -113,9 +119,9 @@ export class EmbeddedWithdrawalStore implements WithdrawalStore {
   constructor(private readonly db: Db) {
     this.insert = db.prepare(
       `INSERT INTO withdrawals (id, upload_key, open_key, account_id, account_name, unit_id, unit, city, county, town,
-         file_id, file_name, file_length, uploaded_at, by_id, by_name, at, reason, note, state, changed_at)
+         file_id, file_name, file_length, uploaded_at, by_id, by_name, at, reason, note, state, cleared, changed_at)
        VALUES (@id, @uploadKey, @uploadKey, @accountId, @accountName, @unitId, @unit, @city, @county, @town,
-         @fileId, @fileName, @fileLength, @uploadedAt, @byId, @byName, @at, @reason, @note, @state, @changedAt)
+         @fileId, @fileName, @fileLength, @uploadedAt, @byId, @byName, @at, @reason, @note, @state, @cleared, @changedAt)
        ON CONFLICT (open_key) DO NOTHING`,
     );
     this.byOpenKey = db.prepare<[string], Row>('SELECT * FROM withdrawals WHERE open_key = ?');
@@ -134,10 +140,16 @@ export class EmbeddedWithdrawalStore implements WithdrawalStore {
       (ids: readonly string[], from: WithdrawalState, to: WithdrawalState, at: Date, by?: Person) =>
         ids.filter((id) => this.advanceOne(id, from, to, at, by)),
     );
+    const clear = db.prepare("UPDATE withdrawals SET cleared = 1 WHERE id = ? AND state = 'withdrawing'");
+    this.clearAll = db.transaction((ids: readonly string[]) => ids.filter((id) => clear.run(id).changes === 1));
+    const stop = db.prepare("DELETE FROM withdrawals WHERE id = ? AND state = 'withdrawing' AND cleared = 0");
+    this.stopAll = db.transaction((ids: readonly string[]) => ids.filter((id) => stop.run(id).changes === 1));
   }
 
   private readonly openAll;
   private readonly advanceAll;
+  private readonly clearAll;
+  private readonly stopAll;
 
   async open(r: WithdrawalRecord): Promise<{ record: WithdrawalRecord; opened: boolean }> {
     return this.openOne(r);
@@ -161,6 +173,21 @@ export class EmbeddedWithdrawalStore implements WithdrawalStore {
     for (let i = 0; i < ids.length; i += PER_TRANSACTION)
       for (const id of this.advanceAll.immediate(ids.slice(i, i + PER_TRANSACTION), from, to, at, by)) moved.add(id);
     return moved;
+  }
+
+  async clearMany(ids: readonly string[]): Promise<Set<string>> {
+    const cleared = new Set<string>();
+    // Each statement is atomic: a stop (a DELETE of the uncleared) and a clear never both succeed.
+    for (let at = 0; at < ids.length; at += PER_TRANSACTION)
+      for (const id of this.clearAll.immediate(ids.slice(at, at + PER_TRANSACTION))) cleared.add(id);
+    return cleared;
+  }
+
+  async stopMany(ids: readonly string[]): Promise<Set<string>> {
+    const stopped = new Set<string>();
+    for (let at = 0; at < ids.length; at += PER_TRANSACTION)
+      for (const id of this.stopAll.immediate(ids.slice(at, at + PER_TRANSACTION))) stopped.add(id);
+    return stopped;
   }
 
   async getMany(ids: readonly string[]): Promise<Map<string, WithdrawalRecord>> {
@@ -198,6 +225,7 @@ export class EmbeddedWithdrawalStore implements WithdrawalStore {
       reason: r.reason,
       note: r.note,
       state: r.state,
+      cleared: r.cleared ? 1 : 0,
       changedAt: r.changedAt.getTime(),
     });
     if (changes === 1) return { record: r, opened: true };
@@ -273,12 +301,27 @@ export class EmbeddedWithdrawalStore implements WithdrawalStore {
     return { items: rows.map(recordOf), total };
   }
 
-  async unfinished(before: Date, limit: number): Promise<WithdrawalRecord[]> {
+  async unfinished(
+    states: readonly WithdrawalState[],
+    before: Date,
+    limit: number,
+    after?: Pick<WithdrawalRecord, 'id' | 'changedAt'>,
+  ): Promise<WithdrawalRecord[]> {
+    if (states.length === 0) return [];
+    const from = after ? 'AND (changed_at, id) > (@afterAt, @afterId)' : '';
     return this.db
-      .prepare<[number, number], Row>(
-        "SELECT * FROM withdrawals WHERE state IN ('withdrawing', 'restoring', 'purging') AND changed_at < ? ORDER BY changed_at LIMIT ?",
+      .prepare<Record<string, unknown>, Row>(
+        `SELECT * FROM withdrawals
+         WHERE state IN (${states.map((_, i) => `@s${i}`).join(', ')}) AND changed_at < @before ${from}
+         ORDER BY changed_at, id LIMIT @limit`,
       )
-      .all(before.getTime(), limit)
+      .all({
+        ...Object.fromEntries(states.map((state, i) => [`s${i}`, state])),
+        before: before.getTime(),
+        afterAt: after?.changedAt.getTime() ?? null,
+        afterId: after?.id ?? null,
+        limit,
+      })
       .map(recordOf);
   }
 

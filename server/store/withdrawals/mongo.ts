@@ -17,6 +17,11 @@ export interface WithdrawalDoc {
   Reason: WithdrawalReason;
   Note: string | null;
   State: WithdrawalState;
+  /**
+   * Present while `withdrawing` and not cleared of holds: `true`, or the token of the `stopMany`
+   * call removing it. Absent: cleared (and in documents written before holds were asked after).
+   */
+  Uncleared?: true | string;
   ChangedAt: Date;
   RestoredBy: Person | null;
   RestoredAt: Date | null;
@@ -40,6 +45,7 @@ export async function createWithdrawalIndexes(c: WithdrawalCollections): Promise
       { 'Upload.Unit.city': 1, 'Upload.Unit.county': 1, 'Upload.Unit.town': 1, At: -1 },
       { name: 'trash' },
     ),
+    // `unfinished`: the states asked for, each a range of ChangedAt (ties by _id, few).
     c.withdrawals.createIndex({ State: 1, ChangedAt: 1 }, { name: 'unfinished' }),
     c.withdrawals.createIndex({ State: 1, At: 1 }, { name: 'expiring' }),
     c.withdrawals.createIndex({ 'Upload.FileID': 1 }, { name: 'file' }),
@@ -63,6 +69,7 @@ const docOf = (r: WithdrawalRecord): WithdrawalDoc => ({
   Reason: r.reason,
   Note: r.note,
   State: r.state,
+  ...(!r.cleared && { Uncleared: true as const }),
   ChangedAt: r.changedAt,
   RestoredBy: r.restoredBy,
   RestoredAt: r.restoredAt,
@@ -88,6 +95,7 @@ const recordOf = (d: WithdrawalDoc): WithdrawalRecord => ({
   reason: d.Reason,
   note: d.Note,
   state: d.State,
+  cleared: d.Uncleared === undefined,
   changedAt: d.ChangedAt,
   restoredBy: d.RestoredBy && person(d.RestoredBy),
   restoredAt: d.RestoredAt,
@@ -181,6 +189,44 @@ export class MongoWithdrawalStore implements WithdrawalStore {
     return moved;
   }
 
+  async clearMany(ids: readonly string[]): Promise<Set<string>> {
+    const cleared = new Set<string>();
+    for (let at = 0; at < ids.length; at += 1000) {
+      const some = ids.slice(at, at + 1000);
+      // One document's update each: a stop marks `Uncleared` with its token first, and is then not cleared.
+      await this.c.withdrawals.updateMany(
+        { _id: { $in: some }, State: 'withdrawing', Uncleared: true },
+        { $unset: { Uncleared: '' } },
+      );
+      const docs = await this.c.withdrawals
+        .find({ _id: { $in: some }, State: 'withdrawing', Uncleared: { $exists: false } }, { projection: { _id: 1 } })
+        .toArray();
+      for (const d of docs) cleared.add(d._id);
+    }
+    return cleared;
+  }
+
+  async stopMany(ids: readonly string[]): Promise<Set<string>> {
+    const stopped = new Set<string>();
+    for (let at = 0; at < ids.length; at += 1000) {
+      const some = ids.slice(at, at + 1000);
+      // Marked with this call's token (from then on no clear takes them), then removed: a crash
+      // between leaves them marked, and the next stop (the sweep's) takes them.
+      const token = randomBytes(8).toString('hex');
+      await this.c.withdrawals.updateMany(
+        { _id: { $in: some }, State: 'withdrawing', Uncleared: { $exists: true } },
+        { $set: { Uncleared: token } },
+      );
+      const docs = await this.c.withdrawals
+        .find({ _id: { $in: some }, Uncleared: token }, { projection: { _id: 1 } })
+        .toArray();
+      if (docs.length === 0) continue;
+      await this.c.withdrawals.deleteMany({ _id: { $in: docs.map((d) => d._id) }, Uncleared: token });
+      for (const d of docs) stopped.add(d._id);
+    }
+    return stopped;
+  }
+
   async getMany(ids: readonly string[]): Promise<Map<string, WithdrawalRecord>> {
     const found = new Map<string, WithdrawalRecord>();
     const unique = [...new Set(ids)];
@@ -250,10 +296,22 @@ export class MongoWithdrawalStore implements WithdrawalStore {
     return { items: docs.map(recordOf), total };
   }
 
-  async unfinished(before: Date, limit: number): Promise<WithdrawalRecord[]> {
+  async unfinished(
+    states: readonly WithdrawalState[],
+    before: Date,
+    limit: number,
+    after?: Pick<WithdrawalRecord, 'id' | 'changedAt'>,
+  ): Promise<WithdrawalRecord[]> {
+    if (states.length === 0) return [];
     const docs = await this.c.withdrawals
-      .find({ State: { $in: ['withdrawing', 'restoring', 'purging'] }, ChangedAt: { $lt: before } })
-      .sort({ ChangedAt: 1 })
+      .find({
+        State: { $in: [...states] },
+        ChangedAt: { $lt: before },
+        ...(after && {
+          $or: [{ ChangedAt: { $gt: after.changedAt } }, { ChangedAt: after.changedAt, _id: { $gt: after.id } }],
+        }),
+      })
+      .sort({ ChangedAt: 1, _id: 1 })
       .limit(limit)
       .toArray();
     return docs.map(recordOf);

@@ -40,6 +40,12 @@ export interface WithdrawalRecord {
   reason: WithdrawalReason;
   note: string | null;
   state: WithdrawalState;
+  /**
+   * While `withdrawing`: whether holds (冻结) were asked about after it was recorded and none held
+   * its file, so the ledger may reverse its upload. One not cleared may yet be stopped by a hold
+   * (`stopMany`); a cleared one is finished, held or not (docs/decisions/holds.md).
+   */
+  cleared: boolean;
   /** When the state last changed: a step begun and not finished after a while was interrupted. */
   changedAt: Date;
   restoredBy: Person | null;
@@ -85,6 +91,16 @@ export interface WithdrawalStore {
     at: Date,
     restoredBy?: Person,
   ): Promise<Set<string>>;
+  /**
+   * Marks withdrawals still `withdrawing` and not stopped as cleared of holds. Answers the ids among
+   * these that are `withdrawing` and cleared now, by this call or before; not those `stopMany` took.
+   */
+  clearMany(ids: readonly string[]): Promise<Set<string>>;
+  /**
+   * Removes withdrawals still `withdrawing` and not cleared (a hold stops them, or their request
+   * backs out): the ids this call removed. A cleared one is never removed: its reversal may be under way.
+   */
+  stopMany(ids: readonly string[]): Promise<Set<string>>;
   /** `get` of many: those that exist, by id. */
   getMany(ids: readonly string[]): Promise<Map<string, WithdrawalRecord>>;
   /** Removes a withdrawal still `withdrawing` whose upload the ledger would not reverse. */
@@ -97,8 +113,18 @@ export interface WithdrawalStore {
     scope: ViewScope | undefined,
     page: { limit: number; offset: number },
   ): Promise<{ items: WithdrawalRecord[]; total: number }>;
-  /** Withdrawals `withdrawing`, `restoring` or `purging` since before `before`: interrupted, for the sweep to finish. */
-  unfinished(before: Date, limit: number): Promise<WithdrawalRecord[]>;
+  /**
+   * Withdrawals in one of `states` since before `before` (a step begun then and not finished was
+   * interrupted), in the order of their last change, then id; a page starts after `after`, the last
+   * of the page before. The withdrawal sweep asks for `withdrawing` and `restoring`, the purge's
+   * for `purging`.
+   */
+  unfinished(
+    states: readonly WithdrawalState[],
+    before: Date,
+    limit: number,
+    after?: Pick<WithdrawalRecord, 'id' | 'changedAt'>,
+  ): Promise<WithdrawalRecord[]>;
   /** Withdrawals `withdrawn` before `before` (their time in the trash is over), the oldest first. */
   expired(before: Date, limit: number): Promise<WithdrawalRecord[]>;
   /** A file's withdrawals neither restored nor purged (in the trash, or being purged). */
