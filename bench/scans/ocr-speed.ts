@@ -24,7 +24,9 @@ const { values } = parseArgs({
   },
 });
 if (!values.dir) {
-  console.error('usage: npm run bench:ocr -- --dir DIR [--threads N] [--intra N] [--optimization all|extended|basic|disabled]');
+  console.error(
+    'usage: npm run bench:ocr -- --dir DIR [--threads N] [--intra N] [--optimization all|extended|basic|disabled]',
+  );
   process.exit(1);
 }
 const session: OcrSessionOptions = {
@@ -38,14 +40,19 @@ const files = fs
   .slice(0, Number(values.pages))
   .map((f) => path.join(values.dir!, f));
 const threads = Number(values.threads);
-const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 
 const loadBefore = load();
 const workers = Array.from(
   { length: threads },
   () => new Worker(new URL('./ocr-speed-thread.js', import.meta.url), { workerData: { session, warmUp: files[0] } }),
 );
-const ready = (w: Worker) => new Promise<void>((resolve, reject) => w.once('message', () => resolve()).once('error', reject));
+const ready = (w: Worker) =>
+  new Promise<void>((resolve, reject) => w.once('message', () => resolve()).once('error', reject));
 await Promise.all(workers.map(ready));
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
@@ -53,7 +60,7 @@ let next = 0;
 let characters = 0;
 await Promise.all(
   workers.map(async (w) => {
-    for (let i; (i = next++) < files.length; ) {
+    for (let i; (i = next++) < files.length;) {
       const answer = new Promise<{ chars: number }>((resolve, reject) =>
         w.once('message', resolve).once('error', reject),
       );

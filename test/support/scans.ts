@@ -35,7 +35,9 @@ async function printedPage(text: string): Promise<Buffer> {
     .png()
     .toBuffer();
   return sharp({ create: { width: PAGE.width, height: PAGE.height, channels: 3, background: 'white' } })
-    .composite([{ input: await sharp(body).negate({ alpha: false }).png().toBuffer(), top: PAGE.margin, left: PAGE.margin }])
+    .composite([
+      { input: await sharp(body).negate({ alpha: false }).png().toBuffer(), top: PAGE.margin, left: PAGE.margin },
+    ])
     .rotate(0.4, { background: 'white' })
     .resize(PAGE.width, PAGE.height, { fit: 'cover' })
     .greyscale()

@@ -53,7 +53,8 @@ export const DEFAULT_OCR_SESSION: OcrSessionOptions = { intraOpThreads: 1, graph
  */
 export type BetweenPages = (pageMs: number) => Promise<void>;
 
-export type Recognised = { status: 'text'; text: string; format: ImageFormat; pages: number } | { status: 'skipped'; reason: string };
+export type Recognised =
+  { status: 'text'; text: string; format: ImageFormat; pages: number } | { status: 'skipped'; reason: string };
 
 interface PaddleLine {
   text: string;

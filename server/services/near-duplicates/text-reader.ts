@@ -36,7 +36,9 @@ export class InProcessTextReader implements TextReader {
 
   async read(bytes: Uint8Array, file: DocumentFile, betweenPages?: BetweenPages): Promise<Read> {
     const image = textFormat(file) ? undefined : imageFormat(file);
-    const extracted = image ? await this.recogniser.recognise(bytes, image, betweenPages) : await extractText(bytes, file);
+    const extracted = image
+      ? await this.recogniser.recognise(bytes, image, betweenPages)
+      : await extractText(bytes, file);
     if (extracted.status === 'skipped') return { skipped: extracted.reason };
     return {
       text: extracted.text,
@@ -120,7 +122,10 @@ export class ThreadTextReader implements TextReader {
         void Promise.resolve(waiting.betweenPages?.(reply.pageMs)).then(
           () => worker.postMessage({ id: reply.id, go: true } satisfies GoOn),
           (error: unknown) =>
-            worker.postMessage({ id: reply.id, go: { stop: (error as Error)?.message ?? String(error) } } satisfies GoOn),
+            worker.postMessage({
+              id: reply.id,
+              go: { stop: (error as Error)?.message ?? String(error) },
+            } satisfies GoOn),
         );
         return;
       }
