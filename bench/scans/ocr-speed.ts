@@ -65,7 +65,8 @@ await Promise.all(
         w.once('message', resolve).once('error', reject),
       );
       w.postMessage(files[i]);
-      characters += (await answer).chars;
+      const { chars } = await answer; // awaited first: `characters += await …` would add to a stale sum
+      characters += chars;
     }
   }),
 );
