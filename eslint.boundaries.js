@@ -210,6 +210,10 @@ const EXCEPTIONS = [
   ['server/store/content/embedded.ts', 'server/store/catalog/embedded.ts'],
   ['server/store/content/mongo.ts', 'server/store/catalog/mongo.ts'],
   ['server/store/ledger/embedded.ts', 'server/store/audit/embedded.ts'],
+
+  // The reports bench's comparison of 0% and 10% withdrawn is only worth its figures if each query
+  // goes to both archives in turn: its test drives the timing with archives that answer at once.
+  ['test/bench-reports.test.ts', 'bench/reports.ts'],
 ];
 
 const policies = [

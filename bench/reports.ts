@@ -22,31 +22,45 @@ export interface QueryTiming {
   peakRssMb: number;
 }
 
-/** The reports measured on one server over one state of the data set. */
-export interface ReportsPass {
-  /** Uploads withdrawn when measured. */
-  withdrawn: number;
-  /** Reference: GET /api/health on the same server. */
-  healthP50Ms: number;
-  queries: QueryTiming[];
-  serverPeakRssMb: number;
+/** One query timed on both archives, request by request in turn. */
+export interface PairedTiming {
+  label: string;
+  /** The path as sent to the archive with none withdrawn (a deep page's offset is each archive's own). */
+  path: string;
+  csv?: boolean;
+  /** With none of the uploads withdrawn, and with a tenth withdrawn. */
+  none: QueryTiming;
+  withdrawn: QueryTiming;
+  /** Median over the rounds of (10% time / 0% time) of the same round: drift cancels within a round. */
+  pairedRatio: number;
 }
 
 export interface ReportsResult {
   seed: ReportSeed;
   seedSeconds: number;
-  /** Withdrawing a tenth of the uploads through the ledger's reverseMany, between the passes. */
+  /** Copying the seeded data directory for the second archive. */
+  copySeconds: number;
+  /** Withdrawing a tenth of the uploads of the copy through the ledger's reverseMany. */
   withdrawSeconds: number;
-  /** Rows and MB (data and indexes) per table, and the whole database file (after the withdrawals). */
-  tables: Array<{ name: string; rows: number; mb: number }>;
-  databaseMb: number;
+  /** Rows and MB (data and indexes) per table, and the whole database file, of each archive. */
+  tables: {
+    none: Array<{ name: string; rows: number; mb: number }>;
+    withdrawn: Array<{ name: string; rows: number; mb: number }>;
+  };
+  databaseMb: { none: number; withdrawn: number };
   runs: number;
-  /** Reference: `SELECT SUM(upload_count) FROM ledger` in-process (better-sqlite3) on the same file, and how SQLite reads it. */
-  scanP50Ms: number;
+  csvRuns: number;
+  /** Reference: `SELECT SUM(upload_count) FROM ledger` in-process (better-sqlite3) on each file, alternately, and how SQLite reads it. */
+  scanP50Ms: { none: number; withdrawn: number };
   scanPlan: string;
-  /** The same data set with none of its uploads withdrawn, then with a tenth withdrawn. */
-  before: ReportsPass;
-  after: ReportsPass;
+  /** Reference: GET /api/health of each server, alternately. */
+  healthP50Ms: { none: number; withdrawn: number };
+  queries: PairedTiming[];
+  serverPeakRssMb: { none: number; withdrawn: number };
+  /** The bench process's own peak RSS (the seeding's drawing of the data set is most of it). */
+  benchPeakRssMb: number;
+  /** The machine's load average (1 minute) at the start and end of the measuring, and its highest sample in between. */
+  load: { start: number; end: number; max: number };
 }
 
 const REPORT_TIME_ZONE = 'Asia/Shanghai';
@@ -162,95 +176,212 @@ export async function timeReports(
       times.push(answer.ms);
       total = answer.total;
     }
-    const timing: QueryTiming = {
-      label: q.label,
-      path: decodeURIComponent(p),
-      total,
-      ...(q.csv && { csv: true }),
-      p50Ms: median(times),
-      p99Ms: quantile(times, 0.99),
-      maxMs: Math.max(...times),
-      peakRssMb: server.peakRssMb(),
-    };
-    measured(timing);
-    queries.push(timing);
+    const timed = timing(q, p, times, total, server);
+    measured(timed);
+    queries.push(timed);
   }
   return queries;
 }
 
+/** The two archives a comparison runs on: none of the uploads withdrawn, and a tenth withdrawn. */
+export type Pair<T> = { none: T; withdrawn: T };
+
+const timing = (
+  q: { label: string; csv?: boolean },
+  p: string,
+  times: number[],
+  total: number,
+  server: BenchServer,
+): QueryTiming => ({
+  label: q.label,
+  path: decodeURIComponent(p),
+  total,
+  ...(q.csv && { csv: true }),
+  p50Ms: median(times),
+  p99Ms: quantile(times, 0.99),
+  maxMs: Math.max(...times),
+  peakRssMb: server.peakRssMb(),
+});
+
 /**
- * The administrators' reports over HTTP against the real server process on the embedded store,
- * seeded with `entries` ledger entries (and entries / 5 files), measured twice on the same data
- * set: first with none of its uploads withdrawn, then (the server stopped) with a tenth of them
- * withdrawn through the ledger's `reverseMany`, as withdrawals reverse them (bench/seed.ts), on a
- * new server. One data set rather than two, so the only difference between the passes is the
- * withdrawals (the same files, names, entries and times) and seeding is paid once. Each query runs
- * `runs` times in a row (an export 3); references in the same run: GET /api/health, and a full
- * scan of the ledger in-process.
+ * Times every query of `reportQueries` on both archives at once, request by request in turn
+ * (0% then 10%, then 10% then 0%, and so on: ABBA, so neither is always first), `runs` times each
+ * (`csvRuns` for an export), after one request of each page unmeasured on both (a deep page's
+ * offset is set from each archive's own total, half-way through its pages). A change of the
+ * machine's load then falls on both within the same second or so, where two passes one after the
+ * other would give it to one of them.
  */
-export async function benchReports(entries: number, runs = 7): Promise<ReportsResult> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-reports-'));
-  const env = {
+export async function timeReportsPaired(
+  servers: Pair<BenchServer>,
+  gets: Pair<TimedGet>,
+  seed: ReportSeed,
+  runs: number,
+  csvRuns: number,
+  measured: (q: PairedTiming) => void = () => {},
+): Promise<PairedTiming[]> {
+  const sides = ['none', 'withdrawn'] as const;
+  const queries: PairedTiming[] = [];
+  for (const q of reportQueries(seed)) {
+    const paths = { none: q.path, withdrawn: q.path };
+    // Exports take seconds each: not warmed (their three runs are all measured).
+    if (!q.csv)
+      for (const side of sides) {
+        const first = await gets[side](q.path);
+        if (q.deep) paths[side] = `${q.path}offset=${Math.floor(first.total / 100) * 50}`;
+      }
+    const times: Pair<number[]> = { none: [], withdrawn: [] };
+    const totals = { none: 0, withdrawn: 0 };
+    const ratios: number[] = [];
+    for (let i = 0; i < (q.csv ? csvRuns : runs); i++) {
+      for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
+        const answer = await gets[side](paths[side]);
+        times[side].push(answer.ms);
+        totals[side] = answer.total;
+      }
+      ratios.push(times.withdrawn[i]! / times.none[i]!);
+    }
+    const paired: PairedTiming = {
+      label: q.label,
+      path: decodeURIComponent(paths.none),
+      ...(q.csv && { csv: true }),
+      none: timing(q, paths.none, times.none, totals.none, servers.none),
+      withdrawn: timing(q, paths.withdrawn, times.withdrawn, totals.withdrawn, servers.withdrawn),
+      pairedRatio: median(ratios),
+    };
+    measured(paired);
+    queries.push(paired);
+  }
+  return queries;
+}
+
+/** Peak RSS of this process so far, in MB (Linux: VmHWM). */
+const ownPeakRssMb = () => {
+  const hwm = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'));
+  return hwm ? Number(hwm[1]) / 1024 : process.memoryUsage().rss / 1e6;
+};
+
+/**
+ * The administrators' reports over HTTP against real server processes on the embedded store:
+ * one data set of `entries` ledger entries (and entries / 5 files) seeded once, its data directory
+ * copied, and a tenth of the copy's uploads withdrawn through the ledger's `reverseMany`, as
+ * withdrawals reverse them (bench/seed.ts); so the two archives differ only by the withdrawals
+ * (the same files, names, entries and times). Both are then served at once, each by its own
+ * server, and every query timed on them in turn (`timeReportsPaired`): `runs` times (an export 3).
+ * References in the same run, also in turn: GET /api/health, and a full scan of each ledger
+ * in-process. `measured` hears each query as soon as it is done.
+ */
+export async function benchReports(
+  entries: number,
+  runs = 15,
+  measured: (q: PairedTiming) => void = () => {},
+  /** A directory to seed the two archives into and keep, or to take them from when an earlier run of the same size kept them there. */
+  keep?: string,
+): Promise<ReportsResult> {
+  const root = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-reports-'));
+  const dirs = { none: path.join(root, 'none'), withdrawn: path.join(root, 'withdrawn') };
+  const envOf = (dataDir: string) => ({
     ...process.env,
     DATA_DIR: dataDir,
     STORE: 'embedded',
     MONGODB_URI: '',
     REPORT_TIME_ZONE,
     GC_INTERVAL_SECONDS: '0',
-  };
+  });
+  const servers: Partial<Pair<BenchServer>> = {};
+  /** What seeding the kept archives took and made, written once both are ready. */
+  const kept = path.join(root, 'seeded.json');
+  type Seeded = { seed: ReportSeed; token: string; seedSeconds: number; copySeconds: number; withdrawSeconds: number };
   try {
-    const token = benchToken(env, { username: 'bench-admin', role: 'admin', unit: 'archive', city: 'Archive' });
-    const seedStart = performance.now();
-    const seed = await seedReportData(dataDir, entries, REPORT_TIME_ZONE, 0);
-    const seedSeconds = (performance.now() - seedStart) / 1000;
-    const pass = async (withdrawn: number): Promise<ReportsPass> => {
-      const server = await startBenchServer(env);
-      try {
-        const get = timedGet(server.url, { authorization: `Bearer ${token}` });
-        const health: number[] = [];
-        for (let i = 0; i < 50; i++) health.push((await get('/api/health')).ms);
-        // A whole export takes seconds: three runs of it.
-        const queries = await timeReports(server, get, seed, runs, Math.min(runs, 3));
-        return { withdrawn, healthP50Ms: median(health), queries, serverPeakRssMb: server.peakRssMb() };
-      } finally {
-        await server.stop();
-      }
-    };
-    const before = await pass(0);
-    const withdrawStart = performance.now();
-    const withdrawn = await withdrawSeededShare(dataDir, seed.uploads, 0.1);
-    const withdrawSeconds = (performance.now() - withdrawStart) / 1000;
-    const after = await pass(withdrawn);
+    let seeded = keep && fs.existsSync(kept) ? (JSON.parse(fs.readFileSync(kept, 'utf8')) as Seeded) : undefined;
+    if (seeded && seeded.seed.entries !== entries)
+      throw new Error(`${root} holds ${seeded.seed.entries} entries, not ${entries}`);
+    if (!seeded) {
+      fs.rmSync(dirs.none, { recursive: true, force: true });
+      fs.rmSync(dirs.withdrawn, { recursive: true, force: true });
+      // The account and its token are made before the copy: the same on both archives.
+      const token = benchToken(envOf(dirs.none), {
+        username: 'bench-admin',
+        role: 'admin',
+        unit: 'archive',
+        city: 'Archive',
+      });
+      const seedStart = performance.now();
+      const seed = await seedReportData(dirs.none, entries, REPORT_TIME_ZONE, 0);
+      const seedSeconds = (performance.now() - seedStart) / 1000;
+      const copyStart = performance.now();
+      fs.cpSync(dirs.none, dirs.withdrawn, { recursive: true });
+      const copySeconds = (performance.now() - copyStart) / 1000;
+      const withdrawStart = performance.now();
+      const withdrawn = await withdrawSeededShare(dirs.withdrawn, seed.uploads, 0.1);
+      const withdrawSeconds = (performance.now() - withdrawStart) / 1000;
+      seeded = { seed: { ...seed, withdrawn }, token, seedSeconds, copySeconds, withdrawSeconds };
+      if (keep) fs.writeFileSync(kept, JSON.stringify(seeded));
+    }
+    const { seed, token, seedSeconds, copySeconds, withdrawSeconds } = seeded;
 
-    const file = databaseFile(dataDir);
-    const tables = tableSizes(file);
-    const databaseMb = fs.statSync(file).size / 1e6;
-    const db = new Database(file, { readonly: true });
+    const files = { none: databaseFile(dirs.none), withdrawn: databaseFile(dirs.withdrawn) };
+    const tables = { none: tableSizes(files.none), withdrawn: tableSizes(files.withdrawn) };
+    const databaseMb = { none: fs.statSync(files.none).size / 1e6, withdrawn: fs.statSync(files.withdrawn).size / 1e6 };
     const scanSql = 'SELECT SUM(upload_count) FROM ledger';
-    const scanPlan = (db.prepare(`EXPLAIN QUERY PLAN ${scanSql}`).all() as Array<{ detail: string }>)
+    const dbs = {
+      none: new Database(files.none, { readonly: true }),
+      withdrawn: new Database(files.withdrawn, { readonly: true }),
+    };
+    const scanPlan = (dbs.none.prepare(`EXPLAIN QUERY PLAN ${scanSql}`).all() as Array<{ detail: string }>)
       .map((r) => r.detail)
       .join('; ');
-    const scan = db.prepare(scanSql);
-    const scans: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      const start = performance.now();
-      scan.get();
-      scans.push(performance.now() - start);
+    const scans: Pair<number[]> = { none: [], withdrawn: [] };
+    for (let i = 0; i < runs; i++)
+      for (const side of ['none', 'withdrawn'] as const) {
+        const start = performance.now();
+        dbs[side].prepare(scanSql).get();
+        scans[side].push(performance.now() - start);
+      }
+    dbs.none.close();
+    dbs.withdrawn.close();
+
+    const loads = [os.loadavg()[0]!];
+    const sampler = setInterval(() => loads.push(os.loadavg()[0]!), 5000);
+    try {
+      // One at a time: two start-ups side by side would each slow the other.
+      servers.none = await startBenchServer(envOf(dirs.none));
+      servers.withdrawn = await startBenchServer(envOf(dirs.withdrawn));
+      const both = servers as Pair<BenchServer>;
+      const authorization = { authorization: `Bearer ${token}` };
+      const gets = {
+        none: timedGet(both.none.url, authorization),
+        withdrawn: timedGet(both.withdrawn.url, authorization),
+      };
+      const health: Pair<number[]> = { none: [], withdrawn: [] };
+      for (let i = 0; i < 50; i++)
+        for (const side of ['none', 'withdrawn'] as const) health[side].push((await gets[side]('/api/health')).ms);
+      // A whole export takes seconds: three runs of it.
+      const csvRuns = Math.min(runs, 3);
+      const queries = await timeReportsPaired(both, gets, seed, runs, csvRuns, measured);
+      loads.push(os.loadavg()[0]!);
+      return {
+        seed,
+        seedSeconds,
+        copySeconds,
+        withdrawSeconds,
+        tables,
+        databaseMb,
+        runs,
+        csvRuns,
+        scanP50Ms: { none: median(scans.none), withdrawn: median(scans.withdrawn) },
+        scanPlan,
+        healthP50Ms: { none: median(health.none), withdrawn: median(health.withdrawn) },
+        queries,
+        serverPeakRssMb: { none: both.none.peakRssMb(), withdrawn: both.withdrawn.peakRssMb() },
+        benchPeakRssMb: ownPeakRssMb(),
+        load: { start: loads[0]!, end: loads[loads.length - 1]!, max: Math.max(...loads) },
+      };
+    } finally {
+      clearInterval(sampler);
     }
-    db.close();
-    return {
-      seed: { ...seed, withdrawn },
-      seedSeconds,
-      withdrawSeconds,
-      tables,
-      databaseMb,
-      runs,
-      scanP50Ms: median(scans),
-      scanPlan,
-      before,
-      after,
-    };
   } finally {
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await servers.none?.stop();
+    await servers.withdrawn?.stop();
+    if (!keep) fs.rmSync(root, { recursive: true, force: true });
   }
 }

@@ -16,6 +16,8 @@ export interface WithdrawalsResult {
   /** The uploads the reports count before, after the withdrawal and after the restore (the counts must go and return). */
   counted: { before: number; withdrawn: number; restored: number };
   serverPeakRssMb: number;
+  /** The server's RSS once started, and its peak during each step alone (the kernel's high-water mark, reset between steps). */
+  serverRssMb: { started: number; counting: number; receipt: number; withdraw: number; restore: number };
 }
 
 const BATCH = 1000;
@@ -59,6 +61,14 @@ export async function benchWithdrawals(files: number, mongoUri?: string): Promis
         if (res.status >= 300) throw new Error(`${method} ${p} answered ${res.status}: ${text.slice(0, 300)}`);
         return JSON.parse(text) as unknown;
       };
+      // The server's peak RSS since the last step, the high-water mark then reset (Linux: clear_refs 5).
+      const stepPeak = () => {
+        const peak = server.peakRssMb();
+        fs.writeFileSync(`/proc/${server.process.pid}/clear_refs`, '5');
+        return peak;
+      };
+      const started = server.rssMb();
+      stepPeak();
       const uploadsCounted = async () =>
         ((await call(admin, 'GET', '/api/reports/savings')) as { summary: { uploads: number } }).summary.uploads;
 
@@ -86,9 +96,11 @@ export async function benchWithdrawals(files: number, mongoUri?: string): Promis
         await call(clerk, 'POST', '/api/uploads/batch', form);
         uploadMs += performance.now() - start;
       }
+      const counting = stepPeak();
       const receipt = randomBytes(16).toString('hex');
       await call(clerk, 'PUT', `/api/receipts/${receipt}`, { title: '卷', startedAt: at, rows });
       const before = await uploadsCounted();
+      const receiptPeak = stepPeak();
 
       let start = performance.now();
       const answer = (await call(clerk, 'POST', '/api/withdrawals', { receipt, reason: 'wrong_unit' })) as {
@@ -96,6 +108,7 @@ export async function benchWithdrawals(files: number, mongoUri?: string): Promis
       };
       const withdrawSeconds = (performance.now() - start) / 1000;
       if (answer.withdrawn.length !== files) throw new Error(`withdrew ${answer.withdrawn.length} of ${files}`);
+      const withdrawPeak = stepPeak();
       const withdrawn = await uploadsCounted();
 
       start = performance.now();
@@ -104,6 +117,7 @@ export async function benchWithdrawals(files: number, mongoUri?: string): Promis
       };
       const restoreSeconds = (performance.now() - start) / 1000;
       if (restored.restored.length !== files) throw new Error(`restored ${restored.restored.length} of ${files}`);
+      const restorePeak = stepPeak();
       return {
         store: mongoUri ? 'mongodb' : 'embedded',
         files,
@@ -111,7 +125,8 @@ export async function benchWithdrawals(files: number, mongoUri?: string): Promis
         withdrawSeconds,
         restoreSeconds,
         counted: { before, withdrawn, restored: await uploadsCounted() },
-        serverPeakRssMb: server.peakRssMb(),
+        serverPeakRssMb: Math.max(counting, receiptPeak, withdrawPeak, restorePeak),
+        serverRssMb: { started, counting, receipt: receiptPeak, withdraw: withdrawPeak, restore: restorePeak },
       };
     } finally {
       await server.stop();

@@ -82,6 +82,11 @@ export interface ReceiptSummary {
 /** A receipt's row as shown: a withdrawn upload says so (a restored one counts again and says nothing). */
 export interface ReceiptRowView extends ReceiptRow {
   withdrawal?: { id: string; withdrawnAt: string; withdrawnBy: string; reason: string; note: string | null };
+  /**
+   * A copy inside this upload: the path of the row of the same file that was counted first in it
+   * (与本批 … 相同，只保存一份). Its upload counts, as a copy, not as a re-send.
+   */
+  sameAs?: string;
 }
 
 export interface ReceiptView extends ReceiptSummary {

@@ -104,6 +104,40 @@ describe('starting the service and the archive command', () => {
     }
   });
 
+  it("makes an administrator's token that may keep accounts only when --scopes says so", async (t) => {
+    // An archive of its own: the audit log's test below reads this one's events in full.
+    const own = { DATA_DIR: tempDir(), ...EMBEDDED_STORE };
+    t.after(() => fs.rmSync(own.DATA_DIR, { recursive: true, force: true }));
+    const add = cli(['user', 'add', 'keeper', '--role', 'admin', '--unit', 'archive'], own, 'a long password\n');
+    assert.equal(add.status, 0, add.stderr);
+    const make = (...more: string[]) => {
+      const r = cli(['token', 'create', 'keeper', ...more], own);
+      assert.equal(r.status, 0, r.stderr);
+      return r.stdout.trim().split('\n').pop()!;
+    };
+    const plain = make();
+    const scoped = make('--scopes', 'accounts, tokens');
+    assert.match(
+      cli(['token', 'list'], own).stdout,
+      new RegExp(`${scoped.split('_')[1]}\tkeeper\t.*\taccounts,tokens$`, 'm'),
+    );
+    const s = await startServer(own);
+    try {
+      const create = (token: string, username: string) =>
+        fetch(`${s.url}/api/accounts`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ username, role: 'admin', unitId: 'archive' }),
+        });
+      const refused = await create(plain, 'by-plain');
+      assert.equal(refused.status, 403);
+      assert.equal((await refused.json()).error, 'token_scope_missing');
+      assert.equal((await create(scoped, 'by-scoped')).status, 201);
+    } finally {
+      await stopServer(s);
+    }
+  });
+
   it("resets a password from standard input, revoking the account's API tokens; the account must change it at next login", async () => {
     const token = cli(['token', 'create', '李四'], env).stdout.trim().split('\n').pop()!;
     const reset = cli(['user', 'password', '李四'], env, 'temporary password 1');
@@ -308,6 +342,16 @@ describe('starting the service and the archive command', () => {
         /--label: a name has no control or invisible characters .*character 5 is U\+202E/,
       ],
       [['token', 'create', '李四', '--days', '0'], undefined, /--days is a whole number of days/],
+      [
+        ['token', 'create', '李四', '--scopes', 'tokens,admin'],
+        undefined,
+        /--scopes takes tokens and\/or accounts.*"admin"/,
+      ],
+      [
+        ['token', 'create', '李四', '--scopes', 'accounts'],
+        undefined,
+        /Only administrators’ tokens may have the "accounts" scope/,
+      ],
       [['units', 'find'], undefined, /units find needs a name/],
       [['user', 'remove', 'x'], undefined, /unknown command/],
       [['user', 'list', '--colour'], undefined, /Unknown option/],

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { GEO_TYPES, ROLES, type GeoType, type Role, type Unit } from '../../shared/schemas.js';
-import { TOKEN_LABEL_RULE } from '../../shared/accounts.js';
+import { TOKEN_LABEL_RULE, TOKEN_SCOPES, type TokenScope } from '../../shared/accounts.js';
 import { composeServices } from '../compose.js';
 import { loadConfig } from '../config.js';
 import { ArchiveError, ConfigError, ValidationError } from '../errors.js';
@@ -33,10 +33,11 @@ const USAGE = `Usage: npm run archive -- <command>
   units unmapped             accounts of an earlier version whose units are not in the directory:
                              assign them in the browser (单位 / Units) or with user add
   user password <username>   set a new password (read from standard input)
-  token create <username> [--label <text>] [--days <n>]
-                             create an API token (expiring after n days; without --days, never);
-                             the token is the last line printed
-  token list                 list API tokens (ids and owners, never the secrets)
+  token create <username> [--label <text>] [--days <n>] [--scopes tokens,accounts]
+                             create an API token (expiring after n days; without --days, never),
+                             which may also make tokens and, an administrator's, keep accounts
+                             if --scopes says so; the token is the last line printed
+  token list                 list API tokens: id, owner, created, label, scopes (never the secrets)
   token revoke <token-id>    revoke an API token
   gc                         remove what interrupted uploads left behind: resumable uploads idle
                              longer than UPLOAD_IDLE_HOURS, staging areas older than
@@ -60,6 +61,19 @@ const USAGE = `Usage: npm run archive -- <command>
 
 All but import act on the store the server uses, as the same settings choose it: STORE=mongodb
 (or MONGODB_URI alone) for MongoDB, else the embedded store in DATA_DIR.`;
+
+/** `--scopes`: a comma-separated list of TOKEN_SCOPES (none when the flag is absent). */
+function tokenScopes(text: string | undefined): TokenScope[] {
+  if (text === undefined) return [];
+  const named = text.split(',').map((s) => s.trim());
+  const known = (s: string): s is TokenScope => (TOKEN_SCOPES as readonly string[]).includes(s);
+  const unknown = named.filter((s) => !known(s));
+  if (unknown.length > 0 || named.length === 0)
+    throw new ValidationError(
+      `--scopes takes ${TOKEN_SCOPES.join(' and/or ')}, separated by commas; not "${unknown.join(',')}".`,
+    );
+  return [...new Set(named.filter(known))];
+}
 
 async function readPassword(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write('Password (then Enter and Ctrl-D): ');
@@ -193,6 +207,7 @@ async function run(argv: string[]): Promise<void> {
       lat: { type: 'string' },
       label: { type: 'string' },
       days: { type: 'string' },
+      scopes: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -322,19 +337,22 @@ async function run(argv: string[]): Promise<void> {
         const days = values.days === undefined ? null : Number(values.days);
         if (days !== null && !(Number.isInteger(days) && days >= 1 && days <= 3650))
           throw new ValidationError('--days is a whole number of days from 1 to 3650.');
-        const { id, token } = await tokens.create(account, { label, expiresInDays: days });
+        const scopes = tokenScopes(values.scopes);
+        const { id, token } = await tokens.create(account, { label, expiresInDays: days, scopes });
         out(`token id ${id} for ${name}; keep the token secret, it is not shown again:`);
         out(token);
         await audit.record('token_created', account, {
           ...byCommand,
-          note: { code: 'token_created', tokenId: id, label, expiresInDays: days, byCommand: true },
+          note: { code: 'token_created', tokenId: id, label, expiresInDays: days, scopes, byCommand: true },
         });
         break;
       }
       case 'token list': {
         const byId = new Map((await accounts.list()).map((a) => [a.id, a.username]));
         for (const t of await tokens.list())
-          out(`${t.id}\t${byId.get(t.accountId) ?? '(deleted account)'}\t${t.createdAt.toISOString()}\t${t.label}`);
+          out(
+            `${t.id}\t${byId.get(t.accountId) ?? '(deleted account)'}\t${t.createdAt.toISOString()}\t${t.label}\t${t.scopes.join(',')}`,
+          );
         break;
       }
       case 'token revoke': {

@@ -100,9 +100,13 @@ export class ReceiptService {
     const withdrawn = await this.store.withdrawals.openOf(
       record.rows.flatMap((row) => (row.uploadId === undefined ? [] : [row.uploadId])),
     );
+    const firsts = firstOfEachFile(record.rows.filter((row) => row.uploadId && !withdrawn.has(row.uploadId)));
     const rows = record.rows.map((row): ReceiptRowView => {
       const w = row.uploadId === undefined ? undefined : withdrawn.get(row.uploadId);
-      if (!w) return row;
+      if (!w) {
+        const first = row.uploadId === undefined || row.fileId === undefined ? undefined : firsts.get(row.fileId);
+        return first && first !== row ? { ...row, sameAs: first.path } : row;
+      }
       const withdrawal = {
         id: w.id,
         withdrawnAt: w.withdrawnAt.toISOString(),
@@ -119,6 +123,26 @@ export class ReceiptService {
     const { items, total } = await this.store.receipts.list(account.id, page);
     return { items: items.map(summaryOf), total, ...page };
   }
+}
+
+/**
+ * The row of each file counted first in a receipt (the lowest upload count, then the earliest,
+ * then by path): the other rows of that file are its copies inside this one upload.
+ */
+function firstOfEachFile(counted: readonly ReceiptRow[]): Map<string, ReceiptRow> {
+  const firsts = new Map<string, ReceiptRow>();
+  for (const row of counted) {
+    const seen = firsts.get(row.fileId!);
+    if (!seen || earlier(row, seen)) firsts.set(row.fileId!, row);
+  }
+  return firsts;
+}
+
+function earlier(a: ReceiptRow, b: ReceiptRow): boolean {
+  const [ca, cb] = [a.uploadCount ?? 0, b.uploadCount ?? 0];
+  if (ca !== cb) return ca < cb;
+  if (a.at !== b.at) return a.at < b.at;
+  return a.path < b.path;
 }
 
 /** What a receipt takes to keep: its title and rows as JSON, in UTF-8 (as the embedded store holds them). */

@@ -9,7 +9,7 @@ import {
   type UnitView,
 } from '../../shared/units.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
-import type { Account, AccountStore } from '../store/accounts/port.js';
+import type { Account, AccountSelection, AccountStore } from '../store/accounts/port.js';
 import type { UnitSubtree } from '../store/ledger/port.js';
 import type { DirectoryUnit, UnitStore } from '../store/units/port.js';
 import { divisionsOf } from './divisions.js';
@@ -80,8 +80,15 @@ export function legacyNames(unit: Unit): string[] {
 
 export interface UnitDirectoryDeps {
   units: UnitStore;
-  accounts: Pick<AccountStore, 'list' | 'update'>;
+  accounts: Pick<AccountStore, 'page' | 'update'>;
 }
+
+/**
+ * Accounts read at once where the directory goes through all of them (at every start, and when a
+ * unit is renamed): a province has 100,000, and reading them whole held about 120 MB of the
+ * server's RSS from its start on (issue 43).
+ */
+const ACCOUNT_BATCH = 1_000;
 
 export class UnitDirectory {
   constructor(private readonly deps: UnitDirectoryDeps) {}
@@ -263,9 +270,20 @@ export class UnitDirectory {
   private async refreshAccountsUnder(lineage: string): Promise<void> {
     const { items } = await this.deps.units.find({ within: lineage, limit: 100_000, offset: 0 });
     const byId = new Map(items.map((u) => [u.id, u]));
-    for (const account of await this.deps.accounts.list()) {
-      const unit = byId.get(account.unit.id);
-      if (unit) await this.deps.accounts.update(account.id, { unit: geographyOf(unit) });
+    // Only the accounts of these units; their order (by name) and the selection stay as they are updated.
+    for await (const accounts of this.accountBatches({ units: [...byId.keys()] }))
+      for (const account of accounts) {
+        const unit = byId.get(account.unit.id);
+        if (unit) await this.deps.accounts.update(account.id, { unit: geographyOf(unit) });
+      }
+  }
+
+  /** The accounts a selection takes, ACCOUNT_BATCH at a time, so none holds them all. */
+  private async *accountBatches(selection: AccountSelection): AsyncGenerator<Account[]> {
+    for (let offset = 0; ; offset += ACCOUNT_BATCH) {
+      const { items } = await this.deps.accounts.page(selection, offset, ACCOUNT_BATCH);
+      if (items.length > 0) yield items;
+      if (items.length < ACCOUNT_BATCH) return;
     }
   }
 
@@ -332,8 +350,12 @@ export class UnitDirectory {
 
   /** Accounts whose units are not in the directory (an earlier version's free text the mapping could not place). */
   async unmapped(): Promise<Account[]> {
-    const accounts = (await this.deps.accounts.list()).filter((a) => a.unit.id !== ARCHIVE_UNIT_ID);
-    const known = new Set((await this.getMany([...new Set(accounts.map((a) => a.unit.id))])).map((u) => u.id));
-    return accounts.filter((a) => !known.has(a.unit.id));
+    const unmapped: Account[] = [];
+    for await (const batch of this.accountBatches({})) {
+      const accounts = batch.filter((a) => a.unit.id !== ARCHIVE_UNIT_ID);
+      const known = new Set((await this.getMany([...new Set(accounts.map((a) => a.unit.id))])).map((u) => u.id));
+      unmapped.push(...accounts.filter((a) => !known.has(a.unit.id)));
+    }
+    return unmapped;
   }
 }

@@ -22,7 +22,7 @@ import {
 } from '../errors.js';
 import type { Account } from '../store/accounts/port.js';
 import type { ArchiveStore } from '../store/archive-store.js';
-import type { UploadDetails, UnitSubtree, ViewScope } from '../store/ledger/port.js';
+import type { FileUploadState, UploadDetails, UnitSubtree, ViewScope } from '../store/ledger/port.js';
 import { withdrawalKeys, type Person, type WithdrawalRecord } from '../store/withdrawals/port.js';
 import type { AuditService } from './audit.js';
 import type { HoldService } from './holds.js';
@@ -90,12 +90,7 @@ export class WithdrawalService {
     const recorded = await store.ledger.recordedUploads(keys);
     // An upload whose file was disposed of (销毁) or deleted is out of every count for good: a
     // receipt's such rows are skipped, uploads named one by one are refused.
-    let gone = await this.goneFiles(keys.flatMap((key) => recorded.get(key) ?? []));
-    // A purged one keeps its record, and is answered from it (already withdrawn, or 410) as before.
-    if (gone.length > 0) {
-      const withdrawn = await store.withdrawals.openOf(gone.map((u) => u.key));
-      gone = gone.filter((u) => !withdrawn.has(u.key));
-    }
+    const gone = await this.goneFiles(keys.flatMap((key) => recorded.get(key) ?? []));
     if (gone.length > 0 && request.receipt !== undefined && gone.length < keys.length) {
       const goneKeys = new Set(gone.map((u) => u.key));
       keys = keys.filter((key) => !goneKeys.has(key));
@@ -440,14 +435,21 @@ export class WithdrawalService {
    */
   async finishInterrupted(before: Date): Promise<number> {
     let finished = 0;
+    // Purges under way are listed too, and stay: the purge's sweep finishes them (PurgeService).
+    let purging = 0;
     for (;;) {
-      const records = await this.deps.store.withdrawals.unfinished(before, 100);
+      const records = (await this.deps.store.withdrawals.unfinished(before, 100 + purging)).slice(purging);
       // One that cannot be finished now does not hold up the others; the sweep says so after them.
       let failure: Error | undefined;
       for (const record of records) {
         try {
           if (record.state === 'withdrawing') await this.finishWithdrawals([record], null);
-          else await this.finishRestores([record], null);
+          else if (record.state === 'restoring') await this.finishRestores([record], null);
+          else {
+            // Never restored: that would count its upload again, and leave the purge nothing to purge.
+            purging++;
+            continue;
+          }
           finished++;
         } catch (err) {
           failure ??= err instanceof Error ? err : new Error('a withdrawal could not be finished', { cause: err });
@@ -512,8 +514,19 @@ export class WithdrawalService {
     return this.afterMove(done, moved, { state: 'withdrawn', changedAt: at });
   }
 
-  /** The uploads whose file the catalog no longer has (disposed of, or purged), each file read once. */
-  private async goneFiles(uploads: readonly UploadDetails[]): Promise<UploadDetails[]> {
+  /**
+   * The uploads whose file was disposed of or deleted: out of every count, no withdrawal of theirs
+   * open, and their file no longer in the catalog. A content is deleted only once no upload counts
+   * (docs/decisions/purge.md), so only the uploads the ledger no longer counts are asked about: a
+   * receipt that counts whole costs no read. (An upload counted for bytes deleted anyway, in the
+   * gaps purge.md names, is withdrawn as any other: out of counts it should not be in.) A purged
+   * one keeps its withdrawal's record, and is answered from it (already withdrawn, or 410).
+   */
+  private async goneFiles(recorded: readonly FileUploadState[]): Promise<FileUploadState[]> {
+    let uploads = recorded.filter((u) => !u.counted);
+    if (uploads.length === 0) return [];
+    const open = await this.deps.store.withdrawals.openOf(uploads.map((u) => u.key));
+    uploads = uploads.filter((u) => !open.has(u.key));
     const fileIds = [...new Set(uploads.map((u) => u.fileId))];
     const missing = new Set<string>();
     for (let at = 0; at < fileIds.length; at += 50) {

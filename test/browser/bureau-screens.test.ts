@@ -197,7 +197,9 @@ describe('the bureau’s screens (Debian Chromium, embedded store)', { skip: bro
         await page.locator('dd[data-figure="uploads"]').waitFor();
         const bar = await page.locator('header.topbar').evaluate((header) => {
           const h = header as unknown as {
-            children: ArrayLike<{ getBoundingClientRect(): { top: number; height: number } }>;
+            children: ArrayLike<{
+              getBoundingClientRect(): { top: number; height: number; left: number; right: number };
+            }>;
             getBoundingClientRect(): { height: number };
             querySelector(s: string): { getBoundingClientRect(): { height: number } };
           };
@@ -206,7 +208,10 @@ describe('the bureau’s screens (Debian Chromium, embedded store)', { skip: bro
             const r = c.getBoundingClientRect();
             return r.top + r.height / 2;
           });
+          const boxes = Array.from(h.children).map((c) => c.getBoundingClientRect());
           return {
+            left: Math.min(...boxes.map((b) => b.left)),
+            right: Math.max(...boxes.map((b) => b.right)),
             spread: Math.max(...middles) - Math.min(...middles),
             height: h.getBoundingClientRect().height,
             nav: h.querySelector('nav').getBoundingClientRect().height,
@@ -216,6 +221,8 @@ describe('the bureau’s screens (Debian Chromium, embedded store)', { skip: bro
         assert.ok(bar.spread < 4, `every item on one line: ${JSON.stringify(bar)}`);
         assert.ok(bar.nav < bar.link * 1.5, `the pages on one line: ${JSON.stringify(bar)}`);
         assert.ok(bar.height < 64, `one line high: ${JSON.stringify(bar)}`);
+        // Every page within the window (every tab of a top-level administrator, in English too).
+        assert.ok(bar.left >= 0 && bar.right <= width, `the whole bar in the window: ${JSON.stringify(bar)}`);
         const logout = page.getByRole('button', { name: MESSAGES[language].logout });
         const look_ = await logout.evaluate((b) => {
           const style = (

@@ -1034,7 +1034,7 @@ describe('the clerks’ browser app (Debian Chromium, embedded store)', { skip: 
     await page.getByRole('button', { name: 'Choose a folder' }).waitFor();
     await page.reload();
     await page.getByRole('heading', { name: 'Upload documents' }).waitFor();
-    await page.getByRole('link', { name: 'Our unit’s files' }).click();
+    await page.getByRole('link', { name: 'Unit files' }).click();
     await page.getByRole('heading', { name: 'Our unit’s files' }).waitFor();
     await page.getByPlaceholder('Search by file or folder name').waitFor();
     await page.screenshot({ path: artifactPath('13-english.png') });

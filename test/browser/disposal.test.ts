@@ -102,9 +102,19 @@ describe('销毁 and 销毁清册 (Debian Chromium, embedded store)', { skip: br
     fs.writeFileSync(path.join(SHOTS, 'register.pdf'), pdf);
     await page.emulateMedia({ media: 'screen' });
 
+    // The date filters are the page's own fields (never the browser's mm/dd/yyyy): a day typed as
+    // a clerk writes it filters the register, and shows in the page's language.
+    const from = page.getByRole('textbox', { name: '销毁日期从' });
+    await from.fill('2099-1-1');
+    await page.getByRole('button', { name: '筛选' }).click();
+    await page.getByText('没有符合筛选条件的销毁记录。').waitFor();
+    assert.equal(await from.inputValue(), '2099年1月1日');
+    assert.match(page.url(), /from=2099-01-01/);
+
     // In English, one click away.
     await page.getByRole('button', { name: 'English' }).click();
     await page.getByRole('heading', { name: 'Disposal register' }).waitFor();
+    assert.equal(await page.getByRole('textbox', { name: 'Disposed of from' }).inputValue(), '2099-01-01');
     await shot(page, '6-register-en');
     assert.deepEqual(errors, []);
   });

@@ -329,6 +329,66 @@ describe('a folder upload in the browser', () => {
     assert.deepEqual(kept[1]!.receipt, kept[0]!.receipt);
   });
 
+  it('a folder dropped as soon as the last one finished does not cost the last one its receipt', async () => {
+    // The page clears an ended list when the next folder comes (use-folder-upload.ts): the ended
+    // list's receipt, still waiting to be sent, is sent then. Without it the archive never learns
+    // that the first drop's copies of a page came in one upload, and counts them as re-sends.
+    const archive = new FakeArchive();
+    const kept: Array<{ id: string; receipt: ReceiptRequest }> = [];
+    const upload = pipeline(
+      archive,
+      new MemoryJournal(),
+      1 << 30,
+      async (id, receipt) => void kept.push({ id, receipt }),
+    );
+    const [page, other] = folder(2);
+    const copy = { path: '卷/第101页.jpg', file: new File([page!.data], '第101页.jpg', { lastModified: 1000 }) };
+    await upload.add([page!, copy, other!]);
+    await settled(upload);
+    await upload.clear();
+    const later = folder(1);
+    await upload.add(later);
+    await settled(upload);
+    await until(() => kept.length === 2, 'both receipts kept');
+    const byRows = new Map(kept.map((k) => [k.receipt.rows.length, k]));
+    assert.notEqual(kept[0]!.id, kept[1]!.id, 'two uploads, two receipts');
+    assert.deepEqual(
+      byRows.get(3)!.receipt.rows.map((r) => [r.path, r.outcome, r.claimId !== undefined || r.key !== undefined]),
+      [
+        [page!.path, 'stored', true],
+        [other!.path, 'stored', true],
+        [copy.path, 'instant', true],
+      ].sort((a, b) => (a[0]! < b[0]! ? -1 : 1)),
+      'the first drop’s receipt names every upload it counted, the copy’s claim too',
+    );
+    assert.deepEqual(
+      byRows.get(1)!.receipt.rows.map((r) => r.path),
+      later.map((f) => f.path),
+    );
+  });
+
+  it('a receipt that could not be kept before its list was cleared is sent again with the next list’s', async () => {
+    const archive = new FakeArchive();
+    const sent: string[] = [];
+    let refuse = true;
+    const upload = pipeline(archive, new MemoryJournal(), 1 << 30, async (id) => {
+      sent.push(id);
+      if (refuse) throw new NetworkError();
+    });
+    await upload.add(folder(2));
+    await settled(upload);
+    await upload.clear();
+    await until(() => sent.length === 1, 'the first receipt sent as its list is cleared');
+    // Refused on its way (no network): the list is gone, the receipt is owed.
+    refuse = false;
+    await upload.add(folder(1));
+    await settled(upload);
+    await until(() => sent.length === 3, 'the next receipt, and the one owed');
+    assert.equal(new Set(sent).size, 2, 'the owed receipt under its own id, once more');
+    assert.equal(sent.filter((id) => id === sent[0]).length, 2);
+    await until(() => upload.receipt.kind === 'saved', 'the list’s own receipt shown kept');
+  });
+
   it('files dropped while the page still reads what it remembers are uploaded under a receipt all the same', async () => {
     // A slow journal (IndexedDB on a busy machine): it has read that nothing is remembered, and
     // answers so only after the clerk has dropped the files.

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { DisposalAnswer, DisposalList, DisposalView } from '../../shared/disposals.js';
-import type { ReceiptView } from '../../shared/receipts.js';
 import type { SavingsReport } from '../../shared/reports.js';
 import type { AuditList } from '../../shared/schemas.js';
 import type { TrashList, WithdrawalAnswer } from '../../shared/withdrawals.js';
-import { md5, randomContent, sha256 } from '../support/content.js';
+import { randomContent } from '../support/content.js';
 import { body, type Client, TestServer } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
+import { uploadFolder } from '../support/receipts.js';
 
 /**
  * 销毁 and 销毁清册 over HTTP. Two counties of 沧州市 (Hebei loaded): 青县 with two clerks of one
@@ -23,7 +22,6 @@ import { storeTargets } from '../support/stores.js';
 type Who = 'anonymous' | 'clerkQ' | 'clerkQ2' | 'clerkD' | 'adminQ' | 'adminD' | 'top';
 const TOWN_Q = '130922100';
 const TOWN_D = '130923100';
-const newKey = () => randomBytes(16).toString('hex');
 
 for (const target of storeTargets) {
   describe(`disposal and its register (${target.name} store)`, { skip: target.skip }, () => {
@@ -53,32 +51,6 @@ for (const target of storeTargets) {
       as = await server.loginAll(['clerkQ', 'clerkQ2', 'clerkD', 'adminQ', 'adminD', 'top']);
     });
     after(() => server.close());
-
-    /** Files the client uploads in one batch, and the receipt it keeps of them. */
-    async function uploadFolder(client: Client, files: Buffer[], title = '卷') {
-      const keys = files.map(() => newKey());
-      const paths = files.map((_, i) => `${title}/第${i + 1}页.pdf`);
-      const batch = await body<{ results: Array<{ fileId: string }> }>(
-        await client.batch(
-          files.map((data, i) => ({ name: `p${i}.pdf`, data })),
-          files.map((data, i) => ({ md5: md5(data), sha256: sha256(data), name: paths[i], key: keys[i] })),
-        ),
-        200,
-      );
-      const receipt = newKey();
-      const at = new Date().toISOString();
-      const rows = files.map((data, i) => ({
-        path: paths[i],
-        size: data.length,
-        outcome: 'stored',
-        via: 'batch',
-        key: keys[i],
-        at,
-      }));
-      await body(await client.json(`/api/receipts/${receipt}`, 'PUT', { title, startedAt: at, rows }), 200);
-      const view = await body<ReceiptView>(await client.fetch(`/api/receipts/${receipt}`), 200);
-      return { receipt, uploadIds: view.rows.map((r) => r.uploadId!), fileIds: batch.results.map((r) => r.fileId) };
-    }
 
     const dispose = (who: Who, request: object) =>
       as[who].json('/api/disposals', 'POST', {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { AuditList } from '../../shared/schemas.js';
+import { purgeKeyOf } from '../../server/services/purge.js';
 import type { ArchiveStore } from '../../server/store/archive-store.js';
 import type { Ledger } from '../../server/store/ledger/port.js';
 import type { PurgeAnswer, TrashList, WithdrawalAnswer } from '../../shared/withdrawals.js';
@@ -206,6 +207,31 @@ for (const target of storeTargets) {
         now = started;
       }
     });
+
+    for (const leftAt of ['purging', 'purging, the ledger told'] as const) {
+      it(`a purge a crash left "${leftAt}" is finished by the sweep (archive gc): its upload never counts again`, async () => {
+        const started = now;
+        try {
+          const { id, fileId } = await withdrawn();
+          // The purge moved it from the trash (and, maybe, told the ledger), then the server died.
+          const record = (await server.store.withdrawals.get(id))!;
+          const by = { id: 'admin-q', username: 'adminQ' };
+          assert.ok(await server.store.withdrawals.advance(id, 'withdrawn', 'purging', now, by));
+          if (leftAt === 'purging, the ledger told')
+            assert.equal(await server.store.ledger.purge(record.uploadKey, purgeKeyOf(id)), 'purged');
+          now = new Date(started.getTime() + 120_000);
+
+          await server.archive.gc.run();
+          assert.equal((await server.store.withdrawals.get(id))?.state, 'purged');
+          assert.equal(await server.store.ledger.countingUploads(fileId), 0, 'not counted again');
+          assert.equal(await inTrash('clerkQ', id), false);
+          await status('the file', await download(fileId), 404);
+          assert.equal((await body<{ error: string }>(await restore('clerkQ', id), 410)).error, 'already_purged');
+        } finally {
+          now = started;
+        }
+      });
+    }
 
     it('an instant upload whose content is deleted between check and proof is refused, and the upload then stores it anew', async () => {
       const data = randomContent(70_000);

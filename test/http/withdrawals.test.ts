@@ -12,9 +12,10 @@ import {
   type WithdrawalAnswer,
   type WithdrawalView,
 } from '../../shared/withdrawals.js';
-import { md5, randomContent, sha256 } from '../support/content.js';
+import { randomContent } from '../support/content.js';
 import { body, type Client, TestServer } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
+import { uploadFolder } from '../support/receipts.js';
 
 /**
  * 撤回, 回收站 and 恢复 over HTTP, for every kind of caller. Two counties of 沧州市 (Hebei loaded):
@@ -24,7 +25,6 @@ import { storeTargets } from '../support/stores.js';
 type Who = 'anonymous' | 'clerkQ' | 'clerkQ2' | 'clerkD' | 'adminQ' | 'adminD' | 'top';
 const DAY = 86_400_000;
 const TOWN_Q = '130922100';
-const newKey = () => randomBytes(16).toString('hex');
 
 for (const target of storeTargets) {
   describe(`withdrawal, the trash and restore (${target.name} store)`, { skip: target.skip }, () => {
@@ -51,37 +51,9 @@ for (const target of storeTargets) {
       return res;
     };
 
-    /** A folder the client uploads in one batch, each file under its key, and its receipt: the upload ids a client sees. */
-    async function uploadFolder(client: Client, files: Buffer[], title = '卷') {
-      const keys = files.map(() => newKey());
-      const paths = files.map((_, i) => `${title}/第${i + 1}页.pdf`);
-      const batch = await body<{ results: Array<{ fileId: string }> }>(
-        await client.batch(
-          files.map((data, i) => ({ name: `p${i}.pdf`, data })),
-          files.map((data, i) => ({ md5: md5(data), sha256: sha256(data), name: paths[i], key: keys[i] })),
-        ),
-        200,
-      );
-      const receipt = randomBytes(16).toString('hex');
-      const rows = files.map((data, i) => ({
-        path: paths[i],
-        size: data.length,
-        outcome: 'stored',
-        via: 'batch',
-        key: keys[i],
-        at: now.toISOString(),
-      }));
-      await body(
-        await client.json(`/api/receipts/${receipt}`, 'PUT', { title, startedAt: now.toISOString(), rows }),
-        200,
-      );
-      const view = await body<ReceiptView>(await client.fetch(`/api/receipts/${receipt}`), 200);
-      return { receipt, uploadIds: view.rows.map((r) => r.uploadId!), fileIds: batch.results.map((r) => r.fileId) };
-    }
-
     /** One file the client uploads: its upload id. */
     const uploadOne = async (client: Client, data = randomContent(2000)) =>
-      (await uploadFolder(client, [data])).uploadIds[0]!;
+      (await uploadFolder(client, [data], '卷', now)).uploadIds[0]!;
 
     const withdraw = (who: Who, request: object) =>
       as[who].json('/api/withdrawals', 'POST', { reason: 'wrong_file', ...request });
@@ -183,9 +155,9 @@ for (const target of storeTargets) {
 
     it('a withdrawn upload leaves the counts at once; a request sent again changes nothing', async () => {
       const data = randomContent(3000);
-      const first = await uploadFolder(as.clerkQ, [data]);
-      await uploadFolder(as.clerkQ, [data]);
-      const again = await uploadFolder(as.clerkQ, [data]);
+      const first = await uploadFolder(as.clerkQ, [data], '卷', now);
+      await uploadFolder(as.clerkQ, [data], '卷', now);
+      const again = await uploadFolder(as.clerkQ, [data], '卷', now);
       const fileId = first.fileIds[0]!;
       const before = await counted(fileId);
       assert.equal(before.uploadCount, 3);
@@ -199,7 +171,12 @@ for (const target of storeTargets) {
     });
 
     it('withdraws a whole folder by its receipt, whose rows then say so; withdrawn ones are left as they are', async () => {
-      const folder = await uploadFolder(as.clerkQ, [randomContent(100), randomContent(200), randomContent(300)]);
+      const folder = await uploadFolder(
+        as.clerkQ,
+        [randomContent(100), randomContent(200), randomContent(300)],
+        '卷',
+        now,
+      );
       const { uploads } = await counted('');
       await body(await withdraw('clerkQ', { uploads: [folder.uploadIds[1]!] }), 200);
       assert.equal((await counted('')).uploads, uploads - 1);
@@ -237,7 +214,7 @@ for (const target of storeTargets) {
 
     it('GET /api/trash: a unit’s withdrawn uploads with who, when, why and days left, within reach', async () => {
       const data = randomContent(4321);
-      const { uploadIds } = await uploadFolder(as.clerkQ, [data], '回收站测试');
+      const { uploadIds } = await uploadFolder(as.clerkQ, [data], '回收站测试', now);
       const [withdrawn] = (
         await body<WithdrawalAnswer>(await withdraw('adminQ', { uploads: uploadIds, reason: 'must_not_keep' }), 200)
       ).withdrawn;
@@ -293,7 +270,7 @@ for (const target of storeTargets) {
 
     it('POST /api/withdrawals/:id/restore: the uploader or an administrator of its reach; every count returns once', async () => {
       const data = randomContent(5000);
-      const { fileIds } = await uploadFolder(as.clerkQ, [data]);
+      const { fileIds } = await uploadFolder(as.clerkQ, [data], '卷', now);
       await uploadOne(as.clerkQ, data);
       const fileId = fileIds[0]!;
       const withdrawals: string[] = [];
@@ -331,7 +308,12 @@ for (const target of storeTargets) {
     });
 
     it('POST /api/withdrawals/restore: many at once, by withdrawal ids or a receipt; the uploader or administrators of its reach', async () => {
-      const folder = await uploadFolder(as.clerkQ, [randomContent(310), randomContent(320), randomContent(330)]);
+      const folder = await uploadFolder(
+        as.clerkQ,
+        [randomContent(310), randomContent(320), randomContent(330)],
+        '卷',
+        now,
+      );
       const { uploads } = await counted('');
       const ids = (
         await body<WithdrawalAnswer>(await withdraw('clerkQ', { receipt: folder.receipt }), 200)
@@ -400,7 +382,7 @@ for (const target of storeTargets) {
     });
 
     it('a restored upload counts again on its receipt, and can be withdrawn anew', async () => {
-      const folder = await uploadFolder(as.clerkQ, [randomContent(700)]);
+      const folder = await uploadFolder(as.clerkQ, [randomContent(700)], '卷', now);
       const { uploads } = await counted('');
       const [w] = (await body<WithdrawalAnswer>(await withdraw('clerkQ', { receipt: folder.receipt }), 200)).withdrawn;
       await body(await as.clerkQ.fetch(`/api/withdrawals/${w!.id}/restore`, { method: 'POST' }), 200);
@@ -470,7 +452,7 @@ for (const target of storeTargets) {
 
     it('finishes a withdrawal a crash interrupted, on a retry or at the sweep, counting it out once', async () => {
       const data = randomContent(6000);
-      const { fileIds } = await uploadFolder(as.clerkQ, [data]);
+      const { fileIds } = await uploadFolder(as.clerkQ, [data], '卷', now);
       await uploadOne(as.clerkQ, data);
       const [a, b] = [await uploadOne(as.clerkQ, data), await uploadOne(as.clerkQ, data)];
       const fileId = fileIds[0]!;
@@ -536,7 +518,7 @@ for (const target of storeTargets) {
 
     it('withdraws and restores once however many of the same request race', async () => {
       const data = randomContent(6500);
-      const { fileIds } = await uploadFolder(as.clerkQ, [data]);
+      const { fileIds } = await uploadFolder(as.clerkQ, [data], '卷', now);
       await uploadOne(as.clerkQ, data);
       const upload = await uploadOne(as.clerkQ, data);
       const before = await counted(fileIds[0]!);

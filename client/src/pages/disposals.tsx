@@ -3,6 +3,8 @@ import { disposalsCsvUrl, type ArchiveApi } from '../api.js';
 import { translator, type Language } from '../i18n/index.js';
 import { cleanParams, go, pageHash, withParams } from '../route.js';
 import { Pager } from './controls.js';
+import { DateInput } from './date-field.js';
+import { Field, NO_ERRORS } from './field.js';
 import { formatBytes, formatCount, formatTime, timeZoneShown, unitPlace } from './format.js';
 import { TableSection } from './table/table-section.js';
 import { useLoaded } from './table/use-loaded.js';
@@ -63,14 +65,18 @@ export function DisposalsPage({
       <h1 id="disposals-title">{t('disposalsTitle')}</h1>
       <p class="hint no-print">{t('disposalsHint')}</p>
       <form class="filter-bar no-print" onSubmit={apply} key={params.toString()}>
-        <label class="field">
-          <span>{t('disposalsFrom')}</span>
-          <input type="date" name="from" defaultValue={params.get('from') ?? ''} />
-        </label>
-        <label class="field">
-          <span>{t('disposalsTo')}</span>
-          <input type="date" name="to" defaultValue={params.get('to') ?? ''} />
-        </label>
+        {/* The page's own date fields: the browser's follow its language (mm/dd/yyyy in an English Chromium). */}
+        <Field label={t('disposalsFrom')} errors={NO_ERRORS}>
+          <DateInput
+            name="from"
+            language={language}
+            label={t('disposalsFrom')}
+            defaultValue={params.get('from') ?? ''}
+          />
+        </Field>
+        <Field label={t('disposalsTo')} errors={NO_ERRORS}>
+          <DateInput name="to" language={language} label={t('disposalsTo')} defaultValue={params.get('to') ?? ''} />
+        </Field>
         <label class="field">
           <span>{t('disposalsUnit')}</span>
           <input type="text" name="unit" maxLength={100} defaultValue={params.get('unit') ?? ''} />
@@ -89,7 +95,7 @@ export function DisposalsPage({
         language={language}
         label={t('disposalsTitle')}
         loaded={loaded}
-        empty={t('disposalsEmpty')}
+        empty={filters.toString() !== '' ? t('disposalsNoneMatch') : t('disposalsEmpty')}
         columns={[
           { label: t('colDisposalFile'), className: 'name', cell: (d: DisposalView) => d.fileName },
           { label: t('colDisposalUnits'), cell: (d) => units(d).join(sep) },

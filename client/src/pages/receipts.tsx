@@ -7,6 +7,7 @@ import { ARCHIVE_UNIT_ID } from '../../../shared/units.js';
 import type { ArchiveApi } from '../api.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
 import { outcomeWord, receiptReasonText } from '../upload/outcome-text.js';
+import { pathInDrop } from './upload/transfer-rows.js';
 import { ErrorNote, Pager } from './controls.js';
 import { formatBytes, formatCount, formatTime, unitPlace } from './format.js';
 import { TableSection } from './table/table-section.js';
@@ -119,7 +120,11 @@ function receiptCsv(language: Language, receipt: ReceiptView): string {
       r.withdrawal
         ? t('withdrawnAt', { time: formatTime(language, r.withdrawal.withdrawnAt) })
         : outcomeWord(language, r.outcome),
-      r.reason ? receiptReasonText(language, r.reason) : '',
+      r.reason
+        ? receiptReasonText(language, r.reason)
+        : r.sameAs
+          ? t('statusSameAs', { path: pathInDrop(r.sameAs) })
+          : '',
       formatTime(language, r.at, true),
       r.fileId ?? '',
       r.uploadCount ?? '',
@@ -316,6 +321,7 @@ function ReceiptPage({
                       <>
                         {outcomeWord(language, r.outcome)}
                         {r.reason && `${t('summarySeparator')}${receiptReasonText(language, r.reason)}`}
+                        {r.sameAs && `${t('summarySeparator')}${t('statusSameAs', { path: pathInDrop(r.sameAs) })}`}
                       </>
                     )}
                   </td>

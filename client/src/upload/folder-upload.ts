@@ -174,6 +174,13 @@ export class FolderUpload {
   #action: UploadAction | undefined;
   #restoring: Promise<void> = Promise.resolve();
   #receiptTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Receipts on their way, by id, with the shape each holds: the same is not sent twice at once. */
+  readonly #inFlight = new Map<string, string>();
+  /**
+   * Receipts of lists cleared before the archive kept them (their save failed): sent again with
+   * the next list's receipt, so that their uploads are still known as one upload each.
+   */
+  readonly #owed = new Map<string, KeptReceipt>();
   receipt: ReceiptState = { kind: 'none' };
   /** Each drop's question, in the order dropped. */
   readonly #questions: RepeatQuestion[] = [];
@@ -434,9 +441,18 @@ export class FolderUpload {
     return this.#running > 0;
   }
 
-  /** Forgets the finished upload, here and in the journal (only when nothing is running). */
+  /**
+   * Forgets the finished upload, here and in the journal (only when nothing is running). Its
+   * receipt, if the archive does not hold it as it ended, is sent first: a folder dropped right
+   * after the last one finished must not cost the last one its receipt, without which its copies
+   * of a page would count as re-sends.
+   */
   async clear(): Promise<void> {
     if (this.active) return;
+    clearTimeout(this.#receiptTimer);
+    this.#receiptTimer = undefined;
+    const receipt = this.#receiptNow();
+    if (receipt && receipt.action.kept !== receipt.shape) this.#keep(receipt);
     this.items.length = 0;
     this.#byPath.clear();
     this.#firstOf.clear();
@@ -515,30 +531,64 @@ export class FolderUpload {
     if (!save) return;
     clearTimeout(this.#receiptTimer);
     this.#receiptTimer = setTimeout(() => {
-      const action = this.#action;
-      const rows = this.items
-        .filter((i) => i.outcome)
-        .map(receiptRowOf)
-        .sort((a, b) => byCodePoints(a.path, b.path));
-      if (!action || rows.length === 0 || this.active) return;
-      this.receipt = { kind: 'saving' };
-      this.options.onChange();
-      const shape = this.#receiptShape();
-      save(action.receiptId, { title: action.title, startedAt: action.startedAt, rows }).then(
-        () => {
-          if (this.#action === action) {
-            this.receipt = { kind: 'saved', id: action.receiptId };
-            action.kept = shape;
-            void this.options.journal.saveAction(action).catch(() => undefined);
-          }
-          this.options.onChange();
-        },
-        (error: unknown) => {
-          if (this.#action === action) this.receipt = { kind: 'failed', error };
-          this.options.onChange();
-        },
-      );
+      this.#receiptTimer = undefined;
+      const receipt = this.#receiptNow();
+      if (!receipt || this.active) return;
+      this.#keepOwed();
+      this.#keep(receipt);
     }, 300);
+  }
+
+  /** The receipt of the list as it stands: its action, its finished files' rows, their shape. */
+  #receiptNow(): KeptReceipt | undefined {
+    const action = this.#action;
+    const rows = this.items
+      .filter((i) => i.outcome)
+      .map(receiptRowOf)
+      .sort((a, b) => byCodePoints(a.path, b.path));
+    if (!action || rows.length === 0) return undefined;
+    return {
+      action,
+      request: { title: action.title, startedAt: action.startedAt, rows },
+      shape: this.#receiptShape(),
+    };
+  }
+
+  /**
+   * Sends a receipt (unless the same is on its way). The list's own is shown as saving, saved or
+   * failed (with 重试); one of a list cleared meanwhile that fails is owed, and sent again later.
+   */
+  #keep(receipt: KeptReceipt): void {
+    const save = this.options.saveReceipt;
+    const { action, request, shape } = receipt;
+    const id = action.receiptId;
+    if (!save || this.#inFlight.get(id) === shape) return;
+    this.#inFlight.set(id, shape);
+    if (this.#action === action) this.receipt = { kind: 'saving' };
+    this.options.onChange();
+    save(id, request).then(
+      () => {
+        if (this.#inFlight.get(id) === shape) this.#inFlight.delete(id);
+        if (this.#owed.get(id)?.shape === shape) this.#owed.delete(id);
+        action.kept = shape;
+        if (this.#action === action) {
+          this.receipt = { kind: 'saved', id };
+          void this.options.journal.saveAction(action).catch(() => undefined);
+        }
+        this.options.onChange();
+      },
+      (error: unknown) => {
+        if (this.#inFlight.get(id) === shape) this.#inFlight.delete(id);
+        if (this.#action === action) this.receipt = { kind: 'failed', error };
+        else if (action.kept !== shape) this.#owed.set(id, receipt);
+        this.options.onChange();
+      },
+    );
+  }
+
+  /** Receipts of cleared lists the archive has not kept yet, sent again. */
+  #keepOwed(): void {
+    for (const owed of this.#owed.values()) this.#keep(owed);
   }
 
   /** The finished files by outcome: what a receipt of them holds, in short. */
@@ -799,6 +849,13 @@ export class FolderUpload {
       wait?.end();
     }
   }
+}
+
+/** A list's receipt as it stands: its action, the request that keeps it, and its shape (FolderUpload.#receiptShape). */
+interface KeptReceipt {
+  action: UploadAction;
+  request: ReceiptRequest;
+  shape: string;
 }
 
 /** Whether a failed request is tried again, and why: no answer, a 5xx (but a full disk), or a 429. */

@@ -474,6 +474,31 @@ export function ledgerConformance(target: StoreTarget): void {
           assert.equal(await store.ledger.countingUploads(entry.fileId), raced[0] === 'purged' ? 0 : 1);
         });
 
+        it('tells of each recorded upload whether it counts now: reversed or purged not, restored again', async () => {
+          const { entry } = await commitBytes(store, randomContent(10));
+          const clerk = testAccount();
+          const [kept, reversed, restored, purged] = [
+            await counted(uploadRecord(clerk, entry.fileId, 'a.pdf', at(1))),
+            await counted(uploadRecord(clerk, entry.fileId, 'b.pdf', at(2))),
+            await counted(uploadRecord(clerk, entry.fileId, 'c.pdf', at(3))),
+            await counted(uploadRecord(clerk, entry.fileId, 'd.pdf', at(4))),
+          ];
+          for (const key of [reversed, restored, purged])
+            assert.equal(await store.ledger.reverse(key, `r:${key}`), 'reversed');
+          assert.equal(await store.ledger.restore(restored, 's'), 'restored');
+          assert.equal(await store.ledger.purge(purged, 'p'), 'purged');
+          const found = await store.ledger.recordedUploads([kept, reversed, restored, purged, 'tus:never']);
+          assert.deepEqual(
+            [...found.values()].map((u) => [u.key, u.fileName, u.counted]).sort(),
+            [
+              [kept, 'a.pdf', true],
+              [reversed, 'b.pdf', false],
+              [restored, 'c.pdf', true],
+              [purged, 'd.pdf', false],
+            ].sort(),
+          );
+        });
+
         it("keeps a file's uploads that count, less one, saved: the holder of its bytes passes on and back", async () => {
           const { entry } = await commitBytes(store, randomContent(10));
           const [a, b, c] = ['u-a', 'u-b', 'u-c'].map((id) => testAccount({ unit: unit(id) })) as [

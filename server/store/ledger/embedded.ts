@@ -15,7 +15,6 @@ import type {
   Restoral,
   Reversal,
   UploadAction,
-  UploadDetails,
   Uploader,
   UploaderScope,
   ViewScope,
@@ -548,14 +547,14 @@ export class EmbeddedLedger implements Ledger {
       .all(where.params);
   }
 
-  async recordedUploads(keys: readonly string[]): Promise<Map<string, UploadDetails>> {
-    const found = new Map<string, UploadDetails>();
+  async recordedUploads(keys: readonly string[]): Promise<Map<string, FileUploadState>> {
+    const found = new Map<string, FileUploadState>();
     const unique = [...new Set(keys)];
     for (let at = 0; at < unique.length; at += 500) {
       const some = unique.slice(at, at + 500);
       const rows = this.db
-        .prepare<string[], UploadDetailsRow>(
-          `SELECT key, account_id, unit_id, file_id, file_name, file_length, at FROM upload_keys
+        .prepare<string[], UploadDetailsRow & { state: string }>(
+          `SELECT key, account_id, unit_id, file_id, file_name, file_length, at, state FROM upload_keys
            WHERE key IN (${some.map(() => '?').join(', ')}) AND unit_id IS NOT NULL AND file_no IS NOT NULL`,
         )
         .all(...some);
@@ -568,6 +567,7 @@ export class EmbeddedLedger implements Ledger {
           fileName: r.file_name,
           fileLength: r.file_length,
           at: new Date(r.at),
+          counted: r.state === 'counted',
         });
     }
     return found;

@@ -17,7 +17,6 @@ import type {
   Ledger,
   LedgerChange,
   LedgerEntry,
-  UploadDetails,
   Purge,
   Restoral,
   Reversal,
@@ -631,11 +630,19 @@ export class MongoLedger implements Ledger {
     return rows.map((r) => ({ id: r._id, username: r.username }));
   }
 
-  async recordedUploads(keys: readonly string[]): Promise<Map<string, UploadDetails>> {
-    const found = new Map<string, UploadDetails>();
+  async recordedUploads(keys: readonly string[]): Promise<Map<string, FileUploadState>> {
+    const found = new Map<string, FileUploadState>();
     const unique = [...new Set(keys)];
     for (let at = 0; at < unique.length; at += 1000) {
-      const docs = await this.c.audit.find({ _id: { $in: unique.slice(at, at + 1000) } }).toArray();
+      const some = unique.slice(at, at + 1000);
+      // An action never changed has no state document: it counts.
+      const [docs, reversed] = await Promise.all([
+        this.c.audit.find({ _id: { $in: some } }).toArray(),
+        this.c.uploadStates
+          .find({ _id: { $in: some }, State: { $ne: 'counted' } }, { projection: { _id: 1 } })
+          .toArray(),
+      ]);
+      const notCounting = new Set(reversed.map((s) => s._id));
       for (const doc of docs) {
         if (!doc.upload || !doc.unit || !doc.userId || !doc.fileId || doc.fileName === null) continue;
         found.set(String(doc._id), {
@@ -646,6 +653,7 @@ export class MongoLedger implements Ledger {
           fileName: doc.fileName,
           fileLength: doc.upload.fileLength,
           at: doc.at,
+          counted: !notCounting.has(String(doc._id)),
         });
       }
     }

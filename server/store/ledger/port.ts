@@ -202,10 +202,11 @@ export interface Ledger {
   uploaders(scope: ViewScope | undefined): Promise<Uploader[]>;
   /**
    * What the ledger recorded of each action counted under these keys (a withdrawal's: whose, which
-   * unit, file, name, size and time): keys never counted, or counted before the ledger recorded
+   * unit, file, name, size and time) and whether it counts now (`counted: false` once reversed,
+   * withdrawn, purged or disposed of): keys never counted, or counted before the ledger recorded
    * their details (they cannot be reversed: `unrecorded`), are absent. Read only.
    */
-  recordedUploads(keys: readonly string[]): Promise<Map<string, UploadDetails>>;
+  recordedUploads(keys: readonly string[]): Promise<Map<string, FileUploadState>>;
   /**
    * The units with an upload of each file, counted or withdrawn (reversed: in the trash), by file
    * id; only units among `among` when it is given. Files without one are absent. What a unit's hold
@@ -233,7 +234,7 @@ export interface Ledger {
   ): Promise<{ items: FileUpload[]; total: number }>;
 }
 
-/** An upload action of a file (`Ledger.uploadsOfFile`): its details, and whether it counts now. */
+/** An upload action (`Ledger.uploadsOfFile`, `recordedUploads`): its details, and whether it counts now. */
 export interface FileUploadState extends UploadDetails {
   counted: boolean;
 }

@@ -288,7 +288,7 @@ export function withdrawalConformance(target: StoreTarget): void {
     });
 
     describe("the ledger's record of an upload, as a withdrawal reads it", () => {
-      it('tells whose upload a key counted, in which unit, of which file, name, size and time', async () => {
+      it('tells whose upload a key counted, in which unit, of which file, name, size and time, and that it counts', async () => {
         const { entry } = await commitBytes(store, randomContent(10));
         const clerk = testAccount({ unit: unit('unit-q') });
         const at = new Date('2026-11-02T09:30:00Z');
@@ -309,6 +309,7 @@ export function withdrawalConformance(target: StoreTarget): void {
                 fileName: '卷/a.pdf',
                 fileLength: 10,
                 at,
+                counted: true,
               },
             ],
           ],
