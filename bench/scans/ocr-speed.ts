@@ -3,10 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import type { OcrSessionOptions } from '../../server/services/near-duplicates/ocr.js';
+import { OCR_PAGE_PIXELS, type OcrSessionOptions } from '../../server/services/near-duplicates/ocr.js';
+import { pageSize } from './engines.js';
 
 /**
- * `npm run bench:ocr -- --dir DIR [--threads 2 --intra 1 --optimization all --pages N]`: how fast
+ * `npm run bench:ocr -- --dir DIR [--threads 2 --intra 1 --optimization all --pages N --page 1280x1800]`: how fast
  * the server's OCR (server/services/near-duplicates/ocr.ts, pages scaled to about 150 dpi) reads
  * the JPEG and TIFF scans of a corpus made by `npm run corpus:scans -- --out DIR`, with `threads`
  * worker threads each running one engine (one onnxruntime session pair) of `intra` intra-op
@@ -21,6 +22,7 @@ const { values } = parseArgs({
     intra: { type: 'string', default: '1' },
     optimization: { type: 'string', default: 'all' },
     pages: { type: 'string', default: '1000' },
+    page: { type: 'string', default: `${OCR_PAGE_PIXELS.width}x${OCR_PAGE_PIXELS.height}` },
   },
 });
 if (!values.dir) {
@@ -32,6 +34,7 @@ if (!values.dir) {
 const session: OcrSessionOptions = {
   intraOpThreads: Number(values.intra),
   graphOptimization: values.optimization as OcrSessionOptions['graphOptimization'],
+  pagePixels: pageSize(values.page),
 };
 const files = fs
   .readdirSync(values.dir)
@@ -75,7 +78,7 @@ const cpu = process.cpuUsage(cpuBefore);
 await Promise.all(workers.map((w) => w.terminate()));
 const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 console.log(
-  `${files.length} pages, ${threads} thread(s) × intra-op ${session.intraOpThreads}, optimisation ${session.graphOptimization}: ` +
+  `${files.length} pages, ${threads} thread(s) × intra-op ${session.intraOpThreads}, optimisation ${session.graphOptimization}, pages ≤ ${values.page}: ` +
     `${(files.length / seconds).toFixed(2)} pages/s, ${(cpuSeconds / files.length).toFixed(2)} CPU s/page, ` +
     `${characters} characters, peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB; ` +
     `load average ${loadBefore} before, ${load()} after`,

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { ReportCalendar } from '../../server/services/calendar.js';
 import { NearDuplicateService, type Pacing } from '../../server/services/near-duplicates/detection.js';
 import { Fingerprinter } from '../../server/services/near-duplicates/fingerprint.js';
-import { ThreadTextReader } from '../../server/services/near-duplicates/text-reader.js';
+import { OCR_OFF, ProcessTextReader } from '../../server/services/near-duplicates/text-reader.js';
 import type { ArchiveStore } from '../../server/store/archive-store.js';
 import { keyOf, stageBytes } from '../support/content.js';
 import { cannotPrintPages, scannedPage, scannedTiff } from '../support/scans.js';
@@ -21,12 +21,14 @@ for (const target of storeTargets) {
     () => {
       let opened: OpenedStore;
       let store: ArchiveStore;
-      let reader: ThreadTextReader;
+      let reader: ProcessTextReader;
       const now = Date.UTC(2026, 10, 29, 9);
+      let later = 0; // milliseconds the service's clock is ahead of `now`
       beforeEach(async () => {
         opened = await target.open();
         store = opened.store;
-        reader = new ThreadTextReader({});
+        reader = new ProcessTextReader({ settings: {}, ocr: true, heapMb: 512 });
+        later = 0;
       });
       afterEach(async () => {
         await reader.close();
@@ -39,7 +41,7 @@ for (const target of storeTargets) {
           fingerprinter: Fingerprinter.create(),
           calendar: new ReportCalendar('Asia/Shanghai'),
           holder: 'ocr-test',
-          clock: () => new Date(now),
+          clock: () => new Date(now + later),
           reader,
           pacing,
         });
@@ -56,7 +58,7 @@ for (const target of storeTargets) {
 
       it('records a damaged image as having no text, with the reason, and goes on with the queue', async () => {
         const near = service();
-        const page = await scannedPage(POEM);
+        const page = await scannedPage(POEM, 'jpeg', 'slip');
         const ids = [
           await store_('截断的扫描件.jpg', page.subarray(0, page.byteLength >> 1), 'image/jpeg'),
           await store_('不是图片.png', Buffer.from('这不是图片'), 'image/png'),
@@ -92,7 +94,11 @@ for (const target of storeTargets) {
               return new Promise<void>((resolve) => (endPause = resolve));
             },
           });
-          const tiff = await store_('两页.tif', await scannedTiff([FIRST_PAGE, SECOND_PAGE, FIRST_PAGE]), 'image/tiff');
+          const tiff = await store_(
+            '两页.tif',
+            await scannedTiff([FIRST_PAGE, SECOND_PAGE, FIRST_PAGE], 'slip'),
+            'image/tiff',
+          );
           const text = await store_(
             '两页.txt',
             Buffer.from(`${FIRST_PAGE}\n${SECOND_PAGE}\n${FIRST_PAGE}`),
@@ -137,7 +143,7 @@ for (const target of storeTargets) {
               return new Promise<void>((resolve) => wake.addEventListener('abort', () => resolve()));
             },
           });
-          const tiff = await store_('两页.tif', await scannedTiff([FIRST_PAGE, SECOND_PAGE]), 'image/tiff');
+          const tiff = await store_('两页.tif', await scannedTiff([FIRST_PAGE, SECOND_PAGE], 'slip'), 'image/tiff');
           await near.enqueue([tiff]); // a file arriving: the first page is followed by a pause
           near.start(60_000);
           const read = (async () => {
@@ -149,6 +155,51 @@ for (const target of storeTargets) {
           assert.equal(await store.nearDuplicates.get(tiff), undefined);
         },
       );
+
+      it(
+        'the reading process killed in the middle of an image (as the OOM killer does): the job fails with the reason and is retried, the service goes on',
+        { timeout: 300_000 },
+        async () => {
+          let t = 0;
+          let killed = false;
+          const near = service({
+            quietMs: 2000,
+            elapsed: () => (t += 10),
+            // After the first page, while files keep arriving: the kernel ends the reading process.
+            sleep: async () => {
+              process.kill(reader.pid!, 'SIGKILL');
+              killed = true;
+            },
+          });
+          const tiff = await store_('两页.tif', await scannedTiff([FIRST_PAGE, SECOND_PAGE], 'slip'), 'image/tiff');
+          const poem = await store_('静夜思.txt', Buffer.from(POEM), 'text/plain');
+          await near.enqueue([tiff, poem]);
+          assert.equal(await near.runDue(), 2);
+          assert.ok(killed, 'the process was killed between two pages');
+          // The image's job failed and waits for its retry; the text after it was read all the same.
+          assert.equal(await store.nearDuplicates.get(tiff), undefined);
+          assert.equal((await store.nearDuplicates.get(poem))?.skipped, null);
+          assert.deepEqual(await store.fingerprintQueue.counts(new Date(now)), { queued: 1, running: 0, failed: 0 });
+          // A minute later (the first retry) a new reading process reads it through.
+          later = 60_000;
+          t += 5000; // no file since: no pause, no kill
+          assert.equal(await near.runDue(), 1);
+          const fingerprint = await store.nearDuplicates.get(tiff);
+          assert.deepEqual([fingerprint?.format, fingerprint?.skipped], ['tiff', null]);
+        },
+      );
+
+      it('with OCR off, records an image as having no text, saying why, and reads other files', async () => {
+        await reader.close();
+        reader = new ProcessTextReader({ settings: {}, ocr: false, heapMb: 512 });
+        const near = service();
+        const scan = await store_('静夜思扫描件.jpg', await scannedPage(POEM, 'jpeg', 'slip'), 'image/jpeg');
+        const poem = await store_('静夜思.txt', Buffer.from(POEM), 'text/plain');
+        await near.enqueue([scan, poem]);
+        assert.equal(await near.runDue(), 2);
+        assert.equal((await store.nearDuplicates.get(scan))?.skipped, OCR_OFF);
+        assert.equal((await store.nearDuplicates.get(poem))?.skipped, null);
+      });
     },
   );
 }

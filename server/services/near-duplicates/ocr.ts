@@ -43,9 +43,15 @@ export interface OcrSessionOptions {
   /** Threads one model run uses. */
   intraOpThreads: number;
   graphOptimization: 'disabled' | 'basic' | 'extended' | 'all';
+  /** The largest page read: a larger one is scaled down to fit first. */
+  pagePixels: { width: number; height: number };
 }
 
-export const DEFAULT_OCR_SESSION: OcrSessionOptions = { intraOpThreads: 1, graphOptimization: 'all' };
+export const DEFAULT_OCR_SESSION: OcrSessionOptions = {
+  intraOpThreads: 1,
+  graphOptimization: 'all',
+  pagePixels: OCR_PAGE_PIXELS,
+};
 
 /**
  * Called after each page but the last, with the page's milliseconds: it may wait (uploads are
@@ -106,7 +112,7 @@ export class PageRecogniser {
       try {
         png = await sharp(input, { page, limitInputPixels: MAX_INPUT_PIXELS })
           .rotate() // a camera's EXIF orientation
-          .resize({ ...OCR_PAGE_PIXELS, fit: 'inside', withoutEnlargement: true })
+          .resize({ ...this.session.pagePixels, fit: 'inside', withoutEnlargement: true })
           .greyscale()
           .png({ compressionLevel: 1 })
           .toBuffer();

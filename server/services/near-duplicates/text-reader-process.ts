@@ -1,17 +1,31 @@
-import { parentPort, workerData } from 'node:worker_threads';
-import { Fingerprinter, type NearDuplicateSettings } from './fingerprint.js';
-import { InProcessTextReader, type GoOn, type PageDone, type ReadReply, type ReadRequest } from './text-reader.js';
+import { Fingerprinter } from './fingerprint.js';
+import { PageRecogniser } from './ocr.js';
+import {
+  InProcessTextReader,
+  type GoOn,
+  type PageDone,
+  type ReadingProcessArgs,
+  type ReadReply,
+  type ReadRequest,
+} from './text-reader.js';
 
-/** The thread of a ThreadTextReader: reads each document it is sent, with the settings it was started with. */
-const reader = new InProcessTextReader(Fingerprinter.create(workerData as Partial<NearDuplicateSettings>));
+/**
+ * The process of a ProcessTextReader: reads each document it is sent, with the settings it was
+ * started with (its one argument). sharp and onnxruntime are loaded here, when the first image
+ * comes, and nowhere else.
+ */
+const args = JSON.parse(process.argv[2] ?? '{}') as ReadingProcessArgs;
+const reader = new InProcessTextReader(Fingerprinter.create(args.settings), args.ocr ? new PageRecogniser() : null);
 
 /** Images waiting between two pages for the reader's word to go on. */
 const waiting = new Map<number, (go: GoOn['go']) => void>();
 
-parentPort!.on('message', (message: ReadRequest | GoOn) => {
+process.on('message', (message: ReadRequest | GoOn) => {
   if ('go' in message) waiting.get(message.id)?.(message.go);
   else void answer(message);
 });
+// The server is gone (stopped, or killed without a word): nothing is left to read for.
+process.on('disconnect', () => process.exit(0));
 
 /** Asks the other side between two pages of an image, and goes on (or stops) when it answers. */
 function betweenPages(id: number) {
@@ -22,11 +36,11 @@ function betweenPages(id: number) {
         if (go === true) resolve();
         else reject(new Error(go.stop));
       });
-      parentPort!.postMessage({ id, pageMs } satisfies PageDone);
+      process.send!({ id, pageMs } satisfies PageDone);
     });
 }
 
-/** Reads one document and posts the reply; never rejects (a failure is the reply). */
+/** Reads one document and sends the reply; never rejects (a failure is the reply). */
 async function answer({ id, bytes, file, paced }: ReadRequest): Promise<void> {
   let reply: ReadReply;
   try {
@@ -39,5 +53,5 @@ async function answer({ id, bytes, file, paced }: ReadRequest): Promise<void> {
   } catch (error) {
     reply = { id, error: (error as Error)?.message ?? String(error) };
   }
-  parentPort!.postMessage(reply);
+  if (process.connected) process.send!(reply);
 }
