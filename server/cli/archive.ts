@@ -421,7 +421,10 @@ async function run(argv: string[]): Promise<void> {
         out(
           `fingerprinting queued files every ${config.nearDuplicatePollMs / 1000} s (OCR ${config.ocr ? 'on' : 'off'})`,
         );
+        // The queue's timer keeps no process alive (a server's socket does): this does, until stopped.
+        const alive = setInterval(() => {}, 60_000);
         out(`stopping (${await stopped}) after the files in hand`);
+        clearInterval(alive);
         await near.stop();
         break;
       }

@@ -29,11 +29,14 @@ export function imageFormat(file: { name: string; contentType: string }): ImageF
 }
 
 /**
- * Every page is read at about 150 dpi (an A4 page is 1240 × 1754 pixels there), whatever it was
- * scanned at: detection runs at the size it is given, and two engines reading 300 dpi pages grew
- * to 7.3 GB (docs/decisions/ocr-engine.md); the text read at 150 dpi is as good.
+ * Every page is read with its longer side at most 1024 pixels (an A4 page at about 88 dpi,
+ * 724 × 1024), whatever it was scanned at: detection runs at the size it is given (two engines
+ * reading 300 dpi pages grew to 7.3 GB), and its CPU time with it. On the evaluation's scans
+ * (12 pt text) the error rate was the same from 1280 × 1800 down to 800 pixels (0.6-1.0 %), the
+ * CPU a page 6.1-6.5 s there against 3.3-3.6 s here; 1024 keeps a margin below which 12 pt
+ * text was still read well, for print down to about 9 pt (docs/decisions/ocr-engine.md).
  */
-export const OCR_PAGE_PIXELS = { width: 1280, height: 1800 } as const;
+export const OCR_PAGE_PIXELS = { width: 1024, height: 1024 } as const;
 
 /** Decoded images larger than this (pixels of one page) are not read: a bomb, not a scan. */
 const MAX_INPUT_PIXELS = 200_000_000;
@@ -73,7 +76,7 @@ interface PaddleOcr {
 /**
  * Recognises the text of images with PaddleOCR's PP-OCRv4 mobile models (simplified Chinese and
  * English) through @gutenye/ocr-node on onnxruntime-node's CPU provider: one page at a time,
- * each scaled down to OCR_PAGE_PIXELS first, and one image at a time (a second waits for the
+ * each scaled down to fit OCR_PAGE_PIXELS first, and one image at a time (a second waits for the
  * first), so memory stays that of one page. The engine is made when first needed.
  */
 export class PageRecogniser {
