@@ -17,7 +17,7 @@ import { PairReviews } from './services/near-duplicates/reviews.js';
 import { ReportService } from './services/reports.js';
 import { NearDuplicateService } from './services/near-duplicates/detection.js';
 import { Fingerprinter } from './services/near-duplicates/fingerprint.js';
-import { ThreadTextReader, type TextReader } from './services/near-duplicates/text-reader.js';
+import { ProcessTextReader, type TextReader } from './services/near-duplicates/text-reader.js';
 import { ChunkPool } from './threads/chunk-writer.js';
 import { ClaimService } from './services/claims.js';
 import { DigestPool } from './threads/digest.js';
@@ -63,12 +63,13 @@ export type ServiceConfig = {
   | 'uploadStallMs'
   | 'verifyIntervalMs'
   | 'nearDuplicateSettings'
->;
+> &
+  Partial<Pick<Config, 'ocr' | 'textReaderHeapMb'>>;
 
 export interface Archive {
   services: AppDeps['services'];
   digests: DigestPool;
-  /** The thread near-duplicate detection reads documents on. */
+  /** The process near-duplicate detection reads documents in. */
   textReader: TextReader;
   gc: GarbageCollector;
   metrics: ArchiveMetrics;
@@ -87,7 +88,11 @@ export function composeServices(
   const fingerprinter = Fingerprinter.create(config.nearDuplicateSettings);
   fingerprinter.catch(() => {}); // a failure surfaces as each fingerprinting job's
   const calendar = new ReportCalendar(config.reportTimeZone);
-  const textReader = new ThreadTextReader(config.nearDuplicateSettings);
+  const textReader = new ProcessTextReader({
+    settings: config.nearDuplicateSettings,
+    ocr: config.ocr ?? true,
+    heapMb: config.textReaderHeapMb ?? 512,
+  });
   const nearDuplicates = new NearDuplicateService({
     store,
     fingerprinter,

@@ -187,6 +187,13 @@ const configSchema = storeSettings.extend({
   NEAR_DUPLICATE_MIN_JACCARD: share,
   NEAR_DUPLICATE_MIN_CONTAINMENT: share,
   NEAR_DUPLICATE_MIN_SHORT_JACCARD: share,
+  OCR: z.enum(['on', 'off'], { error: "OCR is on (images' text is recognised) or off" }).default('on'),
+  TEXT_READER_HEAP_MB: z.coerce
+    .number()
+    .int()
+    .min(128, 'TEXT_READER_HEAP_MB is at least 128 (reading a scanned page needs about 200 MB of heap)')
+    .max(65_536)
+    .default(512),
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(25),
   STORE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(86_400).default(60),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -249,6 +256,10 @@ interface Settings {
     minContainment?: number;
     minShortJaccard?: number;
   };
+  /** Whether images' text is recognised (OCR); off, images are recorded as having no text. */
+  ocr: boolean;
+  /** The heap limit (megabytes) of the process documents are read in, apart from the server. */
+  textReaderHeapMb: number;
   /** How long a stopping server lets requests in progress finish before cutting them off. */
   shutdownGraceMs: number;
   /** How long the start waits for an unreachable MongoDB, retrying with backoff. */
@@ -310,6 +321,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       minContainment: c.NEAR_DUPLICATE_MIN_CONTAINMENT,
       minShortJaccard: c.NEAR_DUPLICATE_MIN_SHORT_JACCARD,
     }),
+    ocr: c.OCR === 'on',
+    textReaderHeapMb: c.TEXT_READER_HEAP_MB,
     shutdownGraceMs: c.SHUTDOWN_GRACE_SECONDS * 1000,
     storeConnectTimeoutMs: c.STORE_CONNECT_TIMEOUT_SECONDS * 1000,
     logLevel: c.LOG_LEVEL,

@@ -15,6 +15,7 @@ const WHOLE_PROCESS = [
   'shutdown',
   'http/tus-process',
   'http/scale-out',
+  'http/ocr-process',
   'kept-connections',
 ];
 /** The quick build's own test: it holds that build to tsc -b's, which `npm test` makes first. */

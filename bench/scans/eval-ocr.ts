@@ -6,12 +6,13 @@ import { CorpusMissingError, loadCorpus } from '../near-duplicates/corpus.js';
 import { Random } from '../near-duplicates/edits.js';
 import { characterErrors } from './cer.js';
 import { pagesToPrint, scanFileName } from './corpus.js';
-import { ENGINE_NAMES, loadEngine, type EngineName, type OcrEngine } from './engines.js';
+import { OCR_PAGE_PIXELS } from '../../server/services/near-duplicates/ocr.js';
+import { ENGINE_NAMES, loadEngine, pageSize, type EngineName, type OcrEngine } from './engines.js';
 import { FontMissingError, printPage } from './page.js';
 import { drawSettings, scanPage, scannedImage, type ScanFormat } from './scan.js';
 
 /**
- * `npm run eval:ocr [-- --pages N --dpi 150,300 --engines tesseract,paddle --keep DIR]`: the
+ * `npm run eval:ocr [-- --pages N --dpi 150,300 --engines tesseract,paddle --page 1280x1800 --keep DIR]`: the
  * OCR candidates of issue 44 on scanned pages of the near-duplicate evaluation's real texts.
  * Each page is printed once and scanned at each resolution with the same drawn artefacts;
  * every engine reads every scan, two at a time on the machine's two cores. Prints the character
@@ -32,6 +33,8 @@ const { values } = parseArgs({
     parallel: { type: 'string', default: String(Math.min(2, os.availableParallelism())) },
     /** Print each scan's CER, and what was read where it is over 20%. */
     verbose: { type: 'boolean', default: false },
+    /** The largest page PaddleOCR reads (the server's default unless given). */
+    page: { type: 'string', default: `${OCR_PAGE_PIXELS.width}x${OCR_PAGE_PIXELS.height}` },
   },
 });
 const PAGES = Number(values.pages);
@@ -129,7 +132,7 @@ async function main(): Promise<void> {
       const loading = performance.now();
       const engines: OcrEngine[] = [];
       for (let i = 0; i < PARALLEL; i++) {
-        const engine = await loadEngine(name);
+        const engine = await loadEngine(name, pageSize(values.page));
         if (engine) engines.push(engine);
       }
       if (!engines.length) {

@@ -10,6 +10,7 @@ import { TOKEN_LABEL_RULE, TOKEN_SCOPES, type TokenScope } from '../../shared/ac
 import { composeServices } from '../compose.js';
 import { loadConfig } from '../config.js';
 import { ArchiveError, ConfigError, ValidationError } from '../errors.js';
+import { createLogger } from '../log.js';
 import { openStore } from '../store/open.js';
 import { backupEmbedded, restoreEmbedded } from '../store/embedded/backup.js';
 import { ARCHIVE_UNIT_ID, UNIT_NAME_RULE } from '../../shared/units.js';
@@ -50,6 +51,9 @@ const USAGE = `Usage: npm run archive -- <command>
                              stored file again (here, now; running servers share the work)
   near-duplicates run        fingerprint the files waiting in the queue (failed ones included), here
   near-duplicates status     how the fingerprinting stands: done, skipped, waiting, failed
+  near-duplicates work       keep fingerprinting (and reading scans' text) as files are queued,
+                             until stopped (SIGTERM): the worker of the Docker profile, so the
+                             web instances need not (NEAR_DUPLICATE_POLL_SECONDS=0, OCR=off)
   backup <dir>               embedded store: an online, consistent backup into <dir> (an earlier
                              backup there is brought up to date, copying only new files)
   restore <dir>              embedded store: restore the backup in <dir> into DATA_DIR, which
@@ -257,7 +261,9 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   const store = await openStore(config);
-  const archive = composeServices(store, config);
+  // The worker logs what the server would (a failed job, the settings adopted); other commands print.
+  const worker = group === 'near-duplicates' && command === 'work';
+  const archive = composeServices(store, config, undefined, worker ? createLogger(config.logLevel) : undefined);
   const { accounts, tokens, audit, directory } = archive.services;
   // The archive command runs on the server: events it causes carry no client address.
   const byCommand = { address: null };
@@ -400,6 +406,26 @@ async function run(argv: string[]): Promise<void> {
           if (result.checksummed > 0) out(`${result.checksummed} file(s) stored before chunk checksums got theirs`);
         }
         if (result.state !== 'passed') process.exitCode = 1;
+        break;
+      }
+      case 'near-duplicates work': {
+        if (config.nearDuplicatePollMs === 0)
+          throw new ValidationError('near-duplicates work looks for files every NEAR_DUPLICATE_POLL_SECONDS: not 0.');
+        const near = archive.services.nearDuplicates;
+        const stopped = new Promise<string>((resolve) => {
+          for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => resolve(signal));
+        });
+        const queued = await near.adoptSettings();
+        if (queued > 0) out(`the near-duplicate settings changed: ${queued} file(s) queued for fingerprinting again`);
+        near.start(config.nearDuplicatePollMs);
+        out(
+          `fingerprinting queued files every ${config.nearDuplicatePollMs / 1000} s (OCR ${config.ocr ? 'on' : 'off'})`,
+        );
+        // The queue's timer keeps no process alive (a server's socket does): this does, until stopped.
+        const alive = setInterval(() => {}, 60_000);
+        out(`stopping (${await stopped}) after the files in hand`);
+        clearInterval(alive);
+        await near.stop();
         break;
       }
       case 'near-duplicates rebuild':

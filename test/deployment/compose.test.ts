@@ -4,7 +4,17 @@ import { describe, it } from 'node:test';
 import { loadCompose, readRepoFile, ROOT } from './files.js';
 import type { Service, ServiceSecret } from './files.js';
 
-const PRODUCTION = ['mongo-keyfile', 'mongo1', 'mongo2', 'mongo3', 'mongo-init', 'app1', 'app2', 'nginx'];
+const PRODUCTION = [
+  'mongo-keyfile',
+  'mongo1',
+  'mongo2',
+  'mongo3',
+  'mongo-init',
+  'app1',
+  'app2',
+  'fingerprints',
+  'nginx',
+];
 const PASSWORDS = ['MONGO_ADMIN_PASSWORD', 'ARCHIVE_DB_PASSWORD', 'MONGO_BACKUP_PASSWORD'];
 
 function service(name: string, env: Record<string, string> = {}): Service {
@@ -115,6 +125,30 @@ describe('docker-compose.yml, profile production', () => {
     assert.equal(service('mongo1', { MONGO_MEMORY_LIMIT: '6g' }).mem_limit, '6g');
     for (const name of ['app1', 'app2']) assert.equal(service(name).mem_limit, '512m', name);
     assert.equal(service('nginx').mem_limit, '256m');
+  });
+
+  it('reads scans (OCR) in the fingerprints worker, within its own memory limit, never in the 512 MB instances', () => {
+    for (const name of ['app1', 'app2']) {
+      const env = service(name).environment ?? {};
+      assert.deepEqual(
+        [env.NEAR_DUPLICATE_POLL_SECONDS, env.OCR],
+        ['0', 'off'],
+        `${name} neither fingerprints nor reads`,
+      );
+    }
+    const worker = service('fingerprints');
+    assert.deepEqual(worker.command?.slice(-3), ['dist/server/cli/archive.js', 'near-duplicates', 'work']);
+    assert.equal(worker.environment?.OCR, 'on');
+    assert.equal(worker.environment?.STORE, 'mongodb');
+    assert.equal(worker.environment?.MONGODB_URI, service('app1').environment?.MONGODB_URI);
+    assert.deepEqual(secretOf(worker, 'archive_db_password'), secretOf(service('app1'), 'archive_db_password'));
+    assert.equal(worker.secrets?.length, 1);
+    // The worker and its reading process at their peaks (README, Limits and figures: 100-140 MB and
+    // 0.8 GB measured, 1.0 GB at larger pages) fit, and the reading process's heap limit is well inside.
+    const limit = Number(/^(\d+)m$/.exec(worker.mem_limit ?? '')?.[1]);
+    assert.ok(limit >= 1400, `mem_limit ${worker.mem_limit}`);
+    assert.ok(Number(worker.environment?.TEXT_READER_HEAP_MB) <= limit / 2);
+    assert.equal(service('fingerprints', { TEXT_READER_MEMORY_LIMIT: '3g' }).mem_limit, '3g');
   });
 
   it('runs each instance with the flags of npm run serve, its heap limit well inside the container’s', () => {

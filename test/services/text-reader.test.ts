@@ -2,8 +2,14 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { Fingerprinter } from '../../server/services/near-duplicates/fingerprint.js';
-import { InProcessTextReader, ThreadTextReader, type Read } from '../../server/services/near-duplicates/text-reader.js';
+import {
+  InProcessTextReader,
+  ProcessTextReader,
+  type Read,
+} from '../../server/services/near-duplicates/text-reader.js';
+import { cannotPrintPages, scannedPage, scannedTiff } from '../support/scans.js';
 import { NOTICE, POEM } from '../support/texts.js';
+import { until } from '../support/until.js';
 
 async function onePagePdf(line: string): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
@@ -19,12 +25,12 @@ const plain = (read: Read) =>
     ? read
     : { ...read, fingerprint: { ...read.fingerprint, shingles: [...read.fingerprint.shingles].sort() } };
 
-describe('reading documents on a thread of their own', () => {
-  let reader: ThreadTextReader;
+describe('reading documents in a process of their own', () => {
+  let reader: ProcessTextReader;
   afterEach(() => reader.close());
 
   it('reads and fingerprints exactly as on the calling thread, and skips what it cannot read with the same reason', async () => {
-    reader = new ThreadTextReader({ minJaccard: 0.7 });
+    reader = new ProcessTextReader({ settings: { minJaccard: 0.7 }, ocr: true, heapMb: 256 });
     const here = new InProcessTextReader(Fingerprinter.create({ minJaccard: 0.7 }));
     const documents: Array<[Uint8Array, { name: string; contentType: string }]> = [
       [Buffer.from(NOTICE), { name: '通知.txt', contentType: 'text/plain' }],
@@ -53,13 +59,72 @@ describe('reading documents on a thread of their own', () => {
     );
   });
 
-  it('fails the reads under way when its thread stops, and starts another for the next read', async () => {
-    reader = new ThreadTextReader({});
+  it('fails the reads under way when it is closed, and starts another process for the next read', async () => {
+    reader = new ProcessTextReader({ settings: {}, ocr: true, heapMb: 256 });
     const text = Buffer.from(NOTICE.repeat(2000));
-    const cut = reader.read(text, { name: 'long.txt', contentType: 'text/plain' });
+    const cut = assert.rejects(
+      reader.read(text, { name: 'long.txt', contentType: 'text/plain' }),
+      /the text reader was closed/,
+    );
+    const first = reader.pid;
     await reader.close();
-    await assert.rejects(cut, /thread stopped/);
+    await cut;
+    assert.equal(alive(first!), false, 'the process is gone');
     const read = await reader.read(Buffer.from(POEM), { name: 'poem.txt', contentType: 'text/plain' });
     assert.ok('fingerprint' in read && read.fingerprint.units > 0);
+    assert.notEqual(reader.pid, first);
   });
+
+  it('ends a process that has been idle, and starts another for the next read', async () => {
+    reader = new ProcessTextReader({ settings: {}, ocr: true, heapMb: 256, idleMs: 0 });
+    await reader.read(Buffer.from(POEM), { name: 'poem.txt', contentType: 'text/plain' });
+    const first = reader.pid!;
+    await until(() => !alive(first), 'the idle reading process has ended');
+    const read = await reader.read(Buffer.from(NOTICE), { name: '通知.txt', contentType: 'text/plain' });
+    assert.ok('fingerprint' in read);
+  });
+
+  it(
+    'fails the image under way when the kernel kills its process (out of memory), and reads the next in a new one',
+    { skip: cannotPrintPages(), timeout: 300_000 },
+    async () => {
+      reader = new ProcessTextReader({ settings: {}, ocr: true, heapMb: 256 });
+      const tiff = await scannedTiff([POEM, POEM], 'slip');
+      const cut = reader.read(tiff, { name: '两页.tif', contentType: 'image/tiff' }, async () => {
+        process.kill(reader.pid!, 'SIGKILL'); // between the pages: in the middle of the image
+      });
+      await assert.rejects(cut, /^Error: the text reading process ended: signal SIGKILL \(out of memory\?\)$/);
+      const read = await reader.read(await scannedPage(POEM, 'png', 'slip'), {
+        name: '静夜思.png',
+        contentType: 'image/png',
+      });
+      assert.equal('fingerprint' in read && read.format, 'png');
+    },
+  );
+
+  it(
+    'fails the image whose reading runs out of the process’s heap, and reads the next in a new one',
+    { skip: cannotPrintPages(), timeout: 300_000 },
+    async () => {
+      // A full page needs about 200 MB of heap (docs/decisions/ocr-engine.md); 32 MB is too little.
+      reader = new ProcessTextReader({ settings: {}, ocr: true, heapMb: 32 });
+      const page = await scannedPage(NOTICE, 'jpeg', 'a4');
+      await assert.rejects(
+        reader.read(page, { name: '通知.jpg', contentType: 'image/jpeg' }),
+        /the text reading process ended: .*\(out of memory\?\)/,
+      );
+      const read = await reader.read(Buffer.from(POEM), { name: 'poem.txt', contentType: 'text/plain' });
+      assert.ok('fingerprint' in read);
+    },
+  );
 });
+
+/** Whether a process of this id still exists (a zombie is reaped by this process's event loop). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

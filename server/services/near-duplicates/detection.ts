@@ -16,6 +16,8 @@ import { EXTRACTABLE_MAX_BYTES } from './extraction.js';
 import { DEFAULT_SETTINGS, nearDuplicateMethod, similarity } from './fingerprint.js';
 import type { Fingerprinter, NearDuplicateMethod, NearDuplicateSettings } from './fingerprint.js';
 import { lookupKeys } from './lookup-keys.js';
+import { IMAGE_FORMATS } from './ocr.js';
+import { RecognisedTexts } from './recognised-texts.js';
 import { differences } from './snippets.js';
 import { type Compared, InProcessTextReader, type Read, type TextReader } from './text-reader.js';
 
@@ -82,6 +84,9 @@ export class NearDuplicateService {
   /** When a file was last queued (pacing.elapsed), and the signal that ends a pause at stop(). */
   private lastQueued = -Infinity;
   private wake = new AbortController();
+  /** Milliseconds paused between images' pages in the round under way (not counted as its work). */
+  private pausedInRound = 0;
+  private readonly recognised = new RecognisedTexts();
 
   constructor(private readonly deps: NearDuplicateOptions) {
     this.clock = deps.clock ?? (() => new Date());
@@ -131,12 +136,29 @@ export class NearDuplicateService {
     const { elapsed, sleep, busyShare, quietMs } = this.pacing;
     while (!this.stopped) {
       const started = elapsed();
+      this.pausedInRound = 0;
       if ((await this.runDue()) === 0) return;
       const ended = elapsed();
       if (ended - this.lastQueued < quietMs && !this.stopped)
-        await sleep(((ended - started) * (1 - busyShare)) / busyShare, this.wake.signal);
+        await sleep(((ended - started - this.pausedInRound) * (1 - busyShare)) / busyShare, this.wake.signal);
     }
   }
+
+  /**
+   * Between two pages of an image: OCR takes seconds a page, so a many-page scan gives way to
+   * uploads page by page, by the rule rounds follow (a page, then a pause four times as long
+   * while files keep arriving); a stop ends the image here (its job is taken again later).
+   */
+  private readonly betweenPages = async (pageMs: number): Promise<void> => {
+    const { elapsed, sleep, busyShare, quietMs } = this.pacing;
+    if (this.stopped) throw new Stopping();
+    const now = elapsed();
+    if (now - this.lastQueued < quietMs) {
+      await sleep((pageMs * (1 - busyShare)) / busyShare, this.wake.signal);
+      this.pausedInRound += elapsed() - now;
+    }
+    if (this.stopped) throw new Stopping();
+  };
 
   /**
    * Takes and runs the jobs due now (a few at a time); returns how many ran. The round's
@@ -154,6 +176,7 @@ export class NearDuplicateService {
         await this.fingerprintFile(job.fileId, texts, round);
         finished.push(job.fileId);
       } catch (err) {
+        if (this.stopped && (err as Error)?.message === Stopping.MESSAGE) continue; // taken again when its lease ends
         const message = (err as Error)?.message ?? String(err);
         const retryAt =
           job.attempts < MAX_ATTEMPTS
@@ -337,7 +360,7 @@ export class NearDuplicateService {
 
   /** A file's text and fingerprint, read from the store (kept for the jobs of one round). */
   private async textOf(entry: CatalogEntry, texts: Map<string, Read>): Promise<Read> {
-    const cached = texts.get(entry.fileId);
+    const cached = texts.get(entry.fileId) ?? this.recognised.get(entry.fileId);
     if (cached) return cached;
     let read: Read;
     if (entry.length > EXTRACTABLE_MAX_BYTES)
@@ -350,10 +373,10 @@ export class NearDuplicateService {
         bytes.set(part as Uint8Array, at);
         at += (part as Uint8Array).byteLength;
       }
-      read = await this.reader.read(at === bytes.byteLength ? bytes : bytes.subarray(0, at), {
-        name: entry.fileName,
-        contentType: entry.contentType,
-      });
+      const file = { name: entry.fileName, contentType: entry.contentType };
+      read = await this.reader.read(at === bytes.byteLength ? bytes : bytes.subarray(0, at), file, this.betweenPages);
+      if (!('skipped' in read) && (IMAGE_FORMATS as readonly string[]).includes(read.format))
+        this.recognised.set(entry.fileId, read);
     }
     texts.set(entry.fileId, read);
     return read;
@@ -404,6 +427,14 @@ function pairOf(
     snippetB,
     foundAt,
   };
+}
+
+/** A read given up because the service is stopping (through a reading thread it is a message, hence the fixed one). */
+class Stopping extends Error {
+  static readonly MESSAGE = 'near-duplicate detection is stopping';
+  constructor() {
+    super(Stopping.MESSAGE);
+  }
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;

@@ -1,6 +1,7 @@
-import { Worker } from 'node:worker_threads';
-import { extractText } from './extraction.js';
+import { type ChildProcess, fork } from 'node:child_process';
+import { extractText, textFormat } from './extraction.js';
 import { Fingerprinter, type NearDuplicateSettings, type TextFingerprint } from './fingerprint.js';
+import { type BetweenPages, imageFormat, PageRecogniser } from './ocr.js';
 
 /** A document's text and fingerprint, with what is needed to compare it again. */
 export interface Compared {
@@ -17,18 +18,34 @@ export interface DocumentFile {
   contentType: string;
 }
 
-/** Reads documents' texts and fingerprints them. */
+/**
+ * Reads documents' texts and fingerprints them; an image's text is recognised (OCR), one page at
+ * a time, and `betweenPages` is awaited after each page but the last.
+ */
 export interface TextReader {
-  read(bytes: Uint8Array, file: DocumentFile): Promise<Read>;
+  read(bytes: Uint8Array, file: DocumentFile, betweenPages?: BetweenPages): Promise<Read>;
   close(): Promise<void>;
 }
 
-/** Reads on the calling thread (tests, tools). */
-export class InProcessTextReader implements TextReader {
-  constructor(private readonly fingerprinter: Promise<Fingerprinter>) {}
+/** Why an image has no text where OCR is off. */
+export const OCR_OFF = 'text recognition (OCR) is off on this instance';
 
-  async read(bytes: Uint8Array, file: DocumentFile): Promise<Read> {
-    const extracted = await extractText(bytes, file);
+/**
+ * Reads on the calling thread (the reading process, tests, tools); images' text is recognised
+ * unless `recogniser` is null (OCR off: an image is then recorded as having no text, saying so).
+ */
+export class InProcessTextReader implements TextReader {
+  constructor(
+    private readonly fingerprinter: Promise<Fingerprinter>,
+    private readonly recogniser: PageRecogniser | null = new PageRecogniser(),
+  ) {}
+
+  async read(bytes: Uint8Array, file: DocumentFile, betweenPages?: BetweenPages): Promise<Read> {
+    const image = textFormat(file) ? undefined : imageFormat(file);
+    if (image && !this.recogniser) return { skipped: OCR_OFF };
+    const extracted = image
+      ? await this.recogniser!.recognise(bytes, image, betweenPages)
+      : await extractText(bytes, file);
     if (extracted.status === 'skipped') return { skipped: extracted.reason };
     return {
       text: extracted.text,
@@ -40,57 +57,132 @@ export class InProcessTextReader implements TextReader {
   async close(): Promise<void> {}
 }
 
-/** A request to the reading thread, and its answer (the shingles as a list: a Set would be cloned entry by entry all the same). */
+/** A request to the reading process, and its answer (the shingles as a list: a Set would be cloned entry by entry all the same). */
 export interface ReadRequest {
   id: number;
   bytes: Uint8Array;
   file: DocumentFile;
+  /** The process asks between pages (`PageDone`) and waits for a `GoOn`. */
+  paced: boolean;
+}
+/** After a page of an image (not the last), before the next is read: how long the page took. */
+export interface PageDone {
+  id: number;
+  pageMs: number;
+}
+/** The answer to a PageDone: read the next page, or give up the image with this error. */
+export interface GoOn {
+  id: number;
+  go: true | { stop: string };
 }
 export type ReadReply =
   | { id: number; skipped: string }
   | { id: number; text: string; format: string; fingerprint: Omit<TextFingerprint, 'shingles'>; shingles: string[] }
   | { id: number; error: string };
 
+/** How the reading process is started. */
+export interface ReadingProcessOptions {
+  /** The near-duplicate thresholds its fingerprints are made with. */
+  settings: Partial<NearDuplicateSettings>;
+  /** Whether images' text is recognised (OCR). */
+  ocr: boolean;
+  /** Its V8 heap limit (--max-old-space-size), megabytes. */
+  heapMb: number;
+  /** A process idle this long ends (its memory goes back); the next read starts another. */
+  idleMs?: number;
+}
+
+/** What the reading process is started with (its one argument, as JSON). */
+export type ReadingProcessArgs = Pick<ReadingProcessOptions, 'settings' | 'ocr'>;
+
+const DEFAULT_IDLE_MS = 60_000;
+
 /**
- * Reads on a thread of its own: extracting a long PDF and fingerprinting its text (a quarter of a
- * second for 1.3 million characters) would otherwise hold up every request the server is
- * answering. The thread is started when first needed and keeps the process alive only while a
- * read is under way; one that dies fails the reads it had, and the next read starts another.
+ * Reads in a process of its own (text-reader-process.ts): OCR holds 0.8–1.4 GB while it reads a
+ * page (onnxruntime's tensors), which must not count against the web server's memory, and a
+ * process the kernel or V8 ends for want of memory takes only its reads with it. Extracting a
+ * long PDF and fingerprinting its text also happen there, off the server's event loop. The
+ * process is started when first needed, keeps the server alive only while a read is under way,
+ * ends when idle for `idleMs`, and is killed by close(); one that dies fails the reads it had
+ * (their jobs are retried), and the next read starts another.
  */
-export class ThreadTextReader implements TextReader {
-  private worker: Worker | undefined;
-  private readonly pending = new Map<number, { resolve: (read: Read) => void; reject: (error: Error) => void }>();
+export class ProcessTextReader implements TextReader {
+  private child: ChildProcess | undefined;
+  private readonly pending = new Map<
+    number,
+    { resolve: (read: Read) => void; reject: (error: Error) => void; betweenPages?: BetweenPages }
+  >();
   private nextId = 1;
+  private idle: NodeJS.Timeout | undefined;
 
-  constructor(private readonly settings: Partial<NearDuplicateSettings>) {}
+  constructor(private readonly options: ReadingProcessOptions) {}
 
-  read(bytes: Uint8Array, file: DocumentFile): Promise<Read> {
-    const worker = (this.worker ??= this.start());
+  /** The reading process's id while one runs (tests look into it). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  read(bytes: Uint8Array, file: DocumentFile, betweenPages?: BetweenPages): Promise<Read> {
+    clearTimeout(this.idle);
+    const child = (this.child ??= this.start());
     const id = this.nextId++;
     return new Promise<Read>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      worker.ref(); // a read under way keeps the process alive (an idle thread does not)
-      // Moved, not copied, where the bytes own their whole buffer (a slice of a shared pool is copied).
-      const own =
-        bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
-      worker.postMessage({ id, bytes, file } satisfies ReadRequest, own ? [bytes.buffer] : []);
+      this.pending.set(id, { resolve, reject, betweenPages });
+      hold(child, true); // a read under way keeps the server alive (an idle process does not)
+      child.send({ id, bytes, file, paced: betweenPages !== undefined } satisfies ReadRequest, (error) => {
+        if (error) this.settle(id)?.reject(error);
+      });
     });
   }
 
   async close(): Promise<void> {
-    const worker = this.worker;
-    this.worker = undefined;
-    await worker?.terminate();
+    clearTimeout(this.idle);
+    const child = this.child;
+    this.child = undefined;
+    for (const waiting of this.pending.values()) waiting.reject(new Error('the text reader was closed'));
+    this.pending.clear();
+    if (child) await ended(child);
   }
 
-  private start(): Worker {
-    const worker = new Worker(new URL('./text-reader-thread.js', import.meta.url), { workerData: this.settings });
-    worker.unref();
-    worker.on('message', (reply: ReadReply) => {
+  /** The waiting read of this id, taken off the list; an idle process is let go. */
+  private settle(id: number) {
+    const waiting = this.pending.get(id);
+    this.pending.delete(id);
+    const child = this.child;
+    if (this.pending.size === 0 && child) {
+      hold(child, false);
+      this.idle = setTimeout(() => {
+        if (this.child === child && this.pending.size === 0) void this.close();
+      }, this.options.idleMs ?? DEFAULT_IDLE_MS).unref();
+    }
+    return waiting;
+  }
+
+  private start(): ChildProcess {
+    const args: ReadingProcessArgs = { settings: this.options.settings, ocr: this.options.ocr };
+    const child = fork(new URL('./text-reader-process.js', import.meta.url), [JSON.stringify(args)], {
+      // Its own flags, not the server's (whose heap limit is for the server): the same source maps.
+      execArgv: [
+        ...process.execArgv.filter((flag) => flag === '--enable-source-maps'),
+        `--max-old-space-size=${this.options.heapMb}`,
+      ],
+      serialization: 'advanced', // bytes as bytes, not JSON
+    });
+    hold(child, false);
+    child.on('message', (reply: ReadReply | PageDone) => {
       const waiting = this.pending.get(reply.id);
       if (!waiting) return;
-      this.pending.delete(reply.id);
-      if (this.pending.size === 0) worker.unref();
+      if ('pageMs' in reply) {
+        // The process waits for the answer: the pause (or the stop) happens here, on this side.
+        // A process gone meanwhile is reported by its exit, not by this message's failure.
+        const answer = (go: GoOn['go']) => child.connected && child.send({ id: reply.id, go } satisfies GoOn, () => {});
+        void Promise.resolve(waiting.betweenPages?.(reply.pageMs)).then(
+          () => answer(true),
+          (error: unknown) => answer({ stop: (error as Error)?.message ?? String(error) }),
+        );
+        return;
+      }
+      this.settle(reply.id);
       if ('error' in reply) waiting.reject(new Error(reply.error));
       else if ('skipped' in reply) waiting.resolve({ skipped: reply.skipped });
       else
@@ -101,12 +193,41 @@ export class ThreadTextReader implements TextReader {
         });
     });
     const lost = (error: Error) => {
-      if (this.worker === worker) this.worker = undefined;
+      if (this.child === child) this.child = undefined;
       for (const waiting of this.pending.values()) waiting.reject(error);
       this.pending.clear();
     };
-    worker.on('error', lost);
-    worker.on('exit', (code) => lost(new Error(`the text reading thread stopped (exit code ${code})`)));
-    return worker;
+    child.on('error', lost);
+    child.on('exit', (code, signal) => lost(new ReadingProcessEnded(code, signal)));
+    return child;
   }
+}
+
+/** The reading process ended with reads under way: killed (the kernel's OOM killer sends SIGKILL), out of heap, or stopped. */
+export class ReadingProcessEnded extends Error {
+  constructor(code: number | null, signal: NodeJS.Signals | null) {
+    const how = signal ? `signal ${signal}` : `exit code ${code}`;
+    // V8 out of heap aborts (SIGABRT, or 134 through a shell); the kernel's OOM killer sends SIGKILL.
+    const memory = signal === 'SIGKILL' || signal === 'SIGABRT' || code === 134 ? ' (out of memory?)' : '';
+    super(`the text reading process ended: ${how}${memory}`);
+  }
+}
+
+/** Whether the process (and its IPC channel) keeps the server's event loop alive. */
+function hold(child: ChildProcess, yes: boolean): void {
+  if (yes) {
+    child.ref();
+    child.channel?.ref();
+  } else {
+    child.unref();
+    child.channel?.unref();
+  }
+}
+
+/** Ends the process and waits until it has. */
+function ended(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGKILL'); // it holds nothing to save: a read cut short is done again
+  return exited;
 }

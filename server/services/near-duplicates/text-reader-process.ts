@@ -1,0 +1,57 @@
+import { Fingerprinter } from './fingerprint.js';
+import { PageRecogniser } from './ocr.js';
+import {
+  InProcessTextReader,
+  type GoOn,
+  type PageDone,
+  type ReadingProcessArgs,
+  type ReadReply,
+  type ReadRequest,
+} from './text-reader.js';
+
+/**
+ * The process of a ProcessTextReader: reads each document it is sent, with the settings it was
+ * started with (its one argument). sharp and onnxruntime are loaded here, when the first image
+ * comes, and nowhere else.
+ */
+const args = JSON.parse(process.argv[2] ?? '{}') as ReadingProcessArgs;
+const reader = new InProcessTextReader(Fingerprinter.create(args.settings), args.ocr ? new PageRecogniser() : null);
+
+/** Images waiting between two pages for the reader's word to go on. */
+const waiting = new Map<number, (go: GoOn['go']) => void>();
+
+process.on('message', (message: ReadRequest | GoOn) => {
+  if ('go' in message) waiting.get(message.id)?.(message.go);
+  else void answer(message);
+});
+// The server is gone (stopped, or killed without a word): nothing is left to read for.
+process.on('disconnect', () => process.exit(0));
+
+/** Asks the other side between two pages of an image, and goes on (or stops) when it answers. */
+function betweenPages(id: number) {
+  return (pageMs: number) =>
+    new Promise<void>((resolve, reject) => {
+      waiting.set(id, (go) => {
+        waiting.delete(id);
+        if (go === true) resolve();
+        else reject(new Error(go.stop));
+      });
+      process.send!({ id, pageMs } satisfies PageDone);
+    });
+}
+
+/** Reads one document and sends the reply; never rejects (a failure is the reply). */
+async function answer({ id, bytes, file, paced }: ReadRequest): Promise<void> {
+  let reply: ReadReply;
+  try {
+    const read = await reader.read(bytes, file, paced ? betweenPages(id) : undefined);
+    if ('skipped' in read) reply = { id, skipped: read.skipped };
+    else {
+      const { shingles, ...fingerprint } = read.fingerprint;
+      reply = { id, text: read.text, format: read.format, fingerprint, shingles: [...shingles] };
+    }
+  } catch (error) {
+    reply = { id, error: (error as Error)?.message ?? String(error) };
+  }
+  if (process.connected) process.send!(reply);
+}
