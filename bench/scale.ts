@@ -48,7 +48,7 @@ export async function benchScale(
     const seedStart = performance.now();
     const units = divisionsOf([PROVINCE]);
     const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
-    await new UnitDirectory({ units: store.units, accounts: store.accounts }).load([PROVINCE]);
+    await new UnitDirectory({ units: store.units, accounts: store.accounts, jobs: store.jobs }).load([PROVINCE]);
     // Accounts in every unit but the province's own (most in towns, as there are most towns),
     // each in the area of its county (its neighbours upload the same files most).
     const placed = units.filter((u) => u.level !== 'province');
