@@ -25,7 +25,7 @@ export async function benchAccountImport(rows: number): Promise<AccountImportRes
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-import-'));
   try {
     const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
-    await new UnitDirectory({ units: store.units, accounts: store.accounts }).load([PROVINCE]);
+    await new UnitDirectory({ units: store.units, accounts: store.accounts, jobs: store.jobs }).load([PROVINCE]);
     await store.accounts.create({
       id: 'bench-top',
       username: 'top',

@@ -52,6 +52,12 @@ export interface LoadResult {
    */
   rssJudgedFrom: number;
   /**
+   * Soak runs: the heap snapshots taken during the mix, each with the second it was asked for and
+   * what it left in the server's RSS (the RSS 30 s after it was written less the RSS just before;
+   * a server that takes none, as in service, does not hold it).
+   */
+  snapshots: Array<{ second: number; costMb: number }>;
+  /**
    * Soak runs (BENCH_HEAP=1): the live heap (MB) after warm-up, half-way and at the end, and what
    * grew most over the second half (a leak keeps growing there; a cache that fills does not).
    */
@@ -370,16 +376,23 @@ export async function benchLoad(clients = 200, seconds = 60, thinkMs = 0): Promi
     const started = performance.now();
     const warmupSeconds = Math.min(heapDir ? 120 : 10, Math.floor(seconds / 3));
     const heaps: HeapCensus[] = [];
+    const snapshots: LoadResult['snapshots'] = [];
     // Snapshots one after the other (each stalls the server a second or two), never two at once.
     const census = (at: number, before?: Promise<unknown>) =>
       new Promise((resolve) => setTimeout(resolve, at * 1000))
         .then(() => before)
-        .then(async () => heaps.push(await heapCensus(server!, heapDir!)));
+        .then(async () => {
+          const second = rssMb.length;
+          const rssBefore = server!.rssMb();
+          heaps.push(await heapCensus(server!, heapDir!));
+          await new Promise((resolve) => setTimeout(resolve, 30_000));
+          snapshots.push({ second, costMb: server!.rssMb() - rssBefore });
+        });
     const firstHeap = heapDir ? census(warmupSeconds) : undefined;
     const halfway = Math.round((warmupSeconds + seconds) / 2);
     let rssJudgedFrom = warmupSeconds;
     const halfwayHeap = heapDir
-      ? census(halfway, firstHeap).then(() => (rssJudgedFrom = Math.min(seconds - 1, rssMb.length + 30)))
+      ? census(halfway, firstHeap).then(() => (rssJudgedFrom = Math.min(seconds - 1, rssMb.length)))
       : undefined;
     await Promise.all(
       MIX.map(([group], g) =>
@@ -433,6 +446,7 @@ export async function benchLoad(clients = 200, seconds = 60, thinkMs = 0): Promi
       answersPerSecond,
       warmupSeconds,
       rssJudgedFrom,
+      snapshots,
       heap:
         heaps.length === 3
           ? {

@@ -48,7 +48,7 @@ export async function benchScale(
     const seedStart = performance.now();
     const units = divisionsOf([PROVINCE]);
     const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
-    await new UnitDirectory({ units: store.units, accounts: store.accounts }).load([PROVINCE]);
+    await new UnitDirectory({ units: store.units, accounts: store.accounts, jobs: store.jobs }).load([PROVINCE]);
     // Accounts in every unit but the province's own (most in towns, as there are most towns),
     // each in the area of its county (its neighbours upload the same files most).
     const placed = units.filter((u) => u.level !== 'province');
@@ -131,11 +131,22 @@ export async function benchScale(
       GC_INTERVAL_SECONDS: '0',
       UNIT_REGIONS: PROVINCE,
     };
+    // The first start of a data directory reads every account once for the unit directory (its
+    // upgrade step: the seeding went through the ports, as an earlier version's data); every later
+    // start is the one the target is for.
+    t = performance.now();
+    const first = await startBenchServer(env);
+    const firstMs = performance.now() - t;
+    await first.stop();
     t = performance.now();
     const server = await startBenchServer(env);
     const startMs = performance.now() - t;
+    const steps = /"startUp":(\{[^}]*\})/.exec(server.logLines().join('\n'))?.[1] ?? '{}';
     print(
-      `        start-up: the store opens in ${(openMs / 1000).toFixed(2)} s in-process, the server answers ${(startMs / 1000).toFixed(2)} s after it is started  (target <= 5 s: ${openMs <= 5000 && startMs <= 5000 ? 'meets target' : 'MISSES target'})`,
+      `        start-up: the store opens in ${(openMs / 1000).toFixed(2)} s in-process, the server answers ${(startMs / 1000).toFixed(2)} s after it is started (its steps in ms: ${steps}; the first start, reading every account once, ${(firstMs / 1000).toFixed(2)} s), load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}  (target <= 5 s: ${openMs <= 5000 && startMs <= 5000 ? 'meets target' : 'MISSES target'})`,
     );
     const sessionCookie = async (url: string, username: string): Promise<string> => {
       const login = await fetch(`${url}/api/session`, {

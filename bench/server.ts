@@ -8,8 +8,20 @@ const dist = new URL('../', import.meta.url).pathname;
 
 /** The Node flags `npm start` runs the server with (package.json "serve"), so we measure what users run. */
 export function serveFlags(): string[] {
+  return serveScript().filter((word) => word.startsWith('--'));
+}
+
+/** The environment `npm run serve` sets before the command (MALLOC_ARENA_MAX=2), unless the caller's sets it. */
+function serveEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const set = serveScript()
+    .filter((word) => /^[A-Z_]+=/.test(word))
+    .map((word) => word.split('=') as [string, string]);
+  return { ...Object.fromEntries(set.filter(([name]) => env[name] === undefined)), ...env };
+}
+
+function serveScript(): string[] {
   const pkg = JSON.parse(fs.readFileSync(path.join(dist, '../package.json'), 'utf8')) as { scripts: { serve: string } };
-  return pkg.scripts.serve.split(/\s+/).filter((word) => word.startsWith('--'));
+  return pkg.scripts.serve.split(/\s+/);
 }
 
 export interface BenchServer {
@@ -121,7 +133,7 @@ export async function startNodeServer(script: string, args: string[], env: NodeJ
   const logFile = path.join(logDir, 'stdout.log');
   const out = fs.openSync(logFile, 'w');
   const child = spawn(process.execPath, [...serveFlags(), ...extra, script, ...args], {
-    env,
+    env: serveEnv(env),
     stdio: ['ignore', out, 'pipe'],
   });
   fs.closeSync(out);

@@ -123,7 +123,7 @@ export function composeServices(
   });
   const quotas = new Quotas(store.rateCounts, store.claims, config.quotas, clock, calendar);
   const tokens = new TokenService(store.tokens, store.accounts, clock, config.tokensPerAccount);
-  const directory = new UnitDirectory({ units: store.units, accounts: store.accounts });
+  const directory = new UnitDirectory({ units: store.units, accounts: store.accounts, jobs: store.jobs });
   const ingest = new IngestService({
     store,
     digests,

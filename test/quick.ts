@@ -13,6 +13,7 @@ const WHOLE_PROCESS = [
   'cli',
   'operations',
   'shutdown',
+  'start-up',
   'http/tus-process',
   'http/scale-out',
   'http/ocr-process',

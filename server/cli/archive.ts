@@ -271,7 +271,7 @@ async function run(argv: string[]): Promise<void> {
     // As the server does at its start: commands may run before it ever has.
     if (group === 'user' || group === 'units') {
       await directory.load(config.unitRegions);
-      await directory.mapEarlierAccounts();
+      await directory.placeEarlierAccounts();
     }
     switch (command === undefined ? group : `${group} ${command}`) {
       case 'user add': {

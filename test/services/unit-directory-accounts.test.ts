@@ -40,7 +40,7 @@ for (const target of storeTargets)
       before(async () => {
         opened = await target.open();
         store = opened.store;
-        await new UnitDirectory({ units: store.units, accounts: store.accounts }).load(['11']);
+        await new UnitDirectory({ units: store.units, accounts: store.accounts, jobs: store.jobs }).load(['11']);
         const dongcheng = (await store.units.get('110101'))!;
         const given: Account[] = Array.from({ length: many }, (_, i) =>
           testAccount({ username: `clerk${String(i).padStart(5, '0')}`, unit: geographyOf(dongcheng) }),
@@ -69,7 +69,7 @@ for (const target of storeTargets)
 
       it('at start: places the earlier accounts past the first thousand, holding no more than a thousand at once', async () => {
         const accounts = watched(store.accounts);
-        const directory = new UnitDirectory({ units: store.units, accounts: accounts.store });
+        const directory = new UnitDirectory({ units: store.units, accounts: accounts.store, jobs: store.jobs });
         const { mapped, unmapped } = await directory.mapEarlierAccounts();
         assert.deepEqual(
           mapped.map((a) => a.username),
