@@ -32,7 +32,10 @@ export interface AccountSummary {
 
 export interface AccountList {
   items: AccountSummary[];
+  /** How many the filters take, counted up to 10,000 (ACCOUNT_COUNT_LIMIT); beyond, 10,000 and `totalCapped`. */
   total: number;
+  /** There are more than `total` ("10,000+"): counting them all would read them all. */
+  totalCapped: boolean;
   limit: number;
   offset: number;
 }
