@@ -185,9 +185,15 @@ type Params = Record<string, string | number>;
 
 /**
  * A search's condition: by its pieces and the units' index when it is rare (the page and count
- * read only the candidates), else checked on each account as the name order walks them.
+ * read only the candidates), else checked on each account as the name order walks them; and the
+ * accounts it takes by those indexes alone (`matches`, maybe more than once each), which count a
+ * search that has nothing else to it without a walk.
  */
-function textWhere(db: Db, text: { part: string; units: readonly string[] }, params: Params): string {
+function textWhere(
+  db: Db,
+  text: { part: string; units: readonly string[] },
+  params: Params,
+): { where: string; matches: string } {
   const part = text.part;
   params.part = part;
   params.textUnits = JSON.stringify(text.units);
@@ -197,7 +203,7 @@ function textWhere(db: Db, text: { part: string; units: readonly string[] }, par
   const unitCandidates = probe(`SELECT 1 FROM accounts WHERE ${inUnits}`, { textUnits: params.textUnits });
   // A short part: the pieces starting with it are exactly its accounts.
   let pieces = 'piece >= @part AND piece < @partEnd';
-  let check = '';
+  let byPieces = `SELECT account_id AS id FROM account_search WHERE ${pieces}`;
   if ([...part].length <= 3) params.partEnd = `${part}\u{10FFFF}`;
   else {
     // A longer one: its rarest three-character piece gives the candidates, each then checked whole.
@@ -209,19 +215,22 @@ function textWhere(db: Db, text: { part: string; units: readonly string[] }, par
     }
     params.piece = rarest.piece;
     pieces = 'piece = @piece';
-    check = ` AND (instr(search_text, @part) > 0 OR ${inUnits})`;
+    byPieces = `SELECT s.account_id AS id FROM account_search s JOIN accounts a ON a.id = s.account_id
+                WHERE s.piece = @piece AND instr(a.search_text, @part) > 0`;
   }
+  const matches = `${byPieces} UNION ALL SELECT id FROM accounts WHERE ${inUnits}`;
   const pieceArgs: Params = params.piece === undefined ? { part, partEnd: params.partEnd! } : { piece: params.piece };
   const pieceCandidates = probe(`SELECT 1 FROM account_search WHERE ${pieces}`, pieceArgs);
   if (pieceCandidates >= SEARCH_PROBE || unitCandidates >= SEARCH_PROBE)
-    return `(instr(search_text, @part) > 0 OR ${inUnits})`;
-  return `id IN (SELECT account_id FROM account_search WHERE ${pieces} UNION ALL SELECT id FROM accounts WHERE ${inUnits})${check}`;
+    return { where: `(instr(search_text, @part) > 0 OR ${inUnits})`, matches };
+  return { where: `id IN (${matches})`, matches };
 }
 
 /** A selection's WHERE clause, with its named parameters. */
-function selectionWhere(db: Db, selection: AccountSelection): { where: string; params: Params } {
+function selectionWhere(db: Db, selection: AccountSelection): { where: string; params: Params; textMatches?: string } {
   const parts: string[] = [];
   const params: Params = {};
+  let textMatches: string | undefined;
   if (selection.units) {
     parts.push(`${UNIT_ID} IN (SELECT value FROM json_each(@units))`);
     params.units = JSON.stringify(selection.units);
@@ -230,7 +239,11 @@ function selectionWhere(db: Db, selection: AccountSelection): { where: string; p
     parts.push('role = @role');
     params.role = selection.role;
   }
-  if (selection.text) parts.push(textWhere(db, selection.text, params));
+  if (selection.text) {
+    const text = textWhere(db, selection.text, params);
+    parts.push(text.where);
+    textMatches = text.matches;
+  }
   if (selection.disabled !== undefined) {
     parts.push('disabled = @disabled');
     params.disabled = selection.disabled ? 1 : 0;
@@ -247,7 +260,7 @@ function selectionWhere(db: Db, selection: AccountSelection): { where: string; p
     parts.push('(username_key IS NULL OR username_key NOT IN (SELECT value FROM json_each(@keys)))');
     params.keys = JSON.stringify(keys.notIn);
   }
-  return { where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
+  return { where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params, textMatches };
 }
 
 export class EmbeddedAccountStore implements AccountStore {
@@ -391,7 +404,7 @@ export class EmbeddedAccountStore implements AccountStore {
     limit: number,
     countLimit = ACCOUNT_COUNT_LIMIT,
   ): Promise<AccountPage> {
-    const { where, params } = selectionWhere(this.db, selection);
+    const { where, params, textMatches } = selectionWhere(this.db, selection);
     // The page's ids first (an offset steps over index entries, not rows), then their rows.
     const ids = this.db
       .prepare<Params, { id: string }>(
@@ -400,8 +413,13 @@ export class EmbeddedAccountStore implements AccountStore {
       .all({ ...params, limit, offset })
       .map((r) => r.id);
     const rows = new Map((await this.getMany(ids)).map((a) => [a.id, a]));
+    // A search alone is counted from its indexes (each account once), not by walking the accounts.
+    const searchOnly = textMatches !== undefined && Object.keys(selection).every((k) => k === 'text');
+    const counted = searchOnly
+      ? `SELECT DISTINCT id FROM (${textMatches}) LIMIT @upTo`
+      : `SELECT 1 FROM accounts ${where} LIMIT @upTo`;
     const n = this.db
-      .prepare<Params, { n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM accounts ${where} LIMIT @upTo)`)
+      .prepare<Params, { n: number }>(`SELECT COUNT(*) AS n FROM (${counted})`)
       .get({ ...params, upTo: countLimit + 1 })!.n;
     return { items: ids.map((id) => rows.get(id)!), total: Math.min(n, countLimit), capped: n > countLimit };
   }
