@@ -415,6 +415,11 @@ export class EmbeddedAccountStore implements AccountStore {
     const rows = new Map((await this.getMany(ids)).map((a) => [a.id, a]));
     // A search alone is counted from its indexes (each account once), not by walking the accounts.
     const searchOnly = textMatches !== undefined && Object.keys(selection).every((k) => k === 'text');
+    // All of them: SQLite counts a table without stepping through its rows.
+    if (!where) {
+      const all = this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM accounts').get()!.n;
+      return { items: ids.map((id) => rows.get(id)!), total: all, capped: false };
+    }
     const counted = searchOnly
       ? `SELECT DISTINCT id FROM (${textMatches}) LIMIT @upTo`
       : `SELECT 1 FROM accounts ${where} LIMIT @upTo`;

@@ -318,10 +318,15 @@ export class MongoAccountStore implements AccountStore {
     countLimit = ACCOUNT_COUNT_LIMIT,
   ): Promise<AccountPage> {
     const filter = selectionFilter(selection);
+    const all = Object.keys(selection).length === 0;
     const [docs, n] = await Promise.all([
       this.c.accounts.find(filter).sort({ usernameKey: 1, _id: 1 }).skip(offset).limit(limit).toArray(),
-      this.c.accounts.countDocuments(filter, { limit: countLimit + 1 }),
+      // All of them: the collection's count, exact, without a scan.
+      all
+        ? this.c.accounts.estimatedDocumentCount()
+        : this.c.accounts.countDocuments(filter, { limit: countLimit + 1 }),
     ]);
+    if (all) return { items: docs.map(accountFromDoc), total: n, capped: false };
     return { items: docs.map(accountFromDoc), total: Math.min(n, countLimit), capped: n > countLimit };
   }
 

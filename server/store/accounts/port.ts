@@ -65,10 +65,11 @@ export function partPieces(part: string): string[] {
 }
 
 /**
- * How far a page's count goes: beyond it the page says "more than 10,000" (capped). Counting every
- * account a wide selection takes would read them all at every page, at 100,000 accounts.
+ * How far the count of a filtered page goes: beyond it the page says "more than 1,000" (capped).
+ * Counting every account a wide filter takes would read them all at every page, at 100,000
+ * accounts (docs/decisions/account-search.md); the unfiltered count is exact, from the store's total.
  */
-export const ACCOUNT_COUNT_LIMIT = 10_000;
+export const ACCOUNT_COUNT_LIMIT = 1_000;
 
 /** One account of an import as its answer lists it, with the one-time password handed out. */
 export interface ImportedAccount {
@@ -152,7 +153,7 @@ export interface AccountStore {
   /**
    * One page of the accounts a selection takes, by username key (then id), and how many it takes,
    * counted up to `countLimit` (ACCOUNT_COUNT_LIMIT): beyond, `total` is the limit and `capped`
-   * says there are more. What the accounts page shows, at 100,000 accounts, from indexes: no
+   * says there are more (an empty selection is counted exactly, never capped). What the accounts page shows, at 100,000 accounts, from indexes: no
    * selection reads every account.
    */
   page(selection: AccountSelection, offset: number, limit: number, countLimit?: number): Promise<AccountPage>;

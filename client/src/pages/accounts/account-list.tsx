@@ -48,7 +48,7 @@ export function AccountList({
   const loaded = useLoaded(JSON.stringify({ filters, offset, refresh }), () =>
     api.accounts({ ...filters, limit: PAGE_SIZE, offset }),
   );
-  // Counted up to 10,000: beyond, "more than 10,000", and the pager goes on.
+  // A filtered list is counted up to 1,000: beyond, "more than 1,000", and the pager goes on.
   const more = loaded.data?.totalCapped ?? false;
   return (
     <TableSection
