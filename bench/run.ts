@@ -14,6 +14,7 @@ import {
 } from './browser-folder.js';
 import { benchReports, type PairedTiming } from './reports.js';
 import { benchScale } from './scale.js';
+import { benchAccounts as benchAccountsPages } from './accounts.js';
 import { benchLoad, type LoadResult } from './load.js';
 import { benchImport } from './import.js';
 import { benchNearDuplicateIndex } from './near-duplicate-index.js';
@@ -62,6 +63,9 @@ import { benchWithdrawals, type WithdrawalsResult } from './withdrawals.js';
  * province-scale run: N million ledger entries, N x 200,000 files, N x 10,000 accounts over the units of
  * UNIT_REGIONS=13, a tenth withdrawn (bench/scale.ts); BENCH_SCALE_RUNS (default 5) runs of each page;
  * BENCH_SCALE_ACCOUNTS sets the accounts (the issue's 100,000 at BENCH_SCALE=1, say).
+ * BENCH_ONLY=accounts (opt-in, never in a full run) is the accounts of issue 43 without the ledger
+ * (bench/accounts.ts): BENCH_SCALE_ACCOUNTS (default 100,000) accounts, GET /api/accounts pages
+ * (BENCH_ACCOUNT_REQUESTS each, default 200) and the accounts page in Chromium.
  */
 const ingestMiB = Number(process.env.BENCH_INGEST_MIB ?? 1024);
 const browserMiB = Number(process.env.BENCH_BROWSER_MIB ?? 1024);
@@ -289,6 +293,11 @@ if (wanted('reports')) {
 }
 
 if (scale > 0 && wanted('scale')) await benchScale(scale, scaleRuns, (line) => console.log(line), scaleAccounts);
+
+if (only?.includes('accounts'))
+  await benchAccountsPages(scaleAccounts ?? 100_000, Number(process.env.BENCH_ACCOUNT_REQUESTS ?? 200), (line) =>
+    console.log(line),
+  );
 
 if (wanted('load')) {
   // Clerks at a clerk's pace (an operation about every second each), where the targets apply; then

@@ -32,7 +32,10 @@ export interface AccountSummary {
 
 export interface AccountList {
   items: AccountSummary[];
+  /** How many the filters take, counted up to 1,000; beyond, 1,000 and `totalCapped` (no filter: exact). */
   total: number;
+  /** There are more than `total` ("more than 1,000"): counting them all would read them all. */
+  totalCapped: boolean;
   limit: number;
   offset: number;
 }

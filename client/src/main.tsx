@@ -5,7 +5,7 @@ import type { SessionView } from '../../shared/schemas.js';
 import { ArchiveApi } from './api.js';
 import { ApiError, describeError, translator, type Language } from './i18n/index.js';
 import { initialLanguage, saveLanguage } from './i18n/saved-language.js';
-import { AdminPages } from './pages/admin-pages.js';
+import { AdminPages, loadAdminPages } from './pages/admin-pages.js';
 import { showTimesIn, unitPlace } from './pages/format.js';
 import { LoginPage, OwnAccountPage, PasswordPage } from './pages/login.js';
 import { MyUploadsPage } from './pages/my-uploads.js';
@@ -42,6 +42,8 @@ function App({ api }: { api: ArchiveApi }) {
   }, [language]);
   useEffect(() => {
     api.session().then(setSession, (error: unknown) => setStartupError(describeError(language, error)));
+    // Opened on an administrator's page (a bookmark, a reload): its chunk loads beside the session.
+    if (ADMIN_PAGES.has(route.page)) loadAdminPages().catch(() => {});
     const onHash = () => setRoute(routeFromHash(location.hash));
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);

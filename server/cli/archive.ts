@@ -303,8 +303,13 @@ async function run(argv: string[]): Promise<void> {
         break;
       }
       case 'user list':
-        for (const a of await accounts.list())
-          out(`${a.username}\t${a.role}\t${a.unit.id}\t${placeOf(a.unit)}\t${a.displayName ?? ''}`);
+        // A thousand at a time, in name order: a province's accounts are printed, never held.
+        for (let offset = 0; ; offset += 1000) {
+          const { items } = await store.accounts.page({}, offset, 1000, 0);
+          for (const a of items)
+            out(`${a.username}\t${a.role}\t${a.unit.id}\t${placeOf(a.unit)}\t${a.displayName ?? ''}`);
+          if (items.length < 1000) break;
+        }
         break;
       case 'units find': {
         if (!name) throw new ValidationError('units find needs a name or the start of a code.');
@@ -354,8 +359,12 @@ async function run(argv: string[]): Promise<void> {
         break;
       }
       case 'token list': {
-        const byId = new Map((await accounts.list()).map((a) => [a.id, a.username]));
-        for (const t of await tokens.list())
+        const all = await tokens.list();
+        // Only the tokens' owners are read.
+        const byId = new Map(
+          (await store.accounts.getMany(all.map((t) => t.accountId))).map((a) => [a.id, a.username]),
+        );
+        for (const t of all)
           out(
             `${t.id}\t${byId.get(t.accountId) ?? '(deleted account)'}\t${t.createdAt.toISOString()}\t${t.label}\t${t.scopes.join(',')}`,
           );
@@ -363,7 +372,7 @@ async function run(argv: string[]): Promise<void> {
       }
       case 'token revoke': {
         if (!name) throw new ValidationError('token revoke needs a token id.');
-        const owner = (await tokens.list()).find((t) => t.id === name);
+        const owner = await tokens.get(name);
         await tokens.revoke(name);
         const ownerAccount = owner && (await accounts.get(owner.accountId));
         await audit.record('token_revoked', ownerAccount ?? { attemptedUserName: '(unknown token)' }, {

@@ -20,6 +20,7 @@ import type { Role, Unit } from '../../shared/schemas.js';
 import { ARCHIVE_UNIT_ID, type NewUnitRequest } from '../../shared/units.js';
 import { ConflictError, NotFoundError, UsernameTakenError, ValidationError } from '../errors.js';
 import {
+  searchForm,
   usernameKey,
   type Account,
   type AccountSelection,
@@ -52,10 +53,10 @@ export interface AdministrationDeps {
   accounts: AccountService;
   store: Pick<
     AccountStore,
-    'list' | 'page' | 'get' | 'update' | 'createMany' | 'takenUsernames' | 'keptImports' | 'takeKeptImport'
+    'getMany' | 'page' | 'get' | 'update' | 'createMany' | 'takenUsernames' | 'keptImports' | 'takeKeptImport'
   >;
   sessions: Pick<SessionStore, 'deleteForAccount'>;
-  tokens: Pick<TokenService, 'list' | 'create' | 'get' | 'revoke'>;
+  tokens: Pick<TokenService, 'list' | 'liveCounts' | 'create' | 'get' | 'revoke'>;
   directory: UnitDirectory;
   throttle: Pick<LoginThrottle, 'throttledUsernames' | 'forget'>;
   audit: Pick<AuditService, 'record' | 'recordMany'>;
@@ -187,10 +188,14 @@ export class AccountAdministration {
 
   private async summaries(placed: Placed[]): Promise<AccountSummary[]> {
     const now = this.deps.clock();
-    const [throttled, tokens] = await Promise.all([this.deps.throttle.throttledUsernames(), this.deps.tokens.list()]);
-    const tokenCount = new Map<string, number>();
-    for (const t of tokens)
-      if (!t.expiresAt || t.expiresAt > now) tokenCount.set(t.accountId, (tokenCount.get(t.accountId) ?? 0) + 1);
+    // The tokens of these accounts only, counted in the store.
+    const [throttled, tokenCount] = await Promise.all([
+      this.deps.throttle.throttledUsernames(),
+      this.deps.tokens.liveCounts(
+        placed.map((p) => p.account.id),
+        now,
+      ),
+    ]);
     return placed.map((p) => {
       const a = p.account;
       const state: AccountState = a.disabled
@@ -268,7 +273,7 @@ export class AccountAdministration {
     if (filterUnit === ARCHIVE_UNIT_ID && reach.kind !== 'everything')
       throw new NotFoundError(`No unit with the id "${ARCHIVE_UNIT_ID}" is within your reach.`);
     const page = { limit: query.limit, offset: query.offset };
-    if (reach.kind === 'nothing') return { items: [], total: 0, ...page };
+    if (reach.kind === 'nothing') return { items: [], total: 0, totalCapped: false, ...page };
     const selection: AccountSelection = { ...(query.role && { role: query.role }) };
     if (filterUnit === ARCHIVE_UNIT_ID) selection.units = [ARCHIVE_UNIT_ID];
     else if (filterUnit)
@@ -281,7 +286,7 @@ export class AccountAdministration {
       const matching = (reachUnits ?? (await this.deps.directory.unitsIn(reach))).filter(
         (u) => u.path.join('/').includes(q) || u.code?.startsWith(q),
       );
-      selection.text = { key: usernameKey(q), name: q.toLowerCase(), units: matching.map((u) => u.id) };
+      selection.text = { part: searchForm(q), units: matching.map((u) => u.id) };
     }
     if (query.state) {
       const throttled = { in: [...(await this.deps.throttle.throttledUsernames())] };
@@ -297,7 +302,8 @@ export class AccountAdministration {
       );
     }
     const found = await this.deps.store.page(selection, query.offset, query.limit);
-    return { items: await this.summaries(await this.placeAll(found.items)), total: found.total, ...page };
+    const items = await this.summaries(await this.placeAll(found.items));
+    return { items, total: found.total, totalCapped: found.capped, ...page };
   }
 
   /**
@@ -356,9 +362,19 @@ export class AccountAdministration {
     return { account: await this.summary(account), oneTimePassword: password };
   }
 
-  private async activeTopLevelAdmins(except: string): Promise<number> {
-    const placed = await this.placeAll(await this.deps.store.list());
-    return placed.filter((p) => p.account.id !== except && !p.account.disabled && this.isTopLevel(p)).length;
+  /**
+   * Whether an active top-level administrator other than `except` stays: one of the archive's own
+   * unit, by the units' index; only when there is none, the active administrators (by the role's
+   * index, a thousand at a time) for one of an earlier version whose unit is not in the directory.
+   */
+  private async otherActiveTopLevelAdmin(except: string): Promise<boolean> {
+    const own = await this.deps.store.page({ units: [ARCHIVE_UNIT_ID], role: 'admin', disabled: false }, 0, 2, 0);
+    if (own.items.some((a) => a.id !== except)) return true;
+    for (let offset = 0; ; offset += 1000) {
+      const { items } = await this.deps.store.page({ role: 'admin', disabled: false }, offset, 1000, 0);
+      if ((await this.placeAll(items)).some((p) => p.account.id !== except && this.isTopLevel(p))) return true;
+      if (items.length < 1000) return false;
+    }
   }
 
   update(caller: Account, id: string, patch: AccountPatchRequest, address: string | null): Promise<AccountSummary> {
@@ -390,7 +406,7 @@ export class AccountAdministration {
     const after: Placed = { account: { ...before, role, disabled: patch.disabled ?? before.disabled }, unit: dir };
     const wasTop = this.isTopLevel(target) && !before.disabled;
     const staysTop = this.isTopLevel(after) && !after.account.disabled;
-    if (wasTop && !staysTop && (await this.activeTopLevelAdmins(before.id)) === 0)
+    if (wasTop && !staysTop && !(await this.otherActiveTopLevelAdmin(before.id)))
       throw new ConflictError(
         'This is the last active top-level administrator: make another account a top-level administrator first.',
         'last_top_admin',
@@ -657,12 +673,21 @@ export class AccountAdministration {
 
   /** The caller's own API tokens, or (administrators, `reach`) those of every account in its reach; newest first. */
   async listTokens(caller: Account, scope: 'mine' | 'reach'): Promise<TokenView[]> {
-    const tokens = (await this.deps.tokens.list()).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    // Only those tokens are read (by owner, or by the reach's units), and their owners once each.
+    const newestFirst = (tokens: ApiTokenRecord[]) =>
+      tokens.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     if (scope === 'mine' || caller.role !== 'admin')
-      return tokens.filter((t) => t.accountId === caller.id).map((t) => this.tokenView(t, caller));
+      return newestFirst(await this.deps.tokens.list({ accounts: [caller.id] })).map((t) => this.tokenView(t, caller));
     const reach = await this.deps.directory.reachOf(caller);
+    if (reach.kind === 'nothing') return [];
+    const tokens = newestFirst(
+      await this.deps.tokens.list(
+        reach.kind === 'subtree' ? { units: (await this.deps.directory.unitsIn(reach)).map((u) => u.id) } : undefined,
+      ),
+    );
+    // An owner placed outside the reach (moved meanwhile) is left out.
     const owners = new Map(
-      (await this.placeAll(await this.deps.store.list()))
+      (await this.placeAll(await this.deps.store.getMany(tokens.map((t) => t.accountId))))
         .filter((p) => this.inReach(reach, p))
         .map((p) => [p.account.id, p.account]),
     );

@@ -5,6 +5,7 @@ import type {
   ApiTokenRecord,
   SessionRecord,
   SessionStore,
+  TokenOwners,
   TokenStore,
 } from '../store/accounts/port.js';
 import type { TokenScope } from '../../shared/accounts.js';
@@ -178,8 +179,14 @@ export class TokenService {
     return { account, via: 'token', token: record };
   }
 
-  list(): Promise<ApiTokenRecord[]> {
-    return this.tokens.list();
+  /** Every token, or those of some owners (TokenStore.list). */
+  list(owners?: TokenOwners): Promise<ApiTokenRecord[]> {
+    return this.tokens.list(owners);
+  }
+
+  /** How many live tokens each of these accounts has (those with none left out). */
+  liveCounts(accountIds: readonly string[], now: Date): Promise<Map<string, number>> {
+    return this.tokens.liveCounts(accountIds, now);
   }
 
   get(id: string): Promise<ApiTokenRecord | undefined> {

@@ -55,6 +55,7 @@ async function connectPrepared(options: MongoStoreOptions) {
     await createIndexes(c);
     await new MongoNearDuplicateIndex(c).replaceTextKeyed(new Date());
     await new MongoAccountStore(c).keyUsernames();
+    await new MongoAccountStore(c).indexSearch();
     await new MongoLedger(c).claimEarlierFirstUploads();
     await new MongoLedger(c).rememberEarlierNames();
   });

@@ -8,6 +8,14 @@ type AdminModule = typeof import('./admin.js');
 let loading: Promise<AdminModule> | null = null;
 
 /**
+ * Starts loading the administrators' pages (once): the app calls it at its start when it opens on
+ * one of them, so the chunk arrives while the session is asked for, not after.
+ */
+export function loadAdminPages(): Promise<AdminModule> {
+  return (loading ??= import('./admin.js'));
+}
+
+/**
  * The reports, the audit log, accounts and units, loaded on first use: clerks, who never see them, never download
  * them (Chart.js alone would add a third to the app's size).
  */
@@ -31,7 +39,7 @@ export function AdminPages({
   const [pages, setPages] = useState<AdminModule | null>(null);
   const [failed, setFailed] = useState(false);
   useEffect(() => {
-    (loading ??= import('./admin.js')).then(setPages, () => {
+    loadAdminPages().then(setPages, () => {
       // Usually a release replaced the chunk while the page was open; a reload fetches the new one.
       loading = null;
       setFailed(true);

@@ -90,24 +90,28 @@ export function Pager({
   size,
   offset,
   onOffset,
+  more = false,
 }: {
   language: Language;
   total: number;
   size: number;
   offset: number;
   onOffset: (offset: number) => void;
+  /** The total was counted only so far: there are more rows than it (the next page stays open). */
+  more?: boolean;
 }): ComponentChildren {
   const t = translator(language);
-  const pages = Math.max(1, Math.ceil(total / size));
   const page = Math.floor(offset / size) + 1;
-  if (pages <= 1) return null;
+  const pages = Math.max(1, Math.ceil(total / size), more ? page : 0);
+  if (pages <= 1 && !more) return null;
+  const label = t(more ? 'pageOfMore' : 'pageOf', { page, pages });
   return (
-    <nav class="pager" aria-label={t('pageOf', { page, pages })}>
+    <nav class="pager" aria-label={label}>
       <button type="button" disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - size))}>
         {t('previousPage')}
       </button>
-      <span>{t('pageOf', { page, pages })}</span>
-      <button type="button" disabled={page >= pages} onClick={() => onOffset(offset + size)}>
+      <span>{label}</span>
+      <button type="button" disabled={!more && page >= pages} onClick={() => onOffset(offset + size)}>
         {t('nextPage')}
       </button>
     </nav>

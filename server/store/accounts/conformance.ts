@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConflictError, UsernameTakenError } from '../../errors.js';
-import type { Account, ApiTokenRecord, KeptImport, NewAccount } from './port.js';
+import {
+  searchForm,
+  type Account,
+  type AccountPage,
+  type ApiTokenRecord,
+  type KeptImport,
+  type NewAccount,
+} from './port.js';
 import { testAccount } from '../../../test/support/content.js';
 import { conformanceSuite, type StoreTarget } from '../../../test/support/stores.js';
 
@@ -157,7 +164,7 @@ export function accountConformance(target: StoreTarget): void {
           assert.deepEqual(usernames(await store.accounts.page({}, 0, 100)), byKey);
           const second = await store.accounts.page({}, 3, 3);
           assert.deepEqual([usernames(second), second.total], [byKey.slice(3, 6), 8]);
-          assert.deepEqual(await store.accounts.page({}, 8, 3), { items: [], total: 8 });
+          assert.deepEqual(await store.accounts.page({}, 8, 3), { items: [], total: 8, capped: false });
         });
 
         it('takes the accounts of some units, of a role, of a state', async () => {
@@ -184,14 +191,118 @@ export function accountConformance(target: StoreTarget): void {
         it('finds a part of a username or a display name, in any case, or an account of the units named', async () => {
           await setUp();
           const text = (q: string, units: string[] = []) =>
-            store.accounts.page({ text: { key: q.toLowerCase(), name: q.toLowerCase(), units } }, 0, 100);
+            store.accounts.page({ text: { part: searchForm(q), units } }, 0, 100);
           assert.deepEqual(usernames(await text('zh')), ['zhao', 'zheng', 'Zhou']);
           assert.deepEqual(usernames(await text('ming')), ['Zhou'], 'a display name, in another case');
           assert.deepEqual(usernames(await text('小明')), ['孙']);
           assert.deepEqual(usernames(await text('nobody', ['u1'])), ['feng', 'li', 'Zhou']);
           assert.deepEqual(usernames(await text('.*')), [], 'a pattern is text');
-          const both = await store.accounts.page({ units: ['u1'], text: { key: 'zh', name: 'zh', units: [] } }, 0, 100);
+          const both = await store.accounts.page({ units: ['u1'], text: { part: 'zh', units: [] } }, 0, 100);
           assert.deepEqual(usernames(both), ['Zhou'], 'every part of a selection applies');
+        });
+
+        it('finds a part of one to three characters or longer anywhere in a name, never across the two names', async () => {
+          await setUp();
+          const text = async (q: string) => {
+            const page = await store.accounts.page({ text: { part: searchForm(q), units: [] } }, 0, 100);
+            return [usernames(page), page.total];
+          };
+          assert.deepEqual(await text('g'), [['feng', 'Wang', 'zheng', 'Zhou'], 4], 'one letter, at the end too');
+          assert.deepEqual(await text('ng'), [['feng', 'Wang', 'zheng', 'Zhou'], 4], 'two letters ending a name');
+          assert.deepEqual(await text('ENG'), [['feng', 'zheng'], 2], 'three, in another case');
+          assert.deepEqual(await text('heng'), [['zheng'], 1], 'four: all its pieces, then the whole');
+          assert.deepEqual(await text('ｚｈｏｕ ｍ'), [['Zhou'], 1], 'full-width letters and a space, in a name');
+          assert.deepEqual(await text('小明'), [['孙'], 1]);
+          assert.deepEqual(await text('孙小'), [['孙'], 1]);
+          assert.deepEqual(await text('孙孙'), [[], 0], 'a username and a display name are not one text');
+          assert.deepEqual(await text('ngzh'), [[], 0], 'all the pieces of "ngzh" are nowhere together');
+        });
+
+        it('searches a display name as it is now: a new one found, the old one no more', async () => {
+          const [, , , , zhou] = await setUp();
+          const text = async (q: string) =>
+            usernames(await store.accounts.page({ text: { part: searchForm(q), units: [] } }, 0, 100));
+          await store.accounts.update(zhou!.id, { displayName: '钱 Qian' });
+          assert.deepEqual([await text('ming'), await text('qian'), await text('钱')], [[], ['Zhou'], ['Zhou']]);
+          await store.accounts.update(zhou!.id, { role: 'admin' });
+          assert.deepEqual(await text('qian'), ['Zhou'], 'a change of something else keeps it');
+          await store.accounts.update(zhou!.id, { displayName: null });
+          assert.deepEqual([await text('qian'), await text('zhou')], [[], ['Zhou']], 'no name: the username only');
+        });
+
+        it('counts a selection up to the limit it is given, and says when there are more; all accounts exactly', async () => {
+          await setUp();
+          const counted = (page: AccountPage) => [usernames(page), page.total, page.capped];
+          assert.deepEqual(counted(await store.accounts.page({ role: 'clerk' }, 0, 2, 5)), [['li', 'Wang'], 5, true]);
+          assert.deepEqual(counted(await store.accounts.page({ role: 'clerk' }, 5, 5, 7)), [['Zhou', '孙'], 7, false]);
+          assert.deepEqual(counted(await store.accounts.page({}, 0, 1, 5)), [['feng'], 8, false], 'all: exact');
+          const clerks = await store.accounts.page({ role: 'clerk' }, 0, 1, 0);
+          assert.deepEqual([usernames(clerks), clerks.total, clerks.capped], [['li'], 0, true], 'no count at all');
+        });
+
+        it('reads the accounts of some ids at once', async () => {
+          const [wang, li] = await setUp();
+          const found = await store.accounts.getMany([li!.id, wang!.id, li!.id, 'nobody']);
+          assert.deepEqual(found.map((a) => a.username).sort(), ['Wang', 'li']);
+          assert.deepEqual(await store.accounts.getMany([]), []);
+        });
+      });
+
+      describe('a search among thousands of accounts', () => {
+        // More than the embedded store's probe (2,000): a common part is walked in name order, a rare one looked up.
+        const many = Array.from({ length: 2_400 }, (_, i) =>
+          testAccount({
+            username: `clerk${String(i).padStart(4, '0')}`,
+            unit: { id: `t${i % 40}`, geoType: 'town' as const, city: '沧州市', county: '青县', town: `t${i % 40}` },
+            displayName: i % 100 === 7 ? `张${i}` : null,
+          }),
+        );
+        const setUp = async () => {
+          for (let from = 0; from < many.length; from += 1000) {
+            const batch = many.slice(from, from + 1000);
+            await store.accounts.createMany(batch, {
+              id: `search-${from}`,
+              accountId: 'admin',
+              createdAt: new Date(),
+              expiresAt: new Date(Date.now() + 60_000),
+              accounts: [],
+            });
+          }
+        };
+        const search = (part: string, units: string[] = [], offset = 0, limit = 5) =>
+          store.accounts.page({ text: { part, units } }, offset, limit, 1_000);
+        const usernames = (page: { items: Account[] }) => page.items.map((a) => a.username);
+
+        it('pages a common part in name order, and counts it up to the limit', async () => {
+          await setUp();
+          const first = await search('clerk');
+          assert.deepEqual(
+            [usernames(first), first.total, first.capped],
+            [['clerk0000', 'clerk0001', 'clerk0002', 'clerk0003', 'clerk0004'], 1_000, true],
+          );
+          const later = await search('clerk', [], 2_398);
+          assert.deepEqual(usernames(later), ['clerk2398', 'clerk2399']);
+          const ones = await search('1', [], 0, 3);
+          assert.deepEqual(usernames(ones), ['clerk0001', 'clerk0010', 'clerk0011'], 'a common single character');
+        });
+
+        it('finds a rare part, short or long, and the accounts of the units named, each once', async () => {
+          await setUp();
+          const rare = await search('clerk1234');
+          assert.deepEqual([usernames(rare), rare.total, rare.capped], [['clerk1234'], 1, false]);
+          const short = await search('999', [], 0, 100);
+          assert.deepEqual(usernames(short), ['clerk0999', 'clerk1999']);
+          const names = await search('张2', [], 0, 100);
+          assert.deepEqual(
+            usernames(names),
+            ['clerk0207', 'clerk2007', 'clerk2107', 'clerk2207', 'clerk2307'],
+            '张207…',
+          );
+          const units = await search('clerk239', ['t3'], 0, 100);
+          assert.equal(units.total, 60 + 10, 't3 has 60 accounts; clerk2390 to clerk2399 are not among them');
+          assert.deepEqual(usernames(units).slice(0, 3), ['clerk0003', 'clerk0043', 'clerk0083']);
+          const none = await search('nobody');
+          assert.deepEqual([usernames(none), none.total], [[], 0]);
         });
       });
 
@@ -418,6 +529,37 @@ export function accountConformance(target: StoreTarget): void {
         assert.equal(await store.tokens.countLive('nobody', now), 0);
         await store.tokens.revoke('forever');
         assert.equal(await store.tokens.countLive('acc1', now), 1);
+      });
+
+      it("lists the tokens of some accounts, or of some units' accounts, and counts a page's working tokens at once", async () => {
+        const now = new Date('2026-05-10T00:00:00Z');
+        const town = (id: string) => ({ id, geoType: 'town' as const, city: '沧州市', county: '青县', town: id });
+        const [a, b, c] = [
+          testAccount({ unit: town('u-a') }),
+          testAccount({ unit: town('u-b') }),
+          testAccount({ unit: town('u-b') }),
+        ];
+        for (const x of [a, b, c]) await store.accounts.create(x);
+        const at = (day: number) => new Date(Date.UTC(2026, 4, day));
+        await store.tokens.create({ ...token('a1', a.id), createdAt: at(1) });
+        await store.tokens.create({ ...token('b1', b.id), createdAt: at(2) });
+        await store.tokens.create({ ...token('b2', b.id), createdAt: at(3), expiresAt: at(4) });
+        await store.tokens.create({ ...token('c1', c.id), createdAt: at(4) });
+        const ids = (tokens: ApiTokenRecord[]) => tokens.map((t) => t.id);
+        assert.deepEqual(ids(await store.tokens.list({ accounts: [b.id] })), ['b1', 'b2']);
+        assert.deepEqual(ids(await store.tokens.list({ accounts: [] })), []);
+        assert.deepEqual(ids(await store.tokens.list({ units: ['u-b'] })), ['b1', 'b2', 'c1']);
+        assert.deepEqual(ids(await store.tokens.list({ units: ['u-a', 'elsewhere'] })), ['a1']);
+        assert.deepEqual(ids(await store.tokens.list()), ['a1', 'b1', 'b2', 'c1']);
+        const counts = await store.tokens.liveCounts([a.id, b.id, 'nobody'], now);
+        assert.deepEqual(
+          [...counts].sort(),
+          [
+            [a.id, 1],
+            [b.id, 1],
+          ].sort(),
+          'b2 expired; c is not asked for; nobody has none',
+        );
       });
 
       it('revokes every token of one account, and only those', async () => {

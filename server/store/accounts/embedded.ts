@@ -2,12 +2,18 @@ import type { Unit } from '../../../shared/schemas.js';
 import { UsernameTakenError } from '../../errors.js';
 import { addMissingColumns, type Db, type EmbeddedSchema } from '../embedded/database.js';
 import {
+  ACCOUNT_COUNT_LIMIT,
+  partPieces,
+  searchPieces,
+  searchText,
   usernameKey,
   type Account,
+  type AccountPage,
   type AccountPatch,
   type AccountSelection,
   type AccountStore,
   type NewAccount,
+  type TokenOwners,
 } from './port.js';
 import type { ImportedAccount, KeptImport, KeptImportSummary } from './port.js';
 import type { ApiTokenRecord, SessionRecord, SessionStore, TokenStore } from './port.js';
@@ -28,8 +34,17 @@ CREATE TABLE IF NOT EXISTS accounts (
   disabled             INTEGER NOT NULL DEFAULT 0,
   last_login_at        INTEGER,
   -- The person's name (姓名); NULL: none given.
-  display_name         TEXT
+  display_name         TEXT,
+  -- searchText(username, display_name): what a search checks a part against.
+  search_text          TEXT
 );
+
+-- The accounts' search index (searchPieces): a search finds its accounts here, not by reading every name.
+CREATE TABLE IF NOT EXISTS account_search (
+  piece      TEXT NOT NULL,
+  account_id TEXT NOT NULL,
+  PRIMARY KEY (piece, account_id)
+) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS sessions (
   id_hash    TEXT PRIMARY KEY,
@@ -91,6 +106,7 @@ CREATE TABLE IF NOT EXISTS rate_counts (
       disabled: 'INTEGER NOT NULL DEFAULT 0',
       last_login_at: 'INTEGER',
       display_name: 'TEXT',
+      search_text: 'TEXT',
     });
     addMissingColumns(db, 'api_tokens', {
       expires_at: 'INTEGER',
@@ -111,9 +127,23 @@ CREATE TABLE IF NOT EXISTS rate_counts (
       }
       db.exec('CREATE UNIQUE INDEX IF NOT EXISTS accounts_username_key ON accounts (username_key)');
     }).immediate();
-    // The accounts page: pages in name order, and an account's unit (a reach, a filter, a search).
+    // The accounts page: pages in name order, and an account's unit (a reach, a filter, a search),
+    // role or state, each in name order, so a page of them stops after its rows.
     db.exec(`CREATE INDEX IF NOT EXISTS accounts_by_name ON accounts (${BY_NAME}, id);
-             CREATE INDEX IF NOT EXISTS accounts_by_unit ON accounts (${UNIT_ID}, ${BY_NAME}, id)`);
+             CREATE INDEX IF NOT EXISTS accounts_by_unit ON accounts (${UNIT_ID}, ${BY_NAME}, id);
+             CREATE INDEX IF NOT EXISTS accounts_by_role ON accounts (role, ${BY_NAME}, id);
+             CREATE INDEX IF NOT EXISTS accounts_by_state ON accounts (disabled, must_change_password, ${BY_NAME}, id);
+             CREATE INDEX IF NOT EXISTS accounts_unsearchable ON accounts (id) WHERE search_text IS NULL;
+             CREATE INDEX IF NOT EXISTS api_tokens_created ON api_tokens (created_at)`);
+    // Accounts of an earlier version get their search pieces once (the index above finds them at once).
+    db.transaction(() => {
+      const unsearchable = db
+        .prepare<[], { id: string; username: string; display_name: string | null }>(
+          'SELECT id, username, display_name FROM accounts INDEXED BY accounts_unsearchable WHERE search_text IS NULL',
+        )
+        .all();
+      for (const a of unsearchable) indexSearch(db, a.id, a.username, a.display_name, null);
+    }).immediate();
   },
 };
 
@@ -121,10 +151,86 @@ CREATE TABLE IF NOT EXISTS rate_counts (
 const BY_NAME = 'COALESCE(username_key, username)';
 const UNIT_ID = "json_extract(unit, '$.id')";
 
-/** A selection's WHERE clause, with its named parameters (lists as JSON arrays, for json_each). */
-function selectionWhere(selection: AccountSelection): { where: string; params: Record<string, string | number> } {
+/**
+ * Writes an account's search text and pieces; `before` (its display name until now) says which
+ * pieces to take away. Within the caller's transaction.
+ */
+function indexSearch(
+  db: Db,
+  id: string,
+  username: string,
+  displayName: string | null,
+  before: { displayName: string | null } | null,
+): void {
+  const pieces = searchPieces(username, displayName);
+  if (before) {
+    const kept = new Set(pieces);
+    const drop = db.prepare('DELETE FROM account_search WHERE piece = ? AND account_id = ?');
+    for (const piece of searchPieces(username, before.displayName)) if (!kept.has(piece)) drop.run(piece, id);
+  }
+  const add = db.prepare('INSERT OR IGNORE INTO account_search (piece, account_id) VALUES (?, ?)');
+  for (const piece of pieces) add.run(piece, id);
+  db.prepare('UPDATE accounts SET search_text = ? WHERE id = ?').run(searchText(username, displayName), id);
+}
+
+/**
+ * How many candidates a search part may find through the pieces (or the units it names) and still
+ * be looked up by them; a part found more often is common enough that walking the accounts in
+ * name order finds a page of it soon.
+ */
+const SEARCH_PROBE = 2000;
+
+/** Parameters by name: lists as JSON arrays, for json_each. */
+type Params = Record<string, string | number>;
+
+/**
+ * A search's condition: by its pieces and the units' index when it is rare (the page and count
+ * read only the candidates), else checked on each account as the name order walks them; and the
+ * accounts it takes by those indexes alone (`matches`, maybe more than once each), which count a
+ * search that has nothing else to it without a walk.
+ */
+function textWhere(
+  db: Db,
+  text: { part: string; units: readonly string[] },
+  params: Params,
+): { where: string; matches: string } {
+  const part = text.part;
+  params.part = part;
+  params.textUnits = JSON.stringify(text.units);
+  const inUnits = `${UNIT_ID} IN (SELECT value FROM json_each(@textUnits))`;
+  const probe = (sql: string, args: Params) =>
+    db.prepare<Params, { n: number }>(`SELECT COUNT(*) AS n FROM (${sql} LIMIT ${SEARCH_PROBE})`).get(args)!.n;
+  const unitCandidates = probe(`SELECT 1 FROM accounts WHERE ${inUnits}`, { textUnits: params.textUnits });
+  // A short part: the pieces starting with it are exactly its accounts.
+  let pieces = 'piece >= @part AND piece < @partEnd';
+  let byPieces = `SELECT account_id AS id FROM account_search WHERE ${pieces}`;
+  if ([...part].length <= 3) params.partEnd = `${part}\u{10FFFF}`;
+  else {
+    // A longer one: its rarest three-character piece gives the candidates, each then checked whole.
+    let rarest = { piece: '', n: Infinity };
+    for (const piece of partPieces(part)) {
+      const n = probe('SELECT 1 FROM account_search WHERE piece = @piece', { piece });
+      if (n < rarest.n) rarest = { piece, n };
+      if (n === 0) break;
+    }
+    params.piece = rarest.piece;
+    pieces = 'piece = @piece';
+    byPieces = `SELECT s.account_id AS id FROM account_search s JOIN accounts a ON a.id = s.account_id
+                WHERE s.piece = @piece AND instr(a.search_text, @part) > 0`;
+  }
+  const matches = `${byPieces} UNION ALL SELECT id FROM accounts WHERE ${inUnits}`;
+  const pieceArgs: Params = params.piece === undefined ? { part, partEnd: params.partEnd! } : { piece: params.piece };
+  const pieceCandidates = probe(`SELECT 1 FROM account_search WHERE ${pieces}`, pieceArgs);
+  if (pieceCandidates >= SEARCH_PROBE || unitCandidates >= SEARCH_PROBE)
+    return { where: `(instr(search_text, @part) > 0 OR ${inUnits})`, matches };
+  return { where: `id IN (${matches})`, matches };
+}
+
+/** A selection's WHERE clause, with its named parameters. */
+function selectionWhere(db: Db, selection: AccountSelection): { where: string; params: Params; textMatches?: string } {
   const parts: string[] = [];
-  const params: Record<string, string | number> = {};
+  const params: Params = {};
+  let textMatches: string | undefined;
   if (selection.units) {
     parts.push(`${UNIT_ID} IN (SELECT value FROM json_each(@units))`);
     params.units = JSON.stringify(selection.units);
@@ -134,16 +240,9 @@ function selectionWhere(selection: AccountSelection): { where: string; params: R
     params.role = selection.role;
   }
   if (selection.text) {
-    parts.push(
-      // The units' accounts by their index, once (not a JSON read per row), beside a scan of names.
-      `(instr(COALESCE(username_key, lower(username)), @key) > 0 OR instr(lower(display_name), @name) > 0
-        OR id IN (SELECT id FROM accounts WHERE ${UNIT_ID} IN (SELECT value FROM json_each(@textUnits))))`,
-    );
-    Object.assign(params, {
-      key: selection.text.key,
-      name: selection.text.name,
-      textUnits: JSON.stringify(selection.text.units),
-    });
+    const text = textWhere(db, selection.text, params);
+    parts.push(text.where);
+    textMatches = text.matches;
   }
   if (selection.disabled !== undefined) {
     parts.push('disabled = @disabled');
@@ -161,14 +260,14 @@ function selectionWhere(selection: AccountSelection): { where: string; params: R
     parts.push('(username_key IS NULL OR username_key NOT IN (SELECT value FROM json_each(@keys)))');
     params.keys = JSON.stringify(keys.notIn);
   }
-  return { where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
+  return { where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params, textMatches };
 }
 
 export class EmbeddedAccountStore implements AccountStore {
   constructor(private readonly db: Db) {}
 
   async create(a: NewAccount): Promise<void> {
-    this.insert(a);
+    this.db.transaction(() => this.insert(a)).immediate();
   }
 
   private insert(a: NewAccount): void {
@@ -195,6 +294,7 @@ export class EmbeddedAccountStore implements AccountStore {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new UsernameTakenError(a.username);
       throw err;
     }
+    indexSearch(this.db, a.id, a.username, a.displayName, null);
   }
 
   async createMany(accounts: readonly NewAccount[], kept: KeptImport): Promise<void> {
@@ -290,18 +390,43 @@ export class EmbeddedAccountStore implements AccountStore {
     return this.db.prepare<[], AccountRow>('SELECT * FROM accounts ORDER BY username').all().map(accountFromRow);
   }
 
-  async page(selection: AccountSelection, offset: number, limit: number): Promise<{ items: Account[]; total: number }> {
-    const { where, params } = selectionWhere(selection);
-    const items = this.db
-      .prepare<Record<string, string | number>, AccountRow>(
-        `SELECT * FROM accounts ${where} ORDER BY ${BY_NAME}, id LIMIT @limit OFFSET @offset`,
+  async getMany(ids: readonly string[]): Promise<Account[]> {
+    if (ids.length === 0) return [];
+    return this.db
+      .prepare<[string], AccountRow>('SELECT * FROM accounts WHERE id IN (SELECT value FROM json_each(?))')
+      .all(JSON.stringify([...new Set(ids)]))
+      .map(accountFromRow);
+  }
+
+  async page(
+    selection: AccountSelection,
+    offset: number,
+    limit: number,
+    countLimit = ACCOUNT_COUNT_LIMIT,
+  ): Promise<AccountPage> {
+    const { where, params, textMatches } = selectionWhere(this.db, selection);
+    // The page's ids first (an offset steps over index entries, not rows), then their rows.
+    const ids = this.db
+      .prepare<Params, { id: string }>(
+        `SELECT id FROM accounts ${where} ORDER BY ${BY_NAME}, id LIMIT @limit OFFSET @offset`,
       )
       .all({ ...params, limit, offset })
-      .map(accountFromRow);
-    const total = this.db
-      .prepare<Record<string, string | number>, { n: number }>(`SELECT COUNT(*) AS n FROM accounts ${where}`)
-      .get(params)!.n;
-    return { items, total };
+      .map((r) => r.id);
+    const rows = new Map((await this.getMany(ids)).map((a) => [a.id, a]));
+    // A search alone is counted from its indexes (each account once), not by walking the accounts.
+    const searchOnly = textMatches !== undefined && Object.keys(selection).every((k) => k === 'text');
+    // All of them: SQLite counts a table without stepping through its rows.
+    if (!where) {
+      const all = this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM accounts').get()!.n;
+      return { items: ids.map((id) => rows.get(id)!), total: all, capped: false };
+    }
+    const counted = searchOnly
+      ? `SELECT DISTINCT id FROM (${textMatches}) LIMIT @upTo`
+      : `SELECT 1 FROM accounts ${where} LIMIT @upTo`;
+    const n = this.db
+      .prepare<Params, { n: number }>(`SELECT COUNT(*) AS n FROM (${counted})`)
+      .get({ ...params, upTo: countLimit + 1 })!.n;
+    return { items: ids.map((id) => rows.get(id)!), total: Math.min(n, countLimit), capped: n > countLimit };
   }
 
   async count(): Promise<number> {
@@ -315,6 +440,18 @@ export class EmbeddedAccountStore implements AccountStore {
   }
 
   async update(id: string, patch: AccountPatch): Promise<void> {
+    this.db.transaction(() => this.change(id, patch)).immediate();
+  }
+
+  private change(id: string, patch: AccountPatch): void {
+    if (patch.displayName !== undefined) {
+      const before = this.db
+        .prepare<[string], { username: string; display_name: string | null }>(
+          'SELECT username, display_name FROM accounts WHERE id = ?',
+        )
+        .get(id);
+      if (before) indexSearch(this.db, id, before.username, patch.displayName, { displayName: before.display_name });
+    }
     // NULL keeps a column, except the display name, where NULL is a value (none): a flag says whether to set it.
     this.db
       .prepare(
@@ -451,8 +588,32 @@ export class EmbeddedTokenStore implements TokenStore {
     return row && tokenFromRow(row);
   }
 
-  async list(): Promise<ApiTokenRecord[]> {
-    return this.db.prepare<[], TokenRow>('SELECT * FROM api_tokens ORDER BY created_at').all().map(tokenFromRow);
+  async list(owners?: TokenOwners): Promise<ApiTokenRecord[]> {
+    if (!owners)
+      return this.db.prepare<[], TokenRow>('SELECT * FROM api_tokens ORDER BY created_at').all().map(tokenFromRow);
+    // By the tokens' account index, for the accounts given or those the units' index finds.
+    const accounts =
+      'accounts' in owners
+        ? 'SELECT value FROM json_each(@ids)'
+        : `SELECT id FROM accounts WHERE ${UNIT_ID} IN (SELECT value FROM json_each(@ids))`;
+    return this.db
+      .prepare<{ ids: string }, TokenRow>(
+        `SELECT * FROM api_tokens WHERE account_id IN (${accounts}) ORDER BY created_at`,
+      )
+      .all({ ids: JSON.stringify('accounts' in owners ? owners.accounts : owners.units) })
+      .map(tokenFromRow);
+  }
+
+  async liveCounts(accountIds: readonly string[], now: Date): Promise<Map<string, number>> {
+    if (accountIds.length === 0) return new Map();
+    const rows = this.db
+      .prepare<[string, number], { account_id: string; n: number }>(
+        `SELECT account_id, COUNT(*) AS n FROM api_tokens
+         WHERE account_id IN (SELECT value FROM json_each(?)) AND (expires_at IS NULL OR expires_at > ?)
+         GROUP BY account_id`,
+      )
+      .all(JSON.stringify([...new Set(accountIds)]), now.getTime());
+    return new Map(rows.map((r) => [r.account_id, r.n]));
   }
 
   async countLive(accountId: string, now: Date): Promise<number> {

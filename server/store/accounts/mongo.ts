@@ -3,12 +3,18 @@ import type { TokenScope } from '../../../shared/accounts.js';
 import { UsernameTakenError } from '../../errors.js';
 import { escapeRegex, isDuplicateKey, recordFromDoc } from '../mongo/documents.js';
 import {
+  ACCOUNT_COUNT_LIMIT,
+  partPieces,
+  searchPieces,
+  searchText,
   usernameKey,
   type Account,
+  type AccountPage,
   type AccountPatch,
   type AccountSelection,
   type AccountStore,
   type NewAccount,
+  type TokenOwners,
 } from './port.js';
 import type { ImportedAccount, KeptImport, KeptImportSummary } from './port.js';
 import type { ApiTokenRecord, SessionRecord, SessionStore, TokenStore } from './port.js';
@@ -24,6 +30,9 @@ export type AccountDoc = Omit<Account, 'id' | 'disabled' | 'lastLoginAt' | 'disp
   _id: string;
   /** usernameKey(username); absent only on an account of an earlier version whose key another took. */
   usernameKey?: string;
+  /** searchText and searchPieces of its username and display name (absent on an earlier version's until the store opens). */
+  searchText?: string;
+  searchPieces?: string[];
 };
 
 /** An account import's answer kept for its administrator (`accountImports`); a TTL index removes it at `expiresAt`. */
@@ -86,21 +95,28 @@ export function accountCollections(db: Db) {
 
 export type AccountCollections = ReturnType<typeof accountCollections>;
 
-/** A selection as a query (a part of a name: an unanchored match, a scan of the unit's accounts). */
+/** The search fields of an account's document. */
+const searchFields = (username: string, displayName: string | null) => ({
+  searchText: searchText(username, displayName),
+  searchPieces: searchPieces(username, displayName),
+});
+
+/**
+ * A selection as a query, each part on an index: a search by the search pieces (a short part:
+ * the pieces starting with it, an anchored match; a longer one: all its three-character pieces,
+ * the whole checked on those) or the units' index.
+ */
 function selectionFilter(selection: AccountSelection): Filter<AccountDoc> {
   const all: Array<Filter<AccountDoc>> = [];
   if (selection.units) all.push({ 'unit.id': { $in: [...selection.units] } });
   if (selection.role) all.push({ role: selection.role });
   if (selection.text) {
-    const { key, name, units } = selection.text;
-    all.push({
-      $or: [
-        { usernameKey: { $regex: escapeRegex(key) } },
-        { username: { $regex: escapeRegex(name), $options: 'i' } },
-        { displayName: { $regex: escapeRegex(name), $options: 'i' } },
-        { 'unit.id': { $in: [...units] } },
-      ],
-    });
+    const { part, units } = selection.text;
+    const byPieces: Filter<AccountDoc> =
+      [...part].length <= 3
+        ? { searchPieces: { $regex: `^${escapeRegex(part)}` } }
+        : { searchPieces: { $all: partPieces(part) }, searchText: { $regex: escapeRegex(part) } };
+    all.push({ $or: [byPieces, { 'unit.id': { $in: [...units] } }] });
   }
   if (selection.disabled !== undefined) all.push(selection.disabled ? { disabled: true } : { disabled: { $ne: true } });
   if (selection.mustChangePassword !== undefined)
@@ -118,6 +134,12 @@ export async function createAccountIndexes(c: AccountCollections): Promise<void>
     c.accounts.createIndex({ usernameKey: 1 }, { unique: true, sparse: true, name: 'username_key' }),
     // The accounts page: a unit's accounts (a reach, a filter) in name order.
     c.accounts.createIndex({ 'unit.id': 1, usernameKey: 1, _id: 1 }, { name: 'unit_by_name' }),
+    // The accounts page in name order, of a role, of a state; a search by its pieces.
+    c.accounts.createIndex({ usernameKey: 1, _id: 1 }, { name: 'by_name' }),
+    c.accounts.createIndex({ role: 1, usernameKey: 1, _id: 1 }, { name: 'role_by_name' }),
+    c.accounts.createIndex({ disabled: 1, mustChangePassword: 1, usernameKey: 1, _id: 1 }, { name: 'state_by_name' }),
+    c.accounts.createIndex({ searchPieces: 1 }, { name: 'search_pieces' }),
+    c.tokens.createIndex({ createdAt: 1 }, { name: 'created' }),
     c.sessions.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
     c.sessions.createIndex({ accountId: 1 }),
     c.tokens.createIndex({ accountId: 1 }, { name: 'account' }),
@@ -152,7 +174,13 @@ export function accountFromDoc(doc: AccountDoc): Account {
 
 function accountDoc(a: NewAccount): AccountDoc {
   const { id, displayName, ...rest } = a;
-  return { _id: id, ...rest, ...(displayName !== null && { displayName }), usernameKey: usernameKey(a.username) };
+  return {
+    _id: id,
+    ...rest,
+    ...(displayName !== null && { displayName }),
+    usernameKey: usernameKey(a.username),
+    ...searchFields(a.username, displayName),
+  };
 }
 
 export class MongoAccountStore implements AccountStore {
@@ -264,17 +292,42 @@ export class MongoAccountStore implements AccountStore {
     }
   }
 
+  /** Gives accounts of an earlier version their search fields (run at start; the pieces' index finds them). */
+  async indexSearch(): Promise<void> {
+    const unsearchable = this.c.accounts.find(
+      { searchPieces: { $exists: false } },
+      { projection: { username: 1, displayName: 1 } },
+    );
+    for await (const doc of unsearchable)
+      await this.c.accounts.updateOne({ _id: doc._id }, { $set: searchFields(doc.username, doc.displayName ?? null) });
+  }
+
+  async getMany(ids: readonly string[]): Promise<Account[]> {
+    if (ids.length === 0) return [];
+    return (await this.c.accounts.find({ _id: { $in: [...new Set(ids)] } }).toArray()).map(accountFromDoc);
+  }
+
   async list(): Promise<Account[]> {
     return (await this.c.accounts.find().sort({ username: 1 }).toArray()).map(accountFromDoc);
   }
 
-  async page(selection: AccountSelection, offset: number, limit: number): Promise<{ items: Account[]; total: number }> {
+  async page(
+    selection: AccountSelection,
+    offset: number,
+    limit: number,
+    countLimit = ACCOUNT_COUNT_LIMIT,
+  ): Promise<AccountPage> {
     const filter = selectionFilter(selection);
-    const [docs, total] = await Promise.all([
+    const all = Object.keys(selection).length === 0;
+    const [docs, n] = await Promise.all([
       this.c.accounts.find(filter).sort({ usernameKey: 1, _id: 1 }).skip(offset).limit(limit).toArray(),
-      this.c.accounts.countDocuments(filter),
+      // All of them: the collection's count, exact, without a scan.
+      all
+        ? this.c.accounts.estimatedDocumentCount()
+        : this.c.accounts.countDocuments(filter, { limit: countLimit + 1 }),
     ]);
-    return { items: docs.map(accountFromDoc), total };
+    if (all) return { items: docs.map(accountFromDoc), total: n, capped: false };
+    return { items: docs.map(accountFromDoc), total: Math.min(n, countLimit), capped: n > countLimit };
   }
 
   async count(): Promise<number> {
@@ -296,6 +349,11 @@ export class MongoAccountStore implements AccountStore {
       ...(disabled !== undefined ? { disabled } : {}),
       ...(typeof displayName === 'string' ? { displayName } : {}),
     };
+    // A new display name is searched by: its pieces replace the old ones.
+    if (displayName !== undefined) {
+      const doc = await this.c.accounts.findOne({ _id: id }, { projection: { username: 1 } });
+      if (doc) Object.assign(set, searchFields(doc.username, displayName));
+    }
     // No name is no field, as on accounts that never had one.
     const unset = displayName === null ? { displayName: '' as const } : undefined;
     if (Object.keys(set).length > 0 || unset)
@@ -363,8 +421,32 @@ export class MongoTokenStore implements TokenStore {
     return doc ? tokenFromDoc(doc) : undefined;
   }
 
-  async list(): Promise<ApiTokenRecord[]> {
-    return (await this.c.tokens.find().sort({ createdAt: 1 }).toArray()).map(tokenFromDoc);
+  async list(owners?: TokenOwners): Promise<ApiTokenRecord[]> {
+    let accountIds: string[] | undefined;
+    if (owners && 'accounts' in owners) accountIds = [...owners.accounts];
+    else if (owners)
+      // The units' accounts by their index (ids only), then their tokens by the tokens' account index.
+      accountIds = (
+        await this.c.accounts.find({ 'unit.id': { $in: [...owners.units] } }, { projection: { _id: 1 } }).toArray()
+      ).map((d) => d._id);
+    const filter = accountIds ? { accountId: { $in: accountIds } } : {};
+    return (await this.c.tokens.find(filter).sort({ createdAt: 1 }).toArray()).map(tokenFromDoc);
+  }
+
+  async liveCounts(accountIds: readonly string[], now: Date): Promise<Map<string, number>> {
+    if (accountIds.length === 0) return new Map();
+    const rows = await this.c.tokens
+      .aggregate<{ _id: string; n: number }>([
+        {
+          $match: {
+            accountId: { $in: [...new Set(accountIds)] },
+            $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }],
+          },
+        },
+        { $group: { _id: '$accountId', n: { $sum: 1 } } },
+      ])
+      .toArray();
+    return new Map(rows.map((r) => [r._id, r.n]));
   }
 
   async countLive(accountId: string, now: Date): Promise<number> {

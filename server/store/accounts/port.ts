@@ -30,6 +30,47 @@ export function usernameKey(username: string): string {
   return username.normalize('NFKC').toLowerCase();
 }
 
+/**
+ * How a search compares names: compatibility forms folded (NFKC) and case ignored, as usernames
+ * compare (usernameKey); display names and what is typed into the search are compared so too.
+ */
+export function searchForm(text: string): string {
+  return text.normalize('NFKC').toLowerCase();
+}
+
+/**
+ * The pieces an account is found by (its search index): at every character of its username key
+ * and of its display name (searchForm), the run of up to three characters starting there. A part
+ * of one to three characters is in a name exactly when a piece starts with it; a longer part only
+ * where all its three-character pieces are (the name is then checked whole).
+ */
+export function searchPieces(username: string, displayName: string | null): string[] {
+  const pieces = new Set<string>();
+  for (const text of [searchForm(username), displayName === null ? '' : searchForm(displayName)]) {
+    const chars = [...text];
+    for (let i = 0; i < chars.length; i++) pieces.add(chars.slice(i, i + 3).join(''));
+  }
+  return [...pieces];
+}
+
+/** What a search checks a part against: the username key and the display name (searchForm), on two lines. */
+export function searchText(username: string, displayName: string | null): string {
+  return `${searchForm(username)}\n${displayName === null ? '' : searchForm(displayName)}`;
+}
+
+/** The three-character pieces of a part longer than three characters, each once. */
+export function partPieces(part: string): string[] {
+  const chars = [...part];
+  return [...new Set(chars.slice(0, -2).map((_, i) => chars.slice(i, i + 3).join('')))];
+}
+
+/**
+ * How far the count of a filtered page goes: beyond it the page says "more than 1,000" (capped).
+ * Counting every account a wide filter takes would read them all at every page, at 100,000
+ * accounts (docs/decisions/account-search.md); the unfiltered count is exact, from the store's total.
+ */
+export const ACCOUNT_COUNT_LIMIT = 1_000;
+
 /** One account of an import as its answer lists it, with the one-time password handed out. */
 export interface ImportedAccount {
   username: string;
@@ -66,15 +107,26 @@ export interface AccountSelection {
   units?: readonly string[];
   role?: Role;
   /**
-   * Accounts whose username key contains `key` (usernameKey of what was typed), whose display
-   * name contains `name` (ASCII letters in any case), or whose unit is one of `units`.
+   * Accounts whose username key or display name contains `part` (searchForm of what was typed,
+   * found by the accounts' search pieces), or whose unit is one of `units`.
    */
-  text?: { key: string; name: string; units: readonly string[] };
+  text?: { part: string; units: readonly string[] };
   disabled?: boolean;
   mustChangePassword?: boolean;
   /** Only accounts whose username key is among these (`in`), or is not (`notIn`): throttled logins. */
   usernameKeys?: { in: readonly string[] } | { notIn: readonly string[] };
 }
+
+/** A page of accounts and how many the selection takes (see AccountStore.page). */
+export interface AccountPage {
+  items: Account[];
+  total: number;
+  /** The count stopped at its limit: the selection takes more than `total`. */
+  capped: boolean;
+}
+
+/** Whose tokens a list takes: these accounts', or those of the accounts of these units. */
+export type TokenOwners = { accounts: readonly string[] } | { units: readonly string[] };
 
 export interface AccountStore {
   /** Throws UsernameTakenError when the username, or one with the same key, is taken. */
@@ -94,12 +146,17 @@ export interface AccountStore {
   get(id: string): Promise<Account | undefined>;
   /** The account of exactly this username, else the one whose username has its key (see usernameKey). */
   findByUsername(username: string): Promise<Account | undefined>;
+  /** The accounts of these ids (those that exist), in no particular order; one query. */
+  getMany(ids: readonly string[]): Promise<Account[]>;
+  /** Every account, by username: for tests and small archives; no request reads it (see page). */
   list(): Promise<Account[]>;
   /**
-   * One page of the accounts a selection takes, by username key (then id), and how many it takes
-   * in all: what the accounts page shows, at 100,000 accounts, without reading them all.
+   * One page of the accounts a selection takes, by username key (then id), and how many it takes,
+   * counted up to `countLimit` (ACCOUNT_COUNT_LIMIT): beyond, `total` is the limit and `capped`
+   * says there are more (an empty selection is counted exactly, never capped). What the accounts page shows, at 100,000 accounts, from indexes: no
+   * selection reads every account.
    */
-  page(selection: AccountSelection, offset: number, limit: number): Promise<{ items: Account[]; total: number }>;
+  page(selection: AccountSelection, offset: number, limit: number, countLimit?: number): Promise<AccountPage>;
   count(): Promise<number>;
   setPassword(id: string, passwordHash: string, mustChangePassword: boolean): Promise<void>;
   update(id: string, patch: AccountPatch): Promise<void>;
@@ -146,9 +203,12 @@ export interface ApiTokenRecord {
 export interface TokenStore {
   create(token: ApiTokenRecord): Promise<void>;
   get(id: string): Promise<ApiTokenRecord | undefined>;
-  list(): Promise<ApiTokenRecord[]>;
+  /** Every token, or those of some owners (by the owners' indexes), oldest first. */
+  list(owners?: TokenOwners): Promise<ApiTokenRecord[]>;
   /** How many of the account's tokens work at `now` (not expired; revoked ones are gone). */
   countLive(accountId: string, now: Date): Promise<number>;
+  /** The same for a page of accounts in one query, by account id (accounts with none left out). */
+  liveCounts(accountIds: readonly string[], now: Date): Promise<Map<string, number>>;
   /** Returns false when no such token existed. */
   revoke(id: string): Promise<boolean>;
   /** Revokes every token of the account; returns how many there were. */

@@ -48,12 +48,14 @@ export function AccountList({
   const loaded = useLoaded(JSON.stringify({ filters, offset, refresh }), () =>
     api.accounts({ ...filters, limit: PAGE_SIZE, offset }),
   );
+  // A filtered list is counted up to 1,000: beyond, "more than 1,000", and the pager goes on.
+  const more = loaded.data?.totalCapped ?? false;
   return (
     <TableSection
       language={language}
       label={t('accountsTitle')}
       loaded={loaded}
-      count={(total) => t('accountsCount', { total })}
+      count={(total) => t(more ? 'accountsCountMore' : 'accountsCount', { total })}
       empty={t('noRows')}
       columns={accountColumns(language, (a) => (
         <AccountActions account={a} own={a.id === self} language={language} actions={actions} />
@@ -62,7 +64,7 @@ export function AccountList({
       rowAttributes={(a) => ({ 'data-account': a.username })}
       tableClass="files accounts"
       pager={(total) => (
-        <Pager language={language} total={total} size={PAGE_SIZE} offset={offset} onOffset={onOffset} />
+        <Pager language={language} total={total} size={PAGE_SIZE} offset={offset} onOffset={onOffset} more={more} />
       )}
     />
   );

@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { EmbeddedAccountStore } from '../../server/store/accounts/embedded.js';
+import type { AccountSelection } from '../../server/store/accounts/port.js';
+import type { Db } from '../../server/store/embedded/database.js';
+import { openEmbeddedDatabase } from '../../server/store/embedded.js';
+import { testAccount } from '../support/content.js';
+import { tempDir } from '../support/stores.js';
+
+/**
+ * How the embedded store answers a page of accounts (issue 43: 100,000 accounts): each statement
+ * it runs, asked of SQLite's planner. A rare selection is looked up in an index, never walked
+ * through the accounts; a common one walks an index in name order, which its LIMIT stops.
+ */
+describe('the accounts page on the embedded store: every selection by an index', () => {
+  let db: Db;
+  let accounts: EmbeddedAccountStore;
+  const ran: Array<{ sql: string; args: unknown[] }> = [];
+
+  before(async () => {
+    db = openEmbeddedDatabase(tempDir());
+    // The store's statements, with the values they ran with, as they are prepared.
+    const watched = new Proxy(db, {
+      get(target, prop) {
+        if (prop === 'prepare')
+          return (sql: string) => {
+            const statement = target.prepare(sql);
+            return new Proxy(statement, {
+              get(s, name) {
+                const value = Reflect.get(s, name, s) as unknown;
+                if (typeof value !== 'function') return value;
+                return (...args: unknown[]) => {
+                  if (name === 'all' || name === 'get') ran.push({ sql, args });
+                  return (value as (...a: unknown[]) => unknown).apply(s, args);
+                };
+              },
+            });
+          };
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    accounts = new EmbeddedAccountStore(watched);
+    const many = Array.from({ length: 3_000 }, (_, i) =>
+      testAccount({
+        username: `clerk${String(i).padStart(4, '0')}`,
+        unit: { id: `t${i % 30}`, geoType: 'town', city: '沧州市', county: '青县', town: `t${i % 30}` },
+        role: i % 500 === 0 ? 'admin' : 'clerk',
+        disabled: i % 700 === 0,
+        displayName: i % 100 === 0 ? `张${i}` : null,
+      }),
+    );
+    for (let from = 0; from < many.length; from += 1000)
+      await accounts.createMany(many.slice(from, from + 1000), {
+        id: `k${from}`,
+        accountId: 'a',
+        createdAt: new Date(),
+        expiresAt: new Date(Date.now() + 60_000),
+        accounts: [],
+      });
+  });
+  after(() => db.close());
+
+  /** What the planner says of each statement a page of the selection ran, by statement. */
+  const plans = async (selection: AccountSelection) => {
+    ran.length = 0;
+    await accounts.page(selection, 0, 50);
+    return ran.map(({ sql, args }) => ({
+      sql,
+      details: db
+        .prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
+        .all(...args)
+        .map((row) => row.detail),
+    }));
+  };
+  const text = (part: string): AccountSelection => ({ text: { part, units: [] } });
+
+  const rare: Array<[string, AccountSelection]> = [
+    ['a long part of a name', text('clerk1234')],
+    ['a short part', text('234')],
+    ['a part of a display name', text('张12')],
+    ['a search and the units of a town', { text: { part: '99', units: ['t3'] } }],
+    ['a role few have', { role: 'admin' }],
+    ['the disabled', { disabled: true }],
+    ['some units', { units: ['t1', 't2'] }],
+    ['throttled usernames', { disabled: false, usernameKeys: { in: ['clerk0001'] } }],
+  ];
+  for (const [what, selection] of rare)
+    it(`${what}: looked up, no walk through the accounts`, async () => {
+      const details = (await plans(selection)).flatMap((p) => p.details);
+      assert.ok(details.length > 0);
+      const walks = details.filter((d) => /^SCAN accounts\b/.test(d));
+      assert.deepEqual(walks, [], details.join('\n'));
+    });
+
+  const common: Array<[string, AccountSelection]> = [
+    ['every account', {}],
+    ['a part most names have', text('clerk')],
+    ['one character', text('c')],
+    ['the active clerks', { role: 'clerk', disabled: false, mustChangePassword: false, usernameKeys: { notIn: [] } }],
+  ];
+  for (const [what, selection] of common)
+    it(`${what}: an index walked in name order (the page's LIMIT and the capped count stop it)`, async () => {
+      const statements = await plans(selection);
+      const details = statements.flatMap((p) => p.details);
+      const bare = details.filter((d) => /^SCAN accounts$/.test(d));
+      assert.deepEqual(bare, [], `no statement reads the accounts without an index:\n${details.join('\n')}`);
+      const pageOf = statements.find((p) => /ORDER BY/.test(p.sql))!.details;
+      assert.ok(
+        pageOf.some((d) => /^(SCAN|SEARCH) accounts USING (COVERING )?INDEX accounts_by_(name|state|role)\b/.test(d)) &&
+          pageOf.every((d) => !/TEMP B-TREE FOR ORDER BY/.test(d)),
+        `the page walks an index in name order, no sort of them all:\n${pageOf.join('\n')}`,
+      );
+    });
+});
