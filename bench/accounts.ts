@@ -32,7 +32,7 @@ export async function benchAccounts(accounts: number, requests: number, print: (
     let t = performance.now();
     const units = divisionsOf([PROVINCE]);
     const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
-    await new UnitDirectory({ units: store.units, accounts: store.accounts }).load([PROVINCE]);
+    await new UnitDirectory({ units: store.units, accounts: store.accounts, jobs: store.jobs }).load([PROVINCE]);
     const placed = units.filter((u) => u.level !== 'province');
     const base = {
       passwordHash: await hashPassword(PASSWORD),
