@@ -702,7 +702,7 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
       const HOLD_OPERATIONS: typeof OPERATIONS = [
         {
           name: 'hold of files',
-          weight: 1,
+          weight: 1.5,
           plan(worker, wrng, n) {
             const live = model.uploadable(worker, contents).filter((c) => model.fileIds.has(c));
             if (live.length === 0) return undefined;
@@ -730,7 +730,7 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
         },
         {
           name: 'hold of a unit',
-          weight: 0.25,
+          weight: 0.5,
           alone: true,
           plan(worker, wrng, n) {
             if (model.anythingUncertain()) return undefined;
@@ -741,7 +741,7 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
         },
         {
           name: 'lift of a unit hold',
-          weight: 0.3,
+          weight: 0.4,
           alone: true,
           plan(_worker, wrng) {
             if (model.anythingUncertain()) return undefined;
