@@ -15,7 +15,7 @@ import { Client } from '../test/support/server.js';
 import { storeTargets } from '../test/support/stores.js';
 import { contentBytes, faultSeed, generator } from './seeded.js';
 import { EFFECTS, Model, settleGivenUp } from './withdrawals-model.js';
-import type { Content, Effect, ModelUpload } from './withdrawals-model.js';
+import type { Content, Effect, ModelHold, ModelUpload } from './withdrawals-model.js';
 
 /**
  * Fault test of correcting the archive (issue 41): a seeded random schedule of uploads (single
@@ -47,6 +47,11 @@ import type { Content, Effect, ModelUpload } from './withdrawals-model.js';
 const KiB = 1024;
 const SEED = faultSeed();
 const OPERATION_COUNT = Number(process.env.FAULT_OPERATIONS ?? 60);
+/**
+ * Holds (冻结) and their lifts among the operations; FAULT_HOLDS=0 leaves them out, and so draws the
+ * schedules seeds had before holds were added (to replay those).
+ */
+const HOLDS = process.env.FAULT_HOLDS !== '0';
 /** Distinct contents of a run; each belongs to one worker, so one file's uploads change in sequence. */
 const CONTENTS = 24;
 const WORKERS = 2;
@@ -73,7 +78,7 @@ const ADMIN = 'boss';
 /** The top-level administrator: disposals (销毁) are theirs alone. */
 const TOP = 'top';
 
-type RequestKind = 'upload' | 'receipt' | 'withdraw' | 'restore' | 'purge' | 'dispose';
+type RequestKind = 'upload' | 'receipt' | 'withdraw' | 'restore' | 'purge' | 'dispose' | 'hold';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -104,13 +109,15 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
           contents.push({ data, worker: contents.length % WORKERS });
         }
       }
-      const model = new Model();
+      const model = new Model((clerk) => CLERKS[clerk]!.unit);
       let store: ProcessStore;
       let server: Started;
       let port: number;
       let url: string;
       let clerks: Client[];
       let accountIds: string[];
+      /** The directory's id of each clerk's unit, by its name (what a unit hold names). */
+      const unitIds = new Map<string, string>();
       let admin: Client;
       let top: Client;
       const kills: number[] = [];
@@ -120,7 +127,7 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
       const serverErrors: string[] = [];
       const statuses = new Map<number, number>();
       const operationsRun = new Map<string, number>();
-      const tally = { lostAnswers: 0, givenUp: 0, repeated: 0, swept: 0, done: 0 };
+      const tally = { lostAnswers: 0, givenUp: 0, repeated: 0, swept: 0, done: 0, refused: 0 };
       /** Contents a batch carried when the archive held them already: their bytes were written to a pack and never located. */
       const batchDuplicates = new Set<number>();
       let waiting: { kind: RequestKind | 'any'; resolve: () => void } | undefined;
@@ -134,7 +141,7 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
       });
 
       const clientOf = (actor: string) =>
-        actor === ADMIN ? admin : clerks[CLERKS.findIndex((c) => c.name === actor)]!;
+        actor === ADMIN ? admin : actor === TOP ? top : clerks[CLERKS.findIndex((c) => c.name === actor)]!;
 
       /**
        * Operations run side by side, one worker's on its own contents; emptying the trash touches
@@ -412,12 +419,14 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
           name: `withdrawal of ${how} upload${how === 'one' ? '' : 's'}`,
           weight: how === 'one' ? 2 : 1.5,
           plan(worker: number, wrng: () => number) {
-            const counted = model.certain(worker, contents).filter((u) => u.counted);
+            // Uploads whose file is held or not, for certain (a hold given up leaves it unknown).
+            const known = model.certain(worker, contents).filter((u) => model.held(u.fileId) !== undefined);
+            const counted = known.filter((u) => u.counted);
             if (counted.length === 0) return undefined;
             const first = counted[Math.floor(wrng() * counted.length)]!;
             const byAdmin = wrng() < 0.3;
             const actor = byAdmin ? ADMIN : CLERKS[first.clerk]!.name;
-            const theirs = model.certain(worker, contents).filter((u) => byAdmin || u.clerk === first.clerk);
+            const theirs = known.filter((u) => byAdmin || u.clerk === first.clerk);
             const picked = new Set([first.id]);
             if (how === 'several')
               for (const u of theirs) if (picked.size < 5 && u.id !== first.id && wrng() < 0.3) picked.add(u.id);
@@ -432,6 +441,7 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
               ([, r]) =>
                 contents[model.uploads.get(r.uploadIds[0]!)!.content]!.worker === worker &&
                 r.uploadIds.every((id) => !model.uploads.get(id)!.uncertain) &&
+                r.uploadIds.every((id) => !live(id) || model.held(model.uploads.get(id)!.fileId) !== undefined) &&
                 // A purged upload is listed as withdrawn before; one of a disposed file is not asked about.
                 r.uploadIds.every((id) => model.uploads.get(id)!.gone !== 'disposed') &&
                 r.uploadIds.some((id) => model.uploads.get(id)!.counted),
@@ -475,30 +485,45 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
             const settled = new Set(model.uploadable(worker, contents));
             const inTrash = model
               .certain(worker, contents)
-              .filter((u) => !u.counted && u.withdrawal !== undefined && settled.has(u.content));
+              .filter(
+                (u) =>
+                  !u.counted &&
+                  u.withdrawal !== undefined &&
+                  settled.has(u.content) &&
+                  model.held(u.fileId) !== undefined,
+              );
             if (inTrash.length === 0) return undefined;
             const picked = inTrash.filter(() => wrng() < 0.4).slice(0, 3);
             if (picked.length === 0) picked.push(inTrash[Math.floor(wrng() * inTrash.length)]!);
             const ids = picked.map((u) => u.withdrawal!);
+            // A held file's withdrawals are skipped (冻结), the others purged.
+            const held = picked.filter((u) => model.held(u.fileId)).map((u) => u.withdrawal!);
+            const purgeable = ids.filter((id) => !held.includes(id));
             return async () => {
               const send = post(admin, '/api/trash/purge', { withdrawals: ids });
               const answer = await exchange('purge', send, () => wrng() < ABANDON);
-              if (!answer) return { kind: 'given up', what: 'purge', uploadIds: picked.map((u) => u.id) };
+              if (!answer)
+                return {
+                  kind: 'given up',
+                  what: 'purge',
+                  uploadIds: picked.filter((u) => purgeable.includes(u.withdrawal!)).map((u) => u.id),
+                };
               if (answer.status !== 200)
                 throw new Unexpected(`purge of ${ids.join(', ')}: ${answer.status} ${JSON.stringify(answer.body)}`);
               // A first try that lost its answer may have purged some or all: this one lists the rest.
               const purged = (answer.body.purged as Array<{ id: string }>).map((w) => w.id);
-              if (!answer.lost) assert.deepEqual(purged.sort(), [...ids].sort(), `purge of ${ids.join(', ')}`);
-              assert.deepEqual(answer.body.skipped, [], `purge of ${ids.join(', ')}: nothing skipped`);
+              if (!answer.lost) assert.deepEqual(purged.sort(), [...purgeable].sort(), `purge of ${ids.join(', ')}`);
+              assert.deepEqual(skippedOf(answer.body), heldSkips(held), `purge of ${ids.join(', ')}: the held skipped`);
+              if (held.length > 0) tally.refused++;
               if (repeatNow(wrng)) {
                 const again = (await exchange('purge', send))!;
                 assert.deepEqual(
-                  [again.status, again.body.purged, again.body.skipped],
-                  [200, [], []],
+                  [again.status, again.body.purged, skippedOf(again.body)],
+                  [200, [], heldSkips(held)],
                   `purge of ${ids.join(', ')} again`,
                 );
               }
-              return { kind: 'purged', withdrawalIds: ids, lostAnswer: answer.lost };
+              return { kind: 'purged', withdrawalIds: purgeable, lostAnswer: answer.lost };
             };
           },
         },
@@ -508,9 +533,12 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
           alone: true,
           plan() {
             // Every worker's trash: only when nothing is uncertain (a withdrawal given up may be half done).
-            if ([...model.uploads.values()].some((u) => u.uncertain)) return undefined;
-            const open = [...model.withdrawals.values()].filter((w) => w.open).map((w) => w.id);
+            // (and no hold given up: whether it holds a file decides whether the file's withdrawals go).
+            if (model.anythingUncertain()) return undefined;
+            const open = [...model.withdrawals.values()].filter((w) => w.open);
             if (open.length === 0) return undefined;
+            const held = open.filter((w) => model.held(model.uploads.get(w.uploadId)!.fileId)).map((w) => w.id);
+            const purgeable = open.map((w) => w.id).filter((id) => !held.includes(id));
             return async () => {
               const answer = (await exchange('purge', post(admin, '/api/trash/empty', {})))!;
               if (answer.status !== 200)
@@ -518,11 +546,12 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
               if (!answer.lost)
                 assert.deepEqual(
                   (answer.body.purged as Array<{ id: string }>).map((w) => w.id).sort(),
-                  open.sort(),
-                  'emptying the trash purges every withdrawal in it',
+                  purgeable.sort(),
+                  'emptying the trash purges every withdrawal in it but those of held files',
                 );
-              assert.deepEqual(answer.body.skipped, [], 'emptying the trash: nothing skipped');
-              return { kind: 'purged', withdrawalIds: open, lostAnswer: answer.lost };
+              assert.deepEqual(skippedOf(answer.body), heldSkips(held), 'emptying the trash: the held skipped');
+              if (held.length > 0) tally.refused++;
+              return { kind: 'purged', withdrawalIds: purgeable, lostAnswer: answer.lost };
             };
           },
         },
@@ -530,11 +559,14 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
           name: 'disposal',
           weight: 1,
           plan(worker, wrng, n) {
-            const live = model.uploadable(worker, contents).filter((c) => model.fileIds.has(c));
+            const live = model
+              .uploadable(worker, contents)
+              .filter((c) => model.fileIds.has(c) && model.held(model.fileIds.get(c)!) !== undefined);
             if (live.length === 0) return undefined;
             const content = live[Math.floor(wrng() * live.length)]!;
             const fileId = model.fileIds.get(content)!;
             const uploadIds = [...model.uploads.values()].filter((u) => u.fileId === fileId).map((u) => u.id);
+            const held = model.held(fileId)!;
             return async () => {
               const send = post(top, '/api/disposals', {
                 fileIds: [fileId],
@@ -544,6 +576,8 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
               });
               const answer = await exchange('dispose', send, () => wrng() < ABANDON);
               if (!answer) return { kind: 'given up', what: 'disposal', uploadIds };
+              // A held file is refused, nothing changed (after a lost answer too: the first try was refused).
+              if (held) return refusal(answer, 'disposal', [fileId], `disposal of ${fileId}`);
               const disposed =
                 (answer.status === 200 &&
                   [...answer.body.disposed, ...answer.body.alreadyDisposed].some(
@@ -566,11 +600,175 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
         },
       ];
 
+      /** An upload whose file is not deleted (purged or disposed of): a withdrawal names it. */
+      function live(uploadId: string): boolean {
+        const u = model.uploads.get(uploadId)!;
+        return model.fileIds.get(u.content) === u.fileId;
+      }
+
+      /** A purge's skipped withdrawals, as the model compares them. */
+      const skippedOf = (body: { skipped: Array<{ id: string; reason: string }> }) =>
+        body.skipped.map((s) => `${s.id} ${s.reason}`).sort();
+      const heldSkips = (ids: string[]) => ids.map((id) => `${id} held`).sort();
+
+      /** A withdrawal or disposal of held files: refused whole, 423 file_on_hold, naming them. */
+      function refusal(
+        answer: { status: number; body: { error?: string; details?: { files: string[]; count: number } } },
+        what: 'withdrawal' | 'disposal',
+        fileIds: string[],
+        request: string,
+      ): Effect {
+        if (answer.status !== 423 || answer.body.error !== 'file_on_hold')
+          throw new Unexpected(
+            `${request} of held file(s) ${fileIds.join(', ')}: ${answer.status} ${JSON.stringify(answer.body)}`,
+          );
+        const details = answer.body.details!;
+        assert.equal(details.count, fileIds.length, `${request}: the held files counted`);
+        for (const f of details.files) assert.ok(fileIds.includes(f), `${request}: ${f} is one of the held`);
+        tally.refused++;
+        return { kind: 'refused', what, fileIds };
+      }
+
+      /** Every hold the archive keeps, active or lifted (the top-level administrator sees all). */
+      async function listHolds(signal?: AbortSignal): Promise<Response> {
+        return top.fetch('/api/holds?state=all&limit=500', signal ? { signal } : {});
+      }
+
+      /**
+       * `POST /api/holds`, not idempotent: after a lost answer the holds' list says, by the request's
+       * own reason, whether the first try placed it, and only if not is it sent again.
+       */
+      async function placeHold(
+        hold: { reason: string; files?: string[]; unit?: string; by: string },
+        wrng: () => number,
+      ): Promise<Effect> {
+        const request = {
+          reason: hold.reason,
+          ...(hold.files ? { files: hold.files } : { unit: unitIds.get(hold.unit!) }),
+        };
+        let tries = 0;
+        const send = async (signal: AbortSignal) => {
+          if (tries++ > 0) {
+            const list = await listHolds(signal);
+            if (list.status !== 200) return list;
+            const found = ((await list.json()).items as Array<{ reason: string }>).find(
+              (h) => h.reason === hold.reason,
+            );
+            if (found) return new Response(JSON.stringify(found), { status: 201 });
+          }
+          return post(clientOf(hold.by), '/api/holds', request)(signal);
+        };
+        const answer = await exchange('hold', send, () => wrng() < ABANDON);
+        if (!answer) return { kind: 'hold given up', what: 'place', hold };
+        if (answer.status !== 201)
+          throw new Unexpected(`hold "${hold.reason}": ${answer.status} ${JSON.stringify(answer.body)}`);
+        const view = answer.body as {
+          id: string;
+          active: boolean;
+          scope: { kind: 'files'; files: Array<{ id: string }> } | { kind: 'unit'; unit: { id: string } };
+        };
+        assert.equal(view.active, true, `hold "${hold.reason}" is active`);
+        assert.deepEqual(
+          view.scope.kind === 'files' ? view.scope.files.map((f) => f.id).sort() : view.scope.unit.id,
+          hold.files ? [...hold.files].sort() : unitIds.get(hold.unit!),
+          `hold "${hold.reason}": what it holds`,
+        );
+        return { kind: 'held', hold: { ...hold, id: view.id }, lostAnswer: answer.lost };
+      }
+
+      /** `POST /api/holds/:id/lift`: safe to send again (a lifted hold is answered as it was lifted). */
+      async function liftHold(hold: ModelHold, actor: string, wrng: () => number): Promise<Effect> {
+        const send = post(clientOf(actor), `/api/holds/${hold.id}/lift`, {});
+        const answer = await exchange('hold', send, () => wrng() < ABANDON);
+        if (!answer) return { kind: 'hold given up', what: 'lift', hold: { reason: hold.reason, by: hold.by } };
+        if (answer.status !== 200 || answer.body.active !== false)
+          throw new Unexpected(`lift of "${hold.reason}" by ${actor}: ${answer.status} ${JSON.stringify(answer.body)}`);
+        if (repeatNow(wrng)) {
+          const again = (await exchange('hold', send))!;
+          assert.deepEqual(
+            [again.status, again.body.liftedAt],
+            [200, answer.body.liftedAt],
+            `lift of "${hold.reason}" again: as it was lifted`,
+          );
+        }
+        return { kind: 'lifted', reason: hold.reason, lostAnswer: answer.lost };
+      }
+
+      /**
+       * 冻结 and 解除冻结: file holds on a worker's own files (by the city's administrator or the
+       * top-level one), and unit holds, which cover files of every worker and so run alone, with
+       * nothing uncertain (a hold's coming or going must not change what a request given up did).
+       */
+      const HOLD_OPERATIONS: typeof OPERATIONS = [
+        {
+          name: 'hold of files',
+          weight: 1.5,
+          plan(worker, wrng, n) {
+            const live = model.uploadable(worker, contents).filter((c) => model.fileIds.has(c));
+            if (live.length === 0) return undefined;
+            const files = live.filter(() => wrng() < 0.3).slice(0, 3);
+            if (files.length === 0) files.push(live[Math.floor(wrng() * live.length)]!);
+            const by = wrng() < 0.5 ? TOP : ADMIN;
+            const reason = `审计调查 ${SEED}-${worker}-${n}`;
+            return () => placeHold({ reason, files: files.map((c) => model.fileIds.get(c)!), by }, wrng);
+          },
+        },
+        {
+          name: 'lift of a file hold',
+          weight: 0.8,
+          plan(worker, wrng) {
+            const settled = new Set(model.uploadable(worker, contents).flatMap((c) => model.fileIds.get(c) ?? []));
+            const holds = [...model.holds.values()].filter(
+              (h) => h.active && !h.uncertain && h.files?.every((f) => settled.has(f)),
+            );
+            if (holds.length === 0) return undefined;
+            const hold = holds[Math.floor(wrng() * holds.length)]!;
+            // The top-level administrator's file holds are the whole archive's: only they see them.
+            const actor = hold.by === TOP || wrng() < 0.3 ? TOP : ADMIN;
+            return () => liftHold(hold, actor, wrng);
+          },
+        },
+        {
+          name: 'hold of a unit',
+          weight: 0.5,
+          alone: true,
+          plan(worker, wrng, n) {
+            if (model.anythingUncertain()) return undefined;
+            const unit = CLERKS[Math.floor(wrng() * CLERKS.length)]!.unit;
+            const by = wrng() < 0.5 ? TOP : ADMIN;
+            return () => placeHold({ reason: `巡视整改 ${SEED}-${worker}-${n}`, unit, by }, wrng);
+          },
+        },
+        {
+          name: 'lift of a unit hold',
+          weight: 0.4,
+          alone: true,
+          plan(_worker, wrng) {
+            if (model.anythingUncertain()) return undefined;
+            const holds = [...model.holds.values()].filter((h) => h.active && h.unit !== undefined);
+            if (holds.length === 0) return undefined;
+            const hold = holds[Math.floor(wrng() * holds.length)]!;
+            return () => liftHold(hold, wrng() < 0.5 ? TOP : ADMIN, wrng);
+          },
+        },
+      ];
+      if (HOLDS) OPERATIONS.push(...HOLD_OPERATIONS);
+
       /** `POST /api/withdrawals`; `named`: the uploads it names (a receipt's rows). */
       async function withdraw(actor: string, by: object, named: string[], wrng: () => number): Promise<Effect> {
+        // Refused whole when a file of the uploads it names (a live one: a deleted file's rows are skipped) is held.
+        const held = [
+          ...new Set(
+            named
+              .filter((id) => live(id) && model.held(model.uploads.get(id)!.fileId))
+              .map((id) => model.uploads.get(id)!.fileId),
+          ),
+        ];
         const send = post(clientOf(actor), '/api/withdrawals', { reason: 'wrong_file', ...by });
         const answer = await exchange('withdraw', send, () => wrng() < ABANDON);
         if (!answer) return { kind: 'given up', what: 'withdrawal', uploadIds: named };
+        if (held.length > 0)
+          return refusal(answer, 'withdrawal', held, `withdrawal by ${actor} of ${JSON.stringify(by)}`);
         let withdrawals: Array<{ id: string; uploadId: string }>;
         if (answer.status === 200) {
           const body = answer.body as { withdrawn: typeof withdrawals; alreadyWithdrawn: typeof withdrawals };
@@ -629,7 +827,11 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
           admin = new Client(url, { bearer: createToken(store.env, ADMIN) });
           top = new Client(url, { bearer: createToken(store.env, TOP) });
           accountIds = [];
-          for (const clerk of clerks) accountIds.push((await (await clerk.fetch('/api/session')).json()).account.id);
+          for (const [i, clerk] of clerks.entries()) {
+            const { account } = await (await clerk.fetch('/api/session')).json();
+            accountIds.push(account.id);
+            unitIds.set(CLERKS[i]!.unit, account.unit.id);
+          }
 
           const started = performance.now();
           let failure: unknown;
@@ -682,6 +884,8 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
             'dispose',
             'upload',
             'any',
+            // Holds: a kill in the middle of a placement or a lift (not among the aims of seeds drawn before them).
+            ...(HOLDS ? (['hold'] as const) : []),
           ];
           for (let k = 0; k < KILLS && !finished; k++) {
             const doneBefore = tally.done;
@@ -732,18 +936,21 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
           const register = (await (await top.fetch('/api/disposals?limit=500')).json()) as {
             items: Array<{ fileId: string; state: string }>;
           };
-          settleGivenUp(model, trash.items, register.items);
+          const holds = (await (await listHolds()).json()) as {
+            items: Array<{ id: string; reason: string; active: boolean }>;
+          };
+          settleGivenUp(model, trash.items, register.items, holds.items);
           const hits = (kind: RequestKind) =>
             windows.filter((w) => w.kind === kind && kills.some((k) => w.start < k && k < w.end)).length;
           console.log(
             `${tally.done} operations in ${runSeconds.toFixed(1)} s with ${kills.length} kills (requests hit: ` +
               `withdraw ${hits('withdraw')}, restore ${hits('restore')}, purge ${hits('purge')}, dispose ${hits('dispose')}, ` +
-              `upload ${hits('upload')}, receipt ${hits('receipt')}); ` +
+              `upload ${hits('upload')}, receipt ${hits('receipt')}, hold ${hits('hold')}); ` +
               `${tally.lostAnswers} lost answers, ${tally.givenUp} given up, ${tally.repeated} sent twice, ${tally.swept} finished by the sweep; ` +
               `${[...operationsRun].map(([k, v]) => `${k} ${v}`).join(', ')}; ` +
               `${model.uploads.size} uploads, ${model.counted().length} counted, ${model.withdrawals.size} withdrawals, ` +
               `${[...model.withdrawals.values()].filter((w) => w.purged).length} purged, ${model.disposals.size} files disposed of, ` +
-              `${model.goneFiles.size} contents deleted; ` +
+              `${model.goneFiles.size} contents deleted, ${model.holds.size} holds (${[...model.holds.values()].filter((h) => h.active).length} active), ${tally.refused} refused or skipped as held; ` +
               `statuses: ${[...statuses].map(([s, c]) => `${s}×${c}`).join(' ')}`,
           );
         },
@@ -1092,6 +1299,39 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
           }
         }
         assert.deepEqual(problems, [], `${model.goneFiles.size} file(s) deleted, ${gone.length} content(s) gone`);
+      });
+
+      it('the holds are the model’s: each placed once, active or lifted as it says; each placement and lift in the audit log once, or none where a kill fell before its event', async () => {
+        const listed = (
+          (await (await listHolds()).json()).items as Array<{ id: string; reason: string; active: boolean }>
+        )
+          .map((h) => `${h.reason} ${h.id} ${h.active ? 'active' : 'lifted'}`)
+          .sort();
+        assert.deepEqual(
+          listed,
+          [...model.holds.values()].map((h) => `${h.reason} ${h.id} ${h.active ? 'active' : 'lifted'}`).sort(),
+        );
+        const events = async (action: string) => {
+          const list = await (await top.fetch(`/api/audit?action=${action}&limit=1000`)).json();
+          const per = new Map<string, number>();
+          for (const e of list.items as Array<{ note: { holdId: string } }>)
+            per.set(e.note.holdId, (per.get(e.note.holdId) ?? 0) + 1);
+          return per;
+        };
+        const placed = await events('hold_placed');
+        const lifted = await events('hold_lifted');
+        const problems: string[] = [];
+        for (const h of model.holds.values()) {
+          const p = placed.get(h.id!) ?? 0;
+          if (p > 1 || (p === 0 && !h.mayLosePlacedEvent)) problems.push(`${h.reason}: ${p} hold_placed`);
+          const l = lifted.get(h.id!) ?? 0;
+          if (l > (h.active ? 0 : 1) || (!h.active && l === 0 && !h.mayLoseLiftedEvent))
+            problems.push(`${h.reason}: ${l} hold_lifted, ${h.active ? 'active' : 'lifted'}`);
+        }
+        const known = new Set([...model.holds.values()].map((h) => h.id));
+        for (const id of [...placed.keys(), ...lifted.keys()])
+          if (!known.has(id)) problems.push(`${id}: an event of a hold nobody placed`);
+        assert.deepEqual(problems, []);
       });
 
       it('the audit log has each withdrawal, restore, purge and disposal once, or none where a kill fell before its event; never twice', async () => {

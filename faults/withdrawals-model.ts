@@ -46,7 +46,29 @@ export interface ModelWithdrawal {
   mayLosePurgedEvent: boolean;
 }
 
+/**
+ * A hold (冻结) as the model knows it, by its reason (each request's own, so a hold whose answer was
+ * lost is found by it): on files or on a unit (a clerk's unit, by name).
+ */
+export interface ModelHold {
+  reason: string;
+  /** The archive's id, once an answer or the holds' list told it. */
+  id?: string;
+  files?: string[];
+  unit?: string;
+  /** Who placed it: who may lift it (and the top-level administrator, who sees every hold). */
+  by: string;
+  active: boolean;
+  /** Its placement or lift was given up after a lost answer: what happened is read back after the sweep. */
+  uncertain?: 'place' | 'lift';
+  /** A request that placed or lifted it lost an answer: its audit event may be lost, never doubled. */
+  mayLosePlacedEvent: boolean;
+  mayLoseLiftedEvent: boolean;
+}
+
 export class Model {
+  /** `unitOf`: a clerk's unit, by name (what a unit hold covers: every file an upload of the unit holds). */
+  constructor(private readonly unitOf: (clerk: number) => string = () => 'unit') {}
   readonly uploads = new Map<string, ModelUpload>();
   readonly withdrawals = new Map<string, ModelWithdrawal>();
   readonly receipts = new Map<string, { clerk: number; uploadIds: string[] }>();
@@ -57,6 +79,8 @@ export class Model {
   readonly goneFiles = new Map<string, number>();
   /** Files disposed of, by file id: whether the request that did it lost an answer (its audit event may be lost). */
   readonly disposals = new Map<string, { lostAnswer: boolean }>();
+  /** Holds by their reason, active or lifted. */
+  readonly holds = new Map<string, ModelHold>();
   private seq = 0;
   nextSeq(): number {
     return this.seq++;
@@ -77,6 +101,29 @@ export class Model {
       c.worker === worker && ![...this.uploads.values()].some((u) => u.uncertain && u.content === i) ? [i] : [],
     );
   }
+  /** Whether a live file is held now (冻结): undefined when a hold that would cover it is uncertain. */
+  held(fileId: string): boolean | undefined {
+    let unknown = false;
+    for (const h of this.holds.values()) {
+      if (!h.active && !h.uncertain) continue;
+      if (!this.covers(h, fileId)) continue;
+      if (h.uncertain) unknown = true;
+      else return true;
+    }
+    return unknown ? undefined : false;
+  }
+  /**
+   * A file hold covers the files it names; a unit hold every file with an upload of the unit,
+   * counted, withdrawn or purged (the ledger's record of upload actions; docs/decisions/holds.md).
+   */
+  covers(hold: ModelHold, fileId: string): boolean {
+    if (hold.files) return hold.files.includes(fileId);
+    return [...this.uploads.values()].some((u) => u.fileId === fileId && this.unitOf(u.clerk) === hold.unit);
+  }
+  /** A hold given up and not settled yet, or an upload uncertain: an operation on every worker's files waits. */
+  anythingUncertain(): boolean {
+    return [...this.uploads.values()].some((u) => u.uncertain) || [...this.holds.values()].some((h) => h.uncertain);
+  }
   /**
    * Who holds a content's bytes by the rule, after a change of its uploads: the earliest counted
    * of those that stored them, else the earliest counted.
@@ -89,11 +136,14 @@ export class Model {
   }
   /**
    * After a purge of some of its uploads: the content is deleted, bytes and all, when none of its
-   * file's uploads counts or waits in the trash (no holds here; docs/decisions/purge.md).
+   * file's uploads counts or waits in the trash and no hold covers it (docs/decisions/purge.md).
    */
   deleteUnheld(content: number): void {
     const fileId = this.fileIds.get(content);
     if (fileId === undefined) return;
+    const held = this.held(fileId);
+    assert.notEqual(held, undefined, `file ${fileId} purged while a hold on it is uncertain`);
+    if (held) return;
     const holds = (u: ModelUpload) =>
       u.fileId === fileId && (u.counted || (u.withdrawal !== undefined && this.withdrawals.get(u.withdrawal)!.open));
     if ([...this.uploads.values()].some(holds)) return;
@@ -113,7 +163,20 @@ export type Effect =
   | { kind: 'restored'; withdrawalId: string; lostAnswer: boolean }
   | { kind: 'purged'; withdrawalIds: string[]; lostAnswer: boolean }
   | { kind: 'disposed'; content: number; fileId: string; lostAnswer: boolean }
-  | { kind: 'given up'; what: 'withdrawal' | 'purge' | 'disposal'; uploadIds: string[] };
+  | { kind: 'given up'; what: 'withdrawal' | 'purge' | 'disposal'; uploadIds: string[] }
+  /** A withdrawal or a disposal refused whole (423 file_on_hold): nothing changed. */
+  | { kind: 'refused'; what: 'withdrawal' | 'disposal'; fileIds: string[] }
+  | {
+      kind: 'held';
+      hold: { id: string; reason: string; files?: string[]; unit?: string; by: string };
+      lostAnswer: boolean;
+    }
+  | { kind: 'lifted'; reason: string; lostAnswer: boolean }
+  | {
+      kind: 'hold given up';
+      what: 'place' | 'lift';
+      hold: Omit<ModelHold, 'active' | 'mayLosePlacedEvent' | 'mayLoseLiftedEvent'>;
+    };
 
 const TIME_ZONE = 'Asia/Shanghai';
 const today = (at = new Date()) => at.toLocaleDateString('sv-SE', { timeZone: TIME_ZONE });
@@ -216,6 +279,31 @@ export const EFFECTS: { [K in Effect['kind']]: (model: Model, effect: Extract<Ef
     model.goneFiles.set(fileId, content);
     model.disposals.set(fileId, { lostAnswer });
   },
+  refused(model, { fileIds }) {
+    for (const fileId of fileIds) assert.equal(model.held(fileId), true, `${fileId} refused as held`);
+  },
+  held(model, { hold, lostAnswer }) {
+    assert.ok(!model.holds.has(hold.reason), `hold "${hold.reason}" is placed once`);
+    model.holds.set(hold.reason, { ...hold, active: true, mayLosePlacedEvent: lostAnswer, mayLoseLiftedEvent: false });
+  },
+  lifted(model, { reason, lostAnswer }) {
+    const hold = model.holds.get(reason)!;
+    hold.active = false;
+    hold.uncertain = undefined;
+    hold.mayLoseLiftedEvent = lostAnswer;
+  },
+  'hold given up'(model, { what, hold }) {
+    if (what === 'place') {
+      assert.ok(!model.holds.has(hold.reason), `hold "${hold.reason}" is placed once`);
+      model.holds.set(hold.reason, {
+        ...hold,
+        active: false,
+        uncertain: 'place',
+        mayLosePlacedEvent: true,
+        mayLoseLiftedEvent: false,
+      });
+    } else model.holds.get(hold.reason)!.uncertain = 'lift';
+  },
   'given up'(model, { what, uploadIds }) {
     for (const id of uploadIds) {
       const upload = model.uploads.get(id)!;
@@ -234,15 +322,43 @@ export interface TrashItem {
   withdrawnBy: { username: string };
 }
 
+/** What the holds' list says of a hold (GET /api/holds?state=all, as the top-level administrator). */
+export interface HoldItem {
+  id: string;
+  reason: string;
+  active: boolean;
+}
+
 /**
- * What became of the requests given up: the sweep has finished or undone each, and the trash and
- * the disposal register (GET /api/disposals) say which; the model takes that effect.
+ * What became of the requests given up: the sweep has finished or undone each, and the trash, the
+ * disposal register (GET /api/disposals) and the holds' list say which; the model takes that
+ * effect. Holds first: whether a purge finished by the sweep deleted its content depends on them
+ * (a hold or lift is given up only on files no other request given up touches, so they held the
+ * same when the sweep ran).
  */
 export function settleGivenUp(
   model: Model,
   trash: readonly TrashItem[],
   register: ReadonlyArray<{ fileId: string; state: string }>,
+  holds: readonly HoldItem[] = [],
 ): void {
+  for (const hold of model.holds.values()) {
+    if (!hold.uncertain) continue;
+    const listed = holds.find((h) => h.reason === hold.reason);
+    if (hold.uncertain === 'place') {
+      // Placed (listed under its reason) or never.
+      hold.uncertain = undefined;
+      if (listed) {
+        hold.id = listed.id;
+        hold.active = listed.active;
+        assert.ok(listed.active, `hold "${hold.reason}", placed by a request given up, was never lifted`);
+      } else model.holds.delete(hold.reason);
+      continue;
+    }
+    assert.ok(listed, `hold "${hold.reason}" is listed`);
+    if (listed.active) hold.uncertain = undefined;
+    else EFFECTS.lifted(model, { kind: 'lifted', reason: hold.reason, lostAnswer: true });
+  }
   for (const upload of model.uploads.values()) {
     if (upload.uncertain === 'disposal') {
       // Begun (an entry in the register, which the sweep finished) or never begun.

@@ -275,7 +275,9 @@ export class DisposalService {
       const uploads = await store.ledger.uploadsOfFile(record.fileId);
       let changed = false;
       for (const upload of uploads) {
-        if (!upload.counted) continue;
+        // One that no longer counts is asked too: a reversal of it a crash left half done (this
+        // disposal's own, on MongoDB's single-document steps) is finished by the asking, else its
+        // totals would keep counting it and the deletion find it held (FAULT_SEED=193304).
         if ((await this.reverseOnce(upload.key, key)) === 'reversed') changed = true;
       }
       const open = await store.withdrawals.openOf(uploads.map((u) => u.key));

@@ -404,6 +404,72 @@ describe('MongoDB: a reversal killed between its steps is finished once', { skip
   }
 });
 
+describe(
+  'MongoDB: a reversal killed between its steps, then another upload of the file reversed',
+  { skip: mongoTarget.skip },
+  () => {
+    // FAULT_SEED=601 (faults/README.md): a withdrawal given up at a kill left its upload's reversal
+    // half done until the sweep, and a copy of the file was withdrawn meanwhile; the tallies then
+    // counted one saved upload fewer than the rule.
+    for (const recovery of ['the sweep finishes it', 'the sweep finishes it, then it is restored'] as const) {
+      it(`killed after each of its writes in turn: the bytes' holder is the rule's (${recovery})`, async () => {
+        for (let writes = 0; ; writes++) {
+          let finished = false;
+          await withMongoStore(async (opened, db) => {
+            const { entry } = await commitBytes(opened.store, randomContent(10));
+            const clerk = testAccount();
+            const other = testAccount({ unit: unit('unit-b') });
+            const day = (d: number, hour = 8) => new Date(Date.UTC(2026, 2, d, hour));
+            const count = (key: string, account: Account, name: string, at: Date, carried = false) =>
+              opened.store.ledger.count(
+                uploadAction({ ...uploadRecord(account, entry.fileId, name, at), carriedBytes: carried }, key),
+              );
+            await count('a1', clerk, 'a.pdf', day(1), true);
+            await count('a2', clerk, 'b.pdf', day(2));
+            await count('b1', other, 'a.pdf', day(1, 9));
+            const dying = new MongoLedger(dyingAfter(ledgerWrites(db), writes));
+            try {
+              await dying.reverse('a1', 'r1');
+              finished = true;
+            } catch (err) {
+              if (!(err instanceof Killed)) throw err;
+            }
+            // The clerk's copy is withdrawn before anything finishes the first reversal.
+            assert.equal(await opened.store.ledger.reverse('a2', 'r2'), 'reversed');
+            await opened.store.ledger.finishInterrupted(new Date(Date.now() + 60_000));
+            assert.ok(['reversed', 'repeated'].includes(await opened.store.ledger.reverse('a1', 'r1')));
+            const days = async () =>
+              (await db.collection('userInfo.uploadDays').find({}).sort({ UnitID: 1, Day: 1 }).toArray()).map((d) => [
+                d.UnitID,
+                d.Day,
+                d.Uploads,
+                d.SavedUploads,
+              ]);
+            assert.deepEqual(
+              await days(),
+              [[other.unit.id, '2026-03-01', 1, 0]],
+              `killed after ${writes} writes: the other unit's upload, the only one left, holds the bytes`,
+            );
+            if (recovery === 'the sweep finishes it, then it is restored') {
+              assert.equal(await opened.store.ledger.restore('a1', 's1'), 'restored');
+              assert.deepEqual(
+                await days(),
+                [
+                  [clerk.unit.id, '2026-03-01', 1, 0],
+                  [other.unit.id, '2026-03-01', 1, 1],
+                ],
+                `killed after ${writes} writes: the upload that stored the bytes holds them again`,
+              );
+            }
+            assert.equal(await db.collection('userInfo.uploads').countDocuments({ Pending: { $exists: true } }), 0);
+          });
+          if (finished) return;
+        }
+      });
+    }
+  },
+);
+
 describe('MongoDB: a restore killed between its steps is finished once', { skip: mongoTarget.skip }, () => {
   for (const recovery of [
     'the restore is asked for again',
