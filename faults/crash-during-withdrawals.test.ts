@@ -699,10 +699,12 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
        * top-level one), and unit holds, which cover files of every worker and so run alone, with
        * nothing uncertain (a hold's coming or going must not change what a request given up did).
        */
+      // Lifts a little likelier than holds: with holds first at 1.5 against lifts at 0.8, 4–6 holds
+      // piled up and a run made 1 withdrawal instead of about 17 (2026-11-29).
       const HOLD_OPERATIONS: typeof OPERATIONS = [
         {
           name: 'hold of files',
-          weight: 1.5,
+          weight: 1,
           plan(worker, wrng, n) {
             const live = model.uploadable(worker, contents).filter((c) => model.fileIds.has(c));
             if (live.length === 0) return undefined;
@@ -715,7 +717,7 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
         },
         {
           name: 'lift of a file hold',
-          weight: 0.8,
+          weight: 1.2,
           plan(worker, wrng) {
             const settled = new Set(model.uploadable(worker, contents).flatMap((c) => model.fileIds.get(c) ?? []));
             const holds = [...model.holds.values()].filter(
@@ -730,7 +732,7 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
         },
         {
           name: 'hold of a unit',
-          weight: 0.5,
+          weight: 0.3,
           alone: true,
           plan(worker, wrng, n) {
             if (model.anythingUncertain()) return undefined;
@@ -741,7 +743,7 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
         },
         {
           name: 'lift of a unit hold',
-          weight: 0.4,
+          weight: 0.6,
           alone: true,
           plan(_worker, wrng) {
             if (model.anythingUncertain()) return undefined;
