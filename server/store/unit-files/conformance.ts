@@ -337,7 +337,11 @@ export function unitFilesConformance(target: StoreTarget): void {
         assert.deepEqual(await search({ uploaderId: other.id, sort: 'size' }), [2, [u, b]], 'with an uploader');
         assert.deepEqual(await search({ nameContains: '终稿' }), [1, [u]]);
         assert.deepEqual(await search({ nameContains: '初稿' }), [1, [f]]);
-        assert.deepEqual(await search({ firstUploadFrom: new Date(t + 60_000) }), [0, []], 'with the catalog’s filters');
+        assert.deepEqual(
+          await search({ firstUploadFrom: new Date(t + 60_000) }),
+          [0, []],
+          'with the catalog’s filters',
+        );
       });
     });
 
