@@ -25,6 +25,7 @@ import { FileService } from './services/files.js';
 import { FixityService } from './services/fixity.js';
 import { ArchiveMetrics } from './http/metrics.js';
 import { GarbageCollector } from './services/gc.js';
+import { ShortLivedRecords } from './services/short-lived-records.js';
 import { IngestService } from './services/ingest.js';
 import { FailedLoginLog } from './services/failed-logins.js';
 import { LoginThrottle } from './services/login-throttle.js';
@@ -196,6 +197,7 @@ export function composeServices(
       withdrawals,
       disposals,
       purge,
+      new ShortLivedRecords(store, clock),
     ),
     services: {
       audit,

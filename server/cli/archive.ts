@@ -44,7 +44,8 @@ const USAGE = `Usage: npm run archive -- <command>
                              longer than UPLOAD_IDLE_HOURS, staging areas older than
                              STAGING_TTL_HOURS, and bytes no record owns; then compact the
                              embedded store's pack files that are half dead or hold removed
-                             contents (idle longer than STAGING_TTL_HOURS)
+                             contents (idle longer than STAGING_TTL_HOURS); forget expired
+                             claims, sessions, login-throttle and quota records, kept imports
   verify [--json]            fixity check: read every stored file back and recompute its MD5 and
                              SHA-256; lists missing and corrupted files; exit code 1 if any
   near-duplicates rebuild    forget every near-duplicate fingerprint and pair, fingerprint every
@@ -385,7 +386,7 @@ async function run(argv: string[]): Promise<void> {
       case 'gc': {
         const report = await archive.gc.run();
         out(
-          `removed ${report.expiredUploads} expired upload(s), ${report.stagingAreas} abandoned staging area(s) and ${report.orphans} unowned file(s); finished counting ${report.finishedCounts} interrupted upload(s); purged ${report.purgedUploads} upload(s) past their time in the trash; compacted ${report.compacted.packs} pack(s), ${report.compacted.reclaimedBytes} byte(s) given back`,
+          `removed ${report.expiredUploads} expired upload(s), ${report.stagingAreas} abandoned staging area(s) and ${report.orphans} unowned file(s); finished counting ${report.finishedCounts} interrupted upload(s); purged ${report.purgedUploads} upload(s) past their time in the trash; forgot ${report.expiredRecords} expired login-throttle, quota and account-import record(s) (and expired claims and sessions); compacted ${report.compacted.packs} pack(s), ${report.compacted.reclaimedBytes} byte(s) given back`,
         );
         break;
       }

@@ -4,6 +4,7 @@ import type { ResumableUploadService } from './resumable-uploads.js';
 import type { PurgeService } from './purge.js';
 import type { WithdrawalService } from './withdrawals.js';
 import type { DisposalService } from './disposals.js';
+import type { ShortLivedRecords } from './short-lived-records.js';
 
 /**
  * Garbage collection of bytes the archive does not own: resumable uploads idle past their
@@ -12,7 +13,8 @@ import type { DisposalService } from './disposals.js';
  * finishes counting uploads whose counting a crash interrupted (MongoDB: counting takes several
  * writes) and whose client never came back to retry, and purges the trash past TRASH_DAYS. Last,
  * it compacts the bytes it may: the embedded store's pack files with many dead bytes, or bytes of
- * removed contents, are rewritten without them (docs/decisions/compaction.md).
+ * removed contents, are rewritten without them (docs/decisions/compaction.md). It also forgets
+ * the short-lived records past their time (ShortLivedRecords).
  */
 export class GarbageCollector {
   constructor(
@@ -24,11 +26,14 @@ export class GarbageCollector {
     private readonly withdrawals?: Pick<WithdrawalService, 'finishInterrupted'>,
     private readonly disposals?: Pick<DisposalService, 'finishInterrupted'>,
     private readonly purge?: Pick<PurgeService, 'finishInterrupted' | 'purgeExpired'>,
+    private readonly shortLived?: Pick<ShortLivedRecords, 'sweep'>,
   ) {}
 
   async run(): Promise<
     GarbageReport & {
       expiredUploads: number;
+      /** Short-lived records forgotten (login throttle, quota counts, kept imports; claims and sessions uncounted). */
+      expiredRecords: number;
       finishedCounts: number;
       purgedUploads: number;
       compacted: CompactionReport;
@@ -44,10 +49,12 @@ export class GarbageCollector {
     // Withdrawals whose TRASH_DAYS are over leave the trash, and the contents nobody holds go.
     const purgedUploads = (await this.purge?.purgeExpired()) ?? 0;
     const expiredUploads = await this.uploads.expire();
+    // Claims, sessions, the login throttle's and the quotas' records, kept imports past their time.
+    const expiredRecords = (await this.shortLived?.sweep()) ?? 0;
     const report = await this.content.collectGarbage(new Date(now - this.stagingTtlMs));
     // After the collection: packs it removed whole need no compaction. Packs written to within
     // the staging TTL are left alone (a process may still append to one idle for less).
     const compacted = await this.content.compact(new Date(now - this.stagingTtlMs));
-    return { expiredUploads, finishedCounts, purgedUploads, ...report, compacted };
+    return { expiredUploads, expiredRecords, finishedCounts, purgedUploads, ...report, compacted };
   }
 }

@@ -72,6 +72,22 @@ export function accountConformance(target: StoreTarget): void {
         assert.deepEqual([...(await store.loginAttempts.all(at(2_000))).keys()], ['account\nli.si\n']);
       });
 
+      it('forgets the records expired at a time, and keeps the others (the garbage collector)', async () => {
+        await store.loginAttempts.fail('address\n10.7.7.7', at(0), at(10_000));
+        await store.loginAttempts.fail('address\n10.7.7.8', at(0), at(10_001));
+        await store.loginAttempts.succeed('pair\nli\n\n10.7.7.9', at(5_000));
+        assert.equal(await store.loginAttempts.purgeExpired(at(10_000)), 2);
+        // Read at a time before either expired: only a record still there can answer.
+        assert.deepEqual(
+          [
+            ...(
+              await store.loginAttempts.get(['address\n10.7.7.7', 'address\n10.7.7.8', 'pair\nli\n\n10.7.7.9'], at(1))
+            ).keys(),
+          ],
+          ['address\n10.7.7.8'],
+        );
+      });
+
       it('counts every one of concurrent failures', async () => {
         const together = await Promise.all(
           Array.from({ length: 10 }, () => store.loginAttempts.fail('account\nmany', at(0), at(60_000))),
@@ -113,6 +129,16 @@ export function accountConformance(target: StoreTarget): void {
           'a hit may count many',
         );
         assert.equal(await store.rateCounts.hit('bulk', w1, -1000), 5, 'a negative hit takes back');
+      });
+
+      it('forgets the windows that ended before a time, and keeps the later ones (the garbage collector)', async () => {
+        const w1 = new Date('2026-11-29T08:01:00Z');
+        const w2 = new Date('2026-11-29T08:02:00Z');
+        await store.rateCounts.hit('quota\nchecks\nacc', w1, 7);
+        await store.rateCounts.hit('quota\nchecks\nacc', w2, 3);
+        assert.equal(await store.rateCounts.purgeEnded(w2), 1);
+        assert.equal(await store.rateCounts.hit('quota\nchecks\nacc', w1), 1, 'the ended window starts again');
+        assert.equal(await store.rateCounts.hit('quota\nchecks\nacc', w2), 4, 'the later window is kept');
       });
     });
 
@@ -364,6 +390,20 @@ export function accountConformance(target: StoreTarget): void {
           await store.accounts.createMany([newAccount('imp5')], keptFor('import-3', 'admin-1', []));
           assert.deepEqual(await store.accounts.keptImports('admin-1', inHours(24)), [], 'expired at expiresAt');
           assert.equal(await store.accounts.takeKeptImport('import-3', 'admin-1', inHours(24)), undefined);
+        });
+
+        it('forgets the answers expired at a time, one-time passwords and all, and keeps the others', async () => {
+          await store.accounts.createMany([newAccount('imp6')], keptFor('import-4', 'admin-1', []));
+          await store.accounts.createMany([newAccount('imp7')], {
+            ...keptFor('import-5', 'admin-1', []),
+            expiresAt: inHours(25),
+          });
+          assert.equal(await store.accounts.purgeExpiredImports(inHours(24)), 1);
+          assert.deepEqual(
+            (await store.accounts.keptImports('admin-1', inHours(1))).map((k) => k.id),
+            ['import-5'],
+          );
+          assert.equal(await store.accounts.takeKeptImport('import-4', 'admin-1', inHours(1)), undefined, 'gone');
         });
 
         it('creates none of them, and keeps nothing, when one username is taken (any case or width)', async () => {

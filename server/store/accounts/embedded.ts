@@ -370,6 +370,10 @@ export class EmbeddedAccountStore implements AccountStore {
     );
   }
 
+  async purgeExpiredImports(now: Date): Promise<number> {
+    return this.db.prepare('DELETE FROM kept_imports WHERE expires_at <= ?').run(now.getTime()).changes;
+  }
+
   async get(id: string): Promise<Account | undefined> {
     const row = this.db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE id = ?').get(id);
     return row && accountFromRow(row);
@@ -709,6 +713,10 @@ export class EmbeddedLoginAttempts implements LoginAttemptStore {
     this.db.transaction(() => prefixes.forEach((p) => drop.run({ p })))();
   }
 
+  async purgeExpired(now: Date): Promise<number> {
+    return this.db.prepare('DELETE FROM login_attempts WHERE expires_at <= ?').run(now.getTime()).changes;
+  }
+
   // Expired records are dropped now and then, so the table holds only what is remembered.
   private sweep(now: Date): void {
     if (++this.writes % 100 === 0)
@@ -743,6 +751,10 @@ export class EmbeddedRateCounts implements RateCounts {
 
   async reset(key: string): Promise<void> {
     this.db.prepare('DELETE FROM rate_counts WHERE key = ?').run(key);
+  }
+
+  async purgeEnded(before: Date): Promise<number> {
+    return this.db.prepare('DELETE FROM rate_counts WHERE window_end < ?').run(before.getTime()).changes;
   }
 }
 

@@ -259,6 +259,11 @@ export class MongoAccountStore implements AccountStore {
     };
   }
 
+  async purgeExpiredImports(now: Date): Promise<number> {
+    // Not left to the TTL index alone: a server without one (the emulator) would keep them.
+    return (await this.c.keptImports.deleteMany({ expiresAt: { $lte: now } })).deletedCount;
+  }
+
   async get(id: string): Promise<Account | undefined> {
     const doc = await this.c.accounts.findOne({ _id: id });
     return doc ? accountFromDoc(doc) : undefined;
@@ -538,6 +543,11 @@ export class MongoLoginAttempts implements LoginAttemptStore {
     if (prefixes.length === 0) return;
     await this.c.loginAttempts.deleteMany({ $or: prefixes.map((p) => ({ _id: new RegExp(`^${escapeRegex(p)}`) })) });
   }
+
+  async purgeExpired(now: Date): Promise<number> {
+    // Not left to the TTL index alone: a server without one (the emulator) would keep them.
+    return (await this.c.loginAttempts.deleteMany({ expiresAt: { $lte: now } })).deletedCount;
+  }
 }
 
 /** Counters as single documents updated with $inc; a TTL index removes ended windows. */
@@ -571,5 +581,10 @@ export class MongoRateCounts implements RateCounts {
   async reset(key: string): Promise<void> {
     // An anchored prefix: read from the _id index.
     await this.c.rateCounts.deleteMany({ _id: { $regex: `^${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\|` } });
+  }
+
+  async purgeEnded(before: Date): Promise<number> {
+    // Not left to the TTL index alone: a server without one (the emulator) would keep them.
+    return (await this.c.rateCounts.deleteMany({ windowEnd: { $lt: before } })).deletedCount;
   }
 }

@@ -143,6 +143,8 @@ export interface AccountStore {
   keptImports(accountId: string, now: Date): Promise<KeptImportSummary[]>;
   /** Hands a kept import over once: returns and forgets it (undefined: not the account's, expired or taken). */
   takeKeptImport(id: string, accountId: string, now: Date): Promise<KeptImport | undefined>;
+  /** Forgets the kept imports expired at `now` (their one-time passwords go with them); how many. */
+  purgeExpiredImports(now: Date): Promise<number>;
   get(id: string): Promise<Account | undefined>;
   /** The account of exactly this username, else the one whose username has its key (see usernameKey). */
   findByUsername(username: string): Promise<Account | undefined>;
@@ -241,6 +243,8 @@ export interface LoginAttemptStore {
   all(now: Date): Promise<Map<string, LoginRecord>>;
   /** Forgets the records whose keys start with one of the prefixes. */
   forget(prefixes: string[]): Promise<void>;
+  /** Forgets the records expired at `now` (the garbage collector's sweep); how many. */
+  purgeExpired(now: Date): Promise<number>;
 }
 
 /**
@@ -256,4 +260,6 @@ export interface RateCounts {
   /** Takes one back (a request that should not count). */
   undo(key: string, windowEnd: Date): Promise<void>;
   reset(key: string): Promise<void>;
+  /** Forgets the counts of windows that ended before `before` (the garbage collector's sweep); how many. */
+  purgeEnded(before: Date): Promise<number>;
 }

@@ -295,6 +295,54 @@ export function unitFilesConformance(target: StoreTarget): void {
         assert.deepEqual(await all({ sort: 'name', order: 'desc' }), [b.fileId, a.fileId]);
         assert.deepEqual(await all({ firstUploadFrom: new Date(Date.now() + 60_000) }), []);
       });
+
+      it('searches the whole archive by any uploaded name or the first name, each file once, in every order and page', async () => {
+        const clerk = testAccount();
+        const other = testAccount({ unit: unit('unit-b') });
+        const t = Date.now();
+        // Found by an uploaded name only, by the first name only (no upload under it), by both, and not at all.
+        const byUpload = (await commitBytes(store, randomContent(40), 'scan-001.tif')).entry;
+        const byFirst = (await commitBytes(store, randomContent(10), '会议纪要-初稿.doc')).entry;
+        const byBoth = (await commitBytes(store, randomContent(30), '会议纪要.pdf')).entry;
+        const neither = (await commitBytes(store, randomContent(20), 'other.pdf')).entry;
+        await recordUpload(store, clerk, byUpload.fileId, '2026/会议纪要-终稿.tif', new Date(t - 3000));
+        await recordUpload(store, other, byUpload.fileId, 'scan-001.tif', new Date(t - 2000));
+        await recordUpload(store, clerk, byBoth.fileId, '会议纪要.pdf', new Date(t - 1000));
+        await recordUpload(store, other, byBoth.fileId, '归档/会议纪要 副本.pdf', new Date(t));
+        await recordUpload(store, clerk, byBoth.fileId, '会议纪要.pdf', new Date(t));
+        await recordUpload(store, other, neither.fileId, 'other.pdf', new Date(t));
+        const search = async (q: Partial<UnitFilesQuery> = {}) => {
+          const page = await store.unitFiles.list({
+            accountId: clerk.id,
+            nameContains: '会议纪要',
+            limit: 10,
+            offset: 0,
+            ...q,
+          });
+          return [page.total, page.items.map((i) => i.entry.fileId)];
+        };
+        const [u, f, b] = [byUpload.fileId, byFirst.fileId, byBoth.fileId];
+        assert.deepEqual(await search({ sort: 'name', order: 'asc' }), [3, [u, f, b]], 'by the first name, each once');
+        assert.deepEqual(await search({ sort: 'name', order: 'desc' }), [3, [b, f, u]]);
+        assert.deepEqual(await search({ sort: 'size', order: 'desc' }), [3, [u, b, f]]);
+        assert.deepEqual(await search({ sort: 'unitCount' }), [3, [b, u, f]]);
+        assert.deepEqual(await search({ sort: 'myCount', limit: 1, offset: 1 }), [3, [u]]);
+        assert.deepEqual(
+          await search({ sort: 'size', order: 'asc', limit: 1, offset: 1 }),
+          [3, [b]],
+          'a page in the middle',
+        );
+        assert.deepEqual(await search({ sort: 'size', order: 'asc', limit: 2, offset: 2 }), [3, [u]]);
+        assert.deepEqual(await search({ sort: 'size', limit: 2, offset: 5 }), [3, []]);
+        assert.deepEqual(await search({ uploaderId: other.id, sort: 'size' }), [2, [u, b]], 'with an uploader');
+        assert.deepEqual(await search({ nameContains: '终稿' }), [1, [u]]);
+        assert.deepEqual(await search({ nameContains: '初稿' }), [1, [f]]);
+        assert.deepEqual(
+          await search({ firstUploadFrom: new Date(t + 60_000) }),
+          [0, []],
+          'with the catalog’s filters',
+        );
+      });
     });
 
     describe('unit files by folder (网盘)', () => {

@@ -145,18 +145,6 @@ export class MongoUnitFiles implements UnitFiles {
       { deletingAt: { $exists: false } },
       ...(only ? [{ _id: { $in: only } }] : []),
     ];
-    // The filters on other collections, as lookups per catalog entry (a list of the files matching
-    // them would outgrow one document, as the name search's did near 600,000 files).
-    const joined: Document[] = [];
-    if (q.nameContains) {
-      const pattern = containsPattern(q.nameContains);
-      joined.push(
-        { $lookup: this.lookupOne('named', this.c.names, { Name: pattern }) },
-        { $match: { $or: [{ fileName: pattern }, { named: { $ne: [] } }] } },
-      );
-    }
-    if (q.uploaderId !== undefined) joined.push(...this.having('byUploader', this.c.ledger, { UserID: q.uploaderId }));
-    if (joined.length > 0) joined.push({ $project: { named: 0, byUploader: 0 } });
     if (q.kind) and.push(kindFilter(q.kind));
     if (q.firstUploadFrom || q.firstUploadBefore)
       and.push({
@@ -167,66 +155,49 @@ export class MongoUnitFiles implements UnitFiles {
       });
     const filter: Filter<CatalogDoc> = and.length > 0 ? { $and: and } : {};
     const direction = order === 'asc' ? 1 : -1;
-    const total =
-      joined.length === 0
-        ? await this.c.catalog.countDocuments(filter)
-        : ((
-            await this.c.catalog
-              .aggregate<{ n: number }>([{ $match: filter }, ...joined, { $count: 'n' }], { allowDiskUse: true })
-              .toArray()
-          )[0]?.n ?? 0);
     const summed = sort === 'lastUpload' || sort === 'unitCount' || sort === 'myCount';
-    const docs: Array<CatalogDoc & { sums?: LedgerSums }> = summed
-      ? await this.c.catalog
-          .aggregate<CatalogDoc & { sums: LedgerSums }>([
-            { $match: filter },
-            ...joined,
-            { $lookup: { from: 'userInfo.users', localField: '_id', foreignField: 'UploadFileID', as: 'entries' } },
-            {
-              // One object, not dotted names: mongo-java-server takes 'sums.uploads' here as a field's name.
-              $addFields: {
-                sums: {
-                  last: { $ifNull: [{ $max: '$entries.LastUploadTime' }, '$uploadDate'] },
-                  uploads: { $sum: '$entries.UploadCount' },
-                  mine: {
-                    $sum: {
-                      $map: {
-                        input: { $filter: { input: '$entries', cond: { $eq: ['$$this.UserID', q.accountId] } } },
-                        in: '$$this.UploadCount',
-                      },
-                    },
-                  },
-                },
-              },
-            },
-            { $project: { entries: 0 } },
-            { $sort: { [ALL_SORT_FIELDS[sort]]: direction, _id: 1 } },
-            { $skip: q.offset },
-            { $limit: q.limit },
-          ])
-          .toArray()
-      : joined.length > 0
-        ? await this.c.catalog
-            .aggregate<CatalogDoc>(
-              [
-                { $match: filter },
-                ...joined,
-                { $sort: { [ALL_SORT_FIELDS[sort]]: direction, _id: 1 } },
-                { $skip: q.offset },
-                { $limit: q.limit },
-              ],
-              { allowDiskUse: true },
-            )
-            .toArray()
-        : await this.c.catalog
-            .find(filter)
-            .sort({ [ALL_SORT_FIELDS[sort]]: direction, _id: 1 })
-            .skip(q.offset)
-            .limit(q.limit)
-            .toArray();
-    const sums = summed ? undefined : await this.ledgerSums(docs, q.accountId);
+    const sums = summed ? this.sumsStages(q.accountId) : [];
+    // The uploader's filter, as a lookup per catalog entry (a list of their files would outgrow
+    // one document); after a name search, per file found only.
+    const byUploader =
+      q.uploaderId !== undefined
+        ? [...this.having('byUploader', this.c.ledger, { UserID: q.uploaderId }), { $project: { byUploader: 0 } }]
+        : [];
+    const ordered = [{ $sort: { [ALL_SORT_FIELDS[sort]]: direction, _id: 1 } }];
+    let total: number;
+    let docs: Array<CatalogDoc & { sums?: LedgerSums }>;
+    if (q.nameContains) {
+      ({ total, docs } = await this.searchAll(q, containsPattern(q.nameContains), filter, [...byUploader, ...sums], {
+        sort,
+        direction,
+      }));
+    } else {
+      total =
+        byUploader.length === 0
+          ? await this.c.catalog.countDocuments(filter)
+          : ((
+              await this.c.catalog
+                .aggregate<{ n: number }>([{ $match: filter }, ...byUploader, { $count: 'n' }], { allowDiskUse: true })
+                .toArray()
+            )[0]?.n ?? 0);
+      docs =
+        summed || byUploader.length > 0
+          ? await this.c.catalog
+              .aggregate<CatalogDoc & { sums?: LedgerSums }>(
+                [{ $match: filter }, ...byUploader, ...sums, ...ordered, { $skip: q.offset }, { $limit: q.limit }],
+                { allowDiskUse: true },
+              )
+              .toArray()
+          : await this.c.catalog
+              .find(filter)
+              .sort({ [ALL_SORT_FIELDS[sort]]: direction, _id: 1 })
+              .skip(q.offset)
+              .limit(q.limit)
+              .toArray();
+    }
+    const ledgerSums = summed ? undefined : await this.ledgerSums(docs, q.accountId);
     const rows = docs.map(({ sums: own, ...doc }) => {
-      const s = own ?? sums?.get(doc._id.toHexString());
+      const s = own ?? ledgerSums?.get(doc._id.toHexString());
       return {
         entry: doc,
         displayName: doc.fileName,
@@ -238,6 +209,98 @@ export class MongoUnitFiles implements UnitFiles {
       };
     });
     return { rows, total };
+  }
+
+  /**
+   * The whole archive searched by name: the contents some unit uploaded under a name containing
+   * the text, or whose first name (the catalog's) contains it. Each part starts from its matches,
+   * never from every catalog entry: the names (`userInfo.names`, index `name`) grouped per file,
+   * then those files' catalog entries by `_id`; and the catalog entries whose own name matches
+   * (index `listing_name`) but no uploaded name does. The two are disjoint: their counts add up,
+   * and the page is the two sorted parts merged (docs/decisions/mongo-name-search.md).
+   */
+  private async searchAll(
+    q: UnitFilesQuery,
+    pattern: RegExp,
+    filter: Filter<CatalogDoc>,
+    after: Document[],
+    order: { sort: FileSort; direction: 1 | -1 },
+  ): Promise<{ total: number; docs: Array<CatalogDoc & { sums?: LedgerSums }> }> {
+    const named: Document[] = [
+      { $match: { Name: pattern } },
+      { $group: { _id: '$UploadFileID' } },
+      { $lookup: { from: this.c.catalog.collectionName, localField: '_id', foreignField: '_id', as: 'entry' } },
+      { $unwind: '$entry' },
+      { $replaceRoot: { newRoot: '$entry' } },
+      { $match: filter },
+      ...after,
+    ];
+    const firstNamed: Document[] = [
+      { $match: { $and: [filter, { fileName: pattern }] } },
+      { $lookup: this.lookupOne('named', this.c.names, { Name: pattern }) },
+      { $match: { named: { $size: 0 } } },
+      { $project: { named: 0 } },
+      ...after,
+    ];
+    const count = (rows: Array<{ n: number }>) => rows[0]?.n ?? 0;
+    const [inNames, inCatalog] = await Promise.all([
+      this.c.names
+        .aggregate<{ n: number }>([...named, { $count: 'n' }], { allowDiskUse: true })
+        .toArray()
+        .then(count),
+      this.c.catalog
+        .aggregate<{ n: number }>([...firstNamed, { $count: 'n' }], { allowDiskUse: true })
+        .toArray()
+        .then(count),
+    ]);
+    const field = ALL_SORT_FIELDS[order.sort];
+    // Each part's first offset + limit in the page's order, through a cursor; merged, the page is what follows the offset.
+    const page = (pipeline: Document[]) => [
+      ...pipeline,
+      { $sort: { [field]: order.direction, _id: 1 } },
+      { $limit: q.offset + q.limit },
+    ];
+    const parts = await Promise.all([
+      inNames > 0
+        ? this.c.names.aggregate<CatalogDoc & { sums?: LedgerSums }>(page(named), { allowDiskUse: true }).toArray()
+        : [],
+      inCatalog > 0
+        ? this.c.catalog
+            .aggregate<CatalogDoc & { sums?: LedgerSums }>(page(firstNamed), { allowDiskUse: true })
+            .toArray()
+        : [],
+    ]);
+    const merged = parts
+      .flat()
+      .sort(
+        (a, b) => order.direction * compareValues(valueAt(a, field), valueAt(b, field)) || compareIds(a._id, b._id),
+      );
+    return { total: inNames + inCatalog, docs: merged.slice(q.offset, q.offset + q.limit) };
+  }
+
+  /** Per catalog entry, its ledger entries' last upload, uploads and those of the account, as `sums`. */
+  private sumsStages(accountId: string): Document[] {
+    return [
+      { $lookup: { from: 'userInfo.users', localField: '_id', foreignField: 'UploadFileID', as: 'entries' } },
+      {
+        // One object, not dotted names: mongo-java-server takes 'sums.uploads' here as a field's name.
+        $addFields: {
+          sums: {
+            last: { $ifNull: [{ $max: '$entries.LastUploadTime' }, '$uploadDate'] },
+            uploads: { $sum: '$entries.UploadCount' },
+            mine: {
+              $sum: {
+                $map: {
+                  input: { $filter: { input: '$entries', cond: { $eq: ['$$this.UserID', accountId] } } },
+                  in: '$$this.UploadCount',
+                },
+              },
+            },
+          },
+        },
+      },
+      { $project: { entries: 0 } },
+    ];
   }
 
   /**
@@ -525,6 +588,22 @@ function kindExpression(kind: FileKind, type: string, name: string): Document {
   };
   if (kind !== 'other') return { $or: rule(FILE_KIND_RULES[kind]) };
   return { $not: [{ $or: Object.values(FILE_KIND_RULES).flatMap(rule) }] };
+}
+
+/** The value at a dotted path of a document (`sums.last`). */
+function valueAt(doc: Document, field: string): unknown {
+  return field.split('.').reduce<unknown>((v, key) => (v as Document | undefined)?.[key], doc);
+}
+
+/** Two sort values as MongoDB orders them: strings by their UTF-8 bytes, dates and numbers by value. */
+function compareValues(a: unknown, b: unknown): number {
+  if (typeof a === 'string' && typeof b === 'string') return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  const [x, y] = [a instanceof Date ? a.getTime() : Number(a), b instanceof Date ? b.getTime() : Number(b)];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function compareIds(a: ObjectId, b: ObjectId): number {
+  return Buffer.compare(a.id, b.id);
 }
 
 /** `items` (an array or a cursor) in arrays of at most `size`. */
