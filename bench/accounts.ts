@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { divisionsOf } from '../server/services/divisions.js';
-import { hashPassword } from '../server/services/password.js';
 import { geographyOf, UnitDirectory } from '../server/services/unit-directory.js';
 import { openEmbeddedStore } from '../server/store/embedded.js';
 import { timeAccountsPage } from './scale-accounts-page.js';
+import { seedBenchAccounts } from './seed-accounts.js';
 import { startBenchServer } from './server.js';
 
 /** Hebei: 2,567 units, as in the province-scale run (bench/scale.ts). */
@@ -34,44 +34,16 @@ export async function benchAccounts(accounts: number, requests: number, print: (
     const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
     await new UnitDirectory({ units: store.units, accounts: store.accounts, jobs: store.jobs }).load([PROVINCE]);
     const placed = units.filter((u) => u.level !== 'province');
-    const base = {
-      passwordHash: await hashPassword(PASSWORD),
-      createdAt: new Date(),
-      mustChangePassword: false,
-      disabled: false,
-      lastLoginAt: null,
-      displayName: null,
-    };
-    for (let from = 0; from < accounts; from += 1000) {
-      const made = Array.from({ length: Math.min(1000, accounts - from) }, (_, k) => ({
-        ...base,
-        id: `scale-${from + k}`,
-        username: `clerk${String(from + k + 1).padStart(6, '0')}`,
-        role: 'clerk' as const,
-        unit: geographyOf(placed[(from + k) % placed.length]!),
-      }));
-      await store.accounts.createMany(made, {
-        id: `seed-${from}`,
-        accountId: 'scale-top',
-        createdAt: base.createdAt,
-        expiresAt: base.createdAt,
-        accounts: [],
-      });
-    }
-    await store.accounts.create({
-      ...base,
-      id: 'scale-top',
-      username: 'top',
-      role: 'admin',
-      unit: { id: 'archive', geoType: 'city', city: 'Archive' },
-    });
+    const clerks = Array.from({ length: accounts }, (_, i) => ({
+      id: `scale-${i}`,
+      username: `clerk${String(i + 1).padStart(6, '0')}`,
+      unit: geographyOf(placed[i % placed.length]!),
+    }));
     const county = units.find((u) => u.code === '130922')!;
-    await store.accounts.create({
-      ...base,
-      id: 'scale-county',
-      username: 'county',
-      role: 'admin',
-      unit: geographyOf(county),
+    await seedBenchAccounts(store.accounts, clerks, {
+      password: PASSWORD,
+      prefix: 'scale',
+      county: geographyOf(county),
     });
     await store.close();
     print(

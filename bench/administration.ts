@@ -4,9 +4,9 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { divisionsOf } from '../server/services/divisions.js';
 import { geographyOf, UnitDirectory } from '../server/services/unit-directory.js';
-import { hashPassword } from '../server/services/password.js';
 import { openEmbeddedStore } from '../server/store/embedded.js';
 import { CHROMIUM_FLAGS, findChromium } from '../test/support/browser.js';
+import { seedBenchAccounts } from './seed-accounts.js';
 import { startBenchServer } from './server.js';
 
 export interface AdministrationResult {
@@ -59,49 +59,19 @@ export async function benchAdministration(accounts: number, requests = 1000): Pr
     await directory.load([PROVINCE]);
     const reloadMs = performance.now() - t;
 
-    // Accounts straight into the store (one password hash for all: hashing is not measured here).
+    // Clerks over Hebei's towns, and a county bureau's administrator: the reach the page narrows
+    // to units (沧州市 青县).
     const towns = units.filter((u) => u.level === 'town');
-    const passwordHash = await hashPassword('bench password 1');
-    const base = {
-      passwordHash,
-      createdAt: new Date(),
-      mustChangePassword: false,
-      disabled: false,
-      lastLoginAt: null,
-      displayName: null,
-    };
-    // A thousand to a transaction (an import's way in), as 100,000 one by one take minutes.
-    for (let from = 0; from < accounts; from += 1000) {
-      const made = Array.from({ length: Math.min(1000, accounts - from) }, (_, k) => ({
-        ...base,
-        id: `bench-${from + k}`,
-        username: `clerk${String(from + k).padStart(6, '0')}`,
-        role: 'clerk' as const,
-        unit: geographyOf(towns[(from + k) % towns.length]!),
-      }));
-      await store.accounts.createMany(made, {
-        id: `seed-${from}`,
-        accountId: 'bench-top',
-        createdAt: base.createdAt,
-        expiresAt: base.createdAt,
-        accounts: [],
-      });
-    }
-    await store.accounts.create({
-      ...base,
-      id: 'bench-top',
-      username: 'top',
-      role: 'admin',
-      unit: { id: 'archive', geoType: 'city', city: 'Archive' },
-    });
-    // A county bureau's administrator: the reach the page narrows to units (沧州市 青县).
+    const clerks = Array.from({ length: accounts }, (_, i) => ({
+      id: `bench-${i}`,
+      username: `clerk${String(i).padStart(6, '0')}`,
+      unit: geographyOf(towns[i % towns.length]!),
+    }));
     const county = units.find((u) => u.code === '130922')!;
-    await store.accounts.create({
-      ...base,
-      id: 'bench-county',
-      username: 'county',
-      role: 'admin',
-      unit: geographyOf(county),
+    await seedBenchAccounts(store.accounts, clerks, {
+      password: 'bench password 1',
+      prefix: 'bench',
+      county: geographyOf(county),
     });
     await store.close();
 

@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { divisionsOf } from '../server/services/divisions.js';
-import { hashPassword } from '../server/services/password.js';
 import { geographyOf, UnitDirectory } from '../server/services/unit-directory.js';
 import { openEmbeddedStore } from '../server/store/embedded.js';
 import { databaseFile } from '../server/store/embedded/database.js';
 import { tableSizes, timedGet, timeReports, type QueryTiming, type TimedGet } from './reports.js';
 import { seedReportData, withdrawSeededShare, type SeedAccount } from './seed.js';
 import { timeAccountsPage } from './scale-accounts-page.js';
+import { seedBenchAccounts } from './seed-accounts.js';
 import { EXPORT_PATHS, timeExport } from './scale-exports.js';
 import { startBenchServer } from './server.js';
 
@@ -63,36 +63,8 @@ export async function benchScale(
         area: areaOf(byId.get(unit.id)!),
       };
     });
-    const base = {
-      passwordHash: await hashPassword(PASSWORD),
-      createdAt: new Date(),
-      mustChangePassword: false,
-      disabled: false,
-      lastLoginAt: null,
-      displayName: null,
-    };
-    for (let from = 0; from < accountCount; from += 1000) {
-      await store.accounts.createMany(
-        given
-          .slice(from, from + 1000)
-          .map((a) => ({ ...base, id: a.id, username: a.username, role: 'clerk' as const, unit: a.unit })),
-        {
-          id: `seed-${from}`,
-          accountId: 'scale-top',
-          createdAt: base.createdAt,
-          expiresAt: base.createdAt,
-          accounts: [],
-        },
-      );
-    }
-    // The top-level administrator (a unit outside the directory: reach over everything).
-    await store.accounts.create({
-      ...base,
-      id: 'scale-top',
-      username: 'top',
-      role: 'admin',
-      unit: { id: 'archive', geoType: 'city', city: 'Archive' },
-    });
+    // The clerks, and the top-level administrator (a unit outside the directory: reach over everything).
+    await seedBenchAccounts(store.accounts, given, { password: PASSWORD, prefix: 'scale' });
     await store.close();
     print(`        seeding: ${accountCount} accounts in ${placed.length} units of province ${PROVINCE} made`);
 
