@@ -476,7 +476,7 @@ for (const target of storeTargets) {
       it('garbage collection now removes nothing: every leftover is younger than its time to live', () => {
         assert.match(
           gcNow,
-          /^removed 0 expired upload\(s\), 0 abandoned staging area\(s\) and 0 unowned file\(s\); finished counting 0 interrupted upload\(s\); purged 0 upload\(s\) past their time in the trash; compacted 0 pack\(s\), 0 byte\(s\) given back$/,
+          /^removed 0 expired upload\(s\), 0 abandoned staging area\(s\) and 0 unowned file\(s\); finished counting 0 interrupted upload\(s\); purged 0 upload\(s\) past their time in the trash; forgot 0 expired login-throttle, quota and account-import record\(s\) \(and expired claims and sessions\); compacted 0 pack\(s\), 0 byte\(s\) given back$/,
         );
       });
 
