@@ -253,6 +253,36 @@ describe('compaction of pack files (embedded store)', () => {
     fs.rmSync(dataDir, { recursive: true });
   });
 
+  it('erases a dead copy in a pack whose only live content is empty (0 bytes)', async () => {
+    // Fault seed 1638333920: a pack holding no live byte, but locating a 0-byte content, was taken
+    // for one that locates nothing (GC's to remove), and GC kept it for the content it locates.
+    const dataDir = tempDir();
+    const deleted = randomContent(3000);
+    let store = openEmbeddedStore({ dataDir, chunkSize: CHUNK });
+    const [first] = await store.content.storeMany([{ parts: [deleted], entry: entryOf(deleted) }]);
+    await store.close();
+    store = openEmbeddedStore({ dataDir, chunkSize: CHUNK });
+    const empty = Buffer.alloc(0);
+    const outcomes = await store.content.storeMany(
+      [empty, deleted].map((data) => ({ parts: [data], entry: entryOf(data) })),
+    );
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['stored', 'duplicate'],
+    );
+    assert.equal(packFiles(dataDir).length, 2);
+    await store.close();
+    store = openEmbeddedStore({ dataDir, chunkSize: CHUNK });
+    await deleteAsPurgeDoes(store, first!.entry.fileId);
+    await store.content.compact(later());
+    await store.content.collectGarbage(later());
+    const live = [{ data: empty, entry: outcomes[0]!.entry }];
+    assertErased({ dataDir, live, removed: [deleted], liveBytes: 0 });
+    await assertReadable(store, { dataDir, live, removed: [deleted], liveBytes: 0 });
+    await store.close();
+    fs.rmSync(dataDir, { recursive: true });
+  });
+
   it('never compacts the pack this process appends to', async () => {
     const dataDir = tempDir();
     const store = openEmbeddedStore({ dataDir, chunkSize: CHUNK });

@@ -33,6 +33,8 @@ interface Candidate {
   written_at: number;
   /** Bytes of the contents the catalog holds. */
   live: number;
+  /** Contents the catalog holds located here: 0-byte ones too, which add nothing to `live`. */
+  catalogued: number;
   /** 1: a content was removed from the catalog here; its bytes must go. */
   erase: number;
   /** Rows locating contents the catalog no longer holds (bytes to erase as well). */
@@ -99,6 +101,7 @@ export class PackCompaction {
     this.candidates = db.prepare<[number], Candidate>(
       `SELECT p.pack_id, p.written_at, p.erase,
               COALESCE(SUM(c.length), 0) AS live,
+              COUNT(c.file_no) AS catalogued,
               COUNT(k.file_no) - COUNT(c.file_no) AS uncatalogued
          FROM packs p
          LEFT JOIN packed k ON k.pack_id = p.pack_id
@@ -150,7 +153,7 @@ export class PackCompaction {
       const size = fs.statSync(this.packs.pathOf(candidate.pack_id), { throwIfNoEntry: false })?.size;
       // A pack without its file is damage for the fixity check to report; one that locates
       // nothing is GC's to remove.
-      if (size === undefined || (candidate.live === 0 && candidate.uncatalogued === 0)) continue;
+      if (size === undefined || (candidate.catalogued === 0 && candidate.uncatalogued === 0)) continue;
       const dead = size - candidate.live;
       if (candidate.erase === 1 || candidate.uncatalogued > 0 || (dead > 0 && dead >= size * COMPACT_DEAD_SHARE))
         chosen.push({ ...candidate, size });
@@ -164,7 +167,8 @@ export class PackCompaction {
           await output.handle.close();
           output = undefined;
         }
-        if (pack.live > 0) output ??= await this.begin();
+        // A 0-byte content needs a pack to be located in too (its bytes: none).
+        if (pack.catalogued > 0) output ??= await this.begin();
         const kept = await this.compact(pack, output).catch((err: unknown) => {
           if (err instanceof ShortPackError) return undefined;
           throw err;
