@@ -74,7 +74,7 @@ export async function streamCsv<Row>(
  * off: its listeners would otherwise stay on the response, two more for every page of an export
  * (Node warns past ten).
  */
-async function drained(res: Response): Promise<void> {
+export async function drained(res: Response): Promise<void> {
   const done = new AbortController();
   try {
     await Promise.race([once(res, 'drain', { signal: done.signal }), once(res, 'close', { signal: done.signal })]);

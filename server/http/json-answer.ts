@@ -1,5 +1,5 @@
-import { once } from 'node:events';
 import type { Response } from 'express';
+import { drained } from './export.js';
 
 /** Characters written at once: below V8's large-object size (128 KiB), so each piece dies young. */
 const WRITE_PIECE_CHARS = 16_384;
@@ -39,14 +39,4 @@ export async function sendJson(res: Response, answer: Readonly<Record<string, un
     text += ']';
   }
   res.end(`${text}}`);
-}
-
-/** Until the client has taken what was written, or is gone (the wait that did not end it called off). */
-async function drained(res: Response): Promise<void> {
-  const done = new AbortController();
-  try {
-    await Promise.race([once(res, 'drain', { signal: done.signal }), once(res, 'close', { signal: done.signal })]);
-  } finally {
-    done.abort();
-  }
 }
