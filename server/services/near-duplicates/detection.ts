@@ -16,7 +16,6 @@ import { EXTRACTABLE_MAX_BYTES } from './extraction.js';
 import { DEFAULT_SETTINGS, nearDuplicateMethod, similarity } from './fingerprint.js';
 import type { Fingerprinter, NearDuplicateMethod, NearDuplicateSettings } from './fingerprint.js';
 import { lookupKeys } from './lookup-keys.js';
-import { IMAGE_FORMATS } from './ocr.js';
 import { RecognisedTexts } from './recognised-texts.js';
 import { differences } from './snippets.js';
 import { type Compared, InProcessTextReader, type Read, type TextReader } from './text-reader.js';
@@ -375,8 +374,7 @@ export class NearDuplicateService {
       }
       const file = { name: entry.fileName, contentType: entry.contentType };
       read = await this.reader.read(at === bytes.byteLength ? bytes : bytes.subarray(0, at), file, this.betweenPages);
-      if (!('skipped' in read) && (IMAGE_FORMATS as readonly string[]).includes(read.format))
-        this.recognised.set(entry.fileId, read);
+      if (!('skipped' in read) && read.recognised) this.recognised.set(entry.fileId, read);
     }
     texts.set(entry.fileId, read);
     return read;

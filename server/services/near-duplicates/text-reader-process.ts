@@ -11,8 +11,8 @@ import {
 
 /**
  * The process of a ProcessTextReader: reads each document it is sent, with the settings it was
- * started with (its one argument). sharp and onnxruntime are loaded here, when the first image
- * comes, and nowhere else.
+ * started with (its one argument). sharp, PDFium and onnxruntime are loaded here, when the first
+ * image or scanned PDF comes, and nowhere else.
  */
 const args = JSON.parse(process.argv[2] ?? '{}') as ReadingProcessArgs;
 const reader = new InProcessTextReader(Fingerprinter.create(args.settings), args.ocr ? new PageRecogniser() : null);
@@ -48,7 +48,14 @@ async function answer({ id, bytes, file, paced }: ReadRequest): Promise<void> {
     if ('skipped' in read) reply = { id, skipped: read.skipped };
     else {
       const { shingles, ...fingerprint } = read.fingerprint;
-      reply = { id, text: read.text, format: read.format, fingerprint, shingles: [...shingles] };
+      reply = {
+        id,
+        text: read.text,
+        format: read.format,
+        recognised: read.recognised,
+        fingerprint,
+        shingles: [...shingles],
+      };
     }
   } catch (error) {
     reply = { id, error: (error as Error)?.message ?? String(error) };

@@ -8,6 +8,8 @@ export interface Compared {
   text: string;
   format: string;
   fingerprint: TextFingerprint;
+  /** Its text was recognised (OCR), all or in part: reading it again costs seconds a page. */
+  recognised: boolean;
 }
 
 /** A document read for comparison: its text, or why it has none. */
@@ -43,14 +45,20 @@ export class InProcessTextReader implements TextReader {
   async read(bytes: Uint8Array, file: DocumentFile, betweenPages?: BetweenPages): Promise<Read> {
     const image = textFormat(file) ? undefined : imageFormat(file);
     if (image && !this.recogniser) return { skipped: OCR_OFF };
+    const recogniser = this.recogniser;
     const extracted = image
-      ? await this.recogniser!.recognise(bytes, image, betweenPages)
-      : await extractText(bytes, file);
+      ? await recogniser!.recognise(bytes, image, betweenPages)
+      : await extractText(
+          bytes,
+          file,
+          recogniser ? (pdf, pages) => recogniser.recognisePdfPages(pdf, pages, betweenPages) : undefined,
+        );
     if (extracted.status === 'skipped') return { skipped: extracted.reason };
     return {
       text: extracted.text,
       format: extracted.format,
       fingerprint: (await this.fingerprinter).fingerprint(extracted.text),
+      recognised: image !== undefined || ('recognised' in extracted && extracted.recognised === true),
     };
   }
 
@@ -77,7 +85,14 @@ export interface GoOn {
 }
 export type ReadReply =
   | { id: number; skipped: string }
-  | { id: number; text: string; format: string; fingerprint: Omit<TextFingerprint, 'shingles'>; shingles: string[] }
+  | {
+      id: number;
+      text: string;
+      format: string;
+      recognised: boolean;
+      fingerprint: Omit<TextFingerprint, 'shingles'>;
+      shingles: string[];
+    }
   | { id: number; error: string };
 
 /** How the reading process is started. */
@@ -189,6 +204,7 @@ export class ProcessTextReader implements TextReader {
         waiting.resolve({
           text: reply.text,
           format: reply.format,
+          recognised: reply.recognised,
           fingerprint: { ...reply.fingerprint, shingles: new Set(reply.shingles) },
         });
     });
