@@ -1,3 +1,4 @@
+import { PageImages } from './services/page-images.js';
 import { DEFAULT_CLIENT_DIR } from './http/routes/client-app.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './http/app.js';
@@ -229,6 +230,7 @@ export function composeServices(
       files: new FileService(store, directory, calendar),
       nearDuplicates,
       pairReviews: new PairReviews({ store, directory, audit, clock }),
+      pageImages: new PageImages(),
     },
   };
 }

@@ -126,6 +126,7 @@ async function main(): Promise<void> {
         await archive.services.resumable.drain();
         await archive.digests.close();
         await archive.textReader.close();
+        await archive.services.pageImages.close();
         await store.close();
       },
       logger,

@@ -372,6 +372,24 @@ export const fileReadQuery = z.strictObject({
   disposition: z.enum(['attachment', 'inline'], { message: 'disposition is attachment or inline' }).optional(),
 });
 
+/** GET /api/files/:id/pages/:page: a page, counted from 1. */
+export const filePageParams = z.strictObject({
+  page: z.coerce
+    .number({ message: 'a page is a whole number from 1' })
+    .int({ message: 'a page is a whole number from 1' })
+    .min(1, { message: 'a page is a whole number from 1' })
+    .max(100_000, { message: 'a page is at most 100000' }),
+});
+/** How wide the page is drawn, in pixels (a thumbnail to a high-density screen's viewer). */
+export const filePageQuery = z.strictObject({
+  width: z.coerce
+    .number({ message: 'width is a whole number of pixels, 100 to 1600' })
+    .int({ message: 'width is a whole number of pixels, 100 to 1600' })
+    .min(100, { message: 'width is a whole number of pixels, 100 to 1600' })
+    .max(1600, { message: 'width is a whole number of pixels, 100 to 1600' })
+    .default(1200),
+});
+
 const isoDate = z.iso
   .datetime({ offset: true, message: 'a time is ISO 8601, e.g. 2026-01-31T00:00:00Z' })
   .transform((s) => new Date(s));

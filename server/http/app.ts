@@ -34,6 +34,7 @@ import type { AccountAdministration } from '../services/administration.js';
 import type { UnitDirectory } from '../services/unit-directory.js';
 import { reportRoutes } from './routes/reports.js';
 import { clientAppRoutes } from './routes/client-app.js';
+import type { PageImages } from '../services/page-images.js';
 import { fileRoutes } from './routes/files.js';
 import { healthRoutes } from './routes/health.js';
 import type { ArchiveMetrics } from './metrics.js';
@@ -66,6 +67,7 @@ export interface AppDeps {
     holds: HoldService;
     disposals: DisposalService;
     purge: PurgeService;
+    pageImages: PageImages;
   };
   ping: () => Promise<void>;
   metrics: ArchiveMetrics;
@@ -172,6 +174,7 @@ export function createApp(deps: AppDeps): Express {
       audit: services.audit,
       files: services.files,
       withdrawals: services.withdrawals,
+      pageImages: services.pageImages,
       maxFileSize: settings.maxFileSize,
     }),
   );

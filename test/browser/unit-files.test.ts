@@ -232,7 +232,7 @@ describe('本单位文件 in the browser (Debian Chromium, embedded store)', { s
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
 
-    // The PDF, drawn page by page by pdf.js.
+    // The PDF, page by page as the server draws it.
     await table.locator('tr', { hasText: '移交清单' }).getByRole('button', { name: /^预览/ }).click();
     await page.waitForFunction(
       () => document.querySelector('dialog.preview .pdf-pages')?.dataset.page === '1',
@@ -242,14 +242,31 @@ describe('本单位文件 in the browser (Debian Chromium, embedded store)', { s
       },
     );
     await dialog.getByText('第 1 页，共 2 页').waitFor();
-    const drawn = await page.evaluate(() => {
-      const canvas = (
-        globalThis as unknown as { document: { querySelector(s: string): unknown } }
-      ).document.querySelector('dialog.preview canvas') as {
-        width: number;
-        getContext(k: '2d'): { getImageData(...a: number[]): { data: Uint8ClampedArray } };
+    const drawn = await page.evaluate(async () => {
+      const d = (
+        globalThis as unknown as {
+          document: { querySelector(s: string): unknown; createElement(t: 'canvas'): unknown };
+        }
+      ).document;
+      const img = d.querySelector('dialog.preview .pdf-pages img') as {
+        naturalWidth: number;
+        naturalHeight: number;
+        decode(): Promise<void>;
       };
-      const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.width);
+      await img.decode();
+      const canvas = d.createElement('canvas') as {
+        width: number;
+        height: number;
+        getContext(k: '2d'): {
+          drawImage(i: unknown, x: number, y: number): void;
+          getImageData(...a: number[]): { data: Uint8ClampedArray };
+        };
+      };
+      canvas.width = img.naturalWidth;
+      canvas.height = img.naturalHeight;
+      const context = canvas.getContext('2d');
+      context.drawImage(img, 0, 0);
+      const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
       let ink = 0;
       for (let i = 0; i < data.length; i += 4) if (data[i + 2]! > data[i]! + 60) ink++;
       return ink;

@@ -167,9 +167,8 @@ export class PageRecogniser {
       const recognised = await this.readPages(
         read.length,
         async (i) => {
-          const drawn = await pdf.draw(read[i]!, this.session.pagePixels);
-          const raw = { width: drawn.width, height: drawn.height, channels: 1 as const };
-          return sharp(drawn.data, { raw }).png({ compressionLevel: 1 }).toBuffer();
+          const { data, ...raw } = await pdf.draw(read[i]!, this.session.pagePixels);
+          return sharp(data, { raw }).png({ compressionLevel: 1 }).toBuffer();
         },
         (i, error) => `unreadable pdf (page ${read[i]! + 1}): ${summary(error)}`,
         betweenPages,

@@ -1,17 +1,18 @@
 import type { PDFiumDocument, PDFiumLibrary } from '@hyzyla/pdfium';
 
-/** A page drawn for reading: one grey byte a pixel, row by row. */
-export interface GreyPage {
+/** A page drawn: one grey byte a pixel, or four (red, green, blue, alpha), row by row. */
+export interface DrawnPdfPage {
   data: Uint8Array;
   width: number;
   height: number;
+  channels: 1 | 4;
 }
 
 /** An open PDF whose pages are drawn one at a time; closed when its pages are read. */
 export interface OpenPdf {
   readonly pages: number;
-  /** The page (index from 0) drawn to fit `box`, its aspect kept. */
-  draw(page: number, box: { width: number; height: number }): Promise<GreyPage>;
+  /** The page (index from 0) drawn to fit `box`, its aspect kept: in grey (what OCR reads) unless `colour`. */
+  draw(page: number, box: { width: number; height: number }, colour?: boolean): Promise<DrawnPdfPage>;
   close(): void;
 }
 
@@ -30,12 +31,13 @@ export class PdfPageDrawer {
     const doc: PDFiumDocument = await library.loadDocument(bytes);
     return {
       pages: doc.getPageCount(),
-      async draw(index, box) {
+      async draw(index, box, colour = false) {
         const page = doc.getPage(index);
         const { originalWidth, originalHeight } = page.getOriginalSize();
         const scale = Math.min(box.width / originalWidth, box.height / originalHeight);
-        const drawn = await page.render({ scale, colorSpace: 'Gray', render: 'bitmap' });
-        return { data: drawn.data, width: drawn.width, height: drawn.height };
+        const drawn = await page.render({ scale, colorSpace: colour ? 'BGRA' : 'Gray', render: 'bitmap' });
+        // In colour, @hyzyla/pdfium hands PDFium's blue-green-red-alpha over as red first (RGBA).
+        return { data: drawn.data, width: drawn.width, height: drawn.height, channels: colour ? 4 : 1 };
       },
       close: () => doc.destroy(),
     };
