@@ -152,8 +152,14 @@ export function composeServices(
     store,
     directory,
     audit,
-    // A hold placed stops, or waits for, the withdrawals under way of what it holds.
-    settleWithdrawals: (covered): Promise<void> => withdrawals.settleHeld(covered),
+    // A hold placed stops, or finishes before it answers, the withdrawals, disposals, purges and
+    // content deletions under way of what it holds (disposals before purges: a disposal cleared
+    // deletes the bytes; a purge finished while the hold is recorded keeps them).
+    settleUnderWay: [
+      (covered): Promise<void> => withdrawals.settleHeld(covered),
+      (covered): Promise<void> => disposals.settleHeld(covered),
+      (covered): Promise<void> => purge.settleHeld(covered),
+    ],
     clock,
   });
   const withdrawals = new WithdrawalService({

@@ -25,10 +25,11 @@ export class HoldService {
       directory: Pick<UnitDirectory, 'reachOf' | 'reachSubtree' | 'unitInReach' | 'getMany'>;
       audit: Pick<AuditService, 'record'>;
       /**
-       * Settles the withdrawals under way of the files a new hold covers (`WithdrawalService.settleHeld`),
-       * so that none takes effect after the hold has answered. Wired by the composition root.
+       * Settle the withdrawals, disposals, purges and content deletions under way of the files a new
+       * hold covers (each service's `settleHeld`), in this order, so that none takes effect after
+       * the hold has answered. Wired by the composition root.
        */
-      settleWithdrawals?: (covered: (fileIds: readonly string[]) => Promise<Set<string>>) => Promise<void>;
+      settleUnderWay?: ReadonlyArray<(covered: (fileIds: readonly string[]) => Promise<Set<string>>) => Promise<void>>;
       clock?: () => Date;
     },
   ) {}
@@ -67,9 +68,9 @@ export class HoldService {
     };
     await this.deps.store.holds.place(hold);
     await this.audit('hold_placed', hold, account, address);
-    // Recorded first, then the withdrawals under way looked for: one that asked about holds before
-    // this one was recorded is found here (docs/decisions/holds.md).
-    await this.deps.settleWithdrawals?.((fileIds) => this.covers(hold, fileIds));
+    // Recorded first, then the withdrawals, disposals, purges and deletions under way looked for:
+    // one that asked about holds before this one was recorded is found here (docs/decisions/holds.md).
+    for (const settle of this.deps.settleUnderWay ?? []) await settle((fileIds) => this.covers(hold, fileIds));
     return viewOf(hold);
   }
 
