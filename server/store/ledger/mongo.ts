@@ -162,7 +162,9 @@ export class MongoLedger implements Ledger {
       result = await work(tookOver);
     } catch (err) {
       // What it left under way is for the next request to finish: the lease ends now.
-      await this.c.fileLeases.updateOne({ _id: fileId, Token: token }, { $set: { Until: new Date(0) } }).catch(() => {});
+      await this.c.fileLeases
+        .updateOne({ _id: fileId, Token: token }, { $set: { Until: new Date(0) } })
+        .catch(() => {});
       throw err;
     }
     await this.c.fileLeases.deleteOne({ _id: fileId, Token: token });
