@@ -33,7 +33,7 @@ export type ContentDeletion = (fileId: string, by: Person, why: string) => Promi
 export interface DisposalDeps {
   store: Pick<ArchiveStore, 'ledger' | 'catalog' | 'withdrawals' | 'disposals' | 'receipts' | 'accounts'>;
   directory: Pick<UnitDirectory, 'reachOf' | 'reachSubtree' | 'unitInReach' | 'narrowToReach'>;
-  audit: Pick<AuditService, 'record'>;
+  audit: Pick<AuditService, 'recordSteps'>;
   calendar: Pick<ReportCalendar, 'startOf' | 'endOf'>;
   /** The content's deletion (the purge's): 'held' when an upload counted since its reversal keeps it. */
   deleteContent: ContentDeletion;
@@ -348,8 +348,10 @@ export class DisposalService {
         fate = await deleteContent(record.fileId, record.disposedBy, why);
       }
       if (fate === 'held') throw new Error(`disposal ${record.id}: an upload of ${record.fileId} keeps counting`);
-      if (await store.disposals.advance(record.id, 'deleting', 'disposed', this.now()))
-        await this.audit(record, address, actor);
+      // Before the move, under the disposal's key: a crash between the two leaves the event to the
+      // retry or the sweep that moves it, which records it once.
+      await this.audit(record, address, actor);
+      await store.disposals.advance(record.id, 'deleting', 'disposed', this.now());
       record = (await store.disposals.get(record.id))!;
     }
     return record;
@@ -391,23 +393,25 @@ export class DisposalService {
   private async audit(record: DisposalRecord, address: string | null, actor?: Account): Promise<void> {
     const by = record.disposedBy;
     const account = actor?.id === by.id ? actor : await this.deps.store.accounts.get(by.id);
-    await this.deps.audit.record(
-      'content_disposed',
-      { id: by.id, username: by.username, unit: account?.unit ?? ARCHIVE_UNIT },
+    await this.deps.audit.recordSteps({ id: by.id, username: by.username, unit: account?.unit ?? ARCHIVE_UNIT }, [
       {
-        address,
-        fileId: record.fileId,
-        fileName: record.fileName,
-        note: {
-          code: 'disposed',
-          disposalId: record.id,
-          reason: record.reason,
-          approvalRef: record.approvalRef,
-          uploads: record.countedUploads,
-          withdrawn: record.withdrawnUploads,
+        key: `content_disposed:${record.id}`,
+        action: 'content_disposed',
+        details: {
+          address,
+          fileId: record.fileId,
+          fileName: record.fileName,
+          note: {
+            code: 'disposed',
+            disposalId: record.id,
+            reason: record.reason,
+            approvalRef: record.approvalRef,
+            uploads: record.countedUploads,
+            withdrawn: record.withdrawnUploads,
+          },
         },
       },
-    );
+    ]);
   }
 
   private async requireTopLevel(account: Account): Promise<void> {

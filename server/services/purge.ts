@@ -50,7 +50,7 @@ export class PurgeService {
         'ledger' | 'withdrawals' | 'catalog' | 'content' | 'nearDuplicates' | 'fingerprintQueue' | 'accounts'
       >;
       directory: Pick<UnitDirectory, 'reachSubtree' | 'unitInReach'>;
-      audit: Pick<AuditService, 'record'>;
+      audit: Pick<AuditService, 'recordSteps'>;
       settings: { trashDays: number };
       isHeld?: HeldFiles;
       clock?: () => Date;
@@ -325,23 +325,30 @@ export class PurgeService {
     const fileId = record.upload.fileId;
     if (!(await this.isHeld([fileId])).has(fileId) && !(await this.holdersOf(fileId, record.id)))
       await store.catalog.beginDeletion(fileId, this.now());
-    if (await store.withdrawals.advance(record.id, 'purging', 'purged', this.now())) {
-      await this.deps.audit.record('upload_purged', await this.actorOf(by, record.upload.unit), {
-        address,
-        fileId: record.upload.fileId,
-        fileName: record.upload.fileName,
-        note: {
-          code: 'purged',
-          expired,
-          withdrawalId: record.id,
-          uploader: record.upload.account.username,
-          unit: record.upload.unit.id,
-          uploadedAt: record.upload.at.toISOString(),
-          reason: record.reason,
-          ...(record.note !== null && { note: record.note }),
+    // Before the move, under the withdrawal's key: a crash between the two leaves the event to the
+    // sweep that moves it, which records it once.
+    await this.deps.audit.recordSteps(await this.actorOf(by, record.upload.unit), [
+      {
+        key: `upload_purged:${record.id}`,
+        action: 'upload_purged',
+        details: {
+          address,
+          fileId: record.upload.fileId,
+          fileName: record.upload.fileName,
+          note: {
+            code: 'purged',
+            expired,
+            withdrawalId: record.id,
+            uploader: record.upload.account.username,
+            unit: record.upload.unit.id,
+            uploadedAt: record.upload.at.toISOString(),
+            reason: record.reason,
+            ...(record.note !== null && { note: record.note }),
+          },
         },
-      });
-    }
+      },
+    ]);
+    await store.withdrawals.advance(record.id, 'purging', 'purged', this.now());
     await this.deps.afterStep?.('purged');
     return (await store.withdrawals.get(record.id))!;
   }
@@ -399,14 +406,22 @@ export class PurgeService {
     await this.deps.afterStep?.('derived');
     await store.content.remove(entry);
     await this.deps.afterStep?.('bytes');
+    // Before the entry goes, under the deletion's key: a crash between the two leaves the mark,
+    // and the sweep that finishes it records the event once.
+    await this.deps.audit.recordSteps(await this.actorOf(by, undefined), [
+      {
+        key: `content_deleted:${entry.fileId}:${entry.deletingSince.getTime()}`,
+        action: 'content_deleted',
+        details: {
+          address: null,
+          fileId: entry.fileId,
+          fileName: entry.fileName,
+          note: { code: 'content_deleted', length: entry.length, why },
+        },
+      },
+    ]);
     await store.catalog.remove(entry.fileId);
     await this.deps.afterStep?.('catalog');
-    await this.deps.audit.record('content_deleted', await this.actorOf(by, undefined), {
-      address: null,
-      fileId: entry.fileId,
-      fileName: entry.fileName,
-      note: { code: 'content_deleted', length: entry.length, why },
-    });
     return 'deleted';
   }
 
