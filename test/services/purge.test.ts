@@ -47,7 +47,10 @@ for (const target of storeTargets) {
         // As the audit log does: a step's event once, under its key.
         audit: {
           recordSteps: async (_actor, events) => {
-            for (const e of events) if (!stepKeys.has(e.key)) stepKeys.add(e.key) && audited.push(e.action);
+            for (const e of events.filter((e) => !stepKeys.has(e.key))) {
+              stepKeys.add(e.key);
+              audited.push(e.action);
+            }
           },
         },
         settings: { trashDays: 30 },
