@@ -134,7 +134,8 @@ CREATE TABLE IF NOT EXISTS rate_counts (
              CREATE INDEX IF NOT EXISTS accounts_by_role ON accounts (role, ${BY_NAME}, id);
              CREATE INDEX IF NOT EXISTS accounts_by_state ON accounts (disabled, must_change_password, ${BY_NAME}, id);
              CREATE INDEX IF NOT EXISTS accounts_unsearchable ON accounts (id) WHERE search_text IS NULL;
-             CREATE INDEX IF NOT EXISTS api_tokens_created ON api_tokens (created_at)`);
+             CREATE INDEX IF NOT EXISTS api_tokens_created ON api_tokens (created_at);
+             CREATE INDEX IF NOT EXISTS api_tokens_expiry ON api_tokens (expires_at)`);
     // Accounts of an earlier version get their search pieces once (the index above finds them at once).
     db.transaction(() => {
       const unsearchable = db
@@ -638,6 +639,10 @@ export class EmbeddedTokenStore implements TokenStore {
 
   async touch(id: string, at: Date): Promise<void> {
     this.db.prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ?').run(at.getTime(), id);
+  }
+
+  async purgeExpired(before: Date): Promise<number> {
+    return this.db.prepare('DELETE FROM api_tokens WHERE expires_at <= ?').run(before.getTime()).changes;
   }
 }
 
