@@ -219,11 +219,17 @@ function textWhere(
     byPieces = `SELECT s.account_id AS id FROM account_search s JOIN accounts a ON a.id = s.account_id
                 WHERE s.piece = @piece AND instr(a.search_text, @part) > 0`;
   }
-  const matches = `${byPieces} UNION ALL SELECT id FROM accounts WHERE ${inUnits}`;
+  // No unit named: the walk checks the names alone (the units' test on every account walked
+  // was half of a clustered part's walk, `clerk01`).
+  const named = text.units.length > 0;
+  const matches = named ? `${byPieces} UNION ALL SELECT id FROM accounts WHERE ${inUnits}` : byPieces;
   const pieceArgs: Params = params.piece === undefined ? { part, partEnd: params.partEnd! } : { piece: params.piece };
   const pieceCandidates = probe(`SELECT 1 FROM account_search WHERE ${pieces}`, pieceArgs);
   if (pieceCandidates >= SEARCH_PROBE || unitCandidates >= SEARCH_PROBE)
-    return { where: `(instr(search_text, @part) > 0 OR ${inUnits})`, matches };
+    return {
+      where: named ? `(instr(search_text, @part) > 0 OR ${inUnits})` : 'instr(search_text, @part) > 0',
+      matches,
+    };
   return { where: `id IN (${matches})`, matches };
 }
 
