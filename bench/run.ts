@@ -65,7 +65,8 @@ import { benchWithdrawals, type WithdrawalsResult } from './withdrawals.js';
  * BENCH_SCALE_ACCOUNTS sets the accounts (the issue's 100,000 at BENCH_SCALE=1, say).
  * BENCH_ONLY=accounts (opt-in, never in a full run) is the accounts of issue 43 without the ledger
  * (bench/accounts.ts): BENCH_SCALE_ACCOUNTS (default 100,000) accounts, GET /api/accounts pages
- * (BENCH_ACCOUNT_REQUESTS each, default 200) and the accounts page in Chromium.
+ * (BENCH_ACCOUNT_REQUESTS each, default 200) and the accounts page in Chromium; BENCH_ACCOUNTS_KEEP=DIR
+ * seeds into DIR and keeps it, and a later run given DIR measures it again without seeding.
  */
 const ingestMiB = Number(process.env.BENCH_INGEST_MIB ?? 1024);
 const browserMiB = Number(process.env.BENCH_BROWSER_MIB ?? 1024);
@@ -295,8 +296,11 @@ if (wanted('reports')) {
 if (scale > 0 && wanted('scale')) await benchScale(scale, scaleRuns, (line) => console.log(line), scaleAccounts);
 
 if (only?.includes('accounts'))
-  await benchAccountsPages(scaleAccounts ?? 100_000, Number(process.env.BENCH_ACCOUNT_REQUESTS ?? 200), (line) =>
-    console.log(line),
+  await benchAccountsPages(
+    scaleAccounts ?? 100_000,
+    Number(process.env.BENCH_ACCOUNT_REQUESTS ?? 200),
+    (line) => console.log(line),
+    process.env.BENCH_ACCOUNTS_KEEP,
   );
 
 if (wanted('load')) {
