@@ -11,6 +11,7 @@ import {
   fileIdSchema,
   fileListQuery,
   fileReadQuery,
+  fileTextSearchQuery,
   folderListQuery,
   uploadFields,
   withdrawableQuery,
@@ -18,6 +19,7 @@ import {
 import { BadRequestError, PayloadTooLargeError, RangeNotSatisfiableError, ValidationError } from '../../errors.js';
 import type { FileService, VisibleFile } from '../../services/files.js';
 import type { IngestService } from '../../services/ingest.js';
+import type { TextSearchService } from '../../services/text-search.js';
 import type { WithdrawalService } from '../../services/withdrawals.js';
 import type { ByteRange } from '../../store/content/port.js';
 import { requireAuth } from '../auth.js';
@@ -29,6 +31,7 @@ export interface FileRouteDeps {
   ingest: IngestService;
   audit: AuditService;
   files: FileService;
+  textSearch: TextSearchService;
   /** What 撤回 from 本单位文件 would take back (GET /api/files/withdrawable). */
   withdrawals: Pick<WithdrawalService, 'withdrawable'>;
   maxFileSize: number;
@@ -96,6 +99,12 @@ export function fileRoutes(deps: FileRouteDeps): Router {
   router.get('/', requireAuth(), async (req, res) => {
     const query = parse(fileListQuery, { ...req.query }, 'query');
     res.json(await deps.files.list(req.principal!, query));
+  });
+
+  // Search by content: the caller's files whose text holds the words (a file outside its view is never counted or shown).
+  router.get('/search', requireAuth(), async (req, res) => {
+    const query = parse(fileTextSearchQuery, { ...req.query }, 'query');
+    res.json(await deps.textSearch.search(req.principal!, query));
   });
 
   router.get('/folders', requireAuth(), async (req, res) => {
