@@ -86,10 +86,10 @@ export class MongoFileTexts implements FileTexts {
     const _id = objectIdOf(fileId);
     if (!_id) return;
     const doc = await this.c.fileTexts.findOne({ _id }, { projection: { Terms: 1 } });
-    if (!doc) return;
     await this.c.fileTexts.deleteOne({ _id });
+    // Postings too where the text is missing: a first put cut short leaves postings without it.
     await this.c.fileTerms.deleteMany({ FileID: _id });
-    await this.changeCounts(doc.Terms, -1);
+    if (doc) await this.changeCounts(doc.Terms, -1);
   }
 
   async search(q: TextSearchQuery): Promise<{ hits: TextHit[]; more: boolean }> {
