@@ -23,6 +23,8 @@ import { ChunkPool } from './threads/chunk-writer.js';
 import { ClaimService } from './services/claims.js';
 import { DigestPool } from './threads/digest.js';
 import { FileService } from './services/files.js';
+import { SearchTerms } from './services/search-terms.js';
+import { TextIndexing, TextSearchService } from './services/text-search.js';
 import { FixityService } from './services/fixity.js';
 import { ArchiveMetrics } from './http/metrics.js';
 import { GarbageCollector } from './services/gc.js';
@@ -95,10 +97,19 @@ export function composeServices(
     ocr: config.ocr ?? true,
     heapMb: config.textReaderHeapMb ?? 512,
   });
+  const searchTerms = new SearchTerms();
+  const textIndexing = new TextIndexing({
+    store,
+    terms: searchTerms,
+    holder: `${os.hostname()}/${process.pid}/file-texts`,
+    clock,
+    logger,
+  });
   const nearDuplicates = new NearDuplicateService({
     store,
     fingerprinter,
     reader: textReader,
+    onTexts: (texts) => textIndexing.index(texts),
     calendar,
     holder: `${os.hostname()}/${process.pid}/near-duplicates`,
     logger,
@@ -234,6 +245,8 @@ export function composeServices(
       fixity,
       reports: new ReportService(store.reports, calendar, store.accounts),
       files: new FileService(store, directory, calendar),
+      textSearch: new TextSearchService(store, directory, searchTerms),
+      textIndexing,
       nearDuplicates,
       pairReviews: new PairReviews({ store, directory, audit, clock }),
       pageImages: new PageImages(),

@@ -206,6 +206,15 @@ export const fileListQuery = z
   });
 export type FileListQuery = z.infer<typeof fileListQuery>;
 
+/** `GET /api/files/search`: the caller's files (its unit's, its reach's) whose text holds every word of `q`. */
+export const fileTextSearchQuery = z.strictObject({
+  /** Words of the text (Chinese is segmented into words: 档案数字化 finds 档案 and 数字化). */
+  q: z.string().trim().min(1, 'type a word to search for').max(200),
+  limit: z.coerce.number().int().min(1).max(50).default(20),
+  offset: z.coerce.number().int().min(0).max(10_000).default(0),
+});
+export type FileTextSearchQuery = z.infer<typeof fileTextSearchQuery>;
+
 /** A folder of 本单位文件 by its path (`2026年/案卷007`; '' or absent: the top), without '/' at either end. */
 const folderPath = z
   .string()
@@ -351,6 +360,31 @@ export interface FileSummary {
 
 export const FILE_NAMES_SHOWN = 20;
 export const FILE_UPLOADERS_SHOWN = 20;
+
+/** An excerpt of a file's text around the words searched for; `marks` are [start, end) of each word in `text`. */
+export interface TextSnippet {
+  text: string;
+  marks: Array<[number, number]>;
+}
+
+/** A file found by its text, as the caller's view names it. */
+export interface FileTextHit {
+  fileId: string;
+  fileName: string;
+  contentType: string;
+  fileLength: number;
+  snippet: TextSnippet;
+}
+
+export interface FileTextSearch {
+  items: FileTextHit[];
+  /** More files match beyond this page. */
+  more: boolean;
+  limit: number;
+  offset: number;
+  /** The search's words as the text index knows them (segmented, normalised). */
+  terms: string[];
+}
 
 export interface FileList {
   items: FileSummary[];

@@ -6,6 +6,7 @@ import type {
   FileList,
   FolderList,
   WithdrawableUploads,
+  FileTextSearch,
   FileUploaders,
   ProofResult,
   PasswordChangeView,
@@ -265,6 +266,11 @@ export class ArchiveApi {
   }
 
   /** Who uploaded the caller's files: the uploader filter's choices. */
+  /** The caller's files whose text holds every word of `q` (按内容搜索), with snippets. */
+  searchTexts(params: URLSearchParams): Promise<FileTextSearch> {
+    return this.#call('GET', `/api/files/search?${params}`);
+  }
+
   fileUploaders(): Promise<FileUploaders> {
     return this.#call('GET', '/api/files/uploaders');
   }

@@ -9,6 +9,7 @@ import type { AuditService } from '../services/audit.js';
 import type { ReportService } from '../services/reports.js';
 import type { ClaimService } from '../services/claims.js';
 import type { FileService } from '../services/files.js';
+import type { TextIndexing, TextSearchService } from '../services/text-search.js';
 import type { FixityService } from '../services/fixity.js';
 import type { IngestService } from '../services/ingest.js';
 import type { PairReviews } from '../services/near-duplicates/reviews.js';
@@ -54,6 +55,10 @@ export interface AppDeps {
     ingest: IngestService;
     resumable: ResumableUploadService;
     files: FileService;
+    /** Search by content (GET /api/files/search). */
+    textSearch: TextSearchService;
+    /** Indexes the texts read in the background; queues the files stored before search existed (at start). */
+    textIndexing: TextIndexing;
     claims: ClaimService;
     quotas: Quotas;
     reports: ReportService;
@@ -173,6 +178,7 @@ export function createApp(deps: AppDeps): Express {
       ingest: services.ingest,
       audit: services.audit,
       files: services.files,
+      textSearch: services.textSearch,
       withdrawals: services.withdrawals,
       pageImages: services.pageImages,
       maxFileSize: settings.maxFileSize,

@@ -47,7 +47,14 @@ export class PurgeService {
     private readonly deps: {
       store: Pick<
         ArchiveStore,
-        'ledger' | 'withdrawals' | 'catalog' | 'content' | 'nearDuplicates' | 'fingerprintQueue' | 'accounts'
+        | 'ledger'
+        | 'withdrawals'
+        | 'catalog'
+        | 'content'
+        | 'nearDuplicates'
+        | 'fingerprintQueue'
+        | 'fileTexts'
+        | 'accounts'
       >;
       directory: Pick<UnitDirectory, 'reachSubtree' | 'unitInReach'>;
       audit: Pick<AuditService, 'recordSteps'>;
@@ -357,7 +364,7 @@ export class PurgeService {
    * Deletes a content nobody holds any more. The catalog entry is marked first (a check or proof
    * then finds no content, and a commit of the same bytes stores them anew); the holders are read
    * after the mark (the ledger, the trash, the ledger again), and an upload found counting cancels
-   * the deletion; else the file's near-duplicate records, its bytes and last its entry go.
+   * the deletion; else the file's near-duplicate records and searchable text, its bytes and last its entry go.
    */
   async deleteContent(
     fileId: string,
@@ -403,6 +410,7 @@ export class PurgeService {
     const { store } = this.deps;
     await store.nearDuplicates.forget(entry.fileId);
     await store.fingerprintQueue.forget(entry.fileId);
+    await store.fileTexts.forget(entry.fileId);
     await this.deps.afterStep?.('derived');
     await store.content.remove(entry);
     await this.deps.afterStep?.('bytes');

@@ -279,4 +279,30 @@ describe('本单位文件 in the browser (Debian Chromium, embedded store)', { s
     await dialog.waitFor({ state: 'detached' });
     assert.deepEqual(errors, []);
   });
+  it('finds the note by a word of its text (按内容搜索), the word marked in its snippet', async () => {
+    const { page, errors } = await windows.open();
+    await login(page, server.url, 'clerk-files');
+    await page.getByRole('link', { name: '本单位文件' }).click();
+    await page.getByRole('link', { name: '按内容搜索' }).click();
+    const words = page.getByLabel('文件中的文字');
+    const hit = page.locator('.text-hit', { hasText: '说明.txt' });
+    // The note's text is read in the background after its upload: search until it is found.
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      await words.fill('移交说明');
+      await page.getByRole('button', { name: '搜索', exact: true }).click();
+      await page.waitForURL(/[?&]text=/);
+      await page.locator('.text-hits, .text-search p[aria-live]').first().waitFor();
+      if ((await hit.count()) > 0) break;
+      await page.waitForTimeout(1000);
+    }
+    await hit.waitFor({ timeout: 1000 });
+    assert.deepEqual(await hit.locator('mark').allInnerTexts(), ['移交', '说明']);
+    assert.match(await hit.locator('.snippet').innerText(), /县档案馆 2026 年度移交说明/);
+    await page.screenshot({ path: artifactPath('unit-files-4-text-search.png') });
+    await words.fill('不存在的词语组合');
+    await page.getByRole('button', { name: '搜索', exact: true }).click();
+    await page.getByText('没有文件的内容含有这些词语。').waitFor();
+    assert.deepEqual(errors, []);
+  });
 });

@@ -13,6 +13,7 @@ import {
   fileReadQuery,
   filePageParams,
   filePageQuery,
+  fileTextSearchQuery,
   folderListQuery,
   uploadFields,
   withdrawableQuery,
@@ -21,6 +22,7 @@ import { BadRequestError, PayloadTooLargeError, RangeNotSatisfiableError, Valida
 import type { FileService, VisibleFile } from '../../services/files.js';
 import type { PageImages } from '../../services/page-images.js';
 import type { IngestService } from '../../services/ingest.js';
+import type { TextSearchService } from '../../services/text-search.js';
 import type { WithdrawalService } from '../../services/withdrawals.js';
 import type { ByteRange } from '../../store/content/port.js';
 import { requireAuth } from '../auth.js';
@@ -32,6 +34,7 @@ export interface FileRouteDeps {
   ingest: IngestService;
   audit: AuditService;
   files: FileService;
+  textSearch: TextSearchService;
   /** What 撤回 from 本单位文件 would take back (GET /api/files/withdrawable). */
   withdrawals: Pick<WithdrawalService, 'withdrawable'>;
   /** The pages of PDFs and images drawn for the viewer (GET /api/files/:id/pages/:page). */
@@ -101,6 +104,12 @@ export function fileRoutes(deps: FileRouteDeps): Router {
   router.get('/', requireAuth(), async (req, res) => {
     const query = parse(fileListQuery, { ...req.query }, 'query');
     res.json(await deps.files.list(req.principal!, query));
+  });
+
+  // Search by content: the caller's files whose text holds the words (a file outside its view is never counted or shown).
+  router.get('/search', requireAuth(), async (req, res) => {
+    const query = parse(fileTextSearchQuery, { ...req.query }, 'query');
+    res.json(await deps.textSearch.search(req.principal!, query));
   });
 
   router.get('/folders', requireAuth(), async (req, res) => {

@@ -41,6 +41,8 @@ export interface NearDuplicateOptions {
   clock?: () => Date;
   /** Where documents are read and fingerprinted: by default on the calling thread (the server uses a thread of its own). */
   reader?: TextReader;
+  /** Receives the texts a round read (its jobs' files that have one): search by content indexes them. */
+  onTexts?: (texts: ReadonlyArray<{ fileId: string; text: string }>) => Promise<void>;
   /** How fingerprinting gives way to uploads (tests set it, and a monotonic clock and a sleep of their own). */
   pacing?: Partial<Pacing>;
 }
@@ -191,6 +193,7 @@ export class NearDuplicateService {
     // Recorded before the jobs end: a crash in between leaves them to be done again, never lost.
     await nearDuplicates.addPairs(round.pairs);
     await nearDuplicates.put(round.fingerprints);
+    await this.deps.onTexts?.(round.texts);
     for (const fileId of finished) await fingerprintQueue.done(fileId, this.deps.holder);
     return jobs.length;
   }
@@ -327,6 +330,7 @@ export class NearDuplicateService {
       round.add({ fileId, format: null, skipped: own.skipped, units: 0, short: true, simhash: null, keys: [], at }, []);
       return;
     }
+    round.read(fileId, own.text);
     const { fingerprint } = own;
     const keys = lookupKeys(fingerprint, fingerprinter);
     const pairs: NearDuplicatePair[] = [];
@@ -385,6 +389,8 @@ export class NearDuplicateService {
 class Round {
   readonly fingerprints: NearFingerprint[] = [];
   readonly pairs: NearDuplicatePair[] = [];
+  /** The texts of the round's own files (not of their candidates). */
+  readonly texts: Array<{ fileId: string; text: string }> = [];
   private readonly byKey = new Map<number, NearFingerprint[]>();
 
   add(fingerprint: NearFingerprint, pairs: NearDuplicatePair[]): void {
@@ -393,6 +399,10 @@ class Round {
     this.fingerprints.push(fingerprint);
     this.pairs.push(...pairs);
     for (const key of fingerprint.keys) this.byKey.set(key, [...(this.byKey.get(key) ?? []), fingerprint]);
+  }
+
+  read(fileId: string, text: string): void {
+    if (!this.texts.some((t) => t.fileId === fileId)) this.texts.push({ fileId, text });
   }
 
   candidates(fileId: string, keys: readonly number[]): NearFingerprint[] {
