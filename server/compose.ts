@@ -89,8 +89,8 @@ export function composeServices(
   logger?: Logger,
 ): Archive {
   const digests = new DigestPool();
-  const fingerprinter = Fingerprinter.create(config.nearDuplicateSettings);
-  fingerprinter.catch(() => {}); // a failure surfaces as each fingerprinting job's
+  // Never made on this thread: documents are read and fingerprinted in the reading process.
+  const fingerprinter = Fingerprinter.onFirstUse(config.nearDuplicateSettings);
   const calendar = new ReportCalendar(config.reportTimeZone);
   const textReader = new ProcessTextReader({
     settings: config.nearDuplicateSettings,

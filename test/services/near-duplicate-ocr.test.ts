@@ -38,7 +38,7 @@ for (const target of storeTargets) {
       const service = (pacing?: Partial<Pacing>) =>
         new NearDuplicateService({
           store,
-          fingerprinter: Fingerprinter.create(),
+          fingerprinter: Fingerprinter.onFirstUse(),
           calendar: new ReportCalendar('Asia/Shanghai'),
           holder: 'ocr-test',
           clock: () => new Date(now + later),

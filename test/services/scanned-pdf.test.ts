@@ -26,7 +26,7 @@ function textOf(read: Read): string {
 }
 
 describe('scanned PDF pages (no text layer) are recognised', { skip: cannotPrintPages() }, () => {
-  const fingerprinter = Fingerprinter.create();
+  const fingerprinter = Fingerprinter.onFirstUse();
   const ocr = new InProcessTextReader(fingerprinter, new PageRecogniser());
   const noOcr = new InProcessTextReader(fingerprinter, null);
 
@@ -43,7 +43,7 @@ describe('scanned PDF pages (no text layer) are recognised', { skip: cannotPrint
         ['skipped' in read ? '' : read.format, 'skipped' in read ? false : read.recognised],
         ['pdf', true],
       );
-      const typed = (await fingerprinter).fingerprint(`${POEM}\n${SPRING}`);
+      const typed = (await fingerprinter.get()).fingerprint(`${POEM}\n${SPRING}`);
       assert.ok(
         !('skipped' in read) && nearDuplicateMethod(read.fingerprint, typed),
         'a near-duplicate of the typed text',

@@ -14,7 +14,7 @@ import type { Batches, NearDuplicateReportQuery, Unpaged } from '../../store/rep
 import type { ReportCalendar } from '../calendar.js';
 import { EXTRACTABLE_MAX_BYTES } from './extraction.js';
 import { DEFAULT_SETTINGS, nearDuplicateMethod, similarity } from './fingerprint.js';
-import type { Fingerprinter, NearDuplicateMethod, NearDuplicateSettings } from './fingerprint.js';
+import type { FingerprinterOnFirstUse, NearDuplicateMethod, NearDuplicateSettings } from './fingerprint.js';
 import { lookupKeys } from './lookup-keys.js';
 import { RecognisedTexts } from './recognised-texts.js';
 import { differences } from './snippets.js';
@@ -32,8 +32,8 @@ const SETTINGS_RECORD = 'near-duplicate-settings';
 
 export interface NearDuplicateOptions {
   store: Pick<ArchiveStore, 'catalog' | 'content' | 'nearDuplicates' | 'fingerprintQueue' | 'reports' | 'jobs'>;
-  /** Made asynchronously (its hash is WebAssembly): the service waits for it when it first needs it. */
-  fingerprinter: Promise<Fingerprinter>;
+  /** Its settings are what the service reads; the fingerprinter itself only the default reader makes. */
+  fingerprinter: FingerprinterOnFirstUse;
   calendar: ReportCalendar;
   /** Who takes jobs: unique per process. */
   holder: string;
@@ -203,7 +203,7 @@ export class NearDuplicateService {
     const count = await this.requeueAll();
     const { jobs } = this.deps.store;
     if (await jobs.acquire(SETTINGS_RECORD, this.deps.holder, this.clock(), LEASE_MS))
-      await jobs.release(SETTINGS_RECORD, this.deps.holder, (await this.deps.fingerprinter).settings);
+      await jobs.release(SETTINGS_RECORD, this.deps.holder, this.deps.fingerprinter.settings);
     return count;
   }
 
@@ -231,7 +231,7 @@ export class NearDuplicateService {
    * without settings was made with the defaults. Returns the files queued, 0 when nothing changed.
    */
   async adoptSettings(): Promise<number> {
-    const settings = (await this.deps.fingerprinter).settings;
+    const settings = this.deps.fingerprinter.settings;
     const { jobs } = this.deps.store;
     const recorded = async () => (await jobs.get(SETTINGS_RECORD))?.state as NearDuplicateSettings | undefined;
     const before = await recorded();
@@ -321,7 +321,7 @@ export class NearDuplicateService {
   }
 
   private async fingerprintFile(fileId: string, texts: Map<string, Read>, round: Round): Promise<void> {
-    const fingerprinter = await this.deps.fingerprinter;
+    const { settings } = this.deps.fingerprinter;
     const entry = await this.deps.store.catalog.get(fileId);
     if (!entry) return; // gone since it was queued
     const at = this.clock();
@@ -332,7 +332,7 @@ export class NearDuplicateService {
     }
     round.read(fileId, own.text);
     const { fingerprint } = own;
-    const keys = lookupKeys(fingerprint, fingerprinter);
+    const keys = lookupKeys(fingerprint, settings);
     const pairs: NearDuplicatePair[] = [];
     const candidates = [
       ...(await this.deps.store.nearDuplicates.candidates(fileId, keys, MAX_CANDIDATES)),
@@ -343,7 +343,7 @@ export class NearDuplicateService {
       const other = await this.deps.store.catalog.get(candidate.fileId);
       const theirs = other && (await this.textOf(other, texts));
       if (!theirs || 'skipped' in theirs) continue;
-      const method = nearDuplicateMethod(fingerprint, theirs.fingerprint, fingerprinter.settings);
+      const method = nearDuplicateMethod(fingerprint, theirs.fingerprint, settings);
       if (method) pairs.push(pairOf(entry.fileId, own, candidate.fileId, theirs, method, at));
     }
     round.add(

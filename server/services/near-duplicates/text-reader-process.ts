@@ -15,7 +15,7 @@ import {
  * image or scanned PDF comes, and nowhere else.
  */
 const args = JSON.parse(process.argv[2] ?? '{}') as ReadingProcessArgs;
-const reader = new InProcessTextReader(Fingerprinter.create(args.settings), args.ocr ? new PageRecogniser() : null);
+const reader = new InProcessTextReader(Fingerprinter.onFirstUse(args.settings), args.ocr ? new PageRecogniser() : null);
 
 /** Images waiting between two pages for the reader's word to go on. */
 const waiting = new Map<number, (go: GoOn['go']) => void>();

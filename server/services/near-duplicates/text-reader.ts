@@ -1,6 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { extractText, textFormat } from './extraction.js';
-import { Fingerprinter, type NearDuplicateSettings, type TextFingerprint } from './fingerprint.js';
+import type { FingerprinterOnFirstUse, NearDuplicateSettings, TextFingerprint } from './fingerprint.js';
 import { type BetweenPages, imageFormat, PageRecogniser } from './ocr.js';
 
 /** A document's text and fingerprint, with what is needed to compare it again. */
@@ -38,7 +38,7 @@ export const OCR_OFF = 'text recognition (OCR) is off on this instance';
  */
 export class InProcessTextReader implements TextReader {
   constructor(
-    private readonly fingerprinter: Promise<Fingerprinter>,
+    private readonly fingerprinter: FingerprinterOnFirstUse,
     private readonly recogniser: PageRecogniser | null = new PageRecogniser(),
   ) {}
 
@@ -57,7 +57,7 @@ export class InProcessTextReader implements TextReader {
     return {
       text: extracted.text,
       format: extracted.format,
-      fingerprint: (await this.fingerprinter).fingerprint(extracted.text),
+      fingerprint: (await this.fingerprinter.get()).fingerprint(extracted.text),
       recognised: image !== undefined || ('recognised' in extracted && extracted.recognised === true),
     };
   }
