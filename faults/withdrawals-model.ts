@@ -37,13 +37,9 @@ export interface ModelWithdrawal {
   uploadId: string;
   by: string;
   open: boolean;
-  /** The request that made it (or restored it) lost an answer: its audit event may be lost, never doubled. */
-  mayLoseWithdrawnEvent: boolean;
   restores: number;
-  mayLoseRestoredEvents: number;
   /** Purged from the trash (it stays the upload's withdrawal, never restorable). */
   purged: boolean;
-  mayLosePurgedEvent: boolean;
 }
 
 /**
@@ -216,7 +212,7 @@ export const EFFECTS: { [K in Effect['kind']]: (model: Model, effect: Extract<Ef
     }
     if (receipt) model.receipts.set(receipt, { clerk: uploads[0]!.clerk, uploadIds: uploads.map((u) => u.id) });
   },
-  withdrawn(model, { by, withdrawals, lostAnswer }) {
+  withdrawn(model, { by, withdrawals }) {
     for (const w of withdrawals) {
       const upload = model.uploads.get(w.uploadId)!;
       if (!upload.counted) {
@@ -231,15 +227,12 @@ export const EFFECTS: { [K in Effect['kind']]: (model: Model, effect: Extract<Ef
         uploadId: w.uploadId,
         by,
         open: true,
-        mayLoseWithdrawnEvent: lostAnswer,
         restores: 0,
-        mayLoseRestoredEvents: 0,
         purged: false,
-        mayLosePurgedEvent: false,
       });
     }
   },
-  restored(model, { withdrawalId, lostAnswer }) {
+  restored(model, { withdrawalId }) {
     const w = model.withdrawals.get(withdrawalId)!;
     const upload = model.uploads.get(w.uploadId)!;
     assert.equal(upload.withdrawal, withdrawalId);
@@ -248,9 +241,8 @@ export const EFFECTS: { [K in Effect['kind']]: (model: Model, effect: Extract<Ef
     model.settleHolder(upload.content);
     w.open = false;
     w.restores++;
-    if (lostAnswer) w.mayLoseRestoredEvents++;
   },
-  purged(model, { withdrawalIds, lostAnswer }) {
+  purged(model, { withdrawalIds }) {
     const touched = new Set<number>();
     for (const id of withdrawalIds) {
       const w = model.withdrawals.get(id)!;
@@ -258,7 +250,6 @@ export const EFFECTS: { [K in Effect['kind']]: (model: Model, effect: Extract<Ef
       assert.ok(w.open && upload.withdrawal === id, `withdrawal ${id} was in the trash when purged`);
       w.open = false;
       w.purged = true;
-      w.mayLosePurgedEvent = lostAnswer;
       upload.gone = 'purged';
       touched.add(upload.content);
     }
