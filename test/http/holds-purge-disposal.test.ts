@@ -160,23 +160,45 @@ for (const target of storeTargets) {
       };
     }
 
-    it('a hold placed after a purge looked at the holds stops it: skipped as held, still in the trash, bytes kept', async () => {
-      const { fileId, withdrawalId } = await inTrash();
-      const paused = beforePurgeCleared.arm();
-      const purging = purge(withdrawalId);
+    /**
+     * Starts `operation`, pauses it at `point`, places the hold `request` meanwhile and runs
+     * `whenAnswered` once the hold has answered, then lets the operation go on: the hold and the
+     * operation's answer.
+     */
+    async function holdMeanwhile(
+      point: PausePoint,
+      operation: () => Promise<Response>,
+      request: object,
+      whenAnswered: () => Promise<void>,
+    ): Promise<{ hold: HoldView; answer: Response }> {
+      const paused = point.arm();
+      const answering = operation();
       await paused.reached;
       let hold: HoldView;
       try {
-        hold = await place({ files: [fileId] });
-        assert.deepEqual(
-          await state(withdrawalId, fileId),
-          { withdrawal: 'withdrawn', content: 'kept' },
-          'when the hold answers',
-        );
+        hold = await place(request);
+        await whenAnswered();
       } finally {
         paused.release();
       }
-      const answer = await body<PurgeAnswer>(await purging, 200);
+      return { hold, answer: await answering };
+    }
+
+    it('a hold placed after a purge looked at the holds stops it: skipped as held, still in the trash, bytes kept', async () => {
+      const { fileId, withdrawalId } = await inTrash();
+      const { hold, answer: purging } = await holdMeanwhile(
+        beforePurgeCleared,
+        () => purge(withdrawalId),
+        { files: [fileId] },
+        async () => {
+          assert.deepEqual(
+            await state(withdrawalId, fileId),
+            { withdrawal: 'withdrawn', content: 'kept' },
+            'when the hold answers',
+          );
+        },
+      );
+      const answer = await body<PurgeAnswer>(purging, 200);
       assert.deepEqual([answer.purged, answer.skipped.map((s) => [s.id, s.reason])], [[], [[withdrawalId, 'held']]]);
       assert.deepEqual(await state(withdrawalId, fileId), { withdrawal: 'withdrawn', content: 'kept' });
       // Lifted, the same purge is made.
@@ -190,21 +212,19 @@ for (const target of storeTargets) {
 
     it('a purge cleared before the hold is finished before the hold answers; its content is kept by the hold', async () => {
       const { fileId, withdrawalId } = await inTrash();
-      const paused = beforeLedgerPurge.arm();
-      const purging = purge(withdrawalId);
-      await paused.reached;
-      let hold: HoldView;
-      try {
-        hold = await place({ unit: TOWN_Q });
-        assert.deepEqual(
-          await state(withdrawalId, fileId),
-          { withdrawal: 'purged', content: 'kept' },
-          'when the hold answers',
-        );
-      } finally {
-        paused.release();
-      }
-      const answer = await body<PurgeAnswer>(await purging, 200);
+      const { hold, answer: purging } = await holdMeanwhile(
+        beforeLedgerPurge,
+        () => purge(withdrawalId),
+        { unit: TOWN_Q },
+        async () => {
+          assert.deepEqual(
+            await state(withdrawalId, fileId),
+            { withdrawal: 'purged', content: 'kept' },
+            'when the hold answers',
+          );
+        },
+      );
+      const answer = await body<PurgeAnswer>(purging, 200);
       assert.deepEqual([answer.purged.map((w) => w.id), answer.contentsDeleted], [[withdrawalId], 0]);
       assert.deepEqual(await state(withdrawalId, fileId), { withdrawal: 'purged', content: 'kept' });
       await lift(hold.id);
@@ -212,21 +232,19 @@ for (const target of storeTargets) {
 
     it("a hold placed after a content's deletion looked at the holds cancels it: the bytes stay", async () => {
       const { fileId, withdrawalId } = await inTrash();
-      const paused = beforeDeletionCleared.arm();
-      const purging = purge(withdrawalId);
-      await paused.reached;
-      let hold: HoldView;
-      try {
-        hold = await place({ files: [fileId] });
-        assert.deepEqual(
-          await state(withdrawalId, fileId),
-          { withdrawal: 'purged', content: 'kept' },
-          'when the hold answers',
-        );
-      } finally {
-        paused.release();
-      }
-      const answer = await body<PurgeAnswer>(await purging, 200);
+      const { hold, answer: purging } = await holdMeanwhile(
+        beforeDeletionCleared,
+        () => purge(withdrawalId),
+        { files: [fileId] },
+        async () => {
+          assert.deepEqual(
+            await state(withdrawalId, fileId),
+            { withdrawal: 'purged', content: 'kept' },
+            'when the hold answers',
+          );
+        },
+      );
+      const answer = await body<PurgeAnswer>(purging, 200);
       assert.deepEqual([answer.purged.map((w) => w.id), answer.contentsDeleted], [[withdrawalId], 0]);
       assert.deepEqual(await state(withdrawalId, fileId), { withdrawal: 'purged', content: 'kept' });
       assert.equal((await server.store.catalog.deletions(new Date(now.getTime() + 3_600_000), 10)).length, 0);
@@ -235,47 +253,43 @@ for (const target of storeTargets) {
 
     it('a deletion cleared before the hold is finished before the hold answers: no bytes of a held file are left going', async () => {
       const { fileId, withdrawalId } = await inTrash();
-      const paused = beforeBytesRemoved.arm();
-      const purging = purge(withdrawalId);
-      await paused.reached;
-      let hold: HoldView;
-      try {
-        hold = await place({ files: [fileId] });
-        assert.deepEqual(
-          await state(withdrawalId, fileId),
-          { withdrawal: 'purged', content: 'deleted' },
-          'when the hold answers',
-        );
-        assert.equal(
-          (await server.store.catalog.deletions(new Date(now.getTime() + 3_600_000), 10)).length,
-          0,
-          'finished',
-        );
-      } finally {
-        paused.release();
-      }
-      await body<PurgeAnswer>(await purging, 200);
+      const { hold, answer: purging } = await holdMeanwhile(
+        beforeBytesRemoved,
+        () => purge(withdrawalId),
+        { files: [fileId] },
+        async () => {
+          assert.deepEqual(
+            await state(withdrawalId, fileId),
+            { withdrawal: 'purged', content: 'deleted' },
+            'when the hold answers',
+          );
+          assert.equal(
+            (await server.store.catalog.deletions(new Date(now.getTime() + 3_600_000), 10)).length,
+            0,
+            'finished',
+          );
+        },
+      );
+      await body<PurgeAnswer>(purging, 200);
       assert.deepEqual(await state(withdrawalId, fileId), { withdrawal: 'purged', content: 'deleted' });
       await lift(hold.id);
     });
 
     it('a hold placed after a disposal looked at the holds stops it: refused, its entry gone, nothing changed', async () => {
       const { fileId, uploadId } = await uploadOne();
-      const paused = beforeDisposalCleared.arm();
-      const disposing = dispose(fileId);
-      await paused.reached;
-      let hold: HoldView;
-      try {
-        hold = await place({ files: [fileId] });
-        assert.deepEqual(
-          await disposalState(fileId, uploadId),
-          { counts: true, entry: null, content: 'kept' },
-          'when the hold answers',
-        );
-      } finally {
-        paused.release();
-      }
-      const refused = await body<{ error: string; details: { files: string[] } }>(await disposing, 423);
+      const { hold, answer: disposing } = await holdMeanwhile(
+        beforeDisposalCleared,
+        () => dispose(fileId),
+        { files: [fileId] },
+        async () => {
+          assert.deepEqual(
+            await disposalState(fileId, uploadId),
+            { counts: true, entry: null, content: 'kept' },
+            'when the hold answers',
+          );
+        },
+      );
+      const refused = await body<{ error: string; details: { files: string[] } }>(disposing, 423);
       assert.deepEqual([refused.error, refused.details.files], ['file_on_hold', [fileId]]);
       assert.deepEqual(await disposalState(fileId, uploadId), { counts: true, entry: null, content: 'kept' });
       // Lifted, the same disposal is made.
@@ -289,22 +303,20 @@ for (const target of storeTargets) {
 
     it('a disposal cleared before the hold is finished before the hold answers: the bytes already gone', async () => {
       const { fileId, uploadId } = await uploadOne();
-      const paused = beforeDisposalReversal.arm();
-      const disposing = dispose(fileId);
-      await paused.reached;
-      let hold: HoldView;
-      try {
-        hold = await place({ unit: TOWN_Q });
-        assert.deepEqual(
-          await disposalState(fileId, uploadId),
-          { counts: false, entry: 'disposed', content: 'deleted' },
-          'when the hold answers',
-        );
-      } finally {
-        paused.release();
-      }
+      const { hold, answer: disposing } = await holdMeanwhile(
+        beforeDisposalReversal,
+        () => dispose(fileId),
+        { unit: TOWN_Q },
+        async () => {
+          assert.deepEqual(
+            await disposalState(fileId, uploadId),
+            { counts: false, entry: 'disposed', content: 'deleted' },
+            'when the hold answers',
+          );
+        },
+      );
       assert.deepEqual(
-        (await body<DisposalAnswer>(await disposing, 200)).disposed.map((d) => d.fileId),
+        (await body<DisposalAnswer>(disposing, 200)).disposed.map((d) => d.fileId),
         [fileId],
       );
       await lift(hold.id);
