@@ -1,4 +1,6 @@
 import { extname } from 'node:path';
+import { pageHash, type PageImage } from './page-image.js';
+import { normalise, textUnits } from './text.js';
 
 // sharp and the OCR engine (onnxruntime's native library, 16 MB of models) are loaded when the
 // first image is read: the server reads on a thread of its own, and its main thread never does.
@@ -62,8 +64,13 @@ export const DEFAULT_OCR_SESSION: OcrSessionOptions = {
  */
 export type BetweenPages = (pageMs: number) => Promise<void>;
 
+/**
+ * An image's text and each page's fingerprint; an image with no text recognised is skipped for
+ * the text comparison but keeps its pages' fingerprints (a photo, a seal, a drawing).
+ */
 export type Recognised =
-  { status: 'text'; text: string; format: ImageFormat; pages: number } | { status: 'skipped'; reason: string };
+  | { status: 'text'; text: string; format: ImageFormat; pages: number; pageImages: PageImage[] }
+  | { status: 'skipped'; reason: string; pageImages?: PageImage[] };
 
 interface PaddleLine {
   text: string;
@@ -109,26 +116,35 @@ export class PageRecogniser {
     }
     const engine = await (this.engine ??= this.start());
     const texts: string[] = [];
+    const pageImages: PageImage[] = [];
     for (let page = 0; page < pages; page++) {
       const started = performance.now();
       let png: Buffer;
+      let hash: string | null;
       try {
-        png = await sharp(input, { page, limitInputPixels: MAX_INPUT_PIXELS })
+        // Decoded once: the greyscale page is both fingerprinted and given to the engine.
+        const { data, info } = await sharp(input, { page, limitInputPixels: MAX_INPUT_PIXELS })
           .rotate() // a camera's EXIF orientation
           .resize({ ...this.session.pagePixels, fit: 'inside', withoutEnlargement: true })
           .greyscale()
+          .raw()
+          .toBuffer({ resolveWithObject: true });
+        hash = pageHash({ data, width: info.width, height: info.height });
+        png = await sharp(data, { raw: { width: info.width, height: info.height, channels: 1 } })
           .png({ compressionLevel: 1 })
           .toBuffer();
       } catch (error) {
         return { status: 'skipped', reason: `unreadable ${format} image (page ${page + 1}): ${summary(error)}` };
       }
-      texts.push(readingOrder(await engine.detect(png)));
+      const read = readingOrder(await engine.detect(png));
+      texts.push(read);
+      pageImages.push({ hash, units: textUnits(normalise(read)).length });
       if (page < pages - 1) await betweenPages?.(performance.now() - started);
     }
     const text = texts.join('\n\n');
     return text.trim()
-      ? { status: 'text', text, format, pages }
-      : { status: 'skipped', reason: 'no text recognised (a photo or a drawing?)' };
+      ? { status: 'text', text, format, pages, pageImages }
+      : { status: 'skipped', reason: 'no text recognised (a photo or a drawing?)', pageImages };
   }
 
   private async start(): Promise<PaddleOcr> {

@@ -45,10 +45,17 @@ async function answer({ id, bytes, file, paced }: ReadRequest): Promise<void> {
   let reply: ReadReply;
   try {
     const read = await reader.read(bytes, file, paced ? betweenPages(id) : undefined);
-    if ('skipped' in read) reply = { id, skipped: read.skipped };
+    if ('skipped' in read) reply = { id, skipped: read.skipped, pageImages: read.pageImages };
     else {
       const { shingles, ...fingerprint } = read.fingerprint;
-      reply = { id, text: read.text, format: read.format, fingerprint, shingles: [...shingles] };
+      reply = {
+        id,
+        text: read.text,
+        format: read.format,
+        fingerprint,
+        shingles: [...shingles],
+        pageImages: read.pageImages,
+      };
     }
   } catch (error) {
     reply = { id, error: (error as Error)?.message ?? String(error) };

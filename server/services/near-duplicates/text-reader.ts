@@ -2,16 +2,19 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { extractText, textFormat } from './extraction.js';
 import { Fingerprinter, type NearDuplicateSettings, type TextFingerprint } from './fingerprint.js';
 import { type BetweenPages, imageFormat, PageRecogniser } from './ocr.js';
+import type { PageImage } from './page-image.js';
 
 /** A document's text and fingerprint, with what is needed to compare it again. */
 export interface Compared {
   text: string;
   format: string;
   fingerprint: TextFingerprint;
+  /** An image's pages, each fingerprinted (none for a text document). */
+  pageImages: PageImage[];
 }
 
-/** A document read for comparison: its text, or why it has none. */
-export type Read = Compared | { skipped: string };
+/** A document read for comparison: its text, or why it has none (an image without text keeps its pages' fingerprints). */
+export type Read = Compared | { skipped: string; pageImages: PageImage[] };
 
 export interface DocumentFile {
   name: string;
@@ -42,15 +45,17 @@ export class InProcessTextReader implements TextReader {
 
   async read(bytes: Uint8Array, file: DocumentFile, betweenPages?: BetweenPages): Promise<Read> {
     const image = textFormat(file) ? undefined : imageFormat(file);
-    if (image && !this.recogniser) return { skipped: OCR_OFF };
+    if (image && !this.recogniser) return { skipped: OCR_OFF, pageImages: [] };
     const extracted = image
       ? await this.recogniser!.recognise(bytes, image, betweenPages)
       : await extractText(bytes, file);
-    if (extracted.status === 'skipped') return { skipped: extracted.reason };
+    const pageImages = ('pageImages' in extracted && extracted.pageImages) || [];
+    if (extracted.status === 'skipped') return { skipped: extracted.reason, pageImages };
     return {
       text: extracted.text,
       format: extracted.format,
       fingerprint: (await this.fingerprinter).fingerprint(extracted.text),
+      pageImages,
     };
   }
 
@@ -76,8 +81,15 @@ export interface GoOn {
   go: true | { stop: string };
 }
 export type ReadReply =
-  | { id: number; skipped: string }
-  | { id: number; text: string; format: string; fingerprint: Omit<TextFingerprint, 'shingles'>; shingles: string[] }
+  | { id: number; skipped: string; pageImages: PageImage[] }
+  | {
+      id: number;
+      text: string;
+      format: string;
+      fingerprint: Omit<TextFingerprint, 'shingles'>;
+      shingles: string[];
+      pageImages: PageImage[];
+    }
   | { id: number; error: string };
 
 /** How the reading process is started. */
@@ -184,12 +196,13 @@ export class ProcessTextReader implements TextReader {
       }
       this.settle(reply.id);
       if ('error' in reply) waiting.reject(new Error(reply.error));
-      else if ('skipped' in reply) waiting.resolve({ skipped: reply.skipped });
+      else if ('skipped' in reply) waiting.resolve({ skipped: reply.skipped, pageImages: reply.pageImages });
       else
         waiting.resolve({
           text: reply.text,
           format: reply.format,
           fingerprint: { ...reply.fingerprint, shingles: new Set(reply.shingles) },
+          pageImages: reply.pageImages,
         });
     });
     const lost = (error: Error) => {
