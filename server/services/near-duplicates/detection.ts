@@ -336,8 +336,12 @@ export class NearDuplicateService {
       ...round.candidates(fileId, lookup),
     ];
     for (const candidate of candidates) {
-      // Texts first: a page read well is compared on what it says, whatever it looks like.
-      if (!('skipped' in own) && !candidate.skipped) {
+      // Texts first: a page read well is compared on what it says, whatever it looks like. Two
+      // scans with little text (photographs with the same caption) are compared on their images alone.
+      const ownUnits = 'skipped' in own ? 0 : own.fingerprint.units;
+      const imagesDecide =
+        littleTextScan(ownUnits, pages, settings) && littleTextScan(candidate.units, candidate.pages, settings);
+      if (!('skipped' in own) && !candidate.skipped && !imagesDecide) {
         const other = await this.deps.store.catalog.get(candidate.fileId);
         const theirs = other && (await this.textOf(other, texts));
         if (theirs && !('skipped' in theirs)) {
@@ -456,6 +460,18 @@ export function closestPages(
       if (d <= settings.maxImageHamming && (closest === null || d < closest)) closest = d;
     }
   return closest;
+}
+
+/**
+ * A scan whose whole text is little (under imageMaxUnits units, or none): two such are paired on
+ * their pages' images alone, since a few words (a caption, a date) say little about the page.
+ */
+export function littleTextScan(
+  units: number,
+  pages: readonly PageFingerprint[],
+  settings: NearDuplicateSettings,
+): boolean {
+  return pages.length > 0 && units < settings.imageMaxUnits;
 }
 
 /** Two files with a page that looks the same (the texts, too little to compare, play no part). */
