@@ -114,7 +114,13 @@ describe('lookup keys of page images', () => {
   it('finds every page within 11 bits: the probes of one page meet a key of the other', () => {
     const hash = '3a5f0c91e7b24d68';
     let state = 44;
-    const bit = () => (state = (state * 1103515245 + 12345) % 2 ** 31) % 64; // a fixed draw
+    const bit = () => {
+      // xorshift32: a fixed draw of bit positions
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      return (state >>> 0) % 64;
+    };
     for (let trial = 0; trial < 200; trial++) {
       // 11 bits flipped anywhere: some block has at most two of them (pigeonhole).
       const bits = new Set<number>();
