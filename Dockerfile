@@ -33,4 +33,4 @@ USER node
 EXPOSE 3000
 ENTRYPOINT ["archive-entrypoint"]
 # The same flags as "npm run serve" (package.json).
-CMD ["node", "--max-semi-space-size=1", "--max-old-space-size=384", "dist/server/main.js"]
+CMD ["node", "--max-semi-space-size=1", "--max-old-space-size=384", "--expose-gc", "dist/server/main.js"]

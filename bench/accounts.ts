@@ -18,39 +18,53 @@ const quantiles = (times: number[]) => {
   return { p50: rank(0.5), p99: rank(0.99) };
 };
 
+/** Seeds `accounts` clerks and the two administrators into a fresh data directory (see benchAccounts). */
+async function seed(dataDir: string, accounts: number, print: (line: string) => void): Promise<void> {
+  const t = performance.now();
+  const units = divisionsOf([PROVINCE]);
+  const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
+  await new UnitDirectory({ units: store.units, accounts: store.accounts, jobs: store.jobs }).load([PROVINCE]);
+  const placed = units.filter((u) => u.level !== 'province');
+  const clerks = Array.from({ length: accounts }, (_, i) => ({
+    id: `scale-${i}`,
+    username: `clerk${String(i + 1).padStart(6, '0')}`,
+    unit: geographyOf(placed[i % placed.length]!),
+  }));
+  const county = units.find((u) => u.code === '130922')!;
+  await seedBenchAccounts(store.accounts, clerks, {
+    password: PASSWORD,
+    prefix: 'scale',
+    county: geographyOf(county),
+  });
+  await store.close();
+  print(
+    `accounts ${accounts} clerks over ${placed.length} units of UNIT_REGIONS=${PROVINCE} seeded in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  );
+}
+
 /**
  * The accounts of issue 43 without its ledger (`BENCH_ONLY=accounts`): `accounts` clerks over
  * Hebei's units as bench/scale.ts seeds them (clerk000001…, every unit but the province's own),
  * a top-level administrator and one of 青县, then `GET /api/accounts` a page of 50 (`requests`
  * each: first page, half-way, the searches and the state filter of the README's figures, and the
  * county's first page and search), and the accounts page in Chromium (5 loads, its first rows
- * shown), with the load average before and after.
+ * shown), with the load average before and after. `keep` (BENCH_ACCOUNTS_KEEP=DIR) seeds into that
+ * directory and keeps it; a later run given it again measures it without seeding (comparing two
+ * builds on the same accounts: copy it first, as a server may write to it).
  */
-export async function benchAccounts(accounts: number, requests: number, print: (line: string) => void): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-accounts-'));
+export async function benchAccounts(
+  accounts: number,
+  requests: number,
+  print: (line: string) => void,
+  keep?: string,
+): Promise<void> {
+  const seeded = keep !== undefined && fs.existsSync(path.join(keep, 'archive.sqlite'));
+  const dataDir = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-accounts-'));
+  fs.mkdirSync(dataDir, { recursive: true });
   try {
-    let t = performance.now();
-    const units = divisionsOf([PROVINCE]);
-    const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
-    await new UnitDirectory({ units: store.units, accounts: store.accounts, jobs: store.jobs }).load([PROVINCE]);
-    const placed = units.filter((u) => u.level !== 'province');
-    const clerks = Array.from({ length: accounts }, (_, i) => ({
-      id: `scale-${i}`,
-      username: `clerk${String(i + 1).padStart(6, '0')}`,
-      unit: geographyOf(placed[i % placed.length]!),
-    }));
-    const county = units.find((u) => u.code === '130922')!;
-    await seedBenchAccounts(store.accounts, clerks, {
-      password: PASSWORD,
-      prefix: 'scale',
-      county: geographyOf(county),
-    });
-    await store.close();
-    print(
-      `accounts ${accounts} clerks over ${placed.length} units of UNIT_REGIONS=${PROVINCE} seeded in ${((performance.now() - t) / 1000).toFixed(1)} s`,
-    );
-
-    t = performance.now();
+    if (seeded) print(`accounts ${dataDir}: seeded before, measured again`);
+    else await seed(dataDir, accounts, print);
+    const t = performance.now();
     const server = await startBenchServer({
       DATA_DIR: dataDir,
       STORE: 'embedded',
@@ -93,6 +107,7 @@ export async function benchAccounts(accounts: number, requests: number, print: (
       await timed('half-way', top, `/api/accounts?limit=50&offset=${Math.floor(accounts / 2)}`);
       await timed('q=青县', top, `/api/accounts?limit=50&q=${encodeURIComponent('青县')}`);
       await timed('q=clerk0999', top, '/api/accounts?limit=50&q=clerk0999');
+      await timed('q=clerk01 (clustered in name order)', top, '/api/accounts?limit=50&q=clerk01');
       await timed('q=clerk (most accounts)', top, '/api/accounts?limit=50&q=clerk');
       await timed('role=clerk&state=active', top, '/api/accounts?limit=50&role=clerk&state=active');
       await timed('role=admin', top, '/api/accounts?limit=50&role=admin');
@@ -114,6 +129,6 @@ export async function benchAccounts(accounts: number, requests: number, print: (
       await server.stop();
     }
   } finally {
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (keep === undefined) fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -126,7 +126,7 @@ export async function benchNearDuplicateIndex(
         signature,
         fingerprinter,
       );
-      const queryKeys = lookupKeys(fp, fingerprinter);
+      const queryKeys = lookupKeys(fp, fingerprinter.settings);
 
       let t = performance.now();
       const candidates = await store.nearDuplicates.candidates('f'.repeat(24), queryKeys, 200);
@@ -236,7 +236,7 @@ function stored(i: number, fp: TextFingerprint, fingerprinter: Fingerprinter): N
     units: fp.units,
     short: fp.short,
     simhash: fp.short ? null : fp.simhash,
-    keys: lookupKeys(fp, fingerprinter),
+    keys: lookupKeys(fp, fingerprinter.settings),
     pages: [],
     at: new Date(),
   };

@@ -18,6 +18,7 @@ import { benchAccounts as benchAccountsPages } from './accounts.js';
 import { benchLoad, type LoadResult } from './load.js';
 import { benchImport } from './import.js';
 import { benchNearDuplicateIndex } from './near-duplicate-index.js';
+import { benchTextSearch } from './text-search.js';
 import { benchAbuse, type AbuseResult } from './abuse.js';
 import { benchAccountImport } from './account-import.js';
 import { benchLogins } from './logins.js';
@@ -49,9 +50,12 @@ import { benchWithdrawals, type WithdrawalsResult } from './withdrawals.js';
  * and BENCH_FOLDER_RUNS (e.g. "many,large") picks its runs: small, many, proxied, large;
  * BENCH_ONLY (e.g. "import,tus") runs only the named parts: ingest, tus, browser, folder, lookup,
  * claims, reports, load, import, neardup, abuse, logins, admin, accountimport, smallstore, unitfiles,
- * compaction, withdrawals;
+ * compaction, withdrawals, textsearch;
  * BENCH_WITHDRAWALS (default 10000) is the files of the receipt withdrawn and restored (withdrawals), and
  * BENCH_WITHDRAWALS_MONGODB_URI (unset: the embedded store only) runs it on MongoDB too;
+ * BENCH_TEXT_PAGES (default 1000000) is the pages of text searched by content (textsearch), and
+ * BENCH_TEXT_SEARCH_MONGODB_URI (unset: the embedded store only) runs it on MongoDB too, with
+ * BENCH_TEXT_PAGES_MONGODB pages (default 20000);
  * BENCH_UNIT_FILES (default 100000) is the size of the unit whose file list (本单位文件) is timed;
  * BENCH_ACCOUNT_IMPORT (default 1000) is the rows of the account import (accountimport);
  * BENCH_COMPACTION_MIB (default 1024) is the size of the half-dead pack compacted (compaction);
@@ -65,7 +69,8 @@ import { benchWithdrawals, type WithdrawalsResult } from './withdrawals.js';
  * BENCH_SCALE_ACCOUNTS sets the accounts (the issue's 100,000 at BENCH_SCALE=1, say).
  * BENCH_ONLY=accounts (opt-in, never in a full run) is the accounts of issue 43 without the ledger
  * (bench/accounts.ts): BENCH_SCALE_ACCOUNTS (default 100,000) accounts, GET /api/accounts pages
- * (BENCH_ACCOUNT_REQUESTS each, default 200) and the accounts page in Chromium.
+ * (BENCH_ACCOUNT_REQUESTS each, default 200) and the accounts page in Chromium; BENCH_ACCOUNTS_KEEP=DIR
+ * seeds into DIR and keeps it, and a later run given DIR measures it again without seeding.
  */
 const ingestMiB = Number(process.env.BENCH_INGEST_MIB ?? 1024);
 const browserMiB = Number(process.env.BENCH_BROWSER_MIB ?? 1024);
@@ -100,6 +105,9 @@ const accountImportRows = Number(process.env.BENCH_ACCOUNT_IMPORT ?? 1000);
 const compactionMiB = Number(process.env.BENCH_COMPACTION_MIB ?? 1024);
 const withdrawalFiles = Number(process.env.BENCH_WITHDRAWALS ?? 10_000);
 const withdrawalsMongoUri = process.env.BENCH_WITHDRAWALS_MONGODB_URI;
+const textPages = Number(process.env.BENCH_TEXT_PAGES ?? 1_000_000);
+const textSearchMongoUri = process.env.BENCH_TEXT_SEARCH_MONGODB_URI;
+const textPagesMongo = Number(process.env.BENCH_TEXT_PAGES_MONGODB ?? 20_000);
 const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim());
 const wanted = (part: string) => !only || only.includes(part);
 /** The bulk import's targets for the tree's small files (issue "A folder of ten thousand scanned pages"). */
@@ -295,8 +303,11 @@ if (wanted('reports')) {
 if (scale > 0 && wanted('scale')) await benchScale(scale, scaleRuns, (line) => console.log(line), scaleAccounts);
 
 if (only?.includes('accounts'))
-  await benchAccountsPages(scaleAccounts ?? 100_000, Number(process.env.BENCH_ACCOUNT_REQUESTS ?? 200), (line) =>
-    console.log(line),
+  await benchAccountsPages(
+    scaleAccounts ?? 100_000,
+    Number(process.env.BENCH_ACCOUNT_REQUESTS ?? 200),
+    (line) => console.log(line),
+    process.env.BENCH_ACCOUNTS_KEEP,
   );
 
 if (wanted('load')) {
@@ -446,6 +457,25 @@ if (wanted('smallstore')) {
     console.log(
       `        packs against files: storing ${(files.storeSeconds / packs.storeSeconds).toFixed(1)}x as fast, ${(files.inodes / packs.inodes).toFixed(0)}x fewer inodes, first backup ${(files.backupSeconds / packs.backupSeconds).toFixed(1)}x as fast, backup with nothing new ${(files.backupAgainSeconds / packs.backupAgainSeconds).toFixed(1)}x as fast`,
     );
+}
+
+if (wanted('textsearch')) {
+  for (const [pages, mongoUri] of [
+    [textPages, undefined],
+    ...(textSearchMongoUri ? [[textPagesMongo, textSearchMongoUri] as const] : []),
+  ] as const) {
+    const ts = await benchTextSearch(pages, { mongoUri });
+    console.log(
+      `textsearch search by content, ${ts.store} store: ${ts.pages} pages of ${ts.wordsPerPage} words (${ts.termsPerPage.toFixed(0)} distinct terms a page), in 200 towns of 10 counties`,
+    );
+    console.log(
+      `        seeding ${ts.seedSeconds.toFixed(1)} s; index ${ts.indexSeconds.toFixed(1)} s through fileTexts.put (${((ts.pages / ts.indexSeconds) | 0).toLocaleString('en')} pages/s)${ts.databaseMb === null ? '' : `, database ${ts.databaseMb.toFixed(0)} MB`}; segmenting a page (jieba, search mode) ${ts.segmentMsPerPage.toFixed(2)} ms`,
+    );
+    for (const c of ts.cases)
+      console.log(
+        `        ${c.label.padEnd(48)} ${String(c.found).padStart(2)} found  p50 ${c.p50Ms.toFixed(1)} ms  p99 ${c.p99Ms.toFixed(1)} ms  max ${c.maxMs.toFixed(1)} ms  CPU p99 ${c.cpuP99Ms.toFixed(1)} ms  (${c.runs} runs; target p99 <= 300 ms: ${verdict(c.p99Ms <= 300)})`,
+      );
+  }
 }
 
 if (wanted('neardup')) {

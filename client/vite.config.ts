@@ -11,8 +11,6 @@ export default defineConfig({
     // Chrome); esbuild lowers newer syntax for them (docs/decisions/old-chromium.md).
     target: 'chrome86',
     sourcemap: true,
-    // pdf.js (1.6 MB, the PDF preview's) is a chunk of its own, loaded when a clerk first previews a PDF.
-    chunkSizeWarningLimit: 2048,
   },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   worker: { format: 'es' },

@@ -1,3 +1,4 @@
+import { PageImages } from './services/page-images.js';
 import { DEFAULT_CLIENT_DIR } from './http/routes/client-app.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './http/app.js';
@@ -22,6 +23,8 @@ import { ChunkPool } from './threads/chunk-writer.js';
 import { ClaimService } from './services/claims.js';
 import { DigestPool } from './threads/digest.js';
 import { FileService } from './services/files.js';
+import { SearchTerms } from './services/search-terms.js';
+import { TextIndexing, TextSearchService } from './services/text-search.js';
 import { FixityService } from './services/fixity.js';
 import { ArchiveMetrics } from './http/metrics.js';
 import { GarbageCollector } from './services/gc.js';
@@ -86,18 +89,27 @@ export function composeServices(
   logger?: Logger,
 ): Archive {
   const digests = new DigestPool();
-  const fingerprinter = Fingerprinter.create(config.nearDuplicateSettings);
-  fingerprinter.catch(() => {}); // a failure surfaces as each fingerprinting job's
+  // Never made on this thread: documents are read and fingerprinted in the reading process.
+  const fingerprinter = Fingerprinter.onFirstUse(config.nearDuplicateSettings);
   const calendar = new ReportCalendar(config.reportTimeZone);
   const textReader = new ProcessTextReader({
     settings: config.nearDuplicateSettings,
     ocr: config.ocr ?? true,
     heapMb: config.textReaderHeapMb ?? 512,
   });
+  const searchTerms = new SearchTerms();
+  const textIndexing = new TextIndexing({
+    store,
+    terms: searchTerms,
+    holder: `${os.hostname()}/${process.pid}/file-texts`,
+    clock,
+    logger,
+  });
   const nearDuplicates = new NearDuplicateService({
     store,
     fingerprinter,
     reader: textReader,
+    onTexts: (texts) => textIndexing.index(texts),
     calendar,
     holder: `${os.hostname()}/${process.pid}/near-duplicates`,
     logger,
@@ -151,8 +163,14 @@ export function composeServices(
     store,
     directory,
     audit,
-    // A hold placed stops, or waits for, the withdrawals under way of what it holds.
-    settleWithdrawals: (covered): Promise<void> => withdrawals.settleHeld(covered),
+    // A hold placed stops, or finishes before it answers, the withdrawals, disposals, purges and
+    // content deletions under way of what it holds (disposals before purges: a disposal cleared
+    // deletes the bytes; a purge finished while the hold is recorded keeps them).
+    settleUnderWay: [
+      (covered): Promise<void> => withdrawals.settleHeld(covered),
+      (covered): Promise<void> => disposals.settleHeld(covered),
+      (covered): Promise<void> => purge.settleHeld(covered),
+    ],
     clock,
   });
   const withdrawals = new WithdrawalService({
@@ -227,8 +245,11 @@ export function composeServices(
       fixity,
       reports: new ReportService(store.reports, calendar, store.accounts),
       files: new FileService(store, directory, calendar),
+      textSearch: new TextSearchService(store, directory, searchTerms),
+      textIndexing,
       nearDuplicates,
       pairReviews: new PairReviews({ store, directory, audit, clock }),
+      pageImages: new PageImages(),
     },
   };
 }

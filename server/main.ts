@@ -91,6 +91,10 @@ async function main(): Promise<void> {
   archive.services.nearDuplicates
     .adoptSettings()
     .catch((err: unknown) => logger.error({ err }, 'could not adopt the near-duplicate settings'));
+  // Files stored before search by content existed are read once more, for their texts.
+  archive.services.textIndexing
+    .backfill()
+    .catch((err: unknown) => logger.error({ err }, 'could not queue the stored files for search by content'));
   if (config.nearDuplicatePollMs > 0) archive.services.nearDuplicates.start(config.nearDuplicatePollMs);
 
   let draining = false;
@@ -126,6 +130,7 @@ async function main(): Promise<void> {
         await archive.services.resumable.drain();
         await archive.digests.close();
         await archive.textReader.close();
+        await archive.services.pageImages.close();
         await store.close();
       },
       logger,

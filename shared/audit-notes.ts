@@ -109,7 +109,7 @@ export type AuditNote =
   | { code: 'proof_refused'; reason: ProofRefusal }
   | { code: 'proofs_refused'; count: number; of: number; reasons: Partial<Record<ProofRefusal, number>> }
   | { code: 'proofs_unrecorded'; limit: number }
-  | { code: 'download'; length: number; range?: { start: number; end: number }; preview?: boolean }
+  | { code: 'download'; length: number; range?: { start: number; end: number }; preview?: boolean; page?: number }
   | { code: 'unit_created'; path: string[]; unitId: string }
   | { code: 'unit_renamed'; path: string[]; name: string; unitId: string }
   | ({
@@ -348,7 +348,7 @@ const logWords: NoteWords = {
   proofs_unrecorded: (n) =>
     `more than ${n.limit} refused proofs this minute: the rest of the minute's are not recorded one by one`,
   download: (n) =>
-    `${n.preview ? 'preview: ' : ''}${n.range ? `bytes ${n.range.start}-${n.range.end - 1} of ${n.length}` : `${n.length} bytes`}`,
+    `${n.preview ? (n.page ? `preview of page ${n.page}: ` : 'preview: ') : ''}${n.range ? `bytes ${n.range.start}-${n.range.end - 1} of ${n.length}` : `${n.length} bytes`}`,
   unit_created: (n) => `${n.path.join(' / ')} (${n.unitId})`,
   unit_renamed: (n) => `${n.path.join(' / ')} → ${n.name} (${n.unitId})`,
   account_created: (n) =>
@@ -416,7 +416,7 @@ const zh: NoteWords = {
       .join('，')}`,
   proofs_unrecorded: (n) => `本分钟被拒绝的秒传超过 ${n.limit} 个：其余的不再逐条记录`,
   download: (n) =>
-    `${n.preview ? '预览：' : ''}${n.range ? `第 ${n.range.start}–${n.range.end - 1} 字节（共 ${n.length} 字节）` : `共 ${n.length} 字节`}`,
+    `${n.preview ? (n.page ? `预览第 ${n.page} 页：` : '预览：') : ''}${n.range ? `第 ${n.range.start}–${n.range.end - 1} 字节（共 ${n.length} 字节）` : `共 ${n.length} 字节`}`,
   unit_created: (n) => `${n.path.join(' / ')}（${n.unitId}）`,
   unit_renamed: (n) => `${n.path.join(' / ')} 改名为 ${n.name}（${n.unitId}）`,
   account_created: (n) =>

@@ -122,3 +122,18 @@ export function previewOf(contentType: string, name: string): { kind: 'image' | 
   const image = SHOWN_IMAGES[extension];
   return image ? { kind: 'image', type: image } : undefined;
 }
+
+/**
+ * Files the viewer shows page by page as the server draws them (`GET /api/files/:id/pages/:n`):
+ * PDFs (Chromium 86 and 109 cannot run today's pdf.js) and TIFF scans (no browser shows TIFF).
+ */
+export function shownAsPages(contentType: string, name: string): boolean {
+  const type = bareType(contentType);
+  if (previewOf(contentType, name)?.kind === 'pdf' || type === 'image/tiff') return true;
+  return GENERIC_TYPES.includes(type) && ['tif', 'tiff'].includes(extensionOf(name));
+}
+
+/** Files whose pages the server draws: those shown as pages, and the images shown as they are (for thumbnails). */
+export function drawable(contentType: string, name: string): boolean {
+  return shownAsPages(contentType, name) || previewOf(contentType, name) !== undefined;
+}

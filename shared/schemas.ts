@@ -206,6 +206,15 @@ export const fileListQuery = z
   });
 export type FileListQuery = z.infer<typeof fileListQuery>;
 
+/** `GET /api/files/search`: the caller's files (its unit's, its reach's) whose text holds every word of `q`. */
+export const fileTextSearchQuery = z.strictObject({
+  /** Words of the text (Chinese is segmented into words: 档案数字化 finds 档案 and 数字化). */
+  q: z.string().trim().min(1, 'type a word to search for').max(200),
+  limit: z.coerce.number().int().min(1).max(50).default(20),
+  offset: z.coerce.number().int().min(0).max(10_000).default(0),
+});
+export type FileTextSearchQuery = z.infer<typeof fileTextSearchQuery>;
+
 /** A folder of 本单位文件 by its path (`2026年/案卷007`; '' or absent: the top), without '/' at either end. */
 const folderPath = z
   .string()
@@ -352,6 +361,31 @@ export interface FileSummary {
 export const FILE_NAMES_SHOWN = 20;
 export const FILE_UPLOADERS_SHOWN = 20;
 
+/** An excerpt of a file's text around the words searched for; `marks` are [start, end) of each word in `text`. */
+export interface TextSnippet {
+  text: string;
+  marks: Array<[number, number]>;
+}
+
+/** A file found by its text, as the caller's view names it. */
+export interface FileTextHit {
+  fileId: string;
+  fileName: string;
+  contentType: string;
+  fileLength: number;
+  snippet: TextSnippet;
+}
+
+export interface FileTextSearch {
+  items: FileTextHit[];
+  /** More files match beyond this page. */
+  more: boolean;
+  limit: number;
+  offset: number;
+  /** The search's words as the text index knows them (segmented, normalised). */
+  terms: string[];
+}
+
 export interface FileList {
   items: FileSummary[];
   total: number;
@@ -370,6 +404,24 @@ export interface FileUploaders {
 /** `GET /api/files/:id`: `disposition=inline` shows a PDF or an image in the browser (a preview). */
 export const fileReadQuery = z.strictObject({
   disposition: z.enum(['attachment', 'inline'], { message: 'disposition is attachment or inline' }).optional(),
+});
+
+/** GET /api/files/:id/pages/:page: a page, counted from 1. */
+export const filePageParams = z.strictObject({
+  page: z.coerce
+    .number({ message: 'a page is a whole number from 1' })
+    .int({ message: 'a page is a whole number from 1' })
+    .min(1, { message: 'a page is a whole number from 1' })
+    .max(100_000, { message: 'a page is at most 100000' }),
+});
+/** How wide the page is drawn, in pixels (a thumbnail to a high-density screen's viewer). */
+export const filePageQuery = z.strictObject({
+  width: z.coerce
+    .number({ message: 'width is a whole number of pixels, 100 to 1600' })
+    .int({ message: 'width is a whole number of pixels, 100 to 1600' })
+    .min(100, { message: 'width is a whole number of pixels, 100 to 1600' })
+    .max(1600, { message: 'width is a whole number of pixels, 100 to 1600' })
+    .default(1200),
 });
 
 const isoDate = z.iso

@@ -54,6 +54,13 @@ export const unitListQuery = z.strictObject({
 });
 export type UnitListQuery = z.infer<typeof unitListQuery>;
 
+/** `GET /api/units/unmapped`: a page of the accounts whose units are not in the directory. */
+export const unmappedQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+});
+export type UnmappedQuery = z.infer<typeof unmappedQuery>;
+
 /** `POST /api/units`: a custom unit under a parent (null: at the top, for top-level administrators). */
 export const newUnitRequest = z.strictObject({
   parentId: unitIdSchema.nullable(),

@@ -265,7 +265,7 @@ async function main(): Promise<void> {
   // Pairs sharing a lookup key, the product's own (SimHash blocks of long texts, LSH bands).
   const candidates = pairsSharingAKey(
     fps,
-    (f) => lookupKeys(f, fper),
+    (f) => lookupKeys(f, fper.settings),
     () => true,
   );
   const lsh = candidateJaccard(settings);

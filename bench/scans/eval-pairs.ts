@@ -10,6 +10,7 @@ import { closestPages, littleTextScan } from '../../server/services/near-duplica
 import {
   DEFAULT_SETTINGS,
   Fingerprinter,
+  FingerprinterOnFirstUse,
   nearDuplicateMethod,
 } from '../../server/services/near-duplicates/fingerprint.js';
 import { PageRecogniser } from '../../server/services/near-duplicates/ocr.js';
@@ -25,8 +26,8 @@ import { InProcessTextReader, type Read } from '../../server/services/near-dupli
  * and the pages of little text counted among the negatives; pairs of a page and its edited copy
  * are near-duplicates, not re-scans, and are counted apart.
  *
- * A scanned PDF is read as the JPEG it wraps: the server does not yet read the pages of PDFs
- * without a text layer. The readings are kept in DIR/readings.json (by the scan's SHA-256), so a
+ * A scanned PDF is read as the JPEG it wraps: the server reads a PDF's scanned pages with OCR, but
+ * does not yet keep their image fingerprints. The readings are kept in DIR/readings.json (by the scan's SHA-256), so a
  * second run with other thresholds reads nothing again.
  */
 const { values } = parseArgs({
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
     });
   }
   const fingerprinter = await Fingerprinter.create();
-  const reader = new InProcessTextReader(Promise.resolve(fingerprinter), new PageRecogniser());
+  const reader = new InProcessTextReader(new FingerprinterOnFirstUse(DEFAULT_SETTINGS), new PageRecogniser());
   const cacheFile = path.join(dir, 'readings.json');
   const cache = new Map<string, Reading>(
     fs.existsSync(cacheFile)
@@ -95,6 +96,7 @@ async function main(): Promise<void> {
               text: reading.text,
               format: scan.format,
               fingerprint: fingerprinter.fingerprint(reading.text),
+              recognised: true,
               pageImages: reading.pages,
             },
     });

@@ -6,6 +6,7 @@ import type {
   FileList,
   FolderList,
   WithdrawableUploads,
+  FileTextSearch,
   FileUploaders,
   ProofResult,
   PasswordChangeView,
@@ -46,11 +47,40 @@ export interface VerificationView {
   intervalHours: number;
 }
 
+/** How long an answer asked for ahead (ArchiveApi.ahead) waits for the page that wanted it. */
+const AHEAD_MS = 10_000;
+
 /** The archive's HTTP API as the page uses it: cookie session plus the session's CSRF token. */
 export class ArchiveApi {
   csrfToken: string | null = null;
 
-  async #call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  /** GET answers asked for ahead of the pages that show them, by path (see ahead). */
+  readonly #ahead = new Map<string, { answer: Promise<unknown>; at: number }>();
+
+  /**
+   * Asks for a GET's answer now, before the page that shows it has loaded (the app opened on it:
+   * its chunk and the session are on their way): the page's own request for the same path within
+   * AHEAD_MS takes this answer, once, instead of asking again. A failed one is dropped (the page
+   * asks for itself, after logging in say), and so is every one at a login or logout.
+   */
+  ahead(path: string): void {
+    const entry = { answer: this.#send('GET', path), at: Date.now() };
+    entry.answer.catch(() => {
+      if (this.#ahead.get(path) === entry) this.#ahead.delete(path);
+    });
+    this.#ahead.set(path, entry);
+  }
+
+  #call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const early = method === 'GET' ? this.#ahead.get(path) : undefined;
+    if (early) {
+      this.#ahead.delete(path);
+      if (Date.now() - early.at < AHEAD_MS) return early.answer as Promise<T>;
+    }
+    return this.#send(method, path, body);
+  }
+
+  async #send<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (this.csrfToken && method !== 'GET') headers['X-CSRF-Token'] = this.csrfToken;
@@ -82,10 +112,12 @@ export class ArchiveApi {
   }
 
   async login(username: string, password: string): Promise<SessionView> {
+    this.#ahead.clear();
     return this.#remember(await this.#call<SessionView>('POST', '/api/session', { username, password }));
   }
 
   async logout(): Promise<void> {
+    this.#ahead.clear();
     await this.#call<void>('DELETE', '/api/session');
     this.csrfToken = null;
   }
@@ -234,6 +266,11 @@ export class ArchiveApi {
   }
 
   /** Who uploaded the caller's files: the uploader filter's choices. */
+  /** The caller's files whose text holds every word of `q` (按内容搜索), with snippets. */
+  searchTexts(params: URLSearchParams): Promise<FileTextSearch> {
+    return this.#call('GET', `/api/files/search?${params}`);
+  }
+
   fileUploaders(): Promise<FileUploaders> {
     return this.#call('GET', '/api/files/uploaders');
   }
@@ -287,7 +324,7 @@ export class ArchiveApi {
   }
 
   accounts(params: Record<string, string | number | undefined>): Promise<AccountList> {
-    return this.#call('GET', `/api/accounts?${query(params)}`);
+    return this.#call('GET', accountsPath(params));
   }
 
   createAccount(request: NewAccountRequest): Promise<OneTimePasswordView> {
@@ -390,6 +427,9 @@ export class ImportRefused extends Error {
     this.name = 'ImportRefused';
   }
 }
+
+/** The path of an accounts page (ArchiveApi.accounts), to ask for it ahead. */
+export const accountsPath = (params: Record<string, string | number | undefined>) => `/api/accounts?${query(params)}`;
 
 function query(params: Record<string, string | number | undefined>): URLSearchParams {
   const q = new URLSearchParams();

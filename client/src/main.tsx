@@ -6,6 +6,7 @@ import { ArchiveApi } from './api.js';
 import { ApiError, describeError, translator, type Language } from './i18n/index.js';
 import { initialLanguage, saveLanguage } from './i18n/saved-language.js';
 import { AdminPages, loadAdminPages } from './pages/admin-pages.js';
+import { askFirstAccountsPageAhead } from './pages/accounts/account-query.js';
 import { showTimesIn, unitPlace } from './pages/format.js';
 import { LoginPage, OwnAccountPage, PasswordPage } from './pages/login.js';
 import { MyUploadsPage } from './pages/my-uploads.js';
@@ -43,7 +44,9 @@ function App({ api }: { api: ArchiveApi }) {
   useEffect(() => {
     api.session().then(setSession, (error: unknown) => setStartupError(describeError(language, error)));
     // Opened on an administrator's page (a bookmark, a reload): its chunk loads beside the session.
-    if (ADMIN_PAGES.has(route.page)) loadAdminPages().catch(() => {});
+    if (ADMIN_PAGES.has(route.page)) loadAdminPages(route.page).catch(() => {});
+    // The accounts page's first rows are asked for now too, not once the session and chunk are in.
+    if (route.page === 'accounts') askFirstAccountsPageAhead(api);
     const onHash = () => setRoute(routeFromHash(location.hash));
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);

@@ -9,6 +9,7 @@ import type { AuditService } from '../services/audit.js';
 import type { ReportService } from '../services/reports.js';
 import type { ClaimService } from '../services/claims.js';
 import type { FileService } from '../services/files.js';
+import type { TextIndexing, TextSearchService } from '../services/text-search.js';
 import type { FixityService } from '../services/fixity.js';
 import type { IngestService } from '../services/ingest.js';
 import type { PairReviews } from '../services/near-duplicates/reviews.js';
@@ -34,6 +35,7 @@ import type { AccountAdministration } from '../services/administration.js';
 import type { UnitDirectory } from '../services/unit-directory.js';
 import { reportRoutes } from './routes/reports.js';
 import { clientAppRoutes } from './routes/client-app.js';
+import type { PageImages } from '../services/page-images.js';
 import { fileRoutes } from './routes/files.js';
 import { healthRoutes } from './routes/health.js';
 import type { ArchiveMetrics } from './metrics.js';
@@ -53,6 +55,10 @@ export interface AppDeps {
     ingest: IngestService;
     resumable: ResumableUploadService;
     files: FileService;
+    /** Search by content (GET /api/files/search). */
+    textSearch: TextSearchService;
+    /** Indexes the texts read in the background; queues the files stored before search existed (at start). */
+    textIndexing: TextIndexing;
     claims: ClaimService;
     quotas: Quotas;
     reports: ReportService;
@@ -66,6 +72,7 @@ export interface AppDeps {
     holds: HoldService;
     disposals: DisposalService;
     purge: PurgeService;
+    pageImages: PageImages;
   };
   ping: () => Promise<void>;
   metrics: ArchiveMetrics;
@@ -171,7 +178,9 @@ export function createApp(deps: AppDeps): Express {
       ingest: services.ingest,
       audit: services.audit,
       files: services.files,
+      textSearch: services.textSearch,
       withdrawals: services.withdrawals,
+      pageImages: services.pageImages,
       maxFileSize: settings.maxFileSize,
     }),
   );

@@ -253,9 +253,9 @@ export class AccountAdministration {
    * Accounts of an earlier version whose free-text units the mapping could not place in the
    * directory (top-level administrators see them; nobody else reaches them).
    */
-  async unmapped(caller: Account): Promise<AccountSummary[]> {
+  async unmapped(caller: Account, page: { offset: number; limit: number }): Promise<AccountSummary[]> {
     if ((await this.deps.directory.reachOf(caller)).kind !== 'everything') return [];
-    return this.summaries(await this.placeAll(await this.deps.directory.unmapped()));
+    return this.summaries(await this.placeAll(await this.deps.directory.unmapped(page)));
   }
 
   /**
@@ -276,17 +276,13 @@ export class AccountAdministration {
     if (reach.kind === 'nothing') return { items: [], total: 0, totalCapped: false, ...page };
     const selection: AccountSelection = { ...(query.role && { role: query.role }) };
     if (filterUnit === ARCHIVE_UNIT_ID) selection.units = [ARCHIVE_UNIT_ID];
-    else if (filterUnit)
-      selection.units = (await this.deps.directory.unitsIn({ kind: 'subtree', root: filterUnit })).map((u) => u.id);
-    const reachUnits = reach.kind === 'subtree' ? await this.deps.directory.unitsIn(reach) : undefined;
-    if (reachUnits && !selection.units) selection.units = reachUnits.map((u) => u.id);
+    else if (filterUnit) selection.units = await this.deps.directory.unitIdsIn({ kind: 'subtree', root: filterUnit });
+    else if (reach.kind === 'subtree') selection.units = await this.deps.directory.unitIdsIn(reach);
     if (query.q) {
-      // A unit matches by its path (so a county's name takes its towns) or the start of its code.
-      const q = query.q;
-      const matching = (reachUnits ?? (await this.deps.directory.unitsIn(reach))).filter(
-        (u) => u.path.join('/').includes(q) || u.code?.startsWith(q),
-      );
-      selection.text = { part: searchForm(q), units: matching.map((u) => u.id) };
+      // A unit matches by its path (so a county's name takes its towns) or the start of its code,
+      // found by the directory without reading the units.
+      const units = await this.deps.directory.unitIdsIn(reach, query.q);
+      selection.text = { part: searchForm(query.q), units };
     }
     if (query.state) {
       const throttled = { in: [...(await this.deps.throttle.throttledUsernames())] };
@@ -682,7 +678,7 @@ export class AccountAdministration {
     if (reach.kind === 'nothing') return [];
     const tokens = newestFirst(
       await this.deps.tokens.list(
-        reach.kind === 'subtree' ? { units: (await this.deps.directory.unitsIn(reach)).map((u) => u.id) } : undefined,
+        reach.kind === 'subtree' ? { units: await this.deps.directory.unitIdsIn(reach) } : undefined,
       ),
     );
     // An owner placed outside the reach (moved meanwhile) is left out.

@@ -41,6 +41,19 @@ export class AuditService {
     await this.log.appendMany(events.map((e) => this.eventOf(e.action, actor, e.details, at)));
   }
 
+  /**
+   * Records the events of steps, each under its step's key (`withdrawn:<id>`…), before the step's
+   * last write: whoever finishes the step (the request, its retry, the sweep after a crash) records
+   * them again, and each is recorded once (one write on the embedded store).
+   */
+  async recordSteps(
+    actor: AuditActor,
+    events: ReadonlyArray<{ key: string; action: AuditAction; details: AuditDetails }>,
+  ): Promise<void> {
+    const at = this.clock();
+    await this.log.appendOnce(events.map((e) => ({ key: e.key, event: this.eventOf(e.action, actor, e.details, at) })));
+  }
+
   /** The event as it is recorded, for a store that records it with other changes (an upload's count). */
   eventOf(action: AuditAction, actor: AuditActor, details: AuditDetails, at: Date = this.clock()): AuditEvent {
     const who =

@@ -7,7 +7,7 @@ import type {
   RegisterQuery,
 } from '../../shared/disposals.js';
 import type { Unit } from '../../shared/schemas.js';
-import { AlreadyDisposedError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
+import { AlreadyDisposedError, FileOnHoldError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import type { Account } from '../store/accounts/port.js';
 import type { ArchiveStore } from '../store/archive-store.js';
 import { disposalKey, type DisposalRecord, type Uploader } from '../store/disposals/port.js';
@@ -21,6 +21,9 @@ import { ARCHIVE_UNIT, type UnitDirectory } from './unit-directory.js';
 /** Files named one by one in a refusal. */
 const NAMED = 5;
 
+/** Any time at all: every disposal under way, for a hold's settling. */
+const EVER = new Date(8.64e15);
+
 /**
  * Deletes a content for good: its catalog entry and its bytes (issue 41 part 3's purge of content
  * nobody holds). Safe to call again for a content already gone.
@@ -30,12 +33,12 @@ export type ContentDeletion = (fileId: string, by: Person, why: string) => Promi
 export interface DisposalDeps {
   store: Pick<ArchiveStore, 'ledger' | 'catalog' | 'withdrawals' | 'disposals' | 'receipts' | 'accounts'>;
   directory: Pick<UnitDirectory, 'reachOf' | 'reachSubtree' | 'unitInReach' | 'narrowToReach'>;
-  audit: Pick<AuditService, 'record'>;
+  audit: Pick<AuditService, 'recordSteps'>;
   calendar: Pick<ReportCalendar, 'startOf' | 'endOf'>;
   /** The content's deletion (the purge's): 'held' when an upload counted since its reversal keeps it. */
   deleteContent: ContentDeletion;
   /** 冻结: a held file is never disposed of (the request is refused whole, 423 file_on_hold). */
-  holds: Pick<HoldService, 'refuseHeld'>;
+  holds: Pick<HoldService, 'refuseHeld' | 'heldAmong'>;
   clock?: () => Date;
 }
 
@@ -55,7 +58,12 @@ export class DisposalService {
     return (this.deps.clock ?? (() => new Date()))();
   }
 
-  async dispose(account: Account, request: DisposalRequest, address: string | null): Promise<DisposalAnswer> {
+  async dispose(
+    account: Account,
+    request: DisposalRequest,
+    address: string | null,
+    attempt = 0,
+  ): Promise<DisposalAnswer> {
     await this.requireTopLevel(account);
     const { deleteContent } = this.deps;
     const { store } = this.deps;
@@ -94,8 +102,9 @@ export class DisposalService {
     );
 
     const by = { id: account.id, username: account.username };
-    const disposed: DisposalView[] = [];
     const alreadyDisposed: DisposalView[] = [];
+    const underWay: DisposalRecord[] = [];
+    const mine: string[] = [];
     for (const fileId of fileIds) {
       let record = register.get(fileId);
       if (record?.state === 'disposed') {
@@ -114,14 +123,78 @@ export class DisposalService {
           disposedBy: by,
           disposedAt: now,
           state: 'disposing',
+          cleared: false,
           changedAt: now,
         });
         record = opened.record;
+        if (opened.opened) mine.push(record.id);
       }
-      disposed.push(fullView(await this.finish(record, deleteContent, address, account)));
+      underWay.push(record);
+    }
+    // 冻结, asked again once the entries are recorded: a hold placed before is seen here; one placed
+    // after finds them (HoldService.place) and stops those not yet cleared (docs/decisions/holds.md).
+    try {
+      await this.deps.holds.refuseHeld(
+        'dispose',
+        underWay.map((r) => ({ fileId: r.fileId, fileName: r.fileName })),
+      );
+    } catch (err) {
+      // Refused whole: none of this request's entries is cleared, so nothing of them was done.
+      if (err instanceof FileOnHoldError) for (const id of mine) await store.disposals.stop(id);
+      throw err;
+    }
+    const disposed: DisposalView[] = [];
+    const stopped: DisposalRecord[] = [];
+    for (const record of underWay) {
+      // Cleared by one conditional write, which a hold placed since the look above cannot undo; or
+      // stopped by that hold already (the entry gone), and refused below.
+      if (record.state === 'disposing' && !(await store.disposals.clear(record.id))) {
+        const now = await store.disposals.get(record.id);
+        if (!now) stopped.push(record);
+        else if (now.state === 'disposed') alreadyDisposed.push(fullView(now));
+        else disposed.push(fullView(await this.finish(now, deleteContent, address, account)));
+        continue;
+      }
+      disposed.push(fullView(await this.finish({ ...record, cleared: true }, deleteContent, address, account)));
+    }
+    if (stopped.length > 0) {
+      // The others are disposed of; these are refused as held, while the hold lasts.
+      await this.deps.holds.refuseHeld(
+        'dispose',
+        stopped.map((r) => ({ fileId: r.fileId, fileName: r.fileName })),
+      );
+      // Lifted already: asked again (what is disposed of stays so, and is answered as such).
+      if (attempt >= 3) throw new Error('the holds on these files keep changing; dispose of them again');
+      const again = await this.dispose(
+        account,
+        { ...request, fileIds: stopped.map((r) => r.fileId) },
+        address,
+        attempt + 1,
+      );
+      disposed.push(...again.disposed);
     }
     if (disposed.length === 0 && alreadyDisposed.length > 0) throw new AlreadyDisposedError(alreadyDisposed);
     return { disposed, alreadyDisposed, skippedRows };
+  }
+
+  /**
+   * 冻结 placed: the disposals under way of files it holds (`covered`) are settled before the hold
+   * answers. One not cleared yet is stopped (its entry removed, nothing of it done: its request then
+   * refuses it as held); one cleared is finished here, its bytes deleted before the hold answers.
+   * After this, no disposal of a held file takes effect (docs/decisions/holds.md).
+   */
+  async settleHeld(covered: (fileIds: readonly string[]) => Promise<Set<string>>): Promise<void> {
+    const { disposals } = this.deps.store;
+    // Under way at any moment: a few (a receipt's, at most its files).
+    const records = await disposals.unfinished(EVER, 10_000);
+    const held = await covered(records.map((r) => r.fileId));
+    for (const record of records.filter((r) => held.has(r.fileId))) {
+      if (record.state === 'disposing' && !record.cleared && (await disposals.stop(record.id))) continue;
+      // Cleared (before, or since it was read): finished here, its bytes gone before the hold answers.
+      const now = await disposals.get(record.id);
+      if (now && now.state !== 'disposed' && (now.state === 'deleting' || now.cleared))
+        await this.finish(now, this.deps.deleteContent, null);
+    }
   }
 
   async list(account: Account, query: RegisterQuery): Promise<DisposalList> {
@@ -187,7 +260,9 @@ export class DisposalService {
       let failure: Error | undefined;
       for (const record of records) {
         try {
-          await this.finish(record, deleteContent, null);
+          // One a crash left not cleared is asked about holds again: held, it is stopped.
+          const cleared = await this.clearOrStop(record);
+          if (cleared) await this.finish(cleared, deleteContent, null);
           finished++;
         } catch (err) {
           failure ??= err instanceof Error ? err : new Error('a disposal could not be finished', { cause: err });
@@ -196,6 +271,20 @@ export class DisposalService {
       if (failure) throw failure;
       if (records.length < 100) return finished;
     }
+  }
+
+  /**
+   * An entry the sweep found unfinished: cleared if `disposing` and not cleared and its file is not
+   * held, stopped if it is held. Answers it as it is to be finished, or undefined when stopped (or
+   * gone).
+   */
+  private async clearOrStop(record: DisposalRecord): Promise<DisposalRecord | undefined> {
+    const { disposals } = this.deps.store;
+    if (record.state !== 'disposing' || record.cleared) return record;
+    const held = await this.deps.holds.heldAmong([record.fileId]);
+    if (held.has(record.fileId) && (await disposals.stop(record.id))) return undefined;
+    if (await disposals.clear(record.id)) return { ...record, cleared: true };
+    return disposals.get(record.id); // moved on (another request, or stopped): as it is now
   }
 
   /** What the register shows of a file, read from the catalog and the ledger before anything changes. */
@@ -243,6 +332,7 @@ export class DisposalService {
   ): Promise<DisposalRecord> {
     const { store } = this.deps;
     if (record.state === 'disposing') {
+      if (!record.cleared) throw new Error(`disposal ${record.id}: not cleared of holds, it cannot be finished`);
       await this.takeOutOfCounts(record);
       await store.disposals.advance(record.id, 'disposing', 'deleting', this.now());
       record = (await store.disposals.get(record.id))!;
@@ -258,8 +348,10 @@ export class DisposalService {
         fate = await deleteContent(record.fileId, record.disposedBy, why);
       }
       if (fate === 'held') throw new Error(`disposal ${record.id}: an upload of ${record.fileId} keeps counting`);
-      if (await store.disposals.advance(record.id, 'deleting', 'disposed', this.now()))
-        await this.audit(record, address, actor);
+      // Before the move, under the disposal's key: a crash between the two leaves the event to the
+      // retry or the sweep that moves it, which records it once.
+      await this.audit(record, address, actor);
+      await store.disposals.advance(record.id, 'deleting', 'disposed', this.now());
       record = (await store.disposals.get(record.id))!;
     }
     return record;
@@ -301,23 +393,25 @@ export class DisposalService {
   private async audit(record: DisposalRecord, address: string | null, actor?: Account): Promise<void> {
     const by = record.disposedBy;
     const account = actor?.id === by.id ? actor : await this.deps.store.accounts.get(by.id);
-    await this.deps.audit.record(
-      'content_disposed',
-      { id: by.id, username: by.username, unit: account?.unit ?? ARCHIVE_UNIT },
+    await this.deps.audit.recordSteps({ id: by.id, username: by.username, unit: account?.unit ?? ARCHIVE_UNIT }, [
       {
-        address,
-        fileId: record.fileId,
-        fileName: record.fileName,
-        note: {
-          code: 'disposed',
-          disposalId: record.id,
-          reason: record.reason,
-          approvalRef: record.approvalRef,
-          uploads: record.countedUploads,
-          withdrawn: record.withdrawnUploads,
+        key: `content_disposed:${record.id}`,
+        action: 'content_disposed',
+        details: {
+          address,
+          fileId: record.fileId,
+          fileName: record.fileName,
+          note: {
+            code: 'disposed',
+            disposalId: record.id,
+            reason: record.reason,
+            approvalRef: record.approvalRef,
+            uploads: record.countedUploads,
+            withdrawn: record.withdrawnUploads,
+          },
         },
       },
-    );
+    ]);
   }
 
   private async requireTopLevel(account: Account): Promise<void> {

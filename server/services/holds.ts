@@ -23,12 +23,13 @@ export class HoldService {
     private readonly deps: {
       store: Pick<ArchiveStore, 'holds' | 'ledger'>;
       directory: Pick<UnitDirectory, 'reachOf' | 'reachSubtree' | 'unitInReach' | 'getMany'>;
-      audit: Pick<AuditService, 'record'>;
+      audit: Pick<AuditService, 'recordSteps'>;
       /**
-       * Settles the withdrawals under way of the files a new hold covers (`WithdrawalService.settleHeld`),
-       * so that none takes effect after the hold has answered. Wired by the composition root.
+       * Settle the withdrawals, disposals, purges and content deletions under way of the files a new
+       * hold covers (each service's `settleHeld`), in this order, so that none takes effect after
+       * the hold has answered. Wired by the composition root.
        */
-      settleWithdrawals?: (covered: (fileIds: readonly string[]) => Promise<Set<string>>) => Promise<void>;
+      settleUnderWay?: ReadonlyArray<(covered: (fileIds: readonly string[]) => Promise<Set<string>>) => Promise<void>>;
       clock?: () => Date;
     },
   ) {}
@@ -67,19 +68,23 @@ export class HoldService {
     };
     await this.deps.store.holds.place(hold);
     await this.audit('hold_placed', hold, account, address);
-    // Recorded first, then the withdrawals under way looked for: one that asked about holds before
-    // this one was recorded is found here (docs/decisions/holds.md).
-    await this.deps.settleWithdrawals?.((fileIds) => this.covers(hold, fileIds));
+    // Recorded first, then the withdrawals, disposals, purges and deletions under way looked for:
+    // one that asked about holds before this one was recorded is found here (docs/decisions/holds.md).
+    for (const settle of this.deps.settleUnderWay ?? []) await settle((fileIds) => this.covers(hold, fileIds));
     return viewOf(hold);
   }
 
   /** Lifts a hold the administrator sees; a hold lifted already is answered as it is (a retry changes nothing). */
   async lift(account: Account, id: string, address: string | null): Promise<HoldView> {
     const hold = await this.visible(account, id);
-    if (hold.liftedAt !== null) return viewOf(hold);
-    if (await this.deps.store.holds.lift(id, { id: account.id, username: account.username }, this.now()))
-      await this.audit('hold_lifted', hold, account, address);
-    return viewOf((await this.deps.store.holds.get(id))!);
+    if (hold.liftedAt !== null && hold.liftedBy?.id !== account.id) return viewOf(hold);
+    if (hold.liftedAt === null)
+      await this.deps.store.holds.lift(id, { id: account.id, username: account.username }, this.now());
+    const lifted = (await this.deps.store.holds.get(id))!;
+    // After the lift, under the hold's key: the lifter's retry of a lift whose event a crash lost
+    // records it, once (another administrator's lift is that one's to record).
+    if (lifted.liftedBy?.id === account.id) await this.audit('hold_lifted', lifted, account, address);
+    return viewOf(lifted);
   }
 
   async get(account: Account, id: string): Promise<HoldView> {
@@ -194,26 +199,29 @@ export class HoldService {
     return hold;
   }
 
+  /** A hold's event, under its key: recorded once, whoever records it (a lift's retry too). */
   private async audit(
     action: 'hold_placed' | 'hold_lifted',
     hold: HoldRecord,
     account: Account,
     address: string | null,
   ): Promise<void> {
-    await this.deps.audit.record(
-      action,
-      { id: account.id, username: account.username, unit: account.unit },
+    await this.deps.audit.recordSteps({ id: account.id, username: account.username, unit: account.unit }, [
       {
-        address,
-        ...(hold.files?.length === 1 && { fileId: hold.files[0]!.id, fileName: hold.files[0]!.name }),
-        note: {
-          code: action,
-          holdId: hold.id,
-          reason: hold.reason,
-          ...(hold.unit ? { unit: hold.unit.path } : { files: hold.files?.length ?? 0 }),
+        key: `${action}:${hold.id}`,
+        action,
+        details: {
+          address,
+          ...(hold.files?.length === 1 && { fileId: hold.files[0]!.id, fileName: hold.files[0]!.name }),
+          note: {
+            code: action,
+            holdId: hold.id,
+            reason: hold.reason,
+            ...(hold.unit ? { unit: hold.unit.path } : { files: hold.files?.length ?? 0 }),
+          },
         },
       },
-    );
+    ]);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Unit } from '../../shared/schemas.js';
-import type { PurgeAnswer, WithdrawalView } from '../../shared/withdrawals.js';
+import type { PurgeAnswer } from '../../shared/withdrawals.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import type { Account } from '../store/accounts/port.js';
 import type { ArchiveStore } from '../store/archive-store.js';
@@ -11,6 +11,9 @@ import type { UnitDirectory } from './unit-directory.js';
 import { viewOf } from './withdrawals.js';
 
 const DAY_MS = 86_400_000;
+
+/** Any time at all: every purge or deletion under way, for a hold's settling. */
+const EVER = new Date(8.64e15);
 
 /**
  * Which of these files are held (冻结: part 4 of issue 41): a held file's withdrawals stay in the
@@ -44,10 +47,17 @@ export class PurgeService {
     private readonly deps: {
       store: Pick<
         ArchiveStore,
-        'ledger' | 'withdrawals' | 'catalog' | 'content' | 'nearDuplicates' | 'fingerprintQueue' | 'accounts'
+        | 'ledger'
+        | 'withdrawals'
+        | 'catalog'
+        | 'content'
+        | 'nearDuplicates'
+        | 'fingerprintQueue'
+        | 'fileTexts'
+        | 'accounts'
       >;
       directory: Pick<UnitDirectory, 'reachSubtree' | 'unitInReach'>;
-      audit: Pick<AuditService, 'record'>;
+      audit: Pick<AuditService, 'recordSteps'>;
       settings: { trashDays: number };
       isHeld?: HeldFiles;
       clock?: () => Date;
@@ -145,9 +155,15 @@ export class PurgeService {
       const done = await store.ledger.reverse(key, `dispose:${key}`);
       if (done === 'reversed') reversed++;
     }
-    let purged = 0;
+    const begun: WithdrawalRecord[] = [];
     for (const record of await store.withdrawals.ofFile(fileId)) {
-      if (await this.purgeOne(record, by, null, false)) purged++;
+      const purging = await this.beginPurge(record, by);
+      if (purging) begun.push(purging);
+    }
+    let purged = 0;
+    for (const record of (await this.clearPurges(begun, { ignoreHolds: true })).cleared) {
+      await this.finishPurge(record, record.purgedBy ?? by, null, false);
+      purged++;
     }
     const fate = await this.deleteContent(fileId, by, why, { ignoreHolds: true });
     return { reversed, purged, fate };
@@ -161,11 +177,11 @@ export class PurgeService {
     let finished = 0;
     for (;;) {
       const records = await this.deps.store.withdrawals.unfinished(['purging'], before, 100);
-      // Each finished leaves `purging`: the next page is what is left.
-      for (const record of records) {
-        await this.finishPurge(record, record.purgedBy ?? SWEEP, null, false);
-        finished++;
-      }
+      // Each finished, or stopped by a hold, leaves `purging`: the next page is what is left. One a
+      // crash left not cleared is asked about holds again here.
+      const { cleared, stopped } = await this.clearPurges(records, {});
+      for (const record of cleared) await this.finishPurge(record, record.purgedBy ?? SWEEP, null, false);
+      finished += cleared.length + stopped.length;
       if (records.length < 100) break;
     }
     for (const entry of await this.deps.store.catalog.deletions(before, 1000)) {
@@ -184,18 +200,26 @@ export class PurgeService {
   ): Promise<PurgeAnswer> {
     const held = await this.isHeld([...new Set(records.map((r) => r.upload.fileId))]);
     const answer: PurgeAnswer = { purged: [], skipped: [], contentsDeleted: 0 };
-    const files = new Set<string>();
+    const skip = (r: WithdrawalRecord, reason: 'held' | 'busy') =>
+      answer.skipped.push({ id: r.id, fileName: r.upload.fileName, reason });
+    const begun: WithdrawalRecord[] = [];
     for (const record of records) {
       if (held.has(record.upload.fileId)) {
-        answer.skipped.push({ id: record.id, fileName: record.upload.fileName, reason: 'held' });
+        skip(record, 'held');
         continue;
       }
-      const done = await this.purgeOne(record, by, address, expired);
-      if (done) {
-        answer.purged.push(done);
-        files.add(record.upload.fileId);
-      } else if (record.state !== 'purged' && record.state !== 'purging')
-        answer.skipped.push({ id: record.id, fileName: record.upload.fileName, reason: 'busy' });
+      const purging = await this.beginPurge(record, by);
+      if (purging) begun.push(purging);
+      else if (record.state !== 'purged' && record.state !== 'purging') skip(record, 'busy');
+    }
+    // Holds asked again once the purges are recorded: a hold placed since the look above stops
+    // those not cleared yet (PurgeService.settleHeld), and they are skipped as held.
+    const { cleared, stopped } = await this.clearPurges(begun, {});
+    for (const record of stopped) skip(record, 'held');
+    const files = new Set<string>();
+    for (const record of cleared) {
+      answer.purged.push(viewOf(await this.finishPurge(record, record.purgedBy ?? by, address, expired)));
+      files.add(record.upload.fileId);
     }
     for (const fileId of files) {
       const fate = await this.deleteContent(fileId, by, 'its last upload was purged from the trash', {});
@@ -204,23 +228,90 @@ export class PurgeService {
     return answer;
   }
 
-  /** One withdrawal out of the trash for good; undefined when it is not `withdrawn` (or `purging`) now. */
-  private async purgeOne(
-    record: WithdrawalRecord,
-    by: Person,
-    address: string | null,
-    expired: boolean,
-  ): Promise<WithdrawalView | undefined> {
+  /**
+   * Step 1 of a purge: `withdrawn` → `purging`, not cleared of holds yet. Answers the withdrawal
+   * `purging` now (by this call, or by another request or a crash's), else undefined.
+   */
+  private async beginPurge(record: WithdrawalRecord, by: Person): Promise<WithdrawalRecord | undefined> {
     const { withdrawals } = this.deps.store;
-    if (record.state === 'withdrawn') {
-      // Of a purge and a restore racing, the one that moves it from `withdrawn` wins.
-      if (!(await withdrawals.advance(record.id, 'withdrawn', 'purging', this.now(), by))) {
-        const now = await withdrawals.get(record.id);
-        if (now?.state !== 'purging') return undefined;
+    // Of a purge and a restore racing, the one that moves it from `withdrawn` wins.
+    if (record.state === 'withdrawn') await withdrawals.advance(record.id, 'withdrawn', 'purging', this.now(), by);
+    else if (record.state !== 'purging') return undefined;
+    const now = await withdrawals.get(record.id);
+    return now?.state === 'purging' ? now : undefined;
+  }
+
+  /**
+   * Purges recorded (`purging`) asked about holds before the ledger purges their uploads: one
+   * held and not cleared yet is stopped (back in the trash); the others are cleared, by one
+   * conditional write each, which a hold's settling (`settleHeld`) cannot undo. Of a clear and a
+   * stop, exactly one takes a purge. `cleared` are to be finished; `stopped`, a hold stopped.
+   */
+  private async clearPurges(
+    records: readonly WithdrawalRecord[],
+    options: { ignoreHolds?: boolean },
+  ): Promise<{ cleared: WithdrawalRecord[]; stopped: WithdrawalRecord[] }> {
+    const { withdrawals } = this.deps.store;
+    const uncleared = records.filter((r) => !r.cleared);
+    const held =
+      options.ignoreHolds || uncleared.length === 0
+        ? new Set<string>()
+        : await this.isHeld([...new Set(uncleared.map((r) => r.upload.fileId))]);
+    const cleared: WithdrawalRecord[] = [];
+    const stopped: WithdrawalRecord[] = [];
+    for (const record of records) {
+      if (!record.cleared && held.has(record.upload.fileId) && (await withdrawals.stopPurge(record.id, this.now()))) {
+        stopped.push(record);
+        continue;
       }
-    } else if (record.state !== 'purging') return undefined;
-    const purging = (await withdrawals.get(record.id))!;
-    return viewOf(await this.finishPurge(purging, purging.purgedBy ?? by, address, expired));
+      if (await withdrawals.clearPurge(record.id)) {
+        cleared.push({ ...record, cleared: true });
+        continue;
+      }
+      // Not `purging` any more: a hold stopped it (back to `withdrawn`), or another request purged it.
+      const now = await withdrawals.get(record.id);
+      if (now?.state === 'withdrawn') stopped.push(record);
+      else if (now?.state === 'purged') cleared.push(now);
+    }
+    return { cleared, stopped };
+  }
+
+  /**
+   * 冻结 placed: the purges and content deletions under way of files it holds (`covered`) are
+   * settled before the hold answers. A purge not cleared yet is stopped (its withdrawal back in the
+   * trash, its request answers it skipped as held); one cleared is finished here (its upload out of
+   * the trash for good, its content kept, since the hold is now recorded). A content deletion not
+   * cleared is cancelled; one cleared (its bytes may be going) is finished here. After this, no
+   * purge of a held file takes effect, and no bytes of it are deleted (docs/decisions/holds.md).
+   */
+  async settleHeld(covered: (fileIds: readonly string[]) => Promise<Set<string>>): Promise<void> {
+    const { withdrawals, catalog } = this.deps.store;
+    let after: WithdrawalRecord | undefined;
+    for (;;) {
+      const page = await withdrawals.unfinished(['purging'], EVER, 500, after);
+      if (page.length === 0) break;
+      after = page.at(-1);
+      const held = await covered([...new Set(page.map((r) => r.upload.fileId))]);
+      for (const record of page.filter((r) => held.has(r.upload.fileId))) {
+        if (!record.cleared && (await withdrawals.stopPurge(record.id, this.now()))) continue;
+        // Cleared (before, or since it was read): finished here, under its key, once whoever makes it.
+        const now = await withdrawals.get(record.id);
+        if (now?.state === 'purging' && now.cleared) await this.finishPurge(now, now.purgedBy ?? SWEEP, null, false);
+      }
+    }
+    // Deletions under way are few (each is a content's last moments).
+    const marked = await catalog.deletions(EVER, 1000);
+    const held = await covered(marked.map((e) => e.fileId));
+    for (const entry of marked)
+      if (held.has(entry.fileId) && !entry.deletionCleared) await catalog.cancelDeletion(entry.fileId);
+    // Read again: one cleared before or since the first read (its bytes may be going) is finished now.
+    for (const entry of await catalog.deletions(EVER, 1000))
+      if (held.has(entry.fileId) && entry.deletionCleared)
+        await this.removeContent(
+          entry,
+          SWEEP,
+          'a deletion cleared before a hold was placed, finished before it answered',
+        );
   }
 
   /** Steps 2 and 3 of a purge: the ledger's record of it under the withdrawal's key, then `purged`. */
@@ -231,6 +322,8 @@ export class PurgeService {
     expired: boolean,
   ): Promise<WithdrawalRecord> {
     const { store } = this.deps;
+    if (record.state === 'purging' && !record.cleared)
+      throw new Error(`purge of ${record.id}: not cleared of holds, it cannot be finished`);
     const done = await store.ledger.purge(record.uploadKey, purgeKeyOf(record.id));
     if (done !== 'purged' && done !== 'repeated' && done !== 'already purged')
       throw new Error(`upload ${record.uploadKey}: the ledger answered "${done}" to the purge of ${record.id}`);
@@ -239,23 +332,30 @@ export class PurgeService {
     const fileId = record.upload.fileId;
     if (!(await this.isHeld([fileId])).has(fileId) && !(await this.holdersOf(fileId, record.id)))
       await store.catalog.beginDeletion(fileId, this.now());
-    if (await store.withdrawals.advance(record.id, 'purging', 'purged', this.now())) {
-      await this.deps.audit.record('upload_purged', await this.actorOf(by, record.upload.unit), {
-        address,
-        fileId: record.upload.fileId,
-        fileName: record.upload.fileName,
-        note: {
-          code: 'purged',
-          expired,
-          withdrawalId: record.id,
-          uploader: record.upload.account.username,
-          unit: record.upload.unit.id,
-          uploadedAt: record.upload.at.toISOString(),
-          reason: record.reason,
-          ...(record.note !== null && { note: record.note }),
+    // Before the move, under the withdrawal's key: a crash between the two leaves the event to the
+    // sweep that moves it, which records it once.
+    await this.deps.audit.recordSteps(await this.actorOf(by, record.upload.unit), [
+      {
+        key: `upload_purged:${record.id}`,
+        action: 'upload_purged',
+        details: {
+          address,
+          fileId: record.upload.fileId,
+          fileName: record.upload.fileName,
+          note: {
+            code: 'purged',
+            expired,
+            withdrawalId: record.id,
+            uploader: record.upload.account.username,
+            unit: record.upload.unit.id,
+            uploadedAt: record.upload.at.toISOString(),
+            reason: record.reason,
+            ...(record.note !== null && { note: record.note }),
+          },
         },
-      });
-    }
+      },
+    ]);
+    await store.withdrawals.advance(record.id, 'purging', 'purged', this.now());
     await this.deps.afterStep?.('purged');
     return (await store.withdrawals.get(record.id))!;
   }
@@ -264,7 +364,7 @@ export class PurgeService {
    * Deletes a content nobody holds any more. The catalog entry is marked first (a check or proof
    * then finds no content, and a commit of the same bytes stores them anew); the holders are read
    * after the mark (the ledger, the trash, the ledger again), and an upload found counting cancels
-   * the deletion; else the file's near-duplicate records, its bytes and last its entry go.
+   * the deletion; else the file's near-duplicate records and searchable text, its bytes and last its entry go.
    */
   async deleteContent(
     fileId: string,
@@ -287,28 +387,49 @@ export class PurgeService {
     options: { ignoreHolds?: boolean },
   ): Promise<ContentFate> {
     const { store } = this.deps;
-    // After the mark: an upload counted meanwhile either shows here, or its own check after
-    // counting finds the entry gone and takes it back (ClaimService).
-    const held =
-      (!options.ignoreHolds && (await this.isHeld([entry.fileId])).has(entry.fileId)) ||
-      (await this.holdersOf(entry.fileId));
-    if (held) {
-      await store.catalog.cancelDeletion(entry.fileId);
-      return 'held';
+    if (!entry.deletionCleared) {
+      // After the mark: an upload counted meanwhile either shows here, or its own check after
+      // counting finds the entry gone and takes it back (ClaimService). A deletion a crash left
+      // not cleared is asked again here, by the sweep.
+      const held =
+        (!options.ignoreHolds && (await this.isHeld([entry.fileId])).has(entry.fileId)) ||
+        (await this.holdersOf(entry.fileId));
+      if (held) {
+        await store.catalog.cancelDeletion(entry.fileId);
+        return 'held';
+      }
+      // Cleared by one conditional write: a hold placed since the look above cancels the deletion
+      // first (settleHeld), or finds it cleared and finishes it before answering.
+      if (!(await store.catalog.clearDeletion(entry.fileId))) return 'held';
     }
+    return this.removeContent(entry, by, why);
+  }
+
+  /** The last steps of a deletion cleared of holds and holders: what is kept of the file, its bytes, its entry. */
+  private async removeContent(entry: DeletingEntry, by: Person, why: string): Promise<ContentFate> {
+    const { store } = this.deps;
     await store.nearDuplicates.forget(entry.fileId);
     await store.fingerprintQueue.forget(entry.fileId);
+    await store.fileTexts.forget(entry.fileId);
     await this.deps.afterStep?.('derived');
     await store.content.remove(entry);
     await this.deps.afterStep?.('bytes');
+    // Before the entry goes, under the deletion's key: a crash between the two leaves the mark,
+    // and the sweep that finishes it records the event once.
+    await this.deps.audit.recordSteps(await this.actorOf(by, undefined), [
+      {
+        key: `content_deleted:${entry.fileId}:${entry.deletingSince.getTime()}`,
+        action: 'content_deleted',
+        details: {
+          address: null,
+          fileId: entry.fileId,
+          fileName: entry.fileName,
+          note: { code: 'content_deleted', length: entry.length, why },
+        },
+      },
+    ]);
     await store.catalog.remove(entry.fileId);
     await this.deps.afterStep?.('catalog');
-    await this.deps.audit.record('content_deleted', await this.actorOf(by, undefined), {
-      address: null,
-      fileId: entry.fileId,
-      fileName: entry.fileName,
-      note: { code: 'content_deleted', length: entry.length, why },
-    });
     return 'deleted';
   }
 

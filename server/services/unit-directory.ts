@@ -251,11 +251,16 @@ export class UnitDirectory {
     return this.deps.units.getMany(ids);
   }
 
-  /** Every unit of a reach: a subtree's, or the whole directory's (a province has a few thousand). */
-  async unitsIn(reach: Exclude<Reach, { kind: 'nothing' }>): Promise<DirectoryUnit[]> {
-    const within = reach.kind === 'subtree' ? reach.root.lineage : undefined;
-    return (await this.deps.units.find({ ...(within !== undefined && { within }), limit: 10_000_000, offset: 0 }))
-      .items;
+  /**
+   * The ids of a reach's units, a subtree's or the whole directory's (a province has a few
+   * thousand), and given `part`, only of those whose path contains it or whose code starts with
+   * it (a search's units: see UnitStore.ids).
+   */
+  unitIdsIn(reach: Exclude<Reach, { kind: 'nothing' }>, part?: string): Promise<string[]> {
+    return this.deps.units.ids({
+      ...(reach.kind === 'subtree' && { within: reach.root.lineage }),
+      ...(part !== undefined && { part }),
+    });
   }
 
   /**
@@ -451,10 +456,24 @@ export class UnitDirectory {
     return candidates.filter((a) => !known.has(a.unit.id));
   }
 
-  /** Accounts whose units are not in the directory (an earlier version's free text the mapping could not place). */
-  async unmapped(): Promise<Account[]> {
+  /**
+   * Accounts whose units are not in the directory (an earlier version's free text the mapping
+   * could not place), by username; `page` takes some of them (all without it). Read by the units
+   * the last start left unplaced, as its placement record lists them, through the accounts' unit
+   * index: every account made since has a directory unit, so none of theirs is read (issue 43:
+   * the Units page read all 100,000 at every visit). Every account only before a start recorded
+   * them, or when too many units were left to list.
+   */
+  async unmapped(page: { offset: number; limit: number } = { offset: 0, limit: Infinity }): Promise<Account[]> {
+    const recorded = (await this.deps.jobs.get(PLACEMENT_RECORD))?.state as PlacementRecord | null | undefined;
+    const units = recorded?.unplacedUnits;
+    if (units?.length === 0) return [];
     const unmapped: Account[] = [];
-    for await (const batch of this.accountBatches({})) unmapped.push(...(await this.notInDirectory(batch)));
-    return unmapped;
+    const enough = page.offset + page.limit;
+    for await (const batch of this.accountBatches(units ? { units } : {})) {
+      unmapped.push(...(await this.notInDirectory(batch)));
+      if (unmapped.length >= enough) break;
+    }
+    return unmapped.slice(page.offset, enough);
   }
 }

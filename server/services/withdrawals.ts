@@ -56,7 +56,7 @@ export class WithdrawalService {
     private readonly deps: {
       store: Pick<ArchiveStore, 'ledger' | 'withdrawals' | 'receipts' | 'accounts' | 'unitFiles' | 'catalog'>;
       directory: Pick<UnitDirectory, 'reachSubtree' | 'get' | 'unitInReach'>;
-      audit: Pick<AuditService, 'record' | 'recordMany'>;
+      audit: Pick<AuditService, 'recordSteps'>;
       /** 冻结: a held file is not withdrawn. */
       holds: Pick<HoldService, 'refuseHeld' | 'heldAmong'>;
       settings: WithdrawalSettings;
@@ -602,19 +602,15 @@ export class WithdrawalService {
       answers[i] === 'reversed' || answers[i] === 'repeated' ? [] : [{ record: r, answer: answers[i]! }],
     );
     const done = records.filter((_, i) => answers[i] === 'reversed' || answers[i] === 'repeated');
+    // Before the move, under each withdrawal's key: a crash between the two leaves the event to the
+    // retry or the sweep that moves it, which records it once.
+    await this.audit('upload_withdrawn', done, (r) => r.withdrawnBy, address, actor);
     const at = this.now();
     const moved = await store.withdrawals.advanceMany(
       done.map((r) => r.id),
       'withdrawing',
       'withdrawn',
       at,
-    );
-    await this.audit(
-      'upload_withdrawn',
-      done.filter((r) => moved.has(r.id)),
-      (r) => r.withdrawnBy,
-      address,
-      actor,
     );
     for (const { record } of refused) await store.withdrawals.drop(record.id);
     if (refused.length > 0) {
@@ -665,19 +661,13 @@ export class WithdrawalService {
       throw new Error(
         `upload ${records[refused]!.uploadKey}: the ledger answered "${answers[refused]}" to the restore of ${records[refused]!.id}`,
       );
+    await this.audit('upload_restored', records, (r) => r.restoredBy!, address, actor);
     const at = this.now();
     const moved = await store.withdrawals.advanceMany(
       records.map((r) => r.id),
       'restoring',
       'restored',
       at,
-    );
-    await this.audit(
-      'upload_restored',
-      records.filter((r) => moved.has(r.id)),
-      (r) => r.restoredBy!,
-      address,
-      actor,
     );
     return this.afterMove(records, moved, { state: 'restored', changedAt: at });
   }
@@ -699,7 +689,10 @@ export class WithdrawalService {
     return records.map((r) => (moved.has(r.id) ? { ...r, ...change } : now.get(r.id)!));
   }
 
-  /** The audit events of steps, together per person who took them (one write each on the embedded store). */
+  /**
+   * The audit events of steps, together per person who took them (one write each on the embedded
+   * store), each under its withdrawal's key: recorded once, by whoever records it first.
+   */
   private async audit(
     action: 'upload_withdrawn' | 'upload_restored',
     records: readonly WithdrawalRecord[],
@@ -726,14 +719,12 @@ export class WithdrawalService {
           ...(record.note !== null && { note: record.note }),
         },
       });
+      const step = (r: WithdrawalRecord) => ({ key: `${action}:${r.id}`, action, details: details(r) });
       if (account)
-        await this.deps.audit.recordMany(
-          { id: by.id, username: by.username, unit: account.unit },
-          theirs.map((r) => ({ action, details: details(r) })),
-        );
+        await this.deps.audit.recordSteps({ id: by.id, username: by.username, unit: account.unit }, theirs.map(step));
       else
         for (const r of theirs)
-          await this.deps.audit.record(action, { id: by.id, username: by.username, unit: r.upload.unit }, details(r));
+          await this.deps.audit.recordSteps({ id: by.id, username: by.username, unit: r.upload.unit }, [step(r)]);
     }
   }
 

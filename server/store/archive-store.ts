@@ -5,6 +5,7 @@ import type { ClaimStore } from './claims/port.js';
 import type { ContentStore } from './content/port.js';
 import type { JobStore } from './jobs/port.js';
 import type { Ledger } from './ledger/port.js';
+import type { FileTexts } from './file-texts/port.js';
 import type { FingerprintQueue, NearDuplicateIndex } from './near-duplicates/port.js';
 import type { ReceiptStore } from './receipts/port.js';
 import type { Reports } from './reports/port.js';
@@ -48,6 +49,8 @@ export interface ArchiveStore {
   readonly loginAttempts: LoginAttemptStore;
   readonly nearDuplicates: NearDuplicateIndex;
   readonly fingerprintQueue: FingerprintQueue;
+  /** Files' texts (extracted or recognised) and the full-text index over their terms. */
+  readonly fileTexts: FileTexts;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;

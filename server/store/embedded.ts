@@ -27,6 +27,7 @@ import {
   EmbeddedNearDuplicateIndex,
   nearDuplicateSchema,
 } from './near-duplicates/embedded.js';
+import { EmbeddedFileTexts, fileTextSchema } from './file-texts/embedded.js';
 import { EmbeddedReceiptStore, receiptSchema } from './receipts/embedded.js';
 import { EmbeddedReports } from './reports/embedded.js';
 import { EmbeddedUploadStore, uploadSchema } from './uploads/embedded.js';
@@ -48,6 +49,7 @@ const SCHEMAS: readonly EmbeddedSchema[] = [
   auditSchema,
   jobSchema,
   nearDuplicateSchema,
+  fileTextSchema,
   receiptSchema,
   withdrawalSchema,
   holdSchema,
@@ -100,6 +102,7 @@ export function openEmbeddedStore(options: {
     loginAttempts: new EmbeddedLoginAttempts(db),
     nearDuplicates: new EmbeddedNearDuplicateIndex(db),
     fingerprintQueue: new EmbeddedFingerprintQueue(db),
+    fileTexts: new EmbeddedFileTexts(db),
     async ping() {
       db.prepare('SELECT 1').get();
     },

@@ -28,6 +28,7 @@ import {
   MongoNearDuplicateIndex,
   nearDuplicateCollections,
 } from './near-duplicates/mongo.js';
+import { createFileTextIndexes, fileTextCollections, MongoFileTexts } from './file-texts/mongo.js';
 import { MongoReports } from './reports/mongo.js';
 import { createUploadIndexes, MongoUploadStore } from './uploads/mongo.js';
 import { MongoUnitFiles } from './unit-files/mongo.js';
@@ -91,6 +92,7 @@ function collectionsOf(db: Db) {
     ...holdCollections(db),
     ...disposalCollections(db),
     ...nearDuplicateCollections(db),
+    ...fileTextCollections(db),
   };
 }
 
@@ -108,6 +110,7 @@ async function createIndexes(c: Collections): Promise<void> {
     createAccountIndexes(c),
     createAuditIndexes(c),
     createNearDuplicateIndexes(c),
+    createFileTextIndexes(c),
     createReceiptIndexes(c),
     createWithdrawalIndexes(c),
     createHoldIndexes(c),
@@ -139,6 +142,7 @@ function storeOver(client: MongoClient, db: Db, c: Collections, chunkSize: numbe
     loginAttempts: new MongoLoginAttempts(c),
     nearDuplicates: new MongoNearDuplicateIndex(c),
     fingerprintQueue: new MongoFingerprintQueue(c),
+    fileTexts: new MongoFileTexts(c),
     async ping() {
       await db.command({ ping: 1 });
     },

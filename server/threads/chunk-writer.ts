@@ -1,5 +1,6 @@
 import type { ContentStore } from '../store/content/port.js';
 import type { DigestJob } from './digest.js';
+import { youngCollections, type YoungCollections } from './young-collections.js';
 
 /** Chunks are written to the store in batches (about 2 MiB at the default chunk size). */
 const BATCH_CHUNKS = 8;
@@ -46,6 +47,8 @@ export interface ChunkWriterOptions {
   offset: number;
   /** Called in order after each batch is written, with the end of the bytes written so far. */
   onPersisted?: (offset: number) => Promise<void>;
+  /** Told of every byte pushed, once copied (the process's unless a test gives its own). */
+  collections?: YoungCollections;
 }
 
 /**
@@ -93,6 +96,8 @@ export class ChunkWriter {
       at += take;
       if (this.filled === this.room) await this.closeChunk();
     }
+    // `data` is garbage now, unless the caller keeps it.
+    (this.options.collections ?? youngCollections).receivedBytes(data.byteLength);
   }
 
   /** Writes everything pushed, a partial last chunk included, and waits until it is persisted. */

@@ -119,6 +119,44 @@ describe(
       assert.deepEqual([...errors, ...clerk.errors], []);
     });
 
+    it('opened on the accounts page, asks for its first rows beside the session, not after it, and once', async () => {
+      const { page, errors } = await newPage();
+      await login(page, server.url, 'top');
+      await page.getByRole('link', { name: '账号管理' }).waitFor();
+      await page.goto('about:blank');
+      const asked: string[] = [];
+      page.on('request', (r) => {
+        if (new URL(r.url()).pathname === '/api/accounts') asked.push(r.url());
+      });
+      // The scripts read besides the app's own: the accounts page's chunk, without Chart.js (the reports').
+      const scripts: Array<Promise<number>> = [];
+      page.on('response', (r) => {
+        const at = new URL(r.url()).pathname;
+        if (at.startsWith('/assets/') && at.endsWith('.js') && !at.startsWith('/assets/index-'))
+          scripts.push(r.body().then((b) => b.length));
+      });
+      // The session's answer held back: the rows' request must not wait for it.
+      let releaseSession = () => {};
+      const sessionHeld = new Promise<void>((resolve) => (releaseSession = resolve));
+      await page.route('**/api/session', async (route) => {
+        await sessionHeld;
+        await route.continue();
+      });
+      await page.goto(`${server.url}/#/accounts`);
+      await page.waitForRequest((r) => new URL(r.url()).pathname === '/api/accounts', { timeout: 15_000 });
+      releaseSession();
+      await page.locator('table.accounts tbody tr').first().waitFor();
+      assert.deepEqual(
+        asked.map((url) => new URL(url).search),
+        ['?limit=50&offset=0'],
+        'the page took the answer asked for ahead',
+      );
+      const read = (await Promise.all(scripts)).reduce((a, b) => a + b, 0);
+      assert.ok(read > 0 && read < 100_000, `the accounts page's scripts are ${read} bytes: no Chart.js`);
+      await page.unroute('**/api/session');
+      assert.deepEqual(errors, []);
+    });
+
     it('renames an account (a bad name refused at the field), resets its password and disables it, each shown once or confirmed first', async () => {
       const { page, errors } = await newPage();
       await login(page, server.url, 'qing-admin');

@@ -7,13 +7,14 @@ import type { FileList, UploadResult } from '../../shared/schemas.js';
 import { OLD_CHROMIUM_VERSIONS, oldChromiumSkip, OldChromiumPage } from '../support/old-chromium.js';
 import { body, PASSWORD, TestServer, type Client } from '../support/server.js';
 import { embeddedTarget, tempDir } from '../support/stores.js';
+import { typedPdf } from '../support/content.js';
 
 /**
  * The clerk's page in the browsers of county offices: Chromium 86 (360安全浏览器 13 极速模式) and 109
  * (the last Chrome on Windows 7), as npm packages ship them (`.ci/old-chromium`), against a real
  * server on the embedded store. A clerk logs in and uploads files that are new, identical to each
  * other, already in the archive (proved, 秒传) and large (tus); the archive then holds each once
- * and counts each upload once, and the page reported no error.
+ * and counts each upload once; the viewer of 本单位文件 shows a PDF's pages; the page reported no error.
  */
 
 const md5 = (data: Uint8Array) => createHash('md5').update(data).digest('hex');
@@ -43,7 +44,7 @@ describe('the clerk’s page in Chromium 86 and 109', { skip: oldChromiumSkip, t
   }
 
   for (const version of OLD_CHROMIUM_VERSIONS) {
-    it(`Chromium ${version}: log in, upload new, identical, known and large files; each counted once, no page error`, async () => {
+    it(`Chromium ${version}: log in, upload new, identical, known and large files; each counted once; a PDF's pages in the viewer; no page error`, async () => {
       const username = `clerk-${version}`;
       const clerk = await server.tokenClient(await server.addAccount(username, 'clerk'));
       const dir = path.join(files, version);
@@ -56,6 +57,10 @@ describe('the clerk’s page in Chromium 86 and 109', { skip: oldChromiumSkip, t
         [`全卷-${version}.tif`]: randomBytes(20 * 1024 * 1024),
       };
       for (const [name, data] of Object.entries(chosen)) fs.writeFileSync(path.join(dir, name), data);
+
+      // A real PDF of the clerk's, for the viewer.
+      const listName = `目录_${version}.pdf`;
+      await body(await clerk.upload(listName, await typedPdf(2)), 201);
 
       const page = await OldChromiumPage.launch(version);
       try {
@@ -83,6 +88,21 @@ describe('the clerk’s page in Chromium 86 and 109', { skip: oldChromiumSkip, t
         );
         assert.equal(summary.failed, '0', `failed uploads; page errors: ${page.errors.join(' | ')}`);
         assert.ok(Number(summary.instant) >= 1, `the known file was proved, not sent: ${JSON.stringify(summary)}`);
+        assert.deepEqual(page.errors, []);
+
+        // A PDF in 本单位文件's viewer: its pages as the server draws them (today's pdf.js cannot run here).
+        await page.evaluate(`location.hash = '#/files'`);
+        const preview = `Array.from(document.querySelectorAll('button[aria-label^="预览"]')).find((b) => b.getAttribute('aria-label').includes(${JSON.stringify(listName)}))`;
+        await page.waitFor(preview, 'the PDF in the list of files');
+        await page.evaluate(`${preview}.click()`);
+        const shown = await page.waitFor<number>(
+          `(() => { const img = document.querySelector('dialog.preview .pdf-pages[data-page="1"] img');
+            return img && img.complete && img.naturalWidth > 0 ? img.naturalWidth : undefined; })()`,
+          'the PDF’s first page in the viewer',
+          60_000,
+        );
+        assert.ok(shown >= 200, `the page is drawn ${shown} pixels wide`);
+        assert.equal(await page.evaluate<boolean>(`!!document.querySelector('dialog.preview [role=alert]')`), false);
         assert.deepEqual(page.errors, []);
       } finally {
         await page.close();

@@ -232,7 +232,7 @@ describe('本单位文件 in the browser (Debian Chromium, embedded store)', { s
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
 
-    // The PDF, drawn page by page by pdf.js.
+    // The PDF, page by page as the server draws it.
     await table.locator('tr', { hasText: '移交清单' }).getByRole('button', { name: /^预览/ }).click();
     await page.waitForFunction(
       () => document.querySelector('dialog.preview .pdf-pages')?.dataset.page === '1',
@@ -242,14 +242,31 @@ describe('本单位文件 in the browser (Debian Chromium, embedded store)', { s
       },
     );
     await dialog.getByText('第 1 页，共 2 页').waitFor();
-    const drawn = await page.evaluate(() => {
-      const canvas = (
-        globalThis as unknown as { document: { querySelector(s: string): unknown } }
-      ).document.querySelector('dialog.preview canvas') as {
-        width: number;
-        getContext(k: '2d'): { getImageData(...a: number[]): { data: Uint8ClampedArray } };
+    const drawn = await page.evaluate(async () => {
+      const d = (
+        globalThis as unknown as {
+          document: { querySelector(s: string): unknown; createElement(t: 'canvas'): unknown };
+        }
+      ).document;
+      const img = d.querySelector('dialog.preview .pdf-pages img') as {
+        naturalWidth: number;
+        naturalHeight: number;
+        decode(): Promise<void>;
       };
-      const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.width);
+      await img.decode();
+      const canvas = d.createElement('canvas') as {
+        width: number;
+        height: number;
+        getContext(k: '2d'): {
+          drawImage(i: unknown, x: number, y: number): void;
+          getImageData(...a: number[]): { data: Uint8ClampedArray };
+        };
+      };
+      canvas.width = img.naturalWidth;
+      canvas.height = img.naturalHeight;
+      const context = canvas.getContext('2d');
+      context.drawImage(img, 0, 0);
+      const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
       let ink = 0;
       for (let i = 0; i < data.length; i += 4) if (data[i + 2]! > data[i]! + 60) ink++;
       return ink;
@@ -260,6 +277,32 @@ describe('本单位文件 in the browser (Debian Chromium, embedded store)', { s
     await page.waitForFunction(() => document.querySelector('dialog.preview .pdf-pages')?.dataset.page === '2');
     await dialog.getByRole('button', { name: '关闭' }).click();
     await dialog.waitFor({ state: 'detached' });
+    assert.deepEqual(errors, []);
+  });
+  it('finds the note by a word of its text (按内容搜索), the word marked in its snippet', async () => {
+    const { page, errors } = await windows.open();
+    await login(page, server.url, 'clerk-files');
+    await page.getByRole('link', { name: '本单位文件' }).click();
+    await page.getByRole('link', { name: '按内容搜索' }).click();
+    const words = page.getByLabel('文件中的文字');
+    const hit = page.locator('.text-hit', { hasText: '说明.txt' });
+    // The note's text is read in the background after its upload: search until it is found.
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      await words.fill('移交说明');
+      await page.getByRole('button', { name: '搜索', exact: true }).click();
+      await page.waitForURL(/[?&]text=/);
+      await page.locator('.text-hits, .text-search p[aria-live]').first().waitFor();
+      if ((await hit.count()) > 0) break;
+      await page.waitForTimeout(1000);
+    }
+    await hit.waitFor({ timeout: 1000 });
+    assert.deepEqual(await hit.locator('mark').allInnerTexts(), ['移交', '说明']);
+    assert.match(await hit.locator('.snippet').innerText(), /县档案馆 2026 年度移交说明/);
+    await page.screenshot({ path: artifactPath('unit-files-4-text-search.png') });
+    await words.fill('不存在的词语组合');
+    await page.getByRole('button', { name: '搜索', exact: true }).click();
+    await page.getByText('没有文件的内容含有这些词语。').waitFor();
     assert.deepEqual(errors, []);
   });
 });

@@ -168,6 +168,8 @@ describe('docker-compose.yml, profile production', () => {
     assert.ok(heap, 'a heap limit is set');
     const container = Number(/^(\d+)m$/.exec(service('app1').mem_limit ?? '')?.[1]);
     assert.ok(Number(heap[1]) <= 0.75 * container, `heap limit ${heap[1]} MB, container ${container} MB`);
+    // Uploads collect V8's young generation as they receive (server/threads/young-collections.ts).
+    assert.ok(words.includes('--expose-gc'), 'the collector is exposed');
   });
 
   it('sets no CPU limit unless asked, so the instances start on a one-CPU host', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { md5, randomContent, sha256 } from '../support/content.js';
+import { md5, randomContent, sha256, typedPdf } from '../support/content.js';
 import { Client, PASSWORD, TestServer } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
 import { REPORTS } from '../../shared/reports.js';
@@ -18,6 +18,7 @@ for (const target of storeTargets) {
     let as: Record<Who, Client>;
     let fileOfA: string;
     let fileOfB: string;
+    let pdf: string; // a PDF of unit A's, of two pages
 
     before(async () => {
       server = await TestServer.start(target);
@@ -27,6 +28,7 @@ for (const target of storeTargets) {
       as = await server.loginAll(['clerkA', 'clerkB', 'admin']);
       fileOfA = (await (await as.clerkA.upload('a.pdf', randomContent(100))).json()).fileId;
       fileOfB = (await (await as.clerkB.upload('b.pdf', randomContent(100))).json()).fileId;
+      pdf = (await (await as.clerkA.upload('pages.pdf', await typedPdf(2))).json()).fileId;
     });
     after(() => server.close());
 
@@ -108,6 +110,19 @@ for (const target of storeTargets) {
         await expectStatus(who, res, expected[who]);
         if (res.status === 200) assert.match(res.headers.get('content-disposition')!, /^inline; /);
       }
+    });
+
+    it('GET /api/files/:id/pages/:page (a page drawn for the viewer): as a download, the uploading unit and admins; others 404', async () => {
+      const expected: Record<Who, number> = { anonymous: 401, clerkA: 200, clerkB: 404, admin: 200 };
+      for (const who of WHO) {
+        const res = await as[who].fetch(`/api/files/${pdf}/pages/2?width=200`);
+        await expectStatus(who, res, expected[who]);
+        if (res.status === 200)
+          assert.deepEqual([res.headers.get('content-type'), res.headers.get('x-page-count')], ['image/jpeg', '2']);
+      }
+      // A page that does not exist is told only to those who may see the file.
+      await expectStatus('clerkB', await as.clerkB.fetch(`/api/files/${pdf}/pages/9`), 404);
+      assert.match((await (await as.clerkA.fetch(`/api/files/${pdf}/pages/9`)).json()).message, /has 2 page/);
     });
 
     it("GET /api/files/uploaders: clerks their unit's uploaders, admins everybody's", async () => {

@@ -40,9 +40,10 @@ for (const target of storeTargets) {
         if (displayName) await server.store.accounts.update(account.id, { displayName });
       }
       // The clerks straight into the store, an import's way (a thousand at a time).
-      const towns = (await directory.unitsIn({ kind: 'subtree', root: (await directory.get(QINGXIAN))! })).filter(
-        (u) => u.level === 'town',
-      );
+      const qingxian = await directory.unitIdsIn({ kind: 'subtree', root: (await directory.get(QINGXIAN))! });
+      const towns = (await directory.getMany(qingxian))
+        .filter((u) => u.level === 'town')
+        .sort((a, b) => (a.id < b.id ? -1 : 1));
       for (let from = 0; from < CLERKS; from += 1000) {
         const made = Array.from({ length: Math.min(1000, CLERKS - from) }, (_, k) => {
           const i = from + k;

@@ -9,6 +9,7 @@ import type { Ledger } from '../../server/store/ledger/port.js';
 import { randomContent } from '../support/content.js';
 import { uploadFolder } from '../support/receipts.js';
 import { body, type Client, TestServer } from '../support/server.js';
+import { PausePoint } from '../support/pause-point.js';
 import { storeTargets } from '../support/stores.js';
 
 /**
@@ -18,28 +19,6 @@ import { storeTargets } from '../support/stores.js';
  * after it asked about holds, and just before the ledger reverses its upload.
  */
 const TOWN_Q = '130922100';
-
-/** A point a request stops at once, when armed: the test waits for it to get there, then lets it go. */
-class PausePoint {
-  private armed: { reach: () => void; released: Promise<void> } | undefined;
-
-  arm(): { reached: Promise<void>; release: () => void } {
-    let reach!: () => void;
-    let release!: () => void;
-    const reached = new Promise<void>((resolve) => (reach = resolve));
-    const released = new Promise<void>((resolve) => (release = resolve));
-    this.armed = { reach, released };
-    return { reached, release };
-  }
-
-  async pass(): Promise<void> {
-    const armed = this.armed;
-    if (!armed) return;
-    this.armed = undefined;
-    armed.reach();
-    await armed.released;
-  }
-}
 
 for (const target of storeTargets) {
   describe(`a hold and a withdrawal under way (${target.name} store)`, { skip: target.skip }, () => {

@@ -5,7 +5,7 @@ import type { FileList } from '../../shared/schemas.js';
 import type { VerificationResult } from '../../shared/verification.js';
 
 type VerificationView = { last: VerificationResult | null };
-import { randomContent } from '../support/content.js';
+import { randomContent, typedPdf } from '../support/content.js';
 import { type Client, TestServer } from '../support/server.js';
 import { damageContent, storeTargets } from '../support/stores.js';
 import { until } from '../support/until.js';
@@ -35,7 +35,8 @@ for (const target of storeTargets) {
       await server.addAccountIn('top', 'admin', 'archive');
       as = await server.loginAll(['clerkQ', 'adminQ', 'adminD', 'top']);
       const clerkD = await server.login('clerkD');
-      const [dataQ, dataD] = [randomContent(150_000), randomContent(150_000)];
+      // Qing county's is a real PDF, whose pages the viewer shows.
+      const [dataQ, dataD] = [await typedPdf(4, 'Qing county'), randomContent(150_000)];
       fileQ = (await (await as.clerkQ.upload('青县档案.pdf', dataQ)).json()).fileId;
       fileD = (await (await clerkD.upload('东光档案.pdf', dataD)).json()).fileId;
       // Uploaded twice, so the repeat-uploaders report has a row for each county.
@@ -80,6 +81,12 @@ for (const target of storeTargets) {
       const expected: Record<Who, number> = { anonymous: 401, clerkQ: 200, adminQ: 200, adminD: 404, top: 200 };
       for (const who of WHO)
         await status(who, await as[who].fetch(`/api/files/${fileQ}?disposition=inline`), expected[who]);
+    });
+
+    it('GET /api/files/:id/pages/:page (a page drawn for the viewer): within reach only, as a download', async () => {
+      const expected: Record<Who, number> = { anonymous: 401, clerkQ: 200, adminQ: 200, adminD: 404, top: 200 };
+      for (const who of WHO)
+        await status(who, await as[who].fetch(`/api/files/${fileQ}/pages/1?width=150`), expected[who]);
     });
 
     it('GET /api/files/uploaders and ?uploader=: the uploaders of a reach only; one elsewhere is refused', async () => {

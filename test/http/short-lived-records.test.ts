@@ -15,6 +15,7 @@ import { TUS, tusRequest, tusUpload } from '../support/tus.js';
  * answers, and can still be sent again (README, "What the database keeps").
  */
 const HOUR = 3600_000;
+const DAY = 24 * HOUR;
 const newKey = () => randomBytes(16).toString('hex');
 
 /** Each short-lived table (embedded) or collection (MongoDB), with what names a record. */
@@ -25,6 +26,7 @@ const RECORDS = {
   loginAttempts: { table: 'login_attempts', id: 'key', collection: 'loginAttempts' },
   rateCounts: { table: 'rate_counts', id: "key || '|' || window_end", collection: 'rateCounts' },
   keptImports: { table: 'kept_imports', id: 'id', collection: 'accountImports' },
+  apiTokens: { table: 'api_tokens', id: 'id', collection: 'apiTokens' },
 } as const;
 type Kind = keyof typeof RECORDS;
 
@@ -98,6 +100,18 @@ for (const target of storeTargets) {
         expiresAt: new Date(now + 24 * HOUR),
         accounts: [],
       });
+      // An API token that expired: the early one 31 days before this round, gone at the sweep a day
+      // later (kept 30 days after its expiry); the later one 29 days before the sweep, still kept.
+      await server.opened.store.tokens.create({
+        id: `token-${who}`,
+        accountId: 'clerk',
+        secretHash: newKey(),
+        label: who,
+        createdAt: new Date(now - 90 * DAY),
+        expiresAt: new Date(now - (who === 'early' ? 31 : 29) * DAY),
+        lastUsedAt: null,
+        scopes: [],
+      });
       const after = await recordsIn(server.opened);
       const gained = Object.fromEntries(
         Object.keys(RECORDS).map((kind) => [kind, added(after[kind as Kind], before[kind as Kind])]),
@@ -106,7 +120,7 @@ for (const target of storeTargets) {
       return gained;
     }
 
-    it('forgets claims, tus records, sessions, login and quota records and kept imports past their time, keeps newer ones, and the receipt still answers', async () => {
+    it('forgets claims, tus records, sessions, login and quota records, kept imports and long-expired API tokens past their time, keeps newer ones, and the receipt still answers', async () => {
       const t0 = now;
       const anonymous = server.anonymous();
       const clerk = await server.login('clerk');

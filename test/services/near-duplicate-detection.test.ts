@@ -20,7 +20,7 @@ for (const target of storeTargets) {
       now = Date.UTC(2026, 10, 20, 9);
       service = new NearDuplicateService({
         store,
-        fingerprinter: Fingerprinter.create(),
+        fingerprinter: Fingerprinter.onFirstUse(),
         calendar: new ReportCalendar('Asia/Shanghai'),
         holder: 'test',
         clock: () => new Date(now),
@@ -89,7 +89,7 @@ for (const target of storeTargets) {
         const pauses: number[] = [];
         const paced = new NearDuplicateService({
           store,
-          fingerprinter: Fingerprinter.create(),
+          fingerprinter: Fingerprinter.onFirstUse(),
           calendar: new ReportCalendar('Asia/Shanghai'),
           holder: 'paced',
           clock: () => new Date(now),
@@ -168,7 +168,7 @@ for (const target of storeTargets) {
       // Another instance (or a restart) with stricter settings than the pair passes.
       const strict = new NearDuplicateService({
         store,
-        fingerprinter: Fingerprinter.create({ minJaccard: 0.99, maxHamming: 0, minContainment: 0.99 }),
+        fingerprinter: Fingerprinter.onFirstUse({ minJaccard: 0.99, maxHamming: 0, minContainment: 0.99 }),
         calendar: new ReportCalendar('Asia/Shanghai'),
         holder: 'strict',
         clock: () => new Date(now),

@@ -7,7 +7,7 @@ import { OCR_OFF, ProcessTextReader } from '../../server/services/near-duplicate
 import type { ArchiveStore } from '../../server/store/archive-store.js';
 import type { NearFingerprint } from '../../server/store/near-duplicates/port.js';
 import { keyOf, stageBytes } from '../support/content.js';
-import { cannotPrintPages, scannedPage, scannedTiff } from '../support/scans.js';
+import { cannotPrintPages, scannedPage, scannedPdf, scannedTiff } from '../support/scans.js';
 import { storeTargets, type OpenedStore } from '../support/stores.js';
 import { NOTICE, OTHER_NOTICE, POEM } from '../support/texts.js';
 import { printFigure, rescanned } from '../support/figures.js';
@@ -43,7 +43,7 @@ for (const target of storeTargets) {
       const service = (pacing?: Partial<Pacing>) =>
         new NearDuplicateService({
           store,
-          fingerprinter: Fingerprinter.create(),
+          fingerprinter: Fingerprinter.onFirstUse(),
           calendar: new ReportCalendar('Asia/Shanghai'),
           holder: 'ocr-test',
           clock: () => new Date(now + later),
@@ -257,6 +257,29 @@ for (const target of storeTargets) {
           });
           assert.equal((await near.report({ sort: 'foundAt', limit: 10, offset: 0 })).total, 0);
           assert.equal((await near.report({ sort: 'foundAt', limit: 10, offset: 0, status: 'reviewed' })).total, 1);
+        },
+      );
+
+      it(
+        "reads a scanner's PDF (pages without a text layer) and pairs it with the text it was printed from",
+        { timeout: 300_000 },
+        async () => {
+          const near = service();
+          const scan = await store_(
+            '两页扫描件.pdf',
+            await scannedPdf([FIRST_PAGE, SECOND_PAGE], 'slip'),
+            'application/pdf',
+          );
+          const text = await store_('两页.txt', Buffer.from(`${FIRST_PAGE}\n${SECOND_PAGE}`), 'text/plain');
+          await near.enqueue([scan, text]);
+          assert.equal(await near.runDue(), 2);
+          const fingerprint = await store.nearDuplicates.get(scan);
+          assert.deepEqual([fingerprint?.format, fingerprint?.skipped], ['pdf', null]);
+          const report = await near.report({ sort: 'foundAt', limit: 10, offset: 0 });
+          assert.deepEqual(
+            report.items.map((r) => [r.a.fileName, r.b.fileName].sort()),
+            [['两页.txt', '两页扫描件.pdf']],
+          );
         },
       );
 

@@ -27,11 +27,13 @@ for (const target of storeTargets) {
     const clerk = testAccount({ unit: unit('u-q') });
     const admin: Account = testAccount({ username: 'zhang', role: 'admin', unit: unit('archive') });
     const audited: string[] = [];
+    const stepKeys = new Set<string>();
 
     beforeEach(async () => {
       opened = await target.open();
       store = opened.store;
       audited.length = 0;
+      stepKeys.clear();
     });
     afterEach(() => opened.dispose());
 
@@ -42,7 +44,15 @@ for (const target of storeTargets) {
       new PurgeService({
         store,
         directory: { reachSubtree: async () => undefined, unitInReach: async () => ({}) as never },
-        audit: { record: async (action) => void audited.push(action) },
+        // As the audit log does: a step's event once, under its key.
+        audit: {
+          recordSteps: async (_actor, events) => {
+            for (const e of events.filter((e) => !stepKeys.has(e.key))) {
+              stepKeys.add(e.key);
+              audited.push(e.action);
+            }
+          },
+        },
         settings: { trashDays: 30 },
         clock: () => now,
         ...options,

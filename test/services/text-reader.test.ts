@@ -31,7 +31,7 @@ describe('reading documents in a process of their own', () => {
 
   it('reads and fingerprints exactly as on the calling thread, and skips what it cannot read with the same reason', async () => {
     reader = new ProcessTextReader({ settings: { minJaccard: 0.7 }, ocr: true, heapMb: 256 });
-    const here = new InProcessTextReader(Fingerprinter.create({ minJaccard: 0.7 }));
+    const here = new InProcessTextReader(Fingerprinter.onFirstUse({ minJaccard: 0.7 }));
     const documents: Array<[Uint8Array, { name: string; contentType: string }]> = [
       [Buffer.from(NOTICE), { name: '通知.txt', contentType: 'text/plain' }],
       [Buffer.from(`<p>${POEM}</p>`), { name: '静夜思.html', contentType: 'text/html' }],

@@ -92,6 +92,18 @@ for (const target of storeTargets)
         );
       });
 
+      it('lists the accounts left unplaced a page at a time, reading only those of the units left unplaced', async () => {
+        const { directory, selections } = start();
+        assert.deepEqual(usernames(await directory.unmapped()), ['old-hebei', 'old-nowhere']);
+        assert.deepEqual(usernames(await directory.unmapped({ offset: 1, limit: 1 })), ['old-nowhere']);
+        assert.deepEqual(await directory.unmapped({ offset: 2, limit: 10 }), []);
+        assert.deepEqual(
+          selections.map((s) => s.units),
+          selections.map(() => ['old-id']),
+          'by the units the start recorded, not every account',
+        );
+      });
+
       it('a start after their province is added to UNIT_REGIONS places the accounts left in it', async () => {
         const { directory } = start();
         const [beijing, hebei] = await directory.load(['11', '13']);
@@ -110,7 +122,7 @@ for (const target of storeTargets)
         const placed = await start().directory.placeEarlierAccounts();
         assert.deepEqual(placed.unmapped, []);
         assert.equal(placed.everyAccount, false);
-        // And the Units page, which reads every account, agrees.
+        // And the Units page agrees.
         assert.deepEqual(await start().directory.unmapped(), []);
       });
 

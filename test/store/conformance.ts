@@ -5,6 +5,7 @@ import { claimConformance } from '../../server/store/claims/conformance.js';
 import { contentConformance } from '../../server/store/content/conformance.js';
 import { jobConformance } from '../../server/store/jobs/conformance.js';
 import { ledgerConformance, ledgerSeedingConformance } from '../../server/store/ledger/conformance.js';
+import { fileTextConformance } from '../../server/store/file-texts/conformance.js';
 import { nearDuplicateConformance } from '../../server/store/near-duplicates/conformance.js';
 import { receiptConformance } from '../../server/store/receipts/conformance.js';
 import { reportsConformance } from '../../server/store/reports/conformance.js';
@@ -35,6 +36,7 @@ export function storeConformance(target: StoreTarget): void {
     auditConformance,
     jobConformance,
     nearDuplicateConformance,
+    fileTextConformance,
     reportsConformance,
     receiptConformance,
     withdrawalConformance,

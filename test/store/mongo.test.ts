@@ -22,7 +22,7 @@ import {
   namesFoundByFirstName,
 } from '../support/content.js';
 import type { Account } from '../../server/store/accounts/port.js';
-import { dyingAfter, Killed, ledgerWrites } from '../support/dying-mongo.js';
+import { dyingAfter, Killed, ledgerWrites, pausing, type Stop } from '../support/dying-mongo.js';
 import { mongoTarget, TEST_CHUNK_SIZE, withMongoStore } from '../support/stores.js';
 import { storeConformance } from './conformance.js';
 
@@ -250,11 +250,12 @@ describe(
   'MongoDB: an upload killed between the steps of its counting is counted once',
   { skip: mongoTarget.skip },
   () => {
-    // The steps: 1 the file's first-upload record, 2 the audit event (pending), 3 the ledger entry,
-    // 4 the name, 5 the day's tally, 6 the event done.
-    for (const writes of [0, 1, 2, 3, 4, 5, 6]) {
+    // The steps: 1 the file's lease taken, 2 the file's first-upload record, 3 the audit event
+    // (pending), 4 the ledger entry, 5 the name, 6 the day's tally, 7 the event done, 8 the lease
+    // given back. The dying process's lease has run out: the next request takes it over.
+    for (const writes of [0, 1, 2, 3, 4, 5, 6, 7, 8]) {
       for (const recovery of ['the client retries', 'the sweep finishes it, then the client retries'] as const) {
-        it(`killed after ${writes} of its 6 writes: ${recovery}`, async () => {
+        it(`killed after ${writes} of its 8 writes: ${recovery}`, async () => {
           await withMongoStore(async (opened, db) => {
             const staged = await stageBytes(opened.store, randomContent(10));
             const { entry } = await opened.store.content.commit(staged.stagingId, {
@@ -279,18 +280,18 @@ describe(
             );
             // An earlier upload of the same file by the same clerk: the count goes from 1 to 2.
             await countUpload(opened.store, { ...action.record, fileName: 'first.pdf' });
-            const dying = new MongoLedger(dyingAfter(ledgerWrites(db), writes)).count(action);
-            // After its sixth write it is counted in full: killed before its answer was sent.
-            if (writes === 6) await dying;
+            const dying = new MongoLedger(dyingAfter(ledgerWrites(db), writes), { leaseMs: 0 }).count(action);
+            // After its eighth write it is counted in full: killed before its answer was sent.
+            if (writes === 8) await dying;
             else await assert.rejects(dying, Killed);
             if (recovery !== 'the client retries')
               assert.equal(
                 await opened.store.ledger.finishInterrupted(new Date(Date.now() + 60_000)),
-                writes >= 2 && writes <= 5 ? 1 : 0,
+                writes >= 3 && writes <= 6 ? 1 : 0,
               );
             const answer = await opened.store.ledger.count(action);
             assert.equal(answer.uploadCount, 2);
-            assert.equal(answer.repeated, writes >= 2);
+            assert.equal(answer.repeated, writes >= 3);
             assert.equal((await opened.store.ledger.entriesForFile(entry.fileId))[0]!.uploadCount, 2);
             const days = await db.collection('userInfo.uploadDays').find({}).toArray();
             assert.deepEqual(
@@ -310,13 +311,16 @@ describe(
       }
     }
 
-    for (const writes of [1, 2, 3, 4, 5]) {
+    for (const writes of [2, 3, 4, 5, 6]) {
       it(`counts the upload that stored a file as storing it, killed after ${writes} of its writes and retried`, async () => {
         await withMongoStore(async (opened, db) => {
           const { entry } = await commitBytes(opened.store, randomContent(10));
           const record = carryingUpload(testAccount(), entry.fileId);
           const action = uploadAction(record, 'tus:first', 'stored');
-          await assert.rejects(new MongoLedger(dyingAfter(ledgerWrites(db), writes)).count(action), Killed);
+          await assert.rejects(
+            new MongoLedger(dyingAfter(ledgerWrites(db), writes), { leaseMs: 0 }).count(action),
+            Killed,
+          );
           // Another upload of the file carrying its bytes, counted meanwhile: it did not store it.
           const other = await opened.store.ledger.count(
             uploadAction({ ...record, account: testAccount() }, 'tus:second'),
@@ -357,7 +361,7 @@ describe('MongoDB: a reversal killed between its steps is finished once', { skip
           await count('a2', clerk, 'b.pdf', 2);
           await count('b1', other, 'a.pdf', 1);
           // The clerk's first upload (its entry keeps its second), then the other unit's only one.
-          const dying = new MongoLedger(dyingAfter(ledgerWrites(db), writes));
+          const dying = new MongoLedger(dyingAfter(ledgerWrites(db), writes), { leaseMs: 0 });
           try {
             await dying.reverse('a1', 'r1');
             await dying.reverse('b1', 'r2');
@@ -427,7 +431,7 @@ describe(
             await count('a1', clerk, 'a.pdf', day(1), true);
             await count('a2', clerk, 'b.pdf', day(2));
             await count('b1', other, 'a.pdf', day(1, 9));
-            const dying = new MongoLedger(dyingAfter(ledgerWrites(db), writes));
+            const dying = new MongoLedger(dyingAfter(ledgerWrites(db), writes), { leaseMs: 0 });
             try {
               await dying.reverse('a1', 'r1');
               finished = true;
@@ -514,7 +518,7 @@ describe('MongoDB: a restore killed between its steps is finished once', { skip:
           assert.equal(await opened.store.ledger.reverse('a1', 'r1'), 'reversed');
           assert.equal(await opened.store.ledger.reverse('b1', 'r2'), 'reversed');
           assert.deepEqual((await totals()).days, [[clerk.unit.id, '2026-03-02', 1, 0]]);
-          const dying = new MongoLedger(dyingAfter(ledgerWrites(db), writes));
+          const dying = new MongoLedger(dyingAfter(ledgerWrites(db), writes), { leaseMs: 0 });
           try {
             await dying.restore('a1', 's1');
             await dying.restore('b1', 's2');
@@ -595,7 +599,7 @@ describe(
             ];
             if (kind === 'restoreMany')
               await opened.store.ledger.reverseMany(batch.map((c) => ({ ...c, changeKey: `r${c.changeKey}` })));
-            const dying = new MongoLedger(dyingAfter(ledgerWrites(db), writes));
+            const dying = new MongoLedger(dyingAfter(ledgerWrites(db), writes), { leaseMs: 0 });
             try {
               await dying[kind](batch);
               finished = true;
@@ -632,3 +636,160 @@ describe(
     }
   },
 );
+
+describe('MongoDB: two changes of one file made at once apply one after the other', { skip: mongoTarget.skip }, () => {
+  /** The writes of a change: its claim of the action's state is the 1st, the holder decided the 2nd, 'applied' the 3rd. */
+  const stateWrite = (nth: number): Stop => ({ collection: 'uploadStates', method: 'updateOne', nth });
+  /** A change's first read of its action's state: just after its claim, before it reads the file's uploads. */
+  const claimed: Stop = { collection: 'uploadStates', method: 'findOne', nth: 1 };
+
+  /**
+   * Runs `first` and `second` (each with a ledger of its own, as two requests) so that, unless the
+   * file's changes wait for one another, both read the file's uploads before either moves the
+   * holder: the first stopped before its claim, the second let on to just after its claim, the
+   * first to just after deciding the holder (reading the second's claim), then the second to its
+   * end (reading the first's claim), then the first.
+   */
+  async function interleaved(
+    db: Parameters<typeof ledgerWrites>[0],
+    first: (l: MongoLedger) => Promise<unknown>,
+    second: (l: MongoLedger) => Promise<unknown>,
+  ): Promise<void> {
+    const settled = (p: Promise<unknown>) =>
+      p.then(
+        () => undefined,
+        () => undefined,
+      );
+    const a = pausing(ledgerWrites(db));
+    const b = pausing(ledgerWrites(db));
+    const aAtClaim = a.stopAt(stateWrite(1));
+    const aDone = first(new MongoLedger(a.collections));
+    await Promise.race([aAtClaim, settled(aDone)]);
+    const bClaimed = b.stopAt(claimed);
+    const bDone = second(new MongoLedger(b.collections));
+    await Promise.race([bClaimed, b.waitsForLease, settled(bDone)]);
+    // Armed as it goes on (go disarms a stop not reached; the request calls nothing before this runs).
+    a.go();
+    const aDecided = a.stopAt(stateWrite(3));
+    await Promise.race([aDecided, settled(aDone)]);
+    b.go();
+    await Promise.race([b.waitsForLease, settled(bDone)]);
+    a.go();
+    await Promise.all([aDone, bDone]);
+  }
+
+  async function setUp(opened: Parameters<Parameters<typeof withMongoStore>[0]>[0]) {
+    const { entry } = await commitBytes(opened.store, randomContent(10));
+    const clerk = testAccount();
+    const other = testAccount({ unit: unit('unit-b') });
+    const day = (d: number, hour = 8) => new Date(Date.UTC(2026, 2, d, hour));
+    const count = (key: string, account: Account, name: string, at: Date, carried = false) =>
+      opened.store.ledger.count(
+        uploadAction({ ...uploadRecord(account, entry.fileId, name, at), carriedBytes: carried }, key),
+      );
+    await count('a1', clerk, 'a.pdf', day(1), true);
+    await count('a2', clerk, 'b.pdf', day(2));
+    await count('b1', other, 'a.pdf', day(1, 9));
+    return { fileId: entry.fileId, clerk };
+  }
+
+  const daysOf = async (db: Parameters<typeof ledgerWrites>[0]) =>
+    (await db.collection('userInfo.uploadDays').find({}).sort({ UnitID: 1, Day: 1 }).toArray()).map((d) => [
+      d.UnitID,
+      d.Day,
+      d.Uploads,
+      d.SavedUploads,
+    ]);
+
+  it('two withdrawals of uploads of one file in two requests: the upload left holds the bytes, once', async () => {
+    await withMongoStore(async (opened, db) => {
+      const { fileId, clerk } = await setUp(opened);
+      // The upload that stored the bytes, and the other unit's, which would hold them after it.
+      await interleaved(
+        db,
+        async (l) => assert.equal(await l.reverse('a1', 'r1'), 'reversed'),
+        async (l) => assert.equal(await l.reverse('b1', 'r2'), 'reversed'),
+      );
+      assert.deepEqual(await daysOf(db), [[clerk.unit.id, '2026-03-02', 1, 0]]);
+      const record = await db.collection('userInfo.firstUploads').findOne({ _id: new ObjectId(fileId) });
+      assert.equal(record?.Holder, 'a2');
+      assert.equal(await db.collection('userInfo.uploads').countDocuments({ Pending: { $exists: true } }), 0);
+      assert.equal(await db.collection('userInfo.fileLeases').countDocuments({}), 0, 'every lease given back');
+    });
+  });
+
+  it("a restore and a withdrawal of uploads of one file in two requests: the holder is the rule's, not a stale one", async () => {
+    await withMongoStore(async (opened, db) => {
+      const { fileId, clerk } = await setUp(opened);
+      assert.equal(await opened.store.ledger.reverse('a1', 'r1'), 'reversed');
+      // The upload that stored the bytes restored (it holds them again) while the one holding
+      // them now (the other unit's) is withdrawn.
+      await interleaved(
+        db,
+        async (l) => assert.equal(await l.restore('a1', 's1'), 'restored'),
+        async (l) => assert.equal(await l.reverse('b1', 'r2'), 'reversed'),
+      );
+      assert.deepEqual(await daysOf(db), [
+        [clerk.unit.id, '2026-03-01', 1, 0],
+        [clerk.unit.id, '2026-03-02', 1, 1],
+      ]);
+      const record = await db.collection('userInfo.firstUploads').findOne({ _id: new ObjectId(fileId) });
+      assert.equal(record?.Holder, 'a1');
+    });
+  });
+
+  it("a count that meets the withdrawal of the file's last upload under way holds the bytes", async () => {
+    await withMongoStore(async (opened, db) => {
+      const { entry } = await commitBytes(opened.store, randomContent(10));
+      const clerk = testAccount();
+      const at = new Date(Date.UTC(2026, 2, 1, 8));
+      const action = (key: string, carried: boolean) =>
+        uploadAction({ ...uploadRecord(clerk, entry.fileId, 'a.pdf', at), carriedBytes: carried }, key);
+      await opened.store.ledger.count(action('a1', true));
+      // The withdrawal stopped just before it gives the file's first-upload record back; an
+      // instant upload of the file (its bytes kept for the trash) counted meanwhile.
+      const a = pausing(ledgerWrites(db));
+      const stopped = a.stopAt({ collection: 'firstUploads', method: 'deleteOne', nth: 1 });
+      const withdrawal = new MongoLedger(a.collections).reverse('a1', 'r1');
+      await stopped;
+      const b = pausing(ledgerWrites(db));
+      const counting = new MongoLedger(b.collections).count(action('c1', false));
+      await Promise.race([b.waitsForLease, counting]);
+      a.go();
+      assert.equal(await withdrawal, 'reversed');
+      await counting;
+      assert.deepEqual(await daysOf(db), [[clerk.unit.id, '2026-03-01', 1, 0]], 'the instant upload holds the bytes');
+    });
+  });
+
+  it("a count that meets the withdrawal of the file's last upload killed between its steps holds the bytes", async () => {
+    for (let writes = 0; ; writes++) {
+      let finished = false;
+      await withMongoStore(async (opened, db) => {
+        const { entry } = await commitBytes(opened.store, randomContent(10));
+        const clerk = testAccount();
+        const at = new Date(Date.UTC(2026, 2, 1, 8));
+        const action = (key: string, carried: boolean) =>
+          uploadAction({ ...uploadRecord(clerk, entry.fileId, 'a.pdf', at), carriedBytes: carried }, key);
+        await opened.store.ledger.count(action('a1', true));
+        try {
+          await new MongoLedger(dyingAfter(ledgerWrites(db), writes), { leaseMs: 0 }).reverse('a1', 'r1');
+          finished = true;
+        } catch (err) {
+          if (!(err instanceof Killed)) throw err;
+        }
+        // Counted before the sweep comes.
+        await opened.store.ledger.count(action('c1', false));
+        const reversed = await opened.store.ledger.reverse('a1', 'r1');
+        assert.ok(['reversed', 'repeated'].includes(reversed), reversed);
+        assert.deepEqual(
+          await daysOf(db),
+          [[clerk.unit.id, '2026-03-01', 1, 0]],
+          `killed after ${writes} writes: the instant upload holds the bytes`,
+        );
+        assert.equal(await db.collection('userInfo.uploads').countDocuments({ Pending: { $exists: true } }), 0);
+      });
+      if (finished) return;
+    }
+  });
+});

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import sharp from 'sharp';
 
 /**
@@ -74,4 +75,33 @@ export async function scannedTiff(texts: readonly string[], paper: Paper = 'a4')
   })
     .tiff({ compression: 'lzw' })
     .toBuffer();
+}
+
+/**
+ * A PDF as a scanner's "scan to PDF" writes it: each page one JPEG of the text, no text layer. A
+ * page given as `{ layer }` is typed instead (a text layer in Helvetica: Latin letters only).
+ */
+export async function scannedPdf(
+  pages: ReadonlyArray<string | { layer: string }>,
+  paper: Paper = 'a4',
+): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  for (const page of pages) {
+    if (typeof page !== 'string') {
+      doc
+        .addPage([595, 842])
+        .drawText(page.layer, { x: 50, y: 780, size: 14, font: await doc.embedFont(StandardFonts.Helvetica) });
+      continue;
+    }
+    const { raw, width, height } = await printedPage(page, paper);
+    const jpeg = await doc.embedJpg(
+      await sharp(raw, { raw: { width, height, channels: 1 } })
+        .jpeg({ quality: 70 })
+        .toBuffer(),
+    );
+    // Printed at 150 dpi: 72 points an inch.
+    const size = { width: (width * 72) / 150, height: (height * 72) / 150 };
+    doc.addPage([size.width, size.height]).drawImage(jpeg, { x: 0, y: 0, ...size });
+  }
+  return Buffer.from(await doc.save());
 }

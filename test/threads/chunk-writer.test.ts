@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ChunkPool, ChunkWriter } from '../../server/threads/chunk-writer.js';
 import { DigestPool } from '../../server/threads/digest.js';
+import { YoungCollections } from '../../server/threads/young-collections.js';
 import { randomContent } from '../support/content.js';
 
 /** A pool that counts the buffers out of it. */
@@ -40,5 +41,37 @@ describe('chunk writer buffers', () => {
     } finally {
       await digests.close();
     }
+  });
+});
+
+describe('the young generation while uploads arrive', () => {
+  it('is collected after every 8 MiB pushed, counted over every writer of the process', async () => {
+    let collected = 0;
+    const collections = new YoungCollections(() => collected++, 8 * 1024 * 1024);
+    const pool = new ChunkPool(256 * 1024);
+    const content = { write: async () => {} };
+    const piece = randomContent(64 * 1024); // a socket read
+    const writers = ['a', 'b'].map(
+      (stagingId) => new ChunkWriter({ content, pool, stagingId, offset: 0, collections }),
+    );
+    // 5 MiB to each writer, in turn: 10 MiB in all.
+    for (let i = 0; i < 160; i++) await writers[i % 2]!.push(piece);
+    assert.equal(collected, 1);
+    for (let i = 0; i < 96; i++) await writers[i % 2]!.push(piece);
+    assert.equal(collected, 2, 'at 16 MiB');
+    for (const writer of writers) await writer.flush();
+  });
+
+  it('is left to V8 in a process without the collector (run without --expose-gc)', async () => {
+    const collections = new YoungCollections(undefined, 1);
+    const writer = new ChunkWriter({
+      content: { write: async () => {} },
+      pool: new ChunkPool(1024),
+      stagingId: 'x',
+      offset: 0,
+      collections,
+    });
+    await writer.push(randomContent(4096));
+    assert.equal(await writer.flush(), 4096);
   });
 });

@@ -24,9 +24,18 @@ export class Hasher {
 
   /** Workers that died, and the ones started in their place. */
   readonly #replaced = new Map<Worker, Worker>();
+  #disposed = false;
 
-  constructor(workerCount = 1) {
-    for (let i = 0; i < workerCount; i++) {
+  /**
+   * The workers start at the first file hashed, not here: the upload page, which makes the
+   * hasher, is mounted on every page of the app, and four threads (each hash worker has an MD5
+   * one) starting beside an administrator's accounts page delayed its first rows (issue 43).
+   */
+  constructor(private readonly workerCount = 1) {}
+
+  #started(): void {
+    if (this.#workers.length > 0 || this.#disposed) return;
+    for (let i = 0; i < this.workerCount; i++) {
       const worker = this.#start();
       this.#workers.push(worker);
       this.#idle.push(worker);
@@ -88,15 +97,17 @@ export class Hasher {
 
   /** Workers hashing at once. */
   get size(): number {
-    return this.#workers.length;
+    return this.workerCount;
   }
 
   /** The MD5 of each byte range, in order (the proof of possession). */
   proofs(file: Blob, ranges: { start: number; end: number }[]): Promise<string[]> {
+    this.#started();
     return this.#run<string[]>(this.#workers[0]!, (jobId) => ({ type: 'proofs', jobId, file, ranges }), {});
   }
 
   dispose(): void {
+    this.#disposed = true;
     for (const worker of this.#workers) worker.terminate();
   }
 
@@ -123,6 +134,7 @@ export class Hasher {
 
   /** A free worker, or the next one released (first come, first served). */
   #acquire(): Promise<Worker> {
+    this.#started();
     const idle = this.#idle.pop();
     if (idle) return Promise.resolve(idle);
     return new Promise<Worker>((resolve) => this.#waiting.push(resolve));

@@ -1,7 +1,6 @@
-// The administrators' pages, in a chunk of their own (with Chart.js): see admin-pages.tsx.
+// The administrators' pages but the reports, in a chunk of their own: see admin-pages.tsx.
 export { AuditPage } from './audit.js';
 export { FixityPage } from './fixity.js';
-export { ReportsPage } from './reports/index.js';
 export { AccountsPage } from './accounts.js';
 export { UnitsPage } from './units.js';
 export { HoldsPage } from './holds.js';

@@ -1,7 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useModal } from './modal.js';
-import type { PDFDocumentProxy } from 'unpdf/pdfjs';
-import { previewOf } from '../../../shared/file-types.js';
+import { previewOf, shownAsPages } from '../../../shared/file-types.js';
 import { translator, type Language } from '../i18n/index.js';
 
 /** A file to show: its id, and the name and media type it is listed under. */
@@ -14,13 +13,14 @@ export interface PreviewFile {
 export const downloadUrl = (fileId: string) => `/api/files/${fileId}`;
 const inlineUrl = (fileId: string) => `/api/files/${fileId}?disposition=inline`;
 
-/** Whether the browser can show the file (a PDF, an image other than SVG): the server decides the same way. */
-export const canPreview = (file: PreviewFile) => previewOf(file.contentType, file.fileName) !== undefined;
+/** Whether the viewer can show the file (a PDF, a TIFF, an image other than SVG): the server decides the same way. */
+export const canPreview = (file: PreviewFile) =>
+  shownAsPages(file.contentType, file.fileName) || previewOf(file.contentType, file.fileName) !== undefined;
 
 /**
  * The in-page viewer, a modal `<dialog>` (Esc closes it, focus returns to the page): an image as
- * the browser shows it, a PDF drawn page by page with pdf.js (the one the server extracts text
- * with, loaded only when a PDF is first shown), never run as a document of this site.
+ * the browser shows it, a PDF or a TIFF page by page as the server draws them, never run as a
+ * document of this site.
  */
 export function FilePreview({
   language,
@@ -33,7 +33,9 @@ export function FilePreview({
 }) {
   const t = translator(language);
   const dialog = useModal();
-  const kind = previewOf(file.contentType, file.fileName)?.kind;
+  const kind = shownAsPages(file.contentType, file.fileName)
+    ? 'pages'
+    : previewOf(file.contentType, file.fileName)?.kind;
   return (
     <dialog ref={dialog} class="preview" aria-labelledby="preview-title" onClose={onClose}>
       <header>
@@ -52,7 +54,7 @@ export function FilePreview({
       </header>
       <div class="preview-body">
         {kind === 'image' && <ImagePreview language={language} file={file} />}
-        {kind === 'pdf' && <PdfPages language={language} file={file} />}
+        {kind === 'pages' && <DrawnPages language={language} file={file} />}
         {kind === undefined && <p role="alert">{t('previewFailed')}</p>}
       </div>
     </dialog>
@@ -72,70 +74,57 @@ function ImagePreview({ language, file }: { language: Language; file: PreviewFil
   );
 }
 
-/** A PDF, one page at a time, drawn on a canvas by pdf.js in this page (no plugin, no frame). */
-function PdfPages({ language, file }: { language: Language; file: PreviewFile }) {
+/** Page `page` of a file as the server draws it, `width` pixels wide. */
+export const pageUrl = (fileId: string, page: number, width: number) =>
+  `/api/files/${fileId}/pages/${page}?width=${width}`;
+
+/**
+ * The width to ask a page at: as wide as the dialog on this screen (sharper on high-density ones),
+ * rounded up to a step of 200 pixels so pages seen before come from the browser's cache.
+ */
+function pageWidth(box: HTMLElement | null): number {
+  // Before the dialog is laid out the box is 0 wide: the window says how big it will be.
+  const css = Math.min(box?.clientWidth || window.innerWidth * 0.8, (window.innerHeight * 0.72) / 1.414);
+  return Math.min(1600, Math.max(200, Math.ceil((css * (window.devicePixelRatio || 1)) / 200) * 200));
+}
+
+/**
+ * A PDF or a TIFF scan, one page at a time, as the server draws it (a JPEG): every browser the
+ * offices use shows it, Chromium 86 and 109 included, and no document code runs in the page.
+ */
+function DrawnPages({ language, file }: { language: Language; file: PreviewFile }) {
   const t = translator(language);
-  const canvas = useRef<HTMLCanvasElement>(null);
-  const [pdf, setPdf] = useState<PDFDocumentProxy | null>(null);
+  const box = useRef<HTMLDivElement>(null);
   const [page, setPage] = useState(1);
+  const [pages, setPages] = useState(0);
+  const [shown, setShown] = useState<{ page: number; url: string } | null>(null);
   const [failed, setFailed] = useState(false);
-  const [drawn, setDrawn] = useState(0);
 
   useEffect(() => {
     let current = true;
-    let opened: PDFDocumentProxy | undefined;
-    const open = async () => {
-      const [{ getDocument }, response] = await Promise.all([import('unpdf/pdfjs'), fetch(inlineUrl(file.fileId))]);
+    let url: string | undefined;
+    const load = async () => {
+      const response = await fetch(pageUrl(file.fileId, page, pageWidth(box.current)));
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      const data = new Uint8Array(await response.arrayBuffer());
-      // No eval (the app's CSP refuses it), no scripts or forms of the document.
-      opened = await getDocument({ data, isEvalSupported: false, enableXfa: false }).promise;
-      if (current) setPdf(opened);
+      const count = Number(response.headers.get('X-Page-Count'));
+      url = URL.createObjectURL(await response.blob());
+      if (!current) return URL.revokeObjectURL(url);
+      if (count > 0) setPages(count);
+      setShown({ page, url });
     };
-    open().catch(() => current && setFailed(true));
+    load().catch(() => current && setFailed(true));
     return () => {
       current = false;
-      void opened?.destroy();
     };
-  }, [file.fileId]);
-
-  useEffect(() => {
-    if (!pdf || !canvas.current) return;
-    const target = canvas.current;
-    let task: { cancel(): void; promise: Promise<void> } | undefined;
-    let current = true;
-    const draw = async () => {
-      const shown = await pdf.getPage(page);
-      // As big as the dialog allows (the whole page in view), sharp on high-density screens.
-      const natural = shown.getViewport({ scale: 1 });
-      const fit = Math.min(
-        (target.parentElement?.clientWidth ?? 800) / natural.width,
-        (window.innerHeight * 0.72) / natural.height,
-      );
-      const viewport = shown.getViewport({ scale: fit * (window.devicePixelRatio || 1) });
-      target.width = Math.floor(viewport.width);
-      target.height = Math.floor(viewport.height);
-      target.style.width = `${Math.floor(viewport.width / (window.devicePixelRatio || 1))}px`;
-      if (!current) return;
-      task = shown.render({ canvas: target, viewport });
-      await task.promise;
-      if (current) setDrawn(page);
-    };
-    draw().catch((e: unknown) => {
-      if (current && (e as { name?: string }).name !== 'RenderingCancelledException') setFailed(true);
-    });
-    return () => {
-      current = false;
-      task?.cancel();
-    };
-  }, [pdf, page]);
+  }, [file.fileId, page]);
+  // The page shown before is let go once the next one is there (or the viewer closes).
+  useEffect(() => () => shown && URL.revokeObjectURL(shown.url), [shown]);
 
   if (failed) return <p role="alert">{t('previewFailed')}</p>;
-  const pages = pdf?.numPages ?? 0;
   return (
-    <div class="pdf-pages" data-page={drawn || undefined} aria-busy={drawn !== page ? 'true' : undefined}>
-      {!pdf && <p>{t('loading')}</p>}
-      <canvas ref={canvas} aria-label={pdf ? t('previewPage', { page, pages }) : undefined} />
+    <div ref={box} class="pdf-pages" data-page={shown?.page} aria-busy={shown?.page !== page ? 'true' : undefined}>
+      {!shown && <p>{t('loading')}</p>}
+      {shown && <img src={shown.url} alt={t('previewPage', { page: shown.page, pages: pages || 1 })} />}
       {pages > 1 && (
         <nav class="pager" aria-label={t('pagination')}>
           <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>

@@ -22,6 +22,7 @@ import { Pager } from './reports/table.js';
 import type { Column } from './table/data-table.js';
 import { TableSection } from './table/table-section.js';
 import { useLoaded } from './table/use-loaded.js';
+import { TextSearchView } from './text-search.js';
 import { FolderView } from './unit-folders.js';
 
 const FILTERS = ['q', 'uploader', 'from', 'to', 'type'] as const;
@@ -85,9 +86,12 @@ export function MyUploadsPage({
   trashDays: number;
 }) {
   const t = translator(language);
+  // 按内容搜索: by the words of the files' texts (a view of its own, with its own search box).
+  const byText = params.get('view') === 'text';
   // By folder unless the address asks for the latest uploads, or searches or sorts (across folders).
   const latest =
-    params.get('view') === 'latest' || FILTERS.some((name) => params.get(name)) || params.get('sort') !== null;
+    !byText &&
+    (params.get('view') === 'latest' || FILTERS.some((name) => params.get(name)) || params.get('sort') !== null);
   const key = latest ? filesQuery(params).toString() : null;
   const loaded = useLoaded(key, (query) => api.files(new URLSearchParams(query)));
   const [uploaders, setUploaders] = useState<FileUploaders['items']>([]);
@@ -168,59 +172,65 @@ export function MyUploadsPage({
     <main class="page wide" aria-labelledby="files-title">
       <h1 id="files-title">{t('myUploadsTitle')}</h1>
       <nav class="tabs view-switch" aria-label={t('filesView')}>
-        <a href={pageHash('files', new URLSearchParams())} aria-current={latest ? undefined : 'page'}>
+        <a href={pageHash('files', new URLSearchParams())} aria-current={latest || byText ? undefined : 'page'}>
           {t('viewFolders')}
         </a>
         <a href={pageHash('files', new URLSearchParams({ view: 'latest' }))} aria-current={latest ? 'page' : undefined}>
           {t('viewLatest')}
         </a>
+        <a href={pageHash('files', new URLSearchParams({ view: 'text' }))} aria-current={byText ? 'page' : undefined}>
+          {t('viewByText')}
+        </a>
       </nav>
-      <FilterForm key={params.toString()} language={language} names={FILTERS} onApply={filter} error={error}>
-        {(errors) => (
-          <>
-            <div class="more-fields">
-              <Field label={t('filesSearch')} errors={errors} class="wide">
-                <input
-                  type="search"
-                  name="q"
-                  maxLength={200}
-                  placeholder={t('search')}
-                  defaultValue={params.get('q') ?? ''}
-                />
-              </Field>
-              <Field label={t('colUploaders')} errors={errors}>
-                <select name="uploader" defaultValue={params.get('uploader') ?? ''}>
-                  <option value="">{t('filesAnyUploader')}</option>
-                  {uploaders.map((u) => (
-                    <option key={u.id} value={u.username}>
-                      {personLabel(u.username, u.displayName, language)}
-                    </option>
-                  ))}
-                  {/* A login from a link that the list does not (yet) hold stays chosen. */}
-                  {params.get('uploader') && !uploaders.some((u) => u.username === params.get('uploader')) && (
-                    <option value={params.get('uploader')!}>{params.get('uploader')}</option>
-                  )}
-                </select>
-              </Field>
-              <Field label={t('filesType')} errors={errors}>
-                <select name="type" defaultValue={params.get('type') ?? ''}>
-                  <option value="">{t('filesAnyType')}</option>
-                  {FILE_KINDS.map((kind) => (
-                    <option key={kind} value={kind}>
-                      {t(KIND_NAMES[kind])}
-                    </option>
-                  ))}
-                </select>
-              </Field>
-            </div>
-            <fieldset class="dates">
-              <legend>{t('colFirstUpload')}</legend>
-              <DayFields language={language} params={params} errors={errors} />
-            </fieldset>
-          </>
-        )}
-      </FilterForm>
-      {!latest && <FolderView api={api} language={language} params={params} trashDays={trashDays} />}
+      {byText && <TextSearchView api={api} language={language} params={params} />}
+      {!byText && (
+        <FilterForm key={params.toString()} language={language} names={FILTERS} onApply={filter} error={error}>
+          {(errors) => (
+            <>
+              <div class="more-fields">
+                <Field label={t('filesSearch')} errors={errors} class="wide">
+                  <input
+                    type="search"
+                    name="q"
+                    maxLength={200}
+                    placeholder={t('search')}
+                    defaultValue={params.get('q') ?? ''}
+                  />
+                </Field>
+                <Field label={t('colUploaders')} errors={errors}>
+                  <select name="uploader" defaultValue={params.get('uploader') ?? ''}>
+                    <option value="">{t('filesAnyUploader')}</option>
+                    {uploaders.map((u) => (
+                      <option key={u.id} value={u.username}>
+                        {personLabel(u.username, u.displayName, language)}
+                      </option>
+                    ))}
+                    {/* A login from a link that the list does not (yet) hold stays chosen. */}
+                    {params.get('uploader') && !uploaders.some((u) => u.username === params.get('uploader')) && (
+                      <option value={params.get('uploader')!}>{params.get('uploader')}</option>
+                    )}
+                  </select>
+                </Field>
+                <Field label={t('filesType')} errors={errors}>
+                  <select name="type" defaultValue={params.get('type') ?? ''}>
+                    <option value="">{t('filesAnyType')}</option>
+                    {FILE_KINDS.map((kind) => (
+                      <option key={kind} value={kind}>
+                        {t(KIND_NAMES[kind])}
+                      </option>
+                    ))}
+                  </select>
+                </Field>
+              </div>
+              <fieldset class="dates">
+                <legend>{t('colFirstUpload')}</legend>
+                <DayFields language={language} params={params} errors={errors} />
+              </fieldset>
+            </>
+          )}
+        </FilterForm>
+      )}
+      {!latest && !byText && <FolderView api={api} language={language} params={params} trashDays={trashDays} />}
       {latest && (
         <TableSection
           language={language}

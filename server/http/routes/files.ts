@@ -6,18 +6,23 @@ import { Router, type Request } from 'express';
 import multer from 'multer';
 import { z } from 'zod';
 import { cleanContentType, cleanFileName, cleanUploadPath } from '../../../shared/file-name.js';
-import { previewOf } from '../../../shared/file-types.js';
+import { drawable, previewOf } from '../../../shared/file-types.js';
 import {
   fileIdSchema,
   fileListQuery,
   fileReadQuery,
+  filePageParams,
+  filePageQuery,
+  fileTextSearchQuery,
   folderListQuery,
   uploadFields,
   withdrawableQuery,
 } from '../../../shared/schemas.js';
 import { BadRequestError, PayloadTooLargeError, RangeNotSatisfiableError, ValidationError } from '../../errors.js';
 import type { FileService, VisibleFile } from '../../services/files.js';
+import type { PageImages } from '../../services/page-images.js';
 import type { IngestService } from '../../services/ingest.js';
+import type { TextSearchService } from '../../services/text-search.js';
 import type { WithdrawalService } from '../../services/withdrawals.js';
 import type { ByteRange } from '../../store/content/port.js';
 import { requireAuth } from '../auth.js';
@@ -29,8 +34,11 @@ export interface FileRouteDeps {
   ingest: IngestService;
   audit: AuditService;
   files: FileService;
+  textSearch: TextSearchService;
   /** What 撤回 from 本单位文件 would take back (GET /api/files/withdrawable). */
   withdrawals: Pick<WithdrawalService, 'withdrawable'>;
+  /** The pages of PDFs and images drawn for the viewer (GET /api/files/:id/pages/:page). */
+  pageImages: Pick<PageImages, 'draw'>;
   maxFileSize: number;
 }
 
@@ -98,6 +106,12 @@ export function fileRoutes(deps: FileRouteDeps): Router {
     res.json(await deps.files.list(req.principal!, query));
   });
 
+  // Search by content: the caller's files whose text holds the words (a file outside its view is never counted or shown).
+  router.get('/search', requireAuth(), async (req, res) => {
+    const query = parse(fileTextSearchQuery, { ...req.query }, 'query');
+    res.json(await deps.textSearch.search(req.principal!, query));
+  });
+
   router.get('/folders', requireAuth(), async (req, res) => {
     const query = parse(folderListQuery, { ...req.query }, 'query');
     res.json(await deps.files.folder(req.principal!, query));
@@ -111,6 +125,47 @@ export function fileRoutes(deps: FileRouteDeps): Router {
   router.get('/uploaders', requireAuth(), async (req, res) => {
     parse(z.strictObject({}), { ...req.query }, 'query');
     res.json(await deps.files.uploaders(req.principal!));
+  });
+
+  // A page of a PDF or an image drawn as a JPEG by the server: what the viewer shows in every
+  // browser (Chromium 86 and 109 cannot run today's pdf.js; none shows a TIFF).
+  router.get('/:id/pages/:page', requireAuth(), async (req, res) => {
+    const fileId = parse(fileIdSchema, req.params.id, 'file id');
+    const { page } = parse(filePageParams, { page: req.params.page }, 'page');
+    const { width } = parse(filePageQuery, { ...req.query }, 'query');
+    const file = await deps.files.open(req.principal!, fileId);
+    // Asked after the file is found, as the inline preview: a caller who may not see it learns nothing more.
+    if (!drawable(file.contentType, file.fileName))
+      throw new ValidationError(
+        'Only the pages of PDF files and images (JPEG, PNG, TIFF, GIF, WebP, AVIF) can be shown in the browser; download this file instead.',
+        { field: 'id' },
+      );
+    // The same content is drawn the same way: a page seen before is not drawn again.
+    res.set({ ETag: `"${file.entry.md5}-${page}-${width}"`, 'Cache-Control': 'private, no-cache' });
+    if (req.fresh) return void res.status(304).end();
+    const drawn = await deps.pageImages.draw(
+      { name: file.fileName, length: file.entry.length, read: () => deps.files.read(file) },
+      page,
+      width,
+    );
+    if (req.method === 'GET') {
+      await deps.audit.record('download', req.principal!.account, {
+        address: req.ip ?? null,
+        fileId: file.entry.fileId,
+        fileName: file.fileName,
+        note: { code: 'download', length: file.entry.length, preview: true, page },
+      });
+    }
+    res.set({
+      'Content-Type': 'image/jpeg',
+      'Content-Length': String(drawn.jpeg.byteLength),
+      'X-Page-Count': String(drawn.pages),
+      'Content-Disposition': contentDisposition(`${file.fileName.split('/').pop()}-${page}.jpg`, { type: 'inline' }),
+      'Content-Security-Policy': "default-src 'none'; sandbox",
+    });
+    res.end(
+      req.method === 'GET' ? Buffer.from(drawn.jpeg.buffer, drawn.jpeg.byteOffset, drawn.jpeg.byteLength) : undefined,
+    );
   });
 
   // Express answers HEAD with this GET handler; the body is skipped below.

@@ -1,5 +1,11 @@
 import { Router } from 'express';
-import { newUnitRequest, unitIdSchema, unitListQuery, unitRenameRequest } from '../../../shared/units.js';
+import {
+  newUnitRequest,
+  unitIdSchema,
+  unitListQuery,
+  unitRenameRequest,
+  unmappedQuery,
+} from '../../../shared/units.js';
 import type { AccountAdministration } from '../../services/administration.js';
 import { unitView, type UnitDirectory } from '../../services/unit-directory.js';
 import { requireAuth } from '../auth.js';
@@ -11,7 +17,8 @@ export function unitRoutes(directory: UnitDirectory, admin: AccountAdministratio
 
   // Before /:id. Accounts whose units of an earlier version are not in the directory yet.
   router.get('/unmapped', requireAuth(['admin']), async (req, res) => {
-    res.json({ items: await admin.unmapped(req.principal!.account) });
+    const page = parse(unmappedQuery, req.query, 'query');
+    res.json({ items: await admin.unmapped(req.principal!.account, page), ...page });
   });
 
   router.get('/', requireAuth(['clerk', 'admin']), async (req, res) => {

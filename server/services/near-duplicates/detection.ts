@@ -14,10 +14,9 @@ import type { Batches, NearDuplicateReportQuery, Unpaged } from '../../store/rep
 import type { ReportCalendar } from '../calendar.js';
 import { EXTRACTABLE_MAX_BYTES } from './extraction.js';
 import { DEFAULT_SETTINGS, nearDuplicateMethod, similarity } from './fingerprint.js';
-import type { Fingerprinter, NearDuplicateMethod, NearDuplicateSettings } from './fingerprint.js';
+import type { FingerprinterOnFirstUse, NearDuplicateMethod, NearDuplicateSettings } from './fingerprint.js';
 import { imagePages, lookupKeys, pageImageKeys, pageImageProbes } from './lookup-keys.js';
 import { pageHashDistance } from './page-image.js';
-import { IMAGE_FORMATS } from './ocr.js';
 import { RecognisedTexts } from './recognised-texts.js';
 import { differences } from './snippets.js';
 import { type Compared, InProcessTextReader, type Read, type TextReader } from './text-reader.js';
@@ -34,8 +33,8 @@ const SETTINGS_RECORD = 'near-duplicate-settings';
 
 export interface NearDuplicateOptions {
   store: Pick<ArchiveStore, 'catalog' | 'content' | 'nearDuplicates' | 'fingerprintQueue' | 'reports' | 'jobs'>;
-  /** Made asynchronously (its hash is WebAssembly): the service waits for it when it first needs it. */
-  fingerprinter: Promise<Fingerprinter>;
+  /** Its settings are what the service reads; the fingerprinter itself only the default reader makes. */
+  fingerprinter: FingerprinterOnFirstUse;
   calendar: ReportCalendar;
   /** Who takes jobs: unique per process. */
   holder: string;
@@ -43,6 +42,8 @@ export interface NearDuplicateOptions {
   clock?: () => Date;
   /** Where documents are read and fingerprinted: by default on the calling thread (the server uses a thread of its own). */
   reader?: TextReader;
+  /** Receives the texts a round read (its jobs' files that have one): search by content indexes them. */
+  onTexts?: (texts: ReadonlyArray<{ fileId: string; text: string }>) => Promise<void>;
   /** How fingerprinting gives way to uploads (tests set it, and a monotonic clock and a sleep of their own). */
   pacing?: Partial<Pacing>;
 }
@@ -193,6 +194,7 @@ export class NearDuplicateService {
     // Recorded before the jobs end: a crash in between leaves them to be done again, never lost.
     await nearDuplicates.addPairs(round.pairs);
     await nearDuplicates.put(round.fingerprints);
+    await this.deps.onTexts?.(round.texts);
     for (const fileId of finished) await fingerprintQueue.done(fileId, this.deps.holder);
     return jobs.length;
   }
@@ -202,7 +204,7 @@ export class NearDuplicateService {
     const count = await this.requeueAll();
     const { jobs } = this.deps.store;
     if (await jobs.acquire(SETTINGS_RECORD, this.deps.holder, this.clock(), LEASE_MS))
-      await jobs.release(SETTINGS_RECORD, this.deps.holder, (await this.deps.fingerprinter).settings);
+      await jobs.release(SETTINGS_RECORD, this.deps.holder, this.deps.fingerprinter.settings);
     return count;
   }
 
@@ -230,7 +232,7 @@ export class NearDuplicateService {
    * without settings was made with the defaults. Returns the files queued, 0 when nothing changed.
    */
   async adoptSettings(): Promise<number> {
-    const settings = (await this.deps.fingerprinter).settings;
+    const settings = this.deps.fingerprinter.settings;
     const { jobs } = this.deps.store;
     const recorded = async () => (await jobs.get(SETTINGS_RECORD))?.state as NearDuplicateSettings | undefined;
     const before = await recorded();
@@ -320,14 +322,14 @@ export class NearDuplicateService {
   }
 
   private async fingerprintFile(fileId: string, texts: Map<string, Read>, round: Round): Promise<void> {
-    const fingerprinter = await this.deps.fingerprinter;
-    const settings = fingerprinter.settings;
+    const { settings } = this.deps.fingerprinter;
     const entry = await this.deps.store.catalog.get(fileId);
     if (!entry) return; // gone since it was queued
     const at = this.clock();
     const own = await this.textOf(entry, texts);
     const pages = own.pageImages;
-    const textKeys = 'skipped' in own ? [] : lookupKeys(own.fingerprint, fingerprinter);
+    if (!('skipped' in own)) round.read(fileId, own.text);
+    const textKeys = 'skipped' in own ? [] : lookupKeys(own.fingerprint, settings);
     const keys = [...textKeys, ...pageImageKeys(pages, settings)];
     const lookup = [...textKeys, ...pageImageProbes(pages, settings)];
     const pairs: NearDuplicatePair[] = [];
@@ -390,8 +392,7 @@ export class NearDuplicateService {
       }
       const file = { name: entry.fileName, contentType: entry.contentType };
       read = await this.reader.read(at === bytes.byteLength ? bytes : bytes.subarray(0, at), file, this.betweenPages);
-      if (!('skipped' in read) && (IMAGE_FORMATS as readonly string[]).includes(read.format))
-        this.recognised.set(entry.fileId, read);
+      if (!('skipped' in read) && read.recognised) this.recognised.set(entry.fileId, read);
     }
     texts.set(entry.fileId, read);
     return read;
@@ -402,6 +403,8 @@ export class NearDuplicateService {
 class Round {
   readonly fingerprints: NearFingerprint[] = [];
   readonly pairs: NearDuplicatePair[] = [];
+  /** The texts of the round's own files (not of their candidates). */
+  readonly texts: Array<{ fileId: string; text: string }> = [];
   private readonly byKey = new Map<number, NearFingerprint[]>();
 
   add(fingerprint: NearFingerprint, pairs: NearDuplicatePair[]): void {
@@ -410,6 +413,10 @@ class Round {
     this.fingerprints.push(fingerprint);
     this.pairs.push(...pairs);
     for (const key of fingerprint.keys) this.byKey.set(key, [...(this.byKey.get(key) ?? []), fingerprint]);
+  }
+
+  read(fileId: string, text: string): void {
+    if (!this.texts.some((t) => t.fileId === fileId)) this.texts.push({ fileId, text });
   }
 
   candidates(fileId: string, keys: readonly number[]): NearFingerprint[] {

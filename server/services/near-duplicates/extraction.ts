@@ -10,7 +10,23 @@ import type { SelectorDefinition } from 'html-to-text';
 export type TextFormat = 'txt' | 'md' | 'csv' | 'html' | 'docx' | 'pdf';
 
 export type ExtractedText =
-  { status: 'text'; text: string; format: TextFormat } | { status: 'skipped'; reason: string };
+  | {
+      status: 'text';
+      text: string;
+      format: TextFormat;
+      /** Some of it was recognised in a PDF's scanned pages (OCR), not read from a text layer. */
+      recognised?: true;
+    }
+  | { status: 'skipped'; reason: string };
+
+/**
+ * Recognises the text of a PDF's pages that have no text layer (scanned pages, by OCR): the texts
+ * of `pages` (indexes from 0), in that order, or why there is none.
+ */
+export type ScannedPagesReader = (
+  bytes: Uint8Array,
+  pages: readonly number[],
+) => Promise<{ status: 'text'; texts: string[] } | { status: 'skipped'; reason: string }>;
 
 /** Larger documents are not read: their text would cost too much memory for what it adds. */
 export const EXTRACTABLE_MAX_BYTES = 64 * 1024 * 1024;
@@ -49,6 +65,7 @@ export function textFormat(file: { name: string; contentType: string }): TextFor
 export async function extractText(
   bytes: Uint8Array,
   file: { name: string; contentType: string },
+  scannedPages?: ScannedPagesReader,
 ): Promise<ExtractedText> {
   const format = textFormat(file);
   if (!format) return skipped(`not a text document (${file.contentType || extname(file.name) || 'unknown type'})`);
@@ -58,10 +75,7 @@ export async function extractText(
     );
   }
   try {
-    if (format === 'pdf') {
-      const text = await extractPdf(bytes);
-      return text.trim() ? { status: 'text', text, format } : skipped('no text layer (a scan?)');
-    }
+    if (format === 'pdf') return await pdfText(await extractPdfPages(bytes), bytes, scannedPages);
     const text = await EXTRACTORS[format](bytes);
     return text.trim() ? { status: 'text', text, format } : skipped('no text');
   } catch (error) {
@@ -163,17 +177,52 @@ async function htmlText(html: string): Promise<string> {
   return htmlToText(html, { wordwrap: false, selectors: HTML_SELECTORS });
 }
 
-/** Text of a PDF's text layer, pages joined by newlines; a PDF that has none gives ''. */
-async function extractPdf(bytes: Uint8Array): Promise<string> {
+/**
+ * A PDF's text: its text layer, page by page, with the pages that have none (scans) recognised by
+ * `scannedPages` where it is given (OCR on). A PDF with no text at all is skipped, saying why.
+ */
+async function pdfText(
+  layers: string[],
+  bytes: Uint8Array,
+  scannedPages: ScannedPagesReader | undefined,
+): Promise<ExtractedText> {
+  const scanned = layers.flatMap((text, page) => (text.trim() ? [] : [page]));
+  if (scanned.length === 0 || !scannedPages) {
+    const text = mergePages(layers);
+    return text.trim() ? { status: 'text', text, format: 'pdf' } : skipped('no text layer (a scan?)');
+  }
+  const recognised = await scannedPages(bytes, scanned);
+  if (recognised.status === 'skipped') {
+    // The text layer's pages still count; a scan of nothing but photos has none.
+    const text = mergePages(layers);
+    return text.trim() ? { status: 'text', text, format: 'pdf' } : skipped(recognised.reason);
+  }
+  const pages = [...layers];
+  scanned.forEach((page, i) => (pages[page] = recognised.texts[i] ?? ''));
+  const text = mergePages(pages);
+  return text.trim() ? { status: 'text', text, format: 'pdf', recognised: true } : skipped('no text recognised');
+}
+
+/** Pages joined as PDF.js's own merge does (unpdf's mergePages): one space for runs of blanks, a blank line at most. */
+function mergePages(pages: readonly string[]): string {
+  return pages
+    .join('\n')
+    .replace(/[^\S\n]+/g, ' ')
+    .replace(/ ?\n ?/g, '\n')
+    .replace(/\n{3,}/g, '\n\n');
+}
+
+/** The text layer of each page of a PDF ('' for a page that has none). */
+async function extractPdfPages(bytes: Uint8Array): Promise<string[]> {
   // PDF.js looks for the header in the first 1,024 bytes too; without one it would search the
   // whole file for objects to rebuild (about a millisecond per 64 KiB) before giving up.
   if (!Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).includes('%PDF-'))
     throw new Error('not a PDF (no %PDF- header)');
   // A copy: PDF.js may take over (detach) the buffer it is given, and the caller keeps its bytes.
-  const { extractText: pdfText, getDocumentProxy } = await import('unpdf');
+  const { extractText: layerText, getDocumentProxy } = await import('unpdf');
   const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, isEvalSupported: false });
   try {
-    return (await pdfText(pdf, { mergePages: true })).text;
+    return (await layerText(pdf, { mergePages: false })).text;
   } finally {
     await pdf.destroy();
   }

@@ -1,13 +1,15 @@
-import { createXXHash64, type IHasher } from 'hash-wasm';
+import type { IHasher } from 'hash-wasm';
 
 /**
  * xxHash64 of a feature: fast and well distributed (the design used CityHash; any good 64-bit
  * hash serves). Made once (the WebAssembly module loads asynchronously), then used synchronously.
+ * hash-wasm is loaded here, when the first one is made: it holds every hash it offers.
  */
 export class FeatureHash {
   private constructor(private readonly hasher: IHasher) {}
 
   static async create(): Promise<FeatureHash> {
+    const { createXXHash64 } = await import('hash-wasm');
     return new FeatureHash(await createXXHash64());
   }
 

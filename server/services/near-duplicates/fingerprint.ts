@@ -72,6 +72,11 @@ export class Fingerprinter {
     return new Fingerprinter(await FeatureHash.create(), { ...DEFAULT_SETTINGS, ...settings });
   }
 
+  /** Its settings now, the fingerprinter itself when first asked for (see FingerprinterOnFirstUse). */
+  static onFirstUse(settings: Partial<NearDuplicateSettings> = {}): FingerprinterOnFirstUse {
+    return new FingerprinterOnFirstUse({ ...DEFAULT_SETTINGS, ...settings });
+  }
+
   /** The fingerprints of a document: its body, and optionally weighted fields (title, record number). */
   fingerprint(body: string, fields: readonly TextField[] = []): TextFingerprint {
     const units = textUnits(normalise(body));
@@ -113,6 +118,22 @@ export function similarity(a: TextFingerprint, b: TextFingerprint): Similarity {
     jaccard,
     containment: small.size === 0 ? (large.size === 0 ? 1 : 0) : common / small.size,
   };
+}
+
+/**
+ * A fingerprinter made when a text is first fingerprinted. Its hash is WebAssembly (hash-wasm),
+ * and its text normalisation loads opencc-js: a server's main thread, which fingerprints no text
+ * (documents are read in a process of their own) and needs only the settings, never loads them.
+ */
+export class FingerprinterOnFirstUse {
+  private made: Promise<Fingerprinter> | undefined;
+
+  constructor(readonly settings: NearDuplicateSettings) {}
+
+  /** Made once; a failure to make it is every caller's (each fingerprinting job fails with it). */
+  get(): Promise<Fingerprinter> {
+    return (this.made ??= Fingerprinter.create(this.settings));
+  }
 }
 
 /** Why two texts are near-duplicates, or null when they are not. */

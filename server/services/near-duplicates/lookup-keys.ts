@@ -1,5 +1,5 @@
 import { candidateJaccard } from './fingerprint.js';
-import type { Fingerprinter, NearDuplicateSettings, TextFingerprint } from './fingerprint.js';
+import type { NearDuplicateSettings, TextFingerprint } from './fingerprint.js';
 import { type Banding, bandingFor, bandKeys } from './minhash.js';
 import { simhashBlocks } from './simhash.js';
 import type { PageFingerprint } from '../../store/near-duplicates/port.js';
@@ -20,8 +20,7 @@ const PAGE_IMAGE_BLOCK = 3;
  * the Jaccard threshold, and, for texts a short one could be held in, the bands for the lower
  * Jaccard such a pair can have.
  */
-export function lookupKeys(fp: TextFingerprint, fingerprinter: Fingerprinter): number[] {
-  const settings = fingerprinter.settings;
+export function lookupKeys(fp: TextFingerprint, settings: NearDuplicateSettings): number[] {
   const bands = bandingsFor(settings);
   const keys: number[] = [];
   if (!fp.short)

@@ -1,9 +1,10 @@
 import { extname } from 'node:path';
-import { pageHash, type PageImage } from './page-image.js';
+import { pageHash, type GreyPage, type PageImage } from './page-image.js';
+import { type OpenPdf, PdfPageDrawer } from './pdf-pages.js';
 import { normalise, textUnits } from './text.js';
 
-// sharp and the OCR engine (onnxruntime's native library, 16 MB of models) are loaded when the
-// first image is read: the server reads on a thread of its own, and its main thread never does.
+// sharp, PDFium and the OCR engine (onnxruntime's native library, 16 MB of models) are loaded when
+// the first image or scanned PDF is read, in the reading process (text-reader-process.ts) only.
 
 export const IMAGE_FORMATS = ['jpeg', 'png', 'tiff'] as const;
 export type ImageFormat = (typeof IMAGE_FORMATS)[number];
@@ -42,6 +43,12 @@ export const OCR_PAGE_PIXELS = { width: 1024, height: 1024 } as const;
 
 /** Decoded images larger than this (pixels of one page) are not read: a bomb, not a scan. */
 const MAX_INPUT_PIXELS = 200_000_000;
+
+/**
+ * The scanned pages of one PDF that are read at most (about an hour of one core): a PDF of many
+ * thousand empty pages is a few kilobytes. Past it, the first ones stand for the document.
+ */
+export const MAX_SCANNED_PDF_PAGES = 1000;
 
 /** How onnxruntime runs the models (docs/decisions/ocr-engine.md has the measurements). */
 export interface OcrSessionOptions {
@@ -89,19 +96,40 @@ interface PaddleOcr {
 export class PageRecogniser {
   private engine: Promise<PaddleOcr> | undefined;
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly pdfs = new PdfPageDrawer();
 
   constructor(private readonly session: OcrSessionOptions = DEFAULT_OCR_SESSION) {}
 
   /** The text of an image file's pages in reading order. A damaged image is 'skipped' with the reason; a failing engine throws. */
   recognise(bytes: Uint8Array, format: ImageFormat, betweenPages?: BetweenPages): Promise<Recognised> {
-    const turn = this.queue.then(() => this.recogniseNow(bytes, format, betweenPages));
+    return this.inTurn(() => this.recogniseImage(bytes, format, betweenPages));
+  }
+
+  /**
+   * The text of a PDF's scanned pages (`pages`, indexes from 0; those without a text layer), each
+   * drawn and read as an image page is; at most MAX_SCANNED_PDF_PAGES of them (the rest give '').
+   */
+  recognisePdfPages(
+    bytes: Uint8Array,
+    pages: readonly number[],
+    betweenPages?: BetweenPages,
+  ): Promise<{ status: 'text'; texts: string[] } | { status: 'skipped'; reason: string }> {
+    return this.inTurn(() => this.recognisePdfNow(bytes, pages, betweenPages));
+  }
+
+  /** One document at a time (a second waits for the first), so memory stays that of one page. */
+  private inTurn<T>(read: () => Promise<T>): Promise<T> {
+    const turn = this.queue.then(read);
     this.queue = turn.catch(() => {});
     return turn;
   }
 
-  private async recogniseNow(bytes: Uint8Array, format: ImageFormat, betweenPages?: BetweenPages): Promise<Recognised> {
-    const { default: sharp } = await import('sharp');
-    sharp.cache(false); // each page is decoded once: a cache would only hold memory
+  private async recogniseImage(
+    bytes: Uint8Array,
+    format: ImageFormat,
+    betweenPages?: BetweenPages,
+  ): Promise<Recognised> {
+    const sharp = await loadSharp();
     const input = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     let pages: number;
     try {
@@ -114,37 +142,92 @@ export class PageRecogniser {
     } catch (error) {
       return { status: 'skipped', reason: `unreadable ${format} image: ${summary(error)}` };
     }
-    const engine = await (this.engine ??= this.start());
-    const texts: string[] = [];
-    const pageImages: PageImage[] = [];
-    for (let page = 0; page < pages; page++) {
-      const started = performance.now();
-      let png: Buffer;
-      let hash: string | null;
-      try {
-        // Decoded once: the greyscale page is both fingerprinted and given to the engine.
+    const read = await this.readPages(
+      pages,
+      async (page) => {
         const { data, info } = await sharp(input, { page, limitInputPixels: MAX_INPUT_PIXELS })
           .rotate() // a camera's EXIF orientation
           .resize({ ...this.session.pagePixels, fit: 'inside', withoutEnlargement: true })
           .greyscale()
           .raw()
           .toBuffer({ resolveWithObject: true });
-        hash = pageHash({ data, width: info.width, height: info.height });
-        png = await sharp(data, { raw: { width: info.width, height: info.height, channels: 1 } })
-          .png({ compressionLevel: 1 })
-          .toBuffer();
-      } catch (error) {
-        return { status: 'skipped', reason: `unreadable ${format} image (page ${page + 1}): ${summary(error)}` };
-      }
-      const read = readingOrder(await engine.detect(png));
-      texts.push(read);
-      pageImages.push({ hash, units: textUnits(normalise(read)).length });
-      if (page < pages - 1) await betweenPages?.(performance.now() - started);
-    }
-    const text = texts.join('\n\n');
+        return { data, width: info.width, height: info.height };
+      },
+      (page, error) => `unreadable ${format} image (page ${page + 1}): ${summary(error)}`,
+      betweenPages,
+    );
+    if (read.status === 'skipped') return read;
+    const { pageImages } = read;
+    const text = read.texts.join('\n\n');
     return text.trim()
       ? { status: 'text', text, format, pages, pageImages }
       : { status: 'skipped', reason: 'no text recognised (a photo or a drawing?)', pageImages };
+  }
+
+  private async recognisePdfNow(bytes: Uint8Array, pages: readonly number[], betweenPages?: BetweenPages) {
+    const sharp = await loadSharp();
+    let pdf: OpenPdf;
+    try {
+      pdf = await this.pdfs.open(bytes);
+    } catch (error) {
+      return { status: 'skipped' as const, reason: `unreadable pdf: ${summary(error)}` };
+    }
+    try {
+      const read = pages.slice(0, MAX_SCANNED_PDF_PAGES).filter((page) => page < pdf.pages);
+      const recognised = await this.readPages(
+        read.length,
+        async (i) => {
+          const { data, ...raw } = await pdf.draw(read[i]!, this.session.pagePixels);
+          const grey = await sharp(data, { raw })
+            .flatten({ background: '#ffffff' })
+            .greyscale()
+            .raw()
+            .toBuffer({ resolveWithObject: true });
+          return { data: grey.data, width: grey.info.width, height: grey.info.height };
+        },
+        (i, error) => `unreadable pdf (page ${read[i]! + 1}): ${summary(error)}`,
+        betweenPages,
+      );
+      if (recognised.status === 'skipped') return recognised;
+      return { status: 'text' as const, texts: pages.map((_, i) => recognised.texts[i] ?? '') };
+    } finally {
+      pdf.close();
+    }
+  }
+
+  /**
+   * Reads `count` pages, each decoded to greyscale by `page`, awaiting `betweenPages` after each but
+   * the last; each page is fingerprinted (page-image.ts) from the same decoded pixels the engine reads.
+   */
+  private async readPages(
+    count: number,
+    page: (index: number) => Promise<GreyPage>,
+    unreadable: (index: number, error: unknown) => string,
+    betweenPages?: BetweenPages,
+  ): Promise<{ status: 'text'; texts: string[]; pageImages: PageImage[] } | { status: 'skipped'; reason: string }> {
+    const sharp = await loadSharp();
+    const engine = await (this.engine ??= this.start());
+    const texts: string[] = [];
+    const pageImages: PageImage[] = [];
+    for (let index = 0; index < count; index++) {
+      const started = performance.now();
+      let png: Buffer;
+      let hash: string | null;
+      try {
+        const grey = await page(index);
+        hash = pageHash(grey);
+        png = await sharp(grey.data, { raw: { width: grey.width, height: grey.height, channels: 1 } })
+          .png({ compressionLevel: 1 })
+          .toBuffer();
+      } catch (error) {
+        return { status: 'skipped', reason: unreadable(index, error) };
+      }
+      const text = readingOrder(await engine.detect(png));
+      texts.push(text);
+      pageImages.push({ hash, units: textUnits(normalise(text)).length });
+      if (index < count - 1) await betweenPages?.(performance.now() - started);
+    }
+    return { status: 'text', texts, pageImages };
   }
 
   private async start(): Promise<PaddleOcr> {
@@ -176,6 +259,12 @@ function readingOrder(lines: readonly PaddleLine[]): string {
     )
     .map((l) => l.text)
     .join('\n');
+}
+
+async function loadSharp() {
+  const { default: sharp } = await import('sharp');
+  sharp.cache(false); // each page is decoded once: a cache would only hold memory
+  return sharp;
 }
 
 function summary(error: unknown): string {

@@ -11,11 +11,11 @@ import {
 
 /**
  * The process of a ProcessTextReader: reads each document it is sent, with the settings it was
- * started with (its one argument). sharp and onnxruntime are loaded here, when the first image
- * comes, and nowhere else.
+ * started with (its one argument). sharp, PDFium and onnxruntime are loaded here, when the first
+ * image or scanned PDF comes, and nowhere else.
  */
 const args = JSON.parse(process.argv[2] ?? '{}') as ReadingProcessArgs;
-const reader = new InProcessTextReader(Fingerprinter.create(args.settings), args.ocr ? new PageRecogniser() : null);
+const reader = new InProcessTextReader(Fingerprinter.onFirstUse(args.settings), args.ocr ? new PageRecogniser() : null);
 
 /** Images waiting between two pages for the reader's word to go on. */
 const waiting = new Map<number, (go: GoOn['go']) => void>();
@@ -52,6 +52,7 @@ async function answer({ id, bytes, file, paced }: ReadRequest): Promise<void> {
         id,
         text: read.text,
         format: read.format,
+        recognised: read.recognised,
         fingerprint,
         shingles: [...shingles],
         pageImages: read.pageImages,

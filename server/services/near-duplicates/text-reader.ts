@@ -1,6 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { extractText, textFormat } from './extraction.js';
-import { Fingerprinter, type NearDuplicateSettings, type TextFingerprint } from './fingerprint.js';
+import type { FingerprinterOnFirstUse, NearDuplicateSettings, TextFingerprint } from './fingerprint.js';
 import { type BetweenPages, imageFormat, PageRecogniser } from './ocr.js';
 import type { PageImage } from './page-image.js';
 
@@ -9,7 +9,9 @@ export interface Compared {
   text: string;
   format: string;
   fingerprint: TextFingerprint;
-  /** An image's pages, each fingerprinted (none for a text document). */
+  /** Its text was recognised (OCR), all or in part: reading it again costs seconds a page. */
+  recognised: boolean;
+  /** An image's pages, each fingerprinted (none for other documents). */
   pageImages: PageImage[];
 }
 
@@ -39,22 +41,28 @@ export const OCR_OFF = 'text recognition (OCR) is off on this instance';
  */
 export class InProcessTextReader implements TextReader {
   constructor(
-    private readonly fingerprinter: Promise<Fingerprinter>,
+    private readonly fingerprinter: FingerprinterOnFirstUse,
     private readonly recogniser: PageRecogniser | null = new PageRecogniser(),
   ) {}
 
   async read(bytes: Uint8Array, file: DocumentFile, betweenPages?: BetweenPages): Promise<Read> {
     const image = textFormat(file) ? undefined : imageFormat(file);
     if (image && !this.recogniser) return { skipped: OCR_OFF, pageImages: [] };
+    const recogniser = this.recogniser;
     const extracted = image
-      ? await this.recogniser!.recognise(bytes, image, betweenPages)
-      : await extractText(bytes, file);
+      ? await recogniser!.recognise(bytes, image, betweenPages)
+      : await extractText(
+          bytes,
+          file,
+          recogniser ? (pdf, pages) => recogniser.recognisePdfPages(pdf, pages, betweenPages) : undefined,
+        );
     const pageImages = ('pageImages' in extracted && extracted.pageImages) || [];
     if (extracted.status === 'skipped') return { skipped: extracted.reason, pageImages };
     return {
       text: extracted.text,
       format: extracted.format,
-      fingerprint: (await this.fingerprinter).fingerprint(extracted.text),
+      fingerprint: (await this.fingerprinter.get()).fingerprint(extracted.text),
+      recognised: image !== undefined || ('recognised' in extracted && extracted.recognised === true),
       pageImages,
     };
   }
@@ -86,6 +94,7 @@ export type ReadReply =
       id: number;
       text: string;
       format: string;
+      recognised: boolean;
       fingerprint: Omit<TextFingerprint, 'shingles'>;
       shingles: string[];
       pageImages: PageImage[];
@@ -201,6 +210,7 @@ export class ProcessTextReader implements TextReader {
         waiting.resolve({
           text: reply.text,
           format: reply.format,
+          recognised: reply.recognised,
           fingerprint: { ...reply.fingerprint, shingles: new Set(reply.shingles) },
           pageImages: reply.pageImages,
         });

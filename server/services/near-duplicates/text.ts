@@ -1,4 +1,4 @@
-import * as OpenCC from 'opencc-js';
+import { createRequire } from 'node:module';
 
 /**
  * Text as the near-duplicate fingerprints see it: what two copies of one document keep in
@@ -6,16 +6,23 @@ import * as OpenCC from 'opencc-js';
  * traditional or simplified script, case, spacing and punctuation).
  */
 
-/** Traditional characters (of Taiwan, Hong Kong or the standard set) to simplified. */
-// opencc-js's bundled types do not resolve under NodeNext (the checker sees an error type): its one
-// function used here, typed.
-const { Converter } = OpenCC as unknown as { Converter: (o: { from: string; to: string }) => (text: string) => string };
 /**
- * Made when a text is first normalised: building its tables takes about 15 MB of a process's
- * memory, and the server's main thread, which loads this module, normalises no text unless a
- * near-duplicate pair is shown (documents are read on a thread of their own).
+ * Traditional characters (of Taiwan, Hong Kong or the standard set) to simplified: opencc-js,
+ * loaded and made when a text is first normalised. Its dictionaries and the tables built from
+ * them take about 15 MB of a process's memory, and the server's main thread, which loads this
+ * module, normalises no text unless a near-duplicate pair is shown (documents are read in a
+ * process of their own).
  */
 let toSimplified: ((text: string) => string) | undefined;
+
+function simplifier(): (text: string) => string {
+  // opencc-js's bundled types do not resolve under NodeNext (the checker sees an error type): its
+  // one function used here, typed.
+  const { Converter } = createRequire(import.meta.url)('opencc-js') as {
+    Converter: (o: { from: string; to: string }) => (text: string) => string;
+  };
+  return Converter({ from: 't', to: 'cn' });
+}
 
 /** Han characters (CJK ideographs, the extensions included) and the other scripts written without spaces. */
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
@@ -28,7 +35,7 @@ const UNIT =
 
 /** NFKC (full-width forms, compatibility characters), simplified script, lower case. */
 export function normalise(text: string): string {
-  toSimplified ??= Converter({ from: 't', to: 'cn' });
+  toSimplified ??= simplifier();
   return toSimplified(text.normalize('NFKC')).toLowerCase();
 }
 

@@ -602,6 +602,17 @@ export function accountConformance(target: StoreTarget): void {
         );
       });
 
+      it('forgets the tokens expired at or before a time, and keeps later and never-expiring ones', async () => {
+        const at = (day: number) => new Date(Date.UTC(2026, 4, day));
+        await store.tokens.create({ ...token('long-ago', 'acc1'), expiresAt: at(1) });
+        await store.tokens.create({ ...token('at-the-time', 'acc1'), expiresAt: at(5) });
+        await store.tokens.create({ ...token('later', 'acc2'), expiresAt: at(6) });
+        await store.tokens.create(token('forever', 'acc2'));
+        assert.equal(await store.tokens.purgeExpired(at(5)), 2);
+        assert.deepEqual((await store.tokens.list()).map((x) => x.id).sort(), ['forever', 'later']);
+        assert.equal(await store.tokens.purgeExpired(at(5)), 0, 'nothing more to forget');
+      });
+
       it('revokes every token of one account, and only those', async () => {
         for (const t of [token('t1', 'acc1'), token('t2', 'acc1'), token('t3', 'acc2')]) await store.tokens.create(t);
         assert.equal(await store.tokens.revokeForAccount('acc1'), 2);

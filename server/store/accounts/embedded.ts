@@ -134,7 +134,8 @@ CREATE TABLE IF NOT EXISTS rate_counts (
              CREATE INDEX IF NOT EXISTS accounts_by_role ON accounts (role, ${BY_NAME}, id);
              CREATE INDEX IF NOT EXISTS accounts_by_state ON accounts (disabled, must_change_password, ${BY_NAME}, id);
              CREATE INDEX IF NOT EXISTS accounts_unsearchable ON accounts (id) WHERE search_text IS NULL;
-             CREATE INDEX IF NOT EXISTS api_tokens_created ON api_tokens (created_at)`);
+             CREATE INDEX IF NOT EXISTS api_tokens_created ON api_tokens (created_at);
+             CREATE INDEX IF NOT EXISTS api_tokens_expiry ON api_tokens (expires_at)`);
     // Accounts of an earlier version get their search pieces once (the index above finds them at once).
     db.transaction(() => {
       const unsearchable = db
@@ -218,11 +219,17 @@ function textWhere(
     byPieces = `SELECT s.account_id AS id FROM account_search s JOIN accounts a ON a.id = s.account_id
                 WHERE s.piece = @piece AND instr(a.search_text, @part) > 0`;
   }
-  const matches = `${byPieces} UNION ALL SELECT id FROM accounts WHERE ${inUnits}`;
+  // No unit named: the walk checks the names alone (the units' test on every account walked
+  // was half of a clustered part's walk, `clerk01`).
+  const named = text.units.length > 0;
+  const matches = named ? `${byPieces} UNION ALL SELECT id FROM accounts WHERE ${inUnits}` : byPieces;
   const pieceArgs: Params = params.piece === undefined ? { part, partEnd: params.partEnd! } : { piece: params.piece };
   const pieceCandidates = probe(`SELECT 1 FROM account_search WHERE ${pieces}`, pieceArgs);
   if (pieceCandidates >= SEARCH_PROBE || unitCandidates >= SEARCH_PROBE)
-    return { where: `(instr(search_text, @part) > 0 OR ${inUnits})`, matches };
+    return {
+      where: named ? `(instr(search_text, @part) > 0 OR ${inUnits})` : 'instr(search_text, @part) > 0',
+      matches,
+    };
   return { where: `id IN (${matches})`, matches };
 }
 
@@ -638,6 +645,10 @@ export class EmbeddedTokenStore implements TokenStore {
 
   async touch(id: string, at: Date): Promise<void> {
     this.db.prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ?').run(at.getTime(), id);
+  }
+
+  async purgeExpired(before: Date): Promise<number> {
+    return this.db.prepare('DELETE FROM api_tokens WHERE expires_at <= ?').run(before.getTime()).changes;
   }
 }
 

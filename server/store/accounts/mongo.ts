@@ -143,6 +143,8 @@ export async function createAccountIndexes(c: AccountCollections): Promise<void>
     c.sessions.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
     c.sessions.createIndex({ accountId: 1 }),
     c.tokens.createIndex({ accountId: 1 }, { name: 'account' }),
+    // The sweep of tokens long expired (no TTL: an expired token is listed as such for a while first).
+    c.tokens.createIndex({ expiresAt: 1 }, { name: 'expiry' }),
     c.loginAttempts.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0, name: 'expiry' }),
     c.rateCounts.createIndex({ windowEnd: 1 }, { expireAfterSeconds: 0, name: 'expiry' }),
     c.keptImports.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0, name: 'expiry' }),
@@ -471,6 +473,11 @@ export class MongoTokenStore implements TokenStore {
 
   async touch(id: string, at: Date): Promise<void> {
     await this.c.tokens.updateOne({ _id: id }, { $set: { lastUsedAt: at } });
+  }
+
+  async purgeExpired(before: Date): Promise<number> {
+    // A token that never expires has null there (or, of an earlier version, nothing): $lte takes neither.
+    return (await this.c.tokens.deleteMany({ expiresAt: { $lte: before } })).deletedCount;
   }
 }
 

@@ -217,6 +217,11 @@ export interface TokenStore {
   revokeForAccount(accountId: string): Promise<number>;
   /** Notes that the token was used at `at`. */
   touch(id: string, at: Date): Promise<void>;
+  /**
+   * Forgets the tokens that expired at or before `before` (tokens that never expire stay); how
+   * many. The garbage collector's sweep, EXPIRED_TOKENS_KEPT_MS after their expiry.
+   */
+  purgeExpired(before: Date): Promise<number>;
 }
 
 /**

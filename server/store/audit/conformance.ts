@@ -22,6 +22,26 @@ export function auditConformance(target: StoreTarget): void {
         ...overrides,
       });
 
+      it("appends a step's event once, however often it is appended under its key, and the others beside it", async () => {
+        const withdrawn = event(5, { action: 'upload_withdrawn', note: null, detail: 'w-1' });
+        await store.audit.appendOnce([{ key: 'withdrawn:w-1', event: withdrawn }]);
+        // A retry after a crash appends it again, with another one: the first is not doubled.
+        await store.audit.appendOnce([
+          { key: 'withdrawn:w-1', event: { ...withdrawn, at: event(9).at } },
+          { key: 'withdrawn:w-2', event: event(6, { action: 'upload_withdrawn', note: null, detail: 'w-2' }) },
+        ]);
+        await store.audit.appendOnce([]);
+        const { items, total } = await store.audit.search({ action: 'upload_withdrawn', limit: 10, offset: 0 });
+        assert.equal(total, 2);
+        assert.deepEqual(
+          items.map((e) => [e.detail, e.at.toISOString()]),
+          [
+            ['w-2', event(6).at.toISOString()],
+            ['w-1', event(5).at.toISOString()],
+          ],
+        );
+      });
+
       it('appends events and finds them newest first, with every field back', async () => {
         await store.audit.append(event(1, { action: 'login', fileId: null, fileName: null, detail: '', note: null }));
         await store.audit.append(event(3));

@@ -30,8 +30,11 @@ CREATE INDEX IF NOT EXISTS audit_unit ON audit (city, county, town, at);
 CREATE TRIGGER IF NOT EXISTS audit_no_update BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS audit_no_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 `,
-  // Audit logs made before notes: their events keep only the detail.
-  upgrade: (db) => addMissingColumns(db, 'audit', { note: 'TEXT' }),
+  // Audit logs made before notes: their events keep only the detail; before step keys, none has one.
+  upgrade: (db) => {
+    addMissingColumns(db, 'audit', { note: 'TEXT', step_key: 'TEXT' });
+    db.exec('CREATE UNIQUE INDEX IF NOT EXISTS audit_step_key ON audit (step_key) WHERE step_key IS NOT NULL');
+  },
 };
 
 interface AuditRow {
@@ -81,12 +84,24 @@ export function auditAppender(db: Db): (e: AuditEvent) => void {
 export class EmbeddedAuditLog implements AuditLog {
   private readonly insert;
   private readonly insertMany;
+  private readonly insertOnce;
 
   constructor(private readonly db: Db) {
     this.insert = auditAppender(db);
     this.insertMany = db.transaction((events: readonly AuditEvent[]) => {
       for (const e of events) this.insert(e);
     });
+    const once = db.prepare(
+      `INSERT OR IGNORE INTO audit (at, action, user_id, user_name, unit, city, county, town, address, file_id, file_name, detail, note, step_key)
+       VALUES (@at, @action, @userId, @userName, @unit, @city, @county, @town, @address, @fileId, @fileName, @detail, @note, @key)`,
+    );
+    this.insertOnce = db.transaction((events: ReadonlyArray<{ key: string; event: AuditEvent }>) => {
+      for (const { key, event } of events) once.run({ ...auditRow(event), key });
+    });
+  }
+
+  async appendOnce(events: ReadonlyArray<{ key: string; event: AuditEvent }>): Promise<void> {
+    this.insertOnce(events);
   }
 
   async append(e: AuditEvent): Promise<void> {

@@ -34,6 +34,22 @@ export class MongoAuditLog implements AuditLog {
       );
   }
 
+  async appendOnce(events: ReadonlyArray<{ key: string; event: AuditEvent }>): Promise<void> {
+    if (events.length === 0) return;
+    try {
+      // The key is the id (prefixed apart from the ledger's upload keys, which share the collection).
+      await this.c.audit.insertMany(
+        events.map(({ key, event }) => ({ _id: `step:${key}`, ...event })),
+        { ordered: false },
+      );
+    } catch (err) {
+      // Those appended before are refused by their id; any other failure is one.
+      const errors = (err as { writeErrors?: Array<{ code?: number }> | { code?: number } }).writeErrors;
+      const list = Array.isArray(errors) ? errors : errors ? [errors] : [];
+      if (list.length === 0 || list.some((e) => e.code !== 11000)) throw err;
+    }
+  }
+
   async search(q: AuditSearch): Promise<{ items: Array<AuditEvent & { id: string }>; total: number }> {
     const filter = searchFilter(q);
     const [total, docs] = await Promise.all([

@@ -26,6 +26,11 @@ export interface AuditLog {
   append(event: AuditEvent): Promise<void>;
   /** Appends events in order (the embedded store in one transaction). */
   appendMany(events: readonly AuditEvent[]): Promise<void>;
+  /**
+   * Appends each event unless an event was appended under its key before: a step's event, which
+   * whoever finishes the step (the request, its retry, the sweep after a crash) records, once.
+   */
+  appendOnce(events: ReadonlyArray<{ key: string; event: AuditEvent }>): Promise<void>;
   /** Newest first. */
   search(query: AuditSearch): Promise<{ items: Array<AuditEvent & { id: string }>; total: number }>;
   /**

@@ -25,6 +25,8 @@ CREATE TABLE IF NOT EXISTS ${name} (
   -- When its content began to be deleted (NULL: live); its sha256 is then suffixed with '~' and
   -- its file id, so the content's identity is free for a new upload of it.
   deleting_at   INTEGER,
+  -- 1 once that deletion was cleared of holds (docs/decisions/holds.md); a hold stops only one not cleared.
+  deletion_cleared INTEGER,
   -- 1: deleted, a tombstone that keeps its file number (see EmbeddedCatalog.remove).
   removed       INTEGER,
   -- MD5 first: the same index finds a content by its key and every content with an MD5.
@@ -63,7 +65,7 @@ export const catalogSchema: EmbeddedSchema = {
   tables: catalogTable('catalog') + CATALOG_INDEXES,
   upgrade(db) {
     numberCatalog(db);
-    addMissingColumns(db, 'catalog', { deleting_at: 'INTEGER', removed: 'INTEGER' });
+    addMissingColumns(db, 'catalog', { deleting_at: 'INTEGER', removed: 'INTEGER', deletion_cleared: 'INTEGER' });
     db.exec(CATALOG_READ_INDEXES);
   },
 };
@@ -183,7 +185,8 @@ export class EmbeddedCatalog implements Catalog {
     // One statement: of a deletion and a commit racing, SQLite orders them.
     this.db
       .prepare(
-        `UPDATE catalog SET deleting_at = ?, sha256 = sha256 || '~' || file_id WHERE file_id = ? AND deleting_at IS NULL`,
+        `UPDATE catalog SET deleting_at = ?, deletion_cleared = 0, sha256 = sha256 || '~' || file_id
+         WHERE file_id = ? AND deleting_at IS NULL`,
       )
       .run(at.getTime(), fileId);
     const row = this.db.prepare<[string], CatalogRow>('SELECT * FROM catalog WHERE file_id = ?').get(fileId);
@@ -195,7 +198,8 @@ export class EmbeddedCatalog implements Catalog {
       return (
         this.db
           .prepare(
-            'UPDATE catalog SET deleting_at = NULL, sha256 = substr(sha256, 1, 64) WHERE file_id = ? AND deleting_at IS NOT NULL AND removed IS NULL',
+            `UPDATE catalog SET deleting_at = NULL, deletion_cleared = NULL, sha256 = substr(sha256, 1, 64)
+             WHERE file_id = ? AND deleting_at IS NOT NULL AND removed IS NULL AND COALESCE(deletion_cleared, 0) = 0`,
           )
           .run(fileId).changes > 0
       );
@@ -205,11 +209,23 @@ export class EmbeddedCatalog implements Catalog {
       return (
         this.db
           .prepare(
-            'UPDATE catalog SET deleting_at = NULL WHERE file_id = ? AND deleting_at IS NOT NULL AND removed IS NULL',
+            `UPDATE catalog SET deleting_at = NULL, deletion_cleared = NULL
+             WHERE file_id = ? AND deleting_at IS NOT NULL AND removed IS NULL AND COALESCE(deletion_cleared, 0) = 0`,
           )
           .run(fileId).changes > 0
       );
     }
+  }
+
+  async clearDeletion(fileId: string): Promise<boolean> {
+    // One statement: a cancel needs it not cleared, so of the two racing SQLite applies one.
+    return (
+      this.db
+        .prepare(
+          'UPDATE catalog SET deletion_cleared = 1 WHERE file_id = ? AND deleting_at IS NOT NULL AND removed IS NULL',
+        )
+        .run(fileId).changes === 1
+    );
   }
 
   async deletions(before: Date, limit: number): Promise<DeletingEntry[]> {
@@ -236,5 +252,9 @@ export class EmbeddedCatalog implements Catalog {
 
 function deletingEntryOf(row: CatalogRow): DeletingEntry | undefined {
   if (row.deleting_at === null || row.deleting_at === undefined || row.removed) return undefined;
-  return { ...catalogEntryFromRow(row), deletingSince: new Date(row.deleting_at) };
+  return {
+    ...catalogEntryFromRow(row),
+    deletingSince: new Date(row.deleting_at),
+    deletionCleared: row.deletion_cleared === 1,
+  };
 }

@@ -107,32 +107,44 @@ export class MongoCatalog implements Catalog {
       // makes it apply once, whoever races).
       await this.c.catalog.updateOne(
         { _id, deletingAt: { $exists: false }, fileSHA256: doc.fileSHA256 },
-        { $set: { deletingAt: at, fileSHA256: `${doc.fileSHA256.slice(0, 64)}~${fileId}` } },
+        {
+          $set: { deletingAt: at, fileSHA256: `${doc.fileSHA256.slice(0, 64)}~${fileId}` },
+          $unset: { deletionCleared: '' },
+        },
       );
     }
     const now = await this.c.catalogOnPrimary.findOne({ _id });
-    return now?.deletingAt ? { ...catalogEntryFromDoc(now), deletingSince: now.deletingAt } : undefined;
+    return now?.deletingAt ? deletingEntryOf(now, now.deletingAt) : undefined;
   }
 
   async cancelDeletion(fileId: string): Promise<boolean> {
     const _id = objectIdOf(fileId);
-    const doc = _id && (await this.c.catalogOnPrimary.findOne({ _id, deletingAt: { $exists: true } }));
+    // Only a deletion not cleared of holds: one document's update, which a clear excludes.
+    const uncleared = { _id, deletingAt: { $exists: true }, deletionCleared: { $exists: false } };
+    const doc = _id && (await this.c.catalogOnPrimary.findOne(uncleared));
     if (!_id || !doc) return false;
     try {
-      const { modifiedCount } = await this.c.catalog.updateOne(
-        { _id, deletingAt: { $exists: true } },
-        { $unset: { deletingAt: '' }, $set: { fileSHA256: doc.fileSHA256.slice(0, 64) } },
-      );
+      const { modifiedCount } = await this.c.catalog.updateOne(uncleared, {
+        $unset: { deletingAt: '' },
+        $set: { fileSHA256: doc.fileSHA256.slice(0, 64) },
+      });
       return modifiedCount > 0;
     } catch (err) {
       // The content was stored anew meanwhile: this entry stays live out of its identity.
       if (!isDuplicateKey(err)) throw err;
-      const { modifiedCount } = await this.c.catalog.updateOne(
-        { _id, deletingAt: { $exists: true } },
-        { $unset: { deletingAt: '' } },
-      );
+      const { modifiedCount } = await this.c.catalog.updateOne(uncleared, { $unset: { deletingAt: '' } });
       return modifiedCount > 0;
     }
+  }
+
+  async clearDeletion(fileId: string): Promise<boolean> {
+    const _id = objectIdOf(fileId);
+    if (!_id) return false;
+    const { matchedCount } = await this.c.catalog.updateOne(
+      { _id, deletingAt: { $exists: true } },
+      { $set: { deletionCleared: true } },
+    );
+    return matchedCount === 1;
   }
 
   async deletions(before: Date, limit: number): Promise<DeletingEntry[]> {
@@ -141,7 +153,7 @@ export class MongoCatalog implements Catalog {
       .sort({ deletingAt: 1 })
       .limit(limit)
       .toArray();
-    return docs.map((doc) => ({ ...catalogEntryFromDoc(doc), deletingSince: doc.deletingAt! }));
+    return docs.map((doc) => deletingEntryOf(doc, doc.deletingAt!));
   }
 
   async remove(fileId: string): Promise<void> {
@@ -149,3 +161,9 @@ export class MongoCatalog implements Catalog {
     if (_id) await this.c.catalog.deleteOne({ _id, deletingAt: { $exists: true } });
   }
 }
+
+const deletingEntryOf = (doc: CatalogDoc, since: Date): DeletingEntry => ({
+  ...catalogEntryFromDoc(doc),
+  deletingSince: since,
+  deletionCleared: doc.deletionCleared === true,
+});

@@ -31,6 +31,11 @@ export interface NewCatalogEntry {
 /** An entry whose content is being deleted (`Catalog.beginDeletion`), and since when. */
 export interface DeletingEntry extends CatalogEntry {
   deletingSince: Date;
+  /**
+   * Whether the deletion was cleared of holds (冻结) after the mark (`clearDeletion`), so the bytes
+   * may go; one not cleared may yet be cancelled (`cancelDeletion`: a holder, or a hold, found).
+   */
+  deletionCleared: boolean;
 }
 
 /**
@@ -51,8 +56,14 @@ export interface Catalog {
    */
   beginDeletion(fileId: string, at: Date): Promise<DeletingEntry | undefined>;
   /**
-   * Makes an entry being deleted live again (an upload counted it meanwhile); true if this call
-   * did. Its identity comes back unless a commit stored the same content anew meanwhile: then it
+   * Marks an entry being deleted as cleared of holds and holders, by one conditional write: from
+   * then on `cancelDeletion` does not take it. True when it is being deleted and cleared now (by
+   * this call or before); false when it is live (cancelled) or gone.
+   */
+  clearDeletion(fileId: string): Promise<boolean>;
+  /**
+   * Makes an entry being deleted, and not cleared, live again (an upload counted it meanwhile, or
+   * a hold came); true if this call did. A cleared deletion is never cancelled: its bytes may be going. Its identity comes back unless a commit stored the same content anew meanwhile: then it
    * stays live under its file id, found by `get` but not by `findByKey` (the newer entry is).
    */
   cancelDeletion(fileId: string): Promise<boolean>;

@@ -575,7 +575,11 @@ export function contentConformance(target: StoreTarget): void {
         const fileNo = await fileNumber(opened, entry.fileId);
         const at = new Date('2026-12-01T00:00:00Z');
         const deleting = await store.catalog.beginDeletion(entry.fileId, at);
-        assert.deepEqual(deleting, { ...entry, deletingSince: at }, 'the entry as it was, with its identity');
+        assert.deepEqual(
+          deleting,
+          { ...entry, deletingSince: at, deletionCleared: false },
+          'the entry as it was, with its identity, not cleared of holds',
+        );
         assert.deepEqual(await store.catalog.beginDeletion(entry.fileId, new Date()), deleting, 'once');
         assert.equal(await store.catalog.get(entry.fileId), undefined);
         assert.equal(await store.catalog.findByKey(keyOf(data)), undefined);
@@ -627,6 +631,40 @@ export function contentConformance(target: StoreTarget): void {
         assert.deepEqual(await store.catalog.get(entry.fileId), entry, 'live under its id');
         assert.deepEqual(await store.catalog.findByKey(keyOf(data)), anew, "the identity stays the newer entry's");
         assert.deepEqual(await readAll(store.content.read(entry)), data);
+      });
+
+      it('clears a deletion of holds, or cancels it: never both, and a cleared one is never cancelled', async () => {
+        const [a, b] = [randomContent(100), randomContent(120)];
+        const { entry } = await commitBytes(store, a);
+        const other = (await commitBytes(store, b)).entry;
+        assert.equal(await store.catalog.clearDeletion(entry.fileId), false, 'a live entry is not cleared');
+        const at = new Date('2026-12-01T00:00:00Z');
+        await store.catalog.beginDeletion(entry.fileId, at);
+        assert.equal(await store.catalog.clearDeletion(entry.fileId), true);
+        assert.equal(await store.catalog.clearDeletion(entry.fileId), true, 'cleared before: still cleared');
+        assert.equal(await store.catalog.cancelDeletion(entry.fileId), false, 'a cleared deletion is never cancelled');
+        assert.deepEqual(await store.catalog.beginDeletion(entry.fileId, new Date()), {
+          ...entry,
+          deletingSince: at,
+          deletionCleared: true,
+        });
+        assert.deepEqual(
+          (await store.catalog.deletions(new Date(at.getTime() + 1), 10)).map((e) => [e.fileId, e.deletionCleared]),
+          [[entry.fileId, true]],
+        );
+        assert.equal(await store.catalog.get(entry.fileId), undefined, 'still being deleted');
+        // A clear and a cancel racing: exactly one of them takes it.
+        await store.catalog.beginDeletion(other.fileId, at);
+        const [cleared, cancelled] = await Promise.all([
+          store.catalog.clearDeletion(other.fileId),
+          store.catalog.cancelDeletion(other.fileId),
+        ]);
+        assert.equal(Number(cleared) + Number(cancelled), 1);
+        assert.deepEqual(await store.catalog.get(other.fileId), cancelled ? other : undefined);
+        if (cancelled) {
+          // Marked again later, it is not cleared again until asked.
+          assert.equal((await store.catalog.beginDeletion(other.fileId, at))!.deletionCleared, false);
+        }
       });
 
       it('deletes a packed content by forgetting its place in the pack; the others of the pack stay readable', async () => {

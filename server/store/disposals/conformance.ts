@@ -37,6 +37,7 @@ function disposal(fileId: string, overrides: Partial<DisposalRecord> = {}): Disp
     disposedBy: { id: 'adm-1', username: 'wang' },
     disposedAt: day(20),
     state: 'disposing',
+    cleared: true,
     changedAt: day(20),
     ...overrides,
   };
@@ -75,6 +76,38 @@ export function disposalConformance(target: StoreTarget): void {
         assert.equal(await store.disposals.advance(d.id, 'disposing', 'deleting', day(21)), false);
         assert.equal(await store.disposals.advance(d.id, 'deleting', 'disposed', day(22)), true);
         assert.deepEqual(await store.disposals.get(d.id), { ...d, state: 'disposed', changedAt: day(22) });
+      });
+
+      it('clears an entry being made of holds, or a hold stops it (removed, the file free): never both', async () => {
+        const [a, b, c] = ['e', 'f', '0'].map((n) => disposal(n.repeat(24), { cleared: false })) as [
+          DisposalRecord,
+          DisposalRecord,
+          DisposalRecord,
+        ];
+        for (const d of [a, b, c]) await store.disposals.open(d);
+        assert.deepEqual(await store.disposals.get(a.id), a, 'kept not cleared');
+        assert.equal(await store.disposals.clear(a.id), true);
+        assert.equal(await store.disposals.clear(a.id), true, 'cleared before: still cleared');
+        assert.equal(await store.disposals.stop(a.id), false, 'a cleared entry is never removed');
+        assert.deepEqual(await store.disposals.get(a.id), { ...a, cleared: true });
+        assert.equal(await store.disposals.stop(b.id), true);
+        assert.equal(await store.disposals.stop(b.id), false, 'once');
+        assert.equal(await store.disposals.get(b.id), undefined);
+        assert.equal(await store.disposals.clear(b.id), false, 'a stopped entry is not cleared');
+        const { items } = await store.disposals.list({}, { limit: 50, offset: 0 });
+        assert.equal(
+          items.some((d) => d.id === b.id),
+          false,
+          'not in the register',
+        );
+        const again = disposal('f'.repeat(24));
+        assert.equal((await store.disposals.open(again)).opened, true, 'its file is free');
+        await store.disposals.advance(again.id, 'disposing', 'deleting', day(21));
+        assert.equal(await store.disposals.clear(again.id), false, 'only `disposing` is cleared');
+        // A clear and a stop racing: exactly one of them takes it.
+        const [cleared, stopped] = await Promise.all([store.disposals.clear(c.id), store.disposals.stop(c.id)]);
+        assert.equal(Number(cleared) + Number(stopped), 1);
+        assert.equal((await store.disposals.get(c.id))?.cleared, cleared ? true : undefined);
       });
 
       it('lists the register of a unit, a subtree, a time or all of it, the latest first', async () => {

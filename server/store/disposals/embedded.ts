@@ -1,5 +1,5 @@
 import type { Unit } from '../../../shared/schemas.js';
-import type { Db, EmbeddedSchema } from '../embedded/database.js';
+import { addMissingColumns, type Db, type EmbeddedSchema } from '../embedded/database.js';
 import { scopeWhere } from '../embedded/scopes.js';
 import type { DisposalRecord, DisposalState, DisposalStore, RegisterFilter, Uploader } from './port.js';
 
@@ -25,6 +25,8 @@ CREATE TABLE IF NOT EXISTS disposals (
   by_name         TEXT NOT NULL,
   at              INTEGER NOT NULL,
   state           TEXT NOT NULL,
+  -- While 'disposing': 0 until holds were asked after the entry was recorded (docs/decisions/holds.md).
+  cleared         INTEGER NOT NULL DEFAULT 1,
   changed_at      INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS disposals_at ON disposals (at DESC, id);
@@ -41,6 +43,10 @@ CREATE TABLE IF NOT EXISTS disposal_units (
 CREATE INDEX IF NOT EXISTS disposal_units_unit ON disposal_units (unit_id);
 CREATE INDEX IF NOT EXISTS disposal_units_subtree ON disposal_units (city, county, town);
 `,
+  upgrade(db) {
+    // Entries made before holds were asked after them (2026-11-29) were asked before: cleared.
+    addMissingColumns(db, 'disposals', { cleared: 'INTEGER NOT NULL DEFAULT 1' });
+  },
 };
 
 interface Row {
@@ -61,6 +67,7 @@ interface Row {
   by_name: string;
   at: number;
   state: DisposalState;
+  cleared: number;
   changed_at: number;
 }
 
@@ -83,6 +90,7 @@ const recordOf = (r: Row): DisposalRecord => ({
   disposedBy: { id: r.by_id, username: r.by_name },
   disposedAt: new Date(r.at),
   state: r.state,
+  cleared: r.cleared === 1,
   changedAt: new Date(r.changed_at),
 });
 
@@ -95,9 +103,9 @@ export class EmbeddedDisposalStore implements DisposalStore {
   constructor(private readonly db: Db) {
     this.insert = db.prepare(
       `INSERT INTO disposals (id, file_id, file_name, file_length, stored_at, units, uploaders, first_upload_at,
-         last_upload_at, counted_uploads, withdrawn_uploads, reason, approval_ref, by_id, by_name, at, state, changed_at)
+         last_upload_at, counted_uploads, withdrawn_uploads, reason, approval_ref, by_id, by_name, at, state, cleared, changed_at)
        VALUES (@id, @fileId, @fileName, @fileLength, @storedAt, @units, @uploaders, @firstUploadAt,
-         @lastUploadAt, @countedUploads, @withdrawnUploads, @reason, @approvalRef, @byId, @byName, @at, @state, @changedAt)
+         @lastUploadAt, @countedUploads, @withdrawnUploads, @reason, @approvalRef, @byId, @byName, @at, @state, @cleared, @changedAt)
        ON CONFLICT (file_id) DO NOTHING`,
     );
     this.insertUnit = db.prepare(
@@ -128,6 +136,7 @@ export class EmbeddedDisposalStore implements DisposalStore {
           byName: r.disposedBy.username,
           at: r.disposedAt.getTime(),
           state: r.state,
+          cleared: r.cleared ? 1 : 0,
           changedAt: r.changedAt.getTime(),
         });
         if (changes !== 1) return false;
@@ -144,6 +153,25 @@ export class EmbeddedDisposalStore implements DisposalStore {
       .prepare('UPDATE disposals SET state = ?, changed_at = ? WHERE id = ? AND state = ?')
       .run(to, at.getTime(), id, from);
     return changes === 1;
+  }
+
+  async clear(id: string): Promise<boolean> {
+    // One statement: a stop needs `cleared = 0`, so of the two racing SQLite applies one.
+    return (
+      this.db.prepare("UPDATE disposals SET cleared = 1 WHERE id = ? AND state = 'disposing'").run(id).changes === 1
+    );
+  }
+
+  async stop(id: string): Promise<boolean> {
+    return this.db
+      .transaction(() => {
+        const { changes } = this.db
+          .prepare("DELETE FROM disposals WHERE id = ? AND state = 'disposing' AND cleared = 0")
+          .run(id);
+        if (changes === 1) this.db.prepare('DELETE FROM disposal_units WHERE disposal_id = ?').run(id);
+        return changes === 1;
+      })
+      .immediate();
   }
 
   async get(id: string): Promise<DisposalRecord | undefined> {

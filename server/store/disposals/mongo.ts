@@ -21,6 +21,8 @@ export interface DisposalDoc {
   By: Person;
   At: Date;
   State: DisposalState;
+  /** Present while `disposing` and not cleared of holds; absent: cleared (and in entries made before). */
+  Uncleared?: true;
   ChangedAt: Date;
 }
 
@@ -60,6 +62,7 @@ const docOf = (r: DisposalRecord): DisposalDoc => ({
   By: person(r.disposedBy),
   At: r.disposedAt,
   State: r.state,
+  ...(!r.cleared && { Uncleared: true as const }),
   ChangedAt: r.changedAt,
 });
 
@@ -80,6 +83,7 @@ const recordOf = (d: DisposalDoc): DisposalRecord => ({
   disposedBy: person(d.By),
   disposedAt: d.At,
   state: d.State,
+  cleared: d.Uncleared === undefined,
   changedAt: d.ChangedAt,
 });
 
@@ -105,16 +109,31 @@ export class MongoDisposalStore implements DisposalStore {
   constructor(private readonly c: DisposalCollections) {}
 
   async open(r: DisposalRecord): Promise<{ record: DisposalRecord; opened: boolean }> {
-    try {
-      await this.c.disposals.insertOne(docOf(r));
-      return { record: r, opened: true };
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.c.disposals.insertOne(docOf(r));
+        return { record: r, opened: true };
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+      }
+      const held = await this.c.disposals.findOne({ FileID: r.fileId });
+      if (held) return { record: recordOf(held), opened: false };
+      // Only an entry a hold stopped is ever removed: the file is free again.
+      if (attempt >= 3) throw new Error(`file ${r.fileId}: its disposal ${r.id} clashed with no entry`);
     }
-    // Entries are never removed: the one that holds the file is there to read.
-    const held = await this.c.disposals.findOne({ FileID: r.fileId });
-    if (!held) throw new Error(`file ${r.fileId}: its disposal ${r.id} clashed with no entry`);
-    return { record: recordOf(held), opened: false };
+  }
+
+  async clear(id: string): Promise<boolean> {
+    // One document's update: a stop needs `Uncleared`, so of the two racing one applies.
+    await this.c.disposals.updateOne({ _id: id, State: 'disposing', Uncleared: true }, { $unset: { Uncleared: '' } });
+    return (
+      (await this.c.disposals.countDocuments({ _id: id, State: 'disposing', Uncleared: { $exists: false } })) === 1
+    );
+  }
+
+  async stop(id: string): Promise<boolean> {
+    const { deletedCount } = await this.c.disposals.deleteOne({ _id: id, State: 'disposing', Uncleared: true });
+    return deletedCount === 1;
   }
 
   async advance(id: string, from: DisposalState, to: DisposalState, at: Date): Promise<boolean> {

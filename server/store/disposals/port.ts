@@ -22,7 +22,7 @@ export interface Uploader extends Person {
 /**
  * One entry of the disposal register (销毁清册): one file disposed of, with what the register
  * shows of it, read from the ledger and the catalog before anything was deleted. Kept for ever:
- * the port has no way to remove one.
+ * the port removes only an entry a hold stopped before anything of it was done (`stop`).
  */
 export interface DisposalRecord {
   /** 32 hex characters; the ledger's reversal key is made from it (disposalKey). */
@@ -48,6 +48,13 @@ export interface DisposalRecord {
   disposedBy: Person;
   disposedAt: Date;
   state: DisposalState;
+  /**
+   * While `disposing`: whether holds (冻结) were asked about after the entry was recorded and none
+   * held the file, so its uploads may be reversed and its bytes deleted. One not cleared may yet be
+   * stopped by a hold (`stop`, the entry removed: nothing of it was done); a cleared one is finished,
+   * held or not (docs/decisions/holds.md).
+   */
+  cleared: boolean;
   /** When the state last changed: a step begun and not finished after a while was interrupted. */
   changedAt: Date;
 }
@@ -72,6 +79,16 @@ export interface DisposalStore {
    * (`opened: false`). At most one entry per file, however many race.
    */
   open(record: DisposalRecord): Promise<{ record: DisposalRecord; opened: boolean }>;
+  /**
+   * Marks an entry `disposing` and not stopped as cleared of holds, by one conditional write. True
+   * when it is `disposing` and cleared now, by this call or before; false once `stop` took it.
+   */
+  clear(id: string): Promise<boolean>;
+  /**
+   * Removes an entry `disposing` and not cleared (a hold stops it before anything of it was done),
+   * by one conditional write; true if this call did. A cleared entry is never removed.
+   */
+  stop(id: string): Promise<boolean>;
   /** Moves an entry from one state to the next; true if this call moved it. */
   advance(id: string, from: DisposalState, to: DisposalState, at: Date): Promise<boolean>;
   get(id: string): Promise<DisposalRecord | undefined>;

@@ -19,6 +19,8 @@ export interface CatalogRow {
   md5_collision: number;
   /** When its content began to be deleted; NULL (or absent from a read model's columns): live. */
   deleting_at?: number | null;
+  /** 1 once the deletion was cleared of holds (`Catalog.clearDeletion`); 0 or NULL: not yet. */
+  deletion_cleared?: number | null;
   /** 1: a deleted content's tombstone (the catalog's own reads only). */
   removed?: number | null;
 }

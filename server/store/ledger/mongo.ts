@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ObjectId, type Filter } from 'mongodb';
 import type { AuditCollections, AuditDoc } from '../mongo/audit-documents.js';
 import {
@@ -31,6 +33,16 @@ const CHANGES_AT_ONCE = 16;
 
 /** The document that marks `userInfo.names` as holding the names of entries counted before it existed. */
 const EARLIER_NAMES_REMEMBERED = 'earlier-names-remembered';
+
+/**
+ * How long a request may keep a file's lease (its counts and changes one after another) before
+ * another request takes the file over: a count or a change takes tens of milliseconds, a change of
+ * a file with thousands of uploads a second or two; a process killed holding the lease delays the
+ * file's next count or change by up to this long.
+ */
+const FILE_LEASE_MS = 10_000;
+/** How long a request waits for a file's lease before it fails (then retried by its client). */
+const FILE_LEASE_WAIT_MS = 4 * FILE_LEASE_MS;
 
 /** The key recorded for files whose uploads were counted before `userInfo.firstUploads` existed. */
 const EARLIER_UPLOADS = 'earlier-uploads';
@@ -104,11 +116,81 @@ export function ledgerEntryFromDoc(doc: LedgerDoc): LedgerEntry {
 export class MongoLedger implements Ledger {
   private readonly totals: MongoTotals;
 
-  constructor(private readonly c: LedgerCollections & AuditCollections) {
+  /**
+   * @param options.leaseMs how long a file's lease lasts (FILE_LEASE_MS); the tests' dying
+   *   ledgers take 0, a process whose lease has run out when it dies.
+   */
+  constructor(
+    private readonly c: LedgerCollections & AuditCollections,
+    private readonly options: { leaseMs?: number } = {},
+  ) {
     this.totals = new MongoTotals(c);
   }
 
+  /**
+   * Runs `work` holding the file's lease: the counts and changes of one file's uploads, made by
+   * any request or process, one after another (each decides who holds the file's bytes from what
+   * the others wrote, so two interleaved would decide from half-written states). One insert takes
+   * the lease; a request holding it is waited for; a lease past its `Until` (its process killed,
+   * or its request failed: it ends its lease at once) is taken over, and `work` is told so: the
+   * file may have a count or a change under way that it must finish first.
+   */
+  private async withFile<T>(fileId: string, work: (tookOver: boolean) => Promise<T>): Promise<T> {
+    const leaseMs = this.options.leaseMs ?? FILE_LEASE_MS;
+    const token = randomUUID();
+    const giveUp = Date.now() + FILE_LEASE_WAIT_MS;
+    let tookOver = false;
+    for (let wait = 2; ; wait = Math.min(wait * 2, 100)) {
+      try {
+        await this.c.fileLeases.insertOne({ _id: fileId, Token: token, Until: new Date(Date.now() + leaseMs) });
+        break;
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+      }
+      const held = await this.c.fileLeases.findOne({ _id: fileId });
+      if (held && held.Until.getTime() <= Date.now()) {
+        // Whoever takes it now (this request or another that saw it too) finishes what it left.
+        tookOver = true;
+        await this.c.fileLeases.deleteOne({ _id: fileId, Token: held.Token });
+        continue;
+      }
+      if (Date.now() > giveUp) throw new Error(`file ${fileId}: its uploads are being changed by another request`);
+      if (held) await sleep(wait);
+    }
+    let result: T;
+    try {
+      result = await work(tookOver);
+    } catch (err) {
+      // What it left under way is for the next request to finish: the lease ends now.
+      await this.c.fileLeases
+        .updateOne({ _id: fileId, Token: token }, { $set: { Until: new Date(0) } })
+        .catch(() => {});
+      throw err;
+    }
+    await this.c.fileLeases.deleteOne({ _id: fileId, Token: token });
+    return result;
+  }
+
+  /**
+   * Finishes every count and change of the file's uploads left under way (a crash, a failed
+   * request), holding the file's lease: a count's and a change's decisions read the file's uploads
+   * as the totals have them.
+   */
+  private async finishFile(fileId: string): Promise<void> {
+    const counts = await this.c.audit.find({ fileId, upload: { $exists: true }, pending: true }).toArray();
+    for (const doc of counts) await this.finish(doc, true);
+    await this.finishChangesOfFile(fileId);
+  }
+
   async count(action: UploadAction): Promise<CountedUpload> {
+    return this.withFile(action.record.fileId, async (tookOver) => {
+      if (tookOver) await this.finishFile(action.record.fileId);
+      return this.countHolding(action);
+    });
+  }
+
+  /** `count`, the file's lease held. */
+  private async countHolding(action: UploadAction): Promise<CountedUpload> {
     const { record: r } = action;
     // Every action takes part (an instant upload too), so that "first" means first counted.
     const first = await this.firstCounted(r.fileId, action.key);
@@ -135,7 +217,7 @@ export class MongoLedger implements Ledger {
       await this.c.audit.insertOne(doc);
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
-      const earlier = (await this.counted(action.key))!;
+      const earlier = (await this.countedHolding(action.key))!;
       // The key was counted for another file (a client reusing it, refused by the caller), or its
       // upload was reversed since (which gave the record back): the record taken for this file
       // now is given back, for the next upload of it to take.
@@ -256,7 +338,23 @@ export class MongoLedger implements Ledger {
   async counted(key: string): Promise<CountedUpload | undefined> {
     const doc = await this.c.audit.findOne({ _id: key });
     if (!doc?.upload) return undefined;
+    return doc.pending ? this.finishAlone(doc) : countedFromDoc(doc, doc.upload.uploadCount!, true);
+  }
+
+  /** `counted` for a request holding the lease of the file the key's upload is of (or another: a key reused). */
+  private async countedHolding(key: string): Promise<CountedUpload | undefined> {
+    const doc = await this.c.audit.findOne({ _id: key });
+    if (!doc?.upload) return undefined;
     return doc.pending ? this.finish(doc, true) : countedFromDoc(doc, doc.upload.uploadCount!, true);
+  }
+
+  /** A count left under way finished, the file's lease taken (once taken, it may have been finished meanwhile). */
+  private finishAlone(doc: AuditDoc): Promise<CountedUpload> {
+    return this.withFile(doc.fileId!, async (tookOver) => {
+      if (tookOver) await this.finishFile(doc.fileId!);
+      const now = (await this.c.audit.findOne({ _id: doc._id }))!;
+      return now.pending ? this.finish(now, true) : countedFromDoc(now, now.upload!.uploadCount!, true);
+    });
   }
 
   async countedMany(keys: readonly string[]): Promise<Map<string, CountedUpload>> {
@@ -268,7 +366,7 @@ export class MongoLedger implements Ledger {
         if (!doc.upload) continue;
         found.set(
           String(doc._id),
-          doc.pending ? await this.finish(doc, true) : countedFromDoc(doc, doc.upload.uploadCount!, true),
+          doc.pending ? await this.finishAlone(doc) : countedFromDoc(doc, doc.upload.uploadCount!, true),
         );
       }
     }
@@ -287,7 +385,14 @@ export class MongoLedger implements Ledger {
         .find({ 'Pending.At': { $lt: before } })
         .limit(100)
         .toArray();
-      for (const state of states) await this.finishChange(state);
+      for (const state of states) {
+        const event = await this.c.audit.findOne({ _id: state._id }, { projection: { fileId: 1 } });
+        if (!event?.fileId) {
+          await this.finishChange(state);
+          continue;
+        }
+        await this.withFile(event.fileId, () => this.finishFile(event.fileId!));
+      }
       finished += states.length;
       if (states.length < 100) return finished;
     }
@@ -301,7 +406,7 @@ export class MongoLedger implements Ledger {
         .find({ pending: true, at: { $lt: before } })
         .limit(100)
         .toArray();
-      for (const doc of docs) await this.finish(doc, true);
+      for (const doc of docs) await this.finishAlone(doc);
       finished += docs.length;
       if (docs.length < 100) return finished;
     }
@@ -389,8 +494,17 @@ export class MongoLedger implements Ledger {
    * yet), which a restore's own conditional write excludes: of the two racing, one wins.
    */
   async purge(actionKey: string, purgeKey: string): Promise<Purge> {
-    const counted = await this.c.audit.findOne({ _id: actionKey }, { projection: { upload: 1 } });
+    const counted = await this.c.audit.findOne({ _id: actionKey }, { projection: { upload: 1, fileId: 1 } });
     if (!counted?.upload) return 'not counted';
+    // Its change under way, if any, is finished under the file's lease.
+    return this.withFile(counted.fileId!, async (tookOver) => {
+      if (tookOver) await this.finishFile(counted.fileId!);
+      return this.purgeHolding(actionKey, purgeKey);
+    });
+  }
+
+  /** `purge`, the file's lease held. */
+  private async purgeHolding(actionKey: string, purgeKey: string): Promise<Purge> {
     for (let attempt = 0; ; attempt++) {
       let state = await this.c.uploadStates.findOne({ _id: actionKey });
       if (state?.Pending) {
@@ -468,14 +582,25 @@ export class MongoLedger implements Ledger {
     changeKey: string,
     kind: 'reversed' | 'restored',
   ): Promise<'changed' | 'repeated' | 'unchanged' | 'not counted' | 'purged'> {
-    let counted = await this.c.audit.findOne({ _id: actionKey });
-    if (!counted?.upload) return 'not counted';
-    // Its count finished first: the totals must hold the upload before they can give it back.
-    if (counted.pending) {
-      await this.finish(counted, true);
-      counted = (await this.c.audit.findOne({ _id: actionKey }))!;
-    }
-    await this.finishOtherChanges(counted, actionKey);
+    const found = await this.c.audit.findOne({ _id: actionKey }, { projection: { fileId: 1, upload: 1 } });
+    if (!found?.upload) return 'not counted';
+    return this.withFile(found.fileId!, async () => {
+      // The file's counts and changes left under way finished first (its own count too: the totals
+      // must hold the upload before they can give it back); a lease taken over or not, a change
+      // looks, as one killed before the lease existed may have left some.
+      await this.finishFile(found.fileId!);
+      const counted = (await this.c.audit.findOne({ _id: actionKey }))!;
+      return this.changeHolding(counted, actionKey, changeKey, kind);
+    });
+  }
+
+  /** Step 1 of `change` and the rest finished, the file's lease held. */
+  private async changeHolding(
+    counted: AuditDoc,
+    actionKey: string,
+    changeKey: string,
+    kind: 'reversed' | 'restored',
+  ): Promise<'changed' | 'repeated' | 'unchanged' | 'not counted' | 'purged'> {
     const to = kind === 'reversed' ? 'reversed' : 'counted';
     for (let attempt = 0; ; attempt++) {
       let claimed = false;
@@ -516,21 +641,21 @@ export class MongoLedger implements Ledger {
   }
 
   /**
-   * Finishes the changes of the file's other uploads left under way (a crash, or a request still
-   * at it), before this one decides who holds the file's bytes from its uploads' states: a
-   * reversal claimed and not yet applied passes there for one out of the totals, which it is not
-   * yet (FAULT_SEED=601 on MongoDB: a copy withdrawn while a withdrawal given up at a kill waited
-   * for the sweep; the tallies kept one saved upload fewer). Changes under way are few (the
-   * sparse index `pending`); finishing one is safe alongside the request that began it.
+   * Finishes the changes of the file's uploads left under way (a crash, a failed request), before
+   * a count or change decides who holds the file's bytes from its uploads' states: a reversal
+   * claimed and not yet applied passes there for one out of the totals, which it is not yet
+   * (FAULT_SEED=601 on MongoDB: a copy withdrawn while a withdrawal given up at a kill waited for
+   * the sweep; the tallies kept one saved upload fewer). Changes under way are few (the sparse
+   * index `pending`); the file's lease is held, so no other request is at them.
    */
-  private async finishOtherChanges(event: AuditDoc, actionKey: string): Promise<void> {
+  private async finishChangesOfFile(fileId: string): Promise<void> {
     const pending = await this.c.uploadStates
-      .find({ 'Pending.At': { $exists: true }, _id: { $ne: actionKey } }, { projection: { _id: 1 } })
+      .find({ 'Pending.At': { $exists: true } }, { projection: { _id: 1 } })
       .limit(1000)
       .toArray();
     if (pending.length === 0) return;
     const ofFile = await this.c.audit
-      .find({ _id: { $in: pending.map((s) => s._id) }, fileId: event.fileId }, { projection: { _id: 1 } })
+      .find({ _id: { $in: pending.map((s) => s._id) }, fileId }, { projection: { _id: 1 } })
       .toArray();
     for (const { _id } of ofFile) {
       const state = await this.c.uploadStates.findOne({ _id: String(_id) });

@@ -16,6 +16,8 @@ export type CatalogDoc = Omit<CatalogEntry, 'fileId' | 'md5' | 'sha256' | 'lengt
   fileLength: Long | number;
   /** When its content began to be deleted (absent: live); its fileSHA256 is then suffixed with `~<id>`. */
   deletingAt?: Date;
+  /** Present (true) once that deletion was cleared of holds (`Catalog.clearDeletion`). */
+  deletionCleared?: true;
 };
 
 export function catalogCollections(db: Db) {

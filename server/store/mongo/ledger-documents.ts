@@ -126,6 +126,19 @@ export interface NameDoc {
   TownName: string | null;
 }
 
+/**
+ * `userInfo.fileLeases`: the file (`_id`, its id in hex) whose uploads one request is counting or
+ * changing now; the document exists only while it does. Inserted to take the file (the unique `_id`
+ * lets one insert win), deleted by the same request's `Token` when done; a request that dies
+ * holding it leaves it until `Until`, when the next takes it over and first finishes what the dead
+ * one left under way (docs/decisions/counts.md, "One file's changes one after another").
+ */
+export interface FileLeaseDoc {
+  _id: string;
+  Token: string;
+  Until: Date;
+}
+
 export function ledgerCollections(db: Db) {
   return {
     ledger: db.collection<LedgerDoc>('userInfo.users'),
@@ -133,6 +146,7 @@ export function ledgerCollections(db: Db) {
     firstUploads: db.collection<FirstUploadDoc>('userInfo.firstUploads'),
     names: db.collection<NameDoc>('userInfo.names'),
     uploadStates: db.collection<UploadStateDoc>('userInfo.uploads'),
+    fileLeases: db.collection<FileLeaseDoc>('userInfo.fileLeases'),
   };
 }
 

@@ -432,6 +432,49 @@ export function unitFilesConformance(target: StoreTarget): void {
         assert.deepEqual(shown(await folder(5, 3)), { folders: [], files: [], totals: [2, 1] });
       });
 
+      it('counts a level of many sub-folders, files between them, as one of a few', async () => {
+        const clerk = testAccount();
+        const t = Date.now() - 60_000;
+        const file = (size: number) => commitBytes(store, randomContent(size), 'f.bin').then((c) => c.entry.fileId);
+        // 70 volumes of one page each, or two in every tenth, and a file beside every seventh.
+        const names: string[] = [];
+        for (let v = 0; v < 70; v++) {
+          const volume = `卷${String(v).padStart(2, '0')}`;
+          names.push(`2026年/${volume}/第1页.tif`);
+          if (v % 10 === 0) names.push(`2026年/${volume}/第2页.tif`);
+          if (v % 7 === 0) names.push(`2026年/${volume}.txt`);
+        }
+        let at = t;
+        for (const name of names)
+          await store.ledger.count(uploadAction(uploadRecord(clerk, await file(10), name, new Date(at++))));
+        const folder = (limit: number, offset: number) =>
+          store.unitFiles.folder({ unitId: 'unit-a', accountId: clerk.id, folder: '2026年', limit, offset });
+        assert.deepEqual(shown(await folder(3, 0)), {
+          folders: [
+            ['卷00', 2],
+            ['卷01', 1],
+            ['卷02', 1],
+          ],
+          files: [],
+          totals: [70, 10],
+        });
+        assert.deepEqual(shown(await folder(3, 69)), {
+          folders: [['卷69', 1]],
+          files: ['卷00.txt', '卷07.txt'],
+          totals: [70, 10],
+        });
+        assert.deepEqual(
+          shown(
+            await store.unitFiles.folder({ unitId: 'unit-a', accountId: clerk.id, folder: '', limit: 5, offset: 0 }),
+          ),
+          {
+            folders: [['2026年', 87]],
+            files: [],
+            totals: [1, 0],
+          },
+        );
+      });
+
       it("shows a reach's folders across its units, and a withdrawn upload's name no more", async () => {
         const { clerk, keys } = await folderUpload();
         const reach = await store.unitFiles.folder({

@@ -96,6 +96,42 @@ export function unitConformance(target: StoreTarget): void {
         );
       });
 
+      it('gives the ids of a subtree, and of the units whose path or code a search part names', async () => {
+        await store.units.addMissing(unitTree());
+        await store.units.add(unit('u000000000001', '县档案馆', 'custom', inTree('130922')));
+        const ids = async (query: { within?: string; part?: string }) => (await store.units.ids(query)).sort();
+        assert.equal((await ids({})).length, 9, 'every unit');
+        assert.deepEqual(await ids({ within: '130000/130900/130922/' }), [
+          '130922',
+          '130922100',
+          '130922101',
+          'u000000000001',
+        ]);
+        assert.deepEqual(
+          await ids({ part: '青县' }),
+          ['130922', '130922100', '130922101', 'u000000000001'],
+          'the county takes its units',
+        );
+        assert.deepEqual(await ids({ part: '青县', within: '130000/130900/130923/' }), [], 'within the subtree only');
+        assert.deepEqual(await ids({ part: '县/清' }), ['130922100'], 'across two names of the path');
+        assert.deepEqual(await ids({ part: '沧州市/' }), [
+          '130922',
+          '130922100',
+          '130922101',
+          '130923',
+          '130923100',
+          'u000000000001',
+        ]);
+        assert.deepEqual(await ids({ part: '1309221' }), ['130922100', '130922101'], 'the start of a code');
+        assert.deepEqual(await ids({ part: '0922' }), [], 'codes match from their start');
+        assert.deepEqual(await ids({ part: '%' }), [], 'search text is literal');
+        assert.deepEqual(
+          await ids({ part: '/' }),
+          (await ids({})).filter((id) => id !== '130000'),
+          'every path of two names',
+        );
+      });
+
       it('refuses a second unit of one name under one parent, at the top too', async () => {
         await store.units.addMissing(unitTree());
         const custom = (id: string, name: string, parentId: string | null) =>

@@ -120,6 +120,35 @@ export class EmbeddedUnitStore implements UnitStore {
     return { items: rows.map(unitOf), total };
   }
 
+  async ids(query: { within?: string; part?: string }): Promise<string[]> {
+    const where: string[] = [];
+    const args: Record<string, string> = {};
+    if (query.within !== undefined) {
+      where.push('lineage LIKE @within');
+      args.within = under(query.within);
+    }
+    if (query.part !== undefined) {
+      // The path joined in SQLite, names in their order; joining every unit's costs as much as
+      // reading them (12 ms for a province), so only those whose JSON path holds the part's
+      // longest piece between "/"s are joined: a name holds it as written, unless JSON escapes it.
+      const part = query.part;
+      const longest = part.split('/').reduce((a, b) => (b.length > a.length ? b : a), '');
+      const joined = `instr((SELECT group_concat(n.value, '/' ORDER BY n.key) FROM json_each(units.path) n), @part) > 0`;
+      const verbatim = longest !== '' && JSON.stringify(longest) === `"${longest}"`;
+      where.push(
+        `(${verbatim ? `instr(path, @longest) > 0 AND ` : ''}${joined} OR substr(code, 1, length(@part)) = @part)`,
+      );
+      args.part = part;
+      if (verbatim) args.longest = longest;
+    }
+    return this.db
+      .prepare<[typeof args], { id: string }>(
+        `SELECT id FROM units ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}`,
+      )
+      .all(args)
+      .map((r) => r.id);
+  }
+
   async named(name: string): Promise<DirectoryUnit[]> {
     return this.db
       .prepare<[string], UnitRow>('SELECT * FROM units WHERE name = ? ORDER BY sort_key')

@@ -84,6 +84,21 @@ export class MongoUnitStore implements UnitStore {
     return { items: docs.map(unitOf), total };
   }
 
+  async ids(query: { within?: string; part?: string }): Promise<string[]> {
+    const filter: Filter<UnitDoc> = {};
+    if (query.within !== undefined) filter.lineage = under(query.within);
+    const part = query.part;
+    if (part === undefined)
+      return (await this.c.units.find(filter, { projection: { _id: 1 } }).toArray()).map((d) => d._id);
+    // A path contains the part only where one of its names contains the part's longest piece
+    // between "/"s: those units (and the codes starting with it) are the candidates, checked whole here.
+    const longest = part.split('/').reduce((a, b) => (b.length > a.length ? b : a), '');
+    if (longest !== '')
+      filter.$or = [{ path: containsPattern(longest) }, { code: new RegExp(`^${escapeRegex(part)}`) }];
+    const candidates = await this.c.units.find(filter, { projection: { _id: 1, path: 1, code: 1 } }).toArray();
+    return candidates.filter((u) => u.path.join('/').includes(part) || u.code?.startsWith(part)).map((u) => u._id);
+  }
+
   async named(name: string): Promise<DirectoryUnit[]> {
     return (await this.c.units.find({ name }).sort({ sortKey: 1 }).toArray()).map(unitOf);
   }

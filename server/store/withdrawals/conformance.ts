@@ -207,6 +207,48 @@ export function withdrawalConformance(target: StoreTarget): void {
         assert.deepEqual((await store.withdrawals.get(c.id))?.cleared, cleared.size === 1 ? true : undefined);
       });
 
+      it('begins a purge not cleared of holds; clears it, or a hold stops it back to the trash: never both', async () => {
+        const at = new Date('2026-11-21T08:00:00Z');
+        const sweep = { id: 'system', username: 'system' };
+        const [a, b, c] = ['k:p1', 'k:p2', 'k:p3'].map((k) => withdrawal(k, { cleared: true })) as [
+          WithdrawalRecord,
+          WithdrawalRecord,
+          WithdrawalRecord,
+        ];
+        for (const w of [a, b, c]) {
+          await store.withdrawals.open(w);
+          await store.withdrawals.advance(w.id, 'withdrawing', 'withdrawn', at);
+          await store.withdrawals.advance(w.id, 'withdrawn', 'purging', at, sweep);
+        }
+        assert.equal((await store.withdrawals.get(a.id))!.cleared, false, 'not cleared on its way into `purging`');
+        assert.equal(await store.withdrawals.clearPurge(a.id), true);
+        assert.equal(await store.withdrawals.clearPurge(a.id), true, 'cleared before: still cleared');
+        assert.equal(await store.withdrawals.stopPurge(a.id, at), false, 'a cleared purge is never stopped');
+        assert.deepEqual(
+          [(await store.withdrawals.get(a.id))!.state, (await store.withdrawals.get(a.id))!.cleared],
+          ['purging', true],
+        );
+        assert.equal(await store.withdrawals.stopPurge(b.id, new Date('2026-11-22T08:00:00Z')), true);
+        assert.equal(await store.withdrawals.stopPurge(b.id, at), false, 'once');
+        assert.deepEqual(await store.withdrawals.get(b.id), {
+          ...b,
+          state: 'withdrawn',
+          changedAt: new Date('2026-11-22T08:00:00Z'),
+        });
+        assert.equal(await store.withdrawals.clearPurge(b.id), false, 'a stopped purge is not cleared');
+        assert.equal(await store.withdrawals.clearPurge(newId()), false);
+        // Back in the trash, it can be purged again (and is not cleared then either).
+        assert.equal(await store.withdrawals.advance(b.id, 'withdrawn', 'purging', at, sweep), true);
+        assert.equal((await store.withdrawals.get(b.id))!.cleared, false);
+        // A clear and a stop racing: exactly one of them takes it.
+        const [cleared, stopped] = await Promise.all([
+          store.withdrawals.clearPurge(c.id),
+          store.withdrawals.stopPurge(c.id, at),
+        ]);
+        assert.equal(Number(cleared) + Number(stopped), 1);
+        assert.equal((await store.withdrawals.get(c.id))!.state, cleared ? 'purging' : 'withdrawn');
+      });
+
       it('lists the trash of a unit, a subtree or everything, the latest first, without the restored', async () => {
         const day = (d: number) => new Date(Date.UTC(2026, 10, d, 8));
         const a1 = withdrawal('k:a1', { unit: unit('unit-a'), withdrawnAt: day(1) });

@@ -128,6 +128,7 @@ export class EmbeddedWithdrawalStore implements WithdrawalStore {
     this.byId = db.prepare<[string], Row>('SELECT * FROM withdrawals WHERE id = ?');
     this.move = db.prepare(
       `UPDATE withdrawals SET state = @to, changed_at = @at,
+         cleared = CASE WHEN @to = 'purging' THEN 0 ELSE cleared END,
          open_key = CASE WHEN @to = 'restored' THEN NULL ELSE open_key END,
          restored_by_id = COALESCE(@restorerId, restored_by_id), restored_by_name = COALESCE(@restorerName, restored_by_name),
          restored_at = CASE WHEN @restorerId IS NULL THEN restored_at ELSE @at END,
@@ -144,6 +145,24 @@ export class EmbeddedWithdrawalStore implements WithdrawalStore {
     this.clearAll = db.transaction((ids: readonly string[]) => ids.filter((id) => clear.run(id).changes === 1));
     const stop = db.prepare("DELETE FROM withdrawals WHERE id = ? AND state = 'withdrawing' AND cleared = 0");
     this.stopAll = db.transaction((ids: readonly string[]) => ids.filter((id) => stop.run(id).changes === 1));
+    this.clearPurgeOf = db.prepare("UPDATE withdrawals SET cleared = 1 WHERE id = ? AND state = 'purging'");
+    this.stopPurgeOf = db.prepare(
+      `UPDATE withdrawals SET state = 'withdrawn', cleared = 1, changed_at = ?,
+         purged_by_id = NULL, purged_by_name = NULL, purged_at = NULL
+       WHERE id = ? AND state = 'purging' AND cleared = 0`,
+    );
+  }
+
+  private readonly clearPurgeOf;
+  private readonly stopPurgeOf;
+
+  async clearPurge(id: string): Promise<boolean> {
+    // One statement: of a clear and a stop (which needs `cleared = 0`) racing, SQLite orders them.
+    return this.clearPurgeOf.run(id).changes === 1;
+  }
+
+  async stopPurge(id: string, at: Date): Promise<boolean> {
+    return this.stopPurgeOf.run(at.getTime(), id).changes === 1;
   }
 
   private readonly openAll;

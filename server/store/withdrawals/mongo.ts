@@ -177,6 +177,7 @@ export class MongoWithdrawalStore implements WithdrawalStore {
             MovedBy: token,
             ...(by &&
               (to === 'purging' ? { PurgedBy: person(by), PurgedAt: at } : { RestoredBy: person(by), RestoredAt: at })),
+            ...(to === 'purging' && { Uncleared: true as const }),
           },
           ...(to === 'restored' && { $unset: { OpenKey: '' as const } }),
         },
@@ -227,6 +228,22 @@ export class MongoWithdrawalStore implements WithdrawalStore {
     return stopped;
   }
 
+  async clearPurge(id: string): Promise<boolean> {
+    // One document's update: a stop needs `Uncleared` present, so of the two racing one applies.
+    await this.c.withdrawals.updateOne({ _id: id, State: 'purging', Uncleared: true }, { $unset: { Uncleared: '' } });
+    return (
+      (await this.c.withdrawals.countDocuments({ _id: id, State: 'purging', Uncleared: { $exists: false } })) === 1
+    );
+  }
+
+  async stopPurge(id: string, at: Date): Promise<boolean> {
+    const { modifiedCount } = await this.c.withdrawals.updateOne(
+      { _id: id, State: 'purging', Uncleared: { $exists: true } },
+      { $set: { State: 'withdrawn', ChangedAt: at, PurgedBy: null, PurgedAt: null }, $unset: { Uncleared: '' } },
+    );
+    return modifiedCount === 1;
+  }
+
   async getMany(ids: readonly string[]): Promise<Map<string, WithdrawalRecord>> {
     const found = new Map<string, WithdrawalRecord>();
     const unique = [...new Set(ids)];
@@ -246,6 +263,8 @@ export class MongoWithdrawalStore implements WithdrawalStore {
           ChangedAt: at,
           ...(by &&
             (to === 'purging' ? { PurgedBy: person(by), PurgedAt: at } : { RestoredBy: person(by), RestoredAt: at })),
+          // A purge begins not cleared of holds (clearPurge, stopPurge).
+          ...(to === 'purging' && { Uncleared: true as const }),
         },
         ...(to === 'restored' && { $unset: { OpenKey: '' as const } }),
       },

@@ -43,7 +43,9 @@ export interface WithdrawalRecord {
   /**
    * While `withdrawing`: whether holds (冻结) were asked about after it was recorded and none held
    * its file, so the ledger may reverse its upload. One not cleared may yet be stopped by a hold
-   * (`stopMany`); a cleared one is finished, held or not (docs/decisions/holds.md).
+   * (`stopMany`); a cleared one is finished, held or not (docs/decisions/holds.md). The same while
+   * `purging` (set false by the move into it): only a cleared purge has the ledger purge its upload;
+   * one not cleared may be stopped (`stopPurge`, back to `withdrawn`).
    */
   cleared: boolean;
   /** When the state last changed: a step begun and not finished after a while was interrupted. */
@@ -101,6 +103,16 @@ export interface WithdrawalStore {
    * backs out): the ids this call removed. A cleared one is never removed: its reversal may be under way.
    */
   stopMany(ids: readonly string[]): Promise<Set<string>>;
+  /**
+   * Marks a withdrawal `purging` and not stopped as cleared of holds, by one conditional write.
+   * True when it is `purging` and cleared now, by this call or before; false once `stopPurge` took it.
+   */
+  clearPurge(id: string): Promise<boolean>;
+  /**
+   * Moves a withdrawal `purging` and not cleared back to `withdrawn` (a hold stops the purge), who
+   * purged it forgotten, by one conditional write; true if this call did. A cleared purge is never stopped.
+   */
+  stopPurge(id: string, at: Date): Promise<boolean>;
   /** `get` of many: those that exist, by id. */
   getMany(ids: readonly string[]): Promise<Map<string, WithdrawalRecord>>;
   /** Removes a withdrawal still `withdrawing` whose upload the ledger would not reverse. */

@@ -1,16 +1,8 @@
 import { ACCOUNT_STATES, ROLES } from '../../../../shared/accounts.js';
 import { translator, type Language } from '../../i18n/index.js';
 import { formText } from '../form-text.js';
+import type { AccountFilterValues } from './account-query.js';
 import { roleName, STATE_KEYS } from './account-words.js';
-
-/** The list's filters: a name to search for, a role, a state (empty: any). */
-export interface AccountFilterValues {
-  q: string;
-  role: string;
-  state: string;
-}
-
-export const NO_ACCOUNT_FILTERS: AccountFilterValues = { q: '', role: '', state: '' };
 
 /** The search form above the list: its fields start from the filters shown. */
 export function AccountFilters({

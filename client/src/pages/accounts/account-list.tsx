@@ -7,10 +7,8 @@ import { formatTime } from '../format.js';
 import type { Column } from '../table/data-table.js';
 import { TableSection } from '../table/table-section.js';
 import { useLoaded } from '../table/use-loaded.js';
-import type { AccountFilterValues } from './account-filters.js';
+import { ACCOUNTS_PAGE_SIZE, accountsPage, type AccountFilterValues } from './account-query.js';
 import { roleName, STATE_KEYS } from './account-words.js';
-
-const PAGE_SIZE = 50;
 
 /** What can be done to an account from its row. */
 export interface AccountRowActions {
@@ -45,9 +43,7 @@ export function AccountList({
   actions: AccountRowActions;
 }) {
   const t = translator(language);
-  const loaded = useLoaded(JSON.stringify({ filters, offset, refresh }), () =>
-    api.accounts({ ...filters, limit: PAGE_SIZE, offset }),
-  );
+  const loaded = useLoaded(JSON.stringify({ filters, offset, refresh }), () => accountsPage(api, filters, offset));
   // A filtered list is counted up to 1,000: beyond, "more than 1,000", and the pager goes on.
   const more = loaded.data?.totalCapped ?? false;
   return (
@@ -64,7 +60,14 @@ export function AccountList({
       rowAttributes={(a) => ({ 'data-account': a.username })}
       tableClass="files accounts"
       pager={(total) => (
-        <Pager language={language} total={total} size={PAGE_SIZE} offset={offset} onOffset={onOffset} more={more} />
+        <Pager
+          language={language}
+          total={total}
+          size={ACCOUNTS_PAGE_SIZE}
+          offset={offset}
+          onOffset={onOffset}
+          more={more}
+        />
       )}
     />
   );
