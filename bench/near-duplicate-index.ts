@@ -237,6 +237,7 @@ function stored(i: number, fp: TextFingerprint, fingerprinter: Fingerprinter): N
     short: fp.short,
     simhash: fp.short ? null : fp.simhash,
     keys: lookupKeys(fp, fingerprinter.settings),
+    pages: [],
     at: new Date(),
   };
 }

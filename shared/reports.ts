@@ -132,7 +132,7 @@ export const nearDuplicatesQuery = withFilterRules(
   z.strictObject({
     ...filterFields,
     /** Only pairs found this way. */
-    method: z.enum(['simhash', 'jaccard', 'containment']).optional(),
+    method: z.enum(['simhash', 'jaccard', 'containment', 'image']).optional(),
     /** Pairs still to look at (the default), those marked handled (已处理), or both. */
     status: z.enum(['open', 'reviewed', 'all']).default('open'),
     sort: z.string().max(40).optional(),
@@ -280,8 +280,9 @@ export interface NearDuplicateFile {
 export interface NearDuplicateRow {
   a: NearDuplicateFile;
   b: NearDuplicateFile;
-  method: 'simhash' | 'jaccard' | 'containment';
-  /** SimHash bits that differ (null where a text is short: no SimHash). */
+  /** How it was found: by the texts (simhash, jaccard, containment), or by a scanned page's image (image). */
+  method: 'simhash' | 'jaccard' | 'containment' | 'image';
+  /** Bits that differ: of the SimHashes (null where a text is short: no SimHash), or of the pages' images (image). */
   hamming: number | null;
   /** Of the texts' shingles: shared / all, and shared / the smaller text's. */
   jaccard: number;
@@ -291,7 +292,16 @@ export interface NearDuplicateRow {
   review: { at: string; userName: string; note: string } | null;
 }
 
-/** How alike two documents are, 0 to 1: the highest of the measures that found them (64-bit SimHash). */
+/**
+ * What the report calls a pair: the same page scanned again (同一页重复扫描) when both files are
+ * scanned images or their pages' images matched, else two documents with nearly the same text.
+ */
+export function nearDuplicateKind(row: Pick<NearDuplicateRow, 'a' | 'b' | 'method'>): 'rescan' | 'text' {
+  const scanned = (file: Pick<NearDuplicateFile, 'contentType'>) => file.contentType.toLowerCase().startsWith('image/');
+  return row.method === 'image' || (scanned(row.a) && scanned(row.b)) ? 'rescan' : 'text';
+}
+
+/** How alike two documents are, 0 to 1: the highest of the measures that found them (64-bit SimHash or page image fingerprint). */
 export function similarityOf(row: Pick<NearDuplicateRow, 'hamming' | 'jaccard' | 'containment'>): number {
   return Math.max(row.jaccard, row.containment, row.hamming === null ? 0 : 1 - row.hamming / 64);
 }

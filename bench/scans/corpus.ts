@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { CorpusDoc } from '../near-duplicates/corpus.js';
 import { Random, variant, type EditKind } from '../near-duplicates/edits.js';
 import { printPage, type Letterhead, type PageSpec } from './page.js';
+import { printFigure, type FigureKind } from '../../test/support/figures.js';
 import { drawSettings, scanPage, type ScanFormat, type ScanSettings } from './scan.js';
 
 /**
@@ -23,6 +24,8 @@ export interface ScannedPage {
   template?: string;
   /** The edits made to the text before printing, for a page printed from an edited copy. */
   edits: EditKind[];
+  /** A page with little text (a photograph, a seal, a drawing): paired on its image. */
+  figure?: FigureKind;
   /** The printed text, in reading order. */
   text: string;
   scans: Scan[];
@@ -54,6 +57,8 @@ export interface CorpusOptions {
   seed: number;
   /** Scans of each page: two, or three for about one page in three. */
   minScans?: number;
+  /** Pages with little text, on top of the text pages: photographs, seals and drawings in turn (none unless given). */
+  figures?: number;
 }
 
 /** Chinese mostly (the archive's language), some English; short poems and long manual pages. */
@@ -74,6 +79,27 @@ function drawOriginals(documents: readonly CorpusDoc[], count: number, rng: Rand
 
 /** A page to print, with its labels. */
 export type PageToPrint = Omit<ScannedPage, 'text' | 'scans'> & { spec: PageSpec };
+
+const FIGURE_KINDS: readonly FigureKind[] = ['photo', 'seal', 'drawing'];
+/** Captions some figures carry: a few characters, as under a photograph in a report. */
+const CAPTIONS = ['图1 县档案馆新馆外景', '二〇一九年三月', '附图 库房平面示意图'];
+
+/** The figures' pages: a kind each in turn, drawn from their own seed so the text pages stay as they were. */
+function figuresToPrint(
+  count: number,
+  seed: number,
+): Array<Omit<ScannedPage, 'text' | 'scans'> & { figureSeed: number; caption?: string }> {
+  const rng = new Random(seed ^ 0xf16);
+  return Array.from({ length: count }, (_, i) => ({
+    id: `f${i}`,
+    cluster: `figure-${i}`,
+    language: 'zh' as const,
+    edits: [],
+    figure: FIGURE_KINDS[i % FIGURE_KINDS.length]!,
+    figureSeed: rng.int(2 ** 31),
+    caption: rng.next() < 0.4 ? rng.pick(CAPTIONS) : undefined,
+  }));
+}
 
 /**
  * The pages drawn from the documents: each original, and for about one in three an edited copy
@@ -123,15 +149,15 @@ export async function generateCorpus(documents: readonly CorpusDoc[], options: C
   fs.mkdirSync(options.dir, { recursive: true });
   const specs = pagesToPrint(documents, options.originals, rng);
   const pages: ScannedPage[] = [];
-  for (const { spec, ...page } of specs) {
-    const printed = await printPage(spec);
+  /** Two or three scans of a printed page, written to the directory. */
+  const scanned = async (png: Buffer, id: string): Promise<Scan[]> => {
     const scans: Scan[] = [];
     const count = (options.minScans ?? 2) + (rng.next() < 0.33 ? 1 : 0);
     for (let k = 0; k < count; k++) {
       const settings = drawSettings(rng);
       const seed = rng.int(2 ** 31);
-      const bytes = await scanPage(printed.png, settings, seed);
-      const file = scanFileName(page.id, k + 1, settings.format);
+      const bytes = await scanPage(png, settings, seed);
+      const file = scanFileName(id, k + 1, settings.format);
       fs.writeFileSync(path.join(options.dir, file), bytes);
       scans.push({
         file,
@@ -140,7 +166,16 @@ export async function generateCorpus(documents: readonly CorpusDoc[], options: C
         sha256: crypto.createHash('sha256').update(bytes).digest('hex'),
       });
     }
+    return scans;
+  };
+  for (const { spec, ...page } of specs) {
+    const printed = await printPage(spec);
+    const scans = await scanned(printed.png, page.id);
     pages.push({ ...page, text: printed.text, scans });
+  }
+  for (const { figureSeed, caption, ...page } of figuresToPrint(options.figures ?? 0, options.seed)) {
+    const printed = await printFigure({ kind: page.figure!, seed: figureSeed, caption });
+    pages.push({ ...page, text: printed.text, scans: await scanned(printed.png, page.id) });
   }
   const manifest: Manifest = { seed: options.seed, pages };
   fs.writeFileSync(path.join(options.dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);

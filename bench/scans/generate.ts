@@ -4,7 +4,7 @@ import { generateCorpus, labelledPairs } from './corpus.js';
 import { FontMissingError } from './page.js';
 
 /**
- * `npm run corpus:scans -- --out DIR [--originals N --seed S]`: the scanned evaluation corpus
+ * `npm run corpus:scans -- --out DIR [--originals N --figures N --seed S]`: the scanned evaluation corpus
  * written to DIR (scans and manifest.json), the same bytes for the same seed. For the pairing
  * evaluation and for looking at the scans; the images are never committed.
  */
@@ -12,11 +12,12 @@ const { values } = parseArgs({
   options: {
     out: { type: 'string' },
     originals: { type: 'string', default: '12' },
+    figures: { type: 'string', default: '6' },
     seed: { type: 'string', default: '20261129' },
   },
 });
 if (!values.out) {
-  console.error('usage: npm run corpus:scans -- --out DIR [--originals N] [--seed S]');
+  console.error('usage: npm run corpus:scans -- --out DIR [--originals N] [--figures N] [--seed S]');
   process.exit(1);
 }
 
@@ -25,6 +26,7 @@ try {
   const manifest = await generateCorpus(loadCorpus(), {
     dir: values.out,
     originals: Number(values.originals),
+    figures: Number(values.figures),
     seed: Number(values.seed),
   });
   const pairs = labelledPairs(manifest);

@@ -5,10 +5,15 @@ import { NearDuplicateService, type Pacing } from '../../server/services/near-du
 import { Fingerprinter } from '../../server/services/near-duplicates/fingerprint.js';
 import { OCR_OFF, ProcessTextReader } from '../../server/services/near-duplicates/text-reader.js';
 import type { ArchiveStore } from '../../server/store/archive-store.js';
+import type { NearFingerprint } from '../../server/store/near-duplicates/port.js';
 import { keyOf, stageBytes } from '../support/content.js';
 import { cannotPrintPages, scannedPage, scannedPdf, scannedTiff } from '../support/scans.js';
 import { storeTargets, type OpenedStore } from '../support/stores.js';
-import { POEM } from '../support/texts.js';
+import { NOTICE, OTHER_NOTICE, POEM } from '../support/texts.js';
+import { printFigure, rescanned } from '../support/figures.js';
+import { DEFAULT_SETTINGS } from '../../server/services/near-duplicates/fingerprint.js';
+import { pageHashDistance } from '../../server/services/near-duplicates/page-image.js';
+import { nearDuplicateKind } from '../../shared/reports.js';
 
 /** Two short pages of a multi-page scan, each its own text. */
 const FIRST_PAGE = `第一页。${POEM}`;
@@ -186,6 +191,72 @@ for (const target of storeTargets) {
           assert.equal(await near.runDue(), 1);
           const fingerprint = await store.nearDuplicates.get(tiff);
           assert.deepEqual([fingerprint?.format, fingerprint?.skipped], ['tiff', null]);
+        },
+      );
+
+      it(
+        'pairs two scans of one photograph as the same page scanned again, and neither a different photograph under the same caption nor two 红头文件 of one template',
+        { timeout: 600_000 },
+        async () => {
+          const near = service();
+          // Two photographs under the same caption: a few words agreeing do not make them one page.
+          const photo = await printFigure({ kind: 'photo', seed: 7, caption: '图1 县档案馆新馆外景' });
+          const other = await printFigure({ kind: 'photo', seed: 8, caption: '图1 县档案馆新馆外景' });
+          // Two notices of one office: the same letterhead and layout (lines of the same lengths), different words.
+          const notice = (n: number, text: string) =>
+            scannedPage(
+              [
+                '某某县档案局文件',
+                `某档发〔2023〕${n}号`,
+                ...text
+                  .split('\n')
+                  .slice(0, 4)
+                  .map((line, i) => line.slice(0, [18, 100, 100, 60][i])),
+              ].join('\n'),
+            );
+          const ids = [
+            await store_('档案馆外景.jpg', await rescanned(photo.png, 1, { dpi: 150, format: 'jpeg' }), 'image/jpeg'),
+            await store_('外景（重扫）.tif', await rescanned(photo.png, 2, { dpi: 300, format: 'tiff' }), 'image/tiff'),
+            await store_('另一张照片.jpg', await rescanned(other.png, 3, { dpi: 150, format: 'jpeg' }), 'image/jpeg'),
+            await store_('移交通知.jpg', await notice(3, NOTICE), 'image/jpeg'),
+            await store_('检查通知.jpg', await notice(4, OTHER_NOTICE), 'image/jpeg'),
+          ];
+          await near.enqueue(ids);
+          while ((await near.runDue()) > 0);
+          const got = async (id: string) => (await store.nearDuplicates.get(id))!;
+          const [photoA, photoB, photoC, noticeA, noticeB] = [
+            await got(ids[0]!),
+            await got(ids[1]!),
+            await got(ids[2]!),
+            await got(ids[3]!),
+            await got(ids[4]!),
+          ];
+          // Each page kept with its fingerprint and how much text it carries.
+          for (const fp of [photoA, photoB, photoC, noticeA, noticeB]) assert.equal(fp.pages.length, 1);
+          assert.ok(photoA.pages[0]!.units < DEFAULT_SETTINGS.imageMaxUnits, 'a caption is little text');
+          assert.ok(noticeA.pages[0]!.units >= DEFAULT_SETTINGS.imageMaxUnits, 'a notice is much text');
+          const distance = (a: NearFingerprint, b: NearFingerprint) =>
+            pageHashDistance(a.pages[0]!.hash!, b.pages[0]!.hash!);
+          assert.ok(distance(photoA, photoB) <= DEFAULT_SETTINGS.maxImageHamming);
+
+          const report = await near.report({ sort: 'foundAt', limit: 10, offset: 0 });
+          assert.deepEqual(
+            report.items.map((r) => [[r.a.fileName, r.b.fileName].sort(), r.method, nearDuplicateKind(r)]),
+            [[['外景（重扫）.tif', '档案馆外景.jpg'], 'image', 'rescan']],
+          );
+          assert.equal(report.items[0]!.hamming, distance(photoA, photoB));
+          // The same 标记为已处理 flow as any pair.
+          const [fileA, fileB] = [ids[0]!, ids[1]!].sort();
+          await store.nearDuplicates.review({
+            fileA: fileA!,
+            fileB: fileB!,
+            at: new Date(now),
+            userId: 'u1',
+            userName: 'county',
+            note: '同一张照片',
+          });
+          assert.equal((await near.report({ sort: 'foundAt', limit: 10, offset: 0 })).total, 0);
+          assert.equal((await near.report({ sort: 'foundAt', limit: 10, offset: 0, status: 'reviewed' })).total, 1);
         },
       );
 

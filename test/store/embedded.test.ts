@@ -926,6 +926,27 @@ describe('embedded store specifics', () => {
         fs.rmSync(dir, { recursive: true, force: true });
       }
     });
+
+    it('adds the pages column to a near-duplicate index made before scanned pages had image fingerprints, its fingerprints kept with no pages', async () => {
+      const dir = tempDir();
+      const store = openEmbeddedStore({ dataDir: dir, chunkSize: 1024 });
+      const { entry } = await commitBytes(store, randomContent(100));
+      await store.nearDuplicates.put([nearFingerprint(entry.fileId, [7])]);
+      await store.close();
+      const old = new Database(path.join(dir, 'archive.sqlite'));
+      old.exec('ALTER TABLE near_fingerprints DROP COLUMN pages');
+      old.close();
+      const reopened = openEmbeddedStore({ dataDir: dir, chunkSize: 1024 });
+      try {
+        assert.deepEqual(await reopened.nearDuplicates.get(entry.fileId), nearFingerprint(entry.fileId, [7]));
+        const pages = [{ hash: '3a5f0c91e7b24d68', units: 2 }];
+        await reopened.nearDuplicates.put([nearFingerprint(entry.fileId, [7], { pages })]);
+        assert.deepEqual((await reopened.nearDuplicates.get(entry.fileId))?.pages, pages);
+      } finally {
+        await reopened.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 });
 

@@ -36,6 +36,7 @@ export const nearFingerprint = (
   short: false,
   simhash: '0123456789abcdef',
   keys,
+  pages: [],
   at: new Date(Date.UTC(2026, 10, 1)),
   ...overrides,
 });

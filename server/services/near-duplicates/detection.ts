@@ -9,13 +9,14 @@ import { NEAR_DUPLICATE_SORTS, defaultOrder } from '../../../shared/reports.js';
 import type { Logger } from '../../log.js';
 import type { ArchiveStore } from '../../store/archive-store.js';
 import type { CatalogEntry } from '../../store/catalog/port.js';
-import type { NearDuplicatePair, NearFingerprint } from '../../store/near-duplicates/port.js';
+import type { NearDuplicatePair, NearFingerprint, PageFingerprint } from '../../store/near-duplicates/port.js';
 import type { Batches, NearDuplicateReportQuery, Unpaged } from '../../store/reports/port.js';
 import type { ReportCalendar } from '../calendar.js';
 import { EXTRACTABLE_MAX_BYTES } from './extraction.js';
 import { DEFAULT_SETTINGS, nearDuplicateMethod, similarity } from './fingerprint.js';
 import type { FingerprinterOnFirstUse, NearDuplicateMethod, NearDuplicateSettings } from './fingerprint.js';
-import { lookupKeys } from './lookup-keys.js';
+import { imagePages, lookupKeys, pageImageKeys, pageImageProbes } from './lookup-keys.js';
+import { pageHashDistance } from './page-image.js';
 import { RecognisedTexts } from './recognised-texts.js';
 import { differences } from './snippets.js';
 import { type Compared, InProcessTextReader, type Read, type TextReader } from './text-reader.js';
@@ -326,37 +327,50 @@ export class NearDuplicateService {
     if (!entry) return; // gone since it was queued
     const at = this.clock();
     const own = await this.textOf(entry, texts);
-    if ('skipped' in own) {
-      round.add({ fileId, format: null, skipped: own.skipped, units: 0, short: true, simhash: null, keys: [], at }, []);
-      return;
-    }
-    round.read(fileId, own.text);
-    const { fingerprint } = own;
-    const keys = lookupKeys(fingerprint, settings);
+    const pages = own.pageImages;
+    if (!('skipped' in own)) round.read(fileId, own.text);
+    const textKeys = 'skipped' in own ? [] : lookupKeys(own.fingerprint, settings);
+    const keys = [...textKeys, ...pageImageKeys(pages, settings)];
+    const lookup = [...textKeys, ...pageImageProbes(pages, settings)];
     const pairs: NearDuplicatePair[] = [];
     const candidates = [
-      ...(await this.deps.store.nearDuplicates.candidates(fileId, keys, MAX_CANDIDATES)),
-      ...round.candidates(fileId, keys),
+      ...(await this.deps.store.nearDuplicates.candidates(fileId, lookup, MAX_CANDIDATES)),
+      ...round.candidates(fileId, lookup),
     ];
     for (const candidate of candidates) {
-      if (candidate.skipped) continue;
-      const other = await this.deps.store.catalog.get(candidate.fileId);
-      const theirs = other && (await this.textOf(other, texts));
-      if (!theirs || 'skipped' in theirs) continue;
-      const method = nearDuplicateMethod(fingerprint, theirs.fingerprint, settings);
-      if (method) pairs.push(pairOf(entry.fileId, own, candidate.fileId, theirs, method, at));
+      // Texts first: a page read well is compared on what it says, whatever it looks like. Two
+      // scans with little text (photographs with the same caption) are compared on their images alone.
+      const ownUnits = 'skipped' in own ? 0 : own.fingerprint.units;
+      const imagesDecide =
+        littleTextScan(ownUnits, pages, settings) && littleTextScan(candidate.units, candidate.pages, settings);
+      if (!('skipped' in own) && !candidate.skipped && !imagesDecide) {
+        const other = await this.deps.store.catalog.get(candidate.fileId);
+        const theirs = other && (await this.textOf(other, texts));
+        if (theirs && !('skipped' in theirs)) {
+          const method = nearDuplicateMethod(own.fingerprint, theirs.fingerprint, settings);
+          if (method) {
+            pairs.push(pairOf(entry.fileId, own, candidate.fileId, theirs, method, at));
+            continue;
+          }
+        }
+      }
+      const hamming = closestPages(pages, candidate.pages, settings);
+      if (hamming !== null) pairs.push(imagePairOf(entry.fileId, candidate.fileId, hamming, at));
     }
     round.add(
-      {
-        fileId,
-        format: own.format,
-        skipped: null,
-        units: fingerprint.units,
-        short: fingerprint.short,
-        simhash: fingerprint.short ? null : fingerprint.simhash,
-        keys,
-        at,
-      },
+      'skipped' in own
+        ? { fileId, format: null, skipped: own.skipped, units: 0, short: true, simhash: null, keys, pages, at }
+        : {
+            fileId,
+            format: own.format,
+            skipped: null,
+            units: own.fingerprint.units,
+            short: own.fingerprint.short,
+            simhash: own.fingerprint.short ? null : own.fingerprint.simhash,
+            keys,
+            pages,
+            at,
+          },
       pairs,
     );
   }
@@ -367,7 +381,7 @@ export class NearDuplicateService {
     if (cached) return cached;
     let read: Read;
     if (entry.length > EXTRACTABLE_MAX_BYTES)
-      read = { skipped: `larger than ${EXTRACTABLE_MAX_BYTES / 1024 / 1024} MiB` };
+      read = { skipped: `larger than ${EXTRACTABLE_MAX_BYTES / 1024 / 1024} MiB`, pageImages: [] };
     else {
       // Into a buffer of its own, which a reading thread can take over without a copy.
       const bytes = new Uint8Array(entry.length);
@@ -435,6 +449,42 @@ function pairOf(
     snippetB,
     foundAt,
   };
+}
+
+/**
+ * The distance of the closest two pages, one of each file, paired on their images (both with
+ * little text, within maxImageHamming bits), or null when no two are.
+ */
+export function closestPages(
+  a: readonly PageFingerprint[],
+  b: readonly PageFingerprint[],
+  settings: NearDuplicateSettings,
+): number | null {
+  let closest: number | null = null;
+  for (const p of imagePages(a, settings))
+    for (const q of imagePages(b, settings)) {
+      const d = pageHashDistance(p.hash!, q.hash!);
+      if (d <= settings.maxImageHamming && (closest === null || d < closest)) closest = d;
+    }
+  return closest;
+}
+
+/**
+ * A scan whose whole text is little (under imageMaxUnits units, or none): two such are paired on
+ * their pages' images alone, since a few words (a caption, a date) say little about the page.
+ */
+export function littleTextScan(
+  units: number,
+  pages: readonly PageFingerprint[],
+  settings: NearDuplicateSettings,
+): boolean {
+  return pages.length > 0 && units < settings.imageMaxUnits;
+}
+
+/** Two files with a page that looks the same (the texts, too little to compare, play no part). */
+function imagePairOf(idA: string, idB: string, hamming: number, foundAt: Date): NearDuplicatePair {
+  const [fileA, fileB] = idA < idB ? [idA, idB] : [idB, idA];
+  return { fileA, fileB, method: 'image', hamming, jaccard: 0, containment: 0, snippetA: '', snippetB: '', foundAt };
 }
 
 /** A read given up because the service is stopping (through a reading thread it is a message, hence the fixed one). */

@@ -25,6 +25,14 @@ export interface NearDuplicateSettings {
    * other, yet still share most of their shingles.
    */
   minShortJaccard: number;
+  /**
+   * A scanned page with fewer units of recognised text than this is paired on its image (a photo,
+   * a seal, a drawing); one with more only on its text: pages cut from one template (a 红头文件's
+   * letterhead and layout) have nearly the same image, and their letterhead alone is more text.
+   */
+  imageMaxUnits: number;
+  /** Two such pages' image fingerprints: at most this many of their 64 bits differ. */
+  maxImageHamming: number;
 }
 
 export const DEFAULT_SETTINGS: NearDuplicateSettings = {
@@ -34,6 +42,8 @@ export const DEFAULT_SETTINGS: NearDuplicateSettings = {
   minJaccard: 0.8,
   minContainment: 0.85,
   minShortJaccard: 0.5,
+  imageMaxUnits: 20,
+  maxImageHamming: 8,
 };
 
 /** A text field and how much its features count (the body by its term frequencies; short structured fields may count more). */

@@ -2,6 +2,7 @@ import { candidateJaccard } from './fingerprint.js';
 import type { NearDuplicateSettings, TextFingerprint } from './fingerprint.js';
 import { type Banding, bandingFor, bandKeys } from './minhash.js';
 import { simhashBlocks } from './simhash.js';
+import type { PageFingerprint } from '../../store/near-duplicates/port.js';
 
 /**
  * Lookup keys are integers below 2^53 (exact in a JavaScript number, a SQLite INTEGER and a BSON
@@ -11,6 +12,7 @@ const KIND = 2 ** 47;
 const SIMHASH_BLOCK = 0;
 const LONG_BAND = 1;
 const SHORT_BAND = 2;
+const PAGE_IMAGE_BLOCK = 3;
 
 /**
  * The keys a fingerprint is found by: the SimHash's four 16-bit blocks (long texts: two SimHashes
@@ -39,3 +41,42 @@ function bandingsFor(settings: NearDuplicateSettings): { long: Banding; short: B
   }
   return found;
 }
+
+/** The pages paired on their images: those with a fingerprint (not blank) and little text. */
+export function imagePages<Page extends PageFingerprint>(
+  pages: readonly Page[],
+  settings: NearDuplicateSettings,
+): Page[] {
+  return pages.filter((p) => p.hash !== null && p.units < settings.imageMaxUnits);
+}
+
+/** The four 16-bit blocks of each such page's image fingerprint: the keys it is found by. */
+export function pageImageKeys(pages: readonly PageFingerprint[], settings: NearDuplicateSettings): number[] {
+  const keys = new Set<number>();
+  for (const page of imagePages(pages, settings))
+    pageBlocks(page.hash!).forEach((value, block) => keys.add(pageBlockKey(block, value)));
+  return [...keys];
+}
+
+/**
+ * The keys to look such pages' matches up by: each block, and each block with one or two of its
+ * bits flipped. Two fingerprints within 11 bits differ in at most two bits of one of their four
+ * blocks (pigeonhole), so every pair within maxImageHamming ≤ 11 is found; a block and its 136
+ * neighbours are 137 of 65,536 values, so about 0.8% of little-text pages come up per page.
+ */
+export function pageImageProbes(pages: readonly PageFingerprint[], settings: NearDuplicateSettings): number[] {
+  if (settings.maxImageHamming > 11) throw new Error('maxImageHamming above 11: pages so far apart would not be found');
+  const keys = new Set<number>();
+  for (const page of imagePages(pages, settings))
+    pageBlocks(page.hash!).forEach((value, block) => {
+      keys.add(pageBlockKey(block, value));
+      for (let i = 0; i < 16; i++) {
+        keys.add(pageBlockKey(block, value ^ (1 << i)));
+        for (let j = i + 1; j < 16; j++) keys.add(pageBlockKey(block, value ^ (1 << i) ^ (1 << j)));
+      }
+    });
+  return [...keys];
+}
+
+const pageBlocks = (hash: string) => [0, 4, 8, 12].map((at) => parseInt(hash.slice(at, at + 4), 16));
+const pageBlockKey = (block: number, value: number) => PAGE_IMAGE_BLOCK * KIND + block * 2 ** 16 + value;

@@ -1,5 +1,7 @@
 import { extname } from 'node:path';
+import { pageHash, type GreyPage, type PageImage } from './page-image.js';
 import { type OpenPdf, PdfPageDrawer } from './pdf-pages.js';
+import { normalise, textUnits } from './text.js';
 
 // sharp, PDFium and the OCR engine (onnxruntime's native library, 16 MB of models) are loaded when
 // the first image or scanned PDF is read, in the reading process (text-reader-process.ts) only.
@@ -69,8 +71,13 @@ export const DEFAULT_OCR_SESSION: OcrSessionOptions = {
  */
 export type BetweenPages = (pageMs: number) => Promise<void>;
 
+/**
+ * An image's text and each page's fingerprint; an image with no text recognised is skipped for
+ * the text comparison but keeps its pages' fingerprints (a photo, a seal, a drawing).
+ */
 export type Recognised =
-  { status: 'text'; text: string; format: ImageFormat; pages: number } | { status: 'skipped'; reason: string };
+  | { status: 'text'; text: string; format: ImageFormat; pages: number; pageImages: PageImage[] }
+  | { status: 'skipped'; reason: string; pageImages?: PageImage[] };
 
 interface PaddleLine {
   text: string;
@@ -137,21 +144,24 @@ export class PageRecogniser {
     }
     const read = await this.readPages(
       pages,
-      (page) =>
-        sharp(input, { page, limitInputPixels: MAX_INPUT_PIXELS })
+      async (page) => {
+        const { data, info } = await sharp(input, { page, limitInputPixels: MAX_INPUT_PIXELS })
           .rotate() // a camera's EXIF orientation
           .resize({ ...this.session.pagePixels, fit: 'inside', withoutEnlargement: true })
           .greyscale()
-          .png({ compressionLevel: 1 })
-          .toBuffer(),
+          .raw()
+          .toBuffer({ resolveWithObject: true });
+        return { data, width: info.width, height: info.height };
+      },
       (page, error) => `unreadable ${format} image (page ${page + 1}): ${summary(error)}`,
       betweenPages,
     );
     if (read.status === 'skipped') return read;
+    const { pageImages } = read;
     const text = read.texts.join('\n\n');
     return text.trim()
-      ? { status: 'text', text, format, pages }
-      : { status: 'skipped', reason: 'no text recognised (a photo or a drawing?)' };
+      ? { status: 'text', text, format, pages, pageImages }
+      : { status: 'skipped', reason: 'no text recognised (a photo or a drawing?)', pageImages };
   }
 
   private async recognisePdfNow(bytes: Uint8Array, pages: readonly number[], betweenPages?: BetweenPages) {
@@ -168,7 +178,12 @@ export class PageRecogniser {
         read.length,
         async (i) => {
           const { data, ...raw } = await pdf.draw(read[i]!, this.session.pagePixels);
-          return sharp(data, { raw }).png({ compressionLevel: 1 }).toBuffer();
+          const grey = await sharp(data, { raw })
+            .flatten({ background: '#ffffff' })
+            .greyscale()
+            .raw()
+            .toBuffer({ resolveWithObject: true });
+          return { data: grey.data, width: grey.info.width, height: grey.info.height };
         },
         (i, error) => `unreadable pdf (page ${read[i]! + 1}): ${summary(error)}`,
         betweenPages,
@@ -180,27 +195,39 @@ export class PageRecogniser {
     }
   }
 
-  /** Reads `count` pages, each made into a PNG by `page`, awaiting `betweenPages` after each but the last. */
+  /**
+   * Reads `count` pages, each decoded to greyscale by `page`, awaiting `betweenPages` after each but
+   * the last; each page is fingerprinted (page-image.ts) from the same decoded pixels the engine reads.
+   */
   private async readPages(
     count: number,
-    page: (index: number) => Promise<Buffer>,
+    page: (index: number) => Promise<GreyPage>,
     unreadable: (index: number, error: unknown) => string,
     betweenPages?: BetweenPages,
-  ): Promise<{ status: 'text'; texts: string[] } | { status: 'skipped'; reason: string }> {
+  ): Promise<{ status: 'text'; texts: string[]; pageImages: PageImage[] } | { status: 'skipped'; reason: string }> {
+    const sharp = await loadSharp();
     const engine = await (this.engine ??= this.start());
     const texts: string[] = [];
+    const pageImages: PageImage[] = [];
     for (let index = 0; index < count; index++) {
       const started = performance.now();
       let png: Buffer;
+      let hash: string | null;
       try {
-        png = await page(index);
+        const grey = await page(index);
+        hash = pageHash(grey);
+        png = await sharp(grey.data, { raw: { width: grey.width, height: grey.height, channels: 1 } })
+          .png({ compressionLevel: 1 })
+          .toBuffer();
       } catch (error) {
         return { status: 'skipped', reason: unreadable(index, error) };
       }
-      texts.push(readingOrder(await engine.detect(png)));
+      const text = readingOrder(await engine.detect(png));
+      texts.push(text);
+      pageImages.push({ hash, units: textUnits(normalise(text)).length });
       if (index < count - 1) await betweenPages?.(performance.now() - started);
     }
-    return { status: 'text', texts };
+    return { status: 'text', texts, pageImages };
   }
 
   private async start(): Promise<PaddleOcr> {

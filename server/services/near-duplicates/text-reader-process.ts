@@ -45,7 +45,7 @@ async function answer({ id, bytes, file, paced }: ReadRequest): Promise<void> {
   let reply: ReadReply;
   try {
     const read = await reader.read(bytes, file, paced ? betweenPages(id) : undefined);
-    if ('skipped' in read) reply = { id, skipped: read.skipped };
+    if ('skipped' in read) reply = { id, skipped: read.skipped, pageImages: read.pageImages };
     else {
       const { shingles, ...fingerprint } = read.fingerprint;
       reply = {
@@ -55,6 +55,7 @@ async function answer({ id, bytes, file, paced }: ReadRequest): Promise<void> {
         recognised: read.recognised,
         fingerprint,
         shingles: [...shingles],
+        pageImages: read.pageImages,
       };
     }
   } catch (error) {

@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { extractText, textFormat } from './extraction.js';
 import type { FingerprinterOnFirstUse, NearDuplicateSettings, TextFingerprint } from './fingerprint.js';
 import { type BetweenPages, imageFormat, PageRecogniser } from './ocr.js';
+import type { PageImage } from './page-image.js';
 
 /** A document's text and fingerprint, with what is needed to compare it again. */
 export interface Compared {
@@ -10,10 +11,12 @@ export interface Compared {
   fingerprint: TextFingerprint;
   /** Its text was recognised (OCR), all or in part: reading it again costs seconds a page. */
   recognised: boolean;
+  /** An image's pages, each fingerprinted (none for other documents). */
+  pageImages: PageImage[];
 }
 
-/** A document read for comparison: its text, or why it has none. */
-export type Read = Compared | { skipped: string };
+/** A document read for comparison: its text, or why it has none (an image without text keeps its pages' fingerprints). */
+export type Read = Compared | { skipped: string; pageImages: PageImage[] };
 
 export interface DocumentFile {
   name: string;
@@ -44,7 +47,7 @@ export class InProcessTextReader implements TextReader {
 
   async read(bytes: Uint8Array, file: DocumentFile, betweenPages?: BetweenPages): Promise<Read> {
     const image = textFormat(file) ? undefined : imageFormat(file);
-    if (image && !this.recogniser) return { skipped: OCR_OFF };
+    if (image && !this.recogniser) return { skipped: OCR_OFF, pageImages: [] };
     const recogniser = this.recogniser;
     const extracted = image
       ? await recogniser!.recognise(bytes, image, betweenPages)
@@ -53,12 +56,14 @@ export class InProcessTextReader implements TextReader {
           file,
           recogniser ? (pdf, pages) => recogniser.recognisePdfPages(pdf, pages, betweenPages) : undefined,
         );
-    if (extracted.status === 'skipped') return { skipped: extracted.reason };
+    const pageImages = ('pageImages' in extracted && extracted.pageImages) || [];
+    if (extracted.status === 'skipped') return { skipped: extracted.reason, pageImages };
     return {
       text: extracted.text,
       format: extracted.format,
       fingerprint: (await this.fingerprinter.get()).fingerprint(extracted.text),
       recognised: image !== undefined || ('recognised' in extracted && extracted.recognised === true),
+      pageImages,
     };
   }
 
@@ -84,7 +89,7 @@ export interface GoOn {
   go: true | { stop: string };
 }
 export type ReadReply =
-  | { id: number; skipped: string }
+  | { id: number; skipped: string; pageImages: PageImage[] }
   | {
       id: number;
       text: string;
@@ -92,6 +97,7 @@ export type ReadReply =
       recognised: boolean;
       fingerprint: Omit<TextFingerprint, 'shingles'>;
       shingles: string[];
+      pageImages: PageImage[];
     }
   | { id: number; error: string };
 
@@ -199,13 +205,14 @@ export class ProcessTextReader implements TextReader {
       }
       this.settle(reply.id);
       if ('error' in reply) waiting.reject(new Error(reply.error));
-      else if ('skipped' in reply) waiting.resolve({ skipped: reply.skipped });
+      else if ('skipped' in reply) waiting.resolve({ skipped: reply.skipped, pageImages: reply.pageImages });
       else
         waiting.resolve({
           text: reply.text,
           format: reply.format,
           recognised: reply.recognised,
           fingerprint: { ...reply.fingerprint, shingles: new Set(reply.shingles) },
+          pageImages: reply.pageImages,
         });
     });
     const lost = (error: Error) => {

@@ -63,6 +63,27 @@ export function nearDuplicateConformance(target: StoreTarget): void {
         assert.equal(await store.nearDuplicates.get('e'.repeat(24)), undefined);
       });
 
+      it("keeps a scan's pages with their image fingerprints, and gives them with the candidates", async () => {
+        const [scan, text] = await files(2);
+        const pages = [
+          { hash: '3a5f0c91e7b24d68', units: 3 },
+          { hash: null, units: 0 },
+          { hash: 'ffffffffffffffff', units: 412 },
+        ];
+        await store.nearDuplicates.put([
+          fingerprint(scan!, [s01], { format: null, skipped: 'no text recognised', pages }),
+          fingerprint(text!, [s01, s12]),
+        ]);
+        assert.deepEqual((await store.nearDuplicates.get(scan!))?.pages, pages);
+        assert.deepEqual((await store.nearDuplicates.get(text!))?.pages, []);
+        assert.deepEqual(
+          (await store.nearDuplicates.candidates(text!, [s01], 10)).map((f) => [f.fileId, f.pages]),
+          [[scan, pages]],
+        );
+        await store.nearDuplicates.put([fingerprint(scan!, [s01], { pages: pages.slice(0, 1) })]);
+        assert.deepEqual((await store.nearDuplicates.get(scan!))?.pages, pages.slice(0, 1), 'replaced with the file');
+      });
+
       it('finds the fingerprints that share any key, never the file itself, at most the limit', async () => {
         const [a, b, c, d] = await files(4);
         await store.nearDuplicates.put([fingerprint(a!, [s01, s12, j0x]), fingerprint(b!, [s09, s12])]);

@@ -22,7 +22,9 @@ CREATE TABLE IF NOT EXISTS near_fingerprints (
   simhash TEXT,
   -- The lookup keys as 64-bit floats: what to remove when the file is fingerprinted again.
   keys    BLOB NOT NULL,
-  at      INTEGER NOT NULL
+  at      INTEGER NOT NULL,
+  -- An image's pages' fingerprints and text units, as JSON ([] for a text document).
+  pages   TEXT NOT NULL DEFAULT '[]'
 );
 CREATE TABLE IF NOT EXISTS near_keys (
   key         INTEGER NOT NULL,
@@ -75,8 +77,22 @@ CREATE TABLE IF NOT EXISTS fingerprint_jobs (
 );
 CREATE INDEX IF NOT EXISTS fingerprint_jobs_due ON fingerprint_jobs (state, due_at);
 `,
-  upgrade: replaceTextKeyedNearIndex,
+  upgrade: (db) => {
+    replaceTextKeyedNearIndex(db);
+    addPageFingerprints(db);
+  },
 };
+
+/**
+ * Data directories made before pages had image fingerprints: the column is added, empty; the
+ * settings recorded with the index lack the image thresholds, so the first start under these
+ * settings fingerprints every file again (NearDuplicateService.adoptSettings).
+ */
+function addPageFingerprints(db: Db): void {
+  const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('near_fingerprints')").all();
+  if (!columns.some((c) => c.name === 'pages'))
+    db.exec("ALTER TABLE near_fingerprints ADD COLUMN pages TEXT NOT NULL DEFAULT '[]'");
+}
 
 /**
  * Data directories made when lookup keys were text (the first near-duplicate index): its tables are
@@ -105,6 +121,7 @@ interface FingerprintRow {
   simhash: string | null;
   keys: Buffer;
   at: number;
+  pages: string;
 }
 
 /** Keys are stored with their fingerprint as 64-bit floats (every key is an integer below 2^53). */
@@ -120,6 +137,7 @@ const fingerprintOf = (r: FingerprintRow, keys: number[]): NearFingerprint => ({
   short: r.short === 1,
   simhash: r.simhash,
   keys,
+  pages: JSON.parse(r.pages) as NearFingerprint['pages'],
   at: new Date(r.at),
 });
 
@@ -197,10 +215,10 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
       'SELECT id, keys FROM near_fingerprints WHERE file_id = ?',
     );
     const insert = db.prepare<Omit<FingerprintRow, 'id' | 'file_id'> & { fileId: string }>(
-      'INSERT INTO near_fingerprints (file_id, format, skipped, units, short, simhash, keys, at) VALUES (@fileId, @format, @skipped, @units, @short, @simhash, @keys, @at) ON CONFLICT (file_id) DO NOTHING',
+      'INSERT INTO near_fingerprints (file_id, format, skipped, units, short, simhash, keys, at, pages) VALUES (@fileId, @format, @skipped, @units, @short, @simhash, @keys, @at, @pages) ON CONFLICT (file_id) DO NOTHING',
     );
     const update = db.prepare(
-      'UPDATE near_fingerprints SET format = @format, skipped = @skipped, units = @units, short = @short, simhash = @simhash, keys = @keys, at = @at WHERE id = @id',
+      'UPDATE near_fingerprints SET format = @format, skipped = @skipped, units = @units, short = @short, simhash = @simhash, keys = @keys, at = @at, pages = @pages WHERE id = @id',
     );
     const dropKey = db.prepare('DELETE FROM near_keys WHERE key = ? AND fingerprint = ?');
     const dropRecentKey = db.prepare('DELETE FROM near_keys_recent WHERE key = ? AND fingerprint = ?');
@@ -229,6 +247,7 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
           simhash: fp.simhash,
           keys: keysBlob(fp.keys),
           at: fp.at.getTime(),
+          pages: JSON.stringify(fp.pages.map(({ hash, units }) => ({ hash, units }))),
         };
         // Most files are new: one insert; one fingerprinted before gives way to its new fingerprint.
         const inserted = insert.run(values);
@@ -296,7 +315,7 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
     const rows = this.db
       .prepare<unknown[], FingerprintRow>(
         `WITH wanted(key) AS (SELECT value FROM json_each(?))
-         SELECT f.id, f.file_id, f.format, f.skipped, f.units, f.short, f.simhash, X'' AS keys, f.at FROM near_fingerprints f WHERE f.id IN (
+         SELECT f.id, f.file_id, f.format, f.skipped, f.units, f.short, f.simhash, X'' AS keys, f.at, f.pages FROM near_fingerprints f WHERE f.id IN (
            SELECT fingerprint FROM near_keys WHERE key IN wanted UNION SELECT fingerprint FROM near_keys_recent WHERE key IN wanted
          ) AND f.file_id <> ? LIMIT ?`,
       )

@@ -3,8 +3,14 @@ import type { NearDuplicateIndex, NearDuplicatePair, NearFingerprint, PairReview
 import type { FingerprintJob, FingerprintQueue } from './port.js';
 import { pairCollections } from '../mongo/pair-documents.js';
 
-/** A file's near-duplicate fingerprints (`nearDuplicates.fingerprints`); `keys` holds its lookup keys (multikey index). */
-export type NearFingerprintDoc = Omit<NearFingerprint, 'fileId'> & { _id: ObjectId };
+/**
+ * A file's near-duplicate fingerprints (`nearDuplicates.fingerprints`); `keys` holds its lookup
+ * keys (multikey index). `pages` is missing from documents written before pages were fingerprinted.
+ */
+export type NearFingerprintDoc = Omit<NearFingerprint, 'fileId' | 'pages'> & {
+  _id: ObjectId;
+  pages?: NearFingerprint['pages'];
+};
 
 /** A file waiting to be fingerprinted, or whose fingerprinting failed (`nearDuplicates.jobs`); `_id` is the file id. */
 export type FingerprintJobDoc = Omit<FingerprintJob, 'fileId'> & {
@@ -41,6 +47,7 @@ const fingerprintOf = (d: NearFingerprintDoc): NearFingerprint => ({
   short: d.short,
   simhash: d.simhash,
   keys: [...d.keys].sort((a, b) => a - b),
+  pages: (d.pages ?? []).map(({ hash, units }) => ({ hash, units })),
   at: d.at,
 });
 
@@ -53,7 +60,7 @@ export class MongoNearDuplicateIndex implements NearDuplicateIndex {
       fingerprints.map(({ fileId, ...rest }) => ({
         replaceOne: {
           filter: { _id: new ObjectId(fileId) },
-          replacement: { ...rest, keys: [...rest.keys] },
+          replacement: { ...rest, keys: [...rest.keys], pages: rest.pages.map(({ hash, units }) => ({ hash, units })) },
           upsert: true,
         },
       })),

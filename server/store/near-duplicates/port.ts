@@ -15,16 +15,30 @@ export interface NearFingerprint {
    * and the MinHash signature's LSH bands. Fingerprints sharing a key are candidates.
    */
   keys: number[];
+  /** An image's pages in order, each with its perceptual fingerprint; none for a text document. */
+  pages: PageFingerprint[];
   at: Date;
+}
+
+/**
+ * One scanned page: its image's fingerprint (64 bits as 16 hexadecimal digits; null for a blank
+ * page) and the units of text recognised on it.
+ */
+export interface PageFingerprint {
+  hash: string | null;
+  units: number;
 }
 
 /** Two documents found nearly the same (`nearDuplicates.pairs`); `fileA` < `fileB`. */
 export interface NearDuplicatePair {
   fileA: string;
   fileB: string;
-  /** What found it: close SimHashes, overlapping shingles (Jaccard), or a short text held by the other (containment). */
-  method: 'simhash' | 'jaccard' | 'containment';
-  /** Null where one of the texts is short (no SimHash). */
+  /**
+   * What found it: close SimHashes, overlapping shingles (Jaccard), a short text held by the other
+   * (containment), or, for scanned pages with little text, their images' fingerprints (image).
+   */
+  method: 'simhash' | 'jaccard' | 'containment' | 'image';
+  /** Bits that differ: of the SimHashes, or of the pages' image fingerprints (image); null where a text is short. */
   hamming: number | null;
   jaccard: number;
   containment: number;

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import {
+  nearDuplicateKind,
   similarityOf,
   type NearDuplicateFile,
   type NearDuplicateRow,
@@ -23,6 +24,15 @@ const STATUS_LABEL = { open: 'pairsOpen', reviewed: 'pairsReviewed', all: 'pairs
 type Review = NearDuplicateRow['review'];
 
 const percent = (x: number) => `${Math.round(x * 100)}%`;
+
+const METHOD_LABEL = {
+  simhash: 'methodSimhash',
+  jaccard: 'methodJaccard',
+  containment: 'methodContainment',
+  image: 'methodImage',
+} as const;
+/** Scans a browser shows as they are (a TIFF it does not). */
+const PAGE_PREVIEW = /^image\/(jpeg|png)$/i;
 
 /** Pairs of documents found nearly the same; each row shows, below it, where the two texts differ. */
 export function NearDuplicatesTab({ api, language, params, show, units }: TabProps) {
@@ -50,12 +60,9 @@ export function NearDuplicatesTab({ api, language, params, show, units }: TabPro
   // measures are in the tab's help text).
   const similarity = (row: NearDuplicateRow) => (
     <>
+      {nearDuplicateKind(row) === 'rescan' && <span class="near-kind">{t('kindRescan')}</span>}
       {t('similarityValue', { percent: percent(similarityOf(row)) })}
-      <Technical language={language}>
-        {t(
-          row.method === 'simhash' ? 'methodSimhash' : row.method === 'jaccard' ? 'methodJaccard' : 'methodContainment',
-        )}
-      </Technical>
+      <Technical language={language}>{t(METHOD_LABEL[row.method])}</Technical>
     </>
   );
 
@@ -81,7 +88,35 @@ export function NearDuplicatesTab({ api, language, params, show, units }: TabPro
     },
   ];
 
+  // The same page scanned again: both pages side by side (those a browser shows; a TIFF is downloaded).
+  const page = (f: NearDuplicateFile) => (
+    <figure>
+      {PAGE_PREVIEW.test(f.contentType) ? (
+        <img src={`/api/files/${f.fileId}?disposition=inline`} alt={f.fileName} loading="lazy" />
+      ) : (
+        <p class="hint">{t('pageNoPreview')}</p>
+      )}
+      <figcaption>
+        <FileLink fileId={f.fileId} fileName={f.fileName} contentType={f.contentType} /> ·{' '}
+        {f.units.map(unitPlace).join(t('listSeparator'))} · {formatTime(language, f.uploadDate)}
+      </figcaption>
+    </figure>
+  );
+
   const differences = (row: NearDuplicateRow) => {
+    const pages = nearDuplicateKind(row) === 'rescan' && (
+      <div class="near-pages" role="group" aria-label={t('kindRescan')}>
+        {page(row.a)}
+        {page(row.b)}
+      </div>
+    );
+    if (row.method === 'image')
+      return (
+        <>
+          {pages}
+          <p class="hint">{t('imageNoText')}</p>
+        </>
+      );
     const [a, b] = textDifferences(row.a.snippet, row.b.snippet);
     const quote = (snippet: string, parts: DiffPart[]) => (
       <blockquote lang="zh">
@@ -91,11 +126,14 @@ export function NearDuplicatesTab({ api, language, params, show, units }: TabPro
       </blockquote>
     );
     return (
-      <div class="near-diff" role="group" aria-label={t('differsIn')}>
-        {quote(row.a.snippet, a)}
-        {quote(row.b.snippet, b)}
-        <p class="hint">{t('diffMarked')}</p>
-      </div>
+      <>
+        {pages}
+        <div class="near-diff" role="group" aria-label={t('differsIn')}>
+          {quote(row.a.snippet, a)}
+          {quote(row.b.snippet, b)}
+          <p class="hint">{t('diffMarked')}</p>
+        </div>
+      </>
     );
   };
 
