@@ -10,6 +10,8 @@ import type { ArchiveApi } from '../../api.js';
 import { describeError, translator, type Language } from '../../i18n/index.js';
 import { withParams } from '../../route.js';
 import { FileLink, Technical } from '../controls.js';
+import { pageUrl } from '../file-preview.js';
+import { drawable } from '../../../../shared/file-types.js';
 import { formText } from '../form-text.js';
 import { formatBytes, formatCount, formatTime, unitPlace } from '../format.js';
 import { ReportFilters } from './filters.js';
@@ -32,7 +34,6 @@ const METHOD_LABEL = {
   image: 'methodImage',
 } as const;
 /** Scans a browser shows as they are (a TIFF it does not). */
-const PAGE_PREVIEW = /^image\/(jpeg|png)$/i;
 
 /** Pairs of documents found nearly the same; each row shows, below it, where the two texts differ. */
 export function NearDuplicatesTab({ api, language, params, show, units }: TabProps) {
@@ -88,14 +89,11 @@ export function NearDuplicatesTab({ api, language, params, show, units }: TabPro
     },
   ];
 
-  // The same page scanned again: both pages side by side (those a browser shows; a TIFF is downloaded).
+  // The same page scanned again: both first pages side by side, as the server draws them (a JPEG,
+  // a TIFF or a scanned PDF alike).
   const page = (f: NearDuplicateFile) => (
     <figure>
-      {PAGE_PREVIEW.test(f.contentType) ? (
-        <img src={`/api/files/${f.fileId}?disposition=inline`} alt={f.fileName} loading="lazy" />
-      ) : (
-        <p class="hint">{t('pageNoPreview')}</p>
-      )}
+      <PageThumbnail file={f} noPreview={t('pageNoPreview')} />
       <figcaption>
         <FileLink fileId={f.fileId} fileName={f.fileName} contentType={f.contentType} /> ·{' '}
         {f.units.map(unitPlace).join(t('listSeparator'))} · {formatTime(language, f.uploadDate)}
@@ -268,4 +266,11 @@ function PairReview({
       {problem}
     </form>
   );
+}
+
+/** A file's first page, drawn by the server; what it cannot draw says so instead of a broken image. */
+function PageThumbnail({ file, noPreview }: { file: NearDuplicateFile; noPreview: string }) {
+  const [failed, setFailed] = useState(false);
+  if (failed || !drawable(file.contentType, file.fileName)) return <p class="hint">{noPreview}</p>;
+  return <img src={pageUrl(file.fileId, 1, 480)} alt={file.fileName} loading="lazy" onError={() => setFailed(true)} />;
 }
