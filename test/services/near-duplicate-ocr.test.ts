@@ -283,6 +283,30 @@ for (const target of storeTargets) {
         },
       );
 
+      it(
+        "pairs a photograph scanned to PDF (a scanner's PDF, no text layer) with a JPEG scan of it, by the page's image",
+        { timeout: 600_000 },
+        async () => {
+          const near = service();
+          const photo = await printFigure({ kind: 'photo', seed: 7, caption: '图1 县档案馆新馆外景' });
+          const asPdf = await scannedPdf([{ jpeg: await rescanned(photo.png, 2, { dpi: 150, format: 'jpeg' }) }]);
+          const ids = [
+            await store_('档案馆外景.jpg', await rescanned(photo.png, 1, { dpi: 150, format: 'jpeg' }), 'image/jpeg'),
+            await store_('外景扫描件.pdf', asPdf, 'application/pdf'),
+          ];
+          await near.enqueue(ids);
+          while ((await near.runDue()) > 0);
+          const pdf = (await store.nearDuplicates.get(ids[1]!))!;
+          assert.equal(pdf.pages.length, 1, "the PDF's scanned page kept with its image fingerprint");
+          assert.ok(pdf.pages[0]!.hash);
+          const report = await near.report({ sort: 'foundAt', limit: 10, offset: 0 });
+          assert.deepEqual(
+            report.items.map((r) => [[r.a.fileName, r.b.fileName].sort(), r.method, nearDuplicateKind(r)]),
+            [[['外景扫描件.pdf', '档案馆外景.jpg'], 'image', 'rescan']],
+          );
+        },
+      );
+
       it('with OCR off, records an image as having no text, saying why, and reads other files', async () => {
         await reader.close();
         reader = new ProcessTextReader({ settings: {}, ocr: false, heapMb: 512 });

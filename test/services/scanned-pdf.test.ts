@@ -43,6 +43,11 @@ describe('scanned PDF pages (no text layer) are recognised', { skip: cannotPrint
         ['skipped' in read ? '' : read.format, 'skipped' in read ? false : read.recognised],
         ['pdf', true],
       );
+      assert.equal(
+        'skipped' in read ? 0 : read.pageImages.filter((p) => p.hash).length,
+        2,
+        "each page's image fingerprint",
+      );
       const typed = (await fingerprinter.get()).fingerprint(`${POEM}\n${SPRING}`);
       assert.ok(
         !('skipped' in read) && nearDuplicateMethod(read.fingerprint, typed),
@@ -67,6 +72,9 @@ describe('scanned PDF pages (no text layer) are recognised', { skip: cannotPrint
   );
 
   it('with OCR off, a PDF of scans alone is skipped as having no text layer', async () => {
-    assert.deepEqual(await noOcr.read(await scannedPdf([POEM], 'slip'), PDF), { skipped: 'no text layer (a scan?)' });
+    assert.deepEqual(await noOcr.read(await scannedPdf([POEM], 'slip'), PDF), {
+      skipped: 'no text layer (a scan?)',
+      pageImages: [],
+    });
   });
 });

@@ -79,28 +79,31 @@ export async function scannedTiff(texts: readonly string[], paper: Paper = 'a4')
 
 /**
  * A PDF as a scanner's "scan to PDF" writes it: each page one JPEG of the text, no text layer. A
- * page given as `{ layer }` is typed instead (a text layer in Helvetica: Latin letters only).
+ * page given as `{ layer }` is typed instead (a text layer in Helvetica: Latin letters only); one
+ * given as `{ jpeg }` is that scan, at 150 dpi.
  */
 export async function scannedPdf(
-  pages: ReadonlyArray<string | { layer: string }>,
+  pages: ReadonlyArray<string | { layer: string } | { jpeg: Buffer }>,
   paper: Paper = 'a4',
 ): Promise<Buffer> {
   const doc = await PDFDocument.create();
   for (const page of pages) {
-    if (typeof page !== 'string') {
+    if (typeof page !== 'string' && 'layer' in page) {
       doc
         .addPage([595, 842])
         .drawText(page.layer, { x: 50, y: 780, size: 14, font: await doc.embedFont(StandardFonts.Helvetica) });
       continue;
     }
-    const { raw, width, height } = await printedPage(page, paper);
-    const jpeg = await doc.embedJpg(
-      await sharp(raw, { raw: { width, height, channels: 1 } })
+    let scan: Buffer;
+    if (typeof page === 'string') {
+      const { raw, width, height } = await printedPage(page, paper);
+      scan = await sharp(raw, { raw: { width, height, channels: 1 } })
         .jpeg({ quality: 70 })
-        .toBuffer(),
-    );
-    // Printed at 150 dpi: 72 points an inch.
-    const size = { width: (width * 72) / 150, height: (height * 72) / 150 };
+        .toBuffer();
+    } else scan = page.jpeg;
+    const jpeg = await doc.embedJpg(scan);
+    // Scanned at 150 dpi: 72 points an inch.
+    const size = { width: (jpeg.width * 72) / 150, height: (jpeg.height * 72) / 150 };
     doc.addPage([size.width, size.height]).drawImage(jpeg, { x: 0, y: 0, ...size });
   }
   return Buffer.from(await doc.save());

@@ -2,6 +2,7 @@ import { extname } from 'node:path';
 // html-to-text: built on htmlparser2 (tolerant of broken markup, decodes entities), drops <script>
 // and <style>, and turns block elements into line breaks, which is exactly this job; it is widely
 // used and maintained. node-html-parser would need the block/inline rules written by hand.
+import type { PageImage } from './page-image.js';
 import type { SelectorDefinition } from 'html-to-text';
 
 // The libraries are loaded when a document first needs them (PDF.js and mammoth weigh tens of
@@ -16,17 +17,20 @@ export type ExtractedText =
       format: TextFormat;
       /** Some of it was recognised in a PDF's scanned pages (OCR), not read from a text layer. */
       recognised?: true;
+      /** The scanned pages' image fingerprints (page-image.ts), in page order. */
+      pageImages?: PageImage[];
     }
-  | { status: 'skipped'; reason: string };
+  | { status: 'skipped'; reason: string; pageImages?: PageImage[] };
 
 /**
  * Recognises the text of a PDF's pages that have no text layer (scanned pages, by OCR): the texts
- * of `pages` (indexes from 0), in that order, or why there is none.
+ * of `pages` (indexes from 0), in that order, with the pages' image fingerprints, or why there
+ * are none.
  */
 export type ScannedPagesReader = (
   bytes: Uint8Array,
   pages: readonly number[],
-) => Promise<{ status: 'text'; texts: string[] } | { status: 'skipped'; reason: string }>;
+) => Promise<{ status: 'text'; texts: string[]; pageImages: PageImage[] } | { status: 'skipped'; reason: string }>;
 
 /** Larger documents are not read: their text would cost too much memory for what it adds. */
 export const EXTRACTABLE_MAX_BYTES = 64 * 1024 * 1024;
@@ -200,7 +204,11 @@ async function pdfText(
   const pages = [...layers];
   scanned.forEach((page, i) => (pages[page] = recognised.texts[i] ?? ''));
   const text = mergePages(pages);
-  return text.trim() ? { status: 'text', text, format: 'pdf', recognised: true } : skipped('no text recognised');
+  const { pageImages } = recognised;
+  // A scan of photos, seals or drawings has no text, and is still compared on its pages' images.
+  return text.trim()
+    ? { status: 'text', text, format: 'pdf', recognised: true, pageImages }
+    : { status: 'skipped', reason: 'no text recognised (a photo or a drawing?)', pageImages };
 }
 
 /** Pages joined as PDF.js's own merge does (unpdf's mergePages): one space for runs of blanks, a blank line at most. */

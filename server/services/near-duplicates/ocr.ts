@@ -1,4 +1,5 @@
 import { extname } from 'node:path';
+import type { ScannedPagesReader } from './extraction.js';
 import { pageHash, type GreyPage, type PageImage } from './page-image.js';
 import { type OpenPdf, PdfPageDrawer } from './pdf-pages.js';
 import { normalise, textUnits } from './text.js';
@@ -107,13 +108,14 @@ export class PageRecogniser {
 
   /**
    * The text of a PDF's scanned pages (`pages`, indexes from 0; those without a text layer), each
-   * drawn and read as an image page is; at most MAX_SCANNED_PDF_PAGES of them (the rest give '').
+   * drawn and read as an image page is, with its image fingerprint; at most MAX_SCANNED_PDF_PAGES
+   * of them (the rest give '' and no fingerprint).
    */
   recognisePdfPages(
     bytes: Uint8Array,
     pages: readonly number[],
     betweenPages?: BetweenPages,
-  ): Promise<{ status: 'text'; texts: string[] } | { status: 'skipped'; reason: string }> {
+  ): ReturnType<ScannedPagesReader> {
     return this.inTurn(() => this.recognisePdfNow(bytes, pages, betweenPages));
   }
 
@@ -189,7 +191,11 @@ export class PageRecogniser {
         betweenPages,
       );
       if (recognised.status === 'skipped') return recognised;
-      return { status: 'text' as const, texts: pages.map((_, i) => recognised.texts[i] ?? '') };
+      return {
+        status: 'text' as const,
+        texts: pages.map((_, i) => recognised.texts[i] ?? ''),
+        pageImages: recognised.pageImages,
+      };
     } finally {
       pdf.close();
     }
