@@ -127,6 +127,8 @@ describe('本单位文件 in the browser (Debian Chromium, embedded store)', { s
     await table.waitFor();
     assert.equal((await names()).length, 3, 'three contents: the PDF under two names, the photo, the note');
     await page.getByText('共 3 条', { exact: true }).waitFor();
+    // What no viewer shows (a text file) says so in place of 预览.
+    assert.match(await table.locator('tr', { hasText: '说明.txt' }).innerText(), /无法预览，请下载查看/);
 
     const search = page.getByPlaceholder('按文件名或文件夹搜索');
     const apply = page.getByRole('button', { name: '筛选' });
