@@ -100,7 +100,6 @@ export function composeServices(
   const searchTerms = new SearchTerms();
   const textIndexing = new TextIndexing({
     store,
-    terms: searchTerms,
     holder: `${os.hostname()}/${process.pid}/file-texts`,
     clock,
     logger,

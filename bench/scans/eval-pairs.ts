@@ -98,6 +98,7 @@ async function main(): Promise<void> {
               fingerprint: fingerprinter.fingerprint(reading.text),
               recognised: true,
               pageImages: reading.pages,
+              terms: [], // the evaluation pairs; it does not search
             },
     });
   }

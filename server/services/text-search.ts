@@ -66,10 +66,11 @@ export class TextSearchService {
   }
 }
 
-/** A file's text as its reading found it. */
+/** A file's text as its reading found it, with its search terms (cut where it was read). */
 export interface ReadText {
   fileId: string;
   text: string;
+  terms: string[];
 }
 
 /**
@@ -81,7 +82,6 @@ export class TextIndexing {
   constructor(
     private readonly deps: {
       store: Pick<ArchiveStore, 'fileTexts' | 'catalog' | 'fingerprintQueue' | 'jobs'>;
-      terms: SearchTerms;
       holder: string;
       clock?: () => Date;
       logger?: Pick<Logger, 'info'>;
@@ -95,10 +95,8 @@ export class TextIndexing {
   async index(texts: readonly ReadText[]): Promise<void> {
     if (texts.length === 0) return;
     const entries = [];
-    for (const { fileId, text } of texts) {
-      const kept = text.slice(0, MAX_INDEXED_CHARACTERS);
-      entries.push({ fileId, text: kept, terms: await this.deps.terms.ofText(kept) });
-    }
+    for (const { fileId, text, terms } of texts)
+      entries.push({ fileId, text: text.slice(0, MAX_INDEXED_CHARACTERS), terms });
     await this.deps.store.fileTexts.put(entries);
   }
 

@@ -43,7 +43,7 @@ export interface NearDuplicateOptions {
   /** Where documents are read and fingerprinted: by default on the calling thread (the server uses a thread of its own). */
   reader?: TextReader;
   /** Receives the texts a round read (its jobs' files that have one): search by content indexes them. */
-  onTexts?: (texts: ReadonlyArray<{ fileId: string; text: string }>) => Promise<void>;
+  onTexts?: (texts: ReadonlyArray<{ fileId: string; text: string; terms: string[] }>) => Promise<void>;
   /** How fingerprinting gives way to uploads (tests set it, and a monotonic clock and a sleep of their own). */
   pacing?: Partial<Pacing>;
 }
@@ -328,7 +328,7 @@ export class NearDuplicateService {
     const at = this.clock();
     const own = await this.textOf(entry, texts);
     const pages = own.pageImages;
-    if (!('skipped' in own)) round.read(fileId, own.text);
+    if (!('skipped' in own)) round.read(fileId, own.text, own.terms);
     const textKeys = 'skipped' in own ? [] : lookupKeys(own.fingerprint, settings);
     const keys = [...textKeys, ...pageImageKeys(pages, settings)];
     const lookup = [...textKeys, ...pageImageProbes(pages, settings)];
@@ -404,7 +404,7 @@ class Round {
   readonly fingerprints: NearFingerprint[] = [];
   readonly pairs: NearDuplicatePair[] = [];
   /** The texts of the round's own files (not of their candidates). */
-  readonly texts: Array<{ fileId: string; text: string }> = [];
+  readonly texts: Array<{ fileId: string; text: string; terms: string[] }> = [];
   private readonly byKey = new Map<number, NearFingerprint[]>();
 
   add(fingerprint: NearFingerprint, pairs: NearDuplicatePair[]): void {
@@ -415,8 +415,8 @@ class Round {
     for (const key of fingerprint.keys) this.byKey.set(key, [...(this.byKey.get(key) ?? []), fingerprint]);
   }
 
-  read(fileId: string, text: string): void {
-    if (!this.texts.some((t) => t.fileId === fileId)) this.texts.push({ fileId, text });
+  read(fileId: string, text: string, terms: string[]): void {
+    if (!this.texts.some((t) => t.fileId === fileId)) this.texts.push({ fileId, text, terms });
   }
 
   candidates(fileId: string, keys: readonly number[]): NearFingerprint[] {

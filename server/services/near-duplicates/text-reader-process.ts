@@ -56,6 +56,7 @@ async function answer({ id, bytes, file, paced }: ReadRequest): Promise<void> {
         fingerprint,
         shingles: [...shingles],
         pageImages: read.pageImages,
+        terms: read.terms,
       };
     }
   } catch (error) {

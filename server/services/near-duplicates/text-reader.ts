@@ -1,3 +1,4 @@
+import { SearchTerms } from '../search-terms.js';
 import { type ChildProcess, fork } from 'node:child_process';
 import { extractText, textFormat } from './extraction.js';
 import type { FingerprinterOnFirstUse, NearDuplicateSettings, TextFingerprint } from './fingerprint.js';
@@ -13,6 +14,11 @@ export interface Compared {
   recognised: boolean;
   /** An image's pages, each fingerprinted (none for other documents). */
   pageImages: PageImage[];
+  /**
+   * Its words for search by content (search-terms.ts), cut here, where it was read: segmenting
+   * loads jieba (60 MB) and the script tables, which the web server need not hold for uploads.
+   */
+  terms: string[];
 }
 
 /** A document read for comparison: its text, or why it has none (an image without text keeps its pages' fingerprints). */
@@ -43,6 +49,7 @@ export class InProcessTextReader implements TextReader {
   constructor(
     private readonly fingerprinter: FingerprinterOnFirstUse,
     private readonly recogniser: PageRecogniser | null = new PageRecogniser(),
+    private readonly searchTerms: SearchTerms = new SearchTerms(),
   ) {}
 
   async read(bytes: Uint8Array, file: DocumentFile, betweenPages?: BetweenPages): Promise<Read> {
@@ -64,6 +71,7 @@ export class InProcessTextReader implements TextReader {
       fingerprint: (await this.fingerprinter.get()).fingerprint(extracted.text),
       recognised: image !== undefined || ('recognised' in extracted && extracted.recognised === true),
       pageImages,
+      terms: await this.searchTerms.ofText(extracted.text),
     };
   }
 
@@ -98,6 +106,7 @@ export type ReadReply =
       fingerprint: Omit<TextFingerprint, 'shingles'>;
       shingles: string[];
       pageImages: PageImage[];
+      terms: string[];
     }
   | { id: number; error: string };
 
@@ -213,6 +222,7 @@ export class ProcessTextReader implements TextReader {
           recognised: reply.recognised,
           fingerprint: { ...reply.fingerprint, shingles: new Set(reply.shingles) },
           pageImages: reply.pageImages,
+          terms: reply.terms,
         });
     });
     const lost = (error: Error) => {
