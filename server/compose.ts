@@ -68,7 +68,7 @@ export type ServiceConfig = {
   | 'verifyIntervalMs'
   | 'nearDuplicateSettings'
 > &
-  Partial<Pick<Config, 'ocr' | 'textReaderHeapMb'>>;
+  Partial<Pick<Config, 'ocr' | 'ocrThreads' | 'textReaderHeapMb'>>;
 
 export interface Archive {
   services: AppDeps['services'];
@@ -95,6 +95,7 @@ export function composeServices(
   const textReader = new ProcessTextReader({
     settings: config.nearDuplicateSettings,
     ocr: config.ocr ?? true,
+    ocrThreads: config.ocrThreads ?? 1,
     heapMb: config.textReaderHeapMb ?? 512,
   });
   const searchTerms = new SearchTerms();

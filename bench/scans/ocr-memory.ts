@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchToken, startBenchServer } from '../server.js';
+import { childrenOf, cpuSeconds, kb, status } from './processes.js';
 
 /**
  * `npm run bench:ocr-memory -- --dir DIR [--pages N]`: the memory of reading scans as `npm start`
@@ -26,30 +27,6 @@ const files = fs
   .sort()
   .slice(0, Number(values.pages))
   .map((f) => path.join(values.dir!, f));
-
-const status = (pid: number) => {
-  try {
-    return fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  } catch {
-    return '';
-  }
-};
-const kb = (text: string, field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(text)?.[1] ?? 0);
-/** User and system CPU seconds of a process (all its threads), from /proc/PID/stat. */
-const cpuSeconds = (pid: number) => {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks (USER_HZ 100)
-};
-const childrenOf = (pid: number) =>
-  fs
-    .readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      const text = status(Number(d));
-      return Number(/PPid:\s+(\d+)/.exec(text)?.[1]) === pid;
-    })
-    .map(Number);
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-ocr-memory-'));
 const env = {

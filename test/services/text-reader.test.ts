@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
 import { afterEach, describe, it } from 'node:test';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { Fingerprinter } from '../../server/services/near-duplicates/fingerprint.js';
 import {
   InProcessTextReader,
   ProcessTextReader,
+  READING_NICENESS,
   type Read,
 } from '../../server/services/near-duplicates/text-reader.js';
 import { cannotPrintPages, scannedPage, scannedTiff } from '../support/scans.js';
@@ -56,6 +59,30 @@ describe('reading documents in a process of their own', () => {
       notice.fingerprint.simhash,
       poem.fingerprint.simhash,
       'each read answered with its own document',
+    );
+  });
+
+  it('reads below the web server, every thread it starts for a page niced, with the OCR threads it is given', async (t) => {
+    const missing = cannotPrintPages();
+    if (missing) return t.skip(missing);
+    reader = new ProcessTextReader({ settings: {}, ocr: true, ocrThreads: 2, heapMb: 256 });
+    await reader.read(Buffer.from(POEM), { name: 'poem.txt', contentType: 'text/plain' });
+    const pid = reader.pid!;
+    assert.equal(os.getPriority(pid), READING_NICENESS);
+    assert.equal(os.getPriority(), 0, 'the server itself is not niced');
+    assert.match(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'), /"ocrThreads":2/);
+    const before = new Set(threadsOf(pid).keys());
+    const read = await reader.read(await scannedPage(NOTICE, 'jpeg', 'slip'), {
+      name: 'scan.jpg',
+      contentType: 'image/jpeg',
+    });
+    assert.ok('fingerprint' in read && read.fingerprint.units > 0, 'the scan is read');
+    const started = [...threadsOf(pid)].filter(([id]) => !before.has(id));
+    assert.ok(started.length > 0, 'the engine started threads of its own');
+    assert.deepEqual(
+      started.filter(([, nice]) => nice !== READING_NICENESS),
+      [],
+      'no thread started for the page runs at the priority of the server',
     );
   });
 
@@ -120,6 +147,16 @@ describe('reading documents in a process of their own', () => {
 });
 
 /** Whether a process of this id still exists (a zombie is reaped by this process's event loop). */
+/** A process's threads and the niceness of each (Linux: the 19th field of a thread's stat). */
+function threadsOf(pid: number): Map<string, number> {
+  return new Map(
+    fs.readdirSync(`/proc/${pid}/task`).map((task) => {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+      return [task, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+    }),
+  );
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -1,8 +1,10 @@
+import os from 'node:os';
 import { Fingerprinter } from './fingerprint.js';
-import { PageRecogniser } from './ocr.js';
+import { DEFAULT_OCR_SESSION, PageRecogniser } from './ocr.js';
 import {
   InProcessTextReader,
   type GoOn,
+  READING_NICENESS,
   type PageDone,
   type ReadingProcessArgs,
   type ReadReply,
@@ -15,7 +17,14 @@ import {
  * image or scanned PDF comes, and nowhere else.
  */
 const args = JSON.parse(process.argv[2] ?? '{}') as ReadingProcessArgs;
-const reader = new InProcessTextReader(Fingerprinter.onFirstUse(args.settings), args.ocr ? new PageRecogniser() : null);
+// Reading is background work: the web server's requests (uploads, checks, reports) take the
+// cores first, and a page goes on with what they leave. The threads started later (onnxruntime's)
+// inherit it.
+os.setPriority(READING_NICENESS);
+const reader = new InProcessTextReader(
+  Fingerprinter.onFirstUse(args.settings),
+  args.ocr ? new PageRecogniser({ ...DEFAULT_OCR_SESSION, intraOpThreads: args.ocrThreads ?? 1 }) : null,
+);
 
 /** Images waiting between two pages for the reader's word to go on. */
 const waiting = new Map<number, (go: GoOn['go']) => void>();

@@ -116,6 +116,8 @@ export interface ReadingProcessOptions {
   settings: Partial<NearDuplicateSettings>;
   /** Whether images' text is recognised (OCR). */
   ocr: boolean;
+  /** Threads one page's recognition uses (onnxruntime's intra-op threads); 1 when not given. */
+  ocrThreads?: number;
   /** Its V8 heap limit (--max-old-space-size), megabytes. */
   heapMb: number;
   /** A process idle this long ends (its memory goes back); the next read starts another. */
@@ -123,9 +125,15 @@ export interface ReadingProcessOptions {
 }
 
 /** What the reading process is started with (its one argument, as JSON). */
-export type ReadingProcessArgs = Pick<ReadingProcessOptions, 'settings' | 'ocr'>;
+export type ReadingProcessArgs = Pick<ReadingProcessOptions, 'settings' | 'ocr' | 'ocrThreads'>;
 
 const DEFAULT_IDLE_MS = 60_000;
+
+/**
+ * The reading process's niceness: its CPU time goes to the web server first. At 10 Linux gives it
+ * about a tenth of a core the server wants, and all of an idle one.
+ */
+export const READING_NICENESS = 10;
 
 /**
  * Reads in a process of its own (text-reader-process.ts): OCR holds 0.8–1.4 GB while it reads a
@@ -189,7 +197,11 @@ export class ProcessTextReader implements TextReader {
   }
 
   private start(): ChildProcess {
-    const args: ReadingProcessArgs = { settings: this.options.settings, ocr: this.options.ocr };
+    const args: ReadingProcessArgs = {
+      settings: this.options.settings,
+      ocr: this.options.ocr,
+      ocrThreads: this.options.ocrThreads,
+    };
     const child = fork(new URL('./text-reader-process.js', import.meta.url), [JSON.stringify(args)], {
       // Its own flags, not the server's (whose heap limit is for the server): the same source maps.
       execArgv: [
