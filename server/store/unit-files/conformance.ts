@@ -273,6 +273,14 @@ export function unitFilesConformance(target: StoreTarget): void {
         );
         const beyond = await store.unitFiles.list({ unitId: 'unit-a', accountId: clerk.id, limit: 2, offset: 10 });
         assert.deepEqual([beyond.total, beyond.items], [4, []], 'a page past the end still says how many there are');
+        const atTheEnd = await store.unitFiles.list({ unitId: 'unit-a', accountId: clerk.id, limit: 2, offset: 4 });
+        assert.deepEqual([atTheEnd.total, atTheEnd.items], [4, []]);
+        const lastOne = await store.unitFiles.list({ unitId: 'unit-a', accountId: clerk.id, limit: 2, offset: 3 });
+        assert.deepEqual([lastOne.total, lastOne.items.length], [4, 1], 'the last file is on a page of its own');
+        for (const offset of [0, 2]) {
+          const empty = await store.unitFiles.list({ unitId: 'unit-new', accountId: clerk.id, limit: 2, offset });
+          assert.deepEqual([empty.total, empty.items], [0, []], 'a unit with no files');
+        }
       });
 
       it('filters and sorts the whole archive by its catalog and ledger', async () => {

@@ -99,6 +99,9 @@ export class MongoUnitFiles implements UnitFiles {
     const [countRow] = await this.c.ledger
       .aggregate<{ total: number }>([...grouped, { $group: { _id: null, total: { $sum: 1 } } }])
       .toArray();
+    const total = countRow?.total ?? 0;
+    // A unit with no files (a new one), or a page past the end: nothing to group a second time.
+    if (total <= q.offset) return { rows: [], total };
     const rows = await this.c.ledger
       .aggregate<{
         _id: ObjectId;
@@ -131,7 +134,7 @@ export class MongoUnitFiles implements UnitFiles {
           firstUploadTime: r.first,
           lastUploadTime: r.last,
         })),
-      total: countRow?.total ?? 0,
+      total,
     };
   }
 
