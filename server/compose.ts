@@ -216,6 +216,7 @@ export function composeServices(
       disposals,
       purge,
       new ShortLivedRecords(store, clock),
+      store.receipts,
     ),
     services: {
       audit,

@@ -1,5 +1,6 @@
 import type { CompactionReport, ContentStore, GarbageReport } from '../store/content/port.js';
 import type { Ledger } from '../store/ledger/port.js';
+import type { ReceiptStore } from '../store/receipts/port.js';
 import type { ResumableUploadService } from './resumable-uploads.js';
 import type { PurgeService } from './purge.js';
 import type { WithdrawalService } from './withdrawals.js';
@@ -11,7 +12,8 @@ import type { ShortLivedRecords } from './short-lived-records.js';
  * expiry, staging areas idle longer than the time to live (their request died with a crash)
  * and bytes no record owns at all. Committed files and live uploads are never touched. It also
  * finishes counting uploads whose counting a crash interrupted (MongoDB: counting takes several
- * writes) and whose client never came back to retry, and purges the trash past TRASH_DAYS. Last,
+ * writes) and whose client never came back to retry (and clears a receipt's write a crash
+ * interrupted), and purges the trash past TRASH_DAYS. Last,
  * it compacts the bytes it may: the embedded store's pack files with many dead bytes, or bytes of
  * removed contents, are rewritten without them (docs/decisions/compaction.md). It also forgets
  * the short-lived records past their time (ShortLivedRecords).
@@ -27,6 +29,7 @@ export class GarbageCollector {
     private readonly disposals?: Pick<DisposalService, 'finishInterrupted'>,
     private readonly purge?: Pick<PurgeService, 'finishInterrupted' | 'purgeExpired'>,
     private readonly shortLived?: Pick<ShortLivedRecords, 'sweep'>,
+    private readonly receipts?: Pick<ReceiptStore, 'finishInterrupted'>,
   ) {}
 
   async run(): Promise<
@@ -45,7 +48,8 @@ export class GarbageCollector {
       (await this.ledger.finishInterrupted(new Date(now - 60_000))) +
       ((await this.withdrawals?.finishInterrupted(new Date(now - 60_000))) ?? 0) +
       ((await this.disposals?.finishInterrupted(new Date(now - 60_000))) ?? 0) +
-      ((await this.purge?.finishInterrupted(new Date(now - 60_000))) ?? 0);
+      ((await this.purge?.finishInterrupted(new Date(now - 60_000))) ?? 0) +
+      ((await this.receipts?.finishInterrupted(new Date(now - 60_000))) ?? 0);
     // Withdrawals whose TRASH_DAYS are over leave the trash, and the contents nobody holds go.
     const purgedUploads = (await this.purge?.purgeExpired()) ?? 0;
     const expiredUploads = await this.uploads.expire();

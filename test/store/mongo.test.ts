@@ -4,6 +4,8 @@ import { GridFSBucket, ObjectId } from 'mongodb';
 import { catalogCollections } from '../../server/store/mongo/catalog-documents.js';
 import { contentCollections, MongoContentStore } from '../../server/store/content/mongo.js';
 import { MongoLedger } from '../../server/store/ledger/mongo.js';
+import { MongoReceiptStore, receiptCollections } from '../../server/store/receipts/mongo.js';
+import type { ReceiptRecord } from '../../server/store/receipts/port.js';
 import { uploadCollections } from '../../server/store/mongo/upload-documents.js';
 import {
   carryingUpload,
@@ -336,6 +338,113 @@ describe(
         });
       });
     }
+  },
+);
+
+describe(
+  'MongoDB: a first upload killed before its event, never retried, leaves no first-upload record',
+  { skip: mongoTarget.skip },
+  () => {
+    // Its writes: 1 the file's lease, 2 the file's first-upload record, 3 the audit event (pending), …
+    for (const writes of [2, 3, 4, 8]) {
+      it(`killed after ${writes} writes, the sweep ${writes === 2 ? 'gives the record back' : 'keeps it'}`, async () => {
+        await withMongoStore(async (opened, db) => {
+          const { entry } = await commitBytes(opened.store, randomContent(10));
+          const record = carryingUpload(testAccount(), entry.fileId);
+          const dying = new MongoLedger(dyingAfter(ledgerWrites(db), writes), { leaseMs: 0 }).count(
+            uploadAction(record, 'tus:abandoned', 'stored'),
+          );
+          if (writes === 8) await dying;
+          else await assert.rejects(dying, Killed);
+          const records = db.collection('userInfo.firstUploads');
+          const before = await opened.store.ledger.finishInterrupted(new Date(Date.now() + 60_000));
+          assert.equal(before, writes === 8 ? 0 : 1, 'given back (2), or a count finished (3, 4)');
+          assert.deepEqual(
+            (await records.find({ _id: new ObjectId(entry.fileId) }).toArray()).map((r) => [r.Key, r.Taken]),
+            writes === 2 ? [] : [['tus:abandoned', undefined]],
+            'an orphan given back; a counted one kept, confirmed',
+          );
+          // The next upload carrying the file's bytes stores it only if the abandoned one never counted.
+          const next = await opened.store.ledger.count(
+            uploadAction({ ...record, account: testAccount() }, 'tus:next', 'stored'),
+          );
+          assert.equal(next.stored, writes === 2);
+          const days = await db.collection('userInfo.uploadDays').find({}).toArray();
+          assert.deepEqual(
+            days.map((d) => [d.Uploads, d.SavedUploads]),
+            [writes === 2 ? [1, 0] : [2, 1]],
+          );
+          assert.equal(await opened.store.ledger.finishInterrupted(new Date(Date.now() + 60_000)), 0);
+          assert.equal(await records.countDocuments({ Taken: { $exists: true } }), 0, 'every record confirmed');
+        });
+      });
+    }
+  },
+);
+
+describe(
+  'MongoDB: a receipt sent again, killed between its writes, leaves no rows behind',
+  { skip: mongoTarget.skip },
+  () => {
+    // 2,500 rows: three pieces. Its writes: 1 the write recorded, 2 the new pieces, 3 the receipt
+    // pointed at them, 4 the old pieces removed, 5 the record removed.
+    const receipt = (rows: number, title: string): ReceiptRecord => ({
+      id: 'a'.repeat(32),
+      accountId: 'acc-k',
+      title,
+      startedAt: new Date('2026-11-25T08:00:00Z'),
+      updatedAt: new Date('2026-11-25T09:00:00Z'),
+      counts: { stored: rows, duplicate: 0, instant: 0, failed: 0, skipped: 0 },
+      bytes: rows,
+      rows: Array.from({ length: rows }, (_, i) => ({
+        path: `${title}/第${i}页.jpg`,
+        size: i,
+        outcome: 'stored' as const,
+        fileId: 'f'.repeat(24),
+        uploadCount: 1,
+        at: '2026-11-25T08:00:01.000Z',
+      })),
+    });
+    for (const writes of [0, 1, 2, 3, 4, 5]) {
+      it(`killed after ${writes} of its 5 writes: the receipt is either version whole, and the sweep removes the rest`, async () => {
+        await withMongoStore(async (opened, db) => {
+          const first = receipt(2500, '第一次');
+          await opened.store.receipts.put(first);
+          // Another receipt of the same account, beside it: the sweep leaves its rows alone.
+          const beside = { ...receipt(1200, '旁边'), id: 'b'.repeat(32) };
+          await opened.store.receipts.put(beside);
+          const again = receipt(2100, '第二次');
+          const dying = new MongoReceiptStore(dyingAfter(receiptCollections(db), writes)).put(again);
+          if (writes === 5) await dying;
+          else await assert.rejects(dying, Killed);
+          const kept = await opened.store.receipts.get('acc-k', first.id);
+          assert.deepEqual(kept, writes >= 3 ? again : first, 'one version, whole');
+          const sweep = new Date(Date.now() + 60_000);
+          assert.equal(await opened.store.receipts.finishInterrupted(sweep), writes >= 1 && writes < 5 ? 1 : 0);
+          const pieces = await db.collection('uploads.receiptRows').countDocuments();
+          assert.equal(pieces, 3 + 2, 'only the pieces the receipts point at (3 of either version, 2 beside)');
+          assert.deepEqual(await opened.store.receipts.get('acc-k', first.id), kept);
+          assert.deepEqual(await opened.store.receipts.get('acc-k', beside.id), beside);
+          assert.equal(await db.collection('uploads.receiptWrites').countDocuments(), 0);
+        });
+      });
+    }
+
+    it('leaves the rows of a write of the same receipt under way when the sweep runs', async () => {
+      await withMongoStore(async (opened, db) => {
+        await opened.store.receipts.put(receipt(2500, '第一次'));
+        const killed = () => new MongoReceiptStore(dyingAfter(receiptCollections(db), 2));
+        // A write killed after its pieces (two of them), then, after the sweep's instant, another
+        // stopped at the same point: as a write still under way looks.
+        await assert.rejects(killed().put(receipt(1500, '中断')), Killed);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const sweep = new Date();
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        await assert.rejects(killed().put(receipt(10, '进行中')), Killed);
+        assert.equal(await opened.store.receipts.finishInterrupted(sweep), 1);
+        assert.equal(await db.collection('uploads.receiptRows').countDocuments(), 3 + 1, 'the one under way kept');
+      });
+    });
   },
 );
 

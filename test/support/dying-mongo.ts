@@ -10,6 +10,7 @@ const WRITES = [
   'insertOne',
   'updateOne',
   'findOneAndUpdate',
+  'findOneAndReplace',
   'insertMany',
   'updateMany',
   'bulkWrite',

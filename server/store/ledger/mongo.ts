@@ -84,6 +84,8 @@ export async function createLedgerIndexes(c: LedgerCollections): Promise<void> {
     c.uploadDays.createIndex({ CityName: 1, CountyName: 1, TownName: 1, Day: 1 }, { name: 'subtree_day' }),
     // Changes to counted uploads that a crash interrupted (the field exists only until each is done).
     c.uploadStates.createIndex({ 'Pending.At': 1 }, { sparse: true, name: 'pending' }),
+    // First-upload records the sweep has not confirmed yet (the field exists only until it has).
+    c.firstUploads.createIndex({ Taken: 1 }, { sparse: true, name: 'taken' }),
   ]);
 }
 
@@ -241,7 +243,7 @@ export class MongoLedger implements Ledger {
       try {
         const doc = await this.c.firstUploads.findOneAndUpdate(
           { _id },
-          { $setOnInsert: { Key: key } },
+          { $setOnInsert: { Key: key, Taken: new Date() } },
           { upsert: true, returnDocument: 'after' },
         );
         return doc!.Key === key;
@@ -374,7 +376,55 @@ export class MongoLedger implements Ledger {
   }
 
   async finishInterrupted(before: Date): Promise<number> {
-    return (await this.finishCounts(before)) + (await this.finishChanges(before));
+    return (
+      (await this.finishCounts(before)) + (await this.finishChanges(before)) + (await this.confirmFirstUploads(before))
+    );
+  }
+
+  /**
+   * The first-upload records taken before `before` (the sparse index `taken`), each confirmed or
+   * given back, the file's lease held: kept if its count's event is recorded for the file (its
+   * `Taken` removed); given back if there is none (the process died between the two writes and
+   * the client did not retry: the next upload of the file takes it), or it is another file's (a
+   * key reused), or the action was reversed and no entry of the file is left (as a reversal's
+   * settling gives it back). A count still pending waits for the next sweep. Returns how many
+   * were given back.
+   */
+  private async confirmFirstUploads(before: Date): Promise<number> {
+    let givenBack = 0;
+    for (;;) {
+      const records = await this.c.firstUploads
+        .find({ Taken: { $lt: before } })
+        .limit(100)
+        .toArray();
+      let confirmed = 0;
+      for (const record of records) {
+        const fileId = record._id instanceof ObjectId ? record._id.toHexString() : String(record._id);
+        const outcome = await this.withFile(fileId, async (tookOver) => {
+          if (tookOver) await this.finishFile(fileId);
+          return this.confirmFirstUpload(record._id as ObjectId, record.Key);
+        });
+        if (outcome === 'given back') givenBack++;
+        if (outcome !== 'pending') confirmed++;
+      }
+      // Counts still pending stay marked: a batch of only those would be read again at once.
+      if (records.length < 100 || confirmed === 0) return givenBack;
+    }
+  }
+
+  /** One first-upload record confirmed or given back (`confirmFirstUploads`), the file's lease held. */
+  private async confirmFirstUpload(_id: ObjectId, key: string): Promise<'kept' | 'given back' | 'pending'> {
+    const mine = { _id, Key: key, Taken: { $exists: true } };
+    const event = await this.c.audit.findOne({ _id: key }, { projection: { fileId: 1, upload: 1, pending: 1 } });
+    if (event?.pending && event.fileId === _id.toHexString()) return 'pending';
+    const orphan =
+      !event?.upload ||
+      event.fileId !== _id.toHexString() ||
+      ((await this.c.uploadStates.findOne({ _id: key, State: 'reversed' }, { projection: { _id: 1 } })) !== null &&
+        (await this.c.ledger.findOne({ UploadFileID: _id }, { projection: { _id: 1 } })) === null);
+    if (orphan) return (await this.c.firstUploads.deleteOne(mine)).deletedCount === 1 ? 'given back' : 'kept';
+    await this.c.firstUploads.updateOne(mine, { $unset: { Taken: '' } });
+    return 'kept';
   }
 
   /** Changes (reversals, restores) begun before `before` and interrupted. */

@@ -108,6 +108,13 @@ export interface FirstUploadDoc {
    * stored the file (docs/decisions/counts.md).
    */
   Holder?: string | null;
+  /**
+   * When a count took the record, until the sweep has seen the count's event recorded: a process
+   * killed between taking it and recording the event (and a client that never retries) would
+   * otherwise leave the file with a first upload that never counted, and no later upload of it
+   * counted as storing it. Absent on records the sweep confirmed, and on earlier ones.
+   */
+  Taken?: Date;
 }
 
 /**

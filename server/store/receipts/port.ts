@@ -23,4 +23,10 @@ export interface ReceiptStore {
   sizeOf(accountId: string, id: string): Promise<number | undefined>;
   /** The account's receipts, the most recently updated first, without their rows. */
   list(accountId: string, page: { limit: number; offset: number }): Promise<{ items: ReceiptHeader[]; total: number }>;
+  /**
+   * Clears what writes begun before `before` left unfinished (a crash between their steps, on a
+   * store without transactions: rows nothing points at); returns how many. Run by the garbage
+   * collector's sweep.
+   */
+  finishInterrupted(before: Date): Promise<number>;
 }

@@ -8,6 +8,7 @@ import {
   commitBytes,
   randomContent,
   recordUpload,
+  stageBytes,
   testAccount,
   unit,
   uploadAction,
@@ -272,6 +273,14 @@ export function unitFilesConformance(target: StoreTarget): void {
         );
         const beyond = await store.unitFiles.list({ unitId: 'unit-a', accountId: clerk.id, limit: 2, offset: 10 });
         assert.deepEqual([beyond.total, beyond.items], [4, []], 'a page past the end still says how many there are');
+        const atTheEnd = await store.unitFiles.list({ unitId: 'unit-a', accountId: clerk.id, limit: 2, offset: 4 });
+        assert.deepEqual([atTheEnd.total, atTheEnd.items], [4, []]);
+        const lastOne = await store.unitFiles.list({ unitId: 'unit-a', accountId: clerk.id, limit: 2, offset: 3 });
+        assert.deepEqual([lastOne.total, lastOne.items.length], [4, 1], 'the last file is on a page of its own');
+        for (const offset of [0, 2]) {
+          const empty = await store.unitFiles.list({ unitId: 'unit-new', accountId: clerk.id, limit: 2, offset });
+          assert.deepEqual([empty.total, empty.items], [0, []], 'a unit with no files');
+        }
       });
 
       it('filters and sorts the whole archive by its catalog and ledger', async () => {
@@ -294,6 +303,65 @@ export function unitFilesConformance(target: StoreTarget): void {
         assert.deepEqual(await all({ sort: 'myCount' }), [a.fileId, b.fileId]);
         assert.deepEqual(await all({ sort: 'name', order: 'desc' }), [b.fileId, a.fileId]);
         assert.deepEqual(await all({ firstUploadFrom: new Date(Date.now() + 60_000) }), []);
+      });
+
+      it('filters the whole archive by an uploader: each of their files once, whatever units they sent it from, in every order and page', async () => {
+        const scanner = testAccount();
+        // The same account after a move to another unit: its entries there are its too.
+        const moved = { ...scanner, unit: unit('unit-b', '献县') };
+        const other = testAccount({ unit: unit('unit-c') });
+        const t = Date.now() - 60_000;
+        const big = (await commitBytes(store, randomContent(50), '大.pdf')).entry;
+        const small = (await commitBytes(store, randomContent(10), '小.pdf')).entry;
+        const staged = await stageBytes(store, randomContent(30));
+        const mid = (
+          await store.content.commit(staged.stagingId, {
+            key: staged.key,
+            fileName: '中.jpg',
+            contentType: 'image/jpeg',
+            uploadDate: new Date(),
+          })
+        ).entry;
+        const notTheirs = (await commitBytes(store, randomContent(40), '别人的.pdf')).entry;
+        const deleting = (await commitBytes(store, randomContent(20), '删除中.pdf')).entry;
+        await recordUpload(store, scanner, big.fileId, '大.pdf', new Date(t));
+        await recordUpload(store, moved, big.fileId, '大.pdf', new Date(t + 1000));
+        await recordUpload(store, moved, big.fileId, '大.pdf', new Date(t + 2000));
+        await recordUpload(store, scanner, small.fileId, '小.pdf', new Date(t + 3000));
+        await recordUpload(store, scanner, mid.fileId, '中.jpg', new Date(t + 4000), 'image/jpeg');
+        await recordUpload(store, other, mid.fileId, '中.jpg', new Date(t + 5000), 'image/jpeg');
+        await recordUpload(store, other, notTheirs.fileId, '别人的.pdf', new Date(t + 6000));
+        await recordUpload(store, scanner, deleting.fileId, '删除中.pdf', new Date(t + 7000));
+        await store.catalog.beginDeletion(deleting.fileId, new Date());
+        const byScanner = async (q: Partial<UnitFilesQuery> = {}) => {
+          const page = await store.unitFiles.list({
+            accountId: other.id,
+            uploaderId: scanner.id,
+            limit: 10,
+            offset: 0,
+            ...q,
+          });
+          return [page.total, page.items.map((i) => i.entry.fileId)];
+        };
+        const [b, s, m] = [big.fileId, small.fileId, mid.fileId];
+        assert.deepEqual(await byScanner({ sort: 'size' }), [3, [b, m, s]], 'each file once, not one a unit');
+        assert.deepEqual(await byScanner({ sort: 'size', order: 'asc', limit: 1, offset: 1 }), [3, [m]]);
+        assert.deepEqual(await byScanner({ sort: 'unitCount' }), [3, [b, m, s]], 'summed over every uploader');
+        assert.deepEqual((await byScanner({ sort: 'myCount', order: 'desc', limit: 1 }))[1], [m], 'mine: the viewer’s');
+        assert.deepEqual(await byScanner({ sort: 'name', order: 'asc' }), [3, [m, b, s]]);
+        assert.deepEqual(await byScanner({ kind: 'pdf', sort: 'size' }), [2, [b, s]], 'with the catalog’s filters');
+        assert.deepEqual(await byScanner({ kind: 'image' }), [1, [m]]);
+        assert.deepEqual(await byScanner({ firstUploadFrom: new Date(Date.now() + 60_000) }), [0, []]);
+        assert.deepEqual(await byScanner({ limit: 2, offset: 5 }), [3, []], 'a page past the end says how many');
+        assert.deepEqual(await byScanner({ uploaderId: 'nobody' }), [0, []]);
+        const listed = (
+          await store.unitFiles.list({ accountId: other.id, uploaderId: scanner.id, sort: 'size', limit: 1, offset: 0 })
+        ).items[0]!;
+        assert.deepEqual(
+          [listed.displayName, listed.uploadCount, listed.uploaderCount],
+          ['大.pdf', 3, 1],
+          'the row is the whole archive’s, as without the filter',
+        );
       });
 
       it('searches the whole archive by any uploaded name or the first name, each file once, in every order and page', async () => {

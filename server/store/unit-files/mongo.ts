@@ -99,6 +99,9 @@ export class MongoUnitFiles implements UnitFiles {
     const [countRow] = await this.c.ledger
       .aggregate<{ total: number }>([...grouped, { $group: { _id: null, total: { $sum: 1 } } }])
       .toArray();
+    const total = countRow?.total ?? 0;
+    // A unit with no files (a new one), or a page past the end: nothing to group a second time.
+    if (total <= q.offset) return { rows: [], total };
     const rows = await this.c.ledger
       .aggregate<{
         _id: ObjectId;
@@ -131,7 +134,7 @@ export class MongoUnitFiles implements UnitFiles {
           firstUploadTime: r.first,
           lastUploadTime: r.last,
         })),
-      total: countRow?.total ?? 0,
+      total,
     };
   }
 
@@ -157,43 +160,59 @@ export class MongoUnitFiles implements UnitFiles {
     const direction = order === 'asc' ? 1 : -1;
     const summed = sort === 'lastUpload' || sort === 'unitCount' || sort === 'myCount';
     const sums = summed ? this.sumsStages(q.accountId) : [];
-    // The uploader's filter, as a lookup per catalog entry (a list of their files would outgrow
-    // one document); after a name search, per file found only.
-    const byUploader =
-      q.uploaderId !== undefined
-        ? [...this.having('byUploader', this.c.ledger, { UserID: q.uploaderId }), { $project: { byUploader: 0 } }]
-        : [];
     const ordered = [{ $sort: { [ALL_SORT_FIELDS[sort]]: direction, _id: 1 } }];
     let total: number;
     let docs: Array<CatalogDoc & { sums?: LedgerSums }>;
     if (q.nameContains) {
+      // The uploader's filter after a name search: a lookup per file found only.
+      const byUploader =
+        q.uploaderId !== undefined
+          ? [...this.having('byUploader', this.c.ledger, { UserID: q.uploaderId }), { $project: { byUploader: 0 } }]
+          : [];
       ({ total, docs } = await this.searchAll(q, containsPattern(q.nameContains), filter, [...byUploader, ...sums], {
         sort,
         direction,
       }));
-    } else {
+    } else if (q.uploaderId !== undefined) {
+      // The uploader's files start from their ledger entries (index `uploader_unit_file`, led by
+      // UserID), grouped per file into a stream (never one list), each looked up in the catalog by
+      // `_id`: the work grows with the uploader's entries, not with the archive.
+      const uploaded: Document[] = [
+        { $match: { UserID: q.uploaderId, ...(only && { UploadFileID: { $in: only } }) } },
+        { $group: { _id: '$UploadFileID' } },
+        { $lookup: { from: this.c.catalog.collectionName, localField: '_id', foreignField: '_id', as: 'entry' } },
+        { $unwind: '$entry' },
+        { $replaceRoot: { newRoot: '$entry' } },
+        { $match: filter },
+      ];
       total =
-        byUploader.length === 0
-          ? await this.c.catalog.countDocuments(filter)
-          : ((
-              await this.c.catalog
-                .aggregate<{ n: number }>([{ $match: filter }, ...byUploader, { $count: 'n' }], { allowDiskUse: true })
-                .toArray()
-            )[0]?.n ?? 0);
+        (
+          await this.c.ledger.aggregate<{ n: number }>([...uploaded, { $count: 'n' }], { allowDiskUse: true }).toArray()
+        )[0]?.n ?? 0;
       docs =
-        summed || byUploader.length > 0
-          ? await this.c.catalog
+        total > q.offset
+          ? await this.c.ledger
               .aggregate<CatalogDoc & { sums?: LedgerSums }>(
-                [{ $match: filter }, ...byUploader, ...sums, ...ordered, { $skip: q.offset }, { $limit: q.limit }],
+                [...uploaded, ...sums, ...ordered, { $skip: q.offset }, { $limit: q.limit }],
                 { allowDiskUse: true },
               )
               .toArray()
-          : await this.c.catalog
-              .find(filter)
-              .sort({ [ALL_SORT_FIELDS[sort]]: direction, _id: 1 })
-              .skip(q.offset)
-              .limit(q.limit)
-              .toArray();
+          : [];
+    } else {
+      total = await this.c.catalog.countDocuments(filter);
+      docs = summed
+        ? await this.c.catalog
+            .aggregate<CatalogDoc & { sums?: LedgerSums }>(
+              [{ $match: filter }, ...sums, ...ordered, { $skip: q.offset }, { $limit: q.limit }],
+              { allowDiskUse: true },
+            )
+            .toArray()
+        : await this.c.catalog
+            .find(filter)
+            .sort({ [ALL_SORT_FIELDS[sort]]: direction, _id: 1 })
+            .skip(q.offset)
+            .limit(q.limit)
+            .toArray();
     }
     const ledgerSums = summed ? undefined : await this.ledgerSums(docs, q.accountId);
     const rows = docs.map(({ sums: own, ...doc }) => {
