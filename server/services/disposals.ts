@@ -13,7 +13,7 @@ import type { ArchiveStore } from '../store/archive-store.js';
 import { disposalKey, type DisposalRecord, type Uploader } from '../store/disposals/port.js';
 import type { UnitSubtree, ViewScope } from '../store/ledger/port.js';
 import type { AuditService } from './audit.js';
-import type { HoldService } from './holds.js';
+import { heldUnderWay, type Covered, type HoldService } from './holds.js';
 import type { Person } from '../store/withdrawals/port.js';
 import type { ReportCalendar } from './calendar.js';
 import { ARCHIVE_UNIT, type UnitDirectory } from './unit-directory.js';
@@ -183,18 +183,22 @@ export class DisposalService {
    * refuses it as held); one cleared is finished here, its bytes deleted before the hold answers.
    * After this, no disposal of a held file takes effect (docs/decisions/holds.md).
    */
-  async settleHeld(covered: (fileIds: readonly string[]) => Promise<Set<string>>): Promise<void> {
+  async settleHeld(covered: Covered): Promise<void> {
     const { disposals } = this.deps.store;
-    // Under way at any moment: a few (a receipt's, at most its files).
-    const records = await disposals.unfinished(EVER, 10_000);
-    const held = await covered(records.map((r) => r.fileId));
-    for (const record of records.filter((r) => held.has(r.fileId))) {
-      if (record.state === 'disposing' && !record.cleared && (await disposals.stop(record.id))) continue;
-      // Cleared (before, or since it was read): finished here, its bytes gone before the hold answers.
-      const now = await disposals.get(record.id);
-      if (now && now.state !== 'disposed' && (now.state === 'deleting' || now.cleared))
-        await this.finish(now, this.deps.deleteContent, null);
-    }
+    // Under way at any moment: a few (a receipt's, at most its files); read by pages all the same.
+    const pages = heldUnderWay(
+      (after?: DisposalRecord) => disposals.unfinished(EVER, 500, after),
+      (r) => r.fileId,
+      covered,
+    );
+    for await (const underWay of pages)
+      for (const record of underWay) {
+        if (record.state === 'disposing' && !record.cleared && (await disposals.stop(record.id))) continue;
+        // Cleared (before, or since it was read): finished here, its bytes gone before the hold answers.
+        const now = await disposals.get(record.id);
+        if (now && now.state !== 'disposed' && (now.state === 'deleting' || now.cleared))
+          await this.finish(now, this.deps.deleteContent, null);
+      }
   }
 
   async list(account: Account, query: RegisterQuery): Promise<DisposalList> {

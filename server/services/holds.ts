@@ -10,6 +10,33 @@ import { reaches, type UnitDirectory } from './unit-directory.js';
 /** Files named one by one in a refusal. */
 const NAMED = 5;
 
+/** Of these files, those a new hold covers (the hold's `covers`, as `settleUnderWay` is handed it). */
+export type Covered = (fileIds: readonly string[]) => Promise<Set<string>>;
+
+/**
+ * The records under way whose files a new hold covers, page by page: what each service's
+ * `settleHeld` stops or finishes. `page` reads the records under way (those of the states the
+ * caller settles) in a stable order, each page after `after`, the last record of the page before;
+ * each page's files are asked about together. Records are yielded before the next page is read, so
+ * the caller may move them out of their state meanwhile. A page none of whose files are covered
+ * yields nothing; the generator ends at an empty page.
+ */
+export async function* heldUnderWay<R>(
+  page: (after: R | undefined) => Promise<readonly R[]>,
+  fileOf: (record: R) => string,
+  covered: Covered,
+): AsyncGenerator<R[], void, undefined> {
+  let after: R | undefined;
+  for (;;) {
+    const records = await page(after);
+    if (records.length === 0) return;
+    after = records.at(-1);
+    const held = await covered([...new Set(records.map(fileOf))]);
+    const underWay = records.filter((r) => held.has(fileOf(r)));
+    if (underWay.length > 0) yield underWay;
+  }
+}
+
 /**
  * 冻结: holds on files, or on every file of a unit, placed and lifted by administrators within
  * their reach. A held file cannot be withdrawn, purged or disposed of: those ask `heldAmong`
@@ -29,7 +56,7 @@ export class HoldService {
        * hold covers (each service's `settleHeld`), in this order, so that none takes effect after
        * the hold has answered. Wired by the composition root.
        */
-      settleUnderWay?: ReadonlyArray<(covered: (fileIds: readonly string[]) => Promise<Set<string>>) => Promise<void>>;
+      settleUnderWay?: ReadonlyArray<(covered: Covered) => Promise<void>>;
       clock?: () => Date;
     },
   ) {}
