@@ -196,8 +196,15 @@ export class DisposalService {
         if (record.state === 'disposing' && !record.cleared && (await disposals.stop(record.id))) continue;
         // Cleared (before, or since it was read): finished here, its bytes gone before the hold answers.
         const now = await disposals.get(record.id);
-        if (now && now.state !== 'disposed' && (now.state === 'deleting' || now.cleared))
+        if (!now || now.state === 'disposed' || (now.state === 'disposing' && !now.cleared)) continue;
+        try {
           await this.finish(now, this.deps.deleteContent, null);
+        } catch (err) {
+          // Its file counted again as fast as its uploads are reversed: none of its bytes is going
+          // now. Left `deleting` for the sweep (or its request's retry), as its request leaves it;
+          // the hold is recorded, and answers (docs/decisions/holds.md).
+          if (!(err instanceof StillCountedError)) throw err;
+        }
       }
   }
 
@@ -351,7 +358,7 @@ export class DisposalService {
         await this.takeOutOfCounts(record);
         fate = await deleteContent(record.fileId, record.disposedBy, why);
       }
-      if (fate === 'held') throw new Error(`disposal ${record.id}: an upload of ${record.fileId} keeps counting`);
+      if (fate === 'held') throw new StillCountedError(record);
       // Before the move, under the disposal's key: a crash between the two leaves the event to the
       // retry or the sweep that moves it, which records it once.
       await this.audit(record, address, actor);
@@ -436,6 +443,13 @@ function inSubtree(unit: Unit, reach: UnitSubtree): boolean {
     (reach.county === undefined || unit.county === reach.county) &&
     (reach.town === undefined || unit.town === reach.town)
   );
+}
+
+/** A disposal's file counted again after every round of its reversals: it stays `deleting`. */
+class StillCountedError extends Error {
+  constructor(record: DisposalRecord) {
+    super(`disposal ${record.id}: an upload of ${record.fileId} keeps counting`);
+  }
 }
 
 /** How many times one disposal reverses an upload that restores keep counting again, at most. */

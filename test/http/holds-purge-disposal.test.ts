@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { DisposalAnswer } from '../../shared/disposals.js';
+import type { HoldList, HoldView } from '../../shared/holds.js';
 import type { FileUploadList, PurgeAnswer } from '../../shared/withdrawals.js';
+import { recordUpload } from '../support/content.js';
 import { HoldsUnderWay, TOWN_Q } from '../support/holds-under-way.js';
 import { body } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
@@ -197,6 +200,51 @@ for (const target of storeTargets) {
         (await body<DisposalAnswer>(disposing, 200)).disposed.map((d) => d.fileId),
         [fileId],
       );
+      await fixture.lift(hold.id);
+    });
+
+    it('a disposal cleared, its file counted again as fast as it is reversed: the hold answers once, and its retry places no other', async () => {
+      const { fileId, uploadId } = await fixture.uploadOne();
+      const { store } = fixture.server;
+      const clerk = (await store.accounts.findByUsername('clerkQ'))!;
+      const key = randomUUID();
+      const placeWithKey = (reason = '审计调查') =>
+        fixture.as.adminQ.fetch('/api/holds', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'idempotency-key': key },
+          body: JSON.stringify({ reason, files: [fileId] }),
+        });
+      const paused = fixture.points.beforeDisposalReversal.arm();
+      const disposing = dispose(fileId);
+      await paused.reached;
+      let placing: Response;
+      try {
+        // The clerk sends the file again after each of the disposal's reversals, while the hold settles it.
+        fixture.points.afterDisposalReversal = async () => void (await recordUpload(store, clerk, fileId));
+        placing = await placeWithKey();
+      } finally {
+        fixture.points.afterDisposalReversal = undefined;
+        paused.release();
+      }
+      const hold = await body<HoldView>(placing, 201);
+      // Its answer lost, the hold is sent again with its key: the same hold, no other placed.
+      assert.equal((await body<HoldView>(await placeWithKey(), 201)).id, hold.id);
+      const active = await body<HoldList>(await fixture.as.adminQ.fetch('/api/holds?state=active'), 200);
+      assert.deepEqual(
+        active.items
+          .filter((h) => h.scope.kind === 'files' && h.scope.files.some((f) => f.id === fileId))
+          .map((h) => h.id),
+        [hold.id],
+      );
+      const reused = await body<{ error: string }>(await placeWithKey('另一个原因'), 422);
+      assert.equal(reused.error, 'idempotency_key_reused');
+      // The file no longer counted again, the disposal's request finishes it.
+      assert.deepEqual(
+        (await body<DisposalAnswer>(await disposing, 200)).disposed.map((d) => d.fileId),
+        [fileId],
+      );
+      const { entry, content } = await disposalState(fileId, uploadId);
+      assert.deepEqual({ entry, content }, { entry: 'disposed', content: 'deleted' });
       await fixture.lift(hold.id);
     });
 

@@ -44,9 +44,13 @@ export class PausePoints {
   /** A cleared disposal is about to reverse the file's uploads. */
   readonly beforeDisposalReversal = new PausePoint();
 
+  /** Run after each upload a disposal reverses: a test's clerk counting the file again, say. */
+  afterDisposalReversal: (() => Promise<void>) | undefined;
+
   /** None armed any more (a test that failed before its request got there leaves the next alone). */
   disarm(): void {
     for (const point of Object.values(this)) if (point instanceof PausePoint) point.disarm();
+    this.afterDisposalReversal = undefined;
   }
 
   /** The store, each of these steps passing its point first (or, `afterHoldCheck`, after). */
@@ -72,8 +76,11 @@ export class PausePoints {
       return store.ledger.purge(uploadKey, changeKey);
     };
     ledger.reverse = async (actionKey, changeKey) => {
-      if (changeKey.startsWith('disposal:')) await this.beforeDisposalReversal.pass();
-      return store.ledger.reverse(actionKey, changeKey);
+      const disposal = changeKey.startsWith('disposal:');
+      if (disposal) await this.beforeDisposalReversal.pass();
+      const reversal = await store.ledger.reverse(actionKey, changeKey);
+      if (disposal && reversal === 'reversed') await this.afterDisposalReversal?.();
+      return reversal;
     };
     const catalog: Catalog = Object.create(store.catalog) as Catalog;
     catalog.clearDeletion = async (fileId) => {
