@@ -128,11 +128,10 @@ export class PayloadTooLargeError extends ArchiveError {
 
 /** An Idempotency-Key sent again with another file: a new upload needs a new key. */
 export class IdempotencyKeyReusedError extends ArchiveError {
-  constructor() {
-    super(
-      'idempotency_key_reused',
-      'This Idempotency-Key was already used for a different file. Send each new upload with a new key; repeat a key only to retry the same upload.',
-    );
+  constructor(
+    message = 'This Idempotency-Key was already used for a different file. Send each new upload with a new key; repeat a key only to retry the same upload.',
+  ) {
+    super('idempotency_key_reused', message);
   }
 }
 

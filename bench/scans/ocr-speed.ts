@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { OCR_PAGE_PIXELS, type OcrSessionOptions } from '../../server/services/near-duplicates/ocr.js';
 import { pageSize } from './engines.js';
+import { nextReply } from './worker-reply.js';
 
 /**
  * `npm run bench:ocr -- --dir DIR [--threads 2 --intra 1 --optimization all --pages N --page 1280x1800]`: how fast
@@ -54,9 +55,7 @@ const workers = Array.from(
   { length: threads },
   () => new Worker(new URL('./ocr-speed-thread.js', import.meta.url), { workerData: { session, warmUp: files[0] } }),
 );
-const ready = (w: Worker) =>
-  new Promise<void>((resolve, reject) => w.once('message', () => resolve()).once('error', reject));
-await Promise.all(workers.map(ready));
+await Promise.all(workers.map((w) => nextReply(w)));
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
 let next = 0;
@@ -64,9 +63,7 @@ let characters = 0;
 await Promise.all(
   workers.map(async (w) => {
     for (let i; (i = next++) < files.length;) {
-      const answer = new Promise<{ chars: number }>((resolve, reject) =>
-        w.once('message', resolve).once('error', reject),
-      );
+      const answer = nextReply<{ chars: number }>(w);
       w.postMessage(files[i]);
       const { chars } = await answer; // awaited first: `characters += await …` would add to a stale sum
       characters += chars;

@@ -319,8 +319,9 @@ export class ArchiveApi {
     return this.#call('PATCH', `/api/units/${encodeURIComponent(id)}`, { name });
   }
 
-  unmapped(): Promise<{ items: AccountSummary[] }> {
-    return this.#call('GET', '/api/units/unmapped');
+  /** Accounts whose units of an earlier version the directory does not hold, a page at a time. */
+  unmapped(page: { limit: number; offset: number }): Promise<{ items: AccountSummary[] }> {
+    return this.#call('GET', `/api/units/unmapped?${query(page)}`);
   }
 
   accounts(params: Record<string, string | number | undefined>): Promise<AccountList> {

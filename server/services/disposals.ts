@@ -13,7 +13,7 @@ import type { ArchiveStore } from '../store/archive-store.js';
 import { disposalKey, type DisposalRecord, type Uploader } from '../store/disposals/port.js';
 import type { UnitSubtree, ViewScope } from '../store/ledger/port.js';
 import type { AuditService } from './audit.js';
-import type { HoldService } from './holds.js';
+import { heldUnderWay, type Covered, type HoldService } from './holds.js';
 import type { Person } from '../store/withdrawals/port.js';
 import type { ReportCalendar } from './calendar.js';
 import { ARCHIVE_UNIT, type UnitDirectory } from './unit-directory.js';
@@ -183,18 +183,29 @@ export class DisposalService {
    * refuses it as held); one cleared is finished here, its bytes deleted before the hold answers.
    * After this, no disposal of a held file takes effect (docs/decisions/holds.md).
    */
-  async settleHeld(covered: (fileIds: readonly string[]) => Promise<Set<string>>): Promise<void> {
+  async settleHeld(covered: Covered): Promise<void> {
     const { disposals } = this.deps.store;
-    // Under way at any moment: a few (a receipt's, at most its files).
-    const records = await disposals.unfinished(EVER, 10_000);
-    const held = await covered(records.map((r) => r.fileId));
-    for (const record of records.filter((r) => held.has(r.fileId))) {
-      if (record.state === 'disposing' && !record.cleared && (await disposals.stop(record.id))) continue;
-      // Cleared (before, or since it was read): finished here, its bytes gone before the hold answers.
-      const now = await disposals.get(record.id);
-      if (now && now.state !== 'disposed' && (now.state === 'deleting' || now.cleared))
-        await this.finish(now, this.deps.deleteContent, null);
-    }
+    // Under way at any moment: a few (a receipt's, at most its files); read by pages all the same.
+    const pages = heldUnderWay(
+      (after?: DisposalRecord) => disposals.unfinished(EVER, 500, after),
+      (r) => r.fileId,
+      covered,
+    );
+    for await (const underWay of pages)
+      for (const record of underWay) {
+        if (record.state === 'disposing' && !record.cleared && (await disposals.stop(record.id))) continue;
+        // Cleared (before, or since it was read): finished here, its bytes gone before the hold answers.
+        const now = await disposals.get(record.id);
+        if (!now || now.state === 'disposed' || (now.state === 'disposing' && !now.cleared)) continue;
+        try {
+          await this.finish(now, this.deps.deleteContent, null);
+        } catch (err) {
+          // Its file counted again as fast as its uploads are reversed: none of its bytes is going
+          // now. Left `deleting` for the sweep (or its request's retry), as its request leaves it;
+          // the hold is recorded, and answers (docs/decisions/holds.md).
+          if (!(err instanceof StillCountedError)) throw err;
+        }
+      }
   }
 
   async list(account: Account, query: RegisterQuery): Promise<DisposalList> {
@@ -347,7 +358,7 @@ export class DisposalService {
         await this.takeOutOfCounts(record);
         fate = await deleteContent(record.fileId, record.disposedBy, why);
       }
-      if (fate === 'held') throw new Error(`disposal ${record.id}: an upload of ${record.fileId} keeps counting`);
+      if (fate === 'held') throw new StillCountedError(record);
       // Before the move, under the disposal's key: a crash between the two leaves the event to the
       // retry or the sweep that moves it, which records it once.
       await this.audit(record, address, actor);
@@ -432,6 +443,13 @@ function inSubtree(unit: Unit, reach: UnitSubtree): boolean {
     (reach.county === undefined || unit.county === reach.county) &&
     (reach.town === undefined || unit.town === reach.town)
   );
+}
+
+/** A disposal's file counted again after every round of its reversals: it stays `deleting`. */
+class StillCountedError extends Error {
+  constructor(record: DisposalRecord) {
+    super(`disposal ${record.id}: an upload of ${record.fileId} keeps counting`);
+  }
 }
 
 /** How many times one disposal reverses an upload that restores keep counting again, at most. */

@@ -1,6 +1,12 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { HoldList, HoldRequest, HoldsQuery, HoldView } from '../../shared/holds.js';
-import { FileOnHoldError, ForbiddenError, NotFoundError, type HeldAction } from '../errors.js';
+import {
+  FileOnHoldError,
+  ForbiddenError,
+  IdempotencyKeyReusedError,
+  NotFoundError,
+  type HeldAction,
+} from '../errors.js';
 import type { Account } from '../store/accounts/port.js';
 import type { ArchiveStore } from '../store/archive-store.js';
 import type { HeldFile, HoldRecord, Person } from '../store/holds/port.js';
@@ -9,6 +15,33 @@ import { reaches, type UnitDirectory } from './unit-directory.js';
 
 /** Files named one by one in a refusal. */
 const NAMED = 5;
+
+/** Of these files, those a new hold covers (the hold's `covers`, as `settleUnderWay` is handed it). */
+export type Covered = (fileIds: readonly string[]) => Promise<Set<string>>;
+
+/**
+ * The records under way whose files a new hold covers, page by page: what each service's
+ * `settleHeld` stops or finishes. `page` reads the records under way (those of the states the
+ * caller settles) in a stable order, each page after `after`, the last record of the page before;
+ * each page's files are asked about together. Records are yielded before the next page is read, so
+ * the caller may move them out of their state meanwhile. A page none of whose files are covered
+ * yields nothing; the generator ends at an empty page.
+ */
+export async function* heldUnderWay<R>(
+  page: (after: R | undefined) => Promise<readonly R[]>,
+  fileOf: (record: R) => string,
+  covered: Covered,
+): AsyncGenerator<R[], void, undefined> {
+  let after: R | undefined;
+  for (;;) {
+    const records = await page(after);
+    if (records.length === 0) return;
+    after = records.at(-1);
+    const held = await covered([...new Set(records.map(fileOf))]);
+    const underWay = records.filter((r) => held.has(fileOf(r)));
+    if (underWay.length > 0) yield underWay;
+  }
+}
 
 /**
  * 冻结: holds on files, or on every file of a unit, placed and lifted by administrators within
@@ -29,7 +62,7 @@ export class HoldService {
        * hold covers (each service's `settleHeld`), in this order, so that none takes effect after
        * the hold has answered. Wired by the composition root.
        */
-      settleUnderWay?: ReadonlyArray<(covered: (fileIds: readonly string[]) => Promise<Set<string>>) => Promise<void>>;
+      settleUnderWay?: ReadonlyArray<(covered: Covered) => Promise<void>>;
       clock?: () => Date;
     },
   ) {}
@@ -38,9 +71,18 @@ export class HoldService {
     return (this.deps.clock ?? (() => new Date()))();
   }
 
-  /** Places a hold on files that have an upload in the administrator's reach, or on a unit of it. */
-  async place(account: Account, request: HoldRequest, address: string | null): Promise<HoldView> {
+  /**
+   * Places a hold on files that have an upload in the administrator's reach, or on a unit of it.
+   * With the client's key (`Idempotency-Key`), a retry of the request that placed a hold answers
+   * that hold, settled again, instead of placing another: its id is made from the key.
+   */
+  async place(account: Account, request: HoldRequest, address: string | null, key?: string): Promise<HoldView> {
     admin(account);
+    const id = key === undefined ? randomBytes(16).toString('hex') : holdIdOf(account, key);
+    if (key !== undefined) {
+      const placed = await this.deps.store.holds.get(id);
+      if (placed) return this.placedAgain(placed, request, account, address);
+    }
     const reach = await this.deps.directory.reachOf(account);
     if (reach.kind === 'nothing') throw new NotFoundError('您的单位不在单位目录中，不能冻结：请联系上级管理员。');
     const by: Person = { id: account.id, username: account.username };
@@ -56,7 +98,7 @@ export class HoldService {
       area = reach.kind === 'subtree' ? reach.root.lineage : '';
     }
     const hold: HoldRecord = {
-      id: randomBytes(16).toString('hex'),
+      id,
       files,
       unit,
       area,
@@ -66,10 +108,39 @@ export class HoldService {
       liftedBy: null,
       liftedAt: null,
     };
-    await this.deps.store.holds.place(hold);
+    // Two retries of one request racing: the one that did not record it answers the other's.
+    if (!(await this.deps.store.holds.place(hold)))
+      return this.placedAgain((await this.deps.store.holds.get(id))!, request, account, address);
+    return this.settled(hold, account, address);
+  }
+
+  /** The hold a retry's key placed before: answered as it is, if the retry asks for the same. */
+  private async placedAgain(
+    placed: HoldRecord,
+    request: HoldRequest,
+    account: Account,
+    address: string | null,
+  ): Promise<HoldView> {
+    const files = request.files && [...new Set(request.files)];
+    const same =
+      placed.reason === request.reason &&
+      placed.unit?.id === request.unit &&
+      (placed.files?.map((f) => f.id).join() ?? undefined) === files?.join();
+    if (!same)
+      throw new IdempotencyKeyReusedError(
+        'This Idempotency-Key already placed a different hold. Send each new hold with a new key; repeat a key only to retry the same hold.',
+      );
+    // Lifted since: nothing to settle.
+    return placed.liftedAt === null ? this.settled(placed, account, address) : viewOf(placed);
+  }
+
+  /**
+   * The hold, recorded, in the audit log (once by its key) and settled: the withdrawals, disposals,
+   * purges and deletions under way looked for after it was recorded, so that one that asked about
+   * holds before it is found here (docs/decisions/holds.md).
+   */
+  private async settled(hold: HoldRecord, account: Account, address: string | null): Promise<HoldView> {
     await this.audit('hold_placed', hold, account, address);
-    // Recorded first, then the withdrawals, disposals, purges and deletions under way looked for:
-    // one that asked about holds before this one was recorded is found here (docs/decisions/holds.md).
     for (const settle of this.deps.settleUnderWay ?? []) await settle((fileIds) => this.covers(hold, fileIds));
     return viewOf(hold);
   }
@@ -223,6 +294,11 @@ export class HoldService {
       },
     ]);
   }
+}
+
+/** A hold's id made from the client's key: the same for a retry by the same account, unguessable without the key. */
+function holdIdOf(account: Account, key: string): string {
+  return createHash('sha256').update(`hold\u0000${account.id}\u0000${key}`).digest('hex').slice(0, 32);
 }
 
 function admin(account: Account): void {

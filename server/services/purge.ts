@@ -7,6 +7,7 @@ import type { DeletingEntry } from '../store/catalog/port.js';
 import type { UnitSubtree, ViewScope } from '../store/ledger/port.js';
 import { IN_TRASH, type Person, type WithdrawalRecord } from '../store/withdrawals/port.js';
 import type { AuditActor, AuditService } from './audit.js';
+import { heldUnderWay, type Covered } from './holds.js';
 import type { UnitDirectory } from './unit-directory.js';
 import { viewOf } from './withdrawals.js';
 
@@ -284,15 +285,15 @@ export class PurgeService {
    * cleared is cancelled; one cleared (its bytes may be going) is finished here. After this, no
    * purge of a held file takes effect, and no bytes of it are deleted (docs/decisions/holds.md).
    */
-  async settleHeld(covered: (fileIds: readonly string[]) => Promise<Set<string>>): Promise<void> {
+  async settleHeld(covered: Covered): Promise<void> {
     const { withdrawals, catalog } = this.deps.store;
-    let after: WithdrawalRecord | undefined;
-    for (;;) {
-      const page = await withdrawals.unfinished(['purging'], EVER, 500, after);
-      if (page.length === 0) break;
-      after = page.at(-1);
-      const held = await covered([...new Set(page.map((r) => r.upload.fileId))]);
-      for (const record of page.filter((r) => held.has(r.upload.fileId))) {
+    const pages = heldUnderWay(
+      (after?: WithdrawalRecord) => withdrawals.unfinished(['purging'], EVER, 500, after),
+      (r) => r.upload.fileId,
+      covered,
+    );
+    for await (const underWay of pages) {
+      for (const record of underWay) {
         if (!record.cleared && (await withdrawals.stopPurge(record.id, this.now()))) continue;
         // Cleared (before, or since it was read): finished here, under its key, once whoever makes it.
         const now = await withdrawals.get(record.id);

@@ -26,7 +26,7 @@ import type { ArchiveStore } from '../store/archive-store.js';
 import type { FileUploadState, UploadDetails, UnitSubtree, ViewScope } from '../store/ledger/port.js';
 import { withdrawalKeys, type Person, type WithdrawalRecord } from '../store/withdrawals/port.js';
 import type { AuditService } from './audit.js';
-import type { HoldService } from './holds.js';
+import { heldUnderWay, type Covered, type HoldService } from './holds.js';
 import { geographyOf, type UnitDirectory } from './unit-directory.js';
 
 const DAY_MS = 86_400_000;
@@ -507,17 +507,15 @@ export class WithdrawalService {
    * One cleared already is finished here: in the trash, where the hold keeps it from the purge.
    * After this, no withdrawal of a held file takes effect (docs/decisions/holds.md).
    */
-  async settleHeld(covered: (fileIds: readonly string[]) => Promise<Set<string>>): Promise<void> {
+  async settleHeld(covered: Covered): Promise<void> {
     const { withdrawals } = this.deps.store;
-    let after: WithdrawalRecord | undefined;
-    for (;;) {
-      // Under way at any moment: few, but a receipt's may be 10,000; read by pages.
-      const page = await withdrawals.unfinished(['withdrawing'], EVER, 500, after);
-      if (page.length === 0) return;
-      after = page.at(-1);
-      const held = await covered([...new Set(page.map((r) => r.upload.fileId))]);
-      const underWay = page.filter((r) => held.has(r.upload.fileId));
-      if (underWay.length === 0) continue;
+    // Under way at any moment: few, but a receipt's may be 10,000; read by pages.
+    const pages = heldUnderWay(
+      (after?: WithdrawalRecord) => withdrawals.unfinished(['withdrawing'], EVER, 500, after),
+      (r) => r.upload.fileId,
+      covered,
+    );
+    for await (const underWay of pages) {
       const stopped = await withdrawals.stopMany(underWay.filter((r) => !r.cleared).map((r) => r.id));
       // Cleared (before, or since it was read): its reversal may be under way; made here, once by its key.
       const now = await withdrawals.getMany(underWay.filter((r) => !stopped.has(r.id)).map((r) => r.id));

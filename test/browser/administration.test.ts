@@ -315,6 +315,34 @@ describe(
       assert.deepEqual(errors, []);
     });
 
+    it('lists the accounts waiting for a unit a hundred at a time, the rest behind 更多', async () => {
+      for (let n = 0; n < 105; n++)
+        await server.store.accounts.create({
+          id: `legacy-many-${n}`,
+          username: `old-many-${String(n).padStart(3, '0')}`,
+          passwordHash: 'scrypt$x',
+          role: 'clerk',
+          unit: { id: 'old', geoType: 'town', city: '沧州市', county: '青县', town: '老城镇' },
+          createdAt: new Date(),
+          mustChangePassword: false,
+          disabled: false,
+          lastLoginAt: null,
+          displayName: null,
+        });
+      const { page, errors } = await newPage();
+      await login(page, server.url, 'top');
+      await page.goto(`${server.url}/#/units`);
+      await page.getByRole('heading', { name: '待指定单位的账号' }).waitFor();
+      const cards = page.locator('[data-account^="old-many-"]');
+      await cards.nth(99).waitFor();
+      assert.equal(await cards.count(), 100, 'the first hundred');
+      await page.getByRole('button', { name: '更多' }).click();
+      await cards.nth(104).waitFor();
+      assert.equal(await cards.count(), 105, 'and the rest');
+      assert.equal(await page.getByRole('button', { name: '更多' }).count(), 0, 'nothing more to ask for');
+      assert.deepEqual(errors, []);
+    });
+
     it('says what to do when the unit directory is empty (no UNIT_REGIONS, no units added)', async () => {
       const empty = await TestServer.start(embeddedTarget);
       try {

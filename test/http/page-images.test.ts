@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
+import { PageImages } from '../../server/services/page-images.js';
+import type { ArchiveStore } from '../../server/store/archive-store.js';
+import type { ContentStore } from '../../server/store/content/port.js';
 import { typedPdf } from '../support/content.js';
 import { Client, rawGet, TestServer } from '../support/server.js';
 import { storeTargets } from '../support/stores.js';
@@ -26,9 +29,20 @@ for (const target of storeTargets) {
     let server: TestServer;
     let clerk: Client;
     const ids: Record<string, string> = {};
+    /** How often each file's bytes were read from the store. */
+    const reads = new Map<string, number>();
 
     before(async () => {
-      server = await TestServer.start(target);
+      server = await TestServer.start(target, {
+        wrapStore: (store: ArchiveStore) => {
+          const content: ContentStore = Object.create(store.content) as ContentStore;
+          content.read = (entry, range) => {
+            reads.set(entry.fileId, (reads.get(entry.fileId) ?? 0) + 1);
+            return store.content.read(entry, range);
+          };
+          return { ...store, content };
+        },
+      });
       await server.addAccount('clerk', 'clerk', 'unit-a');
       clerk = await server.login('clerk');
       const upload = async (name: string, data: Uint8Array, type: string) =>
@@ -90,6 +104,45 @@ for (const target of storeTargets) {
       const photo = await clerk.fetch(`/api/files/${ids.photo}/pages/1?width=200`);
       assert.deepEqual([photo.status, photo.headers.get('x-page-count')], [200, '1']);
       assert.equal((await sharp(await body(photo)).metadata()).width, 200);
+    });
+
+    it('reads a file once while paging through it: the next page is drawn from the file kept open, another file is read', async () => {
+      const upload = async (name: string, data: Uint8Array) =>
+        ((await (await clerk.upload(name, data, {}, 'application/pdf')).json()) as { fileId: string }).fileId;
+      const bytes = await typedPdf(3, 'Paged through');
+      const paged = await upload('卷宗.pdf', bytes);
+      const other = await upload('另一卷.pdf', await typedPdf(2, 'Another file'));
+      const page = async (fileId: string, n: number) => {
+        const res = await clerk.fetch(`/api/files/${fileId}/pages/${n}?width=200`);
+        assert.equal(res.status, 200, await res.clone().text());
+        return body(res);
+      };
+      const before = reads.get(paged) ?? 0;
+      await page(paged, 1);
+      assert.equal(reads.get(paged), before + 1, 'read for its first page');
+      const third = await page(paged, 3);
+      assert.equal(reads.get(paged), before + 1, 'not read again for the next page');
+      // The page asked for, drawn as from the file's bytes.
+      const fresh = new PageImages();
+      try {
+        const file = {
+          key: 'fresh',
+          name: '卷宗.pdf',
+          length: bytes.byteLength,
+          read: async function* () {
+            yield bytes;
+          },
+        };
+        assert.deepEqual(third, Buffer.from((await fresh.draw(file, 3, 200)).jpeg), 'page 3, as drawn from the bytes');
+        assert.notDeepEqual(third, Buffer.from((await fresh.draw(file, 1, 200)).jpeg));
+      } finally {
+        await fresh.close();
+      }
+      const otherBefore = reads.get(other) ?? 0;
+      await page(other, 1);
+      assert.equal(reads.get(other), otherBefore + 1, 'another file is read');
+      await page(paged, 2);
+      assert.equal(reads.get(paged), before + 1, 'two files kept open: the first not read again');
     });
 
     it('says plainly what cannot be drawn: a page past the end, a text file, a damaged PDF, a bad page or width', async () => {

@@ -3,6 +3,7 @@ import { createSHA256 } from 'hash-wasm';
 import SparkMD5 from 'spark-md5';
 import { hashBlob, md5OfRange, type ContentDigest, type DigestLane } from './content-hash.js';
 import type { Md5Reply } from './md5.worker.js';
+import type { HashReply, HashRequest } from './hash-messages.js';
 
 /**
  * Hashes files off the main thread. This worker reads the file and computes SHA-256 (hash-wasm);
@@ -12,17 +13,7 @@ import type { Md5Reply } from './md5.worker.js';
  * One file at a time (the page queues them); proofs of possession may interleave, since they
  * read only a few small ranges.
  */
-export type HashRequest =
-  | { type: 'hash'; jobId: number; file: Blob; sliceSize?: number }
-  | { type: 'hashSmall'; jobId: number; files: Blob[] }
-  | { type: 'proofs'; jobId: number; file: Blob; ranges: { start: number; end: number }[] };
-
-export type HashReply =
-  | { type: 'progress'; jobId: number; hashed: number; total: number }
-  | { type: 'digest'; jobId: number; digest: ContentDigest }
-  | { type: 'proofs'; jobId: number; digests: string[] }
-  | { type: 'smallDigests'; jobId: number; digests: Array<ContentDigest | { error: string }> }
-  | { type: 'error'; jobId: number; message: string };
+export type { HashReply, HashRequest };
 
 declare const self: DedicatedWorkerGlobalScope;
 

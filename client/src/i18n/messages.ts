@@ -723,6 +723,7 @@ const zh = {
   unmappedNone: '所有账号都已在单位目录中。',
   unmappedWas: '原单位：{unit}',
   unmappedAssign: '指定单位',
+  unmappedMore: '更多',
   tokensTitle: '扫描仪和程序接入',
   tokensIntro:
     '接入令牌是一串代替密码的字符：扫描仪、脚本和批量导入程序用它以您的名义上传文件。请只交给需要它的程序，不用时及时吊销。',
@@ -1512,6 +1513,7 @@ const en: Record<MessageKey, string> = {
   unmappedNone: 'Every account is in the unit directory.',
   unmappedWas: 'was: {unit}',
   unmappedAssign: 'Assign unit',
+  unmappedMore: 'More',
   tokensTitle: 'Scanners and programs',
   tokensIntro:
     'An access token is a string that stands in for your password: scanners, scripts and the bulk importer upload in your name with it. Give one only to the program that needs it, and revoke it when it is no longer used.',

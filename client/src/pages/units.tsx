@@ -242,17 +242,30 @@ function UnitNameForm({
   );
 }
 
+/** Unmapped accounts asked for at a time (更多 asks for the next as many). */
+const UNMAPPED_PAGE = 100;
+/** The most the server answers at once: an assignment reloads the accounts shown, up to this. */
+const UNMAPPED_MOST = 500;
+
 /** Accounts of earlier versions whose units the directory does not hold: each given one here. */
 function Unmapped({ api, language }: { api: ArchiveApi; language: Language }) {
   const t = translator(language);
   const [items, setItems] = useState<AccountSummary[] | null>(null);
+  /** Whether the server may have more than those shown (the last page asked for was full). */
+  const [more, setMore] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [refresh, setRefresh] = useState(0);
-  useEffect(() => {
-    api.unmapped().then(
-      (r) => setItems(r.items),
+  const load = (offset: number, limit: number) =>
+    api.unmapped({ limit, offset }).then(
+      (r) => {
+        setItems((shown) => (offset === 0 ? r.items : [...(shown ?? []), ...r.items]));
+        setMore(r.items.length === limit);
+      },
       (e: unknown) => setError(describeError(language, e)),
     );
+  useEffect(() => {
+    // After an assignment the accounts shown are asked for again (the assigned one gone from them).
+    void load(0, Math.min(UNMAPPED_MOST, Math.max(UNMAPPED_PAGE, items?.length ?? 0)));
   }, [refresh]);
   if (items === null && !error) return null;
   return (
@@ -264,6 +277,11 @@ function Unmapped({ api, language }: { api: ArchiveApi; language: Language }) {
       {items?.map((a) => (
         <AssignUnit key={a.id} api={api} language={language} account={a} onAssigned={() => setRefresh((r) => r + 1)} />
       ))}
+      {items && more && (
+        <button type="button" class="small" onClick={() => void load(items.length, UNMAPPED_PAGE)}>
+          {t('unmappedMore')}
+        </button>
+      )}
     </section>
   );
 }

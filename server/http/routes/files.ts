@@ -144,7 +144,13 @@ export function fileRoutes(deps: FileRouteDeps): Router {
     res.set({ ETag: `"${file.entry.md5}-${page}-${width}"`, 'Cache-Control': 'private, no-cache' });
     if (req.fresh) return void res.status(304).end();
     const drawn = await deps.pageImages.draw(
-      { name: file.fileName, length: file.entry.length, read: () => deps.files.read(file) },
+      {
+        // The same id and content, the same bytes: the drawing thread keeps them open for the next page.
+        key: `${file.entry.fileId}:${file.entry.sha256}`,
+        name: file.fileName,
+        length: file.entry.length,
+        read: () => deps.files.read(file),
+      },
       page,
       width,
     );

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { holdIdSchema, holdRequest, holdsQuery } from '../../../shared/holds.js';
 import type { HoldService } from '../../services/holds.js';
 import { requireAuth } from '../auth.js';
+import { clientKey } from '../idempotency-key.js';
 import { parse } from '../validate.js';
 
 /**
@@ -12,9 +13,11 @@ export function holdRoutes(holds: HoldService): Router {
   const router = Router();
   router.use(requireAuth(['admin']));
 
+  // With an Idempotency-Key, a retry (its answer lost) answers the hold placed before, not another.
   router.post('/', async (req, res) => {
+    const key = clientKey(req);
     const request = parse(holdRequest, req.body, 'body');
-    res.status(201).json(await holds.place(req.principal!.account, request, req.ip ?? null));
+    res.status(201).json(await holds.place(req.principal!.account, request, req.ip ?? null, key));
   });
 
   router.get('/', async (req, res) => {

@@ -158,6 +158,27 @@ export function disposalConformance(target: StoreTarget): void {
           ],
         );
       });
+
+      it('reads the entries under way page after page, in the order of the last change, ties by id', async () => {
+        const t = (m: number) => new Date(Date.UTC(2026, 10, 20, 8, m));
+        // Three recorded at the same moment (a receipt's), one later, one finished.
+        const same = ['a', 'b', 'c'].map((c) => disposal(c.repeat(24), { changedAt: t(1) }));
+        const later = disposal('d'.repeat(24), { changedAt: t(2) });
+        const done = disposal('e'.repeat(24), { changedAt: t(0) });
+        for (const d of [later, ...same, done]) await store.disposals.open(d);
+        await store.disposals.advance(done.id, 'disposing', 'deleting', t(0));
+        await store.disposals.advance(done.id, 'deleting', 'disposed', t(0));
+        const underWay = [...same.sort((a, b) => (a.id < b.id ? -1 : 1)), later].map((d) => d.id);
+        const pages: string[][] = [];
+        let last: DisposalRecord | undefined;
+        for (;;) {
+          const page = await store.disposals.unfinished(t(5), 2, last);
+          if (page.length === 0) break;
+          pages.push(page.map((d) => d.id));
+          last = page.at(-1);
+        }
+        assert.deepEqual(pages, [underWay.slice(0, 2), underWay.slice(2, 4)]);
+      });
     });
 
     describe("the ledger's record of a file's uploads, as a disposal reads it", () => {

@@ -215,12 +215,18 @@ export class EmbeddedDisposalStore implements DisposalStore {
     return { items: rows.map(recordOf), total };
   }
 
-  async unfinished(before: Date, limit: number): Promise<DisposalRecord[]> {
+  async unfinished(
+    before: Date,
+    limit: number,
+    after?: Pick<DisposalRecord, 'id' | 'changedAt'>,
+  ): Promise<DisposalRecord[]> {
+    const from = after ? 'AND (changed_at, id) > (@afterAt, @afterId)' : '';
     return this.db
-      .prepare<[number, number], Row>(
-        "SELECT * FROM disposals WHERE state IN ('disposing', 'deleting') AND changed_at < ? ORDER BY changed_at LIMIT ?",
+      .prepare<Record<string, unknown>, Row>(
+        `SELECT * FROM disposals WHERE state IN ('disposing', 'deleting') AND changed_at < @before ${from}
+         ORDER BY changed_at, id LIMIT @limit`,
       )
-      .all(before.getTime(), limit)
+      .all({ before: before.getTime(), afterAt: after?.changedAt.getTime() ?? null, afterId: after?.id ?? null, limit })
       .map(recordOf);
   }
 }

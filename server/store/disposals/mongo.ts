@@ -171,10 +171,20 @@ export class MongoDisposalStore implements DisposalStore {
     return { items: docs.map(recordOf), total };
   }
 
-  async unfinished(before: Date, limit: number): Promise<DisposalRecord[]> {
+  async unfinished(
+    before: Date,
+    limit: number,
+    after?: Pick<DisposalRecord, 'id' | 'changedAt'>,
+  ): Promise<DisposalRecord[]> {
     const docs = await this.c.disposals
-      .find({ State: { $in: ['disposing', 'deleting'] }, ChangedAt: { $lt: before } })
-      .sort({ ChangedAt: 1 })
+      .find({
+        State: { $in: ['disposing', 'deleting'] },
+        ChangedAt: { $lt: before },
+        ...(after && {
+          $or: [{ ChangedAt: { $gt: after.changedAt } }, { ChangedAt: after.changedAt, _id: { $gt: after.id } }],
+        }),
+      })
+      .sort({ ChangedAt: 1, _id: 1 })
       .limit(limit)
       .toArray();
     return docs.map(recordOf);

@@ -99,6 +99,10 @@ export interface DisposalStore {
     filter: RegisterFilter,
     page: { limit: number; offset: number },
   ): Promise<{ items: DisposalRecord[]; total: number }>;
-  /** Entries `disposing` or `deleting` since before `before`: interrupted, for the sweep to finish. */
-  unfinished(before: Date, limit: number): Promise<DisposalRecord[]>;
+  /**
+   * Entries `disposing` or `deleting` since before `before` (interrupted, for the sweep to finish;
+   * or under way, for a new hold to settle), in the order of their last change, then id; a page
+   * starts after `after`, the last of the page before.
+   */
+  unfinished(before: Date, limit: number, after?: Pick<DisposalRecord, 'id' | 'changedAt'>): Promise<DisposalRecord[]>;
 }

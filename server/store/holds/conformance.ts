@@ -38,10 +38,10 @@ export function holdConformance(target: StoreTarget): void {
             { id: fileId(), name: '卷/b.pdf' },
           ],
         });
-        await store.holds.place(h);
+        assert.equal(await store.holds.place(h), true);
         assert.deepEqual(await store.holds.get(h.id), h);
         const u = unitHold('130922100');
-        await store.holds.place(u);
+        assert.equal(await store.holds.place(u), true);
         assert.deepEqual(await store.holds.get(u.id), u);
         assert.equal(await store.holds.get(newId()), undefined);
         const by = { id: 'adm-top', username: 'top' };
@@ -50,6 +50,18 @@ export function holdConformance(target: StoreTarget): void {
         assert.equal(await store.holds.lift(h.id, admin, new Date()), false);
         assert.equal(await store.holds.lift(newId(), admin, new Date()), false);
         assert.deepEqual(await store.holds.get(h.id), { ...h, liftedBy: by, liftedAt: at });
+      });
+
+      it('records a hold of an id recorded already once: the first as placed, the second changing nothing', async () => {
+        const first = hold();
+        const again = hold({ id: first.id, reason: '另一个原因', files: [{ id: fileId(), name: 'c.pdf' }] });
+        assert.equal(await store.holds.place(first), true);
+        assert.equal(await store.holds.place(again), false);
+        assert.deepEqual(await store.holds.get(first.id), first);
+        assert.deepEqual(
+          (await store.holds.covering([first.files![0]!.id, again.files![0]!.id], [])).map((h) => h.id),
+          [first.id],
+        );
       });
 
       it('finds the active holds naming any of some files or covering any of some units', async () => {

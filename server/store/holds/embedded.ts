@@ -64,14 +64,14 @@ const STATE_SQL: Record<HoldState, string> = { active: 'active = 1', lifted: 'ac
 export class EmbeddedHoldStore implements HoldStore {
   constructor(private readonly db: Db) {}
 
-  async place(h: HoldRecord): Promise<void> {
+  async place(h: HoldRecord): Promise<boolean> {
     const insert = this.db.prepare(
-      `INSERT INTO holds (id, unit_id, unit, files, area, reason, by_id, by_name, at, active)
+      `INSERT OR IGNORE INTO holds (id, unit_id, unit, files, area, reason, by_id, by_name, at, active)
        VALUES (@id, @unitId, @unit, @files, @area, @reason, @byId, @byName, @at, 1)`,
     );
     const held = this.db.prepare('INSERT OR IGNORE INTO held_files (file_id, hold_id) VALUES (?, ?)');
-    this.db.transaction(() => {
-      insert.run({
+    return this.db.transaction(() => {
+      const { changes } = insert.run({
         id: h.id,
         unitId: h.unit?.id ?? null,
         unit: h.unit && JSON.stringify(h.unit),
@@ -82,7 +82,9 @@ export class EmbeddedHoldStore implements HoldStore {
         byName: h.placedBy.username,
         at: h.placedAt.getTime(),
       });
+      if (changes === 0) return false;
       for (const file of h.files ?? []) held.run(file.id, h.id);
+      return true;
     })();
   }
 

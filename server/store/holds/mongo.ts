@@ -1,6 +1,6 @@
 import type { Db, Filter } from 'mongodb';
 import type { HoldState } from '../../../shared/holds.js';
-import { escapeRegex } from '../mongo/documents.js';
+import { escapeRegex, isDuplicateKey } from '../mongo/documents.js';
 import type { HeldFile, HeldUnit, HoldRecord, HoldStore, Person } from './port.js';
 
 /**
@@ -60,21 +60,27 @@ const STATE_FILTER: Record<HoldState, Filter<HoldDoc>> = {
 export class MongoHoldStore implements HoldStore {
   constructor(private readonly c: HoldCollections) {}
 
-  async place(h: HoldRecord): Promise<void> {
-    await this.c.holds.insertOne({
-      _id: h.id,
-      Files: h.files,
-      Unit: h.unit,
-      ...(h.files && { HeldFileIDs: [...new Set(h.files.map((f) => f.id))] }),
-      ...(h.unit && { HeldUnitID: h.unit.id }),
-      Area: h.area,
-      Reason: h.reason,
-      PlacedBy: person(h.placedBy),
-      PlacedAt: h.placedAt,
-      Active: true,
-      LiftedBy: null,
-      LiftedAt: null,
-    });
+  async place(h: HoldRecord): Promise<boolean> {
+    try {
+      await this.c.holds.insertOne({
+        _id: h.id,
+        Files: h.files,
+        Unit: h.unit,
+        ...(h.files && { HeldFileIDs: [...new Set(h.files.map((f) => f.id))] }),
+        ...(h.unit && { HeldUnitID: h.unit.id }),
+        Area: h.area,
+        Reason: h.reason,
+        PlacedBy: person(h.placedBy),
+        PlacedAt: h.placedAt,
+        Active: true,
+        LiftedBy: null,
+        LiftedAt: null,
+      });
+    } catch (err) {
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
+    return true;
   }
 
   async lift(id: string, by: Person, at: Date): Promise<boolean> {

@@ -39,8 +39,11 @@ export interface HoldRecord {
 }
 
 export interface HoldStore {
-  /** Records a new hold (its id is new). */
-  place(hold: HoldRecord): Promise<void>;
+  /**
+   * Records a new hold: true. False, changing nothing, when a hold of that id is recorded already
+   * (the id made from a retried request's key: the hold it placed before).
+   */
+  place(hold: HoldRecord): Promise<boolean>;
   /** Lifts a hold still active: true if this call lifted it (of two racing, one does). */
   lift(id: string, by: Person, at: Date): Promise<boolean>;
   get(id: string): Promise<HoldRecord | undefined>;

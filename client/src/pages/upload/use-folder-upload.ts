@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { AccountView } from '../../../../shared/schemas.js';
 import type { ArchiveApi } from '../../api.js';
 import { Hasher } from '../../hashing/hasher.js';
+import { startHashWorker } from '../../hashing/hash-workers.js';
 import type { ChosenFile } from '../../upload/chosen-files.js';
 import { FolderUpload } from '../../upload/folder-upload.js';
 import { IndexedDbJournal } from '../../upload/indexeddb-journal.js';
@@ -37,7 +38,7 @@ export function useFolderUpload({
   const [restoredUnfinished, setRestoredUnfinished] = useState(0);
 
   const upload = useMemo(() => {
-    const hasher = new Hasher(HASH_WORKERS);
+    const hasher = new Hasher(HASH_WORKERS, startHashWorker);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const instance = new FolderUpload({
       api,
