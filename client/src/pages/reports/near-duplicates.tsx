@@ -284,14 +284,14 @@ function PageMatches({ row, language }: { row: NearDuplicateRow; language: Langu
   const [chosen, choose] = useState(0);
   const matches = row.pages?.matches ?? [];
   // Matched on their whole texts but on no single page (paginated otherwise): the first pages.
-  const shown = matches[chosen] ?? { a: 1, b: 1 };
+  const shown = matches[chosen] ?? matches[0] ?? { a: 1, b: 1 };
   return (
     <>
       {matches.length > 0 && (
         <ol class="page-matches" aria-label={t('pageMatches')}>
           {matches.map((m, i) => (
             <li key={`${m.a}-${m.b}`}>
-              <button type="button" class="secondary" aria-pressed={i === chosen} onClick={() => choose(i)}>
+              <button type="button" class="secondary" aria-pressed={m === shown} onClick={() => choose(i)}>
                 {t('pageMatch', { a: m.a, b: m.b, percent: percent(m.similarity) })}
               </button>
             </li>
