@@ -290,13 +290,29 @@ export interface NearDuplicateRow {
   foundAt: string;
   /** Marked handled (已处理): by whom, when, and the administrator's note; null while open. */
   review: { at: string; userName: string; note: string } | null;
+  /**
+   * Two scans, one of several pages, compared page by page: one row for the two documents, with
+   * their page counts and the pages that match; null for other pairs.
+   */
+  pages: NearDuplicatePages | null;
+}
+
+/** Two scans' pages: how many A and B have, and which match (page numbers from 1, similarity 0–1). */
+export interface NearDuplicatePages {
+  a: number;
+  b: number;
+  matches: Array<{ a: number; b: number; method: NearDuplicateRow['method']; similarity: number }>;
 }
 
 /**
- * What the report calls a pair: the same page scanned again (同一页重复扫描) when both files are
- * scanned images or their pages' images matched, else two documents with nearly the same text.
+ * What the report calls a pair: scans sharing pages (pages), when two scans, one of several pages,
+ * were compared page by page; the same page scanned again (同一页重复扫描) when both files are
+ * scanned images or their pages' images matched; else two documents with nearly the same text.
  */
-export function nearDuplicateKind(row: Pick<NearDuplicateRow, 'a' | 'b' | 'method'>): 'rescan' | 'text' {
+export function nearDuplicateKind(
+  row: Pick<NearDuplicateRow, 'a' | 'b' | 'method'> & Partial<Pick<NearDuplicateRow, 'pages'>>,
+): 'pages' | 'rescan' | 'text' {
+  if (row.pages) return 'pages';
   const scanned = (file: Pick<NearDuplicateFile, 'contentType'>) => file.contentType.toLowerCase().startsWith('image/');
   return row.method === 'image' || (scanned(row.a) && scanned(row.b)) ? 'rescan' : 'text';
 }

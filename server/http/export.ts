@@ -135,6 +135,9 @@ const HEADER_WORDS: Record<string, string> = {
   found: '发现时间',
   similarity: '相似度（%）',
   'differs in': '不同之处',
+  pages: '页数',
+  'matching pages': '相同的页数',
+  'page pairs': '相同的页（A 页-B 页）',
   'handled at': '处理时间',
   'handled by': '处理人',
   note: '处理说明',
@@ -143,6 +146,8 @@ const ENGLISH_HEADERS: Record<string, string> = {
   'repeat bytes': 'repeated size (bytes)',
   'saved bytes': 'saved size (bytes)',
   similarity: 'similarity (%)',
+  'page pairs': 'matching pages (A page-B page)',
+  'matching pages': 'number of matching pages',
 };
 /** Ids and measures for programs (the machine export has them): people get names and one similarity. */
 const PROGRAM_COLUMNS = new Set(['user id', 'method', 'hamming distance', 'jaccard', 'containment']);

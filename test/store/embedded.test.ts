@@ -903,7 +903,8 @@ describe('embedded store specifics', () => {
       old.exec(`DROP TABLE near_keys; DROP TABLE near_fingerprints;
         CREATE TABLE near_fingerprints (file_id TEXT PRIMARY KEY, format TEXT, skipped TEXT, units INTEGER NOT NULL, short INTEGER NOT NULL, simhash TEXT, keys TEXT NOT NULL, at INTEGER NOT NULL) WITHOUT ROWID;
         CREATE TABLE near_keys (key TEXT NOT NULL, file_id TEXT NOT NULL, PRIMARY KEY (key, file_id)) WITHOUT ROWID;
-        DELETE FROM fingerprint_jobs;`);
+        DELETE FROM fingerprint_jobs;
+        ALTER TABLE near_pairs DROP COLUMN pages;`);
       old
         .prepare(`INSERT INTO near_fingerprints VALUES (?, 'txt', NULL, 800, 0, '0123456789abcdef', '["s0:123"]', 0)`)
         .run(entry.fileId);
@@ -921,6 +922,8 @@ describe('embedded store specifics', () => {
           [entry.fileId],
         );
         assert.equal((await reopened.nearDuplicates.counts()).pairs, 1);
+        // Pairs found before scans were compared page by page have no pages.
+        assert.equal((await reopened.nearDuplicates.pair(entry.fileId, 'f'.repeat(24)))?.pages, undefined);
       } finally {
         await reopened.close();
         fs.rmSync(dir, { recursive: true, force: true });

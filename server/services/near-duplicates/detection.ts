@@ -12,6 +12,7 @@ import type { CatalogEntry } from '../../store/catalog/port.js';
 import type { NearDuplicatePair, NearFingerprint, PageFingerprint } from '../../store/near-duplicates/port.js';
 import type { Batches, NearDuplicateReportQuery, Unpaged } from '../../store/reports/port.js';
 import type { ReportCalendar } from '../calendar.js';
+import { comparedByPage, documentPair, matchingPages, pageTextKeys, scanPages } from './document-pairs.js';
 import { EXTRACTABLE_MAX_BYTES } from './extraction.js';
 import { DEFAULT_SETTINGS, nearDuplicateMethod, similarity } from './fingerprint.js';
 import type { FingerprinterOnFirstUse, NearDuplicateMethod, NearDuplicateSettings } from './fingerprint.js';
@@ -329,7 +330,7 @@ export class NearDuplicateService {
     const own = await this.textOf(entry, texts);
     const pages = own.pageImages;
     if (!('skipped' in own)) round.read(fileId, own.text, own.terms);
-    const textKeys = 'skipped' in own ? [] : lookupKeys(own.fingerprint, settings);
+    const textKeys = 'skipped' in own ? [] : [...lookupKeys(own.fingerprint, settings), ...pageTextKeys(own, settings)];
     const keys = [...textKeys, ...pageImageKeys(pages, settings)];
     const lookup = [...textKeys, ...pageImageProbes(pages, settings)];
     const pairs: NearDuplicatePair[] = [];
@@ -338,6 +339,11 @@ export class NearDuplicateService {
       ...round.candidates(fileId, lookup),
     ];
     for (const candidate of candidates) {
+      if (comparedByPage(pages, candidate.pages)) {
+        const pair = await this.pagePair(entry.fileId, own, candidate, texts, at);
+        if (pair) pairs.push(pair);
+        continue;
+      }
       // Texts first: a page read well is compared on what it says, whatever it looks like. Two
       // scans with little text (photographs with the same caption) are compared on their images alone.
       const ownUnits = 'skipped' in own ? 0 : own.fingerprint.units;
@@ -372,6 +378,41 @@ export class NearDuplicateService {
             at,
           },
       pairs,
+    );
+  }
+
+  /**
+   * Two scans, one of several pages: one pair for the two documents (document-pairs.ts), with
+   * their matching pages, whether their whole texts agree (the rule of any two files) or only
+   * some of their pages do.
+   */
+  private async pagePair(
+    fileId: string,
+    own: Read,
+    candidate: NearFingerprint,
+    texts: Map<string, Read>,
+    at: Date,
+  ): Promise<NearDuplicatePair | null> {
+    const { settings } = this.deps.fingerprinter;
+    const other = candidate.skipped ? undefined : await this.deps.store.catalog.get(candidate.fileId);
+    const theirs = other && (await this.textOf(other, texts));
+    const theirPages = theirs ? theirs.pageImages : candidate.pages;
+    const ownUnits = 'skipped' in own ? 0 : own.fingerprint.units;
+    const imagesDecide =
+      littleTextScan(ownUnits, own.pageImages, settings) && littleTextScan(candidate.units, theirPages, settings);
+    let whole: NearDuplicatePair | null = null;
+    if (!imagesDecide && !('skipped' in own) && theirs && !('skipped' in theirs)) {
+      const method = nearDuplicateMethod(own.fingerprint, theirs.fingerprint, settings);
+      if (method) whole = pairOf(fileId, own, candidate.fileId, theirs, method, at);
+    }
+    const matches = matchingPages(scanPages(own.pageImages, own), scanPages(theirPages, theirs), settings);
+    return documentPair(
+      fileId,
+      candidate.fileId,
+      { a: own.pageImages.length, b: theirPages.length },
+      matches,
+      whole,
+      at,
     );
   }
 

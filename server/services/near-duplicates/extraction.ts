@@ -3,6 +3,7 @@ import { extname } from 'node:path';
 // and <style>, and turns block elements into line breaks, which is exactly this job; it is widely
 // used and maintained. node-html-parser would need the block/inline rules written by hand.
 import type { PageImage } from './page-image.js';
+import { normalise, textUnits } from './text.js';
 import type { SelectorDefinition } from 'html-to-text';
 
 // The libraries are loaded when a document first needs them (PDF.js and mammoth weigh tens of
@@ -17,8 +18,13 @@ export type ExtractedText =
       format: TextFormat;
       /** Some of it was recognised in a PDF's scanned pages (OCR), not read from a text layer. */
       recognised?: true;
-      /** The scanned pages' image fingerprints (page-image.ts), in page order. */
+      /**
+       * The pages' image fingerprints (page-image.ts), in page order from the first: a typed
+       * page's has no hash; pages past those read (MAX_SCANNED_PDF_PAGES) are left out.
+       */
       pageImages?: PageImage[];
+      /** The text of each of those pages (recognised, or its text layer). */
+      pageTexts?: string[];
     }
   | { status: 'skipped'; reason: string; pageImages?: PageImage[] };
 
@@ -204,10 +210,18 @@ async function pdfText(
   const pages = [...layers];
   scanned.forEach((page, i) => (pages[page] = recognised.texts[i] ?? ''));
   const text = mergePages(pages);
-  const { pageImages } = recognised;
+  // Every page in its place, so that a page's number is its place in the list: a typed page with
+  // no image fingerprint (never paired on its image), up to the last page whose image was read.
+  const images = new Map(scanned.map((page, i) => [page, recognised.pageImages[i]]));
+  const unread = scanned[recognised.pageImages.length];
+  const count = unread ?? layers.length;
+  const pageImages = layers
+    .slice(0, count)
+    .map((layer, page) => images.get(page) ?? { hash: null, units: textUnits(normalise(layer)).length });
+  const pageTexts = pages.slice(0, count);
   // A scan of photos, seals or drawings has no text, and is still compared on its pages' images.
   return text.trim()
-    ? { status: 'text', text, format: 'pdf', recognised: true, pageImages }
+    ? { status: 'text', text, format: 'pdf', recognised: true, pageImages, pageTexts }
     : { status: 'skipped', reason: 'no text recognised (a photo or a drawing?)', pageImages };
 }
 

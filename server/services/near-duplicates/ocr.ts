@@ -77,7 +77,15 @@ export type BetweenPages = (pageMs: number) => Promise<void>;
  * the text comparison but keeps its pages' fingerprints (a photo, a seal, a drawing).
  */
 export type Recognised =
-  | { status: 'text'; text: string; format: ImageFormat; pages: number; pageImages: PageImage[] }
+  | {
+      status: 'text';
+      text: string;
+      format: ImageFormat;
+      pages: number;
+      pageImages: PageImage[];
+      /** Each page's text, in page order (a multi-page scan's pages are compared one by one). */
+      pageTexts: string[];
+    }
   | { status: 'skipped'; reason: string; pageImages?: PageImage[] };
 
 interface PaddleLine {
@@ -162,7 +170,7 @@ export class PageRecogniser {
     const { pageImages } = read;
     const text = read.texts.join('\n\n');
     return text.trim()
-      ? { status: 'text', text, format, pages, pageImages }
+      ? { status: 'text', text, format, pages, pageImages, pageTexts: read.texts }
       : { status: 'skipped', reason: 'no text recognised (a photo or a drawing?)', pageImages };
   }
 

@@ -22,14 +22,14 @@ export class RecognisedTexts {
   }
 
   set(fileId: string, text: Compared): void {
-    if (text.text.length > this.maxCharacters) return;
+    if (size(text) > this.maxCharacters) return;
     this.forget(fileId);
     this.texts.set(fileId, text);
-    this.characters += text.text.length;
+    this.characters += size(text);
     for (const [oldest, old] of this.texts) {
       if (this.characters <= this.maxCharacters) break;
       this.texts.delete(oldest);
-      this.characters -= old.text.length;
+      this.characters -= size(old);
     }
   }
 
@@ -37,6 +37,9 @@ export class RecognisedTexts {
     const old = this.texts.get(fileId);
     if (!old) return;
     this.texts.delete(fileId);
-    this.characters -= old.text.length;
+    this.characters -= size(old);
   }
 }
+
+/** Characters held for a text: a multi-page scan holds each page's text as well as the whole. */
+const size = (text: Compared) => text.text.length + (text.pageTexts?.reduce((n, p) => n + p.text.length, 0) ?? 0);

@@ -65,6 +65,13 @@ async function answer({ id, bytes, file, paced }: ReadRequest): Promise<void> {
         fingerprint,
         shingles: [...shingles],
         pageImages: read.pageImages,
+        ...(read.pageTexts && {
+          pageTexts: read.pageTexts.map(({ text, fingerprint: { shingles: pageShingles, ...page } }) => ({
+            text,
+            fingerprint: page,
+            shingles: [...pageShingles],
+          })),
+        }),
         terms: read.terms,
       };
     }

@@ -15,10 +15,21 @@ export interface Compared {
   /** An image's pages, each fingerprinted (none for other documents). */
   pageImages: PageImage[];
   /**
+   * A scan of two or more pages: each page's text and fingerprint, in the order of `pageImages`
+   * (its pages are compared one by one with another scan's: document-pairs.ts). Absent otherwise.
+   */
+  pageTexts?: PageText[];
+  /**
    * Its words for search by content (search-terms.ts), cut here, where it was read: segmenting
    * loads jieba (60 MB) and the script tables, which the web server need not hold for uploads.
    */
   terms: string[];
+}
+
+/** One page of a multi-page scan: its text (recognised, or a PDF page's text layer) and its fingerprint. */
+export interface PageText {
+  text: string;
+  fingerprint: TextFingerprint;
 }
 
 /** A document read for comparison: its text, or why it has none (an image without text keeps its pages' fingerprints). */
@@ -65,12 +76,18 @@ export class InProcessTextReader implements TextReader {
         );
     const pageImages = ('pageImages' in extracted && extracted.pageImages) || [];
     if (extracted.status === 'skipped') return { skipped: extracted.reason, pageImages };
+    const fingerprinter = await this.fingerprinter.get();
+    const pageTexts = ('pageTexts' in extracted && extracted.pageTexts) || [];
     return {
       text: extracted.text,
       format: extracted.format,
-      fingerprint: (await this.fingerprinter.get()).fingerprint(extracted.text),
+      fingerprint: fingerprinter.fingerprint(extracted.text),
       recognised: image !== undefined || ('recognised' in extracted && extracted.recognised === true),
       pageImages,
+      // A single page is its whole text: only scans of several pages are compared page by page.
+      ...(pageTexts.length > 1
+        ? { pageTexts: pageTexts.map((text) => ({ text, fingerprint: fingerprinter.fingerprint(text) })) }
+        : {}),
       terms: await this.searchTerms.ofText(extracted.text),
     };
   }
@@ -106,6 +123,7 @@ export type ReadReply =
       fingerprint: Omit<TextFingerprint, 'shingles'>;
       shingles: string[];
       pageImages: PageImage[];
+      pageTexts?: Array<{ text: string; fingerprint: Omit<TextFingerprint, 'shingles'>; shingles: string[] }>;
       terms: string[];
     }
   | { id: number; error: string };
@@ -234,6 +252,12 @@ export class ProcessTextReader implements TextReader {
           recognised: reply.recognised,
           fingerprint: { ...reply.fingerprint, shingles: new Set(reply.shingles) },
           pageImages: reply.pageImages,
+          ...(reply.pageTexts && {
+            pageTexts: reply.pageTexts.map((p) => ({
+              text: p.text,
+              fingerprint: { ...p.fingerprint, shingles: new Set(p.shingles) },
+            })),
+          }),
           terms: reply.terms,
         });
     });

@@ -11,4 +11,6 @@ export interface PairRow {
   snippet_a: string;
   snippet_b: string;
   found_at: number;
+  /** The pair's pages (PairPages) as JSON; null for a pair of documents not compared page by page. */
+  pages: string | null;
 }

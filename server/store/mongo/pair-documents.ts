@@ -7,10 +7,12 @@ import type { NearDuplicatePair, PairReview } from '../near-duplicates/port.js';
  */
 
 /** Two files found nearly the same (`nearDuplicates.pairs`); `_id` is "<fileA>:<fileB>". */
-export type NearPairDoc = Omit<NearDuplicatePair, 'fileA' | 'fileB'> & {
+export type NearPairDoc = Omit<NearDuplicatePair, 'fileA' | 'fileB' | 'pages'> & {
   _id: string;
   fileA: ObjectId;
   fileB: ObjectId;
+  /** Null (or missing, in pairs found before scans were compared page by page) for a pair of documents not so compared. */
+  pages?: NearDuplicatePair['pages'] | null;
 };
 
 /** A pair marked handled (`nearDuplicates.reviews`); `_id` is the pair's, "<fileA>:<fileB>". */

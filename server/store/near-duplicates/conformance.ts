@@ -141,6 +141,32 @@ export function nearDuplicateConformance(target: StoreTarget): void {
         assert.ok(await store.nearDuplicates.pair(bc0, bc1));
       });
 
+      it('keeps two scans’ pages with their pair (page counts, matching pages), replaced as the pair is, and reports them', async () => {
+        const [a, b] = (await files(2)).sort();
+        const pages = {
+          a: 3,
+          b: 4,
+          matches: [
+            { a: 1, b: 3, method: 'containment' as const, similarity: 0.97 },
+            { a: 2, b: 2, method: 'image' as const, similarity: 0.906 },
+          ],
+        };
+        await store.nearDuplicates.addPairs([pair(a!, b!, { pages })]);
+        assert.deepEqual((await store.nearDuplicates.pair(a!, b!))?.pages, pages);
+        const base = { sort: 'foundAt', order: 'desc', limit: 10, offset: 0 } as const;
+        assert.deepEqual(
+          (await store.reports.nearDuplicates(base)).items.map((r) => r.pages),
+          [pages],
+        );
+        // Found again as a pair of whole documents: no pages.
+        await store.nearDuplicates.addPairs([pair(a!, b!)]);
+        assert.equal((await store.nearDuplicates.pair(a!, b!))?.pages, undefined);
+        assert.deepEqual(
+          (await store.reports.nearDuplicates(base)).items.map((r) => r.pages),
+          [null],
+        );
+      });
+
       it('keeps an administrator’s review of a pair apart from the pairs: it outlives a clear, and can be taken back', async () => {
         const [a, b] = (await files(2)).sort();
         const found = pair(a!, b!);

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Db, EmbeddedSchema } from '../embedded/database.js';
-import type { NearDuplicateIndex, NearDuplicatePair, NearFingerprint, PairReview } from './port.js';
+import type { NearDuplicateIndex, NearDuplicatePair, NearFingerprint, PairPages, PairReview } from './port.js';
 import type { FingerprintJob, FingerprintQueue } from './port.js';
 import type { PairRow } from '../embedded/pair-rows.js';
 
@@ -51,6 +51,8 @@ CREATE TABLE IF NOT EXISTS near_pairs (
   snippet_a   TEXT NOT NULL,
   snippet_b   TEXT NOT NULL,
   found_at    INTEGER NOT NULL,
+  -- Two scans compared page by page: their page counts and matching pages, as JSON (PairPages).
+  pages       TEXT,
   PRIMARY KEY (file_a, file_b)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS near_pairs_b ON near_pairs (file_b);
@@ -80,6 +82,7 @@ CREATE INDEX IF NOT EXISTS fingerprint_jobs_due ON fingerprint_jobs (state, due_
   upgrade: (db) => {
     replaceTextKeyedNearIndex(db);
     addPageFingerprints(db);
+    addPairPages(db);
   },
 };
 
@@ -92,6 +95,12 @@ function addPageFingerprints(db: Db): void {
   const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('near_fingerprints')").all();
   if (!columns.some((c) => c.name === 'pages'))
     db.exec("ALTER TABLE near_fingerprints ADD COLUMN pages TEXT NOT NULL DEFAULT '[]'");
+}
+
+/** Data directories made before scans were compared page by page: their pairs have no pages. */
+function addPairPages(db: Db): void {
+  const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('near_pairs')").all();
+  if (!columns.some((c) => c.name === 'pages')) db.exec('ALTER TABLE near_pairs ADD COLUMN pages TEXT');
 }
 
 /**
@@ -278,13 +287,15 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
     });
     this.recentRows = this.countRecent();
     const upsertPair = db.prepare(
-      `INSERT INTO near_pairs (file_a, file_b, method, hamming, jaccard, containment, snippet_a, snippet_b, found_at)
-       VALUES (@fileA, @fileB, @method, @hamming, @jaccard, @containment, @snippetA, @snippetB, @foundAt)
+      `INSERT INTO near_pairs (file_a, file_b, method, hamming, jaccard, containment, snippet_a, snippet_b, found_at, pages)
+       VALUES (@fileA, @fileB, @method, @hamming, @jaccard, @containment, @snippetA, @snippetB, @foundAt, @pages)
        ON CONFLICT (file_a, file_b) DO UPDATE SET method = excluded.method, hamming = excluded.hamming, jaccard = excluded.jaccard,
-         containment = excluded.containment, snippet_a = excluded.snippet_a, snippet_b = excluded.snippet_b, found_at = excluded.found_at`,
+         containment = excluded.containment, snippet_a = excluded.snippet_a, snippet_b = excluded.snippet_b, found_at = excluded.found_at,
+         pages = excluded.pages`,
     );
     this.addPairsTx = db.transaction((pairs: readonly NearDuplicatePair[]) => {
-      for (const p of pairs) upsertPair.run({ ...p, foundAt: p.foundAt.getTime() });
+      for (const p of pairs)
+        upsertPair.run({ ...p, foundAt: p.foundAt.getTime(), pages: p.pages ? JSON.stringify(p.pages) : null });
     });
   }
 
@@ -420,6 +431,7 @@ const pairOfRow = (r: PairRow): NearDuplicatePair => ({
   snippetA: r.snippet_a,
   snippetB: r.snippet_b,
   foundAt: new Date(r.found_at),
+  ...(r.pages !== null && { pages: JSON.parse(r.pages) as PairPages }),
 });
 
 interface JobRow {

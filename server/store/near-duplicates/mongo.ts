@@ -88,7 +88,8 @@ export class MongoNearDuplicateIndex implements NearDuplicateIndex {
       pairs.map((p) => ({
         replaceOne: {
           filter: { _id: `${p.fileA}:${p.fileB}` },
-          replacement: { ...p, fileA: new ObjectId(p.fileA), fileB: new ObjectId(p.fileB) },
+          // A pair of documents not compared page by page has no pages (not a null).
+          replacement: { ...p, fileA: new ObjectId(p.fileA), fileB: new ObjectId(p.fileB), pages: p.pages ?? null },
           upsert: true,
         },
       })),
@@ -141,8 +142,8 @@ export class MongoNearDuplicateIndex implements NearDuplicateIndex {
   async pair(fileA: string, fileB: string): Promise<NearDuplicatePair | undefined> {
     const d = await this.c.nearPairs.findOne({ _id: `${fileA}:${fileB}` });
     if (!d) return undefined;
-    const { _id, fileA: a, fileB: b, ...rest } = d;
-    return { ...rest, fileA: a.toHexString(), fileB: b.toHexString() };
+    const { _id, fileA: a, fileB: b, pages, ...rest } = d;
+    return { ...rest, fileA: a.toHexString(), fileB: b.toHexString(), ...(pages && { pages }) };
   }
 
   async review(r: PairReview): Promise<void> {

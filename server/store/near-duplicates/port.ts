@@ -46,6 +46,29 @@ export interface NearDuplicatePair {
   snippetA: string;
   snippetB: string;
   foundAt: Date;
+  /**
+   * Two scans, one of several pages (a multi-page TIFF, a scanned PDF): their pages compared one by
+   * one. Absent for other pairs. Where only pages matched (not the whole texts), `method` and the
+   * measures are those of the most alike matching page, and the snippets are where it differs.
+   */
+  pages?: PairPages;
+}
+
+/** Two scans' pages: how many each has, and which of them match. */
+export interface PairPages {
+  /** Pages of fileA, of fileB. */
+  a: number;
+  b: number;
+  /** Pages matched one to one (a page of A with at most one of B), in A's page order. */
+  matches: PageMatch[];
+}
+
+/** A page of fileA and a page of fileB found the same: numbers from 1, how alike (0–1), and what found it. */
+export interface PageMatch {
+  a: number;
+  b: number;
+  method: 'simhash' | 'jaccard' | 'containment' | 'image';
+  similarity: number;
 }
 
 /**

@@ -730,6 +730,7 @@ export class EmbeddedReports implements Reports {
       containment: r.containment,
       foundAt: iso(r.found_at),
       review: r.r_at === null ? null : { at: iso(r.r_at), userName: r.r_user_name!, note: r.r_note! },
+      pages: r.pages === null ? null : (JSON.parse(r.pages) as Rows.NearDuplicatePages),
     }));
   }
 }

@@ -774,6 +774,7 @@ export class MongoReports implements Reports {
       containment: r.containment,
       foundAt: iso(r.foundAt),
       review: r.review[0] ? { at: iso(r.review[0].at), userName: r.review[0].userName, note: r.review[0].note } : null,
+      pages: r.pages ?? null,
     }));
   }
 }

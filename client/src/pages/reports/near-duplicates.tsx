@@ -62,6 +62,16 @@ export function NearDuplicatesTab({ api, language, params, show, units }: TabPro
   const similarity = (row: NearDuplicateRow) => (
     <>
       {nearDuplicateKind(row) === 'rescan' && <span class="near-kind">{t('kindRescan')}</span>}
+      {row.pages && <span class="near-kind">{t('kindPages')}</span>}
+      {row.pages && (
+        <span class="near-page-count">
+          {t('pagesMatching', {
+            matching: n(row.pages.matches.length),
+            pagesA: n(row.pages.a),
+            pagesB: n(row.pages.b),
+          })}
+        </span>
+      )}
       {t('similarityValue', { percent: percent(similarityOf(row)) })}
       <Technical language={language}>{t(METHOD_LABEL[row.method])}</Technical>
     </>
@@ -89,25 +99,21 @@ export function NearDuplicatesTab({ api, language, params, show, units }: TabPro
     },
   ];
 
-  // The same page scanned again: both first pages side by side, as the server draws them (a JPEG,
-  // a TIFF or a scanned PDF alike).
-  const page = (f: NearDuplicateFile) => (
-    <figure>
-      <PageThumbnail file={f} noPreview={t('pageNoPreview')} />
-      <figcaption>
-        <FileLink fileId={f.fileId} fileName={f.fileName} contentType={f.contentType} /> ·{' '}
-        {f.units.map(unitPlace).join(t('listSeparator'))} · {formatTime(language, f.uploadDate)}
-      </figcaption>
-    </figure>
-  );
-
   const differences = (row: NearDuplicateRow) => {
-    const pages = nearDuplicateKind(row) === 'rescan' && (
-      <div class="near-pages" role="group" aria-label={t('kindRescan')}>
-        {page(row.a)}
-        {page(row.b)}
-      </div>
-    );
+    const kind = nearDuplicateKind(row);
+    const pages =
+      kind === 'pages' ? (
+        <PageMatches row={row} language={language} />
+      ) : (
+        kind === 'rescan' && (
+          // The same page scanned again: both first pages side by side, as the server draws them
+          // (a JPEG, a TIFF or a scanned PDF alike).
+          <div class="near-pages" role="group" aria-label={t('kindRescan')}>
+            <ScanPage file={row.a} page={1} language={language} />
+            <ScanPage file={row.b} page={1} language={language} />
+          </div>
+        )
+      );
     if (row.method === 'image')
       return (
         <>
@@ -268,9 +274,71 @@ function PairReview({
   );
 }
 
-/** A file's first page, drawn by the server; what it cannot draw says so instead of a broken image. */
-function PageThumbnail({ file, noPreview }: { file: NearDuplicateFile; noPreview: string }) {
+/**
+ * Two scans sharing pages, one row for the two documents: the matching pages listed (A's page ↔
+ * B's, each with its similarity), and the chosen pair of pages (the first, until another is
+ * picked) side by side.
+ */
+function PageMatches({ row, language }: { row: NearDuplicateRow; language: Language }) {
+  const t = translator(language);
+  const [chosen, choose] = useState(0);
+  const matches = row.pages?.matches ?? [];
+  // Matched on their whole texts but on no single page (paginated otherwise): the first pages.
+  const shown = matches[chosen] ?? matches[0] ?? { a: 1, b: 1 };
+  return (
+    <>
+      {matches.length > 0 && (
+        <ol class="page-matches" aria-label={t('pageMatches')}>
+          {matches.map((m, i) => (
+            <li key={`${m.a}-${m.b}`}>
+              <button type="button" class="secondary" aria-pressed={m === shown} onClick={() => choose(i)}>
+                {t('pageMatch', { a: m.a, b: m.b, percent: percent(m.similarity) })}
+              </button>
+            </li>
+          ))}
+        </ol>
+      )}
+      <div class="near-pages" role="group" aria-label={t('kindPages')}>
+        <ScanPage key={`a${shown.a}`} file={row.a} page={shown.a} numbered language={language} />
+        <ScanPage key={`b${shown.b}`} file={row.b} page={shown.b} numbered language={language} />
+      </div>
+    </>
+  );
+}
+
+/** A page of a scan as the server draws it, with its file's name, units and date (and its page number). */
+function ScanPage({
+  file,
+  page,
+  numbered = false,
+  language,
+}: {
+  file: NearDuplicateFile;
+  page: number;
+  numbered?: boolean;
+  language: Language;
+}) {
+  const t = translator(language);
+  return (
+    <figure>
+      <PageThumbnail file={file} page={page} noPreview={t('pageNoPreview')} />
+      <figcaption>
+        <FileLink fileId={file.fileId} fileName={file.fileName} contentType={file.contentType} /> ·{' '}
+        {file.units.map(unitPlace).join(t('listSeparator'))} · {formatTime(language, file.uploadDate)}
+        {numbered && ` · ${t('pageNumber', { page })}`}
+      </figcaption>
+    </figure>
+  );
+}
+
+/**
+ * A file's page, drawn by the server; what it cannot draw (or may not show: a file outside the
+ * administrator's reach is not found) says so instead of a broken image.
+ */
+function PageThumbnail({ file, page, noPreview }: { file: NearDuplicateFile; page: number; noPreview: string }) {
   const [failed, setFailed] = useState(false);
   if (failed || !drawable(file.contentType, file.fileName)) return <p class="hint">{noPreview}</p>;
-  return <img src={pageUrl(file.fileId, 1, 480)} alt={file.fileName} loading="lazy" onError={() => setFailed(true)} />;
+  return (
+    <img src={pageUrl(file.fileId, page, 480)} alt={file.fileName} loading="lazy" onError={() => setFailed(true)} />
+  );
 }
