@@ -145,6 +145,31 @@ describe('embedded store specifics', () => {
     }
   });
 
+  it('moves the search pieces of an account given its username key at open to the key’s place in name order', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    for (const username of ['Bob.Li', 'ab.li']) await store.accounts.create(testAccount({ username }));
+    await store.close();
+    // As an account left without its key had its pieces written: at its username's place.
+    const db = new Database(path.join(dataDir, 'archive.sqlite'));
+    db.exec(`DROP INDEX accounts_username_key;
+             UPDATE accounts SET username_key = NULL WHERE username = 'Bob.Li';
+             UPDATE account_pieces SET name = 'Bob.Li' WHERE name = 'bob.li'`);
+    db.close();
+    const reopened = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    try {
+      const page = await reopened.accounts.page({ text: { part: '.li', units: [] } }, 0, 10);
+      assert.deepEqual(
+        page.items.map((a) => a.username),
+        ['ab.li', 'Bob.Li'],
+        'by key: bob.li after ab.li',
+      );
+    } finally {
+      await reopened.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('gives a database of an earlier version the display-name column at open: its accounts have no name, and may be given one', async () => {
     const dataDir = tempDir();
     const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
