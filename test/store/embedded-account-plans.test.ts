@@ -50,6 +50,14 @@ describe('the accounts page on the embedded store: every selection by an index',
         displayName: i % 100 === 0 ? `张${i}` : null,
       }),
     );
+    // After them in name order, a cluster as common as the probe: every piece of "clerkz" is in 2,000 names or more.
+    const late = Array.from({ length: 2_000 }, (_, i) =>
+      testAccount({
+        username: `clerkz${String(i).padStart(4, '0')}`,
+        unit: { id: `t${i % 30}`, geoType: 'town', city: '沧州市', county: '青县', town: `t${i % 30}` },
+      }),
+    );
+    many.push(...late);
     for (let from = 0; from < many.length; from += 1000)
       await accounts.createMany(many.slice(from, from + 1000), {
         id: `k${from}`,
@@ -95,7 +103,6 @@ describe('the accounts page on the embedded store: every selection by an index',
 
   const common: Array<[string, AccountSelection]> = [
     ['every account', {}],
-    ['a part most names have', text('clerk')],
     ['one character', text('c')],
     ['the active clerks', { role: 'clerk', disabled: false, mustChangePassword: false, usernameKeys: { notIn: [] } }],
   ];
@@ -110,6 +117,28 @@ describe('the accounts page on the embedded store: every selection by an index',
         pageOf.some((d) => /^(SCAN|SEARCH) accounts USING (COVERING )?INDEX accounts_by_(name|state|role)\b/.test(d)) &&
           pageOf.every((d) => !/TEMP B-TREE FOR ORDER BY/.test(d)),
         `the page walks an index in name order, no sort of them all:\n${pageOf.join('\n')}`,
+      );
+    });
+
+  const byPiece: Array<[string, string, string]> = [
+    ['a part most names have', 'clerk', 'cle'],
+    ['three characters most names have', 'erk', 'erk'],
+    ['a part clustered late in name order, every piece of it common', 'clerkz', 'rkz'],
+    ['a part clustered late, one piece of it rarer', 'clerkz1', 'kz1'],
+  ];
+  for (const [what, part, piece] of byPiece)
+    it(`${what} ("${part}"): its piece "${piece}" read in name order, which the page's LIMIT and the capped count stop`, async () => {
+      const statements = await plans(text(part));
+      const details = statements.flatMap((p) => p.details);
+      const scans = details.filter((d) => /^SCAN (accounts|account_pieces|s|a)\b/.test(d));
+      assert.deepEqual(scans, [], `no table is scanned:\n${details.join('\n')}`);
+      const pageOf = statements.find((p) => /ORDER BY s\.name/.test(p.sql))!;
+      const [args] = ran.find((r) => r.sql === pageOf.sql)!.args as [{ piece: string }];
+      assert.equal(args.piece, piece, 'the piece read');
+      assert.ok(
+        pageOf.details[0] === 'SEARCH s USING PRIMARY KEY (piece=?)' &&
+          pageOf.details.every((d) => !/TEMP B-TREE/.test(d)),
+        `the page reads the piece's accounts in name order, no sort:\n${pageOf.details.join('\n')}`,
       );
     });
 });

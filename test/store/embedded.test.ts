@@ -109,6 +109,67 @@ describe('embedded store specifics', () => {
     }
   });
 
+  it('moves the search pieces of an earlier version into name order at open: a search pages by username key', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    for (const username of ['Zhang.Wang', 'li.wang', 'Wang.Li']) await store.accounts.create(testAccount({ username }));
+    await store.close();
+    // As a data directory of the earlier version holds them: each piece's accounts, without their names.
+    const db = new Database(path.join(dataDir, 'archive.sqlite'));
+    db.exec(`CREATE TABLE account_search (piece TEXT NOT NULL, account_id TEXT NOT NULL, PRIMARY KEY (piece, account_id)) WITHOUT ROWID;
+             INSERT INTO account_search SELECT piece, account_id FROM account_pieces;
+             DROP TABLE account_pieces`);
+    db.close();
+    const reopened = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    try {
+      const page = await reopened.accounts.page({ text: { part: 'wan', units: [] } }, 0, 10);
+      // By key (li.wang, wang.li, zhang.wang), not by username, where capitals come first.
+      assert.deepEqual(
+        page.items.map((a) => a.username),
+        ['li.wang', 'Wang.Li', 'Zhang.Wang'],
+      );
+      assert.deepEqual(
+        (await reopened.accounts.page({ text: { part: 'g.wang', units: [] } }, 0, 10)).items.map((a) => a.username),
+        ['Zhang.Wang'],
+      );
+    } finally {
+      await reopened.close();
+    }
+    const after = new Database(path.join(dataDir, 'archive.sqlite'));
+    try {
+      const left = after.prepare("SELECT name FROM sqlite_master WHERE name = 'account_search'").all();
+      assert.deepEqual(left, [], 'the earlier table is gone');
+    } finally {
+      after.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('moves the search pieces of an account given its username key at open to the key’s place in name order', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    for (const username of ['Bob.Li', 'ab.li']) await store.accounts.create(testAccount({ username }));
+    await store.close();
+    // As an account left without its key had its pieces written: at its username's place.
+    const db = new Database(path.join(dataDir, 'archive.sqlite'));
+    db.exec(`DROP INDEX accounts_username_key;
+             UPDATE accounts SET username_key = NULL WHERE username = 'Bob.Li';
+             UPDATE account_pieces SET name = 'Bob.Li' WHERE name = 'bob.li'`);
+    db.close();
+    const reopened = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    try {
+      const page = await reopened.accounts.page({ text: { part: '.li', units: [] } }, 0, 10);
+      assert.deepEqual(
+        page.items.map((a) => a.username),
+        ['ab.li', 'Bob.Li'],
+        'by key: bob.li after ab.li',
+      );
+    } finally {
+      await reopened.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('gives a database of an earlier version the display-name column at open: its accounts have no name, and may be given one', async () => {
     const dataDir = tempDir();
     const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });

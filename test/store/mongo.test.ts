@@ -46,6 +46,24 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
     });
   });
 
+  it('replaces the search pieces index of an earlier version with the one in name order at start', async () => {
+    await withMongoStore(async (opened, db) => {
+      const accounts = db.collection('accounts');
+      await accounts.dropIndex('search_pieces_by_name');
+      await accounts.createIndex({ searchPieces: 1 }, { name: 'search_pieces' });
+      const store = await opened.reopen({ chunkSize: TEST_CHUNK_SIZE });
+      const names = (await accounts.indexes()).map((index) => index.name);
+      assert.ok(names.includes('search_pieces_by_name'), names.join(', '));
+      assert.ok(!names.includes('search_pieces'), names.join(', '));
+      await store.accounts.create(testAccount({ username: 'clerk.wang' }));
+      const found = await store.accounts.page({ text: { part: 'k.wa', units: [] } }, 0, 10);
+      assert.deepEqual(
+        found.items.map((a) => a.username),
+        ['clerk.wang'],
+      );
+    });
+  });
+
   it('reads accounts of an earlier version (no displayName field) as having no name, and gives them one', async () => {
     await withMongoStore(async (opened, db) => {
       const { id, displayName, ...rest } = testAccount({ username: 'old.clerk' });

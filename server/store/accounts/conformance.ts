@@ -312,6 +312,31 @@ export function accountConformance(target: StoreTarget): void {
           assert.deepEqual(usernames(ones), ['clerk0001', 'clerk0010', 'clerk0011'], 'a common single character');
         });
 
+        it('pages a part clustered in name order from its first account, and counts it exactly under the limit', async () => {
+          await setUp();
+          // clerk0100…clerk0199: every piece of "clerk01" but "k01" is in most names, from the first on.
+          const clustered = await search('clerk01');
+          assert.deepEqual(
+            [usernames(clustered), clustered.total, clustered.capped],
+            [['clerk0100', 'clerk0101', 'clerk0102', 'clerk0103', 'clerk0104'], 100, false],
+          );
+          assert.deepEqual(usernames(await search('clerk01', [], 97)), ['clerk0197', 'clerk0198', 'clerk0199']);
+          const three = await search('k01', [], 0, 2);
+          assert.deepEqual([usernames(three), three.total], [['clerk0100', 'clerk0101'], 100], 'three characters');
+          const thousand = await search('clerk0', [], 998, 5);
+          assert.deepEqual(
+            [usernames(thousand), thousand.total, thousand.capped],
+            [['clerk0998', 'clerk0999'], 1_000, false],
+            'as many as the limit: counted, not capped',
+          );
+          const late = await search('lerk23', [], 0, 3);
+          assert.deepEqual([usernames(late), late.total], [['clerk2300', 'clerk2301', 'clerk2302'], 100]);
+          const capped = await store.accounts.page({ text: { part: 'clerk2', units: [] } }, 0, 2, 300);
+          assert.deepEqual([usernames(capped), capped.total, capped.capped], [['clerk2000', 'clerk2001'], 300, true]);
+          const display = await search('张230', [], 0, 100);
+          assert.deepEqual(usernames(display), ['clerk2307'], 'a display name: 张2307');
+        });
+
         it('finds a rare part, short or long, and the accounts of the units named, each once', async () => {
           await setUp();
           const rare = await search('clerk1234');

@@ -95,6 +95,9 @@ export function accountCollections(db: Db) {
 
 export type AccountCollections = ReturnType<typeof accountCollections>;
 
+/** How many accounts a piece is counted up to when the rarest of a part's pieces is chosen (as on the embedded store). */
+const SEARCH_PROBE = 2000;
+
 /** The search fields of an account's document. */
 const searchFields = (username: string, displayName: string | null) => ({
   searchText: searchText(username, displayName),
@@ -103,20 +106,23 @@ const searchFields = (username: string, displayName: string | null) => ({
 
 /**
  * A selection as a query, each part on an index: a search by the search pieces (a short part:
- * the pieces starting with it, an anchored match; a longer one: all its three-character pieces,
- * the whole checked on those) or the units' index.
+ * the pieces starting with it, an anchored match; one of three characters: its piece; a longer
+ * one: the piece `pieceOf` chose, the whole checked on those) or the units' index.
  */
-function selectionFilter(selection: AccountSelection): Filter<AccountDoc> {
+function selectionFilter(selection: AccountSelection, piece?: string): Filter<AccountDoc> {
   const all: Array<Filter<AccountDoc>> = [];
   if (selection.units) all.push({ 'unit.id': { $in: [...selection.units] } });
   if (selection.role) all.push({ role: selection.role });
   if (selection.text) {
     const { part, units } = selection.text;
+    const length = [...part].length;
     const byPieces: Filter<AccountDoc> =
-      [...part].length <= 3
+      length < 3
         ? { searchPieces: { $regex: `^${escapeRegex(part)}` } }
-        : { searchPieces: { $all: partPieces(part) }, searchText: { $regex: escapeRegex(part) } };
-    all.push({ $or: [byPieces, { 'unit.id': { $in: [...units] } }] });
+        : length === 3
+          ? { searchPieces: part }
+          : { searchPieces: piece ?? { $all: partPieces(part) }, searchText: { $regex: escapeRegex(part) } };
+    all.push(units.length > 0 ? { $or: [byPieces, { 'unit.id': { $in: [...units] } }] } : byPieces);
   }
   if (selection.disabled !== undefined) all.push(selection.disabled ? { disabled: true } : { disabled: { $ne: true } });
   if (selection.mustChangePassword !== undefined)
@@ -138,7 +144,8 @@ export async function createAccountIndexes(c: AccountCollections): Promise<void>
     c.accounts.createIndex({ usernameKey: 1, _id: 1 }, { name: 'by_name' }),
     c.accounts.createIndex({ role: 1, usernameKey: 1, _id: 1 }, { name: 'role_by_name' }),
     c.accounts.createIndex({ disabled: 1, mustChangePassword: 1, usernameKey: 1, _id: 1 }, { name: 'state_by_name' }),
-    c.accounts.createIndex({ searchPieces: 1 }, { name: 'search_pieces' }),
+    // A piece's accounts in name order: a page of a common part is a range of it (docs/decisions/account-search.md).
+    c.accounts.createIndex({ searchPieces: 1, usernameKey: 1, _id: 1 }, { name: 'search_pieces_by_name' }),
     c.tokens.createIndex({ createdAt: 1 }, { name: 'created' }),
     c.sessions.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
     c.sessions.createIndex({ accountId: 1 }),
@@ -150,6 +157,12 @@ export async function createAccountIndexes(c: AccountCollections): Promise<void>
     c.keptImports.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0, name: 'expiry' }),
     c.keptImports.createIndex({ accountId: 1, createdAt: 1 }, { name: 'account' }),
   ]);
+  // The pieces' index of an earlier version, without the name order: search_pieces_by_name serves
+  // all it did. (Another instance starting at once may have dropped it first.)
+  if ((await c.accounts.indexes()).some((index) => index.name === 'search_pieces'))
+    await c.accounts.dropIndex('search_pieces').catch((err: unknown) => {
+      if ((err as { codeName?: string }).codeName !== 'IndexNotFound') throw err;
+    });
 }
 
 export function accountFromDoc(doc: AccountDoc): Account {
@@ -324,7 +337,9 @@ export class MongoAccountStore implements AccountStore {
     limit: number,
     countLimit = ACCOUNT_COUNT_LIMIT,
   ): Promise<AccountPage> {
-    const filter = selectionFilter(selection);
+    const part = selection.text?.part;
+    const piece = part !== undefined && [...part].length > 3 ? await this.pieceOf(part) : undefined;
+    const filter = selectionFilter(selection, piece);
     const all = Object.keys(selection).length === 0;
     const [docs, n] = await Promise.all([
       this.c.accounts.find(filter).sort({ usernameKey: 1, _id: 1 }).skip(offset).limit(limit).toArray(),
@@ -335,6 +350,33 @@ export class MongoAccountStore implements AccountStore {
     ]);
     if (all) return { items: docs.map(accountFromDoc), total: n, capped: false };
     return { items: docs.map(accountFromDoc), total: Math.min(n, countLimit), capped: n > countLimit };
+  }
+
+  /**
+   * The piece a part longer than three characters is looked for by, as on the embedded store: the
+   * rarest of its three-character pieces (counted up to SEARCH_PROBE), and of pieces as common as
+   * each other the one whose first account comes latest in name order, where a part clustered
+   * there (`clerk01` among `clerk000001…`) starts.
+   */
+  private async pieceOf(part: string): Promise<string> {
+    const found = await Promise.all(
+      partPieces(part).map(async (piece) => {
+        const [n, first] = await Promise.all([
+          this.c.accounts.countDocuments({ searchPieces: piece }, { limit: SEARCH_PROBE }),
+          this.c.accounts.findOne(
+            { searchPieces: piece },
+            { sort: { usernameKey: 1, _id: 1 }, projection: { _id: 1, usernameKey: 1 } },
+          ),
+        ]);
+        return { piece, n, first };
+      }),
+    );
+    const later = (a: (typeof found)[number], b: (typeof found)[number]) =>
+      a.first !== null &&
+      (b.first === null ||
+        (a.first.usernameKey ?? '') > (b.first.usernameKey ?? '') ||
+        ((a.first.usernameKey ?? '') === (b.first.usernameKey ?? '') && a.first._id > b.first._id));
+    return found.reduce((chosen, p) => (p.n < chosen.n || (p.n === chosen.n && later(p, chosen)) ? p : chosen)).piece;
   }
 
   async count(): Promise<number> {
