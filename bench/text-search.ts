@@ -21,9 +21,10 @@ export interface TextSearchResult {
   /** Distinct terms per page on average, and the words drawn per page. */
   termsPerPage: number;
   wordsPerPage: number;
-  seedSeconds: number;
+  /** Null when a kept archive was measured again (nothing seeded or indexed). */
+  seedSeconds: number | null;
   /** Putting every page's text and terms through `fileTexts.put`, 1,000 a call. */
-  indexSeconds: number;
+  indexSeconds: number | null;
   databaseMb: number | null;
   /** Segmenting pages of real length with jieba (search mode), per page. */
   segmentMsPerPage: number;
@@ -36,6 +37,9 @@ export interface TextSearchResult {
     maxMs: number;
     /** The process's CPU time per search (user + system), p99: what the search costs whatever else runs. */
     cpuP99Ms: number;
+    /** The set the store walked, and the files it read (`fileTexts.search` once more, after the runs). */
+    plan: string;
+    examined: number | undefined;
   }>;
 }
 
@@ -52,13 +56,19 @@ const COUNTIES = 10;
  * (common words in most pages, rare ones in few, as in real text), its terms the words drawn; the
  * files spread over 200 towns of 10 counties, each uploaded once. Queries: words of several
  * frequencies, for the top-level administrator (the whole archive), a county's and a town's clerk.
+ * On MongoDB the database (`bench_text_…`) is left there: a benchmark does not use the driver.
  */
 export async function benchTextSearch(
   pages: number,
-  options: { runs?: number; mongoUri?: string } = {},
+  options: { runs?: number; mongoUri?: string; keepDir?: string } = {},
 ): Promise<TextSearchResult> {
   const runs = options.runs ?? 100;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-text-'));
+  // A kept archive (embedded only) is seeded and indexed once, then measured again as it is: an
+  // indexed million pages takes most of an hour to build on the shared machine.
+  const keep = options.mongoUri ? undefined : options.keepDir;
+  if (keep) fs.mkdirSync(keep, { recursive: true });
+  const dataDir = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-text-'));
+  const reuse = keep !== undefined && fs.readdirSync(keep).length > 0;
   const mongo = options.mongoUri
     ? { uri: options.mongoUri, dbName: `bench_text_${randomBytes(4).toString('hex')}`, chunkSize: 261_120 }
     : undefined;
@@ -66,18 +76,19 @@ export async function benchTextSearch(
     const vocabulary = loadVocabulary();
     const rng = new Random(20261129);
     const started = performance.now();
-    const { files, units } = await seed(
-      mongo ? await openMongoSeeding(mongo) : openEmbeddedSeeding({ dataDir, chunkSize: 261_120 }),
-      pages,
-    );
-    const seedSeconds = (performance.now() - started) / 1000;
+    const { files, units } = reuse
+      ? { files: [], units: townsOf() }
+      : await seed(mongo ? await openMongoSeeding(mongo) : openEmbeddedSeeding({ dataDir, chunkSize: 261_120 }), pages);
+    const seedSeconds = reuse ? null : (performance.now() - started) / 1000;
     const store: ArchiveStore = mongo
       ? await openMongoStore(mongo)
       : openEmbeddedStore({ dataDir, chunkSize: 261_120 });
     try {
+      if (reuse && (await store.fileTexts.count()) !== pages)
+        throw new Error(`${dataDir} holds ${await store.fileTexts.count()} pages' texts, not ${pages}`);
       let indexMs = 0;
       let terms = 0;
-      for (let first = 0; first < pages; first += PAGES_PER_PUT) {
+      for (let first = 0; first < (reuse ? 0 : pages); first += PAGES_PER_PUT) {
         const batch: FileText[] = [];
         for (let i = first; i < Math.min(pages, first + PAGES_PER_PUT); i++) {
           const words = Array.from({ length: WORDS_PER_PAGE }, () => vocabulary.draw(rng));
@@ -88,6 +99,8 @@ export async function benchTextSearch(
         const t = performance.now();
         await store.fileTexts.put(batch);
         indexMs += performance.now() - t;
+        if ((first + PAGES_PER_PUT) % 100_000 === 0)
+          console.log(`        … ${first + PAGES_PER_PUT} pages indexed, ${(indexMs / 1000).toFixed(0)} s`);
       }
       const searchTerms = new SearchTerms();
       const sample = Array.from({ length: 20 }, () =>
@@ -152,6 +165,18 @@ export async function benchTextSearch(
         }
         times.sort((a, b) => a - b);
         cpu.sort((a, b) => a - b);
+        const viewed =
+          who.account.unit.id === 'archive'
+            ? undefined
+            : who.account.role === 'clerk'
+              ? { unitId: who.account.unit.id }
+              : { subtree: { city: '沧州市', county: who.account.unit.county! } };
+        const walked = await store.fileTexts.search({
+          terms: await searchTerms.ofQuery(q),
+          scope: viewed,
+          limit: 20,
+          offset: 0,
+        });
         results.push({
           label,
           runs,
@@ -160,15 +185,17 @@ export async function benchTextSearch(
           p99Ms: times[Math.min(times.length - 1, Math.ceil(times.length * 0.99) - 1)]!,
           maxMs: times[times.length - 1]!,
           cpuP99Ms: cpu[Math.min(cpu.length - 1, Math.ceil(cpu.length * 0.99) - 1)]!,
+          plan: walked.plan,
+          examined: walked.examined,
         });
       }
       return {
         store: mongo ? 'mongodb' : 'embedded',
         pages,
-        termsPerPage: terms / pages,
+        termsPerPage: reuse ? NaN : terms / pages,
         wordsPerPage: WORDS_PER_PAGE,
         seedSeconds,
-        indexSeconds: indexMs / 1000,
+        indexSeconds: reuse ? null : indexMs / 1000,
         databaseMb: mongo ? null : databaseMb(dataDir),
         segmentMsPerPage,
         cases: results,
@@ -177,19 +204,13 @@ export async function benchTextSearch(
       await store.close();
     }
   } finally {
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (!keep) fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
 /** Every page a file of its own, uploaded once by a clerk of one of the towns (round robin). */
 async function seed(seeding: StoreSeeding, pages: number): Promise<{ files: string[]; units: Unit[] }> {
-  const units: Unit[] = Array.from({ length: UNITS }, (_, u) => ({
-    id: `town-${u}`,
-    geoType: 'town',
-    city: '沧州市',
-    county: `第${u % COUNTIES}县`,
-    town: `第${u}镇`,
-  }));
+  const units = townsOf();
   const files: string[] = [];
   const at = Date.UTC(2026, 0, 1);
   try {
@@ -224,6 +245,17 @@ async function seed(seeding: StoreSeeding, pages: number): Promise<{ files: stri
   } finally {
     await seeding.close();
   }
+}
+
+/** The 200 towns of 10 counties the pages are uploaded in. */
+function townsOf(): Unit[] {
+  return Array.from({ length: UNITS }, (_, u) => ({
+    id: `town-${u}`,
+    geoType: 'town',
+    city: '沧州市',
+    county: `第${u % COUNTIES}县`,
+    town: `第${u}镇`,
+  }));
 }
 
 /**

@@ -128,6 +128,9 @@ for (const target of storeTargets) {
         200,
       );
       assert.deepEqual(await found('clerkQ', '防汛值班'), [], 'withdrawn: no longer the unit’s');
+      // 通知 is in 东光县's text too: two files hold it, more than 青县's town has left (one), so
+      // the search reads the town's files from the ledger, and the withdrawn one is not among them.
+      assert.deepEqual(await found('clerkQ', '通知'), [], 'walking the unit’s files: withdrawn too');
       assert.equal(await server.store.fileTexts.has(gone.fileId), true, 'kept while in the trash');
       await body(await as.adminQ.json('/api/trash/purge', 'POST', { withdrawals: [withdrawal.withdrawn[0]!.id] }), 200);
       assert.equal(await server.store.fileTexts.has(gone.fileId), false);

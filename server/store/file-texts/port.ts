@@ -25,6 +25,23 @@ export interface TextSearchQuery {
   offset: number;
 }
 
+/** Which set a search walked (plan.ts): the files holding its terms, or a unit's files. */
+export type SearchPlan = 'matches' | 'reach';
+
+/** A page of files found, and what finding it cost. */
+export interface TextSearchResult {
+  hits: TextHit[];
+  more: boolean;
+  /** Which set the search walked (plan.ts): the files holding the terms, or a unit's files. */
+  plan: SearchPlan;
+  /**
+   * How many files the search read to find the page: the files holding the terms (or its rarest
+   * term) it walked, and the unit's files it read (plan.ts): what the search cost. Not counted
+   * where one statement walks the matches (the embedded store's `matches`).
+   */
+  examined?: number;
+}
+
 /** A file found, and its text (the service cuts the snippet). */
 export interface TextHit {
   fileId: string;
@@ -43,9 +60,10 @@ export interface FileTexts {
   /**
    * Files in the scope whose terms include every term of the query, newest catalogued first on
    * the embedded store and by file id on MongoDB (an order stable from page to page), a page of
-   * them; `more` when files beyond the page match.
+   * them; `more` when files beyond the page match. It walks whichever is smaller, the files
+   * holding the terms or a unit's files (plan.ts).
    */
-  search(query: TextSearchQuery): Promise<{ hits: TextHit[]; more: boolean }>;
+  search(query: TextSearchQuery): Promise<TextSearchResult>;
   /** Whether the file's text is recorded. */
   has(fileId: string): Promise<boolean>;
   /** How many files' texts are recorded. */
