@@ -9,7 +9,7 @@ import { NEAR_DUPLICATE_SORTS, defaultOrder } from '../../../shared/reports.js';
 import type { Logger } from '../../log.js';
 import type { ArchiveStore } from '../../store/archive-store.js';
 import type { CatalogEntry } from '../../store/catalog/port.js';
-import type { NearDuplicatePair, NearFingerprint, PageFingerprint } from '../../store/near-duplicates/port.js';
+import type { InkBox, NearDuplicatePair, NearFingerprint, PageFingerprint } from '../../store/near-duplicates/port.js';
 import type { Batches, NearDuplicateReportQuery, Unpaged } from '../../store/reports/port.js';
 import type { ReportCalendar } from '../calendar.js';
 import { EXTRACTABLE_MAX_BYTES } from './extraction.js';
@@ -453,7 +453,8 @@ function pairOf(
 
 /**
  * The distance of the closest two pages, one of each file, paired on their images (both with
- * little text, within maxImageHamming bits), or null when no two are.
+ * little text, within maxImageHamming bits, their ink in the same place on the page), or null
+ * when no two are.
  */
 export function closestPages(
   a: readonly PageFingerprint[],
@@ -464,9 +465,23 @@ export function closestPages(
   for (const p of imagePages(a, settings))
     for (const q of imagePages(b, settings)) {
       const d = pageHashDistance(p.hash!, q.hash!);
-      if (d <= settings.maxImageHamming && (closest === null || d < closest)) closest = d;
+      if (d <= settings.maxImageHamming && (closest === null || d < closest) && samePlace(p.box, q.box, settings))
+        closest = d;
     }
   return closest;
+}
+
+/**
+ * Whether two pages' ink lies in the same place: every edge of one's box within maxInkShift of
+ * the page from the other's. The fingerprint is of the ink cut out (so that a scanner's shift and
+ * scale change nothing), and is the same for every page stamped with one seal, or carrying one
+ * printed form, wherever on the sheet it is; a page scanned again keeps it where it was. A page
+ * recorded without its box cannot be placed, and is not paired on its image.
+ */
+export function samePlace(a: InkBox | null, b: InkBox | null, settings: NearDuplicateSettings): boolean {
+  if (!a || !b) return false;
+  const slack = 1000 * settings.maxInkShift;
+  return a.every((edge, i) => Math.abs(edge - b[i]!) <= slack);
 }
 
 /**

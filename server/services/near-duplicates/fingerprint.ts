@@ -33,6 +33,13 @@ export interface NearDuplicateSettings {
   imageMaxUnits: number;
   /** Two such pages' image fingerprints: at most this many of their 64 bits differ. */
   maxImageHamming: number;
+  /**
+   * And their ink lies in the same place on the page: each edge of the box holding it at most
+   * this share of the page's width or height from the other's. A scanner moves and scales the
+   * sheet by a few millimetres; a seal stamped again on another sheet lands elsewhere, and one
+   * design of seal looks the same wherever it is.
+   */
+  maxInkShift: number;
 }
 
 export const DEFAULT_SETTINGS: NearDuplicateSettings = {
@@ -44,6 +51,7 @@ export const DEFAULT_SETTINGS: NearDuplicateSettings = {
   minShortJaccard: 0.5,
   imageMaxUnits: 20,
   maxImageHamming: 8,
+  maxInkShift: 0.05,
 };
 
 /** A text field and how much its features count (the body by its term frequencies; short structured fields may count more). */

@@ -42,10 +42,28 @@ const LIGHT_CELLS = 8;
  * of a sheet, a separator) would all have the same one, and a pair of them says nothing.
  */
 export function pageHash(page: GreyPage): string | null {
+  return pageImageOf(page).hash;
+}
+
+/**
+ * The page's fingerprint and where its ink lies on it (both null for a blank page): the box's
+ * left, top, right and bottom edges in thousandths of the page's width and height.
+ */
+export function pageImageOf(page: GreyPage): Pick<PageFingerprint, 'hash' | 'box'> {
   const ink = levelled(page);
-  if (clearInk(ink) < BLANK_INK * ink.length) return null;
-  const small = resized(ink, page.width, inkBox(ink, page.width, page.height), SIDE);
-  return hashOf(lowFrequencies(small, SIDE));
+  if (clearInk(ink) < BLANK_INK * ink.length) return { hash: null, box: null };
+  const box = inkBox(ink, page.width, page.height);
+  const small = resized(ink, page.width, box, SIDE);
+  const share = (at: number, side: number) => Math.round((1000 * at) / side);
+  return {
+    hash: hashOf(lowFrequencies(small, SIDE)),
+    box: [
+      share(box.left, page.width),
+      share(box.top, page.height),
+      share(box.right, page.width),
+      share(box.bottom, page.height),
+    ],
+  };
 }
 
 /** Bits that differ between two page fingerprints (0 to 64). */
