@@ -176,7 +176,7 @@ async function main(): Promise<void> {
   );
   console.log(
     `settings: image pairing for pages under ${settings.imageMaxUnits} text units, within ${settings.maxImageHamming} of 64 bits, ` +
-      `their ink's box within ${settings.maxInkShift} of the page`,
+      `their ink's box within ${settings.maxInkShift} of the page; text shingles of ${settings.shingleSize} CJK characters or ${settings.shingleLetters} letters`,
   );
   console.log(
     `re-scan pairs: ${tally.rescans.all}, found ${found} (${tally.rescans.byText} by text, ${tally.rescans.byImage} by image); ` +

@@ -7,8 +7,14 @@ import { features, normalise, shingles, textUnits } from './text.js';
 export interface NearDuplicateSettings {
   /** Texts with fewer units (CJK characters and words) are short: SimHash is weak there. */
   shortUnits: number;
-  /** Shingle size (units) for MinHash, one for every text, so any two texts compare. */
+  /** Shingle size (CJK characters) for MinHash, one for every text, so any two texts compare. */
   shingleSize: number;
+  /**
+   * The same for other scripts, in letters and digits with the spaces dropped (text.ts, shingles):
+   * OCR runs English words together differently on every scan, and a shingle of words would
+   * differ each time.
+   */
+  shingleLetters: number;
   /** SimHash: at most this Hamming distance (long texts only). */
   maxHamming: number;
   /** MinHash: at least this Jaccard similarity of the shingle sets (two long texts). */
@@ -45,6 +51,7 @@ export interface NearDuplicateSettings {
 export const DEFAULT_SETTINGS: NearDuplicateSettings = {
   shortUnits: 500,
   shingleSize: 3,
+  shingleLetters: 9,
   maxHamming: 3,
   minJaccard: 0.8,
   minContainment: 0.85,
@@ -95,7 +102,7 @@ export class Fingerprinter {
     add(units, 1);
     for (const field of fields) add(textUnits(normalise(field.text)), field.weight ?? 1);
     const short = units.length < this.settings.shortUnits;
-    const set = shingles(units, this.settings.shingleSize);
+    const set = shingles(units, this.settings.shingleSize, this.settings.shingleLetters);
     return {
       units: units.length,
       short,
