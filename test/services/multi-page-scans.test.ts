@@ -12,6 +12,7 @@ import { DEFAULT_SETTINGS, Fingerprinter } from '../../server/services/near-dupl
 import { lookupKeys } from '../../server/services/near-duplicates/lookup-keys.js';
 import { ProcessTextReader, type Read } from '../../server/services/near-duplicates/text-reader.js';
 import type { ArchiveStore } from '../../server/store/archive-store.js';
+import type { InkBox } from '../../server/store/near-duplicates/port.js';
 import { nearDuplicateKind, similarityOf, type NearDuplicateRow } from '../../shared/reports.js';
 import { keyOf, stageBytes } from '../support/content.js';
 import { MATCHING_PAGES, scansSharingPages } from '../support/multi-page-scans.js';
@@ -30,7 +31,7 @@ describe('the pages of two scans are matched one to one', () => {
   beforeEach(async () => (fingerprinter ??= await Fingerprinter.create()));
   const page = (text: string, hash: string | null = null): ScanPage => {
     const fingerprint = fingerprinter.fingerprint(text);
-    return { hash, units: fingerprint.units, text: { text, fingerprint } };
+    return { hash, units: fingerprint.units, box: null, text: { text, fingerprint } };
   };
   const [first, second] = NOTICE.split('\n').slice(1, 3);
   const other = OTHER_NOTICE.split('\n')[1]!;
@@ -58,13 +59,16 @@ describe('the pages of two scans are matched one to one', () => {
   });
 
   it('pages with little text match on their images, within the image threshold only', () => {
-    const blank = (hash: string): ScanPage => ({ hash, units: 2, text: null });
+    const blank = (hash: string, box: InkBox = [300, 400, 700, 600]): ScanPage => ({ hash, units: 2, box, text: null });
     const a = [blank('ffff0000ffff0000'), blank('0123456789abcdef')];
     const b = [blank('fedcba9876543210'), blank('ffff0000ffff00ff')]; // 8 bits from a's first
     assert.deepEqual(
       matchingPages(a, b, settings).map((m) => [m.a, m.b, m.method, m.similarity]),
       [[1, 2, 'image', 1 - 8 / 64]],
     );
+    // The same seal stamped elsewhere on another sheet is another page, as between two files.
+    const moved = [blank('ffff0000ffff0000', [300, 100, 700, 300])];
+    assert.deepEqual(matchingPages(a, moved, settings), []);
   });
 
   it('a multi-page scan is also found by each page’s text: another repeating one of its pages is a candidate, though their whole texts share no key', () => {
@@ -74,7 +78,7 @@ describe('the pages of two scans are matched one to one', () => {
       format: 'tiff',
       fingerprint: fingerprinter.fingerprint(pages.join('\n\n')),
       recognised: true,
-      pageImages: pages.map(() => ({ hash: null, units: 100 })),
+      pageImages: pages.map(() => ({ hash: null, units: 100, box: null })),
       pageTexts: pages.map((text) => ({ text, fingerprint: fingerprinter.fingerprint(text) })),
       terms: [],
     });

@@ -6,7 +6,16 @@ import { Fingerprinter } from '../../server/services/near-duplicates/fingerprint
 import type { ArchiveStore } from '../../server/store/archive-store.js';
 import { keyOf, stageBytes } from '../support/content.js';
 import { damageContent, storeTargets, type OpenedStore } from '../support/stores.js';
-import { NOTICE, NOTICE_FROM_THE_WEB, OTHER_NOTICE, POEM, POEM_TRADITIONAL } from '../support/texts.js';
+import {
+  ENGLISH_PAGE,
+  NOTICE,
+  NOTICE_FROM_THE_WEB,
+  OTHER_ENGLISH_PAGE,
+  OTHER_NOTICE,
+  POEM,
+  POEM_TRADITIONAL,
+  recognisedWithSpacesLost,
+} from '../support/texts.js';
 
 for (const target of storeTargets) {
   describe(`near-duplicate detection in the background (${target.name} store)`, { skip: target.skip }, () => {
@@ -50,6 +59,15 @@ for (const target of storeTargets) {
       const page = await service.report({ sort: 'foundAt', limit: 100, offset: 0 });
       return { page, names: page.items.map((r) => [r.a.fileName, r.b.fileName].sort().join(' ~ ')).sort() };
     };
+
+    it('pairs two readings of one English page whose words were run together differently, found by the keys stored with the first', async () => {
+      await upload('minutes-scan1.txt', recognisedWithSpacesLost(ENGLISH_PAGE, 4, 1));
+      await upload('notes.txt', OTHER_ENGLISH_PAGE);
+      assert.equal(await runAll(), 2);
+      await upload('minutes-scan2.txt', recognisedWithSpacesLost(ENGLISH_PAGE, 3, 2));
+      assert.equal(await runAll(), 1);
+      assert.deepEqual((await pairsFound()).names, ['minutes-scan1.txt ~ minutes-scan2.txt']);
+    });
 
     it('pairs a document with its edited copies, long and short, and nothing with a different document on the same subject', async () => {
       await upload('通知.txt', NOTICE);

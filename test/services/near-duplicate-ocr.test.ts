@@ -10,7 +10,7 @@ import { keyOf, stageBytes } from '../support/content.js';
 import { cannotPrintPages, scannedPage, scannedPdf, scannedTiff } from '../support/scans.js';
 import { storeTargets, type OpenedStore } from '../support/stores.js';
 import { NOTICE, OTHER_NOTICE, POEM } from '../support/texts.js';
-import { printFigure, rescanned } from '../support/figures.js';
+import { movedRight, printFigure, rescanned } from '../support/figures.js';
 import { DEFAULT_SETTINGS } from '../../server/services/near-duplicates/fingerprint.js';
 import { pageHashDistance } from '../../server/services/near-duplicates/page-image.js';
 import { nearDuplicateKind } from '../../shared/reports.js';
@@ -257,6 +257,51 @@ for (const target of storeTargets) {
           });
           assert.equal((await near.report({ sort: 'foundAt', limit: 10, offset: 0 })).total, 0);
           assert.equal((await near.report({ sort: 'foundAt', limit: 10, offset: 0, status: 'reviewed' })).total, 1);
+        },
+      );
+
+      it(
+        'pairs a sheet carrying only a seal with its scan made again, and not with another sheet stamped with the same seal elsewhere',
+        { timeout: 600_000 },
+        async () => {
+          const near = service();
+          const { png } = await printFigure({ kind: 'seal', seed: 31 });
+          const sealed = await store_(
+            '盖章页.jpg',
+            await rescanned(png, 1, { dpi: 150, format: 'jpeg' }),
+            'image/jpeg',
+          );
+          await near.enqueue([sealed]);
+          while ((await near.runDue()) > 0);
+          // Found by what the store kept of the first (its pages' fingerprints and places), in a later round.
+          const again = await store_(
+            '盖章页（重扫）.tif',
+            await rescanned(png, 2, { dpi: 300, format: 'tiff' }),
+            'image/tiff',
+          );
+          const elsewhere = await store_(
+            '另一张盖章页.jpg',
+            await rescanned(await movedRight(png, 300), 3, { dpi: 150, format: 'jpeg' }), // 2.5 cm further right
+            'image/jpeg',
+          );
+          await near.enqueue([again]);
+          while ((await near.runDue()) > 0);
+          await near.enqueue([elsewhere]);
+          while ((await near.runDue()) > 0);
+          const [first, other] = [
+            (await store.nearDuplicates.get(sealed))!,
+            (await store.nearDuplicates.get(elsewhere))!,
+          ];
+          assert.ok(
+            pageHashDistance(first.pages[0]!.hash!, other.pages[0]!.hash!) <= DEFAULT_SETTINGS.maxImageHamming,
+            'the seal looks the same wherever it was stamped',
+          );
+          assert.ok(first.pages[0]!.box![0] < other.pages[0]!.box![0], 'the other stamp lies further right');
+          const report = await near.report({ sort: 'foundAt', limit: 10, offset: 0 });
+          assert.deepEqual(
+            report.items.map((r) => [[r.a.fileName, r.b.fileName].sort(), r.method]),
+            [[['盖章页.jpg', '盖章页（重扫）.tif'], 'image']],
+          );
         },
       );
 

@@ -20,7 +20,14 @@ import {
 } from '../../server/services/near-duplicates/minhash.js';
 import { hammingDistance, simhash, simhashBlocks } from '../../server/services/near-duplicates/simhash.js';
 import { features, normalise, shingles, textUnits } from '../../server/services/near-duplicates/text.js';
-import { NOTICE, OTHER_NOTICE, POEM } from '../support/texts.js';
+import {
+  ENGLISH_PAGE,
+  NOTICE,
+  OTHER_ENGLISH_PAGE,
+  OTHER_NOTICE,
+  POEM,
+  recognisedWithSpacesLost,
+} from '../support/texts.js';
 
 describe('near-duplicate fingerprints of text', () => {
   let fingerprinter: Fingerprinter;
@@ -60,10 +67,39 @@ describe('near-duplicate fingerprints of text', () => {
       assert.deepEqual(features(textUnits('的了')), []);
     });
 
-    it('cuts shingles of k units, and a text shorter than k into one', () => {
-      assert.deepEqual([...shingles(['a', 'b', 'c', 'd'], 3)], ['a\u0001b\u0001c', 'b\u0001c\u0001d']);
-      assert.deepEqual([...shingles(['a', 'b'], 3)], ['a\u0001b']);
-      assert.equal(shingles([], 3).size, 0);
+    it('cuts shingles of three CJK characters, and a text shorter than one shingle into one', () => {
+      assert.deepEqual([...shingles(['档', '案', '馆', '藏'], 3, 9)], ['档案馆', '案馆藏']);
+      assert.deepEqual([...shingles(['档', '案'], 3, 9)], ['档案']);
+      assert.equal(shingles([], 3, 9).size, 0);
+    });
+
+    it('cuts shingles of nine letters from the words of other scripts, wherever their spaces fell, and keeps about one in five', () => {
+      const text = 'The archive keeps every file that the towns of the county upload.';
+      const letters = 'thearchivekeepseveryfilethatthetownsofthecountyupload';
+      const ninths = new Set(Array.from({ length: letters.length - 8 }, (_, i) => letters.slice(i, i + 9)));
+      const read = shingles(textUnits(normalise(text)), 3, 9);
+      assert.ok(
+        [...read].every((s) => ninths.has(s)),
+        [...read].join(' '),
+      );
+      assert.ok(read.size >= ninths.size / 10 && read.size <= ninths.size / 2.5, `${read.size} of ${ninths.size}`);
+      for (const ocr of [
+        'The archivekeeps every filethat the towns of thecounty upload.',
+        'Thearchive keeps everyfile that thetowns of the county up load',
+      ])
+        assert.deepEqual(shingles(textUnits(normalise(ocr)), 3, 9), read, ocr);
+      assert.deepEqual([...shingles(['page', '12'], 3, 9)], ['page12'], 'shorter than one shingle');
+      for (const few of ['archives', 'sealed page', 'file number', 'two copies'])
+        assert.ok(shingles(textUnits(few), 3, 9).size >= 1, `never none: ${few}`);
+    });
+
+    it('counts a CJK character as three letters where the scripts meet, and keeps every shingle starting at one', () => {
+      const cut = [...shingles(textUnits(normalise('rtc中存储')), 3, 9)];
+      assert.ok(cut.includes('中存储'));
+      assert.ok(
+        cut.every((s) => ['rtc中存', 'tc中存储', 'c中存储', '中存储'].includes(s)),
+        cut.join(' '),
+      );
     });
   });
 
@@ -202,6 +238,16 @@ describe('near-duplicate fingerprints of text', () => {
         null,
         'another poem of the moon',
       );
+    });
+
+    it('finds a page of English recognised twice with its words run together differently each time', () => {
+      const [first, second] = [
+        fingerprinter.fingerprint(recognisedWithSpacesLost(ENGLISH_PAGE, 4, 1)),
+        fingerprinter.fingerprint(recognisedWithSpacesLost(ENGLISH_PAGE, 3, 2)),
+      ];
+      assert.notEqual(nearDuplicateMethod(first, second), null, JSON.stringify(similarity(first, second)));
+      const other = fingerprinter.fingerprint(OTHER_ENGLISH_PAGE);
+      assert.equal(nearDuplicateMethod(first, other), null, JSON.stringify(similarity(first, other)));
     });
 
     it('asks LSH for candidates down to the lowest Jaccard a pair passing the rule can have', () => {

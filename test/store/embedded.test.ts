@@ -24,6 +24,7 @@ import {
   uploadUnderThreeNames,
 } from '../support/content.js';
 import type { CatalogEntry } from '../../server/store/catalog/port.js';
+import type { PageFingerprint } from '../../server/store/near-duplicates/port.js';
 import { crossUnitQuery, savingsQuery } from '../../shared/reports.js';
 import { downgradeToFileIds } from '../support/earlier-schema.js';
 import { TOTALS_BEFORE_LEDGER_OWNED_THEM } from '../support/totals-before-2026-11-28.js';
@@ -1003,11 +1004,32 @@ describe('embedded store specifics', () => {
       const reopened = openEmbeddedStore({ dataDir: dir, chunkSize: 1024 });
       try {
         assert.deepEqual(await reopened.nearDuplicates.get(entry.fileId), nearFingerprint(entry.fileId, [7]));
-        const pages = [{ hash: '3a5f0c91e7b24d68', units: 2 }];
+        const pages: PageFingerprint[] = [{ hash: '3a5f0c91e7b24d68', units: 2, box: [229, 152, 548, 378] }];
         await reopened.nearDuplicates.put([nearFingerprint(entry.fileId, [7], { pages })]);
         assert.deepEqual((await reopened.nearDuplicates.get(entry.fileId))?.pages, pages);
       } finally {
         await reopened.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it("gives the pages recorded before their ink's box was kept no box (they are not paired on their images)", async () => {
+      const dir = tempDir();
+      const store = openEmbeddedStore({ dataDir: dir, chunkSize: 1024 });
+      try {
+        const { entry } = await commitBytes(store, randomContent(100));
+        await store.nearDuplicates.put([nearFingerprint(entry.fileId, [7])]);
+        const db = new Database(path.join(dir, 'archive.sqlite'));
+        db.prepare('UPDATE near_fingerprints SET pages = ? WHERE file_id = ?').run(
+          JSON.stringify([{ hash: '3a5f0c91e7b24d68', units: 2 }]),
+          entry.fileId,
+        );
+        db.close();
+        assert.deepEqual((await store.nearDuplicates.get(entry.fileId))?.pages, [
+          { hash: '3a5f0c91e7b24d68', units: 2, box: null },
+        ]);
+      } finally {
+        await store.close();
         fs.rmSync(dir, { recursive: true, force: true });
       }
     });

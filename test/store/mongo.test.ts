@@ -226,6 +226,26 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
       );
     });
   });
+
+  it("gives the pages recorded before their ink's box was kept no box (they are not paired on their images)", async () => {
+    await withMongoStore(async (opened, db) => {
+      const { entry } = await commitBytes(opened.store, randomContent(100));
+      await db.collection('nearDuplicates.fingerprints').insertOne({
+        _id: new ObjectId(entry.fileId),
+        format: null,
+        skipped: 'no text recognised',
+        units: 0,
+        short: true,
+        simhash: null,
+        keys: [3 * 2 ** 47 + 7],
+        at: new Date(),
+        pages: [{ hash: '3a5f0c91e7b24d68', units: 2 }],
+      });
+      assert.deepEqual((await opened.store.nearDuplicates.get(entry.fileId))?.pages, [
+        { hash: '3a5f0c91e7b24d68', units: 2, box: null },
+      ]);
+    });
+  });
 });
 
 describe('MongoDB: who stored a file, in a database of an earlier version', { skip: mongoTarget.skip }, () => {

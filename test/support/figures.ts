@@ -99,6 +99,15 @@ export async function printFigure(spec: FigureSpec): Promise<{ png: Buffer; text
   return { png, text: spec.caption ?? '' };
 }
 
+/** The printed page with everything on it `right` pixels further right: the same seal stamped elsewhere on another sheet. */
+export async function movedRight(png: Buffer, right: number): Promise<Buffer> {
+  return sharp(png)
+    .extend({ left: right, background: '#ffffff' })
+    .extract({ left: 0, top: 0, width: A4.width, height: A4.height })
+    .png()
+    .toBuffer();
+}
+
 /** A five-pointed star's points around (cx, cy). */
 function star(cx: number, cy: number, outer: number, inner: number): string {
   return Array.from({ length: 10 }, (_, i) => {

@@ -40,3 +40,22 @@ export const NOTICE_FROM_THE_WEB = [
 
 /** POEM in traditional script, with a note. */
 export const POEM_TRADITIONAL = '牀前明月光，疑是地上霜。舉頭望明月，低頭思故鄉。（選自《唐詩三百首》）';
+
+/** A page of English as printed (OCR drops spaces from it: recognisedWithSpacesLost). */
+export const ENGLISH_PAGE =
+  'The archive keeps every file that the towns of the county upload, and finds the same document scanned twice by two ' +
+  'offices. A clerk who uploads a page that the county already holds is told so at once, and the bureau sees how often ' +
+  'each office sends again what it has sent before, which is what it asked to know.';
+
+export const OTHER_ENGLISH_PAGE =
+  'Scanned pages are read in the background while the server is otherwise idle: each page is turned into greyscale, ' +
+  'its text recognised, and its image fingerprinted, so that a page scanned again by another town is found as a pair.';
+
+/**
+ * English text as OCR reads it off a scan: some words run together (the space after every
+ * `every`-th word from the `from`-th dropped), each scan elsewhere ("The countdownhadstalled").
+ */
+export function recognisedWithSpacesLost(text: string, every: number, from: number): string {
+  const words = text.split(' ');
+  return words.map((w, i) => (i % every === from || i === words.length - 1 ? w : `${w} `)).join('');
+}

@@ -17,7 +17,7 @@ import { EXTRACTABLE_MAX_BYTES } from './extraction.js';
 import { DEFAULT_SETTINGS, nearDuplicateMethod, similarity } from './fingerprint.js';
 import type { FingerprinterOnFirstUse, NearDuplicateMethod, NearDuplicateSettings } from './fingerprint.js';
 import { imagePages, lookupKeys, pageImageKeys, pageImageProbes } from './lookup-keys.js';
-import { pageHashDistance } from './page-image.js';
+import { imageDistance } from './page-image.js';
 import { RecognisedTexts } from './recognised-texts.js';
 import { differences } from './snippets.js';
 import { type Compared, InProcessTextReader, type Read, type TextReader } from './text-reader.js';
@@ -494,7 +494,8 @@ function pairOf(
 
 /**
  * The distance of the closest two pages, one of each file, paired on their images (both with
- * little text, within maxImageHamming bits), or null when no two are.
+ * little text, within maxImageHamming bits, their ink in the same place on the page), or null
+ * when no two are.
  */
 export function closestPages(
   a: readonly PageFingerprint[],
@@ -504,8 +505,8 @@ export function closestPages(
   let closest: number | null = null;
   for (const p of imagePages(a, settings))
     for (const q of imagePages(b, settings)) {
-      const d = pageHashDistance(p.hash!, q.hash!);
-      if (d <= settings.maxImageHamming && (closest === null || d < closest)) closest = d;
+      const d = imageDistance(p, q, settings);
+      if (d !== null && (closest === null || d < closest)) closest = d;
     }
   return closest;
 }

@@ -1,8 +1,8 @@
 import { similarityOf } from '../../../shared/reports.js';
-import type { NearDuplicatePair, PageFingerprint, PageMatch } from '../../store/near-duplicates/port.js';
+import type { InkBox, NearDuplicatePair, PageFingerprint, PageMatch } from '../../store/near-duplicates/port.js';
 import { nearDuplicateMethod, similarity, type NearDuplicateSettings, type TextFingerprint } from './fingerprint.js';
 import { lookupKeys } from './lookup-keys.js';
-import { pageHashDistance } from './page-image.js';
+import { imageDistance } from './page-image.js';
 import { differences } from './snippets.js';
 import type { Read } from './text-reader.js';
 
@@ -17,6 +17,7 @@ import type { Read } from './text-reader.js';
 export interface ScanPage {
   hash: string | null;
   units: number;
+  box: InkBox | null;
   text: { text: string; fingerprint: TextFingerprint } | null;
 }
 
@@ -92,11 +93,10 @@ export function matchingPages(
           if (method) found.push(textMatch(i, j, p.text, q.text!, method));
         }
     }
-    if (little(p) && p.hash)
+    if (little(p))
       b.forEach((q, j) => {
-        if (!little(q) || !q.hash) return;
-        const d = pageHashDistance(p.hash!, q.hash);
-        if (d <= settings.maxImageHamming)
+        const d = little(q) ? imageDistance(p, q, settings) : null;
+        if (d !== null)
           found.push({
             a: i + 1,
             b: j + 1,

@@ -217,7 +217,7 @@ async function pdfText(
   const count = unread ?? layers.length;
   const pageImages = layers
     .slice(0, count)
-    .map((layer, page) => images.get(page) ?? { hash: null, units: textUnits(normalise(layer)).length });
+    .map((layer, page) => images.get(page) ?? { hash: null, units: textUnits(normalise(layer)).length, box: null });
   const pageTexts = pages.slice(0, count);
   // A scan of photos, seals or drawings has no text, and is still compared on its pages' images.
   return text.trim()

@@ -7,8 +7,14 @@ import { features, normalise, shingles, textUnits } from './text.js';
 export interface NearDuplicateSettings {
   /** Texts with fewer units (CJK characters and words) are short: SimHash is weak there. */
   shortUnits: number;
-  /** Shingle size (units) for MinHash, one for every text, so any two texts compare. */
+  /** Shingle size (CJK characters) for MinHash, one for every text, so any two texts compare. */
   shingleSize: number;
+  /**
+   * The same for other scripts, in letters and digits with the spaces dropped (text.ts, shingles):
+   * OCR runs English words together differently on every scan, and a shingle of words would
+   * differ each time.
+   */
+  shingleLetters: number;
   /** SimHash: at most this Hamming distance (long texts only). */
   maxHamming: number;
   /** MinHash: at least this Jaccard similarity of the shingle sets (two long texts). */
@@ -33,17 +39,26 @@ export interface NearDuplicateSettings {
   imageMaxUnits: number;
   /** Two such pages' image fingerprints: at most this many of their 64 bits differ. */
   maxImageHamming: number;
+  /**
+   * And their ink lies in the same place on the page: each edge of the box holding it at most
+   * this share of the page's width or height from the other's. A scanner moves and scales the
+   * sheet by a few millimetres; a seal stamped again on another sheet lands elsewhere, and one
+   * design of seal looks the same wherever it is.
+   */
+  maxInkShift: number;
 }
 
 export const DEFAULT_SETTINGS: NearDuplicateSettings = {
   shortUnits: 500,
   shingleSize: 3,
+  shingleLetters: 9,
   maxHamming: 3,
   minJaccard: 0.8,
   minContainment: 0.85,
   minShortJaccard: 0.5,
   imageMaxUnits: 20,
   maxImageHamming: 8,
+  maxInkShift: 0.05,
 };
 
 /** A text field and how much its features count (the body by its term frequencies; short structured fields may count more). */
@@ -87,7 +102,7 @@ export class Fingerprinter {
     add(units, 1);
     for (const field of fields) add(textUnits(normalise(field.text)), field.weight ?? 1);
     const short = units.length < this.settings.shortUnits;
-    const set = shingles(units, this.settings.shingleSize);
+    const set = shingles(units, this.settings.shingleSize, this.settings.shingleLetters);
     return {
       units: units.length,
       short,

@@ -1,6 +1,6 @@
 import { extname } from 'node:path';
 import type { ScannedPagesReader } from './extraction.js';
-import { pageHash, type GreyPage, type PageImage } from './page-image.js';
+import { pageImageOf, type GreyPage, type PageImage } from './page-image.js';
 import { type OpenPdf, PdfPageDrawer } from './pdf-pages.js';
 import { normalise, textUnits } from './text.js';
 
@@ -226,10 +226,10 @@ export class PageRecogniser {
     for (let index = 0; index < count; index++) {
       const started = performance.now();
       let png: Buffer;
-      let hash: string | null;
+      let image: Pick<PageImage, 'hash' | 'box'>;
       try {
         const grey = await page(index);
-        hash = pageHash(grey);
+        image = pageImageOf(grey);
         png = await sharp(grey.data, { raw: { width: grey.width, height: grey.height, channels: 1 } })
           .png({ compressionLevel: 1 })
           .toBuffer();
@@ -238,7 +238,7 @@ export class PageRecogniser {
       }
       const text = readingOrder(await engine.detect(png));
       texts.push(text);
-      pageImages.push({ hash, units: textUnits(normalise(text)).length });
+      pageImages.push({ ...image, units: textUnits(normalise(text)).length });
       if (index < count - 1) await betweenPages?.(performance.now() - started);
     }
     return { status: 'text', texts, pageImages };

@@ -11,7 +11,8 @@
  * zigzag order, are compared with their median: one bit each.
  */
 
-import type { PageFingerprint } from '../../store/near-duplicates/port.js';
+import type { InkBox, PageFingerprint } from '../../store/near-duplicates/port.js';
+import type { NearDuplicateSettings } from './fingerprint.js';
 
 /** One page of an image: its fingerprint, and the units of text recognised on it (a page with few is paired on its image). */
 export type PageImage = PageFingerprint;
@@ -42,10 +43,28 @@ const LIGHT_CELLS = 8;
  * of a sheet, a separator) would all have the same one, and a pair of them says nothing.
  */
 export function pageHash(page: GreyPage): string | null {
+  return pageImageOf(page).hash;
+}
+
+/**
+ * The page's fingerprint and where its ink lies on it (both null for a blank page): the box's
+ * left, top, right and bottom edges in thousandths of the page's width and height.
+ */
+export function pageImageOf(page: GreyPage): Pick<PageFingerprint, 'hash' | 'box'> {
   const ink = levelled(page);
-  if (clearInk(ink) < BLANK_INK * ink.length) return null;
-  const small = resized(ink, page.width, inkBox(ink, page.width, page.height), SIDE);
-  return hashOf(lowFrequencies(small, SIDE));
+  if (clearInk(ink) < BLANK_INK * ink.length) return { hash: null, box: null };
+  const box = inkBox(ink, page.width, page.height);
+  const small = resized(ink, page.width, box, SIDE);
+  const share = (at: number, side: number) => Math.round((1000 * at) / side);
+  return {
+    hash: hashOf(lowFrequencies(small, SIDE)),
+    box: [
+      share(box.left, page.width),
+      share(box.top, page.height),
+      share(box.right, page.width),
+      share(box.bottom, page.height),
+    ],
+  };
 }
 
 /** Bits that differ between two page fingerprints (0 to 64). */
@@ -235,4 +254,32 @@ function hashOf(coefficients: Float64Array): string {
     hex += value.toString(16);
   }
   return hex;
+}
+
+/**
+ * How far apart two pages are when they pair on their images (within maxImageHamming bits, their
+ * ink in the same place), else null. Whether their text is little enough to be judged on images
+ * is the caller's: files (detection.ts) and the pages of two scans (document-pairs.ts) alike.
+ */
+export function imageDistance(
+  p: Pick<PageFingerprint, 'hash' | 'box'>,
+  q: Pick<PageFingerprint, 'hash' | 'box'>,
+  settings: NearDuplicateSettings,
+): number | null {
+  if (!p.hash || !q.hash) return null;
+  const d = pageHashDistance(p.hash, q.hash);
+  return d <= settings.maxImageHamming && samePlace(p.box, q.box, settings) ? d : null;
+}
+
+/**
+ * Whether two pages' ink lies in the same place: every edge of one's box within maxInkShift of
+ * the page from the other's. The fingerprint is of the ink cut out (so that a scanner's shift and
+ * scale change nothing), and is the same for every page stamped with one seal, or carrying one
+ * printed form, wherever on the sheet it is; a page scanned again keeps it where it was. A page
+ * recorded without its box cannot be placed, and is not paired on its image.
+ */
+export function samePlace(a: InkBox | null, b: InkBox | null, settings: NearDuplicateSettings): boolean {
+  if (!a || !b) return false;
+  const slack = 1000 * settings.maxInkShift;
+  return a.every((edge, i) => Math.abs(edge - b[i]!) <= slack);
 }

@@ -85,14 +85,60 @@ export function features(units: readonly string[]): string[] {
   return out;
 }
 
-/** The k-shingles of a text: every run of k units, as one string (units joined by a separator no unit holds). */
-export function shingles(units: readonly string[], k: number): Set<string> {
+/**
+ * The shingles of a text: every run of units that says as much as `k` CJK characters, cut from
+ * the text with its word breaks dropped. A run of another script counts by its letters and
+ * digits, `letters` of them a shingle, whatever its spacing: OCR runs English words together or
+ * splits them differently on every scan ("The countdownhadstalled", "The countdown hadstalled"),
+ * as a CJK text has no spaces to lose. A CJK character counts `letters / k` letters (a character
+ * says about as much as three letters of an English word: two pages' 3-character shingles and
+ * their 9-letter shingles are about as rare in common). A text shorter than one shingle is one.
+ */
+export function shingles(units: readonly string[], k: number, letters: number): Set<string> {
   const out = new Set<string>();
-  if (units.length === 0) return out;
-  if (units.length <= k) {
-    out.add(units.join('\u0001'));
-    return out;
+  const stream: string[] = [];
+  const weights: number[] = [];
+  for (const unit of units)
+    if (isCjk(unit)) {
+      stream.push(unit);
+      weights.push(letters / k);
+    } else
+      for (const letter of unit) {
+        stream.push(letter);
+        weights.push(1);
+      }
+  if (stream.length === 0) return out;
+  // A float sum of thirds: what a shingle holds is compared with a little slack.
+  const full = letters - 1e-9;
+  let end = 0;
+  let held = 0;
+  // The shingle of least hash: kept when no other is, so that no text with letters has none.
+  let least: { shingle: string; hash: number } | undefined;
+  for (let start = 0; start < stream.length; start++) {
+    while (end < stream.length && held < full) held += weights[end++]!;
+    if (held < full) {
+      if (start === 0) out.add(stream.join('')); // the whole text is less than one shingle
+      break;
+    }
+    const shingle = stream.slice(start, end).join('');
+    // One shingle starting at a letter in five is kept (chosen by its content, so two copies keep
+    // the same ones): about one a word, as when words were the units, or English runs would
+    // outweigh the Chinese around them (a Chinese manual page's options, copyright and addresses).
+    const hash = weights[start] === 1 ? fnv1a(shingle) : 0;
+    if (weights[start] !== 1 || hash % LETTERS_A_SHINGLE === 0) out.add(shingle);
+    else if (!least || hash < least.hash) least = { shingle, hash };
+    held -= weights[start]!;
   }
-  for (let i = 0; i + k <= units.length; i++) out.add(units.slice(i, i + k).join('\u0001'));
+  if (out.size === 0 && least) out.add(least.shingle);
   return out;
+}
+
+/** Letters a kept shingle stands for: English words are about five letters long. */
+const LETTERS_A_SHINGLE = 5;
+
+/** A shingle's FNV-1a hash: which shingles starting at a letter are kept, the same in every text. */
+function fnv1a(shingle: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < shingle.length; i++) hash = Math.imul(hash ^ shingle.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
 }

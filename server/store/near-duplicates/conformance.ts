@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { NearDuplicatePair } from './port.js';
+import type { NearDuplicatePair, PageFingerprint } from './port.js';
 import {
   commitBytes,
   nearFingerprint,
@@ -63,12 +63,12 @@ export function nearDuplicateConformance(target: StoreTarget): void {
         assert.equal(await store.nearDuplicates.get('e'.repeat(24)), undefined);
       });
 
-      it("keeps a scan's pages with their image fingerprints, and gives them with the candidates", async () => {
+      it("keeps a scan's pages with their image fingerprints and their ink's place, and gives them with the candidates", async () => {
         const [scan, text] = await files(2);
-        const pages = [
-          { hash: '3a5f0c91e7b24d68', units: 3 },
-          { hash: null, units: 0 },
-          { hash: 'ffffffffffffffff', units: 412 },
+        const pages: PageFingerprint[] = [
+          { hash: '3a5f0c91e7b24d68', units: 3, box: [229, 152, 548, 378] },
+          { hash: null, units: 0, box: null },
+          { hash: 'ffffffffffffffff', units: 412, box: [118, 95, 882, 905] },
         ];
         await store.nearDuplicates.put([
           fingerprint(scan!, [s01], { format: null, skipped: 'no text recognised', pages }),

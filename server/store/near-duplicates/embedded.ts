@@ -1,6 +1,14 @@
 import type Database from 'better-sqlite3';
 import type { Db, EmbeddedSchema } from '../embedded/database.js';
-import type { NearDuplicateIndex, NearDuplicatePair, NearFingerprint, PairPages, PairReview } from './port.js';
+import type {
+  InkBox,
+  NearDuplicateIndex,
+  NearDuplicatePair,
+  NearFingerprint,
+  PageFingerprint,
+  PairPages,
+  PairReview,
+} from './port.js';
 import type { FingerprintJob, FingerprintQueue } from './port.js';
 import type { PairRow } from '../embedded/pair-rows.js';
 
@@ -146,7 +154,10 @@ const fingerprintOf = (r: FingerprintRow, keys: number[]): NearFingerprint => ({
   short: r.short === 1,
   simhash: r.simhash,
   keys,
-  pages: JSON.parse(r.pages) as NearFingerprint['pages'],
+  // Pages recorded before their ink's box was kept have none.
+  pages: (JSON.parse(r.pages) as Array<Omit<PageFingerprint, 'box'> & { box?: InkBox | null }>).map(
+    ({ hash, units, box }) => ({ hash, units, box: box ?? null }),
+  ),
   at: new Date(r.at),
 });
 
@@ -256,7 +267,7 @@ export class EmbeddedNearDuplicateIndex implements NearDuplicateIndex {
           simhash: fp.simhash,
           keys: keysBlob(fp.keys),
           at: fp.at.getTime(),
-          pages: JSON.stringify(fp.pages.map(({ hash, units }) => ({ hash, units }))),
+          pages: JSON.stringify(fp.pages.map(({ hash, units, box }) => ({ hash, units, box }))),
         };
         // Most files are new: one insert; one fingerprinted before gives way to its new fingerprint.
         const inserted = insert.run(values);

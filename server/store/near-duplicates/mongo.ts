@@ -1,5 +1,12 @@
 import { ObjectId, type Db } from 'mongodb';
-import type { NearDuplicateIndex, NearDuplicatePair, NearFingerprint, PairReview } from './port.js';
+import type {
+  InkBox,
+  NearDuplicateIndex,
+  NearDuplicatePair,
+  NearFingerprint,
+  PageFingerprint,
+  PairReview,
+} from './port.js';
 import type { FingerprintJob, FingerprintQueue } from './port.js';
 import { pairCollections } from '../mongo/pair-documents.js';
 
@@ -9,7 +16,8 @@ import { pairCollections } from '../mongo/pair-documents.js';
  */
 export type NearFingerprintDoc = Omit<NearFingerprint, 'fileId' | 'pages'> & {
   _id: ObjectId;
-  pages?: NearFingerprint['pages'];
+  /** A page's `box` is missing from documents written before the box of its ink was kept. */
+  pages?: Array<Omit<PageFingerprint, 'box'> & { box?: InkBox | null }>;
 };
 
 /** A file waiting to be fingerprinted, or whose fingerprinting failed (`nearDuplicates.jobs`); `_id` is the file id. */
@@ -47,7 +55,7 @@ const fingerprintOf = (d: NearFingerprintDoc): NearFingerprint => ({
   short: d.short,
   simhash: d.simhash,
   keys: [...d.keys].sort((a, b) => a - b),
-  pages: (d.pages ?? []).map(({ hash, units }) => ({ hash, units })),
+  pages: (d.pages ?? []).map(({ hash, units, box }) => ({ hash, units, box: box ?? null })),
   at: d.at,
 });
 
@@ -60,7 +68,11 @@ export class MongoNearDuplicateIndex implements NearDuplicateIndex {
       fingerprints.map(({ fileId, ...rest }) => ({
         replaceOne: {
           filter: { _id: new ObjectId(fileId) },
-          replacement: { ...rest, keys: [...rest.keys], pages: rest.pages.map(({ hash, units }) => ({ hash, units })) },
+          replacement: {
+            ...rest,
+            keys: [...rest.keys],
+            pages: rest.pages.map(({ hash, units, box }) => ({ hash, units, box })),
+          },
           upsert: true,
         },
       })),

@@ -27,7 +27,15 @@ export interface NearFingerprint {
 export interface PageFingerprint {
   hash: string | null;
   units: number;
+  /**
+   * Where the page's ink lies: the box holding it, its left, top, right and bottom edges in
+   * thousandths of the page's width and height; null for a blank page, and for pages recorded
+   * before the box was kept.
+   */
+  box: InkBox | null;
 }
+
+export type InkBox = [left: number, top: number, right: number, bottom: number];
 
 /** Two documents found nearly the same (`nearDuplicates.pairs`); `fileA` < `fileB`. */
 export interface NearDuplicatePair {
