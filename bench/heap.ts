@@ -16,13 +16,14 @@ export async function heapCensus(server: BenchServer, dir: string): Promise<Heap
   const before = new Set(fs.readdirSync(dir));
   server.process.kill('SIGUSR2');
   let file: string | undefined;
-  for (let waited = 0; !file && waited < 120_000; waited += 250) {
+  // A loaded machine writes a snapshot of a few dozen MB in minutes, not seconds.
+  for (let waited = 0; !file && waited < 600_000; waited += 250) {
     await new Promise((resolve) => setTimeout(resolve, 250));
     const fresh = fs.readdirSync(dir).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
     // Written once its closing bracket is there (V8 writes it in pieces).
     if (fresh && fs.readFileSync(path.join(dir, fresh), 'utf8').trimEnd().endsWith('}')) file = fresh;
   }
-  if (!file) throw new Error('the server wrote no heap snapshot within two minutes');
+  if (!file) throw new Error('the server wrote no heap snapshot within ten minutes');
   const snapshot = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as {
     snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
     nodes: number[];
