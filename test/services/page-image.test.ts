@@ -5,7 +5,12 @@ import { closestPages } from '../../server/services/near-duplicates/detection.js
 import { DEFAULT_SETTINGS } from '../../server/services/near-duplicates/fingerprint.js';
 import { pageImageKeys, pageImageProbes } from '../../server/services/near-duplicates/lookup-keys.js';
 import { OCR_PAGE_PIXELS } from '../../server/services/near-duplicates/ocr.js';
-import { pageHash, pageHashDistance, pageImageOf, samePlace } from '../../server/services/near-duplicates/page-image.js';
+import {
+  pageHash,
+  pageHashDistance,
+  pageImageOf,
+  samePlace,
+} from '../../server/services/near-duplicates/page-image.js';
 import type { InkBox, PageFingerprint } from '../../server/store/near-duplicates/port.js';
 import { movedRight, printFigure, rescanned, type FigureSpec } from '../support/figures.js';
 import { cannotPrintPages, scannedPage } from '../support/scans.js';
