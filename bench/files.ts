@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 
@@ -18,4 +19,27 @@ export function seconds(f: () => void): number {
   const t = process.hrtime.bigint();
   f();
   return Number(process.hrtime.bigint() - t) / 1e9;
+}
+
+/**
+ * POST /api/files of a file on disk as a multipart form, by curl (a client apart from the
+ * measuring process, streaming from the file); answers the HTTP status.
+ */
+export function postFileWithCurl(serverUrl: string, token: string, file: string): string {
+  return execFileSync(
+    'curl',
+    [
+      '-sS',
+      '-o',
+      '/dev/null',
+      '-w',
+      '%{http_code}',
+      '-H',
+      `Authorization: Bearer ${token}`,
+      '-F',
+      `file=@${file};type=application/octet-stream`,
+      `${serverUrl}/api/files`,
+    ],
+    { encoding: 'utf8' },
+  );
 }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { makeFile, seconds } from './files.js';
+import { makeFile, postFileWithCurl, seconds } from './files.js';
 import { benchToken, startBenchServer } from './server.js';
 
 export interface IngestResult {
@@ -38,24 +38,7 @@ export async function benchIngest(sizeMiB: number): Promise<IngestResult> {
         let status = '';
         runs.push(
           seconds(() => {
-            status = execFileSync(
-              'curl',
-              [
-                '-sS',
-                '-o',
-                '/dev/null',
-                '-w',
-                '%{http_code}',
-                '-H',
-                `Authorization: Bearer ${token}`,
-                '-F',
-                `file=@${file};type=application/octet-stream`,
-                `${server.url}/api/files`,
-              ],
-              {
-                encoding: 'utf8',
-              },
-            );
+            status = postFileWithCurl(server.url, token, file);
           }),
         );
         if (status !== expected) throw new Error(`upload answered ${status}, not ${expected}`);

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { makeFile, seconds } from '../files.js';
+import { makeFile, postFileWithCurl, seconds } from '../files.js';
 import { benchToken, startBenchServer } from '../server.js';
 import { childrenOf, cpuSeconds } from './processes.js';
 
@@ -89,22 +89,7 @@ async function sendScans(round: number): Promise<void> {
 
 const upload = () =>
   seconds(() => {
-    const code = execFileSync(
-      'curl',
-      [
-        '-sS',
-        '-o',
-        '/dev/null',
-        '-w',
-        '%{http_code}',
-        '-H',
-        `Authorization: Bearer ${token}`,
-        '-F',
-        `file=@${big};type=application/octet-stream`,
-        `${server.url}/api/files`,
-      ],
-      { encoding: 'utf8' },
-    );
+    const code = postFileWithCurl(server.url, token, big);
     if (code !== '201' && code !== '200') throw new Error(`upload answered ${code}`);
   });
 
