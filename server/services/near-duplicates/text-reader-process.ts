@@ -36,6 +36,12 @@ process.on('message', (message: ReadRequest | GoOn) => {
 // The server is gone (stopped, or killed without a word): nothing is left to read for.
 process.on('disconnect', () => process.exit(0));
 
+/**
+ * A message that could not go (the server died as it was sent: EPIPE) is dropped: the
+ * disconnect ends this process. Without a callback it would be an unhandled 'error' event.
+ */
+const sent = () => {};
+
 /** Asks the other side between two pages of an image, and goes on (or stops) when it answers. */
 function betweenPages(id: number) {
   return (pageMs: number) =>
@@ -45,7 +51,7 @@ function betweenPages(id: number) {
         if (go === true) resolve();
         else reject(new Error(go.stop));
       });
-      process.send!({ id, pageMs } satisfies PageDone);
+      process.send!({ id, pageMs } satisfies PageDone, sent);
     });
 }
 
@@ -78,5 +84,5 @@ async function answer({ id, bytes, file, paced }: ReadRequest): Promise<void> {
   } catch (error) {
     reply = { id, error: (error as Error)?.message ?? String(error) };
   }
-  if (process.connected) process.send!(reply);
+  if (process.connected) process.send!(reply, sent);
 }
