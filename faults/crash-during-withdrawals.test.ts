@@ -1254,6 +1254,21 @@ for (const target of storeTargets.filter((t) => !process.env.FAULT_STORE || t.na
             }
             for await (const chunk of db.collection('fileContent.chunks').find({}, { projection: { data: 1 } }))
               lookIn(`chunk ${String(chunk._id)}`, Buffer.from((chunk.data as { buffer: Uint8Array }).buffer));
+            // What the store knows of a file whose bytes are left: its catalog entry (a deletion's
+            // mark), and the withdrawals of its uploads.
+            for (const fileId of model.goneFiles.keys())
+              if (problems.some((x) => x.startsWith(fileId))) {
+                const entry = await db
+                  .collection('fileInfo.files')
+                  .findOne({ _id: new ObjectId(fileId) }, { projection: { deletingAt: 1, deletionCleared: 1 } });
+                const withdrawals = await db
+                  .collection('uploads.withdrawals')
+                  .find({ 'Upload.FileID': fileId }, { projection: { State: 1, Uncleared: 1, UploadKey: 1 } })
+                  .toArray();
+                problems.push(
+                  `${fileId}: catalog ${JSON.stringify(entry)}, withdrawals ${JSON.stringify(withdrawals)}`,
+                );
+              }
           } finally {
             await client.close();
           }

@@ -188,7 +188,6 @@ export class WithdrawalService {
         }),
     );
     for (const { record } of opened) open.set(record.uploadKey, record);
-    const mine = opened.flatMap(({ record, opened }) => (opened ? [record.id] : []));
     // 冻结, asked once the withdrawals are recorded: a hold placed before is seen here; one placed
     // after finds them (HoldService.place) and stops those not yet cleared (docs/decisions/holds.md).
     try {
@@ -198,7 +197,16 @@ export class WithdrawalService {
       );
     } catch (err) {
       // Refused whole: none of this request's withdrawals is cleared, so none has changed a count.
-      if (err instanceof FileOnHoldError) await store.withdrawals.stopMany(mine);
+      // Those an earlier try of it left not cleared (a crash before it asked) go too: the clerk is
+      // told it is refused, so it must not take effect once the hold is lifted (stopMany removes
+      // only what is not cleared).
+      if (err instanceof FileOnHoldError)
+        await store.withdrawals.stopMany(
+          keys
+            .map((key) => open.get(key)!)
+            .filter((r) => r.state === 'withdrawing')
+            .map((r) => r.id),
+        );
       throw err;
     }
     // Begun by this request, or by an earlier one a crash interrupted: cleared, then finished, all at once.

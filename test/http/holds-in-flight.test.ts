@@ -93,5 +93,19 @@ for (const target of storeTargets) {
       await fixture.lift(hold.id);
       await fixture.lift(unitHold.id);
     });
+
+    it('a withdrawal a crash left before its look at the holds, sent again and refused as held, never takes effect once the hold is lifted', async () => {
+      const { store } = fixture.server;
+      const { uploadId, fileId } = await fixture.uploadOne();
+      // Held; the first try recorded, the process died before its look; the clerk's retry is refused.
+      const hold = await fixture.place({ files: [fileId] });
+      const interrupted = await fixture.crashedWithdrawal(uploadId, fileId);
+      const refused = await body<{ error: string }>(await fixture.withdraw(uploadId), 423);
+      assert.equal(refused.error, 'file_on_hold');
+      assert.equal(await store.withdrawals.get(interrupted), undefined, 'the first try is stopped with the retry');
+      await fixture.lift(hold.id);
+      await fixture.sweepLater();
+      assert.deepEqual(await state(fileId, uploadId), { counts: true, inTrash: null }, 'as the clerk was told');
+    });
   });
 }
