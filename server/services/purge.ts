@@ -176,15 +176,23 @@ export class PurgeService {
    */
   async finishInterrupted(before: Date): Promise<number> {
     let finished = 0;
+    const files = new Set<string>();
     for (;;) {
       const records = await this.deps.store.withdrawals.unfinished(['purging'], before, 100);
       // Each finished, or stopped by a hold, leaves `purging`: the next page is what is left. One a
       // crash left not cleared is asked about holds again here.
       const { cleared, stopped } = await this.clearPurges(records, {});
-      for (const record of cleared) await this.finishPurge(record, record.purgedBy ?? SWEEP, null, false);
+      for (const record of cleared) {
+        await this.finishPurge(record, record.purgedBy ?? SWEEP, null, false);
+        files.add(record.upload.fileId);
+      }
       finished += cleared.length + stopped.length;
       if (records.length < 100) break;
     }
+    // Their contents now, as the purge would have: a deletion marked just now is not among the
+    // interrupted ones below (older than `before`), and would wait for the next sweep.
+    for (const fileId of files)
+      await this.deleteContent(fileId, SWEEP, 'its last upload was purged from the trash', {});
     for (const entry of await this.deps.store.catalog.deletions(before, 1000)) {
       await this.decideDeletion(entry, SWEEP, 'a deletion a crash interrupted, finished by the sweep', {});
       finished++;
@@ -217,6 +225,7 @@ export class PurgeService {
     // those not cleared yet (PurgeService.settleHeld), and they are skipped as held.
     const { cleared, stopped } = await this.clearPurges(begun, {});
     for (const record of stopped) skip(record, 'held');
+    if (cleared.length > 0) await this.deps.afterStep?.('cleared');
     const files = new Set<string>();
     for (const record of cleared) {
       answer.purged.push(viewOf(await this.finishPurge(record, record.purgedBy ?? by, address, expired)));
@@ -462,7 +471,7 @@ export class PurgeService {
 
 /** Steps of a content's deletion after which a test may inject a crash. */
 /** Where a test may cut a purge short: the withdrawal recorded `purged`, then the deletion's steps. */
-export type DeletionStep = 'purged' | 'marked' | 'derived' | 'bytes' | 'catalog';
+export type DeletionStep = 'cleared' | 'purged' | 'marked' | 'derived' | 'bytes' | 'catalog';
 
 function inSubtree(unit: { city: string; county?: string; town?: string }, reach: UnitSubtree | undefined): boolean {
   if (reach === undefined) return true;

@@ -39,7 +39,11 @@ for (const target of storeTargets) {
 
     /** The purge service over the store, every administrator reaching everything. */
     const purgeService = (
-      options: { isHeld?: HeldFiles; afterStep?: (step: DeletionStep) => Promise<void> | void } = {},
+      options: {
+        isHeld?: HeldFiles;
+        afterStep?: (step: DeletionStep) => Promise<void> | void;
+        clock?: () => Date;
+      } = {},
     ) =>
       new PurgeService({
         store,
@@ -116,6 +120,26 @@ for (const target of storeTargets) {
         assert.equal((await store.withdrawals.get(id))?.state, 'purged');
       });
     }
+
+    it('a purge a crash cut short once cleared is finished by the next sweep, its content deleted by that sweep too', async () => {
+      const { entry, id } = await withdrawnUpload();
+      const fileNo = await fileNumber(opened, entry.fileId);
+      const crashing = purgeService({
+        afterStep: (at) => {
+          if (at === 'cleared') throw new Error('killed once cleared');
+        },
+      });
+      await assert.rejects(crashing.purge(admin, [id], null), /killed once cleared/);
+      assert.equal((await store.withdrawals.get(id))?.state, 'purging');
+      // The garbage collector's sweep, two minutes on, asks for what was left over a minute ago.
+      const later = new Date(now.getTime() + 120_000);
+      const sweep = purgeService({ clock: () => later });
+      assert.equal(await sweep.finishInterrupted(new Date(later.getTime() - 60_000)), 1);
+      assert.equal((await store.withdrawals.get(id))?.state, 'purged');
+      assert.deepEqual(await bytesKept(opened, entry.fileId, fileNo), { files: 0, chunks: 0, rows: 0 });
+      assert.equal(await store.catalog.get(entry.fileId), undefined);
+      assert.deepEqual(await store.catalog.deletions(later, 10), []);
+    });
 
     it('an upload counted while the deletion begins is seen after the mark: the deletion is cancelled and the content stays', async () => {
       const { entry, id, data } = await withdrawnUpload();
