@@ -68,7 +68,8 @@ import { benchWithdrawals, type WithdrawalsResult } from './withdrawals.js';
  * BENCH_SCALE=N (unset: not run; 10 is the province of issue 43) with BENCH_ONLY=scale is the opt-in
  * province-scale run: N million ledger entries, N x 200,000 files, N x 10,000 accounts over the units of
  * UNIT_REGIONS=13, a tenth withdrawn (bench/scale.ts); BENCH_SCALE_RUNS (default 5) runs of each page;
- * BENCH_SCALE_ACCOUNTS sets the accounts (the issue's 100,000 at BENCH_SCALE=1, say).
+ * BENCH_SCALE_ACCOUNTS sets the accounts (the issue's 100,000 at BENCH_SCALE=1, say); BENCH_SCALE_KEEP=DIR
+ * seeds into DIR and keeps it, and a later run of the same scale given DIR measures it without seeding.
  * BENCH_ONLY=accounts (opt-in, never in a full run) is the accounts of issue 43 without the ledger
  * (bench/accounts.ts): BENCH_SCALE_ACCOUNTS (default 100,000) accounts, GET /api/accounts pages
  * (BENCH_ACCOUNT_REQUESTS each, default 200) and the accounts page in Chromium; BENCH_ACCOUNTS_KEEP=DIR
@@ -302,7 +303,14 @@ if (wanted('reports')) {
   );
 }
 
-if (scale > 0 && wanted('scale')) await benchScale(scale, scaleRuns, (line) => console.log(line), scaleAccounts);
+if (scale > 0 && wanted('scale'))
+  await benchScale(
+    scale,
+    scaleRuns,
+    (line) => console.log(line),
+    scaleAccounts,
+    process.env.BENCH_SCALE_KEEP || undefined,
+  );
 
 if (only?.includes('accounts'))
   await benchAccountsPages(

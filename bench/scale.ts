@@ -6,7 +6,7 @@ import { geographyOf, UnitDirectory } from '../server/services/unit-directory.js
 import { openEmbeddedStore } from '../server/store/embedded.js';
 import { databaseFile } from '../server/store/embedded/database.js';
 import { tableSizes, timedGet, timeReports, type QueryTiming, type TimedGet } from './reports.js';
-import { seedReportData, withdrawSeededShare, type SeedAccount } from './seed.js';
+import { seedReportData, type ReportSeed, type SeedAccount } from './seed.js';
 import { timeAccountsPage } from './scale-accounts-page.js';
 import { seedBenchAccounts } from './seed-accounts.js';
 import { EXPORT_PATHS, timeExport } from './scale-exports.js';
@@ -23,16 +23,27 @@ const quantiles = (times: number[]) => {
   return { p50: rank(0.5), p99: rank(0.99) };
 };
 
+/** What a kept data directory's seeding made and took (BENCH_SCALE_KEEP), written once it is done. */
+interface KeptScale {
+  scale: number;
+  accounts: number;
+  units: number;
+  seed: ReportSeed;
+  seedSeconds: number;
+}
+
 /**
  * The province-scale run (issue 43), opt-in with BENCH_SCALE: `scale` × 1,000,000 ledger entries
  * (scale × 200,000 files, scale × 10,000 accounts over the units of UNIT_REGIONS=13), a tenth of the
  * uploads withdrawn, seeded through the stores' ports (accounts `createMany`, the catalog's and the
- * ledger's seeding, the ledger's `reverseMany`) into a data directory under the system's temporary
- * directory, deleted afterwards. Prints each figure as soon as it is measured (`print`), so a run
- * cut short still says what it got: seeding time, database size, the store's open time and the
- * server's start-up, every report page (`runs` runs each) and export (once: at this size each
- * takes minutes), 本单位文件 of the unit with the most entries, GET /api/accounts pages of 50, and
- * the server's peak RSS during the exports (its high-water mark reset just before them).
+ * ledger's seeding, which withdraws the tenth as the ledger's `reverseMany` does) into a data
+ * directory under the system's temporary directory, deleted afterwards, or into `keep`
+ * (BENCH_SCALE_KEEP), kept, and measured again without seeding by a later run given it. Prints
+ * each figure as soon as it is measured (`print`), so a run cut short still says what it got:
+ * seeding time, database size, the store's open time and the server's start-up, every report
+ * page (`runs` runs each) and export (once: at this size each takes minutes), 本单位文件 of the
+ * unit with the most entries, GET /api/accounts pages of 50, and the server's peak RSS during the
+ * exports (its high-water mark reset just before them).
  */
 export async function benchScale(
   scale: number,
@@ -40,52 +51,46 @@ export async function benchScale(
   print: (line: string) => void,
   /** Accounts to seed (BENCH_SCALE_ACCOUNTS): the issue's 100,000 without its 10,000,000 entries. */
   accounts = Math.round(scale * 10_000),
+  /** A directory to seed into and keep, or to measure again if an earlier run of the same scale seeded it (BENCH_SCALE_KEEP). */
+  keep?: string,
 ): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-scale-'));
+  if (keep) fs.mkdirSync(keep, { recursive: true });
+  const dataDir = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-scale-'));
+  const keptFile = path.join(dataDir, 'bench-scale.json');
   const entries = Math.round(scale * 1_000_000);
-  const accountCount = accounts;
   try {
-    const seedStart = performance.now();
-    const units = divisionsOf([PROVINCE]);
-    const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
-    await new UnitDirectory({ units: store.units, accounts: store.accounts, jobs: store.jobs }).load([PROVINCE]);
-    // Accounts in every unit but the province's own (most in towns, as there are most towns),
-    // each in the area of its county (its neighbours upload the same files most).
-    const placed = units.filter((u) => u.level !== 'province');
-    const byId = new Map(units.map((u) => [u.id, u]));
-    const areaOf = (u: (typeof units)[number]) => (u.level === 'town' ? (u.parentId ?? u.id) : u.id);
-    const given: SeedAccount[] = Array.from({ length: accountCount }, (_, i) => {
-      const unit = placed[i % placed.length]!;
-      return {
-        id: `scale-${i}`,
-        username: `clerk${String(i + 1).padStart(6, '0')}`,
-        unit: geographyOf(unit),
-        area: areaOf(byId.get(unit.id)!),
-      };
-    });
-    // The clerks, and the top-level administrator (a unit outside the directory: reach over everything).
-    await seedBenchAccounts(store.accounts, given, { password: PASSWORD, prefix: 'scale' });
-    await store.close();
-    print(`        seeding: ${accountCount} accounts in ${placed.length} units of province ${PROVINCE} made`);
-
-    // None withdrawn first: every figure at 0%, then the report pages again with a tenth withdrawn
-    // (withdrawals through reverseMany run at a few hundred a second on this machine: the 10% step
-    // comes last, so a run cut short still has the rest).
-    const seed = await seedReportData(dataDir, entries, REPORT_TIME_ZONE, 0, given);
-    const seedSeconds = (performance.now() - seedStart) / 1000;
+    let kept =
+      keep && fs.existsSync(keptFile) ? (JSON.parse(fs.readFileSync(keptFile, 'utf8')) as KeptScale) : undefined;
+    const seededBefore = kept !== undefined;
+    if (kept && (kept.scale !== scale || kept.accounts !== accounts))
+      throw new Error(
+        `${dataDir} holds the run of BENCH_SCALE=${kept.scale} with ${kept.accounts} accounts, not ${scale} with ${accounts}`,
+      );
+    if (kept)
+      print(`scale   province-scale run (BENCH_SCALE=${scale}): measuring ${dataDir} as seeded by an earlier run`);
+    else {
+      // A directory an interrupted seeding left is seeded afresh.
+      if (keep)
+        for (const name of fs.readdirSync(dataDir))
+          fs.rmSync(path.join(dataDir, name), { recursive: true, force: true });
+      kept = await seedScale(dataDir, scale, entries, accounts, print);
+      if (keep) fs.writeFileSync(keptFile, JSON.stringify(kept));
+    }
+    const { seed, seedSeconds } = kept;
+    const accountCount = kept.accounts;
     const file = databaseFile(dataDir);
     const databaseMb = fs.statSync(file).size / 1e6;
     print(
-      `scale   province-scale run (BENCH_SCALE=${scale}), embedded store: ${seed.entries} ledger entries, ${seed.files} files, ${seed.uploadDays} upload days, ${seed.uploads} uploads (none withdrawn yet) by ${seed.accounts} accounts in ${placed.length} units of UNIT_REGIONS=${PROVINCE}`,
+      `scale   province-scale run (BENCH_SCALE=${scale}), embedded store: ${seed.entries} ledger entries, ${seed.files} files, ${seed.uploadDays} upload days, ${seed.uploads} uploads (${seed.withdrawn} of them withdrawn) by ${seed.accounts} accounts in ${kept.units} units of UNIT_REGIONS=${PROVINCE}`,
     );
     print(
-      `        seeded in ${seedSeconds.toFixed(0)} s (${(seedSeconds / 60).toFixed(1)} min); database ${databaseMb.toFixed(0)} MB: ${tableSizes(
+      `        seeded in ${seedSeconds.toFixed(0)} s (${(seedSeconds / 60).toFixed(1)} min)${seededBefore ? ' by the run that kept it' : ''}; database ${databaseMb.toFixed(0)} MB: ${tableSizes(
         file,
       )
         .map((t) => `${t.name} ${t.rows} rows ${t.mb.toFixed(0)} MB`)
         .join(
           ', ',
-        )} (with indexes); free on ${os.tmpdir()}: ${((fs.statfsSync(os.tmpdir()).bavail * fs.statfsSync(os.tmpdir()).bsize) / 1e9).toFixed(0)} GB`,
+        )} (with indexes); free on ${dataDir}: ${((fs.statfsSync(dataDir).bavail * fs.statfsSync(dataDir).bsize) / 1e9).toFixed(0)} GB`,
     );
 
     // Start-up: opening the store in-process (what the server does first), then the server until it answers.
@@ -131,7 +136,6 @@ export async function benchScale(
     };
     const logIn = async (url: string, username: string): Promise<TimedGet> =>
       timedGet(url, { cookie: await sessionCookie(url, username) });
-    const pages = new Map<string, QueryTiming>();
     try {
       const admin = await logIn(server.url, 'top');
       const timed = async (label: string, get: TimedGet, paths: string[], times: number, target: number) => {
@@ -211,7 +215,7 @@ export async function benchScale(
           `        ${q.label.padEnd(48)} p50 ${q.p50Ms.toFixed(0).padStart(6)} ms  p99 ${q.p99Ms.toFixed(0).padStart(6)} ms  ${String(q.total).padStart(8)} rows  (target p50 <= 1 s, p99 <= 2 s: ${ok ? 'meets target' : 'MISSES target'}); peak RSS ${q.peakRssMb.toFixed(0)} MB`,
         );
       };
-      await timeReports(server, admin, seed, runs, 1, (q) => (pages.set(q.label, q), report(q)), false);
+      await timeReports(server, admin, seed, runs, 1, report, false);
       // Every export once, read as it comes; the server's RSS high-water mark reset before each.
       print(
         '        exports, each once: every row received, and the server peak RSS during it (VmHWM, reset before it)',
@@ -231,35 +235,52 @@ export async function benchScale(
     } finally {
       await server.stop();
     }
-
-    // A tenth of the uploads withdrawn through the ledger's reverseMany; the report pages again.
-    t = performance.now();
-    const withdrawn = await withdrawSeededShare(dataDir, seed.uploads, 0.1);
-    print(
-      `        ${withdrawn} uploads (10%) withdrawn in ${((performance.now() - t) / 1000).toFixed(0)} s; the report pages again, on a new server:`,
-    );
-    const again = await startBenchServer(env);
-    try {
-      const admin = await logIn(again.url, 'top');
-      await timeReports(
-        again,
-        admin,
-        seed,
-        runs,
-        1,
-        (q) => {
-          const before = pages.get(q.label)!;
-          const ok = q.p50Ms <= 1000 && q.p99Ms <= 2000;
-          print(
-            `        ${q.label.padEnd(48)} p50 ${q.p50Ms.toFixed(0).padStart(6)} ms  p99 ${q.p99Ms.toFixed(0).padStart(6)} ms  ${String(q.total).padStart(8)} rows  ${(q.p50Ms / before.p50Ms).toFixed(2)}x of 0% withdrawn  (target p50 <= 1 s, p99 <= 2 s: ${ok ? 'meets target' : 'MISSES target'}); peak RSS ${q.peakRssMb.toFixed(0)} MB`,
-          );
-        },
-        false,
-      );
-    } finally {
-      await again.stop();
-    }
   } finally {
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (keep === undefined) fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Seeds the province into `dataDir`: the accounts (through the accounts store), then the uploads
+ * with a tenth withdrawn (seedReportData: the catalog's and the ledger's seeding), with progress
+ * lines. Answers what it made and how long it took.
+ */
+async function seedScale(
+  dataDir: string,
+  scale: number,
+  entries: number,
+  accountCount: number,
+  print: (line: string) => void,
+): Promise<KeptScale> {
+  const seedStart = performance.now();
+  const units = divisionsOf([PROVINCE]);
+  const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
+  await new UnitDirectory({ units: store.units, accounts: store.accounts, jobs: store.jobs }).load([PROVINCE]);
+  // Accounts in every unit but the province's own (most in towns, as there are most towns),
+  // each in the area of its county (its neighbours upload the same files most).
+  const placed = units.filter((u) => u.level !== 'province');
+  const byId = new Map(units.map((u) => [u.id, u]));
+  const areaOf = (u: (typeof units)[number]) => (u.level === 'town' ? (u.parentId ?? u.id) : u.id);
+  const given: SeedAccount[] = Array.from({ length: accountCount }, (_, i) => {
+    const unit = placed[i % placed.length]!;
+    return {
+      id: `scale-${i}`,
+      username: `clerk${String(i + 1).padStart(6, '0')}`,
+      unit: geographyOf(unit),
+      area: areaOf(byId.get(unit.id)!),
+    };
+  });
+  // The clerks, and the top-level administrator (a unit outside the directory: reach over everything).
+  await seedBenchAccounts(store.accounts, given, { password: PASSWORD, prefix: 'scale' });
+  await store.close();
+  print(`        seeding: ${accountCount} accounts in ${placed.length} units of province ${PROVINCE} made`);
+  // A tenth of the uploads withdrawn by the ledger's seeding, as withdrawals reverse them.
+  const seed = await seedReportData(dataDir, entries, REPORT_TIME_ZONE, 0.1, given);
+  return {
+    scale,
+    accounts: accountCount,
+    units: placed.length,
+    seed,
+    seedSeconds: (performance.now() - seedStart) / 1000,
+  };
 }

@@ -142,8 +142,9 @@ export interface SeedAccount {
  * towns plus the county and city units; a few thousand accounts; each file uploaded by ~5
  * entries, some by hundreds of units; upload counts mostly 1, ~15% 2, ~5% 3-20; two years of days
  * in `timeZone`. Every upload is recorded under its key (`seedActionKey`), and `withdrawnShare` of
- * them (every tenth by default, in count order) is then withdrawn: reversed through the ledger's
- * `reverseMany`, as withdrawals reverse them, so every total is as if they had never been counted.
+ * them (every tenth by default, in count order) is withdrawn once all are seeded: reversed by the
+ * ledger's seeding as the ledger's `reverseMany` reverses withdrawals (SeededUpload.withdrawal, as
+ * `withdrawSeededShare` does after it), so every total is as if they had never been counted.
  * `given` accounts (the province-scale run's, in the divisions of UNIT_REGIONS, made in the
  * accounts store beforehand) take the place of the made-up units' clerks. Deterministic.
  */
@@ -258,15 +259,11 @@ export async function seedReportData(
     }
   }
 
-  /** A ledger entry: its account and file, its first name and last, its type. */
-  type Entry = {
-    file: number;
-    account: number;
-    name: string;
-    lastName: string;
-    type: string;
-  };
-  const ledger: Entry[] = [];
+  /**
+   * The ledger entries, in columns (ten million objects would take gigabytes): each one's file and
+   * account, its first name and last (its type is its file's).
+   */
+  const ledger = { file: [] as number[], account: [] as number[], name: [] as string[], lastName: [] as string[] };
   type File = {
     fileId: string;
     md5: string;
@@ -296,7 +293,7 @@ export async function seedReportData(
   for (let f = 0; f < fileCount; f++) {
     if (f > 0 && f % Math.ceil(fileCount / 10) === 0)
       console.log(
-        `        seeding: ${f} of ${fileCount} files and their uploads drawn (${Math.round((100 * f) / fileCount)}%)`,
+        `        seeding: ${f} of ${fileCount} files and their uploads drawn (${Math.round((100 * f) / fileCount)}%); ${memory()}`,
       );
     const [topic, ext] = pick(TOPICS);
     const name = `${topic}${2020 + Math.floor(random() * 7)}第${1 + Math.floor(random() * 300)}号.${ext}`;
@@ -350,14 +347,11 @@ export async function seedReportData(
             ? firstTime + 1000 + Math.floor(random() * 2 * HOUR_MS)
             : officeTime(on[on.length - 1]!);
       const own = storer ? name : random() < 0.85 ? name : variant();
-      const e = ledger.length;
-      ledger.push({
-        file: f,
-        account,
-        name: own,
-        lastName: n > 1 && random() < 0.2 ? variant() : own,
-        type,
-      });
+      const e = ledger.file.length;
+      ledger.file.push(f);
+      ledger.account.push(account);
+      ledger.name.push(own);
+      ledger.lastName.push(n > 1 && random() < 0.2 ? variant() : own);
       // Its uploads: the first and the last at their times, those in between a millisecond
       // apart after the first (on its day), before the last (on its), or from noon (between).
       const lastDay = on.length - 1;
@@ -391,7 +385,13 @@ export async function seedReportData(
     a.collision = b.collision = true;
   }
   // The files in the order they were stored, then the uploads in the order they were counted.
-  const seeding = openEmbeddedSeeding({ dataDir, chunkSize: CHUNK_SIZE });
+  const seeding = openEmbeddedSeeding({
+    dataDir,
+    chunkSize: CHUNK_SIZE,
+    progress: (line) => console.log(`        seeding: ${line}; ${memory()}`),
+  });
+  // Every 1/withdrawnShare-th upload in count order withdrawn, once all are seeded.
+  const step = withdrawnShare > 0 ? Math.max(1, Math.round(1 / withdrawnShare)) : 0;
   let seeded;
   try {
     await seeding.catalog.seed(
@@ -405,6 +405,9 @@ export async function seedReportData(
           uploadDate: new Date(f.stored),
         })),
     );
+    // The catalog has the checksums now: 2,000,000 files' take half a gigabyte of the province's
+    // data set, which the ledger's seeding needs the memory for.
+    for (const f of files) f.md5 = f.sha256 = '';
     const order = Uint32Array.from(upload.at.keys()).sort((a, b) => upload.at[a]! - upload.at[b]! || a - b);
     const started = performance.now();
     seeded = await seeding.ledger.seed(
@@ -414,18 +417,21 @@ export async function seedReportData(
           if (n > 0 && n % Math.ceil(order.length / 10) === 0) {
             const seconds = (performance.now() - started) / 1000;
             console.log(
-              `        seeding: ${n} of ${order.length} uploads counted (${Math.round((100 * n) / order.length)}%, ${seconds.toFixed(0)} s, ${(n / seconds).toFixed(0)}/s)`,
+              `        seeding: ${n} of ${order.length} uploads counted (${Math.round((100 * n) / order.length)}%, ${seconds.toFixed(0)} s, ${(n / seconds).toFixed(0)}/s); ${memory()}`,
             );
           }
-          const e = ledger[upload.entry[u]!]!;
-          const file = files[e.file]!;
+          const e = upload.entry[u]!;
+          const file = files[ledger.file[e]!]!;
           const kind = upload.kind[u]!;
+          const key = seedActionKey(n);
           yield {
-            key: seedActionKey(n),
-            account: accounts[e.account]!.record,
+            key,
+            // Always there (undefined if not withdrawn): an object spread into would be made a slower, larger one.
+            withdrawal: step > 0 && n % step === step - 1 ? `bench-withdrawal:${key}` : undefined,
+            account: accounts[ledger.account[e]!]!.record,
             fileId: file.fileId,
-            fileName: kind === 1 ? e.lastName : e.name,
-            contentType: e.type,
+            fileName: kind === 1 ? ledger.lastName[e]! : ledger.name[e]!,
+            contentType: file.type,
             at: new Date(upload.at[u]!),
             day: days[upload.day[u]!]!,
             fileLength: file.length,
@@ -437,12 +443,11 @@ export async function seedReportData(
   } finally {
     await seeding.close();
   }
-  const withdrawn = await withdrawSeededShare(dataDir, seeded.uploads, withdrawnShare);
   // The county with the most entries, and its city; and the unit with the most files (本单位文件).
   const perCounty = new Map<string, number>();
   const perUnit = new Map<string, number>();
-  for (const e of ledger) {
-    const { unit } = accounts[e.account]!.unit;
+  for (const account of ledger.account) {
+    const { unit } = accounts[account]!.unit;
     if (unit.county) {
       const county = `${unit.city}\u0000${unit.county}`;
       perCounty.set(county, (perCounty.get(county) ?? 0) + 1);
@@ -457,9 +462,9 @@ export async function seedReportData(
   const largestClerk = accounts.find((a) => a.record.unit.id === largestUnit)!.record;
   return {
     files: fileCount,
-    entries: ledger.length,
+    entries: ledger.file.length,
     uploads: seeded.uploads,
-    withdrawn,
+    withdrawn: seeded.withdrawn,
     uploadDays: seeded.uploadDays,
     accounts: accountCount,
     units: units.length,
@@ -472,6 +477,12 @@ export async function seedReportData(
     largestUnit: { unit: largestClerk.unit, entries: largestEntries, clerk: largestClerk.username },
   };
 }
+
+/** The bench process's memory, for the progress lines (a province's data set takes gigabytes). */
+const memory = () => {
+  const { heapUsed, rss } = process.memoryUsage();
+  return `heap ${(heapUsed / 1e6).toFixed(0)} MB, RSS ${(rss / 1e6).toFixed(0)} MB (peak ${(process.resourceUsage().maxRSS / 1e3).toFixed(0)} MB)`;
+};
 
 /** UploadCount of an entry: mostly 1, ~15% 2, ~5% 3 to 20 (fewer the more). */
 function uploadCount(random: () => number): number {

@@ -128,15 +128,21 @@ export interface StoreSeeding {
 /**
  * The embedded store's seeding, on a connection of its own to the database in `dataDir` (made or
  * upgraded as the store makes it). Its writes are not synced: a seeding that a crash interrupts is
- * made again.
+ * made again. Its indexes are sorted in a temporary file, not in memory (a province's ledger
+ * indexes are gigabytes). `progress` is told what the ledger's seeding has done, a line at a time.
  */
-export function openEmbeddedSeeding(options: { dataDir: string; chunkSize: number }): StoreSeeding {
+export function openEmbeddedSeeding(options: {
+  dataDir: string;
+  chunkSize: number;
+  progress?: (line: string) => void;
+}): StoreSeeding {
   const db = openEmbeddedDatabase(options.dataDir);
   db.pragma('synchronous = OFF');
   db.pragma('cache_size = -2000000');
+  db.pragma('temp_store = FILE');
   return {
     catalog: new EmbeddedCatalogSeeding(db, options.chunkSize),
-    ledger: new EmbeddedLedgerSeeding(db),
+    ledger: new EmbeddedLedgerSeeding(db, options.progress),
     async close() {
       db.close();
     },

@@ -2,6 +2,7 @@ import type { StoreSeeding } from '../../server/store/embedded.js';
 import type { OpenedStore } from './stores.js';
 
 export type { SeededCatalogEntry } from '../../server/store/catalog/seeding.js';
+export type { SeededLedger, SeededUpload } from '../../server/store/ledger/seeding.js';
 
 /**
  * The seeding of an opened store (server/store/embedded.ts, StoreSeeding), on a connection of its

@@ -19,7 +19,12 @@ import {
 } from '../../../test/support/content.js';
 import { archiveAnswers, PEOPLE, seedReportArchive } from '../../../test/support/report-dataset.js';
 import { ReportCalendar, ReportService } from '../../../test/support/services.js';
-import { seedingOf, type SeededCatalogEntry } from '../../../test/support/seeding.js';
+import {
+  seedingOf,
+  type SeededCatalogEntry,
+  type SeededLedger,
+  type SeededUpload,
+} from '../../../test/support/seeding.js';
 import { conformanceSuite, useFreshStore, type OpenedStore, type StoreTarget } from '../../../test/support/stores.js';
 
 /** What every store adapter's ledger must do (run against each adapter by test/store/). */
@@ -964,19 +969,29 @@ export function ledgerSeedingConformance(target: StoreTarget): void {
     useFreshStore(target, (opened) => (counted = opened));
     useFreshStore(target, (opened) => (seeded = opened));
 
-    /** Seeds the catalog of both stores, and the uploads into `seeded`'s ledger; counts them into `counted`'s. */
-    /** Uploads with a key are seeded with their record (seeding.ts, SeededUpload) and counted under it. */
-    async function fill(uploads: Array<UploadRecord & { key?: string }>) {
+    /**
+     * Seeds the catalog of both stores, and the uploads into `seeded`'s ledger; counts them into
+     * `counted`'s. Uploads with a key are seeded with their record (seeding.ts, SeededUpload) and
+     * counted under it; those with a withdrawal too are then withdrawn from `counted` by
+     * `reverseMany`, in order, as a withdrawal of them all would.
+     */
+    async function fill(uploads: SeededUpload[]): Promise<SeededLedger> {
+      let answer: SeededLedger | undefined;
       for (const opened of [counted, seeded]) {
         const seeding = await seedingOf(opened);
         try {
           await seeding.catalog.seed(SEEDED_FILES);
-          if (opened === seeded) await seeding.ledger.seed(uploads);
+          if (opened === seeded) answer = await seeding.ledger.seed(uploads);
         } finally {
           await seeding.close();
         }
       }
       for (const upload of uploads) await counted.store.ledger.count(uploadAction(upload, upload.key));
+      const withdrawals = uploads.flatMap((u) =>
+        u.withdrawal === undefined ? [] : [{ actionKey: u.key!, changeKey: u.withdrawal }],
+      );
+      assert.ok((await counted.store.ledger.reverseMany(withdrawals)).every((reversal) => reversal === 'reversed'));
+      return answer!;
     }
 
     it('leaves every entry, total and answer as counting the same uploads one by one does', async () => {
@@ -1038,6 +1053,37 @@ export function ledgerSeedingConformance(target: StoreTarget): void {
       // A retry of a seeded action is answered as counted, and counts nothing.
       const retry = uploadAction(uploads[3]!, uploads[3]!.key);
       assert.deepEqual(await seeded.store.ledger.count(retry), await counted.store.ledger.count(retry));
+    });
+
+    it('withdraws the uploads seeded to be withdrawn as reversing them after counting them all does', async () => {
+      // Every third upload withdrawn (the first of f0, the one that stored it, among them), and
+      // every upload of f4 (its entry, tally and name gone).
+      const uploads: SeededUpload[] = seedingUploads().map((u, i) => {
+        const key = `seed:${String(i).padStart(4, '0')}`;
+        const withdrawn = i % 3 === 0 || u.fileId === SEEDED_FILES[4]!.fileId;
+        return { ...u, key, ...(withdrawn ? { withdrawal: `w:${key}` } : {}) };
+      });
+      const withdrawn = uploads.filter((u) => u.withdrawal !== undefined);
+      const answer = await fill(uploads);
+      assert.deepEqual(
+        [answer.uploads, answer.recorded, answer.withdrawn],
+        [uploads.length, uploads.length, withdrawn.length],
+      );
+      assert.deepEqual(await observe(seeded.store), await observe(counted.store));
+      const changes = withdrawn.map((u) => ({ actionKey: u.key!, changeKey: u.withdrawal! }));
+      const seen = await observe(counted.store);
+      assert.equal(seen.savings.unit.summary.uploads, uploads.length - withdrawn.length);
+      // Withdrawn once: asked again under the same keys, a repeat; restored, as if never withdrawn.
+      assert.deepEqual(
+        await seeded.store.ledger.reverseMany(changes),
+        changes.map(() => 'repeated'),
+      );
+      const restores = changes.map((c) => ({ ...c, changeKey: `r:${c.actionKey}` }));
+      assert.deepEqual(
+        await seeded.store.ledger.restoreMany(restores),
+        await counted.store.ledger.restoreMany(restores),
+      );
+      assert.deepEqual(await observe(seeded.store), await observe(counted.store));
     });
 
     it('refuses to seed a ledger that has entries', async () => {

@@ -1,6 +1,7 @@
 import { Long, ObjectId } from 'mongodb';
 import { monthOf, weekOf } from '../../../shared/calendar.js';
 import type { LedgerCollections, LedgerDoc, NameDoc, UploadDayDoc } from '../mongo/ledger-documents.js';
+import { MongoLedger } from './mongo.js';
 import { ledgerIdentity, nameDoc } from './mongo-totals.js';
 import type { AuditCollections, AuditDoc } from '../mongo/audit-documents.js';
 import { countInMemory, type LedgerSeeding, type SeededLedger, type SeededUpload } from './seeding.js';
@@ -19,7 +20,7 @@ const SEEDED = 'seeded';
  * then the documents `Ledger.count` would have made of them inserted a batch at a time: entries
  * (their `_id`s made in the order they were first counted, the reports' tie-break), day tallies,
  * names, and each file's first-upload record. Without the count's upload keys (`AppliedKeys`) and
- * audit events.
+ * audit events. The uploads to withdraw are then reversed by the ledger's `reverseMany`, in order.
  */
 export class MongoLedgerSeeding implements LedgerSeeding {
   constructor(private readonly c: LedgerCollections & AuditCollections) {}
@@ -109,9 +110,20 @@ export class MongoLedgerSeeding implements LedgerSeeding {
         };
       }),
     );
+    // The uploads to withdraw, reversed by the ledger as a withdrawal reverses them.
+    const withdrawals = totals.actions.flatMap(({ upload: u }) =>
+      u.withdrawal === undefined ? [] : [{ actionKey: u.key, changeKey: u.withdrawal }],
+    );
+    const answers = await new MongoLedger(this.c).reverseMany(withdrawals);
+    const refused = answers.findIndex((a) => a !== 'reversed');
+    if (refused >= 0)
+      throw new Error(
+        `seeding: withdrawing ${withdrawals[refused]!.actionKey} the ledger answered "${answers[refused]}"`,
+      );
     return {
       uploads: totals.uploads,
       recorded: totals.actions.length,
+      withdrawn: withdrawals.length,
       entries: totals.entries.length,
       uploadDays: totals.days.length,
       names: totals.names.length,

@@ -23,14 +23,20 @@ export interface LedgerSeeding {
  * An upload to seed. With a `key`, the action is also recorded as `Ledger.count` records it (its
  * details, its answer, its entry: embedded `upload_keys`, MongoDB its audit event), so that it can
  * be reversed and restored (withdrawn, in the benchmarks) like one counted; without, it only counts.
+ * With a `withdrawal` too (a change key), it is withdrawn once every upload is seeded: its action
+ * reversed under that key, every total left as `Ledger.reverseMany` of the withdrawn uploads, in
+ * the order given, after counting them all leaves it. (Reversals of different files touch no
+ * total in common, so a store may reverse them file by file, each file's in the order given.)
  */
-export type SeededUpload = UploadRecord & { key?: string };
+export type SeededUpload = UploadRecord & { key?: string; withdrawal?: string };
 
 /** What a seeding wrote. */
 export interface SeededLedger {
   uploads: number;
   /** Of them, recorded under their keys. */
   recorded: number;
+  /** Of them, withdrawn after the seeding (reversed under their `withdrawal` keys). */
+  withdrawn: number;
   entries: number;
   uploadDays: number;
   names: number;
@@ -38,8 +44,11 @@ export interface SeededLedger {
 
 /** A ledger entry as counting its uploads in order leaves it. */
 export interface SeededEntry {
-  /** Its first upload counted: the entry's account, unit, file, first name and time. */
-  first: UploadRecord;
+  /**
+   * Its first upload counted: the entry's account, unit, file, first name and time (only these: a
+   * province's ten million entries holding their whole uploads would take a gigabyte more).
+   */
+  first: Pick<UploadRecord, 'account' | 'fileId' | 'fileName' | 'at'>;
   uploadCount: number;
   lastUploadTime: Date;
   /** Of the upload counted last (not the latest in time: as `Ledger.count` keeps them). */
@@ -96,10 +105,16 @@ export interface SeededAction {
  * unit, name and time, the latest time, and the name and type of the upload counted last; a day's
  * tally and a name keep their first upload's unit levels (and length, time).
  */
-export function countInMemory(uploads: Iterable<SeededUpload>): SeededTotals {
+export function countInMemory(
+  uploads: Iterable<SeededUpload>,
+  /**
+   * Takes each action as it is counted, in place of `SeededTotals.actions` (left empty): a store
+   * that writes them at once keeps none of a province's millions in memory.
+   */
+  onAction?: (action: SeededAction) => void,
+): SeededTotals {
   const entries: SeededEntry[] = [];
   const actions: SeededAction[] = [];
-  const entryIndex = new Map<SeededEntry, number>();
   const days: SeededDay[] = [];
   const names: SeededName[] = [];
   const files = new Map<string, { storedBy: UploadRecord | undefined; first: SeededUpload }>();
@@ -115,9 +130,10 @@ export function countInMemory(uploads: Iterable<SeededUpload>): SeededTotals {
     if (!file) {
       stored = r.carriedBytes;
       files.set(r.fileId, { storedBy: stored ? r : undefined, first: r });
-      byFile.set(r.fileId, (file = { entries: [], days: [], names: [] }));
+      byFile.set(r.fileId, (file = { entries: [], places: [], days: [], names: [] }));
     }
-    let entry = file.entries.find((e) => e.first.account.id === r.account.id && e.first.account.unit.id === unit.id);
+    let at = file.entries.findIndex((e) => e.first.account.id === r.account.id && e.first.account.unit.id === unit.id);
+    let entry = file.entries[at];
     if (entry) {
       entry.uploadCount++;
       if (r.at > entry.lastUploadTime) entry.lastUploadTime = r.at;
@@ -125,23 +141,27 @@ export function countInMemory(uploads: Iterable<SeededUpload>): SeededTotals {
       entry.lastContentType = r.contentType;
     } else {
       entry = {
-        first: r,
+        first: { account: r.account, fileId: r.fileId, fileName: r.fileName, at: r.at },
         uploadCount: 1,
         lastUploadTime: r.at,
         lastUploadFileName: r.fileName,
         lastContentType: r.contentType,
       };
+      at = file.entries.length;
       file.entries.push(entry);
-      entryIndex.set(entry, entries.length);
+      file.places.push(entries.length);
       entries.push(entry);
     }
-    if (r.key !== undefined)
-      actions.push({
+    if (r.key !== undefined) {
+      const action = {
         upload: r as SeededUpload & { key: string },
         stored,
         uploadCount: entry.uploadCount,
-        entry: entryIndex.get(entry)!,
-      });
+        entry: file.places[at]!,
+      };
+      if (onAction) onAction(action);
+      else actions.push(action);
+    } else if (r.withdrawal !== undefined) throw new Error('a seeded upload is withdrawn under its key: it has none');
     const day = file.days.find((d) => d.day === r.day && d.unit.id === unit.id);
     if (day) {
       day.uploads++;
@@ -169,6 +189,8 @@ export function countInMemory(uploads: Iterable<SeededUpload>): SeededTotals {
 
 interface FileCounts {
   entries: SeededEntry[];
+  /** Each of `entries`' place in `SeededTotals.entries` (a Map of ten million entries would not do). */
+  places: number[];
   days: SeededDay[];
   names: SeededName[];
 }
