@@ -14,7 +14,7 @@ import { ProcessTextReader, type Read } from '../../server/services/near-duplica
 import type { ArchiveStore } from '../../server/store/archive-store.js';
 import type { InkBox } from '../../server/store/near-duplicates/port.js';
 import { nearDuplicateKind, similarityOf, type NearDuplicateRow } from '../../shared/reports.js';
-import { keyOf, stageBytes } from '../support/content.js';
+import { commitBytes } from '../support/content.js';
 import { MATCHING_PAGES, scansSharingPages } from '../support/multi-page-scans.js';
 import { cannotPrintPages } from '../support/scans.js';
 import { storeTargets, type OpenedStore } from '../support/stores.js';
@@ -134,16 +134,8 @@ for (const target of storeTargets) {
         await reader.close();
         await opened.dispose();
       });
-      const stored = async (name: string, bytes: Uint8Array, contentType: string) => {
-        const staged = await stageBytes(store, bytes);
-        const { entry } = await store.content.commit(staged.stagingId, {
-          key: keyOf(bytes),
-          fileName: name,
-          contentType,
-          uploadDate: new Date(now),
-        });
-        return entry.fileId;
-      };
+      const stored = async (name: string, bytes: Uint8Array, contentType: string) =>
+        (await commitBytes(store, bytes, name, { contentType, uploadDate: new Date(now) })).entry.fileId;
 
       it(
         'a 3-page TIFF and a 3-page scanned PDF sharing 2 pages are one document pair: 2 matching pages, each with its similarity, handled as one',

@@ -159,14 +159,10 @@ export async function commitBytes(
   store: Pick<ArchiveStore, 'content'>,
   data: Uint8Array,
   fileName = 'doc.pdf',
+  { contentType = 'application/pdf', uploadDate = new Date() }: { contentType?: string; uploadDate?: Date } = {},
 ): Promise<CommitOutcome> {
   const staged = await stageBytes(store, data);
-  return store.content.commit(staged.stagingId, {
-    key: staged.key,
-    fileName,
-    contentType: 'application/pdf',
-    uploadDate: new Date(),
-  });
+  return store.content.commit(staged.stagingId, { key: staged.key, fileName, contentType, uploadDate });
 }
 
 /** The record of an upload that carried no bytes (a duplicate's). */
