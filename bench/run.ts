@@ -13,7 +13,7 @@ import {
   type FolderRunName,
 } from './browser-folder.js';
 import { benchReports, type PairedTiming } from './reports.js';
-import { benchScale } from './scale.js';
+import { benchScale, SCALE_PARTS, type ScaleParts, type ScalePart } from './scale.js';
 import { benchAccounts as benchAccountsPages } from './accounts.js';
 import { benchLoad, type LoadResult } from './load.js';
 import { benchImport } from './import.js';
@@ -69,7 +69,9 @@ import { benchWithdrawals, type WithdrawalsResult } from './withdrawals.js';
  * province-scale run: N million ledger entries, N x 200,000 files, N x 10,000 accounts over the units of
  * UNIT_REGIONS=13, a tenth withdrawn (bench/scale.ts); BENCH_SCALE_RUNS (default 5) runs of each page;
  * BENCH_SCALE_ACCOUNTS sets the accounts (the issue's 100,000 at BENCH_SCALE=1, say); BENCH_SCALE_KEEP=DIR
- * seeds into DIR and keeps it, and a later run of the same scale given DIR measures it without seeding.
+ * seeds into DIR and keeps it, and a later run of the same scale given DIR measures it without seeding;
+ * BENCH_SCALE_PARTS=accounts,files,reports,exports measures only those parts after start-up, and
+ * BENCH_SCALE_PAGES=TEXT only the report pages whose label holds TEXT (e.g. savings).
  * BENCH_ONLY=accounts (opt-in, never in a full run) is the accounts of issue 43 without the ledger
  * (bench/accounts.ts): BENCH_SCALE_ACCOUNTS (default 100,000) accounts, GET /api/accounts pages
  * (BENCH_ACCOUNT_REQUESTS each, default 200) and the accounts page in Chromium; BENCH_ACCOUNTS_KEEP=DIR
@@ -303,6 +305,15 @@ if (wanted('reports')) {
   );
 }
 
+/** BENCH_SCALE_PARTS and BENCH_SCALE_PAGES, checked before an hour of seeding rather than after. */
+function scaleParts(): ScaleParts {
+  const listed = process.env.BENCH_SCALE_PARTS?.split(',').map((p) => p.trim());
+  const unknown = listed?.filter((p) => !(SCALE_PARTS as readonly string[]).includes(p));
+  if (unknown?.length)
+    throw new Error(`BENCH_SCALE_PARTS: unknown ${unknown.join(', ')} (parts: ${SCALE_PARTS.join(', ')})`);
+  return { only: listed as ScalePart[] | undefined, pages: process.env.BENCH_SCALE_PAGES || undefined };
+}
+
 if (scale > 0 && wanted('scale'))
   await benchScale(
     scale,
@@ -310,6 +321,7 @@ if (scale > 0 && wanted('scale'))
     (line) => console.log(line),
     scaleAccounts,
     process.env.BENCH_SCALE_KEEP || undefined,
+    scaleParts(),
   );
 
 if (only?.includes('accounts'))

@@ -23,6 +23,19 @@ const quantiles = (times: number[]) => {
   return { p50: rank(0.5), p99: rank(0.99) };
 };
 
+/** The parts of the scale run after start-up, in their order. */
+export const SCALE_PARTS = ['accounts', 'files', 'reports', 'exports'] as const;
+export type ScalePart = (typeof SCALE_PARTS)[number];
+/**
+ * What of the scale run to measure: `only` these parts (BENCH_SCALE_PARTS=reports,exports), and
+ * only report pages whose label holds `pages` (BENCH_SCALE_PAGES=savings), to time a change to one
+ * report on a kept archive in minutes, where the whole run takes half an hour.
+ */
+export interface ScaleParts {
+  only?: ScalePart[];
+  pages?: string;
+}
+
 /** What a kept data directory's seeding made and took (BENCH_SCALE_KEEP), written once it is done. */
 interface KeptScale {
   scale: number;
@@ -53,7 +66,10 @@ export async function benchScale(
   accounts = Math.round(scale * 10_000),
   /** A directory to seed into and keep, or to measure again if an earlier run of the same scale seeded it (BENCH_SCALE_KEEP). */
   keep?: string,
+  /** Which parts to measure after start-up (BENCH_SCALE_PARTS): all unless given. */
+  parts: ScaleParts = {},
 ): Promise<void> {
+  const part = (name: ScalePart) => !parts.only || parts.only.includes(name);
   if (keep) fs.mkdirSync(keep, { recursive: true });
   const dataDir = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), 'archive-bench-scale-'));
   const keptFile = path.join(dataDir, 'bench-scale.json');
@@ -152,86 +168,92 @@ export async function benchScale(
         );
       };
 
-      // GET /api/accounts: a page of 50 of them all, the first and one half-way, and a search.
-      await timed('GET /api/accounts?limit=50', admin, ['/api/accounts?limit=50'], 200, 100);
-      await timed(
-        'GET /api/accounts?limit=50 half-way',
-        admin,
-        [`/api/accounts?limit=50&offset=${Math.floor(accountCount / 2)}`],
-        200,
-        100,
-      );
-      await timed(
-        'GET /api/accounts?limit=50&q=青县',
-        admin,
-        [`/api/accounts?limit=50&q=${encodeURIComponent('青县')}`],
-        200,
-        100,
-      );
-      // The accounts page in Chromium: from the address typed to its first rows shown.
-      const shown = await timeAccountsPage(server.url, 'top', PASSWORD, 5);
-      if (shown) {
-        const q = quantiles(shown);
-        print(
-          `        ${'accounts page: first rows shown (Chromium)'.padEnd(48)} p50 ${q.p50.toFixed(0).padStart(6)} ms  max ${Math.max(
-            ...shown,
-          )
-            .toFixed(0)
-            .padStart(
-              6,
-            )} ms  (${shown.length} loads; target <= 1,000 ms: ${Math.max(...shown) <= 1000 ? 'meets target' : 'MISSES target'})`,
+      if (part('accounts')) {
+        // GET /api/accounts: a page of 50 of them all, the first and one half-way, and a search.
+        await timed('GET /api/accounts?limit=50', admin, ['/api/accounts?limit=50'], 200, 100);
+        await timed(
+          'GET /api/accounts?limit=50 half-way',
+          admin,
+          [`/api/accounts?limit=50&offset=${Math.floor(accountCount / 2)}`],
+          200,
+          100,
         );
-      } else print('        accounts page: not timed (no Chromium: install the Debian package "chromium")');
-
-      // 本单位文件 of the unit with the most entries, as one of its clerks sees it.
-      const clerk = await logIn(server.url, seed.largestUnit.clerk);
-      const unitName = [seed.largestUnit.unit.city, seed.largestUnit.unit.county, seed.largestUnit.unit.town]
-        .filter(Boolean)
-        .join(' ');
-      const files = (await clerk('/api/files?limit=50')).total;
-      print(`        本单位文件 of ${unitName} (${seed.largestUnit.entries} ledger entries, ${files} files):`);
-      await timed('GET /api/files?limit=50 (the page as it opens)', clerk, ['/api/files?limit=50'], runs * 4, 300);
-      await timed(
-        'GET /api/files half-way',
-        clerk,
-        [`/api/files?limit=50&offset=${Math.floor(files / 2)}`],
-        runs * 4,
-        300,
-      );
-      await timed(
-        'GET /api/files?q=通知',
-        clerk,
-        [`/api/files?limit=50&q=${encodeURIComponent('通知')}`],
-        runs * 4,
-        300,
-      );
-      await timed('GET /api/files?sort=name', clerk, ['/api/files?limit=50&sort=name'], runs * 4, 300);
-
-      // Every report page, then (the peak RSS reset before each) every export once.
-      print(`        report pages, p50 and p99 (nearest rank: the slowest) of ${runs} runs each`);
-      const report = (q: QueryTiming) => {
-        const ok = q.p50Ms <= 1000 && q.p99Ms <= 2000;
-        print(
-          `        ${q.label.padEnd(48)} p50 ${q.p50Ms.toFixed(0).padStart(6)} ms  p99 ${q.p99Ms.toFixed(0).padStart(6)} ms  ${String(q.total).padStart(8)} rows  (target p50 <= 1 s, p99 <= 2 s: ${ok ? 'meets target' : 'MISSES target'}); peak RSS ${q.peakRssMb.toFixed(0)} MB`,
+        await timed(
+          'GET /api/accounts?limit=50&q=青县',
+          admin,
+          [`/api/accounts?limit=50&q=${encodeURIComponent('青县')}`],
+          200,
+          100,
         );
-      };
-      await timeReports(server, admin, seed, runs, 1, report, false);
-      // Every export once, read as it comes; the server's RSS high-water mark reset before each.
-      print(
-        '        exports, each once: every row received, and the server peak RSS during it (VmHWM, reset before it)',
-      );
-      const cookie = await sessionCookie(server.url, 'top');
-      let highest = 0;
-      for (const p of EXPORT_PATHS) {
-        const e = await timeExport(server, cookie, p);
-        highest = Math.max(highest, e.peakRssMb);
+        // The accounts page in Chromium: from the address typed to its first rows shown.
+        const shown = await timeAccountsPage(server.url, 'top', PASSWORD, 5);
+        if (shown) {
+          const q = quantiles(shown);
+          print(
+            `        ${'accounts page: first rows shown (Chromium)'.padEnd(48)} p50 ${q.p50.toFixed(0).padStart(6)} ms  max ${Math.max(
+              ...shown,
+            )
+              .toFixed(0)
+              .padStart(
+                6,
+              )} ms  (${shown.length} loads; target <= 1,000 ms: ${Math.max(...shown) <= 1000 ? 'meets target' : 'MISSES target'})`,
+          );
+        } else print('        accounts page: not timed (no Chromium: install the Debian package "chromium")');
+      }
+      if (part('files')) {
+        // 本单位文件 of the unit with the most entries, as one of its clerks sees it.
+        const clerk = await logIn(server.url, seed.largestUnit.clerk);
+        const unitName = [seed.largestUnit.unit.city, seed.largestUnit.unit.county, seed.largestUnit.unit.town]
+          .filter(Boolean)
+          .join(' ');
+        const files = (await clerk('/api/files?limit=50')).total;
+        print(`        本单位文件 of ${unitName} (${seed.largestUnit.entries} ledger entries, ${files} files):`);
+        await timed('GET /api/files?limit=50 (the page as it opens)', clerk, ['/api/files?limit=50'], runs * 4, 300);
+        await timed(
+          'GET /api/files half-way',
+          clerk,
+          [`/api/files?limit=50&offset=${Math.floor(files / 2)}`],
+          runs * 4,
+          300,
+        );
+        await timed(
+          'GET /api/files?q=通知',
+          clerk,
+          [`/api/files?limit=50&q=${encodeURIComponent('通知')}`],
+          runs * 4,
+          300,
+        );
+        await timed('GET /api/files?sort=name', clerk, ['/api/files?limit=50&sort=name'], runs * 4, 300);
+      }
+      if (part('reports')) {
+        // Every report page, then (the peak RSS reset before each) every export once.
+        print(`        report pages, p50 and p99 (nearest rank: the slowest) of ${runs} runs each`);
+        const report = (q: QueryTiming) => {
+          const ok = q.p50Ms <= 1000 && q.p99Ms <= 2000;
+          print(
+            `        ${q.label.padEnd(48)} p50 ${q.p50Ms.toFixed(0).padStart(6)} ms  p99 ${q.p99Ms.toFixed(0).padStart(6)} ms  ${String(q.total).padStart(8)} rows  (target p50 <= 1 s, p99 <= 2 s: ${ok ? 'meets target' : 'MISSES target'}); peak RSS ${q.peakRssMb.toFixed(0)} MB`,
+          );
+        };
+        await timeReports(server, admin, seed, runs, 1, report, false, parts.pages);
+      }
+      if (part('exports')) {
+        // Every export once, read as it comes; the server's RSS high-water mark reset before each.
         print(
-          `        ${decodeURIComponent(e.path).replace('/api/', '').padEnd(48)} ${e.seconds.toFixed(1).padStart(6)} s  ${e.rows} rows of ${e.total} (${e.rows === e.total ? 'every row' : 'ROWS MISSING'}), ${(e.bytes / 1e6).toFixed(0)} MB, ${((e.seconds * 1e6) / Math.max(1, e.rows)).toFixed(0)} ms per 1,000; server RSS ${e.startRssMb.toFixed(0)} MB at its start, peak ${e.peakRssMb.toFixed(0)} MB  (target <= 250 MB: ${e.peakRssMb <= 250 ? 'meets target' : 'MISSES target'})`,
+          '        exports, each once: every row received, and the server peak RSS during it (VmHWM, reset before it)',
+        );
+        const cookie = await sessionCookie(server.url, 'top');
+        let highest = 0;
+        for (const p of EXPORT_PATHS) {
+          const e = await timeExport(server, cookie, p);
+          highest = Math.max(highest, e.peakRssMb);
+          print(
+            `        ${decodeURIComponent(e.path).replace('/api/', '').padEnd(48)} ${e.seconds.toFixed(1).padStart(6)} s  ${e.rows} rows of ${e.total} (${e.rows === e.total ? 'every row' : 'ROWS MISSING'}), ${(e.bytes / 1e6).toFixed(0)} MB, ${((e.seconds * 1e6) / Math.max(1, e.rows)).toFixed(0)} ms per 1,000; server RSS ${e.startRssMb.toFixed(0)} MB at its start, peak ${e.peakRssMb.toFixed(0)} MB  (target <= 250 MB: ${e.peakRssMb <= 250 ? 'meets target' : 'MISSES target'})`,
+          );
+        }
+        print(
+          `        server peak RSS over every export ${highest.toFixed(0)} MB (target <= 250 MB: ${highest <= 250 ? 'meets target' : 'MISSES target'})`,
         );
       }
-      print(
-        `        server peak RSS over every export ${highest.toFixed(0)} MB (target <= 250 MB: ${highest <= 250 ? 'meets target' : 'MISSES target'})`,
-      );
     } finally {
       await server.stop();
     }
