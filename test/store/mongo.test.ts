@@ -64,6 +64,23 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
     });
   });
 
+  it("replaces the fingerprint queue's index of an earlier version with one in the order a take reads at start", async () => {
+    await withMongoStore(async (opened, db) => {
+      const jobs = db.collection('nearDuplicates.jobs');
+      await jobs.dropIndex('due_order');
+      await jobs.createIndex({ state: 1, dueAt: 1 }, { name: 'due' });
+      const store = await opened.reopen({ chunkSize: TEST_CHUNK_SIZE });
+      const indexes = await jobs.indexes();
+      assert.deepEqual(indexes.find((index) => index.name === 'due_order')?.key, { state: 1, dueAt: 1, _id: 1 });
+      assert.ok(!indexes.some((index) => index.name === 'due'), indexes.map((index) => index.name).join(', '));
+      await store.fingerprintQueue.enqueue(['f2', 'f1'], new Date(0));
+      assert.deepEqual(
+        (await store.fingerprintQueue.take('h', new Date(1), 60_000, 5)).map((j) => j.fileId),
+        ['f1', 'f2'],
+      );
+    });
+  });
+
   it('reads accounts of an earlier version (no displayName field) as having no name, and gives them one', async () => {
     await withMongoStore(async (opened, db) => {
       const { id, displayName, ...rest } = testAccount({ username: 'old.clerk' });

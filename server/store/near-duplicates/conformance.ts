@@ -348,6 +348,64 @@ export function nearDuplicateConformance(target: StoreTarget): void {
         assert.equal((await store.fingerprintQueue.counts(later(60_026))).running, 2);
       });
 
+      it('leases queued jobs and jobs whose lease ran out in one order, oldest due first, then by file id', async () => {
+        const q = store.fingerprintQueue;
+        await q.enqueue(['b'], t0);
+        await q.enqueue(['a'], later(1));
+        await q.enqueue(['c', 'd'], later(2));
+        await q.enqueue(['e'], later(3));
+        await q.enqueue(['f'], later(5_000));
+        // b and a under a short lease, c under a long one.
+        assert.deepEqual(
+          (await q.take('h1', later(10), 100, 2)).map((j) => j.fileId),
+          ['b', 'a'],
+        );
+        assert.deepEqual(
+          (await q.take('h1', later(10), 60_000, 1)).map((j) => j.fileId),
+          ['c'],
+        );
+        // At 1 s: b's and a's leases ran out; c's runs; f is not due yet.
+        assert.deepEqual(
+          (await q.take('h2', later(1_000), 60_000, 2)).map((j) => [j.fileId, j.attempts]),
+          [
+            ['b', 2],
+            ['a', 2],
+          ],
+          'the limit is met by the oldest, here jobs whose lease ran out',
+        );
+        assert.deepEqual(
+          (await q.take('h3', later(1_000), 60_000, 5)).map((j) => j.fileId),
+          ['d', 'e'],
+          'leased jobs are not taken again, nor jobs not due',
+        );
+        // At 62 s: every lease ran out; the queued f and the expired ones interleave by due time.
+        await q.enqueue(['g'], later(1));
+        assert.deepEqual(
+          (await q.take('h4', later(62_000), 60_000, 4)).map((j) => j.fileId),
+          ['b', 'a', 'g', 'c'],
+        );
+        assert.deepEqual(
+          (await q.take('h4', later(62_000), 60_000, 10)).map((j) => j.fileId),
+          ['d', 'e', 'f'],
+        );
+      });
+
+      it('lists failures most recent first (by the time they were due), then by file id, the greater first', async () => {
+        const q = store.fingerprintQueue;
+        await q.enqueue(['a', 'b'], t0);
+        await q.enqueue(['c'], later(5));
+        await q.take('h', later(10), 60_000, 3);
+        for (const id of ['a', 'b', 'c']) await q.fail(id, 'h', 'unreadable', null);
+        assert.deepEqual(
+          (await q.failures(10)).map((j) => j.fileId),
+          ['c', 'b', 'a'],
+        );
+        assert.deepEqual(
+          (await q.failures(2)).map((j) => j.fileId),
+          ['c', 'b'],
+        );
+      });
+
       it("forgets a file's job, whatever its state", async () => {
         await store.fingerprintQueue.enqueue(['f1', 'f2'], t0);
         await store.fingerprintQueue.take('h1', later(1), 60_000, 1);

@@ -85,12 +85,16 @@ CREATE TABLE IF NOT EXISTS fingerprint_jobs (
   lease_until INTEGER,
   error       TEXT
 );
-CREATE INDEX IF NOT EXISTS fingerprint_jobs_due ON fingerprint_jobs (state, due_at);
+-- The queue in the order it is taken (oldest due first), for each state: a take reads the few jobs
+-- it leases, never sorts every job due (issue 43: 0.3-0.8 s a poll with 2,000,000 queued).
+CREATE INDEX IF NOT EXISTS fingerprint_jobs_order ON fingerprint_jobs (state, due_at, file_id);
 `,
   upgrade: (db) => {
     replaceTextKeyedNearIndex(db);
     addPageFingerprints(db);
     addPairPages(db);
+    // The queue's index of earlier versions, without file_id: fingerprint_jobs_order serves all it did.
+    db.exec('DROP INDEX IF EXISTS fingerprint_jobs_due');
   },
 };
 
@@ -466,8 +470,12 @@ export class EmbeddedFingerprintQueue implements FingerprintQueue {
   private readonly takeTx;
 
   constructor(private readonly db: Db) {
+    // Queued jobs due and running jobs whose lease ran out, each read in the index's order and
+    // merged, so the LIMIT stops both after a few rows: an OR of the two was read whole and sorted.
     const due = db.prepare<{ now: number; limit: number }, JobRow>(
-      `SELECT * FROM fingerprint_jobs WHERE (state = 'queued' AND due_at <= @now) OR (state = 'running' AND lease_until < @now) ORDER BY due_at, file_id LIMIT @limit`,
+      `SELECT * FROM fingerprint_jobs WHERE state = 'queued' AND due_at <= @now
+       UNION ALL SELECT * FROM fingerprint_jobs WHERE state = 'running' AND lease_until < @now
+       ORDER BY due_at, file_id LIMIT @limit`,
     );
     const lease = db.prepare(
       `UPDATE fingerprint_jobs SET state = 'running', holder = ?, lease_until = ?, attempts = attempts + 1 WHERE file_id = ?`,
@@ -522,20 +530,23 @@ export class EmbeddedFingerprintQueue implements FingerprintQueue {
   }
 
   async counts(now: Date): Promise<{ queued: number; running: number; failed: number }> {
-    const r = this.db
-      .prepare<[number, number], { queued: number; running: number; failed: number }>(
-        `SELECT COALESCE(SUM(state = 'queued' OR (state = 'running' AND lease_until < ?)), 0) AS queued,
-                COALESCE(SUM(state = 'running' AND lease_until >= ?), 0) AS running,
-                COALESCE(SUM(state = 'failed'), 0) AS failed FROM fingerprint_jobs`,
+    // Each state counted in the queue's index (the queued and failed from it alone), not by reading
+    // every job: 2,000,000 queued jobs took 2.2-6.2 s so, 0.8-2.5 s this way (load average 13).
+    return this.db
+      .prepare<{ now: number }, { queued: number; running: number; failed: number }>(
+        `SELECT (SELECT COUNT(*) FROM fingerprint_jobs WHERE state = 'queued')
+                  + (SELECT COUNT(*) FROM fingerprint_jobs WHERE state = 'running' AND lease_until < @now) AS queued,
+                (SELECT COUNT(*) FROM fingerprint_jobs WHERE state = 'running' AND lease_until >= @now) AS running,
+                (SELECT COUNT(*) FROM fingerprint_jobs WHERE state = 'failed') AS failed`,
       )
-      .get(now.getTime(), now.getTime())!;
-    return r;
+      .get({ now: now.getTime() })!;
   }
 
   async failures(limit: number): Promise<FingerprintJob[]> {
     return this.db
       .prepare<[number], JobRow>(
-        `SELECT * FROM fingerprint_jobs WHERE state = 'failed' ORDER BY due_at DESC, file_id LIMIT ?`,
+        // The index read backwards: a queue whose every file failed is not sorted for a page of them.
+        `SELECT * FROM fingerprint_jobs WHERE state = 'failed' ORDER BY due_at DESC, file_id DESC LIMIT ?`,
       )
       .all(limit)
       .map(jobOf);

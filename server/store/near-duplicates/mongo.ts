@@ -43,8 +43,17 @@ export async function createNearDuplicateIndexes(c: NearDuplicateCollections): P
     c.nearFingerprints.createIndex({ keys: 1 }, { name: 'keys' }),
     c.nearPairs.createIndex({ foundAt: -1 }, { name: 'found' }),
     c.nearPairs.createIndex({ fileB: 1 }, { name: 'file_b' }),
-    c.fingerprintJobs.createIndex({ state: 1, dueAt: 1 }, { name: 'due' }),
+    // The queue in the order it is taken, for each state: a take's two branches (queued and due,
+    // running with a lease run out) are each read in this order and merged, never sorted whole
+    // (issue 43: 2,000,000 files queued at once).
+    c.fingerprintJobs.createIndex({ state: 1, dueAt: 1, _id: 1 }, { name: 'due_order' }),
   ]);
+  // The queue's index of earlier versions, without _id: due_order serves all it did. (Another
+  // instance starting at once may have dropped it first.)
+  if ((await c.fingerprintJobs.indexes()).some((index) => index.name === 'due'))
+    await c.fingerprintJobs.dropIndex('due').catch((err: unknown) => {
+      if ((err as { codeName?: string }).codeName !== 'IndexNotFound') throw err;
+    });
 }
 
 const fingerprintOf = (d: NearFingerprintDoc): NearFingerprint => ({
@@ -283,7 +292,10 @@ export class MongoFingerprintQueue implements FingerprintQueue {
 
   async failures(limit: number): Promise<FingerprintJob[]> {
     return (
-      await this.c.fingerprintJobs.find({ state: 'failed' }).sort({ dueAt: -1, _id: 1 }).limit(limit).toArray()
-    ).map(jobOf);
+      // due_order read backwards: a queue whose every file failed is not sorted for a page of them.
+      (await this.c.fingerprintJobs.find({ state: 'failed' }).sort({ dueAt: -1, _id: -1 }).limit(limit).toArray()).map(
+        jobOf,
+      )
+    );
   }
 }

@@ -137,13 +137,13 @@ export interface FingerprintQueue {
   requeue(fileIds: readonly string[], now: Date): Promise<void>;
   /** Removes a file's job, whatever its state (its content was purged). */
   forget(fileId: string): Promise<void>;
-  /** Leases up to `limit` due jobs (queued, or running under a lease that ran out), oldest first. */
+  /** Leases up to `limit` due jobs (queued, or running under a lease that ran out), oldest first (by due time, then file id). */
   take(holder: string, now: Date, leaseMs: number, limit: number): Promise<FingerprintJob[]>;
   /** Removes a finished job (nothing when `holder` lost its lease). */
   done(fileId: string, holder: string): Promise<void>;
   /** Records a failure: queued again at `retryAt`, or failed for good when null. */
   fail(fileId: string, holder: string, error: string, retryAt: Date | null): Promise<void>;
   counts(now: Date): Promise<{ queued: number; running: number; failed: number }>;
-  /** Failed jobs, most recent first. */
+  /** Failed jobs, most recent first (of one time, the greater file id first). */
   failures(limit: number): Promise<FingerprintJob[]>;
 }
