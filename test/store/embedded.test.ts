@@ -459,10 +459,13 @@ describe('embedded store specifics', () => {
         const upgraded = openEmbeddedStore({ dataDir, chunkSize: 1024 });
         try {
           assert.deepEqual(
-            // Less the indexes added since, which any data directory gets: 本单位文件's folders (issue 42)
-            // and the catalog's contents being deleted (the purge).
+            // Less the indexes added since, which any data directory gets: 本单位文件's folders (issue 42),
+            // the catalog's contents being deleted (the purge) and cross-unit duplicates by area (issue 43).
             totalsObjects(dataDir).filter(
-              (o) => o.name !== 'ledger_names_unit_paths' && o.name !== 'catalog_being_deleted',
+              (o) =>
+                o.name !== 'ledger_names_unit_paths' &&
+                o.name !== 'catalog_being_deleted' &&
+                o.name !== 'ledger_area_files',
             ),
             // The repeat uploaders' index holds each entry's copies inside one upload now (made again once).
             TOTALS_BEFORE_LEDGER_OWNED_THEM.map((o) =>
@@ -473,6 +476,7 @@ describe('embedded store specifics', () => {
             'nothing else added, renamed or changed',
           );
           assert.ok(totalsObjects(dataDir).some((o) => o.name === 'ledger_names_unit_paths'));
+          assert.ok(totalsObjects(dataDir).some((o) => o.name === 'ledger_area_files'));
           assert.deepEqual(await archiveAnswers(upgraded, files), before);
           const reports = new ReportService(upgraded.reports, new ReportCalendar(REPORT_TIME_ZONE), upgraded.accounts);
           const f1 = async () =>
