@@ -95,6 +95,31 @@ describe('CSV exports', () => {
     }
   });
 
+  it('let the server answer other requests between batches, however fast the client takes them', async () => {
+    // Batches read at once (the embedded store's are) and a client that never falls behind: no
+    // write waits, so only the export itself can give the event loop a turn.
+    const batches = 50;
+    let table: ReturnType<typeof numberedRows> | undefined;
+    let batchesAtFirstTurn: number | undefined;
+    let exported: Promise<void> | undefined;
+    const { server, url } = await serve((res) => {
+      table = numberedRows(batches * 10, 10, () => res);
+      exported = streamCsv(res as unknown as Response, 'table', ['n'], table.batches, (n) => [n]);
+      setImmediate(() => (batchesAtFirstTurn = table!.seen.batches));
+    });
+    try {
+      const text = await (await fetch(url)).text();
+      await exported;
+      assert.equal(text.split('\r\n').filter(Boolean).length, batches * 10 + 1, 'the header and every row');
+      assert.ok(
+        batchesAtFirstTurn! <= 2,
+        `the event loop turned first after ${batchesAtFirstTurn} of ${batches} batches`,
+      );
+    } finally {
+      server.close();
+    }
+  });
+
   it('write a batch as pieces far below V8 large-object size, so that no written text outlives a young collection', async () => {
     const writes: number[] = [];
     let exported: Promise<void> | undefined;
