@@ -801,7 +801,12 @@ export function reportsConformance(target: StoreTarget): void {
        * store that keeps sums or reads an index for the table over every entry must answer the same.
        */
       async function sameAsSummed(step: string) {
-        const queries: Array<Record<string, unknown>> = [{ min: '3' }, { min: '3', sort: 'fileLength' }];
+        const queries: Array<Record<string, unknown>> = [
+          { min: '3' },
+          { min: '3', limit: '1' },
+          { min: '3', limit: '1', offset: '40' },
+          { min: '3', sort: 'fileLength' },
+        ];
         for (const group of ['entry', 'user', 'unit'] as const)
           for (const sort of REPEAT_SORTS[group])
             for (const order of ['desc', 'asc'])

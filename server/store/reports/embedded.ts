@@ -175,13 +175,17 @@ const unfiltered = (q: Unpaged<RepeatReportQuery>) =>
   !q.from && !q.to && !q.unit && !q.fileName && !q.userName && !q.unitId;
 
 /**
- * The repeat entries uploaded `min` times or more, every one of them counted (copies included),
- * from the index in the default order (ledger_repeat_counts, narrow: the number and id of each).
- * Without the catalog: every entry's file has its catalog row (a removed file keeps it, a
- * tombstone), so the join the table's rows make drops none.
+ * How many repeat entries are uploaded `min` times or more, every one of them counted (copies
+ * included): at the least minimum, the sum of the accounts' kept sums (100,000 rows at a
+ * province's size, not 1.7 million index entries); else from the index in the default order
+ * (ledger_repeat_counts, narrow: the number and id of each). Without the catalog: every entry's
+ * file has its catalog row (a removed file keeps it, a tombstone), so the join the table's rows
+ * make drops none.
  */
-const REPEAT_ENTRIES_COUNT =
-  'SELECT COUNT(*) AS n FROM ledger INDEXED BY ledger_repeat_counts WHERE upload_count >= @min AND upload_count >= 2';
+const repeatEntriesCount = (min: number) =>
+  min === 2
+    ? 'SELECT COALESCE(SUM(files), 0) AS n FROM ledger_repeat_users'
+    : 'SELECT COUNT(*) AS n FROM ledger INDEXED BY ledger_repeat_counts WHERE upload_count >= @min AND upload_count >= 2';
 
 /**
  * Where a page of every repeat entry picks its entries from, when an index serves its order
@@ -433,7 +437,7 @@ export class EmbeddedReports implements Reports {
         uploads: count,
         params: where.params,
         sql: `SELECT ${entryColumns(count)} ${from} ${order}`,
-        count: everyEntry ? REPEAT_ENTRIES_COUNT : `SELECT COUNT(*) AS n ${from}`,
+        count: everyEntry ? repeatEntriesCount(q.min) : `SELECT COUNT(*) AS n ${from}`,
       };
     }
     if (q.min === 2 && q.copies !== 'exclude' && unfiltered(q)) return repeatSums(q);
