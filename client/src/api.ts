@@ -28,6 +28,7 @@ import type {
   TokenView,
 } from '../../shared/accounts.js';
 import { IMPORT_SKIPPED_BLANK_HEADER, IMPORT_SKIPPED_EXAMPLES_HEADER } from '../../shared/accounts.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../../shared/schemas.js';
 import type { ReceiptRequest, ReceiptSummary, ReceiptView } from '../../shared/receipts.js';
 import type { UnitList, UnitView } from '../../shared/units.js';
 import type {
@@ -71,17 +72,17 @@ export class ArchiveApi {
     this.#ahead.set(path, entry);
   }
 
-  #call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  #call<T>(method: string, path: string, body?: unknown, extraHeaders?: Record<string, string>): Promise<T> {
     const early = method === 'GET' ? this.#ahead.get(path) : undefined;
     if (early) {
       this.#ahead.delete(path);
       if (Date.now() - early.at < AHEAD_MS) return early.answer as Promise<T>;
     }
-    return this.#send(method, path, body);
+    return this.#send(method, path, body, extraHeaders);
   }
 
-  async #send<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { Accept: 'application/json' };
+  async #send<T>(method: string, path: string, body?: unknown, extraHeaders?: Record<string, string>): Promise<T> {
+    const headers: Record<string, string> = { Accept: 'application/json', ...extraHeaders };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (this.csrfToken && method !== 'GET') headers['X-CSRF-Token'] = this.csrfToken;
     let response: Response;
@@ -217,9 +218,9 @@ export class ArchiveApi {
     return this.#call('GET', `/api/holds?${query(filter)}`);
   }
 
-  /** 冻结: files by id, or a unit, with a reason. */
-  placeHold(request: HoldRequest): Promise<HoldView> {
-    return this.#call('POST', '/api/holds', request);
+  /** 冻结: files by id, or a unit, with a reason; sent again with the same key, placed once. */
+  placeHold(request: HoldRequest, key: string): Promise<HoldView> {
+    return this.#call('POST', '/api/holds', request, { [IDEMPOTENCY_KEY_HEADER]: key });
   }
 
   /** 解除冻结. */

@@ -161,8 +161,18 @@ describe(
       await dialog.getByLabel('冻结原因').fill('审计抽查');
       await page.screenshot({ path: artifactPath('hold-file-dialog-zh.png') });
       await noBlockingFindings(page, 'holding a file');
+      // The first answer is lost on the way (the hold is placed); 冻结 again places it once.
+      let lost = 0;
+      await page.route('**/api/holds', async (route) => {
+        if (route.request().method() !== 'POST' || lost++ > 0) return route.continue();
+        await route.fetch();
+        await route.abort('connectionreset');
+      });
+      await dialog.getByRole('button', { name: '冻结' }).click();
+      await dialog.getByRole('alert').waitFor();
       await dialog.getByRole('button', { name: '冻结' }).click();
       await page.getByRole('status').getByText('冻结中').waitFor();
+      assert.equal(lost, 2);
       assert.equal(await dialog.count(), 0);
       await page.getByRole('link', { name: '冻结' }).click();
       await rows(page, 'table.holds tbody tr[data-active="yes"]', 1);

@@ -98,6 +98,31 @@ for (const target of storeTargets) {
       );
     });
 
+    it('lets the server answer between rounds, also when a round is done at once and no file is arriving', async () => {
+      // Files gone from the catalog since they were queued: each job ends without reading anything
+      // (on the embedded store, a round of them is promises alone), like files whose bytes are missing.
+      await store.fingerprintQueue.enqueue(
+        Array.from({ length: 24 }, (_, i) => i.toString(16).padStart(24, 'e')),
+        new Date(now),
+      );
+      // Virtual time far past the last file queued: no pause between rounds.
+      let t = 0;
+      const unpaced = new NearDuplicateService({
+        store,
+        fingerprinter: Fingerprinter.onFirstUse(),
+        calendar: new ReportCalendar('Asia/Shanghai'),
+        holder: 'unpaced',
+        clock: () => new Date(now),
+        pacing: { elapsed: () => (t += 60_000), sleep: () => Promise.reject(new Error('no pause expected')) },
+      });
+      unpaced.start(60_000);
+      // A request arriving as the work starts is answered before the queue is worked through.
+      await new Promise((resolve) => setImmediate(resolve));
+      const { queued } = await store.fingerprintQueue.counts(new Date(now));
+      await unpaced.stop();
+      assert.ok(queued > 0, 'the event loop turned only once all 24 jobs were done');
+    });
+
     it(
       'gives way to uploads: while files keep arriving a round is followed by a pause (rounds take a fifth of the time), and once they stop the queue is worked through',
       { timeout: 120_000 },

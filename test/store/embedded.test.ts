@@ -570,12 +570,13 @@ describe('embedded store specifics', () => {
         try {
           assert.deepEqual(
             // Less the indexes added since, which any data directory gets: 本单位文件's folders (issue 42),
-            // the catalog's contents being deleted (the purge), and the repeat uploaders' kept sums'
-            // triggers and indexes (issue 43).
+            // the catalog's contents being deleted (the purge), cross-unit duplicates by area, and the
+            // repeat uploaders' kept sums' triggers and indexes (issue 43).
             totalsObjects(dataDir).filter(
               (o) =>
                 o.name !== 'ledger_names_unit_paths' &&
                 o.name !== 'catalog_being_deleted' &&
+                o.name !== 'ledger_area_files' &&
                 !ADDED_FOR_REPEAT_UPLOADERS.test(o.name),
             ),
             // The repeat uploaders' index holds each entry's copies inside one upload now (made again once).
@@ -587,6 +588,7 @@ describe('embedded store specifics', () => {
             'nothing else added, renamed or changed',
           );
           assert.ok(totalsObjects(dataDir).some((o) => o.name === 'ledger_names_unit_paths'));
+          assert.ok(totalsObjects(dataDir).some((o) => o.name === 'ledger_area_files'));
           assert.equal(totalsObjects(dataDir).filter((o) => ADDED_FOR_REPEAT_UPLOADERS.test(o.name)).length, 7);
           assert.deepEqual(await archiveAnswers(upgraded, files), before);
           const reports = new ReportService(upgraded.reports, new ReportCalendar(REPORT_TIME_ZONE), upgraded.accounts);

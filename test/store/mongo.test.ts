@@ -64,6 +64,39 @@ describe('MongoDB store specifics', { skip: mongoTarget.skip }, () => {
     });
   });
 
+  it('replaces the audit log’s indexes of an earlier version (on the time alone) with those in its order at start', async () => {
+    await withMongoStore(async (opened, db) => {
+      const audit = db.collection('audit.events');
+      for (const name of ['newest', 'action_newest', 'user_newest', 'unit_newest']) await audit.dropIndex(name);
+      await audit.createIndex({ at: -1 }, { name: 'at' });
+      await audit.createIndex({ action: 1, at: -1 }, { name: 'action_at' });
+      await audit.createIndex({ userName: 1, at: -1 }, { name: 'user_at' });
+      await audit.createIndex({ 'unit.city': 1, 'unit.county': 1, 'unit.town': 1, at: -1 }, { name: 'unit_at' });
+      // An event written before the order within a millisecond was kept: found, after those of later.
+      const at = new Date(Date.UTC(2026, 10, 1, 8));
+      const was = { at, action: 'download' as const, userId: 'u1', userName: 'clerk-1', unit: null, address: null };
+      await audit.insertOne({
+        _id: new ObjectId(),
+        ...was,
+        fileId: null,
+        fileName: null,
+        detail: 'before',
+        note: null,
+      });
+      const store = await opened.reopen({ chunkSize: TEST_CHUNK_SIZE });
+      const indexes = await audit.indexes();
+      const names = indexes.map((index) => index.name);
+      for (const old of ['at', 'action_at', 'user_at', 'unit_at']) assert.ok(!names.includes(old), names.join(', '));
+      assert.deepEqual(indexes.find((i) => i.name === 'action_newest')?.key, { action: 1, at: -1, order: -1, _id: -1 });
+      await store.audit.append({ ...was, fileId: null, fileName: null, detail: 'after', note: null });
+      const found = await store.audit.search({ action: 'download', limit: 10, offset: 0 });
+      assert.deepEqual(
+        found.items.map((e) => e.detail),
+        ['after', 'before'],
+      );
+    });
+  });
+
   it('reads accounts of an earlier version (no displayName field) as having no name, and gives them one', async () => {
     await withMongoStore(async (opened, db) => {
       const { id, displayName, ...rest } = testAccount({ username: 'old.clerk' });

@@ -4,6 +4,7 @@ import { HOLD_REASON_MAX } from '../../../shared/holds.js';
 import type { ArchiveApi } from '../api.js';
 import { describeError, translator, type Language } from '../i18n/index.js';
 import { RowAction } from './controls.js';
+import { answered, RetryKey } from '../request-keys.js';
 
 /**
  * 冻结 on one file of 本单位文件, for administrators: a button that asks for the reason in a modal
@@ -21,6 +22,8 @@ export function HoldFileButton({
   const t = translator(language);
   const [open, setOpen] = useState(false);
   const [done, setDone] = useState(false);
+  // Kept while the dialog closes and opens again: the same hold sent again after its answer was lost is placed once.
+  const [retry] = useState(() => new RetryKey());
   return (
     <>
       <RowAction label={t('holdFile')} on={file.fileName} onClick={() => setOpen(true)} />
@@ -34,7 +37,8 @@ export function HoldFileButton({
           language={language}
           name={file.fileName}
           onHold={async (reason) => {
-            await api.placeHold({ files: [file.fileId], reason });
+            const request = { files: [file.fileId], reason };
+            await answered(retry, api.placeHold(request, retry.for(request)));
             setDone(true);
           }}
           onClose={() => setOpen(false)}

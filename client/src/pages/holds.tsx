@@ -9,6 +9,7 @@ import { formatCount, formatTime } from './format.js';
 import { TableSection } from './table/table-section.js';
 import { useLoaded } from './table/use-loaded.js';
 import { UnitPicker, type PickedUnit } from './unit-picker.js';
+import { answered, RetryKey } from '../request-keys.js';
 
 const PAGE_SIZE = 50;
 
@@ -173,6 +174,8 @@ function PlaceUnitHold({
   const t = translator(language);
   const [unit, setUnit] = useState<PickedUnit | null>(null);
   const [formKey, setFormKey] = useState(0);
+  // Placing the same hold again after its answer was lost places it once.
+  const [retry] = useState(() => new RetryKey());
   const { ref, errors, busy, submit } = useCheckedForm({
     language,
     t,
@@ -183,7 +186,8 @@ function PlaceUnitHold({
     }),
     send: async (form) => {
       const picked = unit as Exclude<PickedUnit, typeof ARCHIVE_UNIT_ID>;
-      await api.placeHold({ unit: picked.id, reason: reasonOf(form) });
+      const request = { unit: picked.id, reason: reasonOf(form) };
+      await answered(retry, api.placeHold(request, retry.for(request)));
       setUnit(null);
       setFormKey((k) => k + 1);
       onPlaced(picked.path);

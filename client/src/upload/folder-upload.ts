@@ -1,4 +1,5 @@
 import { RequestBatcher } from '../../../shared/request-batcher.js';
+import { newRequestKey } from '../request-keys.js';
 import {
   BATCH_FILE_MAX_BYTES,
   BATCH_MAX_FILES,
@@ -311,7 +312,7 @@ export class FolderUpload {
     await this.#restoring;
     if (!this.#action && files.length > 0) {
       this.#action = {
-        receiptId: newUploadKey(),
+        receiptId: newRequestKey(),
         title: files[0]!.path.split('/')[0]!,
         startedAt: new Date().toISOString(),
       };
@@ -345,7 +346,7 @@ export class FolderUpload {
         Object.assign(item, {
           size: file.size,
           lastModified: file.lastModified,
-          key: newUploadKey(),
+          key: newRequestKey(),
           phase: 'waiting',
           pending: undefined,
           claim: undefined,
@@ -362,7 +363,7 @@ export class FolderUpload {
           lastModified: file.lastModified,
           type: file.type,
           file,
-          key: newUploadKey(),
+          key: newRequestKey(),
           phase: 'waiting',
           progress: 0,
           running: false,
@@ -504,7 +505,7 @@ export class FolderUpload {
       const digest = await this.#hash(item, file);
       if (item.md5 !== undefined && (item.md5 !== digest.md5 || item.sha256 !== digest.sha256)) {
         // Other bytes than before the reload: another upload, under a key of its own.
-        Object.assign(item, { key: newUploadKey(), pending: undefined, claim: undefined });
+        Object.assign(item, { key: newRequestKey(), pending: undefined, claim: undefined });
       }
       item.md5 = digest.md5;
       item.sha256 = digest.sha256;
@@ -527,7 +528,7 @@ export class FolderUpload {
         } catch (error) {
           // The key was counted for other bytes (the file changed under its path): a new upload.
           if (!(error instanceof FileFailure && error.code === 'idempotency_key_reused') || attempt > 0) throw error;
-          Object.assign(item, { key: newUploadKey(), pending: undefined });
+          Object.assign(item, { key: newRequestKey(), pending: undefined });
         }
       }
     } catch (error) {
@@ -972,9 +973,4 @@ export const byCodePoints = (a: string, b: string): number => (a < b ? -1 : a > 
 export function folderOf(path: string): string {
   const at = path.lastIndexOf('/');
   return at < 0 ? '' : path.slice(0, at);
-}
-
-/** A new upload key: random, and made in any page (crypto.randomUUID needs HTTPS or localhost). */
-export function newUploadKey(): string {
-  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 }

@@ -42,6 +42,25 @@ export function auditConformance(target: StoreTarget): void {
         );
       });
 
+      it('finds events of one millisecond in the order they were made, the last first, however each was appended', async () => {
+        const same = (detail: string) => event(7, { detail });
+        await store.audit.append(same('first'));
+        await store.audit.appendOnce([{ key: 'step:second', event: same('second') }]);
+        await store.audit.appendMany([same('third'), same('fourth')]);
+        await store.audit.appendOnce([{ key: 'step:fifth', event: same('fifth') }]);
+        await store.audit.append(same('sixth'));
+        const newest = ['sixth', 'fifth', 'fourth', 'third', 'second', 'first'];
+        const page = await store.audit.search({ limit: 10, offset: 0 });
+        assert.deepEqual(
+          page.items.map((e) => e.detail),
+          newest,
+        );
+        const batches: string[] = [];
+        for await (const b of store.audit.searchBatches({ action: 'download' }, 4))
+          batches.push(...b.items.map((e) => e.detail));
+        assert.deepEqual(batches, newest);
+      });
+
       it('appends events and finds them newest first, with every field back', async () => {
         await store.audit.append(event(1, { action: 'login', fileId: null, fileName: null, detail: '', note: null }));
         await store.audit.append(event(3));

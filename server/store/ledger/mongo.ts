@@ -205,6 +205,7 @@ export class MongoLedger implements Ledger {
     const doc: AuditDoc = {
       ...event,
       _id: action.key,
+      order: new ObjectId(),
       upload: {
         contentType: r.contentType,
         day: r.day,

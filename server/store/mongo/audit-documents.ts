@@ -14,6 +14,11 @@ import type { AuditEvent } from '../audit/port.js';
  */
 export interface AuditDoc extends AuditEvent {
   _id: ObjectId | string;
+  /**
+   * The order events were made in within one millisecond: an ObjectId made as the event is
+   * written (one process's increase). Absent on events written before 2026-11-29.
+   */
+  order?: ObjectId;
   upload?: UploadActionDoc;
   pending?: true;
 }
