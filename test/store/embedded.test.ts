@@ -35,6 +35,10 @@ import { storeConformance } from './conformance.js';
 
 storeConformance(embeddedTarget);
 
+/** The triggers and indexes of the repeat uploaders' kept sums and orders (issue 43). */
+const ADDED_FOR_REPEAT_UPLOADERS =
+  /^(ledger_repeats_(insert|counted|became|update|delete)|ledger_repeat_counts|catalog_lengths)$/;
+
 describe('embedded store specifics', () => {
   it('keeps each file’s sums (units, users, uploads, first and last upload) exact through new holders, repeat uploads and moved entries', async () => {
     const dataDir = tempDir();
@@ -82,6 +86,112 @@ describe('embedded store specifics', () => {
     assert.deepEqual(kept(), summed());
     assert.equal((kept() as { units: number }).units, 2);
     db.close();
+  });
+
+  it('keeps the repeat uploaders’ sums per account and unit exact through repeats, copies, withdrawals, restores, moves and deletions, and makes them at the first open of an earlier data directory', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    const files = await seedReportArchive(store);
+    const east = testAccount({ unit: unit('east') });
+    const west = testAccount({ unit: unit('west') });
+    const day = (d: number, h = 9) => new Date(Date.UTC(2026, 2, d, h));
+    const count = async (who: typeof east, file: CatalogEntry, at: Date, into = store) => {
+      const action = uploadAction(uploadRecord(who, file.fileId, 'a.pdf', at));
+      await into.ledger.count(action);
+      return action.key;
+    };
+    const e1 = await count(east, files.F1, day(3));
+    await count(east, files.F1, day(5));
+    await count(east, files.F4, day(6));
+    const e4 = await count(east, files.F4, day(4));
+    const w1 = await count(west, files.F1, day(7));
+    const w2 = await count(west, files.F1, day(7, 10));
+    await store.ledger.placeInReceipt('drift:r1', [w1, w2]);
+    const w3 = await count(west, files.F4, day(8));
+    await count(west, files.F4, day(9));
+    for (const [i, key] of [e1, w3, e4].entries())
+      assert.equal(await store.ledger.reverse(key, `drift:w${i}`), 'reversed');
+    await count(west, files.F4, day(10));
+    assert.equal(await store.ledger.restore(e1, 'drift:u0'), 'restored');
+    await store.close();
+
+    const db = new Database(path.join(dataDir, 'archive.sqlite'));
+    const kept = () => ({
+      users: db.prepare('SELECT * FROM ledger_repeat_users ORDER BY unit_id, user_id').all(),
+      unitFiles: db.prepare('SELECT * FROM ledger_repeat_unit_files ORDER BY unit_id').all(),
+    });
+    // What they are: summed from the repeat entries (uploaded twice or more) as the report sums them.
+    const summed = () => ({
+      users: db
+        .prepare(
+          `SELECT l.unit_id, l.user_id, MAX(l.user_name) AS user_name, MAX(l.unit) AS unit, COUNT(*) AS files,
+             SUM(l.upload_count) AS uploads, SUM(l.copies) AS copies, SUM((l.upload_count - 1) * c.length) AS repeat_bytes,
+             MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last
+           FROM ledger l JOIN catalog c ON c.file_no = l.file_no WHERE l.upload_count >= 2
+           GROUP BY l.unit_id, l.user_id ORDER BY l.unit_id, l.user_id`,
+        )
+        .all(),
+      unitFiles: db
+        .prepare(
+          `SELECT unit_id, COUNT(DISTINCT file_no) AS files FROM ledger WHERE upload_count >= 2 GROUP BY unit_id ORDER BY unit_id`,
+        )
+        .all(),
+    });
+    try {
+      assert.deepEqual(kept(), summed(), 'after repeats, copies, withdrawals and restores');
+      for (const who of [east, west])
+        assert.ok(
+          kept().users.some((r) => (r as { user_id: string }).user_id === who.id),
+          'both repeat a file',
+        );
+      // Entries moved and relabelled (as an account's move would), the same file's repeat entries
+      // in one unit then, and one deleted.
+      db.prepare('UPDATE ledger SET unit_id = ?, unit = ? WHERE user_id = ?').run(
+        'east',
+        JSON.stringify(east.unit),
+        west.id,
+      );
+      assert.deepEqual(kept(), summed(), 'moved');
+      db.prepare("UPDATE ledger SET user_name = 'renamed' WHERE user_id = ?").run(PEOPLE.bob.id);
+      assert.deepEqual(kept(), summed(), 'renamed');
+      db.prepare('DELETE FROM ledger WHERE user_id = ? AND upload_count >= 2').run(east.id);
+      assert.deepEqual(kept(), summed(), 'deleted');
+      db.prepare('UPDATE ledger SET upload_count = upload_count + 3, copies = 1 WHERE user_id = ?').run(
+        PEOPLE.alice.id,
+      );
+      assert.deepEqual(kept(), summed(), 'counted again in place');
+
+      // A data directory of the version before them: made and summed at its first open.
+      const before = kept();
+      db.exec(
+        `DROP TABLE ledger_repeat_users; DROP TABLE ledger_repeat_unit_files;
+         DROP TRIGGER ledger_repeats_insert; DROP TRIGGER ledger_repeats_counted; DROP TRIGGER ledger_repeats_became;
+         DROP TRIGGER ledger_repeats_update; DROP TRIGGER ledger_repeats_delete; DROP INDEX ledger_repeat_counts`,
+      );
+      db.close();
+      const upgraded = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+      await count(PEOPLE.dave, files.F1, day(20), upgraded);
+      await upgraded.close();
+      const again = new Database(path.join(dataDir, 'archive.sqlite'));
+      try {
+        const dave = (k: typeof before) =>
+          k.users.filter((r) => (r as { user_id: string }).user_id === PEOPLE.dave.id) as Array<{ uploads: number }>;
+        const keptAgain = {
+          users: again.prepare('SELECT * FROM ledger_repeat_users ORDER BY unit_id, user_id').all(),
+          unitFiles: again.prepare('SELECT * FROM ledger_repeat_unit_files ORDER BY unit_id').all(),
+        };
+        assert.equal(dave(keptAgain)[0]!.uploads, dave(before)[0]!.uploads + 1, 'kept again after the upgrade');
+        assert.deepEqual(
+          { ...keptAgain, users: keptAgain.users.filter((r) => (r as { user_id: string }).user_id !== PEOPLE.dave.id) },
+          { ...before, users: before.users.filter((r) => (r as { user_id: string }).user_id !== PEOPLE.dave.id) },
+        );
+      } finally {
+        again.close();
+      }
+    } finally {
+      if (db.open) db.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('gives accounts of an earlier version their username keys at open: the older of two alike keeps the key, the other its exact name', async () => {
@@ -460,12 +570,14 @@ describe('embedded store specifics', () => {
         try {
           assert.deepEqual(
             // Less the indexes added since, which any data directory gets: 本单位文件's folders (issue 42),
-            // the catalog's contents being deleted (the purge) and cross-unit duplicates by area (issue 43).
+            // the catalog's contents being deleted (the purge), cross-unit duplicates by area, and the
+            // repeat uploaders' kept sums' triggers and indexes (issue 43).
             totalsObjects(dataDir).filter(
               (o) =>
                 o.name !== 'ledger_names_unit_paths' &&
                 o.name !== 'catalog_being_deleted' &&
-                o.name !== 'ledger_area_files',
+                o.name !== 'ledger_area_files' &&
+                !ADDED_FOR_REPEAT_UPLOADERS.test(o.name),
             ),
             // The repeat uploaders' index holds each entry's copies inside one upload now (made again once).
             TOTALS_BEFORE_LEDGER_OWNED_THEM.map((o) =>
@@ -477,6 +589,7 @@ describe('embedded store specifics', () => {
           );
           assert.ok(totalsObjects(dataDir).some((o) => o.name === 'ledger_names_unit_paths'));
           assert.ok(totalsObjects(dataDir).some((o) => o.name === 'ledger_area_files'));
+          assert.equal(totalsObjects(dataDir).filter((o) => ADDED_FOR_REPEAT_UPLOADERS.test(o.name)).length, 7);
           assert.deepEqual(await archiveAnswers(upgraded, files), before);
           const reports = new ReportService(upgraded.reports, new ReportCalendar(REPORT_TIME_ZONE), upgraded.accounts);
           const f1 = async () =>

@@ -27,8 +27,8 @@ const WITHDRAWALS_AT_ONCE = 50_000;
  * The embedded ledger's seeding (seeding.ts says what it is for): the uploads counted in memory,
  * then the rows written in one transaction (the actions' records as they are counted, so that none
  * of them is kept in memory). The ledger's secondary indexes are dropped first and made again after
- * the rows (a fraction of the time of keeping them row by row), and the per-file sums and their
- * triggers are made afresh from the entries by `keepLedgerTotals`, as for a data directory made
+ * the rows (a fraction of the time of keeping them row by row), and the per-file sums, the repeat
+ * uploaders' sums and their triggers are made afresh from the entries by `keepLedgerTotals`, as for a data directory made
  * before them: the same rows the triggers would have kept. Uploads to withdraw are reversed by the
  * ledger's own `reverseMany` (EmbeddedLedger: the same statements as a withdrawal's) before the
  * indexes the reports read through are made and the per-file sums summed, a file's after another
@@ -92,7 +92,9 @@ export class EmbeddedLedgerSeeding implements LedgerSeeding {
     db.transaction(() => {
       for (const { name } of indexes) db.exec(`DROP INDEX ${name}`);
       for (const { name } of triggers) db.exec(`DROP TRIGGER ${name}`);
-      db.exec('DROP TABLE ledger_files');
+      db.exec(
+        'DROP TABLE ledger_files; DROP TABLE IF EXISTS ledger_repeat_users; DROP TABLE IF EXISTS ledger_repeat_unit_files',
+      );
       // The actions' records, as the count writes them (the one that stored a file holds its bytes).
       totals = countInMemory(uploads, (a) => {
         const u = a.upload;

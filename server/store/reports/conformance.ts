@@ -10,6 +10,7 @@ import {
   defaultOrder,
   repeatUploadersQuery,
   savingsQuery,
+  REPEAT_SORTS,
   UPLOADERS_PER_ROW,
   type RepeatEntryRow,
   type RepeatUnitRow,
@@ -767,6 +768,117 @@ export function reportsConformance(target: StoreTarget): void {
       ]);
     });
   });
+
+  describe(
+    `repeat uploaders over every entry, as summed from the entries: ${target.name}`,
+    { skip: target.skip },
+    () => {
+      let opened: OpenedStore;
+      let reports: ReportService;
+      let files: Record<FileKey, CatalogEntry>;
+      const keys: string[] = [];
+      let minute = 0;
+
+      before(async () => {
+        opened = await target.open();
+        files = await seedReportArchive(opened.store);
+        reports = new ReportService(opened.store.reports, new ReportCalendar(REPORT_TIME_ZONE), opened.store.accounts);
+      });
+      after(async () => {
+        await opened.dispose();
+      });
+
+      const repeat = (q: Record<string, unknown>) => reports.repeatUploaders(repeatUploadersQuery.parse(q));
+      /** Counts an upload under a new key (each a minute after the one before); answers its key. */
+      const count = async (who: Account, file: FileKey, name = `${file}.pdf`) => {
+        const key = `every-entry:${keys.length}`;
+        keys.push(key);
+        const at = new Date(Date.UTC(2026, 4, 1, 0, minute++));
+        await opened.store.ledger.count(uploadAction(uploadRecord(who, files[file].fileId, name, at), key));
+        return key;
+      };
+      /**
+       * Every page the table over every repeat entry has (grouped each way, each sort both ways, a
+       * minimum above the least, pages of two rows and past the end), equal to the same table asked
+       * with a time filter that picks every entry: that one is always summed from the entries, so a
+       * store that keeps sums or reads an index for the table over every entry must answer the same.
+       */
+      async function sameAsSummed(step: string) {
+        const queries: Array<Record<string, unknown>> = [
+          { min: '3' },
+          { min: '3', limit: '1' },
+          { min: '3', limit: '1', offset: '40' },
+          { min: '3', sort: 'fileLength' },
+        ];
+        for (const group of ['entry', 'user', 'unit'] as const)
+          for (const sort of REPEAT_SORTS[group])
+            for (const order of ['desc', 'asc'])
+              for (const offset of ['0', '2', '4', '40']) queries.push({ group, sort, order, limit: '2', offset });
+        let rows = 0;
+        for (const q of queries) {
+          const page = await repeat(q);
+          assert.deepEqual(page, await repeat({ ...q, from: '2000-01-01' }), `${step}: ${JSON.stringify(q)}`);
+          rows += page.items.length;
+        }
+        for (const group of ['entry', 'user', 'unit'])
+          assert.deepEqual(
+            await readRows(reports.repeatUploaderRows(repeatUploadersQuery.parse({ group }), 3)),
+            await readRows(reports.repeatUploaderRows(repeatUploadersQuery.parse({ group, from: '2000-01-01' }), 3)),
+            `${step}: the export grouped by ${group}`,
+          );
+        assert.ok(rows > 0, `${step}: the table has rows`);
+      }
+      const readRows = async (batches: AsyncIterable<{ items: unknown[]; total: number }>) => {
+        const rows: unknown[] = [];
+        let total = -1;
+        for await (const b of batches) {
+          rows.push(...b.items);
+          total = b.total;
+        }
+        return { rows, total };
+      };
+
+      it('after counts, repeat uploads, copies inside one upload, withdrawals and restores', async () => {
+        await sameAsSummed('seeded');
+        // hal, new in 东县: a file uploaded once (no repeat entry), then again (a repeat entry, the
+        // unit's file F4 new to it), then again; F1 once, beside alice's and bob's repeats of it.
+        const hal = testAccount({ username: 'hal', unit: UNITS.dong });
+        const h1 = await count(hal, 'F4');
+        await sameAsSummed('an entry uploaded once');
+        const h2 = await count(hal, 'F4', 'F4-again.pdf');
+        const h3 = await count(hal, 'F4');
+        const h4 = await count(hal, 'F1');
+        const h5 = await count(hal, 'F1');
+        // dave repeats F1 in 西县; frank uploads F3 twice in one folder upload (a copy).
+        await count(PEOPLE.dave, 'F1');
+        const f1 = await count(PEOPLE.frank, 'F3');
+        const f2 = await count(PEOPLE.frank, 'F3');
+        await opened.store.ledger.placeInReceipt('every-entry:r1', [f1, f2]);
+        await sameAsSummed('repeats and copies counted');
+        const { ledger } = opened.store;
+        // Withdrawn: hal's last upload of F4 (its first and last stay), its first (the first
+        // changes), one of frank's copies, alice's F1 down to one upload (no longer a repeat entry).
+        assert.equal(await ledger.reverse(h3, 'every-entry:w1'), 'reversed');
+        await sameAsSummed('a repeat withdrawn');
+        assert.equal(await ledger.reverse(h1, 'every-entry:w2'), 'reversed');
+        assert.equal(await ledger.reverse(f2, 'every-entry:w3'), 'reversed');
+        await sameAsSummed('a first upload and a copy withdrawn');
+        // hal's F4 and F1 gone entirely: no entry, then no repeat entry of hal's at all.
+        assert.equal(await ledger.reverse(h2, 'every-entry:w4'), 'reversed');
+        assert.equal(await ledger.reverse(h4, 'every-entry:w5'), 'reversed');
+        assert.equal(await ledger.reverse(h5, 'every-entry:w6'), 'reversed');
+        await sameAsSummed('entries withdrawn to none');
+        // Restored in another order: entries made again, uploaded twice again.
+        for (const [i, key] of [h5, h2, f2, h4, h1, h3].entries())
+          assert.equal(await ledger.restore(key, `every-entry:u${i}`), 'restored');
+        await sameAsSummed('restored');
+        // The file of two units' repeat entries withdrawn in one (F1: alice's and bob's in 东县, dave's in 西县).
+        for (const [i, key] of [h4, h5].entries())
+          assert.equal(await ledger.reverse(key, `every-entry:x${i}`), 'reversed');
+        await sameAsSummed('one of a unit’s repeat entries of a file withdrawn');
+      });
+    },
+  );
 
   describe(`cross-unit duplicates as the uploads that count make them: ${target.name}`, { skip: target.skip }, () => {
     // Two cities with a county of the same name (东县), each county with a town of the same name

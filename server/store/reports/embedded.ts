@@ -170,6 +170,101 @@ type RepeatGroupRow = {
   last: number;
 };
 
+/** No filter but the minimum: the report over every repeat entry. */
+const unfiltered = (q: Unpaged<RepeatReportQuery>) =>
+  !q.from && !q.to && !q.unit && !q.fileName && !q.userName && !q.unitId;
+
+/**
+ * How many repeat entries are uploaded `min` times or more, every one of them counted (copies
+ * included): at the least minimum, the sum of the accounts' kept sums (100,000 rows at a
+ * province's size, not 1.7 million index entries); else from the index in the default order
+ * (ledger_repeat_counts, narrow: the number and id of each). Without the catalog: every entry's
+ * file has its catalog row (a removed file keeps it, a tombstone), so the join the table's rows
+ * make drops none.
+ */
+const repeatEntriesCount = (min: number) =>
+  min === 2
+    ? 'SELECT COALESCE(SUM(files), 0) AS n FROM ledger_repeat_users'
+    : 'SELECT COUNT(*) AS n FROM ledger INDEXED BY ledger_repeat_counts WHERE upload_count >= @min AND upload_count >= 2';
+
+/**
+ * Where a page of every repeat entry picks its entries from, when an index serves its order
+ * (absent: the table's own selection, sorted): most uploads first from ledger_repeat_counts (a
+ * page half-way through walks the index to it, no sort); by size, the catalog's files from
+ * catalog_lengths in size order, each file's repeat entries from ledger_repeat_files, and only a
+ * run of files of one size sorted by entry (a first page reads the few largest files, not 1.7
+ * million entries sorted by their file's size). Fewer uploads first, or a page far into the
+ * sizes, sort as the table does.
+ */
+function repeatEntryPick(q: Unpaged<RepeatReportQuery>): string | undefined {
+  const paged = q as Partial<ReportPaging>;
+  if (q.sort === 'uploadCount' && q.order === 'desc')
+    return `FROM ledger l INDEXED BY ledger_repeat_counts WHERE l.upload_count >= @min AND l.upload_count >= 2
+      ORDER BY l.upload_count DESC, l.id`;
+  if (q.sort === 'fileLength' && q.min === 2 && (paged.offset ?? Infinity) <= REPEAT_SIZE_WALK_OFFSET)
+    return `FROM catalog c INDEXED BY catalog_lengths CROSS JOIN ledger l INDEXED BY ledger_repeat_files
+      WHERE l.file_no = c.file_no AND l.upload_count >= @min AND l.upload_count >= 2
+      ORDER BY c.length ${q.order === 'asc' ? 'ASC' : 'DESC'}, l.id`;
+  return undefined;
+}
+/**
+ * How far into the table by size a page still walks the files in size order (each file's repeat
+ * entries looked up; a walk to the middle of a province reads a million files) rather than sort.
+ */
+const REPEAT_SIZE_WALK_OFFSET = 10_000;
+
+/**
+ * The table grouped by user or unit over every repeat entry, from the sums the ledger keeps of
+ * them (ledger_repeat_users, ledger_repeat_unit_files): the same rows as summing the entries, in
+ * the same order (ties by user and unit, or by unit).
+ */
+function repeatSums(q: Unpaged<RepeatReportQuery>) {
+  const byUser = q.group === 'user';
+  const key = byUser ? 'u.user_id, u.unit_id' : 'u.unit_id';
+  const order = orderBy(
+    {
+      repeatUploads: 'repeats',
+      files: 'files',
+      users: 'users',
+      uploads: 'uploads',
+      repeatBytes: 'repeat_bytes',
+      lastUploadTime: 'last',
+      firstUploadTime: 'first',
+      userName: 'user_name',
+    },
+    q,
+    key,
+  );
+  const sql = byUser
+    ? `SELECT u.user_id, u.user_name, u.unit, 1 AS users, u.files, u.uploads, u.uploads - u.files AS repeats,
+         u.repeat_bytes, u.copies, u.uploads - u.files - u.copies AS resends, u.first, u.last, COUNT(*) OVER () AS total
+       FROM ledger_repeat_users u ${order}`
+    : `SELECT NULL AS user_id, NULL AS user_name, MAX(u.unit) AS unit, COUNT(*) AS users, MAX(f.files) AS files,
+         SUM(u.uploads) AS uploads, SUM(u.uploads - u.files) AS repeats, SUM(u.repeat_bytes) AS repeat_bytes,
+         SUM(u.copies) AS copies, SUM(u.uploads - u.files - u.copies) AS resends, MIN(u.first) AS first, MAX(u.last) AS last,
+         COUNT(*) OVER () AS total
+       FROM ledger_repeat_users u JOIN ledger_repeat_unit_files f ON f.unit_id = u.unit_id GROUP BY u.unit_id ${order}`;
+  return { kind: 'group' as const, sql, params: {}, item: repeatGroupItem(byUser) };
+}
+
+/** A row of the table grouped by user or unit. */
+const repeatGroupItem =
+  (byUser: boolean) =>
+  (r: RepeatGroupRow): StoredRepeatRow => {
+    const totals = {
+      unit: reportUnit(r.unit),
+      files: r.files,
+      uploads: r.uploads,
+      repeatUploads: r.repeats,
+      repeatBytes: r.repeat_bytes,
+      copies: r.copies,
+      resends: r.resends,
+      firstUploadTime: iso(r.first),
+      lastUploadTime: iso(r.last),
+    };
+    return byUser ? { userId: r.user_id, userName: r.user_name, ...totals } : { ...totals, users: r.users };
+  };
+
 /** A file of the cross-unit table, as its statement reads it. */
 type CrossUnitFileRow = {
   total?: number;
@@ -290,7 +385,7 @@ export class EmbeddedReports implements Reports {
       const rows = this.db
         .prepare<Params, EntryRow>(
           `SELECT ${entryColumns(s.uploads)}
-           FROM (SELECT l.id ${s.from} ${s.order} LIMIT @limit OFFSET @offset) p
+           FROM (SELECT l.id ${s.pick} LIMIT @limit OFFSET @offset) p
            JOIN ledger l ON l.id = p.id JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = l.file_no ${s.order}`,
         )
         .all({ ...s.params, limit: q.limit, offset: q.offset });
@@ -334,16 +429,18 @@ export class EmbeddedReports implements Reports {
         q,
         'l.id',
       );
+      const everyEntry = repeats && q.copies !== 'exclude' && unfiltered(q);
       return {
         kind: 'entry' as const,
-        from,
+        pick: (everyEntry && repeatEntryPick(q)) || `${from} ${order}`,
         order,
         uploads: count,
         params: where.params,
         sql: `SELECT ${entryColumns(count)} ${from} ${order}`,
-        count: `SELECT COUNT(*) AS n ${from}`,
+        count: everyEntry ? repeatEntriesCount(q.min) : `SELECT COUNT(*) AS n ${from}`,
       };
     }
+    if (q.min === 2 && q.copies !== 'exclude' && unfiltered(q)) return repeatSums(q);
     const byUser = q.group === 'user';
     const groupBy = byUser ? 'l.user_id, l.unit_id' : 'l.unit_id';
     const order = orderBy(
@@ -365,21 +462,7 @@ export class EmbeddedReports implements Reports {
               SUM(${count}) AS uploads, SUM(${count} - 1) AS repeats, SUM((${count} - 1) * c.length) AS repeat_bytes,
               SUM(l.copies) AS copies, SUM(l.upload_count - 1 - l.copies) AS resends, MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last, COUNT(*) OVER () AS total
        ${from} GROUP BY ${groupBy} ${order}`;
-    const item = (r: RepeatGroupRow): StoredRepeatRow => {
-      const totals = {
-        unit: reportUnit(r.unit),
-        files: r.files,
-        uploads: r.uploads,
-        repeatUploads: r.repeats,
-        repeatBytes: r.repeat_bytes,
-        copies: r.copies,
-        resends: r.resends,
-        firstUploadTime: iso(r.first),
-        lastUploadTime: iso(r.last),
-      };
-      return byUser ? { userId: r.user_id, userName: r.user_name, ...totals } : { ...totals, users: r.users };
-    };
-    return { kind: 'group' as const, sql, params: where.params, item };
+    return { kind: 'group' as const, sql, params: where.params, item: repeatGroupItem(byUser) };
   }
 
   async crossUnit(q: CrossUnitReportQuery): Promise<Page<StoredCrossUnitRow>> {
