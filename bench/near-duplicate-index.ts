@@ -22,12 +22,17 @@ export interface NearDuplicateIndexResult {
   mix: { long: number; mid: number; short: number };
   batch: number;
   buildSeconds: number;
+  /** The process's CPU time (user + system) of the build: what it costs whatever else the machine runs. */
+  buildCpuSeconds: number;
   databaseMb: number;
   /** Rounds of the background service's size put on top of the full index. */
   incremental: { rounds: number; perRound: number; msPerRound: number };
   queries: number;
   index: TimeSummary;
   bruteForce: TimeSummary;
+  /** The same queries' CPU time (user + system), each: a loaded machine's waits left out. */
+  indexCpu: TimeSummary;
+  bruteForceCpu: TimeSummary;
   /** Queries near a stored SimHash: what the index found within Hamming 3, and what a scan of all found. */
   simhash: { queries: number; foundByIndex: number; foundByScan: number; same: boolean };
   /** Queries whose signature agrees with a stored one in 85% of positions: found through the LSH bands. */
@@ -63,6 +68,7 @@ export async function benchNearDuplicateIndex(
     const store = openEmbeddedStore({ dataDir, chunkSize: 255 * 1024 });
     // Only the store's work is timed: drawing the fingerprints and their keys is not the index's.
     let buildMs = 0;
+    let buildCpuUs = 0;
     for (let first = 0; first < count; first += batch) {
       const fps: NearFingerprint[] = [];
       for (let i = first; i < Math.min(count, first + batch); i++) {
@@ -77,8 +83,11 @@ export async function benchNearDuplicateIndex(
         keys += fps.at(-1)!.keys.length;
       }
       const started = performance.now();
+      const cpu = process.cpuUsage();
       await store.nearDuplicates.put(fps);
       buildMs += performance.now() - started;
+      const used = process.cpuUsage(cpu);
+      buildCpuUs += used.user + used.system;
     }
     const buildSeconds = buildMs / 1000;
 
@@ -110,6 +119,12 @@ export async function benchNearDuplicateIndex(
 
     const indexTimes: number[] = [];
     const scanTimes: number[] = [];
+    const indexCpu: number[] = [];
+    const scanCpu: number[] = [];
+    const cpuMs = (since: NodeJS.CpuUsage) => {
+      const used = process.cpuUsage(since);
+      return (used.user + used.system) / 1000;
+    };
     const simhash = { queries: 0, foundByIndex: 0, foundByScan: 0, same: true };
     const lsh = { queries: 0, found: 0 };
     for (let q = 0; q < queries; q++) {
@@ -129,17 +144,21 @@ export async function benchNearDuplicateIndex(
       const queryKeys = lookupKeys(fp, fingerprinter.settings);
 
       let t = performance.now();
+      let cpu = process.cpuUsage();
       const candidates = await store.nearDuplicates.candidates('f'.repeat(24), queryKeys, 200);
       const close = fp.short
         ? []
         : candidates.filter((c) => c.simhash !== null && hammingDistance(c.simhash, fp.simhash) <= HAMMING);
       indexTimes.push(performance.now() - t);
+      indexCpu.push(cpuMs(cpu));
 
       t = performance.now();
+      cpu = process.cpuUsage();
       const scanned = fp.short
         ? []
         : scan(high, low, qHigh >>> 0, qLow >>> 0, units, fingerprinter.settings.shortUnits);
       scanTimes.push(performance.now() - t);
+      scanCpu.push(cpuMs(cpu));
 
       if (!fp.short) {
         simhash.queries++;
@@ -161,11 +180,14 @@ export async function benchNearDuplicateIndex(
       mix,
       batch,
       buildSeconds,
+      buildCpuSeconds: buildCpuUs / 1e6,
       databaseMb: fs.statSync(path.join(dataDir, 'archive.sqlite')).size / 1e6,
       incremental: { rounds, perRound: ROUND, msPerRound },
       queries,
       index: summary(indexTimes),
       bruteForce: summary(scanTimes),
+      indexCpu: summary(indexCpu),
+      bruteForceCpu: summary(scanCpu),
       simhash,
       lsh,
     };

@@ -200,6 +200,32 @@ for (const target of storeTargets) {
       assert.deepEqual((await pairsFound()).names, before);
     });
 
+    it('fingerprints a file uploaded during a rebuild in the next round, the rebuilt files a round at a time around it', async () => {
+      const stored: string[] = [];
+      for (let i = 0; i < 20; i++) stored.push(await upload(`档案-${i}.txt`, `${POEM}\n${i}`));
+      await runAll();
+      assert.equal(await service.rebuild(), 20);
+      assert.equal((await service.status()).queued, 20, 'the files to fingerprint again are shown as queued');
+      assert.equal((await store.fingerprintQueue.counts(new Date(now))).queued, 0, 'but none is in the queue yet');
+
+      assert.equal(await service.runDue(), 8, 'a round of the rebuilt files');
+      now += 1000;
+      const uploaded = await upload('上传于重建之中.txt', NOTICE);
+      assert.equal(await service.runDue(), 8);
+      assert.ok(await store.nearDuplicates.get(uploaded), 'the new file was in the round after its upload');
+      assert.equal(
+        (await store.fingerprintQueue.counts(new Date(now))).queued,
+        0,
+        'no rebuilt file waits in the queue',
+      );
+      assert.equal((await service.status()).queued, 5);
+
+      assert.equal(await runAll(), 5);
+      assert.equal((await service.status()).queued, 0);
+      for (const fileId of stored)
+        assert.ok(await store.nearDuplicates.get(fileId), 'every stored file fingerprinted again');
+    });
+
     it('redoes every fingerprint and pair once when the settings change, and nothing while they stay', async () => {
       await upload('a.txt', NOTICE);
       await upload('b.txt', NOTICE_FROM_THE_WEB);
@@ -217,7 +243,8 @@ for (const target of storeTargets) {
         clock: () => new Date(now),
       });
       assert.equal(await strict.adoptSettings(), 2, 'both files queued again');
-      assert.deepEqual(await store.fingerprintQueue.counts(new Date(now)), { queued: 2, running: 0, failed: 0 });
+      const { queued, running, failed } = await strict.status();
+      assert.deepEqual({ queued, running, failed }, { queued: 2, running: 0, failed: 0 });
       assert.equal((await strict.status()).pairs, 0, 'the pairs judged by the old settings are gone');
       assert.equal(await strict.adoptSettings(), 0, 'adopted once');
       while ((await strict.runDue()) > 0);

@@ -30,7 +30,19 @@ const MAX_CANDIDATES = 200;
 const LEASE_MS = 5 * 60_000;
 const BATCH = 8;
 /** The job record keeping the settings the stored fingerprints, keys and pairs were made with. */
-const SETTINGS_RECORD = 'near-duplicate-settings';
+export const NEAR_DUPLICATE_SETTINGS_RECORD = 'near-duplicate-settings';
+/**
+ * The job record of the catalogued files still to be fingerprinted again after a rebuild or a change
+ * of settings: the catalog's order from after `after`, about `left` files (null: none).
+ */
+const BACKLOG_RECORD = 'near-duplicate-backlog';
+/** Feeding the backlog takes its record's lease for a moment; one left by a crash ends this soon. */
+const BACKLOG_LEASE_MS = 30_000;
+
+interface Backlog {
+  after: string | null;
+  left: number;
+}
 
 export interface NearDuplicateOptions {
   store: Pick<ArchiveStore, 'catalog' | 'content' | 'nearDuplicates' | 'fingerprintQueue' | 'reports' | 'jobs'>;
@@ -174,7 +186,10 @@ export class NearDuplicateService {
    */
   async runDue(limit = BATCH): Promise<number> {
     const { fingerprintQueue, nearDuplicates } = this.deps.store;
-    const jobs = await fingerprintQueue.take(this.deps.holder, this.clock(), LEASE_MS, limit);
+    let jobs = await fingerprintQueue.take(this.deps.holder, this.clock(), LEASE_MS, limit);
+    // The files of a rebuild come only when no upload's file is waiting, as many as the round has room for.
+    if (jobs.length < limit && (await this.feedBacklog(limit - jobs.length, new Set(jobs.map((j) => j.fileId)))) > 0)
+      jobs = [...jobs, ...(await fingerprintQueue.take(this.deps.holder, this.clock(), LEASE_MS, limit - jobs.length))];
     const texts = new Map<string, Read>();
     const round = new Round();
     const finished: string[] = [];
@@ -208,26 +223,65 @@ export class NearDuplicateService {
   async rebuild(): Promise<number> {
     const count = await this.requeueAll();
     const { jobs } = this.deps.store;
-    if (await jobs.acquire(SETTINGS_RECORD, this.deps.holder, this.clock(), LEASE_MS))
-      await jobs.release(SETTINGS_RECORD, this.deps.holder, this.deps.fingerprinter.settings);
+    if (await jobs.acquire(NEAR_DUPLICATE_SETTINGS_RECORD, this.deps.holder, this.clock(), LEASE_MS))
+      await jobs.release(NEAR_DUPLICATE_SETTINGS_RECORD, this.deps.holder, this.deps.fingerprinter.settings);
     return count;
   }
 
+  /**
+   * Forgets the index and makes every catalogued file a backlog to fingerprint again. The files are
+   * not queued here: queued all at once (2,000,000 of them, OCR of every scan among them: days of
+   * work), every file uploaded meanwhile would wait behind them, unfingerprinted and unsearchable.
+   * Rounds take them a few at a time from the backlog when no other file waits (`runDue`).
+   */
   private async requeueAll(): Promise<number> {
-    const { catalog, nearDuplicates, fingerprintQueue } = this.deps.store;
+    const { catalog, nearDuplicates, jobs } = this.deps.store;
     await nearDuplicates.clear();
-    let count = 0;
-    let after: string | undefined;
-    for (;;) {
-      const page = await catalog.scan(after, 1000);
-      if (page.length === 0) return count;
-      await fingerprintQueue.requeue(
-        page.map((e) => e.fileId),
-        this.clock(),
-      );
-      count += page.length;
-      after = page[page.length - 1]!.fileId;
+    const left = await catalog.count();
+    // The backlog's lease is held only while a slice is fed: a moment, or BACKLOG_LEASE_MS after a crash.
+    const deadline = Date.now() + 2 * BACKLOG_LEASE_MS;
+    while (!(await jobs.acquire(BACKLOG_RECORD, this.deps.holder, this.clock(), BACKLOG_LEASE_MS))) {
+      if (Date.now() > deadline) throw new Error('the near-duplicate backlog is held by another instance');
+      await delay(200);
     }
+    await jobs.release(BACKLOG_RECORD, this.deps.holder, { after: null, left } satisfies Backlog);
+    return left;
+  }
+
+  /**
+   * Queues the backlog's next `count` files (none when another instance is feeding it); returns how
+   * many. Files fingerprinted since the rebuild began (uploaded meanwhile), and those of the round
+   * in hand (`taken`), are passed over: the index was cleared, so what it holds is new.
+   */
+  private async feedBacklog(count: number, taken: ReadonlySet<string>): Promise<number> {
+    const { jobs, catalog, fingerprintQueue, nearDuplicates } = this.deps.store;
+    if (!(await jobs.get(BACKLOG_RECORD))?.state) return 0;
+    if (!(await jobs.acquire(BACKLOG_RECORD, this.deps.holder, this.clock(), BACKLOG_LEASE_MS))) return 0;
+    let backlog = (await jobs.get(BACKLOG_RECORD))?.state as Backlog | null | undefined; // read again under the lease
+    let queued = 0;
+    try {
+      while (backlog && queued < count) {
+        const wanted = count - queued;
+        const page = await catalog.scan(backlog.after ?? undefined, wanted);
+        const due: string[] = [];
+        for (const { fileId } of page) if (!taken.has(fileId) && !(await nearDuplicates.get(fileId))) due.push(fileId);
+        await fingerprintQueue.requeue(due, this.clock());
+        queued += due.length;
+        backlog =
+          page.length < wanted
+            ? null
+            : { after: page[page.length - 1]!.fileId, left: Math.max(0, backlog.left - due.length) };
+      }
+      return queued;
+    } finally {
+      await jobs.release(BACKLOG_RECORD, this.deps.holder, backlog ?? null);
+    }
+  }
+
+  /** Files of the backlog not queued yet (about: files stored or deleted since it began are not counted). */
+  private async backlogLeft(): Promise<number> {
+    const backlog = (await this.deps.store.jobs.get(BACKLOG_RECORD))?.state as Backlog | null | undefined;
+    return backlog ? backlog.left : 0;
   }
 
   /**
@@ -239,10 +293,11 @@ export class NearDuplicateService {
   async adoptSettings(): Promise<number> {
     const settings = this.deps.fingerprinter.settings;
     const { jobs } = this.deps.store;
-    const recorded = async () => (await jobs.get(SETTINGS_RECORD))?.state as NearDuplicateSettings | undefined;
+    const recorded = async () =>
+      (await jobs.get(NEAR_DUPLICATE_SETTINGS_RECORD))?.state as NearDuplicateSettings | undefined;
     const before = await recorded();
     if (before && sameSettings(before, settings)) return 0;
-    if (!(await jobs.acquire(SETTINGS_RECORD, this.deps.holder, this.clock(), LEASE_MS))) return 0; // another instance is at it
+    if (!(await jobs.acquire(NEAR_DUPLICATE_SETTINGS_RECORD, this.deps.holder, this.clock(), LEASE_MS))) return 0; // another instance is at it
     // Read again under the lease: another instance may have adopted them meanwhile.
     const made = (await recorded()) ?? DEFAULT_SETTINGS;
     const queued = sameSettings(made, settings) ? 0 : await this.requeueAll();
@@ -251,7 +306,7 @@ export class NearDuplicateService {
         { settings, before: made, queued },
         'near-duplicate settings changed: every stored file is fingerprinted again',
       );
-    await jobs.release(SETTINGS_RECORD, this.deps.holder, settings);
+    await jobs.release(NEAR_DUPLICATE_SETTINGS_RECORD, this.deps.holder, settings);
     return queued;
   }
 
@@ -270,10 +325,11 @@ export class NearDuplicateService {
 
   async status(): Promise<NearDuplicateStatus> {
     const { nearDuplicates, fingerprintQueue, catalog } = this.deps.store;
-    const [counts, queue, failed] = await Promise.all([
+    const [counts, queue, failed, backlog] = await Promise.all([
       nearDuplicates.counts(),
       fingerprintQueue.counts(this.clock()),
       fingerprintQueue.failures(20),
+      this.backlogLeft(),
     ]);
     const failures = await Promise.all(
       failed.map(async (job) => ({
@@ -284,7 +340,7 @@ export class NearDuplicateService {
         at: job.dueAt.toISOString(),
       })),
     );
-    return { ...counts, ...queue, failures };
+    return { ...counts, ...queue, queued: queue.queued + backlog, failures };
   }
 
   /** The administrators' report: the pairs found (one page), and how the fingerprinting stands. */
