@@ -1,6 +1,7 @@
 import { monthOf, weekOf } from '../../../shared/calendar.js';
 import type { Unit } from '../../../shared/schemas.js';
 import { hasColumn, type Db } from '../embedded/database.js';
+import { keepDaySums } from './embedded-day-sums.js';
 import { entryOf, type KnownUpload } from './entry-without.js';
 
 /**
@@ -131,6 +132,8 @@ export function keepLedgerTotals(db: Db): void {
     .get();
   if (repeatIndex && !repeatIndex.sql.includes('copies')) db.exec('DROP INDEX ledger_repeat_files');
   db.exec(TOTALS_INDEXES);
+  // After the indexes: the day tallies' sums are summed through one of them.
+  keepDaySums(db);
 }
 
 /** An upload as the totals apply it: whose entry, which file, day and name, and whether it stored the bytes. */
