@@ -194,6 +194,89 @@ describe('embedded store specifics', () => {
     }
   });
 
+  it('keeps the day tallies’ sums per city, county and town as summing the tallies makes them, through counts, withdrawals, restores and tallies moved; a data directory made before them has them made at open', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    const files = await seedReportArchive(store);
+    const day = (d: number) => new Date(Date.UTC(2026, 4, d, 9));
+    const counted = async (record: Parameters<typeof uploadAction>[0]) => {
+      const action = uploadAction(record);
+      await store.ledger.count(action);
+      return action.key;
+    };
+    const north = testAccount({ unit: unit('north', '东县') });
+    const keys = [
+      await counted(uploadRecord(north, files.F1.fileId, 'a.pdf', day(1))),
+      await counted(uploadRecord(north, files.F1.fileId, 'a.pdf', day(1))),
+      await counted(uploadRecord(PEOPLE.frank, files.F4.fileId, 'b.pdf', day(2))),
+      await counted(uploadRecord(PEOPLE.alice, files.F1.fileId, 'c.pdf', new Date('2026-03-02T03:00:00Z'))),
+    ];
+    await store.ledger.reverse(keys[1]!, 'r1');
+    await store.ledger.reverse(keys[2]!, 'r2');
+    await store.ledger.reverse(keys[3]!, 'r3');
+    await store.ledger.restore(keys[3]!, 's3');
+    await store.close();
+    const rows = (db: Database.Database) =>
+      db.prepare('SELECT * FROM upload_day_sums ORDER BY level, city, county, town, day, week, month').all();
+    // The sums the tallies make, per level ('' for a level a tally has none of).
+    const summed = (db: Database.Database) =>
+      [1, 2, 3].flatMap((level) =>
+        db
+          .prepare(
+            `SELECT ${level} AS level, city, IIF(${level} >= 2, IFNULL(county, ''), '') AS county,
+                    IIF(${level} = 3, IFNULL(town, ''), '') AS town, day, week, month, COUNT(*) AS tallies,
+                    SUM(uploads) AS uploads, SUM(saved_uploads) AS saved_uploads, SUM(saved_uploads * file_length) AS saved_bytes
+             FROM upload_days GROUP BY 2, 3, 4, day, week, month ORDER BY 2, 3, 4, day, week, month`,
+          )
+          .all(),
+      );
+    const db = new Database(path.join(dataDir, 'archive.sqlite'));
+    let kept: unknown[];
+    try {
+      kept = rows(db);
+      assert.deepEqual(kept, summed(db));
+      assert.ok(kept.length > 30, `${kept.length} rows`);
+      // A tally moved to another day and unit: out of its rows, into others.
+      db.prepare(
+        "UPDATE upload_days SET day = '2026-05-09', week = '2026-05-04', month = '2026-05', county = NULL, town = NULL WHERE unit_id = ?",
+      ).run(north.unit.id);
+      assert.deepEqual(rows(db), summed(db), 'a tally moved');
+      db.prepare("UPDATE upload_days SET county = '西县' WHERE unit_id = ?").run(PEOPLE.carol.unit.id);
+      assert.deepEqual(rows(db), summed(db), 'a town moved to another county, its days kept');
+      db.prepare('DELETE FROM upload_days WHERE unit_id = ?').run(north.unit.id);
+      assert.deepEqual(rows(db), summed(db), 'a tally gone');
+      // As a data directory of the version before them: no sums, no triggers.
+      kept = rows(db);
+      db.exec(
+        `DROP TABLE upload_day_sums; ${['insert', 'update', 'move', 'delete'].map((t) => `DROP TRIGGER upload_day_sums_${t};`).join(' ')}`,
+      );
+    } finally {
+      db.close();
+    }
+    const upgraded = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    try {
+      const reopened = new Database(path.join(dataDir, 'archive.sqlite'), { readonly: true });
+      assert.deepEqual(rows(reopened), kept, 'summed from the tallies at open, as they were kept');
+      reopened.close();
+      // And kept from then on.
+      await countUpload(upgraded, uploadRecord(north, files.F2.fileId, 'd.pdf', day(3)));
+      await upgraded.ledger.reverse(keys[3]!, 'r3 again');
+    } finally {
+      await upgraded.close();
+    }
+    const after = new Database(path.join(dataDir, 'archive.sqlite'), { readonly: true });
+    try {
+      assert.deepEqual(rows(after), summed(after));
+      assert.ok(
+        rows(after).some((r) => (r as { day: string }).day === '2026-05-03'),
+        'the new upload is in them',
+      );
+    } finally {
+      after.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('gives accounts of an earlier version their username keys at open: the older of two alike keeps the key, the other its exact name', async () => {
     const dataDir = tempDir();
     const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
@@ -570,14 +653,16 @@ describe('embedded store specifics', () => {
         try {
           assert.deepEqual(
             // Less the indexes added since, which any data directory gets: 本单位文件's folders (issue 42),
-            // the catalog's contents being deleted (the purge), cross-unit duplicates by area, and the
-            // repeat uploaders' kept sums' triggers and indexes (issue 43).
+            // the catalog's contents being deleted (the purge), cross-unit duplicates by area, the
+            // repeat uploaders' kept sums' triggers and indexes, and the triggers that keep the day
+            // tallies' sums (issue 43).
             totalsObjects(dataDir).filter(
               (o) =>
                 o.name !== 'ledger_names_unit_paths' &&
                 o.name !== 'catalog_being_deleted' &&
                 o.name !== 'ledger_area_files' &&
-                !ADDED_FOR_REPEAT_UPLOADERS.test(o.name),
+                !ADDED_FOR_REPEAT_UPLOADERS.test(o.name) &&
+                !o.name.startsWith('upload_day_sums_'),
             ),
             // The repeat uploaders' index holds each entry's copies inside one upload now (made again once).
             TOTALS_BEFORE_LEDGER_OWNED_THEM.map((o) =>

@@ -131,6 +131,7 @@ export function downgradeToFileIds(db: Database.Database): void {
       INSERT INTO packed SELECT c.file_id, pack_id, pack_offset FROM packed_now p JOIN catalog_now c USING (file_no);
       INSERT INTO chunk_sums SELECT c.file_id, n, crc FROM chunk_sums_now s JOIN catalog_now c USING (file_no);
       INSERT INTO chunk_sums SELECT staging_id, n, crc FROM staged_sums;
+      DROP TABLE IF EXISTS upload_day_sums;
       DROP TABLE staged_sums; DROP TABLE chunk_sums_now; DROP TABLE packed_now; DROP TABLE ledger_now; DROP TABLE upload_days_now; DROP TABLE ledger_names_now; DROP TABLE ledger_files_now; DROP TABLE catalog_now;`);
   })();
 }

@@ -568,6 +568,104 @@ export function ledgerConformance(target: StoreTarget): void {
         });
       });
 
+      describe('the space saved, summed two ways', () => {
+        /**
+         * Every selection of the space-saved report (groups, unit subtrees at each level, days,
+         * orders, a page inside and past the end), each asked as it is and with a file name filter
+         * every file's name passes ('.'): the embedded store answers the first from its sums per
+         * unit level and day and the second from the files' day tallies, which must agree. A
+         * change that left either behind (a withdrawal not taken out of the sums) fails here.
+         */
+        const selections = (() => {
+          const units: Array<Record<string, string>> = [
+            {},
+            { city: '江城市' },
+            { city: '江城市', county: '东县' },
+            { city: '江城市', county: '东县', town: '城关镇' },
+            { city: '沧州市', county: '东县' },
+            { city: '河市' },
+          ];
+          const all: Array<Record<string, string>> = [];
+          for (const group of ['unit', 'day', 'week', 'month'])
+            for (const where of units) all.push({ group, ...where, limit: '200' });
+          all.push(
+            { from: '2026-03-04', to: '2026-05-03', limit: '200' },
+            { group: 'day', city: '江城市', county: '西县', from: '2026-03-05', limit: '200' },
+            { group: 'week', to: '2026-03-31', sort: 'savedBytes', order: 'asc', limit: '200' },
+            { sort: 'uploads', limit: '200' },
+            { city: '江城市', sort: 'unit', order: 'asc', limit: '200' },
+            { city: '江城市', county: '东县', sort: 'savedUploads', limit: '200' },
+            { group: 'month', sort: 'period', order: 'asc', limit: '200' },
+            { group: 'day', sort: 'savedBytes', limit: '3', offset: '2' },
+            { group: 'day', offset: '500' },
+            { city: '江城市', offset: '50' },
+            { city: '无此市' },
+          );
+          return all;
+        })();
+        const service = () => new ReportService(store.reports, new ReportCalendar('UTC'), store.accounts);
+        /** Each selection's answer from the kept sums, checked against the files' tallies; answers them. */
+        const bothWays = async (step: string) => {
+          const reports = service();
+          const answers = [];
+          for (const q of selections) {
+            const summed = await reports.savings(savingsQuery.parse(q));
+            const byFile = await reports.savings(savingsQuery.parse({ ...q, q: '.' }));
+            assert.deepEqual(summed, byFile, `${step}: ${JSON.stringify(q)}`);
+            answers.push(summed);
+          }
+          return answers;
+        };
+
+        it('agrees for every filter, group and order through counts, repeats, withdrawals and restores', async () => {
+          const files = await seedReportArchive(store);
+          const newFile = (await commitBytes(store, randomContent(64), '新.pdf')).entry;
+          const counted0 = await bothWays('the archive counted');
+          assert.deepEqual(counted0[0]!.summary, { uploads: 18, savedUploads: 12, savedBytes: 14300 });
+          const north = testAccount({ username: 'north', unit: unit('u-north', '东县') });
+          const cityClerk = testAccount({ username: 'city', unit: PEOPLE.frank.unit });
+          const keys = [
+            // A new holder in another city; a repeat of it on the same day, and on another.
+            await counted(uploadRecord(north, files.F1.fileId, '北/通知.pdf', at(1))),
+            await counted(uploadRecord(north, files.F1.fileId, '北/通知.pdf', at(1, 9))),
+            await counted(uploadRecord(north, files.F1.fileId, '北/通知.pdf', at(2))),
+            // Repeats on a day of the archive's tallies (2026-03-06), and of a city's own unit.
+            await counted({
+              ...uploadRecord(PEOPLE.bob, files.F3.fileId, '报表.xlsx', new Date('2026-03-06T03:00:00Z')),
+              day: '2026-03-06',
+              fileLength: 500,
+            }),
+            await counted({ ...uploadRecord(cityClerk, files.F2.fileId, '纪要.docx', at(3)), fileLength: 3000 }),
+            // A new file: stored by its first upload, then uploaded again in two units.
+            await counted({ ...carryingUpload(north, newFile.fileId, at(3)), fileLength: 64 }),
+            await counted({ ...uploadRecord(PEOPLE.carol, newFile.fileId, '新.pdf', at(3)), fileLength: 64 }),
+            await counted({ ...uploadRecord(PEOPLE.erin, newFile.fileId, '新.pdf', at(4)), fileLength: 64 }),
+          ];
+          const moreCounted = await bothWays('more counted');
+          assert.notDeepEqual(moreCounted, counted0);
+          // Withdrawn: the one that stored the new file (its holder passes on, a saved upload on
+          // another day less), a tally's only upload, one of a tally's uploads; then by a batch.
+          assert.equal(await store.ledger.reverse(keys[5]!, 'w5'), 'reversed');
+          assert.equal(await store.ledger.reverse(keys[4]!, 'w4'), 'reversed');
+          assert.equal(await store.ledger.reverse(keys[1]!, 'w1'), 'reversed');
+          await bothWays('some withdrawn');
+          assert.deepEqual(
+            await store.ledger.reverseMany([0, 2, 3, 6, 7].map((i) => ({ actionKey: keys[i]!, changeKey: `w${i}` }))),
+            ['reversed', 'reversed', 'reversed', 'reversed', 'reversed'],
+          );
+          assert.deepEqual(await bothWays('every new one withdrawn'), counted0, 'as if never counted');
+          // Restored: all but one, some by a batch; then that one too.
+          assert.deepEqual(
+            await store.ledger.restoreMany([0, 1, 2, 3].map((i) => ({ actionKey: keys[i]!, changeKey: `s${i}` }))),
+            ['restored', 'restored', 'restored', 'restored'],
+          );
+          for (const i of [5, 6, 7]) assert.equal(await store.ledger.restore(keys[i]!, `s${i}`), 'restored');
+          await bothWays('all but one restored');
+          assert.equal(await store.ledger.restore(keys[4]!, 's4'), 'restored');
+          assert.deepEqual(await bothWays('all restored'), moreCounted, 'as if never withdrawn');
+        });
+      });
+
       describe('many changes at once: each as reverse or restore alone makes it, once by its key', () => {
         it('reverses a batch, several of one entry and one file among them, and restores it: every total back and forth', async () => {
           const files = await seedReportArchive(store);

@@ -28,10 +28,11 @@ const WITHDRAWALS_AT_ONCE = 50_000;
  * then the rows written in one transaction (the actions' records as they are counted, so that none
  * of them is kept in memory). The ledger's secondary indexes are dropped first and made again after
  * the rows (a fraction of the time of keeping them row by row), and the per-file sums, the repeat
- * uploaders' sums and their triggers are made afresh from the entries by `keepLedgerTotals`, as for a data directory made
- * before them: the same rows the triggers would have kept. Uploads to withdraw are reversed by the
- * ledger's own `reverseMany` (EmbeddedLedger: the same statements as a withdrawal's) before the
- * indexes the reports read through are made and the per-file sums summed, a file's after another
+ * uploaders' sums, the day tallies' sums and their triggers are made afresh from the entries and
+ * tallies by `keepLedgerTotals`, as for a data directory made before them: the same rows the
+ * triggers would have kept. Uploads to withdraw are reversed by the ledger's own `reverseMany`
+ * (EmbeddedLedger: the same statements as a withdrawal's) before the indexes the reports read
+ * through are made and the per-file sums summed, a file's after another
  * (its entries, tallies and actions are next to each other in their tables), and not one upload
  * at a random place after another in a database a thousand times the size of the page cache.
  */
@@ -83,7 +84,9 @@ export class EmbeddedLedgerSeeding implements LedgerSeeding {
       )
       .all();
     const triggers = db
-      .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'ledger'")
+      .prepare<[], { name: string }>(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ('ledger', 'upload_days')",
+      )
       .all();
     /** The uploads to withdraw: their keys, their change keys, their files. */
     const withdrawals: Array<{ actionKey: string; changeKey: string; fileNo: number }> = [];
@@ -93,7 +96,7 @@ export class EmbeddedLedgerSeeding implements LedgerSeeding {
       for (const { name } of indexes) db.exec(`DROP INDEX ${name}`);
       for (const { name } of triggers) db.exec(`DROP TRIGGER ${name}`);
       db.exec(
-        'DROP TABLE ledger_files; DROP TABLE IF EXISTS ledger_repeat_users; DROP TABLE IF EXISTS ledger_repeat_unit_files',
+        'DROP TABLE ledger_files; DROP TABLE IF EXISTS ledger_repeat_users; DROP TABLE IF EXISTS ledger_repeat_unit_files; DROP TABLE IF EXISTS upload_day_sums',
       );
       // The actions' records, as the count writes them (the one that stored a file holds its bytes).
       totals = countInMemory(uploads, (a) => {

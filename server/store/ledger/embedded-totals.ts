@@ -1,6 +1,7 @@
 import { monthOf, weekOf } from '../../../shared/calendar.js';
 import type { Unit } from '../../../shared/schemas.js';
 import { hasColumn, type Db } from '../embedded/database.js';
+import { keepDaySums } from './embedded-day-sums.js';
 import { entryOf, type KnownUpload } from './entry-without.js';
 
 /**
@@ -282,6 +283,8 @@ export function keepLedgerTotals(db: Db): void {
   db.exec(TOTALS_INDEXES);
   db.exec(CROSS_UNIT_AREA_INDEX);
   keepRepeatSums(db);
+  // After the indexes: the day tallies' sums are summed through one of them.
+  keepDaySums(db);
 }
 
 /**

@@ -294,6 +294,59 @@ type SavingsRow = {
   all_saved_bytes: number;
 };
 
+/**
+ * The space saved without a file name filter: from the day tallies' sums per unit level and day
+ * (upload_day_sums, kept by the ledger: server/store/ledger/embedded-day-sums.ts), at the finest
+ * level the filter or the rows need (a city's rows per county read its counties' sums), which
+ * sum the same tallies as upload_days and are a few thousand to a few hundred thousand rows, not
+ * ten million. Their '' levels are the tallies' null.
+ */
+function savingsOfDaySums(q: Unpaged<SavingsReportQuery>, keys: string[]): SavingsSums {
+  const level = Math.max(
+    q.unit?.town ? 3 : q.unit?.county ? 2 : 1,
+    keys.includes('town') ? 3 : keys.includes('county') ? 2 : 1,
+  );
+  const where = savingsDays(q).add(`d.level = ${level}`);
+  return {
+    from: `SELECT d.city, NULLIF(d.county, '') AS county, NULLIF(d.town, '') AS town, d.day, d.week, d.month,
+                  d.uploads, d.saved_uploads, d.saved_bytes
+           FROM upload_day_sums d ${where.sql}`,
+    params: where.params,
+  };
+}
+
+/**
+ * The space saved by the files whose catalog name is like the filter's: from their day tallies
+ * (upload_days, one per file, unit and day), which are the only ones that tell files apart.
+ * Summed first per unit or per day, the order of the covering indexes (a week or month is days in
+ * a row, but SQLite does not know that and would sort every row by it), then per row.
+ */
+function savingsOfNamedFiles(q: Unpaged<SavingsReportQuery> & { fileName: string }): SavingsSums {
+  const where = savingsDays(q).add(`d.${NAMED_FILES}`, { name: likePattern(q.fileName) });
+  const fine = q.group === 'unit' ? ['city', 'county', 'town'] : q.group === 'day' ? ['day'] : ['day', 'week', 'month'];
+  return {
+    from: `SELECT ${fine.map((k) => `d.${k} AS ${k}`).join(', ')},
+                  SUM(d.uploads) AS uploads, SUM(d.saved_uploads) AS saved_uploads, SUM(d.saved_uploads * d.file_length) AS saved_bytes
+           FROM upload_days d ${where.sql} GROUP BY ${fine.map((k) => `d.${k}`).join(', ')}`,
+    params: where.params,
+  };
+}
+
+/** Rows of the space saved (columns: their unit's levels or days, and their figures) that the report sums. */
+interface SavingsSums {
+  from: string;
+  params: Params;
+}
+
+/** The days and unit subtree the filters pick, on the alias `d` (upload_days and upload_day_sums have both). */
+function savingsDays(q: Unpaged<SavingsReportQuery>): Conditions {
+  const where = new Conditions();
+  if (q.fromDay) where.add('d.day >= @fromDay', { fromDay: q.fromDay });
+  if (q.toDay) where.add('d.day <= @toDay', { toDay: q.toDay });
+  subtree(where, q, 'd.');
+  return where;
+}
+
 /** A row of the collisions table, as its statement reads it. */
 type CollisionSqlRow = {
   total: number;
@@ -639,7 +692,7 @@ export class EmbeddedReports implements Reports {
   async savings(
     q: SavingsReportQuery,
   ): Promise<Page<Rows.SavingsUnitRow | Rows.SavingsPeriodRow> & { summary: Rows.SavingsFigures }> {
-    const { sql, params: where, item } = this.savingsSelection(q);
+    const { sql, params: where, item, summary: summarySql } = this.savingsSelection(q);
     const { rows, total } = this.page<SavingsRow>(sql, where, q);
     let summary: Rows.SavingsFigures;
     if (rows[0]) {
@@ -651,7 +704,7 @@ export class EmbeddedReports implements Reports {
     } else {
       const s = this.db
         .prepare<Params, { uploads: number | null; saved_uploads: number | null; saved_bytes: number | null }>(
-          `SELECT SUM(d.uploads) AS uploads, SUM(d.saved_uploads) AS saved_uploads, SUM(d.saved_uploads * d.file_length) AS saved_bytes FROM upload_days d ${this.savingsWhere(q).sql}`,
+          summarySql,
         )
         .get(where)!;
       summary = { uploads: s.uploads ?? 0, savedUploads: s.saved_uploads ?? 0, savedBytes: s.saved_bytes ?? 0 };
@@ -666,19 +719,11 @@ export class EmbeddedReports implements Reports {
     );
   }
 
-  /** The upload days the filters pick. */
-  private savingsWhere(q: Unpaged<SavingsReportQuery>): Conditions {
-    const where = new Conditions();
-    if (q.fromDay) where.add('d.day >= @fromDay', { fromDay: q.fromDay });
-    if (q.toDay) where.add('d.day <= @toDay', { toDay: q.toDay });
-    subtree(where, q, 'd.');
-    if (q.fileName) where.add(`d.${NAMED_FILES}`, { name: likePattern(q.fileName) });
-    return where;
-  }
-
-  /** The savings table's rows in its order, each with the sums over all rows (all of them: a page adds its LIMIT). */
+  /**
+   * The savings table's rows in its order, each with the sums over all rows (all of them: a page
+   * adds its LIMIT), and the statement of the sums alone (for a page past the end).
+   */
   private savingsSelection(q: Unpaged<SavingsReportQuery>) {
-    const where = this.savingsWhere(q);
     // Per unit: one level below the filter (a town filter keeps the town itself).
     const keys =
       q.group !== 'unit'
@@ -694,18 +739,6 @@ export class EmbeddedReports implements Reports {
       q,
       key,
     );
-    // Summed first per unit or per day, the order of the covering indexes (a week or month is
-    // days in a row, but SQLite does not know that and would sort every row by it), then per row.
-    const fine =
-      q.group === 'unit' ? ['city', 'county', 'town'] : q.group === 'day' ? ['day'] : ['day', 'week', 'month'];
-    const sql = `SELECT ${keys.map((k) => `${k} AS ${q.group === 'unit' ? k : 'period'}`).join(', ')},
-                   SUM(uploads) AS uploads, SUM(saved_uploads) AS saved_uploads, SUM(saved_bytes) AS saved_bytes,
-                   SUM(SUM(uploads)) OVER () AS all_uploads, SUM(SUM(saved_uploads)) OVER () AS all_saved_uploads,
-                   SUM(SUM(saved_bytes)) OVER () AS all_saved_bytes, COUNT(*) OVER () AS total
-                 FROM (SELECT ${fine.map((k) => `d.${k} AS ${k}`).join(', ')},
-                              SUM(d.uploads) AS uploads, SUM(d.saved_uploads) AS saved_uploads, SUM(d.saved_uploads * d.file_length) AS saved_bytes
-                       FROM upload_days d ${where.sql} GROUP BY ${fine.map((k) => `d.${k}`).join(', ')})
-                 GROUP BY ${key} ${order}`;
     const figures = (r: SavingsRow): Rows.SavingsFigures => ({
       uploads: r.uploads,
       savedUploads: r.saved_uploads,
@@ -720,7 +753,18 @@ export class EmbeddedReports implements Reports {
             ...figures(r),
           }
         : { period: r.period, ...figures(r) };
-    return { sql, params: where.params, item };
+    const sums = q.fileName ? savingsOfNamedFiles({ ...q, fileName: q.fileName }) : savingsOfDaySums(q, keys);
+    const sql = `SELECT ${keys.map((k) => `${k} AS ${q.group === 'unit' ? k : 'period'}`).join(', ')},
+                   SUM(uploads) AS uploads, SUM(saved_uploads) AS saved_uploads, SUM(saved_bytes) AS saved_bytes,
+                   SUM(SUM(uploads)) OVER () AS all_uploads, SUM(SUM(saved_uploads)) OVER () AS all_saved_uploads,
+                   SUM(SUM(saved_bytes)) OVER () AS all_saved_bytes, COUNT(*) OVER () AS total
+                 FROM (${sums.from}) GROUP BY ${key} ${order}`;
+    return {
+      sql,
+      params: sums.params,
+      item,
+      summary: `SELECT SUM(uploads) AS uploads, SUM(saved_uploads) AS saved_uploads, SUM(saved_bytes) AS saved_bytes FROM (${sums.from})`,
+    };
   }
 
   async collisions(q: CollisionReportQuery): Promise<Page<Rows.CollisionRow>> {
