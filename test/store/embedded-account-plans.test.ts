@@ -6,6 +6,7 @@ import type { Db } from '../../server/store/embedded/database.js';
 import { openEmbeddedDatabase } from '../../server/store/embedded.js';
 import { testAccount } from '../support/content.js';
 import { tempDir } from '../support/stores.js';
+import { watchedStatements, type RanStatement } from '../support/watched-statements.js';
 
 /**
  * How the embedded store answers a page of accounts (issue 43: 100,000 accounts): each statement
@@ -15,31 +16,12 @@ import { tempDir } from '../support/stores.js';
 describe('the accounts page on the embedded store: every selection by an index', () => {
   let db: Db;
   let accounts: EmbeddedAccountStore;
-  const ran: Array<{ sql: string; args: unknown[] }> = [];
+  const ran: RanStatement[] = [];
 
   before(async () => {
     db = openEmbeddedDatabase(tempDir());
     // The store's statements, with the values they ran with, as they are prepared.
-    const watched = new Proxy(db, {
-      get(target, prop) {
-        if (prop === 'prepare')
-          return (sql: string) => {
-            const statement = target.prepare(sql);
-            return new Proxy(statement, {
-              get(s, name) {
-                const value = Reflect.get(s, name, s) as unknown;
-                if (typeof value !== 'function') return value;
-                return (...args: unknown[]) => {
-                  if (name === 'all' || name === 'get') ran.push({ sql, args });
-                  return (value as (...a: unknown[]) => unknown).apply(s, args);
-                };
-              },
-            });
-          };
-        const value = Reflect.get(target, prop, target) as unknown;
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const watched = watchedStatements(db, ran);
     accounts = new EmbeddedAccountStore(watched);
     const many = Array.from({ length: 3_000 }, (_, i) =>
       testAccount({

@@ -6,6 +6,7 @@ import { databaseFile } from '../../server/store/embedded/database.js';
 import { openEmbeddedDatabase } from '../../server/store/embedded.js';
 import { EmbeddedFingerprintQueue } from '../../server/store/near-duplicates/embedded.js';
 import { tempDir } from '../support/stores.js';
+import { watchedStatements, type RanStatement } from '../support/watched-statements.js';
 
 /**
  * How the embedded store reads the fingerprint queue (issue 43: 2,000,000 files queued at once,
@@ -16,32 +17,13 @@ import { tempDir } from '../support/stores.js';
 describe('the fingerprint queue on the embedded store: read in index order, never sorted whole', () => {
   let db: Db;
   let queue: EmbeddedFingerprintQueue;
-  const ran: Array<{ sql: string; args: unknown[] }> = [];
+  const ran: RanStatement[] = [];
   const now = new Date(Date.UTC(2026, 10, 29, 12));
 
   before(async () => {
     db = openEmbeddedDatabase(tempDir());
     // The queue's statements, with the values they ran with, as they are run.
-    const watched = new Proxy(db, {
-      get(target, prop) {
-        if (prop === 'prepare')
-          return (sql: string) => {
-            const statement = target.prepare(sql);
-            return new Proxy(statement, {
-              get(s, name) {
-                const value = Reflect.get(s, name, s) as unknown;
-                if (typeof value !== 'function') return value;
-                return (...args: unknown[]) => {
-                  if (name === 'all' || name === 'get') ran.push({ sql, args });
-                  return (value as (...a: unknown[]) => unknown).apply(s, args);
-                };
-              },
-            });
-          };
-        const value = Reflect.get(target, prop, target) as unknown;
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const watched = watchedStatements(db, ran);
     queue = new EmbeddedFingerprintQueue(watched);
     const ids = Array.from({ length: 2_000 }, (_, i) => `f${String(i).padStart(5, '0')}`);
     await queue.enqueue(ids, new Date(now.getTime() - 60_000));

@@ -213,6 +213,18 @@ function repeatEntryPick(q: Unpaged<RepeatReportQuery>): string | undefined {
  */
 const REPEAT_SIZE_WALK_OFFSET = 10_000;
 
+/** The repeat uploaders' rows grouped by user or unit: each sort field's column, as both their statements name it. */
+const REPEAT_GROUP_SORTS = {
+  repeatUploads: 'repeats',
+  files: 'files',
+  users: 'users',
+  uploads: 'uploads',
+  repeatBytes: 'repeat_bytes',
+  lastUploadTime: 'last',
+  firstUploadTime: 'first',
+  userName: 'user_name',
+};
+
 /**
  * The table grouped by user or unit over every repeat entry, from the sums the ledger keeps of
  * them (ledger_repeat_users, ledger_repeat_unit_files): the same rows as summing the entries, in
@@ -221,20 +233,7 @@ const REPEAT_SIZE_WALK_OFFSET = 10_000;
 function repeatSums(q: Unpaged<RepeatReportQuery>) {
   const byUser = q.group === 'user';
   const key = byUser ? 'u.user_id, u.unit_id' : 'u.unit_id';
-  const order = orderBy(
-    {
-      repeatUploads: 'repeats',
-      files: 'files',
-      users: 'users',
-      uploads: 'uploads',
-      repeatBytes: 'repeat_bytes',
-      lastUploadTime: 'last',
-      firstUploadTime: 'first',
-      userName: 'user_name',
-    },
-    q,
-    key,
-  );
+  const order = orderBy(REPEAT_GROUP_SORTS, q, key);
   const sql = byUser
     ? `SELECT u.user_id, u.user_name, u.unit, 1 AS users, u.files, u.uploads, u.uploads - u.files AS repeats,
          u.repeat_bytes, u.copies, u.uploads - u.files - u.copies AS resends, u.first, u.last, COUNT(*) OVER () AS total
@@ -496,20 +495,7 @@ export class EmbeddedReports implements Reports {
     if (q.min === 2 && q.copies !== 'exclude' && unfiltered(q)) return repeatSums(q);
     const byUser = q.group === 'user';
     const groupBy = byUser ? 'l.user_id, l.unit_id' : 'l.unit_id';
-    const order = orderBy(
-      {
-        repeatUploads: 'repeats',
-        files: 'files',
-        users: 'users',
-        uploads: 'uploads',
-        repeatBytes: 'repeat_bytes',
-        lastUploadTime: 'last',
-        firstUploadTime: 'first',
-        userName: 'user_name',
-      },
-      q,
-      groupBy,
-    );
+    const order = orderBy(REPEAT_GROUP_SORTS, q, groupBy);
     // A user's entries in a unit are of distinct files (the ledger's key): counted, not told apart.
     const sql = `SELECT l.user_id, MAX(l.user_name) AS user_name, MAX(l.unit) AS unit, ${byUser ? '1 AS users, COUNT(*) AS files' : 'COUNT(DISTINCT l.user_id) AS users, COUNT(DISTINCT l.file_no) AS files'},
               SUM(${count}) AS uploads, SUM(${count} - 1) AS repeats, SUM((${count} - 1) * c.length) AS repeat_bytes,
