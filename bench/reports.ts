@@ -164,13 +164,13 @@ export async function timeReports(
   measured: (q: QueryTiming) => void = () => {},
   /** Which of them: the pages (false), the exports (true), or all (undefined). */
   exports?: boolean,
-  /** Only those whose label holds this. */
+  /** Only those whose label holds one of these parts, split at `|` (`cross-unit 3 months|savings file name`). */
   labelPart?: string,
 ): Promise<QueryTiming[]> {
   const queries: QueryTiming[] = [];
   for (const q of reportQueries(seed)) {
     if (exports !== undefined && !!q.csv !== exports) continue;
-    if (labelPart !== undefined && !q.label.includes(labelPart)) continue;
+    if (labelPart !== undefined && !labelPart.split('|').some((part) => q.label.includes(part))) continue;
     const p = q.deep ? `${q.path}offset=${Math.floor((await get(q.path)).total / 100) * 50}` : q.path;
     const times: number[] = [];
     let total = 0;

@@ -71,7 +71,7 @@ import { benchWithdrawals, type WithdrawalsResult } from './withdrawals.js';
  * BENCH_SCALE_ACCOUNTS sets the accounts (the issue's 100,000 at BENCH_SCALE=1, say); BENCH_SCALE_KEEP=DIR
  * seeds into DIR and keeps it, and a later run of the same scale given DIR measures it without seeding;
  * BENCH_SCALE_PARTS=accounts,files,reports,exports measures only those parts after start-up, and
- * BENCH_SCALE_PAGES=TEXT only the report pages whose label holds TEXT (e.g. savings).
+ * BENCH_SCALE_PAGES=TEXT only the report pages whose label holds TEXT (e.g. savings; `a|b`: either).
  * BENCH_ONLY=accounts (opt-in, never in a full run) is the accounts of issue 43 without the ledger
  * (bench/accounts.ts): BENCH_SCALE_ACCOUNTS (default 100,000) accounts, GET /api/accounts pages
  * (BENCH_ACCOUNT_REQUESTS each, default 200) and the accounts page in Chromium; BENCH_ACCOUNTS_KEEP=DIR
@@ -124,6 +124,11 @@ const LOAD_THINK_MS = 1000;
 const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
 /** Closed-loop latency is concurrency over throughput: it shows the ceiling, not a clerk's wait. */
 const clientsNote = (clients: number) => `${clients} clients always waiting, latency = ${clients} / throughput`;
+
+// Memory and speed move with the runtime (V8's heap, its young generation): every figure names it.
+console.log(
+  `bench   on Node.js ${process.version} (${process.arch}); every server it starts runs on the same (${process.execPath})`,
+);
 
 if (wanted('ingest')) {
   const ingest = await benchIngest(ingestMiB);
