@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { openEmbeddedDatabase, openEmbeddedStore } from '../../server/store/embedded.js';
+import { selectionBatches } from '../../server/store/embedded/batches.js';
 import { readConnection } from '../../server/store/embedded/database.js';
 import { EmbeddedReports } from '../../server/store/reports/embedded.js';
 import { commitBytes, countUpload, randomContent, testAccount, unit, uploadRecord } from '../support/content.js';
@@ -81,6 +82,71 @@ describe('embedded store reports and exports', () => {
     } finally {
       reports.close();
       reads.close();
+      db.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('read an export’s selection off the thread that serves requests: a selection that sorts every row before its first leaves the event loop turning', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    await store.close();
+    const db = openEmbeddedDatabase(dataDir);
+    try {
+      let turns = 0;
+      const ticking = setInterval(() => turns++, 1);
+      const batches = selectionBatches<{ n: number }, number>(
+        db,
+        {
+          sql: `WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000000)
+                SELECT n, COUNT(*) OVER () AS total FROM c ORDER BY n % 1000, n`,
+          params: {},
+        },
+        1000,
+        (rows) => rows.map((r) => r.n),
+      );
+      const first = await batches.next();
+      clearInterval(ticking);
+      assert.ok(!first.done);
+      assert.equal(first.value.total, 1_000_000);
+      assert.deepEqual(first.value.items.slice(0, 3), [1000, 2000, 3000]);
+      assert.ok(turns >= 5, `the event loop turned ${turns} times while the first batch was read`);
+      let rows = first.value.items.length;
+      for await (const batch of batches) rows += batch.items.length;
+      assert.equal(rows, 1_000_000);
+    } finally {
+      db.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('stop reading an export the writer stops taking, and read another afterwards', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    await store.close();
+    const db = openEmbeddedDatabase(dataDir);
+    const selection = {
+      sql: `WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 100000) SELECT n FROM c`,
+      params: {},
+      count: 'SELECT 100000 AS n',
+    };
+    try {
+      let taken = 0;
+      for await (const batch of selectionBatches<{ n: number }, number>(db, selection, 100, (rows) =>
+        rows.map((r) => r.n),
+      )) {
+        assert.equal(batch.total, 100_000);
+        taken += batch.items.length;
+        if (taken === 300) break;
+      }
+      assert.equal(taken, 300);
+      let all = 0;
+      for await (const batch of selectionBatches<{ n: number }, number>(db, selection, 10_000, (rows) =>
+        rows.map((r) => r.n),
+      ))
+        all += batch.items.length;
+      assert.equal(all, 100_000);
+    } finally {
       db.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }

@@ -65,7 +65,10 @@ describe('read threads: one statement over partitions of the files, off the thre
   it('rejects with the statement’s error, and the threads answer the next statement', async () => {
     const threads = new ReadThreads(file, 1024, 2);
     try {
-      await assert.rejects(threads.partitioned('SELECT missing_column FROM files WHERE @part + @parts', {}), /no such column/);
+      await assert.rejects(
+        threads.partitioned('SELECT missing_column FROM files WHERE @part + @parts', {}),
+        /no such column/,
+      );
       const parts = await threads.partitioned<{ n: number }>(
         `SELECT COUNT(*) AS n FROM files WHERE ${inPartition('file_no')}`,
         {},
