@@ -281,8 +281,8 @@ type CrossUnitFileRow = {
   last: number;
 };
 
-/** The cross-unit table's sort fields over a date window's files (alias `f`) and, by name or size, the catalog (`c`). */
-const CROSS_UNIT_WINDOW_SORTS = {
+/** The cross-unit table's sort fields over its files' sums (alias `f`) and, by name or size, the catalog (`c`). */
+const CROSS_UNIT_SORT_COLUMNS = {
   units: 'f.units',
   uploads: 'f.uploads',
   users: 'f.users',
@@ -292,7 +292,7 @@ const CROSS_UNIT_WINDOW_SORTS = {
   fileName: 'c.file_name',
 };
 /** The row fields of those sort fields. */
-const CROSS_UNIT_WINDOW_FIELDS: Record<string, keyof CrossUnitFileRow> = {
+const CROSS_UNIT_SUMMED_FIELDS: Record<string, keyof CrossUnitFileRow> = {
   units: 'units',
   uploads: 'uploads',
   users: 'users',
@@ -311,9 +311,9 @@ function sqliteOrder(a: number | string, b: number | string): number {
   return Buffer.compare(Buffer.from(String(a)), Buffer.from(String(b)));
 }
 
-/** The cross-unit table's order as `orderBy(CROSS_UNIT_WINDOW_SORTS, q, 'f.file_id')` gives it to SQLite. */
+/** The cross-unit table's order as `orderBy(CROSS_UNIT_SORT_COLUMNS, q, 'f.file_id')` gives it to SQLite. */
 function crossUnitOrder(q: Pick<ReportPaging, 'sort' | 'order'>): (a: CrossUnitFileRow, b: CrossUnitFileRow) => number {
-  const field = CROSS_UNIT_WINDOW_FIELDS[q.sort];
+  const field = CROSS_UNIT_SUMMED_FIELDS[q.sort];
   if (!field) throw new Error(`unknown sort field ${q.sort}`);
   const direction = q.order === 'asc' ? 1 : -1;
   return (a, b) => direction * sqliteOrder(a[field]!, b[field]!) || sqliteOrder(a.file_id, b.file_id);
@@ -579,22 +579,15 @@ export class EmbeddedReports implements Reports {
   }
 
   async crossUnit(q: CrossUnitReportQuery): Promise<Page<StoredCrossUnitRow>> {
-    if (!q.unit && (q.from || q.to)) {
-      const found = await this.crossUnitWindowPage(q);
+    if (q.unit || q.from || q.to) {
+      const found = await this.crossUnitSummedPage(q);
       return { total: found.total, items: this.crossUnitItems(q, found.rows) };
     }
-    const s = this.crossUnitSelection(q);
-    let found: { rows: CrossUnitFileRow[]; total: number };
-    if (!s.count) {
-      // Summed over the entries the filters pick, once for the page and the total.
-      found = this.page<CrossUnitFileRow>(s.sql, s.params, q);
-    } else {
-      const rows = this.db
-        .prepare<Params, CrossUnitFileRow>(s.page)
-        .all({ ...s.params, limit: q.limit, offset: q.offset });
-      found = { rows, total: this.total(s.count, s.params, q, rows.length) };
-    }
-    return { total: found.total, items: this.crossUnitItems(q, found.rows) };
+    const s = this.crossUnitKeptSelection(q);
+    const rows = this.db
+      .prepare<Params, CrossUnitFileRow>(s.page)
+      .all({ ...s.params, limit: q.limit, offset: q.offset });
+    return { total: this.total(s.count, s.params, q, rows.length), items: this.crossUnitItems(q, rows) };
   }
 
   crossUnitBatches(q: Unpaged<CrossUnitReportQuery>, batch: number): Batches<StoredCrossUnitRow> {
@@ -607,31 +600,43 @@ export class EmbeddedReports implements Reports {
   }
 
   /**
-   * A page of a date window's files over every unit: each file's entries in the window summed on
-   * the read threads, a partition of the files each, at once, and each partition's first
-   * offset + limit files in the table's order merged here (3 months of two years at 10^7 entries
-   * sum 1.2 million entries of 290,000 files: 1.6–1.9 s on one thread). Only files with entries
-   * of `min` units in all (ledger_files) can have them in the window. The accounts, and the
-   * catalog's names and sizes, are read for the page's files alone unless the page is sorted by
-   * them.
+   * A page of the files summed over the entries the filters pick (a unit subtree, a date window):
+   * summed on the read threads, a partition of the files each, at once, and each partition's first
+   * offset + limit files in the table's order merged here (at 10^7 entries, 3 months of two years
+   * sum 1.2 million entries of 290,000 files, a city 1.4 million entries: 1.6–1.9 s and
+   * 0.7–1.0 s on one thread). A subtree's entries are one range of their own index
+   * (ledger_area_files), in file order. A date window's over every unit: those of the files whose
+   * first and last upload (kept in ledger_files) overlap it, as no entry of any other file can,
+   * and only of files with entries of `min` units in all. The accounts, and the catalog's names
+   * and sizes, are read for the page's files alone unless the page is sorted by them.
    */
-  private async crossUnitWindowPage(q: CrossUnitReportQuery): Promise<{ rows: CrossUnitFileRow[]; total: number }> {
+  private async crossUnitSummedPage(q: CrossUnitReportQuery): Promise<{ rows: CrossUnitFileRow[]; total: number }> {
     const entries = ledgerConditions(q, 'catalog');
-    let files = entries.and('t.units >= @min', { min: q.min }).and(inPartition('t.file_no'));
-    if (q.from) files = files.and('t.last >= @from');
-    if (q.to) files = files.and('t.first < @to');
     const byUsers = q.sort === 'users';
     const byCatalog = q.sort === 'fileLength' || q.sort === 'fileName';
-    const order = orderBy(CROSS_UNIT_WINDOW_SORTS, q, 'f.file_id');
+    const sums = `COUNT(DISTINCT l.unit_id) AS units, ${byUsers ? 'COUNT(DISTINCT l.user_id) AS users, ' : ''}
+      SUM(l.upload_count) AS uploads, MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last`;
+    let summed: string;
+    let params: Params;
+    if (q.unit) {
+      const picked = entries.and(inPartition('l.file_no'));
+      summed = `SELECT l.file_no, (SELECT file_id FROM ledger_files WHERE file_no = l.file_no) AS file_id, ${sums}
+        FROM ledger l INDEXED BY ledger_area_files ${picked.sql} GROUP BY l.file_no`;
+      params = picked.params;
+    } else {
+      let files = entries.and('t.units >= @min').and(inPartition('t.file_no'));
+      if (q.from) files = files.and('t.last >= @from');
+      if (q.to) files = files.and('t.first < @to');
+      summed = `SELECT t.file_no, t.file_id, ${sums}
+        FROM ledger_files t CROSS JOIN ledger l INDEXED BY ledger_file ON l.file_no = t.file_no ${files.sql} GROUP BY t.file_no`;
+      params = files.params;
+    }
+    const order = orderBy(CROSS_UNIT_SORT_COLUMNS, q, 'f.file_id');
     const parts = await this.threads.partitioned<CrossUnitFileRow & { total: number }>(
-      `WITH f AS MATERIALIZED (
-         SELECT t.file_no, t.file_id, COUNT(DISTINCT l.unit_id) AS units, ${byUsers ? 'COUNT(DISTINCT l.user_id) AS users, ' : ''}
-                SUM(l.upload_count) AS uploads, MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last
-         FROM ledger_files t CROSS JOIN ledger l INDEXED BY ledger_file ON l.file_no = t.file_no ${files.sql}
-         GROUP BY t.file_no HAVING COUNT(DISTINCT l.unit_id) >= @min)
+      `WITH f AS MATERIALIZED (${summed} HAVING COUNT(DISTINCT l.unit_id) >= @min)
        SELECT f.*, ${byCatalog ? 'c.file_name, c.length, ' : ''}(SELECT COUNT(*) FROM f) AS total
        FROM f ${byCatalog ? 'JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = f.file_no' : ''} ${order} LIMIT @rows`,
-      { ...files.params, rows: q.offset + q.limit },
+      { ...params, min: q.min, rows: q.offset + q.limit },
     );
     const total = parts.reduce((sum, rows) => sum + (rows[0]?.total ?? 0), 0);
     const rows = mergeOrdered(parts, crossUnitOrder(q)).slice(q.offset, q.offset + q.limit);
@@ -668,56 +673,50 @@ export class EmbeddedReports implements Reports {
     return { rows, total };
   }
 
+  /** The cross-unit table's files, in its order, without their units (all of them: an export). */
+  private crossUnitSelection(q: Unpaged<CrossUnitReportQuery>): Selection {
+    return q.unit || q.from || q.to ? this.crossUnitSummedSelection(q) : this.crossUnitKeptSelection(q);
+  }
+
+  /** The cross-unit table's files summed over the entries the filters pick (`crossUnitSummedPage` a page's). */
+  private crossUnitSummedSelection(q: Unpaged<CrossUnitReportQuery>): Selection {
+    const where = ledgerConditions(q, 'catalog');
+    const params = { ...where.params, min: q.min };
+    // Summed over the entries the filters pick, with the number of rows (a window count), read
+    // in file order so they are summed as read. A subtree's entries are one range of their own
+    // index (ledger_area_files). A time window's: those of the files whose first and last
+    // upload (kept in ledger_files) overlap it, as no entry of any other file can, each file's
+    // read through ledger_file: a quarter of two years reads a fifth of the entries, not all.
+    let entries = `FROM ledger l INDEXED BY ledger_area_files ${where.sql}`;
+    // Grouped by the column SQLite reads in order (by l.file_no, it would sort the time
+    // window's entries first).
+    let fileNo = 'l.file_no';
+    if (!q.unit) {
+      fileNo = 't.file_no';
+      let overlapping = where;
+      if (q.from) overlapping = overlapping.and('t.last >= @from');
+      if (q.to) overlapping = overlapping.and('t.first < @to');
+      entries = `FROM ledger_files t CROSS JOIN ledger l INDEXED BY ledger_file ON l.file_no = t.file_no ${overlapping.sql}`;
+    }
+    return {
+      sql: `SELECT f.*, c.file_id, c.file_name, c.length, COUNT(*) OVER () AS total
+       FROM (SELECT ${fileNo} AS file_no, COUNT(DISTINCT l.unit_id) AS units, COUNT(DISTINCT l.user_id) AS users, SUM(l.upload_count) AS uploads,
+                    MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last
+             ${entries} GROUP BY ${fileNo} HAVING COUNT(DISTINCT l.unit_id) >= @min) f
+       JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = f.file_no ${orderBy(CROSS_UNIT_SORT_COLUMNS, q, 'c.file_id')}`,
+      params,
+    };
+  }
+
   /**
-   * The cross-unit table's files, in its order, without their units (all of them: a page adds its
-   * LIMIT); unfiltered by unit or time, also the statement of a page (`page`) and its count.
+   * The cross-unit table's files from their kept sums (no unit or time filter), with the statement
+   * of a page (`page`) and its count.
    */
-  private crossUnitSelection(
-    q: Unpaged<CrossUnitReportQuery>,
-  ): (Selection & { count?: undefined }) | (Selection & { count: string; page: string }) {
+  private crossUnitKeptSelection(q: Unpaged<CrossUnitReportQuery>): Selection & { count: string; page: string } {
     const where = ledgerConditions(q, 'catalog');
     // Ties go by the files' public ids (from ledger_files, whose index of units holds them).
-    const order = (tieBreak: string) =>
-      orderBy(
-        {
-          units: 'f.units',
-          uploads: 'f.uploads',
-          users: 'f.users',
-          fileLength: 'c.length',
-          lastUploadTime: 'f.last',
-          firstUploadTime: 'f.first',
-          fileName: 'c.file_name',
-        },
-        q,
-        tieBreak,
-      );
+    const order = (tieBreak: string) => orderBy(CROSS_UNIT_SORT_COLUMNS, q, tieBreak);
     const params = { ...where.params, min: q.min };
-    if (q.unit || q.from || q.to) {
-      // Summed over the entries the filters pick, with the number of rows (a window count), read
-      // in file order so they are summed as read. A subtree's entries are one range of their own
-      // index (ledger_area_files). A time window's: those of the files whose first and last
-      // upload (kept in ledger_files) overlap it, as no entry of any other file can, each file's
-      // read through ledger_file: a quarter of two years reads a fifth of the entries, not all.
-      let entries = `FROM ledger l INDEXED BY ledger_area_files ${where.sql}`;
-      // Grouped by the column SQLite reads in order (by l.file_no, it would sort the time
-      // window's entries first).
-      let fileNo = 'l.file_no';
-      if (!q.unit) {
-        fileNo = 't.file_no';
-        let overlapping = where;
-        if (q.from) overlapping = overlapping.and('t.last >= @from');
-        if (q.to) overlapping = overlapping.and('t.first < @to');
-        entries = `FROM ledger_files t CROSS JOIN ledger l INDEXED BY ledger_file ON l.file_no = t.file_no ${overlapping.sql}`;
-      }
-      return {
-        sql: `SELECT f.*, c.file_id, c.file_name, c.length, COUNT(*) OVER () AS total
-         FROM (SELECT ${fileNo} AS file_no, COUNT(DISTINCT l.unit_id) AS units, COUNT(DISTINCT l.user_id) AS users, SUM(l.upload_count) AS uploads,
-                      MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last
-               ${entries} GROUP BY ${fileNo} HAVING COUNT(DISTINCT l.unit_id) >= @min) f
-         JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = f.file_no ${order('c.file_id')}`,
-        params,
-      };
-    }
     // Sums over all of each file's entries are kept in ledger_files (a file name filter picks
     // whole files). `+f.units`: no index range for the minimum, so SQLite reads the files in
     // number order alongside the catalog's (25 ms for 200,000 files), or by the units index when
