@@ -151,4 +151,35 @@ describe('embedded store reports and exports', () => {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  it('read at most four exports at once: a fifth begins when one of them ends', async () => {
+    const dataDir = tempDir();
+    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
+    await store.close();
+    const db = openEmbeddedDatabase(dataDir);
+    const selection = {
+      sql: `WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000) SELECT n FROM c`,
+      params: {},
+      count: 'SELECT 1000 AS n',
+    };
+    const exportOf = () => selectionBatches<{ n: number }, number>(db, selection, 10, (rows) => rows.map((r) => r.n));
+    try {
+      const four = [exportOf(), exportOf(), exportOf(), exportOf()];
+      for (const e of four) assert.equal((await e.next()).done, false);
+      const fifth = exportOf();
+      let began = false;
+      const first = fifth.next().then((r) => {
+        began = true;
+        return r;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(began, false, 'the fifth export began while four were being read');
+      await four[0]!.return(undefined);
+      assert.deepEqual((await first).value?.items.slice(0, 2), [1, 2]);
+      for (const e of [...four.slice(1), fifth]) await e.return(undefined);
+    } finally {
+      db.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });

@@ -38,6 +38,7 @@ export async function* selectionBatches<Row extends object, Item>(
   // do. Lookups read a few entries of one file each: 1 MiB holds the ledger index's inner pages
   // (8 MiB took 16 MB more of the server's memory through the cross-unit export, no faster).
   const { sql, params, count } = selection;
+  await readerSlots.take();
   const reader = new SelectionReader<Row>({ file: db.name, cacheKiB: 2048, sql, params, count, batch });
   let side: Db | undefined;
   const lookups = () => (side ??= readConnection(db, 1024));
@@ -51,9 +52,34 @@ export async function* selectionBatches<Row extends object, Item>(
     }
   } finally {
     reader.close();
+    readerSlots.give();
     side?.close();
   }
 }
+
+/**
+ * Exports read at once, each on its thread (about 10 MB of memory apiece); more wait for one to
+ * end, so that exports asked for at once cannot take the server past its memory.
+ */
+const READERS_AT_ONCE = 4;
+const readerSlots = new (class {
+  private free = READERS_AT_ONCE;
+  private readonly waiting: Array<() => void> = [];
+
+  async take(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+})();
 
 /** The batches a selection thread sends, one at a time, granting it the next as each is taken. */
 class SelectionReader<Row> {
