@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { seedReportData, type ReportSeed } from '../../bench/seed.js';
 import type { ArchiveStore } from '../../server/store/archive-store.js';
 import type { Batches } from '../../server/store/reports/port.js';
-import { CROSS_UNIT_SORTS } from '../../shared/reports.js';
+import { CROSS_UNIT_SORTS, REPEAT_SORTS } from '../../shared/reports.js';
 import { openEmbeddedAt, tempDir } from '../support/stores.js';
 
 const all = async <Row>(batches: Batches<Row>) => {
@@ -18,10 +18,10 @@ const all = async <Row>(batches: Batches<Row>) => {
 };
 
 /**
- * A cross-unit page filtered by time or unit and a file name's space saved are summed on read threads, a
- * partition of the files each (blocks of 4,096 file numbers in turn), and merged: they must be
- * the rows and totals of the single statement an export reads, in its order, at every offset.
- * 6,000 files: two partitions hold files.
+ * A cross-unit page filtered by time or unit, a filtered page of repeat uploads and a file name's
+ * space saved are summed or picked on read threads, a partition of the files each (blocks of
+ * 4,096 file numbers in turn), and merged: they must be the rows and totals of the single
+ * statement an export reads, in its order, at every offset. 6,000 files: two partitions hold files.
  */
 describe('report pages summed in partitions of the files', () => {
   let dir: string;
@@ -58,6 +58,31 @@ describe('report pages summed in partitions of the files', () => {
           assert.ok(whole.total > 30, `${JSON.stringify(query)}: ${whole.total} files`);
           for (const offset of [0, 13, whole.total - 20, whole.total + 5]) {
             const page = await store.reports.crossUnit({ ...query, offset, limit: 50 });
+            const label = `${JSON.stringify(query)} at ${offset}`;
+            assert.equal(page.total, whole.total, label);
+            assert.deepEqual(page.items, whole.rows.slice(offset, offset + 50), label);
+          }
+        }
+      }
+    }
+  });
+
+  it('repeat uploads picked by the filters: every sort, both orders, at the top, across the partitions’ boundary and past the end', async () => {
+    const filters = [
+      { unit: { city: seed.city } },
+      { from: new Date('2025-02-28T16:00:00Z'), to: new Date('2025-05-31T16:00:00Z') },
+      { fileName: seed.fileWord },
+      { copies: 'exclude' as const },
+      {},
+    ];
+    for (const filter of filters) {
+      for (const sort of REPEAT_SORTS.entry) {
+        for (const order of ['asc', 'desc'] as const) {
+          const query = { ...filter, group: 'entry' as const, min: 2, sort, order };
+          const whole = await all(store.reports.repeatUploaderBatches(query, 1000));
+          assert.ok(whole.total > 30, `${JSON.stringify(query)}: ${whole.total} entries`);
+          for (const offset of [0, 13, whole.total - 20, whole.total + 5]) {
+            const page = await store.reports.repeatUploaders({ ...query, offset, limit: 50 });
             const label = `${JSON.stringify(query)} at ${offset}`;
             assert.equal(page.total, whole.total, label);
             assert.deepEqual(page.items, whole.rows.slice(offset, offset + 50), label);

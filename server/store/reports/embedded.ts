@@ -506,6 +506,33 @@ export class EmbeddedReports implements Reports {
 
   async repeatUploaders(q: RepeatReportQuery): Promise<Page<StoredRepeatRow>> {
     const s = this.repeatSelection(q);
+    if (s.kind === 'entry' && s.partitioned) {
+      // Picked on the read threads, a partition of the files each: each partition's first
+      // offset + limit entries (id and sort key) and its count, in one statement, merged here;
+      // then the page's entries read in full. One pass over the entries the filters pick, not a
+      // page's sort and then a count (a file name's 86,000 repeat entries of 1.7 million at 10^7).
+      const dir = q.order === 'asc' ? 'ASC' : 'DESC';
+      const parts = await this.threads.partitioned<{ id: number; k: number | string; total: number }>(
+        `WITH e AS MATERIALIZED (SELECT l.id, ${s.partitioned.key} AS k ${s.partitioned.from})
+         SELECT id, k, (SELECT COUNT(*) FROM e) AS total FROM e ORDER BY k ${dir}, id LIMIT @rows`,
+        { ...s.params, rows: q.offset + q.limit },
+      );
+      const direction = q.order === 'asc' ? 1 : -1;
+      const picked = mergeOrdered(parts, (a, b) => direction * sqliteOrder(a.k, b.k) || a.id - b.id).slice(
+        q.offset,
+        q.offset + q.limit,
+      );
+      const rows =
+        picked.length === 0
+          ? []
+          : this.db
+              .prepare<Params, EntryRow>(
+                `SELECT ${entryColumns(s.uploads)} FROM ledger l JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = l.file_no
+                 WHERE l.id IN (SELECT value FROM json_each(@ids)) ${s.order}`,
+              )
+              .all({ ids: JSON.stringify(picked.map((p) => p.id)) });
+      return { total: parts.reduce((sum, p) => sum + (p[0]?.total ?? 0), 0), items: rows.map(entryItem) };
+    }
     if (s.kind === 'entry') {
       // The page's entries are picked from the index (narrow rows to sort), then read in full.
       const rows = this.db
@@ -543,22 +570,27 @@ export class EmbeddedReports implements Reports {
     if (repeats) where.add('l.upload_count >= 2');
     const from = `FROM ledger l ${repeats ? 'INDEXED BY ledger_repeat_files' : ''} JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = l.file_no ${where.sql}`;
     if (q.group === 'entry') {
-      const order = orderBy(
-        {
-          uploadCount: count,
-          lastUploadTime: 'l.last_upload_time',
-          firstUploadTime: 'l.upload_time',
-          userName: 'l.user_name',
-          fileName: 'l.upload_file_name',
-          fileLength: 'c.length',
-        },
-        q,
-        'l.id',
-      );
+      const columns: Record<string, string> = {
+        uploadCount: count,
+        lastUploadTime: 'l.last_upload_time',
+        firstUploadTime: 'l.upload_time',
+        userName: 'l.user_name',
+        fileName: 'l.upload_file_name',
+        fileLength: 'c.length',
+      };
+      const order = orderBy(columns, q, 'l.id');
       const everyEntry = repeats && q.copies !== 'exclude' && unfiltered(q);
+      const indexed = everyEntry ? repeatEntryPick(q) : undefined;
       return {
         kind: 'entry' as const,
-        pick: (everyEntry && repeatEntryPick(q)) || `${from} ${order}`,
+        pick: indexed ?? `${from} ${order}`,
+        // Where no index gives the order: each partition's entries (id and sort key), for `repeatEntriesPage`.
+        partitioned: indexed
+          ? undefined
+          : {
+              from: `FROM ledger l ${repeats ? 'INDEXED BY ledger_repeat_files' : ''} JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = l.file_no ${where.and(inPartition('l.file_no')).sql}`,
+              key: columns[q.sort]!,
+            },
         order,
         uploads: count,
         params: where.params,
