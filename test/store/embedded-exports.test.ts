@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { openEmbeddedDatabase, openEmbeddedStore } from '../../server/store/embedded.js';
 import { selectionBatches } from '../../server/store/embedded/batches.js';
-import { readConnection } from '../../server/store/embedded/database.js';
+import { readConnection, type Db } from '../../server/store/embedded/database.js';
 import { EmbeddedReports } from '../../server/store/reports/embedded.js';
 import { commitBytes, countUpload, randomContent, testAccount, unit, uploadRecord } from '../support/content.js';
 import { tempDir } from '../support/stores.js';
@@ -88,23 +88,10 @@ describe('embedded store reports and exports', () => {
   });
 
   it('read an export’s selection off the thread that serves requests: a selection that sorts every row before its first leaves the event loop turning', async () => {
-    const dataDir = tempDir();
-    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
-    await store.close();
-    const db = openEmbeddedDatabase(dataDir);
-    try {
+    await onEmptyArchive(async (db) => {
       let turns = 0;
       const ticking = setInterval(() => turns++, 1);
-      const batches = selectionBatches<{ n: number }, number>(
-        db,
-        {
-          sql: `WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000000)
-                SELECT n, COUNT(*) OVER () AS total FROM c ORDER BY n % 1000, n`,
-          params: {},
-        },
-        1000,
-        (rows) => rows.map((r) => r.n),
-      );
+      const batches = numbers(db, 1_000_000, 1000, 'SELECT n, COUNT(*) OVER () AS total FROM c ORDER BY n % 1000, n');
       const first = await batches.next();
       clearInterval(ticking);
       assert.ok(!first.done);
@@ -114,59 +101,29 @@ describe('embedded store reports and exports', () => {
       let rows = first.value.items.length;
       for await (const batch of batches) rows += batch.items.length;
       assert.equal(rows, 1_000_000);
-    } finally {
-      db.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('stop reading an export the writer stops taking, and read another afterwards', async () => {
-    const dataDir = tempDir();
-    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
-    await store.close();
-    const db = openEmbeddedDatabase(dataDir);
-    const selection = {
-      sql: `WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 100000) SELECT n FROM c`,
-      params: {},
-      count: 'SELECT 100000 AS n',
-    };
-    try {
+    await onEmptyArchive(async (db) => {
       let taken = 0;
-      for await (const batch of selectionBatches<{ n: number }, number>(db, selection, 100, (rows) =>
-        rows.map((r) => r.n),
-      )) {
+      for await (const batch of numbers(db, 100_000, 100)) {
         assert.equal(batch.total, 100_000);
         taken += batch.items.length;
         if (taken === 300) break;
       }
       assert.equal(taken, 300);
       let all = 0;
-      for await (const batch of selectionBatches<{ n: number }, number>(db, selection, 10_000, (rows) =>
-        rows.map((r) => r.n),
-      ))
-        all += batch.items.length;
+      for await (const batch of numbers(db, 100_000, 10_000)) all += batch.items.length;
       assert.equal(all, 100_000);
-    } finally {
-      db.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('read at most four exports at once: a fifth begins when one of them ends', async () => {
-    const dataDir = tempDir();
-    const store = openEmbeddedStore({ dataDir, chunkSize: 1024 });
-    await store.close();
-    const db = openEmbeddedDatabase(dataDir);
-    const selection = {
-      sql: `WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000) SELECT n FROM c`,
-      params: {},
-      count: 'SELECT 1000 AS n',
-    };
-    const exportOf = () => selectionBatches<{ n: number }, number>(db, selection, 10, (rows) => rows.map((r) => r.n));
-    try {
-      const four = [exportOf(), exportOf(), exportOf(), exportOf()];
+    await onEmptyArchive(async (db) => {
+      const four = [1, 2, 3, 4].map(() => numbers(db, 1000, 10));
       for (const e of four) assert.equal((await e.next()).done, false);
-      const fifth = exportOf();
+      const fifth = numbers(db, 1000, 10);
       let began = false;
       const first = fifth.next().then((r) => {
         began = true;
@@ -177,9 +134,32 @@ describe('embedded store reports and exports', () => {
       await four[0]!.return(undefined);
       assert.deepEqual((await first).value?.items.slice(0, 2), [1, 2]);
       for (const e of [...four.slice(1), fifth]) await e.return(undefined);
-    } finally {
-      db.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
+    });
   });
 });
+
+/** `use` given the database of a new, empty archive, closed and removed after it. */
+async function onEmptyArchive(use: (db: Db) => Promise<void>): Promise<void> {
+  const dataDir = tempDir();
+  await openEmbeddedStore({ dataDir, chunkSize: 1024 }).close();
+  const db = openEmbeddedDatabase(dataDir);
+  try {
+    await use(db);
+  } finally {
+    db.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** An export of the numbers 1 to `count` (`select` over them as `c(n)`; by default in order, counted apart). */
+const numbers = (db: Db, count: number, batch: number, select = 'SELECT n FROM c') =>
+  selectionBatches<{ n: number }, number>(
+    db,
+    {
+      sql: `WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < ${count}) ${select}`,
+      params: {},
+      count: select.includes('total') ? undefined : `SELECT ${count} AS n`,
+    },
+    batch,
+    (rows) => rows.map((r) => r.n),
+  );

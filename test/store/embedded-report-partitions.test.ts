@@ -7,6 +7,25 @@ import type { Batches } from '../../server/store/reports/port.js';
 import { CROSS_UNIT_SORTS, REPEAT_SORTS } from '../../shared/reports.js';
 import { openEmbeddedAt, tempDir } from '../support/stores.js';
 
+/**
+ * Pages of `query` at the top, across the partitions' boundary and past the end: each is that part
+ * of the export's rows (the single statement), with its total.
+ */
+async function pagesAreTheExport<Row>(
+  query: object,
+  exported: Batches<Row>,
+  page: (paging: { offset: number; limit: number }) => Promise<{ items: Row[]; total: number }>,
+): Promise<void> {
+  const whole = await all(exported);
+  assert.ok(whole.total > 30, `${JSON.stringify(query)}: ${whole.total} rows`);
+  for (const offset of [0, 13, whole.total - 20, whole.total + 5]) {
+    const found = await page({ offset, limit: 50 });
+    const label = `${JSON.stringify(query)} at ${offset}`;
+    assert.equal(found.total, whole.total, label);
+    assert.deepEqual(found.items, whole.rows.slice(offset, offset + 50), label);
+  }
+}
+
 const all = async <Row>(batches: Batches<Row>) => {
   const rows: Row[] = [];
   let total = 0;
@@ -50,21 +69,14 @@ describe('report pages summed in partitions of the files', () => {
       { unit: { city: seed.city, county: seed.county }, from: new Date('2025-01-01T00:00:00Z') },
       { unit: { city: seed.city }, fileName: seed.fileWord },
     ];
-    for (const window of windows) {
-      for (const sort of CROSS_UNIT_SORTS) {
+    for (const window of windows)
+      for (const sort of CROSS_UNIT_SORTS)
         for (const order of ['asc', 'desc'] as const) {
           const query = { ...window, min: 2, sort, order };
-          const whole = await all(store.reports.crossUnitBatches(query, 1000));
-          assert.ok(whole.total > 30, `${JSON.stringify(query)}: ${whole.total} files`);
-          for (const offset of [0, 13, whole.total - 20, whole.total + 5]) {
-            const page = await store.reports.crossUnit({ ...query, offset, limit: 50 });
-            const label = `${JSON.stringify(query)} at ${offset}`;
-            assert.equal(page.total, whole.total, label);
-            assert.deepEqual(page.items, whole.rows.slice(offset, offset + 50), label);
-          }
+          await pagesAreTheExport(query, store.reports.crossUnitBatches(query, 1000), (paging) =>
+            store.reports.crossUnit({ ...query, ...paging }),
+          );
         }
-      }
-    }
   });
 
   it('repeat uploads picked by the filters: every sort, both orders, at the top, across the partitions’ boundary and past the end', async () => {
@@ -75,21 +87,14 @@ describe('report pages summed in partitions of the files', () => {
       { copies: 'exclude' as const },
       {},
     ];
-    for (const filter of filters) {
-      for (const sort of REPEAT_SORTS.entry) {
+    for (const filter of filters)
+      for (const sort of REPEAT_SORTS.entry)
         for (const order of ['asc', 'desc'] as const) {
           const query = { ...filter, group: 'entry' as const, min: 2, sort, order };
-          const whole = await all(store.reports.repeatUploaderBatches(query, 1000));
-          assert.ok(whole.total > 30, `${JSON.stringify(query)}: ${whole.total} entries`);
-          for (const offset of [0, 13, whole.total - 20, whole.total + 5]) {
-            const page = await store.reports.repeatUploaders({ ...query, offset, limit: 50 });
-            const label = `${JSON.stringify(query)} at ${offset}`;
-            assert.equal(page.total, whole.total, label);
-            assert.deepEqual(page.items, whole.rows.slice(offset, offset + 50), label);
-          }
+          await pagesAreTheExport(query, store.reports.repeatUploaderBatches(query, 1000), (paging) =>
+            store.reports.repeatUploaders({ ...query, ...paging }),
+          );
         }
-      }
-    }
   });
 
   it('the space saved by a file name: per unit level and per period, with days and a unit', async () => {
