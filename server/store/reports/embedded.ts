@@ -584,7 +584,7 @@ export class EmbeddedReports implements Reports {
       return {
         kind: 'entry' as const,
         pick: indexed ?? `${from} ${order}`,
-        // Where no index gives the order: each partition's entries (id and sort key), for `repeatEntriesPage`.
+        // Where no index gives the order: a partition's entries and their sort key (`repeatUploaders` picks on the read threads).
         partitioned: indexed
           ? undefined
           : {
@@ -684,11 +684,10 @@ export class EmbeddedReports implements Reports {
           .all(fileNos)
           .map((c) => [c.file_no, c]),
       );
-      for (const r of rows)
-        Object.assign(r, {
-          file_name: catalogued.get(r.file_no)!.file_name,
-          length: catalogued.get(r.file_no)!.length,
-        });
+      for (const r of rows) {
+        const { file_name, length } = catalogued.get(r.file_no)!;
+        Object.assign(r, { file_name, length });
+      }
     }
     if (!byUsers) {
       const users = new Map(
