@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { makeFile, postFileWithCurl, seconds } from '../files.js';
 import { benchToken, startBenchServer } from '../server.js';
 import { childrenOf, cpuSeconds } from './processes.js';
+import { scanFiles } from './scan-files.js';
 
 /**
  * `npm run bench:ingest-reading -- --dir DIR [--mib 256 --rounds 4 --scans 6]`: issue 44's "OCR
@@ -30,12 +31,7 @@ if (!values.dir) {
   console.error('usage: npm run bench:ingest-reading -- --dir DIR [--mib 256 --rounds 4 --scans 6]');
   process.exit(1);
 }
-const scans = fs
-  .readdirSync(values.dir)
-  .filter((f) => /\.(jpe?g|tiff?)$/i.test(f))
-  .sort()
-  .slice(0, Number(values.scans))
-  .map((f) => path.join(values.dir!, f));
+const scans = scanFiles(values.dir, /\.(jpe?g|tiff?)$/i, Number(values.scans));
 if (scans.length === 0) throw new Error(`no JPEG or TIFF scans in ${values.dir}`);
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-ingest-reading-'));

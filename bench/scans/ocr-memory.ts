@@ -5,6 +5,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchToken, startBenchServer } from '../server.js';
 import { childrenOf, cpuSeconds, kb, status } from './processes.js';
+import { scanFiles } from './scan-files.js';
 
 /**
  * `npm run bench:ocr-memory -- --dir DIR [--pages N]`: the memory of reading scans as `npm start`
@@ -21,12 +22,7 @@ if (!values.dir) {
   console.error('usage: npm run bench:ocr-memory -- --dir DIR [--pages N]');
   process.exit(1);
 }
-const files = fs
-  .readdirSync(values.dir)
-  .filter((f) => /\.(jpe?g|tiff?|png)$/i.test(f))
-  .sort()
-  .slice(0, Number(values.pages))
-  .map((f) => path.join(values.dir!, f));
+const files = scanFiles(values.dir, /\.(jpe?g|tiff?|png)$/i, Number(values.pages));
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-ocr-memory-'));
 const env = {

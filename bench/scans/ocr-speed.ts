@@ -1,11 +1,10 @@
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { OCR_PAGE_PIXELS, type OcrSessionOptions } from '../../server/services/near-duplicates/ocr.js';
 import { pageSize } from './engines.js';
 import { nextReply } from './worker-reply.js';
+import { scanFiles } from './scan-files.js';
 
 /**
  * `npm run bench:ocr -- --dir DIR [--threads 2 --intra 1 --optimization all --pages N --page 1280x1800]`: how fast
@@ -37,12 +36,7 @@ const session: OcrSessionOptions = {
   graphOptimization: values.optimization as OcrSessionOptions['graphOptimization'],
   pagePixels: pageSize(values.page),
 };
-const files = fs
-  .readdirSync(values.dir)
-  .filter((f) => /\.(jpe?g|tiff?|png)$/i.test(f))
-  .sort()
-  .slice(0, Number(values.pages))
-  .map((f) => path.join(values.dir!, f));
+const files = scanFiles(values.dir, /\.(jpe?g|tiff?|png)$/i, Number(values.pages));
 const threads = Number(values.threads);
 const load = () =>
   os

@@ -9,6 +9,7 @@ import { openEmbeddedStore } from '../../server/store/embedded.js';
 import { loadCorpus } from '../near-duplicates/corpus.js';
 import { benchToken, startBenchServer, type BenchServer } from '../server.js';
 import { childrenOf, cpuSeconds } from './processes.js';
+import { scanFiles } from './scan-files.js';
 
 /**
  * `npm run bench:refingerprint -- --dir DIR [--texts 500 --scans 30]`: what the first start after
@@ -34,12 +35,7 @@ if (!values.dir) {
   console.error('usage: npm run bench:refingerprint -- --dir DIR [--texts 500 --scans 30]');
   process.exit(1);
 }
-const scans = fs
-  .readdirSync(values.dir)
-  .filter((f) => /\.(jpe?g|tiff?|pdf)$/i.test(f))
-  .sort()
-  .slice(0, Number(values.scans))
-  .map((f) => path.join(values.dir!, f));
+const scans = scanFiles(values.dir, /\.(jpe?g|tiff?|pdf)$/i, Number(values.scans));
 const corpus = loadCorpus();
 // Spread over the corpus (poems, sayings, manual pages of both languages), not its first group.
 const step = Math.max(1, Math.floor(corpus.length / Number(values.texts)));
