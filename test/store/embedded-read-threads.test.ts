@@ -97,3 +97,59 @@ describe('read threads: one statement over partitions of the files, off the thre
     }
   });
 });
+
+describe('read threads: the first rows of a ranking in each partition, walked down an upper bound of the key', () => {
+  let dir: string;
+  let file: string;
+  before(() => {
+    dir = tempDir();
+    file = path.join(dir, 'archive.sqlite');
+    const db = new Database(file);
+    // Each file's rank key is at most its bound; a fifth have no row (key NULL). Ties on the key
+    // are broken by a name whose byte order is not JavaScript's (ｆ before 😀 in UTF-8, after in UTF-16).
+    db.exec('CREATE TABLE files (file_no INTEGER PRIMARY KEY, bound INTEGER, rank_key INTEGER, name TEXT)');
+    const insert = db.prepare('INSERT INTO files VALUES (?, ?, ?, ?)');
+    db.transaction(() => {
+      for (let n = 1; n <= 20_000; n++) {
+        const bound = (n * 7919) % 500;
+        insert.run(n, bound, n % 5 === 0 ? null : (n * 104729) % (bound + 1), n % 2 ? `ｆ${n}` : `😀${n}`);
+      }
+    })();
+    db.exec('CREATE INDEX files_bound ON files (bound DESC)');
+    db.close();
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const ranked = `FROM files WHERE rank_key IS NOT NULL AND ${inPartition('file_no')}`;
+  const statements = (budget: number) => ({
+    candidates: `SELECT file_no, bound, 1 AS cost FROM files WHERE ${inPartition('file_no')} ORDER BY bound DESC`,
+    row: 'SELECT file_no, rank_key, name FROM files WHERE file_no = @file_no AND rank_key IS NOT NULL',
+    count: `SELECT COUNT(*) AS total ${ranked}`,
+    whole: `SELECT file_no, rank_key, name, COUNT(*) OVER () AS total, 'whole' AS ranked ${ranked} ORDER BY rank_key DESC, name LIMIT @rows`,
+    key: 'rank_key',
+    tie: 'name',
+    rows: 120,
+    budget,
+  });
+  type Ranked = { file_no: number; rank_key: number; name: string; total: number; ranked?: string };
+
+  it('are the rows of ranking each partition whole, with its total, whether walked or, past the budget, ranked whole', async () => {
+    const threads = new ReadThreads(file, 1024, 2);
+    try {
+      const whole = await threads.partitioned<Ranked>(statements(0).whole, { rows: 120 });
+      assert.ok(whole.every((rows) => rows.length === 120));
+      assert.equal(whole[0]![0]!.total + whole[1]![0]!.total, 16_000);
+      const walked = await threads.partitionedTop<Ranked>(statements(20_000), { rows: 120 });
+      const strip = (rows: Ranked[]) => rows.map(({ ranked: _, ...row }) => row);
+      assert.deepEqual(walked, whole.map(strip));
+      assert.ok(
+        walked.flat().every((r) => r.ranked === undefined),
+        'walked',
+      );
+      const pastBudget = await threads.partitionedTop<Ranked>(statements(50), { rows: 120 });
+      assert.deepEqual(pastBudget, whole);
+    } finally {
+      threads.close();
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { ReadReply, ReadRequest, ReadThreadData } from './read-thread.js';
+import type { BoundedTopStatements, ReadReply, ReadRequest, ReadThreadData } from './read-thread.js';
 
 type Params = Record<string, unknown>;
 
@@ -88,11 +88,26 @@ export class ReadThreads {
    * `params`: the rows of each partition, in partition order. The statement restricts itself to
    * its partition (`inPartition`).
    */
-  async partitioned<Row>(sql: string, params: Params): Promise<Row[][]> {
+  partitioned<Row>(sql: string, params: Params): Promise<Row[][]> {
+    return this.everyPartition({ sql }, params);
+  }
+
+  /**
+   * A ranking's first rows in each partition, walked as `BoundedTopStatements` says (the
+   * statements restrict themselves to their partition), each row with its partition's `total`.
+   */
+  partitionedTop<Row>(top: BoundedTopStatements, params: Params): Promise<Array<Array<Row & { total: number }>>> {
+    return this.everyPartition({ top }, params);
+  }
+
+  private async everyPartition<Row>(
+    statements: { sql: string } | { top: BoundedTopStatements },
+    params: Params,
+  ): Promise<Row[][]> {
     const threads = this.live();
     return (await Promise.all(
       threads.map((thread, part) =>
-        thread.all({ id: this.nextId++, sql, params: { ...params, part, parts: this.parts } }),
+        thread.all({ id: this.nextId++, ...statements, params: { ...params, part, parts: this.parts } }),
       ),
     )) as Row[][];
   }

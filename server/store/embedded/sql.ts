@@ -17,3 +17,12 @@ export function joinedRows(columns: readonly string[], orderBy: string): string 
 export function splitJoinedRows(text: string | null): string[][] {
   return text === null || text === '' ? [] : text.split('\x1e').map((row) => row.split('\x1f'));
 }
+
+/**
+ * SQLite's order of two values of one column: numbers by value, text by its UTF-8 bytes (BINARY;
+ * JavaScript's `<` compares UTF-16 units, which orders some characters otherwise).
+ */
+export function sqliteOrder(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return Buffer.compare(Buffer.from(String(a)), Buffer.from(String(b)));
+}
