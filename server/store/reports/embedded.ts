@@ -21,6 +21,7 @@ import type {
 } from './port.js';
 import { selectionBatches, type Selection } from '../embedded/batches.js';
 import { inPartition, ReadThreads } from '../embedded/read-threads.js';
+import type { BoundedTopStatements } from '../embedded/read-thread.js';
 
 type Params = Record<string, unknown>;
 
@@ -284,7 +285,9 @@ type CrossUnitFileRow = {
 /** The cross-unit table's sort fields over its files' sums (alias `f`) and, by name or size, the catalog (`c`). */
 /**
  * How many entries (about one per user of each file) a walk down the files with the most units may
- * read before summing every file of the partition at once is the cheaper way (`boundedTop`).
+ * read before summing every file of the partition at once is the cheaper way (`boundedTop`): a
+ * quarter of what summing them all reads for 3 months of two years at 10^7 (the walk for a first
+ * page reads 100,000 there).
  */
 const WALK_BUDGET = 250_000;
 
@@ -314,6 +317,41 @@ function crossUnitOrder(q: Pick<ReportPaging, 'sort' | 'order'>): (a: CrossUnitF
   if (!field) throw new Error(`unknown sort field ${q.sort}`);
   const direction = q.order === 'asc' ? 1 : -1;
   return (a, b) => direction * sqliteOrder(a[field]!, b[field]!) || sqliteOrder(a.file_id, b.file_id);
+}
+
+/**
+ * A date window's cross-unit files by their units, most first (the window's first view), walked
+ * down the files' units in all (`boundedTop`): no file has more units in the window than in all,
+ * so the walk stops at the first file with fewer units in all than the page's last has in the
+ * window (at 10^7, 3 months of two years: about 250 files a partition of 140,000). Walked files
+ * are summed with their users. The total is counted without the units (for two or more: the
+ * least unit id is not the greatest).
+ */
+function mostSharedFirst(window: {
+  /** The entries' conditions, and the files' (partition, overlap with the window). */
+  entries: Conditions;
+  files: Conditions;
+  /** FROM … GROUP BY the files' entries, both conditions applied. */
+  fileEntries: string;
+  sums: string;
+  whole: string;
+  min: number;
+  rows: number;
+}): BoundedTopStatements {
+  const { entries, files, fileEntries, sums, min } = window;
+  return {
+    candidates: `SELECT t.file_no, t.file_id, t.units AS bound, t.users AS cost
+      FROM ledger_files t INDEXED BY ledger_files_shared ${files.and('t.units >= 2').sql} ORDER BY t.units DESC`,
+    row: `SELECT @file_no AS file_no, @file_id AS file_id, ${sums}, COUNT(DISTINCT l.user_id) AS users
+      FROM ledger l INDEXED BY ledger_file ${entries.and('l.file_no = @file_no').sql} HAVING COUNT(DISTINCT l.unit_id) >= @min`,
+    count: `SELECT COUNT(*) AS total FROM (SELECT t.file_no ${fileEntries}
+      HAVING ${min === 2 ? 'MIN(l.unit_id) <> MAX(l.unit_id)' : 'COUNT(DISTINCT l.unit_id) >= @min'})`,
+    whole: window.whole,
+    key: 'units',
+    tie: 'file_id',
+    rows: window.rows,
+    budget: WALK_BUDGET,
+  };
 }
 
 /** Lists each in `order`, merged into one in that order. */
@@ -668,44 +706,24 @@ export class EmbeddedReports implements Reports {
        SELECT f.*, ${byCatalog ? 'c.file_name, c.length, ' : ''}(SELECT COUNT(*) FROM f) AS total
        FROM f ${byCatalog ? 'JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = f.file_no' : ''} ${order} LIMIT @rows`;
     params = { ...params, min: q.min, rows: q.offset + q.limit };
-    // A date window's files by their units, most first (the window's first view), are walked
-    // most units in all first: no file has more units in the window than in all, so the walk
-    // stops at the first file with fewer units in all than the page's last has in the window
-    // (at 10^7, 3 months of two years: about 250 files a partition, not 140,000). The total is
-    // counted without the units (two or more: the least unit id is not the greatest).
+    const mostUnitsFirst = q.min >= 2 && q.sort === 'units' && q.order !== 'asc' && !q.fileName;
     const parts =
-      files && q.min >= 2 && q.sort === 'units' && q.order !== 'asc' && !q.fileName
+      files && mostUnitsFirst
         ? await this.threads.partitionedTop<CrossUnitFileRow>(
-            {
-              candidates: `SELECT t.file_no, t.file_id, t.units AS bound, t.users AS cost
-                FROM ledger_files t INDEXED BY ledger_files_shared ${files.and('t.units >= 2').sql} ORDER BY t.units DESC`,
-              row: `SELECT @file_no AS file_no, @file_id AS file_id, ${sums}
-                FROM ledger l INDEXED BY ledger_file ${entries.and('l.file_no = @file_no').sql} HAVING COUNT(DISTINCT l.unit_id) >= @min`,
-              count: `SELECT COUNT(*) AS total FROM (SELECT t.file_no ${fileEntries}
-                HAVING ${q.min === 2 ? 'MIN(l.unit_id) <> MAX(l.unit_id)' : 'COUNT(DISTINCT l.unit_id) >= @min'})`,
-              whole,
-              key: 'units',
-              tie: 'file_id',
-              rows: q.offset + q.limit,
-              // Entries read (about one per user) before ranking every file at once is cheaper:
-              // a quarter of what the whole ranking reads for a quarter of two years at 10^7.
-              budget: WALK_BUDGET,
-            },
+            mostSharedFirst({ entries, files, fileEntries, sums, whole, min: q.min, rows: q.offset + q.limit }),
             params,
           )
         : await this.threads.partitioned<CrossUnitFileRow & { total: number }>(whole, params);
     const total = parts.reduce((sum, rows) => sum + (rows[0]?.total ?? 0), 0);
     const rows = mergeOrdered(parts, crossUnitOrder(q)).slice(q.offset, q.offset + q.limit);
     if (rows.length === 0) return { rows, total };
-    const fileNos = { fileNos: JSON.stringify(rows.map((r) => r.file_no)) };
-    const onPage = 'file_no IN (SELECT value FROM json_each(@fileNos))';
     if (!byCatalog) {
       const catalogued = new Map(
         this.db
           .prepare<Params, { file_no: number; file_name: string; length: number }>(
-            `SELECT file_no, file_name, length FROM catalog INDEXED BY catalog_file_sizes WHERE ${onPage}`,
+            `SELECT file_no, file_name, length FROM catalog INDEXED BY catalog_file_sizes WHERE file_no IN (SELECT value FROM json_each(@fileNos))`,
           )
-          .all(fileNos)
+          .all({ fileNos: JSON.stringify(rows.map((r) => r.file_no)) })
           .map((c) => [c.file_no, c]),
       );
       for (const r of rows) {
@@ -713,17 +731,19 @@ export class EmbeddedReports implements Reports {
         Object.assign(r, { file_name, length });
       }
     }
-    if (!byUsers) {
+    // Users are counted where the page is sorted by them, and for files a walk summed.
+    const uncounted = rows.filter((r) => r.users === undefined);
+    if (uncounted.length > 0) {
       const users = new Map(
         this.db
           .prepare<Params, { file_no: number; users: number }>(
             `SELECT l.file_no, COUNT(DISTINCT l.user_id) AS users FROM ledger l INDEXED BY ledger_file
-             ${entries.and(`l.${onPage}`).sql} GROUP BY l.file_no`,
+             ${entries.and('l.file_no IN (SELECT value FROM json_each(@uncounted))').sql} GROUP BY l.file_no`,
           )
-          .all({ ...entries.params, ...fileNos })
+          .all({ ...entries.params, uncounted: JSON.stringify(uncounted.map((r) => r.file_no)) })
           .map((u) => [u.file_no, u.users]),
       );
-      for (const r of rows) r.users = users.get(r.file_no)!;
+      for (const r of uncounted) r.users = users.get(r.file_no)!;
     }
     return { rows, total };
   }
