@@ -15,6 +15,30 @@ const FILE_BLOCK = 4096;
  */
 export const inPartition = (column: string) => `(${column} / ${FILE_BLOCK}) % @parts = @part`;
 
+/** Stripes per partition, for statements that read a table keyed by file number a range at a time (`inStripes`). */
+const STRIPES = 64;
+
+/**
+ * A statement over partition `@part`'s files as the union of `statement(range)` over its stripes:
+ * `range` is a condition that `column` is in one range of consecutive file numbers. SQLite then
+ * reads only the partition's rows of a table keyed by file number (`inPartition` makes it read
+ * every row to skip the others': 10% of a date window's cross-unit page at 10^7), each range in
+ * file order (a GROUP BY of the file sums them as they are read). Stripe k of all, `@stripe`
+ * numbers long (`ReadThreads.stripeLength`), goes to partition k % @parts; the last partition's
+ * last stripe has no end, for files numbered since. `inStripe` is the same partition as one condition.
+ */
+export function inStripes(column: string, statement: (range: string) => string): string {
+  return Array.from({ length: STRIPES }, (_, i) => {
+    const end = `(@part + @parts * ${i} + 1) * @stripe`;
+    const last =
+      i === STRIPES - 1 ? `CASE WHEN @part = @parts - 1 THEN ${Number.MAX_SAFE_INTEGER} ELSE ${end} END` : end;
+    return statement(`${column} >= (@part + @parts * ${i}) * @stripe AND ${column} < ${last}`);
+  }).join(' UNION ALL ');
+}
+
+/** The condition that file number `column` is in partition `@part`'s stripes (`inStripes`). */
+export const inStripe = (column: string) => `MIN(${column} / @stripe, @parts * ${STRIPES} - 1) % @parts = @part`;
+
 class ReadThread {
   readonly waiting = new Map<number, { resolve(rows: unknown[]): void; reject(err: Error): void }>();
   dead = false;
@@ -110,6 +134,11 @@ export class ReadThreads {
         thread.all({ id: this.nextId++, ...statements, params: { ...params, part, parts: this.parts } }),
       ),
     )) as Row[][];
+  }
+
+  /** `@stripe` for `inStripes`: numbers up to `lastFileNo` in STRIPES stripes a partition. */
+  stripeLength(lastFileNo: number): number {
+    return Math.max(1, Math.ceil((lastFileNo + 1) / (this.parts * STRIPES)));
   }
 
   /** Threads running now (for tests). */

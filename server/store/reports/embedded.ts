@@ -20,7 +20,7 @@ import type {
   Unpaged,
 } from './port.js';
 import { selectionBatches, type Selection } from '../embedded/batches.js';
-import { inPartition, ReadThreads } from '../embedded/read-threads.js';
+import { inPartition, inStripe, inStripes, ReadThreads } from '../embedded/read-threads.js';
 import type { BoundedTopStatements } from '../embedded/read-thread.js';
 
 type Params = Record<string, unknown>;
@@ -320,36 +320,58 @@ function crossUnitOrder(q: Pick<ReportPaging, 'sort' | 'order'>): (a: CrossUnitF
 }
 
 /**
+ * The statements of a date window's cross-unit page in a partition (no unit filter): the files
+ * whose first and last upload (kept in ledger_files) overlap the window, as no entry of any other
+ * file can, read a stripe of file numbers at a time (`inStripes`), each file's entries through
+ * ledger_file, summed (`sums`) where at least `@min` units have entries in the window. `files`
+ * selects a partition's overlapping files (`inStripe`), `summed(range, having)` sums a stripe's.
+ */
+function crossUnitWindow(q: CrossUnitReportQuery, entries: Conditions, sums: string) {
+  const files = new Conditions().add('t.units >= @min');
+  if (q.from) files.add('t.last >= @from');
+  if (q.to) files.add('t.first < @to');
+  const summed = (columns: string, range: string, having: string) =>
+    `SELECT ${columns} FROM ledger_files t CROSS JOIN ledger l INDEXED BY ledger_file ON l.file_no = t.file_no
+     ${[...files.clauses, range].reduce((where, clause) => where.and(clause), entries).sql} GROUP BY t.file_no HAVING ${having}`;
+  return {
+    files: files.and(inStripe('t.file_no')),
+    /** The partition's files, summed. */
+    summed: inStripes('t.file_no', (range) =>
+      summed(`t.file_no, t.file_id, ${sums}`, range, 'COUNT(DISTINCT l.unit_id) >= @min'),
+    ),
+    /** How many files the partition has (for two units or more: the least unit id is not the greatest). */
+    count: `SELECT SUM(n) AS total FROM (${inStripes(
+      't.file_no',
+      (range) =>
+        `SELECT COUNT(*) AS n FROM (${summed('t.file_no', range, q.min === 2 ? 'MIN(l.unit_id) <> MAX(l.unit_id)' : 'COUNT(DISTINCT l.unit_id) >= @min')})`,
+    )})`,
+  };
+}
+
+/**
  * A date window's cross-unit files by their units, most first (the window's first view), walked
  * down the files' units in all (`boundedTop`): no file has more units in the window than in all,
  * so the walk stops at the first file with fewer units in all than the page's last has in the
  * window (at 10^7, 3 months of two years: about 250 files a partition of 140,000). Walked files
- * are summed with their users. The total is counted without the units (for two or more: the
- * least unit id is not the greatest).
+ * are summed with their users. The total is counted without the units.
  */
-function mostSharedFirst(window: {
-  /** The entries' conditions, and the files' (partition, overlap with the window). */
-  entries: Conditions;
-  files: Conditions;
-  /** FROM … GROUP BY the files' entries, both conditions applied. */
-  fileEntries: string;
-  sums: string;
-  whole: string;
-  min: number;
-  rows: number;
-}): BoundedTopStatements {
-  const { entries, files, fileEntries, sums, min } = window;
+function mostSharedFirst(
+  window: ReturnType<typeof crossUnitWindow>,
+  entries: Conditions,
+  sums: string,
+  whole: string,
+  rows: number,
+): BoundedTopStatements {
   return {
     candidates: `SELECT t.file_no, t.file_id, t.units AS bound, t.users AS cost
-      FROM ledger_files t INDEXED BY ledger_files_shared ${files.and('t.units >= 2').sql} ORDER BY t.units DESC`,
+      FROM ledger_files t INDEXED BY ledger_files_shared ${window.files.and('t.units >= 2').sql} ORDER BY t.units DESC`,
     row: `SELECT @file_no AS file_no, @file_id AS file_id, ${sums}, COUNT(DISTINCT l.user_id) AS users
       FROM ledger l INDEXED BY ledger_file ${entries.and('l.file_no = @file_no').sql} HAVING COUNT(DISTINCT l.unit_id) >= @min`,
-    count: `SELECT COUNT(*) AS total FROM (SELECT t.file_no ${fileEntries}
-      HAVING ${min === 2 ? 'MIN(l.unit_id) <> MAX(l.unit_id)' : 'COUNT(DISTINCT l.unit_id) >= @min'})`,
-    whole: window.whole,
+    count: window.count,
+    whole,
     key: 'units',
     tie: 'file_id',
-    rows: window.rows,
+    rows,
     budget: WALK_BUDGET,
   };
 }
@@ -672,10 +694,9 @@ export class EmbeddedReports implements Reports {
    * offset + limit files in the table's order merged here (at 10^7 entries, 3 months of two years
    * sum 1.2 million entries of 290,000 files, a city's entries 139,000 files: 1.6–1.9 s and
    * 0.7–1.0 s on one thread). A subtree's entries are one range of their own index
-   * (ledger_area_files), in file order. A date window's over every unit: those of the files whose
-   * first and last upload (kept in ledger_files) overlap it, as no entry of any other file can,
-   * and only of files with entries of `min` units in all. The accounts, and the catalog's names
-   * and sizes, are read for the page's files alone unless the page is sorted by them.
+   * (ledger_area_files), in file order; a date window's are those of `crossUnitWindow`, and by
+   * units, most first, walked (`mostSharedFirst`). The accounts, and the catalog's names and
+   * sizes, are read for the page's files alone unless the page is sorted by them.
    */
   private async crossUnitSummedPage(q: CrossUnitReportQuery): Promise<{ rows: CrossUnitFileRow[]; total: number }> {
     const entries = ledgerConditions(q, 'catalog');
@@ -683,34 +704,27 @@ export class EmbeddedReports implements Reports {
     const byCatalog = q.sort === 'fileLength' || q.sort === 'fileName';
     const sums = `COUNT(DISTINCT l.unit_id) AS units, ${byUsers ? 'COUNT(DISTINCT l.user_id) AS users, ' : ''}
       SUM(l.upload_count) AS uploads, MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last`;
+    const window = q.unit ? undefined : crossUnitWindow(q, entries, sums);
     let summed: string;
-    let params: Params;
-    let files: Conditions | undefined;
-    let fileEntries = '';
-    if (q.unit) {
-      const picked = entries.and(inPartition('l.file_no'));
-      summed = `SELECT l.file_no, (SELECT file_id FROM ledger_files WHERE file_no = l.file_no) AS file_id, ${sums}
-        FROM ledger l INDEXED BY ledger_area_files ${picked.sql} GROUP BY l.file_no`;
-      params = picked.params;
+    let params: Params = { ...entries.params, min: q.min, rows: q.offset + q.limit };
+    if (window) {
+      summed = window.summed;
+      const last = this.db.prepare<[], { n: number | null }>('SELECT MAX(file_no) AS n FROM ledger_files').get()!.n;
+      params = { ...params, stripe: this.threads.stripeLength(last ?? 0) };
     } else {
-      files = new Conditions().add('t.units >= @min').add(inPartition('t.file_no'));
-      if (q.from) files.add('t.last >= @from');
-      if (q.to) files.add('t.first < @to');
-      const picked = files.clauses.reduce((where, clause) => where.and(clause), entries);
-      fileEntries = `FROM ledger_files t CROSS JOIN ledger l INDEXED BY ledger_file ON l.file_no = t.file_no ${picked.sql} GROUP BY t.file_no`;
-      summed = `SELECT t.file_no, t.file_id, ${sums} ${fileEntries}`;
-      params = picked.params;
+      summed = `SELECT l.file_no, (SELECT file_id FROM ledger_files WHERE file_no = l.file_no) AS file_id, ${sums}
+        FROM ledger l INDEXED BY ledger_area_files ${entries.and(inPartition('l.file_no')).sql}
+        GROUP BY l.file_no HAVING COUNT(DISTINCT l.unit_id) >= @min`;
     }
     const order = orderBy(CROSS_UNIT_SORT_COLUMNS, q, 'f.file_id');
-    const whole = `WITH f AS MATERIALIZED (${summed} HAVING COUNT(DISTINCT l.unit_id) >= @min)
+    const whole = `WITH f AS MATERIALIZED (${summed})
        SELECT f.*, ${byCatalog ? 'c.file_name, c.length, ' : ''}(SELECT COUNT(*) FROM f) AS total
        FROM f ${byCatalog ? 'JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = f.file_no' : ''} ${order} LIMIT @rows`;
-    params = { ...params, min: q.min, rows: q.offset + q.limit };
     const mostUnitsFirst = q.min >= 2 && q.sort === 'units' && q.order !== 'asc' && !q.fileName;
     const parts =
-      files && mostUnitsFirst
+      window && mostUnitsFirst
         ? await this.threads.partitionedTop<CrossUnitFileRow>(
-            mostSharedFirst({ entries, files, fileEntries, sums, whole, min: q.min, rows: q.offset + q.limit }),
+            mostSharedFirst(window, entries, sums, whole, q.offset + q.limit),
             params,
           )
         : await this.threads.partitioned<CrossUnitFileRow & { total: number }>(whole, params);
