@@ -670,7 +670,7 @@ export class EmbeddedReports implements Reports {
   async crossUnit(q: CrossUnitReportQuery): Promise<Page<StoredCrossUnitRow>> {
     if (q.unit || q.from || q.to) {
       const found = await this.crossUnitSummedPage(q);
-      return { total: found.total, items: this.crossUnitItems(q, found.rows) };
+      return { total: found.total, items: await this.crossUnitThreadItems(q, found.rows) };
     }
     const s = this.crossUnitKeptSelection(q);
     const rows = this.db
@@ -841,66 +841,23 @@ export class EmbeddedReports implements Reports {
     rows: CrossUnitFileRow[],
     db: Db = this.db,
   ): StoredCrossUnitRow[] {
-    // The units of this page's files, with the same filters (the name filter holds for the whole
-    // file). A page of widely shared files has tens of thousands of them, so per file one text of
-    // joined rows: its units earliest first, each as unit id (JSON), unit, user names (JSON),
-    // uploads, first and last upload time. The unit (its JSON, the most text) only where the
-    // page's entries name a unit id more than one way; else it is the one way they do, read once
-    // for the page.
-    const uploaders = new Map<string, StoredCrossUnitRow['uploaders']>();
-    const unitWhere = ledgerConditions({ ...q, fileName: undefined }, 'catalog');
-    const pageUnits = db
-      .prepare<Params, { id: string; unit: string }>(
-        `SELECT json_quote(l.unit_id) AS id, l.unit FROM ledger l ${unitWhere.and('l.file_no IN (SELECT value FROM json_each(@fileNos))').sql} GROUP BY l.unit_id, l.unit`,
-      )
-      .all({ ...unitWhere.params, fileNos: JSON.stringify(rows.map((r) => r.file_no)) });
-    // By unit id: the unit, or null where the page's entries name it more than one way.
-    const units = new Map<string, Rows.ReportUnit | null>();
-    for (const u of pageUnits) units.set(u.id, units.has(u.id) ? null : reportUnit(u.unit));
-    const named = JSON.stringify(
-      [...units].filter(([, unit]) => unit === null).map(([id]) => JSON.parse(id) as string),
-    );
-    const fileWhere = unitWhere.and('l.file_no = @fileNo', { named });
-    const unitsOfFile = db.prepare<Params, { uploaders: string | null }>(
-      `SELECT ${joinedRows(['json_quote(unit_id)', 'unit', 'user_names', 'uploads', 'first', 'last'], 'first, unit_id')} AS uploaders
-       FROM (SELECT l.unit_id, IIF(l.unit_id IN (SELECT value FROM json_each(@named)), MAX(l.unit), '') AS unit, json_group_array(DISTINCT l.user_name) AS user_names,
-                    SUM(l.upload_count) AS uploads, MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last
-             FROM ledger l ${fileWhere.sql} GROUP BY l.unit_id ORDER BY first, l.unit_id LIMIT ${UPLOADERS_PER_ROW})`,
-    );
-    for (const { file_no, file_id } of rows) {
-      const text = unitsOfFile.get({ ...fileWhere.params, fileNo: file_no })!.uploaders;
-      uploaders.set(
-        file_id,
-        splitJoinedRows(text).map((fields) => {
-          const [unitId, unit, userNames, uploads, first, last] = fields as [
-            string,
-            string,
-            string,
-            string,
-            string,
-            string,
-          ];
-          return {
-            unit: unit === '' ? units.get(unitId)! : reportUnit(unit),
-            userNames: (JSON.parse(userNames) as string[]).sort(),
-            uploads: Number(uploads),
-            firstUploadTime: iso(Number(first)),
-            lastUploadTime: iso(Number(last)),
-          };
-        }),
-      );
-    }
-    return rows.map((r) => ({
-      fileId: r.file_id,
-      fileName: r.file_name,
-      fileLength: r.length,
-      units: r.units,
-      users: r.users,
-      uploads: r.uploads,
-      firstUploadTime: iso(r.first),
-      lastUploadTime: iso(r.last),
-      uploaders: uploaders.get(r.file_id) ?? [],
-    }));
+    const read = crossUnitUploaders(q, rows);
+    const all = { ...read.params, part: 0, parts: 1 };
+    const units = db.prepare<Params, PageUnit>(read.units).all(all);
+    const named = namedUnits(units);
+    const uploaders = db.prepare<Params, FileUploaders>(read.uploaders).all({ ...all, named: named.json });
+    return crossUnitRows(rows, named.units, uploaders);
+  }
+
+  /** `crossUnitItems` read on the read threads, the files shared among them (a page's). */
+  private async crossUnitThreadItems(q: CrossUnitReportQuery, rows: CrossUnitFileRow[]): Promise<StoredCrossUnitRow[]> {
+    const read = crossUnitUploaders(q, rows);
+    const named = namedUnits((await this.threads.partitioned<PageUnit>(read.units, read.params)).flat());
+    const uploaders = await this.threads.partitioned<FileUploaders>(read.uploaders, {
+      ...read.params,
+      named: named.json,
+    });
+    return crossUnitRows(rows, named.units, uploaders.flat());
   }
 
   async savings(
@@ -1121,4 +1078,95 @@ export class EmbeddedReports implements Reports {
       pages: r.pages === null ? null : (JSON.parse(r.pages) as Rows.NearDuplicatePages),
     }));
   }
+}
+
+interface PageUnit {
+  id: string;
+  unit: string;
+}
+interface FileUploaders {
+  file_no: number;
+  uploaders: string | null;
+}
+
+/**
+ * The statements that read the units of these files (a page's, a batch's), with the table's
+ * filters but the name (it holds for the whole file), over the files of partition `@part` of
+ * `@parts` (0 of 1: all). A page of widely shared files has tens of thousands of units, so per
+ * file one text of joined rows: its units earliest first, each as unit id (JSON), unit, user names
+ * (JSON), uploads, first and last upload time. The unit (its JSON, the most text) only where the
+ * files' entries name a unit id more than one way (`@named`, from `units`: `namedUnits`); else
+ * it is the one way they do, read once for them all.
+ */
+function crossUnitUploaders(q: Unpaged<CrossUnitReportQuery>, rows: CrossUnitFileRow[]) {
+  const where = ledgerConditions({ ...q, fileName: undefined }, 'catalog');
+  const files = 'json_each(@fileNos) p WHERE p.key % @parts = @part';
+  return {
+    params: { ...where.params, fileNos: JSON.stringify(rows.map((r) => r.file_no)) },
+    units: `SELECT json_quote(l.unit_id) AS id, l.unit FROM ledger l
+      ${where.and(`l.file_no IN (SELECT p.value FROM ${files})`).sql} GROUP BY l.unit_id, l.unit`,
+    uploaders: `SELECT p.value AS file_no, (
+        SELECT ${joinedRows(['json_quote(unit_id)', 'unit', 'user_names', 'uploads', 'first', 'last'], 'first, unit_id')}
+        FROM (SELECT l.unit_id, IIF(l.unit_id IN (SELECT value FROM json_each(@named)), MAX(l.unit), '') AS unit,
+                     json_group_array(DISTINCT l.user_name) AS user_names, SUM(l.upload_count) AS uploads,
+                     MIN(l.upload_time) AS first, MAX(l.last_upload_time) AS last
+              FROM ledger l ${where.and('l.file_no = p.value').sql}
+              GROUP BY l.unit_id ORDER BY first, l.unit_id LIMIT ${UPLOADERS_PER_ROW})) AS uploaders
+      FROM ${files}`,
+  };
+}
+
+/** By unit id, the unit, or null where the entries name it more than one way; and those ids (JSON). */
+function namedUnits(units: PageUnit[]): { units: Map<string, Rows.ReportUnit | null>; json: string } {
+  const texts = new Map<string, string | null>();
+  for (const u of units) {
+    const seen = texts.get(u.id);
+    texts.set(u.id, seen === undefined || seen === u.unit ? u.unit : null);
+  }
+  const named = [...texts].filter(([, text]) => text === null).map(([id]) => JSON.parse(id) as string);
+  return {
+    units: new Map([...texts].map(([id, text]) => [id, text === null ? null : reportUnit(text)])),
+    json: JSON.stringify(named),
+  };
+}
+
+/** The table's rows of these files, with their units read (`crossUnitUploaders`). */
+function crossUnitRows(
+  rows: CrossUnitFileRow[],
+  units: Map<string, Rows.ReportUnit | null>,
+  read: FileUploaders[],
+): StoredCrossUnitRow[] {
+  const uploaders = new Map(
+    read.map(({ file_no, uploaders: text }) => [
+      file_no,
+      splitJoinedRows(text).map((fields) => {
+        const [unitId, unit, userNames, uploads, first, last] = fields as [
+          string,
+          string,
+          string,
+          string,
+          string,
+          string,
+        ];
+        return {
+          unit: unit === '' ? units.get(unitId)! : reportUnit(unit),
+          userNames: (JSON.parse(userNames) as string[]).sort(),
+          uploads: Number(uploads),
+          firstUploadTime: iso(Number(first)),
+          lastUploadTime: iso(Number(last)),
+        };
+      }),
+    ]),
+  );
+  return rows.map((r) => ({
+    fileId: r.file_id,
+    fileName: r.file_name,
+    fileLength: r.length,
+    units: r.units,
+    users: r.users,
+    uploads: r.uploads,
+    firstUploadTime: iso(r.first),
+    lastUploadTime: iso(r.last),
+    uploaders: uploaders.get(r.file_no) ?? [],
+  }));
 }
