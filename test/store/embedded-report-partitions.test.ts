@@ -37,9 +37,9 @@ const all = async <Row>(batches: Batches<Row>) => {
 };
 
 /**
- * A cross-unit page filtered by time or unit, a filtered page of repeat uploads and a file name's
- * space saved are summed or picked on read threads, a partition of the files each (blocks of
- * 4,096 file numbers in turn), and merged: they must be the rows and totals of the single
+ * A cross-unit page filtered by time, unit or file name, a filtered page of repeat uploads and a
+ * file name's space saved are summed or picked on read threads, a partition of the files each
+ * (blocks or stripes of file numbers in turn), and merged: they must be the rows and totals of the single
  * statement an export reads, in its order, at every offset. 6,000 files: two partitions hold files.
  */
 describe('report pages summed in partitions of the files', () => {
@@ -60,7 +60,7 @@ describe('report pages summed in partitions of the files', () => {
     assert.ok(seed.files > 4096, `${seed.files} files`);
   });
 
-  it('cross-unit duplicates in a date window or a unit subtree: every sort, both orders, with and without a file name, at the top, across the partitions’ boundary and past the end', async () => {
+  it('cross-unit duplicates in a date window, a unit subtree or of a file name: every sort, both orders, at the top, across the partitions’ boundary and past the end', async () => {
     const windows = [
       { from: new Date('2025-02-28T16:00:00Z'), to: new Date('2025-05-31T16:00:00Z') },
       { from: new Date('2025-10-01T00:00:00Z') },
@@ -68,6 +68,7 @@ describe('report pages summed in partitions of the files', () => {
       { unit: { city: seed.city } },
       { unit: { city: seed.city, county: seed.county }, from: new Date('2025-01-01T00:00:00Z') },
       { unit: { city: seed.city }, fileName: seed.fileWord },
+      { fileName: seed.fileWord },
     ];
     for (const window of windows)
       for (const sort of CROSS_UNIT_SORTS)

@@ -668,8 +668,11 @@ export class EmbeddedReports implements Reports {
   }
 
   async crossUnit(q: CrossUnitReportQuery): Promise<Page<StoredCrossUnitRow>> {
-    if (q.unit || q.from || q.to) {
-      const found = await this.crossUnitSummedPage(q);
+    if (q.unit || q.from || q.to || q.fileName) {
+      const found =
+        q.fileName && !(q.unit || q.from || q.to)
+          ? await this.crossUnitNamedPage(q)
+          : await this.crossUnitSummedPage(q);
       return { total: found.total, items: await this.crossUnitThreadItems(q, found.rows) };
     }
     const s = this.crossUnitKeptSelection(q);
@@ -760,6 +763,26 @@ export class EmbeddedReports implements Reports {
       for (const r of uncounted) r.users = users.get(r.file_no)!;
     }
     return { rows, total };
+  }
+
+  /**
+   * A page of the files whose stored name is like the filter, from their kept sums: on the read
+   * threads, a partition of the files each, the names matched, the files picked and counted, and
+   * each partition's first offset + limit files merged here. On one thread the name was matched
+   * twice, for the page and for its count (at 10^7, 100,000 of 2,000,000 names: 0.9–1.0 s).
+   */
+  private async crossUnitNamedPage(q: CrossUnitReportQuery): Promise<{ rows: CrossUnitFileRow[]; total: number }> {
+    const parts = await this.threads.partitioned<CrossUnitFileRow & { total: number }>(
+      `WITH f AS MATERIALIZED (SELECT f.* FROM ledger_files f WHERE +f.units >= @min AND f.${namedFiles(inPartition('file_no'))})
+       SELECT f.*, c.file_name, c.length, (SELECT COUNT(*) FROM f) AS total
+       FROM f JOIN catalog c INDEXED BY catalog_file_sizes ON c.file_no = f.file_no
+       ${orderBy(CROSS_UNIT_SORT_COLUMNS, q, 'f.file_id')} LIMIT @rows`,
+      { min: q.min, name: likePattern(q.fileName!), rows: q.offset + q.limit },
+    );
+    return {
+      total: parts.reduce((sum, rows) => sum + (rows[0]?.total ?? 0), 0),
+      rows: mergeOrdered(parts, crossUnitOrder(q)).slice(q.offset, q.offset + q.limit),
+    };
   }
 
   /** The cross-unit table's files, in its order, without their units (all of them: an export). */
