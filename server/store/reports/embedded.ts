@@ -868,7 +868,8 @@ export class EmbeddedReports implements Reports {
     const all = { ...read.params, part: 0, parts: 1 };
     const units = db.prepare<Params, PageUnit>(read.units).all(all);
     const named = namedUnits(units);
-    const uploaders = db.prepare<Params, FileUploaders>(read.uploaders).all({ ...all, named: named.json });
+    // Each file's text parsed as it is read: a batch's are megabytes at once.
+    const uploaders = db.prepare<Params, FileUploaders>(read.uploaders).iterate({ ...all, named: named.json });
     return crossUnitRows(rows, named.units, uploaders);
   }
 
@@ -1157,10 +1158,10 @@ function namedUnits(units: PageUnit[]): { units: Map<string, Rows.ReportUnit | n
 function crossUnitRows(
   rows: CrossUnitFileRow[],
   units: Map<string, Rows.ReportUnit | null>,
-  read: FileUploaders[],
+  read: Iterable<FileUploaders>,
 ): StoredCrossUnitRow[] {
   const uploaders = new Map(
-    read.map(({ file_no, uploaders: text }) => [
+    Array.from(read, ({ file_no, uploaders: text }) => [
       file_no,
       splitJoinedRows(text).map((fields) => {
         const [unitId, unit, userNames, uploads, first, last] = fields as [
