@@ -7,20 +7,29 @@ import Database from 'better-sqlite3';
 import { inPartition, inStripe, inStripes, ReadThreads } from '../../server/store/embedded/read-threads.js';
 import { tempDir } from '../support/stores.js';
 
+/** A database in a directory of its own whose table `files` (`columns`) has 20,000 rows, `row(n)` for n from 1. */
+function filesDatabase(columns: string, row: (n: number) => unknown[]): { dir: string; file: string } {
+  const dir = tempDir();
+  const file = path.join(dir, 'archive.sqlite');
+  const db = new Database(file);
+  db.exec(`CREATE TABLE files (${columns})`);
+  const insert = db.prepare(
+    `INSERT INTO files VALUES (${columns
+      .split(',')
+      .map(() => '?')
+      .join(', ')})`,
+  );
+  db.transaction(() => {
+    for (let n = 1; n <= 20_000; n++) insert.run(...row(n));
+  })();
+  db.close();
+  return { dir, file };
+}
+
 describe('read threads: one statement over partitions of the files, off the thread that serves requests', () => {
   let dir: string;
   let file: string;
-  before(() => {
-    dir = tempDir();
-    file = path.join(dir, 'archive.sqlite');
-    const db = new Database(file);
-    db.exec('CREATE TABLE files (file_no INTEGER PRIMARY KEY)');
-    const insert = db.prepare('INSERT INTO files (file_no) VALUES (?)');
-    db.transaction(() => {
-      for (let n = 1; n <= 20_000; n++) insert.run(n);
-    })();
-    db.close();
-  });
+  before(() => ({ dir, file } = filesDatabase('file_no INTEGER PRIMARY KEY', (n) => [n])));
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('gives every file to exactly one partition, in blocks of consecutive numbers', async () => {
@@ -128,21 +137,12 @@ describe('read threads: the first rows of a ranking in each partition, walked do
   let dir: string;
   let file: string;
   before(() => {
-    dir = tempDir();
-    file = path.join(dir, 'archive.sqlite');
-    const db = new Database(file);
     // Each file's rank key is at most its bound; a fifth have no row (key NULL). Ties on the key
     // are broken by a name whose byte order is not JavaScript's (ｆ before 😀 in UTF-8, after in UTF-16).
-    db.exec('CREATE TABLE files (file_no INTEGER PRIMARY KEY, bound INTEGER, rank_key INTEGER, name TEXT)');
-    const insert = db.prepare('INSERT INTO files VALUES (?, ?, ?, ?)');
-    db.transaction(() => {
-      for (let n = 1; n <= 20_000; n++) {
-        const bound = (n * 7919) % 500;
-        insert.run(n, bound, n % 5 === 0 ? null : (n * 104729) % (bound + 1), n % 2 ? `ｆ${n}` : `😀${n}`);
-      }
-    })();
-    db.exec('CREATE INDEX files_bound ON files (bound DESC)');
-    db.close();
+    ({ dir, file } = filesDatabase('file_no INTEGER PRIMARY KEY, bound INTEGER, rank_key INTEGER, name TEXT', (n) => {
+      const bound = (n * 7919) % 500;
+      return [n, bound, n % 5 === 0 ? null : (n * 104729) % (bound + 1), n % 2 ? `ｆ${n}` : `😀${n}`];
+    }));
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
