@@ -282,7 +282,6 @@ type CrossUnitFileRow = {
   last: number;
 };
 
-/** The cross-unit table's sort fields over its files' sums (alias `f`) and, by name or size, the catalog (`c`). */
 /**
  * How many entries (about one per user of each file) a walk down the files with the most units may
  * read before summing every file of the partition at once is the cheaper way (`boundedTop`): a
@@ -291,6 +290,7 @@ type CrossUnitFileRow = {
  */
 const WALK_BUDGET = 250_000;
 
+/** The cross-unit table's sort fields over its files' sums (alias `f`) and, by name or size, the catalog (`c`). */
 const CROSS_UNIT_SORT_COLUMNS = {
   units: 'f.units',
   uploads: 'f.uploads',
@@ -320,11 +320,11 @@ function crossUnitOrder(q: Pick<ReportPaging, 'sort' | 'order'>): (a: CrossUnitF
 }
 
 /**
- * The statements of a date window's cross-unit page in a partition (no unit filter): the files
- * whose first and last upload (kept in ledger_files) overlap the window, as no entry of any other
- * file can, read a stripe of file numbers at a time (`inStripes`), each file's entries through
- * ledger_file, summed (`sums`) where at least `@min` units have entries in the window. `files`
- * selects a partition's overlapping files (`inStripe`), `summed(range, having)` sums a stripe's.
+ * A date window's cross-unit files in a partition (no unit filter): the files whose first and
+ * last upload (kept in ledger_files) overlap the window, as no entry of any other file can, with
+ * entries of at least `@min` units in the window. `files`: the conditions that pick them from
+ * ledger_files (`inStripe`); `summed`: their entries summed (`sums`), read through ledger_file a
+ * stripe of file numbers at a time (`inStripes`); `count`: how many there are.
  */
 function crossUnitWindow(q: CrossUnitReportQuery, entries: Conditions, sums: string) {
   const files = new Conditions().add('t.units >= @min');
