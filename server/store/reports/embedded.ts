@@ -376,6 +376,21 @@ function mostSharedFirst(
   };
 }
 
+/** How many rows the partitions have in all: each partition's total rides on its rows (none: it has none). */
+const partitionsTotal = (parts: Array<Array<{ total: number }>>) =>
+  parts.reduce((sum, rows) => sum + (rows[0]?.total ?? 0), 0);
+
+/** A cross-unit page from each partition's first offset + limit files in the table's order. */
+function crossUnitMerged(
+  parts: Array<Array<CrossUnitFileRow & { total: number }>>,
+  q: CrossUnitReportQuery,
+): { rows: CrossUnitFileRow[]; total: number } {
+  return {
+    rows: mergeOrdered(parts, crossUnitOrder(q)).slice(q.offset, q.offset + q.limit),
+    total: partitionsTotal(parts),
+  };
+}
+
 /** Lists each in `order`, merged into one in that order. */
 function mergeOrdered<T>(lists: T[][], order: (a: T, b: T) => number): T[] {
   const merged: T[] = [];
@@ -588,7 +603,7 @@ export class EmbeddedReports implements Reports {
                  WHERE l.id IN (SELECT value FROM json_each(@ids)) ${s.order}`,
               )
               .all({ ids: JSON.stringify(picked.map((p) => p.id)) });
-      return { total: parts.reduce((sum, p) => sum + (p[0]?.total ?? 0), 0), items: rows.map(entryItem) };
+      return { total: partitionsTotal(parts), items: rows.map(entryItem) };
     }
     if (s.kind === 'entry') {
       // The page's entries are picked from the index (narrow rows to sort), then read in full.
@@ -731,8 +746,7 @@ export class EmbeddedReports implements Reports {
             params,
           )
         : await this.threads.partitioned<CrossUnitFileRow & { total: number }>(whole, params);
-    const total = parts.reduce((sum, rows) => sum + (rows[0]?.total ?? 0), 0);
-    const rows = mergeOrdered(parts, crossUnitOrder(q)).slice(q.offset, q.offset + q.limit);
+    const { rows, total } = crossUnitMerged(parts, q);
     if (rows.length === 0) return { rows, total };
     if (!byCatalog) {
       const catalogued = new Map(
@@ -779,10 +793,7 @@ export class EmbeddedReports implements Reports {
        ${orderBy(CROSS_UNIT_SORT_COLUMNS, q, 'f.file_id')} LIMIT @rows`,
       { min: q.min, name: likePattern(q.fileName!), rows: q.offset + q.limit },
     );
-    return {
-      total: parts.reduce((sum, rows) => sum + (rows[0]?.total ?? 0), 0),
-      rows: mergeOrdered(parts, crossUnitOrder(q)).slice(q.offset, q.offset + q.limit),
-    };
+    return crossUnitMerged(parts, q);
   }
 
   /** The cross-unit table's files, in its order, without their units (all of them: an export). */
